@@ -1,0 +1,80 @@
+# numalab - one non-recursive Makefile. `make V=1` shows the commands.
+#   make run     install what is missing, build, start the dashboard
+#   make test    install what is missing, build, run every test
+#   make bench   side-by-side figures (never asserted by tests)
+#   SAN=address,undefined or SAN=thread builds under build-SAN/
+
+BUILD ?= build
+CC ?= cc
+PKGS = libmicrohttpd jansson hwloc sqlite3
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -pthread -MMD -MP
+CFLAGS += -Ikernels -Iserver
+CFLAGS += -DNUMALAB_VERSION='"$(VERSION)"'
+LDLIBS += -lnuma -lm -pthread
+
+ifdef SAN
+BUILD = build-$(subst $(comma),-,$(SAN))
+CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SAN)
+endif
+comma := ,
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+# Every kernels/*.c is linked in: an experiment is one new file there
+# plus one line in kernels/registry.c.
+KERNEL_SRCS = $(sort $(wildcard kernels/*.c))
+SERVER_SRCS = $(sort $(wildcard server/*.c))
+KERNEL_OBJS = $(KERNEL_SRCS:%.c=$(BUILD)/%.o)
+SERVER_OBJS = $(SERVER_SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS = $(KERNEL_OBJS) $(filter-out $(BUILD)/server/main.o,$(SERVER_OBJS))
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+all: $(BUILD)/numalab web/vendor/.stamp
+
+$(BUILD)/numalab: $(BUILD)/server/main.o $(LIB_OBJS)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+# Chart.js and its plugins, from npm (pinned by package-lock.json), copied
+# next to the page so the server serves them itself.
+web/vendor/.stamp: package-lock.json scripts/vendor.sh
+	$(Q)scripts/vendor.sh
+
+deps:
+	$(Q)scripts/deps.sh run
+
+test-deps:
+	$(Q)scripts/deps.sh test
+
+run: deps all
+	$(Q)$(BUILD)/numalab serve $(ARGS)
+
+include tests/tests.mk
+
+bench: test-deps all
+	$(Q)scripts/bench.sh
+
+format:
+	$(Q)clang-format -i kernels/*.[ch] server/*.[ch] tests/unit/*.c
+
+clean:
+	rm -rf build build-* web/vendor
+
+.PHONY: all deps test-deps run test bench format clean fuzz
+
+-include $(KERNEL_OBJS:.o=.d) $(SERVER_OBJS:.o=.d)

@@ -1,0 +1,74 @@
+/* experiment.h - the descriptor every experiment exports, and its run context */
+#ifndef NUMALAB_EXPERIMENT_H
+#define NUMALAB_EXPERIMENT_H
+
+#include <signal.h>
+
+#include "params.h"
+#include "sink.h"
+#include "topo.h"
+
+/* How the page draws one chart; points name their chart by id. */
+enum chart_kind {
+	CHART_LINE,   /* x numeric, one line per series */
+	CHART_BAR,    /* x is a category (or thread count), bars grouped by series */
+	CHART_HEATMAP /* cells: row, col, value */
+};
+
+struct chart {
+	const char *id;
+	enum chart_kind kind;
+	const char *title;
+	const char *x_label;
+	const char *y_label;
+	int log_x; /* draw x on a log scale */
+};
+
+struct run_ctx {
+	const struct experiment *exp;
+	const struct param_values *pv; /* experiment params + common ones */
+	const struct topo *topo;
+	struct sink *sink;
+	volatile sig_atomic_t *cancel; /* set by SIGTERM/SIGINT: stop soon */
+	int repeat, warmup;		/* from the common params */
+};
+
+struct experiment {
+	const char *name;    /* identifier used by the API and the CLI */
+	const char *title;   /* for the page */
+	const char *summary; /* one line */
+	const char *explain; /* a few paragraphs, plain text, blank line separated */
+	const char *section; /* where the article discusses it, "6.4.1" */
+	const struct param *params; /* NULL-name-terminated */
+	const struct chart *charts; /* NULL-id-terminated */
+	int uses_placement;	   /* takes the common cpus/placement params */
+	int min_nodes;		   /* NUMA nodes it needs to show anything; 0/1: none */
+	/*
+	 * Checks what the param table alone cannot (relations between
+	 * params, what the machine allows) before anything is allocated.
+	 * May be NULL. Returns 0 or -EINVAL with err set.
+	 */
+	int (*check)(const struct param_values *pv, const struct topo *t,
+		     struct param_error *err);
+	/* Runs it. Returns 0, -ECANCELED when ctx->cancel was seen, or -errno. */
+	int (*run)(struct run_ctx *ctx);
+};
+
+/* The registry: a NULL-terminated table of every experiment. */
+extern const struct experiment *const experiments[];
+const struct experiment *experiment_find(const char *name);
+
+/* Params every experiment takes: cpus, placement, repeat, warmup. */
+extern const struct param common_params[];
+extern const struct param placement_params[];
+
+/*
+ * Parses CLI/API k=v assignments for exp (its table + the common ones),
+ * then runs the descriptor's check and the placement check against t.
+ * pv must be calloc'ed by the caller. Returns 0 or -EINVAL with err set.
+ */
+int experiment_parse(const struct experiment *exp, const struct topo *t,
+		     int argc, char *const *argv, struct param_values *pv,
+		     struct param_error *err);
+
+#endif

@@ -1,0 +1,93 @@
+/* params.h - the param table type, parsing of k=v values, validation */
+#ifndef NUMALAB_PARAMS_H
+#define NUMALAB_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PARAM_MAX_LIST 1024 /* longest list a list-typed param may hold */
+#define PARAM_ERR_LEN 256
+
+enum param_type {
+	PARAM_INT,     /* one integer in [min, max] */
+	PARAM_SIZE,    /* bytes, with optional K/M/G suffix (powers of 1024) */
+	PARAM_SWEEP,   /* a list of integers: "4", "1-4", "1,2,4", "2-8:2" */
+	PARAM_ENUM,    /* exactly one of choices */
+	PARAM_SET,     /* a subset of choices, comma separated, or "all" */
+	PARAM_CPULIST, /* a CPU list like "0,2-3"; empty means "not given" */
+	PARAM_NODELIST /* a NUMA node list like "0-1"; empty means "not given" */
+};
+
+/*
+ * One row of an experiment's param table: the single source for validation,
+ * defaults, the CLI's --help, the API schema and the web form.
+ */
+struct param {
+	const char *name;
+	enum param_type type;
+	const char *def;	  /* default, in the same text form a user types */
+	int64_t min, max;	  /* INT, SIZE: value range; SWEEP: element range */
+	const char *const *choices; /* ENUM, SET: NULL-terminated */
+	const char *unit;	  /* "threads", "bytes", ... or NULL */
+	const char *help;	  /* one line */
+};
+
+/* A parsed value. Lists are stored inline so a value needs no freeing. */
+struct param_value {
+	const struct param *p;
+	char text[256]; /* the normalised text, as it is passed to the worker */
+	int64_t i;	/* INT, SIZE; ENUM: index of the choice */
+	int n;		/* SWEEP, SET, CPULIST, NODELIST: element count */
+	int32_t list[PARAM_MAX_LIST]; /* SWEEP/CPULIST/NODELIST elements; SET: choice indexes */
+};
+
+/* About 100 KiB: allocate it (calloc), never put it on a small stack. */
+struct param_values {
+	int n;
+	struct param_value v[24];
+};
+
+struct param_error {
+	char field[64];
+	char msg[PARAM_ERR_LEN];
+};
+
+/*
+ * Parses "k=v" assignments (argv style) against the tables (each
+ * NULL-name-terminated), filling defaults for everything not given.
+ * Returns 0, or -EINVAL with err naming the field and what is allowed.
+ */
+int params_parse(const struct param *const *tables, int ntables, int argc,
+		 char *const *argv, struct param_values *out,
+		 struct param_error *err);
+
+/* Parses one value for one param. Returns 0 or -EINVAL (err->msg set). */
+int param_parse_value(const struct param *p, const char *text,
+		      struct param_value *out, struct param_error *err);
+
+/*
+ * Parses a list of non-negative integers: "0,2-3", "1-8:2". Rejects
+ * reversed ranges, duplicates and elements outside [min, max].
+ * Returns the count, or -EINVAL with msg set.
+ */
+int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
+		   int cap, char *msg, size_t msglen);
+
+/* Parses a byte size with an optional K, M, G or T suffix. Returns 0 or -EINVAL. */
+int parse_size(const char *text, int64_t *out);
+
+/* Formats a list back to its shortest text form ("0-3,8"). */
+void format_int_list(const int32_t *v, int n, char *buf, size_t len);
+
+/* Lookup of a parsed value by name; NULL if the tables have no such param. */
+const struct param_value *params_get(const struct param_values *pv,
+				     const char *name);
+int64_t params_int(const struct param_values *pv, const char *name);
+/* ENUM: the chosen text; SET: test membership of one choice. */
+const char *params_str(const struct param_values *pv, const char *name);
+int params_has(const struct param_values *pv, const char *name,
+	       const char *choice);
+
+const char *param_type_name(enum param_type t);
+
+#endif

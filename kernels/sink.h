@@ -1,0 +1,84 @@
+/* sink.h - how kernels emit results, without knowing about JSON or terminals */
+#ifndef NUMALAB_SINK_H
+#define NUMALAB_SINK_H
+
+#include <stddef.h>
+
+struct stats; /* stats.h */
+
+/* Where each thread of a team really ran. */
+struct thread_place {
+	int thread;
+	int cpu_requested;
+	int cpu_observed; /* sched_getcpu inside the thread, -1 if unknown */
+	int core, package, node;
+	int l2, l3; /* cache instance ids (hwloc logical index), -1 if none */
+};
+
+/*
+ * A point: one (series, x) of one chart. y is the median of samples;
+ * samples are every raw measurement (n may be 1). x_label names a
+ * categorical x (a variant, a CPU pair), NULL for a plain number.
+ */
+struct point {
+	const char *chart;
+	const char *series;
+	double x;
+	const char *x_label;
+	double y;
+	const char *unit;
+	const double *samples;
+	int nsamples;
+	/* extra numbers to keep with the point (key/value), e.g. "lost": 12 */
+	const char *const *extra_keys;
+	const double *extra_vals;
+	int nextra;
+};
+
+/* A heatmap cell. */
+struct cell {
+	const char *chart;
+	int row, col;
+	const char *row_label, *col_label;
+	double value; /* median */
+	const char *unit;
+	const double *samples;
+	int nsamples;
+	const char *note; /* why a cell has no value ("needs 2 nodes"), or NULL */
+};
+
+struct sink_ops {
+	void (*point)(void *ctx, const struct point *p);
+	void (*cell)(void *ctx, const struct cell *c);
+	void (*placement)(void *ctx, const char *label,
+			  const struct thread_place *tp, int n);
+	void (*progress)(void *ctx, double done, double total, const char *what);
+	void (*note)(void *ctx, const char *level, const char *text);
+	/* One number of the run's summary, e.g. "overhead_2_threads" = 6.1 */
+	void (*summary)(void *ctx, const char *key, double value,
+			const char *unit);
+	/* The one sentence that names the outcome. */
+	void (*headline)(void *ctx, const char *text);
+};
+
+struct sink {
+	const struct sink_ops *ops;
+	void *ctx;
+};
+
+void sink_point(struct sink *s, const struct point *p);
+/* Shorthand for a point with one sample and no label. */
+void sink_xy(struct sink *s, const char *chart, const char *series, double x,
+	     double y, const char *unit);
+void sink_cell(struct sink *s, const struct cell *c);
+void sink_placement(struct sink *s, const char *label,
+		    const struct thread_place *tp, int n);
+void sink_progress(struct sink *s, double done, double total, const char *what);
+void sink_note(struct sink *s, const char *level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void sink_summary(struct sink *s, const char *key, double value,
+		  const char *unit);
+void sink_headline(struct sink *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

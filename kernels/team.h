@@ -1,0 +1,49 @@
+/* team.h - N pinned threads behind a barrier, and the one timing harness */
+#ifndef NUMALAB_TEAM_H
+#define NUMALAB_TEAM_H
+
+#include <signal.h>
+
+#include "sink.h"
+#include "topo.h"
+
+/*
+ * The measurement harness: every thread is created already pinned, calls
+ * setup (first touch of its own data), then for each of warmup + repeat
+ * rounds: barrier, clock, body, barrier, clock. Round times of the warmup
+ * rounds are discarded. check runs once after timing, on thread 0.
+ */
+struct team_job {
+	int nthreads;
+	const int *cpus; /* one per thread; -1 = not pinned */
+	void *arg;
+	/* per-thread hooks; setup and check may be NULL */
+	void (*setup)(void *arg, int tid);
+	void (*body)(void *arg, int tid, int round);
+	int (*check)(void *arg); /* 0 if results are right, -EIO if not */
+	int warmup, repeat;
+	volatile sig_atomic_t *cancel;
+};
+
+struct team_result {
+	int nthreads;
+	struct thread_place *place; /* nthreads entries */
+	double *seconds;	    /* repeat entries: wall time of each round */
+	int rounds;		    /* rounds completed (< repeat if cancelled) */
+	int check_rc;
+};
+
+/*
+ * Runs the job. Returns 0, -ECANCELED, or -errno when threads cannot be
+ * created or pinned (e.g. -EINVAL for a CPU outside the affinity mask).
+ * res must be released with team_result_free.
+ */
+int team_run(const struct team_job *job, const struct topo *t,
+	     struct team_result *res);
+void team_result_free(struct team_result *res);
+
+/* Fills place for cpu/observed cpu from the topology. */
+void team_describe(const struct topo *t, int thread, int requested,
+		   int observed, struct thread_place *place);
+
+#endif

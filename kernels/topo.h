@@ -1,0 +1,80 @@
+/* topo.h - the machine's topology as numalab needs it, read once from hwloc */
+#ifndef NUMALAB_TOPO_H
+#define NUMALAB_TOPO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TOPO_MAX_NODES 64
+
+struct topo_pu {
+	int os;	     /* OS index: what sched_getcpu and cpusets use */
+	int logical; /* hwloc logical index: topological order */
+	int core, package, node;
+	int l1, l2, l3; /* cache instance (hwloc logical index), -1 if none */
+	int smt_rank;	/* 0 for the first PU of its core */
+	int allowed;	/* in the process's CPU affinity */
+};
+
+struct topo_cache {
+	int level;
+	int logical;
+	uint64_t size;
+	int line_size;
+	int npus;
+};
+
+struct topo_node {
+	int os;
+	uint64_t mem_total, mem_free; /* bytes */
+	int npus;
+};
+
+struct topo {
+	void *hw; /* hwloc_topology_t */
+	int npus, nallowed;
+	struct topo_pu *pu; /* in logical order */
+	int ncores, npackages;
+	int nnodes;
+	struct topo_node node[TOPO_MAX_NODES];
+	int distance[TOPO_MAX_NODES][TOPO_MAX_NODES]; /* 0 when unknown */
+	int ncaches;
+	struct topo_cache *cache;
+	int line_size; /* L1d line size, 64 if unknown */
+	int numa_available; /* libnuma works: the kernel has NUMA syscalls */
+	char allowed_text[256];
+	char cpu_model[128];
+	int smt; /* some core has more than one PU */
+};
+
+/*
+ * Loads the topology. HWLOC_XMLFILE or HWLOC_SYNTHETIC in the environment
+ * give a captured or synthetic machine (then every PU counts as allowed).
+ * Returns NULL with errno set on failure.
+ */
+struct topo *topo_load(void);
+void topo_free(struct topo *t);
+
+/* The PU with this OS index, or NULL. */
+const struct topo_pu *topo_pu_by_os(const struct topo *t, int os);
+/* Index in t->node of the node with this OS index, or -1. */
+int topo_node_index(const struct topo *t, int os);
+
+enum place_strategy { PLACE_COMPACT, PLACE_SPREAD, PLACE_OS };
+
+/*
+ * Plans one CPU (OS index) per thread: from the explicit list cpus (n > 0,
+ * reused round-robin is NOT allowed: must hold at least nthreads CPUs,
+ * every one allowed), or from a strategy over the allowed PUs. compact
+ * fills SMT siblings, then cores of one cache, then packages; spread puts
+ * consecutive threads as far apart as the topology allows (nodes,
+ * packages, caches, cores, then SMT siblings). PLACE_OS gives -1 for each
+ * thread (no pinning). Pure: reads only t. Returns 0 or -EINVAL with msg.
+ */
+int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
+	      int ncpus, int nthreads, int *out, char *msg, size_t msglen);
+
+/* Parses "compact" / "spread" / "os". Returns -1 if unknown. */
+int place_strategy_parse(const char *s);
+
+#endif

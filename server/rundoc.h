@@ -1,0 +1,15 @@
+/* rundoc.h - folding a run's events into the run document (docs/events.md) */
+#ifndef NUMALAB_RUNDOC_H
+#define NUMALAB_RUNDOC_H
+
+#include <jansson.h>
+
+/* A new empty run document. */
+json_t *rundoc_new(void);
+/*
+ * Folds one event (docs/events.md) into doc. Unknown types are ignored.
+ * Returns 0, or -EINVAL when the event is not an object with a "type".
+ */
+int rundoc_apply(json_t *doc, json_t *event);
+
+#endif
