@@ -71,4 +71,11 @@ int experiment_parse(const struct experiment *exp, const struct topo *t,
 		     int argc, char *const *argv, struct param_values *pv,
 		     struct param_error *err);
 
+/*
+ * The CPU for each of nthreads threads, from the request's cpus and
+ * placement params. Returns 0 or -EINVAL with err set.
+ */
+int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
+		    struct param_error *err);
+
 #endif

@@ -30,7 +30,15 @@ struct param {
 	const char *const *choices; /* ENUM, SET: NULL-terminated */
 	const char *unit;	  /* "threads", "bytes", ... or NULL */
 	const char *help;	  /* one line */
+	unsigned flags;		  /* PARAM_F_* */
 };
+
+/*
+ * The value counts threads, one per CPU: at most the CPUs allowed to the
+ * process (checked by experiment_parse); a default that asks for more is
+ * trimmed to what the machine has, and the trimmed value is recorded.
+ */
+#define PARAM_F_CPUS 1u
 
 /* A parsed value. Lists are stored inline so a value needs no freeing. */
 struct param_value {

@@ -1,0 +1,488 @@
+/* params.c - parsing and validation of parameter values against a param table */
+#include "params.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *param_type_name(enum param_type t)
+{
+	switch (t) {
+	case PARAM_INT:
+		return "int";
+	case PARAM_SIZE:
+		return "size";
+	case PARAM_SWEEP:
+		return "sweep";
+	case PARAM_ENUM:
+		return "enum";
+	case PARAM_SET:
+		return "set";
+	case PARAM_CPULIST:
+		return "cpulist";
+	case PARAM_NODELIST:
+		return "nodelist";
+	}
+	return "unknown";
+}
+
+/* Strict decimal: digits only, no sign, no spaces, no overflow. */
+static int parse_u63(const char *s, const char **end, int64_t *out)
+{
+	int64_t v = 0;
+	const char *p = s;
+
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	while (isdigit((unsigned char)*p)) {
+		int d = *p - '0';
+		if (v > (INT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+		p++;
+	}
+	*end = p;
+	*out = v;
+	return 0;
+}
+
+int parse_size(const char *text, int64_t *out)
+{
+	const char *end;
+	int64_t v, mul = 1;
+	int rc = parse_u63(text, &end, &v);
+
+	if (rc)
+		return rc;
+	switch (toupper((unsigned char)*end)) {
+	case '\0':
+		break;
+	case 'K':
+		mul = 1LL << 10;
+		break;
+	case 'M':
+		mul = 1LL << 20;
+		break;
+	case 'G':
+		mul = 1LL << 30;
+		break;
+	case 'T':
+		mul = 1LL << 40;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end) {
+		end++;
+		if (toupper((unsigned char)*end) == 'I')
+			end++;
+		if (toupper((unsigned char)*end) == 'B')
+			end++;
+		if (*end)
+			return -EINVAL;
+	}
+	if (v > INT64_MAX / mul)
+		return -ERANGE;
+	*out = v * mul;
+	return 0;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
+		   int cap, char *msg, size_t msglen)
+{
+	const char *p = text;
+	int n = 0;
+
+	if (!*p) {
+		snprintf(msg, msglen, "empty list");
+		return -EINVAL;
+	}
+	for (;;) {
+		int64_t a, b, step = 1;
+		const char *end;
+
+		if (parse_u63(p, &end, &a)) {
+			snprintf(msg, msglen, "'%s' is not a list of integers",
+				 text);
+			return -EINVAL;
+		}
+		b = a;
+		p = end;
+		if (*p == '-') {
+			if (parse_u63(p + 1, &end, &b)) {
+				snprintf(msg, msglen, "bad range in '%s'", text);
+				return -EINVAL;
+			}
+			p = end;
+			if (*p == ':') {
+				if (parse_u63(p + 1, &end, &step) || step == 0) {
+					snprintf(msg, msglen,
+						 "bad step in '%s'", text);
+					return -EINVAL;
+				}
+				p = end;
+			}
+		}
+		if (b < a) {
+			snprintf(msg, msglen,
+				 "reversed range %" PRId64 "-%" PRId64
+				 " (write the smaller number first)",
+				 a, b);
+			return -EINVAL;
+		}
+		if (a < min || b > max) {
+			snprintf(msg, msglen,
+				 "%" PRId64 " is out of range (allowed %" PRId64
+				 "-%" PRId64 ")",
+				 a < min ? a : b, min, max);
+			return -EINVAL;
+		}
+		for (int64_t v = a; v <= b; v += step) {
+			if (n >= cap) {
+				snprintf(msg, msglen,
+					 "too many elements (at most %d)", cap);
+				return -EINVAL;
+			}
+			out[n++] = (int32_t)v;
+		}
+		if (*p == '\0')
+			break;
+		if (*p != ',') {
+			snprintf(msg, msglen, "'%s' is not a list of integers",
+				 text);
+			return -EINVAL;
+		}
+		p++;
+	}
+	qsort(out, n, sizeof(*out), cmp_i32);
+	for (int i = 1; i < n; i++) {
+		if (out[i] == out[i - 1]) {
+			snprintf(msg, msglen, "%d is listed twice", out[i]);
+			return -EINVAL;
+		}
+	}
+	return n;
+}
+
+void format_int_list(const int32_t *v, int n, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && off < len;) {
+		int j = i;
+		while (j + 1 < n && v[j + 1] == v[j] + 1)
+			j++;
+		int w;
+		if (j > i)
+			w = snprintf(buf + off, len - off, "%s%d-%d",
+				     off ? "," : "", v[i], v[j]);
+		else
+			w = snprintf(buf + off, len - off, "%s%d",
+				     off ? "," : "", v[i]);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+		i = j + 1;
+	}
+}
+
+static int choice_index(const struct param *p, const char *s, size_t len)
+{
+	for (int i = 0; p->choices && p->choices[i]; i++)
+		if (strlen(p->choices[i]) == len &&
+		    !strncmp(p->choices[i], s, len))
+			return i;
+	return -1;
+}
+
+static void list_choices(const struct param *p, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; p->choices && p->choices[i] && off < len; i++) {
+		int w = snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+				 p->choices[i]);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+static void fmt_bound(const struct param *p, int64_t v, char *buf, size_t len)
+{
+	if (p->type == PARAM_SIZE) {
+		static const char suf[] = "KMGT";
+		int k = -1;
+		while (k < 3 && v >= 1024 && v % 1024 == 0) {
+			v /= 1024;
+			k++;
+		}
+		if (k >= 0)
+			snprintf(buf, len, "%" PRId64 "%c", v, suf[k]);
+		else
+			snprintf(buf, len, "%" PRId64, v);
+	} else {
+		snprintf(buf, len, "%" PRId64, v);
+	}
+}
+
+int param_parse_value(const struct param *p, const char *text,
+		      struct param_value *out, struct param_error *err)
+{
+	char lo[32], hi[32], tmp[PARAM_ERR_LEN];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->p = p;
+	snprintf(err->field, sizeof(err->field), "%s", p->name);
+	if (strlen(text) >= sizeof(out->text)) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "value of '%s' is too long (at most %zu characters)",
+			 p->name, sizeof(out->text) - 1);
+		return -EINVAL;
+	}
+	fmt_bound(p, p->min, lo, sizeof(lo));
+	fmt_bound(p, p->max, hi, sizeof(hi));
+
+	switch (p->type) {
+	case PARAM_INT:
+	case PARAM_SIZE: {
+		const char *end = text;
+		if (p->type == PARAM_INT) {
+			rc = parse_u63(text, &end, &out->i);
+			if (!rc && *end)
+				rc = -EINVAL;
+		} else {
+			rc = parse_size(text, &out->i);
+		}
+		if (rc == -ERANGE || (!rc && (out->i < p->min ||
+					      out->i > p->max))) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "'%s' is out of range for '%s' (allowed %s-%s%s%s)",
+				 text, p->name, lo, hi, p->unit ? " " : "",
+				 p->unit ? p->unit : "");
+			return -EINVAL;
+		}
+		if (rc) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "'%s' is not %s for '%s' (allowed %s-%s)", text,
+				 p->type == PARAM_SIZE
+					 ? "a size (like 64K, 8M, 1G)"
+					 : "a whole number",
+				 p->name, lo, hi);
+			return -EINVAL;
+		}
+		fmt_bound(p, out->i, out->text, sizeof(out->text));
+		if (p->type == PARAM_INT)
+			snprintf(out->text, sizeof(out->text), "%" PRId64,
+				 out->i);
+		return 0;
+	}
+	case PARAM_SWEEP:
+	case PARAM_CPULIST:
+	case PARAM_NODELIST:
+		if (*text == '\0' && p->type != PARAM_SWEEP) {
+			out->n = 0; /* not given: the strategy decides */
+			return 0;
+		}
+		rc = parse_int_list(text, p->min, p->max, out->list,
+				    PARAM_MAX_LIST, tmp, sizeof(tmp));
+		if (rc < 0) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "bad %s '%s' for '%s': %s",
+				 p->type == PARAM_SWEEP ? "value"
+				 : p->type == PARAM_CPULIST ? "cpu list"
+							    : "node list",
+				 text, p->name, tmp);
+			return -EINVAL;
+		}
+		out->n = rc;
+		format_int_list(out->list, out->n, out->text, sizeof(out->text));
+		return 0;
+	case PARAM_ENUM:
+		rc = choice_index(p, text, strlen(text));
+		if (rc < 0) {
+			list_choices(p, tmp, sizeof(tmp));
+			snprintf(err->msg, sizeof(err->msg),
+				 "unknown %s '%s' (allowed: %s)", p->name, text,
+				 tmp);
+			return -EINVAL;
+		}
+		out->i = rc;
+		snprintf(out->text, sizeof(out->text), "%s", p->choices[rc]);
+		return 0;
+	case PARAM_SET: {
+		unsigned char seen[64] = {0};
+		const char *s = text;
+		size_t off = 0;
+
+		if (!strcmp(text, "all")) {
+			for (int i = 0; p->choices[i] && i < 64; i++)
+				seen[i] = 1;
+		} else {
+			if (!*s) {
+				snprintf(err->msg, sizeof(err->msg),
+					 "'%s' needs at least one choice",
+					 p->name);
+				return -EINVAL;
+			}
+			while (*s) {
+				size_t len = strcspn(s, ",");
+				int k = choice_index(p, s, len);
+				if (k < 0 || k >= 64) {
+					list_choices(p, tmp, sizeof(tmp));
+					snprintf(err->msg, sizeof(err->msg),
+						 "unknown %s '%.*s' (allowed: %s, or all)",
+						 p->name, (int)len, s, tmp);
+					return -EINVAL;
+				}
+				if (seen[k]) {
+					snprintf(err->msg, sizeof(err->msg),
+						 "%s '%.*s' is listed twice",
+						 p->name, (int)len, s);
+					return -EINVAL;
+				}
+				seen[k] = 1;
+				s += len;
+				if (*s == ',' && *++s == '\0') {
+					snprintf(err->msg, sizeof(err->msg),
+						 "trailing ',' in '%s'", p->name);
+					return -EINVAL;
+				}
+			}
+		}
+		/* keep the table's order: results then come out in it too */
+		for (int i = 0; p->choices[i] && i < 64; i++) {
+			if (!seen[i])
+				continue;
+			out->list[out->n++] = i;
+			off += snprintf(out->text + off, sizeof(out->text) - off,
+					"%s%s", off ? "," : "", p->choices[i]);
+			if (off >= sizeof(out->text))
+				off = sizeof(out->text) - 1;
+		}
+		return 0;
+	}
+	}
+	snprintf(err->msg, sizeof(err->msg), "bad type for '%s'", p->name);
+	return -EINVAL;
+}
+
+static const struct param *find_param(const struct param *const *tables,
+				      int ntables, const char *name,
+				      size_t len)
+{
+	for (int t = 0; t < ntables; t++)
+		for (const struct param *p = tables[t]; p && p->name; p++)
+			if (strlen(p->name) == len && !strncmp(p->name, name, len))
+				return p;
+	return NULL;
+}
+
+int params_parse(const struct param *const *tables, int ntables, int argc,
+		 char *const *argv, struct param_values *out,
+		 struct param_error *err)
+{
+	const char *given[64] = {0};
+	const struct param *order[64];
+	int np = 0;
+
+	memset(err, 0, sizeof(*err));
+	for (int t = 0; t < ntables; t++)
+		for (const struct param *p = tables[t]; p && p->name; p++) {
+			if (np >= 64 ||
+			    np >= (int)(sizeof(out->v) / sizeof(out->v[0]))) {
+				snprintf(err->msg, sizeof(err->msg),
+					 "too many parameters in the table");
+				return -EINVAL;
+			}
+			order[np++] = p;
+		}
+	for (int a = 0; a < argc; a++) {
+		const char *eq = strchr(argv[a], '=');
+		const struct param *p;
+		if (!eq) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "expected name=value, got '%.200s'", argv[a]);
+			return -EINVAL;
+		}
+		p = find_param(tables, ntables, argv[a], (size_t)(eq - argv[a]));
+		if (!p) {
+			snprintf(err->field, sizeof(err->field), "%.*s",
+				 (int)(eq - argv[a]), argv[a]);
+			snprintf(err->msg, sizeof(err->msg),
+				 "unknown parameter '%.*s'",
+				 (int)(eq - argv[a] > 100 ? 100 : eq - argv[a]),
+				 argv[a]);
+			return -EINVAL;
+		}
+		for (int i = 0; i < np; i++) {
+			if (order[i] != p)
+				continue;
+			if (given[i]) {
+				snprintf(err->field, sizeof(err->field), "%s",
+					 p->name);
+				snprintf(err->msg, sizeof(err->msg),
+					 "parameter '%s' is given twice",
+					 p->name);
+				return -EINVAL;
+			}
+			given[i] = eq + 1;
+		}
+	}
+	out->n = 0;
+	for (int i = 0; i < np; i++) {
+		const char *text = given[i] ? given[i] : order[i]->def;
+		int rc = param_parse_value(order[i], text ? text : "",
+					   &out->v[out->n], err);
+		if (rc)
+			return rc;
+		out->n++;
+	}
+	return 0;
+}
+
+const struct param_value *params_get(const struct param_values *pv,
+				     const char *name)
+{
+	for (int i = 0; i < pv->n; i++)
+		if (!strcmp(pv->v[i].p->name, name))
+			return &pv->v[i];
+	return NULL;
+}
+
+int64_t params_int(const struct param_values *pv, const char *name)
+{
+	const struct param_value *v = params_get(pv, name);
+	return v ? v->i : 0;
+}
+
+const char *params_str(const struct param_values *pv, const char *name)
+{
+	const struct param_value *v = params_get(pv, name);
+	return v ? v->text : "";
+}
+
+int params_has(const struct param_values *pv, const char *name,
+	       const char *choice)
+{
+	const struct param_value *v = params_get(pv, name);
+
+	if (!v)
+		return 0;
+	for (int i = 0; i < v->n; i++)
+		if (!strcmp(v->p->choices[v->list[i]], choice))
+			return 1;
+	return 0;
+}

@@ -1,0 +1,74 @@
+/* sink.c - the thin calls kernels use to emit results through a sink */
+#include "sink.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void sink_point(struct sink *s, const struct point *p)
+{
+	if (s && s->ops->point)
+		s->ops->point(s->ctx, p);
+}
+
+void sink_xy(struct sink *s, const char *chart, const char *series, double x,
+	     double y, const char *unit)
+{
+	struct point p = {.chart = chart,
+			  .series = series,
+			  .x = x,
+			  .y = y,
+			  .unit = unit,
+			  .samples = &y,
+			  .nsamples = 1};
+	sink_point(s, &p);
+}
+
+void sink_cell(struct sink *s, const struct cell *c)
+{
+	if (s && s->ops->cell)
+		s->ops->cell(s->ctx, c);
+}
+
+void sink_placement(struct sink *s, const char *label,
+		    const struct thread_place *tp, int n)
+{
+	if (s && s->ops->placement)
+		s->ops->placement(s->ctx, label, tp, n);
+}
+
+void sink_progress(struct sink *s, double done, double total, const char *what)
+{
+	if (s && s->ops->progress)
+		s->ops->progress(s->ctx, done, total, what);
+}
+
+void sink_note(struct sink *s, const char *level, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (s && s->ops->note)
+		s->ops->note(s->ctx, level, buf);
+}
+
+void sink_summary(struct sink *s, const char *key, double value,
+		  const char *unit)
+{
+	if (s && s->ops->summary)
+		s->ops->summary(s->ctx, key, value, unit);
+}
+
+void sink_headline(struct sink *s, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (s && s->ops->headline)
+		s->ops->headline(s->ctx, buf);
+}

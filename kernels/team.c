@@ -1,0 +1,173 @@
+/* team.c - N pinned threads behind a barrier: the one timing harness */
+#define _GNU_SOURCE
+#include "team.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+struct team {
+	const struct team_job *job;
+	pthread_barrier_t bar;
+	int rounds_total;
+	volatile int stop; /* written by thread 0 between barriers only */
+	int completed;	   /* rounds finished, written by thread 0 */
+	pthread_mutex_t gate_lock; /* start gate: all created, or abort */
+	pthread_cond_t gate_cond;
+	int gate; /* 0 wait, 1 go, -1 abort */
+	double *times;	   /* per round, written by thread 0 */
+	int *observed;
+};
+
+struct member {
+	struct team *team;
+	int tid;
+};
+
+void team_describe(const struct topo *t, int thread, int requested,
+		   int observed, struct thread_place *place)
+{
+	const struct topo_pu *p = topo_pu_by_os(t, observed);
+
+	memset(place, 0, sizeof(*place));
+	place->thread = thread;
+	place->cpu_requested = requested;
+	place->cpu_observed = observed;
+	place->core = p ? p->core : -1;
+	place->package = p ? p->package : -1;
+	place->node = p ? p->node : -1;
+	place->l2 = p ? p->l2 : -1;
+	place->l3 = p ? p->l3 : -1;
+}
+
+static void *member_main(void *arg)
+{
+	struct member *m = arg;
+	struct team *tm = m->team;
+	const struct team_job *job = tm->job;
+	int tid = m->tid;
+
+	pthread_mutex_lock(&tm->gate_lock);
+	while (tm->gate == 0)
+		pthread_cond_wait(&tm->gate_cond, &tm->gate_lock);
+	pthread_mutex_unlock(&tm->gate_lock);
+	if (tm->gate < 0)
+		return NULL;
+	tm->observed[tid] = sched_getcpu();
+	if (job->setup)
+		job->setup(job->arg, tid);
+	for (int r = 0; r < tm->rounds_total; r++) {
+		double t0 = 0;
+		pthread_barrier_wait(&tm->bar);
+		if (tm->stop)
+			break;
+		if (tid == 0)
+			t0 = clock_now();
+		job->body(job->arg, tid, r);
+		pthread_barrier_wait(&tm->bar);
+		if (tid == 0) {
+			tm->times[r] = clock_now() - t0;
+			tm->completed = r + 1;
+			/* seen by all after the next barrier */
+			if (job->cancel && *job->cancel)
+				tm->stop = 1;
+		}
+	}
+	return NULL;
+}
+
+int team_run(const struct team_job *job, const struct topo *t,
+	     struct team_result *res)
+{
+	struct team tm = {.job = job};
+	pthread_t *th = NULL;
+	struct member *mem = NULL;
+	int n = job->nthreads, started = 0, rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (n < 1 || job->repeat < 1 || job->warmup < 0)
+		return -EINVAL;
+	tm.rounds_total = job->warmup + job->repeat;
+	th = calloc((size_t)n, sizeof(*th));
+	mem = calloc((size_t)n, sizeof(*mem));
+	tm.times = calloc((size_t)tm.rounds_total, sizeof(double));
+	tm.observed = calloc((size_t)n, sizeof(int));
+	res->place = calloc((size_t)n, sizeof(*res->place));
+	res->seconds = calloc((size_t)job->repeat, sizeof(double));
+	if (!th || !mem || !tm.times || !tm.observed || !res->place ||
+	    !res->seconds) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (pthread_barrier_init(&tm.bar, NULL, (unsigned)n)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_init(&tm.gate_lock, NULL);
+	pthread_cond_init(&tm.gate_cond, NULL);
+	for (int i = 0; i < n; i++) {
+		pthread_attr_t attr;
+		cpu_set_t set;
+
+		pthread_attr_init(&attr);
+		if (job->cpus && job->cpus[i] >= 0) {
+			/* pinned from the first instruction: first touch lands on its node */
+			CPU_ZERO(&set);
+			CPU_SET(job->cpus[i], &set);
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		}
+		mem[i].team = &tm;
+		mem[i].tid = i;
+		int e = pthread_create(&th[i], &attr, member_main, &mem[i]);
+		pthread_attr_destroy(&attr);
+		if (e) {
+			rc = -e;
+			break;
+		}
+		started++;
+	}
+	/* the barrier counts n threads: if one is missing, none may start */
+	pthread_mutex_lock(&tm.gate_lock);
+	tm.gate = started == n ? 1 : -1;
+	pthread_cond_broadcast(&tm.gate_cond);
+	pthread_mutex_unlock(&tm.gate_lock);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&tm.bar);
+	pthread_mutex_destroy(&tm.gate_lock);
+	pthread_cond_destroy(&tm.gate_cond);
+	if (rc)
+		goto out;
+	res->nthreads = n;
+	for (int i = 0; i < n; i++)
+		team_describe(t, i, job->cpus ? job->cpus[i] : -1,
+			      tm.observed[i], &res->place[i]);
+	for (int r = job->warmup; r < tm.completed; r++)
+		res->seconds[res->rounds++] = tm.times[r];
+	if (tm.stop) {
+		rc = -ECANCELED;
+		goto out;
+	}
+	res->check_rc = job->check ? job->check(job->arg) : 0;
+out:
+	free(th);
+	free(mem);
+	free(tm.times);
+	free(tm.observed);
+	if (rc && rc != -ECANCELED) {
+		team_result_free(res);
+	}
+	return rc;
+}
+
+void team_result_free(struct team_result *res)
+{
+	free(res->place);
+	free(res->seconds);
+	res->place = NULL;
+	res->seconds = NULL;
+}
