@@ -10,10 +10,12 @@ PKGS = libmicrohttpd jansson hwloc sqlite3
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 CFLAGS ?= -O2 -g
+CFLAGS_USER := $(CFLAGS)
 # snprintf truncating a long message is intended, not a bug
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -MMD -MP
 CFLAGS += -Ikernels -Iserver
 CFLAGS += -DNUMALAB_VERSION='"$(VERSION)"'
+CFLAGS += -DNUMALAB_CFLAGS='"$(CFLAGS_USER)"'
 LDLIBS += -lnuma -lm -pthread
 
 ifdef SAN
