@@ -1,0 +1,143 @@
+/* test_params.c - param table parsing and validation */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "experiment.h"
+#include "params.h"
+
+static const char *const colours[] = {"red", "green", "blue", NULL};
+static const struct param table[] = {
+	{.name = "n", .type = PARAM_INT, .def = "5", .min = 1, .max = 100},
+	{.name = "size", .type = PARAM_SIZE, .def = "64K", .min = 4096, .max = 1LL << 32},
+	{.name = "threads", .type = PARAM_SWEEP, .def = "1-4", .min = 1, .max = 64},
+	{.name = "colour", .type = PARAM_ENUM, .def = "red", .choices = colours},
+	{.name = "set", .type = PARAM_SET, .def = "all", .choices = colours},
+	{.name = "cpus", .type = PARAM_CPULIST, .def = "", .min = 0, .max = 1023},
+	{0}};
+
+static int parse(int argc, char **argv, struct param_values *pv,
+		 struct param_error *err)
+{
+	const struct param *t[] = {table};
+	return params_parse(t, 1, argc, argv, pv, err);
+}
+
+static void test_defaults(void **state)
+{
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	struct param_error err;
+	(void)state;
+	assert_int_equal(parse(0, NULL, pv, &err), 0);
+	assert_int_equal(params_int(pv, "n"), 5);
+	assert_int_equal(params_int(pv, "size"), 65536);
+	assert_string_equal(params_str(pv, "size"), "64K");
+	assert_int_equal(params_get(pv, "threads")->n, 4);
+	assert_string_equal(params_str(pv, "colour"), "red");
+	assert_int_equal(params_get(pv, "set")->n, 3);
+	assert_int_equal(params_get(pv, "cpus")->n, 0);
+	free(pv);
+}
+
+static void expect_error(const char *arg, const char *field, const char *needle)
+{
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	struct param_error err;
+	char *argv[] = {(char *)arg};
+	assert_int_equal(parse(1, argv, pv, &err), -22);
+	assert_string_equal(err.field, field);
+	if (!strstr(err.msg, needle))
+		fail_msg("message '%s' lacks '%s'", err.msg, needle);
+	free(pv);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error("strid=4", "strid", "unknown parameter 'strid'");
+	expect_error("n=0", "n", "allowed 1-100");
+	expect_error("n=101", "n", "out of range");
+	expect_error("n=-3", "n", "not a whole number");
+	expect_error("n=2.5", "n", "not a whole number");
+	expect_error("n=", "n", "not a whole number");
+	expect_error("n=99999999999999999999", "n", "out of range");
+	expect_error("size=1e400", "size", "not a size");
+	expect_error("size=12Q", "size", "not a size");
+	expect_error("size=1K", "size", "allowed 4K-4G");
+	expect_error("threads=4-1", "threads", "reversed range");
+	expect_error("threads=1,1", "threads", "listed twice");
+	expect_error("threads=0", "threads", "out of range");
+	expect_error("colour=pink", "colour", "allowed: red, green, blue");
+	expect_error("set=red,red", "set", "listed twice");
+	expect_error("set=", "set", "at least one");
+	expect_error("cpus=2-1", "cpus", "reversed range");
+	expect_error("cpus=a", "cpus", "not a list of integers");
+}
+
+static void test_lists(void **state)
+{
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	struct param_error err;
+	char *argv[] = {"threads=8,1-3,16-20:2", "set=blue,red", "size=2M",
+			"cpus=3,0-1"};
+	(void)state;
+	assert_int_equal(parse(4, argv, pv, &err), 0);
+	const struct param_value *t = params_get(pv, "threads");
+	assert_int_equal(t->n, 7);
+	assert_int_equal(t->list[0], 1);
+	assert_int_equal(t->list[3], 8);
+	assert_int_equal(t->list[6], 20);
+	assert_string_equal(t->text, "1-3,8,16,18,20");
+	/* sets keep the table's order */
+	assert_string_equal(params_str(pv, "set"), "red,blue");
+	assert_true(params_has(pv, "set", "blue"));
+	assert_false(params_has(pv, "set", "green"));
+	assert_int_equal(params_int(pv, "size"), 2 << 20);
+	assert_string_equal(params_str(pv, "cpus"), "0-1,3");
+	free(pv);
+}
+
+static void test_twice(void **state)
+{
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	struct param_error err;
+	char *argv[] = {"n=2", "n=3"};
+	(void)state;
+	assert_int_equal(parse(2, argv, pv, &err), -22);
+	assert_non_null(strstr(err.msg, "given twice"));
+	free(pv);
+}
+
+static void test_registry_tables(void **state)
+{
+	struct topo *t = topo_load();
+	(void)state;
+	assert_non_null(t);
+	/* every experiment's defaults validate on this machine */
+	for (int i = 0; experiments[i]; i++) {
+		struct param_values *pv = calloc(1, sizeof(*pv));
+		struct param_error err;
+		int rc = experiment_parse(experiments[i], t, 0, NULL, pv, &err);
+		if (rc)
+			fail_msg("%s: defaults rejected: %s", experiments[i]->name,
+				 err.msg);
+		free(pv);
+	}
+	topo_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_twice),
+		cmocka_unit_test(test_registry_tables),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
