@@ -14,3 +14,10 @@ test-unit: $(UNIT_BINS)
 
 TEST_LANES += test-unit
 .PHONY: test-unit
+
+# The same unit tests built with AddressSanitizer + UndefinedBehaviorSanitizer.
+test-unit-san:
+	$(Q)$(MAKE) --no-print-directory SAN=address,undefined test-unit
+
+TEST_LANES += test-unit-san
+.PHONY: test-unit-san
