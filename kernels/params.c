@@ -173,12 +173,14 @@ int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 	return n;
 }
 
-void format_int_list(const int32_t *v, int n, char *buf, size_t len)
+int format_int_list(const int32_t *v, int n, char *buf, size_t len)
 {
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i < n && off < len;) {
+	for (int i = 0; i < n; i++) {
+		if (off >= len)
+			return -ENOSPC;
 		int j = i;
 		while (j + 1 < n && v[j + 1] == v[j] + 1)
 			j++;
@@ -190,10 +192,11 @@ void format_int_list(const int32_t *v, int n, char *buf, size_t len)
 			w = snprintf(buf + off, len - off, "%s%d",
 				     off ? "," : "", v[i]);
 		if (w < 0)
-			break;
+			return -EINVAL;
 		off += (size_t)w;
-		i = j + 1;
+		i = j;
 	}
+	return off < len ? 0 : -ENOSPC;
 }
 
 static int choice_index(const struct param *p, const char *s, size_t len)
@@ -308,7 +311,13 @@ int param_parse_value(const struct param *p, const char *text,
 			return -EINVAL;
 		}
 		out->n = rc;
-		format_int_list(out->list, out->n, out->text, sizeof(out->text));
+		if (format_int_list(out->list, out->n, out->text,
+				    sizeof(out->text))) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "'%s' expands to a list too long to record (at most %zu characters written as ranges)",
+				 p->name, sizeof(out->text) - 1);
+			return -EINVAL;
+		}
 		return 0;
 	case PARAM_ENUM:
 		rc = choice_index(p, text, strlen(text));

@@ -84,8 +84,8 @@ int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 /* Parses a byte size with an optional K, M, G or T suffix. Returns 0 or -EINVAL. */
 int parse_size(const char *text, int64_t *out);
 
-/* Formats a list back to its shortest text form ("0-3,8"). */
-void format_int_list(const int32_t *v, int n, char *buf, size_t len);
+/* Formats a list back to its shortest text form ("0-3,8"). Returns 0, or -ENOSPC if it did not fit. */
+int format_int_list(const int32_t *v, int n, char *buf, size_t len);
 
 /* Lookup of a parsed value by name; NULL if the tables have no such param. */
 const struct param_value *params_get(const struct param_values *pv,
