@@ -3,6 +3,7 @@
 #define NUMALAB_EXPERIMENT_H
 
 #include <signal.h>
+#include <stdint.h>
 
 #include "params.h"
 #include "sink.h"
@@ -52,6 +53,13 @@ struct experiment {
 		     struct param_error *err);
 	/* Runs it. Returns 0, -ECANCELED when ctx->cancel was seen, or -errno. */
 	int (*run)(struct run_ctx *ctx);
+	/*
+	 * A rough upper estimate of the run's wall time (seconds) and of the
+	 * memory it allocates (bytes), so a server can refuse a request over
+	 * its limits before it starts. May be NULL (then: unknown).
+	 */
+	void (*estimate)(const struct param_values *pv, const struct topo *t,
+			 double *seconds, uint64_t *bytes);
 };
 
 /* The registry: a NULL-terminated table of every experiment. */

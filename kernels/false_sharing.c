@@ -267,6 +267,23 @@ static int fs_run(struct run_ctx *ctx)
 	return 0;
 }
 
+static void fs_estimate(const struct param_values *pv, const struct topo *t,
+			double *seconds, uint64_t *bytes)
+{
+	const struct param_value *threads = params_get(pv, "threads");
+	const struct param_value *strides = params_get(pv, "stride");
+	double incs = (double)params_int(pv, "increments");
+	double rounds = (double)(params_int(pv, "repeat") + params_int(pv, "warmup"));
+	double total = 0;
+
+	(void)t;
+	/* about 1 ns per uncontended increment, up to 50 ns when the line bounces */
+	for (int i = 0; i < threads->n; i++)
+		total += incs * rounds * (1e-9 + 50e-9 * (1 + strides->n));
+	*seconds = total;
+	*bytes = (uint64_t)PARAM_MAX_LIST * 4096 * 2;
+}
+
 const struct experiment exp_false_sharing = {
 	.name = "false_sharing",
 	.title = "False sharing",
@@ -298,4 +315,5 @@ const struct experiment exp_false_sharing = {
 	.uses_placement = 1,
 	.check = fs_check_params,
 	.run = fs_run,
+	.estimate = fs_estimate,
 };
