@@ -25,6 +25,16 @@ struct chart {
 	int log_x; /* draw x on a log scale */
 };
 
+/* A figure the article published, drawn beside this machine's as a labelled reference. */
+struct reference {
+	const char *chart;
+	const char *series; /* names the source: "article 2007: 4x Pentium 4" */
+	double x;
+	const char *x_label; /* for categorical charts, or NULL */
+	double y;
+	const char *unit;
+};
+
 struct run_ctx {
 	const struct experiment *exp;
 	const struct param_values *pv; /* experiment params + common ones */
@@ -42,6 +52,7 @@ struct experiment {
 	const char *section; /* where the article discusses it, "6.4.1" */
 	const struct param *params; /* NULL-name-terminated */
 	const struct chart *charts; /* NULL-id-terminated */
+	const struct reference *references; /* NULL-chart-terminated, may be NULL */
 	int uses_placement;	   /* takes the common cpus/placement params */
 	int min_nodes;		   /* NUMA nodes it needs to show anything; 0/1: none */
 	/*

@@ -56,6 +56,13 @@ static const struct chart charts[] = {
 	 .y_label = "overhead (%)"},
 	{0}};
 
+/* Figure 6.10: 500 million increments per thread on four Pentium 4 processors. */
+static const struct reference references[] = {
+	{.chart = "overhead", .series = "article 2007: 4x Pentium 4", .x = 2, .y = 390, .unit = "%"},
+	{.chart = "overhead", .series = "article 2007: 4x Pentium 4", .x = 3, .y = 734, .unit = "%"},
+	{.chart = "overhead", .series = "article 2007: 4x Pentium 4", .x = 4, .y = 1147, .unit = "%"},
+	{0}};
+
 struct fs_job {
 	char *base;	/* line aligned */
 	size_t spacing; /* bytes between counters */
@@ -312,6 +319,7 @@ const struct experiment exp_false_sharing = {
 		"sit a whole line apart.",
 	.params = params,
 	.charts = charts,
+	.references = references,
 	.uses_placement = 1,
 	.check = fs_check_params,
 	.run = fs_run,

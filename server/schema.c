@@ -84,11 +84,21 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 				  "kind", chart_kind_name(c->kind), "title",
 				  c->title, "x_label", c->x_label, "y_label",
 				  c->y_label, "log_x", c->log_x));
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:i, s:b, s:o, s:o}", "name",
+	json_t *refs = json_array();
+	for (const struct reference *r = e->references; r && r->chart; r++) {
+		json_t *rj = json_pack("{s:s, s:s, s:f, s:f, s:s?}", "chart", r->chart,
+				       "series", r->series, "x", r->x, "y", r->y,
+				       "unit", r->unit);
+		if (r->x_label)
+			json_object_set_new(rj, "x_label", json_string(r->x_label));
+		json_array_append_new(refs, rj);
+	}
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:i, s:b, s:o, s:o, s:o}", "name",
 		      e->name, "title", e->title, "summary", e->summary,
 		      "explain", e->explain ? e->explain : "", "section",
 		      e->section, "min_nodes", e->min_nodes, "uses_placement",
-		      e->uses_placement, "params", params, "charts", charts);
+		      e->uses_placement, "params", params, "charts", charts,
+		      "references", refs);
 	if (e->min_nodes > nodes) {
 		char why[128];
 		snprintf(why, sizeof(why),
