@@ -51,12 +51,17 @@ static const struct chart charts[] = {
 	 .y_label = "time (s)"},
 	{.id = "overhead",
 	 .kind = CHART_BAR,
-	 .title = "Overhead of the shared layout over separate lines",
+	 .title = "Overhead: shared-line time divided by separate-line time (100% = no penalty)",
 	 .x_label = "threads",
-	 .y_label = "overhead (%)"},
+	 .y_label = "shared / separate (%)"},
 	{0}};
 
-/* Figure 6.10: 500 million increments per thread on four Pentium 4 processors. */
+/*
+ * Figure 6.10: 500 million increments per thread on four Pentium 4
+ * processors. The article computes its overhead by dividing the shared
+ * time by the separate time, so 390% is a 3.9x slowdown; our chart uses
+ * the same definition.
+ */
 static const struct reference references[] = {
 	{.chart = "overhead", .series = "article 2007: 4x Pentium 4", .x = 2, .y = 390, .unit = "%"},
 	{.chart = "overhead", .series = "article 2007: 4x Pentium 4", .x = 3, .y = 734, .unit = "%"},
@@ -244,7 +249,7 @@ static int fs_run(struct run_ctx *ctx)
 				double ratio = shared / sep;
 				char key[64];
 				sink_xy(ctx->sink, "overhead", series, n,
-					(ratio - 1) * 100, "%");
+					ratio * 100, "%");
 				snprintf(key, sizeof(key), "slowdown_%d_threads%s%.0d",
 					 n, strides->n > 1 ? "_stride_" : "",
 					 strides->n > 1 ? stride : 0);
