@@ -1,0 +1,50 @@
+// api.js - the REST API as promises; errors carry the server's message and field
+export class ApiError extends Error {
+  constructor(status, message, field) {
+    super(message);
+    this.status = status;
+    this.field = field || null;
+  }
+}
+
+async function call(method, path, body) {
+  const opts = { method, headers: { Accept: 'application/json' } };
+  if (body !== undefined) {
+    opts.headers['Content-Type'] = 'application/json';
+    opts.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, opts);
+  } catch (e) {
+    throw new ApiError(0, 'the server cannot be reached: is numalab serve still running?');
+  }
+  const text = await res.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch (e) {
+      if (res.ok) throw new ApiError(res.status, `the server sent something that is not JSON for ${path}`);
+    }
+  }
+  if (!res.ok) {
+    const msg = (data && data.error) || `${method} ${path} answered ${res.status} ${res.statusText}`;
+    throw new ApiError(res.status, msg, data && data.field);
+  }
+  return data;
+}
+
+export const api = {
+  experiments: () => call('GET', '/api/experiments'),
+  topology: () => call('GET', '/api/topology'),
+  runs: ({ experiment, limit = 20, offset = 0 } = {}) => {
+    const q = new URLSearchParams({ limit: String(limit), offset: String(offset) });
+    if (experiment) q.set('experiment', experiment);
+    return call('GET', `/api/runs?${q}`);
+  },
+  run: (id) => call('GET', `/api/runs/${encodeURIComponent(id)}`),
+  start: (experiment, params) => call('POST', '/api/runs', { experiment, params }),
+  cancel: (id) => call('DELETE', `/api/runs/${encodeURIComponent(id)}`),
+  eventsUrl: (id) => `/api/runs/${encodeURIComponent(id)}/events`,
+};

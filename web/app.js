@@ -1,0 +1,263 @@
+// app.js - the dashboard: routing, experiment list, form, starting runs and following their events
+import { h, clear, $, paragraphs } from './dom.js';
+import { api } from './api.js';
+import { ParamForm } from './form.js';
+import { RunView, FINAL } from './run-view.js';
+import { RunsList } from './runs-list.js';
+import { setupCharts } from './charts.js';
+
+const EVENT_TYPES = ['start', 'status', 'placement', 'sample', 'cell', 'progress', 'note', 'summary', 'headline', 'end', ...FINAL];
+const RUNS_POLL_MS = 15000; // runs started elsewhere (curl, another browser) show up within this
+
+const state = {
+  exps: [],
+  byName: new Map(),
+  topo: null,
+  exp: null,
+  view: null,
+  es: null,
+  token: 0, // the latest navigation; answers for older ones are dropped
+  chartsReady: false,
+};
+
+const form = new ParamForm($('form-fields'));
+const runs = new RunsList($('run-list'), $('runs-more'), (name) => (state.byName.get(name) || { title: name }).title);
+
+function banner(msg) {
+  $('banner-text').textContent = msg;
+  $('banner').hidden = !msg;
+}
+
+function chartFontPx() {
+  const root = parseFloat(getComputedStyle(document.documentElement).fontSize) || 17;
+  return Math.round(root * 0.88);
+}
+
+async function init() {
+  state.chartsReady = setupCharts(chartFontPx());
+  if (!state.chartsReady) banner('the chart library did not load: web/vendor is missing, run `make` to copy it from node_modules');
+  $('banner-close').addEventListener('click', () => banner(''));
+  $('run-form').addEventListener('submit', submit);
+  $('cancel-button').addEventListener('click', cancel);
+  $('defaults-button').addEventListener('click', () => form.reset());
+
+  const [exps, topo] = await Promise.allSettled([api.experiments(), api.topology()]);
+  if (topo.status === 'fulfilled') {
+    state.topo = topo.value;
+    renderMachine(topo.value);
+  } else {
+    $('machine').textContent = 'machine unknown';
+  }
+  if (exps.status === 'rejected') {
+    banner(`could not load the experiments: ${exps.reason.message}`);
+    $('exp-title').textContent = 'No experiments';
+    return;
+  }
+  state.exps = Array.isArray(exps.value) ? exps.value : [];
+  for (const e of state.exps) state.byName.set(e.name, e);
+  renderExpList();
+  runs.refresh();
+  window.addEventListener('hashchange', route);
+  setInterval(() => { if (!document.hidden) runs.refresh(); }, RUNS_POLL_MS);
+  route();
+}
+
+function renderMachine(t) {
+  const nodes = t.nnodes ?? (t.nodes || []).length;
+  const pus = t.npus ?? (t.pus || []).length;
+  const parts = [t.cpu_model || 'unknown CPU'];
+  if (t.packages > 1) parts.push(`${t.packages} sockets`);
+  if (t.cores) parts.push(`${t.cores} cores`);
+  if (pus) parts.push(`${pus} CPUs${t.smt ? ' (SMT)' : ''}`);
+  if (t.nallowed && t.nallowed < pus) parts.push(`${t.nallowed} allowed`);
+  if (nodes) parts.push(`${nodes} NUMA node${nodes === 1 ? '' : 's'}`);
+  $('machine').textContent = parts.join(' · ');
+}
+
+function renderExpList() {
+  const ul = clear($('exp-list'));
+  if (!state.exps.length) ul.append(h('li', { class: 'run-none', text: 'This server offers no experiments.' }));
+  for (const e of state.exps) {
+    const off = e.available === false;
+    ul.append(h('li', { class: off ? 'unavailable' : null, dataset: { name: e.name } },
+      h('a', { href: `#/experiments/${encodeURIComponent(e.name)}`, class: 'exp-link' },
+        h('span', { class: 'exp-line' },
+          h('span', { class: 'exp-name', text: e.title || e.name }),
+          e.section ? h('span', { class: 'exp-sec', text: `§${e.section}` }) : null),
+        h('span', { class: 'exp-summary', text: e.summary || '' }),
+        off ? h('span', { class: 'exp-reason', text: `unavailable: ${e.unavailable_reason || 'not on this machine'}` }) : null,
+        !off && e.limited ? h('span', { class: 'exp-reason exp-limited', text: e.limited }) : null)));
+  }
+}
+
+function route() {
+  const hash = decodeURIComponent(location.hash || '');
+  let m = hash.match(/^#\/runs\/([^/?#]+)$/);
+  if (m) return openRun(m[1]);
+  m = hash.match(/^#\/experiments\/([^/?#]+)$/);
+  if (m && state.byName.has(m[1])) return openExperiment(m[1]);
+  if (m) banner(`there is no experiment '${m[1]}' on this server`);
+  const first = state.exps.find((e) => e.available !== false) || state.exps[0];
+  if (!first) return;
+  history.replaceState(null, '', `#/experiments/${encodeURIComponent(first.name)}`);
+  openExperiment(first.name);
+}
+
+// The setup column for exp (form filled with defaults unless told otherwise).
+function selectExperiment(exp) {
+  if (state.exp !== exp) {
+    state.exp = exp;
+    $('exp-section').textContent = exp.section ? `Article section ${exp.section}` : '';
+    $('exp-title').textContent = exp.title || exp.name;
+    $('exp-summary').textContent = exp.summary || '';
+    const why = exp.available === false ? `Not available here: ${exp.unavailable_reason || 'this machine lacks what it needs'}` : exp.limited || '';
+    $('exp-limited').textContent = why;
+    $('exp-limited').hidden = !why;
+    $('exp-limited').classList.toggle('off', exp.available === false);
+    clear($('exp-explain')).append(...paragraphs(exp.explain));
+    $('exp-explain-box').hidden = !exp.explain;
+    form.build(exp, state.topo);
+  }
+  for (const li of $('exp-list').children) li.classList.toggle('current', li.dataset.name === exp.name);
+}
+
+function closeStream() {
+  if (state.es) state.es.close();
+  state.es = null;
+}
+
+function showView(exp, run) {
+  if (state.view) state.view.destroy();
+  state.view = new RunView($('results'), exp, run);
+  return state.view;
+}
+
+function openExperiment(name) {
+  state.token++;
+  closeStream();
+  const exp = state.byName.get(name);
+  selectExperiment(exp);
+  form.clearErrors();
+  showView(exp, null);
+  runs.select(null);
+  document.title = `${exp.title || exp.name} · numalab`;
+  updateButtons();
+}
+
+async function openRun(id) {
+  const token = ++state.token;
+  closeStream();
+  let doc;
+  try {
+    doc = await api.run(id);
+  } catch (e) {
+    if (token !== state.token) return;
+    banner(e.status === 404 ? `there is no run ${id}` : `could not open run ${id}: ${e.message}`);
+    return;
+  }
+  if (token !== state.token) return;
+  doc.id = doc.id ?? id;
+  const exp = state.byName.get(doc.experiment) || unknownExperiment(doc.experiment);
+  selectExperiment(exp);
+  if (doc.params && Object.keys(doc.params).length) form.setValues(doc.params);
+  form.clearErrors();
+  const view = showView(exp, doc);
+  view.load(doc);
+  runs.select(doc.id);
+  document.title = `Run ${doc.id} · ${exp.title || exp.name} · numalab`;
+  if (!view.isFinal()) follow(doc.id, view, token);
+  updateButtons();
+}
+
+// A stored run of an experiment this server no longer offers still opens, with charts made from its points.
+function unknownExperiment(name) {
+  const exp = { name, title: name, summary: 'this server no longer offers this experiment', explain: '', params: [], charts: [], available: false, unavailable_reason: 'not offered by this server' };
+  state.byName.set(name, exp);
+  return exp;
+}
+
+function follow(id, view, token) {
+  const es = new EventSource(api.eventsUrl(id));
+  state.es = es;
+  const finish = () => {
+    es.close();
+    if (state.es === es) state.es = null;
+    runs.refresh();
+    // the document has the finish time and anything folded in at the end
+    api.run(id).then((doc) => { if (token === state.token) { view.load(doc); updateButtons(); } }, () => {});
+  };
+  for (const type of EVENT_TYPES) {
+    es.addEventListener(type, (ev) => {
+      if (state.es !== es) return;
+      let d;
+      try {
+        d = JSON.parse(ev.data);
+      } catch (e) {
+        return;
+      }
+      const final = view.event(type, d);
+      if (type === 'status' || type === 'start') runs.refresh();
+      updateButtons();
+      if (final) finish();
+    });
+  }
+  es.addEventListener('error', () => {
+    // EventSource reconnects by itself (with Last-Event-ID) unless the server refused the stream
+    if (es.readyState !== EventSource.CLOSED || state.es !== es) return;
+    state.es = null;
+    api.run(id).then((doc) => {
+      if (token !== state.token) return;
+      view.load(doc);
+      updateButtons();
+      if (!view.isFinal()) banner(`lost the live stream of run ${id}; reload the page to follow it again`);
+    }, (e) => banner(`lost the live stream of run ${id}: ${e.message}`));
+  });
+}
+
+async function submit(ev) {
+  ev.preventDefault();
+  const exp = state.exp;
+  if (!exp || exp.available === false) return;
+  form.clearErrors();
+  banner('');
+  const btn = $('run-button');
+  btn.disabled = true;
+  $('run-bar-msg').textContent = 'starting…';
+  try {
+    const r = await api.start(exp.name, form.values());
+    $('run-bar-msg').textContent = '';
+    location.hash = `#/runs/${encodeURIComponent(r.id)}`;
+    runs.refresh();
+  } catch (e) {
+    $('run-bar-msg').textContent = '';
+    if (!(e.field && form.showError(e.field, e.message))) banner(e.message);
+  } finally {
+    updateButtons();
+  }
+}
+
+async function cancel() {
+  const v = state.view;
+  if (!v || !v.id || v.isFinal()) return;
+  $('cancel-button').disabled = true;
+  $('run-bar-msg').textContent = 'cancelling…';
+  try {
+    await api.cancel(v.id);
+  } catch (e) {
+    banner(`could not cancel run ${v.id}: ${e.message}`);
+  }
+  $('run-bar-msg').textContent = '';
+  // the stream brings the final "cancelled"; without one, read the document
+  if (!state.es) api.run(v.id).then((doc) => { if (state.view === v) { v.load(doc); updateButtons(); runs.refresh(); } }, () => {});
+}
+
+function updateButtons() {
+  const exp = state.exp;
+  const v = state.view;
+  const off = !exp || exp.available === false || !state.chartsReady;
+  $('run-button').disabled = off;
+  $('run-button').title = exp && exp.available === false ? exp.unavailable_reason || 'not available here' : '';
+  $('cancel-button').disabled = !(v && v.id && !v.isFinal());
+}
+
+init();

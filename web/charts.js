@@ -1,0 +1,498 @@
+// charts.js - one Chart.js chart per chart in the schema, drawn by kind, grown point by point
+import { h } from './dom.js';
+import { num, bytes, displayUnit, label as prettify } from './format.js';
+
+// Okabe–Ito: told apart by people with any common colour-vision deficiency;
+// the yellow is left out, it vanishes on white under a projector.
+export const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#1a1a1a'];
+const POINT_STYLES = ['circle', 'rect', 'triangle', 'rectRot', 'star', 'crossRot', 'rectRounded'];
+const DASHES = [[], [10, 5], [3, 4], [14, 4, 3, 4]];
+const INK = '#15181d';
+const GRID = '#d5d9df';
+
+// viridis, for heatmaps: ordered by lightness, readable in grey and by colour-blind eyes
+const VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e', '#21918c',
+  '#22a884', '#44bf70', '#7ad151', '#bddf26', '#fde725'].map(rgb);
+
+function rgb(hex) {
+  return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+}
+
+export function viridis(t) {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (VIRIDIS.length - 1);
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(x));
+  const f = x - i;
+  const c = VIRIDIS[i].map((a, k) => Math.round(a + (VIRIDIS[i + 1][k] - a) * f));
+  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
+}
+
+let hatch = null;
+// Grey with diagonal stripes: a cell that could not be measured, visible without colour.
+function hatchPattern() {
+  if (hatch) return hatch;
+  const c = document.createElement('canvas');
+  c.width = c.height = 12;
+  const g = c.getContext('2d');
+  g.fillStyle = '#e3e6ea';
+  g.fillRect(0, 0, 12, 12);
+  g.strokeStyle = '#8d949e';
+  g.lineWidth = 2;
+  g.beginPath();
+  g.moveTo(-3, 3); g.lineTo(3, -3);
+  g.moveTo(0, 12); g.lineTo(12, 0);
+  g.moveTo(9, 15); g.lineTo(15, 9);
+  g.stroke();
+  hatch = g.createPattern(c, 'repeat');
+  return hatch;
+}
+
+// Called once the vendored scripts have loaded. Returns false when they have not.
+export function setupCharts(fontPx) {
+  const Chart = window.Chart;
+  if (!Chart) return false;
+  const eb = window.ChartErrorBars;
+  if (eb) Chart.register(eb.BarWithErrorBarsController, eb.BarWithErrorBar,
+    eb.ScatterWithErrorBarsController, eb.PointWithErrorBar);
+  const mx = window['chartjs-chart-matrix'];
+  if (mx && mx.MatrixController) Chart.register(mx.MatrixController, mx.MatrixElement);
+  Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
+  Chart.defaults.font.size = fontPx;
+  Chart.defaults.color = INK;
+  Chart.defaults.borderColor = GRID;
+  Chart.defaults.animation.duration = 250;
+  Chart.defaults.plugins.tooltip.titleFont = { size: fontPx, weight: 'bold' };
+  Chart.defaults.plugins.tooltip.bodyFont = { size: fontPx };
+  Chart.defaults.plugins.tooltip.padding = 10;
+  Chart.defaults.plugins.legend.labels.boxWidth = fontPx * 1.6;
+  return true;
+}
+
+// A series keeps its colour across every chart of a run.
+class SeriesColors {
+  constructor() { this.map = new Map(); }
+  index(name) {
+    if (!this.map.has(name)) this.map.set(name, this.map.size);
+    return this.map.get(name);
+  }
+}
+
+// "time (s)" shown in ms reads "time (ms)"; a label without a unit gets one.
+function axisTitle(text, unit, shown) {
+  if (!text) return shown || '';
+  if (unit && shown && unit !== shown && text.includes(`(${unit})`)) return text.replace(`(${unit})`, `(${shown})`);
+  if (shown && !/\(.*\)/.test(text)) return `${text} (${shown})`;
+  return text;
+}
+
+const isBytes = (text) => /\bbytes?\b|\(B\)|\bsize\b/i.test(text || '');
+const sampleCount = (s) => (Array.isArray(s.samples) ? s.samples.length : (s.stats && s.stats.n) || 1);
+
+// At most n of the values, evenly spread, first and last kept.
+function thin(values, n) {
+  if (values.length <= n) return values;
+  const step = (values.length - 1) / (n - 1);
+  return Array.from({ length: n }, (_, i) => values[Math.round(i * step)]);
+}
+
+class ChartView {
+  constructor(spec, colors) {
+    this.spec = { kind: 'line', ...spec };
+    this.colors = colors;
+    this.series = new Map(); // series -> Map(x key -> sample)
+    this.cells = new Map(); // "row,col" -> cell
+    this.unit = null;
+    this.shown = { unit: null, factor: 1 };
+    this.n = 0;
+    this.pending = false;
+    this.rows = [];
+    this.cols = [];
+    this.range = { lo: Infinity, hi: -Infinity };
+    const title = spec.title || prettify(spec.id);
+    this.canvas = h('canvas', { role: 'img', 'aria-label': title });
+    this.empty = h('p', { class: 'chart-empty', text: 'waiting for measurements' });
+    this.legend = this.spec.kind === 'heatmap' ? h('div', { class: 'heat-legend', hidden: true }) : null;
+    this.el = h('figure', { class: `chart chart-${this.spec.kind}`, dataset: { chart: spec.id, kind: this.spec.kind, points: '0' } },
+      h('figcaption', { text: title }),
+      h('div', { class: 'chart-box' }, this.canvas, this.empty),
+      this.legend);
+  }
+
+  mount() {
+    const Chart = window.Chart;
+    if (!Chart) return;
+    this.chart = new Chart(this.canvas, this.spec.kind === 'heatmap' ? this.heatConfig() : this.xyConfig());
+  }
+
+  destroy() {
+    if (this.chart) this.chart.destroy();
+    this.chart = null;
+  }
+
+  count() { return this.n; }
+
+  add(s) {
+    if (!this.series.has(s.series)) {
+      this.series.set(s.series, new Map());
+      this.colors.index(s.series);
+    }
+    const pts = this.series.get(s.series);
+    const key = this.spec.kind === 'bar' ? (s.x_label ?? String(s.x)) : String(s.x);
+    if (!pts.has(key)) this.n++;
+    pts.set(key, s); // a replayed event replaces, never duplicates
+    if (s.unit) this.unit = s.unit;
+    this.changed();
+  }
+
+  addCell(c) {
+    const key = `${c.row},${c.col}`;
+    if (!this.cells.has(key)) this.n++;
+    this.cells.set(key, c);
+    if (c.unit) this.unit = c.unit;
+    this.changed();
+  }
+
+  changed() {
+    this.el.dataset.points = String(this.n);
+    this.empty.hidden = this.n > 0;
+    // many events can land in one frame: draw once per frame
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => {
+      this.pending = false;
+      this.render();
+    });
+  }
+
+  render() {
+    if (!this.chart) return;
+    if (this.spec.kind === 'heatmap') this.renderHeat();
+    else this.renderXY();
+    this.chart.update();
+  }
+
+  /* line and bar */
+
+  xyConfig() {
+    const spec = this.spec;
+    const line = spec.kind !== 'bar';
+    const view = this;
+    const xIsBytes = isBytes(spec.x_label);
+    return {
+      type: line ? 'scatterWithErrorBars' : 'barWithErrorBars',
+      data: { labels: [], datasets: [] },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        interaction: { mode: line ? 'nearest' : 'index', intersect: false },
+        layout: { padding: { top: 4, right: 12 } },
+        scales: {
+          x: line ? {
+            type: spec.log_x ? 'logarithmic' : 'linear',
+            title: { display: !!spec.x_label, text: spec.x_label || '' },
+            grid: { color: GRID },
+            afterBuildTicks: (scale) => {
+              // ticks where the measurements are, when they are few
+              const xs = view.xValues();
+              if (xs.length && xs.length <= 40) scale.ticks = thin(xs, 12).map((value) => ({ value }));
+            },
+            ticks: { callback: (v) => (xIsBytes ? bytes(v) : num(v)), maxRotation: 0 },
+          } : {
+            type: 'category',
+            title: { display: !!spec.x_label, text: spec.x_label || '' },
+            grid: { display: false },
+          },
+          y: {
+            beginAtZero: !line,
+            title: { display: true, text: axisTitle(spec.y_label, null, null) },
+            grid: { color: GRID },
+            ticks: { callback: (v) => num(v) },
+          },
+        },
+        plugins: {
+          legend: {
+            position: 'top',
+            align: 'start',
+            labels: { usePointStyle: line, padding: 16 },
+          },
+          tooltip: {
+            callbacks: {
+              title: (items) => (items.length ? view.xText(items[0]) : ''),
+              label: (item) => `${item.dataset.label}: ${num(item.raw && item.raw.y)} ${view.shown.unit || ''}`.trim(),
+              afterLabel: (item) => view.details(item.raw && item.raw._s),
+            },
+          },
+        },
+      },
+    };
+  }
+
+  xValues() {
+    const xs = new Set();
+    for (const pts of this.series.values()) for (const s of pts.values()) if (!(this.spec.log_x && s.x <= 0)) xs.add(s.x);
+    return [...xs].sort((a, b) => a - b);
+  }
+
+  xText(item) {
+    const s = item.raw && item.raw._s;
+    const name = this.spec.x_label || 'x';
+    if (!s) return item.label || '';
+    const x = s.x_label ?? (isBytes(this.spec.x_label) ? bytes(s.x) : num(s.x));
+    return `${name}: ${x}`;
+  }
+
+  details(s) {
+    if (!s) return '';
+    const f = this.shown.factor;
+    const u = this.shown.unit ? ` ${this.shown.unit}` : '';
+    const lines = [];
+    const n = sampleCount(s);
+    if (n > 1 && s.stats) lines.push(`range ${num(s.stats.min * f)} – ${num(s.stats.max * f)}${u}`, `median of ${n} rounds`);
+    for (const [k, v] of Object.entries(s.extra || {})) lines.push(`${prettify(k)}: ${num(v)}`);
+    return lines;
+  }
+
+  point(s, f) {
+    const p = { y: s.y * f, _s: s };
+    if (this.spec.kind !== 'bar') p.x = s.x;
+    // the whiskers only when there was more than one sample to spread
+    if (sampleCount(s) > 1 && s.stats && Number.isFinite(s.stats.min) && Number.isFinite(s.stats.max)) {
+      p.yMin = s.stats.min * f;
+      p.yMax = s.stats.max * f;
+    }
+    return p;
+  }
+
+  renderXY() {
+    const line = this.spec.kind !== 'bar';
+    let maxAbs = 0;
+    for (const pts of this.series.values())
+      for (const s of pts.values()) maxAbs = Math.max(maxAbs, Math.abs(s.y), Math.abs((s.stats && s.stats.max) || 0));
+    this.shown = displayUnit(this.unit, maxAbs);
+    const f = this.shown.factor;
+    const opts = this.chart.options;
+    opts.scales.y.title.text = axisTitle(this.spec.y_label, this.unit, this.shown.unit);
+
+    let labels = [];
+    if (!line) {
+      // categories in order of x, so thread counts read 1, 2, 4, 8
+      const cats = new Map();
+      for (const pts of this.series.values())
+        for (const [key, s] of pts) if (!cats.has(key)) cats.set(key, s.x);
+      labels = [...cats.entries()].sort((a, b) => (Number(a[1]) - Number(b[1])) || 0).map((e) => e[0]);
+      this.chart.data.labels = labels;
+    }
+    const datasets = this.chart.data.datasets;
+    for (const [name, pts] of this.series) {
+      let ds = datasets.find((d) => d.label === name);
+      if (!ds) {
+        const i = this.colors.index(name);
+        const color = PALETTE[i % PALETTE.length];
+        ds = line ? {
+          label: name, data: [], showLine: true,
+          borderColor: color, backgroundColor: color, borderWidth: 3,
+          borderDash: DASHES[Math.floor(i / PALETTE.length) % DASHES.length],
+          pointStyle: POINT_STYLES[i % POINT_STYLES.length], pointRadius: 6, pointHoverRadius: 8,
+          errorBarColor: color, errorBarWhiskerColor: color, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2,
+        } : {
+          label: name, data: [],
+          backgroundColor: color, borderColor: color, borderWidth: 0,
+          maxBarThickness: 90, categoryPercentage: 0.7, barPercentage: 0.9,
+          errorBarColor: INK, errorBarWhiskerColor: INK, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2,
+        };
+        datasets.push(ds);
+      }
+      if (line) {
+        ds.data = [...pts.values()].filter((s) => !(this.spec.log_x && s.x <= 0))
+          .sort((a, b) => a.x - b.x).map((s) => this.point(s, f));
+      } else {
+        ds.data = labels.map((key) => (pts.has(key) ? this.point(pts.get(key), f) : null));
+      }
+    }
+  }
+
+  /* heatmap */
+
+  heatConfig() {
+    const view = this;
+    const spec = this.spec;
+    return {
+      type: 'matrix',
+      data: {
+        datasets: [{
+          label: spec.title || spec.id,
+          data: [],
+          backgroundColor: (ctx) => view.cellColor(ctx.raw),
+          borderColor: '#ffffff',
+          borderWidth: 2,
+          width: ({ chart }) => Math.max(1, ((chart.chartArea || {}).width || 0) / Math.max(1, view.cols.length) - 2),
+          height: ({ chart }) => Math.max(1, ((chart.chartArea || {}).height || 0) / Math.max(1, view.rows.length) - 2),
+        }],
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: { duration: 150 },
+        scales: {
+          x: {
+            type: 'category', labels: [], offset: true, grid: { display: false }, border: { display: false },
+            title: { display: !!spec.x_label, text: spec.x_label || '' },
+          },
+          y: {
+            type: 'category', labels: [], offset: true, grid: { display: false }, border: { display: false },
+            title: { display: !!spec.y_label, text: spec.y_label || '' },
+          },
+        },
+        plugins: {
+          legend: { display: false },
+          tooltip: {
+            callbacks: {
+              title: (items) => {
+                const c = items.length && items[0].raw && items[0].raw._c;
+                if (!c) return '';
+                return `${spec.y_label || 'row'} ${rowText(c)}, ${spec.x_label || 'column'} ${colText(c)}`;
+              },
+              label: (item) => {
+                const c = item.raw._c;
+                if (c.value === null || c.value === undefined) return `not measured${c.note ? `: ${c.note}` : ''}`;
+                return `${num(c.value)}${c.unit ? ` ${c.unit}` : ''}`;
+              },
+              afterLabel: (item) => {
+                const c = item.raw._c;
+                const out = [];
+                if (c.value !== null && c.value !== undefined && c.note) out.push(c.note);
+                const n = sampleCount(c);
+                if (n > 1 && c.stats) out.push(`range ${num(c.stats.min)} – ${num(c.stats.max)}, median of ${n}`);
+                return out;
+              },
+            },
+          },
+        },
+      },
+      plugins: [{ id: 'cellValues', afterDatasetsDraw: (chart) => view.drawValues(chart) }],
+    };
+  }
+
+  cellColor(raw) {
+    if (!raw || raw.v === null || raw.v === undefined) return hatchPattern();
+    return viridis(this.range.hi > this.range.lo ? (raw.v - this.range.lo) / (this.range.hi - this.range.lo) : 0.5);
+  }
+
+  renderHeat() {
+    const rows = new Map();
+    const cols = new Map();
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const c of this.cells.values()) {
+      rows.set(c.row, rowText(c));
+      cols.set(c.col, colText(c));
+      if (Number.isFinite(c.value)) {
+        lo = Math.min(lo, c.value);
+        hi = Math.max(hi, c.value);
+      }
+    }
+    const order = (m) => [...m.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+    this.rows = order(rows);
+    this.cols = order(cols);
+    this.range = { lo, hi };
+    const opts = this.chart.options;
+    opts.scales.x.labels = this.cols;
+    opts.scales.y.labels = this.rows;
+    this.chart.data.datasets[0].data = [...this.cells.values()].map((c) => ({
+      x: colText(c), y: rowText(c), v: Number.isFinite(c.value) ? c.value : null, _c: c,
+    }));
+    this.drawLegend();
+  }
+
+  drawValues(chart) {
+    const meta = chart.getDatasetMeta(0);
+    const ds = chart.data.datasets[0];
+    const g = chart.ctx;
+    g.save();
+    g.textAlign = 'center';
+    g.textBaseline = 'middle';
+    meta.data.forEach((el, i) => {
+      const raw = ds.data[i];
+      const { x, y, width, height } = el.getProps(['x', 'y', 'width', 'height'], true);
+      if (!raw || width < 44 || height < 26) return;
+      const size = Math.min(Chart_font(), height / 2.4);
+      g.font = `600 ${size}px ${getComputedStyle(document.body).fontFamily}`;
+      if (raw.v === null) {
+        g.fillStyle = INK;
+        g.fillText('n/a', x + width / 2, y + height / 2);
+        return;
+      }
+      const t = this.range.hi > this.range.lo ? (raw.v - this.range.lo) / (this.range.hi - this.range.lo) : 0.5;
+      g.fillStyle = t > 0.62 ? '#111111' : '#ffffff';
+      g.fillText(num(raw.v), x + width / 2, y + height / 2);
+    });
+    g.restore();
+  }
+
+  drawLegend() {
+    const L = this.legend;
+    const hasValue = Number.isFinite(this.range.lo);
+    const hasNull = [...this.cells.values()].some((c) => !Number.isFinite(c.value));
+    L.hidden = !hasValue && !hasNull;
+    while (L.firstChild) L.firstChild.remove();
+    const u = this.unit ? ` ${this.unit}` : '';
+    if (hasValue) {
+      const bar = h('canvas', { class: 'heat-scale', width: 240, height: 16, 'aria-hidden': 'true' });
+      const g = bar.getContext('2d');
+      for (let i = 0; i < 240; i++) {
+        g.fillStyle = viridis(i / 239);
+        g.fillRect(i, 0, 1, 16);
+      }
+      L.append(h('span', { class: 'heat-lo', text: `${num(this.range.lo)}${u}` }), bar,
+        h('span', { class: 'heat-hi', text: `${num(this.range.hi)}${u}` }));
+    }
+    if (hasNull) {
+      const sw = h('canvas', { class: 'heat-na', width: 24, height: 16, 'aria-hidden': 'true' });
+      const g = sw.getContext('2d');
+      g.fillStyle = hatchPattern();
+      g.fillRect(0, 0, 24, 16);
+      L.append(h('span', { class: 'heat-na-label' }, sw, 'not measured (hover for why)'));
+    }
+  }
+}
+
+const rowText = (c) => c.row_label ?? String(c.row);
+const colText = (c) => c.col_label ?? String(c.col);
+const Chart_font = () => (window.Chart ? window.Chart.defaults.font.size : 15);
+
+// Every chart of one experiment, for one run (or none yet).
+export class ChartSet {
+  constructor(container, specs) {
+    this.container = container;
+    this.colors = new SeriesColors();
+    this.views = new Map();
+    for (const spec of specs || []) this.view(spec);
+  }
+
+  view(spec) {
+    const v = new ChartView(spec, this.colors);
+    this.views.set(spec.id, v);
+    this.container.append(v.el);
+    v.mount();
+    return v;
+  }
+
+  // A point for a chart the schema does not list still gets drawn, as a line.
+  sample(s) {
+    (this.views.get(s.chart) || this.view({ id: s.chart, kind: 'line', title: prettify(s.chart) })).add(s);
+  }
+
+  cell(c) {
+    (this.views.get(c.chart) || this.view({ id: c.chart, kind: 'heatmap', title: prettify(c.chart) })).addCell(c);
+  }
+
+  count() {
+    let n = 0;
+    for (const v of this.views.values()) n += v.count();
+    return n;
+  }
+
+  destroy() {
+    for (const v of this.views.values()) v.destroy();
+    this.views.clear();
+  }
+}

@@ -1,0 +1,210 @@
+// form.js - the parameter form, generated from an experiment's param table
+import { h, clear } from './dom.js';
+import { label, int, bytes, sizeText } from './format.js';
+
+const GROUPS = [
+  ['experiment', 'Experiment', null],
+  ['placement', 'Placement', 'which CPUs the threads run on'],
+  ['stats', 'Statistics', 'how each point is measured'],
+];
+
+const RADIO_MAX = 4; // more choices than this get a drop-down
+
+export class ParamForm {
+  constructor(container) {
+    this.container = container;
+    this.fields = new Map(); // name -> {param, el, get(), set(v)}
+  }
+
+  // Builds the form for exp; topo (may be null) gives the CPU and node hints.
+  build(exp, topo) {
+    clear(this.container);
+    this.fields.clear();
+    this.exp = exp;
+    for (const [group, title, sub] of GROUPS) {
+      const params = exp.params.filter((p) => (p.group || 'experiment') === group);
+      if (!params.length) continue;
+      const fs = h('fieldset', { class: `group group-${group}` },
+        h('legend', {}, title, sub ? h('span', { class: 'legend-sub', text: ` · ${sub}` }) : null));
+      for (const p of params) fs.append(this.field(p, topo));
+      this.container.append(fs);
+    }
+  }
+
+  field(p, topo) {
+    const id = `p-${p.name}`;
+    const err = h('p', { class: 'field-error', id: `${id}-error`, role: 'alert', hidden: true });
+    const hintText = hint(p, topo);
+    const hintEl = hintText ? h('p', { class: 'hint', id: `${id}-hint`, text: hintText }) : null;
+    const helpEl = p.help ? h('p', { class: 'help', id: `${id}-help`, text: p.help }) : null;
+    const described = [hintEl && `${id}-hint`, helpEl && `${id}-help`, `${id}-error`].filter(Boolean).join(' ');
+    const unit = p.unit ? h('span', { class: 'unit', text: p.unit }) : null;
+    const wrap = h('div', { class: `field field-${p.type}`, dataset: { param: p.name } });
+    let f;
+
+    if ((p.type === 'enum' && p.choices && p.choices.length <= RADIO_MAX) || p.type === 'set') {
+      f = this.choiceGroup(p, id, described);
+      wrap.append(h('div', { class: 'field-label', id: `${id}-label` }, label(p.name), unit), f.el);
+    } else {
+      f = p.type === 'enum' ? this.select(p, id, described) : this.text(p, id, described, topo);
+      wrap.append(h('label', { class: 'field-label', for: id }, label(p.name), unit), f.el);
+    }
+    wrap.append(...[hintEl, helpEl, err].filter(Boolean));
+    const entry = { param: p, wrap, err, ...f };
+    const mark = () => wrap.classList.toggle('changed', normal(p, entry.get()) !== normal(p, p.default));
+    wrap.addEventListener('input', () => { mark(); this.clearError(p.name); });
+    wrap.addEventListener('change', mark);
+    entry.mark = mark;
+    entry.set(p.default);
+    mark();
+    this.fields.set(p.name, entry);
+    return wrap;
+  }
+
+  text(p, id, described, topo) {
+    const input = h('input', {
+      type: 'text', id, name: p.name, autocomplete: 'off', spellcheck: 'false',
+      inputmode: p.type === 'int' ? 'numeric' : null,
+      placeholder: placeholder(p, topo),
+      'aria-describedby': described,
+    });
+    return {
+      el: input,
+      focus: () => input.focus(),
+      get: () => {
+        const v = input.value.trim();
+        // whole numbers travel as JSON numbers; anything else as typed, for the server to judge
+        if ((p.type === 'int' || p.type === 'size') && /^\d+$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
+        return v;
+      },
+      set: (v) => { input.value = p.type === 'size' && typeof v === 'number' ? sizeText(v) : v ?? ''; },
+      disable: (d) => { input.disabled = d; },
+    };
+  }
+
+  select(p, id, described) {
+    const sel = h('select', { id, name: p.name, 'aria-describedby': described },
+      (p.choices || []).map((c) => h('option', { value: c, text: c })));
+    return {
+      el: sel,
+      focus: () => sel.focus(),
+      get: () => sel.value,
+      set: (v) => { if ((p.choices || []).includes(String(v))) sel.value = String(v); },
+      disable: (d) => { sel.disabled = d; },
+    };
+  }
+
+  // Radios for a short enum, checkboxes for a set: every choice visible at once.
+  choiceGroup(p, id, described) {
+    const multi = p.type === 'set';
+    const boxes = (p.choices || []).map((c, i) => {
+      const input = h('input', { type: multi ? 'checkbox' : 'radio', name: p.name, value: c, id: `${id}-${i}` });
+      return { c, input, el: h('label', { class: 'choice', for: `${id}-${i}` }, input, h('span', { text: c })) };
+    });
+    const el = h('div', {
+      class: multi ? 'choices choices-set' : 'choices choices-enum', role: multi ? 'group' : 'radiogroup',
+      'aria-labelledby': `${id}-label`, 'aria-describedby': described,
+    }, boxes.map((b) => b.el));
+    return {
+      el,
+      focus: () => boxes[0] && boxes[0].input.focus(),
+      get: () => (multi ? boxes.filter((b) => b.input.checked).map((b) => b.c).join(',')
+        : (boxes.find((b) => b.input.checked) || { c: '' }).c),
+      set: (v) => {
+        const want = String(v ?? '');
+        const list = want === 'all' ? (p.choices || []) : want.split(',').map((s) => s.trim());
+        for (const b of boxes) b.input.checked = multi ? list.includes(b.c) : b.c === want;
+      },
+      disable: (d) => { for (const b of boxes) b.input.disabled = d; },
+    };
+  }
+
+  values() {
+    const out = {};
+    for (const [name, f] of this.fields) out[name] = f.get();
+    return out;
+  }
+
+  // Fills the form from a run's params (numbers or normalised text); others keep defaults.
+  setValues(params) {
+    for (const [name, f] of this.fields) {
+      f.set(params && name in params ? params[name] : f.param.default);
+      f.mark();
+    }
+  }
+
+  reset() {
+    this.setValues({});
+    this.clearErrors();
+  }
+
+  disable(d) {
+    for (const f of this.fields.values()) f.disable(d);
+  }
+
+  // Shows msg under the field; false if the form has no such field.
+  showError(name, msg) {
+    const f = this.fields.get(name);
+    if (!f) return false;
+    f.err.textContent = msg;
+    f.err.hidden = false;
+    f.wrap.classList.add('invalid');
+    f.wrap.querySelectorAll('input, select').forEach((e) => e.setAttribute('aria-invalid', 'true'));
+    f.wrap.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+    f.focus();
+    return true;
+  }
+
+  clearError(name) {
+    const f = this.fields.get(name);
+    if (!f || f.err.hidden) return;
+    f.err.hidden = true;
+    f.err.textContent = '';
+    f.wrap.classList.remove('invalid');
+    f.wrap.querySelectorAll('[aria-invalid]').forEach((e) => e.removeAttribute('aria-invalid'));
+  }
+
+  clearErrors() {
+    for (const name of this.fields.keys()) this.clearError(name);
+  }
+}
+
+function normal(p, v) {
+  if (p.type === 'size' && typeof v === 'number') return sizeText(v);
+  if (p.type === 'set') {
+    const s = String(v ?? '');
+    return s === 'all' ? (p.choices || []).join(',') : s.split(',').map((x) => x.trim()).filter(Boolean).join(',');
+  }
+  return String(v ?? '').trim();
+}
+
+// The allowed range and what may be typed, from the param table.
+function hint(p, topo) {
+  const u = p.unit ? ` ${p.unit}` : '';
+  const has = Number.isFinite(p.min) && Number.isFinite(p.max);
+  switch (p.type) {
+    case 'int':
+      return has ? `${int(p.min)} to ${int(p.max)}${u}` : '';
+    case 'size':
+      return has ? `${bytes(p.min)} to ${bytes(p.max)}; a number of bytes or with K, M, G` : 'bytes, or with K, M, G';
+    case 'sweep':
+      return `${has ? `each ${int(p.min)} to ${int(p.max)}${u}; ` : ''}one value (2), a range (1-4), a list (1,2,4) or a stepped range (2-8:2)`;
+    case 'cpulist':
+      return topo && topo.allowed ? `CPUs this process may use: ${topo.allowed}` : 'a CPU list such as 0,2-3';
+    case 'nodelist': {
+      const nodes = topo && topo.nodes ? topo.nodes.map((n) => n.os) : [];
+      return nodes.length ? `NUMA nodes here: ${nodes.join(', ')}` : 'a node list such as 0-1';
+    }
+    case 'set':
+      return 'tick one or more';
+    default:
+      return '';
+  }
+}
+
+function placeholder(p, topo) {
+  if (p.type === 'cpulist') return 'empty: chosen by the placement';
+  if (p.type === 'nodelist') return 'empty: not given';
+  if (p.type === 'size') return 'e.g. 64K';
+  return null;
+}

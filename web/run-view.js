@@ -1,0 +1,292 @@
+// run-view.js - the results of one run: status, headline, charts, placement, notes, machine
+import { h, clear } from './dom.js';
+import { ChartSet } from './charts.js';
+import { label, withUnit, clock, duration, toDate } from './format.js';
+
+export const FINAL = ['done', 'failed', 'cancelled', 'interrupted'];
+
+const STATUS_TEXT = {
+  idle: 'No run yet',
+  queued: 'Queued: waiting for the run ahead of it to finish',
+  running: 'Running',
+  done: 'Done',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+  interrupted: 'Interrupted: the server stopped during this run; what it had measured is kept',
+};
+
+export function badge(status) {
+  return h('span', { class: `badge badge-${status}`, text: status });
+}
+
+export class RunView {
+  // exp: the experiment's schema; run: {id, ...} or null for the empty view
+  constructor(container, exp, run) {
+    this.container = clear(container);
+    this.exp = exp;
+    this.id = run ? run.id : null;
+    this.status = run ? run.status || 'queued' : 'idle';
+    this.placements = new Map(); // label -> threads
+    this.notes = new Map(); // "level text" -> note
+    this.summary = {};
+    this.progress = null;
+    this.error = null;
+
+    this.head = h('div', { class: 'run-head' });
+    this.statusText = h('span', { class: 'status-text' });
+    this.bar = h('progress', { class: 'status-progress', max: 1, value: 0, 'aria-label': 'progress' });
+    this.statusEl = h('div', { class: 'status-line', id: 'status', role: 'status', 'aria-live': 'polite', dataset: { status: this.status } },
+      this.statusText, this.bar);
+    this.headlineEl = h('p', { class: 'headline', id: 'headline', 'aria-live': 'polite', hidden: true });
+    this.notesEl = h('ul', { class: 'notes', id: 'notes', hidden: true });
+    this.summaryEl = h('dl', { class: 'summary-tiles', id: 'summary', hidden: true });
+    this.chartsEl = h('div', { class: 'charts', id: 'charts' });
+    this.placementEl = h('section', { class: 'placement', id: 'placement', hidden: true });
+    this.machineEl = h('details', { class: 'machine-details', hidden: true });
+
+    container.append(this.head, this.statusEl, this.headlineEl, this.notesEl, this.summaryEl,
+      this.chartsEl, this.placementEl, this.machineEl);
+    this.charts = new ChartSet(this.chartsEl, exp ? exp.charts : []);
+    this.run = run || null;
+    this.renderHead();
+    this.renderStatus();
+  }
+
+  destroy() {
+    this.charts.destroy();
+  }
+
+  isFinal() {
+    return FINAL.includes(this.status);
+  }
+
+  // Everything a run document holds; safe to apply again (points replace by key).
+  load(doc) {
+    this.run = { ...this.run, ...doc };
+    if (doc.status) this.status = doc.status;
+    if (doc.error) this.error = doc.error;
+    for (const p of doc.placement || []) this.placements.set(p.label, p.threads || []);
+    for (const s of doc.samples || []) this.charts.sample(s);
+    for (const c of doc.cells || []) this.charts.cell(c);
+    for (const n of doc.notes || []) this.notes.set(`${n.level} ${n.text}`, n);
+    if (doc.progress) this.progress = doc.progress;
+    if (doc.summary) this.summary = { ...this.summary, ...doc.summary };
+    if (doc.headline) this.setHeadline(doc.headline);
+    this.renderHead();
+    this.renderStatus();
+    this.renderNotes();
+    this.renderSummary();
+    this.renderPlacement();
+    this.renderMachine(doc.machine);
+  }
+
+  // One event of the stream; returns true on the final one.
+  event(type, d) {
+    switch (type) {
+      case 'start':
+        this.run = { ...this.run, params: d.params || (this.run && this.run.params), machine: d.machine };
+        if (this.status === 'queued') this.status = 'running';
+        this.renderHead();
+        this.renderMachine(d.machine);
+        break;
+      case 'status':
+        if (d.status) this.status = d.status;
+        break;
+      case 'placement':
+        this.placements.set(d.label, d.threads || []);
+        this.renderPlacement();
+        break;
+      case 'sample':
+        this.charts.sample(d);
+        break;
+      case 'cell':
+        this.charts.cell(d);
+        break;
+      case 'progress':
+        this.progress = d;
+        if (this.status === 'queued') this.status = 'running';
+        break;
+      case 'note':
+        this.notes.set(`${d.level} ${d.text}`, d);
+        this.renderNotes();
+        break;
+      case 'summary':
+        this.summary[d.key] = { value: d.value, unit: d.unit };
+        this.renderSummary();
+        break;
+      case 'headline':
+        this.setHeadline(d.text);
+        break;
+      case 'end':
+        if (d.error) this.error = d.error;
+        break;
+      default:
+        if (!FINAL.includes(type)) return false;
+        this.status = d.status || type;
+        if (d.error) this.error = d.error;
+        if (d.summary) this.summary = { ...this.summary, ...d.summary };
+        if (d.headline) this.setHeadline(d.headline);
+        this.renderSummary();
+        this.renderStatus();
+        this.renderHead();
+        return true;
+    }
+    this.renderStatus();
+    return false;
+  }
+
+  setHeadline(text) {
+    this.headlineEl.textContent = text;
+    this.headlineEl.hidden = !text;
+  }
+
+  renderHead() {
+    const head = clear(this.head);
+    if (!this.run) {
+      head.append(h('h2', { class: 'run-title', text: 'Results' }),
+        h('p', { class: 'run-empty', text: 'Set the parameters and press Run, or open one of the recent runs. The charts below fill in as each measurement arrives.' }));
+      return;
+    }
+    const r = this.run;
+    const started = toDate(r.started_at || r.created_at);
+    const finished = toDate(r.finished_at);
+    const meta = [];
+    if (started) meta.push(`started ${clock(started)}`);
+    if (started && finished) meta.push(`took ${duration((finished - started) / 1000)}`);
+    head.append(
+      h('div', { class: 'run-title-row' },
+        h('h2', { class: 'run-title' }, `Run ${r.id}`),
+        badge(this.status),
+        h('span', { class: 'run-meta', text: meta.join(' · ') }),
+        h('a', { class: 'permalink', href: `#/runs/${encodeURIComponent(r.id)}`, title: 'link to this run' }, 'link')),
+      paramsLine(r.params));
+  }
+
+  renderStatus() {
+    const s = this.status;
+    this.statusEl.dataset.status = s;
+    let text = STATUS_TEXT[s] || s;
+    const p = this.progress;
+    const total = p && Number(p.total) > 0 ? Number(p.total) : 0;
+    if (s === 'running' && p) {
+      text = `Running: ${p.what || 'measuring'}`;
+      if (total) text += ` (step ${Math.min(Number(p.done) + 1, total)} of ${total})`;
+    } else if (s === 'failed' && this.error) {
+      text = `Failed: ${this.error}`;
+    } else if (s === 'cancelled' && this.error) {
+      text = `Cancelled: ${this.error}`;
+    } else if (s === 'done' && this.run) {
+      const a = toDate(this.run.started_at || this.run.created_at);
+      const b = toDate(this.run.finished_at);
+      const n = this.charts.count();
+      text = `Done: ${n} measurement${n === 1 ? '' : 's'}${a && b ? ` in ${duration((b - a) / 1000)}` : ''}`;
+    }
+    this.statusText.textContent = text;
+    this.bar.hidden = s === 'idle';
+    if (s === 'done') {
+      this.bar.max = 1;
+      this.bar.value = 1;
+    } else if (total) {
+      this.bar.max = total;
+      this.bar.value = Math.min(Number(p.done) || 0, total);
+    } else if (s === 'running') {
+      this.bar.removeAttribute('value'); // indeterminate until the first progress event
+    } else {
+      this.bar.value = 0;
+    }
+  }
+
+  renderNotes() {
+    const el = clear(this.notesEl);
+    for (const n of this.notes.values())
+      el.append(h('li', { class: `note note-${n.level === 'warn' ? 'warn' : 'info'}` },
+        h('span', { class: 'note-level', text: n.level === 'warn' ? 'warning' : 'note' }), h('span', { text: n.text })));
+    el.hidden = this.notes.size === 0;
+  }
+
+  renderSummary() {
+    const el = clear(this.summaryEl);
+    const keys = Object.keys(this.summary);
+    for (const k of keys) {
+      const v = this.summary[k] || {};
+      el.append(h('div', { class: 'tile' }, h('dt', { text: label(k) }), h('dd', { text: withUnit(v.value, v.unit) })));
+    }
+    el.hidden = keys.length === 0;
+  }
+
+  // Identical placements (same CPUs for the same threads) are shown once, with every part that used them.
+  renderPlacement() {
+    const el = clear(this.placementEl);
+    if (!this.placements.size) {
+      el.hidden = true;
+      return;
+    }
+    el.hidden = false;
+    const groups = new Map();
+    for (const [lab, threads] of this.placements) {
+      const sig = threads.map((t) => `${t.thread}:${t.cpu}:${t.cpu_observed}:${t.node}`).join('|');
+      if (!groups.has(sig)) groups.set(sig, { labels: [], threads });
+      groups.get(sig).labels.push(lab);
+    }
+    const multiPkg = new Set([...this.placements.values()].flat().map((t) => t.package)).size > 1;
+    el.append(h('h3', { text: 'Where each thread ran' }),
+      h('p', { class: 'placement-intro', text: 'Each thread reports the CPU it ran on from inside the thread. A row marked “moved” ran somewhere other than the CPU it asked for.' }));
+    const list = [...groups.values()];
+    list.forEach((g, i) => {
+      const moved = g.threads.some(mismatch);
+      const shown = g.labels.length > 3 ? `${g.labels.slice(0, 3).join('; ')}; and ${g.labels.length - 3} more` : g.labels.join('; ');
+      const details = h('details', { class: `placement-group${moved ? ' has-moved' : ''}`, open: i === list.length - 1 || moved },
+        h('summary', {},
+          h('strong', { text: `${g.threads.length} thread${g.threads.length === 1 ? '' : 's'}` }),
+          moved ? h('span', { class: 'moved-flag', text: 'moved' }) : null,
+          h('span', { class: 'placement-labels', text: shown })),
+        placementTable(g.threads, multiPkg));
+      el.append(details);
+    });
+  }
+
+  renderMachine(m) {
+    if (!m || typeof m !== 'object' || !Object.keys(m).length) return;
+    const el = clear(this.machineEl);
+    el.hidden = false;
+    const rows = [];
+    for (const [k, v] of Object.entries(m)) {
+      let text;
+      if (v === null || v === undefined) continue;
+      if (Array.isArray(v)) text = v.every((x) => typeof x !== 'object') ? v.join(', ') : JSON.stringify(v);
+      else if (typeof v === 'object') text = JSON.stringify(v);
+      else if (typeof v === 'boolean') text = v ? 'yes' : 'no';
+      else text = String(v);
+      rows.push(h('dt', { text: label(k) }), h('dd', { text }));
+    }
+    el.append(h('summary', { text: 'Machine and build this run was measured on' }), h('dl', { class: 'machine-list' }, rows));
+  }
+}
+
+function mismatch(t) {
+  return Number.isInteger(t.cpu) && t.cpu >= 0 && t.cpu_observed !== undefined && t.cpu_observed !== t.cpu;
+}
+
+function placementTable(threads, withPackage) {
+  const cell = (v) => h('td', { text: v === null || v === undefined || v < 0 ? '–' : String(v) });
+  return h('table', { class: 'placement-table' },
+    h('thead', {}, h('tr', {},
+      ['thread', 'requested CPU', 'observed CPU', 'core', withPackage ? 'package' : null, 'L2', 'L3', 'node']
+        .filter(Boolean).map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', {}, threads.map((t) => {
+      const moved = mismatch(t);
+      return h('tr', { class: moved ? 'mismatch' : null },
+        h('th', { scope: 'row', text: String(t.thread) }),
+        h('td', { text: Number.isInteger(t.cpu) && t.cpu >= 0 ? String(t.cpu) : 'any' }),
+        h('td', { class: moved ? 'observed-moved' : null }, String(t.cpu_observed ?? '–'), moved ? h('span', { class: 'moved-flag', text: 'moved' }) : null),
+        cell(t.core), withPackage ? cell(t.package) : null, cell(t.l2), cell(t.l3), cell(t.node));
+    })));
+}
+
+function paramsLine(params) {
+  if (!params || typeof params !== 'object') return null;
+  const items = Object.entries(params).map(([k, v]) =>
+    h('li', { class: 'param-chip' }, h('span', { class: 'k', text: k }), '=', h('span', { class: 'v', text: v === '' ? '(empty)' : String(v) })));
+  return h('ul', { class: 'params-line', 'aria-label': 'parameters of this run' }, items);
+}
+
