@@ -1,6 +1,6 @@
 // charts.js - one Chart.js chart per chart in the schema, drawn by kind, grown point by point
 import { h } from './dom.js';
-import { num, bytes, displayUnit, label as prettify } from './format.js';
+import { num, bytes, displayUnit, convertUnit, label as prettify } from './format.js';
 
 // Okabe–Ito: told apart by people with any common colour-vision deficiency;
 // the yellow is left out, it vanishes on white under a projector.
@@ -8,6 +8,7 @@ export const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '
 const POINT_STYLES = ['circle', 'rect', 'triangle', 'rectRot', 'star', 'crossRot', 'rectRounded'];
 const DASHES = [[], [10, 5], [3, 4], [14, 4, 3, 4]];
 const INK = '#15181d';
+const REF = '#59606b'; // the article's published figures: grey, hatched or dashed
 const GRID = '#d5d9df';
 
 // viridis, for heatmaps: ordered by lightness, readable in grey and by colour-blind eyes
@@ -24,6 +25,26 @@ export function viridis(t) {
   const f = x - i;
   const c = VIRIDIS[i].map((a, k) => Math.round(a + (VIRIDIS[i + 1][k] - a) * f));
   return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
+}
+
+let refHatch = null;
+// Grey stripes on white: bars the article published, never mistaken for this machine's.
+function refPattern() {
+  if (refHatch) return refHatch;
+  const c = document.createElement('canvas');
+  c.width = c.height = 10;
+  const g = c.getContext('2d');
+  g.fillStyle = '#ffffff';
+  g.fillRect(0, 0, 10, 10);
+  g.strokeStyle = REF;
+  g.lineWidth = 2.5;
+  g.beginPath();
+  g.moveTo(-2, 2); g.lineTo(2, -2);
+  g.moveTo(0, 10); g.lineTo(10, 0);
+  g.moveTo(8, 12); g.lineTo(12, 8);
+  g.stroke();
+  refHatch = g.createPattern(c, 'repeat');
+  return refHatch;
 }
 
 let hatch = null;
@@ -95,9 +116,14 @@ function thin(values, n) {
 }
 
 class ChartView {
-  constructor(spec, colors) {
+  constructor(spec, colors, refs) {
     this.spec = { kind: 'line', ...spec };
     this.colors = colors;
+    this.refs = new Map(); // the article's series -> its points
+    for (const r of refs || []) {
+      if (!this.refs.has(r.series)) this.refs.set(r.series, []);
+      this.refs.get(r.series).push(r);
+    }
     this.series = new Map(); // series -> Map(x key -> sample)
     this.cells = new Map(); // "row,col" -> cell
     this.unit = null;
@@ -121,6 +147,7 @@ class ChartView {
     const Chart = window.Chart;
     if (!Chart) return;
     this.chart = new Chart(this.canvas, this.spec.kind === 'heatmap' ? this.heatConfig() : this.xyConfig());
+    if (this.refs.size && this.spec.kind !== 'heatmap') this.render();
   }
 
   destroy() {
@@ -228,7 +255,8 @@ class ChartView {
 
   xValues() {
     const xs = new Set();
-    for (const pts of this.series.values()) for (const s of pts.values()) if (!(this.spec.log_x && s.x <= 0)) xs.add(s.x);
+    for (const pts of [...this.series.values(), ...this.refs.values()])
+      for (const s of pts.values()) if (!(this.spec.log_x && s.x <= 0)) xs.add(s.x);
     return [...xs].sort((a, b) => a - b);
   }
 
@@ -242,6 +270,7 @@ class ChartView {
 
   details(s) {
     if (!s) return '';
+    if (s._ref) return 'published in the article';
     const f = this.shown.factor;
     const u = this.shown.unit ? ` ${this.shown.unit}` : '';
     const lines = [];
@@ -267,7 +296,9 @@ class ChartView {
     let maxAbs = 0;
     for (const pts of this.series.values())
       for (const s of pts.values()) maxAbs = Math.max(maxAbs, Math.abs(s.y), Math.abs((s.stats && s.stats.max) || 0));
-    this.shown = displayUnit(this.unit, maxAbs);
+    for (const pts of this.refs.values())
+      for (const r of pts) maxAbs = Math.max(maxAbs, Math.abs(convertUnit(r.y, r.unit, this.unit || r.unit)));
+    this.shown = displayUnit(this.unit || this.refUnit(), maxAbs);
     const f = this.shown.factor;
     const opts = this.chart.options;
     opts.scales.y.title.text = axisTitle(this.spec.y_label, this.unit, this.shown.unit);
@@ -278,6 +309,11 @@ class ChartView {
       const cats = new Map();
       for (const pts of this.series.values())
         for (const [key, s] of pts) if (!cats.has(key)) cats.set(key, s.x);
+      for (const pts of this.refs.values())
+        for (const r of pts) {
+          const key = r.x_label ?? String(r.x);
+          if (!cats.has(key)) cats.set(key, r.x);
+        }
       labels = [...cats.entries()].sort((a, b) => (Number(a[1]) - Number(b[1])) || 0).map((e) => e[0]);
       this.chart.data.labels = labels;
     }
@@ -299,7 +335,10 @@ class ChartView {
           maxBarThickness: 90, categoryPercentage: 0.7, barPercentage: 0.9,
           errorBarColor: INK, errorBarWhiskerColor: INK, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2,
         };
-        datasets.push(ds);
+        // measured series first, the article's after them
+        const at = datasets.findIndex((d) => d._ref);
+        if (at < 0) datasets.push(ds);
+        else datasets.splice(at, 0, ds);
       }
       if (line) {
         ds.data = [...pts.values()].filter((s) => !(this.spec.log_x && s.x <= 0))
@@ -308,6 +347,34 @@ class ChartView {
         ds.data = labels.map((key) => (pts.has(key) ? this.point(pts.get(key), f) : null));
       }
     }
+    for (const [name, pts] of this.refs) {
+      let ds = datasets.find((d) => d._ref && d.label === name);
+      if (!ds) {
+        ds = line ? {
+          label: name, data: [], _ref: true, showLine: true,
+          borderColor: REF, backgroundColor: '#ffffff', borderWidth: 2.5, borderDash: [7, 5],
+          pointStyle: 'circle', pointRadius: 6, pointBorderWidth: 2.5, pointBorderColor: REF, pointBackgroundColor: '#ffffff',
+        } : {
+          label: name, data: [], _ref: true,
+          backgroundColor: refPattern(), borderColor: REF, borderWidth: 2,
+          maxBarThickness: 90, categoryPercentage: 0.7, barPercentage: 0.9,
+        };
+        datasets.push(ds);
+      }
+      const toShown = (r) => convertUnit(r.y, r.unit, this.unit || r.unit) * f;
+      if (line) {
+        ds.data = pts.filter((r) => !(this.spec.log_x && r.x <= 0)).sort((a, b) => a.x - b.x)
+          .map((r) => ({ x: r.x, y: toShown(r), _s: { ...r, _ref: true } }));
+      } else {
+        const byKey = new Map(pts.map((r) => [r.x_label ?? String(r.x), r]));
+        ds.data = labels.map((key) => (byKey.has(key) ? { y: toShown(byKey.get(key)), _s: { ...byKey.get(key), _ref: true } } : null));
+      }
+    }
+  }
+
+  refUnit() {
+    for (const pts of this.refs.values()) for (const r of pts) if (r.unit) return r.unit;
+    return null;
   }
 
   /* heatmap */
@@ -461,15 +528,17 @@ const Chart_font = () => (window.Chart ? window.Chart.defaults.font.size : 15);
 
 // Every chart of one experiment, for one run (or none yet).
 export class ChartSet {
-  constructor(container, specs) {
+  // refs: the experiment's published figures, [{chart, series, x, x_label, y, unit}]
+  constructor(container, specs, refs) {
     this.container = container;
     this.colors = new SeriesColors();
     this.views = new Map();
+    this.refs = refs || [];
     for (const spec of specs || []) this.view(spec);
   }
 
   view(spec) {
-    const v = new ChartView(spec, this.colors);
+    const v = new ChartView(spec, this.colors, this.refs.filter((r) => r.chart === spec.id));
     this.views.set(spec.id, v);
     this.container.append(v.el);
     v.mount();

@@ -79,6 +79,12 @@ export function displayUnit(unit, maxAbs) {
   return { unit: 'ns', factor: TIME[unit] / 1e-9 };
 }
 
+// v in unit `from` expressed in `to`; unchanged unless both are time units.
+export function convertUnit(v, from, to) {
+  if (from && to && from !== to && from in TIME && to in TIME) return (v * TIME[from]) / TIME[to];
+  return v;
+}
+
 // "x" as a unit means a ratio: 3.38 x -> "3.38×".
 export function withUnit(v, unit) {
   if (unit === 'x') return `${num(v)}×`;

@@ -46,7 +46,7 @@ export class RunView {
 
     container.append(this.head, this.statusEl, this.headlineEl, this.notesEl, this.summaryEl,
       this.chartsEl, this.placementEl, this.machineEl);
-    this.charts = new ChartSet(this.chartsEl, exp ? exp.charts : []);
+    this.charts = new ChartSet(this.chartsEl, exp ? exp.charts : [], exp ? exp.references : []);
     this.run = run || null;
     this.renderHead();
     this.renderStatus();

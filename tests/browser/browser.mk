@@ -1,0 +1,14 @@
+# tests/browser/browser.mk - the page in headless Chromium, against a real server on loopback
+TEST_LANES += test-browser
+
+CHROMIUM ?= /usr/bin/chromium
+
+test-browser: $(BUILD)/numalab web/vendor/.stamp
+	$(Q)if ! command -v node >/dev/null 2>&1; then \
+		echo "SKIP test-browser: node is not installed (apt-get install nodejs npm)"; \
+	else \
+		node tests/browser/run.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
+			--web web --screenshots build/screenshots; \
+	fi
+
+.PHONY: test-browser

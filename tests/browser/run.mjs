@@ -1,0 +1,261 @@
+// run.mjs - browser tests: the real numalab server on 127.0.0.1:0, the page in headless Chromium
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, existsSync, accessSync, constants } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
+const NUMALAB = resolve(args.numalab || 'build/numalab');
+const CHROMIUM = args.chromium || '/usr/bin/chromium';
+const WEB = resolve(args.web || 'web');
+const SHOTS = resolve(args.screenshots || 'build/screenshots');
+const ONLY = args.only || null;
+
+function skip(why) {
+  console.log(`SKIP test-browser: ${why}`);
+  process.exit(0);
+}
+
+try {
+  accessSync(CHROMIUM, constants.X_OK);
+} catch {
+  skip(`no Chromium at ${CHROMIUM} (apt-get install chromium, or make test-browser CHROMIUM=/path)`);
+}
+let chromium;
+try {
+  ({ chromium } = await import('playwright-core'));
+} catch {
+  skip('playwright-core is not in node_modules (run npm ci)');
+}
+if (!existsSync(NUMALAB)) {
+  console.error(`test-browser: ${NUMALAB} is missing: build it first`);
+  process.exit(1);
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'numalab-browser-'));
+mkdirSync(SHOTS, { recursive: true });
+let server = null;
+let context = null;
+
+function startServer() {
+  return new Promise((ok, fail) => {
+    const p = spawn(NUMALAB, ['serve', '--listen', '127.0.0.1:0', '--db', join(tmp, 'x.db'), '--web', WEB],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => fail(new Error('the server printed no "listening on" line within 20 s')), 20000);
+    let log = '';
+    const watch = (stream) => createInterface({ input: stream }).on('line', (line) => {
+      log += `${line}\n`;
+      if (process.env.V === '1') console.log(`  server: ${line}`);
+      const m = line.match(/listening on (http:\/\/[^\s]+)/);
+      if (m) {
+        clearTimeout(timer);
+        ok({ proc: p, base: m[1].endsWith('/') ? m[1] : `${m[1]}/`, log: () => log });
+      }
+    });
+    watch(p.stdout);
+    watch(p.stderr);
+    p.on('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`the server exited with ${code} before listening:\n${log}`));
+    });
+  });
+}
+
+async function getJSON(path) {
+  const r = await fetch(new URL(path, server.base));
+  if (!r.ok) throw new Error(`GET ${path}: ${r.status}`);
+  return r.json();
+}
+
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+const results = [];
+async function test(name, fn) {
+  if (ONLY && !name.includes(ONLY)) return;
+  const t0 = Date.now();
+  try {
+    await fn();
+    results.push([true, name]);
+    console.log(`  PASS  ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  } catch (e) {
+    results.push([false, name]);
+    console.log(`  FAIL  ${name}: ${e.message}`);
+  }
+}
+
+// A page that records CSP violations, uncaught errors, console errors and every change of a chart's point count.
+async function newPage(width = 1280, height = 720) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height });
+  page.problems = [];
+  page.on('pageerror', (e) => page.problems.push(`uncaught: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
+  await page.addInitScript(() => {
+    window.__csp = [];
+    window.__points = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    new MutationObserver((records) => {
+      for (const r of records)
+        if (r.attributeName === 'data-points' && r.target.dataset.chart === 'time') window.__points.push(Number(r.target.dataset.points));
+    }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-points'] });
+  });
+  return page;
+}
+
+async function clean(page) {
+  const csp = await page.evaluate(() => window.__csp);
+  assert(!csp.length, `CSP violations: ${csp.join('; ')}`);
+  assert(!page.problems.length, page.problems.join('; '));
+}
+
+// Points a chart has drawn, read from Chart.js itself (not from the page's own bookkeeping).
+function drawn(page, chartId) {
+  return page.evaluate((id) => {
+    const canvas = document.querySelector(`figure[data-chart="${id}"] canvas`);
+    const chart = canvas && window.Chart.getChart(canvas);
+    if (!chart) return -1;
+    return chart.data.datasets.filter((d) => !d._ref).reduce((n, d) => n + d.data.filter((p) => p !== null).length, 0);
+  }, chartId);
+}
+
+const shot = (page, name) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
+
+let runId = null;
+
+try {
+  server = await startServer();
+  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const schema = await getJSON('api/experiments');
+  const fs = schema.find((e) => e.name === 'false_sharing');
+  assert(fs, 'the server offers no false_sharing experiment');
+
+  await test('the page lists the experiments and builds the form from the schema', async () => {
+    const page = await newPage();
+    await page.goto(server.base);
+    await page.waitForSelector('#exp-list li[data-name="false_sharing"].current');
+    assert(/#\/experiments\/false_sharing$/.test(page.url()), `the URL does not name the experiment: ${page.url()}`);
+    for (const e of schema)
+      assert(await page.locator(`#exp-list li[data-name="${e.name}"]`).count() === 1, `experiment ${e.name} is not listed`);
+    for (const p of fs.params) {
+      const field = page.locator(`#form-fields .field[data-param="${p.name}"]`);
+      assert(await field.count() === 1, `no form field for param '${p.name}'`);
+    }
+    assert((await page.inputValue('#p-increments')) === String(fs.params.find((p) => p.name === 'increments').default),
+      'the increments field does not hold its default');
+    await page.waitForFunction(() => !/reading/.test(document.getElementById('machine').textContent));
+    assert(await page.locator('#results figure[data-chart]').count() === fs.charts.length, 'not one chart per chart in the schema');
+    await clean(page);
+    await shot(page, 'home-1280x720');
+    await page.close();
+  });
+
+  await test('a run started from the form streams points into the chart until done', async () => {
+    const page = await newPage();
+    await page.goto(`${server.base}#/experiments/false_sharing`);
+    await page.waitForSelector('#p-threads');
+    await page.fill('#p-threads', '1-2');
+    await page.fill('#p-increments', '2000000');
+    await page.click('#run-button');
+    await page.waitForFunction(() => /^#\/runs\/[^/]+$/.test(location.hash), null, { timeout: 10000 });
+    runId = decodeURIComponent(new URL(page.url()).hash.replace('#/runs/', ''));
+    await page.waitForSelector('#status[data-status="done"]', { timeout: 60000 });
+    const doc = await getJSON(`api/runs/${runId}`);
+    const want = doc.samples.filter((s) => s.chart === 'time').length;
+    assert(want > 1, `the run document has ${want} points for the time chart`);
+    await page.waitForFunction((n) => Number(document.querySelector('figure[data-chart="time"]').dataset.points) === n, want);
+    const seen = await page.evaluate(() => window.__points);
+    const steps = [...new Set(seen)].filter((n) => n > 0);
+    assert(steps.length >= 2 && steps.every((n, i) => i === 0 || n > steps[i - 1]),
+      `the chart did not grow point by point: point counts seen ${JSON.stringify(seen)}`);
+    assert(await drawn(page, 'time') === want, `Chart.js holds ${await drawn(page, 'time')} points, the run has ${want}`);
+    if (doc.headline) assert((await page.textContent('#headline')).trim() === doc.headline, 'the headline is not shown');
+    assert(await page.locator('#placement table tbody tr').count() > 0, 'no "where each thread ran" rows');
+    assert((await page.locator('#p-threads').inputValue()) === '1-2', 'the form lost the values the run was started with');
+    await clean(page);
+    await shot(page, 'run-1280x720');
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await page.waitForTimeout(400);
+    await shot(page, 'run-1920x1080');
+
+    // the list refreshes when the run ends, and reopens it from there
+    await page.waitForSelector(`#run-list li[data-id="${runId}"][data-status="done"]`, { timeout: 10000 });
+    await page.click('#exp-list li[data-name="false_sharing"] a');
+    await page.waitForFunction(() => document.querySelector('#status').dataset.status === 'idle');
+    assert(await drawn(page, 'time') === 0, 'the empty view still shows points');
+    await page.click(`#run-list li[data-id="${runId}"] a`);
+    await page.waitForFunction((id) => location.hash === `#/runs/${id}`, runId);
+    await page.waitForSelector('#status[data-status="done"]');
+    await page.waitForFunction((n) => Number(document.querySelector('figure[data-chart="time"]').dataset.points) === n, want);
+    await page.waitForTimeout(300);
+    assert(await drawn(page, 'time') === want, 'the reopened run does not show its chart');
+    await clean(page);
+    await page.close();
+  });
+
+  await test('a permalink /#/runs/{id} opens that run', async () => {
+    assert(runId, 'no run to open (the run test failed)');
+    const page = await newPage(1920, 1080);
+    await page.goto(`${server.base}#/runs/${encodeURIComponent(runId)}`);
+    await page.waitForSelector('#status[data-status="done"]', { timeout: 10000 });
+    const title = await page.textContent('.run-title');
+    assert(title.includes(String(runId)), `the page shows "${title}", not run ${runId}`);
+    await page.waitForFunction(() => Number(document.querySelector('figure[data-chart="time"]').dataset.points) > 0);
+    await page.waitForTimeout(400);
+    assert(await drawn(page, 'time') > 0, 'the permalink shows no chart');
+    assert(await page.locator(`#run-list li.current[data-id="${runId}"]`).count() === 1, 'the run is not marked in the list');
+    await clean(page);
+    await shot(page, 'permalink-1920x1080');
+    await page.close();
+  });
+
+  await test('a value the server refuses is explained next to its field', async () => {
+    const page = await newPage();
+    await page.goto(`${server.base}#/experiments/false_sharing`);
+    await page.waitForSelector('#p-stride');
+    await page.fill('#p-stride', '6');
+    await page.click('#run-button');
+    const err = page.locator('.field[data-param="stride"] .field-error');
+    await err.waitFor({ state: 'visible', timeout: 10000 });
+    const text = await err.textContent();
+    assert(/stride/.test(text), `the message under the field is "${text}"`);
+    assert(/#\/experiments\/false_sharing$/.test(page.url()), 'a refused run navigated away');
+    await clean(page);
+    await shot(page, 'field-error-1280x720');
+    await page.close();
+  });
+
+  await test('Cancel stops a running run', async () => {
+    const page = await newPage();
+    await page.goto(`${server.base}#/experiments/false_sharing`);
+    await page.waitForSelector('#p-increments');
+    await page.fill('#p-threads', '1-2');
+    await page.fill('#p-increments', '2000000000');
+    await page.click('#run-button');
+    await page.waitForSelector('#status[data-status="running"]', { timeout: 20000 });
+    await page.click('#cancel-button');
+    await page.waitForSelector('#status[data-status="cancelled"]', { timeout: 20000 });
+    assert(await page.locator('#cancel-button').isDisabled(), 'Cancel stays enabled after the run ended');
+    await clean(page);
+    await page.close();
+  });
+} catch (e) {
+  results.push([false, 'setup']);
+  console.log(`  FAIL  setup: ${e.message}`);
+} finally {
+  if (context) await context.close().catch(() => {});
+  if (server) server.proc.kill('SIGTERM');
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+const failed = results.filter((r) => !r[0]);
+console.log(`test-browser: ${results.length - failed.length} passed, ${failed.length} failed; screenshots in ${SHOTS}`);
+process.exit(failed.length ? 1 : 0);
