@@ -1,0 +1,31 @@
+# tests/bench/bench.mk - the programs `make bench` compares numalab against.
+# Not a test lane: bench figures are never asserted (scripts/bench.sh runs them).
+BENCH_TOOLS = $(BUILD)/tests/bench/emit_clock.so \
+	$(BUILD)/tests/bench/kernel_alone \
+	$(BUILD)/tests/bench/mhd_fixed \
+	$(BUILD)/tests/bench/pingpong
+
+# an experiment's run() called directly: linked with the kernels only
+$(BUILD)/tests/bench/kernel_alone: tests/bench/kernel_alone.c $(KERNEL_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(KERNEL_OBJS) $(PKG_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/bench/mhd_fixed: tests/bench/mhd_fixed.c
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(PKG_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/bench/pingpong: tests/bench/pingpong.c
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+$(BUILD)/tests/bench/emit_clock.so: tests/bench/emit_clock.c
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $< -ldl
+
+bench-tools: $(BENCH_TOOLS)
+
+.PHONY: bench-tools
