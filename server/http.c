@@ -1,0 +1,645 @@
+/* http.c - libmicrohttpd daemon: route table, bodies, JSON errors, auth, static files */
+#define _GNU_SOURCE
+#include "http.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Bodies past HTTP_BODY_MAX are read and dropped up to this, so the client
+ * can read its 413; beyond it the connection is refused at once. */
+#define HTTP_DRAIN_MAX (4 * 1024 * 1024)
+#define STACK_SIZE (512 * 1024)
+
+static const char csp[] =
+	"default-src 'self'; img-src 'self' data: blob:; style-src 'self'";
+
+struct http_server {
+	struct MHD_Daemon *d;
+	struct http_config cfg;
+	char *token, *cors;
+	char *web_real; /* realpath of the web folder, NULL if there is none */
+	size_t web_len;
+	const struct http_route *routes;
+	void *ctx;
+	int port;
+};
+
+static const struct {
+	const char *ext, *type;
+} mime_types[] = {
+	{".html", "text/html; charset=utf-8"},
+	{".htm", "text/html; charset=utf-8"},
+	{".js", "text/javascript; charset=utf-8"},
+	{".mjs", "text/javascript; charset=utf-8"},
+	{".css", "text/css; charset=utf-8"},
+	{".json", "application/json"},
+	{".map", "application/json"},
+	{".webmanifest", "application/manifest+json"},
+	{".svg", "image/svg+xml"},
+	{".png", "image/png"},
+	{".jpg", "image/jpeg"},
+	{".jpeg", "image/jpeg"},
+	{".gif", "image/gif"},
+	{".webp", "image/webp"},
+	{".ico", "image/x-icon"},
+	{".woff", "font/woff"},
+	{".woff2", "font/woff2"},
+	{".txt", "text/plain; charset=utf-8"},
+	{".md", "text/plain; charset=utf-8"},
+	{".csv", "text/csv; charset=utf-8"},
+	{".wasm", "application/wasm"},
+};
+
+static const char *mime_type(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (dot && !strchr(dot, '/'))
+		for (size_t i = 0; i < sizeof(mime_types) / sizeof(mime_types[0]);
+		     i++)
+			if (!strcasecmp(dot, mime_types[i].ext))
+				return mime_types[i].type;
+	return "application/octet-stream";
+}
+
+const char *http_header(struct http_request *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
+}
+
+const char *http_query(struct http_request *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static int is_api(const char *path)
+{
+	return !strncmp(path, "/api/", 5) || !strcmp(path, "/api");
+}
+
+static void add_cors(struct http_request *rq, struct MHD_Response *resp)
+{
+	const char *origin = http_header(rq, "Origin");
+	const char *allowed = rq->srv->cors;
+
+	if (!allowed || !origin)
+		return;
+	if (strcmp(allowed, "*") && strcmp(allowed, origin))
+		return;
+	MHD_add_response_header(resp, "Access-Control-Allow-Origin",
+				strcmp(allowed, "*") ? origin : "*");
+	MHD_add_response_header(resp, "Vary", "Origin");
+	MHD_add_response_header(resp, "Access-Control-Expose-Headers",
+				"Location, Retry-After");
+}
+
+enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
+			     struct MHD_Response *resp)
+{
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Security-Policy", csp);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	if (!MHD_get_response_header(resp, "Cache-Control"))
+		MHD_add_response_header(resp, "Cache-Control",
+					is_api(rq->path) ? "no-store"
+							 : "no-cache");
+	add_cors(rq, resp);
+	ret = MHD_queue_response(rq->conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* A response whose body is s (freed by MHD), with a trailing newline. */
+static struct MHD_Response *json_response(char *s)
+{
+	struct MHD_Response *resp;
+	size_t n;
+
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	char *b = realloc(s, n + 2);
+	if (!b) {
+		free(s);
+		return NULL;
+	}
+	b[n] = '\n';
+	b[n + 1] = '\0';
+	resp = MHD_create_response_from_buffer(n + 1, b, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(b);
+		return NULL;
+	}
+	MHD_add_response_header(resp, "Content-Type", "application/json");
+	return resp;
+}
+
+struct MHD_Response *http_json_response(json_t *doc)
+{
+	char *s = doc ? json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+
+	json_decref(doc);
+	return json_response(s);
+}
+
+enum MHD_Result http_json(struct http_request *rq, unsigned int status,
+			  json_t *doc)
+{
+	return http_respond(rq, status, http_json_response(doc));
+}
+
+static struct MHD_Response *verror_response(const char *field,
+					    const char *fmt, va_list ap)
+{
+	char msg[2048];
+	json_t *doc;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	doc = json_pack("{s:s}", "error", msg);
+	if (doc && field && *field)
+		json_object_set_new(doc, "field", json_string(field));
+	char *s = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	return json_response(s);
+}
+
+struct MHD_Response *http_error_response(const char *field, const char *fmt,
+					 ...)
+{
+	struct MHD_Response *resp;
+	va_list ap;
+
+	va_start(ap, fmt);
+	resp = verror_response(field, fmt, ap);
+	va_end(ap);
+	return resp;
+}
+
+enum MHD_Result http_error(struct http_request *rq, unsigned int status,
+			   const char *field, const char *fmt, ...)
+{
+	struct MHD_Response *resp;
+	va_list ap;
+
+	va_start(ap, fmt);
+	resp = verror_response(field, fmt, ap);
+	va_end(ap);
+	return http_respond(rq, status, resp);
+}
+
+/*
+ * Compares a candidate with the token in time that depends only on the
+ * token's length, so the answer's timing tells nothing of its contents.
+ */
+static int token_equal(const char *given, const char *token)
+{
+	size_t lg = strlen(given), lt = strlen(token);
+	unsigned char diff = lg != lt;
+
+	for (size_t i = 0; i < lt; i++)
+		diff |= (unsigned char)(given[lg ? i % lg : 0] ^ token[i]);
+	return diff == 0;
+}
+
+/* 0 when the request may go on; otherwise the 401 was queued in *ret. */
+static int check_token(struct http_request *rq, int write,
+		       enum MHD_Result *ret)
+{
+	struct http_server *srv = rq->srv;
+	const char *auth, *given = NULL;
+	struct MHD_Response *resp;
+
+	if (!srv->token || (!write && srv->cfg.public_read))
+		return 0;
+	auth = http_header(rq, "Authorization");
+	if (auth && !strncasecmp(auth, "Bearer ", 7)) {
+		given = auth + 7;
+		while (*given == ' ')
+			given++;
+	} else if (!write) {
+		/* EventSource cannot send headers: reads may name it in the URL */
+		given = http_query(rq, "access_token");
+	}
+	if (given && token_equal(given, srv->token))
+		return 0;
+	resp = http_error_response(
+		NULL, given ? "wrong bearer token"
+			    : "this server needs a bearer token (Authorization: "
+			      "Bearer TOKEN)");
+	if (resp)
+		MHD_add_response_header(resp, "WWW-Authenticate",
+					"Bearer realm=\"numalab\"");
+	*ret = http_respond(rq, MHD_HTTP_UNAUTHORIZED, resp);
+	return -EACCES;
+}
+
+/*
+ * Matches path against pattern segment by segment; {x} takes any one
+ * non-empty segment. On a match the captures are copied into rq.
+ */
+static int route_match(const char *pattern, const char *path,
+		       struct http_request *rq)
+{
+	const char *cs[HTTP_MAX_CAPTURES];
+	size_t cl[HTTP_MAX_CAPTURES];
+	int nc = 0;
+	const char *p = pattern, *u = path;
+
+	while (*p && *u) {
+		if (*p != '/' || *u != '/')
+			return 0;
+		p++;
+		u++;
+		size_t pl = strcspn(p, "/"), ul = strcspn(u, "/");
+		if (pl > 2 && p[0] == '{' && p[pl - 1] == '}') {
+			if (!ul || nc == HTTP_MAX_CAPTURES)
+				return 0;
+			cs[nc] = u;
+			cl[nc++] = ul;
+		} else if (pl != ul || strncmp(p, u, pl)) {
+			return 0;
+		}
+		p += pl;
+		u += ul;
+	}
+	if (*p || *u)
+		return 0;
+	free(rq->capture_buf);
+	rq->capture_buf = NULL;
+	if (nc) {
+		size_t total = 0, off = 0;
+		for (int i = 0; i < nc; i++)
+			total += cl[i] + 1;
+		rq->capture_buf = malloc(total);
+		if (!rq->capture_buf)
+			return 0;
+		for (int i = 0; i < nc; i++) {
+			memcpy(rq->capture_buf + off, cs[i], cl[i]);
+			rq->capture_buf[off + cl[i]] = '\0';
+			rq->capture[i] = rq->capture_buf + off;
+			off += cl[i] + 1;
+		}
+	}
+	return 1;
+}
+
+static void add_allow(char *allow, size_t len, const char *method)
+{
+	if (strstr(allow, method))
+		return;
+	size_t n = strlen(allow);
+	snprintf(allow + n, len - n, "%s%s", n ? ", " : "", method);
+	if (!strcmp(method, "GET"))
+		add_allow(allow, len, "HEAD");
+}
+
+/* The methods the routes take on this path; empty if none match. */
+static void allowed_methods(struct http_request *rq, char *allow, size_t len)
+{
+	allow[0] = '\0';
+	for (const struct http_route *r = rq->srv->routes; r->method; r++)
+		if (route_match(r->pattern, rq->path, rq))
+			add_allow(allow, len, r->method);
+	if (!allow[0] && !is_api(rq->path))
+		add_allow(allow, len, "GET");
+}
+
+static enum MHD_Result options(struct http_request *rq)
+{
+	struct MHD_Response *resp;
+	char allow[128];
+
+	allowed_methods(rq, allow, sizeof(allow));
+	if (!allow[0])
+		return http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
+				  "unknown route '%.200s'", rq->path);
+	add_allow(allow, sizeof(allow), "OPTIONS");
+	resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Allow", allow);
+	if (rq->srv->cors && http_header(rq, "Origin")) {
+		MHD_add_response_header(resp, "Access-Control-Allow-Methods",
+					allow);
+		MHD_add_response_header(resp, "Access-Control-Allow-Headers",
+					"Authorization, Content-Type, "
+					"Last-Event-ID, Accept");
+		MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
+	}
+	return http_respond(rq, MHD_HTTP_NO_CONTENT, resp);
+}
+
+/* The path as sent, without the query: to see what decoding hides. */
+static int raw_path_ok(const char *raw)
+{
+	size_t n = strcspn(raw, "?");
+
+	for (size_t i = 0; i < n; i++) {
+		if (raw[i] == '\\')
+			return 0;
+		if (raw[i] != '%' || i + 2 >= n)
+			continue;
+		/* encoded slash, backslash or NUL: a name cannot hold them */
+		char a = raw[i + 1], b = (char)(raw[i + 2] | 0x20);
+		if ((a == '2' && b == 'f') || (a == '5' && b == 'c') ||
+		    (a == '0' && b == '0'))
+			return 0;
+	}
+	return 1;
+}
+
+/* Each segment of the decoded path: no "..", ".", or hidden names. */
+static int segments_ok(const char *path)
+{
+	const char *s = path;
+
+	if (*s != '/')
+		return 0;
+	while (*s) {
+		s++;
+		size_t n = strcspn(s, "/");
+		if (n == 0 && s[0] == '/')
+			return 0; /* "//" */
+		if (n && s[0] == '.')
+			return 0; /* ".", "..", ".git" */
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)s[i] < 0x20 || s[i] == '\\')
+				return 0;
+		s += n;
+	}
+	return 1;
+}
+
+static enum MHD_Result serve_static(struct http_request *rq)
+{
+	struct http_server *srv = rq->srv;
+	const char *path = rq->path;
+	char full[PATH_MAX], *real = NULL;
+	struct MHD_Response *resp;
+	struct stat st;
+	int fd;
+
+	if (!raw_path_ok(rq->raw_uri ? rq->raw_uri : path) ||
+	    !segments_ok(path))
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "path '%.200s' is not allowed",
+				  rq->raw_uri ? rq->raw_uri : path);
+	if (!strcmp(path, "/"))
+		path = "/index.html";
+	if (!srv->web_real || path[strlen(path) - 1] == '/')
+		goto not_found;
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", srv->web_real, path) >=
+	    sizeof(full))
+		goto not_found;
+	/* symlinks may point anywhere: what counts is where they end up */
+	real = realpath(full, NULL);
+	if (!real || strncmp(real, srv->web_real, srv->web_len) ||
+	    real[srv->web_len] != '/')
+		goto not_found;
+	fd = open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		goto not_found;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		goto not_found;
+	}
+	resp = MHD_create_response_from_fd64((uint64_t)st.st_size, fd);
+	if (!resp) {
+		close(fd);
+		free(real);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", mime_type(real));
+	free(real);
+	return http_respond(rq, MHD_HTTP_OK, resp);
+not_found:
+	free(real);
+	return http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
+			  "no file '%.200s' in the web folder", rq->path);
+}
+
+static enum MHD_Result dispatch(struct http_request *rq)
+{
+	struct http_server *srv = rq->srv;
+	const char *m = strcmp(rq->method, "HEAD") ? rq->method : "GET";
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	char allow[128];
+
+	if (rq->too_big)
+		return http_error(rq, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
+				  "request body is too large (at most %d KiB)",
+				  HTTP_BODY_MAX / 1024);
+	if (!strcmp(rq->method, "OPTIONS"))
+		return options(rq);
+	for (const struct http_route *r = srv->routes; r->method; r++) {
+		if (strcmp(r->method, m) || !route_match(r->pattern, rq->path, rq))
+			continue;
+		if (check_token(rq, strcmp(m, "GET") != 0, &ret))
+			return ret;
+		return r->handler(rq, srv->ctx);
+	}
+	allowed_methods(rq, allow, sizeof(allow));
+	if (allow[0] && (is_api(rq->path) || strcmp(m, "GET"))) {
+		resp = http_error_response(NULL,
+					   "method '%.20s' is not allowed on "
+					   "'%.200s' (allowed: %s)",
+					   rq->method, rq->path, allow);
+		if (resp)
+			MHD_add_response_header(resp, "Allow", allow);
+		return http_respond(rq, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
+	}
+	if (is_api(rq->path))
+		return http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
+				  "unknown route '%.200s'", rq->path);
+	return serve_static(rq);
+}
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct http_request *rq = calloc(1, sizeof(*rq));
+
+	(void)conn;
+	if (rq) {
+		rq->srv = cls;
+		rq->raw_uri = strdup(uri);
+	}
+	return rq;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn,
+			 void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	struct http_request *rq = *con_cls;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (!rq)
+		return;
+	free(rq->raw_uri);
+	free(rq->body);
+	free(rq->capture_buf);
+	free(rq);
+	*con_cls = NULL;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct http_request *rq = *con_cls;
+
+	(void)version;
+	if (!rq) {
+		rq = on_uri(cls, url, conn);
+		if (!rq)
+			return MHD_NO;
+		*con_cls = rq;
+	}
+	if (!rq->started) {
+		const char *cl;
+		rq->started = 1;
+		rq->conn = conn;
+		rq->method = method;
+		rq->path = url;
+		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						 MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && strtoull(cl, NULL, 10) > HTTP_DRAIN_MAX) {
+			rq->too_big = 1;
+			return dispatch(rq);
+		}
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		size_t n = *upload_size;
+		*upload_size = 0;
+		if (rq->too_big || rq->body_len + n > HTTP_BODY_MAX) {
+			rq->too_big = 1;
+			rq->dropped += n;
+			return rq->dropped > HTTP_DRAIN_MAX ? MHD_NO : MHD_YES;
+		}
+		char *b = realloc(rq->body, rq->body_len + n + 1);
+		if (!b)
+			return MHD_NO;
+		memcpy(b + rq->body_len, upload, n);
+		rq->body = b;
+		rq->body_len += n;
+		rq->body[rq->body_len] = '\0';
+		return MHD_YES;
+	}
+	return dispatch(rq);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
+		msg[--n] = '\0';
+	fprintf(stderr, "numalab: http: %s\n", msg);
+}
+
+struct http_server *http_start(const struct http_config *cfg,
+			       const struct http_route *routes, void *ctx,
+			       char *err, size_t errlen)
+{
+	struct http_server *srv = calloc(1, sizeof(*srv));
+	struct addrinfo hints = {.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+				 .ai_socktype = SOCK_STREAM};
+	struct addrinfo *ai = NULL;
+	char port[16];
+	unsigned int flags;
+	int rc;
+
+	if (!srv) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	srv->cfg = *cfg;
+	srv->routes = routes;
+	srv->ctx = ctx;
+	if (cfg->token)
+		srv->token = strdup(cfg->token);
+	if (cfg->cors)
+		srv->cors = strdup(cfg->cors);
+	if (cfg->web_dir) {
+		srv->web_real = realpath(cfg->web_dir, NULL);
+		if (srv->web_real)
+			srv->web_len = strlen(srv->web_real);
+	}
+	snprintf(port, sizeof(port), "%d", cfg->port);
+	rc = getaddrinfo(cfg->host, port, &hints, &ai);
+	if (rc) {
+		snprintf(err, errlen, "cannot listen on '%s': %s", cfg->host,
+			 gai_strerror(rc));
+		goto fail;
+	}
+	flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+		MHD_USE_POLL | MHD_USE_ERROR_LOG;
+	if (ai->ai_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	/* a thread per connection: 1000 event streams cost 1000 small stacks */
+	srv->d = MHD_start_daemon(
+		flags, (uint16_t)cfg->port, NULL, NULL, on_request, srv,
+		MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_STACK_SIZE,
+		(size_t)STACK_SIZE, MHD_OPTION_CONNECTION_LIMIT,
+		cfg->max_conns ? cfg->max_conns : 2048u,
+		MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, MHD_OPTION_END);
+	freeaddrinfo(ai);
+	if (!srv->d) {
+		snprintf(err, errlen, "cannot listen on %s:%d: %s", cfg->host,
+			 cfg->port, errno ? strerror(errno) : "the daemon did not start");
+		goto fail;
+	}
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
+	srv->port = info ? info->port : cfg->port;
+	return srv;
+fail:
+	free(srv->token);
+	free(srv->cors);
+	free(srv->web_real);
+	free(srv);
+	return NULL;
+}
+
+int http_port(struct http_server *srv)
+{
+	return srv->port;
+}
+
+void http_stop(struct http_server *srv)
+{
+	if (!srv)
+		return;
+	if (srv->d)
+		MHD_stop_daemon(srv->d);
+	free(srv->token);
+	free(srv->cors);
+	free(srv->web_real);
+	free(srv);
+}

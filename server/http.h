@@ -1,0 +1,83 @@
+/* http.h - the HTTP server: route table, bodies, errors, auth, static files */
+#ifndef NUMALAB_HTTP_H
+#define NUMALAB_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <microhttpd.h>
+
+#define HTTP_BODY_MAX (64 * 1024)
+#define HTTP_MAX_CAPTURES 4
+
+struct http_server;
+
+struct http_request {
+	struct http_server *srv;
+	struct MHD_Connection *conn;
+	const char *method; /* HEAD is routed as GET; this keeps the original */
+	const char *path;   /* decoded, without the query */
+	char *raw_uri;	    /* as the client sent it */
+	char *body;	    /* NUL-terminated, body_len bytes */
+	size_t body_len;
+	const char *capture[HTTP_MAX_CAPTURES]; /* the {x} segments */
+	char *capture_buf;
+	int started;
+	int too_big;
+	size_t dropped; /* body bytes past the limit, read and thrown away */
+};
+
+/* Returns what MHD_queue_response returned (MHD_YES / MHD_NO). */
+typedef enum MHD_Result (*http_handler)(struct http_request *rq, void *ctx);
+
+/* One row of the route table; patterns name captures as {x}. */
+struct http_route {
+	const char *method;
+	const char *pattern;
+	http_handler handler;
+};
+
+struct http_config {
+	const char *host; /* numeric address to bind */
+	int port;	  /* 0: any free port */
+	const char *web_dir;
+	const char *token;     /* NULL: no token */
+	int public_read;       /* GETs need no token */
+	const char *cors;      /* allowed Origin, "*", or NULL */
+	unsigned int max_conns;
+};
+
+/*
+ * Starts the daemon (a thread per connection, small stacks). routes is
+ * NULL-method-terminated; ctx goes to every handler. NULL with err set.
+ */
+struct http_server *http_start(const struct http_config *cfg,
+			       const struct http_route *routes, void *ctx,
+			       char *err, size_t errlen);
+/* The port it listens on. */
+int http_port(struct http_server *srv);
+/* Stops accepting, closes every connection, joins their threads. */
+void http_stop(struct http_server *srv);
+
+/* Queues resp with the common headers (CSP, nosniff, CORS) and frees it. */
+enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
+			     struct MHD_Response *resp);
+/* A response of doc as JSON, for handlers that add headers; steals doc. */
+struct MHD_Response *http_json_response(json_t *doc);
+/* A JSON body; steals doc. */
+enum MHD_Result http_json(struct http_request *rq, unsigned int status,
+			  json_t *doc);
+/* {"error": msg, "field": field}; field may be NULL. */
+enum MHD_Result http_error(struct http_request *rq, unsigned int status,
+			   const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A response of a JSON error, for handlers that add headers first. */
+struct MHD_Response *http_error_response(const char *field, const char *fmt,
+					 ...) __attribute__((format(printf, 2, 3)));
+
+/* A request header, or a query argument; NULL if absent. */
+const char *http_header(struct http_request *rq, const char *name);
+const char *http_query(struct http_request *rq, const char *name);
+
+#endif

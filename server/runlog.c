@@ -1,0 +1,234 @@
+/* runlog.c - the in-memory event log of a run: append, wait, replay */
+#include "runlog.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct runlog {
+	pthread_mutex_t mu;
+	pthread_cond_t cv; /* on CLOCK_MONOTONIC: an append or the close */
+	int refs;	   /* atomic */
+	int64_t run_id;
+	struct runlog_event **ev; /* seq increasing */
+	int64_t n, cap;
+	int closed;
+};
+
+struct runlog *runlog_new(int64_t run_id)
+{
+	struct runlog *log = calloc(1, sizeof(*log));
+	pthread_condattr_t ca;
+
+	if (!log)
+		return NULL;
+	pthread_mutex_init(&log->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&log->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	log->refs = 1;
+	log->run_id = run_id;
+	return log;
+}
+
+struct runlog *runlog_ref(struct runlog *log)
+{
+	if (log)
+		__atomic_add_fetch(&log->refs, 1, __ATOMIC_RELAXED);
+	return log;
+}
+
+void runlog_unref(struct runlog *log)
+{
+	if (!log || __atomic_sub_fetch(&log->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	for (int64_t i = 0; i < log->n; i++) {
+		free(log->ev[i]->json);
+		free(log->ev[i]);
+	}
+	free(log->ev);
+	pthread_cond_destroy(&log->cv);
+	pthread_mutex_destroy(&log->mu);
+	free(log);
+}
+
+int64_t runlog_run_id(const struct runlog *log)
+{
+	return log->run_id;
+}
+
+/* Called with mu held. Takes ownership of e on success. */
+static int push(struct runlog *log, struct runlog_event *e)
+{
+	if (log->closed)
+		return -EPIPE;
+	if (log->n == log->cap) {
+		int64_t cap = log->cap ? log->cap * 2 : 64;
+		struct runlog_event **v = realloc(log->ev, (size_t)cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		log->ev = v;
+		log->cap = cap;
+	}
+	log->ev[log->n++] = e;
+	pthread_cond_broadcast(&log->cv);
+	return 0;
+}
+
+static struct runlog_event *event_new(int64_t seq, const char *type, char *json)
+{
+	struct runlog_event *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->seq = seq;
+	snprintf(e->type, sizeof(e->type), "%s", type);
+	e->json = json;
+	e->len = strlen(json);
+	return e;
+}
+
+const struct runlog_event *runlog_append(struct runlog *log, json_t *ev)
+{
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	struct runlog_event *e = NULL;
+	char *json = NULL;
+	int rc;
+
+	if (!type || !*type) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&log->mu);
+	if (log->closed) {
+		rc = -EPIPE;
+		goto fail;
+	}
+	int64_t seq = log->n ? log->ev[log->n - 1]->seq + 1 : 1;
+	json_object_set_new(ev, "seq", json_integer(seq));
+	json = json_dumps(ev, JSON_COMPACT);
+	e = json ? event_new(seq, type, json) : NULL;
+	if (!e) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = push(log, e);
+	if (rc)
+		goto fail;
+	pthread_mutex_unlock(&log->mu);
+	return e;
+fail:
+	pthread_mutex_unlock(&log->mu);
+	if (e)
+		free(e);
+	free(json);
+	errno = -rc;
+	return NULL;
+}
+
+int runlog_append_raw(struct runlog *log, int64_t seq, const char *type,
+		      const char *json)
+{
+	char *copy = strdup(json);
+	struct runlog_event *e = copy ? event_new(seq, type, copy) : NULL;
+	int rc;
+
+	if (!e) {
+		free(copy);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&log->mu);
+	if (log->n && seq <= log->ev[log->n - 1]->seq)
+		rc = -EINVAL;
+	else
+		rc = push(log, e);
+	pthread_mutex_unlock(&log->mu);
+	if (rc) {
+		free(e->json);
+		free(e);
+	}
+	return rc;
+}
+
+void runlog_close(struct runlog *log)
+{
+	pthread_mutex_lock(&log->mu);
+	log->closed = 1;
+	pthread_cond_broadcast(&log->cv);
+	pthread_mutex_unlock(&log->mu);
+}
+
+int runlog_closed(struct runlog *log)
+{
+	pthread_mutex_lock(&log->mu);
+	int c = log->closed;
+	pthread_mutex_unlock(&log->mu);
+	return c;
+}
+
+static int64_t last_seq(const struct runlog *log)
+{
+	return log->n ? log->ev[log->n - 1]->seq : 0;
+}
+
+int64_t runlog_last_seq(struct runlog *log)
+{
+	pthread_mutex_lock(&log->mu);
+	int64_t s = last_seq(log);
+	pthread_mutex_unlock(&log->mu);
+	return s;
+}
+
+/* Events with seq > after: seqs are increasing but may have gaps (replay). */
+static int64_t count_after(const struct runlog *log, int64_t after)
+{
+	int64_t lo = 0, hi = log->n;
+
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (log->ev[mid]->seq <= after)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return log->n - lo;
+}
+
+int64_t runlog_wait(struct runlog *log, int64_t after, int timeout_ms,
+		    int *closed)
+{
+	struct timespec dl;
+	int64_t avail;
+
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += timeout_ms / 1000;
+	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&log->mu);
+	while (!(avail = count_after(log, after)) && !log->closed)
+		if (pthread_cond_timedwait(&log->cv, &log->mu, &dl) == ETIMEDOUT)
+			break;
+	avail = count_after(log, after);
+	*closed = log->closed;
+	pthread_mutex_unlock(&log->mu);
+	return avail;
+}
+
+const struct runlog_event *runlog_next(struct runlog *log, int64_t after)
+{
+	const struct runlog_event *e = NULL;
+
+	pthread_mutex_lock(&log->mu);
+	int64_t k = count_after(log, after);
+	if (k)
+		e = log->ev[log->n - k];
+	pthread_mutex_unlock(&log->mu);
+	return e;
+}

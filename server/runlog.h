@@ -1,0 +1,61 @@
+/* runlog.h - the in-memory event log of a run, shared by its runner and its subscribers */
+#ifndef NUMALAB_RUNLOG_H
+#define NUMALAB_RUNLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* One event as it is streamed: immutable once appended. */
+struct runlog_event {
+	int64_t seq;   /* from 1 */
+	char type[32]; /* the event's "type" */
+	char *json;    /* compact JSON object, "seq" included */
+	size_t len;
+};
+
+struct runlog;
+
+/* A new open log with one reference. NULL on ENOMEM. */
+struct runlog *runlog_new(int64_t run_id);
+struct runlog *runlog_ref(struct runlog *log);
+void runlog_unref(struct runlog *log);
+
+int64_t runlog_run_id(const struct runlog *log);
+
+/*
+ * Numbers ev (sets its "seq" to the next one), serialises it and appends
+ * it, waking every subscriber. Never blocks on a subscriber. Returns the
+ * stored event (valid while the caller holds a reference), or NULL with
+ * errno: EPIPE when the log is closed, EINVAL when ev has no "type",
+ * ENOMEM.
+ */
+const struct runlog_event *runlog_append(struct runlog *log, json_t *ev);
+/*
+ * Appends an already serialised event with its own seq (replay from the
+ * store: seq must be above the last one). Returns 0 or -errno.
+ */
+int runlog_append_raw(struct runlog *log, int64_t seq, const char *type,
+		      const char *json);
+
+/* No more events: wakes every subscriber so it can finish. */
+void runlog_close(struct runlog *log);
+int runlog_closed(struct runlog *log);
+
+/* The highest seq so far (0 when empty). */
+int64_t runlog_last_seq(struct runlog *log);
+
+/*
+ * Blocks until the log holds an event after seq `after`, the log is
+ * closed, or timeout_ms passes. Returns the number of events after
+ * `after` (0 on timeout or when closed with nothing more); *closed
+ * tells which.
+ */
+int64_t runlog_wait(struct runlog *log, int64_t after, int timeout_ms,
+		    int *closed);
+
+/* The first event with a seq above `after`, or NULL if there is none (yet). */
+const struct runlog_event *runlog_next(struct runlog *log, int64_t after);
+
+#endif

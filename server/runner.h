@@ -1,0 +1,67 @@
+/* runner.h - the bounded run queue and the worker process of the running run */
+#ifndef NUMALAB_RUNNER_H
+#define NUMALAB_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runlog.h"
+#include "store.h"
+
+struct runner_config {
+	const char *exe;     /* the worker binary: "/proc/self/exe" */
+	int max_queue;	     /* runs waiting; the running one is not counted */
+	int max_run_seconds; /* then the worker is killed */
+	int keep_seconds;    /* a finished run's log stays in memory this long */
+	int keep_max;	     /* ... and at most this many of them */
+};
+
+/* What the runner knows of a run it holds in memory. */
+struct run_state {
+	char status[16]; /* queued, running, done, failed, cancelled */
+	char started_at[32];
+	char finished_at[32];
+	char error[4096];
+};
+
+struct runner;
+
+/* Starts the runner thread. NULL with errno set on failure. */
+struct runner *runner_new(const struct runner_config *cfg, struct store *st);
+/*
+ * The server is stopping: cancels the running run (SIGTERM, SIGKILL after
+ * 2 s) and every queued one, records them, closes their logs, and joins
+ * the runner thread. Later submits fail with -ESHUTDOWN.
+ */
+void runner_stop(struct runner *r);
+/* Frees it; runner_stop must have run. */
+void runner_free(struct runner *r);
+
+/*
+ * Records a new queued run and queues it. args are the worker's k=v
+ * assignments. Returns 0 with *id, -EAGAIN when the queue is full,
+ * -ESHUTDOWN when stopping, or -EIO when the store refused it (err set).
+ */
+int runner_submit(struct runner *r, const char *experiment, char *const *args,
+		  int nargs, const char *params_json, const char *request_json,
+		  int64_t *id, char *err, size_t errlen);
+
+/*
+ * Cancels a queued or running run and waits (a few seconds at most) until
+ * it is recorded. Returns 0 with its state, or -ENOENT when the runner
+ * does not hold the run as queued or running.
+ */
+int runner_cancel(struct runner *r, int64_t id, struct run_state *state);
+
+/*
+ * A run the runner holds in memory (queued, running, or recently
+ * finished). Returns 0 and fills state (may be NULL) and *log (a new
+ * reference; log may be NULL), or -ENOENT.
+ */
+int runner_lookup(struct runner *r, int64_t id, struct run_state *state,
+		  struct runlog **log);
+
+/* Runs waiting to start. */
+int runner_queued(struct runner *r);
+
+#endif

@@ -1,0 +1,399 @@
+/* serve.c - the serve subcommand: options, start-up, and a clean stop on SIGTERM/SIGINT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "commands.h"
+#include "http.h"
+#include "runner.h"
+#include "store.h"
+#include "stream.h"
+#include "topo.h"
+
+struct serve_opts {
+	const char *listen;
+	const char *db;
+	const char *web;
+	const char *token;
+	const char *token_file;
+	const char *cors;
+	int public_read;
+	int max_run_seconds;
+	int max_queue;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: numalab serve [options]\n"
+		"\n"
+		"  --listen ADDR:PORT     where to listen (default 127.0.0.1:8080;\n"
+		"                         port 0 picks a free one and prints it)\n"
+		"  --db PATH              the SQLite file of runs (default ./numalab.db)\n"
+		"  --web DIR              the page's files (default: ../web next to\n"
+		"                         the binary, or ./web)\n"
+		"  --max-run-seconds N    a run is killed after this long (default 600)\n"
+		"  --max-queue N          runs that may wait to start (default 16)\n"
+		"  --token T              require 'Authorization: Bearer T'\n"
+		"  --token-file F         the same, the token read from file F\n"
+		"  --public-read          with a token: reads need none, only changes\n"
+		"  --cors ORIGIN          allow cross-origin requests from ORIGIN (or *)\n"
+		"\n"
+		"A listen address other than loopback needs a token.\n");
+}
+
+/* "--name value" or "--name=value". Returns the value or NULL. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+
+	if (strncmp(a, name, n))
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "numalab serve: option '%s' needs a value\n",
+			name);
+		exit(2);
+	}
+	return argv[++*i];
+}
+
+static int parse_int_opt(const char *name, const char *v, int min, int max,
+			 int *out)
+{
+	char *end;
+	long x;
+
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (errno || end == v || *end || x < min || x > max) {
+		fprintf(stderr,
+			"numalab serve: bad value '%s' for '%s' (allowed %d-%d)\n",
+			v, name, min, max);
+		return -EINVAL;
+	}
+	*out = (int)x;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct serve_opts *o)
+{
+	const char *v;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			exit(0);
+		} else if ((v = opt_value(argc, argv, &i, "--listen"))) {
+			o->listen = v;
+		} else if ((v = opt_value(argc, argv, &i, "--db"))) {
+			o->db = v;
+		} else if ((v = opt_value(argc, argv, &i, "--web"))) {
+			o->web = v;
+		} else if ((v = opt_value(argc, argv, &i, "--token"))) {
+			o->token = v;
+		} else if ((v = opt_value(argc, argv, &i, "--token-file"))) {
+			o->token_file = v;
+		} else if ((v = opt_value(argc, argv, &i, "--cors"))) {
+			o->cors = v;
+		} else if (!strcmp(argv[i], "--public-read")) {
+			o->public_read = 1;
+		} else if ((v = opt_value(argc, argv, &i, "--max-run-seconds"))) {
+			if (parse_int_opt("--max-run-seconds", v, 1, 7 * 86400,
+					  &o->max_run_seconds))
+				return -EINVAL;
+		} else if ((v = opt_value(argc, argv, &i, "--max-queue"))) {
+			if (parse_int_opt("--max-queue", v, 1, 100000,
+					  &o->max_queue))
+				return -EINVAL;
+		} else {
+			fprintf(stderr,
+				"numalab serve: unknown option '%s' (numalab "
+				"serve --help lists them)\n",
+				argv[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* "127.0.0.1:8080", "[::1]:0", "localhost:8080" into host and port. */
+static int split_listen(const char *listen, char *host, size_t hostlen,
+			int *port)
+{
+	const char *colon, *h = listen;
+	size_t n;
+	char *end;
+	long p;
+
+	if (*h == '[') {
+		const char *close = strchr(h, ']');
+		if (!close || close[1] != ':')
+			return -EINVAL;
+		h++;
+		n = (size_t)(close - h);
+		colon = close + 1;
+	} else {
+		colon = strrchr(h, ':');
+		if (!colon)
+			return -EINVAL;
+		n = (size_t)(colon - h);
+	}
+	if (!n || n >= hostlen)
+		return -EINVAL;
+	memcpy(host, h, n);
+	host[n] = '\0';
+	errno = 0;
+	p = strtol(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || p < 0 || p > 65535)
+		return -EINVAL;
+	*port = (int)p;
+	return 0;
+}
+
+/* 1 when every address host resolves to is a loopback one. */
+static int is_loopback(const char *host)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
+	struct addrinfo *ai = NULL;
+	int loop = 1;
+
+	if (getaddrinfo(host, NULL, &hints, &ai))
+		return 0;
+	for (struct addrinfo *a = ai; a; a = a->ai_next) {
+		if (a->ai_family == AF_INET) {
+			const struct sockaddr_in *s = (void *)a->ai_addr;
+			if ((ntohl(s->sin_addr.s_addr) >> 24) != 127)
+				loop = 0;
+		} else if (a->ai_family == AF_INET6) {
+			const struct sockaddr_in6 *s = (void *)a->ai_addr;
+			if (!IN6_IS_ADDR_LOOPBACK(&s->sin6_addr))
+				loop = 0;
+		} else {
+			loop = 0;
+		}
+	}
+	freeaddrinfo(ai);
+	return loop;
+}
+
+/* The first line of path, without trailing white space. */
+static char *read_token(const char *path)
+{
+	char buf[1024];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, "numalab serve: cannot read token file '%s': %s\n",
+			path, strerror(errno));
+		return NULL;
+	}
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
+		     buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		buf[--n] = '\0';
+	if (!n) {
+		fprintf(stderr, "numalab serve: token file '%s' is empty\n", path);
+		return NULL;
+	}
+	return strdup(buf);
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* ../web next to the binary (the build tree or an install), else ./web. */
+static void default_web(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(buf, len, "%s/../web", dirname(exe));
+		if (is_dir(buf))
+			return;
+	}
+	snprintf(buf, len, "web");
+}
+
+/* So that a thousand event streams fit: each holds a socket. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve_opts o = {.listen = "127.0.0.1:8080",
+			       .db = "numalab.db",
+			       .max_run_seconds = 600,
+			       .max_queue = 16};
+	struct topo *topo = NULL;
+	struct store *store = NULL;
+	struct runner *runner = NULL;
+	struct api *api = NULL;
+	struct http_server *http = NULL;
+	char host[256], web[PATH_MAX], err[1024];
+	char *token = NULL;
+	sigset_t sigs;
+	int port, sig, rc = 1, n;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	if (split_listen(o.listen, host, sizeof(host), &port)) {
+		fprintf(stderr,
+			"numalab serve: bad listen address '%s' (use ADDR:PORT, "
+			"e.g. 127.0.0.1:8080)\n",
+			o.listen);
+		return 2;
+	}
+	if (o.token && o.token_file) {
+		fprintf(stderr,
+			"numalab serve: give '--token' or '--token-file', not both\n");
+		return 2;
+	}
+	if (o.token_file) {
+		token = read_token(o.token_file);
+		if (!token)
+			return 2;
+	} else if (o.token) {
+		if (!*o.token) {
+			fprintf(stderr, "numalab serve: the token is empty\n");
+			return 2;
+		}
+		token = strdup(o.token);
+	}
+	if (!token && !is_loopback(host)) {
+		fprintf(stderr,
+			"numalab serve: refusing to listen on '%s' without a "
+			"token: anyone who can reach it could start runs on "
+			"this machine (give --token-file FILE, or listen on "
+			"127.0.0.1)\n",
+			o.listen);
+		free(token);
+		return 2;
+	}
+	if (o.web)
+		snprintf(web, sizeof(web), "%s", o.web);
+	else
+		default_web(web, sizeof(web));
+
+	/* every thread inherits this: the signals wait for sigwait below */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
+
+	topo = topo_load();
+	if (!topo) {
+		fprintf(stderr, "numalab serve: cannot read the topology: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	store = store_open(o.db, err, sizeof(err));
+	if (!store) {
+		fprintf(stderr, "numalab serve: %s\n", err);
+		goto out;
+	}
+	if (store_readonly(store))
+		fprintf(stderr,
+			"numalab serve: database '%s' is read-only: runs can be "
+			"read but not started\n",
+			o.db);
+	n = store_interrupt_stale(store,
+				  "the server stopped before the run finished",
+				  err, sizeof(err));
+	if (n < 0)
+		fprintf(stderr, "numalab serve: %s\n", err);
+	else if (n > 0)
+		fprintf(stderr,
+			"numalab serve: %d run(s) were cut short when the server "
+			"last stopped: marked interrupted\n",
+			n);
+	struct runner_config rcfg = {.exe = "/proc/self/exe",
+				     .max_queue = o.max_queue,
+				     .max_run_seconds = o.max_run_seconds,
+				     .keep_seconds = 120,
+				     .keep_max = 32};
+	runner = runner_new(&rcfg, store);
+	if (!runner) {
+		fprintf(stderr, "numalab serve: cannot start the runner: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	api = api_new(topo, store, runner);
+	if (!api) {
+		fprintf(stderr, "numalab serve: out of memory\n");
+		goto out;
+	}
+	if (!is_dir(web))
+		fprintf(stderr,
+			"numalab serve: no web folder at '%s': the API works, "
+			"the page does not (give --web DIR)\n",
+			web);
+	struct http_config hcfg = {.host = host,
+				   .port = port,
+				   .web_dir = web,
+				   .token = token,
+				   .public_read = o.public_read,
+				   .cors = o.cors};
+	http = http_start(&hcfg, api_routes, api, err, sizeof(err));
+	if (!http) {
+		fprintf(stderr, "numalab serve: %s\n", err);
+		goto out;
+	}
+	printf("listening on http://%s%s%s:%d/\n", strchr(host, ':') ? "[" : "",
+	       host, strchr(host, ':') ? "]" : "", http_port(http));
+	fflush(stdout);
+
+	while (sigwait(&sigs, &sig))
+		;
+	fprintf(stderr, "numalab serve: %s: stopping\n", strsignal(sig));
+	rc = 0;
+out:
+	/* runs first: their final events reach the streams before they close */
+	if (runner)
+		runner_stop(runner);
+	if (http) {
+		stream_drain(2000);
+		http_stop(http);
+	}
+	api_free(api);
+	runner_free(runner);
+	store_close(store);
+	topo_free(topo);
+	free(token);
+	return rc;
+}

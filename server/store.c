@@ -1,0 +1,585 @@
+/* store.c - runs and their events in one SQLite file (WAL, one connection) */
+#include "store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+/*
+ * One connection behind one mutex: statements are short, and a failing
+ * write (read-only file, full disk) leaves the connection usable for
+ * reads.
+ */
+struct store {
+	pthread_mutex_t mu;
+	sqlite3 *db;
+	int readonly;
+};
+
+static const char schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS runs ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" experiment TEXT NOT NULL,"
+	" status TEXT NOT NULL,"
+	" created_at TEXT NOT NULL,"
+	" started_at TEXT,"
+	" finished_at TEXT,"
+	" params TEXT NOT NULL,"
+	" request TEXT NOT NULL,"
+	" error TEXT,"
+	" headline TEXT,"
+	" summary TEXT,"
+	" machine TEXT);"
+	"CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment, id);"
+	"CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);"
+	"CREATE TABLE IF NOT EXISTS events ("
+	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	" seq INTEGER NOT NULL,"
+	" type TEXT NOT NULL,"
+	" data TEXT NOT NULL,"
+	" PRIMARY KEY (run_id, seq)) WITHOUT ROWID;";
+
+static void set_err(char *err, size_t len, const char *what, sqlite3 *db)
+{
+	if (err && len)
+		snprintf(err, len, "%s: %s", what, sqlite3_errmsg(db));
+}
+
+static int has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *s;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT 1 FROM sqlite_master WHERE type='table' "
+			       "AND name=?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return found;
+}
+
+struct store *store_open(const char *path, char *err, size_t errlen)
+{
+	struct store *st = calloc(1, sizeof(*st));
+	int rc;
+
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&st->mu, NULL);
+	rc = sqlite3_open_v2(path, &st->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				     SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+			     NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open database '%s': %s", path,
+			 st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		goto fail;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, 5000);
+	st->readonly = sqlite3_db_readonly(st->db, "main") == 1;
+	/* reading the schema also proves the file is a database */
+	if (has_table(st->db, "runs") < 0) {
+		snprintf(err, errlen, "cannot open database '%s': %s", path,
+			 sqlite3_errmsg(st->db));
+		goto fail;
+	}
+	if (!st->readonly) {
+		char *msg = NULL;
+		if (sqlite3_exec(st->db,
+				 "PRAGMA journal_mode=WAL;"
+				 "PRAGMA synchronous=NORMAL;"
+				 "PRAGMA foreign_keys=ON;",
+				 NULL, NULL, &msg) != SQLITE_OK ||
+		    sqlite3_exec(st->db, schema_sql, NULL, NULL, &msg) !=
+			    SQLITE_OK) {
+			snprintf(err, errlen, "cannot set up database '%s': %s",
+				 path, msg ? msg : sqlite3_errmsg(st->db));
+			sqlite3_free(msg);
+			goto fail;
+		}
+	} else if (has_table(st->db, "runs") != 1 ||
+		   has_table(st->db, "events") != 1) {
+		snprintf(err, errlen,
+			 "database '%s' is read-only and holds no numalab runs",
+			 path);
+		goto fail;
+	}
+	return st;
+fail:
+	store_close(st);
+	return NULL;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	if (st->db)
+		sqlite3_close(st->db);
+	pthread_mutex_destroy(&st->mu);
+	free(st);
+}
+
+int store_readonly(struct store *st)
+{
+	return st->readonly;
+}
+
+void store_timestamp(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000L);
+}
+
+static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+	return (const char *)sqlite3_column_text(s, i);
+}
+
+/* Runs one write statement with text/NULL params bound in order. */
+static int exec_write(struct store *st, const char *sql, int64_t id,
+		      const char *const *vals, int nvals, const char *what,
+		      char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	pthread_mutex_lock(&st->mu);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		goto fail;
+	for (int i = 0; i < nvals; i++)
+		bind_text_or_null(s, i + 1, vals[i]);
+	sqlite3_bind_int64(s, nvals + 1, id);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		goto fail;
+	goto out;
+fail:
+	set_err(err, errlen, what, st->db);
+	rc = -EIO;
+out:
+	sqlite3_finalize(s);
+	pthread_mutex_unlock(&st->mu);
+	return rc;
+}
+
+int store_create_run(struct store *st, const char *experiment,
+		     const char *params_json, const char *request_json,
+		     const char *created_at, int64_t *id, char *err,
+		     size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	pthread_mutex_lock(&st->mu);
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO runs (experiment, status, created_at,"
+			       " params, request) VALUES (?, 'queued', ?, ?, ?)",
+			       -1, &s, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(s, 1, experiment, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, created_at, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 3, params_json, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 4, request_json, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		goto fail;
+	*id = sqlite3_last_insert_rowid(st->db);
+	goto out;
+fail:
+	set_err(err, errlen, "cannot record the run", st->db);
+	rc = -EIO;
+out:
+	sqlite3_finalize(s);
+	pthread_mutex_unlock(&st->mu);
+	return rc;
+}
+
+int store_run_started(struct store *st, int64_t id, const char *started_at,
+		      char *err, size_t errlen)
+{
+	const char *v[] = {started_at};
+
+	return exec_write(st,
+			  "UPDATE runs SET status='running', started_at=? "
+			  "WHERE id=?",
+			  id, v, 1, "cannot record the run's start", err, errlen);
+}
+
+int store_run_machine(struct store *st, int64_t id, const char *machine_json,
+		      char *err, size_t errlen)
+{
+	const char *v[] = {machine_json};
+
+	return exec_write(st, "UPDATE runs SET machine=? WHERE id=?", id, v, 1,
+			  "cannot record the machine", err, errlen);
+}
+
+int store_run_finished(struct store *st, int64_t id, const char *status,
+		       const char *finished_at, const char *error,
+		       const char *headline, const char *summary_json,
+		       char *err, size_t errlen)
+{
+	const char *v[] = {status, finished_at, error, headline, summary_json};
+
+	return exec_write(st,
+			  "UPDATE runs SET status=?, finished_at=?, error=?,"
+			  " headline=?, summary=? WHERE id=?",
+			  id, v, 5, "cannot record the run's end", err, errlen);
+}
+
+/* Called with mu held. */
+static int insert_events(struct store *st, int64_t id,
+			 const struct runlog_event *const *ev, int n)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO events (run_id, seq, type, data) "
+			       "VALUES (?, ?, ?, ?)",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	for (int i = 0; i < n && !rc; i++) {
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_int64(s, 2, ev[i]->seq);
+		sqlite3_bind_text(s, 3, ev[i]->type, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 4, ev[i]->json, (int)ev[i]->len,
+				  SQLITE_STATIC);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			rc = -EIO;
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int store_append_events(struct store *st, int64_t id,
+			const struct runlog_event *const *ev, int n, char *err,
+			size_t errlen)
+{
+	int rc = 0;
+
+	if (n <= 0)
+		return 0;
+	pthread_mutex_lock(&st->mu);
+	if (n > 1 && sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = -EIO;
+		goto out;
+	}
+	rc = insert_events(st, id, ev, n);
+	if (!rc && n > 1 &&
+	    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		rc = -EIO;
+out:
+	if (rc) {
+		set_err(err, errlen, "cannot store the run's events", st->db);
+		if (!sqlite3_get_autocommit(st->db))
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	pthread_mutex_unlock(&st->mu);
+	return rc;
+}
+
+/* The summary object and headline a run's stored events name. mu held. */
+static int gather_results(struct store *st, int64_t id, json_t *summary,
+			  char **headline, int64_t *last_seq)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT type, data FROM events WHERE run_id=? AND"
+			       " type IN ('summary', 'headline') ORDER BY seq",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		json_t *ev = json_loads(col_text(s, 1), 0, NULL);
+		const char *type = col_text(s, 0);
+		if (!strcmp(type, "summary")) {
+			const char *key;
+			json_t *val = NULL, *unit = NULL;
+			if (!json_unpack(ev, "{s:s, s?o, s?o}", "key", &key,
+					 "value", &val, "unit", &unit))
+				json_object_set_new(
+					summary, key,
+					json_pack("{s:O?, s:O?}", "value", val,
+						  "unit", unit));
+		} else {
+			const char *text =
+				json_string_value(json_object_get(ev, "text"));
+			if (text) {
+				free(*headline);
+				*headline = strdup(text);
+			}
+		}
+		json_decref(ev);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return -EIO;
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT COALESCE(MAX(seq), 0) FROM events "
+			       "WHERE run_id=?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s) == SQLITE_ROW ? 0 : -EIO;
+	*last_seq = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* Marks one run interrupted, with its final event. mu held, in a txn. */
+static int interrupt_one(struct store *st, int64_t id, const char *why,
+			 const char *now)
+{
+	json_t *summary = json_object(), *ev = NULL;
+	char *headline = NULL, *sum_text = NULL;
+	struct runlog_event e = {.type = "interrupted"};
+	const struct runlog_event *evp = &e;
+	sqlite3_stmt *s = NULL;
+	int64_t last = 0;
+	int rc;
+
+	rc = gather_results(st, id, summary, &headline, &last);
+	if (rc)
+		goto out;
+	ev = json_pack("{s:s, s:s, s:s, s:O, s:s*, s:I}", "type", "interrupted",
+		       "status", "interrupted", "error", why, "summary", summary,
+		       "headline", headline, "seq", (json_int_t)(last + 1));
+	e.seq = last + 1;
+	e.json = json_dumps(ev, JSON_COMPACT);
+	sum_text = json_dumps(summary, JSON_COMPACT);
+	if (!e.json || !sum_text) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	e.len = strlen(e.json);
+	rc = insert_events(st, id, &evp, 1);
+	if (rc)
+		goto out;
+	rc = -EIO;
+	if (sqlite3_prepare_v2(st->db,
+			       "UPDATE runs SET status='interrupted', error=?,"
+			       " finished_at=?, headline=?, summary=? WHERE id=?",
+			       -1, &s, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(s, 1, why, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, now, -1, SQLITE_STATIC);
+	bind_text_or_null(s, 3, headline);
+	sqlite3_bind_text(s, 4, sum_text, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_DONE)
+		rc = 0;
+out:
+	sqlite3_finalize(s);
+	json_decref(summary);
+	json_decref(ev);
+	free(e.json);
+	free(sum_text);
+	free(headline);
+	return rc;
+}
+
+int store_interrupt_stale(struct store *st, const char *why, char *err,
+			  size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t *ids = NULL;
+	int n = 0, cap = 0, rc = 0;
+	char now[32];
+
+	store_timestamp(now, sizeof(now));
+	pthread_mutex_lock(&st->mu);
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT id FROM runs WHERE status IN "
+			       "('queued', 'running') ORDER BY id",
+			       -1, &s, NULL) != SQLITE_OK)
+		goto fail;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		if (n == cap) {
+			int64_t *v;
+			cap = cap ? cap * 2 : 16;
+			v = realloc(ids, (size_t)cap * sizeof(*v));
+			if (!v)
+				goto fail;
+			ids = v;
+		}
+		ids[n++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (!n)
+		goto out;
+	if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	for (int i = 0; i < n; i++)
+		if (interrupt_one(st, ids[i], why, now))
+			goto fail;
+	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	rc = n;
+	goto out;
+fail:
+	set_err(err, errlen, "cannot mark the interrupted runs", st->db);
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	rc = -EIO;
+out:
+	sqlite3_finalize(s);
+	pthread_mutex_unlock(&st->mu);
+	free(ids);
+	return rc;
+}
+
+/* A JSON column back as JSON; null when NULL or unreadable. */
+static json_t *col_json(sqlite3_stmt *s, int i)
+{
+	const char *t = col_text(s, i);
+	json_t *j = t ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
+
+	return j ? j : json_null();
+}
+
+static json_t *col_str(sqlite3_stmt *s, int i)
+{
+	const char *t = col_text(s, i);
+
+	return t ? json_string(t) : json_null();
+}
+
+json_t *store_get_run(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s = NULL;
+	json_t *run = NULL;
+	int rc;
+
+	pthread_mutex_lock(&st->mu);
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT id, experiment, status, created_at,"
+			       " started_at, finished_at, params, request, error,"
+			       " headline, summary, machine FROM runs WHERE id=?",
+			       -1, &s, NULL) != SQLITE_OK) {
+		errno = EIO;
+		goto out;
+	}
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		run = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+				" s:o, s:o, s:o}",
+				"id", (json_int_t)sqlite3_column_int64(s, 0),
+				"experiment", col_str(s, 1), "status",
+				col_str(s, 2), "created_at", col_str(s, 3),
+				"started_at", col_str(s, 4), "finished_at",
+				col_str(s, 5), "params", col_json(s, 6),
+				"request", col_json(s, 7), "error",
+				col_str(s, 8), "headline", col_str(s, 9),
+				"summary", col_json(s, 10), "machine",
+				col_json(s, 11));
+	else
+		errno = rc == SQLITE_DONE ? ENOENT : EIO;
+out:
+	sqlite3_finalize(s);
+	pthread_mutex_unlock(&st->mu);
+	return run;
+}
+
+int store_list_runs(struct store *st, const char *experiment, int64_t limit,
+		    int64_t offset, json_t **runs, int64_t *total)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = -EIO;
+
+	*runs = json_array();
+	*total = 0;
+	pthread_mutex_lock(&st->mu);
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT COUNT(*) FROM runs WHERE ?1 IS NULL OR "
+			       "experiment=?1",
+			       -1, &s, NULL) != SQLITE_OK)
+		goto out;
+	bind_text_or_null(s, 1, experiment);
+	if (sqlite3_step(s) != SQLITE_ROW)
+		goto out;
+	*total = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	s = NULL;
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT id, experiment, status, created_at,"
+			       " finished_at, headline, params FROM runs WHERE"
+			       " ?1 IS NULL OR experiment=?1 ORDER BY id DESC"
+			       " LIMIT ?2 OFFSET ?3",
+			       -1, &s, NULL) != SQLITE_OK)
+		goto out;
+	bind_text_or_null(s, 1, experiment);
+	sqlite3_bind_int64(s, 2, limit);
+	sqlite3_bind_int64(s, 3, offset);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_array_append_new(
+			*runs,
+			json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "id",
+				  (json_int_t)sqlite3_column_int64(s, 0),
+				  "experiment", col_str(s, 1), "status",
+				  col_str(s, 2), "created_at", col_str(s, 3),
+				  "finished_at", col_str(s, 4), "headline",
+				  col_str(s, 5), "params", col_json(s, 6)));
+	rc = rc == SQLITE_DONE ? 0 : -EIO;
+out:
+	sqlite3_finalize(s);
+	pthread_mutex_unlock(&st->mu);
+	return rc;
+}
+
+int store_load_events(struct store *st, int64_t id, int64_t after,
+		      struct runlog *log)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&st->mu);
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT seq, type, data FROM events WHERE "
+			       "run_id=? AND seq>? ORDER BY seq",
+			       -1, &s, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, after);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int r = runlog_append_raw(log, sqlite3_column_int64(s, 0),
+					  col_text(s, 1), col_text(s, 2));
+		if (r) {
+			rc = r;
+			goto out;
+		}
+	}
+	rc = rc == SQLITE_DONE ? 0 : -EIO;
+out:
+	sqlite3_finalize(s);
+	pthread_mutex_unlock(&st->mu);
+	return rc;
+}

@@ -1,0 +1,72 @@
+/* store.h - runs and their events in one SQLite file */
+#ifndef NUMALAB_STORE_H
+#define NUMALAB_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "runlog.h"
+
+struct store;
+
+/*
+ * Opens (creating if needed) the database at path (a file name or a
+ * "file:" URI, e.g. "file:x.db?mode=ro"), in WAL mode. Returns NULL with
+ * err set when it cannot be opened or has a foreign schema.
+ */
+struct store *store_open(const char *path, char *err, size_t errlen);
+void store_close(struct store *st);
+/* Now, the way the store keeps times: ISO-8601 UTC with milliseconds. */
+void store_timestamp(char *buf, size_t len);
+/* Nonzero when writes will fail (opened read-only). */
+int store_readonly(struct store *st);
+
+/*
+ * Every run left queued or running by a server that stopped becomes
+ * `interrupted` with error why, its summary and headline gathered from the
+ * events it kept, and a final `interrupted` event. Returns how many, or
+ * -EIO with err set.
+ */
+int store_interrupt_stale(struct store *st, const char *why, char *err,
+			  size_t errlen);
+
+/* A new queued run. Returns 0 and *id, or -EIO with err set. */
+int store_create_run(struct store *st, const char *experiment,
+		     const char *params_json, const char *request_json,
+		     const char *created_at, int64_t *id, char *err,
+		     size_t errlen);
+int store_run_started(struct store *st, int64_t id, const char *started_at,
+		      char *err, size_t errlen);
+int store_run_machine(struct store *st, int64_t id, const char *machine_json,
+		      char *err, size_t errlen);
+/* Events in one transaction: all or none. Returns 0 or -EIO with err. */
+int store_append_events(struct store *st, int64_t id,
+			const struct runlog_event *const *ev, int n, char *err,
+			size_t errlen);
+/* summary_json and headline and error may be NULL. */
+int store_run_finished(struct store *st, int64_t id, const char *status,
+		       const char *finished_at, const char *error,
+		       const char *headline, const char *summary_json,
+		       char *err, size_t errlen);
+
+/*
+ * The run's row as an object (id, experiment, status, created_at,
+ * started_at, finished_at, params, request, error, headline, summary,
+ * machine). NULL with errno ENOENT when there is no such run, EIO.
+ */
+json_t *store_get_run(struct store *st, int64_t id);
+
+/*
+ * Newest first; experiment may be NULL. *runs: array of {id, experiment,
+ * status, created_at, finished_at, headline, params}. Returns 0 or -EIO.
+ */
+int store_list_runs(struct store *st, const char *experiment, int64_t limit,
+		    int64_t offset, json_t **runs, int64_t *total);
+
+/* Appends the run's stored events after seq `after` to log. 0 or -errno. */
+int store_load_events(struct store *st, int64_t id, int64_t after,
+		      struct runlog *log);
+
+#endif
