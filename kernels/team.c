@@ -5,14 +5,23 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
 
+/* A sense-reversing barrier that spins: for team_job.spin */
+struct spin_barrier {
+	atomic_uint count;
+	atomic_uint gen;
+	unsigned n;
+};
+
 struct team {
 	const struct team_job *job;
 	pthread_barrier_t bar;
+	struct spin_barrier sbar;
 	int rounds_total;
 	volatile int stop; /* written by thread 0 between barriers only */
 	int completed;	   /* rounds finished, written by thread 0 */
@@ -44,6 +53,43 @@ void team_describe(const struct topo *t, int thread, int requested,
 	place->l3 = p ? p->l3 : -1;
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+static void spin_barrier_wait(struct spin_barrier *b)
+{
+	unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
+	unsigned long spins = 0;
+
+	if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) ==
+	    b->n - 1) {
+		atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+		atomic_store_explicit(&b->gen, gen + 1, memory_order_release);
+		return;
+	}
+	while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen) {
+		/* a partner that lost its CPU must get it back: yield then */
+		if (++spins > (1ul << 20))
+			sched_yield();
+		else
+			cpu_relax();
+	}
+}
+
+static void team_wait(struct team *tm)
+{
+	if (tm->job->spin)
+		spin_barrier_wait(&tm->sbar);
+	else
+		pthread_barrier_wait(&tm->bar);
+}
+
 static void *member_main(void *arg)
 {
 	struct member *m = arg;
@@ -62,13 +108,13 @@ static void *member_main(void *arg)
 		job->setup(job->arg, tid);
 	for (int r = 0; r < tm->rounds_total; r++) {
 		double t0 = 0;
-		pthread_barrier_wait(&tm->bar);
+		team_wait(tm);
 		if (tm->stop)
 			break;
 		if (tid == 0)
 			t0 = clock_now();
 		job->body(job->arg, tid, r);
-		pthread_barrier_wait(&tm->bar);
+		team_wait(tm);
 		if (tid == 0) {
 			tm->times[r] = clock_now() - t0;
 			tm->completed = r + 1;
@@ -107,6 +153,7 @@ int team_run(const struct team_job *job, const struct topo *t,
 		rc = -ENOMEM;
 		goto out;
 	}
+	tm.sbar.n = (unsigned)n;
 	pthread_mutex_init(&tm.gate_lock, NULL);
 	pthread_cond_init(&tm.gate_cond, NULL);
 	for (int i = 0; i < n; i++) {

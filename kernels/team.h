@@ -23,6 +23,13 @@ struct team_job {
 	int (*check)(void *arg); /* 0 if results are right, -EIO if not */
 	int warmup, repeat;
 	volatile sig_atomic_t *cancel;
+	/*
+	 * Wait at the round barriers by spinning instead of sleeping: a
+	 * sleeping thread needs a futex wake-up to start (about 3 us per
+	 * round on the 2-CPU lab VM), which swamps rounds of a few
+	 * microseconds. Every thread then needs a CPU of its own.
+	 */
+	int spin;
 };
 
 struct team_result {

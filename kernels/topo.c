@@ -366,3 +366,184 @@ int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 	free(pus);
 	return 0;
 }
+
+int topo_pu_cache(const struct topo_pu *p, int level)
+{
+	switch (level) {
+	case 1:
+		return p->l1;
+	case 2:
+		return p->l2;
+	case 3:
+		return p->l3;
+	default:
+		return -1;
+	}
+}
+
+const struct topo_cache *topo_cache_find(const struct topo *t, int level,
+					 int logical)
+{
+	for (int i = 0; i < t->ncaches; i++)
+		if (t->cache[i].level == level && t->cache[i].logical == logical)
+			return &t->cache[i];
+	return NULL;
+}
+
+/*
+ * The allowed PUs under level-`level` caches, grouped by instance in
+ * order of first appearance; inside a group the first PU of every core
+ * comes before any SMT sibling. The arrays are sized t->npus.
+ */
+struct cache_groups {
+	int n;
+	int *start, *len;
+	const struct topo_pu **pu;
+};
+
+static void cache_groups_free(struct cache_groups *g)
+{
+	free(g->start);
+	free(g->len);
+	free(g->pu);
+}
+
+static int cache_groups_load(const struct topo *t, int level,
+			     struct cache_groups *g)
+{
+	int *key = NULL, placed = 0, max_rank = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->start = calloc((size_t)t->npus + 1, sizeof(int));
+	g->len = calloc((size_t)t->npus + 1, sizeof(int));
+	g->pu = calloc((size_t)t->npus + 1, sizeof(*g->pu));
+	key = calloc((size_t)t->npus + 1, sizeof(int));
+	if (!g->start || !g->len || !g->pu || !key) {
+		free(key);
+		cache_groups_free(g);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < t->npus; i++) {
+		const struct topo_pu *p = &t->pu[i];
+		int k = topo_pu_cache(p, level), seen = 0;
+		if (!p->allowed || k < 0)
+			continue;
+		if (p->smt_rank > max_rank)
+			max_rank = p->smt_rank;
+		for (int j = 0; j < g->n && !seen; j++)
+			seen = key[j] == k;
+		if (!seen)
+			key[g->n++] = k;
+	}
+	for (int j = 0; j < g->n; j++) {
+		g->start[j] = placed;
+		for (int r = 0; r <= max_rank; r++)
+			for (int i = 0; i < t->npus; i++) {
+				const struct topo_pu *p = &t->pu[i];
+				if (p->allowed && p->smt_rank == r &&
+				    topo_pu_cache(p, level) == key[j]) {
+					g->pu[placed++] = p;
+					g->len[j]++;
+				}
+			}
+	}
+	free(key);
+	return 0;
+}
+
+int topo_pair_level(const struct topo *t)
+{
+	for (int level = 3; level >= 1; level--) {
+		struct cache_groups g;
+		int widest = 0, n;
+
+		if (cache_groups_load(t, level, &g))
+			return 0;
+		for (int j = 0; j < g.n; j++)
+			if (g.len[j] > widest)
+				widest = g.len[j];
+		n = g.n;
+		cache_groups_free(&g);
+		if (n >= 2 && widest >= 2)
+			return level;
+	}
+	return 0;
+}
+
+/* The first group from `from` on (wrapping) with `need` PUs free, not `avoid`. */
+static int next_group(const struct cache_groups *g, const int *used, int from,
+		      int need, int avoid)
+{
+	for (int d = 0; d < g->n; d++) {
+		int j = (from + d) % g->n;
+		if (j != avoid && g->len[j] - used[j] >= need)
+			return j;
+	}
+	return -1;
+}
+
+int topo_plan_pairs(const struct topo *t, int level, enum pair_mode mode,
+		    int npairs, int *out, char *msg, size_t msglen)
+{
+	struct cache_groups g;
+	int *used, rc = 0;
+
+	if (npairs < 1) {
+		snprintf(msg, msglen, "need at least one pair");
+		return -EINVAL;
+	}
+	if (level < 1 || level > 3) {
+		snprintf(msg, msglen, "no cache level %d to place pairs around",
+			 level);
+		return -EINVAL;
+	}
+	if (cache_groups_load(t, level, &g)) {
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	used = calloc((size_t)g.n + 1, sizeof(int));
+	if (!used) {
+		snprintf(msg, msglen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (g.n == 0) {
+		snprintf(msg, msglen, "no allowed cpu is under an L%d cache",
+			 level);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (mode == PAIR_SPLIT && g.n < 2) {
+		snprintf(msg, msglen,
+			 "splitting a pair needs two L%d caches, but every allowed cpu (%s) is under one",
+			 level, t->allowed_text);
+		rc = -EINVAL;
+		goto out;
+	}
+	for (int k = 0; k < npairs; k++) {
+		int a, b;
+
+		if (mode == PAIR_SHARED) {
+			a = b = next_group(&g, used, k % g.n, 2, -1);
+		} else {
+			a = next_group(&g, used, k % g.n, 1, -1);
+			b = a < 0 ? -1 : next_group(&g, used, a + 1, 1, a);
+		}
+		if (a < 0 || b < 0) {
+			snprintf(msg, msglen,
+				 "%d pair(s) %s do not fit: the %d allowed cpu(s) (%s) hold only %d",
+				 npairs,
+				 mode == PAIR_SHARED ? "each under one cache"
+						     : "split across caches",
+				 t->nallowed, t->allowed_text, k);
+			rc = -EINVAL;
+			goto out;
+		}
+		out[2 * k] = g.pu[g.start[a] + used[a]++]->os;
+		out[2 * k + 1] = g.pu[g.start[b] + used[b]++]->os;
+	}
+out:
+	free(used);
+	cache_groups_free(&g);
+	return rc;
+}

@@ -77,4 +77,37 @@ int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 /* Parses "compact" / "spread" / "os". Returns -1 if unknown. */
 int place_strategy_parse(const char *s);
 
+/* The instance (hwloc logical index) of the level 1-3 cache above p, -1 if none. */
+int topo_pu_cache(const struct topo_pu *p, int level);
+
+/* The level-`level` cache with this logical index, or NULL. */
+const struct topo_cache *topo_cache_find(const struct topo *t, int level,
+					 int logical);
+
+/*
+ * The cache level where pairs of threads can both share a cache and be
+ * kept apart: the highest level (3, 2, 1) with two or more instances over
+ * allowed PUs, one of them over at least two. 0 when no level has that
+ * (one cache for all CPUs, only private caches, a single CPU). Pure.
+ */
+int topo_pair_level(const struct topo *t);
+
+enum pair_mode {
+	PAIR_SHARED, /* both threads of a pair under one cache instance */
+	PAIR_SPLIT   /* the two threads of a pair under different instances */
+};
+
+/*
+ * Plans npairs pairs of threads around the level-`level` caches:
+ * out[2k] and out[2k+1] are the CPUs (OS index) of pair k. Pair k goes to
+ * the k-th instance in turn (round-robin over the instances with allowed
+ * PUs, in topological order); under SPLIT its second thread goes to the
+ * next instance. Within an instance distinct cores come before SMT
+ * siblings, so a shared pair shares no lower cache when it need not.
+ * Pure: reads only t. Returns 0, or -EINVAL with msg saying what is
+ * missing (too few CPUs, one instance only for SPLIT).
+ */
+int topo_plan_pairs(const struct topo *t, int level, enum pair_mode mode,
+		    int npairs, int *out, char *msg, size_t msglen);
+
 #endif

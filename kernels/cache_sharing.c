@@ -1,0 +1,539 @@
+/* cache_sharing.c - pairs of threads reading one data set: under one cache, or split across caches */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment.h"
+#include "stats.h"
+#include "team.h"
+
+enum placement { P_SHARED, P_SPLIT, P_OS, P_SEPARATE, NPLACEMENTS };
+
+static const char *const placements[] = {"shared", "split", "os",
+					 "separate_data", NULL};
+
+static const struct param params[] = {
+	{.name = "pairs",
+	 .type = PARAM_INT,
+	 .def = "2",
+	 .min = 1,
+	 .max = 512,
+	 .unit = "pairs",
+	 .help = "pairs of threads, each pair reading one data set (fewer "
+		 "when the cpus or caches do not hold that many)"},
+	{.name = "working_set",
+	 .type = PARAM_SIZE,
+	 .def = "0",
+	 .min = 0,
+	 .max = 1LL << 36,
+	 .unit = "bytes",
+	 .help = "bytes of one data set; 0: from the topology, 3/4 of the "
+		 "shared cache per pair it holds, so one data set fits and two "
+		 "do not"},
+	{.name = "placements",
+	 .type = PARAM_SET,
+	 .def = "all",
+	 .choices = placements,
+	 .help = "shared: each pair under one cache; split: a pair's threads "
+		 "under different caches; os: not pinned; separate_data: "
+		 "placed as shared, each thread reading a data set of its own"},
+	{.name = "passes",
+	 .type = PARAM_INT,
+	 .def = "10",
+	 .min = 1,
+	 .max = 100000,
+	 .unit = "per round",
+	 .help = "how often each thread reads its whole data set per round"},
+	{0}};
+
+static const struct chart charts[] = {
+	{.id = "time",
+	 .kind = CHART_BAR,
+	 .title = "Time per round",
+	 .x_label = "placement",
+	 .y_label = "time (s)"},
+	{.id = "rate",
+	 .kind = CHART_BAR,
+	 .title = "Data the threads read per second, all together",
+	 .x_label = "placement",
+	 .y_label = "GB/s"},
+	{0}};
+
+/* Each thread's sum, on a line (pair) of its own. */
+struct sum_slot {
+	uint64_t sum;
+	char pad[128 - sizeof(uint64_t)];
+};
+
+struct cs_job {
+	int nthreads;
+	uint64_t **data; /* data set of each thread (pairs share one) */
+	int *owner;	 /* the thread that first touches data[t], per t */
+	size_t words, step; /* words in a data set; words per cache line */
+	int passes;
+	struct sum_slot *sums;
+};
+
+/*
+ * One load per cache line: mov (%rdi,%rax,8),%rdx; add %rdx,%rcx;
+ * add %r8,%rax; cmp; jb. Summing keeps the loads; starting from the
+ * previous pass's sum makes every call different, so no call can be
+ * merged with another even though the function only reads.
+ */
+static __attribute__((noinline)) uint64_t read_lines(const uint64_t *p,
+						     size_t words, size_t step,
+						     uint64_t sum)
+{
+	for (size_t i = 0; i < words; i += step)
+		sum += p[i];
+	return sum;
+}
+
+static void cs_setup(void *arg, int tid)
+{
+	struct cs_job *j = arg;
+
+	/* first touch by one thread of the pair: on its node, in its cache */
+	if (j->owner[tid] == tid)
+		for (size_t i = 0; i < j->words; i++)
+			j->data[tid][i] = i;
+}
+
+static void cs_body(void *arg, int tid, int round)
+{
+	struct cs_job *j = arg;
+	uint64_t sum = (uint64_t)round;
+
+	for (int k = 0; k < j->passes; k++)
+		sum = read_lines(j->data[tid], j->words, j->step, sum);
+	j->sums[tid].sum = sum;
+}
+
+/* What one cache level looks like over the allowed cpus. */
+struct level_shape {
+	int instances, widest; /* instances over allowed cpus; most cpus in one */
+	uint64_t size;	       /* bytes of the first such instance */
+};
+
+static void level_shape(const struct topo *t, int level, struct level_shape *ls)
+{
+	int *seen = calloc((size_t)t->npus + 1, sizeof(int));
+	int *count = calloc((size_t)t->npus + 1, sizeof(int));
+
+	memset(ls, 0, sizeof(*ls));
+	if (!seen || !count)
+		goto out;
+	for (int i = 0; i < t->npus; i++) {
+		int k = topo_pu_cache(&t->pu[i], level), j;
+		if (!t->pu[i].allowed || k < 0)
+			continue;
+		for (j = 0; j < ls->instances && seen[j] != k; j++)
+			;
+		if (j == ls->instances) {
+			seen[ls->instances++] = k;
+			if (ls->instances == 1) {
+				const struct topo_cache *c =
+					topo_cache_find(t, level, k);
+				ls->size = c ? c->size : 0;
+			}
+		}
+		if (++count[j] > ls->widest)
+			ls->widest = count[j];
+	}
+out:
+	free(seen);
+	free(count);
+}
+
+/* "L3: 1 of 32 MiB over 2 cpus; L2: 2 of 1 MiB, 1 cpu each; ..." */
+static void describe_levels(const struct topo *t, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int level = 3; level >= 1 && off < len; level--) {
+		struct level_shape ls;
+		level_shape(t, level, &ls);
+		if (!ls.instances)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off,
+					"%sL%d: %d of %llu KiB, up to %d cpu(s) each",
+					off ? "; " : "", level, ls.instances,
+					(unsigned long long)ls.size / 1024,
+					ls.widest);
+	}
+	if (!off)
+		snprintf(buf, len, "no caches known");
+}
+
+/* Distinct instances of `level` among the first cpus of the pairs, and the most pairs on one. */
+static int pairs_per_cache(const struct topo *t, int level, const int *plan,
+			   int pairs)
+{
+	int most = 0;
+
+	for (int k = 0; k < pairs; k++) {
+		int c = topo_pu_cache(topo_pu_by_os(t, plan[2 * k]), level), n = 0;
+		for (int q = 0; q < pairs; q++)
+			if (topo_pu_cache(topo_pu_by_os(t, plan[2 * q]), level) == c)
+				n++;
+		if (n > most)
+			most = n;
+	}
+	return most ? most : 1;
+}
+
+struct cs_result {
+	double seconds, gbs;
+};
+
+/*
+ * Runs one placement: cpus (2 per pair, -1 unpinned), each thread on the
+ * data set of its pair or, with own_data, its own. Emits the points.
+ * Returns 0, -ECANCELED or -errno.
+ */
+static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
+		   int pairs, size_t ws, int own_data, struct cs_result *out)
+{
+	int n = 2 * pairs, passes = (int)params_int(ctx->pv, "passes");
+	size_t line = (size_t)ctx->topo->line_size;
+	struct cs_job j = {.nthreads = n,
+			   .words = ws / sizeof(uint64_t),
+			   .step = line / sizeof(uint64_t),
+			   .passes = passes};
+	struct team_job job = {.nthreads = n,
+			       .cpus = cpus,
+			       .arg = &j,
+			       .setup = cs_setup,
+			       .body = cs_body,
+			       .warmup = ctx->warmup,
+			       .repeat = ctx->repeat,
+			       .cancel = ctx->cancel};
+	struct team_result res;
+	double *gbs = NULL;
+	char label[64];
+	int rc = 0, have_res = 0;
+
+	j.data = calloc((size_t)n, sizeof(*j.data));
+	j.owner = calloc((size_t)n, sizeof(int));
+	j.sums = aligned_alloc(4096, ((size_t)n * sizeof(*j.sums) + 4095) /
+					     4096 * 4096);
+	if (!j.data || !j.owner || !j.sums) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int t = 0; t < n; t++) {
+		j.owner[t] = own_data ? t : t - t % 2;
+		if (j.owner[t] == t) {
+			/* not touched here: the owning thread does it */
+			j.data[t] = aligned_alloc(4096, ws);
+			if (!j.data[t]) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		} else {
+			j.data[t] = j.data[j.owner[t]];
+		}
+	}
+	snprintf(label, sizeof(label), "placement=%s", placements[pl]);
+	rc = team_run(&job, ctx->topo, &res);
+	have_res = rc == 0 || rc == -ECANCELED;
+	if (have_res)
+		sink_placement(ctx->sink, label, res.place, res.nthreads);
+	if (rc)
+		goto out_res;
+	gbs = calloc((size_t)res.rounds + 1, sizeof(double));
+	if (!gbs) {
+		rc = -ENOMEM;
+		goto out_res;
+	}
+	/* declared bytes: every thread reads whole lines of its set, passes times */
+	double bytes = (double)n * passes *
+		       (double)((j.words + j.step - 1) / j.step) * (double)line;
+	for (int r = 0; r < res.rounds; r++)
+		gbs[r] = bytes / res.seconds[r] / 1e9;
+	{
+		static const char *const keys[] = {"working_set", "pairs",
+						   "threads", "bytes_per_round"};
+		double vals[] = {(double)ws, pairs, n, bytes};
+		struct point p = {.chart = "time",
+				  .series = own_data ? "each thread its own data set"
+						     : "one data set per pair",
+				  .x = pl,
+				  .x_label = placements[pl],
+				  .unit = "s",
+				  .samples = res.seconds,
+				  .nsamples = res.rounds,
+				  .extra_keys = keys,
+				  .extra_vals = vals,
+				  .nextra = 4};
+		out->seconds = stats_median(res.seconds, res.rounds);
+		out->gbs = stats_median(gbs, res.rounds);
+		p.y = out->seconds;
+		sink_point(ctx->sink, &p);
+		p.chart = "rate";
+		p.y = out->gbs;
+		p.unit = "GB/s";
+		p.samples = gbs;
+		sink_point(ctx->sink, &p);
+	}
+	/* the placement is the point of the run: say so when it did not hold */
+	for (int t = 0; cpus[0] >= 0 && t < n; t++)
+		if (res.place[t].cpu_observed != cpus[t]) {
+			sink_note(ctx->sink, "warn",
+				  "%s: thread %d ran on cpu %d, not on cpu %d where it was pinned",
+				  placements[pl], t, res.place[t].cpu_observed,
+				  cpus[t]);
+			break;
+		}
+out_res:
+	if (have_res)
+		team_result_free(&res);
+out:
+	free(gbs);
+	for (int t = 0; j.data && t < n; t++)
+		if (j.owner && j.owner[t] == t)
+			free(j.data[t]);
+	free(j.data);
+	free(j.owner);
+	free(j.sums);
+	return rc;
+}
+
+static int cs_check(const struct param_values *pv, const struct topo *t,
+		    struct param_error *err)
+{
+	int64_t ws = params_int(pv, "working_set");
+	int64_t pairs = params_int(pv, "pairs");
+	uint64_t mem = 0;
+
+	if (ws > 0 && ws < 4096) {
+		snprintf(err->field, sizeof(err->field), "working_set");
+		snprintf(err->msg, sizeof(err->msg),
+			 "working_set %lld is too small: 0 (from the topology) or at least 4K",
+			 (long long)ws);
+		return -EINVAL;
+	}
+	for (int i = 0; t && i < t->nnodes; i++)
+		mem += t->node[i].mem_total;
+	/* separate_data holds two data sets per pair */
+	if (ws > 0 && mem > 0 && (uint64_t)ws * 2 * (uint64_t)pairs > mem / 2) {
+		snprintf(err->field, sizeof(err->field), "working_set");
+		snprintf(err->msg, sizeof(err->msg),
+			 "working_set %lld MiB x %lld pairs x 2 is more than half of the machine's %llu MiB",
+			 (long long)(ws >> 20), (long long)pairs,
+			 (unsigned long long)(mem >> 20));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cs_run(struct run_ctx *ctx)
+{
+	const struct topo *t = ctx->topo;
+	const struct param_value *set = params_get(ctx->pv, "placements");
+	int want = (int)params_int(ctx->pv, "pairs"), pairs = want;
+	int level = topo_pair_level(t), contrast = level > 0;
+	int *shared = NULL, *split = NULL, *none = NULL;
+	int have_shared = 0, have_split = 0, rc = 0, step = 0;
+	char why_shared[PARAM_ERR_LEN] = "", why_split[PARAM_ERR_LEN] = "";
+	char levels[512];
+	struct cs_result r[NPLACEMENTS];
+	int done[NPLACEMENTS] = {0};
+	size_t ws;
+
+	describe_levels(t, levels, sizeof(levels));
+	if (t->nallowed < 2) {
+		sink_note(ctx->sink, "warn",
+			  "a pair of threads needs 2 cpus, but this process may use only cpu %s: nothing was measured",
+			  t->allowed_text);
+		sink_headline(ctx->sink,
+			      "nothing to measure: cache sharing needs at least 2 cpus (4, under two caches, to compare placements)");
+		return 0;
+	}
+	if (2 * pairs > t->nallowed)
+		pairs = t->nallowed / 2;
+	if (!contrast) {
+		/* size and place by the outermost cache there is */
+		for (level = 3; level >= 1; level--) {
+			struct level_shape ls;
+			level_shape(t, level, &ls);
+			if (ls.instances)
+				break;
+		}
+	}
+	shared = calloc((size_t)2 * (size_t)pairs, sizeof(int));
+	split = calloc((size_t)2 * (size_t)pairs, sizeof(int));
+	none = calloc((size_t)2 * (size_t)pairs, sizeof(int));
+	if (!shared || !split || !none) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* the most pairs (up to the request) that both plans can place */
+	for (; level > 0 && pairs >= 1; pairs--) {
+		have_shared = !topo_plan_pairs(t, level, PAIR_SHARED, pairs, shared,
+					       why_shared, sizeof(why_shared));
+		have_split = !topo_plan_pairs(t, level, PAIR_SPLIT, pairs, split,
+					      why_split, sizeof(why_split));
+		if ((have_shared && have_split) || pairs == 1 ||
+		    (!contrast && (have_shared || have_split)))
+			break;
+	}
+	if (pairs < 1)
+		pairs = 1;
+	if (level == 0) {
+		snprintf(why_shared, sizeof(why_shared),
+			 "the topology names no cache over the allowed cpus");
+		snprintf(why_split, sizeof(why_split), "%s", why_shared);
+	}
+	for (int i = 0; i < 2 * pairs; i++)
+		none[i] = -1;
+	if (pairs < want)
+		sink_note(ctx->sink, "warn",
+			  "pairs=%d needs %d cpus; the allowed cpus (%s) hold %d pair(s) as placed here: ran %d",
+			  want, 2 * want, t->allowed_text, pairs, pairs);
+	if (!contrast) {
+		char ran[128] = "", skipped[128] = "";
+		size_t ro = 0, so = 0;
+		for (int k = 0; k < set->n; k++) {
+			int pl = set->list[k];
+			int ok = pl == P_OS || (pl == P_SPLIT ? have_split : have_shared);
+			if (ok && ro < sizeof(ran))
+				ro += (size_t)snprintf(ran + ro, sizeof(ran) - ro, "%s%s",
+						       ro ? ", " : "", placements[pl]);
+			else if (!ok && so < sizeof(skipped))
+				so += (size_t)snprintf(skipped + so, sizeof(skipped) - so,
+						       "%s%s", so ? ", " : "", placements[pl]);
+		}
+		sink_note(ctx->sink, "warn",
+			  "shared against split needs a cache level with 2 or more instances over the allowed cpus, one of them over 2 or more cpus (e.g. 2 sockets of 2 cores each, like the 2-node numa-vm guest); here %s (allowed cpus %s). Ran instead: %s%s%s%s",
+			  levels, t->allowed_text, ro ? ran : "nothing",
+			  so ? "; skipped: " : "", so ? skipped : "",
+			  have_shared ? ". separate_data keeps the shared placement and gives each thread its own data set: one cache then holds two data sets instead of one, the capacity half of what split costs"
+				      : "");
+	}
+
+	ws = (size_t)params_int(ctx->pv, "working_set");
+	if (ws == 0) {
+		const struct topo_cache *c = NULL;
+		int per = 1;
+		if (have_shared) {
+			c = topo_cache_find(t, level,
+					    topo_pu_cache(topo_pu_by_os(t, shared[0]), level));
+			per = pairs_per_cache(t, level, shared, pairs);
+		}
+		if (c && c->size) {
+			ws = (size_t)(c->size * 3 / 4 / (uint64_t)per) & ~(size_t)4095;
+			sink_note(ctx->sink, "info",
+				  "working_set %zu KiB per pair: 3/4 of one L%d (%llu KiB), which holds %d pair(s) under shared and twice the data under split or separate_data",
+				  ws >> 10, level, (unsigned long long)c->size >> 10,
+				  per);
+		} else {
+			ws = 8u << 20;
+			sink_note(ctx->sink, "warn",
+				  "working_set: no shared cache size is known here, so 8 MiB per pair");
+		}
+		if (ws < 4096)
+			ws = 4096;
+	} else {
+		ws &= ~(size_t)(sizeof(uint64_t) - 1);
+	}
+	sink_summary(ctx->sink, "working_set", (double)ws, "bytes");
+	sink_summary(ctx->sink, "pairs", pairs, "pairs");
+	sink_note(ctx->sink, "info",
+		  "data read from memory is not measured: that needs the memory controller's counters, which numalab does not read; rate is what the threads read, from cache or memory");
+
+	for (int k = 0; k < set->n && !rc; k++) {
+		enum placement pl = (enum placement)set->list[k];
+		const int *cpus = pl == P_SPLIT ? split : pl == P_OS ? none : shared;
+		int ok = pl == P_OS || (pl == P_SPLIT ? have_split : have_shared);
+		char key[64];
+
+		sink_progress(ctx->sink, step++, set->n, placements[pl]);
+		if (!ok) {
+			sink_note(ctx->sink, "warn", "%s: skipped: %s", placements[pl],
+				  pl == P_SPLIT ? why_split : why_shared);
+			continue;
+		}
+		rc = measure(ctx, pl, cpus, pairs, ws, pl == P_SEPARATE, &r[pl]);
+		if (rc)
+			break;
+		done[pl] = 1;
+		snprintf(key, sizeof(key), "time_%s", placements[pl]);
+		sink_summary(ctx->sink, key, r[pl].seconds, "s");
+	}
+	if (rc)
+		goto out;
+	sink_progress(ctx->sink, set->n, set->n, "done");
+	if (done[P_SHARED] && done[P_SPLIT] && contrast) {
+		double x = r[P_SPLIT].seconds / r[P_SHARED].seconds;
+		sink_summary(ctx->sink, "split_over_shared", x, "x");
+		sink_headline(ctx->sink,
+			      "%d pair(s) reading %zu KiB each took %.2f× %s split across L%d caches than with each pair under one",
+			      pairs, ws >> 10, x >= 1 ? x : 1 / x,
+			      x >= 1 ? "longer" : "less time", level);
+	} else if (done[P_SHARED] && done[P_SEPARATE]) {
+		double x = r[P_SEPARATE].seconds / r[P_SHARED].seconds;
+		sink_summary(ctx->sink, "separate_over_shared", x, "x");
+		sink_headline(ctx->sink,
+			      "%s%d pair(s) under one L%d: a data set of its own for each thread took %.2f× the time of one per pair (%zu KiB each)",
+			      contrast ? "" : "no pair can be split across caches here; ",
+			      pairs, level, x, ws >> 10);
+	} else {
+		for (int p = 0; p < NPLACEMENTS; p++)
+			if (done[p]) {
+				sink_headline(ctx->sink,
+					      "%s: %.3g s per round, %.1f GB/s read%s",
+					      placements[p], r[p].seconds, r[p].gbs,
+					      contrast ? "" : " (this machine cannot split a pair across caches)");
+				break;
+			}
+	}
+out:
+	free(shared);
+	free(split);
+	free(none);
+	return rc;
+}
+
+const struct experiment exp_cache_sharing = {
+	.name = "cache_sharing",
+	.title = "Cache sharing by placement",
+	.summary = "Pairs of threads read one data set each: both threads of "
+		   "a pair under one cache, or split across two",
+	.section = "6.4.3",
+	.explain =
+		"Each pair of threads reads one data set, over and over, and "
+		"different pairs read different data. The only thing that "
+		"changes between the runs is where the threads sit. With "
+		"shared, both threads of a pair run on cores under one cache "
+		"(one L3, say), so that cache holds the pair's data once and "
+		"both threads hit it. With split, the two threads of a pair "
+		"run under different caches: each cache now holds the data of "
+		"two pairs, which by default no longer fits, and every data "
+		"set is fetched from memory twice, once into each cache. os "
+		"leaves the choice to the scheduler, and separate_data keeps "
+		"the shared placement but gives every thread a data set of its "
+		"own, which loads one cache the way split does.\n\n"
+		"This is figures 6.13 and 6.14 of the article: threads that "
+		"use the same data belong on cores that share a cache, "
+		"because the kernel does not know which threads share data "
+		"and the only way to tell it is thread affinity. The article "
+		"gave no measurement for it; the cost it describes is memory "
+		"bandwidth, which in 2007 one front side bus shared among all "
+		"processors.\n\n"
+		"The working set is sized from the topology: 3/4 of the shared "
+		"cache for each pair it holds, so one data set fits and two "
+		"do not. Expect split to be clearly slower on a machine with "
+		"several L3s (sockets, or chiplets that each have their own "
+		"L3): its data comes from memory, shared's from the L3. "
+		"Machines with one L3 for every core cannot show it at that "
+		"level, and the run says what it could do instead.",
+	.params = params,
+	.charts = charts,
+	.uses_placement = 0,
+	.check = cs_check,
+	.run = cs_run,
+};
