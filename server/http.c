@@ -601,14 +601,13 @@ struct http_server *http_start(const struct http_config *cfg,
 	/* a thread per connection: 1000 event streams cost 1000 small stacks */
 	srv->d = MHD_start_daemon(
 		flags, (uint16_t)cfg->port, NULL, NULL, on_request, srv,
-		MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_STACK_SIZE,
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_STACK_SIZE,
 		(size_t)STACK_SIZE, MHD_OPTION_CONNECTION_LIMIT,
 		cfg->max_conns ? cfg->max_conns : 2048u,
 		MHD_OPTION_CONNECTION_TIMEOUT, 60u,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, MHD_OPTION_END);
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (!srv->d) {
 		snprintf(err, errlen, "cannot listen on %s:%d: %s", cfg->host,

@@ -393,7 +393,8 @@ static int interrupt_one(struct store *st, int64_t id, const char *why,
 	sqlite3_bind_text(s, 2, now, -1, SQLITE_STATIC);
 	bind_text_or_null(s, 3, headline);
 	sqlite3_bind_text(s, 4, sum_text, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_DONE)
+	sqlite3_bind_int64(s, 5, id);
+	if (sqlite3_step(s) == SQLITE_DONE && sqlite3_changes(st->db) == 1)
 		rc = 0;
 out:
 	sqlite3_finalize(s);

@@ -1,0 +1,270 @@
+"""harness.py - a real numalab server on a loopback port for the API tests.
+
+Starts `numalab serve --listen 127.0.0.1:0`, reads the port it prints, and
+talks to it with http.client (which sends paths exactly as given, so the
+traversal tests mean something). Stdlib only.
+"""
+
+import http.client
+import json
+import os
+import select
+import signal
+import subprocess
+import time
+
+BIN = os.environ.get("NUMALAB_BIN", "build/numalab")
+# Generous ceilings so that a hung server fails a test instead of hanging
+# the lane; no test asserts how long anything takes.
+START_TIMEOUT = 60
+REQUEST_TIMEOUT = 120
+FINAL_TYPES = ("done", "failed", "cancelled", "interrupted")
+
+
+class Server:
+    def __init__(self, tmp, db=None, web=None, args=(), name="server"):
+        self.tmp = tmp
+        self.db = db or os.path.join(tmp, "x.db")
+        self.web = web
+        self.args = list(args)
+        self.name = name
+        self.proc = None
+        self.port = None
+        self.host = "127.0.0.1"
+        self.starts = 0
+
+    def command(self, listen="127.0.0.1:0"):
+        cmd = [BIN, "serve", "--listen", listen, "--db", self.db]
+        if self.web:
+            cmd += ["--web", self.web]
+        return cmd + self.args
+
+    @property
+    def stderr_path(self):
+        return os.path.join(self.tmp, "%s.%d.stderr" % (self.name, self.starts))
+
+    def start(self, listen="127.0.0.1:0"):
+        self.starts += 1
+        self.errfile = open(self.stderr_path, "wb")
+        self.proc = subprocess.Popen(
+            self.command(listen), stdout=subprocess.PIPE, stderr=self.errfile
+        )
+        line = self._read_line(START_TIMEOUT)
+        if not line.startswith("listening on http://"):
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError(
+                "server did not start: %r\n%s" % (line, self.stderr())
+            )
+        hostport = line[len("listening on http://"):].rstrip("/")
+        self.host, _, port = hostport.rpartition(":")
+        self.port = int(port)
+        return self
+
+    def _read_line(self, timeout):
+        deadline = time.monotonic() + timeout
+        buf = b""
+        fd = self.proc.stdout.fileno()
+        while not buf.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            r, _, _ = select.select([fd], [], [], left)
+            if not r:
+                break
+            chunk = os.read(fd, 1)
+            if not chunk:
+                break
+            buf += chunk
+        return buf.decode(errors="replace").strip()
+
+    def stderr(self):
+        try:
+            with open(self.stderr_path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self, sig=signal.SIGTERM):
+        """Signals the server and returns its exit status."""
+        if not self.proc:
+            return None
+        self.proc.send_signal(sig)
+        try:
+            rc = self.proc.wait(REQUEST_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+            raise AssertionError("server did not stop on %s\n%s" % (sig, self.stderr()))
+        finally:
+            self.proc.stdout.close()
+            self.errfile.close()
+        self.proc = None
+        return rc
+
+    def kill9(self):
+        return self.stop(signal.SIGKILL)
+
+    def pid(self):
+        return self.proc.pid
+
+    # --- HTTP -----------------------------------------------------------
+
+    def conn(self, timeout=REQUEST_TIMEOUT):
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+
+    def request(self, method, path, body=None, headers=None):
+        """Returns (status, headers dict with lowercase names, body bytes)."""
+        headers = dict(headers or {})
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+            headers.setdefault("Content-Type", "application/json")
+        elif isinstance(body, str):
+            body = body.encode()
+        c = self.conn()
+        try:
+            c.request(method, path, body=body, headers=headers)
+            r = c.getresponse()
+            data = r.read()
+            hdrs = {k.lower(): v for k, v in r.getheaders()}
+            return r.status, hdrs, data
+        finally:
+            c.close()
+
+    def json(self, method, path, body=None, headers=None):
+        """Returns (status, parsed JSON or None, headers)."""
+        status, hdrs, data = self.request(method, path, body, headers)
+        try:
+            doc = json.loads(data) if data else None
+        except ValueError:
+            raise AssertionError("not JSON from %s %s: %r" % (method, path, data[:200]))
+        return status, doc, hdrs
+
+    def post_run(self, params, experiment="false_sharing", headers=None):
+        return self.json(
+            "POST", "/api/runs", {"experiment": experiment, "params": params}, headers
+        )
+
+    def start_run(self, params, experiment="false_sharing"):
+        status, doc, _ = self.post_run(params, experiment)
+        if status != 202:
+            raise AssertionError("run not accepted: %s %s" % (status, doc))
+        return doc["id"]
+
+    # --- event streams --------------------------------------------------
+
+    def open_events(self, run_id, query="", headers=None, timeout=REQUEST_TIMEOUT):
+        c = self.conn(timeout)
+        c.request("GET", "/api/runs/%d/events%s" % (run_id, query), headers=headers or {})
+        r = c.getresponse()
+        return c, r
+
+    def events(self, run_id, query="", headers=None, until=None):
+        """Reads an SSE stream to its end (or until until(event) is true).
+
+        Returns (status, list of (id, type, data dict), comments seen)."""
+        c, r = self.open_events(run_id, query, headers)
+        try:
+            if r.status != 200:
+                r.read()
+                return r.status, [], []
+            out, comments = [], []
+            for ev in sse_events(r, comments):
+                out.append(ev)
+                if until and until(ev):
+                    break
+            return r.status, out, comments
+        finally:
+            c.close()
+
+    def ndjson(self, run_id, query="?format=ndjson", headers=None):
+        c, r = self.open_events(run_id, query, headers)
+        try:
+            lines = r.read().decode().split("\n")
+            return r.status, r.getheader("Content-Type"), [
+                json.loads(l) for l in lines if l.strip()
+            ]
+        finally:
+            c.close()
+
+    def wait_final(self, run_id):
+        """Every event of the run, read live until its final one."""
+        status, evs, _ = self.events(run_id)
+        if status != 200 or not evs or evs[-1][1] not in FINAL_TYPES:
+            raise AssertionError("no final event for run %d: %s %s" % (run_id, status, evs[-1:]))
+        return evs
+
+    def wait_event(self, run_id, type_):
+        """Reads the stream until the first event of this type; returns it."""
+        status, evs, _ = self.events(
+            run_id, until=lambda e: e[1] == type_ or e[1] in FINAL_TYPES
+        )
+        if not evs or evs[-1][1] != type_:
+            raise AssertionError(
+                "run %d ended before a '%s' event: %s" % (run_id, type_, evs[-1:])
+            )
+        return evs
+
+
+def sse_events(resp, comments=None):
+    """Parses text/event-stream from an http.client response."""
+    ev_id, ev_type, data = None, None, []
+    while True:
+        raw = resp.readline()
+        if not raw:
+            return
+        line = raw.decode().rstrip("\r\n")
+        if line == "":
+            if data:
+                yield (int(ev_id) if ev_id else None, ev_type or "message",
+                       json.loads("\n".join(data)))
+            ev_id, ev_type, data = None, None, []
+        elif line.startswith(":"):
+            if comments is not None:
+                comments.append(line)
+        else:
+            field, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if field == "id":
+                ev_id = value
+            elif field == "event":
+                ev_type = value
+            elif field == "data":
+                data.append(value)
+
+
+def children_of(pid):
+    """Pids whose parent is pid (scans /proc: works on every kernel)."""
+    kids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == pid:
+            kids.append(int(name))
+    return kids
+
+
+def alive(pid):
+    """True while pid runs (a zombie nobody reaped counts as dead)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def wait_gone(pid, ceiling=30):
+    """Waits until pid is gone; False if it outlived the ceiling."""
+    deadline = time.monotonic() + ceiling
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return not alive(pid)
