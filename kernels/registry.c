@@ -5,11 +5,17 @@ extern const struct experiment exp_false_sharing;
 extern const struct experiment exp_atomic_increment;
 extern const struct experiment exp_core_to_core;
 extern const struct experiment exp_cache_sharing;
+extern const struct experiment exp_memory_policy;
+extern const struct experiment exp_remote_bandwidth;
+extern const struct experiment exp_bandwidth_scaling;
 
 const struct experiment *const experiments[] = {
 	&exp_false_sharing,
 	&exp_atomic_increment,
 	&exp_core_to_core,
 	&exp_cache_sharing,
+	&exp_memory_policy,
+	&exp_remote_bandwidth,
+	&exp_bandwidth_scaling,
 	NULL,
 };

@@ -1,0 +1,375 @@
+/* bandwidth_scaling.c - read, write and copy bandwidth as threads are added, packed or spread */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bw.h"
+#include "experiment.h"
+#include "numa_mem.h"
+#include "stats.h"
+
+static const char *const op_choices[] = {"read", "write", "write_nt", "copy", NULL};
+static const enum bw_op op_of[] = {BW_READ, BW_WRITE, BW_WRITE_NT, BW_COPY};
+#define NOPS 4
+static const char *const placements[] = {"compact", "spread", NULL};
+
+static const struct param params[] = {
+	{.name = "threads",
+	 .type = PARAM_SWEEP,
+	 .def = "1-16,20,24,32,48,64,96,128,192,256",
+	 .min = 1,
+	 .max = 1024,
+	 .unit = "threads",
+	 .help = "thread counts to measure (trimmed to the CPUs this process may use)",
+	 .flags = PARAM_F_CPUS},
+	{.name = "size",
+	 .type = PARAM_SIZE,
+	 .def = "64M",
+	 .min = 1 << 20,
+	 .max = 1LL << 40,
+	 .unit = "bytes per thread",
+	 .help = "each thread streams over its own buffer of this size, "
+		 "first touched by itself"},
+	{.name = "ops",
+	 .type = PARAM_SET,
+	 .def = "read,write,copy",
+	 .choices = op_choices,
+	 .help = "read, write (regular stores), write_nt (streaming stores), "
+		 "copy (counted as bytes loaded plus bytes stored)"},
+	{.name = "placements",
+	 .type = PARAM_SET,
+	 .def = "all",
+	 .choices = placements,
+	 .help = "compact: fill one node's cores before the next; spread: one "
+		 "thread per node in turn"},
+	{.name = "nodes",
+	 .type = PARAM_NODELIST,
+	 .def = "",
+	 .min = 0,
+	 .max = NMEM_MAX_NODE - 1,
+	 .help = "run only on these nodes' CPUs; empty: every node"},
+	{0}};
+
+static const struct chart charts[] = {
+	{.id = "read",
+	 .kind = CHART_LINE,
+	 .title = "Read bandwidth as threads are added",
+	 .x_label = "threads",
+	 .y_label = "GB/s"},
+	{.id = "write",
+	 .kind = CHART_LINE,
+	 .title = "Write bandwidth (regular stores)",
+	 .x_label = "threads",
+	 .y_label = "GB/s"},
+	{.id = "write_nt",
+	 .kind = CHART_LINE,
+	 .title = "Write bandwidth (non-temporal stores)",
+	 .x_label = "threads",
+	 .y_label = "GB/s"},
+	{.id = "copy",
+	 .kind = CHART_LINE,
+	 .title = "Copy bandwidth (loaded + stored bytes)",
+	 .x_label = "threads",
+	 .y_label = "GB/s"},
+	{0}};
+
+static int max_threads(const struct param_values *pv)
+{
+	const struct param_value *v = params_get(pv, "threads");
+	int most = 0;
+
+	for (int i = 0; i < v->n; i++)
+		if (v->list[i] > most)
+			most = v->list[i];
+	return most;
+}
+
+static int cpus_on(const struct topo *t, const struct param_value *nodes)
+{
+	int n = 0;
+
+	if (!nodes->n)
+		return t->nallowed;
+	for (int i = 0; i < nodes->n; i++)
+		n += nmem_node_ncpus(t, nodes->list[i]);
+	return n;
+}
+
+/* Whether some op loads from a source buffer, or stores to a target one. */
+static int needs_src(const struct param_values *pv)
+{
+	return params_has(pv, "ops", "read") || params_has(pv, "ops", "copy");
+}
+
+static int needs_dst(const struct param_values *pv)
+{
+	return params_has(pv, "ops", "write") || params_has(pv, "ops", "write_nt") ||
+	       params_has(pv, "ops", "copy");
+}
+
+static int bs_check(const struct param_values *pv, const struct topo *t,
+		    struct param_error *err)
+{
+	const struct param_value *nodes = params_get(pv, "nodes");
+	uint64_t size = (uint64_t)params_int(pv, "size");
+	int most = max_threads(pv), buffers, rc;
+
+	rc = nmem_check_nodes(t, nodes->list, nodes->n, "nodes", 0, 1, err);
+	if (rc || !t)
+		return rc;
+	if (most > cpus_on(t, nodes)) {
+		snprintf(err->field, sizeof(err->field), "threads");
+		snprintf(err->msg, sizeof(err->msg),
+			 "%d threads, but the nodes %s have only %d cpus this process may use",
+			 most, nodes->n ? nodes->text : "of this machine", cpus_on(t, nodes));
+		return -EINVAL;
+	}
+	buffers = needs_src(pv) + needs_dst(pv);
+	return nmem_check_free(t, nodes->list, nodes->n,
+			       size * (uint64_t)most * (uint64_t)buffers, "size", err);
+}
+
+struct curve {
+	double gbps[PARAM_MAX_LIST];
+	int threads[PARAM_MAX_LIST];
+	int n;
+};
+
+/* Maps size bytes for n threads; each thread's slice is touched by that thread. */
+static int map(size_t bytes, struct nmem_buf *b, struct run_ctx *ctx)
+{
+	char msg[PARAM_ERR_LEN];
+	struct nmem_spec s = {.len = bytes, .policy = NMEM_DEFAULT, .scope = NMEM_VMA};
+	int rc = nmem_alloc(&s, ctx->topo, b, msg, sizeof(msg));
+
+	if (rc)
+		sink_note(ctx->sink, "warn", "%s", msg);
+	return rc;
+}
+
+static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
+			 const int *cpus, struct curve *curves, int *step, int steps)
+{
+	size_t per = (size_t)params_int(ctx->pv, "size") / BW_ALIGN * BW_ALIGN;
+	struct nmem_buf src = {0}, dst = {0};
+	char *s[PARAM_MAX_LIST], *d[PARAM_MAX_LIST];
+	int need_src = needs_src(ctx->pv), need_dst = needs_dst(ctx->pv);
+	int touched_src = 0, touched_dst = 0, placed = 0, rc = 0;
+
+	if (need_src && (rc = map(per * (size_t)nthreads, &src, ctx)))
+		return rc;
+	if (need_dst && (rc = map(per * (size_t)nthreads, &dst, ctx)))
+		goto out;
+	if (need_src)
+		bw_split(src.base, src.len, nthreads, s);
+	if (need_dst)
+		bw_split(dst.base, dst.len, nthreads, d);
+	for (int o = 0; o < NOPS && !rc; o++) {
+		enum bw_op op = op_of[o];
+		int us = op == BW_READ || op == BW_COPY, ud = op != BW_READ;
+		struct bw_result res;
+		char what[96];
+
+		if (!params_has(ctx->pv, "ops", op_choices[o]))
+			continue;
+		snprintf(what, sizeof(what), "%s, %d threads, %s", op_choices[o],
+			 nthreads, placements[placement]);
+		sink_progress(ctx->sink, (*step)++, steps, what);
+		struct bw_job job = {.op = op,
+				     .nthreads = nthreads,
+				     .cpus = cpus,
+				     .dst = ud ? d : NULL,
+				     .src = us ? s : NULL,
+				     .bytes = per,
+				     .passes = 1,
+				     .touch = (us && !touched_src) || (ud && !touched_dst),
+				     .warmup = ctx->warmup,
+				     .repeat = ctx->repeat,
+				     .cancel = ctx->cancel};
+		rc = bw_measure(&job, ctx->topo, &res);
+		if (rc)
+			break;
+		touched_src |= us;
+		touched_dst |= ud;
+		if (!placed++) {
+			char label[64];
+			snprintf(label, sizeof(label), "threads=%d placement=%s", nthreads,
+				 placements[placement]);
+			sink_placement(ctx->sink, label, res.team.place, res.team.nthreads);
+		}
+		if (res.check_rc) {
+			sink_note(ctx->sink, "warn", "the %s loop gave wrong data: the kernel is wrong",
+				  op_choices[o]);
+			bw_result_free(&res);
+			rc = -EIO;
+			break;
+		}
+		static const char *const keys[] = {"per_thread_gbps"};
+		double per_thread = res.median / nthreads;
+		struct point pt = {.chart = op_choices[o],
+				   .series = placements[placement],
+				   .x = nthreads,
+				   .y = res.median,
+				   .unit = "GB/s",
+				   .samples = res.gbps,
+				   .nsamples = res.n,
+				   .extra_keys = keys,
+				   .extra_vals = &per_thread,
+				   .nextra = 1};
+		sink_point(ctx->sink, &pt);
+		struct curve *c = &curves[placement * NOPS + o];
+		c->gbps[c->n] = res.median;
+		c->threads[c->n++] = nthreads;
+		bw_result_free(&res);
+	}
+out:
+	nmem_free(&src);
+	nmem_free(&dst);
+	return rc;
+}
+
+/* The fewest threads that reach 90% of the curve's best. */
+static int saturation(const struct curve *c, double *peak, int *peak_threads)
+{
+	int at = 0;
+
+	*peak = 0;
+	*peak_threads = 0;
+	for (int i = 0; i < c->n; i++)
+		if (c->gbps[i] > *peak) {
+			*peak = c->gbps[i];
+			*peak_threads = c->threads[i];
+		}
+	for (int i = 0; i < c->n && !at; i++)
+		if (c->gbps[i] >= 0.9 * *peak)
+			at = c->threads[i];
+	return at;
+}
+
+static int bs_run(struct run_ctx *ctx)
+{
+	const struct param_value *threads = params_get(ctx->pv, "threads");
+	const struct param_value *nodes = params_get(ctx->pv, "nodes");
+	struct curve *curves = calloc(2 * NOPS, sizeof(*curves));
+	int *cpus = calloc(PARAM_MAX_LIST, sizeof(int));
+	int nops = 0, nplace = 0, step = 0, steps, rc = 0;
+	char headline[512] = "";
+
+	if (!curves || !cpus) {
+		free(curves);
+		free(cpus);
+		return -ENOMEM;
+	}
+	for (int o = 0; o < NOPS; o++)
+		nops += params_has(ctx->pv, "ops", op_choices[o]);
+	for (int p = 0; p < 2; p++)
+		nplace += params_has(ctx->pv, "placements", placements[p]);
+	steps = nops * nplace * threads->n;
+	sink_note(ctx->sink, "info", "loops use %s; bytes counted as loaded plus stored",
+		  bw_isa_names[bw_isa_best()]);
+	for (int p = 0; p < 2 && !rc; p++) {
+		if (!params_has(ctx->pv, "placements", placements[p]))
+			continue;
+		for (int i = 0; i < threads->n && !rc; i++) {
+			char msg[PARAM_ERR_LEN];
+			int n = threads->list[i];
+			rc = nmem_plan(ctx->topo, p ? PLACE_SPREAD : PLACE_COMPACT,
+				       nodes->list, nodes->n, n, cpus, msg, sizeof(msg));
+			if (rc) {
+				sink_note(ctx->sink, "warn", "%s", msg);
+				break;
+			}
+			rc = measure_point(ctx, p, n, cpus, curves, &step, steps);
+		}
+	}
+	if (!rc) {
+		size_t off = 0;
+		sink_progress(ctx->sink, steps, steps, "done");
+		for (int o = 0; o < NOPS; o++)
+			for (int p = 0; p < 2; p++) {
+				const struct curve *c = &curves[p * NOPS + o];
+				double peak;
+				int peak_threads, sat;
+				char key[64];
+				if (!c->n)
+					continue;
+				sat = saturation(c, &peak, &peak_threads);
+				snprintf(key, sizeof(key), "%s_%s_peak_gbps", op_choices[o], placements[p]);
+				sink_summary(ctx->sink, key, peak, "GB/s");
+				snprintf(key, sizeof(key), "%s_%s_saturation_threads", op_choices[o],
+					 placements[p]);
+				sink_summary(ctx->sink, key, sat, "threads");
+				if (c->threads[0] == 1) {
+					snprintf(key, sizeof(key), "%s_%s_1_thread_gbps", op_choices[o],
+						 placements[p]);
+					sink_summary(ctx->sink, key, c->gbps[0], "GB/s");
+				}
+				if (off < sizeof(headline) && (o == 0 || !*headline) &&
+				    c->n > 1)
+					off += (size_t)snprintf(
+						headline + off, sizeof(headline) - off,
+						"%s%s (%s): %.1f GB/s with %d thread%s, at most %.1f GB/s with %d; 90%% of that from %d thread%s on",
+						off ? "; " : "", op_choices[o], placements[p],
+						c->gbps[0], c->threads[0], c->threads[0] == 1 ? "" : "s",
+						peak, peak_threads, sat, sat == 1 ? "" : "s");
+				else if (off < sizeof(headline) && !*headline)
+					off += (size_t)snprintf(headline + off, sizeof(headline) - off,
+								"%s (%s): %.1f GB/s with %d thread%s",
+								op_choices[o], placements[p], c->gbps[0],
+								c->threads[0], c->threads[0] == 1 ? "" : "s");
+			}
+		if (*headline)
+			sink_headline(ctx->sink, "%s", headline);
+	}
+	free(curves);
+	free(cpus);
+	return rc;
+}
+
+static void bs_estimate(const struct param_values *pv, const struct topo *t,
+			double *seconds, uint64_t *bytes)
+{
+	const struct param_value *threads = params_get(pv, "threads");
+	double size = (double)params_int(pv, "size");
+	double rounds = (double)(params_int(pv, "repeat") + params_int(pv, "warmup"));
+	double total = 0;
+
+	(void)t;
+	/* each point: every op over every thread's buffer, at 1 GB/s per thread or better */
+	for (int i = 0; i < threads->n; i++)
+		total += 2 * NOPS * size * (rounds + 1) / 1e9;
+	*seconds = total + 0.5;
+	*bytes = (uint64_t)(2 * size * max_threads(pv));
+}
+
+const struct experiment exp_bandwidth_scaling = {
+	.name = "bandwidth_scaling",
+	.title = "Memory bandwidth as threads are added",
+	.summary = "Read, write and copy bandwidth for 1..N threads, packed onto "
+		   "one node or spread over the nodes: where the memory bus saturates",
+	.section = "6.4.3",
+	.explain =
+		"One core cannot keep a memory controller busy: it has only so many "
+		"outstanding misses, so a single thread streaming through memory "
+		"gets a fraction of what the DRAM can deliver. Adding threads adds "
+		"misses in flight and the bandwidth grows, until the memory bus (or "
+		"the link to it) is the limit; from then on more threads only share "
+		"the same bandwidth and each gets less.\n\n"
+		"Every thread streams over its own buffer, first touched by itself "
+		"so its pages are on its own node. Placed compact, threads fill one "
+		"node's cores before using the next node, so the curve shows one "
+		"memory controller saturating; placed spread, consecutive threads go "
+		"to different nodes, and on a NUMA machine each node brings its own "
+		"memory bandwidth: the spread curve rises higher and later.\n\n"
+		"Bytes are counted as the loops declare them: a read counts the bytes "
+		"loaded, a write the bytes stored (not the line fetch a regular store "
+		"causes: compare write with write_nt), a copy both.",
+	.params = params,
+	.charts = charts,
+	.min_nodes = 2,
+	.check = bs_check,
+	.run = bs_run,
+	.estimate = bs_estimate,
+};

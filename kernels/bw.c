@@ -1,0 +1,400 @@
+/* bw.c - streaming loops that reach what the memory gives, and how their bandwidth is measured */
+#include "bw.h"
+
+#include <cpuid.h>
+#include <errno.h>
+#include <immintrin.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+const char *const bw_op_names[] = {"read", "write", "write_nt",
+				   "write_prefetchw", "copy", "copy_nt", NULL};
+const char *const bw_isa_names[] = {"sse2", "avx2", "avx512f", NULL};
+
+int bw_op_factor(enum bw_op op)
+{
+	return op == BW_COPY || op == BW_COPY_NT ? 2 : 1;
+}
+
+static int has_prefetchw(void)
+{
+	unsigned a, b, c, d;
+
+	/* CPUID 0x80000001 ECX bit 8: PREFETCHW (AMD's 3DNowPrefetch, Intel since Broadwell) */
+	if (!__get_cpuid(0x80000001, &a, &b, &c, &d))
+		return 0;
+	return (c >> 8) & 1;
+}
+
+int bw_op_supported(enum bw_op op)
+{
+	if (op == BW_WRITE_PFW)
+		return has_prefetchw();
+	return op >= 0 && op < BW_NOPS;
+}
+
+int bw_isa_supported(enum bw_isa isa)
+{
+	__builtin_cpu_init();
+	switch (isa) {
+	case BW_SSE2:
+		return 1; /* every x86-64 has it */
+	case BW_AVX2:
+		return __builtin_cpu_supports("avx2");
+	case BW_AVX512:
+		return __builtin_cpu_supports("avx512f");
+	case BW_NISA:
+		break;
+	}
+	return 0;
+}
+
+enum bw_isa bw_isa_best(void)
+{
+	static int best = -1;
+
+	if (best >= 0)
+		return (enum bw_isa)best;
+	const char *want = getenv("NUMALAB_BW_ISA");
+	int b = BW_SSE2;
+	for (int i = BW_NISA - 1; i > BW_SSE2; i--)
+		if (bw_isa_supported((enum bw_isa)i)) {
+			b = i;
+			break;
+		}
+	for (int i = 0; want && i < BW_NISA; i++)
+		if (!strcmp(want, bw_isa_names[i]) && i <= b)
+			b = i;
+	best = b;
+	return (enum bw_isa)b;
+}
+
+/*
+ * The loops. Each iteration moves BW_CHUNK bytes: 32 SSE, 16 AVX2 or 8
+ * AVX-512 vectors, fully unrolled. Reads feed four accumulators so the
+ * adds never wait on each other; the sum of the words is returned so the
+ * loads cannot be dropped. LAUNDER hides the pointer's progression from
+ * the compiler, which would otherwise turn a store or copy loop into a
+ * call to memset or memcpy (loop distribution, on at -O2), and those
+ * switch to streaming stores on their own above a size.
+ */
+#define LAUNDER(p) __asm__("" : "+r"(p))
+#define PFW_DIST 1024 /* bytes ahead of the store that prefetchw asks for */
+
+#define BW_DEFINE(SFX, TGT, TGT_PFW, VT, LOAD, STORE, STREAM, ADD, SET1, ZERO)   \
+	TGT static uint64_t read_##SFX(void *dst, const void *src, size_t len,  \
+				       uint64_t pat)                            \
+	{                                                                       \
+		enum { NV = BW_CHUNK / sizeof(VT) };                            \
+		const char *p = src, *end = p + len;                            \
+		VT a0 = ZERO(), a1 = ZERO(), a2 = ZERO(), a3 = ZERO();          \
+		uint64_t w[4 * sizeof(VT) / 8], sum = 0;                        \
+		(void)dst;                                                      \
+		(void)pat;                                                      \
+		for (; p < end; p += BW_CHUNK) {                                \
+			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k += 4) \
+			{                                                       \
+				a0 = ADD(a0, LOAD(p + (k + 0) * sizeof(VT)));   \
+				a1 = ADD(a1, LOAD(p + (k + 1) * sizeof(VT)));   \
+				a2 = ADD(a2, LOAD(p + (k + 2) * sizeof(VT)));   \
+				a3 = ADD(a3, LOAD(p + (k + 3) * sizeof(VT)));   \
+			}                                                       \
+		}                                                               \
+		memcpy(w, &a0, sizeof(VT));                                     \
+		memcpy((char *)w + sizeof(VT), &a1, sizeof(VT));                \
+		memcpy((char *)w + 2 * sizeof(VT), &a2, sizeof(VT));            \
+		memcpy((char *)w + 3 * sizeof(VT), &a3, sizeof(VT));            \
+		for (size_t i = 0; i < sizeof(w) / 8; i++)                      \
+			sum += w[i];                                            \
+		return sum;                                                     \
+	}                                                                       \
+	TGT static uint64_t write_##SFX(void *dst, const void *src, size_t len, \
+					uint64_t pat)                           \
+	{                                                                       \
+		enum { NV = BW_CHUNK / sizeof(VT) };                            \
+		char *p = dst, *end = p + len;                                  \
+		VT v = SET1((long long)pat);                                    \
+		(void)src;                                                      \
+		for (; p < end; p += BW_CHUNK) {                                \
+			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)   \
+				STORE(p + k * sizeof(VT), v);                   \
+			LAUNDER(p);                                             \
+		}                                                               \
+		return 0;                                                       \
+	}                                                                       \
+	TGT static uint64_t write_nt_##SFX(void *dst, const void *src,          \
+					   size_t len, uint64_t pat)            \
+	{                                                                       \
+		enum { NV = BW_CHUNK / sizeof(VT) };                            \
+		char *p = dst, *end = p + len;                                  \
+		VT v = SET1((long long)pat);                                    \
+		(void)src;                                                      \
+		for (; p < end; p += BW_CHUNK) {                                \
+			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)   \
+				STREAM(p + k * sizeof(VT), v);                  \
+			LAUNDER(p);                                             \
+		}                                                               \
+		/* streaming stores are weakly ordered: drain them before the clock */ \
+		_mm_sfence();                                                   \
+		return 0;                                                       \
+	}                                                                       \
+	TGT_PFW static uint64_t write_pfw_##SFX(void *dst, const void *src,     \
+						size_t len, uint64_t pat)       \
+	{                                                                       \
+		enum { NV = BW_CHUNK / sizeof(VT), PER_LINE = 64 / sizeof(VT) }; \
+		char *p = dst, *end = p + len;                                  \
+		VT v = SET1((long long)pat);                                    \
+		(void)src;                                                      \
+		for (; p < end; p += BW_CHUNK) {                                \
+			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++) { \
+				if (k % PER_LINE == 0)                          \
+					_m_prefetchw(p + PFW_DIST + k * sizeof(VT)); \
+				STORE(p + k * sizeof(VT), v);                   \
+			}                                                       \
+			LAUNDER(p);                                             \
+		}                                                               \
+		return 0;                                                       \
+	}                                                                       \
+	TGT static uint64_t copy_##SFX(void *dst, const void *src, size_t len,  \
+				       uint64_t pat)                            \
+	{                                                                       \
+		enum { NV = BW_CHUNK / sizeof(VT) };                            \
+		char *d = dst;                                                  \
+		const char *s = src, *end = s + len;                            \
+		(void)pat;                                                      \
+		for (; s < end; s += BW_CHUNK, d += BW_CHUNK) {                 \
+			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)   \
+				STORE(d + k * sizeof(VT), LOAD(s + k * sizeof(VT))); \
+			LAUNDER(s);                                             \
+			LAUNDER(d);                                             \
+		}                                                               \
+		return 0;                                                       \
+	}                                                                       \
+	TGT static uint64_t copy_nt_##SFX(void *dst, const void *src,           \
+					  size_t len, uint64_t pat)             \
+	{                                                                       \
+		enum { NV = BW_CHUNK / sizeof(VT) };                            \
+		char *d = dst;                                                  \
+		const char *s = src, *end = s + len;                            \
+		(void)pat;                                                      \
+		for (; s < end; s += BW_CHUNK, d += BW_CHUNK) {                 \
+			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)   \
+				STREAM(d + k * sizeof(VT), LOAD(s + k * sizeof(VT))); \
+			LAUNDER(s);                                             \
+			LAUNDER(d);                                             \
+		}                                                               \
+		_mm_sfence();                                                   \
+		return 0;                                                       \
+	}
+
+#define SSE_LOAD(p) _mm_load_si128((const __m128i *)(const void *)(p))
+#define SSE_STORE(p, v) _mm_store_si128((__m128i *)(void *)(p), v)
+#define SSE_STREAM(p, v) _mm_stream_si128((__m128i *)(void *)(p), v)
+BW_DEFINE(sse2, , __attribute__((target("prfchw"))), __m128i, SSE_LOAD,
+	  SSE_STORE, SSE_STREAM, _mm_add_epi64, _mm_set1_epi64x,
+	  _mm_setzero_si128)
+
+#define AVX2_LOAD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
+#define AVX2_STORE(p, v) _mm256_store_si256((__m256i *)(void *)(p), v)
+#define AVX2_STREAM(p, v) _mm256_stream_si256((__m256i *)(void *)(p), v)
+BW_DEFINE(avx2, __attribute__((target("avx2"))),
+	  __attribute__((target("avx2,prfchw"))), __m256i, AVX2_LOAD,
+	  AVX2_STORE, AVX2_STREAM, _mm256_add_epi64, _mm256_set1_epi64x,
+	  _mm256_setzero_si256)
+
+#define AVX512_LOAD(p) _mm512_load_si512((const void *)(p))
+#define AVX512_STORE(p, v) _mm512_store_si512((void *)(p), v)
+#define AVX512_STREAM(p, v) _mm512_stream_si512((__m512i *)(void *)(p), v)
+BW_DEFINE(avx512, __attribute__((target("avx512f"))),
+	  __attribute__((target("avx512f,prfchw"))), __m512i, AVX512_LOAD,
+	  AVX512_STORE, AVX512_STREAM, _mm512_add_epi64, _mm512_set1_epi64,
+	  _mm512_setzero_si512)
+
+typedef uint64_t (*bw_fn)(void *dst, const void *src, size_t len, uint64_t pat);
+
+#define BW_ROW(SFX)                                                             \
+	{read_##SFX, write_##SFX, write_nt_##SFX, write_pfw_##SFX, copy_##SFX, \
+	 copy_nt_##SFX}
+static const bw_fn kernels[BW_NISA][BW_NOPS] = {BW_ROW(sse2), BW_ROW(avx2),
+						BW_ROW(avx512)};
+
+uint64_t bw_kernel_isa(enum bw_isa isa, enum bw_op op, void *dst,
+		       const void *src, size_t len, uint64_t pattern)
+{
+	return kernels[isa][op](dst, src, len, pattern);
+}
+
+uint64_t bw_kernel(enum bw_op op, void *dst, const void *src, size_t len,
+		   uint64_t pattern)
+{
+	return kernels[bw_isa_best()][op](dst, src, len, pattern);
+}
+
+void bw_fill(void *p, size_t len, uint64_t seed)
+{
+	uint64_t *w = p;
+
+	for (size_t i = 0; i < len / 8; i++)
+		w[i] = seed + i;
+}
+
+size_t bw_split(char *base, size_t len, int n, char **out)
+{
+	size_t stride;
+
+	if (n < 1)
+		return 0;
+	stride = len / (size_t)n / BW_ALIGN * BW_ALIGN;
+	for (int i = 0; i < n; i++)
+		out[i] = stride ? base + (size_t)i * stride : NULL;
+	return stride;
+}
+
+/* One 64-byte line per thread for what it returns: no false sharing. */
+struct bw_slot {
+	uint64_t sum;
+	int rc;
+	char pad[64 - sizeof(uint64_t) - sizeof(int)];
+};
+
+struct bw_run {
+	const struct bw_job *job;
+	bw_fn fn;
+	uint64_t pattern;
+	struct bw_slot *slot;
+};
+
+static int is_write(enum bw_op op)
+{
+	return op == BW_WRITE || op == BW_WRITE_NT || op == BW_WRITE_PFW;
+}
+
+static int uses_src(enum bw_op op)
+{
+	return op == BW_READ || op == BW_COPY || op == BW_COPY_NT;
+}
+
+static int uses_dst(enum bw_op op)
+{
+	return op != BW_READ;
+}
+
+static void bw_setup(void *arg, int tid)
+{
+	struct bw_run *r = arg;
+	const struct bw_job *j = r->job;
+
+	if (j->before_touch)
+		r->slot[tid].rc = j->before_touch(j->arg, tid);
+	if (!j->touch)
+		return;
+	/* the owning thread writes its pages first, so they land by its policy */
+	if (uses_src(j->op))
+		bw_fill(j->src[tid], j->bytes, (uint64_t)tid << 40);
+	if (uses_dst(j->op))
+		bw_fill(j->dst[tid], j->bytes, (uint64_t)(tid + 1) << 48);
+}
+
+static void bw_body(void *arg, int tid, int round)
+{
+	struct bw_run *r = arg;
+	const struct bw_job *j = r->job;
+	char *dst = j->dst ? j->dst[tid] : NULL;
+	const char *src = j->src ? j->src[tid] : NULL;
+
+	(void)round;
+	for (int p = 0; p < j->passes; p++)
+		r->slot[tid].sum = r->fn(dst, src, j->bytes, r->pattern);
+}
+
+/* Reads, words and copies are checked once, after timing. */
+static int bw_check(void *arg)
+{
+	struct bw_run *r = arg;
+	const struct bw_job *j = r->job;
+
+	for (int t = 0; t < j->nthreads; t++) {
+		const uint64_t *d = j->dst ? (const uint64_t *)j->dst[t] : NULL;
+		const uint64_t *s = j->src ? (const uint64_t *)j->src[t] : NULL;
+		size_t words = j->bytes / 8;
+
+		if (j->op == BW_READ) {
+			uint64_t sum = 0;
+			for (size_t i = 0; i < words; i++)
+				sum += s[i];
+			if (sum != r->slot[t].sum)
+				return -EIO;
+		} else if (is_write(j->op)) {
+			for (size_t i = 0; i < words; i++)
+				if (d[i] != r->pattern)
+					return -EIO;
+		} else if (memcmp(d, s, j->bytes)) {
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+int bw_measure(const struct bw_job *job, const struct topo *t,
+	       struct bw_result *res)
+{
+	static uint64_t jobs;
+	struct bw_run r = {.job = job};
+	struct team_job tj = {.nthreads = job->nthreads,
+			      .cpus = job->cpus,
+			      .arg = &r,
+			      .setup = bw_setup,
+			      .body = bw_body,
+			      .check = bw_check,
+			      .warmup = job->warmup,
+			      .repeat = job->repeat,
+			      .cancel = job->cancel};
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (job->op < 0 || job->op >= BW_NOPS || job->passes < 1 ||
+	    job->bytes == 0 || job->bytes % BW_CHUNK ||
+	    (uses_src(job->op) && !job->src) || (uses_dst(job->op) && !job->dst))
+		return -EINVAL;
+	if (!bw_op_supported(job->op))
+		return -ENOTSUP;
+	r.fn = kernels[bw_isa_best()][job->op];
+	/* a pattern of this job alone: a check cannot pass on a stale buffer */
+	r.pattern = 0x6e756d616c616200ull + __atomic_add_fetch(&jobs, 1, __ATOMIC_RELAXED);
+	r.slot = aligned_alloc(64, sizeof(*r.slot) * (size_t)job->nthreads);
+	if (!r.slot)
+		return -ENOMEM;
+	memset(r.slot, 0, sizeof(*r.slot) * (size_t)job->nthreads);
+	rc = team_run(&tj, t, &res->team);
+	if (rc && rc != -ECANCELED)
+		goto out;
+	for (int i = 0; i < job->nthreads; i++)
+		if (r.slot[i].rc && !res->setup_rc)
+			res->setup_rc = r.slot[i].rc;
+	res->check_rc = res->team.check_rc;
+	res->bytes_per_round = (double)bw_op_factor(job->op) * (double)job->bytes *
+			       job->nthreads * job->passes;
+	res->gbps = calloc((size_t)(res->team.rounds + 1), sizeof(double));
+	if (!res->gbps) {
+		team_result_free(&res->team);
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < res->team.rounds; i++)
+		if (res->team.seconds[i] > 0)
+			res->gbps[res->n++] =
+				res->bytes_per_round / res->team.seconds[i] / 1e9;
+	res->median = stats_median(res->gbps, res->n);
+out:
+	free(r.slot);
+	return rc;
+}
+
+void bw_result_free(struct bw_result *res)
+{
+	team_result_free(&res->team);
+	free(res->gbps);
+	res->gbps = NULL;
+}

@@ -1,0 +1,709 @@
+/* memory_policy.c - a buffer under a NUMA policy: where its pages land, what reaching them costs, moving them */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bw.h"
+#include "experiment.h"
+#include "numa_mem.h"
+#include "stats.h"
+
+static const char *const thp_modes[] = {"off", "system", "on", NULL};
+static const char *const migrations[] = {"both",       "mbind", "mbind_strict",
+					 "move_pages", "move_all", "none",
+					 NULL};
+enum { MIG_BOTH, MIG_MBIND, MIG_MBIND_STRICT, MIG_MOVE_PAGES, MIG_MOVE_ALL, MIG_NONE };
+
+static const struct param params[] = {
+	{.name = "size",
+	 .type = PARAM_SIZE,
+	 .def = "64M",
+	 .min = 1 << 20,
+	 .max = 1LL << 40,
+	 .unit = "bytes",
+	 .help = "the buffer placed under the policy"},
+	{.name = "policy",
+	 .type = PARAM_ENUM,
+	 .def = "interleave",
+	 .choices = nmem_policy_names,
+	 .help = "default: the first toucher's node; bind: only 'nodes'; "
+		 "preferred: 'nodes' first; interleave: page by page over "
+		 "'nodes'; local: the toucher's node, said explicitly"},
+	{.name = "scope",
+	 .type = PARAM_ENUM,
+	 .def = "vma",
+	 .choices = nmem_scope_names,
+	 .help = "vma: mbind on the address range before the first touch; "
+		 "task: set_mempolicy in the thread that touches"},
+	{.name = "nodes",
+	 .type = PARAM_NODELIST,
+	 .def = "",
+	 .min = 0,
+	 .max = NMEM_MAX_NODE - 1,
+	 .help = "the policy's nodes (e.g. 0,2-3); empty: every node. "
+		 "default and local take none"},
+	{.name = "toucher",
+	 .type = PARAM_NODELIST,
+	 .def = "",
+	 .min = 0,
+	 .max = NMEM_MAX_NODE - 1,
+	 .help = "the node whose CPU touches every page first; empty: the "
+		 "node of the first CPU this process may use"},
+	{.name = "from_nodes",
+	 .type = PARAM_NODELIST,
+	 .def = "",
+	 .min = 0,
+	 .max = NMEM_MAX_NODE - 1,
+	 .help = "read and write the buffer from threads on each of these "
+		 "nodes; empty: every node with CPUs"},
+	{.name = "threads",
+	 .type = PARAM_INT,
+	 .def = "1",
+	 .min = 1,
+	 .max = 1024,
+	 .unit = "per node",
+	 .help = "threads reading or writing the buffer from each node"},
+	{.name = "thp",
+	 .type = PARAM_ENUM,
+	 .def = "off",
+	 .choices = thp_modes,
+	 .help = "transparent huge pages for the buffer: off places it page "
+		 "by page (4 KiB); on asks for 2 MiB pages, which a policy "
+		 "places whole; system: whatever the machine does"},
+	{.name = "migrate_to",
+	 .type = PARAM_NODELIST,
+	 .def = "",
+	 .min = 0,
+	 .max = NMEM_MAX_NODE - 1,
+	 .help = "move the pages to this node afterwards; empty: the last "
+		 "node (nothing to move on a machine with one node)"},
+	{.name = "migrate_with",
+	 .type = PARAM_ENUM,
+	 .def = "both",
+	 .choices = migrations,
+	 .help = "mbind: mbind(MPOL_MF_MOVE); mbind_strict: with "
+		 "MPOL_MF_STRICT; move_pages: move_pages; both: mbind+strict "
+		 "there, then move_pages back to where each page was; "
+		 "move_all: MPOL_MF_MOVE_ALL (needs CAP_SYS_NICE); none"},
+	{0}};
+
+static const struct chart charts[] = {
+	{.id = "pages",
+	 .kind = CHART_BAR,
+	 .title = "Where the pages are (move_pages)",
+	 .x_label = "node",
+	 .y_label = "pages"},
+	{.id = "bandwidth",
+	 .kind = CHART_BAR,
+	 .title = "Bandwidth on the buffer from threads on each node",
+	 .x_label = "threads on node",
+	 .y_label = "GB/s"},
+	{.id = "migration",
+	 .kind = CHART_BAR,
+	 .title = "Page migration rate",
+	 .x_label = "how",
+	 .y_label = "GB/s"},
+	{0}};
+
+/* What the run resolved from the params and the machine. */
+struct mp_plan {
+	enum nmem_policy policy;
+	enum nmem_scope scope;
+	int toucher;	     /* node */
+	int toucher_cpu;
+	int32_t from[TOPO_MAX_NODES];
+	int nfrom;
+	int threads;
+	int migrate_to;	     /* node, -1: none */
+	int migrate_with;
+};
+
+static int first_allowed_node(const struct topo *t)
+{
+	for (int i = 0; i < t->npus; i++)
+		if (t->pu[i].allowed)
+			return t->pu[i].node;
+	return t->nnodes ? t->node[0].os : 0;
+}
+
+static int last_node_with_memory(const struct topo *t)
+{
+	for (int i = t->nnodes - 1; i >= 0; i--)
+		if (t->node[i].mem_total > 0)
+			return t->node[i].os;
+	return t->nnodes ? t->node[t->nnodes - 1].os : 0;
+}
+
+static void resolve(const struct param_values *pv, const struct topo *t,
+		    struct mp_plan *p)
+{
+	const struct param_value *tv = params_get(pv, "toucher");
+	const struct param_value *fv = params_get(pv, "from_nodes");
+	const struct param_value *mv = params_get(pv, "migrate_to");
+
+	memset(p, 0, sizeof(*p));
+	p->policy = (enum nmem_policy)params_get(pv, "policy")->i;
+	p->scope = (enum nmem_scope)params_get(pv, "scope")->i;
+	p->toucher = tv->n ? tv->list[0] : first_allowed_node(t);
+	p->threads = (int)params_int(pv, "threads");
+	for (int i = 0; i < fv->n && i < TOPO_MAX_NODES; i++)
+		p->from[p->nfrom++] = fv->list[i];
+	for (int i = 0; !fv->n && i < t->nnodes; i++)
+		if (nmem_node_ncpus(t, t->node[i].os) >= p->threads)
+			p->from[p->nfrom++] = t->node[i].os;
+	p->migrate_with = (int)params_get(pv, "migrate_with")->i;
+	p->migrate_to = mv->n ? mv->list[0] : last_node_with_memory(t);
+	if (p->migrate_with == MIG_NONE)
+		p->migrate_to = -1;
+}
+
+static int refuse(struct param_error *err, const char *field, const char *msg)
+{
+	snprintf(err->field, sizeof(err->field), "%s", field);
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+	return -EINVAL;
+}
+
+static int mp_check(const struct param_values *pv, const struct topo *t,
+		    struct param_error *err)
+{
+	const struct param_value *nodes = params_get(pv, "nodes");
+	const struct param_value *tv = params_get(pv, "toucher");
+	const struct param_value *fv = params_get(pv, "from_nodes");
+	const struct param_value *mv = params_get(pv, "migrate_to");
+	const struct nmem_caps *caps = nmem_caps();
+	uint64_t size = (uint64_t)params_int(pv, "size");
+	struct mp_plan p;
+	char msg[PARAM_ERR_LEN];
+	int rc;
+
+	if (!caps->policy) {
+		snprintf(msg, sizeof(msg),
+			 "this kernel or container does not allow NUMA memory policies (%s)",
+			 caps->why);
+		return refuse(err, "policy", msg);
+	}
+	if (!caps->move_pages) {
+		snprintf(msg, sizeof(msg),
+			 "move_pages is not allowed here, so where the pages are cannot be checked (%s)",
+			 caps->why);
+		return refuse(err, "policy", msg);
+	}
+	if ((rc = nmem_check_nodes(t, nodes->list, nodes->n, "nodes", 1, 0, err)) ||
+	    (rc = nmem_check_nodes(t, tv->list, tv->n, "toucher", 0, 1, err)) ||
+	    (rc = nmem_check_nodes(t, fv->list, fv->n, "from_nodes", 0, 1, err)) ||
+	    (rc = nmem_check_nodes(t, mv->list, mv->n, "migrate_to", 1, 0, err)))
+		return rc;
+	if (tv->n > 1)
+		return refuse(err, "toucher", "'toucher' names one node");
+	if (mv->n > 1)
+		return refuse(err, "migrate_to", "'migrate_to' names one node");
+	int policy = (int)params_get(pv, "policy")->i;
+	if ((policy == NMEM_DEFAULT || policy == NMEM_LOCAL) && nodes->n) {
+		snprintf(msg, sizeof(msg),
+			 "policy %s takes no nodes (the toucher's node decides): leave 'nodes' empty or set 'toucher'",
+			 nmem_policy_names[policy]);
+		return refuse(err, "nodes", msg);
+	}
+	if (params_get(pv, "migrate_with")->i == MIG_MOVE_ALL && !caps->sys_nice)
+		return refuse(err, "migrate_with",
+			      "migrate_with=move_all needs CAP_SYS_NICE, which this process lacks (run it as root, or grant cap_sys_nice)");
+	if (!t)
+		return 0;
+	resolve(pv, t, &p);
+	for (int i = 0; i < p.nfrom; i++)
+		if (nmem_node_ncpus(t, p.from[i]) < p.threads) {
+			snprintf(msg, sizeof(msg),
+				 "%d threads per node, but node %d has only %d cpus this process may use",
+				 p.threads, p.from[i], nmem_node_ncpus(t, p.from[i]));
+			return refuse(err, "threads", msg);
+		}
+	if (p.nfrom == 0) {
+		snprintf(msg, sizeof(msg),
+			 "no node has %d cpus this process may use", p.threads);
+		return refuse(err, "threads", msg);
+	}
+	if (policy == NMEM_DEFAULT || policy == NMEM_LOCAL)
+		rc = nmem_check_free(t, &p.toucher, 1, size, "size", err);
+	else
+		rc = nmem_check_free(t, nodes->list, nodes->n, size, "size", err);
+	if (!rc && p.migrate_to >= 0)
+		rc = nmem_check_free(t, &p.migrate_to, 1, size, "size", err);
+	return rc;
+}
+
+/* For scope=task: the toucher sets its own task policy before the first touch. */
+static int apply_task_policy(void *arg, int tid)
+{
+	(void)tid;
+	return nmem_task_apply(arg);
+}
+
+/* One pass of op by the toucher: the first touch of every page. */
+static int first_touch(struct run_ctx *ctx, struct nmem_buf *b,
+		       const struct mp_plan *p, double *gbps)
+{
+	char *dst = b->base;
+	struct bw_job job = {.op = BW_WRITE,
+			     .nthreads = 1,
+			     .cpus = &p->toucher_cpu,
+			     .dst = &dst,
+			     .bytes = b->len / BW_CHUNK * BW_CHUNK,
+			     .passes = 1,
+			     .before_touch = b->scope == NMEM_TASK ? apply_task_policy : NULL,
+			     .arg = b,
+			     .warmup = 0,
+			     .repeat = 1,
+			     .cancel = ctx->cancel};
+	struct bw_result res;
+	int rc = bw_measure(&job, ctx->topo, &res);
+
+	if (rc)
+		return rc;
+	sink_placement(ctx->sink, "first touch", res.team.place, res.team.nthreads);
+	*gbps = res.median;
+	if (res.setup_rc) {
+		sink_note(ctx->sink, "warn", "set_mempolicy in the toucher failed: %s",
+			  strerror(-res.setup_rc));
+		rc = res.setup_rc;
+	} else if (res.check_rc) {
+		sink_note(ctx->sink, "warn", "the first touch did not write every word: the kernel is wrong");
+		rc = -EIO;
+	}
+	bw_result_free(&res);
+	return rc;
+}
+
+/* The policy's node set as the census judges it, and what to call pages outside. */
+static int allowed_set(const struct nmem_buf *b, const struct mp_plan *p,
+		       int *set, const char **outside)
+{
+	if (b->policy == NMEM_DEFAULT || b->policy == NMEM_LOCAL) {
+		set[0] = p->toucher;
+		*outside = "pages off the toucher's node";
+		return 1;
+	}
+	memcpy(set, b->nodes, sizeof(int) * (size_t)b->nnodes);
+	*outside = b->policy == NMEM_BIND ? "pages on nodes the policy forbids"
+					  : "pages off the policy's nodes";
+	return b->nnodes;
+}
+
+/* Counts where the pages are, emits the histogram; status is kept for later. */
+static int census(struct run_ctx *ctx, const struct nmem_buf *b,
+		  const struct mp_plan *p, const char *series, const char *key,
+		  int *status, struct nmem_census *c)
+{
+	int set[TOPO_MAX_NODES];
+	const char *outside;
+	int nset = allowed_set(b, p, set, &outside);
+	int rc = nmem_where(b, status);
+	char k[96];
+
+	if (rc) {
+		sink_note(ctx->sink, "warn", "move_pages could not say where the pages are: %s",
+			  strerror(-rc));
+		return rc;
+	}
+	nmem_census_of(status, b->npages, set, nset, c);
+	for (int i = 0; i < ctx->topo->nnodes; i++) {
+		int node = ctx->topo->node[i].os;
+		char label[32];
+		double y = node < TOPO_MAX_NODES ? (double)c->on_node[node] : 0;
+		struct point pt = {.chart = "pages",
+				   .series = series,
+				   .x = node,
+				   .x_label = label,
+				   .y = y,
+				   .unit = "pages",
+				   .samples = &y,
+				   .nsamples = 1};
+		snprintf(label, sizeof(label), "node %d", node);
+		sink_point(ctx->sink, &pt);
+		snprintf(k, sizeof(k), "%s_pages_node%d", key, node);
+		sink_summary(ctx->sink, k, y, "pages");
+	}
+	snprintf(k, sizeof(k), "%s_pages_outside", key);
+	sink_summary(ctx->sink, k, (double)c->forbidden, "pages");
+	snprintf(k, sizeof(k), "%s_pages_absent", key);
+	sink_summary(ctx->sink, k, (double)c->absent, "pages");
+	if (c->forbidden)
+		sink_note(ctx->sink, "warn",
+			  "%s: %zu %s (the first, page %zu, is on node %d)", series,
+			  c->forbidden, outside, c->first_forbidden_page,
+			  c->first_forbidden_node);
+	if (c->absent || c->failed)
+		sink_note(ctx->sink, "warn", "%s: %zu pages not allocated, %zu not readable",
+			  series, c->absent, c->failed);
+	return 0;
+}
+
+static int measure_from(struct run_ctx *ctx, struct nmem_buf *b,
+			const struct mp_plan *p, int node, enum bw_op op,
+			struct bw_result *res)
+{
+	int cpus[PARAM_MAX_LIST];
+	char *slices[PARAM_MAX_LIST];
+	char msg[PARAM_ERR_LEN];
+	size_t bytes;
+	int rc = nmem_plan(ctx->topo, PLACE_SPREAD, &node, 1, p->threads, cpus,
+			   msg, sizeof(msg));
+
+	if (rc) {
+		sink_note(ctx->sink, "warn", "%s", msg);
+		return rc;
+	}
+	bytes = bw_split(b->base, b->len, p->threads, slices);
+	if (bytes < BW_CHUNK) {
+		sink_note(ctx->sink, "warn", "the buffer is too small for %d threads",
+			  p->threads);
+		return -EINVAL;
+	}
+	struct bw_job job = {.op = op,
+			     .nthreads = p->threads,
+			     .cpus = cpus,
+			     .dst = slices,
+			     .src = slices,
+			     .bytes = bytes,
+			     .passes = 1,
+			     .warmup = ctx->warmup,
+			     .repeat = ctx->repeat,
+			     .cancel = ctx->cancel};
+	rc = bw_measure(&job, ctx->topo, res);
+	if (rc)
+		return rc;
+	if (res->check_rc) {
+		sink_note(ctx->sink, "warn", "the %s loop from node %d gave wrong data: the kernel is wrong",
+			  bw_op_names[op], node);
+		bw_result_free(res);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Read and write from each from-node; returns the reads' medians in gbps[]. */
+static int bandwidth_from_nodes(struct run_ctx *ctx, struct nmem_buf *b,
+				const struct mp_plan *p, const char *suffix,
+				int with_write, double *gbps, int *step, int steps)
+{
+	for (int i = 0; i < p->nfrom; i++) {
+		for (int w = 0; w <= with_write; w++) {
+			enum bw_op op = w ? BW_WRITE : BW_READ;
+			struct bw_result res;
+			char series[64], label[32], what[96];
+			int rc;
+
+			snprintf(label, sizeof(label), "node %d", p->from[i]);
+			snprintf(series, sizeof(series), "%s%s", bw_op_names[op], suffix);
+			snprintf(what, sizeof(what), "%s from node %d", series, p->from[i]);
+			sink_progress(ctx->sink, (*step)++, steps, what);
+			rc = measure_from(ctx, b, p, p->from[i], op, &res);
+			if (rc)
+				return rc;
+			sink_placement(ctx->sink, what, res.team.place, res.team.nthreads);
+			struct point pt = {.chart = "bandwidth",
+					   .series = series,
+					   .x = p->from[i],
+					   .x_label = label,
+					   .y = res.median,
+					   .unit = "GB/s",
+					   .samples = res.gbps,
+					   .nsamples = res.n};
+			sink_point(ctx->sink, &pt);
+			if (!w)
+				gbps[i] = res.median;
+			bw_result_free(&res);
+		}
+	}
+	return 0;
+}
+
+static void emit_migration(struct run_ctx *ctx, const char *label,
+			   const struct nmem_migration *m)
+{
+	static const char *const keys[] = {"moved", "stayed", "failed", "seconds"};
+	double vals[] = {(double)m->moved, (double)m->stayed, (double)m->failed,
+			 m->seconds};
+	struct point pt = {.chart = "migration",
+			   .series = "migration",
+			   .x = 0,
+			   .x_label = label,
+			   .y = m->gbps,
+			   .unit = "GB/s",
+			   .samples = &m->gbps,
+			   .nsamples = 1,
+			   .extra_keys = keys,
+			   .extra_vals = vals,
+			   .nextra = 4};
+	sink_point(ctx->sink, &pt);
+}
+
+/* Does the migrations asked for. orig: each page's node before them. */
+static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
+		   const struct mp_plan *p, const int *orig, int *status,
+		   char *headline, size_t hlen, int *step, int steps)
+{
+	struct nmem_migration m;
+	struct nmem_census c;
+	char msg[PARAM_ERR_LEN], series[64];
+	int target = p->migrate_to, rc = 0;
+	int how = p->migrate_with;
+	size_t off = strlen(headline);
+
+	if (how == MIG_BOTH || how == MIG_MBIND || how == MIG_MBIND_STRICT ||
+	    how == MIG_MOVE_ALL) {
+		enum nmem_move mv = how == MIG_MBIND	   ? NMEM_MOVE_MBIND
+				    : how == MIG_MOVE_ALL ? NMEM_MOVE_ALL
+							  : NMEM_MOVE_MBIND_STRICT;
+		const char *label = mv == NMEM_MOVE_MBIND ? "mbind MPOL_MF_MOVE"
+				    : mv == NMEM_MOVE_ALL ? "mbind MPOL_MF_MOVE_ALL"
+							  : "mbind MPOL_MF_MOVE|STRICT";
+		sink_progress(ctx->sink, (*step)++, steps, label);
+		rc = nmem_migrate_mbind(b, mv, &target, 1, &m, msg, sizeof(msg));
+		if (rc)
+			sink_note(ctx->sink, "warn", "%s", msg);
+		if (rc && m.moved + m.stayed + m.failed == 0)
+			return rc;
+		emit_migration(ctx, label, &m);
+		sink_summary(ctx->sink, "mbind_moved", (double)m.moved, "pages");
+		sink_summary(ctx->sink, "mbind_failed", (double)m.failed, "pages");
+		sink_summary(ctx->sink, "mbind_gbps", m.gbps, "GB/s");
+		snprintf(series, sizeof(series), "after mbind to node %d", target);
+		int crc = census(ctx, b, p, series, "mbind", status, &c);
+		if (off < hlen)
+			off += (size_t)snprintf(headline + off, hlen - off,
+						"; mbind moved %zu pages to node %d%s",
+						m.moved, target,
+						m.moved ? "" : " (they were there already)");
+		if (off < hlen && m.moved && m.seconds > 0)
+			off += (size_t)snprintf(headline + off, hlen - off, " at %.2f GB/s",
+						m.gbps);
+		if (off < hlen && m.failed)
+			off += (size_t)snprintf(headline + off, hlen - off, ", %zu could not be moved",
+						m.failed);
+		if (rc || crc)
+			return rc ? rc : crc;
+	}
+	if (how == MIG_BOTH || how == MIG_MOVE_PAGES) {
+		int *dest = malloc(sizeof(int) * b->npages);
+		const char *label = how == MIG_BOTH ? "move_pages back" : "move_pages";
+		if (!dest)
+			return -ENOMEM;
+		for (size_t i = 0; i < b->npages; i++)
+			dest[i] = how == MIG_BOTH && orig[i] >= 0 ? orig[i] : target;
+		sink_progress(ctx->sink, (*step)++, steps, label);
+		rc = nmem_migrate_pages(b, dest, &m, msg, sizeof(msg));
+		free(dest);
+		if (rc) {
+			sink_note(ctx->sink, "warn", "%s", msg);
+			return rc;
+		}
+		emit_migration(ctx, label, &m);
+		sink_summary(ctx->sink, "move_pages_moved", (double)m.moved, "pages");
+		sink_summary(ctx->sink, "move_pages_failed", (double)m.failed, "pages");
+		sink_summary(ctx->sink, "move_pages_gbps", m.gbps, "GB/s");
+		if (m.failed)
+			sink_note(ctx->sink, "warn", "move_pages left %zu pages where they were (mostly: %s)",
+				  m.failed, m.first_errno ? strerror(m.first_errno) : "unknown");
+		if (how == MIG_BOTH)
+			snprintf(series, sizeof(series), "after move_pages back");
+		else
+			snprintf(series, sizeof(series), "after move_pages to node %d", target);
+		rc = census(ctx, b, p, series, "move_pages", status, &c);
+		if (off < hlen)
+			snprintf(headline + off, hlen - off, "; move_pages moved %zu %s%s",
+				 m.moved, how == MIG_BOTH ? "back" : "to the target",
+				 m.failed ? " (some failed)" : "");
+	}
+	return rc;
+}
+
+static void describe_placement(const struct nmem_census *c, const struct topo *t,
+			       char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < t->nnodes && off < len; i++) {
+		int node = t->node[i].os;
+		if (node >= TOPO_MAX_NODES || !c->on_node[node])
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%zu on node %d",
+					off ? ", " : "", c->on_node[node], node);
+	}
+}
+
+static int mp_run(struct run_ctx *ctx)
+{
+	const struct topo *t = ctx->topo;
+	const struct param_value *nodes = params_get(ctx->pv, "nodes");
+	const struct nmem_caps *caps = nmem_caps();
+	struct mp_plan p;
+	struct nmem_buf b;
+	struct nmem_census c;
+	char msg[PARAM_ERR_LEN], headline[768], where[256];
+	int *status = NULL, *orig = NULL;
+	double first_gbps = 0, before[TOPO_MAX_NODES], after[TOPO_MAX_NODES];
+	int step = 0, steps, rc;
+
+	resolve(ctx->pv, t, &p);
+	rc = nmem_plan(t, PLACE_COMPACT, &p.toucher, 1, 1, &p.toucher_cpu, msg,
+		       sizeof(msg));
+	if (rc) {
+		sink_note(ctx->sink, "warn", "toucher: %s", msg);
+		return rc;
+	}
+	struct nmem_spec spec = {.len = (size_t)params_int(ctx->pv, "size"),
+				 .policy = p.policy,
+				 .scope = p.scope,
+				 .nodes = nodes->list,
+				 .nnodes = nodes->n,
+				 .thp = (int)params_get(ctx->pv, "thp")->i - 1};
+	steps = 2 + p.nfrom * 2 + (p.migrate_to >= 0 ? 2 + p.nfrom : 0);
+	sink_progress(ctx->sink, step++, steps, "allocate and touch");
+	rc = nmem_alloc(&spec, t, &b, msg, sizeof(msg));
+	if (rc) {
+		sink_note(ctx->sink, "warn", "%s", msg);
+		return rc;
+	}
+	if (caps->balancing == 1 && (p.policy == NMEM_DEFAULT || p.policy == NMEM_LOCAL))
+		sink_note(ctx->sink, "info",
+			  "automatic NUMA balancing is on: the kernel may later move these pages toward the threads that use them");
+	status = malloc(sizeof(int) * b.npages);
+	orig = malloc(sizeof(int) * b.npages);
+	if (!status || !orig) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = first_touch(ctx, &b, &p, &first_gbps);
+	if (rc)
+		goto out;
+	sink_summary(ctx->sink, "first_touch_gbps", first_gbps, "GB/s");
+	rc = census(ctx, &b, &p, "after first touch", "touch", orig, &c);
+	if (rc)
+		goto out;
+	memcpy(status, orig, sizeof(int) * b.npages);
+
+	int checked = 0;
+	int agree = nmem_sample_check(&b, orig, 64, &checked);
+	if (agree < 0) {
+		sink_note(ctx->sink, "warn", "get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR) failed: %s",
+			  strerror(-agree));
+	} else {
+		sink_summary(ctx->sink, "get_mempolicy_agree", agree, "pages");
+		sink_summary(ctx->sink, "get_mempolicy_checked", checked, "pages");
+		if (agree != checked)
+			sink_note(ctx->sink, "warn",
+				  "get_mempolicy and move_pages disagree on %d of %d pages",
+				  checked - agree, checked);
+	}
+
+	describe_placement(&c, t, where, sizeof(where));
+	int off = snprintf(headline, sizeof(headline), "%s (%s) over %zu pages: %s",
+			   nmem_policy_names[p.policy], nmem_scope_names[p.scope],
+			   b.npages, where);
+	if (p.policy == NMEM_BIND)
+		off += snprintf(headline + off, sizeof(headline) - (size_t)off,
+				c.forbidden ? ", %zu on forbidden nodes" : ", none on a forbidden node",
+				c.forbidden);
+	if (p.policy == NMEM_INTERLEAVE) {
+		char pattern[128];
+		nmem_census_pattern(&c, orig, b.npages, pattern, sizeof(pattern));
+		sink_summary(ctx->sink, "interleaved", c.interleaved, "");
+		sink_summary(ctx->sink, "interleave_run_pages", (double)c.run_len, "pages");
+		sink_note(ctx->sink, "info", "interleave pattern: %s%s", pattern,
+			  c.interleaved ? "" : " (not a clean round robin)");
+		if (b.nnodes < 2)
+			off += snprintf(headline + off, sizeof(headline) - (size_t)off,
+					" (one node: nothing to alternate)");
+		else
+			off += snprintf(headline + off, sizeof(headline) - (size_t)off,
+					c.interleaved ? ", alternating %s"
+						      : ", not alternating cleanly: %s",
+					pattern);
+	}
+
+	rc = bandwidth_from_nodes(ctx, &b, &p, "", 1, before, &step, steps);
+	if (rc)
+		goto out;
+	for (int i = 0; i < p.nfrom && off < (int)sizeof(headline); i++)
+		off += snprintf(headline + off, sizeof(headline) - (size_t)off,
+				"%s%.1f GB/s from node %d", i ? ", " : "; read ",
+				before[i], p.from[i]);
+
+	if (p.migrate_to >= 0) {
+		rc = migrate(ctx, &b, &p, orig, status, headline, sizeof(headline),
+			     &step, steps);
+		if (rc)
+			goto out;
+		/* after "both" the pages are back: reading again shows nothing new */
+		if (p.migrate_with != MIG_BOTH) {
+			char suffix[48];
+			snprintf(suffix, sizeof(suffix), " after migrating to node %d",
+				 p.migrate_to);
+			rc = bandwidth_from_nodes(ctx, &b, &p, suffix, 0, after, &step, steps);
+			if (rc)
+				goto out;
+		}
+	}
+	sink_progress(ctx->sink, steps, steps, "done");
+	sink_headline(ctx->sink, "%s", headline);
+out:
+	free(status);
+	free(orig);
+	nmem_free(&b);
+	return rc;
+}
+
+static void mp_estimate(const struct param_values *pv, const struct topo *t,
+			double *seconds, uint64_t *bytes)
+{
+	double size = (double)params_int(pv, "size");
+	double rounds = (double)(params_int(pv, "repeat") + params_int(pv, "warmup"));
+	int nodes = t ? t->nnodes : 1;
+
+	/* at 1 GB/s, slow for memory: touch, read+write per node, two migrations */
+	*seconds = size * (1 + 2 * rounds * nodes + 2) / 1e9 + 0.5;
+	*bytes = (uint64_t)size + (uint64_t)(size / 4096) * 2 * sizeof(int);
+}
+
+const struct experiment exp_memory_policy = {
+	.name = "memory_policy",
+	.title = "Memory policies and page placement",
+	.summary = "A buffer under default, bind, preferred, interleave or local "
+		   "policy: where its pages really are, what reading them "
+		   "from each node costs, and moving them",
+	.section = "6.5.1-6.5.5",
+	.explain =
+		"On a NUMA machine each node has memory of its own, and a CPU "
+		"reaches its own node's memory faster than another node's. Which "
+		"node a page lands on is decided when the page is first touched, "
+		"by a memory policy: the default takes the node of the CPU that "
+		"touches first, bind allows only the listed nodes, preferred tries "
+		"them first and falls back, interleave deals pages out round robin, "
+		"and local names the toucher's node explicitly. A policy can be set "
+		"on an address range (mbind, before the first touch) or for the "
+		"thread that allocates (set_mempolicy); the range's policy wins.\n\n"
+		"This experiment maps a buffer, sets the policy, touches every page "
+		"from a CPU of the toucher node, then asks the kernel where each page "
+		"is (move_pages with no target only reports) and cross-checks a sample "
+		"with get_mempolicy. The histogram shows the result; with bind a page "
+		"outside the set would be reported as forbidden, with interleave the "
+		"pages should alternate between the nodes.\n\n"
+		"Then threads on each node read and write the buffer: local pages come "
+		"faster than remote ones, and an interleaved buffer sits in between "
+		"for everyone. Finally the pages are migrated: mbind with MPOL_MF_MOVE "
+		"(STRICT makes it fail when a page cannot move) rebinds the range and "
+		"moves what is misplaced, move_pages moves each page to a node of its "
+		"own. Migration copies every page, so it is far slower than reading "
+		"it. On a machine with one node every page is on node 0 whatever the "
+		"policy: the histogram says so and nothing moves.",
+	.params = params,
+	.charts = charts,
+	.min_nodes = 2,
+	.check = mp_check,
+	.run = mp_run,
+	.estimate = mp_estimate,
+};

@@ -1,0 +1,696 @@
+/* numa_mem.c - memory under a NUMA policy: allocate it, find where its pages are, move them */
+#define _GNU_SOURCE
+#include "numa_mem.h"
+
+#include <errno.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "stats.h"
+
+const char *const nmem_policy_names[] = {"default", "bind", "preferred",
+					 "interleave", "local", NULL};
+const char *const nmem_scope_names[] = {"vma", "task", NULL};
+
+#define MASK_WORDS (NMEM_MAX_NODE / (8 * sizeof(unsigned long)))
+/* the kernel reads maxnode - 1 bits: pass one more than the mask holds */
+#define MASK_MAXNODE (NMEM_MAX_NODE + 1)
+/* pages per move_pages call: bounds the arrays, not the buffer */
+#define QUERY_CHUNK 65536
+
+static struct nmem_caps caps;
+static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
+
+static int cap_sys_nice(void)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	int found = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			found = 1;
+			break;
+		}
+	fclose(f);
+	/* CAP_SYS_NICE is capability 23 */
+	return found && (eff >> 23) & 1;
+}
+
+static int read_balancing(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/numa_balancing", "r");
+	int v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v > 0 ? 1 : v;
+}
+
+/*
+ * Each call on its own: a seccomp filter (containers) or a kernel built
+ * without NUMA can refuse one and allow another.
+ */
+static void probe(void)
+{
+	unsigned long mask[MASK_WORDS];
+	long page = sysconf(_SC_PAGESIZE);
+	int mode = 0;
+	void *p;
+
+	caps.sys_nice = cap_sys_nice();
+	caps.balancing = read_balancing();
+	memset(mask, 0, sizeof(mask));
+	if (get_mempolicy(&mode, mask, MASK_MAXNODE, NULL, 0)) {
+		snprintf(caps.why, sizeof(caps.why), "get_mempolicy failed: %s",
+			 strerror(errno));
+		return;
+	}
+	/* setting the policy we already have changes nothing */
+	if (set_mempolicy(mode, mode == MPOL_DEFAULT ? NULL : mask,
+			  mode == MPOL_DEFAULT ? 0 : MASK_MAXNODE)) {
+		snprintf(caps.why, sizeof(caps.why), "set_mempolicy failed: %s",
+			 strerror(errno));
+		return;
+	}
+	p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		snprintf(caps.why, sizeof(caps.why), "mmap failed: %s",
+			 strerror(errno));
+		return;
+	}
+	if (mbind(p, (unsigned long)page, MPOL_DEFAULT, NULL, 0, 0)) {
+		snprintf(caps.why, sizeof(caps.why), "mbind failed: %s",
+			 strerror(errno));
+		munmap(p, (size_t)page);
+		return;
+	}
+	caps.policy = 1;
+	*(volatile char *)p = 1;
+	int status = -1;
+	if (move_pages(0, 1, &p, NULL, &status, 0) < 0)
+		snprintf(caps.why, sizeof(caps.why), "move_pages failed: %s",
+			 strerror(errno));
+	else
+		caps.move_pages = 1;
+	munmap(p, (size_t)page);
+}
+
+const struct nmem_caps *nmem_caps(void)
+{
+	pthread_once(&caps_once, probe);
+	return &caps;
+}
+
+static void fill_mask(unsigned long *mask, const int *nodes, int n)
+{
+	memset(mask, 0, sizeof(unsigned long) * MASK_WORDS);
+	for (int i = 0; i < n; i++)
+		if (nodes[i] >= 0 && nodes[i] < NMEM_MAX_NODE)
+			mask[nodes[i] / (8 * sizeof(unsigned long))] |=
+				1ul << (nodes[i] % (8 * sizeof(unsigned long)));
+}
+
+static int kernel_mode(enum nmem_policy p, int nnodes)
+{
+	switch (p) {
+	case NMEM_BIND:
+		return MPOL_BIND;
+	case NMEM_PREFERRED:
+		return nnodes > 1 ? MPOL_PREFERRED_MANY : MPOL_PREFERRED;
+	case NMEM_INTERLEAVE:
+		return MPOL_INTERLEAVE;
+	case NMEM_LOCAL:
+		return MPOL_LOCAL;
+	case NMEM_DEFAULT:
+		break;
+	}
+	return MPOL_DEFAULT;
+}
+
+static int takes_nodes(enum nmem_policy p)
+{
+	return p == NMEM_BIND || p == NMEM_PREFERRED || p == NMEM_INTERLEAVE;
+}
+
+/* The call a policy is applied with, for messages. */
+static void describe_policy(const struct nmem_buf *b, const char *call,
+			    char *buf, size_t len)
+{
+	static const char *const modes[] = {"MPOL_DEFAULT", "MPOL_PREFERRED",
+					    "MPOL_BIND", "MPOL_INTERLEAVE",
+					    "MPOL_LOCAL", "MPOL_PREFERRED_MANY"};
+	int32_t v[TOPO_MAX_NODES];
+	char nodes[128] = "";
+
+	for (int i = 0; i < b->nnodes; i++)
+		v[i] = b->nodes[i];
+	format_int_list(v, b->nnodes, nodes, sizeof(nodes));
+	snprintf(buf, len, "%s(%s%s%s)", call,
+		 modes[kernel_mode(b->policy, b->nnodes)], b->nnodes ? ", nodes " : "",
+		 nodes);
+}
+
+int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
+	       struct nmem_buf *b, char *msg, size_t msglen)
+{
+	unsigned long mask[MASK_WORDS];
+	long page = sysconf(_SC_PAGESIZE);
+	char what[160];
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	b->page = page > 0 ? (size_t)page : 4096;
+	b->len = (s->len + b->page - 1) / b->page * b->page;
+	b->npages = b->len / b->page;
+	b->policy = s->policy;
+	b->scope = s->scope;
+	if (b->len == 0) {
+		snprintf(msg, msglen, "cannot allocate an empty buffer");
+		return -EINVAL;
+	}
+	if (takes_nodes(s->policy)) {
+		for (int i = 0; i < s->nnodes && b->nnodes < TOPO_MAX_NODES; i++)
+			b->nodes[b->nnodes++] = s->nodes[i];
+		for (int i = 0; !s->nnodes && t && i < t->nnodes; i++)
+			if (t->node[i].mem_total > 0 || t->nnodes == 1)
+				b->nodes[b->nnodes++] = t->node[i].os;
+		if (!b->nnodes) {
+			snprintf(msg, msglen, "policy %s needs a node set",
+				 nmem_policy_names[s->policy]);
+			return -EINVAL;
+		}
+	}
+	b->base = mmap(NULL, b->len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->base == MAP_FAILED) {
+		rc = -errno;
+		b->base = NULL;
+		snprintf(msg, msglen, "mmap of %zu bytes failed: %s", b->len,
+			 strerror(-rc));
+		return rc;
+	}
+	/* advice only: a kernel without THP ignores it, and so do we */
+	if (s->thp < 0)
+		madvise(b->base, b->len, MADV_NOHUGEPAGE);
+	else if (s->thp > 0)
+		madvise(b->base, b->len, MADV_HUGEPAGE);
+	if (s->scope != NMEM_VMA || s->policy == NMEM_DEFAULT)
+		return 0;
+	fill_mask(mask, b->nodes, b->nnodes);
+	if (mbind(b->base, b->len, kernel_mode(b->policy, b->nnodes),
+		  b->nnodes ? mask : NULL, b->nnodes ? MASK_MAXNODE : 0, 0)) {
+		rc = -errno;
+		describe_policy(b, "mbind", what, sizeof(what));
+		snprintf(msg, msglen, "%s failed: %s%s", what, strerror(-rc),
+			 rc == -EINVAL && b->policy == NMEM_PREFERRED &&
+					 b->nnodes > 1
+				 ? " (preferring several nodes needs Linux 5.15 or later)"
+				 : "");
+		nmem_free(b);
+		return rc;
+	}
+	return 0;
+}
+
+void nmem_free(struct nmem_buf *b)
+{
+	if (b->base)
+		munmap(b->base, b->len);
+	b->base = NULL;
+}
+
+int nmem_task_apply(const struct nmem_buf *b)
+{
+	unsigned long mask[MASK_WORDS];
+
+	fill_mask(mask, b->nodes, b->nnodes);
+	if (set_mempolicy(kernel_mode(b->policy, b->nnodes),
+			  b->nnodes ? mask : NULL, b->nnodes ? MASK_MAXNODE : 0))
+		return -errno;
+	return 0;
+}
+
+int nmem_task_reset(void)
+{
+	return set_mempolicy(MPOL_DEFAULT, NULL, 0) ? -errno : 0;
+}
+
+/* move_pages over the buffer in chunks; dest NULL queries. */
+static int move_chunks(const struct nmem_buf *b, const int *dest, int *status,
+		       int flags, double *seconds)
+{
+	size_t chunk = b->npages < QUERY_CHUNK ? b->npages : QUERY_CHUNK;
+	void **pages = malloc(sizeof(void *) * (chunk ? chunk : 1));
+	double spent = 0;
+	int rc = 0;
+
+	if (!pages)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->npages && !rc; i += chunk) {
+		size_t n = b->npages - i < chunk ? b->npages - i : chunk;
+		for (size_t k = 0; k < n; k++)
+			pages[k] = b->base + (i + k) * b->page;
+		double t0 = clock_now();
+		if (move_pages(0, n, pages, dest ? dest + i : NULL, status + i,
+			       flags) < 0)
+			rc = -errno;
+		spent += clock_now() - t0;
+	}
+	free(pages);
+	if (seconds)
+		*seconds = spent;
+	return rc;
+}
+
+int nmem_where(const struct nmem_buf *b, int *status)
+{
+	return move_chunks(b, NULL, status, 0, NULL);
+}
+
+int nmem_sample_check(const struct nmem_buf *b, const int *status,
+		      int nsample, int *checked)
+{
+	int agree = 0;
+
+	*checked = 0;
+	if (nsample < 1 || b->npages == 0)
+		return 0;
+	for (int k = 0; k < nsample; k++) {
+		size_t i = (size_t)k * b->npages / (size_t)nsample;
+		int node = -1;
+		if (status[i] < 0)
+			continue; /* asking would fault the page in */
+		if (get_mempolicy(&node, NULL, 0, b->base + i * b->page,
+				  MPOL_F_NODE | MPOL_F_ADDR))
+			return -errno;
+		(*checked)++;
+		agree += node == status[i];
+	}
+	return agree;
+}
+
+static int index_in(const int *set, int n, int v)
+{
+	for (int i = 0; i < n; i++)
+		if (set[i] == v)
+			return i;
+	return -1;
+}
+
+void nmem_census_of(const int *status, size_t n, const int *allowed,
+		    int nallowed, struct nmem_census *c)
+{
+	int seen[TOPO_MAX_NODES], nseen = 0;
+	const int *cyc = allowed;
+	int ncyc = nallowed;
+	size_t run = 0, first_run = 0, last_run = 0, inner = 0;
+	int prev = -1, ok = 1;
+
+	memset(c, 0, sizeof(*c));
+	c->npages = n;
+	c->first_forbidden_node = -1;
+	for (size_t i = 0; i < n; i++) {
+		int s = status[i];
+		if (s == -ENOENT) {
+			c->absent++;
+			continue;
+		}
+		if (s < 0) {
+			c->failed++;
+			continue;
+		}
+		if (s < TOPO_MAX_NODES) {
+			if (c->on_node[s]++ == 0 && nseen < TOPO_MAX_NODES) {
+				/* ascending, for the cycle when no set is given */
+				int j = nseen++;
+				for (; j > 0 && seen[j - 1] > s; j--)
+					seen[j] = seen[j - 1];
+				seen[j] = s;
+			}
+		} else {
+			c->on_other++;
+		}
+		if (nallowed > 0 && index_in(allowed, nallowed, s) < 0) {
+			if (c->forbidden++ == 0) {
+				c->first_forbidden_node = s;
+				c->first_forbidden_page = i;
+			}
+		}
+	}
+	c->nused = nseen + (c->on_other > 0);
+	if (ncyc == 0) {
+		cyc = seen;
+		ncyc = nseen;
+	}
+	/* runs of one node, and whether consecutive runs follow the cycle */
+	for (size_t i = 0; i <= n; i++) {
+		int s = i < n ? status[i] : -1;
+		if (s >= 0 && s == prev) {
+			run++;
+			continue;
+		}
+		if (run > 0) {
+			c->runs++;
+			if (c->runs == 1)
+				first_run = run;
+			else if (inner == 0 && c->runs > 2)
+				inner = last_run;
+			if (c->runs > 2 && last_run != inner)
+				ok = 0;
+			last_run = run;
+			if (c->run_min == 0 || run < c->run_min)
+				c->run_min = run;
+			if (run > c->run_max)
+				c->run_max = run;
+		}
+		if (s >= 0 && prev >= 0) {
+			int a = index_in(cyc, ncyc, prev), b = index_in(cyc, ncyc, s);
+			if (a < 0 || b < 0 || b != (a + 1) % ncyc)
+				ok = 0;
+		}
+		if (s < 0 && i < n)
+			ok = 0; /* a hole breaks the pattern */
+		prev = s;
+		run = s >= 0 ? 1 : 0;
+	}
+	if (c->runs == 0) {
+		c->interleaved = 0;
+		return;
+	}
+	if (inner == 0)
+		inner = first_run > last_run ? first_run : last_run;
+	/* the first and the last run may be cut short by the buffer's ends */
+	if (first_run > inner || last_run > inner)
+		ok = 0;
+	if (ncyc == 1)
+		ok = ok && c->runs == 1;
+	else if (c->runs >= (size_t)ncyc && nseen != ncyc)
+		ok = 0;
+	if (c->forbidden || c->on_other)
+		ok = 0;
+	c->interleaved = ok;
+	c->run_len = inner;
+}
+
+void nmem_census_pattern(const struct nmem_census *c, const int *status,
+			 size_t n, char *buf, size_t len)
+{
+	size_t off = 0;
+	int shown = 0, prev = -2;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && shown < 8 && off < len; i++) {
+		if (status[i] == prev)
+			continue;
+		prev = status[i];
+		int w = status[i] >= 0
+				? snprintf(buf + off, len - off, "%s%d",
+					   shown ? "," : "", status[i])
+				: snprintf(buf + off, len - off, "%s-", shown ? "," : "");
+		if (w < 0)
+			return;
+		off += (size_t)w;
+		shown++;
+	}
+	if (off < len && c->runs > 8)
+		off += (size_t)snprintf(buf + off, len - off, ",...");
+	if (off < len)
+		snprintf(buf + off, len - off, " in runs of %zu-%zu page%s", c->run_min,
+			 c->run_max, c->run_max == 1 ? "" : "s");
+}
+
+static int in_set(const int *set, int n, int v)
+{
+	return index_in(set, n, v) >= 0;
+}
+
+static void count_moves(const struct nmem_buf *b, const int *before,
+			const int *after, const int *target, int n,
+			const int *dest, struct nmem_migration *m)
+{
+	int errs[256] = {0}, best = 0;
+
+	for (size_t i = 0; i < b->npages; i++) {
+		int want = dest ? dest[i] : -1;
+		int was = dest ? before[i] == want : in_set(target, n, before[i]);
+		int is = dest ? after[i] == want : in_set(target, n, after[i]);
+		if (was)
+			m->stayed++;
+		else if (is)
+			m->moved++;
+		else
+			m->failed++;
+		if (after[i] < 0 && -after[i] < 256)
+			errs[-after[i]]++;
+	}
+	for (int e = 1; e < 256; e++)
+		if (errs[e] > best) {
+			best = errs[e];
+			m->first_errno = e;
+		}
+}
+
+int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
+		       const int *target, int n, struct nmem_migration *m,
+		       char *msg, size_t msglen)
+{
+	static const char *const names[] = {"MPOL_MF_MOVE",
+					    "MPOL_MF_MOVE|MPOL_MF_STRICT",
+					    "MPOL_MF_MOVE_ALL"};
+	unsigned long mask[MASK_WORDS];
+	unsigned flags = how == NMEM_MOVE_ALL ? MPOL_MF_MOVE_ALL
+			 : how == NMEM_MOVE_MBIND_STRICT
+				 ? MPOL_MF_MOVE | MPOL_MF_STRICT
+				 : MPOL_MF_MOVE;
+	int *before = malloc(sizeof(int) * b->npages);
+	int *after = malloc(sizeof(int) * b->npages);
+	int rc, qrc;
+
+	memset(m, 0, sizeof(*m));
+	msg[0] = '\0';
+	if (!before || !after) {
+		free(before);
+		free(after);
+		snprintf(msg, msglen, "out of memory for the page lists");
+		return -ENOMEM;
+	}
+	qrc = nmem_where(b, before);
+	fill_mask(mask, target, n);
+	double t0 = clock_now();
+	rc = mbind(b->base, b->len, MPOL_BIND, mask, MASK_MAXNODE, flags) ? -errno
+									 : 0;
+	m->seconds = clock_now() - t0;
+	if (!qrc)
+		qrc = nmem_where(b, after);
+	if (!qrc) {
+		count_moves(b, before, after, target, n, NULL, m);
+		m->gbps = m->seconds > 0 ? (double)m->moved * (double)b->page /
+						   m->seconds / 1e9
+					 : 0;
+	}
+	m->rc = rc;
+	if (rc == -EPERM && how == NMEM_MOVE_ALL)
+		snprintf(msg, msglen,
+			 "mbind(MPOL_MF_MOVE_ALL) needs CAP_SYS_NICE, which this process lacks");
+	else if (rc == -EIO)
+		snprintf(msg, msglen,
+			 "mbind(%s): %zu pages could not be moved, so the call failed (EIO)",
+			 names[how], m->failed);
+	else if (rc)
+		snprintf(msg, msglen, "mbind(%s) failed: %s", names[how],
+			 strerror(-rc));
+	else if (qrc)
+		snprintf(msg, msglen, "move_pages could not count the pages: %s",
+			 strerror(-qrc));
+	if (!rc) {
+		b->policy = NMEM_BIND;
+		b->nnodes = 0;
+		for (int i = 0; i < n && i < TOPO_MAX_NODES; i++)
+			b->nodes[b->nnodes++] = target[i];
+	}
+	free(before);
+	free(after);
+	return rc ? rc : qrc;
+}
+
+int nmem_migrate_pages(struct nmem_buf *b, const int *dest,
+		       struct nmem_migration *m, char *msg, size_t msglen)
+{
+	int *before = malloc(sizeof(int) * b->npages);
+	int *after = malloc(sizeof(int) * b->npages);
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	msg[0] = '\0';
+	if (!before || !after) {
+		free(before);
+		free(after);
+		snprintf(msg, msglen, "out of memory for the page lists");
+		return -ENOMEM;
+	}
+	rc = nmem_where(b, before);
+	if (!rc) {
+		rc = move_chunks(b, dest, after, MPOL_MF_MOVE, &m->seconds);
+		m->rc = rc;
+		if (rc)
+			snprintf(msg, msglen, "move_pages failed: %s",
+				 strerror(-rc));
+	} else {
+		snprintf(msg, msglen, "move_pages could not query the pages: %s",
+			 strerror(-rc));
+	}
+	if (!rc) {
+		count_moves(b, before, after, NULL, 0, dest, m);
+		m->gbps = m->seconds > 0 ? (double)m->moved * (double)b->page /
+						   m->seconds / 1e9
+					 : 0;
+	}
+	free(before);
+	free(after);
+	return rc;
+}
+
+int nmem_cpu_node(const struct topo *t, int cpu)
+{
+	const struct topo_pu *p = topo_pu_by_os(t, cpu);
+
+	return p ? p->node : -1;
+}
+
+int nmem_node_ncpus(const struct topo *t, int node)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->npus; i++)
+		n += t->pu[i].allowed && t->pu[i].node == node;
+	return n;
+}
+
+int nmem_plan(const struct topo *t, enum place_strategy s,
+	      const int32_t *nodes, int n, int nthreads, int *out, char *msg,
+	      size_t msglen)
+{
+	int *all = malloc(sizeof(int) * (size_t)(t->nallowed + 1));
+	int k = 0, rc;
+
+	if (!all) {
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	if (s == PLACE_OS)
+		s = PLACE_COMPACT;
+	/* the machine-wide order, then only the CPUs of the nodes asked for */
+	rc = t->nallowed > 0 ? topo_plan(t, s, NULL, 0, t->nallowed, all, msg, msglen)
+			     : -EINVAL;
+	for (int i = 0; !rc && i < t->nallowed && k < nthreads; i++) {
+		int node = nmem_cpu_node(t, all[i]);
+		int want = n == 0;
+		for (int j = 0; j < n && !want; j++)
+			want = nodes[j] == node;
+		if (want)
+			out[k++] = all[i];
+	}
+	free(all);
+	if (rc)
+		return rc;
+	if (k < nthreads) {
+		char list[128] = "all nodes";
+		if (n)
+			format_int_list(nodes, n, list, sizeof(list));
+		snprintf(msg, msglen,
+			 "%d threads need %d cpus, but node%s %s ha%s only %d that this process may use",
+			 nthreads, nthreads, n == 1 ? "" : "s", list,
+			 n == 1 ? "s" : "ve", k);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void nmem_machine_nodes(const struct topo *t, char *buf, size_t len)
+{
+	int32_t v[TOPO_MAX_NODES];
+	char list[200];
+
+	for (int i = 0; i < t->nnodes; i++)
+		v[i] = t->node[i].os;
+	format_int_list(v, t->nnodes, list, sizeof(list));
+	snprintf(buf, len, "nodes %s", list);
+}
+
+int nmem_check_nodes(const struct topo *t, const int32_t *nodes, int n,
+		     const char *field, int need_mem, int need_cpus,
+		     struct param_error *err)
+{
+	char have[220];
+
+	if (!t)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		int k = topo_node_index(t, nodes[i]);
+		const char *why = NULL;
+		if (k < 0) {
+			nmem_machine_nodes(t, have, sizeof(have));
+			snprintf(err->msg, sizeof(err->msg),
+				 "node %d does not exist (this machine has %s)",
+				 nodes[i], have);
+		} else if (need_mem && t->node[k].mem_total == 0 && t->nnodes > 1) {
+			why = "has no memory";
+		} else if (need_cpus && nmem_node_ncpus(t, nodes[i]) == 0) {
+			why = "has no cpus this process may use";
+		} else {
+			continue;
+		}
+		if (why)
+			snprintf(err->msg, sizeof(err->msg), "node %d %s (in '%s')",
+				 nodes[i], why, field);
+		snprintf(err->field, sizeof(err->field), "%s", field);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int nmem_check_free(const struct topo *t, const int32_t *nodes, int n,
+		    uint64_t bytes, const char *field, struct param_error *err)
+{
+	uint64_t free_sum = 0;
+	int known = 0, count = 0;
+	int32_t listed[TOPO_MAX_NODES];
+	char list[160];
+
+	if (!t)
+		return 0;
+	for (int i = 0; i < t->nnodes; i++) {
+		int want = n == 0;
+		for (int j = 0; j < n && !want; j++)
+			want = nodes[j] == t->node[i].os;
+		if (!want)
+			continue;
+		listed[count++] = t->node[i].os;
+		if (t->node[i].mem_free || t->node[i].mem_total) {
+			free_sum += t->node[i].mem_free;
+			known = 1;
+		}
+	}
+	if (!known || bytes <= free_sum)
+		return 0;
+	format_int_list(listed, count, list, sizeof(list));
+	snprintf(err->field, sizeof(err->field), "%s", field);
+	snprintf(err->msg, sizeof(err->msg),
+		 "'%s' asks for %.1f MiB, more than the %.1f MiB free on node%s %s%s",
+		 field, (double)bytes / 1048576.0, (double)free_sum / 1048576.0,
+		 count == 1 ? "" : "s", list, count == 1 ? "" : " together");
+	return -EINVAL;
+}

@@ -1,0 +1,207 @@
+/* numa_mem.h - memory under a NUMA policy: allocate it, find where its pages are, move them */
+#ifndef NUMALAB_NUMA_MEM_H
+#define NUMALAB_NUMA_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "params.h"
+#include "topo.h"
+
+/* Node numbers the helpers accept: the masks they build hold this many bits. */
+#define NMEM_MAX_NODE 1024
+
+enum nmem_policy {
+	NMEM_DEFAULT,	 /* the system's rule: the node of the CPU that touches first */
+	NMEM_BIND,	 /* only the listed nodes */
+	NMEM_PREFERRED,	 /* the listed node(s) first, others when they are full */
+	NMEM_INTERLEAVE, /* round robin over the listed nodes, page by page */
+	NMEM_LOCAL	 /* explicitly the toucher's node */
+};
+/* The policy names in enum order, NULL-terminated: an ENUM param's choices. */
+extern const char *const nmem_policy_names[];
+
+enum nmem_scope {
+	NMEM_VMA, /* mbind on the address range before the first touch */
+	NMEM_TASK /* set_mempolicy in the thread that touches the pages */
+};
+extern const char *const nmem_scope_names[];
+
+/* What this kernel, and the container around it, allows. Probed once. */
+struct nmem_caps {
+	int policy;	/* get_mempolicy, set_mempolicy and mbind answer */
+	int move_pages; /* move_pages answers queries */
+	int sys_nice;	/* CAP_SYS_NICE is effective: MPOL_MF_MOVE_ALL is allowed */
+	int balancing;	/* automatic NUMA balancing: 1 on, 0 off, -1 unknown */
+	char why[200];	/* when policy or move_pages is 0: the call that failed, and why */
+};
+
+/* The probe's result; the first call probes, later calls return the same. Never fails. */
+const struct nmem_caps *nmem_caps(void);
+
+/* A request for memory under a policy. */
+struct nmem_spec {
+	size_t len;
+	enum nmem_policy policy;
+	enum nmem_scope scope;
+	const int32_t *nodes; /* OS node numbers; n == 0 with bind/preferred/interleave: every node */
+	int nnodes;
+	int thp; /* -1: no transparent huge pages (page-granular placement), 0: the system's setting, 1: ask for them */
+};
+
+struct nmem_buf {
+	char *base; /* page aligned */
+	size_t len; /* whole pages */
+	size_t page;
+	size_t npages;
+	enum nmem_policy policy;
+	enum nmem_scope scope;
+	int nodes[TOPO_MAX_NODES]; /* the policy's node set, ascending; empty for default/local */
+	int nnodes;
+};
+
+/*
+ * Maps s->len bytes (rounded up to pages), no page allocated yet. With
+ * scope NMEM_VMA the policy is set on the range here, so every page the
+ * first touch creates follows it; with NMEM_TASK the toucher must call
+ * nmem_task_apply first. t resolves "every node" (may be NULL: then an
+ * empty node set is refused). Returns 0, or -errno with msg saying why.
+ */
+int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
+	       struct nmem_buf *b, char *msg, size_t msglen);
+void nmem_free(struct nmem_buf *b);
+
+/*
+ * Sets the calling thread's task policy to b's (set_mempolicy), for a
+ * first touch under scope=task; nmem_task_reset puts MPOL_DEFAULT back.
+ * Return 0 or -errno.
+ */
+int nmem_task_apply(const struct nmem_buf *b);
+int nmem_task_reset(void);
+
+/*
+ * The node of every page (move_pages in query mode): status[i] is the
+ * node of page i, or -errno (-ENOENT: not allocated yet). status holds
+ * b->npages entries. Returns 0 or -errno of the call.
+ */
+int nmem_where(const struct nmem_buf *b, int *status);
+
+/*
+ * Asks get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR) for up to nsample pages
+ * spread over the buffer that status says are present, and counts how
+ * many answers agree with status. Returns the agreeing count (*checked:
+ * how many were asked), or -errno.
+ */
+int nmem_sample_check(const struct nmem_buf *b, const int *status,
+		      int nsample, int *checked);
+
+/* What a page-node array says. Pure: computed from the array alone. */
+struct nmem_census {
+	size_t npages;
+	size_t on_node[TOPO_MAX_NODES]; /* indexed by OS node number */
+	size_t on_other;		/* on a node numbered TOPO_MAX_NODES or more */
+	size_t absent;			/* not allocated (-ENOENT) */
+	size_t failed;			/* any other error */
+	size_t forbidden;		/* present on a node outside the allowed set */
+	int first_forbidden_node;	/* -1 if none */
+	size_t first_forbidden_page;
+	int nused;			/* distinct nodes holding pages */
+	/* runs: maximal stretches of consecutive present pages on one node */
+	size_t runs, run_min, run_max;
+	/*
+	 * 1 when the runs step through the allowed nodes in ascending
+	 * cyclic order, every run but the first and the last of one length
+	 * (run_len) and every allowed node used: the interleave pattern.
+	 */
+	int interleaved;
+	size_t run_len;
+};
+
+/*
+ * Fills c from status[0..n). allowed[0..nallowed) is the set the policy
+ * permits, ascending; nallowed == 0: every node allowed (then interleaved
+ * is computed over the nodes seen).
+ */
+void nmem_census_of(const int *status, size_t n, const int *allowed,
+		    int nallowed, struct nmem_census *c);
+
+/* Describes the interleave pattern: "0,1,0,1,... one page per run". */
+void nmem_census_pattern(const struct nmem_census *c, const int *status,
+			 size_t n, char *buf, size_t len);
+
+/* The outcome of one migration. */
+struct nmem_migration {
+	size_t moved;	/* pages that were off target before and on it after */
+	size_t stayed;	/* already on target before */
+	size_t failed;	/* still off target (or an error) after */
+	double seconds; /* the system call alone */
+	double gbps;	/* moved bytes / seconds / 1e9 */
+	int rc;		/* 0, or -errno of the system call */
+	int first_errno; /* the most frequent per-page error of move_pages, 0 if none */
+};
+
+enum nmem_move {
+	NMEM_MOVE_MBIND,	/* mbind(MPOL_BIND, MPOL_MF_MOVE) */
+	NMEM_MOVE_MBIND_STRICT, /* ... | MPOL_MF_STRICT: fail if any page stays */
+	NMEM_MOVE_ALL		/* mbind(MPOL_BIND, MPOL_MF_MOVE_ALL): needs CAP_SYS_NICE */
+};
+
+/*
+ * Moves b's pages onto the node set target[0..n) with mbind, which also
+ * makes that set the range's policy (bind). Counts from move_pages
+ * queries before and after. Returns 0, or -errno (m->rc) with msg; the
+ * counts are filled either way when the queries work.
+ */
+int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
+		       const int *target, int n, struct nmem_migration *m,
+		       char *msg, size_t msglen);
+
+/*
+ * Moves page i to dest[i] with move_pages (MPOL_MF_MOVE). Returns 0 or
+ * -errno with msg; per-page failures are counted, not errors.
+ */
+int nmem_migrate_pages(struct nmem_buf *b, const int *dest,
+		       struct nmem_migration *m, char *msg, size_t msglen);
+
+/* Node and CPU maps from the topology. */
+
+/* The node of a CPU (OS numbers), -1 if the topology does not know it. */
+int nmem_cpu_node(const struct topo *t, int cpu);
+
+/*
+ * Plans nthreads CPUs on the nodes listed (n == 0: every node): compact
+ * fills the first node's CPUs before the next, spread takes one CPU from
+ * each node in turn, cores before SMT siblings. Returns 0 or -EINVAL
+ * with msg (not enough allowed CPUs on those nodes).
+ */
+int nmem_plan(const struct topo *t, enum place_strategy s,
+	      const int32_t *nodes, int n, int nthreads, int *out, char *msg,
+	      size_t msglen);
+
+/* The allowed CPUs of one node. */
+int nmem_node_ncpus(const struct topo *t, int node);
+
+/* Checks for check hooks, before anything is allocated. */
+
+/*
+ * Refuses nodes the machine lacks, naming it: "node 3 does not exist
+ * (this machine has nodes 0)"; with need_mem, nodes without memory;
+ * with need_cpus, nodes without allowed CPUs. err->field is field.
+ * Returns 0 or -EINVAL.
+ */
+int nmem_check_nodes(const struct topo *t, const int32_t *nodes, int n,
+		     const char *field, int need_mem, int need_cpus,
+		     struct param_error *err);
+
+/*
+ * Refuses bytes that do not fit into the free memory of the nodes
+ * listed together (n == 0: all nodes). Nodes whose free memory the
+ * topology does not know are not counted against. Returns 0 or -EINVAL.
+ */
+int nmem_check_free(const struct topo *t, const int32_t *nodes, int n,
+		    uint64_t bytes, const char *field, struct param_error *err);
+
+/* "nodes 0-1" of the machine, for messages. */
+void nmem_machine_nodes(const struct topo *t, char *buf, size_t len);
+
+#endif

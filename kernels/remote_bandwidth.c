@@ -1,0 +1,638 @@
+/* remote_bandwidth.c - node x node bandwidth: threads on one node, memory bound to another */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bw.h"
+#include "experiment.h"
+#include "numa_mem.h"
+#include "stats.h"
+
+static const char *const kinds[] = {"regular", "nontemporal", "prefetchw", NULL};
+static const char *const ops[] = {"write", "read", NULL};
+static const char *const yesno[] = {"yes", "no", NULL};
+
+static const struct param params[] = {
+	{.name = "size",
+	 .type = PARAM_SIZE,
+	 .def = "64M",
+	 .min = 1 << 20,
+	 .max = 1LL << 40,
+	 .unit = "bytes",
+	 .help = "the buffer bound to each memory node (well above the caches)"},
+	{.name = "threads",
+	 .type = PARAM_INT,
+	 .def = "1",
+	 .min = 1,
+	 .max = 1024,
+	 .unit = "per node",
+	 .help = "threads on the CPU node that stream over the buffer together"},
+	{.name = "nodes",
+	 .type = PARAM_NODELIST,
+	 .def = "",
+	 .min = 0,
+	 .max = NMEM_MAX_NODE - 1,
+	 .help = "the nodes of the matrix (e.g. 0-3); empty: every node"},
+	{.name = "ops",
+	 .type = PARAM_SET,
+	 .def = "all",
+	 .choices = ops,
+	 .help = "which matrices: write, read"},
+	{.name = "kinds",
+	 .type = PARAM_SET,
+	 .def = "all",
+	 .choices = kinds,
+	 .help = "store kinds for the write matrix: regular, nontemporal "
+		 "(streaming stores), prefetchw (prefetch for write ahead of the "
+		 "stores, where the CPU has it)"},
+	{.name = "mixed",
+	 .type = PARAM_ENUM,
+	 .def = "yes",
+	 .choices = yesno,
+	 .help = "also run every node at once: read local and write local, "
+		 "against read local and write to another node (6.5.8)"},
+	{0}};
+
+static const struct chart charts[] = {
+	{.id = "write_regular",
+	 .kind = CHART_HEATMAP,
+	 .title = "Write, regular stores (GB/s): threads on the row's node, memory on the column's",
+	 .x_label = "memory node",
+	 .y_label = "CPU node"},
+	{.id = "write_nontemporal",
+	 .kind = CHART_HEATMAP,
+	 .title = "Write, non-temporal stores (GB/s)",
+	 .x_label = "memory node",
+	 .y_label = "CPU node"},
+	{.id = "write_prefetchw",
+	 .kind = CHART_HEATMAP,
+	 .title = "Write, prefetchw before the stores (GB/s)",
+	 .x_label = "memory node",
+	 .y_label = "CPU node"},
+	{.id = "read",
+	 .kind = CHART_HEATMAP,
+	 .title = "Read (GB/s): threads on the row's node, memory on the column's",
+	 .x_label = "memory node",
+	 .y_label = "CPU node"},
+	{.id = "mixed",
+	 .kind = CHART_BAR,
+	 .title = "Every node at once: copy to local memory, or to another node's",
+	 .x_label = "where the copies go",
+	 .y_label = "GB/s, all nodes together"},
+	{0}};
+
+/* One matrix: a chart, the loop it times. */
+struct matrix {
+	const char *chart;
+	enum bw_op op;
+	const char *what;
+};
+
+static const struct matrix matrices[] = {
+	{"write_regular", BW_WRITE, "write"},
+	{"write_nontemporal", BW_WRITE_NT, "non-temporal write"},
+	{"write_prefetchw", BW_WRITE_PFW, "prefetchw write"},
+	{"read", BW_READ, "read"},
+};
+#define NMATRICES (int)(sizeof(matrices) / sizeof(matrices[0]))
+
+static int wanted(const struct param_values *pv, int m)
+{
+	if (matrices[m].op == BW_READ)
+		return params_has(pv, "ops", "read");
+	if (!params_has(pv, "ops", "write"))
+		return 0;
+	return params_has(pv, "kinds", kinds[m]);
+}
+
+/* The matrix's nodes: the list given, or every node. */
+static int matrix_nodes(const struct param_values *pv, const struct topo *t,
+			int32_t *out)
+{
+	const struct param_value *v = params_get(pv, "nodes");
+	int n = 0;
+
+	for (int i = 0; i < v->n && n < TOPO_MAX_NODES; i++)
+		out[n++] = v->list[i];
+	for (int i = 0; !v->n && t && i < t->nnodes; i++)
+		out[n++] = t->node[i].os;
+	return n;
+}
+
+static int has_memory(const struct topo *t, int node)
+{
+	int k = topo_node_index(t, node);
+
+	return k >= 0 && (t->node[k].mem_total > 0 || t->nnodes == 1);
+}
+
+/* The node nearest to node (by distance) among the list, other than itself; -1 if none. */
+static int nearest_other(const struct topo *t, const int32_t *nodes, int n,
+			 int at)
+{
+	int a = topo_node_index(t, nodes[at]), best = -1, bestd = 0;
+
+	for (int s = 1; s < n; s++) {
+		/* ties go to the next one round the list, so each node is picked once */
+		int j = (at + s) % n;
+		int b = topo_node_index(t, nodes[j]);
+		int d = a >= 0 && b >= 0 ? t->distance[a][b] : 0;
+		if (!has_memory(t, nodes[j]))
+			continue;
+		if (best < 0 || (d > 0 && d < bestd)) {
+			best = nodes[j];
+			bestd = d;
+		}
+	}
+	return best;
+}
+
+static int rb_check(const struct param_values *pv, const struct topo *t,
+		    struct param_error *err)
+{
+	const struct param_value *v = params_get(pv, "nodes");
+	const struct nmem_caps *caps = nmem_caps();
+	int threads = (int)params_int(pv, "threads");
+	uint64_t size = (uint64_t)params_int(pv, "size");
+	int mixed = params_get(pv, "mixed")->i == 0;
+	int32_t nodes[TOPO_MAX_NODES];
+	int n, rc, any = 0;
+
+	rc = nmem_check_nodes(t, v->list, v->n, "nodes", 0, 0, err);
+	if (rc)
+		return rc;
+	if (!t)
+		return 0;
+	if (!caps->policy && t->nnodes > 1) {
+		snprintf(err->field, sizeof(err->field), "nodes");
+		snprintf(err->msg, sizeof(err->msg),
+			 "binding memory to a node is not allowed here (%s)", caps->why);
+		return -EINVAL;
+	}
+	n = matrix_nodes(pv, t, nodes);
+	for (int i = 0; i < n; i++) {
+		int cpus = nmem_node_ncpus(t, nodes[i]);
+		if (cpus > 0 && cpus < threads) {
+			snprintf(err->field, sizeof(err->field), "threads");
+			snprintf(err->msg, sizeof(err->msg),
+				 "%d threads per node, but node %d has only %d cpus this process may use",
+				 threads, nodes[i], cpus);
+			return -EINVAL;
+		}
+		any |= cpus > 0;
+		/* the matrix needs one buffer per node, the mixed run three */
+		if (has_memory(t, nodes[i]) &&
+		    (rc = nmem_check_free(t, &nodes[i], 1, mixed ? 3 * size : size,
+					  "size", err)))
+			return rc;
+	}
+	if (!any) {
+		snprintf(err->field, sizeof(err->field), "nodes");
+		snprintf(err->msg, sizeof(err->msg),
+			 "none of these nodes has a cpu this process may use");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void emit_cell(struct run_ctx *ctx, const char *chart, int row, int col,
+		      const char *rl, const char *cl, const struct bw_result *r,
+		      const char *note)
+{
+	struct cell c = {.chart = chart,
+			 .row = row,
+			 .col = col,
+			 .row_label = rl,
+			 .col_label = cl,
+			 .value = r ? r->median : 0,
+			 .unit = "GB/s",
+			 .samples = r ? r->gbps : NULL,
+			 .nsamples = r ? r->n : 0,
+			 .note = note};
+	sink_cell(ctx->sink, &c);
+}
+
+/* Binds size bytes to node (when binding is allowed). */
+static int alloc_on(struct run_ctx *ctx, int node, size_t size, struct nmem_buf *b)
+{
+	char msg[PARAM_ERR_LEN];
+	struct nmem_spec s = {.len = size,
+			      .policy = nmem_caps()->policy ? NMEM_BIND : NMEM_DEFAULT,
+			      .scope = NMEM_VMA,
+			      .nodes = &node,
+			      .nnodes = 1};
+	int rc = nmem_alloc(&s, ctx->topo, b, msg, sizeof(msg));
+
+	if (rc)
+		sink_note(ctx->sink, "warn", "%s", msg);
+	return rc;
+}
+
+/* Checks that the buffer's pages are all on node; a warning when not. */
+static void verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node)
+{
+	int *status = malloc(sizeof(int) * b->npages);
+	struct nmem_census c;
+	char key[48];
+
+	if (!status || !nmem_caps()->move_pages || nmem_where(b, status)) {
+		free(status);
+		return;
+	}
+	nmem_census_of(status, b->npages, &node, 1, &c);
+	snprintf(key, sizeof(key), "pages_off_node%d", node);
+	sink_summary(ctx->sink, key, (double)(c.forbidden + c.absent), "pages");
+	if (c.forbidden || c.absent)
+		sink_note(ctx->sink, "warn",
+			  "the buffer bound to node %d has %zu of %zu pages elsewhere or missing: its column is not clean",
+			  node, c.forbidden + c.absent, c.npages);
+	free(status);
+}
+
+struct means {
+	double local, remote;
+	int nlocal, nremote;
+};
+
+static int measure(struct run_ctx *ctx, enum bw_op op, const int *cpus,
+		   int threads, char **dst, char **src, size_t bytes, int touch,
+		   struct bw_result *res)
+{
+	struct bw_job job = {.op = op,
+			     .nthreads = threads,
+			     .cpus = cpus,
+			     .dst = dst,
+			     .src = src,
+			     .bytes = bytes,
+			     .passes = 1,
+			     .touch = touch,
+			     .warmup = ctx->warmup,
+			     .repeat = ctx->repeat,
+			     .cancel = ctx->cancel};
+	int rc = bw_measure(&job, ctx->topo, res);
+
+	if (rc)
+		return rc;
+	if (res->check_rc) {
+		sink_note(ctx->sink, "warn", "the %s loop gave wrong data: the kernel is wrong",
+			  bw_op_names[op]);
+		bw_result_free(res);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * The matrices. Each column's buffer is bound to its node and touched by
+ * the first row's threads; the binding, not the toucher, decides where
+ * the pages go.
+ */
+static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
+		      int phantom, struct means *mean, int *step, int steps)
+{
+	const struct topo *t = ctx->topo;
+	int threads = (int)params_int(ctx->pv, "threads");
+	size_t size = (size_t)params_int(ctx->pv, "size");
+	int dim = n + phantom;
+	char labels[TOPO_MAX_NODES + 1][40];
+	char need[80];
+	int rc = 0;
+
+	for (int i = 0; i < n; i++)
+		snprintf(labels[i], sizeof(labels[i]), "node %d", nodes[i]);
+	if (phantom)
+		snprintf(labels[n], sizeof(labels[n]), "node %d (not on this machine)",
+			 nodes[n - 1] + 1);
+	snprintf(need, sizeof(need), "needs 2 nodes, this machine has %d", t->nnodes);
+	for (int m = 0; m < NMATRICES; m++)
+		if (wanted(ctx->pv, m) && !bw_op_supported(matrices[m].op))
+			sink_note(ctx->sink, "info", "this CPU has no %s: its matrix stays empty",
+				  matrices[m].op == BW_WRITE_PFW ? "PREFETCHW" : bw_op_names[matrices[m].op]);
+
+	for (int j = 0; j < dim && !rc; j++) {
+		struct nmem_buf b = {0};
+		int touched = 0, col_ok = j < n && has_memory(t, nodes[j]);
+		char *slices[PARAM_MAX_LIST];
+		size_t bytes = 0;
+
+		if (col_ok) {
+			rc = alloc_on(ctx, nodes[j], size, &b);
+			if (rc)
+				break;
+			bytes = bw_split(b.base, b.len, threads, slices);
+		}
+		for (int i = 0; i < dim && !rc; i++) {
+			int cpus[PARAM_MAX_LIST];
+			char msg[PARAM_ERR_LEN];
+			int row_ok = i < n && nmem_node_ncpus(t, nodes[i]) >= threads;
+			int placed = 0;
+			const char *note = NULL;
+			char why[96];
+
+			if (i >= n || j >= n) {
+				note = need;
+			} else if (!row_ok) {
+				snprintf(why, sizeof(why), "node %d has no cpus", nodes[i]);
+				note = why;
+			} else if (!col_ok) {
+				snprintf(why, sizeof(why), "node %d has no memory", nodes[j]);
+				note = why;
+			}
+			if (!note && nmem_plan(t, PLACE_SPREAD, &nodes[i], 1, threads,
+					       cpus, msg, sizeof(msg))) {
+				snprintf(why, sizeof(why), "%.90s", msg);
+				note = why;
+			}
+			for (int m = 0; m < NMATRICES && !rc; m++) {
+				struct bw_result res;
+				char what[96];
+
+				if (!wanted(ctx->pv, m))
+					continue;
+				if (note || !bw_op_supported(matrices[m].op)) {
+					emit_cell(ctx, matrices[m].chart, i, j, labels[i], labels[j],
+						  NULL, note ? note : "this CPU lacks the instruction");
+					continue;
+				}
+				snprintf(what, sizeof(what), "%s: cpus of node %d, memory of node %d",
+					 matrices[m].what, nodes[i], nodes[j]);
+				sink_progress(ctx->sink, (*step)++, steps, what);
+				rc = measure(ctx, matrices[m].op, cpus, threads, slices, slices,
+					     bytes, !touched, &res);
+				if (rc)
+					break;
+				if (!touched) {
+					touched = 1;
+					verify_on(ctx, &b, nodes[j]);
+				}
+				if (!placed++)
+					sink_placement(ctx->sink, what, res.team.place,
+						       res.team.nthreads);
+				emit_cell(ctx, matrices[m].chart, i, j, labels[i], labels[j], &res,
+					  NULL);
+				struct means *mm = &mean[m];
+				if (i == j) {
+					mm->local += res.median;
+					mm->nlocal++;
+				} else {
+					mm->remote += res.median;
+					mm->nremote++;
+				}
+				bw_result_free(&res);
+			}
+		}
+		nmem_free(&b);
+	}
+	return rc;
+}
+
+/*
+ * The article's proposal (6.5.8): every node's threads read their own
+ * node's memory and write the results elsewhere, so the writes travel
+ * the interconnect to another node's memory controller instead of
+ * competing with the reads for the local one. Against the same copies
+ * kept local, all nodes at once.
+ */
+static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
+		     double *local_out, double *remote_out, int *step, int steps)
+{
+	const struct topo *t = ctx->topo;
+	int threads = (int)params_int(ctx->pv, "threads");
+	size_t size = (size_t)params_int(ctx->pv, "size");
+	struct nmem_buf src[TOPO_MAX_NODES], local[TOPO_MAX_NODES],
+		remote[TOPO_MAX_NODES];
+	int32_t use[TOPO_MAX_NODES];
+	int target[TOPO_MAX_NODES], nuse = 0, total, rc = 0;
+	int *cpus = NULL;
+	char **s = NULL, **dl = NULL, **dr = NULL;
+	size_t bytes = 0;
+
+	memset(src, 0, sizeof(src));
+	memset(local, 0, sizeof(local));
+	memset(remote, 0, sizeof(remote));
+	for (int i = 0; i < n; i++)
+		if (has_memory(t, nodes[i]) && nmem_node_ncpus(t, nodes[i]) >= threads)
+			use[nuse++] = nodes[i];
+	*local_out = *remote_out = 0;
+	total = nuse * threads;
+	cpus = calloc((size_t)total + 1, sizeof(int));
+	s = calloc((size_t)total + 1, sizeof(char *));
+	dl = calloc((size_t)total + 1, sizeof(char *));
+	dr = calloc((size_t)total + 1, sizeof(char *));
+	if (!cpus || !s || !dl || !dr) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int k = 0; k < nuse && !rc; k++) {
+		char msg[PARAM_ERR_LEN];
+		target[k] = nearest_other(t, use, nuse, k);
+		rc = alloc_on(ctx, use[k], size, &src[k]);
+		if (!rc)
+			rc = alloc_on(ctx, use[k], size, &local[k]);
+		if (!rc && target[k] >= 0)
+			rc = alloc_on(ctx, target[k], size, &remote[k]);
+		if (!rc)
+			rc = nmem_plan(t, PLACE_SPREAD, &use[k], 1, threads,
+				       cpus + k * threads, msg, sizeof(msg));
+		if (rc)
+			break;
+		bytes = bw_split(src[k].base, src[k].len, threads, s + k * threads);
+		bw_split(local[k].base, local[k].len, threads, dl + k * threads);
+		if (target[k] >= 0)
+			bw_split(remote[k].base, remote[k].len, threads, dr + k * threads);
+	}
+	if (rc || total == 0)
+		goto out;
+	for (int kind = 0; kind < 2 && !rc; kind++) {
+		enum bw_op op = kind ? BW_COPY_NT : BW_COPY;
+		const char *series = kind ? "non-temporal stores" : "regular stores";
+		for (int v = 0; v < 2 && !rc; v++) {
+			struct bw_result res;
+			const char *label = v ? "read local, write remote" : "all local";
+			char what[96];
+
+			if (v && nuse < 2) {
+				sink_note(ctx->sink, "info",
+					  "read local, write remote needs 2 nodes, this machine has %d",
+					  t->nnodes);
+				continue;
+			}
+			snprintf(what, sizeof(what), "mixed, %s: %s", series, label);
+			sink_progress(ctx->sink, (*step)++, steps, what);
+			/* the first job touches the sources and the local targets, the remote ones on their first use */
+			rc = measure(ctx, op, cpus, total, v ? dr : dl, s, bytes,
+				     kind == 0, &res);
+			if (rc)
+				break;
+			if (kind == 0)
+				sink_placement(ctx->sink, what, res.team.place, res.team.nthreads);
+			struct point pt = {.chart = "mixed",
+					   .series = series,
+					   .x = v,
+					   .x_label = label,
+					   .y = res.median,
+					   .unit = "GB/s",
+					   .samples = res.gbps,
+					   .nsamples = res.n};
+			sink_point(ctx->sink, &pt);
+			if (kind == 0) {
+				if (v)
+					*remote_out = res.median;
+				else
+					*local_out = res.median;
+			}
+			bw_result_free(&res);
+		}
+	}
+	if (!rc && nuse >= 2) {
+		char pairs[256];
+		size_t off = 0;
+		for (int k = 0; k < nuse && off < sizeof(pairs); k++)
+			off += (size_t)snprintf(pairs + off, sizeof(pairs) - off, "%s%d->%d",
+						k ? ", " : "", use[k], target[k]);
+		sink_note(ctx->sink, "info", "mixed run: read on the own node, write to (node->node) %s",
+			  pairs);
+	}
+out:
+	for (int k = 0; k < nuse; k++) {
+		nmem_free(&src[k]);
+		nmem_free(&local[k]);
+		nmem_free(&remote[k]);
+	}
+	free(cpus);
+	free(s);
+	free(dl);
+	free(dr);
+	return rc;
+}
+
+static int rb_run(struct run_ctx *ctx)
+{
+	const struct topo *t = ctx->topo;
+	int32_t nodes[TOPO_MAX_NODES];
+	struct means mean[NMATRICES];
+	int n = matrix_nodes(ctx->pv, t, nodes);
+	int phantom = t->nnodes == 1 && n == 1;
+	int mixed = params_get(ctx->pv, "mixed")->i == 0;
+	int dim = n + phantom, nm = 0, step = 0, steps, rc;
+	double mix_local = 0, mix_remote = 0;
+	char headline[512];
+	int off;
+
+	memset(mean, 0, sizeof(mean));
+	if (!nmem_caps()->policy)
+		sink_note(ctx->sink, "warn",
+			  "memory policies are not allowed here (%s): buffers are placed by first touch",
+			  nmem_caps()->why);
+	for (int m = 0; m < NMATRICES; m++)
+		nm += wanted(ctx->pv, m);
+	steps = dim * dim * nm + (mixed ? 4 : 0);
+	rc = run_matrix(ctx, nodes, n, phantom, mean, &step, steps);
+	if (rc)
+		return rc;
+	if (mixed) {
+		rc = run_mixed(ctx, nodes, n, &mix_local, &mix_remote, &step, steps);
+		if (rc)
+			return rc;
+	}
+	sink_progress(ctx->sink, steps, steps, "done");
+
+	off = snprintf(headline, sizeof(headline), "%s", "");
+	for (int m = 0; m < NMATRICES; m++) {
+		struct means *mm = &mean[m];
+		char key[64];
+		if (!mm->nlocal)
+			continue;
+		mm->local /= mm->nlocal;
+		snprintf(key, sizeof(key), "%s_local_gbps", matrices[m].chart);
+		sink_summary(ctx->sink, key, mm->local, "GB/s");
+		if (mm->nremote) {
+			mm->remote /= mm->nremote;
+			snprintf(key, sizeof(key), "%s_remote_gbps", matrices[m].chart);
+			sink_summary(ctx->sink, key, mm->remote, "GB/s");
+			snprintf(key, sizeof(key), "%s_remote_over_local", matrices[m].chart);
+			sink_summary(ctx->sink, key, mm->remote / mm->local, "x");
+		}
+		if (m != 0 && m != 3)
+			continue; /* the headline names regular writes and reads */
+		if (mm->nremote)
+			off += snprintf(headline + off, sizeof(headline) - (size_t)off,
+					"%s%s %.1f GB/s local, %.1f GB/s remote (%.0f%%)",
+					off ? "; " : "", matrices[m].what, mm->local,
+					mm->remote, 100 * mm->remote / mm->local);
+		else
+			off += snprintf(headline + off, sizeof(headline) - (size_t)off,
+					"%s%s %.1f GB/s local", off ? "; " : "",
+					matrices[m].what, mm->local);
+	}
+	if (mix_local > 0)
+		sink_summary(ctx->sink, "mixed_local_gbps", mix_local, "GB/s");
+	if (mix_remote > 0) {
+		sink_summary(ctx->sink, "mixed_remote_gbps", mix_remote, "GB/s");
+		sink_summary(ctx->sink, "mixed_gain", mix_remote / mix_local, "x");
+		snprintf(headline + off, sizeof(headline) - (size_t)off,
+			 "; writing to another node made all nodes' copies %.2fx as fast as keeping them local",
+			 mix_remote / mix_local);
+	} else if (phantom) {
+		snprintf(headline + off, sizeof(headline) - (size_t)off,
+			 " (remote cells need 2 nodes, this machine has 1)");
+	}
+	if (*headline)
+		sink_headline(ctx->sink, "%s", headline);
+	return 0;
+}
+
+static void rb_estimate(const struct param_values *pv, const struct topo *t,
+			double *seconds, uint64_t *bytes)
+{
+	double size = (double)params_int(pv, "size");
+	double rounds = (double)(params_int(pv, "repeat") + params_int(pv, "warmup"));
+	int32_t nodes[TOPO_MAX_NODES];
+	int n = matrix_nodes(pv, t, nodes);
+
+	if (n < 2)
+		n = 2;
+	/* at 1 GB/s per cell: four matrices, then the mixed copies */
+	*seconds = size * rounds * (4.0 * n * n + 8.0) / 1e9 + 0.5;
+	*bytes = (uint64_t)(size * 3 * n);
+}
+
+const struct experiment exp_remote_bandwidth = {
+	.name = "remote_bandwidth",
+	.title = "Local and remote bandwidth, node by node",
+	.summary = "Threads on one node stream over memory bound to each node: "
+		   "write (regular, non-temporal, prefetchw) and read matrices, "
+		   "and the article's read-local, write-remote proposal",
+	.section = "6.5.8",
+	.explain =
+		"Each cell of a matrix is one measurement: threads pinned to the "
+		"CPUs of the row's node stream over a buffer bound (mbind) to the "
+		"column's node. The diagonal is local memory; every other cell "
+		"crosses the interconnect between the nodes. When the caches cannot "
+		"help (the buffer is far larger than them) the cost of a remote "
+		"access shows as lower bandwidth: the request travels further and "
+		"shares the link with everything else crossing it.\n\n"
+		"Writes come in three kinds. A regular store first fetches the line "
+		"it writes (read for ownership), so it moves the data twice; a "
+		"non-temporal (streaming) store writes whole lines without fetching "
+		"them and without filling the cache; prefetchw asks for the line "
+		"in the state for writing a little ahead, so the store finds it "
+		"ready. Bytes are counted as stored, the fetch not included.\n\n"
+		"Section 6.5.8 suggests that a program whose local memory bus is "
+		"busy could write data it will not read again into another node's "
+		"memory, using the interconnect and that node's memory controller "
+		"as extra bandwidth. The mixed run tries it with every node busy at "
+		"once: each node's threads copy from their own memory, either to "
+		"their own memory or to another node's. It helps only when the "
+		"links are fast and the other node has bandwidth to spare. On a "
+		"machine with one node the diagonal is measured and the other cells "
+		"say why they are empty.",
+	.params = params,
+	.charts = charts,
+	.min_nodes = 2,
+	.check = rb_check,
+	.run = rb_run,
+	.estimate = rb_estimate,
+};
