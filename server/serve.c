@@ -29,6 +29,7 @@ struct serve_opts {
 	const char *token;
 	const char *token_file;
 	const char *cors;
+	const char *worker;
 	int public_read;
 	int max_run_seconds;
 	int max_queue;
@@ -50,6 +51,8 @@ static void usage(FILE *f)
 		"  --token-file F         the same, the token read from file F\n"
 		"  --public-read          with a token: reads need none, only changes\n"
 		"  --cors ORIGIN          allow cross-origin requests from ORIGIN (or *)\n"
+		"  --worker PATH          run PATH as the worker instead of this binary\n"
+		"                         (for tests: it gets `run --ndjson NAME k=v ...`)\n"
 		"\n"
 		"A listen address other than loopback needs a token.\n");
 }
@@ -112,6 +115,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 			o->token_file = v;
 		} else if ((v = opt_value(argc, argv, &i, "--cors"))) {
 			o->cors = v;
+		} else if ((v = opt_value(argc, argv, &i, "--worker"))) {
+			o->worker = v;
 		} else if (!strcmp(argv[i], "--public-read")) {
 			o->public_read = 1;
 		} else if ((v = opt_value(argc, argv, &i, "--max-run-seconds"))) {
@@ -342,7 +347,12 @@ int cmd_serve(int argc, char **argv)
 			"numalab serve: %d run(s) were cut short when the server "
 			"last stopped: marked interrupted\n",
 			n);
-	struct runner_config rcfg = {.exe = "/proc/self/exe",
+	if (o.worker && access(o.worker, X_OK)) {
+		fprintf(stderr, "numalab serve: cannot execute worker '%s': %s\n",
+			o.worker, strerror(errno));
+		goto out;
+	}
+	struct runner_config rcfg = {.exe = o.worker ? o.worker : "/proc/self/exe",
 				     .max_queue = o.max_queue,
 				     .max_run_seconds = o.max_run_seconds,
 				     .keep_seconds = 120,

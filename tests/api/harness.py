@@ -22,7 +22,7 @@ FINAL_TYPES = ("done", "failed", "cancelled", "interrupted")
 
 
 class Server:
-    def __init__(self, tmp, db=None, web=None, args=(), name="server"):
+    def __init__(self, tmp, db=None, web=None, args=(), name="server", env=None):
         self.tmp = tmp
         self.db = db or os.path.join(tmp, "x.db")
         self.web = web
@@ -32,6 +32,7 @@ class Server:
         self.port = None
         self.host = "127.0.0.1"
         self.starts = 0
+        self.env = dict(os.environ, **(env or {}))
 
     def command(self, listen="127.0.0.1:0"):
         cmd = [BIN, "serve", "--listen", listen, "--db", self.db]
@@ -47,7 +48,8 @@ class Server:
         self.starts += 1
         self.errfile = open(self.stderr_path, "wb")
         self.proc = subprocess.Popen(
-            self.command(listen), stdout=subprocess.PIPE, stderr=self.errfile
+            self.command(listen), stdout=subprocess.PIPE, stderr=self.errfile,
+            env=self.env
         )
         line = self._read_line(START_TIMEOUT)
         if not line.startswith("listening on http://"):

@@ -610,6 +610,100 @@ class QueueTest(TmpMixin, unittest.TestCase):
         self.assertEqual(children_of(self.srv.pid()), [])
 
 
+class WorkerFailureTest(TmpMixin, unittest.TestCase):
+    """What the runner makes of a worker that misbehaves (serve --worker)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.make_tmp()
+        cls.mode = os.path.join(cls.tmp, "mode")
+        fake = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "fake_worker.py")
+        cls.srv = Server(cls.tmp, args=["--worker", fake],
+                         env={"FAKE_WORKER_MODE": cls.mode}).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        err = cls.srv.stderr()
+        cls.drop_tmp()
+        if rc != 0:
+            raise AssertionError("server exited with %s\n%s" % (rc, err))
+
+    def run_mode(self, mode, params=None):
+        with open(self.mode, "w") as f:
+            f.write(mode)
+        rid = self.srv.start_run(params or {"threads": "1"})
+        evs = self.srv.wait_final(rid)
+        _, run, _ = self.srv.json("GET", "/api/runs/%d" % rid)
+        self.assertEqual(run["status"], evs[-1][1])
+        self.assertEqual(children_of(self.srv.pid()), [])
+        return evs, run
+
+    def test_worker_gets_the_resolved_request(self):
+        evs, run = self.run_mode("ok", {"threads": [1, 2], "layout": "shared"})
+        self.assertEqual(run["status"], "done")
+        argv = json.loads(run["notes"][0]["text"])
+        self.assertEqual(argv[:3], ["run", "--ndjson", "false_sharing"])
+        args = dict(a.split("=", 1) for a in argv[3:])
+        self.assertEqual(args["threads"], "1-2")
+        self.assertEqual(args["layout"], "shared")
+        # every param, defaults included, exactly as stored
+        self.assertEqual(set(args), set(run["params"]))
+        for k, v in run["request"]["params"].items():
+            self.assertIn(k, args)
+
+    def test_garbage(self):
+        evs, run = self.run_mode("garbage")
+        self.assertEqual(run["status"], "failed")
+        self.assertEqual(run["error"], "worker wrote garbage: 'hello, this is not json'")
+        # what came before the garbage is kept
+        self.assertEqual([e[1] for e in evs], ["status", "start", "note", "failed"])
+
+    def test_not_an_object(self):
+        evs, run = self.run_mode("array")
+        self.assertIn("worker wrote garbage: '[1, 2, 3]'", run["error"])
+
+    def test_server_event_from_worker(self):
+        evs, run = self.run_mode("server_event")
+        self.assertEqual(run["status"], "failed")
+        self.assertIn("worker wrote garbage", run["error"])
+
+    def test_nonzero_exit(self):
+        evs, run = self.run_mode("exit3")
+        self.assertEqual(run["status"], "failed")
+        self.assertIn("worker exited with status 3", run["error"])
+        self.assertIn("the kernel could not allocate its buffer", run["error"])
+        self.assertIn("first complaint", run["error"])
+
+    def test_killed_by_signal(self):
+        evs, run = self.run_mode("segv")
+        self.assertIn("worker killed by signal 11 (SIGSEGV)", run["error"])
+        self.assertIn("about to crash", run["error"])
+
+    def test_no_end(self):
+        evs, run = self.run_mode("noend")
+        self.assertEqual(run["status"], "failed")
+        self.assertIn("without reporting its end", run["error"])
+
+    def test_last_line_without_newline(self):
+        evs, run = self.run_mode("unterminated")
+        self.assertEqual(run["status"], "done")
+        self.assertEqual(evs[-1][2]["summary"], {"k": {"value": 2.5, "unit": "x"}})
+        self.assertEqual(evs[-1][2]["headline"], "a fake outcome")
+        self.assertEqual(run["headline"], "a fake outcome")
+
+    def test_cancel_a_worker_that_ignores_sigterm(self):
+        with open(self.mode, "w") as f:
+            f.write("ignore_term")
+        rid = self.srv.start_run({"threads": "1"})
+        self.srv.wait_event(rid, "progress")
+        status, doc, _ = self.srv.json("DELETE", "/api/runs/%d" % rid)
+        self.assertEqual((status, doc["status"]), (200, "cancelled"))
+        self.assertEqual(self.srv.wait_final(rid)[-1][1], "cancelled")
+        self.assertEqual(children_of(self.srv.pid()), [])
+
+
 class LifecycleTest(TmpMixin, unittest.TestCase):
     """Stopping and restarting the server, gently and not."""
 

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""fake_worker.py - stands in for `numalab run --ndjson` (serve --worker) so the
+runner's failure paths can be made to happen. The mode is read from the file
+named by $FAKE_WORKER_MODE, so one server can go through all of them."""
+
+import json
+import os
+import signal
+import sys
+import time
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+mode = open(os.environ["FAKE_WORKER_MODE"]).read().strip()
+emit({"type": "start", "experiment": sys.argv[3], "params": {},
+      "machine": {"fake": True}, "version": "fake"})
+emit({"type": "note", "level": "info", "text": json.dumps(sys.argv[1:])})
+
+if mode == "garbage":
+    sys.stdout.write("hello, this is not json\n")
+    sys.stdout.flush()
+    time.sleep(60)  # the runner kills it long before
+elif mode == "array":
+    sys.stdout.write("[1, 2, 3]\n")
+    sys.stdout.flush()
+    time.sleep(60)
+elif mode == "server_event":
+    emit({"type": "done", "status": "done"})
+    time.sleep(60)
+elif mode == "exit3":
+    sys.stderr.write("first complaint\nthe kernel could not allocate its buffer\n")
+    sys.stderr.flush()
+    sys.exit(3)
+elif mode == "noend":
+    sys.exit(0)
+elif mode == "segv":
+    sys.stderr.write("about to crash\n")
+    sys.stderr.flush()
+    os.kill(os.getpid(), signal.SIGSEGV)
+elif mode == "unterminated":
+    emit({"type": "summary", "key": "k", "value": 2.5, "unit": "x"})
+    emit({"type": "headline", "text": "a fake outcome"})
+    sys.stdout.write(json.dumps({"type": "end", "status": "done"}))
+    sys.stdout.flush()
+elif mode == "ignore_term":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    emit({"type": "progress", "done": 0, "total": 1, "what": "stubborn"})
+    time.sleep(60)
+else:
+    emit({"type": "end", "status": "done"})
