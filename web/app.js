@@ -4,7 +4,7 @@ import { api } from './api.js';
 import { ParamForm } from './form.js';
 import { RunView, FINAL } from './run-view.js';
 import { RunsList } from './runs-list.js';
-import { setupCharts } from './charts.js';
+import { setupCharts, setChartFont } from './charts.js';
 
 const EVENT_TYPES = ['start', 'status', 'placement', 'sample', 'cell', 'progress', 'note', 'summary', 'headline', 'end', ...FINAL];
 const RUNS_POLL_MS = 15000; // runs started elsewhere (curl, another browser) show up within this
@@ -36,8 +36,14 @@ function chartFontPx() {
 async function init() {
   state.chartsReady = setupCharts(chartFontPx());
   if (!state.chartsReady) banner('the chart library did not load: web/vendor is missing, run `make` to copy it from node_modules');
+  let resizing = null;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => setChartFont(chartFontPx()), 150);
+  });
   $('banner-close').addEventListener('click', () => banner(''));
   $('run-form').addEventListener('submit', submit);
+  $('run-form').addEventListener('input', () => { if ($('run-bar-msg').classList.contains('error')) runMsg(''); });
   $('cancel-button').addEventListener('click', cancel);
   $('defaults-button').addEventListener('click', () => form.reset());
 
@@ -134,6 +140,7 @@ function showView(exp, run) {
 
 function openExperiment(name) {
   state.token++;
+  runMsg('');
   closeStream();
   const exp = state.byName.get(name);
   selectExperiment(exp);
@@ -222,15 +229,17 @@ async function submit(ev) {
   banner('');
   const btn = $('run-button');
   btn.disabled = true;
-  $('run-bar-msg').textContent = 'starting…';
+  runMsg('starting…');
   try {
     const r = await api.start(exp.name, form.values());
-    $('run-bar-msg').textContent = '';
+    runMsg('');
     location.hash = `#/runs/${encodeURIComponent(r.id)}`;
     runs.refresh();
   } catch (e) {
-    $('run-bar-msg').textContent = '';
-    if (!(e.field && form.showError(e.field, e.message))) banner(e.message);
+    const shown = e.field && form.showError(e.field, e.message);
+    // the bar is always in view, the field may not be
+    runMsg(shown ? `not started: ${e.message}` : '', true);
+    if (!shown) banner(e.message);
   } finally {
     updateButtons();
   }
@@ -240,15 +249,21 @@ async function cancel() {
   const v = state.view;
   if (!v || !v.id || v.isFinal()) return;
   $('cancel-button').disabled = true;
-  $('run-bar-msg').textContent = 'cancelling…';
+  runMsg('cancelling…');
   try {
     await api.cancel(v.id);
   } catch (e) {
     banner(`could not cancel run ${v.id}: ${e.message}`);
   }
-  $('run-bar-msg').textContent = '';
+  runMsg('');
   // the stream brings the final "cancelled"; without one, read the document
   if (!state.es) api.run(v.id).then((doc) => { if (state.view === v) { v.load(doc); updateButtons(); runs.refresh(); } }, () => {});
+}
+
+function runMsg(text, error = false) {
+  const el = $('run-bar-msg');
+  el.textContent = text;
+  el.classList.toggle('error', error && !!text);
 }
 
 function updateButtons() {

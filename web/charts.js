@@ -47,6 +47,27 @@ function refPattern() {
   return refHatch;
 }
 
+const striped = new Map();
+// A palette colour in diagonal stripes on white: the eighth series and beyond.
+function stripes(color) {
+  if (striped.has(color)) return striped.get(color);
+  const c = document.createElement('canvas');
+  c.width = c.height = 10;
+  const g = c.getContext('2d');
+  g.fillStyle = '#ffffff';
+  g.fillRect(0, 0, 10, 10);
+  g.strokeStyle = color;
+  g.lineWidth = 4;
+  g.beginPath();
+  g.moveTo(-2, 2); g.lineTo(2, -2);
+  g.moveTo(0, 10); g.lineTo(10, 0);
+  g.moveTo(8, 12); g.lineTo(12, 8);
+  g.stroke();
+  const p = g.createPattern(c, 'repeat');
+  striped.set(color, p);
+  return p;
+}
+
 let hatch = null;
 // Grey with diagonal stripes: a cell that could not be measured, visible without colour.
 function hatchPattern() {
@@ -77,24 +98,23 @@ export function setupCharts(fontPx) {
   const mx = window['chartjs-chart-matrix'];
   if (mx && mx.MatrixController) Chart.register(mx.MatrixController, mx.MatrixElement);
   Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
-  Chart.defaults.font.size = fontPx;
+  setChartFont(fontPx);
   Chart.defaults.color = INK;
   Chart.defaults.borderColor = GRID;
   Chart.defaults.animation.duration = 250;
-  Chart.defaults.plugins.tooltip.titleFont = { size: fontPx, weight: 'bold' };
-  Chart.defaults.plugins.tooltip.bodyFont = { size: fontPx };
   Chart.defaults.plugins.tooltip.padding = 10;
-  Chart.defaults.plugins.legend.labels.boxWidth = fontPx * 1.6;
   return true;
 }
 
-// A series keeps its colour across every chart of a run.
-class SeriesColors {
-  constructor() { this.map = new Map(); }
-  index(name) {
-    if (!this.map.has(name)) this.map.set(name, this.map.size);
-    return this.map.get(name);
-  }
+// Type follows the page's: larger on a 1920 wide projector than on a laptop.
+export function setChartFont(px) {
+  const Chart = window.Chart;
+  if (!Chart || Chart.defaults.font.size === px) return;
+  Chart.defaults.font.size = px;
+  Chart.defaults.plugins.tooltip.titleFont = { size: px, weight: 'bold' };
+  Chart.defaults.plugins.tooltip.bodyFont = { size: px };
+  Chart.defaults.plugins.legend.labels.boxWidth = Math.round(px * 1.6);
+  for (const c of Object.values(Chart.instances)) c.update('none');
 }
 
 // "time (s)" shown in ms reads "time (ms)"; a label without a unit gets one.
@@ -116,9 +136,9 @@ function thin(values, n) {
 }
 
 class ChartView {
-  constructor(spec, colors, refs) {
+  constructor(spec, set, refs) {
     this.spec = { kind: 'line', ...spec };
-    this.colors = colors;
+    this.set = set; // the ChartSet: colours are run wide
     this.refs = new Map(); // the article's series -> its points
     for (const r of refs || []) {
       if (!this.refs.has(r.series)) this.refs.set(r.series, []);
@@ -157,10 +177,18 @@ class ChartView {
 
   count() { return this.n; }
 
+  // points with a value (a heatmap cell that could not be measured has none)
+  measured() {
+    if (this.spec.kind !== 'heatmap') return this.n;
+    let n = 0;
+    for (const c of this.cells.values()) if (Number.isFinite(c.value)) n++;
+    return n;
+  }
+
   add(s) {
     if (!this.series.has(s.series)) {
       this.series.set(s.series, new Map());
-      this.colors.index(s.series);
+      this.set.newSeries();
     }
     const pts = this.series.get(s.series);
     const key = this.spec.kind === 'bar' ? (s.x_label ?? String(s.x)) : String(s.x);
@@ -181,6 +209,10 @@ class ChartView {
   changed() {
     this.el.dataset.points = String(this.n);
     this.empty.hidden = this.n > 0;
+    this.schedule();
+  }
+
+  schedule() {
     // many events can land in one frame: draw once per frame
     if (this.pending) return;
     this.pending = true;
@@ -319,32 +351,41 @@ class ChartView {
     }
     const datasets = this.chart.data.datasets;
     for (const [name, pts] of this.series) {
-      let ds = datasets.find((d) => d.label === name);
-      if (!ds) {
-        const i = this.colors.index(name);
+      const i = this.set.index(name);
+      let ds = datasets.find((d) => d.label === name && !d._ref);
+      if (!ds || ds._color !== i) {
         const color = PALETTE[i % PALETTE.length];
-        ds = line ? {
-          label: name, data: [], showLine: true,
+        // past the palette: the same colours again, striped (bars) or dashed (lines)
+        const fill = i >= PALETTE.length ? stripes(color) : color;
+        const style = line ? {
+          label: name, showLine: true,
           borderColor: color, backgroundColor: color, borderWidth: 3,
           borderDash: DASHES[Math.floor(i / PALETTE.length) % DASHES.length],
           pointStyle: POINT_STYLES[i % POINT_STYLES.length], pointRadius: 6, pointHoverRadius: 8,
           errorBarColor: color, errorBarWhiskerColor: color, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2,
         } : {
-          label: name, data: [],
-          backgroundColor: color, borderColor: color, borderWidth: 0,
+          label: name,
+          backgroundColor: fill, borderColor: color, borderWidth: i >= PALETTE.length ? 2 : 0,
           maxBarThickness: 90, categoryPercentage: 0.7, barPercentage: 0.9,
           errorBarColor: INK, errorBarWhiskerColor: INK, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2,
         };
-        // measured series first, the article's after them
-        const at = datasets.findIndex((d) => d._ref);
-        if (at < 0) datasets.push(ds);
-        else datasets.splice(at, 0, ds);
+        if (ds) {
+          Object.assign(ds, style);
+        } else {
+          ds = { ...style, data: [] };
+          // measured series first, the article's after them
+          const at = datasets.findIndex((d) => d._ref);
+          if (at < 0) datasets.push(ds);
+          else datasets.splice(at, 0, ds);
+        }
+        ds._color = i;
       }
       if (line) {
         ds.data = [...pts.values()].filter((s) => !(this.spec.log_x && s.x <= 0))
           .sort((a, b) => a.x - b.x).map((s) => this.point(s, f));
       } else {
-        ds.data = labels.map((key) => (pts.has(key) ? this.point(pts.get(key), f) : null));
+        // a gap is {y: null}, not null: the error-bar plugin reads every entry as an object
+        ds.data = labels.map((key) => (pts.has(key) ? this.point(pts.get(key), f) : { y: null }));
       }
     }
     for (const [name, pts] of this.refs) {
@@ -367,7 +408,7 @@ class ChartView {
           .map((r) => ({ x: r.x, y: toShown(r), _s: { ...r, _ref: true } }));
       } else {
         const byKey = new Map(pts.map((r) => [r.x_label ?? String(r.x), r]));
-        ds.data = labels.map((key) => (byKey.has(key) ? { y: toShown(byKey.get(key)), _s: { ...byKey.get(key), _ref: true } } : null));
+        ds.data = labels.map((key) => (byKey.has(key) ? { y: toShown(byKey.get(key)), _s: { ...byKey.get(key), _ref: true } } : { y: null }));
       }
     }
   }
@@ -405,7 +446,8 @@ class ChartView {
             title: { display: !!spec.x_label, text: spec.x_label || '' },
           },
           y: {
-            type: 'category', labels: [], offset: true, grid: { display: false }, border: { display: false },
+            // row 0 on top, as a matrix is read (Chart.js puts a category y axis's first label there)
+            type: 'category', labels: [], offset: true, reverse: false, grid: { display: false }, border: { display: false },
             title: { display: !!spec.y_label, text: spec.y_label || '' },
           },
         },
@@ -460,6 +502,8 @@ class ChartView {
     const order = (m) => [...m.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
     this.rows = order(rows);
     this.cols = order(cols);
+    // colour from zero when nothing is negative: a 4% spread must not look like black and white
+    if (lo > 0) lo = 0;
     this.range = { lo, hi };
     const opts = this.chart.options;
     opts.scales.x.labels = this.cols;
@@ -531,18 +575,34 @@ export class ChartSet {
   // refs: the experiment's published figures, [{chart, series, x, x_label, y, unit}]
   constructor(container, specs, refs) {
     this.container = container;
-    this.colors = new SeriesColors();
     this.views = new Map();
     this.refs = refs || [];
+    this.order = null;
     for (const spec of specs || []) this.view(spec);
   }
 
   view(spec) {
-    const v = new ChartView(spec, this.colors, this.refs.filter((r) => r.chart === spec.id));
+    const v = new ChartView(spec, this, this.refs.filter((r) => r.chart === spec.id));
     this.views.set(spec.id, v);
     this.container.append(v.el);
     v.mount();
     return v;
+  }
+
+  // A series keeps one colour in every chart of the run: its place in the
+  // series of the charts in schema order, whatever order the events came in.
+  index(name) {
+    if (!this.order) {
+      this.order = new Map();
+      for (const v of this.views.values())
+        for (const s of v.series.keys()) if (!this.order.has(s)) this.order.set(s, this.order.size);
+    }
+    return this.order.get(name) ?? 0;
+  }
+
+  newSeries() {
+    this.order = null;
+    for (const v of this.views.values()) if (v.series.size) v.schedule();
   }
 
   // A point for a chart the schema does not list still gets drawn, as a line.
@@ -557,6 +617,12 @@ export class ChartSet {
   count() {
     let n = 0;
     for (const v of this.views.values()) n += v.count();
+    return n;
+  }
+
+  measured() {
+    let n = 0;
+    for (const v of this.views.values()) n += v.measured();
     return n;
   }
 

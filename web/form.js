@@ -70,7 +70,7 @@ export class ParamForm {
     });
     return {
       el: input,
-      focus: () => input.focus(),
+      focus: (o) => input.focus(o),
       get: () => {
         const v = input.value.trim();
         // whole numbers travel as JSON numbers; anything else as typed, for the server to judge
@@ -87,7 +87,7 @@ export class ParamForm {
       (p.choices || []).map((c) => h('option', { value: c, text: c })));
     return {
       el: sel,
-      focus: () => sel.focus(),
+      focus: (o) => sel.focus(o),
       get: () => sel.value,
       set: (v) => { if ((p.choices || []).includes(String(v))) sel.value = String(v); },
       disable: (d) => { sel.disabled = d; },
@@ -107,7 +107,7 @@ export class ParamForm {
     }, boxes.map((b) => b.el));
     return {
       el,
-      focus: () => boxes[0] && boxes[0].input.focus(),
+      focus: (o) => boxes[0] && boxes[0].input.focus(o),
       get: () => (multi ? boxes.filter((b) => b.input.checked).map((b) => b.c).join(',')
         : (boxes.find((b) => b.input.checked) || { c: '' }).c),
       set: (v) => {
@@ -150,8 +150,8 @@ export class ParamForm {
     f.err.hidden = false;
     f.wrap.classList.add('invalid');
     f.wrap.querySelectorAll('input, select').forEach((e) => e.setAttribute('aria-invalid', 'true'));
-    f.wrap.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
-    f.focus();
+    f.focus({ preventScroll: true });
+    f.wrap.scrollIntoView({ block: 'center' });
     return true;
   }
 

@@ -39,13 +39,17 @@ export class RunView {
       this.statusText, this.bar);
     this.headlineEl = h('p', { class: 'headline', id: 'headline', 'aria-live': 'polite', hidden: true });
     this.notesEl = h('ul', { class: 'notes', id: 'notes', hidden: true });
-    this.summaryEl = h('dl', { class: 'summary-tiles', id: 'summary', hidden: true });
+    this.summaryEl = h('dl', { class: 'summary-tiles', id: 'summary' });
+    this.summaryHead = h('summary', {});
+    this.summaryBox = h('details', { class: 'summary-box', hidden: true }, this.summaryHead, this.summaryEl);
+    this.summaryHead.addEventListener('click', () => { this.summaryTouched = true; });
     this.chartsEl = h('div', { class: 'charts', id: 'charts' });
     this.placementEl = h('section', { class: 'placement', id: 'placement', hidden: true });
     this.machineEl = h('details', { class: 'machine-details', hidden: true });
 
-    container.append(this.head, this.statusEl, this.headlineEl, this.notesEl, this.summaryEl,
-      this.chartsEl, this.placementEl, this.machineEl);
+    // what a class looks at first comes first: outcome, charts, then the detail
+    container.append(this.head, this.statusEl, this.headlineEl, this.notesEl,
+      this.chartsEl, this.placementEl, this.summaryBox, this.machineEl);
     this.charts = new ChartSet(this.chartsEl, exp ? exp.charts : [], exp ? exp.references : []);
     this.run = run || null;
     this.renderHead();
@@ -178,7 +182,7 @@ export class RunView {
     } else if (s === 'done' && this.run) {
       const a = toDate(this.run.started_at || this.run.created_at);
       const b = toDate(this.run.finished_at);
-      const n = this.charts.count();
+      const n = this.charts.measured();
       text = `Done: ${n} measurement${n === 1 ? '' : 's'}${a && b ? ` in ${duration((b - a) / 1000)}` : ''}`;
     }
     this.statusText.textContent = text;
@@ -211,7 +215,10 @@ export class RunView {
       const v = this.summary[k] || {};
       el.append(h('div', { class: 'tile' }, h('dt', { text: label(k) }), h('dd', { text: withUnit(v.value, v.unit) })));
     }
-    el.hidden = keys.length === 0;
+    this.summaryHead.textContent = `Summary figures (${keys.length})`;
+    // a handful stays open; dozens wait for a click
+    if (!this.summaryTouched) this.summaryBox.open = keys.length <= 8;
+    this.summaryBox.hidden = keys.length === 0;
   }
 
   // Identical placements (same CPUs for the same threads) are shown once, with every part that used them.

@@ -52,9 +52,10 @@ export class RunsList {
         h('a', { href: `#/runs/${encodeURIComponent(id)}`, class: 'run-link' },
           h('span', { class: 'run-line' },
             h('span', { class: 'run-id', text: `#${id}` }),
-            h('span', { class: 'run-exp', text: this.titleOf(r.experiment) }),
-            badge(r.status)),
-          h('span', { class: 'run-when', text: clock(r.created_at) }),
+            h('span', { class: 'run-exp', text: this.titleOf(r.experiment) })),
+          h('span', { class: 'run-line' },
+            badge(r.status),
+            h('span', { class: 'run-when', text: clock(r.created_at) })),
           r.headline ? h('span', { class: 'run-headline', text: r.headline }) : null)));
     }
     this.more.hidden = this.runs.length >= this.total;

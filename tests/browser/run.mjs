@@ -93,7 +93,10 @@ async function newPage(width = 1280, height = 720) {
   await page.setViewportSize({ width, height });
   page.problems = [];
   page.on('pageerror', (e) => page.problems.push(`uncaught: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
+  // a 400 is how the API refuses a value: the page shows it, the browser logs it
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/status of 400/.test(m.text())) page.problems.push(`console: ${m.text()}`);
+  });
   await page.addInitScript(() => {
     window.__csp = [];
     window.__points = [];
@@ -118,7 +121,7 @@ function drawn(page, chartId) {
     const canvas = document.querySelector(`figure[data-chart="${id}"] canvas`);
     const chart = canvas && window.Chart.getChart(canvas);
     if (!chart) return -1;
-    return chart.data.datasets.filter((d) => !d._ref).reduce((n, d) => n + d.data.filter((p) => p !== null).length, 0);
+    return chart.data.datasets.filter((d) => !d._ref).reduce((n, d) => n + d.data.filter((p) => p !== null && p.y !== null && p.y !== undefined).length, 0);
   }, chartId);
 }
 
@@ -227,9 +230,43 @@ try {
     await err.waitFor({ state: 'visible', timeout: 10000 });
     const text = await err.textContent();
     assert(/stride/.test(text), `the message under the field is "${text}"`);
+    assert(await err.isVisible() && await page.evaluate(() => {
+      const r = document.querySelector('.field[data-param="stride"] .field-error').getBoundingClientRect();
+      const bar = document.querySelector('.run-bar').getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= bar.top;
+    }), 'the message is not scrolled into view above the Run bar');
     assert(/#\/experiments\/false_sharing$/.test(page.url()), 'a refused run navigated away');
     await clean(page);
     await shot(page, 'field-error-1280x720');
+    await page.close();
+  });
+
+  const heat = schema.find((e) => e.available !== false && e.charts.some((c) => c.kind === 'heatmap'));
+  await test('a heatmap run draws one cell per measured pair', async () => {
+    if (!heat) {
+      console.log('  SKIP  no experiment here has a heatmap chart');
+      return;
+    }
+    const r = await fetch(new URL('api/runs', server.base), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ experiment: heat.name, params: {} }),
+    });
+    assert(r.status === 202, `POST /api/runs for ${heat.name} answered ${r.status}`);
+    const { id } = await r.json();
+    const page = await newPage();
+    await page.goto(`${server.base}#/runs/${id}`);
+    await page.waitForSelector('#status[data-status="done"]', { timeout: 60000 });
+    const doc = await getJSON(`api/runs/${id}`);
+    const chartId = heat.charts.find((c) => c.kind === 'heatmap').id;
+    const want = doc.cells.filter((c) => c.chart === chartId).length;
+    await page.waitForTimeout(400);
+    const got = await page.evaluate((cid) => {
+      const c = window.Chart.getChart(document.querySelector(`figure[data-chart="${cid}"] canvas`));
+      return c ? c.data.datasets[0].data.length : -1;
+    }, chartId);
+    assert(want > 0 && got === want, `the heatmap holds ${got} cells, the run has ${want}`);
+    await page.locator(`figure[data-chart="${chartId}"]`).scrollIntoViewIfNeeded();
+    await clean(page);
+    await shot(page, 'heatmap-1280x720');
     await page.close();
   });
 
@@ -241,6 +278,8 @@ try {
     await page.fill('#p-increments', '2000000000');
     await page.click('#run-button');
     await page.waitForSelector('#status[data-status="running"]', { timeout: 20000 });
+    await page.waitForTimeout(500);
+    await shot(page, 'live-1280x720');
     await page.click('#cancel-button');
     await page.waitForSelector('#status[data-status="cancelled"]', { timeout: 20000 });
     assert(await page.locator('#cancel-button').isDisabled(), 'Cancel stays enabled after the run ended');
