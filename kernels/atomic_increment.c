@@ -86,7 +86,9 @@ struct slot {
 	uint64_t count;	  /* round's shared counter, or a per_thread counter */
 	uint64_t retries; /* cas: failed compare-and-swaps of this thread */
 	uint64_t rsum;	  /* add_fetch, fetch_add: sum of returned values */
-	char pad[SLOT_BYTES - 3 * sizeof(uint64_t)];
+	uint64_t runs;	  /* add_fetch, fetch_add: runs of consecutive values */
+	double t0, t1;	  /* when this thread started and ended its loop */
+	char pad[SLOT_BYTES - 4 * sizeof(uint64_t) - 2 * sizeof(double)];
 };
 
 struct ai_job {
@@ -105,30 +107,45 @@ struct ai_job {
  * above each; the loop counter is in a register throughout.
  */
 
-/* mov $1,%ecx; lock xadd %rcx,(%rdi); lea 1(%rcx,%rdx),%rdx: new value summed */
+/*
+ * mov $1,%eax; lock xadd %rax,(%rdi), then register arithmetic on the
+ * new value (the returned old one plus 1). The result is used: summed,
+ * to check afterwards that every value came back once, and compared with
+ * the previous one to count runs (stretches of increments this thread
+ * made back to back, the line staying in its cache). With the result
+ * unused gcc makes both __sync forms `lock addq`, and the article's two
+ * variants would be one instruction.
+ */
 static __attribute__((noinline)) uint64_t loop_add_fetch(uint64_t *c,
-							 uint64_t n)
+							 uint64_t n,
+							 uint64_t *runs_out)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, runs = 0, prev = UINT64_MAX - 1;
 
-	/*
-	 * The result is used (summed, and checked afterwards): with it
-	 * unused gcc turns both __sync forms into `lock addq`, and the
-	 * article's two variants would be the same instruction.
-	 */
-	for (uint64_t i = 0; i < n; i++)
-		sum += __sync_add_and_fetch(c, 1);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t v = __sync_add_and_fetch(c, 1);
+		sum += v;
+		runs += v != prev + 1;
+		prev = v;
+	}
+	*runs_out = runs;
 	return sum;
 }
 
-/* mov $1,%ecx; lock xadd %rcx,(%rdi); add %rcx,%rdx: old value summed */
+/* mov $1,%eax; lock xadd %rax,(%rdi): the old value, used as above */
 static __attribute__((noinline)) uint64_t loop_fetch_add(uint64_t *c,
-							 uint64_t n)
+							 uint64_t n,
+							 uint64_t *runs_out)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, runs = 0, prev = UINT64_MAX - 1;
 
-	for (uint64_t i = 0; i < n; i++)
-		sum += __sync_fetch_and_add(c, 1);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t v = __sync_fetch_and_add(c, 1);
+		sum += v;
+		runs += v != prev + 1;
+		prev = v;
+	}
+	*runs_out = runs;
 	return sum;
 }
 
@@ -228,12 +245,18 @@ static void ai_body(void *arg, int tid, int round)
 	struct slot *s = my_slot(j, tid, round);
 	uint64_t *c = &j->shared[round].count;
 
+	/*
+	 * Two clock reads per round, outside the loop: they tell whether the
+	 * threads really ran at the same time (another process holding a
+	 * cpu makes them take turns, and then nothing contends).
+	 */
+	s->t0 = clock_now();
 	switch (j->v) {
 	case V_ADD_FETCH:
-		s->rsum = loop_add_fetch(c, j->incs);
+		s->rsum = loop_add_fetch(c, j->incs, &s->runs);
 		break;
 	case V_FETCH_ADD:
-		s->rsum = loop_fetch_add(c, j->incs);
+		s->rsum = loop_fetch_add(c, j->incs, &s->runs);
 		break;
 	case V_CAS:
 		s->retries = loop_cas(c, j->incs);
@@ -258,6 +281,7 @@ static void ai_body(void *arg, int tid, int round)
 	case NVARIANTS:
 		break;
 	}
+	s->t1 = clock_now();
 }
 
 /* 1 + 2 + ... + m, modulo 2^64 like the sums the threads make */
@@ -268,14 +292,16 @@ static uint64_t triangle(uint64_t m)
 
 /* What one round left behind, read after timing. */
 struct round_result {
-	double final, lost, retries;
+	double final, lost, retries, runs;
+	double overlap; /* share of the round all threads were in their loops */
 	int rsum_ok;
 };
 
 static void read_round(const struct ai_job *j, int round,
 		       struct round_result *rr)
 {
-	uint64_t final = 0, retries = 0, rsum = 0, total;
+	uint64_t final = 0, retries = 0, rsum = 0, runs = 0, total;
+	double first = 0, last_start = 0, first_end = 0, last = 0;
 
 	total = (uint64_t)j->nthreads * j->incs;
 	for (int t = 0; t < j->nthreads; t++) {
@@ -283,12 +309,27 @@ static void read_round(const struct ai_job *j, int round,
 		final += s->count;
 		retries += s->retries;
 		rsum += s->rsum;
+		runs += s->runs;
+		if (t == 0 || s->t0 < first)
+			first = s->t0;
+		if (t == 0 || s->t0 > last_start)
+			last_start = s->t0;
+		if (t == 0 || s->t1 < first_end)
+			first_end = s->t1;
+		if (t == 0 || s->t1 > last)
+			last = s->t1;
 	}
 	if (j->v != V_PER_THREAD)
 		final = j->shared[round].count;
 	rr->final = (double)final;
 	rr->lost = (double)total - (double)final;
 	rr->retries = (double)retries;
+	rr->runs = (double)runs;
+	rr->overlap = last > first && first_end > last_start
+			      ? (first_end - last_start) / (last - first)
+			      : 0;
+	if (j->nthreads == 1)
+		rr->overlap = 1;
 	/* the returned values must be 1..total (or 0..total-1), each once */
 	if (j->v == V_ADD_FETCH)
 		rr->rsum_ok = rsum == triangle(total);
@@ -299,7 +340,7 @@ static void read_round(const struct ai_job *j, int round,
 }
 
 struct measured {
-	double ns, seconds, lost, lost_max, final, retries;
+	double ns, seconds, lost, lost_max, final, retries, overlap, runs;
 };
 
 /*
@@ -329,6 +370,7 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 			       .cancel = ctx->cancel};
 	struct team_result res;
 	double *ns = NULL, *lost = NULL, *finals = NULL, *retries = NULL;
+	double *overlap = NULL, *runs = NULL;
 	char label[96];
 	int rc, bad_sum = 0, have_res = 0;
 
@@ -351,7 +393,9 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	lost = calloc((size_t)res.rounds + 1, sizeof(double));
 	finals = calloc((size_t)res.rounds + 1, sizeof(double));
 	retries = calloc((size_t)res.rounds + 1, sizeof(double));
-	if (!ns || !lost || !finals || !retries) {
+	overlap = calloc((size_t)res.rounds + 1, sizeof(double));
+	runs = calloc((size_t)res.rounds + 1, sizeof(double));
+	if (!ns || !lost || !finals || !retries || !overlap || !runs) {
 		rc = -ENOMEM;
 		goto out_res;
 	}
@@ -363,6 +407,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		lost[r] = rr.lost;
 		finals[r] = rr.final;
 		retries[r] = rr.retries;
+		overlap[r] = rr.overlap;
+		runs[r] = rr.runs;
 		bad_sum |= !rr.rsum_ok;
 		if (rr.lost > m->lost_max)
 			m->lost_max = rr.lost;
@@ -372,17 +418,29 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	m->lost = stats_median(lost, res.rounds);
 	m->final = stats_median(finals, res.rounds);
 	m->retries = stats_median(retries, res.rounds);
+	m->overlap = stats_median(overlap, res.rounds);
+	m->runs = stats_median(runs, res.rounds);
 
 	{
 		double expected = (double)n * (double)incs;
-		static const char *const keys[] = {
-			"wall_s",	 "expected",	"final",
-			"lost_updates", "lost_updates_max", "cas_retries",
-			"cas_retries_per_increment"};
-		double vals[] = {m->seconds,  expected,	  m->final,
-				 m->lost,     m->lost_max, m->retries,
-				 m->retries / expected};
-		int nextra = v == V_CAS ? 7 : 5;
+		const char *keys[10] = {"wall_s",	"expected",
+					"final",	"lost_updates",
+					"lost_updates_max", "overlap"};
+		double vals[10] = {m->seconds, expected,    m->final,
+				   m->lost,    m->lost_max, m->overlap};
+		int nextra = 6;
+		if (v == V_CAS) {
+			keys[nextra] = "cas_retries";
+			vals[nextra++] = m->retries;
+			keys[nextra] = "cas_retries_per_increment";
+			vals[nextra++] = m->retries / expected;
+		}
+		if (v == V_ADD_FETCH || v == V_FETCH_ADD) {
+			keys[nextra] = "runs";
+			vals[nextra++] = m->runs;
+			keys[nextra] = "increments_per_run";
+			vals[nextra++] = m->runs > 0 ? expected / m->runs : 0;
+		}
 		struct point p = {.chart = "ns",
 				  .series = variants[v],
 				  .x = n,
@@ -408,6 +466,14 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		p.nextra = 2;
 		sink_point(ctx->sink, &p);
 
+		if (n > 1 && m->overlap < 0.5)
+			sink_note(ctx->sink, "warn",
+				  "%s, %d threads: the threads were in their loops at the same time for only %.0f%% of the median round (another process holds a cpu?): they took turns, so this understates contention",
+				  variants[v], n, 100 * m->overlap);
+		if (v == V_FETCH_ADD && n > 1 && m->runs > 0 && m->overlap >= 0.5)
+			sink_note(ctx->sink, "info",
+				  "fetch_add, %d threads: the values came back in %.0f runs, %.0f increments in a row on average: a core that holds the line mostly keeps it for the next increment too, so one increment costs far less than one line transfer",
+				  n, m->runs, expected / m->runs);
 		if (v == V_PLAIN && n > 1 && m->lost_max > 0)
 			sink_note(ctx->sink, "info",
 				  "plain, %d threads: the counter ended at %.0f of %.0f in the median round, %.0f increments (%.1f%%) lost; up to %.0f over %d rounds: two cores read the same value and one store overwrote the other",
@@ -438,6 +504,8 @@ out:
 	free(lost);
 	free(finals);
 	free(retries);
+	free(overlap);
+	free(runs);
 	free(j.shared);
 	free(j.mine);
 	return rc;
@@ -477,7 +545,7 @@ static int ai_run(struct run_ctx *ctx)
 	int steps = threads->n * set->n, step = 0, rc = 0, most = 1;
 	struct measured m[NVARIANTS];
 	int have[NVARIANTS];
-	double cas_ratio = 0, plain_lost = -1;
+	double cas_ratio = 0, plain_lost = -1, ratio_overlap = 1;
 	int ratio_n = 0;
 	int *cpus = calloc(PARAM_MAX_LIST, sizeof(int));
 
@@ -527,6 +595,9 @@ static int ai_run(struct run_ctx *ctx)
 			char key[64];
 			cas_ratio = m[V_CAS].ns / m[V_FETCH_ADD].ns;
 			ratio_n = n;
+			ratio_overlap = m[V_CAS].overlap < m[V_FETCH_ADD].overlap
+						? m[V_CAS].overlap
+						: m[V_FETCH_ADD].overlap;
 			snprintf(key, sizeof(key), "cas_over_fetch_add_%d_threads", n);
 			sink_summary(ctx->sink, key, cas_ratio, "x");
 			snprintf(key, sizeof(key),
@@ -552,11 +623,16 @@ static int ai_run(struct run_ctx *ctx)
 		return rc;
 	sink_progress(ctx->sink, steps, steps, "done");
 
-	char tail[160] = "";
+	char tail[256] = "";
+	size_t off = 0;
 	if (plain_lost > 0)
-		snprintf(tail, sizeof(tail),
-			 "; plain lost %.0f%% of its increments with %d threads",
-			 plain_lost, most);
+		off = (size_t)snprintf(tail, sizeof(tail),
+				       "; plain lost %.0f%% of its increments with %d threads",
+				       plain_lost, most);
+	if (ratio_n > 1 && ratio_overlap < 0.5 && off < sizeof(tail))
+		snprintf(tail + off, sizeof(tail) - off,
+			 "; but the threads ran at the same time for only %.0f%% of a round, so that is not contention: rerun on an idle machine",
+			 100 * ratio_overlap);
 	if (ratio_n > 1)
 		sink_headline(ctx->sink,
 			      "cas was %.1f× %s than fetch_add with %d threads (the article, 2007: 3.2× slower with 4)%s",

@@ -77,8 +77,8 @@ struct cs_job {
 };
 
 /*
- * One load per cache line: mov (%rdi,%rax,8),%rdx; add %rdx,%rcx;
- * add %r8,%rax; cmp; jb. Summing keeps the loads; starting from the
+ * One load per cache line, folded into the add: add (%rdi,%r8,8),%rax;
+ * add %rdx,%r8; cmp; jb. Summing keeps the loads; starting from the
  * previous pass's sum makes every call different, so no call can be
  * merged with another even though the function only reads.
  */

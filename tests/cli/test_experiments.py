@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""test_experiments.py - atomic_increment, core_to_core and cache_sharing
+through `numalab run --json`, with small params.
+
+Checks what the runs must show on any machine: lost updates only where
+the increment is not atomic, one matrix cell per ordered pair of CPUs,
+placements that hold what they promise or a note that says why not. No
+test asserts a time. Tests that need 2 CPUs say SKIP, loudly, on 1.
+Stdlib only; NUMALAB_BIN names the binary (default build/numalab).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+BIN = os.environ.get("NUMALAB_BIN", "build/numalab")
+TIMEOUT = 300  # a hung run fails instead of hanging the lane
+ATOMIC = ["add_fetch", "fetch_add", "cas", "c11_relaxed", "c11_seq_cst",
+          "lock_skip", "per_thread"]
+
+
+def allowed_cpus():
+    return sorted(os.sched_getaffinity(0))
+
+
+def run(name, *kv, expect=0):
+    p = subprocess.run([BIN, "run", "--json", name, *kv], capture_output=True,
+                       text=True, timeout=TIMEOUT)
+    if p.returncode != expect:
+        raise AssertionError("%s %s: exit %d, want %d\nstderr: %s" %
+                             (name, " ".join(kv), p.returncode, expect,
+                              p.stderr[-2000:]))
+    return json.loads(p.stdout) if expect == 0 else p
+
+
+def samples(doc, chart, series=None):
+    return [s for s in doc["samples"] if s["chart"] == chart and
+            (series is None or s["series"] == series)]
+
+
+def notes(doc, level=None):
+    return [n["text"] for n in doc["notes"]
+            if level is None or n["level"] == level]
+
+
+def skip_loudly(test, why):
+    print("\nSKIP %s: %s" % (test.id().split(".")[-1], why), flush=True)
+    raise unittest.SkipTest(why)
+
+
+class AtomicIncrement(unittest.TestCase):
+    def test_plain_loses_updates_and_atomics_do_not(self):
+        if len(allowed_cpus()) < 2:
+            skip_loudly(self, "lost updates need 2 cpus running at once; "
+                        "this process may use only %s" % allowed_cpus())
+        # 2 x 2M increments overlap for milliseconds: enough for two cores
+        # to collide many times; a busy machine gets two more tries, longer
+        for incs in (2000000, 8000000, 32000000):
+            doc = run("atomic_increment", "threads=2", "increments=%d" % incs,
+                      "repeat=3", "warmup=0")
+            plain = samples(doc, "lost", "plain")
+            self.assertEqual(len(plain), 1)
+            if max(plain[0]["samples"]) > 0:
+                break
+        self.assertEqual(doc["status"], "done")
+        expected = 2 * incs
+        self.assertGreater(max(plain[0]["samples"]), 0,
+                           "plain lost no update in 3 rounds of 2 x %d" % incs)
+        self.assertLess(plain[0]["extra"]["final"], expected)
+        self.assertTrue(any("plain, 2 threads" in t and "lost" in t
+                            for t in notes(doc)))
+        arch_note = [t for t in notes(doc, "warn") if "lock_skip" in t]
+        for v in ATOMIC:
+            got = samples(doc, "lost", v)
+            if v == "lock_skip" and arch_note:
+                self.assertEqual(got, [])
+                self.assertIn("not available on this architecture",
+                              arch_note[0])
+                continue
+            self.assertEqual(len(got), 1, v)
+            self.assertEqual(got[0]["samples"], [0.0, 0.0, 0.0], v)
+            self.assertEqual(got[0]["extra"]["final"], expected, v)
+        cas = samples(doc, "ns", "cas")[0]
+        self.assertIn("cas_retries", cas["extra"])
+        self.assertIn("cas_over_fetch_add_2_threads", doc["summary"])
+        self.assertIn("cas", doc["headline"])
+
+    def test_one_thread_loses_nothing(self):
+        doc = run("atomic_increment", "threads=1", "variants=plain,cas",
+                  "increments=100000", "repeat=2", "warmup=0")
+        for v in ("plain", "cas"):
+            self.assertEqual(samples(doc, "lost", v)[0]["samples"], [0.0, 0.0])
+        self.assertEqual(samples(doc, "ns", "cas")[0]["extra"]["cas_retries"], 0)
+
+    def test_article_reference_is_labelled(self):
+        doc = run("atomic_increment", "threads=1", "variants=fetch_add",
+                  "increments=1000", "repeat=1", "warmup=0")
+        ref = {s["series"]: s["y"] for s in samples(doc, "article")}
+        self.assertEqual(ref, {"article 2007: fetch_add": 0.23,
+                               "article 2007: add_fetch": 0.21,
+                               "article 2007: cas": 0.73})
+        # the machine's own points never carry the article's label
+        for s in doc["samples"]:
+            if s["chart"] != "article":
+                self.assertNotIn("article", s["series"])
+
+    def test_bad_params(self):
+        p = run("atomic_increment", "variants=plain,bogus", expect=2)
+        self.assertIn("unknown variants 'bogus'", p.stderr)
+        p = run("atomic_increment", "threads=%d" % (len(allowed_cpus()) + 1),
+                expect=2)
+        self.assertIn("cpus are available", p.stderr)
+
+
+class CoreToCore(unittest.TestCase):
+    def test_one_cell_per_ordered_pair(self):
+        cpus = allowed_cpus()
+        if len(cpus) < 2:
+            skip_loudly(self, "a round trip needs 2 cpus; this process may "
+                        "use only %s" % cpus)
+        use = cpus[:3]  # at most 9 cells, whatever the machine
+        doc = run("core_to_core", "cpus=" + ",".join(map(str, use)),
+                  "samples=5", "round_trips=200", "warmup=0")
+        self.assertEqual(doc["status"], "done")
+        cells = doc["cells"]
+        n = len(use)
+        self.assertEqual(len(cells), n * n)
+        self.assertEqual(sorted((c["row"], c["col"]) for c in cells),
+                         [(r, c) for r in range(n) for c in range(n)])
+        for c in cells:
+            self.assertEqual(c["chart"], "latency")
+            self.assertTrue(c["row_label"].startswith("cpu%d c" % use[c["row"]]),
+                            c["row_label"])
+            if c["row"] == c["col"]:
+                self.assertIsNone(c["value"])
+                self.assertEqual(c["note"], "same cpu")
+            else:
+                self.assertGreater(c["value"], 0)
+                self.assertEqual(len(c["samples"]), 5)
+        self.assertTrue(doc["headline"])
+        self.assertTrue(any(k.startswith("round_trip_ns_") for k in doc["summary"]))
+
+    def test_needs_two_cpus(self):
+        p = run("core_to_core", "cpus=%d" % allowed_cpus()[0], expect=2)
+        self.assertIn("needs 2 cpus", p.stderr)
+        if len(allowed_cpus()) < 2:
+            doc = run("core_to_core", "samples=2", "round_trips=10")
+            self.assertTrue(any("needs 2 cpus" in t for t in notes(doc, "warn")))
+
+
+class CacheSharing(unittest.TestCase):
+    def test_placements_or_fallback(self):
+        cpus = allowed_cpus()
+        if len(cpus) < 2:
+            doc = run("cache_sharing", "passes=1", "repeat=1", "warmup=0")
+            self.assertTrue(any("needs 2 cpus" in t for t in notes(doc, "warn")))
+            skip_loudly(self, "a pair of threads needs 2 cpus; this process "
+                        "may use only %s (checked that the run says so)" % cpus)
+        doc = run("cache_sharing", "working_set=256K", "passes=2", "repeat=2",
+                  "warmup=0")
+        self.assertEqual(doc["status"], "done")
+        ran = {s["x_label"] for s in samples(doc, "time")}
+        fallback = [t for t in notes(doc, "warn")
+                    if t.startswith("shared against split needs")]
+        places = {p["label"]: p["threads"] for p in doc["placement"]}
+        if fallback:
+            # this 2-cpu VM: one L3 for every cpu, private L2s
+            print("\n  cache_sharing fallback here: %s" % fallback[0], flush=True)
+            self.assertIn("Ran instead:", fallback[0])
+            self.assertNotIn("split", ran)
+            self.assertTrue(any(t.startswith("split: skipped:")
+                                for t in notes(doc, "warn")))
+            self.assertIn("shared", ran)
+            self.assertIn("separate_data", ran)
+            self.assertIn("separate_over_shared", doc["summary"])
+        else:
+            self.assertIn("split", ran)
+            self.assertIn("split_over_shared", doc["summary"])
+            for k in range(0, len(places["placement=split"]), 2):
+                a, b = places["placement=split"][k:k + 2]
+                self.assertNotEqual((a["l2"], a["l3"]), (b["l2"], b["l3"]))
+        if "shared" in ran:
+            th = places["placement=shared"]
+            for k in range(0, len(th), 2):
+                a, b = th[k:k + 2]
+                self.assertTrue(a["l3"] == b["l3"] != -1 or a["l2"] == b["l2"] != -1,
+                                "shared pair on cpus %d, %d shares no cache" %
+                                (a["cpu"], b["cpu"]))
+        self.assertEqual(doc["summary"]["working_set"]["value"], 256 * 1024)
+
+    def test_working_set_from_topology(self):
+        if len(allowed_cpus()) < 2:
+            skip_loudly(self, "needs 2 cpus for one pair")
+        doc = run("cache_sharing", "placements=shared", "passes=1",
+                  "repeat=1", "warmup=0")
+        ws = doc["summary"]["working_set"]["value"]
+        self.assertGreaterEqual(ws, 4096)
+        self.assertTrue(any(t.startswith("working_set %d KiB per pair" % (ws // 1024))
+                            for t in notes(doc, "info")) or
+                        any("no shared cache size is known" in t
+                            for t in notes(doc, "warn")))
+        self.assertEqual(doc["params"]["working_set"], "0")
+
+    def test_bad_working_set(self):
+        p = run("cache_sharing", "working_set=100", expect=2)
+        self.assertIn("working_set 100 is too small", p.stderr)
+
+
+class Listed(unittest.TestCase):
+    def test_list(self):
+        out = subprocess.run([BIN, "list"], capture_output=True, text=True,
+                             timeout=TIMEOUT, check=True).stdout
+        for name in ("atomic_increment", "core_to_core", "cache_sharing"):
+            self.assertIn(name, out)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
