@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +23,7 @@
 #define STDERR_LINE_MAX 300
 #define KILL_GRACE_MS 2000	 /* SIGTERM, then SIGKILL this much later */
 #define CANCEL_WAIT_MS 10000	 /* how long DELETE waits for the record */
+#define DRAIN_MS 2000		 /* output still read after the worker exited */
 
 /* ENDING: off the queue, on the recent list, being recorded as cancelled */
 enum run_phase { PHASE_QUEUED, PHASE_RUNNING, PHASE_ENDING, PHASE_FINISHED };
@@ -192,12 +194,22 @@ struct worker {
 	size_t errpartlen;
 	int timed_out, term_sent, killed;
 	double kill_at;
+	int exited, wstatus;
 };
+
+/* The worker leads its own process group: the signal reaches all of it. */
+static void signal_worker(struct worker *w, int sig)
+{
+	if (w->exited)
+		return;
+	if (kill(-w->pid, sig))
+		kill(w->pid, sig);
+}
 
 static void kill_worker(struct worker *w)
 {
 	if (!w->killed) {
-		kill(w->pid, SIGKILL);
+		signal_worker(w, SIGKILL);
 		w->killed = 1;
 	}
 }
@@ -431,6 +443,7 @@ static void exec_worker(const char *exe, char **argv, pid_t parent, int in,
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(127);
+	setpgid(0, 0);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(127);
 	close_range(3, ~0U, 0);
@@ -444,42 +457,78 @@ static void exec_worker(const char *exe, char **argv, pid_t parent, int in,
 	_exit(127);
 }
 
-/* The read loop: until both pipes are closed. */
+/* Reaps the worker if it has exited. mu not needed: only this thread waits. */
+static void reap(struct worker *w, int block)
+{
+	int st;
+	pid_t got;
+
+	if (w->exited)
+		return;
+	while ((got = waitpid(w->pid, &st, block ? 0 : WNOHANG)) < 0 &&
+	       errno == EINTR)
+		;
+	if (got == w->pid) {
+		w->exited = 1;
+		w->wstatus = st;
+		/* what it left behind in its group goes with it */
+		kill(-w->pid, SIGKILL);
+	}
+}
+
+/*
+ * The read loop: until the worker has exited and its pipes are drained.
+ * The pidfd says when it exits even if something still holds its pipes;
+ * whatever writes to them then gets DRAIN_MS more, no longer.
+ */
 static void read_worker(struct runner *r, struct run *run, struct worker *w,
 			int outfd, int errfd)
 {
-	struct pollfd p[3] = {{.fd = outfd, .events = POLLIN},
+	struct pollfd p[4] = {{.fd = outfd, .events = POLLIN},
 			      {.fd = errfd, .events = POLLIN},
-			      {.fd = r->wake[0], .events = POLLIN}};
-	double deadline = mono_now() + r->cfg.max_run_seconds;
+			      {.fd = r->wake[0], .events = POLLIN},
+			      {.fd = pidfd_open(w->pid, 0), .events = POLLIN}};
+	int pidfd = p[3].fd;
+	double deadline = mono_now() + r->cfg.max_run_seconds, drain_until = 0;
 	char *buf = malloc(65536);
 
-	if (!buf) {
+	if (!buf)
 		fail_worker(w, "%s", "out of memory reading the worker");
-		buf = NULL;
-	}
-	while (p[0].fd >= 0 || p[1].fd >= 0) {
+	while (p[0].fd >= 0 || p[1].fd >= 0 || (pidfd >= 0 && !w->exited)) {
 		double now = mono_now(), until = -1;
 		int timeout;
 
-		if (!w->timed_out && !w->killed && now >= deadline) {
-			w->timed_out = 1;
-			kill_worker(w);
+		if (w->exited) {
+			if (drain_until == 0)
+				drain_until = now + DRAIN_MS / 1000.0;
+			if (now >= drain_until)
+				break;
+			until = drain_until;
+		} else {
+			if (!w->timed_out && !w->killed && now >= deadline) {
+				w->timed_out = 1;
+				kill_worker(w);
+			}
+			if (w->kill_at > 0 && now >= w->kill_at) {
+				kill_worker(w);
+				w->kill_at = 0;
+			}
+			if (!w->killed)
+				until = deadline;
+			if (w->kill_at > 0 && (until < 0 || w->kill_at < until))
+				until = w->kill_at;
 		}
-		if (w->kill_at > 0 && now >= w->kill_at) {
-			kill_worker(w);
-			w->kill_at = 0;
-		}
-		if (!w->killed)
-			until = deadline;
-		if (w->kill_at > 0 && w->kill_at < until)
-			until = w->kill_at;
 		timeout = until < 0 ? -1 : (int)((until - now) * 1000) + 1;
-		if (poll(p, 3, timeout) < 0) {
+		if (poll(p, 4, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			kill_worker(w);
 			break;
+		}
+		if (p[3].fd >= 0 && p[3].revents) {
+			reap(w, 0);
+			if (w->exited)
+				p[3].fd = -1;
 		}
 		if (p[2].revents) {
 			char tmp[64];
@@ -488,8 +537,8 @@ static void read_worker(struct runner *r, struct run *run, struct worker *w,
 			pthread_mutex_lock(&r->mu);
 			int cancel = run->cancel != CANCEL_NONE;
 			pthread_mutex_unlock(&r->mu);
-			if (cancel && !w->term_sent && !w->killed) {
-				kill(w->pid, SIGTERM);
+			if (cancel && !w->term_sent && !w->killed && !w->exited) {
+				signal_worker(w, SIGTERM);
 				w->term_sent = 1;
 				w->kill_at = mono_now() + KILL_GRACE_MS / 1000.0;
 			}
@@ -498,10 +547,10 @@ static void read_worker(struct runner *r, struct run *run, struct worker *w,
 			ssize_t n;
 			if (p[i].fd < 0 || !p[i].revents)
 				continue;
-			n = read(p[i].fd, buf, buf ? 65536 : 0);
+			n = buf ? read(p[i].fd, buf, 65536) : 0;
 			if (n < 0 && errno == EINTR)
 				continue;
-			if (n <= 0 || !buf) {
+			if (n <= 0) {
 				close(p[i].fd);
 				p[i].fd = -1;
 				if (!buf)
@@ -514,6 +563,11 @@ static void read_worker(struct runner *r, struct run *run, struct worker *w,
 				feed_stderr(run, w, buf, (size_t)n);
 		}
 	}
+	for (int i = 0; i < 2; i++)
+		if (p[i].fd >= 0)
+			close(p[i].fd);
+	if (pidfd >= 0)
+		close(pidfd);
 	if (w->len && !w->failure) {
 		/* a last line without its newline still counts */
 		const struct runlog_event *e = NULL;
@@ -525,6 +579,7 @@ static void read_worker(struct runner *r, struct run *run, struct worker *w,
 			fail_worker(w, "%s", err);
 	}
 	free(buf);
+	reap(w, 1);
 }
 
 /* Runs one worker to its end and records how it ended. */
@@ -562,6 +617,7 @@ static void execute(struct runner *r, struct run *run)
 	if (w.pid == 0)
 		exec_worker(r->cfg.exe, run->argv, parent, devnull, out[1],
 			    errp[1]);
+	setpgid(w.pid, w.pid); /* also here: no window where it has none */
 	close(out[1]);
 	close(errp[1]);
 	out[1] = errp[1] = -1;
@@ -574,8 +630,7 @@ static void execute(struct runner *r, struct run *run)
 	wake_loop(r);
 	read_worker(r, run, &w, out[0], errp[0]);
 	out[0] = errp[0] = -1; /* closed by the loop */
-	while (waitpid(w.pid, &wstatus, 0) < 0 && errno == EINTR)
-		;
+	wstatus = w.wstatus;
 
 	stderr_tail(&w, tail, sizeof(tail));
 	pthread_mutex_lock(&r->mu);

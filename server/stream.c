@@ -10,7 +10,7 @@
 
 #define KEEPALIVE_MS 15000
 #define FILL_MAX (64 * 1024) /* bytes formatted per wake-up */
-#define BLOCK_SIZE (32 * 1024)
+#define BLOCK_SIZE (8 * 1024)
 
 struct stream {
 	struct runlog *log;

@@ -50,5 +50,18 @@ elif mode == "ignore_term":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     emit({"type": "progress", "done": 0, "total": 1, "what": "stubborn"})
     time.sleep(60)
+elif mode == "detach":
+    # closes its pipes and lingers: only its exit says it is done
+    emit({"type": "progress", "done": 0, "total": 1, "what": "detached"})
+    os.close(1)
+    os.close(2)
+    time.sleep(60)
+elif mode == "grandchild":
+    # leaves a process behind that holds stdout open
+    if os.fork() == 0:
+        time.sleep(60)
+        os._exit(0)
+    emit({"type": "end", "status": "done"})
+    sys.exit(0)
 else:
     emit({"type": "end", "status": "done"})

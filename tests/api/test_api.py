@@ -704,6 +704,20 @@ class WorkerFailureTest(TmpMixin, unittest.TestCase):
         self.assertEqual(children_of(self.srv.pid()), [])
 
 
+    def test_cancel_a_worker_that_closed_its_pipes(self):
+        with open(self.mode, "w") as f:
+            f.write("detach")
+        rid = self.srv.start_run({"threads": "1"})
+        self.srv.wait_event(rid, "progress")
+        status, doc, _ = self.srv.json("DELETE", "/api/runs/%d" % rid)
+        self.assertEqual((status, doc["status"]), (200, "cancelled"))
+        self.assertEqual(children_of(self.srv.pid()), [])
+
+    def test_grandchild_holding_stdout(self):
+        evs, run = self.run_mode("grandchild")
+        self.assertEqual(run["status"], "done")
+
+
 class LifecycleTest(TmpMixin, unittest.TestCase):
     """Stopping and restarting the server, gently and not."""
 
