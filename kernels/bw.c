@@ -150,7 +150,7 @@ enum bw_isa bw_isa_best(void)
 		for (; p < end; p += BW_CHUNK) {                                \
 			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++) { \
 				if (k % PER_LINE == 0)                          \
-					_m_prefetchw(p + PFW_DIST + k * sizeof(VT)); \
+					__builtin_prefetch(p + PFW_DIST + k * sizeof(VT), 1, 3); \
 				STORE(p + k * sizeof(VT), v);                   \
 			}                                                       \
 			LAUNDER(p);                                             \
