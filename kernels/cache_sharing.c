@@ -498,6 +498,28 @@ out:
 	return rc;
 }
 
+static void cs_estimate(const struct param_values *pv, const struct topo *t,
+			double *seconds, uint64_t *bytes)
+{
+	double pairs = (double)params_int(pv, "pairs");
+	double ws = (double)params_int(pv, "working_set");
+	double rounds = (double)(params_int(pv, "repeat") + params_int(pv, "warmup"));
+	double passes = (double)params_int(pv, "passes");
+	const struct param_value *set = params_get(pv, "placements");
+
+	if (t && 2 * pairs > t->nallowed)
+		pairs = t->nallowed / 2 > 0 ? t->nallowed / 2 : 1;
+	/* from the topology: at most the largest cache */
+	for (int i = 0; ws == 0 && t && i < t->ncaches; i++)
+		if ((double)t->cache[i].size > ws)
+			ws = (double)t->cache[i].size;
+	if (ws == 0)
+		ws = 8 << 20;
+	/* separate_data holds two data sets a pair; a thread reads >= 1 GB/s */
+	*bytes = (uint64_t)(2 * pairs * ws);
+	*seconds = set->n * (rounds * passes * ws / 1e9 + 2 * ws / 1e9);
+}
+
 const struct experiment exp_cache_sharing = {
 	.name = "cache_sharing",
 	.title = "Cache sharing by placement",
@@ -536,4 +558,5 @@ const struct experiment exp_cache_sharing = {
 	.uses_placement = 0,
 	.check = cs_check,
 	.run = cs_run,
+	.estimate = cs_estimate,
 };

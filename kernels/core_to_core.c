@@ -388,6 +388,19 @@ out:
 	return rc;
 }
 
+static void c2c_estimate(const struct param_values *pv, const struct topo *t,
+			 double *seconds, uint64_t *bytes)
+{
+	const struct param_value *cpus = params_get(pv, "cpus");
+	double n = cpus->n ? cpus->n : (t ? t->nallowed : 1);
+	double rounds = (double)(params_int(pv, "samples") + params_int(pv, "warmup"));
+	double trips = (double)params_int(pv, "round_trips");
+
+	/* up to 1 us a round trip (across sockets, noisy VMs), 1 ms a pair to start */
+	*seconds = n * (n - 1) * (rounds * trips * 1e-6 + 1e-3);
+	*bytes = 4096;
+}
+
 const struct experiment exp_core_to_core = {
 	.name = "core_to_core",
 	.title = "Core-to-core latency",
@@ -424,4 +437,5 @@ const struct experiment exp_core_to_core = {
 	.uses_placement = 0,
 	.check = c2c_check,
 	.run = c2c_run,
+	.estimate = c2c_estimate,
 };
