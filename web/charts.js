@@ -121,8 +121,25 @@ export function setChartFont(px) {
 function axisTitle(text, unit, shown) {
   if (!text) return shown || '';
   if (unit && shown && unit !== shown && text.includes(`(${unit})`)) return text.replace(`(${unit})`, `(${shown})`);
-  if (shown && !/\(.*\)/.test(text)) return `${text} (${shown})`;
+  if (shown && !/\(.*\)/.test(text) && !text.toLowerCase().includes(shown.toLowerCase())) return `${text} (${shown})`;
   return text;
+}
+
+// A long category label on several lines rather than cut off: "node 1 (not on this machine)".
+function wrapLabel(text, width = 14) {
+  const words = String(text ?? '').split(/\s+/);
+  const lines = [];
+  let cur = '';
+  for (const w of words) {
+    if (cur && cur.length + 1 + w.length > width) {
+      lines.push(cur);
+      cur = w;
+    } else {
+      cur = cur ? `${cur} ${w}` : w;
+    }
+  }
+  if (cur) lines.push(cur);
+  return lines.length > 1 ? lines : lines[0] || '';
 }
 
 const isBytes = (text) => /\bbytes?\b|\(B\)|\bsize\b/i.test(text || '');
@@ -259,9 +276,11 @@ class ChartView {
             type: 'category',
             title: { display: !!spec.x_label, text: spec.x_label || '' },
             grid: { display: false },
+            ticks: { callback(v) { return wrapLabel(this.getLabelForValue(v), 16); }, maxRotation: 0 },
           },
           y: {
-            beginAtZero: !line,
+            // from zero: the height of a bar or a line is read as the size of the value
+            beginAtZero: true,
             title: { display: true, text: axisTitle(spec.y_label, null, null) },
             grid: { color: GRID },
             ticks: { callback: (v) => num(v) },
@@ -271,7 +290,7 @@ class ChartView {
           legend: {
             position: 'top',
             align: 'start',
-            labels: { usePointStyle: line, padding: 16 },
+            labels: { usePointStyle: line, padding: 16, boxHeight: line ? Math.round(Chart_font() * 0.6) : undefined },
           },
           tooltip: {
             callbacks: {
@@ -444,11 +463,13 @@ class ChartView {
           x: {
             type: 'category', labels: [], offset: true, grid: { display: false }, border: { display: false },
             title: { display: !!spec.x_label, text: spec.x_label || '' },
+            ticks: { callback(v) { return wrapLabel(this.getLabelForValue(v)); }, maxRotation: 0 },
           },
           y: {
             // row 0 on top, as a matrix is read (Chart.js puts a category y axis's first label there)
             type: 'category', labels: [], offset: true, reverse: false, grid: { display: false }, border: { display: false },
             title: { display: !!spec.y_label, text: spec.y_label || '' },
+            ticks: { callback(v) { return wrapLabel(this.getLabelForValue(v)); } },
           },
         },
         plugins: {
@@ -589,13 +610,25 @@ export class ChartSet {
     return v;
   }
 
-  // A series keeps one colour in every chart of the run: its place in the
-  // series of the charts in schema order, whatever order the events came in.
+  // A series keeps one colour in every chart of the run, whatever order the
+  // events came in: charts are taken in schema order.
   index(name) {
     if (!this.order) {
-      this.order = new Map();
-      for (const v of this.views.values())
-        for (const s of v.series.keys()) if (!this.order.has(s)) this.order.set(s, this.order.size);
+      // each chart starts at the first colour, except that a series met in
+      // an earlier chart keeps the colour it had there
+      const order = new Map();
+      for (const v of this.views.values()) {
+        const used = new Set();
+        for (const s of v.series.keys()) if (order.has(s)) used.add(order.get(s));
+        let next = 0;
+        for (const s of v.series.keys()) {
+          if (order.has(s)) continue;
+          while (used.has(next)) next++;
+          order.set(s, next);
+          used.add(next);
+        }
+      }
+      this.order = order;
     }
     return this.order.get(name) ?? 0;
   }
