@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""check.py - judges what numalab printed inside a NUMA guest (tests/numa/guest.sh).
+
+usage: check.py --nodes N --distances d00,d01,... RESULTS
+
+RESULTS holds blocks "@@@ BEGIN name" / stdout / "@@@ STDERR" / stderr /
+"@@@ END rc=N". Only meaning is asserted (where pages are, which cells
+exist, what is refused and why), never a timing: the guest is emulated.
+"""
+import argparse
+import json
+import sys
+
+PAGE = 4096
+failures = 0
+
+
+def report(ok, what, detail=""):
+    global failures
+    if ok:
+        print(f"  ok    {what}")
+    else:
+        failures += 1
+        print(f"  FAIL  {what}{': ' + detail if detail else ''}")
+    return ok
+
+
+def parse(path):
+    blocks, name, part = {}, None, None
+    with open(path, errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\r\n")
+            if line.startswith("@@@ BEGIN "):
+                name = line[len("@@@ BEGIN "):]
+                blocks[name] = {"stdout": [], "stderr": [], "rc": None}
+                part = "stdout"
+            elif line == "@@@ STDERR" and name:
+                part = "stderr"
+            elif line.startswith("@@@ END rc=") and name:
+                blocks[name]["rc"] = int(line[len("@@@ END rc="):])
+                name = None
+            elif name:
+                blocks[name][part].append(line)
+    for b in blocks.values():
+        b["stdout"] = "\n".join(b["stdout"])
+        b["stderr"] = "\n".join(b["stderr"])
+    return blocks
+
+
+def doc(blocks, name, run=True):
+    """The run document of a --json block, or None (reported) when there is none."""
+    b = blocks.get(name)
+    if not report(b is not None and b["rc"] is not None, f"{name}: ran to the end"):
+        return None
+    if not report(b["rc"] == 0, f"{name}: exit status 0", f"rc={b['rc']}: {b['stderr'][-300:]}"):
+        return None
+    try:
+        d = json.loads(b["stdout"])
+    except ValueError as e:
+        report(False, f"{name}: prints one JSON document", str(e))
+        return None
+    if run:
+        report(d.get("status") == "done", f"{name}: status done", str(d.get("status")))
+    return d
+
+
+def summary(d, key):
+    s = d.get("summary", {}).get(key)
+    return None if s is None else s.get("value")
+
+
+def expect(d, name, key, want):
+    got = summary(d, key)
+    report(got == want, f"{name}: {key} = {want}", f"got {got}")
+
+
+def check_topology(blocks, n, dist):
+    d = doc(blocks, "topology", run=False)
+    if d is None:
+        return
+    nodes = d.get("nodes", [])
+    report(d.get("nnodes") == n and len(nodes) == n, f"topology: {n} nodes", f"got {d.get('nnodes')}")
+    report([x["os"] for x in nodes] == list(range(n)), "topology: nodes numbered 0..n-1")
+    got = [x.get("distances") for x in nodes]
+    want = [dist[i * n:(i + 1) * n] for i in range(n)]
+    report(got == want, "topology: distances as the guest was given them", f"got {got}, want {want}")
+    report(all(x.get("npus") == 1 and x.get("mem_total", 0) > 0 for x in nodes),
+           "topology: every node has one cpu and memory")
+    report(d.get("numa_available") is True, "topology: numa available")
+
+
+def check_pages_on(blocks, name, node, pages, n):
+    d = doc(blocks, name)
+    if d is None:
+        return None
+    expect(d, name, f"touch_pages_node{node}", pages)
+    for other in range(n):
+        if other != node:
+            expect(d, name, f"touch_pages_node{other}", 0)
+    expect(d, name, "touch_pages_outside", 0)
+    expect(d, name, "touch_pages_absent", 0)
+    return d
+
+
+def check_bind(blocks, n):
+    last, pages = n - 1, 16 * 2**20 // PAGE
+    d = check_pages_on(blocks, "bind_last", last, pages, n)
+    if d is None:
+        return
+    agree, checked = summary(d, "get_mempolicy_agree"), summary(d, "get_mempolicy_checked")
+    report(checked and agree == checked, "bind_last: get_mempolicy agrees with move_pages",
+           f"{agree} of {checked}")
+    bw = {(s["series"], s["x"]) for s in d["samples"] if s["chart"] == "bandwidth"}
+    report({("read", 0), ("write", 0), ("read", last), ("write", last)} <= bw,
+           "bind_last: read and write bandwidth from nodes 0 and the last", str(sorted(bw)))
+    # migration: mbind moves everything to node 0, move_pages brings it back
+    expect(d, "bind_last", "mbind_moved", pages)
+    expect(d, "bind_last", "mbind_failed", 0)
+    expect(d, "bind_last", "mbind_pages_node0", pages)
+    expect(d, "bind_last", "move_pages_moved", pages)
+    expect(d, "bind_last", "move_pages_failed", 0)
+    expect(d, "bind_last", f"move_pages_pages_node{last}", pages)
+
+
+def check_interleave(blocks, n):
+    pages = 16 * 2**20 // PAGE
+    d = doc(blocks, "interleave")
+    if d is not None:
+        expect(d, "interleave", "interleaved", 1)
+        expect(d, "interleave", "interleave_run_pages", 1)
+        for node in range(n):
+            expect(d, "interleave", f"touch_pages_node{node}", pages // n)
+    # task policy: a per-thread counter deals the pages, and page tables
+    # allocated on the way take turns too, so only the balance is asserted
+    d = doc(blocks, "interleave_task")
+    if d is not None:
+        pages = 8 * 2**20 // PAGE
+        counts = [summary(d, f"touch_pages_node{node}") or 0 for node in range(n)]
+        report(sum(counts) == pages and min(counts) >= pages // n * 0.9,
+               "interleave_task: pages spread evenly over every node", str(counts))
+    if n >= 4:
+        pages = 8 * 2**20 // PAGE
+        d = doc(blocks, "interleave_odd")
+        if d is not None:
+            expect(d, "interleave_odd", "interleaved", 1)
+            for node in range(n):
+                expect(d, "interleave_odd", f"touch_pages_node{node}", pages // 2 if node in (1, 3) else 0)
+
+
+def check_other_policies(blocks, n):
+    last, pages = n - 1, 8 * 2**20 // PAGE
+    check_pages_on(blocks, "bind_task", last, pages, n)
+    check_pages_on(blocks, "preferred", last, pages, n)
+    d = check_pages_on(blocks, "first_touch", last, pages, n)
+    if d is not None:
+        toucher = [p for p in d.get("placement", []) if p.get("label") == "first touch"]
+        nodes = {t.get("node") for p in toucher for t in p.get("threads", [])}
+        report(nodes == {last}, "first_touch: the toucher ran on the last node", str(nodes))
+    d = doc(blocks, "move_pages")
+    if d is not None:
+        expect(d, "move_pages", "touch_pages_node0", pages)
+        expect(d, "move_pages", "move_pages_moved", pages)
+        expect(d, "move_pages", "move_pages_failed", 0)
+        expect(d, "move_pages", f"move_pages_pages_node{last}", pages)
+
+
+def check_remote(blocks, n):
+    d = doc(blocks, "remote")
+    if d is None:
+        return
+    cells = {}
+    for c in d.get("cells", []):
+        cells.setdefault(c["chart"], {})[(c["row"], c["col"])] = c
+    want = {(i, j) for i in range(n) for j in range(n)}
+    for chart in ("write_regular", "write_nontemporal", "read"):
+        got = cells.get(chart, {})
+        valued = {k for k, c in got.items() if isinstance(c.get("value"), (int, float)) and c["value"] > 0}
+        report(set(got) == want and valued == want, f"remote: {chart} has all {n}x{n} cells measured",
+               f"{len(valued)} of {len(want)}")
+    got = cells.get("write_prefetchw", {})
+    report(set(got) == want and all(c.get("value") is not None or c.get("note") for c in got.values()),
+           f"remote: write_prefetchw has all {n}x{n} cells (measured, or a note why not)")
+    mixed = {(s["series"], s.get("x_label")) for s in d.get("samples", []) if s["chart"] == "mixed"}
+    report({("regular stores", "all local"), ("regular stores", "read local, write remote")} <= mixed,
+           "remote: the mixed run measured all-local and read-local-write-remote", str(sorted(mixed)))
+
+
+def check_scaling(blocks, n):
+    d = doc(blocks, "scaling")
+    if d is None:
+        return
+    xs = sorted(s["x"] for s in d.get("samples", []) if s["chart"] == "read" and s["series"] == "spread")
+    report(xs == list(range(1, n + 1)), f"scaling: read points for 1..{n} threads", str(xs))
+    label = f"threads={n} placement=spread"
+    nodes = [t.get("node") for p in d.get("placement", []) if p.get("label") == label
+             for t in p.get("threads", [])]
+    report(sorted(nodes) == list(range(n)), f"scaling: {n} spread threads on {n} different nodes", str(nodes))
+
+
+def check_refusals(blocks, n):
+    have = f"this machine has nodes 0-{n - 1}"
+    for name, text in (("missing_node", f"node {n} does not exist ({have})"),
+                       ("missing_matrix_node", f"node {n + 1} does not exist ({have})"),
+                       ("too_big", "'size' asks for 65536.0 MiB, more than the")):
+        b = blocks.get(name)
+        if not report(b is not None, f"{name}: ran"):
+            continue
+        report(b["rc"] == 2 and text in b["stderr"], f"{name}: refused with \"{text}\"",
+               f"rc={b['rc']}: {b['stderr'][-300:]}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodes", type=int, required=True)
+    ap.add_argument("--distances", required=True)
+    ap.add_argument("results")
+    a = ap.parse_args()
+    dist = [int(x) for x in a.distances.split(",")]
+    blocks = parse(a.results)
+    n = a.nodes
+    check_topology(blocks, n, dist)
+    check_bind(blocks, n)
+    check_other_policies(blocks, n)
+    check_interleave(blocks, n)
+    check_remote(blocks, n)
+    check_scaling(blocks, n)
+    check_refusals(blocks, n)
+    print(f"  {n}-node guest: {'all checks passed' if not failures else f'{failures} check(s) failed'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

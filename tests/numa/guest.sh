@@ -1,0 +1,51 @@
+#!/bin/sh
+# guest.sh - runs inside the NUMA guest (busybox sh): the numalab commands whose
+# output tests/numa/check.py judges on the host. Usage: guest.sh NODES
+# Each command's stdout and stderr go to the second serial port (/dev/ttyS1)
+# between marker lines, so kernel messages on the console cannot mix in.
+nodes=$1
+out=/dev/ttyS1
+nl=/numalab
+quick="repeat=1 warmup=0"
+
+block() {
+	name=$1
+	shift
+	"$@" >/tmp/stdout 2>/tmp/stderr
+	rc=$?
+	{
+		echo "@@@ BEGIN $name"
+		cat /tmp/stdout
+		echo "@@@ STDERR"
+		cat /tmp/stderr
+		echo "@@@ END rc=$rc"
+	} >$out
+}
+
+last=$((nodes - 1))
+block topology $nl topology --json
+block bind_last $nl run --json memory_policy policy=bind nodes=$last size=16M \
+	migrate_to=0 migrate_with=both from_nodes=0,$last $quick
+block bind_task $nl run --json memory_policy policy=bind scope=task nodes=$last \
+	size=8M migrate_with=none from_nodes=0 $quick
+block preferred $nl run --json memory_policy policy=preferred nodes=$last \
+	size=8M migrate_with=none from_nodes=0 $quick
+block first_touch $nl run --json memory_policy policy=default toucher=$last \
+	size=8M migrate_with=none from_nodes=$last $quick
+block interleave $nl run --json memory_policy policy=interleave nodes=0-$last \
+	size=16M migrate_with=none $quick
+block interleave_task $nl run --json memory_policy policy=interleave scope=task \
+	nodes=0-$last size=8M migrate_with=none from_nodes=0 $quick
+block move_pages $nl run --json memory_policy policy=bind nodes=0 size=8M \
+	migrate_to=$last migrate_with=move_pages from_nodes=0 $quick
+block remote $nl run --json remote_bandwidth size=4M $quick
+block scaling $nl run --json bandwidth_scaling threads=1-$nodes size=2M \
+	placements=spread ops=read,write $quick
+block missing_node $nl run memory_policy nodes=$nodes size=8M
+block missing_matrix_node $nl run remote_bandwidth nodes=0,$((nodes + 1))
+block too_big $nl run memory_policy policy=bind nodes=0 size=64G
+if [ "$nodes" -ge 4 ]; then
+	block interleave_odd $nl run --json memory_policy policy=interleave \
+		nodes=1,3 size=8M migrate_with=none from_nodes=0 $quick
+fi
+sync
