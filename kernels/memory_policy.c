@@ -292,13 +292,20 @@ static int allowed_set(const struct nmem_buf *b, const struct mp_plan *p,
 }
 
 /* Counts where the pages are, emits the histogram; status is kept for later. */
+/* Which nodes a census expects the pages on, and what to call the others. */
+struct judge {
+	int set[TOPO_MAX_NODES];
+	int n;
+	const char *outside;
+};
+
 static int census(struct run_ctx *ctx, const struct nmem_buf *b,
-		  const struct mp_plan *p, const char *series, const char *key,
+		  const struct judge *j, const char *series, const char *key,
 		  int *status, struct nmem_census *c)
 {
-	int set[TOPO_MAX_NODES];
-	const char *outside;
-	int nset = allowed_set(b, p, set, &outside);
+	const int *set = j->set;
+	const char *outside = j->outside;
+	int nset = j->n;
 	int rc = nmem_where(b, status);
 	char k[96];
 
@@ -442,7 +449,8 @@ static void emit_migration(struct run_ctx *ctx, const char *label,
 
 /* Does the migrations asked for. orig: each page's node before them. */
 static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
-		   const struct mp_plan *p, const int *orig, int *status,
+		   const struct mp_plan *p, const struct judge *first,
+		   const int *orig, int *status,
 		   char *headline, size_t hlen, int *step, int steps)
 {
 	struct nmem_migration m;
@@ -471,7 +479,9 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 		sink_summary(ctx->sink, "mbind_failed", (double)m.failed, "pages");
 		sink_summary(ctx->sink, "mbind_gbps", m.gbps, "GB/s");
 		snprintf(series, sizeof(series), "after mbind to node %d", target);
-		int crc = census(ctx, b, p, series, "mbind", status, &c);
+		struct judge on_target = {.set = {target}, .n = 1,
+					  .outside = "pages off the target node"};
+		int crc = census(ctx, b, &on_target, series, "mbind", status, &c);
 		if (off < hlen)
 			off += (size_t)snprintf(headline + off, hlen - off,
 						"; mbind moved %zu pages to node %d%s",
@@ -511,7 +521,11 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 			snprintf(series, sizeof(series), "after move_pages back");
 		else
 			snprintf(series, sizeof(series), "after move_pages to node %d", target);
-		rc = census(ctx, b, p, series, "move_pages", status, &c);
+		struct judge j = {.set = {target}, .n = 1,
+				  .outside = "pages off the target node"};
+		if (how == MIG_BOTH)
+			j = *first;
+		rc = census(ctx, b, &j, series, "move_pages", status, &c);
 		if (off < hlen)
 			snprintf(headline + off, hlen - off, "; move_pages moved %zu %s%s",
 				 m.moved, how == MIG_BOTH ? "back" : "to the target",
@@ -581,7 +595,9 @@ static int mp_run(struct run_ctx *ctx)
 	if (rc)
 		goto out;
 	sink_summary(ctx->sink, "first_touch_gbps", first_gbps, "GB/s");
-	rc = census(ctx, &b, &p, "after first touch", "touch", orig, &c);
+	struct judge first;
+	first.n = allowed_set(&b, &p, first.set, &first.outside);
+	rc = census(ctx, &b, &first, "after first touch", "touch", orig, &c);
 	if (rc)
 		goto out;
 	memcpy(status, orig, sizeof(int) * b.npages);
@@ -634,7 +650,7 @@ static int mp_run(struct run_ctx *ctx)
 				before[i], p.from[i]);
 
 	if (p.migrate_to >= 0) {
-		rc = migrate(ctx, &b, &p, orig, status, headline, sizeof(headline),
+		rc = migrate(ctx, &b, &p, &first, orig, status, headline, sizeof(headline),
 			     &step, steps);
 		if (rc)
 			goto out;
