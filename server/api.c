@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "experiment.h"
+#include "import.h"
 #include "openapi.h"
 #include "rundoc.h"
 #include "schema.h"
@@ -423,6 +424,7 @@ static enum MHD_Result list_runs(struct http_request *rq, void *ctx)
 	struct api *a = ctx;
 	const char *lim = http_query(rq, "limit"), *off = http_query(rq, "offset");
 	const char *exp = http_query(rq, "experiment");
+	const char *machine = http_query(rq, "machine");
 	int64_t limit = LIST_DEFAULT, offset = 0, total;
 	json_t *runs, *r;
 	size_t i;
@@ -438,7 +440,10 @@ static enum MHD_Result list_runs(struct http_request *rq, void *ctx)
 				  off);
 	if (exp && !*exp)
 		exp = NULL;
-	if (store_list_runs(a->store, exp, limit, offset, &runs, &total)) {
+	if (machine && !*machine)
+		machine = NULL;
+	if (store_find_runs(a->store, exp, machine, limit, offset, &runs,
+			    &total)) {
 		json_decref(runs);
 		return http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 				  "cannot read the runs from the store");
@@ -717,15 +722,23 @@ static enum MHD_Result get_export(struct http_request *rq, void *ctx)
 	return http_respond(rq, MHD_HTTP_OK, resp);
 }
 
+static enum MHD_Result post_import(struct http_request *rq, void *ctx)
+{
+	struct api *a = ctx;
+
+	return import_respond(rq, a->store, a->topo);
+}
+
 const struct http_route api_routes[] = {
-	{"GET", "/api/experiments", get_experiments},
-	{"GET", "/api/topology", get_topology},
-	{"GET", "/api/openapi.json", get_openapi},
-	{"GET", "/api/runs", list_runs},
-	{"POST", "/api/runs", post_run},
-	{"GET", "/api/runs/{id}", get_run},
-	{"DELETE", "/api/runs/{id}", delete_run},
-	{"GET", "/api/runs/{id}/events", get_events},
-	{"GET", "/api/runs/{id}/export.csv", get_export},
-	{NULL, NULL, NULL},
+	{"GET", "/api/experiments", get_experiments, 0},
+	{"GET", "/api/topology", get_topology, 0},
+	{"GET", "/api/openapi.json", get_openapi, 0},
+	{"GET", "/api/runs", list_runs, 0},
+	{"POST", "/api/runs", post_run, 0},
+	{"POST", "/api/runs/import", post_import, IMPORT_BODY_MAX},
+	{"GET", "/api/runs/{id}", get_run, 0},
+	{"DELETE", "/api/runs/{id}", delete_run, 0},
+	{"GET", "/api/runs/{id}/events", get_events, 0},
+	{"GET", "/api/runs/{id}/export.csv", get_export, 0},
+	{NULL, NULL, NULL, 0},
 };

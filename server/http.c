@@ -442,8 +442,8 @@ static enum MHD_Result dispatch(struct http_request *rq)
 
 	if (rq->too_big)
 		return http_error(rq, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
-				  "request body is too large (at most %d KiB)",
-				  HTTP_BODY_MAX / 1024);
+				  "request body is too large (at most %zu KiB)",
+				  rq->body_max / 1024);
 	if (!strcmp(rq->method, "OPTIONS"))
 		return options(rq);
 	for (const struct http_route *r = srv->routes; r->method; r++) {
@@ -498,6 +498,16 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 	*con_cls = NULL;
 }
 
+/* The body limit of the route the request will go to: most take HTTP_BODY_MAX. */
+static size_t route_body_max(struct http_request *rq)
+{
+	for (const struct http_route *r = rq->srv->routes; r->method; r++)
+		if (!strcmp(r->method, rq->method) &&
+		    route_match(r->pattern, rq->path, rq))
+			return r->body_max ? r->body_max : HTTP_BODY_MAX;
+	return HTTP_BODY_MAX;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -518,9 +528,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		rq->conn = conn;
 		rq->method = method;
 		rq->path = url;
+		rq->body_max = route_body_max(rq);
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						 MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && strtoull(cl, NULL, 10) > HTTP_DRAIN_MAX) {
+		if (cl && strtoull(cl, NULL, 10) > HTTP_DRAIN_MAX &&
+		    strtoull(cl, NULL, 10) > rq->body_max) {
 			rq->too_big = 1;
 			return dispatch(rq);
 		}
@@ -529,7 +541,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	if (*upload_size) {
 		size_t n = *upload_size;
 		*upload_size = 0;
-		if (rq->too_big || rq->body_len + n > HTTP_BODY_MAX) {
+		if (rq->too_big || rq->body_len + n > rq->body_max) {
 			rq->too_big = 1;
 			rq->dropped += n;
 			return rq->dropped > HTTP_DRAIN_MAX ? MHD_NO : MHD_YES;

@@ -25,6 +25,7 @@ struct http_request {
 	char *capture_buf;
 	int started;
 	int too_big;
+	size_t body_max; /* of the route it will go to */
 	size_t dropped; /* body bytes past the limit, read and thrown away */
 };
 
@@ -36,6 +37,7 @@ struct http_route {
 	const char *method;
 	const char *pattern;
 	http_handler handler;
+	size_t body_max; /* 0: HTTP_BODY_MAX */
 };
 
 struct http_config {

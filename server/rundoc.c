@@ -81,6 +81,8 @@ int rundoc_apply(json_t *doc, json_t *ev)
 			json_pack("{s:O?, s:O?}", "value",
 				  json_object_get(ev, "value"), "unit",
 				  json_object_get(ev, "unit")));
+	} else if (!strcmp(type, "imported")) {
+		json_object_set_new(doc, "imported", strip(ev));
 	} else if (!strcmp(type, "headline")) {
 		copy_field(doc, ev, "text", "headline");
 	} else if (!strcmp(type, "status") || !strcmp(type, "end") ||

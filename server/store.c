@@ -513,6 +513,19 @@ out:
 int store_list_runs(struct store *st, const char *experiment, int64_t limit,
 		    int64_t offset, json_t **runs, int64_t *total)
 {
+	return store_find_runs(st, experiment, NULL, limit, offset, runs, total);
+}
+
+/* Which machine ran it: ?2 in its host name or CPU model, any case. */
+#define MACHINE_MATCH                                                        \
+	" (?2 IS NULL OR instr(lower(coalesce(json_extract(machine,"          \
+	" '$.hostname'), '') || ' ' || coalesce(json_extract(machine,"        \
+	" '$.cpu_model'), '')), lower(?2)) > 0)"
+
+int store_find_runs(struct store *st, const char *experiment,
+		    const char *machine, int64_t limit, int64_t offset,
+		    json_t **runs, int64_t *total)
+{
 	sqlite3_stmt *s = NULL;
 	int rc = -EIO;
 
@@ -520,11 +533,12 @@ int store_list_runs(struct store *st, const char *experiment, int64_t limit,
 	*total = 0;
 	pthread_mutex_lock(&st->mu);
 	if (sqlite3_prepare_v2(st->db,
-			       "SELECT COUNT(*) FROM runs WHERE ?1 IS NULL OR "
-			       "experiment=?1",
+			       "SELECT COUNT(*) FROM runs WHERE (?1 IS NULL OR "
+			       "experiment=?1) AND" MACHINE_MATCH,
 			       -1, &s, NULL) != SQLITE_OK)
 		goto out;
 	bind_text_or_null(s, 1, experiment);
+	bind_text_or_null(s, 2, machine);
 	if (sqlite3_step(s) != SQLITE_ROW)
 		goto out;
 	*total = sqlite3_column_int64(s, 0);
@@ -532,23 +546,29 @@ int store_list_runs(struct store *st, const char *experiment, int64_t limit,
 	s = NULL;
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id, experiment, status, created_at,"
-			       " finished_at, headline, params FROM runs WHERE"
-			       " ?1 IS NULL OR experiment=?1 ORDER BY id DESC"
-			       " LIMIT ?2 OFFSET ?3",
+			       " finished_at, headline, params,"
+			       " json_extract(machine, '$.hostname'),"
+			       " json_extract(machine, '$.cpu_model')"
+			       " FROM runs WHERE (?1 IS NULL OR experiment=?1)"
+			       " AND" MACHINE_MATCH " ORDER BY id DESC"
+			       " LIMIT ?3 OFFSET ?4",
 			       -1, &s, NULL) != SQLITE_OK)
 		goto out;
 	bind_text_or_null(s, 1, experiment);
-	sqlite3_bind_int64(s, 2, limit);
-	sqlite3_bind_int64(s, 3, offset);
+	bind_text_or_null(s, 2, machine);
+	sqlite3_bind_int64(s, 3, limit);
+	sqlite3_bind_int64(s, 4, offset);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		json_array_append_new(
 			*runs,
-			json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "id",
-				  (json_int_t)sqlite3_column_int64(s, 0),
+			json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+				  "id", (json_int_t)sqlite3_column_int64(s, 0),
 				  "experiment", col_str(s, 1), "status",
 				  col_str(s, 2), "created_at", col_str(s, 3),
 				  "finished_at", col_str(s, 4), "headline",
-				  col_str(s, 5), "params", col_json(s, 6)));
+				  col_str(s, 5), "params", col_json(s, 6),
+				  "hostname", col_str(s, 7), "cpu_model",
+				  col_str(s, 8)));
 	rc = rc == SQLITE_DONE ? 0 : -EIO;
 out:
 	sqlite3_finalize(s);

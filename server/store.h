@@ -60,10 +60,16 @@ json_t *store_get_run(struct store *st, int64_t id);
 
 /*
  * Newest first; experiment may be NULL. *runs: array of {id, experiment,
- * status, created_at, finished_at, headline, params}. Returns 0 or -EIO.
+ * status, created_at, finished_at, headline, params, hostname, cpu_model}.
+ * Returns 0 or -EIO.
  */
 int store_list_runs(struct store *st, const char *experiment, int64_t limit,
 		    int64_t offset, json_t **runs, int64_t *total);
+
+/* The same, only the runs whose host name or CPU model holds machine (any case; NULL: all). */
+int store_find_runs(struct store *st, const char *experiment,
+		    const char *machine, int64_t limit, int64_t offset,
+		    json_t **runs, int64_t *total);
 
 /* Appends the run's stored events after seq `after` to log. 0 or -errno. */
 int store_load_events(struct store *st, int64_t id, int64_t after,

@@ -8,6 +8,7 @@ API_TESTS ?=
 
 test-api: $(NUMALAB_BIN)
 	$(Q)NUMALAB_BIN=$(NUMALAB_BIN) python3 tests/api/test_api.py $(API_TESTS)
+	$(Q)NUMALAB_BIN=$(NUMALAB_BIN) python3 tests/api/test_import.py
 
 test-api-san:
 	$(Q)$(MAKE) --no-print-directory SAN=address,undefined build-address-undefined/numalab

@@ -1,0 +1,207 @@
+"""test_import.py - export, import and history filters, against the real binary.
+
+Run: NUMALAB_BIN=build/numalab python3 tests/api/test_import.py  (or make test-api)
+"""
+
+import copy
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import BIN, Server  # noqa: E402
+
+SMALL = {"threads": "1-2", "increments": 100000, "repeat": 3, "warmup": 0}
+# what an import may change: its id, and the mark that says where it came from
+NEW_ON_IMPORT = ("id", "imported")
+
+
+def without(doc, keys=NEW_ON_IMPORT):
+    return {k: v for k, v in doc.items() if k not in keys}
+
+
+class ImportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="numalab-import-")
+        cls.srv = Server(cls.tmp).start()
+        cls.run_id = cls.srv.start_run(SMALL)
+        cls.srv.wait_final(cls.run_id)
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        err = cls.srv.stderr()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+        if rc != 0:
+            raise AssertionError("server exited with %s\n%s" % (rc, err))
+
+    def export(self, run_id):
+        status, doc, _ = self.srv.json("GET", "/api/runs/%d?format=json" % run_id)
+        self.assertEqual(status, 200, doc)
+        return doc
+
+    def import_(self, doc):
+        return self.srv.json("POST", "/api/runs/import", doc)
+
+    def total(self):
+        status, doc, _ = self.srv.json("GET", "/api/runs?limit=1")
+        self.assertEqual(status, 200)
+        return doc["total"]
+
+    def test_export_carries_the_whole_run(self):
+        doc = self.export(self.run_id)
+        for key in ("id", "experiment", "status", "created_at", "started_at",
+                    "finished_at", "params", "machine", "version", "placement",
+                    "samples", "cells", "notes", "summary", "headline"):
+            self.assertIn(key, doc)
+        self.assertEqual(doc["status"], "done")
+        self.assertTrue(doc["samples"])
+        self.assertIn("hostname", doc["machine"])
+        self.assertTrue(doc["headline"])
+        self.assertTrue(any(len(s["samples"]) == 3 for s in doc["samples"]))
+        for s in doc["samples"]:
+            self.assertEqual(s["stats"]["n"], len(s["samples"]))
+
+    def test_csv_one_row_per_sample(self):
+        doc = self.export(self.run_id)
+        status, hdrs, body = self.srv.request(
+            "GET", "/api/runs/%d/export.csv" % self.run_id)
+        self.assertEqual(status, 200)
+        rows = list(csv.DictReader(io.StringIO(body.decode())))
+        want = sum(len(s["samples"]) for s in doc["samples"])
+        want += sum(len(c["samples"]) or 1 for c in doc["cells"])
+        self.assertEqual(len(rows), want)
+
+    def test_round_trip_is_identical(self):
+        before = self.total()
+        orig = self.export(self.run_id)
+        status, resp, hdrs = self.import_(orig)
+        self.assertEqual(status, 201, resp)
+        self.assertNotEqual(resp["id"], self.run_id)
+        self.assertEqual(hdrs["location"], "/api/runs/%d" % resp["id"])
+        self.assertEqual(self.total(), before + 1)
+        back = self.export(resp["id"])
+        self.assertEqual(without(back), without(orig))
+        self.assertEqual(back["id"], resp["id"])
+        self.assertEqual(back["imported"]["original_id"], self.run_id)
+        self.assertEqual(back["imported"]["host"], orig["machine"]["hostname"])
+        # the stream replays the imported run like any other
+        evs = self.srv.wait_final(resp["id"])
+        self.assertEqual(evs[-1][1], "done")
+        # and again: the first origin is kept
+        status, resp2, _ = self.import_(back)
+        self.assertEqual(status, 201, resp2)
+        again = self.export(resp2["id"])
+        self.assertEqual(without(again), without(orig))
+        self.assertEqual(again["imported"], back["imported"])
+        # CSV of the copy is the CSV of the original but for the id column
+        _, _, a = self.srv.request("GET", "/api/runs/%d/export.csv" % self.run_id)
+        _, _, b = self.srv.request("GET", "/api/runs/%d/export.csv" % resp["id"])
+        strip = lambda t: [r.split(",", 1)[1] for r in t.decode().splitlines()[1:]]
+        self.assertEqual(strip(a), strip(b))
+
+    def test_import_of_cli_json(self):
+        out = subprocess.run(
+            [BIN, "run", "--json", "false_sharing", "threads=1", "repeat=2",
+             "warmup=0", "increments=10000"],
+            capture_output=True, timeout=120, check=True)
+        doc = json.loads(out.stdout)
+        status, resp, _ = self.import_(doc)
+        self.assertEqual(status, 201, resp)
+        back = self.export(resp["id"])
+        self.assertEqual(back["samples"], doc["samples"])
+        self.assertEqual(back["params"], doc["params"])
+        self.assertEqual(back["machine"], doc["machine"])
+        self.assertEqual(back["imported"]["source"], "numalab run --json")
+
+    def test_invalid_imports_change_nothing(self):
+        good = self.export(self.run_id)
+        cases = []
+
+        def case(name, field, mutate):
+            d = copy.deepcopy(good)
+            mutate(d)
+            cases.append((name, field, d))
+
+        case("unknown experiment", "experiment",
+             lambda d: d.__setitem__("experiment", "no_such"))
+        case("missing experiment", "experiment", lambda d: d.pop("experiment"))
+        case("missing samples", "samples", lambda d: d.pop("samples"))
+        case("samples not a list", "samples", lambda d: d.__setitem__("samples", {}))
+        case("sample y text", "samples",
+             lambda d: d["samples"][0].__setitem__("y", "fast"))
+        case("raw sample text", "samples",
+             lambda d: d["samples"][0]["samples"].__setitem__(0, "x"))
+        case("stats n wrong", "samples",
+             lambda d: d["samples"][0]["stats"].__setitem__("n", 99))
+        case("unknown chart", "samples",
+             lambda d: d["samples"][0].__setitem__("chart", "nope"))
+        case("unknown field", "bogus", lambda d: d.__setitem__("bogus", 1))
+        case("running status", "status", lambda d: d.__setitem__("status", "running"))
+        case("unknown param", "params",
+             lambda d: d["params"].__setitem__("strid", 3))
+        case("machine missing", "machine", lambda d: d.pop("machine"))
+        case("note level", "notes",
+             lambda d: d.__setitem__("notes", [{"level": "loud", "text": "x"}]))
+        before = self.total()
+        for name, field, doc in cases:
+            with self.subTest(name):
+                status, resp, _ = self.import_(doc)
+                self.assertEqual(status, 400, resp)
+                self.assertEqual(resp.get("field"), field, resp)
+                self.assertTrue(resp["error"].startswith("cannot import: "), resp)
+        for body in ("", "{", "[]", "42"):
+            with self.subTest(body=body):
+                status, resp, _ = self.srv.json(
+                    "POST", "/api/runs/import", body,
+                    {"Content-Type": "application/json"})
+                self.assertEqual(status, 400, resp)
+        self.assertEqual(self.total(), before)
+
+    def test_large_import_is_accepted(self):
+        doc = self.export(self.run_id)
+        s = doc["samples"][0]
+        s["samples"] = [s["y"]] * 20000
+        s["stats"]["n"] = 20000
+        self.assertGreater(len(json.dumps(doc)), 64 * 1024)
+        status, resp, _ = self.import_(doc)
+        self.assertEqual(status, 201, resp)
+
+    def test_history_filters(self):
+        doc = self.export(self.run_id)
+        other = copy.deepcopy(doc)
+        other["machine"]["hostname"] = "cluster-node-17"
+        other["machine"]["cpu_model"] = "Imaginary Xeon 9999"
+        status, resp, _ = self.import_(other)
+        self.assertEqual(status, 201, resp)
+        for q in ("cluster-node", "CLUSTER-NODE-17", "imaginary xeon"):
+            status, lst, _ = self.srv.json("GET", "/api/runs?machine=" + q.replace(" ", "%20"))
+            self.assertEqual(status, 200)
+            self.assertEqual([r["id"] for r in lst["runs"]], [resp["id"]], q)
+            self.assertEqual(lst["total"], 1)
+            self.assertEqual(lst["runs"][0]["hostname"], "cluster-node-17")
+        status, lst, _ = self.srv.json(
+            "GET", "/api/runs?experiment=false_sharing&machine=%s&limit=1&offset=0"
+            % doc["machine"]["hostname"])
+        self.assertEqual(status, 200)
+        self.assertEqual(len(lst["runs"]), 1)
+        self.assertGreaterEqual(lst["total"], 1)
+        status, lst, _ = self.srv.json("GET", "/api/runs?machine=no-such-machine")
+        self.assertEqual((status, lst["total"], lst["runs"]), (200, 0, []))
+        # newest first, paged
+        status, all_, _ = self.srv.json("GET", "/api/runs?limit=1000")
+        ids = [r["id"] for r in all_["runs"]]
+        self.assertEqual(ids, sorted(ids, reverse=True))
+        status, page, _ = self.srv.json("GET", "/api/runs?limit=1&offset=1")
+        self.assertEqual([r["id"] for r in page["runs"]], ids[1:2])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
