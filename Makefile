@@ -69,8 +69,12 @@ run: deps all
 
 include tests/tests.mk
 
-bench: test-deps all
-	$(Q)scripts/bench.sh
+# wrk and likwid-bench come from Debian (scripts/deps.sh bench)
+bench-deps:
+	$(Q)scripts/deps.sh bench
+
+bench: bench-deps all
+	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" scripts/bench.sh
 
 format:
 	$(Q)clang-format -i kernels/*.[ch] server/*.[ch] tests/unit/*.c
@@ -78,6 +82,6 @@ format:
 clean:
 	rm -rf build build-* web/vendor
 
-.PHONY: all deps test-deps run test bench format clean fuzz
+.PHONY: all deps test-deps run test bench bench-deps format clean fuzz
 
 -include $(KERNEL_OBJS:.o=.d) $(SERVER_OBJS:.o=.d)

@@ -1,12 +1,14 @@
 # tests/bench/bench.mk - the programs `make bench` compares numalab against.
 # Not a test lane: bench figures are never asserted (scripts/bench.sh runs them).
-BENCH_TOOLS = $(BUILD)/tests/bench/emit_clock.so \
+BENCH_TOOLS = $(BUILD)/tests/bench/bw_alone \
+	$(BUILD)/tests/bench/emit_clock.so \
 	$(BUILD)/tests/bench/kernel_alone \
 	$(BUILD)/tests/bench/mhd_fixed \
 	$(BUILD)/tests/bench/pingpong
 
-# an experiment's run() called directly: linked with the kernels only
-$(BUILD)/tests/bench/kernel_alone: tests/bench/kernel_alone.c $(KERNEL_OBJS)
+# an experiment's run(), or the bandwidth kernels, called directly:
+# linked with the kernels only
+$(BUILD)/tests/bench/kernel_alone $(BUILD)/tests/bench/bw_alone: $(BUILD)/tests/bench/%: tests/bench/%.c $(KERNEL_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(KERNEL_OBJS) $(PKG_LIBS) $(LDLIBS)

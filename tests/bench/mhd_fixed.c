@@ -4,8 +4,8 @@
  * Answers every request with the bytes of BODY_FILE (200). The response
  * is built once and queued again for every request, so the figure is
  * libmicrohttpd's own cost for a body of that size. --mode tpc (the
- * default) runs a thread per connection, as numalab's server does; poll
- * runs one internal polling thread. Prints "port N" on stdout once it
+ * default) runs a thread per connection with a poll() listener, as
+ * numalab's server does; poll runs one internal epoll thread. Prints "port N" on stdout once it
  * listens (--port 0, the default, takes any free one) and runs until
  * SIGTERM or SIGINT.
  */
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 	if (!strcmp(mode, "tpc"))
-		flags |= MHD_USE_THREAD_PER_CONNECTION;
+		flags |= MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
 	else
 		flags |= MHD_USE_EPOLL;
 	d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, answer, NULL,

@@ -1,0 +1,21 @@
+#!/bin/sh
+# bench.sh - `make bench`: numalab's figures side by side with likwid-bench,
+# wrk, a bare libmicrohttpd server and a TSC ping-pong, in one table
+# (scripts/bench/bench.py does the measuring). Never run by `make test`:
+# figures are not asserted. Exits non-zero only when a comparison could not
+# be run.
+#
+#   scripts/bench.sh [SECTION ...]     bandwidth overhead latency throughput fanout c2c
+#   BUILD=dir                          the build to measure (default build)
+#   BENCH_OUT=dir                      where the JSON goes (default build/bench)
+#   BENCH_PAIRS=n                      A/B pairs per comparison (default 5)
+set -e
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+BENCH_OUT=${BENCH_OUT:-build/bench}
+MAKE=${MAKE:-make}
+
+scripts/deps.sh bench
+# the reference programs of tests/bench/, against this build's objects
+$MAKE --no-print-directory BUILD="$BUILD" "$BUILD/numalab" bench-tools
+exec python3 scripts/bench/bench.py --build "$BUILD" --out "$BENCH_OUT" "$@"

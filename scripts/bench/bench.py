@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""bench.py - `make bench`: numalab side by side with the tools people use today.
+
+Each comparison alternates its sides (A B A B ..., PAIRS pairs, default 5)
+so slow drifts of a noisy machine land on both; a figure is the median over
+the pairs with its [min-max], a ratio the median of the per-pair ratios.
+Prints the machine, then one table, then the notes; writes the whole run
+(every raw value) as JSON under the output folder. Exits 1 only when a
+comparison could not be run; a row whose counterpart does not exist here
+(no AVX-512, one node) says why and is not a failure.
+
+usage: bench.py --build DIR --out DIR [SECTION ...]
+sections: bandwidth overhead latency throughput fanout c2c (default: all)
+environment: BENCH_PAIRS (5), BENCH_WRK_SECONDS (2: per side and pair, so
+5 pairs make wrk's 10 s), BENCH_LATENCY_SAMPLES (10000)
+"""
+
+import argparse
+import asyncio
+import glob
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+import machine  # noqa: E402
+import sse  # noqa: E402
+from common import Failure, Unavailable, summary, ratios, sh  # noqa: E402
+
+from common import PAIRS  # noqa: E402
+SECTIONS = ["bandwidth", "overhead", "latency", "throughput", "fanout", "c2c"]
+TITLES = {
+    "bandwidth": "1 bandwidth: A = numalab's kernels (bw_kernel through bw_measure), B = likwid-bench; GB/s",
+    "overhead": "2 harness overhead: the kernel's own figure through the CLI and the server (A) vs the kernel alone (B)",
+    "latency": "3 latency to the browser: sample written by the worker -> SSE event read by a loopback client",
+    "throughput": "4 server throughput: wrk on numalab (A) vs the smallest libmicrohttpd server with the same body (B); requests/s",
+    "fanout": "5 fan-out: one run streamed to N SSE subscribers (A) vs the same run with none (B)",
+    "c2c": "6 core-to-core round trip: numalab core_to_core (A) vs TSC ping-pong in tests/bench (B); ns",
+}
+
+
+class Bench:
+    def __init__(self, build, out):
+        self.build = build
+        self.exe = os.path.join(build, "numalab")
+        self.tools = os.path.join(build, "tests", "bench")
+        self.out = out
+        self.work = os.path.join(out, "work")
+        os.makedirs(self.work, exist_ok=True)
+        self.rows = []
+        self.failures = []
+        self.notes = []
+        self.raw = {}
+        self.timing = {}
+        self.machine = machine.describe(self.exe)
+        self.ncpus = self.machine["cpus_allowed"]
+        self.cpus = sorted(os.sched_getaffinity(0))
+        self.schema = self._schema()
+
+    # --- helpers -----------------------------------------------------------
+
+    def _schema(self):
+        try:
+            p = sh([self.exe, "list", "--json"], timeout=60)
+            return {e["name"]: e for e in json.loads(p.stdout)}
+        except (Failure, ValueError):
+            return {}
+
+    def need_experiment(self, name, params=()):
+        e = self.schema.get(name)
+        if not e:
+            raise Failure("this build has no experiment '%s' (numalab list: %s)"
+                          % (name, ", ".join(sorted(self.schema)) or "nothing"))
+        have = {p["name"] for p in e.get("params", [])}
+        missing = [p for p in params if p not in have]
+        if missing:
+            raise Failure("experiment '%s' has no param %s (it has: %s)"
+                          % (name, ", ".join(missing), ", ".join(sorted(have))))
+        return e
+
+    def tool(self, name):
+        path = os.path.join(self.tools, name)
+        if not os.path.exists(path):
+            raise Failure("%s is not built (make bench-tools)" % path)
+        return path
+
+    def row(self, section, what, a=None, b=None, unit="", ratio=None,
+            goal="", meets="n/a", note="", a_label="", b_label="", fmt="%.2f"):
+        r = {"section": section, "what": what, "a": a, "b": b, "unit": unit,
+             "ratio": ratio, "goal": goal, "meets": meets, "note": note,
+             "a_label": a_label, "b_label": b_label, "fmt": fmt}
+        self.rows.append(r)
+        return r
+
+    def fail(self, section, what, why):
+        self.failures.append({"section": section, "what": what, "why": str(why)})
+        self.row(section, what, meets="FAIL", note="could not run: %s" % why)
+
+    def unavailable(self, section, what, why, a=None, unit="", a_label=""):
+        self.row(section, what, a=a, unit=unit, a_label=a_label, meets="n/a",
+                 note="no counterpart here: %s" % why)
+
+    def last_cpu(self):
+        return str(self.cpus[-1])
+
+    def pin_self(self, cpus):
+        old = os.sched_getaffinity(0)
+        try:
+            os.sched_setaffinity(0, cpus)
+        except OSError:
+            pass
+        return old
+
+    # --- the kernel three ways, and a run through the server ---------------
+
+    def run_cli(self, experiment, params, timeout=300):
+        p = sh([self.exe, "run", "--json", experiment] + common.kv(params),
+               timeout=timeout)
+        try:
+            return json.loads(p.stdout)
+        except ValueError as e:
+            raise Failure("`numalab run --json %s` printed no JSON document: %s"
+                          % (experiment, e))
+
+    def run_alone(self, experiment, params, timeout=300):
+        p = sh([self.tool("kernel_alone"), experiment] + common.kv(params),
+               timeout=timeout)
+        return common.parse_kernel_alone(p.stdout)
+
+    def blocker_params(self):
+        """A run that holds the queue until it is cancelled."""
+        return {"threads": "1", "layout": "separate", "increments": "50000000",
+                "repeat": "40", "warmup": "0", "cpus": str(self.cpus[0])}
+
+    def run_served(self, srv, experiment, params, nsubs=1, keep=(),
+                   measure_cpu=False, timeout=300):
+        """One run streamed to nsubs subscribers: (subscribers, doc, info)."""
+        return self.run_batch(srv, [(experiment, params)], nsubs, keep,
+                              measure_cpu, timeout)[0]
+
+    def run_batch(self, srv, runs, nsubs=1, keep=(), measure_cpu=False,
+                  timeout=300):
+        """Queues runs (a list of (experiment, params)) behind a blocker
+        run, connects nsubs subscribers to each, cancels the blocker once
+        every subscriber is connected, and waits for them all: so no
+        subscriber misses the start of its run. Returns one (subscribers,
+        run document, info) per run, in order."""
+        blocker = srv.submit("false_sharing", self.blocker_params())
+        ids = [srv.submit(e, p) for e, p in runs]
+        infos = [{"run_id": rid, "subscribers": nsubs} for rid in ids]
+
+        def hook_for(info, marks):
+            # the server's own CPU while the worker's kernel runs: from the
+            # worker's start to its end event, as the first subscriber sees them
+            def hook(typ, now):
+                if typ in ("start", "end") and typ not in marks:
+                    marks[typ] = (now, common.proc_cpu_ticks(srv.pid),
+                                  common.proc_sched_ns(srv.pid))
+            return hook
+
+        async def main():
+            loop = asyncio.get_running_loop()
+            per_run, futs, tasks, marks = [], [], [], []
+            for rid, info in zip(ids, infos):
+                mk = {}
+                marks.append(mk)
+                subs = [sse.Subscriber(common.HOST, srv.port,
+                                       "/api/runs/%d/events" % rid,
+                                       keep if i == 0 else (),
+                                       hook_for(info, mk) if i == 0 and measure_cpu else None)
+                        for i in range(nsubs)]
+                per_run.append(subs)
+                for sub in subs:
+                    f = loop.create_future()
+                    futs.append(f)
+                    tasks.append(asyncio.ensure_future(sub.run(f)))
+            t0 = time.monotonic_ns()
+            if futs:
+                await asyncio.wait_for(asyncio.gather(*futs), 120)
+            t_all = time.monotonic_ns()
+            connected = sum(1 for f in futs if f.result())
+            # cancel the blocker in a thread: its DELETE waits for the worker
+            await loop.run_in_executor(None, srv.cancel, blocker)
+            if tasks:
+                await asyncio.wait_for(asyncio.gather(*tasks), timeout)
+            for subs, info, mk in zip(per_run, infos, marks):
+                info["connect_s"] = (t_all - t0) / 1e9
+                info["connected"] = connected
+                info["all_connected_before_start"] = all(
+                    s.t_first is None or s.t_first >= t_all for s in subs)
+                if "start" in mk and "end" in mk:
+                    (a0, k0, n0), (a1, k1, n1) = mk["start"], mk["end"]
+                    info["cpu"] = {"wall_s": (a1 - a0) / 1e9, "ticks": k1 - k0,
+                                   "sched_s": (n1 - n0) / 1e9
+                                   if n0 is not None and n1 is not None else None}
+            return per_run
+
+        if nsubs == 0:
+            srv.cancel(blocker)
+            per_run = [[] for _ in ids]
+        else:
+            per_run = asyncio.run(main())
+        return [(subs, srv.wait_done(rid, timeout), info)
+                for subs, rid, info in zip(per_run, ids, infos)]
+
+
+# --- the table -------------------------------------------------------------
+
+def fmt_fig(s, fmt, unit):
+    if not s or s.get("median") is None:
+        return "-"
+    f = fmt % s["median"]
+    if s["n"] > 1 and s["min"] != s["max"]:
+        f += " [%s-%s]" % (fmt % s["min"], fmt % s["max"])
+    return f + ((" " + unit) if unit else "")
+
+
+def fmt_ratio(s):
+    if not s or s.get("median") is None:
+        return "-"
+    f = "%.3f" % s["median"]
+    if s["n"] > 1:
+        f += " [%.2f-%.2f]" % (s["min"], s["max"])
+    return f
+
+
+def table_lines(b, markdown=False):
+    out = []
+    cols = ["#", "comparison", "A", "B", "A/B", "goal", "meets"]
+    rows = []
+    n = 0
+    for sec in SECTIONS:
+        rs = [r for r in b.rows if r["section"] == sec]
+        if not rs:
+            continue
+        rows.append(("section", TITLES[sec]))
+        for r in rs:
+            n += 1
+            r["n"] = n
+            a = fmt_fig(r["a"], r["fmt"], r["unit"])
+            bb = fmt_fig(r["b"], r["fmt"], r["unit"])
+            if r["a_label"] and r["a"]:
+                a = "%s %s" % (r["a_label"], a)
+            if r["b_label"] and r["b"]:
+                bb = "%s %s" % (r["b_label"], bb)
+            rows.append(("row", [str(n), r["what"], a, bb, fmt_ratio(r["ratio"]),
+                                 r["goal"] or "-", r["meets"]]))
+    if markdown:
+        out.append("| " + " | ".join(cols) + " |")
+        out.append("|" + "|".join("---" for _ in cols) + "|")
+        for kind, r in rows:
+            if kind == "section":
+                out.append("| | **%s** | | | | | |" % r)
+            else:
+                out.append("| " + " | ".join(c.replace("|", "/") for c in r) + " |")
+        return out
+    widths = [len(c) for c in cols]
+    for kind, r in rows:
+        if kind == "row":
+            widths = [max(w, len(c)) for w, c in zip(widths, r)]
+    line = "  ".join("%-*s" % (w, c) for w, c in zip(widths, cols))
+    out.append(line)
+    out.append("-" * len(line))
+    for kind, r in rows:
+        if kind == "section":
+            out.append(r)
+        else:
+            out.append("  ".join("%-*s" % (w, c) for w, c in zip(widths, r)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default="build/bench")
+    ap.add_argument("sections", nargs="*")
+    args = ap.parse_args()
+    want = args.sections or SECTIONS
+    for s in want:
+        if s not in SECTIONS:
+            print("bench: unknown section '%s' (sections: %s)" % (s, " ".join(SECTIONS)),
+                  file=sys.stderr)
+            return 2
+    # a thousand subscribers need a thousand sockets, here and in the server
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want_fds = 8192 if hard == resource.RLIM_INFINITY else min(hard, 8192)
+    if soft < want_fds:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want_fds, hard))
+
+    import sections  # noqa: E402
+    b = Bench(args.build, args.out)
+    started = time.time()
+    print(machine.headline(b.machine))
+    print("method: %d pairs per comparison, sides alternating A B A B; a figure is the median "
+          "over pairs [min-max], A/B the median of the per-pair ratios [min-max]" % PAIRS)
+    sys.stdout.flush()
+    for s in SECTIONS:
+        if s not in want:
+            continue
+        t0 = time.time()
+        print("... %s" % s, file=sys.stderr, flush=True)
+        try:
+            getattr(sections, s)(b)
+        except Unavailable as e:
+            b.unavailable(s, s, e)
+        except Failure as e:
+            b.fail(s, s, e)
+        except Exception as e:  # a bug in the bench is a comparison not run
+            b.fail(s, s, "%s: %s" % (type(e).__name__, e))
+            import traceback
+            traceback.print_exc()
+        b.timing[s] = round(time.time() - t0, 1)
+        print("    %s took %.0f s" % (s, b.timing[s]), file=sys.stderr, flush=True)
+
+    print()
+    for ln in table_lines(b):
+        print(ln)
+    notes = [(r["n"], r["note"]) for r in b.rows if r.get("note")]
+    if notes or b.notes:
+        print()
+        print("notes:")
+        for n, t in notes:
+            print("  %2d. %s" % (n, t))
+        for t in b.notes:
+            print("   - %s" % t)
+    took = time.time() - started
+    print()
+    print("took %.0f s (%s)" % (took, ", ".join("%s %.0f s" % kv for kv in b.timing.items())))
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    doc = {"machine": b.machine, "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
+           "seconds": round(took, 1), "pairs": PAIRS, "sections": want,
+           "rows": [{k: v for k, v in r.items() if k != "fmt"} for r in b.rows],
+           "failures": b.failures, "notes": b.notes, "raw": b.raw, "timing": b.timing}
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, "bench-%s.json" % stamp)
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+    shutil.copyfile(path, os.path.join(args.out, "latest.json"))
+    with open(os.path.join(args.out, "table.md"), "w") as f:
+        f.write("\n".join(table_lines(b, markdown=True)) + "\n")
+    print("written: %s (and latest.json, table.md)" % path)
+    if b.failures:
+        print("bench: %d comparison(s) could not be run:" % len(b.failures), file=sys.stderr)
+        for f in b.failures:
+            print("  %s: %s" % (f["what"], f["why"]), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,273 @@
+"""common.py - what every bench section shares: processes, the server, statistics, rows."""
+
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+HOST = "127.0.0.1"
+PAIRS = max(1, int(os.environ.get("BENCH_PAIRS", "5")))
+WRK_SECONDS = max(1, int(os.environ.get("BENCH_WRK_SECONDS", "2")))
+LATENCY_SAMPLES = int(os.environ.get("BENCH_LATENCY_SAMPLES", "10000"))
+
+
+class Failure(Exception):
+    """A comparison that could not be run: `make bench` exits non-zero."""
+
+
+class Unavailable(Exception):
+    """The counterpart does not exist here (no AVX-512 kernel, one node):
+    the row says why and the bench does not fail."""
+
+
+def sh(cmd, timeout=300, env=None, check=True, cpus=None):
+    """Runs cmd (a list); returns CompletedProcess. cpus pins it (taskset)."""
+    if cpus is not None:
+        cmd = ["taskset", "-c", cpus] + list(cmd)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout, env=env)
+    except FileNotFoundError as e:
+        raise Failure("cannot run '%s': %s" % (cmd[0], e))
+    except subprocess.TimeoutExpired:
+        raise Failure("'%s' ran past %d s" % (" ".join(cmd), timeout))
+    if check and p.returncode != 0:
+        raise Failure("'%s' exited %d: %s" % (" ".join(cmd), p.returncode,
+                                             (p.stderr or p.stdout).strip()[-400:]))
+    return p
+
+
+def summary(values):
+    v = [x for x in values if x is not None]
+    if not v:
+        return {"values": values, "n": 0, "median": None, "min": None, "max": None}
+    return {"values": values, "n": len(v), "median": statistics.median(v),
+            "min": min(v), "max": max(v)}
+
+
+def ratios(a, b):
+    return [x / y if x is not None and y else None for x, y in zip(a, b)]
+
+
+def percentile(sorted_v, p):
+    if not sorted_v:
+        return None
+    k = (len(sorted_v) - 1) * p / 100.0
+    lo = int(k)
+    hi = min(lo + 1, len(sorted_v) - 1)
+    return sorted_v[lo] + (sorted_v[hi] - sorted_v[lo]) * (k - lo)
+
+
+# --- /proc -----------------------------------------------------------------
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu_ticks(pid):
+    """utime + stime of the whole process (all threads, dead ones too)."""
+    with open("/proc/%d/stat" % pid) as f:
+        s = f.read()
+    fields = s[s.rindex(")") + 2:].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def proc_sched_ns(pid):
+    """Nanoseconds on CPU, summed over the live threads (schedstat)."""
+    total = 0
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def proc_status_kb(pid, key):
+    with open("/proc/%d/status" % pid) as f:
+        for ln in f:
+            if ln.startswith(key + ":"):
+                return int(ln.split()[1])
+    return None
+
+
+def reset_peak_rss(pid):
+    """Writing 5 to clear_refs resets VmHWM (Linux >= 4.0)."""
+    try:
+        with open("/proc/%d/clear_refs" % pid, "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+# --- the server ------------------------------------------------------------
+
+def free_port():
+    s = socket.socket()
+    s.bind((HOST, 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Server:
+    """`numalab serve` on loopback with its own database, for one section."""
+
+    def __init__(self, exe, workdir, name, env_extra=None, args=()):
+        self.exe, self.workdir, self.name = exe, workdir, name
+        self.env_extra = env_extra or {}
+        self.args = list(args)
+        self.proc = None
+        self.port = None
+
+    def start(self, timeout=15):
+        db = os.path.join(self.workdir, "%s.db" % self.name)
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(db + suffix)
+            except OSError:
+                pass
+        env = dict(os.environ)
+        env.update(self.env_extra)
+        self.log = open(os.path.join(self.workdir, "%s.log" % self.name), "w")
+        # port 0: the server takes a free one and prints it
+        cmd = [self.exe, "serve", "--listen", "%s:0" % HOST, "--db", db] + self.args
+        try:
+            self.proc = subprocess.Popen(cmd, stdout=self.log,
+                                         stderr=subprocess.STDOUT, env=env)
+        except OSError as e:
+            raise Failure("cannot start '%s': %s" % (" ".join(cmd), e))
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                self.log.flush()
+                with open(self.log.name) as f:
+                    tail = f.read()[-400:]
+                raise Failure("`numalab serve` exited %d: %s"
+                              % (self.proc.returncode, tail.strip()))
+            if self.port is None:
+                with open(self.log.name) as f:
+                    m = re.search(r"listening on http://[^ ]*:(\d+)/", f.read())
+                if m:
+                    self.port = int(m.group(1))
+            if self.port is not None:
+                try:
+                    self.get("/api/experiments", timeout=2)
+                    return self
+                except (OSError, urllib.error.URLError):
+                    pass
+            time.sleep(0.05)
+        self.stop()
+        raise Failure("`numalab serve` did not answer within %d s (see %s)"
+                      % (timeout, self.log.name))
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def url(self, path):
+        return "http://%s:%d%s" % (HOST, self.port, path)
+
+    def get(self, path, timeout=30):
+        with urllib.request.urlopen(self.url(path), timeout=timeout) as r:
+            return r.status, r.read()
+
+    def get_json(self, path, timeout=30):
+        return json.loads(self.get(path, timeout)[1])
+
+    def request(self, method, path, body=None, timeout=30):
+        data = json.dumps(body).encode() if body is not None else None
+        rq = urllib.request.Request(self.url(path), data=data, method=method,
+                                    headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(rq, timeout=timeout) as r:
+                return r.status, json.loads(r.read() or b"null")
+        except urllib.error.HTTPError as e:
+            try:
+                return e.code, json.loads(e.read() or b"null")
+            except ValueError:
+                return e.code, None
+
+    def submit(self, experiment, params):
+        code, doc = self.request("POST", "/api/runs",
+                                 {"experiment": experiment, "params": params})
+        if code != 202 or not doc or "id" not in doc:
+            raise Failure("POST /api/runs %s %s answered %s: %s"
+                          % (experiment, params, code, doc))
+        return doc["id"]
+
+    def cancel(self, run_id):
+        return self.request("DELETE", "/api/runs/%d" % run_id)[0]
+
+    def wait_done(self, run_id, timeout=300):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            doc = self.get_json("/api/runs/%d" % run_id)
+            if doc.get("status") not in ("queued", "running"):
+                return doc
+            time.sleep(0.05)
+        raise Failure("run %d did not finish within %d s" % (run_id, timeout))
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc:
+            self.log.close()
+        self.proc = None
+
+
+def points(samples, chart):
+    """The y of every sample event of one chart, in order."""
+    return [s["y"] for s in samples if s.get("chart") == chart]
+
+
+def median_or_none(v):
+    v = [x for x in v if x is not None]
+    return statistics.median(v) if v else None
+
+
+def parse_kernel_alone(out):
+    """tests/bench/kernel_alone's lines -> list of point dicts."""
+    pts = []
+    for ln in out.splitlines():
+        f = ln.split("\t")
+        if f[0] == "point" and len(f) >= 6:
+            pts.append({"chart": f[1], "series": f[2], "x": float(f[3]),
+                        "y": float(f[4]), "unit": f[5]})
+        elif f[0] == "cell" and len(f) >= 6:
+            pts.append({"cell": True, "chart": f[1], "row": int(f[2]),
+                        "col": int(f[3]), "value": float(f[4]), "unit": f[5]})
+    return pts
+
+
+def kv(params):
+    return ["%s=%s" % (k, v) for k, v in params.items()]
+
+
+def human_bytes(n):
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % (size // 1024 if size > 1024 else 1) == 0:
+            v = n / size
+            return ("%d %s" % (v, unit)) if v == int(v) else ("%.1f %s" % (v, unit))
+    return "%d B" % n
+
+
+def first_number(pattern, text):
+    m = re.search(pattern, text)
+    return float(m.group(1)) if m else None

@@ -1,0 +1,522 @@
+"""sections.py - the six comparisons of `make bench`, one function each."""
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import time
+
+import common
+import sse
+from common import Failure, Unavailable, summary, ratios, sh, percentile
+from common import PAIRS, WRK_SECONDS, LATENCY_SAMPLES
+
+
+# --- 1. bandwidth against likwid-bench --------------------------------------
+
+# numalab op -> likwid-bench test stem; byte counts agree: loads + stores
+BW_OPS = [("read", "load"), ("write", "store"), ("write_nt", "store_mem"),
+          ("copy", "copy")]
+BW_ISAS = [("avx2", "_avx", "avx2"), ("avx512f", "_avx512", "avx512f")]
+
+
+def likwid_tests():
+    p = sh(["likwid-bench", "-a"], timeout=60, check=False)
+    return {ln.split(" - ")[0].strip() for ln in p.stdout.splitlines() if " - " in ln}
+
+
+def likwid_run(test, ws, threads, seconds=0.15, gbps_guess=20.0):
+    """One likwid-bench run; returns (GB/s, details). likwid's kB is 1000 B."""
+    iters = max(10, int(gbps_guess * 1e9 * seconds / ws))
+    cmd = ["likwid-bench", "-t", test, "-w", "N:%dkB:%d" % (ws // 1000, threads),
+           "-i", str(iters)]
+    p = sh(cmd, timeout=120)
+    mbs = common.first_number(r"MByte/s:\s+([0-9.]+)", p.stdout)
+    size = common.first_number(r"Size \(Byte\):\s+([0-9]+)", p.stdout)
+    vol = common.first_number(r"Data volume \(Byte\):\s+([0-9]+)", p.stdout)
+    secs = common.first_number(r"\nTime:\s+([0-9.e+-]+)", p.stdout)
+    hw = [int(x) for x in re.findall(r"running on hwthread (\d+)", p.stdout)]
+    if mbs is None:
+        raise Failure("likwid-bench %s printed no MByte/s: %s" % (test, p.stdout[-300:]))
+    return mbs / 1000.0, {"size": size, "volume": vol, "seconds": secs,
+                          "iterations": iters, "hwthreads": sorted(set(hw)),
+                          "cmd": " ".join(cmd)}
+
+
+def numalab_bw(b, op, ws, threads, isa):
+    env = dict(os.environ, NUMALAB_BW_ISA=isa)
+    p = subprocess.run([b.tool("bw_alone"), op, str(threads), str(ws), "5", "1", "30"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    if p.returncode != 0:
+        raise Failure("bw_alone %s %d %d (%s): %s" % (op, threads, ws, isa,
+                                                      p.stderr.strip()))
+    d = json.loads(p.stdout)
+    if d["isa"] != isa:
+        raise Failure("bw_alone ran %s, not %s" % (d["isa"], isa))
+    return d["median"], d
+
+
+def bandwidth(b):
+    m = b.machine
+    l2 = m["caches"].get("L2", 512 * 1024)
+    l3 = m["caches"].get("L3", 0)
+    if not shutil_which("likwid-bench"):
+        raise Failure("likwid-bench is not installed (scripts/deps.sh bench installs Debian's likwid)")
+    tests = likwid_tests()
+    threads_list = [1] if b.ncpus == 1 else [1, b.ncpus]
+    # in L2: a quarter of one core's L2 per thread (room for both arrays
+    # of a copy); beyond: 8x the last-level cache, at least 256 MiB
+    big = max(256 << 20, 8 * l3)
+    sets = [("L2", lambda t: (l2 // 4) * t), ("mem", lambda t: big)]
+    b.raw["bandwidth"] = []
+    cpu_flags = {"avx2": m["avx2"], "avx512f": m["avx512f"]}
+    for op, stem in BW_OPS:
+        for wsname, wsf in sets:
+            for threads in threads_list:
+                ws = wsf(threads)
+                what0 = "%s, %s %s, %d thread%s" % (op, wsname, common.human_bytes(ws),
+                                                   threads, "s" if threads > 1 else "")
+                runnable = []
+                for isa, suffix, flag in BW_ISAS:
+                    test = stem + suffix
+                    what = "%s, %s" % (what0, isa)
+                    if not cpu_flags[flag]:
+                        b.unavailable("bandwidth", what, "this CPU has no %s" % isa)
+                        continue
+                    if test not in tests:
+                        b.unavailable("bandwidth", what,
+                                      "likwid-bench %s has no kernel '%s'" % (
+                                          likwid_version(), test))
+                        continue
+                    runnable.append((isa, test, what))
+                res = {isa: ([], [], []) for isa, _, _ in runnable}
+                guess = 60.0 * threads if wsname == "L2" else 20.0
+                for _ in range(PAIRS):
+                    for isa, test, what in runnable:
+                        a, ad = numalab_bw(b, op, ws, threads, isa)
+                        bb, bd = likwid_run(test, ws, threads, gbps_guess=guess)
+                        res[isa][0].append(a)
+                        res[isa][1].append(bb)
+                        res[isa][2].append({"numalab": ad, "likwid": bd})
+                for isa, test, what in runnable:
+                    a, bb, detail = res[isa]
+                    r = summary(ratios(a, bb))
+                    med = r["median"]
+                    meets = "yes" if med >= 1.0 else ("no" if med >= 0.95 else "BUG")
+                    note = ""
+                    if meets != "yes":
+                        note = ("%s: numalab %s reaches %.0f%% of likwid-bench %s%s"
+                                % (what, isa, 100 * med, test,
+                                   " (below 0.95: a kernel to fix)" if meets == "BUG" else
+                                   " (within 5%: below the goal, above the bug line)"))
+                    hw_a = detail[0]["numalab"]["cpus"]
+                    hw_b = detail[0]["likwid"]["hwthreads"]
+                    if hw_b and sorted(hw_a) != hw_b:
+                        note += "%sthe two ran on different CPUs: numalab %s, likwid %s" % (
+                            "; " if note else "", hw_a, hw_b)
+                    b.row("bandwidth", what, summary(a), summary(bb), "GB/s", r,
+                          ">= 1.00 (< 0.95 bug)", meets, note,
+                          a_label="", b_label=test)
+                    b.raw["bandwidth"].append({"what": what, "op": op, "isa": isa,
+                                               "likwid_test": test, "working_set": ws,
+                                               "threads": threads, "numalab_gbps": a,
+                                               "likwid_gbps": bb, "pairs": detail})
+    b.notes.append(
+        "bandwidth bytes, both sides: bytes loaded + bytes stored by the loop, "
+        "nothing for the line fetch (write-allocate) of a regular store; read, "
+        "write and write_nt count the buffer once, copy twice (source + destination), "
+        "as likwid-bench's 'Data volume' does. The working set is every array of every "
+        "thread (likwid's -w N:SIZE:THREADS, with its kB = 1000 B); numalab: "
+        "tests/bench/bw_alone, bw_measure() with first touch by each thread, 5 rounds "
+        "of ~30 ms after 1 warm-up, median; likwid: one timed run of >= 10 iterations, "
+        "~0.15 s. Both pin thread i to the i-th CPU.")
+
+
+def shutil_which(name):
+    import shutil
+    return shutil.which(name)
+
+
+def likwid_version():
+    p = sh(["likwid-bench", "-h"], check=False, timeout=30)
+    m = re.search(r"Version\s+([0-9.]+)", p.stdout)
+    return m.group(1) if m else ""
+
+
+# --- 2. harness overhead ------------------------------------------------------
+
+def fs_params(b):
+    return {"threads": "2" if b.ncpus >= 2 else "1", "layout": "both",
+            "increments": "150000000", "repeat": "5", "warmup": "1"}
+
+
+def kernel_time(pts):
+    """The kernel's own figure of a false-sharing run: the sum of its
+    points' median round times (s)."""
+    ys = [p["y"] for p in pts if p.get("chart") == "time"]
+    if not ys:
+        raise Failure("the run has no 'time' points")
+    return sum(ys)
+
+
+def overhead(b):
+    b.need_experiment("false_sharing", ["threads", "layout", "increments"])
+    srv = common.Server(b.exe, b.work, "overhead").start()
+    cases = [("false_sharing", fs_params(b), kernel_time, "s", "%.4f", False)]
+    bw = bandwidth_experiment(b)
+    if bw:
+        cases.append(bw)
+    else:
+        b.fail("overhead", "bandwidth run three ways",
+               "no bandwidth experiment in this build (bandwidth_scaling, memory_policy or remote_bandwidth)")
+    cpu = []
+    b.raw["overhead"] = {}
+    try:
+        for name, params, figure, unit, fmt, higher_better in cases:
+            alone, cli, served = [], [], []
+            for _ in range(PAIRS):
+                alone.append(figure(b.run_alone(name, params)))
+                cli.append(figure(b.run_cli(name, params)["samples"]))
+                subs, doc, info = b.run_served(srv, name, params, 1, measure_cpu=True)
+                if doc.get("status") != "done":
+                    raise Failure("run %d through the server ended %s: %s"
+                                  % (info["run_id"], doc.get("status"), doc.get("error")))
+                served.append(figure(doc["samples"]))
+                if info.get("cpu"):
+                    cpu.append(info["cpu"])
+            for label, side in (("numalab run --json", cli), ("server (POST + SSE)", served)):
+                # a rate: alone / side; a time: side / alone: > 1 is slower
+                r = ratios(alone, side) if higher_better else ratios(side, alone)
+                rs = summary(r)
+                meets = "yes" if rs["median"] <= 1.02 else "no"
+                note = ""
+                if meets == "no":
+                    note = ("%s via %s: %.1f%% slower than the kernel alone"
+                            % (name, label, 100 * (rs["median"] - 1)))
+                b.row("overhead", "%s: %s vs alone" % (name, label), summary(side),
+                      summary(alone), unit, rs, "<= 1.02 (slowdown)", meets, note,
+                      fmt=fmt)
+            b.raw["overhead"][name] = {"params": params, "alone": alone, "cli": cli,
+                                       "server": served, "unit": unit}
+    finally:
+        srv.stop()
+    if cpu:
+        wall = sum(c["wall_s"] for c in cpu)
+        ticks = sum(c["ticks"] for c in cpu)
+        pct = 100.0 * ticks / common.CLK_TCK / wall
+        sched = [c["sched_s"] for c in cpu if c["sched_s"] is not None]
+        sched_pct = 100.0 * sum(sched) / wall if sched else None
+        one = {"values": None, "n": 1, "median": pct, "min": pct, "max": pct}
+        note = ("server CPU, /proc/PID/stat utime+stime: %d ticks of 1/%d s over %.1f s of "
+                "kernel time (worker start to end event, %d runs); the same window from "
+                "/proc/PID/task/*/schedstat (ns): %s"
+                % (ticks, common.CLK_TCK, wall, len(cpu),
+                   "%.3f%%" % sched_pct if sched_pct is not None else "not readable"))
+        b.row("overhead", "server CPU while a kernel runs", one, None, "% of one CPU",
+              None, "< 1 %", "yes" if pct < 1.0 else "no", note, fmt="%.2f")
+        b.raw["overhead"]["server_cpu"] = cpu
+    else:
+        b.fail("overhead", "server CPU while a kernel runs",
+               "no run gave both a start and an end event")
+
+
+def bandwidth_experiment(b):
+    """The bandwidth run of the overhead row: (name, params, figure,
+    unit, fmt, higher_better) for the first bandwidth experiment this
+    build has, or None."""
+    e = b.schema.get("bandwidth_scaling")
+    if e:
+        names = {p["name"] for p in e["params"]}
+        params = {"threads": "1"}
+        for k, v in (("ops", "read"), ("op", "read"), ("kernels", "read"),
+                     ("size", "256M"), ("working_set", "256M"),
+                     ("placements", "compact"), ("placement", "compact"),
+                     ("repeat", "5"), ("warmup", "1")):
+            if k in names and not any(k2 in params for k2 in (k,)):
+                params[k] = v
+        params = {k: v for k, v in params.items() if k in names}
+
+        def figure(pts):
+            ys = [p["y"] for p in pts if p.get("unit") in ("GB/s", "GiB/s")]
+            if not ys:
+                raise Failure("the bandwidth_scaling run has no GB/s points")
+            return statistics.median(ys)
+        return ("bandwidth_scaling", params, figure, "GB/s", "%.2f", True)
+    return None
+
+
+# --- 3. latency to the browser ---------------------------------------------
+
+def stride_list(limit=250):
+    """Strides 4, 8, 12, ... as many as a recorded param may hold
+    (a list is stored as text of at most 255 characters)."""
+    v, i = [], 4
+    while len(",".join(map(str, v + [i]))) <= limit:
+        v.append(i)
+        i += 4
+    return ",".join(map(str, v))
+
+
+LATENCY_PACES = [("paced", "1000000"), ("burst", "20000")]
+
+
+def latency(b):
+    """Two paces: a point every ~0.5 ms (1M increments), and a burst
+    (20k increments: a point as fast as threads can be started)."""
+    b.need_experiment("false_sharing", ["threads", "layout", "stride", "increments"])
+    shim = b.tool("emit_clock.so")
+    logbase = os.path.join(b.work, "emit")
+    for f in glob_emit(b.work):
+        os.unlink(f)
+    srv = common.Server(b.exe, b.work, "latency", args=["--max-queue", "200"],
+                        env_extra={"LD_PRELOAD": os.path.abspath(shim),
+                                   "NUMALAB_BENCH_EMIT_LOG": logbase}).start()
+    b.raw["latency"] = {}
+    try:
+        for pace, increments in LATENCY_PACES:
+            latency_pace(b, srv, pace, increments)
+    finally:
+        srv.stop()
+    b.notes.append(
+        "latency: the worker's time comes from an LD_PRELOAD shim (tests/bench/emit_clock.so) "
+        "that stamps each event line as the worker hands it to stdio (the event format has "
+        "no emission time), the client's when the bytes are read from its socket; both "
+        "CLOCK_MONOTONIC. One subscriber (Python asyncio) on CPU %s, the kernel's one thread "
+        "on CPU %d, runs of false_sharing (threads=1, %d strides) queued back to back"
+        % (b.last_cpu(), b.cpus[0], stride_list().count(",") + 1))
+
+
+def latency_pace(b, srv, pace, increments):
+    logbase = os.path.join(b.work, "emit")
+    strides = stride_list()
+    nstrides = strides.count(",") + 1
+    params = {"threads": "1", "layout": "both", "stride": strides,
+              "increments": increments, "repeat": "1", "warmup": "0",
+              "cpus": str(b.cpus[0])}
+    per_run = 1 + 2 * nstrides  # separate, then shared and overhead per stride
+    nruns = -(-LATENCY_SAMPLES // per_run)
+    # the kernel's one thread on the first CPU, the client on the last
+    old = b.pin_self({b.cpus[-1]})
+    try:
+        results = b.run_batch(srv, [("false_sharing", params)] * nruns, 1,
+                              keep=("sample",), timeout=600)
+    finally:
+        b.pin_self(old)
+    # the worker's logs, in the order the runs ran (they run one at a time)
+    logs = []
+    for f in glob_emit(b.work):
+        with open(f) as fh:
+            marks = [ln.split() for ln in fh if ln.strip()]
+        os.unlink(f)
+        smp = [int(t) for t, ty in marks if ty == "sample"]
+        if smp:
+            logs.append(smp)
+    logs.sort(key=lambda v: v[0])
+    if len(logs) != len(results):
+        raise Failure("%d emission logs for %d runs: is the shim (%s) loaded into the "
+                      "worker, and does the worker write events with fputs?"
+                      % (len(logs), len(results), logbase))
+    lat, runs = [], []
+    for (subs, doc, info), emitted in zip(results, logs):
+        s = subs[0]
+        if doc.get("status") != "done" or not s.final:
+            raise Failure("latency run %d ended %s (%s)" % (info["run_id"], doc.get("status"), s.error))
+        arrivals = [k[0] for k in s.kept]
+        if len(arrivals) != len(emitted):
+            raise Failure("run %d: %d samples written by the worker, %d reached the client"
+                          % (info["run_id"], len(emitted), len(arrivals)))
+        d = [(a - e) / 1e6 for a, e in zip(arrivals, emitted)]
+        lat.extend(d)
+        runs.append({"run_id": info["run_id"], "samples": len(d),
+                     "p50_ms": percentile(sorted(d), 50), "max_ms": max(d),
+                     "seconds": (emitted[-1] - emitted[0]) / 1e9,
+                     "connected_before_start": info["all_connected_before_start"]})
+    v = sorted(lat)
+    p50, p99 = percentile(v, 50), percentile(v, 99)
+    rate = len(v) / max(1e-9, sum(r["seconds"] for r in runs))
+    one = lambda x: {"values": None, "n": 1, "median": x, "min": x, "max": x}  # noqa: E731
+    b.row("latency", "%s, ~%.0f samples/s: p50 (%d samples)" % (pace, rate, len(v)),
+          one(p50), None, "ms", None, "-", "n/a", fmt="%.3f")
+    b.row("latency", "%s, ~%.0f samples/s: p99" % (pace, rate), one(p99), None, "ms", None,
+          "p99 < 5 ms", "yes" if p99 < 5 else "no",
+          "%s: max %.2f ms over %d runs of %d samples" % (pace, v[-1], len(runs), per_run),
+          fmt="%.3f")
+    b.raw["latency"][pace] = {"params": params, "runs": runs, "p50_ms": p50, "p99_ms": p99,
+                              "max_ms": v[-1], "samples_per_s": rate,
+                              "ms": [round(x, 4) for x in lat]}
+
+
+def glob_emit(work):
+    return [os.path.join(work, f) for f in os.listdir(work) if f.startswith("emit.")]
+
+
+# --- 4. server throughput ----------------------------------------------------
+
+def wrk(url, seconds, cpu):
+    p = sh(["wrk", "-t1", "-c8", "-d%ds" % seconds, url], timeout=seconds + 30, cpus=cpu)
+    rps = common.first_number(r"Requests/sec:\s+([0-9.]+)", p.stdout)
+    bad = common.first_number(r"Non-2xx or 3xx responses:\s+(\d+)", p.stdout)
+    errs = re.search(r"Socket errors:.*", p.stdout)
+    if rps is None:
+        raise Failure("wrk printed no Requests/sec: %s" % p.stdout[-300:])
+    if bad:
+        raise Failure("wrk saw %d non-2xx answers from %s" % (bad, url))
+    return rps, {"errors": errs.group(0) if errs else None}
+
+
+def throughput(b):
+    if not shutil_which("wrk"):
+        raise Failure("wrk is not installed (scripts/deps.sh bench installs Debian's wrk)")
+    fixed = b.tool("mhd_fixed")
+    srv = common.Server(b.exe, b.work, "throughput").start()
+    b.raw["throughput"] = {}
+    try:
+        rid = srv.submit("false_sharing", {"threads": "1", "layout": "both",
+                                           "increments": "100000"})
+        if srv.wait_done(rid).get("status") != "done":
+            raise Failure("the run for GET /api/runs/{id} did not finish")
+        for path in ("/api/experiments", "/api/runs/%d" % rid):
+            code, body = srv.get(path)
+            bodyfile = os.path.join(b.work, "body.json")
+            with open(bodyfile, "wb") as f:
+                f.write(body)
+            proc = subprocess.Popen([fixed, "--mode", "tpc", bodyfile],
+                                    stdout=subprocess.PIPE, text=True)
+            try:
+                port = int(proc.stdout.readline().split()[1])
+                a, bb = [], []
+                for _ in range(PAIRS):
+                    a.append(wrk(srv.url(path), WRK_SECONDS, b.last_cpu())[0])
+                    bb.append(wrk("http://%s:%d%s" % (common.HOST, port, path),
+                                  WRK_SECONDS, b.last_cpu())[0])
+            finally:
+                proc.terminate()
+                proc.wait()
+            r = summary(ratios(a, bb))
+            label = path if "runs" not in path else "/api/runs/{id}"
+            note = ""
+            if r["median"] < 0.8:
+                note = ("GET %s (%d B): numalab answers %.0f%% of the fixed-string server's rate"
+                        % (label, len(body), 100 * r["median"]))
+            b.row("throughput", "GET %s (%s body)" % (label, common.human_bytes(len(body))),
+                  summary(a), summary(bb), "req/s", r, ">= 0.80", "yes" if r["median"] >= 0.8 else "no",
+                  note, fmt="%.0f")
+            b.raw["throughput"][label] = {"bytes": len(body), "numalab": a, "fixed": bb}
+    finally:
+        srv.stop()
+    b.notes.append("throughput: wrk -t1 -c8, %d s per side and pair (%d s per side in all), wrk pinned "
+                   "to CPU %s; the baseline is tests/bench/mhd_fixed with the same body bytes and "
+                   "the same threading (a thread per connection, poll)" % (WRK_SECONDS, WRK_SECONDS * PAIRS,
+                                                                         b.last_cpu()))
+
+
+# --- 5. fan-out ---------------------------------------------------------------
+
+def fanout(b):
+    b.need_experiment("false_sharing", ["threads", "layout", "stride", "increments"])
+    srv = common.Server(b.exe, b.work, "fanout").start()
+    params = {"threads": "1", "layout": "both", "stride": stride_list(120),
+              "increments": "10000000", "repeat": "3", "warmup": "1",
+              "cpus": str(b.cpus[0])}
+    levels = [int(x) for x in os.environ.get("BENCH_FANOUT", "1,100,1000").split(",")]
+    b.raw["fanout"] = {"params": params, "levels": {}}
+
+    def figure(doc):
+        ys = [s["y"] for s in doc["samples"] if s.get("chart") == "time"]
+        return statistics.median(ys) / int(params["increments"]) * 1e9  # ns per increment
+
+    old = b.pin_self({b.cpus[-1]})
+    try:
+        idle_rss = common.proc_status_kb(srv.pid, "VmRSS")
+        for n in levels:
+            common.reset_peak_rss(srv.pid)
+            a, bb, peaks, checks = [], [], [], []
+            for _ in range(PAIRS):
+                _, doc0, _ = b.run_served(srv, "false_sharing", params, 0)
+                bb.append(figure(doc0))
+                subs, doc, info = b.run_served(srv, "false_sharing", params, n)
+                if doc.get("status") != "done":
+                    raise Failure("fan-out run %d ended %s" % (info["run_id"], doc.get("status")))
+                a.append(figure(doc))
+                peaks.append(common.proc_status_kb(srv.pid, "VmHWM"))
+                last = max(s.last_seq for s in subs)
+                bad = [s for s in subs if not s.in_order or s.last_seq != last or s.events != last
+                       or not s.final]
+                checks.append({"subscribers": n, "events": last, "complete_in_order": n - len(bad),
+                               "connected": info["connected"], "connect_s": round(info["connect_s"], 3),
+                               "connected_before_start": info["all_connected_before_start"],
+                               "errors": sorted({s.error for s in bad if s.error})[:3]})
+            ok = all(c["complete_in_order"] == n for c in checks)
+            before = all(c["connected_before_start"] for c in checks)
+            r = summary(ratios(a, bb))
+            note = "%s: every subscriber got all %d events in order in %d/%d runs%s" % (
+                "%d subscriber%s" % (n, "s" if n > 1 else ""), checks[-1]["events"],
+                sum(1 for c in checks if c["complete_in_order"] == n), len(checks),
+                "" if before else " (some connected after the run started: they got the start replayed)")
+            if not ok:
+                note += "; incomplete: %s" % [c for c in checks if c["complete_in_order"] != n][:2]
+            within = r["median"] <= 1.05
+            b.row("fanout", "%d subscriber%s: kernel ns/increment" % (n, "s" if n > 1 else ""),
+                  summary(a), summary(bb), "ns", r, "all events in order; <= 1.05",
+                  "yes" if ok and within else "no", note, fmt="%.3f")
+            peak_mb = max(p for p in peaks if p) / 1024.0
+            goal = n >= 1000
+            b.row("fanout", "%d subscriber%s: server peak RSS" % (n, "s" if n > 1 else ""),
+                  {"values": peaks, "n": 1, "median": peak_mb, "min": peak_mb, "max": peak_mb},
+                  None, "MB", None, "< 100 MB" if goal else "-",
+                  ("yes" if peak_mb < 100 else "no") if goal else "n/a",
+                  "VmHWM after resetting it (clear_refs 5) before the level; idle RSS %.1f MB"
+                  % (idle_rss / 1024.0) if n == levels[0] else "", fmt="%.1f")
+            b.raw["fanout"]["levels"][str(n)] = {"with": a, "without": bb, "peak_rss_kb": peaks,
+                                                 "checks": checks}
+    finally:
+        b.pin_self(old)
+        srv.stop()
+    b.notes.append("fan-out: the subscribers (Python asyncio, one process, HTTP/1.1 chunked SSE) "
+                   "run on CPU %s, the kernel's one thread on CPU %d; every run is held behind a "
+                   "cancelled blocker run until all subscribers are connected" % (b.last_cpu(), b.cpus[0]))
+
+
+# --- 6. core-to-core ------------------------------------------------------------
+
+def c2c(b):
+    b.need_experiment("core_to_core", ["cpus", "samples", "round_trips"])
+    if b.ncpus < 2:
+        raise Unavailable("one CPU")
+    pp = b.tool("pingpong")
+    x, y = b.cpus[0], b.cpus[1]
+    samples, trips = 200, 1000
+    params = {"cpus": "%d,%d" % (x, y), "samples": str(samples),
+              "round_trips": str(trips)}
+    a = {(x, y): [], (y, x): []}
+    bb = {(x, y): [], (y, x): []}
+    for _ in range(PAIRS):
+        doc = b.run_cli("core_to_core", params)
+        cells = doc.get("cells") or []
+        got = {}
+        for c in cells:
+            if c.get("value") is None:
+                continue
+            got[(c["row"], c["col"])] = c["value"]
+        for (i, j) in ((0, 1), (1, 0)):
+            if (i, j) not in got:
+                raise Failure("core_to_core gave no cell (%d,%d): %s" % (i, j, cells))
+        a[(x, y)].append(got[(0, 1)])
+        a[(y, x)].append(got[(1, 0)])
+        for (p, q) in ((x, y), (y, x)):
+            out = sh([pp, str(p), str(q), str(samples), str(trips)], timeout=60)
+            bb[(p, q)].append(json.loads(out.stdout)["median_ns"])
+    b.raw["c2c"] = {}
+    for (p, q) in ((x, y), (y, x)):
+        r = summary(ratios(a[(p, q)], bb[(p, q)]))
+        b.row("c2c", "cpu%d writes, cpu%d answers" % (p, q), summary(a[(p, q)]),
+              summary(bb[(p, q)]), "ns", r, "~1.00 (none set)", "n/a",
+              "" if abs(r["median"] - 1) < 0.1 else
+              "cpu%d->cpu%d: core_to_core is %.0f%% %s than the ping-pong" % (
+                  p, q, 100 * abs(r["median"] - 1), "slower" if r["median"] > 1 else "faster"),
+              fmt="%.1f")
+        b.raw["c2c"]["%d-%d" % (p, q)] = {"numalab": a[(p, q)], "pingpong": bb[(p, q)]}
+    b.notes.append("core-to-core: both sides %d samples of %d round trips, no pause in the spin; "
+                   "numalab times a sample with its harness clock between barriers, the ping-pong "
+                   "with lfence;rdtsc around the round trips" % (samples, trips))
