@@ -121,7 +121,6 @@ function selectExperiment(exp) {
     $('exp-limited').hidden = !why;
     $('exp-limited').classList.toggle('off', exp.available === false);
     clear($('exp-explain')).append(...paragraphs(exp.explain));
-    $('exp-explain-box').hidden = !exp.explain;
     form.build(exp, state.topo);
   }
   for (const li of $('exp-list').children) li.classList.toggle('current', li.dataset.name === exp.name);
@@ -146,6 +145,8 @@ function openExperiment(name) {
   selectExperiment(exp);
   form.clearErrors();
   showView(exp, null);
+  // the empty results column shows the explanation itself, in wide type
+  $('exp-explain-box').hidden = true;
   runs.select(null);
   document.title = `${exp.title || exp.name} · numalab`;
   updateButtons();
@@ -169,6 +170,7 @@ async function openRun(id) {
   if (doc.params && Object.keys(doc.params).length) form.setValues(doc.params);
   form.clearErrors();
   const view = showView(exp, doc);
+  $('exp-explain-box').hidden = !exp.explain;
   view.load(doc);
   runs.select(doc.id);
   document.title = `Run ${doc.id} · ${exp.title || exp.name} · numalab`;

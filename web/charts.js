@@ -172,11 +172,11 @@ class ChartView {
     this.range = { lo: Infinity, hi: -Infinity };
     const title = spec.title || prettify(spec.id);
     this.canvas = h('canvas', { role: 'img', 'aria-label': title });
-    this.empty = h('p', { class: 'chart-empty', text: 'waiting for measurements' });
+    this.empty = h('span', { class: 'chart-empty', text: 'no measurements yet' });
     this.legend = this.spec.kind === 'heatmap' ? h('div', { class: 'heat-legend', hidden: true }) : null;
     this.el = h('figure', { class: `chart chart-${this.spec.kind}`, dataset: { chart: spec.id, kind: this.spec.kind, points: '0' } },
-      h('figcaption', { text: title }),
-      h('div', { class: 'chart-box' }, this.canvas, this.empty),
+      h('figcaption', {}, h('span', { class: 'chart-title', text: title }), this.empty),
+      h('div', { class: 'chart-box' }, this.canvas),
       this.legend);
   }
 

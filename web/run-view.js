@@ -1,5 +1,5 @@
 // run-view.js - the results of one run: status, headline, charts, placement, notes, machine
-import { h, clear } from './dom.js';
+import { h, clear, paragraphs } from './dom.js';
 import { ChartSet } from './charts.js';
 import { label, withUnit, clock, duration, toDate } from './format.js';
 
@@ -147,7 +147,11 @@ export class RunView {
   renderHead() {
     const head = clear(this.head);
     if (!this.run) {
-      head.append(h('h2', { class: 'run-title', text: 'Results' }),
+      // nothing measured yet: the wide column is the place to read about the experiment
+      const about = this.exp && this.exp.explain ? paragraphs(this.exp.explain) : [];
+      head.append(
+        about.length ? h('section', { class: 'about', 'aria-label': 'about this experiment' },
+          h('h2', { class: 'run-title', text: 'What this experiment shows' }), about) : null,
         h('p', { class: 'run-empty', text: 'Set the parameters and press Run, or open one of the recent runs. The charts below fill in as each measurement arrives.' }));
       return;
     }
