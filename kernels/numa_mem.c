@@ -395,9 +395,10 @@ void nmem_census_of(const int *status, size_t n, const int *allowed,
 	/* the first and the last run may be cut short by the buffer's ends */
 	if (first_run > inner || last_run > inner)
 		ok = 0;
+	/* one run over several nodes shows no alternation at all */
 	if (ncyc == 1)
 		ok = ok && c->runs == 1;
-	else if (c->runs >= (size_t)ncyc && nseen != ncyc)
+	else if (c->runs < 2 || (c->runs >= (size_t)ncyc && nseen != ncyc))
 		ok = 0;
 	if (c->forbidden || c->on_other)
 		ok = 0;
