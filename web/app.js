@@ -97,12 +97,21 @@ function renderExpList() {
 }
 
 function route() {
-  const hash = decodeURIComponent(location.hash || '');
+  let hash = location.hash || '';
+  try {
+    hash = decodeURIComponent(hash);
+  } catch (e) {
+    // a malformed link: read it as it is
+  }
   let m = hash.match(/^#\/runs\/([^/?#]+)$/);
   if (m) return openRun(m[1]);
   m = hash.match(/^#\/experiments\/([^/?#]+)$/);
   if (m && state.byName.has(m[1])) return openExperiment(m[1]);
   if (m) banner(`there is no experiment '${m[1]}' on this server`);
+  return openDefault();
+}
+
+function openDefault() {
   const first = state.exps.find((e) => e.available !== false) || state.exps[0];
   if (!first) return;
   history.replaceState(null, '', `#/experiments/${encodeURIComponent(first.name)}`);
@@ -161,6 +170,8 @@ async function openRun(id) {
   } catch (e) {
     if (token !== state.token) return;
     banner(e.status === 404 ? `there is no run ${id}` : `could not open run ${id}: ${e.message}`);
+    // show something real, and say so in the URL
+    if (!state.exp) openDefault();
     return;
   }
   if (token !== state.token) return;

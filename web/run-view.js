@@ -27,6 +27,7 @@ export class RunView {
     this.id = run ? run.id : null;
     this.status = run ? run.status || 'queued' : 'idle';
     this.placements = new Map(); // label -> threads
+    this.groupOpen = new Map(); // placement signature -> open, once a person chose
     this.notes = new Map(); // "level text" -> note
     this.summary = {};
     this.progress = null;
@@ -236,7 +237,7 @@ export class RunView {
     const groups = new Map();
     for (const [lab, threads] of this.placements) {
       const sig = threads.map((t) => `${t.thread}:${t.cpu}:${t.cpu_observed}:${t.node}`).join('|');
-      if (!groups.has(sig)) groups.set(sig, { labels: [], threads });
+      if (!groups.has(sig)) groups.set(sig, { sig, labels: [], threads });
       groups.get(sig).labels.push(lab);
     }
     const multiPkg = new Set([...this.placements.values()].flat().map((t) => t.package)).size > 1;
@@ -246,12 +247,15 @@ export class RunView {
     list.forEach((g, i) => {
       const moved = g.threads.some(mismatch);
       const shown = g.labels.length > 3 ? `${g.labels.slice(0, 3).join('; ')}; and ${g.labels.length - 3} more` : g.labels.join('; ');
-      const details = h('details', { class: `placement-group${moved ? ' has-moved' : ''}`, open: i === list.length - 1 || moved },
+      const chosen = this.groupOpen.get(g.sig);
+      const details = h('details', { class: `placement-group${moved ? ' has-moved' : ''}`, open: chosen ?? (i === list.length - 1 || moved) },
         h('summary', {},
           h('strong', { text: `${g.threads.length} thread${g.threads.length === 1 ? '' : 's'}` }),
           moved ? h('span', { class: 'moved-flag', text: 'moved' }) : null,
           h('span', { class: 'placement-labels', text: shown })),
         placementTable(g.threads, multiPkg));
+      // what a person opened or closed stays so while more events arrive
+      details.querySelector('summary').addEventListener('click', () => this.groupOpen.set(g.sig, !details.open));
       el.append(details);
     });
   }
@@ -286,10 +290,14 @@ function placementTable(threads, withPackage) {
         .filter(Boolean).map((t) => h('th', { scope: 'col', text: t })))),
     h('tbody', {}, threads.map((t) => {
       const moved = mismatch(t);
+      // two threads on one CPU take turns: worth seeing when the scheduler placed them
+      const twin = threads.find((o) => o !== t && o.cpu_observed === t.cpu_observed && t.cpu_observed >= 0);
       return h('tr', { class: moved ? 'mismatch' : null },
         h('th', { scope: 'row', text: String(t.thread) }),
         h('td', { text: Number.isInteger(t.cpu) && t.cpu >= 0 ? String(t.cpu) : 'any' }),
-        h('td', { class: moved ? 'observed-moved' : null }, String(t.cpu_observed ?? '–'), moved ? h('span', { class: 'moved-flag', text: 'moved' }) : null),
+        h('td', { class: moved ? 'observed-moved' : null }, String(t.cpu_observed ?? '–'),
+          moved ? h('span', { class: 'moved-flag', text: 'moved' }) : null,
+          twin ? h('span', { class: 'twin-flag', text: `shared with thread ${twin.thread}` }) : null),
         cell(t.core), withPackage ? cell(t.package) : null, cell(t.l2), cell(t.l3), cell(t.node));
     })));
 }
