@@ -544,6 +544,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		if (rq->too_big || rq->body_len + n > rq->body_max) {
 			rq->too_big = 1;
 			rq->dropped += n;
+			/*
+			 * MHD takes a response only before the body or after
+			 * it: a chunked body without end gets the door instead
+			 * (one with a Content-Length got its 413 up front).
+			 */
 			return rq->dropped > HTTP_DRAIN_MAX ? MHD_NO : MHD_YES;
 		}
 		char *b = realloc(rq->body, rq->body_len + n + 1);
