@@ -103,7 +103,8 @@ async function newPage(width = 1280, height = 720) {
     document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
     new MutationObserver((records) => {
       for (const r of records)
-        if (r.attributeName === 'data-points' && r.target.dataset.chart === 'time') window.__points.push(Number(r.target.dataset.points));
+        if (r.attributeName === 'data-points' && r.target.dataset.chart === 'time')
+          window.__points.push({ n: Number(r.target.dataset.points), t: performance.now() });
     }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-points'] });
   });
   return page;
@@ -176,9 +177,14 @@ try {
     assert(want > 1, `the run document has ${want} points for the time chart`);
     await page.waitForFunction((n) => Number(document.querySelector('figure[data-chart="time"]').dataset.points) === n, want);
     const seen = await page.evaluate(() => window.__points);
-    const steps = [...new Set(seen)].filter((n) => n > 0);
+    const counts = seen.map((p) => p.n);
+    const steps = [...new Set(counts)].filter((n) => n > 0);
     assert(steps.length >= 2 && steps.every((n, i) => i === 0 || n > steps[i - 1]),
-      `the chart did not grow point by point: point counts seen ${JSON.stringify(seen)}`);
+      `the chart did not grow point by point: point counts seen ${JSON.stringify(counts)}`);
+    // all points in one task would mean the events came in one lump at the end, not as measured
+    const first = seen.find((p) => p.n > 0);
+    const last = seen[seen.length - 1];
+    assert(last.t - first.t > 5, `every point arrived within ${(last.t - first.t).toFixed(1)} ms: the events were not streamed`);
     assert(await drawn(page, 'time') === want, `Chart.js holds ${await drawn(page, 'time')} points, the run has ${want}`);
     if (doc.headline) assert((await page.textContent('#headline')).trim() === doc.headline, 'the headline is not shown');
     assert(await page.locator('#placement table tbody tr').count() > 0, 'no "where each thread ran" rows');
