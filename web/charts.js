@@ -381,7 +381,7 @@ class ChartView {
           borderColor: color, backgroundColor: color, borderWidth: 3,
           borderDash: DASHES[Math.floor(i / PALETTE.length) % DASHES.length],
           pointStyle: POINT_STYLES[i % POINT_STYLES.length], pointRadius: 6, pointHoverRadius: 8,
-          errorBarColor: color, errorBarWhiskerColor: color, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2,
+          errorBarColor: color, errorBarWhiskerColor: color, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2, errorBarWhiskerSize: 12,
         } : {
           label: name,
           backgroundColor: fill, borderColor: color, borderWidth: i >= PALETTE.length ? 2 : 0,
