@@ -15,7 +15,7 @@ test-api-san:
 	$(Q)ASAN_OPTIONS=$${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} \
 		UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 		NUMALAB_BIN=build-address-undefined/numalab \
-		python3 tests/api/test_api.py $(API_TESTS)
+		sh -c 'python3 tests/api/test_api.py $(API_TESTS) && python3 tests/api/test_import.py'
 
 TEST_LANES += test-api
 .PHONY: test-api test-api-san

@@ -576,6 +576,47 @@ class ApiTest(TmpMixin, unittest.TestCase):
             self.assertIn(evs[-1][1], FINAL_TYPES)
 
 
+    def test_thousand_subscribers(self):
+        import resource
+        import socket
+        n = 1000
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < n + 100:
+            if hard != resource.RLIM_INFINITY and hard < n + 100:
+                self.skipTest("SKIP: this process may open only %d files" % hard)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (n + 100, hard))
+        rid = self.srv.start_run(LONG)
+        self.srv.wait_event(rid, "status")
+        socks = []
+        try:
+            for _ in range(n):
+                s = socket.create_connection((self.srv.host, self.srv.port), 120)
+                s.sendall(b"GET /api/runs/%d/events HTTP/1.1\r\nHost: t\r\n\r\n" % rid)
+                socks.append(s)
+            # half read along; the other half never read a byte
+            readers = socks[: n // 2]
+            for s in readers:
+                buf = b""
+                while b"event: status" not in buf:
+                    chunk = s.recv(65536)
+                    self.assertTrue(chunk)
+                    buf += chunk
+            status, _, _ = self.srv.json("GET", "/api/experiments")
+            self.assertEqual(status, 200)
+            status, doc, _ = self.srv.json("DELETE", "/api/runs/%d" % rid)
+            self.assertEqual(doc["status"], "cancelled")
+            for s in readers:
+                buf = b""
+                while b"event: cancelled" not in buf:
+                    chunk = s.recv(65536)
+                    self.assertTrue(chunk, "stream ended before the final event")
+                    buf += chunk
+        finally:
+            for s in socks:
+                s.close()
+        self.assertEqual(self.srv.wait_final(self.srv.start_run(SMALL))[-1][1], "done")
+
+
 class QueueTest(TmpMixin, unittest.TestCase):
     def setUp(self):
         self.make_tmp()
