@@ -133,6 +133,7 @@ class ApiTest(TmpMixin, unittest.TestCase):
             "/api/topology": {"get"},
             "/api/openapi.json": {"get"},
             "/api/runs": {"get", "post"},
+            "/api/runs/import": {"post"},
             "/api/runs/{id}": {"get", "delete"},
             "/api/runs/{id}/events": {"get"},
             "/api/runs/{id}/export.csv": {"get"},
@@ -140,6 +141,15 @@ class ApiTest(TmpMixin, unittest.TestCase):
         self.assertEqual(set(paths), set(want))
         for path, methods in want.items():
             self.assertEqual(set(paths[path]) - {"parameters"}, methods, path)
+        # every documented operation is a route of the server
+        for path, ops in paths.items():
+            url = path.replace("{id}", "987654")
+            for method in ops:
+                status, body, _ = self.srv.json(method.upper(), url,
+                                                {} if method == "post" else None)
+                self.assertNotEqual(status, 405, (method, path, body))
+                if status == 404:
+                    self.assertNotIn("unknown route", body["error"], (method, path))
         # every $ref points at something that exists
         text = json.dumps(doc)
         for ref in set(part.split('"')[0] for part in text.split('"$ref": "')[1:]):
