@@ -5,6 +5,8 @@ import { ParamForm } from './form.js';
 import { RunView, FINAL } from './run-view.js';
 import { RunsList } from './runs-list.js';
 import { setupCharts, setChartFont } from './charts.js';
+import { labRoute, decorateRun } from './lab.js';
+import { setupClassroom } from './classroom.js';
 
 const EVENT_TYPES = ['start', 'status', 'placement', 'sample', 'cell', 'progress', 'note', 'summary', 'headline', 'end', ...FINAL];
 const RUNS_POLL_MS = 15000; // runs started elsewhere (curl, another browser) show up within this
@@ -65,6 +67,7 @@ async function init() {
   runs.refresh();
   window.addEventListener('hashchange', route);
   setInterval(() => { if (!document.hidden) runs.refresh(); }, RUNS_POLL_MS);
+  setupClassroom({ exps: () => state.exps, current: () => state.exp, view: () => state.view, setChartFont, chartFontPx });
   route();
 }
 
@@ -103,6 +106,7 @@ function route() {
   } catch (e) {
     // a malformed link: read it as it is
   }
+  if (labRoute(hash, { results: $('results'), exps: state.exps, byName: state.byName, setView: labView })) return;
   let m = hash.match(/^#\/runs\/([^/?#]+)$/);
   if (m) return openRun(m[1]);
   m = hash.match(/^#\/experiments\/([^/?#]+)$/);
@@ -142,8 +146,19 @@ function closeStream() {
 
 function showView(exp, run) {
   if (state.view) state.view.destroy();
-  state.view = new RunView($('results'), exp, run);
+  state.view = decorateRun(new RunView($('results'), exp, run));
   return state.view;
+}
+
+// A page of lab.js (history, compare) in the results column.
+function labView(view, title) {
+  state.token++;
+  closeStream();
+  if (state.view) state.view.destroy();
+  state.view = view;
+  runs.select(null);
+  document.title = `${title} · numalab`;
+  updateButtons();
 }
 
 function openExperiment(name) {

@@ -9,6 +9,8 @@ test-browser: $(BUILD)/numalab web/vendor/.stamp
 	else \
 		node tests/browser/run.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
 			--web web --screenshots build/screenshots; \
+		node tests/browser/lab.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
+			--web web --screenshots build/screenshots; \
 	fi
 
 .PHONY: test-browser

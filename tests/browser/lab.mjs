@@ -1,0 +1,114 @@
+// lab.mjs - browser tests of the lab pages: permalink, history, compare, import picker, classroom at 1280x720
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, accessSync, constants } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
+const NUMALAB = resolve(args.numalab || 'build/numalab');
+const CHROMIUM = args.chromium || '/usr/bin/chromium';
+const WEB = resolve(args.web || 'web');
+const SHOTS = resolve(args.screenshots || 'build/screenshots');
+const skip = (why) => { console.log(`SKIP test-browser (lab): ${why}`); process.exit(0); };
+try { accessSync(CHROMIUM, constants.X_OK); } catch { skip(`no Chromium at ${CHROMIUM}`); }
+let chromium;
+try { ({ chromium } = await import('playwright-core')); } catch { skip('playwright-core is not in node_modules (run npm ci)'); }
+
+const tmp = mkdtempSync(join(tmpdir(), 'numalab-lab-'));
+mkdirSync(SHOTS, { recursive: true });
+const proc = spawn(NUMALAB, ['serve', '--listen', '127.0.0.1:0', '--db', join(tmp, 'x.db'), '--web', WEB], { stdio: ['ignore', 'pipe', 'inherit'] });
+const base = await new Promise((ok, fail) => {
+  const t = setTimeout(() => fail(new Error('no "listening on" line')), 20000);
+  createInterface({ input: proc.stdout }).on('line', (l) => {
+    const m = l.match(/listening on (http:\/\/\S+)/);
+    if (m) { clearTimeout(t); ok(m[1].replace(/\/?$/, '/')); }
+  });
+});
+let failed = 0;
+const check = (cond, what) => { console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`); if (!cond) failed++; };
+
+// two runs, as if made on two machines: one by `numalab run --json`, one edited to come from a cluster node
+const doc = JSON.parse(execFileSync(NUMALAB, ['run', '--json', 'false_sharing', 'threads=1-2', 'repeat=3', 'warmup=0', 'increments=200000']));
+const other = JSON.parse(JSON.stringify(doc));
+other.machine.hostname = 'cluster-node-17';
+for (const s of other.samples) { s.y *= 2; s.samples = s.samples.map((v) => v * 2); for (const k of ['median', 'min', 'max', 'mean', 'ci_lo', 'ci_hi']) s.stats[k] *= 2; }
+// and a noisy one: the rounds of one point far apart
+other.samples[0].samples = [1, 1, 3]; Object.assign(other.samples[0].stats, { n: 3, median: 1, min: 1, max: 3 });
+const post = async (d) => (await fetch(`${base}api/runs/import`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(d) })).json();
+const a = await post(doc);
+const b = await post(other);
+check(a.id && b.id, `two runs imported (${a.id}, ${b.id})`);
+
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+const page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
+const errors = [];
+page.on('pageerror', (e) => errors.push(String(e)));
+try {
+  await page.goto(`${base}#/runs/${b.id}`);
+  await page.waitForSelector('#machine-panel', { timeout: 20000 });
+  check((await page.textContent('.run-title')).includes(`Run ${b.id}`), 'the permalink opens that run');
+  check((await page.textContent('#machine-panel')).includes('cluster-node-17'), 'the machine panel names its host');
+  check((await page.textContent('#machine-panel')).includes('imported from'), 'the run says it was imported');
+  check(await page.isVisible('#noisy-warning'), 'a noisy point is called out');
+  check(await page.isVisible('#export-bar a[href$="format=json"]'), 'the JSON download is offered');
+  await page.waitForSelector('.png-button', { timeout: 10000 });
+  const dl = page.waitForEvent('download', { timeout: 10000 });
+  await page.click('.png-button');
+  check((await (await dl).suggestedFilename()).endsWith('.png'), 'a chart downloads as PNG');
+  await page.screenshot({ path: join(SHOTS, 'lab-run.png'), fullPage: true });
+
+  await page.goto(`${base}#/history?machine=cluster`);
+  await page.waitForSelector('#history-table tbody tr[data-id]', { timeout: 20000 });
+  const ids = await page.$$eval('#history-table tbody tr[data-id]', (rs) => rs.map((r) => r.dataset.id));
+  check(ids.length === 1 && ids[0] === String(b.id), `history filtered by machine shows run ${b.id} only (${ids})`);
+  await page.goto(`${base}#/history`);
+  await page.waitForFunction(() => document.querySelectorAll('#history-table tbody tr[data-id]').length === 2, null, { timeout: 20000 });
+  for (const box of await page.$$('#history-table tbody input[type=checkbox]')) await box.check();
+  await page.click('#compare-button');
+  await page.waitForSelector('#compare-table tbody tr', { timeout: 20000 });
+  check(page.url().endsWith(`#/compare/${b.id},${a.id}`), `the URL says what is compared (${page.url()})`);
+  const heads = await page.$$eval('#compare-table thead th', (t) => t.map((x) => x.textContent));
+  check(heads.some((t) => t.includes('cluster-node-17')) && heads.some((t) => t.includes(doc.machine.hostname)), 'the comparison names both machines');
+  check((await page.textContent('#compare-table tbody')).includes('×'), 'the comparison gives ratios');
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(SHOTS, 'lab-compare.png'), fullPage: true });
+
+  // import through the file picker
+  const file = join(tmp, 'run.json');
+  writeFileSync(file, JSON.stringify(doc));
+  await page.goto(`${base}#/history`);
+  await page.waitForSelector('#import-file');
+  await page.setInputFiles('#import-file', file);
+  await page.waitForFunction(() => /^#\/runs\/\d+$/.test(location.hash), null, { timeout: 20000 });
+  check(page.url().match(/#\/runs\/(\d+)$/)[1] > b.id, 'the file picker imports and opens the run');
+
+  // classroom, at a projector's 1280x720
+  await page.goto(`${base}?classroom#/runs/${a.id}`);
+  await page.waitForSelector('body.classroom #results figure.chart.classroom-current', { timeout: 20000 });
+  await page.waitForTimeout(800);
+  const shown = await page.$$eval('#results figure.chart', (f) => f.filter((x) => getComputedStyle(x).display !== 'none').length);
+  check(shown === 1, `classroom shows one chart at a time (${shown})`);
+  check(!(await page.isVisible('.col-nav')), 'classroom hides the navigation');
+  await page.screenshot({ path: join(SHOTS, 'lab-classroom.png') });
+  const before = await page.evaluate(() => location.hash);
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((h) => location.hash !== h, before, { timeout: 10000 });
+  check((await page.evaluate(() => location.hash)).startsWith('#/experiments/'), 'the right arrow steps to the next experiment');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => location.hash === '#/experiments/false_sharing', null, { timeout: 10000 });
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => /^#\/runs\/\d+$/.test(location.hash), null, { timeout: 20000 });
+  check(true, 'space starts a run');
+  await page.waitForTimeout(1500);
+  await page.screenshot({ path: join(SHOTS, 'lab-classroom-run.png') });
+  check(errors.length === 0, `no page errors ${errors.join('; ')}`);
+} catch (e) {
+  check(false, `lab pages: ${e.message}`);
+} finally {
+  await browser.close();
+  proc.kill('SIGTERM');
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

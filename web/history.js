@@ -1,0 +1,99 @@
+// history.js - every stored run, filtered by experiment and machine, newest first, paged; import a run from a file
+import { h, clear } from './dom.js';
+import { clock } from './format.js';
+import { badge } from './run-view.js';
+
+const PAGE = 20;
+
+async function getJSON(url, opts) {
+  const res = await fetch(url, opts);
+  const data = await res.json().catch(() => null);
+  if (!res.ok) throw new Error((data && data.error) || `${url} answered ${res.status}`);
+  return data;
+}
+
+export async function importFile(file) {
+  const text = await file.text();
+  return getJSON('/api/runs/import', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text });
+}
+
+// q: {experiment, machine, offset}; exps: the schema list
+export async function showHistory(container, q, exps) {
+  clear(container);
+  const offset = Math.max(0, parseInt(q.offset, 10) || 0);
+  const expSel = h('select', { id: 'history-experiment', 'aria-label': 'experiment' },
+    h('option', { value: '', text: 'every experiment' }),
+    exps.map((e) => h('option', { value: e.name, text: e.title || e.name, selected: e.name === q.experiment })));
+  const machine = h('input', { id: 'history-machine', type: 'search', placeholder: 'host name or CPU model', value: q.machine || '' });
+  const msg = h('p', { class: 'history-msg', id: 'history-msg', 'aria-live': 'polite' });
+  const picker = h('input', { type: 'file', id: 'import-file', accept: '.json,application/json' });
+  const go = (o) => {
+    const p = new URLSearchParams();
+    if (expSel.value) p.set('experiment', expSel.value);
+    if (machine.value.trim()) p.set('machine', machine.value.trim());
+    if (o) p.set('offset', String(o));
+    location.hash = `#/history${p.toString() ? `?${p}` : ''}`;
+  };
+  expSel.addEventListener('change', () => go(0));
+  machine.addEventListener('change', () => go(0));
+  picker.addEventListener('change', async () => {
+    if (!picker.files[0]) return;
+    try {
+      const r = await importFile(picker.files[0]);
+      location.hash = `#/runs/${r.id}`;
+    } catch (e) {
+      msg.textContent = `not imported: ${e.message}`;
+      msg.classList.add('error');
+    }
+  });
+  const compareBtn = h('button', { type: 'button', class: 'primary', id: 'compare-button', disabled: true, text: 'Compare selected' });
+  const tbody = h('tbody');
+  container.append(
+    h('h2', { class: 'run-title', text: 'History' }),
+    h('div', { class: 'history-filters' }, h('label', {}, 'Experiment ', expSel), h('label', {}, 'Machine ', machine),
+      h('label', { class: 'import-label' }, 'Import a run (JSON from another numalab or numalab run --json) ', picker)),
+    msg,
+    h('table', { class: 'history-table', id: 'history-table' },
+      h('thead', {}, h('tr', {}, ['', 'run', 'experiment', 'status', 'machine', 'started', 'outcome'].map((t) => h('th', { scope: 'col', text: t })))),
+      tbody),
+    h('div', { class: 'history-pager' }, compareBtn));
+  let data;
+  const p = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
+  if (q.experiment) p.set('experiment', q.experiment);
+  if (q.machine) p.set('machine', q.machine);
+  try {
+    data = await getJSON(`/api/runs?${p}`);
+  } catch (e) {
+    msg.textContent = `could not list the runs: ${e.message}`;
+    return;
+  }
+  const chosen = new Set();
+  const titleOf = (n) => (exps.find((e) => e.name === n) || { title: n }).title;
+  for (const r of data.runs) {
+    const box = h('input', { type: 'checkbox', 'aria-label': `select run ${r.id}`, dataset: { id: String(r.id), experiment: r.experiment } });
+    box.addEventListener('change', () => {
+      if (box.checked) chosen.add(box); else chosen.delete(box);
+      const kinds = new Set([...chosen].map((b) => b.dataset.experiment));
+      compareBtn.disabled = chosen.size < 2 || kinds.size !== 1;
+      compareBtn.title = kinds.size > 1 ? 'compare runs of one experiment' : '';
+    });
+    tbody.append(h('tr', { dataset: { id: String(r.id) } },
+      h('td', {}, box),
+      h('td', {}, h('a', { href: `#/runs/${r.id}`, text: `#${r.id}` })),
+      h('td', { text: titleOf(r.experiment) }),
+      h('td', {}, badge(r.status)),
+      h('td', { text: [r.hostname, r.cpu_model].filter(Boolean).join(' · ') || '–' }),
+      h('td', { text: clock(r.created_at) }),
+      h('td', { class: 'history-headline', text: r.headline || '' })));
+  }
+  if (!data.runs.length) tbody.append(h('tr', {}, h('td', { colspan: 7, text: 'No runs match.' })));
+  compareBtn.addEventListener('click', () => {
+    location.hash = `#/compare/${[...chosen].map((b) => b.dataset.id).join(',')}`;
+  });
+  const pager = container.querySelector('.history-pager');
+  const shown = `${data.total ? offset + 1 : 0}–${offset + data.runs.length} of ${data.total}`;
+  pager.append(
+    h('button', { type: 'button', disabled: offset === 0, onclick: () => go(Math.max(0, offset - PAGE)), text: '← newer' }),
+    h('span', { class: 'history-count', text: shown }),
+    h('button', { type: 'button', disabled: offset + PAGE >= data.total, onclick: () => go(offset + PAGE), text: 'older →' }));
+}

@@ -1,0 +1,58 @@
+// machine.js - what a run knows about the machine it ran on, in a few readable lines; and when its spread is too wide to trust
+import { h } from './dom.js';
+import { bytes } from './format.js';
+
+// A point whose rounds differ by more than this share of their median is not worth a conclusion.
+export const NOISY_SPREAD = 0.25;
+
+const FLAGS = ['avx512f', 'avx2', 'sse4_2', 'ht', 'constant_tsc', 'rdtscp'];
+
+export function machineLines(m) {
+  if (!m || typeof m !== 'object') return [];
+  const caches = (m.caches || []).map((c) => `L${c.level} ${bytes(c.size)}`).join(', ');
+  const flags = Array.isArray(m.flags) ? m.flags.filter((f) => FLAGS.includes(f)) : [];
+  const lines = [
+    ['CPU', `${m.cpu_model || 'unknown'}${m.arch ? ` (${m.arch})` : ''}`],
+    ['Topology', [m.packages && `${m.packages} package${m.packages > 1 ? 's' : ''}`, m.nodes && `${m.nodes} NUMA node${m.nodes > 1 ? 's' : ''}`,
+      m.cores && `${m.cores} cores`, m.pus && `${m.pus} CPUs`, m.smt ? 'SMT on' : 'no SMT'].filter(Boolean).join(' · ')],
+    ['Caches', caches || '–'],
+    ['NUMA distances', Array.isArray(m.distances) && m.distances.length > 1 ? m.distances.map((r) => r.join(' ')).join(' / ') : 'one node'],
+    ['Flags', flags.join(' ') || '–'],
+    ['Kernel', `${m.kernel || '?'} · THP ${m.thp || '?'} · governor ${m.governor || '?'}${m.cur_freq_mhz ? ` · ${m.cur_freq_mhz} MHz` : ''}${m.vm ? ' · virtual machine' : ''}`],
+    ['Build', `numalab ${m.version || '?'} · ${m.compiler || '?'} ${m.cflags || ''}`],
+    ['Host', m.hostname || '?'],
+  ];
+  return lines;
+}
+
+export function machinePanel(m, imported) {
+  const lines = machineLines(m);
+  if (!lines.length) return null;
+  return h('section', { class: 'machine-panel', id: 'machine-panel', 'aria-label': 'the machine of this run' },
+    h('h3', { text: `Measured on ${m.hostname || 'an unnamed machine'}` }),
+    imported ? h('p', { class: 'imported-flag', text: `imported from ${imported.host || 'another machine'}${imported.original_id ? `, where it was run ${imported.original_id}` : ''}` }) : null,
+    h('dl', { class: 'machine-compact' }, lines.map(([k, v]) => [h('dt', { text: k }), h('dd', { text: v })])));
+}
+
+// The points whose spread ((max-min)/median) is too wide: [{chart, series, x, spread}].
+export function noisyPoints(doc) {
+  const out = [];
+  for (const s of [...(doc.samples || []), ...(doc.cells || [])]) {
+    const st = s.stats;
+    if (!st || !(st.n > 1) || !st.median) continue;
+    const spread = (st.max - st.min) / Math.abs(st.median);
+    if (spread > NOISY_SPREAD) out.push({ chart: s.chart, series: s.series ?? `${s.row_label ?? s.row}→${s.col_label ?? s.col}`, x: s.x_label ?? s.x, spread });
+  }
+  return out;
+}
+
+export function noisyWarning(doc) {
+  const pts = noisyPoints(doc);
+  if (!pts.length) return null;
+  const worst = pts.reduce((a, b) => (b.spread > a.spread ? b : a));
+  return h('p', { class: 'noisy-warning', id: 'noisy-warning', role: 'note' },
+    h('strong', { text: 'Noisy machine: ' }),
+    `${pts.length} point${pts.length > 1 ? 's' : ''} spread more than ${Math.round(NOISY_SPREAD * 100)}% of their median between rounds ` +
+    `(worst: ${worst.series} at ${worst.x} in “${worst.chart}”, ${Math.round(worst.spread * 100)}%). ` +
+    'Something else was running, or the clock changed speed: run it again with more repeats before trusting the difference.');
+}
