@@ -8,7 +8,7 @@ test-browser: $(BUILD)/numalab web/vendor/.stamp
 		echo "SKIP test-browser: node is not installed (apt-get install nodejs npm)"; \
 	else \
 		node tests/browser/run.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
-			--web web --screenshots build/screenshots; \
+			--web web --screenshots build/screenshots && \
 		node tests/browser/lab.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
 			--web web --screenshots build/screenshots; \
 	fi
