@@ -53,6 +53,9 @@ $(BUILD)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
+# openapi.c embeds openapi.json with .incbin, which -MMD cannot see
+$(BUILD)/server/openapi.o: server/openapi.json
+
 # Chart.js and its plugins, from npm (pinned by package-lock.json), copied
 # next to the page so the server serves them itself.
 web/vendor/.stamp: package-lock.json scripts/vendor.sh
