@@ -5,6 +5,8 @@ import { label, withUnit, clock, duration, toDate } from './format.js';
 
 export const FINAL = ['done', 'failed', 'cancelled', 'interrupted'];
 
+const NOTES_SHOWN = 3; // notes shown before "N more notes"
+
 const STATUS_TEXT = {
   idle: 'No run yet',
   queued: 'Queued: waiting for the run ahead of it to finish',
@@ -29,6 +31,7 @@ export class RunView {
     this.placements = new Map(); // label -> threads
     this.groupOpen = new Map(); // placement signature -> open, once a person chose
     this.notes = new Map(); // "level text" -> note
+    this.notesOpen = false;
     this.summary = {};
     this.progress = null;
     this.error = null;
@@ -205,11 +208,24 @@ export class RunView {
     }
   }
 
+  // Warnings first; past a few, the rest wait behind one line so the charts stay in view.
   renderNotes() {
     const el = clear(this.notesEl);
-    for (const n of this.notes.values())
-      el.append(h('li', { class: `note note-${n.level === 'warn' ? 'warn' : 'info'}` },
-        h('span', { class: 'note-level', text: n.level === 'warn' ? 'warning' : 'note' }), h('span', { text: n.text })));
+    const all = [...this.notes.values()];
+    const sorted = [...all.filter((n) => n.level === 'warn'), ...all.filter((n) => n.level !== 'warn')];
+    const item = (n) => h('li', { class: `note note-${n.level === 'warn' ? 'warn' : 'info'}` },
+      h('span', { class: 'note-level', text: n.level === 'warn' ? 'warning' : 'note' }), h('span', { text: n.text }));
+    const shown = sorted.length > NOTES_SHOWN + 1 ? NOTES_SHOWN : sorted.length;
+    el.append(...sorted.slice(0, shown).map(item));
+    if (shown < sorted.length) {
+      const rest = sorted.slice(shown);
+      const warns = rest.filter((n) => n.level === 'warn').length;
+      const more = h('details', { class: 'notes-more', open: this.notesOpen },
+        h('summary', { text: `${rest.length} more note${rest.length === 1 ? '' : 's'}${warns ? ` (${warns} warning${warns === 1 ? '' : 's'})` : ''}` }),
+        h('ul', { class: 'notes' }, rest.map(item)));
+      more.addEventListener('toggle', () => { this.notesOpen = more.open; });
+      el.append(h('li', { class: 'notes-more-item' }, more));
+    }
     el.hidden = this.notes.size === 0;
   }
 

@@ -281,7 +281,8 @@ try {
     await page.goto(`${server.base}#/experiments/false_sharing`);
     await page.waitForSelector('#p-increments');
     await page.fill('#p-threads', '1-2');
-    await page.fill('#p-increments', '2000000000');
+    // seconds of work, well under the server's run time limit
+    await page.fill('#p-increments', '200000000');
     await page.click('#run-button');
     await page.waitForSelector('#status[data-status="running"]', { timeout: 20000 });
     await page.waitForTimeout(500);
