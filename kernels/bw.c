@@ -387,6 +387,8 @@ int bw_measure(const struct bw_job *job, const struct topo *t,
 			res->gbps[res->n++] =
 				res->bytes_per_round / res->team.seconds[i] / 1e9;
 	res->median = stats_median(res->gbps, res->n);
+	if (rc)
+		bw_result_free(res); /* cancelled: nothing for the caller to free */
 out:
 	free(r.slot);
 	return rc;

@@ -94,7 +94,8 @@ struct bw_result {
  * barrier, clock, loop, barrier, clock), then checks what the loops did:
  * reads summed what the buffer holds, writes stored their pattern,
  * copies copied. Returns 0, -ECANCELED, or -errno from team_run; a
- * failed check is res->check_rc. res must be freed with bw_result_free.
+ * failed check is res->check_rc. After 0, res must be freed with
+ * bw_result_free; after an error there is nothing to free.
  */
 int bw_measure(const struct bw_job *job, const struct topo *t,
 	       struct bw_result *res);
