@@ -26,11 +26,13 @@ struct api {
 	const struct topo *topo;
 	struct store *store;
 	struct runner *runner;
+	int max_run_seconds;
 	char *experiments; /* cached JSON: the machine does not change */
 	char *topology;
 };
 
-struct api *api_new(const struct topo *t, struct store *st, struct runner *r)
+struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
+		    int max_run_seconds)
 {
 	struct api *a = calloc(1, sizeof(*a));
 	json_t *e, *tp;
@@ -40,6 +42,7 @@ struct api *api_new(const struct topo *t, struct store *st, struct runner *r)
 	a->topo = t;
 	a->store = st;
 	a->runner = r;
+	a->max_run_seconds = max_run_seconds;
 	e = schema_experiments(t);
 	tp = schema_topology(t);
 	a->experiments = e ? json_dumps(e, JSON_COMPACT) : NULL;
@@ -142,6 +145,64 @@ static int content_type_json(const char *ct)
 	return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
 }
 
+/*
+ * Memory free now, in bytes: MemAvailable (what can be had without
+ * swapping), else the nodes' free memory as the topology saw it at start.
+ * 0 when neither is known.
+ */
+static uint64_t memory_available(const struct topo *t)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	unsigned long long kb;
+	uint64_t sum = 0;
+
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+				fclose(f);
+				return (uint64_t)kb * 1024;
+			}
+		fclose(f);
+	}
+	for (int i = 0; i < t->nnodes; i++)
+		sum += t->node[i].mem_free;
+	return sum;
+}
+
+/*
+ * Refuses a request the server would only have to kill or that would push
+ * the machine into swap: its estimated time over --max-run-seconds, or its
+ * memory over what is free. Returns 0, or -E2BIG with err set.
+ */
+static int check_estimate(const struct api *a, const struct experiment *exp,
+			  const struct param_values *pv, char *err, size_t len)
+{
+	double seconds = 0;
+	uint64_t bytes = 0, avail;
+
+	if (!exp->estimate)
+		return 0;
+	exp->estimate(pv, a->topo, &seconds, &bytes);
+	avail = memory_available(a->topo);
+	if (avail && bytes > avail) {
+		snprintf(err, len,
+			 "the run would allocate about %.1f MiB but only "
+			 "%.1f MiB of memory is free: ask for less",
+			 bytes / 1048576.0, avail / 1048576.0);
+		return -E2BIG;
+	}
+	if (a->max_run_seconds > 0 && seconds > a->max_run_seconds) {
+		snprintf(err, len,
+			 "the run is estimated to take about %.0f s, over the "
+			 "server's limit of %d s (--max-run-seconds): ask for "
+			 "less",
+			 seconds, a->max_run_seconds);
+		return -E2BIG;
+	}
+	return 0;
+}
+
 static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
@@ -235,6 +296,10 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	if (experiment_parse(exp, a->topo, argc, argv, pv, &perr)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, perr.field, "%s",
 				 perr.msg);
+		goto out;
+	}
+	if (check_estimate(a, exp, pv, err, sizeof(err))) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s", err);
 		goto out;
 	}
 	/* the worker runs exactly the resolved request: every value, normalised */

@@ -9,8 +9,12 @@
 
 struct api;
 
-/* The handlers' context. NULL on ENOMEM. */
-struct api *api_new(const struct topo *t, struct store *st, struct runner *r);
+/*
+ * The handlers' context; a run whose estimate exceeds max_run_seconds is
+ * refused before it is queued. NULL on ENOMEM.
+ */
+struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
+		    int max_run_seconds);
 void api_free(struct api *a);
 
 /* Every route of /api, NULL-method-terminated; ctx is a struct api. */

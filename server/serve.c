@@ -45,7 +45,9 @@ static void usage(FILE *f)
 		"  --db PATH              the SQLite file of runs (default ./numalab.db)\n"
 		"  --web DIR              the page's files (default: ../web next to\n"
 		"                         the binary, or ./web)\n"
-		"  --max-run-seconds N    a run is killed after this long (default 600)\n"
+		"  --max-run-seconds N    a run is killed after this long, and one\n"
+		"                         estimated to take longer is refused\n"
+		"                         (default 600)\n"
 		"  --max-queue N          runs that may wait to start (default 16)\n"
 		"  --token T              require 'Authorization: Bearer T'\n"
 		"  --token-file F         the same, the token read from file F\n"
@@ -363,7 +365,7 @@ int cmd_serve(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
-	api = api_new(topo, store, runner);
+	api = api_new(topo, store, runner, o.max_run_seconds);
 	if (!api) {
 		fprintf(stderr, "numalab serve: out of memory\n");
 		goto out;

@@ -50,6 +50,9 @@ elif mode == "ignore_term":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     emit({"type": "progress", "done": 0, "total": 1, "what": "stubborn"})
     time.sleep(60)
+elif mode == "hang":
+    emit({"type": "progress", "done": 0, "total": 1, "what": "hanging"})
+    time.sleep(60)  # past any time limit a test sets
 elif mode == "detach":
     # closes its pipes and lingers: only its exit says it is done
     emit({"type": "progress", "done": 0, "total": 1, "what": "detached"})

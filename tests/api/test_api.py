@@ -31,7 +31,8 @@ from harness import (  # noqa: E402
 # per point (five rounds of 10^9 increments) to be cancelled or killed
 # while they run, and still emit their first sample on the way.
 SMALL = {"threads": "1-2", "increments": 100000, "repeat": 2, "warmup": 0}
-LONG = {"threads": "1-2", "increments": 1000000000, "repeat": 5, "warmup": 0}
+# (estimated at about 505 s: under the default --max-run-seconds of 600)
+LONG = {"threads": "1-2", "increments": 500000000, "repeat": 5, "warmup": 0}
 
 
 def make_web(root):
@@ -192,6 +193,26 @@ class ApiTest(TmpMixin, unittest.TestCase):
         self.assertError(status, doc, 400, "repeat", "out of range")
         status, doc, _ = self.srv.post_run({"layout": "diagonal"})
         self.assertError(status, doc, 400, "layout", "'diagonal'")
+
+    def test_estimate_over_time_limit(self):
+        # refused before it is queued: no run is recorded for it
+        _, before, _ = self.srv.json("GET", "/api/runs")
+        status, doc, _ = self.srv.post_run(
+            {"threads": "1-2", "increments": 4000000000, "repeat": 20},
+            "atomic_increment")
+        self.assertError(status, doc, 400, None, "limit of 600 s")
+        self.assertIn("estimated to take about", doc["error"])
+        _, after, _ = self.srv.json("GET", "/api/runs")
+        self.assertEqual(len(after["runs"]), len(before["runs"]))
+
+    def test_estimate_over_free_memory(self):
+        # memory_policy's own check names the node; the estimate covers the rest
+        status, doc, _ = self.srv.post_run({"size": "1T"}, "memory_policy")
+        self.assertError(status, doc, 400, "size", "free on node")
+        for exp in ("bandwidth_scaling", "remote_bandwidth"):
+            status, doc, _ = self.srv.post_run({"size": "1T"}, exp)
+            self.assertEqual(status, 400, doc)
+            self.assertIn("free", doc["error"], exp)
 
     def test_cpu_not_allowed(self):
         _, topo, _ = self.srv.json("GET", "/api/topology")
@@ -653,8 +674,16 @@ class QueueTest(TmpMixin, unittest.TestCase):
         self.assertEqual(self.srv.wait_final(doc["id"])[-1][1], "done")
 
     def test_time_limit(self):
-        self.srv = Server(self.tmp, args=["--max-run-seconds", "1"]).start()
-        rid = self.srv.start_run(LONG)
+        # a worker that outlives its estimate: the fake one hangs
+        mode = os.path.join(self.tmp, "mode")
+        with open(mode, "w") as f:
+            f.write("hang")
+        fake = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "fake_worker.py")
+        self.srv = Server(self.tmp, args=["--max-run-seconds", "1",
+                                          "--worker", fake],
+                          env={"FAKE_WORKER_MODE": mode}).start()
+        rid = self.srv.start_run(SMALL)
         evs = self.srv.wait_final(rid)
         self.assertEqual(evs[-1][1], "failed")
         self.assertEqual(evs[-1][2]["error"], "run exceeded its time limit of 1 s")
