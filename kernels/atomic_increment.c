@@ -94,7 +94,8 @@ struct slot {
 	uint64_t rsum;	  /* add_fetch, fetch_add: sum of returned values */
 	uint64_t runs;	  /* add_fetch, fetch_add: runs of consecutive values */
 	double t0, t1;	  /* when this thread started and ended its loop */
-	char pad[SLOT_BYTES - 4 * sizeof(uint64_t) - 2 * sizeof(double)];
+	double cpu;	  /* cpu seconds the thread ran meanwhile */
+	char pad[SLOT_BYTES - 4 * sizeof(uint64_t) - 3 * sizeof(double)];
 };
 
 struct ai_job {
@@ -252,10 +253,11 @@ static void ai_body(void *arg, int tid, int round)
 	uint64_t *c = &j->shared[round].count;
 
 	/*
-	 * Two clock reads per round, outside the loop: they tell whether the
-	 * threads really ran at the same time (another process holding a
-	 * cpu makes them take turns, and then nothing contends).
+	 * Clock reads outside the loop tell whether the loops really ran at
+	 * the same time, and if not, why: a thread that was descheduled ran
+	 * for less cpu time than wall time; one stalled on the line did not.
 	 */
+	double c0 = clock_thread_cpu();
 	s->t0 = clock_now();
 	switch (j->v) {
 	case V_ADD_FETCH:
@@ -288,6 +290,7 @@ static void ai_body(void *arg, int tid, int round)
 		break;
 	}
 	s->t1 = clock_now();
+	s->cpu = clock_thread_cpu() - c0;
 }
 
 /* 1 + 2 + ... + m, modulo 2^64 like the sums the threads make */
@@ -300,6 +303,8 @@ static uint64_t triangle(uint64_t m)
 struct round_result {
 	double final, lost, retries, runs;
 	double overlap; /* share of the round all threads were in their loops */
+	double cpu_share; /* least cpu time / loop time over the threads */
+	double late;	  /* share of the round the last thread started late */
 	int rsum_ok;
 };
 
@@ -310,12 +315,16 @@ static void read_round(const struct ai_job *j, int round,
 	double first = 0, last_start = 0, first_end = 0, last = 0;
 
 	total = (uint64_t)j->nthreads * j->incs;
+	rr->cpu_share = 1;
 	for (int t = 0; t < j->nthreads; t++) {
 		const struct slot *s = my_slot(j, t, round);
 		final += s->count;
 		retries += s->retries;
 		rsum += s->rsum;
 		runs += s->runs;
+		double share = s->t1 > s->t0 ? s->cpu / (s->t1 - s->t0) : 1;
+		if (t == 0 || share < rr->cpu_share)
+			rr->cpu_share = share;
 		if (t == 0 || s->t0 < first)
 			first = s->t0;
 		if (t == 0 || s->t0 > last_start)
@@ -334,6 +343,7 @@ static void read_round(const struct ai_job *j, int round,
 	rr->overlap = last > first && first_end > last_start
 			      ? (first_end - last_start) / (last - first)
 			      : 0;
+	rr->late = last > first ? (last_start - first) / (last - first) : 0;
 	if (j->nthreads == 1)
 		rr->overlap = 1;
 	/* the returned values must be 1..total (or 0..total-1), each once */
@@ -347,6 +357,8 @@ static void read_round(const struct ai_job *j, int round,
 
 struct measured {
 	double ns, seconds, lost, lost_max, final, retries, overlap, runs;
+	double cpu_share, late;
+	int took_turns; /* the loops hardly overlapped because of the scheduler */
 };
 
 /*
@@ -373,10 +385,12 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 			       .body = ai_body,
 			       .warmup = ctx->warmup,
 			       .repeat = ctx->repeat,
-			       .cancel = ctx->cancel};
+			       .cancel = ctx->cancel,
+			       /* start together: a thread woken late finds the counter to itself */
+			       .spin = 1};
 	struct team_result res;
 	double *ns = NULL, *lost = NULL, *finals = NULL, *retries = NULL;
-	double *overlap = NULL, *runs = NULL;
+	double *overlap = NULL, *runs = NULL, *share = NULL, *late = NULL;
 	char label[96];
 	int rc, bad_sum = 0, have_res = 0;
 
@@ -401,7 +415,10 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	retries = calloc((size_t)res.rounds + 1, sizeof(double));
 	overlap = calloc((size_t)res.rounds + 1, sizeof(double));
 	runs = calloc((size_t)res.rounds + 1, sizeof(double));
-	if (!ns || !lost || !finals || !retries || !overlap || !runs) {
+	share = calloc((size_t)res.rounds + 1, sizeof(double));
+	late = calloc((size_t)res.rounds + 1, sizeof(double));
+	if (!ns || !lost || !finals || !retries || !overlap || !runs || !share ||
+	    !late) {
 		rc = -ENOMEM;
 		goto out_res;
 	}
@@ -415,6 +432,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		retries[r] = rr.retries;
 		overlap[r] = rr.overlap;
 		runs[r] = rr.runs;
+		share[r] = rr.cpu_share;
+		late[r] = rr.late;
 		bad_sum |= !rr.rsum_ok;
 		if (rr.lost > m->lost_max)
 			m->lost_max = rr.lost;
@@ -426,15 +445,21 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	m->retries = stats_median(retries, res.rounds);
 	m->overlap = stats_median(overlap, res.rounds);
 	m->runs = stats_median(runs, res.rounds);
+	m->cpu_share = stats_median(share, res.rounds);
+	m->late = stats_median(late, res.rounds);
+	m->took_turns = n > 1 && m->overlap < 0.5 &&
+			(m->cpu_share < 0.9 || m->late >= 0.25);
 
 	{
 		double expected = (double)n * (double)incs;
-		const char *keys[10] = {"wall_s",	"expected",
+		const char *keys[12] = {"wall_s",	"expected",
 					"final",	"lost_updates",
-					"lost_updates_max", "overlap"};
-		double vals[10] = {m->seconds, expected,    m->final,
-				   m->lost,    m->lost_max, m->overlap};
-		int nextra = 6;
+					"lost_updates_max", "overlap",
+					"cpu_share",	"late_start"};
+		double vals[12] = {m->seconds, expected,    m->final,
+				   m->lost,    m->lost_max, m->overlap,
+				   m->cpu_share, m->late};
+		int nextra = 8;
 		if (v == V_CAS) {
 			keys[nextra] = "cas_retries";
 			vals[nextra++] = m->retries;
@@ -472,10 +497,16 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		p.nextra = 2;
 		sink_point(ctx->sink, &p);
 
-		if (n > 1 && m->overlap < 0.5)
+		if (m->took_turns)
 			sink_note(ctx->sink, "warn",
-				  "%s, %d threads: the threads were in their loops at the same time for only %.0f%% of the median round (another process holds a cpu?): they took turns, so this understates contention",
-				  variants[v], n, 100 * m->overlap);
+				  "%s, %d threads: the loops ran at the same time for only %.0f%% of the median round (the last thread started %.0f%% into it, and one got %.0f%% of a cpu while in its loop): other processes held the cpus, the threads took turns, and this understates contention",
+				  variants[v], n, 100 * m->overlap, 100 * m->late,
+				  100 * m->cpu_share);
+		else if (n > 1 && m->overlap < 0.5)
+			sink_note(ctx->sink, "info",
+				  "%s, %d threads: every thread kept its cpu (%.0f%% or more), yet the loops ran at the same time for only %.0f%% of the median round: one core kept the line until it was nearly done while the other waited, an unfair handover by the hardware",
+				  variants[v], n, 100 * m->cpu_share,
+				  100 * m->overlap);
 		if (v == V_FETCH_ADD && n > 1 && m->runs > 0 && m->overlap >= 0.5)
 			sink_note(ctx->sink, "info",
 				  "fetch_add, %d threads: the values came back in %.0f runs, %.0f increments in a row on average: a core that holds the line mostly keeps it for the next increment too, so one increment costs far less than one line transfer",
@@ -512,6 +543,8 @@ out:
 	free(retries);
 	free(overlap);
 	free(runs);
+	free(share);
+	free(late);
 	free(j.shared);
 	free(j.mine);
 	return rc;
@@ -532,6 +565,7 @@ static int ai_run(struct run_ctx *ctx)
 	struct measured m[NVARIANTS];
 	int have[NVARIANTS];
 	double cas_ratio = 0, plain_lost = -1, ratio_overlap = 1;
+	int ratio_turns = 0;
 	int ratio_n = 0;
 	int *cpus = calloc(PARAM_MAX_LIST, sizeof(int));
 
@@ -584,6 +618,8 @@ static int ai_run(struct run_ctx *ctx)
 			ratio_overlap = m[V_CAS].overlap < m[V_FETCH_ADD].overlap
 						? m[V_CAS].overlap
 						: m[V_FETCH_ADD].overlap;
+			ratio_turns = m[V_CAS].took_turns ||
+				      m[V_FETCH_ADD].took_turns;
 			snprintf(key, sizeof(key), "cas_over_fetch_add_%d_threads", n);
 			sink_summary(ctx->sink, key, cas_ratio, "x");
 			snprintf(key, sizeof(key),
@@ -615,9 +651,13 @@ static int ai_run(struct run_ctx *ctx)
 		off = (size_t)snprintf(tail, sizeof(tail),
 				       "; plain lost %.0f%% of its increments with %d threads",
 				       plain_lost, most);
-	if (ratio_n > 1 && ratio_overlap < 0.5 && off < sizeof(tail))
+	if (ratio_n > 1 && ratio_turns && off < sizeof(tail))
 		snprintf(tail + off, sizeof(tail) - off,
-			 "; but the threads ran at the same time for only %.0f%% of a round, so that is not contention: rerun on an idle machine",
+			 "; but other processes took the cpus and the threads ran at the same time for only %.0f%% of a round: rerun on an idle machine",
+			 100 * ratio_overlap);
+	else if (ratio_n > 1 && ratio_overlap < 0.5 && off < sizeof(tail))
+		snprintf(tail + off, sizeof(tail) - off,
+			 "; the loops overlapped only %.0f%%: one core mostly kept the line until it was done",
 			 100 * ratio_overlap);
 	if (ratio_n > 1)
 		sink_headline(ctx->sink,

@@ -12,6 +12,11 @@ struct stats {
 
 /* Seconds from CLOCK_MONOTONIC. */
 double clock_now(void);
+/*
+ * CPU seconds the calling thread has run (CLOCK_THREAD_CPUTIME_ID): set
+ * against clock_now it tells running (or stalled) from descheduled.
+ */
+double clock_thread_cpu(void);
 /* Smallest step the clock shows, in seconds (STREAM's checktick, ours). */
 double clock_granularity(void);
 
