@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 import machine  # noqa: E402
@@ -135,8 +136,9 @@ class Bench:
 
     def blocker_params(self):
         """A run that holds the queue until it is cancelled."""
-        return {"threads": "1", "layout": "separate", "increments": "50000000",
-                "repeat": "40", "warmup": "0", "cpus": str(self.cpus[0])}
+        # ~10 ms rounds (a cancel is seen at the end of a round), ~10 s in all
+        return {"threads": "1", "layout": "separate", "increments": "20000000",
+                "repeat": "1000", "warmup": "0", "cpus": str(self.cpus[0])}
 
     def run_served(self, srv, experiment, params, nsubs=1, keep=(),
                    measure_cpu=False, timeout=300):

@@ -456,9 +456,14 @@ def fanout(b):
                 "" if before else " (some connected after the run started: they got the start replayed)")
             if not ok:
                 note += "; incomplete: %s" % [c for c in checks if c["complete_in_order"] != n][:2]
-            within = r["median"] <= 1.05
+            # within noise: at most 5% slower, or inside the spread of the
+            # runs without subscribers
+            sa, sb = summary(a), summary(bb)
+            within = r["median"] <= 1.05 or sb["min"] <= sa["median"] <= sb["max"]
+            if not within:
+                note += "; the runs with subscribers were %.0f%% slower" % (100 * (r["median"] - 1))
             b.row("fanout", "%d subscriber%s: kernel ns/increment" % (n, "s" if n > 1 else ""),
-                  summary(a), summary(bb), "ns", r, "all events in order; <= 1.05",
+                  sa, sb, "ns", r, "all in order; within noise",
                   "yes" if ok and within else "no", note, fmt="%.3f")
             peak_mb = max(p for p in peaks if p) / 1024.0
             goal = n >= 1000
@@ -480,6 +485,9 @@ def fanout(b):
 
 # --- 6. core-to-core ------------------------------------------------------------
 
+MODE_GAP = 1.8  # two figures this far apart come from two different host placements
+
+
 def c2c(b):
     b.need_experiment("core_to_core", ["cpus", "samples", "round_trips"])
     if b.ncpus < 2:
@@ -487,36 +495,49 @@ def c2c(b):
     pp = b.tool("pingpong")
     x, y = b.cpus[0], b.cpus[1]
     samples, trips = 200, 1000
+    # cheap (a fraction of a second a pair), and a VM's host may move a
+    # vCPU between the two sides of a pair: take more pairs than elsewhere
+    pairs = max(PAIRS, 15)
     params = {"cpus": "%d,%d" % (x, y), "samples": str(samples),
               "round_trips": str(trips)}
     a = {(x, y): [], (y, x): []}
     bb = {(x, y): [], (y, x): []}
-    for _ in range(PAIRS):
+    for _ in range(pairs):
         doc = b.run_cli("core_to_core", params)
-        cells = doc.get("cells") or []
-        got = {}
-        for c in cells:
-            if c.get("value") is None:
-                continue
-            got[(c["row"], c["col"])] = c["value"]
+        got = {(c["row"], c["col"]): c["value"] for c in doc.get("cells") or []
+               if c.get("value") is not None}
         for (i, j) in ((0, 1), (1, 0)):
             if (i, j) not in got:
-                raise Failure("core_to_core gave no cell (%d,%d): %s" % (i, j, cells))
+                raise Failure("core_to_core gave no cell (%d,%d)" % (i, j))
         a[(x, y)].append(got[(0, 1)])
         a[(y, x)].append(got[(1, 0)])
         for (p, q) in ((x, y), (y, x)):
             out = sh([pp, str(p), str(q), str(samples), str(trips)], timeout=60)
             bb[(p, q)].append(json.loads(out.stdout)["median_ns"])
     b.raw["c2c"] = {}
+    flips_total = 0
     for (p, q) in ((x, y), (y, x)):
-        r = summary(ratios(a[(p, q)], bb[(p, q)]))
+        rr = ratios(a[(p, q)], bb[(p, q)])
+        kept = [v for v in rr if 1 / MODE_GAP < v < MODE_GAP]
+        flips = len(rr) - len(kept)
+        flips_total += flips
+        r = summary(kept if kept else rr)
+        note = ""
+        if abs(r["median"] - 1) >= 0.1:
+            note = "cpu%d->cpu%d: core_to_core is %.0f%% %s than the ping-pong" % (
+                p, q, 100 * abs(r["median"] - 1), "slower" if r["median"] > 1 else "faster")
+        if flips:
+            note += "%s%d of %d pairs left out of the ratio: their sides differ more than %.1fx " \
+                    "(the host moved a vCPU between them)" % ("; " if note else "", flips, len(rr), MODE_GAP)
         b.row("c2c", "cpu%d writes, cpu%d answers" % (p, q), summary(a[(p, q)]),
-              summary(bb[(p, q)]), "ns", r, "~1.00 (none set)", "n/a",
-              "" if abs(r["median"] - 1) < 0.1 else
-              "cpu%d->cpu%d: core_to_core is %.0f%% %s than the ping-pong" % (
-                  p, q, 100 * abs(r["median"] - 1), "slower" if r["median"] > 1 else "faster"),
-              fmt="%.1f")
-        b.raw["c2c"]["%d-%d" % (p, q)] = {"numalab": a[(p, q)], "pingpong": bb[(p, q)]}
-    b.notes.append("core-to-core: both sides %d samples of %d round trips, no pause in the spin; "
-                   "numalab times a sample with its harness clock between barriers, the ping-pong "
-                   "with lfence;rdtsc around the round trips" % (samples, trips))
+              summary(bb[(p, q)]), "ns", r, "~1.00 (none set)", "n/a", note, fmt="%.1f")
+        b.raw["c2c"]["%d-%d" % (p, q)] = {"numalab": a[(p, q)], "pingpong": bb[(p, q)],
+                                          "pairs_left_out": flips}
+    b.notes.append("core-to-core: %d pairs; both sides %d samples of %d round trips, no pause in "
+                   "the spin; numalab times a sample with its harness clock between barriers, the "
+                   "ping-pong with lfence;rdtsc around the round trips%s"
+                   % (pairs, samples, trips,
+                      "; this VM shows two round-trip levels, as the host places the two vCPUs "
+                      "near or far" if flips_total or any(
+                          max(v) > MODE_GAP * min(v) for v in list(a.values()) + list(bb.values()))
+                      else ""))
