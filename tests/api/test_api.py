@@ -869,6 +869,14 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
         self.srv.kill9()
         # the worker dies with the server (PR_SET_PDEATHSIG)
         self.assertTrue(wait_gone(workers[0]), "orphaned worker %d" % workers[0])
+        # the database survived the kill, before the restart touches it
+        import sqlite3
+        db = sqlite3.connect(self.srv.db)
+        try:
+            self.assertEqual(db.execute("PRAGMA integrity_check").fetchall(),
+                             [("ok",)])
+        finally:
+            db.close()
         self.srv.start()
         self.assertIn("interrupted", self.srv.stderr())
         _, run, _ = self.srv.json("GET", "/api/runs/%d" % rid)
@@ -910,6 +918,91 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
             self.assertEqual(doc["total"], 1)
         finally:
             self.assertEqual(ro.stop(), 0, ro.stderr())
+
+
+    def test_full_disk(self):
+        if os.geteuid() != 0:
+            self.skipTest("SKIP: mounting a small tmpfs needs root")
+        mnt = os.path.join(self.tmp, "small")
+        os.mkdir(mnt)
+        if subprocess.call(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs",
+                            mnt], stderr=subprocess.DEVNULL):
+            self.skipTest("SKIP: this machine does not let us mount a tmpfs")
+        try:
+            full = Server(self.tmp, db=os.path.join(mnt, "x.db"),
+                          name="full").start()
+            try:
+                done = full.start_run(SMALL)
+                full.wait_final(done)
+                rid = full.start_run(LONG)
+                full.wait_event(rid, "start")
+                with open(os.path.join(mnt, "filler"), "wb") as f:
+                    try:
+                        while True:
+                            f.write(b"\0" * 65536)
+                            f.flush()
+                    except OSError:
+                        pass
+                evs = full.wait_final(rid)
+                self.assertEqual(evs[-1][1], "failed")
+                self.assertIn("database or disk is full", evs[-1][2]["error"])
+                self.assertEqual(children_of(full.pid()), [])
+                # reads keep working; new runs are refused with the reason
+                status, run, _ = full.json("GET", "/api/runs/%d" % done)
+                self.assertEqual((status, run["status"]), (200, "done"))
+                status, doc, _ = full.json("GET", "/api/runs")
+                self.assertEqual(status, 200)
+                status, doc, _ = full.post_run(SMALL)
+                self.assertEqual(status, 503, doc)
+                self.assertIn("database or disk is full", doc["error"])
+            finally:
+                self.assertEqual(full.stop(), 0, full.stderr())
+        finally:
+            subprocess.call(["umount", mnt])
+
+    def test_stalled_streams_leak_nothing(self):
+        import socket
+        self.srv.start()
+        rid = self.srv.start_run(LONG)
+        self.srv.wait_event(rid, "status")
+        pid = self.srv.pid()
+
+        def counts():
+            return (len(os.listdir("/proc/%d/fd" % pid)),
+                    len(os.listdir("/proc/%d/task" % pid)))
+
+        before = counts()
+        socks = []
+        for _ in range(50):
+            s = socket.create_connection((self.srv.host, self.srv.port), 120)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.sendall(b"GET /api/runs/%d/events HTTP/1.1\r\nHost: t\r\n\r\n" % rid)
+            socks.append(s)
+        # every one of them is being served before they go: none reads a byte
+        status, _, _ = self.srv.json("GET", "/api/runs/%d" % rid)
+        self.assertEqual(status, 200)
+        self.assertGreater(counts()[0], before[0])
+        for s in socks:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
+            s.close()  # a reset, as a client that vanished sends
+        self.assertTrue(wait_until(lambda: all(
+                            n <= b for n, b in zip(counts(), before))),
+                        "after 50 stalled clients left: fds, threads %s, "
+                        "before %s" % (counts(), before))
+        self.srv.json("DELETE", "/api/runs/%d" % rid)
+        self.assertEqual(self.srv.wait_final(self.srv.start_run(SMALL))[-1][1], "done")
+        self.assertEqual(self.srv.stop(), 0, self.srv.stderr())
+
+
+def wait_until(cond, ceiling=60):
+    """Polls cond until it holds; False if it never did within the ceiling."""
+    import time
+    deadline = time.monotonic() + ceiling
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return cond()
 
 
 class AccessTest(TmpMixin, unittest.TestCase):
