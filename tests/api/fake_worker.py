@@ -48,7 +48,7 @@ elif mode == "unterminated":
     sys.stdout.flush()
 elif mode == "ignore_term":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    emit({"type": "progress", "done": 0, "total": 1, "what": "stubborn"})
+    emit({"type": "progress", "done": 0, "total": 1, "what": "obstinate"})
     time.sleep(60)
 elif mode == "hang":
     emit({"type": "progress", "done": 0, "total": 1, "what": "hanging"})

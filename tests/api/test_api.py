@@ -936,7 +936,8 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
                 full.wait_final(done)
                 rid = full.start_run(LONG)
                 full.wait_event(rid, "start")
-                with open(os.path.join(mnt, "filler"), "wb") as f:
+                # unbuffered: the ENOSPC comes from write(), not from close()
+                with open(os.path.join(mnt, "filler"), "wb", buffering=0) as f:
                     try:
                         while True:
                             f.write(b"\0" * 65536)
