@@ -35,11 +35,13 @@ import sse  # noqa: E402
 from common import Failure, Unavailable, summary, ratios, sh  # noqa: E402
 
 from common import PAIRS  # noqa: E402
+
+NOISY = 1.3
 SECTIONS = ["bandwidth", "overhead", "latency", "throughput", "fanout", "c2c"]
 TITLES = {
     "bandwidth": "1 bandwidth: A = numalab's kernels (bw_kernel through bw_measure), B = likwid-bench; GB/s",
     "overhead": "2 harness overhead: the kernel's own figure through the CLI and the server (A) vs the kernel alone (B)",
-    "latency": "3 latency to the browser: sample written by the worker -> SSE event read by a loopback client",
+    "latency": "3 latency to the browser: a sample written by the worker -> read by a loopback SSE client (A), or straight from the worker's pipe (B, the floor); ms",
     "throughput": "4 server throughput: wrk on numalab (A) vs the smallest libmicrohttpd server with the same body (B); requests/s",
     "fanout": "5 fan-out: one run streamed to N SSE subscribers (A) vs the same run with none (B)",
     "c2c": "6 core-to-core round trip: numalab core_to_core (A) vs TSC ping-pong in tests/bench (B); ns",
@@ -93,6 +95,14 @@ class Bench:
 
     def row(self, section, what, a=None, b=None, unit="", ratio=None,
             goal="", meets="n/a", note="", a_label="", b_label="", fmt="%.2f"):
+        # a verdict on a ratio whose pairs disagree by more than NOISY is
+        # marked "?": the machine was too noisy to judge that row here
+        if (ratio and ratio.get("n", 0) > 1 and ratio["min"] and meets in ("yes", "no", "BUG")
+                and ratio["max"] / ratio["min"] > NOISY):
+            meets += "?"
+            note = (note + "; " if note else "") + (
+                "per-pair ratios %.2f-%.2f: too noisy here to judge (pairs disagree by more "
+                "than %.0f%%)" % (ratio["min"], ratio["max"], 100 * (NOISY - 1)))
         r = {"section": section, "what": what, "a": a, "b": b, "unit": unit,
              "ratio": ratio, "goal": goal, "meets": meets, "note": note,
              "a_label": a_label, "b_label": b_label, "fmt": fmt}
@@ -300,7 +310,8 @@ def main():
     started = time.time()
     print(machine.headline(b.machine))
     print("method: %d pairs per comparison, sides alternating A B A B; a figure is the median "
-          "over pairs [min-max], A/B the median of the per-pair ratios [min-max]" % PAIRS)
+          "over pairs [min-max], A/B the median of the per-pair ratios [min-max]; a verdict "
+          "with '?' had pairs disagreeing by more than %.0f%%" % (PAIRS, 100 * (NOISY - 1)))
     sys.stdout.flush()
     for s in SECTIONS:
         if s not in want:

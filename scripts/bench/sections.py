@@ -283,29 +283,19 @@ def latency(b):
         "that stamps each event line as the worker hands it to stdio (the event format has "
         "no emission time), the client's when the bytes are read from its socket; both "
         "CLOCK_MONOTONIC. One subscriber (Python asyncio) on CPU %s, the kernel's one thread "
-        "on CPU %d, runs of false_sharing (threads=1, %d strides) queued back to back"
+        "on CPU %d, runs of false_sharing (threads=1, %d strides) queued back to back; the "
+        "floor (B): the same runs as `numalab run --ndjson`, their stdout read by the same "
+        "process, no server"
         % (b.last_cpu(), b.cpus[0], stride_list().count(",") + 1))
 
 
-def latency_pace(b, srv, pace, increments):
-    logbase = os.path.join(b.work, "emit")
-    strides = stride_list()
-    nstrides = strides.count(",") + 1
-    params = {"threads": "1", "layout": "both", "stride": strides,
-              "increments": increments, "repeat": "1", "warmup": "0",
-              "cpus": str(b.cpus[0])}
-    per_run = 1 + 2 * nstrides  # separate, then shared and overhead per stride
-    nruns = -(-LATENCY_SAMPLES // per_run)
-    # the kernel's one thread on the first CPU, the client on the last
-    old = b.pin_self({b.cpus[-1]})
-    try:
-        results = b.run_batch(srv, [("false_sharing", params)] * nruns, 1,
-                              keep=("sample",), timeout=600)
-    finally:
-        b.pin_self(old)
-    # the worker's logs, in the order the runs ran (they run one at a time)
+def read_logs(work, pid=None):
+    """The shim's logs (one per worker), oldest run first: lists of the
+    emission times (ns) of their sample events. Removes them."""
     logs = []
-    for f in glob_emit(b.work):
+    for f in glob_emit(work):
+        if pid is not None and not f.endswith(".%d" % pid):
+            continue
         with open(f) as fh:
             marks = [ln.split() for ln in fh if ln.strip()]
         os.unlink(f)
@@ -313,11 +303,18 @@ def latency_pace(b, srv, pace, increments):
         if smp:
             logs.append(smp)
     logs.sort(key=lambda v: v[0])
+    return logs
+
+
+def latency_served(b, srv, params, nruns):
+    results = b.run_batch(srv, [("false_sharing", params)] * nruns, 1,
+                          keep=("sample",), timeout=600)
+    logs = read_logs(b.work)
     if len(logs) != len(results):
-        raise Failure("%d emission logs for %d runs: is the shim (%s) loaded into the "
-                      "worker, and does the worker write events with fputs?"
-                      % (len(logs), len(results), logbase))
-    lat, runs = [], []
+        raise Failure("%d emission logs for %d runs: is the shim (tests/bench/emit_clock.so) "
+                      "loaded into the worker, and does the worker write events with fputs?"
+                      % (len(logs), len(results)))
+    out = []
     for (subs, doc, info), emitted in zip(results, logs):
         s = subs[0]
         if doc.get("status") != "done" or not s.final:
@@ -326,25 +323,80 @@ def latency_pace(b, srv, pace, increments):
         if len(arrivals) != len(emitted):
             raise Failure("run %d: %d samples written by the worker, %d reached the client"
                           % (info["run_id"], len(emitted), len(arrivals)))
-        d = [(a - e) / 1e6 for a, e in zip(arrivals, emitted)]
-        lat.extend(d)
-        runs.append({"run_id": info["run_id"], "samples": len(d),
-                     "p50_ms": percentile(sorted(d), 50), "max_ms": max(d),
-                     "seconds": (emitted[-1] - emitted[0]) / 1e9,
-                     "connected_before_start": info["all_connected_before_start"]})
-    v = sorted(lat)
-    p50, p99 = percentile(v, 50), percentile(v, 99)
-    rate = len(v) / max(1e-9, sum(r["seconds"] for r in runs))
+        out.append((emitted, arrivals))
+    return out
+
+
+def latency_pipe(b, params, nruns, env):
+    """The floor: the same worker's stdout read straight from its pipe by
+    the same kind of client (no server)."""
+    out = []
+    for _ in range(nruns):
+        # the worker may use every CPU, as under the server; the reader stays pinned
+        p = subprocess.Popen([b.exe, "run", "--ndjson", "false_sharing"] + common.kv(params),
+                             stdout=subprocess.PIPE, env=env,
+                             preexec_fn=lambda: os.sched_setaffinity(0, set(b.cpus)))
+        fd = p.stdout.fileno()
+        buf, arrivals = b"", []
+        while True:
+            data = os.read(fd, 65536)
+            if not data:
+                break
+            now = time.monotonic_ns()
+            buf += data
+            *lines, buf = buf.split(b"\n")
+            arrivals.extend(now for ln in lines if b'"type":"sample"' in ln)
+        p.wait()
+        logs = read_logs(b.work, p.pid)
+        if p.returncode != 0 or len(logs) != 1 or len(logs[0]) != len(arrivals):
+            raise Failure("the pipe-only latency run failed (exit %d, %d logs)"
+                          % (p.returncode, len(logs)))
+        out.append((logs[0], arrivals))
+    return out
+
+
+def latency_pace(b, srv, pace, increments):
+    strides = stride_list()
+    nstrides = strides.count(",") + 1
+    params = {"threads": "1", "layout": "both", "stride": strides,
+              "increments": increments, "repeat": "1", "warmup": "0",
+              "cpus": str(b.cpus[0])}
+    per_run = 1 + 2 * nstrides  # separate, then shared and overhead per stride
+    nruns = -(-LATENCY_SAMPLES // per_run)
+    env = dict(os.environ, LD_PRELOAD=os.path.abspath(b.tool("emit_clock.so")),
+               NUMALAB_BENCH_EMIT_LOG=os.path.join(b.work, "emit"))
+    # A B A B in halves: through the server, then straight from the pipe;
+    # the kernel's one thread on the first CPU, the client on the last
+    served, piped = [], []
+    old = b.pin_self({b.cpus[-1]})
+    try:
+        for half in (nruns // 2, nruns - nruns // 2):
+            served += latency_served(b, srv, params, half)
+            piped += latency_pipe(b, params, half, env)
+    finally:
+        b.pin_self(old)
+
+    def ms(pairs):
+        return [(a - e) / 1e6 for emitted, arrivals in pairs for e, a in zip(emitted, arrivals)]
+    lat, floor = ms(served), ms(piped)
+    v, f = sorted(lat), sorted(floor)
+    secs = sum((e[-1] - e[0]) / 1e9 for e, _ in served)
+    rate = len(v) / max(1e-9, secs)
     one = lambda x: {"values": None, "n": 1, "median": x, "min": x, "max": x}  # noqa: E731
-    b.row("latency", "%s, ~%.0f samples/s: p50 (%d samples)" % (pace, rate, len(v)),
-          one(p50), None, "ms", None, "-", "n/a", fmt="%.3f")
-    b.row("latency", "%s, ~%.0f samples/s: p99" % (pace, rate), one(p99), None, "ms", None,
-          "p99 < 5 ms", "yes" if p99 < 5 else "no",
-          "%s: max %.2f ms over %d runs of %d samples" % (pace, v[-1], len(runs), per_run),
-          fmt="%.3f")
-    b.raw["latency"][pace] = {"params": params, "runs": runs, "p50_ms": p50, "p99_ms": p99,
-                              "max_ms": v[-1], "samples_per_s": rate,
-                              "ms": [round(x, 4) for x in lat]}
+    for q in (50, 99):
+        a, bq = percentile(v, q), percentile(f, q)
+        goal = q == 99
+        b.row("latency", "%s, ~%.0f samples/s: p%d over %d samples" % (pace, rate, q, len(v)),
+              one(a), one(bq), "ms", one(a / bq if bq else None),
+              "p99 < 5 ms" if goal else "-", ("yes" if a < 5 else "no") if goal else "n/a",
+              ("%s: max %.2f ms through the server, %.2f ms from the pipe; %d runs of %d samples "
+               "each way" % (pace, v[-1], f[-1], len(served), per_run)) if goal else "",
+              a_label="server", b_label="pipe", fmt="%.3f")
+    b.raw["latency"][pace] = {"params": params, "samples_per_s": rate,
+                              "server": {"p50_ms": percentile(v, 50), "p99_ms": percentile(v, 99),
+                                         "max_ms": v[-1], "ms": [round(x, 4) for x in lat]},
+                              "pipe": {"p50_ms": percentile(f, 50), "p99_ms": percentile(f, 99),
+                                       "max_ms": f[-1], "ms": [round(x, 4) for x in floor]}}
 
 
 def glob_emit(work):
