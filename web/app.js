@@ -4,7 +4,7 @@ import { api } from './api.js';
 import { ParamForm } from './form.js';
 import { RunView, FINAL } from './run-view.js';
 import { RunsList } from './runs-list.js';
-import { setupCharts, setChartFont } from './charts.js';
+import { setupCharts, setChartTheme } from './charts.js';
 import { labRoute, decorateRun } from './lab.js';
 import { setupClassroom } from './classroom.js';
 
@@ -30,18 +30,22 @@ function banner(msg) {
   $('banner').hidden = !msg;
 }
 
-function chartFontPx() {
+const CLASSROOM_FONT_PX = 26;
+
+// The charts' look for the layout now shown: the projector's in classroom mode.
+function chartTheme() {
+  if (document.body.classList.contains('classroom')) return { px: CLASSROOM_FONT_PX, contrast: true };
   const root = parseFloat(getComputedStyle(document.documentElement).fontSize) || 17;
-  return Math.round(root * 0.88);
+  return { px: Math.round(root * 0.88), contrast: false };
 }
 
 async function init() {
-  state.chartsReady = setupCharts(chartFontPx());
+  state.chartsReady = setupCharts(chartTheme().px);
   if (!state.chartsReady) banner('the chart library did not load: web/vendor is missing, run `make` to copy it from node_modules');
   let resizing = null;
   window.addEventListener('resize', () => {
     clearTimeout(resizing);
-    resizing = setTimeout(() => setChartFont(chartFontPx()), 150);
+    resizing = setTimeout(() => setChartTheme(chartTheme()), 150);
   });
   $('banner-close').addEventListener('click', () => banner(''));
   $('run-form').addEventListener('submit', submit);
@@ -67,7 +71,7 @@ async function init() {
   runs.refresh();
   window.addEventListener('hashchange', route);
   setInterval(() => { if (!document.hidden) runs.refresh(); }, RUNS_POLL_MS);
-  setupClassroom({ exps: () => state.exps, current: () => state.exp, view: () => state.view, setChartFont, chartFontPx });
+  setupClassroom({ exps: () => state.exps, current: () => state.exp, view: () => state.view, restyleCharts: () => setChartTheme(chartTheme()) });
   route();
 }
 

@@ -5,11 +5,23 @@ import { num, bytes, displayUnit, convertUnit, label as prettify } from './forma
 // Okabe–Ito: told apart by people with any common colour-vision deficiency;
 // the yellow is left out, it vanishes on white under a projector.
 export const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#1a1a1a'];
+// The projector's: the same hues made dark and saturated, so they hold up
+// against a washed-out screen; each still differs in lightness from the next.
+export const CONTRAST_PALETTE = ['#003E8A', '#B33000', '#000000', '#8C1C6B', '#006644', '#7A5200', '#4A2C9E'];
 const POINT_STYLES = ['circle', 'rect', 'triangle', 'rectRot', 'star', 'crossRot', 'rectRounded'];
 const DASHES = [[], [10, 5], [3, 4], [14, 4, 3, 4]];
 const INK = '#15181d';
 const REF = '#59606b'; // the article's published figures: grey, hatched or dashed
 const GRID = '#d5d9df';
+
+// The look every chart takes: the laptop's, or the projector's (larger type,
+// darker colours, thicker lines). Changed by setChartTheme.
+const theme = { contrast: false };
+const palette = () => (theme.contrast ? CONTRAST_PALETTE : PALETTE);
+const lineWidth = () => (theme.contrast ? 5 : 3);
+const pointRadius = () => (theme.contrast ? 8 : 6);
+const gridColor = () => (theme.contrast ? '#9aa1ab' : GRID);
+const live = new Set(); // the ChartSets on the page, redrawn when the theme changes
 
 // viridis, for heatmaps: ordered by lightness, readable in grey and by colour-blind eyes
 const VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e', '#21918c',
@@ -98,24 +110,31 @@ export function setupCharts(fontPx) {
   const mx = window['chartjs-chart-matrix'];
   if (mx && mx.MatrixController) Chart.register(mx.MatrixController, mx.MatrixElement);
   Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
-  setChartFont(fontPx);
   Chart.defaults.color = INK;
-  Chart.defaults.borderColor = GRID;
+  setChartTheme({ px: fontPx, contrast: false });
   Chart.defaults.animation.duration = 250;
   Chart.defaults.plugins.tooltip.padding = 10;
   return true;
 }
 
 // Type follows the page's: larger on a 1920 wide projector than on a laptop.
-export function setChartFont(px) {
+// px: the type size; contrast: the projector's palette and line widths.
+// Charts already drawn are built again, so nothing keeps the old look
+// (Chart.js resolves a chart's options once, when it is created).
+export function setChartTheme({ px, contrast }) {
   const Chart = window.Chart;
-  if (!Chart || Chart.defaults.font.size === px) return;
+  if (!Chart) return;
+  const same = Chart.defaults.font.size === px && theme.contrast === !!contrast;
+  theme.contrast = !!contrast;
   Chart.defaults.font.size = px;
   Chart.defaults.plugins.tooltip.titleFont = { size: px, weight: 'bold' };
   Chart.defaults.plugins.tooltip.bodyFont = { size: px };
   Chart.defaults.plugins.legend.labels.boxWidth = Math.round(px * 1.6);
-  for (const c of Object.values(Chart.instances)) c.update('none');
+  Chart.defaults.borderColor = gridColor();
+  if (same) return;
+  for (const set of live) for (const v of set.views.values()) v.remount();
 }
+
 
 // "time (s)" shown in ms reads "time (ms)"; a label without a unit gets one.
 function axisTitle(text, unit, shown) {
@@ -192,6 +211,14 @@ class ChartView {
     this.chart = null;
   }
 
+  // The same data in a chart built anew: after a change of theme.
+  remount() {
+    if (!this.chart) return;
+    this.destroy();
+    this.mount();
+    this.render();
+  }
+
   count() { return this.n; }
 
   // points with a value (a heatmap cell that could not be measured has none)
@@ -265,7 +292,7 @@ class ChartView {
           x: line ? {
             type: spec.log_x ? 'logarithmic' : 'linear',
             title: { display: !!spec.x_label, text: spec.x_label || '' },
-            grid: { color: GRID },
+            grid: { color: gridColor() },
             afterBuildTicks: (scale) => {
               // ticks where the measurements are, when they are few
               const xs = view.xValues();
@@ -282,7 +309,7 @@ class ChartView {
             // from zero: the height of a bar or a line is read as the size of the value
             beginAtZero: true,
             title: { display: true, text: axisTitle(spec.y_label, null, null) },
-            grid: { color: GRID },
+            grid: { color: gridColor() },
             ticks: { callback: (v) => num(v) },
           },
         },
@@ -373,18 +400,19 @@ class ChartView {
       const i = this.set.index(name);
       let ds = datasets.find((d) => d.label === name && !d._ref);
       if (!ds || ds._color !== i) {
-        const color = PALETTE[i % PALETTE.length];
+        const pal = palette();
+        const color = pal[i % pal.length];
         // past the palette: the same colours again, striped (bars) or dashed (lines)
-        const fill = i >= PALETTE.length ? stripes(color) : color;
+        const fill = i >= pal.length ? stripes(color) : color;
         const style = line ? {
           label: name, showLine: true,
-          borderColor: color, backgroundColor: color, borderWidth: 3,
-          borderDash: DASHES[Math.floor(i / PALETTE.length) % DASHES.length],
-          pointStyle: POINT_STYLES[i % POINT_STYLES.length], pointRadius: 6, pointHoverRadius: 8,
+          borderColor: color, backgroundColor: color, borderWidth: lineWidth(),
+          borderDash: DASHES[Math.floor(i / pal.length) % DASHES.length],
+          pointStyle: POINT_STYLES[i % POINT_STYLES.length], pointRadius: pointRadius(), pointHoverRadius: pointRadius() + 2,
           errorBarColor: color, errorBarWhiskerColor: color, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2, errorBarWhiskerSize: 12,
         } : {
           label: name,
-          backgroundColor: fill, borderColor: color, borderWidth: i >= PALETTE.length ? 2 : 0,
+          backgroundColor: fill, borderColor: color, borderWidth: i >= pal.length ? 2 : 0,
           maxBarThickness: 90, categoryPercentage: 0.7, barPercentage: 0.9,
           errorBarColor: INK, errorBarWhiskerColor: INK, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2,
         };
@@ -600,6 +628,7 @@ export class ChartSet {
     this.refs = refs || [];
     this.order = null;
     for (const spec of specs || []) this.view(spec);
+    live.add(this);
   }
 
   view(spec) {
@@ -662,5 +691,6 @@ export class ChartSet {
   destroy() {
     for (const v of this.views.values()) v.destroy();
     this.views.clear();
+    live.delete(this);
   }
 }

@@ -2,9 +2,8 @@
 import { $ } from './dom.js';
 
 const KEY = 'numalab.classroom';
-const CLASSROOM_FONT_PX = 26;
 
-// app: {exps(), current(), view(), setChartFont, chartFontPx}
+// app: {exps(), current(), view(), restyleCharts()}
 export function setupClassroom(app) {
   const btn = $('classroom-toggle');
   let chartIndex = 0;
@@ -24,7 +23,7 @@ export function setupClassroom(app) {
     btn.setAttribute('aria-pressed', String(v));
     btn.textContent = v ? 'Leave classroom' : 'Classroom';
     try { sessionStorage.setItem(KEY, v ? '1' : ''); } catch (e) { /* private mode */ }
-    app.setChartFont(v ? CLASSROOM_FONT_PX : app.chartFontPx());
+    app.restyleCharts(); // the projector's type and colours, or back
     chartIndex = 0;
     showChart();
   }

@@ -91,7 +91,24 @@ try {
   const shown = await page.$$eval('#results figure.chart', (f) => f.filter((x) => getComputedStyle(x).display !== 'none').length);
   check(shown === 1, `classroom shows one chart at a time (${shown})`);
   check(!(await page.isVisible('.col-nav')), 'classroom hides the navigation');
+  // the chart already drawn takes the projector's type and colours, and gives them back
+  const look = () => page.evaluate(() => {
+    const c = Object.values(window.Chart.instances).find((x) => x.canvas.closest('figure.classroom-current'))
+      || Object.values(window.Chart.instances)[0];
+    const ds = c.data.datasets.find((d) => !d._ref);
+    return { px: c.scales.y._resolveTickFontOptions(0).size, color: ds && ds.borderColor, width: ds && ds.borderWidth };
+  });
+  const big = await look();
+  check(big.px === 26 && big.color === '#003E8A', `classroom charts use large type and the dark palette (${JSON.stringify(big)})`);
   await page.screenshot({ path: join(SHOTS, 'lab-classroom.png') });
+  await page.click('#classroom-toggle');
+  await page.waitForTimeout(600); // past the resize handler's debounce
+  const small = await look();
+  check(small.px < 26 && small.color === '#0072B2', `leaving classroom gives the laptop's type and palette back (${JSON.stringify(small)})`);
+  await page.click('#classroom-toggle');
+  await page.waitForTimeout(600);
+  const again = await look();
+  check(again.px === 26 && again.color === '#003E8A', `a resize in classroom keeps the projector's look (${JSON.stringify(again)})`);
   const before = await page.evaluate(() => location.hash);
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction((h) => location.hash !== h, before, { timeout: 10000 });
