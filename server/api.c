@@ -13,6 +13,7 @@
 #include "experiment.h"
 #include "import.h"
 #include "openapi.h"
+#include "doccache.h"
 #include "rundoc.h"
 #include "schema.h"
 #include "stream.h"
@@ -21,6 +22,7 @@
 #define LIST_DEFAULT 50
 #define LIST_MAX 1000
 #define RETRY_AFTER "10"
+#define DOC_CACHE_BYTES (64u << 20) /* finished runs' documents kept serialised */
 
 struct api {
 	const struct topo *topo;
@@ -29,6 +31,7 @@ struct api {
 	int max_run_seconds;
 	char *experiments; /* cached JSON: the machine does not change */
 	char *topology;
+	struct doccache *docs;
 };
 
 struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
@@ -49,7 +52,8 @@ struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
 	a->topology = tp ? json_dumps(tp, JSON_COMPACT) : NULL;
 	json_decref(e);
 	json_decref(tp);
-	if (!a->experiments || !a->topology) {
+	a->docs = doccache_new(DOC_CACHE_BYTES);
+	if (!a->experiments || !a->topology || !a->docs) {
 		api_free(a);
 		return NULL;
 	}
@@ -62,6 +66,7 @@ void api_free(struct api *a)
 		return;
 	free(a->experiments);
 	free(a->topology);
+	doccache_free(a->docs);
 	free(a);
 }
 
@@ -397,16 +402,30 @@ static void set_str(json_t *doc, const char *key, const char *v)
 	json_object_set_new(doc, key, v && *v ? json_string(v) : json_null());
 }
 
+static int is_final(const char *status)
+{
+	static const char *const final[] = {"done", "failed", "cancelled",
+					    "interrupted"};
+
+	for (size_t i = 0; status && i < sizeof(final) / sizeof(final[0]); i++)
+		if (!strcmp(status, final[i]))
+			return 1;
+	return 0;
+}
+
 /*
  * The run document: the events folded, then the run row's fields (and
  * what the runner knows that is newer). NULL with *status 404 or 500.
+ * *ended: the run has ended and its log is closed, so the document will
+ * not change again.
  */
-static json_t *run_document(struct api *a, int64_t id, unsigned int *status)
+static json_t *run_document(struct api *a, int64_t id, unsigned int *status,
+			    int *ended)
 {
 	struct run_state st;
 	struct runlog *log;
 	json_t *row, *doc;
-	int mem = 0;
+	int mem = 0, closed;
 	int64_t seq = 0;
 	const struct runlog_event *e;
 
@@ -425,6 +444,8 @@ static json_t *run_document(struct api *a, int64_t id, unsigned int *status)
 		*status = MHD_HTTP_INTERNAL_SERVER_ERROR;
 		return NULL;
 	}
+	/* closed: the end event is in, and the runner has written the row */
+	closed = runlog_closed(log);
 	while ((e = runlog_next(log, seq))) {
 		json_t *ev = json_loadb(e->json, e->len, 0, NULL);
 		if (ev)
@@ -459,20 +480,63 @@ static json_t *run_document(struct api *a, int64_t id, unsigned int *status)
 		if (st.error[0])
 			set_str(doc, "error", st.error);
 	}
+	*ended = closed &&
+		 is_final(json_string_value(json_object_get(doc, "status")));
 	json_decref(row);
 	return doc;
 }
 
+/* A cached run's answer; NULL when it is not (or cannot be) kept. */
+static struct MHD_Response *cached_response(struct api *a, int64_t id)
+{
+	struct MHD_Response *resp = doccache_response(a->docs, id);
+
+	if (resp)
+		MHD_add_response_header(resp, "Content-Type",
+					"application/json");
+	return resp;
+}
+
+/* Keeps an ended run's document, with the newline every JSON answer ends in. */
+static struct MHD_Response *keep_document(struct api *a, int64_t id,
+					  json_t *doc)
+{
+	char *s = json_dumps(doc, JSON_COMPACT), *b;
+	size_t n = s ? strlen(s) : 0;
+	int r;
+
+	b = s ? realloc(s, n + 2) : NULL;
+	if (!b) {
+		free(s);
+		return NULL;
+	}
+	b[n] = '\n';
+	b[n + 1] = '\0';
+	r = doccache_put(a->docs, id, b, n + 1);
+	free(b);
+	return r ? NULL : cached_response(a, id);
+}
+
 static enum MHD_Result get_run(struct http_request *rq, void *ctx)
 {
+	struct api *a = ctx;
+	struct MHD_Response *resp;
 	unsigned int status;
 	enum MHD_Result ret;
 	int64_t id;
+	int ended = 0;
 	json_t *doc;
 
 	if (run_id(rq, &id, &ret))
 		return ret;
-	doc = run_document(ctx, id, &status);
+	resp = cached_response(a, id);
+	if (resp)
+		return http_respond(rq, MHD_HTTP_OK, resp);
+	doc = run_document(a, id, &status, &ended);
+	if (doc && ended && (resp = keep_document(a, id, doc))) {
+		json_decref(doc);
+		return http_respond(rq, MHD_HTTP_OK, resp);
+	}
 	if (!doc)
 		return status == MHD_HTTP_NOT_FOUND
 			       ? http_error(rq, status, "id",
@@ -750,11 +814,12 @@ static enum MHD_Result get_export(struct http_request *rq, void *ctx)
 	char id_text[24], disp[96];
 	json_t *doc, *item;
 	int64_t id;
+	int ended;
 	size_t i;
 
 	if (run_id(rq, &id, &ret))
 		return ret;
-	doc = run_document(ctx, id, &status);
+	doc = run_document(ctx, id, &status, &ended);
 	if (!doc)
 		return status == MHD_HTTP_NOT_FOUND
 			       ? http_error(rq, status, "id",

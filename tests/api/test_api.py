@@ -418,6 +418,15 @@ class ApiTest(TmpMixin, unittest.TestCase):
             self.assertIn(key, sample)
         self.assertNotIn("type", sample)
 
+    def test_ended_run_document_is_served_again_unchanged(self):
+        # the first answer builds it from the store, the next ones from memory
+        first = self.srv.request("GET", "/api/runs/%d" % self.done_id)
+        again = self.srv.request("GET", "/api/runs/%d" % self.done_id)
+        self.assertEqual((first[0], again[0]), (200, 200))
+        self.assertEqual(first[2], again[2])
+        self.assertEqual(again[1]["content-type"], "application/json")
+        self.assertEqual(json.loads(again[2])["status"], "done")
+
     def test_list_runs(self):
         status, doc, _ = self.srv.json("GET", "/api/runs")
         self.assertEqual(status, 200)

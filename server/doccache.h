@@ -1,0 +1,28 @@
+/* doccache.h - finished runs' documents, serialised once and served from memory */
+#ifndef NUMALAB_DOCCACHE_H
+#define NUMALAB_DOCCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+/*
+ * A run that has ended never changes again (runs are not deleted, and an
+ * interrupted one is marked so before the server listens), so its JSON is
+ * built from the store once. Bounded by bytes; the oldest entry goes
+ * first. Safe from any thread.
+ */
+struct doccache;
+
+/* budget: bytes of documents kept in all. NULL on ENOMEM. */
+struct doccache *doccache_new(size_t budget);
+void doccache_free(struct doccache *c);
+
+/* A response with run id's document, or NULL when it is not kept. */
+struct MHD_Response *doccache_response(struct doccache *c, int64_t id);
+/* Keeps a copy of json (len bytes) as run id's document. 0 or -errno;
+ * -E2BIG for a document larger than the whole budget. */
+int doccache_put(struct doccache *c, int64_t id, const char *json, size_t len);
+
+#endif
