@@ -1,11 +1,13 @@
 /* runner.c - the bounded run queue; one worker process at a time, read line by line */
 #define _GNU_SOURCE
 #include "runner.h"
+#include "harness_cpus.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,7 @@ struct runner {
 	struct run *current;
 	struct run *recent; /* finished, newest first */
 	int stopping;
+	struct harness_cpus cpus; /* only the runner thread moves them */
 };
 
 static double mono_now(void)
@@ -431,19 +434,32 @@ static char **worker_argv(const char *experiment, char *const *args, int n)
 	return v;
 }
 
+/* The value of a worker argument "name=value", or NULL. */
+static const char *run_arg(const struct run *run, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char **a = run->argv; *a; a++)
+		if (!strncmp(*a, name, n) && (*a)[n] == '=')
+			return *a + n + 1;
+	return NULL;
+}
+
 /*
  * In the child, between fork and exec: only async-signal-safe calls.
  * The worker dies with the server (PDEATHSIG) and starts with default
  * signal handling, whatever the server blocked or ignored.
  */
 static void exec_worker(const char *exe, char **argv, pid_t parent, int in,
-			int out, int err)
+			int out, int err, const cpu_set_t *cpus)
 {
 	sigset_t none;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(127);
 	setpgid(0, 0);
+	/* every CPU the server was given, not the few it keeps to while it runs */
+	sched_setaffinity(0, sizeof(*cpus), cpus);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(127);
 	close_range(3, ~0U, 0);
@@ -616,7 +632,8 @@ static void execute(struct runner *r, struct run *run)
 	}
 	if (w.pid == 0)
 		exec_worker(r->cfg.exe, run->argv, parent, devnull, out[1],
-			    errp[1]);
+			    errp[1], &r->cpus.all);
+	harness_cpus_avoid(&r->cpus, run_arg(run, "cpus"));
 	setpgid(w.pid, w.pid); /* also here: no window where it has none */
 	close(out[1]);
 	close(errp[1]);
@@ -629,6 +646,7 @@ static void execute(struct runner *r, struct run *run)
 	/* a cancel that came before the worker existed */
 	wake_loop(r);
 	read_worker(r, run, &w, out[0], errp[0]);
+	harness_cpus_restore(&r->cpus);
 	out[0] = errp[0] = -1; /* closed by the loop */
 	wstatus = w.wstatus;
 
@@ -732,6 +750,9 @@ struct runner *runner_new(const struct runner_config *cfg, struct store *st)
 		rc = errno;
 		goto fail;
 	}
+	rc = -harness_cpus_init(&r->cpus);
+	if (rc)
+		goto fail;
 	rc = pthread_create(&r->thread, NULL, runner_main, r);
 	if (rc)
 		goto fail;

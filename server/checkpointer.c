@@ -1,0 +1,122 @@
+/* checkpointer.c - the store's WAL copied back into the database file by a thread of its own */
+#include "checkpointer.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#define CHECKPOINT_MS 2000
+
+struct checkpointer {
+	sqlite3 *db;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stopping, poked;
+};
+
+static void checkpoint(struct checkpointer *c)
+{
+	int rc = sqlite3_wal_checkpoint_v2(c->db, NULL,
+					   SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+
+	/* busy: a writer holds the lock, the next round catches up */
+	if (rc != SQLITE_OK && rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+		fprintf(stderr, "numalab: store checkpoint: %s\n",
+			sqlite3_errmsg(c->db));
+}
+
+static void *checkpointer_main(void *arg)
+{
+	struct checkpointer *c = arg;
+
+	pthread_mutex_lock(&c->mu);
+	while (!c->stopping) {
+		struct timespec dl;
+
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += CHECKPOINT_MS / 1000;
+		dl.tv_nsec += (long)(CHECKPOINT_MS % 1000) * 1000000L;
+		if (dl.tv_nsec >= 1000000000L) {
+			dl.tv_sec++;
+			dl.tv_nsec -= 1000000000L;
+		}
+		while (!c->stopping && !c->poked &&
+		       pthread_cond_timedwait(&c->cv, &c->mu, &dl) != ETIMEDOUT)
+			;
+		c->poked = 0;
+		pthread_mutex_unlock(&c->mu);
+		checkpoint(c);
+		pthread_mutex_lock(&c->mu);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+struct checkpointer *checkpointer_start(const char *path, char *err,
+					size_t errlen)
+{
+	struct checkpointer *c = calloc(1, sizeof(*c));
+	int rc;
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	rc = sqlite3_open_v2(path, &c->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI |
+				     SQLITE_OPEN_NOMUTEX,
+			     NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open database '%s' to checkpoint it: %s",
+			 path, c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
+		sqlite3_close(c->db);
+		free(c);
+		return NULL;
+	}
+	sqlite3_busy_timeout(c->db, 100);
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cv, NULL);
+	rc = pthread_create(&c->thread, NULL, checkpointer_main, c);
+	if (rc) {
+		snprintf(err, errlen, "cannot start the checkpoint thread: %s",
+			 strerror(rc));
+		pthread_cond_destroy(&c->cv);
+		pthread_mutex_destroy(&c->mu);
+		sqlite3_close(c->db);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void checkpointer_poke(struct checkpointer *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->mu);
+	c->poked = 1;
+	pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+}
+
+void checkpointer_stop(struct checkpointer *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->mu);
+	c->stopping = 1;
+	pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	pthread_join(c->thread, NULL);
+	checkpoint(c); /* the last writes in, before the file is closed */
+	sqlite3_close(c->db);
+	pthread_cond_destroy(&c->cv);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}

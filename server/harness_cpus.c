@@ -1,0 +1,72 @@
+/* harness_cpus.c - the server's own threads kept off the CPUs a run measures on */
+#define _GNU_SOURCE
+#include "harness_cpus.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "params.h"
+
+int harness_cpus_init(struct harness_cpus *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (sched_getaffinity(0, sizeof(h->all), &h->all))
+		return -errno;
+	return 0;
+}
+
+/* Every thread of this process on mask; the number moved. */
+static int set_all(const cpu_set_t *mask)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+
+		if (*end || tid <= 0)
+			continue;
+		/* a thread that has just exited is not an error */
+		if (!sched_setaffinity((pid_t)tid, sizeof(*mask), mask))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int harness_cpus_avoid(struct harness_cpus *h, const char *cpus)
+{
+	int32_t list[CPU_SETSIZE];
+	char msg[128];
+	cpu_set_t rest;
+	int n;
+
+	if (!cpus)
+		return 0;
+	n = parse_int_list(cpus, 0, CPU_SETSIZE - 1, list, CPU_SETSIZE, msg,
+			   sizeof(msg));
+	if (n <= 0)
+		return 0;
+	rest = h->all;
+	for (int i = 0; i < n; i++)
+		CPU_CLR(list[i], &rest);
+	if (!CPU_COUNT(&rest))
+		return 0;
+	h->moved = 1;
+	return set_all(&rest);
+}
+
+void harness_cpus_restore(struct harness_cpus *h)
+{
+	if (!h->moved)
+		return;
+	set_all(&h->all);
+	h->moved = 0;
+}

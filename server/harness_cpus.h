@@ -1,0 +1,30 @@
+/* harness_cpus.h - the server's own threads kept off the CPUs a run measures on */
+#ifndef NUMALAB_HARNESS_CPUS_H
+#define NUMALAB_HARNESS_CPUS_H
+
+#include <sched.h> /* cpu_set_t: the includer defines _GNU_SOURCE */
+
+/*
+ * While a run measures on some of the CPUs the server may use, every
+ * server thread (runner, listener, each connection's) moves to the others,
+ * so streaming a point never takes a measured CPU from the kernel and a
+ * woken thread never waits behind it. A run on every CPU leaves them
+ * where they are: there is nowhere else to go.
+ */
+struct harness_cpus {
+	cpu_set_t all; /* the server's mask at start: the worker gets it back */
+	int moved;
+};
+
+/* Records the mask the server started with. 0 or -errno. */
+int harness_cpus_init(struct harness_cpus *h);
+/*
+ * cpus: a run's "cpus" value ("0,2-3"); NULL or unparsable: nothing
+ * moves. Returns the number of threads moved (0 when nothing is left
+ * for them).
+ */
+int harness_cpus_avoid(struct harness_cpus *h, const char *cpus);
+/* Every thread back on the starting mask. */
+void harness_cpus_restore(struct harness_cpus *h);
+
+#endif
