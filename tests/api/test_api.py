@@ -509,6 +509,35 @@ class ApiTest(TmpMixin, unittest.TestCase):
         # the queue moves on
         self.assertEqual(self.srv.wait_final(self.srv.start_run(SMALL))[-1][1], "done")
 
+    @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs 2 CPUs: one measured, one for the server")
+    def test_server_threads_leave_the_measured_cpus(self):
+        def allowed(path):
+            try:
+                with open(path) as f:
+                    for ln in f:
+                        if ln.startswith("Cpus_allowed_list:"):
+                            return ln.split(":", 1)[1].strip()
+            except FileNotFoundError:
+                return None  # a connection's thread that has just ended
+
+        cpus = sorted(os.sched_getaffinity(0))
+        everything = allowed("/proc/%d/status" % self.srv.pid())
+        rid = self.srv.start_run(dict(LONG, threads="1", cpus=str(cpus[0])))
+        self.srv.wait_event(rid, "status")
+        try:
+            tasks = os.listdir("/proc/%d/task" % self.srv.pid())
+            masks = {allowed("/proc/%d/task/%s/status" % (self.srv.pid(), t)) for t in tasks} - {None}
+            self.assertNotIn(str(cpus[0]), ",".join(masks).replace("-", ","), masks)
+            # the worker gets every CPU back, and pins its own threads
+            (worker,) = children_of(self.srv.pid())
+            self.assertEqual(allowed("/proc/%d/status" % worker), everything)
+        finally:
+            self.srv.json("DELETE", "/api/runs/%d" % rid)
+            self.srv.wait_final(rid)
+        tasks = os.listdir("/proc/%d/task" % self.srv.pid())
+        masks = {allowed("/proc/%d/task/%s/status" % (self.srv.pid(), t)) for t in tasks} - {None}
+        self.assertEqual(masks, {everything})
+
     def test_worker_killed(self):
         rid = self.srv.start_run(LONG)
         self.srv.wait_event(rid, "start")
