@@ -3,7 +3,8 @@
 
 Each comparison alternates its sides (A B A B ..., PAIRS pairs, default 5)
 so slow drifts of a noisy machine land on both; a figure is the median over
-the pairs with its [min-max], a ratio the median of the per-pair ratios.
+the pairs with its [min-max], a ratio the median of the per-pair ratios
+(bandwidth: the best pair of each side, and best over best).
 Prints the machine, then one table, then the notes; writes the whole run
 (every raw value) as JSON under the output folder. Exits 1 only when a
 comparison could not be run; a row whose counterpart does not exist here
@@ -225,18 +226,18 @@ class Bench:
 # --- the table -------------------------------------------------------------
 
 def fmt_fig(s, fmt, unit):
-    if not s or s.get("median") is None:
+    if common.center(s) is None:
         return "-"
-    f = fmt % s["median"]
+    f = fmt % common.center(s)
     if s["n"] > 1 and s["min"] != s["max"]:
         f += " [%s-%s]" % (fmt % s["min"], fmt % s["max"])
     return f + ((" " + unit) if unit else "")
 
 
 def fmt_ratio(s):
-    if not s or s.get("median") is None:
+    if common.center(s) is None:
         return "-"
-    f = "%.3f" % s["median"]
+    f = "%.3f" % common.center(s)
     if s["n"] > 1:
         f += " [%.2f-%.2f]" % (s["min"], s["max"])
     return f
@@ -310,8 +311,8 @@ def main():
     started = time.time()
     print(machine.headline(b.machine))
     print("method: %d pairs per comparison, sides alternating A B A B; a figure is the median "
-          "over pairs [min-max], A/B the median of the per-pair ratios [min-max]; a verdict "
-          "with '?' had pairs disagreeing by more than %.0f%%" % (PAIRS, 100 * (NOISY - 1)))
+          "over pairs [min-max], A/B the median of the per-pair ratios [min-max] (bandwidth: "
+          "the best pair of each side, A/B best over best); a verdict with '?' had pairs disagreeing by more than %.0f%%" % (PAIRS, 100 * (NOISY - 1)))
     sys.stdout.flush()
     for s in SECTIONS:
         if s not in want:

@@ -51,6 +51,27 @@ def summary(values):
             "min": min(v), "max": max(v)}
 
 
+def best(values):
+    """summary() shown by its best (highest) value, as STREAM reports a
+    bandwidth: interference only ever slows a pass down."""
+    s = summary(values)
+    s["center"], s["center_is"] = s["max"], "best"
+    return s
+
+
+def best_ratio(a, b):
+    """best(a) / best(b), with the per-pair ratios kept for their spread."""
+    r = summary(ratios(a, b))
+    ba, bb = best(a)["max"], best(b)["max"]
+    r["center"], r["center_is"] = (ba / bb if ba is not None and bb else None), "best/best"
+    return r
+
+
+def center(s):
+    """The figure a summary is shown by: its median unless it says otherwise."""
+    return s.get("center", s.get("median")) if s else None
+
+
 def ratios(a, b):
     return [x / y if x is not None and y else None for x, y in zip(a, b)]
 

@@ -101,8 +101,8 @@ def bandwidth(b):
                         res[isa][2].append({"numalab": ad, "likwid": bd})
                 for isa, test, what in runnable:
                     a, bb, detail = res[isa]
-                    r = summary(ratios(a, bb))
-                    med = r["median"]
+                    r = common.best_ratio(a, bb)
+                    med = r["center"]
                     meets = "yes" if med >= 1.0 else ("no" if med >= 0.95 else "BUG")
                     note = ""
                     if meets != "yes":
@@ -115,7 +115,7 @@ def bandwidth(b):
                     if hw_b and sorted(hw_a) != hw_b:
                         note += "%sthe two ran on different CPUs: numalab %s, likwid %s" % (
                             "; " if note else "", hw_a, hw_b)
-                    b.row("bandwidth", what, summary(a), summary(bb), "GB/s", r,
+                    b.row("bandwidth", what, common.best(a), common.best(bb), "GB/s", r,
                           ">= 1.00 (< 0.95 bug)", meets, note,
                           a_label="", b_label=test)
                     b.raw["bandwidth"].append({"what": what, "op": op, "isa": isa,
@@ -130,7 +130,9 @@ def bandwidth(b):
         "thread (likwid's -w N:SIZE:THREADS, with its kB = 1000 B); numalab: "
         "tests/bench/bw_alone, bw_measure() with first touch by each thread, 5 rounds "
         "of ~30 ms after 1 warm-up, median; likwid: one timed run of >= 10 iterations, "
-        "~0.15 s. Both pin thread i to the i-th CPU.")
+        "~0.15 s. Both pin thread i to the i-th CPU. A bandwidth figure is the best of "
+        "its side's pairs (as STREAM reports its best rate: another process only ever "
+        "slows a pass down), A/B the best over the best; the [min-max] spreads stay.")
 
 
 def shutil_which(name):
