@@ -1,5 +1,7 @@
-/* checkpointer.c - the store's WAL copied back into the database file by a thread of its own */
+/* checkpointer.c - the store's WAL copied back into the database file by a
+ * thread of its own */
 #include "checkpointer.h"
+#include "deadline.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -22,8 +24,8 @@ struct checkpointer {
 
 static void checkpoint(struct checkpointer *c)
 {
-	int rc = sqlite3_wal_checkpoint_v2(c->db, NULL,
-					   SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	int rc = sqlite3_wal_checkpoint_v2(
+	    c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 
 	/* busy: a writer holds the lock, the next round catches up */
 	if (rc != SQLITE_OK && rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
@@ -39,13 +41,7 @@ static void *checkpointer_main(void *arg)
 	while (!c->stopping) {
 		struct timespec dl;
 
-		clock_gettime(CLOCK_REALTIME, &dl);
-		dl.tv_sec += CHECKPOINT_MS / 1000;
-		dl.tv_nsec += (long)(CHECKPOINT_MS % 1000) * 1000000L;
-		if (dl.tv_nsec >= 1000000000L) {
-			dl.tv_sec++;
-			dl.tv_nsec -= 1000000000L;
-		}
+		dl = deadline_in(CLOCK_REALTIME, CHECKPOINT_MS);
 		while (!c->stopping && !c->poked &&
 		       pthread_cond_timedwait(&c->cv, &c->mu, &dl) != ETIMEDOUT)
 			;
@@ -70,11 +66,12 @@ struct checkpointer *checkpointer_start(const char *path, char *err,
 	}
 	rc = sqlite3_open_v2(path, &c->db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI |
-				     SQLITE_OPEN_NOMUTEX,
+				 SQLITE_OPEN_NOMUTEX,
 			     NULL);
 	if (rc != SQLITE_OK) {
-		snprintf(err, errlen, "cannot open database '%s' to checkpoint it: %s",
-			 path, c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
+		snprintf(err, errlen,
+			 "cannot open database '%s' to checkpoint it: %s", path,
+			 c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
 		sqlite3_close(c->db);
 		free(c);
 		return NULL;

@@ -1,4 +1,5 @@
-/* doccache.c - finished runs' documents, serialised once and served from memory */
+/* doccache.c - finished runs' documents, serialised once and served from memory
+ */
 #include "doccache.h"
 
 #include <errno.h>

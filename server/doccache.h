@@ -1,4 +1,5 @@
-/* doccache.h - finished runs' documents, serialised once and served from memory */
+/* doccache.h - finished runs' documents, serialised once and served from memory
+ */
 #ifndef NUMALAB_DOCCACHE_H
 #define NUMALAB_DOCCACHE_H
 

@@ -1,4 +1,5 @@
-/* harness_cpus.h - the server's own threads kept off the CPUs a run measures on */
+/* harness_cpus.h - the server's own threads kept off the CPUs a run measures on
+ */
 #ifndef NUMALAB_HARNESS_CPUS_H
 #define NUMALAB_HARNESS_CPUS_H
 

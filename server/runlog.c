@@ -1,5 +1,6 @@
 /* runlog.c - the in-memory event log of a run: append, wait, replay */
 #include "runlog.h"
+#include "deadline.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -204,13 +205,7 @@ int64_t runlog_wait(struct runlog *log, int64_t after, int timeout_ms,
 	struct timespec dl;
 	int64_t avail;
 
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += timeout_ms / 1000;
-	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
+	dl = deadline_in(CLOCK_MONOTONIC, timeout_ms);
 	pthread_mutex_lock(&log->mu);
 	while (!(avail = count_after(log, after)) && !log->closed)
 		if (pthread_cond_timedwait(&log->cv, &log->mu, &dl) == ETIMEDOUT)

@@ -1,5 +1,6 @@
 /* stream.c - a run's events to one client as Server-Sent Events or NDJSON, blocking on its log */
 #include "stream.h"
+#include "deadline.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -53,13 +54,7 @@ void stream_drain(int timeout_ms)
 {
 	struct timespec dl;
 
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += timeout_ms / 1000;
-	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
+	dl = deadline_in(CLOCK_REALTIME, timeout_ms);
 	pthread_mutex_lock(&count_mu);
 	while (active > 0)
 		if (pthread_cond_timedwait(&count_cv, &count_mu, &dl) == ETIMEDOUT)
