@@ -4,7 +4,7 @@
 Each comparison alternates its sides (A B A B ..., PAIRS pairs, default 5)
 so slow drifts of a noisy machine land on both; a figure is the median over
 the pairs with its [min-max], a ratio the median of the per-pair ratios
-(bandwidth: the best pair of each side, and best over best).
+(bandwidth and harness overhead: the best pair of each side, best over best).
 Prints the machine, then one table, then the notes; writes the whole run
 (every raw value) as JSON under the output folder. Exits 1 only when a
 comparison could not be run; a row whose counterpart does not exist here
@@ -311,7 +311,8 @@ def main():
     started = time.time()
     print(machine.headline(b.machine))
     print("method: %d pairs per comparison, sides alternating A B A B; a figure is the median "
-          "over pairs [min-max], A/B the median of the per-pair ratios [min-max] (bandwidth: "
+          "over pairs [min-max], A/B the median of the per-pair ratios [min-max] (bandwidth and "
+          "harness overhead: "
           "the best pair of each side, A/B best over best); a verdict with '?' had pairs disagreeing by more than %.0f%%" % (PAIRS, 100 * (NOISY - 1)))
     sys.stdout.flush()
     for s in SECTIONS:

@@ -51,18 +51,19 @@ def summary(values):
             "min": min(v), "max": max(v)}
 
 
-def best(values):
-    """summary() shown by its best (highest) value, as STREAM reports a
-    bandwidth: interference only ever slows a pass down."""
+def best(values, higher=True):
+    """summary() shown by its best value (the highest rate, or the lowest
+    time), as STREAM reports a bandwidth: interference only ever slows a
+    pass down."""
     s = summary(values)
-    s["center"], s["center_is"] = s["max"], "best"
+    s["center"], s["center_is"] = (s["max"] if higher else s["min"]), "best"
     return s
 
 
-def best_ratio(a, b):
+def best_ratio(a, b, higher=True):
     """best(a) / best(b), with the per-pair ratios kept for their spread."""
     r = summary(ratios(a, b))
-    ba, bb = best(a)["max"], best(b)["max"]
+    ba, bb = best(a, higher)["center"], best(b, higher)["center"]
     r["center"], r["center_is"] = (ba / bb if ba is not None and bb else None), "best/best"
     return r
 
