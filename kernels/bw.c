@@ -81,6 +81,14 @@ enum bw_isa bw_isa_best(void)
  * switch to streaming stores on their own above a size.
  */
 #define LAUNDER(p) __asm__("" : "+r"(p))
+/*
+ * The loads of a read in address order. Left alone, GCC issues the
+ * independent loads of one unrolled chunk in a shuffled order (and
+ * reassociates the adds), which hides the stream from the L1 prefetcher:
+ * about 5% of a core's memory read bandwidth on Zen 4. An empty asm that
+ * reads and writes every accumulator after each add pins the order.
+ */
+#define IN_ORDER(a, b, c, d) __asm__("" : "+v"(a), "+v"(b), "+v"(c), "+v"(d))
 #define PFW_DIST 1024 /* bytes ahead of the store that prefetchw asks for */
 
 #define BW_DEFINE(SFX, TGT, TGT_PFW, VT, LOAD, STORE, STREAM, ADD, SET1, ZERO)   \
@@ -97,9 +105,13 @@ enum bw_isa bw_isa_best(void)
 			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k += 4) \
 			{                                                       \
 				a0 = ADD(a0, LOAD(p + (k + 0) * sizeof(VT)));   \
+				IN_ORDER(a0, a1, a2, a3);                       \
 				a1 = ADD(a1, LOAD(p + (k + 1) * sizeof(VT)));   \
+				IN_ORDER(a0, a1, a2, a3);                       \
 				a2 = ADD(a2, LOAD(p + (k + 2) * sizeof(VT)));   \
+				IN_ORDER(a0, a1, a2, a3);                       \
 				a3 = ADD(a3, LOAD(p + (k + 3) * sizeof(VT)));   \
+				IN_ORDER(a0, a1, a2, a3);                       \
 			}                                                       \
 		}                                                               \
 		memcpy(w, &a0, sizeof(VT));                                     \
