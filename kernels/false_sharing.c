@@ -254,7 +254,8 @@ static int fs_run(struct run_ctx *ctx)
 					 n, strides->n > 1 ? "_stride_" : "",
 					 strides->n > 1 ? stride : 0);
 				sink_summary(ctx->sink, key, ratio, "x");
-				if (ratio > best_ratio && si == 0) {
+				/* one thread shares no line: not a candidate */
+				if (n > 1 && ratio > best_ratio && si == 0) {
 					best_ratio = ratio;
 					best_threads = n;
 				}
@@ -269,9 +270,13 @@ static int fs_run(struct run_ctx *ctx)
 		sink_headline(ctx->sink,
 			      "one shared cache line made %d threads %.1f× slower than separate lines (false sharing)",
 			      best_threads, best_ratio);
-	else if (best_threads > 1)
+	else if (best_threads > 1 && best_ratio >= 1.0)
 		sink_headline(ctx->sink,
 			      "sharing one cache line cost %d threads only %.2f× here: the line did not bounce between caches much",
+			      best_threads, best_ratio);
+	else if (best_threads > 1)
+		sink_headline(ctx->sink,
+			      "sharing one cache line did not slow %d threads down here (%.2f×): rounds this short are noise, ask for more increments",
 			      best_threads, best_ratio);
 	else if (do_sep && do_shared)
 		sink_headline(ctx->sink,
