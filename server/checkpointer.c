@@ -1,5 +1,4 @@
-/* checkpointer.c - the store's WAL copied back into the database file by a
- * thread of its own */
+/* checkpointer.c - the store's WAL checkpointed by a thread of its own */
 #include "checkpointer.h"
 #include "deadline.h"
 

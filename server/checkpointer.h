@@ -1,5 +1,4 @@
-/* checkpointer.h - the store's WAL copied back into the database file by a
- * thread of its own */
+/* checkpointer.h - the store's WAL checkpointed by a thread of its own */
 #ifndef NUMALAB_CHECKPOINTER_H
 #define NUMALAB_CHECKPOINTER_H
 

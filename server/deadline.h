@@ -1,5 +1,4 @@
-/* deadline.h - an absolute time timeout_ms from now, for pthread_cond_timedwait
- */
+/* deadline.h - an absolute time some ms from now, for timed waits */
 #ifndef NUMALAB_DEADLINE_H
 #define NUMALAB_DEADLINE_H
 

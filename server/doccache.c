@@ -1,5 +1,4 @@
-/* doccache.c - finished runs' documents, serialised once and served from memory
- */
+/* doccache.c - ended runs' documents, serialised once, served from memory */
 #include "doccache.h"
 
 #include <errno.h>

@@ -1,5 +1,4 @@
-/* doccache.h - finished runs' documents, serialised once and served from memory
- */
+/* doccache.h - ended runs' documents, serialised once, served from memory */
 #ifndef NUMALAB_DOCCACHE_H
 #define NUMALAB_DOCCACHE_H
 

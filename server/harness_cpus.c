@@ -1,5 +1,4 @@
-/* harness_cpus.c - the server's own threads kept off the CPUs a run measures on
- */
+/* harness_cpus.c - the server's threads kept off the CPUs a run measures on */
 #define _GNU_SOURCE
 #include "harness_cpus.h"
 

@@ -1,12 +1,12 @@
-/* harness_cpus.h - the server's own threads kept off the CPUs a run measures on
- */
+/* harness_cpus.h - the server's threads kept off the CPUs a run measures on */
 #ifndef NUMALAB_HARNESS_CPUS_H
 #define NUMALAB_HARNESS_CPUS_H
 
 #include <sched.h> /* cpu_set_t: the includer defines _GNU_SOURCE */
 
 /*
- * While a run measures on some of the CPUs the server may use, every
+ * While a run measures on some of the CPUs the server may use (the ones
+ * it names in its "cpus" param; with none named, nothing moves), every
  * server thread (runner, listener, each connection's) moves to the others,
  * so streaming a point never takes a measured CPU from the kernel and a
  * woken thread never waits behind it. A run on every CPU leaves them

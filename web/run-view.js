@@ -318,10 +318,16 @@ function placementTable(threads, withPackage) {
     })));
 }
 
+// An empty cpus list means the placement strategy chose them.
+function shownValue(k, v) {
+  if (v !== '') return String(v);
+  return k === 'cpus' ? '(by placement)' : '(empty)';
+}
+
 function paramsLine(params) {
   if (!params || typeof params !== 'object') return null;
   const items = Object.entries(params).map(([k, v]) =>
-    h('li', { class: 'param-chip' }, h('span', { class: 'k', text: k }), '=', h('span', { class: 'v', text: v === '' ? '(empty)' : String(v) })));
+    h('li', { class: 'param-chip' }, h('span', { class: 'k', text: k }), '=', h('span', { class: 'v', text: shownValue(k, v) })));
   return h('ul', { class: 'params-line', 'aria-label': 'parameters of this run' }, items);
 }
 
