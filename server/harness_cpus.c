@@ -54,26 +54,38 @@ static int set_all(const cpu_set_t *mask)
 	return n;
 }
 
+int harness_cpus_avoid_list(struct harness_cpus *h, const int32_t *cpus,
+			    int n)
+{
+	cpu_set_t rest = h->all;
+
+	for (int i = 0; i < n; i++)
+		if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE)
+			CPU_CLR(cpus[i], &rest);
+	if (!CPU_COUNT(&rest)) {
+		harness_cpus_restore(h);
+		return 0;
+	}
+	if (h->moved && CPU_EQUAL(&rest, &h->now))
+		return 0; /* the next point on the same CPUs */
+	h->moved = 1;
+	h->now = rest;
+	return set_all(&rest);
+}
+
 int harness_cpus_avoid(struct harness_cpus *h, const char *cpus)
 {
 	int32_t list[CPU_SETSIZE];
 	char msg[128];
-	cpu_set_t rest;
 	int n;
 
-	if (!cpus)
+	if (!cpus || !*cpus)
 		return 0;
 	n = parse_int_list(cpus, 0, CPU_SETSIZE - 1, list, CPU_SETSIZE, msg,
 			   sizeof(msg));
 	if (n <= 0)
 		return 0;
-	rest = h->all;
-	for (int i = 0; i < n; i++)
-		CPU_CLR(list[i], &rest);
-	if (!CPU_COUNT(&rest))
-		return 0;
-	h->moved = 1;
-	return set_all(&rest);
+	return harness_cpus_avoid_list(h, list, n);
 }
 
 void harness_cpus_restore(struct harness_cpus *h)

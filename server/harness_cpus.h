@@ -3,10 +3,11 @@
 #define NUMALAB_HARNESS_CPUS_H
 
 #include <sched.h> /* cpu_set_t: the includer defines _GNU_SOURCE */
+#include <stdint.h>
 
 /*
  * While a run measures on some of the CPUs the server may use (the ones
- * it names in its "cpus" param; with none named, nothing moves), every
+ * it names in its "cpus" param, or those its last point ran on), every
  * server thread (runner, listener, each connection's) moves to the others,
  * so streaming a point never takes a measured CPU from the kernel and a
  * woken thread never waits behind it. A run on every CPU leaves them
@@ -14,17 +15,24 @@
  */
 struct harness_cpus {
 	cpu_set_t all; /* the server's mask at start: the worker gets it back */
+	cpu_set_t now; /* what its threads were last given */
 	int moved;
 };
 
 /* Records the mask the server started with. 0 or -errno. */
 int harness_cpus_init(struct harness_cpus *h);
 /*
- * cpus: a run's "cpus" value ("0,2-3"); NULL or unparsable: nothing
- * moves. Returns the number of threads moved (0 when nothing is left
- * for them).
+ * cpus: a run's "cpus" value ("0,2-3"); NULL, empty or unparsable:
+ * nothing moves. Returns the number of threads moved (0 when nothing is
+ * left for them).
  */
 int harness_cpus_avoid(struct harness_cpus *h, const char *cpus);
+/*
+ * The same for a list (the CPUs of one point, from its placement event).
+ * A list that leaves no CPU free puts every thread back.
+ */
+int harness_cpus_avoid_list(struct harness_cpus *h, const int32_t *cpus,
+			    int n);
 /* Every thread back on the starting mask. */
 void harness_cpus_restore(struct harness_cpus *h);
 

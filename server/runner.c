@@ -255,6 +255,28 @@ static int server_type(const char *type)
 	return 0;
 }
 
+/*
+ * A point's placement arrives once it has run: the next points of a sweep
+ * mostly run on the same CPUs, so the server's threads leave them (a run
+ * that named its cpus has them moved from the start).
+ */
+static void avoid_point_cpus(struct runner *r, json_t *ev)
+{
+	json_t *threads = json_object_get(ev, "threads"), *t;
+	int32_t cpus[CPU_SETSIZE];
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(threads, i, t)
+	{
+		json_t *c = json_object_get(t, "cpu");
+		if (json_is_integer(c) && n < CPU_SETSIZE)
+			cpus[n++] = (int32_t)json_integer_value(c);
+	}
+	if (n)
+		harness_cpus_avoid_list(&r->cpus, cpus, n);
+}
+
 /* One complete stdout line: an event, or garbage. */
 static void handle_line(struct runner *r, struct run *run, struct worker *w,
 			char *s, size_t len, const struct runlog_event **batch,
@@ -292,6 +314,8 @@ static void handle_line(struct runner *r, struct run *run, struct worker *w,
 				json_pack("{s:O?, s:O?}", "value",
 					  json_object_get(ev, "value"), "unit",
 					  json_object_get(ev, "unit")));
+	} else if (!strcmp(type, "placement")) {
+		avoid_point_cpus(r, ev);
 	} else if (!strcmp(type, "headline")) {
 		const char *t = json_string_value(json_object_get(ev, "text"));
 		if (t) {

@@ -35,6 +35,26 @@ SMALL = {"threads": "1-2", "increments": 100000, "repeat": 2, "warmup": 0}
 LONG = {"threads": "1-2", "increments": 500000000, "repeat": 5, "warmup": 0}
 
 
+def allowed(path):
+    """A task's Cpus_allowed_list, or None when it has just ended."""
+    try:
+        with open(path) as f:
+            for ln in f:
+                if ln.startswith("Cpus_allowed_list:"):
+                    return ln.split(":", 1)[1].strip()
+    except FileNotFoundError:
+        return None
+
+
+def cpu_list(text):
+    """'0,2-3' -> {0, 2, 3}"""
+    out = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
 def make_web(root):
     """A web folder with one file of each kind, a subfolder, and traps."""
     web = os.path.join(root, "web")
@@ -509,34 +529,49 @@ class ApiTest(TmpMixin, unittest.TestCase):
         # the queue moves on
         self.assertEqual(self.srv.wait_final(self.srv.start_run(SMALL))[-1][1], "done")
 
+    def thread_masks(self):
+        """The Cpus_allowed_list of every thread of the server."""
+        masks = set()
+        for t in os.listdir("/proc/%d/task" % self.srv.pid()):
+            m = allowed("/proc/%d/task/%s/status" % (self.srv.pid(), t))
+            if m is not None:
+                masks.add(m)
+        return masks
+
+    @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs 2 CPUs: one measured, one for the server")
+    def test_server_threads_leave_the_cpus_of_the_last_point(self):
+        # no cpus named: the placement's CPU of the first point is left
+        rid = self.srv.start_run(dict(LONG, threads="1", layout="both", repeat=1, increments=100000000))
+        try:
+            evs = self.srv.wait_event(rid, "placement")
+            cpu = evs[-1][2]["threads"][0]["cpu"]
+            masks = self.thread_masks()
+            self.assertTrue(masks, masks)
+            for m in masks:
+                self.assertNotIn(cpu, cpu_list(m), masks)
+        finally:
+            self.srv.json("DELETE", "/api/runs/%d" % rid)
+            self.srv.wait_final(rid)
+        everything = allowed("/proc/%d/status" % self.srv.pid())
+        self.assertEqual(self.thread_masks(), {everything})
+
     @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs 2 CPUs: one measured, one for the server")
     def test_server_threads_leave_the_measured_cpus(self):
-        def allowed(path):
-            try:
-                with open(path) as f:
-                    for ln in f:
-                        if ln.startswith("Cpus_allowed_list:"):
-                            return ln.split(":", 1)[1].strip()
-            except FileNotFoundError:
-                return None  # a connection's thread that has just ended
-
         cpus = sorted(os.sched_getaffinity(0))
         everything = allowed("/proc/%d/status" % self.srv.pid())
         rid = self.srv.start_run(dict(LONG, threads="1", cpus=str(cpus[0])))
         self.srv.wait_event(rid, "status")
         try:
-            tasks = os.listdir("/proc/%d/task" % self.srv.pid())
-            masks = {allowed("/proc/%d/task/%s/status" % (self.srv.pid(), t)) for t in tasks} - {None}
-            self.assertNotIn(str(cpus[0]), ",".join(masks).replace("-", ","), masks)
+            masks = self.thread_masks()
+            for m in masks:
+                self.assertNotIn(cpus[0], cpu_list(m), masks)
             # the worker gets every CPU back, and pins its own threads
             (worker,) = children_of(self.srv.pid())
             self.assertEqual(allowed("/proc/%d/status" % worker), everything)
         finally:
             self.srv.json("DELETE", "/api/runs/%d" % rid)
             self.srv.wait_final(rid)
-        tasks = os.listdir("/proc/%d/task" % self.srv.pid())
-        masks = {allowed("/proc/%d/task/%s/status" % (self.srv.pid(), t)) for t in tasks} - {None}
-        self.assertEqual(masks, {everything})
+        self.assertEqual(self.thread_masks(), {everything})
 
     def test_worker_killed(self):
         rid = self.srv.start_run(LONG)
