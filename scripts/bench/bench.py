@@ -243,6 +243,18 @@ def fmt_ratio(s):
     return f
 
 
+def verdicts(rows):
+    """One line: how many rows met their goal, missed it, or could not be
+    judged here ('?': pairs too far apart)."""
+    judged = [r["meets"] for r in rows if r["meets"] not in ("n/a", "")]
+    sure = [m for m in judged if not m.endswith("?")]
+    return ("goals: %d met, %d missed (%d of them below the bug line), %d too noisy to judge, "
+            "%d could not run; %d rows have no goal"
+            % (sure.count("yes"), sure.count("no") + sure.count("BUG"), sure.count("BUG"),
+               sum(1 for m in judged if m.endswith("?")), judged.count("FAIL"),
+               len(rows) - len(judged)))
+
+
 def table_lines(b, markdown=False):
     out = []
     cols = ["#", "comparison", "A", "B", "A/B", "goal", "meets"]
@@ -344,14 +356,15 @@ def main():
             print("  %2d. %s" % (n, t))
         for t in b.notes:
             print("   - %s" % t)
-    took = time.time() - started
     print()
+    print(verdicts(b.rows))
+    took = time.time() - started
     print("took %.0f s (%s)" % (took, ", ".join("%s %.0f s" % kv for kv in b.timing.items())))
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     doc = {"machine": b.machine, "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
            "seconds": round(took, 1), "pairs": PAIRS, "sections": want,
-           "rows": [{k: v for k, v in r.items() if k != "fmt"} for r in b.rows],
+           "rows": b.rows,
            "failures": b.failures, "notes": b.notes, "raw": b.raw, "timing": b.timing}
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "bench-%s.json" % stamp)
