@@ -34,14 +34,25 @@ export function machinePanel(m, imported) {
     h('dl', { class: 'machine-compact' }, lines.map(([k, v]) => [h('dt', { text: k }), h('dd', { text: v })])));
 }
 
-// The points whose spread ((max-min)/median) is too wide: [{chart, series, x, spread}].
+// How far a point's rounds disagree, as a share of its median: the 95%
+// interval of the median once there are enough rounds for one (a single
+// preempted round among 200 says nothing), else the whole range.
+export function spreadOf(st) {
+  if (!st || !(st.n > 1) || !st.median) return null;
+  const wide = st.n >= 6 && Number.isFinite(st.ci_lo) && Number.isFinite(st.ci_hi);
+  return ((wide ? st.ci_hi - st.ci_lo : st.max - st.min)) / Math.abs(st.median);
+}
+
+// The points whose spread is too wide: [{chart, where, spread}].
 export function noisyPoints(doc) {
   const out = [];
   for (const s of [...(doc.samples || []), ...(doc.cells || [])]) {
-    const st = s.stats;
-    if (!st || !(st.n > 1) || !st.median) continue;
-    const spread = (st.max - st.min) / Math.abs(st.median);
-    if (spread > NOISY_SPREAD) out.push({ chart: s.chart, series: s.series ?? `${s.row_label ?? s.row}→${s.col_label ?? s.col}`, x: s.x_label ?? s.x, spread });
+    const spread = spreadOf(s.stats);
+    if (spread === null || !(spread > NOISY_SPREAD)) continue;
+    const where = s.series !== undefined
+      ? `${s.series} at ${s.x_label ?? s.x}`
+      : `${s.row_label ?? s.row}→${s.col_label ?? s.col}`;
+    out.push({ chart: s.chart, where, spread });
   }
   return out;
 }
@@ -53,6 +64,6 @@ export function noisyWarning(doc) {
   return h('p', { class: 'noisy-warning', id: 'noisy-warning', role: 'note' },
     h('strong', { text: 'Noisy machine: ' }),
     `${pts.length} point${pts.length > 1 ? 's' : ''} spread more than ${Math.round(NOISY_SPREAD * 100)}% of their median between rounds ` +
-    `(worst: ${worst.series} at ${worst.x} in “${worst.chart}”, ${Math.round(worst.spread * 100)}%). ` +
+    `(worst: ${worst.where} in “${worst.chart}”, ${Math.round(worst.spread * 100)}%). ` +
     'Something else was running, or the clock changed speed: run it again with more repeats before trusting the difference.');
 }
