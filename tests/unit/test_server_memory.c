@@ -1,0 +1,103 @@
+/* test_server_memory.c - what the server keeps of its own: ended runs'
+ * documents, and where its threads run */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <sched.h>
+
+#include "doccache.h"
+#include "harness_cpus.h"
+
+static int kept(struct doccache *c, int64_t id)
+{
+	struct MHD_Response *r = doccache_response(c, id);
+
+	if (r)
+		MHD_destroy_response(r);
+	return r != NULL;
+}
+
+static void test_doccache_keeps_and_evicts_oldest(void **state)
+{
+	struct doccache *c = doccache_new(100);
+	char doc[40];
+
+	(void)state;
+	assert_non_null(c);
+	assert_false(kept(c, 1));
+	memset(doc, '{', sizeof(doc));
+	assert_int_equal(doccache_put(c, 1, doc, 40), 0);
+	assert_int_equal(doccache_put(c, 2, doc, 40), 0);
+	assert_true(kept(c, 1) && kept(c, 2));
+	/* a third of 40 bytes needs room: the oldest goes */
+	assert_int_equal(doccache_put(c, 3, doc, 40), 0);
+	assert_false(kept(c, 1));
+	assert_true(kept(c, 2) && kept(c, 3));
+	/* the same run twice is kept once */
+	assert_int_equal(doccache_put(c, 3, doc, 40), 0);
+	assert_true(kept(c, 2));
+	/* larger than the whole budget: refused, nothing dropped */
+	assert_int_equal(doccache_put(c, 4, doc, 101), -E2BIG);
+	assert_true(kept(c, 2) && kept(c, 3));
+	doccache_free(c);
+}
+
+static void mask_of_this_thread(cpu_set_t *m)
+{
+	CPU_ZERO(m);
+	assert_int_equal(sched_getaffinity(0, sizeof(*m), m), 0);
+}
+
+static void test_harness_cpus_moves_and_returns(void **state)
+{
+	struct harness_cpus h;
+	cpu_set_t m;
+	int32_t first, all[CPU_SETSIZE];
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(harness_cpus_init(&h), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &h.all))
+			all[n++] = c;
+	if (n < 2) {
+		skip(); /* nowhere to move to */
+		return;
+	}
+	first = all[0];
+	assert_true(harness_cpus_avoid_list(&h, &first, 1) >= 1);
+	mask_of_this_thread(&m);
+	assert_false(CPU_ISSET(first, &m));
+	assert_int_equal(CPU_COUNT(&m), n - 1);
+	/* a point on every CPU: back everywhere */
+	assert_int_equal(harness_cpus_avoid_list(&h, all, n), 0);
+	mask_of_this_thread(&m);
+	assert_true(CPU_EQUAL(&m, &h.all));
+	/* the text form; nothing named, nothing moves */
+	assert_int_equal(harness_cpus_avoid(&h, ""), 0);
+	assert_int_equal(harness_cpus_avoid(&h, NULL), 0);
+	assert_int_equal(harness_cpus_avoid(&h, "not a list"), 0);
+	char text[16];
+	snprintf(text, sizeof(text), "%d", first);
+	assert_true(harness_cpus_avoid(&h, text) >= 1);
+	mask_of_this_thread(&m);
+	assert_false(CPU_ISSET(first, &m));
+	harness_cpus_restore(&h);
+	mask_of_this_thread(&m);
+	assert_true(CPU_EQUAL(&m, &h.all));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_doccache_keeps_and_evicts_oldest),
+	    cmocka_unit_test(test_harness_cpus_moves_and_returns),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
