@@ -1,5 +1,4 @@
-/* test_server_memory.c - what the server keeps of its own: ended runs'
- * documents, and where its threads run */
+/* test_server_memory.c - the document cache, and where the server's threads run */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <setjmp.h>
