@@ -19,6 +19,7 @@ struct checkpointer {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int stopping, poked;
+	int failing; /* the last checkpoint failed, and said so */
 };
 
 static void checkpoint(struct checkpointer *c)
@@ -27,9 +28,17 @@ static void checkpoint(struct checkpointer *c)
 	    c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 
 	/* busy: a writer holds the lock, the next round catches up */
-	if (rc != SQLITE_OK && rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
-		fprintf(stderr, "numalab: store checkpoint: %s\n",
+	if (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
+		c->failing = 0;
+		return;
+	}
+	/* said once, not every round: the WAL keeps the data meanwhile */
+	if (!c->failing)
+		fprintf(stderr,
+			"numalab: store checkpoint: %s (the runs stay in the "
+			"WAL until it succeeds)\n",
 			sqlite3_errmsg(c->db));
+	c->failing = 1;
 }
 
 static void *checkpointer_main(void *arg)
@@ -76,6 +85,17 @@ struct checkpointer *checkpointer_start(const char *path, char *err,
 		return NULL;
 	}
 	sqlite3_busy_timeout(c->db, 100);
+	/* a connection checkpoints only once it has read the file and so
+	 * knows it is in WAL mode: until then every checkpoint is a no-op */
+	rc = sqlite3_exec(c->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen,
+			 "cannot open database '%s' to checkpoint it: %s", path,
+			 sqlite3_errmsg(c->db));
+		sqlite3_close(c->db);
+		free(c);
+		return NULL;
+	}
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv, NULL);
 	rc = pthread_create(&c->thread, NULL, checkpointer_main, c);

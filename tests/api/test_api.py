@@ -447,6 +447,27 @@ class ApiTest(TmpMixin, unittest.TestCase):
         self.assertEqual(again[1]["content-type"], "application/json")
         self.assertEqual(json.loads(again[2])["status"], "done")
 
+    def test_ended_run_is_in_the_database_file_itself(self):
+        # the WAL is checkpointed while the server runs (after each run),
+        # so the main file alone holds the run: nothing waits on the WAL
+        rid = self.srv.start_run(SMALL)
+        evs = self.srv.wait_final(rid)
+        import sqlite3
+        import time
+        copy = os.path.join(self.tmp, "main-file-only.db")
+        for _ in range(50):
+            shutil.copyfile(self.srv.db, copy)  # without -wal and -shm
+            con = sqlite3.connect(copy)
+            try:
+                n = con.execute("SELECT count(*) FROM events WHERE run_id=?", (rid,)).fetchone()[0]
+            except sqlite3.DatabaseError:
+                n = 0
+            con.close()
+            if n == len(evs):
+                break
+            time.sleep(0.1)
+        self.assertEqual(n, len(evs))
+
     def test_list_runs(self):
         status, doc, _ = self.srv.json("GET", "/api/runs")
         self.assertEqual(status, 200)
@@ -1007,7 +1028,10 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
             try:
                 done = full.start_run(SMALL)
                 full.wait_final(done)
-                rid = full.start_run(LONG)
+                # many points after the disk fills: more than the WAL's
+                # room (it is reused once checkpointed), so a write needs space
+                rid = full.start_run({"threads": "1-2", "layout": "both", "stride": "4-160:4",
+                                      "increments": 50000000, "repeat": 2, "warmup": 0})
                 full.wait_event(rid, "start")
                 # unbuffered: the ENOSPC comes from write(), not from close()
                 with open(os.path.join(mnt, "filler"), "wb", buffering=0) as f:
