@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "topo.h"
+#include "topo_fixture.h"
 
 /*
  * tests/data/two_socket_smt.xml: 2 sockets, each one node and one 32 MiB
@@ -21,24 +22,6 @@
 #ifndef TEST_DATA
 #define TEST_DATA "tests/data"
 #endif
-
-static struct topo *synthetic(const char *desc)
-{
-	setenv("HWLOC_SYNTHETIC", desc, 1);
-	struct topo *t = topo_load();
-	unsetenv("HWLOC_SYNTHETIC");
-	assert_non_null(t);
-	return t;
-}
-
-static struct topo *xml(const char *file)
-{
-	setenv("HWLOC_XMLFILE", file, 1);
-	struct topo *t = topo_load();
-	unsetenv("HWLOC_XMLFILE");
-	assert_non_null(t);
-	return t;
-}
 
 static void assert_cpus(const int *got, const int *want, int n)
 {

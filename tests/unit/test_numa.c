@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "topo_fixture.h"
+
 #include "numa_mem.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -190,15 +192,6 @@ static void test_check_free(void **state)
 	assert_int_equal(nmem_check_free(unknown, zero, 1, 1ull << 40, "size", &err), 0);
 	free(two);
 	free(unknown);
-}
-
-static struct topo *synthetic(const char *desc)
-{
-	setenv("HWLOC_SYNTHETIC", desc, 1);
-	struct topo *t = topo_load();
-	unsetenv("HWLOC_SYNTHETIC");
-	assert_non_null(t);
-	return t;
 }
 
 static void test_plan_on_nodes(void **state)

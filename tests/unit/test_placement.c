@@ -8,15 +8,7 @@
 #include <cmocka.h>
 
 #include "topo.h"
-
-static struct topo *synthetic(const char *desc)
-{
-	setenv("HWLOC_SYNTHETIC", desc, 1);
-	struct topo *t = topo_load();
-	unsetenv("HWLOC_SYNTHETIC");
-	assert_non_null(t);
-	return t;
-}
+#include "topo_fixture.h"
 
 /* 2 sockets, each one node with one L3 over 2 cores of 2 SMT threads */
 #define TWO_SOCKETS "pack:2 numa:1 l3:1 core:2 pu:2"
