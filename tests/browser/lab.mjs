@@ -1,31 +1,13 @@
 // lab.mjs - browser tests of the lab pages: permalink, history, compare, import picker, classroom at 1280x720
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, accessSync, constants } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHROMIUM, NUMALAB, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
-const NUMALAB = resolve(args.numalab || 'build/numalab');
-const CHROMIUM = args.chromium || '/usr/bin/chromium';
-const WEB = resolve(args.web || 'web');
-const SHOTS = resolve(args.screenshots || 'build/screenshots');
-const skip = (why) => { console.log(`SKIP test-browser (lab): ${why}`); process.exit(0); };
-try { accessSync(CHROMIUM, constants.X_OK); } catch { skip(`no Chromium at ${CHROMIUM}`); }
-let chromium;
-try { ({ chromium } = await import('playwright-core')); } catch { skip('playwright-core is not in node_modules (run npm ci)'); }
-
-const tmp = mkdtempSync(join(tmpdir(), 'numalab-lab-'));
-mkdirSync(SHOTS, { recursive: true });
-const proc = spawn(NUMALAB, ['serve', '--listen', '127.0.0.1:0', '--db', join(tmp, 'x.db'), '--web', WEB], { stdio: ['ignore', 'pipe', 'inherit'] });
-const base = await new Promise((ok, fail) => {
-  const t = setTimeout(() => fail(new Error('no "listening on" line')), 20000);
-  createInterface({ input: proc.stdout }).on('line', (l) => {
-    const m = l.match(/listening on (http:\/\/\S+)/);
-    if (m) { clearTimeout(t); ok(m[1].replace(/\/?$/, '/')); }
-  });
-});
+const chromium = await browserOrSkip('test-browser (lab)');
+const tmp = tempDir('numalab-lab-');
+const server = await startServer(tmp);
+const { proc, base } = server;
 let failed = 0;
 const check = (cond, what) => { console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`); if (!cond) failed++; };
 

@@ -1,67 +1,14 @@
 // run.mjs - browser tests: the real numalab server on 127.0.0.1:0, the page in headless Chromium
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, existsSync, accessSync, constants } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHROMIUM, ONLY, SHOTS, browserOrSkip, startServer as start, tempDir } from './setup.mjs';
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
-const NUMALAB = resolve(args.numalab || 'build/numalab');
-const CHROMIUM = args.chromium || '/usr/bin/chromium';
-const WEB = resolve(args.web || 'web');
-const SHOTS = resolve(args.screenshots || 'build/screenshots');
-const ONLY = args.only || null;
-
-function skip(why) {
-  console.log(`SKIP test-browser: ${why}`);
-  process.exit(0);
-}
-
-try {
-  accessSync(CHROMIUM, constants.X_OK);
-} catch {
-  skip(`no Chromium at ${CHROMIUM} (apt-get install chromium, or make test-browser CHROMIUM=/path)`);
-}
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch {
-  skip('playwright-core is not in node_modules (run npm ci)');
-}
-if (!existsSync(NUMALAB)) {
-  console.error(`test-browser: ${NUMALAB} is missing: build it first`);
-  process.exit(1);
-}
-
-const tmp = mkdtempSync(join(tmpdir(), 'numalab-browser-'));
-mkdirSync(SHOTS, { recursive: true });
+const chromium = await browserOrSkip('test-browser');
+const tmp = tempDir('numalab-browser-');
 let server = null;
 let context = null;
 
-function startServer() {
-  return new Promise((ok, fail) => {
-    const p = spawn(NUMALAB, ['serve', '--listen', '127.0.0.1:0', '--db', join(tmp, 'x.db'), '--web', WEB],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
-    const timer = setTimeout(() => fail(new Error('the server printed no "listening on" line within 20 s')), 20000);
-    let log = '';
-    const watch = (stream) => createInterface({ input: stream }).on('line', (line) => {
-      log += `${line}\n`;
-      if (process.env.V === '1') console.log(`  server: ${line}`);
-      const m = line.match(/listening on (http:\/\/[^\s]+)/);
-      if (m) {
-        clearTimeout(timer);
-        ok({ proc: p, base: m[1].endsWith('/') ? m[1] : `${m[1]}/`, log: () => log });
-      }
-    });
-    watch(p.stdout);
-    watch(p.stderr);
-    p.on('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`the server exited with ${code} before listening:\n${log}`));
-    });
-  });
-}
+const startServer = () => start(tmp);
 
 async function getJSON(path) {
   const r = await fetch(new URL(path, server.base));
