@@ -402,17 +402,6 @@ static void set_str(json_t *doc, const char *key, const char *v)
 	json_object_set_new(doc, key, v && *v ? json_string(v) : json_null());
 }
 
-static int is_final(const char *status)
-{
-	static const char *const final[] = {"done", "failed", "cancelled",
-					    "interrupted"};
-
-	for (size_t i = 0; status && i < sizeof(final) / sizeof(final[0]); i++)
-		if (!strcmp(status, final[i]))
-			return 1;
-	return 0;
-}
-
 /*
  * The run document: the events folded, then the run row's fields (and
  * what the runner knows that is newer). NULL with *status 404 or 500.
@@ -481,7 +470,7 @@ static json_t *run_document(struct api *a, int64_t id, unsigned int *status,
 			set_str(doc, "error", st.error);
 	}
 	*ended = closed &&
-		 is_final(json_string_value(json_object_get(doc, "status")));
+		 rundoc_status_final(json_string_value(json_object_get(doc, "status")));
 	json_decref(row);
 	return doc;
 }
@@ -497,24 +486,16 @@ static struct MHD_Response *cached_response(struct api *a, int64_t id)
 	return resp;
 }
 
-/* Keeps an ended run's document, with the newline every JSON answer ends in. */
+/* Keeps an ended run's document as the text of its answer. */
 static struct MHD_Response *keep_document(struct api *a, int64_t id,
 					  json_t *doc)
 {
-	char *s = json_dumps(doc, JSON_COMPACT), *b;
-	size_t n = s ? strlen(s) : 0;
-	int r;
+	size_t n;
+	char *text = http_json_text(doc, &n);
 
-	b = s ? realloc(s, n + 2) : NULL;
-	if (!b) {
-		free(s);
+	if (!text || doccache_put(a->docs, id, text, n))
 		return NULL;
-	}
-	b[n] = '\n';
-	b[n + 1] = '\0';
-	r = doccache_put(a->docs, id, b, n + 1);
-	free(b);
-	return r ? NULL : cached_response(a, id);
+	return cached_response(a, id);
 }
 
 static enum MHD_Result get_run(struct http_request *rq, void *ctx)

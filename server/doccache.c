@@ -68,18 +68,20 @@ struct MHD_Response *doccache_response(struct doccache *c, int64_t id)
 	return resp;
 }
 
-int doccache_put(struct doccache *c, int64_t id, const char *json, size_t len)
+int doccache_put(struct doccache *c, int64_t id, char *json, size_t len)
 {
 	struct entry *e;
 
-	if (len > c->budget)
+	if (len > c->budget) {
+		free(json);
 		return -E2BIG;
+	}
 	e = calloc(1, sizeof(*e));
-	if (!e || !(e->json = malloc(len))) {
-		free(e);
+	if (!e) {
+		free(json);
 		return -ENOMEM;
 	}
-	memcpy(e->json, json, len);
+	e->json = json;
 	e->len = len;
 	e->id = id;
 	pthread_mutex_lock(&c->mu);

@@ -21,8 +21,9 @@ void doccache_free(struct doccache *c);
 
 /* A response with run id's document, or NULL when it is not kept. */
 struct MHD_Response *doccache_response(struct doccache *c, int64_t id);
-/* Keeps a copy of json (len bytes) as run id's document. 0 or -errno;
- * -E2BIG for a document larger than the whole budget. */
-int doccache_put(struct doccache *c, int64_t id, const char *json, size_t len);
+/* Keeps json (malloc'd, len bytes; the cache owns it from here, and frees
+ * it on failure) as run id's document. 0 or -errno; -E2BIG for a document
+ * larger than the whole budget. */
+int doccache_put(struct doccache *c, int64_t id, char *json, size_t len);
 
 #endif

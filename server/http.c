@@ -123,37 +123,38 @@ enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 	return ret;
 }
 
-/* A response whose body is s (freed by MHD), with a trailing newline. */
-static struct MHD_Response *json_response(char *s)
+char *http_json_text(const json_t *doc, size_t *len)
 {
-	struct MHD_Response *resp;
-	size_t n;
+	char *s = doc ? json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	size_t n = s ? strlen(s) : 0;
+	char *b = s ? realloc(s, n + 2) : NULL;
 
-	if (!s)
-		return NULL;
-	n = strlen(s);
-	char *b = realloc(s, n + 2);
 	if (!b) {
 		free(s);
 		return NULL;
 	}
 	b[n] = '\n';
 	b[n + 1] = '\0';
-	resp = MHD_create_response_from_buffer(n + 1, b, MHD_RESPMEM_MUST_FREE);
+	*len = n + 1;
+	return b;
+}
+
+struct MHD_Response *http_json_response(json_t *doc)
+{
+	struct MHD_Response *resp = NULL;
+	size_t n;
+	char *b = http_json_text(doc, &n);
+
+	json_decref(doc);
+	if (b)
+		resp = MHD_create_response_from_buffer(n, b,
+						       MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(b);
 		return NULL;
 	}
 	MHD_add_response_header(resp, "Content-Type", "application/json");
 	return resp;
-}
-
-struct MHD_Response *http_json_response(json_t *doc)
-{
-	char *s = doc ? json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-
-	json_decref(doc);
-	return json_response(s);
 }
 
 enum MHD_Result http_json(struct http_request *rq, unsigned int status,
@@ -172,9 +173,7 @@ static struct MHD_Response *verror_response(const char *field,
 	doc = json_pack("{s:s}", "error", msg);
 	if (doc && field && *field)
 		json_object_set_new(doc, "field", json_string(field));
-	char *s = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-	json_decref(doc);
-	return json_response(s);
+	return http_json_response(doc);
 }
 
 struct MHD_Response *http_error_response(const char *field, const char *fmt,

@@ -65,6 +65,9 @@ void http_stop(struct http_server *srv);
 /* Queues resp with the common headers (CSP, nosniff, CORS) and frees it. */
 enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 			     struct MHD_Response *resp);
+/* doc as the text of every JSON answer: compact, with a trailing newline.
+ * Malloc'd, *len bytes (the NUL not counted); NULL on ENOMEM. */
+char *http_json_text(const json_t *doc, size_t *len);
 /* A response of doc as JSON, for handlers that add headers; steals doc. */
 struct MHD_Response *http_json_response(json_t *doc);
 /* A JSON body; steals doc. */

@@ -9,11 +9,8 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "rundoc.h"
 #include "schema.h"
-
-/* The statuses a finished run can have: a queued or running one is not a run to import. */
-static const char *const final_status[] = {"done", "failed", "cancelled",
-					   "interrupted", NULL};
 
 struct check {
 	char *why;
@@ -250,7 +247,8 @@ int import_validate(json_t *doc, const struct topo *t, char *why,
 	status = json_string_value(json_object_get(doc, "status"));
 	if (!status)
 		return bad(&c, "status", "missing field 'status' (a string)");
-	if (!in_list(status, final_status))
+	/* a queued or running run is not one to import */
+	if (!rundoc_status_final(status))
 		return bad(&c, "status",
 			   "status '%.40s' is not a finished run's (allowed: done, "
 			   "failed, cancelled, interrupted)",

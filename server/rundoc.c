@@ -86,10 +86,20 @@ int rundoc_apply(json_t *doc, json_t *ev)
 	} else if (!strcmp(type, "headline")) {
 		copy_field(doc, ev, "text", "headline");
 	} else if (!strcmp(type, "status") || !strcmp(type, "end") ||
-		   !strcmp(type, "done") || !strcmp(type, "failed") ||
-		   !strcmp(type, "cancelled") || !strcmp(type, "interrupted")) {
+		   rundoc_status_final(type)) {
 		copy_field(doc, ev, "status", "status");
 		copy_field(doc, ev, "error", "error");
 	}
+	return 0;
+}
+
+int rundoc_status_final(const char *status)
+{
+	static const char *const final[] = {"done", "failed", "cancelled",
+					    "interrupted"};
+
+	for (size_t i = 0; status && i < sizeof(final) / sizeof(final[0]); i++)
+		if (!strcmp(status, final[i]))
+			return 1;
 	return 0;
 }

@@ -11,5 +11,7 @@ json_t *rundoc_new(void);
  * Returns 0, or -EINVAL when the event is not an object with a "type".
  */
 int rundoc_apply(json_t *doc, json_t *event);
+/* A status a run ends with (done, failed, cancelled, interrupted): it changes no more. */
+int rundoc_status_final(const char *status);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -22,27 +23,35 @@ static int kept(struct doccache *c, int64_t id)
 	return r != NULL;
 }
 
+/* A document of n bytes, handed to the cache (it owns it from then on). */
+static char *doc(size_t n)
+{
+	char *d = malloc(n);
+
+	assert_non_null(d);
+	memset(d, '{', n);
+	return d;
+}
+
 static void test_doccache_keeps_and_evicts_oldest(void **state)
 {
 	struct doccache *c = doccache_new(100);
-	char doc[40];
 
 	(void)state;
 	assert_non_null(c);
 	assert_false(kept(c, 1));
-	memset(doc, '{', sizeof(doc));
-	assert_int_equal(doccache_put(c, 1, doc, 40), 0);
-	assert_int_equal(doccache_put(c, 2, doc, 40), 0);
+	assert_int_equal(doccache_put(c, 1, doc(40), 40), 0);
+	assert_int_equal(doccache_put(c, 2, doc(40), 40), 0);
 	assert_true(kept(c, 1) && kept(c, 2));
 	/* a third of 40 bytes needs room: the oldest goes */
-	assert_int_equal(doccache_put(c, 3, doc, 40), 0);
+	assert_int_equal(doccache_put(c, 3, doc(40), 40), 0);
 	assert_false(kept(c, 1));
 	assert_true(kept(c, 2) && kept(c, 3));
 	/* the same run twice is kept once */
-	assert_int_equal(doccache_put(c, 3, doc, 40), 0);
+	assert_int_equal(doccache_put(c, 3, doc(40), 40), 0);
 	assert_true(kept(c, 2));
 	/* larger than the whole budget: refused, nothing dropped */
-	assert_int_equal(doccache_put(c, 4, doc, 101), -E2BIG);
+	assert_int_equal(doccache_put(c, 4, doc(101), 101), -E2BIG);
 	assert_true(kept(c, 2) && kept(c, 3));
 	doccache_free(c);
 }
