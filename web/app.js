@@ -6,7 +6,7 @@ import { RunView, FINAL } from './run-view.js';
 import { RunsList } from './runs-list.js';
 import { setupCharts, setChartTheme } from './charts.js';
 import { labRoute, decorateRun } from './lab.js';
-import { setupClassroom } from './classroom.js';
+import { setupClassroom, PROJECTOR_LOOK } from './classroom.js';
 
 const EVENT_TYPES = ['start', 'status', 'placement', 'sample', 'cell', 'progress', 'note', 'summary', 'headline', 'end', ...FINAL];
 const RUNS_POLL_MS = 15000; // runs started elsewhere (curl, another browser) show up within this
@@ -30,17 +30,15 @@ function banner(msg) {
   $('banner').hidden = !msg;
 }
 
-const CLASSROOM_FONT_PX = 26;
-
 // The charts' look for the layout now shown: the projector's in classroom mode.
 function chartTheme() {
-  if (document.body.classList.contains('classroom')) return { px: CLASSROOM_FONT_PX, contrast: true };
+  if (document.body.classList.contains('classroom')) return PROJECTOR_LOOK;
   const root = parseFloat(getComputedStyle(document.documentElement).fontSize) || 17;
   return { px: Math.round(root * 0.88), contrast: false };
 }
 
 async function init() {
-  state.chartsReady = setupCharts(chartTheme().px);
+  state.chartsReady = setupCharts(chartTheme());
   if (!state.chartsReady) banner('the chart library did not load: web/vendor is missing, run `make` to copy it from node_modules');
   let resizing = null;
   window.addEventListener('resize', () => {

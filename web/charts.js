@@ -100,8 +100,8 @@ function hatchPattern() {
   return hatch;
 }
 
-// Called once the vendored scripts have loaded. Returns false when they have not.
-export function setupCharts(fontPx) {
+// Called once the vendored scripts have loaded, with the first look ({px, contrast}). Returns false when they have not.
+export function setupCharts(look) {
   const Chart = window.Chart;
   if (!Chart) return false;
   const eb = window.ChartErrorBars;
@@ -111,7 +111,7 @@ export function setupCharts(fontPx) {
   if (mx && mx.MatrixController) Chart.register(mx.MatrixController, mx.MatrixElement);
   Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
   Chart.defaults.color = INK;
-  setChartTheme({ px: fontPx, contrast: false });
+  setChartTheme(look);
   Chart.defaults.animation.duration = 250;
   Chart.defaults.plugins.tooltip.padding = 10;
   return true;
@@ -123,18 +123,15 @@ export function setupCharts(fontPx) {
 // (Chart.js resolves a chart's options once, when it is created).
 export function setChartTheme({ px, contrast }) {
   const Chart = window.Chart;
-  if (!Chart) return;
-  const same = Chart.defaults.font.size === px && theme.contrast === !!contrast;
+  if (!Chart || (Chart.defaults.font.size === px && theme.contrast === !!contrast)) return;
   theme.contrast = !!contrast;
   Chart.defaults.font.size = px;
   Chart.defaults.plugins.tooltip.titleFont = { size: px, weight: 'bold' };
   Chart.defaults.plugins.tooltip.bodyFont = { size: px };
   Chart.defaults.plugins.legend.labels.boxWidth = Math.round(px * 1.6);
   Chart.defaults.borderColor = gridColor();
-  if (same) return;
   for (const set of live) for (const v of set.views.values()) v.remount();
 }
-
 
 // "time (s)" shown in ms reads "time (ms)"; a label without a unit gets one.
 function axisTitle(text, unit, shown) {

@@ -2,6 +2,8 @@
 import { $ } from './dom.js';
 
 const KEY = 'numalab.classroom';
+// The charts on a projector: large type, the dark palette, thick lines.
+export const PROJECTOR_LOOK = { px: 26, contrast: true };
 
 // app: {exps(), current(), view(), restyleCharts()}
 export function setupClassroom(app) {
