@@ -56,7 +56,7 @@ def best(values, higher=True):
     time), as STREAM reports a bandwidth: interference only ever slows a
     pass down."""
     s = summary(values)
-    s["center"], s["center_is"] = (s["max"] if higher else s["min"]), "best"
+    s["center"] = s["max"] if higher else s["min"]
     return s
 
 
@@ -64,7 +64,7 @@ def best_ratio(a, b, higher=True):
     """best(a) / best(b), with the per-pair ratios kept for their spread."""
     r = summary(ratios(a, b))
     ba, bb = best(a, higher)["center"], best(b, higher)["center"]
-    r["center"], r["center_is"] = (ba / bb if ba is not None and bb else None), "best/best"
+    r["center"] = ba / bb if ba is not None and bb else None
     return r
 
 
