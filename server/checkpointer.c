@@ -76,26 +76,18 @@ struct checkpointer *checkpointer_start(const char *path, char *err,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI |
 				 SQLITE_OPEN_NOMUTEX,
 			     NULL);
+	/* a connection checkpoints only once it has read the file and so
+	 * knows it is in WAL mode: until then every checkpoint is a no-op */
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(c->db, "PRAGMA journal_mode=WAL", NULL, NULL,
+				  NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen,
 			 "cannot open database '%s' to checkpoint it: %s", path,
 			 c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
-		sqlite3_close(c->db);
-		free(c);
-		return NULL;
+		goto fail;
 	}
 	sqlite3_busy_timeout(c->db, 100);
-	/* a connection checkpoints only once it has read the file and so
-	 * knows it is in WAL mode: until then every checkpoint is a no-op */
-	rc = sqlite3_exec(c->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		snprintf(err, errlen,
-			 "cannot open database '%s' to checkpoint it: %s", path,
-			 sqlite3_errmsg(c->db));
-		sqlite3_close(c->db);
-		free(c);
-		return NULL;
-	}
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv, NULL);
 	rc = pthread_create(&c->thread, NULL, checkpointer_main, c);
@@ -104,11 +96,13 @@ struct checkpointer *checkpointer_start(const char *path, char *err,
 			 strerror(rc));
 		pthread_cond_destroy(&c->cv);
 		pthread_mutex_destroy(&c->mu);
-		sqlite3_close(c->db);
-		free(c);
-		return NULL;
+		goto fail;
 	}
 	return c;
+fail:
+	sqlite3_close(c->db);
+	free(c);
+	return NULL;
 }
 
 void checkpointer_poke(struct checkpointer *c)
