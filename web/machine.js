@@ -34,13 +34,14 @@ export function machinePanel(m, imported) {
     h('dl', { class: 'machine-compact' }, lines.map(([k, v]) => [h('dt', { text: k }), h('dd', { text: v })])));
 }
 
-// How far a point's rounds disagree, as a share of its median: the 95%
-// interval of the median once there are enough rounds for one (a single
-// preempted round among 200 says nothing), else the whole range.
+// How far a point's rounds disagree, as a share of its median: the width
+// of the 95% interval of the median (a single preempted round among 200
+// moves it little; with under 6 rounds the stats make it the whole range),
+// or min to max for a document without one.
 export function spreadOf(st) {
   if (!st || !(st.n > 1) || !st.median) return null;
-  const wide = st.n >= 6 && Number.isFinite(st.ci_lo) && Number.isFinite(st.ci_hi);
-  return ((wide ? st.ci_hi - st.ci_lo : st.max - st.min)) / Math.abs(st.median);
+  const ci = Number.isFinite(st.ci_lo) && Number.isFinite(st.ci_hi);
+  return (ci ? st.ci_hi - st.ci_lo : st.max - st.min) / Math.abs(st.median);
 }
 
 // The points whose spread is too wide: [{chart, where, spread}].
