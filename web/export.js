@@ -16,7 +16,6 @@ export function pngButtons(el, prefix) {
     if (cap.querySelector('.png-button')) continue;
     const btn = h('button', { type: 'button', class: 'link-button png-button', text: 'PNG' });
     btn.addEventListener('click', () => {
-      const c = window.Chart && window.Chart.getChart(canvas);
       const out = document.createElement('canvas');
       out.width = canvas.width;
       out.height = canvas.height;
@@ -25,7 +24,6 @@ export function pngButtons(el, prefix) {
       g.fillRect(0, 0, out.width, out.height);
       g.drawImage(canvas, 0, 0);
       const id = fig.dataset.chart || 'chart';
-      void c;
       save(out.toDataURL('image/png'), `${prefix}-${id}.png`);
     });
     cap.append(btn);
