@@ -11,7 +11,8 @@ async function call(method, path, body) {
   const opts = { method, headers: { Accept: 'application/json' } };
   if (body !== undefined) {
     opts.headers['Content-Type'] = 'application/json';
-    opts.body = JSON.stringify(body);
+    // a string is sent as it is: a file's text, already JSON
+    opts.body = typeof body === 'string' ? body : JSON.stringify(body);
   }
   let res;
   try {
@@ -38,11 +39,13 @@ async function call(method, path, body) {
 export const api = {
   experiments: () => call('GET', '/api/experiments'),
   topology: () => call('GET', '/api/topology'),
-  runs: ({ experiment, limit = 20, offset = 0 } = {}) => {
+  runs: ({ experiment, machine, limit = 20, offset = 0 } = {}) => {
     const q = new URLSearchParams({ limit: String(limit), offset: String(offset) });
     if (experiment) q.set('experiment', experiment);
+    if (machine) q.set('machine', machine);
     return call('GET', `/api/runs?${q}`);
   },
+  importRun: (text) => call('POST', '/api/runs/import', text),
   run: (id) => call('GET', `/api/runs/${encodeURIComponent(id)}`),
   start: (experiment, params) => call('POST', '/api/runs', { experiment, params }),
   cancel: (id) => call('DELETE', `/api/runs/${encodeURIComponent(id)}`),

@@ -1,4 +1,5 @@
 // compare.js - two or more runs of one experiment on one chart, each labelled with its machine and date, and their summaries side by side
+import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { ChartSet } from './charts.js';
 import { label, withUnit, clock } from './format.js';
@@ -26,13 +27,12 @@ export async function showCompare(container, ids, byName) {
   clear(container);
   const docs = [];
   for (const id of ids) {
-    const res = await fetch(`/api/runs/${encodeURIComponent(id)}`);
-    const d = await res.json().catch(() => null);
-    if (!res.ok) {
-      container.append(h('p', { class: 'note note-warn', text: `cannot compare: run ${id}: ${(d && d.error) || res.status}` }));
+    try {
+      docs.push(await api.run(id));
+    } catch (e) {
+      container.append(h('p', { class: 'note note-warn', text: `cannot compare: run ${id}: ${e.message}` }));
       return { destroy() {} };
     }
-    docs.push(d);
   }
   const kinds = new Set(docs.map((d) => d.experiment));
   if (kinds.size !== 1) {

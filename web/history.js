@@ -1,20 +1,13 @@
 // history.js - every stored run, filtered by experiment and machine, newest first, paged; import a run from a file
+import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { clock } from './format.js';
 import { badge } from './run-view.js';
 
 const PAGE = 20;
 
-async function getJSON(url, opts) {
-  const res = await fetch(url, opts);
-  const data = await res.json().catch(() => null);
-  if (!res.ok) throw new Error((data && data.error) || `${url} answered ${res.status}`);
-  return data;
-}
-
 export async function importFile(file) {
-  const text = await file.text();
-  return getJSON('/api/runs/import', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text });
+  return api.importRun(await file.text());
 }
 
 // q: {experiment, machine, offset}; exps: the schema list
@@ -58,11 +51,8 @@ export async function showHistory(container, q, exps) {
       tbody),
     h('div', { class: 'history-pager' }, compareBtn));
   let data;
-  const p = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
-  if (q.experiment) p.set('experiment', q.experiment);
-  if (q.machine) p.set('machine', q.machine);
   try {
-    data = await getJSON(`/api/runs?${p}`);
+    data = await api.runs({ experiment: q.experiment, machine: q.machine, limit: PAGE, offset });
   } catch (e) {
     msg.textContent = `could not list the runs: ${e.message}`;
     return;
