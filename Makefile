@@ -13,7 +13,7 @@ CFLAGS ?= -O2 -g
 CFLAGS_USER := $(CFLAGS)
 # snprintf truncating a long message is intended, not a bug
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -MMD -MP
-CFLAGS += -Ikernels -Iserver
+CFLAGS += -Ilib -Ikernels -Iserver
 CFLAGS += -DNUMALAB_VERSION='"$(VERSION)"'
 CFLAGS += -DNUMALAB_CFLAGS='"$(CFLAGS_USER)"'
 LDLIBS += -lnuma -lm -pthread
@@ -33,9 +33,10 @@ endif
 
 # Every kernels/*.c is linked in: an experiment is one new file there
 # plus one line in kernels/registry.c.
+LIB_SRCS = $(sort $(wildcard lib/*.c))
 KERNEL_SRCS = $(sort $(wildcard kernels/*.c))
 SERVER_SRCS = $(sort $(wildcard server/*.c))
-KERNEL_OBJS = $(KERNEL_SRCS:%.c=$(BUILD)/%.o)
+KERNEL_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o) $(KERNEL_SRCS:%.c=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER_SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS = $(KERNEL_OBJS) $(filter-out $(BUILD)/server/main.o,$(SERVER_OBJS))
 
@@ -80,7 +81,7 @@ bench: bench-deps all
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" scripts/bench.sh
 
 format:
-	$(Q)clang-format -i kernels/*.[ch] server/*.[ch] tests/unit/*.c
+	$(Q)clang-format -i lib/*.[ch] kernels/*.[ch] server/*.[ch] tests/unit/*.c
 
 clean:
 	rm -rf build build-* web/vendor

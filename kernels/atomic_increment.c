@@ -584,7 +584,7 @@ static int ai_run(struct run_ctx *ctx)
 			  "lock_skip: not available on this architecture (it jumps over the x86 lock prefix); skipped");
 	for (int ti = 0; ti < threads->n && !rc; ti++) {
 		int n = threads->list[ti];
-		struct param_error perr;
+		struct errinfo perr;
 
 		rc = experiment_plan(ctx, n, cpus, &perr);
 		if (rc) {

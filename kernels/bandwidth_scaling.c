@@ -110,7 +110,7 @@ static int needs_dst(const struct param_values *pv)
 }
 
 static int bs_check(const struct param_values *pv, const struct topo *t,
-		    struct param_error *err)
+		    struct errinfo *err)
 {
 	const struct param_value *nodes = params_get(pv, "nodes");
 	uint64_t size = (uint64_t)params_int(pv, "size");

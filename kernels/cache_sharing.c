@@ -303,7 +303,7 @@ out:
 }
 
 static int cs_check(const struct param_values *pv, const struct topo *t,
-		    struct param_error *err)
+		    struct errinfo *err)
 {
 	int64_t ws = params_int(pv, "working_set");
 	int64_t pairs = params_int(pv, "pairs");

@@ -143,7 +143,7 @@ static void c2c_body(void *arg, int tid, int round)
 }
 
 static int c2c_check(const struct param_values *pv, const struct topo *t,
-		     struct param_error *err)
+		     struct errinfo *err)
 {
 	const struct param_value *cpus = params_get(pv, "cpus");
 

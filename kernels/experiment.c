@@ -71,7 +71,7 @@ static void trim_default(const struct param *p, const struct topo *t,
 
 int experiment_parse(const struct experiment *exp, const struct topo *t,
 		     int argc, char *const *argv, struct param_values *pv,
-		     struct param_error *err)
+		     struct errinfo *err)
 {
 	const struct param *tables[3];
 	struct param trimmed[24];
@@ -142,7 +142,7 @@ check:
 }
 
 int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
-		    struct param_error *err)
+		    struct errinfo *err)
 {
 	const struct param_value *list = params_get(ctx->pv, "cpus");
 	int s = place_strategy_parse(params_str(ctx->pv, "placement"));

@@ -61,7 +61,7 @@ struct experiment {
 	 * May be NULL. Returns 0 or -EINVAL with err set.
 	 */
 	int (*check)(const struct param_values *pv, const struct topo *t,
-		     struct param_error *err);
+		     struct errinfo *err);
 	/* Runs it. Returns 0, -ECANCELED when ctx->cancel was seen, or -errno. */
 	int (*run)(struct run_ctx *ctx);
 	/*
@@ -88,13 +88,13 @@ extern const struct param placement_params[];
  */
 int experiment_parse(const struct experiment *exp, const struct topo *t,
 		     int argc, char *const *argv, struct param_values *pv,
-		     struct param_error *err);
+		     struct errinfo *err);
 
 /*
  * The CPU for each of nthreads threads, from the request's cpus and
  * placement params. Returns 0 or -EINVAL with err set.
  */
 int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
-		    struct param_error *err);
+		    struct errinfo *err);
 
 #endif

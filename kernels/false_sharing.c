@@ -171,7 +171,7 @@ static void emit_time(struct run_ctx *ctx, const char *series, int nthreads,
 }
 
 static int fs_check_params(const struct param_values *pv, const struct topo *t,
-			   struct param_error *err)
+			   struct errinfo *err)
 {
 	const struct param_value *st = params_get(pv, "stride");
 
@@ -205,7 +205,7 @@ static int fs_run(struct run_ctx *ctx)
 		return -ENOMEM;
 	for (int ti = 0; ti < threads->n && !rc; ti++) {
 		int n = threads->list[ti];
-		struct param_error perr;
+		struct errinfo perr;
 		double sep = 0;
 		char label[96];
 

@@ -159,7 +159,7 @@ static void resolve(const struct param_values *pv, const struct topo *t,
 		p->migrate_to = -1;
 }
 
-static int refuse(struct param_error *err, const char *field, const char *msg)
+static int refuse(struct errinfo *err, const char *field, const char *msg)
 {
 	snprintf(err->field, sizeof(err->field), "%s", field);
 	snprintf(err->msg, sizeof(err->msg), "%s", msg);
@@ -167,7 +167,7 @@ static int refuse(struct param_error *err, const char *field, const char *msg)
 }
 
 static int mp_check(const struct param_values *pv, const struct topo *t,
-		    struct param_error *err)
+		    struct errinfo *err)
 {
 	const struct param_value *nodes = params_get(pv, "nodes");
 	const struct param_value *tv = params_get(pv, "toucher");

@@ -633,7 +633,7 @@ void nmem_machine_nodes(const struct topo *t, char *buf, size_t len)
 
 int nmem_check_nodes(const struct topo *t, const int32_t *nodes, int n,
 		     const char *field, int need_mem, int need_cpus,
-		     struct param_error *err)
+		     struct errinfo *err)
 {
 	char have[220];
 
@@ -664,7 +664,7 @@ int nmem_check_nodes(const struct topo *t, const int32_t *nodes, int n,
 }
 
 int nmem_check_free(const struct topo *t, const int32_t *nodes, int n,
-		    uint64_t bytes, const char *field, struct param_error *err)
+		    uint64_t bytes, const char *field, struct errinfo *err)
 {
 	uint64_t free_sum = 0;
 	int known = 0, count = 0;

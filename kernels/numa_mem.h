@@ -191,7 +191,7 @@ int nmem_node_ncpus(const struct topo *t, int node);
  */
 int nmem_check_nodes(const struct topo *t, const int32_t *nodes, int n,
 		     const char *field, int need_mem, int need_cpus,
-		     struct param_error *err);
+		     struct errinfo *err);
 
 /*
  * Refuses bytes that do not fit into the free memory of the nodes
@@ -199,7 +199,7 @@ int nmem_check_nodes(const struct topo *t, const int32_t *nodes, int n,
  * topology does not know are not counted against. Returns 0 or -EINVAL.
  */
 int nmem_check_free(const struct topo *t, const int32_t *nodes, int n,
-		    uint64_t bytes, const char *field, struct param_error *err);
+		    uint64_t bytes, const char *field, struct errinfo *err);
 
 /* "nodes 0-1" of the machine, for messages. */
 void nmem_machine_nodes(const struct topo *t, char *buf, size_t len);

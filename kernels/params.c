@@ -241,7 +241,7 @@ static void fmt_bound(const struct param *p, int64_t v, char *buf, size_t len)
 }
 
 int param_parse_value(const struct param *p, const char *text,
-		      struct param_value *out, struct param_error *err)
+		      struct param_value *out, struct errinfo *err)
 {
 	char lo[32], hi[32], tmp[PARAM_ERR_LEN];
 	int rc;
@@ -401,7 +401,7 @@ static const struct param *find_param(const struct param *const *tables,
 
 int params_parse(const struct param *const *tables, int ntables, int argc,
 		 char *const *argv, struct param_values *out,
-		 struct param_error *err)
+		 struct errinfo *err)
 {
 	const char *given[64] = {0};
 	const struct param *order[64];

@@ -5,8 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "errinfo.h"
+
 #define PARAM_MAX_LIST 1024 /* longest list a list-typed param may hold */
-#define PARAM_ERR_LEN 256
+#define PARAM_ERR_LEN ERRINFO_MSG_LEN
 
 enum param_type {
 	PARAM_INT,     /* one integer in [min, max] */
@@ -55,11 +57,6 @@ struct param_values {
 	struct param_value v[24];
 };
 
-struct param_error {
-	char field[64];
-	char msg[PARAM_ERR_LEN];
-};
-
 /*
  * Parses "k=v" assignments (argv style) against the tables (each
  * NULL-name-terminated), filling defaults for everything not given.
@@ -67,11 +64,11 @@ struct param_error {
  */
 int params_parse(const struct param *const *tables, int ntables, int argc,
 		 char *const *argv, struct param_values *out,
-		 struct param_error *err);
+		 struct errinfo *err);
 
 /* Parses one value for one param. Returns 0 or -EINVAL (err->msg set). */
 int param_parse_value(const struct param *p, const char *text,
-		      struct param_value *out, struct param_error *err);
+		      struct param_value *out, struct errinfo *err);
 
 /*
  * Parses a list of non-negative integers: "0,2-3", "1-8:2". Rejects

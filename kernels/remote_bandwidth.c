@@ -150,7 +150,7 @@ static int nearest_other(const struct topo *t, const int32_t *nodes, int n,
 }
 
 static int rb_check(const struct param_values *pv, const struct topo *t,
-		    struct param_error *err)
+		    struct errinfo *err)
 {
 	const struct param_value *v = params_get(pv, "nodes");
 	const struct nmem_caps *caps = nmem_caps();

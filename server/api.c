@@ -214,7 +214,7 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	const char *ct = http_header(rq, "Content-Type");
 	const struct experiment *exp;
 	struct param_values *pv = NULL;
-	struct param_error perr;
+	struct errinfo perr;
 	json_error_t jerr;
 	json_t *root = NULL, *params = NULL, *resp = NULL;
 	const char *name = NULL, *key;

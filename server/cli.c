@@ -87,7 +87,7 @@ int cmd_run(int argc, char **argv)
 	const struct experiment *e = NULL;
 	struct topo *t = NULL;
 	struct param_values *pv = NULL;
-	struct param_error err;
+	struct errinfo err;
 	struct sink_json js;
 	struct sink table;
 	json_t *doc = NULL;

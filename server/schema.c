@@ -59,7 +59,7 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 		/* the default a run would get here, trimmed to this machine */
 		if ((p->flags & PARAM_F_CPUS) && t) {
 			struct param_values *pv = calloc(1, sizeof(*pv));
-			struct param_error err;
+			struct errinfo err;
 			if (pv && !experiment_parse(e, t, 0, NULL, pv, &err)) {
 				const struct param_value *v =
 					params_get(pv, p->name);
@@ -300,7 +300,7 @@ json_t *schema_machine(const struct topo *t)
 }
 
 int schema_params_to_argv(json_t *params, char **argv, int cap,
-			  struct param_error *err)
+			  struct errinfo *err)
 {
 	const char *key;
 	json_t *val;

@@ -24,7 +24,7 @@ json_t *schema_machine(const struct topo *t);
  * Each argv[i] must be freed by the caller.
  */
 int schema_params_to_argv(json_t *params, char **argv, int cap,
-			  struct param_error *err);
+			  struct errinfo *err);
 /* The parsed values back as JSON: numbers for int/size, text otherwise. */
 json_t *schema_params_json(const struct param_values *pv);
 

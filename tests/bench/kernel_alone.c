@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 	static volatile sig_atomic_t never;
 	const struct experiment *e;
 	struct param_values *pv;
-	struct param_error err;
+	struct errinfo err;
 	struct sink sink = {.ops = &ops};
 	struct topo *t;
 	int rc;

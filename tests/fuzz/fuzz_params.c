@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *buf, *argv[16];
 	int argc = 0;
 	struct param_values *pv;
-	struct param_error err;
+	struct errinfo err;
 
 	if (!topo)
 		topo = topo_load();

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_t *body, *params = NULL;
 	const char *name = NULL;
 	char *argv[64];
-	struct param_error err;
+	struct errinfo err;
 
 	if (!topo)
 		topo = topo_load();

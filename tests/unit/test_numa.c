@@ -151,7 +151,7 @@ static struct topo *fake(int nnodes, uint64_t mem_free)
 static void test_check_nodes(void **state)
 {
 	struct topo *one = fake(1, 1ull << 30), *two = fake(2, 1ull << 30);
-	struct param_error err;
+	struct errinfo err;
 	int32_t three[] = {3}, zero[] = {0}, both[] = {0, 1};
 	(void)state;
 	memset(&err, 0, sizeof(err));
@@ -177,7 +177,7 @@ static void test_check_nodes(void **state)
 static void test_check_free(void **state)
 {
 	struct topo *two = fake(2, 1ull << 30), *unknown = fake(1, 0);
-	struct param_error err;
+	struct errinfo err;
 	int32_t zero[] = {0};
 	(void)state;
 	assert_int_equal(nmem_check_free(two, zero, 1, 512ull << 20, "size", &err), 0);

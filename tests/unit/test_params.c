@@ -21,7 +21,7 @@ static const struct param table[] = {
 	{0}};
 
 static int parse(int argc, char **argv, struct param_values *pv,
-		 struct param_error *err)
+		 struct errinfo *err)
 {
 	const struct param *t[] = {table};
 	return params_parse(t, 1, argc, argv, pv, err);
@@ -30,7 +30,7 @@ static int parse(int argc, char **argv, struct param_values *pv,
 static void test_defaults(void **state)
 {
 	struct param_values *pv = calloc(1, sizeof(*pv));
-	struct param_error err;
+	struct errinfo err;
 	(void)state;
 	assert_int_equal(parse(0, NULL, pv, &err), 0);
 	assert_int_equal(params_int(pv, "n"), 5);
@@ -46,7 +46,7 @@ static void test_defaults(void **state)
 static void expect_error(const char *arg, const char *field, const char *needle)
 {
 	struct param_values *pv = calloc(1, sizeof(*pv));
-	struct param_error err;
+	struct errinfo err;
 	char *argv[] = {(char *)arg};
 	assert_int_equal(parse(1, argv, pv, &err), -22);
 	assert_string_equal(err.field, field);
@@ -81,7 +81,7 @@ static void test_errors(void **state)
 static void test_lists(void **state)
 {
 	struct param_values *pv = calloc(1, sizeof(*pv));
-	struct param_error err;
+	struct errinfo err;
 	char *argv[] = {"threads=8,1-3,16-20:2", "set=blue,red", "size=2M",
 			"cpus=3,0-1"};
 	(void)state;
@@ -104,7 +104,7 @@ static void test_lists(void **state)
 static void test_twice(void **state)
 {
 	struct param_values *pv = calloc(1, sizeof(*pv));
-	struct param_error err;
+	struct errinfo err;
 	char *argv[] = {"n=2", "n=3"};
 	(void)state;
 	assert_int_equal(parse(2, argv, pv, &err), -22);
@@ -120,7 +120,7 @@ static void test_registry_tables(void **state)
 	/* every experiment's defaults validate on this machine */
 	for (int i = 0; experiments[i]; i++) {
 		struct param_values *pv = calloc(1, sizeof(*pv));
-		struct param_error err;
+		struct errinfo err;
 		int rc = experiment_parse(experiments[i], t, 0, NULL, pv, &err);
 		if (rc)
 			fail_msg("%s: defaults rejected: %s", experiments[i]->name,
