@@ -1,0 +1,190 @@
+/* record.c - a sink that passes everything on and keeps what describe() needs */
+#include "record.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Makes room for one more element. Returns 0 or -1 (oom set). */
+static int room(struct record *r, void **arr, int n, int *cap, size_t size)
+{
+	void *p;
+	int c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, (size_t)c * size);
+	if (!p) {
+		r->oom = 1;
+		return -1;
+	}
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+static void on_point(void *ctx, const struct point *p)
+{
+	struct record *r = ctx;
+	struct rr_point *q;
+	struct stats s;
+
+	sink_point(r->next, p);
+	if (room(r, (void **)&r->points, r->npoints, &r->cap_points,
+		 sizeof(*r->points)))
+		return;
+	q = &r->points[r->npoints++];
+	stats_compute(p->samples, p->nsamples, &s);
+	q->chart = dup_or_null(p->chart);
+	q->series = dup_or_null(p->series);
+	q->x_label = dup_or_null(p->x_label);
+	q->x = p->x;
+	q->y = p->y;
+	q->n = p->nsamples;
+	q->ci_lo = p->nsamples > 0 ? s.ci_lo : p->y;
+	q->ci_hi = p->nsamples > 0 ? s.ci_hi : p->y;
+	q->min = p->nsamples > 0 ? s.min : p->y;
+	q->max = p->nsamples > 0 ? s.max : p->y;
+}
+
+static void on_cell(void *ctx, const struct cell *c)
+{
+	struct record *r = ctx;
+	struct rr_cell *q;
+
+	sink_cell(r->next, c);
+	if (room(r, (void **)&r->cells, r->ncells, &r->cap_cells,
+		 sizeof(*r->cells)))
+		return;
+	q = &r->cells[r->ncells++];
+	q->chart = dup_or_null(c->chart);
+	q->row = c->row;
+	q->col = c->col;
+	q->value = c->nsamples > 0 || !c->note ? c->value : NAN;
+	q->note = dup_or_null(c->note);
+}
+
+static void on_placement(void *ctx, const char *label,
+			 const struct thread_place *tp, int n)
+{
+	struct record *r = ctx;
+	struct rr_placement *q;
+	struct thread_place *t;
+
+	sink_placement(r->next, label, tp, n);
+	if (room(r, (void **)&r->placements, r->nplacements,
+		 &r->cap_placements, sizeof(*r->placements)))
+		return;
+	t = calloc(n > 0 ? (size_t)n : 1, sizeof(*t));
+	if (!t) {
+		r->oom = 1;
+		return;
+	}
+	if (n > 0)
+		memcpy(t, tp, (size_t)n * sizeof(*t));
+	q = &r->placements[r->nplacements++];
+	q->label = dup_or_null(label);
+	q->t = t;
+	q->n = n;
+}
+
+static void on_progress(void *ctx, double done, double total, const char *what)
+{
+	struct record *r = ctx;
+
+	sink_progress(r->next, done, total, what);
+}
+
+static void on_note(void *ctx, const char *level, const char *text)
+{
+	struct record *r = ctx;
+
+	sink_note(r->next, level, "%s", text);
+}
+
+static void on_summary(void *ctx, const char *key, double value,
+		       const char *unit)
+{
+	struct record *r = ctx;
+	struct rr_summary *q;
+
+	sink_summary(r->next, key, value, unit);
+	if (room(r, (void **)&r->summary, r->nsummary, &r->cap_summary,
+		 sizeof(*r->summary)))
+		return;
+	q = &r->summary[r->nsummary++];
+	q->key = dup_or_null(key);
+	q->value = value;
+	q->unit = dup_or_null(unit);
+}
+
+static void on_headline(void *ctx, const char *text)
+{
+	struct record *r = ctx;
+
+	sink_headline(r->next, "%s", text);
+}
+
+static const struct sink_ops record_ops = {
+	.point = on_point,
+	.cell = on_cell,
+	.placement = on_placement,
+	.progress = on_progress,
+	.note = on_note,
+	.summary = on_summary,
+	.headline = on_headline,
+};
+
+void record_init(struct record *r, struct sink *next)
+{
+	memset(r, 0, sizeof(*r));
+	r->sink.ops = &record_ops;
+	r->sink.ctx = r;
+	r->next = next;
+}
+
+void record_free(struct record *r)
+{
+	for (int i = 0; i < r->npoints; i++) {
+		free((char *)r->points[i].chart);
+		free((char *)r->points[i].series);
+		free((char *)r->points[i].x_label);
+	}
+	for (int i = 0; i < r->ncells; i++) {
+		free((char *)r->cells[i].chart);
+		free((char *)r->cells[i].note);
+	}
+	for (int i = 0; i < r->nsummary; i++) {
+		free((char *)r->summary[i].key);
+		free((char *)r->summary[i].unit);
+	}
+	for (int i = 0; i < r->nplacements; i++) {
+		free((char *)r->placements[i].label);
+		free((void *)r->placements[i].t);
+	}
+	free(r->points);
+	free(r->cells);
+	free(r->summary);
+	free(r->placements);
+	memset(r, 0, sizeof(*r));
+}
+
+void record_result(const struct record *r, struct run_result *rr)
+{
+	rr->points = r->points;
+	rr->npoints = r->npoints;
+	rr->cells = r->cells;
+	rr->ncells = r->ncells;
+	rr->summary = r->summary;
+	rr->nsummary = r->nsummary;
+	rr->placements = r->placements;
+	rr->nplacements = r->nplacements;
+}

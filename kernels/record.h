@@ -1,0 +1,32 @@
+/* record.h - a sink that passes everything on and keeps what describe() needs */
+#ifndef NUMALAB_RECORD_H
+#define NUMALAB_RECORD_H
+
+#include "sink.h"
+#include "verdict.h"
+
+/*
+ * Wraps another sink: every event goes on unchanged, and points, cells,
+ * summary values and placements are also kept (with copies of their
+ * strings) so that the run can be described when it ends.
+ */
+struct record {
+	struct sink sink; /* give this to the kernel */
+	struct sink *next;
+	struct rr_point *points;
+	int npoints, cap_points;
+	struct rr_cell *cells;
+	int ncells, cap_cells;
+	struct rr_summary *summary;
+	int nsummary, cap_summary;
+	struct rr_placement *placements;
+	int nplacements, cap_placements;
+	int oom; /* something could not be kept */
+};
+
+void record_init(struct record *r, struct sink *next);
+void record_free(struct record *r);
+/* Points the arrays of rr at what r kept (valid until record_free). */
+void record_result(const struct record *r, struct run_result *rr);
+
+#endif

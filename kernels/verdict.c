@@ -1,0 +1,188 @@
+/* verdict.c - the facts a verdict may use, lookups over a run, and the verdict's sentences */
+#include "verdict.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo.h"
+
+void machine_facts_from_topo(const struct topo *t, struct machine_facts *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->vm = -1;
+	if (!t)
+		return;
+	m->npus = t->npus;
+	m->nallowed = t->nallowed;
+	m->ncores = t->ncores;
+	m->npackages = t->npackages;
+	m->nnodes = t->nnodes;
+	m->smt = t->smt;
+	m->line_size = t->line_size;
+	m->numa_available = t->numa_available;
+	for (int i = 0; i < t->ncaches; i++) {
+		const struct topo_cache *c = &t->cache[i];
+		if (c->level > m->llc_level) {
+			m->llc_level = c->level;
+			m->llc_instances = 0;
+			m->llc_bytes = 0;
+		}
+		if (c->level == m->llc_level) {
+			m->llc_instances++;
+			if (c->size > m->llc_bytes)
+				m->llc_bytes = c->size;
+		}
+		if (c->level == 2)
+			m->l2_instances++;
+	}
+}
+
+uint64_t machine_llc_total(const struct machine_facts *m)
+{
+	return m->llc_bytes * (uint64_t)(m->llc_instances > 0 ? m->llc_instances : 0);
+}
+
+void verdict_headline(struct verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->headline, sizeof(v->headline), fmt, ap);
+	va_end(ap);
+}
+
+void verdict_note(struct verdict *v, const char *level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->nnotes >= VERDICT_MAX_NOTES) {
+		snprintf(v->notes[VERDICT_MAX_NOTES - 1].text, VERDICT_TEXT_LEN,
+			 "more notes were left out");
+		return;
+	}
+	snprintf(v->notes[v->nnotes].level, sizeof(v->notes[0].level), "%s",
+		 level);
+	va_start(ap, fmt);
+	vsnprintf(v->notes[v->nnotes].text, VERDICT_TEXT_LEN, fmt, ap);
+	va_end(ap);
+	v->nnotes++;
+}
+
+static int streq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+const struct rr_point *rr_point_find(const struct run_result *r,
+				     const char *chart, const char *series,
+				     double x)
+{
+	for (int i = 0; i < r->npoints; i++) {
+		const struct rr_point *p = &r->points[i];
+		if (streq(p->chart, chart) && streq(p->series, series) &&
+		    fabs(p->x - x) < 1e-9)
+			return p;
+	}
+	return NULL;
+}
+
+const struct rr_point *rr_point_find_label(const struct run_result *r,
+					   const char *chart,
+					   const char *series,
+					   const char *x_label)
+{
+	for (int i = 0; i < r->npoints; i++) {
+		const struct rr_point *p = &r->points[i];
+		if (streq(p->chart, chart) && streq(p->series, series) &&
+		    streq(p->x_label, x_label))
+			return p;
+	}
+	return NULL;
+}
+
+int rr_summary_get(const struct run_result *r, const char *key, double *out)
+{
+	for (int i = r->nsummary - 1; i >= 0; i--)
+		if (streq(r->summary[i].key, key)) {
+			*out = r->summary[i].value;
+			return 0;
+		}
+	return -1;
+}
+
+const struct rr_placement *rr_placement_find(const struct run_result *r,
+					     const char *label)
+{
+	for (int i = 0; i < r->nplacements; i++)
+		if (streq(r->placements[i].label, label))
+			return &r->placements[i];
+	return NULL;
+}
+
+int rr_point_compare(const struct rr_point *a, const struct rr_point *b)
+{
+	if (!a || !b || a->n < 2 || b->n < 2)
+		return 0;
+	if (a->ci_lo > b->ci_hi)
+		return 1;
+	if (a->ci_hi < b->ci_lo)
+		return -1;
+	return 0;
+}
+
+static int cpu_of(const struct thread_place *t)
+{
+	return t->cpu_observed >= 0 ? t->cpu_observed : t->cpu_requested;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The sorted CPUs of a placement into out (cap entries). Returns the count. */
+static int sorted_cpus(const struct rr_placement *p, int *out, int cap)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->n && n < cap; i++)
+		out[n++] = cpu_of(&p->t[i]);
+	qsort(out, (size_t)n, sizeof(int), cmp_int);
+	return n;
+}
+
+int rr_placement_same_cpus(const struct rr_placement *a,
+			   const struct rr_placement *b)
+{
+	int ca[1024], cb[1024], na, nb;
+
+	if (!a || !b || a->n != b->n)
+		return 0;
+	na = sorted_cpus(a, ca, 1024);
+	nb = sorted_cpus(b, cb, 1024);
+	return na == nb && !memcmp(ca, cb, (size_t)na * sizeof(int));
+}
+
+int rr_placement_distinct_cpus(const struct rr_placement *p)
+{
+	int c[1024], n, d = 0;
+
+	if (!p)
+		return 0;
+	n = sorted_cpus(p, c, 1024);
+	for (int i = 0; i < n; i++)
+		if (c[i] >= 0 && (i == 0 || c[i] != c[i - 1]))
+			d++;
+	return d;
+}
+
+void verdict_emit(const struct verdict *v, struct sink *s)
+{
+	for (int i = 0; i < v->nnotes; i++)
+		sink_note(s, v->notes[i].level, "%s", v->notes[i].text);
+	if (v->headline[0])
+		sink_headline(s, "%s", v->headline);
+}

@@ -1,0 +1,131 @@
+/* verdict.h - what a run showed, as an experiment's describe() reads it, and the sentences it says */
+#ifndef NUMALAB_VERDICT_H
+#define NUMALAB_VERDICT_H
+
+#include <stdint.h>
+
+#include "sink.h"
+
+struct experiment;
+struct topo;
+
+/*
+ * The facts about a machine that a verdict may lean on. Filled from a
+ * live topology (machine_facts_from_topo) or from a stored run's machine
+ * record (the server does that), so a stored or imported run is judged
+ * against the machine it ran on, not the one that reads it.
+ */
+struct machine_facts {
+	int npus, nallowed, ncores, npackages, nnodes;
+	int smt;	     /* some core has two or more PUs */
+	int vm;		     /* a hypervisor was seen (-1: unknown) */
+	int line_size;	     /* bytes */
+	int llc_level;	     /* level of the last-level cache, 0 if none known */
+	int llc_instances;   /* how many of them */
+	uint64_t llc_bytes;  /* size of one */
+	int l2_instances;
+	int numa_available;  /* the kernel has NUMA system calls */
+};
+
+void machine_facts_from_topo(const struct topo *t, struct machine_facts *m);
+/* Total bytes of last-level cache on the machine (0 if unknown). */
+uint64_t machine_llc_total(const struct machine_facts *m);
+
+/* One point as the run recorded it (y is the median of n rounds). */
+struct rr_point {
+	const char *chart, *series, *x_label;
+	double x, y;
+	double ci_lo, ci_hi; /* 95% interval of the median (the range below 6 rounds) */
+	double min, max;
+	int n;
+};
+
+struct rr_summary {
+	const char *key;
+	double value;
+	const char *unit;
+};
+
+/* Where a team of threads ran, as observed inside each thread. */
+struct rr_placement {
+	const char *label;
+	const struct thread_place *t;
+	int n;
+};
+
+struct rr_cell {
+	const char *chart;
+	int row, col;
+	double value; /* NaN when not measured (note says why) */
+	const char *note;
+};
+
+/* A run as describe() sees it. Every array may be empty. */
+struct run_result {
+	const struct experiment *exp;
+	const void *params; /* the experiment's own typed params */
+	const void *common; /* struct common_params */
+	const struct machine_facts *machine;
+	const struct rr_point *points;
+	int npoints;
+	const struct rr_cell *cells;
+	int ncells;
+	const struct rr_summary *summary;
+	int nsummary;
+	const struct rr_placement *placements;
+	int nplacements;
+	int complete; /* the run ended normally (not cancelled, failed, interrupted) */
+};
+
+#define VERDICT_MAX_NOTES 16
+#define VERDICT_TEXT_LEN 512
+
+/*
+ * What numalab says about a run: one headline and a few notes. A note's
+ * level is "info", "warn" or "cannot" (what this run or machine could not
+ * show, and why).
+ */
+struct verdict {
+	char headline[VERDICT_TEXT_LEN];
+	int nnotes;
+	struct {
+		char level[8];
+		char text[VERDICT_TEXT_LEN];
+	} notes[VERDICT_MAX_NOTES];
+};
+
+__attribute__((format(printf, 2, 3))) void
+verdict_headline(struct verdict *v, const char *fmt, ...);
+/* Adds a note; past VERDICT_MAX_NOTES it is dropped and the last note says so. */
+__attribute__((format(printf, 3, 4))) void
+verdict_note(struct verdict *v, const char *level, const char *fmt, ...);
+
+/* Lookups: NULL / -1 when absent. x_label may be NULL to match on x. */
+const struct rr_point *rr_point_find(const struct run_result *r,
+				     const char *chart, const char *series,
+				     double x);
+const struct rr_point *rr_point_find_label(const struct run_result *r,
+					   const char *chart,
+					   const char *series,
+					   const char *x_label);
+int rr_summary_get(const struct run_result *r, const char *key, double *out);
+const struct rr_placement *rr_placement_find(const struct run_result *r,
+					     const char *label);
+
+/*
+ * Two medians differ only when their 95% intervals do not overlap; with
+ * fewer than 2 rounds nothing can be told apart. Returns 1 (a > b),
+ * -1 (a < b) or 0 (cannot tell).
+ */
+int rr_point_compare(const struct rr_point *a, const struct rr_point *b);
+
+/* The set of CPUs two placements used are the same (in any order). */
+int rr_placement_same_cpus(const struct rr_placement *a,
+			   const struct rr_placement *b);
+/* The observed placement's threads overlap in distinct CPUs (>= 2). */
+int rr_placement_distinct_cpus(const struct rr_placement *p);
+
+/* Sends the verdict through a sink: its notes, then the headline. */
+void verdict_emit(const struct verdict *v, struct sink *s);
+
+#endif
