@@ -9,6 +9,7 @@
 
 #include "experiment.h"
 #include "stats.h"
+#include "strbuf.h"
 #include "team.h"
 
 enum variant {
@@ -666,20 +667,19 @@ static int ai_run(struct run_ctx *ctx)
 		return rc;
 	sink_progress(ctx->sink, steps, steps, "done");
 
-	char tail[256] = "";
-	size_t off = 0;
+	struct strbuf sb = STRBUF_INIT;
 	if (plain_lost > 0)
-		off = (size_t)snprintf(tail, sizeof(tail),
-				       "; plain lost %.0f%% of its increments with %d threads",
-				       plain_lost, most);
-	if (ratio_n > 1 && ratio_turns && off < sizeof(tail))
-		snprintf(tail + off, sizeof(tail) - off,
-			 "; but other processes took the cpus and the threads ran at the same time for only %.0f%% of a round: rerun on an idle machine",
-			 100 * ratio_overlap);
-	else if (ratio_n > 1 && ratio_overlap < 0.5 && off < sizeof(tail))
-		snprintf(tail + off, sizeof(tail) - off,
-			 "; the loops overlapped only %.0f%%: one core mostly kept the line until it was done",
-			 100 * ratio_overlap);
+		strbuf_addf(&sb, "; plain lost %.0f%% of its increments with %d threads",
+			    plain_lost, most);
+	if (ratio_n > 1 && ratio_turns)
+		strbuf_addf(&sb,
+			    "; but other processes took the cpus and the threads ran at the same time for only %.0f%% of a round: rerun on an idle machine",
+			    100 * ratio_overlap);
+	else if (ratio_n > 1 && ratio_overlap < 0.5)
+		strbuf_addf(&sb,
+			    "; the loops overlapped only %.0f%%: one core mostly kept the line until it was done",
+			    100 * ratio_overlap);
+	const char *tail = strbuf_str(&sb);
 	if (ratio_n > 1)
 		sink_headline(ctx->sink,
 			      "cas was %.1f× %s than fetch_add with %d threads (the article, 2007: 3.2× slower with 4)%s",
@@ -696,6 +696,7 @@ static int ai_run(struct run_ctx *ctx)
 		sink_headline(ctx->sink,
 			      "measured %d variant(s); select cas and fetch_add to compare them with the article",
 			      nset);
+	strbuf_release(&sb);
 	return 0;
 }
 

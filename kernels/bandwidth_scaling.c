@@ -118,7 +118,7 @@ static int cpus_on(const struct topo *t, const struct int_list *nodes)
 	if (!nodes->n)
 		return t->nallowed;
 	for (int i = 0; i < nodes->n; i++)
-		n += nmem_node_ncpus(t, nodes->v[i]);
+		n += topo_node_ncpus(t, nodes->v[i]);
 	return n;
 }
 
@@ -144,7 +144,7 @@ static int bs_check(const void *params, const struct common_params *common,
 	char text[256] = "of this machine";
 
 	(void)common;
-	rc = nmem_check_nodes(t, nodes->v, nodes->n, "nodes", 0, 1, err);
+	rc = topo_check_nodes(t, nodes->v, nodes->n, "nodes", 0, 1, err);
 	if (rc || !t)
 		return rc;
 	if (most > cpus_on(t, nodes)) {
@@ -155,7 +155,7 @@ static int bs_check(const void *params, const struct common_params *common,
 				   most, text, cpus_on(t, nodes));
 	}
 	buffers = needs_src(bp) + needs_dst(bp);
-	return nmem_check_free(t, nodes->v, nodes->n,
+	return topo_check_free(t, nodes->v, nodes->n,
 			       size * (uint64_t)most * (uint64_t)buffers, "size", err);
 }
 
@@ -305,7 +305,7 @@ static int bs_run(struct run_ctx *ctx)
 		for (int i = 0; i < threads->n && !rc; i++) {
 			char msg[PARAM_ERR_LEN];
 			int n = threads->v[i];
-			rc = nmem_plan(ctx->topo, p == BS_SPREAD ? PLACE_SPREAD : PLACE_COMPACT,
+			rc = topo_plan_nodes(ctx->topo, p == BS_SPREAD ? PLACE_SPREAD : PLACE_COMPACT,
 				       nodes->v, nodes->n, n, cpus, msg, sizeof(msg));
 			if (rc) {
 				sink_note(ctx->sink, "warn", "%s", msg);

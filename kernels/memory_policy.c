@@ -9,6 +9,7 @@
 #include "bw.h"
 #include "experiment.h"
 #include "numa_mem.h"
+#include "page_census.h"
 #include "stats.h"
 #include "strbuf.h"
 
@@ -194,7 +195,7 @@ static void resolve(const struct mp_params *mp, const struct topo *t,
 	for (int i = 0; i < fv->n && i < TOPO_MAX_NODES; i++)
 		p->from[p->nfrom++] = fv->v[i];
 	for (int i = 0; !fv->n && i < t->nnodes; i++)
-		if (nmem_node_ncpus(t, t->node[i].os) >= p->threads)
+		if (topo_node_ncpus(t, t->node[i].os) >= p->threads)
 			p->from[p->nfrom++] = t->node[i].os;
 	p->migrate_with = mp->migrate_with;
 	p->migrate_to = mv->n ? mv->v[0] : last_node_with_memory(t);
@@ -236,10 +237,10 @@ static int mp_check(const void *params, const struct common_params *common,
 			 caps->why);
 		return refuse(err, "policy", msg);
 	}
-	if ((rc = nmem_check_nodes(t, nodes->v, nodes->n, "nodes", 1, 0, err)) ||
-	    (rc = nmem_check_nodes(t, tv->v, tv->n, "toucher", 0, 1, err)) ||
-	    (rc = nmem_check_nodes(t, fv->v, fv->n, "from_nodes", 0, 1, err)) ||
-	    (rc = nmem_check_nodes(t, mv->v, mv->n, "migrate_to", 1, 0, err)))
+	if ((rc = topo_check_nodes(t, nodes->v, nodes->n, "nodes", 1, 0, err)) ||
+	    (rc = topo_check_nodes(t, tv->v, tv->n, "toucher", 0, 1, err)) ||
+	    (rc = topo_check_nodes(t, fv->v, fv->n, "from_nodes", 0, 1, err)) ||
+	    (rc = topo_check_nodes(t, mv->v, mv->n, "migrate_to", 1, 0, err)))
 		return rc;
 	if (tv->n > 1)
 		return refuse(err, "toucher", "'toucher' names one node");
@@ -259,10 +260,10 @@ static int mp_check(const void *params, const struct common_params *common,
 		return 0;
 	resolve(mp, t, &p);
 	for (int i = 0; i < p.nfrom; i++)
-		if (nmem_node_ncpus(t, p.from[i]) < p.threads) {
+		if (topo_node_ncpus(t, p.from[i]) < p.threads) {
 			snprintf(msg, sizeof(msg),
 				 "%d threads per node, but node %d has only %d cpus this process may use",
-				 p.threads, p.from[i], nmem_node_ncpus(t, p.from[i]));
+				 p.threads, p.from[i], topo_node_ncpus(t, p.from[i]));
 			return refuse(err, "threads", msg);
 		}
 	if (p.nfrom == 0) {
@@ -271,11 +272,11 @@ static int mp_check(const void *params, const struct common_params *common,
 		return refuse(err, "threads", msg);
 	}
 	if (policy == NMEM_DEFAULT || policy == NMEM_LOCAL)
-		rc = nmem_check_free(t, &p.toucher, 1, size, "size", err);
+		rc = topo_check_free(t, &p.toucher, 1, size, "size", err);
 	else
-		rc = nmem_check_free(t, nodes->v, nodes->n, size, "size", err);
+		rc = topo_check_free(t, nodes->v, nodes->n, size, "size", err);
 	if (!rc && p.migrate_to >= 0)
-		rc = nmem_check_free(t, &p.migrate_to, 1, size, "size", err);
+		rc = topo_check_free(t, &p.migrate_to, 1, size, "size", err);
 	return rc;
 }
 
@@ -400,7 +401,7 @@ static int measure_from(struct run_ctx *ctx, struct nmem_buf *b,
 	char *slices[PARAM_MAX_LIST];
 	char msg[PARAM_ERR_LEN];
 	size_t bytes;
-	int rc = nmem_plan(ctx->topo, PLACE_SPREAD, &node, 1, p->threads, cpus,
+	int rc = topo_plan_nodes(ctx->topo, PLACE_SPREAD, &node, 1, p->threads, cpus,
 			   msg, sizeof(msg));
 
 	if (rc) {
@@ -601,7 +602,7 @@ static int mp_run(struct run_ctx *ctx)
 	int step = 0, steps, rc;
 
 	resolve(mp, t, &p);
-	rc = nmem_plan(t, PLACE_COMPACT, &p.toucher, 1, 1, &p.toucher_cpu, msg,
+	rc = topo_plan_nodes(t, PLACE_COMPACT, &p.toucher, 1, 1, &p.toucher_cpu, msg,
 		       sizeof(msg));
 	if (rc) {
 		sink_note(ctx->sink, "warn", "toucher: %s", msg);
@@ -662,11 +663,11 @@ static int mp_run(struct run_ctx *ctx)
 	else if (p.policy == NMEM_BIND)
 		strbuf_addstr(&headline, ", none on a forbidden node");
 	if (p.policy == NMEM_INTERLEAVE) {
-		char pattern[128];
-		nmem_census_pattern(&c, orig, b.npages, pattern, sizeof(pattern));
+		struct strbuf pattern = STRBUF_INIT;
+		nmem_census_pattern(&c, orig, b.npages, &pattern);
 		sink_summary(ctx->sink, "interleaved", c.interleaved, "");
 		sink_summary(ctx->sink, "interleave_run_pages", (double)c.run_len, "pages");
-		sink_note(ctx->sink, "info", "interleave pattern: %s%s", pattern,
+		sink_note(ctx->sink, "info", "interleave pattern: %s%s", strbuf_str(&pattern),
 			  c.interleaved ? "" : " (not a clean round robin)");
 		if (b.nnodes < 2)
 			strbuf_addstr(&headline, " (one node: nothing to alternate)");
@@ -674,7 +675,8 @@ static int mp_run(struct run_ctx *ctx)
 			strbuf_addf(&headline,
 				    c.interleaved ? ", alternating %s"
 						  : ", not alternating cleanly: %s",
-				    pattern);
+				    strbuf_str(&pattern));
+		strbuf_release(&pattern);
 	}
 
 	rc = bandwidth_from_nodes(ctx, &b, &p, "", 1, before, &step, steps);

@@ -9,6 +9,7 @@
 #include "bw.h"
 #include "experiment.h"
 #include "numa_mem.h"
+#include "page_census.h"
 #include "stats.h"
 #include "strbuf.h"
 
@@ -188,7 +189,7 @@ static int rb_check(const void *params, const struct common_params *common,
 	int n, rc, any = 0;
 
 	(void)common;
-	rc = nmem_check_nodes(t, v->v, v->n, "nodes", 0, 0, err);
+	rc = topo_check_nodes(t, v->v, v->n, "nodes", 0, 0, err);
 	if (rc)
 		return rc;
 	if (!t)
@@ -201,7 +202,7 @@ static int rb_check(const void *params, const struct common_params *common,
 	}
 	n = matrix_nodes(rp, t, nodes);
 	for (int i = 0; i < n; i++) {
-		int cpus = nmem_node_ncpus(t, nodes[i]);
+		int cpus = topo_node_ncpus(t, nodes[i]);
 		if (cpus > 0 && cpus < threads) {
 			snprintf(err->field, sizeof(err->field), "threads");
 			snprintf(err->msg, sizeof(err->msg),
@@ -212,7 +213,7 @@ static int rb_check(const void *params, const struct common_params *common,
 		any |= cpus > 0;
 		/* the matrix needs one buffer per node, the mixed run three */
 		if (has_memory(t, nodes[i]) &&
-		    (rc = nmem_check_free(t, &nodes[i], 1, mixed ? 3 * size : size,
+		    (rc = topo_check_free(t, &nodes[i], 1, mixed ? 3 * size : size,
 					  "size", err)))
 			return rc;
 	}
@@ -355,7 +356,7 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 		for (int i = 0; i < dim && !rc; i++) {
 			int cpus[PARAM_MAX_LIST];
 			char msg[PARAM_ERR_LEN];
-			int row_ok = i < n && nmem_node_ncpus(t, nodes[i]) >= threads;
+			int row_ok = i < n && topo_node_ncpus(t, nodes[i]) >= threads;
 			int placed = 0;
 			const char *note = NULL;
 			char why[96];
@@ -369,7 +370,7 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 				snprintf(why, sizeof(why), "node %d has no memory", nodes[j]);
 				note = why;
 			}
-			if (!note && nmem_plan(t, PLACE_SPREAD, &nodes[i], 1, threads,
+			if (!note && topo_plan_nodes(t, PLACE_SPREAD, &nodes[i], 1, threads,
 					       cpus, msg, sizeof(msg))) {
 				snprintf(why, sizeof(why), "%.90s", msg);
 				note = why;
@@ -443,7 +444,7 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 	memset(local, 0, sizeof(local));
 	memset(remote, 0, sizeof(remote));
 	for (int i = 0; i < n; i++)
-		if (has_memory(t, nodes[i]) && nmem_node_ncpus(t, nodes[i]) >= threads)
+		if (has_memory(t, nodes[i]) && topo_node_ncpus(t, nodes[i]) >= threads)
 			use[nuse++] = nodes[i];
 	*local_out = *remote_out = 0;
 	total = nuse * threads;
@@ -464,7 +465,7 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 		if (!rc && target[k] >= 0)
 			rc = alloc_on(ctx, target[k], size, &remote[k]);
 		if (!rc)
-			rc = nmem_plan(t, PLACE_SPREAD, &use[k], 1, threads,
+			rc = topo_plan_nodes(t, PLACE_SPREAD, &use[k], 1, threads,
 				       cpus + k * threads, msg, sizeof(msg));
 		if (rc)
 			break;
