@@ -1,6 +1,7 @@
 /* atomic_increment.c - threads incrementing one shared counter: atomic variants, a plain increment, per-thread counters */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "experiment.h"
 #include "stats.h"
+#include "strbuf.h"
 #include "team.h"
 
 enum variant {
@@ -22,10 +24,19 @@ enum variant {
 	NVARIANTS
 };
 
-static const char *const variants[] = {
-	"add_fetch",   "fetch_add", "cas",   "c11_relaxed",
-	"c11_seq_cst", "lock_skip", "plain", "per_thread",
-	NULL};
+/* in enum order: the choice's value indexes this table too */
+static const struct param_choice variants[] = {
+	{"add_fetch", V_ADD_FETCH},	{"fetch_add", V_FETCH_ADD},
+	{"cas", V_CAS},			{"c11_relaxed", V_C11_RELAXED},
+	{"c11_seq_cst", V_C11_SEQ_CST}, {"lock_skip", V_LOCK_SKIP},
+	{"plain", V_PLAIN},		{"per_thread", V_PER_THREAD},
+	{0}};
+
+struct ai_params {
+	unsigned variants; /* 1u << enum variant */
+	struct int_list threads;
+	int64_t increments;
+};
 
 static const struct param params[] = {
 	{.name = "variants",
@@ -34,7 +45,8 @@ static const struct param params[] = {
 	 .choices = variants,
 	 .help = "how to increment: __sync add_fetch / fetch_add, a cas loop, "
 		 "C11 relaxed / seq_cst, lock_skip (x86), plain (not atomic), "
-		 "per_thread (own line each, summed at the end)"},
+		 "per_thread (own line each, summed at the end)",
+	 .offset = offsetof(struct ai_params, variants)},
 	{.name = "threads",
 	 .type = PARAM_SWEEP,
 	 .def = "1-4",
@@ -42,14 +54,16 @@ static const struct param params[] = {
 	 .max = 1024,
 	 .unit = "threads",
 	 .help = "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
-	 .flags = PARAM_F_CPUS},
+	 .flags = PARAM_F_CPUS,
+	 .offset = offsetof(struct ai_params, threads)},
 	{.name = "increments",
 	 .type = PARAM_INT,
 	 .def = "1000000",
 	 .min = 1,
 	 .max = 4000000000LL,
 	 .unit = "per thread",
-	 .help = "how often each thread increments the counter per round"},
+	 .help = "how often each thread increments the counter per round",
+	 .offset = offsetof(struct ai_params, increments)},
 	{0}};
 
 static const struct chart charts[] = {
@@ -69,6 +83,11 @@ static const struct chart charts[] = {
 	 .x_label = "threads",
 	 .y_label = "increments lost"},
 	{0}};
+
+static const char *const summary_keys[] = {
+	"ns_per_increment_*_threads", "cas_over_fetch_add_*_threads",
+	"cas_retries_per_increment_*_threads", "lost_updates_plain_*_threads",
+	NULL};
 
 /*
  * The article's table (section 6.4.2), drawn beside this machine's wall
@@ -368,8 +387,9 @@ struct measured {
 static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		   struct measured *m)
 {
-	uint64_t incs = (uint64_t)params_int(ctx->pv, "increments");
-	int rounds = ctx->warmup + ctx->repeat;
+	const struct ai_params *ap = ctx->params;
+	uint64_t incs = (uint64_t)ap->increments;
+	int rounds = (int)(ctx->common.warmup + ctx->common.repeat);
 	size_t stride = ((size_t)rounds * SLOT_BYTES + 4095) / 4096 * 4096 /
 			SLOT_BYTES;
 	struct ai_job j = {.v = v,
@@ -383,8 +403,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 			       .arg = &j,
 			       .setup = ai_setup,
 			       .body = ai_body,
-			       .warmup = ctx->warmup,
-			       .repeat = ctx->repeat,
+			       .warmup = (int)ctx->common.warmup,
+			       .repeat = (int)ctx->common.repeat,
 			       .cancel = ctx->cancel,
 			       /* start together: a thread woken late finds the counter to itself */
 			       .spin = 1};
@@ -402,7 +422,7 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		rc = -ENOMEM;
 		goto out;
 	}
-	snprintf(label, sizeof(label), "threads=%d variant=%s", n, variants[v]);
+	snprintf(label, sizeof(label), "threads=%d variant=%s", n, variants[v].name);
 	rc = team_run(&job, ctx->topo, &res);
 	have_res = rc == 0 || rc == -ECANCELED;
 	if (have_res)
@@ -425,7 +445,7 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	m->lost_max = 0;
 	for (int r = 0; r < res.rounds; r++) {
 		struct round_result rr;
-		read_round(&j, ctx->warmup + r, &rr);
+		read_round(&j, (int)ctx->common.warmup + r, &rr);
 		ns[r] = res.seconds[r] / ((double)n * (double)incs) * 1e9;
 		lost[r] = rr.lost;
 		finals[r] = rr.final;
@@ -473,7 +493,7 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 			vals[nextra++] = m->runs > 0 ? expected / m->runs : 0;
 		}
 		struct point p = {.chart = "ns",
-				  .series = variants[v],
+				  .series = variants[v].name,
 				  .x = n,
 				  .y = m->ns,
 				  .unit = "ns",
@@ -500,12 +520,12 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		if (m->took_turns)
 			sink_note(ctx->sink, "warn",
 				  "%s, %d threads: the loops ran at the same time for only %.0f%% of the median round (the last thread started %.0f%% into it, and one got %.0f%% of a cpu while in its loop): other processes held the cpus, the threads took turns, and this understates contention",
-				  variants[v], n, 100 * m->overlap, 100 * m->late,
+				  variants[v].name, n, 100 * m->overlap, 100 * m->late,
 				  100 * m->cpu_share);
 		else if (n > 1 && m->overlap < 0.5)
 			sink_note(ctx->sink, "info",
 				  "%s, %d threads: every thread kept its cpu (%.0f%% or more), yet the loops ran at the same time for only %.0f%% of the median round: one core kept the line until it was nearly done while the other waited, an unfair handover by the hardware",
-				  variants[v], n, 100 * m->cpu_share,
+				  variants[v].name, n, 100 * m->cpu_share,
 				  100 * m->overlap);
 		if (v == V_FETCH_ADD && n > 1 && m->runs > 0 && m->overlap >= 0.5)
 			sink_note(ctx->sink, "info",
@@ -524,12 +544,12 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		if (v != V_PLAIN && m->lost_max > 0) {
 			sink_note(ctx->sink, "warn",
 				  "%s, %d threads: the counter ended %.0f short of %.0f: an atomic increment lost updates, the kernel is wrong",
-				  variants[v], n, m->lost_max, expected);
+				  variants[v].name, n, m->lost_max, expected);
 			rc = -EIO;
 		} else if (bad_sum) {
 			sink_note(ctx->sink, "warn",
 				  "%s, %d threads: the values the increments returned are not 1..%.0f each once: the kernel is wrong",
-				  variants[v], n, expected);
+				  variants[v].name, n, expected);
 			rc = -EIO;
 		}
 	}
@@ -559,9 +579,10 @@ static void article_note(struct run_ctx *ctx)
 
 static int ai_run(struct run_ctx *ctx)
 {
-	const struct param_value *threads = params_get(ctx->pv, "threads");
-	const struct param_value *set = params_get(ctx->pv, "variants");
-	int steps = threads->n * set->n, step = 0, rc = 0, most = 1;
+	const struct ai_params *ap = ctx->params;
+	const struct int_list *threads = &ap->threads;
+	int nset = __builtin_popcount(ap->variants);
+	int steps = threads->n * nset, step = 0, rc = 0, most = 1;
 	struct measured m[NVARIANTS];
 	int have[NVARIANTS];
 	double cas_ratio = 0, plain_lost = -1, ratio_overlap = 1;
@@ -573,17 +594,17 @@ static int ai_run(struct run_ctx *ctx)
 		return -ENOMEM;
 	article_note(ctx);
 	for (int ti = 0; ti < threads->n; ti++)
-		if (threads->list[ti] > most)
-			most = threads->list[ti];
+		if (threads->v[ti] > most)
+			most = threads->v[ti];
 	if (ctx->topo->nallowed < 2)
 		sink_note(ctx->sink, "warn",
 			  "only 1 cpu is available to this process (%s): the threads take turns, nothing contends and plain cannot lose updates; 2 or more cpus are needed to see either",
 			  ctx->topo->allowed_text);
-	if (!HAVE_LOCK_SKIP && params_has(ctx->pv, "variants", "lock_skip"))
+	if (!HAVE_LOCK_SKIP && (ap->variants & (1u << V_LOCK_SKIP)))
 		sink_note(ctx->sink, "warn",
 			  "lock_skip: not available on this architecture (it jumps over the x86 lock prefix); skipped");
 	for (int ti = 0; ti < threads->n && !rc; ti++) {
-		int n = threads->list[ti];
+		int n = threads->v[ti];
 		struct errinfo perr;
 
 		rc = experiment_plan(ctx, n, cpus, &perr);
@@ -592,12 +613,14 @@ static int ai_run(struct run_ctx *ctx)
 			break;
 		}
 		memset(have, 0, sizeof(have));
-		for (int k = 0; k < set->n && !rc; k++) {
-			enum variant v = (enum variant)set->list[k];
+		for (int k = 0; k < NVARIANTS && !rc; k++) {
+			enum variant v = (enum variant)k;
 			char what[96], key[96];
 
+			if (!(ap->variants & (1u << v)))
+				continue;
 			snprintf(what, sizeof(what), "threads=%d variant=%s", n,
-				 variants[v]);
+				 variants[v].name);
 			sink_progress(ctx->sink, step++, steps, what);
 			if (v == V_LOCK_SKIP && !HAVE_LOCK_SKIP)
 				continue;
@@ -606,7 +629,7 @@ static int ai_run(struct run_ctx *ctx)
 				break;
 			have[v] = 1;
 			snprintf(key, sizeof(key), "ns_per_increment_%s_%d_threads",
-				 variants[v], n);
+				 variants[v].name, n);
 			sink_summary(ctx->sink, key, m[v].ns, "ns");
 		}
 		if (rc)
@@ -626,13 +649,12 @@ static int ai_run(struct run_ctx *ctx)
 				 "cas_retries_per_increment_%d_threads", n);
 			sink_summary(ctx->sink, key,
 				     m[V_CAS].retries / ((double)n *
-							 (double)params_int(ctx->pv, "increments")),
+							 (double)ap->increments),
 				     "");
 		}
 		if (have[V_PLAIN]) {
 			char key[64];
-			double expected = (double)n *
-					  (double)params_int(ctx->pv, "increments");
+			double expected = (double)n * (double)ap->increments;
 			snprintf(key, sizeof(key), "lost_updates_plain_%d_threads", n);
 			sink_summary(ctx->sink, key, 100 * m[V_PLAIN].lost / expected,
 				     "%");
@@ -645,20 +667,19 @@ static int ai_run(struct run_ctx *ctx)
 		return rc;
 	sink_progress(ctx->sink, steps, steps, "done");
 
-	char tail[256] = "";
-	size_t off = 0;
+	struct strbuf sb = STRBUF_INIT;
 	if (plain_lost > 0)
-		off = (size_t)snprintf(tail, sizeof(tail),
-				       "; plain lost %.0f%% of its increments with %d threads",
-				       plain_lost, most);
-	if (ratio_n > 1 && ratio_turns && off < sizeof(tail))
-		snprintf(tail + off, sizeof(tail) - off,
-			 "; but other processes took the cpus and the threads ran at the same time for only %.0f%% of a round: rerun on an idle machine",
-			 100 * ratio_overlap);
-	else if (ratio_n > 1 && ratio_overlap < 0.5 && off < sizeof(tail))
-		snprintf(tail + off, sizeof(tail) - off,
-			 "; the loops overlapped only %.0f%%: one core mostly kept the line until it was done",
-			 100 * ratio_overlap);
+		strbuf_addf(&sb, "; plain lost %.0f%% of its increments with %d threads",
+			    plain_lost, most);
+	if (ratio_n > 1 && ratio_turns)
+		strbuf_addf(&sb,
+			    "; but other processes took the cpus and the threads ran at the same time for only %.0f%% of a round: rerun on an idle machine",
+			    100 * ratio_overlap);
+	else if (ratio_n > 1 && ratio_overlap < 0.5)
+		strbuf_addf(&sb,
+			    "; the loops overlapped only %.0f%%: one core mostly kept the line until it was done",
+			    100 * ratio_overlap);
+	const char *tail = strbuf_str(&sb);
 	if (ratio_n > 1)
 		sink_headline(ctx->sink,
 			      "cas was %.1f× %s than fetch_add with %d threads (the article, 2007: 3.2× slower with 4)%s",
@@ -674,27 +695,29 @@ static int ai_run(struct run_ctx *ctx)
 	else
 		sink_headline(ctx->sink,
 			      "measured %d variant(s); select cas and fetch_add to compare them with the article",
-			      set->n);
+			      nset);
+	strbuf_release(&sb);
 	return 0;
 }
 
-static void ai_estimate(const struct param_values *pv, const struct topo *t,
-			double *seconds, uint64_t *bytes)
+static void ai_estimate(const void *params, const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
 {
-	const struct param_value *threads = params_get(pv, "threads");
-	const struct param_value *set = params_get(pv, "variants");
-	double incs = (double)params_int(pv, "increments");
-	double rounds = (double)(params_int(pv, "repeat") + params_int(pv, "warmup"));
+	const struct ai_params *ap = params;
+	const struct int_list *threads = &ap->threads;
+	int nset = __builtin_popcount(ap->variants);
+	double incs = (double)ap->increments;
+	double rounds = (double)(common->repeat + common->warmup);
 	double total = 0;
 	uint64_t most = 0;
 
 	(void)t;
 	/* about 10 ns per uncontended atomic increment, 250 ns when contended */
 	for (int i = 0; i < threads->n; i++) {
-		int n = threads->list[i];
+		int n = threads->v[i];
 		uint64_t b = ((uint64_t)rounds * SLOT_BYTES + 4095) / 4096 * 4096 *
 			     (uint64_t)(n + 1);
-		total += rounds * set->n * n * incs * (n > 1 ? 250e-9 : 10e-9);
+		total += rounds * nset * n * incs * (n > 1 ? 250e-9 : 10e-9);
 		if (b > most)
 			most = b;
 	}
@@ -757,7 +780,9 @@ const struct experiment exp_atomic_increment = {
 		"different chips is large: the core_to_core experiment shows "
 		"what one line transfer costs between any two CPUs.",
 	.params = params,
+	.params_size = sizeof(struct ai_params),
 	.charts = charts,
+	.summary_keys = summary_keys,
 	.references = references,
 	.uses_placement = 1,
 	.run = ai_run,

@@ -1,5 +1,6 @@
 /* bandwidth_scaling.c - read, write and copy bandwidth as threads are added, packed or spread */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,28 @@
 #include "experiment.h"
 #include "numa_mem.h"
 #include "stats.h"
+#include "strbuf.h"
 
-static const char *const op_choices[] = {"read", "write", "write_nt", "copy", NULL};
+static const struct param_choice op_choices[] = {{"read", BW_READ},
+						 {"write", BW_WRITE},
+						 {"write_nt", BW_WRITE_NT},
+						 {"copy", BW_COPY},
+						 {0}};
 static const enum bw_op op_of[] = {BW_READ, BW_WRITE, BW_WRITE_NT, BW_COPY};
 #define NOPS 4
-static const char *const placements[] = {"compact", "spread", NULL};
+enum bs_placement { BS_COMPACT, BS_SPREAD };
+static const struct param_choice placements[] = {
+	{"compact", BS_COMPACT}, {"spread", BS_SPREAD}, {0}};
+
+struct bs_params {
+	struct int_list threads;
+	int64_t size;
+	unsigned ops;	     /* 1u << enum bw_op */
+	unsigned placements; /* 1u << enum bs_placement */
+	struct int_list nodes;
+};
+
+#define HAS(mask, v) (((mask) >> (v)) & 1u)
 
 static const struct param params[] = {
 	{.name = "threads",
@@ -23,7 +41,8 @@ static const struct param params[] = {
 	 .max = 1024,
 	 .unit = "threads",
 	 .help = "thread counts to measure (trimmed to the CPUs this process may use)",
-	 .flags = PARAM_F_CPUS},
+	 .flags = PARAM_F_CPUS,
+	 .offset = offsetof(struct bs_params, threads)},
 	{.name = "size",
 	 .type = PARAM_SIZE,
 	 .def = "64M",
@@ -31,25 +50,29 @@ static const struct param params[] = {
 	 .max = 1LL << 40,
 	 .unit = "bytes per thread",
 	 .help = "each thread streams over its own buffer of this size, "
-		 "first touched by itself"},
+		 "first touched by itself",
+	 .offset = offsetof(struct bs_params, size)},
 	{.name = "ops",
 	 .type = PARAM_SET,
 	 .def = "read,write,copy",
 	 .choices = op_choices,
 	 .help = "read, write (regular stores), write_nt (streaming stores), "
-		 "copy (counted as bytes loaded plus bytes stored)"},
+		 "copy (counted as bytes loaded plus bytes stored)",
+	 .offset = offsetof(struct bs_params, ops)},
 	{.name = "placements",
 	 .type = PARAM_SET,
 	 .def = "all",
 	 .choices = placements,
 	 .help = "compact: fill one node's cores before the next; spread: one "
-		 "thread per node in turn"},
+		 "thread per node in turn",
+	 .offset = offsetof(struct bs_params, placements)},
 	{.name = "nodes",
 	 .type = PARAM_NODELIST,
 	 .def = "",
 	 .min = 0,
 	 .max = NMEM_MAX_NODE - 1,
-	 .help = "run only on these nodes' CPUs; empty: every node"},
+	 .help = "run only on these nodes' CPUs; empty: every node",
+	 .offset = offsetof(struct bs_params, nodes)},
 	{0}};
 
 static const struct chart charts[] = {
@@ -75,59 +98,64 @@ static const struct chart charts[] = {
 	 .y_label = "GB/s"},
 	{0}};
 
-static int max_threads(const struct param_values *pv)
+static const char *const summary_keys[] = {
+	"*_*_peak_gbps", "*_*_saturation_threads", "*_*_1_thread_gbps", NULL};
+
+static int max_threads(const struct bs_params *bp)
 {
-	const struct param_value *v = params_get(pv, "threads");
 	int most = 0;
 
-	for (int i = 0; i < v->n; i++)
-		if (v->list[i] > most)
-			most = v->list[i];
+	for (int i = 0; i < bp->threads.n; i++)
+		if (bp->threads.v[i] > most)
+			most = bp->threads.v[i];
 	return most;
 }
 
-static int cpus_on(const struct topo *t, const struct param_value *nodes)
+static int cpus_on(const struct topo *t, const struct int_list *nodes)
 {
 	int n = 0;
 
 	if (!nodes->n)
 		return t->nallowed;
 	for (int i = 0; i < nodes->n; i++)
-		n += nmem_node_ncpus(t, nodes->list[i]);
+		n += topo_node_ncpus(t, nodes->v[i]);
 	return n;
 }
 
 /* Whether some op loads from a source buffer, or stores to a target one. */
-static int needs_src(const struct param_values *pv)
+static int needs_src(const struct bs_params *bp)
 {
-	return params_has(pv, "ops", "read") || params_has(pv, "ops", "copy");
+	return HAS(bp->ops, BW_READ) || HAS(bp->ops, BW_COPY);
 }
 
-static int needs_dst(const struct param_values *pv)
+static int needs_dst(const struct bs_params *bp)
 {
-	return params_has(pv, "ops", "write") || params_has(pv, "ops", "write_nt") ||
-	       params_has(pv, "ops", "copy");
+	return HAS(bp->ops, BW_WRITE) || HAS(bp->ops, BW_WRITE_NT) ||
+	       HAS(bp->ops, BW_COPY);
 }
 
-static int bs_check(const struct param_values *pv, const struct topo *t,
-		    struct errinfo *err)
+static int bs_check(const void *params, const struct common_params *common,
+		    const struct topo *t, struct errinfo *err)
 {
-	const struct param_value *nodes = params_get(pv, "nodes");
-	uint64_t size = (uint64_t)params_int(pv, "size");
-	int most = max_threads(pv), buffers, rc;
+	const struct bs_params *bp = params;
+	const struct int_list *nodes = &bp->nodes;
+	uint64_t size = (uint64_t)bp->size;
+	int most = max_threads(bp), buffers, rc;
+	char text[256] = "of this machine";
 
-	rc = nmem_check_nodes(t, nodes->list, nodes->n, "nodes", 0, 1, err);
+	(void)common;
+	rc = topo_check_nodes(t, nodes->v, nodes->n, "nodes", 0, 1, err);
 	if (rc || !t)
 		return rc;
 	if (most > cpus_on(t, nodes)) {
-		snprintf(err->field, sizeof(err->field), "threads");
-		snprintf(err->msg, sizeof(err->msg),
-			 "%d threads, but the nodes %s have only %d cpus this process may use",
-			 most, nodes->n ? nodes->text : "of this machine", cpus_on(t, nodes));
-		return -EINVAL;
+		if (nodes->n)
+			format_int_list(nodes->v, nodes->n, text, sizeof(text));
+		return errinfo_set(err, "threads",
+				   "%d threads, but the nodes %s have only %d cpus this process may use",
+				   most, text, cpus_on(t, nodes));
 	}
-	buffers = needs_src(pv) + needs_dst(pv);
-	return nmem_check_free(t, nodes->list, nodes->n,
+	buffers = needs_src(bp) + needs_dst(bp);
+	return topo_check_free(t, nodes->v, nodes->n,
 			       size * (uint64_t)most * (uint64_t)buffers, "size", err);
 }
 
@@ -152,10 +180,11 @@ static int map(size_t bytes, struct nmem_buf *b, struct run_ctx *ctx)
 static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 			 const int *cpus, struct curve *curves, int *step, int steps)
 {
-	size_t per = (size_t)params_int(ctx->pv, "size") / BW_ALIGN * BW_ALIGN;
+	const struct bs_params *bp = ctx->params;
+	size_t per = (size_t)bp->size / BW_ALIGN * BW_ALIGN;
 	struct nmem_buf src = {0}, dst = {0};
 	char *s[PARAM_MAX_LIST], *d[PARAM_MAX_LIST];
-	int need_src = needs_src(ctx->pv), need_dst = needs_dst(ctx->pv);
+	int need_src = needs_src(bp), need_dst = needs_dst(bp);
 	int touched_src = 0, touched_dst = 0, placed = 0, rc = 0;
 
 	if (need_src && (rc = map(per * (size_t)nthreads, &src, ctx)))
@@ -172,10 +201,10 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 		struct bw_result res;
 		char what[96];
 
-		if (!params_has(ctx->pv, "ops", op_choices[o]))
+		if (!HAS(bp->ops, op))
 			continue;
-		snprintf(what, sizeof(what), "%s, %d threads, %s", op_choices[o],
-			 nthreads, placements[placement]);
+		snprintf(what, sizeof(what), "%s, %d threads, %s", op_choices[o].name,
+			 nthreads, placements[placement].name);
 		sink_progress(ctx->sink, (*step)++, steps, what);
 		struct bw_job job = {.op = op,
 				     .nthreads = nthreads,
@@ -185,8 +214,8 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 				     .bytes = per,
 				     .passes = 1,
 				     .touch = (us && !touched_src) || (ud && !touched_dst),
-				     .warmup = ctx->warmup,
-				     .repeat = ctx->repeat,
+				     .warmup = (int)ctx->common.warmup,
+				     .repeat = (int)ctx->common.repeat,
 				     .cancel = ctx->cancel};
 		rc = bw_measure(&job, ctx->topo, &res);
 		if (rc)
@@ -196,20 +225,20 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 		if (!placed++) {
 			char label[64];
 			snprintf(label, sizeof(label), "threads=%d placement=%s", nthreads,
-				 placements[placement]);
+				 placements[placement].name);
 			sink_placement(ctx->sink, label, res.team.place, res.team.nthreads);
 		}
 		if (res.check_rc) {
 			sink_note(ctx->sink, "warn", "the %s loop gave wrong data: the kernel is wrong",
-				  op_choices[o]);
+				  op_choices[o].name);
 			bw_result_free(&res);
 			rc = -EIO;
 			break;
 		}
 		static const char *const keys[] = {"per_thread_gbps"};
 		double per_thread = res.median / nthreads;
-		struct point pt = {.chart = op_choices[o],
-				   .series = placements[placement],
+		struct point pt = {.chart = op_choices[o].name,
+				   .series = placements[placement].name,
 				   .x = nthreads,
 				   .y = res.median,
 				   .unit = "GB/s",
@@ -250,12 +279,13 @@ static int saturation(const struct curve *c, double *peak, int *peak_threads)
 
 static int bs_run(struct run_ctx *ctx)
 {
-	const struct param_value *threads = params_get(ctx->pv, "threads");
-	const struct param_value *nodes = params_get(ctx->pv, "nodes");
+	const struct bs_params *bp = ctx->params;
+	const struct int_list *threads = &bp->threads;
+	const struct int_list *nodes = &bp->nodes;
+	struct strbuf headline = STRBUF_INIT;
 	struct curve *curves = calloc(2 * NOPS, sizeof(*curves));
 	int *cpus = calloc(PARAM_MAX_LIST, sizeof(int));
 	int nops = 0, nplace = 0, step = 0, steps, rc = 0;
-	char headline[512] = "";
 
 	if (!curves || !cpus) {
 		free(curves);
@@ -263,20 +293,20 @@ static int bs_run(struct run_ctx *ctx)
 		return -ENOMEM;
 	}
 	for (int o = 0; o < NOPS; o++)
-		nops += params_has(ctx->pv, "ops", op_choices[o]);
+		nops += HAS(bp->ops, op_of[o]);
 	for (int p = 0; p < 2; p++)
-		nplace += params_has(ctx->pv, "placements", placements[p]);
+		nplace += HAS(bp->placements, p);
 	steps = nops * nplace * threads->n;
 	sink_note(ctx->sink, "info", "loops use %s; bytes counted as loaded plus stored",
 		  bw_isa_names[bw_isa_best()]);
 	for (int p = 0; p < 2 && !rc; p++) {
-		if (!params_has(ctx->pv, "placements", placements[p]))
+		if (!HAS(bp->placements, p))
 			continue;
 		for (int i = 0; i < threads->n && !rc; i++) {
 			char msg[PARAM_ERR_LEN];
-			int n = threads->list[i];
-			rc = nmem_plan(ctx->topo, p ? PLACE_SPREAD : PLACE_COMPACT,
-				       nodes->list, nodes->n, n, cpus, msg, sizeof(msg));
+			int n = threads->v[i];
+			rc = topo_plan_nodes(ctx->topo, p == BS_SPREAD ? PLACE_SPREAD : PLACE_COMPACT,
+				       nodes->v, nodes->n, n, cpus, msg, sizeof(msg));
 			if (rc) {
 				sink_note(ctx->sink, "warn", "%s", msg);
 				break;
@@ -285,7 +315,6 @@ static int bs_run(struct run_ctx *ctx)
 		}
 	}
 	if (!rc) {
-		size_t off = 0;
 		sink_progress(ctx->sink, steps, steps, "done");
 		for (int o = 0; o < NOPS; o++)
 			for (int p = 0; p < 2; p++) {
@@ -296,44 +325,46 @@ static int bs_run(struct run_ctx *ctx)
 				if (!c->n)
 					continue;
 				sat = saturation(c, &peak, &peak_threads);
-				snprintf(key, sizeof(key), "%s_%s_peak_gbps", op_choices[o], placements[p]);
+				snprintf(key, sizeof(key), "%s_%s_peak_gbps", op_choices[o].name,
+					 placements[p].name);
 				sink_summary(ctx->sink, key, peak, "GB/s");
-				snprintf(key, sizeof(key), "%s_%s_saturation_threads", op_choices[o],
-					 placements[p]);
+				snprintf(key, sizeof(key), "%s_%s_saturation_threads",
+					 op_choices[o].name, placements[p].name);
 				sink_summary(ctx->sink, key, sat, "threads");
 				if (c->threads[0] == 1) {
-					snprintf(key, sizeof(key), "%s_%s_1_thread_gbps", op_choices[o],
-						 placements[p]);
+					snprintf(key, sizeof(key), "%s_%s_1_thread_gbps",
+						 op_choices[o].name, placements[p].name);
 					sink_summary(ctx->sink, key, c->gbps[0], "GB/s");
 				}
-				if (off < sizeof(headline) && (o == 0 || !*headline) &&
-				    c->n > 1)
-					off += (size_t)snprintf(
-						headline + off, sizeof(headline) - off,
-						"%s%s (%s): %.1f GB/s with %d thread%s, at most %.1f GB/s with %d; 90%% of that from %d thread%s on",
-						off ? "; " : "", op_choices[o], placements[p],
-						c->gbps[0], c->threads[0], c->threads[0] == 1 ? "" : "s",
-						peak, peak_threads, sat, sat == 1 ? "" : "s");
-				else if (off < sizeof(headline) && !*headline)
-					off += (size_t)snprintf(headline + off, sizeof(headline) - off,
-								"%s (%s): %.1f GB/s with %d thread%s",
-								op_choices[o], placements[p], c->gbps[0],
-								c->threads[0], c->threads[0] == 1 ? "" : "s");
+				if ((o == 0 || !headline.len) && c->n > 1)
+					strbuf_addf(&headline,
+						    "%s%s (%s): %.1f GB/s with %d thread%s, at most %.1f GB/s with %d; 90%% of that from %d thread%s on",
+						    headline.len ? "; " : "", op_choices[o].name,
+						    placements[p].name, c->gbps[0], c->threads[0],
+						    c->threads[0] == 1 ? "" : "s", peak, peak_threads,
+						    sat, sat == 1 ? "" : "s");
+				else if (!headline.len)
+					strbuf_addf(&headline, "%s (%s): %.1f GB/s with %d thread%s",
+						    op_choices[o].name, placements[p].name,
+						    c->gbps[0], c->threads[0],
+						    c->threads[0] == 1 ? "" : "s");
 			}
-		if (*headline)
-			sink_headline(ctx->sink, "%s", headline);
+		if (headline.len)
+			sink_headline(ctx->sink, "%s", strbuf_str(&headline));
 	}
+	strbuf_release(&headline);
 	free(curves);
 	free(cpus);
 	return rc;
 }
 
-static void bs_estimate(const struct param_values *pv, const struct topo *t,
-			double *seconds, uint64_t *bytes)
+static void bs_estimate(const void *params, const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
 {
-	const struct param_value *threads = params_get(pv, "threads");
-	double size = (double)params_int(pv, "size");
-	double rounds = (double)(params_int(pv, "repeat") + params_int(pv, "warmup"));
+	const struct bs_params *bp = params;
+	const struct int_list *threads = &bp->threads;
+	double size = (double)bp->size;
+	double rounds = (double)(common->repeat + common->warmup);
 	double total = 0;
 
 	(void)t;
@@ -341,7 +372,7 @@ static void bs_estimate(const struct param_values *pv, const struct topo *t,
 	for (int i = 0; i < threads->n; i++)
 		total += 2 * NOPS * size * (rounds + 1) / 1e9;
 	*seconds = total + 0.5;
-	*bytes = (uint64_t)(2 * size * max_threads(pv));
+	*bytes = (uint64_t)(2 * size * max_threads(bp));
 }
 
 const struct experiment exp_bandwidth_scaling = {
@@ -367,7 +398,9 @@ const struct experiment exp_bandwidth_scaling = {
 		"loaded, a write the bytes stored (not the line fetch a regular store "
 		"causes: compare write with write_nt), a copy both.",
 	.params = params,
+	.params_size = sizeof(struct bs_params),
 	.charts = charts,
+	.summary_keys = summary_keys,
 	.min_nodes = 2,
 	.check = bs_check,
 	.run = bs_run,

@@ -238,12 +238,6 @@ uint64_t bw_kernel_isa(enum bw_isa isa, enum bw_op op, void *dst,
 	return kernels[isa][op](dst, src, len, pattern);
 }
 
-uint64_t bw_kernel(enum bw_op op, void *dst, const void *src, size_t len,
-		   uint64_t pattern)
-{
-	return kernels[bw_isa_best()][op](dst, src, len, pattern);
-}
-
 void bw_fill(void *p, size_t len, uint64_t seed)
 {
 	uint64_t *w = p;

@@ -52,9 +52,6 @@ enum bw_isa bw_isa_best(void);
  */
 uint64_t bw_kernel_isa(enum bw_isa isa, enum bw_op op, void *dst,
 		       const void *src, size_t len, uint64_t pattern);
-/* The same with bw_isa_best(). */
-uint64_t bw_kernel(enum bw_op op, void *dst, const void *src, size_t len,
-		   uint64_t pattern);
 
 /* Word i of p becomes seed + i: data a read can be checked against. */
 void bw_fill(void *p, size_t len, uint64_t seed);

@@ -1,5 +1,6 @@
 /* cache_sharing.c - pairs of threads reading one data set: under one cache, or split across caches */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,12 +8,24 @@
 
 #include "experiment.h"
 #include "stats.h"
+#include "strbuf.h"
 #include "team.h"
 
 enum placement { P_SHARED, P_SPLIT, P_OS, P_SEPARATE, NPLACEMENTS };
 
-static const char *const placements[] = {"shared", "split", "os",
-					 "separate_data", NULL};
+/* in enum order: the choice's value indexes this table too */
+static const struct param_choice placements[] = {{"shared", P_SHARED},
+						 {"split", P_SPLIT},
+						 {"os", P_OS},
+						 {"separate_data", P_SEPARATE},
+						 {0}};
+
+struct cs_params {
+	int64_t pairs;
+	int64_t working_set;
+	unsigned placements; /* 1u << enum placement */
+	int64_t passes;
+};
 
 static const struct param params[] = {
 	{.name = "pairs",
@@ -22,7 +35,8 @@ static const struct param params[] = {
 	 .max = 512,
 	 .unit = "pairs",
 	 .help = "pairs of threads, each pair reading one data set (fewer "
-		 "when the cpus or caches do not hold that many)"},
+		 "when the cpus or caches do not hold that many)",
+	 .offset = offsetof(struct cs_params, pairs)},
 	{.name = "working_set",
 	 .type = PARAM_SIZE,
 	 .def = "0",
@@ -31,21 +45,24 @@ static const struct param params[] = {
 	 .unit = "bytes",
 	 .help = "bytes of one data set; 0: from the topology, 3/4 of the "
 		 "shared cache per pair it holds, so one data set fits and two "
-		 "do not"},
+		 "do not",
+	 .offset = offsetof(struct cs_params, working_set)},
 	{.name = "placements",
 	 .type = PARAM_SET,
 	 .def = "all",
 	 .choices = placements,
 	 .help = "shared: each pair under one cache; split: a pair's threads "
 		 "under different caches; os: not pinned; separate_data: "
-		 "placed as shared, each thread reading a data set of its own"},
+		 "placed as shared, each thread reading a data set of its own",
+	 .offset = offsetof(struct cs_params, placements)},
 	{.name = "passes",
 	 .type = PARAM_INT,
 	 .def = "10",
 	 .min = 1,
 	 .max = 100000,
 	 .unit = "per round",
-	 .help = "how often each thread reads its whole data set per round"},
+	 .help = "how often each thread reads its whole data set per round",
+	 .offset = offsetof(struct cs_params, passes)},
 	{0}};
 
 static const struct chart charts[] = {
@@ -60,6 +77,10 @@ static const struct chart charts[] = {
 	 .x_label = "placement",
 	 .y_label = "GB/s"},
 	{0}};
+
+static const char *const summary_keys[] = {
+	"working_set", "pairs", "time_*", "split_over_shared", "separate_over_shared",
+	NULL};
 
 /* Each thread's sum, on a line (pair) of its own. */
 struct sum_slot {
@@ -148,24 +169,21 @@ out:
 }
 
 /* "L3: 1 of 32 MiB over 2 cpus; L2: 2 of 1 MiB, 1 cpu each; ..." */
-static void describe_levels(const struct topo *t, char *buf, size_t len)
+static void describe_levels(const struct topo *t, struct strbuf *sb)
 {
-	size_t off = 0;
+	size_t start = sb->len;
 
-	buf[0] = '\0';
-	for (int level = 3; level >= 1 && off < len; level--) {
+	for (int level = 3; level >= 1; level--) {
 		struct level_shape ls;
 		level_shape(t, level, &ls);
 		if (!ls.instances)
 			continue;
-		off += (size_t)snprintf(buf + off, len - off,
-					"%sL%d: %d of %llu KiB, up to %d cpu(s) each",
-					off ? "; " : "", level, ls.instances,
-					(unsigned long long)ls.size / 1024,
-					ls.widest);
+		strbuf_addf(sb, "%sL%d: %d of %llu KiB, up to %d cpu(s) each",
+			    sb->len > start ? "; " : "", level, ls.instances,
+			    (unsigned long long)ls.size / 1024, ls.widest);
 	}
-	if (!off)
-		snprintf(buf, len, "no caches known");
+	if (sb->len == start)
+		strbuf_addstr(sb, "no caches known");
 }
 
 /* Distinct instances of `level` among the first cpus of the pairs, and the most pairs on one. */
@@ -197,7 +215,8 @@ struct cs_result {
 static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 		   int pairs, size_t ws, int own_data, struct cs_result *out)
 {
-	int n = 2 * pairs, passes = (int)params_int(ctx->pv, "passes");
+	const struct cs_params *cp = ctx->params;
+	int n = 2 * pairs, passes = (int)cp->passes;
 	size_t line = (size_t)ctx->topo->line_size;
 	struct cs_job j = {.nthreads = n,
 			   .words = ws / sizeof(uint64_t),
@@ -208,8 +227,8 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 			       .arg = &j,
 			       .setup = cs_setup,
 			       .body = cs_body,
-			       .warmup = ctx->warmup,
-			       .repeat = ctx->repeat,
+			       .warmup = (int)ctx->common.warmup,
+			       .repeat = (int)ctx->common.repeat,
 			       .cancel = ctx->cancel};
 	struct team_result res;
 	double *gbs = NULL;
@@ -237,7 +256,7 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 			j.data[t] = j.data[j.owner[t]];
 		}
 	}
-	snprintf(label, sizeof(label), "placement=%s", placements[pl]);
+	snprintf(label, sizeof(label), "placement=%s", placements[pl].name);
 	rc = team_run(&job, ctx->topo, &res);
 	have_res = rc == 0 || rc == -ECANCELED;
 	if (have_res)
@@ -262,7 +281,7 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 				  .series = own_data ? "each thread its own data set"
 						     : "one data set per pair",
 				  .x = pl,
-				  .x_label = placements[pl],
+				  .x_label = placements[pl].name,
 				  .unit = "s",
 				  .samples = res.seconds,
 				  .nsamples = res.rounds,
@@ -284,7 +303,7 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 		if (res.place[t].cpu_observed != cpus[t]) {
 			sink_note(ctx->sink, "warn",
 				  "%s: thread %d ran on cpu %d, not on cpu %d where it was pinned",
-				  placements[pl], t, res.place[t].cpu_observed,
+				  placements[pl].name, t, res.place[t].cpu_observed,
 				  cpus[t]);
 			break;
 		}
@@ -302,13 +321,15 @@ out:
 	return rc;
 }
 
-static int cs_check(const struct param_values *pv, const struct topo *t,
-		    struct errinfo *err)
+static int cs_check(const void *params, const struct common_params *common,
+		    const struct topo *t, struct errinfo *err)
 {
-	int64_t ws = params_int(pv, "working_set");
-	int64_t pairs = params_int(pv, "pairs");
+	const struct cs_params *cp = params;
+	int64_t ws = cp->working_set;
+	int64_t pairs = cp->pairs;
 	uint64_t mem = 0;
 
+	(void)common;
 	if (ws > 0 && ws < 4096) {
 		snprintf(err->field, sizeof(err->field), "working_set");
 		snprintf(err->msg, sizeof(err->msg),
@@ -333,18 +354,18 @@ static int cs_check(const struct param_values *pv, const struct topo *t,
 static int cs_run(struct run_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
-	const struct param_value *set = params_get(ctx->pv, "placements");
-	int want = (int)params_int(ctx->pv, "pairs"), pairs = want;
+	const struct cs_params *cp = ctx->params;
+	int nset = __builtin_popcount(cp->placements);
+	int want = (int)cp->pairs, pairs = want;
 	int level = topo_pair_level(t), contrast = level > 0;
 	int *shared = NULL, *split = NULL, *none = NULL;
 	int have_shared = 0, have_split = 0, rc = 0, step = 0;
 	char why_shared[PARAM_ERR_LEN] = "", why_split[PARAM_ERR_LEN] = "";
-	char levels[512];
+	struct strbuf levels = STRBUF_INIT;
 	struct cs_result r[NPLACEMENTS];
 	int done[NPLACEMENTS] = {0};
 	size_t ws;
 
-	describe_levels(t, levels, sizeof(levels));
 	if (t->nallowed < 2) {
 		sink_note(ctx->sink, "warn",
 			  "a pair of threads needs 2 cpus, but this process may use only cpu %s: nothing was measured",
@@ -395,27 +416,28 @@ static int cs_run(struct run_ctx *ctx)
 			  "pairs=%d needs %d cpus; the allowed cpus (%s) hold %d pair(s) as placed here: ran %d",
 			  want, 2 * want, t->allowed_text, pairs, pairs);
 	if (!contrast) {
-		char ran[128] = "", skipped[128] = "";
-		size_t ro = 0, so = 0;
-		for (int k = 0; k < set->n; k++) {
-			int pl = set->list[k];
+		struct strbuf ran = STRBUF_INIT, skipped = STRBUF_INIT;
+		describe_levels(t, &levels);
+		for (int pl = 0; pl < NPLACEMENTS; pl++) {
 			int ok = pl == P_OS || (pl == P_SPLIT ? have_split : have_shared);
-			if (ok && ro < sizeof(ran))
-				ro += (size_t)snprintf(ran + ro, sizeof(ran) - ro, "%s%s",
-						       ro ? ", " : "", placements[pl]);
-			else if (!ok && so < sizeof(skipped))
-				so += (size_t)snprintf(skipped + so, sizeof(skipped) - so,
-						       "%s%s", so ? ", " : "", placements[pl]);
+			struct strbuf *to = ok ? &ran : &skipped;
+			if (!(cp->placements & (1u << pl)))
+				continue;
+			strbuf_addf(to, "%s%s", to->len ? ", " : "",
+				    placements[pl].name);
 		}
 		sink_note(ctx->sink, "warn",
 			  "shared against split needs a cache level with 2 or more instances over the allowed cpus, one of them over 2 or more cpus (e.g. 2 sockets of 2 cores each, like the 2-node numa-vm guest); here %s (allowed cpus %s). Ran instead: %s%s%s%s",
-			  levels, t->allowed_text, ro ? ran : "nothing",
-			  so ? "; skipped: " : "", so ? skipped : "",
+			  strbuf_str(&levels), t->allowed_text,
+			  ran.len ? strbuf_str(&ran) : "nothing",
+			  skipped.len ? "; skipped: " : "", strbuf_str(&skipped),
 			  have_shared ? ". separate_data keeps the shared placement and gives each thread its own data set: one cache then holds two data sets instead of one, the capacity half of what split costs"
 				      : "");
+		strbuf_release(&ran);
+		strbuf_release(&skipped);
 	}
 
-	ws = (size_t)params_int(ctx->pv, "working_set");
+	ws = (size_t)cp->working_set;
 	if (ws == 0) {
 		const struct topo_cache *c = NULL;
 		int per = 1;
@@ -445,15 +467,17 @@ static int cs_run(struct run_ctx *ctx)
 	sink_note(ctx->sink, "info",
 		  "data read from memory is not measured: that needs the memory controller's counters, which numalab does not read; rate is what the threads read, from cache or memory");
 
-	for (int k = 0; k < set->n && !rc; k++) {
-		enum placement pl = (enum placement)set->list[k];
+	for (int k = 0; k < NPLACEMENTS && !rc; k++) {
+		enum placement pl = (enum placement)k;
 		const int *cpus = pl == P_SPLIT ? split : pl == P_OS ? none : shared;
 		int ok = pl == P_OS || (pl == P_SPLIT ? have_split : have_shared);
 		char key[64];
 
-		sink_progress(ctx->sink, step++, set->n, placements[pl]);
+		if (!(cp->placements & (1u << pl)))
+			continue;
+		sink_progress(ctx->sink, step++, nset, placements[pl].name);
 		if (!ok) {
-			sink_note(ctx->sink, "warn", "%s: skipped: %s", placements[pl],
+			sink_note(ctx->sink, "warn", "%s: skipped: %s", placements[pl].name,
 				  pl == P_SPLIT ? why_split : why_shared);
 			continue;
 		}
@@ -461,12 +485,12 @@ static int cs_run(struct run_ctx *ctx)
 		if (rc)
 			break;
 		done[pl] = 1;
-		snprintf(key, sizeof(key), "time_%s", placements[pl]);
+		snprintf(key, sizeof(key), "time_%s", placements[pl].name);
 		sink_summary(ctx->sink, key, r[pl].seconds, "s");
 	}
 	if (rc)
 		goto out;
-	sink_progress(ctx->sink, set->n, set->n, "done");
+	sink_progress(ctx->sink, nset, nset, "done");
 	if (done[P_SHARED] && done[P_SPLIT] && contrast) {
 		double x = r[P_SPLIT].seconds / r[P_SHARED].seconds;
 		sink_summary(ctx->sink, "split_over_shared", x, "x");
@@ -486,26 +510,28 @@ static int cs_run(struct run_ctx *ctx)
 			if (done[p]) {
 				sink_headline(ctx->sink,
 					      "%s: %.3g s per round, %.1f GB/s read%s",
-					      placements[p], r[p].seconds, r[p].gbs,
+					      placements[p].name, r[p].seconds, r[p].gbs,
 					      contrast ? "" : " (this machine cannot split a pair across caches)");
 				break;
 			}
 	}
 out:
+	strbuf_release(&levels);
 	free(shared);
 	free(split);
 	free(none);
 	return rc;
 }
 
-static void cs_estimate(const struct param_values *pv, const struct topo *t,
-			double *seconds, uint64_t *bytes)
+static void cs_estimate(const void *params, const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
 {
-	double pairs = (double)params_int(pv, "pairs");
-	double ws = (double)params_int(pv, "working_set");
-	double rounds = (double)(params_int(pv, "repeat") + params_int(pv, "warmup"));
-	double passes = (double)params_int(pv, "passes");
-	const struct param_value *set = params_get(pv, "placements");
+	const struct cs_params *cp = params;
+	double pairs = (double)cp->pairs;
+	double ws = (double)cp->working_set;
+	double rounds = (double)(common->repeat + common->warmup);
+	double passes = (double)cp->passes;
+	int nset = __builtin_popcount(cp->placements);
 
 	if (t && 2 * pairs > t->nallowed)
 		pairs = t->nallowed / 2 > 0 ? t->nallowed / 2 : 1;
@@ -517,7 +543,7 @@ static void cs_estimate(const struct param_values *pv, const struct topo *t,
 		ws = 8 << 20;
 	/* separate_data holds two data sets a pair; a thread reads >= 1 GB/s */
 	*bytes = (uint64_t)(2 * pairs * ws);
-	*seconds = set->n * (rounds * passes * ws / 1e9 + 2 * ws / 1e9);
+	*seconds = nset * (rounds * passes * ws / 1e9 + 2 * ws / 1e9);
 }
 
 const struct experiment exp_cache_sharing = {
@@ -554,7 +580,9 @@ const struct experiment exp_cache_sharing = {
 		"Machines with one L3 for every core cannot show it at that "
 		"level, and the run says what it could do instead.",
 	.params = params,
+	.params_size = sizeof(struct cs_params),
 	.charts = charts,
+	.summary_keys = summary_keys,
 	.uses_placement = 0,
 	.check = cs_check,
 	.run = cs_run,

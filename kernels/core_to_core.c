@@ -1,6 +1,7 @@
 /* core_to_core.c - the round trip of one cache line between every ordered pair of CPUs */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,14 @@
 
 #include "experiment.h"
 #include "stats.h"
+#include "strbuf.h"
 #include "team.h"
+
+struct c2c_params {
+	struct int_list cpus;
+	int64_t samples;
+	int64_t round_trips;
+};
 
 static const struct param params[] = {
 	{.name = "cpus",
@@ -17,7 +25,8 @@ static const struct param params[] = {
 	 .min = 0,
 	 .max = 65535,
 	 .help = "the cpus to measure between (e.g. 0-3,8); empty: every cpu "
-		 "this process may use"},
+		 "this process may use",
+	 .offset = offsetof(struct c2c_params, cpus)},
 	{.name = "samples",
 	 .type = PARAM_INT,
 	 .def = "200",
@@ -25,14 +34,16 @@ static const struct param params[] = {
 	 .max = 100000,
 	 .unit = "per pair",
 	 .help = "timed rounds per pair: a cell is their median (this "
-		 "experiment's sample count; 'repeat' is not used)"},
+		 "experiment's sample count; 'repeat' is not used)",
+	 .offset = offsetof(struct c2c_params, samples)},
 	{.name = "round_trips",
 	 .type = PARAM_INT,
 	 .def = "1000",
 	 .min = 1,
 	 .max = 10000000,
 	 .unit = "per sample",
-	 .help = "round trips timed together as one sample"},
+	 .help = "round trips timed together as one sample",
+	 .offset = offsetof(struct c2c_params, round_trips)},
 	{0}};
 
 static const struct chart charts[] = {
@@ -47,6 +58,8 @@ static const struct chart charts[] = {
 	 .x_label = "the two cpus",
 	 .y_label = "round trip (ns)"},
 	{0}};
+
+static const char *const summary_keys[] = {"round_trip_ns_*", NULL};
 
 /* How close two CPUs are, closest first; the index is the bar's x. */
 enum relation { R_SMT, R_L2, R_L3, R_PACKAGE, R_OTHER, NRELATIONS };
@@ -73,19 +86,20 @@ static enum relation relation(const struct topo_pu *a, const struct topo_pu *b)
 static void cpu_label(const struct topo *t, int os, char *buf, size_t len)
 {
 	const struct topo_pu *p = topo_pu_by_os(t, os);
-	int off;
+	struct strbuf sb = STRBUF_INIT;
 
-	if (!p) {
-		snprintf(buf, len, "cpu%d", os);
-		return;
+	strbuf_addf(&sb, "cpu%d", os);
+	if (p) {
+		strbuf_addf(&sb, " c%d", p->core);
+		if (p->l3 >= 0)
+			strbuf_addf(&sb, " L3#%d", p->l3);
+		else if (p->l2 >= 0)
+			strbuf_addf(&sb, " L2#%d", p->l2);
+		if (t->nnodes > 1)
+			strbuf_addf(&sb, " n%d", p->node);
 	}
-	off = snprintf(buf, len, "cpu%d c%d", os, p->core);
-	if (p->l3 >= 0)
-		off += snprintf(buf + off, len - (size_t)off, " L3#%d", p->l3);
-	else if (p->l2 >= 0)
-		off += snprintf(buf + off, len - (size_t)off, " L2#%d", p->l2);
-	if (t->nnodes > 1 && off > 0 && (size_t)off < len)
-		snprintf(buf + off, len - (size_t)off, " n%d", p->node);
+	snprintf(buf, len, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
 }
 
 struct c2c_job {
@@ -142,20 +156,22 @@ static void c2c_body(void *arg, int tid, int round)
 		pong(j->line, base, j->trips);
 }
 
-static int c2c_check(const struct param_values *pv, const struct topo *t,
-		     struct errinfo *err)
+static int c2c_check(const void *params, const struct common_params *common,
+		     const struct topo *t, struct errinfo *err)
 {
-	const struct param_value *cpus = params_get(pv, "cpus");
+	const struct c2c_params *cp = params;
+	const struct int_list *cpus = &cp->cpus;
 
+	(void)common;
 	if (!t || cpus->n == 0)
 		return 0;
 	for (int i = 0; i < cpus->n; i++) {
-		const struct topo_pu *p = topo_pu_by_os(t, cpus->list[i]);
+		const struct topo_pu *p = topo_pu_by_os(t, cpus->v[i]);
 		if (!p || !p->allowed) {
 			snprintf(err->field, sizeof(err->field), "cpus");
 			snprintf(err->msg, sizeof(err->msg),
 				 "cpu %d is not available to this process (allowed: %s)",
-				 cpus->list[i], t->allowed_text);
+				 cpus->v[i], t->allowed_text);
 			return -EINVAL;
 		}
 	}
@@ -163,7 +179,7 @@ static int c2c_check(const struct param_values *pv, const struct topo *t,
 		snprintf(err->field, sizeof(err->field), "cpus");
 		snprintf(err->msg, sizeof(err->msg),
 			 "a round trip needs 2 cpus, but 'cpus' lists only cpu %d",
-			 cpus->list[0]);
+			 cpus->v[0]);
 		return -EINVAL;
 	}
 	return 0;
@@ -176,8 +192,9 @@ static int c2c_check(const struct param_values *pv, const struct topo *t,
 static int measure_pair(struct run_ctx *ctx, int a, int b, double *ns, int *n,
 			int *seen)
 {
-	uint64_t trips = (uint64_t)params_int(ctx->pv, "round_trips");
-	int samples = (int)params_int(ctx->pv, "samples");
+	const struct c2c_params *cp = ctx->params;
+	uint64_t trips = (uint64_t)cp->round_trips;
+	int samples = (int)cp->samples;
 	int cpus[2] = {a, b};
 	struct c2c_job j = {.trips = trips};
 	struct team_job job = {.nthreads = 2,
@@ -185,7 +202,7 @@ static int measure_pair(struct run_ctx *ctx, int a, int b, double *ns, int *n,
 			       .arg = &j,
 			       .setup = c2c_setup,
 			       .body = c2c_body,
-			       .warmup = ctx->warmup,
+			       .warmup = (int)ctx->common.warmup,
 			       .repeat = samples,
 			       .cancel = ctx->cancel,
 			       .spin = 1};
@@ -211,13 +228,14 @@ static int measure_pair(struct run_ctx *ctx, int a, int b, double *ns, int *n,
 /* The cpus to measure: the list given, or every allowed one in OS order. */
 static int cpu_list(const struct run_ctx *ctx, int *out)
 {
-	const struct param_value *cpus = params_get(ctx->pv, "cpus");
+	const struct c2c_params *cp = ctx->params;
+	const struct int_list *cpus = &cp->cpus;
 	const struct topo *t = ctx->topo;
 	int n = 0;
 
 	if (cpus->n > 0) {
 		for (int i = 0; i < cpus->n; i++)
-			out[i] = cpus->list[i];
+			out[i] = cpus->v[i];
 		return cpus->n;
 	}
 	for (int os = 0; n < t->nallowed && n < PARAM_MAX_LIST; os++) {
@@ -239,8 +257,7 @@ static const char *const relation_phrases[] = {
 
 static void emit_relations(struct run_ctx *ctx, double *const *by, const int *nby)
 {
-	char text[512] = "";
-	size_t off = 0;
+	struct strbuf text = STRBUF_INIT;
 	int classes = 0, last = 0;
 	struct stats s;
 
@@ -261,10 +278,8 @@ static void emit_relations(struct run_ctx *ctx, double *const *by, const int *nb
 		sink_point(ctx->sink, &p);
 		snprintf(key, sizeof(key), "round_trip_ns_%s", relation_keys[r]);
 		sink_summary(ctx->sink, key, s.median, "ns");
-		if (off < sizeof(text))
-			off += (size_t)snprintf(text + off, sizeof(text) - off,
-						"%s%.0f ns %s", classes ? ", " : "",
-						s.median, relation_phrases[r]);
+		strbuf_addf(&text, "%s%.0f ns %s", classes ? ", " : "", s.median,
+			    relation_phrases[r]);
 		classes++;
 		last = r;
 	}
@@ -275,14 +290,17 @@ static void emit_relations(struct run_ctx *ctx, double *const *by, const int *nb
 			      s.median, relation_phrases[last], nby[last], s.min,
 			      s.max);
 	} else if (classes > 1) {
-		sink_headline(ctx->sink, "round trip of one cache line: %s", text);
+		sink_headline(ctx->sink, "round trip of one cache line: %s",
+			      strbuf_str(&text));
 	}
+	strbuf_release(&text);
 }
 
 static int c2c_run(struct run_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
-	int samples = (int)params_int(ctx->pv, "samples");
+	const struct c2c_params *cp = ctx->params;
+	int samples = (int)cp->samples;
 	int *list = calloc(PARAM_MAX_LIST, sizeof(int));
 	int *seen = calloc(PARAM_MAX_LIST, sizeof(int));
 	double *ns = calloc((size_t)samples + 1, sizeof(double));
@@ -388,13 +406,13 @@ out:
 	return rc;
 }
 
-static void c2c_estimate(const struct param_values *pv, const struct topo *t,
-			 double *seconds, uint64_t *bytes)
+static void c2c_estimate(const void *params, const struct common_params *common,
+			 const struct topo *t, double *seconds, uint64_t *bytes)
 {
-	const struct param_value *cpus = params_get(pv, "cpus");
-	double n = cpus->n ? cpus->n : (t ? t->nallowed : 1);
-	double rounds = (double)(params_int(pv, "samples") + params_int(pv, "warmup"));
-	double trips = (double)params_int(pv, "round_trips");
+	const struct c2c_params *cp = params;
+	double n = cp->cpus.n ? cp->cpus.n : (t ? t->nallowed : 1);
+	double rounds = (double)(cp->samples + common->warmup);
+	double trips = (double)cp->round_trips;
 
 	/* up to 1 us a round trip (across sockets, noisy VMs), 1 ms a pair to start */
 	*seconds = n * (n - 1) * (rounds * trips * 1e-6 + 1e-3);
@@ -433,7 +451,9 @@ const struct experiment exp_core_to_core = {
 		"On a virtual machine the CPUs are threads of the host and can "
 		"be moved or paused by it, so expect noise there.",
 	.params = params,
+	.params_size = sizeof(struct c2c_params),
 	.charts = charts,
+	.summary_keys = summary_keys,
 	.uses_placement = 0,
 	.check = c2c_check,
 	.run = c2c_run,

@@ -2,10 +2,14 @@
 #include "experiment.h"
 
 #include <errno.h>
+#include <fnmatch.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static const char *const strategies[] = {"spread", "compact", "os", NULL};
+static const struct param_choice strategies[] = {
+	{"spread", PLACE_SPREAD}, {"compact", PLACE_COMPACT}, {"os", PLACE_OS}, {0}};
 
 const struct param placement_params[] = {
 	{.name = "cpus",
@@ -14,13 +18,15 @@ const struct param placement_params[] = {
 	 .min = 0,
 	 .max = 65535,
 	 .help = "run thread i on the i-th CPU of this list (e.g. 0,2-3); "
-		 "empty: use the placement strategy"},
+		 "empty: use the placement strategy",
+	 .offset = offsetof(struct common_params, cpus)},
 	{.name = "placement",
 	 .type = PARAM_ENUM,
 	 .def = "spread",
 	 .choices = strategies,
 	 .help = "spread: as far apart as possible (nodes, caches, cores); "
-		 "compact: as close as possible; os: no pinning"},
+		 "compact: as close as possible; os: no pinning",
+	 .offset = offsetof(struct common_params, placement)},
 	{0}};
 
 const struct param common_params[] = {
@@ -30,14 +36,16 @@ const struct param common_params[] = {
 	 .min = 1,
 	 .max = 1000,
 	 .unit = "rounds",
-	 .help = "timed rounds per point: the point is their median"},
+	 .help = "timed rounds per point: the point is their median",
+	 .offset = offsetof(struct common_params, repeat)},
 	{.name = "warmup",
 	 .type = PARAM_INT,
 	 .def = "1",
 	 .min = 0,
 	 .max = 100,
 	 .unit = "rounds",
-	 .help = "untimed rounds before the timed ones"},
+	 .help = "untimed rounds before the timed ones",
+	 .offset = offsetof(struct common_params, warmup)},
 	{0}};
 
 const struct experiment *experiment_find(const char *name)
@@ -69,17 +77,61 @@ static void trim_default(const struct param *p, const struct topo *t,
 	format_int_list(v, k, buf, len);
 }
 
-int experiment_parse(const struct experiment *exp, const struct topo *t,
-		     int argc, char *const *argv, struct param_values *pv,
-		     struct errinfo *err)
+static int count_params(const struct param *p)
+{
+	int n = 0;
+
+	while (p && p[n].name)
+		n++;
+	return n;
+}
+
+/* How many params exp takes in all: its own, placement's, the common ones. */
+static int total_params(const struct experiment *exp)
+{
+	return count_params(exp->params) +
+	       (exp->uses_placement ? count_params(placement_params) : 0) +
+	       count_params(common_params);
+}
+
+static int over_limit(const struct experiment *exp, struct errinfo *err)
+{
+	int n = total_params(exp);
+
+	if (n <= PARAM_MAX_PER_EXP)
+		return 0;
+	return errinfo_set(err, NULL,
+			   "experiment '%s' takes %d parameters with the common ones, over the limit of %d (PARAM_MAX_PER_EXP)",
+			   exp->name, n, PARAM_MAX_PER_EXP);
+}
+
+static int own_row(const struct experiment *exp, const struct param *p)
+{
+	int n = count_params(exp->params);
+
+	return p >= exp->params && p < exp->params + n;
+}
+
+/*
+ * Parses the k=v texts against exp's tables (trimming PARAM_F_CPUS
+ * defaults to t when t is given) and stores every value in params or
+ * common. Returns 0 or -EINVAL with err set.
+ */
+static int parse_tables(const struct experiment *exp, const struct topo *t,
+			int argc, char *const *argv, struct param_values *pv,
+			void *params, struct common_params *common,
+			struct errinfo *err)
 {
 	const struct param *tables[3];
-	struct param trimmed[24];
-	char defs[24][64];
+	struct param trimmed[PARAM_MAX_PER_EXP + 1];
+	char defs[PARAM_MAX_PER_EXP][64];
 	int nt = 0, np = 0, rc;
 
+	memset(err, 0, sizeof(*err));
+	if (over_limit(exp, err))
+		return -EINVAL;
 	/* a copy of the table with machine-dependent defaults trimmed */
-	for (const struct param *p = exp->params; p->name && np < 23; p++) {
+	for (const struct param *p = exp->params; p->name; p++) {
 		trimmed[np] = *p;
 		if ((p->flags & PARAM_F_CPUS) && t) {
 			trim_default(p, t, defs[np], sizeof(defs[np]));
@@ -97,14 +149,27 @@ int experiment_parse(const struct experiment *exp, const struct topo *t,
 		return rc;
 	/* point every value back at the real table row */
 	for (int i = 0; i < pv->n; i++)
-		for (const struct param *p = exp->params; p->name; p++)
-			if (!strcmp(p->name, pv->v[i].p->name))
-				pv->v[i].p = p;
-	if (!t)
-		goto check;
+		if (pv->v[i].p >= trimmed && pv->v[i].p < trimmed + np)
+			pv->v[i].p = exp->params + (pv->v[i].p - trimmed);
+	memset(common, 0, sizeof(*common));
+	common->placement = PLACE_SPREAD;
+	memset(params, 0, exp->params_size);
+	for (int i = 0; i < pv->n; i++)
+		param_store(&pv->v[i], own_row(exp, pv->v[i].p) ? params
+								: (void *)common);
+	return 0;
+}
+
+/* The placement and thread-count checks of PARAM_F_CPUS values against t. */
+static int check_cpus(const struct experiment *exp, const struct topo *t,
+		      const struct param_values *pv,
+		      const struct common_params *common, struct errinfo *err)
+{
 	for (int i = 0; i < pv->n; i++) {
 		const struct param_value *v = &pv->v[i];
 		int64_t most = 0;
+		int rc;
+
 		if (!(v->p->flags & PARAM_F_CPUS))
 			continue;
 		for (int k = 0; k < v->n; k++)
@@ -113,43 +178,208 @@ int experiment_parse(const struct experiment *exp, const struct topo *t,
 		if (v->p->type == PARAM_INT)
 			most = v->i;
 		if (exp->uses_placement) {
-			const struct param_value *cpus = params_get(pv, "cpus");
 			int plan[PARAM_MAX_LIST];
-			int s = place_strategy_parse(params_str(pv, "placement"));
 			if (most > PARAM_MAX_LIST)
 				most = PARAM_MAX_LIST;
-			rc = topo_plan(t, s, cpus->list, cpus->n, (int)most, plan,
-				       err->msg, sizeof(err->msg));
+			rc = topo_plan(t, common->placement, common->cpus.v,
+				       common->cpus.n, (int)most, plan, err->msg,
+				       sizeof(err->msg));
 			if (rc) {
 				snprintf(err->field, sizeof(err->field), "%s",
-					 cpus->n ? "cpus" : v->p->name);
+					 common->cpus.n ? "cpus" : v->p->name);
 				return rc;
 			}
 		} else if (most > t->nallowed) {
-			snprintf(err->field, sizeof(err->field), "%s",
-				 v->p->name);
-			snprintf(err->msg, sizeof(err->msg),
-				 "'%s' asks for %lld threads, but only %d cpus are available to this process (allowed: %s)",
-				 v->p->name, (long long)most, t->nallowed,
-				 t->allowed_text);
-			return -EINVAL;
+			return errinfo_set(err, v->p->name,
+					   "'%s' asks for %lld threads, but only %d cpus are available to this process (allowed: %s)",
+					   v->p->name, (long long)most, t->nallowed,
+					   t->allowed_text);
 		}
 	}
-check:
-	if (exp->check)
-		return exp->check(pv, t, err);
 	return 0;
+}
+
+int experiment_parse(const struct experiment *exp, const struct topo *t,
+		     int argc, char *const *argv, struct param_values *pv,
+		     void *params, struct common_params *common,
+		     struct errinfo *err)
+{
+	struct common_params *own_common = NULL;
+	void *own_params = NULL;
+	int rc = -ENOMEM;
+
+	if (!common)
+		common = own_common = malloc(sizeof(*common));
+	if (!params)
+		params = own_params = calloc(1, exp->params_size ? exp->params_size : 1);
+	if (!common || !params) {
+		errinfo_set(err, NULL, "out of memory");
+		goto out;
+	}
+	rc = parse_tables(exp, t, argc, argv, pv, params, common, err);
+	if (!rc && t)
+		rc = check_cpus(exp, t, pv, common, err);
+	if (!rc && exp->check)
+		rc = exp->check(params, common, t, err);
+out:
+	free(own_common);
+	free(own_params);
+	return rc;
+}
+
+int experiment_parse_recorded(const struct experiment *exp, int argc,
+			      char *const *argv, struct param_values *pv,
+			      void *params, struct common_params *common,
+			      struct errinfo *err)
+{
+	return parse_tables(exp, NULL, argc, argv, pv, params, common, err);
+}
+
+int experiment_declares_chart(const struct experiment *exp, const char *id)
+{
+	for (const struct chart *c = exp->charts; c && c->id; c++)
+		if (!strcmp(c->id, id))
+			return 1;
+	return 0;
+}
+
+int experiment_declares_summary(const struct experiment *exp, const char *key)
+{
+	for (const char *const *k = exp->summary_keys; k && *k; k++)
+		if (!fnmatch(*k, key, 0))
+			return 1;
+	return 0;
+}
+
+/* One table's rows: offsets that fit, choices that pair cleanly, defaults that parse. */
+static int validate_table(const struct experiment *exp, const struct param *table,
+			  size_t size, struct errinfo *err)
+{
+	for (const struct param *p = table; p->name; p++) {
+		struct param_value *v;
+		int rc;
+
+		if (p->offset + param_field_size(p->type) > size)
+			return errinfo_set(err, p->name,
+					   "experiment '%s': the field of '%s' (offset %zu, %zu bytes) does not fit its struct of %zu bytes",
+					   exp->name, p->name, p->offset,
+					   param_field_size(p->type), size);
+		if ((p->type == PARAM_ENUM || p->type == PARAM_SET) !=
+		    (p->choices != NULL))
+			return errinfo_set(err, p->name,
+					   "experiment '%s': '%s' %s a choice list",
+					   exp->name, p->name,
+					   p->choices ? "must not have" : "needs");
+		for (int i = 0; p->choices && p->choices[i].name; i++) {
+			if (p->type == PARAM_SET &&
+			    (p->choices[i].value < 0 ||
+			     p->choices[i].value > PARAM_MAX_SET_VALUE))
+				return errinfo_set(err, p->name,
+						   "experiment '%s': choice '%s' of set '%s' has value %d (allowed 0-%d)",
+						   exp->name, p->choices[i].name, p->name,
+						   p->choices[i].value, PARAM_MAX_SET_VALUE);
+			for (int j = 0; j < i; j++) {
+				if (!strcmp(p->choices[i].name, p->choices[j].name))
+					return errinfo_set(err, p->name,
+							   "experiment '%s': choice '%s' of '%s' is listed twice",
+							   exp->name, p->choices[i].name, p->name);
+				if (p->choices[i].value == p->choices[j].value)
+					return errinfo_set(err, p->name,
+							   "experiment '%s': choices '%s' and '%s' of '%s' have the same value %d",
+							   exp->name, p->choices[j].name,
+							   p->choices[i].name, p->name,
+							   p->choices[i].value);
+			}
+		}
+		v = malloc(sizeof(*v));
+		if (!v)
+			return errinfo_set(err, NULL, "out of memory");
+		rc = param_parse_value(p, p->def ? p->def : "", v, err);
+		free(v);
+		if (rc) {
+			char why[ERRINFO_MSG_LEN];
+			snprintf(why, sizeof(why), "%s", err->msg);
+			return errinfo_set(err, p->name,
+					   "experiment '%s': the default of '%s' does not parse: %s",
+					   exp->name, p->name, why);
+		}
+	}
+	return 0;
+}
+
+int experiment_validate(const struct experiment *exp, struct errinfo *err)
+{
+	int rc;
+
+	memset(err, 0, sizeof(*err));
+	if (over_limit(exp, err))
+		return -EINVAL;
+	if (!exp->params)
+		return errinfo_set(err, NULL, "experiment '%s' has no param table",
+				   exp->name);
+	if ((rc = validate_table(exp, exp->params, exp->params_size, err)) ||
+	    (rc = validate_table(exp, placement_params,
+				 sizeof(struct common_params), err)) ||
+	    (rc = validate_table(exp, common_params,
+				 sizeof(struct common_params), err)))
+		return rc;
+	for (const struct param *p = exp->params; p->name; p++)
+		for (const struct param *q = exp->params; q < p; q++)
+			if (!strcmp(p->name, q->name))
+				return errinfo_set(err, p->name,
+						   "experiment '%s': parameter '%s' is declared twice",
+						   exp->name, p->name);
+	if (!exp->charts || !exp->charts[0].id)
+		return errinfo_set(err, NULL, "experiment '%s' declares no chart",
+				   exp->name);
+	for (const struct chart *c = exp->charts; c->id; c++) {
+		if (!*c->id)
+			return errinfo_set(err, NULL,
+					   "experiment '%s': a chart has an empty id",
+					   exp->name);
+		for (const struct chart *d = exp->charts; d < c; d++)
+			if (!strcmp(c->id, d->id))
+				return errinfo_set(err, NULL,
+						   "experiment '%s': chart '%s' is declared twice",
+						   exp->name, c->id);
+	}
+	for (const struct reference *r = exp->references; r && r->chart; r++)
+		if (!experiment_declares_chart(exp, r->chart))
+			return errinfo_set(err, NULL,
+					   "experiment '%s': a reference names chart '%s', which it does not declare",
+					   exp->name, r->chart);
+	return 0;
+}
+
+int experiment_run(struct run_ctx *ctx, struct errinfo *err)
+{
+	struct sink *s = ctx->sink;
+	int rc;
+
+	memset(err, 0, sizeof(*err));
+	if (s) {
+		s->declared = ctx->exp;
+		s->undeclared[0] = '\0';
+	}
+	rc = ctx->exp->run(ctx);
+	if (!s)
+		return rc;
+	s->declared = NULL;
+	if (s->undeclared[0] && rc != -ECANCELED) {
+		errinfo_set(err, NULL,
+			    "experiment '%s' emitted %s, which its descriptor does not declare",
+			    ctx->exp->name, s->undeclared);
+		return -EPROTO;
+	}
+	return rc;
 }
 
 int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
 		    struct errinfo *err)
 {
-	const struct param_value *list = params_get(ctx->pv, "cpus");
-	int s = place_strategy_parse(params_str(ctx->pv, "placement"));
-
 	memset(err, 0, sizeof(*err));
 	snprintf(err->field, sizeof(err->field), "cpus");
-	return topo_plan(ctx->topo, s < 0 ? PLACE_SPREAD : s,
-			 list ? list->list : NULL, list ? list->n : 0, nthreads,
-			 cpus, err->msg, sizeof(err->msg));
+	return topo_plan(ctx->topo, ctx->common.placement, ctx->common.cpus.v,
+			 ctx->common.cpus.n, nthreads, cpus, err->msg,
+			 sizeof(err->msg));
 }

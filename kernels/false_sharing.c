@@ -1,5 +1,6 @@
 /* false_sharing.c - threads incrementing their own counters, on one cache line or on many */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,19 @@
 #include "stats.h"
 #include "team.h"
 
-static const char *const layouts[] = {"separate", "shared", "both", NULL};
+enum fs_layout { LAYOUT_SEPARATE, LAYOUT_SHARED, LAYOUT_BOTH };
+
+static const struct param_choice layouts[] = {{"separate", LAYOUT_SEPARATE},
+					      {"shared", LAYOUT_SHARED},
+					      {"both", LAYOUT_BOTH},
+					      {0}};
+
+struct fs_params {
+	struct int_list threads;
+	int64_t increments;
+	int layout; /* enum fs_layout */
+	struct int_list stride;
+};
 
 static const struct param params[] = {
 	{.name = "threads",
@@ -19,20 +32,23 @@ static const struct param params[] = {
 	 .max = 1024,
 	 .unit = "threads",
 	 .help = "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
-	 .flags = PARAM_F_CPUS},
+	 .flags = PARAM_F_CPUS,
+	 .offset = offsetof(struct fs_params, threads)},
 	{.name = "increments",
 	 .type = PARAM_INT,
 	 .def = "100000000",
 	 .min = 1,
 	 .max = 4000000000LL,
 	 .unit = "per thread",
-	 .help = "how often each thread increments its counter per round"},
+	 .help = "how often each thread increments its counter per round",
+	 .offset = offsetof(struct fs_params, increments)},
 	{.name = "layout",
 	 .type = PARAM_ENUM,
 	 .def = "both",
 	 .choices = layouts,
 	 .help = "separate: each counter on its own cache line; shared: "
-		 "counters stride bytes apart from one line's start; both"},
+		 "counters stride bytes apart from one line's start; both",
+	 .offset = offsetof(struct fs_params, layout)},
 	{.name = "stride",
 	 .type = PARAM_SWEEP,
 	 .def = "4",
@@ -40,7 +56,8 @@ static const struct param params[] = {
 	 .max = 4096,
 	 .unit = "bytes",
 	 .help = "bytes between counters in the shared layout (a multiple of "
-		 "4); a sweep such as 4,8,64,128 shows where the line ends"},
+		 "4); a sweep such as 4,8,64,128 shows where the line ends",
+	 .offset = offsetof(struct fs_params, stride)},
 	{0}};
 
 static const struct chart charts[] = {
@@ -55,6 +72,8 @@ static const struct chart charts[] = {
 	 .x_label = "threads",
 	 .y_label = "shared / separate (%)"},
 	{0}};
+
+static const char *const summary_keys[] = {"slowdown_*_threads*", NULL};
 
 /*
  * Figure 6.10: 500 million increments per thread on four Pentium 4
@@ -114,16 +133,17 @@ static int fs_check(void *arg)
 static int measure(struct run_ctx *ctx, const int *cpus, int nthreads,
 		   size_t spacing, struct team_result *res, const char *label)
 {
+	const struct fs_params *fp = ctx->params;
 	struct fs_job j = {.spacing = spacing,
-			   .increments = (uint64_t)params_int(ctx->pv, "increments"),
+			   .increments = (uint64_t)fp->increments,
 			   .nthreads = nthreads};
 	struct team_job job = {.nthreads = nthreads,
 			       .cpus = cpus,
 			       .arg = &j,
 			       .body = fs_body,
 			       .check = fs_check,
-			       .warmup = ctx->warmup,
-			       .repeat = ctx->repeat,
+			       .warmup = (int)ctx->common.warmup,
+			       .repeat = (int)ctx->common.repeat,
 			       .cancel = ctx->cancel};
 	size_t bytes = (size_t)nthreads * spacing + 4096;
 	int rc;
@@ -150,7 +170,8 @@ static void emit_time(struct run_ctx *ctx, const char *series, int nthreads,
 		      const struct team_result *res, double *median_out)
 {
 	struct stats s;
-	double incs = (double)params_int(ctx->pv, "increments");
+	const struct fs_params *fp = ctx->params;
+	double incs = (double)fp->increments;
 	static const char *const keys[] = {"ns_per_increment"};
 	double ns;
 	struct point p = {.chart = "time",
@@ -170,18 +191,21 @@ static void emit_time(struct run_ctx *ctx, const char *series, int nthreads,
 	*median_out = s.median;
 }
 
-static int fs_check_params(const struct param_values *pv, const struct topo *t,
-			   struct errinfo *err)
+static int fs_check_params(const void *params,
+			   const struct common_params *common,
+			   const struct topo *t, struct errinfo *err)
 {
-	const struct param_value *st = params_get(pv, "stride");
+	const struct fs_params *fp = params;
+	const struct int_list *st = &fp->stride;
 
+	(void)common;
 	(void)t;
 	for (int i = 0; i < st->n; i++)
-		if (st->list[i] % 4) {
+		if (st->v[i] % 4) {
 			snprintf(err->field, sizeof(err->field), "stride");
 			snprintf(err->msg, sizeof(err->msg),
 				 "stride %d is not a multiple of 4 (each counter is 4 bytes)",
-				 st->list[i]);
+				 st->v[i]);
 			return -EINVAL;
 		}
 	return 0;
@@ -189,11 +213,11 @@ static int fs_check_params(const struct param_values *pv, const struct topo *t,
 
 static int fs_run(struct run_ctx *ctx)
 {
-	const struct param_value *threads = params_get(ctx->pv, "threads");
-	const struct param_value *strides = params_get(ctx->pv, "stride");
-	const char *layout = params_str(ctx->pv, "layout");
-	int do_sep = strcmp(layout, "shared") != 0;
-	int do_shared = strcmp(layout, "separate") != 0;
+	const struct fs_params *fp = ctx->params;
+	const struct int_list *threads = &fp->threads;
+	const struct int_list *strides = &fp->stride;
+	int do_sep = fp->layout != LAYOUT_SHARED;
+	int do_shared = fp->layout != LAYOUT_SEPARATE;
 	size_t line = (size_t)ctx->topo->line_size;
 	int steps = threads->n * (do_sep + (do_shared ? strides->n : 0));
 	int step = 0, rc = 0;
@@ -204,7 +228,7 @@ static int fs_run(struct run_ctx *ctx)
 	if (!cpus)
 		return -ENOMEM;
 	for (int ti = 0; ti < threads->n && !rc; ti++) {
-		int n = threads->list[ti];
+		int n = threads->v[ti];
 		struct errinfo perr;
 		double sep = 0;
 		char label[96];
@@ -229,7 +253,7 @@ static int fs_run(struct run_ctx *ctx)
 			struct team_result res;
 			char series[48];
 			double shared;
-			int stride = strides->list[si];
+			int stride = strides->v[si];
 
 			if (strides->n > 1)
 				snprintf(series, sizeof(series), "shared, stride %d B",
@@ -284,13 +308,14 @@ static int fs_run(struct run_ctx *ctx)
 	return 0;
 }
 
-static void fs_estimate(const struct param_values *pv, const struct topo *t,
-			double *seconds, uint64_t *bytes)
+static void fs_estimate(const void *params, const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
 {
-	const struct param_value *threads = params_get(pv, "threads");
-	const struct param_value *strides = params_get(pv, "stride");
-	double incs = (double)params_int(pv, "increments");
-	double rounds = (double)(params_int(pv, "repeat") + params_int(pv, "warmup"));
+	const struct fs_params *fp = params;
+	const struct int_list *threads = &fp->threads;
+	const struct int_list *strides = &fp->stride;
+	double incs = (double)fp->increments;
+	double rounds = (double)(common->repeat + common->warmup);
 	double total = 0;
 
 	(void)t;
@@ -328,7 +353,9 @@ const struct experiment exp_false_sharing = {
 		"stride (4,8,64,128) to watch the penalty vanish once counters "
 		"sit a whole line apart.",
 	.params = params,
+	.params_size = sizeof(struct fs_params),
 	.charts = charts,
+	.summary_keys = summary_keys,
 	.references = references,
 	.uses_placement = 1,
 	.check = fs_check_params,

@@ -1,5 +1,6 @@
 /* memory_policy.c - a buffer under a NUMA policy: where its pages land, what reaching them costs, moving them */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,13 +9,39 @@
 #include "bw.h"
 #include "experiment.h"
 #include "numa_mem.h"
+#include "page_census.h"
 #include "stats.h"
+#include "strbuf.h"
 
-static const char *const thp_modes[] = {"off", "system", "on", NULL};
-static const char *const migrations[] = {"both",       "mbind", "mbind_strict",
-					 "move_pages", "move_all", "none",
-					 NULL};
 enum { MIG_BOTH, MIG_MBIND, MIG_MBIND_STRICT, MIG_MOVE_PAGES, MIG_MOVE_ALL, MIG_NONE };
+
+static const struct param_choice policies[] = {{"default", NMEM_DEFAULT},
+					       {"bind", NMEM_BIND},
+					       {"preferred", NMEM_PREFERRED},
+					       {"interleave", NMEM_INTERLEAVE},
+					       {"local", NMEM_LOCAL},
+					       {0}};
+static const struct param_choice scopes[] = {
+	{"vma", NMEM_VMA}, {"task", NMEM_TASK}, {0}};
+/* the value is struct nmem_spec's thp */
+static const struct param_choice thp_modes[] = {
+	{"off", -1}, {"system", 0}, {"on", 1}, {0}};
+static const struct param_choice migrations[] = {
+	{"both", MIG_BOTH},		{"mbind", MIG_MBIND},
+	{"mbind_strict", MIG_MBIND_STRICT}, {"move_pages", MIG_MOVE_PAGES},
+	{"move_all", MIG_MOVE_ALL},	{"none", MIG_NONE},
+	{0}};
+
+struct mp_params {
+	int64_t size;
+	int policy; /* enum nmem_policy */
+	int scope;  /* enum nmem_scope */
+	struct int_list nodes, toucher, from_nodes;
+	int64_t threads;
+	int thp;
+	struct int_list migrate_to;
+	int migrate_with; /* MIG_* */
+};
 
 static const struct param params[] = {
 	{.name = "size",
@@ -23,62 +50,71 @@ static const struct param params[] = {
 	 .min = 1 << 20,
 	 .max = 1LL << 40,
 	 .unit = "bytes",
-	 .help = "the buffer placed under the policy"},
+	 .help = "the buffer placed under the policy",
+	 .offset = offsetof(struct mp_params, size)},
 	{.name = "policy",
 	 .type = PARAM_ENUM,
 	 .def = "interleave",
-	 .choices = nmem_policy_names,
+	 .choices = policies,
 	 .help = "default: the first toucher's node; bind: only 'nodes'; "
 		 "preferred: 'nodes' first; interleave: page by page over "
-		 "'nodes'; local: the toucher's node, said explicitly"},
+		 "'nodes'; local: the toucher's node, said explicitly",
+	 .offset = offsetof(struct mp_params, policy)},
 	{.name = "scope",
 	 .type = PARAM_ENUM,
 	 .def = "vma",
-	 .choices = nmem_scope_names,
+	 .choices = scopes,
 	 .help = "vma: mbind on the address range before the first touch; "
-		 "task: set_mempolicy in the thread that touches"},
+		 "task: set_mempolicy in the thread that touches",
+	 .offset = offsetof(struct mp_params, scope)},
 	{.name = "nodes",
 	 .type = PARAM_NODELIST,
 	 .def = "",
 	 .min = 0,
 	 .max = NMEM_MAX_NODE - 1,
 	 .help = "the policy's nodes (e.g. 0,2-3); empty: every node. "
-		 "default and local take none"},
+		 "default and local take none",
+	 .offset = offsetof(struct mp_params, nodes)},
 	{.name = "toucher",
 	 .type = PARAM_NODELIST,
 	 .def = "",
 	 .min = 0,
 	 .max = NMEM_MAX_NODE - 1,
 	 .help = "the node whose CPU touches every page first; empty: the "
-		 "node of the first CPU this process may use"},
+		 "node of the first CPU this process may use",
+	 .offset = offsetof(struct mp_params, toucher)},
 	{.name = "from_nodes",
 	 .type = PARAM_NODELIST,
 	 .def = "",
 	 .min = 0,
 	 .max = NMEM_MAX_NODE - 1,
 	 .help = "read and write the buffer from threads on each of these "
-		 "nodes; empty: every node with CPUs"},
+		 "nodes; empty: every node with CPUs",
+	 .offset = offsetof(struct mp_params, from_nodes)},
 	{.name = "threads",
 	 .type = PARAM_INT,
 	 .def = "1",
 	 .min = 1,
 	 .max = 1024,
 	 .unit = "per node",
-	 .help = "threads reading or writing the buffer from each node"},
+	 .help = "threads reading or writing the buffer from each node",
+	 .offset = offsetof(struct mp_params, threads)},
 	{.name = "thp",
 	 .type = PARAM_ENUM,
 	 .def = "off",
 	 .choices = thp_modes,
 	 .help = "transparent huge pages for the buffer: off places it page "
 		 "by page (4 KiB); on asks for 2 MiB pages, which a policy "
-		 "places whole; system: whatever the machine does"},
+		 "places whole; system: whatever the machine does",
+	 .offset = offsetof(struct mp_params, thp)},
 	{.name = "migrate_to",
 	 .type = PARAM_NODELIST,
 	 .def = "",
 	 .min = 0,
 	 .max = NMEM_MAX_NODE - 1,
 	 .help = "move the pages to this node afterwards; empty: the last "
-		 "node (nothing to move on a machine with one node)"},
+		 "node (nothing to move on a machine with one node)",
+	 .offset = offsetof(struct mp_params, migrate_to)},
 	{.name = "migrate_with",
 	 .type = PARAM_ENUM,
 	 .def = "both",
@@ -86,7 +122,8 @@ static const struct param params[] = {
 	 .help = "mbind: mbind(MPOL_MF_MOVE); mbind_strict: with "
 		 "MPOL_MF_STRICT; move_pages: move_pages; both: mbind+strict "
 		 "there, then move_pages back to where each page was; "
-		 "move_all: MPOL_MF_MOVE_ALL (needs CAP_SYS_NICE); none"},
+		 "move_all: MPOL_MF_MOVE_ALL (needs CAP_SYS_NICE); none",
+	 .offset = offsetof(struct mp_params, migrate_with)},
 	{0}};
 
 static const struct chart charts[] = {
@@ -106,6 +143,13 @@ static const struct chart charts[] = {
 	 .x_label = "how",
 	 .y_label = "GB/s"},
 	{0}};
+
+static const char *const summary_keys[] = {
+	"*_pages_node*",	"*_pages_outside",	"*_pages_absent",
+	"mbind_moved",		"mbind_failed",		"mbind_gbps",
+	"move_pages_moved",	"move_pages_failed",	"move_pages_gbps",
+	"first_touch_gbps",	"get_mempolicy_agree",	"get_mempolicy_checked",
+	"interleaved",		"interleave_run_pages", NULL};
 
 /* What the run resolved from the params and the machine. */
 struct mp_plan {
@@ -136,25 +180,25 @@ static int last_node_with_memory(const struct topo *t)
 	return t->nnodes ? t->node[t->nnodes - 1].os : 0;
 }
 
-static void resolve(const struct param_values *pv, const struct topo *t,
+static void resolve(const struct mp_params *mp, const struct topo *t,
 		    struct mp_plan *p)
 {
-	const struct param_value *tv = params_get(pv, "toucher");
-	const struct param_value *fv = params_get(pv, "from_nodes");
-	const struct param_value *mv = params_get(pv, "migrate_to");
+	const struct int_list *tv = &mp->toucher;
+	const struct int_list *fv = &mp->from_nodes;
+	const struct int_list *mv = &mp->migrate_to;
 
 	memset(p, 0, sizeof(*p));
-	p->policy = (enum nmem_policy)params_get(pv, "policy")->i;
-	p->scope = (enum nmem_scope)params_get(pv, "scope")->i;
-	p->toucher = tv->n ? tv->list[0] : first_allowed_node(t);
-	p->threads = (int)params_int(pv, "threads");
+	p->policy = (enum nmem_policy)mp->policy;
+	p->scope = (enum nmem_scope)mp->scope;
+	p->toucher = tv->n ? tv->v[0] : first_allowed_node(t);
+	p->threads = (int)mp->threads;
 	for (int i = 0; i < fv->n && i < TOPO_MAX_NODES; i++)
-		p->from[p->nfrom++] = fv->list[i];
+		p->from[p->nfrom++] = fv->v[i];
 	for (int i = 0; !fv->n && i < t->nnodes; i++)
-		if (nmem_node_ncpus(t, t->node[i].os) >= p->threads)
+		if (topo_node_ncpus(t, t->node[i].os) >= p->threads)
 			p->from[p->nfrom++] = t->node[i].os;
-	p->migrate_with = (int)params_get(pv, "migrate_with")->i;
-	p->migrate_to = mv->n ? mv->list[0] : last_node_with_memory(t);
+	p->migrate_with = mp->migrate_with;
+	p->migrate_to = mv->n ? mv->v[0] : last_node_with_memory(t);
 	if (p->migrate_with == MIG_NONE)
 		p->migrate_to = -1;
 }
@@ -166,19 +210,21 @@ static int refuse(struct errinfo *err, const char *field, const char *msg)
 	return -EINVAL;
 }
 
-static int mp_check(const struct param_values *pv, const struct topo *t,
-		    struct errinfo *err)
+static int mp_check(const void *params, const struct common_params *common,
+		    const struct topo *t, struct errinfo *err)
 {
-	const struct param_value *nodes = params_get(pv, "nodes");
-	const struct param_value *tv = params_get(pv, "toucher");
-	const struct param_value *fv = params_get(pv, "from_nodes");
-	const struct param_value *mv = params_get(pv, "migrate_to");
+	const struct mp_params *mp = params;
+	const struct int_list *nodes = &mp->nodes;
+	const struct int_list *tv = &mp->toucher;
+	const struct int_list *fv = &mp->from_nodes;
+	const struct int_list *mv = &mp->migrate_to;
 	const struct nmem_caps *caps = nmem_caps();
-	uint64_t size = (uint64_t)params_int(pv, "size");
+	uint64_t size = (uint64_t)mp->size;
 	struct mp_plan p;
 	char msg[PARAM_ERR_LEN];
 	int rc;
 
+	(void)common;
 	if (!caps->policy) {
 		snprintf(msg, sizeof(msg),
 			 "this kernel or container does not allow NUMA memory policies (%s)",
@@ -191,33 +237,33 @@ static int mp_check(const struct param_values *pv, const struct topo *t,
 			 caps->why);
 		return refuse(err, "policy", msg);
 	}
-	if ((rc = nmem_check_nodes(t, nodes->list, nodes->n, "nodes", 1, 0, err)) ||
-	    (rc = nmem_check_nodes(t, tv->list, tv->n, "toucher", 0, 1, err)) ||
-	    (rc = nmem_check_nodes(t, fv->list, fv->n, "from_nodes", 0, 1, err)) ||
-	    (rc = nmem_check_nodes(t, mv->list, mv->n, "migrate_to", 1, 0, err)))
+	if ((rc = topo_check_nodes(t, nodes->v, nodes->n, "nodes", 1, 0, err)) ||
+	    (rc = topo_check_nodes(t, tv->v, tv->n, "toucher", 0, 1, err)) ||
+	    (rc = topo_check_nodes(t, fv->v, fv->n, "from_nodes", 0, 1, err)) ||
+	    (rc = topo_check_nodes(t, mv->v, mv->n, "migrate_to", 1, 0, err)))
 		return rc;
 	if (tv->n > 1)
 		return refuse(err, "toucher", "'toucher' names one node");
 	if (mv->n > 1)
 		return refuse(err, "migrate_to", "'migrate_to' names one node");
-	int policy = (int)params_get(pv, "policy")->i;
+	int policy = mp->policy;
 	if ((policy == NMEM_DEFAULT || policy == NMEM_LOCAL) && nodes->n) {
 		snprintf(msg, sizeof(msg),
 			 "policy %s takes no nodes (the toucher's node decides): leave 'nodes' empty or set 'toucher'",
 			 nmem_policy_names[policy]);
 		return refuse(err, "nodes", msg);
 	}
-	if (params_get(pv, "migrate_with")->i == MIG_MOVE_ALL && !caps->sys_nice)
+	if (mp->migrate_with == MIG_MOVE_ALL && !caps->sys_nice)
 		return refuse(err, "migrate_with",
 			      "migrate_with=move_all needs CAP_SYS_NICE, which this process lacks (run it as root, or grant cap_sys_nice)");
 	if (!t)
 		return 0;
-	resolve(pv, t, &p);
+	resolve(mp, t, &p);
 	for (int i = 0; i < p.nfrom; i++)
-		if (nmem_node_ncpus(t, p.from[i]) < p.threads) {
+		if (topo_node_ncpus(t, p.from[i]) < p.threads) {
 			snprintf(msg, sizeof(msg),
 				 "%d threads per node, but node %d has only %d cpus this process may use",
-				 p.threads, p.from[i], nmem_node_ncpus(t, p.from[i]));
+				 p.threads, p.from[i], topo_node_ncpus(t, p.from[i]));
 			return refuse(err, "threads", msg);
 		}
 	if (p.nfrom == 0) {
@@ -226,11 +272,11 @@ static int mp_check(const struct param_values *pv, const struct topo *t,
 		return refuse(err, "threads", msg);
 	}
 	if (policy == NMEM_DEFAULT || policy == NMEM_LOCAL)
-		rc = nmem_check_free(t, &p.toucher, 1, size, "size", err);
+		rc = topo_check_free(t, &p.toucher, 1, size, "size", err);
 	else
-		rc = nmem_check_free(t, nodes->list, nodes->n, size, "size", err);
+		rc = topo_check_free(t, nodes->v, nodes->n, size, "size", err);
 	if (!rc && p.migrate_to >= 0)
-		rc = nmem_check_free(t, &p.migrate_to, 1, size, "size", err);
+		rc = topo_check_free(t, &p.migrate_to, 1, size, "size", err);
 	return rc;
 }
 
@@ -355,7 +401,7 @@ static int measure_from(struct run_ctx *ctx, struct nmem_buf *b,
 	char *slices[PARAM_MAX_LIST];
 	char msg[PARAM_ERR_LEN];
 	size_t bytes;
-	int rc = nmem_plan(ctx->topo, PLACE_SPREAD, &node, 1, p->threads, cpus,
+	int rc = topo_plan_nodes(ctx->topo, PLACE_SPREAD, &node, 1, p->threads, cpus,
 			   msg, sizeof(msg));
 
 	if (rc) {
@@ -375,8 +421,8 @@ static int measure_from(struct run_ctx *ctx, struct nmem_buf *b,
 			     .src = slices,
 			     .bytes = bytes,
 			     .passes = 1,
-			     .warmup = ctx->warmup,
-			     .repeat = ctx->repeat,
+			     .warmup = (int)ctx->common.warmup,
+			     .repeat = (int)ctx->common.repeat,
 			     .cancel = ctx->cancel};
 	rc = bw_measure(&job, ctx->topo, res);
 	if (rc)
@@ -450,15 +496,14 @@ static void emit_migration(struct run_ctx *ctx, const char *label,
 /* Does the migrations asked for. orig: each page's node before them. */
 static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 		   const struct mp_plan *p, const struct judge *first,
-		   const int *orig, int *status,
-		   char *headline, size_t hlen, int *step, int steps)
+		   const int *orig, int *status, struct strbuf *headline,
+		   int *step, int steps)
 {
 	struct nmem_migration m;
 	struct nmem_census c;
 	char msg[PARAM_ERR_LEN], series[64];
 	int target = p->migrate_to, rc = 0;
 	int how = p->migrate_with;
-	size_t off = strlen(headline);
 
 	if (how == MIG_BOTH || how == MIG_MBIND || how == MIG_MBIND_STRICT ||
 	    how == MIG_MOVE_ALL) {
@@ -482,17 +527,12 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 		struct judge on_target = {.set = {target}, .n = 1,
 					  .outside = "pages off the target node"};
 		int crc = census(ctx, b, &on_target, series, "mbind", status, &c);
-		if (off < hlen)
-			off += (size_t)snprintf(headline + off, hlen - off,
-						"; mbind moved %zu pages to node %d%s",
-						m.moved, target,
-						m.moved ? "" : " (they were there already)");
-		if (off < hlen && m.moved && m.seconds > 0)
-			off += (size_t)snprintf(headline + off, hlen - off, " at %.2f GB/s",
-						m.gbps);
-		if (off < hlen && m.failed)
-			off += (size_t)snprintf(headline + off, hlen - off, ", %zu could not be moved",
-						m.failed);
+		strbuf_addf(headline, "; mbind moved %zu pages to node %d%s", m.moved,
+			    target, m.moved ? "" : " (they were there already)");
+		if (m.moved && m.seconds > 0)
+			strbuf_addf(headline, " at %.2f GB/s", m.gbps);
+		if (m.failed)
+			strbuf_addf(headline, ", %zu could not be moved", m.failed);
 		if (rc || crc)
 			return rc ? rc : crc;
 	}
@@ -526,55 +566,54 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 		if (how == MIG_BOTH)
 			j = *first;
 		rc = census(ctx, b, &j, series, "move_pages", status, &c);
-		if (off < hlen)
-			snprintf(headline + off, hlen - off, "; move_pages moved %zu %s%s",
-				 m.moved, how == MIG_BOTH ? "back" : "to the target",
-				 m.failed ? " (some failed)" : "");
+		strbuf_addf(headline, "; move_pages moved %zu %s%s", m.moved,
+			    how == MIG_BOTH ? "back" : "to the target",
+			    m.failed ? " (some failed)" : "");
 	}
 	return rc;
 }
 
 static void describe_placement(const struct nmem_census *c, const struct topo *t,
-			       char *buf, size_t len)
+			       struct strbuf *sb)
 {
-	size_t off = 0;
+	int shown = 0;
 
-	buf[0] = '\0';
-	for (int i = 0; i < t->nnodes && off < len; i++) {
+	for (int i = 0; i < t->nnodes; i++) {
 		int node = t->node[i].os;
 		if (node >= TOPO_MAX_NODES || !c->on_node[node])
 			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%zu on node %d",
-					off ? ", " : "", c->on_node[node], node);
+		strbuf_addf(sb, "%s%zu on node %d", shown++ ? ", " : "",
+			    c->on_node[node], node);
 	}
 }
 
 static int mp_run(struct run_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
-	const struct param_value *nodes = params_get(ctx->pv, "nodes");
+	const struct mp_params *mp = ctx->params;
 	const struct nmem_caps *caps = nmem_caps();
 	struct mp_plan p;
 	struct nmem_buf b;
 	struct nmem_census c;
-	char msg[PARAM_ERR_LEN], headline[768], where[256];
+	struct strbuf headline = STRBUF_INIT;
+	char msg[PARAM_ERR_LEN];
 	int *status = NULL, *orig = NULL;
 	double first_gbps = 0, before[TOPO_MAX_NODES], after[TOPO_MAX_NODES];
 	int step = 0, steps, rc;
 
-	resolve(ctx->pv, t, &p);
-	rc = nmem_plan(t, PLACE_COMPACT, &p.toucher, 1, 1, &p.toucher_cpu, msg,
+	resolve(mp, t, &p);
+	rc = topo_plan_nodes(t, PLACE_COMPACT, &p.toucher, 1, 1, &p.toucher_cpu, msg,
 		       sizeof(msg));
 	if (rc) {
 		sink_note(ctx->sink, "warn", "toucher: %s", msg);
 		return rc;
 	}
-	struct nmem_spec spec = {.len = (size_t)params_int(ctx->pv, "size"),
+	struct nmem_spec spec = {.len = (size_t)mp->size,
 				 .policy = p.policy,
 				 .scope = p.scope,
-				 .nodes = nodes->list,
-				 .nnodes = nodes->n,
-				 .thp = (int)params_get(ctx->pv, "thp")->i - 1};
+				 .nodes = mp->nodes.v,
+				 .nnodes = mp->nodes.n,
+				 .thp = mp->thp};
 	steps = 2 + p.nfrom * 2 + (p.migrate_to >= 0 ? 2 + p.nfrom : 0);
 	sink_progress(ctx->sink, step++, steps, "allocate and touch");
 	rc = nmem_alloc(&spec, t, &b, msg, sizeof(msg));
@@ -616,42 +655,39 @@ static int mp_run(struct run_ctx *ctx)
 				  checked - agree, checked);
 	}
 
-	describe_placement(&c, t, where, sizeof(where));
-	int off = snprintf(headline, sizeof(headline), "%s (%s) over %zu pages: %s",
-			   nmem_policy_names[p.policy], nmem_scope_names[p.scope],
-			   b.npages, where);
-	if (p.policy == NMEM_BIND)
-		off += snprintf(headline + off, sizeof(headline) - (size_t)off,
-				c.forbidden ? ", %zu on forbidden nodes" : ", none on a forbidden node",
-				c.forbidden);
+	strbuf_addf(&headline, "%s (%s) over %zu pages: ", nmem_policy_names[p.policy],
+		    nmem_scope_names[p.scope], b.npages);
+	describe_placement(&c, t, &headline);
+	if (p.policy == NMEM_BIND && c.forbidden)
+		strbuf_addf(&headline, ", %zu on forbidden nodes", c.forbidden);
+	else if (p.policy == NMEM_BIND)
+		strbuf_addstr(&headline, ", none on a forbidden node");
 	if (p.policy == NMEM_INTERLEAVE) {
-		char pattern[128];
-		nmem_census_pattern(&c, orig, b.npages, pattern, sizeof(pattern));
+		struct strbuf pattern = STRBUF_INIT;
+		nmem_census_pattern(&c, orig, b.npages, &pattern);
 		sink_summary(ctx->sink, "interleaved", c.interleaved, "");
 		sink_summary(ctx->sink, "interleave_run_pages", (double)c.run_len, "pages");
-		sink_note(ctx->sink, "info", "interleave pattern: %s%s", pattern,
+		sink_note(ctx->sink, "info", "interleave pattern: %s%s", strbuf_str(&pattern),
 			  c.interleaved ? "" : " (not a clean round robin)");
 		if (b.nnodes < 2)
-			off += snprintf(headline + off, sizeof(headline) - (size_t)off,
-					" (one node: nothing to alternate)");
+			strbuf_addstr(&headline, " (one node: nothing to alternate)");
 		else
-			off += snprintf(headline + off, sizeof(headline) - (size_t)off,
-					c.interleaved ? ", alternating %s"
-						      : ", not alternating cleanly: %s",
-					pattern);
+			strbuf_addf(&headline,
+				    c.interleaved ? ", alternating %s"
+						  : ", not alternating cleanly: %s",
+				    strbuf_str(&pattern));
+		strbuf_release(&pattern);
 	}
 
 	rc = bandwidth_from_nodes(ctx, &b, &p, "", 1, before, &step, steps);
 	if (rc)
 		goto out;
-	for (int i = 0; i < p.nfrom && off < (int)sizeof(headline); i++)
-		off += snprintf(headline + off, sizeof(headline) - (size_t)off,
-				"%s%.1f GB/s from node %d", i ? ", " : "; read ",
-				before[i], p.from[i]);
+	for (int i = 0; i < p.nfrom; i++)
+		strbuf_addf(&headline, "%s%.1f GB/s from node %d", i ? ", " : "; read ",
+			    before[i], p.from[i]);
 
 	if (p.migrate_to >= 0) {
-		rc = migrate(ctx, &b, &p, &first, orig, status, headline, sizeof(headline),
-			     &step, steps);
+		rc = migrate(ctx, &b, &p, &first, orig, status, &headline, &step, steps);
 		if (rc)
 			goto out;
 		/* after "both" the pages are back: reading again shows nothing new */
@@ -665,19 +701,21 @@ static int mp_run(struct run_ctx *ctx)
 		}
 	}
 	sink_progress(ctx->sink, steps, steps, "done");
-	sink_headline(ctx->sink, "%s", headline);
+	sink_headline(ctx->sink, "%s", strbuf_str(&headline));
 out:
+	strbuf_release(&headline);
 	free(status);
 	free(orig);
 	nmem_free(&b);
 	return rc;
 }
 
-static void mp_estimate(const struct param_values *pv, const struct topo *t,
-			double *seconds, uint64_t *bytes)
+static void mp_estimate(const void *params, const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
 {
-	double size = (double)params_int(pv, "size");
-	double rounds = (double)(params_int(pv, "repeat") + params_int(pv, "warmup"));
+	const struct mp_params *mp = params;
+	double size = (double)mp->size;
+	double rounds = (double)(common->repeat + common->warmup);
 	int nodes = t ? t->nnodes : 1;
 
 	/* at 1 GB/s, slow for memory: touch, read+write per node, two migrations */
@@ -717,7 +755,9 @@ const struct experiment exp_memory_policy = {
 		"it. On a machine with one node every page is on node 0 whatever the "
 		"policy: the histogram says so and nothing moves.",
 	.params = params,
+	.params_size = sizeof(struct mp_params),
 	.charts = charts,
+	.summary_keys = summary_keys,
 	.min_nodes = 2,
 	.check = mp_check,
 	.run = mp_run,

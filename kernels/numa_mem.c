@@ -1,4 +1,4 @@
-/* numa_mem.c - memory under a NUMA policy: allocate it, find where its pages are, move them */
+/* numa_mem.c - the NUMA system calls: probe, allocate under a policy, ask where pages are, move them */
 #define _GNU_SOURCE
 #include "numa_mem.h"
 
@@ -243,11 +243,6 @@ int nmem_task_apply(const struct nmem_buf *b)
 	return 0;
 }
 
-int nmem_task_reset(void)
-{
-	return set_mempolicy(MPOL_DEFAULT, NULL, 0) ? -errno : 0;
-}
-
 /* move_pages over the buffer in chunks; dest NULL queries. */
 static int move_chunks(const struct nmem_buf *b, const int *dest, int *status,
 		       int flags, double *seconds)
@@ -302,140 +297,12 @@ int nmem_sample_check(const struct nmem_buf *b, const int *status,
 	return agree;
 }
 
-static int index_in(const int *set, int n, int v)
+static int in_set(const int *set, int n, int v)
 {
 	for (int i = 0; i < n; i++)
 		if (set[i] == v)
-			return i;
-	return -1;
-}
-
-void nmem_census_of(const int *status, size_t n, const int *allowed,
-		    int nallowed, struct nmem_census *c)
-{
-	int seen[TOPO_MAX_NODES], nseen = 0;
-	const int *cyc = allowed;
-	int ncyc = nallowed;
-	size_t run = 0, first_run = 0, last_run = 0, inner = 0;
-	int prev = -1, ok = 1;
-
-	memset(c, 0, sizeof(*c));
-	c->npages = n;
-	c->first_forbidden_node = -1;
-	for (size_t i = 0; i < n; i++) {
-		int s = status[i];
-		if (s == -ENOENT) {
-			c->absent++;
-			continue;
-		}
-		if (s < 0) {
-			c->failed++;
-			continue;
-		}
-		if (s < TOPO_MAX_NODES) {
-			if (c->on_node[s]++ == 0 && nseen < TOPO_MAX_NODES) {
-				/* ascending, for the cycle when no set is given */
-				int j = nseen++;
-				for (; j > 0 && seen[j - 1] > s; j--)
-					seen[j] = seen[j - 1];
-				seen[j] = s;
-			}
-		} else {
-			c->on_other++;
-		}
-		if (nallowed > 0 && index_in(allowed, nallowed, s) < 0) {
-			if (c->forbidden++ == 0) {
-				c->first_forbidden_node = s;
-				c->first_forbidden_page = i;
-			}
-		}
-	}
-	c->nused = nseen + (c->on_other > 0);
-	if (ncyc == 0) {
-		cyc = seen;
-		ncyc = nseen;
-	}
-	/* runs of one node, and whether consecutive runs follow the cycle */
-	for (size_t i = 0; i <= n; i++) {
-		int s = i < n ? status[i] : -1;
-		if (s >= 0 && s == prev) {
-			run++;
-			continue;
-		}
-		if (run > 0) {
-			c->runs++;
-			if (c->runs == 1)
-				first_run = run;
-			else if (inner == 0 && c->runs > 2)
-				inner = last_run;
-			if (c->runs > 2 && last_run != inner)
-				ok = 0;
-			last_run = run;
-			if (c->run_min == 0 || run < c->run_min)
-				c->run_min = run;
-			if (run > c->run_max)
-				c->run_max = run;
-		}
-		if (s >= 0 && prev >= 0) {
-			int a = index_in(cyc, ncyc, prev), b = index_in(cyc, ncyc, s);
-			if (a < 0 || b < 0 || b != (a + 1) % ncyc)
-				ok = 0;
-		}
-		if (s < 0 && i < n)
-			ok = 0; /* a hole breaks the pattern */
-		prev = s;
-		run = s >= 0 ? 1 : 0;
-	}
-	if (c->runs == 0) {
-		c->interleaved = 0;
-		return;
-	}
-	if (inner == 0)
-		inner = first_run > last_run ? first_run : last_run;
-	/* the first and the last run may be cut short by the buffer's ends */
-	if (first_run > inner || last_run > inner)
-		ok = 0;
-	/* one run over several nodes shows no alternation at all */
-	if (ncyc == 1)
-		ok = ok && c->runs == 1;
-	else if (c->runs < 2 || (c->runs >= (size_t)ncyc && nseen != ncyc))
-		ok = 0;
-	if (c->forbidden || c->on_other)
-		ok = 0;
-	c->interleaved = ok;
-	c->run_len = inner;
-}
-
-void nmem_census_pattern(const struct nmem_census *c, const int *status,
-			 size_t n, char *buf, size_t len)
-{
-	size_t off = 0;
-	int shown = 0, prev = -2;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && shown < 8 && off < len; i++) {
-		if (status[i] == prev)
-			continue;
-		prev = status[i];
-		int w = status[i] >= 0
-				? snprintf(buf + off, len - off, "%s%d",
-					   shown ? "," : "", status[i])
-				: snprintf(buf + off, len - off, "%s-", shown ? "," : "");
-		if (w < 0)
-			return;
-		off += (size_t)w;
-		shown++;
-	}
-	if (off < len && c->runs > 8)
-		off += (size_t)snprintf(buf + off, len - off, ",...");
-	if (off < len)
-		snprintf(buf + off, len - off, " in runs of %zu-%zu page%s", c->run_min,
-			 c->run_max, c->run_max == 1 ? "" : "s");
-}
-
-static int in_set(const int *set, int n, int v)
-{
-	return index_in(set, n, v) >= 0;
+			return 1;
+	return 0;
 }
 
 static void count_moves(const struct nmem_buf *b, const int *before,
@@ -562,136 +429,4 @@ int nmem_migrate_pages(struct nmem_buf *b, const int *dest,
 	free(before);
 	free(after);
 	return rc;
-}
-
-int nmem_cpu_node(const struct topo *t, int cpu)
-{
-	const struct topo_pu *p = topo_pu_by_os(t, cpu);
-
-	return p ? p->node : -1;
-}
-
-int nmem_node_ncpus(const struct topo *t, int node)
-{
-	int n = 0;
-
-	for (int i = 0; i < t->npus; i++)
-		n += t->pu[i].allowed && t->pu[i].node == node;
-	return n;
-}
-
-int nmem_plan(const struct topo *t, enum place_strategy s,
-	      const int32_t *nodes, int n, int nthreads, int *out, char *msg,
-	      size_t msglen)
-{
-	int *all = malloc(sizeof(int) * (size_t)(t->nallowed + 1));
-	int k = 0, rc;
-
-	if (!all) {
-		snprintf(msg, msglen, "out of memory");
-		return -ENOMEM;
-	}
-	if (s == PLACE_OS)
-		s = PLACE_COMPACT;
-	/* the machine-wide order, then only the CPUs of the nodes asked for */
-	rc = t->nallowed > 0 ? topo_plan(t, s, NULL, 0, t->nallowed, all, msg, msglen)
-			     : -EINVAL;
-	for (int i = 0; !rc && i < t->nallowed && k < nthreads; i++) {
-		int node = nmem_cpu_node(t, all[i]);
-		int want = n == 0;
-		for (int j = 0; j < n && !want; j++)
-			want = nodes[j] == node;
-		if (want)
-			out[k++] = all[i];
-	}
-	free(all);
-	if (rc)
-		return rc;
-	if (k < nthreads) {
-		char list[128] = "all nodes";
-		if (n)
-			format_int_list(nodes, n, list, sizeof(list));
-		snprintf(msg, msglen,
-			 "%d threads need %d cpus, but node%s %s ha%s only %d that this process may use",
-			 nthreads, nthreads, n == 1 ? "" : "s", list,
-			 n == 1 ? "s" : "ve", k);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-void nmem_machine_nodes(const struct topo *t, char *buf, size_t len)
-{
-	int32_t v[TOPO_MAX_NODES];
-	char list[200];
-
-	for (int i = 0; i < t->nnodes; i++)
-		v[i] = t->node[i].os;
-	format_int_list(v, t->nnodes, list, sizeof(list));
-	snprintf(buf, len, "nodes %s", list);
-}
-
-int nmem_check_nodes(const struct topo *t, const int32_t *nodes, int n,
-		     const char *field, int need_mem, int need_cpus,
-		     struct errinfo *err)
-{
-	char have[220];
-
-	if (!t)
-		return 0;
-	for (int i = 0; i < n; i++) {
-		int k = topo_node_index(t, nodes[i]);
-		const char *why = NULL;
-		if (k < 0) {
-			nmem_machine_nodes(t, have, sizeof(have));
-			snprintf(err->msg, sizeof(err->msg),
-				 "node %d does not exist (this machine has %s)",
-				 nodes[i], have);
-		} else if (need_mem && t->node[k].mem_total == 0 && t->nnodes > 1) {
-			why = "has no memory";
-		} else if (need_cpus && nmem_node_ncpus(t, nodes[i]) == 0) {
-			why = "has no cpus this process may use";
-		} else {
-			continue;
-		}
-		if (why)
-			snprintf(err->msg, sizeof(err->msg), "node %d %s (in '%s')",
-				 nodes[i], why, field);
-		snprintf(err->field, sizeof(err->field), "%s", field);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int nmem_check_free(const struct topo *t, const int32_t *nodes, int n,
-		    uint64_t bytes, const char *field, struct errinfo *err)
-{
-	uint64_t free_sum = 0;
-	int known = 0, count = 0;
-	int32_t listed[TOPO_MAX_NODES];
-	char list[160];
-
-	if (!t)
-		return 0;
-	for (int i = 0; i < t->nnodes; i++) {
-		int want = n == 0;
-		for (int j = 0; j < n && !want; j++)
-			want = nodes[j] == t->node[i].os;
-		if (!want)
-			continue;
-		listed[count++] = t->node[i].os;
-		if (t->node[i].mem_free || t->node[i].mem_total) {
-			free_sum += t->node[i].mem_free;
-			known = 1;
-		}
-	}
-	if (!known || bytes <= free_sum)
-		return 0;
-	format_int_list(listed, count, list, sizeof(list));
-	snprintf(err->field, sizeof(err->field), "%s", field);
-	snprintf(err->msg, sizeof(err->msg),
-		 "'%s' asks for %.1f MiB, more than the %.1f MiB free on node%s %s%s",
-		 field, (double)bytes / 1048576.0, (double)free_sum / 1048576.0,
-		 count == 1 ? "" : "s", list, count == 1 ? "" : " together");
-	return -EINVAL;
 }

@@ -1,4 +1,4 @@
-/* numa_mem.h - memory under a NUMA policy: allocate it, find where its pages are, move them */
+/* numa_mem.h - the NUMA system calls: probe, allocate under a policy, ask where pages are, move them */
 #ifndef NUMALAB_NUMA_MEM_H
 #define NUMALAB_NUMA_MEM_H
 
@@ -73,11 +73,9 @@ void nmem_free(struct nmem_buf *b);
 
 /*
  * Sets the calling thread's task policy to b's (set_mempolicy), for a
- * first touch under scope=task; nmem_task_reset puts MPOL_DEFAULT back.
- * Return 0 or -errno.
+ * first touch under scope=task. Returns 0 or -errno.
  */
 int nmem_task_apply(const struct nmem_buf *b);
-int nmem_task_reset(void);
 
 /*
  * The node of every page (move_pages in query mode): status[i] is the
@@ -94,40 +92,6 @@ int nmem_where(const struct nmem_buf *b, int *status);
  */
 int nmem_sample_check(const struct nmem_buf *b, const int *status,
 		      int nsample, int *checked);
-
-/* What a page-node array says. Pure: computed from the array alone. */
-struct nmem_census {
-	size_t npages;
-	size_t on_node[TOPO_MAX_NODES]; /* indexed by OS node number */
-	size_t on_other;		/* on a node numbered TOPO_MAX_NODES or more */
-	size_t absent;			/* not allocated (-ENOENT) */
-	size_t failed;			/* any other error */
-	size_t forbidden;		/* present on a node outside the allowed set */
-	int first_forbidden_node;	/* -1 if none */
-	size_t first_forbidden_page;
-	int nused;			/* distinct nodes holding pages */
-	/* runs: maximal stretches of consecutive present pages on one node */
-	size_t runs, run_min, run_max;
-	/*
-	 * 1 when the runs step through the allowed nodes in ascending
-	 * cyclic order, every run but the first and the last of one length
-	 * (run_len) and every allowed node used: the interleave pattern.
-	 */
-	int interleaved;
-	size_t run_len;
-};
-
-/*
- * Fills c from status[0..n). allowed[0..nallowed) is the set the policy
- * permits, ascending; nallowed == 0: every node allowed (then interleaved
- * is computed over the nodes seen).
- */
-void nmem_census_of(const int *status, size_t n, const int *allowed,
-		    int nallowed, struct nmem_census *c);
-
-/* Describes the interleave pattern: "0,1,0,1,... one page per run". */
-void nmem_census_pattern(const struct nmem_census *c, const int *status,
-			 size_t n, char *buf, size_t len);
 
 /* The outcome of one migration. */
 struct nmem_migration {
@@ -162,46 +126,5 @@ int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
  */
 int nmem_migrate_pages(struct nmem_buf *b, const int *dest,
 		       struct nmem_migration *m, char *msg, size_t msglen);
-
-/* Node and CPU maps from the topology. */
-
-/* The node of a CPU (OS numbers), -1 if the topology does not know it. */
-int nmem_cpu_node(const struct topo *t, int cpu);
-
-/*
- * Plans nthreads CPUs on the nodes listed (n == 0: every node): compact
- * fills the first node's CPUs before the next, spread takes one CPU from
- * each node in turn, cores before SMT siblings. Returns 0 or -EINVAL
- * with msg (not enough allowed CPUs on those nodes).
- */
-int nmem_plan(const struct topo *t, enum place_strategy s,
-	      const int32_t *nodes, int n, int nthreads, int *out, char *msg,
-	      size_t msglen);
-
-/* The allowed CPUs of one node. */
-int nmem_node_ncpus(const struct topo *t, int node);
-
-/* Checks for check hooks, before anything is allocated. */
-
-/*
- * Refuses nodes the machine lacks, naming it: "node 3 does not exist
- * (this machine has nodes 0)"; with need_mem, nodes without memory;
- * with need_cpus, nodes without allowed CPUs. err->field is field.
- * Returns 0 or -EINVAL.
- */
-int nmem_check_nodes(const struct topo *t, const int32_t *nodes, int n,
-		     const char *field, int need_mem, int need_cpus,
-		     struct errinfo *err);
-
-/*
- * Refuses bytes that do not fit into the free memory of the nodes
- * listed together (n == 0: all nodes). Nodes whose free memory the
- * topology does not know are not counted against. Returns 0 or -EINVAL.
- */
-int nmem_check_free(const struct topo *t, const int32_t *nodes, int n,
-		    uint64_t bytes, const char *field, struct errinfo *err);
-
-/* "nodes 0-1" of the machine, for messages. */
-void nmem_machine_nodes(const struct topo *t, char *buf, size_t len);
 
 #endif

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
+
 const char *param_type_name(enum param_type t)
 {
 	switch (t) {
@@ -175,51 +177,46 @@ int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 
 int format_int_list(const int32_t *v, int n, char *buf, size_t len)
 {
-	size_t off = 0;
+	struct strbuf sb = STRBUF_INIT;
+	int rc = 0;
 
-	buf[0] = '\0';
 	for (int i = 0; i < n; i++) {
-		if (off >= len)
-			return -ENOSPC;
 		int j = i;
 		while (j + 1 < n && v[j + 1] == v[j] + 1)
 			j++;
-		int w;
 		if (j > i)
-			w = snprintf(buf + off, len - off, "%s%d-%d",
-				     off ? "," : "", v[i], v[j]);
+			strbuf_addf(&sb, "%s%d-%d", sb.len ? "," : "", v[i], v[j]);
 		else
-			w = snprintf(buf + off, len - off, "%s%d",
-				     off ? "," : "", v[i]);
-		if (w < 0)
-			return -EINVAL;
-		off += (size_t)w;
+			strbuf_addf(&sb, "%s%d", sb.len ? "," : "", v[i]);
 		i = j;
 	}
-	return off < len ? 0 : -ENOSPC;
+	if (sb.oom)
+		rc = -ENOMEM;
+	else if (sb.len >= len)
+		rc = -ENOSPC;
+	else
+		memcpy(buf, strbuf_str(&sb), sb.len + 1);
+	strbuf_release(&sb);
+	return rc;
 }
 
 static int choice_index(const struct param *p, const char *s, size_t len)
 {
-	for (int i = 0; p->choices && p->choices[i]; i++)
-		if (strlen(p->choices[i]) == len &&
-		    !strncmp(p->choices[i], s, len))
+	for (int i = 0; p->choices && p->choices[i].name; i++)
+		if (strlen(p->choices[i].name) == len &&
+		    !strncmp(p->choices[i].name, s, len))
 			return i;
 	return -1;
 }
 
 static void list_choices(const struct param *p, char *buf, size_t len)
 {
-	size_t off = 0;
+	struct strbuf sb = STRBUF_INIT;
 
-	buf[0] = '\0';
-	for (int i = 0; p->choices && p->choices[i] && off < len; i++) {
-		int w = snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-				 p->choices[i]);
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
+	for (int i = 0; p->choices && p->choices[i].name; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", p->choices[i].name);
+	snprintf(buf, len, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
 }
 
 static void fmt_bound(const struct param *p, int64_t v, char *buf, size_t len)
@@ -328,16 +325,16 @@ int param_parse_value(const struct param *p, const char *text,
 				 tmp);
 			return -EINVAL;
 		}
-		out->i = rc;
-		snprintf(out->text, sizeof(out->text), "%s", p->choices[rc]);
+		out->i = p->choices[rc].value;
+		snprintf(out->text, sizeof(out->text), "%s", p->choices[rc].name);
 		return 0;
 	case PARAM_SET: {
 		unsigned char seen[64] = {0};
+		struct strbuf sb = STRBUF_INIT;
 		const char *s = text;
-		size_t off = 0;
 
 		if (!strcmp(text, "all")) {
-			for (int i = 0; p->choices[i] && i < 64; i++)
+			for (int i = 0; p->choices[i].name && i < 64; i++)
 				seen[i] = 1;
 		} else {
 			if (!*s) {
@@ -372,15 +369,16 @@ int param_parse_value(const struct param *p, const char *text,
 			}
 		}
 		/* keep the table's order: results then come out in it too */
-		for (int i = 0; p->choices[i] && i < 64; i++) {
+		for (int i = 0; p->choices[i].name && i < 64; i++) {
 			if (!seen[i])
 				continue;
 			out->list[out->n++] = i;
-			off += snprintf(out->text + off, sizeof(out->text) - off,
-					"%s%s", off ? "," : "", p->choices[i]);
-			if (off >= sizeof(out->text))
-				off = sizeof(out->text) - 1;
+			out->i |= (int64_t)1 << p->choices[i].value;
+			strbuf_addf(&sb, "%s%s", sb.len ? "," : "",
+				    p->choices[i].name);
 		}
+		snprintf(out->text, sizeof(out->text), "%s", strbuf_str(&sb));
+		strbuf_release(&sb);
 		return 0;
 	}
 	}
@@ -403,19 +401,17 @@ int params_parse(const struct param *const *tables, int ntables, int argc,
 		 char *const *argv, struct param_values *out,
 		 struct errinfo *err)
 {
-	const char *given[64] = {0};
-	const struct param *order[64];
+	const char *given[PARAM_MAX_PER_EXP] = {0};
+	const struct param *order[PARAM_MAX_PER_EXP];
 	int np = 0;
 
 	memset(err, 0, sizeof(*err));
 	for (int t = 0; t < ntables; t++)
 		for (const struct param *p = tables[t]; p && p->name; p++) {
-			if (np >= 64 ||
-			    np >= (int)(sizeof(out->v) / sizeof(out->v[0]))) {
-				snprintf(err->msg, sizeof(err->msg),
-					 "too many parameters in the table");
-				return -EINVAL;
-			}
+			if (np >= PARAM_MAX_PER_EXP)
+				return errinfo_set(err, NULL,
+						   "too many parameters in the table (at most %d)",
+						   PARAM_MAX_PER_EXP);
 			order[np++] = p;
 		}
 	for (int a = 0; a < argc; a++) {
@@ -462,6 +458,54 @@ int params_parse(const struct param *const *tables, int ntables, int argc,
 	return 0;
 }
 
+size_t param_field_size(enum param_type t)
+{
+	switch (t) {
+	case PARAM_INT:
+	case PARAM_SIZE:
+		return sizeof(int64_t);
+	case PARAM_ENUM:
+		return sizeof(int);
+	case PARAM_SET:
+		return sizeof(unsigned);
+	case PARAM_SWEEP:
+	case PARAM_CPULIST:
+	case PARAM_NODELIST:
+		return sizeof(struct int_list);
+	}
+	return 0;
+}
+
+void param_store(const struct param_value *v, void *base)
+{
+	char *at = (char *)base + v->p->offset;
+
+	switch (v->p->type) {
+	case PARAM_INT:
+	case PARAM_SIZE:
+		memcpy(at, &v->i, sizeof(int64_t));
+		break;
+	case PARAM_ENUM: {
+		int e = (int)v->i;
+		memcpy(at, &e, sizeof(e));
+		break;
+	}
+	case PARAM_SET: {
+		unsigned m = (unsigned)v->i;
+		memcpy(at, &m, sizeof(m));
+		break;
+	}
+	case PARAM_SWEEP:
+	case PARAM_CPULIST:
+	case PARAM_NODELIST: {
+		struct int_list *l = (struct int_list *)(void *)at;
+		l->n = v->n;
+		memcpy(l->v, v->list, (size_t)v->n * sizeof(l->v[0]));
+		break;
+	}
+	}
+}
+
 const struct param_value *params_get(const struct param_values *pv,
 				     const char *name)
 {
@@ -491,7 +535,7 @@ int params_has(const struct param_values *pv, const char *name,
 	if (!v)
 		return 0;
 	for (int i = 0; i < v->n; i++)
-		if (!strcmp(v->p->choices[v->list[i]], choice))
+		if (!strcmp(v->p->choices[v->list[i]].name, choice))
 			return 1;
 	return 0;
 }

@@ -8,6 +8,14 @@
 #include "errinfo.h"
 
 #define PARAM_MAX_LIST 1024 /* longest list a list-typed param may hold */
+/*
+ * The most params one experiment takes, its own table and the common ones
+ * together; a table over it is refused by experiment_parse and by the
+ * registry test, never trimmed.
+ */
+#define PARAM_MAX_PER_EXP 24
+/* SET values become bits of an unsigned mask: choice values stay below this */
+#define PARAM_MAX_SET_VALUE 31
 #define PARAM_ERR_LEN ERRINFO_MSG_LEN
 
 enum param_type {
@@ -20,6 +28,18 @@ enum param_type {
 	PARAM_NODELIST /* a NUMA node list like "0-1"; empty means "not given" */
 };
 
+/* One choice of an ENUM or SET: the text a user types and the value it stands for. */
+struct param_choice {
+	const char *name;
+	int value;
+};
+
+/* The field a SWEEP, CPULIST or NODELIST param fills: sorted, no duplicates. */
+struct int_list {
+	int n;
+	int32_t v[PARAM_MAX_LIST];
+};
+
 /*
  * One row of an experiment's param table: the single source for validation,
  * defaults, the CLI's --help, the API schema and the web form.
@@ -29,10 +49,17 @@ struct param {
 	enum param_type type;
 	const char *def;	  /* default, in the same text form a user types */
 	int64_t min, max;	  /* INT, SIZE: value range; SWEEP: element range */
-	const char *const *choices; /* ENUM, SET: NULL-terminated */
+	const struct param_choice *choices; /* ENUM, SET: NULL-name-terminated */
 	const char *unit;	  /* "threads", "bytes", ... or NULL */
 	const char *help;	  /* one line */
 	unsigned flags;		  /* PARAM_F_* */
+	/*
+	 * offsetof the field this row fills in the struct its table fills:
+	 * INT, SIZE: int64_t; ENUM: int (the choice's value); SET: unsigned,
+	 * bit (1u << value) set for each chosen choice; SWEEP, CPULIST,
+	 * NODELIST: struct int_list.
+	 */
+	size_t offset;
 };
 
 /*
@@ -46,7 +73,7 @@ struct param {
 struct param_value {
 	const struct param *p;
 	char text[256]; /* the normalised text, as it is passed to the worker */
-	int64_t i;	/* INT, SIZE; ENUM: index of the choice */
+	int64_t i;	/* INT, SIZE; ENUM: the choice's value; SET: the mask */
 	int n;		/* SWEEP, SET, CPULIST, NODELIST: element count */
 	int32_t list[PARAM_MAX_LIST]; /* SWEEP/CPULIST/NODELIST elements; SET: choice indexes */
 };
@@ -54,7 +81,7 @@ struct param_value {
 /* About 100 KiB: allocate it (calloc), never put it on a small stack. */
 struct param_values {
 	int n;
-	struct param_value v[24];
+	struct param_value v[PARAM_MAX_PER_EXP];
 };
 
 /*
@@ -84,7 +111,17 @@ int parse_size(const char *text, int64_t *out);
 /* Formats a list back to its shortest text form ("0-3,8"). Returns 0, or -ENOSPC if it did not fit. */
 int format_int_list(const int32_t *v, int n, char *buf, size_t len);
 
-/* Lookup of a parsed value by name; NULL if the tables have no such param. */
+/* The size of the field a param of type t fills (see struct param's offset). */
+size_t param_field_size(enum param_type t);
+
+/* Writes a parsed value into the field its row names, at base + offset. */
+void param_store(const struct param_value *v, void *base);
+
+/*
+ * Lookup of a parsed value's text form by name, for code that records or
+ * shows the request; experiments read their typed struct instead. NULL if
+ * the tables have no such param.
+ */
 const struct param_value *params_get(const struct param_values *pv,
 				     const char *name);
 int64_t params_int(const struct param_values *pv, const char *name);

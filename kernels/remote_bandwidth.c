@@ -1,5 +1,6 @@
 /* remote_bandwidth.c - node x node bandwidth: threads on one node, memory bound to another */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,11 +9,26 @@
 #include "bw.h"
 #include "experiment.h"
 #include "numa_mem.h"
+#include "page_census.h"
 #include "stats.h"
+#include "strbuf.h"
 
-static const char *const kinds[] = {"regular", "nontemporal", "prefetchw", NULL};
-static const char *const ops[] = {"write", "read", NULL};
-static const char *const yesno[] = {"yes", "no", NULL};
+/* a kind's value is the index of its write matrix in matrices[] below */
+static const struct param_choice kinds[] = {
+	{"regular", 0}, {"nontemporal", 1}, {"prefetchw", 2}, {0}};
+enum rb_op { RB_WRITE, RB_READ };
+static const struct param_choice ops[] = {
+	{"write", RB_WRITE}, {"read", RB_READ}, {0}};
+static const struct param_choice yesno[] = {{"yes", 1}, {"no", 0}, {0}};
+
+struct rb_params {
+	int64_t size;
+	int64_t threads;
+	struct int_list nodes;
+	unsigned ops;	/* 1u << enum rb_op */
+	unsigned kinds; /* 1u << the write matrix's index */
+	int mixed;	/* 1: yes */
+};
 
 static const struct param params[] = {
 	{.name = "size",
@@ -21,38 +37,44 @@ static const struct param params[] = {
 	 .min = 1 << 20,
 	 .max = 1LL << 40,
 	 .unit = "bytes",
-	 .help = "the buffer bound to each memory node (well above the caches)"},
+	 .help = "the buffer bound to each memory node (well above the caches)",
+	 .offset = offsetof(struct rb_params, size)},
 	{.name = "threads",
 	 .type = PARAM_INT,
 	 .def = "1",
 	 .min = 1,
 	 .max = 1024,
 	 .unit = "per node",
-	 .help = "threads on the CPU node that stream over the buffer together"},
+	 .help = "threads on the CPU node that stream over the buffer together",
+	 .offset = offsetof(struct rb_params, threads)},
 	{.name = "nodes",
 	 .type = PARAM_NODELIST,
 	 .def = "",
 	 .min = 0,
 	 .max = NMEM_MAX_NODE - 1,
-	 .help = "the nodes of the matrix (e.g. 0-3); empty: every node"},
+	 .help = "the nodes of the matrix (e.g. 0-3); empty: every node",
+	 .offset = offsetof(struct rb_params, nodes)},
 	{.name = "ops",
 	 .type = PARAM_SET,
 	 .def = "all",
 	 .choices = ops,
-	 .help = "which matrices: write, read"},
+	 .help = "which matrices: write, read",
+	 .offset = offsetof(struct rb_params, ops)},
 	{.name = "kinds",
 	 .type = PARAM_SET,
 	 .def = "all",
 	 .choices = kinds,
 	 .help = "store kinds for the write matrix: regular, nontemporal "
 		 "(streaming stores), prefetchw (prefetch for write ahead of the "
-		 "stores, where the CPU has it)"},
+		 "stores, where the CPU has it)",
+	 .offset = offsetof(struct rb_params, kinds)},
 	{.name = "mixed",
 	 .type = PARAM_ENUM,
 	 .def = "yes",
 	 .choices = yesno,
 	 .help = "also run every node at once: read local and write local, "
-		 "against read local and write to another node (6.5.8)"},
+		 "against read local and write to another node (6.5.8)",
+	 .offset = offsetof(struct rb_params, mixed)},
 	{0}};
 
 static const struct chart charts[] = {
@@ -83,6 +105,11 @@ static const struct chart charts[] = {
 	 .y_label = "GB/s, all nodes together"},
 	{0}};
 
+static const char *const summary_keys[] = {
+	"pages_off_node*",  "*_local_gbps",	"*_remote_gbps",
+	"*_remote_over_local", "mixed_local_gbps", "mixed_remote_gbps",
+	"mixed_gain",	    NULL};
+
 /* One matrix: a chart, the loop it times. */
 struct matrix {
 	const char *chart;
@@ -98,24 +125,24 @@ static const struct matrix matrices[] = {
 };
 #define NMATRICES (int)(sizeof(matrices) / sizeof(matrices[0]))
 
-static int wanted(const struct param_values *pv, int m)
+static int wanted(const struct rb_params *rp, int m)
 {
 	if (matrices[m].op == BW_READ)
-		return params_has(pv, "ops", "read");
-	if (!params_has(pv, "ops", "write"))
+		return (rp->ops >> RB_READ) & 1u;
+	if (!((rp->ops >> RB_WRITE) & 1u))
 		return 0;
-	return params_has(pv, "kinds", kinds[m]);
+	return (rp->kinds >> m) & 1u;
 }
 
 /* The matrix's nodes: the list given, or every node. */
-static int matrix_nodes(const struct param_values *pv, const struct topo *t,
+static int matrix_nodes(const struct rb_params *rp, const struct topo *t,
 			int32_t *out)
 {
-	const struct param_value *v = params_get(pv, "nodes");
+	const struct int_list *v = &rp->nodes;
 	int n = 0;
 
 	for (int i = 0; i < v->n && n < TOPO_MAX_NODES; i++)
-		out[n++] = v->list[i];
+		out[n++] = v->v[i];
 	for (int i = 0; !v->n && t && i < t->nnodes; i++)
 		out[n++] = t->node[i].os;
 	return n;
@@ -149,18 +176,20 @@ static int nearest_other(const struct topo *t, const int32_t *nodes, int n,
 	return best;
 }
 
-static int rb_check(const struct param_values *pv, const struct topo *t,
-		    struct errinfo *err)
+static int rb_check(const void *params, const struct common_params *common,
+		    const struct topo *t, struct errinfo *err)
 {
-	const struct param_value *v = params_get(pv, "nodes");
+	const struct rb_params *rp = params;
+	const struct int_list *v = &rp->nodes;
 	const struct nmem_caps *caps = nmem_caps();
-	int threads = (int)params_int(pv, "threads");
-	uint64_t size = (uint64_t)params_int(pv, "size");
-	int mixed = params_get(pv, "mixed")->i == 0;
+	int threads = (int)rp->threads;
+	uint64_t size = (uint64_t)rp->size;
+	int mixed = rp->mixed;
 	int32_t nodes[TOPO_MAX_NODES];
 	int n, rc, any = 0;
 
-	rc = nmem_check_nodes(t, v->list, v->n, "nodes", 0, 0, err);
+	(void)common;
+	rc = topo_check_nodes(t, v->v, v->n, "nodes", 0, 0, err);
 	if (rc)
 		return rc;
 	if (!t)
@@ -171,9 +200,9 @@ static int rb_check(const struct param_values *pv, const struct topo *t,
 			 "binding memory to a node is not allowed here (%s)", caps->why);
 		return -EINVAL;
 	}
-	n = matrix_nodes(pv, t, nodes);
+	n = matrix_nodes(rp, t, nodes);
 	for (int i = 0; i < n; i++) {
-		int cpus = nmem_node_ncpus(t, nodes[i]);
+		int cpus = topo_node_ncpus(t, nodes[i]);
 		if (cpus > 0 && cpus < threads) {
 			snprintf(err->field, sizeof(err->field), "threads");
 			snprintf(err->msg, sizeof(err->msg),
@@ -184,7 +213,7 @@ static int rb_check(const struct param_values *pv, const struct topo *t,
 		any |= cpus > 0;
 		/* the matrix needs one buffer per node, the mixed run three */
 		if (has_memory(t, nodes[i]) &&
-		    (rc = nmem_check_free(t, &nodes[i], 1, mixed ? 3 * size : size,
+		    (rc = topo_check_free(t, &nodes[i], 1, mixed ? 3 * size : size,
 					  "size", err)))
 			return rc;
 	}
@@ -268,8 +297,8 @@ static int measure(struct run_ctx *ctx, enum bw_op op, const int *cpus,
 			     .bytes = bytes,
 			     .passes = 1,
 			     .touch = touch,
-			     .warmup = ctx->warmup,
-			     .repeat = ctx->repeat,
+			     .warmup = (int)ctx->common.warmup,
+			     .repeat = (int)ctx->common.repeat,
 			     .cancel = ctx->cancel};
 	int rc = bw_measure(&job, ctx->topo, res);
 
@@ -293,8 +322,9 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 		      int phantom, struct means *mean, int *step, int steps)
 {
 	const struct topo *t = ctx->topo;
-	int threads = (int)params_int(ctx->pv, "threads");
-	size_t size = (size_t)params_int(ctx->pv, "size");
+	const struct rb_params *rp = ctx->params;
+	int threads = (int)rp->threads;
+	size_t size = (size_t)rp->size;
 	int dim = n + phantom;
 	char labels[TOPO_MAX_NODES + 1][40];
 	char need[80];
@@ -307,7 +337,7 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 			 nodes[n - 1] + 1);
 	snprintf(need, sizeof(need), "needs 2 nodes, this machine has %d", t->nnodes);
 	for (int m = 0; m < NMATRICES; m++)
-		if (wanted(ctx->pv, m) && !bw_op_supported(matrices[m].op))
+		if (wanted(rp, m) && !bw_op_supported(matrices[m].op))
 			sink_note(ctx->sink, "info", "this CPU has no %s: its matrix stays empty",
 				  matrices[m].op == BW_WRITE_PFW ? "PREFETCHW" : bw_op_names[matrices[m].op]);
 
@@ -326,7 +356,7 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 		for (int i = 0; i < dim && !rc; i++) {
 			int cpus[PARAM_MAX_LIST];
 			char msg[PARAM_ERR_LEN];
-			int row_ok = i < n && nmem_node_ncpus(t, nodes[i]) >= threads;
+			int row_ok = i < n && topo_node_ncpus(t, nodes[i]) >= threads;
 			int placed = 0;
 			const char *note = NULL;
 			char why[96];
@@ -340,7 +370,7 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 				snprintf(why, sizeof(why), "node %d has no memory", nodes[j]);
 				note = why;
 			}
-			if (!note && nmem_plan(t, PLACE_SPREAD, &nodes[i], 1, threads,
+			if (!note && topo_plan_nodes(t, PLACE_SPREAD, &nodes[i], 1, threads,
 					       cpus, msg, sizeof(msg))) {
 				snprintf(why, sizeof(why), "%.90s", msg);
 				note = why;
@@ -349,7 +379,7 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 				struct bw_result res;
 				char what[96];
 
-				if (!wanted(ctx->pv, m))
+				if (!wanted(rp, m))
 					continue;
 				if (note || !bw_op_supported(matrices[m].op)) {
 					emit_cell(ctx, matrices[m].chart, i, j, labels[i], labels[j],
@@ -399,8 +429,9 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 		     double *local_out, double *remote_out, int *step, int steps)
 {
 	const struct topo *t = ctx->topo;
-	int threads = (int)params_int(ctx->pv, "threads");
-	size_t size = (size_t)params_int(ctx->pv, "size");
+	const struct rb_params *rp = ctx->params;
+	int threads = (int)rp->threads;
+	size_t size = (size_t)rp->size;
 	struct nmem_buf src[TOPO_MAX_NODES], local[TOPO_MAX_NODES],
 		remote[TOPO_MAX_NODES];
 	int32_t use[TOPO_MAX_NODES];
@@ -413,7 +444,7 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 	memset(local, 0, sizeof(local));
 	memset(remote, 0, sizeof(remote));
 	for (int i = 0; i < n; i++)
-		if (has_memory(t, nodes[i]) && nmem_node_ncpus(t, nodes[i]) >= threads)
+		if (has_memory(t, nodes[i]) && topo_node_ncpus(t, nodes[i]) >= threads)
 			use[nuse++] = nodes[i];
 	*local_out = *remote_out = 0;
 	total = nuse * threads;
@@ -434,7 +465,7 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 		if (!rc && target[k] >= 0)
 			rc = alloc_on(ctx, target[k], size, &remote[k]);
 		if (!rc)
-			rc = nmem_plan(t, PLACE_SPREAD, &use[k], 1, threads,
+			rc = topo_plan_nodes(t, PLACE_SPREAD, &use[k], 1, threads,
 				       cpus + k * threads, msg, sizeof(msg));
 		if (rc)
 			break;
@@ -487,13 +518,12 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 		}
 	}
 	if (!rc && nuse >= 2) {
-		char pairs[256];
-		size_t off = 0;
-		for (int k = 0; k < nuse && off < sizeof(pairs); k++)
-			off += (size_t)snprintf(pairs + off, sizeof(pairs) - off, "%s%d->%d",
-						k ? ", " : "", use[k], target[k]);
+		struct strbuf pairs = STRBUF_INIT;
+		for (int k = 0; k < nuse; k++)
+			strbuf_addf(&pairs, "%s%d->%d", k ? ", " : "", use[k], target[k]);
 		sink_note(ctx->sink, "info", "mixed run: read on the own node, write to (node->node) %s",
-			  pairs);
+			  strbuf_str(&pairs));
+		strbuf_release(&pairs);
 	}
 out:
 	for (int k = 0; k < nuse; k++) {
@@ -513,13 +543,13 @@ static int rb_run(struct run_ctx *ctx)
 	const struct topo *t = ctx->topo;
 	int32_t nodes[TOPO_MAX_NODES];
 	struct means mean[NMATRICES];
-	int n = matrix_nodes(ctx->pv, t, nodes);
+	const struct rb_params *rp = ctx->params;
+	int n = matrix_nodes(rp, t, nodes);
 	int phantom = t->nnodes == 1 && n == 1;
-	int mixed = params_get(ctx->pv, "mixed")->i == 0;
+	int mixed = rp->mixed;
 	int dim = n + phantom, nm = 0, step = 0, steps, rc;
 	double mix_local = 0, mix_remote = 0;
-	char headline[512];
-	int off;
+	struct strbuf headline = STRBUF_INIT;
 
 	memset(mean, 0, sizeof(mean));
 	if (!nmem_caps()->policy)
@@ -527,7 +557,7 @@ static int rb_run(struct run_ctx *ctx)
 			  "memory policies are not allowed here (%s): buffers are placed by first touch",
 			  nmem_caps()->why);
 	for (int m = 0; m < NMATRICES; m++)
-		nm += wanted(ctx->pv, m);
+		nm += wanted(rp, m);
 	steps = dim * dim * nm + (mixed ? 4 : 0);
 	rc = run_matrix(ctx, nodes, n, phantom, mean, &step, steps);
 	if (rc)
@@ -539,7 +569,6 @@ static int rb_run(struct run_ctx *ctx)
 	}
 	sink_progress(ctx->sink, steps, steps, "done");
 
-	off = snprintf(headline, sizeof(headline), "%s", "");
 	for (int m = 0; m < NMATRICES; m++) {
 		struct means *mm = &mean[m];
 		char key[64];
@@ -558,39 +587,38 @@ static int rb_run(struct run_ctx *ctx)
 		if (m != 0 && m != 3)
 			continue; /* the headline names regular writes and reads */
 		if (mm->nremote)
-			off += snprintf(headline + off, sizeof(headline) - (size_t)off,
-					"%s%s %.1f GB/s local, %.1f GB/s remote (%.0f%%)",
-					off ? "; " : "", matrices[m].what, mm->local,
-					mm->remote, 100 * mm->remote / mm->local);
+			strbuf_addf(&headline, "%s%s %.1f GB/s local, %.1f GB/s remote (%.0f%%)",
+				    headline.len ? "; " : "", matrices[m].what, mm->local,
+				    mm->remote, 100 * mm->remote / mm->local);
 		else
-			off += snprintf(headline + off, sizeof(headline) - (size_t)off,
-					"%s%s %.1f GB/s local", off ? "; " : "",
-					matrices[m].what, mm->local);
+			strbuf_addf(&headline, "%s%s %.1f GB/s local",
+				    headline.len ? "; " : "", matrices[m].what, mm->local);
 	}
 	if (mix_local > 0)
 		sink_summary(ctx->sink, "mixed_local_gbps", mix_local, "GB/s");
 	if (mix_remote > 0) {
 		sink_summary(ctx->sink, "mixed_remote_gbps", mix_remote, "GB/s");
 		sink_summary(ctx->sink, "mixed_gain", mix_remote / mix_local, "x");
-		snprintf(headline + off, sizeof(headline) - (size_t)off,
-			 "; writing to another node made all nodes' copies %.2fx as fast as keeping them local",
-			 mix_remote / mix_local);
+		strbuf_addf(&headline,
+			    "; writing to another node made all nodes' copies %.2fx as fast as keeping them local",
+			    mix_remote / mix_local);
 	} else if (phantom) {
-		snprintf(headline + off, sizeof(headline) - (size_t)off,
-			 " (remote cells need 2 nodes, this machine has 1)");
+		strbuf_addstr(&headline, " (remote cells need 2 nodes, this machine has 1)");
 	}
-	if (*headline)
-		sink_headline(ctx->sink, "%s", headline);
+	if (headline.len)
+		sink_headline(ctx->sink, "%s", strbuf_str(&headline));
+	strbuf_release(&headline);
 	return 0;
 }
 
-static void rb_estimate(const struct param_values *pv, const struct topo *t,
-			double *seconds, uint64_t *bytes)
+static void rb_estimate(const void *params, const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
 {
-	double size = (double)params_int(pv, "size");
-	double rounds = (double)(params_int(pv, "repeat") + params_int(pv, "warmup"));
+	const struct rb_params *rp = params;
+	double size = (double)rp->size;
+	double rounds = (double)(common->repeat + common->warmup);
 	int32_t nodes[TOPO_MAX_NODES];
-	int n = matrix_nodes(pv, t, nodes);
+	int n = matrix_nodes(rp, t, nodes);
 
 	if (n < 2)
 		n = 2;
@@ -630,7 +658,9 @@ const struct experiment exp_remote_bandwidth = {
 		"machine with one node the diagonal is measured and the other cells "
 		"say why they are empty.",
 	.params = params,
+	.params_size = sizeof(struct rb_params),
 	.charts = charts,
+	.summary_keys = summary_keys,
 	.min_nodes = 2,
 	.check = rb_check,
 	.run = rb_run,

@@ -4,8 +4,26 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "experiment.h"
+
+/* Records the first id a run emits that its descriptor does not declare. */
+static void undeclared(struct sink *s, const char *what, const char *id)
+{
+	if (!s->undeclared[0])
+		snprintf(s->undeclared, sizeof(s->undeclared), "%s '%.80s'", what,
+			 id ? id : "(null)");
+}
+
+static void check_chart(struct sink *s, const char *chart)
+{
+	if (s && s->declared &&
+	    (!chart || !experiment_declares_chart(s->declared, chart)))
+		undeclared(s, "chart", chart);
+}
+
 void sink_point(struct sink *s, const struct point *p)
 {
+	check_chart(s, p->chart);
 	if (s && s->ops->point)
 		s->ops->point(s->ctx, p);
 }
@@ -25,6 +43,7 @@ void sink_xy(struct sink *s, const char *chart, const char *series, double x,
 
 void sink_cell(struct sink *s, const struct cell *c)
 {
+	check_chart(s, c->chart);
 	if (s && s->ops->cell)
 		s->ops->cell(s->ctx, c);
 }
@@ -57,6 +76,9 @@ void sink_note(struct sink *s, const char *level, const char *fmt, ...)
 void sink_summary(struct sink *s, const char *key, double value,
 		  const char *unit)
 {
+	if (s && s->declared &&
+	    (!key || !experiment_declares_summary(s->declared, key)))
+		undeclared(s, "summary key", key);
 	if (s && s->ops->summary)
 		s->ops->summary(s->ctx, key, value, unit);
 }

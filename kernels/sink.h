@@ -4,7 +4,8 @@
 
 #include <stddef.h>
 
-struct stats; /* stats.h */
+struct stats;	   /* stats.h */
+struct experiment; /* experiment.h */
 
 /* Where each thread of a team really ran. */
 struct thread_place {
@@ -64,6 +65,13 @@ struct sink_ops {
 struct sink {
 	const struct sink_ops *ops;
 	void *ctx;
+	/*
+	 * While set (experiment_run sets it), every chart id and summary key
+	 * is checked against this descriptor; the first one it does not
+	 * declare is written to undeclared ("chart 'tme'").
+	 */
+	const struct experiment *declared;
+	char undeclared[128];
 };
 
 void sink_point(struct sink *s, const struct point *p);

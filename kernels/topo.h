@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "errinfo.h"
+
 #define TOPO_MAX_NODES 64
 
 struct topo_pu {
@@ -74,9 +76,6 @@ enum place_strategy { PLACE_COMPACT, PLACE_SPREAD, PLACE_OS };
 int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 	      int ncpus, int nthreads, int *out, char *msg, size_t msglen);
 
-/* Parses "compact" / "spread" / "os". Returns -1 if unknown. */
-int place_strategy_parse(const char *s);
-
 /* The instance (hwloc logical index) of the level 1-3 cache above p, -1 if none. */
 int topo_pu_cache(const struct topo_pu *p, int level);
 
@@ -109,5 +108,46 @@ enum pair_mode {
  */
 int topo_plan_pairs(const struct topo *t, int level, enum pair_mode mode,
 		    int npairs, int *out, char *msg, size_t msglen);
+
+/* Node and CPU maps from the topology (placement.c). */
+
+/* The node of a CPU (OS numbers), -1 if the topology does not know it. */
+int topo_cpu_node(const struct topo *t, int cpu);
+
+/*
+ * Plans nthreads CPUs on the nodes listed (n == 0: every node): compact
+ * fills the first node's CPUs before the next, spread takes one CPU from
+ * each node in turn, cores before SMT siblings. Returns 0 or -EINVAL
+ * with msg (not enough allowed CPUs on those nodes).
+ */
+int topo_plan_nodes(const struct topo *t, enum place_strategy s,
+	      const int32_t *nodes, int n, int nthreads, int *out, char *msg,
+	      size_t msglen);
+
+/* The allowed CPUs of one node. */
+int topo_node_ncpus(const struct topo *t, int node);
+
+/* Checks for check hooks, before anything is allocated. */
+
+/*
+ * Refuses nodes the machine lacks, naming it: "node 3 does not exist
+ * (this machine has nodes 0)"; with need_mem, nodes without memory;
+ * with need_cpus, nodes without allowed CPUs. err->field is field.
+ * Returns 0 or -EINVAL.
+ */
+int topo_check_nodes(const struct topo *t, const int32_t *nodes, int n,
+		     const char *field, int need_mem, int need_cpus,
+		     struct errinfo *err);
+
+/*
+ * Refuses bytes that do not fit into the free memory of the nodes
+ * listed together (n == 0: all nodes). Nodes whose free memory the
+ * topology does not know are not counted against. Returns 0 or -EINVAL.
+ */
+int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
+		    uint64_t bytes, const char *field, struct errinfo *err);
+
+/* "nodes 0-1" of the machine, for messages. */
+void topo_machine_nodes(const struct topo *t, char *buf, size_t len);
 
 #endif

@@ -181,14 +181,15 @@ static uint64_t memory_available(const struct topo *t)
  * memory over what is free. Returns 0, or -E2BIG with err set.
  */
 static int check_estimate(const struct api *a, const struct experiment *exp,
-			  const struct param_values *pv, char *err, size_t len)
+			  const void *params, const struct common_params *common,
+			  char *err, size_t len)
 {
 	double seconds = 0;
 	uint64_t bytes = 0, avail;
 
 	if (!exp->estimate)
 		return 0;
-	exp->estimate(pv, a->topo, &seconds, &bytes);
+	exp->estimate(params, common, a->topo, &seconds, &bytes);
 	avail = memory_available(a->topo);
 	if (avail && bytes > avail) {
 		snprintf(err, len,
@@ -214,11 +215,13 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	const char *ct = http_header(rq, "Content-Type");
 	const struct experiment *exp;
 	struct param_values *pv = NULL;
+	struct common_params common;
+	void *typed = NULL;
 	struct errinfo perr;
 	json_error_t jerr;
 	json_t *root = NULL, *params = NULL, *resp = NULL;
 	const char *name = NULL, *key;
-	char *argv[MAX_ARGS] = {0}, *args[24] = {0};
+	char *argv[MAX_ARGS] = {0}, *args[PARAM_MAX_PER_EXP] = {0};
 	char *params_text = NULL, *request_text = NULL;
 	char err[512], loc[64];
 	enum MHD_Result ret;
@@ -294,21 +297,23 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 		goto out;
 	}
 	pv = calloc(1, sizeof(*pv));
-	if (!pv) {
+	typed = calloc(1, exp->params_size ? exp->params_size : 1);
+	if (!pv || !typed) {
 		ret = MHD_NO;
 		goto out;
 	}
-	if (experiment_parse(exp, a->topo, argc, argv, pv, &perr)) {
+	if (experiment_parse(exp, a->topo, argc, argv, pv, typed, &common,
+			     &perr)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, perr.field, "%s",
 				 perr.msg);
 		goto out;
 	}
-	if (check_estimate(a, exp, pv, err, sizeof(err))) {
+	if (check_estimate(a, exp, typed, &common, err, sizeof(err))) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s", err);
 		goto out;
 	}
 	/* the worker runs exactly the resolved request: every value, normalised */
-	for (int i = 0; i < pv->n && nargs < 24; i++) {
+	for (int i = 0; i < pv->n && nargs < PARAM_MAX_PER_EXP; i++) {
 		size_t n = strlen(pv->v[i].p->name) + strlen(pv->v[i].text) + 2;
 		args[nargs] = malloc(n);
 		if (!args[nargs]) {
@@ -365,6 +370,7 @@ out:
 		free(args[i]);
 	free(params_text);
 	free(request_text);
+	free(typed);
 	free(pv);
 	json_decref(resp);
 	json_decref(root);

@@ -87,6 +87,8 @@ int cmd_run(int argc, char **argv)
 	const struct experiment *e = NULL;
 	struct topo *t = NULL;
 	struct param_values *pv = NULL;
+	struct common_params common;
+	void *params = NULL;
 	struct errinfo err;
 	struct sink_json js;
 	struct sink table;
@@ -141,11 +143,12 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	pv = calloc(1, sizeof(*pv));
-	if (!pv) {
+	params = calloc(1, e->params_size ? e->params_size : 1);
+	if (!pv || !params) {
 		rc = 1;
 		goto out;
 	}
-	if (experiment_parse(e, t, nkv, kv, pv, &err)) {
+	if (experiment_parse(e, t, nkv, kv, pv, params, &common, &err)) {
 		fprintf(stderr, "numalab run %s: %s\n", e->name, err.msg);
 		if (out == OUT_NDJSON)
 			emit_ndjson(NULL, json_pack("{s:s, s:s, s:s, s:s}", "type", "end",
@@ -161,11 +164,10 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 
 	struct run_ctx ctx = {.exp = e,
-			      .pv = pv,
+			      .params = params,
+			      .common = common,
 			      .topo = t,
-			      .cancel = &cancelled,
-			      .repeat = (int)params_int(pv, "repeat"),
-			      .warmup = (int)params_int(pv, "warmup")};
+			      .cancel = &cancelled};
 	json_t *start = json_pack("{s:s, s:s, s:o, s:o, s:s}", "type", "start",
 				  "experiment", e->name, "params",
 				  schema_params_json(pv), "machine",
@@ -190,10 +192,12 @@ int cmd_run(int argc, char **argv)
 		sink_json_emit(&js, start);
 	}
 
-	int r = e->run(&ctx);
+	int r = experiment_run(&ctx, &err);
 	const char *status = r == 0 ? "done" : r == -ECANCELED ? "cancelled" : "failed";
-	char why[256] = "";
-	if (r && r != -ECANCELED)
+	char why[ERRINFO_MSG_LEN] = "";
+	if (r && r != -ECANCELED && err.msg[0])
+		snprintf(why, sizeof(why), "%s", err.msg);
+	else if (r && r != -ECANCELED)
 		snprintf(why, sizeof(why), "the experiment failed: %s", strerror(-r));
 	if (out == OUT_TABLE) {
 		if (r)
@@ -212,6 +216,7 @@ int cmd_run(int argc, char **argv)
 	rc = r == 0 ? 0 : r == -ECANCELED ? 130 : 1;
 out:
 	json_decref(doc);
+	free(params);
 	free(pv);
 	free(kv);
 	topo_free(t);

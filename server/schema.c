@@ -41,8 +41,8 @@ static json_t *param_json(const struct param *p, const char *group,
 	}
 	if (p->choices) {
 		json_t *c = json_array();
-		for (int i = 0; p->choices[i]; i++)
-			json_array_append_new(c, json_string(p->choices[i]));
+		for (int i = 0; p->choices[i].name; i++)
+			json_array_append_new(c, json_string(p->choices[i].name));
 		json_object_set_new(o, "choices", c);
 	}
 	return o;
@@ -60,7 +60,8 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 		if ((p->flags & PARAM_F_CPUS) && t) {
 			struct param_values *pv = calloc(1, sizeof(*pv));
 			struct errinfo err;
-			if (pv && !experiment_parse(e, t, 0, NULL, pv, &err)) {
+			if (pv && !experiment_parse(e, t, 0, NULL, pv, NULL,
+						    NULL, &err)) {
 				const struct param_value *v =
 					params_get(pv, p->name);
 				if (v)

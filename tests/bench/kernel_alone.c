@@ -88,6 +88,8 @@ int main(int argc, char **argv)
 	static volatile sig_atomic_t never;
 	const struct experiment *e;
 	struct param_values *pv;
+	struct common_params common;
+	void *params;
 	struct errinfo err;
 	struct sink sink = {.ops = &ops};
 	struct topo *t;
@@ -104,21 +106,21 @@ int main(int argc, char **argv)
 	}
 	t = topo_load();
 	pv = calloc(1, sizeof(*pv));
-	if (!t || !pv) {
+	params = calloc(1, e->params_size ? e->params_size : 1);
+	if (!t || !pv || !params) {
 		fprintf(stderr, "kernel_alone: %s\n", strerror(errno ? errno : ENOMEM));
 		return 1;
 	}
-	if (experiment_parse(e, t, argc - 2, argv + 2, pv, &err)) {
+	if (experiment_parse(e, t, argc - 2, argv + 2, pv, params, &common, &err)) {
 		fprintf(stderr, "kernel_alone %s: %s\n", e->name, err.msg);
 		return 2;
 	}
 	struct run_ctx ctx = {.exp = e,
-			      .pv = pv,
+			      .params = params,
+			      .common = common,
 			      .topo = t,
 			      .sink = &sink,
-			      .cancel = &never,
-			      .repeat = (int)params_int(pv, "repeat"),
-			      .warmup = (int)params_int(pv, "warmup")};
+			      .cancel = &never};
 	rc = e->run(&ctx);
 	for (int i = 0; i < nlines; i++) {
 		puts(lines[i]);
@@ -126,6 +128,7 @@ int main(int argc, char **argv)
 	}
 	if (rc)
 		fprintf(stderr, "kernel_alone %s: %s\n", e->name, strerror(-rc));
+	free(params);
 	free(pv);
 	topo_free(t);
 	return rc ? 1 : 0;

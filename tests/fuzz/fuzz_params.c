@@ -35,7 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		s = nl + 1;
 	}
 	pv = calloc(1, sizeof(*pv));
-	experiment_parse(e, topo, argc, argv, pv, &err);
+	void *typed = calloc(1, e->params_size ? e->params_size : 1);
+	struct common_params common;
+	experiment_parse(e, topo, argc, argv, pv, typed, &common, &err);
+	free(typed);
 	free(pv);
 	free(buf);
 	return 0;

@@ -1,4 +1,4 @@
-/* test_numa.c - page-node census, interleave pattern, node checks and node plans of numa_mem */
+/* test_numa.c - page-node census, interleave pattern, node checks and node plans (page_census, placement) */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 #include "topo_fixture.h"
 
 #include "numa_mem.h"
+#include "page_census.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -56,7 +57,7 @@ static void test_interleave_pairs(void **state)
 	int b[] = {1, 0, 1, 0, 1}; /* starting on the second node is fine */
 	int allowed[] = {0, 1};
 	struct nmem_census c;
-	char pattern[128];
+	struct strbuf pattern = STRBUF_INIT;
 	(void)state;
 	nmem_census_of(a, N(a), allowed, 2, &c);
 	assert_int_equal(c.interleaved, 1);
@@ -64,9 +65,10 @@ static void test_interleave_pairs(void **state)
 	assert_int_equal(c.runs, 8);
 	assert_int_equal(c.on_node[0], 4);
 	assert_int_equal(c.on_node[1], 4);
-	nmem_census_pattern(&c, a, N(a), pattern, sizeof(pattern));
-	assert_non_null(strstr(pattern, "0,1,0,1,0,1,0,1"));
-	assert_non_null(strstr(pattern, "runs of 1-1 page"));
+	nmem_census_pattern(&c, a, N(a), &pattern);
+	assert_non_null(strstr(strbuf_str(&pattern), "0,1,0,1,0,1,0,1"));
+	assert_non_null(strstr(strbuf_str(&pattern), "runs of 1-1 page"));
+	strbuf_release(&pattern);
 	nmem_census_of(b, N(b), allowed, 2, &c);
 	assert_int_equal(c.interleaved, 1);
 }
@@ -155,21 +157,21 @@ static void test_check_nodes(void **state)
 	int32_t three[] = {3}, zero[] = {0}, both[] = {0, 1};
 	(void)state;
 	memset(&err, 0, sizeof(err));
-	assert_int_equal(nmem_check_nodes(one, three, 1, "nodes", 0, 0, &err), -EINVAL);
+	assert_int_equal(topo_check_nodes(one, three, 1, "nodes", 0, 0, &err), -EINVAL);
 	assert_string_equal(err.msg, "node 3 does not exist (this machine has nodes 0)");
 	assert_string_equal(err.field, "nodes");
-	assert_int_equal(nmem_check_nodes(one, zero, 1, "nodes", 1, 0, &err), 0);
-	assert_int_equal(nmem_check_nodes(two, three, 1, "from_nodes", 0, 0, &err), -EINVAL);
+	assert_int_equal(topo_check_nodes(one, zero, 1, "nodes", 1, 0, &err), 0);
+	assert_int_equal(topo_check_nodes(two, three, 1, "from_nodes", 0, 0, &err), -EINVAL);
 	assert_string_equal(err.msg, "node 3 does not exist (this machine has nodes 0-1)");
 	assert_string_equal(err.field, "from_nodes");
 	/* a node without memory, and one without cpus */
 	two->node[1].mem_total = 0;
-	assert_int_equal(nmem_check_nodes(two, both, 2, "nodes", 1, 0, &err), -EINVAL);
+	assert_int_equal(topo_check_nodes(two, both, 2, "nodes", 1, 0, &err), -EINVAL);
 	assert_string_equal(err.msg, "node 1 has no memory (in 'nodes')");
-	assert_int_equal(nmem_check_nodes(two, zero, 1, "toucher", 0, 1, &err), -EINVAL);
+	assert_int_equal(topo_check_nodes(two, zero, 1, "toucher", 0, 1, &err), -EINVAL);
 	assert_string_equal(err.msg, "node 0 has no cpus this process may use (in 'toucher')");
 	/* no topology (validating without a machine): nothing to refuse */
-	assert_int_equal(nmem_check_nodes(NULL, three, 1, "nodes", 1, 1, &err), 0);
+	assert_int_equal(topo_check_nodes(NULL, three, 1, "nodes", 1, 1, &err), 0);
 	free(one);
 	free(two);
 }
@@ -180,16 +182,16 @@ static void test_check_free(void **state)
 	struct errinfo err;
 	int32_t zero[] = {0};
 	(void)state;
-	assert_int_equal(nmem_check_free(two, zero, 1, 512ull << 20, "size", &err), 0);
-	assert_int_equal(nmem_check_free(two, zero, 1, 2ull << 30, "size", &err), -EINVAL);
+	assert_int_equal(topo_check_free(two, zero, 1, 512ull << 20, "size", &err), 0);
+	assert_int_equal(topo_check_free(two, zero, 1, 2ull << 30, "size", &err), -EINVAL);
 	assert_string_equal(err.msg,
 			    "'size' asks for 2048.0 MiB, more than the 1024.0 MiB free on node 0");
 	/* every node together */
-	assert_int_equal(nmem_check_free(two, NULL, 0, 2ull << 30, "size", &err), 0);
-	assert_int_equal(nmem_check_free(two, NULL, 0, 3ull << 30, "size", &err), -EINVAL);
+	assert_int_equal(topo_check_free(two, NULL, 0, 2ull << 30, "size", &err), 0);
+	assert_int_equal(topo_check_free(two, NULL, 0, 3ull << 30, "size", &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "on nodes 0-1 together"));
 	/* memory the topology does not know is not held against a request */
-	assert_int_equal(nmem_check_free(unknown, zero, 1, 1ull << 40, "size", &err), 0);
+	assert_int_equal(topo_check_free(unknown, zero, 1, 1ull << 40, "size", &err), 0);
 	free(two);
 	free(unknown);
 }
@@ -201,25 +203,25 @@ static void test_plan_on_nodes(void **state)
 	char msg[256];
 	int32_t one[] = {1};
 	(void)state;
-	assert_int_equal(nmem_cpu_node(t, 5), 1);
-	assert_int_equal(nmem_cpu_node(t, 99), -1);
-	assert_int_equal(nmem_node_ncpus(t, 1), 4);
+	assert_int_equal(topo_cpu_node(t, 5), 1);
+	assert_int_equal(topo_cpu_node(t, 99), -1);
+	assert_int_equal(topo_node_ncpus(t, 1), 4);
 	/* compact on node 1: its first core's two PUs */
-	assert_int_equal(nmem_plan(t, PLACE_COMPACT, one, 1, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(topo_plan_nodes(t, PLACE_COMPACT, one, 1, 2, out, msg, sizeof(msg)), 0);
 	assert_int_equal(out[0], 4);
 	assert_int_equal(out[1], 5);
 	/* spread over node 1: two cores before an SMT sibling */
-	assert_int_equal(nmem_plan(t, PLACE_SPREAD, one, 1, 2, out, msg, sizeof(msg)), 0);
-	assert_int_equal(nmem_cpu_node(t, out[0]), 1);
-	assert_int_equal(nmem_cpu_node(t, out[1]), 1);
+	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, one, 1, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(topo_cpu_node(t, out[0]), 1);
+	assert_int_equal(topo_cpu_node(t, out[1]), 1);
 	assert_int_not_equal(out[0] / 2, out[1] / 2);
 	/* spread over every node alternates the nodes; compact fills node 0 first */
-	assert_int_equal(nmem_plan(t, PLACE_SPREAD, NULL, 0, 2, out, msg, sizeof(msg)), 0);
-	assert_int_not_equal(nmem_cpu_node(t, out[0]), nmem_cpu_node(t, out[1]));
-	assert_int_equal(nmem_plan(t, PLACE_COMPACT, NULL, 0, 4, out, msg, sizeof(msg)), 0);
+	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 2, out, msg, sizeof(msg)), 0);
+	assert_int_not_equal(topo_cpu_node(t, out[0]), topo_cpu_node(t, out[1]));
+	assert_int_equal(topo_plan_nodes(t, PLACE_COMPACT, NULL, 0, 4, out, msg, sizeof(msg)), 0);
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(nmem_cpu_node(t, out[i]), 0);
-	assert_int_equal(nmem_plan(t, PLACE_SPREAD, one, 1, 5, out, msg, sizeof(msg)), -EINVAL);
+		assert_int_equal(topo_cpu_node(t, out[i]), 0);
+	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, one, 1, 5, out, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "node 1 has only 4"));
 	topo_free(t);
 }

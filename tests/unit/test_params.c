@@ -10,14 +10,32 @@
 #include "experiment.h"
 #include "params.h"
 
-static const char *const colours[] = {"red", "green", "blue", NULL};
+enum colour { GREEN = 3, RED = 5, BLUE = 7 };
+/* values out of table order: a choice's value, not its position, is what is stored */
+static const struct param_choice colours[] = {
+	{"red", RED}, {"green", GREEN}, {"blue", BLUE}, {0}};
+
+struct test_params {
+	int64_t n, size;
+	struct int_list threads;
+	int colour;
+	unsigned set;
+	struct int_list cpus;
+};
+
 static const struct param table[] = {
-	{.name = "n", .type = PARAM_INT, .def = "5", .min = 1, .max = 100},
-	{.name = "size", .type = PARAM_SIZE, .def = "64K", .min = 4096, .max = 1LL << 32},
-	{.name = "threads", .type = PARAM_SWEEP, .def = "1-4", .min = 1, .max = 64},
-	{.name = "colour", .type = PARAM_ENUM, .def = "red", .choices = colours},
-	{.name = "set", .type = PARAM_SET, .def = "all", .choices = colours},
-	{.name = "cpus", .type = PARAM_CPULIST, .def = "", .min = 0, .max = 1023},
+	{.name = "n", .type = PARAM_INT, .def = "5", .min = 1, .max = 100,
+	 .offset = offsetof(struct test_params, n)},
+	{.name = "size", .type = PARAM_SIZE, .def = "64K", .min = 4096, .max = 1LL << 32,
+	 .offset = offsetof(struct test_params, size)},
+	{.name = "threads", .type = PARAM_SWEEP, .def = "1-4", .min = 1, .max = 64,
+	 .offset = offsetof(struct test_params, threads)},
+	{.name = "colour", .type = PARAM_ENUM, .def = "red", .choices = colours,
+	 .offset = offsetof(struct test_params, colour)},
+	{.name = "set", .type = PARAM_SET, .def = "all", .choices = colours,
+	 .offset = offsetof(struct test_params, set)},
+	{.name = "cpus", .type = PARAM_CPULIST, .def = "", .min = 0, .max = 1023,
+	 .offset = offsetof(struct test_params, cpus)},
 	{0}};
 
 static int parse(int argc, char **argv, struct param_values *pv,
@@ -112,6 +130,32 @@ static void test_twice(void **state)
 	free(pv);
 }
 
+/* Every row's value lands in the field its offset names, typed. */
+static void test_typed(void **state)
+{
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	struct test_params *tp = calloc(1, sizeof(*tp));
+	struct errinfo err;
+	char *argv[] = {"n=7", "size=1M", "threads=2,8", "colour=blue",
+			"set=green,blue", "cpus=3,1"};
+	(void)state;
+	assert_int_equal(parse(6, argv, pv, &err), 0);
+	for (int i = 0; i < pv->n; i++)
+		param_store(&pv->v[i], tp);
+	assert_int_equal(tp->n, 7);
+	assert_int_equal(tp->size, 1 << 20);
+	assert_int_equal(tp->threads.n, 2);
+	assert_int_equal(tp->threads.v[0], 2);
+	assert_int_equal(tp->threads.v[1], 8);
+	assert_int_equal(tp->colour, BLUE);
+	assert_int_equal(tp->set, (1u << GREEN) | (1u << BLUE));
+	assert_int_equal(tp->cpus.n, 2);
+	assert_int_equal(tp->cpus.v[0], 1);
+	assert_string_equal(params_str(pv, "set"), "green,blue");
+	free(tp);
+	free(pv);
+}
+
 static void test_registry_tables(void **state)
 {
 	struct topo *t = topo_load();
@@ -121,7 +165,8 @@ static void test_registry_tables(void **state)
 	for (int i = 0; experiments[i]; i++) {
 		struct param_values *pv = calloc(1, sizeof(*pv));
 		struct errinfo err;
-		int rc = experiment_parse(experiments[i], t, 0, NULL, pv, &err);
+		int rc = experiment_parse(experiments[i], t, 0, NULL, pv, NULL,
+					  NULL, &err);
 		if (rc)
 			fail_msg("%s: defaults rejected: %s", experiments[i]->name,
 				 err.msg);
@@ -137,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_twice),
+		cmocka_unit_test(test_typed),
 		cmocka_unit_test(test_registry_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

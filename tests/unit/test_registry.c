@@ -1,0 +1,325 @@
+/* test_registry.c - every experiment's descriptor checked, and every id its kernel emits declared */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "experiment.h"
+
+static struct topo *topo;
+
+static void test_every_descriptor_valid(void **state)
+{
+	(void)state;
+	for (int i = 0; experiments[i]; i++) {
+		struct errinfo err;
+		if (experiment_validate(experiments[i], &err))
+			fail_msg("%s", err.msg);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(experiments[i]->name, experiments[j]->name))
+				fail_msg("experiment '%s' is registered twice",
+					 experiments[i]->name);
+	}
+}
+
+/* A small descriptor to break one way at a time. */
+struct toy_params {
+	int64_t n;
+	int colour;
+};
+
+static const struct param_choice colours[] = {{"red", 1}, {"blue", 2}, {0}};
+static const struct param toy_table[] = {
+	{.name = "n", .type = PARAM_INT, .def = "3", .min = 1, .max = 10,
+	 .offset = offsetof(struct toy_params, n)},
+	{.name = "colour", .type = PARAM_ENUM, .def = "red", .choices = colours,
+	 .offset = offsetof(struct toy_params, colour)},
+	{0}};
+static const struct chart toy_charts[] = {
+	{.id = "time", .kind = CHART_BAR, .title = "t"},
+	{.id = "rate", .kind = CHART_BAR, .title = "r"},
+	{0}};
+static const struct reference toy_refs[] = {
+	{.chart = "rate", .series = "article", .x = 1, .y = 2}, {0}};
+
+static int toy_run(struct run_ctx *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static const struct experiment toy = {
+	.name = "toy",
+	.title = "toy",
+	.summary = "toy",
+	.params = toy_table,
+	.params_size = sizeof(struct toy_params),
+	.charts = toy_charts,
+	.references = toy_refs,
+	.run = toy_run,
+};
+
+static void expect_invalid(const struct experiment *e, const char *what)
+{
+	struct errinfo err;
+
+	assert_int_equal(experiment_validate(e, &err), -EINVAL);
+	if (!strstr(err.msg, what))
+		fail_msg("expected '%s' in: %s", what, err.msg);
+}
+
+static void test_toy_valid(void **state)
+{
+	struct errinfo err;
+	(void)state;
+	assert_int_equal(experiment_validate(&toy, &err), 0);
+}
+
+static void test_chart_problems(void **state)
+{
+	static const struct chart twice[] = {
+		{.id = "time"}, {.id = "rate"}, {.id = "time"}, {0}};
+	static const struct chart none[] = {{0}};
+	static const struct chart misspelt[] = {{.id = "time"}, {.id = "rte"}, {0}};
+	struct experiment e = toy;
+	(void)state;
+
+	e.charts = twice;
+	expect_invalid(&e, "chart 'time' is declared twice");
+	e.charts = none;
+	expect_invalid(&e, "declares no chart");
+	e.charts = NULL;
+	expect_invalid(&e, "declares no chart");
+	/* the reference names "rate", which the descriptor now spells "rte" */
+	e.charts = misspelt;
+	expect_invalid(&e, "a reference names chart 'rate'");
+}
+
+static void test_param_problems(void **state)
+{
+	static const struct param_choice dup_name[] = {{"red", 1}, {"red", 2}, {0}};
+	static const struct param_choice dup_value[] = {{"red", 1}, {"blue", 1}, {0}};
+	static const struct param_choice big[] = {{"red", 1}, {"blue", 40}, {0}};
+	struct param table[3];
+	struct experiment e = toy;
+	(void)state;
+
+	e.params = table;
+	memcpy(table, toy_table, sizeof(table));
+	table[0].def = "11";
+	expect_invalid(&e, "the default of 'n' does not parse");
+	memcpy(table, toy_table, sizeof(table));
+	table[1].offset = sizeof(struct toy_params);
+	expect_invalid(&e, "does not fit its struct");
+	memcpy(table, toy_table, sizeof(table));
+	table[1].choices = dup_name;
+	expect_invalid(&e, "choice 'red' of 'colour' is listed twice");
+	memcpy(table, toy_table, sizeof(table));
+	table[1].choices = dup_value;
+	expect_invalid(&e, "have the same value 1");
+	memcpy(table, toy_table, sizeof(table));
+	table[1].type = PARAM_SET;
+	table[1].def = "all";
+	table[1].choices = big;
+	expect_invalid(&e, "has value 40");
+	memcpy(table, toy_table, sizeof(table));
+	table[1].choices = NULL;
+	expect_invalid(&e, "needs a choice list");
+	memcpy(table, toy_table, sizeof(table));
+	table[1].name = "n";
+	expect_invalid(&e, "parameter 'n' is declared twice");
+}
+
+/* A table over PARAM_MAX_PER_EXP is refused, never cut short. */
+static void test_over_limit(void **state)
+{
+	static char names[PARAM_MAX_PER_EXP][8];
+	struct param table[PARAM_MAX_PER_EXP + 1];
+	struct experiment e = toy;
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	struct errinfo err;
+	int own = PARAM_MAX_PER_EXP - 1; /* plus repeat and warmup: one over */
+	(void)state;
+
+	memset(table, 0, sizeof(table));
+	for (int i = 0; i < own; i++) {
+		snprintf(names[i], sizeof(names[i]), "p%d", i);
+		table[i] = toy_table[0];
+		table[i].name = names[i];
+	}
+	e.params = table;
+	expect_invalid(&e, "over the limit of");
+	assert_int_equal(experiment_parse(&e, NULL, 0, NULL, pv, NULL, NULL, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "over the limit of"));
+	/* one fewer fits */
+	table[own - 1].name = NULL;
+	assert_int_equal(experiment_validate(&e, &err), 0);
+	assert_int_equal(experiment_parse(&e, NULL, 0, NULL, pv, NULL, NULL, &err), 0);
+	free(pv);
+}
+
+/* A run made elsewhere reads back into the typed struct, trusting nothing of this machine. */
+static void test_parse_recorded(void **state)
+{
+	const struct experiment *e = experiment_find("false_sharing");
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	void *params = calloc(1, e->params_size);
+	struct common_params common;
+	struct errinfo err;
+	char *argv[] = {"threads=1-2000", "increments=5", "layout=shared",
+			"stride=4,64", "cpus=", "placement=compact",
+			"repeat=3", "warmup=0"};
+	(void)state;
+
+	/* 1-2000 is over the element range: the table still applies */
+	assert_int_equal(experiment_parse_recorded(e, 8, argv, pv, params, &common,
+						   &err),
+			 -EINVAL);
+	argv[0] = "threads=1-1000";
+	assert_int_equal(experiment_parse_recorded(e, 8, argv, pv, params, &common,
+						   &err),
+			 0);
+	assert_int_equal(common.repeat, 3);
+	assert_int_equal(common.warmup, 0);
+	assert_int_equal(common.placement, PLACE_COMPACT);
+	assert_int_equal(common.cpus.n, 0);
+	free(params);
+	free(pv);
+}
+
+/* Tiny params for each experiment: every registered one must be listed. */
+static const struct {
+	const char *name;
+	const char *argv[8];
+} tiny[] = {
+	{"false_sharing", {"threads=1-2", "increments=1000", "stride=4,64", "repeat=1", "warmup=0"}},
+	{"atomic_increment", {"threads=1-2", "increments=1000", "repeat=1", "warmup=0"}},
+	{"core_to_core", {"samples=2", "round_trips=10", "warmup=0"}},
+	{"cache_sharing", {"working_set=64K", "passes=1", "repeat=1", "warmup=0"}},
+	{"memory_policy", {"size=1M", "repeat=1", "warmup=0"}},
+	{"remote_bandwidth", {"size=1M", "repeat=1", "warmup=0"}},
+	{"bandwidth_scaling", {"threads=1-2", "size=1M", "repeat=1", "warmup=0"}},
+};
+
+static const struct sink_ops quiet = {0};
+
+/*
+ * Runs e with argv through experiment_run, whose sink checks every chart
+ * id and summary key. Returns what experiment_run returns, or 1 when this
+ * machine refuses the params (then the reason is printed).
+ */
+static int run_checked(const struct experiment *e, int argc, char **argv,
+		       struct errinfo *err)
+{
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	void *params = calloc(1, e->params_size ? e->params_size : 1);
+	static volatile sig_atomic_t never;
+	struct sink sink = {.ops = &quiet};
+	struct run_ctx ctx = {.exp = e, .topo = topo, .sink = &sink, .cancel = &never};
+	int rc;
+
+	assert_non_null(pv);
+	assert_non_null(params);
+	rc = experiment_parse(e, topo, argc, argv, pv, params, &ctx.common, err);
+	if (rc) {
+		printf("  SKIP %s here: %s\n", e->name, err->msg);
+		rc = 1;
+		goto out;
+	}
+	ctx.params = params;
+	rc = experiment_run(&ctx, err);
+out:
+	free(params);
+	free(pv);
+	return rc;
+}
+
+static int tiny_argv(const char *name, char **argv)
+{
+	for (size_t i = 0; i < sizeof(tiny) / sizeof(tiny[0]); i++) {
+		if (strcmp(tiny[i].name, name))
+			continue;
+		int n = 0;
+		while (n < 8 && tiny[i].argv[n]) {
+			argv[n] = (char *)tiny[i].argv[n];
+			n++;
+		}
+		return n;
+	}
+	return -1;
+}
+
+static void test_emitted_ids_declared(void **state)
+{
+	(void)state;
+	for (int i = 0; experiments[i]; i++) {
+		const struct experiment *e = experiments[i];
+		char *argv[8];
+		struct errinfo err;
+		int argc = tiny_argv(e->name, argv), rc;
+
+		if (argc < 0)
+			fail_msg("give '%s' tiny params in tests/unit/test_registry.c",
+				 e->name);
+		rc = run_checked(e, argc, argv, &err);
+		if (rc == -EPROTO)
+			fail_msg("%s", err.msg);
+		if (rc < 0)
+			fail_msg("%s: the tiny run failed: %s", e->name,
+				 err.msg[0] ? err.msg : strerror(-rc));
+	}
+}
+
+/* A descriptor with a misspelt chart id or summary key: the run says so. */
+static void test_catches_misspelt_ids(void **state)
+{
+	static const struct chart misspelt[] = {
+		{.id = "tme", .kind = CHART_BAR}, {.id = "overhead", .kind = CHART_BAR}, {0}};
+	static const char *const wrong_keys[] = {"slowdwn_*_threads*", NULL};
+	char *argv[] = {"threads=1", "increments=100", "repeat=1", "warmup=0"};
+	struct experiment broken = *experiment_find("false_sharing");
+	struct errinfo err;
+	(void)state;
+
+	broken.charts = misspelt;
+	assert_int_equal(run_checked(&broken, 4, argv, &err), -EPROTO);
+	assert_string_equal(err.msg,
+			    "experiment 'false_sharing' emitted chart 'time', which its descriptor does not declare");
+	broken = *experiment_find("false_sharing");
+	broken.summary_keys = wrong_keys;
+	assert_int_equal(run_checked(&broken, 4, argv, &err), -EPROTO);
+	assert_string_equal(err.msg,
+			    "experiment 'false_sharing' emitted summary key 'slowdown_1_threads', which its descriptor does not declare");
+	/* the descriptor as registered passes */
+	assert_int_equal(run_checked(experiment_find("false_sharing"), 4, argv, &err), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_descriptor_valid),
+		cmocka_unit_test(test_toy_valid),
+		cmocka_unit_test(test_chart_problems),
+		cmocka_unit_test(test_param_problems),
+		cmocka_unit_test(test_over_limit),
+		cmocka_unit_test(test_parse_recorded),
+		cmocka_unit_test(test_emitted_ids_declared),
+		cmocka_unit_test(test_catches_misspelt_ids),
+	};
+	int rc;
+
+	topo = topo_load();
+	if (!topo) {
+		fprintf(stderr, "test_registry: cannot read the topology\n");
+		return 1;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	topo_free(topo);
+	return rc;
+}
