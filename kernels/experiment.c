@@ -1,5 +1,6 @@
 /* experiment.c - params every experiment shares, and parsing a request for one */
 #include "experiment.h"
+#include "record.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -356,14 +357,36 @@ int experiment_run(struct run_ctx *ctx, struct errinfo *err)
 	struct sink *s = ctx->sink;
 	int rc;
 
+	struct record rec;
+	struct run_ctx rctx = *ctx;
+	struct machine_facts m;
+	struct run_result rr = {0};
+	struct verdict *v;
+
 	memset(err, 0, sizeof(*err));
-	if (s) {
-		s->declared = ctx->exp;
-		s->undeclared[0] = '\0';
-	}
-	rc = ctx->exp->run(ctx);
 	if (!s)
-		return rc;
+		return ctx->exp->run(ctx);
+	s->declared = ctx->exp;
+	s->undeclared[0] = '\0';
+	record_init(&rec, s);
+	rctx.sink = &rec.sink;
+	rc = ctx->exp->run(&rctx);
+	if ((rc == 0 || rc == -ECANCELED) && ctx->exp->describe) {
+		v = calloc(1, sizeof(*v));
+		if (v) {
+			machine_facts_from_topo(ctx->topo, &m);
+			record_result(&rec, &rr);
+			rr.exp = ctx->exp;
+			rr.params = ctx->params;
+			rr.common = &ctx->common;
+			rr.machine = &m;
+			rr.complete = rc == 0;
+			experiment_describe(&rr, v);
+			verdict_emit(v, s);
+			free(v);
+		}
+	}
+	record_free(&rec);
 	s->declared = NULL;
 	if (s->undeclared[0] && rc != -ECANCELED) {
 		errinfo_set(err, NULL,
@@ -372,6 +395,13 @@ int experiment_run(struct run_ctx *ctx, struct errinfo *err)
 		return -EPROTO;
 	}
 	return rc;
+}
+
+void experiment_describe(const struct run_result *r, struct verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (r->exp && r->exp->describe)
+		r->exp->describe(r, v);
 }
 
 int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,

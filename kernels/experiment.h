@@ -8,6 +8,7 @@
 #include "params.h"
 #include "sink.h"
 #include "topo.h"
+#include "verdict.h"
 
 /* How the page draws one chart; points name their chart by id. */
 enum chart_kind {
@@ -77,8 +78,28 @@ struct experiment {
 	 */
 	int (*check)(const void *params, const struct common_params *common,
 		     const struct topo *t, struct errinfo *err);
-	/* Runs it. Returns 0, -ECANCELED when ctx->cancel was seen, or -errno. */
+	/*
+	 * Before the run: for each comparison the run would state, whether
+	 * the resolved placement and this machine can show it. Adds a note
+	 * of level "cannot" per comparison that cannot be shown (one
+	 * sentence: what, and why), "warn" for one that can only be shown
+	 * weakly. The run stays allowed; the page shows these as badges on
+	 * the form. Pure: reads only its arguments. May be NULL.
+	 */
+	void (*precheck)(const void *params, const struct common_params *common,
+			 const struct topo *t, struct verdict *v);
+	/* Runs it: measures and emits points and summary values, no verdict.
+	 * Returns 0, -ECANCELED when ctx->cancel was seen, or -errno. */
 	int (*run)(struct run_ctx *ctx);
+	/*
+	 * Says what a run showed: its headline and interpretive notes, from
+	 * the run alone (points, summary, observed placement, the facts of
+	 * the machine it ran on), after checking that every comparison it
+	 * states is valid there; when one is not, it says what could not be
+	 * shown and why instead. Pure, so a stored or imported run can be
+	 * described again with today's rules. May be NULL (no headline).
+	 */
+	void (*describe)(const struct run_result *r, struct verdict *v);
 	/*
 	 * A rough upper estimate of the run's wall time (seconds) and of the
 	 * memory it allocates (bytes), so a server can refuse a request over
@@ -135,11 +156,20 @@ int experiment_declares_summary(const struct experiment *exp, const char *key);
 
 /*
  * Runs exp with ctx, its sink checking every chart id and summary key
- * against the descriptor. Returns what the run returns, or -EPROTO with
+ * against the descriptor; when the run ends (normally or cancelled) its
+ * describe hook judges what was recorded and the verdict (notes, then
+ * the headline) goes out through the same sink. Returns what the run returns, or -EPROTO with
  * err set when the run emitted an id its descriptor does not declare (the
  * results are then not to be trusted to draw or import).
  */
 int experiment_run(struct run_ctx *ctx, struct errinfo *err);
+
+/*
+ * Describes a run with exp's rules: r's exp, params and common must be
+ * set (experiment_parse_recorded for a stored run). Empties v first; a
+ * run of an experiment without a describe hook gets an empty verdict.
+ */
+void experiment_describe(const struct run_result *r, struct verdict *v);
 
 /*
  * The CPU for each of nthreads threads, from the request's cpus and

@@ -1,0 +1,137 @@
+/* run_fixture.h - canned runs for verdict tests: a machine, points, summary values and placements built by hand */
+#ifndef NUMALAB_RUN_FIXTURE_H
+#define NUMALAB_RUN_FIXTURE_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment.h"
+#include "team.h"
+#include "topo_fixture.h"
+#include "verdict.h"
+
+#define CANNED_MAX 256
+
+/*
+ * A run to describe: fill it with canned_*() and hand &c->rr to
+ * experiment_describe(). Strings must outlive it (literals do).
+ */
+struct canned {
+	struct run_result rr;
+	struct machine_facts m;
+	struct common_params common;
+	void *params;
+	struct param_values *pv;
+	struct rr_point points[CANNED_MAX];
+	struct rr_summary summary[CANNED_MAX];
+	struct rr_placement places[CANNED_MAX];
+	struct thread_place threads[CANNED_MAX][16];
+	struct rr_cell cells[CANNED_MAX];
+	struct verdict v;
+};
+
+/*
+ * A run of experiment name with the k=v params given (as a stored run
+ * records them), on the machine of topology t (from synthetic() or
+ * xml(); see topo_fixture.h). vm: 1 for a virtual machine.
+ */
+static inline struct canned *canned_new(const char *name, const struct topo *t,
+					int vm, int argc, char *const *argv)
+{
+	struct canned *c = calloc(1, sizeof(*c));
+	struct errinfo err;
+
+	assert_non_null(c);
+	c->rr.exp = experiment_find(name);
+	assert_non_null(c->rr.exp);
+	c->params = calloc(1, c->rr.exp->params_size);
+	c->pv = calloc(1, sizeof(*c->pv));
+	assert_non_null(c->params);
+	assert_non_null(c->pv);
+	assert_int_equal(experiment_parse_recorded(c->rr.exp, argc, argv, c->pv,
+						   c->params, &c->common, &err),
+			 0);
+	machine_facts_from_topo(t, &c->m);
+	c->m.vm = vm;
+	c->rr.params = c->params;
+	c->rr.common = &c->common;
+	c->rr.machine = &c->m;
+	c->rr.points = c->points;
+	c->rr.summary = c->summary;
+	c->rr.placements = c->places;
+	c->rr.cells = c->cells;
+	c->rr.complete = 1;
+	return c;
+}
+
+static inline void canned_free(struct canned *c)
+{
+	free(c->params);
+	free(c->pv);
+	free(c);
+}
+
+/* A point whose rounds all lie within +-spread (a fraction) of y, n rounds. */
+static inline void canned_point(struct canned *c, const char *chart,
+				const char *series, double x,
+				const char *x_label, double y, double spread,
+				int n)
+{
+	struct rr_point *p = &c->points[c->rr.npoints++];
+
+	p->chart = chart;
+	p->series = series;
+	p->x = x;
+	p->x_label = x_label;
+	p->y = y;
+	p->ci_lo = p->min = y * (1 - spread);
+	p->ci_hi = p->max = y * (1 + spread);
+	p->n = n;
+}
+
+static inline void canned_summary(struct canned *c, const char *key,
+				  double value, const char *unit)
+{
+	struct rr_summary *s = &c->summary[c->rr.nsummary++];
+
+	s->key = key;
+	s->value = value;
+	s->unit = unit;
+}
+
+/* A placement label whose n threads were seen on cpus[] (OS indexes of t). */
+static inline void canned_placement(struct canned *c, const struct topo *t,
+				    const char *label, const int *cpus, int n)
+{
+	int k = c->rr.nplacements++;
+	struct rr_placement *p = &c->places[k];
+
+	for (int i = 0; i < n && i < 16; i++)
+		team_describe(t, i, cpus[i], cpus[i], &c->threads[k][i]);
+	p->label = label;
+	p->t = c->threads[k];
+	p->n = n;
+}
+
+/* Whether any note (of any level) or the headline contains text. */
+static inline int verdict_says(const struct verdict *v, const char *text)
+{
+	if (strstr(v->headline, text))
+		return 1;
+	for (int i = 0; i < v->nnotes; i++)
+		if (strstr(v->notes[i].text, text))
+			return 1;
+	return 0;
+}
+
+/* Whether a note of this level exists. */
+static inline int verdict_has_level(const struct verdict *v, const char *level)
+{
+	for (int i = 0; i < v->nnotes; i++)
+		if (!strcmp(v->notes[i].level, level))
+			return 1;
+	return 0;
+}
+
+#endif
