@@ -108,7 +108,9 @@ function route() {
   } catch (e) {
     // a malformed link: read it as it is
   }
-  if (labRoute(hash, { results: $('results'), exps: state.exps, byName: state.byName, setView: labView })) return;
+  // the machine's picture takes the setup column's room too
+  document.body.classList.toggle('page-wide', hash === '#/topology');
+  if (labRoute(hash, { results: $('results'), exps: state.exps, byName: state.byName, topo: state.topo, setView: labView })) return;
   let m = hash.match(/^#\/runs\/([^/?#]+)$/);
   if (m) return openRun(m[1]);
   m = hash.match(/^#\/experiments\/([^/?#]+)$/);
@@ -148,7 +150,7 @@ function closeStream() {
 
 function showView(exp, run) {
   if (state.view) state.view.destroy();
-  state.view = decorateRun(new RunView($('results'), exp, run));
+  state.view = decorateRun(new RunView($('results'), exp, run), state.topo);
   return state.view;
 }
 

@@ -135,6 +135,10 @@ try {
     assert(await drawn(page, 'time') === want, `Chart.js holds ${await drawn(page, 'time')} points, the run has ${want}`);
     if (doc.headline) assert((await page.textContent('#headline')).trim() === doc.headline, 'the headline is not shown');
     assert(await page.locator('#placement table tbody tr').count() > 0, 'no "where each thread ran" rows');
+    // the picture marks the PUs the threads were seen on: two threads of the last part
+    const marked = await page.evaluate(() => [...document.querySelectorAll('#run-topology svg [data-threads]')].map((g) => g.dataset.threads));
+    const lastPart = doc.placement[doc.placement.length - 1].threads;
+    assert(marked.join(',').split(",").length === lastPart.length, `the topology picture marks threads ${JSON.stringify(marked)}, the run placed ${lastPart.length}`);
     assert((await page.locator('#p-threads').inputValue()) === '1-2', 'the form lost the values the run was started with');
     await clean(page);
     await shot(page, 'run-1280x720');
@@ -220,6 +224,28 @@ try {
     await page.locator(`figure[data-chart="${chartId}"]`).scrollIntoViewIfNeeded();
     await clean(page);
     await shot(page, 'heatmap-1280x720');
+    await page.close();
+  });
+
+  await test('a memory run draws its threads and where its pages landed on the topology picture', async () => {
+    const r = await fetch(new URL('api/runs', server.base), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ experiment: 'memory_policy', params: { size: '4M', repeat: 2 } }),
+    });
+    assert(r.status === 202, `POST /api/runs for memory_policy answered ${r.status}`);
+    const { id } = await r.json();
+    const page = await newPage();
+    await page.goto(`${server.base}#/runs/${id}`);
+    await page.waitForSelector('#status[data-status="done"]', { timeout: 60000 });
+    const doc = await getJSON(`api/runs/${id}`);
+    const first = doc.samples.filter((s) => s.unit === 'pages' && s.series === doc.samples.find((x) => x.unit === 'pages').series);
+    await page.waitForSelector('#run-topology svg [data-pages]');
+    const drawn = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('#run-topology svg [data-kind="node"]')]
+      .map((g) => [g.dataset.id, Number(g.querySelector('[data-pages]').dataset.pages)])));
+    for (const s of first) assert(drawn[String(s.x)] === s.y, `node ${s.x} shows ${drawn[String(s.x)]} pages, the run counted ${s.y}`);
+    assert(await page.locator('#run-topology svg [data-threads]').count() > 0, 'no thread drawn on the picture');
+    await page.locator('#run-topology').scrollIntoViewIfNeeded();
+    await clean(page);
+    await shot(page, 'run-topology-pages-1280x720');
     await page.close();
   });
 
