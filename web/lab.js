@@ -42,7 +42,7 @@ export function labRoute(hash, ctx) {
 export function decorateRun(view, topo) {
   const load = view.load.bind(view);
   const event = view.event.bind(view);
-  const extras = { machine: null, noisy: null, bar: null };
+  const extras = { machine: null, bar: null };
   // the machine's picture, drawn again as placements and page counts arrive
   const seen = { placement: new Map(), samples: new Map() };
   let pic = null;
@@ -80,8 +80,11 @@ export function decorateRun(view, topo) {
     drawTopology();
     const run = view.run || doc;
     if (!run || run.id === null || run.id === undefined) return;
-    swap('bar', exportBar(run), view.statusEl);
-    swap('noisy', noisyWarning({ samples: doc.samples, cells: doc.cells }), view.chartsEl);
+    // the downloads under the charts: the screen's top is for the verdict and the chart
+    if (extras.bar) extras.bar.remove();
+    extras.bar = exportBar(run);
+    view.chartsEl.after(extras.bar);
+    view.setNoisy(noisyWarning({ samples: doc.samples, cells: doc.cells }));
     swap('machine', machinePanel(run.machine || doc.machine, run.imported || doc.imported), view.machineEl);
     setTimeout(() => pngButtons(view.chartsEl, `numalab-run-${run.id}`), 200);
   };

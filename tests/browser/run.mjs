@@ -141,7 +141,18 @@ try {
     assert(marked.join(',').split(",").length === lastPart.length, `the topology picture marks threads ${JSON.stringify(marked)}, the run placed ${lastPart.length}`);
     assert((await page.locator('#p-threads').inputValue()) === '1-2', 'the form lost the values the run was started with');
     await clean(page);
-    await shot(page, 'run-1280x720');
+    // the verdict and the whole first chart, axis included, without scrolling
+    for (const [w, hgt] of [[1280, 720], [1400, 900]]) {
+      await page.setViewportSize({ width: w, height: hgt });
+      await page.waitForTimeout(300);
+      const box = await page.evaluate(() => {
+        const r = document.querySelector('#charts figure.chart').getBoundingClientRect();
+        const v = document.querySelector('#headline').getBoundingClientRect();
+        return { top: v.top, bottom: r.bottom };
+      });
+      assert(box.top >= 0 && box.bottom <= hgt, `at ${w}x${hgt} the first chart ends at ${Math.round(box.bottom)} px, below the fold`);
+      await shot(page, `run-${w}x${hgt}`);
+    }
     await page.setViewportSize({ width: 1920, height: 1080 });
     await page.waitForTimeout(400);
     await shot(page, 'run-1920x1080');
