@@ -145,6 +145,13 @@ export class RunView {
     return false;
   }
 
+  // Runs queued or running before this one (null: unknown), while it waits.
+  setQueue(ahead) {
+    if (this.ahead === ahead) return;
+    this.ahead = ahead;
+    this.renderStatus();
+  }
+
   setHeadline(text) {
     this.headlineEl.textContent = text;
     this.headlineEl.hidden = !text;
@@ -165,7 +172,7 @@ export class RunView {
     const started = toDate(r.started_at || r.created_at);
     const finished = toDate(r.finished_at);
     const meta = [];
-    if (started) meta.push(`started ${clock(started)}`);
+    if (started) meta.push(`${this.status === 'queued' && !r.started_at ? 'queued' : 'started'} ${clock(started)}`);
     if (started && finished) meta.push(`took ${duration((finished - started) / 1000)}`);
     head.append(
       h('div', { class: 'run-title-row' },
@@ -182,7 +189,9 @@ export class RunView {
     let text = STATUS_TEXT[s] || s;
     const p = this.progress;
     const total = p && Number(p.total) > 0 ? Number(p.total) : 0;
-    if (s === 'running' && p) {
+    if (s === 'queued' && Number.isInteger(this.ahead)) {
+      text = this.ahead === 0 ? 'Queued: next in line' : `Queued: position ${this.ahead + 1}, ${this.ahead} run${this.ahead === 1 ? '' : 's'} ahead of it`;
+    } else if (s === 'running' && p) {
       text = `Running: ${p.what || 'measuring'}`;
       if (total) text += ` (step ${Math.min(Number(p.done) + 1, total)} of ${total})`;
     } else if (s === 'failed' && this.error) {

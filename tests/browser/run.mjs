@@ -260,6 +260,41 @@ try {
     await page.close();
   });
 
+  await test('Run stays off while its run is queued or running, a queued run says its place, a double press starts one run', async () => {
+    // a run ahead of it holds the runner
+    const post = (params) => fetch(new URL('api/runs', server.base), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ experiment: 'false_sharing', params }),
+    }).then((r) => r.json());
+    const ahead = await post({ threads: '1-2', increments: '400000000' });
+    const before = (await getJSON('api/runs?limit=100')).total;
+    const page = await newPage();
+    await page.goto(`${server.base}#/experiments/false_sharing`);
+    await page.waitForSelector('#p-threads');
+    await page.fill('#p-threads', '1');
+    await page.fill('#p-increments', '1000000');
+    await page.focus('#run-button');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await page.click('#run-button', { force: true }).catch(() => {});
+    await page.waitForFunction(() => /^#\/runs\/[^/]+$/.test(location.hash), null, { timeout: 10000 });
+    const id = decodeURIComponent(new URL(page.url()).hash.replace('#/runs/', ''));
+    await page.waitForFunction(() => /Queued: position \d+, \d+ runs? ahead of it|Queued: next in line/.test(document.querySelector('#status').textContent), null, { timeout: 10000 });
+    assert(await page.getAttribute('#run-button', 'aria-disabled') === 'true', 'Run is not off while its run is queued');
+    assert(/queued/.test(await page.textContent('#run-bar-msg')), `the Run bar says "${await page.textContent('#run-bar-msg')}"`);
+    assert(await page.evaluate(() => document.activeElement && document.activeElement.id) === 'run-button', 'the focus left the Run button when the run started');
+    await shot(page, 'queued-1280x720');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(500);
+    const after = (await getJSON('api/runs?limit=100')).total;
+    assert(after === before + 1, `pressing Run three times and Enter once more started ${after - before} runs`);
+    await fetch(new URL(`api/runs/${ahead.id}`, server.base), { method: 'DELETE' });
+    await page.waitForSelector('#status[data-status="done"]', { timeout: 60000 });
+    await page.waitForFunction(() => document.querySelector('#run-button').getAttribute('aria-disabled') === 'false', null, { timeout: 10000 });
+    assert(String(id) !== String(ahead.id), 'the page opened the wrong run');
+    await clean(page);
+    await page.close();
+  });
+
   await test('Cancel stops a running run', async () => {
     const page = await newPage();
     await page.goto(`${server.base}#/experiments/false_sharing`);
