@@ -55,7 +55,20 @@ try {
   const heads = await page.$$eval('#compare-table thead th', (t) => t.map((x) => x.textContent));
   check(heads.some((t) => t.includes('cluster-node-17')) && heads.some((t) => t.includes(doc.machine.hostname)), 'the comparison names both machines');
   check((await page.textContent('#compare-table tbody')).includes('×'), 'the comparison gives ratios');
+  const diff = await page.$$eval('#compare-diff-table tbody tr th', (t) => t.map((x) => x.textContent));
+  check(diff.some((t) => t.startsWith('host')), `the table of what differs names the host (${diff})`);
+  check(!diff.some((t) => t === 'threads'), 'parameters the runs share are folded away');
+  check(await page.isVisible('.compare-same summary'), 'the rows that are the same wait behind one line');
+  check(/higher is better|lower is better/.test(await page.textContent('#compare-table tbody')), 'each ratio says which way is better');
   await page.waitForTimeout(500);
+  const cmp = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('#compare-charts figure canvas'));
+    return { legend: c.options.plugins.legend.position, sets: c.data.datasets.filter((d) => !d._ref).map((d) => ({ label: d.label, color: d.borderColor })) };
+  });
+  const fam = (run) => new Set(cmp.sets.filter((d) => d.label.endsWith(`#${run}`)).map((d) => d.color));
+  check(cmp.legend === 'bottom', `the legend sits under the plot (${cmp.legend})`);
+  check([...fam(a.id)].every((c) => !fam(b.id).has(c)), `each run has its own colours (${JSON.stringify(cmp.sets)})`);
+  await page.screenshot({ path: join(SHOTS, 'compare-1280x720.png') });
   await page.screenshot({ path: join(SHOTS, 'lab-compare.png'), fullPage: true });
 
   // import through the file picker
