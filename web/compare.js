@@ -142,6 +142,9 @@ export async function showCompare(container, ids, byName) {
       charts.sample({ ...x, series: name });
     }
   });
-  setTimeout(() => pngButtons(chartsEl, `numalab-compare-${ids.join('-')}`), 300);
+  setTimeout(() => pngButtons(chartsEl, `numalab-compare-${ids.join('-')}`, {
+    line1: `numalab compare ${docs.map((d) => `#${d.id}`).join(', ')} · ${exp.title || exp.name}`,
+    line2: docs.map(runLabel).join(' · '),
+  }), 300);
   return { destroy: () => charts.destroy(), isFinal: () => true, id: null };
 }

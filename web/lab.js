@@ -1,7 +1,7 @@
 // lab.js - the lab pages beside the dashboard (history, compare) and what every run view gains (machine panel, noise warning, downloads)
 import { h } from './dom.js';
 import { machinePanel, noisyWarning } from './machine.js';
-import { exportBar, pngButtons } from './export.js';
+import { exportBar, pngButtons, runMeta } from './export.js';
 import { showHistory } from './history.js';
 import { showCompare } from './compare.js';
 import { runTopology, showTopology } from './run-topology.js';
@@ -86,7 +86,7 @@ export function decorateRun(view, topo) {
     view.chartsEl.after(extras.bar);
     view.setNoisy(noisyWarning({ samples: doc.samples, cells: doc.cells }));
     swap('machine', machinePanel(run.machine || doc.machine, run.imported || doc.imported), view.machineEl);
-    setTimeout(() => pngButtons(view.chartsEl, `numalab-run-${run.id}`), 200);
+    setTimeout(() => pngButtons(view.chartsEl, `numalab-run-${run.id}`, () => runMeta(view.run || run, view.exp)), 200);
   };
   return view;
 }

@@ -39,7 +39,19 @@ try {
   await page.waitForSelector('.png-button', { timeout: 10000 });
   const dl = page.waitForEvent('download', { timeout: 10000 });
   await page.click('.png-button');
-  check((await (await dl).suggestedFilename()).endsWith('.png'), 'a chart downloads as PNG');
+  const png = await dl;
+  check((await png.suggestedFilename()).endsWith('.png'), 'a chart downloads as PNG');
+  // twice the screen's pixels, with the title and where it comes from drawn in
+  const pngFile = join(tmp, 'chart.png');
+  await png.saveAs(pngFile);
+  const { readFileSync } = await import('node:fs');
+  const pngBytes = readFileSync(pngFile);
+  const pngW = pngBytes.readUInt32BE(16);
+  const cssW = await page.evaluate(() => document.querySelector('#charts figure canvas').getBoundingClientRect().width);
+  check(pngW >= 2 * cssW, `the PNG is ${pngW} px wide for a chart ${Math.round(cssW)} px wide on screen`);
+  const names = await page.$$eval('.png-button', (b) => b.map((x) => x.getAttribute('aria-label')));
+  check(new Set(names).size === names.length, `each PNG button has its own name (${names})`);
+  writeFileSync(join(SHOTS, 'export-chart.png'), pngBytes);
   await page.screenshot({ path: join(SHOTS, 'lab-run.png'), fullPage: true });
 
   await page.goto(`${base}#/history?machine=cluster`);
