@@ -7,6 +7,7 @@ import { RunsList } from './runs-list.js';
 import { setupCharts, setChartTheme } from './charts.js';
 import { labRoute, decorateRun } from './lab.js';
 import { setupClassroom, PROJECTOR_LOOK } from './classroom.js';
+import { MyRun } from './my-run.js';
 
 const EVENT_TYPES = ['start', 'status', 'placement', 'sample', 'cell', 'progress', 'note', 'summary', 'headline', 'end', ...FINAL];
 const RUNS_POLL_MS = 15000; // runs started elsewhere (curl, another browser) show up within this
@@ -23,6 +24,11 @@ const state = {
 };
 
 const form = new ParamForm($('form-fields'));
+// the run this page started: Run stays off until it ends
+const mine = new MyRun((m) => {
+  if (state.view && state.view.id !== null && String(state.view.id) === m.id) state.view.setQueue(m.status === 'queued' ? m.ahead : null);
+  updateButtons();
+});
 const runs = new RunsList($('run-list'), $('runs-more'), (name) => (state.byName.get(name) || { title: name }).title);
 
 function banner(msg) {
@@ -108,7 +114,9 @@ function route() {
   } catch (e) {
     // a malformed link: read it as it is
   }
-  if (labRoute(hash, { results: $('results'), exps: state.exps, byName: state.byName, setView: labView })) return;
+  // the machine's picture takes the setup column's room too
+  document.body.classList.toggle('page-wide', hash === '#/topology');
+  if (labRoute(hash, { results: $('results'), exps: state.exps, byName: state.byName, topo: state.topo, setView: labView })) return;
   let m = hash.match(/^#\/runs\/([^/?#]+)$/);
   if (m) return openRun(m[1]);
   m = hash.match(/^#\/experiments\/([^/?#]+)$/);
@@ -148,7 +156,7 @@ function closeStream() {
 
 function showView(exp, run) {
   if (state.view) state.view.destroy();
-  state.view = decorateRun(new RunView($('results'), exp, run));
+  state.view = decorateRun(new RunView($('results'), exp, run), state.topo);
   return state.view;
 }
 
@@ -198,6 +206,7 @@ async function openRun(id) {
   if (doc.params && Object.keys(doc.params).length) form.setValues(doc.params);
   form.clearErrors();
   const view = showView(exp, doc);
+  if (mine.id === String(doc.id)) view.setQueue(mine.status === 'queued' ? mine.ahead : null);
   $('exp-explain-box').hidden = !exp.explain;
   view.load(doc);
   runs.select(doc.id);
@@ -221,7 +230,7 @@ function follow(id, view, token) {
     if (state.es === es) state.es = null;
     runs.refresh();
     // the document has the finish time and anything folded in at the end
-    api.run(id).then((doc) => { if (token === state.token) { view.load(doc); updateButtons(); } }, () => {});
+    api.run(id).then((doc) => { if (token === state.token) { view.load(doc); mine.saw(id, view.status); updateButtons(); } }, () => {});
   };
   for (const type of EVENT_TYPES) {
     es.addEventListener(type, (ev) => {
@@ -233,6 +242,7 @@ function follow(id, view, token) {
         return;
       }
       const final = view.event(type, d);
+      mine.saw(id, view.status);
       if (type === 'status' || type === 'start') runs.refresh();
       updateButtons();
       if (final) finish();
@@ -254,18 +264,20 @@ function follow(id, view, token) {
 async function submit(ev) {
   ev.preventDefault();
   const exp = state.exp;
-  if (!exp || exp.available === false) return;
+  if (!exp || exp.available === false || mine.busy()) return;
   form.clearErrors();
   banner('');
-  const btn = $('run-button');
-  btn.disabled = true;
+  // the button keeps the focus (aria-disabled, not disabled): the person stays where they were
+  mine.start();
   runMsg('starting…');
   try {
     const r = await api.start(exp.name, form.values());
     runMsg('');
+    mine.started(r.id);
     location.hash = `#/runs/${encodeURIComponent(r.id)}`;
     runs.refresh();
   } catch (e) {
+    mine.failed();
     const shown = e.field && form.showError(e.field, e.message);
     // the bar is always in view, the field may not be
     runMsg(shown ? `not started: ${e.message}` : '', true);
@@ -300,9 +312,25 @@ function updateButtons() {
   const exp = state.exp;
   const v = state.view;
   const off = !exp || exp.available === false || !state.chartsReady;
-  $('run-button').disabled = off;
-  $('run-button').title = exp && exp.available === false ? exp.unavailable_reason || 'not available here' : '';
+  const btn = $('run-button');
+  btn.disabled = off;
+  // busy: still focusable, so the keyboard stays on it; a press does nothing
+  const busy = mine.busy();
+  btn.setAttribute('aria-disabled', String(off || busy));
+  btn.classList.toggle('busy', busy);
+  btn.title = exp && exp.available === false ? exp.unavailable_reason || 'not available here' : '';
+  if (busy) {
+    const where = mine.status === 'queued' ? `queued${mine.ahead !== null ? `, ${aheadText(mine.ahead)}` : ''}` : (mine.status || 'starting');
+    btn.title = mine.id ? `run ${mine.id} is ${where}: Run is back when it ends` : 'starting a run';
+    if (!$('run-bar-msg').classList.contains('error')) runMsg(mine.id ? `Run ${mine.id} is ${where}.` : 'starting…');
+  } else if ($('run-bar-msg').textContent.startsWith('Run ') || $('run-bar-msg').textContent === 'starting…') {
+    runMsg('');
+  }
   $('cancel-button').disabled = !(v && v.id && !v.isFinal());
+}
+
+function aheadText(n) {
+  return n === 0 ? 'next in line' : `${n} run${n === 1 ? '' : 's'} ahead of it`;
 }
 
 init();

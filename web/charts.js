@@ -312,7 +312,7 @@ class ChartView {
         },
         plugins: {
           legend: {
-            position: 'top',
+            position: view.set.legendAt || 'top',
             align: 'start',
             labels: { usePointStyle: line, padding: 16, boxHeight: line ? Math.round(Chart_font() * 0.6) : undefined },
           },
@@ -398,18 +398,21 @@ class ChartView {
       let ds = datasets.find((d) => d.label === name && !d._ref);
       if (!ds || ds._color !== i) {
         const pal = palette();
-        const color = pal[i % pal.length];
+        // a set may choose (compare: one colour family per run, the series told apart by dash and marker)
+        const own = this.set.style ? this.set.style(name) : null;
+        const color = own ? own.color : pal[i % pal.length];
+        const dash = own ? own.dash : Math.floor(i / pal.length);
         // past the palette: the same colours again, striped (bars) or dashed (lines)
-        const fill = i >= pal.length ? stripes(color) : color;
+        const fill = dash > 0 && !line ? stripes(color) : color;
         const style = line ? {
           label: name, showLine: true,
           borderColor: color, backgroundColor: color, borderWidth: lineWidth(),
-          borderDash: DASHES[Math.floor(i / pal.length) % DASHES.length],
-          pointStyle: POINT_STYLES[i % POINT_STYLES.length], pointRadius: pointRadius(), pointHoverRadius: pointRadius() + 2,
+          borderDash: DASHES[dash % DASHES.length],
+          pointStyle: POINT_STYLES[(own ? own.marker : i) % POINT_STYLES.length], pointRadius: pointRadius(), pointHoverRadius: pointRadius() + 2,
           errorBarColor: color, errorBarWhiskerColor: color, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2, errorBarWhiskerSize: 12,
         } : {
           label: name,
-          backgroundColor: fill, borderColor: color, borderWidth: i >= pal.length ? 2 : 0,
+          backgroundColor: fill, borderColor: color, borderWidth: dash > 0 ? 2 : 0,
           maxBarThickness: 90, categoryPercentage: 0.7, barPercentage: 0.9,
           errorBarColor: INK, errorBarWhiskerColor: INK, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2,
         };
@@ -619,7 +622,10 @@ const Chart_font = () => (window.Chart ? window.Chart.defaults.font.size : 15);
 // Every chart of one experiment, for one run (or none yet).
 export class ChartSet {
   // refs: the experiment's published figures, [{chart, series, x, x_label, y, unit}]
-  constructor(container, specs, refs) {
+  // opts.style(series) -> {color, dash, marker}: colours chosen by the caller; opts.legend: where the legend goes
+  constructor(container, specs, refs, opts = {}) {
+    this.style = opts.style || null;
+    this.legendAt = opts.legend || 'top';
     this.container = container;
     this.views = new Map();
     this.refs = refs || [];

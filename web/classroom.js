@@ -52,7 +52,7 @@ export function setupClassroom(app) {
       ev.preventDefault();
       const v = app.view();
       if (v && v.id && !v.isFinal()) $('cancel-button').click();
-      else if (!$('run-button').disabled) $('run-form').requestSubmit();
+      else if (!$('run-button').disabled && $('run-button').getAttribute('aria-disabled') !== 'true') $('run-form').requestSubmit();
     } else if (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight') {
       ev.preventDefault();
       const exps = app.exps().filter((e) => e.available !== false);

@@ -2,8 +2,65 @@
 import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { ChartSet } from './charts.js';
-import { label, withUnit, clock } from './format.js';
+import { label, withUnit, clock, bytes } from './format.js';
 import { pngButtons } from './export.js';
+
+// One colour family per run, dark to light; a run's series differ by dash and marker.
+const FAMILIES = [
+  ['#08306b', '#2171b5', '#6baed6'],
+  ['#7f2704', '#d94801', '#fd8d3c'],
+  ['#00441b', '#238b45', '#74c476'],
+  ['#3f007d', '#6a51a3', '#9e9ac8'],
+  ['#3b3b3b', '#737373', '#a3a3a3'],
+];
+
+// Which way is better for a figure, from its unit and name: 'lower', 'higher' or null.
+export function betterWay(key, unit) {
+  const k = `${key} ${unit || ''}`.toLowerCase();
+  if (/gb\/s|mb\/s|\/s\b|per.?s(ec)?\b|bandwidth|gbps|throughput|speedup/.test(k)) return 'higher';
+  if (/\bns\b|\bms\b|\bus\b|\bs\b|cycles|time|latency|overhead|slowdown|penalty/.test(k)) return 'lower';
+  return null;
+}
+
+const MACHINE_ROWS = [
+  ['hostname', 'host'], ['cpu_model', 'CPU'], ['packages', 'packages'], ['cores', 'cores'], ['pus', 'CPUs'],
+  ['nodes', 'NUMA nodes'], ['smt', 'SMT'], ['caches', 'caches'], ['distances', 'NUMA distances'], ['kernel', 'kernel'],
+  ['thp', 'THP'], ['governor', 'governor'], ['vm', 'virtual machine'], ['version', 'numalab'], ['compiler', 'compiler'], ['cflags', 'flags'],
+];
+
+function machineValue(k, v) {
+  if (v === null || v === undefined) return '–';
+  if (k === 'caches' && Array.isArray(v)) return v.map((c) => `L${c.level} ${bytes(c.size)}`).join(', ');
+  if (k === 'distances' && Array.isArray(v)) return v.map((r) => r.join(' ')).join(' / ');
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  return String(v);
+}
+
+// rows [{group, name, values, same}] of params and machine parts, for the table of what differs
+export function differences(docs) {
+  const rows = [];
+  const keys = [];
+  for (const d of docs) for (const k of Object.keys(d.params || {})) if (!keys.includes(k)) keys.push(k);
+  for (const k of keys) rows.push({ group: 'parameter', name: k, values: docs.map((d) => (d.params && k in d.params ? String(d.params[k]) : '–')) });
+  for (const [k, name] of MACHINE_ROWS) rows.push({ group: 'machine', name, values: docs.map((d) => machineValue(k, (d.machine || {})[k])) });
+  for (const r of rows) r.same = r.values.every((v) => v === r.values[0]);
+  return rows;
+}
+
+function diffTable(docs) {
+  const rows = differences(docs);
+  const head = h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'what' }), docs.map((d, i) =>
+    h('th', { scope: 'col' }, h('span', { class: 'run-swatch', dataset: { family: String(i % FAMILIES.length) } }), `run #${d.id}`))));
+  const line = (r) => h('tr', { class: r.same ? 'same' : 'differs' },
+    h('th', { scope: 'row', text: `${r.name}${r.group === 'machine' ? ' (machine)' : ''}` }), r.values.map((v) => h('td', { text: v })));
+  const diff = rows.filter((r) => !r.same);
+  const same = rows.filter((r) => r.same);
+  return h('section', { class: 'compare-diff', id: 'compare-diff', 'aria-label': 'what differs between the runs' },
+    h('h3', { text: diff.length ? `What differs (${diff.length})` : 'The runs have the same parameters and machine' }),
+    diff.length ? h('table', { class: 'compare-table', id: 'compare-diff-table' }, head, h('tbody', {}, diff.map(line))) : null,
+    same.length ? h('details', { class: 'compare-same' }, h('summary', { text: `${same.length} rows are the same in every run` }),
+      h('table', { class: 'compare-table' }, head.cloneNode(true), h('tbody', {}, same.map(line)))) : null);
+}
 
 export function runLabel(doc) {
   const m = doc.machine || {};
@@ -20,6 +77,13 @@ export function summaryDiff(docs) {
     const base = vals[0];
     return { key: k, unit, values: vals, ratios: vals.map((v) => (typeof v === 'number' && typeof base === 'number' && base !== 0 ? v / base : null)) };
   });
+}
+
+// "1.25× (worse)": the direction named, so a ratio of ratios is never read the wrong way
+function ratioText(x, way) {
+  if (x === null) return '–';
+  const tag = !way || Math.abs(x - 1) < 0.005 ? '' : ((x > 1) === (way === 'higher') ? ' (better)' : ' (worse)');
+  return `${x.toFixed(2)}×${tag}`;
 }
 
 // returns {destroy} for the app to drop it
@@ -47,18 +111,40 @@ export async function showCompare(container, ids, byName) {
     h('h2', { class: 'run-title', id: 'compare-title', text: `Compare: ${exp.title || exp.name}` }),
     h('ul', { class: 'compare-runs' }, docs.map((d) => h('li', {}, h('a', { href: `#/runs/${d.id}`, text: runLabel(d) }),
       d.headline ? h('span', { class: 'run-headline', text: ` — ${d.headline}` }) : null))),
+    diffTable(docs),
     chartsEl,
     h('h3', { text: 'Summary, side by side' }),
     h('table', { class: 'compare-table', id: 'compare-table' },
-      h('thead', {}, h('tr', {}, h('th', { text: 'figure' }), docs.map((d) => h('th', { text: runLabel(d) })),
-        docs.slice(1).map((d) => h('th', { text: `#${d.id} / #${docs[0].id}` })))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, h('th', { scope: 'row', text: label(r.key) }),
-        r.values.map((v) => h('td', { text: v === null ? '–' : withUnit(v, r.unit) })),
-        r.ratios.slice(1).map((x) => h('td', { class: 'ratio', text: x === null ? '–' : `${x.toFixed(2)}×` })))))));
-  const charts = new ChartSet(chartsEl, lineCharts, exp.references || []);
-  for (const d of docs)
-    for (const s of d.samples || [])
-      if (lineCharts.some((c) => c.id === s.chart)) charts.sample({ ...s, series: `${s.series} · ${runLabel(d)}` });
-  setTimeout(() => pngButtons(chartsEl, `numalab-compare-${ids.join('-')}`), 300);
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'figure' }), h('th', { scope: 'col', text: 'better' }),
+        docs.map((d) => h('th', { scope: 'col', text: runLabel(d) })),
+        docs.slice(1).map((d) => h('th', { scope: 'col', text: `run #${d.id} ÷ run #${docs[0].id}` })))),
+      h('tbody', {}, rows.map((r) => {
+        const way = betterWay(r.key, r.unit);
+        return h('tr', {}, h('th', { scope: 'row', text: label(r.key) }),
+          h('td', { class: 'better-way', text: way ? `${way} is better` : 'neither way' }),
+          r.values.map((v) => h('td', { text: v === null ? '–' : withUnit(v, r.unit) })),
+          r.ratios.slice(1).map((x) => h('td', { class: 'ratio', text: ratioText(x, way) })));
+      }))));
+  // series name -> {run, series}: the run picks the colour family, the series the dash and marker
+  const styles = new Map();
+  const seriesOf = [...new Set(docs.flatMap((d) => (d.samples || []).map((x) => x.series)))];
+  const style = (name) => {
+    const st = styles.get(name) || { run: 0, series: 0 };
+    const fam = FAMILIES[st.run % FAMILIES.length];
+    return { color: fam[st.series % fam.length], dash: st.series, marker: st.series };
+  };
+  const charts = new ChartSet(chartsEl, lineCharts, exp.references || [], { style, legend: 'bottom' });
+  docs.forEach((d, run) => {
+    for (const x of d.samples || []) {
+      if (!lineCharts.some((c) => c.id === x.chart)) continue;
+      const name = `${x.series} · run #${d.id}`;
+      styles.set(name, { run, series: seriesOf.indexOf(x.series) });
+      charts.sample({ ...x, series: name });
+    }
+  });
+  setTimeout(() => pngButtons(chartsEl, `numalab-compare-${ids.join('-')}`, {
+    line1: `numalab compare ${docs.map((d) => `#${d.id}`).join(', ')} · ${exp.title || exp.name}`,
+    line2: docs.map(runLabel).join(' · '),
+  }), 300);
   return { destroy: () => charts.destroy(), isFinal: () => true, id: null };
 }

@@ -1,16 +1,22 @@
 // lab.js - the lab pages beside the dashboard (history, compare) and what every run view gains (machine panel, noise warning, downloads)
 import { h } from './dom.js';
 import { machinePanel, noisyWarning } from './machine.js';
-import { exportBar, pngButtons } from './export.js';
+import { exportBar, pngButtons, runMeta } from './export.js';
 import { showHistory } from './history.js';
 import { showCompare } from './compare.js';
+import { runTopology, showTopology } from './run-topology.js';
 
 function parseQuery(s) {
   return Object.fromEntries(new URLSearchParams(s || ''));
 }
 
-// Handles #/history and #/compare/1,2; returns true when it did. ctx: {results, exps, byName, setView}
+// Handles #/topology, #/history and #/compare/1,2; returns true when it did. ctx: {results, exps, byName, topo, setView}
 export function labRoute(hash, ctx) {
+  if (hash === '#/topology') {
+    ctx.setView({ destroy() {}, isFinal: () => true, id: null }, 'This machine');
+    showTopology(ctx.results, ctx.topo);
+    return true;
+  }
   let m = hash.match(/^#\/history(?:\?(.*))?$/);
   if (m) {
     ctx.setView({ destroy() {}, isFinal: () => true, id: null }, 'History');
@@ -33,9 +39,35 @@ export function labRoute(hash, ctx) {
 }
 
 // The run view, with the panels every run gets once its document is loaded.
-export function decorateRun(view) {
+export function decorateRun(view, topo) {
   const load = view.load.bind(view);
-  const extras = { machine: null, noisy: null, bar: null };
+  const event = view.event.bind(view);
+  const extras = { machine: null, bar: null };
+  // the machine's picture, drawn again as placements and page counts arrive
+  const seen = { placement: new Map(), samples: new Map() };
+  let pic = null;
+  const drawTopology = () => {
+    const run = view.run;
+    if (!run || run.id === null || run.id === undefined) return;
+    if (!pic) {
+      pic = runTopology(topo, run);
+      if (!pic) return;
+      view.placementEl.parentNode.insertBefore(pic.el, view.placementEl);
+    }
+    pic.update({ placement: [...seen.placement.values()], samples: [...seen.samples.values()] });
+  };
+  const keep = (type, d) => {
+    if (type === 'placement') seen.placement.set(d.label, d);
+    else if (type === 'sample' && d.unit === 'pages') seen.samples.set(`${d.series}\n${d.x}`, d);
+  };
+  view.event = (type, d) => {
+    const final = event(type, d);
+    if (type === 'placement' || (type === 'sample' && d.unit === 'pages') || type === 'start') {
+      keep(type, d);
+      drawTopology();
+    }
+    return final;
+  };
   const swap = (key, el, before) => {
     if (extras[key]) extras[key].remove();
     extras[key] = el;
@@ -43,12 +75,18 @@ export function decorateRun(view) {
   };
   view.load = (doc) => {
     load(doc);
+    for (const p of doc.placement || []) keep('placement', p);
+    for (const x of doc.samples || []) keep('sample', x);
+    drawTopology();
     const run = view.run || doc;
     if (!run || run.id === null || run.id === undefined) return;
-    swap('bar', exportBar(run), view.statusEl);
-    swap('noisy', noisyWarning({ samples: doc.samples, cells: doc.cells }), view.chartsEl);
+    // the downloads under the charts: the screen's top is for the verdict and the chart
+    if (extras.bar) extras.bar.remove();
+    extras.bar = exportBar(run);
+    view.chartsEl.after(extras.bar);
+    view.setNoisy(noisyWarning({ samples: doc.samples, cells: doc.cells }));
     swap('machine', machinePanel(run.machine || doc.machine, run.imported || doc.imported), view.machineEl);
-    setTimeout(() => pngButtons(view.chartsEl, `numalab-run-${run.id}`), 200);
+    setTimeout(() => pngButtons(view.chartsEl, `numalab-run-${run.id}`, () => runMeta(view.run || run, view.exp)), 200);
   };
   return view;
 }

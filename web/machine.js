@@ -58,11 +58,18 @@ export function noisyPoints(doc) {
   return out;
 }
 
+// {short, el}: its first words for a folded line, and the whole warning; null when no point is noisy.
 export function noisyWarning(doc) {
   const pts = noisyPoints(doc);
   if (!pts.length) return null;
   const worst = pts.reduce((a, b) => (b.spread > a.spread ? b : a));
-  return h('p', { class: 'noisy-warning', id: 'noisy-warning', role: 'note' },
+  const short = h('span', { class: 'noisy-short', id: 'noisy-warning' }, h('strong', { text: 'Noisy machine: ' }),
+    `${pts.length} point${pts.length > 1 ? 's' : ''} vary more than ${Math.round(NOISY_SPREAD * 100)}% between rounds`);
+  return { short, el: noisyText(pts, worst) };
+}
+
+function noisyText(pts, worst) {
+  return h('p', { class: 'noisy-warning', role: 'note' },
     h('strong', { text: 'Noisy machine: ' }),
     `${pts.length} point${pts.length > 1 ? 's' : ''} spread more than ${Math.round(NOISY_SPREAD * 100)}% of their median between rounds ` +
     `(worst: ${worst.where} in “${worst.chart}”, ${Math.round(worst.spread * 100)}%). ` +

@@ -5,7 +5,6 @@ import { label, withUnit, clock, duration, toDate } from './format.js';
 
 export const FINAL = ['done', 'failed', 'cancelled', 'interrupted'];
 
-const NOTES_SHOWN = 3; // notes shown before "N more notes"
 
 const STATUS_TEXT = {
   idle: 'No run yet',
@@ -42,7 +41,10 @@ export class RunView {
     this.statusEl = h('div', { class: 'status-line', id: 'status', role: 'status', 'aria-live': 'polite', dataset: { status: this.status } },
       this.statusText, this.bar);
     this.headlineEl = h('p', { class: 'headline', id: 'headline', 'aria-live': 'polite', hidden: true });
-    this.notesEl = h('ul', { class: 'notes', id: 'notes', hidden: true });
+    // every warning and note waits behind one line, so the charts stay in view
+    this.notesEl = h('details', { class: 'notes-fold', id: 'notes', hidden: true });
+    this.notesEl.addEventListener('toggle', () => { this.notesOpen = this.notesEl.open; });
+    this.noisy = null; // {short, el}: the noise warning lab.js adds
     this.summaryEl = h('dl', { class: 'summary-tiles', id: 'summary' });
     this.summaryHead = h('summary', {});
     this.summaryBox = h('details', { class: 'summary-box', hidden: true }, this.summaryHead, this.summaryEl);
@@ -52,7 +54,7 @@ export class RunView {
     this.machineEl = h('details', { class: 'machine-details', hidden: true });
 
     // what a class looks at first comes first: outcome, charts, then the detail
-    container.append(this.head, this.statusEl, this.headlineEl, this.notesEl,
+    container.append(this.head, this.headlineEl, this.statusEl, this.notesEl,
       this.chartsEl, this.placementEl, this.summaryBox, this.machineEl);
     this.charts = new ChartSet(this.chartsEl, exp ? exp.charts : [], exp ? exp.references : []);
     this.run = run || null;
@@ -143,6 +145,13 @@ export class RunView {
     return false;
   }
 
+  // Runs queued or running before this one (null: unknown), while it waits.
+  setQueue(ahead) {
+    if (this.ahead === ahead) return;
+    this.ahead = ahead;
+    this.renderStatus();
+  }
+
   setHeadline(text) {
     this.headlineEl.textContent = text;
     this.headlineEl.hidden = !text;
@@ -163,7 +172,7 @@ export class RunView {
     const started = toDate(r.started_at || r.created_at);
     const finished = toDate(r.finished_at);
     const meta = [];
-    if (started) meta.push(`started ${clock(started)}`);
+    if (started) meta.push(`${this.status === 'queued' && !r.started_at ? 'queued' : 'started'} ${clock(started)}`);
     if (started && finished) meta.push(`took ${duration((finished - started) / 1000)}`);
     head.append(
       h('div', { class: 'run-title-row' },
@@ -180,7 +189,9 @@ export class RunView {
     let text = STATUS_TEXT[s] || s;
     const p = this.progress;
     const total = p && Number(p.total) > 0 ? Number(p.total) : 0;
-    if (s === 'running' && p) {
+    if (s === 'queued' && Number.isInteger(this.ahead)) {
+      text = this.ahead === 0 ? 'Queued: next in line' : `Queued: position ${this.ahead + 1}, ${this.ahead} run${this.ahead === 1 ? '' : 's'} ahead of it`;
+    } else if (s === 'running' && p) {
       text = `Running: ${p.what || 'measuring'}`;
       if (total) text += ` (step ${Math.min(Number(p.done) + 1, total)} of ${total})`;
     } else if (s === 'failed' && this.error) {
@@ -208,25 +219,33 @@ export class RunView {
     }
   }
 
-  // Warnings first; past a few, the rest wait behind one line so the charts stay in view.
+  // The noise warning (an element, and its first words for the folded line), or null.
+  setNoisy(noisy) {
+    this.noisy = noisy;
+    this.renderNotes();
+  }
+
+  // One line: the first warning and how many more; the whole list behind it.
   renderNotes() {
     const el = clear(this.notesEl);
     const all = [...this.notes.values()];
-    const sorted = [...all.filter((n) => n.level === 'warn'), ...all.filter((n) => n.level !== 'warn')];
+    const warns = all.filter((n) => n.level === 'warn');
+    const infos = all.filter((n) => n.level !== 'warn');
+    const nwarn = warns.length + (this.noisy ? 1 : 0);
     const item = (n) => h('li', { class: `note note-${n.level === 'warn' ? 'warn' : 'info'}` },
       h('span', { class: 'note-level', text: n.level === 'warn' ? 'warning' : 'note' }), h('span', { text: n.text }));
-    const shown = sorted.length > NOTES_SHOWN + 1 ? NOTES_SHOWN : sorted.length;
-    el.append(...sorted.slice(0, shown).map(item));
-    if (shown < sorted.length) {
-      const rest = sorted.slice(shown);
-      const warns = rest.filter((n) => n.level === 'warn').length;
-      const more = h('details', { class: 'notes-more', open: this.notesOpen },
-        h('summary', { text: `${rest.length} more note${rest.length === 1 ? '' : 's'}${warns ? ` (${warns} warning${warns === 1 ? '' : 's'})` : ''}` }),
-        h('ul', { class: 'notes' }, rest.map(item)));
-      more.addEventListener('toggle', () => { this.notesOpen = more.open; });
-      el.append(h('li', { class: 'notes-more-item' }, more));
-    }
-    el.hidden = this.notes.size === 0;
+    el.hidden = !nwarn && !infos.length;
+    if (el.hidden) return;
+    const first = this.noisy ? this.noisy.short : h('span', { text: (warns[0] || infos[0]).text });
+    const count = [nwarn && `${nwarn} warning${nwarn === 1 ? '' : 's'}`, infos.length && `${infos.length} note${infos.length === 1 ? '' : 's'}`]
+      .filter(Boolean).join(', ');
+    el.classList.toggle('has-warn', nwarn > 0);
+    el.open = this.notesOpen;
+    el.append(h('summary', {},
+      h('span', { class: 'notes-count', text: count }),
+      h('span', { class: 'notes-first' }, first)),
+    this.noisy ? this.noisy.el : null,
+    h('ul', { class: 'notes' }, [...warns, ...infos].map(item)));
   }
 
   renderSummary() {
@@ -324,10 +343,15 @@ function shownValue(k, v) {
   return k === 'cpus' ? '(by placement)' : '(empty)';
 }
 
+// One line of k=v (the whole list when opened): the chart, not the parameters, is what the screen is for.
 function paramsLine(params) {
   if (!params || typeof params !== 'object') return null;
-  const items = Object.entries(params).map(([k, v]) =>
+  const entries = Object.entries(params);
+  const items = entries.map(([k, v]) =>
     h('li', { class: 'param-chip' }, h('span', { class: 'k', text: k }), '=', h('span', { class: 'v', text: shownValue(k, v) })));
-  return h('ul', { class: 'params-line', 'aria-label': 'parameters of this run' }, items);
+  return h('details', { class: 'params-fold' },
+    h('summary', {}, h('span', { class: 'params-count', text: `${entries.length} parameters` }),
+      h('span', { class: 'params-short', text: entries.map(([k, v]) => `${k}=${shownValue(k, v)}`).join(' · ') })),
+    h('ul', { class: 'params-line', 'aria-label': 'parameters of this run' }, items));
 }
 

@@ -10,6 +10,8 @@ test-browser: $(BUILD)/numalab web/vendor/.stamp
 		node tests/browser/run.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
 			--web web --screenshots build/screenshots && \
 		node tests/browser/lab.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
+			--web web --screenshots build/screenshots && \
+		node tests/browser/topology.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
 			--web web --screenshots build/screenshots; \
 	fi
 

@@ -39,7 +39,19 @@ try {
   await page.waitForSelector('.png-button', { timeout: 10000 });
   const dl = page.waitForEvent('download', { timeout: 10000 });
   await page.click('.png-button');
-  check((await (await dl).suggestedFilename()).endsWith('.png'), 'a chart downloads as PNG');
+  const png = await dl;
+  check((await png.suggestedFilename()).endsWith('.png'), 'a chart downloads as PNG');
+  // twice the screen's pixels, with the title and where it comes from drawn in
+  const pngFile = join(tmp, 'chart.png');
+  await png.saveAs(pngFile);
+  const { readFileSync } = await import('node:fs');
+  const pngBytes = readFileSync(pngFile);
+  const pngW = pngBytes.readUInt32BE(16);
+  const cssW = await page.evaluate(() => document.querySelector('#charts figure canvas').getBoundingClientRect().width);
+  check(pngW >= 2 * cssW, `the PNG is ${pngW} px wide for a chart ${Math.round(cssW)} px wide on screen`);
+  const names = await page.$$eval('.png-button', (b) => b.map((x) => x.getAttribute('aria-label')));
+  check(new Set(names).size === names.length, `each PNG button has its own name (${names})`);
+  writeFileSync(join(SHOTS, 'export-chart.png'), pngBytes);
   await page.screenshot({ path: join(SHOTS, 'lab-run.png'), fullPage: true });
 
   await page.goto(`${base}#/history?machine=cluster`);
@@ -55,7 +67,20 @@ try {
   const heads = await page.$$eval('#compare-table thead th', (t) => t.map((x) => x.textContent));
   check(heads.some((t) => t.includes('cluster-node-17')) && heads.some((t) => t.includes(doc.machine.hostname)), 'the comparison names both machines');
   check((await page.textContent('#compare-table tbody')).includes('×'), 'the comparison gives ratios');
+  const diff = await page.$$eval('#compare-diff-table tbody tr th', (t) => t.map((x) => x.textContent));
+  check(diff.some((t) => t.startsWith('host')), `the table of what differs names the host (${diff})`);
+  check(!diff.some((t) => t === 'threads'), 'parameters the runs share are folded away');
+  check(await page.isVisible('.compare-same summary'), 'the rows that are the same wait behind one line');
+  check(/higher is better|lower is better/.test(await page.textContent('#compare-table tbody')), 'each ratio says which way is better');
   await page.waitForTimeout(500);
+  const cmp = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('#compare-charts figure canvas'));
+    return { legend: c.options.plugins.legend.position, sets: c.data.datasets.filter((d) => !d._ref).map((d) => ({ label: d.label, color: d.borderColor })) };
+  });
+  const fam = (run) => new Set(cmp.sets.filter((d) => d.label.endsWith(`#${run}`)).map((d) => d.color));
+  check(cmp.legend === 'bottom', `the legend sits under the plot (${cmp.legend})`);
+  check([...fam(a.id)].every((c) => !fam(b.id).has(c)), `each run has its own colours (${JSON.stringify(cmp.sets)})`);
+  await page.screenshot({ path: join(SHOTS, 'compare-1280x720.png') });
   await page.screenshot({ path: join(SHOTS, 'lab-compare.png'), fullPage: true });
 
   // import through the file picker

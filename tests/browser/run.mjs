@@ -135,9 +135,24 @@ try {
     assert(await drawn(page, 'time') === want, `Chart.js holds ${await drawn(page, 'time')} points, the run has ${want}`);
     if (doc.headline) assert((await page.textContent('#headline')).trim() === doc.headline, 'the headline is not shown');
     assert(await page.locator('#placement table tbody tr').count() > 0, 'no "where each thread ran" rows');
+    // the picture marks the PUs the threads were seen on: two threads of the last part
+    const marked = await page.evaluate(() => [...document.querySelectorAll('#run-topology svg [data-threads]')].map((g) => g.dataset.threads));
+    const lastPart = doc.placement[doc.placement.length - 1].threads;
+    assert(marked.join(',').split(",").length === lastPart.length, `the topology picture marks threads ${JSON.stringify(marked)}, the run placed ${lastPart.length}`);
     assert((await page.locator('#p-threads').inputValue()) === '1-2', 'the form lost the values the run was started with');
     await clean(page);
-    await shot(page, 'run-1280x720');
+    // the verdict and the whole first chart, axis included, without scrolling
+    for (const [w, hgt] of [[1280, 720], [1400, 900]]) {
+      await page.setViewportSize({ width: w, height: hgt });
+      await page.waitForTimeout(300);
+      const box = await page.evaluate(() => {
+        const r = document.querySelector('#charts figure.chart').getBoundingClientRect();
+        const v = document.querySelector('#headline').getBoundingClientRect();
+        return { top: v.top, bottom: r.bottom };
+      });
+      assert(box.top >= 0 && box.bottom <= hgt, `at ${w}x${hgt} the first chart ends at ${Math.round(box.bottom)} px, below the fold`);
+      await shot(page, `run-${w}x${hgt}`);
+    }
     await page.setViewportSize({ width: 1920, height: 1080 });
     await page.waitForTimeout(400);
     await shot(page, 'run-1920x1080');
@@ -220,6 +235,63 @@ try {
     await page.locator(`figure[data-chart="${chartId}"]`).scrollIntoViewIfNeeded();
     await clean(page);
     await shot(page, 'heatmap-1280x720');
+    await page.close();
+  });
+
+  await test('a memory run draws its threads and where its pages landed on the topology picture', async () => {
+    const r = await fetch(new URL('api/runs', server.base), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ experiment: 'memory_policy', params: { size: '4M', repeat: 2 } }),
+    });
+    assert(r.status === 202, `POST /api/runs for memory_policy answered ${r.status}`);
+    const { id } = await r.json();
+    const page = await newPage();
+    await page.goto(`${server.base}#/runs/${id}`);
+    await page.waitForSelector('#status[data-status="done"]', { timeout: 60000 });
+    const doc = await getJSON(`api/runs/${id}`);
+    const first = doc.samples.filter((s) => s.unit === 'pages' && s.series === doc.samples.find((x) => x.unit === 'pages').series);
+    await page.waitForSelector('#run-topology svg [data-pages]');
+    const drawn = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('#run-topology svg [data-kind="node"]')]
+      .map((g) => [g.dataset.id, Number(g.querySelector('[data-pages]').dataset.pages)])));
+    for (const s of first) assert(drawn[String(s.x)] === s.y, `node ${s.x} shows ${drawn[String(s.x)]} pages, the run counted ${s.y}`);
+    assert(await page.locator('#run-topology svg [data-threads]').count() > 0, 'no thread drawn on the picture');
+    await page.locator('#run-topology').scrollIntoViewIfNeeded();
+    await clean(page);
+    await shot(page, 'run-topology-pages-1280x720');
+    await page.close();
+  });
+
+  await test('Run stays off while its run is queued or running, a queued run says its place, a double press starts one run', async () => {
+    // a run ahead of it holds the runner
+    const post = (params) => fetch(new URL('api/runs', server.base), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ experiment: 'false_sharing', params }),
+    }).then((r) => r.json());
+    const ahead = await post({ threads: '1-2', increments: '400000000' });
+    const before = (await getJSON('api/runs?limit=100')).total;
+    const page = await newPage();
+    await page.goto(`${server.base}#/experiments/false_sharing`);
+    await page.waitForSelector('#p-threads');
+    await page.fill('#p-threads', '1');
+    await page.fill('#p-increments', '1000000');
+    await page.focus('#run-button');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await page.click('#run-button', { force: true }).catch(() => {});
+    await page.waitForFunction(() => /^#\/runs\/[^/]+$/.test(location.hash), null, { timeout: 10000 });
+    const id = decodeURIComponent(new URL(page.url()).hash.replace('#/runs/', ''));
+    await page.waitForFunction(() => /Queued: position \d+, \d+ runs? ahead of it|Queued: next in line/.test(document.querySelector('#status').textContent), null, { timeout: 10000 });
+    assert(await page.getAttribute('#run-button', 'aria-disabled') === 'true', 'Run is not off while its run is queued');
+    assert(/queued/.test(await page.textContent('#run-bar-msg')), `the Run bar says "${await page.textContent('#run-bar-msg')}"`);
+    assert(await page.evaluate(() => document.activeElement && document.activeElement.id) === 'run-button', 'the focus left the Run button when the run started');
+    await shot(page, 'queued-1280x720');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(500);
+    const after = (await getJSON('api/runs?limit=100')).total;
+    assert(after === before + 1, `pressing Run three times and Enter once more started ${after - before} runs`);
+    await fetch(new URL(`api/runs/${ahead.id}`, server.base), { method: 'DELETE' });
+    await page.waitForSelector('#status[data-status="done"]', { timeout: 60000 });
+    await page.waitForFunction(() => document.querySelector('#run-button').getAttribute('aria-disabled') === 'false', null, { timeout: 10000 });
+    assert(String(id) !== String(ahead.id), 'the page opened the wrong run');
+    await clean(page);
     await page.close();
   });
 

@@ -1,0 +1,120 @@
+// topology.mjs - the topology picture of the machines the unit tests describe (hwloc synthetic strings and XML), from 2 to 1,024 PUs
+import { readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CHROMIUM, ONLY, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
+
+const chromium = await browserOrSkip('test-browser (topology)');
+const tmp = tempDir('numalab-topo-');
+
+const MACHINES = [
+  { name: 'two-socket-smt-synthetic', env: { HWLOC_SYNTHETIC: 'pack:2 numa:1 l3:1 core:2 pu:2' }, pus: 8, nodes: 2 },
+  { name: 'two-socket-smt-xml', env: { HWLOC_XMLFILE: resolve('tests/data/two_socket_smt.xml') }, pus: 16, nodes: 2, distances: true },
+  { name: 'four-node', env: { HWLOC_SYNTHETIC: 'pack:2 numa:2 l3:1 core:2 pu:2' }, pus: 16, nodes: 4 },
+  { name: 'one-core', env: { HWLOC_SYNTHETIC: 'pack:1 l3:1 core:1 pu:1' }, pus: 1, nodes: 1 },
+  { name: 'l2-pairs', env: { HWLOC_SYNTHETIC: 'pack:1 l3:1 l2:2 core:2 pu:1' }, pus: 4, nodes: 1 },
+  { name: 'big-1024', env: { HWLOC_SYNTHETIC: 'pack:8 numa:8 l3:1 l2:8 core:1 pu:2' }, pus: 1024, nodes: 64, folded: true },
+];
+
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+const results = [];
+async function test(name, fn) {
+  if (ONLY && !name.includes(ONLY)) return;
+  try {
+    await fn();
+    results.push([true, name]);
+    console.log(`  PASS  ${name}`);
+  } catch (e) {
+    results.push([false, name]);
+    console.log(`  FAIL  ${name}: ${e.message}`);
+  }
+}
+
+// What the picture holds: PUs drawn, PUs standing behind folds, node boxes, folds.
+const census = (page) => page.evaluate(() => {
+  const svg = document.querySelector('.topo svg');
+  if (!svg) return null;
+  return {
+    pus: svg.querySelectorAll('[data-kind="pu"]').length,
+    nodes: svg.querySelectorAll('[data-kind="node"]').length,
+    folds: svg.querySelectorAll('[data-fold]').length,
+    distances: svg.querySelectorAll('[data-kind="distances"] rect').length,
+    width: svg.getBoundingClientRect().width,
+    text: [...svg.querySelectorAll('text')].map((t) => t.textContent).join('\n'),
+  };
+});
+
+let context = null;
+try {
+  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+    executablePath: CHROMIUM, headless: true, acceptDownloads: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  for (const m of MACHINES) {
+    await test(`the topology picture of ${m.name} (${m.pus} PUs, ${m.nodes} node${m.nodes > 1 ? 's' : ''})`, async () => {
+      const dir = join(tmp, m.name);
+      rmSync(dir, { recursive: true, force: true });
+      const { mkdirSync } = await import('node:fs');
+      mkdirSync(dir, { recursive: true });
+      const server = await startServer(dir, m.env);
+      try {
+        const page = await context.newPage();
+        const problems = [];
+        page.on('pageerror', (e) => problems.push(e.message));
+        await page.setViewportSize({ width: 1280, height: 720 });
+        await page.goto(`${server.base}#/topology`);
+        await page.waitForSelector('.topo svg', { timeout: 10000 });
+        const c = await census(page);
+        assert(c, 'no picture');
+        if (m.folded) {
+          assert(c.folds > 0, 'a 1024-PU machine is drawn without folding');
+          assert(c.pus < 100, `${c.pus} PUs drawn folded: not readable`);
+        } else {
+          assert(c.pus === m.pus, `${c.pus} PUs drawn, the machine has ${m.pus}`);
+        }
+        if (m.nodes > 1) {
+          assert(c.distances === m.nodes * m.nodes, `the distance matrix has ${c.distances} cells for ${m.nodes} nodes`);
+          if (!m.folded) assert(c.nodes === m.nodes, `${c.nodes} NUMA node boxes for ${m.nodes} nodes`);
+        }
+        if (m.distances) assert(/^21$/m.test(c.text), 'the XML machine\'s distance 21 is not drawn');
+        assert(/Package 0/.test(c.text) && /PU 0/.test(c.text), 'no package or PU captions');
+        await page.screenshot({ path: join(SHOTS, `topology-${m.name}-1280x720.png`) });
+        await page.setViewportSize({ width: 1400, height: 900 });
+        await page.waitForTimeout(200);
+        await page.screenshot({ path: join(SHOTS, `topology-${m.name}-1400x900.png`) });
+        if (m.folded) {
+          // one fold opens by keyboard, then everything
+          await page.focus('.topo svg [data-fold]');
+          await page.keyboard.press('Enter');
+          const after = await census(page);
+          assert(after.pus > c.pus, 'Enter on a fold did not unfold it');
+          await page.click('.topo-unfold');
+          const all = await census(page);
+          assert(all.pus === m.pus && all.folds === 0, `unfolded, ${all.pus} PUs drawn and ${all.folds} folds left`);
+          await page.screenshot({ path: join(SHOTS, `topology-${m.name}-unfolded-1400x900.png`) });
+        }
+        const [dl] = await Promise.all([page.waitForEvent('download'), page.click('.topo-svg')]);
+        const file = join(dir, 'topo.svg');
+        await dl.saveAs(file);
+        const svg = readFileSync(file, 'utf8');
+        assert(/^<\?xml/.test(svg) && /<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/.test(svg) && /PU 0/.test(svg), 'the SVG download is not a standalone SVG of the picture');
+        assert(!problems.length, problems.join('; '));
+        await page.close();
+      } finally {
+        server.proc.kill('SIGTERM');
+      }
+    });
+  }
+} catch (e) {
+  results.push([false, 'setup']);
+  console.log(`  FAIL  setup: ${e.message}`);
+} finally {
+  if (context) await context.close().catch(() => {});
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+const failed = results.filter((r) => !r[0]);
+console.log(`test-browser (topology): ${results.length - failed.length} passed, ${failed.length} failed; screenshots in ${SHOTS}`);
+process.exit(failed.length ? 1 : 0);

@@ -1,0 +1,416 @@
+// topology.js - the machine as an lstopo-like SVG picture (packages, NUMA nodes, caches, cores, PUs, node distances), with a run's threads and pages drawn on it
+import { h } from './dom.js';
+import { bytes } from './format.js';
+
+const NS = 'http://www.w3.org/2000/svg';
+const FOLD_OVER = 4; // more identical children than this are folded, first and last kept (lstopo's factorize)
+const WRAP = 1180; // a row of children wraps past this width
+const PAD = 5;
+const GAP = 5;
+const HEAD = 20; // a caption bar: package, node, cache, core
+const PU_W = 46;
+const PU_H = 34;
+const FONT = 'DejaVu Sans, Liberation Sans, Arial, sans-serif';
+
+// lstopo's colours, a little darker so that they hold up under a projector
+const LOOK = {
+  machine: { fill: '#ffffff', stroke: '#15181d' },
+  package: { fill: '#dedede', stroke: '#15181d' },
+  node: { fill: '#d2e7a4', stroke: '#3d5a00' },
+  cache: { fill: '#f2f2f2', stroke: '#5a5f66' },
+  core: { fill: '#bebebe', stroke: '#15181d' },
+  pu: { fill: '#ffffff', stroke: '#15181d' },
+  used: { fill: '#0a58a8', stroke: '#002f66', ink: '#ffffff' },
+  moved: { fill: '#b33000', stroke: '#5c1800', ink: '#ffffff' },
+  fold: { fill: '#ffffff', stroke: '#5a5f66' },
+};
+
+const LEVELS = ['package', 'node', 'l3', 'l2', 'l1', 'core'];
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) e.setAttribute(k, String(v));
+  for (const k of kids.flat()) if (k) e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+  return e;
+}
+
+// The levels in the order they nest on this machine: fewer groups sit higher (a node spanning
+// two packages goes above them, two nodes in a package below it); a level nobody has is left out.
+function levelOrder(pus) {
+  const count = (lv) => new Set(pus.map((p) => p[lv])).size;
+  const present = LEVELS.filter((lv) => pus.some((p) => Number.isInteger(p[lv]) && p[lv] >= 0));
+  return present.map((lv, i) => ({ lv, i, n: count(lv) })).sort((a, b) => a.n - b.n || a.i - b.i).map((x) => x.lv);
+}
+
+// {kind, level, id, children, pus} from the flat PU list of /api/topology
+export function topologyTree(topo) {
+  const pus = [...(topo.pus || [])].sort((a, b) => a.logical - b.logical);
+  const order = levelOrder(pus);
+  const root = { kind: 'machine', id: 0, children: [], pus: [] };
+  for (const p of pus) {
+    let g = root;
+    g.pus.push(p);
+    for (const lv of order) {
+      const id = p[lv];
+      if (!Number.isInteger(id) || id < 0) continue;
+      let c = g.children.find((x) => x.level === lv && x.id === id);
+      if (!c) {
+        c = { kind: lv.startsWith('l') ? 'cache' : lv, level: lv, id, children: [], pus: [] };
+        g.children.push(c);
+      }
+      c.pus.push(p);
+      g = c;
+    }
+    g.children.push({ kind: 'pu', level: 'pu', id: p.os, pu: p, children: [], pus: [p] });
+  }
+  return root;
+}
+
+// What a box says in its caption bar.
+function caption(g, topo, pages = null) {
+  const nodes = topo.nodes || [];
+  switch (g.kind) {
+    case 'machine': {
+      const mem = nodes.reduce((s, n) => s + (n.mem_total || 0), 0);
+      return `Machine${mem ? ` (${bytes(mem)} total)` : ''}${topo.cpu_model && topo.cpu_model.trim() !== 'unknown' ? ` · ${topo.cpu_model.trim()}` : ''}`;
+    }
+    case 'package': return `Package ${g.id}`;
+    case 'node': {
+      const n = nodes.find((x) => x.os === g.id);
+      return `NUMA node ${g.id}${n && n.mem_total ? ` (${bytes(n.mem_total)})` : ''}${pagesText(g.id, pages)}`;
+    }
+    case 'cache': {
+      const lvl = Number(g.level.slice(1));
+      const c = (topo.caches || []).find((x) => x.level === lvl && x.logical === g.id);
+      return `L${lvl}${lvl === 1 ? 'd' : ''}${c && c.size ? ` (${bytes(c.size)})` : ''}`;
+    }
+    case 'core': return `Core ${g.id}`;
+    default: return `PU ${g.id}`;
+  }
+}
+
+// Two children are folded together when they draw the same: same kinds, sizes and counts below.
+function shape(g, topo) {
+  if (g.shape) return g.shape;
+  const own = g.kind === 'cache' || g.kind === 'node' ? caption(g, topo).replace(/^NUMA node \d+/, 'node') : g.kind;
+  g.shape = `${own}[${g.children.map((c) => shape(c, topo)).join(',')}]`;
+  return g.shape;
+}
+
+// ": 45% of the pages" for a node, when a run counted them
+function pagesText(node, pages) {
+  if (!pages || !pages.size) return '';
+  const total = [...pages.values()].reduce((s, v) => s + v, 0);
+  return ` · ${total ? Math.round(((pages.get(node) || 0) / total) * 100) : 0}% of pages`;
+}
+
+const kindName = (k, n) => {
+  const names = { package: 'package', node: 'NUMA node', cache: 'cache', core: 'core', pu: 'PU' };
+  const w = names[k] || k;
+  return n === 1 ? w : `${w}s`;
+};
+
+// A picture of the machine. opts: {threads: Map(pu os -> [{thread, moved}]), pages: Map(node os -> pages), title}
+export class TopologyPicture {
+  constructor(topo, opts = {}) {
+    this.topo = topo;
+    this.opts = opts;
+    this.tree = topologyTree(topo);
+    this.unfolded = new Set(); // fold keys a person opened
+    this.all = false; // every fold open
+    this.unfoldBtn = h('button', { type: 'button', class: 'link-button topo-unfold', 'aria-pressed': 'false', text: 'show every identical part' });
+    this.unfoldBtn.addEventListener('click', () => {
+      this.all = !this.all;
+      this.unfolded.clear();
+      this.render();
+    });
+    this.svgBtn = h('button', { type: 'button', class: 'link-button topo-svg', text: 'download the topology as SVG' });
+    this.svgBtn.addEventListener('click', () => this.download());
+    this.box = h('div', { class: 'topo-scroll', tabindex: '0', role: 'region', 'aria-label': opts.title || 'topology picture' });
+    this.legend = h('p', { class: 'topo-legend' });
+    this.el = h('div', { class: 'topo', dataset: { npus: String((topo.pus || []).length), nnodes: String((topo.nodes || []).length) } },
+      h('div', { class: 'topo-tools' }, this.unfoldBtn, this.svgBtn), this.box, this.legend, this.textTable());
+    this.render();
+  }
+
+  set(opts) {
+    this.opts = { ...this.opts, ...opts };
+    this.render();
+  }
+
+  render() {
+    const used = this.opts.threads || new Map();
+    this.marked = (g) => g.pus.some((p) => used.has(p.os));
+    const body = this.layout(this.tree, 'm');
+    const dist = this.distanceLayout();
+    const W = Math.max(body.w, dist ? dist.w : 0) + 2;
+    const H = body.h + (dist ? dist.h + 14 : 0) + 2;
+    const svg = el('svg', { xmlns: NS, width: W, height: H, viewBox: `0 0 ${W} ${H}`, 'font-family': FONT, 'font-size': 12, role: 'group', 'aria-label': this.opts.title || 'topology of the machine' });
+    svg.append(el('rect', { x: 0, y: 0, width: W, height: H, fill: '#ffffff' }));
+    this.draw(svg, body, 1, 1);
+    if (dist) this.drawDistances(svg, dist, 1, body.h + 14);
+    this.svg = svg;
+    this.box.replaceChildren(svg);
+    // readable at its own size: it may shrink to four fifths to fit, past that the box scrolls
+    svg.style.width = '100%';
+    svg.style.maxWidth = `${W}px`;
+    svg.style.minWidth = `${Math.round(W * 0.8)}px`;
+    svg.style.height = 'auto';
+    const folds = svg.querySelectorAll('[data-fold]').length;
+    this.unfoldBtn.hidden = !folds && !this.all;
+    this.unfoldBtn.textContent = this.all ? 'fold identical parts again' : 'show every identical part';
+    this.unfoldBtn.setAttribute('aria-pressed', String(this.all));
+    this.el.dataset.folds = String(folds);
+    this.renderLegend();
+  }
+
+  renderLegend() {
+    const t = this.opts.threads;
+    const parts = [];
+    if (t && t.size) {
+      const moved = [...t.values()].flat().some((x) => x.moved);
+      parts.push(h('span', { class: 'topo-key topo-key-used' }, 't0, t1…'), ' a PU a thread of this run was seen running on');
+      if (moved) parts.push('; ', h('span', { class: 'topo-key topo-key-moved' }, 'red'), ' one that ran elsewhere than it asked');
+      parts.push('. ');
+    }
+    if (this.opts.pages && this.opts.pages.size) parts.push('The green bar in a NUMA node is the share of the buffer\u2019s pages found there. ');
+    if (this.el.dataset.folds !== '0') parts.push('“… more” boxes stand for identical parts; activate one to unfold it.');
+    this.legend.replaceChildren(...parts);
+    this.legend.hidden = !parts.length;
+  }
+
+  // The children of g with runs of identical, unmarked ones folded: [{g} | {fold: [g...], key}]
+  items(g, key) {
+    const out = [];
+    const kids = g.children;
+    let i = 0;
+    while (i < kids.length) {
+      let j = i + 1;
+      if (!this.marked(kids[i])) {
+        const s = shape(kids[i], this.topo);
+        while (j < kids.length && !this.marked(kids[j]) && shape(kids[j], this.topo) === s) j++;
+      }
+      const run = kids.slice(i, j);
+      const fk = `${key}/${i}`;
+      if (run.length > FOLD_OVER && !this.all && !this.unfolded.has(fk)) {
+        out.push({ g: run[0] }, { fold: run.slice(1, -1), key: fk }, { g: run[run.length - 1] });
+      } else {
+        for (const c of run) out.push({ g: c });
+      }
+      i = j;
+    }
+    return out;
+  }
+
+  // Sizes and positions, relative to the box: {g, w, h, head, kids: [{x, y, ...}]}
+  layout(g, key) {
+    if (g.kind === 'pu') return { g, w: PU_W, h: PU_H, kids: [] };
+    const head = HEAD;
+    const items = this.items(g, key).map((it, i) => (it.fold ? this.foldLayout(it) : this.layout(it.g, `${key}.${i}`)));
+    // a cache or node with one child sits on it as a bar, as lstopo draws them
+    let x = PAD;
+    let y = head + PAD;
+    let rowH = 0;
+    let w = 0;
+    for (const k of items) {
+      if (x > PAD && x + k.w > WRAP) {
+        x = PAD;
+        y += rowH + GAP;
+        rowH = 0;
+      }
+      k.x = x;
+      k.y = y;
+      x += k.w + GAP;
+      rowH = Math.max(rowH, k.h);
+      w = Math.max(w, x - GAP + PAD);
+    }
+    const bold = g.kind === 'machine' || g.kind === 'package' || (g.kind === 'node' && this.opts.pages && this.opts.pages.size);
+    const minW = textWidth(caption(g, this.topo, this.opts.pages), g.kind === 'machine' ? 13 : 12, bold) + 2 * PAD;
+    return { g, w: Math.max(w, minW), h: y + rowH + PAD, head, kids: items };
+  }
+
+  foldLayout(it) {
+    const gs = it.fold;
+    const kind = gs[0].kind === 'cache' ? `L${gs[0].level.slice(1)} cache` : kindName(gs[0].kind, gs.length);
+    const ids = gs.map((g) => g.id);
+    const label = `… ${gs.length} more`;
+    const sub = gs[0].kind === 'cache' ? (gs.length === 1 ? kind : `${kind}s`) : kind;
+    const range = `${ids[0]}–${ids[ids.length - 1]}`;
+    return { fold: it, w: Math.max(70, textWidth(label, 12) + 14, textWidth(sub, 11) + 14), h: Math.max(PU_H, 52), label, sub, range, kids: [] };
+  }
+
+  draw(svg, b, ox, oy) {
+    const x = ox + (b.x || 0);
+    const y = oy + (b.y || 0);
+    if (b.fold) return this.drawFold(svg, b, x, y);
+    const g = b.g;
+    if (g.kind === 'pu') return this.drawPU(svg, g, x, y);
+    const look = LOOK[g.kind] || LOOK.cache;
+    const grp = el('g', { 'data-kind': g.kind, 'data-id': g.id });
+    grp.append(el('rect', { x, y, width: b.w, height: b.h, fill: look.fill, stroke: look.stroke, 'stroke-width': g.kind === 'package' || g.kind === 'machine' ? 1.6 : 1 }));
+    if (g.kind === 'node' && this.opts.pages && this.opts.pages.size) this.drawPages(grp, g, x, y, b.w);
+    const pages = g.kind === 'node' && this.opts.pages && this.opts.pages.size;
+    grp.append(el('text', { x: x + PAD, y: y + 14, fill: '#15181d', 'font-weight': g.kind === 'machine' || g.kind === 'package' || pages ? 700 : 400, 'font-size': g.kind === 'machine' ? 13 : 12 }, caption(g, this.topo, this.opts.pages)));
+    svg.append(grp);
+    for (const k of b.kids) this.draw(svg, k, x, y);
+  }
+
+  drawPages(grp, g, x, y, w) {
+    const pages = this.opts.pages;
+    const total = [...pages.values()].reduce((s, v) => s + v, 0);
+    const here = pages.get(g.id) || 0;
+    const share = total ? here / total : 0;
+    grp.append(el('rect', { x: x + 1, y: y + 1, width: Math.max(0, (w - 2) * share), height: HEAD - 2, fill: '#8fc23a', 'data-pages': String(here) }));
+  }
+
+  drawPU(svg, g, x, y) {
+    const who = (this.opts.threads && this.opts.threads.get(g.id)) || [];
+    const moved = who.some((t) => t.moved);
+    const look = who.length ? (moved ? LOOK.moved : LOOK.used) : LOOK.pu;
+    const p = g.pu;
+    const grp = el('g', { 'data-kind': 'pu', 'data-os': p.os, 'data-threads': who.map((t) => t.thread).join(',') || null });
+    grp.append(el('rect', { x, y, width: PU_W, height: PU_H, fill: look.fill, stroke: look.stroke, 'stroke-width': who.length ? 2 : 1, 'stroke-dasharray': p.allowed === false ? '3 2' : null }));
+    grp.append(el('text', { x: x + PU_W / 2, y: y + 13, 'text-anchor': 'middle', fill: look.ink || '#15181d', 'font-size': 11 }, `PU ${p.os}`));
+    if (who.length) {
+      const names = who.map((t) => `t${t.thread}`);
+      const line = names.length > 2 ? `${names[0]}+${names.length - 1}` : names.join(',');
+      grp.append(el('text', { x: x + PU_W / 2, y: y + 28, 'text-anchor': 'middle', fill: look.ink, 'font-weight': 700, 'font-size': 12 }, line));
+    }
+    svg.append(grp);
+  }
+
+  drawFold(svg, b, x, y) {
+    const look = LOOK.fold;
+    const it = b.fold;
+    const grp = el('g', { 'data-fold': it.key, role: 'button', tabindex: 0, 'aria-label': `unfold ${b.sub} ${b.range}`, cursor: 'pointer' });
+    grp.append(el('rect', { x, y, width: b.w, height: b.h, fill: look.fill, stroke: look.stroke, 'stroke-dasharray': '4 3' }));
+    grp.append(el('text', { x: x + b.w / 2, y: y + 17, 'text-anchor': 'middle', fill: '#15181d', 'font-weight': 700 }, b.label));
+    grp.append(el('text', { x: x + b.w / 2, y: y + 32, 'text-anchor': 'middle', fill: '#434952', 'font-size': 11 }, b.sub));
+    grp.append(el('text', { x: x + b.w / 2, y: y + 46, 'text-anchor': 'middle', fill: '#434952', 'font-size': 11 }, b.range));
+    const open = () => {
+      this.unfolded.add(it.key);
+      this.render();
+    };
+    grp.addEventListener('click', open);
+    grp.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' || ev.key === ' ') {
+        ev.preventDefault();
+        open();
+      }
+    });
+    svg.append(grp);
+  }
+
+  // The node distance matrix: numbers while they fit, shades past 16 nodes.
+  distanceLayout() {
+    const nodes = this.topo.nodes || [];
+    if (nodes.length < 2) return null;
+    const n = nodes.length;
+    const cell = n <= 16 ? 30 : Math.max(7, Math.floor(560 / n));
+    const lab = 58;
+    return { n, cell, lab, w: lab + n * cell + 10, h: 24 + lab / 2 + n * cell + 6 };
+  }
+
+  drawDistances(svg, d, x, y) {
+    const nodes = this.topo.nodes;
+    const known = nodes.some((r) => (r.distances || []).some((v) => v > 0));
+    const grp = el('g', { 'data-kind': 'distances' });
+    grp.append(el('text', { x, y: y + 14, 'font-weight': 700, fill: '#15181d' },
+      known ? 'NUMA distances (10 = local; higher is farther)' : 'NUMA distances: not reported by this machine'));
+    const top = y + 24 + d.lab / 2;
+    const all = nodes.flatMap((r) => r.distances || []).filter((v) => v > 0);
+    const lo = Math.min(...all, 10);
+    const hi = Math.max(...all, 10);
+    const step = d.n <= 16 ? 1 : Math.ceil(d.n / 8);
+    nodes.forEach((r, i) => {
+      if (i % step === 0) {
+        grp.append(el('text', { x: x + d.lab - 6, y: top + i * d.cell + Math.min(d.cell, 16) / 2 + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#15181d' }, `node ${r.os}`));
+        grp.append(el('text', { x: x + d.lab + i * d.cell + d.cell / 2, y: top - 4, 'text-anchor': 'middle', 'font-size': 11, fill: '#15181d' }, String(r.os)));
+      }
+      (r.distances || []).forEach((v, j) => {
+        const t = hi > lo ? (v - lo) / (hi - lo) : 0;
+        const shade = v > 0 ? Math.round(245 - t * 150) : 255;
+        grp.append(el('rect', { x: x + d.lab + j * d.cell, y: top + i * d.cell, width: d.cell, height: d.cell, fill: `rgb(${shade},${shade},${Math.min(255, shade + 10)})`, stroke: '#9aa1ab', 'stroke-width': 0.5 }));
+        if (d.n <= 16)
+          grp.append(el('text', { x: x + d.lab + j * d.cell + d.cell / 2, y: top + i * d.cell + d.cell / 2 + 4, 'text-anchor': 'middle', 'font-size': 11, fill: t > 0.6 ? '#ffffff' : '#15181d' }, v > 0 ? String(v) : '?'));
+      });
+    });
+    svg.append(grp);
+  }
+
+  // The same facts as text a screen reader reaches: each node with its PUs, memory and distances.
+  textTable() {
+    const nodes = this.topo.nodes || [];
+    const pus = this.topo.pus || [];
+    const rows = nodes.map((n) => h('tr', {},
+      h('th', { scope: 'row', text: `node ${n.os}` }),
+      h('td', { text: n.cpus || '–' }),
+      h('td', { text: n.mem_total ? bytes(n.mem_total) : '–' }),
+      h('td', { text: (n.distances || []).map((v) => (v > 0 ? v : '?')).join(' ') || '–' })));
+    const caches = [...new Set((this.topo.caches || []).map((c) => c.level))].sort().map((lvl) => {
+      const c = this.topo.caches.find((x) => x.level === lvl);
+      const count = this.topo.caches.filter((x) => x.level === lvl).length;
+      return `${count} × L${lvl} of ${bytes(c.size)} (each for ${c.npus} PU${c.npus === 1 ? '' : 's'})`;
+    });
+    return h('details', { class: 'topo-text' },
+      h('summary', { text: 'The topology as text' }),
+      h('p', { text: `${this.topo.packages || 1} package(s), ${this.topo.cores || '?'} cores, ${pus.length} PUs${this.topo.smt ? ' (SMT)' : ''}, ${nodes.length} NUMA node(s). Caches: ${caches.join('; ') || 'none reported'}.` }),
+      h('table', { class: 'topo-table' },
+        h('caption', { text: 'NUMA nodes' }),
+        h('thead', {}, h('tr', {}, ['node', 'PUs', 'memory', 'distances to nodes in order'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('tbody', {}, rows)));
+  }
+
+  svgText() {
+    return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(this.svg)}`;
+  }
+
+  download() {
+    const clone = this.svg.cloneNode(true);
+    clone.removeAttribute('style');
+    const text = `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(clone)}`;
+    const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
+    const a = h('a', { href: url, download: this.opts.file || 'numalab-topology.svg' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }
+}
+
+let measureCtx = null;
+function textWidth(s, px, bold = false) {
+  if (!measureCtx) measureCtx = document.createElement('canvas').getContext('2d');
+  measureCtx.font = `${bold ? 'bold ' : ''}${px}px ${FONT}`;
+  return Math.ceil(measureCtx.measureText(s).width) + 4;
+}
+
+// Where a run's threads ran, as observed: PU os -> [{thread, moved}], from one placement group.
+export function threadsOn(threads) {
+  const m = new Map();
+  for (const t of threads || []) {
+    const cpu = Number.isInteger(t.cpu_observed) && t.cpu_observed >= 0 ? t.cpu_observed : null;
+    if (cpu === null) continue;
+    if (!m.has(cpu)) m.set(cpu, []);
+    m.get(cpu).push({ thread: t.thread, moved: Number.isInteger(t.cpu) && t.cpu >= 0 && t.cpu !== cpu });
+  }
+  return m;
+}
+
+// Pages per node for one series of a run's "pages" samples (unit pages, x the node): Map(node os -> pages).
+export function pagesOf(samples, series) {
+  const m = new Map();
+  for (const s of samples || []) if (s.unit === 'pages' && s.series === series && Number.isFinite(s.x)) m.set(s.x, s.y || 0);
+  return m;
+}
+
+export function pageSeries(samples) {
+  return [...new Set((samples || []).filter((s) => s.unit === 'pages').map((s) => s.series))];
+}
+
+// Whether a run was measured on the machine this picture is of (a run's document keeps a summary, not the topology).
+export function sameMachine(topo, m) {
+  if (!topo || !m) return false;
+  return m.pus === (topo.pus || []).length && m.nodes === (topo.nodes || []).length
+    && (m.packages === undefined || m.packages === topo.packages) && (m.cores === undefined || m.cores === topo.cores);
+}
