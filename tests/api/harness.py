@@ -2,16 +2,22 @@
 
 Starts `numalab serve --listen 127.0.0.1:0`, reads the port it prints, and
 talks to it with http.client (which sends paths exactly as given, so the
-traversal tests mean something). Stdlib only.
+traversal tests mean something). Also what the test_*.py files share: the
+run sizes, a web folder with traps, a class with one server for a file's
+tests, and the mark that puts a test in the TSan lane. Stdlib only.
 """
 
 import http.client
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
+import sys
+import tempfile
 import time
+import unittest
 
 BIN = os.environ.get("NUMALAB_BIN", "build/numalab")
 # Generous ceilings so that a hung server fails a test instead of hanging
@@ -19,6 +25,13 @@ BIN = os.environ.get("NUMALAB_BIN", "build/numalab")
 START_TIMEOUT = 60
 REQUEST_TIMEOUT = 120
 FINAL_TYPES = ("done", "failed", "cancelled", "interrupted")
+
+# Small runs finish in well under a second; LONG runs take long enough
+# per point (five rounds of 10^9 increments) to be cancelled or killed
+# while they run, and still emit their first sample on the way.
+SMALL = {"threads": "1-2", "increments": 100000, "repeat": 2, "warmup": 0}
+# (estimated at about 505 s: under the default --max-run-seconds of 600)
+LONG = {"threads": "1-2", "increments": 500000000, "repeat": 5, "warmup": 0}
 
 
 class Server:
@@ -270,3 +283,102 @@ def wait_gone(pid, ceiling=30):
             return True
         time.sleep(0.05)
     return not alive(pid)
+
+
+def wait_until(cond, ceiling=60):
+    """Polls cond until it holds; False if it never did within the ceiling."""
+    deadline = time.monotonic() + ceiling
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return cond()
+
+
+def make_web(root):
+    """A web folder with one file of each kind, a subfolder, and traps."""
+    web = os.path.join(root, "web")
+    os.makedirs(os.path.join(web, "sub"))
+    files = {
+        "index.html": "<!doctype html><title>numalab test</title>",
+        "app.js": "export const x = 1;\n",
+        "style.css": "body { color: black }\n",
+        "data.json": '{"ok": true}\n',
+        "pic.svg": '<svg xmlns="http://www.w3.org/2000/svg"/>',
+        "sub/inner.txt": "inner\n",
+        ".hidden": "secret\n",
+    }
+    for name, text in files.items():
+        with open(os.path.join(web, name), "w") as f:
+            f.write(text)
+    with open(os.path.join(root, "outside.txt"), "w") as f:
+        f.write("outside the web folder\n")
+    os.symlink(os.path.join(root, "outside.txt"), os.path.join(web, "escape.txt"))
+    os.symlink("/etc", os.path.join(web, "etc"))
+    os.symlink("app.js", os.path.join(web, "alias.js"))
+    return web
+
+
+def tsan(obj):
+    """Puts a test, or a whole class of them, in the TSan lane (run.py
+    --tsan): the tests that start, stream, cancel and kill runs, where the
+    runner thread, the stream callbacks and the store meet."""
+    obj.tsan = True
+    return obj
+
+
+class TmpMixin:
+    @classmethod
+    def make_tmp(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="numalab-api-")
+        cls.web = make_web(cls.tmp)
+
+    @classmethod
+    def drop_tmp(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+
+class SharedServerTest(TmpMixin, unittest.TestCase):
+    """One server for the tests of a class that do not stop it; with
+    done_run set, one finished run every test can read (done_id and
+    done_events)."""
+
+    done_run = False
+
+    @classmethod
+    def setUpClass(cls):
+        cls.make_tmp()
+        cls.srv = Server(cls.tmp, web=cls.web).start()
+        if cls.done_run:
+            cls.done_id = cls.srv.start_run(SMALL)
+            cls.done_events = cls.srv.wait_final(cls.done_id)
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        err = cls.srv.stderr()
+        cls.drop_tmp()
+        if rc != 0:
+            raise AssertionError("server exited with %s on SIGTERM\n%s" % (rc, err))
+
+    def assertError(self, status, doc, want_status, field=None, contains=None):
+        self.assertEqual(status, want_status, doc)
+        self.assertIsInstance(doc, dict)
+        self.assertIn("error", doc)
+        msg = doc["error"]
+        self.assertTrue(msg and msg[0].islower() or not msg[0].isalpha(), msg)
+        self.assertFalse(msg.endswith("."), msg)
+        if field is None:
+            self.assertNotIn("field", doc)
+        else:
+            self.assertEqual(doc.get("field"), field, doc)
+        if contains:
+            self.assertIn(contains, msg)
+
+
+def main():
+    """What a test_*.py file runs when it is started by itself."""
+    if not os.access(BIN, os.X_OK):
+        print("SKIP: no numalab binary at '%s' (set NUMALAB_BIN)" % BIN)
+        sys.exit(77)
+    unittest.main(module="__main__", verbosity=2)

@@ -1,0 +1,101 @@
+"""test_limits.py - estimates, body size, queue length, run time.
+
+Against the real binary: NUMALAB_BIN=build/numalab python3 tests/api/test_limits.py
+(make test-api runs every tests/api/test_*.py).
+"""
+
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import (  # noqa: E402
+    LONG,
+    SMALL,
+    Server,
+    SharedServerTest,
+    TmpMixin,
+    children_of,
+    main,
+    tsan,
+)
+
+
+class LimitsTest(SharedServerTest):
+    """Requests refused for what they would cost."""
+
+    def test_estimate_over_time_limit(self):
+        # refused before it is queued: no run is recorded for it
+        _, before, _ = self.srv.json("GET", "/api/runs")
+        status, doc, _ = self.srv.post_run(
+            {"threads": "1-2", "increments": 4000000000, "repeat": 20},
+            "atomic_increment")
+        self.assertError(status, doc, 400, None, "limit of 600 s")
+        self.assertIn("estimated to take about", doc["error"])
+        _, after, _ = self.srv.json("GET", "/api/runs")
+        self.assertEqual(len(after["runs"]), len(before["runs"]))
+
+    def test_estimate_over_free_memory(self):
+        # memory_policy's own check names the node; the estimate covers the rest
+        status, doc, _ = self.srv.post_run({"size": "1T"}, "memory_policy")
+        self.assertError(status, doc, 400, "size", "free on node")
+        for exp in ("bandwidth_scaling", "remote_bandwidth"):
+            status, doc, _ = self.srv.post_run({"size": "1T"}, exp)
+            self.assertEqual(status, 400, doc)
+            self.assertIn("free", doc["error"], exp)
+
+    def test_body_too_big(self):
+        body = json.dumps({"experiment": "false_sharing",
+                           "params": {"layout": "x" * (100 * 1024)}})
+        status, doc, _ = self.srv.json(
+            "POST", "/api/runs", body, {"Content-Type": "application/json"})
+        self.assertError(status, doc, 413, None, "too large")
+        # the connection stays usable for the next request
+        status, _, _ = self.srv.json("GET", "/api/experiments")
+        self.assertEqual(status, 200)
+
+@tsan
+class QueueTest(TmpMixin, unittest.TestCase):
+    def setUp(self):
+        self.make_tmp()
+        self.srv = None
+
+    def tearDown(self):
+        if self.srv and self.srv.proc:
+            self.assertEqual(self.srv.stop(), 0, self.srv.stderr())
+        self.drop_tmp()
+
+    def test_queue_full(self):
+        self.srv = Server(self.tmp, args=["--max-queue", "1"]).start()
+        a = self.srv.start_run(LONG)
+        self.srv.wait_event(a, "status")
+        b = self.srv.start_run(LONG)
+        status, doc, hdrs = self.srv.post_run(SMALL)
+        self.assertEqual(status, 429, doc)
+        self.assertIn("queue is full", doc["error"])
+        self.assertGreater(int(hdrs["retry-after"]), 0)
+        self.srv.json("DELETE", "/api/runs/%d" % b)
+        status, doc, _ = self.srv.post_run(SMALL)
+        self.assertEqual(status, 202, doc)
+        self.srv.json("DELETE", "/api/runs/%d" % a)
+        self.assertEqual(self.srv.wait_final(doc["id"])[-1][1], "done")
+
+    def test_time_limit(self):
+        # a worker that outlives its estimate: the fake one hangs
+        mode = os.path.join(self.tmp, "mode")
+        with open(mode, "w") as f:
+            f.write("hang")
+        fake = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "fake_worker.py")
+        self.srv = Server(self.tmp, args=["--max-run-seconds", "1",
+                                          "--worker", fake],
+                          env={"FAKE_WORKER_MODE": mode}).start()
+        rid = self.srv.start_run(SMALL)
+        evs = self.srv.wait_final(rid)
+        self.assertEqual(evs[-1][1], "failed")
+        self.assertEqual(evs[-1][2]["error"], "run exceeded its time limit of 1 s")
+        self.assertEqual(children_of(self.srv.pid()), [])
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""test_schema.py - experiments, topology and OpenAPI endpoints.
+
+Against the real binary: NUMALAB_BIN=build/numalab python3 tests/api/test_schema.py
+(make test-api runs every tests/api/test_*.py).
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import (  # noqa: E402
+    SharedServerTest,
+    main,
+)
+
+
+class SchemaTest(SharedServerTest):
+    """GET /api/experiments, /api/topology and /api/openapi.json."""
+
+    def test_experiments(self):
+        status, doc, hdrs = self.srv.json("GET", "/api/experiments")
+        self.assertEqual(status, 200)
+        self.assertEqual(hdrs["content-type"], "application/json")
+        names = [e["name"] for e in doc]
+        self.assertIn("false_sharing", names)
+        fs = doc[names.index("false_sharing")]
+        params = {p["name"]: p for p in fs["params"]}
+        for name in ("threads", "increments", "layout", "stride", "cpus",
+                     "placement", "repeat", "warmup"):
+            self.assertIn(name, params)
+
+    def test_topology(self):
+        status, doc, _ = self.srv.json("GET", "/api/topology")
+        self.assertEqual(status, 200)
+        self.assertGreaterEqual(doc["npus"], 1)
+        self.assertIn("allowed", doc)
+        self.assertIn("nodes", doc)
+
+    def test_openapi(self):
+        status, doc, _ = self.srv.json("GET", "/api/openapi.json")
+        self.assertEqual(status, 200)
+        self.assertTrue(doc["openapi"].startswith("3."))
+        paths = doc["paths"]
+        want = {
+            "/api/experiments": {"get"},
+            "/api/topology": {"get"},
+            "/api/openapi.json": {"get"},
+            "/api/runs": {"get", "post"},
+            "/api/runs/import": {"post"},
+            "/api/runs/{id}": {"get", "delete"},
+            "/api/runs/{id}/events": {"get"},
+            "/api/runs/{id}/export.csv": {"get"},
+        }
+        self.assertEqual(set(paths), set(want))
+        for path, methods in want.items():
+            self.assertEqual(set(paths[path]) - {"parameters"}, methods, path)
+        # every documented operation is a route of the server
+        for path, ops in paths.items():
+            url = path.replace("{id}", "987654")
+            for method in ops:
+                status, body, _ = self.srv.json(method.upper(), url,
+                                                {} if method == "post" else None)
+                self.assertNotEqual(status, 405, (method, path, body))
+                if status == 404:
+                    self.assertNotIn("unknown route", body["error"], (method, path))
+        # every $ref points at something that exists
+        text = json.dumps(doc)
+        for ref in set(part.split('"')[0] for part in text.split('"$ref": "')[1:]):
+            node = doc
+            for key in ref.lstrip("#/").split("/"):
+                node = node[key]
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+"""test_workers.py - the worker process: its CPUs, death, misbehaviour.
+
+Against the real binary: NUMALAB_BIN=build/numalab python3 tests/api/test_workers.py
+(make test-api runs every tests/api/test_*.py).
+"""
+
+import json
+import os
+import signal
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import (  # noqa: E402
+    LONG,
+    Server,
+    SharedServerTest,
+    TmpMixin,
+    children_of,
+    main,
+    tsan,
+)
+
+
+def allowed(path):
+    """A task's Cpus_allowed_list, or None when it has just ended."""
+    try:
+        with open(path) as f:
+            for ln in f:
+                if ln.startswith("Cpus_allowed_list:"):
+                    return ln.split(":", 1)[1].strip()
+    except FileNotFoundError:
+        return None
+
+
+def cpu_list(text):
+    """'0,2-3' -> {0, 2, 3}"""
+    out = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+class WorkerTest(SharedServerTest):
+    """The worker of a real run, and the server threads beside it."""
+
+    def thread_masks(self):
+        """The Cpus_allowed_list of every thread of the server."""
+        masks = set()
+        for t in os.listdir("/proc/%d/task" % self.srv.pid()):
+            m = allowed("/proc/%d/task/%s/status" % (self.srv.pid(), t))
+            if m is not None:
+                masks.add(m)
+        return masks
+
+    @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs 2 CPUs: one measured, one for the server")
+    def test_server_threads_leave_the_cpus_of_the_last_point(self):
+        # no cpus named: the placement's CPU of the first point is left
+        rid = self.srv.start_run(dict(LONG, threads="1", layout="both", repeat=1, increments=100000000))
+        try:
+            evs = self.srv.wait_event(rid, "placement")
+            cpu = evs[-1][2]["threads"][0]["cpu"]
+            masks = self.thread_masks()
+            self.assertTrue(masks, masks)
+            for m in masks:
+                self.assertNotIn(cpu, cpu_list(m), masks)
+        finally:
+            self.srv.json("DELETE", "/api/runs/%d" % rid)
+            self.srv.wait_final(rid)
+        everything = allowed("/proc/%d/status" % self.srv.pid())
+        self.assertEqual(self.thread_masks(), {everything})
+
+    @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs 2 CPUs: one measured, one for the server")
+    def test_server_threads_leave_the_measured_cpus(self):
+        cpus = sorted(os.sched_getaffinity(0))
+        everything = allowed("/proc/%d/status" % self.srv.pid())
+        rid = self.srv.start_run(dict(LONG, threads="1", cpus=str(cpus[0])))
+        self.srv.wait_event(rid, "status")
+        try:
+            masks = self.thread_masks()
+            for m in masks:
+                self.assertNotIn(cpus[0], cpu_list(m), masks)
+            # the worker gets every CPU back, and pins its own threads
+            (worker,) = children_of(self.srv.pid())
+            self.assertEqual(allowed("/proc/%d/status" % worker), everything)
+        finally:
+            self.srv.json("DELETE", "/api/runs/%d" % rid)
+            self.srv.wait_final(rid)
+        self.assertEqual(self.thread_masks(), {everything})
+
+    @tsan
+    def test_worker_killed(self):
+        rid = self.srv.start_run(LONG)
+        self.srv.wait_event(rid, "start")
+        kids = children_of(self.srv.pid())
+        self.assertEqual(len(kids), 1, kids)
+        os.kill(kids[0], signal.SIGKILL)
+        evs = self.srv.wait_final(rid)
+        self.assertEqual(evs[-1][1], "failed")
+        self.assertIn("worker killed by signal 9 (SIGKILL)", evs[-1][2]["error"])
+        _, run, _ = self.srv.json("GET", "/api/runs/%d" % rid)
+        self.assertEqual(run["status"], "failed")
+        self.assertIn("SIGKILL", run["error"])
+
+class WorkerFailureTest(TmpMixin, unittest.TestCase):
+    """What the runner makes of a worker that misbehaves (serve --worker)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.make_tmp()
+        cls.mode = os.path.join(cls.tmp, "mode")
+        fake = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "fake_worker.py")
+        cls.srv = Server(cls.tmp, args=["--worker", fake],
+                         env={"FAKE_WORKER_MODE": cls.mode}).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        err = cls.srv.stderr()
+        cls.drop_tmp()
+        if rc != 0:
+            raise AssertionError("server exited with %s\n%s" % (rc, err))
+
+    def run_mode(self, mode, params=None):
+        with open(self.mode, "w") as f:
+            f.write(mode)
+        rid = self.srv.start_run(params or {"threads": "1"})
+        evs = self.srv.wait_final(rid)
+        _, run, _ = self.srv.json("GET", "/api/runs/%d" % rid)
+        self.assertEqual(run["status"], evs[-1][1])
+        self.assertEqual(children_of(self.srv.pid()), [])
+        return evs, run
+
+    def test_worker_gets_the_resolved_request(self):
+        evs, run = self.run_mode("ok", {"threads": [1, 2], "layout": "shared"})
+        self.assertEqual(run["status"], "done")
+        argv = json.loads(run["notes"][0]["text"])
+        self.assertEqual(argv[:3], ["run", "--ndjson", "false_sharing"])
+        args = dict(a.split("=", 1) for a in argv[3:])
+        self.assertEqual(args["threads"], "1-2")
+        self.assertEqual(args["layout"], "shared")
+        # every param, defaults included, exactly as stored
+        self.assertEqual(set(args), set(run["params"]))
+        for k, v in run["request"]["params"].items():
+            self.assertIn(k, args)
+
+    @tsan
+    def test_garbage(self):
+        evs, run = self.run_mode("garbage")
+        self.assertEqual(run["status"], "failed")
+        self.assertEqual(run["error"], "worker wrote garbage: 'hello, this is not json'")
+        # what came before the garbage is kept
+        self.assertEqual([e[1] for e in evs], ["status", "start", "note", "failed"])
+
+    def test_not_an_object(self):
+        evs, run = self.run_mode("array")
+        self.assertIn("worker wrote garbage: '[1, 2, 3]'", run["error"])
+
+    def test_server_event_from_worker(self):
+        evs, run = self.run_mode("server_event")
+        self.assertEqual(run["status"], "failed")
+        self.assertIn("worker wrote garbage", run["error"])
+
+    def test_nonzero_exit(self):
+        evs, run = self.run_mode("exit3")
+        self.assertEqual(run["status"], "failed")
+        self.assertIn("worker exited with status 3", run["error"])
+        self.assertIn("the kernel could not allocate its buffer", run["error"])
+        self.assertIn("first complaint", run["error"])
+
+    @tsan
+    def test_killed_by_signal(self):
+        evs, run = self.run_mode("segv")
+        self.assertIn("worker killed by signal 11 (SIGSEGV)", run["error"])
+        self.assertIn("about to crash", run["error"])
+
+    def test_no_end(self):
+        evs, run = self.run_mode("noend")
+        self.assertEqual(run["status"], "failed")
+        self.assertIn("without reporting its end", run["error"])
+
+    def test_last_line_without_newline(self):
+        evs, run = self.run_mode("unterminated")
+        self.assertEqual(run["status"], "done")
+        self.assertEqual(evs[-1][2]["summary"], {"k": {"value": 2.5, "unit": "x"}})
+        self.assertEqual(evs[-1][2]["headline"], "a fake outcome")
+        self.assertEqual(run["headline"], "a fake outcome")
+
+    @tsan
+    def test_cancel_a_worker_that_ignores_sigterm(self):
+        with open(self.mode, "w") as f:
+            f.write("ignore_term")
+        rid = self.srv.start_run({"threads": "1"})
+        self.srv.wait_event(rid, "progress")
+        status, doc, _ = self.srv.json("DELETE", "/api/runs/%d" % rid)
+        self.assertEqual((status, doc["status"]), (200, "cancelled"))
+        self.assertEqual(self.srv.wait_final(rid)[-1][1], "cancelled")
+        self.assertEqual(children_of(self.srv.pid()), [])
+
+
+    def test_cancel_a_worker_that_closed_its_pipes(self):
+        with open(self.mode, "w") as f:
+            f.write("detach")
+        rid = self.srv.start_run({"threads": "1"})
+        self.srv.wait_event(rid, "progress")
+        status, doc, _ = self.srv.json("DELETE", "/api/runs/%d" % rid)
+        self.assertEqual((status, doc["status"]), (200, "cancelled"))
+        self.assertEqual(children_of(self.srv.pid()), [])
+
+    def test_grandchild_holding_stdout(self):
+        evs, run = self.run_mode("grandchild")
+        self.assertEqual(run["status"], "done")
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,15 @@
+# tests/format/format.mk - the format lane: fails when a C file (FORMAT_SRCS,
+# in the Makefile) is not as clang-format and the committed .clang-format say.
+test-format:
+	$(Q)command -v clang-format >/dev/null 2>&1 || { \
+		echo "test-format: 'clang-format' is not installed (make test-deps installs it)" >&2; exit 1; }
+	$(Q)bad=""; for f in $(FORMAT_SRCS); do \
+		clang-format --style=file "$$f" | cmp -s "$$f" - || bad="$$bad $$f"; \
+	done; \
+	[ -z "$$bad" ] && exit 0; \
+	echo "$$(echo $$bad | wc -w) files are not formatted as .clang-format says; run 'make format' and commit:" >&2; \
+	for f in $$bad; do echo "  $$f" >&2; done; \
+	exit 1
+
+TEST_LANES += test-format
+.PHONY: test-format
