@@ -212,6 +212,19 @@ static void test_two_sockets_1024(void **state)
 	assert_true(s.pair[0].a == 0 && s.pair[999].a >= 1020);
 	print_classes("1,024-PU two-socket SMT, sample:1000", &s);
 
+	/* a few cpus given: only the relations they have, each covered */
+	int some[] = {515, 0, 1, 2, 3, 512, 513, 514};
+	struct pair_plan sub = plan_of(t, "by_relation", some, 8);
+	assert_int_equal(sub.nclasses, 3);
+	assert_string_equal(sub.cls[0].name, "smt");
+	assert_string_equal(sub.cls[1].name, "l2");
+	assert_string_equal(sub.cls[2].name, "cross-package, distance 21");
+	assert_int_equal(sub.npairs, 9);
+	assert_covered(&sub, PAIRS_PER_CLASS_DEFAULT);
+	assert_classes_complete(t, &sub);
+	assert_in_range(assert_pairs_sound(t, &sub), 2, 3);
+	pair_plan_free(&sub);
+
 	pair_plan_free(&all);
 	pair_plan_free(&rel);
 	pair_plan_free(&k10);
