@@ -5,7 +5,7 @@
 # figures are not asserted. Exits non-zero only when a comparison could not
 # be run.
 #
-#   scripts/bench.sh [SECTION ...]     bandwidth overhead latency throughput fanout c2c
+#   scripts/bench.sh [SECTION ...]     bandwidth overhead latency throughput fanout c2c scale
 #   BUILD=dir                          the build to measure (default build)
 #   BENCH_OUT=dir                      where the JSON goes (default build/bench)
 #   BENCH_PAIRS=n                      A/B pairs per comparison (default 5)

@@ -1,5 +1,6 @@
-"""sections.py - the six comparisons of `make bench`, one function each."""
+"""sections.py - the seven comparisons of `make bench`, one function each."""
 
+import glob
 import json
 import os
 import re
@@ -596,3 +597,74 @@ def c2c(b):
                       "near or far" if flips_total or any(
                           max(v) > MODE_GAP * min(v) for v in list(a.values()) + list(bb.values()))
                       else ""))
+
+
+# --- 7. answers at scale: the plans' pair counts times a cost measured here --
+
+C2C_GOAL_S = 60       # core_to_core pairs=by_relation on a 1,024-PU two-socket SMT machine
+REMOTE_GOAL_S = 300   # remote_bandwidth cells=by_distance on 64 nodes: minutes
+
+
+def first_node():
+    nodes = sorted(int(p[len("/sys/devices/system/node/node"):])
+                   for p in glob.glob("/sys/devices/system/node/node[0-9]*"))
+    return nodes[0] if nodes else 0
+
+
+def scale(b):
+    """The time to answer on machines we do not have: how many pairs (cells)
+    each plan measures there (tests/bench/pair_estimate, from the pure plans
+    on synthetic topologies) times what one pair (cell) costs here."""
+    b.need_experiment("core_to_core", ["cpus"])
+    b.need_experiment("remote_bandwidth", ["nodes", "mixed"])
+    if b.ncpus < 2:
+        raise Unavailable("one CPU: there is no pair to time here")
+    est_tool = b.tool("pair_estimate")
+    x, y = b.cpus[0], b.cpus[1]
+    node = first_node()
+    per_pair, per_cell, ests = [], [], []
+    for _ in range(PAIRS):
+        t0 = time.monotonic()
+        doc = b.run_cli("core_to_core", {"cpus": "%d,%d" % (x, y)})
+        took = time.monotonic() - t0
+        got = [c for c in doc.get("cells") or [] if c.get("value") is not None]
+        if len(got) != 2:
+            raise Failure("core_to_core cpus=%d,%d measured %d pairs, not 2" % (x, y, len(got)))
+        per_pair.append(took / 2)
+        t0 = time.monotonic()
+        doc = b.run_cli("remote_bandwidth", {"nodes": str(node), "mixed": "no"})
+        per_cell.append(time.monotonic() - t0)
+        out = sh([est_tool, "%.6f" % per_pair[-1], "%.6f" % per_cell[-1]], timeout=120)
+        ests.append(json.loads(out.stdout))
+    two, n64 = ests[0]["two_socket_1024"], ests[0]["nodes_64"]
+
+    def fig(machine, plan, mode):
+        return summary([e[machine][plan][mode]["seconds"] for e in ests])
+
+    b.row("scale", "one pair here: core_to_core's defaults, cpu%d and cpu%d" % (x, y),
+          summary(per_pair), unit="s", fmt="%.3f",
+          note="a run's wall time over its 2 ordered pairs, the worker's start included: "
+               "an upper bound on what one more pair costs")
+    rel = fig("two_socket_1024", "pairs", "by_relation")
+    b.row("scale", "1,024-PU two-socket SMT, pairs=by_relation: %d pairs (%d relations)"
+          % (two["pairs"]["by_relation"]["pairs"], two["pairs"]["by_relation"]["classes"]),
+          rel, unit="s", goal="< %d s" % C2C_GOAL_S, fmt="%.1f",
+          meets="yes" if rel["median"] < C2C_GOAL_S else "no",
+          note="estimate: the plan's pairs times one pair here (%s)" % two["desc"])
+    every = fig("two_socket_1024", "pairs", "all")
+    b.row("scale", "1,024-PU two-socket SMT, pairs=all: %d pairs" % two["pairs"]["all"]["pairs"],
+          every, unit="s", fmt="%.0f",
+          note="estimate: %.1f hours, every ordered pair" % (every["median"] / 3600))
+    b.row("scale", "one cell here: remote_bandwidth's defaults, node %d, mixed=no" % node,
+          summary(per_cell), unit="s", fmt="%.2f",
+          note="a run's wall time for its one cell (every store kind and the read)")
+    near = fig("nodes_64", "cells", "by_distance")
+    b.row("scale", "64 nodes, cells=by_distance: %d cells (local and %d distances)"
+          % (n64["cells"]["by_distance"]["cells"], n64["cells"]["by_distance"]["classes"] - 1),
+          near, unit="s", goal="< %d s" % REMOTE_GOAL_S, fmt="%.1f",
+          meets="yes" if near["median"] < REMOTE_GOAL_S else "no",
+          note="estimate: the plan's cells times one cell here (%s)" % n64["desc"])
+    full = fig("nodes_64", "cells", "full")
+    b.row("scale", "64 nodes, cells=full: %d cells" % n64["cells"]["full"]["cells"], full,
+          unit="s", fmt="%.0f", note="estimate: %.1f hours" % (full["median"] / 3600))
+    b.raw["scale"] = {"per_pair_s": per_pair, "per_cell_s": per_cell, "estimates": ests}

@@ -4,6 +4,7 @@ BENCH_TOOLS = $(BUILD)/tests/bench/bw_alone \
 	$(BUILD)/tests/bench/emit_clock.so \
 	$(BUILD)/tests/bench/kernel_alone \
 	$(BUILD)/tests/bench/mhd_fixed \
+	$(BUILD)/tests/bench/pair_estimate \
 	$(BUILD)/tests/bench/pingpong
 
 # an experiment's run(), or the bandwidth kernels, called directly:
@@ -12,6 +13,12 @@ $(BUILD)/tests/bench/kernel_alone $(BUILD)/tests/bench/bw_alone: $(BUILD)/tests/
 	@mkdir -p $(dir $@)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(KERNEL_OBJS) $(PKG_LIBS) $(LDLIBS)
+
+# the plans' pair counts on synthetic machines (tests/unit's distance model)
+$(BUILD)/tests/bench/pair_estimate: tests/bench/pair_estimate.c $(KERNEL_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(KERNEL_OBJS) $(PKG_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/bench/mhd_fixed: tests/bench/mhd_fixed.c
 	@mkdir -p $(dir $@)

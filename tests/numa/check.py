@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check.py - judges what numalab printed inside a NUMA guest (tests/numa/guest.sh).
 
-usage: check.py --nodes N --distances d00,d01,... RESULTS
+usage: check.py --nodes N [--cpus-per-node C] --distances d00,d01,... [--probe] RESULTS
 
 RESULTS holds blocks "@@@ BEGIN name" / stdout / "@@@ STDERR" / stderr /
 "@@@ END rc=N". Only meaning is asserted (where pages are, which cells
@@ -74,7 +74,7 @@ def expect(d, name, key, want):
     report(got == want, f"{name}: {key} = {want}", f"got {got}")
 
 
-def check_topology(blocks, n, dist):
+def check_topology(blocks, n, cpn, dist):
     d = doc(blocks, "topology", run=False)
     if d is None:
         return
@@ -84,8 +84,9 @@ def check_topology(blocks, n, dist):
     got = [x.get("distances") for x in nodes]
     want = [dist[i * n:(i + 1) * n] for i in range(n)]
     report(got == want, "topology: distances as the guest was given them", f"got {got}, want {want}")
-    report(all(x.get("npus") == 1 and x.get("mem_total", 0) > 0 for x in nodes),
-           "topology: every node has one cpu and memory")
+    report(all(x.get("npus") == cpn and x.get("mem_total", 0) > 0 for x in nodes),
+           f"topology: every node has {cpn} cpu{'s' if cpn > 1 else ''} and memory",
+           str([(x.get("npus"), x.get("mem_total")) for x in nodes]))
     report(d.get("numa_available") is True, "topology: numa available")
 
 
@@ -197,6 +198,42 @@ def check_scaling(blocks, n):
     report(sorted(nodes) == list(range(n)), f"scaling: {n} spread threads on {n} different nodes", str(nodes))
 
 
+def check_plans(blocks, n, cpn, dist):
+    """The pair and cell plans for the guest: each node a socket of cpn cores under one L3."""
+    d = doc(blocks, "plans", run=False)
+    if d is None:
+        return
+    ncpus = n * cpn
+    remote = sorted({dist[i * n + j] for i in range(n) for j in range(n) if i != j})
+    every = d["pairs"]["all"]
+    report(every["ncpus"] == ncpus and every["npairs"] == ncpus * (ncpus - 1),
+           f"plans: all measures {ncpus * (ncpus - 1)} ordered pairs", str(every["npairs"]))
+    rel = d["pairs"]["by_relation"]
+    names = [c["name"] for c in rel["classes"]]
+    want = (["l3"] if cpn > 1 else []) + [f"cross-package, distance {x}" for x in remote]
+    report(names == want, "plans: one relation class for a socket's cores and one per node distance",
+           f"got {names}, want {want}")
+    report(sum(c["available"] for c in rel["classes"]) == ncpus * (ncpus - 1),
+           "plans: the classes hold every ordered pair")
+    short = [c["name"] for c in rel["classes"] if c["planned"] != min(3, c["available"])]
+    report(not short, "plans: by_relation measures min(3, its pairs) of every class", str(short))
+    pairs = [tuple(p[:2]) for p in rel["pairs"]]
+    report(len(pairs) == len(set(pairs)) and all(a != b for a, b in pairs),
+           f"plans: by_relation's {len(pairs)} pairs are distinct", str(pairs))
+    full, near = d["cells"]["full"], d["cells"]["by_distance"]
+    report(len(full["cells"]) == n * n, f"plans: the full node matrix has {n * n} cells",
+           str(len(full["cells"])))
+    cnames = [c["name"] for c in near["classes"]]
+    want = ["local"] + [f"distance {x}" for x in remote]
+    report(cnames == want, "plans: by_distance has local and one class per distance",
+           f"got {cnames}, want {want}")
+    cells = [tuple(c[:2]) for c in near["cells"]]
+    report(len(cells) == len(set(cells)) and
+           all(c["planned"] == min(3, c["available"]) for c in near["classes"]),
+           f"plans: by_distance measures {len(cells)} distinct cells, min(3, its cells) a class",
+           str(cells))
+
+
 def check_refusals(blocks, n):
     have = f"this machine has nodes 0-{n - 1}"
     for name, text in (("missing_node", f"node {n} does not exist ({have})"),
@@ -212,13 +249,18 @@ def check_refusals(blocks, n):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodes", type=int, required=True)
+    ap.add_argument("--cpus-per-node", type=int, default=1)
     ap.add_argument("--distances", required=True)
+    ap.add_argument("--probe", action="store_true", help="the guest ran plan_probe")
     ap.add_argument("results")
     a = ap.parse_args()
     dist = [int(x) for x in a.distances.split(",")]
     blocks = parse(a.results)
     n = a.nodes
-    check_topology(blocks, n, dist)
+    cpn = a.cpus_per_node
+    check_topology(blocks, n, cpn, dist)
+    if a.probe:
+        check_plans(blocks, n, cpn, dist)
     check_bind(blocks, n)
     check_other_policies(blocks, n)
     check_interleave(blocks, n)

@@ -1,16 +1,24 @@
 #!/bin/sh
 # guest.sh - runs inside the NUMA guest (busybox sh): the numalab commands whose
-# output tests/numa/check.py judges on the host. Usage: guest.sh NODES
+# output tests/numa/check.py judges on the host. Usage: guest.sh NODES [CPUS_PER_NODE]
 # Each command's stdout and stderr go to the second serial port (/dev/ttyS1)
 # between marker lines, so kernel messages on the console cannot mix in.
 nodes=$1
+cpn=${2:-1}
 out=/dev/ttyS1
 nl=/numalab
 quick="repeat=1 warmup=0"
 
+# The guest's clock since boot, in whole seconds (busybox here has no date).
+uptime_s() {
+	read -r up _ </proc/uptime
+	echo "${up%.*}"
+}
+
 block() {
 	name=$1
 	shift
+	t0=$(uptime_s)
 	"$@" >/tmp/stdout 2>/tmp/stderr
 	rc=$?
 	{
@@ -19,11 +27,16 @@ block() {
 		echo "@@@ STDERR"
 		cat /tmp/stderr
 		echo "@@@ END rc=$rc"
+		echo "@@@ TOOK $name $(($(uptime_s) - t0)) s (guest up $(uptime_s) s)"
 	} >$out
 }
 
 last=$((nodes - 1))
 block topology $nl topology --json
+# the plans are pure, so only what the guest's kernel reports goes in
+if [ -x /plan_probe ]; then
+	block plans /plan_probe
+fi
 block bind_last $nl run --json memory_policy policy=bind nodes=$last size=16M \
 	migrate_to=0 migrate_with=both from_nodes=0,$last $quick
 block bind_task $nl run --json memory_policy policy=bind scope=task nodes=$last \

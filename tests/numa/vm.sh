@@ -6,17 +6,23 @@
 # own kernel under qemu (software emulation by default), with numalab, the
 # shared libraries it needs and static busybox packed into an initramfs.
 #
-#   vm.sh lane BINARY
+#   vm.sh lane BINARY [PLAN_PROBE]
 #       the test lane: checks on this machine that need no guest, then a
-#       2-node and a 4-node guest each run tests/numa/guest.sh, and
-#       tests/numa/check.py judges what they printed. Exits 0 with a loud
-#       SKIP when qemu or a kernel image cannot be had.
+#       2-node and a 4-node guest of one CPU a node and an 8-node guest of
+#       two (16 vCPUs) each run tests/numa/guest.sh, and tests/numa/check.py
+#       judges what they printed. PLAN_PROBE (tests/numa/plan_probe) goes
+#       into the guests too: it prints the pair and cell plans for what the
+#       guest's kernel reports. Exits 0 with a loud SKIP when qemu or a
+#       kernel image cannot be had.
 #   vm.sh run [--nodes N] [--mem-per-node MB] BINARY [ARGS...]
 #       runs `BINARY ARGS...` once in a guest and prints its output.
 #
 # Environment: NUMALAB_VM_ACCEL=tcg|kvm (default tcg: nested KVM can hang at
 # boot), NUMALAB_VM_CACHE (where the kernel image is kept, default
-# /var/cache/numalab-vm), NUMALAB_VM_KEEP=1 keeps the work folder.
+# /var/cache/numalab-vm), NUMALAB_VM_KEEP=1 keeps the work folder,
+# NUMALAB_VM_GUESTS the lane's guests as NODES:CPUS_PER_NODE:MB_PER_NODE
+# (default "2:1:384 4:1:256 8:2:128"), NUMALAB_VM_TIMEOUT a guest's limit
+# in seconds (default 150).
 # Timings inside the guest are an emulator's: test semantics there, never speed.
 set -euo pipefail
 
@@ -68,14 +74,15 @@ need_kernel() {
 	[ -n "$kernel" ] || { echo "$pkg holds no vmlinuz"; return 1; }
 }
 
-# The part of the initramfs every boot shares: busybox, the binary, its libraries, /init.
+# The part of the initramfs every boot shares: busybox, the binaries, their libraries, /init.
 build_base() {
-	local bin=$1 root=$work/root
+	local bin=$1 probe=${2:-} root=$work/root
 	mkdir -p "$root"/{bin,proc,sys,dev,tmp,data}
 	cp /bin/busybox "$root/bin/"
 	for a in sh mount poweroff cat echo ls mkdir sync sleep grep; do ln -sf busybox "$root/bin/$a"; done
 	cp -L "$bin" "$root/numalab"
-	for lib in $(ldd "$bin" | grep -o '/[^ ]*' | sort -u); do
+	[ -z "$probe" ] || cp -L "$probe" "$root/plan_probe"
+	for lib in $( { ldd "$bin"; [ -z "$probe" ] || ldd "$probe"; } | grep -o '/[^ ]*' | sort -u); do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
 	done
@@ -95,8 +102,10 @@ build_base() {
 }
 
 # Boots a guest of nodes nodes that runs the script text $2; its ttyS1 output lands in $3.
+# Each node is a socket of cpn (default 1) cores under one L3, with its
+# memory (SMT threads would not show: qemu's emulated CPU reports none).
 boot() {
-	local nodes=$1 job=$2 results=$3 mem=$4 name=$5
+	local nodes=$1 job=$2 results=$3 mem=$4 name=$5 cpn=${6:-1}
 	local jobdir=$work/job-$name
 	mkdir -p "$jobdir"
 	printf '%s\n' "$job" >"$jobdir/job"
@@ -106,7 +115,7 @@ boot() {
 	local numa=()
 	for ((n = 0; n < nodes; n++)); do
 		numa+=(-object "memory-backend-ram,id=m$n,size=${mem}M"
-			-numa "node,nodeid=$n,cpus=$n,memdev=m$n")
+			-numa "node,nodeid=$n,cpus=$((n * cpn))-$((n * cpn + cpn - 1)),memdev=m$n")
 	done
 	for ((a = 0; a < nodes; a++)); do
 		for ((b = a + 1; b < nodes; b++)); do
@@ -115,7 +124,7 @@ boot() {
 	done
 	: >"$results"
 	timeout "${NUMALAB_VM_TIMEOUT:-150}" qemu-system-x86_64 -accel "$accel" -cpu max \
-		-m "$((mem * nodes))M" -smp "$nodes" "${numa[@]}" \
+		-m "$((mem * nodes))M" -smp "$((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1" "${numa[@]}" \
 		-kernel "$kernel" -initrd "$work/initrd-$name.gz" \
 		-append "console=ttyS0 quiet loglevel=0 panic=-1 numa_balancing=disable" \
 		-display none -monitor none -nodefaults -no-reboot \
@@ -130,9 +139,17 @@ boot() {
 
 # The guests' distance matrices. 4 nodes: two pairs, near inside a pair
 # (16), far across (22, 28 diagonally), so a test can tell they arrived.
+# 8 nodes: pairs (16) in two halves (22 inside a half, 28 across), three
+# classes of remote distance like a large machine's hops.
 distance() {
 	local nodes=$1 a=$2 b=$3
 	[ "$a" -lt "$b" ] || { a=$3; b=$2; }
+	if [ "$nodes" -eq 8 ]; then
+		if [ $((a / 2)) -eq $((b / 2)) ]; then echo 16
+		elif [ $((a / 4)) -eq $((b / 4)) ]; then echo 22
+		else echo 28; fi
+		return
+	fi
 	if [ "$nodes" -ne 4 ]; then
 		echo 20
 		return
@@ -162,7 +179,7 @@ host_checks() {
 }
 
 lane() {
-	local bin=$1 why fail=0 t0=$SECONDS
+	local bin=$1 probe=${2:-} why fail=0 t0=$SECONDS
 	[ -x "$bin" ] || { echo "vm.sh: $bin is not an executable" >&2; exit 2; }
 	echo "numa lane: checks on this machine"
 	host_checks "$bin" || fail=1
@@ -173,11 +190,13 @@ lane() {
 	command -v python3 >/dev/null || skip "python3 is missing (check.py judges the output)"
 	work=$(mktemp -d /tmp/numalab-vm.XXXXXX)
 	[ -n "${NUMALAB_VM_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-	build_base "$bin"
-	for nodes in 2 4; do
-		local mem=$((nodes == 2 ? 384 : 256)) s=$SECONDS
-		echo "numa lane: a $nodes-node guest ($accel, $(basename "$kernel"))"
-		if ! boot "$nodes" "/bin/sh /guest.sh $nodes" "$work/results-$nodes.log" "$mem" "$nodes"; then
+	build_base "$bin" "$probe"
+	# nodes:cpus a node:MB a node; NUMALAB_VM_GUESTS picks some, e.g. "8:2:128"
+	for guest in ${NUMALAB_VM_GUESTS:-2:1:384 4:1:256 8:2:128}; do
+		local nodes=${guest%%:*} cpn mem s=$SECONDS
+		cpn=${guest#*:}; cpn=${cpn%%:*}; mem=${guest##*:}
+		echo "numa lane: a $nodes-node guest of $((nodes * cpn)) cpus ($accel, $(basename "$kernel"))"
+		if ! boot "$nodes" "/bin/sh /guest.sh $nodes $cpn" "$work/results-$nodes.log" "$mem" "$nodes" "$cpn"; then
 			fail=1
 			continue
 		fi
@@ -187,9 +206,18 @@ lane() {
 				if [ $a = $b ]; then dists+="10,"; else dists+="$(distance "$nodes" $a $b),"; fi
 			done
 		done
-		python3 "$here/check.py" --nodes "$nodes" --distances "${dists%,}" \
-			"$work/results-$nodes.log" || fail=1
-		echo "  ($((SECONDS - s)) s)"
+		python3 "$here/check.py" --nodes "$nodes" --cpus-per-node "$cpn" \
+			--distances "${dists%,}" ${probe:+--probe} "$work/results-$nodes.log" || fail=1
+		# what the guest spent: booting, and its slowest commands
+		local took
+		took=$(sed -n 's/^@@@ TOOK \([^ ]*\) \([0-9]*\) s.*/\2 \1/p' "$work/results-$nodes.log" |
+			tr -d '\r' | sort -rn | head -3 | awk '{printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1}')
+		local first last
+		first=$(sed -n 's/^@@@ TOOK [^ ]* \([0-9]*\) s (guest up \([0-9]*\) s.*/\2 - \1/p' \
+			"$work/results-$nodes.log" | head -1)
+		last=$(sed -n 's/^@@@ TOOK .*guest up \([0-9]*\) s.*/\1/p' "$work/results-$nodes.log" | tail -1)
+		echo "  ($((SECONDS - s)) s; by the guest's clock the checks ran from $((${first:-0})) s" \
+			"to ${last:-?} s after boot; slowest: $took)"
 	done
 	echo "numa lane: $((SECONDS - t0)) s"
 	[ -z "${NUMALAB_VM_KEEP:-}" ] || echo "numa lane: kept $work"
@@ -228,6 +256,6 @@ run_once() {
 case "${1:-}" in
 lane) shift; lane "$@" ;;
 run) shift; run_once "$@" ;;
--h | --help | "") sed -n '2,21p' "$0"; exit 0 ;;
+-h | --help | "") sed -n '2,27p' "$0"; exit 0 ;;
 *) echo "vm.sh: unknown mode '$1' (lane, run)" >&2; exit 2 ;;
 esac
