@@ -40,7 +40,7 @@ export async function showCompare(container, ids, byName) {
     return { destroy() {} };
   }
   const exp = byName.get(docs[0].experiment) || { name: docs[0].experiment, title: docs[0].experiment, charts: [] };
-  const lineCharts = (exp.charts || []).filter((c) => c.kind !== 'matrix' && c.kind !== 'heatmap');
+  const lineCharts = (exp.charts || []).filter((c) => c.kind !== 'heatmap');
   const chartsEl = h('div', { class: 'charts', id: 'compare-charts' });
   const rows = summaryDiff(docs);
   container.append(
