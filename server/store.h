@@ -32,9 +32,9 @@ int store_readonly(struct store *st);
 
 /*
  * Every run left queued or running by a server that stopped becomes
- * `interrupted` with error why, its summary and headline gathered from the
- * events it kept, and a final `interrupted` event. Returns how many, or
- * -EIO with err set.
+ * `interrupted` with error why, its summary and headline folded from the
+ * events it kept (events_fold), and a final `interrupted` event. Called
+ * before the runner starts. Returns how many, or -EIO with err set.
  */
 int store_interrupt_stale(struct store *st, const char *why, char *err,
 			  size_t errlen);
