@@ -15,6 +15,7 @@
 #include "sink_json.h"
 #include "sink_table.h"
 #include "strbuf.h"
+#include "strvec.h"
 
 static volatile sig_atomic_t cancelled;
 
@@ -95,11 +96,8 @@ int cmd_run(int argc, char **argv)
 	struct sink table;
 	json_t *doc = NULL;
 	int a = 1, rc = 2, help = 0;
-	char **kv = calloc((size_t)argc + 1, sizeof(char *));
-	int nkv = 0;
+	struct strvec kv = STRVEC_INIT;
 
-	if (!kv)
-		return 1;
 	for (; a < argc; a++) {
 		if (!strcmp(argv[a], "--json"))
 			out = OUT_JSON;
@@ -122,7 +120,7 @@ int cmd_run(int argc, char **argv)
 				goto out;
 			}
 		} else {
-			kv[nkv++] = argv[a];
+			strvec_push(&kv, argv[a]);
 		}
 	}
 	if (!e) {
@@ -148,7 +146,11 @@ int cmd_run(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (experiment_parse(e, t, nkv, kv, pv, &err)) {
+	if (kv.oom) {
+		rc = 1;
+		goto out;
+	}
+	if (experiment_parse(e, t, (int)kv.n, kv.v, pv, &err)) {
 		fprintf(stderr, "numalab run %s: %s\n", e->name, err.msg);
 		if (out == OUT_NDJSON)
 			emit_ndjson(NULL, json_pack("{s:s, s:s, s:s, s:s}", "type", "end",
@@ -216,7 +218,7 @@ int cmd_run(int argc, char **argv)
 out:
 	json_decref(doc);
 	free(pv);
-	free(kv);
+	strvec_clear(&kv);
 	topo_free(t);
 	return rc;
 }

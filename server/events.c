@@ -1,4 +1,4 @@
-/* events.c - the run's event vocabulary: its types, the fold into a run document, and back (docs/events.md) */
+/* events.c - the run's event types, their fold into a run document, and back */
 #include "events.h"
 
 #include <errno.h>

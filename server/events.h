@@ -1,4 +1,4 @@
-/* events.h - the run's event vocabulary: its types, the fold into a run document, and back (docs/events.md) */
+/* events.h - the run's event types, their fold into a run document, and back */
 #ifndef NUMALAB_EVENTS_H
 #define NUMALAB_EVENTS_H
 

@@ -1,4 +1,4 @@
-/* machine.c - the machine a run is measured on, probed from /proc and /sys: CPU, kernel, caches, THP, governor, build */
+/* machine.c - the machine a run is measured on, probed from /proc and /sys */
 #include "machine.h"
 
 #include <math.h>

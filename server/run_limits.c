@@ -1,4 +1,4 @@
-/* run_limits.c - what one run may ask of this server: its estimate against the time limit and the free memory */
+/* run_limits.c - what a run may ask: estimated time and free memory */
 #include "run_limits.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* run_limits.h - what one run may ask of this server: its estimate against the time limit and the free memory */
+/* run_limits.h - what a run may ask: estimated time and free memory */
 #ifndef NUMALAB_RUN_LIMITS_H
 #define NUMALAB_RUN_LIMITS_H
 

@@ -1,4 +1,4 @@
-/* rundoc.c - a run as the API serves it: its events (the runner's log or the store's) and its document */
+/* rundoc.c - a run as the API serves it: its events and its document */
 #include "rundoc.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* rundoc.h - a run as the API serves it: its events (the runner's log or the store's) and its document */
+/* rundoc.h - a run as the API serves it: its events and its document */
 #ifndef NUMALAB_RUNDOC_H
 #define NUMALAB_RUNDOC_H
 

@@ -1,4 +1,4 @@
-/* worker.c - the worker supervisor: one worker process started, read line by line, stopped, and its end explained */
+/* worker.c - the worker supervisor: fork/exec, read loop, why it ended */
 #define _GNU_SOURCE
 #include "worker.h"
 

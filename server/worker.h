@@ -1,4 +1,4 @@
-/* worker.h - the worker supervisor: one worker process started, read line by line, stopped, and its end explained */
+/* worker.h - the worker supervisor: fork/exec, read loop, why it ended */
 #ifndef NUMALAB_WORKER_H
 #define NUMALAB_WORKER_H
 
