@@ -13,7 +13,7 @@ CFLAGS ?= -O2 -g
 CFLAGS_USER := $(CFLAGS)
 # snprintf truncating a long message is intended, not a bug
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -MMD -MP
-CFLAGS += -Ilib -Ikernels -Iserver
+CFLAGS += -Ilib -Ikernels -Iserver -Icli
 CFLAGS += -DNUMALAB_VERSION='"$(VERSION)"'
 CFLAGS += -DNUMALAB_CFLAGS='"$(CFLAGS_USER)"'
 LDLIBS += -lnuma -lm -pthread
@@ -32,20 +32,24 @@ Q = @
 endif
 
 # Every kernels/*.c is linked in: an experiment is one new file there
-# plus one line in kernels/registry.c.
+# plus one line in kernels/registry.c. server/ is the dashboard and API,
+# cli/ the command-line front end (cli/main.c dispatches to both).
 LIB_SRCS = $(sort $(wildcard lib/*.c))
 KERNEL_SRCS = $(sort $(wildcard kernels/*.c))
 SERVER_SRCS = $(sort $(wildcard server/*.c))
+CLI_SRCS = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c)))
 KERNEL_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o) $(KERNEL_SRCS:%.c=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER_SRCS:%.c=$(BUILD)/%.o)
-LIB_OBJS = $(KERNEL_OBJS) $(filter-out $(BUILD)/server/main.o,$(SERVER_OBJS))
+CLI_OBJS = $(CLI_SRCS:%.c=$(BUILD)/%.o)
+# everything but main(): what the unit tests link with
+LIB_OBJS = $(KERNEL_OBJS) $(SERVER_OBJS) $(CLI_OBJS)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 all: $(BUILD)/numalab web/vendor/.stamp
 
-$(BUILD)/numalab: $(BUILD)/server/main.o $(LIB_OBJS)
+$(BUILD)/numalab: $(BUILD)/cli/main.o $(LIB_OBJS)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
@@ -91,4 +95,4 @@ clean:
 
 .PHONY: all deps test-deps run test bench bench-deps format clean fuzz
 
--include $(KERNEL_OBJS:.o=.d) $(SERVER_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(BUILD)/cli/main.d

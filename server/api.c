@@ -1,4 +1,4 @@
-/* api.c - the REST handlers: experiments, topology, runs, their events and exports */
+/* api.c - the REST handlers: experiments, topology, runs, their events, exports and imports */
 #include "api.h"
 
 #include <errno.h>
@@ -10,13 +10,17 @@
 
 #include <jansson.h>
 
+#include "doccache.h"
 #include "experiment.h"
+#include "export_csv.h"
 #include "import.h"
 #include "openapi.h"
-#include "doccache.h"
+#include "run_limits.h"
 #include "rundoc.h"
 #include "schema.h"
+#include "strbuf.h"
 #include "stream.h"
+#include "strvec.h"
 
 #define MAX_ARGS 64
 #define LIST_DEFAULT 50
@@ -131,14 +135,11 @@ static int run_id(struct http_request *rq, int64_t *id, enum MHD_Result *ret)
 	return -EINVAL;
 }
 
-static void known_experiments(char *buf, size_t len)
+/* "a, b, c": every experiment's name. */
+static void known_experiments(struct strbuf *sb)
 {
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; experiments[i] && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s",
-					i ? ", " : "", experiments[i]->name);
+	for (int i = 0; experiments[i]; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", experiments[i]->name);
 }
 
 static int content_type_json(const char *ct)
@@ -148,65 +149,6 @@ static int content_type_json(const char *ct)
 	if (!ct || strncasecmp(ct, "application/json", n))
 		return 0;
 	return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
-}
-
-/*
- * Memory free now, in bytes: MemAvailable (what can be had without
- * swapping), else the nodes' free memory as the topology saw it at start.
- * 0 when neither is known.
- */
-static uint64_t memory_available(const struct topo *t)
-{
-	FILE *f = fopen("/proc/meminfo", "re");
-	char line[128];
-	unsigned long long kb;
-	uint64_t sum = 0;
-
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
-				fclose(f);
-				return (uint64_t)kb * 1024;
-			}
-		fclose(f);
-	}
-	for (int i = 0; i < t->nnodes; i++)
-		sum += t->node[i].mem_free;
-	return sum;
-}
-
-/*
- * Refuses a request the server would only have to kill or that would push
- * the machine into swap: its estimated time over --max-run-seconds, or its
- * memory over what is free. Returns 0, or -E2BIG with err set.
- */
-static int check_estimate(const struct api *a, const struct experiment *exp,
-			  const void *params, const struct common_params *common,
-			  char *err, size_t len)
-{
-	double seconds = 0;
-	uint64_t bytes = 0, avail;
-
-	if (!exp->estimate)
-		return 0;
-	exp->estimate(params, common, a->topo, &seconds, &bytes);
-	avail = memory_available(a->topo);
-	if (avail && bytes > avail) {
-		snprintf(err, len,
-			 "the run would allocate about %.1f MiB but only "
-			 "%.1f MiB of memory is free: ask for less",
-			 bytes / 1048576.0, avail / 1048576.0);
-		return -E2BIG;
-	}
-	if (a->max_run_seconds > 0 && seconds > a->max_run_seconds) {
-		snprintf(err, len,
-			 "the run is estimated to take about %.0f s, over the "
-			 "server's limit of %d s (--max-run-seconds): ask for "
-			 "less",
-			 seconds, a->max_run_seconds);
-		return -E2BIG;
-	}
-	return 0;
 }
 
 static enum MHD_Result post_run(struct http_request *rq, void *ctx)
@@ -221,11 +163,12 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	json_error_t jerr;
 	json_t *root = NULL, *params = NULL, *resp = NULL;
 	const char *name = NULL, *key;
-	char *argv[MAX_ARGS] = {0}, *args[PARAM_MAX_PER_EXP] = {0};
+	struct strvec argv = STRVEC_INIT, args = STRVEC_INIT;
+	struct strbuf known = STRBUF_INIT;
 	char *params_text = NULL, *request_text = NULL;
-	char err[512], loc[64];
+	char loc[64];
 	enum MHD_Result ret;
-	int argc = 0, nargs = 0, rc;
+	int rc;
 	int64_t id;
 	json_t *val;
 
@@ -283,15 +226,13 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	}
 	exp = experiment_find(name);
 	if (!exp) {
-		known_experiments(err, sizeof(err));
+		known_experiments(&known);
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "experiment",
 				 "unknown experiment '%.60s' (known: %s)", name,
-				 err);
+				 strbuf_str(&known));
 		goto out;
 	}
-	argc = schema_params_to_argv(params, argv, MAX_ARGS, &perr);
-	if (argc < 0) {
-		argc = 0;
+	if (schema_params_to_argv(params, &argv, MAX_ARGS, &perr) < 0) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, perr.field, "%s",
 				 perr.msg);
 		goto out;
@@ -302,26 +243,22 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 		ret = MHD_NO;
 		goto out;
 	}
-	if (experiment_parse(exp, a->topo, argc, argv, pv, typed, &common,
-			     &perr)) {
+	if (experiment_parse(exp, a->topo, (int)argv.n, argv.v, pv, typed,
+			     &common, &perr)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, perr.field, "%s",
 				 perr.msg);
 		goto out;
 	}
-	if (check_estimate(a, exp, typed, &common, err, sizeof(err))) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s", err);
+	if (limits_check_estimate(exp, typed, &common, a->topo, a->max_run_seconds, &perr)) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s", perr.msg);
 		goto out;
 	}
 	/* the worker runs exactly the resolved request: every value, normalised */
-	for (int i = 0; i < pv->n && nargs < PARAM_MAX_PER_EXP; i++) {
-		size_t n = strlen(pv->v[i].p->name) + strlen(pv->v[i].text) + 2;
-		args[nargs] = malloc(n);
-		if (!args[nargs]) {
-			ret = MHD_NO;
-			goto out;
-		}
-		snprintf(args[nargs++], n, "%s=%s", pv->v[i].p->name,
-			 pv->v[i].text);
+	for (int i = 0; i < pv->n; i++)
+		strvec_pushf(&args, "%s=%s", pv->v[i].p->name, pv->v[i].text);
+	if (args.oom) {
+		ret = MHD_NO;
+		goto out;
 	}
 	json_t *pj = schema_params_json(pv);
 	params_text = pj ? json_dumps(pj, JSON_COMPACT) : NULL;
@@ -331,9 +268,9 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 		ret = MHD_NO;
 		goto out;
 	}
-	err[0] = '\0';
-	rc = runner_submit(a->runner, exp->name, args, nargs, params_text,
-			   request_text, &id, err, sizeof(err));
+	errinfo_clear(&perr);
+	rc = runner_submit(a->runner, exp->name, args.v, (int)args.n,
+			   params_text, request_text, &id, &perr);
 	if (rc == -EAGAIN) {
 		struct MHD_Response *r = http_error_response(
 			NULL,
@@ -351,7 +288,7 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	}
 	if (rc) {
 		ret = http_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "%s",
-				 *err ? err : strerror(-rc));
+				 *perr.msg ? perr.msg : strerror(-rc));
 		goto out;
 	}
 	snprintf(loc, sizeof(loc), "/api/runs/%" PRId64, id);
@@ -364,10 +301,9 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 		MHD_add_response_header(r, "Location", loc);
 	ret = http_respond(rq, MHD_HTTP_ACCEPTED, r);
 out:
-	for (int i = 0; i < argc; i++)
-		free(argv[i]);
-	for (int i = 0; i < nargs; i++)
-		free(args[i]);
+	strvec_clear(&argv);
+	strvec_clear(&args);
+	strbuf_release(&known);
 	free(params_text);
 	free(request_text);
 	free(typed);
@@ -377,108 +313,9 @@ out:
 	return ret;
 }
 
-/* A run's events: the runner's log while it holds the run, else the store's. */
-static struct runlog *events_of(struct api *a, int64_t id, int64_t after,
-				struct run_state *st, int *in_memory)
-{
-	struct runlog *log = NULL;
-
-	*in_memory = !runner_lookup(a->runner, id, st, &log);
-	if (log)
-		return log;
-	log = runlog_new(id);
-	if (!log)
-		return NULL;
-	if (store_load_events(a->store, id, after, log)) {
-		runlog_unref(log);
-		return NULL;
-	}
-	runlog_close(log);
-	return log;
-}
-
-static int is_empty(json_t *v)
-{
-	return !v || json_is_null(v) ||
-	       (json_is_object(v) && json_object_size(v) == 0);
-}
-
 static void set_str(json_t *doc, const char *key, const char *v)
 {
 	json_object_set_new(doc, key, v && *v ? json_string(v) : json_null());
-}
-
-/*
- * The run document: the events folded, then the run row's fields (and
- * what the runner knows that is newer). NULL with *status 404 or 500.
- * *ended: the run has ended and its log is closed, so the document will
- * not change again.
- */
-static json_t *run_document(struct api *a, int64_t id, unsigned int *status,
-			    int *ended)
-{
-	struct run_state st;
-	struct runlog *log;
-	json_t *row, *doc;
-	int mem = 0, closed;
-	int64_t seq = 0;
-	const struct runlog_event *e;
-
-	row = store_get_run(a->store, id);
-	if (!row) {
-		*status = errno == ENOENT ? MHD_HTTP_NOT_FOUND
-					  : MHD_HTTP_INTERNAL_SERVER_ERROR;
-		return NULL;
-	}
-	log = events_of(a, id, 0, &st, &mem);
-	doc = rundoc_new();
-	if (!log || !doc) {
-		json_decref(row);
-		json_decref(doc);
-		runlog_unref(log);
-		*status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-		return NULL;
-	}
-	/* closed: the end event is in, and the runner has written the row */
-	closed = runlog_closed(log);
-	while ((e = runlog_next(log, seq))) {
-		json_t *ev = json_loadb(e->json, e->len, 0, NULL);
-		if (ev)
-			rundoc_apply(doc, ev);
-		json_decref(ev);
-		seq = e->seq;
-	}
-	runlog_unref(log);
-
-	static const char *const fields[] = {"id",	    "experiment",
-					     "status",	    "created_at",
-					     "started_at",  "finished_at",
-					     "error",	    "request"};
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-		json_object_set(doc, fields[i], json_object_get(row, fields[i]));
-	/* a run that never started has no start event: the row has them */
-	static const char *const fallback[] = {"params", "machine", "summary",
-					       "headline"};
-	for (size_t i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++)
-		if (is_empty(json_object_get(doc, fallback[i])))
-			json_object_set(doc, fallback[i],
-					json_object_get(row, fallback[i]));
-	if (!json_object_get(doc, "headline"))
-		json_object_set_new(doc, "headline", json_null());
-	if (mem) {
-		/* newer than the row when the store failed mid-run */
-		set_str(doc, "status", st.status);
-		if (st.started_at[0])
-			set_str(doc, "started_at", st.started_at);
-		if (st.finished_at[0])
-			set_str(doc, "finished_at", st.finished_at);
-		if (st.error[0])
-			set_str(doc, "error", st.error);
-	}
-	*ended = closed &&
-		 rundoc_status_final(json_string_value(json_object_get(doc, "status")));
-	json_decref(row);
-	return doc;
 }
 
 /* A cached run's answer; NULL when it is not (or cannot be) kept. */
@@ -508,7 +345,6 @@ static enum MHD_Result get_run(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
 	struct MHD_Response *resp;
-	unsigned int status;
 	enum MHD_Result ret;
 	int64_t id;
 	int ended = 0;
@@ -519,16 +355,17 @@ static enum MHD_Result get_run(struct http_request *rq, void *ctx)
 	resp = cached_response(a, id);
 	if (resp)
 		return http_respond(rq, MHD_HTTP_OK, resp);
-	doc = run_document(a, id, &status, &ended);
+	doc = rundoc_build(a->store, a->runner, id, &ended);
 	if (doc && ended && (resp = keep_document(a, id, doc))) {
 		json_decref(doc);
 		return http_respond(rq, MHD_HTTP_OK, resp);
 	}
 	if (!doc)
-		return status == MHD_HTTP_NOT_FOUND
-			       ? http_error(rq, status, "id",
+		return errno == ENOENT
+			       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",
 					    "unknown run id '%" PRId64 "'", id)
-			       : http_error(rq, status, NULL,
+			       : http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					    NULL,
 					    "cannot read run %" PRId64
 					    " from the store",
 					    id);
@@ -662,7 +499,7 @@ static enum MHD_Result get_events(struct http_request *rq, void *ctx)
 					    NULL, "cannot read run %" PRId64,
 					    id);
 	json_decref(row);
-	log = events_of(a, id, after, &st, &mem);
+	log = rundoc_events(a->store, a->runner, id, after, &st, &mem);
 	if (!log)
 		return http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 				  "cannot read the events of run %" PRId64, id);
@@ -676,160 +513,33 @@ static enum MHD_Result get_events(struct http_request *rq, void *ctx)
 	return stream_respond(rq, log, after, ndjson);
 }
 
-/* A growing CSV text. */
-struct csv {
-	char *s;
-	size_t len, cap;
-	int failed;
-};
-
-static void csv_put(struct csv *c, const char *a, size_t n)
-{
-	if (c->failed)
-		return;
-	if (c->len + n + 1 > c->cap) {
-		size_t cap = c->cap ? c->cap : 4096;
-		while (cap < c->len + n + 1)
-			cap *= 2;
-		char *b = realloc(c->s, cap);
-		if (!b) {
-			c->failed = 1;
-			return;
-		}
-		c->s = b;
-		c->cap = cap;
-	}
-	memcpy(c->s + c->len, a, n);
-	c->len += n;
-	c->s[c->len] = '\0';
-}
-
-/* One field, quoted when it must be (RFC 4180). */
-static void csv_field(struct csv *c, const char *v, int last)
-{
-	if (v && v[strcspn(v, ",\"\r\n")]) {
-		csv_put(c, "\"", 1);
-		for (const char *p = v; *p; p++) {
-			if (*p == '"')
-				csv_put(c, "\"", 1);
-			csv_put(c, p, 1);
-		}
-		csv_put(c, "\"", 1);
-	} else if (v) {
-		csv_put(c, v, strlen(v));
-	}
-	csv_put(c, last ? "\r\n" : ",", last ? 2 : 1);
-}
-
-/* The shortest text that reads back as the same double. */
-static void fmt_number(json_t *v, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (json_is_integer(v)) {
-		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-	} else if (json_is_real(v)) {
-		double d = json_real_value(v);
-		for (int prec = 15; prec <= 17; prec++) {
-			snprintf(buf, len, "%.*g", prec, d);
-			if (strtod(buf, NULL) == d)
-				break;
-		}
-	}
-}
-
-static const char *str_of(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-static void csv_row(struct csv *c, const char *id, const char *kind,
-		    json_t *item, const char *x, const char *row,
-		    const char *col, const char *index, const char *value)
-{
-	int is_cell = !strcmp(kind, "cell");
-
-	csv_field(c, id, 0);
-	csv_field(c, kind, 0);
-	csv_field(c, str_of(item, "chart"), 0);
-	csv_field(c, is_cell ? NULL : str_of(item, "series"), 0);
-	csv_field(c, x, 0);
-	csv_field(c, is_cell ? NULL : str_of(item, "x_label"), 0);
-	csv_field(c, row, 0);
-	csv_field(c, col, 0);
-	csv_field(c, is_cell ? str_of(item, "row_label") : NULL, 0);
-	csv_field(c, is_cell ? str_of(item, "col_label") : NULL, 0);
-	csv_field(c, str_of(item, "unit"), 0);
-	csv_field(c, index, 0);
-	csv_field(c, value, 1);
-}
-
-/* Every raw sample of a sample or cell, one row each. */
-static void csv_item(struct csv *c, const char *id, const char *kind,
-		     json_t *item)
-{
-	json_t *samples = json_object_get(item, "samples"), *v;
-	char x[40] = "", row[40] = "", col[40] = "", idx[24], val[40];
-	size_t i;
-
-	if (!strcmp(kind, "cell")) {
-		fmt_number(json_object_get(item, "row"), row, sizeof(row));
-		fmt_number(json_object_get(item, "col"), col, sizeof(col));
-	} else {
-		fmt_number(json_object_get(item, "x"), x, sizeof(x));
-	}
-	if (!json_is_array(samples) || !json_array_size(samples)) {
-		/* no raw samples kept: the value itself, if there is one */
-		fmt_number(json_object_get(item, strcmp(kind, "cell") ? "y" : "value"),
-			   val, sizeof(val));
-		csv_row(c, id, kind, item, x, row, col, val[0] ? "0" : "", val);
-		return;
-	}
-	json_array_foreach(samples, i, v)
-	{
-		snprintf(idx, sizeof(idx), "%zu", i);
-		fmt_number(v, val, sizeof(val));
-		csv_row(c, id, kind, item, x, row, col, idx, val);
-	}
-}
-
 static enum MHD_Result get_export(struct http_request *rq, void *ctx)
 {
+	struct api *a = ctx;
 	struct MHD_Response *resp;
-	struct csv c = {0};
-	unsigned int status;
 	enum MHD_Result ret;
-	char id_text[24], disp[96];
-	json_t *doc, *item;
+	char disp[96], *csv;
+	json_t *doc;
 	int64_t id;
+	size_t len = 0;
 	int ended;
-	size_t i;
 
 	if (run_id(rq, &id, &ret))
 		return ret;
-	doc = run_document(ctx, id, &status, &ended);
+	doc = rundoc_build(a->store, a->runner, id, &ended);
 	if (!doc)
-		return status == MHD_HTTP_NOT_FOUND
-			       ? http_error(rq, status, "id",
+		return errno == ENOENT
+			       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",
 					    "unknown run id '%" PRId64 "'", id)
-			       : http_error(rq, status, NULL,
-					    "cannot read run %" PRId64, id);
-	snprintf(id_text, sizeof(id_text), "%" PRId64, id);
-	static const char header[] =
-		"run_id,kind,chart,series,x,x_label,row,col,row_label,"
-		"col_label,unit,sample_index,value\r\n";
-	csv_put(&c, header, sizeof(header) - 1);
-	json_array_foreach(json_object_get(doc, "samples"), i, item)
-		csv_item(&c, id_text, "sample", item);
-	json_array_foreach(json_object_get(doc, "cells"), i, item)
-		csv_item(&c, id_text, "cell", item);
+			       : http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					    NULL, "cannot read run %" PRId64, id);
+	csv = export_csv(doc, id, &len);
 	json_decref(doc);
-	if (c.failed) {
-		free(c.s);
+	if (!csv)
 		return MHD_NO;
-	}
-	resp = MHD_create_response_from_buffer(c.len, c.s, MHD_RESPMEM_MUST_FREE);
+	resp = MHD_create_response_from_buffer(len, csv, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
-		free(c.s);
+		free(csv);
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, "Content-Type", "text/csv; charset=utf-8");
@@ -839,11 +549,46 @@ static enum MHD_Result get_export(struct http_request *rq, void *ctx)
 	return http_respond(rq, MHD_HTTP_OK, resp);
 }
 
+/* POST /api/runs/import: 201 {"id", "url", "imported"} or 400 with why. */
 static enum MHD_Result post_import(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
+	struct errinfo err;
+	char loc[64];
+	json_error_t jerr;
+	json_t *doc;
+	int64_t id;
 
-	return import_respond(rq, a->store, a->topo);
+	if (!rq->body_len)
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "empty request body (send a run: the JSON of "
+				  "GET /api/runs/{id} or numalab run --json)");
+	doc = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc)
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "malformed JSON at line %d, column %d: %s",
+				  jerr.line, jerr.column, jerr.text);
+	if (import_validate(doc, a->topo, &err)) {
+		json_decref(doc);
+		return http_error(rq, MHD_HTTP_BAD_REQUEST,
+				  *err.field ? err.field : NULL,
+				  "cannot import: %s", err.msg);
+	}
+	errinfo_clear(&err);
+	if (import_store(a->store, doc, &id, &err)) {
+		json_decref(doc);
+		return http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
+				  "cannot import: %s",
+				  *err.msg ? err.msg : "store error");
+	}
+	json_decref(doc);
+	snprintf(loc, sizeof(loc), "/api/runs/%" PRId64, id);
+	struct MHD_Response *r = http_json_response(
+		json_pack("{s:I, s:s, s:b}", "id", (json_int_t)id, "url", loc,
+			  "imported", 1));
+	if (r)
+		MHD_add_response_header(r, "Location", loc);
+	return http_respond(rq, MHD_HTTP_CREATED, r);
 }
 
 const struct http_route api_routes[] = {

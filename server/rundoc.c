@@ -1,105 +1,108 @@
-/* rundoc.c - folding a run's events into the run document (docs/events.md) */
+/* rundoc.c - a run as the API serves it: its events and its document */
 #include "rundoc.h"
 
 #include <errno.h>
-#include <string.h>
 
-json_t *rundoc_new(void)
+#include "events.h"
+
+struct runlog *rundoc_events(struct store *store, struct runner *runner,
+			     int64_t id, int64_t after, struct run_state *st,
+			     int *in_memory)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "params",
-			 json_object(), "placement", json_array(), "samples",
-			 json_array(), "cells", json_array(), "notes",
-			 json_array(), "summary", json_object(), "machine",
-			 json_object());
-}
+	struct runlog *log = NULL;
 
-/* A copy of ev without its "type" (and server-side "seq"). */
-static json_t *strip(json_t *ev)
-{
-	json_t *c = json_deep_copy(ev);
-
-	json_object_del(c, "type");
-	json_object_del(c, "seq");
-	return c;
-}
-
-static void append(json_t *doc, const char *key, json_t *item)
-{
-	json_t *a = json_object_get(doc, key);
-
-	if (!json_is_array(a)) {
-		a = json_array();
-		json_object_set_new(doc, key, a);
+	*in_memory = !runner_lookup(runner, id, st, &log);
+	if (log)
+		return log;
+	log = runlog_new(id);
+	if (!log)
+		return NULL;
+	if (store_load_events(store, id, after, log)) {
+		runlog_unref(log);
+		return NULL;
 	}
-	json_array_append_new(a, item);
+	runlog_close(log);
+	return log;
 }
 
-static void copy_field(json_t *doc, json_t *ev, const char *from,
-		       const char *to)
+static int is_empty(json_t *v)
 {
-	json_t *v = json_object_get(ev, from);
-
-	if (v)
-		json_object_set(doc, to, v);
+	return !v || json_is_null(v) ||
+	       (json_is_object(v) && json_object_size(v) == 0);
 }
 
-int rundoc_apply(json_t *doc, json_t *ev)
+static void set_str(json_t *doc, const char *key, const char *v)
 {
-	const char *type;
+	json_object_set_new(doc, key, v && *v ? json_string(v) : json_null());
+}
 
-	if (!json_is_object(doc) || !json_is_object(ev))
-		return -EINVAL;
-	type = json_string_value(json_object_get(ev, "type"));
-	if (!type)
-		return -EINVAL;
-	if (!strcmp(type, "start")) {
-		copy_field(doc, ev, "experiment", "experiment");
-		copy_field(doc, ev, "params", "params");
-		copy_field(doc, ev, "machine", "machine");
-		copy_field(doc, ev, "version", "version");
-	} else if (!strcmp(type, "placement")) {
-		append(doc, "placement", strip(ev));
-	} else if (!strcmp(type, "sample")) {
-		append(doc, "samples", strip(ev));
-	} else if (!strcmp(type, "cell")) {
-		append(doc, "cells", strip(ev));
-	} else if (!strcmp(type, "note")) {
-		append(doc, "notes", strip(ev));
-	} else if (!strcmp(type, "progress")) {
-		json_object_set_new(doc, "progress", strip(ev));
-	} else if (!strcmp(type, "summary")) {
-		json_t *s = json_object_get(doc, "summary");
-		const char *key = json_string_value(json_object_get(ev, "key"));
-		if (!key)
-			return -EINVAL;
-		if (!json_is_object(s)) {
-			s = json_object();
-			json_object_set_new(doc, "summary", s);
-		}
-		json_object_set_new(
-			s, key,
-			json_pack("{s:O?, s:O?}", "value",
-				  json_object_get(ev, "value"), "unit",
-				  json_object_get(ev, "unit")));
-	} else if (!strcmp(type, "imported")) {
-		json_object_set_new(doc, "imported", strip(ev));
-	} else if (!strcmp(type, "headline")) {
-		copy_field(doc, ev, "text", "headline");
-	} else if (!strcmp(type, "status") || !strcmp(type, "end") ||
-		   rundoc_status_final(type)) {
-		copy_field(doc, ev, "status", "status");
-		copy_field(doc, ev, "error", "error");
+/* The run row's fields over the folded events. */
+static void merge_row(json_t *doc, json_t *row)
+{
+	static const char *const fields[] = {"id",	    "experiment",
+					     "status",	    "created_at",
+					     "started_at",  "finished_at",
+					     "error",	    "request"};
+	/* a run that never started has no start event: the row has them */
+	static const char *const fallback[] = {"params", "machine", "summary",
+					       "headline"};
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		json_object_set(doc, fields[i], json_object_get(row, fields[i]));
+	for (size_t i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++)
+		if (is_empty(json_object_get(doc, fallback[i])))
+			json_object_set(doc, fallback[i],
+					json_object_get(row, fallback[i]));
+	if (!json_object_get(doc, "headline"))
+		json_object_set_new(doc, "headline", json_null());
+}
+
+json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
+		     int *ended)
+{
+	struct run_state st;
+	struct runlog *log;
+	json_t *row, *doc;
+	int mem = 0, closed;
+	int64_t seq = 0;
+	const struct runlog_event *e;
+
+	*ended = 0;
+	row = store_get_run(store, id);
+	if (!row)
+		return NULL;
+	log = rundoc_events(store, runner, id, 0, &st, &mem);
+	doc = events_doc_new();
+	if (!log || !doc) {
+		json_decref(row);
+		json_decref(doc);
+		runlog_unref(log);
+		errno = EIO;
+		return NULL;
 	}
-	return 0;
-}
-
-int rundoc_status_final(const char *status)
-{
-	static const char *const final[] = {"done", "failed", "cancelled",
-					    "interrupted"};
-
-	for (size_t i = 0; status && i < sizeof(final) / sizeof(final[0]); i++)
-		if (!strcmp(status, final[i]))
-			return 1;
-	return 0;
+	/* closed: the end event is in, and the runner has written the row */
+	closed = runlog_closed(log);
+	while ((e = runlog_next(log, seq))) {
+		json_t *ev = json_loadb(e->json, e->len, 0, NULL);
+		if (ev)
+			events_fold(doc, ev, 0);
+		json_decref(ev);
+		seq = e->seq;
+	}
+	runlog_unref(log);
+	merge_row(doc, row);
+	if (mem) {
+		/* newer than the row when the store failed mid-run */
+		set_str(doc, "status", st.status);
+		if (st.started_at[0])
+			set_str(doc, "started_at", st.started_at);
+		if (st.finished_at[0])
+			set_str(doc, "finished_at", st.finished_at);
+		if (st.error[0])
+			set_str(doc, "error", st.error);
+	}
+	*ended = closed && event_status_final(json_string_value(
+				   json_object_get(doc, "status")));
+	json_decref(row);
+	return doc;
 }

@@ -1,17 +1,31 @@
-/* rundoc.h - folding a run's events into the run document (docs/events.md) */
+/* rundoc.h - a run as the API serves it: its events and its document */
 #ifndef NUMALAB_RUNDOC_H
 #define NUMALAB_RUNDOC_H
 
+#include <stdint.h>
+
 #include <jansson.h>
 
-/* A new empty run document. */
-json_t *rundoc_new(void);
+#include "runlog.h"
+#include "runner.h"
+#include "store.h"
+
 /*
- * Folds one event (docs/events.md) into doc. Unknown types are ignored.
- * Returns 0, or -EINVAL when the event is not an object with a "type".
+ * A run's events after seq `after`: the runner's log while it holds the
+ * run (*in_memory set, st filled), else a closed log read from the store.
+ * A new reference, or NULL (ENOMEM, or the store failed).
  */
-int rundoc_apply(json_t *doc, json_t *event);
-/* A status a run ends with (done, failed, cancelled, interrupted): it changes no more. */
-int rundoc_status_final(const char *status);
+struct runlog *rundoc_events(struct store *store, struct runner *runner,
+			     int64_t id, int64_t after, struct run_state *st,
+			     int *in_memory);
+
+/*
+ * The run document (docs/events.md): the events folded, then the run
+ * row's fields, and what the runner knows that is newer. NULL with errno
+ * ENOENT (no such run) or EIO. *ended: the run has ended and its log is
+ * closed, so the document will not change again.
+ */
+json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
+		     int *ended);
 
 #endif

@@ -171,19 +171,6 @@ int runlog_closed(struct runlog *log)
 	return c;
 }
 
-static int64_t last_seq(const struct runlog *log)
-{
-	return log->n ? log->ev[log->n - 1]->seq : 0;
-}
-
-int64_t runlog_last_seq(struct runlog *log)
-{
-	pthread_mutex_lock(&log->mu);
-	int64_t s = last_seq(log);
-	pthread_mutex_unlock(&log->mu);
-	return s;
-}
-
 /* Events with seq > after: seqs are increasing but may have gaps (replay). */
 static int64_t count_after(const struct runlog *log, int64_t after)
 {

@@ -43,9 +43,6 @@ int runlog_append_raw(struct runlog *log, int64_t seq, const char *type,
 void runlog_close(struct runlog *log);
 int runlog_closed(struct runlog *log);
 
-/* The highest seq so far (0 when empty). */
-int64_t runlog_last_seq(struct runlog *log);
-
 /*
  * Blocks until the log holds an event after seq `after`, the log is
  * closed, or timeout_ms passes. Returns the number of events after

@@ -1,31 +1,25 @@
-/* runner.c - the bounded run queue; one worker process at a time, read line by line */
+/* runner.c - the bounded run queue: submit, cancel, lookup, and recording how each run ended */
 #define _GNU_SOURCE
 #include "runner.h"
 #include "harness_cpus.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/pidfd.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
-#define LINE_MAX_BYTES (1 << 20) /* a longer stdout line is garbage */
-#define STDERR_LINES 20		 /* kept for the failure reason */
-#define STDERR_LINE_MAX 300
-#define KILL_GRACE_MS 2000	 /* SIGTERM, then SIGKILL this much later */
-#define CANCEL_WAIT_MS 10000	 /* how long DELETE waits for the record */
-#define DRAIN_MS 2000		 /* output still read after the worker exited */
+#include "events.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "worker.h"
+
+#define CANCEL_WAIT_MS 10000 /* how long DELETE waits for the record */
 
 /* ENDING: off the queue, on the recent list, being recorded as cancelled */
 enum run_phase { PHASE_QUEUED, PHASE_RUNNING, PHASE_ENDING, PHASE_FINISHED };
@@ -33,7 +27,7 @@ enum cancel_kind { CANCEL_NONE, CANCEL_USER, CANCEL_SHUTDOWN };
 
 struct run {
 	int64_t id;
-	char **argv; /* the worker's, NULL-terminated */
+	struct strvec argv; /* the worker's */
 	enum run_phase phase;
 	enum cancel_kind cancel;
 	struct run_state st;
@@ -70,9 +64,7 @@ static void run_free(struct run *run)
 {
 	if (!run)
 		return;
-	for (char **a = run->argv; a && *a; a++)
-		free(*a);
-	free(run->argv);
+	strvec_clear(&run->argv);
 	runlog_unref(run->log);
 	free(run);
 }
@@ -121,14 +113,14 @@ static void wake_loop(struct runner *r)
 }
 
 /* Appends ev to the log and the store; steals ev. Returns 0 or -EIO. */
-static int emit(struct runner *r, struct run *run, json_t *ev, char *err,
-		size_t errlen)
+static int emit(struct runner *r, struct run *run, json_t *ev,
+		struct errinfo *err)
 {
 	const struct runlog_event *e = runlog_append(run->log, ev);
 	int rc = 0;
 
 	if (e)
-		rc = store_append_events(r->store, run->id, &e, 1, err, errlen);
+		rc = store_append_events(r->store, run->id, &e, 1, err);
 	json_decref(ev);
 	return rc;
 }
@@ -141,7 +133,8 @@ static int emit(struct runner *r, struct run *run, json_t *ev, char *err,
 static void finalize(struct runner *r, struct run *run, const char *status,
 		     const char *error, json_t *summary, const char *headline)
 {
-	char now[32], err[512];
+	struct errinfo err;
+	char now[32];
 	char *sum = NULL;
 	json_t *ev;
 
@@ -152,17 +145,15 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 	snprintf(run->st.error, sizeof(run->st.error), "%s", error ? error : "");
 	pthread_mutex_unlock(&r->mu);
 
-	ev = json_pack("{s:s, s:s, s:s*, s:O, s:s*}", "type", status, "status",
-		       status, "error", error, "summary", summary, "headline",
-		       headline);
-	if (emit(r, run, ev, err, sizeof(err)))
+	ev = events_final(status, error, summary, headline);
+	if (emit(r, run, ev, &err))
 		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
-			err);
+			err.msg);
 	sum = json_dumps(summary, JSON_COMPACT);
 	if (store_run_finished(r->store, run->id, status, now, error, headline,
-			       sum, err, sizeof(err)))
+			       sum, &err))
 		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
-			err);
+			err.msg);
 	free(sum);
 	runlog_close(run->log);
 
@@ -179,80 +170,6 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 	prune_recent(r);
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
-}
-
-/* What the read loop learns from one worker. */
-struct worker {
-	pid_t pid;
-	json_t *summary;
-	char *headline;
-	char end_status[16];
-	char *end_error;
-	char *failure; /* garbage or a store failure: the run fails with it */
-	char *line;    /* the stdout line being assembled */
-	size_t len, cap;
-	char errlines[STDERR_LINES][STDERR_LINE_MAX];
-	int nerr, errhead;
-	char errpart[STDERR_LINE_MAX];
-	size_t errpartlen;
-	int timed_out, term_sent, killed;
-	double kill_at;
-	int exited, wstatus;
-};
-
-/* The worker leads its own process group: the signal reaches all of it. */
-static void signal_worker(struct worker *w, int sig)
-{
-	if (w->exited)
-		return;
-	if (kill(-w->pid, sig))
-		kill(w->pid, sig);
-}
-
-static void kill_worker(struct worker *w)
-{
-	if (!w->killed) {
-		signal_worker(w, SIGKILL);
-		w->killed = 1;
-	}
-}
-
-static void fail_worker(struct worker *w, const char *fmt, const char *arg)
-{
-	size_t n = strlen(fmt) + strlen(arg) + 1;
-
-	if (w->failure)
-		return;
-	w->failure = malloc(n);
-	if (w->failure)
-		snprintf(w->failure, n, fmt, arg);
-	kill_worker(w);
-}
-
-/* A short, printable quote of a bad line. */
-static void quote_line(const char *s, size_t len, char *out, size_t outlen)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < len && o + 4 < outlen; i++)
-		out[o++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
-	if (len && o + 4 >= outlen) {
-		out[o++] = '.';
-		out[o++] = '.';
-		out[o++] = '.';
-	}
-	out[o] = '\0';
-}
-
-static int server_type(const char *type)
-{
-	static const char *const reserved[] = {
-		"status", "done", "failed", "cancelled", "interrupted", NULL};
-
-	for (int i = 0; reserved[i]; i++)
-		if (!strcmp(type, reserved[i]))
-			return 1;
-	return 0;
 }
 
 /*
@@ -277,460 +194,174 @@ static void avoid_point_cpus(struct runner *r, json_t *ev)
 		harness_cpus_avoid_list(&r->cpus, cpus, n);
 }
 
-/* One complete stdout line: an event, or garbage. */
-static void handle_line(struct runner *r, struct run *run, struct worker *w,
-			char *s, size_t len, const struct runlog_event **batch,
-			int *nbatch)
-{
-	char q[160], err[512];
-	json_error_t jerr;
-	const char *type;
-	json_t *ev;
-
-	if (len && s[len - 1] == '\r')
-		len--;
-	if (!len || w->failure)
-		return;
-	ev = json_loadb(s, len, JSON_REJECT_DUPLICATES, &jerr);
-	type = json_string_value(json_object_get(ev, "type"));
-	if (!json_is_object(ev) || !type || !*type || server_type(type)) {
-		quote_line(s, len, q, sizeof(q));
-		fail_worker(w, "worker wrote garbage: '%s'", q);
-		json_decref(ev);
-		return;
-	}
-	if (!strcmp(type, "start")) {
-		json_t *m = json_object_get(ev, "machine");
-		char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
-		if (text &&
-		    store_run_machine(r->store, run->id, text, err, sizeof(err)))
-			fail_worker(w, "%s", err);
-		free(text);
-	} else if (!strcmp(type, "summary")) {
-		const char *key = json_string_value(json_object_get(ev, "key"));
-		if (key)
-			json_object_set_new(
-				w->summary, key,
-				json_pack("{s:O?, s:O?}", "value",
-					  json_object_get(ev, "value"), "unit",
-					  json_object_get(ev, "unit")));
-	} else if (!strcmp(type, "placement")) {
-		avoid_point_cpus(r, ev);
-	} else if (!strcmp(type, "headline")) {
-		const char *t = json_string_value(json_object_get(ev, "text"));
-		if (t) {
-			free(w->headline);
-			w->headline = strdup(t);
-		}
-	} else if (!strcmp(type, "end")) {
-		const char *st = json_string_value(json_object_get(ev, "status"));
-		const char *e = json_string_value(json_object_get(ev, "error"));
-		snprintf(w->end_status, sizeof(w->end_status), "%s",
-			 st ? st : "");
-		free(w->end_error);
-		w->end_error = e ? strdup(e) : NULL;
-	}
-	const struct runlog_event *e = runlog_append(run->log, ev);
-	if (e)
-		batch[(*nbatch)++] = e;
-	json_decref(ev);
-}
-
-/* A chunk of stdout: split into lines, store the batch in one go. */
-static void feed_stdout(struct runner *r, struct run *run, struct worker *w,
-			const char *buf, size_t n)
-{
-	const struct runlog_event **batch = NULL;
-	int nbatch = 0;
-	char err[512];
-	size_t maxlines = 1;
-
-	for (size_t i = 0; i < n; i++)
-		maxlines += buf[i] == '\n';
-	batch = calloc(maxlines, sizeof(*batch));
-	if (!batch) {
-		fail_worker(w, "%s", "out of memory reading the worker");
-		return;
-	}
-	for (size_t i = 0; i < n && !w->failure; i++) {
-		if (buf[i] == '\n') {
-			handle_line(r, run, w, w->line, w->len, batch, &nbatch);
-			w->len = 0;
-			continue;
-		}
-		if (w->len + 1 >= w->cap) {
-			size_t cap = w->cap ? w->cap * 2 : 4096;
-			char *l;
-			if (cap > LINE_MAX_BYTES) {
-				char q[160];
-				quote_line(w->line, 100, q, sizeof(q));
-				fail_worker(w,
-					    "worker wrote garbage: a line over "
-					    "1 MiB starting '%s'",
-					    q);
-				break;
-			}
-			l = realloc(w->line, cap);
-			if (!l) {
-				fail_worker(w, "%s",
-					    "out of memory reading the worker");
-				break;
-			}
-			w->line = l;
-			w->cap = cap;
-		}
-		w->line[w->len++] = buf[i];
-	}
-	if (nbatch && store_append_events(r->store, run->id, batch, nbatch,
-					  err, sizeof(err)))
-		fail_worker(w, "%s", err);
-	free(batch);
-}
-
-static void push_errline(struct worker *w)
-{
-	if (!w->errpartlen)
-		return;
-	w->errpart[w->errpartlen] = '\0';
-	snprintf(w->errlines[w->errhead], STDERR_LINE_MAX, "%s", w->errpart);
-	w->errhead = (w->errhead + 1) % STDERR_LINES;
-	if (w->nerr < STDERR_LINES)
-		w->nerr++;
-	w->errpartlen = 0;
-}
-
-/* Keeps the last lines of stderr, and passes them on to ours. */
-static void feed_stderr(struct run *run, struct worker *w, const char *buf,
-			size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (buf[i] == '\n') {
-			if (w->errpartlen) {
-				w->errpart[w->errpartlen] = '\0';
-				fprintf(stderr, "numalab: run %lld: %s\n",
-					(long long)run->id, w->errpart);
-			}
-			push_errline(w);
-		} else if (w->errpartlen + 1 < STDERR_LINE_MAX) {
-			w->errpart[w->errpartlen++] = buf[i];
-		}
-	}
-}
-
-/* The kept stderr lines, oldest first, after ": ". Empty if none. */
-static void stderr_tail(struct worker *w, char *out, size_t len)
-{
-	size_t off = 0;
-
-	push_errline(w);
-	out[0] = '\0';
-	for (int i = 0; i < w->nerr && off < len; i++) {
-		int k = (w->errhead - w->nerr + i + STDERR_LINES) % STDERR_LINES;
-		int n = snprintf(out + off, len - off, "%s%s", i ? "\n" : ": ",
-				 w->errlines[k]);
-		if (n < 0)
-			break;
-		off += (size_t)n;
-	}
-}
-
-/* The worker's argv: numalab run --ndjson NAME k=v ... */
-static char **worker_argv(const char *experiment, char *const *args, int n)
-{
-	char **v = calloc((size_t)n + 5, sizeof(char *));
-	int k = 0;
-
-	if (!v)
-		return NULL;
-	v[k++] = strdup("numalab");
-	v[k++] = strdup("run");
-	v[k++] = strdup("--ndjson");
-	v[k++] = strdup(experiment);
-	for (int i = 0; i < n; i++)
-		v[k++] = strdup(args[i]);
-	for (int i = 0; i < k; i++)
-		if (!v[i]) {
-			for (int j = 0; j < k; j++)
-				free(v[j]);
-			free(v);
-			return NULL;
-		}
-	return v;
-}
-
 /* The value of a worker argument "name=value", or NULL. */
 static const char *run_arg(const struct run *run, const char *name)
 {
 	size_t n = strlen(name);
 
-	for (char **a = run->argv; *a; a++)
+	for (char **a = run->argv.v; *a; a++)
 		if (!strncmp(*a, name, n) && (*a)[n] == '=')
 			return *a + n + 1;
 	return NULL;
 }
 
-/*
- * In the child, between fork and exec: only async-signal-safe calls.
- * The worker dies with the server (PDEATHSIG) and starts with default
- * signal handling, whatever the server blocked or ignored.
- */
-static void exec_worker(const char *exe, char **argv, pid_t parent, int in,
-			int out, int err, const cpu_set_t *cpus)
-{
-	sigset_t none;
+/* The running run, as the worker supervisor's hooks see it. */
+struct live {
+	struct runner *r;
+	struct run *run;
+	json_t *outcome; /* the worker's events folded: summary, headline, end */
+	const struct runlog_event **batch; /* logged, not yet stored */
+	int nbatch, cap;
+};
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-		_exit(127);
-	setpgid(0, 0);
-	/* every CPU the server was given, not the few it keeps to while it runs */
-	sched_setaffinity(0, sizeof(*cpus), cpus);
-	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-		_exit(127);
-	close_range(3, ~0U, 0);
-	signal(SIGPIPE, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	execv(exe, argv);
-	static const char msg[] = "cannot execute the worker binary\n";
-	ssize_t w = write(2, msg, sizeof(msg) - 1);
-	(void)w;
-	_exit(127);
+static int on_started(void *ctx, struct errinfo *err)
+{
+	struct live *l = ctx;
+
+	harness_cpus_avoid(&l->r->cpus, run_arg(l->run, "cpus"));
+	if (emit(l->r, l->run,
+		 json_pack("{s:s, s:s}", "type", "status", "status", "running"),
+		 err))
+		return -EIO;
+	/* a cancel that came before the worker existed */
+	wake_loop(l->r);
+	return 0;
 }
 
-/* Reaps the worker if it has exited. mu not needed: only this thread waits. */
-static void reap(struct worker *w, int block)
+static int on_event(void *ctx, json_t *ev, struct errinfo *err)
 {
-	int st;
-	pid_t got;
+	struct live *l = ctx;
+	const struct runlog_event *e;
 
-	if (w->exited)
-		return;
-	while ((got = waitpid(w->pid, &st, block ? 0 : WNOHANG)) < 0 &&
-	       errno == EINTR)
-		;
-	if (got == w->pid) {
-		w->exited = 1;
-		w->wstatus = st;
-		/* what it left behind in its group goes with it */
-		kill(-w->pid, SIGKILL);
+	switch (event_type_of_event(ev)) {
+	case EV_START: {
+		json_t *m = json_object_get(ev, "machine");
+		char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
+		int rc = text ? store_run_machine(l->r->store, l->run->id, text,
+						  err)
+			      : 0;
+		free(text);
+		if (rc)
+			return rc;
+		break;
 	}
+	case EV_PLACEMENT:
+		avoid_point_cpus(l->r, ev);
+		break;
+	default:
+		break;
+	}
+	events_fold(l->outcome, ev, EVENTS_FOLD_OUTCOME);
+	if (l->nbatch == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 64;
+		const struct runlog_event **b =
+			realloc(l->batch, (size_t)cap * sizeof(*b));
+		if (!b)
+			return errinfo_set(err, NULL,
+					   "out of memory reading the worker");
+		l->batch = b;
+		l->cap = cap;
+	}
+	e = runlog_append(l->run->log, ev);
+	if (e)
+		l->batch[l->nbatch++] = e;
+	return 0;
 }
 
-/*
- * The read loop: until the worker has exited and its pipes are drained.
- * The pidfd says when it exits even if something still holds its pipes;
- * whatever writes to them then gets DRAIN_MS more, no longer.
- */
-static void read_worker(struct runner *r, struct run *run, struct worker *w,
-			int outfd, int errfd)
+/* The events of one read go to the store in one transaction. */
+static int on_flush(void *ctx, struct errinfo *err)
 {
-	struct pollfd p[4] = {{.fd = outfd, .events = POLLIN},
-			      {.fd = errfd, .events = POLLIN},
-			      {.fd = r->wake[0], .events = POLLIN},
-			      {.fd = pidfd_open(w->pid, 0), .events = POLLIN}};
-	int pidfd = p[3].fd;
-	double deadline = mono_now() + r->cfg.max_run_seconds, drain_until = 0;
-	char *buf = malloc(65536);
+	struct live *l = ctx;
+	int rc = 0;
 
-	if (!buf)
-		fail_worker(w, "%s", "out of memory reading the worker");
-	while (p[0].fd >= 0 || p[1].fd >= 0 || (pidfd >= 0 && !w->exited)) {
-		double now = mono_now(), until = -1;
-		int timeout;
+	if (l->nbatch)
+		rc = store_append_events(l->r->store, l->run->id, l->batch,
+					 l->nbatch, err);
+	l->nbatch = 0;
+	return rc;
+}
 
-		if (w->exited) {
-			if (drain_until == 0)
-				drain_until = now + DRAIN_MS / 1000.0;
-			if (now >= drain_until)
-				break;
-			until = drain_until;
-		} else {
-			if (!w->timed_out && !w->killed && now >= deadline) {
-				w->timed_out = 1;
-				kill_worker(w);
-			}
-			if (w->kill_at > 0 && now >= w->kill_at) {
-				kill_worker(w);
-				w->kill_at = 0;
-			}
-			if (!w->killed)
-				until = deadline;
-			if (w->kill_at > 0 && (until < 0 || w->kill_at < until))
-				until = w->kill_at;
-		}
-		timeout = until < 0 ? -1 : (int)((until - now) * 1000) + 1;
-		if (poll(p, 4, timeout) < 0) {
-			if (errno == EINTR)
-				continue;
-			kill_worker(w);
-			break;
-		}
-		if (p[3].fd >= 0 && p[3].revents) {
-			reap(w, 0);
-			if (w->exited)
-				p[3].fd = -1;
-		}
-		if (p[2].revents) {
-			char tmp[64];
-			while (read(r->wake[0], tmp, sizeof(tmp)) > 0)
-				;
-			pthread_mutex_lock(&r->mu);
-			int cancel = run->cancel != CANCEL_NONE;
-			pthread_mutex_unlock(&r->mu);
-			if (cancel && !w->term_sent && !w->killed && !w->exited) {
-				signal_worker(w, SIGTERM);
-				w->term_sent = 1;
-				w->kill_at = mono_now() + KILL_GRACE_MS / 1000.0;
-			}
-		}
-		for (int i = 0; i < 2; i++) {
-			ssize_t n;
-			if (p[i].fd < 0 || !p[i].revents)
-				continue;
-			n = buf ? read(p[i].fd, buf, 65536) : 0;
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				close(p[i].fd);
-				p[i].fd = -1;
-				if (!buf)
-					kill_worker(w);
-				continue;
-			}
-			if (i == 0 && !w->failure)
-				feed_stdout(r, run, w, buf, (size_t)n);
-			else if (i == 1)
-				feed_stderr(run, w, buf, (size_t)n);
-		}
-	}
-	for (int i = 0; i < 2; i++)
-		if (p[i].fd >= 0)
-			close(p[i].fd);
-	if (pidfd >= 0)
-		close(pidfd);
-	if (w->len && !w->failure) {
-		/* a last line without its newline still counts */
-		const struct runlog_event *e = NULL;
-		int nb = 0;
-		char err[512];
-		handle_line(r, run, w, w->line, w->len, &e, &nb);
-		if (nb && store_append_events(r->store, run->id, &e, 1, err,
-					      sizeof(err)))
-			fail_worker(w, "%s", err);
-	}
-	free(buf);
-	reap(w, 1);
+static int on_cancelled(void *ctx)
+{
+	struct live *l = ctx;
+
+	pthread_mutex_lock(&l->r->mu);
+	int cancel = l->run->cancel != CANCEL_NONE;
+	pthread_mutex_unlock(&l->r->mu);
+	return cancel;
+}
+
+static const char *outcome_text(struct live *l, const char *key)
+{
+	return json_string_value(json_object_get(l->outcome, key));
 }
 
 /* Runs one worker to its end and records how it ended. */
 static void execute(struct runner *r, struct run *run)
 {
-	struct worker w = {.pid = -1};
-	int out[2] = {-1, -1}, errp[2] = {-1, -1}, devnull = -1;
-	char now[32], err[512], msg[6144], tail[4096];
+	struct live l = {.r = r, .run = run, .outcome = events_doc_new()};
+	const struct worker_ops ops = {.ctx = &l,
+				       .started = on_started,
+				       .event = on_event,
+				       .flush = on_flush,
+				       .cancelled = on_cancelled};
+	const struct worker_spec spec = {.exe = r->cfg.exe,
+					 .argv = run->argv.v,
+					 .cpus = &r->cpus.all,
+					 .max_seconds = r->cfg.max_run_seconds,
+					 .wake_fd = r->wake[0],
+					 .run_id = run->id};
+	struct worker_end end = {0};
+	struct strbuf msg = STRBUF_INIT;
+	struct errinfo err;
 	const char *status = "failed";
-	int wstatus = 0;
+	char now[32];
 
-	w.summary = json_object();
+	errinfo_clear(&err);
 	store_timestamp(now, sizeof(now));
 	pthread_mutex_lock(&r->mu);
 	snprintf(run->st.status, sizeof(run->st.status), "running");
 	snprintf(run->st.started_at, sizeof(run->st.started_at), "%s", now);
 	pthread_mutex_unlock(&r->mu);
-	if (store_run_started(r->store, run->id, now, err, sizeof(err))) {
-		snprintf(msg, sizeof(msg), "%s", err);
+	if (!l.outcome) {
+		strbuf_addstr(&msg, "out of memory");
 		goto done;
 	}
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (devnull < 0 || pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
-		snprintf(msg, sizeof(msg), "cannot start the worker: %s",
-			 strerror(errno));
+	if (store_run_started(r->store, run->id, now, &err) ||
+	    worker_run(&spec, &ops, &end, &err)) {
+		strbuf_addstr(&msg, err.msg);
 		goto done;
 	}
-	pid_t parent = getpid();
-	w.pid = fork();
-	if (w.pid < 0) {
-		snprintf(msg, sizeof(msg), "cannot start the worker: %s",
-			 strerror(errno));
-		goto done;
-	}
-	if (w.pid == 0)
-		exec_worker(r->cfg.exe, run->argv, parent, devnull, out[1],
-			    errp[1], &r->cpus.all);
-	harness_cpus_avoid(&r->cpus, run_arg(run, "cpus"));
-	setpgid(w.pid, w.pid); /* also here: no window where it has none */
-	close(out[1]);
-	close(errp[1]);
-	out[1] = errp[1] = -1;
-
-	if (emit(r, run, json_pack("{s:s, s:s}", "type", "status", "status",
-				   "running"),
-		 err, sizeof(err)))
-		fail_worker(&w, "%s", err);
-	/* a cancel that came before the worker existed */
-	wake_loop(r);
-	read_worker(r, run, &w, out[0], errp[0]);
 	harness_cpus_restore(&r->cpus);
-	out[0] = errp[0] = -1; /* closed by the loop */
-	wstatus = w.wstatus;
 
-	stderr_tail(&w, tail, sizeof(tail));
 	pthread_mutex_lock(&r->mu);
 	enum cancel_kind cancel = run->cancel;
 	pthread_mutex_unlock(&r->mu);
 	if (cancel == CANCEL_USER) {
 		status = "cancelled";
-		snprintf(msg, sizeof(msg), "cancelled on request");
+		strbuf_addstr(&msg, "cancelled on request");
 	} else if (cancel == CANCEL_SHUTDOWN) {
 		status = "cancelled";
-		snprintf(msg, sizeof(msg), "the server stopped during the run");
-	} else if (w.timed_out) {
-		snprintf(msg, sizeof(msg),
-			 "run exceeded its time limit of %d s",
-			 r->cfg.max_run_seconds);
-	} else if (w.failure) {
-		snprintf(msg, sizeof(msg), "%s", w.failure);
-	} else if (WIFSIGNALED(wstatus)) {
-		int sig = WTERMSIG(wstatus);
-		const char *abbr = sigabbrev_np(sig);
-		snprintf(msg, sizeof(msg), "worker killed by signal %d (SIG%s)%s",
-			 sig, abbr ? abbr : "?", tail);
-	} else if (WEXITSTATUS(wstatus) != 0) {
-		if (w.end_error)
-			snprintf(msg, sizeof(msg),
-				 "worker exited with status %d: %s",
-				 WEXITSTATUS(wstatus), w.end_error);
-		else
-			snprintf(msg, sizeof(msg),
-				 "worker exited with status %d%s",
-				 WEXITSTATUS(wstatus), tail);
-	} else if (!strcmp(w.end_status, "done")) {
-		status = "done";
-	} else if (w.end_status[0]) {
-		snprintf(msg, sizeof(msg), "%s",
-			 w.end_error ? w.end_error : "the worker reported failure");
+		strbuf_addstr(&msg, "the server stopped during the run");
 	} else {
-		snprintf(msg, sizeof(msg),
-			 "worker exited without reporting its end%s", tail);
+		status = worker_explain(&end, outcome_text(&l, "status"),
+					outcome_text(&l, "error"),
+					r->cfg.max_run_seconds, &msg);
 	}
 done:
-	if (out[0] >= 0)
-		close(out[0]);
-	if (out[1] >= 0)
-		close(out[1]);
-	if (errp[0] >= 0)
-		close(errp[0]);
-	if (errp[1] >= 0)
-		close(errp[1]);
-	if (devnull >= 0)
-		close(devnull);
-	finalize(r, run, status, strcmp(status, "done") ? msg : NULL,
-		 w.summary, w.headline);
-	json_decref(w.summary);
-	free(w.headline);
-	free(w.end_error);
-	free(w.failure);
-	free(w.line);
+	{
+		json_t *summary = json_object_get(l.outcome, "summary");
+		json_t *empty = json_object();
+		finalize(r, run, status,
+			 strcmp(status, "done") ? strbuf_str(&msg) : NULL,
+			 json_is_object(summary) ? summary : empty,
+			 outcome_text(&l, "headline"));
+		json_decref(empty);
+	}
+	strbuf_release(&msg);
+	worker_end_free(&end);
+	json_decref(l.outcome);
+	free(l.batch);
 }
 
 static void *runner_main(void *arg)
@@ -862,7 +493,7 @@ void runner_free(struct runner *r)
 
 int runner_submit(struct runner *r, const char *experiment, char *const *args,
 		  int nargs, const char *params_json, const char *request_json,
-		  int64_t *id, char *err, size_t errlen)
+		  int64_t *id, struct errinfo *err)
 {
 	struct run *run = calloc(1, sizeof(*run));
 	char now[32];
@@ -870,8 +501,14 @@ int runner_submit(struct runner *r, const char *experiment, char *const *args,
 
 	if (!run)
 		return -ENOMEM;
-	run->argv = worker_argv(experiment, args, nargs);
-	if (!run->argv) {
+	/* numalab run --ndjson NAME k=v ... */
+	strvec_push(&run->argv, "numalab");
+	strvec_push(&run->argv, "run");
+	strvec_push(&run->argv, "--ndjson");
+	strvec_push(&run->argv, experiment);
+	for (int i = 0; i < nargs; i++)
+		strvec_push(&run->argv, args[i]);
+	if (run->argv.oom) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -887,7 +524,7 @@ int runner_submit(struct runner *r, const char *experiment, char *const *args,
 	/* under mu, so the queue cannot fill between the check and the insert */
 	store_timestamp(now, sizeof(now));
 	rc = store_create_run(r->store, experiment, params_json, request_json,
-			      now, &run->id, err, errlen);
+			      now, &run->id, err);
 	if (rc)
 		goto fail_locked;
 	run->log = runlog_new(run->id);

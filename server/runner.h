@@ -1,12 +1,23 @@
-/* runner.h - the bounded run queue and the worker process of the running run */
+/* runner.h - the bounded run queue: one run at a time, each in a worker process (worker.h) */
 #ifndef NUMALAB_RUNNER_H
 #define NUMALAB_RUNNER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "errinfo.h"
 #include "runlog.h"
 #include "store.h"
+
+/*
+ * Threads: runner_new starts the runner thread, the only one that forks,
+ * reads and reaps workers and moves the server's CPUs (harness_cpus).
+ * runner_submit, runner_cancel, runner_lookup and runner_queued are safe
+ * from any thread at once (the HTTP handlers call them); runner_cancel
+ * blocks its caller for a few seconds at most. runner_stop and
+ * runner_free are called once, from the thread that made the runner,
+ * after the HTTP server has stopped calling in.
+ */
 
 struct runner_config {
 	const char *exe;     /* the worker binary: "/proc/self/exe" */
@@ -40,11 +51,12 @@ void runner_free(struct runner *r);
 /*
  * Records a new queued run and queues it. args are the worker's k=v
  * assignments. Returns 0 with *id, -EAGAIN when the queue is full,
- * -ESHUTDOWN when stopping, or -EIO when the store refused it (err set).
+ * -ESHUTDOWN when stopping, -ENOMEM, or -EIO when the store refused it
+ * (err set).
  */
 int runner_submit(struct runner *r, const char *experiment, char *const *args,
 		  int nargs, const char *params_json, const char *request_json,
-		  int64_t *id, char *err, size_t errlen);
+		  int64_t *id, struct errinfo *err);
 
 /*
  * Cancels a queued or running run and waits (a few seconds at most) until

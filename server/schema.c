@@ -1,13 +1,12 @@
-/* schema.c - experiments, topology and the machine as JSON documents */
+/* schema.c - experiments, their params and the topology as JSON documents */
 #include "schema.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
+
+#include "strbuf.h"
 
 static const char *chart_kind_name(enum chart_kind k)
 {
@@ -108,7 +107,6 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 		/* it still runs: what one node can show is shown */
 		json_object_set_new(o, "limited", json_string(why));
 	}
-	json_object_set_new(o, "available", json_true());
 	return o;
 }
 
@@ -184,193 +182,66 @@ json_t *schema_topology(const struct topo *t)
 			 nodes, "pus", pus, "caches", caches);
 }
 
-/* The first line of a file, without its newline; NULL if unreadable. */
-static json_t *read_line(const char *path)
-{
-	char buf[512];
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return json_null();
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return json_null();
-	}
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return json_string(buf);
-}
-
-/* "always [madvise] never" -> "madvise" */
-static json_t *bracketed(const char *path)
-{
-	json_t *line = read_line(path);
-	const char *s = json_string_value(line), *a, *b;
-	json_t *r;
-
-	if (!s)
-		return line;
-	a = strchr(s, '[');
-	b = a ? strchr(a, ']') : NULL;
-	r = a && b ? json_stringn(a + 1, (size_t)(b - a - 1)) : json_string(s);
-	json_decref(line);
-	return r;
-}
-
-static json_t *cpu_flags(int *vm)
-{
-	static const char *const wanted[] = {"avx", "avx2", "avx512f", "avx512bw",
-					     "sse4_2", "fma", "rdtscp",
-					     "constant_tsc", "nonstop_tsc",
-					     "clflushopt", "clwb", "movdir64b",
-					     "prefetchw", "3dnowprefetch",
-					     "sve", "asimd", NULL};
-	char line[8192];
-	json_t *out = json_array();
-	FILE *f = fopen("/proc/cpuinfo", "r");
-
-	*vm = 0;
-	if (!f)
-		return out;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "flags", 5) && strncmp(line, "Features", 8))
-			continue;
-		for (int i = 0; wanted[i]; i++) {
-			char pat[40];
-			snprintf(pat, sizeof(pat), " %s", wanted[i]);
-			char *hit = strstr(line, pat);
-			size_t len = strlen(pat);
-			if (hit && (hit[len] == ' ' || hit[len] == '\n' ||
-				    hit[len] == '\0'))
-				json_array_append_new(out, json_string(wanted[i]));
-		}
-		if (strstr(line, " hypervisor"))
-			*vm = 1;
-		break;
-	}
-	fclose(f);
-	return out;
-}
-
-json_t *schema_machine(const struct topo *t)
-{
-	struct utsname u;
-	char host[256] = "";
-	int vm = 0;
-	json_t *flags = cpu_flags(&vm);
-	json_t *caches = json_array();
-	json_t *freq = read_line(
-		"/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq");
-	json_t *dist = json_array();
-
-	for (int i = 0; i < t->ncaches; i++)
-		if (t->cache[i].logical == 0)
-			json_array_append_new(
-				caches,
-				json_pack("{s:i, s:I, s:i}", "level",
-					  t->cache[i].level, "size",
-					  (json_int_t)t->cache[i].size,
-					  "instances_of_npus", t->cache[i].npus));
-	for (int i = 0; i < t->nnodes; i++) {
-		json_t *row = json_array();
-		for (int j = 0; j < t->nnodes; j++)
-			json_array_append_new(row,
-					      json_integer(t->distance[i][j]));
-		json_array_append_new(dist, row);
-	}
-	if (json_is_string(freq)) {
-		/* kHz in sysfs */
-		double mhz = atof(json_string_value(freq)) / 1000.0;
-		json_decref(freq);
-		freq = json_real(round(mhz));
-	}
-	uname(&u);
-	gethostname(host, sizeof(host) - 1);
-	return json_pack(
-		"{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:o, s:o, s:o,"
-		" s:o, s:o, s:o, s:b, s:s, s:s, s:s}",
-		"hostname", host, "cpu_model", t->cpu_model, "kernel", u.release,
-		"arch", u.machine, "packages", t->npackages, "cores", t->ncores,
-		"pus", t->npus, "nodes", t->nnodes, "smt", t->smt, "caches",
-		caches, "distances", dist, "flags", flags, "thp",
-		bracketed("/sys/kernel/mm/transparent_hugepage/enabled"),
-		"governor",
-		read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
-		"cur_freq_mhz", freq, "vm", vm, "compiler", __VERSION__,
-		"cflags", NUMALAB_CFLAGS, "version", NUMALAB_VERSION);
-}
-
-int schema_params_to_argv(json_t *params, char **argv, int cap,
+int schema_params_to_argv(json_t *params, struct strvec *argv, int cap,
 			  struct errinfo *err)
 {
+	struct strbuf buf = STRBUF_INIT;
 	const char *key;
 	json_t *val;
 	int n = 0;
 
-	memset(err, 0, sizeof(*err));
+	errinfo_clear(err);
 	if (!params || json_is_null(params))
 		return 0;
-	if (!json_is_object(params)) {
-		snprintf(err->field, sizeof(err->field), "params");
-		snprintf(err->msg, sizeof(err->msg),
-			 "'params' must be an object of name: value");
-		return -EINVAL;
-	}
+	if (!json_is_object(params))
+		return errinfo_set(err, "params",
+				   "'params' must be an object of name: value");
 	json_object_foreach(params, key, val)
 	{
-		char buf[1024];
-		size_t off = 0;
 		json_t *items = json_is_array(val) ? val : NULL;
 		size_t count = items ? json_array_size(items) : 1;
 
 		if (n >= cap) {
-			snprintf(err->msg, sizeof(err->msg), "too many parameters");
+			errinfo_set(err, NULL, "too many parameters");
 			goto fail;
 		}
 		if (items && count == 0) {
-			snprintf(err->field, sizeof(err->field), "%.60s", key);
-			snprintf(err->msg, sizeof(err->msg),
-				 "'%.60s' is an empty list", key);
+			errinfo_set(err, key, "'%.60s' is an empty list", key);
 			goto fail;
 		}
-		off = (size_t)snprintf(buf, sizeof(buf), "%s=", key);
-		for (size_t i = 0; i < count && off < sizeof(buf); i++) {
+		strbuf_reset(&buf);
+		strbuf_addf(&buf, "%s=", key);
+		for (size_t i = 0; i < count; i++) {
 			json_t *v = items ? json_array_get(items, i) : val;
 			const char *sep = i ? "," : "";
 			if (json_is_string(v))
-				off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-							"%s%s", sep, json_string_value(v));
+				strbuf_addf(&buf, "%s%s", sep, json_string_value(v));
 			else if (json_is_integer(v))
-				off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-							"%s%" JSON_INTEGER_FORMAT, sep,
-							json_integer_value(v));
+				strbuf_addf(&buf, "%s%" JSON_INTEGER_FORMAT, sep,
+					    json_integer_value(v));
 			else {
-				snprintf(err->field, sizeof(err->field), "%.60s", key);
-				snprintf(err->msg, sizeof(err->msg),
-					 "'%.60s' must be %s", key,
-					 json_is_real(v)
-						 ? "a whole number, not a fraction"
-						 : "a string, a whole number or a list of them");
+				errinfo_set(err, key, "'%.60s' must be %s", key,
+					    json_is_real(v)
+						    ? "a whole number, not a fraction"
+						    : "a string, a whole number or a list of them");
 				goto fail;
 			}
 		}
-		if (off >= sizeof(buf)) {
-			snprintf(err->field, sizeof(err->field), "%.60s", key);
-			snprintf(err->msg, sizeof(err->msg),
-				 "value of '%.60s' is too long", key);
+		if (buf.len >= SCHEMA_ARG_MAX) {
+			errinfo_set(err, key, "value of '%.60s' is too long", key);
 			goto fail;
 		}
-		argv[n] = strdup(buf);
-		if (!argv[n]) {
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
+		strvec_push(argv, strbuf_str(&buf));
+		if (buf.oom || argv->oom) {
+			errinfo_set(err, NULL, "out of memory");
 			goto fail;
 		}
 		n++;
 	}
+	strbuf_release(&buf);
 	return n;
 fail:
-	for (int i = 0; i < n; i++)
-		free(argv[i]);
+	strbuf_release(&buf);
 	return -EINVAL;
 }
 

@@ -1,6 +1,7 @@
 /* store.c - runs and their events in one SQLite file (WAL, one connection, checkpointed by another) */
 #include "store.h"
 #include "checkpointer.h"
+#include "events.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -50,6 +51,12 @@ static void set_err(char *err, size_t len, const char *what, sqlite3 *db)
 {
 	if (err && len)
 		snprintf(err, len, "%s: %s", what, sqlite3_errmsg(db));
+}
+
+static void set_errinfo(struct errinfo *err, const char *what, sqlite3 *db)
+{
+	if (err)
+		errinfo_set(err, NULL, "%s: %s", what, sqlite3_errmsg(db));
 }
 
 static int has_table(sqlite3 *db, const char *name)
@@ -171,7 +178,7 @@ static const char *col_text(sqlite3_stmt *s, int i)
 /* Runs one write statement with text/NULL params bound in order. */
 static int exec_write(struct store *st, const char *sql, int64_t id,
 		      const char *const *vals, int nvals, const char *what,
-		      char *err, size_t errlen)
+		      struct errinfo *err)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = 0;
@@ -186,7 +193,7 @@ static int exec_write(struct store *st, const char *sql, int64_t id,
 		goto fail;
 	goto out;
 fail:
-	set_err(err, errlen, what, st->db);
+	set_errinfo(err, what, st->db);
 	rc = -EIO;
 out:
 	sqlite3_finalize(s);
@@ -196,8 +203,7 @@ out:
 
 int store_create_run(struct store *st, const char *experiment,
 		     const char *params_json, const char *request_json,
-		     const char *created_at, int64_t *id, char *err,
-		     size_t errlen)
+		     const char *created_at, int64_t *id, struct errinfo *err)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = 0;
@@ -217,7 +223,7 @@ int store_create_run(struct store *st, const char *experiment,
 	*id = sqlite3_last_insert_rowid(st->db);
 	goto out;
 fail:
-	set_err(err, errlen, "cannot record the run", st->db);
+	set_errinfo(err, "cannot record the run", st->db);
 	rc = -EIO;
 out:
 	sqlite3_finalize(s);
@@ -226,35 +232,35 @@ out:
 }
 
 int store_run_started(struct store *st, int64_t id, const char *started_at,
-		      char *err, size_t errlen)
+		      struct errinfo *err)
 {
 	const char *v[] = {started_at};
 
 	return exec_write(st,
 			  "UPDATE runs SET status='running', started_at=? "
 			  "WHERE id=?",
-			  id, v, 1, "cannot record the run's start", err, errlen);
+			  id, v, 1, "cannot record the run's start", err);
 }
 
 int store_run_machine(struct store *st, int64_t id, const char *machine_json,
-		      char *err, size_t errlen)
+		      struct errinfo *err)
 {
 	const char *v[] = {machine_json};
 
 	return exec_write(st, "UPDATE runs SET machine=? WHERE id=?", id, v, 1,
-			  "cannot record the machine", err, errlen);
+			  "cannot record the machine", err);
 }
 
 int store_run_finished(struct store *st, int64_t id, const char *status,
 		       const char *finished_at, const char *error,
 		       const char *headline, const char *summary_json,
-		       char *err, size_t errlen)
+		       struct errinfo *err)
 {
 	const char *v[] = {status, finished_at, error, headline, summary_json};
 	int rc = exec_write(st,
 			    "UPDATE runs SET status=?, finished_at=?, error=?,"
 			    " headline=?, summary=? WHERE id=?",
-			    id, v, 5, "cannot record the run's end", err, errlen);
+			    id, v, 5, "cannot record the run's end", err);
 
 	/* the run's events into the main file while nothing is measured */
 	checkpointer_poke(st->ck);
@@ -288,8 +294,8 @@ static int insert_events(struct store *st, int64_t id,
 }
 
 int store_append_events(struct store *st, int64_t id,
-			const struct runlog_event *const *ev, int n, char *err,
-			size_t errlen)
+			const struct runlog_event *const *ev, int n,
+			struct errinfo *err)
 {
 	int rc = 0;
 
@@ -306,7 +312,7 @@ int store_append_events(struct store *st, int64_t id,
 		rc = -EIO;
 out:
 	if (rc) {
-		set_err(err, errlen, "cannot store the run's events", st->db);
+		set_errinfo(err, "cannot store the run's events", st->db);
 		if (!sqlite3_get_autocommit(st->db))
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	}
@@ -314,39 +320,26 @@ out:
 	return rc;
 }
 
-/* The summary object and headline a run's stored events name. mu held. */
-static int gather_results(struct store *st, int64_t id, json_t *summary,
-			  char **headline, int64_t *last_seq)
+/*
+ * The outcome of a run's stored events (summary, headline), folded as the
+ * runner folds them live, and its last seq. mu held.
+ */
+static int gather_results(struct store *st, int64_t id, json_t *outcome,
+			  int64_t *last_seq)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(st->db,
-			       "SELECT type, data FROM events WHERE run_id=? AND"
-			       " type IN ('summary', 'headline') ORDER BY seq",
+			       "SELECT data FROM events WHERE run_id=?"
+			       " ORDER BY seq",
 			       -1, &s, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(s, 1, id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *ev = json_loads(col_text(s, 1), 0, NULL);
-		const char *type = col_text(s, 0);
-		if (!strcmp(type, "summary")) {
-			const char *key;
-			json_t *val = NULL, *unit = NULL;
-			if (!json_unpack(ev, "{s:s, s?o, s?o}", "key", &key,
-					 "value", &val, "unit", &unit))
-				json_object_set_new(
-					summary, key,
-					json_pack("{s:O?, s:O?}", "value", val,
-						  "unit", unit));
-		} else {
-			const char *text =
-				json_string_value(json_object_get(ev, "text"));
-			if (text) {
-				free(*headline);
-				*headline = strdup(text);
-			}
-		}
+		json_t *ev = json_loads(col_text(s, 0), 0, NULL);
+		if (ev)
+			events_fold(outcome, ev, EVENTS_FOLD_OUTCOME);
 		json_decref(ev);
 	}
 	sqlite3_finalize(s);
@@ -368,22 +361,27 @@ static int gather_results(struct store *st, int64_t id, json_t *summary,
 static int interrupt_one(struct store *st, int64_t id, const char *why,
 			 const char *now)
 {
-	json_t *summary = json_object(), *ev = NULL;
-	char *headline = NULL, *sum_text = NULL;
+	json_t *outcome = events_doc_new(), *ev = NULL, *summary;
+	const char *headline;
+	char *sum_text = NULL;
 	struct runlog_event e = {.type = "interrupted"};
 	const struct runlog_event *evp = &e;
 	sqlite3_stmt *s = NULL;
 	int64_t last = 0;
 	int rc;
 
-	rc = gather_results(st, id, summary, &headline, &last);
+	if (!outcome)
+		return -ENOMEM;
+	rc = gather_results(st, id, outcome, &last);
 	if (rc)
 		goto out;
-	ev = json_pack("{s:s, s:s, s:s, s:O, s:s*, s:I}", "type", "interrupted",
-		       "status", "interrupted", "error", why, "summary", summary,
-		       "headline", headline, "seq", (json_int_t)(last + 1));
+	summary = json_object_get(outcome, "summary");
+	headline = json_string_value(json_object_get(outcome, "headline"));
+	ev = events_final("interrupted", why, summary, headline);
+	if (ev)
+		json_object_set_new(ev, "seq", json_integer(last + 1));
 	e.seq = last + 1;
-	e.json = json_dumps(ev, JSON_COMPACT);
+	e.json = ev ? json_dumps(ev, JSON_COMPACT) : NULL;
 	sum_text = json_dumps(summary, JSON_COMPACT);
 	if (!e.json || !sum_text) {
 		rc = -ENOMEM;
@@ -408,11 +406,10 @@ static int interrupt_one(struct store *st, int64_t id, const char *why,
 		rc = 0;
 out:
 	sqlite3_finalize(s);
-	json_decref(summary);
+	json_decref(outcome);
 	json_decref(ev);
 	free(e.json);
 	free(sum_text);
-	free(headline);
 	return rc;
 }
 
@@ -518,12 +515,6 @@ out:
 	sqlite3_finalize(s);
 	pthread_mutex_unlock(&st->mu);
 	return run;
-}
-
-int store_list_runs(struct store *st, const char *experiment, int64_t limit,
-		    int64_t offset, json_t **runs, int64_t *total)
-{
-	return store_find_runs(st, experiment, NULL, limit, offset, runs, total);
 }
 
 /* Which machine ran it: ?2 in its host name or CPU model, any case. */

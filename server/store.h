@@ -7,8 +7,15 @@
 
 #include <jansson.h>
 
+#include "errinfo.h"
 #include "runlog.h"
 
+/*
+ * Threads: every call but store_open and store_close is safe from any
+ * thread at once (one connection behind one mutex; the runner thread,
+ * the HTTP handlers and import all call in). store_open runs before the
+ * other threads start, store_close after they have stopped.
+ */
 struct store;
 
 /*
@@ -25,31 +32,33 @@ int store_readonly(struct store *st);
 
 /*
  * Every run left queued or running by a server that stopped becomes
- * `interrupted` with error why, its summary and headline gathered from the
- * events it kept, and a final `interrupted` event. Returns how many, or
- * -EIO with err set.
+ * `interrupted` with error why, its summary and headline folded from the
+ * events it kept (events_fold), and a final `interrupted` event. Called
+ * before the runner starts. Returns how many, or -EIO with err set.
  */
 int store_interrupt_stale(struct store *st, const char *why, char *err,
 			  size_t errlen);
 
-/* A new queued run. Returns 0 and *id, or -EIO with err set. */
+/*
+ * The writes below return 0, or -EIO with err set (err may be NULL).
+ * A new queued run: 0 and *id.
+ */
 int store_create_run(struct store *st, const char *experiment,
 		     const char *params_json, const char *request_json,
-		     const char *created_at, int64_t *id, char *err,
-		     size_t errlen);
+		     const char *created_at, int64_t *id, struct errinfo *err);
 int store_run_started(struct store *st, int64_t id, const char *started_at,
-		      char *err, size_t errlen);
+		      struct errinfo *err);
 int store_run_machine(struct store *st, int64_t id, const char *machine_json,
-		      char *err, size_t errlen);
-/* Events in one transaction: all or none. Returns 0 or -EIO with err. */
+		      struct errinfo *err);
+/* Events in one transaction: all or none. */
 int store_append_events(struct store *st, int64_t id,
-			const struct runlog_event *const *ev, int n, char *err,
-			size_t errlen);
+			const struct runlog_event *const *ev, int n,
+			struct errinfo *err);
 /* summary_json and headline and error may be NULL. */
 int store_run_finished(struct store *st, int64_t id, const char *status,
 		       const char *finished_at, const char *error,
 		       const char *headline, const char *summary_json,
-		       char *err, size_t errlen);
+		       struct errinfo *err);
 
 /*
  * The run's row as an object (id, experiment, status, created_at,
@@ -59,14 +68,11 @@ int store_run_finished(struct store *st, int64_t id, const char *status,
 json_t *store_get_run(struct store *st, int64_t id);
 
 /*
- * Newest first; experiment may be NULL. *runs: array of {id, experiment,
- * status, created_at, finished_at, headline, params, hostname, cpu_model}.
- * Returns 0 or -EIO.
+ * Newest first; experiment may be NULL, and machine (NULL: all) keeps the
+ * runs whose host name or CPU model holds it (any case). *runs: array of
+ * {id, experiment, status, created_at, finished_at, headline, params,
+ * hostname, cpu_model}. Returns 0 or -EIO.
  */
-int store_list_runs(struct store *st, const char *experiment, int64_t limit,
-		    int64_t offset, json_t **runs, int64_t *total);
-
-/* The same, only the runs whose host name or CPU model holds machine (any case; NULL: all). */
 int store_find_runs(struct store *st, const char *experiment,
 		    const char *machine, int64_t limit, int64_t offset,
 		    json_t **runs, int64_t *total);

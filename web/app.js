@@ -2,14 +2,13 @@
 import { h, clear, $, paragraphs } from './dom.js';
 import { api } from './api.js';
 import { ParamForm } from './form.js';
-import { RunView, FINAL } from './run-view.js';
+import { RunView, EVENT_TYPES } from './run-view.js';
 import { RunsList } from './runs-list.js';
 import { setupCharts, setChartTheme } from './charts.js';
 import { labRoute, decorateRun } from './lab.js';
 import { setupClassroom, PROJECTOR_LOOK } from './classroom.js';
 import { MyRun } from './my-run.js';
 
-const EVENT_TYPES = ['start', 'status', 'placement', 'sample', 'cell', 'progress', 'note', 'summary', 'headline', 'end', ...FINAL];
 const RUNS_POLL_MS = 15000; // runs started elsewhere (curl, another browser) show up within this
 
 const state = {

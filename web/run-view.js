@@ -3,7 +3,10 @@ import { h, clear, paragraphs } from './dom.js';
 import { ChartSet } from './charts.js';
 import { label, withUnit, clock, duration, toDate } from './format.js';
 
+// The page's one fold of a run's events, written against docs/events.md:
+// the types it listens to are these, and RunView.event below folds them.
 export const FINAL = ['done', 'failed', 'cancelled', 'interrupted'];
+export const EVENT_TYPES = ['start', 'status', 'placement', 'sample', 'cell', 'progress', 'note', 'summary', 'headline', 'end', ...FINAL];
 
 
 const STATUS_TEXT = {

@@ -4,18 +4,18 @@ FUZZ_BUILD = build-fuzz
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Wno-unused-command-line-argument
 FUZZ_TARGETS = fuzz_list fuzz_params fuzz_request
-FUZZ_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(filter-out server/main.c,$(SERVER_SRCS))
+FUZZ_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(SERVER_SRCS) $(CLI_SRCS)
 FUZZ_OBJS = $(FUZZ_SRCS:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_RUNS ?= 20000
 
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $<"
-	$(Q)$(FUZZ_CC) -std=gnu11 -pthread -Ilib -Ikernels -Iserver $(FUZZ_FLAGS) $(PKG_CFLAGS) -DNUMALAB_VERSION='"fuzz"' -DNUMALAB_CFLAGS='"fuzz"' -c -o $@ $<
+	$(Q)$(FUZZ_CC) -std=gnu11 -pthread -Ilib -Ikernels -Iserver -Icli $(FUZZ_FLAGS) $(PKG_CFLAGS) -DNUMALAB_VERSION='"fuzz"' -DNUMALAB_CFLAGS='"fuzz"' -c -o $@ $<
 
 $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	@echo "  FUZZLD  $@"
-	$(Q)$(FUZZ_CC) -std=gnu11 -pthread -Ilib -Ikernels -Iserver $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) $(LDLIBS)
+	$(Q)$(FUZZ_CC) -std=gnu11 -pthread -Ilib -Ikernels -Iserver -Icli $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) $(LDLIBS)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
 

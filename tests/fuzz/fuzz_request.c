@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_error_t jerr;
 	json_t *body, *params = NULL;
 	const char *name = NULL;
-	char *argv[64];
+	struct strvec argv = STRVEC_INIT;
 	struct errinfo err;
 
 	if (!topo)
@@ -25,18 +25,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (json_unpack_ex(body, &jerr, JSON_STRICT, "{s:s, s?o}", "experiment",
 			   &name, "params", &params) == 0) {
 		const struct experiment *e = experiment_find(name);
-		int n = e ? schema_params_to_argv(params, argv, 64, &err) : -1;
+		int n = e ? schema_params_to_argv(params, &argv, 64, &err) : -1;
 		if (n >= 0) {
 			struct param_values *pv = calloc(1, sizeof(*pv));
-			if (!experiment_parse(e, topo, n, argv, pv, NULL, NULL,
+			if (!experiment_parse(e, topo, n, argv.v, pv, NULL, NULL,
 					      &err)) {
 				json_t *back = schema_params_json(pv);
 				json_decref(back);
 			}
 			free(pv);
-			for (int i = 0; i < n; i++)
-				free(argv[i]);
 		}
+		strvec_clear(&argv);
 	}
 	json_decref(body);
 	return 0;

@@ -1,4 +1,4 @@
-/* main.c - the numalab binary: dispatch to the subcommands */
+/* main.c - the numalab binary: dispatch to the subcommands (serve is the server, the rest the command line) */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* cli.c - the run, list and topology subcommands; `run --ndjson` is the server's worker */
+/* commands.c - the run, list and topology subcommands; `run --ndjson` is the server's worker */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -8,11 +8,14 @@
 #include <jansson.h>
 
 #include "commands.h"
+#include "events.h"
 #include "experiment.h"
-#include "rundoc.h"
+#include "machine.h"
 #include "schema.h"
 #include "sink_json.h"
 #include "sink_table.h"
+#include "strbuf.h"
+#include "strvec.h"
 
 static volatile sig_atomic_t cancelled;
 
@@ -35,28 +38,29 @@ static void print_help(const struct experiment *e, const struct topo *t)
 	{
 		const char *type = json_string_value(json_object_get(p, "type"));
 		json_t *choices = json_object_get(p, "choices");
-		char allowed[256] = "";
+		struct strbuf allowed = STRBUF_INIT;
 		if (choices) {
-			size_t k, off = 0;
+			size_t k;
 			json_t *c;
 			json_array_foreach(choices, k, c)
-				off += (size_t)snprintf(allowed + off,
-							sizeof(allowed) - off, "%s%s",
-							k ? "|" : "", json_string_value(c));
+				strbuf_addf(&allowed, "%s%s", k ? "|" : "",
+					    json_string_value(c));
 		} else if (json_object_get(p, "max")) {
-			snprintf(allowed, sizeof(allowed), "%" JSON_INTEGER_FORMAT
-				 "..%" JSON_INTEGER_FORMAT,
-				 json_integer_value(json_object_get(p, "min")),
-				 json_integer_value(json_object_get(p, "max")));
+			strbuf_addf(&allowed,
+				    "%" JSON_INTEGER_FORMAT "..%" JSON_INTEGER_FORMAT,
+				    json_integer_value(json_object_get(p, "min")),
+				    json_integer_value(json_object_get(p, "max")));
 		}
 		printf("  %-12s %-8s default '%s'  [%s]%s%s\n      %s\n",
 		       json_string_value(json_object_get(p, "name")), type,
-		       json_string_value(json_object_get(p, "default")), allowed,
+		       json_string_value(json_object_get(p, "default")),
+		       strbuf_str(&allowed),
 		       json_object_get(p, "unit") ? " " : "",
 		       json_string_value(json_object_get(p, "unit"))
 			       ? json_string_value(json_object_get(p, "unit"))
 			       : "",
 		       json_string_value(json_object_get(p, "help")));
+		strbuf_release(&allowed);
 	}
 	printf("\noutput: a table on a terminal; --json: the whole run as one JSON "
 	       "document; --ndjson: one JSON event per line (docs/events.md)\n");
@@ -78,7 +82,7 @@ static void emit_ndjson(void *arg, json_t *ev)
 
 static void emit_doc(void *arg, json_t *ev)
 {
-	rundoc_apply(arg, ev);
+	events_fold(arg, ev, 0);
 }
 
 int cmd_run(int argc, char **argv)
@@ -94,11 +98,8 @@ int cmd_run(int argc, char **argv)
 	struct sink table;
 	json_t *doc = NULL;
 	int a = 1, rc = 2, help = 0;
-	char **kv = calloc((size_t)argc + 1, sizeof(char *));
-	int nkv = 0;
+	struct strvec kv = STRVEC_INIT;
 
-	if (!kv)
-		return 1;
 	for (; a < argc; a++) {
 		if (!strcmp(argv[a], "--json"))
 			out = OUT_JSON;
@@ -121,7 +122,7 @@ int cmd_run(int argc, char **argv)
 				goto out;
 			}
 		} else {
-			kv[nkv++] = argv[a];
+			strvec_push(&kv, argv[a]);
 		}
 	}
 	if (!e) {
@@ -148,7 +149,11 @@ int cmd_run(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (experiment_parse(e, t, nkv, kv, pv, params, &common, &err)) {
+	if (kv.oom) {
+		rc = 1;
+		goto out;
+	}
+	if (experiment_parse(e, t, (int)kv.n, kv.v, pv, params, &common, &err)) {
 		fprintf(stderr, "numalab run %s: %s\n", e->name, err.msg);
 		if (out == OUT_NDJSON)
 			emit_ndjson(NULL, json_pack("{s:s, s:s, s:s, s:s}", "type", "end",
@@ -171,7 +176,7 @@ int cmd_run(int argc, char **argv)
 	json_t *start = json_pack("{s:s, s:s, s:o, s:o, s:s}", "type", "start",
 				  "experiment", e->name, "params",
 				  schema_params_json(pv), "machine",
-				  schema_machine(t), "version", NUMALAB_VERSION);
+				  machine_json(t), "version", NUMALAB_VERSION);
 	if (out == OUT_TABLE) {
 		sink_table_init(&table, stdout);
 		ctx.sink = &table;
@@ -183,7 +188,7 @@ int cmd_run(int argc, char **argv)
 		json_decref(start);
 	} else {
 		if (out == OUT_JSON) {
-			doc = rundoc_new();
+			doc = events_doc_new();
 			sink_json_init(&js, emit_doc, doc);
 		} else {
 			sink_json_init(&js, emit_ndjson, NULL);
@@ -218,7 +223,7 @@ out:
 	json_decref(doc);
 	free(params);
 	free(pv);
-	free(kv);
+	strvec_clear(&kv);
 	topo_free(t);
 	return rc;
 }
@@ -266,7 +271,7 @@ int cmd_topology(int argc, char **argv)
 	}
 	if (as_json) {
 		json_t *o = schema_topology(t);
-		json_object_set_new(o, "machine", schema_machine(t));
+		json_object_set_new(o, "machine", machine_json(t));
 		json_dumpf(o, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		json_decref(o);

@@ -1,0 +1,246 @@
+/* events.c - the run's event types, their fold into a run document, and back */
+#include "events.h"
+
+#include <errno.h>
+#include <string.h>
+
+const struct event_kind event_kinds[EV_NTYPES] = {
+	[EV_UNKNOWN] = {"", EVO_NONE, 0},
+	[EV_START] = {"start", EVO_WORKER, 0},
+	[EV_PLACEMENT] = {"placement", EVO_WORKER, 0},
+	[EV_SAMPLE] = {"sample", EVO_WORKER, 0},
+	[EV_CELL] = {"cell", EVO_WORKER, 0},
+	[EV_PROGRESS] = {"progress", EVO_WORKER, 0},
+	[EV_NOTE] = {"note", EVO_WORKER, 0},
+	[EV_SUMMARY] = {"summary", EVO_WORKER, 0},
+	[EV_HEADLINE] = {"headline", EVO_WORKER, 0},
+	[EV_END] = {"end", EVO_WORKER, 0},
+	[EV_STATUS] = {"status", EVO_SERVER, 0},
+	[EV_DONE] = {"done", EVO_SERVER, 1},
+	[EV_FAILED] = {"failed", EVO_SERVER, 1},
+	[EV_CANCELLED] = {"cancelled", EVO_SERVER, 1},
+	[EV_INTERRUPTED] = {"interrupted", EVO_SERVER, 1},
+	[EV_IMPORTED] = {"imported", EVO_IMPORT, 0},
+};
+
+enum event_type event_type_of(const char *name)
+{
+	if (!name || !*name)
+		return EV_UNKNOWN;
+	for (int t = EV_UNKNOWN + 1; t < EV_NTYPES; t++)
+		if (!strcmp(name, event_kinds[t].name))
+			return (enum event_type)t;
+	return EV_UNKNOWN;
+}
+
+enum event_type event_type_of_event(json_t *ev)
+{
+	return event_type_of(json_string_value(json_object_get(ev, "type")));
+}
+
+int event_reserved(const char *type)
+{
+	return event_kinds[event_type_of(type)].origin == EVO_SERVER;
+}
+
+int event_status_final(const char *status)
+{
+	return event_kinds[event_type_of(status)].final;
+}
+
+json_t *events_doc_new(void)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "params",
+			 json_object(), "placement", json_array(), "samples",
+			 json_array(), "cells", json_array(), "notes",
+			 json_array(), "summary", json_object(), "machine",
+			 json_object());
+}
+
+/* A copy of ev without its "type" (and server-side "seq"). */
+static json_t *strip(json_t *ev)
+{
+	json_t *c = json_deep_copy(ev);
+
+	json_object_del(c, "type");
+	json_object_del(c, "seq");
+	return c;
+}
+
+static void append(json_t *doc, const char *key, json_t *item)
+{
+	json_t *a = json_object_get(doc, key);
+
+	if (!json_is_array(a)) {
+		a = json_array();
+		json_object_set_new(doc, key, a);
+	}
+	json_array_append_new(a, item);
+}
+
+static void copy_field(json_t *doc, json_t *ev, const char *from,
+		       const char *to)
+{
+	json_t *v = json_object_get(ev, from);
+
+	if (v)
+		json_object_set(doc, to, v);
+}
+
+/* A summary event's entry: {"value", "unit"}. */
+static json_t *summary_entry(json_t *ev)
+{
+	return json_pack("{s:O?, s:O?}", "value", json_object_get(ev, "value"),
+			 "unit", json_object_get(ev, "unit"));
+}
+
+int events_fold(json_t *doc, json_t *ev, unsigned int flags)
+{
+	int outcome = flags & EVENTS_FOLD_OUTCOME;
+	json_t *s;
+	const char *key;
+
+	if (!json_is_object(doc) || !json_is_object(ev) ||
+	    !json_is_string(json_object_get(ev, "type")))
+		return -EINVAL;
+	switch (event_type_of_event(ev)) {
+	case EV_START:
+		copy_field(doc, ev, "experiment", "experiment");
+		copy_field(doc, ev, "params", "params");
+		copy_field(doc, ev, "machine", "machine");
+		copy_field(doc, ev, "version", "version");
+		break;
+	case EV_PLACEMENT:
+		if (!outcome)
+			append(doc, "placement", strip(ev));
+		break;
+	case EV_SAMPLE:
+		if (!outcome)
+			append(doc, "samples", strip(ev));
+		break;
+	case EV_CELL:
+		if (!outcome)
+			append(doc, "cells", strip(ev));
+		break;
+	case EV_NOTE:
+		if (!outcome)
+			append(doc, "notes", strip(ev));
+		break;
+	case EV_PROGRESS:
+		json_object_set_new(doc, "progress", strip(ev));
+		break;
+	case EV_SUMMARY:
+		key = json_string_value(json_object_get(ev, "key"));
+		if (!key)
+			return -EINVAL;
+		s = json_object_get(doc, "summary");
+		if (!json_is_object(s)) {
+			s = json_object();
+			json_object_set_new(doc, "summary", s);
+		}
+		json_object_set_new(s, key, summary_entry(ev));
+		break;
+	case EV_HEADLINE:
+		copy_field(doc, ev, "text", "headline");
+		break;
+	case EV_IMPORTED:
+		json_object_set_new(doc, "imported", strip(ev));
+		break;
+	case EV_END:
+	case EV_STATUS:
+	case EV_DONE:
+	case EV_FAILED:
+	case EV_CANCELLED:
+	case EV_INTERRUPTED:
+		copy_field(doc, ev, "status", "status");
+		copy_field(doc, ev, "error", "error");
+		break;
+	case EV_UNKNOWN:
+	case EV_NTYPES:
+		break;
+	}
+	return 0;
+}
+
+json_t *events_final(const char *status, const char *error, json_t *summary,
+		     const char *headline)
+{
+	return json_pack("{s:s, s:s, s:s*, s:O, s:s*}", "type", status,
+			 "status", status, "error", error, "summary", summary,
+			 "headline", headline);
+}
+
+static json_t *typed(json_t *ev, enum event_type t)
+{
+	if (ev)
+		json_object_set_new(ev, "type", json_string(event_kinds[t].name));
+	return ev;
+}
+
+/* Each item of doc[key], as an event of type t. */
+static void each(json_t *out, json_t *doc, const char *key, enum event_type t)
+{
+	json_t *item;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, key), i, item)
+		json_array_append_new(out, typed(json_deep_copy(item), t));
+}
+
+json_t *events_from_doc(json_t *doc, json_t *imported)
+{
+	json_t *out = json_array(), *v, *summary = json_object_get(doc, "summary");
+	const char *status = json_string_value(json_object_get(doc, "status"));
+	const char *headline = json_string_value(json_object_get(doc, "headline"));
+	const char *key;
+	size_t n;
+
+	if (!out || !status)
+		goto fail;
+	json_array_append_new(
+		out, typed(json_pack("{s:O, s:O, s:O, s:O?}", "experiment",
+				     json_object_get(doc, "experiment"),
+				     "params", json_object_get(doc, "params"),
+				     "machine", json_object_get(doc, "machine"),
+				     "version", json_object_get(doc, "version")),
+			   EV_START));
+	each(out, doc, "placement", EV_PLACEMENT);
+	each(out, doc, "samples", EV_SAMPLE);
+	each(out, doc, "cells", EV_CELL);
+	each(out, doc, "notes", EV_NOTE);
+	if (json_is_object(json_object_get(doc, "progress")))
+		json_array_append_new(
+			out, typed(json_deep_copy(json_object_get(doc, "progress")),
+				   EV_PROGRESS));
+	json_object_foreach(summary, key, v)
+		json_array_append_new(
+			out, typed(json_pack("{s:s, s:O?, s:O?}", "key", key,
+					     "value", json_object_get(v, "value"),
+					     "unit", json_object_get(v, "unit")),
+				   EV_SUMMARY));
+	if (headline)
+		json_array_append_new(
+			out, typed(json_pack("{s:s}", "text", headline), EV_HEADLINE));
+	if (imported)
+		json_array_append_new(out, typed(json_deep_copy(imported),
+						 EV_IMPORTED));
+	json_t *sum = json_is_object(summary) ? json_incref(summary) : json_object();
+	json_array_append_new(
+		out, events_final(status,
+				  json_string_value(json_object_get(doc, "error")),
+				  sum, headline));
+	json_decref(sum);
+	/* an item that could not be built is a NULL that was not appended */
+	n = 2 + json_array_size(json_object_get(doc, "placement")) +
+	    json_array_size(json_object_get(doc, "samples")) +
+	    json_array_size(json_object_get(doc, "cells")) +
+	    json_array_size(json_object_get(doc, "notes")) +
+	    (json_is_object(json_object_get(doc, "progress")) ? 1 : 0) +
+	    json_object_size(summary) + (headline ? 1 : 0) + (imported ? 1 : 0);
+	if (json_array_size(out) != n)
+		goto fail;
+	return out;
+fail:
+	json_decref(out);
+	return NULL;
+}

@@ -1,0 +1,83 @@
+/* events.h - the run's event types, their fold into a run document, and back */
+#ifndef NUMALAB_EVENTS_H
+#define NUMALAB_EVENTS_H
+
+#include <jansson.h>
+
+/*
+ * Every event type a run can hold. Adding one touches this enum, the
+ * table and the fold in events.c, docs/events.md and the page's fold
+ * (web/run-view.js), nothing else.
+ */
+enum event_type {
+	EV_UNKNOWN = 0, /* a type this server does not know: kept, not folded */
+	EV_START,
+	EV_PLACEMENT,
+	EV_SAMPLE,
+	EV_CELL,
+	EV_PROGRESS,
+	EV_NOTE,
+	EV_SUMMARY,
+	EV_HEADLINE,
+	EV_END,
+	EV_STATUS,
+	EV_DONE,
+	EV_FAILED,
+	EV_CANCELLED,
+	EV_INTERRUPTED,
+	EV_IMPORTED,
+	EV_NTYPES
+};
+
+/* Who writes an event of that type. */
+enum event_origin {
+	EVO_NONE,   /* EV_UNKNOWN */
+	EVO_WORKER, /* the worker, on stdout */
+	EVO_SERVER, /* the server only: a worker writing it is garbage */
+	EVO_IMPORT, /* the server, when it takes in a run from elsewhere */
+};
+
+struct event_kind {
+	const char *name;
+	enum event_origin origin;
+	int final; /* the run's last event: its type is the final status */
+};
+
+/* Indexed by enum event_type. */
+extern const struct event_kind event_kinds[EV_NTYPES];
+
+/* The type of a name; EV_UNKNOWN for NULL or a name not in the table. */
+enum event_type event_type_of(const char *name);
+/* The type of an event object's "type"; EV_UNKNOWN when it has none. */
+enum event_type event_type_of_event(json_t *ev);
+/* Nonzero when only the server may write events named type. */
+int event_reserved(const char *type);
+/* A status a run ends with (done, failed, cancelled, interrupted): it changes no more. */
+int event_status_final(const char *status);
+
+/* Fold only what the run's outcome needs: drops placement, samples, cells, notes. */
+#define EVENTS_FOLD_OUTCOME 1u
+
+/* A new empty run document. */
+json_t *events_doc_new(void);
+/*
+ * Folds one event into doc, the one place that says what an event means
+ * for the run document. Unknown types are ignored. Returns 0, or -EINVAL
+ * when the event is not an object with a "type" (or a summary has no key).
+ */
+int events_fold(json_t *doc, json_t *ev, unsigned int flags);
+/*
+ * The final event of a run: type and "status" are status; error and
+ * headline may be NULL (then left out), summary is an object. NULL on ENOMEM.
+ */
+json_t *events_final(const char *status, const char *error, json_t *summary,
+		     const char *headline);
+/*
+ * The reverse of the fold: the events that make doc (a whole run
+ * document, already checked), each with its "type" and no "seq", in the
+ * order they are stored. imported (may be NULL) becomes an `imported`
+ * event just before the final one. A new array, NULL on ENOMEM.
+ */
+json_t *events_from_doc(json_t *doc, json_t *imported);
+
+#endif

@@ -1,0 +1,54 @@
+/* run_limits.c - what a run may ask: estimated time and free memory */
+#include "run_limits.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+uint64_t limits_memory_available(const struct topo *t)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	unsigned long long kb;
+	uint64_t sum = 0;
+
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+				fclose(f);
+				return (uint64_t)kb * 1024;
+			}
+		fclose(f);
+	}
+	for (int i = 0; i < t->nnodes; i++)
+		sum += t->node[i].mem_free;
+	return sum;
+}
+
+int limits_check_estimate(const struct experiment *exp, const void *params,
+			  const struct common_params *common, const struct topo *t,
+			  int max_run_seconds, struct errinfo *err)
+{
+	double seconds = 0;
+	uint64_t bytes = 0, avail;
+
+	if (!exp->estimate)
+		return 0;
+	exp->estimate(params, common, t, &seconds, &bytes);
+	avail = limits_memory_available(t);
+	if (avail && bytes > avail) {
+		errinfo_set(err, NULL,
+			    "the run would allocate about %.1f MiB but only "
+			    "%.1f MiB of memory is free: ask for less",
+			    bytes / 1048576.0, avail / 1048576.0);
+		return -E2BIG;
+	}
+	if (max_run_seconds > 0 && seconds > max_run_seconds) {
+		errinfo_set(err, NULL,
+			    "the run is estimated to take about %.0f s, over the "
+			    "server's limit of %d s (--max-run-seconds): ask for "
+			    "less",
+			    seconds, max_run_seconds);
+		return -E2BIG;
+	}
+	return 0;
+}

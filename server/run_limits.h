@@ -1,0 +1,28 @@
+/* run_limits.h - what a run may ask: estimated time and free memory */
+#ifndef NUMALAB_RUN_LIMITS_H
+#define NUMALAB_RUN_LIMITS_H
+
+#include <stdint.h>
+
+#include "errinfo.h"
+#include "experiment.h"
+#include "topo.h"
+
+/*
+ * Memory free now, in bytes: MemAvailable (what can be had without
+ * swapping), else the nodes' free memory as the topology saw it at start.
+ * 0 when neither is known.
+ */
+uint64_t limits_memory_available(const struct topo *t);
+
+/*
+ * Refuses a request the server would only have to kill or that would push
+ * the machine into swap: its estimated time over max_run_seconds (0: no
+ * limit), or its memory over what is free. Returns 0, or -E2BIG with err
+ * set.
+ */
+int limits_check_estimate(const struct experiment *exp, const void *params,
+			  const struct common_params *common, const struct topo *t,
+			  int max_run_seconds, struct errinfo *err);
+
+#endif

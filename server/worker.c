@@ -1,0 +1,446 @@
+/* worker.c - the worker supervisor: fork/exec, read loop, why it ended */
+#define _GNU_SOURCE
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "events.h"
+
+#define LINE_MAX_BYTES (1 << 20) /* a longer stdout line is garbage */
+#define STDERR_LINES 20		 /* kept for the failure reason */
+#define STDERR_LINE_MAX 300
+#define KILL_GRACE_MS 2000	 /* SIGTERM, then SIGKILL this much later */
+#define DRAIN_MS 2000		 /* output still read after the worker exited */
+
+/* What the read loop learns from one worker. */
+struct worker {
+	const struct worker_spec *spec;
+	const struct worker_ops *ops;
+	pid_t pid;
+	char *failure; /* garbage or a hook's failure: the run fails with it */
+	char *line;    /* the stdout line being assembled */
+	size_t len, cap;
+	char errlines[STDERR_LINES][STDERR_LINE_MAX]; /* the stderr ring */
+	int nerr, errhead;
+	char errpart[STDERR_LINE_MAX];
+	size_t errpartlen;
+	int timed_out, term_sent, killed;
+	double kill_at;
+	int exited, wstatus;
+};
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The worker leads its own process group: the signal reaches all of it. */
+static void signal_worker(struct worker *w, int sig)
+{
+	if (w->exited)
+		return;
+	if (kill(-w->pid, sig))
+		kill(w->pid, sig);
+}
+
+static void kill_worker(struct worker *w)
+{
+	if (!w->killed) {
+		signal_worker(w, SIGKILL);
+		w->killed = 1;
+	}
+}
+
+static void fail_worker(struct worker *w, const char *fmt, const char *arg)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (w->failure)
+		return;
+	strbuf_addf(&sb, fmt, arg);
+	w->failure = strbuf_detach(&sb);
+	kill_worker(w);
+}
+
+/* A short, printable quote of a bad line. */
+static void quote_line(const char *s, size_t len, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 4 < outlen; i++)
+		out[o++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	if (len && o + 4 >= outlen) {
+		out[o++] = '.';
+		out[o++] = '.';
+		out[o++] = '.';
+	}
+	out[o] = '\0';
+}
+
+/* One complete stdout line: an event, or garbage. */
+static void handle_line(struct worker *w, char *s, size_t len)
+{
+	struct errinfo err;
+	json_error_t jerr;
+	const char *type;
+	char q[160];
+	json_t *ev;
+
+	if (len && s[len - 1] == '\r')
+		len--;
+	if (!len || w->failure)
+		return;
+	ev = json_loadb(s, len, JSON_REJECT_DUPLICATES, &jerr);
+	type = json_string_value(json_object_get(ev, "type"));
+	if (!json_is_object(ev) || !type || !*type || event_reserved(type)) {
+		quote_line(s, len, q, sizeof(q));
+		fail_worker(w, "worker wrote garbage: '%s'", q);
+		json_decref(ev);
+		return;
+	}
+	errinfo_clear(&err);
+	if (w->ops->event(w->ops->ctx, ev, &err))
+		fail_worker(w, "%s", err.msg);
+	json_decref(ev);
+}
+
+/* The events of one read are in: the caller stores them in one go. */
+static void flush(struct worker *w)
+{
+	struct errinfo err;
+
+	errinfo_clear(&err);
+	if (w->ops->flush(w->ops->ctx, &err))
+		fail_worker(w, "%s", err.msg);
+}
+
+/* A chunk of stdout, split into lines. */
+static void feed_stdout(struct worker *w, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n && !w->failure; i++) {
+		if (buf[i] == '\n') {
+			handle_line(w, w->line, w->len);
+			w->len = 0;
+			continue;
+		}
+		if (w->len + 1 >= w->cap) {
+			size_t cap = w->cap ? w->cap * 2 : 4096;
+			char *l;
+			if (cap > LINE_MAX_BYTES) {
+				char q[160];
+				quote_line(w->line, 100, q, sizeof(q));
+				fail_worker(w,
+					    "worker wrote garbage: a line over "
+					    "1 MiB starting '%s'",
+					    q);
+				break;
+			}
+			l = realloc(w->line, cap);
+			if (!l) {
+				fail_worker(w, "%s",
+					    "out of memory reading the worker");
+				break;
+			}
+			w->line = l;
+			w->cap = cap;
+		}
+		w->line[w->len++] = buf[i];
+	}
+	flush(w);
+}
+
+static void push_errline(struct worker *w)
+{
+	if (!w->errpartlen)
+		return;
+	w->errpart[w->errpartlen] = '\0';
+	snprintf(w->errlines[w->errhead], STDERR_LINE_MAX, "%s", w->errpart);
+	w->errhead = (w->errhead + 1) % STDERR_LINES;
+	if (w->nerr < STDERR_LINES)
+		w->nerr++;
+	w->errpartlen = 0;
+}
+
+/* Keeps the last lines of stderr, and passes them on to ours. */
+static void feed_stderr(struct worker *w, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			if (w->errpartlen) {
+				w->errpart[w->errpartlen] = '\0';
+				fprintf(stderr, "numalab: run %lld: %s\n",
+					(long long)w->spec->run_id, w->errpart);
+			}
+			push_errline(w);
+		} else if (w->errpartlen + 1 < STDERR_LINE_MAX) {
+			w->errpart[w->errpartlen++] = buf[i];
+		}
+	}
+}
+
+/* The kept stderr lines, oldest first, after ": ". Empty if none. */
+static char *stderr_tail(struct worker *w)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	push_errline(w);
+	for (int i = 0; i < w->nerr; i++) {
+		int k = (w->errhead - w->nerr + i + STDERR_LINES) % STDERR_LINES;
+		strbuf_addf(&sb, "%s%s", i ? "\n" : ": ", w->errlines[k]);
+	}
+	return strbuf_detach(&sb);
+}
+
+/*
+ * In the child, between fork and exec: only async-signal-safe calls.
+ * The worker dies with the server (PDEATHSIG) and starts with default
+ * signal handling, whatever the server blocked or ignored.
+ */
+static void exec_worker(const char *exe, char *const *argv, pid_t parent,
+			int in, int out, int err, const cpu_set_t *cpus)
+{
+	sigset_t none;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(127);
+	setpgid(0, 0);
+	/* every CPU the server was given, not the few it keeps to while it runs */
+	sched_setaffinity(0, sizeof(*cpus), cpus);
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		_exit(127);
+	close_range(3, ~0U, 0);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execv(exe, argv);
+	static const char msg[] = "cannot execute the worker binary\n";
+	ssize_t w = write(2, msg, sizeof(msg) - 1);
+	(void)w;
+	_exit(127);
+}
+
+/* Reaps the worker if it has exited; only this thread waits for it. */
+static void reap(struct worker *w, int block)
+{
+	int st;
+	pid_t got;
+
+	if (w->exited)
+		return;
+	while ((got = waitpid(w->pid, &st, block ? 0 : WNOHANG)) < 0 &&
+	       errno == EINTR)
+		;
+	if (got == w->pid) {
+		w->exited = 1;
+		w->wstatus = st;
+		/* what it left behind in its group goes with it */
+		kill(-w->pid, SIGKILL);
+	}
+}
+
+/* A wake-up: a cancel asks the worker to stop, politely first. */
+static void on_wake(struct worker *w)
+{
+	char tmp[64];
+
+	while (read(w->spec->wake_fd, tmp, sizeof(tmp)) > 0)
+		;
+	if (w->ops->cancelled(w->ops->ctx) && !w->term_sent && !w->killed &&
+	    !w->exited) {
+		signal_worker(w, SIGTERM);
+		w->term_sent = 1;
+		w->kill_at = mono_now() + KILL_GRACE_MS / 1000.0;
+	}
+}
+
+/*
+ * The read loop: until the worker has exited and its pipes are drained.
+ * The pidfd says when it exits even if something still holds its pipes;
+ * whatever writes to them then gets DRAIN_MS more, no longer.
+ */
+static void read_worker(struct worker *w, int outfd, int errfd)
+{
+	struct pollfd p[4] = {{.fd = outfd, .events = POLLIN},
+			      {.fd = errfd, .events = POLLIN},
+			      {.fd = w->spec->wake_fd, .events = POLLIN},
+			      {.fd = pidfd_open(w->pid, 0), .events = POLLIN}};
+	int pidfd = p[3].fd;
+	double deadline = mono_now() + w->spec->max_seconds, drain_until = 0;
+	char *buf = malloc(65536);
+
+	if (!buf)
+		fail_worker(w, "%s", "out of memory reading the worker");
+	while (p[0].fd >= 0 || p[1].fd >= 0 || (pidfd >= 0 && !w->exited)) {
+		double now = mono_now(), until = -1;
+		int timeout;
+
+		if (w->exited) {
+			if (drain_until == 0)
+				drain_until = now + DRAIN_MS / 1000.0;
+			if (now >= drain_until)
+				break;
+			until = drain_until;
+		} else {
+			if (!w->timed_out && !w->killed && now >= deadline) {
+				w->timed_out = 1;
+				kill_worker(w);
+			}
+			if (w->kill_at > 0 && now >= w->kill_at) {
+				kill_worker(w);
+				w->kill_at = 0;
+			}
+			if (!w->killed)
+				until = deadline;
+			if (w->kill_at > 0 && (until < 0 || w->kill_at < until))
+				until = w->kill_at;
+		}
+		timeout = until < 0 ? -1 : (int)((until - now) * 1000) + 1;
+		if (poll(p, 4, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			kill_worker(w);
+			break;
+		}
+		if (p[3].fd >= 0 && p[3].revents) {
+			reap(w, 0);
+			if (w->exited)
+				p[3].fd = -1;
+		}
+		if (p[2].revents)
+			on_wake(w);
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			n = buf ? read(p[i].fd, buf, 65536) : 0;
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(p[i].fd);
+				p[i].fd = -1;
+				if (!buf)
+					kill_worker(w);
+				continue;
+			}
+			if (i == 0 && !w->failure)
+				feed_stdout(w, buf, (size_t)n);
+			else if (i == 1)
+				feed_stderr(w, buf, (size_t)n);
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (p[i].fd >= 0)
+			close(p[i].fd);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (w->len && !w->failure) {
+		/* a last line without its newline still counts */
+		handle_line(w, w->line, w->len);
+		flush(w);
+	}
+	free(buf);
+	reap(w, 1);
+}
+
+int worker_run(const struct worker_spec *spec, const struct worker_ops *ops,
+	       struct worker_end *end, struct errinfo *err)
+{
+	struct worker w = {.spec = spec, .ops = ops, .pid = -1};
+	int out[2] = {-1, -1}, errp[2] = {-1, -1}, devnull = -1, rc = 0;
+	struct errinfo herr;
+	pid_t parent = getpid();
+
+	memset(end, 0, sizeof(*end));
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0 || pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC))
+		goto fail;
+	w.pid = fork();
+	if (w.pid < 0)
+		goto fail;
+	if (w.pid == 0)
+		exec_worker(spec->exe, spec->argv, parent, devnull, out[1],
+			    errp[1], spec->cpus);
+	setpgid(w.pid, w.pid); /* also here: no window where it has none */
+	close(out[1]);
+	close(errp[1]);
+	close(devnull);
+	errinfo_clear(&herr);
+	if (ops->started(ops->ctx, &herr))
+		fail_worker(&w, "%s", herr.msg);
+	read_worker(&w, out[0], errp[0]); /* closes them */
+	end->timed_out = w.timed_out;
+	end->wstatus = w.wstatus;
+	end->failure = w.failure;
+	end->tail = stderr_tail(&w);
+	free(w.line);
+	return 0;
+fail:
+	rc = -errno;
+	errinfo_set(err, NULL, "cannot start the worker: %s", strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		if (out[i] >= 0)
+			close(out[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	if (devnull >= 0)
+		close(devnull);
+	return rc;
+}
+
+void worker_end_free(struct worker_end *end)
+{
+	free(end->failure);
+	free(end->tail);
+	memset(end, 0, sizeof(*end));
+}
+
+const char *worker_explain(const struct worker_end *end, const char *end_status,
+			   const char *end_error, int max_seconds,
+			   struct strbuf *msg)
+{
+	int ws = end->wstatus;
+	const char *tail = end->tail ? end->tail : "";
+
+	if (end->timed_out) {
+		strbuf_addf(msg, "run exceeded its time limit of %d s",
+			    max_seconds);
+	} else if (end->failure) {
+		strbuf_addstr(msg, end->failure);
+	} else if (WIFSIGNALED(ws)) {
+		int sig = WTERMSIG(ws);
+		const char *abbr = sigabbrev_np(sig);
+		strbuf_addf(msg, "worker killed by signal %d (SIG%s)%s", sig,
+			    abbr ? abbr : "?", tail);
+	} else if (WEXITSTATUS(ws) != 0) {
+		if (end_error)
+			strbuf_addf(msg, "worker exited with status %d: %s",
+				    WEXITSTATUS(ws), end_error);
+		else
+			strbuf_addf(msg, "worker exited with status %d%s",
+				    WEXITSTATUS(ws), tail);
+	} else if (end_status && !strcmp(end_status, "done")) {
+		return "done";
+	} else if (end_status && *end_status) {
+		strbuf_addstr(msg, end_error ? end_error
+					     : "the worker reported failure");
+	} else {
+		strbuf_addf(msg, "worker exited without reporting its end%s",
+			    tail);
+	}
+	return "failed";
+}
