@@ -1,0 +1,56 @@
+/* rates_cmd.c - the rates subcommand: what this machine does per unit of work, as the run-time estimates use it */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "rates.h"
+#include "topo.h"
+
+int cmd_rates(int argc, char **argv)
+{
+	char path[4096];
+	struct rates r;
+	struct topo *t;
+	int refresh = 0, rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--refresh")) {
+			refresh = 1;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: numalab rates [--refresh]\n\n"
+			       "The rates this machine was measured at (about a quarter of a\n"
+			       "second, cached in %s), which the run-time estimates\n"
+			       "multiply each run's work by. --refresh measures them again.\n",
+			       "$XDG_CACHE_HOME/numalab/rates");
+			return 0;
+		} else {
+			fprintf(stderr, "numalab rates: unknown option '%s' (allowed: --refresh)\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	t = topo_load();
+	if (!t) {
+		perror("numalab rates: cannot read the topology");
+		return 1;
+	}
+	rates_default_path(path, sizeof(path));
+	if (refresh)
+		remove(path);
+	rc = rates_init(t, path);
+	r = *rates_get();
+	printf("rates (%s%s%s)\n", r.source, rc ? ", not saved: " : "",
+	       rc ? strerror(-rc) : "");
+	printf("  %-34s %10.2f ns\n", "increment, private line", r.inc_ns);
+	printf("  %-34s %10.2f ns\n", "increment, line shared by 2", r.bounce_ns);
+	printf("  %-34s %10.2f ns\n", "atomic add, uncontended", r.atomic_ns);
+	printf("  %-34s %10.2f ns\n", "atomic add, line shared by 2",
+	       r.atomic_shared_ns);
+	printf("  %-34s %10.2f GB/s\n", "read, one thread", r.read_gbs);
+	printf("  %-34s %10.2f GB/s\n", "write, one thread", r.write_gbs);
+	printf("  %-34s %10.0f ns\n", "first touch of a page", r.touch_page_ns);
+	printf("  %-34s %10.3f ms\n", "start and join a team", r.team_s * 1e3);
+	printf("  cache: %s\n", path);
+	topo_free(t);
+	return 0;
+}

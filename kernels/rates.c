@@ -1,0 +1,368 @@
+/* rates.c - what this machine does per unit of work, measured in a fraction of a second, for run-time estimates */
+#define _GNU_SOURCE
+#include "rates.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bw.h"
+#include "stats.h"
+#include "team.h"
+
+static struct rates current;
+static int current_set;
+static pthread_mutex_t current_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void rates_default(struct rates *r)
+{
+	memset(r, 0, sizeof(*r));
+	/* deliberately pessimistic: better to refuse late than to kill a run */
+	r->inc_ns = 1.0;
+	r->bounce_ns = 50.0;
+	r->atomic_ns = 10.0;
+	r->atomic_shared_ns = 250.0;
+	r->read_gbs = 1.0;
+	r->write_gbs = 1.0;
+	r->touch_page_ns = 2000.0;
+	r->team_s = 1e-3;
+	r->measured = 0;
+	snprintf(r->source, sizeof(r->source), "built-in");
+}
+
+const struct rates *rates_get(void)
+{
+	static struct rates fallback;
+	const struct rates *r;
+
+	pthread_mutex_lock(&current_lock);
+	if (!current_set) {
+		rates_default(&fallback);
+		current = fallback;
+		current_set = 1;
+	}
+	r = &current;
+	pthread_mutex_unlock(&current_lock);
+	return r;
+}
+
+void rates_set(const struct rates *r)
+{
+	pthread_mutex_lock(&current_lock);
+	current = *r;
+	current_set = 1;
+	pthread_mutex_unlock(&current_lock);
+}
+
+/* ---- the measurements ---- */
+
+struct spin_job {
+	void *line; /* 64-byte aligned */
+	long n;
+	int atomic;
+	int stride; /* bytes between the two threads' counters (0: one counter) */
+};
+
+static void spin_body(void *arg, int tid, int round)
+{
+	const struct spin_job *j = arg;
+	char *base = j->line;
+
+	(void)round;
+	if (j->atomic) {
+		uint64_t *c = (uint64_t *)(base + (size_t)tid * j->stride);
+		for (long i = 0; i < j->n; i++)
+			__atomic_fetch_add(c, 1, __ATOMIC_SEQ_CST);
+	} else {
+		volatile uint32_t *c =
+			(volatile uint32_t *)(base + (size_t)tid * j->stride);
+		for (long i = 0; i < j->n; i++)
+			*c = *c + 1;
+	}
+}
+
+/* Seconds per operation of n ops on each of nthreads threads, or -1. */
+static double per_op(const struct topo *t, const int *cpus, int nthreads,
+		     int atomic, int stride, long n)
+{
+	struct spin_job j = {.n = n, .atomic = atomic, .stride = stride};
+	struct team_job job = {.nthreads = nthreads,
+			       .cpus = cpus,
+			       .arg = &j,
+			       .body = spin_body,
+			       .warmup = 1,
+			       .repeat = 3};
+	struct team_result res;
+	double best = -1;
+
+	j.line = aligned_alloc(4096, 4096);
+	if (!j.line)
+		return -1;
+	memset(j.line, 0, 4096);
+	if (team_run(&job, t, &res) == 0) {
+		for (int i = 0; i < res.rounds; i++)
+			if (best < 0 || res.seconds[i] < best)
+				best = res.seconds[i];
+	}
+	team_result_free(&res);
+	free(j.line);
+	return best > 0 ? best / (double)n : -1;
+}
+
+static void noop_body(void *arg, int tid, int round)
+{
+	(void)arg;
+	(void)tid;
+	(void)round;
+}
+
+/* Seconds to start, run one empty round of and join a pinned team. */
+static double team_cost(const struct topo *t, const int *cpus, int nthreads)
+{
+	struct team_job job = {.nthreads = nthreads,
+			       .cpus = cpus,
+			       .body = noop_body,
+			       .repeat = 1};
+	struct team_result res;
+	double t0 = clock_now(), dt;
+	int rc = team_run(&job, t, &res);
+
+	dt = clock_now() - t0;
+	team_result_free(&res);
+	return rc ? -1 : dt;
+}
+
+/*
+ * The buffer the memory rates stream over: 64 MiB, past the last-level
+ * cache of most machines; a larger one would make the calibration cost
+ * more than the quarter of a second it is allowed (first touch alone runs
+ * at 5-20 us a page in a VM). On a machine whose caches hold it, the
+ * rates come out high and estimates low: the bench row of estimate over
+ * actual shows by how much.
+ */
+static size_t memory_bytes(const struct topo *t)
+{
+	(void)t;
+	return (size_t)64 << 20;
+}
+
+static void memory_rates(const struct topo *t, struct rates *r)
+{
+	size_t len = memory_bytes(t);
+	enum bw_isa isa = bw_isa_best();
+	double t0, best_r = -1, best_w = -1;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	t0 = clock_now();
+	for (size_t off = 0; off < len; off += 4096)
+		p[off] = 1;
+	r->touch_page_ns = (clock_now() - t0) / (double)(len / 4096) * 1e9;
+	for (int i = 0; i < 2; i++) {
+		double dt;
+		t0 = clock_now();
+		bw_kernel_isa(isa, BW_WRITE, p, NULL, len, 7);
+		dt = clock_now() - t0;
+		if (best_w < 0 || dt < best_w)
+			best_w = dt;
+		t0 = clock_now();
+		bw_kernel_isa(isa, BW_READ, NULL, p, len, 0);
+		dt = clock_now() - t0;
+		if (best_r < 0 || dt < best_r)
+			best_r = dt;
+	}
+	if (best_r > 0)
+		r->read_gbs = (double)len / best_r / 1e9;
+	if (best_w > 0)
+		r->write_gbs = (double)len / best_w / 1e9;
+	munmap(p, len);
+}
+
+int rates_calibrate(const struct topo *t, struct rates *r)
+{
+	int cpus[2] = {-1, -1}, n = 0;
+	double v;
+
+	rates_default(r);
+	for (int i = 0; t && i < t->npus && n < 2; i++)
+		if (t->pu[i].allowed)
+			cpus[n++] = t->pu[i].os;
+	if (n == 0)
+		return -ENODEV;
+	if ((v = per_op(t, cpus, 1, 0, 0, 2000000)) > 0)
+		r->inc_ns = v * 1e9;
+	if ((v = per_op(t, cpus, 1, 1, 0, 1000000)) > 0)
+		r->atomic_ns = v * 1e9;
+	if (n == 2) {
+		/* two counters in one line: false sharing's worst case */
+		if ((v = per_op(t, cpus, 2, 0, 4, 500000)) > 0)
+			r->bounce_ns = v * 1e9;
+		if ((v = per_op(t, cpus, 2, 1, 0, 300000)) > 0)
+			r->atomic_shared_ns = v * 1e9;
+	} else {
+		/* one CPU: nothing bounces; the threads take turns */
+		r->bounce_ns = r->inc_ns;
+		r->atomic_shared_ns = r->atomic_ns;
+	}
+	if ((v = team_cost(t, cpus, n)) > 0)
+		r->team_s = v;
+	memory_rates(t, r);
+	r->measured = 1;
+	snprintf(r->source, sizeof(r->source), "calibrated");
+	return 0;
+}
+
+/* ---- the cache file ---- */
+
+void rates_fingerprint(const struct topo *t, char *buf, size_t len)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	snprintf(buf, len, "%s|%d|%s|%s", t ? t->cpu_model : "?",
+		 t ? t->npus : 0, u.release,
+#ifdef NUMALAB_VERSION
+		 NUMALAB_VERSION
+#else
+		 "unknown"
+#endif
+	);
+	for (char *c = buf; *c; c++)
+		if (*c == '\n' || *c == '=')
+			*c = ' ';
+}
+
+#define RATE_FIELDS(X)                                                         \
+	X(inc_ns)                                                              \
+	X(bounce_ns)                                                           \
+	X(atomic_ns)                                                           \
+	X(atomic_shared_ns)                                                    \
+	X(read_gbs)                                                            \
+	X(write_gbs)                                                           \
+	X(touch_page_ns)                                                       \
+	X(team_s)
+
+int rates_load(const char *path, const char *fingerprint, struct rates *r)
+{
+	FILE *f = fopen(path, "re");
+	char line[512], key[64];
+	double v;
+	int fp_ok = 0, nvals = 0, want = 0;
+
+	if (!f)
+		return -errno;
+	rates_default(r);
+#define COUNT(name) want++;
+	RATE_FIELDS(COUNT)
+#undef COUNT
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "machine=", 8)) {
+			fp_ok = !strcmp(line + 8, fingerprint);
+			continue;
+		}
+		if (sscanf(line, "%63[a-z_]=%lf", key, &v) != 2 || !(v > 0))
+			continue;
+#define READ(name)                                                             \
+	if (!strcmp(key, #name)) {                                             \
+		r->name = v;                                                   \
+		nvals++;                                                       \
+	}
+		RATE_FIELDS(READ)
+#undef READ
+	}
+	fclose(f);
+	if (!fp_ok || nvals != want) {
+		rates_default(r);
+		return -ESTALE;
+	}
+	r->measured = 1;
+	snprintf(r->source, sizeof(r->source), "cached");
+	return 0;
+}
+
+int rates_save(const char *path, const char *fingerprint, const struct rates *r)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "# numalab's measured rates (remove to measure again)\n");
+	fprintf(f, "machine=%s\n", fingerprint);
+#define WRITE(name) fprintf(f, #name "=%.6g\n", r->name);
+	RATE_FIELDS(WRITE)
+#undef WRITE
+	if (fclose(f) || rename(tmp, path)) {
+		int e = errno;
+		unlink(tmp);
+		return -e;
+	}
+	return 0;
+}
+
+void rates_default_path(char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		snprintf(buf, len, "%s/numalab/rates", xdg);
+	else if (home && *home)
+		snprintf(buf, len, "%s/.cache/numalab/rates", home);
+	else
+		snprintf(buf, len, "/tmp/numalab-rates-%d", (int)getuid());
+}
+
+/* mkdir -p of path's folder; errors show up when the file is written. */
+static void make_parent(const char *path)
+{
+	char dir[4096];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	for (char *c = dir + 1; *c; c++)
+		if (*c == '/') {
+			*c = '\0';
+			mkdir(dir, 0755);
+			*c = '/';
+		}
+	mkdir(dir, 0755);
+}
+
+int rates_init(const struct topo *t, const char *path)
+{
+	struct rates r;
+	char fp[512];
+	int rc;
+
+	rates_fingerprint(t, fp, sizeof(fp));
+	if (path && rates_load(path, fp, &r) == 0) {
+		rates_set(&r);
+		return 0;
+	}
+	rc = rates_calibrate(t, &r);
+	rates_set(&r);
+	if (rc == 0 && path) {
+		make_parent(path);
+		rates_save(path, fp, &r);
+	}
+	return rc;
+}

@@ -1,0 +1,59 @@
+/* rates.h - what this machine does per unit of work, measured in a fraction of a second, for run-time estimates */
+#ifndef NUMALAB_RATES_H
+#define NUMALAB_RATES_H
+
+#include "topo.h"
+
+/*
+ * The rates an experiment's estimate multiplies its work by. Measured by
+ * rates_calibrate() on the machine that will run (not constants), kept in
+ * a small cache file keyed by the machine, and refreshed when the machine
+ * changes (another CPU model, CPU count, kernel or numalab version).
+ */
+struct rates {
+	double inc_ns;		  /* a volatile increment of a private counter */
+	double bounce_ns;	  /* the same when 2 threads write one line */
+	double atomic_ns;	  /* an uncontended lock add */
+	double atomic_shared_ns;  /* a lock add on a line 2 threads fight for */
+	double read_gbs;	  /* one thread reading memory past the caches */
+	double write_gbs;	  /* one thread writing memory past the caches */
+	double touch_page_ns;	  /* first touch of a fresh 4 KiB page */
+	double team_s;		  /* start and join a pinned team of 2 */
+	int measured;		  /* 1: measured here; 0: the built-in guesses */
+	char source[64];	  /* "calibrated", "cached", "built-in" */
+};
+
+/* What the estimates use: the rates set last, or built-in guesses. Thread-safe to read. */
+const struct rates *rates_get(void);
+/* Makes r the rates every estimate uses from now on. */
+void rates_set(const struct rates *r);
+/* Fills r with the built-in guesses (measured = 0). */
+void rates_default(struct rates *r);
+
+/*
+ * Measures r on this machine in about a quarter of a second (two threads
+ * on two allowed CPUs where there are two). Returns 0 or -errno (then r
+ * holds the built-in guesses).
+ */
+int rates_calibrate(const struct topo *t, struct rates *r);
+
+/*
+ * The cache: rates_load reads path and returns 0 only when it was made on
+ * a machine with this fingerprint; rates_save writes it atomically. The
+ * fingerprint names the CPU model, CPU count, kernel release and version.
+ */
+void rates_fingerprint(const struct topo *t, char *buf, size_t len);
+int rates_load(const char *path, const char *fingerprint, struct rates *r);
+int rates_save(const char *path, const char *fingerprint, const struct rates *r);
+
+/*
+ * The usual path: rates from the cache file when it matches this machine,
+ * else calibrated and saved there (path may be NULL: then only
+ * calibrated). Sets them with rates_set. Returns 0 or -errno.
+ */
+int rates_init(const struct topo *t, const char *path);
+
+/* Where the cache lives by default: $XDG_CACHE_HOME or ~/.cache, numalab/rates. */
+void rates_default_path(char *buf, size_t len);
+
+#endif
