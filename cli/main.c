@@ -17,6 +17,7 @@ static void usage(FILE *f)
 		"  list [--json]                            the experiments\n"
 		"  topology [--json]                        this machine as numalab sees it\n"
 		"  rates [--refresh]                        what run-time estimates are based on\n"
+		"  estimate [--json] NAME [k=v ...]         how long a run would take here\n"
 		"\n"
 		"experiments:\n");
 	for (int i = 0; experiments[i]; i++)
@@ -50,7 +51,9 @@ int main(int argc, char **argv)
 		return cmd_topology(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "rates"))
 		return cmd_rates(argc - 1, argv + 1);
-	fprintf(stderr, "numalab: unknown command '%s' (commands: serve, run, list, topology, rates)\n",
+	if (!strcmp(argv[1], "estimate"))
+		return cmd_estimate(argc - 1, argv + 1);
+	fprintf(stderr, "numalab: unknown command '%s' (commands: serve, run, list, topology, rates, estimate)\n",
 		argv[1]);
 	return 2;
 }

@@ -1,8 +1,10 @@
 /* rates_cmd.c - the rates subcommand: what this machine does per unit of work, as the run-time estimates use it */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "experiment.h"
 #include "rates.h"
 #include "topo.h"
 
@@ -53,4 +55,66 @@ int cmd_rates(int argc, char **argv)
 	printf("  cache: %s\n", path);
 	topo_free(t);
 	return 0;
+}
+
+int cmd_estimate(int argc, char **argv)
+{
+	const struct experiment *e;
+	struct param_values *pv = NULL;
+	struct common_params common;
+	void *params = NULL;
+	struct errinfo err;
+	struct topo *t = NULL;
+	char path[4096];
+	double seconds = 0;
+	uint64_t bytes = 0;
+	int json = 0, a = 1, rc = 2;
+
+	if (a < argc && !strcmp(argv[a], "--json")) {
+		json = 1;
+		a++;
+	}
+	if (a >= argc || argv[a][0] == '-') {
+		fprintf(stderr, "usage: numalab estimate [--json] NAME [k=v ...]\n");
+		return 2;
+	}
+	e = experiment_find(argv[a]);
+	if (!e) {
+		fprintf(stderr, "numalab estimate: unknown experiment '%s' (numalab list shows them)\n",
+			argv[a]);
+		return 2;
+	}
+	a++;
+	t = topo_load();
+	pv = calloc(1, sizeof(*pv));
+	params = calloc(1, e->params_size ? e->params_size : 1);
+	if (!t || !pv || !params) {
+		fprintf(stderr, "numalab estimate: cannot read the topology or allocate\n");
+		rc = 1;
+		goto out;
+	}
+	if (experiment_parse(e, t, argc - a, argv + a, pv, params, &common,
+			     &err)) {
+		fprintf(stderr, "numalab estimate %s: %s\n", e->name, err.msg);
+		goto out;
+	}
+	rates_default_path(path, sizeof(path));
+	rates_init(t, path);
+	if (e->estimate)
+		e->estimate(params, &common, t, &seconds, &bytes);
+	if (json)
+		printf("{\"experiment\": \"%s\", \"seconds\": %.6g, \"bytes\": %llu, \"rates\": \"%s\"}\n",
+		       e->name, e->estimate ? seconds : -1,
+		       (unsigned long long)bytes, rates_get()->source);
+	else if (e->estimate)
+		printf("%s: about %.3g s and %.1f MiB (rates: %s)\n", e->name,
+		       seconds, bytes / 1048576.0, rates_get()->source);
+	else
+		printf("%s: no estimate\n", e->name);
+	rc = 0;
+out:
+	free(params);
+	free(pv);
+	topo_free(t);
+	return rc;
 }

@@ -8,5 +8,6 @@ int cmd_run(int argc, char **argv);   /* cli/commands.c: also the server's worke
 int cmd_list(int argc, char **argv);  /* cli/commands.c */
 int cmd_topology(int argc, char **argv); /* cli/commands.c */
 int cmd_rates(int argc, char **argv);    /* cli/rates_cmd.c */
+int cmd_estimate(int argc, char **argv); /* cli/rates_cmd.c */
 
 #endif
