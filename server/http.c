@@ -1,6 +1,7 @@
 /* http.c - libmicrohttpd daemon: route table, bodies, JSON errors, auth, static files */
 #define _GNU_SOURCE
 #include "http.h"
+#include "trust.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,12 +22,14 @@
 #define STACK_SIZE (512 * 1024)
 
 static const char csp[] =
-	"default-src 'self'; img-src 'self' data: blob:; style-src 'self'";
+	"default-src 'self'; img-src 'self' data: blob:; style-src 'self'; "
+	"frame-ancestors 'none'";
 
 struct http_server {
 	struct MHD_Daemon *d;
 	struct http_config cfg;
 	char *token, *cors;
+	struct trust *trust;
 	char *web_real; /* realpath of the web folder, NULL if there is none */
 	size_t web_len;
 	const struct http_route *routes;
@@ -112,6 +115,7 @@ enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 		return MHD_NO;
 	MHD_add_response_header(resp, "Content-Security-Policy", csp);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
 	if (!MHD_get_response_header(resp, "Cache-Control"))
 		MHD_add_response_header(resp, "Cache-Control",
@@ -431,6 +435,26 @@ not_found:
 			  "no file '%.200s' in the web folder", rq->path);
 }
 
+/* 0 when the client is within its quota; otherwise the 429 was queued in *ret. */
+static int quota_refused(struct http_request *rq, enum MHD_Result *ret)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	struct MHD_Response *resp;
+	char msg[512], after[16];
+	int retry;
+
+	if (!trust_quota(rq->srv->trust, ci ? ci->client_addr : NULL,
+			 rq->body_len, msg, sizeof(msg), &retry))
+		return 0;
+	resp = http_error_response(NULL, "%s", msg);
+	snprintf(after, sizeof(after), "%d", retry);
+	if (resp)
+		MHD_add_response_header(resp, "Retry-After", after);
+	*ret = http_respond(rq, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	return 1;
+}
+
 static enum MHD_Result dispatch(struct http_request *rq)
 {
 	struct http_server *srv = rq->srv;
@@ -449,6 +473,8 @@ static enum MHD_Result dispatch(struct http_request *rq)
 		if (strcmp(r->method, m) || !route_match(r->pattern, rq->path, rq))
 			continue;
 		if (check_token(rq, strcmp(m, "GET") != 0, &ret))
+			return ret;
+		if (r->body_max > HTTP_BODY_MAX && quota_refused(rq, &ret))
 			return ret;
 		return r->handler(rq, srv->ctx);
 	}
@@ -497,14 +523,14 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 	*con_cls = NULL;
 }
 
-/* The body limit of the route the request will go to: most take HTTP_BODY_MAX. */
-static size_t route_body_max(struct http_request *rq)
+/* The route the request will go to, or NULL (a 404, 405 or a file). */
+static const struct http_route *route_of(struct http_request *rq)
 {
 	for (const struct http_route *r = rq->srv->routes; r->method; r++)
 		if (!strcmp(r->method, rq->method) &&
 		    route_match(r->pattern, rq->path, rq))
-			return r->body_max ? r->body_max : HTTP_BODY_MAX;
-	return HTTP_BODY_MAX;
+			return r;
+	return NULL;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
@@ -514,7 +540,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 {
 	struct http_request *rq = *con_cls;
 
-	(void)version;
 	if (!rq) {
 		rq = on_uri(cls, url, conn);
 		if (!rq)
@@ -522,12 +547,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		*con_cls = rq;
 	}
 	if (!rq->started) {
+		const struct http_route *route;
 		const char *cl;
+		char msg[512];
+		unsigned int status;
+		int close;
 		rq->started = 1;
 		rq->conn = conn;
 		rq->method = method;
 		rq->path = url;
-		rq->body_max = route_body_max(rq);
+		route = route_of(rq);
+		rq->body_max = route && route->body_max ? route->body_max
+							: HTTP_BODY_MAX;
+		status = trust_check_head(
+			rq->srv->trust, conn,
+			route && strcmp(route->method, "GET") != 0, version,
+			msg, sizeof(msg), &close);
+		if (status) {
+			struct MHD_Response *resp =
+				http_error_response(NULL, "%s", msg);
+			if (resp && close)
+				MHD_add_response_header(resp, "Connection",
+							"close");
+			return http_respond(rq, status, resp);
+		}
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						 MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && strtoull(cl, NULL, 10) > HTTP_DRAIN_MAX &&
@@ -598,6 +641,17 @@ struct http_server *http_start(const struct http_config *cfg,
 		srv->token = strdup(cfg->token);
 	if (cfg->cors)
 		srv->cors = strdup(cfg->cors);
+	struct trust_config tc = {.listen_host = cfg->host,
+				  .allowed_hosts = cfg->allowed_hosts,
+				  .cors = cfg->cors,
+				  .quota_count = cfg->quota_count,
+				  .quota_bytes = cfg->quota_bytes,
+				  .quota_window_s = 3600};
+	srv->trust = trust_new(&tc);
+	if (!srv->trust) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	if (cfg->web_dir) {
 		srv->web_real = realpath(cfg->web_dir, NULL);
 		if (srv->web_real)
@@ -635,6 +689,7 @@ struct http_server *http_start(const struct http_config *cfg,
 	srv->port = info ? info->port : cfg->port;
 	return srv;
 fail:
+	trust_free(srv->trust);
 	free(srv->token);
 	free(srv->cors);
 	free(srv->web_real);
@@ -653,6 +708,7 @@ void http_stop(struct http_server *srv)
 		return;
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
+	trust_free(srv->trust);
 	free(srv->token);
 	free(srv->cors);
 	free(srv->web_real);

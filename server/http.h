@@ -37,7 +37,7 @@ struct http_route {
 	const char *method;
 	const char *pattern;
 	http_handler handler;
-	size_t body_max; /* 0: HTTP_BODY_MAX */
+	size_t body_max; /* 0: HTTP_BODY_MAX; above it, the client's quota counts */
 };
 
 struct http_config {
@@ -48,6 +48,11 @@ struct http_config {
 	int public_read;       /* GETs need no token */
 	const char *cors;      /* allowed Origin, "*", or NULL */
 	unsigned int max_conns;
+	const char *const *allowed_hosts; /* names besides loopback ones */
+	/* routes with a body_max above HTTP_BODY_MAX (import): each client may
+	 * send this many requests and bytes an hour; 0: no limit */
+	unsigned int quota_count;
+	size_t quota_bytes;
 };
 
 /*

@@ -19,6 +19,7 @@
 #include "http.h"
 #include "runner.h"
 #include "store.h"
+#include "strvec.h"
 #include "stream.h"
 #include "topo.h"
 
@@ -33,6 +34,9 @@ struct serve_opts {
 	int public_read;
 	int max_run_seconds;
 	int max_queue;
+	struct strvec allowed_hosts;
+	int import_count;
+	int import_mib;
 };
 
 static void usage(FILE *f)
@@ -53,6 +57,11 @@ static void usage(FILE *f)
 		"  --token-file F         the same, the token read from file F\n"
 		"  --public-read          with a token: reads need none, only changes\n"
 		"  --cors ORIGIN          allow cross-origin requests from ORIGIN (or *)\n"
+		"  --allowed-host NAME    answer requests for NAME too (repeatable;\n"
+		"                         loopback names and address literals always)\n"
+		"  --import-quota N       imports per client per hour (default 60)\n"
+		"  --import-quota-mib M   MiB of imports per client per hour\n"
+		"                         (default 128)\n"
 		"  --worker PATH          run PATH as the worker instead of this binary\n"
 		"                         (for tests: it gets `run --ndjson NAME k=v ...`)\n"
 		"\n"
@@ -117,6 +126,23 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 			o->token_file = v;
 		} else if ((v = opt_value(argc, argv, &i, "--cors"))) {
 			o->cors = v;
+		} else if ((v = opt_value(argc, argv, &i, "--allowed-host"))) {
+			if (!*v || strpbrk(v, ":/[] ")) {
+				fprintf(stderr,
+					"numalab serve: bad host name for "
+					"'--allowed-host' (a name without "
+					"port, e.g. lab.example)\n");
+				return -EINVAL;
+			}
+			strvec_push(&o->allowed_hosts, v);
+		} else if ((v = opt_value(argc, argv, &i, "--import-quota"))) {
+			if (parse_int_opt("--import-quota", v, 1, 1000000,
+					  &o->import_count))
+				return -EINVAL;
+		} else if ((v = opt_value(argc, argv, &i, "--import-quota-mib"))) {
+			if (parse_int_opt("--import-quota-mib", v, 1, 1000000,
+					  &o->import_mib))
+				return -EINVAL;
 		} else if ((v = opt_value(argc, argv, &i, "--worker"))) {
 			o->worker = v;
 		} else if (!strcmp(argv[i], "--public-read")) {
@@ -264,7 +290,10 @@ int cmd_serve(int argc, char **argv)
 	struct serve_opts o = {.listen = "127.0.0.1:8080",
 			       .db = "numalab.db",
 			       .max_run_seconds = 600,
-			       .max_queue = 16};
+			       .max_queue = 16,
+			       .allowed_hosts = STRVEC_INIT,
+			       .import_count = 60,
+			       .import_mib = 128};
 	struct topo *topo = NULL;
 	struct store *store = NULL;
 	struct runner *runner = NULL;
@@ -275,8 +304,10 @@ int cmd_serve(int argc, char **argv)
 	sigset_t sigs;
 	int port, sig, rc = 1, n;
 
-	if (parse_args(argc, argv, &o))
+	if (parse_args(argc, argv, &o)) {
+		strvec_clear(&o.allowed_hosts);
 		return 2;
+	}
 	if (split_listen(o.listen, host, sizeof(host), &port)) {
 		fprintf(stderr,
 			"numalab serve: bad listen address '%s' (use ADDR:PORT, "
@@ -380,7 +411,11 @@ int cmd_serve(int argc, char **argv)
 				   .web_dir = web,
 				   .token = token,
 				   .public_read = o.public_read,
-				   .cors = o.cors};
+				   .cors = o.cors,
+				   .allowed_hosts = (const char *const *)
+							    o.allowed_hosts.v,
+				   .quota_count = (unsigned int)o.import_count,
+				   .quota_bytes = (size_t)o.import_mib << 20};
 	http = http_start(&hcfg, api_routes, api, err, sizeof(err));
 	if (!http) {
 		fprintf(stderr, "numalab serve: %s\n", err);
@@ -407,5 +442,6 @@ out:
 	store_close(store);
 	topo_free(topo);
 	free(token);
+	strvec_clear(&o.allowed_hosts);
 	return rc;
 }

@@ -354,7 +354,8 @@ class ApiTest(TmpMixin, unittest.TestCase):
             _, hdrs, _ = self.srv.request("GET", path)
             self.assertEqual(
                 hdrs["content-security-policy"],
-                "default-src 'self'; img-src 'self' data: blob:; style-src 'self'",
+                "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; "
+                "frame-ancestors 'none'",
                 path)
             self.assertEqual(hdrs["x-content-type-options"], "nosniff", path)
 
@@ -716,7 +717,7 @@ class ApiTest(TmpMixin, unittest.TestCase):
         try:
             for _ in range(n):
                 s = socket.create_connection((self.srv.host, self.srv.port), 120)
-                s.sendall(b"GET /api/runs/%d/events HTTP/1.1\r\nHost: t\r\n\r\n" % rid)
+                s.sendall(b"GET /api/runs/%d/events HTTP/1.1\r\nHost: localhost\r\n\r\n" % rid)
                 socks.append(s)
             # half read along; the other half never read a byte
             readers = socks[: n // 2]
@@ -1074,7 +1075,7 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
         for _ in range(50):
             s = socket.create_connection((self.srv.host, self.srv.port), 120)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            s.sendall(b"GET /api/runs/%d/events HTTP/1.1\r\nHost: t\r\n\r\n" % rid)
+            s.sendall(b"GET /api/runs/%d/events HTTP/1.1\r\nHost: localhost\r\n\r\n" % rid)
             socks.append(s)
         # every one of them is being served before they go: none reads a byte
         status, _, _ = self.srv.json("GET", "/api/runs/%d" % rid)
