@@ -698,11 +698,25 @@ static void csv_put(struct csv *c, const char *a, size_t n)
 	c->s[c->len] = '\0';
 }
 
-/* One field, quoted when it must be (RFC 4180). */
+/* A plain number, as fmt_number writes one: a minus sign is no formula. */
+static int csv_is_number(const char *v)
+{
+	char *end;
+
+	strtod(v, &end);
+	return end != v && !*end && !strpbrk(v, "xXnN");
+}
+
+/* One field, quoted when it must be (RFC 4180); text a spreadsheet would
+ * run as a formula gets a leading ' (OWASP's CSV injection advice). */
 static void csv_field(struct csv *c, const char *v, int last)
 {
-	if (v && v[strcspn(v, ",\"\r\n")]) {
+	int formula = v && *v && strchr("=+-@\t\r", *v) && !csv_is_number(v);
+
+	if (v && (formula || v[strcspn(v, ",\"\r\n")])) {
 		csv_put(c, "\"", 1);
+		if (formula)
+			csv_put(c, "'", 1);
 		for (const char *p = v; *p; p++) {
 			if (*p == '"')
 				csv_put(c, "\"", 1);

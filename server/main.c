@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "say.h"
 
 static void usage(FILE *f)
 {
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "topology"))
 		return cmd_topology(argc - 1, argv + 1);
-	fprintf(stderr, "numalab: unknown command '%s' (commands: serve, run, list, topology)\n",
+	say(stderr, "numalab: unknown command '%s' (commands: serve, run, list, topology)\n",
 		argv[1]);
 	return 2;
 }

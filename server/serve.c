@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "http.h"
 #include "runner.h"
+#include "say.h"
 #include "store.h"
 #include "strvec.h"
 #include "stream.h"
@@ -81,7 +82,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 	if (a[n] != '\0')
 		return NULL;
 	if (*i + 1 >= argc) {
-		fprintf(stderr, "numalab serve: option '%s' needs a value\n",
+		say(stderr, "numalab serve: option '%s' needs a value\n",
 			name);
 		exit(2);
 	}
@@ -97,7 +98,7 @@ static int parse_int_opt(const char *name, const char *v, int min, int max,
 	errno = 0;
 	x = strtol(v, &end, 10);
 	if (errno || end == v || *end || x < min || x > max) {
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: bad value '%s' for '%s' (allowed %d-%d)\n",
 			v, name, min, max);
 		return -EINVAL;
@@ -128,7 +129,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 			o->cors = v;
 		} else if ((v = opt_value(argc, argv, &i, "--allowed-host"))) {
 			if (!*v || strpbrk(v, ":/[] ")) {
-				fprintf(stderr,
+				say(stderr,
 					"numalab serve: bad host name for "
 					"'--allowed-host' (a name without "
 					"port, e.g. lab.example)\n");
@@ -156,7 +157,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 					  &o->max_queue))
 				return -EINVAL;
 		} else {
-			fprintf(stderr,
+			say(stderr,
 				"numalab serve: unknown option '%s' (numalab "
 				"serve --help lists them)\n",
 				argv[i]);
@@ -234,7 +235,7 @@ static char *read_token(const char *path)
 	size_t n;
 
 	if (!f) {
-		fprintf(stderr, "numalab serve: cannot read token file '%s': %s\n",
+		say(stderr, "numalab serve: cannot read token file '%s': %s\n",
 			path, strerror(errno));
 		return NULL;
 	}
@@ -246,7 +247,7 @@ static char *read_token(const char *path)
 		     buf[n - 1] == ' ' || buf[n - 1] == '\t'))
 		buf[--n] = '\0';
 	if (!n) {
-		fprintf(stderr, "numalab serve: token file '%s' is empty\n", path);
+		say(stderr, "numalab serve: token file '%s' is empty\n", path);
 		return NULL;
 	}
 	return strdup(buf);
@@ -309,14 +310,14 @@ int cmd_serve(int argc, char **argv)
 		return 2;
 	}
 	if (split_listen(o.listen, host, sizeof(host), &port)) {
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: bad listen address '%s' (use ADDR:PORT, "
 			"e.g. 127.0.0.1:8080)\n",
 			o.listen);
 		return 2;
 	}
 	if (o.token && o.token_file) {
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: give '--token' or '--token-file', not both\n");
 		return 2;
 	}
@@ -326,13 +327,13 @@ int cmd_serve(int argc, char **argv)
 			return 2;
 	} else if (o.token) {
 		if (!*o.token) {
-			fprintf(stderr, "numalab serve: the token is empty\n");
+			say(stderr, "numalab serve: the token is empty\n");
 			return 2;
 		}
 		token = strdup(o.token);
 	}
 	if (!token && !is_loopback(host)) {
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: refusing to listen on '%s' without a "
 			"token: anyone who can reach it could start runs on "
 			"this machine (give --token-file FILE, or listen on "
@@ -356,17 +357,17 @@ int cmd_serve(int argc, char **argv)
 
 	topo = topo_load();
 	if (!topo) {
-		fprintf(stderr, "numalab serve: cannot read the topology: %s\n",
+		say(stderr, "numalab serve: cannot read the topology: %s\n",
 			strerror(errno));
 		goto out;
 	}
 	store = store_open(o.db, err, sizeof(err));
 	if (!store) {
-		fprintf(stderr, "numalab serve: %s\n", err);
+		say(stderr, "numalab serve: %s\n", err);
 		goto out;
 	}
 	if (store_readonly(store))
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: database '%s' is read-only: runs can be "
 			"read but not started\n",
 			o.db);
@@ -374,14 +375,14 @@ int cmd_serve(int argc, char **argv)
 				  "the server stopped before the run finished",
 				  err, sizeof(err));
 	if (n < 0)
-		fprintf(stderr, "numalab serve: %s\n", err);
+		say(stderr, "numalab serve: %s\n", err);
 	else if (n > 0)
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: %d run(s) were cut short when the server "
 			"last stopped: marked interrupted\n",
 			n);
 	if (o.worker && access(o.worker, X_OK)) {
-		fprintf(stderr, "numalab serve: cannot execute worker '%s': %s\n",
+		say(stderr, "numalab serve: cannot execute worker '%s': %s\n",
 			o.worker, strerror(errno));
 		goto out;
 	}
@@ -392,17 +393,17 @@ int cmd_serve(int argc, char **argv)
 				     .keep_max = 32};
 	runner = runner_new(&rcfg, store);
 	if (!runner) {
-		fprintf(stderr, "numalab serve: cannot start the runner: %s\n",
+		say(stderr, "numalab serve: cannot start the runner: %s\n",
 			strerror(errno));
 		goto out;
 	}
 	api = api_new(topo, store, runner, o.max_run_seconds);
 	if (!api) {
-		fprintf(stderr, "numalab serve: out of memory\n");
+		say(stderr, "numalab serve: out of memory\n");
 		goto out;
 	}
 	if (!is_dir(web))
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: no web folder at '%s': the API works, "
 			"the page does not (give --web DIR)\n",
 			web);
@@ -418,7 +419,7 @@ int cmd_serve(int argc, char **argv)
 				   .quota_bytes = (size_t)o.import_mib << 20};
 	http = http_start(&hcfg, api_routes, api, err, sizeof(err));
 	if (!http) {
-		fprintf(stderr, "numalab serve: %s\n", err);
+		say(stderr, "numalab serve: %s\n", err);
 		goto out;
 	}
 	printf("listening on http://%s%s%s:%d/\n", strchr(host, ':') ? "[" : "",
@@ -427,7 +428,7 @@ int cmd_serve(int argc, char **argv)
 
 	while (sigwait(&sigs, &sig))
 		;
-	fprintf(stderr, "numalab serve: %s: stopping\n", strsignal(sig));
+	say(stderr, "numalab serve: %s: stopping\n", strsignal(sig));
 	rc = 0;
 out:
 	/* runs first: their final events reach the streams before they close */

@@ -3,6 +3,8 @@
 Run: NUMALAB_BIN=build/numalab python3 tests/api/test_trust.py  (or make test-api)
 """
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -200,6 +202,38 @@ class TrustTest(unittest.TestCase):
         # a refused import is not stored
         status, listing, _ = self.srv.json("GET", "/api/runs?limit=100")
         self.assertEqual(sum(1 for r in listing["runs"] if r["id"] > rid), 3)
+
+
+class CsvTest(unittest.TestCase):
+    def test_formulas_are_neutralised(self):
+        tmp = tempfile.mkdtemp(prefix="numalab-trust-")
+        srv = Server(tmp).start()
+        try:
+            rid = srv.start_run(SMALL)
+            srv.wait_final(rid)
+            _, doc, _ = srv.json("GET", "/api/runs/%d?format=json" % rid)
+            evil = ["=HYPERLINK(\"http://evil.example\",\"x\")", "+1+2", "-2+3",
+                    "@SUM(A1)", "\tx", "\r=1"]
+            for smp, name in zip(doc["samples"], evil):
+                smp["series"] = name
+            status, got, _ = srv.json("POST", "/api/runs/import", doc)
+            self.assertEqual(status, 201, got)
+            status, _, data = srv.request("GET", "/api/runs/%d/export.csv" % got["id"])
+            self.assertEqual(status, 200)
+            rows = list(csv.reader(io.StringIO(data.decode(), newline="")))
+            series = {r[3] for r in rows[1:]}
+            for name in evil[: len(doc["samples"])]:
+                self.assertIn("'" + name, series)
+            for r in rows[1:]:
+                for cell in r:
+                    if cell and cell[0] in "=+@\t\r":
+                        self.fail("live formula %r in %r" % (cell, r))
+                    if cell.startswith("-"):
+                        float(cell)  # a negative number stays a number
+        finally:
+            rc = srv.stop()
+            shutil.rmtree(tmp, ignore_errors=True)
+        self.assertEqual(rc, 0)
 
 
 class ImportSizeQuotaTest(unittest.TestCase):
