@@ -12,6 +12,7 @@
 
 #include "experiment.h"
 #include "import.h"
+#include "logshare.h"
 #include "openapi.h"
 #include "doccache.h"
 #include "rundoc.h"
@@ -377,18 +378,11 @@ static struct runlog *events_of(struct api *a, int64_t id, int64_t after,
 {
 	struct runlog *log = NULL;
 
+	(void)after; /* a stored run's events are shared whole */
 	*in_memory = !runner_lookup(a->runner, id, st, &log);
 	if (log)
 		return log;
-	log = runlog_new(id);
-	if (!log)
-		return NULL;
-	if (store_load_events(a->store, id, after, log)) {
-		runlog_unref(log);
-		return NULL;
-	}
-	runlog_close(log);
-	return log;
+	return logshare_stored(a->store, id);
 }
 
 static int is_empty(json_t *v)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +21,21 @@
  * can read its 413; beyond it the connection is refused at once. */
 #define HTTP_DRAIN_MAX (4 * 1024 * 1024)
 #define STACK_SIZE (512 * 1024)
+/* a connection that sends nothing this long is closed (a suspended event
+ * stream is not counted: it waits for the run, not for the client) */
+#define IDLE_TIMEOUT_S 30u
+#define POOL_MAX 4u
+#define TRIM_PEAK 256u
+/* a connection's buffers: the request head must fit (431 past it) */
+#define CONN_MEMORY (16 * 1024)
+
+/* Event-loop threads: a handler that parses a large import keeps one busy. */
+static unsigned int pool_size(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 2 ? 2u : (unsigned int)n < POOL_MAX ? (unsigned int)n : POOL_MAX;
+}
 
 static const char csp[] =
 	"default-src 'self'; img-src 'self' data: blob:; style-src 'self'; "
@@ -35,6 +51,7 @@ struct http_server {
 	const struct http_route *routes;
 	void *ctx;
 	int port;
+	unsigned int open, peak; /* connections; atomic */
 };
 
 static const struct {
@@ -605,6 +622,46 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	return dispatch(rq);
 }
 
+/*
+ * One client's connections are counted here rather than with
+ * MHD_OPTION_PER_IP_CONNECTION_LIMIT: with a thread pool libmicrohttpd
+ * counts them per thread, so a client would get the limit once per thread.
+ */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
+				 socklen_t len)
+{
+	struct http_server *srv = cls;
+
+	(void)len;
+	return trust_conn_allowed(srv->trust, addr) ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn,
+			  void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *srv = cls;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	(void)socket_ctx;
+	if (!ci)
+		return;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		unsigned int n = __atomic_add_fetch(&srv->open, 1,
+						    __ATOMIC_RELAXED);
+		if (n > __atomic_load_n(&srv->peak, __ATOMIC_RELAXED))
+			__atomic_store_n(&srv->peak, n, __ATOMIC_RELAXED);
+		trust_conn_opened(srv->trust, ci->client_addr);
+		return;
+	}
+	trust_conn_closed(srv->trust, ci->client_addr);
+	/* a crowd of connections gone: give their buffers' pages back */
+	if (!__atomic_sub_fetch(&srv->open, 1, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&srv->peak, 0, __ATOMIC_RELAXED) >= TRIM_PEAK)
+		malloc_trim(0);
+}
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];
@@ -646,7 +703,11 @@ struct http_server *http_start(const struct http_config *cfg,
 				  .cors = cfg->cors,
 				  .quota_count = cfg->quota_count,
 				  .quota_bytes = cfg->quota_bytes,
-				  .quota_window_s = 3600};
+				  .quota_window_s = 3600,
+				  .max_client_conns =
+					  cfg->max_client_conns
+						  ? cfg->max_client_conns
+						  : HTTP_MAX_CLIENT_CONNS};
 	srv->trust = trust_new(&tc);
 	if (!srv->trust) {
 		snprintf(err, errlen, "out of memory");
@@ -664,18 +725,28 @@ struct http_server *http_start(const struct http_config *cfg,
 			 gai_strerror(rc));
 		goto fail;
 	}
-	flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-		MHD_USE_POLL | MHD_USE_ERROR_LOG;
+	/*
+	 * epoll loops rather than a thread per connection: ten thousand slow
+	 * or idle connections, or event streams (suspended between events),
+	 * cost their sockets and buffers, and every other client is still
+	 * read. Handlers never wait on a run, so a few threads suffice.
+	 */
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+		MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	/* a thread per connection: 1000 event streams cost 1000 small stacks */
 	srv->d = MHD_start_daemon(
-		flags, (uint16_t)cfg->port, NULL, NULL, on_request, srv,
-		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_STACK_SIZE,
-		(size_t)STACK_SIZE, MHD_OPTION_CONNECTION_LIMIT,
-		cfg->max_conns ? cfg->max_conns : 2048u,
-		MHD_OPTION_CONNECTION_TIMEOUT, 60u,
-		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+		flags, (uint16_t)cfg->port, on_accept, srv, on_request, srv,
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
+		MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+		MHD_OPTION_THREAD_POOL_SIZE, pool_size(),
+		MHD_OPTION_THREAD_STACK_SIZE, (size_t)STACK_SIZE,
+		MHD_OPTION_CONNECTION_LIMIT,
+		cfg->max_conns ? cfg->max_conns : HTTP_MAX_CONNS,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+		MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S,
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
 	freeaddrinfo(ai);

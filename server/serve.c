@@ -38,6 +38,8 @@ struct serve_opts {
 	struct strvec allowed_hosts;
 	int import_count;
 	int import_mib;
+	int max_conns;
+	int max_client_conns;
 };
 
 static void usage(FILE *f)
@@ -60,6 +62,10 @@ static void usage(FILE *f)
 		"  --cors ORIGIN          allow cross-origin requests from ORIGIN (or *)\n"
 		"  --allowed-host NAME    answer requests for NAME too (repeatable;\n"
 		"                         loopback names and address literals always)\n"
+		"  --max-connections N    connections at once (default 16384)\n"
+		"  --max-client-connections N\n"
+		"                         connections at once from one address\n"
+		"                         (default 2048)\n"
 		"  --import-quota N       imports per client per hour (default 60)\n"
 		"  --import-quota-mib M   MiB of imports per client per hour\n"
 		"                         (default 128)\n"
@@ -136,6 +142,15 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 				return -EINVAL;
 			}
 			strvec_push(&o->allowed_hosts, v);
+		} else if ((v = opt_value(argc, argv, &i, "--max-connections"))) {
+			if (parse_int_opt("--max-connections", v, 16, 1000000,
+					  &o->max_conns))
+				return -EINVAL;
+		} else if ((v = opt_value(argc, argv, &i,
+					  "--max-client-connections"))) {
+			if (parse_int_opt("--max-client-connections", v, 1,
+					  1000000, &o->max_client_conns))
+				return -EINVAL;
 		} else if ((v = opt_value(argc, argv, &i, "--import-quota"))) {
 			if (parse_int_opt("--import-quota", v, 1, 1000000,
 					  &o->import_count))
@@ -275,15 +290,34 @@ static void default_web(char *buf, size_t len)
 	snprintf(buf, len, "web");
 }
 
-/* So that a thousand event streams fit: each holds a socket. */
-static void raise_fd_limit(void)
+/*
+ * Every connection holds a socket: the limit on open files is raised as
+ * far as it goes, and the connection limit lowered to fit under it (with
+ * room for the store, the worker's pipes and the web files).
+ */
+static unsigned int fit_fd_limit(unsigned int want)
 {
 	struct rlimit rl;
+	const rlim_t spare = 64;
 
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return want;
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want + spare) {
+		unsigned int fit = rl.rlim_cur > 2 * spare
+					   ? (unsigned int)(rl.rlim_cur - spare)
+					   : (unsigned int)spare;
+		say(stderr,
+		    "numalab serve: only %llu files may be open: at most %u "
+		    "connections instead of %u (raise 'ulimit -n')\n",
+		    (unsigned long long)rl.rlim_cur, fit, want);
+		return fit;
+	}
+	return want;
 }
 
 int cmd_serve(int argc, char **argv)
@@ -294,6 +328,8 @@ int cmd_serve(int argc, char **argv)
 			       .max_queue = 16,
 			       .allowed_hosts = STRVEC_INIT,
 			       .import_count = 60,
+			       .max_conns = HTTP_MAX_CONNS,
+			       .max_client_conns = HTTP_MAX_CLIENT_CONNS,
 			       .import_mib = 128};
 	struct topo *topo = NULL;
 	struct store *store = NULL;
@@ -353,7 +389,7 @@ int cmd_serve(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	raise_fd_limit();
+	o.max_conns = (int)fit_fd_limit((unsigned int)o.max_conns);
 
 	topo = topo_load();
 	if (!topo) {
@@ -413,6 +449,9 @@ int cmd_serve(int argc, char **argv)
 				   .token = token,
 				   .public_read = o.public_read,
 				   .cors = o.cors,
+				   .max_conns = (unsigned int)o.max_conns,
+				   .max_client_conns =
+					   (unsigned int)o.max_client_conns,
 				   .allowed_hosts = (const char *const *)
 							    o.allowed_hosts.v,
 				   .quota_count = (unsigned int)o.import_count,
@@ -436,6 +475,7 @@ out:
 		runner_stop(runner);
 	if (http) {
 		stream_drain(2000);
+		stream_stop();
 		http_stop(http);
 	}
 	api_free(api);

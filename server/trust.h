@@ -14,6 +14,7 @@ struct trust_config {
 	unsigned int quota_count;	   /* imports per client per window */
 	size_t quota_bytes;		   /* import bytes per client per window */
 	int quota_window_s;
+	unsigned int max_client_conns; /* connections at once from one address */
 };
 
 struct trust;
@@ -41,5 +42,15 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
  */
 unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
 			 size_t bytes, char *msg, size_t len, int *retry_after);
+
+/*
+ * Connections from one address: trust_conn_allowed says whether one more
+ * may be accepted (checked before accepting, so with several accepting
+ * threads a client may pass the limit by at most their number); open and
+ * closed count them. Allowed: 1.
+ */
+int trust_conn_allowed(struct trust *t, const struct sockaddr *addr);
+void trust_conn_opened(struct trust *t, const struct sockaddr *addr);
+void trust_conn_closed(struct trust *t, const struct sockaddr *addr);
 
 #endif
