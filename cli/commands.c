@@ -11,6 +11,8 @@
 #include "events.h"
 #include "experiment.h"
 #include "machine.h"
+#include "rundoc.h"
+#include "say.h"
 #include "schema.h"
 #include "sink_json.h"
 #include "sink_table.h"
@@ -108,17 +110,17 @@ int cmd_run(int argc, char **argv)
 		else if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h"))
 			help = 1;
 		else if (argv[a][0] == '-' && argv[a][1] == '-') {
-			fprintf(stderr, "numalab run: unknown option '%s' (options: --json, --ndjson, --help)\n",
+			say(stderr, "numalab run: unknown option '%s' (options: --json, --ndjson, --help)\n",
 				argv[a]);
 			goto out;
 		} else if (!e) {
 			e = experiment_find(argv[a]);
 			if (!e) {
-				fprintf(stderr, "numalab run: unknown experiment '%s' (known:",
+				say(stderr, "numalab run: unknown experiment '%s' (known:",
 					argv[a]);
 				for (int i = 0; experiments[i]; i++)
-					fprintf(stderr, " %s", experiments[i]->name);
-				fprintf(stderr, ")\n");
+					say(stderr, " %s", experiments[i]->name);
+				say(stderr, ")\n");
 				goto out;
 			}
 		} else {
@@ -126,14 +128,14 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	if (!e) {
-		fprintf(stderr, help ? "usage: numalab run [--json|--ndjson] NAME [k=v ...]\n"
+		say(stderr, help ? "usage: numalab run [--json|--ndjson] NAME [k=v ...]\n"
 				     : "numalab run: which experiment? (numalab list shows them)\n");
 		rc = help ? 0 : 2;
 		goto out;
 	}
 	t = topo_load();
 	if (!t) {
-		fprintf(stderr, "numalab run: cannot read the topology: %s\n",
+		say(stderr, "numalab run: cannot read the topology: %s\n",
 			strerror(errno));
 		rc = 1;
 		goto out;
@@ -154,7 +156,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (experiment_parse(e, t, (int)kv.n, kv.v, pv, params, &common, &err)) {
-		fprintf(stderr, "numalab run %s: %s\n", e->name, err.msg);
+		say(stderr, "numalab run %s: %s\n", e->name, err.msg);
 		if (out == OUT_NDJSON)
 			emit_ndjson(NULL, json_pack("{s:s, s:s, s:s, s:s}", "type", "end",
 						    "status", "failed", "error", err.msg,
@@ -206,7 +208,7 @@ int cmd_run(int argc, char **argv)
 		snprintf(why, sizeof(why), "the experiment failed: %s", strerror(-r));
 	if (out == OUT_TABLE) {
 		if (r)
-			fprintf(stderr, "numalab run %s: %s\n", e->name,
+			say(stderr, "numalab run %s: %s\n", e->name,
 				r == -ECANCELED ? "cancelled" : why);
 	} else {
 		json_t *end = json_pack("{s:s, s:s}", "type", "end", "status", status);
@@ -233,7 +235,7 @@ int cmd_list(int argc, char **argv)
 	int as_json = argc > 1 && !strcmp(argv[1], "--json");
 
 	if (argc > 1 && !as_json) {
-		fprintf(stderr, "numalab list: unknown option '%s' (options: --json)\n",
+		say(stderr, "numalab list: unknown option '%s' (options: --json)\n",
 			argv[1]);
 		return 2;
 	}
@@ -259,13 +261,13 @@ int cmd_topology(int argc, char **argv)
 	struct topo *t;
 
 	if (argc > 1 && !as_json) {
-		fprintf(stderr, "numalab topology: unknown option '%s' (options: --json)\n",
+		say(stderr, "numalab topology: unknown option '%s' (options: --json)\n",
 			argv[1]);
 		return 2;
 	}
 	t = topo_load();
 	if (!t) {
-		fprintf(stderr, "numalab topology: cannot read the topology: %s\n",
+		say(stderr, "numalab topology: cannot read the topology: %s\n",
 			strerror(errno));
 		return 1;
 	}

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "say.h"
 
 static void usage(FILE *f)
 {
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
 		return cmd_rates(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "estimate"))
 		return cmd_estimate(argc - 1, argv + 1);
-	fprintf(stderr, "numalab: unknown command '%s' (commands: serve, run, list, topology, rates, estimate)\n",
+	say(stderr, "numalab: unknown command '%s' (commands: serve, run, list, topology, rates, estimate)\n",
 		argv[1]);
 	return 2;
 }

@@ -14,6 +14,7 @@
 #include "experiment.h"
 #include "export_csv.h"
 #include "import.h"
+#include "logshare.h"
 #include "openapi.h"
 #include "run_limits.h"
 #include "rundoc.h"

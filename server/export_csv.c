@@ -8,11 +8,27 @@
 
 #include "strbuf.h"
 
-/* One field, quoted when it must be (RFC 4180). */
+/* A plain number, as fmt_number writes one: a minus sign is no formula. */
+static int csv_is_number(const char *v)
+{
+	char *end;
+
+	strtod(v, &end);
+	return end != v && !*end && !strpbrk(v, "xXnN");
+}
+
+/*
+ * One field, quoted when it must be (RFC 4180); text a spreadsheet would
+ * run as a formula gets a leading ' (OWASP's CSV injection advice).
+ */
 static void csv_field(struct strbuf *c, const char *v, int last)
 {
-	if (v && v[strcspn(v, ",\"\r\n")]) {
+	int formula = v && *v && strchr("=+-@\t\r", *v) && !csv_is_number(v);
+
+	if (v && (formula || v[strcspn(v, ",\"\r\n")])) {
 		strbuf_addch(c, '"');
+		if (formula)
+			strbuf_addch(c, '\'');
 		for (const char *p = v; *p; p++) {
 			if (*p == '"')
 				strbuf_addch(c, '"');

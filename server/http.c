@@ -1,10 +1,12 @@
 /* http.c - libmicrohttpd daemon: route table, bodies, JSON errors, auth, static files */
 #define _GNU_SOURCE
 #include "http.h"
+#include "trust.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,19 +21,37 @@
  * can read its 413; beyond it the connection is refused at once. */
 #define HTTP_DRAIN_MAX (4 * 1024 * 1024)
 #define STACK_SIZE (512 * 1024)
+/* a connection that sends nothing this long is closed (a suspended event
+ * stream is not counted: it waits for the run, not for the client) */
+#define IDLE_TIMEOUT_S 30u
+#define POOL_MAX 4u
+#define TRIM_PEAK 256u
+/* a connection's buffers: the request head must fit (431 past it) */
+#define CONN_MEMORY (16 * 1024)
+
+/* Event-loop threads: a handler that parses a large import keeps one busy. */
+static unsigned int pool_size(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 2 ? 2u : (unsigned int)n < POOL_MAX ? (unsigned int)n : POOL_MAX;
+}
 
 static const char csp[] =
-	"default-src 'self'; img-src 'self' data: blob:; style-src 'self'";
+	"default-src 'self'; img-src 'self' data: blob:; style-src 'self'; "
+	"frame-ancestors 'none'";
 
 struct http_server {
 	struct MHD_Daemon *d;
 	struct http_config cfg;
 	char *token, *cors;
+	struct trust *trust;
 	char *web_real; /* realpath of the web folder, NULL if there is none */
 	size_t web_len;
 	const struct http_route *routes;
 	void *ctx;
 	int port;
+	unsigned int open, peak; /* connections; atomic */
 };
 
 static const struct {
@@ -112,6 +132,7 @@ enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 		return MHD_NO;
 	MHD_add_response_header(resp, "Content-Security-Policy", csp);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
 	if (!MHD_get_response_header(resp, "Cache-Control"))
 		MHD_add_response_header(resp, "Cache-Control",
@@ -431,6 +452,26 @@ not_found:
 			  "no file '%.200s' in the web folder", rq->path);
 }
 
+/* 0 when the client is within its quota; otherwise the 429 was queued in *ret. */
+static int quota_refused(struct http_request *rq, enum MHD_Result *ret)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	struct MHD_Response *resp;
+	char msg[512], after[16];
+	int retry;
+
+	if (!trust_quota(rq->srv->trust, ci ? ci->client_addr : NULL,
+			 rq->body_len, msg, sizeof(msg), &retry))
+		return 0;
+	resp = http_error_response(NULL, "%s", msg);
+	snprintf(after, sizeof(after), "%d", retry);
+	if (resp)
+		MHD_add_response_header(resp, "Retry-After", after);
+	*ret = http_respond(rq, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	return 1;
+}
+
 static enum MHD_Result dispatch(struct http_request *rq)
 {
 	struct http_server *srv = rq->srv;
@@ -449,6 +490,8 @@ static enum MHD_Result dispatch(struct http_request *rq)
 		if (strcmp(r->method, m) || !route_match(r->pattern, rq->path, rq))
 			continue;
 		if (check_token(rq, strcmp(m, "GET") != 0, &ret))
+			return ret;
+		if (r->body_max > HTTP_BODY_MAX && quota_refused(rq, &ret))
 			return ret;
 		return r->handler(rq, srv->ctx);
 	}
@@ -497,14 +540,14 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 	*con_cls = NULL;
 }
 
-/* The body limit of the route the request will go to: most take HTTP_BODY_MAX. */
-static size_t route_body_max(struct http_request *rq)
+/* The route the request will go to, or NULL (a 404, 405 or a file). */
+static const struct http_route *route_of(struct http_request *rq)
 {
 	for (const struct http_route *r = rq->srv->routes; r->method; r++)
 		if (!strcmp(r->method, rq->method) &&
 		    route_match(r->pattern, rq->path, rq))
-			return r->body_max ? r->body_max : HTTP_BODY_MAX;
-	return HTTP_BODY_MAX;
+			return r;
+	return NULL;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
@@ -514,7 +557,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 {
 	struct http_request *rq = *con_cls;
 
-	(void)version;
 	if (!rq) {
 		rq = on_uri(cls, url, conn);
 		if (!rq)
@@ -522,12 +564,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		*con_cls = rq;
 	}
 	if (!rq->started) {
+		const struct http_route *route;
 		const char *cl;
+		char msg[512];
+		unsigned int status;
+		int close;
 		rq->started = 1;
 		rq->conn = conn;
 		rq->method = method;
 		rq->path = url;
-		rq->body_max = route_body_max(rq);
+		route = route_of(rq);
+		rq->body_max = route && route->body_max ? route->body_max
+							: HTTP_BODY_MAX;
+		status = trust_check_head(
+			rq->srv->trust, conn,
+			route && strcmp(route->method, "GET") != 0, version,
+			msg, sizeof(msg), &close);
+		if (status) {
+			struct MHD_Response *resp =
+				http_error_response(NULL, "%s", msg);
+			if (resp && close)
+				MHD_add_response_header(resp, "Connection",
+							"close");
+			return http_respond(rq, status, resp);
+		}
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						 MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && strtoull(cl, NULL, 10) > HTTP_DRAIN_MAX &&
@@ -560,6 +620,46 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		return MHD_YES;
 	}
 	return dispatch(rq);
+}
+
+/*
+ * One client's connections are counted here rather than with
+ * MHD_OPTION_PER_IP_CONNECTION_LIMIT: with a thread pool libmicrohttpd
+ * counts them per thread, so a client would get the limit once per thread.
+ */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
+				 socklen_t len)
+{
+	struct http_server *srv = cls;
+
+	(void)len;
+	return trust_conn_allowed(srv->trust, addr) ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn,
+			  void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *srv = cls;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	(void)socket_ctx;
+	if (!ci)
+		return;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		unsigned int n = __atomic_add_fetch(&srv->open, 1,
+						    __ATOMIC_RELAXED);
+		if (n > __atomic_load_n(&srv->peak, __ATOMIC_RELAXED))
+			__atomic_store_n(&srv->peak, n, __ATOMIC_RELAXED);
+		trust_conn_opened(srv->trust, ci->client_addr);
+		return;
+	}
+	trust_conn_closed(srv->trust, ci->client_addr);
+	/* a crowd of connections gone: give their buffers' pages back */
+	if (!__atomic_sub_fetch(&srv->open, 1, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&srv->peak, 0, __ATOMIC_RELAXED) >= TRIM_PEAK)
+		malloc_trim(0);
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -598,6 +698,21 @@ struct http_server *http_start(const struct http_config *cfg,
 		srv->token = strdup(cfg->token);
 	if (cfg->cors)
 		srv->cors = strdup(cfg->cors);
+	struct trust_config tc = {.listen_host = cfg->host,
+				  .allowed_hosts = cfg->allowed_hosts,
+				  .cors = cfg->cors,
+				  .quota_count = cfg->quota_count,
+				  .quota_bytes = cfg->quota_bytes,
+				  .quota_window_s = 3600,
+				  .max_client_conns =
+					  cfg->max_client_conns
+						  ? cfg->max_client_conns
+						  : HTTP_MAX_CLIENT_CONNS};
+	srv->trust = trust_new(&tc);
+	if (!srv->trust) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	if (cfg->web_dir) {
 		srv->web_real = realpath(cfg->web_dir, NULL);
 		if (srv->web_real)
@@ -610,18 +725,28 @@ struct http_server *http_start(const struct http_config *cfg,
 			 gai_strerror(rc));
 		goto fail;
 	}
-	flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-		MHD_USE_POLL | MHD_USE_ERROR_LOG;
+	/*
+	 * epoll loops rather than a thread per connection: ten thousand slow
+	 * or idle connections, or event streams (suspended between events),
+	 * cost their sockets and buffers, and every other client is still
+	 * read. Handlers never wait on a run, so a few threads suffice.
+	 */
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+		MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	/* a thread per connection: 1000 event streams cost 1000 small stacks */
 	srv->d = MHD_start_daemon(
-		flags, (uint16_t)cfg->port, NULL, NULL, on_request, srv,
-		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_STACK_SIZE,
-		(size_t)STACK_SIZE, MHD_OPTION_CONNECTION_LIMIT,
-		cfg->max_conns ? cfg->max_conns : 2048u,
-		MHD_OPTION_CONNECTION_TIMEOUT, 60u,
-		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+		flags, (uint16_t)cfg->port, on_accept, srv, on_request, srv,
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
+		MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+		MHD_OPTION_THREAD_POOL_SIZE, pool_size(),
+		MHD_OPTION_THREAD_STACK_SIZE, (size_t)STACK_SIZE,
+		MHD_OPTION_CONNECTION_LIMIT,
+		cfg->max_conns ? cfg->max_conns : HTTP_MAX_CONNS,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+		MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S,
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
 	freeaddrinfo(ai);
@@ -635,6 +760,7 @@ struct http_server *http_start(const struct http_config *cfg,
 	srv->port = info ? info->port : cfg->port;
 	return srv;
 fail:
+	trust_free(srv->trust);
 	free(srv->token);
 	free(srv->cors);
 	free(srv->web_real);
@@ -653,6 +779,7 @@ void http_stop(struct http_server *srv)
 		return;
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
+	trust_free(srv->trust);
 	free(srv->token);
 	free(srv->cors);
 	free(srv->web_real);

@@ -10,6 +10,8 @@
 
 #define HTTP_BODY_MAX (64 * 1024)
 #define HTTP_MAX_CAPTURES 4
+#define HTTP_MAX_CONNS 16384
+#define HTTP_MAX_CLIENT_CONNS 2048
 
 struct http_server;
 
@@ -37,7 +39,7 @@ struct http_route {
 	const char *method;
 	const char *pattern;
 	http_handler handler;
-	size_t body_max; /* 0: HTTP_BODY_MAX */
+	size_t body_max; /* 0: HTTP_BODY_MAX; above it, the client's quota counts */
 };
 
 struct http_config {
@@ -47,11 +49,18 @@ struct http_config {
 	const char *token;     /* NULL: no token */
 	int public_read;       /* GETs need no token */
 	const char *cors;      /* allowed Origin, "*", or NULL */
-	unsigned int max_conns;
+	unsigned int max_conns;	    /* 0: HTTP_MAX_CONNS */
+	unsigned int max_client_conns; /* from one address; 0: HTTP_MAX_CLIENT_CONNS */
+	const char *const *allowed_hosts; /* names besides loopback ones */
+	/* routes with a body_max above HTTP_BODY_MAX (import): each client may
+	 * send this many requests and bytes an hour; 0: no limit */
+	unsigned int quota_count;
+	size_t quota_bytes;
 };
 
 /*
- * Starts the daemon (a thread per connection, small stacks). routes is
+ * Starts the daemon: a few threads, each an epoll loop over its share of
+ * the connections (a slow or idle one costs memory, not a thread). routes is
  * NULL-method-terminated; ctx goes to every handler. NULL with err set.
  */
 struct http_server *http_start(const struct http_config *cfg,
@@ -59,7 +68,7 @@ struct http_server *http_start(const struct http_config *cfg,
 			       char *err, size_t errlen);
 /* The port it listens on. */
 int http_port(struct http_server *srv);
-/* Stops accepting, closes every connection, joins their threads. */
+/* Stops accepting, closes every connection, joins the threads (after stream_stop). */
 void http_stop(struct http_server *srv);
 
 /* Queues resp with the common headers (CSP, nosniff, CORS) and frees it. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "events.h"
+#include "logshare.h"
 
 struct runlog *rundoc_events(struct store *store, struct runner *runner,
 			     int64_t id, int64_t after, struct run_state *st,
@@ -11,18 +12,11 @@ struct runlog *rundoc_events(struct store *store, struct runner *runner,
 {
 	struct runlog *log = NULL;
 
+	(void)after; /* a stored run's events are shared whole */
 	*in_memory = !runner_lookup(runner, id, st, &log);
 	if (log)
 		return log;
-	log = runlog_new(id);
-	if (!log)
-		return NULL;
-	if (store_load_events(store, id, after, log)) {
-		runlog_unref(log);
-		return NULL;
-	}
-	runlog_close(log);
-	return log;
+	return logshare_stored(store, id);
 }
 
 static int is_empty(json_t *v)

@@ -17,7 +17,25 @@ struct runlog {
 	struct runlog_event **ev; /* seq increasing */
 	int64_t n, cap;
 	int closed;
+	void (*on_free)(struct runlog *, void *);
+	void *on_free_arg;
 };
+
+static void (*change_hook)(void);
+
+void runlog_set_change_hook(void (*fn)(void))
+{
+	__atomic_store_n(&change_hook, fn, __ATOMIC_RELEASE);
+}
+
+/* After the lock is let go: the hook may look at any log. */
+static void changed(void)
+{
+	void (*fn)(void) = __atomic_load_n(&change_hook, __ATOMIC_ACQUIRE);
+
+	if (fn)
+		fn();
+}
 
 struct runlog *runlog_new(int64_t run_id)
 {
@@ -43,10 +61,31 @@ struct runlog *runlog_ref(struct runlog *log)
 	return log;
 }
 
+struct runlog *runlog_ref_live(struct runlog *log)
+{
+	int n = __atomic_load_n(&log->refs, __ATOMIC_RELAXED);
+
+	while (n > 0)
+		if (__atomic_compare_exchange_n(&log->refs, &n, n + 1, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return log;
+	return NULL;
+}
+
+void runlog_on_free(struct runlog *log, void (*fn)(struct runlog *, void *),
+		    void *arg)
+{
+	log->on_free = fn;
+	log->on_free_arg = arg;
+}
+
 void runlog_unref(struct runlog *log)
 {
 	if (!log || __atomic_sub_fetch(&log->refs, 1, __ATOMIC_ACQ_REL))
 		return;
+	if (log->on_free)
+		log->on_free(log, log->on_free_arg);
 	for (int64_t i = 0; i < log->n; i++) {
 		free(log->ev[i]->json);
 		free(log->ev[i]);
@@ -121,6 +160,7 @@ const struct runlog_event *runlog_append(struct runlog *log, json_t *ev)
 	if (rc)
 		goto fail;
 	pthread_mutex_unlock(&log->mu);
+	changed();
 	return e;
 fail:
 	pthread_mutex_unlock(&log->mu);
@@ -161,6 +201,7 @@ void runlog_close(struct runlog *log)
 	log->closed = 1;
 	pthread_cond_broadcast(&log->cv);
 	pthread_mutex_unlock(&log->mu);
+	changed();
 }
 
 int runlog_closed(struct runlog *log)
@@ -169,6 +210,19 @@ int runlog_closed(struct runlog *log)
 	int c = log->closed;
 	pthread_mutex_unlock(&log->mu);
 	return c;
+}
+
+static int64_t last_seq(const struct runlog *log)
+{
+	return log->n ? log->ev[log->n - 1]->seq : 0;
+}
+
+int64_t runlog_last_seq(struct runlog *log)
+{
+	pthread_mutex_lock(&log->mu);
+	int64_t s = last_seq(log);
+	pthread_mutex_unlock(&log->mu);
+	return s;
 }
 
 /* Events with seq > after: seqs are increasing but may have gaps (replay). */

@@ -21,6 +21,13 @@ struct runlog;
 struct runlog *runlog_new(int64_t run_id);
 struct runlog *runlog_ref(struct runlog *log);
 void runlog_unref(struct runlog *log);
+/* A reference, unless the last one is being dropped (then NULL). */
+struct runlog *runlog_ref_live(struct runlog *log);
+/* fn(log, arg) runs when the last reference goes, before the log is freed. */
+void runlog_on_free(struct runlog *log, void (*fn)(struct runlog *, void *),
+		    void *arg);
+/* fn runs after every append and close of any log, outside its lock. */
+void runlog_set_change_hook(void (*fn)(void));
 
 int64_t runlog_run_id(const struct runlog *log);
 
@@ -42,6 +49,9 @@ int runlog_append_raw(struct runlog *log, int64_t seq, const char *type,
 /* No more events: wakes every subscriber so it can finish. */
 void runlog_close(struct runlog *log);
 int runlog_closed(struct runlog *log);
+
+/* The highest seq so far (0 when empty). */
+int64_t runlog_last_seq(struct runlog *log);
 
 /*
  * Blocks until the log holds an event after seq `after`, the log is

@@ -18,7 +18,9 @@
 #include "commands.h"
 #include "http.h"
 #include "runner.h"
+#include "say.h"
 #include "store.h"
+#include "strvec.h"
 #include "stream.h"
 #include "topo.h"
 
@@ -33,6 +35,11 @@ struct serve_opts {
 	int public_read;
 	int max_run_seconds;
 	int max_queue;
+	struct strvec allowed_hosts;
+	int import_count;
+	int import_mib;
+	int max_conns;
+	int max_client_conns;
 };
 
 static void usage(FILE *f)
@@ -53,6 +60,15 @@ static void usage(FILE *f)
 		"  --token-file F         the same, the token read from file F\n"
 		"  --public-read          with a token: reads need none, only changes\n"
 		"  --cors ORIGIN          allow cross-origin requests from ORIGIN (or *)\n"
+		"  --allowed-host NAME    answer requests for NAME too (repeatable;\n"
+		"                         loopback names and address literals always)\n"
+		"  --max-connections N    connections at once (default 16384)\n"
+		"  --max-client-connections N\n"
+		"                         connections at once from one address\n"
+		"                         (default 2048)\n"
+		"  --import-quota N       imports per client per hour (default 60)\n"
+		"  --import-quota-mib M   MiB of imports per client per hour\n"
+		"                         (default 128)\n"
 		"  --worker PATH          run PATH as the worker instead of this binary\n"
 		"                         (for tests: it gets `run --ndjson NAME k=v ...`)\n"
 		"\n"
@@ -72,7 +88,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 	if (a[n] != '\0')
 		return NULL;
 	if (*i + 1 >= argc) {
-		fprintf(stderr, "numalab serve: option '%s' needs a value\n",
+		say(stderr, "numalab serve: option '%s' needs a value\n",
 			name);
 		exit(2);
 	}
@@ -88,7 +104,7 @@ static int parse_int_opt(const char *name, const char *v, int min, int max,
 	errno = 0;
 	x = strtol(v, &end, 10);
 	if (errno || end == v || *end || x < min || x > max) {
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: bad value '%s' for '%s' (allowed %d-%d)\n",
 			v, name, min, max);
 		return -EINVAL;
@@ -117,6 +133,32 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 			o->token_file = v;
 		} else if ((v = opt_value(argc, argv, &i, "--cors"))) {
 			o->cors = v;
+		} else if ((v = opt_value(argc, argv, &i, "--allowed-host"))) {
+			if (!*v || strpbrk(v, ":/[] ")) {
+				say(stderr,
+					"numalab serve: bad host name for "
+					"'--allowed-host' (a name without "
+					"port, e.g. lab.example)\n");
+				return -EINVAL;
+			}
+			strvec_push(&o->allowed_hosts, v);
+		} else if ((v = opt_value(argc, argv, &i, "--max-connections"))) {
+			if (parse_int_opt("--max-connections", v, 16, 1000000,
+					  &o->max_conns))
+				return -EINVAL;
+		} else if ((v = opt_value(argc, argv, &i,
+					  "--max-client-connections"))) {
+			if (parse_int_opt("--max-client-connections", v, 1,
+					  1000000, &o->max_client_conns))
+				return -EINVAL;
+		} else if ((v = opt_value(argc, argv, &i, "--import-quota"))) {
+			if (parse_int_opt("--import-quota", v, 1, 1000000,
+					  &o->import_count))
+				return -EINVAL;
+		} else if ((v = opt_value(argc, argv, &i, "--import-quota-mib"))) {
+			if (parse_int_opt("--import-quota-mib", v, 1, 1000000,
+					  &o->import_mib))
+				return -EINVAL;
 		} else if ((v = opt_value(argc, argv, &i, "--worker"))) {
 			o->worker = v;
 		} else if (!strcmp(argv[i], "--public-read")) {
@@ -130,7 +172,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 					  &o->max_queue))
 				return -EINVAL;
 		} else {
-			fprintf(stderr,
+			say(stderr,
 				"numalab serve: unknown option '%s' (numalab "
 				"serve --help lists them)\n",
 				argv[i]);
@@ -208,7 +250,7 @@ static char *read_token(const char *path)
 	size_t n;
 
 	if (!f) {
-		fprintf(stderr, "numalab serve: cannot read token file '%s': %s\n",
+		say(stderr, "numalab serve: cannot read token file '%s': %s\n",
 			path, strerror(errno));
 		return NULL;
 	}
@@ -220,7 +262,7 @@ static char *read_token(const char *path)
 		     buf[n - 1] == ' ' || buf[n - 1] == '\t'))
 		buf[--n] = '\0';
 	if (!n) {
-		fprintf(stderr, "numalab serve: token file '%s' is empty\n", path);
+		say(stderr, "numalab serve: token file '%s' is empty\n", path);
 		return NULL;
 	}
 	return strdup(buf);
@@ -248,15 +290,34 @@ static void default_web(char *buf, size_t len)
 	snprintf(buf, len, "web");
 }
 
-/* So that a thousand event streams fit: each holds a socket. */
-static void raise_fd_limit(void)
+/*
+ * Every connection holds a socket: the limit on open files is raised as
+ * far as it goes, and the connection limit lowered to fit under it (with
+ * room for the store, the worker's pipes and the web files).
+ */
+static unsigned int fit_fd_limit(unsigned int want)
 {
 	struct rlimit rl;
+	const rlim_t spare = 64;
 
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return want;
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want + spare) {
+		unsigned int fit = rl.rlim_cur > 2 * spare
+					   ? (unsigned int)(rl.rlim_cur - spare)
+					   : (unsigned int)spare;
+		say(stderr,
+		    "numalab serve: only %llu files may be open: at most %u "
+		    "connections instead of %u (raise 'ulimit -n')\n",
+		    (unsigned long long)rl.rlim_cur, fit, want);
+		return fit;
+	}
+	return want;
 }
 
 int cmd_serve(int argc, char **argv)
@@ -264,7 +325,12 @@ int cmd_serve(int argc, char **argv)
 	struct serve_opts o = {.listen = "127.0.0.1:8080",
 			       .db = "numalab.db",
 			       .max_run_seconds = 600,
-			       .max_queue = 16};
+			       .max_queue = 16,
+			       .allowed_hosts = STRVEC_INIT,
+			       .import_count = 60,
+			       .max_conns = HTTP_MAX_CONNS,
+			       .max_client_conns = HTTP_MAX_CLIENT_CONNS,
+			       .import_mib = 128};
 	struct topo *topo = NULL;
 	struct store *store = NULL;
 	struct runner *runner = NULL;
@@ -275,17 +341,19 @@ int cmd_serve(int argc, char **argv)
 	sigset_t sigs;
 	int port, sig, rc = 1, n;
 
-	if (parse_args(argc, argv, &o))
+	if (parse_args(argc, argv, &o)) {
+		strvec_clear(&o.allowed_hosts);
 		return 2;
+	}
 	if (split_listen(o.listen, host, sizeof(host), &port)) {
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: bad listen address '%s' (use ADDR:PORT, "
 			"e.g. 127.0.0.1:8080)\n",
 			o.listen);
 		return 2;
 	}
 	if (o.token && o.token_file) {
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: give '--token' or '--token-file', not both\n");
 		return 2;
 	}
@@ -295,13 +363,13 @@ int cmd_serve(int argc, char **argv)
 			return 2;
 	} else if (o.token) {
 		if (!*o.token) {
-			fprintf(stderr, "numalab serve: the token is empty\n");
+			say(stderr, "numalab serve: the token is empty\n");
 			return 2;
 		}
 		token = strdup(o.token);
 	}
 	if (!token && !is_loopback(host)) {
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: refusing to listen on '%s' without a "
 			"token: anyone who can reach it could start runs on "
 			"this machine (give --token-file FILE, or listen on "
@@ -321,21 +389,21 @@ int cmd_serve(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	raise_fd_limit();
+	o.max_conns = (int)fit_fd_limit((unsigned int)o.max_conns);
 
 	topo = topo_load();
 	if (!topo) {
-		fprintf(stderr, "numalab serve: cannot read the topology: %s\n",
+		say(stderr, "numalab serve: cannot read the topology: %s\n",
 			strerror(errno));
 		goto out;
 	}
 	store = store_open(o.db, err, sizeof(err));
 	if (!store) {
-		fprintf(stderr, "numalab serve: %s\n", err);
+		say(stderr, "numalab serve: %s\n", err);
 		goto out;
 	}
 	if (store_readonly(store))
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: database '%s' is read-only: runs can be "
 			"read but not started\n",
 			o.db);
@@ -343,14 +411,14 @@ int cmd_serve(int argc, char **argv)
 				  "the server stopped before the run finished",
 				  err, sizeof(err));
 	if (n < 0)
-		fprintf(stderr, "numalab serve: %s\n", err);
+		say(stderr, "numalab serve: %s\n", err);
 	else if (n > 0)
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: %d run(s) were cut short when the server "
 			"last stopped: marked interrupted\n",
 			n);
 	if (o.worker && access(o.worker, X_OK)) {
-		fprintf(stderr, "numalab serve: cannot execute worker '%s': %s\n",
+		say(stderr, "numalab serve: cannot execute worker '%s': %s\n",
 			o.worker, strerror(errno));
 		goto out;
 	}
@@ -361,17 +429,17 @@ int cmd_serve(int argc, char **argv)
 				     .keep_max = 32};
 	runner = runner_new(&rcfg, store);
 	if (!runner) {
-		fprintf(stderr, "numalab serve: cannot start the runner: %s\n",
+		say(stderr, "numalab serve: cannot start the runner: %s\n",
 			strerror(errno));
 		goto out;
 	}
 	api = api_new(topo, store, runner, o.max_run_seconds);
 	if (!api) {
-		fprintf(stderr, "numalab serve: out of memory\n");
+		say(stderr, "numalab serve: out of memory\n");
 		goto out;
 	}
 	if (!is_dir(web))
-		fprintf(stderr,
+		say(stderr,
 			"numalab serve: no web folder at '%s': the API works, "
 			"the page does not (give --web DIR)\n",
 			web);
@@ -380,10 +448,17 @@ int cmd_serve(int argc, char **argv)
 				   .web_dir = web,
 				   .token = token,
 				   .public_read = o.public_read,
-				   .cors = o.cors};
+				   .cors = o.cors,
+				   .max_conns = (unsigned int)o.max_conns,
+				   .max_client_conns =
+					   (unsigned int)o.max_client_conns,
+				   .allowed_hosts = (const char *const *)
+							    o.allowed_hosts.v,
+				   .quota_count = (unsigned int)o.import_count,
+				   .quota_bytes = (size_t)o.import_mib << 20};
 	http = http_start(&hcfg, api_routes, api, err, sizeof(err));
 	if (!http) {
-		fprintf(stderr, "numalab serve: %s\n", err);
+		say(stderr, "numalab serve: %s\n", err);
 		goto out;
 	}
 	printf("listening on http://%s%s%s:%d/\n", strchr(host, ':') ? "[" : "",
@@ -392,7 +467,7 @@ int cmd_serve(int argc, char **argv)
 
 	while (sigwait(&sigs, &sig))
 		;
-	fprintf(stderr, "numalab serve: %s: stopping\n", strsignal(sig));
+	say(stderr, "numalab serve: %s: stopping\n", strsignal(sig));
 	rc = 0;
 out:
 	/* runs first: their final events reach the streams before they close */
@@ -400,6 +475,7 @@ out:
 		runner_stop(runner);
 	if (http) {
 		stream_drain(2000);
+		stream_stop();
 		http_stop(http);
 	}
 	api_free(api);
@@ -407,5 +483,6 @@ out:
 	store_close(store);
 	topo_free(topo);
 	free(token);
+	strvec_clear(&o.allowed_hosts);
 	return rc;
 }

@@ -2,6 +2,7 @@
 #include "store.h"
 #include "checkpointer.h"
 #include "events.h"
+#include "store_file.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -22,6 +23,7 @@ struct store {
 	sqlite3 *db;
 	int readonly;
 	struct checkpointer *ck; /* NULL for a read-only store */
+	struct store_file file;
 };
 
 static const char schema_sql[] =
@@ -85,9 +87,9 @@ struct store *store_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	pthread_mutex_init(&st->mu, NULL);
-	rc = sqlite3_open_v2(path, &st->db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-				     SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+	if (store_file_check(path, &st->file, err, errlen))
+		goto fail;
+	rc = sqlite3_open_v2(st->file.open_path, &st->db, st->file.open_flags,
 			     NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open database '%s': %s", path,
@@ -118,6 +120,8 @@ struct store *store_open(const char *path, char *err, size_t errlen)
 			sqlite3_free(msg);
 			goto fail;
 		}
+		if (store_file_mark(&st->file, st->db, err, errlen))
+			goto fail;
 		st->ck = checkpointer_start(path, err, errlen);
 		if (!st->ck)
 			goto fail;
@@ -141,6 +145,7 @@ void store_close(struct store *st)
 	checkpointer_stop(st->ck); /* before the last connection closes */
 	if (st->db)
 		sqlite3_close(st->db);
+	store_file_release(&st->file);
 	pthread_mutex_destroy(&st->mu);
 	free(st);
 }
@@ -209,6 +214,10 @@ int store_create_run(struct store *st, const char *experiment,
 	int rc = 0;
 
 	pthread_mutex_lock(&st->mu);
+	if (store_file_gone(&st->file, err->msg, sizeof(err->msg))) {
+		rc = -ESTALE;
+		goto out;
+	}
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO runs (experiment, status, created_at,"
 			       " params, request) VALUES (?, 'queued', ?, ?, ?)",

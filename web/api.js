@@ -9,8 +9,9 @@ export class ApiError extends Error {
 
 async function call(method, path, body) {
   const opts = { method, headers: { Accept: 'application/json' } };
+  // every change says JSON, a cancel too: the server refuses others
+  if (method !== 'GET') opts.headers['Content-Type'] = 'application/json';
   if (body !== undefined) {
-    opts.headers['Content-Type'] = 'application/json';
     // a string is sent as it is: a file's text, already JSON
     opts.body = typeof body === 'string' ? body : JSON.stringify(body);
   }

@@ -136,6 +136,9 @@ class Server:
             headers.setdefault("Content-Type", "application/json")
         elif isinstance(body, str):
             body = body.encode()
+        if method == "DELETE":
+            # a cancel changes a run: the server wants it to say JSON
+            headers.setdefault("Content-Type", "application/json")
         c = self.conn()
         try:
             c.request(method, path, body=body, headers=headers)

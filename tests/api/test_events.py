@@ -133,7 +133,7 @@ class EventsTest(SharedServerTest):
         try:
             for _ in range(n):
                 s = socket.create_connection((self.srv.host, self.srv.port), 120)
-                s.sendall(b"GET /api/runs/%d/events HTTP/1.1\r\nHost: t\r\n\r\n" % rid)
+                s.sendall(b"GET /api/runs/%d/events HTTP/1.1\r\nHost: localhost\r\n\r\n" % rid)
                 socks.append(s)
             # half read along; the other half never read a byte
             readers = socks[: n // 2]

@@ -209,7 +209,7 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
         for _ in range(50):
             s = socket.create_connection((self.srv.host, self.srv.port), 120)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            s.sendall(b"GET /api/runs/%d/events HTTP/1.1\r\nHost: t\r\n\r\n" % rid)
+            s.sendall(b"GET /api/runs/%d/events HTTP/1.1\r\nHost: localhost\r\n\r\n" % rid)
             socks.append(s)
         # every one of them is being served before they go: none reads a byte
         status, _, _ = self.srv.json("GET", "/api/runs/%d" % rid)

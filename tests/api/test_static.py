@@ -44,7 +44,8 @@ class StaticTest(SharedServerTest):
             _, hdrs, _ = self.srv.request("GET", path)
             self.assertEqual(
                 hdrs["content-security-policy"],
-                "default-src 'self'; img-src 'self' data: blob:; style-src 'self'",
+                "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; "
+                "frame-ancestors 'none'",
                 path)
             self.assertEqual(hdrs["x-content-type-options"], "nosniff", path)
 

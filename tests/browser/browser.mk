@@ -12,7 +12,9 @@ test-browser: $(BUILD)/numalab web/vendor/.stamp
 		node tests/browser/lab.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
 			--web web --screenshots build/screenshots && \
 		node tests/browser/topology.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
-			--web web --screenshots build/screenshots; \
+			--web web --screenshots build/screenshots && \
+		node tests/browser/trust.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
+			--web web; \
 	fi
 
 .PHONY: test-browser

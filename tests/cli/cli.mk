@@ -4,5 +4,6 @@ TEST_LANES += test-cli
 
 test-cli: $(BUILD)/numalab
 	$(Q)NUMALAB_BIN=$(BUILD)/numalab python3 tests/cli/test_experiments.py
+	$(Q)NUMALAB_BIN=$(BUILD)/numalab python3 tests/cli/test_echo.py
 
 .PHONY: test-cli

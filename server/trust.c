@@ -1,0 +1,387 @@
+/* trust.c - who may ask: the Host allow-list, same-origin writes, HTTP framing and the import quota */
+#define _GNU_SOURCE
+#include "trust.h"
+#include "strvec.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define QUOTA_SLOTS 256
+#define CONN_BUCKETS 4096
+
+/* The connections open from one address. */
+struct conn_count {
+	unsigned char addr[16];
+	unsigned int n;
+	struct conn_count *next;
+};
+
+struct quota_slot {
+	unsigned char addr[16]; /* IPv4 mapped into IPv6 */
+	time_t since;		/* start of its window; 0: free */
+	unsigned int count;
+	size_t bytes;
+};
+
+struct trust {
+	char *listen_host;
+	struct strvec allowed;
+	char *cors;
+	unsigned int quota_count;
+	size_t quota_bytes;
+	int quota_window_s;
+	pthread_mutex_t mu;
+	struct quota_slot slots[QUOTA_SLOTS];
+	unsigned int max_client_conns;
+	pthread_mutex_t conn_mu;
+	struct conn_count *conns[CONN_BUCKETS];
+};
+
+struct trust *trust_new(const struct trust_config *cfg)
+{
+	struct trust *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	strvec_init(&t->allowed);
+	for (const char *const *h = cfg->allowed_hosts; h && *h; h++)
+		strvec_push(&t->allowed, *h);
+	t->listen_host = cfg->listen_host ? strdup(cfg->listen_host) : NULL;
+	t->cors = cfg->cors ? strdup(cfg->cors) : NULL;
+	t->quota_count = cfg->quota_count;
+	t->quota_bytes = cfg->quota_bytes;
+	t->quota_window_s = cfg->quota_window_s > 0 ? cfg->quota_window_s : 3600;
+	t->max_client_conns = cfg->max_client_conns;
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_mutex_init(&t->conn_mu, NULL);
+	if (t->allowed.oom || (cfg->listen_host && !t->listen_host) ||
+	    (cfg->cors && !t->cors)) {
+		trust_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void trust_free(struct trust *t)
+{
+	if (!t)
+		return;
+	strvec_clear(&t->allowed);
+	free(t->listen_host);
+	free(t->cors);
+	pthread_mutex_destroy(&t->mu);
+	pthread_mutex_destroy(&t->conn_mu);
+	for (int i = 0; i < CONN_BUCKETS; i++)
+		for (struct conn_count *c = t->conns[i], *next; c; c = next) {
+			next = c->next;
+			free(c);
+		}
+	free(t);
+}
+
+static const char *header(struct MHD_Connection *conn, const char *name)
+{
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+}
+
+/* name (without port) against one allowed name: any case, a final dot ignored. */
+static int same_name(const char *name, size_t n, const char *allowed)
+{
+	size_t an = strlen(allowed);
+
+	if (n && name[n - 1] == '.')
+		n--;
+	if (an && allowed[an - 1] == '.')
+		an--;
+	return n == an && !strncasecmp(name, allowed, n);
+}
+
+/*
+ * An address literal cannot be rebound by DNS: a page that reached us by
+ * one is a page we served. A name must be one we were told we are.
+ */
+static int host_allowed(struct trust *t, const char *host)
+{
+	char buf[256];
+	unsigned char a[16];
+	const char *port;
+	size_t n;
+
+	if (host[0] == '[') {
+		const char *close = strchr(host, ']');
+		n = close ? (size_t)(close - host - 1) : 0;
+		port = close ? close + 1 : NULL;
+		if (!n || n >= sizeof(buf) || (*port && *port != ':'))
+			return 0;
+		memcpy(buf, host + 1, n);
+		buf[n] = '\0';
+		if (inet_pton(AF_INET6, buf, a) != 1)
+			return 0;
+	} else {
+		port = strchr(host, ':');
+		n = port ? (size_t)(port - host) : strlen(host);
+		if (!port)
+			port = "";
+		if (!n || n >= sizeof(buf))
+			return 0;
+		memcpy(buf, host, n);
+		buf[n] = '\0';
+	}
+	if (*port) {
+		if (!port[1] || strspn(port + 1, "0123456789") != strlen(port + 1))
+			return 0;
+	}
+	if (host[0] == '[' || inet_pton(AF_INET, buf, a) == 1)
+		return 1;
+	if (same_name(buf, n, "localhost"))
+		return 1;
+	if (t->listen_host && same_name(buf, n, t->listen_host))
+		return 1;
+	for (size_t i = 0; i < t->allowed.n; i++)
+		if (same_name(buf, n, t->allowed.v[i]))
+			return 1;
+	return 0;
+}
+
+static int cors_allows(struct trust *t, const char *origin)
+{
+	return t->cors && origin && strcmp(origin, "null") &&
+	       (!strcmp(t->cors, "*") || !strcasecmp(t->cors, origin));
+}
+
+/* The request comes from a page of this server (or a --cors one), or from no page at all. */
+static int origin_ok(struct trust *t, struct MHD_Connection *conn,
+		     const char *host)
+{
+	const char *origin = header(conn, "Origin");
+	const char *site = header(conn, "Sec-Fetch-Site");
+
+	if (cors_allows(t, origin))
+		return 1;
+	if (origin) {
+		if (strncasecmp(origin, "http://", 7) || !host ||
+		    strcasecmp(origin + 7, host))
+			return 0;
+	}
+	return !site || !strcasecmp(site, "same-origin") ||
+	       !strcasecmp(site, "none");
+}
+
+/* application/json, any parameters after it. */
+static int json_type(const char *ct)
+{
+	size_t n = strlen("application/json");
+
+	while (*ct == ' ')
+		ct++;
+	return !strncasecmp(ct, "application/json", n) &&
+	       (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
+			      int changes, const char *version, char *msg,
+			      size_t len, int *close)
+{
+	const char *cl = header(conn, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *te = header(conn, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	const char *host = header(conn, MHD_HTTP_HEADER_HOST);
+	const char *ct;
+
+	*close = 0;
+	/* two framings, or one we cannot read: where the body ends is unknown */
+	if (te && cl) {
+		*close = 1;
+		snprintf(msg, len, "a request may not carry both Content-Length "
+				   "and Transfer-Encoding");
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (te && strcasecmp(te, "chunked")) {
+		*close = 1;
+		snprintf(msg, len,
+			 "unsupported Transfer-Encoding '%.60s' (only 'chunked')",
+			 te);
+		return MHD_HTTP_NOT_IMPLEMENTED;
+	}
+	if (!host) {
+		if (version && !strcmp(version, MHD_HTTP_VERSION_1_0))
+			goto host_done;
+		*close = 1;
+		snprintf(msg, len, "missing Host header (HTTP/1.1 needs one)");
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (!host_allowed(t, host)) {
+		*close = 1;
+		snprintf(msg, len,
+			 "unknown host '%.100s' (this server answers to its "
+			 "loopback names, address literals and --allowed-host)",
+			 host);
+		return MHD_HTTP_MISDIRECTED_REQUEST;
+	}
+host_done:
+	if (!changes)
+		return 0;
+	if (!origin_ok(t, conn, host)) {
+		snprintf(msg, len,
+			 "cross-origin request from '%.100s' refused (only "
+			 "this server's own pages, or the --cors origin, may "
+			 "change runs)",
+			 header(conn, "Origin") ? header(conn, "Origin")
+						: header(conn, "Sec-Fetch-Site"));
+		return MHD_HTTP_FORBIDDEN;
+	}
+	ct = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (!ct) {
+		snprintf(msg, len, "missing Content-Type (send 'application/json')");
+		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
+	}
+	if (!json_type(ct)) {
+		snprintf(msg, len,
+			 "unsupported Content-Type '%.100s' (send "
+			 "'application/json')",
+			 ct);
+		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
+	}
+	return 0;
+}
+
+static void addr_key(const struct sockaddr *addr, unsigned char key[16])
+{
+	memset(key, 0, 16);
+	if (addr && addr->sa_family == AF_INET) {
+		const struct sockaddr_in *s = (const void *)addr;
+		key[10] = key[11] = 0xff;
+		memcpy(key + 12, &s->sin_addr, 4);
+	} else if (addr && addr->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const void *)addr;
+		memcpy(key, &s->sin6_addr, 16);
+	}
+}
+
+unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
+			 size_t bytes, char *msg, size_t len, int *retry_after)
+{
+	struct quota_slot *slot = NULL, *oldest = &t->slots[0];
+	unsigned char key[16];
+	time_t now = time(NULL);
+	unsigned int status = 0;
+
+	if (!t->quota_count && !t->quota_bytes)
+		return 0;
+	addr_key(addr, key);
+	pthread_mutex_lock(&t->mu);
+	for (int i = 0; i < QUOTA_SLOTS; i++) {
+		struct quota_slot *s = &t->slots[i];
+		if (s->since && now - s->since >= t->quota_window_s)
+			s->since = 0;
+		if (s->since && !memcmp(s->addr, key, 16))
+			slot = s;
+		if (!s->since || (oldest->since && s->since < oldest->since))
+			oldest = s;
+	}
+	if (!slot) {
+		/* a full table forgets the oldest window: it ends soonest */
+		slot = oldest;
+		memcpy(slot->addr, key, 16);
+		slot->since = now;
+		slot->count = 0;
+		slot->bytes = 0;
+	}
+	if ((t->quota_count && slot->count + 1 > t->quota_count) ||
+	    (t->quota_bytes && slot->bytes + bytes > t->quota_bytes)) {
+		*retry_after = (int)(t->quota_window_s - (now - slot->since));
+		if (*retry_after < 1)
+			*retry_after = 1;
+		snprintf(msg, len,
+			 "import quota reached: at most %u imports and %zu MiB "
+			 "per client every %d s (this client has made %u, "
+			 "%zu KiB): try again in %d s",
+			 t->quota_count, t->quota_bytes >> 20,
+			 t->quota_window_s, slot->count, slot->bytes >> 10,
+			 *retry_after);
+		status = MHD_HTTP_TOO_MANY_REQUESTS;
+	} else {
+		slot->count++;
+		slot->bytes += bytes;
+	}
+	pthread_mutex_unlock(&t->mu);
+	return status;
+}
+
+static unsigned int bucket_of(const unsigned char key[16])
+{
+	uint32_t h = 2166136261u;
+
+	for (int i = 0; i < 16; i++)
+		h = (h ^ key[i]) * 16777619u;
+	return h % CONN_BUCKETS;
+}
+
+/* Called with conn_mu held. */
+static struct conn_count **conn_find(struct trust *t, const unsigned char key[16])
+{
+	struct conn_count **p = &t->conns[bucket_of(key)];
+
+	while (*p && memcmp((*p)->addr, key, 16))
+		p = &(*p)->next;
+	return p;
+}
+
+int trust_conn_allowed(struct trust *t, const struct sockaddr *addr)
+{
+	unsigned char key[16];
+	struct conn_count *c;
+	int ok;
+
+	if (!t->max_client_conns)
+		return 1;
+	addr_key(addr, key);
+	pthread_mutex_lock(&t->conn_mu);
+	c = *conn_find(t, key);
+	ok = !c || c->n < t->max_client_conns;
+	pthread_mutex_unlock(&t->conn_mu);
+	return ok;
+}
+
+void trust_conn_opened(struct trust *t, const struct sockaddr *addr)
+{
+	unsigned char key[16];
+	struct conn_count **p, *c;
+
+	addr_key(addr, key);
+	pthread_mutex_lock(&t->conn_mu);
+	p = conn_find(t, key);
+	c = *p;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (c) {
+			memcpy(c->addr, key, 16);
+			*p = c;
+		}
+	}
+	if (c)
+		c->n++;
+	pthread_mutex_unlock(&t->conn_mu);
+}
+
+void trust_conn_closed(struct trust *t, const struct sockaddr *addr)
+{
+	unsigned char key[16];
+	struct conn_count **p, *c;
+
+	addr_key(addr, key);
+	pthread_mutex_lock(&t->conn_mu);
+	p = conn_find(t, key);
+	c = *p;
+	if (c && c->n && !--c->n) {
+		*p = c->next;
+		free(c);
+	}
+	pthread_mutex_unlock(&t->conn_mu);
+}

@@ -1,0 +1,56 @@
+/* trust.h - who may ask: the Host allow-list, same-origin writes, HTTP framing and the import quota */
+#ifndef NUMALAB_TRUST_H
+#define NUMALAB_TRUST_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+struct trust_config {
+	const char *listen_host;	   /* the name or address it listens on */
+	const char *const *allowed_hosts; /* --allowed-host, NULL-terminated */
+	const char *cors;		   /* the --cors origin, "*", or NULL */
+	unsigned int quota_count;	   /* imports per client per window */
+	size_t quota_bytes;		   /* import bytes per client per window */
+	int quota_window_s;
+	unsigned int max_client_conns; /* connections at once from one address */
+};
+
+struct trust;
+
+/* A copy of cfg. NULL on ENOMEM. */
+struct trust *trust_new(const struct trust_config *cfg);
+void trust_free(struct trust *t);
+
+/*
+ * Judges a request by its head alone, before any body is read: the
+ * framing, the Host it names, and when it `changes` something (a route
+ * that takes other methods than GET) its Content-Type and where it comes
+ * from. Returns 0 when it
+ * may go on; otherwise the HTTP status to answer with, the error text in
+ * msg, and *close set when the connection must not be reused.
+ */
+unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
+			      int changes, const char *version, char *msg,
+			      size_t len, int *close);
+
+/*
+ * Counts one import of `bytes` from the client at addr. Returns 0, or 429
+ * with msg set and *retry_after (seconds) when the client is past its quota
+ * for the window; what is refused is not counted.
+ */
+unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
+			 size_t bytes, char *msg, size_t len, int *retry_after);
+
+/*
+ * Connections from one address: trust_conn_allowed says whether one more
+ * may be accepted (checked before accepting, so with several accepting
+ * threads a client may pass the limit by at most their number); open and
+ * closed count them. Allowed: 1.
+ */
+int trust_conn_allowed(struct trust *t, const struct sockaddr *addr);
+void trust_conn_opened(struct trust *t, const struct sockaddr *addr);
+void trust_conn_closed(struct trust *t, const struct sockaddr *addr);
+
+#endif
