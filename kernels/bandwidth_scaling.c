@@ -19,9 +19,12 @@ static const struct param_choice op_choices[] = {{"read", BW_READ},
 						 {0}};
 static const enum bw_op op_of[] = {BW_READ, BW_WRITE, BW_WRITE_NT, BW_COPY};
 #define NOPS 4
-enum bs_placement { BS_COMPACT, BS_SPREAD };
+enum bs_placement { BS_COMPACT, BS_SPREAD, BS_SAME };
 static const struct param_choice placements[] = {
 	{"compact", BS_COMPACT}, {"spread", BS_SPREAD}, {0}};
+/* series names; BS_SAME: both asked, and they put every count on the same cpus */
+static const char *const series_of[] = {"compact", "spread", "compact = spread"};
+static const char *const key_of[] = {"compact", "spread", "same"};
 
 struct bs_params {
 	struct int_list threads;
@@ -159,6 +162,49 @@ static int bs_check(const void *params, const struct common_params *common,
 			       size * (uint64_t)most * (uint64_t)buffers, "size", err);
 }
 
+/* Sorted CPUs of a plan, for comparing two plans as sets. */
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * Whether compact and spread plan the same set of cpus for thread count
+ * n (1 when either cannot be planned: nothing to tell apart). Pure.
+ */
+static int same_cpus(const struct topo *t, const struct int_list *nodes, int n)
+{
+	int *a = calloc((size_t)n + 1, sizeof(int)), *b = calloc((size_t)n + 1, sizeof(int));
+	char msg[PARAM_ERR_LEN];
+	int same = 1;
+
+	if (a && b &&
+	    !topo_plan_nodes(t, PLACE_COMPACT, nodes->v, nodes->n, n, a, msg, sizeof(msg)) &&
+	    !topo_plan_nodes(t, PLACE_SPREAD, nodes->v, nodes->n, n, b, msg, sizeof(msg))) {
+		qsort(a, (size_t)n, sizeof(int), cmp_int);
+		qsort(b, (size_t)n, sizeof(int), cmp_int);
+		same = !memcmp(a, b, (size_t)n * sizeof(int));
+	}
+	free(a);
+	free(b);
+	return same;
+}
+
+/* How many of the thread counts compact and spread place on the same cpus. */
+static int count_same(const struct topo *t, const struct bs_params *bp)
+{
+	int k = 0;
+
+	for (int i = 0; i < bp->threads.n; i++)
+		k += same_cpus(t, &bp->nodes, bp->threads.v[i]);
+	return k;
+}
+
+static int same_everywhere(const struct topo *t, const struct bs_params *bp)
+{
+	return bp->threads.n > 0 && count_same(t, bp) == bp->threads.n;
+}
+
 struct curve {
 	double gbps[PARAM_MAX_LIST];
 	int threads[PARAM_MAX_LIST];
@@ -204,7 +250,7 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 		if (!HAS(bp->ops, op))
 			continue;
 		snprintf(what, sizeof(what), "%s, %d threads, %s", op_choices[o].name,
-			 nthreads, placements[placement].name);
+			 nthreads, series_of[placement]);
 		sink_progress(ctx->sink, (*step)++, steps, what);
 		struct bw_job job = {.op = op,
 				     .nthreads = nthreads,
@@ -225,7 +271,7 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 		if (!placed++) {
 			char label[64];
 			snprintf(label, sizeof(label), "threads=%d placement=%s", nthreads,
-				 placements[placement].name);
+				 series_of[placement]);
 			sink_placement(ctx->sink, label, res.team.place, res.team.nthreads);
 		}
 		if (res.check_rc) {
@@ -238,7 +284,7 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 		static const char *const keys[] = {"per_thread_gbps"};
 		double per_thread = res.median / nthreads;
 		struct point pt = {.chart = op_choices[o].name,
-				   .series = placements[placement].name,
+				   .series = series_of[placement],
 				   .x = nthreads,
 				   .y = res.median,
 				   .unit = "GB/s",
@@ -282,10 +328,10 @@ static int bs_run(struct run_ctx *ctx)
 	const struct bs_params *bp = ctx->params;
 	const struct int_list *threads = &bp->threads;
 	const struct int_list *nodes = &bp->nodes;
-	struct strbuf headline = STRBUF_INIT;
-	struct curve *curves = calloc(2 * NOPS, sizeof(*curves));
+	struct curve *curves = calloc(3 * NOPS, sizeof(*curves));
 	int *cpus = calloc(PARAM_MAX_LIST, sizeof(int));
 	int nops = 0, nplace = 0, step = 0, steps, rc = 0;
+	unsigned want = bp->placements;
 
 	if (!curves || !cpus) {
 		free(curves);
@@ -294,18 +340,22 @@ static int bs_run(struct run_ctx *ctx)
 	}
 	for (int o = 0; o < NOPS; o++)
 		nops += HAS(bp->ops, op_of[o]);
-	for (int p = 0; p < 2; p++)
-		nplace += HAS(bp->placements, p);
+	/* the same cpus under both at every count: one placement, measured once */
+	if (HAS(want, BS_COMPACT) && HAS(want, BS_SPREAD) &&
+	    same_everywhere(ctx->topo, bp))
+		want = 1u << BS_SAME;
+	for (int p = 0; p < 3; p++)
+		nplace += HAS(want, p);
 	steps = nops * nplace * threads->n;
 	sink_note(ctx->sink, "info", "loops use %s; bytes counted as loaded plus stored",
 		  bw_isa_names[bw_isa_best()]);
-	for (int p = 0; p < 2 && !rc; p++) {
-		if (!HAS(bp->placements, p))
+	for (int p = 0; p < 3 && !rc; p++) {
+		if (!HAS(want, p))
 			continue;
 		for (int i = 0; i < threads->n && !rc; i++) {
 			char msg[PARAM_ERR_LEN];
 			int n = threads->v[i];
-			rc = topo_plan_nodes(ctx->topo, p == BS_SPREAD ? PLACE_SPREAD : PLACE_COMPACT,
+			rc = topo_plan_nodes(ctx->topo, p == BS_COMPACT ? PLACE_COMPACT : PLACE_SPREAD,
 				       nodes->v, nodes->n, n, cpus, msg, sizeof(msg));
 			if (rc) {
 				sink_note(ctx->sink, "warn", "%s", msg);
@@ -317,7 +367,7 @@ static int bs_run(struct run_ctx *ctx)
 	if (!rc) {
 		sink_progress(ctx->sink, steps, steps, "done");
 		for (int o = 0; o < NOPS; o++)
-			for (int p = 0; p < 2; p++) {
+			for (int p = 0; p < 3; p++) {
 				const struct curve *c = &curves[p * NOPS + o];
 				double peak;
 				int peak_threads, sat;
@@ -326,36 +376,168 @@ static int bs_run(struct run_ctx *ctx)
 					continue;
 				sat = saturation(c, &peak, &peak_threads);
 				snprintf(key, sizeof(key), "%s_%s_peak_gbps", op_choices[o].name,
-					 placements[p].name);
+					 key_of[p]);
 				sink_summary(ctx->sink, key, peak, "GB/s");
 				snprintf(key, sizeof(key), "%s_%s_saturation_threads",
-					 op_choices[o].name, placements[p].name);
+					 op_choices[o].name, key_of[p]);
 				sink_summary(ctx->sink, key, sat, "threads");
 				if (c->threads[0] == 1) {
 					snprintf(key, sizeof(key), "%s_%s_1_thread_gbps",
-						 op_choices[o].name, placements[p].name);
+						 op_choices[o].name, key_of[p]);
 					sink_summary(ctx->sink, key, c->gbps[0], "GB/s");
 				}
-				if ((o == 0 || !headline.len) && c->n > 1)
-					strbuf_addf(&headline,
-						    "%s%s (%s): %.1f GB/s with %d thread%s, at most %.1f GB/s with %d; 90%% of that from %d thread%s on",
-						    headline.len ? "; " : "", op_choices[o].name,
-						    placements[p].name, c->gbps[0], c->threads[0],
-						    c->threads[0] == 1 ? "" : "s", peak, peak_threads,
-						    sat, sat == 1 ? "" : "s");
-				else if (!headline.len)
-					strbuf_addf(&headline, "%s (%s): %.1f GB/s with %d thread%s",
-						    op_choices[o].name, placements[p].name,
-						    c->gbps[0], c->threads[0],
-						    c->threads[0] == 1 ? "" : "s");
 			}
-		if (headline.len)
-			sink_headline(ctx->sink, "%s", strbuf_str(&headline));
 	}
-	strbuf_release(&headline);
 	free(curves);
 	free(cpus);
 	return rc;
+}
+
+/* The points of one line, in the order of the run (ascending threads). */
+static int line_of(const struct run_result *r, const char *chart,
+		   const char *series, const struct rr_point **out, int cap)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->npoints && n < cap; i++)
+		if (!strcmp(r->points[i].chart, chart) && r->points[i].series &&
+		    !strcmp(r->points[i].series, series))
+			out[n++] = &r->points[i];
+	return n;
+}
+
+/* "read (compact): 12.1 GB/s with 1 thread, at most 30.2 GB/s with 8; 90% of that from 6 threads on" */
+static void say_line(const struct rr_point *const *l, int n, const char *op,
+		     const char *series, struct strbuf *sb)
+{
+	const struct rr_point *peak = l[0];
+	int sat = 0;
+
+	strbuf_addf(sb, "%s%s (%s): %.1f GB/s with %.0f thread%s", sb->len ? "; " : "",
+		    op, series, l[0]->y, l[0]->x, l[0]->x == 1 ? "" : "s");
+	if (n < 2)
+		return;
+	for (int i = 1; i < n; i++)
+		if (l[i]->y > peak->y)
+			peak = l[i];
+	if (rr_point_compare(peak, l[0]) <= 0) {
+		strbuf_addf(sb, "; up to %.0f threads did no better beyond the noise",
+			    l[n - 1]->x);
+		return;
+	}
+	for (int i = 0; i < n && !sat; i++)
+		if (l[i]->y >= 0.9 * peak->y)
+			sat = (int)l[i]->x;
+	strbuf_addf(sb, ", at most %.1f GB/s with %.0f; 90%% of that from %d thread%s on",
+		    peak->y, peak->x, sat, sat == 1 ? "" : "s");
+}
+
+static int placement_same(const struct run_result *r, double threads)
+{
+	char a[64], b[64];
+
+	snprintf(a, sizeof(a), "threads=%.0f placement=compact", threads);
+	snprintf(b, sizeof(b), "threads=%.0f placement=spread", threads);
+	return rr_placement_same_cpus(rr_placement_find(r, a), rr_placement_find(r, b));
+}
+
+/*
+ * compact against spread on one chart: the count where they differ most,
+ * beyond the noise and on different cpus. Returns 1 when it said one.
+ */
+static int compare_placements(const struct run_result *r, const char *chart,
+			      struct strbuf *sb, int *n_same, int *n_tried)
+{
+	const struct rr_point *c[PARAM_MAX_LIST], *best_c = NULL, *best_s = NULL;
+	int nc = line_of(r, chart, "compact", c, PARAM_MAX_LIST);
+	double best = 0;
+
+	for (int i = 0; i < nc; i++) {
+		const struct rr_point *sp = rr_point_find(r, chart, "spread", c[i]->x);
+		if (!sp)
+			continue;
+		(*n_tried)++;
+		if (placement_same(r, c[i]->x)) {
+			(*n_same)++;
+			continue;
+		}
+		if (!rr_point_compare(sp, c[i]))
+			continue;
+		double d = sp->y > c[i]->y ? sp->y / c[i]->y : c[i]->y / sp->y;
+		if (d > best) {
+			best = d;
+			best_c = c[i];
+			best_s = sp;
+		}
+	}
+	if (!best_c)
+		return 0;
+	strbuf_addf(sb, "; with %.0f threads %s %.1f GB/s spread against %.1f GB/s compact",
+		    best_c->x, chart, best_s->y, best_c->y);
+	return 1;
+}
+
+static void bs_describe(const struct run_result *r, struct verdict *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct rr_point *l[PARAM_MAX_LIST];
+	int said = 0, any_same_series = 0, n_same = 0, n_tried = 0;
+
+	for (int o = 0; o < NOPS; o++)
+		for (int p = 0; p < 3; p++) {
+			const char *op = op_choices[o].name;
+			int n = line_of(r, op, series_of[p], l, PARAM_MAX_LIST);
+			if (!n)
+				continue;
+			any_same_series |= p == BS_SAME;
+			/* the headline speaks of read, or of the first op measured */
+			if (said && strcmp(op, op_choices[0].name))
+				continue;
+			say_line(l, n, op, series_of[p], &sb);
+			said = 1;
+			if (strcmp(op, op_choices[0].name))
+				break;
+		}
+	if (any_same_series)
+		verdict_note(v, "info",
+			     "compact and spread put every thread count on the same cpus here (%d node%s): one placement, measured once as one series, so the placements cannot be compared",
+			     r->machine->nnodes, r->machine->nnodes == 1 ? "" : "s");
+	int stated = 0;
+	for (int o = 0; o < NOPS && !stated; o++)
+		stated = compare_placements(r, op_choices[o].name, &sb, &n_same, &n_tried);
+	if (!stated && n_tried && n_same == n_tried)
+		verdict_note(v, "cannot",
+			     "compact and spread ran on the same cpus at every thread count: the two lines are one placement measured twice, and their difference is noise");
+	else if (!stated && n_tried)
+		verdict_note(v, "info",
+			     "compact and spread did not differ beyond the noise at any thread count where they used different cpus");
+	if (sb.len)
+		verdict_headline(v, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
+/* Before the run: whether the two placements can differ here. */
+static void bs_precheck(const void *params, const struct common_params *common,
+			const struct topo *t, struct verdict *v)
+{
+	const struct bs_params *bp = params;
+	int same;
+
+	(void)common;
+	if (!t || !HAS(bp->placements, BS_COMPACT) || !HAS(bp->placements, BS_SPREAD))
+		return;
+	same = count_same(t, bp);
+	if (same == bp->threads.n)
+		verdict_note(v, "cannot",
+			     "compact and spread put every thread count on the same cpus on this machine (%d node%s, %d cpus): the run measures one series and cannot compare the placements",
+			     t->nnodes, t->nnodes == 1 ? "" : "s", t->nallowed);
+	else if (same)
+		verdict_note(v, "warn",
+			     "compact and spread use the same cpus at %d of %d thread counts: those points cannot differ",
+			     same, bp->threads.n);
+	if (t->nnodes < 2 && same < bp->threads.n)
+		verdict_note(v, "warn",
+			     "one node: compact and spread differ only in cores and caches, not in memory controllers");
 }
 
 static void bs_estimate(const void *params, const struct common_params *common,
@@ -403,6 +585,8 @@ const struct experiment exp_bandwidth_scaling = {
 	.summary_keys = summary_keys,
 	.min_nodes = 2,
 	.check = bs_check,
+	.precheck = bs_precheck,
 	.run = bs_run,
+	.describe = bs_describe,
 	.estimate = bs_estimate,
 };

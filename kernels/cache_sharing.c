@@ -11,6 +11,9 @@
 #include "strbuf.h"
 #include "team.h"
 
+#define SERIES_PAIR "one data set per pair"
+#define SERIES_OWN "each thread its own data set"
+
 enum placement { P_SHARED, P_SPLIT, P_OS, P_SEPARATE, NPLACEMENTS };
 
 /* in enum order: the choice's value indexes this table too */
@@ -80,7 +83,7 @@ static const struct chart charts[] = {
 
 static const char *const summary_keys[] = {
 	"working_set", "pairs", "time_*", "split_over_shared", "separate_over_shared",
-	NULL};
+	"cache_level", NULL};
 
 /* Each thread's sum, on a line (pair) of its own. */
 struct sum_slot {
@@ -278,8 +281,7 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 						   "threads", "bytes_per_round"};
 		double vals[] = {(double)ws, pairs, n, bytes};
 		struct point p = {.chart = "time",
-				  .series = own_data ? "each thread its own data set"
-						     : "one data set per pair",
+				  .series = own_data ? SERIES_OWN : SERIES_PAIR,
 				  .x = pl,
 				  .x_label = placements[pl].name,
 				  .unit = "s",
@@ -370,8 +372,6 @@ static int cs_run(struct run_ctx *ctx)
 		sink_note(ctx->sink, "warn",
 			  "a pair of threads needs 2 cpus, but this process may use only cpu %s: nothing was measured",
 			  t->allowed_text);
-		sink_headline(ctx->sink,
-			      "nothing to measure: cache sharing needs at least 2 cpus (4, under two caches, to compare placements)");
 		return 0;
 	}
 	if (2 * pairs > t->nallowed)
@@ -464,6 +464,7 @@ static int cs_run(struct run_ctx *ctx)
 	}
 	sink_summary(ctx->sink, "working_set", (double)ws, "bytes");
 	sink_summary(ctx->sink, "pairs", pairs, "pairs");
+	sink_summary(ctx->sink, "cache_level", level, "");
 	sink_note(ctx->sink, "info",
 		  "data read from memory is not measured: that needs the memory controller's counters, which numalab does not read; rate is what the threads read, from cache or memory");
 
@@ -491,36 +492,122 @@ static int cs_run(struct run_ctx *ctx)
 	if (rc)
 		goto out;
 	sink_progress(ctx->sink, nset, nset, "done");
-	if (done[P_SHARED] && done[P_SPLIT] && contrast) {
-		double x = r[P_SPLIT].seconds / r[P_SHARED].seconds;
-		sink_summary(ctx->sink, "split_over_shared", x, "x");
-		sink_headline(ctx->sink,
-			      "%d pair(s) reading %zu KiB each took %.2f× %s split across L%d caches than with each pair under one",
-			      pairs, ws >> 10, x >= 1 ? x : 1 / x,
-			      x >= 1 ? "longer" : "less time", level);
-	} else if (done[P_SHARED] && done[P_SEPARATE]) {
-		double x = r[P_SEPARATE].seconds / r[P_SHARED].seconds;
-		sink_summary(ctx->sink, "separate_over_shared", x, "x");
-		sink_headline(ctx->sink,
-			      "%s%d pair(s) under one L%d: a data set of its own for each thread took %.2f× the time of one per pair (%zu KiB each)",
-			      contrast ? "" : "no pair can be split across caches here; ",
-			      pairs, level, x, ws >> 10);
-	} else {
-		for (int p = 0; p < NPLACEMENTS; p++)
-			if (done[p]) {
-				sink_headline(ctx->sink,
-					      "%s: %.3g s per round, %.1f GB/s read%s",
-					      placements[p].name, r[p].seconds, r[p].gbs,
-					      contrast ? "" : " (this machine cannot split a pair across caches)");
-				break;
-			}
-	}
+	if (done[P_SHARED] && done[P_SPLIT] && contrast)
+		sink_summary(ctx->sink, "split_over_shared",
+			     r[P_SPLIT].seconds / r[P_SHARED].seconds, "x");
+	else if (done[P_SHARED] && done[P_SEPARATE])
+		sink_summary(ctx->sink, "separate_over_shared",
+			     r[P_SEPARATE].seconds / r[P_SHARED].seconds, "x");
 out:
 	strbuf_release(&levels);
 	free(shared);
 	free(split);
 	free(none);
 	return rc;
+}
+
+/* Why a pair cannot be split across caches, or sit under one, on machine m. */
+static const char *why_not(const struct machine_facts *m, enum placement pl)
+{
+	if (m->nallowed < 2)
+		return "a pair of threads needs 2 cpus";
+	if (pl == P_SPLIT)
+		return m->llc_instances <= 1
+			       ? "this machine has one last-level cache for all its cpus and no other level that both holds a pair and has a second instance to split it across"
+			       : "no cache level here has two instances of which one is shared by 2 cpus";
+	return "no cache here is shared by 2 cpus, so a pair cannot sit under one";
+}
+
+static void cs_describe(const struct run_result *r, struct verdict *v)
+{
+	const struct cs_params *cp = r->params;
+	const struct machine_facts *m = r->machine;
+	const struct rr_point *shared = rr_point_find_label(r, "time", SERIES_PAIR, "shared");
+	const struct rr_point *split = rr_point_find_label(r, "time", SERIES_PAIR, "split");
+	const struct rr_point *separate =
+		rr_point_find_label(r, "time", SERIES_OWN, "separate_data");
+	double pairs = 1, ws = 0, level = 0;
+	const struct rr_point *other = split ? split : separate;
+
+	rr_summary_get(r, "pairs", &pairs);
+	rr_summary_get(r, "working_set", &ws);
+	rr_summary_get(r, "cache_level", &level);
+	if ((cp->placements & (1u << P_SPLIT)) && !split && r->complete)
+		verdict_note(v, "cannot",
+			     "what splitting a pair across caches costs could not be shown: %s",
+			     why_not(m, P_SPLIT));
+	if ((cp->placements & (1u << P_SHARED)) && !shared && r->complete &&
+	    m->nallowed >= 2)
+		verdict_note(v, "cannot", "shared could not be measured: %s",
+			     why_not(m, P_SHARED));
+	if (!r->npoints) {
+		verdict_headline(v, m->nallowed < 2
+					    ? "nothing to measure: cache sharing needs at least 2 cpus (4, under two caches, to compare placements)"
+					    : "nothing was measured");
+		return;
+	}
+	if (shared && other) {
+		double x = other->y / shared->y;
+		int c = rr_point_compare(other, shared);
+		if (other == split && c)
+			verdict_headline(v, "%.0f pair(s) reading %.0f KiB each took %.2f× %s split across L%.0f caches than with each pair under one",
+					 pairs, ws / 1024, x >= 1 ? x : 1 / x,
+					 x >= 1 ? "longer" : "less time", level);
+		else if (other == split)
+			verdict_headline(v, "%.0f pair(s) reading %.0f KiB each took the same time split across L%.0f caches as under one, within the noise (%.2f×)",
+					 pairs, ws / 1024, level, x);
+		else if (c)
+			verdict_headline(v, "%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took %.2f× the time of one per pair (%.0f KiB each)",
+					 split ? "" : "no pair was split across caches; ",
+					 pairs, level, x, ws / 1024);
+		else
+			verdict_headline(v, "%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took the same time as one per pair, within the noise (%.2f×, %.0f KiB each)",
+					 split ? "" : "no pair was split across caches; ",
+					 pairs, level, x, ws / 1024);
+		return;
+	}
+	for (int k = 0; k < r->npoints; k++) {
+		const struct rr_point *t = &r->points[k];
+		const struct rr_point *rate;
+		if (strcmp(t->chart, "time"))
+			continue;
+		rate = rr_point_find_label(r, "rate", t->series, t->x_label);
+		verdict_headline(v, "%s: %.3g s per round, %.1f GB/s read%s", t->x_label,
+				 t->y, rate ? rate->y : 0,
+				 split ? "" : " (no pair was split across caches)");
+		break;
+	}
+}
+
+/* Before the run: which placements this machine can hold. */
+static void cs_precheck(const void *params, const struct common_params *common,
+			const struct topo *t, struct verdict *v)
+{
+	const struct cs_params *cp = params;
+	struct machine_facts m;
+	char msg[PARAM_ERR_LEN];
+	int plan[2], level = topo_pair_level(t), shared_ok, split_ok;
+
+	(void)common;
+	machine_facts_from_topo(t, &m);
+	if (level == 0)
+		for (level = 3; level >= 1; level--) {
+			struct level_shape ls;
+			level_shape(t, level, &ls);
+			if (ls.instances)
+				break;
+		}
+	shared_ok = t->nallowed >= 2 && level > 0 &&
+		    !topo_plan_pairs(t, level, PAIR_SHARED, 1, plan, msg, sizeof(msg));
+	split_ok = t->nallowed >= 2 && level > 0 && topo_pair_level(t) > 0 &&
+		   !topo_plan_pairs(t, level, PAIR_SPLIT, 1, plan, msg, sizeof(msg));
+	if ((cp->placements & (1u << P_SPLIT)) && !split_ok)
+		verdict_note(v, "cannot",
+			     "split: what splitting a pair across caches costs cannot be shown here: %s",
+			     why_not(&m, P_SPLIT));
+	if ((cp->placements & ((1u << P_SHARED) | (1u << P_SEPARATE))) && !shared_ok)
+		verdict_note(v, "cannot", "shared and separate_data cannot run here: %s",
+			     why_not(&m, P_SHARED));
 }
 
 static void cs_estimate(const void *params, const struct common_params *common,
@@ -585,6 +672,8 @@ const struct experiment exp_cache_sharing = {
 	.summary_keys = summary_keys,
 	.uses_placement = 0,
 	.check = cs_check,
+	.precheck = cs_precheck,
 	.run = cs_run,
+	.describe = cs_describe,
 	.estimate = cs_estimate,
 };

@@ -1,6 +1,7 @@
 /* experiment.c - params every experiment shares, and parsing a request for one */
 #include "experiment.h"
 #include "record.h"
+#include "verdict_mem.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -78,6 +79,20 @@ static void trim_default(const struct param *p, const struct topo *t,
 	format_int_list(v, k, buf, len);
 }
 
+/* A PARAM_F_MEMORY default: a multiple of the machine's last-level cache. */
+static void memory_default(const struct topo *t, char *buf, size_t len)
+{
+	struct machine_facts m;
+	uint64_t least = 0;
+
+	machine_facts_from_topo(t, &m);
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->node[i].mem_free && (!least || t->node[i].mem_free < least))
+			least = t->node[i].mem_free;
+	snprintf(buf, len, "%lluM",
+		 (unsigned long long)(mem_default_bytes(&m, least) >> 20));
+}
+
 static int count_params(const struct param *p)
 {
 	int n = 0;
@@ -115,7 +130,8 @@ static int own_row(const struct experiment *exp, const struct param *p)
 
 /*
  * Parses the k=v texts against exp's tables (trimming PARAM_F_CPUS
- * defaults to t when t is given) and stores every value in params or
+ * defaults to t and sizing PARAM_F_MEMORY ones from its caches when t
+ * is given) and stores every value in params or
  * common. Returns 0 or -EINVAL with err set.
  */
 static int parse_tables(const struct experiment *exp, const struct topo *t,
@@ -136,6 +152,10 @@ static int parse_tables(const struct experiment *exp, const struct topo *t,
 		trimmed[np] = *p;
 		if ((p->flags & PARAM_F_CPUS) && t) {
 			trim_default(p, t, defs[np], sizeof(defs[np]));
+			trimmed[np].def = defs[np];
+		}
+		if ((p->flags & PARAM_F_MEMORY) && t) {
+			memory_default(t, defs[np], sizeof(defs[np]));
 			trimmed[np].def = defs[np];
 		}
 		np++;

@@ -12,6 +12,7 @@
 #include "page_census.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "verdict_mem.h"
 
 enum { MIG_BOTH, MIG_MBIND, MIG_MBIND_STRICT, MIG_MOVE_PAGES, MIG_MOVE_ALL, MIG_NONE };
 
@@ -20,6 +21,7 @@ static const struct param_choice policies[] = {{"default", NMEM_DEFAULT},
 					       {"preferred", NMEM_PREFERRED},
 					       {"interleave", NMEM_INTERLEAVE},
 					       {"local", NMEM_LOCAL},
+					       {"preferred_many", NMEM_PREFERRED_MANY},
 					       {0}};
 static const struct param_choice scopes[] = {
 	{"vma", NMEM_VMA}, {"task", NMEM_TASK}, {0}};
@@ -50,15 +52,20 @@ static const struct param params[] = {
 	 .min = 1 << 20,
 	 .max = 1LL << 40,
 	 .unit = "bytes",
-	 .help = "the buffer placed under the policy",
+	 .help = "the buffer placed under the policy; default: 4 times the "
+		 "machine's last-level cache (at least 64M), so its reads "
+		 "come from memory; a smaller one is labelled from cache",
+	 .flags = PARAM_F_MEMORY,
 	 .offset = offsetof(struct mp_params, size)},
 	{.name = "policy",
 	 .type = PARAM_ENUM,
 	 .def = "interleave",
 	 .choices = policies,
 	 .help = "default: the first toucher's node; bind: only 'nodes'; "
-		 "preferred: 'nodes' first; interleave: page by page over "
-		 "'nodes'; local: the toucher's node, said explicitly",
+		 "preferred: the lowest node of 'nodes' first (MPOL_PREFERRED, "
+		 "the article's rule); interleave: page by page over 'nodes'; "
+		 "local: the toucher's node, said explicitly; preferred_many: "
+		 "any node of 'nodes' first (MPOL_PREFERRED_MANY, Linux 5.15)",
 	 .offset = offsetof(struct mp_params, policy)},
 	{.name = "scope",
 	 .type = PARAM_ENUM,
@@ -149,7 +156,7 @@ static const char *const summary_keys[] = {
 	"mbind_moved",		"mbind_failed",		"mbind_gbps",
 	"move_pages_moved",	"move_pages_failed",	"move_pages_gbps",
 	"first_touch_gbps",	"get_mempolicy_agree",	"get_mempolicy_checked",
-	"interleaved",		"interleave_run_pages", NULL};
+	"interleaved",		"interleave_run_pages", "migrate_to", NULL};
 
 /* What the run resolved from the params and the machine. */
 struct mp_plan {
@@ -162,6 +169,7 @@ struct mp_plan {
 	int threads;
 	int migrate_to;	     /* node, -1: none */
 	int migrate_with;
+	int from_cache;	     /* the buffer fits in the last-level caches */
 };
 
 static int first_allowed_node(const struct topo *t)
@@ -253,6 +261,9 @@ static int mp_check(const void *params, const struct common_params *common,
 			 nmem_policy_names[policy]);
 		return refuse(err, "nodes", msg);
 	}
+	if (mp->policy == NMEM_PREFERRED_MANY && !caps->preferred_many)
+		return refuse(err, "policy",
+			      "policy 'preferred_many' needs MPOL_PREFERRED_MANY (Linux 5.15 or later), which this kernel refuses: use policy=preferred, which prefers the lowest node of 'nodes'");
 	if (mp->migrate_with == MIG_MOVE_ALL && !caps->sys_nice)
 		return refuse(err, "migrate_with",
 			      "migrate_with=move_all needs CAP_SYS_NICE, which this process lacks (run it as root, or grant cap_sys_nice)");
@@ -329,6 +340,12 @@ static int allowed_set(const struct nmem_buf *b, const struct mp_plan *p,
 	if (b->policy == NMEM_DEFAULT || b->policy == NMEM_LOCAL) {
 		set[0] = p->toucher;
 		*outside = "pages off the toucher's node";
+		return 1;
+	}
+	if (b->policy == NMEM_PREFERRED) {
+		/* MPOL_PREFERRED takes the lowest node of its mask */
+		set[0] = b->nodes[0];
+		*outside = "pages off the preferred node (the lowest of 'nodes')";
 		return 1;
 	}
 	memcpy(set, b->nodes, sizeof(int) * (size_t)b->nnodes);
@@ -449,7 +466,8 @@ static int bandwidth_from_nodes(struct run_ctx *ctx, struct nmem_buf *b,
 			int rc;
 
 			snprintf(label, sizeof(label), "node %d", p->from[i]);
-			snprintf(series, sizeof(series), "%s%s", bw_op_names[op], suffix);
+			snprintf(series, sizeof(series), "%s%s%s", bw_op_names[op],
+				 p->from_cache ? " (from cache)" : "", suffix);
 			snprintf(what, sizeof(what), "%s from node %d", series, p->from[i]);
 			sink_progress(ctx->sink, (*step)++, steps, what);
 			rc = measure_from(ctx, b, p, p->from[i], op, &res);
@@ -496,8 +514,7 @@ static void emit_migration(struct run_ctx *ctx, const char *label,
 /* Does the migrations asked for. orig: each page's node before them. */
 static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 		   const struct mp_plan *p, const struct judge *first,
-		   const int *orig, int *status, struct strbuf *headline,
-		   int *step, int steps)
+		   const int *orig, int *status, int *step, int steps)
 {
 	struct nmem_migration m;
 	struct nmem_census c;
@@ -527,12 +544,6 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 		struct judge on_target = {.set = {target}, .n = 1,
 					  .outside = "pages off the target node"};
 		int crc = census(ctx, b, &on_target, series, "mbind", status, &c);
-		strbuf_addf(headline, "; mbind moved %zu pages to node %d%s", m.moved,
-			    target, m.moved ? "" : " (they were there already)");
-		if (m.moved && m.seconds > 0)
-			strbuf_addf(headline, " at %.2f GB/s", m.gbps);
-		if (m.failed)
-			strbuf_addf(headline, ", %zu could not be moved", m.failed);
 		if (rc || crc)
 			return rc ? rc : crc;
 	}
@@ -566,25 +577,8 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 		if (how == MIG_BOTH)
 			j = *first;
 		rc = census(ctx, b, &j, series, "move_pages", status, &c);
-		strbuf_addf(headline, "; move_pages moved %zu %s%s", m.moved,
-			    how == MIG_BOTH ? "back" : "to the target",
-			    m.failed ? " (some failed)" : "");
 	}
 	return rc;
-}
-
-static void describe_placement(const struct nmem_census *c, const struct topo *t,
-			       struct strbuf *sb)
-{
-	int shown = 0;
-
-	for (int i = 0; i < t->nnodes; i++) {
-		int node = t->node[i].os;
-		if (node >= TOPO_MAX_NODES || !c->on_node[node])
-			continue;
-		strbuf_addf(sb, "%s%zu on node %d", shown++ ? ", " : "",
-			    c->on_node[node], node);
-	}
 }
 
 static int mp_run(struct run_ctx *ctx)
@@ -595,13 +589,15 @@ static int mp_run(struct run_ctx *ctx)
 	struct mp_plan p;
 	struct nmem_buf b;
 	struct nmem_census c;
-	struct strbuf headline = STRBUF_INIT;
+	struct machine_facts m;
 	char msg[PARAM_ERR_LEN];
 	int *status = NULL, *orig = NULL;
 	double first_gbps = 0, before[TOPO_MAX_NODES], after[TOPO_MAX_NODES];
 	int step = 0, steps, rc;
 
 	resolve(mp, t, &p);
+	machine_facts_from_topo(t, &m);
+	p.from_cache = mem_from_cache(&m, (uint64_t)mp->size);
 	rc = topo_plan_nodes(t, PLACE_COMPACT, &p.toucher, 1, 1, &p.toucher_cpu, msg,
 		       sizeof(msg));
 	if (rc) {
@@ -655,13 +651,6 @@ static int mp_run(struct run_ctx *ctx)
 				  checked - agree, checked);
 	}
 
-	strbuf_addf(&headline, "%s (%s) over %zu pages: ", nmem_policy_names[p.policy],
-		    nmem_scope_names[p.scope], b.npages);
-	describe_placement(&c, t, &headline);
-	if (p.policy == NMEM_BIND && c.forbidden)
-		strbuf_addf(&headline, ", %zu on forbidden nodes", c.forbidden);
-	else if (p.policy == NMEM_BIND)
-		strbuf_addstr(&headline, ", none on a forbidden node");
 	if (p.policy == NMEM_INTERLEAVE) {
 		struct strbuf pattern = STRBUF_INIT;
 		nmem_census_pattern(&c, orig, b.npages, &pattern);
@@ -669,25 +658,16 @@ static int mp_run(struct run_ctx *ctx)
 		sink_summary(ctx->sink, "interleave_run_pages", (double)c.run_len, "pages");
 		sink_note(ctx->sink, "info", "interleave pattern: %s%s", strbuf_str(&pattern),
 			  c.interleaved ? "" : " (not a clean round robin)");
-		if (b.nnodes < 2)
-			strbuf_addstr(&headline, " (one node: nothing to alternate)");
-		else
-			strbuf_addf(&headline,
-				    c.interleaved ? ", alternating %s"
-						  : ", not alternating cleanly: %s",
-				    strbuf_str(&pattern));
 		strbuf_release(&pattern);
 	}
 
 	rc = bandwidth_from_nodes(ctx, &b, &p, "", 1, before, &step, steps);
 	if (rc)
 		goto out;
-	for (int i = 0; i < p.nfrom; i++)
-		strbuf_addf(&headline, "%s%.1f GB/s from node %d", i ? ", " : "; read ",
-			    before[i], p.from[i]);
 
 	if (p.migrate_to >= 0) {
-		rc = migrate(ctx, &b, &p, &first, orig, status, &headline, &step, steps);
+		sink_summary(ctx->sink, "migrate_to", p.migrate_to, "node");
+		rc = migrate(ctx, &b, &p, &first, orig, status, &step, steps);
 		if (rc)
 			goto out;
 		/* after "both" the pages are back: reading again shows nothing new */
@@ -701,13 +681,131 @@ static int mp_run(struct run_ctx *ctx)
 		}
 	}
 	sink_progress(ctx->sink, steps, steps, "done");
-	sink_headline(ctx->sink, "%s", strbuf_str(&headline));
 out:
-	strbuf_release(&headline);
 	free(status);
 	free(orig);
 	nmem_free(&b);
 	return rc;
+}
+
+/* The nodes and page counts a census series shows, in node order. */
+static void add_placement(const struct run_result *r, const char *series,
+			  struct strbuf *sb)
+{
+	int shown = 0;
+
+	for (int i = 0; i < r->npoints; i++) {
+		const struct rr_point *q = &r->points[i];
+		if (strcmp(q->chart, "pages") || !q->series ||
+		    strcmp(q->series, series) || q->y <= 0)
+			continue;
+		strbuf_addf(sb, "%s%.0f on node %.0f", shown++ ? ", " : "", q->y,
+			    q->x);
+	}
+	if (!shown)
+		strbuf_addstr(sb, "none found");
+}
+
+/* "; read 12.3 GB/s from node 0, 11.9 GB/s from node 1" from one series. */
+static void add_bandwidth(const struct run_result *r, const char *series,
+			  const char *said, struct strbuf *sb)
+{
+	int shown = 0;
+
+	for (int i = 0; i < r->npoints; i++) {
+		const struct rr_point *q = &r->points[i];
+		if (strcmp(q->chart, "bandwidth") || !q->series ||
+		    strcmp(q->series, series))
+			continue;
+		strbuf_addf(sb, "%s%.1f GB/s from node %.0f", shown++ ? ", " : said,
+			    q->y, q->x);
+	}
+}
+
+static void mp_describe(const struct run_result *r, struct verdict *v)
+{
+	const struct mp_params *mp = r->params;
+	const struct machine_facts *m = r->machine;
+	struct strbuf sb = STRBUF_INIT;
+	int from_cache = mem_from_cache(m, (uint64_t)mp->size);
+	const char *read = from_cache ? "read (from cache)" : "read";
+	double pages = 0, x, moved, failed, target = -1;
+	char key[48];
+
+	if (m->nnodes < 2)
+		verdict_note(v, "cannot",
+			     "this machine has one node: every page lands on node 0 whatever the policy, so where a policy puts pages, what a remote page costs and moving pages cannot be shown here");
+	mem_cache_note(m, (uint64_t)mp->size, "the read and write figures", v);
+	if (mp->policy == NMEM_PREFERRED && mp->nodes.n > 1)
+		verdict_note(v, "info",
+			     "preferred uses MPOL_PREFERRED, which prefers only the lowest node of 'nodes' (%d), the rule the article gives; preferred_many (MPOL_PREFERRED_MANY) prefers all of them",
+			     mp->nodes.v[0]);
+	for (int i = 0; i < r->npoints; i++)
+		if (!strcmp(r->points[i].chart, "pages") && r->points[i].series &&
+		    !strcmp(r->points[i].series, "after first touch"))
+			pages += r->points[i].y;
+	if (!rr_summary_get(r, "touch_pages_absent", &x))
+		pages += x;
+	if (pages <= 0) {
+		verdict_headline(v, "%s (%s): nothing was measured",
+				 nmem_policy_names[mp->policy],
+				 nmem_scope_names[mp->scope]);
+		return;
+	}
+	strbuf_addf(&sb, "%s (%s) over %.0f pages: ", nmem_policy_names[mp->policy],
+		    nmem_scope_names[mp->scope], pages);
+	add_placement(r, "after first touch", &sb);
+	if (mp->policy == NMEM_BIND && !rr_summary_get(r, "touch_pages_outside", &x))
+		strbuf_addf(&sb, x > 0 ? ", %.0f on forbidden nodes"
+				       : ", none on a forbidden node", x);
+	if (mp->policy == NMEM_INTERLEAVE && !rr_summary_get(r, "interleaved", &x)) {
+		double run = 1;
+		rr_summary_get(r, "interleave_run_pages", &run);
+		if (m->nnodes < 2)
+			strbuf_addstr(&sb, " (one node: nothing to alternate)");
+		else if (x > 0 && run <= 1)
+			strbuf_addstr(&sb, ", alternating page by page");
+		else if (x > 0)
+			strbuf_addf(&sb, ", alternating every %.0f pages", run);
+		else
+			strbuf_addstr(&sb, ", not alternating cleanly");
+	}
+	add_bandwidth(r, read, from_cache ? "; read from cache " : "; read ", &sb);
+	rr_summary_get(r, "migrate_to", &target);
+	if (!rr_summary_get(r, "mbind_moved", &moved)) {
+		strbuf_addf(&sb, "; mbind moved %.0f pages to node %.0f%s", moved,
+			    target, moved > 0 ? "" : " (they were there already)");
+		if (moved > 0 && !rr_summary_get(r, "mbind_gbps", &x) && x > 0)
+			strbuf_addf(&sb, " at %.2f GB/s", x);
+		if (!rr_summary_get(r, "mbind_failed", &failed) && failed > 0)
+			strbuf_addf(&sb, ", %.0f could not be moved", failed);
+	}
+	if (!rr_summary_get(r, "move_pages_moved", &moved)) {
+		snprintf(key, sizeof(key), "%s", mp->migrate_with == MIG_BOTH ? "back" : "to the target");
+		strbuf_addf(&sb, "; move_pages moved %.0f %s", moved, key);
+		if (!rr_summary_get(r, "move_pages_failed", &failed) && failed > 0)
+			strbuf_addstr(&sb, " (some failed)");
+	}
+	verdict_headline(v, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
+/* Before the run: what this machine and this buffer can show. */
+static void mp_precheck(const void *params, const struct common_params *common,
+			const struct topo *t, struct verdict *v)
+{
+	const struct mp_params *mp = params;
+	struct machine_facts m;
+
+	(void)common;
+	machine_facts_from_topo(t, &m);
+	if (m.nnodes < 2)
+		verdict_note(v, "cannot",
+			     "one node: every page lands on node 0 whatever the policy; where pages go, remote cost and migration cannot be shown");
+	mem_cache_note(&m, (uint64_t)mp->size, "the read and write figures", v);
+	if (mp->policy == NMEM_PREFERRED_MANY && !nmem_caps()->preferred_many)
+		verdict_note(v, "cannot",
+			     "this kernel lacks MPOL_PREFERRED_MANY (Linux 5.15): only preferred, the lowest node of 'nodes', can run");
 }
 
 static void mp_estimate(const void *params, const struct common_params *common,
@@ -736,8 +834,12 @@ const struct experiment exp_memory_policy = {
 		"node a page lands on is decided when the page is first touched, "
 		"by a memory policy: the default takes the node of the CPU that "
 		"touches first, bind allows only the listed nodes, preferred tries "
-		"them first and falls back, interleave deals pages out round robin, "
-		"and local names the toucher's node explicitly. A policy can be set "
+		"one node first and falls back, interleave deals pages out round "
+		"robin, and local names the toucher's node explicitly. Given several "
+		"nodes, preferred (MPOL_PREFERRED) takes the lowest of them, the rule "
+		"the article gives in 6.5.2; Linux 5.15 added MPOL_PREFERRED_MANY, "
+		"which prefers all of them, offered here as preferred_many where the "
+		"kernel has it. A policy can be set "
 		"on an address range (mbind, before the first touch) or for the "
 		"thread that allocates (set_mempolicy); the range's policy wins.\n\n"
 		"This experiment maps a buffer, sets the policy, touches every page "
@@ -753,13 +855,20 @@ const struct experiment exp_memory_policy = {
 		"moves what is misplaced, move_pages moves each page to a node of its "
 		"own. Migration copies every page, so it is far slower than reading "
 		"it. On a machine with one node every page is on node 0 whatever the "
-		"policy: the histogram says so and nothing moves.",
+		"policy: the histogram says so and nothing moves.\n\n"
+		"The buffer defaults to four times the machine's last-level cache, "
+		"all of it together: a buffer that size leaves no more than a quarter "
+		"of itself that any cache could keep between passes, so the figures "
+		"are memory's. A smaller buffer is allowed, and its figures are "
+		"labelled from cache.",
 	.params = params,
 	.params_size = sizeof(struct mp_params),
 	.charts = charts,
 	.summary_keys = summary_keys,
 	.min_nodes = 2,
 	.check = mp_check,
+	.precheck = mp_precheck,
 	.run = mp_run,
+	.describe = mp_describe,
 	.estimate = mp_estimate,
 };

@@ -14,7 +14,7 @@
 #include "stats.h"
 
 const char *const nmem_policy_names[] = {"default", "bind", "preferred",
-					 "interleave", "local", NULL};
+					 "interleave", "local", "preferred_many", NULL};
 const char *const nmem_scope_names[] = {"vma", "task", NULL};
 
 #define MASK_WORDS (NMEM_MAX_NODE / (8 * sizeof(unsigned long)))
@@ -98,6 +98,12 @@ static void probe(void)
 		return;
 	}
 	caps.policy = 1;
+	/* older kernels refuse the mode with EINVAL; the allowed nodes make a valid mask */
+	if (!get_mempolicy(NULL, mask, MASK_MAXNODE, NULL, MPOL_F_MEMS_ALLOWED) &&
+	    !mbind(p, (unsigned long)page, MPOL_PREFERRED_MANY, mask, MASK_MAXNODE, 0)) {
+		caps.preferred_many = 1;
+		mbind(p, (unsigned long)page, MPOL_DEFAULT, NULL, 0, 0);
+	}
 	*(volatile char *)p = 1;
 	int status = -1;
 	if (move_pages(0, 1, &p, NULL, &status, 0) < 0)
@@ -123,13 +129,16 @@ static void fill_mask(unsigned long *mask, const int *nodes, int n)
 				1ul << (nodes[i] % (8 * sizeof(unsigned long)));
 }
 
-static int kernel_mode(enum nmem_policy p, int nnodes)
+static int kernel_mode(enum nmem_policy p)
 {
 	switch (p) {
 	case NMEM_BIND:
 		return MPOL_BIND;
 	case NMEM_PREFERRED:
-		return nnodes > 1 ? MPOL_PREFERRED_MANY : MPOL_PREFERRED;
+		/* with several nodes the kernel takes the lowest, as the article says */
+		return MPOL_PREFERRED;
+	case NMEM_PREFERRED_MANY:
+		return MPOL_PREFERRED_MANY;
 	case NMEM_INTERLEAVE:
 		return MPOL_INTERLEAVE;
 	case NMEM_LOCAL:
@@ -142,7 +151,8 @@ static int kernel_mode(enum nmem_policy p, int nnodes)
 
 static int takes_nodes(enum nmem_policy p)
 {
-	return p == NMEM_BIND || p == NMEM_PREFERRED || p == NMEM_INTERLEAVE;
+	return p == NMEM_BIND || p == NMEM_PREFERRED || p == NMEM_INTERLEAVE ||
+	       p == NMEM_PREFERRED_MANY;
 }
 
 /* The call a policy is applied with, for messages. */
@@ -159,7 +169,7 @@ static void describe_policy(const struct nmem_buf *b, const char *call,
 		v[i] = b->nodes[i];
 	format_int_list(v, b->nnodes, nodes, sizeof(nodes));
 	snprintf(buf, len, "%s(%s%s%s)", call,
-		 modes[kernel_mode(b->policy, b->nnodes)], b->nnodes ? ", nodes " : "",
+		 modes[kernel_mode(b->policy)], b->nnodes ? ", nodes " : "",
 		 nodes);
 }
 
@@ -210,14 +220,13 @@ int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
 	if (s->scope != NMEM_VMA || s->policy == NMEM_DEFAULT)
 		return 0;
 	fill_mask(mask, b->nodes, b->nnodes);
-	if (mbind(b->base, b->len, kernel_mode(b->policy, b->nnodes),
+	if (mbind(b->base, b->len, kernel_mode(b->policy),
 		  b->nnodes ? mask : NULL, b->nnodes ? MASK_MAXNODE : 0, 0)) {
 		rc = -errno;
 		describe_policy(b, "mbind", what, sizeof(what));
 		snprintf(msg, msglen, "%s failed: %s%s", what, strerror(-rc),
-			 rc == -EINVAL && b->policy == NMEM_PREFERRED &&
-					 b->nnodes > 1
-				 ? " (preferring several nodes needs Linux 5.15 or later)"
+			 rc == -EINVAL && b->policy == NMEM_PREFERRED_MANY
+				 ? " (MPOL_PREFERRED_MANY needs Linux 5.15 or later)"
 				 : "");
 		nmem_free(b);
 		return rc;
@@ -237,7 +246,7 @@ int nmem_task_apply(const struct nmem_buf *b)
 	unsigned long mask[MASK_WORDS];
 
 	fill_mask(mask, b->nodes, b->nnodes);
-	if (set_mempolicy(kernel_mode(b->policy, b->nnodes),
+	if (set_mempolicy(kernel_mode(b->policy),
 			  b->nnodes ? mask : NULL, b->nnodes ? MASK_MAXNODE : 0))
 		return -errno;
 	return 0;

@@ -14,9 +14,10 @@
 enum nmem_policy {
 	NMEM_DEFAULT,	 /* the system's rule: the node of the CPU that touches first */
 	NMEM_BIND,	 /* only the listed nodes */
-	NMEM_PREFERRED,	 /* the listed node(s) first, others when they are full */
+	NMEM_PREFERRED,	 /* MPOL_PREFERRED: the lowest listed node first, any other when it is full */
 	NMEM_INTERLEAVE, /* round robin over the listed nodes, page by page */
-	NMEM_LOCAL	 /* explicitly the toucher's node */
+	NMEM_LOCAL,	 /* explicitly the toucher's node */
+	NMEM_PREFERRED_MANY /* MPOL_PREFERRED_MANY (Linux 5.15): any listed node first */
 };
 /* The policy names in enum order, NULL-terminated: an ENUM param's choices. */
 extern const char *const nmem_policy_names[];
@@ -33,6 +34,7 @@ struct nmem_caps {
 	int move_pages; /* move_pages answers queries */
 	int sys_nice;	/* CAP_SYS_NICE is effective: MPOL_MF_MOVE_ALL is allowed */
 	int balancing;	/* automatic NUMA balancing: 1 on, 0 off, -1 unknown */
+	int preferred_many; /* mbind takes MPOL_PREFERRED_MANY (Linux 5.15 and later) */
 	char why[200];	/* when policy or move_pages is 0: the call that failed, and why */
 };
 

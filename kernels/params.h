@@ -68,6 +68,13 @@ struct param {
  * trimmed to what the machine has, and the trimmed value is recorded.
  */
 #define PARAM_F_CPUS 1u
+/*
+ * The value is the bytes of a buffer meant to measure memory, not cache:
+ * where the machine is known its default becomes MEM_LLC_MULTIPLE times
+ * the machine's last-level cache (verdict_mem.h; def is what a machine
+ * with unknown caches gets), and the resolved value is recorded.
+ */
+#define PARAM_F_MEMORY 2u
 
 /* A parsed value. Lists are stored inline so a value needs no freeing. */
 struct param_value {

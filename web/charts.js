@@ -218,6 +218,15 @@ class ChartView {
 
   count() { return this.n; }
 
+  // Once the run has ended, a chart it left without a point says so in
+  // one line, and keeps its axes only for the article's figures.
+  settle(ended) {
+    const none = ended && this.n === 0;
+    this.el.classList.toggle('chart-unmeasured', none);
+    this.el.querySelector('.chart-box').hidden = none && !this.refs.size;
+    this.empty.textContent = none ? 'not measured in this run (the notes say why)' : 'no measurements yet';
+  }
+
   // points with a value (a heatmap cell that could not be measured has none)
   measured() {
     if (this.spec.kind !== 'heatmap') return this.n;
@@ -677,6 +686,11 @@ export class ChartSet {
 
   cell(c) {
     (this.views.get(c.chart) || this.view({ id: c.chart, kind: 'heatmap', title: prettify(c.chart) })).addCell(c);
+  }
+
+  // The run has ended (or not, again): charts without points collapse to one line.
+  settle(ended) {
+    for (const v of this.views.values()) v.settle(ended);
   }
 
   count() {

@@ -208,6 +208,7 @@ export class RunView {
       text = `Done: ${n} measurement${n === 1 ? '' : 's'}${a && b ? ` in ${duration((b - a) / 1000)}` : ''}`;
     }
     this.statusText.textContent = text;
+    this.charts.settle(FINAL.includes(s));
     this.bar.hidden = s === 'idle';
     if (s === 'done') {
       this.bar.max = 1;

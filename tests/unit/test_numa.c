@@ -234,7 +234,9 @@ static void test_names_match_enums(void **state)
 	assert_string_equal(nmem_policy_names[NMEM_PREFERRED], "preferred");
 	assert_string_equal(nmem_policy_names[NMEM_INTERLEAVE], "interleave");
 	assert_string_equal(nmem_policy_names[NMEM_LOCAL], "local");
-	assert_null(nmem_policy_names[NMEM_LOCAL + 1]);
+	assert_string_equal(nmem_policy_names[NMEM_LOCAL + 1], "preferred_many");
+	assert_string_equal(nmem_policy_names[NMEM_PREFERRED_MANY], "preferred_many");
+	assert_null(nmem_policy_names[NMEM_PREFERRED_MANY + 1]);
 	assert_string_equal(nmem_scope_names[NMEM_TASK], "task");
 }
 

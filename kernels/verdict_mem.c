@@ -1,0 +1,64 @@
+/* verdict_mem.c - when a buffer measures memory rather than cache: the multiple of the last-level cache it must reach */
+#include "verdict_mem.h"
+
+#include <stdio.h>
+
+uint64_t mem_llc_floor(const struct machine_facts *m)
+{
+	return MEM_LLC_MULTIPLE * machine_llc_total(m);
+}
+
+int mem_from_cache(const struct machine_facts *m, uint64_t bytes)
+{
+	return bytes < mem_llc_floor(m);
+}
+
+uint64_t mem_default_bytes(const struct machine_facts *m, uint64_t free_bytes)
+{
+	uint64_t mib = 1ull << 20;
+	uint64_t b = (mem_llc_floor(m) + mib - 1) / mib * mib;
+	uint64_t most = free_bytes / 8 / mib * mib;
+
+	if (free_bytes && b > most)
+		b = most;
+	return b > MEM_DEFAULT_FLOOR ? b : MEM_DEFAULT_FLOOR;
+}
+
+void mem_size_text(uint64_t bytes, char *buf, size_t len)
+{
+	double v = (double)bytes;
+	const char *unit = "KiB";
+
+	if (bytes >= (1ull << 30)) {
+		v /= 1 << 30;
+		unit = "GiB";
+	} else if (bytes >= (1ull << 20)) {
+		v /= 1 << 20;
+		unit = "MiB";
+	} else {
+		v /= 1 << 10;
+	}
+	snprintf(buf, len, v == (double)(uint64_t)v ? "%.0f %s" : "%.1f %s", v,
+		 unit);
+}
+
+int mem_cache_note(const struct machine_facts *m, uint64_t bytes,
+		   const char *what, struct verdict *v)
+{
+	char size[32], llc[32], floor[32];
+
+	if (!mem_from_cache(m, bytes))
+		return 0;
+	mem_size_text(bytes, size, sizeof(size));
+	mem_size_text(machine_llc_total(m), llc, sizeof(llc));
+	mem_size_text(mem_llc_floor(m), floor, sizeof(floor));
+	if (bytes <= machine_llc_total(m))
+		verdict_note(v, "warn",
+			     "the buffer of %s fits in this machine's %s of L%d cache, so %s came from cache, not memory (labelled \"from cache\"); memory needs at least %d times the cache, %s",
+			     size, llc, m->llc_level, what, MEM_LLC_MULTIPLE, floor);
+	else
+		verdict_note(v, "warn",
+			     "the buffer of %s is less than %d times this machine's %s of L%d cache (%s), so part of %s may have come from cache, not memory (labelled \"from cache\")",
+			     size, MEM_LLC_MULTIPLE, llc, m->llc_level, floor, what);
+	return 1;
+}
