@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "fleet_where.h"
 #include "rundoc.h"
 #include "schema.h"
 #include "sink_json.h"
@@ -166,10 +167,12 @@ int cmd_run(int argc, char **argv)
 			      .cancel = &cancelled,
 			      .repeat = (int)params_int(pv, "repeat"),
 			      .warmup = (int)params_int(pv, "warmup")};
+	json_t *machine = schema_machine(t);
+	fleet_where_attach(machine); /* a run a fleet engine started says where */
 	json_t *start = json_pack("{s:s, s:s, s:o, s:o, s:s}", "type", "start",
 				  "experiment", e->name, "params",
-				  schema_params_json(pv), "machine",
-				  schema_machine(t), "version", NUMALAB_VERSION);
+				  schema_params_json(pv), "machine", machine,
+				  "version", NUMALAB_VERSION);
 	if (out == OUT_TABLE) {
 		sink_table_init(&table, stdout);
 		ctx.sink = &table;
