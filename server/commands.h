@@ -7,5 +7,6 @@ int cmd_serve(int argc, char **argv); /* serve.c */
 int cmd_run(int argc, char **argv);   /* cli.c: also the server's worker */
 int cmd_list(int argc, char **argv);  /* cli.c */
 int cmd_topology(int argc, char **argv); /* cli.c */
+int cmd_fleet(int argc, char **argv);	 /* fleet.c */
 
 #endif

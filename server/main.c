@@ -16,6 +16,7 @@ static void usage(FILE *f)
 		"  run NAME --help                          the experiment's parameters\n"
 		"  list [--json]                            the experiments\n"
 		"  topology [--json]                        this machine as numalab sees it\n"
+		"  fleet run NAME [k=v ...] --engine E ...  the same run on many machines\n"
 		"\n"
 		"experiments:\n");
 	for (int i = 0; experiments[i]; i++)
@@ -47,7 +48,9 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "topology"))
 		return cmd_topology(argc - 1, argv + 1);
-	fprintf(stderr, "numalab: unknown command '%s' (commands: serve, run, list, topology)\n",
+	if (!strcmp(argv[1], "fleet"))
+		return cmd_fleet(argc - 1, argv + 1);
+	fprintf(stderr, "numalab: unknown command '%s' (commands: serve, run, list, topology, fleet)\n",
 		argv[1]);
 	return 2;
 }
