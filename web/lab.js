@@ -4,17 +4,29 @@ import { machinePanel, noisyWarning } from './machine.js';
 import { exportBar, pngButtons } from './export.js';
 import { showHistory } from './history.js';
 import { showCompare } from './compare.js';
+import { showCampaigns, showCampaign } from './campaign.js';
 
 function parseQuery(s) {
   return Object.fromEntries(new URLSearchParams(s || ''));
 }
 
-// Handles #/history and #/compare/1,2; returns true when it did. ctx: {results, exps, byName, setView}
+// Handles #/history, #/compare/1,2, #/campaigns and #/campaigns/ID; returns true when it did. ctx: {results, exps, byName, setView}
 export function labRoute(hash, ctx) {
   let m = hash.match(/^#\/history(?:\?(.*))?$/);
   if (m) {
     ctx.setView({ destroy() {}, isFinal: () => true, id: null }, 'History');
     showHistory(ctx.results, parseQuery(m[1]), ctx.exps);
+    return true;
+  }
+  if (hash === '#/campaigns') {
+    ctx.setView({ destroy() {}, isFinal: () => true, id: null }, 'Campaigns');
+    showCampaigns(ctx.results);
+    return true;
+  }
+  m = hash.match(/^#\/campaigns\/([A-Za-z0-9._-]+)$/);
+  if (m) {
+    ctx.setView({ destroy() {}, isFinal: () => true, id: null }, `Campaign ${m[1]}`);
+    showCampaign(ctx.results, m[1]);
     return true;
   }
   m = hash.match(/^#\/compare\/(\d+(?:,\d+)*)$/);

@@ -189,6 +189,36 @@ class StoreTest(unittest.TestCase):
         finally:
             srv.stop()
 
+    def test_zz_the_campaign_view_lists_every_machine(self):
+        """The page, in headless Chromium: the campaign's table names both
+        nodes, and the bars compare them; a screenshot of it is kept."""
+        chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+        if not os.path.exists(chromium):
+            self.skipTest("no Chromium at %s" % chromium)
+        srv = Server(TMP, db=DB, name="page")
+        srv.start()
+        url = "http://127.0.0.1:%d/#/campaigns/%s" % (srv.port, SlurmTest.first)
+        common = [chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                  "--virtual-time-budget=10000", "--window-size=1400,900"]
+        try:
+            dom = subprocess.run(common + ["--dump-dom", url], capture_output=True,
+                                 text=True, timeout=120).stdout
+            table = dom[dom.find('id="campaign-table"'):]
+            self.assertIn(">n1<", table)
+            self.assertIn(">n2<", table)
+            self.assertIn("small, gen1", table)
+            self.assertIn("big, gen2", table)
+            self.assertEqual(dom.count('class="campaign-bar-row"'), 2)
+            shots = os.path.join(os.environ.get("SCREENSHOT_DIR", "build/screenshots"))
+            os.makedirs(shots, exist_ok=True)
+            subprocess.run(common + ["--screenshot=" + os.path.join(os.path.abspath(shots), "campaign.png"),
+                                     url], capture_output=True, timeout=120)
+            dom = subprocess.run(common + ["--dump-dom", "http://127.0.0.1:%d/#/campaigns" % srv.port],
+                                 capture_output=True, text=True, timeout=120).stdout
+            self.assertIn(SlurmTest.first, dom[dom.find('id="campaign-list"'):])
+        finally:
+            srv.stop()
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
