@@ -292,7 +292,7 @@ static int cmd_fleet_run(int argc, char **argv)
 	const struct experiment *e = NULL;
 	struct errinfo err;
 	struct strbuf sb = STRBUF_INIT;
-	char *token = NULL;
+	char *token = NULL, *self = NULL;
 	int rc = 2;
 
 	c.kv = calloc((size_t)argc + 1, sizeof(char *));
@@ -405,7 +405,11 @@ static int cmd_fleet_run(int argc, char **argv)
 		goto out;
 	}
 	if (!c.bin)
-		c.bin = !strcmp(c.engine, "slurm") ? realpath("/proc/self/exe", NULL) : "numalab";
+		c.bin = !strcmp(c.engine, "slurm") ? (self = realpath("/proc/self/exe", NULL)) : "numalab";
+	if (!c.bin) {
+		fprintf(stderr, "numalab fleet: cannot find this binary's path: %s (give --numalab PATH)\n", strerror(errno));
+		goto out;
+	}
 
 	struct sigaction sa = {.sa_handler = on_interrupt};
 	sigemptyset(&sa.sa_mask);
@@ -462,6 +466,7 @@ out:
 	free(c.kv);
 	free(c.dir);
 	free(token);
+	free(self);
 	strbuf_release(&sb);
 	return rc;
 }
