@@ -11,6 +11,7 @@
 #include "events.h"
 #include "experiment.h"
 #include "machine.h"
+#include "fleet_where.h"
 #include "rundoc.h"
 #include "say.h"
 #include "schema.h"
@@ -175,10 +176,12 @@ int cmd_run(int argc, char **argv)
 			      .common = common,
 			      .topo = t,
 			      .cancel = &cancelled};
+	json_t *machine = machine_json(t);
+	fleet_where_attach(machine); /* a run a fleet engine started says where */
 	json_t *start = json_pack("{s:s, s:s, s:o, s:o, s:s}", "type", "start",
 				  "experiment", e->name, "params",
-				  schema_params_json(pv), "machine",
-				  machine_json(t), "version", NUMALAB_VERSION);
+				  schema_params_json(pv), "machine", machine,
+				  "version", NUMALAB_VERSION);
 	if (out == OUT_TABLE) {
 		sink_table_init(&table, stdout);
 		ctx.sink = &table;

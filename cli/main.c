@@ -19,6 +19,7 @@ static void usage(FILE *f)
 		"  topology [--json]                        this machine as numalab sees it\n"
 		"  rates [--refresh]                        what run-time estimates are based on\n"
 		"  estimate [--json] NAME [k=v ...]         how long a run would take here\n"
+		"  fleet run NAME [k=v ...] --engine E ...  the same run on many machines\n"
 		"\n"
 		"experiments:\n");
 	for (int i = 0; experiments[i]; i++)
@@ -54,7 +55,9 @@ int main(int argc, char **argv)
 		return cmd_rates(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "estimate"))
 		return cmd_estimate(argc - 1, argv + 1);
-	say(stderr, "numalab: unknown command '%s' (commands: serve, run, list, topology, rates, estimate)\n",
+	if (!strcmp(argv[1], "fleet"))
+		return cmd_fleet(argc - 1, argv + 1);
+	say(stderr, "numalab: unknown command '%s' (commands: serve, run, list, topology, rates, estimate, fleet)\n",
 		argv[1]);
 	return 2;
 }

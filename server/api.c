@@ -1,5 +1,6 @@
 /* api.c - the REST handlers: experiments, topology, runs, their events, exports and imports */
 #include "api.h"
+#include "api_campaigns.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -592,6 +593,22 @@ static enum MHD_Result post_import(struct http_request *rq, void *ctx)
 	return http_respond(rq, MHD_HTTP_CREATED, r);
 }
 
+/* the campaigns' handlers live in api_campaigns.c; these only pass the store */
+static enum MHD_Result list_campaigns(struct http_request *rq, void *ctx)
+{
+	return api_campaigns_list(rq, ((struct api *)ctx)->store);
+}
+
+static enum MHD_Result get_campaign(struct http_request *rq, void *ctx)
+{
+	return api_campaigns_get(rq, ((struct api *)ctx)->store);
+}
+
+static enum MHD_Result post_campaign(struct http_request *rq, void *ctx)
+{
+	return api_campaigns_post(rq, ((struct api *)ctx)->store);
+}
+
 const struct http_route api_routes[] = {
 	{"GET", "/api/experiments", get_experiments, 0},
 	{"GET", "/api/topology", get_topology, 0},
@@ -603,5 +620,8 @@ const struct http_route api_routes[] = {
 	{"DELETE", "/api/runs/{id}", delete_run, 0},
 	{"GET", "/api/runs/{id}/events", get_events, 0},
 	{"GET", "/api/runs/{id}/export.csv", get_export, 0},
+	{"GET", "/api/campaigns", list_campaigns, 0},
+	{"POST", "/api/campaigns", post_campaign, CAMPAIGN_BODY_MAX},
+	{"GET", "/api/campaigns/{id}", get_campaign, 0},
 	{NULL, NULL, NULL, 0},
 };

@@ -155,6 +155,17 @@ int store_readonly(struct store *st)
 	return st->readonly;
 }
 
+int store_with_db(struct store *st, int (*fn)(struct sqlite3 *db, void *arg),
+		  void *arg)
+{
+	int rc;
+
+	pthread_mutex_lock(&st->mu);
+	rc = fn(st->db, arg);
+	pthread_mutex_unlock(&st->mu);
+	return rc;
+}
+
 void store_timestamp(char *buf, size_t len)
 {
 	struct timespec ts;

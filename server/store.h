@@ -77,6 +77,14 @@ int store_find_runs(struct store *st, const char *experiment,
 		    const char *machine, int64_t limit, int64_t offset,
 		    json_t **runs, int64_t *total);
 
+/*
+ * Runs fn with the store's connection under its lock, for the tables
+ * other modules own (campaigns.c). Returns what fn returned.
+ */
+struct sqlite3;
+int store_with_db(struct store *st, int (*fn)(struct sqlite3 *db, void *arg),
+		  void *arg);
+
 /* Appends the run's stored events after seq `after` to log. 0 or -errno. */
 int store_load_events(struct store *st, int64_t id, int64_t after,
 		      struct runlog *log);

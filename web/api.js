@@ -50,5 +50,7 @@ export const api = {
   run: (id) => call('GET', `/api/runs/${encodeURIComponent(id)}`),
   start: (experiment, params) => call('POST', '/api/runs', { experiment, params }),
   cancel: (id) => call('DELETE', `/api/runs/${encodeURIComponent(id)}`),
+  campaigns: () => call('GET', '/api/campaigns'),
+  campaign: (id) => call('GET', `/api/campaigns/${encodeURIComponent(id)}`),
   eventsUrl: (id) => `/api/runs/${encodeURIComponent(id)}/events`,
 };

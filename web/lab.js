@@ -5,12 +5,13 @@ import { exportBar, pngButtons, runMeta } from './export.js';
 import { showHistory } from './history.js';
 import { showCompare } from './compare.js';
 import { runTopology, showTopology } from './run-topology.js';
+import { showCampaigns, showCampaign } from './campaign.js';
 
 function parseQuery(s) {
   return Object.fromEntries(new URLSearchParams(s || ''));
 }
 
-// Handles #/topology, #/history and #/compare/1,2; returns true when it did. ctx: {results, exps, byName, topo, setView}
+// Handles #/topology, #/history, #/compare/1,2, #/campaigns and #/campaigns/ID; returns true when it did. ctx: {results, exps, byName, topo, setView}
 export function labRoute(hash, ctx) {
   if (hash === '#/topology') {
     ctx.setView({ destroy() {}, isFinal: () => true, id: null }, 'This machine');
@@ -21,6 +22,17 @@ export function labRoute(hash, ctx) {
   if (m) {
     ctx.setView({ destroy() {}, isFinal: () => true, id: null }, 'History');
     showHistory(ctx.results, parseQuery(m[1]), ctx.exps);
+    return true;
+  }
+  if (hash === '#/campaigns') {
+    ctx.setView({ destroy() {}, isFinal: () => true, id: null }, 'Campaigns');
+    showCampaigns(ctx.results);
+    return true;
+  }
+  m = hash.match(/^#\/campaigns\/([A-Za-z0-9._-]+)$/);
+  if (m) {
+    ctx.setView({ destroy() {}, isFinal: () => true, id: null }, `Campaign ${m[1]}`);
+    showCampaign(ctx.results, m[1]);
     return true;
   }
   m = hash.match(/^#\/compare\/(\d+(?:,\d+)*)$/);

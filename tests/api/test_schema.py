@@ -51,6 +51,8 @@ class SchemaTest(SharedServerTest):
             "/api/runs/{id}": {"get", "delete"},
             "/api/runs/{id}/events": {"get"},
             "/api/runs/{id}/export.csv": {"get"},
+            "/api/campaigns": {"get", "post"},
+            "/api/campaigns/{id}": {"get"},
         }
         self.assertEqual(set(paths), set(want))
         for path, methods in want.items():

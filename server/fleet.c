@@ -1,0 +1,484 @@
+/* fleet.c - `numalab fleet run`: one experiment on many machines, as a campaign */
+#include "fleet.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "experiment.h"
+#include "schema.h"
+#include "store.h"
+#include "strbuf.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int fleet_node_add(struct fleet_campaign *c, const char *name,
+		   const char *partition, const char *features)
+{
+	struct fleet_node *n = realloc(c->node, sizeof(*n) * (size_t)(c->n + 1));
+
+	if (!n)
+		return -ENOMEM;
+	c->node = n;
+	n = &c->node[c->n];
+	memset(n, 0, sizeof(*n));
+	n->name = strdup(name);
+	n->partition = partition && *partition ? strdup(partition) : NULL;
+	n->features = strdup(features ? features : "");
+	if (!n->name || !n->features)
+		return -ENOMEM;
+	c->n++;
+	return 0;
+}
+
+static void say(struct fleet_campaign *c, struct fleet_node *n, const char *text)
+{
+	if (!strncmp(n->shown, text, sizeof(n->shown) - 1))
+		return;
+	snprintf(n->shown, sizeof(n->shown), "%s", text);
+	printf("[%6.1fs] %-16s %s\n", now_s() - c->t0, n->name, text);
+	fflush(stdout);
+}
+
+void fleet_progress(struct fleet_campaign *c, struct fleet_node *n, const char *fmt, ...)
+{
+	char text[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	say(c, n, text);
+}
+
+void fleet_fail(struct fleet_campaign *c, struct fleet_node *n, const char *fmt, ...)
+{
+	char text[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(n->reason, sizeof(n->reason), fmt, ap);
+	va_end(ap);
+	n->state = FLEET_FAILED;
+	snprintf(text, sizeof(text), "failed: %s", n->reason);
+	say(c, n, text);
+}
+
+void fleet_take_document(struct fleet_campaign *c, struct fleet_node *n,
+			 const char *text, int exit_status, const char *stderr_tail)
+{
+	json_t *doc = text && *text ? json_loads(text, 0, NULL) : NULL;
+	const char *status = json_string_value(json_object_get(doc, "status"));
+
+	if (!json_is_object(doc) || !status) {
+		json_decref(doc);
+		if (stderr_tail && *stderr_tail)
+			fleet_fail(c, n, "numalab run exited with status %d: %s",
+				   exit_status, stderr_tail);
+		else
+			fleet_fail(c, n, "numalab run exited with status %d and gave no run document",
+				   exit_status);
+		return;
+	}
+	n->doc = doc;
+	if (!strcmp(status, "done")) {
+		const char *h = json_string_value(json_object_get(doc, "headline"));
+		n->state = FLEET_DONE;
+		fleet_progress(c, n, "done%s%.200s", h ? ": " : "", h ? h : "");
+		return;
+	}
+	const char *why = json_string_value(json_object_get(doc, "error"));
+	fleet_fail(c, n, "the run ended %s%s%s", status, why ? ": " : "", why ? why : "");
+}
+
+int fleet_features_match(const char *features, const char *constraint)
+{
+	char want[256];
+	int any = strchr(constraint, '|') != NULL;
+	size_t off = 0;
+
+	while (constraint[off]) {
+		size_t len = strcspn(constraint + off, "&|");
+		int found = 0;
+		snprintf(want, sizeof(want), "%.*s", (int)len, constraint + off);
+		for (const char *f = features; *f;) {
+			size_t fl = strcspn(f, ",");
+			if (fl == strlen(want) && !strncmp(f, want, fl))
+				found = 1;
+			f += fl + (f[fl] == ',');
+		}
+		if (any && found)
+			return 1;
+		if (!any && !found)
+			return 0;
+		off += len + (constraint[off + len] != '\0');
+	}
+	return !any;
+}
+
+json_t *fleet_campaign_json(const struct fleet_campaign *c)
+{
+	json_t *params = json_object(), *nodes = json_array();
+	static const char *const states[] = {"pending", "running", "done", "failed"};
+
+	for (int i = 0; i < c->nkv; i++) {
+		const char *eq = strchr(c->kv[i], '=');
+		char key[128];
+		if (!eq)
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - c->kv[i]), c->kv[i]);
+		json_object_set_new(params, key, json_string(eq + 1));
+	}
+	for (int i = 0; i < c->n; i++) {
+		const struct fleet_node *n = &c->node[i];
+		json_t *features = json_array();
+		for (const char *f = n->features; *f;) {
+			size_t fl = strcspn(f, ",");
+			if (fl)
+				json_array_append_new(features, json_stringn(f, fl));
+			f += fl + (f[fl] == ',');
+		}
+		json_array_append_new(
+			nodes,
+			json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:o, s:b, s:o}", "node",
+				  n->name, "state", states[n->state], "reason",
+				  n->state == FLEET_FAILED ? n->reason : NULL, "job_id",
+				  *n->job_id ? n->job_id : NULL, "partition",
+				  n->partition, "features", features, "exclusive",
+				  n->exclusive, "run_id",
+				  n->run_id ? json_integer(n->run_id) : json_null()));
+	}
+	return json_pack("{s:s, s:s, s:s?, s:s, s:o, s:s, s:s?, s:s?, s:o}", "id", c->id,
+			 "engine", c->engine, "cluster", *c->cluster ? c->cluster : NULL,
+			 "experiment", c->experiment, "params", params, "created_at",
+			 c->created_at, "finished_at",
+			 *c->finished_at ? c->finished_at : NULL, "dir", c->dir, "nodes",
+			 nodes);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: numalab fleet run EXPERIMENT [k=v ...] --engine slurm|clush\n"
+		"          [--nodes LIST | --all] [--partition P] [--constraint FEATURE]\n"
+		"          [--db FILE | --server URL [--token-file F]] [--dir DIR]\n"
+		"          [--timeout SECONDS] [--numalab PATH] [--clush-worker WORKER]\n"
+		"\n"
+		"Runs `numalab run --json EXPERIMENT k=v ...` once on every node, as one\n"
+		"campaign, and imports each node's run into a store or a running server.\n"
+		"  --engine slurm     one exclusive batch job per node (sbatch --exclusive -w),\n"
+		"                     followed with squeue; needs a directory the nodes share\n"
+		"  --engine clush     ClusterShell over SSH (clush -w LIST -b), for a lab room\n"
+		"  --nodes LIST       Slurm host-list syntax: n[1-8], lab[01-30], a,b\n"
+		"  --all              every node sinfo lists (with --partition: of that one)\n"
+		"  --constraint F     only nodes with feature F (F1&F2: all, F1|F2: any)\n"
+		"  --db FILE          import into this store (numalab serve --db FILE)\n"
+		"  --server URL       import into a running server (token: --token-file F\n"
+		"                     or $NUMALAB_TOKEN)\n"
+		"  --dir DIR          the campaign's files (default ./numalab-campaigns/ID)\n"
+		"  --timeout SECONDS  a node not done by then is cancelled (default 3600)\n"
+		"  --numalab PATH     numalab on the nodes (slurm: this binary; clush: numalab)\n"
+		"  --clush-worker W   clush -R W (exec runs locally, for tests)\n"
+		"Ctrl-C cancels the campaign's jobs. Exit status: 0 every node done, 1 some\n"
+		"failed (each with its reason), 2 a bad request.\n");
+}
+
+static const char *opt_arg(int argc, char **argv, int *i, const char *name)
+{
+	if (strcmp(argv[*i], name))
+		return NULL;
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "numalab fleet: option '%s' needs a value\n", name);
+		exit(2);
+	}
+	return argv[++*i];
+}
+
+static int check_params(const struct experiment *e, char **kv, int nkv)
+{
+	struct topo *t = topo_load();
+	json_t *schema = t ? schema_experiment(e, t) : NULL, *p;
+	int rc = 0;
+	size_t k;
+
+	for (int i = 0; i < nkv && schema && !rc; i++) {
+		const char *eq = strchr(kv[i], '=');
+		int known = 0;
+		if (!eq) {
+			fprintf(stderr, "numalab fleet: '%s' is not k=v\n", kv[i]);
+			rc = 2;
+			break;
+		}
+		json_array_foreach(json_object_get(schema, "params"), k, p)
+		{
+			const char *name = json_string_value(json_object_get(p, "name"));
+			if (name && strlen(name) == (size_t)(eq - kv[i]) &&
+			    !strncmp(name, kv[i], (size_t)(eq - kv[i])))
+				known = 1;
+		}
+		if (!known) {
+			fprintf(stderr, "numalab fleet: experiment '%s' has no parameter '%.*s'\n",
+				e->name, (int)(eq - kv[i]), kv[i]);
+			rc = 2;
+		}
+	}
+	json_decref(schema);
+	topo_free(t);
+	return rc;
+}
+
+static char *read_token(const char *file)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[512];
+	size_t n;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(&sb, buf, n);
+	fclose(f);
+	while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == '\r'))
+		strbuf_trim_end(&sb, 1);
+	return strbuf_detach(&sb);
+}
+
+static void print_summary(struct fleet_campaign *c)
+{
+	static const char *const states[] = {"pending", "running", "done", "failed"};
+	int done = 0;
+
+	printf("\ncampaign %s (%s%s%s): %s on %d node(s)\n", c->id, c->engine,
+	       *c->cluster ? ", cluster " : "", c->cluster, c->experiment, c->n);
+	printf("  %-16s %-7s %-8s %-6s %s\n", "node", "state", "job", "run", "headline or reason");
+	for (int i = 0; i < c->n; i++) {
+		struct fleet_node *n = &c->node[i];
+		const char *h = json_string_value(json_object_get(n->doc, "headline"));
+		char run[24] = "-";
+		if (n->run_id)
+			snprintf(run, sizeof(run), "%lld", (long long)n->run_id);
+		printf("  %-16s %-7s %-8s %-6s %.160s\n", n->name, states[n->state],
+		       *n->job_id ? n->job_id : "-", run,
+		       n->state == FLEET_FAILED ? n->reason : h ? h : "");
+		done += n->state == FLEET_DONE;
+	}
+	printf("%d of %d node(s) done\n", done, c->n);
+}
+
+static int cmd_fleet_run(int argc, char **argv)
+{
+	struct fleet_campaign c = {0};
+	const char *db = NULL, *server = NULL, *token_file = NULL, *dir = NULL, *v;
+	const struct experiment *e = NULL;
+	struct errinfo err;
+	struct strbuf sb = STRBUF_INIT;
+	char *token = NULL, *self = NULL;
+	int rc = 2;
+
+	c.kv = calloc((size_t)argc + 1, sizeof(char *));
+	c.timeout_s = 3600;
+	if (!c.kv)
+		return 1;
+	for (int i = 1; i < argc; i++) {
+		if ((v = opt_arg(argc, argv, &i, "--engine")))
+			c.engine = v;
+		else if ((v = opt_arg(argc, argv, &i, "--partition")))
+			c.partition = v;
+		else if ((v = opt_arg(argc, argv, &i, "--constraint")))
+			c.constraint = v;
+		else if ((v = opt_arg(argc, argv, &i, "--nodes")))
+			c.nodes = v;
+		else if ((v = opt_arg(argc, argv, &i, "--db")))
+			db = v;
+		else if ((v = opt_arg(argc, argv, &i, "--server")))
+			server = v;
+		else if ((v = opt_arg(argc, argv, &i, "--token-file")))
+			token_file = v;
+		else if ((v = opt_arg(argc, argv, &i, "--dir")))
+			dir = v;
+		else if ((v = opt_arg(argc, argv, &i, "--numalab")))
+			c.bin = v;
+		else if ((v = opt_arg(argc, argv, &i, "--clush-worker")))
+			c.clush_worker = v;
+		else if ((v = opt_arg(argc, argv, &i, "--timeout"))) {
+			char *end;
+			long t = strtol(v, &end, 10);
+			if (*end || t < 1 || t > 7 * 86400) {
+				fprintf(stderr, "numalab fleet: --timeout '%s' is not a number of seconds (allowed: 1..604800)\n", v);
+				goto out;
+			}
+			c.timeout_s = (int)t;
+		} else if (!strcmp(argv[i], "--all"))
+			c.all = 1;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			rc = 0;
+			goto out;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "numalab fleet: unknown option '%s' (numalab fleet run --help lists them)\n", argv[i]);
+			goto out;
+		} else if (!e) {
+			e = experiment_find(argv[i]);
+			if (!e) {
+				fprintf(stderr, "numalab fleet: unknown experiment '%s' (numalab list shows them)\n", argv[i]);
+				goto out;
+			}
+		} else
+			c.kv[c.nkv++] = argv[i];
+	}
+	if (!e) {
+		fprintf(stderr, "numalab fleet: which experiment? (numalab list shows them)\n");
+		goto out;
+	}
+	if (!c.engine || (strcmp(c.engine, "slurm") && strcmp(c.engine, "clush"))) {
+		fprintf(stderr, "numalab fleet: engine '%s' is not one of slurm, clush (give --engine)\n",
+			c.engine ? c.engine : "");
+		goto out;
+	}
+	if (c.nodes && c.all) {
+		fprintf(stderr, "numalab fleet: give --nodes LIST or --all, not both\n");
+		goto out;
+	}
+	if (!c.nodes && !c.all && !c.constraint) {
+		fprintf(stderr, "numalab fleet: which nodes? (give --nodes LIST, --constraint FEATURE or --all)\n");
+		goto out;
+	}
+	if (!strcmp(c.engine, "clush") && !c.nodes) {
+		fprintf(stderr, "numalab fleet: the clush engine needs --nodes LIST (it has no list of its own)\n");
+		goto out;
+	}
+	if (db && server) {
+		fprintf(stderr, "numalab fleet: give --db FILE or --server URL, not both\n");
+		goto out;
+	}
+	if (check_params(e, c.kv, c.nkv))
+		goto out;
+	if (server) {
+		token = token_file ? read_token(token_file) : getenv("NUMALAB_TOKEN") ? strdup(getenv("NUMALAB_TOKEN")) : NULL;
+		if (token_file && !token) {
+			fprintf(stderr, "numalab fleet: cannot read token file '%s': %s\n", token_file, strerror(errno));
+			goto out;
+		}
+	}
+	c.experiment = e->name;
+
+	/* a campaign id sorts by time and is unique enough across login nodes */
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	srand((unsigned)(now ^ getpid()));
+	snprintf(c.id, sizeof(c.id), "%04d%02d%02d-%02d%02d%02d-%04x", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, rand() & 0xffff);
+	store_timestamp(c.created_at, sizeof(c.created_at));
+	if (dir)
+		strbuf_addstr(&sb, dir);
+	else
+		strbuf_addf(&sb, "numalab-campaigns/%s", c.id);
+	mkdir("numalab-campaigns", 0755);
+	if (mkdir(sb.buf, 0755) && errno != EEXIST) {
+		fprintf(stderr, "numalab fleet: cannot make the campaign directory '%s': %s\n", sb.buf, strerror(errno));
+		goto out;
+	}
+	c.dir = realpath(sb.buf, NULL);
+	if (!c.dir) {
+		fprintf(stderr, "numalab fleet: cannot use '%s': %s\n", sb.buf, strerror(errno));
+		goto out;
+	}
+	if (!c.bin)
+		c.bin = !strcmp(c.engine, "slurm") ? (self = realpath("/proc/self/exe", NULL)) : "numalab";
+	if (!c.bin) {
+		fprintf(stderr, "numalab fleet: cannot find this binary's path: %s (give --numalab PATH)\n", strerror(errno));
+		goto out;
+	}
+
+	struct sigaction sa = {.sa_handler = on_interrupt};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	c.stop = &interrupted;
+	c.t0 = now_s();
+	printf("campaign %s: %s %s through %s, files in %s\n", c.id, e->name,
+	       c.nkv ? "with params" : "with defaults", c.engine, c.dir);
+	fflush(stdout);
+
+	int r = !strcmp(c.engine, "slurm") ? fleet_slurm_run(&c, &err) : fleet_clush_run(&c, &err);
+	if (r) {
+		fprintf(stderr, "numalab fleet: %s\n", err.msg);
+		rc = r == -EINVAL ? 2 : 1;
+		if (!c.n)
+			rmdir(c.dir); /* a request refused leaves nothing behind */
+		goto out;
+	}
+	store_timestamp(c.finished_at, sizeof(c.finished_at));
+	if (db)
+		r = fleet_deliver_db(&c, db, &err);
+	else if (server)
+		r = fleet_deliver_server(&c, server, token, &err);
+	/* the campaign's own record, beside the nodes' files */
+	json_t *cj = fleet_campaign_json(&c);
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "%s/campaign.json", c.dir);
+	if (cj)
+		json_dump_file(cj, sb.buf, JSON_INDENT(2));
+	json_decref(cj);
+	print_summary(&c);
+	if (r) {
+		fprintf(stderr, "numalab fleet: %s\n", err.msg);
+		rc = 1;
+		goto out;
+	}
+	if (db)
+		printf("imported into %s (numalab serve --db %s, then #/campaigns/%s)\n", db, db, c.id);
+	else if (server)
+		printf("imported into %s/#/campaigns/%s\n", server, c.id);
+	rc = interrupted ? 130 : 0;
+	for (int i = 0; i < c.n && !rc; i++)
+		if (c.node[i].state != FLEET_DONE)
+			rc = 1;
+out:
+	for (int i = 0; i < c.n; i++) {
+		free(c.node[i].name);
+		free(c.node[i].partition);
+		free(c.node[i].features);
+		json_decref(c.node[i].doc);
+	}
+	free(c.node);
+	free(c.kv);
+	free(c.dir);
+	free(token);
+	free(self);
+	strbuf_release(&sb);
+	return rc;
+}
+
+int cmd_fleet(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_fleet_run(argc - 1, argv + 1);
+	fprintf(stderr, "numalab fleet: unknown command '%s' (commands: run)\n", argv[1]);
+	return 2;
+}

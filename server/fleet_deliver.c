@@ -1,0 +1,153 @@
+/* fleet_deliver.c - a campaign's runs into a store (--db) or a running server (--server, libcurl) */
+#include "fleet.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "campaigns.h"
+#include "import.h"
+#include "store.h"
+#include "strbuf.h"
+#include "topo.h"
+
+static void import_failed(struct fleet_node *n, const char *why)
+{
+	/* the run stays in the campaign's directory; the node says why it is not in the store */
+	n->state = FLEET_FAILED;
+	snprintf(n->reason, sizeof(n->reason), "its run was not imported: %s", why);
+}
+
+int fleet_deliver_db(struct fleet_campaign *c, const char *db, struct errinfo *err)
+{
+	char msg[512];
+	struct errinfo ie;
+	struct topo *t = topo_load();
+	struct store *st = store_open(db, msg, sizeof(msg));
+	json_t *cj;
+	int rc = 0;
+
+	if (!st || !t) {
+		topo_free(t);
+		if (st)
+			store_close(st);
+		return errinfo_set(err, "db", "%s", st ? "cannot read the topology" : msg);
+	}
+	for (int i = 0; i < c->n; i++) {
+		struct fleet_node *n = &c->node[i];
+		int64_t id;
+		if (!n->doc)
+			continue;
+		if (import_validate(n->doc, t, &ie)) {
+			import_failed(n, ie.msg);
+			continue;
+		}
+		if (import_store(st, n->doc, &id, &ie)) {
+			import_failed(n, ie.msg);
+			continue;
+		}
+		n->run_id = id;
+	}
+	cj = fleet_campaign_json(c);
+	if (!cj || campaigns_record(st, cj, err))
+		rc = -EIO;
+	json_decref(cj);
+	store_close(st);
+	topo_free(t);
+	return rc;
+}
+
+static size_t keep(char *data, size_t size, size_t n, void *arg)
+{
+	strbuf_add(arg, data, size * n);
+	return size * n;
+}
+
+/* POSTs doc to url+path; the answer's JSON into *answer. HTTP status, or -EIO with why. */
+static long post(const char *url, const char *path, const char *token, json_t *doc,
+		 json_t **answer, char *why, size_t whylen)
+{
+	struct strbuf body = STRBUF_INIT, full = STRBUF_INIT;
+	struct curl_slist *h = NULL;
+	char *text = json_dumps(doc, JSON_COMPACT);
+	long code = -EIO;
+	CURL *cu = curl_easy_init();
+
+	*answer = NULL;
+	if (!cu || !text) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	strbuf_addf(&full, "%s%s", url, path);
+	h = curl_slist_append(h, "Content-Type: application/json");
+	if (token) {
+		struct strbuf a = STRBUF_INIT;
+		strbuf_addf(&a, "Authorization: Bearer %s", token);
+		h = curl_slist_append(h, a.buf);
+		strbuf_release(&a);
+	}
+	curl_easy_setopt(cu, CURLOPT_URL, full.buf);
+	curl_easy_setopt(cu, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(cu, CURLOPT_POSTFIELDS, text);
+	curl_easy_setopt(cu, CURLOPT_WRITEFUNCTION, keep);
+	curl_easy_setopt(cu, CURLOPT_WRITEDATA, &body);
+	curl_easy_setopt(cu, CURLOPT_TIMEOUT, 60L);
+	curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
+	CURLcode r = curl_easy_perform(cu);
+	if (r != CURLE_OK) {
+		snprintf(why, whylen, "cannot reach '%s': %s", full.buf, curl_easy_strerror(r));
+		goto out;
+	}
+	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &code);
+	*answer = body.buf ? json_loads(body.buf, 0, NULL) : NULL;
+	if (code >= 300) {
+		const char *e = json_string_value(json_object_get(*answer, "error"));
+		snprintf(why, whylen, "the server answered %ld: %s", code, e ? e : "no reason given");
+	}
+out:
+	curl_slist_free_all(h);
+	if (cu)
+		curl_easy_cleanup(cu);
+	free(text);
+	strbuf_release(&body);
+	strbuf_release(&full);
+	return code;
+}
+
+int fleet_deliver_server(struct fleet_campaign *c, const char *url,
+			 const char *token, struct errinfo *err)
+{
+	char why[512];
+	json_t *ans, *cj;
+	long code;
+	int rc = 0;
+	struct strbuf base = STRBUF_INIT;
+
+	strbuf_addstr(&base, url);
+	while (base.len && base.buf[base.len - 1] == '/')
+		strbuf_trim_end(&base, 1);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	for (int i = 0; i < c->n; i++) {
+		struct fleet_node *n = &c->node[i];
+		if (!n->doc)
+			continue;
+		code = post(base.buf, "/api/runs/import", token, n->doc, &ans, why, sizeof(why));
+		if (code == 201 && json_is_integer(json_object_get(ans, "id")))
+			n->run_id = json_integer_value(json_object_get(ans, "id"));
+		else
+			import_failed(n, code < 0 || code >= 300 ? why : "the server gave no run id");
+		json_decref(ans);
+	}
+	cj = fleet_campaign_json(c);
+	code = cj ? post(base.buf, "/api/campaigns", token, cj, &ans, why, sizeof(why)) : -EIO;
+	if (code != 201)
+		rc = errinfo_set(err, "server", "cannot record the campaign: %s", code == -EIO && !cj ? "out of memory" : why);
+	json_decref(ans);
+	json_decref(cj);
+	curl_global_cleanup();
+	strbuf_release(&base);
+	return rc ? -EIO : 0;
+}

@@ -1,0 +1,102 @@
+/* fleet_exec.c - running an engine's command (sinfo, sbatch, clush) and keeping what it says */
+#define _GNU_SOURCE
+#include "fleet_exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int fleet_exec(char *const argv[], struct strbuf *out, struct strbuf *err)
+{
+	return fleet_exec_opt(argv, out, err, 0);
+}
+
+int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
+		   int interruptible)
+{
+	int po[2], pe[2], status;
+	pid_t pid;
+
+	if (pipe2(po, O_CLOEXEC))
+		return -errno;
+	if (pipe2(pe, O_CLOEXEC)) {
+		int e = errno;
+		close(po[0]);
+		close(po[1]);
+		return -e;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(po[0]);
+		close(po[1]);
+		close(pe[0]);
+		close(pe[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		/* the engine's command must not see our Ctrl-C: we cancel ourselves */
+		signal(SIGINT, interruptible ? SIG_DFL : SIG_IGN);
+		dup2(null, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		execvp(argv[0], argv);
+		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+	struct strbuf *dst[2] = {out, err};
+	int open_fds = 2;
+	while (open_fds) {
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			char buf[8192];
+			ssize_t n;
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(fds[i].fd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				open_fds--;
+			} else if (dst[i]) {
+				strbuf_add(dst[i], buf, (size_t)n);
+			}
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+void fleet_last_line(const char *text, char *buf, size_t len)
+{
+	const char *end = text + strlen(text), *start;
+
+	while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	snprintf(buf, len, "%.*s", (int)(end - start), start);
+}

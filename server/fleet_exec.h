@@ -1,0 +1,21 @@
+/* fleet_exec.h - running an engine's command (sinfo, sbatch, clush) and keeping what it says */
+#ifndef NUMALAB_FLEET_EXEC_H
+#define NUMALAB_FLEET_EXEC_H
+
+#include "strbuf.h"
+
+/*
+ * Runs argv (looked up in PATH) with stdin from /dev/null, and appends
+ * its stdout to out and its stderr to err (either may be NULL: thrown
+ * away). Returns its exit status, 128+N when killed by signal N, or
+ * -errno when it could not be started (127: not found).
+ */
+int fleet_exec(char *const argv[], struct strbuf *out, struct strbuf *err);
+/* The same; interruptible: the command gets Ctrl-C too (clush stops its ssh). */
+int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
+		   int interruptible);
+
+/* The last non-empty line of text, without its newline, into buf. */
+void fleet_last_line(const char *text, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,224 @@
+"""check_fleet.py - `numalab fleet run` against the test cluster (SLURM_CONF
+set by test_fleet.sh) and through ClusterShell's exec worker: each node's run
+is imported with where it ran, a node made to fail is recorded with its
+reason, and the store and the API show the campaigns. Both virtual nodes share
+this host's CPUs, so nothing here is about speed."""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "api"))
+from harness import Server  # noqa: E402
+
+BIN = os.environ["NUMALAB_BIN"]
+TMP = os.environ["FLEET_TMP"]
+DB = os.path.join(TMP, "fleet.db")
+SMALL = ["atomic_increment", "threads=2", "increments=20000", "repeat=3"]
+
+
+def fleet(*args, cwd=TMP, env=None):
+    p = subprocess.run([BIN, "fleet", "run", *args], cwd=cwd, capture_output=True,
+                       text=True, timeout=180, env=dict(os.environ, **(env or {})))
+    sys.stdout.write(p.stdout)
+    sys.stderr.write(p.stderr)
+    return p
+
+
+def campaign_id(out):
+    first = out.splitlines()[0]
+    assert first.startswith("campaign "), first
+    return first.split()[1].rstrip(":")
+
+
+def runs(db=DB):
+    c = sqlite3.connect(db)
+    try:
+        return {r[0]: json.loads(r[1]) for r in c.execute("SELECT id, machine FROM runs")}
+    finally:
+        c.close()
+
+
+class SlurmTest(unittest.TestCase):
+    def test_1_every_node_runs_and_says_where(self):
+        p = fleet(*SMALL, "--engine", "slurm", "--nodes", "n[1-2]", "--db", DB)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cid = campaign_id(p.stdout)
+        self.assertIn("2 of 2 node(s) done", p.stdout)
+        mine = {m["fleet"]["node"]: m["fleet"] for m in runs().values()
+                if m.get("fleet", {}).get("campaign") == cid}
+        self.assertEqual(sorted(mine), ["n1", "n2"])
+        for node, features in (("n1", ["small", "gen1"]), ("n2", ["big", "gen2"])):
+            f = mine[node]
+            self.assertEqual(f["engine"], "slurm")
+            self.assertEqual(f["cluster"], "numalab-test")
+            self.assertEqual(f["partition"], "lab")
+            self.assertEqual(f["features"], features)
+            self.assertTrue(f["exclusive"])
+            self.assertTrue(f["job_id"].isdigit())
+            self.assertIsNone(f["array_task"])
+        SlurmTest.first = cid
+
+    def test_2_a_failing_node_is_recorded_with_its_reason(self):
+        # a numalab that cannot start on n2, as a broken install would
+        broken = os.path.join(TMP, "broken-on-n2.sh")
+        with open(broken, "w") as f:
+            f.write('#!/bin/sh\n[ "$SLURMD_NODENAME" = n2 ] && '
+                    '{ echo "numalab: libhwloc.so.15 not found" >&2; exit 127; }\n'
+                    'exec "%s" "$@"\n' % BIN)
+        os.chmod(broken, 0o755)
+        p = fleet(*SMALL, "--engine", "slurm", "--all", "--numalab", broken, "--db", DB)
+        self.assertEqual(p.returncode, 1)
+        cid = campaign_id(p.stdout)
+        c = sqlite3.connect(DB)
+        nodes = {r[0]: r[1:] for r in c.execute(
+            "SELECT node, state, reason, run_id FROM campaign_nodes WHERE campaign_id=?", (cid,))}
+        c.close()
+        self.assertEqual(nodes["n1"][0], "done")
+        self.assertIsNotNone(nodes["n1"][2])
+        self.assertEqual(nodes["n2"][0], "failed")
+        self.assertIn("status 127", nodes["n2"][1])
+        self.assertIn("libhwloc.so.15 not found", nodes["n2"][1])
+        self.assertIsNone(nodes["n2"][2])
+
+    def test_3_a_drained_node_gets_no_job_and_says_why(self):
+        subprocess.run(["scontrol", "update", "NodeName=n2", "State=DRAIN",
+                        "Reason=fan broken"], check=True)
+        try:
+            p = fleet(*SMALL, "--engine", "slurm", "--constraint", "gen1|gen2", "--db", DB)
+        finally:
+            subprocess.run(["scontrol", "update", "NodeName=n2", "State=RESUME"], check=True)
+        self.assertEqual(p.returncode, 1)
+        self.assertRegex(p.stdout, r"n2 +failed +- +- +node is drain\S*: fan broken")
+        self.assertRegex(p.stdout, r"n1 +done")
+
+    def test_4_constraint_picks_nodes_by_feature(self):
+        p = fleet(*SMALL, "--engine", "slurm", "--constraint", "big", "--db", DB)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("on 1 node(s)", p.stdout)
+        self.assertRegex(p.stdout, r"n2 +done")
+
+    def test_5_bad_requests_exit_2_with_the_reason(self):
+        for args, msg in (
+            (["--nodes", "n[1-3]"], "sinfo lists no node 'n3'"),
+            (["--nodes", "n[1-"], "unbalanced '[' in 'n[1-'"),
+            (["--constraint", "gpu"], "no node has feature 'gpu'"),
+            ([], "which nodes? (give --nodes LIST, --constraint FEATURE or --all)"),
+        ):
+            p = fleet(*SMALL, "--engine", "slurm", *args, "--db", DB)
+            self.assertEqual(p.returncode, 2, args)
+            self.assertIn(msg, p.stderr)
+        p = fleet("atomic_increment", "thread=2", "--engine", "slurm", "--all")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("experiment 'atomic_increment' has no parameter 'thread'", p.stderr)
+        p = fleet(*SMALL, "--engine", "pbs", "--all")
+        self.assertIn("engine 'pbs' is not one of slurm, clush", p.stderr)
+
+    def test_6_into_a_running_server_with_its_token(self):
+        token = os.path.join(TMP, "token")
+        with open(token, "w") as f:
+            f.write("fleet-secret\n")
+        srv = Server(TMP, db=os.path.join(TMP, "served.db"), args=["--token-file", token])
+        srv.start()
+        try:
+            p = fleet(*SMALL, "--engine", "slurm", "--all", "--server",
+                      "http://127.0.0.1:%d" % srv.port, "--token-file", token)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            cid = campaign_id(p.stdout)
+            auth = {"Authorization": "Bearer fleet-secret"}
+            st, doc, _ = srv.json("GET", "/api/campaigns", headers=auth)
+            self.assertEqual(st, 200)
+            self.assertEqual([c["id"] for c in doc["campaigns"]], [cid])
+            self.assertEqual(doc["campaigns"][0]["done"], 2)
+            st, c, _ = srv.json("GET", "/api/campaigns/" + cid, headers=auth)
+            self.assertEqual(st, 200)
+            self.assertEqual([n["node"] for n in c["nodes"]], ["n1", "n2"])
+            for n in c["nodes"]:
+                self.assertEqual(n["state"], "done")
+                self.assertEqual(n["run"]["machine"]["fleet"]["node"], n["node"])
+            # without the token, nothing is recorded
+            p = fleet(*SMALL, "--engine", "slurm", "--nodes", "n1", "--server",
+                      "http://127.0.0.1:%d" % srv.port)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("the server answered 401", p.stderr + p.stdout)
+        finally:
+            srv.stop()
+
+
+class ClushTest(unittest.TestCase):
+    def test_lab_room_through_clush_exec(self):
+        p = fleet(*SMALL, "--engine", "clush", "--clush-worker", "exec",
+                  "--nodes", "lab[01-02]", "--numalab", BIN, "--db", DB)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cid = campaign_id(p.stdout)
+        mine = {m["fleet"]["node"]: m["fleet"] for m in runs().values()
+                if m.get("fleet", {}).get("campaign") == cid}
+        self.assertEqual(sorted(mine), ["lab01", "lab02"])
+        for f in mine.values():
+            self.assertEqual(f["engine"], "clush")
+            self.assertFalse(f["exclusive"])
+            self.assertIsNone(f["job_id"])
+
+    def test_a_failing_host_is_recorded(self):
+        p = fleet("atomic_increment", "threads=4096", "--engine", "clush",
+                  "--clush-worker", "exec", "--nodes", "lab[01-02]", "--numalab", BIN,
+                  "--db", DB)
+        self.assertEqual(p.returncode, 1)
+        self.assertRegex(p.stdout, r"lab01 +failed .*status 2: .*bad value '4096' for 'threads'")
+        self.assertRegex(p.stdout, r"lab02 +failed .*status 2: ")
+
+
+class StoreTest(unittest.TestCase):
+    def test_zz_the_store_lists_every_campaign(self):
+        srv = Server(TMP, db=DB, name="reader")
+        srv.start()
+        try:
+            st, doc, _ = srv.json("GET", "/api/campaigns")
+            self.assertEqual(st, 200)
+            engines = sorted({c["engine"] for c in doc["campaigns"]})
+            self.assertEqual(engines, ["clush", "slurm"])
+            st, c, _ = srv.json("GET", "/api/campaigns/" + SlurmTest.first)
+            self.assertEqual(st, 200)
+            self.assertEqual(c["experiment"], "atomic_increment")
+            self.assertEqual(c["params"]["threads"], "2")
+            st, err, _ = srv.json("GET", "/api/campaigns/nope")
+            self.assertEqual(st, 404)
+            self.assertEqual(err["error"], "unknown campaign id 'nope'")
+        finally:
+            srv.stop()
+
+    def test_zz_the_campaign_view_lists_every_machine(self):
+        """The page, in headless Chromium: the campaign's table names both
+        nodes, and the bars compare them; a screenshot of it is kept."""
+        chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+        if not os.path.exists(chromium):
+            self.skipTest("no Chromium at %s" % chromium)
+        srv = Server(TMP, db=DB, name="page")
+        srv.start()
+        url = "http://127.0.0.1:%d/#/campaigns/%s" % (srv.port, SlurmTest.first)
+        common = [chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                  "--virtual-time-budget=10000", "--window-size=1400,900"]
+        try:
+            dom = subprocess.run(common + ["--dump-dom", url], capture_output=True,
+                                 text=True, timeout=120).stdout
+            table = dom[dom.find('id="campaign-table"'):]
+            self.assertIn(">n1<", table)
+            self.assertIn(">n2<", table)
+            self.assertIn("small, gen1", table)
+            self.assertIn("big, gen2", table)
+            self.assertEqual(dom.count('class="campaign-bar-row"'), 2)
+            shots = os.path.join(os.environ.get("SCREENSHOT_DIR", "build/screenshots"))
+            os.makedirs(shots, exist_ok=True)
+            subprocess.run(common + ["--screenshot=" + os.path.join(os.path.abspath(shots), "campaign.png"),
+                                     url], capture_output=True, timeout=120)
+            dom = subprocess.run(common + ["--dump-dom", "http://127.0.0.1:%d/#/campaigns" % srv.port],
+                                 capture_output=True, text=True, timeout=120).stdout
+            self.assertIn(SlurmTest.first, dom[dom.find('id="campaign-list"'):])
+        finally:
+            srv.stop()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,127 @@
+#!/bin/sh
+# cluster.sh - a real Slurm cluster on this host, in a temporary directory and
+# without systemd: munged with its own key and socket, one slurmctld, and two
+# slurmd (n1, n2) described as different machines through config_overrides.
+#   . tests/fleet/cluster.sh; cluster_up DIR; ...; cluster_down
+# cluster_up exports SLURM_CONF so sinfo, sbatch, squeue and scancel find it;
+# cluster_down kills, by PID, every daemon cluster_up started.
+
+cluster_pids=""
+
+cluster_fail() {
+	echo "cluster: $*" >&2
+	for f in "$CLUSTER_DIR"/log/*.log; do
+		[ -f "$f" ] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }
+	done
+	return 1
+}
+
+# cluster_wait_pidfile FILE: the PID a daemon wrote once it is up
+cluster_wait_pidfile() {
+	i=0
+	while [ $i -lt 100 ]; do
+		if [ -s "$1" ]; then
+			cat "$1"
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+cluster_free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+cluster_up() {
+	CLUSTER_DIR=$1
+	d=$CLUSTER_DIR
+	mkdir -p "$d/log" "$d/spool/ctld" "$d/spool/n1" "$d/spool/n2" "$d/munge"
+	chmod 700 "$d/munge"
+	mungekey -c -k "$d/munge/munge.key" || return 1
+	munged --force --key-file="$d/munge/munge.key" \
+		--socket="$d/munge/munge.sock" --pid-file="$d/munge/munged.pid" \
+		--log-file="$d/log/munged.log" --seed-file="$d/munge/seed" ||
+		{ cluster_fail "munged did not start"; return 1; }
+	pid=$(cluster_wait_pidfile "$d/munge/munged.pid") ||
+		{ cluster_fail "munged wrote no pid"; return 1; }
+	cluster_pids="$cluster_pids $pid"
+
+	ctld_port=$(cluster_free_port)
+	p1=$(cluster_free_port)
+	p2=$(cluster_free_port)
+	user=$(id -un)
+	cat >"$d/slurm.conf" <<CONF
+ClusterName=numalab-test
+SlurmctldHost=localhost
+SlurmctldPort=$ctld_port
+SlurmUser=$user
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$d/munge/munge.sock
+CredType=cred/munge
+StateSaveLocation=$d/spool/ctld
+SlurmdSpoolDir=$d/spool/%n
+SlurmctldPidFile=$d/slurmctld.pid
+SlurmdPidFile=$d/slurmd-%n.pid
+SlurmctldLogFile=$d/log/slurmctld.log
+SlurmdLogFile=$d/log/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerParameters=sched_interval=1,defer_batch=0
+MessageTimeout=5
+SlurmdTimeout=30
+ReturnToService=2
+MinJobAge=60
+MpiDefault=none
+LaunchParameters=slurmstepd_memlock_all=0
+SlurmdParameters=config_overrides
+NodeName=n1 NodeHostname=localhost Port=$p1 CPUs=2 RealMemory=1000 Features=small,gen1 State=UNKNOWN
+NodeName=n2 NodeHostname=localhost Port=$p2 CPUs=2 RealMemory=2000 Features=big,gen2 State=UNKNOWN
+PartitionName=lab Nodes=n1,n2 Default=YES MaxTime=10 State=UP
+CONF
+	export SLURM_CONF="$d/slurm.conf"
+	slurmctld -f "$SLURM_CONF" ||
+		{ cluster_fail "slurmctld did not start"; return 1; }
+	pid=$(cluster_wait_pidfile "$d/slurmctld.pid") ||
+		{ cluster_fail "slurmctld wrote no pid"; return 1; }
+	cluster_pids="$cluster_pids $pid"
+	for n in n1 n2; do
+		slurmd -f "$SLURM_CONF" -N $n ||
+			{ cluster_fail "slurmd $n did not start"; return 1; }
+		pid=$(cluster_wait_pidfile "$d/slurmd-$n.pid") ||
+			{ cluster_fail "slurmd $n wrote no pid"; return 1; }
+		cluster_pids="$cluster_pids $pid"
+	done
+	# both nodes registered and idle
+	i=0
+	while [ $i -lt 150 ]; do
+		idle=$(sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | tr '\n' ' ')
+		[ "$idle" = "n1 n2 " ] && return 0
+		sleep 0.2
+		i=$((i + 1))
+	done
+	cluster_fail "the nodes did not become idle: $(sinfo -N 2>&1)"
+}
+
+cluster_down() {
+	for pid in $cluster_pids; do
+		kill "$pid" 2>/dev/null
+	done
+	for pid in $cluster_pids; do
+		i=0
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -9 "$pid" 2>/dev/null
+	done
+	cluster_pids=""
+}

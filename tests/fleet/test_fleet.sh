@@ -1,0 +1,34 @@
+#!/bin/sh
+# test_fleet.sh - brings the test cluster up, runs the campaign checks
+# against it, and takes every daemon down again, by PID, pass or fail.
+NUMALAB_BIN=$(realpath "${NUMALAB_BIN:-build/numalab}")
+export NUMALAB_BIN
+for tool in slurmctld slurmd munged mungekey sinfo sbatch squeue scancel clush; do
+	if ! command -v $tool >/dev/null 2>&1; then
+		echo "SKIP test-fleet: '$tool' is missing (scripts/deps.sh test installs slurm-wlm, munge, clustershell)"
+		exit 0
+	fi
+done
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP test-fleet: slurmd must run as root to start jobs (run the lane as root)"
+	exit 0
+fi
+here=$(dirname "$0")
+. "$here/cluster.sh"
+tmp=$(mktemp -d /tmp/numalab-fleet.XXXXXX)
+chmod 755 "$tmp"
+cleanup() {
+	cluster_down
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+start=$(date +%s)
+cluster_up "$tmp/cluster" || exit 1
+echo "  FLEET   cluster up in $(($(date +%s) - start)) s: $(sinfo -h -N -o '%N %t %f' | tr '\n' ';')"
+# in the background, so that a TERM to this shell runs the trap at once
+FLEET_TMP=$tmp python3 "$here/check_fleet.py" &
+wait $!
+rc=$?
+echo "  FLEET   up, campaigns and checks took $(($(date +%s) - start)) s"
+exit $rc

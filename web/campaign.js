@@ -1,0 +1,179 @@
+// campaign.js - a fleet campaign compared machine by machine: their components, each one's figure against a baseline, and why to doubt it
+import { h, clear } from './dom.js';
+import { api } from './api.js';
+import { bytes } from './format.js';
+import { noisyPoints, spreadOf } from './machine.js';
+
+// The components a comparison turns on, each a label and how to read it from a run's machine and its node.
+const COMPONENTS = [
+  ['CPU', (m) => m.cpu_model],
+  ['Sockets', (m) => m.packages],
+  ['NUMA nodes', (m) => m.nodes],
+  ['Cores / CPUs', (m) => (m.cores ? `${m.cores} / ${m.pus}` : null)],
+  ['SMT', (m) => (m.smt === undefined ? null : m.smt ? 'on' : 'off')],
+  ['Caches', (m) => (m.caches || []).map((c) => `L${c.level} ${bytes(c.size)}`).join(', ') || null],
+  ['Kernel', (m) => m.kernel],
+  ['Governor', (m) => m.governor],
+  ['THP', (m) => m.thp],
+  ['Virtual machine', (m) => (m.vm === undefined ? null : m.vm ? 'yes' : 'no')],
+  ['Host name', (m) => m.hostname],
+  ['Features', (m, n) => (n.features || []).join(', ') || null],
+  ['Partition', (m, n) => n.partition],
+  ['Exclusive', (m, n) => (n.exclusive ? 'yes' : 'no')],
+  ['numalab', (m) => m.version],
+];
+
+export function componentRows(nodes) {
+  return COMPONENTS.map(([label, read]) => {
+    const vals = nodes.map((n) => {
+      const v = read((n.run && n.run.machine) || {}, n);
+      return v === null || v === undefined || v === '' ? '–' : String(v);
+    });
+    return { label, vals, differs: new Set(vals).size > 1 };
+  });
+}
+
+// What to doubt about one machine's figure: [text].
+export function warnings(node, doc) {
+  const out = [];
+  const m = (node.run && node.run.machine) || {};
+  if (!node.exclusive) out.push('not exclusive: other jobs may have shared the machine');
+  if (m.vm) out.push('virtual machine: its topology and clocks are the hypervisor’s');
+  const noisy = doc ? noisyPoints(doc) : [];
+  if (noisy.length) out.push(`noisy: ${noisy.length} point${noisy.length > 1 ? 's' : ''} spread over 25% between rounds`);
+  return out;
+}
+
+// The typical relative spread of a run's points (the median of their spreads), or null.
+function typicalSpread(doc) {
+  const s = [...(doc.samples || []), ...(doc.cells || [])].map((p) => spreadOf(p.stats)).filter((v) => v !== null).sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : null;
+}
+
+// Places el by percentages through the CSSOM: the page's policy refuses style attributes.
+function sized(el, left, width) {
+  el.style.left = `${left}%`;
+  el.style.width = `${width}%`;
+  return el;
+}
+
+function csvCell(v) {
+  const s = String(v ?? '');
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function tableCsv(nodes, rows, key, values) {
+  const lines = [['component', ...nodes.map((n) => n.node)]];
+  for (const r of rows) lines.push([r.label, ...r.vals]);
+  lines.push(['state', ...nodes.map((n) => (n.state === 'failed' ? `failed: ${n.reason || ''}` : n.state))]);
+  if (key) lines.push([key, ...values.map((v) => (v === null ? '' : v))]);
+  return lines.map((l) => l.map(csvCell).join(',')).join('\n') + '\n';
+}
+
+function download(name, text) {
+  const a = h('a', { href: URL.createObjectURL(new Blob([text], { type: 'text/csv' })), download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+export async function showCampaigns(root) {
+  clear(root);
+  root.append(h('h2', { class: 'campaign-title', text: 'Campaigns' }),
+    h('p', { class: 'campaign-help', text: 'One experiment on many machines, started with numalab fleet run (Slurm or ClusterShell) and imported here.' }));
+  let list;
+  try {
+    list = (await api.campaigns()).campaigns;
+  } catch (e) {
+    root.append(h('p', { class: 'run-empty', text: e.message }));
+    return;
+  }
+  if (!list.length) {
+    root.append(h('p', { class: 'run-empty', text: 'No campaign yet: numalab fleet run EXPERIMENT --engine slurm --all --db THIS_STORE' }));
+    return;
+  }
+  root.append(h('table', { class: 'campaign-list', id: 'campaign-list' },
+    h('thead', null, h('tr', null, ['campaign', 'experiment', 'engine', 'cluster', 'machines', 'done', 'failed', 'created'].map((t) => h('th', { text: t })))),
+    h('tbody', null, list.map((c) => h('tr', null,
+      h('td', null, h('a', { href: `#/campaigns/${encodeURIComponent(c.id)}`, text: c.id })),
+      h('td', { text: c.experiment }), h('td', { text: c.engine }), h('td', { text: c.cluster || '–' }),
+      h('td', { text: c.nodes }), h('td', { text: c.done }), h('td', { class: c.failed ? 'campaign-failed' : '', text: c.failed }),
+      h('td', { text: (c.created_at || '').replace('T', ' ').slice(0, 19) }))))));
+}
+
+export async function showCampaign(root, id) {
+  clear(root);
+  let c;
+  try {
+    c = await api.campaign(id);
+  } catch (e) {
+    root.append(h('p', { class: 'run-empty', text: e.message }));
+    return;
+  }
+  const docs = await Promise.all(c.nodes.map((n) => (n.run_id ? api.run(n.run_id).catch(() => null) : null)));
+  const params = Object.entries(c.params || {}).map(([k, v]) => `${k}=${v}`).join(' ');
+  root.append(h('h2', { class: 'campaign-title', id: 'campaign-title', text: `Campaign ${c.id}` }),
+    h('p', { class: 'campaign-help' }, `${c.experiment} ${params} · ${c.engine}${c.cluster ? ` on cluster ${c.cluster}` : ''} · ${c.nodes.length} machine${c.nodes.length > 1 ? 's' : ''} · `,
+      h('a', { href: '#/campaigns', text: 'all campaigns' })));
+
+  // the machines' components: differing rows first and marked, the same ones folded
+  const rows = componentRows(c.nodes);
+  const head = h('tr', null, h('th', { text: 'component' }), c.nodes.map((n, i) => h('th', { class: `campaign-node state-${n.state}` },
+    n.run_id ? h('a', { href: `#/runs/${n.run_id}`, text: n.node }) : n.node,
+    warnings(n, docs[i]).length ? h('span', { class: 'campaign-warn-mark', title: warnings(n, docs[i]).join('; '), text: ' ⚠' }) : null)));
+  const stateRow = h('tr', { class: 'campaign-state' }, h('th', { text: 'state' }),
+    c.nodes.map((n) => h('td', { class: `state-${n.state}`, text: n.state === 'failed' ? `failed: ${n.reason || 'no reason given'}` : n.state })));
+  const rowEl = (r) => h('tr', { class: r.differs ? 'differs' : 'same' }, h('th', { text: r.label }), r.vals.map((v) => h('td', { text: v })));
+  const differ = rows.filter((r) => r.differs), same = rows.filter((r) => !r.differs);
+  const table = h('table', { class: 'campaign-table', id: 'campaign-table' }, h('thead', null, head), h('tbody', null, stateRow, differ.map(rowEl)));
+  const folded = same.length ? h('details', { class: 'campaign-same' },
+    h('summary', { text: `${same.length} component${same.length > 1 ? 's are' : ' is'} the same on every machine` }),
+    h('table', { class: 'campaign-table' }, h('tbody', null, same.map(rowEl)))) : null;
+
+  // each machine's figure for one summary key, against a baseline machine
+  const keys = [];
+  for (const n of c.nodes) for (const [k, v] of Object.entries((n.run && n.run.summary) || {})) if (typeof v.value === 'number' && !keys.includes(k)) keys.push(k);
+  const done = c.nodes.map((n, i) => i).filter((i) => c.nodes[i].run);
+  const keySel = h('select', { id: 'campaign-key', 'aria-label': 'figure' }, keys.map((k) => h('option', { value: k, text: k })));
+  const baseSel = h('select', { id: 'campaign-baseline', 'aria-label': 'baseline' }, done.map((i) => h('option', { value: String(i), text: c.nodes[i].node })));
+  const bars = h('div', { class: 'campaign-bars', id: 'campaign-bars' });
+  const csvBtn = h('button', { type: 'button', class: 'link-button', id: 'campaign-csv', text: 'CSV of the table' });
+  const valuesOf = (k) => c.nodes.map((n) => {
+    const s = n.run && n.run.summary && n.run.summary[k];
+    return s && typeof s.value === 'number' ? s.value : null;
+  });
+  const draw = () => {
+    clear(bars);
+    const k = keySel.value;
+    if (!k) {
+      bars.append(h('p', { class: 'run-empty', text: 'No machine has a figure to compare.' }));
+      return;
+    }
+    const vals = valuesOf(k);
+    const base = vals[Number(baseSel.value)];
+    const unit = (c.nodes.map((n) => n.run && n.run.summary && n.run.summary[k]).find(Boolean) || {}).unit || '';
+    const ratios = vals.map((v) => (v !== null && base ? v / base : null));
+    const top = Math.max(1, ...ratios.filter((r) => r !== null).map((r, i) => r * (1 + ((docs[i] && typicalSpread(docs[i])) || 0) / 2)));
+    bars.append(h('p', { class: 'campaign-help', text: `${k} (${unit}) of each machine, divided by ${c.nodes[Number(baseSel.value)].node}'s; the whisker spans the typical 95% interval of its points` }));
+    c.nodes.forEach((n, i) => {
+      const r = ratios[i];
+      const spread = docs[i] ? typicalSpread(docs[i]) : null;
+      const warn = warnings(n, docs[i]);
+      bars.append(h('div', { class: 'campaign-bar-row' },
+        h('span', { class: 'campaign-bar-name', text: n.node }),
+        h('span', { class: 'campaign-bar-track' },
+          r === null ? h('span', { class: 'campaign-bar-none', text: n.state === 'failed' ? `failed: ${n.reason || ''}` : 'no figure' })
+            : [sized(h('span', { class: `campaign-bar${Number(baseSel.value) === i ? ' baseline' : ''}` }), 0, (100 * r) / top),
+              spread ? sized(h('span', { class: 'campaign-whisker' }), (100 * r * (1 - spread / 2)) / top, (100 * r * spread) / top) : null]),
+        h('span', { class: 'campaign-bar-value', text: r === null ? '' : `${r.toFixed(2)}× (${vals[i].toPrecision(4)} ${unit})` }),
+        warn.length ? h('span', { class: 'campaign-warn', text: `⚠ ${warn.join('; ')}` }) : null));
+    });
+  };
+  keySel.addEventListener('change', draw);
+  baseSel.addEventListener('change', draw);
+  csvBtn.addEventListener('click', () => download(`numalab-campaign-${c.id}.csv`, tableCsv(c.nodes, rows, keySel.value, valuesOf(keySel.value))));
+  root.append(h('section', { class: 'campaign-section' }, h('h3', { text: 'Machines' }), table, folded, csvBtn),
+    h('section', { class: 'campaign-section' }, h('h3', { text: 'Figures' }),
+      h('div', { class: 'campaign-controls' }, h('label', null, 'figure ', keySel), h('label', null, ' baseline ', baseSel)), bars));
+  draw();
+}
