@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "api_check.h"
 #include "experiment.h"
 #include "import.h"
 #include "openapi.h"
@@ -58,6 +59,11 @@ struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
 		return NULL;
 	}
 	return a;
+}
+
+const struct topo *api_topology(const struct api *a)
+{
+	return a->topo;
 }
 
 void api_free(struct api *a)
@@ -853,6 +859,7 @@ const struct http_route api_routes[] = {
 	{"GET", "/api/runs", list_runs, 0},
 	{"POST", "/api/runs", post_run, 0},
 	{"POST", "/api/runs/import", post_import, IMPORT_BODY_MAX},
+	{"POST", "/api/runs/check", api_post_check, 0},
 	{"GET", "/api/runs/{id}", get_run, 0},
 	{"DELETE", "/api/runs/{id}", delete_run, 0},
 	{"GET", "/api/runs/{id}/events", get_events, 0},

@@ -10,13 +10,14 @@ API_TESTS ?=
 test-api: $(NUMALAB_BIN)
 	$(Q)NUMALAB_BIN=$(NUMALAB_BIN) python3 tests/api/test_api.py $(API_TESTS)
 	$(Q)NUMALAB_BIN=$(NUMALAB_BIN) python3 tests/api/test_import.py
+	$(Q)NUMALAB_BIN=$(NUMALAB_BIN) python3 tests/api/test_check.py
 
 test-api-san:
 	$(Q)$(MAKE) --no-print-directory SAN=address,undefined build-address-undefined/numalab
 	$(Q)ASAN_OPTIONS=$${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} \
 		UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 		NUMALAB_BIN=build-address-undefined/numalab \
-		sh -c 'python3 tests/api/test_api.py $(API_TESTS) && python3 tests/api/test_import.py'
+		sh -c 'python3 tests/api/test_api.py $(API_TESTS) && python3 tests/api/test_import.py && python3 tests/api/test_check.py'
 
 # the tests that start, stream, cancel and kill runs: the runner thread,
 # the stream callbacks and the store meet there

@@ -155,6 +155,7 @@ class ApiTest(TmpMixin, unittest.TestCase):
             "/api/openapi.json": {"get"},
             "/api/runs": {"get", "post"},
             "/api/runs/import": {"post"},
+            "/api/runs/check": {"post"},
             "/api/runs/{id}": {"get", "delete"},
             "/api/runs/{id}/events": {"get"},
             "/api/runs/{id}/export.csv": {"get"},
