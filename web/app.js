@@ -23,6 +23,7 @@ const state = {
 };
 
 const form = new ParamForm($('form-fields'));
+import('./precheck.js').then((m) => m.watchPrecheck(form));
 const runs = new RunsList($('run-list'), $('runs-more'), (name) => (state.byName.get(name) || { title: name }).title);
 
 function banner(msg) {
