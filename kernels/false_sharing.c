@@ -8,6 +8,7 @@
 
 #include "experiment.h"
 #include "stats.h"
+#include "strbuf.h"
 #include "team.h"
 
 enum fs_layout { LAYOUT_SEPARATE, LAYOUT_SHARED, LAYOUT_BOTH };
@@ -427,9 +428,19 @@ static void fs_describe(const struct run_result *r, struct verdict *v)
 	else if (alone.found)
 		verdict_headline(v, "the %d threads all ran on one cpu and took turns: no line could travel between caches, so false sharing could not be measured",
 				 alone.n);
-	else if (apart_line.found)
-		verdict_headline(v, "counters %d B apart sit in separate lines: no sharing to measure",
-				 apart_line.stride);
+	else if (apart_line.found) {
+		struct strbuf sb = STRBUF_INIT;
+		int k = 0, m = 0;
+		for (int si = 0; si < fp->stride.n; si++)
+			m += fp->stride.v[si] >= line;
+		for (int si = 0; si < fp->stride.n; si++)
+			if (fp->stride.v[si] >= line)
+				strbuf_addf(&sb, "%s%d", k++ == 0 ? "" : k == m ? " and " : ", ",
+					    fp->stride.v[si]);
+		verdict_headline(v, "counters %s B apart sit in separate lines: no sharing to measure",
+				 strbuf_str(&sb));
+		strbuf_release(&sb);
+	}
 	else if (apart.found)
 		verdict_headline(v, "%d threads' counters %d B apart span more than one %d B line: the one-line comparison needs threads × stride ≤ %d",
 				 apart.n, apart.stride, line, line);

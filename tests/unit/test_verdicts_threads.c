@@ -79,7 +79,7 @@ static void fs_strides_past_the_line_share_nothing(void **state)
 	(void)state;
 	fs_points(c, t, 1.0, series, y, strides, 2, 0.01, 0.95, two_cpus);
 	described(c);
-	assert_true(verdict_says(&c->v, "counters 64 B apart sit in separate lines: no sharing to measure"));
+	assert_true(verdict_says(&c->v, "counters 64 and 128 B apart sit in separate lines: no sharing to measure"));
 	assert_false(verdict_says(&c->v, "cost"));
 	assert_false(verdict_says(&c->v, "slower"));
 	canned_free(c);
