@@ -255,10 +255,9 @@ static const char *const relation_phrases[] = {
 	"between cores of one package that share no cache",
 	"between packages"};
 
+/* One bar per relation that some measured pair had, and its summary value. */
 static void emit_relations(struct run_ctx *ctx, double *const *by, const int *nby)
 {
-	struct strbuf text = STRBUF_INIT;
-	int classes = 0, last = 0;
 	struct stats s;
 
 	for (int r = 0; r < NRELATIONS; r++) {
@@ -278,22 +277,104 @@ static void emit_relations(struct run_ctx *ctx, double *const *by, const int *nb
 		sink_point(ctx->sink, &p);
 		snprintf(key, sizeof(key), "round_trip_ns_%s", relation_keys[r]);
 		sink_summary(ctx->sink, key, s.median, "ns");
-		strbuf_addf(&text, "%s%.0f ns %s", classes ? ", " : "", s.median,
-			    relation_phrases[r]);
+	}
+}
+
+/*
+ * The sentence: each relation is stated only where measured pairs of it
+ * exist (its bar), and two relations are called different only where
+ * their intervals over the pairs do not overlap.
+ */
+static void c2c_describe(const struct run_result *r, struct verdict *v)
+{
+	const struct rr_point *bar[NRELATIONS] = {0};
+	const struct rr_placement *pl = rr_placement_find(r, "cpus measured");
+	struct strbuf text = STRBUF_INIT;
+	int classes = 0, last = -1, moved = 0;
+
+	for (int k = 0; k < NRELATIONS; k++) {
+		bar[k] = rr_point_find_label(r, "by_relation", "median over pairs",
+					     relation_names[k]);
+		if (bar[k] && bar[k]->n < 1)
+			bar[k] = NULL;
+	}
+	for (int i = 0; pl && i < pl->n; i++)
+		if (pl->t[i].cpu_observed >= 0 &&
+		    pl->t[i].cpu_observed != pl->t[i].cpu_requested)
+			moved++;
+	if (moved)
+		verdict_note(v, "warn", "%d of the cpus measured ran elsewhere than pinned at least once: the pairs are grouped by the cpus asked for, so their relations may not be the ones that ran",
+			     moved);
+	if (r->machine->vm == 1)
+		verdict_note(v, "info", "on a virtual machine the cpus are threads of the host, which may place and pause them anywhere: the relations are the ones the guest sees");
+	for (int k = 0; k < NRELATIONS; k++) {
+		if (!bar[k])
+			continue;
+		strbuf_addf(&text, "%s%.0f ns %s", classes ? ", " : "", bar[k]->y,
+			    relation_phrases[k]);
+		if (last >= 0 && rr_point_compare(bar[k], bar[last]) == 0)
+			verdict_note(v, "info", "pairs %s and pairs %s cannot be told apart here: their round trips overlap",
+				     relation_phrases[last], relation_phrases[k]);
 		classes++;
-		last = r;
+		last = k;
 	}
 	if (classes == 1) {
-		stats_compute(by[last], nby[last], &s);
-		sink_headline(ctx->sink,
-			      "one cache line took %.0f ns to go there and back %s (median of %d ordered pairs, %.0f-%.0f ns)",
-			      s.median, relation_phrases[last], nby[last], s.min,
-			      s.max);
+		verdict_headline(v, "one cache line took %.0f ns to go there and back %s (median of %d ordered pairs, %.0f-%.0f ns)",
+				 bar[last]->y, relation_phrases[last], bar[last]->n,
+				 bar[last]->min, bar[last]->max);
+		verdict_note(v, "info", "every pair measured was %s: nothing closer or farther was there to compare with",
+			     relation_phrases[last]);
 	} else if (classes > 1) {
-		sink_headline(ctx->sink, "round trip of one cache line: %s",
-			      strbuf_str(&text));
+		verdict_headline(v, "round trip of one cache line: %s", strbuf_str(&text));
+	} else if (pl && pl->n < 2) {
+		verdict_headline(v, "nothing to measure: a cache line can only travel between 2 or more cpus");
+	} else {
+		verdict_headline(v, "no pair was measured to the end: no round trip to report");
 	}
 	strbuf_release(&text);
+}
+
+/* Before the run: two cpus or more, and which kinds of pair they make. */
+static void c2c_precheck(const void *params, const struct common_params *common,
+			 const struct topo *t, struct verdict *v)
+{
+	const struct c2c_params *cp = params;
+	int *list = calloc(PARAM_MAX_LIST, sizeof(int));
+	int n = 0, kinds[NRELATIONS] = {0}, nkinds = 0, only = 0;
+
+	(void)common;
+	if (!list)
+		return;
+	if (cp->cpus.n > 0) {
+		for (int i = 0; i < cp->cpus.n; i++)
+			list[n++] = cp->cpus.v[i];
+	} else {
+		for (int i = 0; i < t->npus && n < PARAM_MAX_LIST; i++)
+			if (t->pu[i].allowed)
+				list[n++] = t->pu[i].os;
+	}
+	if (n < 2) {
+		verdict_note(v, "cannot", "a round trip needs 2 cpus, but only %d %s available to this run: nothing can be measured",
+			     n, n == 1 ? "is" : "are");
+		free(list);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		for (int k = i + 1; k < n; k++) {
+			const struct topo_pu *a = topo_pu_by_os(t, list[i]);
+			const struct topo_pu *b = topo_pu_by_os(t, list[k]);
+			if (a && b)
+				kinds[relation(a, b)] = 1;
+		}
+	for (int k = 0; k < NRELATIONS; k++)
+		if (kinds[k]) {
+			nkinds++;
+			only = k;
+		}
+	if (nkinds == 1)
+		verdict_note(v, "info", "every pair of these cpus is %s: the matrix will show one kind of pair, with nothing closer or farther to compare",
+			     relation_phrases[only]);
+	free(list);
 }
 
 static int c2c_run(struct run_ctx *ctx)
@@ -342,8 +423,8 @@ static int c2c_run(struct run_ctx *ctx)
 			  "a round trip needs 2 cpus, but this process may use only cpu %s: nothing was measured (run it on a machine, or under a cpu mask, with 2 or more)",
 			  t->allowed_text);
 		sink_cell(ctx->sink, &c);
-		sink_headline(ctx->sink,
-			      "nothing to measure: a cache line can only travel between 2 or more cpus");
+		team_describe(t, 0, list[0], list[0], &place[0]);
+		sink_placement(ctx->sink, "cpus measured", place, n);
 		goto out;
 	}
 	for (int i = 0; i < n && !rc; i++) {
@@ -457,5 +538,7 @@ const struct experiment exp_core_to_core = {
 	.uses_placement = 0,
 	.check = c2c_check,
 	.run = c2c_run,
+	.describe = c2c_describe,
+	.precheck = c2c_precheck,
 	.estimate = c2c_estimate,
 };

@@ -424,6 +424,15 @@ void experiment_describe(const struct run_result *r, struct verdict *v)
 		r->exp->describe(r, v);
 }
 
+void experiment_precheck(const struct experiment *exp, const void *params,
+			 const struct common_params *common,
+			 const struct topo *t, struct verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (exp->precheck && t)
+		exp->precheck(params, common, t, v);
+}
+
 int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
 		    struct errinfo *err)
 {

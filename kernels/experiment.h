@@ -172,6 +172,14 @@ int experiment_run(struct run_ctx *ctx, struct errinfo *err);
 void experiment_describe(const struct run_result *r, struct verdict *v);
 
 /*
+ * What exp's precheck says about a parsed request on machine t: empties
+ * v first; an experiment without a precheck hook gets an empty verdict.
+ */
+void experiment_precheck(const struct experiment *exp, const void *params,
+			 const struct common_params *common,
+			 const struct topo *t, struct verdict *v);
+
+/*
  * The CPU for each of nthreads threads, from the request's cpus and
  * placement params. Returns 0 or -EINVAL with err set.
  */

@@ -53,6 +53,26 @@ static void on_point(void *ctx, const struct point *p)
 	q->ci_hi = p->nsamples > 0 ? s.ci_hi : p->y;
 	q->min = p->nsamples > 0 ? s.min : p->y;
 	q->max = p->nsamples > 0 ? s.max : p->y;
+	q->extra_keys = NULL;
+	q->extra_vals = NULL;
+	q->nextra = 0;
+	if (p->nextra > 0) {
+		char **keys = calloc((size_t)p->nextra, sizeof(*keys));
+		double *vals = calloc((size_t)p->nextra, sizeof(*vals));
+		if (!keys || !vals) {
+			free(keys);
+			free(vals);
+			r->oom = 1;
+			return;
+		}
+		for (int i = 0; i < p->nextra; i++) {
+			keys[i] = dup_or_null(p->extra_keys[i]);
+			vals[i] = p->extra_vals[i];
+		}
+		q->extra_keys = (const char *const *)keys;
+		q->extra_vals = vals;
+		q->nextra = p->nextra;
+	}
 }
 
 static void on_cell(void *ctx, const struct cell *c)
@@ -157,6 +177,10 @@ void record_free(struct record *r)
 		free((char *)r->points[i].chart);
 		free((char *)r->points[i].series);
 		free((char *)r->points[i].x_label);
+		for (int k = 0; k < r->points[i].nextra; k++)
+			free((char *)r->points[i].extra_keys[k]);
+		free((void *)r->points[i].extra_keys);
+		free((void *)r->points[i].extra_vals);
 	}
 	for (int i = 0; i < r->ncells; i++) {
 		free((char *)r->cells[i].chart);

@@ -29,8 +29,13 @@ struct team {
 	pthread_cond_t gate_cond;
 	int gate; /* 0 wait, 1 go, -1 abort */
 	double *times;	   /* per round, written by thread 0 */
+	double *overlap;   /* per round, written by thread 0 */
+	double **span;	   /* per thread: body start, end of each round */
 	int *observed;
 };
+
+/* Each thread's own span array, in lines of its own: no false sharing. */
+#define SPAN_ALIGN 128
 
 struct member {
 	struct team *team;
@@ -90,6 +95,30 @@ static void team_wait(struct team *tm)
 		pthread_barrier_wait(&tm->bar);
 }
 
+/* The share of round r all n threads spent in their bodies at once. */
+static double round_overlap(const struct team *tm, int n, int r)
+{
+	double first = 0, last_start = 0, first_end = 0, last = 0;
+
+	if (n < 2)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		double s = tm->span[i][2 * r], e = tm->span[i][2 * r + 1];
+		if (i == 0 || s < first)
+			first = s;
+		if (i == 0 || s > last_start)
+			last_start = s;
+		if (i == 0 || e < first_end)
+			first_end = e;
+		if (i == 0 || e > last)
+			last = e;
+	}
+	if (last <= first)
+		return 1; /* an empty body: nothing could fail to overlap */
+	return first_end > last_start ? (first_end - last_start) / (last - first)
+				      : 0;
+}
+
 static void *member_main(void *arg)
 {
 	struct member *m = arg;
@@ -107,16 +136,19 @@ static void *member_main(void *arg)
 	if (job->setup)
 		job->setup(job->arg, tid);
 	for (int r = 0; r < tm->rounds_total; r++) {
-		double t0 = 0;
+		double t0 = 0, *span = tm->span[tid] + 2 * r;
 		team_wait(tm);
 		if (tm->stop)
 			break;
 		if (tid == 0)
 			t0 = clock_now();
+		span[0] = clock_now();
 		job->body(job->arg, tid, r);
+		span[1] = clock_now();
 		team_wait(tm);
 		if (tid == 0) {
 			tm->times[r] = clock_now() - t0;
+			tm->overlap[r] = round_overlap(tm, job->nthreads, r);
 			tm->completed = r + 1;
 			/* seen by all after the next barrier */
 			if (job->cancel && *job->cancel)
@@ -141,13 +173,26 @@ int team_run(const struct team_job *job, const struct topo *t,
 	th = calloc((size_t)n, sizeof(*th));
 	mem = calloc((size_t)n, sizeof(*mem));
 	tm.times = calloc((size_t)tm.rounds_total, sizeof(double));
+	tm.overlap = calloc((size_t)tm.rounds_total, sizeof(double));
+	tm.span = calloc((size_t)n, sizeof(*tm.span));
 	tm.observed = calloc((size_t)n, sizeof(int));
 	res->place = calloc((size_t)n, sizeof(*res->place));
 	res->seconds = calloc((size_t)job->repeat, sizeof(double));
-	if (!th || !mem || !tm.times || !tm.observed || !res->place ||
-	    !res->seconds) {
+	res->overlap = calloc((size_t)job->repeat, sizeof(double));
+	if (!th || !mem || !tm.times || !tm.overlap || !tm.span ||
+	    !tm.observed || !res->place || !res->seconds || !res->overlap) {
 		rc = -ENOMEM;
 		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		size_t bytes = (size_t)tm.rounds_total * 2 * sizeof(double);
+		bytes = (bytes + SPAN_ALIGN - 1) / SPAN_ALIGN * SPAN_ALIGN;
+		tm.span[i] = aligned_alloc(SPAN_ALIGN, bytes);
+		if (!tm.span[i]) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		memset(tm.span[i], 0, bytes);
 	}
 	if (pthread_barrier_init(&tm.bar, NULL, (unsigned)n)) {
 		rc = -ENOMEM;
@@ -193,8 +238,10 @@ int team_run(const struct team_job *job, const struct topo *t,
 	for (int i = 0; i < n; i++)
 		team_describe(t, i, job->cpus ? job->cpus[i] : -1,
 			      tm.observed[i], &res->place[i]);
-	for (int r = job->warmup; r < tm.completed; r++)
+	for (int r = job->warmup; r < tm.completed; r++) {
+		res->overlap[res->rounds] = tm.overlap[r];
 		res->seconds[res->rounds++] = tm.times[r];
+	}
 	if (tm.stop) {
 		rc = -ECANCELED;
 		goto out;
@@ -204,6 +251,10 @@ out:
 	free(th);
 	free(mem);
 	free(tm.times);
+	free(tm.overlap);
+	for (int i = 0; tm.span && i < n; i++)
+		free(tm.span[i]);
+	free(tm.span);
 	free(tm.observed);
 	if (rc && rc != -ECANCELED) {
 		team_result_free(res);
@@ -215,6 +266,15 @@ void team_result_free(struct team_result *res)
 {
 	free(res->place);
 	free(res->seconds);
+	free(res->overlap);
 	res->place = NULL;
 	res->seconds = NULL;
+	res->overlap = NULL;
+}
+
+double team_overlap_median(const struct team_result *res)
+{
+	if (!res->overlap || res->rounds < 1)
+		return 1;
+	return stats_median(res->overlap, res->rounds);
 }

@@ -12,6 +12,8 @@
  * setup (first touch of its own data), then for each of warmup + repeat
  * rounds: barrier, clock, body, barrier, clock. Round times of the warmup
  * rounds are discarded. check runs once after timing, on thread 0.
+ * Every thread also reads the clock right before and after its body, so
+ * the harness can tell how much of a round all threads ran at once.
  */
 struct team_job {
 	int nthreads;
@@ -36,6 +38,14 @@ struct team_result {
 	int nthreads;
 	struct thread_place *place; /* nthreads entries */
 	double *seconds;	    /* repeat entries: wall time of each round */
+	/*
+	 * repeat entries: the share (0..1) of each round during which every
+	 * thread was inside its body at once: from the latest body start to
+	 * the earliest body end, over the first start to the last end. 1 for
+	 * one thread; near 0 when the threads took turns (other processes
+	 * held the cpus, or one thread started late).
+	 */
+	double *overlap;
 	int rounds;		    /* rounds completed (< repeat if cancelled) */
 	int check_rc;
 };
@@ -48,6 +58,9 @@ struct team_result {
 int team_run(const struct team_job *job, const struct topo *t,
 	     struct team_result *res);
 void team_result_free(struct team_result *res);
+
+/* The median of res->overlap (1 when no round completed). */
+double team_overlap_median(const struct team_result *res);
 
 /* Fills place for cpu/observed cpu from the topology. */
 void team_describe(const struct topo *t, int thread, int requested,

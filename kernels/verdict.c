@@ -103,6 +103,16 @@ const struct rr_point *rr_point_find_label(const struct run_result *r,
 	return NULL;
 }
 
+int rr_point_extra(const struct rr_point *p, const char *key, double *out)
+{
+	for (int i = 0; p && i < p->nextra; i++)
+		if (streq(p->extra_keys[i], key)) {
+			*out = p->extra_vals[i];
+			return 0;
+		}
+	return -1;
+}
+
 int rr_summary_get(const struct run_result *r, const char *key, double *out)
 {
 	for (int i = r->nsummary - 1; i >= 0; i--)
@@ -176,6 +186,52 @@ int rr_placement_distinct_cpus(const struct rr_placement *p)
 	for (int i = 0; i < n; i++)
 		if (c[i] >= 0 && (i == 0 || c[i] != c[i - 1]))
 			d++;
+	return d;
+}
+
+int rr_placement_distinct_cores(const struct rr_placement *p)
+{
+	int d = 0;
+
+	for (int i = 0; p && i < p->n; i++) {
+		int core = p->t[i].core, seen = 0;
+		if (core < 0)
+			continue;
+		for (int k = 0; k < i && !seen; k++)
+			seen = p->t[k].core == core;
+		d += !seen;
+	}
+	return d;
+}
+
+int topo_plan_siblings(const struct topo *t, const int *plan, int n, int *a,
+		       int *b)
+{
+	for (int i = 0; i < n; i++) {
+		const struct topo_pu *p = plan[i] >= 0 ? topo_pu_by_os(t, plan[i]) : NULL;
+		for (int k = 0; p && k < i; k++) {
+			const struct topo_pu *q =
+				plan[k] >= 0 ? topo_pu_by_os(t, plan[k]) : NULL;
+			if (q && q->os != p->os && q->core == p->core) {
+				*a = q->os;
+				*b = p->os;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+int topo_plan_distinct(const int *plan, int n)
+{
+	int d = 0;
+
+	for (int i = 0; i < n; i++) {
+		int seen = plan[i] < 0;
+		for (int k = 0; k < i && !seen; k++)
+			seen = plan[k] == plan[i];
+		d += !seen;
+	}
 	return d;
 }
 

@@ -38,6 +38,10 @@ struct rr_point {
 	double ci_lo, ci_hi; /* 95% interval of the median (the range below 6 rounds) */
 	double min, max;
 	int n;
+	/* the point's extra numbers ("overlap": 0.93), nextra of them */
+	const char *const *extra_keys;
+	const double *extra_vals;
+	int nextra;
 };
 
 struct rr_summary {
@@ -108,6 +112,8 @@ const struct rr_point *rr_point_find_label(const struct run_result *r,
 					   const char *chart,
 					   const char *series,
 					   const char *x_label);
+/* A point's extra number by key: 0 and *out set, or -1 when absent. */
+int rr_point_extra(const struct rr_point *p, const char *key, double *out);
 int rr_summary_get(const struct run_result *r, const char *key, double *out);
 const struct rr_placement *rr_placement_find(const struct run_result *r,
 					     const char *label);
@@ -124,6 +130,18 @@ int rr_placement_same_cpus(const struct rr_placement *a,
 			   const struct rr_placement *b);
 /* The observed placement's threads overlap in distinct CPUs (>= 2). */
 int rr_placement_distinct_cpus(const struct rr_placement *p);
+
+/* How many distinct cores the observed placement's threads ran on. */
+int rr_placement_distinct_cores(const struct rr_placement *p);
+
+/*
+ * Whether two of the n planned CPUs (OS indexes, -1 = unpinned) are SMT
+ * siblings of one core of t; if so *a and *b name the first such pair.
+ */
+int topo_plan_siblings(const struct topo *t, const int *plan, int n, int *a,
+		       int *b);
+/* How many distinct pinned CPUs a plan holds. */
+int topo_plan_distinct(const int *plan, int n);
 
 /* Sends the verdict through a sink: its notes, then the headline. */
 void verdict_emit(const struct verdict *v, struct sink *s);

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "api_check.h"
 #include "doccache.h"
 #include "experiment.h"
 #include "export_csv.h"
@@ -64,6 +65,11 @@ struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
 		return NULL;
 	}
 	return a;
+}
+
+const struct topo *api_topology(const struct api *a)
+{
+	return a->topo;
 }
 
 void api_free(struct api *a)
@@ -616,6 +622,7 @@ const struct http_route api_routes[] = {
 	{"GET", "/api/runs", list_runs, 0},
 	{"POST", "/api/runs", post_run, 0},
 	{"POST", "/api/runs/import", post_import, IMPORT_BODY_MAX},
+	{"POST", "/api/runs/check", api_post_check, 0},
 	{"GET", "/api/runs/{id}", get_run, 0},
 	{"DELETE", "/api/runs/{id}", delete_run, 0},
 	{"GET", "/api/runs/{id}/events", get_events, 0},

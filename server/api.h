@@ -17,6 +17,9 @@ struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
 		    int max_run_seconds);
 void api_free(struct api *a);
 
+/* The machine the handlers judge requests against. */
+const struct topo *api_topology(const struct api *a);
+
 /* Every route of /api, NULL-method-terminated; ctx is a struct api. */
 extern const struct http_route api_routes[];
 

@@ -28,6 +28,7 @@ const mine = new MyRun((m) => {
   if (state.view && state.view.id !== null && String(state.view.id) === m.id) state.view.setQueue(m.status === 'queued' ? m.ahead : null);
   updateButtons();
 });
+import('./precheck.js').then((m) => m.watchPrecheck(form));
 const runs = new RunsList($('run-list'), $('runs-more'), (name) => (state.byName.get(name) || { title: name }).title);
 
 function banner(msg) {

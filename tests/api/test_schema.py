@@ -48,6 +48,7 @@ class SchemaTest(SharedServerTest):
             "/api/openapi.json": {"get"},
             "/api/runs": {"get", "post"},
             "/api/runs/import": {"post"},
+            "/api/runs/check": {"post"},
             "/api/runs/{id}": {"get", "delete"},
             "/api/runs/{id}/events": {"get"},
             "/api/runs/{id}/export.csv": {"get"},

@@ -12,6 +12,7 @@
 #include "verdict.h"
 
 #define CANNED_MAX 256
+#define CANNED_EXTRAS 16
 
 /*
  * A run to describe: fill it with canned_*() and hand &c->rr to
@@ -24,6 +25,8 @@ struct canned {
 	void *params;
 	struct param_values *pv;
 	struct rr_point points[CANNED_MAX];
+	const char *extra_keys[CANNED_MAX][CANNED_EXTRAS];
+	double extra_vals[CANNED_MAX][CANNED_EXTRAS];
 	struct rr_summary summary[CANNED_MAX];
 	struct rr_placement places[CANNED_MAX];
 	struct thread_place threads[CANNED_MAX][16];
@@ -90,6 +93,20 @@ static inline void canned_point(struct canned *c, const char *chart,
 	p->n = n;
 }
 
+/* An extra number ("overlap") on the point added last. */
+static inline void canned_extra(struct canned *c, const char *key, double value)
+{
+	int k = c->rr.npoints - 1;
+	struct rr_point *p = &c->points[k];
+
+	assert_true(k >= 0 && p->nextra < CANNED_EXTRAS);
+	c->extra_keys[k][p->nextra] = key;
+	c->extra_vals[k][p->nextra] = value;
+	p->extra_keys = c->extra_keys[k];
+	p->extra_vals = c->extra_vals[k];
+	p->nextra++;
+}
+
 static inline void canned_summary(struct canned *c, const char *key,
 				  double value, const char *unit)
 {
@@ -114,6 +131,31 @@ static inline void canned_placement(struct canned *c, const struct topo *t,
 	p->n = n;
 }
 
+/*
+ * The precheck of experiment name with the k=v params given, resolved on
+ * topology t as a request is (trimmed defaults, placement), into v.
+ */
+static inline void canned_precheck(const char *name, const struct topo *t,
+				   int argc, char *const *argv, struct verdict *v)
+{
+	const struct experiment *exp = experiment_find(name);
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	struct common_params common;
+	struct errinfo err;
+	void *params;
+
+	assert_non_null(exp);
+	params = calloc(1, exp->params_size);
+	assert_non_null(pv);
+	assert_non_null(params);
+	assert_int_equal(experiment_parse(exp, t, argc, argv, pv, params, &common,
+					  &err),
+			 0);
+	experiment_precheck(exp, params, &common, t, v);
+	free(params);
+	free(pv);
+}
+
 /* Whether any note (of any level) or the headline contains text. */
 static inline int verdict_says(const struct verdict *v, const char *text)
 {
@@ -121,6 +163,17 @@ static inline int verdict_says(const struct verdict *v, const char *text)
 		return 1;
 	for (int i = 0; i < v->nnotes; i++)
 		if (strstr(v->notes[i].text, text))
+			return 1;
+	return 0;
+}
+
+/* Whether a note of this level contains text. */
+static inline int verdict_says_at(const struct verdict *v, const char *level,
+				  const char *text)
+{
+	for (int i = 0; i < v->nnotes; i++)
+		if (!strcmp(v->notes[i].level, level) &&
+		    strstr(v->notes[i].text, text))
 			return 1;
 	return 0;
 }

@@ -1,0 +1,541 @@
+/* test_verdicts_threads.c - what false_sharing, atomic_increment and core_to_core say about canned runs and before a run */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "experiment.h"
+#include "run_fixture.h"
+
+#define TWO_SOCKET "tests/data/two_socket_smt.xml"
+/* a 1-node, 2-CPU virtual machine: one L3 over two cores, or an L3 each */
+#define VM_ONE_L3 "pack:1 numa:1 l3:1 core:2 pu:1"
+#define VM_TWO_L3 "pack:1 numa:1 l3:2 core:1 pu:1"
+#define FOUR_NODES "pack:4 numa:1 l3:1 core:2 pu:1"
+#define ONE_CPU "pack:1 numa:1 l3:1 core:1 pu:1"
+
+#define ARGS(...) (sizeof((char *const[]){__VA_ARGS__}) / sizeof(char *)), \
+		  ((char *const[]){__VA_ARGS__})
+
+static const int two_cpus[] = {0, 1};
+static const int same_cpu[] = {0, 0};
+
+static struct canned *described(struct canned *c)
+{
+	experiment_describe(&c->rr, &c->v);
+	return c;
+}
+
+/* The sibling of cpu 0 and a cpu of another package, on the two-socket machine. */
+static void two_socket_cpus(const struct topo *t, int *sibling, int *remote)
+{
+	const struct topo_pu *p0 = topo_pu_by_os(t, 0);
+
+	*sibling = *remote = -1;
+	for (int i = 0; i < t->npus; i++) {
+		const struct topo_pu *p = &t->pu[i];
+		if (p->os != 0 && p->core == p0->core)
+			*sibling = p->os;
+		if (p->package != p0->package && *remote < 0)
+			*remote = p->os;
+	}
+	assert_true(*sibling >= 0 && *remote >= 0);
+}
+
+/* A false_sharing run of 2 threads: separate, then shared at each stride. */
+static void fs_points(struct canned *c, const struct topo *t, double sep,
+		      const char *const *series, const double *shared,
+		      const int *strides, int n, double spread, double overlap,
+		      const int *cpus)
+{
+	static char labels[8][64];
+
+	canned_point(c, "time", "separate", 2, NULL, sep, spread, 5);
+	canned_extra(c, "overlap", overlap);
+	canned_placement(c, t, "threads=2 layout=separate", cpus, 2);
+	for (int i = 0; i < n; i++) {
+		canned_point(c, "time", series[i], 2, NULL, shared[i], spread, 5);
+		canned_extra(c, "overlap", overlap);
+		snprintf(labels[i], sizeof(labels[i]),
+			 "threads=2 layout=shared stride=%d", strides[i]);
+		canned_placement(c, t, labels[i], cpus, 2);
+	}
+}
+
+/* the case: stride=64,128 said "sharing one cache line cost 2 threads only 1.02x" */
+static void fs_strides_past_the_line_share_nothing(void **state)
+{
+	struct topo *t = synthetic(VM_ONE_L3);
+	struct canned *c = canned_new("false_sharing", t, 1,
+				      ARGS("threads=2", "stride=64,128"));
+	const char *series[] = {"shared, stride 64 B", "shared, stride 128 B"};
+	const double y[] = {1.02, 1.01};
+	const int strides[] = {64, 128};
+
+	(void)state;
+	fs_points(c, t, 1.0, series, y, strides, 2, 0.01, 0.95, two_cpus);
+	described(c);
+	assert_true(verdict_says(&c->v, "counters 64 and 128 B apart sit in separate lines: no sharing to measure"));
+	assert_false(verdict_says(&c->v, "cost"));
+	assert_false(verdict_says(&c->v, "slower"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* the case: threads that took turns were blamed on "rounds this short" */
+static void fs_threads_that_did_not_overlap(void **state)
+{
+	struct topo *t = synthetic(VM_ONE_L3);
+	struct canned *c = canned_new("false_sharing", t, 1, ARGS("threads=2"));
+	const char *series[] = {"shared"};
+	const double y[] = {1.0};
+	const int strides[] = {4};
+
+	(void)state;
+	fs_points(c, t, 1.0, series, y, strides, 1, 0.01, 0.12, two_cpus);
+	described(c);
+	assert_true(verdict_says(&c->v, "ran at the same time for only 12% of a round"));
+	assert_true(verdict_says(&c->v, "could not be measured"));
+	assert_false(verdict_says(&c->v, "rounds this short"));
+	assert_false(verdict_says(&c->v, "increments"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* the case: 1.02x is within the rounds' spread, not a small penalty */
+static void fs_within_noise(void **state)
+{
+	struct topo *t = synthetic(VM_ONE_L3);
+	struct canned *c = canned_new("false_sharing", t, 1, ARGS("threads=2"));
+	const char *series[] = {"shared"};
+	const double y[] = {1.02};
+	const int strides[] = {4};
+
+	(void)state;
+	fs_points(c, t, 1.0, series, y, strides, 1, 0.05, 0.95, two_cpus);
+	described(c);
+	assert_true(verdict_says(&c->v, "did not measurably slow 2 threads"));
+	assert_false(verdict_says(&c->v, "slower than separate"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* a real penalty across sockets is stated, with its factor */
+static void fs_penalty_across_sockets(void **state)
+{
+	struct topo *t = xml(TWO_SOCKET);
+	struct canned *c = canned_new("false_sharing", t, 0, ARGS("threads=2"));
+	const char *series[] = {"shared"};
+	const double y[] = {4.0};
+	const int strides[] = {4};
+	int sib, remote, cpus[2];
+
+	(void)state;
+	two_socket_cpus(t, &sib, &remote);
+	cpus[0] = 0;
+	cpus[1] = remote;
+	fs_points(c, t, 1.0, series, y, strides, 1, 0.02, 0.97, cpus);
+	described(c);
+	assert_true(verdict_says(&c->v, "made 2 threads 4.0× slower than separate lines"));
+	assert_false(verdict_says(&c->v, "smt"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* threads on smt siblings: the penalty is stated, and where they ran is noted */
+static void fs_smt_siblings_noted(void **state)
+{
+	struct topo *t = xml(TWO_SOCKET);
+	struct canned *c = canned_new("false_sharing", t, 0, ARGS("threads=2"));
+	const char *series[] = {"shared"};
+	const double y[] = {1.5};
+	const int strides[] = {4};
+	int sib, remote, cpus[2];
+
+	(void)state;
+	two_socket_cpus(t, &sib, &remote);
+	cpus[0] = 0;
+	cpus[1] = sib;
+	fs_points(c, t, 1.0, series, y, strides, 1, 0.02, 0.97, cpus);
+	described(c);
+	assert_true(verdict_says(&c->v, "1.5× slower"));
+	assert_true(verdict_says_at(&c->v, "info", "smt siblings"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* both threads observed on one cpu: no line could travel */
+static void fs_one_cpu_observed(void **state)
+{
+	struct topo *t = synthetic(VM_ONE_L3);
+	struct canned *c = canned_new("false_sharing", t, 1, ARGS("threads=2"));
+	const char *series[] = {"shared"};
+	const double y[] = {3.0};
+	const int strides[] = {4};
+
+	(void)state;
+	fs_points(c, t, 1.0, series, y, strides, 1, 0.01, 0.9, same_cpu);
+	described(c);
+	assert_true(verdict_says(&c->v, "all ran on one cpu"));
+	assert_false(verdict_says(&c->v, "slower"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* one round per point: nothing can be told apart */
+static void fs_too_few_rounds(void **state)
+{
+	struct topo *t = synthetic(VM_ONE_L3);
+	struct canned *c = canned_new("false_sharing", t, 1,
+				      ARGS("threads=2", "repeat=1"));
+
+	(void)state;
+	canned_point(c, "time", "separate", 2, NULL, 1.0, 0, 1);
+	canned_point(c, "time", "shared", 2, NULL, 3.0, 0, 1);
+	described(c);
+	assert_true(verdict_says(&c->v, "fewer than 2 rounds"));
+	assert_false(verdict_says(&c->v, "slower than separate"));
+	canned_free(c);
+	topo_free(t);
+}
+
+static void fs_one_thread(void **state)
+{
+	struct topo *t = synthetic(VM_ONE_L3);
+	struct canned *c = canned_new("false_sharing", t, 1, ARGS("threads=1"));
+
+	(void)state;
+	canned_point(c, "time", "separate", 1, NULL, 1.0, 0.01, 5);
+	canned_point(c, "time", "shared", 1, NULL, 1.0, 0.01, 5);
+	described(c);
+	assert_true(verdict_says(&c->v, "needs two or more threads"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* a sweep: the strides within the line are compared, those past it are a control */
+static void fs_sweep_states_inline_strides_only(void **state)
+{
+	struct topo *t = synthetic(FOUR_NODES);
+	struct canned *c = canned_new("false_sharing", t, 0,
+				      ARGS("threads=2", "stride=4,128"));
+	const char *series[] = {"shared, stride 4 B", "shared, stride 128 B"};
+	const double y[] = {5.0, 1.0};
+	const int strides[] = {4, 128};
+
+	(void)state;
+	fs_points(c, t, 1.0, series, y, strides, 2, 0.02, 0.95, two_cpus);
+	described(c);
+	assert_true(verdict_says(&c->v, "made 2 threads 5.0× slower"));
+	assert_true(verdict_says_at(&c->v, "info", "stride 128 B: counters 128 B apart sit in separate lines"));
+	canned_free(c);
+	topo_free(t);
+}
+
+static void fs_precheck_stride_over_line(void **state)
+{
+	struct topo *t = synthetic(VM_ONE_L3);
+	struct verdict v;
+
+	(void)state;
+	canned_precheck("false_sharing", t, ARGS("threads=2", "stride=64"), &v);
+	assert_true(verdict_says_at(&v, "cannot", "stride 64 B: counters 64 B apart sit in separate"));
+	canned_precheck("false_sharing", t, ARGS("threads=2", "stride=48"), &v);
+	assert_true(verdict_says_at(&v, "cannot", "span more than one 64 B line"));
+	canned_precheck("false_sharing", t, ARGS("threads=2", "stride=4,128"), &v);
+	assert_false(verdict_has_level(&v, "cannot"));
+	assert_true(verdict_says_at(&v, "info", "stride 128 B"));
+	canned_precheck("false_sharing", t, ARGS("threads=2", "stride=32"), &v);
+	assert_int_equal(v.nnotes, 0);
+	topo_free(t);
+}
+
+static void fs_precheck_one_cpu(void **state)
+{
+	struct topo *t = synthetic(ONE_CPU);
+	struct verdict v;
+
+	(void)state;
+	canned_precheck("false_sharing", t, ARGS("threads=1"), &v);
+	assert_true(verdict_says_at(&v, "cannot", "needs 2 or more threads"));
+	topo_free(t);
+}
+
+static void fs_precheck_smt_siblings(void **state)
+{
+	struct topo *t = xml(TWO_SOCKET);
+	struct verdict v;
+
+	(void)state;
+	canned_precheck("false_sharing", t, ARGS("threads=2", "placement=compact"), &v);
+	assert_true(verdict_says_at(&v, "warn", "smt siblings"));
+	canned_precheck("false_sharing", t, ARGS("threads=2", "placement=spread"), &v);
+	assert_false(verdict_says(&v, "smt siblings"));
+	topo_free(t);
+}
+
+/* An atomic_increment point on the ns chart with how its loops ran. */
+static void ai_point(struct canned *c, const struct topo *t, const char *variant,
+		     int n, double ns, double spread, double overlap,
+		     double cpu_share, const int *cpus)
+{
+	static char labels[64][64];
+	static int next;
+	char *label = labels[next++ % 64];
+
+	canned_point(c, "ns", variant, n, NULL, ns, spread, 5);
+	canned_extra(c, "overlap", overlap);
+	canned_extra(c, "cpu_share", cpu_share);
+	canned_extra(c, "late_start", 0);
+	canned_extra(c, "expected", 1e6 * n);
+	snprintf(label, 64, "threads=%d variant=%s", n, variant);
+	canned_placement(c, t, label, cpus, n);
+}
+
+static const int four_cpus[] = {0, 2, 4, 6};
+
+static void ai_cas_slower_on_four_nodes(void **state)
+{
+	struct topo *t = synthetic(FOUR_NODES);
+	struct canned *c = canned_new("atomic_increment", t, 0,
+				      ARGS("threads=4", "variants=cas,fetch_add"));
+
+	(void)state;
+	assert_int_equal(c->m.nnodes, 4);
+	ai_point(c, t, "fetch_add", 4, 20, 0.02, 0.95, 1, four_cpus);
+	ai_point(c, t, "cas", 4, 70, 0.02, 0.95, 1, four_cpus);
+	described(c);
+	assert_true(verdict_says(&c->v, "cas was 3.5× slower than fetch_add with 4 threads"));
+	assert_true(verdict_says(&c->v, "the article, 2007: 3.5× slower with 4"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* threads that took turns on a busy host: no contention was measured */
+static void ai_took_turns(void **state)
+{
+	struct topo *t = synthetic(VM_ONE_L3);
+	struct canned *c = canned_new("atomic_increment", t, 1,
+				      ARGS("threads=2", "variants=cas,fetch_add"));
+
+	(void)state;
+	ai_point(c, t, "fetch_add", 2, 20, 0.02, 0.3, 0.3, two_cpus);
+	ai_point(c, t, "cas", 2, 30, 0.02, 0.35, 0.35, two_cpus);
+	described(c);
+	assert_true(verdict_says(&c->v, "could not be measured"));
+	assert_true(verdict_says_at(&c->v, "warn", "the threads took turns"));
+	assert_false(verdict_says(&c->v, "cas was"));
+	canned_free(c);
+	topo_free(t);
+}
+
+static void ai_within_noise(void **state)
+{
+	struct topo *t = synthetic(VM_TWO_L3);
+	struct canned *c = canned_new("atomic_increment", t, 1,
+				      ARGS("threads=2", "variants=cas,fetch_add,add_fetch"));
+
+	(void)state;
+	ai_point(c, t, "fetch_add", 2, 20, 0.05, 0.9, 1, two_cpus);
+	ai_point(c, t, "add_fetch", 2, 20.2, 0.05, 0.9, 1, two_cpus);
+	ai_point(c, t, "cas", 2, 20.4, 0.05, 0.9, 1, two_cpus);
+	described(c);
+	assert_true(verdict_says(&c->v, "cas and fetch_add could not be told apart with 2 threads"));
+	assert_true(verdict_says_at(&c->v, "info", "add_fetch against fetch_add with 2 threads: the same within the rounds' spread"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* the article's 0.21 s is fetch_add's, 0.23 s add_fetch's */
+static void ai_article_references(void **state)
+{
+	const struct experiment *e = experiment_find("atomic_increment");
+	struct topo *t = synthetic(VM_ONE_L3);
+	struct canned *c = canned_new("atomic_increment", t, 1, ARGS("threads=1"));
+	int seen = 0;
+
+	(void)state;
+	for (const struct reference *r = e->references; r->chart; r++) {
+		if (strstr(r->series, "fetch_add")) {
+			assert_true(r->y == 0.21);
+			seen++;
+		}
+		if (strstr(r->series, "add_fetch")) {
+			assert_true(r->y == 0.23);
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 2);
+	described(c);
+	assert_true(verdict_says_at(&c->v, "info", "0.21 s with fetch_add"));
+	assert_true(verdict_says_at(&c->v, "info", "0.23 s with add_fetch"));
+	canned_free(c);
+	topo_free(t);
+}
+
+static void ai_one_cpu(void **state)
+{
+	struct topo *t = synthetic(ONE_CPU);
+	struct canned *c = canned_new("atomic_increment", t, 0,
+				      ARGS("threads=2", "variants=cas,fetch_add"));
+	struct verdict v;
+
+	(void)state;
+	ai_point(c, t, "fetch_add", 2, 20, 0.02, 0.9, 1, same_cpu);
+	ai_point(c, t, "cas", 2, 60, 0.02, 0.9, 1, same_cpu);
+	described(c);
+	assert_true(verdict_says_at(&c->v, "cannot", "only 1 cpu"));
+	assert_true(verdict_says(&c->v, "all ran on one cpu"));
+	assert_false(verdict_says(&c->v, "cas was"));
+	canned_free(c);
+	canned_precheck("atomic_increment", t, ARGS("threads=1"), &v);
+	assert_true(verdict_says_at(&v, "cannot", "only 1 cpu"));
+	topo_free(t);
+}
+
+static void ai_precheck_smt(void **state)
+{
+	struct topo *t = xml(TWO_SOCKET);
+	struct verdict v;
+
+	(void)state;
+	canned_precheck("atomic_increment", t, ARGS("threads=2", "placement=compact"), &v);
+	assert_true(verdict_says_at(&v, "warn", "smt siblings"));
+	canned_precheck("atomic_increment", t, ARGS("threads=2", "variants=plain"), &v);
+	assert_true(verdict_says_at(&v, "info", "needs both in variants"));
+	topo_free(t);
+}
+
+static void c2c_bar(struct canned *c, const char *relation, double ns,
+		    double spread, int pairs)
+{
+	canned_point(c, "by_relation", "median over pairs", 0, relation, ns,
+		     spread, pairs);
+}
+
+/* the 2-CPU VM: one kind of pair, said as such */
+static void c2c_one_relation(void **state)
+{
+	struct topo *t = synthetic(VM_ONE_L3);
+	struct canned *c = canned_new("core_to_core", t, 1, ARGS("samples=5"));
+
+	(void)state;
+	canned_placement(c, t, "cpus measured", two_cpus, 2);
+	c2c_bar(c, "shared L3", 60, 0.05, 2);
+	described(c);
+	assert_true(verdict_says(&c->v, "60 ns to go there and back between cores sharing an L3"));
+	assert_true(verdict_says_at(&c->v, "info", "every pair measured was between cores sharing an L3"));
+	assert_true(verdict_says_at(&c->v, "info", "virtual machine"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* only the relations that were measured are stated */
+static void c2c_two_socket(void **state)
+{
+	struct topo *t = xml(TWO_SOCKET);
+	struct canned *c = canned_new("core_to_core", t, 0, ARGS("samples=5"));
+	int sib, remote, cpus[3];
+
+	(void)state;
+	two_socket_cpus(t, &sib, &remote);
+	cpus[0] = 0;
+	cpus[1] = sib;
+	cpus[2] = remote;
+	canned_placement(c, t, "cpus measured", cpus, 3);
+	c2c_bar(c, "smt siblings", 30, 0.05, 2);
+	c2c_bar(c, "other package", 200, 0.05, 4);
+	described(c);
+	assert_true(verdict_says(&c->v, "30 ns between smt siblings, 200 ns between packages"));
+	assert_false(verdict_says(&c->v, "L3"));
+	assert_false(verdict_says(&c->v, "cannot be told apart"));
+	canned_free(c);
+	topo_free(t);
+}
+
+static void c2c_relations_that_overlap(void **state)
+{
+	struct topo *t = synthetic("pack:2 numa:1 l3:1 core:2 pu:1");
+	struct canned *c = canned_new("core_to_core", t, 0, ARGS("samples=5"));
+	const int cpus[] = {0, 1, 2};
+
+	(void)state;
+	canned_placement(c, t, "cpus measured", cpus, 3);
+	c2c_bar(c, "shared L3", 100, 0.2, 2);
+	c2c_bar(c, "other package", 110, 0.2, 4);
+	described(c);
+	assert_true(verdict_says_at(&c->v, "info", "cannot be told apart"));
+	canned_free(c);
+	topo_free(t);
+}
+
+static void c2c_nothing_measured(void **state)
+{
+	struct topo *t = synthetic(ONE_CPU);
+	struct canned *c = canned_new("core_to_core", t, 0, ARGS("samples=5"));
+	const int cpus[] = {0};
+	struct verdict v;
+
+	(void)state;
+	canned_placement(c, t, "cpus measured", cpus, 1);
+	described(c);
+	assert_true(verdict_says(&c->v, "nothing to measure"));
+	canned_free(c);
+	canned_precheck("core_to_core", t, ARGS("samples=5"), &v);
+	assert_true(verdict_says_at(&v, "cannot", "a round trip needs 2 cpus"));
+	topo_free(t);
+}
+
+/* one L3 over both cpus, or one each: the precheck names the one kind of pair */
+static void c2c_precheck_one_l3_or_two(void **state)
+{
+	struct topo *one = synthetic(VM_ONE_L3), *two = synthetic(VM_TWO_L3);
+	struct topo *smt = xml(TWO_SOCKET);
+	struct verdict v;
+
+	(void)state;
+	canned_precheck("core_to_core", one, ARGS("samples=5"), &v);
+	assert_true(verdict_says_at(&v, "info", "every pair of these cpus is between cores sharing an L3"));
+	canned_precheck("core_to_core", two, ARGS("samples=5"), &v);
+	assert_true(verdict_says_at(&v, "info", "share no cache"));
+	canned_precheck("core_to_core", smt, ARGS("samples=5"), &v);
+	assert_int_equal(v.nnotes, 0);
+	topo_free(one);
+	topo_free(two);
+	topo_free(smt);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fs_strides_past_the_line_share_nothing),
+		cmocka_unit_test(fs_threads_that_did_not_overlap),
+		cmocka_unit_test(fs_within_noise),
+		cmocka_unit_test(fs_penalty_across_sockets),
+		cmocka_unit_test(fs_smt_siblings_noted),
+		cmocka_unit_test(fs_one_cpu_observed),
+		cmocka_unit_test(fs_too_few_rounds),
+		cmocka_unit_test(fs_one_thread),
+		cmocka_unit_test(fs_sweep_states_inline_strides_only),
+		cmocka_unit_test(fs_precheck_stride_over_line),
+		cmocka_unit_test(fs_precheck_one_cpu),
+		cmocka_unit_test(fs_precheck_smt_siblings),
+		cmocka_unit_test(ai_cas_slower_on_four_nodes),
+		cmocka_unit_test(ai_took_turns),
+		cmocka_unit_test(ai_within_noise),
+		cmocka_unit_test(ai_article_references),
+		cmocka_unit_test(ai_one_cpu),
+		cmocka_unit_test(ai_precheck_smt),
+		cmocka_unit_test(c2c_one_relation),
+		cmocka_unit_test(c2c_two_socket),
+		cmocka_unit_test(c2c_relations_that_overlap),
+		cmocka_unit_test(c2c_nothing_measured),
+		cmocka_unit_test(c2c_precheck_one_l3_or_two),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
