@@ -96,9 +96,9 @@ static const char *const summary_keys[] = {
  * increments (a million per thread) takes the first reading.
  */
 static const struct reference references[] = {
-	{.chart = "time", .series = "article 2007: fetch_add (exchange-add)", .x = 4, .y = 0.23, .unit = "s"},
-	{.chart = "time", .series = "article 2007: add_fetch", .x = 4, .y = 0.21, .unit = "s"},
-	{.chart = "time", .series = "article 2007: cas", .x = 4, .y = 0.73, .unit = "s"},
+	{.chart = "time", .series = "article 2007: fetch_add (exchange-add)", .x = 4, .y = 0.23, .unit = "s", .ops = 4e6, .per = "increment", .per_chart = "ns"},
+	{.chart = "time", .series = "article 2007: add_fetch", .x = 4, .y = 0.21, .unit = "s", .ops = 4e6, .per = "increment", .per_chart = "ns"},
+	{.chart = "time", .series = "article 2007: cas", .x = 4, .y = 0.73, .unit = "s", .ops = 4e6, .per = "increment", .per_chart = "ns"},
 	{0}};
 
 /*
