@@ -14,6 +14,7 @@
 #include "fleet_where.h"
 #include "rundoc.h"
 #include "say.h"
+#include "refs.h"
 #include "schema.h"
 #include "sink_json.h"
 #include "sink_table.h"
@@ -28,45 +29,142 @@ static void on_signal(int sig)
 	cancelled = 1;
 }
 
-static void print_help(const struct experiment *e, const struct topo *t)
+/* Prints text from column indent, wrapped before column 78. */
+static void print_wrapped(const char *text, int indent)
 {
-	json_t *schema = schema_experiment(e, t);
+	int col = 0;
+
+	while (text && *text) {
+		size_t n = strcspn(text, " ");
+		if (col && col + 1 + (int)n > 78) {
+			putchar('\n');
+			col = 0;
+		}
+		if (!col)
+			col = printf("%*s", indent, "");
+		else
+			col += printf(" ");
+		col += printf("%.*s", (int)n, text);
+		text += n;
+		text += strspn(text, " ");
+	}
+	putchar('\n');
+}
+
+/* The allowed values of one param of the schema: its choices or its range. */
+static void param_allowed(json_t *p, struct strbuf *sb)
+{
+	json_t *choices = json_object_get(p, "choices"), *c;
+	size_t k;
+
+	json_array_foreach (choices, k, c)
+		strbuf_addf(sb, "%s%s", k ? "|" : "", json_string_value(c));
+	if (!choices && json_object_get(p, "max"))
+		strbuf_addf(sb,
+			    "%" JSON_INTEGER_FORMAT "..%" JSON_INTEGER_FORMAT,
+			    json_integer_value(json_object_get(p, "min")),
+			    json_integer_value(json_object_get(p, "max")));
+	if (!sb->len)
+		strbuf_addstr(sb, "-");
+}
+
+/* The param table: name, type, default, allowed, unit, then the help below. */
+static void print_params(const char *title, json_t *params, size_t from,
+			 size_t to)
+{
+	static const char *const head[] = {"name", "type", "default", "allowed",
+					   "unit"};
+	int w[5];
 	size_t i;
 	json_t *p;
 
-	printf("numalab run %s [k=v ...]  -  %s (article section %s)\n\n%s\n\n",
-	       e->name, e->title, e->section ? e->section : "-", e->summary);
-	printf("parameters:\n");
-	json_array_foreach(json_object_get(schema, "params"), i, p)
-	{
-		const char *type = json_string_value(json_object_get(p, "type"));
-		json_t *choices = json_object_get(p, "choices");
+	if (from >= to)
+		return;
+	for (int j = 0; j < 5; j++)
+		w[j] = (int)strlen(head[j]);
+	for (i = from; i < to; i++) {
 		struct strbuf allowed = STRBUF_INIT;
-		if (choices) {
-			size_t k;
-			json_t *c;
-			json_array_foreach(choices, k, c)
-				strbuf_addf(&allowed, "%s%s", k ? "|" : "",
-					    json_string_value(c));
-		} else if (json_object_get(p, "max")) {
-			strbuf_addf(&allowed,
-				    "%" JSON_INTEGER_FORMAT "..%" JSON_INTEGER_FORMAT,
-				    json_integer_value(json_object_get(p, "min")),
-				    json_integer_value(json_object_get(p, "max")));
+		const char *cols[5];
+		p = json_array_get(params, i);
+		param_allowed(p, &allowed);
+		cols[0] = json_string_value(json_object_get(p, "name"));
+		cols[1] = json_string_value(json_object_get(p, "type"));
+		cols[2] = json_string_value(json_object_get(p, "default"));
+		cols[3] = strbuf_str(&allowed);
+		cols[4] = json_string_value(json_object_get(p, "unit"));
+		for (int j = 0; j < 5; j++) {
+			int n = cols[j] ? (int)strlen(cols[j]) : 0;
+			/* a long list of choices goes on its own line */
+			if (j == 3 && n > 30)
+				n = 0;
+			if (n > w[j])
+				w[j] = n;
 		}
-		printf("  %-12s %-8s default '%s'  [%s]%s%s\n      %s\n",
-		       json_string_value(json_object_get(p, "name")), type,
-		       json_string_value(json_object_get(p, "default")),
-		       strbuf_str(&allowed),
-		       json_object_get(p, "unit") ? " " : "",
-		       json_string_value(json_object_get(p, "unit"))
-			       ? json_string_value(json_object_get(p, "unit"))
-			       : "",
-		       json_string_value(json_object_get(p, "help")));
 		strbuf_release(&allowed);
 	}
-	printf("\noutput: a table on a terminal; --json: the whole run as one JSON "
-	       "document; --ndjson: one JSON event per line (docs/events.md)\n");
+	printf("\n%s\n  %-*s  %-*s  %-*s  %-*s  %s\n", title, w[0], head[0],
+	       w[1], head[1], w[2], head[2], w[3], head[3], head[4]);
+	for (i = from; i < to; i++) {
+		struct strbuf allowed = STRBUF_INIT, line = STRBUF_INIT;
+		const char *def, *unit;
+		int long_list;
+		p = json_array_get(params, i);
+		param_allowed(p, &allowed);
+		def = json_string_value(json_object_get(p, "default"));
+		unit = json_string_value(json_object_get(p, "unit"));
+		long_list = allowed.len > 30;
+		printf("  %-*s  %-*s  %-*s  %-*s  %s\n", w[0],
+		       json_string_value(json_object_get(p, "name")), w[1],
+		       json_string_value(json_object_get(p, "type")), w[2],
+		       def && *def ? def : "''", w[3],
+		       long_list ? "see below" : strbuf_str(&allowed),
+		       unit ? unit : "-");
+		if (long_list)
+			strbuf_addf(&line, "allowed: %s. ",
+				    strbuf_str(&allowed));
+		strbuf_addstr(&line,
+			      json_string_value(json_object_get(p, "help")));
+		print_wrapped(strbuf_str(&line), 6);
+		strbuf_release(&allowed);
+		strbuf_release(&line);
+	}
+}
+
+static size_t count_rows(const struct param *p)
+{
+	size_t n = 0;
+
+	while (p && p[n].name)
+		n++;
+	return n;
+}
+
+static void print_help(const struct experiment *e, const struct topo *t)
+{
+	json_t *schema = schema_experiment(e, t);
+	json_t *params = json_object_get(schema, "params");
+	size_t own = count_rows(e->params);
+	size_t placed =
+		own + (e->uses_placement ? count_rows(placement_params) : 0);
+	struct strbuf title = STRBUF_INIT;
+
+	printf("usage: numalab run [--json|--ndjson] %s [k=v ...]\n\n%s (article section %s)\n",
+	       e->name, e->title, e->section ? e->section : "-");
+	print_wrapped(e->summary, 0);
+	if (json_string_value(json_object_get(schema, "limited")))
+		printf("on this machine: %s\n",
+		       json_string_value(json_object_get(schema, "limited")));
+	strbuf_addf(&title, "parameters of %s", e->name);
+	print_params(strbuf_str(&title), params, 0, own);
+	print_params("where the threads run (the placement parameters)", params,
+		     own, placed);
+	print_params("parameters every experiment takes", params, placed,
+		     json_array_size(params));
+	printf("\nA list takes commas and ranges (1-4,8); a size takes K, M or G (64M).\n"
+	       "output: a table at the end of the run (a progress line meanwhile on a\n"
+	       "terminal); --json: the whole run as one JSON document; --ndjson: one\n"
+	       "JSON event per line (docs/events.md)\n");
+	strbuf_release(&title);
 	json_decref(schema);
 }
 
@@ -98,7 +196,7 @@ int cmd_run(int argc, char **argv)
 	void *params = NULL;
 	struct errinfo err;
 	struct sink_json js;
-	struct sink table;
+	struct sink_table table = {0};
 	json_t *doc = NULL;
 	int a = 1, rc = 2, help = 0;
 	struct strvec kv = STRVEC_INIT;
@@ -159,8 +257,9 @@ int cmd_run(int argc, char **argv)
 	if (experiment_parse(e, t, (int)kv.n, kv.v, pv, params, &common, &err)) {
 		say(stderr, "numalab run %s: %s\n", e->name, err.msg);
 		if (out == OUT_NDJSON)
-			emit_ndjson(NULL, json_pack("{s:s, s:s, s:s, s:s}", "type", "end",
-						    "status", "failed", "error", err.msg,
+			emit_ndjson(NULL, json_pack("{s:s, s:s, s:s, s:s}",
+						    "type", "end", "status",
+						    "failed", "error", err.msg,
 						    "field", err.field));
 		rc = 2;
 		goto out;
@@ -183,13 +282,13 @@ int cmd_run(int argc, char **argv)
 				  schema_params_json(pv), "machine", machine,
 				  "version", NUMALAB_VERSION);
 	if (out == OUT_TABLE) {
-		sink_table_init(&table, stdout);
-		ctx.sink = &table;
+		sink_table_init(&table, e, stdout);
+		ctx.sink = &table.sink;
 		printf("%s (%s)\n", e->title, e->name);
 		for (int i = 0; i < pv->n; i++)
 			printf("%s%s=%s", i ? " " : "  ", pv->v[i].p->name,
 			       pv->v[i].text);
-		printf("\n\n");
+		printf("\n");
 		json_decref(start);
 	} else {
 		if (out == OUT_JSON) {
@@ -203,28 +302,36 @@ int cmd_run(int argc, char **argv)
 	}
 
 	int r = experiment_run(&ctx, &err);
-	const char *status = r == 0 ? "done" : r == -ECANCELED ? "cancelled" : "failed";
+	const char *status = r == 0	       ? "done"
+			     : r == -ECANCELED ? "cancelled"
+					       : "failed";
 	char why[ERRINFO_MSG_LEN] = "";
 	if (r && r != -ECANCELED && err.msg[0])
 		snprintf(why, sizeof(why), "%s", err.msg);
 	else if (r && r != -ECANCELED)
-		snprintf(why, sizeof(why), "the experiment failed: %s", strerror(-r));
+		snprintf(why, sizeof(why), "the experiment failed: %s",
+			 strerror(-r));
 	if (out == OUT_TABLE) {
+		sink_table_report(&table);
 		if (r)
 			say(stderr, "numalab run %s: %s\n", e->name,
 				r == -ECANCELED ? "cancelled" : why);
 	} else {
-		json_t *end = json_pack("{s:s, s:s}", "type", "end", "status", status);
+		json_t *end = json_pack("{s:s, s:s}", "type", "end", "status",
+					status);
 		if (*why)
 			json_object_set_new(end, "error", json_string(why));
 		sink_json_emit(&js, end);
 	}
 	if (doc) {
+		/* the article's figures, on the terms of this run's points */
+		json_object_set_new(doc, "references", refs_json(e));
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 	}
 	rc = r == 0 ? 0 : r == -ECANCELED ? 130 : 1;
 out:
+	sink_table_release(&table);
 	json_decref(doc);
 	free(params);
 	free(pv);
@@ -282,8 +389,9 @@ int cmd_topology(int argc, char **argv)
 		json_decref(o);
 	} else {
 		printf("%s\n%d package(s), %d core(s), %d PU(s) (%d allowed: %s), %d NUMA node(s)%s\n",
-		       t->cpu_model, t->npackages, t->ncores, t->npus, t->nallowed,
-		       t->allowed_text, t->nnodes, t->smt ? ", SMT" : "");
+		       t->cpu_model, t->npackages, t->ncores, t->npus,
+		       t->nallowed, t->allowed_text, t->nnodes,
+		       t->smt ? ", SMT" : "");
 		for (int i = 0; i < t->nnodes; i++) {
 			printf("node %d: %d PUs, %.1f GiB (%.1f GiB free), distances:",
 			       t->node[i].os, t->node[i].npus,
@@ -297,7 +405,8 @@ int cmd_topology(int argc, char **argv)
 			if (t->cache[i].logical == 0)
 				printf("L%d: %llu KiB per %d PU(s), line %d B\n",
 				       t->cache[i].level,
-				       (unsigned long long)t->cache[i].size / 1024,
+				       (unsigned long long)t->cache[i].size /
+					       1024,
 				       t->cache[i].npus, t->cache[i].line_size);
 		printf("cpu  core pkg node  L2  L3 allowed\n");
 		for (int i = 0; i < t->npus; i++) {

@@ -1,88 +1,177 @@
-/* sink_table.c - a sink that prints results as readable lines on a terminal */
+/* sink_table.c - a sink that keeps a run's results for the closing table, with a progress line on a terminal */
 #include "sink_table.h"
+#include "report.h"
 
-#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stats.h"
+#include "strbuf.h"
+
+static char *keep(struct sink_table *t, const char *s)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		t->oom = 1;
+	return d;
+}
+
+/* Room for one more of *n items of size bytes in *v; 0 or -1 (t->oom set). */
+static int grow(struct sink_table *t, void *v, int *n, int *alloc, size_t size)
+{
+	void **pv = v;
+
+	if (*n < *alloc)
+		return 0;
+	int want = *alloc ? 2 * *alloc : 16;
+	void *p = realloc(*pv, (size_t)want * size);
+	if (!p) {
+		t->oom = 1;
+		return -1;
+	}
+	*pv = p;
+	*alloc = want;
+	return 0;
+}
+
+static void clear_progress(struct sink_table *t)
+{
+	if (t->progress_drawn) {
+		fputs("\r\033[K", stderr);
+		t->progress_drawn = 0;
+	}
+}
 
 static void on_point(void *ctx, const struct point *p)
 {
-	FILE *f = ctx;
+	struct sink_table *t = ctx;
+	struct tab_point *tp;
 	struct stats s;
 
+	if (grow(t, &t->points, &t->npoints, &t->apoints, sizeof(*tp)))
+		return;
+	tp = &t->points[t->npoints++];
 	stats_compute(p->samples, p->nsamples, &s);
-	if (p->x_label)
-		fprintf(f, "  %-10s %-24s %-14s %12.6g %-3s", p->chart,
-			p->series, p->x_label, p->y, p->unit ? p->unit : "");
-	else
-		fprintf(f, "  %-10s %-24s x=%-12g %12.6g %-3s", p->chart,
-			p->series, p->x, p->y, p->unit ? p->unit : "");
-	if (s.n > 1)
-		fprintf(f, "  [min %.4g, max %.4g, n=%d]", s.min, s.max, s.n);
-	for (int i = 0; i < p->nextra; i++)
-		fprintf(f, "  %s=%.4g", p->extra_keys[i], p->extra_vals[i]);
-	fputc('\n', f);
-	fflush(f);
+	*tp = (struct tab_point){.chart = keep(t, p->chart),
+				 .series = keep(t, p->series),
+				 .x_label = keep(t, p->x_label),
+				 .unit = keep(t, p->unit),
+				 .x = p->x,
+				 .y = p->y,
+				 .lo = s.n > 1 ? s.ci_lo : NAN,
+				 .hi = s.n > 1 ? s.ci_hi : NAN,
+				 .n = p->nsamples};
 }
 
 static void on_cell(void *ctx, const struct cell *c)
 {
-	FILE *f = ctx;
+	struct sink_table *t = ctx;
+	struct tab_cell *tc;
 
-	if (c->nsamples == 0 && c->note)
-		fprintf(f, "  %-10s %s -> %s: %s\n", c->chart,
-			c->row_label ? c->row_label : "", c->col_label ? c->col_label : "",
-			c->note);
-	else
-		fprintf(f, "  %-10s %s -> %s: %.4g %s\n", c->chart,
-			c->row_label ? c->row_label : "",
-			c->col_label ? c->col_label : "", c->value,
-			c->unit ? c->unit : "");
-	fflush(f);
+	if (grow(t, &t->cells, &t->ncells, &t->acells, sizeof(*tc)))
+		return;
+	tc = &t->cells[t->ncells++];
+	*tc = (struct tab_cell){.chart = keep(t, c->chart),
+				.row_label = keep(t, c->row_label),
+				.col_label = keep(t, c->col_label),
+				.unit = keep(t, c->unit),
+				.note = keep(t, c->note),
+				.row = c->row,
+				.col = c->col,
+				.value = c->value,
+				.measured = c->nsamples > 0 || !c->note};
+}
+
+/* Keeps text once, counting repeats; label is the first context it came with.
+ */
+static void keep_line(struct sink_table *t, struct tab_line **v, int *n,
+		      int *alloc, const char *level, const char *text,
+		      const char *label)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp((*v)[i].text, text) &&
+		    !strcmp((*v)[i].level, level)) {
+			(*v)[i].count++;
+			return;
+		}
+	if (grow(t, v, n, alloc, sizeof(**v)))
+		return;
+	(*v)[*n] = (struct tab_line){.level = keep(t, level),
+				     .text = keep(t, text),
+				     .first = keep(t, label),
+				     .count = 1};
+	if ((*v)[*n].level && (*v)[*n].text)
+		(*n)++;
 }
 
 static void on_placement(void *ctx, const char *label,
 			 const struct thread_place *tp, int n)
 {
-	FILE *f = ctx;
+	struct sink_table *t = ctx;
+	struct strbuf sb = STRBUF_INIT;
+	int moved = 0;
 
-	fprintf(f, "%s:", label);
 	for (int i = 0; i < n; i++) {
+		strbuf_addf(&sb, "%st%d@cpu%d", i ? " " : "", tp[i].thread,
+			    tp[i].cpu_observed);
 		if (tp[i].cpu_requested < 0)
-			fprintf(f, " t%d@cpu%d(unpinned)", tp[i].thread,
-				tp[i].cpu_observed);
-		else
-			fprintf(f, " t%d@cpu%d%s", tp[i].thread, tp[i].cpu_observed,
-				tp[i].cpu_observed != tp[i].cpu_requested ? "(!)"
-									  : "");
+			strbuf_addstr(&sb, "(unpinned)");
+		else if (tp[i].cpu_observed != tp[i].cpu_requested) {
+			strbuf_addf(&sb, "(asked cpu%d)", tp[i].cpu_requested);
+			moved = 1;
+		}
 	}
-	fputc('\n', f);
+	keep_line(t, &t->places, &t->nplaces, &t->aplaces,
+		  moved ? "moved" : "pinned", strbuf_str(&sb), label);
+	strbuf_release(&sb);
 }
 
 static void on_progress(void *ctx, double done, double total, const char *what)
 {
-	(void)ctx;
-	/* progress goes to stderr, only on a terminal */
-	if (isatty_stderr())
-		fprintf(stderr, "\r[%3.0f%%] %-60.60s\r", total > 0 ? 100 * done / total : 0,
-			what ? what : "");
+	struct sink_table *t = ctx;
+
+	if (!t->progress)
+		return;
+	/* one line, drawn again in place: \r to its start, \033[K clears the
+	 * rest */
+	fprintf(stderr, "\r\033[K[%3.0f%%] %.70s",
+		total > 0 ? 100 * done / total : 0, what ? what : "");
+	fflush(stderr);
+	t->progress_drawn = 1;
 }
 
 static void on_note(void *ctx, const char *level, const char *text)
 {
-	fprintf(ctx, "%s: %s\n", level, text);
+	struct sink_table *t = ctx;
+
+	keep_line(t, &t->notes, &t->nnotes, &t->anotes, level, text, NULL);
 }
 
 static void on_summary(void *ctx, const char *key, double value,
 		       const char *unit)
 {
-	fprintf(ctx, "  summary   %-36s %10.4g %s\n", key, value, unit ? unit : "");
+	struct sink_table *t = ctx;
+	struct tab_summary *s;
+
+	if (grow(t, &t->summary, &t->nsummary, &t->asummary, sizeof(*s)))
+		return;
+	s = &t->summary[t->nsummary++];
+	*s = (struct tab_summary){
+		.key = keep(t, key), .unit = keep(t, unit), .value = value};
 }
 
 static void on_headline(void *ctx, const char *text)
 {
-	fprintf(ctx, "\n%s\n", text);
+	struct sink_table *t = ctx;
+
+	free(t->headline);
+	t->headline = keep(t, text);
 }
 
 static const struct sink_ops table_ops = {
@@ -95,8 +184,58 @@ static const struct sink_ops table_ops = {
 	.headline = on_headline,
 };
 
-void sink_table_init(struct sink *s, FILE *f)
+void sink_table_init(struct sink_table *t, const struct experiment *e,
+		     FILE *out)
 {
-	s->ops = &table_ops;
-	s->ctx = f;
+	memset(t, 0, sizeof(*t));
+	t->sink.ops = &table_ops;
+	t->sink.ctx = t;
+	t->exp = e;
+	t->out = out;
+	t->progress = isatty(2);
+}
+
+void sink_table_report(struct sink_table *t)
+{
+	clear_progress(t);
+	report_print(t);
+}
+
+static void free_lines(struct tab_line *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(v[i].level);
+		free(v[i].text);
+		free(v[i].first);
+	}
+	free(v);
+}
+
+void sink_table_release(struct sink_table *t)
+{
+	clear_progress(t);
+	for (int i = 0; i < t->npoints; i++) {
+		free(t->points[i].chart);
+		free(t->points[i].series);
+		free(t->points[i].x_label);
+		free(t->points[i].unit);
+	}
+	for (int i = 0; i < t->ncells; i++) {
+		free(t->cells[i].chart);
+		free(t->cells[i].row_label);
+		free(t->cells[i].col_label);
+		free(t->cells[i].unit);
+		free(t->cells[i].note);
+	}
+	for (int i = 0; i < t->nsummary; i++) {
+		free(t->summary[i].key);
+		free(t->summary[i].unit);
+	}
+	free(t->points);
+	free(t->cells);
+	free(t->summary);
+	free_lines(t->notes, t->nnotes);
+	free_lines(t->places, t->nplaces);
+	free(t->headline);
+	memset(t, 0, sizeof(*t));
 }

@@ -1,17 +1,60 @@
-/* sink_table.h - a sink that prints results as readable lines on a terminal */
+/* sink_table.h - a sink that keeps a run's results for the closing table, with a progress line on a terminal */
 #ifndef NUMALAB_SINK_TABLE_H
 #define NUMALAB_SINK_TABLE_H
 
 #include <stdio.h>
-#include <unistd.h>
 
+#include "experiment.h"
 #include "sink.h"
 
-static inline int isatty_stderr(void)
-{
-	return isatty(2);
-}
+struct tab_point {
+	char *chart, *series, *x_label, *unit;
+	double x, y, lo, hi; /* lo..hi: 95% interval of the median (the range
+				below 6 rounds) */
+	int n;
+};
 
-void sink_table_init(struct sink *s, FILE *f);
+struct tab_cell {
+	char *chart, *row_label, *col_label, *unit, *note;
+	int row, col;
+	double value;
+	int measured; /* has a value; else note says why */
+};
+
+struct tab_summary {
+	char *key, *unit;
+	double value;
+};
+
+/* A line said once or many times: notes, and where teams ran. */
+struct tab_line {
+	char *level, *text, *first; /* first: the first label it came with */
+	int count;
+};
+
+struct sink_table {
+	struct sink sink;
+	const struct experiment *exp;
+	FILE *out;
+	int progress; /* draw a progress line on stderr (a terminal) */
+	int progress_drawn;
+	struct tab_point *points;
+	struct tab_cell *cells;
+	struct tab_summary *summary;
+	struct tab_line *notes, *places;
+	int npoints, ncells, nsummary, nnotes, nplaces;
+	int apoints, acells, asummary, anotes, aplaces;
+	char *headline;
+	int oom; /* something could not be kept: the table says so */
+};
+
+/* Readies t for a run of e; the table goes to out, progress to stderr if a
+ * terminal. */
+void sink_table_init(struct sink_table *t, const struct experiment *e,
+		     FILE *out);
+/* Prints the closing table: charts, matrices, summary, placement, what
+ * this machine cannot show, notes, then the verdict. */
+void sink_table_report(struct sink_table *t);
+void sink_table_release(struct sink_table *t);
 
 #endif

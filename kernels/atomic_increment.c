@@ -105,9 +105,9 @@ static const char *const summary_keys[] = {
  * that agree.
  */
 static const struct reference references[] = {
-	{.chart = "time", .series = "article 2007: fetch_add (returns the old value)", .x = 4, .y = 0.21, .unit = "s"},
-	{.chart = "time", .series = "article 2007: add_fetch (returns the new value)", .x = 4, .y = 0.23, .unit = "s"},
-	{.chart = "time", .series = "article 2007: cas", .x = 4, .y = 0.73, .unit = "s"},
+	{.chart = "time", .series = "article 2007: fetch_add (returns the old value)", .x = 4, .y = 0.21, .unit = "s", .ops = 4e6, .per = "increment", .per_chart = "ns"},
+	{.chart = "time", .series = "article 2007: add_fetch (returns the new value)", .x = 4, .y = 0.23, .unit = "s", .ops = 4e6, .per = "increment", .per_chart = "ns"},
+	{.chart = "time", .series = "article 2007: cas", .x = 4, .y = 0.73, .unit = "s", .ops = 4e6, .per = "increment", .per_chart = "ns"},
 	{0}};
 
 /* cas over fetch_add in the article's table: 0.73 s / 0.21 s */

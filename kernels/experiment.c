@@ -369,6 +369,11 @@ int experiment_validate(const struct experiment *exp, struct errinfo *err)
 			return errinfo_set(err, NULL,
 					   "experiment '%s': a reference names chart '%s', which it does not declare",
 					   exp->name, r->chart);
+		else if (r->ops > 0 && (!r->per || !r->per_chart ||
+					!experiment_declares_chart(exp, r->per_chart)))
+			return errinfo_set(err, NULL,
+					   "experiment '%s': reference '%s' covers %g operations but names no declared chart for its figure per operation",
+					   exp->name, r->series, r->ops);
 	return 0;
 }
 

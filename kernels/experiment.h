@@ -34,6 +34,15 @@ struct reference {
 	const char *x_label; /* for categorical charts, or NULL */
 	double y;
 	const char *unit;
+	/*
+	 * When y is the total of a run larger than ours (0.23 s for 4 threads
+	 * x 1M increments), the operations it covers (4e6), what one is
+	 * ("increment") and this experiment's chart of the same figure per
+	 * operation ("ns"): the CLI and --json set it beside our points per
+	 * operation. 0 / NULL when y is already comparable.
+	 */
+	double ops;
+	const char *per, *per_chart;
 };
 
 /* The params every experiment takes, filled by experiment_parse. */

@@ -200,7 +200,8 @@ int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
 		"id",	     "experiment", "status",	  "created_at", "started_at",
 		"finished_at", "params",   "machine",	  "version",	"placement",
 		"samples",   "cells",	   "notes",	  "progress",	"summary",
-		"headline",  "error",	   "request",	  "imported",	NULL};
+		"headline",  "error",	   "request",	  "imported",	"references",
+		NULL};
 	static const char *const texts[] = {"created_at", "started_at",
 					    "finished_at", "version",
 					    "headline",	  "error", NULL};
@@ -239,6 +240,10 @@ int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
 				   texts[k]);
 	if (check_params(err, json_object_get(doc, "params"), e, t))
 		return -EINVAL;
+	/* the article's figures a CLI document carries: not the run's, not kept */
+	v = json_object_get(doc, "references");
+	if (v && !json_is_array(v))
+		return errinfo_set(err, "references", "'references' must be an array");
 	if (!json_is_object(json_object_get(doc, "machine")))
 		return errinfo_set(err, "machine", "missing field 'machine' (an object)");
 	if (check_array(err, doc, "samples") || check_array(err, doc, "cells") ||

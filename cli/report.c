@@ -1,0 +1,426 @@
+/* report.c - the closing table of a run on the command line */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "refs.h"
+#include "strbuf.h"
+
+#define MATRIX_WIDTH 100 /* columns of a matrix per block, in characters */
+
+static int max(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static int width(const char *s)
+{
+	/* characters, not bytes: UTF-8 continuation bytes take no column */
+	int w = 0;
+
+	for (; s && *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+/* Prints s left-aligned in w columns. */
+static void pad(FILE *f, const char *s, int w)
+{
+	fputs(s, f);
+	for (int i = width(s); i < w; i++)
+		fputc(' ', f);
+}
+
+/* Prints s right-aligned in w columns. */
+static void rpad(FILE *f, const char *s, int w)
+{
+	for (int i = width(s); i < w; i++)
+		fputc(' ', f);
+	fputs(s, f);
+}
+
+/* One row of a point table, its columns as text. */
+struct row {
+	struct strbuf c[6]; /* series, x, median, spread, n, unit */
+	const char *after;  /* said after the row, or NULL */
+};
+
+static void row_set(struct row *r, const char *series, const char *x_label,
+		    double x, double y, double lo, double hi, int n,
+		    const char *unit)
+{
+	for (int i = 0; i < 6; i++)
+		strbuf_init(&r->c[i]);
+	strbuf_addstr(&r->c[0], series);
+	if (x_label)
+		strbuf_addstr(&r->c[1], x_label);
+	else
+		strbuf_addf(&r->c[1], "%g", x);
+	strbuf_addf(&r->c[2], "%.4g", y);
+	if (!isnan(lo))
+		strbuf_addf(&r->c[3], "%.4g .. %.4g", lo, hi);
+	if (n > 0)
+		strbuf_addf(&r->c[4], "%d", n);
+	strbuf_addstr(&r->c[5], unit ? unit : "");
+	r->after = NULL;
+}
+
+/* The article's figures for chart id (at any x: the x column tells). */
+static int ref_rows(json_t *refs, const char *id, struct row *rows, int k)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach (refs, i, r) {
+		const char *how =
+			json_string_value(json_object_get(r, "normalised"));
+
+		/* a total of a larger run is shown per operation, on its own
+		 * chart */
+		if (json_object_get(r, "ops") ||
+		    strcmp(json_string_value(json_object_get(r, "chart")), id))
+			continue;
+		row_set(&rows[k],
+			json_string_value(json_object_get(r, "series")),
+			json_string_value(json_object_get(r, "x_label")),
+			json_number_value(json_object_get(r, "x")),
+			json_number_value(json_object_get(r, "y")), NAN, NAN, 0,
+			json_string_value(json_object_get(r, "unit")));
+		rows[k++].after = how;
+	}
+	return k;
+}
+
+static void print_points(const struct sink_table *t, const struct chart *c,
+			 json_t *refs)
+{
+	static const char *const head[6] = {"series",	       NULL, "median",
+					    "spread (95% CI)", "n",  "unit"};
+	int n = 0, k = 0, w[6];
+	struct row *rows;
+	FILE *f = t->out;
+
+	for (int i = 0; i < t->npoints; i++)
+		n += !strcmp(t->points[i].chart, c->id);
+	if (!n)
+		return;
+	rows = calloc((size_t)n + json_array_size(refs), sizeof(*rows));
+	if (!rows)
+		return;
+	for (int i = 0; i < t->npoints; i++) {
+		const struct tab_point *p = &t->points[i];
+		if (!strcmp(p->chart, c->id))
+			row_set(&rows[k++], p->series, p->x_label, p->x, p->y,
+				p->lo, p->hi, p->n, p->unit);
+	}
+	k = ref_rows(refs, c->id, rows, k);
+	for (int j = 0; j < 6; j++) {
+		w[j] = width(head[j] ? head[j] : c->x_label ? c->x_label : "x");
+		for (int i = 0; i < k; i++)
+			w[j] = max(w[j], width(strbuf_str(&rows[i].c[j])));
+	}
+	fprintf(f, "\n%s\n  ", c->title);
+	for (int j = 0; j < 6; j++) {
+		const char *h = head[j]	     ? head[j]
+				: c->x_label ? c->x_label
+					     : "x";
+		if (j == 2 || j == 4)
+			rpad(f, h, w[j]);
+		else
+			pad(f, h, w[j]);
+		fputs(j < 5 ? "  " : "\n", f);
+	}
+	for (int i = 0; i < k; i++) {
+		fputs("  ", f);
+		for (int j = 0; j < 6; j++) {
+			if (j == 2 || j == 4)
+				rpad(f, strbuf_str(&rows[i].c[j]), w[j]);
+			else if (j < 5 || rows[i].after || i >= n)
+				pad(f, strbuf_str(&rows[i].c[j]), w[j]);
+			else
+				fputs(strbuf_str(&rows[i].c[j]), f);
+			if (j < 5)
+				fputs("  ", f);
+			strbuf_release(&rows[i].c[j]);
+		}
+		if (i >= n)
+			fprintf(f, "  the article's, not measured here%s%s",
+				rows[i].after ? ": " : "",
+				rows[i].after ? rows[i].after : "");
+		fputc('\n', f);
+	}
+	free(rows);
+}
+
+/* Index of v in a[0..n), appending it when new. */
+static int index_of(int *a, int *n, int v)
+{
+	for (int i = 0; i < *n; i++)
+		if (a[i] == v)
+			return i;
+	a[*n] = v;
+	return (*n)++;
+}
+
+static int by_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) -
+	       (*(const int *)a < *(const int *)b);
+}
+
+static const struct tab_cell *cell_at(const struct sink_table *t,
+				      const char *id, int row, int col)
+{
+	for (int i = 0; i < t->ncells; i++)
+		if (t->cells[i].row == row && t->cells[i].col == col &&
+		    !strcmp(t->cells[i].chart, id))
+			return &t->cells[i];
+	return NULL;
+}
+
+/* Whether row (or col, when by_col) of chart id has a measured cell. */
+static int has_value(const struct sink_table *t, const char *id, int rc,
+		     int by_col)
+{
+	for (int i = 0; i < t->ncells; i++)
+		if (t->cells[i].measured && !strcmp(t->cells[i].chart, id) &&
+		    (by_col ? t->cells[i].col : t->cells[i].row) == rc)
+			return 1;
+	return 0;
+}
+
+static void cell_text(const struct tab_cell *c, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	if (c && c->measured)
+		strbuf_addf(sb, "%.4g", c->value);
+	else
+		strbuf_addstr(sb, "-");
+}
+
+static const char *label_of(const struct sink_table *t, const char *id, int rc,
+			    int by_col)
+{
+	for (int i = 0; i < t->ncells; i++)
+		if (!strcmp(t->cells[i].chart, id) &&
+		    (by_col ? t->cells[i].col : t->cells[i].row) == rc) {
+			const char *l = by_col ? t->cells[i].col_label
+					       : t->cells[i].row_label;
+			if (l)
+				return l;
+		}
+	return "?";
+}
+
+/* A heatmap as a matrix: rows and columns with no value at all are left out. */
+static void print_matrix(const struct sink_table *t, const struct chart *c)
+{
+	int *rows = calloc((size_t)t->ncells + 1, sizeof(int));
+	int *cols = calloc((size_t)t->ncells + 1, sizeof(int));
+	int nr = 0, nc = 0, kr = 0, kc = 0, lw = 0;
+	struct strbuf sb = STRBUF_INIT, blanks = STRBUF_INIT;
+	const char *unit = NULL;
+	FILE *f = t->out;
+
+	if (!rows || !cols)
+		goto out;
+	for (int i = 0; i < t->ncells; i++) {
+		const struct tab_cell *x = &t->cells[i];
+		if (strcmp(x->chart, c->id))
+			continue;
+		index_of(rows, &nr, x->row);
+		index_of(cols, &nc, x->col);
+		if (x->measured && !unit)
+			unit = x->unit;
+	}
+	for (int i = 0; i < nr; i++)
+		if (has_value(t, c->id, rows[i], 0))
+			rows[kr++] = rows[i];
+	for (int i = 0; i < nc; i++)
+		if (has_value(t, c->id, cols[i], 1))
+			cols[kc++] = cols[i];
+	if (!kr || !kc)
+		goto out;
+	qsort(rows, (size_t)kr, sizeof(int), by_int);
+	qsort(cols, (size_t)kc, sizeof(int), by_int);
+	/* the unit in brackets, unless the title says it already */
+	if (unit && strstr(c->title, unit))
+		unit = NULL;
+	fprintf(f, "\n%s%s%s%s\n  rows: %s, columns: %s\n", c->title,
+		unit ? " [" : "", unit ? unit : "", unit ? "]" : "",
+		c->y_label ? c->y_label : "row",
+		c->x_label ? c->x_label : "column");
+	for (int i = 0; i < kr; i++)
+		lw = max(lw, width(label_of(t, c->id, rows[i], 0)));
+	/* columns in blocks that fit MATRIX_WIDTH characters */
+	for (int c0 = 0; c0 < kc;) {
+		int c1 = c0, used = 2 + lw, cw[64];
+		while (c1 < kc && c1 - c0 < 64) {
+			int w = width(label_of(t, c->id, cols[c1], 1));
+			for (int i = 0; i < kr; i++) {
+				cell_text(cell_at(t, c->id, rows[i], cols[c1]),
+					  &sb);
+				w = max(w, width(strbuf_str(&sb)));
+			}
+			if (c1 > c0 && used + 2 + w > MATRIX_WIDTH)
+				break;
+			cw[c1 - c0] = w;
+			used += 2 + w;
+			c1++;
+		}
+		fputs("  ", f);
+		pad(f, "", lw);
+		for (int j = c0; j < c1; j++) {
+			fputs("  ", f);
+			rpad(f, label_of(t, c->id, cols[j], 1), cw[j - c0]);
+		}
+		fputc('\n', f);
+		for (int i = 0; i < kr; i++) {
+			fputs("  ", f);
+			pad(f, label_of(t, c->id, rows[i], 0), lw);
+			for (int j = c0; j < c1; j++) {
+				const struct tab_cell *x =
+					cell_at(t, c->id, rows[i], cols[j]);
+				cell_text(x, &sb);
+				fputs("  ", f);
+				rpad(f, strbuf_str(&sb), cw[j - c0]);
+				if (x && !x->measured && x->note &&
+				    !strstr(strbuf_str(&blanks), x->note))
+					strbuf_addf(&blanks, "%s%s",
+						    blanks.len ? "; " : "",
+						    x->note);
+			}
+			fputc('\n', f);
+		}
+		c0 = c1;
+	}
+	if (blanks.len)
+		fprintf(f, "  -: %s\n", strbuf_str(&blanks));
+out:
+	strbuf_release(&sb);
+	strbuf_release(&blanks);
+	free(rows);
+	free(cols);
+}
+
+/*
+ * One line per reason this machine could not measure something: the
+ * "cannot" notes, and the cells left out of every matrix (in a row or
+ * column with no value), counted and grouped by their note.
+ */
+static void print_cannot(const struct sink_table *t)
+{
+	struct strbuf charts = STRBUF_INIT;
+	char *done = calloc((size_t)t->ncells + 1, 1);
+	int header = 0;
+	FILE *f = t->out;
+
+	for (int i = 0; i < t->nnotes; i++) {
+		if (strcmp(t->notes[i].level, "cannot"))
+			continue;
+		if (!header++)
+			fprintf(f, "\nnot shown on this machine\n");
+		fprintf(f, "  %s\n", t->notes[i].text);
+	}
+	for (int i = 0; done && i < t->ncells; i++) {
+		const struct tab_cell *a = &t->cells[i];
+		int n = 0;
+
+		if (done[i] || a->measured || !a->note ||
+		    (has_value(t, a->chart, a->row, 0) &&
+		     has_value(t, a->chart, a->col, 1)))
+			continue;
+		strbuf_reset(&charts);
+		for (int j = i; j < t->ncells; j++) {
+			const struct tab_cell *b = &t->cells[j];
+			if (done[j] || b->measured || !b->note ||
+			    strcmp(a->note, b->note) ||
+			    (has_value(t, b->chart, b->row, 0) &&
+			     has_value(t, b->chart, b->col, 1)))
+				continue;
+			done[j] = 1;
+			n++;
+			/* each chart named once, in the order met */
+			struct strbuf needle = STRBUF_INIT;
+			strbuf_addf(&needle, " %s,", b->chart);
+			struct strbuf hay = STRBUF_INIT;
+			strbuf_addf(&hay, " %s,", strbuf_str(&charts));
+			if (!strstr(strbuf_str(&hay), strbuf_str(&needle)))
+				strbuf_addf(&charts, "%s%s",
+					    charts.len ? ", " : "", b->chart);
+			strbuf_release(&needle);
+			strbuf_release(&hay);
+		}
+		if (!header++)
+			fprintf(f, "\nnot shown on this machine\n");
+		fprintf(f, "  %s: %d cell%s left out (%s)\n", a->note, n,
+			n == 1 ? "" : "s", strbuf_str(&charts));
+	}
+	strbuf_release(&charts);
+	free(done);
+}
+
+static void print_lines(FILE *f, const char *title, const struct tab_line *v,
+			int n, int places)
+{
+	int shown = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!places && !strcmp(v[i].level, "cannot"))
+			continue;
+		if (!shown++)
+			fprintf(f, "\n%s\n", title);
+		if (places)
+			fprintf(f, "  %-40s %s%s", v[i].text,
+				v[i].first ? v[i].first : "",
+				!strcmp(v[i].level, "moved")
+					? "  (not where it was asked)"
+					: "");
+		else
+			fprintf(f, "  %s: %s", v[i].level, v[i].text);
+		if (v[i].count > 1 && places)
+			fprintf(f, "  and %d more team%s", v[i].count - 1,
+				v[i].count > 2 ? "s" : "");
+		else if (v[i].count > 1)
+			fprintf(f, "  (x%d)", v[i].count);
+		fputc('\n', f);
+	}
+}
+
+void report_print(const struct sink_table *t)
+{
+	json_t *refs = refs_json(t->exp);
+	FILE *f = t->out;
+
+	for (const struct chart *c = t->exp->charts; c && c->id; c++) {
+		if (c->kind == CHART_HEATMAP)
+			print_matrix(t, c);
+		else
+			print_points(t, c, refs);
+	}
+	if (t->nsummary) {
+		int w = 0;
+		fprintf(f, "\nsummary\n");
+		for (int i = 0; i < t->nsummary; i++)
+			w = max(w, width(t->summary[i].key));
+		for (int i = 0; i < t->nsummary; i++) {
+			fputs("  ", f);
+			pad(f, t->summary[i].key, w);
+			fprintf(f, "  %10.4g %s\n", t->summary[i].value,
+				t->summary[i].unit ? t->summary[i].unit : "");
+		}
+	}
+	print_lines(f, "where the threads ran (seen from inside each thread)",
+		    t->places, t->nplaces, 1);
+	print_cannot(t);
+	print_lines(f, "notes", t->notes, t->nnotes, 0);
+	if (t->oom)
+		fprintf(f,
+			"\n(out of memory: some results are missing above)\n");
+	if (t->headline)
+		fprintf(f, "\nverdict: %s\n", t->headline);
+	fflush(f);
+	json_decref(refs);
+}
