@@ -86,9 +86,13 @@ static void memory_default(const struct topo *t, char *buf, size_t len)
 	uint64_t least = 0;
 
 	machine_facts_from_topo(t, &m);
+	/* the node's size, not what is free now: a default must not move
+	 * from one call to the next */
 	for (int i = 0; i < t->nnodes; i++)
-		if (t->node[i].mem_free && (!least || t->node[i].mem_free < least))
-			least = t->node[i].mem_free;
+		if (t->node[i].mem_total &&
+		    (!least || t->node[i].mem_total < least))
+			least = t->node[i].mem_total;
+	least = least / 8 / (64u << 20) * (64u << 20);
 	snprintf(buf, len, "%lluM",
 		 (unsigned long long)(mem_default_bytes(&m, least) >> 20));
 }
