@@ -9,6 +9,7 @@ extern const struct experiment exp_memory_policy;
 extern const struct experiment exp_remote_bandwidth;
 extern const struct experiment exp_bandwidth_scaling;
 extern const struct experiment exp_variable_layout;
+extern const struct experiment exp_numa_replication;
 
 const struct experiment *const experiments[] = {
 	&exp_false_sharing,
@@ -19,5 +20,6 @@ const struct experiment *const experiments[] = {
 	&exp_remote_bandwidth,
 	&exp_bandwidth_scaling,
 	&exp_variable_layout,
+	&exp_numa_replication,
 	NULL,
 };
