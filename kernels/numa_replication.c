@@ -88,7 +88,8 @@ static const struct param params[] = {
 static const struct chart charts[] = {
 	{.id = "read",
 	 .kind = CHART_BAR,
-	 .title = "Reading the read-only data: one copy, or the copy of the reader's node",
+	 .title =
+		 "Reading the read-only data: one copy, or the copy of the reader's node",
 	 .x_label = "node of the reading thread",
 	 .y_label = "GB/s per thread"},
 	{.id = "memory",
@@ -98,7 +99,8 @@ static const struct chart charts[] = {
 	 .y_label = "MiB"},
 	{.id = "accumulate",
 	 .kind = CHART_BAR,
-	 .title = "Accumulating: one shared region, or a region per node combined at the end",
+	 .title =
+		 "Accumulating: one shared region, or a region per node combined at the end",
 	 .x_label = "layout",
 	 .y_label = "ms per round"},
 	{.id = "pass_time",
@@ -108,37 +110,37 @@ static const struct chart charts[] = {
 	 .y_label = "ms per pass"},
 	{.id = "migration",
 	 .kind = CHART_LINE,
-	 .title = "Total time over many passes: stay remote, or migrate first (they cross at the break-even)",
+	 .title =
+		 "Total time over many passes: stay remote, or migrate first (they cross at the break-even)",
 	 .x_label = "passes",
 	 .y_label = "ms"},
 	{0}};
 
-static const char *const summary_keys[] = {
-	"nodes_used",
-	"home_node",
-	"replicas",
-	"replica_bytes",
-	"single_bytes",
-	"replica_setup_ms",
-	"single_pages_home",
-	"single_pages_elsewhere",
-	"replica_node*_pages_local",
-	"replica_node*_pages_elsewhere",
-	"accumulate_equal",
-	"combine_ms",
-	"shared_region_pages_home",
-	"region_node*_pages_local",
-	"region_node*_pages_elsewhere",
-	"migration_possible",
-	"local_node",
-	"remote_node",
-	"migration_pages_before_remote",
-	"migration_pages_after_local",
-	"migration_moved",
-	"migration_failed",
-	"migration_ms",
-	"break_even_passes",
-	NULL};
+static const char *const summary_keys[] = {"nodes_used",
+					   "home_node",
+					   "replicas",
+					   "replica_bytes",
+					   "single_bytes",
+					   "replica_setup_ms",
+					   "single_pages_home",
+					   "single_pages_elsewhere",
+					   "replica_node*_pages_local",
+					   "replica_node*_pages_elsewhere",
+					   "accumulate_equal",
+					   "combine_ms",
+					   "shared_region_pages_home",
+					   "region_node*_pages_local",
+					   "region_node*_pages_elsewhere",
+					   "migration_possible",
+					   "local_node",
+					   "remote_node",
+					   "migration_pages_before_remote",
+					   "migration_pages_after_local",
+					   "migration_moved",
+					   "migration_failed",
+					   "migration_ms",
+					   "break_even_passes",
+					   NULL};
 
 #define SERIES_SINGLE "one copy"
 #define SERIES_LOCAL "a copy per node"
@@ -159,10 +161,12 @@ struct nr_plan {
 
 static int usable_node(const struct topo *t, int i, int threads)
 {
-	return t->node[i].mem_total > 0 && topo_node_ncpus(t, t->node[i].os) >= threads;
+	return t->node[i].mem_total > 0 &&
+	       topo_node_ncpus(t, t->node[i].os) >= threads;
 }
 
-/* The nodes the params name, or every usable one; home defaults to the first. Pure. */
+/* The nodes the params name, or every usable one; home defaults to the first.
+ * Pure. */
 static void plan_nodes(const struct nr_params *p, const struct topo *t,
 		       struct nr_plan *pl)
 {
@@ -187,10 +191,12 @@ static int plan_cpus(const struct nr_params *p, const struct topo *t,
 	for (int i = 0; i < pl->nnodes; i++) {
 		int32_t node = pl->nodes[i];
 		if (pl->nthreads + per > NR_MAX_THREADS)
-			return errinfo_set(err, "threads", "more than %d threads in all",
+			return errinfo_set(err, "threads",
+					   "more than %d threads in all",
 					   NR_MAX_THREADS);
 		if (topo_plan_nodes(t, PLACE_COMPACT, &node, 1, per,
-				    pl->cpus + pl->nthreads, err->msg, sizeof(err->msg))) {
+				    pl->cpus + pl->nthreads, err->msg,
+				    sizeof(err->msg))) {
 			snprintf(err->field, sizeof(err->field), "threads");
 			return -EINVAL;
 		}
@@ -200,7 +206,8 @@ static int plan_cpus(const struct nr_params *p, const struct topo *t,
 	return 0;
 }
 
-/* The node of the plan farthest from local (by the distance table), -1 if none other. */
+/* The node of the plan farthest from local (by the distance table), -1 if none
+ * other. */
 static int farthest(const struct topo *t, const struct nr_plan *pl, int local)
 {
 	int best = -1, bestd = -1, li = topo_node_index(t, local);
@@ -219,7 +226,8 @@ static int farthest(const struct topo *t, const struct nr_plan *pl, int local)
 }
 
 /* Counts pages of b on node and elsewhere (absent pages count as elsewhere). */
-static int census_on(const struct nmem_buf *b, int node, size_t *on, size_t *off)
+static int census_on(const struct nmem_buf *b, int node, size_t *on,
+		     size_t *off)
 {
 	int *st = malloc(sizeof(int) * (b->npages ? b->npages : 1));
 	int rc;
@@ -242,13 +250,18 @@ static int alloc_on(const struct topo *t, int node, size_t len,
 		    struct nmem_buf *b, struct sink *s)
 {
 	int32_t n = node;
-	struct nmem_spec spec = {.len = len, .policy = NMEM_BIND, .scope = NMEM_VMA,
-				 .nodes = &n, .nnodes = 1, .thp = -1};
+	struct nmem_spec spec = {.len = len,
+				 .policy = NMEM_BIND,
+				 .scope = NMEM_VMA,
+				 .nodes = &n,
+				 .nnodes = 1,
+				 .thp = -1};
 	char msg[200];
 	int rc = nmem_alloc(&spec, t, b, msg, sizeof(msg));
 
 	if (rc)
-		sink_note(s, "warn", "cannot allocate %zu bytes on node %d: %s", len, node, msg);
+		sink_note(s, "warn", "cannot allocate %zu bytes on node %d: %s",
+			  len, node, msg);
 	return rc;
 }
 
@@ -285,7 +298,8 @@ static const char *local_data(struct replicas *r)
 		if (rc) {
 			r->failed = rc;
 		} else {
-			memcpy(r->copy[i].base, r->master->base, r->master->len);
+			memcpy(r->copy[i].base, r->master->base,
+			       r->master->len);
 			r->have[i] = 1;
 			r->setup_s[i] = clock_now() - t0;
 		}
@@ -298,7 +312,7 @@ static const char *local_data(struct replicas *r)
 
 struct read_job {
 	struct replicas *rep;
-	const char *single;	 /* NULL: each thread reads its local_data() */
+	const char *single; /* NULL: each thread reads its local_data() */
 	const char *src[NR_MAX_THREADS];
 	size_t len;
 	int passes;
@@ -326,7 +340,8 @@ static void read_body(void *arg, int tid, int round)
 		return;
 	}
 	for (int p = 0; p < j->passes; p++)
-		if (bw_kernel_isa(isa, BW_READ, NULL, j->src[tid], j->len, 0) != j->expect)
+		if (bw_kernel_isa(isa, BW_READ, NULL, j->src[tid], j->len, 0) !=
+		    j->expect)
 			atomic_store(&j->bad, 1);
 	j->sec[round * j->nthreads + tid] = clock_now() - t0;
 }
@@ -354,8 +369,13 @@ static void emit_reads(struct run_ctx *ctx, const struct nr_plan *pl,
 			int cnt = 0;
 			for (int t = 0; t < pl->nthreads; t++)
 				if (pl->node_of[t] == pl->nodes[n] &&
-				    j->sec[(warmup + r) * pl->nthreads + t] > 0) {
-					sum += bytes / j->sec[(warmup + r) * pl->nthreads + t] / 1e9;
+				    j->sec[(warmup + r) * pl->nthreads + t] >
+					    0) {
+					sum += bytes /
+					       j->sec[(warmup + r) *
+							      pl->nthreads +
+						      t] /
+					       1e9;
 					cnt++;
 				}
 			if (cnt)
@@ -395,8 +415,11 @@ static int run_read(struct run_ctx *ctx, const struct nr_plan *pl,
 		free(j);
 		return -ENOMEM;
 	}
-	struct team_job job = {.nthreads = pl->nthreads, .cpus = pl->cpus, .arg = j,
-			       .setup = read_setup, .body = read_body,
+	struct team_job job = {.nthreads = pl->nthreads,
+			       .cpus = pl->cpus,
+			       .arg = j,
+			       .setup = read_setup,
+			       .body = read_body,
 			       .check = read_check,
 			       .warmup = (int)ctx->common.warmup,
 			       .repeat = (int)ctx->common.repeat,
@@ -405,13 +428,15 @@ static int run_read(struct run_ctx *ctx, const struct nr_plan *pl,
 	if (rc == 0 || rc == -ECANCELED)
 		sink_placement(ctx->sink, label, res.place, res.nthreads);
 	if (rc == 0 && res.check_rc) {
-		sink_note(ctx->sink, "warn",
-			  "%s: a thread read a wrong sum or had no copy: the kernel is wrong",
-			  label);
+		sink_note(
+			ctx->sink, "warn",
+			"%s: a thread read a wrong sum or had no copy: the kernel is wrong",
+			label);
 		rc = -EIO;
 	}
 	if (rc == 0)
-		emit_reads(ctx, pl, j, res.rounds, (int)ctx->common.warmup, series);
+		emit_reads(ctx, pl, j, res.rounds, (int)ctx->common.warmup,
+			   series);
 	if (rc == 0 || rc == -ECANCELED)
 		team_result_free(&res);
 	free(j->sec);
@@ -441,17 +466,22 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 	expect = bw_kernel_isa(bw_isa_best(), BW_READ, NULL, master.base,
 			       master.len / BW_CHUNK * BW_CHUNK, 0);
 	sink_progress(ctx->sink, 0, 4, "read-only data: one copy");
-	rc = run_read(ctx, pl, &master, NULL, expect, SERIES_SINGLE, "one copy");
+	rc = run_read(ctx, pl, &master, NULL, expect, SERIES_SINGLE,
+		      "one copy");
 	if (!rc && !census_on(&master, pl->home, &on, &off)) {
-		sink_summary(ctx->sink, "single_pages_home", (double)on, "pages");
-		sink_summary(ctx->sink, "single_pages_elsewhere", (double)off, "pages");
+		sink_summary(ctx->sink, "single_pages_home", (double)on,
+			     "pages");
+		sink_summary(ctx->sink, "single_pages_elsewhere", (double)off,
+			     "pages");
 	}
 	if (!rc) {
 		pthread_mutex_init(&rep->lock, NULL);
 		rep->topo = t;
 		rep->master = &master;
-		sink_progress(ctx->sink, 1, 4, "read-only data: a copy per node");
-		rc = run_read(ctx, pl, &master, rep, expect, SERIES_LOCAL, "a copy per node");
+		sink_progress(ctx->sink, 1, 4,
+			      "read-only data: a copy per node");
+		rc = run_read(ctx, pl, &master, rep, expect, SERIES_LOCAL,
+			      "a copy per node");
 		if (rep->failed)
 			rc = rep->failed;
 		for (int i = 0; !rc && i < t->nnodes; i++) {
@@ -462,9 +492,12 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 			setup += rep->setup_s[i];
 			if (census_on(&rep->copy[i], t->node[i].os, &on, &off))
 				continue;
-			snprintf(key, sizeof(key), "replica_node%d_pages_local", t->node[i].os);
+			snprintf(key, sizeof(key), "replica_node%d_pages_local",
+				 t->node[i].os);
 			sink_summary(ctx->sink, key, (double)on, "pages");
-			snprintf(key, sizeof(key), "replica_node%d_pages_elsewhere", t->node[i].os);
+			snprintf(key, sizeof(key),
+				 "replica_node%d_pages_elsewhere",
+				 t->node[i].os);
 			sink_summary(ctx->sink, key, (double)off, "pages");
 		}
 		for (int i = 0; i < t->nnodes; i++)
@@ -475,15 +508,23 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 	if (!rc) {
 		double mib = (double)master.len / (1 << 20);
 		sink_summary(ctx->sink, "replicas", ncopies, "copies");
-		sink_summary(ctx->sink, "single_bytes", (double)master.len, "B");
-		sink_summary(ctx->sink, "replica_bytes", (double)master.len * ncopies, "B");
+		sink_summary(ctx->sink, "single_bytes", (double)master.len,
+			     "B");
+		sink_summary(ctx->sink, "replica_bytes",
+			     (double)master.len * ncopies, "B");
 		sink_summary(ctx->sink, "replica_setup_ms", setup * 1e3, "ms");
-		sink_point(ctx->sink, &(struct point){.chart = "memory", .series = "MiB",
-						      .x = 0, .x_label = SERIES_SINGLE,
-						      .y = mib, .unit = "MiB"});
-		sink_point(ctx->sink, &(struct point){.chart = "memory", .series = "MiB",
-						      .x = 1, .x_label = SERIES_LOCAL,
-						      .y = mib * ncopies, .unit = "MiB"});
+		sink_point(ctx->sink, &(struct point){.chart = "memory",
+						      .series = "MiB",
+						      .x = 0,
+						      .x_label = SERIES_SINGLE,
+						      .y = mib,
+						      .unit = "MiB"});
+		sink_point(ctx->sink, &(struct point){.chart = "memory",
+						      .series = "MiB",
+						      .x = 1,
+						      .x_label = SERIES_LOCAL,
+						      .y = mib * ncopies,
+						      .unit = "MiB"});
 	}
 	nmem_free(&master);
 	free(rep);
@@ -502,14 +543,16 @@ static void acc_body(void *arg, int tid, int round)
 {
 	struct acc_job *j = arg;
 	uint64_t *acc = j->region[tid];
-	uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(tid + 1) + (uint64_t)round;
+	uint64_t x =
+		0x9e3779b97f4a7c15ull * (uint64_t)(tid + 1) + (uint64_t)round;
 
 	/* the same stream of additions per thread and round in both layouts */
 	for (uint64_t u = 0; u < j->updates; u++) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		__atomic_fetch_add(&acc[x % j->buckets], x & 0xff, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&acc[x % j->buckets], x & 0xff,
+				   __ATOMIC_RELAXED);
 	}
 }
 
@@ -555,7 +598,9 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 		goto out;
 	}
 
-	struct team_job job = {.nthreads = pl->nthreads, .cpus = pl->cpus, .arg = j,
+	struct team_job job = {.nthreads = pl->nthreads,
+			       .cpus = pl->cpus,
+			       .arg = j,
 			       .body = acc_body,
 			       .warmup = (int)ctx->common.warmup,
 			       .repeat = (int)ctx->common.repeat,
@@ -571,9 +616,14 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 		goto out;
 	sink_placement(ctx->sink, ACC_SHARED, res.place, res.nthreads);
 	shared_ms = median_ms(&res, v);
-	sink_point(ctx->sink, &(struct point){.chart = "accumulate", .series = "updates",
-					      .x = 0, .x_label = ACC_SHARED, .y = shared_ms,
-					      .unit = "ms", .samples = v, .nsamples = res.rounds});
+	sink_point(ctx->sink, &(struct point){.chart = "accumulate",
+					      .series = "updates",
+					      .x = 0,
+					      .x_label = ACC_SHARED,
+					      .y = shared_ms,
+					      .unit = "ms",
+					      .samples = v,
+					      .nsamples = res.rounds});
 	team_result_free(&res);
 
 	for (int i = 0; i < pl->nthreads; i++)
@@ -586,9 +636,14 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 		goto out;
 	sink_placement(ctx->sink, ACC_PER_NODE, res.place, res.nthreads);
 	per_ms = median_ms(&res, v);
-	sink_point(ctx->sink, &(struct point){.chart = "accumulate", .series = "updates",
-					      .x = 1, .x_label = ACC_PER_NODE, .y = per_ms,
-					      .unit = "ms", .samples = v, .nsamples = res.rounds});
+	sink_point(ctx->sink, &(struct point){.chart = "accumulate",
+					      .series = "updates",
+					      .x = 1,
+					      .x_label = ACC_PER_NODE,
+					      .y = per_ms,
+					      .unit = "ms",
+					      .samples = v,
+					      .nsamples = res.rounds});
 	team_result_free(&res);
 
 	/* the combine, as the thread that wants the total would do it */
@@ -599,21 +654,27 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 			sum[b] += r[b];
 	}
 	combine_ms = (clock_now() - t0) * 1e3;
-	sink_point(ctx->sink, &(struct point){.chart = "accumulate", .series = "combine",
-					      .x = 1, .x_label = ACC_PER_NODE, .y = combine_ms,
+	sink_point(ctx->sink, &(struct point){.chart = "accumulate",
+					      .series = "combine",
+					      .x = 1,
+					      .x_label = ACC_PER_NODE,
+					      .y = combine_ms,
 					      .unit = "ms"});
 	sink_summary(ctx->sink, "combine_ms", combine_ms, "ms");
 	sink_summary(ctx->sink, "accumulate_equal",
 		     memcmp(sum, shared.base, len) == 0, NULL);
 	if (!census_on(&shared, pl->home, &on, &off))
-		sink_summary(ctx->sink, "shared_region_pages_home", (double)on, "pages");
+		sink_summary(ctx->sink, "shared_region_pages_home", (double)on,
+			     "pages");
 	for (int n = 0; n < pl->nnodes; n++) {
 		char key[64];
 		if (census_on(&per[n], pl->nodes[n], &on, &off))
 			continue;
-		snprintf(key, sizeof(key), "region_node%d_pages_local", pl->nodes[n]);
+		snprintf(key, sizeof(key), "region_node%d_pages_local",
+			 pl->nodes[n]);
 		sink_summary(ctx->sink, key, (double)on, "pages");
-		snprintf(key, sizeof(key), "region_node%d_pages_elsewhere", pl->nodes[n]);
+		snprintf(key, sizeof(key), "region_node%d_pages_elsewhere",
+			 pl->nodes[n]);
 		sink_summary(ctx->sink, key, (double)off, "pages");
 	}
 out:
@@ -651,7 +712,9 @@ static int time_passes(struct run_ctx *ctx, struct pass_job *pj, int cpu,
 {
 	int reps = ctx->common.repeat > 0 ? (int)ctx->common.repeat : 1;
 	double v[reps];
-	struct team_job job = {.nthreads = 1, .cpus = &cpu, .arg = pj,
+	struct team_job job = {.nthreads = 1,
+			       .cpus = &cpu,
+			       .arg = pj,
 			       .body = pass_body,
 			       .warmup = (int)ctx->common.warmup,
 			       .repeat = (int)ctx->common.repeat,
@@ -665,11 +728,15 @@ static int time_passes(struct run_ctx *ctx, struct pass_job *pj, int cpu,
 	for (int i = 0; i < res.rounds; i++)
 		v[i] = res.seconds[i] * 1e3 / pj->passes;
 	*ms_per_pass = stats_median(v, res.rounds);
-	sink_point(ctx->sink, &(struct point){.chart = "pass_time", .series = "pass",
-					      .x = strcmp(label, PASS_REMOTE) ? 1 : 0,
-					      .x_label = label, .y = *ms_per_pass,
-					      .unit = "ms", .samples = v,
-					      .nsamples = res.rounds});
+	sink_point(ctx->sink,
+		   &(struct point){.chart = "pass_time",
+				   .series = "pass",
+				   .x = strcmp(label, PASS_REMOTE) ? 1 : 0,
+				   .x_label = label,
+				   .y = *ms_per_pass,
+				   .unit = "ms",
+				   .samples = v,
+				   .nsamples = res.rounds});
 	team_result_free(&res);
 	return 0;
 }
@@ -685,11 +752,14 @@ static void emit_break_even(struct run_ctx *ctx, const struct nr_params *p,
 	sink_summary(ctx->sink, "break_even_passes", be, "passes");
 	for (int k = 0; k <= 10; k++) {
 		double x = xmax * k / 10;
-		sink_xy(ctx->sink, "migration", "stay remote", x, x * remote, "ms");
-		sink_xy(ctx->sink, "migration", "migrate first", x, mig_ms + x * local, "ms");
+		sink_xy(ctx->sink, "migration", "stay remote", x, x * remote,
+			"ms");
+		sink_xy(ctx->sink, "migration", "migrate first", x,
+			mig_ms + x * local, "ms");
 	}
 	if (be > 0)
-		sink_xy(ctx->sink, "migration", "break-even", be, be * remote, "ms");
+		sink_xy(ctx->sink, "migration", "break-even", be, be * remote,
+			"ms");
 }
 
 static int part_migrate(struct run_ctx *ctx, const struct nr_plan *pl)
@@ -715,11 +785,14 @@ static int part_migrate(struct run_ctx *ctx, const struct nr_plan *pl)
 	if (rc)
 		return rc;
 	memset(b.base, 1, b.len);
-	pj = (struct pass_job){.base = b.base, .len = b.len / BW_CHUNK * BW_CHUNK,
+	pj = (struct pass_job){.base = b.base,
+			       .len = b.len / BW_CHUNK * BW_CHUNK,
 			       .passes = (int)p->passes};
 	if (!census_on(&b, remote, &on, &off))
-		sink_summary(ctx->sink, "migration_pages_before_remote", (double)on, "pages");
-	sink_progress(ctx->sink, 3, 4, "writable region: remote, then migrated");
+		sink_summary(ctx->sink, "migration_pages_before_remote",
+			     (double)on, "pages");
+	sink_progress(ctx->sink, 3, 4,
+		      "writable region: remote, then migrated");
 	rc = time_passes(ctx, &pj, cpu, PASS_REMOTE, &remote_ms);
 	if (rc)
 		goto out;
@@ -740,7 +813,8 @@ static int part_migrate(struct run_ctx *ctx, const struct nr_plan *pl)
 	sink_summary(ctx->sink, "migration_failed", (double)m.failed, "pages");
 	sink_summary(ctx->sink, "migration_ms", m.seconds * 1e3, "ms");
 	if (!census_on(&b, local, &on, &off))
-		sink_summary(ctx->sink, "migration_pages_after_local", (double)on, "pages");
+		sink_summary(ctx->sink, "migration_pages_after_local",
+			     (double)on, "pages");
 	rc = time_passes(ctx, &pj, cpu, PASS_LOCAL, &local_ms);
 	if (!rc)
 		emit_break_even(ctx, p, remote_ms, local_ms, m.seconds * 1e3);
@@ -788,18 +862,21 @@ static int nr_check(const void *params, const struct common_params *common,
 
 	(void)common;
 	if (!caps->policy)
-		return errinfo_set(err, "nodes",
-				   "this kernel or container does not allow NUMA memory policies (%s)",
-				   caps->why);
+		return errinfo_set(
+			err, "nodes",
+			"this kernel or container does not allow NUMA memory policies (%s)",
+			caps->why);
 	if (!caps->move_pages)
-		return errinfo_set(err, "nodes",
-				   "move_pages is not allowed here, so where each copy is cannot be checked (%s)",
-				   caps->why);
+		return errinfo_set(
+			err, "nodes",
+			"move_pages is not allowed here, so where each copy is cannot be checked (%s)",
+			caps->why);
 	if (p->home.n > 1)
 		return errinfo_set(err, "home", "'home' names one node");
 	if (!t)
 		return 0;
-	if ((rc = topo_check_nodes(t, p->nodes.v, p->nodes.n, "nodes", 1, 1, err)) ||
+	if ((rc = topo_check_nodes(t, p->nodes.v, p->nodes.n, "nodes", 1, 1,
+				   err)) ||
 	    (rc = topo_check_nodes(t, p->home.v, p->home.n, "home", 1, 0, err)))
 		return rc;
 	pl = calloc(1, sizeof(*pl));
@@ -807,19 +884,24 @@ static int nr_check(const void *params, const struct common_params *common,
 		return -ENOMEM;
 	plan_nodes(p, t, pl);
 	if (!pl->nnodes)
-		rc = errinfo_set(err, "threads",
-				 "no node has memory and %lld cpus this process may use",
-				 (long long)p->threads);
+		rc = errinfo_set(
+			err, "threads",
+			"no node has memory and %lld cpus this process may use",
+			(long long)p->threads);
 	else
 		rc = plan_cpus(p, t, pl, err);
-	/* the single copy and the shared region on home, a copy and a region on each node */
+	/* the single copy and the shared region on home, a copy and a region on
+	 * each node */
 	if (!rc)
 		rc = topo_check_free(t, &pl->home, 1,
-				     2 * (uint64_t)p->size + (uint64_t)p->buckets * 8,
+				     2 * (uint64_t)p->size +
+					     (uint64_t)p->buckets * 8,
 				     "size", err);
 	for (int i = 0; !rc && i < pl->nnodes; i++)
 		rc = topo_check_free(t, &pl->nodes[i], 1,
-				     (uint64_t)p->size + (uint64_t)p->buckets * 8, "size", err);
+				     (uint64_t)p->size +
+					     (uint64_t)p->buckets * 8,
+				     "size", err);
 	free(pl);
 	return rc;
 }
@@ -833,8 +915,10 @@ static int summary_is(const struct run_result *r, const char *key, double want)
 	return rr_summary_get(r, key, &v) == 0 && v == want;
 }
 
-/* The placements' threads all on the nodes they were meant for; 0 and a note if not. */
-static int nodes_seen(const struct run_result *r, const char *label, int *nnodes)
+/* The placements' threads all on the nodes they were meant for; 0 and a note if
+ * not. */
+static int nodes_seen(const struct run_result *r, const char *label,
+		      int *nnodes)
 {
 	const struct rr_placement *p = rr_placement_find(r, label);
 	int seen[TOPO_MAX_NODES], n = 0;
@@ -863,24 +947,28 @@ static void say_readonly(const struct run_result *r, struct verdict *v,
 	if (rr_summary_get(r, "replicas", &copies) == 0 &&
 	    rr_summary_get(r, "replica_bytes", &bytes) == 0 &&
 	    rr_summary_get(r, "single_bytes", &single) == 0)
-		verdict_note(v, "info",
-			     "replication cost %.0f copies of %.1f MiB: %.1f MiB instead of %.1f MiB",
-			     copies, single / (1 << 20), bytes / (1 << 20), single / (1 << 20));
+		verdict_note(
+			v, "info",
+			"replication cost %.0f copies of %.1f MiB: %.1f MiB instead of %.1f MiB",
+			copies, single / (1 << 20), bytes / (1 << 20),
+			single / (1 << 20));
 	if (!nodes_seen(r, SERIES_LOCAL, &nnodes))
 		return;
 	if (nnodes < 2) {
-		verdict_note(v, "cannot",
-			     "one copy against a copy per node needs readers on two nodes; this run's readers were all on one node, so every read was local either way");
+		verdict_note(
+			v, "cannot",
+			"one copy against a copy per node needs readers on two nodes; this run's readers were all on one node, so every read was local either way");
 		return;
 	}
 	for (int i = 0; i < r->npoints; i++) {
 		const struct rr_point *loc = &r->points[i], *one;
 		char key[64];
 		double off;
-		if (strcmp(loc->chart, "read") || strcmp(loc->series, SERIES_LOCAL) ||
-		    loc->x == home)
+		if (strcmp(loc->chart, "read") ||
+		    strcmp(loc->series, SERIES_LOCAL) || loc->x == home)
 			continue;
-		snprintf(key, sizeof(key), "replica_node%.0f_pages_elsewhere", loc->x);
+		snprintf(key, sizeof(key), "replica_node%.0f_pages_elsewhere",
+			 loc->x);
 		if (rr_summary_get(r, key, &off) != 0 || off > 0) {
 			misplaced++;
 			continue;
@@ -892,71 +980,86 @@ static void say_readonly(const struct run_result *r, struct verdict *v,
 			better += c > 0;
 		}
 		if (c > 0 && !head[0])
-			snprintf(head, len,
-				 "threads on node %.0f read their own copy at %.1f GB/s against %.1f GB/s from node %.0f's single copy",
-				 loc->x, loc->y, one->y, home);
+			snprintf(
+				head, len,
+				"threads on node %.0f read their own copy at %.1f GB/s against %.1f GB/s from node %.0f's single copy",
+				loc->x, loc->y, one->y, home);
 	}
 	if (misplaced)
-		verdict_note(v, "cannot",
-			     "%d node copies had pages off their node (or could not be checked): their reads were not compared",
-			     misplaced);
+		verdict_note(
+			v, "cannot",
+			"%d node copies had pages off their node (or could not be checked): their reads were not compared",
+			misplaced);
 	if (told == 0 && !misplaced)
-		verdict_note(v, "warn",
-			     "the remote nodes' reads of one copy and of their own copy could not be told apart: rounds overlap");
+		verdict_note(
+			v, "warn",
+			"the remote nodes' reads of one copy and of their own copy could not be told apart: rounds overlap");
 	else if (told && better < told)
-		verdict_note(v, "warn",
-			     "on %d of %d remote nodes the local copy was not the faster one", told - better,
-			     told);
+		verdict_note(
+			v, "warn",
+			"on %d of %d remote nodes the local copy was not the faster one",
+			told - better, told);
 }
 
 static void say_accumulate(const struct run_result *r, struct verdict *v,
 			   char *head, size_t len)
 {
-	const struct rr_point *sh = rr_point_find_label(r, "accumulate", "updates", ACC_SHARED);
-	const struct rr_point *pn = rr_point_find_label(r, "accumulate", "updates", ACC_PER_NODE);
+	const struct rr_point *sh =
+		rr_point_find_label(r, "accumulate", "updates", ACC_SHARED);
+	const struct rr_point *pn =
+		rr_point_find_label(r, "accumulate", "updates", ACC_PER_NODE);
 	double combine = 0;
 	int nnodes;
 
 	if (!sh || !pn)
 		return;
 	if (!summary_is(r, "accumulate_equal", 1)) {
-		verdict_note(v, "warn",
-			     "the shared region and the combined per-node regions hold different totals: the kernel is wrong");
+		verdict_note(
+			v, "warn",
+			"the shared region and the combined per-node regions hold different totals: the kernel is wrong");
 		return;
 	}
 	rr_summary_get(r, "combine_ms", &combine);
 	nodes_seen(r, ACC_PER_NODE, &nnodes);
 	if (nnodes < 2) {
-		verdict_note(v, "cannot",
-			     "with threads on one node, one shared region and a region per node are the same region: the totals agree, but nothing is compared");
+		verdict_note(
+			v, "cannot",
+			"with threads on one node, one shared region and a region per node are the same region: the totals agree, but nothing is compared");
 		return;
 	}
 	int c = rr_point_compare(sh, pn);
 	if (c > 0) {
-		verdict_note(v, "info",
-			     "a region per node took %.2f ms a round plus %.3f ms to combine, one shared region %.2f ms; the totals were equal",
-			     pn->y, combine, sh->y);
+		verdict_note(
+			v, "info",
+			"a region per node took %.2f ms a round plus %.3f ms to combine, one shared region %.2f ms; the totals were equal",
+			pn->y, combine, sh->y);
 		if (!head[0] && sh->y > pn->y + combine)
-			snprintf(head, len,
-				 "accumulating into a region per node and combining took %.2f ms against %.2f ms in one shared region",
-				 pn->y + combine, sh->y);
+			snprintf(
+				head, len,
+				"accumulating into a region per node and combining took %.2f ms against %.2f ms in one shared region",
+				pn->y + combine, sh->y);
 	} else {
-		verdict_note(v, "warn",
-			     "one shared region (%.2f ms) was %s a region per node (%.2f ms, combine %.3f ms)",
-			     sh->y, c < 0 ? "faster than" : "not told apart from", pn->y, combine);
+		verdict_note(
+			v, "warn",
+			"one shared region (%.2f ms) was %s a region per node (%.2f ms, combine %.3f ms)",
+			sh->y, c < 0 ? "faster than" : "not told apart from",
+			pn->y, combine);
 	}
 }
 
 static void say_migration(const struct run_result *r, struct verdict *v,
 			  char *head, size_t len)
 {
-	const struct rr_point *rem = rr_point_find_label(r, "pass_time", "pass", PASS_REMOTE);
-	const struct rr_point *loc = rr_point_find_label(r, "pass_time", "pass", PASS_LOCAL);
+	const struct rr_point *rem =
+		rr_point_find_label(r, "pass_time", "pass", PASS_REMOTE);
+	const struct rr_point *loc =
+		rr_point_find_label(r, "pass_time", "pass", PASS_LOCAL);
 	double be = -1, mig = 0, failed = 0, remote = 0, local = 0;
 
 	if (summary_is(r, "migration_possible", 0)) {
-		verdict_note(v, "cannot",
-			     "migrating a writable region to the local node needs a second node with memory; this run had one");
+		verdict_note(
+			v, "cannot",
+			"migrating a writable region to the local node needs a second node with memory; this run had one");
 		return;
 	}
 	if (!rem || !loc)
@@ -967,23 +1070,27 @@ static void say_migration(const struct run_result *r, struct verdict *v,
 	rr_summary_get(r, "remote_node", &remote);
 	rr_summary_get(r, "local_node", &local);
 	if (failed > 0) {
-		verdict_note(v, "cannot",
-			     "%.0f pages stayed on node %.0f after the migration: the passes after it were not all local",
-			     failed, remote);
+		verdict_note(
+			v, "cannot",
+			"%.0f pages stayed on node %.0f after the migration: the passes after it were not all local",
+			failed, remote);
 		return;
 	}
 	if (rr_point_compare(rem, loc) > 0 && be > 0) {
-		verdict_note(v, "info",
-			     "moving the region from node %.0f to node %.0f took %.2f ms; each pass then took %.3f ms instead of %.3f ms, so it paid for itself after %.1f passes",
-			     remote, local, mig, loc->y, rem->y, be);
+		verdict_note(
+			v, "info",
+			"moving the region from node %.0f to node %.0f took %.2f ms; each pass then took %.3f ms instead of %.3f ms, so it paid for itself after %.1f passes",
+			remote, local, mig, loc->y, rem->y, be);
 		if (!head[0])
-			snprintf(head, len,
-				 "migrating the writable region took %.2f ms and paid for itself after %.1f passes",
-				 mig, be);
+			snprintf(
+				head, len,
+				"migrating the writable region took %.2f ms and paid for itself after %.1f passes",
+				mig, be);
 	} else {
-		verdict_note(v, "warn",
-			     "a pass over the region on node %.0f (%.3f ms) was not told slower than on the local node (%.3f ms): the migration (%.2f ms) never paid for itself here",
-			     remote, rem->y, loc->y, mig);
+		verdict_note(
+			v, "warn",
+			"a pass over the region on node %.0f (%.3f ms) was not told slower than on the local node (%.3f ms), so no break-even can be claimed for the migration (%.2f ms)",
+			remote, rem->y, loc->y, mig);
 	}
 }
 
@@ -996,14 +1103,20 @@ static void nr_describe(const struct run_result *r, struct verdict *v)
 	say_accumulate(r, v, head, sizeof(head));
 	say_migration(r, v, head, sizeof(head));
 	if (!r->complete)
-		verdict_note(v, "warn", "the run did not finish: what it says rests on the parts measured");
+		verdict_note(
+			v, "warn",
+			"the run did not finish: what it says rests on the parts measured");
 	rr_summary_get(r, "nodes_used", &nodes);
 	if (head[0])
 		verdict_headline(v, "%s", head);
 	else if (nodes < 2)
-		verdict_headline(v, "with one node there is nothing to replicate or migrate: this run measured only what the techniques cost");
+		verdict_headline(
+			v,
+			"with one node there is nothing to replicate or migrate: this run measured only what the techniques cost");
 	else if (r->npoints)
-		verdict_headline(v, "this run could not tell the techniques from the plain layouts: see the notes");
+		verdict_headline(
+			v,
+			"this run could not tell the techniques from the plain layouts: see the notes");
 }
 
 static void nr_precheck(const void *params, const struct common_params *common,
@@ -1012,22 +1125,21 @@ static void nr_precheck(const void *params, const struct common_params *common,
 	const struct nr_params *p = params;
 	struct nr_plan pl;
 
+	/* a machine without NUMA system calls is refused by the check hook */
 	(void)common;
-	if (!t->numa_available) {
-		verdict_note(v, "cannot",
-			     "this kernel has no NUMA system calls: copies cannot be placed on nodes");
-		return;
-	}
 	plan_nodes(p, t, &pl);
 	if (pl.nnodes >= 2)
 		return;
-	verdict_note(v, "cannot",
-		     "a copy per node reads the same as one copy when every reader is on one node; this run uses %d",
-		     pl.nnodes);
-	verdict_note(v, "cannot",
-		     "a region per node is the shared region when there is one node: the accumulators can only be checked for equal totals");
-	verdict_note(v, "cannot",
-		     "migrating a region to the local node needs a second node to start from");
+	verdict_note(
+		v, "cannot",
+		"a copy per node reads the same as one copy when every reader is on one node; this run uses %d",
+		pl.nnodes);
+	verdict_note(
+		v, "cannot",
+		"a region per node is the shared region when there is one node: the accumulators can only be checked for equal totals");
+	verdict_note(
+		v, "cannot",
+		"migrating a region to the local node needs a second node to start from");
 }
 
 static void nr_estimate(const void *params, const struct common_params *common,
@@ -1049,10 +1161,12 @@ static void nr_estimate(const void *params, const struct common_params *common,
 
 const struct experiment exp_numa_replication = {
 	.name = "numa_replication",
-	.title = "Replicas per node, per-node accumulators, migrating before use",
-	.summary = "Read-only data in one copy or one per node; one shared "
-		   "accumulator or one per node combined; a writable region used "
-		   "remotely or migrated first, and when that pays",
+	.title =
+		"Replicas per node, per-node accumulators, migrating before use",
+	.summary =
+		"Read-only data in one copy or one per node; one shared "
+		"accumulator or one per node combined; a writable region used "
+		"remotely or migrated first, and when that pays",
 	.section = "6.5.7",
 	.explain =
 		"When threads on every node need the same memory, placing "

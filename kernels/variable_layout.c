@@ -82,7 +82,8 @@ static const struct param params[] = {
 static const struct chart charts[] = {
 	{.id = "layouts",
 	 .kind = CHART_BAR,
-	 .title = "Time per operation (two updates of a thread's own variables), by layout",
+	 .title =
+		 "Time per operation (two updates of a thread's own variables), by layout",
 	 .x_label = "layout",
 	 .y_label = "ns per operation"},
 	{.id = "footprint",
@@ -102,27 +103,32 @@ static const struct chart charts[] = {
 	 .y_label = "ns per access (call included)"},
 	{.id = "thread_start",
 	 .kind = CHART_BAR,
-	 .title = "Starting and joining a thread that uses one thread-local variable",
+	 .title =
+		 "Starting and joining a thread that uses one thread-local variable",
 	 .x_label = "the thread uses",
 	 .y_label = "µs per thread"},
 	{0}};
 
-static const char *const summary_keys[] = {
-	"threads",	     "layout_slowdown",	 "reader_slowdown",
-	"dso_found",	     "dso_tls_extra_ns", "big_tls_start_extra_us",
-	"exe_tls_block_bytes", NULL};
+static const char *const summary_keys[] = {"threads",
+					   "layout_slowdown",
+					   "reader_slowdown",
+					   "dso_found",
+					   "dso_tls_extra_ns",
+					   "big_tls_start_extra_us",
+					   "exe_tls_block_bytes",
+					   NULL};
 
 enum vl_layout { LAY_GLOBAL, LAY_TLS, LAY_PADDED, LAY_GROUPED, LAY_N };
 
-static const char *const layout_names[LAY_N] = {
-	"global array", "__thread", "padded, one line each",
-	"grouped in one padded line"};
+static const char *const layout_names[LAY_N] = {"global array", "__thread",
+						"padded, one line each",
+						"grouped in one padded line"};
 
 enum vl_where { AT_SAME_LINE, AT_SECTION, AT_RODATA, AT_N };
 
-static const char *const where_names[AT_N] = {
-	"same line as the written word", "own section (.data.read_mostly)",
-	".rodata (const)"};
+static const char *const where_names[AT_N] = {"same line as the written word",
+					      "own section (.data.read_mostly)",
+					      ".rodata (const)"};
 
 enum vl_access { ACC_GLOBAL, ACC_TLS_EXE, ACC_TLS_DSO, ACC_N };
 
@@ -144,21 +150,26 @@ static const char *const start_names[START_N] = {
  * The variables themselves. Only one run happens in a process at a
  * time, so statics are safe; each run zeroes what it uses.
  */
-static unsigned long vl_global_a[VL_MAX_THREADS] __attribute__((aligned(VL_APART)));
-static unsigned long vl_global_b[VL_MAX_THREADS] __attribute__((aligned(VL_APART)));
+static unsigned long vl_global_a[VL_MAX_THREADS]
+	__attribute__((aligned(VL_APART)));
+static unsigned long vl_global_b[VL_MAX_THREADS]
+	__attribute__((aligned(VL_APART)));
 static __thread unsigned long vl_tls_a, vl_tls_b;
 
-/* A written word and a read-mostly one in the same line, as plain .data puts them. */
+/* A written word and a read-mostly one in the same line, as plain .data puts
+ * them. */
 static struct {
 	volatile unsigned long hot;
 	volatile unsigned long cold;
 } vl_line __attribute__((aligned(VL_APART))) = {0, 42};
 
-/* The read-mostly word in a section of its own, padded so nothing written follows it. */
+/* The read-mostly word in a section of its own, padded so nothing written
+ * follows it. */
 static struct {
 	unsigned long v;
 	char pad[VL_APART - sizeof(unsigned long)];
-} vl_apart __attribute__((section(".data.read_mostly"), aligned(VL_APART))) = {.v = 42};
+} vl_apart __attribute__((section(".data.read_mostly"), aligned(VL_APART))) = {
+	.v = 42};
 
 /* The same word as a constant: the tool chain puts it in .rodata. */
 static const unsigned long vl_rodata[VL_APART / sizeof(unsigned long)]
@@ -256,7 +267,8 @@ static size_t exe_tls_bytes(void)
 	return bytes;
 }
 
-/* Runs a job through the team harness and emits its placement; frees nothing on error. */
+/* Runs a job through the team harness and emits its placement; frees nothing on
+ * error. */
 static int run_team(struct run_ctx *ctx, struct team_job *job,
 		    struct team_result *res, const char *label)
 {
@@ -269,8 +281,10 @@ static int run_team(struct run_ctx *ctx, struct team_job *job,
 	if (rc == 0 || rc == -ECANCELED)
 		sink_placement(ctx->sink, label, res->place, res->nthreads);
 	if (rc == 0 && res->check_rc) {
-		sink_note(ctx->sink, "warn", "%s: the values read back are wrong: the kernel is broken",
-			  label);
+		sink_note(
+			ctx->sink, "warn",
+			"%s: the values read back are wrong: the kernel is broken",
+			label);
 		rc = -EIO;
 	}
 	if (rc)
@@ -334,11 +348,14 @@ static void locate(const struct lay_job *j, int tid, volatile unsigned long **a,
 		*b = &vl_tls_b;
 		break;
 	case LAY_PADDED:
-		*a = (volatile unsigned long *)(j->heap + 2 * (size_t)tid * j->line);
-		*b = (volatile unsigned long *)(j->heap + (2 * (size_t)tid + 1) * j->line);
+		*a = (volatile unsigned long *)(j->heap +
+						2 * (size_t)tid * j->line);
+		*b = (volatile unsigned long *)(j->heap + (2 * (size_t)tid +
+							   1) * j->line);
 		break;
 	default:
-		*a = (volatile unsigned long *)(j->heap + (size_t)tid * j->line);
+		*a = (volatile unsigned long *)(j->heap +
+						(size_t)tid * j->line);
 		*b = *a + 1;
 		break;
 	}
@@ -386,9 +403,11 @@ static size_t footprint(enum vl_layout l, size_t line)
 static int run_layouts(struct run_ctx *ctx, const int *cpus, int n)
 {
 	const struct vl_params *vp = ctx->params;
-	size_t line = (size_t)(ctx->topo->line_size > 0 ? ctx->topo->line_size : 64);
+	size_t line =
+		(size_t)(ctx->topo->line_size > 0 ? ctx->topo->line_size : 64);
 	size_t bytes = ((2 * (size_t)n * line) + 4095) & ~(size_t)4095;
-	struct lay_job j = {.line = line, .ops = (uint64_t)vp->ops, .nthreads = n};
+	struct lay_job j = {
+		.line = line, .ops = (uint64_t)vp->ops, .nthreads = n};
 	double t[LAY_N] = {0};
 	int rc = 0;
 
@@ -400,8 +419,12 @@ static int run_layouts(struct run_ctx *ctx, const int *cpus, int n)
 	}
 	memset(j.heap, 0, bytes);
 	for (int l = 0; l < LAY_N && !rc; l++) {
-		struct team_job job = {.nthreads = n, .cpus = cpus, .arg = &j,
-				       .body = lay_body, .check = lay_check, .spin = 1};
+		struct team_job job = {.nthreads = n,
+				       .cpus = cpus,
+				       .arg = &j,
+				       .body = lay_body,
+				       .check = lay_check,
+				       .spin = 1};
 		struct team_result res;
 		char label[64];
 
@@ -411,18 +434,21 @@ static int run_layouts(struct run_ctx *ctx, const int *cpus, int n)
 		rc = run_team(ctx, &job, &res, label);
 		if (rc)
 			break;
-		t[l] = emit_scaled(ctx, "layouts", "time", l, layout_names[l], &res,
-				   1e9 / (double)vp->ops, "ns", NULL, 0);
-		sink_point(ctx->sink, &(struct point){.chart = "footprint",
-						      .series = "bytes per thread",
-						      .x = l,
-						      .x_label = layout_names[l],
-						      .y = (double)footprint((enum vl_layout)l, line),
-						      .unit = "B"});
+		t[l] = emit_scaled(ctx, "layouts", "time", l, layout_names[l],
+				   &res, 1e9 / (double)vp->ops, "ns", NULL, 0);
+		sink_point(ctx->sink,
+			   &(struct point){.chart = "footprint",
+					   .series = "bytes per thread",
+					   .x = l,
+					   .x_label = layout_names[l],
+					   .y = (double)footprint(
+						   (enum vl_layout)l, line),
+					   .unit = "B"});
 		team_result_free(&res);
 	}
 	if (!rc && t[LAY_GROUPED] > 0)
-		sink_summary(ctx->sink, "layout_slowdown", t[LAY_GLOBAL] / t[LAY_GROUPED], "x");
+		sink_summary(ctx->sink, "layout_slowdown",
+			     t[LAY_GLOBAL] / t[LAY_GROUPED], "x");
 out:
 	free(j.heap);
 	free(j.got);
@@ -449,7 +475,8 @@ static void rd_body(void *arg, int tid, int round)
 	 * and as a reader it cannot start it after the work it times.
 	 */
 	if (tid == j->nreaders) {
-		while (atomic_load_explicit(&j->stop_round, memory_order_acquire) <= round)
+		while (atomic_load_explicit(&j->stop_round,
+					    memory_order_acquire) <= round)
 			vl_line.hot++;
 		return;
 	}
@@ -459,7 +486,8 @@ static void rd_body(void *arg, int tid, int round)
 	if (sum != 42 * (unsigned long)j->reads)
 		atomic_store(&j->bad, 1);
 	if (atomic_fetch_add(&j->done, 1) + 1 == j->nreaders * (round + 1))
-		atomic_store_explicit(&j->stop_round, round + 1, memory_order_release);
+		atomic_store_explicit(&j->stop_round, round + 1,
+				      memory_order_release);
 }
 
 static int rd_check(void *arg)
@@ -478,26 +506,33 @@ static int run_readers(struct run_ctx *ctx, const int *cpus, int n)
 	int rc = 0;
 
 	for (int w = 0; w < AT_N && !rc; w++) {
-		struct rd_job j = {.word = words[w], .reads = (uint64_t)vp->ops,
+		struct rd_job j = {.word = words[w],
+				   .reads = (uint64_t)vp->ops,
 				   .nreaders = n - 1};
-		struct team_job job = {.nthreads = n, .cpus = cpus, .arg = &j,
-				       .body = rd_body, .check = rd_check, .spin = 1};
+		struct team_job job = {.nthreads = n,
+				       .cpus = cpus,
+				       .arg = &j,
+				       .body = rd_body,
+				       .check = rd_check,
+				       .spin = 1};
 		struct team_result res;
 		char label[80];
-		long dist = labs((long)((uintptr_t)words[w] - (uintptr_t)&vl_line.hot));
+		long dist = labs(
+			(long)((uintptr_t)words[w] - (uintptr_t)&vl_line.hot));
 
 		snprintf(label, sizeof(label), "readers: %s", where_names[w]);
 		sink_progress(ctx->sink, LAY_N + w, 4 * LAY_N, label);
 		rc = run_team(ctx, &job, &res, label);
 		if (rc)
 			break;
-		t[w] = emit_scaled(ctx, "readers", "read", w, where_names[w], &res,
-				   1e9 / (double)vp->ops, "ns", "bytes_from_written",
-				   (double)dist);
+		t[w] = emit_scaled(ctx, "readers", "read", w, where_names[w],
+				   &res, 1e9 / (double)vp->ops, "ns",
+				   "bytes_from_written", (double)dist);
 		team_result_free(&res);
 	}
 	if (!rc && t[AT_SECTION] > 0)
-		sink_summary(ctx->sink, "reader_slowdown", t[AT_SAME_LINE] / t[AT_SECTION], "x");
+		sink_summary(ctx->sink, "reader_slowdown",
+			     t[AT_SAME_LINE] / t[AT_SECTION], "x");
 	return rc;
 }
 
@@ -539,8 +574,11 @@ static int run_tls_access(struct run_ctx *ctx, const int *cpus,
 
 	for (int a = 0; a < ACC_N && !rc; a++) {
 		struct acc_job j = {.ops = (uint64_t)vp->ops};
-		struct team_job job = {.nthreads = 1, .cpus = cpus, .arg = &j,
-				       .body = acc_body, .check = acc_check};
+		struct team_job job = {.nthreads = 1,
+				       .cpus = cpus,
+				       .arg = &j,
+				       .body = acc_body,
+				       .check = acc_check};
 		struct team_result res;
 		char label[80];
 
@@ -556,17 +594,20 @@ static int run_tls_access(struct run_ctx *ctx, const int *cpus,
 		} else {
 			continue;
 		}
-		snprintf(label, sizeof(label), "tls access: %s", access_names[a]);
+		snprintf(label, sizeof(label), "tls access: %s",
+			 access_names[a]);
 		sink_progress(ctx->sink, LAY_N + AT_N + a, 4 * LAY_N, label);
 		rc = run_team(ctx, &job, &res, label);
 		if (rc)
 			break;
-		t[a] = emit_scaled(ctx, "tls_access", "access", a, access_names[a],
-				   &res, 1e9 / (double)vp->ops, "ns", NULL, 0);
+		t[a] = emit_scaled(ctx, "tls_access", "access", a,
+				   access_names[a], &res, 1e9 / (double)vp->ops,
+				   "ns", NULL, 0);
 		team_result_free(&res);
 	}
 	if (!rc && small->handle)
-		sink_summary(ctx->sink, "dso_tls_extra_ns", t[ACC_TLS_DSO] - t[ACC_TLS_EXE], "ns");
+		sink_summary(ctx->sink, "dso_tls_extra_ns",
+			     t[ACC_TLS_DSO] - t[ACC_TLS_EXE], "ns");
 	return rc;
 }
 
@@ -599,7 +640,8 @@ static void start_body(void *arg, int tid, int round)
 	(void)round;
 	for (int i = 0; i < j->starts; i++) {
 		pthread_t th;
-		int e = j->d ? pthread_create(&th, NULL, start_touch, (void *)j->d)
+		int e = j->d ? pthread_create(&th, NULL, start_touch,
+					      (void *)j->d)
 			     : pthread_create(&th, NULL, start_plain, NULL);
 		if (e) {
 			atomic_store(&j->failed, e);
@@ -626,26 +668,32 @@ static int run_thread_start(struct run_ctx *ctx, const int *cpus,
 
 	for (int s = 0; s < START_N && !rc; s++) {
 		struct start_job j = {.d = which[s], .starts = (int)vp->starts};
-		struct team_job job = {.nthreads = 1, .cpus = cpus, .arg = &j,
-				       .body = start_body, .check = start_check};
+		struct team_job job = {.nthreads = 1,
+				       .cpus = cpus,
+				       .arg = &j,
+				       .body = start_body,
+				       .check = start_check};
 		struct team_result res;
 		char label[80];
 
 		if (s != START_NONE && !which[s]->handle)
 			continue;
-		snprintf(label, sizeof(label), "thread start: %s", start_names[s]);
-		sink_progress(ctx->sink, LAY_N + AT_N + ACC_N + s, 4 * LAY_N, label);
+		snprintf(label, sizeof(label), "thread start: %s",
+			 start_names[s]);
+		sink_progress(ctx->sink, LAY_N + AT_N + ACC_N + s, 4 * LAY_N,
+			      label);
 		rc = run_team(ctx, &job, &res, label);
 		if (rc)
 			break;
-		t[s] = emit_scaled(ctx, "thread_start", "start", s, start_names[s],
-				   &res, 1e6 / (double)vp->starts, "µs",
-				   "tls_block_bytes",
-				   which[s] ? (double)which[s]->bytes() : 0);
+		t[s] = emit_scaled(
+			ctx, "thread_start", "start", s, start_names[s], &res,
+			1e6 / (double)vp->starts, "µs", "tls_block_bytes",
+			which[s] ? (double)which[s]->bytes() : 0);
 		team_result_free(&res);
 	}
 	if (!rc && big->handle)
-		sink_summary(ctx->sink, "big_tls_start_extra_us", t[START_BIG] - t[START_NONE], "µs");
+		sink_summary(ctx->sink, "big_tls_start_extra_us",
+			     t[START_BIG] - t[START_NONE], "µs");
 	return rc;
 }
 
@@ -666,12 +714,14 @@ static int vl_run(struct run_ctx *ctx)
 		goto out;
 	}
 	sink_summary(ctx->sink, "threads", n, "threads");
-	sink_summary(ctx->sink, "exe_tls_block_bytes", (double)exe_tls_bytes(), "B");
+	sink_summary(ctx->sink, "exe_tls_block_bytes", (double)exe_tls_bytes(),
+		     "B");
 	if (vp->parts & (1u << PART_LAYOUTS))
 		rc = run_layouts(ctx, cpus, n);
 	if (!rc && n >= 2 && (vp->parts & (1u << PART_READERS)))
 		rc = run_readers(ctx, cpus, n);
-	if (!rc && (vp->parts & ((1u << PART_TLS_ACCESS) | (1u << PART_THREAD_START)))) {
+	if (!rc && (vp->parts &
+		    ((1u << PART_TLS_ACCESS) | (1u << PART_THREAD_START)))) {
 		int found = dso_open(DSO_SMALL, &small) == 0 &&
 			    dso_open(DSO_BIG, &big) == 0;
 		if (!found) {
@@ -701,7 +751,8 @@ static const struct rr_point *pt(const struct run_result *r, const char *chart,
 	return rr_point_find_label(r, chart, series, label);
 }
 
-/* Whether every thread of a placement ran on one core (SMT siblings or one CPU). */
+/* Whether every thread of a placement ran on one core (SMT siblings or one
+ * CPU). */
 static int one_core(const struct rr_placement *p)
 {
 	for (int i = 1; p && i < p->n; i++)
@@ -710,140 +761,180 @@ static int one_core(const struct rr_placement *p)
 	return 1;
 }
 
-/* Whether two threads of a placement could race for a line: distinct CPUs. Says why not into v. */
+/* Whether two threads of a placement could race for a line: distinct CPUs. Says
+ * why not into v. */
 static int can_race(const struct run_result *r, const char *label,
 		    const char *what, struct verdict *v)
 {
 	const struct rr_placement *p = rr_placement_find(r, label);
 
 	if (!p || p->n < 2) {
-		verdict_note(v, "cannot",
-			     "%s needs two threads running at once; this run had %d", what,
-			     p ? p->n : 1);
+		verdict_note(
+			v, "cannot",
+			"%s needs two threads running at once; this run had %d",
+			what, p ? p->n : 1);
 		return 0;
 	}
-	if (!rr_placement_distinct_cpus(p)) {
-		verdict_note(v, "cannot",
-			     "%s needs threads on distinct cpus, but its %d threads were all seen on one cpu",
-			     what, p->n);
+	if (rr_placement_distinct_cpus(p) < 2) {
+		verdict_note(
+			v, "cannot",
+			"%s needs threads on distinct cpus, but its %d threads were all seen on one cpu",
+			what, p->n);
 		return 0;
 	}
 	if (one_core(p))
-		verdict_note(v, "warn",
-			     "%s: the threads ran on SMT siblings of one core, which share the L1, so a shared line hardly moves; placement=spread puts them on separate cores",
-			     what);
+		verdict_note(
+			v, "warn",
+			"%s: the threads ran on SMT siblings of one core, which share the L1, so a shared line hardly moves; placement=spread puts them on separate cores",
+			what);
 	return 1;
 }
 
 static void say_layouts(const struct run_result *r, struct verdict *v,
 			char *head, size_t len)
 {
-	const struct rr_point *g = pt(r, "layouts", "time", layout_names[LAY_GLOBAL]);
-	const struct rr_point *tl = pt(r, "layouts", "time", layout_names[LAY_TLS]);
-	const struct rr_point *pd = pt(r, "layouts", "time", layout_names[LAY_PADDED]);
-	const struct rr_point *gr = pt(r, "layouts", "time", layout_names[LAY_GROUPED]);
-	const struct rr_point *fp = pt(r, "footprint", "bytes per thread", layout_names[LAY_PADDED]);
-	const struct rr_point *fg = pt(r, "footprint", "bytes per thread", layout_names[LAY_GROUPED]);
+	const struct rr_point *g =
+		pt(r, "layouts", "time", layout_names[LAY_GLOBAL]);
+	const struct rr_point *tl =
+		pt(r, "layouts", "time", layout_names[LAY_TLS]);
+	const struct rr_point *pd =
+		pt(r, "layouts", "time", layout_names[LAY_PADDED]);
+	const struct rr_point *gr =
+		pt(r, "layouts", "time", layout_names[LAY_GROUPED]);
+	const struct rr_point *fp = pt(r, "footprint", "bytes per thread",
+				       layout_names[LAY_PADDED]);
+	const struct rr_point *fg = pt(r, "footprint", "bytes per thread",
+				       layout_names[LAY_GROUPED]);
 
 	if (!g || !gr)
 		return;
-	if (!can_race(r, "layouts: global array", "false sharing in the global array", v))
+	if (!can_race(r, "layouts: global array",
+		      "false sharing in the global array", v))
 		return;
 	int c = rr_point_compare(g, gr);
 	if (c > 0) {
-		snprintf(head, len,
-			 "a global array of counters made each update %.1f× slower than a padded per-thread struct: neighbouring threads' counters shared a line",
-			 g->y / gr->y);
-		verdict_note(v, "info",
-			     "global array %.1f ns, __thread %.1f ns, padded %.1f ns, grouped and padded %.1f ns per operation",
-			     g->y, tl ? tl->y : 0, pd ? pd->y : 0, gr->y);
+		snprintf(
+			head, len,
+			"a global array of counters made each update %.1f× slower than a padded per-thread struct: neighbouring threads' counters shared a line",
+			g->y / gr->y);
+		verdict_note(
+			v, "info",
+			"global array %.1f ns, __thread %.1f ns, padded %.1f ns, grouped and padded %.1f ns per operation",
+			g->y, tl ? tl->y : 0, pd ? pd->y : 0, gr->y);
 	} else {
-		verdict_note(v, "warn",
-			     "the global array (%.1f ns) and the padded struct (%.1f ns) could not be told apart: their rounds overlap; ask for more ops or repeats",
-			     g->y, gr->y);
+		verdict_note(
+			v, "warn",
+			"the global array (%.1f ns) and the padded struct (%.1f ns) could not be told apart: their rounds overlap; ask for more ops or repeats",
+			g->y, gr->y);
 	}
 	if (tl && rr_point_compare(g, tl) > 0)
-		verdict_note(v, "info",
-			     "__thread variables avoided the false sharing too (%.1f ns against %.1f ns): each thread's copy lives in its own TLS block",
-			     tl->y, g->y);
+		verdict_note(
+			v, "info",
+			"__thread variables avoided the false sharing too (%.1f ns against %.1f ns): each thread's copy lives in its own TLS block",
+			tl->y, g->y);
 	if (pd && fp && fg) {
 		int cg = rr_point_compare(pd, gr);
-		verdict_note(v, "info",
-			     "grouping the two variables in one padded line took %.0f B per thread instead of %.0f B with each padded alone, and was %s",
-			     fg->y, fp->y,
-			     cg > 0 ? "faster" : cg < 0 ? "slower" : "as fast within the noise");
+		verdict_note(
+			v, "info",
+			"grouping the two variables in one padded line took %.0f B per thread instead of %.0f B with each padded alone, and was %s",
+			fg->y, fp->y,
+			cg > 0	 ? "faster"
+			: cg < 0 ? "slower"
+				 : "as fast within the noise");
 	}
 }
 
 static void say_readers(const struct run_result *r, struct verdict *v,
 			char *head, size_t len)
 {
-	const struct rr_point *same = pt(r, "readers", "read", where_names[AT_SAME_LINE]);
-	const struct rr_point *sec = pt(r, "readers", "read", where_names[AT_SECTION]);
-	const struct rr_point *ro = pt(r, "readers", "read", where_names[AT_RODATA]);
+	const struct rr_point *same =
+		pt(r, "readers", "read", where_names[AT_SAME_LINE]);
+	const struct rr_point *sec =
+		pt(r, "readers", "read", where_names[AT_SECTION]);
+	const struct rr_point *ro =
+		pt(r, "readers", "read", where_names[AT_RODATA]);
 	const struct vl_params *vp = r->params;
 
 	if (!same || !sec) {
 		if (vp && (vp->parts & (1u << PART_READERS)) && vp->threads < 2)
-			verdict_note(v, "cannot",
-				     "readers of a read-mostly word need a writer and a reader at once: ask for threads=2 or more");
+			verdict_note(
+				v, "cannot",
+				"readers of a read-mostly word need a writer and a reader at once: ask for threads=2 or more");
 		return;
 	}
-	if (!can_race(r, "readers: same line as the written word", "the read-mostly word", v))
+	if (!can_race(r, "readers: same line as the written word",
+		      "the read-mostly word", v))
 		return;
 	if (rr_point_compare(same, sec) > 0) {
-		verdict_note(v, "info",
-			     "a read-mostly word in the written word's line cost its readers %.1f ns per read, %.1f ns in a section of its own%s",
-			     same->y, sec->y, ro ? " (and as much in .rodata)" : "");
+		verdict_note(
+			v, "info",
+			"a read-mostly word in the written word's line cost its readers %.1f ns per read, %.1f ns in a section of its own%s",
+			same->y, sec->y, ro ? " (and as much in .rodata)" : "");
 		if (!head[0])
-			snprintf(head, len,
-				 "readers paid %.1f× per read when their read-mostly word shared a line with a written one",
-				 same->y / sec->y);
+			snprintf(
+				head, len,
+				"readers paid %.1f× per read when their read-mostly word shared a line with a written one",
+				same->y / sec->y);
 	} else {
-		verdict_note(v, "warn",
-			     "the readers' cost beside the written word (%.1f ns) and apart (%.1f ns) could not be told apart",
-			     same->y, sec->y);
+		verdict_note(
+			v, "warn",
+			"the readers' cost beside the written word (%.1f ns) and apart (%.1f ns) could not be told apart",
+			same->y, sec->y);
 	}
 }
 
 static void say_tls(const struct run_result *r, struct verdict *v, char *head,
 		    size_t len)
 {
-	const struct rr_point *exe = pt(r, "tls_access", "access", access_names[ACC_TLS_EXE]);
-	const struct rr_point *dso = pt(r, "tls_access", "access", access_names[ACC_TLS_DSO]);
-	const struct rr_point *none = pt(r, "thread_start", "start", start_names[START_NONE]);
-	const struct rr_point *big = pt(r, "thread_start", "start", start_names[START_BIG]);
+	const struct rr_point *exe =
+		pt(r, "tls_access", "access", access_names[ACC_TLS_EXE]);
+	const struct rr_point *dso =
+		pt(r, "tls_access", "access", access_names[ACC_TLS_DSO]);
+	const struct rr_point *none =
+		pt(r, "thread_start", "start", start_names[START_NONE]);
+	const struct rr_point *big =
+		pt(r, "thread_start", "start", start_names[START_BIG]);
 	double found = 1;
 
 	if (rr_summary_get(r, "dso_found", &found) == 0 && !found) {
-		verdict_note(v, "cannot",
-			     "TLS in a shared object was not measured: " DSO_SMALL " and " DSO_BIG " were not found beside the binary (make builds them into the build folder)");
+		verdict_note(
+			v, "cannot",
+			"TLS in a shared object was not measured: " DSO_SMALL
+			" and " DSO_BIG
+			" were not found beside the binary (make builds them into the build folder)");
 		return;
 	}
 	if (exe && dso) {
 		int c = rr_point_compare(dso, exe);
 		if (c > 0)
-			verdict_note(v, "info",
-				     "a __thread variable of a dlopen'ed object cost %.1f ns per access against %.1f ns in the program: its address comes from __tls_get_addr each time",
-				     dso->y, exe->y);
+			verdict_note(
+				v, "info",
+				"a __thread variable of a dlopen'ed object cost %.1f ns per access against %.1f ns in the program: its address comes from __tls_get_addr each time",
+				dso->y, exe->y);
 		else
-			verdict_note(v, "warn",
-				     "TLS in the dlopen'ed object (%.1f ns) was %s TLS in the program (%.1f ns) here",
-				     dso->y, c < 0 ? "cheaper than" : "not told apart from", exe->y);
+			verdict_note(
+				v, "warn",
+				"TLS in the dlopen'ed object (%.1f ns) was %s TLS in the program (%.1f ns) here",
+				dso->y,
+				c < 0 ? "cheaper than" : "not told apart from",
+				exe->y);
 	}
 	if (none && big) {
 		if (rr_point_compare(big, none) > 0) {
-			verdict_note(v, "info",
-				     "a thread that touched one variable of an object with a 1 MiB TLS block took %.0f µs to start and join, %.0f µs without: the whole block is allocated on that first touch",
-				     big->y, none->y);
+			verdict_note(
+				v, "info",
+				"a thread that touched one variable of an object with a 1 MiB TLS block took %.0f µs to start and join, %.0f µs without: the whole block is allocated on that first touch",
+				big->y, none->y);
 			if (!head[0])
-				snprintf(head, len,
-					 "one touch of a 1 MiB TLS block made a thread cost %.0f µs instead of %.0f µs",
-					 big->y, none->y);
+				snprintf(
+					head, len,
+					"one touch of a 1 MiB TLS block made a thread cost %.0f µs instead of %.0f µs",
+					big->y, none->y);
 		} else {
-			verdict_note(v, "warn",
-				     "starting threads with and without a large TLS block could not be told apart (%.0f and %.0f µs)",
-				     big->y, none->y);
+			verdict_note(
+				v, "warn",
+				"starting threads with and without a large TLS block could not be told apart (%.0f and %.0f µs)",
+				big->y, none->y);
 		}
 	}
 }
@@ -856,11 +947,15 @@ static void vl_describe(const struct run_result *r, struct verdict *v)
 	say_readers(r, v, head, sizeof(head));
 	say_tls(r, v, head, sizeof(head));
 	if (!r->complete)
-		verdict_note(v, "warn", "the run did not finish: what it says rests on the parts measured");
+		verdict_note(
+			v, "warn",
+			"the run did not finish: what it says rests on the parts measured");
 	if (head[0])
 		verdict_headline(v, "%s", head);
 	else if (r->npoints)
-		verdict_headline(v, "this run could not tell its layouts apart: the rounds varied more than the layouts differed (see the notes)");
+		verdict_headline(
+			v,
+			"this run could not tell its layouts apart: the rounds varied more than the layouts differed (see the notes)");
 }
 
 static void vl_precheck(const void *params, const struct common_params *common,
@@ -874,18 +969,21 @@ static void vl_precheck(const void *params, const struct common_params *common,
 	if (!racing)
 		return;
 	if (vp->threads < 2) {
-		verdict_note(v, "cannot",
-			     "with one thread no line is shared: the layouts and the readers need threads=2 or more");
+		verdict_note(
+			v, "cannot",
+			"with one thread no line is shared: the layouts and the readers need threads=2 or more");
 		return;
 	}
 	if (t->nallowed < 2) {
-		verdict_note(v, "cannot",
-			     "this process may use one cpu: two threads never write at once, so no layout can show false sharing");
+		verdict_note(
+			v, "cannot",
+			"this process may use one cpu: two threads never write at once, so no layout can show false sharing");
 		return;
 	}
 	if (common->placement == PLACE_OS && !common->cpus.n) {
-		verdict_note(v, "warn",
-			     "the threads are not pinned (placement=os): they may share a cpu for parts of a round");
+		verdict_note(
+			v, "warn",
+			"the threads are not pinned (placement=os): they may share a cpu for parts of a round");
 		return;
 	}
 	if (topo_plan(t, (enum place_strategy)common->placement, common->cpus.v,
@@ -899,9 +997,10 @@ static void vl_precheck(const void *params, const struct common_params *common,
 			same = 0;
 	}
 	if (same && first)
-		verdict_note(v, "warn",
-			     "the %lld threads land on SMT siblings of one core, which share the L1: a shared line hardly moves there (placement=spread uses separate cores)",
-			     (long long)vp->threads);
+		verdict_note(
+			v, "warn",
+			"the %lld threads land on SMT siblings of one core, which share the L1: a shared line hardly moves there (placement=spread uses separate cores)",
+			(long long)vp->threads);
 }
 
 static void vl_estimate(const void *params, const struct common_params *common,
@@ -912,7 +1011,8 @@ static void vl_estimate(const void *params, const struct common_params *common,
 	double ops = (double)vp->ops;
 
 	(void)t;
-	/* a bouncing line costs up to ~100 ns an operation; a thread start ~1 ms with 1 MiB of TLS */
+	/* a bouncing line costs up to ~100 ns an operation; a thread start ~1
+	 * ms with 1 MiB of TLS */
 	*seconds = rounds * (ops * (LAY_N + AT_N + ACC_N) * 100e-9 +
 			     (double)vp->starts * START_N * 1e-3);
 	*bytes = (uint64_t)vp->threads * 2 * VL_APART + (2u << 20);
