@@ -49,7 +49,23 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 all: $(BUILD)/numalab web/vendor/.stamp
 
-$(BUILD)/numalab: $(BUILD)/cli/main.o $(LIB_OBJS)
+# variable_layout loads these with dlopen from the binary's folder: TLS in a
+# shared object, once with a small block and once with a 1 MiB one. Built
+# without the sanitizers (nothing in them to check) and with their own flags.
+TLS_DSOS = $(BUILD)/libnumalab_tls.so $(BUILD)/libnumalab_tls_big.so
+TLS_DSO_FLAGS = -O2 -g -fPIC -shared -Wall -Wextra -Werror
+
+$(BUILD)/libnumalab_tls.so: kernels/dso/tls_module.c
+	@mkdir -p $(dir $@)
+	@echo "  CCSO    $@"
+	$(Q)$(CC) $(TLS_DSO_FLAGS) -o $@ $<
+
+$(BUILD)/libnumalab_tls_big.so: kernels/dso/tls_module.c
+	@mkdir -p $(dir $@)
+	@echo "  CCSO    $@"
+	$(Q)$(CC) $(TLS_DSO_FLAGS) -DTLS_MODULE_PAD=1048576 -o $@ $<
+
+$(BUILD)/numalab: $(BUILD)/cli/main.o $(LIB_OBJS) | $(TLS_DSOS)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
@@ -76,6 +92,9 @@ run: deps all
 	$(Q)$(BUILD)/numalab serve $(ARGS)
 
 include tests/tests.mk
+
+# the unit tests find the shared objects two folders up from build/tests/unit/
+$(UNIT_BINS): | $(TLS_DSOS)
 
 # wrk and likwid-bench come from Debian (scripts/deps.sh bench)
 bench-deps:

@@ -8,6 +8,8 @@ extern const struct experiment exp_cache_sharing;
 extern const struct experiment exp_memory_policy;
 extern const struct experiment exp_remote_bandwidth;
 extern const struct experiment exp_bandwidth_scaling;
+extern const struct experiment exp_variable_layout;
+extern const struct experiment exp_numa_replication;
 
 const struct experiment *const experiments[] = {
 	&exp_false_sharing,
@@ -17,5 +19,7 @@ const struct experiment *const experiments[] = {
 	&exp_memory_policy,
 	&exp_remote_bandwidth,
 	&exp_bandwidth_scaling,
+	&exp_variable_layout,
+	&exp_numa_replication,
 	NULL,
 };

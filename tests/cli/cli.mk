@@ -4,8 +4,6 @@
 TEST_LANES += test-cli
 
 test-cli: $(BUILD)/numalab
-	$(Q)NUMALAB_BIN=$(BUILD)/numalab python3 tests/cli/test_experiments.py
-	$(Q)NUMALAB_BIN=$(BUILD)/numalab python3 tests/cli/test_echo.py
-	$(Q)NUMALAB_BIN=$(BUILD)/numalab python3 tests/cli/test_table.py
+	$(Q)fail=0; for t in $(sort $(wildcard tests/cli/test_*.py)); do NUMALAB_BIN=$(BUILD)/numalab python3 $$t || fail=1; done; exit $$fail
 
 .PHONY: test-cli

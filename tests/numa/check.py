@@ -239,6 +239,53 @@ def check_plans(blocks, n, cpn, dist):
            str(cells))
 
 
+def check_replication(blocks, n):
+    """numa_replication: a copy per node on its node, one region per node, the migrated pages local."""
+    pages = 2**20 // PAGE
+    region = 1024 * 8 // PAGE
+    d = doc(blocks, "replication")
+    if d is not None:
+        expect(d, "replication", "nodes_used", n)
+        expect(d, "replication", "replicas", n)
+        expect(d, "replication", "replica_bytes", n * 2**20)
+        expect(d, "replication", "single_pages_home", pages)
+        expect(d, "replication", "single_pages_elsewhere", 0)
+        for node in range(n):
+            expect(d, "replication", f"replica_node{node}_pages_local", pages)
+            expect(d, "replication", f"replica_node{node}_pages_elsewhere", 0)
+            expect(d, "replication", f"region_node{node}_pages_local", region)
+            expect(d, "replication", f"region_node{node}_pages_elsewhere", 0)
+        expect(d, "replication", "shared_region_pages_home", region)
+        expect(d, "replication", "accumulate_equal", 1)
+        readers = [p for p in d.get("placement", []) if p.get("label") == "a copy per node"]
+        nodes = sorted(t.get("node") for p in readers for t in p.get("threads", []))
+        report(nodes == list(range(n)), f"replication: one reader on each of the {n} nodes", str(nodes))
+        expect(d, "replication", "migration_possible", 1)
+        expect(d, "replication", "local_node", 0)
+        # the farthest node from node 0 (the last one in the 2- and 4-node guests)
+        expect(d, "replication", "remote_node", n - 1)
+        expect(d, "replication", "migration_pages_before_remote", pages)
+        expect(d, "replication", "migration_moved", pages)
+        expect(d, "replication", "migration_failed", 0)
+        expect(d, "replication", "migration_pages_after_local", pages)
+        be = summary(d, "break_even_passes")
+        report(isinstance(be, (int, float)), "replication: a break-even number", str(be))
+        pts = {s["series"] for s in d.get("samples", []) if s["chart"] == "migration"}
+        report({"stay remote", "migrate first"} <= pts, "replication: the break-even chart has both lines", str(pts))
+        report(not any(x["level"] == "cannot" for x in d.get("notes", [])),
+               "replication: no comparison is called impossible on several nodes",
+               str([x["text"] for x in d.get("notes", []) if x["level"] == "cannot"]))
+    d = doc(blocks, "replication_home")
+    if d is not None:
+        last = n - 1
+        expect(d, "replication_home", "home_node", last)
+        expect(d, "replication_home", "single_pages_home", pages)
+        expect(d, "replication_home", "shared_region_pages_home", region)
+        expect(d, "replication_home", "replica_node0_pages_local", pages)
+        expect(d, "replication_home", f"replica_node{last}_pages_local", pages)
+        expect(d, "replication_home", "replicas", 2)
+
+
 def check_refusals(blocks, n):
     have = f"this machine has nodes 0-{n - 1}"
     for name, text in (("missing_node", f"node {n} does not exist ({have})"),
@@ -271,6 +318,7 @@ def main():
     check_interleave(blocks, n)
     check_remote(blocks, n)
     check_scaling(blocks, n)
+    check_replication(blocks, n)
     check_refusals(blocks, n)
     print(f"  {n}-node guest: {'all checks passed' if not failures else f'{failures} check(s) failed'}")
     return 1 if failures else 0

@@ -57,6 +57,11 @@ block scaling $nl run --json bandwidth_scaling threads=1-$nodes size=2M \
 block missing_node $nl run memory_policy nodes=$nodes size=8M
 block missing_matrix_node $nl run remote_bandwidth nodes=0,$((nodes + 1))
 block too_big $nl run memory_policy policy=bind nodes=0 size=64G
+# numa_replication: every copy, region and the migrated buffer are counted with move_pages
+block replication $nl run --json numa_replication size=1M passes=1 updates=20000 \
+	buckets=1024 $quick
+block replication_home $nl run --json numa_replication nodes=0,$last home=$last \
+	size=1M passes=1 updates=20000 buckets=1024 $quick
 if [ "$nodes" -ge 4 ]; then
 	block interleave_odd $nl run --json memory_policy policy=interleave \
 		nodes=1,3 size=8M migrate_with=none from_nodes=0 $quick

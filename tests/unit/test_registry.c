@@ -205,6 +205,8 @@ static const struct {
 	{"memory_policy", {"size=1M", "repeat=1", "warmup=0"}},
 	{"remote_bandwidth", {"size=1M", "repeat=1", "warmup=0"}},
 	{"bandwidth_scaling", {"threads=1-2", "size=1M", "repeat=1", "warmup=0"}},
+	{"numa_replication", {"size=64K", "passes=1", "updates=1000", "buckets=64", "repeat=2", "warmup=0"}},
+	{"variable_layout", {"threads=2", "ops=1000", "starts=2", "repeat=2", "warmup=0"}},
 };
 
 static const struct sink_ops quiet = {0};

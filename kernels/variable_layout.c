@@ -1,0 +1,1070 @@
+/* variable_layout.c - per-thread and read-mostly variables laid out the ways §6.4.1 ends with, and what TLS costs */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "experiment.h"
+#include "stats.h"
+#include "team.h"
+
+#define VL_MAX_THREADS 1024
+/*
+ * Distance that keeps two words out of each other's way: a line on
+ * machines with 128-byte lines, and the pair of 64-byte lines that x86's
+ * adjacent-line prefetcher fetches together.
+ */
+#define VL_APART 128
+
+enum vl_part { PART_LAYOUTS, PART_READERS, PART_TLS_ACCESS, PART_THREAD_START };
+
+static const struct param_choice parts[] = {{"layouts", PART_LAYOUTS},
+					    {"readers", PART_READERS},
+					    {"tls_access", PART_TLS_ACCESS},
+					    {"thread_start", PART_THREAD_START},
+					    {0}};
+
+struct vl_params {
+	int64_t threads;
+	int64_t ops;
+	int64_t starts;
+	unsigned parts; /* bit (1u << enum vl_part) */
+};
+
+static const struct param params[] = {
+	{.name = "threads",
+	 .type = PARAM_INT,
+	 .def = "2",
+	 .min = 1,
+	 .max = VL_MAX_THREADS,
+	 .unit = "threads",
+	 .help = "threads updating their variables (layouts), or one writer "
+		 "and the rest readers (readers)",
+	 .flags = PARAM_F_CPUS,
+	 .offset = offsetof(struct vl_params, threads)},
+	{.name = "ops",
+	 .type = PARAM_INT,
+	 .def = "10000000",
+	 .min = 1,
+	 .max = 10000000000LL,
+	 .unit = "per thread",
+	 .help = "operations per thread and round: updates of a thread's two "
+		 "variables, reads of the read-mostly word, TLS accesses",
+	 .offset = offsetof(struct vl_params, ops)},
+	{.name = "starts",
+	 .type = PARAM_INT,
+	 .def = "200",
+	 .min = 1,
+	 .max = 1000000,
+	 .unit = "threads",
+	 .help = "threads started and joined per round to time TLS set-up",
+	 .offset = offsetof(struct vl_params, starts)},
+	{.name = "parts",
+	 .type = PARAM_SET,
+	 .def = "all",
+	 .choices = parts,
+	 .help = "layouts: four layouts of per-thread variables; readers: a "
+		 "read-mostly word beside a written one or apart; tls_access: "
+		 "TLS in the program or in a dlopen'ed object; thread_start: "
+		 "starting threads with small and large TLS blocks",
+	 .offset = offsetof(struct vl_params, parts)},
+	{0}};
+
+static const struct chart charts[] = {
+	{.id = "layouts",
+	 .kind = CHART_BAR,
+	 .title =
+		 "Time per operation (two updates of a thread's own variables), by layout",
+	 .x_label = "layout",
+	 .y_label = "ns per operation"},
+	{.id = "footprint",
+	 .kind = CHART_BAR,
+	 .title = "Memory each thread's two variables take, by layout",
+	 .x_label = "layout",
+	 .y_label = "bytes per thread"},
+	{.id = "readers",
+	 .kind = CHART_BAR,
+	 .title = "Readers of a read-mostly word while another thread writes",
+	 .x_label = "where the read-mostly word is",
+	 .y_label = "ns per read"},
+	{.id = "tls_access",
+	 .kind = CHART_BAR,
+	 .title = "One access to a variable, by where it lives",
+	 .x_label = "variable",
+	 .y_label = "ns per access (call included)"},
+	{.id = "thread_start",
+	 .kind = CHART_BAR,
+	 .title =
+		 "Starting and joining a thread that uses one thread-local variable",
+	 .x_label = "the thread uses",
+	 .y_label = "µs per thread"},
+	{0}};
+
+static const char *const summary_keys[] = {"threads",
+					   "layout_slowdown",
+					   "reader_slowdown",
+					   "dso_found",
+					   "dso_tls_extra_ns",
+					   "big_tls_start_extra_us",
+					   "exe_tls_block_bytes",
+					   NULL};
+
+enum vl_layout { LAY_GLOBAL, LAY_TLS, LAY_PADDED, LAY_GROUPED, LAY_N };
+
+static const char *const layout_names[LAY_N] = {"global array", "__thread",
+						"padded, one line each",
+						"grouped in one padded line"};
+
+enum vl_where { AT_SAME_LINE, AT_SECTION, AT_RODATA, AT_N };
+
+static const char *const where_names[AT_N] = {"same line as the written word",
+					      "own section (.data.read_mostly)",
+					      ".rodata (const)"};
+
+enum vl_access { ACC_GLOBAL, ACC_TLS_EXE, ACC_TLS_DSO, ACC_N };
+
+static const char *const access_names[ACC_N] = {
+	"global variable", "__thread in the program",
+	"__thread in a dlopen'ed object"};
+
+enum vl_start { START_NONE, START_SMALL, START_BIG, START_N };
+
+static const char *const start_names[START_N] = {
+	"no thread-local variable", "TLS of a dlopen'ed object (8 B block)",
+	"TLS of a dlopen'ed object (1 MiB block)"};
+
+/* The shared objects the Makefile builds next to the binary. */
+#define DSO_SMALL "libnumalab_tls.so"
+#define DSO_BIG "libnumalab_tls_big.so"
+
+/*
+ * The variables themselves. Only one run happens in a process at a
+ * time, so statics are safe; each run zeroes what it uses.
+ */
+static unsigned long vl_global_a[VL_MAX_THREADS]
+	__attribute__((aligned(VL_APART)));
+static unsigned long vl_global_b[VL_MAX_THREADS]
+	__attribute__((aligned(VL_APART)));
+static __thread unsigned long vl_tls_a, vl_tls_b;
+
+/* A written word and a read-mostly one in the same line, as plain .data puts
+ * them. */
+static struct {
+	volatile unsigned long hot;
+	volatile unsigned long cold;
+} vl_line __attribute__((aligned(VL_APART))) = {0, 42};
+
+/* The read-mostly word in a section of its own, padded so nothing written
+ * follows it. */
+static struct {
+	unsigned long v;
+	char pad[VL_APART - sizeof(unsigned long)];
+} vl_apart __attribute__((section(".data.read_mostly"), aligned(VL_APART))) = {
+	.v = 42};
+
+/* The same word as a constant: the tool chain puts it in .rodata. */
+static const unsigned long vl_rodata[VL_APART / sizeof(unsigned long)]
+	__attribute__((aligned(VL_APART))) = {42};
+
+static unsigned long vl_plain;
+static __thread unsigned long vl_tls_counter;
+
+__attribute__((noinline)) static void bump_global(void)
+{
+	vl_plain++;
+}
+
+__attribute__((noinline)) static void bump_tls(void)
+{
+	vl_tls_counter++;
+}
+
+static long get_global(void)
+{
+	return (long)vl_plain;
+}
+
+static long get_tls(void)
+{
+	return (long)vl_tls_counter;
+}
+
+/* What one dlopen'ed object gives: its bump, its read-back, its TLS size. */
+struct dso {
+	void *handle;
+	void (*bump)(void);
+	long (*get)(void);
+	size_t (*bytes)(void);
+};
+
+/*
+ * Opens name from the folder of the running binary, or the one or two
+ * folders above it (the unit tests run from build/tests/unit/). Returns
+ * 0 or -ENOENT.
+ */
+static int dso_open(const char *name, struct dso *d)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	memset(d, 0, sizeof(*d));
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = '\0';
+	for (int up = 0; up < 3 && !d->handle; up++) {
+		char *slash = strrchr(exe, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		snprintf(path, sizeof(path), "%s/%s", exe, name);
+		if (access(path, R_OK) == 0)
+			d->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	}
+	if (!d->handle)
+		return -ENOENT;
+	*(void **)&d->bump = dlsym(d->handle, "tls_module_bump");
+	*(void **)&d->get = dlsym(d->handle, "tls_module_get");
+	*(void **)&d->bytes = dlsym(d->handle, "tls_module_bytes");
+	if (!d->bump || !d->get || !d->bytes) {
+		dlclose(d->handle);
+		memset(d, 0, sizeof(*d));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void dso_close(struct dso *d)
+{
+	if (d->handle)
+		dlclose(d->handle);
+	memset(d, 0, sizeof(*d));
+}
+
+static int exe_tls_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_TLS)
+			*(size_t *)data = info->dlpi_phdr[i].p_memsz;
+	return 1; /* the first object is the program itself */
+}
+
+/* Bytes of the program's own TLS block, which every thread gets at creation. */
+static size_t exe_tls_bytes(void)
+{
+	size_t bytes = 0;
+
+	dl_iterate_phdr(exe_tls_cb, &bytes);
+	return bytes;
+}
+
+/* Runs a job through the team harness and emits its placement; frees nothing on
+ * error. */
+static int run_team(struct run_ctx *ctx, struct team_job *job,
+		    struct team_result *res, const char *label)
+{
+	int rc;
+
+	job->warmup = (int)ctx->common.warmup;
+	job->repeat = (int)ctx->common.repeat;
+	job->cancel = ctx->cancel;
+	rc = team_run(job, ctx->topo, res);
+	if (rc == 0 || rc == -ECANCELED)
+		sink_placement(ctx->sink, label, res->place, res->nthreads);
+	if (rc == 0 && res->check_rc) {
+		sink_note(
+			ctx->sink, "warn",
+			"%s: the values read back are wrong: the kernel is broken",
+			label);
+		rc = -EIO;
+	}
+	if (rc)
+		team_result_free(res);
+	return rc;
+}
+
+/*
+ * Emits one categorical point: the rounds' times scaled to a unit per
+ * operation (scale: units per second divided by operations per round).
+ * Returns the median.
+ */
+static double emit_scaled(struct run_ctx *ctx, const char *chart,
+			  const char *series, int x, const char *label,
+			  const struct team_result *res, double scale,
+			  const char *unit, const char *extra_key, double extra)
+{
+	double v[res->rounds > 0 ? res->rounds : 1];
+	const char *const keys[] = {extra_key};
+	struct stats s;
+	struct point p = {.chart = chart,
+			  .series = series,
+			  .x = x,
+			  .x_label = label,
+			  .unit = unit,
+			  .samples = v,
+			  .nsamples = res->rounds,
+			  .extra_keys = keys,
+			  .extra_vals = &extra,
+			  .nextra = extra_key ? 1 : 0};
+
+	for (int i = 0; i < res->rounds; i++)
+		v[i] = res->seconds[i] * scale;
+	stats_compute(v, res->rounds, &s);
+	p.y = s.median;
+	sink_point(ctx->sink, &p);
+	return s.median;
+}
+
+/* --- layouts: each thread updates two variables of its own --- */
+
+struct lay_job {
+	enum vl_layout layout;
+	char *heap; /* line aligned: padded and grouped layouts */
+	size_t line;
+	uint64_t ops;
+	unsigned long (*got)[2];
+	int nthreads;
+};
+
+static void locate(const struct lay_job *j, int tid, volatile unsigned long **a,
+		   volatile unsigned long **b)
+{
+	switch (j->layout) {
+	case LAY_GLOBAL:
+		*a = &vl_global_a[tid];
+		*b = &vl_global_b[tid];
+		break;
+	case LAY_TLS:
+		*a = &vl_tls_a;
+		*b = &vl_tls_b;
+		break;
+	case LAY_PADDED:
+		*a = (volatile unsigned long *)(j->heap +
+						2 * (size_t)tid * j->line);
+		*b = (volatile unsigned long *)(j->heap + (2 * (size_t)tid +
+							   1) * j->line);
+		break;
+	default:
+		*a = (volatile unsigned long *)(j->heap +
+						(size_t)tid * j->line);
+		*b = *a + 1;
+		break;
+	}
+}
+
+static void lay_body(void *arg, int tid, int round)
+{
+	struct lay_job *j = arg;
+	volatile unsigned long *a, *b;
+
+	(void)round;
+	locate(j, tid, &a, &b);
+	*a = 0;
+	*b = 0;
+	/* two volatile read-modify-writes: every operation writes the lines */
+	for (uint64_t i = 0; i < j->ops; i++) {
+		*a = *a + 1;
+		*b = *b + i;
+	}
+	j->got[tid][0] = *a;
+	j->got[tid][1] = *b;
+}
+
+static int lay_check(void *arg)
+{
+	const struct lay_job *j = arg;
+	unsigned long n = (unsigned long)j->ops;
+	unsigned long sum = n % 2 ? (n - 1) / 2 * n : n / 2 * (n - 1);
+
+	for (int t = 0; t < j->nthreads; t++)
+		if (j->got[t][0] != n || j->got[t][1] != sum)
+			return -EIO;
+	return 0;
+}
+
+static size_t footprint(enum vl_layout l, size_t line)
+{
+	if (l == LAY_PADDED)
+		return 2 * line;
+	if (l == LAY_GROUPED)
+		return line;
+	return 2 * sizeof(unsigned long);
+}
+
+static int run_layouts(struct run_ctx *ctx, const int *cpus, int n)
+{
+	const struct vl_params *vp = ctx->params;
+	size_t line =
+		(size_t)(ctx->topo->line_size > 0 ? ctx->topo->line_size : 64);
+	size_t bytes = ((2 * (size_t)n * line) + 4095) & ~(size_t)4095;
+	struct lay_job j = {
+		.line = line, .ops = (uint64_t)vp->ops, .nthreads = n};
+	double t[LAY_N] = {0};
+	int rc = 0;
+
+	j.heap = aligned_alloc(4096, bytes);
+	j.got = calloc((size_t)n, sizeof(*j.got));
+	if (!j.heap || !j.got) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(j.heap, 0, bytes);
+	for (int l = 0; l < LAY_N && !rc; l++) {
+		struct team_job job = {.nthreads = n,
+				       .cpus = cpus,
+				       .arg = &j,
+				       .body = lay_body,
+				       .check = lay_check,
+				       .spin = 1};
+		struct team_result res;
+		char label[64];
+
+		j.layout = (enum vl_layout)l;
+		snprintf(label, sizeof(label), "layouts: %s", layout_names[l]);
+		sink_progress(ctx->sink, l, 4 * LAY_N, label);
+		rc = run_team(ctx, &job, &res, label);
+		if (rc)
+			break;
+		t[l] = emit_scaled(ctx, "layouts", "time", l, layout_names[l],
+				   &res, 1e9 / (double)vp->ops, "ns", NULL, 0);
+		sink_point(ctx->sink,
+			   &(struct point){.chart = "footprint",
+					   .series = "bytes per thread",
+					   .x = l,
+					   .x_label = layout_names[l],
+					   .y = (double)footprint(
+						   (enum vl_layout)l, line),
+					   .unit = "B"});
+		team_result_free(&res);
+	}
+	if (!rc && t[LAY_GROUPED] > 0)
+		sink_summary(ctx->sink, "layout_slowdown",
+			     t[LAY_GLOBAL] / t[LAY_GROUPED], "x");
+out:
+	free(j.heap);
+	free(j.got);
+	return rc;
+}
+
+/* --- readers: one writer, the others read a read-mostly word --- */
+
+struct rd_job {
+	const volatile unsigned long *word;
+	uint64_t reads;
+	int nreaders;
+	atomic_int done;
+	atomic_int stop_round; /* the writer stops when it passes its round */
+	atomic_int bad;
+};
+
+static void rd_body(void *arg, int tid, int round)
+{
+	struct rd_job *j = arg;
+
+	/*
+	 * The writer is the last thread: thread 0 starts the round's clock,
+	 * and as a reader it cannot start it after the work it times.
+	 */
+	if (tid == j->nreaders) {
+		while (atomic_load_explicit(&j->stop_round,
+					    memory_order_acquire) <= round)
+			vl_line.hot++;
+		return;
+	}
+	unsigned long sum = 0;
+	for (uint64_t i = 0; i < j->reads; i++)
+		sum += *j->word;
+	if (sum != 42 * (unsigned long)j->reads)
+		atomic_store(&j->bad, 1);
+	if (atomic_fetch_add(&j->done, 1) + 1 == j->nreaders * (round + 1))
+		atomic_store_explicit(&j->stop_round, round + 1,
+				      memory_order_release);
+}
+
+static int rd_check(void *arg)
+{
+	struct rd_job *j = arg;
+
+	return atomic_load(&j->bad) ? -EIO : 0;
+}
+
+static int run_readers(struct run_ctx *ctx, const int *cpus, int n)
+{
+	const struct vl_params *vp = ctx->params;
+	const volatile unsigned long *words[AT_N] = {&vl_line.cold, &vl_apart.v,
+						     &vl_rodata[0]};
+	double t[AT_N] = {0};
+	int rc = 0;
+
+	for (int w = 0; w < AT_N && !rc; w++) {
+		struct rd_job j = {.word = words[w],
+				   .reads = (uint64_t)vp->ops,
+				   .nreaders = n - 1};
+		struct team_job job = {.nthreads = n,
+				       .cpus = cpus,
+				       .arg = &j,
+				       .body = rd_body,
+				       .check = rd_check,
+				       .spin = 1};
+		struct team_result res;
+		char label[80];
+		long dist = labs(
+			(long)((uintptr_t)words[w] - (uintptr_t)&vl_line.hot));
+
+		snprintf(label, sizeof(label), "readers: %s", where_names[w]);
+		sink_progress(ctx->sink, LAY_N + w, 4 * LAY_N, label);
+		rc = run_team(ctx, &job, &res, label);
+		if (rc)
+			break;
+		t[w] = emit_scaled(ctx, "readers", "read", w, where_names[w],
+				   &res, 1e9 / (double)vp->ops, "ns",
+				   "bytes_from_written", (double)dist);
+		team_result_free(&res);
+	}
+	if (!rc && t[AT_SECTION] > 0)
+		sink_summary(ctx->sink, "reader_slowdown",
+			     t[AT_SAME_LINE] / t[AT_SECTION], "x");
+	return rc;
+}
+
+/* --- TLS access: one call, one increment, by where the variable lives --- */
+
+struct acc_job {
+	void (*volatile bump)(void);
+	long (*get)(void);
+	uint64_t ops;
+	atomic_int bad;
+};
+
+static void acc_body(void *arg, int tid, int round)
+{
+	struct acc_job *j = arg;
+	long before = j->get();
+
+	(void)tid;
+	(void)round;
+	for (uint64_t i = 0; i < j->ops; i++)
+		j->bump();
+	if (j->get() - before != (long)j->ops)
+		atomic_store(&j->bad, 1);
+}
+
+static int acc_check(void *arg)
+{
+	struct acc_job *j = arg;
+
+	return atomic_load(&j->bad) ? -EIO : 0;
+}
+
+static int run_tls_access(struct run_ctx *ctx, const int *cpus,
+			  const struct dso *small)
+{
+	const struct vl_params *vp = ctx->params;
+	double t[ACC_N] = {0};
+	int rc = 0;
+
+	for (int a = 0; a < ACC_N && !rc; a++) {
+		struct acc_job j = {.ops = (uint64_t)vp->ops};
+		struct team_job job = {.nthreads = 1,
+				       .cpus = cpus,
+				       .arg = &j,
+				       .body = acc_body,
+				       .check = acc_check};
+		struct team_result res;
+		char label[80];
+
+		if (a == ACC_GLOBAL) {
+			j.bump = bump_global;
+			j.get = get_global;
+		} else if (a == ACC_TLS_EXE) {
+			j.bump = bump_tls;
+			j.get = get_tls;
+		} else if (small->handle) {
+			j.bump = small->bump;
+			j.get = small->get;
+		} else {
+			continue;
+		}
+		snprintf(label, sizeof(label), "tls access: %s",
+			 access_names[a]);
+		sink_progress(ctx->sink, LAY_N + AT_N + a, 4 * LAY_N, label);
+		rc = run_team(ctx, &job, &res, label);
+		if (rc)
+			break;
+		t[a] = emit_scaled(ctx, "tls_access", "access", a,
+				   access_names[a], &res, 1e9 / (double)vp->ops,
+				   "ns", NULL, 0);
+		team_result_free(&res);
+	}
+	if (!rc && small->handle)
+		sink_summary(ctx->sink, "dso_tls_extra_ns",
+			     t[ACC_TLS_DSO] - t[ACC_TLS_EXE], "ns");
+	return rc;
+}
+
+/* --- thread start: create and join threads that touch TLS of an object --- */
+
+static void *start_plain(void *arg)
+{
+	return arg;
+}
+
+static void *start_touch(void *arg)
+{
+	const struct dso *d = arg;
+
+	d->bump();
+	return NULL;
+}
+
+struct start_job {
+	const struct dso *d; /* NULL: the thread touches nothing */
+	int starts;
+	atomic_int failed;
+};
+
+static void start_body(void *arg, int tid, int round)
+{
+	struct start_job *j = arg;
+
+	(void)tid;
+	(void)round;
+	for (int i = 0; i < j->starts; i++) {
+		pthread_t th;
+		int e = j->d ? pthread_create(&th, NULL, start_touch,
+					      (void *)j->d)
+			     : pthread_create(&th, NULL, start_plain, NULL);
+		if (e) {
+			atomic_store(&j->failed, e);
+			return;
+		}
+		pthread_join(th, NULL);
+	}
+}
+
+static int start_check(void *arg)
+{
+	struct start_job *j = arg;
+
+	return atomic_load(&j->failed) ? -EIO : 0;
+}
+
+static int run_thread_start(struct run_ctx *ctx, const int *cpus,
+			    const struct dso *small, const struct dso *big)
+{
+	const struct vl_params *vp = ctx->params;
+	const struct dso *which[START_N] = {NULL, small, big};
+	double t[START_N] = {0};
+	int rc = 0;
+
+	for (int s = 0; s < START_N && !rc; s++) {
+		struct start_job j = {.d = which[s], .starts = (int)vp->starts};
+		struct team_job job = {.nthreads = 1,
+				       .cpus = cpus,
+				       .arg = &j,
+				       .body = start_body,
+				       .check = start_check};
+		struct team_result res;
+		char label[80];
+
+		if (s != START_NONE && !which[s]->handle)
+			continue;
+		snprintf(label, sizeof(label), "thread start: %s",
+			 start_names[s]);
+		sink_progress(ctx->sink, LAY_N + AT_N + ACC_N + s, 4 * LAY_N,
+			      label);
+		rc = run_team(ctx, &job, &res, label);
+		if (rc)
+			break;
+		t[s] = emit_scaled(
+			ctx, "thread_start", "start", s, start_names[s], &res,
+			1e6 / (double)vp->starts, "µs", "tls_block_bytes",
+			which[s] ? (double)which[s]->bytes() : 0);
+		team_result_free(&res);
+	}
+	if (!rc && big->handle)
+		sink_summary(ctx->sink, "big_tls_start_extra_us",
+			     t[START_BIG] - t[START_NONE], "µs");
+	return rc;
+}
+
+static int vl_run(struct run_ctx *ctx)
+{
+	const struct vl_params *vp = ctx->params;
+	int n = (int)vp->threads;
+	int *cpus = calloc((size_t)n, sizeof(int));
+	struct dso small = {0}, big = {0};
+	struct errinfo perr;
+	int rc;
+
+	if (!cpus)
+		return -ENOMEM;
+	rc = experiment_plan(ctx, n, cpus, &perr);
+	if (rc) {
+		sink_note(ctx->sink, "warn", "%s", perr.msg);
+		goto out;
+	}
+	sink_summary(ctx->sink, "threads", n, "threads");
+	sink_summary(ctx->sink, "exe_tls_block_bytes", (double)exe_tls_bytes(),
+		     "B");
+	if (vp->parts & (1u << PART_LAYOUTS))
+		rc = run_layouts(ctx, cpus, n);
+	if (!rc && n >= 2 && (vp->parts & (1u << PART_READERS)))
+		rc = run_readers(ctx, cpus, n);
+	if (!rc && (vp->parts &
+		    ((1u << PART_TLS_ACCESS) | (1u << PART_THREAD_START)))) {
+		int found = dso_open(DSO_SMALL, &small) == 0 &&
+			    dso_open(DSO_BIG, &big) == 0;
+		if (!found) {
+			dso_close(&small);
+			dso_close(&big);
+		}
+		sink_summary(ctx->sink, "dso_found", found, NULL);
+		if (vp->parts & (1u << PART_TLS_ACCESS))
+			rc = run_tls_access(ctx, cpus, &small);
+		if (!rc && (vp->parts & (1u << PART_THREAD_START)))
+			rc = run_thread_start(ctx, cpus, &small, &big);
+	}
+	if (!rc)
+		sink_progress(ctx->sink, 1, 1, "done");
+out:
+	dso_close(&small);
+	dso_close(&big);
+	free(cpus);
+	return rc;
+}
+
+/* --- what a run says --- */
+
+static const struct rr_point *pt(const struct run_result *r, const char *chart,
+				 const char *series, const char *label)
+{
+	return rr_point_find_label(r, chart, series, label);
+}
+
+/* Whether every thread of a placement ran on one core (SMT siblings or one
+ * CPU). */
+static int one_core(const struct rr_placement *p)
+{
+	for (int i = 1; p && i < p->n; i++)
+		if (p->t[i].core != p->t[0].core)
+			return 0;
+	return 1;
+}
+
+/* Whether two threads of a placement could race for a line: distinct CPUs. Says
+ * why not into v. */
+static int can_race(const struct run_result *r, const char *label,
+		    const char *what, struct verdict *v)
+{
+	const struct rr_placement *p = rr_placement_find(r, label);
+
+	if (!p || p->n < 2) {
+		verdict_note(
+			v, "cannot",
+			"%s needs two threads running at once; this run had %d",
+			what, p ? p->n : 1);
+		return 0;
+	}
+	if (rr_placement_distinct_cpus(p) < 2) {
+		verdict_note(
+			v, "cannot",
+			"%s needs threads on distinct cpus, but its %d threads were all seen on one cpu",
+			what, p->n);
+		return 0;
+	}
+	if (one_core(p))
+		verdict_note(
+			v, "warn",
+			"%s: the threads ran on SMT siblings of one core, which share the L1, so a shared line hardly moves; placement=spread puts them on separate cores",
+			what);
+	return 1;
+}
+
+static void say_layouts(const struct run_result *r, struct verdict *v,
+			char *head, size_t len)
+{
+	const struct rr_point *g =
+		pt(r, "layouts", "time", layout_names[LAY_GLOBAL]);
+	const struct rr_point *tl =
+		pt(r, "layouts", "time", layout_names[LAY_TLS]);
+	const struct rr_point *pd =
+		pt(r, "layouts", "time", layout_names[LAY_PADDED]);
+	const struct rr_point *gr =
+		pt(r, "layouts", "time", layout_names[LAY_GROUPED]);
+	const struct rr_point *fp = pt(r, "footprint", "bytes per thread",
+				       layout_names[LAY_PADDED]);
+	const struct rr_point *fg = pt(r, "footprint", "bytes per thread",
+				       layout_names[LAY_GROUPED]);
+
+	if (!g || !gr)
+		return;
+	if (!can_race(r, "layouts: global array",
+		      "false sharing in the global array", v))
+		return;
+	int c = rr_point_compare(g, gr);
+	if (c > 0) {
+		snprintf(
+			head, len,
+			"a global array of counters made each update %.1f× slower than a padded per-thread struct: neighbouring threads' counters shared a line",
+			g->y / gr->y);
+		verdict_note(
+			v, "info",
+			"global array %.1f ns, __thread %.1f ns, padded %.1f ns, grouped and padded %.1f ns per operation",
+			g->y, tl ? tl->y : 0, pd ? pd->y : 0, gr->y);
+	} else {
+		verdict_note(
+			v, "warn",
+			"the global array (%.1f ns) and the padded struct (%.1f ns) could not be told apart: their rounds overlap; ask for more ops or repeats",
+			g->y, gr->y);
+	}
+	if (tl && rr_point_compare(g, tl) > 0)
+		verdict_note(
+			v, "info",
+			"__thread variables avoided the false sharing too (%.1f ns against %.1f ns): each thread's copy lives in its own TLS block",
+			tl->y, g->y);
+	if (pd && fp && fg) {
+		int cg = rr_point_compare(pd, gr);
+		verdict_note(
+			v, "info",
+			"grouping the two variables in one padded line took %.0f B per thread instead of %.0f B with each padded alone, and was %s",
+			fg->y, fp->y,
+			cg > 0	 ? "faster"
+			: cg < 0 ? "slower"
+				 : "as fast within the noise");
+	}
+}
+
+static void say_readers(const struct run_result *r, struct verdict *v,
+			char *head, size_t len)
+{
+	const struct rr_point *same =
+		pt(r, "readers", "read", where_names[AT_SAME_LINE]);
+	const struct rr_point *sec =
+		pt(r, "readers", "read", where_names[AT_SECTION]);
+	const struct rr_point *ro =
+		pt(r, "readers", "read", where_names[AT_RODATA]);
+	const struct vl_params *vp = r->params;
+
+	if (!same || !sec) {
+		if (vp && (vp->parts & (1u << PART_READERS)) && vp->threads < 2)
+			verdict_note(
+				v, "cannot",
+				"readers of a read-mostly word need a writer and a reader at once: ask for threads=2 or more");
+		return;
+	}
+	if (!can_race(r, "readers: same line as the written word",
+		      "the read-mostly word", v))
+		return;
+	if (rr_point_compare(same, sec) > 0) {
+		verdict_note(
+			v, "info",
+			"a read-mostly word in the written word's line cost its readers %.1f ns per read, %.1f ns in a section of its own%s",
+			same->y, sec->y, ro ? " (and as much in .rodata)" : "");
+		if (!head[0])
+			snprintf(
+				head, len,
+				"readers paid %.1f× per read when their read-mostly word shared a line with a written one",
+				same->y / sec->y);
+	} else {
+		verdict_note(
+			v, "warn",
+			"the readers' cost beside the written word (%.1f ns) and apart (%.1f ns) could not be told apart",
+			same->y, sec->y);
+	}
+}
+
+static void say_tls(const struct run_result *r, struct verdict *v, char *head,
+		    size_t len)
+{
+	const struct rr_point *exe =
+		pt(r, "tls_access", "access", access_names[ACC_TLS_EXE]);
+	const struct rr_point *dso =
+		pt(r, "tls_access", "access", access_names[ACC_TLS_DSO]);
+	const struct rr_point *none =
+		pt(r, "thread_start", "start", start_names[START_NONE]);
+	const struct rr_point *big =
+		pt(r, "thread_start", "start", start_names[START_BIG]);
+	double found = 1;
+
+	if (rr_summary_get(r, "dso_found", &found) == 0 && !found) {
+		verdict_note(
+			v, "cannot",
+			"TLS in a shared object was not measured: " DSO_SMALL
+			" and " DSO_BIG
+			" were not found beside the binary (make builds them into the build folder)");
+		return;
+	}
+	if (exe && dso) {
+		int c = rr_point_compare(dso, exe);
+		if (c > 0)
+			verdict_note(
+				v, "info",
+				"a __thread variable of a dlopen'ed object cost %.1f ns per access against %.1f ns in the program: its address comes from __tls_get_addr each time",
+				dso->y, exe->y);
+		else
+			verdict_note(
+				v, "warn",
+				"TLS in the dlopen'ed object (%.1f ns) was %s TLS in the program (%.1f ns) here",
+				dso->y,
+				c < 0 ? "cheaper than" : "not told apart from",
+				exe->y);
+	}
+	if (none && big) {
+		if (rr_point_compare(big, none) > 0) {
+			verdict_note(
+				v, "info",
+				"a thread that touched one variable of an object with a 1 MiB TLS block took %.0f µs to start and join, %.0f µs without: the whole block is allocated on that first touch",
+				big->y, none->y);
+			if (!head[0])
+				snprintf(
+					head, len,
+					"one touch of a 1 MiB TLS block made a thread cost %.0f µs instead of %.0f µs",
+					big->y, none->y);
+		} else {
+			verdict_note(
+				v, "warn",
+				"starting threads with and without a large TLS block could not be told apart (%.0f and %.0f µs)",
+				big->y, none->y);
+		}
+	}
+}
+
+static void vl_describe(const struct run_result *r, struct verdict *v)
+{
+	char head[VERDICT_TEXT_LEN] = "";
+
+	say_layouts(r, v, head, sizeof(head));
+	say_readers(r, v, head, sizeof(head));
+	say_tls(r, v, head, sizeof(head));
+	if (!r->complete)
+		verdict_note(
+			v, "warn",
+			"the run did not finish: what it says rests on the parts measured");
+	if (head[0])
+		verdict_headline(v, "%s", head);
+	else if (r->npoints)
+		verdict_headline(
+			v,
+			"this run could not tell its layouts apart: the rounds varied more than the layouts differed (see the notes)");
+}
+
+static void vl_precheck(const void *params, const struct common_params *common,
+			const struct topo *t, struct verdict *v)
+{
+	const struct vl_params *vp = params;
+	int racing = vp->parts & ((1u << PART_LAYOUTS) | (1u << PART_READERS));
+	int plan[VL_MAX_THREADS];
+	char msg[256];
+
+	if (!racing)
+		return;
+	if (vp->threads < 2) {
+		verdict_note(
+			v, "cannot",
+			"with one thread no line is shared: the layouts and the readers need threads=2 or more");
+		return;
+	}
+	if (t->nallowed < 2) {
+		verdict_note(
+			v, "cannot",
+			"this process may use one cpu: two threads never write at once, so no layout can show false sharing");
+		return;
+	}
+	if (common->placement == PLACE_OS && !common->cpus.n) {
+		verdict_note(
+			v, "warn",
+			"the threads are not pinned (placement=os): they may share a cpu for parts of a round");
+		return;
+	}
+	if (topo_plan(t, (enum place_strategy)common->placement, common->cpus.v,
+		      common->cpus.n, (int)vp->threads, plan, msg, sizeof(msg)))
+		return;
+	const struct topo_pu *first = topo_pu_by_os(t, plan[0]);
+	int same = 1;
+	for (int i = 1; i < vp->threads && first; i++) {
+		const struct topo_pu *p = topo_pu_by_os(t, plan[i]);
+		if (!p || p->core != first->core)
+			same = 0;
+	}
+	if (same && first)
+		verdict_note(
+			v, "warn",
+			"the %lld threads land on SMT siblings of one core, which share the L1: a shared line hardly moves there (placement=spread uses separate cores)",
+			(long long)vp->threads);
+}
+
+static void vl_estimate(const void *params, const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
+{
+	const struct vl_params *vp = params;
+	double rounds = (double)(common->repeat + common->warmup);
+	double ops = (double)vp->ops;
+
+	(void)t;
+	/* a bouncing line costs up to ~100 ns an operation; a thread start ~1
+	 * ms with 1 MiB of TLS */
+	*seconds = rounds * (ops * (LAY_N + AT_N + ACC_N) * 100e-9 +
+			     (double)vp->starts * START_N * 1e-3);
+	*bytes = (uint64_t)vp->threads * 2 * VL_APART + (2u << 20);
+}
+
+const struct experiment exp_variable_layout = {
+	.name = "variable_layout",
+	.title = "Variable layout and thread-local storage",
+	.summary = "Per-thread variables in a global array, in TLS, padded or "
+		   "grouped; a read-mostly word beside a written one or apart; "
+		   "what TLS costs to reach and to set up",
+	.section = "6.4.1",
+	.explain =
+		"False sharing is easy to cure by giving every variable a whole "
+		"cache line, but that multiplies the memory a program touches. "
+		"The end of the article's section on concurrency gives a "
+		"cheaper recipe, and this experiment puts each step of it next "
+		"to the layout it replaces.\n\n"
+		"Layouts: each thread updates two variables of its own, over "
+		"and over. In a global array the counters of neighbouring "
+		"threads sit side by side, so every write takes the line away "
+		"from the other cores. As __thread variables each thread gets "
+		"its own copy in its own thread-local block, far from the "
+		"others. Padded, each variable fills a line of its own; "
+		"grouped, the two variables a thread uses together share one "
+		"padded line, which keeps them apart from other threads at half "
+		"the memory. The footprint chart shows what each layout costs "
+		"in bytes per thread.\n\n"
+		"Readers: a word that is only read can sit in every core's "
+		"cache at once, unless a word in the same line is written: "
+		"then each write throws it out of the readers' caches. One "
+		"thread writes a counter while the others read a constant "
+		"kept in the counter's line, in a section of its own "
+		"(.data.read_mostly, aligned and padded, as the article "
+		"suggests with section attributes), or in .rodata, where const "
+		"puts it.\n\n"
+		"The cost of TLS: a __thread variable of the program is found "
+		"at a fixed offset from the thread pointer, but one in a shared "
+		"object loaded with dlopen needs a call to __tls_get_addr to "
+		"find this thread's copy. And the first touch of any variable "
+		"of such an object allocates and zeroes the object's whole TLS "
+		"block for that thread: starting threads that touch one small "
+		"variable beside a 1 MiB array shows the price. The two small "
+		"shared objects are built by make next to the binary; without "
+		"them those parts are skipped and the verdict says so.",
+	.params = params,
+	.params_size = sizeof(struct vl_params),
+	.charts = charts,
+	.summary_keys = summary_keys,
+	.uses_placement = 1,
+	.precheck = vl_precheck,
+	.run = vl_run,
+	.describe = vl_describe,
+	.estimate = vl_estimate,
+};
