@@ -8,6 +8,7 @@ extern const struct experiment exp_cache_sharing;
 extern const struct experiment exp_memory_policy;
 extern const struct experiment exp_remote_bandwidth;
 extern const struct experiment exp_bandwidth_scaling;
+extern const struct experiment exp_memory_policy_semantics;
 
 const struct experiment *const experiments[] = {
 	&exp_false_sharing,
@@ -17,5 +18,6 @@ const struct experiment *const experiments[] = {
 	&exp_memory_policy,
 	&exp_remote_bandwidth,
 	&exp_bandwidth_scaling,
+	&exp_memory_policy_semantics,
 	NULL,
 };
