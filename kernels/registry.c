@@ -9,6 +9,7 @@ extern const struct experiment exp_memory_policy;
 extern const struct experiment exp_remote_bandwidth;
 extern const struct experiment exp_bandwidth_scaling;
 extern const struct experiment exp_memory_policy_semantics;
+extern const struct experiment exp_affinity;
 
 const struct experiment *const experiments[] = {
 	&exp_false_sharing,
@@ -19,5 +20,6 @@ const struct experiment *const experiments[] = {
 	&exp_remote_bandwidth,
 	&exp_bandwidth_scaling,
 	&exp_memory_policy_semantics,
+	&exp_affinity,
 	NULL,
 };
