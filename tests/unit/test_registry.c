@@ -205,6 +205,8 @@ static const struct {
 	{"memory_policy", {"size=1M", "repeat=1", "warmup=0"}},
 	{"remote_bandwidth", {"size=1M", "repeat=1", "warmup=0"}},
 	{"bandwidth_scaling", {"threads=1-2", "size=1M", "repeat=1", "warmup=0"}},
+	{"memory_policy_semantics", {"size=64K", "repeat=1", "warmup=0"}},
+	{"affinity", {"threads=1", "size=64K", "passes=1", "repeat=1", "warmup=0"}},
 };
 
 static const struct sink_ops quiet = {0};
