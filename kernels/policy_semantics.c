@@ -64,6 +64,8 @@ static const struct param params[] = {
 	{.name = "nodes",
 	 .type = PARAM_NODELIST,
 	 .def = "",
+	 .min = 0,
+	 .max = NMEM_MAX_NODE - 1,
 	 .help = "two nodes a,b: pages start on a and the steps send them to b; "
 		 "empty: the lowest and the highest node this process may use",
 	 .offset = offsetof(struct ps_params, nodes)},
@@ -324,7 +326,18 @@ struct predict_job {
 	int n, rc;
 	int mode_ok;
 	long agree, total;
+	long counter_moves; /* times the predicted node changed between queries */
+	long in_order;	    /* neighbouring pages whose nodes follow the node order */
 };
+
+/* The node after `node` in nodes[0..n) (ascending), wrapping. */
+static int next_in(const int *nodes, int n, int node)
+{
+	for (int i = 0; i < n; i++)
+		if (nodes[i] > node)
+			return nodes[i];
+	return nodes[0];
+}
 
 static void *predict_thread(void *arg)
 {
@@ -367,8 +380,14 @@ static void *predict_thread(void *arg)
 		goto out;
 	}
 	size_t first = (size_t)(start - b.base) / b.page + 1;
-	for (int i = 0; i < PS_PREDICT; i++)
+	for (int i = 0; i < PS_PREDICT; i++) {
 		j->agree += predicted[i] >= 0 && st[first + (size_t)i] == predicted[i];
+		if (i > 0) {
+			j->counter_moves += predicted[i] != predicted[i - 1];
+			j->in_order += st[first + (size_t)i] ==
+				       next_in(j->nodes, j->n, st[first + (size_t)i - 1]);
+		}
+	}
 	j->total = PS_PREDICT;
 out:
 	free(st);
@@ -395,6 +414,8 @@ static int step_get_mempolicy(struct ps_ctx *c)
 	key(c, STEP_GET_MEMPOLICY, "policy_ok", j.mode_ok, "");
 	key(c, STEP_GET_MEMPOLICY, "predicted", (double)j.agree, "pages");
 	key(c, STEP_GET_MEMPOLICY, "asked", (double)j.total, "pages");
+	key(c, STEP_GET_MEMPOLICY, "counter_moves", (double)j.counter_moves, "");
+	key(c, STEP_GET_MEMPOLICY, "in_order", (double)j.in_order, "pages");
 	row(c, STEP_GET_MEMPOLICY, j.mode_ok + j.agree, 1 + j.total);
 	return 0;
 }
@@ -695,11 +716,6 @@ static int ps_check(const void *params, const struct common_params *common,
 	return topo_check_nodes(t, pp->nodes.v, pp->nodes.n, "nodes", 1, 0, err);
 }
 
-static int two_nodes(const struct machine_facts *m)
-{
-	return m->nnodes >= 2 && m->numa_available;
-}
-
 static void ps_precheck(const void *params, const struct common_params *common,
 			const struct topo *t, struct verdict *v)
 {
@@ -777,7 +793,8 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 		verdict_headline(v, "no step ran: the memory policy calls are not available here");
 		return;
 	}
-	one = a == b || !two_nodes(r->machine);
+	/* the nodes the run recorded: one when it could place memory on one only */
+	one = a == b;
 	for (int s = 0; s < STEP_COUNT; s++)
 		judge(r, v, s, one, &ok, &bad, &cannot);
 	if ((pp->steps >> STEP_GET_MEMPOLICY) & 1 &&
@@ -786,6 +803,18 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 			     "get_mempolicy: interleave over one node always names it next, so the "
 			     "MPOL_F_NODE prediction is trivially right here; only the flags-0 answer "
 			     "(the policy itself) is shown");
+	double asked = 0, got = 0, moves = -1, in_order = 0;
+	if (!one && !rr_summary_get(r, "get_mempolicy_predicted", &got) &&
+	    !rr_summary_get(r, "get_mempolicy_asked", &asked) && got < asked &&
+	    !rr_summary_get(r, "get_mempolicy_counter_moves", &moves) &&
+	    !rr_summary_get(r, "get_mempolicy_in_order", &in_order) && moves == 0 &&
+	    in_order >= asked - 1)
+		verdict_note(v, "info",
+			     "get_mempolicy: the pages did interleave one by one in node order, "
+			     "but MPOL_F_NODE kept naming the same node: this kernel places a "
+			     "thread's interleaved page by its offset in the mapping, and the "
+			     "counter MPOL_F_NODE reads moved only for its own allocations, not "
+			     "with these page faults");
 	if (!rr_summary_get(r, "strict_policy_kept", &x) && !one)
 		verdict_note(v, x ? "info" : "warn",
 			     x ? "strict: the refused check left the range's policy as it was"

@@ -112,6 +112,33 @@ static void test_refused_calls_and_old_kernel(void **state)
 	topo_free(t);
 }
 
+/* Linux 6.1 in the guests: pages interleave by offset while MPOL_F_NODE's counter stands still. */
+static void test_interleave_by_offset(void **state)
+{
+	struct topo *t = synthetic(FOUR_NODES);
+	struct canned *c = run_on(t, 1, "steps=get_mempolicy");
+	(void)state;
+
+	canned_summary(c, "node_a", 0, "");
+	canned_summary(c, "node_b", 3, "");
+	step(c, "get_mempolicy", 17, 65);
+	canned_summary(c, "get_mempolicy_nodes", 4, "nodes");
+	canned_summary(c, "get_mempolicy_predicted", 16, "pages");
+	canned_summary(c, "get_mempolicy_asked", 64, "pages");
+	canned_summary(c, "get_mempolicy_counter_moves", 0, "");
+	canned_summary(c, "get_mempolicy_in_order", 63, "pages");
+	experiment_describe(&c->rr, &c->v);
+	assert_true(verdict_says(&c->v, "get_mempolicy: contradicted: only 17 of 65"));
+	assert_true(verdict_says(&c->v, "by its offset in the mapping"));
+	/* pages out of order: no explanation is offered */
+	c->summary[7].value = 20;
+	memset(&c->v, 0, sizeof(c->v));
+	experiment_describe(&c->rr, &c->v);
+	assert_false(verdict_says(&c->v, "by its offset in the mapping"));
+	canned_free(c);
+	topo_free(t);
+}
+
 static void test_precheck(void **state)
 {
 	struct topo *one = synthetic(VM_1NODE), *four = synthetic(FOUR_NODES);
@@ -138,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_one_node_says_cannot),
 		cmocka_unit_test(test_four_nodes_confirm_and_contradict),
 		cmocka_unit_test(test_refused_calls_and_old_kernel),
+		cmocka_unit_test(test_interleave_by_offset),
 		cmocka_unit_test(test_precheck),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
