@@ -293,7 +293,15 @@ struct topo *topo_load(void)
 
 	if (!t)
 		return NULL;
-	if (hwloc_topology_init(&hw) || hwloc_topology_load(hw)) {
+	/*
+	 * The whole machine, cpus and nodes outside this process's cpuset
+	 * too: they exist, and a request for one must hear that it is
+	 * outside the cpuset, not that the machine lacks it. Which of them
+	 * this process may use is marked below (allowed, mem_allowed).
+	 */
+	if (hwloc_topology_init(&hw) ||
+	    hwloc_topology_set_flags(hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) ||
+	    hwloc_topology_load(hw)) {
 		free(t);
 		errno = EIO;
 		return NULL;
