@@ -94,10 +94,16 @@ int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 	if (ncpus > 0) {
 		for (int i = 0; i < ncpus; i++) {
 			const struct topo_pu *p = topo_pu_by_os(t, cpus[i]);
-			if (!p || !p->allowed) {
+			if (!p) {
 				snprintf(msg, msglen,
 					 "cpu %d is not available to this process (allowed: %s)",
 					 cpus[i], t->allowed_text);
+				return -EINVAL;
+			}
+			if (!p->allowed) {
+				snprintf(msg, msglen,
+					 "cpu %d is outside this process's cpuset (allowed: %s, from %s)",
+					 cpus[i], t->allowed_text, t->cpus_source);
 				return -EINVAL;
 			}
 		}
@@ -114,8 +120,8 @@ int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 	}
 	if (nthreads > t->nallowed) {
 		snprintf(msg, msglen,
-			 "%d threads, but only %d cpus are available to this process (allowed: %s)",
-			 nthreads, t->nallowed, t->allowed_text);
+			 "%d threads, but only %d cpus are available to this process (allowed: %s, from %s)",
+			 nthreads, t->nallowed, t->allowed_text, t->cpus_source);
 		return -EINVAL;
 	}
 	if (s == PLACE_OS) {
@@ -405,8 +411,20 @@ int topo_check_nodes(const struct topo *t, const int32_t *nodes, int n,
 				 nodes[i], have);
 		} else if (need_mem && t->node[k].mem_total == 0 && t->nnodes > 1) {
 			why = "has no memory";
-		} else if (need_cpus && topo_node_ncpus(t, nodes[i]) == 0) {
+		} else if (need_mem && t->nmems_allowed > 0 &&
+			   !t->node[k].mem_allowed) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "node %d is outside this process's cpuset (allowed mems: %s, from %s; in '%s')",
+				 nodes[i], t->allowed_mems_text, t->mems_source,
+				 field);
+		} else if (need_cpus && topo_node_ncpus(t, nodes[i]) == 0 &&
+			   !t->cpus_source[0]) {
+			/* a topology built by hand knows no cpuset to name */
 			why = "has no cpus this process may use";
+		} else if (need_cpus && topo_node_ncpus(t, nodes[i]) == 0) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "node %d has no cpus this process may use (in '%s'): its cpus are outside this process's cpuset (allowed: %s, from %s)",
+				 nodes[i], field, t->allowed_text, t->cpus_source);
 		} else {
 			continue;
 		}

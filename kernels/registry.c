@@ -10,6 +10,8 @@ extern const struct experiment exp_remote_bandwidth;
 extern const struct experiment exp_bandwidth_scaling;
 extern const struct experiment exp_variable_layout;
 extern const struct experiment exp_numa_replication;
+extern const struct experiment exp_memory_policy_semantics;
+extern const struct experiment exp_affinity;
 
 const struct experiment *const experiments[] = {
 	&exp_false_sharing,
@@ -21,5 +23,7 @@ const struct experiment *const experiments[] = {
 	&exp_bandwidth_scaling,
 	&exp_variable_layout,
 	&exp_numa_replication,
+	&exp_memory_policy_semantics,
+	&exp_affinity,
 	NULL,
 };

@@ -7,6 +7,7 @@
 #include <numa.h>
 #include <sched.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,183 @@ static void load_caches(struct topo *t, hwloc_topology_t hw)
 	}
 }
 
+/* Where this process's cgroups live: the v2 path and the v1 cpuset path, "" if none. */
+static void cgroup_paths(char *v2, char *v1, size_t len)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	v2[0] = v1[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *ctl = strchr(line, ':'), *path;
+		if (!ctl || !(path = strchr(ctl + 1, ':')))
+			continue;
+		*path++ = '\0';
+		ctl++;
+		path[strcspn(path, "\n")] = '\0';
+		if (!strncmp(line, "0:", 2) && !*ctl)
+			snprintf(v2, len, "%s", path);
+		for (char *c = strtok(ctl, ","); c; c = strtok(NULL, ","))
+			if (!strcmp(c, "cpuset"))
+				snprintf(v1, len, "%s", path);
+	}
+	fclose(f);
+}
+
+/* The mount points of cgroup2 and of the v1 hierarchy holding cpuset, "" if none. */
+static void cgroup_mounts(char *m2, char *m1, size_t len)
+{
+	char line[2048];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	m2[0] = m1[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char root[512], point[512], fstype[64], opts[512];
+		char *tail = strstr(line, " - ");
+		if (!tail || sscanf(line, "%*s %*s %*s %511s %511s", root, point) != 2 ||
+		    sscanf(tail + 3, "%63s %*s %511s", fstype, opts) != 2 ||
+		    strcmp(root, "/"))
+			continue;
+		if (!strcmp(fstype, "cgroup2") && !m2[0])
+			snprintf(m2, len, "%s", point);
+		if (!strcmp(fstype, "cgroup") && !m1[0]) {
+			for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
+				if (!strcmp(o, "cpuset"))
+					snprintf(m1, len, "%s", point);
+		}
+	}
+	fclose(f);
+}
+
+/* The first line of path into buf; 0, or -errno. */
+static int read_first_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		rc = -EIO;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return rc;
+}
+
+/*
+ * The process's cpuset as its cgroup gives it: cgroup v2's
+ * cpuset.cpus.effective and cpuset.mems.effective (looked up from the
+ * process's cgroup towards the root: a cgroup without the controller
+ * enabled has no such file and takes its parent's), else the v1 cpuset
+ * hierarchy's cpuset.effective_cpus/_mems. Fills cpus and mems (texts)
+ * and where they came from; each is "" when nothing could be read.
+ */
+static void cgroup_cpuset(char *cpus, char *cpus_from, char *mems,
+			  char *mems_from, size_t len)
+{
+	char v2[512], v1[512], m2[512], m1[512], dir[1100], path[1200];
+
+	cpus[0] = mems[0] = cpus_from[0] = mems_from[0] = '\0';
+	cgroup_paths(v2, v1, sizeof(v2));
+	cgroup_mounts(m2, m1, sizeof(m2));
+	if (m2[0] && v2[0]) {
+		snprintf(dir, sizeof(dir), "%s%s", m2, strcmp(v2, "/") ? v2 : "");
+		for (;;) {
+			snprintf(path, sizeof(path), "%s/cpuset.cpus.effective", dir);
+			if (!read_first_line(path, cpus, len)) {
+				snprintf(cpus_from, len, "cgroup cpuset.cpus.effective");
+				snprintf(path, sizeof(path), "%s/cpuset.mems.effective", dir);
+				if (!read_first_line(path, mems, len))
+					snprintf(mems_from, len, "cgroup cpuset.mems.effective");
+				return;
+			}
+			char *slash = strrchr(dir, '/');
+			if (!slash || (size_t)(slash - dir) < strlen(m2))
+				break;
+			*slash = '\0';
+		}
+	}
+	if (m1[0] && v1[0]) {
+		snprintf(dir, sizeof(dir), "%s%s", m1, strcmp(v1, "/") ? v1 : "");
+		snprintf(path, sizeof(path), "%s/cpuset.effective_cpus", dir);
+		if (!read_first_line(path, cpus, len))
+			snprintf(cpus_from, len, "cgroup v1 cpuset.effective_cpus");
+		snprintf(path, sizeof(path), "%s/cpuset.effective_mems", dir);
+		if (!read_first_line(path, mems, len))
+			snprintf(mems_from, len, "cgroup v1 cpuset.effective_mems");
+	}
+}
+
+/* A cpuset file's list ("0-3,8"), as a count; -1 if it does not parse. */
+static int cpuset_list(const char *text, int32_t *out, int cap)
+{
+	char msg[64];
+
+	return text[0] ? parse_int_list(text, 0, 1 << 20, out, cap, msg, sizeof(msg))
+		       : -1;
+}
+
+/* Fills the allowed memory nodes and where the CPUs and nodes come from. */
+static void load_cpuset(struct topo *t, int thissystem)
+{
+	char cpus[256], cpus_from[256], mems[256], mems_from[256];
+	int32_t *list = malloc(sizeof(int32_t) * PARAM_MAX_LIST);
+	int32_t allowed[TOPO_MAX_NODES];
+	int n, na = 0;
+
+	snprintf(t->cpus_source, sizeof(t->cpus_source), "sched_getaffinity");
+	snprintf(t->mems_source, sizeof(t->mems_source), "every node");
+	if (!thissystem) {
+		snprintf(t->cpus_source, sizeof(t->cpus_source),
+			 "the topology file: every cpu counts as allowed");
+		snprintf(t->mems_source, sizeof(t->mems_source),
+			 "the topology file: every node counts as allowed");
+	}
+	cgroup_cpuset(cpus, cpus_from, mems, mems_from, sizeof(cpus));
+	for (int i = 0; i < t->nnodes; i++)
+		t->node[i].mem_allowed = 1;
+	if (thissystem && t->numa_available) {
+		struct bitmask *bm = numa_get_mems_allowed();
+		if (bm) {
+			for (int i = 0; i < t->nnodes; i++)
+				t->node[i].mem_allowed = t->node[i].os < (int)bm->size &&
+							 numa_bitmask_isbitset(bm, (unsigned)t->node[i].os);
+			numa_bitmask_free(bm);
+			snprintf(t->mems_source, sizeof(t->mems_source),
+				 "get_mempolicy(MPOL_F_MEMS_ALLOWED)");
+		}
+	}
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->node[i].mem_allowed)
+			allowed[na++] = t->node[i].os;
+	t->nmems_allowed = na;
+	format_int_list(allowed, na, t->allowed_mems_text,
+			sizeof(t->allowed_mems_text));
+	if (thissystem && mems_from[0] && !strcmp(mems, t->allowed_mems_text))
+		snprintf(t->mems_source, sizeof(t->mems_source), "%s", mems_from);
+	if (!thissystem || !list) {
+		free(list);
+		return;
+	}
+	n = cpuset_list(cpus, list, PARAM_MAX_LIST);
+	if (n > 0) {
+		char canon[256];
+		format_int_list(list, n, canon, sizeof(canon));
+		if (!strcmp(canon, t->allowed_text))
+			snprintf(t->cpus_source, sizeof(t->cpus_source), "%s",
+				 cpus_from);
+		else
+			snprintf(t->cpus_source, sizeof(t->cpus_source),
+				 "sched_getaffinity, narrower than %s %s",
+				 cpus_from, canon);
+	}
+	free(list);
+}
+
 struct topo *topo_load(void)
 {
 	hwloc_topology_t hw;
@@ -115,7 +293,15 @@ struct topo *topo_load(void)
 
 	if (!t)
 		return NULL;
-	if (hwloc_topology_init(&hw) || hwloc_topology_load(hw)) {
+	/*
+	 * The whole machine, cpus and nodes outside this process's cpuset
+	 * too: they exist, and a request for one must hear that it is
+	 * outside the cpuset, not that the machine lacks it. Which of them
+	 * this process may use is marked below (allowed, mem_allowed).
+	 */
+	if (hwloc_topology_init(&hw) ||
+	    hwloc_topology_set_flags(hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) ||
+	    hwloc_topology_load(hw)) {
 		free(t);
 		errno = EIO;
 		return NULL;
@@ -190,6 +376,7 @@ struct topo *topo_load(void)
 	if (t->npackages < 1)
 		t->npackages = 1;
 	load_nodes(t, hw, thissystem);
+	load_cpuset(t, thissystem);
 	load_caches(t, hw);
 	hwloc_obj_t pkg = hwloc_get_obj_by_type(hw, HWLOC_OBJ_PACKAGE, 0);
 	const char *model = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel")
@@ -216,6 +403,13 @@ const struct topo_pu *topo_pu_by_os(const struct topo *t, int os)
 		if (t->pu[i].os == os)
 			return &t->pu[i];
 	return NULL;
+}
+
+int topo_node_mem_allowed(const struct topo *t, int os)
+{
+	int k = topo_node_index(t, os);
+
+	return k >= 0 && t->node[k].mem_allowed;
 }
 
 int topo_node_index(const struct topo *t, int os)

@@ -30,6 +30,7 @@ struct topo_node {
 	int os;
 	uint64_t mem_total, mem_free; /* bytes */
 	int npus;
+	int mem_allowed; /* in the process's allowed memory nodes (cpuset mems) */
 };
 
 struct topo {
@@ -45,6 +46,16 @@ struct topo {
 	int line_size; /* L1d line size, 64 if unknown */
 	int numa_available; /* libnuma works: the kernel has NUMA syscalls */
 	char allowed_text[256];
+	/*
+	 * Where the allowed CPUs come from ("cgroup cpuset.cpus.effective",
+	 * or "sched_getaffinity" when the affinity mask is narrower than the
+	 * cgroup's cpuset or no cpuset is readable), and the same for the
+	 * allowed memory nodes, listed in allowed_mems_text.
+	 */
+	char cpus_source[96];
+	char allowed_mems_text[256];
+	char mems_source[96];
+	int nmems_allowed;
 	char cpu_model[128];
 	int smt; /* some core has more than one PU */
 };
@@ -146,6 +157,9 @@ int topo_check_nodes(const struct topo *t, const int32_t *nodes, int n,
  */
 int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
 		    uint64_t bytes, const char *field, struct errinfo *err);
+
+/* Whether memory may be placed on node os (its cpuset mems hold it). */
+int topo_node_mem_allowed(const struct topo *t, int os);
 
 /* "nodes 0-1" of the machine, for messages. */
 void topo_machine_nodes(const struct topo *t, char *buf, size_t len);

@@ -173,13 +173,21 @@ json_t *schema_topology(const struct topo *t)
 					  (json_int_t)c->size, "line_size",
 					  c->line_size, "npus", c->npus));
 	}
-	return json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:s, s:i, s:o, s:o, s:o}",
+	json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:s, s:i, s:o, s:o, s:o}",
 			 "cpu_model", t->cpu_model, "packages", t->npackages,
 			 "cores", t->ncores, "npus", t->npus, "nallowed",
 			 t->nallowed, "nnodes", t->nnodes, "smt", t->smt,
 			 "numa_available", t->numa_available, "allowed",
 			 t->allowed_text, "line_size", t->line_size, "nodes",
 			 nodes, "pus", pus, "caches", caches);
+	/* the cpuset every placement honours, and where each half was read */
+	json_object_set_new(o, "cpuset",
+			    json_pack("{s:s, s:s, s:s, s:s}", "cpus",
+				      t->allowed_text, "cpus_from",
+				      t->cpus_source, "mems",
+				      t->allowed_mems_text, "mems_from",
+				      t->mems_source));
+	return o;
 }
 
 int schema_params_to_argv(json_t *params, struct strvec *argv, int cap,

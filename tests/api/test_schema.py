@@ -36,6 +36,9 @@ class SchemaTest(SharedServerTest):
         self.assertGreaterEqual(doc["npus"], 1)
         self.assertIn("allowed", doc)
         self.assertIn("nodes", doc)
+        # the cpuset every placement honours, and where it was read
+        self.assertEqual(doc["cpuset"]["cpus"], doc["allowed"])
+        self.assertTrue(doc["cpuset"]["mems"] and doc["cpuset"]["mems_from"])
 
     def test_openapi(self):
         status, doc, _ = self.srv.json("GET", "/api/openapi.json")

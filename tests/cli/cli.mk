@@ -4,6 +4,8 @@
 TEST_LANES += test-cli
 
 test-cli: $(BUILD)/numalab
-	$(Q)fail=0; for t in $(sort $(wildcard tests/cli/test_*.py)); do NUMALAB_BIN=$(BUILD)/numalab python3 $$t || fail=1; done; exit $$fail
+	$(Q)fail=0; for t in $(sort $(wildcard tests/cli/test_*.py)); do \
+		echo "  CLI     $$t"; NUMALAB_BIN=$(BUILD)/numalab python3 $$t || fail=1; \
+	done; exit $$fail
 
 .PHONY: test-cli

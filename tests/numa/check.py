@@ -298,6 +298,73 @@ def check_refusals(blocks, n):
                f"rc={b['rc']}: {b['stderr'][-300:]}")
 
 
+def check_semantics_affinity(blocks, n, cpn):
+    """memory_policy_semantics's steps and affinity's placement, in the guest and in a cpuset."""
+    last, one = n - 1, (n - 1) * cpn
+    d = doc(blocks, "semantics")
+    if d is not None:
+        expect(d, "semantics", "node_a", 0)
+        expect(d, "semantics", "node_b", last)
+        for step in ("after_touch", "vma_wins", "strict", "migrate_pages", "preferred"):
+            agree, total = summary(d, f"{step}_agree"), summary(d, f"{step}_total")
+            report(total and agree == total, f"semantics: {step} as the article says", f"{agree} of {total}")
+        expect(d, "semantics", "strict_elsewhere_errno", 5)  # EIO
+        expect(d, "semantics", "get_mempolicy_policy_ok", 1)
+        # the pages must interleave page by page; MPOL_F_NODE's prediction
+        # holds only where page faults turn the counter it reads (the
+        # article's kernel); Linux 6.1 places them by offset instead, and
+        # then the counter must not have moved at all
+        got, asked = summary(d, "get_mempolicy_predicted"), summary(d, "get_mempolicy_asked")
+        order, moves = summary(d, "get_mempolicy_in_order"), summary(d, "get_mempolicy_counter_moves")
+        report(asked and order == asked - 1, "semantics: task interleave dealt the pages in node order",
+               f"{order} of {asked and asked - 1}")
+        report(asked and (got == asked or moves == 0),
+               "semantics: MPOL_F_NODE named the next node, or page faults never turned its counter",
+               f"predicted {got} of {asked}, counter moved {moves} times")
+        report(summary(d, "preferred_many_on_b") == summary(d, "preferred_pages"),
+               "semantics: MPOL_PREFERRED_MANY kept the toucher's own node")
+    d = doc(blocks, "affinity")
+    if d is not None:
+        pinned = [t for p in d.get("placement", []) if p["label"] == "created_pinned" for t in p["threads"]]
+        report(pinned and all(t["cpu_observed"] == t["cpu"] for t in pinned),
+               "affinity: threads pinned at creation ran where asked", str(pinned))
+        report(summary(d, "created_pinned_local_pages") == summary(d, "created_pinned_pages"),
+               "affinity: pinned at creation, every page on the thread's node")
+        if cpn >= 2:
+            report(summary(d, "cache_split_shared_gbps") is not None and
+                   summary(d, "cache_split_split_gbps") is not None,
+                   "affinity: cache_split measured one cache and split")
+        else:
+            expect(d, "affinity", "cache_split_level", 0)
+    for name, cpuset in (("affinity_taskset", False), ("cpuset_run", True)):
+        if cpuset and name not in blocks:
+            print(f"  SKIP  {name}: the guest's kernel made no cgroup v2 cpuset")
+            continue
+        d = doc(blocks, name)
+        if d is None:
+            continue
+        seen = {t["cpu_observed"] for p in d.get("placement", []) for t in p["threads"]}
+        report(seen == {one}, f"{name}: every thread ran on cpu {one} only", str(seen))
+        for mode in ("created_pinned", "unpinned"):
+            expect(d, name, f"{mode}_outside_cpus", 0)
+            expect(d, name, f"{mode}_outside_mems", 0)
+            report(summary(d, f"{mode}_local_pages") == summary(d, f"{mode}_pages"),
+                   f"{name}: {mode}: every page on node {last}")
+    if "cpuset_topology" in blocks:
+        d = doc(blocks, "cpuset_topology", run=False)
+        if d is not None:
+            cs = d.get("cpuset", {})
+            report(cs.get("cpus") == str(one) and cs.get("mems") == str(last) and
+                   cs.get("cpus_from") == "cgroup cpuset.cpus.effective" and
+                   cs.get("mems_from") == "cgroup cpuset.mems.effective",
+                   "cpuset_topology: the cgroup's cpuset, and where it was read", str(cs))
+        b = blocks.get("cpuset_refused")
+        text = (f"node 0 is outside this process's cpuset (allowed mems: {last}, "
+                "from cgroup cpuset.mems.effective")
+        report(b is not None and b["rc"] == 2 and text in b["stderr"],
+               f"cpuset_refused: refused with \"{text}\"", str(b and b["stderr"][-300:]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodes", type=int, required=True)
@@ -320,6 +387,7 @@ def main():
     check_scaling(blocks, n)
     check_replication(blocks, n)
     check_refusals(blocks, n)
+    check_semantics_affinity(blocks, n, cpn)
     print(f"  {n}-node guest: {'all checks passed' if not failures else f'{failures} check(s) failed'}")
     return 1 if failures else 0
 

@@ -66,4 +66,23 @@ if [ "$nodes" -ge 4 ]; then
 	block interleave_odd $nl run --json memory_policy policy=interleave \
 		nodes=1,3 size=8M migrate_with=none from_nodes=0 $quick
 fi
+# memory_policy_semantics and affinity: every step on two nodes, placement
+# under taskset, and a cgroup v2 cpuset of the last node alone where the
+# guest's kernel lets one be made (check.py says SKIP otherwise)
+one=$((last * cpn))
+block semantics $nl run --json memory_policy_semantics size=1M repeat=2 warmup=0
+block affinity $nl run --json affinity threads=$nodes size=1M passes=1 \
+	modes=created_pinned,unpinned,cache_split $quick
+block affinity_taskset /bin/busybox taskset -c $one $nl run --json affinity \
+	threads=1 size=1M passes=1 modes=created_pinned,unpinned $quick
+cg=/sys/fs/cgroup
+if mount -t cgroup2 none $cg 2>/dev/null &&
+	echo +cpuset >$cg/cgroup.subtree_control 2>/dev/null &&
+	mkdir $cg/narrow && echo $one >$cg/narrow/cpuset.cpus &&
+	echo $last >$cg/narrow/cpuset.mems; then
+	inside="echo \$\$ >$cg/narrow/cgroup.procs && exec $nl"
+	block cpuset_topology sh -c "$inside topology --json"
+	block cpuset_run sh -c "$inside run --json affinity threads=1 size=1M passes=1 modes=created_pinned,unpinned $quick"
+	block cpuset_refused sh -c "$inside run memory_policy_semantics nodes=0,$last"
+fi
 sync

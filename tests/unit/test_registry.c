@@ -207,6 +207,8 @@ static const struct {
 	{"bandwidth_scaling", {"threads=1-2", "size=1M", "repeat=1", "warmup=0"}},
 	{"numa_replication", {"size=64K", "passes=1", "updates=1000", "buckets=64", "repeat=2", "warmup=0"}},
 	{"variable_layout", {"threads=2", "ops=1000", "starts=2", "repeat=2", "warmup=0"}},
+	{"memory_policy_semantics", {"size=64K", "repeat=1", "warmup=0"}},
+	{"affinity", {"threads=1", "size=64K", "passes=1", "repeat=1", "warmup=0"}},
 };
 
 static const struct sink_ops quiet = {0};

@@ -1,0 +1,529 @@
+/* affinity.c - where a thread runs and where its first-touched pages land, by how it was pinned; separate data sets under one cache or two */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment.h"
+#include "numa_mem.h"
+#include "stats.h"
+#include "team.h"
+
+enum af_mode {
+	MODE_CREATED_PINNED, /* pthread_attr_setaffinity_np */
+	MODE_PINNED_AFTER,   /* pthread_setaffinity_np once it has touched its data */
+	MODE_PROCESS_MASK,   /* sched_setaffinity on the creator, inherited */
+	MODE_UNPINNED,
+	MODE_CACHE_SPLIT, /* separate data sets: one cache against two */
+	MODE_COUNT
+};
+
+static const struct param_choice modes[] = {{"created_pinned", MODE_CREATED_PINNED},
+					    {"pinned_after", MODE_PINNED_AFTER},
+					    {"process_mask", MODE_PROCESS_MASK},
+					    {"unpinned", MODE_UNPINNED},
+					    {"cache_split", MODE_CACHE_SPLIT},
+					    {0}};
+
+struct af_params {
+	int64_t threads;
+	int64_t size;
+	int64_t passes;
+	unsigned modes;
+};
+
+static const struct param params[] = {
+	{.name = "threads",
+	 .type = PARAM_INT,
+	 .def = "2",
+	 .min = 1,
+	 .max = 1024,
+	 .unit = "threads",
+	 .help = "threads placed each way (each with its own data)",
+	 .flags = PARAM_F_CPUS,
+	 .offset = offsetof(struct af_params, threads)},
+	{.name = "size",
+	 .type = PARAM_SIZE,
+	 .def = "4M",
+	 .min = 64 << 10,
+	 .max = 1LL << 32,
+	 .unit = "bytes",
+	 .help = "each thread's data, first-touched by the thread itself",
+	 .offset = offsetof(struct af_params, size)},
+	{.name = "passes",
+	 .type = PARAM_INT,
+	 .def = "20",
+	 .min = 1,
+	 .max = 100000,
+	 .help = "reads of its data per thread, asking sched_getcpu at every page",
+	 .offset = offsetof(struct af_params, passes)},
+	{.name = "modes",
+	 .type = PARAM_SET,
+	 .def = "all",
+	 .choices = modes,
+	 .help = "created_pinned, pinned_after, process_mask, unpinned: the ways a "
+		 "thread is placed; cache_split: two threads with separate data "
+		 "under one cache, then under two",
+	 .offset = offsetof(struct af_params, modes)},
+	{0}};
+
+static const struct chart charts[] = {
+	{.id = "moves",
+	 .kind = CHART_BAR,
+	 .title = "CPU changes sched_getcpu saw, per thread",
+	 .x_label = "placement",
+	 .y_label = "changes per thread"},
+	{.id = "local",
+	 .kind = CHART_BAR,
+	 .title = "Pages on the node of the CPU the thread ran on afterwards",
+	 .x_label = "placement",
+	 .y_label = "pages (%)"},
+	{.id = "cache",
+	 .kind = CHART_BAR,
+	 .title = "Two threads with separate data: under one cache or split",
+	 .x_label = "placement",
+	 .y_label = "GB/s read, both threads"},
+	{0}};
+
+static const char *const summary_keys[] = {
+	"created_pinned_*", "pinned_after_*", "process_mask_*", "unpinned_*",
+	"cache_split_*", "allowed_cpus", "allowed_mems", NULL};
+
+struct af_thread {
+	int tid, mode, target; /* target: the planned cpu */
+	const cpu_set_t *all; /* process_mask: the team's cpus */
+	struct nmem_buf buf;
+	int64_t passes;
+	int first_cpu, last_cpu, changes, outside;
+	const struct topo *t;
+	double sum;
+	int rc;
+};
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void note_cpu(struct af_thread *a, int cpu)
+{
+	const struct topo_pu *p = topo_pu_by_os(a->t, cpu);
+
+	if (cpu != a->last_cpu && a->last_cpu >= 0)
+		a->changes++;
+	a->last_cpu = cpu;
+	a->outside += !p || !p->allowed;
+}
+
+static void *af_body(void *arg)
+{
+	struct af_thread *a = arg;
+	volatile const char *p = (volatile const char *)a->buf.base;
+	double sum = 0;
+
+	a->first_cpu = a->last_cpu = sched_getcpu();
+	note_cpu(a, a->first_cpu);
+	memset(a->buf.base, 1, a->buf.len); /* the first touch */
+	if (a->mode == MODE_PINNED_AFTER)
+		pin_self(a->target);
+	for (int64_t r = 0; r < a->passes; r++)
+		for (size_t o = 0; o < a->buf.len; o += 64) {
+			sum += p[o];
+			if (!(o & (a->buf.page - 1)))
+				note_cpu(a, sched_getcpu());
+		}
+	a->sum = sum;
+	return NULL;
+}
+
+/* One placement mode: threads, their census, the summary. */
+static int run_mode(struct run_ctx *ctx, int mode, const int *cpus, int n)
+{
+	const struct af_params *ap = ctx->params;
+	const struct topo *t = ctx->topo;
+	struct af_thread *a = calloc((size_t)n, sizeof(*a));
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	struct thread_place *place = calloc((size_t)n, sizeof(*place));
+	cpu_set_t all, saved;
+	long local = 0, pages = 0, off_mems = 0, outside = 0, changes = 0;
+	int rc = 0, started = 0;
+	const char *name = modes[mode].name;
+	char k[64];
+
+	if (!a || !th || !place) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	CPU_ZERO(&all);
+	for (int i = 0; i < n; i++)
+		CPU_SET(cpus[i], &all);
+	if (mode == MODE_PROCESS_MASK) {
+		sched_getaffinity(0, sizeof(saved), &saved);
+		sched_setaffinity(0, sizeof(all), &all);
+	}
+	for (int i = 0; i < n; i++) {
+		struct nmem_spec s = {.len = (size_t)ap->size, .thp = -1};
+		pthread_attr_t attr;
+		char msg[160];
+
+		a[i] = (struct af_thread){.tid = i, .mode = mode, .target = cpus[i],
+					  .all = &all, .passes = ap->passes, .t = t,
+					  .last_cpu = -1};
+		if ((rc = nmem_alloc(&s, NULL, &a[i].buf, msg, sizeof(msg))))
+			break;
+		pthread_attr_init(&attr);
+		if (mode == MODE_CREATED_PINNED) {
+			cpu_set_t one;
+			CPU_ZERO(&one);
+			CPU_SET(cpus[i], &one);
+			pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
+		}
+		rc = -pthread_create(&th[i], &attr, af_body, &a[i]);
+		pthread_attr_destroy(&attr);
+		if (rc) {
+			nmem_free(&a[i].buf);
+			break;
+		}
+		started++;
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (mode == MODE_PROCESS_MASK)
+		sched_setaffinity(0, sizeof(saved), &saved);
+	for (int i = 0; i < started; i++) {
+		int *st = calloc(a[i].buf.npages, sizeof(int));
+		int node = topo_cpu_node(t, a[i].last_cpu);
+		int pinned = mode == MODE_CREATED_PINNED || mode == MODE_PINNED_AFTER;
+
+		if (st && !nmem_where(&a[i].buf, st))
+			for (size_t p = 0; p < a[i].buf.npages; p++) {
+				pages++;
+				local += st[p] == node;
+				off_mems += st[p] >= 0 && !topo_node_mem_allowed(t, st[p]);
+			}
+		free(st);
+		changes += a[i].changes;
+		outside += a[i].outside;
+		team_describe(t, i, pinned ? cpus[i] : -1, a[i].last_cpu, &place[i]);
+		nmem_free(&a[i].buf);
+	}
+	if (rc)
+		goto out;
+	sink_placement(ctx->sink, name, place, started);
+	struct point mv = {.chart = "moves", .series = "sched_getcpu", .x = mode,
+			   .x_label = name, .y = (double)changes / n};
+	sink_point(ctx->sink, &mv);
+	snprintf(k, sizeof(k), "%s_changes", name);
+	sink_summary(ctx->sink, k, (double)changes, "");
+	snprintf(k, sizeof(k), "%s_outside_cpus", name);
+	sink_summary(ctx->sink, k, (double)outside, "samples");
+	if (pages) {
+		struct point lc = {.chart = "local", .series = "first touch", .x = mode,
+				   .x_label = name, .y = 100.0 * (double)local / (double)pages,
+				   .unit = "%"};
+		sink_point(ctx->sink, &lc);
+		snprintf(k, sizeof(k), "%s_local_pages", name);
+		sink_summary(ctx->sink, k, (double)local, "pages");
+		snprintf(k, sizeof(k), "%s_pages", name);
+		sink_summary(ctx->sink, k, (double)pages, "pages");
+		snprintf(k, sizeof(k), "%s_outside_mems", name);
+		sink_summary(ctx->sink, k, (double)off_mems, "pages");
+	}
+out:
+	free(a);
+	free(th);
+	free(place);
+	return rc;
+}
+
+struct split_job {
+	char *buf[2];
+	size_t len;
+	int64_t passes;
+	double sum[2];
+};
+
+static void split_body(void *arg, int tid, int round)
+{
+	struct split_job *j = arg;
+	const volatile char *p = j->buf[tid];
+	double s = 0;
+
+	(void)round;
+	for (int64_t r = 0; r < j->passes; r++)
+		for (size_t o = 0; o < j->len; o += 64)
+			s += p[o];
+	j->sum[tid] = s;
+}
+
+static void split_setup(void *arg, int tid)
+{
+	struct split_job *j = arg;
+
+	memset(j->buf[tid], 1, j->len);
+}
+
+/* Two threads, each with its own 3/4 of a cache: both under one instance, then one each. */
+static int run_cache_split(struct run_ctx *ctx)
+{
+	const struct topo *t = ctx->topo;
+	const struct af_params *ap = ctx->params;
+	int level = topo_pair_level(t), rc = 0;
+	const struct topo_cache *c = NULL;
+	struct split_job j = {.passes = ap->passes};
+	char msg[256];
+
+	sink_summary(ctx->sink, "cache_split_level", level, "");
+	if (!level)
+		return 0;
+	for (int i = 0; i < t->npus && !c; i++)
+		if (t->pu[i].allowed)
+			c = topo_cache_find(t, level, topo_pu_cache(&t->pu[i], level));
+	if (!c || !c->size)
+		return 0;
+	j.len = (size_t)c->size * 3 / 4 / 64 * 64;
+	sink_summary(ctx->sink, "cache_split_bytes", (double)j.len, "bytes");
+	for (int k = 0; k < 2; k++)
+		if (!(j.buf[k] = aligned_alloc(4096, (j.len + 4095) / 4096 * 4096))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	for (int mode = PAIR_SHARED; mode <= PAIR_SPLIT && !rc; mode++) {
+		int cpus[2];
+		struct team_result res;
+		struct team_job job = {.nthreads = 2, .cpus = cpus, .arg = &j,
+				       .setup = split_setup, .body = split_body,
+				       .warmup = (int)ctx->common.warmup,
+				       .repeat = (int)ctx->common.repeat,
+				       .cancel = ctx->cancel};
+		const char *label = mode == PAIR_SHARED ? "one cache" : "split";
+		if (topo_plan_pairs(t, level, mode, 1, cpus, msg, sizeof(msg)))
+			break;
+		rc = team_run(&job, t, &res);
+		if (rc)
+			break;
+		sink_placement(ctx->sink, mode == PAIR_SHARED ? "cache_split one cache"
+							     : "cache_split split",
+			       res.place, res.nthreads);
+		double *gb = calloc((size_t)res.rounds + 1, sizeof(double));
+		if (gb) {
+			struct stats s;
+			for (int r = 0; r < res.rounds; r++)
+				gb[r] = res.seconds[r] > 0 ? 2.0 * (double)j.len *
+								      (double)j.passes /
+								      res.seconds[r] / 1e9
+							   : 0;
+			stats_compute(gb, res.rounds, &s);
+			struct point p = {.chart = "cache", .series = "separate data",
+					  .x = mode, .x_label = label, .y = s.median,
+					  .unit = "GB/s", .samples = gb,
+					  .nsamples = res.rounds};
+			sink_point(ctx->sink, &p);
+			sink_summary(ctx->sink, mode == PAIR_SHARED ? "cache_split_shared_gbps"
+								    : "cache_split_split_gbps",
+				     s.median, "GB/s");
+			free(gb);
+		}
+		team_result_free(&res);
+	}
+out:
+	free(j.buf[0]);
+	free(j.buf[1]);
+	return rc;
+}
+
+static int af_run(struct run_ctx *ctx)
+{
+	const struct af_params *ap = ctx->params;
+	int n = (int)ap->threads, rc = 0, done = 0, total = 0;
+	int *cpus = calloc((size_t)n + 1, sizeof(int));
+	struct errinfo perr;
+
+	if (!cpus)
+		return -ENOMEM;
+	sink_summary(ctx->sink, "allowed_cpus", ctx->topo->nallowed, "cpus");
+	sink_summary(ctx->sink, "allowed_mems", ctx->topo->nmems_allowed, "nodes");
+	/* pinned threads go where the plan says; spread unless told */
+	if ((rc = experiment_plan(ctx, n, cpus, &perr))) {
+		sink_note(ctx->sink, "warn", "%s", perr.msg);
+		free(cpus);
+		return rc;
+	}
+	for (int i = 0; i < n; i++)
+		if (cpus[i] < 0) /* placement=os plans no cpu: pin the spread plan */
+			topo_plan(ctx->topo, PLACE_SPREAD, NULL, 0, n, cpus, perr.msg,
+				  sizeof(perr.msg));
+	for (int m = 0; m < MODE_COUNT; m++)
+		total += (ap->modes >> m) & 1;
+	for (int m = 0; m < MODE_COUNT && !rc; m++) {
+		if (!((ap->modes >> m) & 1))
+			continue;
+		if (*ctx->cancel) {
+			rc = -ECANCELED;
+			break;
+		}
+		sink_progress(ctx->sink, done++, total, modes[m].name);
+		rc = m == MODE_CACHE_SPLIT ? run_cache_split(ctx)
+					   : run_mode(ctx, m, cpus, n);
+	}
+	free(cpus);
+	if (!rc)
+		sink_progress(ctx->sink, total, total, "done");
+	return rc;
+}
+
+static void af_precheck(const void *params, const struct common_params *common,
+			const struct topo *t, struct verdict *v)
+{
+	const struct af_params *ap = params;
+
+	(void)common;
+	if (t->nnodes < 2 && (ap->modes & ~(1u << MODE_CACHE_SPLIT)))
+		verdict_note(v, "cannot",
+			     "one memory node: every first touch lands on it, so where a thread "
+			     "ran when it touched its data cannot show in the page census");
+	if (t->nallowed < 2)
+		verdict_note(v, "cannot",
+			     "one cpu allowed (%s, from %s): no thread can move, and no two "
+			     "placements differ",
+			     t->allowed_text, t->cpus_source);
+	if ((ap->modes >> MODE_CACHE_SPLIT) & 1 && !topo_pair_level(t))
+		verdict_note(v, "cannot",
+			     "cache_split: no cache level here has two instances with one over "
+			     "two allowed cpus, so two threads cannot be put under one cache and "
+			     "then under two");
+}
+
+static void af_describe(const struct run_result *r, struct verdict *v)
+{
+	const struct af_params *ap = r->params;
+	const struct machine_facts *m = r->machine;
+	double x, pages, local, shared, split;
+	int stray = 0;
+
+	for (int mode = 0; mode < MODE_CACHE_SPLIT; mode++) {
+		char k[64];
+		const char *name = modes[mode].name;
+		if (!((ap->modes >> mode) & 1))
+			continue;
+		snprintf(k, sizeof(k), "%s_outside_cpus", name);
+		if (!rr_summary_get(r, k, &x) && x > 0) {
+			stray = 1;
+			verdict_note(v, "warn", "%s: sched_getcpu saw a cpu outside the cpuset %.0f time(s)",
+				     name, x);
+		}
+		snprintf(k, sizeof(k), "%s_outside_mems", name);
+		if (!rr_summary_get(r, k, &x) && x > 0) {
+			stray = 1;
+			verdict_note(v, "warn", "%s: %.0f page(s) landed outside the cpuset's memory nodes",
+				     name, x);
+		}
+		snprintf(k, sizeof(k), "%s_changes", name);
+		if (!rr_summary_get(r, k, &x))
+			verdict_note(v, "info", "%s: sched_getcpu saw %.0f cpu change(s)%s", name, x,
+				     mode == MODE_PINNED_AFTER && x > 0
+					     ? " (the move onto its cpu once pinned counts)"
+					     : "");
+		snprintf(k, sizeof(k), "%s_pages", name);
+		if (m->nnodes >= 2 && !rr_summary_get(r, k, &pages) && pages > 0) {
+			snprintf(k, sizeof(k), "%s_local_pages", name);
+			rr_summary_get(r, k, &local);
+			verdict_note(v, local >= pages || mode >= MODE_PINNED_AFTER ? "info" : "warn",
+				     "%s: %.0f%% of the pages are on the node of the cpu the thread ran on%s",
+				     name, 100 * local / pages,
+				     mode == MODE_CREATED_PINNED
+					     ? " (pinned from creation: the article's advice, every page should be)"
+					     : "");
+		}
+	}
+	if ((ap->modes & ~(1u << MODE_CACHE_SPLIT)) && m->nnodes < 2)
+		verdict_note(v, "cannot",
+			     "one memory node: where a thread ran when it first touched its data "
+			     "cannot show in the page census");
+	if ((ap->modes >> MODE_CACHE_SPLIT) & 1) {
+		if (rr_summary_get(r, "cache_split_level", &x) || x == 0)
+			verdict_note(v, "cannot",
+				     "cache_split: this machine has no two caches of one level with "
+				     "one over two allowed cpus, so 'one cache' and 'split' cannot be compared");
+		else if (!rr_summary_get(r, "cache_split_shared_gbps", &shared) &&
+			 !rr_summary_get(r, "cache_split_split_gbps", &split)) {
+			const struct rr_point *a = rr_point_find_label(r, "cache", "separate data", "one cache");
+			const struct rr_point *b = rr_point_find_label(r, "cache", "separate data", "split");
+			int cmp = a && b ? rr_point_compare(b, a) : 0;
+			verdict_note(v, cmp > 0 ? "info" : "warn",
+				     "cache_split: two threads with separate data read %.2f GB/s under one L%.0f "
+				     "and %.2f GB/s split%s",
+				     shared, x, split,
+				     cmp > 0 ? ": split is faster, as the article says"
+				     : cmp < 0 ? ": one cache was faster, against the article"
+					       : ": the rounds cannot tell them apart");
+		}
+	}
+	if (stray)
+		verdict_headline(v, "something ran or landed outside this process's cpuset");
+	else
+		verdict_headline(v, "every thread ran inside the cpuset (%d cpu(s)) and every page "
+				    "landed on its allowed nodes",
+				 m->nallowed);
+}
+
+static void af_estimate(const void *params, const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
+{
+	const struct af_params *ap = params;
+	double per = (double)ap->size * (double)ap->passes / 2e9;
+
+	(void)t;
+	*seconds = 1 + 4 * per * (double)ap->threads + 2 * (double)(common->repeat + common->warmup) *
+							    (double)ap->passes * 0.05;
+	*bytes = (uint64_t)ap->size * (uint64_t)ap->threads + (64u << 20);
+}
+
+const struct experiment exp_affinity = {
+	.name = "affinity",
+	.title = "Thread affinity and cpusets",
+	.summary = "Where a thread runs and where its data lands, by how it was pinned; "
+		   "separate data under one cache or two; the cpuset honoured",
+	.section = "6.4.3, 6.5.6",
+	.explain =
+		"Each thread first-touches a buffer of its own, then reads it over and "
+		"over, asking sched_getcpu at every page which CPU it is on. The threads "
+		"are placed four ways: pinned when created (pthread_attr_setaffinity_np), "
+		"pinned by themselves after their data is in place (pthread_setaffinity_np), "
+		"confined through the creator's mask (sched_setaffinity on the process, "
+		"which new threads inherit but which names no CPU per thread), or not "
+		"pinned at all. The run counts how often each thread changed CPU and, "
+		"with move_pages, on which node its pages landed.\n\n"
+		"The article's advice is to choose the CPUs at creation: the first touch "
+		"then already happens on the right node. A thread pinned after the touch "
+		"keeps pages on the node it happened to start on, and an unpinned thread "
+		"may be moved by the scheduler away from its pages. On one node every "
+		"page is local whatever happens, so only the CPU changes show.\n\n"
+		"cache_split is the opposite of figures 6.13 and 6.14: two threads with "
+		"separate data sets, each three quarters of one cache, under one shared "
+		"cache (they evict each other) against under two (each fits). It needs a "
+		"cache level with two instances.\n\n"
+		"A cpuset (6.5.6) limits the CPUs and memory nodes a process may use; the "
+		"topology shows the cpuset this process got, and where it was read "
+		"(cgroup cpuset.cpus.effective and cpuset.mems.effective, or the affinity "
+		"mask when that is narrower). Every placement honours it; the run checks "
+		"that no thread was seen on, and no page landed on, anything outside it.",
+	.params = params,
+	.params_size = sizeof(struct af_params),
+	.charts = charts,
+	.summary_keys = summary_keys,
+	.uses_placement = 1,
+	.precheck = af_precheck,
+	.run = af_run,
+	.describe = af_describe,
+	.estimate = af_estimate,
+};
