@@ -164,6 +164,31 @@ class OpenApiTest(SharedServerTest):
         self.call("/api/runs/import", "post", "/api/runs/import",
                   {"experiment": "false_sharing"}, want=400)
 
+    def test_check(self):
+        _, doc = self.call("/api/runs/check", "post", "/api/runs/check",
+                           {"experiment": "false_sharing", "params": SMALL},
+                           want=200)
+        self.assertIn("notes", doc)
+        self.call("/api/runs/check", "post", "/api/runs/check",
+                  {"experiment": "false_sharing", "params": {"strid": 4}},
+                  want=400)
+
+    def test_campaigns(self):
+        campaign = {"id": "openapi-test", "engine": "clush",
+                    "experiment": "false_sharing", "params": {"threads": "2"},
+                    "created_at": "2026-12-03T12:00:00Z",
+                    "nodes": [{"node": "lab01", "state": "failed",
+                               "reason": "ssh: connection refused"}]}
+        self.call("/api/campaigns", "post", "/api/campaigns", campaign,
+                  want=201)
+        self.call("/api/campaigns", "post", "/api/campaigns",
+                  {"id": "x"}, want=400)
+        _, doc = self.call("/api/campaigns", "get", "/api/campaigns", want=200)
+        self.call("/api/campaigns/{id}", "get", "/api/campaigns/openapi-test",
+                  want=200)
+        self.call("/api/campaigns/{id}", "get", "/api/campaigns/nope",
+                  want=404)
+
     def test_zz_every_operation_answered(self):
         # runs last (unittest sorts by name): each operation got a real response
         ops = {(m, p) for p, v in self.doc["paths"].items() for m in v}
