@@ -16,6 +16,12 @@ struct runlog {
 	int64_t run_id;
 	struct runlog_event **ev; /* seq increasing */
 	int64_t n, cap;
+	/*
+	 * Readers see ev[0..npub): an event the runner holds back until the
+	 * store has it (runlog_append_held) is not shown to a subscriber, so
+	 * nothing a client saw is missing after a crash.
+	 */
+	int64_t npub;
 	int closed;
 	void (*on_free)(struct runlog *, void *);
 	void *on_free_arg;
@@ -102,7 +108,7 @@ int64_t runlog_run_id(const struct runlog *log)
 }
 
 /* Called with mu held. Takes ownership of e on success. */
-static int push(struct runlog *log, struct runlog_event *e)
+static int push(struct runlog *log, struct runlog_event *e, int held)
 {
 	if (log->closed)
 		return -EPIPE;
@@ -115,7 +121,10 @@ static int push(struct runlog *log, struct runlog_event *e)
 		log->cap = cap;
 	}
 	log->ev[log->n++] = e;
-	pthread_cond_broadcast(&log->cv);
+	if (!held) {
+		log->npub = log->n;
+		pthread_cond_broadcast(&log->cv);
+	}
 	return 0;
 }
 
@@ -132,7 +141,8 @@ static struct runlog_event *event_new(int64_t seq, const char *type, char *json)
 	return e;
 }
 
-const struct runlog_event *runlog_append(struct runlog *log, json_t *ev)
+static const struct runlog_event *append(struct runlog *log, json_t *ev,
+					 int held)
 {
 	const char *type = json_string_value(json_object_get(ev, "type"));
 	struct runlog_event *e = NULL;
@@ -156,11 +166,12 @@ const struct runlog_event *runlog_append(struct runlog *log, json_t *ev)
 		rc = -ENOMEM;
 		goto fail;
 	}
-	rc = push(log, e);
+	rc = push(log, e, held);
 	if (rc)
 		goto fail;
 	pthread_mutex_unlock(&log->mu);
-	changed();
+	if (!held)
+		changed();
 	return e;
 fail:
 	pthread_mutex_unlock(&log->mu);
@@ -169,6 +180,30 @@ fail:
 	free(json);
 	errno = -rc;
 	return NULL;
+}
+
+const struct runlog_event *runlog_append(struct runlog *log, json_t *ev)
+{
+	return append(log, ev, 0);
+}
+
+const struct runlog_event *runlog_append_held(struct runlog *log, json_t *ev)
+{
+	return append(log, ev, 1);
+}
+
+void runlog_publish(struct runlog *log)
+{
+	int more;
+
+	pthread_mutex_lock(&log->mu);
+	more = log->npub != log->n;
+	log->npub = log->n;
+	if (more)
+		pthread_cond_broadcast(&log->cv);
+	pthread_mutex_unlock(&log->mu);
+	if (more)
+		changed();
 }
 
 int runlog_append_raw(struct runlog *log, int64_t seq, const char *type,
@@ -186,7 +221,7 @@ int runlog_append_raw(struct runlog *log, int64_t seq, const char *type,
 	if (log->n && seq <= log->ev[log->n - 1]->seq)
 		rc = -EINVAL;
 	else
-		rc = push(log, e);
+		rc = push(log, e, 0);
 	pthread_mutex_unlock(&log->mu);
 	if (rc) {
 		free(e->json);
@@ -199,6 +234,7 @@ void runlog_close(struct runlog *log)
 {
 	pthread_mutex_lock(&log->mu);
 	log->closed = 1;
+	log->npub = log->n;
 	pthread_cond_broadcast(&log->cv);
 	pthread_mutex_unlock(&log->mu);
 	changed();
@@ -214,7 +250,7 @@ int runlog_closed(struct runlog *log)
 
 static int64_t last_seq(const struct runlog *log)
 {
-	return log->n ? log->ev[log->n - 1]->seq : 0;
+	return log->npub ? log->ev[log->npub - 1]->seq : 0;
 }
 
 int64_t runlog_last_seq(struct runlog *log)
@@ -228,7 +264,7 @@ int64_t runlog_last_seq(struct runlog *log)
 /* Events with seq > after: seqs are increasing but may have gaps (replay). */
 static int64_t count_after(const struct runlog *log, int64_t after)
 {
-	int64_t lo = 0, hi = log->n;
+	int64_t lo = 0, hi = log->npub;
 
 	while (lo < hi) {
 		int64_t mid = lo + (hi - lo) / 2;
@@ -237,7 +273,7 @@ static int64_t count_after(const struct runlog *log, int64_t after)
 		else
 			hi = mid;
 	}
-	return log->n - lo;
+	return log->npub - lo;
 }
 
 int64_t runlog_wait(struct runlog *log, int64_t after, int timeout_ms,
@@ -264,7 +300,7 @@ const struct runlog_event *runlog_next(struct runlog *log, int64_t after)
 	pthread_mutex_lock(&log->mu);
 	int64_t k = count_after(log, after);
 	if (k)
-		e = log->ev[log->n - k];
+		e = log->ev[log->npub - k];
 	pthread_mutex_unlock(&log->mu);
 	return e;
 }

@@ -40,6 +40,13 @@ int64_t runlog_run_id(const struct runlog *log);
  */
 const struct runlog_event *runlog_append(struct runlog *log, json_t *ev);
 /*
+ * Like runlog_append, but held back from readers until runlog_publish:
+ * the runner stores a batch first, then shows it.
+ */
+const struct runlog_event *runlog_append_held(struct runlog *log, json_t *ev);
+/* Shows every held event to readers (and wakes them). */
+void runlog_publish(struct runlog *log);
+/*
  * Appends an already serialised event with its own seq (replay from the
  * store: seq must be above the last one). Returns 0 or -errno.
  */

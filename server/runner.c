@@ -262,7 +262,7 @@ static int on_event(void *ctx, json_t *ev, struct errinfo *err)
 		l->batch = b;
 		l->cap = cap;
 	}
-	e = runlog_append(l->run->log, ev);
+	e = runlog_append_held(l->run->log, ev);
 	if (e)
 		l->batch[l->nbatch++] = e;
 	return 0;
@@ -278,6 +278,8 @@ static int on_flush(void *ctx, struct errinfo *err)
 		rc = store_append_events(l->r->store, l->run->id, l->batch,
 					 l->nbatch, err);
 	l->nbatch = 0;
+	/* stored (or the run fails on rc): now subscribers may see them */
+	runlog_publish(l->run->log);
 	return rc;
 }
 
