@@ -1,6 +1,8 @@
 /* schema.c - experiments, topology and the machine as JSON documents */
 #include "schema.h"
 
+#include "lessons_json.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -109,6 +111,7 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 		json_object_set_new(o, "limited", json_string(why));
 	}
 	json_object_set_new(o, "available", json_true());
+	json_object_set_new(o, "lessons", lessons_json(e));
 	return o;
 }
 
