@@ -12,6 +12,8 @@ test-browser: $(BUILD)/numalab web/vendor/.stamp
 		node tests/browser/lab.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
 			--web web --screenshots build/screenshots && \
 		node tests/browser/topology.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
+			--web web --screenshots build/screenshots && \
+		node tests/browser/classroom.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
 			--web web --screenshots build/screenshots; \
 	fi
 
