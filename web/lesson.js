@@ -111,6 +111,9 @@ export class LessonPanel {
       this.app.form.reset();
       this.app.form.setValues(l.params);
       this.applied = key;
+      // the explanation gives the article's figures away: folded until the class has guessed
+      const about = document.getElementById('about');
+      if (about) about.open = false;
     }
     if (runId) this.applied = null;
     const shown = runId && view.run && view.run.params ? view.run.params : l.params;

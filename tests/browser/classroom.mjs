@@ -113,8 +113,13 @@ try {
     await page.waitForTimeout(300);
     check(/the machine/.test(await page.textContent('#classroom-hint')), 'the hint says the machine is shown');
     check(await inView(page, '#run-topology svg'), `the machine's picture is on screen whole at ${w}x${hgt}`);
-    const pu = await page.evaluate(() => document.querySelector('#run-topology svg [data-threads] rect').getBoundingClientRect().width);
-    check(pu >= 60, `a PU with a thread is drawn large enough to point at (${Math.round(pu)} px)`);
+    const scale = await page.evaluate(() => {
+      const svg = document.querySelector('#run-topology svg');
+      const vb = svg.viewBox.baseVal;
+      const r = svg.getBoundingClientRect();
+      return Math.min(r.width / vb.width, r.height / vb.height);
+    });
+    check(scale >= 1.2, `the picture is drawn larger than on the laptop's page, to point at (${scale.toFixed(2)}×)`);
     await page.screenshot({ path: join(SHOTS, `topology-threads-${w}x${hgt}.png`) });
     if (w === 1280) await axeCheck(page, 'the topology with a run\'s threads', check);
     await page.context().close();

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHROMIUM, NUMALAB, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
-import { axeCheck } from './axe.mjs';
+import { axeCheck, repeatedButtonNames } from './axe.mjs';
 
 const chromium = await browserOrSkip('test-browser (lab)');
 const tmp = tempDir('numalab-lab-');
@@ -83,6 +83,8 @@ try {
   check(cmp.legend === 'bottom', `the legend sits under the plot (${cmp.legend})`);
   check([...fam(a.id)].every((c) => !fam(b.id).has(c)), `each run has its own colours (${JSON.stringify(cmp.sets)})`);
   await axeCheck(page, 'compare', check);
+  const twice = await repeatedButtonNames(page);
+  check(!twice.length, `each button of compare has its own name (${twice.join(', ')})`);
   await page.screenshot({ path: join(SHOTS, 'compare-1280x720.png') });
   await page.screenshot({ path: join(SHOTS, 'lab-compare.png'), fullPage: true });
 

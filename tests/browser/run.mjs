@@ -2,7 +2,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHROMIUM, ONLY, SHOTS, browserOrSkip, startServer as start, tempDir } from './setup.mjs';
-import { axeCheck } from './axe.mjs';
+import { axeCheck, repeatedButtonNames } from './axe.mjs';
 
 const chromium = await browserOrSkip('test-browser');
 const tmp = tempDir('numalab-browser-');
@@ -144,6 +144,8 @@ try {
     assert((await page.locator('#p-threads').inputValue()) === '1-2', 'the form lost the values the run was started with');
     await clean(page);
     await axeCheck(page, 'a finished run', (ok, what) => assert(ok, what));
+    const twice = await repeatedButtonNames(page);
+    assert(!twice.length, `buttons share a name: ${twice.join(', ')}`);
     // each chart's numbers, for whoever cannot see the canvas
     const rows = await page.$$eval('figure[data-chart="time"] .chart-data-table tbody tr', (r) => r.length);
     assert(rows > 0, 'the time chart has no data table');
