@@ -143,7 +143,7 @@ export class LessonPanel {
     el.append(h('h2', { class: 'lesson-result-title', text: 'The answer' }));
     if (!ans) {
       const final = view.isFinal && view.isFinal();
-      el.append(h('p', { class: 'lesson-wait', text: final ? 'this run did not measure it: the verdict above says why' : 'measuring…' }));
+      el.append(h('p', { class: 'lesson-wait', text: final ? 'this machine could not measure it: the verdict beside the chart says why' : 'measuring…' }));
     }
     el.append(h('table', { class: 'answer-table' },
       h('caption', { class: 'visually-hidden', text: `${l.question}: the guess, this machine and the article` }),

@@ -92,6 +92,26 @@ try {
     await page.screenshot({ path: join(SHOTS, `classroom-answer-${w}x${hgt}.png`) });
     if (w === 1280) await axeCheck(page, 'classroom after the run', check);
 
+    // a question this machine cannot answer says so, next to the guess
+    if (w === 1280) {
+      const cs = schema.find((e) => e.name === 'cache_sharing');
+      await page.goto(`${base}?classroom#/experiments/cache_sharing`);
+      await page.waitForSelector('#lesson-pick option', { state: 'attached' });
+      await page.fill('#lesson-guess', '3');
+      await page.click('#run-button');
+      await page.waitForFunction(() => /^#\/runs\/\d+$/.test(location.hash), null, { timeout: 20000 });
+      await page.waitForSelector('#status[data-status="done"]', { timeout: 90000 });
+      await page.waitForSelector('#lesson-result:not([hidden])', { timeout: 20000 });
+      await page.waitForTimeout(500);
+      const csId = (await page.evaluate(() => location.hash)).match(/(\d+)$/)[1];
+      const csRun = await (await fetch(`${base}api/runs/${csId}`)).json();
+      const answered = Object.keys(csRun.summary || {}).includes(cs.lessons[0].answer);
+      const text = await page.textContent('#lesson-result');
+      check(answered ? /this machine/.test(text) : /could not measure it/.test(text),
+        `the answer says what this machine measured, or that it could not (${answered ? 'measured' : 'not measured'}: "${text.slice(0, 120)}")`);
+      await page.screenshot({ path: join(SHOTS, `classroom-unanswered-${w}x${hgt}.png`) });
+    }
+
     // the heatmap: its colour scale above the fold too
     const c2c = schema.find((e) => e.name === 'core_to_core');
     await page.goto(`${base}?classroom#/experiments/core_to_core`);

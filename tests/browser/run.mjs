@@ -107,6 +107,12 @@ try {
     assert(await page.locator('#results figure[data-chart]').count() === fs.charts.length, 'not one chart per chart in the schema');
     await clean(page);
     await axeCheck(page, 'the experiment form', (ok, what) => assert(ok, what));
+    // the skip link takes the keyboard to the results, a region it can scroll
+    await page.keyboard.press('Tab');
+    assert(await page.evaluate(() => document.activeElement.id) === 'skip-link', 'the first Tab does not reach the skip link');
+    await page.keyboard.press('Enter');
+    assert(await page.evaluate(() => document.activeElement.id) === 'results', 'the skip link does not move the focus to the results');
+    assert(/#\/experiments\/false_sharing$/.test(page.url()), 'the skip link changed the route');
     await shot(page, 'home-1280x720');
     await page.close();
   });
