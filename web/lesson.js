@@ -56,6 +56,13 @@ export class LessonPanel {
       this.result);
     const head = document.querySelector('.exp-head');
     head.after(this.el);
+    // the guess written, Enter runs: the teacher's hands stay on the keyboard
+    this.guess.addEventListener('keydown', (ev) => {
+      if (ev.key !== 'Enter') return;
+      ev.preventDefault();
+      const run = $('run-button');
+      if (!run.disabled && run.getAttribute('aria-disabled') !== 'true') $('run-form').requestSubmit();
+    });
     $('run-form').addEventListener('submit', () => {
       const l = this.lesson();
       if (l && document.body.classList.contains('classroom')) this.armed = { exp: this.exp.name, lesson: l.id, guess: this.guessValue() };

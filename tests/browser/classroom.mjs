@@ -98,7 +98,7 @@ try {
       await page.goto(`${base}?classroom#/experiments/cache_sharing`);
       await page.waitForSelector('#lesson-pick option', { state: 'attached' });
       await page.fill('#lesson-guess', '3');
-      await page.click('#run-button');
+      await page.press('#lesson-guess', 'Enter'); // the guess written, Enter runs
       await page.waitForFunction(() => /^#\/runs\/\d+$/.test(location.hash), null, { timeout: 20000 });
       await page.waitForSelector('#status[data-status="done"]', { timeout: 90000 });
       await page.waitForSelector('#lesson-result:not([hidden])', { timeout: 20000 });
@@ -120,6 +120,11 @@ try {
     await page.waitForFunction(() => /^#\/runs\/\d+$/.test(location.hash), null, { timeout: 20000 });
     await page.waitForSelector('#status[data-status="done"]', { timeout: 90000 });
     await page.waitForTimeout(900);
+    // the lesson opens on its own chart; the arrows step to the heatmap
+    const heatId = c2c.charts.find((c) => c.kind === 'heatmap').id;
+    for (let i = 0; i < 6 && (await page.getAttribute('#results .classroom-current', 'data-chart')) !== heatId; i++) await page.keyboard.press('ArrowDown');
+    await page.waitForTimeout(600);
+    check(await page.getAttribute('#results .classroom-current', 'data-chart') === heatId, 'the arrows reach the heatmap');
     const heat = await chartFits(page);
     check(heat.ok, `the heatmap and its colour scale are on screen at ${w}x${hgt} (${heat.why})`);
     check(c2c.lessons.length >= 1, 'core_to_core has a lesson');
