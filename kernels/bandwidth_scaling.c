@@ -557,6 +557,17 @@ static void bs_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)(2 * size * max_threads(bp));
 }
 
+/* The classroom's question; the run takes a few seconds on 2 cores. */
+static const struct lesson lessons[] = {
+	{.id = "second-reader",
+	 .title = "A second reader",
+	 .question = "how many GB/s do 2 threads on different cores read together, at most?",
+	 .params = "threads=1-2 size=16M ops=read placements=spread repeat=3",
+	 .unit = "GB/s",
+	 .answer = "read_spread_peak_gbps",
+	 .chart = "read"},
+	{0}};
+
 const struct experiment exp_bandwidth_scaling = {
 	.name = "bandwidth_scaling",
 	.title = "Memory bandwidth as threads are added",
@@ -589,4 +600,6 @@ const struct experiment exp_bandwidth_scaling = {
 	.run = bs_run,
 	.describe = bs_describe,
 	.estimate = bs_estimate,
+	/* the classroom */
+	.lessons = lessons,
 };

@@ -633,6 +633,17 @@ static void cs_estimate(const void *params, const struct common_params *common,
 	*seconds = nset * (rounds * passes * ws / 1e9 + 2 * ws / 1e9);
 }
 
+/* The classroom's question; the run takes a few seconds on 2 cores. */
+static const struct lesson lessons[] = {
+	{.id = "split-pair",
+	 .title = "A pair split across caches",
+	 .question = "how many times longer does a pair of threads take when its two threads do not share a cache?",
+	 .params = "pairs=1 passes=4 repeat=3",
+	 .unit = "x",
+	 .answer = "split_over_shared",
+	 .chart = "time"},
+	{0}};
+
 const struct experiment exp_cache_sharing = {
 	.name = "cache_sharing",
 	.title = "Cache sharing by placement",
@@ -676,4 +687,6 @@ const struct experiment exp_cache_sharing = {
 	.run = cs_run,
 	.describe = cs_describe,
 	.estimate = cs_estimate,
+	/* the classroom */
+	.lessons = lessons,
 };

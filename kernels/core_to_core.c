@@ -500,6 +500,17 @@ static void c2c_estimate(const void *params, const struct common_params *common,
 	*bytes = 4096;
 }
 
+/* The classroom's question; the run takes a few seconds on 2 cores. */
+static const struct lesson lessons[] = {
+	{.id = "round-trip",
+	 .title = "A cache line's round trip",
+	 .question = "how many nanoseconds does one cache line take to go to another core and back?",
+	 .params = "samples=40 round_trips=500",
+	 .unit = "ns",
+	 .answer = "round_trip_ns_*",
+	 .chart = "by_relation"},
+	{0}};
+
 const struct experiment exp_core_to_core = {
 	.name = "core_to_core",
 	.title = "Core-to-core latency",
@@ -541,4 +552,6 @@ const struct experiment exp_core_to_core = {
 	.describe = c2c_describe,
 	.precheck = c2c_precheck,
 	.estimate = c2c_estimate,
+	/* the classroom */
+	.lessons = lessons,
 };

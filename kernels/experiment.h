@@ -45,6 +45,28 @@ struct reference {
 	const char *per, *per_chart;
 };
 
+/*
+ * A lesson for the classroom: a question the class answers with a guess
+ * before a run with these params (each under 10 s on 2 cores, and never
+ * over the server's estimate limit), then the run's answer beside the
+ * article's figure.
+ */
+struct lesson {
+	const char *id;	      /* unique within its experiment */
+	const char *title;    /* a few words, for the picker */
+	const char *question; /* asked before the run */
+	const char *params;   /* "k=v k=v": what the run is started with */
+	const char *unit;     /* of the guess and of the answer: "x", "ns" */
+	/*
+	 * The summary key that answers it, or an fnmatch(3) pattern: the
+	 * run's first summary key it matches.
+	 */
+	const char *answer;
+	const char *chart;   /* the chart that shows it */
+	const char *article; /* the article's figure in words, or NULL */
+	double article_value; /* that figure in unit, when article is set */
+};
+
 /* The params every experiment takes, filled by experiment_parse. */
 struct common_params {
 	int64_t repeat, warmup;
@@ -116,6 +138,8 @@ struct experiment {
 	 */
 	void (*estimate)(const void *params, const struct common_params *common,
 			 const struct topo *t, double *seconds, uint64_t *bytes);
+	/* 1-3 lessons for the classroom; NULL-id-terminated, may be NULL. */
+	const struct lesson *lessons;
 };
 
 /* The registry: a NULL-terminated table of every experiment. */

@@ -550,6 +550,26 @@ static void fs_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)PARAM_MAX_LIST * 4096 * 2;
 }
 
+/* The classroom's questions; each run takes a few seconds on 2 cores. */
+static const struct lesson lessons[] = {
+	{.id = "shared-line",
+	 .title = "One shared line, two threads",
+	 .question = "how many times slower are 2 threads when their counters share one cache line?",
+	 .params = "threads=2 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
+	 .unit = "x",
+	 .answer = "slowdown_2_threads",
+	 .chart = "overhead",
+	 .article = "390% of the separate-line time with 2 threads on four Pentium 4 processors (2007)",
+	 .article_value = 3.9},
+	{.id = "one-thread",
+	 .title = "One thread alone",
+	 .question = "with a single thread, how many times slower is the packed layout than the separate one?",
+	 .params = "threads=1 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
+	 .unit = "x",
+	 .answer = "slowdown_1_threads",
+	 .chart = "overhead"},
+	{0}};
+
 const struct experiment exp_false_sharing = {
 	.name = "false_sharing",
 	.title = "False sharing",
@@ -592,4 +612,6 @@ const struct experiment exp_false_sharing = {
 	.describe = fs_describe,
 	.precheck = fs_precheck,
 	.estimate = fs_estimate,
+	/* the classroom */
+	.lessons = lessons,
 };

@@ -821,6 +821,17 @@ static void mp_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)size + (uint64_t)(size / 4096) * 2 * sizeof(int);
 }
 
+/* The classroom's question; the run takes a few seconds on 2 cores. */
+static const struct lesson lessons[] = {
+	{.id = "interleave",
+	 .title = "Where interleaved pages land",
+	 .question = "of 4096 pages interleaved over every node, how many land on node 0?",
+	 .params = "size=16M policy=interleave repeat=2",
+	 .unit = "pages",
+	 .answer = "touch_pages_node0",
+	 .chart = "pages"},
+	{0}};
+
 const struct experiment exp_memory_policy = {
 	.name = "memory_policy",
 	.title = "Memory policies and page placement",
@@ -871,4 +882,6 @@ const struct experiment exp_memory_policy = {
 	.run = mp_run,
 	.describe = mp_describe,
 	.estimate = mp_estimate,
+	/* the classroom */
+	.lessons = lessons,
 };

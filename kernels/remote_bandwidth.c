@@ -705,6 +705,24 @@ static void rb_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)(size * 3 * n);
 }
 
+/* The classroom's questions; each run takes a few seconds on 2 cores. */
+static const struct lesson lessons[] = {
+	{.id = "local-read",
+	 .title = "Reading your own node's memory",
+	 .question = "how many GB/s does one thread read from the memory of its own node?",
+	 .params = "size=32M ops=read kinds=regular mixed=no repeat=3",
+	 .unit = "GB/s",
+	 .answer = "read_local_gbps",
+	 .chart = "read"},
+	{.id = "remote-read",
+	 .title = "Reading another node's memory",
+	 .question = "how much of the local read bandwidth is left when the memory sits on another node?",
+	 .params = "size=32M ops=read kinds=regular mixed=no repeat=3",
+	 .unit = "x",
+	 .answer = "read_remote_over_local",
+	 .chart = "read"},
+	{0}};
+
 const struct experiment exp_remote_bandwidth = {
 	.name = "remote_bandwidth",
 	.title = "Local and remote bandwidth, node by node",
@@ -757,4 +775,6 @@ const struct experiment exp_remote_bandwidth = {
 	.run = rb_run,
 	.describe = rb_describe,
 	.estimate = rb_estimate,
+	/* the classroom */
+	.lessons = lessons,
 };

@@ -1,6 +1,8 @@
 /* schema.c - experiments, their params and the topology as JSON documents */
 #include "schema.h"
 
+#include "lessons_json.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +109,7 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 		/* it still runs: what one node can show is shown */
 		json_object_set_new(o, "limited", json_string(why));
 	}
+	json_object_set_new(o, "lessons", lessons_json(e));
 	return o;
 }
 

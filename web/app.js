@@ -52,6 +52,8 @@ async function init() {
     resizing = setTimeout(() => setChartTheme(chartTheme()), 150);
   });
   $('banner-close').addEventListener('click', () => banner(''));
+  // the links of the page are routes: the skip link moves the focus instead of the hash
+  $('skip-link').addEventListener('click', (ev) => { ev.preventDefault(); $('results').focus(); });
   $('run-form').addEventListener('submit', submit);
   $('run-form').addEventListener('input', () => { if ($('run-bar-msg').classList.contains('error')) runMsg(''); });
   $('cancel-button').addEventListener('click', cancel);
@@ -75,7 +77,7 @@ async function init() {
   runs.refresh();
   window.addEventListener('hashchange', route);
   setInterval(() => { if (!document.hidden) runs.refresh(); }, RUNS_POLL_MS);
-  setupClassroom({ exps: () => state.exps, current: () => state.exp, view: () => state.view, restyleCharts: () => setChartTheme(chartTheme()) });
+  setupClassroom({ exps: () => state.exps, current: () => state.exp, view: () => state.view, restyleCharts: () => setChartTheme(chartTheme()), form });
   route();
 }
 

@@ -1,6 +1,7 @@
 // charts.js - one Chart.js chart per chart in the schema, drawn by kind, grown point by point
 import { h } from './dom.js';
 import { num, bytes, displayUnit, convertUnit, label as prettify } from './format.js';
+import { dataDetails } from './chart-table.js';
 
 // Okabe–Ito: told apart by people with any common colour-vision deficiency;
 // the yellow is left out, it vanishes on white under a projector.
@@ -190,8 +191,10 @@ class ChartView {
     this.canvas = h('canvas', { role: 'img', 'aria-label': title });
     this.empty = h('span', { class: 'chart-empty', text: 'no measurements yet' });
     this.legend = this.spec.kind === 'heatmap' ? h('div', { class: 'heat-legend', hidden: true }) : null;
+    // the canvas's text alternative: its numbers, a click (or a screen reader's step) away
+    this.table = dataDetails(title);
     this.el = h('figure', { class: `chart chart-${this.spec.kind}`, dataset: { chart: spec.id, kind: this.spec.kind, points: '0' } },
-      h('figcaption', {}, h('span', { class: 'chart-title', text: title }), this.empty),
+      h('figcaption', {}, h('span', { class: 'chart-title', text: title }), this.empty, this.table.el),
       h('div', { class: 'chart-box' }, this.canvas),
       this.legend);
   }
@@ -277,6 +280,7 @@ class ChartView {
     if (this.spec.kind === 'heatmap') this.renderHeat();
     else this.renderXY();
     this.chart.update();
+    this.table.fill(this);
   }
 
   /* line and bar */
@@ -321,7 +325,8 @@ class ChartView {
         },
         plugins: {
           legend: {
-            position: view.set.legendAt || 'top',
+            // on a projector the legend goes under the plot, clear of the y axis's title
+            position: theme.contrast ? 'bottom' : view.set.legendAt || 'top',
             align: 'start',
             labels: { usePointStyle: line, padding: 16, boxHeight: line ? Math.round(Chart_font() * 0.6) : undefined },
           },
@@ -385,7 +390,9 @@ class ChartView {
     this.shown = displayUnit(this.unit || this.refUnit(), maxAbs);
     const f = this.shown.factor;
     const opts = this.chart.options;
-    opts.scales.y.title.text = axisTitle(this.spec.y_label, this.unit, this.shown.unit);
+    const yTitle = axisTitle(this.spec.y_label, this.unit, this.shown.unit);
+    // projector type: a long title on two lines, so it stays within a short plot
+    opts.scales.y.title.text = theme.contrast ? wrapLabel(yTitle, 14) : yTitle;
 
     let labels = [];
     if (!line) {
@@ -619,7 +626,9 @@ class ChartView {
       const g = sw.getContext('2d');
       g.fillStyle = hatchPattern();
       g.fillRect(0, 0, 24, 16);
-      L.append(h('span', { class: 'heat-na-label' }, sw, 'not measured (hover for why)'));
+      // the reasons written out: a projector has no hover
+      const why = [...new Set([...this.cells.values()].filter((c) => !Number.isFinite(c.value)).map((c) => c.note).filter(Boolean))];
+      L.append(h('span', { class: 'heat-na-label' }, sw, why.length ? `not measured: ${why.join('; ')}` : 'not measured'));
     }
   }
 }

@@ -1,23 +1,61 @@
 // classroom.js - the projector layout: large type, one chart at a time, space runs or stops, arrows step through experiments
 import { $ } from './dom.js';
+import { LessonPanel } from './lesson.js';
 
 const KEY = 'numalab.classroom';
 // The charts on a projector: large type, the dark palette, thick lines.
 export const PROJECTOR_LOOK = { px: 26, contrast: true };
 
-// app: {exps(), current(), view(), restyleCharts()}
+// The chart shown takes the room left under it, so its axis and legend end above the screen's edge.
+function fitChart(fig) {
+  const box = fig.querySelector('.chart-box');
+  if (!box) return;
+  const below = [...fig.children].filter((c) => c !== box && box.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING)
+    .reduce((n, c) => n + c.getBoundingClientRect().height, 0);
+  const hint = $('classroom-hint');
+  const room = window.innerHeight - box.getBoundingClientRect().top - below - (hint ? hint.getBoundingClientRect().height : 0) - 12;
+  box.style.height = `${Math.max(220, Math.floor(room))}px`;
+}
+
+// The machine's picture scaled up to the room left under it, whole.
+function fitPicture(sec) {
+  const svg = sec.querySelector('svg');
+  if (!svg) return;
+  $('results').scrollTop = 0;
+  const legend = sec.querySelector('.topo-legend');
+  const hint = $('classroom-hint');
+  const room = window.innerHeight - svg.getBoundingClientRect().top - (legend ? legend.getBoundingClientRect().height : 0) - (hint ? hint.getBoundingClientRect().height : 0) - 16;
+  svg.style.height = `${Math.max(160, Math.floor(room))}px`;
+}
+
+// app: {exps(), current(), view(), restyleCharts(), form}
 export function setupClassroom(app) {
   const btn = $('classroom-toggle');
   let chartIndex = 0;
+  let shownView = null;
+  const lessons = new LessonPanel(app);
 
   const on = () => document.body.classList.contains('classroom');
   function showChart() {
-    const figs = [...document.querySelectorAll('#results .charts > figure.chart')];
+    // the charts, then the machine's picture with the run's threads on it
+    const figs = [...document.querySelectorAll('#results .charts > figure.chart, #results #run-topology')];
     if (!figs.length) return;
+    // a run started from a lesson opens on the chart that answers it
+    if (app.view() !== shownView) {
+      shownView = app.view();
+      const want = lessons.chartFor(shownView);
+      const i = want ? figs.findIndex((f) => f.dataset.chart === want) : -1;
+      chartIndex = Math.max(0, i);
+    }
     chartIndex = ((chartIndex % figs.length) + figs.length) % figs.length;
     figs.forEach((f, i) => f.classList.toggle('classroom-current', i === chartIndex));
+    figs.forEach((f, i) => { if (i !== chartIndex) { const b = f.querySelector('.chart-box'); if (b) b.style.height = ''; } });
     const hint = $('classroom-hint');
-    if (hint) hint.textContent = `chart ${chartIndex + 1} of ${figs.length} (↑↓) · experiments ←→ · space runs or stops`;
+    const cur = figs[chartIndex];
+    const what = cur.id === 'run-topology' ? ': the machine' : '';
+    if (hint) hint.textContent = `view ${chartIndex + 1} of ${figs.length}${what} (↑↓) · experiments ←→ · space runs or stops`;
+    if (cur.id === 'run-topology') fitPicture(cur);
+    else fitChart(cur);
     window.dispatchEvent(new Event('resize')); // the chart that was hidden takes its size
   }
   function set(v) {
@@ -26,17 +64,28 @@ export function setupClassroom(app) {
     btn.textContent = v ? 'Leave classroom' : 'Classroom';
     try { sessionStorage.setItem(KEY, v ? '1' : ''); } catch (e) { /* private mode */ }
     app.restyleCharts(); // the projector's type and colours, or back
-    chartIndex = 0;
+    shownView = null; // opens on the lesson's chart
+    lessons.sync(); // the lesson's params go into the form
+    if (!v) for (const b of document.querySelectorAll('#results .chart-box')) b.style.height = '';
+    if (!v) for (const svg of document.querySelectorAll('#run-topology svg')) svg.style.height = 'auto';
     showChart();
   }
   btn.addEventListener('click', () => set(!on()));
   const hint = document.createElement('p');
   hint.id = 'classroom-hint';
   hint.className = 'classroom-hint';
-  document.body.append(hint);
+  document.querySelector('main').append(hint); // inside a landmark, like everything else
 
   // the results column is rebuilt on each navigation and each chart arrives with its first point
-  new MutationObserver(() => { if (on()) showChart(); }).observe($('results'), { childList: true, subtree: true, attributes: false });
+  let fitting = null;
+  new MutationObserver(() => {
+    lessons.sync();
+    if (!on()) return;
+    // live points change the results many times a second: fit once they settle
+    cancelAnimationFrame(fitting);
+    fitting = requestAnimationFrame(showChart);
+  }).observe($('results'), { childList: true, subtree: true, attributes: false, characterData: true });
+  window.addEventListener('resize', () => { if (on()) { cancelAnimationFrame(fitting); fitting = requestAnimationFrame(() => { const f = document.querySelector('#results .classroom-current'); if (f) (f.id === 'run-topology' ? fitPicture : fitChart)(f); }); } });
   window.addEventListener('hashchange', () => {
     if (location.hash === '#/classroom') {
       set(true);

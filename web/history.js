@@ -47,7 +47,9 @@ export async function showHistory(container, q, exps) {
       h('label', { class: 'import-label' }, 'Import a run (JSON from another numalab or numalab run --json) ', picker)),
     msg,
     h('table', { class: 'history-table', id: 'history-table' },
-      h('thead', {}, h('tr', {}, ['', 'run', 'experiment', 'status', 'machine', 'started', 'outcome'].map((t) => h('th', { scope: 'col', text: t })))),
+      // the first column's header is for a screen reader: the boxes say what they pick
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'compare' })),
+        ['run', 'experiment', 'status', 'machine', 'started', 'outcome'].map((t) => h('th', { scope: 'col', text: t })))),
       tbody),
     h('div', { class: 'history-pager' }, compareBtn));
   let data;

@@ -166,9 +166,11 @@ export class RunView {
       // nothing measured yet: the wide column is the place to read about the experiment
       const about = this.exp && this.exp.explain ? paragraphs(this.exp.explain) : [];
       head.append(
-        about.length ? h('section', { class: 'about', 'aria-label': 'about this experiment' },
-          h('h2', { class: 'run-title', text: 'What this experiment shows' }), about) : null,
-        h('p', { class: 'run-empty', text: 'Set the parameters and press Run, or open one of the recent runs. The charts below fill in as each measurement arrives.' }));
+        // open to read; the classroom folds it while the class guesses (it quotes the article's figures)
+        about.length ? h('details', { class: 'about', id: 'about', open: true },
+          h('summary', {}, h('h2', { class: 'run-title', text: 'What this experiment shows' })), about) : null,
+        h('p', { class: 'run-empty', text: 'Set the parameters and press Run, or open one of the recent runs. The charts below fill in as each measurement arrives.' }),
+        h('p', { class: 'run-empty-classroom', text: 'Ask the class the question on the left, write down its guess, then press Run: the parameters it will use are listed there.' }));
       return;
     }
     const r = this.run;

@@ -30,6 +30,22 @@ class SchemaTest(SharedServerTest):
                      "placement", "repeat", "warmup"):
             self.assertIn(name, params)
 
+    def test_lessons_are_accepted(self):
+        """Every classroom lesson starts with its own params: never refused."""
+        _, doc, _ = self.srv.json("GET", "/api/experiments")
+        seen = 0
+        for e in doc:
+            self.assertIsInstance(e["lessons"], list)
+            for lesson in e["lessons"]:
+                for key in ("id", "title", "question", "params", "unit", "answer", "chart"):
+                    self.assertIn(key, lesson)
+                self.assertIn(lesson["chart"], [c["id"] for c in e["charts"]])
+                status, run, _ = self.srv.post_run(lesson["params"], e["name"])
+                self.assertEqual(status, 202, "%s lesson %s: %s" % (e["name"], lesson["id"], run))
+                self.srv.json("DELETE", "/api/runs/%d" % run["id"])
+                seen += 1
+        self.assertGreaterEqual(seen, 7)
+
     def test_topology(self):
         status, doc, _ = self.srv.json("GET", "/api/topology")
         self.assertEqual(status, 200)

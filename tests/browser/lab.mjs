@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHROMIUM, NUMALAB, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
+import { axeCheck, repeatedButtonNames } from './axe.mjs';
 
 const chromium = await browserOrSkip('test-browser (lab)');
 const tmp = tempDir('numalab-lab-');
@@ -58,6 +59,7 @@ try {
   await page.waitForSelector('#history-table tbody tr[data-id]', { timeout: 20000 });
   const ids = await page.$$eval('#history-table tbody tr[data-id]', (rs) => rs.map((r) => r.dataset.id));
   check(ids.length === 1 && ids[0] === String(b.id), `history filtered by machine shows run ${b.id} only (${ids})`);
+  await axeCheck(page, 'history', check);
   await page.goto(`${base}#/history`);
   await page.waitForFunction(() => document.querySelectorAll('#history-table tbody tr[data-id]').length === 2, null, { timeout: 20000 });
   for (const box of await page.$$('#history-table tbody input[type=checkbox]')) await box.check();
@@ -80,6 +82,9 @@ try {
   const fam = (run) => new Set(cmp.sets.filter((d) => d.label.endsWith(`#${run}`)).map((d) => d.color));
   check(cmp.legend === 'bottom', `the legend sits under the plot (${cmp.legend})`);
   check([...fam(a.id)].every((c) => !fam(b.id).has(c)), `each run has its own colours (${JSON.stringify(cmp.sets)})`);
+  await axeCheck(page, 'compare', check);
+  const twice = await repeatedButtonNames(page);
+  check(!twice.length, `each button of compare has its own name (${twice.join(', ')})`);
   await page.screenshot({ path: join(SHOTS, 'compare-1280x720.png') });
   await page.screenshot({ path: join(SHOTS, 'lab-compare.png'), fullPage: true });
 
@@ -108,6 +113,7 @@ try {
   });
   const big = await look();
   check(big.px === 26 && big.color === '#003E8A', `classroom charts use large type and the dark palette (${JSON.stringify(big)})`);
+  await axeCheck(page, 'classroom', check);
   await page.screenshot({ path: join(SHOTS, 'lab-classroom.png') });
   await page.click('#classroom-toggle');
   await page.waitForTimeout(600); // past the resize handler's debounce

@@ -2,6 +2,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHROMIUM, ONLY, SHOTS, browserOrSkip, startServer as start, tempDir } from './setup.mjs';
+import { axeCheck, repeatedButtonNames } from './axe.mjs';
 
 const chromium = await browserOrSkip('test-browser');
 const tmp = tempDir('numalab-browser-');
@@ -105,6 +106,13 @@ try {
     await page.waitForFunction(() => !/reading/.test(document.getElementById('machine').textContent));
     assert(await page.locator('#results figure[data-chart]').count() === fs.charts.length, 'not one chart per chart in the schema');
     await clean(page);
+    await axeCheck(page, 'the experiment form', (ok, what) => assert(ok, what));
+    // the skip link takes the keyboard to the results, a region it can scroll
+    await page.keyboard.press('Tab');
+    assert(await page.evaluate(() => document.activeElement.id) === 'skip-link', 'the first Tab does not reach the skip link');
+    await page.keyboard.press('Enter');
+    assert(await page.evaluate(() => document.activeElement.id) === 'results', 'the skip link does not move the focus to the results');
+    assert(/#\/experiments\/false_sharing$/.test(page.url()), 'the skip link changed the route');
     await shot(page, 'home-1280x720');
     await page.close();
   });
@@ -141,6 +149,12 @@ try {
     assert(marked.join(',').split(",").length === lastPart.length, `the topology picture marks threads ${JSON.stringify(marked)}, the run placed ${lastPart.length}`);
     assert((await page.locator('#p-threads').inputValue()) === '1-2', 'the form lost the values the run was started with');
     await clean(page);
+    await axeCheck(page, 'a finished run', (ok, what) => assert(ok, what));
+    const twice = await repeatedButtonNames(page);
+    assert(!twice.length, `buttons share a name: ${twice.join(', ')}`);
+    // each chart's numbers, for whoever cannot see the canvas
+    const rows = await page.$$eval('figure[data-chart="time"] .chart-data-table tbody tr', (r) => r.length);
+    assert(rows > 0, 'the time chart has no data table');
     // the verdict and the whole first chart, axis included, without scrolling
     for (const [w, hgt] of [[1280, 720], [1400, 900]]) {
       await page.setViewportSize({ width: w, height: hgt });

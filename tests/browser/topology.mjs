@@ -2,6 +2,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CHROMIUM, ONLY, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
+import { axeCheck } from './axe.mjs';
 
 const chromium = await browserOrSkip('test-browser (topology)');
 const tmp = tempDir('numalab-topo-');
@@ -80,6 +81,7 @@ try {
         }
         if (m.distances) assert(/^21$/m.test(c.text), 'the XML machine\'s distance 21 is not drawn');
         assert(/Package 0/.test(c.text) && /PU 0/.test(c.text), 'no package or PU captions');
+        if (m.name === 'two-socket-smt-xml') await axeCheck(page, `the topology of ${m.name}`, (ok, what) => assert(ok, what));
         await page.screenshot({ path: join(SHOTS, `topology-${m.name}-1280x720.png`) });
         await page.setViewportSize({ width: 1400, height: 900 });
         await page.waitForTimeout(200);

@@ -1,0 +1,14 @@
+/* lesson.h - a classroom lesson's params as the argv a run takes */
+#ifndef NUMALAB_LESSON_H
+#define NUMALAB_LESSON_H
+
+#include "experiment.h"
+#include "strvec.h"
+
+/*
+ * Splits l->params ("k=v k=v") at spaces into out, one k=v per string.
+ * Returns 0, or -ENOMEM when a push failed (out keeps what was pushed).
+ */
+int lesson_argv(const struct lesson *l, struct strvec *out);
+
+#endif

@@ -1,0 +1,43 @@
+/* lessons_json.c - an experiment's classroom lessons as JSON */
+#include "lessons_json.h"
+
+#include <string.h>
+
+#include "lesson.h"
+
+/* {"threads": "2", ...} from "threads=2 ..." */
+static json_t *params_object(const struct lesson *l)
+{
+	struct strvec argv = STRVEC_INIT;
+	json_t *o = json_object();
+
+	lesson_argv(l, &argv);
+	for (size_t i = 0; i < argv.n; i++) {
+		char *eq = strchr(argv.v[i], '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		json_object_set_new(o, argv.v[i], json_string(eq + 1));
+	}
+	strvec_clear(&argv);
+	return o;
+}
+
+json_t *lessons_json(const struct experiment *e)
+{
+	json_t *a = json_array();
+
+	for (const struct lesson *l = e->lessons; l && l->id; l++) {
+		json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s, s:s?, s:s?}", "id",
+				      l->id, "title", l->title, "question",
+				      l->question, "params", params_object(l),
+				      "unit", l->unit ? l->unit : "", "answer",
+				      l->answer, "chart", l->chart, "article",
+				      l->article);
+		if (o && l->article)
+			json_object_set_new(o, "article_value",
+					    json_real(l->article_value));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
