@@ -14,7 +14,9 @@ test-browser: $(BUILD)/numalab web/vendor/.stamp
 		node tests/browser/topology.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
 			--web web --screenshots build/screenshots && \
 		node tests/browser/trust.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
-			--web web; \
+			--web web && \
+		node tests/browser/size.mjs --numalab $(BUILD)/numalab --chromium $(CHROMIUM) \
+			--web web --screenshots build/screenshots; \
 	fi
 
 .PHONY: test-browser
