@@ -1,4 +1,4 @@
-/* core_to_core.c - the round trip of one cache line between every ordered pair of CPUs */
+/* core_to_core.c - the round trip of one cache line between ordered pairs of CPUs, chosen by the topology */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -8,15 +8,41 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "pair_plan.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
 
 struct c2c_params {
 	struct int_list cpus;
+	struct pairs_request pairs;
 	int64_t samples;
 	int64_t round_trips;
 };
+
+/* Up to this many cpus the default measures every ordered pair; above, a few of each relation. */
+#define C2C_ALL_UP_TO 16
+
+static int pairs_text(const char *text, void *field, char *norm, size_t len,
+		      struct errinfo *err)
+{
+	struct pairs_request *req = field;
+	int rc = pairs_parse(text, req, err);
+
+	if (rc)
+		return rc;
+	if (req->mode == PAIRS_SAMPLE)
+		snprintf(norm, len, "sample:%d", req->sample);
+	else
+		snprintf(norm, len, "%s", text);
+	return 0;
+}
+
+static void pairs_default(const struct topo *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s",
+		 t->nallowed <= C2C_ALL_UP_TO ? "all" : "by_relation");
+}
 
 static const struct param params[] = {
 	{.name = "cpus",
@@ -27,6 +53,17 @@ static const struct param params[] = {
 	 .help = "the cpus to measure between (e.g. 0-3,8); empty: every cpu "
 		 "this process may use",
 	 .offset = offsetof(struct c2c_params, cpus)},
+	{.name = "pairs",
+	 .type = PARAM_TEXT,
+	 .def = "by_relation",
+	 .help = "which ordered pairs: all (the whole matrix), by_relation (3 "
+		 "of each relation the topology has: smt, shared cache, "
+		 "package, each numa distance) or sample:N (N spread evenly); "
+		 "default: all up to 16 cpus, by_relation above",
+	 .offset = offsetof(struct c2c_params, pairs),
+	 .parse = pairs_text,
+	 .field_size = sizeof(struct pairs_request),
+	 .machine_def = pairs_default},
 	{.name = "samples",
 	 .type = PARAM_INT,
 	 .def = "200",
@@ -61,13 +98,18 @@ static const struct chart charts[] = {
 
 static const char *const summary_keys[] = {"round_trip_ns_*", NULL};
 
-/* How close two CPUs are, closest first; the index is the bar's x. */
+/* How close two CPUs are, by the plan's relation_kind: bar labels, summary keys, phrases. */
 enum relation { R_SMT, R_L2, R_L3, R_PACKAGE, R_OTHER, NRELATIONS };
 static const char *const relation_names[] = {
 	"smt siblings", "shared L2", "shared L3", "same package, no shared cache",
 	"other package"};
 static const char *const relation_keys[] = {"smt", "shared_l2", "shared_l3",
 					    "same_package", "other_package"};
+static const char *const relation_phrases[] = {
+	"between smt siblings", "between cores sharing an L2",
+	"between cores sharing an L3",
+	"between cores of one package that share no cache",
+	"between packages"};
 
 static enum relation relation(const struct topo_pu *a, const struct topo_pu *b)
 {
@@ -80,6 +122,54 @@ static enum relation relation(const struct topo_pu *a, const struct topo_pu *b)
 	if (a->package == b->package)
 		return R_PACKAGE;
 	return R_OTHER;
+}
+
+/* A plan's class as its bar is labelled: "other package, distance 21". */
+static void class_label(const struct relation_class *c, char *buf, size_t len)
+{
+	if (c->distance > 0)
+		snprintf(buf, len, "%s, distance %d", relation_names[c->kind],
+			 c->distance);
+	else if (c->distance < 0)
+		snprintf(buf, len, "%s, another node", relation_names[c->kind]);
+	else
+		snprintf(buf, len, "%s", relation_names[c->kind]);
+}
+
+/* Its summary key: "round_trip_ns_other_package_distance_21". */
+static void class_key(const struct relation_class *c, char *buf, size_t len)
+{
+	if (c->distance > 0)
+		snprintf(buf, len, "round_trip_ns_%s_distance_%d",
+			 relation_keys[c->kind], c->distance);
+	else if (c->distance < 0)
+		snprintf(buf, len, "round_trip_ns_%s_another_node",
+			 relation_keys[c->kind]);
+	else
+		snprintf(buf, len, "round_trip_ns_%s", relation_keys[c->kind]);
+}
+
+/* How a sentence names the pairs of a bar's label: "between packages at distance 21". */
+static void label_phrase(const char *label, char *buf, size_t len)
+{
+	for (int k = 0; k < NRELATIONS; k++) {
+		size_t n = strlen(relation_names[k]);
+		const char *rest = label + n;
+		int d;
+
+		if (strncmp(label, relation_names[k], n) ||
+		    (*rest && *rest != ','))
+			continue;
+		if (sscanf(rest, ", distance %d", &d) == 1)
+			snprintf(buf, len, "%s at numa distance %d",
+				 relation_phrases[k], d);
+		else if (!strcmp(rest, ", another node"))
+			snprintf(buf, len, "%s on two nodes", relation_phrases[k]);
+		else
+			snprintf(buf, len, "%s", relation_phrases[k]);
+		return;
+	}
+	snprintf(buf, len, "of kind '%s'", label);
 }
 
 /* "cpu3 c3 L3#0", and " n1" when the machine has several nodes */
@@ -186,17 +276,18 @@ static int c2c_check(const void *params, const struct common_params *common,
 }
 
 /*
- * Times the pair (a writes, b answers). Returns 0 with ns[0..*n) and the
- * CPUs each thread was seen on, -ECANCELED, or -errno.
+ * Times the pair (a writes, b answers) on line, a fresh page no other
+ * pair has used. Returns 0 with ns[0..*n) and the CPUs each thread was
+ * seen on, -ECANCELED, or -errno.
  */
-static int measure_pair(struct run_ctx *ctx, int a, int b, double *ns, int *n,
-			int *seen)
+static int measure_pair(struct run_ctx *ctx, _Atomic uint64_t *line, int a,
+			int b, double *ns, int *n, int *seen)
 {
 	const struct c2c_params *cp = ctx->params;
 	uint64_t trips = (uint64_t)cp->round_trips;
 	int samples = (int)cp->samples;
 	int cpus[2] = {a, b};
-	struct c2c_job j = {.trips = trips};
+	struct c2c_job j = {.line = line, .trips = trips};
 	struct team_job job = {.nthreads = 2,
 			       .cpus = cpus,
 			       .arg = &j,
@@ -209,9 +300,6 @@ static int measure_pair(struct run_ctx *ctx, int a, int b, double *ns, int *n,
 	struct team_result res;
 	int rc;
 
-	j.line = aligned_alloc(4096, 4096);
-	if (!j.line)
-		return -ENOMEM;
 	rc = team_run(&job, ctx->topo, &res);
 	if (rc == 0 || rc == -ECANCELED) {
 		for (int r = 0; r < res.rounds; r++)
@@ -221,83 +309,101 @@ static int measure_pair(struct run_ctx *ctx, int a, int b, double *ns, int *n,
 		seen[1] = res.place[1].cpu_observed;
 		team_result_free(&res);
 	}
-	free(j.line);
 	return rc;
 }
 
-/* The cpus to measure: the list given, or every allowed one in OS order. */
-static int cpu_list(const struct run_ctx *ctx, int *out)
+/* The plan of the request: its cpus (or every allowed one) and its pairs. */
+static int c2c_plan(const struct c2c_params *cp, const struct topo *t,
+		    struct pair_plan *plan, struct errinfo *err)
 {
-	const struct c2c_params *cp = ctx->params;
-	const struct int_list *cpus = &cp->cpus;
-	const struct topo *t = ctx->topo;
-	int n = 0;
+	int cpus[PARAM_MAX_LIST];
 
-	if (cpus->n > 0) {
-		for (int i = 0; i < cpus->n; i++)
-			out[i] = cpus->v[i];
-		return cpus->n;
-	}
-	for (int os = 0; n < t->nallowed && n < PARAM_MAX_LIST; os++) {
-		const struct topo_pu *p = topo_pu_by_os(t, os);
-		if (p && p->allowed)
-			out[n++] = os;
-		if (os > 65535)
-			break;
-	}
-	return n;
-}
-
-/* How the headline says where a pair of each relation sits. */
-static const char *const relation_phrases[] = {
-	"between smt siblings", "between cores sharing an L2",
-	"between cores sharing an L3",
-	"between cores of one package that share no cache",
-	"between packages"};
-
-/* One bar per relation that some measured pair had, and its summary value. */
-static void emit_relations(struct run_ctx *ctx, double *const *by, const int *nby)
-{
-	struct stats s;
-
-	for (int r = 0; r < NRELATIONS; r++) {
-		char key[64];
-		struct point p = {.chart = "by_relation",
-				  .series = "median over pairs",
-				  .x = r,
-				  .x_label = relation_names[r],
-				  .unit = "ns",
-				  .samples = by[r],
-				  .nsamples = nby[r]};
-
-		if (!nby[r])
-			continue;
-		stats_compute(by[r], nby[r], &s);
-		p.y = s.median;
-		sink_point(ctx->sink, &p);
-		snprintf(key, sizeof(key), "round_trip_ns_%s", relation_keys[r]);
-		sink_summary(ctx->sink, key, s.median, "ns");
-	}
+	for (int i = 0; i < cp->cpus.n; i++)
+		cpus[i] = cp->cpus.v[i];
+	return pair_plan_make(t, cpus, cp->cpus.n, &cp->pairs, plan, err);
 }
 
 /*
- * The sentence: each relation is stated only where measured pairs of it
- * exist (its bar), and two relations are called different only where
- * their intervals over the pairs do not overlap.
+ * One bar per relation some measured pair had (its samples are the
+ * pairs' medians), and three summary values: the median over the pairs,
+ * their least and their most.
+ */
+static void emit_relations(struct run_ctx *ctx, const struct pair_plan *plan,
+			   double *const *by, const int *nby)
+{
+	struct stats s;
+
+	for (int c = 0; c < plan->nclasses; c++) {
+		char key[96], label[96];
+		struct point p = {.chart = "by_relation",
+				  .series = "median over pairs",
+				  .x = c,
+				  .x_label = label,
+				  .unit = "ns",
+				  .samples = by[c],
+				  .nsamples = nby[c]};
+		size_t kl;
+
+		if (!nby[c])
+			continue;
+		class_label(&plan->cls[c], label, sizeof(label));
+		stats_compute(by[c], nby[c], &s);
+		p.y = s.median;
+		sink_point(ctx->sink, &p);
+		class_key(&plan->cls[c], key, sizeof(key));
+		sink_summary(ctx->sink, key, s.median, "ns");
+		kl = strlen(key);
+		snprintf(key + kl, sizeof(key) - kl, "_min");
+		sink_summary(ctx->sink, key, s.min, "ns");
+		snprintf(key + kl, sizeof(key) - kl, "_max");
+		sink_summary(ctx->sink, key, s.max, "ns");
+	}
+}
+
+#define C2C_MAX_BARS 256
+
+static int bar_cmp(const void *pa, const void *pb)
+{
+	const struct rr_point *a = *(const struct rr_point *const *)pa;
+	const struct rr_point *b = *(const struct rr_point *const *)pb;
+
+	return (a->x > b->x) - (a->x < b->x);
+}
+
+/* How many cells of the matrix hold a round trip. */
+static int measured_cells(const struct run_result *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->ncells; i++)
+		if (!strcmp(r->cells[i].chart, "latency") &&
+		    r->cells[i].value == r->cells[i].value)
+			n++;
+	return n;
+}
+
+/*
+ * The sentence: one figure per relation measured (its bar, the median
+ * over its pairs), each with its spread over those pairs in a note;
+ * two neighbouring relations are called different only where their
+ * intervals over the pairs do not overlap.
  */
 static void c2c_describe(const struct run_result *r, struct verdict *v)
 {
-	const struct rr_point *bar[NRELATIONS] = {0};
+	const struct c2c_params *cp = r->params;
+	const struct rr_point *bar[C2C_MAX_BARS];
 	const struct rr_placement *pl = rr_placement_find(r, "cpus measured");
-	struct strbuf text = STRBUF_INIT;
-	int classes = 0, last = -1, moved = 0;
+	struct strbuf text = STRBUF_INIT, spread = STRBUF_INIT;
+	char phrase[128], last_phrase[128] = "";
+	int nbars = 0, moved = 0;
 
-	for (int k = 0; k < NRELATIONS; k++) {
-		bar[k] = rr_point_find_label(r, "by_relation", "median over pairs",
-					     relation_names[k]);
-		if (bar[k] && bar[k]->n < 1)
-			bar[k] = NULL;
+	for (int i = 0; i < r->npoints && nbars < C2C_MAX_BARS; i++) {
+		const struct rr_point *p = &r->points[i];
+		if (!strcmp(p->chart, "by_relation") && p->n >= 1 &&
+		    p->x_label && !strcmp(p->series, "median over pairs"))
+			bar[nbars++] = p;
 	}
+	qsort(bar, (size_t)nbars, sizeof(bar[0]), bar_cmp);
 	for (int i = 0; pl && i < pl->n; i++)
 		if (pl->t[i].cpu_observed >= 0 &&
 		    pl->t[i].cpu_observed != pl->t[i].cpu_requested)
@@ -307,24 +413,35 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 			     moved);
 	if (r->machine->vm == 1)
 		verdict_note(v, "info", "on a virtual machine the cpus are threads of the host, which may place and pause them anywhere: the relations are the ones the guest sees");
-	for (int k = 0; k < NRELATIONS; k++) {
-		if (!bar[k])
-			continue;
-		strbuf_addf(&text, "%s%.0f ns %s", classes ? ", " : "", bar[k]->y,
-			    relation_phrases[k]);
-		if (last >= 0 && rr_point_compare(bar[k], bar[last]) == 0)
+	if (cp && cp->pairs.mode != PAIRS_ALL && pl && pl->n >= 2 &&
+	    measured_cells(r) > 0)
+		verdict_note(v, "info", "%d of the %ld ordered pairs were measured (%s): the empty cells of the matrix were not measured",
+			     measured_cells(r), (long)pl->n * (pl->n - 1),
+			     cp->pairs.mode == PAIRS_BY_RELATION
+				     ? "a few of each relation, spread over the machine"
+				     : "a sample spread evenly over the matrix");
+	for (int k = 0; k < nbars; k++) {
+		label_phrase(bar[k]->x_label, phrase, sizeof(phrase));
+		strbuf_addf(&text, "%s%.0f ns %s", k ? ", " : "", bar[k]->y, phrase);
+		strbuf_addf(&spread, "%s%s %.0f-%.0f ns (%d pair%s)", k ? "; " : "",
+			    bar[k]->x_label, bar[k]->min, bar[k]->max, bar[k]->n,
+			    bar[k]->n == 1 ? "" : "s");
+		if (k > 0 && rr_point_compare(bar[k], bar[k - 1]) == 0)
 			verdict_note(v, "info", "pairs %s and pairs %s cannot be told apart here: their round trips overlap",
-				     relation_phrases[last], relation_phrases[k]);
-		classes++;
-		last = k;
+				     last_phrase, phrase);
+		snprintf(last_phrase, sizeof(last_phrase), "%s", phrase);
 	}
-	if (classes == 1) {
-		verdict_headline(v, "one cache line took %.0f ns to go there and back %s (median of %d ordered pairs, %.0f-%.0f ns)",
-				 bar[last]->y, relation_phrases[last], bar[last]->n,
-				 bar[last]->min, bar[last]->max);
+	if (nbars > 1)
+		verdict_note(v, "info", "the spread over the pairs of each relation: %s",
+			     strbuf_str(&spread));
+	if (nbars == 1) {
+		verdict_headline(v, "one cache line took %.0f ns to go there and back %s (median of %d ordered pair%s, %.0f-%.0f ns)",
+				 bar[0]->y, last_phrase, bar[0]->n,
+				 bar[0]->n == 1 ? "" : "s", bar[0]->min,
+				 bar[0]->max);
 		verdict_note(v, "info", "every pair measured was %s: nothing closer or farther was there to compare with",
-			     relation_phrases[last]);
-	} else if (classes > 1) {
+			     last_phrase);
+	} else if (nbars > 1) {
 		verdict_headline(v, "round trip of one cache line: %s", strbuf_str(&text));
 	} else if (pl && pl->n < 2) {
 		verdict_headline(v, "nothing to measure: a cache line can only travel between 2 or more cpus");
@@ -332,6 +449,7 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 		verdict_headline(v, "no pair was measured to the end: no round trip to report");
 	}
 	strbuf_release(&text);
+	strbuf_release(&spread);
 }
 
 /* Before the run: two cpus or more, and which kinds of pair they make. */
@@ -359,17 +477,15 @@ static void c2c_precheck(const void *params, const struct common_params *common,
 		free(list);
 		return;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n && nkinds < NRELATIONS; i++)
 		for (int k = i + 1; k < n; k++) {
 			const struct topo_pu *a = topo_pu_by_os(t, list[i]);
 			const struct topo_pu *b = topo_pu_by_os(t, list[k]);
-			if (a && b)
+			if (a && b && !kinds[relation(a, b)]) {
 				kinds[relation(a, b)] = 1;
-		}
-	for (int k = 0; k < NRELATIONS; k++)
-		if (kinds[k]) {
-			nkinds++;
-			only = k;
+				nkinds++;
+				only = relation(a, b);
+			}
 		}
 	if (nkinds == 1)
 		verdict_note(v, "info", "every pair of these cpus is %s: the matrix will show one kind of pair, with nothing closer or farther to compare",
@@ -377,113 +493,139 @@ static void c2c_precheck(const void *params, const struct common_params *common,
 	free(list);
 }
 
+/* The same-cpu cells: every row and column gets its label, no value. */
+static void emit_diagonal(struct run_ctx *ctx, int n, char (*labels)[64])
+{
+	for (int i = 0; i < n; i++) {
+		struct cell c = {.chart = "latency",
+				 .row = i,
+				 .col = i,
+				 .row_label = labels[i],
+				 .col_label = labels[i],
+				 .unit = "ns",
+				 .note = "same cpu"};
+		sink_cell(ctx->sink, &c);
+	}
+}
+
 static int c2c_run(struct run_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
 	const struct c2c_params *cp = ctx->params;
 	int samples = (int)cp->samples;
-	int *list = calloc(PARAM_MAX_LIST, sizeof(int));
-	int *seen = calloc(PARAM_MAX_LIST, sizeof(int));
+	struct pair_plan plan = {0};
+	struct errinfo err = {0};
+	int *seen = NULL, *nby = NULL;
 	double *ns = calloc((size_t)samples + 1, sizeof(double));
-	double *by[NRELATIONS] = {0};
-	int nby[NRELATIONS] = {0};
+	double **by = NULL;
 	struct thread_place *place = NULL;
 	char (*labels)[64] = NULL;
-	int n, rc = 0;
+	_Atomic uint64_t *line = NULL;
+	long every, p;
+	int n, rc;
 
-	if (!list || !seen || !ns) {
-		rc = -ENOMEM;
+	rc = c2c_plan(cp, t, &plan, &err);
+	if (rc) {
+		sink_note(ctx->sink, "warn", "no plan of pairs: %s", err.msg);
 		goto out;
 	}
-	n = cpu_list(ctx, list);
+	n = plan.ncpus;
+	seen = calloc((size_t)n + 1, sizeof(*seen));
 	labels = calloc((size_t)n + 1, sizeof(*labels));
 	place = calloc((size_t)n + 1, sizeof(*place));
-	for (int r = 0; r < NRELATIONS; r++)
-		by[r] = calloc((size_t)n * (size_t)n + 1, sizeof(double));
-	if (!labels || !place) {
+	nby = calloc((size_t)plan.nclasses + 1, sizeof(*nby));
+	by = calloc((size_t)plan.nclasses + 1, sizeof(*by));
+	if (!ns || !seen || !labels || !place || !nby || !by) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (int r = 0; r < NRELATIONS; r++)
-		if (!by[r]) {
+	for (int c = 0; c < plan.nclasses; c++)
+		if (!(by[c] = calloc((size_t)plan.cls[c].planned + 1, sizeof(double)))) {
 			rc = -ENOMEM;
 			goto out;
 		}
 	for (int i = 0; i < n; i++) {
-		cpu_label(t, list[i], labels[i], sizeof(labels[i]));
+		cpu_label(t, plan.cpu[i], labels[i], sizeof(labels[i]));
 		seen[i] = -1;
 	}
 	if (n < 2) {
-		struct cell c = {.chart = "latency",
-				 .row_label = labels[0],
-				 .col_label = labels[0],
-				 .unit = "ns",
-				 .note = "same cpu"};
+		int only = n ? plan.cpu[0] : 0;
+		char self[64];
+
+		cpu_label(t, only, self, sizeof(self));
 		sink_note(ctx->sink, "warn",
 			  "a round trip needs 2 cpus, but this process may use only cpu %s: nothing was measured (run it on a machine, or under a cpu mask, with 2 or more)",
 			  t->allowed_text);
-		sink_cell(ctx->sink, &c);
-		team_describe(t, 0, list[0], list[0], &place[0]);
-		sink_placement(ctx->sink, "cpus measured", place, n);
+		if (n)
+			emit_diagonal(ctx, n, labels);
+		team_describe(t, 0, only, only, &place[0]);
+		sink_placement(ctx->sink, "cpus measured", place, 1);
 		goto out;
 	}
-	for (int i = 0; i < n && !rc; i++) {
-		char what[96];
+	emit_diagonal(ctx, n, labels);
+	every = plan.npairs / 256 + 1;
+	for (p = 0; p < plan.npairs && !rc; p++) {
+		const struct cpu_pair *pr = &plan.pair[p];
+		struct cell c = {.chart = "latency",
+				 .row = pr->row,
+				 .col = pr->col,
+				 .row_label = labels[pr->row],
+				 .col_label = labels[pr->col],
+				 .unit = "ns"};
+		_Atomic uint64_t *fresh = aligned_alloc(4096, 4096);
+		struct stats s;
+		int got = 0, obs[2];
 
-		snprintf(what, sizeof(what), "from %s", labels[i]);
-		sink_progress(ctx->sink, i, n, what);
-		for (int k = 0; k < n && !rc; k++) {
-			struct cell c = {.chart = "latency",
-					 .row = i,
-					 .col = k,
-					 .row_label = labels[i],
-					 .col_label = labels[k],
-					 .unit = "ns"};
-			struct stats s;
-			int got = 0, obs[2];
-
-			if (i == k) {
-				c.note = "same cpu";
-				sink_cell(ctx->sink, &c);
-				continue;
-			}
-			rc = measure_pair(ctx, list[i], list[k], ns, &got, obs);
-			if (rc)
-				break;
-			if (seen[i] < 0)
-				seen[i] = obs[0];
-			if (seen[k] < 0)
-				seen[k] = obs[1];
-			if (obs[0] != list[i] || obs[1] != list[k])
-				sink_note(ctx->sink, "warn",
-					  "%s -> %s: the threads ran on cpu %d and %d, not where they were pinned",
-					  labels[i], labels[k], obs[0], obs[1]);
-			stats_compute(ns, got, &s);
-			c.value = s.median;
-			c.samples = ns;
-			c.nsamples = got;
-			sink_cell(ctx->sink, &c);
-			enum relation rel = relation(topo_pu_by_os(t, list[i]),
-						     topo_pu_by_os(t, list[k]));
-			by[rel][nby[rel]++] = s.median;
+		/* a new page before the old one goes: no pair times a line another left behind */
+		free(line);
+		line = fresh;
+		if (!line) {
+			rc = -ENOMEM;
+			break;
 		}
+		if (p % every == 0) {
+			char what[160];
+			snprintf(what, sizeof(what), "%s -> %s (%s)", labels[pr->row],
+				 labels[pr->col], plan.cls[pr->cls].name);
+			sink_progress(ctx->sink, (double)p, (double)plan.npairs, what);
+		}
+		rc = measure_pair(ctx, line, pr->a, pr->b, ns, &got, obs);
+		if (rc)
+			break;
+		if (seen[pr->row] < 0)
+			seen[pr->row] = obs[0];
+		if (seen[pr->col] < 0)
+			seen[pr->col] = obs[1];
+		if (obs[0] != pr->a || obs[1] != pr->b)
+			sink_note(ctx->sink, "warn",
+				  "%s -> %s: the threads ran on cpu %d and %d, not where they were pinned",
+				  labels[pr->row], labels[pr->col], obs[0], obs[1]);
+		stats_compute(ns, got, &s);
+		c.value = s.median;
+		c.samples = ns;
+		c.nsamples = got;
+		sink_cell(ctx->sink, &c);
+		by[pr->cls][nby[pr->cls]++] = s.median;
 	}
 	/* one placement record: which cpus took part, as each was seen */
 	for (int i = 0; i < n; i++)
-		team_describe(t, i, list[i], seen[i], &place[i]);
+		team_describe(t, i, plan.cpu[i], seen[i], &place[i]);
 	sink_placement(ctx->sink, "cpus measured", place, n);
 	if (rc)
 		goto out;
-	sink_progress(ctx->sink, n, n, "done");
-	emit_relations(ctx, by, nby);
+	sink_progress(ctx->sink, (double)plan.npairs, (double)plan.npairs, "done");
+	emit_relations(ctx, &plan, by, nby);
 out:
-	for (int r = 0; r < NRELATIONS; r++)
-		free(by[r]);
+	for (int c = 0; by && c < plan.nclasses; c++)
+		free(by[c]);
+	free(by);
+	free(nby);
+	free(line);
 	free(labels);
 	free(place);
-	free(list);
 	free(seen);
 	free(ns);
+	pair_plan_free(&plan);
 	return rc;
 }
 
@@ -494,9 +636,19 @@ static void c2c_estimate(const void *params, const struct common_params *common,
 	double n = cp->cpus.n ? cp->cpus.n : (t ? t->nallowed : 1);
 	double rounds = (double)(cp->samples + common->warmup);
 	double trips = (double)cp->round_trips;
+	double pairs = n * (n - 1);
+	struct pair_plan plan;
+	struct errinfo err;
 
+	if (cp->pairs.mode == PAIRS_SAMPLE && cp->pairs.sample < pairs)
+		pairs = cp->pairs.sample;
+	else if (cp->pairs.mode == PAIRS_BY_RELATION && t &&
+		 !c2c_plan(cp, t, &plan, &err)) {
+		pairs = (double)plan.npairs;
+		pair_plan_free(&plan);
+	}
 	/* up to 1 us a round trip (across sockets, noisy VMs), 1 ms a pair to start */
-	*seconds = n * (n - 1) * (rounds * trips * 1e-6 + 1e-3);
+	*seconds = pairs * (rounds * trips * 1e-6 + 1e-3);
 	*bytes = 4096;
 }
 
@@ -515,7 +667,8 @@ const struct experiment exp_core_to_core = {
 	.name = "core_to_core",
 	.title = "Core-to-core latency",
 	.summary = "Two pinned threads pass one cache line back and forth: the "
-		   "round trip between every pair of CPUs, as a matrix",
+		   "round trip between pairs of CPUs, as a matrix, by what they "
+		   "share",
 	.section = "6.4",
 	.explain =
 		"Two threads, pinned to two CPUs, share one cache line and "
@@ -524,9 +677,18 @@ const struct experiment exp_core_to_core = {
 		"first waits for that, and so on. Each handover makes the line "
 		"move to the other core's cache (the reader's request pulls it "
 		"across, the write then takes it exclusively), so a round trip "
-		"is the time for the line to travel there and back. Every "
-		"ordered pair of CPUs is measured; a cell is the median over "
-		"many samples, each averaging many round trips.\n\n"
+		"is the time for the line to travel there and back. A cell is "
+		"the median over many samples, each averaging many round "
+		"trips, and every pair gets a fresh line of its own.\n\n"
+		"Which pairs: on a machine of up to 16 CPUs every ordered "
+		"pair (pairs=all). Above that the whole matrix grows with the "
+		"square of the CPUs (a million pairs on 1,024 CPUs), so by "
+		"default numalab reads the topology and measures a few pairs "
+		"of each relation it has (pairs=by_relation): SMT siblings, "
+		"cores sharing an L2 or an L3, cores of one package sharing "
+		"no cache, and cores of two packages at each NUMA distance, "
+		"spread over the machine. Cells not measured stay empty. "
+		"pairs=sample:N takes N pairs evenly over the matrix.\n\n"
 		"The article has no such table, but section 6.4 rests on this "
 		"cost: false sharing and contended atomic increments are slow "
 		"because every write waits for the line to come over, and the "

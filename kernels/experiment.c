@@ -162,6 +162,10 @@ static int parse_tables(const struct experiment *exp, const struct topo *t,
 			memory_default(t, defs[np], sizeof(defs[np]));
 			trimmed[np].def = defs[np];
 		}
+		if (p->machine_def && t) {
+			p->machine_def(t, defs[np], sizeof(defs[np]));
+			trimmed[np].def = defs[np];
+		}
 		np++;
 	}
 	memset(&trimmed[np], 0, sizeof(trimmed[np]));
@@ -284,11 +288,21 @@ static int validate_table(const struct experiment *exp, const struct param *tabl
 		struct param_value *v;
 		int rc;
 
-		if (p->offset + param_field_size(p->type) > size)
+		if (p->offset + param_row_size(p) > size)
 			return errinfo_set(err, p->name,
 					   "experiment '%s': the field of '%s' (offset %zu, %zu bytes) does not fit its struct of %zu bytes",
 					   exp->name, p->name, p->offset,
-					   param_field_size(p->type), size);
+					   param_row_size(p), size);
+		if ((p->type == PARAM_TEXT) !=
+			    (p->parse != NULL && p->field_size > 0) ||
+		    p->field_size > PARAM_TEXT_MAX)
+			return errinfo_set(err, p->name,
+					   "experiment '%s': '%s' %s (a field of 1-%d bytes)",
+					   exp->name, p->name,
+					   p->type == PARAM_TEXT
+						   ? "needs a parse hook and a field"
+						   : "has a parse hook but is not text",
+					   PARAM_TEXT_MAX);
 		if ((p->type == PARAM_ENUM || p->type == PARAM_SET) !=
 		    (p->choices != NULL))
 			return errinfo_set(err, p->name,

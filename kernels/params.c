@@ -27,6 +27,8 @@ const char *param_type_name(enum param_type t)
 		return "cpulist";
 	case PARAM_NODELIST:
 		return "nodelist";
+	case PARAM_TEXT:
+		return "text";
 	}
 	return "unknown";
 }
@@ -381,6 +383,13 @@ int param_parse_value(const struct param *p, const char *text,
 		strbuf_release(&sb);
 		return 0;
 	}
+	case PARAM_TEXT:
+		if (!p->parse || p->field_size > sizeof(out->field))
+			break;
+		rc = p->parse(text, out->field, out->text, sizeof(out->text),
+			      err);
+		snprintf(err->field, sizeof(err->field), "%s", p->name);
+		return rc ? -EINVAL : 0;
 	}
 	snprintf(err->msg, sizeof(err->msg), "bad type for '%s'", p->name);
 	return -EINVAL;
@@ -472,8 +481,15 @@ size_t param_field_size(enum param_type t)
 	case PARAM_CPULIST:
 	case PARAM_NODELIST:
 		return sizeof(struct int_list);
+	case PARAM_TEXT:
+		return 0;
 	}
 	return 0;
+}
+
+size_t param_row_size(const struct param *p)
+{
+	return p->type == PARAM_TEXT ? p->field_size : param_field_size(p->type);
 }
 
 void param_store(const struct param_value *v, void *base)
@@ -503,6 +519,9 @@ void param_store(const struct param_value *v, void *base)
 		memcpy(l->v, v->list, (size_t)v->n * sizeof(l->v[0]));
 		break;
 	}
+	case PARAM_TEXT:
+		memcpy(at, v->field, v->p->field_size);
+		break;
 	}
 }
 

@@ -7,6 +7,8 @@
 
 #include "errinfo.h"
 
+struct topo; /* topo.h */
+
 #define PARAM_MAX_LIST 1024 /* longest list a list-typed param may hold */
 /*
  * The most params one experiment takes, its own table and the common ones
@@ -25,7 +27,8 @@ enum param_type {
 	PARAM_ENUM,    /* exactly one of choices */
 	PARAM_SET,     /* a subset of choices, comma separated, or "all" */
 	PARAM_CPULIST, /* a CPU list like "0,2-3"; empty means "not given" */
-	PARAM_NODELIST /* a NUMA node list like "0-1"; empty means "not given" */
+	PARAM_NODELIST, /* a NUMA node list like "0-1"; empty means "not given" */
+	PARAM_TEXT     /* a text of a form of its own, read by the row's parse hook */
 };
 
 /* One choice of an ENUM or SET: the text a user types and the value it stands for. */
@@ -57,10 +60,27 @@ struct param {
 	 * offsetof the field this row fills in the struct its table fills:
 	 * INT, SIZE: int64_t; ENUM: int (the choice's value); SET: unsigned,
 	 * bit (1u << value) set for each chosen choice; SWEEP, CPULIST,
-	 * NODELIST: struct int_list.
+	 * NODELIST: struct int_list; TEXT: field_size bytes, as parse fills them.
 	 */
 	size_t offset;
+	/*
+	 * TEXT: reads text into field (field_size bytes, at most
+	 * PARAM_TEXT_MAX) and writes its normal form into norm. Returns 0,
+	 * or -EINVAL with err set (field named by the caller).
+	 */
+	int (*parse)(const char *text, void *field, char *norm, size_t normlen,
+		     struct errinfo *err);
+	size_t field_size;
+	/*
+	 * Where the default depends on the machine: writes t's default into
+	 * buf (def is what a run on an unknown machine gets); the resolved
+	 * value is recorded with the run. NULL: def everywhere.
+	 */
+	void (*machine_def)(const struct topo *t, char *buf, size_t len);
 };
+
+/* The largest field a TEXT row may fill. */
+#define PARAM_TEXT_MAX 256
 
 /*
  * The value counts threads, one per CPU: at most the CPUs allowed to the
@@ -82,7 +102,10 @@ struct param_value {
 	char text[256]; /* the normalised text, as it is passed to the worker */
 	int64_t i;	/* INT, SIZE; ENUM: the choice's value; SET: the mask */
 	int n;		/* SWEEP, SET, CPULIST, NODELIST: element count */
-	int32_t list[PARAM_MAX_LIST]; /* SWEEP/CPULIST/NODELIST elements; SET: choice indexes */
+	union {
+		int32_t list[PARAM_MAX_LIST]; /* SWEEP/CPULIST/NODELIST elements; SET: choice indexes */
+		unsigned char field[PARAM_TEXT_MAX]; /* TEXT: the field as parse filled it */
+	};
 };
 
 /* About 100 KiB: allocate it (calloc), never put it on a small stack. */
@@ -118,8 +141,10 @@ int parse_size(const char *text, int64_t *out);
 /* Formats a list back to its shortest text form ("0-3,8"). Returns 0, or -ENOSPC if it did not fit. */
 int format_int_list(const int32_t *v, int n, char *buf, size_t len);
 
-/* The size of the field a param of type t fills (see struct param's offset). */
+/* The size of the field a param of type t fills (see struct param's offset); TEXT: 0, its row says. */
 size_t param_field_size(enum param_type t);
+/* The size of the field row p fills. */
+size_t param_row_size(const struct param *p);
 
 /* Writes a parsed value into the field its row names, at base + offset. */
 void param_store(const struct param_value *v, void *base);

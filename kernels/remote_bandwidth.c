@@ -10,6 +10,7 @@
 #include "experiment.h"
 #include "numa_mem.h"
 #include "page_census.h"
+#include "pair_plan.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "verdict_mem.h"
@@ -29,7 +30,22 @@ struct rb_params {
 	unsigned ops;	/* 1u << enum rb_op */
 	unsigned kinds; /* 1u << the write matrix's index */
 	int mixed;	/* 1: yes */
+	int cells;	/* enum cells_mode */
 };
+
+/* Up to this many nodes the default measures every cell; above, a few of each distance. */
+#define RB_FULL_UP_TO 8
+/* Distance ranks summarised: local, one hop, two hops, ... */
+#define RB_RANKS 8
+
+static const struct param_choice cell_modes[] = {
+	{"full", CELLS_FULL}, {"by_distance", CELLS_BY_DISTANCE}, {0}};
+
+static void cells_default(const struct topo *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s",
+		 t->nnodes <= RB_FULL_UP_TO ? "full" : "by_distance");
+}
 
 static const struct param params[] = {
 	{.name = "size",
@@ -79,6 +95,15 @@ static const struct param params[] = {
 	 .help = "also run every node at once: read local and write local, "
 		 "against read local and write to another node (6.5.8)",
 	 .offset = offsetof(struct rb_params, mixed)},
+	{.name = "cells",
+	 .type = PARAM_ENUM,
+	 .def = "full",
+	 .choices = cell_modes,
+	 .help = "full: every (cpu node, memory node) cell; by_distance: 3 "
+		 "cells of each numa distance (local, one hop, two hops...); "
+		 "default: full up to 8 nodes, by_distance above",
+	 .offset = offsetof(struct rb_params, cells),
+	 .machine_def = cells_default},
 	{0}};
 
 static const struct chart charts[] = {
@@ -112,7 +137,7 @@ static const struct chart charts[] = {
 static const char *const summary_keys[] = {
 	"pages_off_node*",  "*_local_gbps",	"*_remote_gbps",
 	"*_remote_over_local", "mixed_local_gbps", "mixed_remote_gbps",
-	"mixed_gain",	    NULL};
+	"mixed_gain",	    "*_hops_*_gbps", NULL};
 
 /* One matrix: a chart, the loop it times. */
 struct matrix {
@@ -287,6 +312,19 @@ static void verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node)
 struct means {
 	double local, remote;
 	int nlocal, nremote;
+	double hop[RB_RANKS]; /* by distance rank: 0 local, 1 the nearest remote distance, ... */
+	int nhop[RB_RANKS];
+};
+
+/*
+ * Which cells of the dim x dim matrix to visit (the plan's, and every
+ * cell of a phantom row or column, which only says why it is empty) and
+ * each planned cell's distance rank.
+ */
+struct cell_mask {
+	int dim;
+	unsigned char *want;
+	signed char *rank;
 };
 
 static int measure(struct run_ctx *ctx, enum bw_op op, const int *cpus,
@@ -323,7 +361,8 @@ static int measure(struct run_ctx *ctx, enum bw_op op, const int *cpus,
  * the pages go.
  */
 static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
-		      int phantom, struct means *mean, int *step, int steps)
+		      int phantom, const struct cell_mask *mask,
+		      struct means *mean, int *step, int steps)
 {
 	const struct topo *t = ctx->topo;
 	const struct rb_params *rp = ctx->params;
@@ -354,7 +393,12 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 		int touched = 0, col_ok = j < n && has_memory(t, nodes[j]);
 		char *slices[PARAM_MAX_LIST];
 		size_t bytes = 0;
+		int any = 0;
 
+		for (int i = 0; i < dim; i++)
+			any |= mask->want[i * dim + j];
+		if (!any)
+			continue;
 		if (col_ok) {
 			rc = alloc_on(ctx, nodes[j], size, &b);
 			if (rc)
@@ -369,6 +413,8 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 			const char *note = NULL;
 			char why[96];
 
+			if (!mask->want[i * dim + j])
+				continue;
 			if (i >= n || j >= n) {
 				note = need;
 			} else if (!row_ok) {
@@ -411,6 +457,11 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 				emit_cell(ctx, matrices[m].chart, i, j, labels[i], labels[j], &res,
 					  NULL);
 				struct means *mm = &mean[m];
+				int rank = mask->rank[i * dim + j];
+				if (rank >= 0 && rank < RB_RANKS) {
+					mm->hop[rank] += res.median;
+					mm->nhop[rank]++;
+				}
 				if (i == j) {
 					mm->local += res.median;
 					mm->nlocal++;
@@ -552,6 +603,40 @@ out:
 	return rc;
 }
 
+/* The cells to visit, from the plan of the request's cells over the matrix's nodes. */
+static int make_mask(const struct rb_params *rp, const struct topo *t,
+		     const int32_t *nodes, int n, int dim, struct cell_mask *mask,
+		     struct errinfo *err)
+{
+	struct cell_plan plan;
+	int list[TOPO_MAX_NODES], rc;
+
+	mask->dim = dim;
+	mask->want = calloc((size_t)dim * (size_t)dim + 1, 1);
+	mask->rank = calloc((size_t)dim * (size_t)dim + 1, 1);
+	if (!mask->want || !mask->rank)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		list[i] = nodes[i];
+	rc = cell_plan_make(t, list, n, (enum cells_mode)rp->cells, 0, &plan, err);
+	if (rc)
+		return rc;
+	for (int k = 0; k < dim * dim; k++) {
+		/* a phantom row or column: visited, to say why it is empty */
+		mask->want[k] = k / dim >= n || k % dim >= n;
+		mask->rank[k] = -1;
+	}
+	for (int c = 0; c < plan.ncells; c++) {
+		const struct node_cell *cl = &plan.cell[c];
+		int rank = plan.cls[cl->cls].rank;
+		mask->want[cl->row * dim + cl->col] = 1;
+		mask->rank[cl->row * dim + cl->col] =
+			(signed char)(rank < RB_RANKS ? rank : RB_RANKS);
+	}
+	cell_plan_free(&plan);
+	return 0;
+}
+
 static int rb_run(struct run_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
@@ -561,24 +646,38 @@ static int rb_run(struct run_ctx *ctx)
 	int n = matrix_nodes(rp, t, nodes);
 	int phantom = t->nnodes == 1 && n == 1;
 	int mixed = rp->mixed;
-	int dim = n + phantom, nm = 0, step = 0, steps, rc;
+	int dim = n + phantom, nm = 0, step = 0, steps, rc, ncells = 0;
 	double mix_local = 0, mix_remote = 0;
+	struct cell_mask mask = {0};
+	struct errinfo err = {0};
 
 	memset(mean, 0, sizeof(mean));
+	rc = make_mask(rp, t, nodes, n, dim, &mask, &err);
+	if (rc) {
+		if (err.msg[0])
+			sink_note(ctx->sink, "warn", "no plan of cells: %s", err.msg);
+		goto out;
+	}
 	if (!nmem_caps()->policy)
 		sink_note(ctx->sink, "warn",
 			  "memory policies are not allowed here (%s): buffers are placed by first touch",
 			  nmem_caps()->why);
 	for (int m = 0; m < NMATRICES; m++)
 		nm += wanted(rp, m);
-	steps = dim * dim * nm + (mixed ? 4 : 0);
-	rc = run_matrix(ctx, nodes, n, phantom, mean, &step, steps);
+	for (int k = 0; k < dim * dim; k++)
+		ncells += mask.want[k];
+	if (rp->cells == CELLS_BY_DISTANCE && n > 1)
+		sink_note(ctx->sink, "info",
+			  "by_distance: %d of the %d cells of each matrix are measured, a few of each distance between the nodes; the others stay empty",
+			  ncells, dim * dim);
+	steps = ncells * nm + (mixed ? 4 : 0);
+	rc = run_matrix(ctx, nodes, n, phantom, &mask, mean, &step, steps);
 	if (rc)
-		return rc;
+		goto out;
 	if (mixed) {
 		rc = run_mixed(ctx, nodes, n, &mix_local, &mix_remote, &step, steps);
 		if (rc)
-			return rc;
+			goto out;
 	}
 	sink_progress(ctx->sink, steps, steps, "done");
 
@@ -597,6 +696,13 @@ static int rb_run(struct run_ctx *ctx)
 			snprintf(key, sizeof(key), "%s_remote_over_local", matrices[m].chart);
 			sink_summary(ctx->sink, key, mm->remote / mm->local, "x");
 		}
+		/* one hop, two hops: the mean of each remote distance's cells */
+		for (int r = 1; r < RB_RANKS && mm->nremote; r++) {
+			if (!mm->nhop[r])
+				continue;
+			snprintf(key, sizeof(key), "%s_hops_%d_gbps", matrices[m].chart, r);
+			sink_summary(ctx->sink, key, mm->hop[r] / mm->nhop[r], "GB/s");
+		}
 	}
 	if (mix_local > 0)
 		sink_summary(ctx->sink, "mixed_local_gbps", mix_local, "GB/s");
@@ -604,7 +710,10 @@ static int rb_run(struct run_ctx *ctx)
 		sink_summary(ctx->sink, "mixed_remote_gbps", mix_remote, "GB/s");
 		sink_summary(ctx->sink, "mixed_gain", mix_remote / mix_local, "x");
 	}
-	return 0;
+out:
+	free(mask.want);
+	free(mask.rank);
+	return rc;
 }
 
 /*
@@ -637,6 +746,35 @@ static void add_matrix(const struct run_result *r, int m, struct strbuf *sb)
 		strbuf_addf(sb, ": within %.0f%%, not told apart)", 100 * RB_SAME_WITHIN);
 }
 
+/* "read by numa distance: local 20.1, one hop 15.2, two hops 11.0 GB/s", where two or more remote distances were measured */
+static void hops_note(const struct run_result *r, int m, struct verdict *v)
+{
+	static const char *const hop_names[] = {"one hop", "two hops", "three hops"};
+	struct strbuf sb = STRBUF_INIT;
+	char key[64];
+	double x;
+	int nhops = 0;
+
+	snprintf(key, sizeof(key), "%s_local_gbps", matrices[m].chart);
+	if (rr_summary_get(r, key, &x))
+		return;
+	strbuf_addf(&sb, "local %.1f", x);
+	for (int h = 1; h < RB_RANKS; h++) {
+		snprintf(key, sizeof(key), "%s_hops_%d_gbps", matrices[m].chart, h);
+		if (rr_summary_get(r, key, &x))
+			continue;
+		if (h <= 3)
+			strbuf_addf(&sb, ", %s %.1f", hop_names[h - 1], x);
+		else
+			strbuf_addf(&sb, ", %d hops %.1f", h, x);
+		nhops++;
+	}
+	if (nhops >= 2)
+		verdict_note(v, "info", "%s by numa distance (each remote distance a hop farther): %s GB/s",
+			     matrices[m].what, strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
 static void rb_describe(const struct run_result *r, struct verdict *v)
 {
 	const struct rb_params *rp = r->params;
@@ -655,6 +793,8 @@ static void rb_describe(const struct run_result *r, struct verdict *v)
 	mem_cache_note(m, (uint64_t)rp->size, "the matrices' figures", v);
 	add_matrix(r, 0, &sb);
 	add_matrix(r, 3, &sb);
+	hops_note(r, 0, v);
+	hops_note(r, 3, v);
 	if (local && remote) {
 		int c = rr_point_compare(remote, local);
 		double x = remote->y / local->y;
@@ -697,11 +837,23 @@ static void rb_estimate(const void *params, const struct common_params *common,
 	double rounds = (double)(common->repeat + common->warmup);
 	int32_t nodes[TOPO_MAX_NODES];
 	int n = matrix_nodes(rp, t, nodes);
+	double cells;
+	struct cell_plan plan;
+	struct errinfo err;
+	int list[TOPO_MAX_NODES];
 
 	if (n < 2)
 		n = 2;
+	cells = (double)n * n;
+	for (int i = 0; i < n && t && n <= t->nnodes; i++)
+		list[i] = nodes[i];
+	if (rp->cells == CELLS_BY_DISTANCE && t && t->nnodes >= n &&
+	    !cell_plan_make(t, list, n, CELLS_BY_DISTANCE, 0, &plan, &err)) {
+		cells = plan.ncells;
+		cell_plan_free(&plan);
+	}
 	/* at 1 GB/s per cell: four matrices, then the mixed copies */
-	*seconds = size * rounds * (4.0 * n * n + 8.0) / 1e9 + 0.5;
+	*seconds = size * rounds * (4.0 * cells + 8.0) / 1e9 + 0.5;
 	*bytes = (uint64_t)(size * 3 * n);
 }
 
@@ -764,7 +916,12 @@ const struct experiment exp_remote_bandwidth = {
 		"their own memory or to another node's. It helps only when the "
 		"links are fast and the other node has bandwidth to spare. On a "
 		"machine with one node the diagonal is measured and the other cells "
-		"say why they are empty.",
+		"say why they are empty.\n\n"
+		"On a machine of many nodes the matrix grows with their square "
+		"(4,096 cells on 64 nodes). Above 8 nodes numalab measures by "
+		"default a few cells of each NUMA distance (cells=by_distance), "
+		"which answers local, one hop, two hops in minutes; cells=full "
+		"measures every cell.",
 	.params = params,
 	.params_size = sizeof(struct rb_params),
 	.charts = charts,

@@ -58,7 +58,8 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 	for (const struct param *p = e->params; p->name; p++) {
 		json_t *pj = param_json(p, "experiment", t);
 		/* the default a run would get here: trimmed to this machine's cpus, sized from its caches */
-		if ((p->flags & (PARAM_F_CPUS | PARAM_F_MEMORY)) && t) {
+		if (((p->flags & (PARAM_F_CPUS | PARAM_F_MEMORY)) || p->machine_def) &&
+		    t) {
 			struct param_values *pv = calloc(1, sizeof(*pv));
 			struct errinfo err;
 			if (pv && !experiment_parse(e, t, 0, NULL, pv, NULL,

@@ -1,4 +1,5 @@
 // charts.js - one Chart.js chart per chart in the schema, drawn by kind, grown point by point
+import { BIG, HeatCanvas, cpuClasses, nodeClasses } from './heatmap.js';
 import { h } from './dom.js';
 import { num, bytes, displayUnit, convertUnit, label as prettify } from './format.js';
 import { dataDetails } from './chart-table.js';
@@ -179,7 +180,7 @@ class ChartView {
       this.refs.get(r.series).push(r);
     }
     this.series = new Map(); // series -> Map(x key -> sample)
-    this.cells = new Map(); // "row,col" -> cell
+    this.cells = new Map(); // row * 2^20 + col -> cell (a number: a million keys stay cheap)
     this.unit = null;
     this.shown = { unit: null, factor: 1 };
     this.n = 0;
@@ -209,6 +210,9 @@ class ChartView {
   destroy() {
     if (this.chart) this.chart.destroy();
     this.chart = null;
+    if (this.big) this.big.destroy();
+    this.big = null;
+    this.canvas.hidden = false;
   }
 
   // The same data in a chart built anew: after a change of theme.
@@ -252,7 +256,7 @@ class ChartView {
   }
 
   addCell(c) {
-    const key = `${c.row},${c.col}`;
+    const key = c.row * 1048576 + c.col;
     if (!this.cells.has(key)) this.n++;
     this.cells.set(key, c);
     if (c.unit) this.unit = c.unit;
@@ -260,6 +264,8 @@ class ChartView {
   }
 
   changed() {
+    // a million cells can arrive before the next frame: the DOM is touched once, then
+    if (this.pending) return;
     this.el.dataset.points = String(this.n);
     this.empty.hidden = this.n > 0;
     this.schedule();
@@ -271,14 +277,16 @@ class ChartView {
     this.pending = true;
     requestAnimationFrame(() => {
       this.pending = false;
+      this.el.dataset.points = String(this.n);
+      this.empty.hidden = this.n > 0;
       this.render();
     });
   }
 
   render() {
     if (!this.chart) return;
-    if (this.spec.kind === 'heatmap') this.renderHeat();
-    else this.renderXY();
+    if (this.spec.kind === 'heatmap' && this.renderHeat() === 'big') return;
+    if (this.spec.kind !== 'heatmap') this.renderXY();
     this.chart.update();
     this.table.fill(this);
   }
@@ -557,8 +565,9 @@ class ChartView {
     let lo = Infinity;
     let hi = -Infinity;
     for (const c of this.cells.values()) {
-      rows.set(c.row, rowText(c));
-      cols.set(c.col, colText(c));
+      // a cell without labels keeps the ones another cell of its row or column gave
+      if (c.row_label != null || !rows.has(c.row)) rows.set(c.row, rowText(c));
+      if (c.col_label != null || !cols.has(c.col)) cols.set(c.col, colText(c));
       if (Number.isFinite(c.value)) {
         lo = Math.min(lo, c.value);
         hi = Math.max(hi, c.value);
@@ -570,6 +579,7 @@ class ChartView {
     // colour from zero when nothing is negative: a 4% spread must not look like black and white
     if (lo > 0) lo = 0;
     this.range = { lo, hi };
+    if (this.rows.length > BIG || this.cols.length > BIG) return this.renderBig(rows, cols);
     const opts = this.chart.options;
     opts.scales.x.labels = this.cols;
     opts.scales.y.labels = this.rows;
@@ -577,6 +587,35 @@ class ChartView {
       x: colText(c), y: rowText(c), v: Number.isFinite(c.value) ? c.value : null, _c: c,
     }));
     this.drawLegend();
+  }
+
+  // A matrix too large for a chart of cells: drawn on a canvas of its own (heatmap.js).
+  renderBig(rows, cols) {
+    const box = this.el.querySelector('.chart-box');
+    if (!this.big) {
+      this.canvas.hidden = true;
+      box.classList.add('chart-box-big');
+      this.big = new HeatCanvas(box, { colour: viridis, unit: this.unit, xLabel: this.spec.x_label, yLabel: this.spec.y_label });
+    }
+    const at = (m) => new Map([...m.keys()].sort((a, b) => a - b).map((k, i) => [k, i]));
+    const ri = at(rows);
+    const ci = at(cols);
+    const m = this.cols.length;
+    const values = new Float64Array(this.rows.length * m).fill(NaN);
+    for (const c of this.cells.values()) if (Number.isFinite(c.value)) values[ri.get(c.row) * m + ci.get(c.col)] = c.value;
+    const ctx = this.set.context || {};
+    const threads = ctx.threads && ctx.threads.length === this.rows.length ? ctx.threads : null;
+    // the classes depend on the cpus and the distances only: worked out once for them
+    const made = this.classesFor;
+    if (!made || made.threads !== threads || made.distances !== ctx.distances || made.rows !== this.rows.length) {
+      const classes = threads ? cpuClasses(threads, ctx.distances) : nodeClasses(this.rows, this.cols, ctx.distances);
+      this.classesFor = { threads, distances: ctx.distances, rows: this.rows.length, classes };
+    }
+    const { classes } = this.classesFor;
+    this.big.unit = this.unit || '';
+    this.big.set(this.rows, this.cols, values, this.range, classes);
+    this.drawLegend();
+    return 'big';
   }
 
   drawValues(chart) {
@@ -607,7 +646,8 @@ class ChartView {
   drawLegend() {
     const L = this.legend;
     const hasValue = Number.isFinite(this.range.lo);
-    const hasNull = [...this.cells.values()].some((c) => !Number.isFinite(c.value));
+    let hasNull = false;
+    for (const c of this.cells.values()) if (!Number.isFinite(c.value)) { hasNull = true; break; }
     L.hidden = !hasValue && !hasNull;
     while (L.firstChild) L.firstChild.remove();
     const u = this.unit ? ` ${this.unit}` : '';
@@ -681,6 +721,12 @@ export class ChartSet {
       this.order = order;
     }
     return this.order.get(name) ?? 0;
+  }
+
+  // What a matrix's relation classes are read from: the cpus measured ({thread, core, l2, l3, package, node}) and the node distances.
+  setContext(ctx) {
+    this.context = ctx;
+    for (const v of this.views.values()) if (v.spec.kind === 'heatmap' && v.cells.size) v.schedule();
   }
 
   newSeries() {

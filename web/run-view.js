@@ -79,6 +79,7 @@ export class RunView {
     if (doc.status) this.status = doc.status;
     if (doc.error) this.error = doc.error;
     for (const p of doc.placement || []) this.placements.set(p.label, p.threads || []);
+    this.chartContext(doc.machine);
     for (const s of doc.samples || []) this.charts.sample(s);
     for (const c of doc.cells || []) this.charts.cell(c);
     for (const n of doc.notes || []) this.notes.set(`${n.level} ${n.text}`, n);
@@ -91,6 +92,12 @@ export class RunView {
     this.renderSummary();
     this.renderPlacement();
     this.renderMachine(doc.machine);
+  }
+
+  // The matrices' relation classes: the cpus measured and the machine's node distances.
+  chartContext(machine) {
+    const m = machine || (this.run && this.run.machine) || {};
+    this.charts.setContext({ threads: this.placements.get('cpus measured') || null, distances: m.distances || null });
   }
 
   // One event of the stream; returns true on the final one.
@@ -107,6 +114,7 @@ export class RunView {
         break;
       case 'placement':
         this.placements.set(d.label, d.threads || []);
+        this.chartContext();
         this.renderPlacement();
         break;
       case 'sample':

@@ -162,6 +162,49 @@ class CoreToCore(unittest.TestCase):
         self.assertTrue(doc["headline"])
         self.assertTrue(any(k.startswith("round_trip_ns_") for k in doc["summary"]))
 
+    def test_pairs_plans(self):
+        cpus = allowed_cpus()
+        if len(cpus) < 2:
+            skip_loudly(self, "a round trip needs 2 cpus; this process may "
+                        "use only %s" % cpus)
+        use = cpus[:3]
+        n = len(use)
+        # the default is resolved from the machine and recorded
+        doc = run("core_to_core", "cpus=" + ",".join(map(str, use)),
+                  "samples=3", "round_trips=100", "warmup=0")
+        self.assertEqual(doc["params"]["pairs"],
+                         "all" if len(cpus) <= 16 else "by_relation")
+        # sample:1 measures one pair; every other cell but the diagonal is absent
+        doc = run("core_to_core", "cpus=" + ",".join(map(str, use)),
+                  "pairs=sample:01", "samples=3", "round_trips=100", "warmup=0")
+        self.assertEqual(doc["params"]["pairs"], "sample:1")
+        valued = [c for c in doc["cells"] if c["value"] is not None]
+        self.assertEqual(len(valued), 1)
+        self.assertEqual(len(doc["cells"]), n + 1)
+        self.assertTrue(all(c["note"] == "same cpu" for c in doc["cells"]
+                            if c["value"] is None))
+        # by_relation: a bar per relation, its median, least and most
+        doc = run("core_to_core", "cpus=" + ",".join(map(str, use)),
+                  "pairs=by_relation", "samples=3", "round_trips=100",
+                  "warmup=0")
+        bars = samples(doc, "by_relation")
+        self.assertTrue(bars)
+        for b in bars:
+            self.assertLessEqual(len(b["samples"]), 3)
+        keys = [k for k in doc["summary"] if k.startswith("round_trip_ns_")]
+        medians = [k for k in keys if not k.endswith(("_min", "_max"))]
+        self.assertEqual(len(medians), len(bars))
+        for k in medians:
+            self.assertLessEqual(doc["summary"][k + "_min"]["value"],
+                                 doc["summary"][k]["value"])
+            self.assertGreaterEqual(doc["summary"][k + "_max"]["value"],
+                                    doc["summary"][k]["value"])
+        p = run("core_to_core", "pairs=sample:0", expect=2)
+        self.assertIn("'sample:0' is not a pair count", p.stderr)
+        p = run("core_to_core", "pairs=some", expect=2)
+        self.assertIn("unknown pairs 'some' (allowed: all, by_relation, "
+                      "sample:N)", p.stderr)
+
     def test_needs_two_cpus(self):
         p = run("core_to_core", "cpus=%d" % allowed_cpus()[0], expect=2)
         self.assertIn("needs 2 cpus", p.stderr)

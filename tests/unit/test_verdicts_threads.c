@@ -457,6 +457,33 @@ static void c2c_two_socket(void **state)
 	topo_free(t);
 }
 
+/* by_relation on a machine of nodes: one figure per class, distances named, each with its spread */
+static void c2c_by_relation_distances(void **state)
+{
+	struct topo *t = xml(TWO_SOCKET);
+	struct canned *c = canned_new("core_to_core", t, 0,
+				      ARGS("samples=5", "pairs=by_relation"));
+	int sib, remote, cpus[3];
+
+	(void)state;
+	two_socket_cpus(t, &sib, &remote);
+	cpus[0] = 0;
+	cpus[1] = sib;
+	cpus[2] = remote;
+	canned_placement(c, t, "cpus measured", cpus, 3);
+	canned_point(c, "by_relation", "median over pairs", 0, "smt siblings",
+		     30, 0.05, 3);
+	canned_point(c, "by_relation", "median over pairs", 1,
+		     "other package, distance 21", 200, 0.05, 3);
+	described(c);
+	assert_true(verdict_says(&c->v, "30 ns between smt siblings, 200 ns between packages at numa distance 21"));
+	assert_true(verdict_says_at(&c->v, "info", "the spread over the pairs of each relation: smt siblings"));
+	assert_true(verdict_says_at(&c->v, "info", "other package, distance 21"));
+	assert_false(verdict_says(&c->v, "cannot be told apart"));
+	canned_free(c);
+	topo_free(t);
+}
+
 static void c2c_relations_that_overlap(void **state)
 {
 	struct topo *t = synthetic("pack:2 numa:1 l3:1 core:2 pu:1");
@@ -532,6 +559,7 @@ int main(void)
 		cmocka_unit_test(ai_precheck_smt),
 		cmocka_unit_test(c2c_one_relation),
 		cmocka_unit_test(c2c_two_socket),
+		cmocka_unit_test(c2c_by_relation_distances),
 		cmocka_unit_test(c2c_relations_that_overlap),
 		cmocka_unit_test(c2c_nothing_measured),
 		cmocka_unit_test(c2c_precheck_one_l3_or_two),
