@@ -433,8 +433,8 @@ out:
 	return rc;
 }
 
-int store_interrupt_stale(struct store *st, const char *why, char *err,
-			  size_t errlen)
+int store_interrupt_stale(struct store *st, const char *why, int64_t *upto,
+			  char *err, size_t errlen)
 {
 	sqlite3_stmt *s = NULL;
 	int64_t *ids = NULL;
@@ -445,9 +445,11 @@ int store_interrupt_stale(struct store *st, const char *why, char *err,
 	pthread_mutex_lock(&st->mu);
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id FROM runs WHERE status IN "
-			       "('queued', 'running') ORDER BY id",
+			       "('queued', 'running') AND (?1 = 0 OR id <= ?1)"
+			       " ORDER BY id",
 			       -1, &s, NULL) != SQLITE_OK)
 		goto fail;
+	sqlite3_bind_int64(s, 1, *upto);
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		if (n == cap) {
 			int64_t *v;
@@ -463,6 +465,8 @@ int store_interrupt_stale(struct store *st, const char *why, char *err,
 	s = NULL;
 	if (!n)
 		goto out;
+	if (!*upto)
+		*upto = ids[n - 1];
 	if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	for (int i = 0; i < n; i++)
@@ -474,9 +478,9 @@ int store_interrupt_stale(struct store *st, const char *why, char *err,
 	goto out;
 fail:
 	set_err(err, errlen, "cannot mark the interrupted runs", st->db);
+	rc = sqlite3_errcode(st->db) == SQLITE_FULL ? -ENOSPC : -EIO;
 	if (!sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	rc = -EIO;
 out:
 	sqlite3_finalize(s);
 	pthread_mutex_unlock(&st->mu);
