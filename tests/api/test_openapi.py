@@ -164,6 +164,16 @@ class OpenApiTest(SharedServerTest):
         self.call("/api/runs/import", "post", "/api/runs/import",
                   {"experiment": "false_sharing"}, want=400)
 
+    def test_check_and_campaigns(self):
+        self.call("/api/runs/check", "post", "/api/runs/check",
+                  {"experiment": "false_sharing", "params": {"threads": "1-2"}},
+                  want=200)
+        self.call("/api/runs/check", "post", "/api/runs/check",
+                  {"experiment": "no_such"}, want=400)
+        self.call("/api/campaigns", "get", "/api/campaigns", want=200)
+        self.call("/api/campaigns/{id}", "get", "/api/campaigns/999999", want=404)
+        self.call("/api/campaigns", "post", "/api/campaigns", {"bogus": 1}, want=400)
+
     def test_zz_every_operation_answered(self):
         # runs last (unittest sorts by name): each operation got a real response
         ops = {(m, p) for p, v in self.doc["paths"].items() for m in v}
