@@ -562,7 +562,7 @@ static enum MHD_Result post_import(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
 	struct errinfo err;
-	char loc[64];
+	char loc[64], client[64];
 	json_error_t jerr;
 	json_t *doc;
 	int64_t id;
@@ -583,7 +583,11 @@ static enum MHD_Result post_import(struct http_request *rq, void *ctx)
 				  "cannot import: %s", err.msg);
 	}
 	errinfo_clear(&err);
-	if (import_store(a->store, doc, &id, &err)) {
+	if (import_store(a->store, doc,
+			 *http_client_address(rq, client, sizeof(client))
+				 ? client
+				 : NULL,
+			 &id, &err)) {
 		json_decref(doc);
 		return http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 				  "cannot import: %s",

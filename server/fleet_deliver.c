@@ -45,7 +45,7 @@ int fleet_deliver_db(struct fleet_campaign *c, const char *db, struct errinfo *e
 			import_failed(n, ie.msg);
 			continue;
 		}
-		if (import_store(st, n->doc, &id, &ie)) {
+		if (import_store(st, n->doc, NULL, &id, &ie)) {
 			import_failed(n, ie.msg);
 			continue;
 		}

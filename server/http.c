@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <limits.h>
 #include <malloc.h>
 #include <netdb.h>
@@ -450,6 +451,25 @@ not_found:
 	free(real);
 	return http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
 			  "no file '%.200s' in the web folder", rq->path);
+}
+
+const char *http_client_address(struct http_request *rq, char *buf, size_t len)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	if (len)
+		buf[0] = '\0';
+	if (!sa || !len)
+		return buf;
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
+			  buf, (socklen_t)len);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr,
+			  buf, (socklen_t)len);
+	return buf;
 }
 
 /* 0 when the client is within its quota; otherwise the 429 was queued in *ret. */

@@ -93,5 +93,7 @@ struct MHD_Response *http_error_response(const char *field, const char *fmt,
 /* A request header, or a query argument; NULL if absent. */
 const char *http_header(struct http_request *rq, const char *name);
 const char *http_query(struct http_request *rq, const char *name);
+/* The client's numeric address ("127.0.0.1", "::1") into buf; "" if unknown. */
+const char *http_client_address(struct http_request *rq, char *buf, size_t len);
 
 #endif

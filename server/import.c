@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "describe_doc.h"
 #include "experiment.h"
 #include "events.h"
 #include "schema.h"
@@ -148,6 +149,48 @@ static int check_cell(struct errinfo *c, const struct experiment *e, json_t *s,
 	return check_stats(c, s, where);
 }
 
+/*
+ * The samples' series per chart and points per series, against the caps
+ * (import.h): a chart the page would take seconds to draw is refused here.
+ */
+static int check_bounds(struct errinfo *c, json_t *samples)
+{
+	json_t *charts = json_object(), *series, *n, *s;
+	const char *chart, *name;
+	size_t i;
+	int rc = 0;
+
+	if (!charts)
+		return errinfo_set(c, NULL, "out of memory checking the samples");
+	json_array_foreach(samples, i, s)
+	{
+		chart = json_string_value(json_object_get(s, "chart"));
+		name = json_string_value(json_object_get(s, "series"));
+		series = json_object_get(charts, chart);
+		if (!series) {
+			series = json_object();
+			json_object_set_new(charts, chart, series);
+		}
+		n = json_object_get(series, name);
+		if (!n && json_object_size(series) >= IMPORT_MAX_SERIES) {
+			rc = errinfo_set(c, "samples",
+					 "sample %zu: chart '%.40s' has more than %d series (allowed: at most %d a chart)",
+					 i, chart, IMPORT_MAX_SERIES, IMPORT_MAX_SERIES);
+			break;
+		}
+		if (n && json_integer_value(n) >= IMPORT_MAX_POINTS) {
+			rc = errinfo_set(c, "samples",
+					 "sample %zu: series '%.40s' of chart '%.40s' has more than %d points (allowed: at most %d a series)",
+					 i, name, chart, IMPORT_MAX_POINTS, IMPORT_MAX_POINTS);
+			break;
+		}
+		json_object_set_new(series, name,
+				    json_integer(n ? json_integer_value(n) + 1 : 1));
+	}
+	json_decref(charts);
+	return rc;
+}
+
 static int check_array(struct errinfo *c, json_t *doc, const char *key)
 {
 	json_t *a = json_object_get(doc, key);
@@ -201,7 +244,7 @@ int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
 		"finished_at", "params",   "machine",	  "version",	"placement",
 		"samples",   "cells",	   "notes",	  "progress",	"summary",
 		"headline",  "error",	   "request",	  "imported",	"references",
-		NULL};
+		"verdict_today", NULL};
 	static const char *const texts[] = {"created_at", "started_at",
 					    "finished_at", "version",
 					    "headline",	  "error", NULL};
@@ -251,6 +294,8 @@ int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
 		return -EINVAL;
 	json_array_foreach(json_object_get(doc, "samples"), i, item) if (
 		check_sample(err, e, item, i)) return -EINVAL;
+	if (check_bounds(err, json_object_get(doc, "samples")))
+		return -EINVAL;
 	json_array_foreach(json_object_get(doc, "cells"), i, item) if (
 		check_cell(err, e, item, i)) return -EINVAL;
 	json_array_foreach(json_object_get(doc, "placement"), i, item) if (
@@ -262,11 +307,13 @@ int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
 	json_array_foreach(json_object_get(doc, "notes"), i, item)
 	{
 		const char *level = json_string_value(json_object_get(item, "level"));
-		if (!level || (strcmp(level, "info") && strcmp(level, "warn")) ||
+		if (!level ||
+		    (strcmp(level, "info") && strcmp(level, "warn") &&
+		     strcmp(level, "cannot")) ||
 		    !json_is_string(json_object_get(item, "text")))
 			return errinfo_set(err, "notes",
-				   "note %zu must be {\"level\": \"info\" or "
-				   "\"warn\", \"text\": text}",
+				   "note %zu must be {\"level\": \"info\", "
+				   "\"warn\" or \"cannot\", \"text\": text}",
 				   i);
 	}
 	v = json_object_get(doc, "summary");
@@ -288,7 +335,15 @@ int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
 	v = json_object_get(doc, "imported");
 	if (v && !json_is_null(v) && !json_is_object(v))
 		return errinfo_set(err, "imported", "'imported' must be an object");
-	return 0;
+	/* the param values as today's table reads them: what describing needs */
+	struct verdict *vd = calloc(1, sizeof(*vd));
+	int rc = vd ? describe_doc(doc, vd, err) : -ENOMEM;
+	free(vd);
+	if (rc == -ENOMEM)
+		return errinfo_set(err, NULL, "out of memory reading the run");
+	if (rc && !*err->field)
+		snprintf(err->field, sizeof(err->field), "params");
+	return rc;
 }
 
 static const char *text_of(json_t *doc, const char *key)
@@ -296,22 +351,41 @@ static const char *text_of(json_t *doc, const char *key)
 	return json_string_value(json_object_get(doc, key));
 }
 
-/* Where it came from: kept from the first import when a run travels on. */
-static json_t *provenance(json_t *doc, const char *now)
+/*
+ * Where it came from: kept from the first import when a run travels on,
+ * with the headline it arrived with ("as imported") and the verdict this
+ * server's rules gave it; client (the address it was sent from) is this
+ * hop's, so a forged one is overwritten.
+ */
+static json_t *provenance(json_t *doc, const char *now, const char *client,
+			  json_t *today)
 {
 	json_t *prev = json_object_get(doc, "imported");
 	json_t *m = json_object_get(doc, "machine");
+	json_t *p;
 
 	if (json_is_object(prev))
-		return json_deep_copy(prev);
-	return json_pack("{s:O?, s:s?, s:s, s:s}", "original_id",
-			 json_object_get(doc, "id"), "host",
-			 text_of(m, "hostname"), "at", now, "source",
-			 json_object_get(doc, "id") ? "export" : "numalab run --json");
+		p = json_deep_copy(prev);
+	else
+		p = json_pack("{s:O?, s:s?, s:s, s:s}", "original_id",
+			      json_object_get(doc, "id"), "host",
+			      text_of(m, "hostname"), "at", now, "source",
+			      json_object_get(doc, "id") ? "export"
+							 : "numalab run --json");
+	if (!p)
+		return NULL;
+	if (!json_object_get(p, "headline"))
+		json_object_set(p, "headline",
+				json_object_get(doc, "headline") ?: json_null());
+	if (client)
+		json_object_set_new(p, "client", json_string(client));
+	if (today)
+		json_object_set(p, "verdict", today);
+	return p;
 }
 
-int import_store(struct store *st, json_t *doc, int64_t *id,
-		 struct errinfo *err)
+int import_store(struct store *st, json_t *doc, const char *client,
+		 int64_t *id, struct errinfo *err)
 {
 	const struct runlog_event **ptrs = NULL;
 	struct runlog_event *ev = NULL;
@@ -319,14 +393,22 @@ int import_store(struct store *st, json_t *doc, int64_t *id,
 	char *params = NULL, *request = NULL, *machine = NULL, *summary = NULL;
 	const char *status = text_of(doc, "status");
 	json_t *req = json_object_get(doc, "request"), *imported, *events = NULL;
-	json_t *e;
+	json_t *e, *today, *own = json_copy(doc);
+	const char *headline;
 	size_t n = 0, i;
 	int rc = -EIO;
 
 	store_timestamp(now, sizeof(now));
-	imported = provenance(doc, now);
+	/* today's rules speak for the run; what it said on arrival is kept beside */
+	today = own ? describe_doc_today(own, NULL) : NULL;
+	headline = json_string_value(json_object_get(today, "headline"));
+	imported = own ? provenance(own, now, client, today) : NULL;
+	if (imported && headline)
+		json_object_set_new(own, "headline", json_string(headline));
+	doc = own;
 	events = imported ? events_from_doc(doc, imported) : NULL;
 	json_decref(imported);
+	json_decref(today);
 	if (!events) {
 		errinfo_set(err, NULL, "out of memory rebuilding the run's events");
 		goto out;
@@ -402,5 +484,6 @@ out:
 	free(request);
 	free(machine);
 	free(summary);
+	json_decref(own);
 	return rc;
 }

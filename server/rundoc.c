@@ -1,5 +1,6 @@
 /* rundoc.c - a run as the API serves it: its events and its document */
 #include "rundoc.h"
+#include "describe_doc.h"
 
 #include <errno.h>
 
@@ -97,6 +98,10 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 	}
 	*ended = closed && event_status_final(json_string_value(
 				   json_object_get(doc, "status")));
+	/* an ended run, stored or imported, as today's rules read it */
+	json_object_set_new(doc, "verdict_today",
+			    (*ended ? describe_doc_today(doc, NULL) : NULL)
+				    ?: json_null());
 	json_decref(row);
 	return doc;
 }

@@ -19,6 +19,7 @@
 #include "http.h"
 #include "runner.h"
 #include "say.h"
+#include "stale_retry.h"
 #include "store.h"
 #include "strvec.h"
 #include "stream.h"
@@ -334,6 +335,8 @@ int cmd_serve(int argc, char **argv)
 	struct topo *topo = NULL;
 	struct store *store = NULL;
 	struct runner *runner = NULL;
+	struct stale_retry *retry = NULL;
+	int64_t upto = 0;
 	struct api *api = NULL;
 	struct http_server *http = NULL;
 	char host[256], web[PATH_MAX], err[1024];
@@ -409,8 +412,18 @@ int cmd_serve(int argc, char **argv)
 			o.db);
 	n = store_interrupt_stale(store,
 				  "the server stopped before the run finished",
-				  err, sizeof(err));
-	if (n < 0)
+				  &upto, err, sizeof(err));
+	if (n == -ENOSPC) {
+		/* what stopped them is what stops us now: say so, once there is room */
+		char why[256];
+		snprintf(why, sizeof(why), "the disk filled: %s",
+			 strstr(err, ": ") ? strstr(err, ": ") + 2 : err);
+		say(stderr,
+		    "numalab serve: %s: the runs left running will be marked "
+		    "interrupted as soon as the disk has room\n",
+		    err);
+		retry = stale_retry_start(store, why, upto);
+	} else if (n < 0)
 		say(stderr, "numalab serve: %s\n", err);
 	else if (n > 0)
 		say(stderr,
@@ -480,6 +493,7 @@ out:
 	}
 	api_free(api);
 	runner_free(runner);
+	stale_retry_stop(retry);
 	store_close(store);
 	topo_free(topo);
 	free(token);

@@ -433,8 +433,8 @@ out:
 	return rc;
 }
 
-int store_interrupt_stale(struct store *st, const char *why, char *err,
-			  size_t errlen)
+int store_interrupt_stale(struct store *st, const char *why, int64_t *upto,
+			  char *err, size_t errlen)
 {
 	sqlite3_stmt *s = NULL;
 	int64_t *ids = NULL;
@@ -445,9 +445,11 @@ int store_interrupt_stale(struct store *st, const char *why, char *err,
 	pthread_mutex_lock(&st->mu);
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id FROM runs WHERE status IN "
-			       "('queued', 'running') ORDER BY id",
+			       "('queued', 'running') AND (?1 = 0 OR id <= ?1)"
+			       " ORDER BY id",
 			       -1, &s, NULL) != SQLITE_OK)
 		goto fail;
+	sqlite3_bind_int64(s, 1, *upto);
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		if (n == cap) {
 			int64_t *v;
@@ -463,6 +465,8 @@ int store_interrupt_stale(struct store *st, const char *why, char *err,
 	s = NULL;
 	if (!n)
 		goto out;
+	if (!*upto)
+		*upto = ids[n - 1];
 	if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	for (int i = 0; i < n; i++)
@@ -474,9 +478,9 @@ int store_interrupt_stale(struct store *st, const char *why, char *err,
 	goto out;
 fail:
 	set_err(err, errlen, "cannot mark the interrupted runs", st->db);
+	rc = sqlite3_errcode(st->db) == SQLITE_FULL ? -ENOSPC : -EIO;
 	if (!sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	rc = -EIO;
 out:
 	sqlite3_finalize(s);
 	pthread_mutex_unlock(&st->mu);
@@ -569,7 +573,11 @@ int store_find_runs(struct store *st, const char *experiment,
 			       "SELECT id, experiment, status, created_at,"
 			       " finished_at, headline, params,"
 			       " json_extract(machine, '$.hostname'),"
-			       " json_extract(machine, '$.cpu_model')"
+			       " json_extract(machine, '$.cpu_model'),"
+			       /* an import's mark sits just before its final event */
+			       " (SELECT data FROM events e WHERE e.run_id=runs.id"
+			       "  AND e.type='imported' AND e.seq >= (SELECT MAX(seq)"
+			       "  FROM events WHERE run_id=runs.id) - 1)"
 			       " FROM runs WHERE (?1 IS NULL OR experiment=?1)"
 			       " AND" MACHINE_MATCH " ORDER BY id DESC"
 			       " LIMIT ?3 OFFSET ?4",
@@ -579,17 +587,22 @@ int store_find_runs(struct store *st, const char *experiment,
 	bind_text_or_null(s, 2, machine);
 	sqlite3_bind_int64(s, 3, limit);
 	sqlite3_bind_int64(s, 4, offset);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		json_t *imp = col_json(s, 9);
+		json_object_del(imp, "type");
+		json_object_del(imp, "seq");
+		json_object_del(imp, "verdict");
 		json_array_append_new(
 			*runs,
-			json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 				  "id", (json_int_t)sqlite3_column_int64(s, 0),
 				  "experiment", col_str(s, 1), "status",
 				  col_str(s, 2), "created_at", col_str(s, 3),
 				  "finished_at", col_str(s, 4), "headline",
 				  col_str(s, 5), "params", col_json(s, 6),
 				  "hostname", col_str(s, 7), "cpu_model",
-				  col_str(s, 8)));
+				  col_str(s, 8), "imported", imp));
+	}
 	rc = rc == SQLITE_DONE ? 0 : -EIO;
 out:
 	sqlite3_finalize(s);

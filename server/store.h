@@ -33,11 +33,15 @@ int store_readonly(struct store *st);
 /*
  * Every run left queued or running by a server that stopped becomes
  * `interrupted` with error why, its summary and headline folded from the
- * events it kept (events_fold), and a final `interrupted` event. Called
- * before the runner starts. Returns how many, or -EIO with err set.
+ * events it kept (events_fold), and a final `interrupted` event; its
+ * notes and other events stay as they were. Only runs up to *upto are
+ * touched; 0 on entry: every stale run, and *upto is set to the highest,
+ * so a later try leaves runs started since alone. Returns how many, or
+ * -ENOSPC (the disk is full: try again when it has room) or -EIO, with
+ * err set.
  */
-int store_interrupt_stale(struct store *st, const char *why, char *err,
-			  size_t errlen);
+int store_interrupt_stale(struct store *st, const char *why, int64_t *upto,
+			  char *err, size_t errlen);
 
 /*
  * The writes below return 0, or -EIO with err set (err may be NULL).

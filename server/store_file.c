@@ -242,6 +242,21 @@ enomem:
 	return -ENOMEM;
 }
 
+/* PRAGMA name's value, -1 when it cannot be read. */
+static long pragma_int(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *s = NULL;
+	char sql[64];
+	long v = -1;
+
+	snprintf(sql, sizeof(sql), "PRAGMA %s", name);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		v = (long)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
 int store_file_mark(struct store_file *sf, sqlite3 *db, char *err,
 		    size_t errlen)
 {
@@ -251,7 +266,10 @@ int store_file_mark(struct store_file *sf, sqlite3 *db, char *err,
 	snprintf(sql, sizeof(sql),
 		 "PRAGMA application_id=%d; PRAGMA user_version=%d;",
 		 STORE_FILE_APP_ID, STORE_FILE_VERSION);
-	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+	/* a file already marked is not written: a full disk still opens */
+	if ((pragma_int(db, "application_id") != STORE_FILE_APP_ID ||
+	     pragma_int(db, "user_version") != STORE_FILE_VERSION) &&
+	    sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot mark database '%s': %s",
 			 sf->path ? sf->path : "", sqlite3_errmsg(db));
 		return -EIO;

@@ -44,6 +44,8 @@ export class RunView {
     this.statusEl = h('div', { class: 'status-line', id: 'status', role: 'status', 'aria-live': 'polite', dataset: { status: this.status } },
       this.statusText, this.bar);
     this.headlineEl = h('p', { class: 'headline', id: 'headline', 'aria-live': 'polite', hidden: true });
+    // an imported run: where from, and what the headline it came with said
+    this.importedEl = h('p', { class: 'imported-mark', id: 'imported-mark', hidden: true });
     // every warning and note waits behind one line, so the charts stay in view
     this.notesEl = h('details', { class: 'notes-fold', id: 'notes', hidden: true });
     this.notesEl.addEventListener('toggle', () => { this.notesOpen = this.notesEl.open; });
@@ -57,7 +59,7 @@ export class RunView {
     this.machineEl = h('details', { class: 'machine-details', hidden: true });
 
     // what a class looks at first comes first: outcome, charts, then the detail
-    container.append(this.head, this.headlineEl, this.statusEl, this.notesEl,
+    container.append(this.head, this.headlineEl, this.importedEl, this.statusEl, this.notesEl,
       this.chartsEl, this.placementEl, this.summaryBox, this.machineEl);
     this.charts = new ChartSet(this.chartsEl, exp ? exp.charts : [], exp ? exp.references : []);
     this.run = run || null;
@@ -86,6 +88,7 @@ export class RunView {
     if (doc.progress) this.progress = doc.progress;
     if (doc.summary) this.summary = { ...this.summary, ...doc.summary };
     if (doc.headline) this.setHeadline(doc.headline);
+    if (doc.imported) this.markImported(doc.imported, doc.verdict_today);
     this.renderHead();
     this.renderStatus();
     this.renderNotes();
@@ -166,6 +169,19 @@ export class RunView {
   setHeadline(text) {
     this.headlineEl.textContent = text;
     this.headlineEl.hidden = !text;
+  }
+
+  // Today's verdict leads; one line says where the run came from and what changed.
+  markImported(imp, today) {
+    if (today && today.headline) this.setHeadline(today.headline);
+    const now = today ? today.headline || '' : null;
+    const then = imp.headline || '';
+    const from = `imported from ${imp.host || 'another machine'}${imp.client ? ` (sent by ${imp.client})` : ''}`;
+    let what = '';
+    if (now !== null && then !== now) what = then ? `; as imported it said: “${then}”` : '; it came without a headline';
+    else if (now !== null) what = '; today’s rules say what it said';
+    this.importedEl.textContent = from + what;
+    this.importedEl.hidden = false;
   }
 
   renderHead() {

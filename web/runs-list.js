@@ -56,7 +56,8 @@ export class RunsList {
           h('span', { class: 'run-line' },
             badge(r.status),
             h('span', { class: 'run-when', text: clock(r.created_at) })),
-          r.headline ? h('span', { class: 'run-headline', text: r.headline }) : null)));
+          r.headline ? h('span', { class: 'run-headline', text: r.headline }) : null,
+          r.imported ? h('span', { class: 'run-imported', text: `imported from ${r.imported.host || 'another machine'}` }) : null)));
     }
     this.more.hidden = this.runs.length >= this.total;
   }

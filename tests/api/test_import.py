@@ -174,6 +174,50 @@ class ImportTest(unittest.TestCase):
         status, resp, _ = self.import_(doc)
         self.assertEqual(status, 201, resp)
 
+    def test_forged_headline_is_described_again(self):
+        doc = self.export(self.run_id)
+        forged = "sharing one cache line cost 2 threads 9.99x: buy a new machine"
+        doc["headline"] = forged
+        doc.pop("verdict_today", None)
+        status, resp, _ = self.import_(doc)
+        self.assertEqual(status, 201, resp)
+        back = self.export(resp["id"])
+        # today's rules speak from the run's numbers; the claim is kept, marked
+        today = back["verdict_today"]
+        self.assertNotEqual(today["headline"], forged)
+        self.assertNotIn("9.99", today["headline"])
+        self.assertFalse(any("9.99" in n["text"] for n in today["notes"]))
+        self.assertEqual(back["headline"], today["headline"])
+        self.assertEqual(back["imported"]["headline"], forged)
+        self.assertEqual(back["imported"]["client"], "127.0.0.1")
+        self.assertEqual(back["imported"]["verdict"]["headline"], today["headline"])
+        # the history says where it came from, and not the claim
+        status, lst, _ = self.srv.json("GET", "/api/runs?limit=1000")
+        row = [r for r in lst["runs"] if r["id"] == resp["id"]][0]
+        self.assertEqual(row["imported"]["client"], "127.0.0.1")
+        self.assertEqual(row["imported"]["headline"], forged)
+        self.assertNotEqual(row["headline"], forged)
+        mine = [r for r in lst["runs"] if r["id"] == self.run_id][0]
+        self.assertIsNone(mine["imported"])
+        # a run made here is described the same way today: nothing changed
+        self.assertFalse(self.export(self.run_id)["verdict_today"]["changed"])
+
+    def test_series_and_points_are_bounded(self):
+        doc = self.export(self.run_id)
+        one = doc["samples"][0]
+        many = copy.deepcopy(doc)
+        many["samples"] = [dict(one, series="s%d" % i) for i in range(3000)]
+        long_ = copy.deepcopy(doc)
+        long_["samples"] = [dict(one, x=i) for i in range(5000)]
+        before = self.total()
+        for d, want in ((many, "more than 128 series"),
+                        (long_, "more than 4096 points")):
+            status, resp, _ = self.import_(d)
+            self.assertEqual(status, 400, resp)
+            self.assertEqual(resp["field"], "samples")
+            self.assertIn(want, resp["error"])
+        self.assertEqual(self.total(), before)
+
     def test_history_filters(self):
         doc = self.export(self.run_id)
         other = copy.deepcopy(doc)

@@ -188,10 +188,44 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
                 status, doc, _ = full.post_run(SMALL)
                 self.assertEqual(status, 503, doc)
                 self.assertIn("database or disk is full", doc["error"])
-            finally:
                 self.assertEqual(full.stop(), 0, full.stderr())
+                self.restart_on_full_disk(mnt, rid)
+            finally:
+                if full.proc:
+                    self.assertEqual(full.stop(), 0, full.stderr())
         finally:
             subprocess.call(["umount", mnt])
+
+    def restart_on_full_disk(self, mnt, rid):
+        # the disk is still full: the run the failure cut short cannot be
+        # marked yet; it is, with the true reason, once the disk has room
+        again = Server(self.tmp, db=os.path.join(mnt, "x.db"),
+                       name="again").start()
+        try:
+            status, run, _ = again.json("GET", "/api/runs/%d" % rid)
+            self.assertEqual(status, 200, run)
+            kept = run["notes"]
+            if run["status"] == "running":
+                self.assertTrue(wait_until(
+                    lambda: "as soon as the disk has room" in again.stderr()),
+                    again.stderr())
+                os.unlink(os.path.join(mnt, "filler"))
+                self.assertTrue(wait_until(lambda: again.json(
+                    "GET", "/api/runs/%d" % rid)[1]["status"] == "interrupted"),
+                    again.stderr())
+                status, run, _ = again.json("GET", "/api/runs/%d" % rid)
+                self.assertIn("the disk filled: database or disk is full",
+                              run["error"])
+                self.assertIn("marked interrupted", again.stderr())
+            else:
+                # the final write found room after all: the reason it kept
+                self.assertIn("database or disk is full", run["error"] or "")
+            # every note the store kept is still there
+            self.assertEqual(run["notes"][:len(kept)], kept)
+            evs = again.wait_final(rid)
+            self.assertIn(evs[-1][1], ("failed", "interrupted"))
+        finally:
+            self.assertEqual(again.stop(), 0, again.stderr())
 
     def test_stalled_streams_leak_nothing(self):
         import socket

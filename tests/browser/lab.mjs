@@ -19,6 +19,8 @@ other.machine.hostname = 'cluster-node-17';
 for (const s of other.samples) { s.y *= 2; s.samples = s.samples.map((v) => v * 2); for (const k of ['median', 'min', 'max', 'mean', 'ci_lo', 'ci_hi']) s.stats[k] *= 2; }
 // and a noisy one: the rounds of one point far apart
 // (under 6 rounds the interval of the median is the whole range, as kernels/stats.c makes it)
+// with a headline its numbers do not support: the page leads with today's verdict
+other.headline = 'forged: sharing cost 2 threads 99x';
 other.samples[0].samples = [1, 1, 3]; Object.assign(other.samples[0].stats, { n: 3, median: 1, min: 1, max: 3, ci_lo: 1, ci_hi: 3 });
 const post = async (d) => (await fetch(`${base}api/runs/import`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(d) })).json();
 const a = await post(doc);
@@ -35,6 +37,11 @@ try {
   check((await page.textContent('.run-title')).includes(`Run ${b.id}`), 'the permalink opens that run');
   check((await page.textContent('#machine-panel')).includes('cluster-node-17'), 'the machine panel names its host');
   check((await page.textContent('#machine-panel')).includes('imported from'), 'the run says it was imported');
+  check(!(await page.textContent('#headline')).includes('forged'), 'the headline is today\'s verdict, not the one it came with');
+  const mark = await page.textContent('#imported-mark');
+  check(await page.isVisible('#imported-mark') && mark.includes('as imported it said') && mark.includes('forged'),
+    `one line says what the import said (${mark})`);
+  check(await page.isVisible(`#run-list li[data-id="${b.id}"] .run-imported`), 'the recent runs mark the import');
   check(await page.isVisible('#noisy-warning'), 'a noisy point is called out');
   check(await page.isVisible('#export-bar a[href$="format=json"]'), 'the JSON download is offered');
   await page.waitForSelector('.png-button', { timeout: 10000 });
@@ -59,6 +66,7 @@ try {
   await page.waitForSelector('#history-table tbody tr[data-id]', { timeout: 20000 });
   const ids = await page.$$eval('#history-table tbody tr[data-id]', (rs) => rs.map((r) => r.dataset.id));
   check(ids.length === 1 && ids[0] === String(b.id), `history filtered by machine shows run ${b.id} only (${ids})`);
+  check((await page.textContent(`#history-table tbody tr[data-id="${b.id}"]`)).includes('imported'), 'the history marks the import');
   await axeCheck(page, 'history', check);
   await page.goto(`${base}#/history`);
   await page.waitForFunction(() => document.querySelectorAll('#history-table tbody tr[data-id]').length === 2, null, { timeout: 20000 });
