@@ -488,6 +488,16 @@ static void af_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)ap->size * (uint64_t)ap->threads + (64u << 20);
 }
 
+static const struct lesson lessons[] = {
+	{.id = "unpinned-moves",
+	 .title = "A thread nobody pinned",
+	 .question = "how many times does a thread that was not pinned change CPU while it works?",
+	 .params = "repeat=3 warmup=1",
+	 .unit = "moves",
+	 .answer = "unpinned_changes",
+	 .chart = "moves"},
+	{0}};
+
 const struct experiment exp_affinity = {
 	.name = "affinity",
 	.title = "Thread affinity and cpusets",
@@ -526,4 +536,5 @@ const struct experiment exp_affinity = {
 	.run = af_run,
 	.describe = af_describe,
 	.estimate = af_estimate,
+	.lessons = lessons,
 };

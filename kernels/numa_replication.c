@@ -1159,6 +1159,16 @@ static void nr_estimate(const void *params, const struct common_params *common,
 		 (uint64_t)p->buckets * 8 * (uint64_t)(nodes + 2);
 }
 
+static const struct lesson lessons[] = {
+	{.id = "copy-cost",
+	 .title = "What a copy per node costs",
+	 .question = "how many milliseconds does making one copy of the data per node take here?",
+	 .params = "repeat=3 warmup=1",
+	 .unit = "ms",
+	 .answer = "replica_setup_ms",
+	 .chart = "memory"},
+	{0}};
+
 const struct experiment exp_numa_replication = {
 	.name = "numa_replication",
 	.title =
@@ -1206,4 +1216,5 @@ const struct experiment exp_numa_replication = {
 	.run = nr_run,
 	.describe = nr_describe,
 	.estimate = nr_estimate,
+	.lessons = lessons,
 };

@@ -869,6 +869,16 @@ static void ps_estimate(const void *params, const struct common_params *common,
  * are six small trials of what the calls mean, each with its own buffers
  * and none with a bandwidth; keeping them apart keeps both tables short.
  */
+static const struct lesson lessons[] = {
+	{.id = "after-touch",
+	 .title = "A policy set after the first touch",
+	 .question = "mbind names another node after 1,024 pages were touched: how many of them stay where they were?",
+	 .params = "repeat=1 warmup=0",
+	 .unit = "pages",
+	 .answer = "after_touch_old_on_a",
+	 .chart = "steps"},
+	{0}};
+
 const struct experiment exp_memory_policy_semantics = {
 	.name = "memory_policy_semantics",
 	.title = "Memory policy semantics",
@@ -911,4 +921,5 @@ const struct experiment exp_memory_policy_semantics = {
 	.run = ps_run,
 	.describe = ps_describe,
 	.estimate = ps_estimate,
+	.lessons = lessons,
 };

@@ -1018,6 +1018,23 @@ static void vl_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)vp->threads * 2 * VL_APART + (2u << 20);
 }
 
+static const struct lesson lessons[] = {
+	{.id = "global-array",
+	 .title = "Counters in one global array",
+	 .question = "how many times slower are 2 threads updating counters of one global array than counters padded to a line each?",
+	 .params = "threads=2 repeat=3 warmup=1",
+	 .unit = "x",
+	 .answer = "layout_slowdown",
+	 .chart = "layouts"},
+	{.id = "read-mostly",
+	 .title = "A read-mostly variable beside a written one",
+	 .question = "how many times longer does a read take when the variable shares its line with one another thread writes?",
+	 .params = "threads=2 repeat=3 warmup=1",
+	 .unit = "x",
+	 .answer = "reader_slowdown",
+	 .chart = "readers"},
+	{0}};
+
 const struct experiment exp_variable_layout = {
 	.name = "variable_layout",
 	.title = "Variable layout and thread-local storage",
@@ -1067,4 +1084,5 @@ const struct experiment exp_variable_layout = {
 	.run = vl_run,
 	.describe = vl_describe,
 	.estimate = vl_estimate,
+	.lessons = lessons,
 };

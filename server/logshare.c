@@ -1,5 +1,6 @@
 /* logshare.c - one in-memory copy of a stored run's events, shared by all who read it */
 #include "logshare.h"
+#include "events.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,6 +20,36 @@ static void forget(struct runlog *log, void *arg)
 		if (slots[i] == log)
 			slots[i] = NULL;
 	pthread_mutex_unlock(&mu);
+}
+
+/*
+ * A run whose row says it ended but whose last event the store could not
+ * keep (the disk filled between the two writes): its readers still get an
+ * end, made from the row, so no stream of an ended run waits forever.
+ */
+static void end_from_row(struct store *st, int64_t id, struct runlog *log)
+{
+	const struct runlog_event *last = runlog_next(log, runlog_last_seq(log) - 1);
+	json_t *row, *ev;
+	const char *status;
+
+	if (last && event_status_final(last->type))
+		return;
+	row = store_get_run(st, id);
+	status = json_string_value(json_object_get(row, "status"));
+	if (status && event_status_final(status)) {
+		json_t *sum = json_object_get(row, "summary");
+		json_t *empty = json_object();
+		ev = events_final(status,
+				  json_string_value(json_object_get(row, "error")),
+				  json_is_object(sum) ? sum : empty,
+				  json_string_value(json_object_get(row, "headline")));
+		json_decref(empty);
+		if (ev)
+			runlog_append(log, ev);
+		json_decref(ev);
+	}
+	json_decref(row);
 }
 
 struct runlog *logshare_stored(struct store *st, int64_t id)
@@ -48,6 +79,7 @@ struct runlog *logshare_stored(struct store *st, int64_t id)
 		errno = -rc;
 		goto out;
 	}
+	end_from_row(st, id, log);
 	runlog_close(log);
 	if (free_slot >= 0) {
 		slots[free_slot] = log;
@@ -56,4 +88,12 @@ struct runlog *logshare_stored(struct store *st, int64_t id)
 out:
 	pthread_mutex_unlock(&mu);
 	return log;
+}
+
+void logshare_forget_all(void)
+{
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < SLOTS; i++)
+		slots[i] = NULL;
+	pthread_mutex_unlock(&mu);
 }

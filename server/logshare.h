@@ -14,4 +14,11 @@
  */
 struct runlog *logshare_stored(struct store *st, int64_t id);
 
+/*
+ * Stored runs' events changed behind the shared copies (a stale run marked
+ * interrupted late): readers from now on load them again; those who hold a
+ * copy keep it.
+ */
+void logshare_forget_all(void);
+
 #endif

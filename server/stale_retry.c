@@ -1,5 +1,6 @@
 /* stale_retry.c - runs a full disk left unmarked, marked interrupted as soon as the store can write */
 #include "stale_retry.h"
+#include "logshare.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -39,6 +40,8 @@ static void *retry_main(void *arg)
 		pthread_mutex_unlock(&r->mu);
 		n = store_interrupt_stale(r->st, r->why, &r->upto, err,
 					  sizeof(err));
+		if (n > 0)
+			logshare_forget_all();
 		if (n > 0)
 			fprintf(stderr,
 				"numalab serve: the store can write again: %d "
