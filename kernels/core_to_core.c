@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "rates.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
+#include "workcost.h"
 
 struct c2c_params {
 	struct int_list cpus;
@@ -494,9 +496,17 @@ static void c2c_estimate(const void *params, const struct common_params *common,
 	double n = cp->cpus.n ? cp->cpus.n : (t ? t->nallowed : 1);
 	double rounds = (double)(cp->samples + common->warmup);
 	double trips = (double)cp->round_trips;
+	double rtt = rates_get()->rtt_ns * 1e-9;
 
-	/* up to 1 us a round trip (across sockets, noisy VMs), 1 ms a pair to start */
-	*seconds = n * (n - 1) * (rounds * trips * 1e-6 + 1e-3);
+	/*
+	 * The round trip was timed between the first two cpus; a pair across
+	 * packages takes up to about three times as long (the matrix's far
+	 * blocks), so count every pair at twice where there are several.
+	 */
+	if (t && t->npackages > 1)
+		rtt *= 2;
+	/* every ordered pair: its team, then its samples of round trips */
+	*seconds = n * (n - 1) * (rounds * trips * rtt + cost_teams_s(1));
 	*bytes = 4096;
 }
 

@@ -8,6 +8,7 @@
 
 #include "bw.h"
 #include "experiment.h"
+#include "workcost.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "stats.h"
@@ -696,13 +697,27 @@ static void rb_estimate(const void *params, const struct common_params *common,
 	double size = (double)rp->size;
 	double rounds = (double)(common->repeat + common->warmup);
 	int32_t nodes[TOPO_MAX_NODES];
-	int n = matrix_nodes(rp, t, nodes);
+	int n = matrix_nodes(rp, t, nodes), threads = (int)rp->threads;
+	double write = 0, read = 0, s = 0;
 
-	if (n < 2)
-		n = 2;
-	/* at 1 GB/s per cell: four matrices, then the mixed copies */
-	*seconds = size * rounds * (4.0 * n * n + 8.0) / 1e9 + 0.5;
-	*bytes = (uint64_t)(size * 3 * n);
+	for (int m = 0; m < NMATRICES; m++)
+		if (wanted(rp, m)) {
+			if (matrices[m].op == BW_READ)
+				read += cost_stream_s(t, COST_READ, size, threads);
+			else
+				write += cost_stream_s(t, COST_WRITE, size, threads);
+		}
+	/* each column's buffer touched once; each cell a team and its rounds */
+	s = n * cost_touch_s(size) +
+	    (double)n * n * (cost_teams_s(NMATRICES) + rounds * (read + write));
+	/* mixed: every node copies at once, to its own memory and (2 nodes) another's */
+	if (rp->mixed)
+		s += 3 * n * cost_touch_s(size) +
+		     2 * (n > 1 ? 2 : 1) *
+			     (cost_teams_s(1) + rounds * cost_stream_s(t, COST_COPY, size * n,
+								       threads * n));
+	*seconds = s;
+	*bytes = (uint64_t)(size * 3 * (n < 2 ? 2 : n));
 }
 
 const struct experiment exp_remote_bandwidth = {
