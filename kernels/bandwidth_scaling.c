@@ -560,7 +560,7 @@ static void bs_estimate(const void *params, const struct common_params *common,
 	/* each point: its buffers touched, then every op's rounds over every thread's buffer */
 	for (int i = 0; i < threads->n; i++) {
 		int n = threads->v[i];
-		double all = size * n, point = bufs * cost_touch_s(all);
+		double all = size * n, point = bufs * cost_touch_s(t, all, n);
 		for (int o = 0; o < NOPS; o++) {
 			enum bw_op op = op_of[o];
 			if (!HAS(bp->ops, op))

@@ -637,7 +637,7 @@ static void cs_estimate(const void *params, const struct common_params *common,
 	 * memory's rate at worst (split and separate_data miss the cache).
 	 */
 	*bytes = (uint64_t)(2 * pairs * ws);
-	*seconds = nset * (cost_teams_s(1) + cost_touch_s(n * ws) +
+	*seconds = nset * (cost_teams_s(1) + cost_touch_s(t, n * ws, n) +
 			   cost_stream_s(t, COST_WRITE, n * ws, n) +
 			   rounds * cost_stream_s(t, COST_READ, n * ws * passes, n));
 }

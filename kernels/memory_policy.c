@@ -821,7 +821,7 @@ static void mp_estimate(const void *params, const struct common_params *common,
 	double s;
 
 	/* the first touch, then a read and a write pass per round from each node */
-	s = cost_teams_s(1) + cost_touch_s(size);
+	s = cost_teams_s(1) + cost_touch_s(t, size, 1);
 	s += from * (cost_teams_s(2) +
 		     rounds * (cost_stream_s(t, COST_READ, size, threads) +
 			       cost_stream_s(t, COST_WRITE, size, threads)));
@@ -831,7 +831,7 @@ static void mp_estimate(const void *params, const struct common_params *common,
 	 * touched, and read again from each node after.
 	 */
 	if (nodes > 1)
-		s += 2 * (cost_touch_s(size) + cost_stream_s(t, COST_COPY, size, 1)) +
+		s += 2 * (cost_touch_s(t, size, 1) + cost_stream_s(t, COST_COPY, size, 1)) +
 		     from * rounds * cost_stream_s(t, COST_READ, size, threads);
 	*seconds = s;
 	*bytes = (uint64_t)size + (uint64_t)(size / 4096) * 2 * sizeof(int);

@@ -1155,7 +1155,7 @@ static void nr_estimate(const void *params, const struct common_params *common,
 	double size = (double)p->size, s;
 
 	/* the copies (one, then one a node) and the region: touched and filled */
-	s = (nodes + 2) * (cost_touch_s(size) + cost_stream_s(t, COST_WRITE, size, 1));
+	s = (nodes + 2) * (cost_touch_s(t, size, 1) + cost_stream_s(t, COST_WRITE, size, 1));
 	/* replicas: every thread reads the data passes times, from one copy and from its own */
 	s += 2 * rounds * cost_stream_s(t, COST_READ, size * p->passes * threads, threads);
 	/* accumulators: locked adds into one shared region, then into one a node */
@@ -1163,7 +1163,7 @@ static void nr_estimate(const void *params, const struct common_params *common,
 	     (threads > 1 ? r->atomic_shared_ns : r->atomic_ns) * 1e-9;
 	/* the region: passes before and after a move, and the move, a copy of every page */
 	s += rounds * 2 * cost_stream_s(t, COST_COPY, size * p->passes, 1) +
-	     cost_touch_s(size) + cost_stream_s(t, COST_COPY, size, 1);
+	     cost_touch_s(t, size, 1) + cost_stream_s(t, COST_COPY, size, 1);
 	*seconds = s + cost_teams_s(6);
 	*bytes = (uint64_t)p->size * (uint64_t)(nodes + 2) +
 		 (uint64_t)p->buckets * 8 * (uint64_t)(nodes + 2);

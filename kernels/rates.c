@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bw.h"
@@ -36,6 +37,7 @@ void rates_default(struct rates *r)
 	r->team_s = 1e-3;
 	r->rtt_ns = 1000.0;
 	r->start_s = 0.5;
+	r->spawn_ns = 100000.0;
 	r->measured = 0;
 	snprintf(r->source, sizeof(r->source), "built-in");
 }
@@ -151,18 +153,75 @@ static double team_cost(const struct topo *t, const int *cpus, int nthreads)
 }
 
 /*
- * What a worker does before its first measurement: read the topology
- * (hwloc's discovery dominates); the process start itself is small beside it.
+ * Seconds since this process started (exec, libraries, the topology it
+ * read): a worker pays the same before its first measurement. From
+ * /proc/self/stat's start time, in clock ticks since boot; -1 when unknown.
+ */
+static double process_age(void)
+{
+	FILE *f = fopen("/proc/self/stat", "re");
+	char buf[1024], *p;
+	unsigned long long start = 0;
+	struct timespec now;
+	long hz = sysconf(_SC_CLK_TCK);
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the command name may hold spaces */
+	/* after ") ": state is field 3; starttime is field 22 */
+	if (!p || hz <= 0 ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &start) != 1 ||
+	    clock_gettime(CLOCK_BOOTTIME, &now))
+		return -1;
+	return (double)now.tv_sec + now.tv_nsec * 1e-9 - (double)start / (double)hz;
+}
+
+/*
+ * What a worker costs before its first measurement: a fresh topology
+ * read, or this process's own start where that took longer (capped: a
+ * process that has run a while says nothing about a start).
  */
 static double start_cost(void)
 {
-	double t0 = clock_now();
+	double t0 = clock_now(), dt, age = process_age();
 	struct topo *t = topo_load();
 
 	if (!t)
 		return -1;
 	topo_free(t);
-	return clock_now() - t0;
+	dt = clock_now() - t0;
+	if (age > dt && age < 1.0)
+		dt = age;
+	return dt;
+}
+
+static void *empty_thread(void *arg)
+{
+	return arg;
+}
+
+/* Nanoseconds to create and join a thread: the best of 20, or -1. */
+static double spawn_cost(void)
+{
+	double best = -1;
+
+	for (int i = 0; i < 20; i++) {
+		pthread_t th;
+		double t0 = clock_now(), dt;
+
+		if (pthread_create(&th, NULL, empty_thread, NULL))
+			return -1;
+		pthread_join(th, NULL);
+		dt = clock_now() - t0;
+		if (best < 0 || dt < best)
+			best = dt;
+	}
+	return best * 1e9;
 }
 
 struct trip_job {
@@ -297,6 +356,8 @@ int rates_calibrate(const struct topo *t, struct rates *r)
 		r->team_s = v;
 	if ((v = start_cost()) > 0)
 		r->start_s = v;
+	if ((v = spawn_cost()) > 0)
+		r->spawn_ns = v;
 	memory_rates(t, r);
 	r->measured = 1;
 	snprintf(r->source, sizeof(r->source), "calibrated");
@@ -334,7 +395,8 @@ void rates_fingerprint(const struct topo *t, char *buf, size_t len)
 	X(touch_page_ns)                                                       \
 	X(team_s)                                                              \
 	X(rtt_ns)                                                              \
-	X(start_s)
+	X(start_s)                                                             \
+	X(spawn_ns)
 
 int rates_load(const char *path, const char *fingerprint, struct rates *r)
 {

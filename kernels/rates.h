@@ -20,7 +20,8 @@ struct rates {
 	double touch_page_ns;	  /* first touch of a fresh 4 KiB page */
 	double team_s;		  /* start and join a pinned team of 2 */
 	double rtt_ns;		  /* a line handed to another CPU and back */
-	double start_s;		  /* a worker's start: reading the topology */
+	double start_s;		  /* a worker's start: exec, libraries, topology */
+	double spawn_ns;	  /* pthread_create and join of an empty thread */
 	int measured;		  /* 1: measured here; 0: the built-in guesses */
 	char source[64];	  /* "calibrated", "cached", "built-in" */
 };

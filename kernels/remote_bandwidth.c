@@ -708,11 +708,11 @@ static void rb_estimate(const void *params, const struct common_params *common,
 				write += cost_stream_s(t, COST_WRITE, size, threads);
 		}
 	/* each column's buffer touched once; each cell a team and its rounds */
-	s = n * cost_touch_s(size) +
+	s = n * cost_touch_s(t, size, threads) +
 	    (double)n * n * (cost_teams_s(NMATRICES) + rounds * (read + write));
 	/* mixed: every node copies at once, to its own memory and (2 nodes) another's */
 	if (rp->mixed)
-		s += 3 * n * cost_touch_s(size) +
+		s += 3 * n * cost_touch_s(t, size, threads) +
 		     2 * (n > 1 ? 2 : 1) *
 			     (cost_teams_s(1) + rounds * cost_stream_s(t, COST_COPY, size * n,
 								       threads * n));

@@ -1013,9 +1013,13 @@ static void vl_estimate(const void *params, const struct common_params *common,
 	double rounds = (double)(common->repeat + common->warmup);
 	double ops = (double)vp->ops;
 	int n = (int)vp->threads;
-	/* a thread's operation on a line it shares with writers, at worst */
-	double shared = (n > 1 ? r->bounce_ns * (n / 2.0) : r->inc_ns) * 1e-9;
-	double alone = r->inc_ns * 1e-9 * cost_crowd(t, n);
+	/*
+	 * An operation updates two variables through the layout's address
+	 * arithmetic: about eight plain increments' worth; one that shares
+	 * its line with another writer waits for the line instead.
+	 */
+	double alone = 8 * r->inc_ns * 1e-9 * cost_crowd(t, n);
+	double shared = (n > 1 ? r->bounce_ns * (n / 2.0) : 0) * 1e-9;
 	double s = 0;
 
 	if (shared < alone)
@@ -1025,13 +1029,14 @@ static void vl_estimate(const void *params, const struct common_params *common,
 		s += rounds * ops * (shared + (LAY_N - 1) * alone) + cost_teams_s(LAY_N);
 	if (vp->parts & (1u << PART_READERS))
 		s += rounds * ops * (shared + (AT_N - 1) * alone) + cost_teams_s(AT_N);
-	/* a variable of a dlopen'ed object is found through a call: a few increments' worth */
+	/* a variable of a dlopen'ed object is found through a call: twice a plain access */
 	if (vp->parts & (1u << PART_TLS_ACCESS))
-		s += rounds * ops * ACC_N * 4 * r->inc_ns * 1e-9 + cost_teams_s(ACC_N);
-	/* a thread start costs half a team of 2; the big object zeroes 1 MiB of TLS first */
+		s += rounds * ops * ACC_N * 2 * alone + cost_teams_s(ACC_N);
+	/* a thread created and joined; the big object zeroes 1 MiB of TLS in it */
 	if (vp->parts & (1u << PART_THREAD_START))
 		s += rounds * (double)vp->starts *
-			     (START_N * r->team_s / 2 + cost_touch_s(1 << 20)) +
+			     (START_N * r->spawn_ns * 1e-9 +
+			      cost_stream_s(t, COST_WRITE, 1 << 20, 1)) +
 		     cost_teams_s(START_N);
 	*seconds = s;
 	*bytes = (uint64_t)vp->threads * 2 * VL_APART + (2u << 20);

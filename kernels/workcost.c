@@ -7,7 +7,7 @@ double cost_crowd(const struct topo *t, int nthreads)
 {
 	int cpus = t && t->nallowed > 0 ? t->nallowed : 1;
 
-	return nthreads > cpus ? (double)nthreads / cpus : 1.0;
+	return nthreads > cpus ? (double)((nthreads + cpus - 1) / cpus) : 1.0;
 }
 
 double cost_stream_s(const struct topo *t, enum cost_stream kind,
@@ -37,9 +37,12 @@ double cost_stream_s(const struct topo *t, enum cost_stream kind,
 	return one / streams;
 }
 
-double cost_touch_s(double bytes)
+double cost_touch_s(const struct topo *t, double bytes, int nthreads)
 {
-	return bytes / 4096.0 * rates_get()->touch_page_ns * 1e-9;
+	int cpus = t && t->nallowed > 0 ? t->nallowed : 1;
+	int side = nthreads < cpus ? nthreads : cpus;
+
+	return bytes / 4096.0 * rates_get()->touch_page_ns * 1e-9 / (side > 1 ? side : 1);
 }
 
 double cost_teams_s(double n)

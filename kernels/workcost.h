@@ -8,8 +8,8 @@
 enum cost_stream { COST_READ, COST_WRITE, COST_COPY };
 
 /*
- * How many threads take turns on each cpu: n over the cpus this process
- * may use, at least 1. Work that n threads do side by side takes this
+ * How many threads take turns on the busiest cpu: n over the cpus this
+ * process may use, rounded up. Work that n threads do side by side takes this
  * many times as long as one thread's share.
  */
 double cost_crowd(const struct topo *t, int nthreads);
@@ -24,8 +24,8 @@ double cost_crowd(const struct topo *t, int nthreads);
 double cost_stream_s(const struct topo *t, enum cost_stream kind,
 		     double bytes, int nthreads);
 
-/* Seconds for first touches of bytes of fresh memory (by one thread: page faults take a lock per process). */
-double cost_touch_s(double bytes);
+/* Seconds for nthreads threads to first-touch bytes of fresh memory in all, each its own part. */
+double cost_touch_s(const struct topo *t, double bytes, int nthreads);
 
 /* Seconds to start and join n pinned teams. */
 double cost_teams_s(double n);
