@@ -209,6 +209,10 @@ json_t *events_from_doc(json_t *doc, json_t *imported)
 				     "machine", json_object_get(doc, "machine"),
 				     "version", json_object_get(doc, "version")),
 			   EV_START));
+	/* the estimate the run was started with, where it had one */
+	if (json_is_number(json_object_get(doc, "estimate_s")))
+		json_object_set(json_array_get(out, 0), "estimate_s",
+				json_object_get(doc, "estimate_s"));
 	each(out, doc, "placement", EV_PLACEMENT);
 	each(out, doc, "samples", EV_SAMPLE);
 	each(out, doc, "cells", EV_CELL);

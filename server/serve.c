@@ -94,11 +94,18 @@ static void serve_rates(const struct topo *t, const char *db)
 	struct rates r;
 
 	rates_default_path(fallback, sizeof(fallback));
+	if (db && !strncmp(db, "file:", 5)) {
+		/* an SQLite URI: its file, or none when it lives in memory */
+		if (strstr(db, "mode=memory"))
+			db = NULL;
+		else
+			db += strncmp(db + 5, "///", 3) ? 5 : 7;
+	}
 	if (!db || !*db || !strcmp(db, ":memory:")) {
 		rates_init(t, fallback);
 		return;
 	}
-	snprintf(path, sizeof(path), "%s.rates", db);
+	snprintf(path, sizeof(path), "%.*s.rates", (int)strcspn(db, "?#"), db);
 	rates_fingerprint(t, fp, sizeof(fp));
 	if (rates_load(path, fp, &r) && rates_load(fallback, fp, &r) == 0) {
 		rates_set(&r);
