@@ -93,6 +93,16 @@ static void spin_body(void *arg, int tid, int round)
 	}
 }
 
+static double min_of(const double *v, int n)
+{
+	double m = v[0];
+
+	for (int i = 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
 /* Seconds per operation of n ops on each of nthreads threads, or -1. */
 static double per_op(const struct topo *t, const int *cpus, int nthreads,
 		     int atomic, int stride, long n)
@@ -103,7 +113,7 @@ static double per_op(const struct topo *t, const int *cpus, int nthreads,
 			       .arg = &j,
 			       .body = spin_body,
 			       .warmup = 1,
-			       .repeat = 3};
+			       .repeat = 5};
 	struct team_result res;
 	double best = -1;
 
@@ -111,11 +121,15 @@ static double per_op(const struct topo *t, const int *cpus, int nthreads,
 	if (!j.line)
 		return -1;
 	memset(j.line, 0, 4096);
-	if (team_run(&job, t, &res) == 0) {
-		for (int i = 0; i < res.rounds; i++)
-			if (best < 0 || res.seconds[i] < best)
-				best = res.seconds[i];
-	}
+	/*
+	 * One thread: the best round (nothing it waits for can only slow it
+	 * down). Two: the median, as the experiments report it; on a busy
+	 * machine the best round is often one where the threads took turns
+	 * and nothing bounced.
+	 */
+	if (team_run(&job, t, &res) == 0 && res.rounds > 0)
+		best = nthreads > 1 ? stats_median(res.seconds, res.rounds)
+				    : min_of(res.seconds, res.rounds);
 	team_result_free(&res);
 	free(j.line);
 	return best > 0 ? best / (double)n : -1;
@@ -184,7 +198,8 @@ static double process_age(void)
 /*
  * What a worker costs before its first measurement: a fresh topology
  * read, or this process's own start where that took longer (capped: a
- * process that has run a while says nothing about a start).
+ * process that has run a while, or waited long for a cpu, says nothing
+ * about a start).
  */
 static double start_cost(void)
 {
@@ -195,8 +210,9 @@ static double start_cost(void)
 		return -1;
 	topo_free(t);
 	dt = clock_now() - t0;
-	if (age > dt && age < 1.0)
-		dt = age;
+	/* past a quarter of a second the process waited for a busy cpu: not a start's cost */
+	if (age > dt)
+		dt = age < 0.25 ? age : 0.25;
 	return dt;
 }
 
@@ -258,7 +274,7 @@ static double round_trip(const struct topo *t, const int *cpus, long trips)
 			       .arg = &j,
 			       .body = trip_body,
 			       .warmup = 1,
-			       .repeat = 3,
+			       .repeat = 5,
 			       .spin = 1};
 	struct team_result res;
 	double best = -1;
@@ -267,10 +283,9 @@ static double round_trip(const struct topo *t, const int *cpus, long trips)
 	if (!j.line)
 		return -1;
 	atomic_store(j.line, 0);
-	if (team_run(&job, t, &res) == 0)
-		for (int i = 0; i < res.rounds; i++)
-			if (best < 0 || res.seconds[i] < best)
-				best = res.seconds[i];
+	/* the median round, as core_to_core reports a pair */
+	if (team_run(&job, t, &res) == 0 && res.rounds > 0)
+		best = stats_median(res.seconds, res.rounds);
 	team_result_free(&res);
 	free((void *)j.line);
 	return best > 0 ? best / (double)trips : -1;
