@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "events.h"
 #include "experiment.h"
+#include "rates.h"
 #include "machine.h"
 #include "fleet_where.h"
 #include "rundoc.h"
@@ -281,6 +282,17 @@ int cmd_run(int argc, char **argv)
 				  "experiment", e->name, "params",
 				  schema_params_json(pv), "machine", machine,
 				  "version", NUMALAB_VERSION);
+	if (out == OUT_JSON) {
+		/* the worker (--ndjson) gets the server's estimate; a run here makes its own */
+		char path[4096];
+		double est;
+		uint64_t est_bytes;
+
+		rates_default_path(path, sizeof(path));
+		rates_init(t, path);
+		if (!experiment_estimate(e, params, &common, t, &est, &est_bytes))
+			json_object_set_new(start, "estimate_s", json_real(est));
+	}
 	if (out == OUT_TABLE) {
 		sink_table_init(&table, e, stdout);
 		ctx.sink = &table.sink;

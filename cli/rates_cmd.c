@@ -20,7 +20,7 @@ int cmd_rates(int argc, char **argv)
 			refresh = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: numalab rates [--refresh]\n\n"
-			       "The rates this machine was measured at (about a quarter of a\n"
+			       "The rates this machine was measured at (about a third of a\n"
 			       "second, cached in %s), which the run-time estimates\n"
 			       "multiply each run's work by. --refresh measures them again.\n",
 			       "$XDG_CACHE_HOME/numalab/rates");
@@ -52,6 +52,8 @@ int cmd_rates(int argc, char **argv)
 	printf("  %-34s %10.2f GB/s\n", "write, one thread", r.write_gbs);
 	printf("  %-34s %10.0f ns\n", "first touch of a page", r.touch_page_ns);
 	printf("  %-34s %10.3f ms\n", "start and join a team", r.team_s * 1e3);
+	printf("  %-34s %10.1f ns\n", "round trip of a line, 2 cpus", r.rtt_ns);
+	printf("  %-34s %10.3f ms\n", "a worker's start", r.start_s * 1e3);
 	printf("  cache: %s\n", path);
 	topo_free(t);
 	return 0;
@@ -100,8 +102,7 @@ int cmd_estimate(int argc, char **argv)
 	}
 	rates_default_path(path, sizeof(path));
 	rates_init(t, path);
-	if (e->estimate)
-		e->estimate(params, &common, t, &seconds, &bytes);
+	experiment_estimate(e, params, &common, t, &seconds, &bytes);
 	if (json)
 		printf("{\"experiment\": \"%s\", \"seconds\": %.6g, \"bytes\": %llu, \"rates\": \"%s\"}\n",
 		       e->name, e->estimate ? seconds : -1,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "workcost.h"
 #include "numa_mem.h"
 #include "stats.h"
 #include "team.h"
@@ -480,11 +481,14 @@ static void af_estimate(const void *params, const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes)
 {
 	const struct af_params *ap = params;
-	double per = (double)ap->size * (double)ap->passes / 2e9;
+	double size = (double)ap->size, threads = (double)ap->threads;
+	double rounds = (double)(common->repeat + common->warmup);
+	double one = cost_teams_s(1) + cost_touch_s(t, size * threads, (int)threads) +
+		     rounds * (double)ap->passes *
+			     cost_stream_s(t, COST_READ, size * threads, (int)threads);
 
-	(void)t;
-	*seconds = 1 + 4 * per * (double)ap->threads + 2 * (double)(common->repeat + common->warmup) *
-							    (double)ap->passes * 0.05;
+	/* four ways of pinning, then the data under one cache and split */
+	*seconds = 6 * one;
 	*bytes = (uint64_t)ap->size * (uint64_t)ap->threads + (64u << 20);
 }
 

@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "rates.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
+#include "workcost.h"
 
 enum variant {
 	V_ADD_FETCH,
@@ -844,24 +846,54 @@ static void ai_precheck(const void *params, const struct common_params *common,
 	free(plan);
 }
 
+/*
+ * Nanoseconds one increment of variant v costs a thread among n (n > 1:
+ * the counter's line is contended). cas may fail and retry: three
+ * times a locked add, as the article measured it.
+ */
+static double ai_op_ns(const struct rates *r, int v, int n)
+{
+	double locked = n > 1 ? r->atomic_shared_ns * (n / 2.0) : r->atomic_ns;
+	double plain = n > 1 ? r->bounce_ns * (n / 2.0) : r->inc_ns;
+
+	switch (v) {
+	case V_CAS:
+		return 3 * locked;
+	case V_PLAIN:
+		return plain;
+	case V_PER_THREAD:
+		return r->inc_ns;
+	case V_LOCK_SKIP:
+		return n > 1 ? locked : r->inc_ns;
+	default:
+		return locked;
+	}
+}
+
 static void ai_estimate(const void *params, const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes)
 {
 	const struct ai_params *ap = params;
 	const struct int_list *threads = &ap->threads;
-	int nset = __builtin_popcount(ap->variants);
+	const struct rates *r = rates_get();
 	double incs = (double)ap->increments;
 	double rounds = (double)(common->repeat + common->warmup);
 	double total = 0;
 	uint64_t most = 0;
 
-	(void)t;
-	/* about 10 ns per uncontended atomic increment, 250 ns when contended */
+	/* a round: each thread's increments side by side, in turns where they outnumber the cpus */
 	for (int i = 0; i < threads->n; i++) {
 		int n = threads->v[i];
 		uint64_t b = ((uint64_t)rounds * SLOT_BYTES + 4095) / 4096 * 4096 *
 			     (uint64_t)(n + 1);
-		total += rounds * nset * n * incs * (n > 1 ? 250e-9 : 10e-9);
+		for (int v = 0; v < NVARIANTS; v++) {
+			double op = ai_op_ns(r, v, n) * 1e-9;
+			if (!(ap->variants & (1u << v)))
+				continue;
+			if (n > 1 && v == V_PER_THREAD)
+				op *= cost_crowd(t, n);
+			total += rounds * incs * op + cost_teams_s(1);
+		}
 		if (b > most)
 			most = b;
 	}

@@ -8,6 +8,7 @@
 
 #include "bw.h"
 #include "experiment.h"
+#include "workcost.h"
 #include "numa_mem.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -547,13 +548,32 @@ static void bs_estimate(const void *params, const struct common_params *common,
 	const struct int_list *threads = &bp->threads;
 	double size = (double)bp->size;
 	double rounds = (double)(common->repeat + common->warmup);
+	int nplace = 0, bufs = needs_src(bp) + needs_dst(bp);
 	double total = 0;
 
-	(void)t;
-	/* each point: every op over every thread's buffer, at 1 GB/s per thread or better */
-	for (int i = 0; i < threads->n; i++)
-		total += 2 * NOPS * size * (rounds + 1) / 1e9;
-	*seconds = total + 0.5;
+	/* compact and spread on the same cpus everywhere run once */
+	for (int p = 0; p < 3; p++)
+		nplace += HAS(bp->placements, p);
+	if (t && HAS(bp->placements, BS_COMPACT) && HAS(bp->placements, BS_SPREAD) &&
+	    same_everywhere(t, bp))
+		nplace = 1;
+	/* each point: its buffers touched, then every op's rounds over every thread's buffer */
+	for (int i = 0; i < threads->n; i++) {
+		int n = threads->v[i];
+		double all = size * n, point = bufs * cost_touch_s(t, all, n);
+		for (int o = 0; o < NOPS; o++) {
+			enum bw_op op = op_of[o];
+			if (!HAS(bp->ops, op))
+				continue;
+			point += cost_teams_s(1) +
+				 rounds * cost_stream_s(t, op == BW_READ	   ? COST_READ
+							   : op == BW_COPY ? COST_COPY
+									   : COST_WRITE,
+							all, n);
+		}
+		total += nplace * point;
+	}
+	*seconds = total;
 	*bytes = (uint64_t)(2 * size * max_threads(bp));
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "workcost.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
@@ -619,18 +620,26 @@ static void cs_estimate(const void *params, const struct common_params *common,
 	double rounds = (double)(common->repeat + common->warmup);
 	double passes = (double)cp->passes;
 	int nset = __builtin_popcount(cp->placements);
+	int n;
 
 	if (t && 2 * pairs > t->nallowed)
 		pairs = t->nallowed / 2 > 0 ? t->nallowed / 2 : 1;
-	/* from the topology: at most the largest cache */
+	n = (int)(2 * pairs);
+	/* from the topology: 3/4 of at most the largest cache */
 	for (int i = 0; ws == 0 && t && i < t->ncaches; i++)
-		if ((double)t->cache[i].size > ws)
-			ws = (double)t->cache[i].size;
+		if ((double)t->cache[i].size * 3 / 4 > ws)
+			ws = (double)t->cache[i].size * 3 / 4;
 	if (ws == 0)
 		ws = 8 << 20;
-	/* separate_data holds two data sets a pair; a thread reads >= 1 GB/s */
+	/*
+	 * Each placement: a team; every thread fills its data set (two a
+	 * pair under separate_data) and reads it passes times a round, at
+	 * memory's rate at worst (split and separate_data miss the cache).
+	 */
 	*bytes = (uint64_t)(2 * pairs * ws);
-	*seconds = nset * (rounds * passes * ws / 1e9 + 2 * ws / 1e9);
+	*seconds = nset * (cost_teams_s(1) + cost_touch_s(t, n * ws, n) +
+			   cost_stream_s(t, COST_WRITE, n * ws, n) +
+			   rounds * cost_stream_s(t, COST_READ, n * ws * passes, n));
 }
 
 /* The classroom's question; the run takes a few seconds on 2 cores. */

@@ -9,9 +9,11 @@
 
 #include "experiment.h"
 #include "pair_plan.h"
+#include "rates.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
+#include "workcost.h"
 
 struct c2c_params {
 	struct int_list cpus;
@@ -639,6 +641,7 @@ static void c2c_estimate(const void *params, const struct common_params *common,
 	double pairs = n * (n - 1);
 	struct pair_plan plan;
 	struct errinfo err;
+	double rtt = rates_get()->rtt_ns * 1e-9;
 
 	if (cp->pairs.mode == PAIRS_SAMPLE && cp->pairs.sample < pairs)
 		pairs = cp->pairs.sample;
@@ -647,8 +650,15 @@ static void c2c_estimate(const void *params, const struct common_params *common,
 		pairs = (double)plan.npairs;
 		pair_plan_free(&plan);
 	}
-	/* up to 1 us a round trip (across sockets, noisy VMs), 1 ms a pair to start */
-	*seconds = pairs * (rounds * trips * 1e-6 + 1e-3);
+	/*
+	 * The round trip was timed between the first two cpus; a pair across
+	 * packages takes up to about three times as long (the matrix's far
+	 * blocks), so count every pair at twice where there are several.
+	 */
+	if (t && t->npackages > 1)
+		rtt *= 2;
+	/* every planned pair: its team, then its samples of round trips */
+	*seconds = pairs * (rounds * trips * rtt + cost_teams_s(1));
 	*bytes = 4096;
 }
 

@@ -1,5 +1,6 @@
 /* experiment.c - params every experiment shares, and parsing a request for one */
 #include "experiment.h"
+#include "rates.h"
 #include "record.h"
 #include "verdict_mem.h"
 
@@ -464,4 +465,17 @@ int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
 	return topo_plan(ctx->topo, ctx->common.placement, ctx->common.cpus.v,
 			 ctx->common.cpus.n, nthreads, cpus, err->msg,
 			 sizeof(err->msg));
+}
+
+int experiment_estimate(const struct experiment *exp, const void *params,
+			const struct common_params *common, const struct topo *t,
+			double *seconds, uint64_t *bytes)
+{
+	*seconds = 0;
+	*bytes = 0;
+	if (!exp->estimate)
+		return -ENOENT;
+	exp->estimate(params, common, t, seconds, bytes);
+	*seconds += rates_get()->start_s;
+	return 0;
 }

@@ -134,7 +134,13 @@ struct experiment {
 	/*
 	 * A rough upper estimate of the run's wall time (seconds) and of the
 	 * memory it allocates (bytes), so a server can refuse a request over
-	 * its limits before it starts. May be NULL (then: unknown).
+	 * its limits before it starts. May be NULL (then: unknown). Build it
+	 * from this machine's measured rates, never from constants: the
+	 * run's work (rounds x operations, bytes streamed, pages touched,
+	 * teams started, round trips) times what rates_get() (rates.h) says
+	 * each costs here, with the helpers of workcost.h. Aim for an honest,
+	 * slightly high figure: estimate / actual within 0.5-2x (the bench's
+	 * estimate row checks it). Call it through experiment_estimate.
 	 */
 	void (*estimate)(const void *params, const struct common_params *common,
 			 const struct topo *t, double *seconds, uint64_t *bytes);
@@ -196,6 +202,15 @@ int experiment_declares_summary(const struct experiment *exp, const char *key);
  * results are then not to be trusted to draw or import).
  */
 int experiment_run(struct run_ctx *ctx, struct errinfo *err);
+
+/*
+ * The run's estimate (exp->estimate) plus what starting a worker costs
+ * here. Returns 0, or -ENOENT when the experiment has no estimate (then
+ * *seconds and *bytes are 0).
+ */
+int experiment_estimate(const struct experiment *exp, const void *params,
+			const struct common_params *common, const struct topo *t,
+			double *seconds, uint64_t *bytes);
 
 /*
  * Describes a run with exp's rules: r's exp, params and common must be

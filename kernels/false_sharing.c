@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "rates.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
+#include "workcost.h"
 
 enum fs_layout { LAYOUT_SEPARATE, LAYOUT_SHARED, LAYOUT_BOTH };
 
@@ -538,14 +540,33 @@ static void fs_estimate(const void *params, const struct common_params *common,
 	const struct fs_params *fp = params;
 	const struct int_list *threads = &fp->threads;
 	const struct int_list *strides = &fp->stride;
+	const struct rates *r = rates_get();
+	int line = t && t->line_size > 0 ? t->line_size : 64;
 	double incs = (double)fp->increments;
 	double rounds = (double)(common->repeat + common->warmup);
+	int do_sep = fp->layout != LAYOUT_SHARED;
+	int do_shared = fp->layout != LAYOUT_SEPARATE;
 	double total = 0;
 
-	(void)t;
-	/* about 1 ns per uncontended increment, up to 50 ns when the line bounces */
-	for (int i = 0; i < threads->n; i++)
-		total += incs * rounds * (1e-9 + 50e-9 * (1 + strides->n));
+	/*
+	 * A round: every thread's increments, the threads side by side (in
+	 * turns where they outnumber the cpus). A shared line is handed from
+	 * core to core: n threads make n/2 times the traffic the 2-thread
+	 * rate was measured at.
+	 */
+	for (int i = 0; i < threads->n; i++) {
+		int n = threads->v[i];
+		double alone = incs * r->inc_ns * 1e-9 * cost_crowd(t, n);
+		double bounce = incs * r->bounce_ns * 1e-9 * (n / 2.0);
+
+		if (bounce < alone)
+			bounce = alone;
+		if (do_sep)
+			total += rounds * alone + cost_teams_s(1);
+		for (int si = 0; do_shared && si < strides->n; si++)
+			total += rounds * (n > 1 && strides->v[si] < line ? bounce : alone) +
+				 cost_teams_s(1);
+	}
 	*seconds = total;
 	*bytes = (uint64_t)PARAM_MAX_LIST * 4096 * 2;
 }

@@ -8,6 +8,7 @@
 
 #include "bw.h"
 #include "experiment.h"
+#include "workcost.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "stats.h"
@@ -814,10 +815,25 @@ static void mp_estimate(const void *params, const struct common_params *common,
 	const struct mp_params *mp = params;
 	double size = (double)mp->size;
 	double rounds = (double)(common->repeat + common->warmup);
-	int nodes = t ? t->nnodes : 1;
+	int nodes = t && t->nnodes > 0 ? t->nnodes : 1;
+	int from = mp->from_nodes.n ? mp->from_nodes.n : nodes;
+	int threads = (int)mp->threads;
+	double s;
 
-	/* at 1 GB/s, slow for memory: touch, read+write per node, two migrations */
-	*seconds = size * (1 + 2 * rounds * nodes + 2) / 1e9 + 0.5;
+	/* the first touch, then a read and a write pass per round from each node */
+	s = cost_teams_s(1) + cost_touch_s(t, size, 1);
+	s += from * (cost_teams_s(2) +
+		     rounds * (cost_stream_s(t, COST_READ, size, threads) +
+			       cost_stream_s(t, COST_WRITE, size, threads)));
+	/*
+	 * Two migrations (mbind, move_pages) where a second node gives the
+	 * pages somewhere to go: each page copied about as fast as it was
+	 * touched, and read again from each node after.
+	 */
+	if (nodes > 1)
+		s += 2 * (cost_touch_s(t, size, 1) + cost_stream_s(t, COST_COPY, size, 1)) +
+		     from * rounds * cost_stream_s(t, COST_READ, size, threads);
+	*seconds = s;
 	*bytes = (uint64_t)size + (uint64_t)(size / 4096) * 2 * sizeof(int);
 }
 

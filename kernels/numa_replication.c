@@ -12,6 +12,8 @@
 
 #include "bw.h"
 #include "experiment.h"
+#include "rates.h"
+#include "workcost.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "stats.h"
@@ -1146,15 +1148,23 @@ static void nr_estimate(const void *params, const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes)
 {
 	const struct nr_params *p = params;
+	const struct rates *r = rates_get();
 	double rounds = (double)(common->repeat + common->warmup);
 	int nodes = t && t->nnodes > 0 ? t->nnodes : 1;
-	double threads = (double)p->threads * nodes;
+	int threads = (int)p->threads * nodes;
+	double size = (double)p->size, s;
 
-	/* reads at 1 GB/s at worst, an update 100 ns, writes at 1 GB/s */
-	*seconds = rounds * (2 * (double)p->size * (double)p->passes / 1e9 +
-			     2 * threads * (double)p->updates * 100e-9 +
-			     2 * (double)p->size * (double)p->passes / 1e9) +
-		   (double)p->size / 1e9;
+	/* the copies (one, then one a node) and the region: touched and filled */
+	s = (nodes + 2) * (cost_touch_s(t, size, 1) + cost_stream_s(t, COST_WRITE, size, 1));
+	/* replicas: every thread reads the data passes times, from one copy and from its own */
+	s += 2 * rounds * cost_stream_s(t, COST_READ, size * p->passes * threads, threads);
+	/* accumulators: locked adds into one shared region, then into one a node */
+	s += 2 * rounds * (double)p->updates * cost_crowd(t, threads) *
+	     (threads > 1 ? r->atomic_shared_ns : r->atomic_ns) * 1e-9;
+	/* the region: passes before and after a move, and the move, a copy of every page */
+	s += rounds * 2 * cost_stream_s(t, COST_COPY, size * p->passes, 1) +
+	     cost_touch_s(t, size, 1) + cost_stream_s(t, COST_COPY, size, 1);
+	*seconds = s + cost_teams_s(6);
 	*bytes = (uint64_t)p->size * (uint64_t)(nodes + 2) +
 		 (uint64_t)p->buckets * 8 * (uint64_t)(nodes + 2);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "experiment.h"
+#include "workcost.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "stats.h"
@@ -857,18 +858,18 @@ static void ps_estimate(const void *params, const struct common_params *common,
 {
 	const struct ps_params *pp = params;
 
-	(void)t;
-	/* a few touches of the buffer per step, and the migrations at >= 0.2 GB/s */
-	*seconds = 1 + (double)pp->size * (12 + 2.0 * (double)common->repeat) / 2e8;
+	double size = (double)pp->size;
+	double touches = 12 + 2.0 * (double)common->repeat;
+
+	/*
+	 * six steps: a few first touches of the buffer each, page census and
+	 * moves (a move costs about a copy of the page), and a forked child
+	 */
+	*seconds = cost_teams_s(6) + touches * cost_touch_s(t, size, 1) +
+		   4 * cost_stream_s(t, COST_COPY, size, 1);
 	*bytes = (uint64_t)pp->size * 3 + (8u << 20);
 }
 
-/*
- * A sibling of memory_policy, not steps of it: memory_policy measures one
- * policy's placement and bandwidth with one set of params, while these
- * are six small trials of what the calls mean, each with its own buffers
- * and none with a bandwidth; keeping them apart keeps both tables short.
- */
 static const struct lesson lessons[] = {
 	{.id = "after-touch",
 	 .title = "A policy set after the first touch",
@@ -879,6 +880,12 @@ static const struct lesson lessons[] = {
 	 .chart = "steps"},
 	{0}};
 
+/*
+ * A sibling of memory_policy, not steps of it: memory_policy measures one
+ * policy's placement and bandwidth with one set of params, while these
+ * are six small trials of what the calls mean, each with its own buffers
+ * and none with a bandwidth; keeping them apart keeps both tables short.
+ */
 const struct experiment exp_memory_policy_semantics = {
 	.name = "memory_policy_semantics",
 	.title = "Memory policy semantics",

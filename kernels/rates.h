@@ -19,6 +19,9 @@ struct rates {
 	double write_gbs;	  /* one thread writing memory past the caches */
 	double touch_page_ns;	  /* first touch of a fresh 4 KiB page */
 	double team_s;		  /* start and join a pinned team of 2 */
+	double rtt_ns;		  /* a line handed to another CPU and back */
+	double start_s;		  /* a worker's start: exec, libraries, topology */
+	double spawn_ns;	  /* pthread_create and join of an empty thread */
 	int measured;		  /* 1: measured here; 0: the built-in guesses */
 	char source[64];	  /* "calibrated", "cached", "built-in" */
 };
@@ -31,7 +34,7 @@ void rates_set(const struct rates *r);
 void rates_default(struct rates *r);
 
 /*
- * Measures r on this machine in about a quarter of a second (two threads
+ * Measures r on this machine in about a third of a second (two threads
  * on two allowed CPUs where there are two). Returns 0 or -errno (then r
  * holds the built-in guesses).
  */

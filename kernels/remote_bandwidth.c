@@ -8,6 +8,7 @@
 
 #include "bw.h"
 #include "experiment.h"
+#include "workcost.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "pair_plan.h"
@@ -836,25 +837,38 @@ static void rb_estimate(const void *params, const struct common_params *common,
 	double size = (double)rp->size;
 	double rounds = (double)(common->repeat + common->warmup);
 	int32_t nodes[TOPO_MAX_NODES];
-	int n = matrix_nodes(rp, t, nodes);
-	double cells;
+	int n = matrix_nodes(rp, t, nodes), threads = (int)rp->threads;
+	double write = 0, read = 0, s = 0, cells;
 	struct cell_plan plan;
 	struct errinfo err;
 	int list[TOPO_MAX_NODES];
 
-	if (n < 2)
-		n = 2;
-	cells = (double)n * n;
+	cells = (double)(n < 2 ? 2 : n) * (n < 2 ? 2 : n);
 	for (int i = 0; i < n && t && n <= t->nnodes; i++)
 		list[i] = nodes[i];
-	if (rp->cells == CELLS_BY_DISTANCE && t && t->nnodes >= n &&
+	if (rp->cells == CELLS_BY_DISTANCE && t && n >= 2 && t->nnodes >= n &&
 	    !cell_plan_make(t, list, n, CELLS_BY_DISTANCE, 0, &plan, &err)) {
 		cells = plan.ncells;
 		cell_plan_free(&plan);
 	}
-	/* at 1 GB/s per cell: four matrices, then the mixed copies */
-	*seconds = size * rounds * (4.0 * cells + 8.0) / 1e9 + 0.5;
-	*bytes = (uint64_t)(size * 3 * n);
+	for (int m = 0; m < NMATRICES; m++)
+		if (wanted(rp, m)) {
+			if (matrices[m].op == BW_READ)
+				read += cost_stream_s(t, COST_READ, size, threads);
+			else
+				write += cost_stream_s(t, COST_WRITE, size, threads);
+		}
+	/* each column's buffer touched once; each planned cell a team and its rounds */
+	s = n * cost_touch_s(t, size, threads) +
+	    cells * (cost_teams_s(NMATRICES) + rounds * (read + write));
+	/* mixed: every node copies at once, to its own memory and (2 nodes) another's */
+	if (rp->mixed)
+		s += 3 * n * cost_touch_s(t, size, threads) +
+		     2 * (n > 1 ? 2 : 1) *
+			     (cost_teams_s(1) + rounds * cost_stream_s(t, COST_COPY, size * n,
+								       threads * n));
+	*seconds = s;
+	*bytes = (uint64_t)(size * 3 * (n < 2 ? 2 : n));
 }
 
 /* The classroom's questions; each run takes a few seconds on 2 cores. */

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "experiment.h"
+#include "rates.h"
+#include "workcost.h"
 #include "stats.h"
 #include "team.h"
 
@@ -1007,14 +1009,36 @@ static void vl_estimate(const void *params, const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes)
 {
 	const struct vl_params *vp = params;
+	const struct rates *r = rates_get();
 	double rounds = (double)(common->repeat + common->warmup);
 	double ops = (double)vp->ops;
+	int n = (int)vp->threads;
+	/*
+	 * An operation updates two variables through the layout's address
+	 * arithmetic: about eight plain increments' worth; one that shares
+	 * its line with another writer waits for the line instead.
+	 */
+	double alone = 8 * r->inc_ns * 1e-9 * cost_crowd(t, n);
+	double shared = (n > 1 ? r->bounce_ns * (n / 2.0) : 0) * 1e-9;
+	double s = 0;
 
-	(void)t;
-	/* a bouncing line costs up to ~100 ns an operation; a thread start ~1
-	 * ms with 1 MiB of TLS */
-	*seconds = rounds * (ops * (LAY_N + AT_N + ACC_N) * 100e-9 +
-			     (double)vp->starts * START_N * 1e-3);
+	if (shared < alone)
+		shared = alone;
+	/* layouts: one shares lines, the others do not; readers: one shares */
+	if (vp->parts & (1u << PART_LAYOUTS))
+		s += rounds * ops * (shared + (LAY_N - 1) * alone) + cost_teams_s(LAY_N);
+	if (vp->parts & (1u << PART_READERS))
+		s += rounds * ops * (shared + (AT_N - 1) * alone) + cost_teams_s(AT_N);
+	/* a variable of a dlopen'ed object is found through a call: twice a plain access */
+	if (vp->parts & (1u << PART_TLS_ACCESS))
+		s += rounds * ops * ACC_N * 2 * alone + cost_teams_s(ACC_N);
+	/* a thread created and joined; the big object zeroes 1 MiB of TLS in it */
+	if (vp->parts & (1u << PART_THREAD_START))
+		s += rounds * (double)vp->starts *
+			     (START_N * r->spawn_ns * 1e-9 +
+			      cost_stream_s(t, COST_WRITE, 1 << 20, 1)) +
+		     cost_teams_s(START_N);
+	*seconds = s;
 	*bytes = (uint64_t)vp->threads * 2 * VL_APART + (2u << 20);
 }
 

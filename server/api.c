@@ -168,6 +168,7 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	struct common_params common;
 	void *typed = NULL;
 	struct errinfo perr;
+	double estimate_s = -1;
 	json_error_t jerr;
 	json_t *root = NULL, *params = NULL, *resp = NULL;
 	const char *name = NULL, *key;
@@ -257,7 +258,8 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 				 perr.msg);
 		goto out;
 	}
-	if (limits_check_estimate(exp, typed, &common, a->topo, a->max_run_seconds, &perr)) {
+	if (limits_check_estimate(exp, typed, &common, a->topo, a->max_run_seconds,
+				  &estimate_s, &perr)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s", perr.msg);
 		goto out;
 	}
@@ -278,7 +280,7 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	}
 	errinfo_clear(&perr);
 	rc = runner_submit(a->runner, exp->name, args.v, (int)args.n,
-			   params_text, request_text, &id, &perr);
+			   params_text, request_text, estimate_s, &id, &perr);
 	if (rc == -EAGAIN) {
 		struct MHD_Response *r = http_error_response(
 			NULL,

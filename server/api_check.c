@@ -50,13 +50,12 @@ static json_t *check_document(const struct experiment *exp, const void *params,
 						v->notes[i].level, "text",
 						v->notes[i].text));
 	free(v);
-	if (exp->estimate)
-		exp->estimate(params, common, t, &seconds, &bytes);
+	int have = !experiment_estimate(exp, params, common, t, &seconds, &bytes);
 	doc = json_pack("{s:s, s:o, s:o, s:o}", "experiment", exp->name,
 			"notes", notes ? notes : json_array(), "estimate_s",
-			exp->estimate ? json_real(seconds) : json_null(),
+			have ? json_real(seconds) : json_null(),
 			"estimate_bytes",
-			exp->estimate ? json_integer((json_int_t)bytes)
+			have ? json_integer((json_int_t)bytes)
 				      : json_null());
 	return doc;
 }

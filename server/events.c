@@ -109,6 +109,7 @@ int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 		copy_field(doc, ev, "params", "params");
 		copy_field(doc, ev, "machine", "machine");
 		copy_field(doc, ev, "version", "version");
+		copy_field(doc, ev, "estimate_s", "estimate_s");
 		break;
 	case EV_PLACEMENT:
 		if (!outcome)
@@ -146,8 +147,12 @@ int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 	case EV_IMPORTED:
 		json_object_set_new(doc, "imported", strip(ev));
 		break;
-	case EV_END:
 	case EV_STATUS:
+		copy_field(doc, ev, "estimate_s", "estimate_s");
+		copy_field(doc, ev, "status", "status");
+		copy_field(doc, ev, "error", "error");
+		break;
+	case EV_END:
 	case EV_DONE:
 	case EV_FAILED:
 	case EV_CANCELLED:
@@ -204,6 +209,10 @@ json_t *events_from_doc(json_t *doc, json_t *imported)
 				     "machine", json_object_get(doc, "machine"),
 				     "version", json_object_get(doc, "version")),
 			   EV_START));
+	/* the estimate the run was started with, where it had one */
+	if (json_is_number(json_object_get(doc, "estimate_s")))
+		json_object_set(json_array_get(out, 0), "estimate_s",
+				json_object_get(doc, "estimate_s"));
 	each(out, doc, "placement", EV_PLACEMENT);
 	each(out, doc, "samples", EV_SAMPLE);
 	each(out, doc, "cells", EV_CELL);

@@ -244,7 +244,7 @@ int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
 		"finished_at", "params",   "machine",	  "version",	"placement",
 		"samples",   "cells",	   "notes",	  "progress",	"summary",
 		"headline",  "error",	   "request",	  "imported",	"references",
-		"verdict_today", NULL};
+		"verdict_today", "estimate_s", NULL};
 	static const char *const texts[] = {"created_at", "started_at",
 					    "finished_at", "version",
 					    "headline",	  "error", NULL};
@@ -277,6 +277,10 @@ int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
 	if (v && !json_is_null(v) &&
 	    (!json_is_integer(v) || json_integer_value(v) < 1))
 		return errinfo_set(err, "id", "'id' must be a positive whole number");
+	v = json_object_get(doc, "estimate_s");
+	if (v && !json_is_null(v) && (!json_is_number(v) || json_number_value(v) < 0))
+		return errinfo_set(err, "estimate_s",
+				   "'estimate_s' must be a number of seconds, 0 or more");
 	for (int k = 0; texts[k]; k++)
 		if (!string_or_null(json_object_get(doc, texts[k])))
 			return errinfo_set(err, texts[k], "'%s' must be text or null",

@@ -26,14 +26,18 @@ uint64_t limits_memory_available(const struct topo *t)
 
 int limits_check_estimate(const struct experiment *exp, const void *params,
 			  const struct common_params *common, const struct topo *t,
-			  int max_run_seconds, struct errinfo *err)
+			  int max_run_seconds, double *estimate_s,
+			  struct errinfo *err)
 {
 	double seconds = 0;
 	uint64_t bytes = 0, avail;
 
-	if (!exp->estimate)
+	if (estimate_s)
+		*estimate_s = -1;
+	if (experiment_estimate(exp, params, common, t, &seconds, &bytes))
 		return 0;
-	exp->estimate(params, common, t, &seconds, &bytes);
+	if (estimate_s)
+		*estimate_s = seconds;
 	avail = limits_memory_available(t);
 	if (avail && bytes > avail) {
 		errinfo_set(err, NULL,

@@ -18,11 +18,14 @@ uint64_t limits_memory_available(const struct topo *t);
 /*
  * Refuses a request the server would only have to kill or that would push
  * the machine into swap: its estimated time over max_run_seconds (0: no
- * limit), or its memory over what is free. Returns 0, or -E2BIG with err
- * set.
+ * limit), or its memory over what is free. The estimate comes from the
+ * rates measured on this machine (rates_init at server start); its
+ * seconds go to *estimate_s (may be NULL; -1 when the experiment has
+ * none). Returns 0, or -E2BIG with err set.
  */
 int limits_check_estimate(const struct experiment *exp, const void *params,
 			  const struct common_params *common, const struct topo *t,
-			  int max_run_seconds, struct errinfo *err);
+			  int max_run_seconds, double *estimate_s,
+			  struct errinfo *err);
 
 #endif

@@ -32,6 +32,7 @@ struct run {
 	enum cancel_kind cancel;
 	struct run_state st;
 	struct runlog *log;
+	double estimate_s; /* < 0: none */
 	double finished_mono;
 	int in_recent;
 	struct run *next;
@@ -218,10 +219,13 @@ static int on_started(void *ctx, struct errinfo *err)
 {
 	struct live *l = ctx;
 
+	json_t *ev = json_pack("{s:s, s:s}", "type", "status", "status", "running");
+
 	harness_cpus_avoid(&l->r->cpus, run_arg(l->run, "cpus"));
-	if (emit(l->r, l->run,
-		 json_pack("{s:s, s:s}", "type", "status", "status", "running"),
-		 err))
+	/* the page counts the time left down from it */
+	if (ev && l->run->estimate_s >= 0)
+		json_object_set_new(ev, "estimate_s", json_real(l->run->estimate_s));
+	if (emit(l->r, l->run, ev, err))
 		return -EIO;
 	/* a cancel that came before the worker existed */
 	wake_loop(l->r);
@@ -495,7 +499,7 @@ void runner_free(struct runner *r)
 
 int runner_submit(struct runner *r, const char *experiment, char *const *args,
 		  int nargs, const char *params_json, const char *request_json,
-		  int64_t *id, struct errinfo *err)
+		  double estimate_s, int64_t *id, struct errinfo *err)
 {
 	struct run *run = calloc(1, sizeof(*run));
 	char now[32];
@@ -503,6 +507,7 @@ int runner_submit(struct runner *r, const char *experiment, char *const *args,
 
 	if (!run)
 		return -ENOMEM;
+	run->estimate_s = estimate_s;
 	/* numalab run --ndjson NAME k=v ... */
 	strvec_push(&run->argv, "numalab");
 	strvec_push(&run->argv, "run");

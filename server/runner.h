@@ -50,13 +50,14 @@ void runner_free(struct runner *r);
 
 /*
  * Records a new queued run and queues it. args are the worker's k=v
- * assignments. Returns 0 with *id, -EAGAIN when the queue is full,
+ * assignments; estimate_s (the server's estimate of its wall time, < 0
+ * when none) goes out with the run's "running" status event. Returns 0 with *id, -EAGAIN when the queue is full,
  * -ESHUTDOWN when stopping, -ENOMEM, or -EIO when the store refused it
  * (err set).
  */
 int runner_submit(struct runner *r, const char *experiment, char *const *args,
 		  int nargs, const char *params_json, const char *request_json,
-		  int64_t *id, struct errinfo *err);
+		  double estimate_s, int64_t *id, struct errinfo *err);
 
 /*
  * Cancels a queued or running run and waits (a few seconds at most) until

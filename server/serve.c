@@ -17,6 +17,7 @@
 #include "api.h"
 #include "commands.h"
 #include "http.h"
+#include "rates.h"
 #include "runner.h"
 #include "say.h"
 #include "stale_retry.h"
@@ -55,7 +56,13 @@ static void usage(FILE *f)
 		"                         the binary, or ./web)\n"
 		"  --max-run-seconds N    a run is killed after this long, and one\n"
 		"                         estimated to take longer is refused\n"
-		"                         (default 600)\n"
+		"                         (default 600); the estimate multiplies\n"
+		"                         the run's work by rates measured here at\n"
+		"                         start (a third of a second), kept in\n"
+		"                         DB.rates next to the database (with no\n"
+		"                         database file: ~/.cache/numalab/rates)\n"
+		"                         and measured again when the machine\n"
+		"                         changes\n"
 		"  --max-queue N          runs that may wait to start (default 16)\n"
 		"  --token T              require 'Authorization: Bearer T'\n"
 		"  --token-file F         the same, the token read from file F\n"
@@ -74,6 +81,39 @@ static void usage(FILE *f)
 		"                         (for tests: it gets `run --ndjson NAME k=v ...`)\n"
 		"\n"
 		"A listen address other than loopback needs a token.\n");
+}
+
+/*
+ * The rates the run-time estimates multiply work by, measured here once
+ * at start (about a third of a second) and kept in DB.rates next to a
+ * database file (the default cache otherwise); a copy in the default
+ * cache made on this same machine is taken instead of measuring again.
+ */
+static void serve_rates(const struct topo *t, const char *db)
+{
+	char path[4096], fallback[4096], fp[512];
+	struct rates r;
+
+	rates_default_path(fallback, sizeof(fallback));
+	if (db && !strncmp(db, "file:", 5)) {
+		/* an SQLite URI: its file, or none when it lives in memory */
+		if (strstr(db, "mode=memory"))
+			db = NULL;
+		else
+			db += strncmp(db + 5, "///", 3) ? 5 : 7;
+	}
+	if (!db || !*db || !strcmp(db, ":memory:")) {
+		rates_init(t, fallback);
+		return;
+	}
+	snprintf(path, sizeof(path), "%.*s.rates", (int)strcspn(db, "?#"), db);
+	rates_fingerprint(t, fp, sizeof(fp));
+	if (rates_load(path, fp, &r) && rates_load(fallback, fp, &r) == 0) {
+		rates_set(&r);
+		rates_save(path, fp, &r);
+		return;
+	}
+	rates_init(t, path);
 }
 
 /* "--name value" or "--name=value". Returns the value or NULL. */
@@ -405,6 +445,7 @@ int cmd_serve(int argc, char **argv)
 		say(stderr, "numalab serve: %s\n", err);
 		goto out;
 	}
+	serve_rates(topo, o.db);
 	if (store_readonly(store))
 		say(stderr,
 			"numalab serve: database '%s' is read-only: runs can be "

@@ -2,6 +2,7 @@
 import { h, clear, paragraphs } from './dom.js';
 import { ChartSet } from './charts.js';
 import { label, withUnit, clock, duration, toDate } from './format.js';
+import { Eta } from './eta.js';
 
 // The page's one fold of a run's events, written against docs/events.md:
 // the types it listens to are these, and RunView.event below folds them.
@@ -41,8 +42,10 @@ export class RunView {
     this.head = h('div', { class: 'run-head' });
     this.statusText = h('span', { class: 'status-text' });
     this.bar = h('progress', { class: 'status-progress', max: 1, value: 0, 'aria-label': 'progress' });
+    this.eta = new Eta();
+    this.etaEl = h('small', { class: 'status-eta', id: 'eta' });
     this.statusEl = h('div', { class: 'status-line', id: 'status', role: 'status', 'aria-live': 'polite', dataset: { status: this.status } },
-      this.statusText, this.bar);
+      this.statusText, this.bar, this.etaEl);
     this.headlineEl = h('p', { class: 'headline', id: 'headline', 'aria-live': 'polite', hidden: true });
     // an imported run: where from, and what the headline it came with said
     this.importedEl = h('p', { class: 'imported-mark', id: 'imported-mark', hidden: true });
@@ -68,6 +71,7 @@ export class RunView {
   }
 
   destroy() {
+    clearInterval(this.etaTimer);
     this.charts.destroy();
   }
 
@@ -86,6 +90,8 @@ export class RunView {
     for (const c of doc.cells || []) this.charts.cell(c);
     for (const n of doc.notes || []) this.notes.set(`${n.level} ${n.text}`, n);
     if (doc.progress) this.progress = doc.progress;
+    if (doc.estimate_s) this.eta.start(doc.estimate_s, toDate(doc.started_at)?.getTime());
+    if (doc.progress) this.eta.progress(doc.progress.done, doc.progress.total);
     if (doc.summary) this.summary = { ...this.summary, ...doc.summary };
     if (doc.headline) this.setHeadline(doc.headline);
     if (doc.imported) this.markImported(doc.imported, doc.verdict_today);
@@ -114,6 +120,7 @@ export class RunView {
         break;
       case 'status':
         if (d.status) this.status = d.status;
+        if (d.status === 'running') this.eta.start(d.estimate_s);
         break;
       case 'placement':
         this.placements.set(d.label, d.threads || []);
@@ -128,6 +135,7 @@ export class RunView {
         break;
       case 'progress':
         this.progress = d;
+        this.eta.progress(d.done, d.total);
         if (this.status === 'queued') this.status = 'running';
         break;
       case 'note':
@@ -234,6 +242,7 @@ export class RunView {
       text = `Done: ${n} measurement${n === 1 ? '' : 's'}${a && b ? ` in ${duration((b - a) / 1000)}` : ''}`;
     }
     this.statusText.textContent = text;
+    this.renderEta();
     this.charts.settle(FINAL.includes(s));
     this.bar.hidden = s === 'idle';
     if (s === 'done') {
@@ -246,6 +255,19 @@ export class RunView {
       this.bar.removeAttribute('value'); // indeterminate until the first progress event
     } else {
       this.bar.value = 0;
+    }
+  }
+
+  // "about N s left" beside the bar while running, counted down each second.
+  renderEta() {
+    const running = this.status === 'running';
+    this.etaEl.textContent = running ? this.eta.text() : '';
+    this.etaEl.hidden = !this.etaEl.textContent;
+    if (running && !this.etaTimer) {
+      this.etaTimer = setInterval(() => this.renderEta(), 1000);
+    } else if (!running && this.etaTimer) {
+      clearInterval(this.etaTimer);
+      this.etaTimer = null;
     }
   }
 

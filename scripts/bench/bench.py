@@ -11,7 +11,7 @@ comparison could not be run; a row whose counterpart does not exist here
 (no AVX-512, one node) says why and is not a failure.
 
 usage: bench.py --build DIR --out DIR [SECTION ...]
-sections: bandwidth overhead latency throughput fanout c2c scale (default: all)
+sections: bandwidth overhead latency throughput fanout c2c scale estimate (default: all)
 environment: BENCH_PAIRS (5), BENCH_WRK_SECONDS (2: per side and pair, so
 5 pairs make wrk's 10 s), BENCH_LATENCY_SAMPLES (10000)
 """
@@ -38,7 +38,7 @@ from common import Failure, Unavailable, summary, ratios, sh  # noqa: E402
 from common import PAIRS  # noqa: E402
 
 NOISY = 1.3
-SECTIONS = ["bandwidth", "overhead", "latency", "throughput", "fanout", "c2c", "scale"]
+SECTIONS = ["bandwidth", "overhead", "latency", "throughput", "fanout", "c2c", "scale", "estimate"]
 TITLES = {
     "bandwidth": "1 bandwidth: A = numalab's kernels (bw_kernel through bw_measure), B = likwid-bench; GB/s",
     "overhead": "2 harness overhead: the kernel's own figure through the CLI and the server (A) vs the kernel alone (B)",
@@ -47,6 +47,7 @@ TITLES = {
     "fanout": "5 fan-out: one run streamed to N SSE subscribers (A) vs the same run with none (B)",
     "c2c": "6 core-to-core round trip: numalab core_to_core (A) vs TSC ping-pong in tests/bench (B); ns",
     "scale": "7 time to answer on machines we do not have: the plans' pair (cell) counts times one pair (cell) timed here; s",
+    "estimate": "8 run-time estimate from this machine's rates (A) over the run's wall time through the CLI (B); goal 0.5-2x",
 }
 
 

@@ -668,3 +668,42 @@ def scale(b):
     b.row("scale", "64 nodes, cells=full: %d cells" % n64["cells"]["full"]["cells"], full,
           unit="s", fmt="%.0f", note="estimate: %.1f hours" % (full["median"] / 3600))
     b.raw["scale"] = {"per_pair_s": per_pair, "per_cell_s": per_cell, "estimates": ests}
+
+
+# --- 8. run-time estimates: what the server would say against what it took --
+
+ESTIMATE_SWEEPS = [
+    ("false_sharing", {"stride": "4,8,64,128", "repeat": "10"}),
+    ("atomic_increment", {"threads": "1-2", "variants": "all"}),
+    ("bandwidth_scaling", {"threads": "1-2", "ops": "all"}),
+]
+ESTIMATE_LO, ESTIMATE_HI = 0.5, 2.0
+
+
+def estimate(b):
+    """Each experiment's defaults and three heavier sweeps: the estimate
+    (`numalab estimate --json`, from the rates measured here) over the wall
+    time of the same run through the CLI, worker start included."""
+    runs = [(name, {}) for name in sorted(b.schema)] + ESTIMATE_SWEEPS
+    b.raw["estimate"] = []
+    rates = sh([b.exe, "rates"], timeout=60).stdout
+    for name, params in runs:
+        what = "%s %s" % (name, " ".join(common.kv(params)) or "(defaults)")
+        try:
+            b.need_experiment(name, list(params))
+            out = sh([b.exe, "estimate", "--json", name] + common.kv(params), timeout=60)
+            est = json.loads(out.stdout)["seconds"]
+            t0 = time.monotonic()
+            b.run_cli(name, params, timeout=600)
+            took = time.monotonic() - t0
+        except (Failure, ValueError, KeyError) as e:
+            b.fail("estimate", what, e)
+            continue
+        r = est / took if took > 0 and est and est > 0 else None
+        meets = "n/a" if r is None else ("yes" if ESTIMATE_LO <= r <= ESTIMATE_HI else "no")
+        b.row("estimate", what, summary([est]), summary([took]), "s",
+              summary([r]) if r else None, "%.1f-%.0fx" % (ESTIMATE_LO, ESTIMATE_HI),
+              meets, a_label="estimate", b_label="actual", fmt="%.2f")
+        b.raw["estimate"].append({"run": what, "estimate_s": est, "actual_s": took, "ratio": r})
+    b.notes.append("estimates: one run each (a figure from a shared, busy machine moves by "
+                   "tens of percent from run to run); the rates they used:\n" + rates.strip())

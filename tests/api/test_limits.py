@@ -36,6 +36,28 @@ class LimitsTest(SharedServerTest):
         _, after, _ = self.srv.json("GET", "/api/runs")
         self.assertEqual(len(after["runs"]), len(before["runs"]))
 
+    def test_estimate_from_this_machine(self):
+        # the case: refused as "about 772 s", while the run took
+        # 12.6 s; the estimate now comes from rates measured at start
+        status, doc, _ = self.srv.json(
+            "POST", "/api/runs/check",
+            {"experiment": "false_sharing",
+             "params": {"stride": "4,8,64,128", "repeat": 10}})
+        self.assertEqual(status, 200, doc)
+        self.assertGreater(doc["estimate_s"], 0)
+        self.assertLess(doc["estimate_s"], 600)
+        # the server kept its rates next to its database
+        self.assertTrue(os.path.exists(self.srv.db + ".rates"), os.listdir(self.tmp))
+
+    def test_run_document_carries_estimate(self):
+        rid = self.srv.start_run(SMALL)
+        evs = self.srv.wait_final(rid)
+        running = [e for e in evs if e[1] == "status"]
+        self.assertTrue(running, evs)
+        _, doc, _ = self.srv.json("GET", "/api/runs/%d" % rid)
+        self.assertIsInstance(doc.get("estimate_s"), float, doc)
+        self.assertGreater(doc["estimate_s"], 0)
+
     def test_estimate_over_free_memory(self):
         # memory_policy's own check names the node; the estimate covers the rest
         status, doc, _ = self.srv.post_run({"size": "1T"}, "memory_policy")

@@ -1,0 +1,51 @@
+/* workcost.c - what a piece of work costs here, from the measured rates: the parts every estimate is built of */
+#include "workcost.h"
+
+#include "rates.h"
+
+double cost_crowd(const struct topo *t, int nthreads)
+{
+	int cpus = t && t->nallowed > 0 ? t->nallowed : 1;
+
+	return nthreads > cpus ? (double)((nthreads + cpus - 1) / cpus) : 1.0;
+}
+
+double cost_stream_s(const struct topo *t, enum cost_stream kind,
+		     double bytes, int nthreads)
+{
+	const struct rates *r = rates_get();
+	int cpus = t && t->nallowed > 0 ? t->nallowed : 1;
+	int nodes = t && t->nnodes > 0 ? t->nnodes : 1;
+	int streams = nthreads < cpus ? nthreads : cpus;
+	double one;
+
+	if (streams > COST_STREAMS_PER_NODE * nodes)
+		streams = COST_STREAMS_PER_NODE * nodes;
+	if (streams < 1)
+		streams = 1;
+	switch (kind) {
+	case COST_READ:
+		one = bytes / (r->read_gbs * 1e9);
+		break;
+	case COST_WRITE:
+		one = bytes / (r->write_gbs * 1e9);
+		break;
+	default: /* a copy loads and stores every byte */
+		one = bytes / (r->read_gbs * 1e9) + bytes / (r->write_gbs * 1e9);
+		break;
+	}
+	return one / streams;
+}
+
+double cost_touch_s(const struct topo *t, double bytes, int nthreads)
+{
+	int cpus = t && t->nallowed > 0 ? t->nallowed : 1;
+	int side = nthreads < cpus ? nthreads : cpus;
+
+	return bytes / 4096.0 * rates_get()->touch_page_ns * 1e-9 / (side > 1 ? side : 1);
+}
+
+double cost_teams_s(double n)
+{
+	return n * rates_get()->team_s;
+}

@@ -1,0 +1,33 @@
+/* workcost.h - what a piece of work costs here, from the measured rates: the parts every estimate is built of */
+#ifndef NUMALAB_WORKCOST_H
+#define NUMALAB_WORKCOST_H
+
+#include "topo.h"
+
+/* The kinds of stream the memory experiments run. */
+enum cost_stream { COST_READ, COST_WRITE, COST_COPY };
+
+/*
+ * How many threads take turns on the busiest cpu: n over the cpus this
+ * process may use, rounded up. Work that n threads do side by side takes this
+ * many times as long as one thread's share.
+ */
+double cost_crowd(const struct topo *t, int nthreads);
+
+/*
+ * Seconds for nthreads threads to stream bytes in all past the caches.
+ * One thread's rate is measured; threads add bandwidth up to
+ * COST_STREAMS_PER_NODE streams on each node (where one memory controller
+ * is usually saturated), then share it.
+ */
+#define COST_STREAMS_PER_NODE 4
+double cost_stream_s(const struct topo *t, enum cost_stream kind,
+		     double bytes, int nthreads);
+
+/* Seconds for nthreads threads to first-touch bytes of fresh memory in all, each its own part. */
+double cost_touch_s(const struct topo *t, double bytes, int nthreads);
+
+/* Seconds to start and join n pinned teams. */
+double cost_teams_s(double n);
+
+#endif

@@ -1,0 +1,137 @@
+/* test_rates.c - the rates cache: a round trip, a changed machine measured again, and estimates that follow the rates */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "experiment.h"
+#include "params.h"
+#include "rates.h"
+#include "topo.h"
+
+static void temp_path(char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/numalab-test-rates-%d", (int)getpid());
+}
+
+static void test_save_load_round_trip(void **state)
+{
+	struct rates r, back;
+	char path[128];
+	(void)state;
+
+	temp_path(path, sizeof(path));
+	rates_default(&r);
+	r.inc_ns = 0.75;
+	r.bounce_ns = 42.5;
+	r.read_gbs = 12.25;
+	r.rtt_ns = 180;
+	r.start_s = 0.0625;
+	assert_int_equal(rates_save(path, "cpu A|2|6.1|v1", &r), 0);
+	assert_int_equal(rates_load(path, "cpu A|2|6.1|v1", &back), 0);
+	assert_int_equal(back.measured, 1);
+	assert_string_equal(back.source, "cached");
+	assert_float_equal(back.inc_ns, 0.75, 1e-9);
+	assert_float_equal(back.bounce_ns, 42.5, 1e-9);
+	assert_float_equal(back.read_gbs, 12.25, 1e-9);
+	assert_float_equal(back.rtt_ns, 180, 1e-9);
+	assert_float_equal(back.start_s, 0.0625, 1e-9);
+	assert_float_equal(back.team_s, r.team_s, 1e-12);
+	/* another machine (here: more cpus) does not take these rates */
+	assert_int_equal(rates_load(path, "cpu A|4|6.1|v1", &back), -ESTALE);
+	assert_int_equal(back.measured, 0);
+	unlink(path);
+}
+
+static void test_changed_fingerprint_recalibrates(void **state)
+{
+	struct topo *t = topo_load();
+	struct rates r, stale;
+	char path[128], fp[512];
+	(void)state;
+
+	assert_non_null(t);
+	temp_path(path, sizeof(path));
+	/* a cache made on some other machine, with rates no machine has */
+	rates_default(&stale);
+	stale.inc_ns = 12345;
+	assert_int_equal(rates_save(path, "another machine|1|0|0", &stale), 0);
+	assert_int_equal(rates_init(t, path), 0);
+	assert_string_equal(rates_get()->source, "calibrated");
+	assert_true(rates_get()->inc_ns < 12345);
+	/* the file now holds this machine's rates, and the next start takes them */
+	rates_fingerprint(t, fp, sizeof(fp));
+	assert_int_equal(rates_load(path, fp, &r), 0);
+	assert_float_equal(r.inc_ns, rates_get()->inc_ns, rates_get()->inc_ns * 1e-5);
+	assert_int_equal(rates_init(t, path), 0);
+	assert_string_equal(rates_get()->source, "cached");
+	unlink(path);
+	topo_free(t);
+}
+
+/* An estimate scales with the rates it is given: no constants hide in it. */
+static void test_estimates_follow_rates(void **state)
+{
+	struct topo *t = topo_load();
+	struct rates r;
+	(void)state;
+
+	assert_non_null(t);
+	for (int i = 0; experiments[i]; i++) {
+		const struct experiment *e = experiments[i];
+		struct param_values *pv = calloc(1, sizeof(*pv));
+		void *params = calloc(1, e->params_size ? e->params_size : 1);
+		struct common_params common;
+		struct errinfo err;
+		double fast, slow;
+		uint64_t bytes;
+
+		assert_non_null(pv);
+		assert_non_null(params);
+		if (!e->estimate || experiment_parse(e, t, 0, NULL, pv, params, &common, &err)) {
+			free(params);
+			free(pv);
+			continue;
+		}
+		rates_default(&r);
+		rates_set(&r);
+		assert_int_equal(experiment_estimate(e, params, &common, t, &fast, &bytes), 0);
+		r.inc_ns *= 10;
+		r.bounce_ns *= 10;
+		r.atomic_ns *= 10;
+		r.atomic_shared_ns *= 10;
+		r.read_gbs /= 10;
+		r.write_gbs /= 10;
+		r.touch_page_ns *= 10;
+		r.team_s *= 10;
+		r.rtt_ns *= 10;
+		r.start_s *= 10;
+		r.spawn_ns *= 10;
+		rates_set(&r);
+		assert_int_equal(experiment_estimate(e, params, &common, t, &slow, &bytes), 0);
+		/* every part of the work got 10 times dearer, so the whole did */
+		if (slow < 9.9 * fast || slow > 10.1 * fast)
+			fail_msg("%s: %g s at the built-in rates, %g s at a tenth of them",
+				 e->name, fast, slow);
+		free(params);
+		free(pv);
+	}
+	topo_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_save_load_round_trip),
+		cmocka_unit_test(test_changed_fingerprint_recalibrates),
+		cmocka_unit_test(test_estimates_follow_rates),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
