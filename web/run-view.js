@@ -175,8 +175,38 @@ export class RunView {
   }
 
   setHeadline(text) {
-    this.headlineEl.textContent = text;
+    // the text in a span of its own: three lines of it can be shown without the box's padding
+    const span = document.createElement('span');
+    span.textContent = text;
+    this.headlineEl.replaceChildren(span);
     this.headlineEl.hidden = !text;
+    // a verdict that must say why it cannot compare runs long: it shows
+    // three lines (the chart stays on screen) and opens whole on a press
+    const long = (text || '').length > 110;
+    this.headlineEl.classList.toggle('long', long);
+    this.headlineEl.classList.remove('open');
+    if (long) {
+      this.headlineEl.tabIndex = 0;
+      this.headlineEl.setAttribute('role', 'button');
+      this.headlineEl.title = 'press to read it all';
+      this.headlineEl.setAttribute('aria-expanded', 'false');
+    } else {
+      this.headlineEl.removeAttribute('tabindex');
+      this.headlineEl.removeAttribute('role');
+      this.headlineEl.removeAttribute('title');
+      this.headlineEl.removeAttribute('aria-expanded');
+    }
+    if (!this.headlineToggle) {
+      this.headlineToggle = (ev) => {
+        if (!this.headlineEl.classList.contains('long')) return;
+        if (ev.type === 'keydown' && ev.key !== 'Enter' && ev.key !== ' ') return;
+        if (ev.type === 'keydown') ev.preventDefault();
+        const open = this.headlineEl.classList.toggle('open');
+        this.headlineEl.setAttribute('aria-expanded', String(open));
+      };
+      this.headlineEl.addEventListener('click', this.headlineToggle);
+      this.headlineEl.addEventListener('keydown', this.headlineToggle);
+    }
   }
 
   // Today's verdict leads; one line says where the run came from and what changed.
