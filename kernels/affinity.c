@@ -504,6 +504,7 @@ static const struct lesson lessons[] = {
 
 const struct experiment exp_affinity = {
 	.name = "affinity",
+	.smoke = "threads=1 size=64K passes=1 repeat=1 warmup=0",
 	.title = "Thread affinity and cpusets",
 	.summary = "Where a thread runs and where its data lands, by how it was pinned; "
 		   "separate data under one cache or two; the cpuset honoured",

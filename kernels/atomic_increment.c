@@ -923,6 +923,7 @@ static const struct lesson lessons[] = {
 
 const struct experiment exp_atomic_increment = {
 	.name = "atomic_increment",
+	.smoke = "threads=1-2 increments=1000 repeat=1 warmup=0",
 	.title = "Atomic increments",
 	.summary = "Threads increment one shared counter: with atomic add, "
 		   "with a compare-and-swap loop, without atomicity, or each "

@@ -590,6 +590,7 @@ static const struct lesson lessons[] = {
 
 const struct experiment exp_bandwidth_scaling = {
 	.name = "bandwidth_scaling",
+	.smoke = "threads=1-2 size=1M repeat=1 warmup=0",
 	.title = "Memory bandwidth as threads are added",
 	.summary = "Read, write and copy bandwidth for 1..N threads, packed onto "
 		   "one node or spread over the nodes: where the memory bus saturates",

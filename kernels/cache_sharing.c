@@ -655,6 +655,7 @@ static const struct lesson lessons[] = {
 
 const struct experiment exp_cache_sharing = {
 	.name = "cache_sharing",
+	.smoke = "working_set=64K passes=1 repeat=1 warmup=0",
 	.title = "Cache sharing by placement",
 	.summary = "Pairs of threads read one data set each: both threads of "
 		   "a pair under one cache, or split across two",

@@ -675,6 +675,7 @@ static const struct lesson lessons[] = {
 
 const struct experiment exp_core_to_core = {
 	.name = "core_to_core",
+	.smoke = "samples=2 round_trips=10 warmup=0",
 	.title = "Core-to-core latency",
 	.summary = "Two pinned threads pass one cache line back and forth: the "
 		   "round trip between pairs of CPUs, as a matrix, by what they "

@@ -1,7 +1,9 @@
 /* experiment.c - params every experiment shares, and parsing a request for one */
 #include "experiment.h"
 #include "rates.h"
+#include "lesson.h"
 #include "record.h"
+#include "strvec.h"
 #include "verdict_mem.h"
 
 #include <errno.h>
@@ -347,6 +349,33 @@ static int validate_table(const struct experiment *exp, const struct param *tabl
 	return 0;
 }
 
+/* The smoke run is there and its params parse (as a recorded run's do). */
+static int validate_smoke(const struct experiment *exp, struct errinfo *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	void *params = calloc(1, exp->params_size ? exp->params_size : 1);
+	struct common_params common;
+	struct errinfo perr;
+	int rc = 0;
+
+	if (!exp->smoke || !*exp->smoke)
+		rc = errinfo_set(err, NULL,
+				 "experiment '%s' has no smoke run (.smoke = \"k=v ...\": the smallest run that draws its charts)",
+				 exp->name);
+	else if (!pv || !params || params_text_argv(exp->smoke, &argv))
+		rc = -ENOMEM;
+	else if (experiment_parse_recorded(exp, (int)argv.n, argv.v, pv, params,
+					   &common, &perr))
+		rc = errinfo_set(err, perr.field,
+				 "experiment '%s': its smoke run does not parse: %s",
+				 exp->name, perr.msg);
+	strvec_clear(&argv);
+	free(params);
+	free(pv);
+	return rc;
+}
+
 int experiment_validate(const struct experiment *exp, struct errinfo *err)
 {
 	int rc;
@@ -369,6 +398,8 @@ int experiment_validate(const struct experiment *exp, struct errinfo *err)
 				return errinfo_set(err, p->name,
 						   "experiment '%s': parameter '%s' is declared twice",
 						   exp->name, p->name);
+	if ((rc = validate_smoke(exp, err)))
+		return rc;
 	if (!exp->charts || !exp->charts[0].id)
 		return errinfo_set(err, NULL, "experiment '%s' declares no chart",
 				   exp->name);

@@ -100,6 +100,12 @@ struct experiment {
 	 * ("slowdown_*_threads*"); NULL-terminated, may be NULL (none).
 	 */
 	const char *const *summary_keys;
+	/*
+	 * The smallest run that still draws its charts ("k=v k=v"): the
+	 * registry test runs it and checks every chart id and summary key it
+	 * emits against this descriptor. Required.
+	 */
+	const char *smoke;
 	int uses_placement;	   /* takes the common cpus/placement params */
 	int min_nodes;		   /* NUMA nodes it needs to show anything; 0/1: none */
 	/*

@@ -593,6 +593,7 @@ static const struct lesson lessons[] = {
 
 const struct experiment exp_false_sharing = {
 	.name = "false_sharing",
+	.smoke = "threads=1-2 increments=1000 stride=4,64 repeat=1 warmup=0",
 	.title = "False sharing",
 	.summary = "Threads increment their own counters: on separate cache "
 		   "lines, or packed into one line that every core fights for",

@@ -8,7 +8,12 @@
 
 int lesson_argv(const struct lesson *l, struct strvec *out)
 {
-	const char *s = l->params ? l->params : "";
+	return params_text_argv(l->params, out);
+}
+
+int params_text_argv(const char *text, struct strvec *out)
+{
+	const char *s = text ? text : "";
 
 	while (*s) {
 		size_t len = strcspn(s, " ");

@@ -11,4 +11,7 @@
  */
 int lesson_argv(const struct lesson *l, struct strvec *out);
 
+/* The same for any "k=v k=v" text (a descriptor's smoke run). */
+int params_text_argv(const char *text, struct strvec *out);
+
 #endif

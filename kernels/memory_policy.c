@@ -850,6 +850,7 @@ static const struct lesson lessons[] = {
 
 const struct experiment exp_memory_policy = {
 	.name = "memory_policy",
+	.smoke = "size=1M repeat=1 warmup=0",
 	.title = "Memory policies and page placement",
 	.summary = "A buffer under default, bind, preferred, interleave or local "
 		   "policy: where its pages really are, what reading them "

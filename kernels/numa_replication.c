@@ -1181,6 +1181,7 @@ static const struct lesson lessons[] = {
 
 const struct experiment exp_numa_replication = {
 	.name = "numa_replication",
+	.smoke = "size=64K passes=1 updates=1000 buckets=64 repeat=2 warmup=0",
 	.title =
 		"Replicas per node, per-node accumulators, migrating before use",
 	.summary =

@@ -888,6 +888,7 @@ static const struct lesson lessons[] = {
  */
 const struct experiment exp_memory_policy_semantics = {
 	.name = "memory_policy_semantics",
+	.smoke = "size=64K repeat=1 warmup=0",
 	.title = "Memory policy semantics",
 	.summary = "What the policy calls do to pages already placed, which of two "
 		   "policies wins, and what get_mempolicy and migrate_pages answer",

@@ -891,6 +891,7 @@ static const struct lesson lessons[] = {
 
 const struct experiment exp_remote_bandwidth = {
 	.name = "remote_bandwidth",
+	.smoke = "size=1M repeat=1 warmup=0",
 	.title = "Local and remote bandwidth, node by node",
 	.summary = "Threads on one node stream over memory bound to each node: "
 		   "write (regular, non-temporal, prefetchw) and read matrices, "

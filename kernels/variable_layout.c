@@ -1061,6 +1061,7 @@ static const struct lesson lessons[] = {
 
 const struct experiment exp_variable_layout = {
 	.name = "variable_layout",
+	.smoke = "threads=2 ops=1000 starts=2 repeat=2 warmup=0",
 	.title = "Variable layout and thread-local storage",
 	.summary = "Per-thread variables in a global array, in TLS, padded or "
 		   "grouped; a read-mostly word beside a written one or apart; "

@@ -182,7 +182,7 @@ static void test_text_rows_validated(void **state)
 	struct param rows[2];
 	struct experiment e = {.name = "t", .params = rows,
 			       .params_size = sizeof(struct text_fields),
-			       .charts = one_chart};
+			       .charts = one_chart, .smoke = "word=y"};
 	struct errinfo err;
 
 	(void)state;

@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "experiment.h"
+#include "lesson.h"
+#include "strvec.h"
 
 static struct topo *topo;
 
@@ -61,6 +63,7 @@ static const struct experiment toy = {
 	.params_size = sizeof(struct toy_params),
 	.charts = toy_charts,
 	.references = toy_refs,
+	.smoke = "n=2",
 	.run = toy_run,
 };
 
@@ -153,6 +156,7 @@ static void test_over_limit(void **state)
 		table[i].name = names[i];
 	}
 	e.params = table;
+	e.smoke = "p0=2";
 	expect_invalid(&e, "over the limit of");
 	assert_int_equal(experiment_parse(&e, NULL, 0, NULL, pv, NULL, NULL, &err),
 			 -EINVAL);
@@ -193,24 +197,6 @@ static void test_parse_recorded(void **state)
 	free(pv);
 }
 
-/* Tiny params for each experiment: every registered one must be listed. */
-static const struct {
-	const char *name;
-	const char *argv[8];
-} tiny[] = {
-	{"false_sharing", {"threads=1-2", "increments=1000", "stride=4,64", "repeat=1", "warmup=0"}},
-	{"atomic_increment", {"threads=1-2", "increments=1000", "repeat=1", "warmup=0"}},
-	{"core_to_core", {"samples=2", "round_trips=10", "warmup=0"}},
-	{"cache_sharing", {"working_set=64K", "passes=1", "repeat=1", "warmup=0"}},
-	{"memory_policy", {"size=1M", "repeat=1", "warmup=0"}},
-	{"remote_bandwidth", {"size=1M", "repeat=1", "warmup=0"}},
-	{"bandwidth_scaling", {"threads=1-2", "size=1M", "repeat=1", "warmup=0"}},
-	{"numa_replication", {"size=64K", "passes=1", "updates=1000", "buckets=64", "repeat=2", "warmup=0"}},
-	{"variable_layout", {"threads=2", "ops=1000", "starts=2", "repeat=2", "warmup=0"}},
-	{"memory_policy_semantics", {"size=64K", "repeat=1", "warmup=0"}},
-	{"affinity", {"threads=1", "size=64K", "passes=1", "repeat=1", "warmup=0"}},
-};
-
 static const struct sink_ops quiet = {0};
 
 /*
@@ -244,38 +230,23 @@ out:
 	return rc;
 }
 
-static int tiny_argv(const char *name, char **argv)
-{
-	for (size_t i = 0; i < sizeof(tiny) / sizeof(tiny[0]); i++) {
-		if (strcmp(tiny[i].name, name))
-			continue;
-		int n = 0;
-		while (n < 8 && tiny[i].argv[n]) {
-			argv[n] = (char *)tiny[i].argv[n];
-			n++;
-		}
-		return n;
-	}
-	return -1;
-}
-
 static void test_emitted_ids_declared(void **state)
 {
 	(void)state;
 	for (int i = 0; experiments[i]; i++) {
 		const struct experiment *e = experiments[i];
-		char *argv[8];
+		struct strvec argv = STRVEC_INIT;
 		struct errinfo err;
-		int argc = tiny_argv(e->name, argv), rc;
+		int rc;
 
-		if (argc < 0)
-			fail_msg("give '%s' tiny params in tests/unit/test_registry.c",
-				 e->name);
-		rc = run_checked(e, argc, argv, &err);
+		if (!e->smoke || params_text_argv(e->smoke, &argv))
+			fail_msg("'%s' has no smoke run in its descriptor", e->name);
+		rc = run_checked(e, (int)argv.n, argv.v, &err);
+		strvec_clear(&argv);
 		if (rc == -EPROTO)
 			fail_msg("%s", err.msg);
 		if (rc < 0)
-			fail_msg("%s: the tiny run failed: %s", e->name,
+			fail_msg("%s: the smoke run failed: %s", e->name,
 				 err.msg[0] ? err.msg : strerror(-rc));
 	}
 }
