@@ -1,6 +1,7 @@
-/* http.c - libmicrohttpd daemon: route table, bodies, JSON errors, auth, static files */
+/* http.c - libmicrohttpd daemon: connections, route table, bodies, auth */
 #define _GNU_SOURCE
 #include "http.h"
+#include "http_internal.h"
 #include "trust.h"
 
 #include <errno.h>
@@ -38,60 +39,6 @@ static unsigned int pool_size(void)
 	return n < 2 ? 2u : (unsigned int)n < POOL_MAX ? (unsigned int)n : POOL_MAX;
 }
 
-static const char csp[] =
-	"default-src 'self'; img-src 'self' data: blob:; style-src 'self'; "
-	"frame-ancestors 'none'";
-
-struct http_server {
-	struct MHD_Daemon *d;
-	struct http_config cfg;
-	char *token, *cors;
-	struct trust *trust;
-	char *web_real; /* realpath of the web folder, NULL if there is none */
-	size_t web_len;
-	const struct http_route *routes;
-	void *ctx;
-	int port;
-	unsigned int open, peak; /* connections; atomic */
-};
-
-static const struct {
-	const char *ext, *type;
-} mime_types[] = {
-	{".html", "text/html; charset=utf-8"},
-	{".htm", "text/html; charset=utf-8"},
-	{".js", "text/javascript; charset=utf-8"},
-	{".mjs", "text/javascript; charset=utf-8"},
-	{".css", "text/css; charset=utf-8"},
-	{".json", "application/json"},
-	{".map", "application/json"},
-	{".webmanifest", "application/manifest+json"},
-	{".svg", "image/svg+xml"},
-	{".png", "image/png"},
-	{".jpg", "image/jpeg"},
-	{".jpeg", "image/jpeg"},
-	{".gif", "image/gif"},
-	{".webp", "image/webp"},
-	{".ico", "image/x-icon"},
-	{".woff", "font/woff"},
-	{".woff2", "font/woff2"},
-	{".txt", "text/plain; charset=utf-8"},
-	{".md", "text/plain; charset=utf-8"},
-	{".csv", "text/csv; charset=utf-8"},
-	{".wasm", "application/wasm"},
-};
-
-static const char *mime_type(const char *path)
-{
-	const char *dot = strrchr(path, '.');
-
-	if (dot && !strchr(dot, '/'))
-		for (size_t i = 0; i < sizeof(mime_types) / sizeof(mime_types[0]);
-		     i++)
-			if (!strcasecmp(dot, mime_types[i].ext))
-				return mime_types[i].type;
-	return "application/octet-stream";
-}
 
 const char *http_header(struct http_request *rq, const char *name)
 {
@@ -101,125 +48,6 @@ const char *http_header(struct http_request *rq, const char *name)
 const char *http_query(struct http_request *rq, const char *name)
 {
 	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
-}
-
-static int is_api(const char *path)
-{
-	return !strncmp(path, "/api/", 5) || !strcmp(path, "/api");
-}
-
-static void add_cors(struct http_request *rq, struct MHD_Response *resp)
-{
-	const char *origin = http_header(rq, "Origin");
-	const char *allowed = rq->srv->cors;
-
-	if (!allowed || !origin)
-		return;
-	if (strcmp(allowed, "*") && strcmp(allowed, origin))
-		return;
-	MHD_add_response_header(resp, "Access-Control-Allow-Origin",
-				strcmp(allowed, "*") ? origin : "*");
-	MHD_add_response_header(resp, "Vary", "Origin");
-	MHD_add_response_header(resp, "Access-Control-Expose-Headers",
-				"Location, Retry-After");
-}
-
-enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
-			     struct MHD_Response *resp)
-{
-	enum MHD_Result ret;
-
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, "Content-Security-Policy", csp);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
-	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-	if (!MHD_get_response_header(resp, "Cache-Control"))
-		MHD_add_response_header(resp, "Cache-Control",
-					is_api(rq->path) ? "no-store"
-							 : "no-cache");
-	add_cors(rq, resp);
-	ret = MHD_queue_response(rq->conn, status, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-char *http_json_text(const json_t *doc, size_t *len)
-{
-	char *s = doc ? json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-	size_t n = s ? strlen(s) : 0;
-	char *b = s ? realloc(s, n + 2) : NULL;
-
-	if (!b) {
-		free(s);
-		return NULL;
-	}
-	b[n] = '\n';
-	b[n + 1] = '\0';
-	*len = n + 1;
-	return b;
-}
-
-struct MHD_Response *http_json_response(json_t *doc)
-{
-	struct MHD_Response *resp = NULL;
-	size_t n;
-	char *b = http_json_text(doc, &n);
-
-	json_decref(doc);
-	if (b)
-		resp = MHD_create_response_from_buffer(n, b,
-						       MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(b);
-		return NULL;
-	}
-	MHD_add_response_header(resp, "Content-Type", "application/json");
-	return resp;
-}
-
-enum MHD_Result http_json(struct http_request *rq, unsigned int status,
-			  json_t *doc)
-{
-	return http_respond(rq, status, http_json_response(doc));
-}
-
-static struct MHD_Response *verror_response(const char *field,
-					    const char *fmt, va_list ap)
-{
-	char msg[2048];
-	json_t *doc;
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	doc = json_pack("{s:s}", "error", msg);
-	if (doc && field && *field)
-		json_object_set_new(doc, "field", json_string(field));
-	return http_json_response(doc);
-}
-
-struct MHD_Response *http_error_response(const char *field, const char *fmt,
-					 ...)
-{
-	struct MHD_Response *resp;
-	va_list ap;
-
-	va_start(ap, fmt);
-	resp = verror_response(field, fmt, ap);
-	va_end(ap);
-	return resp;
-}
-
-enum MHD_Result http_error(struct http_request *rq, unsigned int status,
-			   const char *field, const char *fmt, ...)
-{
-	struct MHD_Response *resp;
-	va_list ap;
-
-	va_start(ap, fmt);
-	resp = verror_response(field, fmt, ap);
-	va_end(ap);
-	return http_respond(rq, status, resp);
 }
 
 /*
@@ -335,7 +163,7 @@ static void allowed_methods(struct http_request *rq, char *allow, size_t len)
 	for (const struct http_route *r = rq->srv->routes; r->method; r++)
 		if (route_match(r->pattern, rq->path, rq))
 			add_allow(allow, len, r->method);
-	if (!allow[0] && !is_api(rq->path))
+	if (!allow[0] && !http_is_api(rq->path))
 		add_allow(allow, len, "GET");
 }
 
@@ -362,95 +190,6 @@ static enum MHD_Result options(struct http_request *rq)
 		MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
 	}
 	return http_respond(rq, MHD_HTTP_NO_CONTENT, resp);
-}
-
-/* The path as sent, without the query: to see what decoding hides. */
-static int raw_path_ok(const char *raw)
-{
-	size_t n = strcspn(raw, "?");
-
-	for (size_t i = 0; i < n; i++) {
-		if (raw[i] == '\\')
-			return 0;
-		if (raw[i] != '%' || i + 2 >= n)
-			continue;
-		/* encoded slash, backslash or NUL: a name cannot hold them */
-		char a = raw[i + 1], b = (char)(raw[i + 2] | 0x20);
-		if ((a == '2' && b == 'f') || (a == '5' && b == 'c') ||
-		    (a == '0' && b == '0'))
-			return 0;
-	}
-	return 1;
-}
-
-/* Each segment of the decoded path: no "..", ".", or hidden names. */
-static int segments_ok(const char *path)
-{
-	const char *s = path;
-
-	if (*s != '/')
-		return 0;
-	while (*s) {
-		s++;
-		size_t n = strcspn(s, "/");
-		if (n == 0 && s[0] == '/')
-			return 0; /* "//" */
-		if (n && s[0] == '.')
-			return 0; /* ".", "..", ".git" */
-		for (size_t i = 0; i < n; i++)
-			if ((unsigned char)s[i] < 0x20 || s[i] == '\\')
-				return 0;
-		s += n;
-	}
-	return 1;
-}
-
-static enum MHD_Result serve_static(struct http_request *rq)
-{
-	struct http_server *srv = rq->srv;
-	const char *path = rq->path;
-	char full[PATH_MAX], *real = NULL;
-	struct MHD_Response *resp;
-	struct stat st;
-	int fd;
-
-	if (!raw_path_ok(rq->raw_uri ? rq->raw_uri : path) ||
-	    !segments_ok(path))
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				  "path '%.200s' is not allowed",
-				  rq->raw_uri ? rq->raw_uri : path);
-	if (!strcmp(path, "/"))
-		path = "/index.html";
-	if (!srv->web_real || path[strlen(path) - 1] == '/')
-		goto not_found;
-	if ((size_t)snprintf(full, sizeof(full), "%s%s", srv->web_real, path) >=
-	    sizeof(full))
-		goto not_found;
-	/* symlinks may point anywhere: what counts is where they end up */
-	real = realpath(full, NULL);
-	if (!real || strncmp(real, srv->web_real, srv->web_len) ||
-	    real[srv->web_len] != '/')
-		goto not_found;
-	fd = open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		goto not_found;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		goto not_found;
-	}
-	resp = MHD_create_response_from_fd64((uint64_t)st.st_size, fd);
-	if (!resp) {
-		close(fd);
-		free(real);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, "Content-Type", mime_type(real));
-	free(real);
-	return http_respond(rq, MHD_HTTP_OK, resp);
-not_found:
-	free(real);
-	return http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
-			  "no file '%.200s' in the web folder", rq->path);
 }
 
 const char *http_client_address(struct http_request *rq, char *buf, size_t len)
@@ -516,7 +255,7 @@ static enum MHD_Result dispatch(struct http_request *rq)
 		return r->handler(rq, srv->ctx);
 	}
 	allowed_methods(rq, allow, sizeof(allow));
-	if (allow[0] && (is_api(rq->path) || strcmp(m, "GET"))) {
+	if (allow[0] && (http_is_api(rq->path) || strcmp(m, "GET"))) {
 		resp = http_error_response(NULL,
 					   "method '%.20s' is not allowed on "
 					   "'%.200s' (allowed: %s)",
@@ -525,10 +264,10 @@ static enum MHD_Result dispatch(struct http_request *rq)
 			MHD_add_response_header(resp, "Allow", allow);
 		return http_respond(rq, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
 	}
-	if (is_api(rq->path))
+	if (http_is_api(rq->path))
 		return http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
 				  "unknown route '%.200s'", rq->path);
-	return serve_static(rq);
+	return http_serve_static(rq);
 }
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)

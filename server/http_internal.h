@@ -1,0 +1,30 @@
+/* http_internal.h - what the files of the HTTP layer share: the server's own state */
+#ifndef NUMALAB_HTTP_INTERNAL_H
+#define NUMALAB_HTTP_INTERNAL_H
+
+#include <stddef.h>
+
+#include "http.h"
+
+struct trust;
+
+struct http_server {
+	struct MHD_Daemon *d;
+	struct http_config cfg;
+	char *token, *cors;
+	struct trust *trust;
+	char *web_real; /* realpath of the web folder, NULL if there is none */
+	size_t web_len;
+	const struct http_route *routes;
+	void *ctx;
+	int port;
+	unsigned int open, peak; /* connections; atomic */
+};
+
+/* Whether path is under /api (answers there are never cached, errors JSON). */
+int http_is_api(const char *path);
+
+/* Serves a file of the web folder (http_static.c), a JSON 4xx when it may not or is not there. */
+enum MHD_Result http_serve_static(struct http_request *rq);
+
+#endif

@@ -1,0 +1,131 @@
+/* http_response.c - every answer's security headers, CORS, and JSON bodies and errors */
+#include "http.h"
+#include "http_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char csp[] =
+	"default-src 'self'; img-src 'self' data: blob:; style-src 'self'; "
+	"frame-ancestors 'none'";
+
+int http_is_api(const char *path)
+{
+	return !strncmp(path, "/api/", 5) || !strcmp(path, "/api");
+}
+
+static void add_cors(struct http_request *rq, struct MHD_Response *resp)
+{
+	const char *origin = http_header(rq, "Origin");
+	const char *allowed = rq->srv->cors;
+
+	if (!allowed || !origin)
+		return;
+	if (strcmp(allowed, "*") && strcmp(allowed, origin))
+		return;
+	MHD_add_response_header(resp, "Access-Control-Allow-Origin",
+				strcmp(allowed, "*") ? origin : "*");
+	MHD_add_response_header(resp, "Vary", "Origin");
+	MHD_add_response_header(resp, "Access-Control-Expose-Headers",
+				"Location, Retry-After");
+}
+
+enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
+			     struct MHD_Response *resp)
+{
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Security-Policy", csp);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	if (!MHD_get_response_header(resp, "Cache-Control"))
+		MHD_add_response_header(resp, "Cache-Control",
+					http_is_api(rq->path) ? "no-store"
+							 : "no-cache");
+	add_cors(rq, resp);
+	ret = MHD_queue_response(rq->conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+char *http_json_text(const json_t *doc, size_t *len)
+{
+	char *s = doc ? json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	size_t n = s ? strlen(s) : 0;
+	char *b = s ? realloc(s, n + 2) : NULL;
+
+	if (!b) {
+		free(s);
+		return NULL;
+	}
+	b[n] = '\n';
+	b[n + 1] = '\0';
+	*len = n + 1;
+	return b;
+}
+
+struct MHD_Response *http_json_response(json_t *doc)
+{
+	struct MHD_Response *resp = NULL;
+	size_t n;
+	char *b = http_json_text(doc, &n);
+
+	json_decref(doc);
+	if (b)
+		resp = MHD_create_response_from_buffer(n, b,
+						       MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(b);
+		return NULL;
+	}
+	MHD_add_response_header(resp, "Content-Type", "application/json");
+	return resp;
+}
+
+enum MHD_Result http_json(struct http_request *rq, unsigned int status,
+			  json_t *doc)
+{
+	return http_respond(rq, status, http_json_response(doc));
+}
+
+static struct MHD_Response *verror_response(const char *field,
+					    const char *fmt, va_list ap)
+{
+	char msg[2048];
+	json_t *doc;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	doc = json_pack("{s:s}", "error", msg);
+	if (doc && field && *field)
+		json_object_set_new(doc, "field", json_string(field));
+	return http_json_response(doc);
+}
+
+struct MHD_Response *http_error_response(const char *field, const char *fmt,
+					 ...)
+{
+	struct MHD_Response *resp;
+	va_list ap;
+
+	va_start(ap, fmt);
+	resp = verror_response(field, fmt, ap);
+	va_end(ap);
+	return resp;
+}
+
+enum MHD_Result http_error(struct http_request *rq, unsigned int status,
+			   const char *field, const char *fmt, ...)
+{
+	struct MHD_Response *resp;
+	va_list ap;
+
+	va_start(ap, fmt);
+	resp = verror_response(field, fmt, ap);
+	va_end(ap);
+	return http_respond(rq, status, resp);
+}
