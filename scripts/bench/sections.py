@@ -4,8 +4,10 @@ import glob
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
+import sys
 import time
 
 import common
@@ -91,18 +93,26 @@ def bandwidth(b):
                                           likwid_version(), test))
                         continue
                     runnable.append((isa, test, what))
+                runnable = [x for x in runnable if wanted_row(x[2])]
                 res = {isa: ([], [], []) for isa, _, _ in runnable}
                 guess = 60.0 * threads if wsname == "L2" else 20.0
-                for _ in range(PAIRS):
-                    for isa, test, what in runnable:
-                        a, ad = numalab_bw(b, op, ws, threads, isa)
-                        bb, bd = likwid_run(test, ws, threads, gbps_guess=guess)
-                        res[isa][0].append(a)
-                        res[isa][1].append(bb)
-                        res[isa][2].append({"numalab": ad, "likwid": bd})
+                todo = runnable
+                while todo:
+                    for _ in range(PAIRS if not res[todo[0][0]][0] else MORE_PAIRS):
+                        for isa, test, what in todo:
+                            a, ad = numalab_bw(b, op, ws, threads, isa)
+                            bb, bd = likwid_run(test, ws, threads, gbps_guess=guess)
+                            res[isa][0].append(a)
+                            res[isa][1].append(bb)
+                            res[isa][2].append({"numalab": ad, "likwid": bd})
+                    # a row whose pairs spread wider than its gap from 1.00
+                    # cannot be judged yet: more pairs, up to MAX_PAIRS
+                    todo = [x for x in todo if len(res[x[0]][0]) < MAX_PAIRS
+                            and unsettled(res[x[0]][0], res[x[0]][1])]
                 for isa, test, what in runnable:
                     a, bb, detail = res[isa]
                     r = common.best_ratio(a, bb)
+                    more = len(a) > PAIRS
                     med = r["center"]
                     meets = "yes" if med >= 1.0 else ("no" if med >= 0.95 else "BUG")
                     note = ""
@@ -111,6 +121,9 @@ def bandwidth(b):
                                 % (what, isa, 100 * med, test,
                                    " (below 0.95: a kernel to fix)" if meets == "BUG" else
                                    " (within 5%: below the goal, above the bug line)"))
+                    if more:
+                        note += "%s%d pairs (pairs spread wider than the gap after %d)" % (
+                            "; " if note else "", len(a), PAIRS)
                     hw_a = detail[0]["numalab"]["cpus"]
                     hw_b = detail[0]["likwid"]["hwthreads"]
                     if hw_b and sorted(hw_a) != hw_b:
@@ -134,6 +147,23 @@ def bandwidth(b):
         "~0.15 s. Both pin thread i to the i-th CPU. A bandwidth figure is the best of "
         "its side's pairs (as STREAM reports its best rate: another process only ever "
         "slows a pass down), A/B the best over the best; the [min-max] spreads stay.")
+
+
+MORE_PAIRS = max(2, PAIRS // 2)
+MAX_PAIRS = int(os.environ.get("BENCH_BW_MAX_PAIRS", str(3 * PAIRS)))
+
+
+def unsettled(a, bb):
+    """The per-pair ratios spread wider than the row's distance from 1.00."""
+    r = common.best_ratio(a, bb)
+    return r["n"] > 1 and r["max"] - r["min"] > abs(r["center"] - 1)
+
+
+def wanted_row(what):
+    """BENCH_BW_ROWS='write, mem 256 MiB, 1 thread, avx512f;read, L2': only the
+    bandwidth rows whose name contains one of these (all when unset)."""
+    want = [w.strip() for w in os.environ.get("BENCH_BW_ROWS", "").split(";") if w.strip()]
+    return not want or any(w in what for w in want)
 
 
 def shutil_which(name):
@@ -475,7 +505,7 @@ def fanout(b):
     params = {"threads": "1", "layout": "both", "stride": stride_list(120),
               "increments": "10000000", "repeat": "3", "warmup": "1",
               "cpus": str(b.cpus[0])}
-    levels = [int(x) for x in os.environ.get("BENCH_FANOUT", "1,100,1000").split(",")]
+    levels = [int(x) for x in os.environ.get("BENCH_FANOUT", "1,100,1000,10000").split(",")]
     b.raw["fanout"] = {"params": params, "levels": {}}
 
     def figure(doc):
@@ -486,6 +516,12 @@ def fanout(b):
     try:
         idle_rss = common.proc_status_kb(srv.pid, "VmRSS")
         for n in levels:
+            files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+            if files != resource.RLIM_INFINITY and files < n + 256:
+                b.unavailable("fanout", "%d subscribers" % n,
+                              "this process may open only %d files (ulimit -n)" % files)
+                continue
+            print("    %d subscribers" % n, file=sys.stderr, flush=True)
             common.reset_peak_rss(srv.pid)
             a, bb, peaks, checks = [], [], [], []
             for _ in range(PAIRS):
@@ -522,11 +558,12 @@ def fanout(b):
                   sa, sb, "ns", r, "all in order; within noise",
                   "yes" if ok and within else "no", note, fmt="%.3f")
             peak_mb = max(p for p in peaks if p) / 1024.0
-            goal = n >= 1000
+            # the issue's goals: 1,000 subscribers in 100 MB, 10,000 in 150 MB
+            cap = 150 if n >= 10000 else 100 if n >= 1000 else None
             b.row("fanout", "%d subscriber%s: server peak RSS" % (n, "s" if n > 1 else ""),
                   {"values": peaks, "n": 1, "median": peak_mb, "min": peak_mb, "max": peak_mb},
-                  None, "MB", None, "< 100 MB" if goal else "-",
-                  ("yes" if peak_mb < 100 else "no") if goal else "n/a",
+                  None, "MB", None, "< %d MB" % cap if cap else "-",
+                  ("yes" if peak_mb < cap else "no") if cap else "n/a",
                   "VmHWM after resetting it (clear_refs 5) before the level; idle RSS %.1f MB"
                   % (idle_rss / 1024.0) if n == levels[0] else "", fmt="%.1f")
             b.raw["fanout"]["levels"][str(n)] = {"with": a, "without": bb, "peak_rss_kb": peaks,
@@ -536,7 +573,9 @@ def fanout(b):
         srv.stop()
     b.notes.append("fan-out: the subscribers (Python asyncio, one process, HTTP/1.1 chunked SSE) "
                    "run on CPU %s, the kernel's one thread on CPU %d; every run is held behind a "
-                   "cancelled blocker run until all subscribers are connected" % (b.last_cpu(), b.cpus[0]))
+                   "cancelled blocker run until all subscribers are connected; subscribers "
+                   "connect from 127.0.0.2, 127.0.0.3, ... 1,000 per address (the server "
+                   "allows 2,048 per address)" % (b.last_cpu(), b.cpus[0]))
 
 
 # --- 6. core-to-core ------------------------------------------------------------
