@@ -301,17 +301,19 @@ def latency(b):
     b.need_experiment("false_sharing", ["threads", "layout", "stride", "increments"])
     shim = b.tool("emit_clock.so")
     logbase = os.path.join(b.work, "emit")
-    for f in glob_emit(b.work):
+    for f in glob.glob(logbase + ".*"):
         os.unlink(f)
     srv = common.Server(b.exe, b.work, "latency", args=["--max-queue", "200"],
                         env_extra={"LD_PRELOAD": os.path.abspath(shim),
                                    "NUMALAB_BENCH_EMIT_LOG": logbase}).start()
     b.raw["latency"] = {}
+    served = []
     try:
         for pace, increments in LATENCY_PACES:
-            latency_pace(b, srv, pace, increments)
+            served.append((pace, latency_pace(b, srv, pace, increments)))
     finally:
         srv.stop()
+    latency_hops(b, served)
     b.notes.append(
         "latency: the worker's time comes from an LD_PRELOAD shim (tests/bench/emit_clock.so) "
         "that stamps each event line as the worker hands it to stdio (the event format has "
@@ -321,6 +323,63 @@ def latency(b):
         "floor (B): the same runs as `numalab run --ndjson`, their stdout read by the same "
         "process, no server"
         % (b.last_cpu(), b.cpus[0], stride_list().count(",") + 1))
+
+
+def serve_marks(work):
+    """The server's own stamps (emit_clock.so in `numalab serve`, written
+    at its exit): the cumulative sample count and time of each pipe read
+    and each socket send, as two lists of (count, t_ns). Removes the log."""
+    out = {"read": [], "sent": []}
+    for f in glob.glob(os.path.join(work, "emit.serve.*")):
+        with open(f) as fh:
+            for ln in fh:
+                t, kind, n = ln.split()
+                tot = out[kind][-1][0] if out[kind] else 0
+                out[kind].append((tot + int(n), int(t)))
+        os.unlink(f)
+    return out
+
+
+def at_count(marks, k):
+    """The time of the first mark whose cumulative count reaches k (1-based)."""
+    import bisect
+    i = bisect.bisect_left([c for c, _ in marks], k)
+    return marks[i][1] if i < len(marks) else None
+
+
+def latency_hops(b, served):
+    """Where a sample's time goes: worker write -> the server's pipe read
+    (pipe, runner thread waking), pipe read -> socket send (parse, log
+    append, the pump's resume, the event loop, formatting), send -> the
+    client's read (loopback, the Python client). A note per pace."""
+    marks = serve_marks(b.work)
+    if not marks["read"] or not marks["sent"]:
+        b.notes.append("latency hops: the server wrote no stamps (emit_clock.so not loaded in it)")
+        return
+    k = 0
+    for pace, pairs in served:
+        hops = ([], [], [])
+        for emitted, arrivals in pairs:
+            for e, a in zip(emitted, arrivals):
+                k += 1
+                r, w = at_count(marks["read"], k), at_count(marks["sent"], k)
+                if r is None or w is None:
+                    continue
+                hops[0].append((r - e) / 1e6)
+                hops[1].append((w - r) / 1e6)
+                hops[2].append((a - w) / 1e6)
+        if not hops[0]:
+            continue
+        sv = [sorted(h) for h in hops]
+        b.raw["latency"][pace]["hops_ms"] = {
+            name: {"p50": percentile(v, 50), "p99": percentile(v, 99), "max": v[-1]}
+            for name, v in zip(("write_to_read", "read_to_send", "send_to_client"), sv)}
+        b.notes.append(
+            "latency hops, %s (%d samples; p50 / p99 ms): worker write -> server's pipe read "
+            "%.3f / %.3f; pipe read -> socket send %.3f / %.3f; send -> client read %.3f / %.3f"
+            % (pace, len(sv[0]), percentile(sv[0], 50), percentile(sv[0], 99),
+               percentile(sv[1], 50), percentile(sv[1], 99),
+               percentile(sv[2], 50), percentile(sv[2], 99)))
 
 
 def read_logs(work, pid=None):
@@ -431,10 +490,13 @@ def latency_pace(b, srv, pace, increments):
                                          "max_ms": v[-1], "ms": [round(x, 4) for x in lat]},
                               "pipe": {"p50_ms": percentile(f, 50), "p99_ms": percentile(f, 99),
                                        "max_ms": f[-1], "ms": [round(x, 4) for x in floor]}}
+    return served
 
 
 def glob_emit(work):
-    return [os.path.join(work, f) for f in os.listdir(work) if f.startswith("emit.")]
+    """The workers' logs (the server's own, emit.serve.*, are read apart)."""
+    return [os.path.join(work, f) for f in os.listdir(work)
+            if f.startswith("emit.") and not f.startswith("emit.serve.")]
 
 
 # --- 4. server throughput ----------------------------------------------------
