@@ -463,8 +463,13 @@ def latency_pace(b, srv, pace, increments):
     served, piped = [], []
     old = b.pin_self({b.cpus[-1]})
     try:
+        cpu_srv = cpu_cli = 0.0
         for half in (nruns // 2, nruns - nruns // 2):
+            # what the served runs cost the server and this client in CPU
+            k0, c0 = common.proc_cpu_ticks(srv.pid), time.process_time()
             served += latency_served(b, srv, params, half)
+            cpu_srv += (common.proc_cpu_ticks(srv.pid) - k0) / common.CLK_TCK
+            cpu_cli += time.process_time() - c0
             piped += latency_pipe(b, params, half, env)
     finally:
         b.pin_self(old)
@@ -483,7 +488,11 @@ def latency_pace(b, srv, pace, increments):
               one(a), one(bq), "ms", one(a / bq if bq else None),
               "p99 < 5 ms" if goal else "-", ("yes" if a < 5 else "no") if goal else "n/a",
               ("%s: max %.2f ms through the server, %.2f ms from the pipe; %d runs of %d samples "
-               "each way" % (pace, v[-1], f[-1], len(served), per_run)) if goal else "",
+               "each way; CPU a sample: the server %.0f us, the client %.0f us, together %.0f%% "
+               "of the one CPU they share at this pace"
+               % (pace, v[-1], f[-1], len(served), per_run, 1e6 * cpu_srv / len(v),
+                  1e6 * cpu_cli / len(v), 100 * (cpu_srv + cpu_cli) / len(v) * rate))
+              if goal else "",
               a_label="server", b_label="pipe", fmt="%.3f")
     b.raw["latency"][pace] = {"params": params, "samples_per_s": rate,
                               "server": {"p50_ms": percentile(v, 50), "p99_ms": percentile(v, 99),
