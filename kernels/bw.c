@@ -102,8 +102,18 @@ enum bw_isa bw_isa_best(void)
  * empty asm makes the four copies of the pattern four registers.
  */
 #define FOUR_REGS(b, c, d) __asm__("" : "+v"(b), "+v"(c), "+v"(d))
+/*
+ * The AVX2 write loops start with every vector register zeroed
+ * (vzeroall). On this Zen 5 guest the same AVX2 store loop ran at ~230
+ * or ~180 GB/s in L2, and it fell to ~180 after AVX-512 code had run in
+ * 4 of 6 processes (glibc's string functions use zmm registers too);
+ * with a vzeroall before it, in none of 6. likwid-bench's store_avx
+ * always ran at the fast speed.
+ */
+#define NO_CLEAN() ((void)0)
 
-#define BW_DEFINE(SFX, TGT, TGT_PFW, VT, WTURN, LOAD, STORE, STREAM, ADD, SET1, ZERO) \
+#define BW_DEFINE(SFX, TGT, TGT_PFW, VT, WTURN, CLEAN, LOAD, STORE, STREAM, ADD, SET1, \
+		  ZERO)                                                         \
 	TGT static uint64_t read_##SFX(void *dst, const void *src, size_t len,  \
 				       uint64_t pat)                            \
 	{                                                                       \
@@ -138,6 +148,7 @@ enum bw_isa bw_isa_best(void)
 					uint64_t pat)                           \
 	{                                                                       \
 		char *p = dst, *end = p + len;                                  \
+		CLEAN();                                                        \
 		VT v0 = SET1((long long)pat), v1 = v0, v2 = v0, v3 = v0;        \
 		(void)src;                                                      \
 		FOUR_REGS(v1, v2, v3);                                          \
@@ -156,6 +167,7 @@ enum bw_isa bw_isa_best(void)
 					   size_t len, uint64_t pat)            \
 	{                                                                       \
 		char *p = dst, *end = p + len;                                  \
+		CLEAN();                                                        \
 		VT v0 = SET1((long long)pat), v1 = v0, v2 = v0, v3 = v0;        \
 		(void)src;                                                      \
 		FOUR_REGS(v1, v2, v3);                                          \
@@ -224,7 +236,7 @@ enum bw_isa bw_isa_best(void)
 #define SSE_LOAD(p) _mm_load_si128((const __m128i *)(const void *)(p))
 #define SSE_STORE(p, v) _mm_store_si128((__m128i *)(void *)(p), v)
 #define SSE_STREAM(p, v) _mm_stream_si128((__m128i *)(void *)(p), v)
-BW_DEFINE(sse2, , __attribute__((target("prfchw"))), __m128i, 4, SSE_LOAD,
+BW_DEFINE(sse2, , __attribute__((target("prfchw"))), __m128i, 4, NO_CLEAN, SSE_LOAD,
 	  SSE_STORE, SSE_STREAM, _mm_add_epi64, _mm_set1_epi64x,
 	  _mm_setzero_si128)
 
@@ -232,7 +244,8 @@ BW_DEFINE(sse2, , __attribute__((target("prfchw"))), __m128i, 4, SSE_LOAD,
 #define AVX2_STORE(p, v) _mm256_store_si256((__m256i *)(void *)(p), v)
 #define AVX2_STREAM(p, v) _mm256_stream_si256((__m256i *)(void *)(p), v)
 BW_DEFINE(avx2, __attribute__((target("avx2"))),
-	  __attribute__((target("avx2,prfchw"))), __m256i, 4, AVX2_LOAD,
+	  __attribute__((target("avx2,prfchw"))), __m256i, 4, _mm256_zeroall,
+	  AVX2_LOAD,
 	  AVX2_STORE, AVX2_STREAM, _mm256_add_epi64, _mm256_set1_epi64x,
 	  _mm256_setzero_si256)
 
@@ -240,7 +253,8 @@ BW_DEFINE(avx2, __attribute__((target("avx2"))),
 #define AVX512_STORE(p, v) _mm512_store_si512((void *)(p), v)
 #define AVX512_STREAM(p, v) _mm512_stream_si512((__m512i *)(void *)(p), v)
 BW_DEFINE(avx512, __attribute__((target("avx512f"))),
-	  __attribute__((target("avx512f,prfchw"))), __m512i, 8, AVX512_LOAD,
+	  __attribute__((target("avx512f,prfchw"))), __m512i, 8, NO_CLEAN,
+	  AVX512_LOAD,
 	  AVX512_STORE, AVX512_STREAM, _mm512_add_epi64, _mm512_set1_epi64,
 	  _mm512_setzero_si512)
 
