@@ -72,9 +72,10 @@ enum bw_isa bw_isa_best(void)
 }
 
 /*
- * The loops. Each iteration moves BW_CHUNK bytes: 32 SSE, 16 AVX2 or 8
- * AVX-512 vectors, fully unrolled. Reads feed four accumulators so the
- * adds never wait on each other; the sum of the words is returned so the
+ * The loops. Reads and copies move BW_CHUNK bytes a turn: 32 SSE, 16
+ * AVX2 or 8 AVX-512 vectors, fully unrolled; writes WTURN vectors a
+ * turn from four registers (FOUR_REGS below). Reads feed four
+ * accumulators so the adds never wait on each other; the sum of the words is returned so the
  * loads cannot be dropped. LAUNDER hides the pointer's progression from
  * the compiler, which would otherwise turn a store or copy loop into a
  * call to memset or memcpy (loop distribution, on at -O2), and those
@@ -90,8 +91,29 @@ enum bw_isa bw_isa_best(void)
  */
 #define IN_ORDER(a, b, c, d) __asm__("" : "+v"(a), "+v"(b), "+v"(c), "+v"(d))
 #define PFW_DIST 1024 /* bytes ahead of the store that prefetchw asks for */
+/*
+ * The write loops store from four registers, as likwid-bench's
+ * store_avx.ptt and store_avx512.ptt do, WTURN vectors a turn: 4 SSE or
+ * AVX2 (likwid's 128 bytes), 8 AVX-512. One register stored sixteen
+ * times a turn, this file's earlier AVX2 loop, now and then fell from
+ * ~228 to ~175 GB/s in L2 for a whole process on this Zen 5 guest (best
+ * of 30 sweeps; 1 process in 9); four registers did not in 9 of 9.
+ * AVX-512 keeps 8 a turn: likwid's 4 a turn gave ~2 % less here. The
+ * empty asm makes the four copies of the pattern four registers.
+ */
+#define FOUR_REGS(b, c, d) __asm__("" : "+v"(b), "+v"(c), "+v"(d))
+/*
+ * The AVX2 write loops start with every vector register zeroed
+ * (vzeroall). On this Zen 5 guest the same AVX2 store loop ran at ~230
+ * or ~180 GB/s in L2, and it fell to ~180 after AVX-512 code had run in
+ * 4 of 6 processes (glibc's string functions use zmm registers too);
+ * with a vzeroall before it, in none of 6. likwid-bench's store_avx
+ * always ran at the fast speed.
+ */
+#define NO_CLEAN() ((void)0)
 
-#define BW_DEFINE(SFX, TGT, TGT_PFW, VT, LOAD, STORE, STREAM, ADD, SET1, ZERO)   \
+#define BW_DEFINE(SFX, TGT, TGT_PFW, VT, WTURN, CLEAN, LOAD, STORE, STREAM, ADD, SET1, \
+		  ZERO)                                                         \
 	TGT static uint64_t read_##SFX(void *dst, const void *src, size_t len,  \
 				       uint64_t pat)                            \
 	{                                                                       \
@@ -125,13 +147,18 @@ enum bw_isa bw_isa_best(void)
 	TGT static uint64_t write_##SFX(void *dst, const void *src, size_t len, \
 					uint64_t pat)                           \
 	{                                                                       \
-		enum { NV = BW_CHUNK / sizeof(VT) };                            \
 		char *p = dst, *end = p + len;                                  \
-		VT v = SET1((long long)pat);                                    \
+		CLEAN();                                                        \
+		VT v0 = SET1((long long)pat), v1 = v0, v2 = v0, v3 = v0;        \
 		(void)src;                                                      \
-		for (; p < end; p += BW_CHUNK) {                                \
-			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)   \
-				STORE(p + k * sizeof(VT), v);                   \
+		FOUR_REGS(v1, v2, v3);                                          \
+		for (; p < end; p += WTURN * sizeof(VT)) {                      \
+			_Pragma("GCC unroll 8") for (int k = 0; k < WTURN; k += 4) { \
+				STORE(p + k * sizeof(VT), v0);                  \
+				STORE(p + (k + 1) * sizeof(VT), v1);            \
+				STORE(p + (k + 2) * sizeof(VT), v2);            \
+				STORE(p + (k + 3) * sizeof(VT), v3);            \
+			}                                                       \
 			LAUNDER(p);                                             \
 		}                                                               \
 		return 0;                                                       \
@@ -139,13 +166,18 @@ enum bw_isa bw_isa_best(void)
 	TGT static uint64_t write_nt_##SFX(void *dst, const void *src,          \
 					   size_t len, uint64_t pat)            \
 	{                                                                       \
-		enum { NV = BW_CHUNK / sizeof(VT) };                            \
 		char *p = dst, *end = p + len;                                  \
-		VT v = SET1((long long)pat);                                    \
+		CLEAN();                                                        \
+		VT v0 = SET1((long long)pat), v1 = v0, v2 = v0, v3 = v0;        \
 		(void)src;                                                      \
-		for (; p < end; p += BW_CHUNK) {                                \
-			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)   \
-				STREAM(p + k * sizeof(VT), v);                  \
+		FOUR_REGS(v1, v2, v3);                                          \
+		for (; p < end; p += WTURN * sizeof(VT)) {                      \
+			_Pragma("GCC unroll 8") for (int k = 0; k < WTURN; k += 4) { \
+				STREAM(p + k * sizeof(VT), v0);                  \
+				STREAM(p + (k + 1) * sizeof(VT), v1);            \
+				STREAM(p + (k + 2) * sizeof(VT), v2);            \
+				STREAM(p + (k + 3) * sizeof(VT), v3);            \
+			}                                                       \
 			LAUNDER(p);                                             \
 		}                                                               \
 		/* streaming stores are weakly ordered: drain them before the clock */ \
@@ -204,7 +236,7 @@ enum bw_isa bw_isa_best(void)
 #define SSE_LOAD(p) _mm_load_si128((const __m128i *)(const void *)(p))
 #define SSE_STORE(p, v) _mm_store_si128((__m128i *)(void *)(p), v)
 #define SSE_STREAM(p, v) _mm_stream_si128((__m128i *)(void *)(p), v)
-BW_DEFINE(sse2, , __attribute__((target("prfchw"))), __m128i, SSE_LOAD,
+BW_DEFINE(sse2, , __attribute__((target("prfchw"))), __m128i, 4, NO_CLEAN, SSE_LOAD,
 	  SSE_STORE, SSE_STREAM, _mm_add_epi64, _mm_set1_epi64x,
 	  _mm_setzero_si128)
 
@@ -212,7 +244,8 @@ BW_DEFINE(sse2, , __attribute__((target("prfchw"))), __m128i, SSE_LOAD,
 #define AVX2_STORE(p, v) _mm256_store_si256((__m256i *)(void *)(p), v)
 #define AVX2_STREAM(p, v) _mm256_stream_si256((__m256i *)(void *)(p), v)
 BW_DEFINE(avx2, __attribute__((target("avx2"))),
-	  __attribute__((target("avx2,prfchw"))), __m256i, AVX2_LOAD,
+	  __attribute__((target("avx2,prfchw"))), __m256i, 4, _mm256_zeroall,
+	  AVX2_LOAD,
 	  AVX2_STORE, AVX2_STREAM, _mm256_add_epi64, _mm256_set1_epi64x,
 	  _mm256_setzero_si256)
 
@@ -220,7 +253,8 @@ BW_DEFINE(avx2, __attribute__((target("avx2"))),
 #define AVX512_STORE(p, v) _mm512_store_si512((void *)(p), v)
 #define AVX512_STREAM(p, v) _mm512_stream_si512((__m512i *)(void *)(p), v)
 BW_DEFINE(avx512, __attribute__((target("avx512f"))),
-	  __attribute__((target("avx512f,prfchw"))), __m512i, AVX512_LOAD,
+	  __attribute__((target("avx512f,prfchw"))), __m512i, 8, NO_CLEAN,
+	  AVX512_LOAD,
 	  AVX512_STORE, AVX512_STREAM, _mm512_add_epi64, _mm512_set1_epi64,
 	  _mm512_setzero_si512)
 

@@ -13,7 +13,11 @@ comparison could not be run; a row whose counterpart does not exist here
 usage: bench.py --build DIR --out DIR [SECTION ...]
 sections: bandwidth overhead latency throughput fanout c2c scale estimate (default: all)
 environment: BENCH_PAIRS (5), BENCH_WRK_SECONDS (2: per side and pair, so
-5 pairs make wrk's 10 s), BENCH_LATENCY_SAMPLES (10000)
+5 pairs make wrk's 10 s), BENCH_LATENCY_SAMPLES (10000), BENCH_FANOUT
+(1,100,1000,10000: subscriber counts), BENCH_BW_ROWS (bandwidth rows whose
+name contains one of these ';'-separated texts; all), BENCH_BW_MAX_PAIRS
+(3 x BENCH_PAIRS: a bandwidth row whose pairs spread wider than its gap
+from 1.00 gets more pairs, up to this)
 """
 
 import argparse
@@ -181,6 +185,9 @@ class Bench:
 
         async def main():
             loop = asyncio.get_running_loop()
+            # connects a few hundred at a time: ten thousand SYNs at once
+            # overflow the listen queue and the kernel retries them after 1 s
+            gate = asyncio.Semaphore(256)
             per_run, futs, tasks, marks = [], [], [], []
             for rid, info in zip(ids, infos):
                 mk = {}
@@ -188,7 +195,8 @@ class Bench:
                 subs = [sse.Subscriber(common.HOST, srv.port,
                                        "/api/runs/%d/events" % rid,
                                        keep if i == 0 else (),
-                                       hook_for(info, mk) if i == 0 and measure_cpu else None)
+                                       hook_for(info, mk) if i == 0 and measure_cpu else None,
+                                       source=sse.source_address(i), gate=gate)
                         for i in range(nsubs)]
                 per_run.append(subs)
                 for sub in subs:
@@ -314,9 +322,10 @@ def main():
             print("bench: unknown section '%s' (sections: %s)" % (s, " ".join(SECTIONS)),
                   file=sys.stderr)
             return 2
-    # a thousand subscribers need a thousand sockets, here and in the server
+    # ten thousand subscribers need ten thousand sockets, here and in the
+    # server (which inherits the limit)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want_fds = 8192 if hard == resource.RLIM_INFINITY else min(hard, 8192)
+    want_fds = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
     if soft < want_fds:
         resource.setrlimit(resource.RLIMIT_NOFILE, (want_fds, hard))
 
