@@ -10,12 +10,12 @@
 #include "commands.h"
 #include "events.h"
 #include "experiment.h"
-#include "rates.h"
-#include "machine.h"
 #include "fleet_where.h"
+#include "machine.h"
+#include "rates.h"
+#include "refs.h"
 #include "rundoc.h"
 #include "say.h"
-#include "refs.h"
 #include "schema.h"
 #include "sink_json.h"
 #include "sink_table.h"
@@ -210,16 +210,19 @@ int cmd_run(int argc, char **argv)
 		else if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h"))
 			help = 1;
 		else if (argv[a][0] == '-' && argv[a][1] == '-') {
-			say(stderr, "numalab run: unknown option '%s' (options: --json, --ndjson, --help)\n",
-				argv[a]);
+			say(stderr,
+			    "numalab run: unknown option '%s' (options: --json, --ndjson, --help)\n",
+			    argv[a]);
 			goto out;
 		} else if (!e) {
 			e = experiment_find(argv[a]);
 			if (!e) {
-				say(stderr, "numalab run: unknown experiment '%s' (known:",
-					argv[a]);
+				say(stderr,
+				    "numalab run: unknown experiment '%s' (known:",
+				    argv[a]);
 				for (int i = 0; experiments[i]; i++)
-					say(stderr, " %s", experiments[i]->name);
+					say(stderr, " %s",
+					    experiments[i]->name);
 				say(stderr, ")\n");
 				goto out;
 			}
@@ -228,15 +231,16 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	if (!e) {
-		say(stderr, help ? "usage: numalab run [--json|--ndjson] NAME [k=v ...]\n"
-				     : "numalab run: which experiment? (numalab list shows them)\n");
+		say(stderr,
+		    help ? "usage: numalab run [--json|--ndjson] NAME [k=v ...]\n"
+			 : "numalab run: which experiment? (numalab list shows them)\n");
 		rc = help ? 0 : 2;
 		goto out;
 	}
 	t = topo_load();
 	if (!t) {
 		say(stderr, "numalab run: cannot read the topology: %s\n",
-			strerror(errno));
+		    strerror(errno));
 		rc = 1;
 		goto out;
 	}
@@ -255,7 +259,8 @@ int cmd_run(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (experiment_parse(e, t, (int)kv.n, kv.v, pv, params, &common, &err)) {
+	if (experiment_parse(e, t, (int)kv.n, kv.v, pv, params, &common,
+			     &err)) {
 		say(stderr, "numalab run %s: %s\n", e->name, err.msg);
 		if (out == OUT_NDJSON)
 			emit_ndjson(NULL, json_pack("{s:s, s:s, s:s, s:s}",
@@ -277,21 +282,25 @@ int cmd_run(int argc, char **argv)
 			      .topo = t,
 			      .cancel = &cancelled};
 	json_t *machine = machine_json(t);
-	fleet_where_attach(machine); /* a run a fleet engine started says where */
+	fleet_where_attach(
+		machine); /* a run a fleet engine started says where */
 	json_t *start = json_pack("{s:s, s:s, s:o, s:o, s:s}", "type", "start",
 				  "experiment", e->name, "params",
 				  schema_params_json(pv), "machine", machine,
 				  "version", NUMALAB_VERSION);
 	if (out == OUT_JSON) {
-		/* the worker (--ndjson) gets the server's estimate; a run here makes its own */
+		/* the worker (--ndjson) gets the server's estimate; a run here
+		 * makes its own */
 		char path[4096];
 		double est;
 		uint64_t est_bytes;
 
 		rates_default_path(path, sizeof(path));
 		rates_init(t, path);
-		if (!experiment_estimate(e, params, &common, t, &est, &est_bytes))
-			json_object_set_new(start, "estimate_s", json_real(est));
+		if (!experiment_estimate(e, params, &common, t, &est,
+					 &est_bytes))
+			json_object_set_new(start, "estimate_s",
+					    json_real(est));
 	}
 	if (out == OUT_TABLE) {
 		sink_table_init(&table, e, stdout);
@@ -327,7 +336,7 @@ int cmd_run(int argc, char **argv)
 		sink_table_report(&table);
 		if (r)
 			say(stderr, "numalab run %s: %s\n", e->name,
-				r == -ECANCELED ? "cancelled" : why);
+			    r == -ECANCELED ? "cancelled" : why);
 	} else {
 		json_t *end = json_pack("{s:s, s:s}", "type", "end", "status",
 					status);
@@ -357,8 +366,9 @@ int cmd_list(int argc, char **argv)
 	int as_json = argc > 1 && !strcmp(argv[1], "--json");
 
 	if (argc > 1 && !as_json) {
-		say(stderr, "numalab list: unknown option '%s' (options: --json)\n",
-			argv[1]);
+		say(stderr,
+		    "numalab list: unknown option '%s' (options: --json)\n",
+		    argv[1]);
 		return 2;
 	}
 	if (as_json) {
@@ -383,14 +393,15 @@ int cmd_topology(int argc, char **argv)
 	struct topo *t;
 
 	if (argc > 1 && !as_json) {
-		say(stderr, "numalab topology: unknown option '%s' (options: --json)\n",
-			argv[1]);
+		say(stderr,
+		    "numalab topology: unknown option '%s' (options: --json)\n",
+		    argv[1]);
 		return 2;
 	}
 	t = topo_load();
 	if (!t) {
 		say(stderr, "numalab topology: cannot read the topology: %s\n",
-			strerror(errno));
+		    strerror(errno));
 		return 1;
 	}
 	if (as_json) {

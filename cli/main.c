@@ -57,7 +57,8 @@ int main(int argc, char **argv)
 		return cmd_estimate(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "fleet"))
 		return cmd_fleet(argc - 1, argv + 1);
-	say(stderr, "numalab: unknown command '%s' (commands: serve, run, list, topology, rates, estimate, fleet)\n",
-		argv[1]);
+	say(stderr,
+	    "numalab: unknown command '%s' (commands: serve, run, list, topology, rates, estimate, fleet)\n",
+	    argv[1]);
 	return 2;
 }

@@ -18,7 +18,8 @@ int cmd_rates(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--refresh")) {
 			refresh = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		} else if (!strcmp(argv[i], "--help") ||
+			   !strcmp(argv[i], "-h")) {
 			printf("usage: numalab rates [--refresh]\n\n"
 			       "The rates this machine was measured at (about a third of a\n"
 			       "second, cached in %s), which the run-time estimates\n"
@@ -26,7 +27,8 @@ int cmd_rates(int argc, char **argv)
 			       "$XDG_CACHE_HOME/numalab/rates");
 			return 0;
 		} else {
-			fprintf(stderr, "numalab rates: unknown option '%s' (allowed: --refresh)\n",
+			fprintf(stderr,
+				"numalab rates: unknown option '%s' (allowed: --refresh)\n",
 				argv[i]);
 			return 2;
 		}
@@ -44,7 +46,8 @@ int cmd_rates(int argc, char **argv)
 	printf("rates (%s%s%s)\n", r.source, rc ? ", not saved: " : "",
 	       rc ? strerror(-rc) : "");
 	printf("  %-34s %10.2f ns\n", "increment, private line", r.inc_ns);
-	printf("  %-34s %10.2f ns\n", "increment, line shared by 2", r.bounce_ns);
+	printf("  %-34s %10.2f ns\n", "increment, line shared by 2",
+	       r.bounce_ns);
 	printf("  %-34s %10.2f ns\n", "atomic add, uncontended", r.atomic_ns);
 	printf("  %-34s %10.2f ns\n", "atomic add, line shared by 2",
 	       r.atomic_shared_ns);
@@ -77,12 +80,14 @@ int cmd_estimate(int argc, char **argv)
 		a++;
 	}
 	if (a >= argc || argv[a][0] == '-') {
-		fprintf(stderr, "usage: numalab estimate [--json] NAME [k=v ...]\n");
+		fprintf(stderr,
+			"usage: numalab estimate [--json] NAME [k=v ...]\n");
 		return 2;
 	}
 	e = experiment_find(argv[a]);
 	if (!e) {
-		fprintf(stderr, "numalab estimate: unknown experiment '%s' (numalab list shows them)\n",
+		fprintf(stderr,
+			"numalab estimate: unknown experiment '%s' (numalab list shows them)\n",
 			argv[a]);
 		return 2;
 	}
@@ -91,7 +96,8 @@ int cmd_estimate(int argc, char **argv)
 	pv = calloc(1, sizeof(*pv));
 	params = calloc(1, e->params_size ? e->params_size : 1);
 	if (!t || !pv || !params) {
-		fprintf(stderr, "numalab estimate: cannot read the topology or allocate\n");
+		fprintf(stderr,
+			"numalab estimate: cannot read the topology or allocate\n");
 		rc = 1;
 		goto out;
 	}

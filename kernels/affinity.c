@@ -10,26 +10,28 @@
 #include <string.h>
 
 #include "experiment.h"
-#include "workcost.h"
 #include "numa_mem.h"
 #include "stats.h"
 #include "team.h"
+#include "workcost.h"
 
 enum af_mode {
 	MODE_CREATED_PINNED, /* pthread_attr_setaffinity_np */
-	MODE_PINNED_AFTER,   /* pthread_setaffinity_np once it has touched its data */
+	MODE_PINNED_AFTER,   /* pthread_setaffinity_np once it has touched its
+				data */
 	MODE_PROCESS_MASK,   /* sched_setaffinity on the creator, inherited */
 	MODE_UNPINNED,
 	MODE_CACHE_SPLIT, /* separate data sets: one cache against two */
 	MODE_COUNT
 };
 
-static const struct param_choice modes[] = {{"created_pinned", MODE_CREATED_PINNED},
-					    {"pinned_after", MODE_PINNED_AFTER},
-					    {"process_mask", MODE_PROCESS_MASK},
-					    {"unpinned", MODE_UNPINNED},
-					    {"cache_split", MODE_CACHE_SPLIT},
-					    {0}};
+static const struct param_choice modes[] = {
+	{"created_pinned", MODE_CREATED_PINNED},
+	{"pinned_after", MODE_PINNED_AFTER},
+	{"process_mask", MODE_PROCESS_MASK},
+	{"unpinned", MODE_UNPINNED},
+	{"cache_split", MODE_CACHE_SPLIT},
+	{0}};
 
 struct af_params {
 	int64_t threads;
@@ -93,11 +95,11 @@ static const struct chart charts[] = {
 
 static const char *const summary_keys[] = {
 	"created_pinned_*", "pinned_after_*", "process_mask_*", "unpinned_*",
-	"cache_split_*", "allowed_cpus", "allowed_mems", NULL};
+	"cache_split_*",    "allowed_cpus",   "allowed_mems",	NULL};
 
 struct af_thread {
 	int tid, mode, target; /* target: the planned cpu */
-	const cpu_set_t *all; /* process_mask: the team's cpus */
+	const cpu_set_t *all;  /* process_mask: the team's cpus */
 	struct nmem_buf buf;
 	int64_t passes;
 	int first_cpu, last_cpu, changes, outside;
@@ -176,8 +178,12 @@ static int run_mode(struct run_ctx *ctx, int mode, const int *cpus, int n)
 		pthread_attr_t attr;
 		char msg[160];
 
-		a[i] = (struct af_thread){.tid = i, .mode = mode, .target = cpus[i],
-					  .all = &all, .passes = ap->passes, .t = t,
+		a[i] = (struct af_thread){.tid = i,
+					  .mode = mode,
+					  .target = cpus[i],
+					  .all = &all,
+					  .passes = ap->passes,
+					  .t = t,
 					  .last_cpu = -1};
 		if ((rc = nmem_alloc(&s, NULL, &a[i].buf, msg, sizeof(msg))))
 			break;
@@ -203,33 +209,42 @@ static int run_mode(struct run_ctx *ctx, int mode, const int *cpus, int n)
 	for (int i = 0; i < started; i++) {
 		int *st = calloc(a[i].buf.npages, sizeof(int));
 		int node = topo_cpu_node(t, a[i].last_cpu);
-		int pinned = mode == MODE_CREATED_PINNED || mode == MODE_PINNED_AFTER;
+		int pinned = mode == MODE_CREATED_PINNED ||
+			     mode == MODE_PINNED_AFTER;
 
 		if (st && !nmem_where(&a[i].buf, st))
 			for (size_t p = 0; p < a[i].buf.npages; p++) {
 				pages++;
 				local += st[p] == node;
-				off_mems += st[p] >= 0 && !topo_node_mem_allowed(t, st[p]);
+				off_mems += st[p] >= 0 &&
+					    !topo_node_mem_allowed(t, st[p]);
 			}
 		free(st);
 		changes += a[i].changes;
 		outside += a[i].outside;
-		team_describe(t, i, pinned ? cpus[i] : -1, a[i].last_cpu, &place[i]);
+		team_describe(t, i, pinned ? cpus[i] : -1, a[i].last_cpu,
+			      &place[i]);
 		nmem_free(&a[i].buf);
 	}
 	if (rc)
 		goto out;
 	sink_placement(ctx->sink, name, place, started);
-	struct point mv = {.chart = "moves", .series = "sched_getcpu", .x = mode,
-			   .x_label = name, .y = (double)changes / n};
+	struct point mv = {.chart = "moves",
+			   .series = "sched_getcpu",
+			   .x = mode,
+			   .x_label = name,
+			   .y = (double)changes / n};
 	sink_point(ctx->sink, &mv);
 	snprintf(k, sizeof(k), "%s_changes", name);
 	sink_summary(ctx->sink, k, (double)changes, "");
 	snprintf(k, sizeof(k), "%s_outside_cpus", name);
 	sink_summary(ctx->sink, k, (double)outside, "samples");
 	if (pages) {
-		struct point lc = {.chart = "local", .series = "first touch", .x = mode,
-				   .x_label = name, .y = 100.0 * (double)local / (double)pages,
+		struct point lc = {.chart = "local",
+				   .series = "first touch",
+				   .x = mode,
+				   .x_label = name,
+				   .y = 100.0 * (double)local / (double)pages,
 				   .unit = "%"};
 		sink_point(ctx->sink, &lc);
 		snprintf(k, sizeof(k), "%s_local_pages", name);
@@ -273,7 +288,8 @@ static void split_setup(void *arg, int tid)
 	memset(j->buf[tid], 1, j->len);
 }
 
-/* Two threads, each with its own 3/4 of a cache: both under one instance, then one each. */
+/* Two threads, each with its own 3/4 of a cache: both under one instance, then
+ * one each. */
 static int run_cache_split(struct run_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
@@ -288,21 +304,26 @@ static int run_cache_split(struct run_ctx *ctx)
 		return 0;
 	for (int i = 0; i < t->npus && !c; i++)
 		if (t->pu[i].allowed)
-			c = topo_cache_find(t, level, topo_pu_cache(&t->pu[i], level));
+			c = topo_cache_find(t, level,
+					    topo_pu_cache(&t->pu[i], level));
 	if (!c || !c->size)
 		return 0;
 	j.len = (size_t)c->size * 3 / 4 / 64 * 64;
 	sink_summary(ctx->sink, "cache_split_bytes", (double)j.len, "bytes");
 	for (int k = 0; k < 2; k++)
-		if (!(j.buf[k] = aligned_alloc(4096, (j.len + 4095) / 4096 * 4096))) {
+		if (!(j.buf[k] = aligned_alloc(4096,
+					       (j.len + 4095) / 4096 * 4096))) {
 			rc = -ENOMEM;
 			goto out;
 		}
 	for (int mode = PAIR_SHARED; mode <= PAIR_SPLIT && !rc; mode++) {
 		int cpus[2];
 		struct team_result res;
-		struct team_job job = {.nthreads = 2, .cpus = cpus, .arg = &j,
-				       .setup = split_setup, .body = split_body,
+		struct team_job job = {.nthreads = 2,
+				       .cpus = cpus,
+				       .arg = &j,
+				       .setup = split_setup,
+				       .body = split_body,
 				       .warmup = (int)ctx->common.warmup,
 				       .repeat = (int)ctx->common.repeat,
 				       .cancel = ctx->cancel};
@@ -312,25 +333,33 @@ static int run_cache_split(struct run_ctx *ctx)
 		rc = team_run(&job, t, &res);
 		if (rc)
 			break;
-		sink_placement(ctx->sink, mode == PAIR_SHARED ? "cache_split one cache"
-							     : "cache_split split",
+		sink_placement(ctx->sink,
+			       mode == PAIR_SHARED ? "cache_split one cache"
+						   : "cache_split split",
 			       res.place, res.nthreads);
 		double *gb = calloc((size_t)res.rounds + 1, sizeof(double));
 		if (gb) {
 			struct stats s;
 			for (int r = 0; r < res.rounds; r++)
-				gb[r] = res.seconds[r] > 0 ? 2.0 * (double)j.len *
-								      (double)j.passes /
-								      res.seconds[r] / 1e9
-							   : 0;
+				gb[r] = res.seconds[r] > 0
+						? 2.0 * (double)j.len *
+							  (double)j.passes /
+							  res.seconds[r] / 1e9
+						: 0;
 			stats_compute(gb, res.rounds, &s);
-			struct point p = {.chart = "cache", .series = "separate data",
-					  .x = mode, .x_label = label, .y = s.median,
-					  .unit = "GB/s", .samples = gb,
+			struct point p = {.chart = "cache",
+					  .series = "separate data",
+					  .x = mode,
+					  .x_label = label,
+					  .y = s.median,
+					  .unit = "GB/s",
+					  .samples = gb,
 					  .nsamples = res.rounds};
 			sink_point(ctx->sink, &p);
-			sink_summary(ctx->sink, mode == PAIR_SHARED ? "cache_split_shared_gbps"
-								    : "cache_split_split_gbps",
+			sink_summary(ctx->sink,
+				     mode == PAIR_SHARED
+					     ? "cache_split_shared_gbps"
+					     : "cache_split_split_gbps",
 				     s.median, "GB/s");
 			free(gb);
 		}
@@ -352,7 +381,8 @@ static int af_run(struct run_ctx *ctx)
 	if (!cpus)
 		return -ENOMEM;
 	sink_summary(ctx->sink, "allowed_cpus", ctx->topo->nallowed, "cpus");
-	sink_summary(ctx->sink, "allowed_mems", ctx->topo->nmems_allowed, "nodes");
+	sink_summary(ctx->sink, "allowed_mems", ctx->topo->nmems_allowed,
+		     "nodes");
 	/* pinned threads go where the plan says; spread unless told */
 	if ((rc = experiment_plan(ctx, n, cpus, &perr))) {
 		sink_note(ctx->sink, "warn", "%s", perr.msg);
@@ -360,9 +390,10 @@ static int af_run(struct run_ctx *ctx)
 		return rc;
 	}
 	for (int i = 0; i < n; i++)
-		if (cpus[i] < 0) /* placement=os plans no cpu: pin the spread plan */
-			topo_plan(ctx->topo, PLACE_SPREAD, NULL, 0, n, cpus, perr.msg,
-				  sizeof(perr.msg));
+		if (cpus[i] <
+		    0) /* placement=os plans no cpu: pin the spread plan */
+			topo_plan(ctx->topo, PLACE_SPREAD, NULL, 0, n, cpus,
+				  perr.msg, sizeof(perr.msg));
 	for (int m = 0; m < MODE_COUNT; m++)
 		total += (ap->modes >> m) & 1;
 	for (int m = 0; m < MODE_COUNT && !rc; m++) {
@@ -389,19 +420,22 @@ static void af_precheck(const void *params, const struct common_params *common,
 
 	(void)common;
 	if (t->nnodes < 2 && (ap->modes & ~(1u << MODE_CACHE_SPLIT)))
-		verdict_note(v, "cannot",
-			     "one memory node: every first touch lands on it, so where a thread "
-			     "ran when it touched its data cannot show in the page census");
+		verdict_note(
+			v, "cannot",
+			"one memory node: every first touch lands on it, so where a thread "
+			"ran when it touched its data cannot show in the page census");
 	if (t->nallowed < 2)
-		verdict_note(v, "cannot",
-			     "one cpu allowed (%s, from %s): no thread can move, and no two "
-			     "placements differ",
-			     t->allowed_text, t->cpus_source);
+		verdict_note(
+			v, "cannot",
+			"one cpu allowed (%s, from %s): no thread can move, and no two "
+			"placements differ",
+			t->allowed_text, t->cpus_source);
 	if ((ap->modes >> MODE_CACHE_SPLIT) & 1 && !topo_pair_level(t))
-		verdict_note(v, "cannot",
-			     "cache_split: no cache level here has two instances with one over "
-			     "two allowed cpus, so two threads cannot be put under one cache and "
-			     "then under two");
+		verdict_note(
+			v, "cannot",
+			"cache_split: no cache level here has two instances with one over "
+			"two allowed cpus, so two threads cannot be put under one cache and "
+			"then under two");
 }
 
 static void af_describe(const struct run_result *r, struct verdict *v)
@@ -419,62 +453,85 @@ static void af_describe(const struct run_result *r, struct verdict *v)
 		snprintf(k, sizeof(k), "%s_outside_cpus", name);
 		if (!rr_summary_get(r, k, &x) && x > 0) {
 			stray = 1;
-			verdict_note(v, "warn", "%s: sched_getcpu saw a cpu outside the cpuset %.0f time(s)",
-				     name, x);
+			verdict_note(
+				v, "warn",
+				"%s: sched_getcpu saw a cpu outside the cpuset %.0f time(s)",
+				name, x);
 		}
 		snprintf(k, sizeof(k), "%s_outside_mems", name);
 		if (!rr_summary_get(r, k, &x) && x > 0) {
 			stray = 1;
-			verdict_note(v, "warn", "%s: %.0f page(s) landed outside the cpuset's memory nodes",
-				     name, x);
+			verdict_note(
+				v, "warn",
+				"%s: %.0f page(s) landed outside the cpuset's memory nodes",
+				name, x);
 		}
 		snprintf(k, sizeof(k), "%s_changes", name);
 		if (!rr_summary_get(r, k, &x))
-			verdict_note(v, "info", "%s: sched_getcpu saw %.0f cpu change(s)%s", name, x,
-				     mode == MODE_PINNED_AFTER && x > 0
-					     ? " (the move onto its cpu once pinned counts)"
-					     : "");
+			verdict_note(
+				v, "info",
+				"%s: sched_getcpu saw %.0f cpu change(s)%s",
+				name, x,
+				mode == MODE_PINNED_AFTER && x > 0
+					? " (the move onto its cpu once pinned counts)"
+					: "");
 		snprintf(k, sizeof(k), "%s_pages", name);
-		if (m->nnodes >= 2 && !rr_summary_get(r, k, &pages) && pages > 0) {
+		if (m->nnodes >= 2 && !rr_summary_get(r, k, &pages) &&
+		    pages > 0) {
 			snprintf(k, sizeof(k), "%s_local_pages", name);
 			rr_summary_get(r, k, &local);
-			verdict_note(v, local >= pages || mode >= MODE_PINNED_AFTER ? "info" : "warn",
-				     "%s: %.0f%% of the pages are on the node of the cpu the thread ran on%s",
-				     name, 100 * local / pages,
-				     mode == MODE_CREATED_PINNED
-					     ? " (pinned from creation: the article's advice, every page should be)"
-					     : "");
+			verdict_note(
+				v,
+				local >= pages || mode >= MODE_PINNED_AFTER
+					? "info"
+					: "warn",
+				"%s: %.0f%% of the pages are on the node of the cpu the thread ran on%s",
+				name, 100 * local / pages,
+				mode == MODE_CREATED_PINNED
+					? " (pinned from creation: the article's advice, every page should be)"
+					: "");
 		}
 	}
 	if ((ap->modes & ~(1u << MODE_CACHE_SPLIT)) && m->nnodes < 2)
-		verdict_note(v, "cannot",
-			     "one memory node: where a thread ran when it first touched its data "
-			     "cannot show in the page census");
+		verdict_note(
+			v, "cannot",
+			"one memory node: where a thread ran when it first touched its data "
+			"cannot show in the page census");
 	if ((ap->modes >> MODE_CACHE_SPLIT) & 1) {
 		if (rr_summary_get(r, "cache_split_level", &x) || x == 0)
-			verdict_note(v, "cannot",
-				     "cache_split: this machine has no two caches of one level with "
-				     "one over two allowed cpus, so 'one cache' and 'split' cannot be compared");
-		else if (!rr_summary_get(r, "cache_split_shared_gbps", &shared) &&
+			verdict_note(
+				v, "cannot",
+				"cache_split: this machine has no two caches of one level with "
+				"one over two allowed cpus, so 'one cache' and 'split' cannot be compared");
+		else if (!rr_summary_get(r, "cache_split_shared_gbps",
+					 &shared) &&
 			 !rr_summary_get(r, "cache_split_split_gbps", &split)) {
-			const struct rr_point *a = rr_point_find_label(r, "cache", "separate data", "one cache");
-			const struct rr_point *b = rr_point_find_label(r, "cache", "separate data", "split");
+			const struct rr_point *a = rr_point_find_label(
+				r, "cache", "separate data", "one cache");
+			const struct rr_point *b = rr_point_find_label(
+				r, "cache", "separate data", "split");
 			int cmp = a && b ? rr_point_compare(b, a) : 0;
-			verdict_note(v, cmp > 0 ? "info" : "warn",
-				     "cache_split: two threads with separate data read %.2f GB/s under one L%.0f "
-				     "and %.2f GB/s split%s",
-				     shared, x, split,
-				     cmp > 0 ? ": split is faster, as the article says"
-				     : cmp < 0 ? ": one cache was faster, against the article"
-					       : ": the rounds cannot tell them apart");
+			verdict_note(
+				v, cmp > 0 ? "info" : "warn",
+				"cache_split: two threads with separate data read %.2f GB/s under one L%.0f "
+				"and %.2f GB/s split%s",
+				shared, x, split,
+				cmp > 0 ? ": split is faster, as the article says"
+				: cmp < 0
+					? ": one cache was faster, against the article"
+					: ": the rounds cannot tell them apart");
 		}
 	}
 	if (stray)
-		verdict_headline(v, "something ran or landed outside this process's cpuset");
+		verdict_headline(
+			v,
+			"something ran or landed outside this process's cpuset");
 	else
-		verdict_headline(v, "every thread ran inside the cpuset (%d cpu(s)) and every page "
-				    "landed on its allowed nodes",
-				 m->nallowed);
+		verdict_headline(
+			v,
+			"every thread ran inside the cpuset (%d cpu(s)) and every page "
+			"landed on its allowed nodes",
+			m->nallowed);
 }
 
 static void af_estimate(const void *params, const struct common_params *common,
@@ -483,9 +540,11 @@ static void af_estimate(const void *params, const struct common_params *common,
 	const struct af_params *ap = params;
 	double size = (double)ap->size, threads = (double)ap->threads;
 	double rounds = (double)(common->repeat + common->warmup);
-	double one = cost_teams_s(1) + cost_touch_s(t, size * threads, (int)threads) +
+	double one = cost_teams_s(1) +
+		     cost_touch_s(t, size * threads, (int)threads) +
 		     rounds * (double)ap->passes *
-			     cost_stream_s(t, COST_READ, size * threads, (int)threads);
+			     cost_stream_s(t, COST_READ, size * threads,
+					   (int)threads);
 
 	/* four ways of pinning, then the data under one cache and split */
 	*seconds = 6 * one;
@@ -495,7 +554,8 @@ static void af_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	{.id = "unpinned-moves",
 	 .title = "A thread nobody pinned",
-	 .question = "how many times does a thread that was not pinned change CPU while it works?",
+	 .question =
+		 "how many times does a thread that was not pinned change CPU while it works?",
 	 .params = "repeat=3 warmup=1",
 	 .unit = "moves",
 	 .answer = "unpinned_changes",
@@ -506,8 +566,9 @@ const struct experiment exp_affinity = {
 	.name = "affinity",
 	.smoke = "threads=1 size=64K passes=1 repeat=1 warmup=0",
 	.title = "Thread affinity and cpusets",
-	.summary = "Where a thread runs and where its data lands, by how it was pinned; "
-		   "separate data under one cache or two; the cpuset honoured",
+	.summary =
+		"Where a thread runs and where its data lands, by how it was pinned; "
+		"separate data under one cache or two; the cpuset honoured",
 	.section = "6.4.3, 6.5.6",
 	.explain =
 		"Each thread first-touches a buffer of its own, then reads it over and "

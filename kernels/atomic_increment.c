@@ -27,12 +27,15 @@ enum variant {
 };
 
 /* in enum order: the choice's value indexes this table too */
-static const struct param_choice variants[] = {
-	{"add_fetch", V_ADD_FETCH},	{"fetch_add", V_FETCH_ADD},
-	{"cas", V_CAS},			{"c11_relaxed", V_C11_RELAXED},
-	{"c11_seq_cst", V_C11_SEQ_CST}, {"lock_skip", V_LOCK_SKIP},
-	{"plain", V_PLAIN},		{"per_thread", V_PER_THREAD},
-	{0}};
+static const struct param_choice variants[] = {{"add_fetch", V_ADD_FETCH},
+					       {"fetch_add", V_FETCH_ADD},
+					       {"cas", V_CAS},
+					       {"c11_relaxed", V_C11_RELAXED},
+					       {"c11_seq_cst", V_C11_SEQ_CST},
+					       {"lock_skip", V_LOCK_SKIP},
+					       {"plain", V_PLAIN},
+					       {"per_thread", V_PER_THREAD},
+					       {0}};
 
 struct ai_params {
 	unsigned variants; /* 1u << enum variant */
@@ -107,9 +110,30 @@ static const char *const summary_keys[] = {
  * that agree.
  */
 static const struct reference references[] = {
-	{.chart = "time", .series = "article 2007: fetch_add (returns the old value)", .x = 4, .y = 0.21, .unit = "s", .ops = 4e6, .per = "increment", .per_chart = "ns"},
-	{.chart = "time", .series = "article 2007: add_fetch (returns the new value)", .x = 4, .y = 0.23, .unit = "s", .ops = 4e6, .per = "increment", .per_chart = "ns"},
-	{.chart = "time", .series = "article 2007: cas", .x = 4, .y = 0.73, .unit = "s", .ops = 4e6, .per = "increment", .per_chart = "ns"},
+	{.chart = "time",
+	 .series = "article 2007: fetch_add (returns the old value)",
+	 .x = 4,
+	 .y = 0.21,
+	 .unit = "s",
+	 .ops = 4e6,
+	 .per = "increment",
+	 .per_chart = "ns"},
+	{.chart = "time",
+	 .series = "article 2007: add_fetch (returns the new value)",
+	 .x = 4,
+	 .y = 0.23,
+	 .unit = "s",
+	 .ops = 4e6,
+	 .per = "increment",
+	 .per_chart = "ns"},
+	{.chart = "time",
+	 .series = "article 2007: cas",
+	 .x = 4,
+	 .y = 0.73,
+	 .unit = "s",
+	 .ops = 4e6,
+	 .per = "increment",
+	 .per_chart = "ns"},
 	{0}};
 
 /* cas over fetch_add in the article's table: 0.73 s / 0.21 s */
@@ -156,9 +180,8 @@ struct ai_job {
  * unused gcc makes both __sync forms `lock addq`, and the article's two
  * variants would be one instruction.
  */
-static __attribute__((noinline)) uint64_t loop_add_fetch(uint64_t *c,
-							 uint64_t n,
-							 uint64_t *runs_out)
+static __attribute__((noinline)) uint64_t
+loop_add_fetch(uint64_t *c, uint64_t n, uint64_t *runs_out)
 {
 	uint64_t sum = 0, runs = 0, prev = UINT64_MAX - 1;
 
@@ -173,9 +196,8 @@ static __attribute__((noinline)) uint64_t loop_add_fetch(uint64_t *c,
 }
 
 /* mov $1,%eax; lock xadd %rax,(%rdi): the old value, used as above */
-static __attribute__((noinline)) uint64_t loop_fetch_add(uint64_t *c,
-							 uint64_t n,
-							 uint64_t *runs_out)
+static __attribute__((noinline)) uint64_t
+loop_fetch_add(uint64_t *c, uint64_t n, uint64_t *runs_out)
 {
 	uint64_t sum = 0, runs = 0, prev = UINT64_MAX - 1;
 
@@ -234,9 +256,8 @@ static __attribute__((noinline)) void loop_c11_seq_cst(_Atomic uint64_t *c,
  * one byte into it, past the 0xf0 prefix: one thread adds without the
  * lock, several add with it.
  */
-static __attribute__((noinline)) void loop_lock_skip(uint64_t *c,
-						     const int *multi,
-						     uint64_t n)
+static __attribute__((noinline)) void
+loop_lock_skip(uint64_t *c, const int *multi, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++)
 		__asm__ volatile("cmpl $0, %1\n\t"
@@ -369,8 +390,8 @@ static void read_round(const struct ai_job *j, int round,
 	}
 	if (j->v != V_PER_THREAD)
 		final = j->shared[round].count;
-	rr->final = (double)final;
-	rr->lost = (double)total - (double)final;
+	rr->final = (double) final;
+	rr->lost = (double)total - (double) final;
 	rr->retries = (double)retries;
 	rr->runs = (double)runs;
 	rr->overlap = last > first && first_end > last_start
@@ -391,7 +412,8 @@ static void read_round(const struct ai_job *j, int round,
 struct measured {
 	double ns, seconds, lost, lost_max, final, retries, overlap, runs;
 	double cpu_share, late;
-	int took_turns; /* the loops hardly overlapped because of the scheduler */
+	int took_turns; /* the loops hardly overlapped because of the scheduler
+			 */
 };
 
 /*
@@ -404,8 +426,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	const struct ai_params *ap = ctx->params;
 	uint64_t incs = (uint64_t)ap->increments;
 	int rounds = (int)(ctx->common.warmup + ctx->common.repeat);
-	size_t stride = ((size_t)rounds * SLOT_BYTES + 4095) / 4096 * 4096 /
-			SLOT_BYTES;
+	size_t stride =
+		((size_t)rounds * SLOT_BYTES + 4095) / 4096 * 4096 / SLOT_BYTES;
 	struct ai_job j = {.v = v,
 			   .nthreads = n,
 			   .rounds = rounds,
@@ -420,7 +442,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 			       .warmup = (int)ctx->common.warmup,
 			       .repeat = (int)ctx->common.repeat,
 			       .cancel = ctx->cancel,
-			       /* start together: a thread woken late finds the counter to itself */
+			       /* start together: a thread woken late finds the
+				  counter to itself */
 			       .spin = 1};
 	struct team_result res;
 	double *ns = NULL, *lost = NULL, *finals = NULL, *retries = NULL;
@@ -436,7 +459,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		rc = -ENOMEM;
 		goto out;
 	}
-	snprintf(label, sizeof(label), "threads=%d variant=%s", n, variants[v].name);
+	snprintf(label, sizeof(label), "threads=%d variant=%s", n,
+		 variants[v].name);
 	rc = team_run(&job, ctx->topo, &res);
 	have_res = rc == 0 || rc == -ECANCELED;
 	if (have_res)
@@ -451,8 +475,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	runs = calloc((size_t)res.rounds + 1, sizeof(double));
 	share = calloc((size_t)res.rounds + 1, sizeof(double));
 	late = calloc((size_t)res.rounds + 1, sizeof(double));
-	if (!ns || !lost || !finals || !retries || !overlap || !runs || !share ||
-	    !late) {
+	if (!ns || !lost || !finals || !retries || !overlap || !runs ||
+	    !share || !late) {
 		rc = -ENOMEM;
 		goto out_res;
 	}
@@ -486,12 +510,12 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 
 	{
 		double expected = (double)n * (double)incs;
-		const char *keys[12] = {"wall_s",	"expected",
-					"final",	"lost_updates",
-					"lost_updates_max", "overlap",
-					"cpu_share",	"late_start"};
-		double vals[12] = {m->seconds, expected,    m->final,
-				   m->lost,    m->lost_max, m->overlap,
+		const char *keys[12] = {
+			"wall_s",	"expected",	    "final",
+			"lost_updates", "lost_updates_max", "overlap",
+			"cpu_share",	"late_start"};
+		double vals[12] = {m->seconds,	 expected,    m->final,
+				   m->lost,	 m->lost_max, m->overlap,
 				   m->cpu_share, m->late};
 		int nextra = 8;
 		if (v == V_CAS) {
@@ -532,14 +556,16 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		sink_point(ctx->sink, &p);
 
 		if (v != V_PLAIN && m->lost_max > 0) {
-			sink_note(ctx->sink, "warn",
-				  "%s, %d threads: the counter ended %.0f short of %.0f: an atomic increment lost updates, the kernel is wrong",
-				  variants[v].name, n, m->lost_max, expected);
+			sink_note(
+				ctx->sink, "warn",
+				"%s, %d threads: the counter ended %.0f short of %.0f: an atomic increment lost updates, the kernel is wrong",
+				variants[v].name, n, m->lost_max, expected);
 			rc = -EIO;
 		} else if (bad_sum) {
-			sink_note(ctx->sink, "warn",
-				  "%s, %d threads: the values the increments returned are not 1..%.0f each once: the kernel is wrong",
-				  variants[v].name, n, expected);
+			sink_note(
+				ctx->sink, "warn",
+				"%s, %d threads: the values the increments returned are not 1..%.0f each once: the kernel is wrong",
+				variants[v].name, n, expected);
 			rc = -EIO;
 		}
 	}
@@ -573,8 +599,9 @@ static int ai_run(struct run_ctx *ctx)
 	if (!cpus)
 		return -ENOMEM;
 	if (!HAVE_LOCK_SKIP && (ap->variants & (1u << V_LOCK_SKIP)))
-		sink_note(ctx->sink, "warn",
-			  "lock_skip: not available on this architecture (it jumps over the x86 lock prefix); skipped");
+		sink_note(
+			ctx->sink, "warn",
+			"lock_skip: not available on this architecture (it jumps over the x86 lock prefix); skipped");
 	for (int ti = 0; ti < threads->n && !rc; ti++) {
 		int n = threads->v[ti];
 		struct errinfo perr;
@@ -600,7 +627,8 @@ static int ai_run(struct run_ctx *ctx)
 			if (rc)
 				break;
 			have[v] = 1;
-			snprintf(key, sizeof(key), "ns_per_increment_%s_%d_threads",
+			snprintf(key, sizeof(key),
+				 "ns_per_increment_%s_%d_threads",
 				 variants[v].name, n);
 			sink_summary(ctx->sink, key, m[v].ns, "ns");
 		}
@@ -608,22 +636,25 @@ static int ai_run(struct run_ctx *ctx)
 			break;
 		if (have[V_CAS] && have[V_FETCH_ADD] && m[V_FETCH_ADD].ns > 0) {
 			char key[64];
-			snprintf(key, sizeof(key), "cas_over_fetch_add_%d_threads", n);
+			snprintf(key, sizeof(key),
+				 "cas_over_fetch_add_%d_threads", n);
 			sink_summary(ctx->sink, key,
 				     m[V_CAS].ns / m[V_FETCH_ADD].ns, "x");
 			snprintf(key, sizeof(key),
 				 "cas_retries_per_increment_%d_threads", n);
-			sink_summary(ctx->sink, key,
-				     m[V_CAS].retries / ((double)n *
-							 (double)ap->increments),
-				     "");
+			sink_summary(
+				ctx->sink, key,
+				m[V_CAS].retries /
+					((double)n * (double)ap->increments),
+				"");
 		}
 		if (have[V_PLAIN]) {
 			char key[64];
 			double expected = (double)n * (double)ap->increments;
-			snprintf(key, sizeof(key), "lost_updates_plain_%d_threads", n);
-			sink_summary(ctx->sink, key, 100 * m[V_PLAIN].lost / expected,
-				     "%");
+			snprintf(key, sizeof(key),
+				 "lost_updates_plain_%d_threads", n);
+			sink_summary(ctx->sink, key,
+				     100 * m[V_PLAIN].lost / expected, "%");
 		}
 	}
 	free(cpus);
@@ -657,7 +688,8 @@ static int ai_seen(const struct run_result *r, enum variant v, int n,
 	rr_point_extra(s->p, "late_start", &s->late);
 	s->took_turns = n > 1 && s->overlap < 0.5 &&
 			(s->cpu_share < 0.9 || s->late >= 0.25);
-	snprintf(label, sizeof(label), "threads=%d variant=%s", n, variants[v].name);
+	snprintf(label, sizeof(label), "threads=%d variant=%s", n,
+		 variants[v].name);
 	pl = rr_placement_find(r, label);
 	s->one_cpu = n > 1 && pl && rr_placement_distinct_cpus(pl) < 2;
 	return 1;
@@ -680,32 +712,47 @@ static void ai_point_notes(const struct run_result *r, struct verdict *v)
 				continue;
 			rr_point_extra(s.p, "expected", &expected);
 			if (s.took_turns)
-				verdict_note(v, "warn", "%s, %d threads: the loops ran at the same time for only %.0f%% of the median round (the last thread started %.0f%% into it, and one got %.0f%% of a cpu while in its loop): other processes held the cpus, the threads took turns, and this understates contention",
-					     name, n, 100 * s.overlap, 100 * s.late,
-					     100 * s.cpu_share);
+				verdict_note(
+					v, "warn",
+					"%s, %d threads: the loops ran at the same time for only %.0f%% of the median round (the last thread started %.0f%% into it, and one got %.0f%% of a cpu while in its loop): other processes held the cpus, the threads took turns, and this understates contention",
+					name, n, 100 * s.overlap, 100 * s.late,
+					100 * s.cpu_share);
 			else if (s.overlap < 0.5)
-				verdict_note(v, "info", "%s, %d threads: every thread kept its cpu (%.0f%% or more), yet the loops ran at the same time for only %.0f%% of the median round: one core kept the line until it was nearly done while the other waited, an unfair handover by the hardware",
-					     name, n, 100 * s.cpu_share, 100 * s.overlap);
-			if (k == V_FETCH_ADD && !rr_point_extra(s.p, "runs", &runs) &&
-			    runs > 0 && s.overlap >= 0.5)
-				verdict_note(v, "info", "fetch_add, %d threads: the values came back in %.0f runs, %.0f increments in a row on average: a core that holds the line mostly keeps it for the next increment too, so one increment costs far less than one line transfer",
-					     n, runs, expected / runs);
+				verdict_note(
+					v, "info",
+					"%s, %d threads: every thread kept its cpu (%.0f%% or more), yet the loops ran at the same time for only %.0f%% of the median round: one core kept the line until it was nearly done while the other waited, an unfair handover by the hardware",
+					name, n, 100 * s.cpu_share,
+					100 * s.overlap);
+			if (k == V_FETCH_ADD &&
+			    !rr_point_extra(s.p, "runs", &runs) && runs > 0 &&
+			    s.overlap >= 0.5)
+				verdict_note(
+					v, "info",
+					"fetch_add, %d threads: the values came back in %.0f runs, %.0f increments in a row on average: a core that holds the line mostly keeps it for the next increment too, so one increment costs far less than one line transfer",
+					n, runs, expected / runs);
 			if (k != V_PLAIN)
 				continue;
 			rr_point_extra(s.p, "lost_updates", &lost);
 			rr_point_extra(s.p, "lost_updates_max", &lost_max);
 			rr_point_extra(s.p, "final", &final);
 			if (lost_max > 0)
-				verdict_note(v, "info", "plain, %d threads: the counter ended at %.0f of %.0f in the median round, %.0f increments (%.1f%%) lost; up to %.0f over %d rounds: two cores read the same value and one store overwrote the other",
-					     n, final, expected, lost,
-					     expected > 0 ? 100 * lost / expected : 0,
-					     lost_max, s.p->n);
+				verdict_note(
+					v, "info",
+					"plain, %d threads: the counter ended at %.0f of %.0f in the median round, %.0f increments (%.1f%%) lost; up to %.0f over %d rounds: two cores read the same value and one store overwrote the other",
+					n, final, expected, lost,
+					expected > 0 ? 100 * lost / expected
+						     : 0,
+					lost_max, s.p->n);
 			else if (s.overlap < 0.5 || s.one_cpu)
-				verdict_note(v, "info", "plain, %d threads: no update was lost this time: the loops ran at the same time for only %.0f%% of a round (more increments make them overlap longer)",
-					     n, 100 * s.overlap);
+				verdict_note(
+					v, "info",
+					"plain, %d threads: no update was lost this time: the loops ran at the same time for only %.0f%% of a round (more increments make them overlap longer)",
+					n, 100 * s.overlap);
 			else
-				verdict_note(v, "info", "plain, %d threads: no update was lost in %d rounds although the loops overlapped for %.0f%% of a round",
-					     n, s.p->n, 100 * s.overlap);
+				verdict_note(
+					v, "info",
+					"plain, %d threads: no update was lost in %d rounds although the loops overlapped for %.0f%% of a round",
+					n, s.p->n, 100 * s.overlap);
 		}
 	}
 }
@@ -719,21 +766,27 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 {
 	const struct ai_params *ap = r->params;
 	int valid_n = 0, turns_n = 0, alone_n = 0, one_n = 0, most = 1;
-	const struct rr_point *cas = NULL, *fa = NULL, *cas1 = NULL, *fa1 = NULL;
+	const struct rr_point *cas = NULL, *fa = NULL, *cas1 = NULL,
+			      *fa1 = NULL;
 	double turns_overlap = 1, unfair_overlap = 1, plain_lost = 0;
 	struct ai_seen sc, sf;
 	char key[64];
 
-	verdict_note(v, "info", "reference, from the article (2007, not measured here): 1 million increments by 4 threads took 0.21 s with fetch_add (returns the old value), 0.23 s with add_fetch and 0.73 s with cas, %.1fx the fetch_add",
-		     ARTICLE_CAS_RATIO);
+	verdict_note(
+		v, "info",
+		"reference, from the article (2007, not measured here): 1 million increments by 4 threads took 0.21 s with fetch_add (returns the old value), 0.23 s with add_fetch and 0.73 s with cas, %.1fx the fetch_add",
+		ARTICLE_CAS_RATIO);
 	if (r->machine->nallowed > 0 && r->machine->nallowed < 2)
-		verdict_note(v, "cannot", "only 1 cpu was available to this process: the threads took turns, nothing contended and plain could not lose updates; 2 or more cpus are needed to see either");
+		verdict_note(
+			v, "cannot",
+			"only 1 cpu was available to this process: the threads took turns, nothing contended and plain could not lose updates; 2 or more cpus are needed to see either");
 	ai_point_notes(r, v);
 	for (int ti = 0; ti < ap->threads.n; ti++) {
 		int n = ap->threads.v[ti];
 		if (n > most)
 			most = n;
-		if (!ai_seen(r, V_CAS, n, &sc) || !ai_seen(r, V_FETCH_ADD, n, &sf))
+		if (!ai_seen(r, V_CAS, n, &sc) ||
+		    !ai_seen(r, V_FETCH_ADD, n, &sf))
 			continue;
 		if (n == 1) {
 			one_n = 1;
@@ -744,13 +797,16 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 		} else if (sc.took_turns || sf.took_turns) {
 			if (n > turns_n) {
 				turns_n = n;
-				turns_overlap = sc.overlap < sf.overlap ? sc.overlap : sf.overlap;
+				turns_overlap = sc.overlap < sf.overlap
+							? sc.overlap
+							: sf.overlap;
 			}
 		} else if (n > valid_n) {
 			valid_n = n;
 			cas = sc.p;
 			fa = sf.p;
-			unfair_overlap = sc.overlap < sf.overlap ? sc.overlap : sf.overlap;
+			unfair_overlap = sc.overlap < sf.overlap ? sc.overlap
+								 : sf.overlap;
 		}
 	}
 	snprintf(key, sizeof(key), "lost_updates_plain_%d_threads", most);
@@ -759,53 +815,77 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 	if (valid_n) {
 		double ratio = fa->y > 0 ? cas->y / fa->y : 0;
 		int cmp = rr_point_compare(cas, fa);
-		const struct rr_point *af = rr_point_find(r, "ns", "add_fetch", valid_n);
+		const struct rr_point *af =
+			rr_point_find(r, "ns", "add_fetch", valid_n);
 		struct strbuf tail = STRBUF_INIT;
 
 		if (plain_lost > 0)
-			strbuf_addf(&tail, "; plain lost %.0f%% of its increments with %d threads",
-				    plain_lost, most);
+			strbuf_addf(
+				&tail,
+				"; plain lost %.0f%% of its increments with %d threads",
+				plain_lost, most);
 		if (unfair_overlap < 0.5)
-			strbuf_addf(&tail, "; the loops overlapped only %.0f%%: one core mostly kept the line until it was done",
-				    100 * unfair_overlap);
+			strbuf_addf(
+				&tail,
+				"; the loops overlapped only %.0f%%: one core mostly kept the line until it was done",
+				100 * unfair_overlap);
 		if (cmp != 0)
-			verdict_headline(v, "cas was %.1f× %s than fetch_add with %d threads (the article, 2007: %.1f× slower with 4)%s",
-					 ratio >= 1 ? ratio : 1 / ratio,
-					 ratio >= 1 ? "slower" : "faster", valid_n,
-					 ARTICLE_CAS_RATIO, strbuf_str(&tail));
+			verdict_headline(
+				v,
+				"cas was %.1f× %s than fetch_add with %d threads (the article, 2007: %.1f× slower with 4)%s",
+				ratio >= 1 ? ratio : 1 / ratio,
+				ratio >= 1 ? "slower" : "faster", valid_n,
+				ARTICLE_CAS_RATIO, strbuf_str(&tail));
 		else
-			verdict_headline(v, "cas and fetch_add could not be told apart with %d threads (%.2f×, their rounds' 95%% intervals overlap; the article, 2007: cas %.1f× slower with 4)%s",
-					 valid_n, ratio, ARTICLE_CAS_RATIO,
-					 strbuf_str(&tail));
+			verdict_headline(
+				v,
+				"cas and fetch_add could not be told apart with %d threads (%.2f×, their rounds' 95%% intervals overlap; the article, 2007: cas %.1f× slower with 4)%s",
+				valid_n, ratio, ARTICLE_CAS_RATIO,
+				strbuf_str(&tail));
 		strbuf_release(&tail);
 		if (af) {
 			int c2 = rr_point_compare(af, fa);
-			verdict_note(v, "info", "add_fetch against fetch_add with %d threads: %s (the article, 2007: fetch_add 0.21 s, add_fetch 0.23 s with 4 threads, \"a little bit faster\" to return the old value)",
-				     valid_n,
-				     c2 > 0 ? "add_fetch was slower" :
-				     c2 < 0 ? "add_fetch was faster" :
-					      "the same within the rounds' spread");
+			verdict_note(
+				v, "info",
+				"add_fetch against fetch_add with %d threads: %s (the article, 2007: fetch_add 0.21 s, add_fetch 0.23 s with 4 threads, \"a little bit faster\" to return the old value)",
+				valid_n,
+				c2 > 0 ? "add_fetch was slower"
+				: c2 < 0
+					? "add_fetch was faster"
+					: "the same within the rounds' spread");
 		}
 	} else if (turns_n) {
-		verdict_headline(v, "the %d threads ran at the same time for only %.0f%% of a round (other processes held the cpus): cas against fetch_add under contention could not be measured; rerun on an idle machine",
-				 turns_n, 100 * turns_overlap);
+		verdict_headline(
+			v,
+			"the %d threads ran at the same time for only %.0f%% of a round (other processes held the cpus): cas against fetch_add under contention could not be measured; rerun on an idle machine",
+			turns_n, 100 * turns_overlap);
 	} else if (alone_n) {
-		verdict_headline(v, "the %d threads all ran on one cpu: nothing contended, so cas against fetch_add under contention could not be measured",
-				 alone_n);
+		verdict_headline(
+			v,
+			"the %d threads all ran on one cpu: nothing contended, so cas against fetch_add under contention could not be measured",
+			alone_n);
 	} else if (one_n) {
 		double ratio = fa1->y > 0 ? cas1->y / fa1->y : 0;
 		if (rr_point_compare(cas1, fa1) != 0)
-			verdict_headline(v, "with 1 thread nothing contends: cas cost %.1f× fetch_add; 2 or more threads show what sharing the counter costs",
-					 ratio);
+			verdict_headline(
+				v,
+				"with 1 thread nothing contends: cas cost %.1f× fetch_add; 2 or more threads show what sharing the counter costs",
+				ratio);
 		else
-			verdict_headline(v, "with 1 thread nothing contends: cas and fetch_add could not be told apart (%.2f×); 2 or more threads show what sharing the counter costs",
-					 ratio);
+			verdict_headline(
+				v,
+				"with 1 thread nothing contends: cas and fetch_add could not be told apart (%.2f×); 2 or more threads show what sharing the counter costs",
+				ratio);
 	} else if (plain_lost > 0) {
-		verdict_headline(v, "plain lost %.0f%% of its increments with %d threads: only atomic increments count right",
-				 plain_lost, most);
+		verdict_headline(
+			v,
+			"plain lost %.0f%% of its increments with %d threads: only atomic increments count right",
+			plain_lost, most);
 	} else {
-		verdict_headline(v, "measured %d variant(s); select cas and fetch_add to compare them with the article",
-				 __builtin_popcount(ap->variants));
+		verdict_headline(
+			v,
+			"measured %d variant(s); select cas and fetch_add to compare them with the article",
+			__builtin_popcount(ap->variants));
 	}
 }
 
@@ -820,28 +900,42 @@ static void ai_precheck(const void *params, const struct common_params *common,
 	for (int i = 0; i < ap->threads.n; i++)
 		if (ap->threads.v[i] > most)
 			most = ap->threads.v[i];
-	if (!(ap->variants & (1u << V_CAS)) || !(ap->variants & (1u << V_FETCH_ADD)))
-		verdict_note(v, "info", "cas against fetch_add, the article's comparison, needs both in variants");
+	if (!(ap->variants & (1u << V_CAS)) ||
+	    !(ap->variants & (1u << V_FETCH_ADD)))
+		verdict_note(
+			v, "info",
+			"cas against fetch_add, the article's comparison, needs both in variants");
 	if (!HAVE_LOCK_SKIP && (ap->variants & (1u << V_LOCK_SKIP)))
-		verdict_note(v, "info", "lock_skip jumps over the x86 lock prefix: not available on this architecture, it will be skipped");
+		verdict_note(
+			v, "info",
+			"lock_skip jumps over the x86 lock prefix: not available on this architecture, it will be skipped");
 	if (t->nallowed < 2) {
-		verdict_note(v, "cannot", "only 1 cpu is available to this process: the threads would take turns, nothing would contend and plain could not lose updates");
+		verdict_note(
+			v, "cannot",
+			"only 1 cpu is available to this process: the threads would take turns, nothing would contend and plain could not lose updates");
 		return;
 	}
 	if (most < 2) {
-		verdict_note(v, "warn", "with 1 thread nothing contends: threads=2 or more show what sharing the counter costs");
+		verdict_note(
+			v, "warn",
+			"with 1 thread nothing contends: threads=2 or more show what sharing the counter costs");
 		return;
 	}
 	plan = calloc((size_t)most, sizeof(int));
 	if (plan && !topo_plan(t, common->placement, common->cpus.v,
 			       common->cpus.n, most, plan, msg, sizeof(msg))) {
 		int a, b;
-		if (common->placement != PLACE_OS && topo_plan_distinct(plan, most) < 2)
-			verdict_note(v, "cannot", "the placement puts every thread on cpu %d: they would take turns and nothing would contend",
-				     plan[0]);
+		if (common->placement != PLACE_OS &&
+		    topo_plan_distinct(plan, most) < 2)
+			verdict_note(
+				v, "cannot",
+				"the placement puts every thread on cpu %d: they would take turns and nothing would contend",
+				plan[0]);
 		else if (topo_plan_siblings(t, plan, most, &a, &b))
-			verdict_note(v, "warn", "the placement puts threads on smt siblings (cpu %d and %d share a core): the counter's line stays in that core, so contention there is cheaper than between cores",
-				     a, b);
+			verdict_note(
+				v, "warn",
+				"the placement puts threads on smt siblings (cpu %d and %d share a core): the counter's line stays in that core, so contention there is cheaper than between cores",
+				a, b);
 	}
 	free(plan);
 }
@@ -881,11 +975,12 @@ static void ai_estimate(const void *params, const struct common_params *common,
 	double total = 0;
 	uint64_t most = 0;
 
-	/* a round: each thread's increments side by side, in turns where they outnumber the cpus */
+	/* a round: each thread's increments side by side, in turns where they
+	 * outnumber the cpus */
 	for (int i = 0; i < threads->n; i++) {
 		int n = threads->v[i];
-		uint64_t b = ((uint64_t)rounds * SLOT_BYTES + 4095) / 4096 * 4096 *
-			     (uint64_t)(n + 1);
+		uint64_t b = ((uint64_t)rounds * SLOT_BYTES + 4095) / 4096 *
+			     4096 * (uint64_t)(n + 1);
 		for (int v = 0; v < NVARIANTS; v++) {
 			double op = ai_op_ns(r, v, n) * 1e-9;
 			if (!(ap->variants & (1u << v)))
@@ -905,16 +1000,20 @@ static void ai_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	{.id = "cas-or-add",
 	 .title = "A CAS loop against one fetch_add",
-	 .question = "when 2 threads increment one counter, how many times slower is a compare-and-swap loop than fetch_add?",
-	 .params = "variants=fetch_add,cas threads=2 increments=2000000 repeat=3",
+	 .question =
+		 "when 2 threads increment one counter, how many times slower is a compare-and-swap loop than fetch_add?",
+	 .params =
+		 "variants=fetch_add,cas threads=2 increments=2000000 repeat=3",
 	 .unit = "x",
 	 .answer = "cas_over_fetch_add_2_threads",
 	 .chart = "ns",
-	 .article = "cas 0.73 s against fetch_add 0.23 s with 4 threads (2007): 3.2x",
+	 .article =
+		 "cas 0.73 s against fetch_add 0.23 s with 4 threads (2007): 3.2x",
 	 .article_value = 3.2},
 	{.id = "contended-add",
 	 .title = "The price of one contended increment",
-	 .question = "how many nanoseconds does one fetch_add cost when 2 threads hit the same counter?",
+	 .question =
+		 "how many nanoseconds does one fetch_add cost when 2 threads hit the same counter?",
 	 .params = "variants=fetch_add threads=2 increments=2000000 repeat=3",
 	 .unit = "ns",
 	 .answer = "ns_per_increment_fetch_add_2_threads",

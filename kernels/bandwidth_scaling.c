@@ -8,10 +8,10 @@
 
 #include "bw.h"
 #include "experiment.h"
-#include "workcost.h"
 #include "numa_mem.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "workcost.h"
 
 static const struct param_choice op_choices[] = {{"read", BW_READ},
 						 {"write", BW_WRITE},
@@ -23,8 +23,10 @@ static const enum bw_op op_of[] = {BW_READ, BW_WRITE, BW_WRITE_NT, BW_COPY};
 enum bs_placement { BS_COMPACT, BS_SPREAD, BS_SAME };
 static const struct param_choice placements[] = {
 	{"compact", BS_COMPACT}, {"spread", BS_SPREAD}, {0}};
-/* series names; BS_SAME: both asked, and they put every count on the same cpus */
-static const char *const series_of[] = {"compact", "spread", "compact = spread"};
+/* series names; BS_SAME: both asked, and they put every count on the same cpus
+ */
+static const char *const series_of[] = {"compact", "spread",
+					"compact = spread"};
 static const char *const key_of[] = {"compact", "spread", "same"};
 
 struct bs_params {
@@ -154,13 +156,15 @@ static int bs_check(const void *params, const struct common_params *common,
 	if (most > cpus_on(t, nodes)) {
 		if (nodes->n)
 			format_int_list(nodes->v, nodes->n, text, sizeof(text));
-		return errinfo_set(err, "threads",
-				   "%d threads, but the nodes %s have only %d cpus this process may use",
-				   most, text, cpus_on(t, nodes));
+		return errinfo_set(
+			err, "threads",
+			"%d threads, but the nodes %s have only %d cpus this process may use",
+			most, text, cpus_on(t, nodes));
 	}
 	buffers = needs_src(bp) + needs_dst(bp);
 	return topo_check_free(t, nodes->v, nodes->n,
-			       size * (uint64_t)most * (uint64_t)buffers, "size", err);
+			       size * (uint64_t)most * (uint64_t)buffers,
+			       "size", err);
 }
 
 /* Sorted CPUs of a plan, for comparing two plans as sets. */
@@ -175,13 +179,16 @@ static int cmp_int(const void *a, const void *b)
  */
 static int same_cpus(const struct topo *t, const struct int_list *nodes, int n)
 {
-	int *a = calloc((size_t)n + 1, sizeof(int)), *b = calloc((size_t)n + 1, sizeof(int));
+	int *a = calloc((size_t)n + 1, sizeof(int)),
+	    *b = calloc((size_t)n + 1, sizeof(int));
 	char msg[PARAM_ERR_LEN];
 	int same = 1;
 
 	if (a && b &&
-	    !topo_plan_nodes(t, PLACE_COMPACT, nodes->v, nodes->n, n, a, msg, sizeof(msg)) &&
-	    !topo_plan_nodes(t, PLACE_SPREAD, nodes->v, nodes->n, n, b, msg, sizeof(msg))) {
+	    !topo_plan_nodes(t, PLACE_COMPACT, nodes->v, nodes->n, n, a, msg,
+			     sizeof(msg)) &&
+	    !topo_plan_nodes(t, PLACE_SPREAD, nodes->v, nodes->n, n, b, msg,
+			     sizeof(msg))) {
 		qsort(a, (size_t)n, sizeof(int), cmp_int);
 		qsort(b, (size_t)n, sizeof(int), cmp_int);
 		same = !memcmp(a, b, (size_t)n * sizeof(int));
@@ -212,11 +219,13 @@ struct curve {
 	int n;
 };
 
-/* Maps size bytes for n threads; each thread's slice is touched by that thread. */
+/* Maps size bytes for n threads; each thread's slice is touched by that thread.
+ */
 static int map(size_t bytes, struct nmem_buf *b, struct run_ctx *ctx)
 {
 	char msg[PARAM_ERR_LEN];
-	struct nmem_spec s = {.len = bytes, .policy = NMEM_DEFAULT, .scope = NMEM_VMA};
+	struct nmem_spec s = {
+		.len = bytes, .policy = NMEM_DEFAULT, .scope = NMEM_VMA};
 	int rc = nmem_alloc(&s, ctx->topo, b, msg, sizeof(msg));
 
 	if (rc)
@@ -225,7 +234,8 @@ static int map(size_t bytes, struct nmem_buf *b, struct run_ctx *ctx)
 }
 
 static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
-			 const int *cpus, struct curve *curves, int *step, int steps)
+			 const int *cpus, struct curve *curves, int *step,
+			 int steps)
 {
 	const struct bs_params *bp = ctx->params;
 	size_t per = (size_t)bp->size / BW_ALIGN * BW_ALIGN;
@@ -250,8 +260,8 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 
 		if (!HAS(bp->ops, op))
 			continue;
-		snprintf(what, sizeof(what), "%s, %d threads, %s", op_choices[o].name,
-			 nthreads, series_of[placement]);
+		snprintf(what, sizeof(what), "%s, %d threads, %s",
+			 op_choices[o].name, nthreads, series_of[placement]);
 		sink_progress(ctx->sink, (*step)++, steps, what);
 		struct bw_job job = {.op = op,
 				     .nthreads = nthreads,
@@ -260,7 +270,8 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 				     .src = us ? s : NULL,
 				     .bytes = per,
 				     .passes = 1,
-				     .touch = (us && !touched_src) || (ud && !touched_dst),
+				     .touch = (us && !touched_src) ||
+					      (ud && !touched_dst),
 				     .warmup = (int)ctx->common.warmup,
 				     .repeat = (int)ctx->common.repeat,
 				     .cancel = ctx->cancel};
@@ -271,13 +282,17 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 		touched_dst |= ud;
 		if (!placed++) {
 			char label[64];
-			snprintf(label, sizeof(label), "threads=%d placement=%s", nthreads,
+			snprintf(label, sizeof(label),
+				 "threads=%d placement=%s", nthreads,
 				 series_of[placement]);
-			sink_placement(ctx->sink, label, res.team.place, res.team.nthreads);
+			sink_placement(ctx->sink, label, res.team.place,
+				       res.team.nthreads);
 		}
 		if (res.check_rc) {
-			sink_note(ctx->sink, "warn", "the %s loop gave wrong data: the kernel is wrong",
-				  op_choices[o].name);
+			sink_note(
+				ctx->sink, "warn",
+				"the %s loop gave wrong data: the kernel is wrong",
+				op_choices[o].name);
 			bw_result_free(&res);
 			rc = -EIO;
 			break;
@@ -341,14 +356,16 @@ static int bs_run(struct run_ctx *ctx)
 	}
 	for (int o = 0; o < NOPS; o++)
 		nops += HAS(bp->ops, op_of[o]);
-	/* the same cpus under both at every count: one placement, measured once */
+	/* the same cpus under both at every count: one placement, measured once
+	 */
 	if (HAS(want, BS_COMPACT) && HAS(want, BS_SPREAD) &&
 	    same_everywhere(ctx->topo, bp))
 		want = 1u << BS_SAME;
 	for (int p = 0; p < 3; p++)
 		nplace += HAS(want, p);
 	steps = nops * nplace * threads->n;
-	sink_note(ctx->sink, "info", "loops use %s; bytes counted as loaded plus stored",
+	sink_note(ctx->sink, "info",
+		  "loops use %s; bytes counted as loaded plus stored",
 		  bw_isa_names[bw_isa_best()]);
 	for (int p = 0; p < 3 && !rc; p++) {
 		if (!HAS(want, p))
@@ -356,13 +373,16 @@ static int bs_run(struct run_ctx *ctx)
 		for (int i = 0; i < threads->n && !rc; i++) {
 			char msg[PARAM_ERR_LEN];
 			int n = threads->v[i];
-			rc = topo_plan_nodes(ctx->topo, p == BS_COMPACT ? PLACE_COMPACT : PLACE_SPREAD,
-				       nodes->v, nodes->n, n, cpus, msg, sizeof(msg));
+			rc = topo_plan_nodes(
+				ctx->topo,
+				p == BS_COMPACT ? PLACE_COMPACT : PLACE_SPREAD,
+				nodes->v, nodes->n, n, cpus, msg, sizeof(msg));
 			if (rc) {
 				sink_note(ctx->sink, "warn", "%s", msg);
 				break;
 			}
-			rc = measure_point(ctx, p, n, cpus, curves, &step, steps);
+			rc = measure_point(ctx, p, n, cpus, curves, &step,
+					   steps);
 		}
 	}
 	if (!rc) {
@@ -376,16 +396,19 @@ static int bs_run(struct run_ctx *ctx)
 				if (!c->n)
 					continue;
 				sat = saturation(c, &peak, &peak_threads);
-				snprintf(key, sizeof(key), "%s_%s_peak_gbps", op_choices[o].name,
-					 key_of[p]);
+				snprintf(key, sizeof(key), "%s_%s_peak_gbps",
+					 op_choices[o].name, key_of[p]);
 				sink_summary(ctx->sink, key, peak, "GB/s");
-				snprintf(key, sizeof(key), "%s_%s_saturation_threads",
+				snprintf(key, sizeof(key),
+					 "%s_%s_saturation_threads",
 					 op_choices[o].name, key_of[p]);
 				sink_summary(ctx->sink, key, sat, "threads");
 				if (c->threads[0] == 1) {
-					snprintf(key, sizeof(key), "%s_%s_1_thread_gbps",
+					snprintf(key, sizeof(key),
+						 "%s_%s_1_thread_gbps",
 						 op_choices[o].name, key_of[p]);
-					sink_summary(ctx->sink, key, c->gbps[0], "GB/s");
+					sink_summary(ctx->sink, key, c->gbps[0],
+						     "GB/s");
 				}
 			}
 	}
@@ -407,30 +430,36 @@ static int line_of(const struct run_result *r, const char *chart,
 	return n;
 }
 
-/* "read (compact): 12.1 GB/s with 1 thread, at most 30.2 GB/s with 8; 90% of that from 6 threads on" */
+/* "read (compact): 12.1 GB/s with 1 thread, at most 30.2 GB/s with 8; 90% of
+ * that from 6 threads on" */
 static void say_line(const struct rr_point *const *l, int n, const char *op,
 		     const char *series, struct strbuf *sb)
 {
 	const struct rr_point *peak = l[0];
 	int sat = 0;
 
-	strbuf_addf(sb, "%s%s (%s): %.1f GB/s with %.0f thread%s", sb->len ? "; " : "",
-		    op, series, l[0]->y, l[0]->x, l[0]->x == 1 ? "" : "s");
+	strbuf_addf(sb, "%s%s (%s): %.1f GB/s with %.0f thread%s",
+		    sb->len ? "; " : "", op, series, l[0]->y, l[0]->x,
+		    l[0]->x == 1 ? "" : "s");
 	if (n < 2)
 		return;
 	for (int i = 1; i < n; i++)
 		if (l[i]->y > peak->y)
 			peak = l[i];
 	if (rr_point_compare(peak, l[0]) <= 0) {
-		strbuf_addf(sb, "; up to %.0f threads did no better beyond the noise",
-			    l[n - 1]->x);
+		strbuf_addf(
+			sb,
+			"; up to %.0f threads did no better beyond the noise",
+			l[n - 1]->x);
 		return;
 	}
 	for (int i = 0; i < n && !sat; i++)
 		if (l[i]->y >= 0.9 * peak->y)
 			sat = (int)l[i]->x;
-	strbuf_addf(sb, ", at most %.1f GB/s with %.0f; 90%% of that from %d thread%s on",
-		    peak->y, peak->x, sat, sat == 1 ? "" : "s");
+	strbuf_addf(
+		sb,
+		", at most %.1f GB/s with %.0f; 90%% of that from %d thread%s on",
+		peak->y, peak->x, sat, sat == 1 ? "" : "s");
 }
 
 static int placement_same(const struct run_result *r, double threads)
@@ -439,7 +468,8 @@ static int placement_same(const struct run_result *r, double threads)
 
 	snprintf(a, sizeof(a), "threads=%.0f placement=compact", threads);
 	snprintf(b, sizeof(b), "threads=%.0f placement=spread", threads);
-	return rr_placement_same_cpus(rr_placement_find(r, a), rr_placement_find(r, b));
+	return rr_placement_same_cpus(rr_placement_find(r, a),
+				      rr_placement_find(r, b));
 }
 
 /*
@@ -449,12 +479,14 @@ static int placement_same(const struct run_result *r, double threads)
 static int compare_placements(const struct run_result *r, const char *chart,
 			      struct strbuf *sb, int *n_same, int *n_tried)
 {
-	const struct rr_point *c[PARAM_MAX_LIST], *best_c = NULL, *best_s = NULL;
+	const struct rr_point *c[PARAM_MAX_LIST], *best_c = NULL,
+						  *best_s = NULL;
 	int nc = line_of(r, chart, "compact", c, PARAM_MAX_LIST);
 	double best = 0;
 
 	for (int i = 0; i < nc; i++) {
-		const struct rr_point *sp = rr_point_find(r, chart, "spread", c[i]->x);
+		const struct rr_point *sp =
+			rr_point_find(r, chart, "spread", c[i]->x);
 		if (!sp)
 			continue;
 		(*n_tried)++;
@@ -473,8 +505,10 @@ static int compare_placements(const struct run_result *r, const char *chart,
 	}
 	if (!best_c)
 		return 0;
-	strbuf_addf(sb, "; with %.0f threads %s %.1f GB/s spread against %.1f GB/s compact",
-		    best_c->x, chart, best_s->y, best_c->y);
+	strbuf_addf(
+		sb,
+		"; with %.0f threads %s %.1f GB/s spread against %.1f GB/s compact",
+		best_c->x, chart, best_s->y, best_c->y);
 	return 1;
 }
 
@@ -491,7 +525,8 @@ static void bs_describe(const struct run_result *r, struct verdict *v)
 			if (!n)
 				continue;
 			any_same_series |= p == BS_SAME;
-			/* the headline speaks of read, or of the first op measured */
+			/* the headline speaks of read, or of the first op
+			 * measured */
 			if (said && strcmp(op, op_choices[0].name))
 				continue;
 			say_line(l, n, op, series_of[p], &sb);
@@ -500,18 +535,22 @@ static void bs_describe(const struct run_result *r, struct verdict *v)
 				break;
 		}
 	if (any_same_series)
-		verdict_note(v, "info",
-			     "compact and spread put every thread count on the same cpus here (%d node%s): one placement, measured once as one series, so the placements cannot be compared",
-			     r->machine->nnodes, r->machine->nnodes == 1 ? "" : "s");
+		verdict_note(
+			v, "info",
+			"compact and spread put every thread count on the same cpus here (%d node%s): one placement, measured once as one series, so the placements cannot be compared",
+			r->machine->nnodes, r->machine->nnodes == 1 ? "" : "s");
 	int stated = 0;
 	for (int o = 0; o < NOPS && !stated; o++)
-		stated = compare_placements(r, op_choices[o].name, &sb, &n_same, &n_tried);
+		stated = compare_placements(r, op_choices[o].name, &sb, &n_same,
+					    &n_tried);
 	if (!stated && n_tried && n_same == n_tried)
-		verdict_note(v, "cannot",
-			     "compact and spread ran on the same cpus at every thread count: the two lines are one placement measured twice, and their difference is noise");
+		verdict_note(
+			v, "cannot",
+			"compact and spread ran on the same cpus at every thread count: the two lines are one placement measured twice, and their difference is noise");
 	else if (!stated && n_tried)
-		verdict_note(v, "info",
-			     "compact and spread did not differ beyond the noise at any thread count where they used different cpus");
+		verdict_note(
+			v, "info",
+			"compact and spread did not differ beyond the noise at any thread count where they used different cpus");
 	if (sb.len)
 		verdict_headline(v, "%s", strbuf_str(&sb));
 	strbuf_release(&sb);
@@ -525,20 +564,24 @@ static void bs_precheck(const void *params, const struct common_params *common,
 	int same;
 
 	(void)common;
-	if (!t || !HAS(bp->placements, BS_COMPACT) || !HAS(bp->placements, BS_SPREAD))
+	if (!t || !HAS(bp->placements, BS_COMPACT) ||
+	    !HAS(bp->placements, BS_SPREAD))
 		return;
 	same = count_same(t, bp);
 	if (same == bp->threads.n)
-		verdict_note(v, "cannot",
-			     "compact and spread put every thread count on the same cpus on this machine (%d node%s, %d cpus): the run measures one series and cannot compare the placements",
-			     t->nnodes, t->nnodes == 1 ? "" : "s", t->nallowed);
+		verdict_note(
+			v, "cannot",
+			"compact and spread put every thread count on the same cpus on this machine (%d node%s, %d cpus): the run measures one series and cannot compare the placements",
+			t->nnodes, t->nnodes == 1 ? "" : "s", t->nallowed);
 	else if (same)
-		verdict_note(v, "warn",
-			     "compact and spread use the same cpus at %d of %d thread counts: those points cannot differ",
-			     same, bp->threads.n);
+		verdict_note(
+			v, "warn",
+			"compact and spread use the same cpus at %d of %d thread counts: those points cannot differ",
+			same, bp->threads.n);
 	if (t->nnodes < 2 && same < bp->threads.n)
-		verdict_note(v, "warn",
-			     "one node: compact and spread differ only in cores and caches, not in memory controllers");
+		verdict_note(
+			v, "warn",
+			"one node: compact and spread differ only in cores and caches, not in memory controllers");
 }
 
 static void bs_estimate(const void *params, const struct common_params *common,
@@ -554,10 +597,11 @@ static void bs_estimate(const void *params, const struct common_params *common,
 	/* compact and spread on the same cpus everywhere run once */
 	for (int p = 0; p < 3; p++)
 		nplace += HAS(bp->placements, p);
-	if (t && HAS(bp->placements, BS_COMPACT) && HAS(bp->placements, BS_SPREAD) &&
-	    same_everywhere(t, bp))
+	if (t && HAS(bp->placements, BS_COMPACT) &&
+	    HAS(bp->placements, BS_SPREAD) && same_everywhere(t, bp))
 		nplace = 1;
-	/* each point: its buffers touched, then every op's rounds over every thread's buffer */
+	/* each point: its buffers touched, then every op's rounds over every
+	 * thread's buffer */
 	for (int i = 0; i < threads->n; i++) {
 		int n = threads->v[i];
 		double all = size * n, point = bufs * cost_touch_s(t, all, n);
@@ -566,10 +610,12 @@ static void bs_estimate(const void *params, const struct common_params *common,
 			if (!HAS(bp->ops, op))
 				continue;
 			point += cost_teams_s(1) +
-				 rounds * cost_stream_s(t, op == BW_READ	   ? COST_READ
-							   : op == BW_COPY ? COST_COPY
-									   : COST_WRITE,
-							all, n);
+				 rounds * cost_stream_s(
+						  t,
+						  op == BW_READ	  ? COST_READ
+						  : op == BW_COPY ? COST_COPY
+								  : COST_WRITE,
+						  all, n);
 		}
 		total += nplace * point;
 	}
@@ -581,7 +627,8 @@ static void bs_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	{.id = "second-reader",
 	 .title = "A second reader",
-	 .question = "how many GB/s do 2 threads on different cores read together, at most?",
+	 .question =
+		 "how many GB/s do 2 threads on different cores read together, at most?",
 	 .params = "threads=1-2 size=16M ops=read placements=spread repeat=3",
 	 .unit = "GB/s",
 	 .answer = "read_spread_peak_gbps",
@@ -592,8 +639,9 @@ const struct experiment exp_bandwidth_scaling = {
 	.name = "bandwidth_scaling",
 	.smoke = "threads=1-2 size=1M repeat=1 warmup=0",
 	.title = "Memory bandwidth as threads are added",
-	.summary = "Read, write and copy bandwidth for 1..N threads, packed onto "
-		   "one node or spread over the nodes: where the memory bus saturates",
+	.summary =
+		"Read, write and copy bandwidth for 1..N threads, packed onto "
+		"one node or spread over the nodes: where the memory bus saturates",
 	.section = "6.4.3",
 	.explain =
 		"One core cannot keep a memory controller busy: it has only so many "

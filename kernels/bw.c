@@ -9,8 +9,9 @@
 
 #include "stats.h"
 
-const char *const bw_op_names[] = {"read", "write", "write_nt",
-				   "write_prefetchw", "copy", "copy_nt", NULL};
+const char *const bw_op_names[] = {
+	"read", "write",   "write_nt", "write_prefetchw",
+	"copy", "copy_nt", NULL};
 const char *const bw_isa_names[] = {"sse2", "avx2", "avx512f", NULL};
 
 int bw_op_factor(enum bw_op op)
@@ -22,7 +23,8 @@ static int has_prefetchw(void)
 {
 	unsigned a, b, c, d;
 
-	/* CPUID 0x80000001 ECX bit 8: PREFETCHW (AMD's 3DNowPrefetch, Intel since Broadwell) */
+	/* CPUID 0x80000001 ECX bit 8: PREFETCHW (AMD's 3DNowPrefetch, Intel
+	 * since Broadwell) */
 	if (!__get_cpuid(0x80000001, &a, &b, &c, &d))
 		return 0;
 	return (c >> 8) & 1;
@@ -75,11 +77,11 @@ enum bw_isa bw_isa_best(void)
  * The loops. Reads and copies move BW_CHUNK bytes a turn: 32 SSE, 16
  * AVX2 or 8 AVX-512 vectors, fully unrolled; writes WTURN vectors a
  * turn from four registers (FOUR_REGS below). Reads feed four
- * accumulators so the adds never wait on each other; the sum of the words is returned so the
- * loads cannot be dropped. LAUNDER hides the pointer's progression from
- * the compiler, which would otherwise turn a store or copy loop into a
- * call to memset or memcpy (loop distribution, on at -O2), and those
- * switch to streaming stores on their own above a size.
+ * accumulators so the adds never wait on each other; the sum of the words is
+ * returned so the loads cannot be dropped. LAUNDER hides the pointer's
+ * progression from the compiler, which would otherwise turn a store or copy
+ * loop into a call to memset or memcpy (loop distribution, on at -O2), and
+ * those switch to streaming stores on their own above a size.
  */
 #define LAUNDER(p) __asm__("" : "+r"(p))
 /*
@@ -112,132 +114,146 @@ enum bw_isa bw_isa_best(void)
  */
 #define NO_CLEAN() ((void)0)
 
-#define BW_DEFINE(SFX, TGT, TGT_PFW, VT, WTURN, CLEAN, LOAD, STORE, STREAM, ADD, SET1, \
-		  ZERO)                                                         \
-	TGT static uint64_t read_##SFX(void *dst, const void *src, size_t len,  \
-				       uint64_t pat)                            \
-	{                                                                       \
-		enum { NV = BW_CHUNK / sizeof(VT) };                            \
-		const char *p = src, *end = p + len;                            \
-		VT a0 = ZERO(), a1 = ZERO(), a2 = ZERO(), a3 = ZERO();          \
-		uint64_t w[4 * sizeof(VT) / 8], sum = 0;                        \
-		(void)dst;                                                      \
-		(void)pat;                                                      \
-		for (; p < end; p += BW_CHUNK) {                                \
-			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k += 4) \
-			{                                                       \
-				a0 = ADD(a0, LOAD(p + (k + 0) * sizeof(VT)));   \
-				IN_ORDER(a0, a1, a2, a3);                       \
-				a1 = ADD(a1, LOAD(p + (k + 1) * sizeof(VT)));   \
-				IN_ORDER(a0, a1, a2, a3);                       \
-				a2 = ADD(a2, LOAD(p + (k + 2) * sizeof(VT)));   \
-				IN_ORDER(a0, a1, a2, a3);                       \
-				a3 = ADD(a3, LOAD(p + (k + 3) * sizeof(VT)));   \
-				IN_ORDER(a0, a1, a2, a3);                       \
-			}                                                       \
-		}                                                               \
-		memcpy(w, &a0, sizeof(VT));                                     \
-		memcpy((char *)w + sizeof(VT), &a1, sizeof(VT));                \
-		memcpy((char *)w + 2 * sizeof(VT), &a2, sizeof(VT));            \
-		memcpy((char *)w + 3 * sizeof(VT), &a3, sizeof(VT));            \
-		for (size_t i = 0; i < sizeof(w) / 8; i++)                      \
-			sum += w[i];                                            \
-		return sum;                                                     \
-	}                                                                       \
-	TGT static uint64_t write_##SFX(void *dst, const void *src, size_t len, \
-					uint64_t pat)                           \
-	{                                                                       \
-		char *p = dst, *end = p + len;                                  \
-		CLEAN();                                                        \
-		VT v0 = SET1((long long)pat), v1 = v0, v2 = v0, v3 = v0;        \
-		(void)src;                                                      \
-		FOUR_REGS(v1, v2, v3);                                          \
-		for (; p < end; p += WTURN * sizeof(VT)) {                      \
-			_Pragma("GCC unroll 8") for (int k = 0; k < WTURN; k += 4) { \
-				STORE(p + k * sizeof(VT), v0);                  \
-				STORE(p + (k + 1) * sizeof(VT), v1);            \
-				STORE(p + (k + 2) * sizeof(VT), v2);            \
-				STORE(p + (k + 3) * sizeof(VT), v3);            \
-			}                                                       \
-			LAUNDER(p);                                             \
-		}                                                               \
-		return 0;                                                       \
-	}                                                                       \
-	TGT static uint64_t write_nt_##SFX(void *dst, const void *src,          \
-					   size_t len, uint64_t pat)            \
-	{                                                                       \
-		char *p = dst, *end = p + len;                                  \
-		CLEAN();                                                        \
-		VT v0 = SET1((long long)pat), v1 = v0, v2 = v0, v3 = v0;        \
-		(void)src;                                                      \
-		FOUR_REGS(v1, v2, v3);                                          \
-		for (; p < end; p += WTURN * sizeof(VT)) {                      \
-			_Pragma("GCC unroll 8") for (int k = 0; k < WTURN; k += 4) { \
-				STREAM(p + k * sizeof(VT), v0);                  \
-				STREAM(p + (k + 1) * sizeof(VT), v1);            \
-				STREAM(p + (k + 2) * sizeof(VT), v2);            \
-				STREAM(p + (k + 3) * sizeof(VT), v3);            \
-			}                                                       \
-			LAUNDER(p);                                             \
-		}                                                               \
-		/* streaming stores are weakly ordered: drain them before the clock */ \
-		_mm_sfence();                                                   \
-		return 0;                                                       \
-	}                                                                       \
-	TGT_PFW static uint64_t write_pfw_##SFX(void *dst, const void *src,     \
-						size_t len, uint64_t pat)       \
-	{                                                                       \
-		enum { NV = BW_CHUNK / sizeof(VT), PER_LINE = 64 / sizeof(VT) }; \
-		char *p = dst, *end = p + len;                                  \
-		VT v = SET1((long long)pat);                                    \
-		(void)src;                                                      \
-		for (; p < end; p += BW_CHUNK) {                                \
-			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++) { \
-				if (k % PER_LINE == 0)                          \
-					__builtin_prefetch(p + PFW_DIST + k * sizeof(VT), 1, 3); \
-				STORE(p + k * sizeof(VT), v);                   \
-			}                                                       \
-			LAUNDER(p);                                             \
-		}                                                               \
-		return 0;                                                       \
-	}                                                                       \
-	TGT static uint64_t copy_##SFX(void *dst, const void *src, size_t len,  \
-				       uint64_t pat)                            \
-	{                                                                       \
-		enum { NV = BW_CHUNK / sizeof(VT) };                            \
-		char *d = dst;                                                  \
-		const char *s = src, *end = s + len;                            \
-		(void)pat;                                                      \
-		for (; s < end; s += BW_CHUNK, d += BW_CHUNK) {                 \
-			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)   \
-				STORE(d + k * sizeof(VT), LOAD(s + k * sizeof(VT))); \
-			LAUNDER(s);                                             \
-			LAUNDER(d);                                             \
-		}                                                               \
-		return 0;                                                       \
-	}                                                                       \
-	TGT static uint64_t copy_nt_##SFX(void *dst, const void *src,           \
-					  size_t len, uint64_t pat)             \
-	{                                                                       \
-		enum { NV = BW_CHUNK / sizeof(VT) };                            \
-		char *d = dst;                                                  \
-		const char *s = src, *end = s + len;                            \
-		(void)pat;                                                      \
-		for (; s < end; s += BW_CHUNK, d += BW_CHUNK) {                 \
-			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)   \
-				STREAM(d + k * sizeof(VT), LOAD(s + k * sizeof(VT))); \
-			LAUNDER(s);                                             \
-			LAUNDER(d);                                             \
-		}                                                               \
-		_mm_sfence();                                                   \
-		return 0;                                                       \
+#define BW_DEFINE(SFX, TGT, TGT_PFW, VT, WTURN, CLEAN, LOAD, STORE, STREAM,    \
+		  ADD, SET1, ZERO)                                             \
+	TGT static uint64_t read_##SFX(void *dst, const void *src, size_t len, \
+				       uint64_t pat)                           \
+	{                                                                      \
+		enum { NV = BW_CHUNK / sizeof(VT) };                           \
+		const char *p = src, *end = p + len;                           \
+		VT a0 = ZERO(), a1 = ZERO(), a2 = ZERO(), a3 = ZERO();         \
+		uint64_t w[4 * sizeof(VT) / 8], sum = 0;                       \
+		(void)dst;                                                     \
+		(void)pat;                                                     \
+		for (; p < end; p += BW_CHUNK) {                               \
+			_Pragma("GCC unroll 32") for (int k = 0; k < NV;       \
+						      k += 4)                  \
+			{                                                      \
+				a0 = ADD(a0, LOAD(p + (k + 0) * sizeof(VT)));  \
+				IN_ORDER(a0, a1, a2, a3);                      \
+				a1 = ADD(a1, LOAD(p + (k + 1) * sizeof(VT)));  \
+				IN_ORDER(a0, a1, a2, a3);                      \
+				a2 = ADD(a2, LOAD(p + (k + 2) * sizeof(VT)));  \
+				IN_ORDER(a0, a1, a2, a3);                      \
+				a3 = ADD(a3, LOAD(p + (k + 3) * sizeof(VT)));  \
+				IN_ORDER(a0, a1, a2, a3);                      \
+			}                                                      \
+		}                                                              \
+		memcpy(w, &a0, sizeof(VT));                                    \
+		memcpy((char *)w + sizeof(VT), &a1, sizeof(VT));               \
+		memcpy((char *)w + 2 * sizeof(VT), &a2, sizeof(VT));           \
+		memcpy((char *)w + 3 * sizeof(VT), &a3, sizeof(VT));           \
+		for (size_t i = 0; i < sizeof(w) / 8; i++)                     \
+			sum += w[i];                                           \
+		return sum;                                                    \
+	}                                                                      \
+	TGT static uint64_t write_##SFX(void *dst, const void *src,            \
+					size_t len, uint64_t pat)              \
+	{                                                                      \
+		char *p = dst, *end = p + len;                                 \
+		CLEAN();                                                       \
+		VT v0 = SET1((long long)pat), v1 = v0, v2 = v0, v3 = v0;       \
+		(void)src;                                                     \
+		FOUR_REGS(v1, v2, v3);                                         \
+		for (; p < end; p += WTURN * sizeof(VT)) {                     \
+			_Pragma("GCC unroll 8") for (int k = 0; k < WTURN;     \
+						     k += 4)                   \
+			{                                                      \
+				STORE(p + k * sizeof(VT), v0);                 \
+				STORE(p + (k + 1) * sizeof(VT), v1);           \
+				STORE(p + (k + 2) * sizeof(VT), v2);           \
+				STORE(p + (k + 3) * sizeof(VT), v3);           \
+			}                                                      \
+			LAUNDER(p);                                            \
+		}                                                              \
+		return 0;                                                      \
+	}                                                                      \
+	TGT static uint64_t write_nt_##SFX(void *dst, const void *src,         \
+					   size_t len, uint64_t pat)           \
+	{                                                                      \
+		char *p = dst, *end = p + len;                                 \
+		CLEAN();                                                       \
+		VT v0 = SET1((long long)pat), v1 = v0, v2 = v0, v3 = v0;       \
+		(void)src;                                                     \
+		FOUR_REGS(v1, v2, v3);                                         \
+		for (; p < end; p += WTURN * sizeof(VT)) {                     \
+			_Pragma("GCC unroll 8") for (int k = 0; k < WTURN;     \
+						     k += 4)                   \
+			{                                                      \
+				STREAM(p + k * sizeof(VT), v0);                \
+				STREAM(p + (k + 1) * sizeof(VT), v1);          \
+				STREAM(p + (k + 2) * sizeof(VT), v2);          \
+				STREAM(p + (k + 3) * sizeof(VT), v3);          \
+			}                                                      \
+			LAUNDER(p);                                            \
+		}                                                              \
+		/* streaming stores are weakly ordered: drain them before the  \
+		 * clock */                                                    \
+		_mm_sfence();                                                  \
+		return 0;                                                      \
+	}                                                                      \
+	TGT_PFW static uint64_t write_pfw_##SFX(void *dst, const void *src,    \
+						size_t len, uint64_t pat)      \
+	{                                                                      \
+		enum {                                                         \
+			NV = BW_CHUNK / sizeof(VT),                            \
+			PER_LINE = 64 / sizeof(VT)                             \
+		};                                                             \
+		char *p = dst, *end = p + len;                                 \
+		VT v = SET1((long long)pat);                                   \
+		(void)src;                                                     \
+		for (; p < end; p += BW_CHUNK) {                               \
+			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)  \
+			{                                                      \
+				if (k % PER_LINE == 0)                         \
+					__builtin_prefetch(                    \
+						p + PFW_DIST + k * sizeof(VT), \
+						1, 3);                         \
+				STORE(p + k * sizeof(VT), v);                  \
+			}                                                      \
+			LAUNDER(p);                                            \
+		}                                                              \
+		return 0;                                                      \
+	}                                                                      \
+	TGT static uint64_t copy_##SFX(void *dst, const void *src, size_t len, \
+				       uint64_t pat)                           \
+	{                                                                      \
+		enum { NV = BW_CHUNK / sizeof(VT) };                           \
+		char *d = dst;                                                 \
+		const char *s = src, *end = s + len;                           \
+		(void)pat;                                                     \
+		for (; s < end; s += BW_CHUNK, d += BW_CHUNK) {                \
+			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)  \
+				STORE(d + k * sizeof(VT),                      \
+				      LOAD(s + k * sizeof(VT)));               \
+			LAUNDER(s);                                            \
+			LAUNDER(d);                                            \
+		}                                                              \
+		return 0;                                                      \
+	}                                                                      \
+	TGT static uint64_t copy_nt_##SFX(void *dst, const void *src,          \
+					  size_t len, uint64_t pat)            \
+	{                                                                      \
+		enum { NV = BW_CHUNK / sizeof(VT) };                           \
+		char *d = dst;                                                 \
+		const char *s = src, *end = s + len;                           \
+		(void)pat;                                                     \
+		for (; s < end; s += BW_CHUNK, d += BW_CHUNK) {                \
+			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)  \
+				STREAM(d + k * sizeof(VT),                     \
+				       LOAD(s + k * sizeof(VT)));              \
+			LAUNDER(s);                                            \
+			LAUNDER(d);                                            \
+		}                                                              \
+		_mm_sfence();                                                  \
+		return 0;                                                      \
 	}
 
 #define SSE_LOAD(p) _mm_load_si128((const __m128i *)(const void *)(p))
 #define SSE_STORE(p, v) _mm_store_si128((__m128i *)(void *)(p), v)
 #define SSE_STREAM(p, v) _mm_stream_si128((__m128i *)(void *)(p), v)
-BW_DEFINE(sse2, , __attribute__((target("prfchw"))), __m128i, 4, NO_CLEAN, SSE_LOAD,
-	  SSE_STORE, SSE_STREAM, _mm_add_epi64, _mm_set1_epi64x,
+BW_DEFINE(sse2, , __attribute__((target("prfchw"))), __m128i, 4, NO_CLEAN,
+	  SSE_LOAD, SSE_STORE, SSE_STREAM, _mm_add_epi64, _mm_set1_epi64x,
 	  _mm_setzero_si128)
 
 #define AVX2_LOAD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
@@ -245,24 +261,24 @@ BW_DEFINE(sse2, , __attribute__((target("prfchw"))), __m128i, 4, NO_CLEAN, SSE_L
 #define AVX2_STREAM(p, v) _mm256_stream_si256((__m256i *)(void *)(p), v)
 BW_DEFINE(avx2, __attribute__((target("avx2"))),
 	  __attribute__((target("avx2,prfchw"))), __m256i, 4, _mm256_zeroall,
-	  AVX2_LOAD,
-	  AVX2_STORE, AVX2_STREAM, _mm256_add_epi64, _mm256_set1_epi64x,
-	  _mm256_setzero_si256)
+	  AVX2_LOAD, AVX2_STORE, AVX2_STREAM, _mm256_add_epi64,
+	  _mm256_set1_epi64x, _mm256_setzero_si256)
 
 #define AVX512_LOAD(p) _mm512_load_si512((const void *)(p))
 #define AVX512_STORE(p, v) _mm512_store_si512((void *)(p), v)
 #define AVX512_STREAM(p, v) _mm512_stream_si512((__m512i *)(void *)(p), v)
 BW_DEFINE(avx512, __attribute__((target("avx512f"))),
 	  __attribute__((target("avx512f,prfchw"))), __m512i, 8, NO_CLEAN,
-	  AVX512_LOAD,
-	  AVX512_STORE, AVX512_STREAM, _mm512_add_epi64, _mm512_set1_epi64,
-	  _mm512_setzero_si512)
+	  AVX512_LOAD, AVX512_STORE, AVX512_STREAM, _mm512_add_epi64,
+	  _mm512_set1_epi64, _mm512_setzero_si512)
 
 typedef uint64_t (*bw_fn)(void *dst, const void *src, size_t len, uint64_t pat);
 
-#define BW_ROW(SFX)                                                             \
-	{read_##SFX, write_##SFX, write_nt_##SFX, write_pfw_##SFX, copy_##SFX, \
-	 copy_nt_##SFX}
+#define BW_ROW(SFX)                                                            \
+	{                                                                      \
+		read_##SFX, write_##SFX, write_nt_##SFX, write_pfw_##SFX,      \
+			copy_##SFX, copy_nt_##SFX                              \
+	}
 static const bw_fn kernels[BW_NISA][BW_NOPS] = {BW_ROW(sse2), BW_ROW(avx2),
 						BW_ROW(avx512)};
 
@@ -330,7 +346,8 @@ static void bw_setup(void *arg, int tid)
 		r->slot[tid].rc = j->before_touch(j->arg, tid);
 	if (!j->touch)
 		return;
-	/* the owning thread writes its pages first, so they land by its policy */
+	/* the owning thread writes its pages first, so they land by its policy
+	 */
 	if (uses_src(j->op))
 		bw_fill(j->src[tid], j->bytes, (uint64_t)tid << 40);
 	if (uses_dst(j->op))
@@ -396,13 +413,15 @@ int bw_measure(const struct bw_job *job, const struct topo *t,
 	memset(res, 0, sizeof(*res));
 	if (job->op < 0 || job->op >= BW_NOPS || job->passes < 1 ||
 	    job->bytes == 0 || job->bytes % BW_CHUNK ||
-	    (uses_src(job->op) && !job->src) || (uses_dst(job->op) && !job->dst))
+	    (uses_src(job->op) && !job->src) ||
+	    (uses_dst(job->op) && !job->dst))
 		return -EINVAL;
 	if (!bw_op_supported(job->op))
 		return -ENOTSUP;
 	r.fn = kernels[bw_isa_best()][job->op];
 	/* a pattern of this job alone: a check cannot pass on a stale buffer */
-	r.pattern = 0x6e756d616c616200ull + __atomic_add_fetch(&jobs, 1, __ATOMIC_RELAXED);
+	r.pattern = 0x6e756d616c616200ull +
+		    __atomic_add_fetch(&jobs, 1, __ATOMIC_RELAXED);
 	r.slot = aligned_alloc(64, sizeof(*r.slot) * (size_t)job->nthreads);
 	if (!r.slot)
 		return -ENOMEM;
@@ -414,8 +433,8 @@ int bw_measure(const struct bw_job *job, const struct topo *t,
 		if (r.slot[i].rc && !res->setup_rc)
 			res->setup_rc = r.slot[i].rc;
 	res->check_rc = res->team.check_rc;
-	res->bytes_per_round = (double)bw_op_factor(job->op) * (double)job->bytes *
-			       job->nthreads * job->passes;
+	res->bytes_per_round = (double)bw_op_factor(job->op) *
+			       (double)job->bytes * job->nthreads * job->passes;
 	res->gbps = calloc((size_t)(res->team.rounds + 1), sizeof(double));
 	if (!res->gbps) {
 		team_result_free(&res->team);
@@ -424,11 +443,12 @@ int bw_measure(const struct bw_job *job, const struct topo *t,
 	}
 	for (int i = 0; i < res->team.rounds; i++)
 		if (res->team.seconds[i] > 0)
-			res->gbps[res->n++] =
-				res->bytes_per_round / res->team.seconds[i] / 1e9;
+			res->gbps[res->n++] = res->bytes_per_round /
+					      res->team.seconds[i] / 1e9;
 	res->median = stats_median(res->gbps, res->n);
 	if (rc)
-		bw_result_free(res); /* cancelled: nothing for the caller to free */
+		bw_result_free(
+			res); /* cancelled: nothing for the caller to free */
 out:
 	free(r.slot);
 	return rc;

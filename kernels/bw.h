@@ -60,12 +60,13 @@ void bw_fill(void *p, size_t len, uint64_t seed);
 struct bw_job {
 	enum bw_op op;
 	int nthreads;
-	const int *cpus;	/* one per thread, -1: not pinned */
-	char *const *dst;	/* per thread: where it stores (write, copy) */
-	char *const *src;	/* per thread: what it loads (read, copy) */
-	size_t bytes;		/* per thread and buffer, a multiple of BW_CHUNK */
-	int passes;		/* sweeps over the bytes per round, >= 1 */
-	int touch;		/* each thread fills its own src and dst first: first touch */
+	const int *cpus;  /* one per thread, -1: not pinned */
+	char *const *dst; /* per thread: where it stores (write, copy) */
+	char *const *src; /* per thread: what it loads (read, copy) */
+	size_t bytes;	  /* per thread and buffer, a multiple of BW_CHUNK */
+	int passes;	  /* sweeps over the bytes per round, >= 1 */
+	int touch; /* each thread fills its own src and dst first: first touch
+		    */
 	/*
 	 * Runs before the touch in each thread, e.g. to set a task memory
 	 * policy (returns 0 or -errno). May be NULL.
@@ -80,7 +81,7 @@ struct bw_result {
 	struct team_result team;
 	double *gbps; /* per timed round: declared bytes / seconds / 1e9 */
 	int n;
-	double median; /* GB/s */
+	double median;		/* GB/s */
 	double bytes_per_round; /* declared */
 	int check_rc; /* 0, or -EIO when the data after timing is wrong */
 	int setup_rc; /* 0, or the first error of before_touch */

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "experiment.h"
-#include "workcost.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
+#include "workcost.h"
 
 #define SERIES_PAIR "one data set per pair"
 #define SERIES_OWN "each thread its own data set"
@@ -83,8 +83,8 @@ static const struct chart charts[] = {
 	{0}};
 
 static const char *const summary_keys[] = {
-	"working_set", "pairs", "time_*", "split_over_shared", "separate_over_shared",
-	"cache_level", NULL};
+	"working_set",		"pairs",       "time_*", "split_over_shared",
+	"separate_over_shared", "cache_level", NULL};
 
 /* Each thread's sum, on a line (pair) of its own. */
 struct sum_slot {
@@ -94,8 +94,8 @@ struct sum_slot {
 
 struct cs_job {
 	int nthreads;
-	uint64_t **data; /* data set of each thread (pairs share one) */
-	int *owner;	 /* the thread that first touches data[t], per t */
+	uint64_t **data;    /* data set of each thread (pairs share one) */
+	int *owner;	    /* the thread that first touches data[t], per t */
 	size_t words, step; /* words in a data set; words per cache line */
 	int passes;
 	struct sum_slot *sums;
@@ -107,9 +107,8 @@ struct cs_job {
  * previous pass's sum makes every call different, so no call can be
  * merged with another even though the function only reads.
  */
-static __attribute__((noinline)) uint64_t read_lines(const uint64_t *p,
-						     size_t words, size_t step,
-						     uint64_t sum)
+static __attribute__((noinline)) uint64_t
+read_lines(const uint64_t *p, size_t words, size_t step, uint64_t sum)
 {
 	for (size_t i = 0; i < words; i += step)
 		sum += p[i];
@@ -138,8 +137,9 @@ static void cs_body(void *arg, int tid, int round)
 
 /* What one cache level looks like over the allowed cpus. */
 struct level_shape {
-	int instances, widest; /* instances over allowed cpus; most cpus in one */
-	uint64_t size;	       /* bytes of the first such instance */
+	int instances,
+		widest; /* instances over allowed cpus; most cpus in one */
+	uint64_t size;	/* bytes of the first such instance */
 };
 
 static void level_shape(const struct topo *t, int level, struct level_shape *ls)
@@ -190,16 +190,19 @@ static void describe_levels(const struct topo *t, struct strbuf *sb)
 		strbuf_addstr(sb, "no caches known");
 }
 
-/* Distinct instances of `level` among the first cpus of the pairs, and the most pairs on one. */
+/* Distinct instances of `level` among the first cpus of the pairs, and the most
+ * pairs on one. */
 static int pairs_per_cache(const struct topo *t, int level, const int *plan,
 			   int pairs)
 {
 	int most = 0;
 
 	for (int k = 0; k < pairs; k++) {
-		int c = topo_pu_cache(topo_pu_by_os(t, plan[2 * k]), level), n = 0;
+		int c = topo_pu_cache(topo_pu_by_os(t, plan[2 * k]), level),
+		    n = 0;
 		for (int q = 0; q < pairs; q++)
-			if (topo_pu_cache(topo_pu_by_os(t, plan[2 * q]), level) == c)
+			if (topo_pu_cache(topo_pu_by_os(t, plan[2 * q]),
+					  level) == c)
 				n++;
 		if (n > most)
 			most = n;
@@ -272,14 +275,15 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 		rc = -ENOMEM;
 		goto out_res;
 	}
-	/* declared bytes: every thread reads whole lines of its set, passes times */
+	/* declared bytes: every thread reads whole lines of its set, passes
+	 * times */
 	double bytes = (double)n * passes *
 		       (double)((j.words + j.step - 1) / j.step) * (double)line;
 	for (int r = 0; r < res.rounds; r++)
 		gbs[r] = bytes / res.seconds[r] / 1e9;
 	{
-		static const char *const keys[] = {"working_set", "pairs",
-						   "threads", "bytes_per_round"};
+		static const char *const keys[] = {
+			"working_set", "pairs", "threads", "bytes_per_round"};
 		double vals[] = {(double)ws, pairs, n, bytes};
 		struct point p = {.chart = "time",
 				  .series = own_data ? SERIES_OWN : SERIES_PAIR,
@@ -304,10 +308,11 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 	/* the placement is the point of the run: say so when it did not hold */
 	for (int t = 0; cpus[0] >= 0 && t < n; t++)
 		if (res.place[t].cpu_observed != cpus[t]) {
-			sink_note(ctx->sink, "warn",
-				  "%s: thread %d ran on cpu %d, not on cpu %d where it was pinned",
-				  placements[pl].name, t, res.place[t].cpu_observed,
-				  cpus[t]);
+			sink_note(
+				ctx->sink, "warn",
+				"%s: thread %d ran on cpu %d, not on cpu %d where it was pinned",
+				placements[pl].name, t,
+				res.place[t].cpu_observed, cpus[t]);
 			break;
 		}
 out_res:
@@ -335,9 +340,10 @@ static int cs_check(const void *params, const struct common_params *common,
 	(void)common;
 	if (ws > 0 && ws < 4096) {
 		snprintf(err->field, sizeof(err->field), "working_set");
-		snprintf(err->msg, sizeof(err->msg),
-			 "working_set %lld is too small: 0 (from the topology) or at least 4K",
-			 (long long)ws);
+		snprintf(
+			err->msg, sizeof(err->msg),
+			"working_set %lld is too small: 0 (from the topology) or at least 4K",
+			(long long)ws);
 		return -EINVAL;
 	}
 	for (int i = 0; t && i < t->nnodes; i++)
@@ -345,10 +351,11 @@ static int cs_check(const void *params, const struct common_params *common,
 	/* separate_data holds two data sets per pair */
 	if (ws > 0 && mem > 0 && (uint64_t)ws * 2 * (uint64_t)pairs > mem / 2) {
 		snprintf(err->field, sizeof(err->field), "working_set");
-		snprintf(err->msg, sizeof(err->msg),
-			 "working_set %lld MiB x %lld pairs x 2 is more than half of the machine's %llu MiB",
-			 (long long)(ws >> 20), (long long)pairs,
-			 (unsigned long long)(mem >> 20));
+		snprintf(
+			err->msg, sizeof(err->msg),
+			"working_set %lld MiB x %lld pairs x 2 is more than half of the machine's %llu MiB",
+			(long long)(ws >> 20), (long long)pairs,
+			(unsigned long long)(mem >> 20));
 		return -EINVAL;
 	}
 	return 0;
@@ -370,9 +377,10 @@ static int cs_run(struct run_ctx *ctx)
 	size_t ws;
 
 	if (t->nallowed < 2) {
-		sink_note(ctx->sink, "warn",
-			  "a pair of threads needs 2 cpus, but this process may use only cpu %s: nothing was measured",
-			  t->allowed_text);
+		sink_note(
+			ctx->sink, "warn",
+			"a pair of threads needs 2 cpus, but this process may use only cpu %s: nothing was measured",
+			t->allowed_text);
 		return 0;
 	}
 	if (2 * pairs > t->nallowed)
@@ -395,10 +403,12 @@ static int cs_run(struct run_ctx *ctx)
 	}
 	/* the most pairs (up to the request) that both plans can place */
 	for (; level > 0 && pairs >= 1; pairs--) {
-		have_shared = !topo_plan_pairs(t, level, PAIR_SHARED, pairs, shared,
-					       why_shared, sizeof(why_shared));
-		have_split = !topo_plan_pairs(t, level, PAIR_SPLIT, pairs, split,
-					      why_split, sizeof(why_split));
+		have_shared =
+			!topo_plan_pairs(t, level, PAIR_SHARED, pairs, shared,
+					 why_shared, sizeof(why_shared));
+		have_split =
+			!topo_plan_pairs(t, level, PAIR_SPLIT, pairs, split,
+					 why_split, sizeof(why_split));
 		if ((have_shared && have_split) || pairs == 1 ||
 		    (!contrast && (have_shared || have_split)))
 			break;
@@ -413,27 +423,31 @@ static int cs_run(struct run_ctx *ctx)
 	for (int i = 0; i < 2 * pairs; i++)
 		none[i] = -1;
 	if (pairs < want)
-		sink_note(ctx->sink, "warn",
-			  "pairs=%d needs %d cpus; the allowed cpus (%s) hold %d pair(s) as placed here: ran %d",
-			  want, 2 * want, t->allowed_text, pairs, pairs);
+		sink_note(
+			ctx->sink, "warn",
+			"pairs=%d needs %d cpus; the allowed cpus (%s) hold %d pair(s) as placed here: ran %d",
+			want, 2 * want, t->allowed_text, pairs, pairs);
 	if (!contrast) {
 		struct strbuf ran = STRBUF_INIT, skipped = STRBUF_INIT;
 		describe_levels(t, &levels);
 		for (int pl = 0; pl < NPLACEMENTS; pl++) {
-			int ok = pl == P_OS || (pl == P_SPLIT ? have_split : have_shared);
+			int ok = pl == P_OS ||
+				 (pl == P_SPLIT ? have_split : have_shared);
 			struct strbuf *to = ok ? &ran : &skipped;
 			if (!(cp->placements & (1u << pl)))
 				continue;
 			strbuf_addf(to, "%s%s", to->len ? ", " : "",
 				    placements[pl].name);
 		}
-		sink_note(ctx->sink, "warn",
-			  "shared against split needs a cache level with 2 or more instances over the allowed cpus, one of them over 2 or more cpus (e.g. 2 sockets of 2 cores each, like the 2-node numa-vm guest); here %s (allowed cpus %s). Ran instead: %s%s%s%s",
-			  strbuf_str(&levels), t->allowed_text,
-			  ran.len ? strbuf_str(&ran) : "nothing",
-			  skipped.len ? "; skipped: " : "", strbuf_str(&skipped),
-			  have_shared ? ". separate_data keeps the shared placement and gives each thread its own data set: one cache then holds two data sets instead of one, the capacity half of what split costs"
-				      : "");
+		sink_note(
+			ctx->sink, "warn",
+			"shared against split needs a cache level with 2 or more instances over the allowed cpus, one of them over 2 or more cpus (e.g. 2 sockets of 2 cores each, like the 2-node numa-vm guest); here %s (allowed cpus %s). Ran instead: %s%s%s%s",
+			strbuf_str(&levels), t->allowed_text,
+			ran.len ? strbuf_str(&ran) : "nothing",
+			skipped.len ? "; skipped: " : "", strbuf_str(&skipped),
+			have_shared
+				? ". separate_data keeps the shared placement and gives each thread its own data set: one cache then holds two data sets instead of one, the capacity half of what split costs"
+				: "");
 		strbuf_release(&ran);
 		strbuf_release(&skipped);
 	}
@@ -443,20 +457,25 @@ static int cs_run(struct run_ctx *ctx)
 		const struct topo_cache *c = NULL;
 		int per = 1;
 		if (have_shared) {
-			c = topo_cache_find(t, level,
-					    topo_pu_cache(topo_pu_by_os(t, shared[0]), level));
+			c = topo_cache_find(
+				t, level,
+				topo_pu_cache(topo_pu_by_os(t, shared[0]),
+					      level));
 			per = pairs_per_cache(t, level, shared, pairs);
 		}
 		if (c && c->size) {
-			ws = (size_t)(c->size * 3 / 4 / (uint64_t)per) & ~(size_t)4095;
-			sink_note(ctx->sink, "info",
-				  "working_set %zu KiB per pair: 3/4 of one L%d (%llu KiB), which holds %d pair(s) under shared and twice the data under split or separate_data",
-				  ws >> 10, level, (unsigned long long)c->size >> 10,
-				  per);
+			ws = (size_t)(c->size * 3 / 4 / (uint64_t)per) &
+			     ~(size_t)4095;
+			sink_note(
+				ctx->sink, "info",
+				"working_set %zu KiB per pair: 3/4 of one L%d (%llu KiB), which holds %d pair(s) under shared and twice the data under split or separate_data",
+				ws >> 10, level,
+				(unsigned long long)c->size >> 10, per);
 		} else {
 			ws = 8u << 20;
-			sink_note(ctx->sink, "warn",
-				  "working_set: no shared cache size is known here, so 8 MiB per pair");
+			sink_note(
+				ctx->sink, "warn",
+				"working_set: no shared cache size is known here, so 8 MiB per pair");
 		}
 		if (ws < 4096)
 			ws = 4096;
@@ -466,24 +485,30 @@ static int cs_run(struct run_ctx *ctx)
 	sink_summary(ctx->sink, "working_set", (double)ws, "bytes");
 	sink_summary(ctx->sink, "pairs", pairs, "pairs");
 	sink_summary(ctx->sink, "cache_level", level, "");
-	sink_note(ctx->sink, "info",
-		  "data read from memory is not measured: that needs the memory controller's counters, which numalab does not read; rate is what the threads read, from cache or memory");
+	sink_note(
+		ctx->sink, "info",
+		"data read from memory is not measured: that needs the memory controller's counters, which numalab does not read; rate is what the threads read, from cache or memory");
 
 	for (int k = 0; k < NPLACEMENTS && !rc; k++) {
 		enum placement pl = (enum placement)k;
-		const int *cpus = pl == P_SPLIT ? split : pl == P_OS ? none : shared;
-		int ok = pl == P_OS || (pl == P_SPLIT ? have_split : have_shared);
+		const int *cpus = pl == P_SPLIT ? split
+				  : pl == P_OS	? none
+						: shared;
+		int ok = pl == P_OS ||
+			 (pl == P_SPLIT ? have_split : have_shared);
 		char key[64];
 
 		if (!(cp->placements & (1u << pl)))
 			continue;
 		sink_progress(ctx->sink, step++, nset, placements[pl].name);
 		if (!ok) {
-			sink_note(ctx->sink, "warn", "%s: skipped: %s", placements[pl].name,
+			sink_note(ctx->sink, "warn", "%s: skipped: %s",
+				  placements[pl].name,
 				  pl == P_SPLIT ? why_split : why_shared);
 			continue;
 		}
-		rc = measure(ctx, pl, cpus, pairs, ws, pl == P_SEPARATE, &r[pl]);
+		rc = measure(ctx, pl, cpus, pairs, ws, pl == P_SEPARATE,
+			     &r[pl]);
 		if (rc)
 			break;
 		done[pl] = 1;
@@ -523,8 +548,10 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 {
 	const struct cs_params *cp = r->params;
 	const struct machine_facts *m = r->machine;
-	const struct rr_point *shared = rr_point_find_label(r, "time", SERIES_PAIR, "shared");
-	const struct rr_point *split = rr_point_find_label(r, "time", SERIES_PAIR, "split");
+	const struct rr_point *shared =
+		rr_point_find_label(r, "time", SERIES_PAIR, "shared");
+	const struct rr_point *split =
+		rr_point_find_label(r, "time", SERIES_PAIR, "split");
 	const struct rr_point *separate =
 		rr_point_find_label(r, "time", SERIES_OWN, "separate_data");
 	double pairs = 1, ws = 0, level = 0;
@@ -534,37 +561,50 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 	rr_summary_get(r, "working_set", &ws);
 	rr_summary_get(r, "cache_level", &level);
 	if ((cp->placements & (1u << P_SPLIT)) && !split && r->complete)
-		verdict_note(v, "cannot",
-			     "what splitting a pair across caches costs could not be shown: %s",
-			     why_not(m, P_SPLIT));
+		verdict_note(
+			v, "cannot",
+			"what splitting a pair across caches costs could not be shown: %s",
+			why_not(m, P_SPLIT));
 	if ((cp->placements & (1u << P_SHARED)) && !shared && r->complete &&
 	    m->nallowed >= 2)
 		verdict_note(v, "cannot", "shared could not be measured: %s",
 			     why_not(m, P_SHARED));
 	if (!r->npoints) {
-		verdict_headline(v, m->nallowed < 2
-					    ? "nothing to measure: cache sharing needs at least 2 cpus (4, under two caches, to compare placements)"
-					    : "nothing was measured");
+		verdict_headline(
+			v,
+			m->nallowed < 2
+				? "nothing to measure: cache sharing needs at least 2 cpus (4, under two caches, to compare placements)"
+				: "nothing was measured");
 		return;
 	}
 	if (shared && other) {
 		double x = other->y / shared->y;
 		int c = rr_point_compare(other, shared);
 		if (other == split && c)
-			verdict_headline(v, "%.0f pair(s) reading %.0f KiB each took %.2f× %s split across L%.0f caches than with each pair under one",
-					 pairs, ws / 1024, x >= 1 ? x : 1 / x,
-					 x >= 1 ? "longer" : "less time", level);
+			verdict_headline(
+				v,
+				"%.0f pair(s) reading %.0f KiB each took %.2f× %s split across L%.0f caches than with each pair under one",
+				pairs, ws / 1024, x >= 1 ? x : 1 / x,
+				x >= 1 ? "longer" : "less time", level);
 		else if (other == split)
-			verdict_headline(v, "%.0f pair(s) reading %.0f KiB each took the same time split across L%.0f caches as under one, within the noise (%.2f×)",
-					 pairs, ws / 1024, level, x);
+			verdict_headline(
+				v,
+				"%.0f pair(s) reading %.0f KiB each took the same time split across L%.0f caches as under one, within the noise (%.2f×)",
+				pairs, ws / 1024, level, x);
 		else if (c)
-			verdict_headline(v, "%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took %.2f× the time of one per pair (%.0f KiB each)",
-					 split ? "" : "no pair was split across caches; ",
-					 pairs, level, x, ws / 1024);
+			verdict_headline(
+				v,
+				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took %.2f× the time of one per pair (%.0f KiB each)",
+				split ? ""
+				      : "no pair was split across caches; ",
+				pairs, level, x, ws / 1024);
 		else
-			verdict_headline(v, "%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took the same time as one per pair, within the noise (%.2f×, %.0f KiB each)",
-					 split ? "" : "no pair was split across caches; ",
-					 pairs, level, x, ws / 1024);
+			verdict_headline(
+				v,
+				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took the same time as one per pair, within the noise (%.2f×, %.0f KiB each)",
+				split ? ""
+				      : "no pair was split across caches; ",
+				pairs, level, x, ws / 1024);
 		return;
 	}
 	for (int k = 0; k < r->npoints; k++) {
@@ -573,9 +613,10 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 		if (strcmp(t->chart, "time"))
 			continue;
 		rate = rr_point_find_label(r, "rate", t->series, t->x_label);
-		verdict_headline(v, "%s: %.3g s per round, %.1f GB/s read%s", t->x_label,
-				 t->y, rate ? rate->y : 0,
-				 split ? "" : " (no pair was split across caches)");
+		verdict_headline(v, "%s: %.3g s per round, %.1f GB/s read%s",
+				 t->x_label, t->y, rate ? rate->y : 0,
+				 split ? ""
+				       : " (no pair was split across caches)");
 		break;
 	}
 }
@@ -599,15 +640,20 @@ static void cs_precheck(const void *params, const struct common_params *common,
 				break;
 		}
 	shared_ok = t->nallowed >= 2 && level > 0 &&
-		    !topo_plan_pairs(t, level, PAIR_SHARED, 1, plan, msg, sizeof(msg));
+		    !topo_plan_pairs(t, level, PAIR_SHARED, 1, plan, msg,
+				     sizeof(msg));
 	split_ok = t->nallowed >= 2 && level > 0 && topo_pair_level(t) > 0 &&
-		   !topo_plan_pairs(t, level, PAIR_SPLIT, 1, plan, msg, sizeof(msg));
+		   !topo_plan_pairs(t, level, PAIR_SPLIT, 1, plan, msg,
+				    sizeof(msg));
 	if ((cp->placements & (1u << P_SPLIT)) && !split_ok)
+		verdict_note(
+			v, "cannot",
+			"split: what splitting a pair across caches costs cannot be shown here: %s",
+			why_not(&m, P_SPLIT));
+	if ((cp->placements & ((1u << P_SHARED) | (1u << P_SEPARATE))) &&
+	    !shared_ok)
 		verdict_note(v, "cannot",
-			     "split: what splitting a pair across caches costs cannot be shown here: %s",
-			     why_not(&m, P_SPLIT));
-	if ((cp->placements & ((1u << P_SHARED) | (1u << P_SEPARATE))) && !shared_ok)
-		verdict_note(v, "cannot", "shared and separate_data cannot run here: %s",
+			     "shared and separate_data cannot run here: %s",
 			     why_not(&m, P_SHARED));
 }
 
@@ -637,16 +683,18 @@ static void cs_estimate(const void *params, const struct common_params *common,
 	 * memory's rate at worst (split and separate_data miss the cache).
 	 */
 	*bytes = (uint64_t)(2 * pairs * ws);
-	*seconds = nset * (cost_teams_s(1) + cost_touch_s(t, n * ws, n) +
-			   cost_stream_s(t, COST_WRITE, n * ws, n) +
-			   rounds * cost_stream_s(t, COST_READ, n * ws * passes, n));
+	*seconds = nset *
+		   (cost_teams_s(1) + cost_touch_s(t, n * ws, n) +
+		    cost_stream_s(t, COST_WRITE, n * ws, n) +
+		    rounds * cost_stream_s(t, COST_READ, n * ws * passes, n));
 }
 
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
 	{.id = "split-pair",
 	 .title = "A pair split across caches",
-	 .question = "how many times longer does a pair of threads take when its two threads do not share a cache?",
+	 .question =
+		 "how many times longer does a pair of threads take when its two threads do not share a cache?",
 	 .params = "pairs=1 passes=4 repeat=3",
 	 .unit = "x",
 	 .answer = "split_over_shared",

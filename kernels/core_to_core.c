@@ -22,7 +22,8 @@ struct c2c_params {
 	int64_t round_trips;
 };
 
-/* Up to this many cpus the default measures every ordered pair; above, a few of each relation. */
+/* Up to this many cpus the default measures every ordered pair; above, a few of
+ * each relation. */
 #define C2C_ALL_UP_TO 16
 
 static int pairs_text(const char *text, void *field, char *norm, size_t len,
@@ -100,18 +101,18 @@ static const struct chart charts[] = {
 
 static const char *const summary_keys[] = {"round_trip_ns_*", NULL};
 
-/* How close two CPUs are, by the plan's relation_kind: bar labels, summary keys, phrases. */
+/* How close two CPUs are, by the plan's relation_kind: bar labels, summary
+ * keys, phrases. */
 enum relation { R_SMT, R_L2, R_L3, R_PACKAGE, R_OTHER, NRELATIONS };
 static const char *const relation_names[] = {
-	"smt siblings", "shared L2", "shared L3", "same package, no shared cache",
-	"other package"};
+	"smt siblings", "shared L2", "shared L3",
+	"same package, no shared cache", "other package"};
 static const char *const relation_keys[] = {"smt", "shared_l2", "shared_l3",
 					    "same_package", "other_package"};
 static const char *const relation_phrases[] = {
 	"between smt siblings", "between cores sharing an L2",
 	"between cores sharing an L3",
-	"between cores of one package that share no cache",
-	"between packages"};
+	"between cores of one package that share no cache", "between packages"};
 
 static enum relation relation(const struct topo_pu *a, const struct topo_pu *b)
 {
@@ -151,7 +152,8 @@ static void class_key(const struct relation_class *c, char *buf, size_t len)
 		snprintf(buf, len, "round_trip_ns_%s", relation_keys[c->kind]);
 }
 
-/* How a sentence names the pairs of a bar's label: "between packages at distance 21". */
+/* How a sentence names the pairs of a bar's label: "between packages at
+ * distance 21". */
 static void label_phrase(const char *label, char *buf, size_t len)
 {
 	for (int k = 0; k < NRELATIONS; k++) {
@@ -166,7 +168,8 @@ static void label_phrase(const char *label, char *buf, size_t len)
 			snprintf(buf, len, "%s at numa distance %d",
 				 relation_phrases[k], d);
 		else if (!strcmp(rest, ", another node"))
-			snprintf(buf, len, "%s on two nodes", relation_phrases[k]);
+			snprintf(buf, len, "%s on two nodes",
+				 relation_phrases[k]);
 		else
 			snprintf(buf, len, "%s", relation_phrases[k]);
 		return;
@@ -210,7 +213,8 @@ static __attribute__((noinline)) void ping(_Atomic uint64_t *line,
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t v = base + 2 * i;
 		atomic_store_explicit(line, v + 1, memory_order_release);
-		while (atomic_load_explicit(line, memory_order_acquire) != v + 2)
+		while (atomic_load_explicit(line, memory_order_acquire) !=
+		       v + 2)
 			;
 	}
 }
@@ -221,7 +225,8 @@ static __attribute__((noinline)) void pong(_Atomic uint64_t *line,
 {
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t v = base + 2 * i;
-		while (atomic_load_explicit(line, memory_order_acquire) != v + 1)
+		while (atomic_load_explicit(line, memory_order_acquire) !=
+		       v + 1)
 			;
 		atomic_store_explicit(line, v + 2, memory_order_release);
 	}
@@ -261,17 +266,19 @@ static int c2c_check(const void *params, const struct common_params *common,
 		const struct topo_pu *p = topo_pu_by_os(t, cpus->v[i]);
 		if (!p || !p->allowed) {
 			snprintf(err->field, sizeof(err->field), "cpus");
-			snprintf(err->msg, sizeof(err->msg),
-				 "cpu %d is not available to this process (allowed: %s)",
-				 cpus->v[i], t->allowed_text);
+			snprintf(
+				err->msg, sizeof(err->msg),
+				"cpu %d is not available to this process (allowed: %s)",
+				cpus->v[i], t->allowed_text);
 			return -EINVAL;
 		}
 	}
 	if (cpus->n < 2) {
 		snprintf(err->field, sizeof(err->field), "cpus");
-		snprintf(err->msg, sizeof(err->msg),
-			 "a round trip needs 2 cpus, but 'cpus' lists only cpu %d",
-			 cpus->v[0]);
+		snprintf(
+			err->msg, sizeof(err->msg),
+			"a round trip needs 2 cpus, but 'cpus' lists only cpu %d",
+			cpus->v[0]);
 		return -EINVAL;
 	}
 	return 0;
@@ -411,44 +418,62 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 		    pl->t[i].cpu_observed != pl->t[i].cpu_requested)
 			moved++;
 	if (moved)
-		verdict_note(v, "warn", "%d of the cpus measured ran elsewhere than pinned at least once: the pairs are grouped by the cpus asked for, so their relations may not be the ones that ran",
-			     moved);
+		verdict_note(
+			v, "warn",
+			"%d of the cpus measured ran elsewhere than pinned at least once: the pairs are grouped by the cpus asked for, so their relations may not be the ones that ran",
+			moved);
 	if (r->machine->vm == 1)
-		verdict_note(v, "info", "on a virtual machine the cpus are threads of the host, which may place and pause them anywhere: the relations are the ones the guest sees");
+		verdict_note(
+			v, "info",
+			"on a virtual machine the cpus are threads of the host, which may place and pause them anywhere: the relations are the ones the guest sees");
 	if (cp && cp->pairs.mode != PAIRS_ALL && pl && pl->n >= 2 &&
 	    measured_cells(r) > 0)
-		verdict_note(v, "info", "%d of the %ld ordered pairs were measured (%s): the empty cells of the matrix were not measured",
-			     measured_cells(r), (long)pl->n * (pl->n - 1),
-			     cp->pairs.mode == PAIRS_BY_RELATION
-				     ? "a few of each relation, spread over the machine"
-				     : "a sample spread evenly over the matrix");
+		verdict_note(
+			v, "info",
+			"%d of the %ld ordered pairs were measured (%s): the empty cells of the matrix were not measured",
+			measured_cells(r), (long)pl->n * (pl->n - 1),
+			cp->pairs.mode == PAIRS_BY_RELATION
+				? "a few of each relation, spread over the machine"
+				: "a sample spread evenly over the matrix");
 	for (int k = 0; k < nbars; k++) {
 		label_phrase(bar[k]->x_label, phrase, sizeof(phrase));
-		strbuf_addf(&text, "%s%.0f ns %s", k ? ", " : "", bar[k]->y, phrase);
-		strbuf_addf(&spread, "%s%s %.0f-%.0f ns (%d pair%s)", k ? "; " : "",
-			    bar[k]->x_label, bar[k]->min, bar[k]->max, bar[k]->n,
-			    bar[k]->n == 1 ? "" : "s");
+		strbuf_addf(&text, "%s%.0f ns %s", k ? ", " : "", bar[k]->y,
+			    phrase);
+		strbuf_addf(&spread, "%s%s %.0f-%.0f ns (%d pair%s)",
+			    k ? "; " : "", bar[k]->x_label, bar[k]->min,
+			    bar[k]->max, bar[k]->n, bar[k]->n == 1 ? "" : "s");
 		if (k > 0 && rr_point_compare(bar[k], bar[k - 1]) == 0)
-			verdict_note(v, "info", "pairs %s and pairs %s cannot be told apart here: their round trips overlap",
-				     last_phrase, phrase);
+			verdict_note(
+				v, "info",
+				"pairs %s and pairs %s cannot be told apart here: their round trips overlap",
+				last_phrase, phrase);
 		snprintf(last_phrase, sizeof(last_phrase), "%s", phrase);
 	}
 	if (nbars > 1)
-		verdict_note(v, "info", "the spread over the pairs of each relation: %s",
+		verdict_note(v, "info",
+			     "the spread over the pairs of each relation: %s",
 			     strbuf_str(&spread));
 	if (nbars == 1) {
-		verdict_headline(v, "one cache line took %.0f ns to go there and back %s (median of %d ordered pair%s, %.0f-%.0f ns)",
-				 bar[0]->y, last_phrase, bar[0]->n,
-				 bar[0]->n == 1 ? "" : "s", bar[0]->min,
-				 bar[0]->max);
-		verdict_note(v, "info", "every pair measured was %s: nothing closer or farther was there to compare with",
-			     last_phrase);
+		verdict_headline(
+			v,
+			"one cache line took %.0f ns to go there and back %s (median of %d ordered pair%s, %.0f-%.0f ns)",
+			bar[0]->y, last_phrase, bar[0]->n,
+			bar[0]->n == 1 ? "" : "s", bar[0]->min, bar[0]->max);
+		verdict_note(
+			v, "info",
+			"every pair measured was %s: nothing closer or farther was there to compare with",
+			last_phrase);
 	} else if (nbars > 1) {
-		verdict_headline(v, "round trip of one cache line: %s", strbuf_str(&text));
+		verdict_headline(v, "round trip of one cache line: %s",
+				 strbuf_str(&text));
 	} else if (pl && pl->n < 2) {
-		verdict_headline(v, "nothing to measure: a cache line can only travel between 2 or more cpus");
+		verdict_headline(
+			v,
+			"nothing to measure: a cache line can only travel between 2 or more cpus");
 	} else {
-		verdict_headline(v, "no pair was measured to the end: no round trip to report");
+		verdict_headline(
+			v,
+			"no pair was measured to the end: no round trip to report");
 	}
 	strbuf_release(&text);
 	strbuf_release(&spread);
@@ -474,8 +499,10 @@ static void c2c_precheck(const void *params, const struct common_params *common,
 				list[n++] = t->pu[i].os;
 	}
 	if (n < 2) {
-		verdict_note(v, "cannot", "a round trip needs 2 cpus, but only %d %s available to this run: nothing can be measured",
-			     n, n == 1 ? "is" : "are");
+		verdict_note(
+			v, "cannot",
+			"a round trip needs 2 cpus, but only %d %s available to this run: nothing can be measured",
+			n, n == 1 ? "is" : "are");
 		free(list);
 		return;
 	}
@@ -490,8 +517,10 @@ static void c2c_precheck(const void *params, const struct common_params *common,
 			}
 		}
 	if (nkinds == 1)
-		verdict_note(v, "info", "every pair of these cpus is %s: the matrix will show one kind of pair, with nothing closer or farther to compare",
-			     relation_phrases[only]);
+		verdict_note(
+			v, "info",
+			"every pair of these cpus is %s: the matrix will show one kind of pair, with nothing closer or farther to compare",
+			relation_phrases[only]);
 	free(list);
 }
 
@@ -521,7 +550,7 @@ static int c2c_run(struct run_ctx *ctx)
 	double *ns = calloc((size_t)samples + 1, sizeof(double));
 	double **by = NULL;
 	struct thread_place *place = NULL;
-	char (*labels)[64] = NULL;
+	char(*labels)[64] = NULL;
 	_Atomic uint64_t *line = NULL;
 	long every, p;
 	int n, rc;
@@ -542,7 +571,8 @@ static int c2c_run(struct run_ctx *ctx)
 		goto out;
 	}
 	for (int c = 0; c < plan.nclasses; c++)
-		if (!(by[c] = calloc((size_t)plan.cls[c].planned + 1, sizeof(double)))) {
+		if (!(by[c] = calloc((size_t)plan.cls[c].planned + 1,
+				     sizeof(double)))) {
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -555,9 +585,10 @@ static int c2c_run(struct run_ctx *ctx)
 		char self[64];
 
 		cpu_label(t, only, self, sizeof(self));
-		sink_note(ctx->sink, "warn",
-			  "a round trip needs 2 cpus, but this process may use only cpu %s: nothing was measured (run it on a machine, or under a cpu mask, with 2 or more)",
-			  t->allowed_text);
+		sink_note(
+			ctx->sink, "warn",
+			"a round trip needs 2 cpus, but this process may use only cpu %s: nothing was measured (run it on a machine, or under a cpu mask, with 2 or more)",
+			t->allowed_text);
 		if (n)
 			emit_diagonal(ctx, n, labels);
 		team_describe(t, 0, only, only, &place[0]);
@@ -578,7 +609,8 @@ static int c2c_run(struct run_ctx *ctx)
 		struct stats s;
 		int got = 0, obs[2];
 
-		/* a new page before the old one goes: no pair times a line another left behind */
+		/* a new page before the old one goes: no pair times a line
+		 * another left behind */
 		free(line);
 		line = fresh;
 		if (!line) {
@@ -587,9 +619,11 @@ static int c2c_run(struct run_ctx *ctx)
 		}
 		if (p % every == 0) {
 			char what[160];
-			snprintf(what, sizeof(what), "%s -> %s (%s)", labels[pr->row],
-				 labels[pr->col], plan.cls[pr->cls].name);
-			sink_progress(ctx->sink, (double)p, (double)plan.npairs, what);
+			snprintf(what, sizeof(what), "%s -> %s (%s)",
+				 labels[pr->row], labels[pr->col],
+				 plan.cls[pr->cls].name);
+			sink_progress(ctx->sink, (double)p, (double)plan.npairs,
+				      what);
 		}
 		rc = measure_pair(ctx, line, pr->a, pr->b, ns, &got, obs);
 		if (rc)
@@ -599,9 +633,11 @@ static int c2c_run(struct run_ctx *ctx)
 		if (seen[pr->col] < 0)
 			seen[pr->col] = obs[1];
 		if (obs[0] != pr->a || obs[1] != pr->b)
-			sink_note(ctx->sink, "warn",
-				  "%s -> %s: the threads ran on cpu %d and %d, not where they were pinned",
-				  labels[pr->row], labels[pr->col], obs[0], obs[1]);
+			sink_note(
+				ctx->sink, "warn",
+				"%s -> %s: the threads ran on cpu %d and %d, not where they were pinned",
+				labels[pr->row], labels[pr->col], obs[0],
+				obs[1]);
 		stats_compute(ns, got, &s);
 		c.value = s.median;
 		c.samples = ns;
@@ -615,7 +651,8 @@ static int c2c_run(struct run_ctx *ctx)
 	sink_placement(ctx->sink, "cpus measured", place, n);
 	if (rc)
 		goto out;
-	sink_progress(ctx->sink, (double)plan.npairs, (double)plan.npairs, "done");
+	sink_progress(ctx->sink, (double)plan.npairs, (double)plan.npairs,
+		      "done");
 	emit_relations(ctx, &plan, by, nby);
 out:
 	for (int c = 0; by && c < plan.nclasses; c++)
@@ -666,7 +703,8 @@ static void c2c_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	{.id = "round-trip",
 	 .title = "A cache line's round trip",
-	 .question = "how many nanoseconds does one cache line take to go to another core and back?",
+	 .question =
+		 "how many nanoseconds does one cache line take to go to another core and back?",
 	 .params = "samples=40 round_trips=500",
 	 .unit = "ns",
 	 .answer = "round_trip_ns_*",
@@ -677,9 +715,10 @@ const struct experiment exp_core_to_core = {
 	.name = "core_to_core",
 	.smoke = "samples=2 round_trips=10 warmup=0",
 	.title = "Core-to-core latency",
-	.summary = "Two pinned threads pass one cache line back and forth: the "
-		   "round trip between pairs of CPUs, as a matrix, by what they "
-		   "share",
+	.summary =
+		"Two pinned threads pass one cache line back and forth: the "
+		"round trip between pairs of CPUs, as a matrix, by what they "
+		"share",
 	.section = "6.4",
 	.explain =
 		"Two threads, pinned to two CPUs, share one cache line and "

@@ -1,7 +1,7 @@
 /* experiment.c - params every experiment shares, and parsing a request for one */
 #include "experiment.h"
-#include "rates.h"
 #include "lesson.h"
+#include "rates.h"
 #include "record.h"
 #include "strvec.h"
 #include "verdict_mem.h"
@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct param_choice strategies[] = {
-	{"spread", PLACE_SPREAD}, {"compact", PLACE_COMPACT}, {"os", PLACE_OS}, {0}};
+static const struct param_choice strategies[] = {{"spread", PLACE_SPREAD},
+						 {"compact", PLACE_COMPACT},
+						 {"os", PLACE_OS},
+						 {0}};
 
 const struct param placement_params[] = {
 	{.name = "cpus",
@@ -62,8 +64,8 @@ const struct experiment *experiment_find(const char *name)
 }
 
 /* Trims a PARAM_F_CPUS default ("1-4") to the CPUs the machine allows. */
-static void trim_default(const struct param *p, const struct topo *t,
-			 char *buf, size_t len)
+static void trim_default(const struct param *p, const struct topo *t, char *buf,
+			 size_t len)
 {
 	int32_t v[PARAM_MAX_LIST];
 	char msg[PARAM_ERR_LEN];
@@ -123,9 +125,10 @@ static int over_limit(const struct experiment *exp, struct errinfo *err)
 
 	if (n <= PARAM_MAX_PER_EXP)
 		return 0;
-	return errinfo_set(err, NULL,
-			   "experiment '%s' takes %d parameters with the common ones, over the limit of %d (PARAM_MAX_PER_EXP)",
-			   exp->name, n, PARAM_MAX_PER_EXP);
+	return errinfo_set(
+		err, NULL,
+		"experiment '%s' takes %d parameters with the common ones, over the limit of %d (PARAM_MAX_PER_EXP)",
+		exp->name, n, PARAM_MAX_PER_EXP);
 }
 
 static int own_row(const struct experiment *exp, const struct param *p)
@@ -187,8 +190,8 @@ static int parse_tables(const struct experiment *exp, const struct topo *t,
 	common->placement = PLACE_SPREAD;
 	memset(params, 0, exp->params_size);
 	for (int i = 0; i < pv->n; i++)
-		param_store(&pv->v[i], own_row(exp, pv->v[i].p) ? params
-								: (void *)common);
+		param_store(&pv->v[i],
+			    own_row(exp, pv->v[i].p) ? params : (void *)common);
 	return 0;
 }
 
@@ -214,18 +217,19 @@ static int check_cpus(const struct experiment *exp, const struct topo *t,
 			if (most > PARAM_MAX_LIST)
 				most = PARAM_MAX_LIST;
 			rc = topo_plan(t, common->placement, common->cpus.v,
-				       common->cpus.n, (int)most, plan, err->msg,
-				       sizeof(err->msg));
+				       common->cpus.n, (int)most, plan,
+				       err->msg, sizeof(err->msg));
 			if (rc) {
 				snprintf(err->field, sizeof(err->field), "%s",
 					 common->cpus.n ? "cpus" : v->p->name);
 				return rc;
 			}
 		} else if (most > t->nallowed) {
-			return errinfo_set(err, v->p->name,
-					   "'%s' asks for %lld threads, but only %d cpus are available to this process (allowed: %s)",
-					   v->p->name, (long long)most, t->nallowed,
-					   t->allowed_text);
+			return errinfo_set(
+				err, v->p->name,
+				"'%s' asks for %lld threads, but only %d cpus are available to this process (allowed: %s)",
+				v->p->name, (long long)most, t->nallowed,
+				t->allowed_text);
 		}
 	}
 	return 0;
@@ -243,7 +247,8 @@ int experiment_parse(const struct experiment *exp, const struct topo *t,
 	if (!common)
 		common = own_common = malloc(sizeof(*common));
 	if (!params)
-		params = own_params = calloc(1, exp->params_size ? exp->params_size : 1);
+		params = own_params =
+			calloc(1, exp->params_size ? exp->params_size : 1);
 	if (!common || !params) {
 		errinfo_set(err, NULL, "out of memory");
 		goto out;
@@ -283,54 +288,65 @@ int experiment_declares_summary(const struct experiment *exp, const char *key)
 	return 0;
 }
 
-/* One table's rows: offsets that fit, choices that pair cleanly, defaults that parse. */
-static int validate_table(const struct experiment *exp, const struct param *table,
-			  size_t size, struct errinfo *err)
+/* One table's rows: offsets that fit, choices that pair cleanly, defaults that
+ * parse. */
+static int validate_table(const struct experiment *exp,
+			  const struct param *table, size_t size,
+			  struct errinfo *err)
 {
 	for (const struct param *p = table; p->name; p++) {
 		struct param_value *v;
 		int rc;
 
 		if (p->offset + param_row_size(p) > size)
-			return errinfo_set(err, p->name,
-					   "experiment '%s': the field of '%s' (offset %zu, %zu bytes) does not fit its struct of %zu bytes",
-					   exp->name, p->name, p->offset,
-					   param_row_size(p), size);
+			return errinfo_set(
+				err, p->name,
+				"experiment '%s': the field of '%s' (offset %zu, %zu bytes) does not fit its struct of %zu bytes",
+				exp->name, p->name, p->offset,
+				param_row_size(p), size);
 		if ((p->type == PARAM_TEXT) !=
 			    (p->parse != NULL && p->field_size > 0) ||
 		    p->field_size > PARAM_TEXT_MAX)
-			return errinfo_set(err, p->name,
-					   "experiment '%s': '%s' %s (a field of 1-%d bytes)",
-					   exp->name, p->name,
-					   p->type == PARAM_TEXT
-						   ? "needs a parse hook and a field"
-						   : "has a parse hook but is not text",
-					   PARAM_TEXT_MAX);
+			return errinfo_set(
+				err, p->name,
+				"experiment '%s': '%s' %s (a field of 1-%d bytes)",
+				exp->name, p->name,
+				p->type == PARAM_TEXT
+					? "needs a parse hook and a field"
+					: "has a parse hook but is not text",
+				PARAM_TEXT_MAX);
 		if ((p->type == PARAM_ENUM || p->type == PARAM_SET) !=
 		    (p->choices != NULL))
-			return errinfo_set(err, p->name,
-					   "experiment '%s': '%s' %s a choice list",
-					   exp->name, p->name,
-					   p->choices ? "must not have" : "needs");
+			return errinfo_set(
+				err, p->name,
+				"experiment '%s': '%s' %s a choice list",
+				exp->name, p->name,
+				p->choices ? "must not have" : "needs");
 		for (int i = 0; p->choices && p->choices[i].name; i++) {
 			if (p->type == PARAM_SET &&
 			    (p->choices[i].value < 0 ||
 			     p->choices[i].value > PARAM_MAX_SET_VALUE))
-				return errinfo_set(err, p->name,
-						   "experiment '%s': choice '%s' of set '%s' has value %d (allowed 0-%d)",
-						   exp->name, p->choices[i].name, p->name,
-						   p->choices[i].value, PARAM_MAX_SET_VALUE);
+				return errinfo_set(
+					err, p->name,
+					"experiment '%s': choice '%s' of set '%s' has value %d (allowed 0-%d)",
+					exp->name, p->choices[i].name, p->name,
+					p->choices[i].value,
+					PARAM_MAX_SET_VALUE);
 			for (int j = 0; j < i; j++) {
-				if (!strcmp(p->choices[i].name, p->choices[j].name))
-					return errinfo_set(err, p->name,
-							   "experiment '%s': choice '%s' of '%s' is listed twice",
-							   exp->name, p->choices[i].name, p->name);
+				if (!strcmp(p->choices[i].name,
+					    p->choices[j].name))
+					return errinfo_set(
+						err, p->name,
+						"experiment '%s': choice '%s' of '%s' is listed twice",
+						exp->name, p->choices[i].name,
+						p->name);
 				if (p->choices[i].value == p->choices[j].value)
-					return errinfo_set(err, p->name,
-							   "experiment '%s': choices '%s' and '%s' of '%s' have the same value %d",
-							   exp->name, p->choices[j].name,
-							   p->choices[i].name, p->name,
-							   p->choices[i].value);
+					return errinfo_set(
+						err, p->name,
+						"experiment '%s': choices '%s' and '%s' of '%s' have the same value %d",
+						exp->name, p->choices[j].name,
+						p->choices[i].name, p->name,
+						p->choices[i].value);
 			}
 		}
 		v = malloc(sizeof(*v));
@@ -341,9 +357,10 @@ static int validate_table(const struct experiment *exp, const struct param *tabl
 		if (rc) {
 			char why[ERRINFO_MSG_LEN];
 			snprintf(why, sizeof(why), "%s", err->msg);
-			return errinfo_set(err, p->name,
-					   "experiment '%s': the default of '%s' does not parse: %s",
-					   exp->name, p->name, why);
+			return errinfo_set(
+				err, p->name,
+				"experiment '%s': the default of '%s' does not parse: %s",
+				exp->name, p->name, why);
 		}
 	}
 	return 0;
@@ -360,16 +377,18 @@ static int validate_smoke(const struct experiment *exp, struct errinfo *err)
 	int rc = 0;
 
 	if (!exp->smoke || !*exp->smoke)
-		rc = errinfo_set(err, NULL,
-				 "experiment '%s' has no smoke run (.smoke = \"k=v ...\": the smallest run that draws its charts)",
-				 exp->name);
+		rc = errinfo_set(
+			err, NULL,
+			"experiment '%s' has no smoke run (.smoke = \"k=v ...\": the smallest run that draws its charts)",
+			exp->name);
 	else if (!pv || !params || params_text_argv(exp->smoke, &argv))
 		rc = -ENOMEM;
 	else if (experiment_parse_recorded(exp, (int)argv.n, argv.v, pv, params,
 					   &common, &perr))
-		rc = errinfo_set(err, perr.field,
-				 "experiment '%s': its smoke run does not parse: %s",
-				 exp->name, perr.msg);
+		rc = errinfo_set(
+			err, perr.field,
+			"experiment '%s': its smoke run does not parse: %s",
+			exp->name, perr.msg);
 	strvec_clear(&argv);
 	free(params);
 	free(pv);
@@ -384,7 +403,8 @@ int experiment_validate(const struct experiment *exp, struct errinfo *err)
 	if (over_limit(exp, err))
 		return -EINVAL;
 	if (!exp->params)
-		return errinfo_set(err, NULL, "experiment '%s' has no param table",
+		return errinfo_set(err, NULL,
+				   "experiment '%s' has no param table",
 				   exp->name);
 	if ((rc = validate_table(exp, exp->params, exp->params_size, err)) ||
 	    (rc = validate_table(exp, placement_params,
@@ -395,35 +415,42 @@ int experiment_validate(const struct experiment *exp, struct errinfo *err)
 	for (const struct param *p = exp->params; p->name; p++)
 		for (const struct param *q = exp->params; q < p; q++)
 			if (!strcmp(p->name, q->name))
-				return errinfo_set(err, p->name,
-						   "experiment '%s': parameter '%s' is declared twice",
-						   exp->name, p->name);
+				return errinfo_set(
+					err, p->name,
+					"experiment '%s': parameter '%s' is declared twice",
+					exp->name, p->name);
 	if ((rc = validate_smoke(exp, err)))
 		return rc;
 	if (!exp->charts || !exp->charts[0].id)
-		return errinfo_set(err, NULL, "experiment '%s' declares no chart",
+		return errinfo_set(err, NULL,
+				   "experiment '%s' declares no chart",
 				   exp->name);
 	for (const struct chart *c = exp->charts; c->id; c++) {
 		if (!*c->id)
-			return errinfo_set(err, NULL,
-					   "experiment '%s': a chart has an empty id",
-					   exp->name);
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': a chart has an empty id",
+				exp->name);
 		for (const struct chart *d = exp->charts; d < c; d++)
 			if (!strcmp(c->id, d->id))
-				return errinfo_set(err, NULL,
-						   "experiment '%s': chart '%s' is declared twice",
-						   exp->name, c->id);
+				return errinfo_set(
+					err, NULL,
+					"experiment '%s': chart '%s' is declared twice",
+					exp->name, c->id);
 	}
 	for (const struct reference *r = exp->references; r && r->chart; r++)
 		if (!experiment_declares_chart(exp, r->chart))
-			return errinfo_set(err, NULL,
-					   "experiment '%s': a reference names chart '%s', which it does not declare",
-					   exp->name, r->chart);
-		else if (r->ops > 0 && (!r->per || !r->per_chart ||
-					!experiment_declares_chart(exp, r->per_chart)))
-			return errinfo_set(err, NULL,
-					   "experiment '%s': reference '%s' covers %g operations but names no declared chart for its figure per operation",
-					   exp->name, r->series, r->ops);
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': a reference names chart '%s', which it does not declare",
+				exp->name, r->chart);
+		else if (r->ops > 0 &&
+			 (!r->per || !r->per_chart ||
+			  !experiment_declares_chart(exp, r->per_chart)))
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': reference '%s' covers %g operations but names no declared chart for its figure per operation",
+				exp->name, r->series, r->ops);
 	return 0;
 }
 
@@ -464,9 +491,10 @@ int experiment_run(struct run_ctx *ctx, struct errinfo *err)
 	record_free(&rec);
 	s->declared = NULL;
 	if (s->undeclared[0] && rc != -ECANCELED) {
-		errinfo_set(err, NULL,
-			    "experiment '%s' emitted %s, which its descriptor does not declare",
-			    ctx->exp->name, s->undeclared);
+		errinfo_set(
+			err, NULL,
+			"experiment '%s' emitted %s, which its descriptor does not declare",
+			ctx->exp->name, s->undeclared);
 		return -EPROTO;
 	}
 	return rc;
@@ -499,8 +527,8 @@ int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
 }
 
 int experiment_estimate(const struct experiment *exp, const void *params,
-			const struct common_params *common, const struct topo *t,
-			double *seconds, uint64_t *bytes)
+			const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
 {
 	*seconds = 0;
 	*bytes = 0;

@@ -12,8 +12,9 @@
 
 /* How the page draws one chart; points name their chart by id. */
 enum chart_kind {
-	CHART_LINE,   /* x numeric, one line per series */
-	CHART_BAR,    /* x is a category (or thread count), bars grouped by series */
+	CHART_LINE, /* x numeric, one line per series */
+	CHART_BAR,  /* x is a category (or thread count), bars grouped by series
+		     */
 	CHART_HEATMAP /* cells: row, col, value */
 };
 
@@ -26,7 +27,8 @@ struct chart {
 	int log_x; /* draw x on a log scale */
 };
 
-/* A figure the article published, drawn beside this machine's as a labelled reference. */
+/* A figure the article published, drawn beside this machine's as a labelled
+ * reference. */
 struct reference {
 	const char *chart;
 	const char *series; /* names the source: "article 2007: 4x Pentium 4" */
@@ -62,22 +64,24 @@ struct lesson {
 	 * run's first summary key it matches.
 	 */
 	const char *answer;
-	const char *chart;   /* the chart that shows it */
-	const char *article; /* the article's figure in words, or NULL */
+	const char *chart;    /* the chart that shows it */
+	const char *article;  /* the article's figure in words, or NULL */
 	double article_value; /* that figure in unit, when article is set */
 };
 
 /* The params every experiment takes, filled by experiment_parse. */
 struct common_params {
 	int64_t repeat, warmup;
-	/* only for experiments with uses_placement; else empty and PLACE_SPREAD */
+	/* only for experiments with uses_placement; else empty and PLACE_SPREAD
+	 */
 	struct int_list cpus;
 	int placement; /* enum place_strategy */
 };
 
 struct run_ctx {
 	const struct experiment *exp;
-	/* the experiment's own struct (exp->params_size bytes), filled by its table */
+	/* the experiment's own struct (exp->params_size bytes), filled by its
+	 * table */
 	const void *params;
 	struct common_params common;
 	const struct topo *topo;
@@ -89,12 +93,14 @@ struct experiment {
 	const char *name;    /* identifier used by the API and the CLI */
 	const char *title;   /* for the page */
 	const char *summary; /* one line */
-	const char *explain; /* a few paragraphs, plain text, blank line separated */
+	const char *explain; /* a few paragraphs, plain text, blank line
+				separated */
 	const char *section; /* where the article discusses it, "6.4.1" */
 	const struct param *params; /* NULL-name-terminated */
-	size_t params_size;	    /* sizeof the struct its rows' offsets point into */
+	size_t params_size; /* sizeof the struct its rows' offsets point into */
 	const struct chart *charts; /* NULL-id-terminated */
-	const struct reference *references; /* NULL-chart-terminated, may be NULL */
+	const struct reference
+		*references; /* NULL-chart-terminated, may be NULL */
 	/*
 	 * Every summary key the run may emit, as fnmatch(3) patterns
 	 * ("slowdown_*_threads*"); NULL-terminated, may be NULL (none).
@@ -106,8 +112,8 @@ struct experiment {
 	 * emits against this descriptor. Required.
 	 */
 	const char *smoke;
-	int uses_placement;	   /* takes the common cpus/placement params */
-	int min_nodes;		   /* NUMA nodes it needs to show anything; 0/1: none */
+	int uses_placement; /* takes the common cpus/placement params */
+	int min_nodes; /* NUMA nodes it needs to show anything; 0/1: none */
 	/*
 	 * Checks what the param table alone cannot (relations between
 	 * params, what the machine allows) before anything is allocated.
@@ -149,7 +155,8 @@ struct experiment {
 	 * estimate row checks it). Call it through experiment_estimate.
 	 */
 	void (*estimate)(const void *params, const struct common_params *common,
-			 const struct topo *t, double *seconds, uint64_t *bytes);
+			 const struct topo *t, double *seconds,
+			 uint64_t *bytes);
 	/* 1-3 lessons for the classroom; NULL-id-terminated, may be NULL. */
 	const struct lesson *lessons;
 };
@@ -203,9 +210,9 @@ int experiment_declares_summary(const struct experiment *exp, const char *key);
  * Runs exp with ctx, its sink checking every chart id and summary key
  * against the descriptor; when the run ends (normally or cancelled) its
  * describe hook judges what was recorded and the verdict (notes, then
- * the headline) goes out through the same sink. Returns what the run returns, or -EPROTO with
- * err set when the run emitted an id its descriptor does not declare (the
- * results are then not to be trusted to draw or import).
+ * the headline) goes out through the same sink. Returns what the run returns,
+ * or -EPROTO with err set when the run emitted an id its descriptor does not
+ * declare (the results are then not to be trusted to draw or import).
  */
 int experiment_run(struct run_ctx *ctx, struct errinfo *err);
 
@@ -215,8 +222,8 @@ int experiment_run(struct run_ctx *ctx, struct errinfo *err);
  * *seconds and *bytes are 0).
  */
 int experiment_estimate(const struct experiment *exp, const void *params,
-			const struct common_params *common, const struct topo *t,
-			double *seconds, uint64_t *bytes);
+			const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes);
 
 /*
  * Describes a run with exp's rules: r's exp, params and common must be

@@ -71,13 +71,14 @@ static const struct chart charts[] = {
 	 .y_label = "time (s)"},
 	{.id = "overhead",
 	 .kind = CHART_BAR,
-	 .title = "Overhead: shared-line time divided by separate-line time (100% = no penalty)",
+	 .title =
+		 "Overhead: shared-line time divided by separate-line time (100% = no penalty)",
 	 .x_label = "threads",
 	 .y_label = "shared / separate (%)"},
 	{0}};
 
-static const char *const summary_keys[] = {"slowdown_*_threads*",
-					   "overlap_min", NULL};
+static const char *const summary_keys[] = {"slowdown_*_threads*", "overlap_min",
+					   NULL};
 
 /*
  * Figure 6.10: 500 million increments per thread on four Pentium 4
@@ -86,9 +87,21 @@ static const char *const summary_keys[] = {"slowdown_*_threads*",
  * the same definition.
  */
 static const struct reference references[] = {
-	{.chart = "overhead", .series = "article 2007: 4x Pentium 4", .x = 2, .y = 390, .unit = "%"},
-	{.chart = "overhead", .series = "article 2007: 4x Pentium 4", .x = 3, .y = 734, .unit = "%"},
-	{.chart = "overhead", .series = "article 2007: 4x Pentium 4", .x = 4, .y = 1147, .unit = "%"},
+	{.chart = "overhead",
+	 .series = "article 2007: 4x Pentium 4",
+	 .x = 2,
+	 .y = 390,
+	 .unit = "%"},
+	{.chart = "overhead",
+	 .series = "article 2007: 4x Pentium 4",
+	 .x = 3,
+	 .y = 734,
+	 .unit = "%"},
+	{.chart = "overhead",
+	 .series = "article 2007: 4x Pentium 4",
+	 .x = 4,
+	 .y = 1147,
+	 .unit = "%"},
 	{0}};
 
 /* The series of the shared layout: run and describe name it alike. */
@@ -170,9 +183,10 @@ static int measure(struct run_ctx *ctx, const int *cpus, int nthreads,
 	if (rc == 0 || rc == -ECANCELED)
 		sink_placement(ctx->sink, label, res->place, res->nthreads);
 	if (rc == 0 && res->check_rc) {
-		sink_note(ctx->sink, "warn",
-			  "%s: a counter did not reach %llu: the kernel is wrong",
-			  label, (unsigned long long)j.increments);
+		sink_note(
+			ctx->sink, "warn",
+			"%s: a counter did not reach %llu: the kernel is wrong",
+			label, (unsigned long long)j.increments);
 		rc = -EIO;
 	}
 	free(j.base);
@@ -224,9 +238,10 @@ static int fs_check_params(const void *params,
 	for (int i = 0; i < st->n; i++)
 		if (st->v[i] % 4) {
 			snprintf(err->field, sizeof(err->field), "stride");
-			snprintf(err->msg, sizeof(err->msg),
-				 "stride %d is not a multiple of 4 (each counter is 4 bytes)",
-				 st->v[i]);
+			snprintf(
+				err->msg, sizeof(err->msg),
+				"stride %d is not a multiple of 4 (each counter is 4 bytes)",
+				st->v[i]);
 			return -EINVAL;
 		}
 	return 0;
@@ -260,7 +275,8 @@ static int fs_run(struct run_ctx *ctx)
 		}
 		if (do_sep) {
 			struct team_result res;
-			snprintf(label, sizeof(label), "threads=%d layout=separate", n);
+			snprintf(label, sizeof(label),
+				 "threads=%d layout=separate", n);
 			sink_progress(ctx->sink, step, steps, label);
 			rc = measure(ctx, cpus, n, line, &res, label);
 			if (rc)
@@ -275,9 +291,11 @@ static int fs_run(struct run_ctx *ctx)
 			double shared;
 			int stride = strides->v[si];
 
-			shared_series(series, sizeof(series), strides->n, stride);
+			shared_series(series, sizeof(series), strides->n,
+				      stride);
 			snprintf(label, sizeof(label),
-				 "threads=%d layout=shared stride=%d", n, stride);
+				 "threads=%d layout=shared stride=%d", n,
+				 stride);
 			sink_progress(ctx->sink, step, steps, label);
 			rc = measure(ctx, cpus, n, (size_t)stride, &res, label);
 			if (rc)
@@ -290,8 +308,9 @@ static int fs_run(struct run_ctx *ctx)
 				char key[64];
 				sink_xy(ctx->sink, "overhead", series, n,
 					ratio * 100, "%");
-				snprintf(key, sizeof(key), "slowdown_%d_threads%s%.0d",
-					 n, strides->n > 1 ? "_stride_" : "",
+				snprintf(key, sizeof(key),
+					 "slowdown_%d_threads%s%.0d", n,
+					 strides->n > 1 ? "_stride_" : "",
 					 strides->n > 1 ? stride : 0);
 				sink_summary(ctx->sink, key, ratio, "x");
 			}
@@ -305,7 +324,8 @@ static int fs_run(struct run_ctx *ctx)
 	return 0;
 }
 
-/* Below this share of a round run together, two layouts were not contended alike. */
+/* Below this share of a round run together, two layouts were not contended
+ * alike. */
 #define FS_MIN_OVERLAP 0.5
 
 /* What became of one (threads, stride) comparison, for the headline. */
@@ -351,17 +371,22 @@ static void fs_describe(const struct run_result *r, struct verdict *v)
 	char label[96], series[48];
 
 	if (fp->layout != LAYOUT_BOTH) {
-		verdict_headline(v, "measured the %s layout only: layout=both compares counters in one line with counters on lines of their own",
-				 fp->layout == LAYOUT_SHARED ? "shared" : "separate");
+		verdict_headline(
+			v,
+			"measured the %s layout only: layout=both compares counters in one line with counters on lines of their own",
+			fp->layout == LAYOUT_SHARED ? "shared" : "separate");
 		return;
 	}
 	if (max_of(&fp->threads) < 2) {
-		verdict_headline(v, "with one thread the layout does not matter: false sharing needs two or more threads");
+		verdict_headline(
+			v,
+			"with one thread the layout does not matter: false sharing needs two or more threads");
 		return;
 	}
 	for (int ti = 0; ti < fp->threads.n; ti++) {
 		int n = fp->threads.v[ti];
-		const struct rr_point *sep = rr_point_find(r, "time", "separate", n);
+		const struct rr_point *sep =
+			rr_point_find(r, "time", "separate", n);
 
 		if (n < 2 || !sep)
 			continue;
@@ -372,7 +397,8 @@ static void fs_describe(const struct run_result *r, struct verdict *v)
 			struct fs_case c = {.n = n, .stride = stride};
 			double o1 = 1, o2 = 1;
 
-			shared_series(series, sizeof(series), fp->stride.n, stride);
+			shared_series(series, sizeof(series), fp->stride.n,
+				      stride);
 			sh = rr_point_find(r, "time", series, n);
 			if (!sh)
 				continue;
@@ -382,7 +408,8 @@ static void fs_describe(const struct run_result *r, struct verdict *v)
 				continue;
 			}
 			snprintf(label, sizeof(label),
-				 "threads=%d layout=shared stride=%d", n, stride);
+				 "threads=%d layout=shared stride=%d", n,
+				 stride);
 			pl = rr_placement_find(r, label);
 			if (pl && rr_placement_distinct_cpus(pl) < 2) {
 				keep(&alone, &c);
@@ -408,28 +435,43 @@ static void fs_describe(const struct run_result *r, struct verdict *v)
 		}
 	}
 
-	/* the headline: the strongest comparison that was valid, else why none was */
+	/* the headline: the strongest comparison that was valid, else why none
+	 * was */
 	if (pen.found && pen.ratio >= 1.2)
-		verdict_headline(v, "one shared cache line made %d threads %.1f× slower than separate lines (false sharing)",
-				 pen.n, pen.ratio);
+		verdict_headline(
+			v,
+			"one shared cache line made %d threads %.1f× slower than separate lines (false sharing)",
+			pen.n, pen.ratio);
 	else if (pen.found)
-		verdict_headline(v, "one shared cache line made %d threads %.2f× slower than separate lines: a small penalty, but beyond the rounds' spread",
-				 pen.n, pen.ratio);
+		verdict_headline(
+			v,
+			"one shared cache line made %d threads %.2f× slower than separate lines: a small penalty, but beyond the rounds' spread",
+			pen.n, pen.ratio);
 	else if (flat.found && flat.few)
-		verdict_headline(v, "with %d threads the shared line took %.2f× the separate lines' time, but with fewer than 2 rounds per point no difference can be told from noise: ask for repeat=3 or more",
-				 flat.n, flat.ratio);
+		verdict_headline(
+			v,
+			"with %d threads the shared line took %.2f× the separate lines' time, but with fewer than 2 rounds per point no difference can be told from noise: ask for repeat=3 or more",
+			flat.n, flat.ratio);
 	else if (flat.found && (flat.ratio >= 1.2 || flat.ratio <= 1 / 1.2))
-		verdict_headline(v, "with %d threads the shared line took %.2f× the separate lines' time, but the rounds varied too much to call it a difference (their 95%% intervals overlap): more rounds (repeat) or more increments narrow them",
-				 flat.n, flat.ratio);
+		verdict_headline(
+			v,
+			"with %d threads the shared line took %.2f× the separate lines' time, but the rounds varied too much to call it a difference (their 95%% intervals overlap): more rounds (repeat) or more increments narrow them",
+			flat.n, flat.ratio);
 	else if (flat.found)
-		verdict_headline(v, "sharing one cache line did not measurably slow %d threads here (%.2f×, within the rounds' spread)",
-				 flat.n, flat.ratio);
+		verdict_headline(
+			v,
+			"sharing one cache line did not measurably slow %d threads here (%.2f×, within the rounds' spread)",
+			flat.n, flat.ratio);
 	else if (worst_n)
-		verdict_headline(v, "the %d threads ran at the same time for only %.0f%% of a round, so they hardly contended for the line: false sharing could not be measured (other processes held the cpus, or one thread finished before the other started); rerun when the machine is idle",
-				 worst_n, 100 * worst_overlap);
+		verdict_headline(
+			v,
+			"the %d threads ran at the same time for only %.0f%% of a round, so they hardly contended for the line: false sharing could not be measured (other processes held the cpus, or one thread finished before the other started); rerun when the machine is idle",
+			worst_n, 100 * worst_overlap);
 	else if (alone.found)
-		verdict_headline(v, "the %d threads all ran on one cpu and took turns: no line could travel between caches, so false sharing could not be measured",
-				 alone.n);
+		verdict_headline(
+			v,
+			"the %d threads all ran on one cpu and took turns: no line could travel between caches, so false sharing could not be measured",
+			alone.n);
 	else if (apart_line.found) {
 		struct strbuf sb = STRBUF_INIT;
 		int k = 0, m = 0;
@@ -437,32 +479,47 @@ static void fs_describe(const struct run_result *r, struct verdict *v)
 			m += fp->stride.v[si] >= line;
 		for (int si = 0; si < fp->stride.n; si++)
 			if (fp->stride.v[si] >= line)
-				strbuf_addf(&sb, "%s%d", k++ == 0 ? "" : k == m ? " and " : ", ",
+				strbuf_addf(&sb, "%s%d",
+					    k++ == 0 ? ""
+					    : k == m ? " and "
+						     : ", ",
 					    fp->stride.v[si]);
-		verdict_headline(v, "counters %s B apart sit in separate lines: no sharing to measure",
-				 strbuf_str(&sb));
+		verdict_headline(
+			v,
+			"counters %s B apart sit in separate lines: no sharing to measure",
+			strbuf_str(&sb));
 		strbuf_release(&sb);
-	}
-	else if (apart.found)
-		verdict_headline(v, "%d threads' counters %d B apart span more than one %d B line: the one-line comparison needs threads × stride ≤ %d",
-				 apart.n, apart.stride, line, line);
+	} else if (apart.found)
+		verdict_headline(
+			v,
+			"%d threads' counters %d B apart span more than one %d B line: the one-line comparison needs threads × stride ≤ %d",
+			apart.n, apart.stride, line, line);
 
 	/* what the headline did not say */
-	for (int si = 0; si < fp->stride.n && (compared || worst_n || alone.found); si++) {
+	for (int si = 0;
+	     si < fp->stride.n && (compared || worst_n || alone.found); si++) {
 		int stride = fp->stride.v[si];
 		if (stride >= line)
-			verdict_note(v, "info", "stride %d B: counters %d B apart sit in separate lines: no sharing to measure (a control: it should match the separate layout)",
-				     stride, stride);
+			verdict_note(
+				v, "info",
+				"stride %d B: counters %d B apart sit in separate lines: no sharing to measure (a control: it should match the separate layout)",
+				stride, stride);
 	}
 	if (worst_n && (compared || alone.found))
-		verdict_note(v, "warn", "%d threads: they ran at the same time for only %.0f%% of a round: that point says nothing about false sharing",
-			     worst_n, 100 * worst_overlap);
+		verdict_note(
+			v, "warn",
+			"%d threads: they ran at the same time for only %.0f%% of a round: that point says nothing about false sharing",
+			worst_n, 100 * worst_overlap);
 	if (alone.found && compared)
-		verdict_note(v, "cannot", "%d threads: they all ran on one cpu, so nothing could bounce between caches",
-			     alone.n);
+		verdict_note(
+			v, "cannot",
+			"%d threads: they all ran on one cpu, so nothing could bounce between caches",
+			alone.n);
 	if (smt_n)
-		verdict_note(v, "info", "%d threads: some shared one core (smt siblings), whose L1 they share: the line need not move there, so expect little penalty between them",
-			     smt_n);
+		verdict_note(
+			v, "info",
+			"%d threads: some shared one core (smt siblings), whose L1 they share: the line need not move there, so expect little penalty between them",
+			smt_n);
 }
 
 /*
@@ -479,26 +536,37 @@ static void fs_precheck(const void *params, const struct common_params *common,
 	char msg[256];
 
 	if (fp->layout != LAYOUT_BOTH)
-		verdict_note(v, "warn", "layout=%s measures one layout only: the comparison of one shared line against separate lines needs layout=both",
-			     fp->layout == LAYOUT_SHARED ? "shared" : "separate");
+		verdict_note(
+			v, "warn",
+			"layout=%s measures one layout only: the comparison of one shared line against separate lines needs layout=both",
+			fp->layout == LAYOUT_SHARED ? "shared" : "separate");
 	if (most < 2) {
-		verdict_note(v, "cannot", "false sharing needs 2 or more threads: one thread's counter is written by no other core");
+		verdict_note(
+			v, "cannot",
+			"false sharing needs 2 or more threads: one thread's counter is written by no other core");
 		return;
 	}
 	if (t->nallowed < 2) {
-		verdict_note(v, "cannot", "only 1 cpu is available to this process: the threads would take turns on it and no line could travel between caches");
+		verdict_note(
+			v, "cannot",
+			"only 1 cpu is available to this process: the threads would take turns on it and no line could travel between caches");
 		return;
 	}
 	plan = calloc((size_t)most, sizeof(int));
 	if (plan && !topo_plan(t, common->placement, common->cpus.v,
 			       common->cpus.n, most, plan, msg, sizeof(msg))) {
 		int a, b;
-		if (common->placement != PLACE_OS && topo_plan_distinct(plan, most) < 2)
-			verdict_note(v, "cannot", "the placement puts every thread on cpu %d: they would take turns and no line could travel between caches",
-				     plan[0]);
+		if (common->placement != PLACE_OS &&
+		    topo_plan_distinct(plan, most) < 2)
+			verdict_note(
+				v, "cannot",
+				"the placement puts every thread on cpu %d: they would take turns and no line could travel between caches",
+				plan[0]);
 		else if (topo_plan_siblings(t, plan, most, &a, &b))
-			verdict_note(v, "warn", "the placement puts threads on smt siblings (cpu %d and %d share a core and its L1): between them the line need not move, so expect little penalty",
-				     a, b);
+			verdict_note(
+				v, "warn",
+				"the placement puts threads on smt siblings (cpu %d and %d share a core and its L1): between them the line need not move, so expect little penalty",
+				a, b);
 	}
 	free(plan);
 	if (fp->layout == LAYOUT_SEPARATE)
@@ -506,7 +574,8 @@ static void fs_precheck(const void *params, const struct common_params *common,
 	for (int si = 0; si < fp->stride.n; si++)
 		for (int ti = 0; ti < fp->threads.n; ti++)
 			if (fp->threads.v[ti] >= 2 &&
-			    (int64_t)fp->threads.v[ti] * fp->stride.v[si] <= line)
+			    (int64_t)fp->threads.v[ti] * fp->stride.v[si] <=
+				    line)
 				fits_any = 1;
 	for (int si = 0; si < fp->stride.n; si++) {
 		int s = fp->stride.v[si], fit = 0, nofit = 0;
@@ -520,17 +589,23 @@ static void fs_precheck(const void *params, const struct common_params *common,
 				nofit = 1;
 		}
 		if (s >= line)
-			verdict_note(v, fits_any ? "info" : "cannot",
-				     "stride %d B: counters %d B apart sit in separate %d B lines: no sharing to measure%s",
-				     s, s, line, fits_any ? " (a control beside the strides that share)" : "");
+			verdict_note(
+				v, fits_any ? "info" : "cannot",
+				"stride %d B: counters %d B apart sit in separate %d B lines: no sharing to measure%s",
+				s, s, line,
+				fits_any
+					? " (a control beside the strides that share)"
+					: "");
 		else if (!fit)
-			verdict_note(v, fits_any ? "info" : "cannot",
-				     "stride %d B: the counters of %d or more threads span more than one %d B line: the one-line comparison needs threads × stride ≤ %d",
-				     s, line / s + 1, line, line);
+			verdict_note(
+				v, fits_any ? "info" : "cannot",
+				"stride %d B: the counters of %d or more threads span more than one %d B line: the one-line comparison needs threads × stride ≤ %d",
+				s, line / s + 1, line, line);
 		else if (nofit)
-			verdict_note(v, "warn",
-				     "stride %d B: only up to %d threads keep their counters in one %d B line; larger thread counts spread over several lines",
-				     s, fit, line);
+			verdict_note(
+				v, "warn",
+				"stride %d B: only up to %d threads keep their counters in one %d B line; larger thread counts spread over several lines",
+				s, fit, line);
 	}
 }
 
@@ -564,7 +639,9 @@ static void fs_estimate(const void *params, const struct common_params *common,
 		if (do_sep)
 			total += rounds * alone + cost_teams_s(1);
 		for (int si = 0; do_shared && si < strides->n; si++)
-			total += rounds * (n > 1 && strides->v[si] < line ? bounce : alone) +
+			total += rounds * (n > 1 && strides->v[si] < line
+						   ? bounce
+						   : alone) +
 				 cost_teams_s(1);
 	}
 	*seconds = total;
@@ -575,17 +652,22 @@ static void fs_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	{.id = "shared-line",
 	 .title = "One shared line, two threads",
-	 .question = "how many times slower are 2 threads when their counters share one cache line?",
-	 .params = "threads=2 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
+	 .question =
+		 "how many times slower are 2 threads when their counters share one cache line?",
+	 .params =
+		 "threads=2 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
 	 .unit = "x",
 	 .answer = "slowdown_2_threads",
 	 .chart = "overhead",
-	 .article = "390% of the separate-line time with 2 threads on four Pentium 4 processors (2007)",
+	 .article =
+		 "390% of the separate-line time with 2 threads on four Pentium 4 processors (2007)",
 	 .article_value = 3.9},
 	{.id = "one-thread",
 	 .title = "One thread alone",
-	 .question = "with a single thread, how many times slower is the packed layout than the separate one?",
-	 .params = "threads=1 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
+	 .question =
+		 "with a single thread, how many times slower is the packed layout than the separate one?",
+	 .params =
+		 "threads=1 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
 	 .unit = "x",
 	 .answer = "slowdown_1_threads",
 	 .chart = "overhead"},

@@ -8,31 +8,42 @@
 
 #include "bw.h"
 #include "experiment.h"
-#include "workcost.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "verdict_mem.h"
+#include "workcost.h"
 
-enum { MIG_BOTH, MIG_MBIND, MIG_MBIND_STRICT, MIG_MOVE_PAGES, MIG_MOVE_ALL, MIG_NONE };
+enum {
+	MIG_BOTH,
+	MIG_MBIND,
+	MIG_MBIND_STRICT,
+	MIG_MOVE_PAGES,
+	MIG_MOVE_ALL,
+	MIG_NONE
+};
 
-static const struct param_choice policies[] = {{"default", NMEM_DEFAULT},
-					       {"bind", NMEM_BIND},
-					       {"preferred", NMEM_PREFERRED},
-					       {"interleave", NMEM_INTERLEAVE},
-					       {"local", NMEM_LOCAL},
-					       {"preferred_many", NMEM_PREFERRED_MANY},
-					       {0}};
+static const struct param_choice policies[] = {
+	{"default", NMEM_DEFAULT},
+	{"bind", NMEM_BIND},
+	{"preferred", NMEM_PREFERRED},
+	{"interleave", NMEM_INTERLEAVE},
+	{"local", NMEM_LOCAL},
+	{"preferred_many", NMEM_PREFERRED_MANY},
+	{0}};
 static const struct param_choice scopes[] = {
 	{"vma", NMEM_VMA}, {"task", NMEM_TASK}, {0}};
 /* the value is struct nmem_spec's thp */
 static const struct param_choice thp_modes[] = {
 	{"off", -1}, {"system", 0}, {"on", 1}, {0}};
 static const struct param_choice migrations[] = {
-	{"both", MIG_BOTH},		{"mbind", MIG_MBIND},
-	{"mbind_strict", MIG_MBIND_STRICT}, {"move_pages", MIG_MOVE_PAGES},
-	{"move_all", MIG_MOVE_ALL},	{"none", MIG_NONE},
+	{"both", MIG_BOTH},
+	{"mbind", MIG_MBIND},
+	{"mbind_strict", MIG_MBIND_STRICT},
+	{"move_pages", MIG_MOVE_PAGES},
+	{"move_all", MIG_MOVE_ALL},
+	{"none", MIG_NONE},
 	{0}};
 
 struct mp_params {
@@ -153,24 +164,27 @@ static const struct chart charts[] = {
 	{0}};
 
 static const char *const summary_keys[] = {
-	"*_pages_node*",	"*_pages_outside",	"*_pages_absent",
-	"mbind_moved",		"mbind_failed",		"mbind_gbps",
-	"move_pages_moved",	"move_pages_failed",	"move_pages_gbps",
-	"first_touch_gbps",	"get_mempolicy_agree",	"get_mempolicy_checked",
-	"interleaved",		"interleave_run_pages", "migrate_to", NULL};
+	"*_pages_node*",       "*_pages_outside",
+	"*_pages_absent",      "mbind_moved",
+	"mbind_failed",	       "mbind_gbps",
+	"move_pages_moved",    "move_pages_failed",
+	"move_pages_gbps",     "first_touch_gbps",
+	"get_mempolicy_agree", "get_mempolicy_checked",
+	"interleaved",	       "interleave_run_pages",
+	"migrate_to",	       NULL};
 
 /* What the run resolved from the params and the machine. */
 struct mp_plan {
 	enum nmem_policy policy;
 	enum nmem_scope scope;
-	int toucher;	     /* node */
+	int toucher; /* node */
 	int toucher_cpu;
 	int32_t from[TOPO_MAX_NODES];
 	int nfrom;
 	int threads;
-	int migrate_to;	     /* node, -1: none */
+	int migrate_to; /* node, -1: none */
 	int migrate_with;
-	int from_cache;	     /* the buffer fits in the last-level caches */
+	int from_cache; /* the buffer fits in the last-level caches */
 };
 
 static int first_allowed_node(const struct topo *t)
@@ -235,18 +249,21 @@ static int mp_check(const void *params, const struct common_params *common,
 
 	(void)common;
 	if (!caps->policy) {
-		snprintf(msg, sizeof(msg),
-			 "this kernel or container does not allow NUMA memory policies (%s)",
-			 caps->why);
+		snprintf(
+			msg, sizeof(msg),
+			"this kernel or container does not allow NUMA memory policies (%s)",
+			caps->why);
 		return refuse(err, "policy", msg);
 	}
 	if (!caps->move_pages) {
-		snprintf(msg, sizeof(msg),
-			 "move_pages is not allowed here, so where the pages are cannot be checked (%s)",
-			 caps->why);
+		snprintf(
+			msg, sizeof(msg),
+			"move_pages is not allowed here, so where the pages are cannot be checked (%s)",
+			caps->why);
 		return refuse(err, "policy", msg);
 	}
-	if ((rc = topo_check_nodes(t, nodes->v, nodes->n, "nodes", 1, 0, err)) ||
+	if ((rc = topo_check_nodes(t, nodes->v, nodes->n, "nodes", 1, 0,
+				   err)) ||
 	    (rc = topo_check_nodes(t, tv->v, tv->n, "toucher", 0, 1, err)) ||
 	    (rc = topo_check_nodes(t, fv->v, fv->n, "from_nodes", 0, 1, err)) ||
 	    (rc = topo_check_nodes(t, mv->v, mv->n, "migrate_to", 1, 0, err)))
@@ -257,25 +274,30 @@ static int mp_check(const void *params, const struct common_params *common,
 		return refuse(err, "migrate_to", "'migrate_to' names one node");
 	int policy = mp->policy;
 	if ((policy == NMEM_DEFAULT || policy == NMEM_LOCAL) && nodes->n) {
-		snprintf(msg, sizeof(msg),
-			 "policy %s takes no nodes (the toucher's node decides): leave 'nodes' empty or set 'toucher'",
-			 nmem_policy_names[policy]);
+		snprintf(
+			msg, sizeof(msg),
+			"policy %s takes no nodes (the toucher's node decides): leave 'nodes' empty or set 'toucher'",
+			nmem_policy_names[policy]);
 		return refuse(err, "nodes", msg);
 	}
 	if (mp->policy == NMEM_PREFERRED_MANY && !caps->preferred_many)
-		return refuse(err, "policy",
-			      "policy 'preferred_many' needs MPOL_PREFERRED_MANY (Linux 5.15 or later), which this kernel refuses: use policy=preferred, which prefers the lowest node of 'nodes'");
+		return refuse(
+			err, "policy",
+			"policy 'preferred_many' needs MPOL_PREFERRED_MANY (Linux 5.15 or later), which this kernel refuses: use policy=preferred, which prefers the lowest node of 'nodes'");
 	if (mp->migrate_with == MIG_MOVE_ALL && !caps->sys_nice)
-		return refuse(err, "migrate_with",
-			      "migrate_with=move_all needs CAP_SYS_NICE, which this process lacks (run it as root, or grant cap_sys_nice)");
+		return refuse(
+			err, "migrate_with",
+			"migrate_with=move_all needs CAP_SYS_NICE, which this process lacks (run it as root, or grant cap_sys_nice)");
 	if (!t)
 		return 0;
 	resolve(mp, t, &p);
 	for (int i = 0; i < p.nfrom; i++)
 		if (topo_node_ncpus(t, p.from[i]) < p.threads) {
-			snprintf(msg, sizeof(msg),
-				 "%d threads per node, but node %d has only %d cpus this process may use",
-				 p.threads, p.from[i], topo_node_ncpus(t, p.from[i]));
+			snprintf(
+				msg, sizeof(msg),
+				"%d threads per node, but node %d has only %d cpus this process may use",
+				p.threads, p.from[i],
+				topo_node_ncpus(t, p.from[i]));
 			return refuse(err, "threads", msg);
 		}
 	if (p.nfrom == 0) {
@@ -292,7 +314,8 @@ static int mp_check(const void *params, const struct common_params *common,
 	return rc;
 }
 
-/* For scope=task: the toucher sets its own task policy before the first touch. */
+/* For scope=task: the toucher sets its own task policy before the first touch.
+ */
 static int apply_task_policy(void *arg, int tid)
 {
 	(void)tid;
@@ -310,7 +333,9 @@ static int first_touch(struct run_ctx *ctx, struct nmem_buf *b,
 			     .dst = &dst,
 			     .bytes = b->len / BW_CHUNK * BW_CHUNK,
 			     .passes = 1,
-			     .before_touch = b->scope == NMEM_TASK ? apply_task_policy : NULL,
+			     .before_touch = b->scope == NMEM_TASK
+						     ? apply_task_policy
+						     : NULL,
 			     .arg = b,
 			     .warmup = 0,
 			     .repeat = 1,
@@ -320,21 +345,26 @@ static int first_touch(struct run_ctx *ctx, struct nmem_buf *b,
 
 	if (rc)
 		return rc;
-	sink_placement(ctx->sink, "first touch", res.team.place, res.team.nthreads);
+	sink_placement(ctx->sink, "first touch", res.team.place,
+		       res.team.nthreads);
 	*gbps = res.median;
 	if (res.setup_rc) {
-		sink_note(ctx->sink, "warn", "set_mempolicy in the toucher failed: %s",
+		sink_note(ctx->sink, "warn",
+			  "set_mempolicy in the toucher failed: %s",
 			  strerror(-res.setup_rc));
 		rc = res.setup_rc;
 	} else if (res.check_rc) {
-		sink_note(ctx->sink, "warn", "the first touch did not write every word: the kernel is wrong");
+		sink_note(
+			ctx->sink, "warn",
+			"the first touch did not write every word: the kernel is wrong");
 		rc = -EIO;
 	}
 	bw_result_free(&res);
 	return rc;
 }
 
-/* The policy's node set as the census judges it, and what to call pages outside. */
+/* The policy's node set as the census judges it, and what to call pages
+ * outside. */
 static int allowed_set(const struct nmem_buf *b, const struct mp_plan *p,
 		       int *set, const char **outside)
 {
@@ -346,7 +376,8 @@ static int allowed_set(const struct nmem_buf *b, const struct mp_plan *p,
 	if (b->policy == NMEM_PREFERRED) {
 		/* MPOL_PREFERRED takes the lowest node of its mask */
 		set[0] = b->nodes[0];
-		*outside = "pages off the preferred node (the lowest of 'nodes')";
+		*outside =
+			"pages off the preferred node (the lowest of 'nodes')";
 		return 1;
 	}
 	memcpy(set, b->nodes, sizeof(int) * (size_t)b->nnodes);
@@ -374,7 +405,8 @@ static int census(struct run_ctx *ctx, const struct nmem_buf *b,
 	char k[96];
 
 	if (rc) {
-		sink_note(ctx->sink, "warn", "move_pages could not say where the pages are: %s",
+		sink_note(ctx->sink, "warn",
+			  "move_pages could not say where the pages are: %s",
 			  strerror(-rc));
 		return rc;
 	}
@@ -402,11 +434,12 @@ static int census(struct run_ctx *ctx, const struct nmem_buf *b,
 	sink_summary(ctx->sink, k, (double)c->absent, "pages");
 	if (c->forbidden)
 		sink_note(ctx->sink, "warn",
-			  "%s: %zu %s (the first, page %zu, is on node %d)", series,
-			  c->forbidden, outside, c->first_forbidden_page,
-			  c->first_forbidden_node);
+			  "%s: %zu %s (the first, page %zu, is on node %d)",
+			  series, c->forbidden, outside,
+			  c->first_forbidden_page, c->first_forbidden_node);
 	if (c->absent || c->failed)
-		sink_note(ctx->sink, "warn", "%s: %zu pages not allocated, %zu not readable",
+		sink_note(ctx->sink, "warn",
+			  "%s: %zu pages not allocated, %zu not readable",
 			  series, c->absent, c->failed);
 	return 0;
 }
@@ -419,8 +452,8 @@ static int measure_from(struct run_ctx *ctx, struct nmem_buf *b,
 	char *slices[PARAM_MAX_LIST];
 	char msg[PARAM_ERR_LEN];
 	size_t bytes;
-	int rc = topo_plan_nodes(ctx->topo, PLACE_SPREAD, &node, 1, p->threads, cpus,
-			   msg, sizeof(msg));
+	int rc = topo_plan_nodes(ctx->topo, PLACE_SPREAD, &node, 1, p->threads,
+				 cpus, msg, sizeof(msg));
 
 	if (rc) {
 		sink_note(ctx->sink, "warn", "%s", msg);
@@ -428,8 +461,8 @@ static int measure_from(struct run_ctx *ctx, struct nmem_buf *b,
 	}
 	bytes = bw_split(b->base, b->len, p->threads, slices);
 	if (bytes < BW_CHUNK) {
-		sink_note(ctx->sink, "warn", "the buffer is too small for %d threads",
-			  p->threads);
+		sink_note(ctx->sink, "warn",
+			  "the buffer is too small for %d threads", p->threads);
 		return -EINVAL;
 	}
 	struct bw_job job = {.op = op,
@@ -446,8 +479,10 @@ static int measure_from(struct run_ctx *ctx, struct nmem_buf *b,
 	if (rc)
 		return rc;
 	if (res->check_rc) {
-		sink_note(ctx->sink, "warn", "the %s loop from node %d gave wrong data: the kernel is wrong",
-			  bw_op_names[op], node);
+		sink_note(
+			ctx->sink, "warn",
+			"the %s loop from node %d gave wrong data: the kernel is wrong",
+			bw_op_names[op], node);
 		bw_result_free(res);
 		return -EIO;
 	}
@@ -457,7 +492,8 @@ static int measure_from(struct run_ctx *ctx, struct nmem_buf *b,
 /* Read and write from each from-node; returns the reads' medians in gbps[]. */
 static int bandwidth_from_nodes(struct run_ctx *ctx, struct nmem_buf *b,
 				const struct mp_plan *p, const char *suffix,
-				int with_write, double *gbps, int *step, int steps)
+				int with_write, double *gbps, int *step,
+				int steps)
 {
 	for (int i = 0; i < p->nfrom; i++) {
 		for (int w = 0; w <= with_write; w++) {
@@ -467,14 +503,17 @@ static int bandwidth_from_nodes(struct run_ctx *ctx, struct nmem_buf *b,
 			int rc;
 
 			snprintf(label, sizeof(label), "node %d", p->from[i]);
-			snprintf(series, sizeof(series), "%s%s%s", bw_op_names[op],
+			snprintf(series, sizeof(series), "%s%s%s",
+				 bw_op_names[op],
 				 p->from_cache ? " (from cache)" : "", suffix);
-			snprintf(what, sizeof(what), "%s from node %d", series, p->from[i]);
+			snprintf(what, sizeof(what), "%s from node %d", series,
+				 p->from[i]);
 			sink_progress(ctx->sink, (*step)++, steps, what);
 			rc = measure_from(ctx, b, p, p->from[i], op, &res);
 			if (rc)
 				return rc;
-			sink_placement(ctx->sink, what, res.team.place, res.team.nthreads);
+			sink_placement(ctx->sink, what, res.team.place,
+				       res.team.nthreads);
 			struct point pt = {.chart = "bandwidth",
 					   .series = series,
 					   .x = p->from[i],
@@ -495,7 +534,8 @@ static int bandwidth_from_nodes(struct run_ctx *ctx, struct nmem_buf *b,
 static void emit_migration(struct run_ctx *ctx, const char *label,
 			   const struct nmem_migration *m)
 {
-	static const char *const keys[] = {"moved", "stayed", "failed", "seconds"};
+	static const char *const keys[] = {"moved", "stayed", "failed",
+					   "seconds"};
 	double vals[] = {(double)m->moved, (double)m->stayed, (double)m->failed,
 			 m->seconds};
 	struct point pt = {.chart = "migration",
@@ -525,36 +565,47 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 
 	if (how == MIG_BOTH || how == MIG_MBIND || how == MIG_MBIND_STRICT ||
 	    how == MIG_MOVE_ALL) {
-		enum nmem_move mv = how == MIG_MBIND	   ? NMEM_MOVE_MBIND
-				    : how == MIG_MOVE_ALL ? NMEM_MOVE_ALL
-							  : NMEM_MOVE_MBIND_STRICT;
+		enum nmem_move mv = how == MIG_MBIND ? NMEM_MOVE_MBIND
+				    : how == MIG_MOVE_ALL
+					    ? NMEM_MOVE_ALL
+					    : NMEM_MOVE_MBIND_STRICT;
 		const char *label = mv == NMEM_MOVE_MBIND ? "mbind MPOL_MF_MOVE"
-				    : mv == NMEM_MOVE_ALL ? "mbind MPOL_MF_MOVE_ALL"
-							  : "mbind MPOL_MF_MOVE|STRICT";
+				    : mv == NMEM_MOVE_ALL
+					    ? "mbind MPOL_MF_MOVE_ALL"
+					    : "mbind MPOL_MF_MOVE|STRICT";
 		sink_progress(ctx->sink, (*step)++, steps, label);
-		rc = nmem_migrate_mbind(b, mv, &target, 1, &m, msg, sizeof(msg));
+		rc = nmem_migrate_mbind(b, mv, &target, 1, &m, msg,
+					sizeof(msg));
 		if (rc)
 			sink_note(ctx->sink, "warn", "%s", msg);
 		if (rc && m.moved + m.stayed + m.failed == 0)
 			return rc;
 		emit_migration(ctx, label, &m);
-		sink_summary(ctx->sink, "mbind_moved", (double)m.moved, "pages");
-		sink_summary(ctx->sink, "mbind_failed", (double)m.failed, "pages");
+		sink_summary(ctx->sink, "mbind_moved", (double)m.moved,
+			     "pages");
+		sink_summary(ctx->sink, "mbind_failed", (double)m.failed,
+			     "pages");
 		sink_summary(ctx->sink, "mbind_gbps", m.gbps, "GB/s");
-		snprintf(series, sizeof(series), "after mbind to node %d", target);
-		struct judge on_target = {.set = {target}, .n = 1,
-					  .outside = "pages off the target node"};
-		int crc = census(ctx, b, &on_target, series, "mbind", status, &c);
+		snprintf(series, sizeof(series), "after mbind to node %d",
+			 target);
+		struct judge on_target = {.set = {target},
+					  .n = 1,
+					  .outside =
+						  "pages off the target node"};
+		int crc =
+			census(ctx, b, &on_target, series, "mbind", status, &c);
 		if (rc || crc)
 			return rc ? rc : crc;
 	}
 	if (how == MIG_BOTH || how == MIG_MOVE_PAGES) {
 		int *dest = malloc(sizeof(int) * b->npages);
-		const char *label = how == MIG_BOTH ? "move_pages back" : "move_pages";
+		const char *label =
+			how == MIG_BOTH ? "move_pages back" : "move_pages";
 		if (!dest)
 			return -ENOMEM;
 		for (size_t i = 0; i < b->npages; i++)
-			dest[i] = how == MIG_BOTH && orig[i] >= 0 ? orig[i] : target;
+			dest[i] = how == MIG_BOTH && orig[i] >= 0 ? orig[i]
+								  : target;
 		sink_progress(ctx->sink, (*step)++, steps, label);
 		rc = nmem_migrate_pages(b, dest, &m, msg, sizeof(msg));
 		free(dest);
@@ -563,17 +614,26 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 			return rc;
 		}
 		emit_migration(ctx, label, &m);
-		sink_summary(ctx->sink, "move_pages_moved", (double)m.moved, "pages");
-		sink_summary(ctx->sink, "move_pages_failed", (double)m.failed, "pages");
+		sink_summary(ctx->sink, "move_pages_moved", (double)m.moved,
+			     "pages");
+		sink_summary(ctx->sink, "move_pages_failed", (double)m.failed,
+			     "pages");
 		sink_summary(ctx->sink, "move_pages_gbps", m.gbps, "GB/s");
 		if (m.failed)
-			sink_note(ctx->sink, "warn", "move_pages left %zu pages where they were (mostly: %s)",
-				  m.failed, m.first_errno ? strerror(m.first_errno) : "unknown");
+			sink_note(
+				ctx->sink, "warn",
+				"move_pages left %zu pages where they were (mostly: %s)",
+				m.failed,
+				m.first_errno ? strerror(m.first_errno)
+					      : "unknown");
 		if (how == MIG_BOTH)
-			snprintf(series, sizeof(series), "after move_pages back");
+			snprintf(series, sizeof(series),
+				 "after move_pages back");
 		else
-			snprintf(series, sizeof(series), "after move_pages to node %d", target);
-		struct judge j = {.set = {target}, .n = 1,
+			snprintf(series, sizeof(series),
+				 "after move_pages to node %d", target);
+		struct judge j = {.set = {target},
+				  .n = 1,
 				  .outside = "pages off the target node"};
 		if (how == MIG_BOTH)
 			j = *first;
@@ -599,8 +659,8 @@ static int mp_run(struct run_ctx *ctx)
 	resolve(mp, t, &p);
 	machine_facts_from_topo(t, &m);
 	p.from_cache = mem_from_cache(&m, (uint64_t)mp->size);
-	rc = topo_plan_nodes(t, PLACE_COMPACT, &p.toucher, 1, 1, &p.toucher_cpu, msg,
-		       sizeof(msg));
+	rc = topo_plan_nodes(t, PLACE_COMPACT, &p.toucher, 1, 1, &p.toucher_cpu,
+			     msg, sizeof(msg));
 	if (rc) {
 		sink_note(ctx->sink, "warn", "toucher: %s", msg);
 		return rc;
@@ -618,9 +678,11 @@ static int mp_run(struct run_ctx *ctx)
 		sink_note(ctx->sink, "warn", "%s", msg);
 		return rc;
 	}
-	if (caps->balancing == 1 && (p.policy == NMEM_DEFAULT || p.policy == NMEM_LOCAL))
-		sink_note(ctx->sink, "info",
-			  "automatic NUMA balancing is on: the kernel may later move these pages toward the threads that use them");
+	if (caps->balancing == 1 &&
+	    (p.policy == NMEM_DEFAULT || p.policy == NMEM_LOCAL))
+		sink_note(
+			ctx->sink, "info",
+			"automatic NUMA balancing is on: the kernel may later move these pages toward the threads that use them");
 	status = malloc(sizeof(int) * b.npages);
 	orig = malloc(sizeof(int) * b.npages);
 	if (!status || !orig) {
@@ -641,23 +703,28 @@ static int mp_run(struct run_ctx *ctx)
 	int checked = 0;
 	int agree = nmem_sample_check(&b, orig, 64, &checked);
 	if (agree < 0) {
-		sink_note(ctx->sink, "warn", "get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR) failed: %s",
+		sink_note(ctx->sink, "warn",
+			  "get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR) failed: %s",
 			  strerror(-agree));
 	} else {
 		sink_summary(ctx->sink, "get_mempolicy_agree", agree, "pages");
-		sink_summary(ctx->sink, "get_mempolicy_checked", checked, "pages");
+		sink_summary(ctx->sink, "get_mempolicy_checked", checked,
+			     "pages");
 		if (agree != checked)
-			sink_note(ctx->sink, "warn",
-				  "get_mempolicy and move_pages disagree on %d of %d pages",
-				  checked - agree, checked);
+			sink_note(
+				ctx->sink, "warn",
+				"get_mempolicy and move_pages disagree on %d of %d pages",
+				checked - agree, checked);
 	}
 
 	if (p.policy == NMEM_INTERLEAVE) {
 		struct strbuf pattern = STRBUF_INIT;
 		nmem_census_pattern(&c, orig, b.npages, &pattern);
 		sink_summary(ctx->sink, "interleaved", c.interleaved, "");
-		sink_summary(ctx->sink, "interleave_run_pages", (double)c.run_len, "pages");
-		sink_note(ctx->sink, "info", "interleave pattern: %s%s", strbuf_str(&pattern),
+		sink_summary(ctx->sink, "interleave_run_pages",
+			     (double)c.run_len, "pages");
+		sink_note(ctx->sink, "info", "interleave pattern: %s%s",
+			  strbuf_str(&pattern),
 			  c.interleaved ? "" : " (not a clean round robin)");
 		strbuf_release(&pattern);
 	}
@@ -671,12 +738,14 @@ static int mp_run(struct run_ctx *ctx)
 		rc = migrate(ctx, &b, &p, &first, orig, status, &step, steps);
 		if (rc)
 			goto out;
-		/* after "both" the pages are back: reading again shows nothing new */
+		/* after "both" the pages are back: reading again shows nothing
+		 * new */
 		if (p.migrate_with != MIG_BOTH) {
 			char suffix[48];
-			snprintf(suffix, sizeof(suffix), " after migrating to node %d",
-				 p.migrate_to);
-			rc = bandwidth_from_nodes(ctx, &b, &p, suffix, 0, after, &step, steps);
+			snprintf(suffix, sizeof(suffix),
+				 " after migrating to node %d", p.migrate_to);
+			rc = bandwidth_from_nodes(ctx, &b, &p, suffix, 0, after,
+						  &step, steps);
 			if (rc)
 				goto out;
 		}
@@ -700,8 +769,8 @@ static void add_placement(const struct run_result *r, const char *series,
 		if (strcmp(q->chart, "pages") || !q->series ||
 		    strcmp(q->series, series) || q->y <= 0)
 			continue;
-		strbuf_addf(sb, "%s%.0f on node %.0f", shown++ ? ", " : "", q->y,
-			    q->x);
+		strbuf_addf(sb, "%s%.0f on node %.0f", shown++ ? ", " : "",
+			    q->y, q->x);
 	}
 	if (!shown)
 		strbuf_addstr(sb, "none found");
@@ -718,8 +787,8 @@ static void add_bandwidth(const struct run_result *r, const char *series,
 		if (strcmp(q->chart, "bandwidth") || !q->series ||
 		    strcmp(q->series, series))
 			continue;
-		strbuf_addf(sb, "%s%.1f GB/s from node %.0f", shown++ ? ", " : said,
-			    q->y, q->x);
+		strbuf_addf(sb, "%s%.1f GB/s from node %.0f",
+			    shown++ ? ", " : said, q->y, q->x);
 	}
 }
 
@@ -734,15 +803,18 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 	char key[48];
 
 	if (m->nnodes < 2)
-		verdict_note(v, "cannot",
-			     "this machine has one node: every page lands on node 0 whatever the policy, so where a policy puts pages, what a remote page costs and moving pages cannot be shown here");
+		verdict_note(
+			v, "cannot",
+			"this machine has one node: every page lands on node 0 whatever the policy, so where a policy puts pages, what a remote page costs and moving pages cannot be shown here");
 	mem_cache_note(m, (uint64_t)mp->size, "the read and write figures", v);
 	if (mp->policy == NMEM_PREFERRED && mp->nodes.n > 1)
-		verdict_note(v, "info",
-			     "preferred uses MPOL_PREFERRED, which prefers only the lowest node of 'nodes' (%d), the rule the article gives; preferred_many (MPOL_PREFERRED_MANY) prefers all of them",
-			     mp->nodes.v[0]);
+		verdict_note(
+			v, "info",
+			"preferred uses MPOL_PREFERRED, which prefers only the lowest node of 'nodes' (%d), the rule the article gives; preferred_many (MPOL_PREFERRED_MANY) prefers all of them",
+			mp->nodes.v[0]);
 	for (int i = 0; i < r->npoints; i++)
-		if (!strcmp(r->points[i].chart, "pages") && r->points[i].series &&
+		if (!strcmp(r->points[i].chart, "pages") &&
+		    r->points[i].series &&
 		    !strcmp(r->points[i].series, "after first touch"))
 			pages += r->points[i].y;
 	if (!rr_summary_get(r, "touch_pages_absent", &x))
@@ -753,13 +825,18 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 				 nmem_scope_names[mp->scope]);
 		return;
 	}
-	strbuf_addf(&sb, "%s (%s) over %.0f pages: ", nmem_policy_names[mp->policy],
+	strbuf_addf(&sb,
+		    "%s (%s) over %.0f pages: ", nmem_policy_names[mp->policy],
 		    nmem_scope_names[mp->scope], pages);
 	add_placement(r, "after first touch", &sb);
-	if (mp->policy == NMEM_BIND && !rr_summary_get(r, "touch_pages_outside", &x))
-		strbuf_addf(&sb, x > 0 ? ", %.0f on forbidden nodes"
-				       : ", none on a forbidden node", x);
-	if (mp->policy == NMEM_INTERLEAVE && !rr_summary_get(r, "interleaved", &x)) {
+	if (mp->policy == NMEM_BIND &&
+	    !rr_summary_get(r, "touch_pages_outside", &x))
+		strbuf_addf(&sb,
+			    x > 0 ? ", %.0f on forbidden nodes"
+				  : ", none on a forbidden node",
+			    x);
+	if (mp->policy == NMEM_INTERLEAVE &&
+	    !rr_summary_get(r, "interleaved", &x)) {
 		double run = 1;
 		rr_summary_get(r, "interleave_run_pages", &run);
 		if (m->nnodes < 2)
@@ -771,20 +848,25 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 		else
 			strbuf_addstr(&sb, ", not alternating cleanly");
 	}
-	add_bandwidth(r, read, from_cache ? "; read from cache " : "; read ", &sb);
+	add_bandwidth(r, read, from_cache ? "; read from cache " : "; read ",
+		      &sb);
 	rr_summary_get(r, "migrate_to", &target);
 	if (!rr_summary_get(r, "mbind_moved", &moved)) {
-		strbuf_addf(&sb, "; mbind moved %.0f pages to node %.0f%s", moved,
-			    target, moved > 0 ? "" : " (they were there already)");
+		strbuf_addf(&sb, "; mbind moved %.0f pages to node %.0f%s",
+			    moved, target,
+			    moved > 0 ? "" : " (they were there already)");
 		if (moved > 0 && !rr_summary_get(r, "mbind_gbps", &x) && x > 0)
 			strbuf_addf(&sb, " at %.2f GB/s", x);
 		if (!rr_summary_get(r, "mbind_failed", &failed) && failed > 0)
 			strbuf_addf(&sb, ", %.0f could not be moved", failed);
 	}
 	if (!rr_summary_get(r, "move_pages_moved", &moved)) {
-		snprintf(key, sizeof(key), "%s", mp->migrate_with == MIG_BOTH ? "back" : "to the target");
+		snprintf(key, sizeof(key), "%s",
+			 mp->migrate_with == MIG_BOTH ? "back"
+						      : "to the target");
 		strbuf_addf(&sb, "; move_pages moved %.0f %s", moved, key);
-		if (!rr_summary_get(r, "move_pages_failed", &failed) && failed > 0)
+		if (!rr_summary_get(r, "move_pages_failed", &failed) &&
+		    failed > 0)
 			strbuf_addstr(&sb, " (some failed)");
 	}
 	verdict_headline(v, "%s", strbuf_str(&sb));
@@ -801,12 +883,14 @@ static void mp_precheck(const void *params, const struct common_params *common,
 	(void)common;
 	machine_facts_from_topo(t, &m);
 	if (m.nnodes < 2)
-		verdict_note(v, "cannot",
-			     "one node: every page lands on node 0 whatever the policy; where pages go, remote cost and migration cannot be shown");
+		verdict_note(
+			v, "cannot",
+			"one node: every page lands on node 0 whatever the policy; where pages go, remote cost and migration cannot be shown");
 	mem_cache_note(&m, (uint64_t)mp->size, "the read and write figures", v);
 	if (mp->policy == NMEM_PREFERRED_MANY && !nmem_caps()->preferred_many)
-		verdict_note(v, "cannot",
-			     "this kernel lacks MPOL_PREFERRED_MANY (Linux 5.15): only preferred, the lowest node of 'nodes', can run");
+		verdict_note(
+			v, "cannot",
+			"this kernel lacks MPOL_PREFERRED_MANY (Linux 5.15): only preferred, the lowest node of 'nodes', can run");
 }
 
 static void mp_estimate(const void *params, const struct common_params *common,
@@ -820,7 +904,8 @@ static void mp_estimate(const void *params, const struct common_params *common,
 	int threads = (int)mp->threads;
 	double s;
 
-	/* the first touch, then a read and a write pass per round from each node */
+	/* the first touch, then a read and a write pass per round from each
+	 * node */
 	s = cost_teams_s(1) + cost_touch_s(t, size, 1);
 	s += from * (cost_teams_s(2) +
 		     rounds * (cost_stream_s(t, COST_READ, size, threads) +
@@ -831,7 +916,8 @@ static void mp_estimate(const void *params, const struct common_params *common,
 	 * touched, and read again from each node after.
 	 */
 	if (nodes > 1)
-		s += 2 * (cost_touch_s(t, size, 1) + cost_stream_s(t, COST_COPY, size, 1)) +
+		s += 2 * (cost_touch_s(t, size, 1) +
+			  cost_stream_s(t, COST_COPY, size, 1)) +
 		     from * rounds * cost_stream_s(t, COST_READ, size, threads);
 	*seconds = s;
 	*bytes = (uint64_t)size + (uint64_t)(size / 4096) * 2 * sizeof(int);
@@ -841,7 +927,8 @@ static void mp_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	{.id = "interleave",
 	 .title = "Where interleaved pages land",
-	 .question = "of 4096 pages interleaved over every node, how many land on node 0?",
+	 .question =
+		 "of 4096 pages interleaved over every node, how many land on node 0?",
 	 .params = "size=16M policy=interleave repeat=2",
 	 .unit = "pages",
 	 .answer = "touch_pages_node0",
@@ -852,9 +939,10 @@ const struct experiment exp_memory_policy = {
 	.name = "memory_policy",
 	.smoke = "size=1M repeat=1 warmup=0",
 	.title = "Memory policies and page placement",
-	.summary = "A buffer under default, bind, preferred, interleave or local "
-		   "policy: where its pages really are, what reading them "
-		   "from each node costs, and moving them",
+	.summary =
+		"A buffer under default, bind, preferred, interleave or local "
+		"policy: where its pages really are, what reading them "
+		"from each node costs, and moving them",
 	.section = "6.5.1-6.5.5",
 	.explain =
 		"On a NUMA machine each node has memory of its own, and a CPU "

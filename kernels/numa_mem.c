@@ -13,8 +13,9 @@
 
 #include "stats.h"
 
-const char *const nmem_policy_names[] = {"default", "bind", "preferred",
-					 "interleave", "local", "preferred_many", NULL};
+const char *const nmem_policy_names[] = {
+	"default", "bind",	     "preferred", "interleave",
+	"local",   "preferred_many", NULL};
 const char *const nmem_scope_names[] = {"vma", "task", NULL};
 
 #define MASK_WORDS (NMEM_MAX_NODE / (8 * sizeof(unsigned long)))
@@ -98,9 +99,12 @@ static void probe(void)
 		return;
 	}
 	caps.policy = 1;
-	/* older kernels refuse the mode with EINVAL; the allowed nodes make a valid mask */
-	if (!get_mempolicy(NULL, mask, MASK_MAXNODE, NULL, MPOL_F_MEMS_ALLOWED) &&
-	    !mbind(p, (unsigned long)page, MPOL_PREFERRED_MANY, mask, MASK_MAXNODE, 0)) {
+	/* older kernels refuse the mode with EINVAL; the allowed nodes make a
+	 * valid mask */
+	if (!get_mempolicy(NULL, mask, MASK_MAXNODE, NULL,
+			   MPOL_F_MEMS_ALLOWED) &&
+	    !mbind(p, (unsigned long)page, MPOL_PREFERRED_MANY, mask,
+		   MASK_MAXNODE, 0)) {
 		caps.preferred_many = 1;
 		mbind(p, (unsigned long)page, MPOL_DEFAULT, NULL, 0, 0);
 	}
@@ -135,7 +139,8 @@ static int kernel_mode(enum nmem_policy p)
 	case NMEM_BIND:
 		return MPOL_BIND;
 	case NMEM_PREFERRED:
-		/* with several nodes the kernel takes the lowest, as the article says */
+		/* with several nodes the kernel takes the lowest, as the
+		 * article says */
 		return MPOL_PREFERRED;
 	case NMEM_PREFERRED_MANY:
 		return MPOL_PREFERRED_MANY;
@@ -159,18 +164,17 @@ static int takes_nodes(enum nmem_policy p)
 static void describe_policy(const struct nmem_buf *b, const char *call,
 			    char *buf, size_t len)
 {
-	static const char *const modes[] = {"MPOL_DEFAULT", "MPOL_PREFERRED",
-					    "MPOL_BIND", "MPOL_INTERLEAVE",
-					    "MPOL_LOCAL", "MPOL_PREFERRED_MANY"};
+	static const char *const modes[] = {
+		"MPOL_DEFAULT",	   "MPOL_PREFERRED", "MPOL_BIND",
+		"MPOL_INTERLEAVE", "MPOL_LOCAL",     "MPOL_PREFERRED_MANY"};
 	int32_t v[TOPO_MAX_NODES];
 	char nodes[128] = "";
 
 	for (int i = 0; i < b->nnodes; i++)
 		v[i] = b->nodes[i];
 	format_int_list(v, b->nnodes, nodes, sizeof(nodes));
-	snprintf(buf, len, "%s(%s%s%s)", call,
-		 modes[kernel_mode(b->policy)], b->nnodes ? ", nodes " : "",
-		 nodes);
+	snprintf(buf, len, "%s(%s%s%s)", call, modes[kernel_mode(b->policy)],
+		 b->nnodes ? ", nodes " : "", nodes);
 }
 
 int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
@@ -192,7 +196,8 @@ int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
 		return -EINVAL;
 	}
 	if (takes_nodes(s->policy)) {
-		for (int i = 0; i < s->nnodes && b->nnodes < TOPO_MAX_NODES; i++)
+		for (int i = 0; i < s->nnodes && b->nnodes < TOPO_MAX_NODES;
+		     i++)
 			b->nodes[b->nnodes++] = s->nodes[i];
 		for (int i = 0; !s->nnodes && t && i < t->nnodes; i++)
 			if (t->node[i].mem_total > 0 || t->nnodes == 1)
@@ -224,10 +229,11 @@ int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
 		  b->nnodes ? mask : NULL, b->nnodes ? MASK_MAXNODE : 0, 0)) {
 		rc = -errno;
 		describe_policy(b, "mbind", what, sizeof(what));
-		snprintf(msg, msglen, "%s failed: %s%s", what, strerror(-rc),
-			 rc == -EINVAL && b->policy == NMEM_PREFERRED_MANY
-				 ? " (MPOL_PREFERRED_MANY needs Linux 5.15 or later)"
-				 : "");
+		snprintf(
+			msg, msglen, "%s failed: %s%s", what, strerror(-rc),
+			rc == -EINVAL && b->policy == NMEM_PREFERRED_MANY
+				? " (MPOL_PREFERRED_MANY needs Linux 5.15 or later)"
+				: "");
 		nmem_free(b);
 		return rc;
 	}
@@ -246,8 +252,8 @@ int nmem_task_apply(const struct nmem_buf *b)
 	unsigned long mask[MASK_WORDS];
 
 	fill_mask(mask, b->nodes, b->nnodes);
-	if (set_mempolicy(kernel_mode(b->policy),
-			  b->nnodes ? mask : NULL, b->nnodes ? MASK_MAXNODE : 0))
+	if (set_mempolicy(kernel_mode(b->policy), b->nnodes ? mask : NULL,
+			  b->nnodes ? MASK_MAXNODE : 0))
 		return -errno;
 	return 0;
 }
@@ -284,8 +290,8 @@ int nmem_where(const struct nmem_buf *b, int *status)
 	return move_chunks(b, NULL, status, 0, NULL);
 }
 
-int nmem_sample_check(const struct nmem_buf *b, const int *status,
-		      int nsample, int *checked)
+int nmem_sample_check(const struct nmem_buf *b, const int *status, int nsample,
+		      int *checked)
 {
 	int agree = 0;
 
@@ -322,7 +328,8 @@ static void count_moves(const struct nmem_buf *b, const int *before,
 
 	for (size_t i = 0; i < b->npages; i++) {
 		int want = dest ? dest[i] : -1;
-		int was = dest ? before[i] == want : in_set(target, n, before[i]);
+		int was =
+			dest ? before[i] == want : in_set(target, n, before[i]);
 		int is = dest ? after[i] == want : in_set(target, n, after[i]);
 		if (was)
 			m->stayed++;
@@ -367,8 +374,9 @@ int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
 	qrc = nmem_where(b, before);
 	fill_mask(mask, target, n);
 	double t0 = clock_now();
-	rc = mbind(b->base, b->len, MPOL_BIND, mask, MASK_MAXNODE, flags) ? -errno
-									 : 0;
+	rc = mbind(b->base, b->len, MPOL_BIND, mask, MASK_MAXNODE, flags)
+		     ? -errno
+		     : 0;
 	m->seconds = clock_now() - t0;
 	if (!qrc)
 		qrc = nmem_where(b, after);
@@ -380,17 +388,20 @@ int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
 	}
 	m->rc = rc;
 	if (rc == -EPERM && how == NMEM_MOVE_ALL)
-		snprintf(msg, msglen,
-			 "mbind(MPOL_MF_MOVE_ALL) needs CAP_SYS_NICE, which this process lacks");
+		snprintf(
+			msg, msglen,
+			"mbind(MPOL_MF_MOVE_ALL) needs CAP_SYS_NICE, which this process lacks");
 	else if (rc == -EIO)
-		snprintf(msg, msglen,
-			 "mbind(%s): %zu pages could not be moved, so the call failed (EIO)",
-			 names[how], m->failed);
+		snprintf(
+			msg, msglen,
+			"mbind(%s): %zu pages could not be moved, so the call failed (EIO)",
+			names[how], m->failed);
 	else if (rc)
 		snprintf(msg, msglen, "mbind(%s) failed: %s", names[how],
 			 strerror(-rc));
 	else if (qrc)
-		snprintf(msg, msglen, "move_pages could not count the pages: %s",
+		snprintf(msg, msglen,
+			 "move_pages could not count the pages: %s",
 			 strerror(-qrc));
 	if (!rc) {
 		b->policy = NMEM_BIND;
@@ -426,7 +437,8 @@ int nmem_migrate_pages(struct nmem_buf *b, const int *dest,
 			snprintf(msg, msglen, "move_pages failed: %s",
 				 strerror(-rc));
 	} else {
-		snprintf(msg, msglen, "move_pages could not query the pages: %s",
+		snprintf(msg, msglen,
+			 "move_pages could not query the pages: %s",
 			 strerror(-rc));
 	}
 	if (!rc) {

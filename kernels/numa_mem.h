@@ -12,12 +12,15 @@
 #define NMEM_MAX_NODE 1024
 
 enum nmem_policy {
-	NMEM_DEFAULT,	 /* the system's rule: the node of the CPU that touches first */
+	NMEM_DEFAULT,	 /* the system's rule: the node of the CPU that touches
+			    first */
 	NMEM_BIND,	 /* only the listed nodes */
-	NMEM_PREFERRED,	 /* MPOL_PREFERRED: the lowest listed node first, any other when it is full */
+	NMEM_PREFERRED,	 /* MPOL_PREFERRED: the lowest listed node first, any
+			    other when it is full */
 	NMEM_INTERLEAVE, /* round robin over the listed nodes, page by page */
 	NMEM_LOCAL,	 /* explicitly the toucher's node */
-	NMEM_PREFERRED_MANY /* MPOL_PREFERRED_MANY (Linux 5.15): any listed node first */
+	NMEM_PREFERRED_MANY /* MPOL_PREFERRED_MANY (Linux 5.15): any listed node
+			       first */
 };
 /* The policy names in enum order, NULL-terminated: an ENUM param's choices. */
 extern const char *const nmem_policy_names[];
@@ -32,13 +35,17 @@ extern const char *const nmem_scope_names[];
 struct nmem_caps {
 	int policy;	/* get_mempolicy, set_mempolicy and mbind answer */
 	int move_pages; /* move_pages answers queries */
-	int sys_nice;	/* CAP_SYS_NICE is effective: MPOL_MF_MOVE_ALL is allowed */
-	int balancing;	/* automatic NUMA balancing: 1 on, 0 off, -1 unknown */
-	int preferred_many; /* mbind takes MPOL_PREFERRED_MANY (Linux 5.15 and later) */
-	char why[200];	/* when policy or move_pages is 0: the call that failed, and why */
+	int sys_nice;  /* CAP_SYS_NICE is effective: MPOL_MF_MOVE_ALL is allowed
+			*/
+	int balancing; /* automatic NUMA balancing: 1 on, 0 off, -1 unknown */
+	int preferred_many; /* mbind takes MPOL_PREFERRED_MANY (Linux 5.15 and
+			       later) */
+	char why[200]; /* when policy or move_pages is 0: the call that failed,
+			  and why */
 };
 
-/* The probe's result; the first call probes, later calls return the same. Never fails. */
+/* The probe's result; the first call probes, later calls return the same. Never
+ * fails. */
 const struct nmem_caps *nmem_caps(void);
 
 /* A request for memory under a policy. */
@@ -46,9 +53,11 @@ struct nmem_spec {
 	size_t len;
 	enum nmem_policy policy;
 	enum nmem_scope scope;
-	const int32_t *nodes; /* OS node numbers; n == 0 with bind/preferred/interleave: every node */
+	const int32_t *nodes; /* OS node numbers; n == 0 with
+				 bind/preferred/interleave: every node */
 	int nnodes;
-	int thp; /* -1: no transparent huge pages (page-granular placement), 0: the system's setting, 1: ask for them */
+	int thp; /* -1: no transparent huge pages (page-granular placement), 0:
+		    the system's setting, 1: ask for them */
 };
 
 struct nmem_buf {
@@ -58,7 +67,8 @@ struct nmem_buf {
 	size_t npages;
 	enum nmem_policy policy;
 	enum nmem_scope scope;
-	int nodes[TOPO_MAX_NODES]; /* the policy's node set, ascending; empty for default/local */
+	int nodes[TOPO_MAX_NODES]; /* the policy's node set, ascending; empty
+				      for default/local */
 	int nnodes;
 };
 
@@ -92,24 +102,27 @@ int nmem_where(const struct nmem_buf *b, int *status);
  * many answers agree with status. Returns the agreeing count (*checked:
  * how many were asked), or -errno.
  */
-int nmem_sample_check(const struct nmem_buf *b, const int *status,
-		      int nsample, int *checked);
+int nmem_sample_check(const struct nmem_buf *b, const int *status, int nsample,
+		      int *checked);
 
 /* The outcome of one migration. */
 struct nmem_migration {
-	size_t moved;	/* pages that were off target before and on it after */
-	size_t stayed;	/* already on target before */
-	size_t failed;	/* still off target (or an error) after */
-	double seconds; /* the system call alone */
-	double gbps;	/* moved bytes / seconds / 1e9 */
-	int rc;		/* 0, or -errno of the system call */
-	int first_errno; /* the most frequent per-page error of move_pages, 0 if none */
+	size_t moved;	 /* pages that were off target before and on it after */
+	size_t stayed;	 /* already on target before */
+	size_t failed;	 /* still off target (or an error) after */
+	double seconds;	 /* the system call alone */
+	double gbps;	 /* moved bytes / seconds / 1e9 */
+	int rc;		 /* 0, or -errno of the system call */
+	int first_errno; /* the most frequent per-page error of move_pages, 0 if
+			    none */
 };
 
 enum nmem_move {
 	NMEM_MOVE_MBIND,	/* mbind(MPOL_BIND, MPOL_MF_MOVE) */
-	NMEM_MOVE_MBIND_STRICT, /* ... | MPOL_MF_STRICT: fail if any page stays */
-	NMEM_MOVE_ALL		/* mbind(MPOL_BIND, MPOL_MF_MOVE_ALL): needs CAP_SYS_NICE */
+	NMEM_MOVE_MBIND_STRICT, /* ... | MPOL_MF_STRICT: fail if any page stays
+				 */
+	NMEM_MOVE_ALL /* mbind(MPOL_BIND, MPOL_MF_MOVE_ALL): needs CAP_SYS_NICE
+		       */
 };
 
 /*

@@ -12,12 +12,12 @@
 
 #include "bw.h"
 #include "experiment.h"
-#include "rates.h"
-#include "workcost.h"
 #include "numa_mem.h"
 #include "page_census.h"
+#include "rates.h"
 #include "stats.h"
 #include "team.h"
+#include "workcost.h"
 
 #define NR_MAX_THREADS 1024
 
@@ -1154,14 +1154,20 @@ static void nr_estimate(const void *params, const struct common_params *common,
 	int threads = (int)p->threads * nodes;
 	double size = (double)p->size, s;
 
-	/* the copies (one, then one a node) and the region: touched and filled */
-	s = (nodes + 2) * (cost_touch_s(t, size, 1) + cost_stream_s(t, COST_WRITE, size, 1));
-	/* replicas: every thread reads the data passes times, from one copy and from its own */
-	s += 2 * rounds * cost_stream_s(t, COST_READ, size * p->passes * threads, threads);
-	/* accumulators: locked adds into one shared region, then into one a node */
+	/* the copies (one, then one a node) and the region: touched and filled
+	 */
+	s = (nodes + 2) *
+	    (cost_touch_s(t, size, 1) + cost_stream_s(t, COST_WRITE, size, 1));
+	/* replicas: every thread reads the data passes times, from one copy and
+	 * from its own */
+	s += 2 * rounds *
+	     cost_stream_s(t, COST_READ, size * p->passes * threads, threads);
+	/* accumulators: locked adds into one shared region, then into one a
+	 * node */
 	s += 2 * rounds * (double)p->updates * cost_crowd(t, threads) *
 	     (threads > 1 ? r->atomic_shared_ns : r->atomic_ns) * 1e-9;
-	/* the region: passes before and after a move, and the move, a copy of every page */
+	/* the region: passes before and after a move, and the move, a copy of
+	 * every page */
 	s += rounds * 2 * cost_stream_s(t, COST_COPY, size * p->passes, 1) +
 	     cost_touch_s(t, size, 1) + cost_stream_s(t, COST_COPY, size, 1);
 	*seconds = s + cost_teams_s(6);
@@ -1172,7 +1178,8 @@ static void nr_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	{.id = "copy-cost",
 	 .title = "What a copy per node costs",
-	 .question = "how many milliseconds does making one copy of the data per node take here?",
+	 .question =
+		 "how many milliseconds does making one copy of the data per node take here?",
 	 .params = "repeat=3 warmup=1",
 	 .unit = "ms",
 	 .answer = "replica_setup_ms",

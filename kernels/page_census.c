@@ -36,7 +36,8 @@ void nmem_census_of(const int *status, size_t n, const int *allowed,
 		}
 		if (s < TOPO_MAX_NODES) {
 			if (c->on_node[s]++ == 0 && nseen < TOPO_MAX_NODES) {
-				/* ascending, for the cycle when no set is given */
+				/* ascending, for the cycle when no set is given
+				 */
 				int j = nseen++;
 				for (; j > 0 && seen[j - 1] > s; j--)
 					seen[j] = seen[j - 1];
@@ -79,7 +80,8 @@ void nmem_census_of(const int *status, size_t n, const int *allowed,
 				c->run_max = run;
 		}
 		if (s >= 0 && prev >= 0) {
-			int a = index_in(cyc, ncyc, prev), b = index_in(cyc, ncyc, s);
+			int a = index_in(cyc, ncyc, prev),
+			    b = index_in(cyc, ncyc, s);
 			if (a < 0 || b < 0 || b != (a + 1) % ncyc)
 				ok = 0;
 		}

@@ -11,13 +11,13 @@
 struct nmem_census {
 	size_t npages;
 	size_t on_node[TOPO_MAX_NODES]; /* indexed by OS node number */
-	size_t on_other;		/* on a node numbered TOPO_MAX_NODES or more */
-	size_t absent;			/* not allocated (-ENOENT) */
-	size_t failed;			/* any other error */
-	size_t forbidden;		/* present on a node outside the allowed set */
-	int first_forbidden_node;	/* -1 if none */
+	size_t on_other;  /* on a node numbered TOPO_MAX_NODES or more */
+	size_t absent;	  /* not allocated (-ENOENT) */
+	size_t failed;	  /* any other error */
+	size_t forbidden; /* present on a node outside the allowed set */
+	int first_forbidden_node; /* -1 if none */
 	size_t first_forbidden_page;
-	int nused;			/* distinct nodes holding pages */
+	int nused; /* distinct nodes holding pages */
 	/* runs: maximal stretches of consecutive present pages on one node */
 	size_t runs, run_min, run_max;
 	/*

@@ -123,7 +123,8 @@ static int grid_init(struct grid *g, int n)
 	return 0;
 }
 
-/* Sorting key of a class's distance: one node, then nearest first, unknown last. */
+/* Sorting key of a class's distance: one node, then nearest first, unknown
+ * last. */
 static int distance_key(int d)
 {
 	return d == 0 ? 0 : d > 0 ? d : INT_MAX;
@@ -151,13 +152,14 @@ int pairs_parse(const char *s, struct pairs_request *req, struct errinfo *err)
 			req->sample = (int)n;
 			return 0;
 		}
-		return errinfo_set(err, "pairs",
-				   "'%s' is not a pair count: sample:N takes a whole number N of 1 or more",
-				   s);
+		return errinfo_set(
+			err, "pairs",
+			"'%s' is not a pair count: sample:N takes a whole number N of 1 or more",
+			s);
 	}
-	return errinfo_set(err, "pairs",
-			   "unknown pairs '%s' (allowed: all, by_relation, sample:N)",
-			   s);
+	return errinfo_set(
+		err, "pairs",
+		"unknown pairs '%s' (allowed: all, by_relation, sample:N)", s);
 }
 
 static const char *const kind_names[] = {"smt", "l2", "l3", "package",
@@ -241,8 +243,8 @@ static int plan_cpus(const struct topo *t, const int *cpus, int ncpus,
 			if (t->pu[i].allowed)
 				plan->cpu[n++] = t->pu[i].os;
 		for (int i = 1; i < n; i++)
-			for (int j = i; j > 0 && plan->cpu[j] < plan->cpu[j - 1];
-			     j--) {
+			for (int j = i;
+			     j > 0 && plan->cpu[j] < plan->cpu[j - 1]; j--) {
 				int x = plan->cpu[j];
 				plan->cpu[j] = plan->cpu[j - 1];
 				plan->cpu[j - 1] = x;
@@ -252,9 +254,10 @@ static int plan_cpus(const struct topo *t, const int *cpus, int ncpus,
 	for (int i = 0; i < n; i++) {
 		const struct topo_pu *p = topo_pu_by_os(t, plan->cpu[i]);
 		if (!p)
-			return errinfo_set(err, "cpus",
-					   "cpu %d is not in this machine (it has %d cpus)",
-					   plan->cpu[i], t->npus);
+			return errinfo_set(
+				err, "cpus",
+				"cpu %d is not in this machine (it has %d cpus)",
+				plan->cpu[i], t->npus);
 		for (int j = 0; j < i; j++)
 			if (plan->cpu[j] == plan->cpu[i])
 				return errinfo_set(err, "cpus",
@@ -266,7 +269,8 @@ static int plan_cpus(const struct topo *t, const int *cpus, int ncpus,
 	return 0;
 }
 
-/* Fills the grid with each pair's class and the plan with the classes, closest first. */
+/* Fills the grid with each pair's class and the plan with the classes, closest
+ * first. */
 static int classify_pairs(const struct topo *t, const struct cpu_info *info,
 			  struct pair_plan *plan, struct grid *g)
 {
@@ -288,9 +292,10 @@ static int classify_pairs(const struct topo *t, const struct cpu_info *info,
 				if (plan->nclasses == NOT_A_PAIR - 1)
 					return -ENOMEM;
 				if (plan->nclasses == cap) {
-					void *p = realloc(plan->cls,
-							  2 * (size_t)cap *
-								  sizeof(*plan->cls));
+					void *p = realloc(
+						plan->cls,
+						2 * (size_t)cap *
+							sizeof(*plan->cls));
 					if (!p)
 						return -ENOMEM;
 					plan->cls = p;
@@ -300,7 +305,8 @@ static int classify_pairs(const struct topo *t, const struct cpu_info *info,
 				memset(&plan->cls[c], 0, sizeof(plan->cls[c]));
 				plan->cls[c].kind = kind;
 				plan->cls[c].distance = d;
-				/* the provisional id, until the classes are sorted */
+				/* the provisional id, until the classes are
+				 * sorted */
 				plan->cls[c].planned = c;
 			}
 			plan->cls[c].available += 2;
@@ -372,8 +378,9 @@ static int plan_by_relation(struct pair_plan *plan, struct grid *g, int k,
 	for (int i = 0; i < g->n; i++)
 		g->order[i] = i;
 	for (int i = 1; i < g->n; i++)
-		for (int j = i; j > 0 && info[g->order[j]].pu->logical <
-						 info[g->order[j - 1]].pu->logical;
+		for (int j = i;
+		     j > 0 && info[g->order[j]].pu->logical <
+				      info[g->order[j - 1]].pu->logical;
 		     j--) {
 			int x = g->order[j];
 			g->order[j] = g->order[j - 1];
@@ -388,8 +395,9 @@ static int plan_by_relation(struct pair_plan *plan, struct grid *g, int k,
 		return -ENOMEM;
 	}
 	for (int c = 0; c < plan->nclasses; c++) {
-		int want = plan->cls[c].available < k ? (int)plan->cls[c].available
-						      : k;
+		int want = plan->cls[c].available < k
+				   ? (int)plan->cls[c].available
+				   : k;
 		int got = pick_spread(g, (uint16_t)c, want, picks);
 		for (int p = 0; p < got; p++)
 			put_pair(plan, g, picks[p].a, picks[p].b);
@@ -432,7 +440,8 @@ int pair_plan_make(const struct topo *t, const int *cpus, int ncpus,
 	} else if (req->mode == PAIRS_SAMPLE) {
 		rc = add_pairs(plan, req->sample);
 		for (int s = 0; !rc && s < req->sample; s++) {
-			/* q = s * total / N without overflow: steps of at least one */
+			/* q = s * total / N without overflow: steps of at least
+			 * one */
 			unsigned __int128 q = (unsigned __int128)s * total /
 					      (unsigned)req->sample;
 			int i, j;
@@ -478,25 +487,28 @@ int cells_parse(const char *s, enum cells_mode *mode, struct errinfo *err)
 		return 0;
 	}
 	return errinfo_set(err, "cells",
-			   "unknown cells '%s' (allowed: full, by_distance)", s);
+			   "unknown cells '%s' (allowed: full, by_distance)",
+			   s);
 }
 
 static int cell_nodes(const struct topo *t, const int *nodes, int nnodes,
 		      struct cell_plan *plan, int *idx, struct errinfo *err)
 {
 	if (nnodes > TOPO_MAX_NODES)
-		return errinfo_set(err, "nodes",
-				   "%d nodes are listed, more than the %d numalab handles",
-				   nnodes, TOPO_MAX_NODES);
+		return errinfo_set(
+			err, "nodes",
+			"%d nodes are listed, more than the %d numalab handles",
+			nnodes, TOPO_MAX_NODES);
 	if (!nnodes)
 		for (int i = 0; i < t->nnodes; i++)
 			plan->node[plan->nnodes++] = t->node[i].os;
 	for (int i = 0; i < nnodes; i++) {
 		plan->node[plan->nnodes++] = nodes[i];
 		if (topo_node_index(t, nodes[i]) < 0)
-			return errinfo_set(err, "nodes",
-					   "node %d does not exist (this machine has %d nodes)",
-					   nodes[i], t->nnodes);
+			return errinfo_set(
+				err, "nodes",
+				"node %d does not exist (this machine has %d nodes)",
+				nodes[i], t->nnodes);
 		for (int j = 0; j < i; j++)
 			if (nodes[j] == nodes[i])
 				return errinfo_set(err, "nodes",
@@ -516,7 +528,8 @@ static int cell_key(const struct topo *t, const int *idx, int i, int j)
 	return i == j ? 0 : distance_key(d > 0 ? d : -1);
 }
 
-/* Classes: local first, then each distance of two nodes, nearest first; unknown last. */
+/* Classes: local first, then each distance of two nodes, nearest first; unknown
+ * last. */
 static int classify_cells(const struct topo *t, const int *idx,
 			  struct cell_plan *plan, struct grid *g)
 {
@@ -525,7 +538,8 @@ static int classify_cells(const struct topo *t, const int *idx,
 
 	if (!key)
 		return -ENOMEM;
-	/* key[0..nd) collects the distinct keys of the cells off the diagonal */
+	/* key[0..nd) collects the distinct keys of the cells off the diagonal
+	 */
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
 			int x = cell_key(t, idx, i, j), k = 0;
@@ -621,8 +635,8 @@ int cell_plan_make(const struct topo *t, const int *nodes, int nnodes,
 	for (int i = 0; i < n; i++)
 		g.order[i] = i;
 	for (int c = 0; c < plan->nclasses; c++) {
-		int want = plan->cls[c].available < k ? plan->cls[c].available
-						      : k;
+		int want =
+			plan->cls[c].available < k ? plan->cls[c].available : k;
 		int got;
 
 		if (mode == CELLS_FULL)

@@ -17,7 +17,8 @@ enum pairs_mode {
 struct pairs_request {
 	enum pairs_mode mode;
 	int sample;    /* N of sample:N */
-	int per_class; /* by_relation: pairs per relation (K); 0 means the default */
+	int per_class; /* by_relation: pairs per relation (K); 0 means the
+			  default */
 };
 
 /* What two CPUs share, closest first. */
@@ -37,25 +38,31 @@ struct relation_class {
 	 * -1 when they are on two nodes whose distance is unknown.
 	 */
 	int distance;
-	char name[48];	/* "smt", "l2", "l3", "package", "cross-package", "cross-package, distance 21", "package, another node" */
+	char name[48];	/* "smt", "l2", "l3", "package", "cross-package",
+			   "cross-package, distance 21", "package, another node"
+			 */
 	long available; /* ordered pairs of this class among the cpus */
 	int planned;	/* pairs of the plan in this class */
 };
 
 struct cpu_pair {
 	int a, b;     /* OS indexes: a writes, b answers */
-	int row, col; /* indexes of a and b in the plan's cpu list (the heatmap's cell) */
+	int row, col; /* indexes of a and b in the plan's cpu list (the
+			 heatmap's cell) */
 	int cls;      /* index in the plan's classes */
 };
 
 struct pair_plan {
 	int ncpus;
-	int *cpu; /* the matrix's rows and columns: the cpus given, or every allowed one in OS order */
+	int *cpu; /* the matrix's rows and columns: the cpus given, or every
+		     allowed one in OS order */
 	long npairs;
 	struct cpu_pair *pair; /* in the order to measure them */
 	int nclasses;
-	struct relation_class *cls; /* closest first; every relation the cpus have */
-	int sample_capped;	    /* sample:N asked for more pairs than the cpus have: all were planned */
+	struct relation_class
+		*cls;	   /* closest first; every relation the cpus have */
+	int sample_capped; /* sample:N asked for more pairs than the cpus have:
+			      all were planned */
 };
 
 /*
@@ -92,20 +99,22 @@ void pair_plan_free(struct pair_plan *plan);
 
 /* The matrix remote_bandwidth measures. */
 enum cells_mode {
-	CELLS_FULL,	   /* every (cpu node, memory node) cell */
+	CELLS_FULL,	  /* every (cpu node, memory node) cell */
 	CELLS_BY_DISTANCE /* a few cells of each distance class */
 };
 
 struct distance_class {
 	int distance; /* from the topology's matrix; 0 when unknown */
-	int rank;     /* 0 local, 1 the nearest remote distance ("one hop"), 2 the next ... */
-	char name[48];	/* "local", "distance 16", "remote, distance unknown" */
-	int available;	/* cells of this class among the nodes */
-	int planned;	/* cells of the plan in this class */
+	int rank; /* 0 local, 1 the nearest remote distance ("one hop"), 2 the
+		     next ... */
+	char name[48]; /* "local", "distance 16", "remote, distance unknown" */
+	int available; /* cells of this class among the nodes */
+	int planned;   /* cells of the plan in this class */
 };
 
 struct node_cell {
-	int cpu_node, mem_node; /* OS indexes: threads on cpu_node, memory on mem_node */
+	int cpu_node, mem_node; /* OS indexes: threads on cpu_node, memory on
+				   mem_node */
 	int row, col;		/* indexes of the two in the plan's node list */
 	int cls;		/* index in the plan's classes */
 };
@@ -119,7 +128,8 @@ struct cell_plan {
 	struct distance_class *cls; /* local first, then by distance */
 };
 
-/* Parses "full" or "by_distance". Returns 0, or -EINVAL with err naming field "cells". */
+/* Parses "full" or "by_distance". Returns 0, or -EINVAL with err naming field
+ * "cells". */
 int cells_parse(const char *s, enum cells_mode *mode, struct errinfo *err);
 
 /*

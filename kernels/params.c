@@ -123,12 +123,14 @@ int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 		p = end;
 		if (*p == '-') {
 			if (parse_u63(p + 1, &end, &b)) {
-				snprintf(msg, msglen, "bad range in '%s'", text);
+				snprintf(msg, msglen, "bad range in '%s'",
+					 text);
 				return -EINVAL;
 			}
 			p = end;
 			if (*p == ':') {
-				if (parse_u63(p + 1, &end, &step) || step == 0) {
+				if (parse_u63(p + 1, &end, &step) ||
+				    step == 0) {
 					snprintf(msg, msglen,
 						 "bad step in '%s'", text);
 					return -EINVAL;
@@ -187,7 +189,8 @@ int format_int_list(const int32_t *v, int n, char *buf, size_t len)
 		while (j + 1 < n && v[j + 1] == v[j] + 1)
 			j++;
 		if (j > i)
-			strbuf_addf(&sb, "%s%d-%d", sb.len ? "," : "", v[i], v[j]);
+			strbuf_addf(&sb, "%s%d-%d", sb.len ? "," : "", v[i],
+				    v[j]);
 		else
 			strbuf_addf(&sb, "%s%d", sb.len ? "," : "", v[i]);
 		i = j;
@@ -268,17 +271,19 @@ int param_parse_value(const struct param *p, const char *text,
 		} else {
 			rc = parse_size(text, &out->i);
 		}
-		if (rc == -ERANGE || (!rc && (out->i < p->min ||
-					      out->i > p->max))) {
-			snprintf(err->msg, sizeof(err->msg),
-				 "'%s' is out of range for '%s' (allowed %s-%s%s%s)",
-				 text, p->name, lo, hi, p->unit ? " " : "",
-				 p->unit ? p->unit : "");
+		if (rc == -ERANGE ||
+		    (!rc && (out->i < p->min || out->i > p->max))) {
+			snprintf(
+				err->msg, sizeof(err->msg),
+				"'%s' is out of range for '%s' (allowed %s-%s%s%s)",
+				text, p->name, lo, hi, p->unit ? " " : "",
+				p->unit ? p->unit : "");
 			return -EINVAL;
 		}
 		if (rc) {
 			snprintf(err->msg, sizeof(err->msg),
-				 "'%s' is not %s for '%s' (allowed %s-%s)", text,
+				 "'%s' is not %s for '%s' (allowed %s-%s)",
+				 text,
 				 p->type == PARAM_SIZE
 					 ? "a size (like 64K, 8M, 1G)"
 					 : "a whole number",
@@ -303,7 +308,7 @@ int param_parse_value(const struct param *p, const char *text,
 		if (rc < 0) {
 			snprintf(err->msg, sizeof(err->msg),
 				 "bad %s '%s' for '%s': %s",
-				 p->type == PARAM_SWEEP ? "value"
+				 p->type == PARAM_SWEEP	    ? "value"
 				 : p->type == PARAM_CPULIST ? "cpu list"
 							    : "node list",
 				 text, p->name, tmp);
@@ -312,9 +317,10 @@ int param_parse_value(const struct param *p, const char *text,
 		out->n = rc;
 		if (format_int_list(out->list, out->n, out->text,
 				    sizeof(out->text))) {
-			snprintf(err->msg, sizeof(err->msg),
-				 "'%s' expands to a list too long to record (at most %zu characters written as ranges)",
-				 p->name, sizeof(out->text) - 1);
+			snprintf(
+				err->msg, sizeof(err->msg),
+				"'%s' expands to a list too long to record (at most %zu characters written as ranges)",
+				p->name, sizeof(out->text) - 1);
 			return -EINVAL;
 		}
 		return 0;
@@ -328,7 +334,8 @@ int param_parse_value(const struct param *p, const char *text,
 			return -EINVAL;
 		}
 		out->i = p->choices[rc].value;
-		snprintf(out->text, sizeof(out->text), "%s", p->choices[rc].name);
+		snprintf(out->text, sizeof(out->text), "%s",
+			 p->choices[rc].name);
 		return 0;
 	case PARAM_SET: {
 		unsigned char seen[64] = {0};
@@ -350,9 +357,10 @@ int param_parse_value(const struct param *p, const char *text,
 				int k = choice_index(p, s, len);
 				if (k < 0 || k >= 64) {
 					list_choices(p, tmp, sizeof(tmp));
-					snprintf(err->msg, sizeof(err->msg),
-						 "unknown %s '%.*s' (allowed: %s, or all)",
-						 p->name, (int)len, s, tmp);
+					snprintf(
+						err->msg, sizeof(err->msg),
+						"unknown %s '%.*s' (allowed: %s, or all)",
+						p->name, (int)len, s, tmp);
 					return -EINVAL;
 				}
 				if (seen[k]) {
@@ -365,7 +373,8 @@ int param_parse_value(const struct param *p, const char *text,
 				s += len;
 				if (*s == ',' && *++s == '\0') {
 					snprintf(err->msg, sizeof(err->msg),
-						 "trailing ',' in '%s'", p->name);
+						 "trailing ',' in '%s'",
+						 p->name);
 					return -EINVAL;
 				}
 			}
@@ -396,12 +405,12 @@ int param_parse_value(const struct param *p, const char *text,
 }
 
 static const struct param *find_param(const struct param *const *tables,
-				      int ntables, const char *name,
-				      size_t len)
+				      int ntables, const char *name, size_t len)
 {
 	for (int t = 0; t < ntables; t++)
 		for (const struct param *p = tables[t]; p && p->name; p++)
-			if (strlen(p->name) == len && !strncmp(p->name, name, len))
+			if (strlen(p->name) == len &&
+			    !strncmp(p->name, name, len))
 				return p;
 	return NULL;
 }
@@ -418,9 +427,10 @@ int params_parse(const struct param *const *tables, int ntables, int argc,
 	for (int t = 0; t < ntables; t++)
 		for (const struct param *p = tables[t]; p && p->name; p++) {
 			if (np >= PARAM_MAX_PER_EXP)
-				return errinfo_set(err, NULL,
-						   "too many parameters in the table (at most %d)",
-						   PARAM_MAX_PER_EXP);
+				return errinfo_set(
+					err, NULL,
+					"too many parameters in the table (at most %d)",
+					PARAM_MAX_PER_EXP);
 			order[np++] = p;
 		}
 	for (int a = 0; a < argc; a++) {
@@ -431,7 +441,8 @@ int params_parse(const struct param *const *tables, int ntables, int argc,
 				 "expected name=value, got '%.200s'", argv[a]);
 			return -EINVAL;
 		}
-		p = find_param(tables, ntables, argv[a], (size_t)(eq - argv[a]));
+		p = find_param(tables, ntables, argv[a],
+			       (size_t)(eq - argv[a]));
 		if (!p) {
 			snprintf(err->field, sizeof(err->field), "%.*s",
 				 (int)(eq - argv[a]), argv[a]);
@@ -489,7 +500,8 @@ size_t param_field_size(enum param_type t)
 
 size_t param_row_size(const struct param *p)
 {
-	return p->type == PARAM_TEXT ? p->field_size : param_field_size(p->type);
+	return p->type == PARAM_TEXT ? p->field_size
+				     : param_field_size(p->type);
 }
 
 void param_store(const struct param_value *v, void *base)

@@ -21,17 +21,20 @@ struct topo; /* topo.h */
 #define PARAM_ERR_LEN ERRINFO_MSG_LEN
 
 enum param_type {
-	PARAM_INT,     /* one integer in [min, max] */
-	PARAM_SIZE,    /* bytes, with optional K/M/G suffix (powers of 1024) */
-	PARAM_SWEEP,   /* a list of integers: "4", "1-4", "1,2,4", "2-8:2" */
-	PARAM_ENUM,    /* exactly one of choices */
-	PARAM_SET,     /* a subset of choices, comma separated, or "all" */
-	PARAM_CPULIST, /* a CPU list like "0,2-3"; empty means "not given" */
-	PARAM_NODELIST, /* a NUMA node list like "0-1"; empty means "not given" */
-	PARAM_TEXT     /* a text of a form of its own, read by the row's parse hook */
+	PARAM_INT,	/* one integer in [min, max] */
+	PARAM_SIZE,	/* bytes, with optional K/M/G suffix (powers of 1024) */
+	PARAM_SWEEP,	/* a list of integers: "4", "1-4", "1,2,4", "2-8:2" */
+	PARAM_ENUM,	/* exactly one of choices */
+	PARAM_SET,	/* a subset of choices, comma separated, or "all" */
+	PARAM_CPULIST,	/* a CPU list like "0,2-3"; empty means "not given" */
+	PARAM_NODELIST, /* a NUMA node list like "0-1"; empty means "not given"
+			 */
+	PARAM_TEXT /* a text of a form of its own, read by the row's parse hook
+		    */
 };
 
-/* One choice of an ENUM or SET: the text a user types and the value it stands for. */
+/* One choice of an ENUM or SET: the text a user types and the value it stands
+ * for. */
 struct param_choice {
 	const char *name;
 	int value;
@@ -50,17 +53,19 @@ struct int_list {
 struct param {
 	const char *name;
 	enum param_type type;
-	const char *def;	  /* default, in the same text form a user types */
-	int64_t min, max;	  /* INT, SIZE: value range; SWEEP: element range */
-	const struct param_choice *choices; /* ENUM, SET: NULL-name-terminated */
-	const char *unit;	  /* "threads", "bytes", ... or NULL */
-	const char *help;	  /* one line */
-	unsigned flags;		  /* PARAM_F_* */
+	const char *def;  /* default, in the same text form a user types */
+	int64_t min, max; /* INT, SIZE: value range; SWEEP: element range */
+	const struct param_choice
+		*choices; /* ENUM, SET: NULL-name-terminated */
+	const char *unit; /* "threads", "bytes", ... or NULL */
+	const char *help; /* one line */
+	unsigned flags;	  /* PARAM_F_* */
 	/*
 	 * offsetof the field this row fills in the struct its table fills:
 	 * INT, SIZE: int64_t; ENUM: int (the choice's value); SET: unsigned,
 	 * bit (1u << value) set for each chosen choice; SWEEP, CPULIST,
-	 * NODELIST: struct int_list; TEXT: field_size bytes, as parse fills them.
+	 * NODELIST: struct int_list; TEXT: field_size bytes, as parse fills
+	 * them.
 	 */
 	size_t offset;
 	/*
@@ -103,8 +108,11 @@ struct param_value {
 	int64_t i;	/* INT, SIZE; ENUM: the choice's value; SET: the mask */
 	int n;		/* SWEEP, SET, CPULIST, NODELIST: element count */
 	union {
-		int32_t list[PARAM_MAX_LIST]; /* SWEEP/CPULIST/NODELIST elements; SET: choice indexes */
-		unsigned char field[PARAM_TEXT_MAX]; /* TEXT: the field as parse filled it */
+		int32_t list[PARAM_MAX_LIST];	     /* SWEEP/CPULIST/NODELIST
+							elements; SET: choice indexes
+						      */
+		unsigned char field[PARAM_TEXT_MAX]; /* TEXT: the field as parse
+							filled it */
 	};
 };
 
@@ -135,13 +143,16 @@ int param_parse_value(const struct param *p, const char *text,
 int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 		   int cap, char *msg, size_t msglen);
 
-/* Parses a byte size with an optional K, M, G or T suffix. Returns 0 or -EINVAL. */
+/* Parses a byte size with an optional K, M, G or T suffix. Returns 0 or
+ * -EINVAL. */
 int parse_size(const char *text, int64_t *out);
 
-/* Formats a list back to its shortest text form ("0-3,8"). Returns 0, or -ENOSPC if it did not fit. */
+/* Formats a list back to its shortest text form ("0-3,8"). Returns 0, or
+ * -ENOSPC if it did not fit. */
 int format_int_list(const int32_t *v, int n, char *buf, size_t len);
 
-/* The size of the field a param of type t fills (see struct param's offset); TEXT: 0, its row says. */
+/* The size of the field a param of type t fills (see struct param's offset);
+ * TEXT: 0, its row says. */
 size_t param_field_size(enum param_type t);
 /* The size of the field row p fills. */
 size_t param_row_size(const struct param *p);

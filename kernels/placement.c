@@ -95,15 +95,18 @@ int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 		for (int i = 0; i < ncpus; i++) {
 			const struct topo_pu *p = topo_pu_by_os(t, cpus[i]);
 			if (!p) {
-				snprintf(msg, msglen,
-					 "cpu %d is not available to this process (allowed: %s)",
-					 cpus[i], t->allowed_text);
+				snprintf(
+					msg, msglen,
+					"cpu %d is not available to this process (allowed: %s)",
+					cpus[i], t->allowed_text);
 				return -EINVAL;
 			}
 			if (!p->allowed) {
-				snprintf(msg, msglen,
-					 "cpu %d is outside this process's cpuset (allowed: %s, from %s)",
-					 cpus[i], t->allowed_text, t->cpus_source);
+				snprintf(
+					msg, msglen,
+					"cpu %d is outside this process's cpuset (allowed: %s, from %s)",
+					cpus[i], t->allowed_text,
+					t->cpus_source);
 				return -EINVAL;
 			}
 		}
@@ -119,9 +122,10 @@ int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 		return 0;
 	}
 	if (nthreads > t->nallowed) {
-		snprintf(msg, msglen,
-			 "%d threads, but only %d cpus are available to this process (allowed: %s, from %s)",
-			 nthreads, t->nallowed, t->allowed_text, t->cpus_source);
+		snprintf(
+			msg, msglen,
+			"%d threads, but only %d cpus are available to this process (allowed: %s, from %s)",
+			nthreads, t->nallowed, t->allowed_text, t->cpus_source);
 		return -EINVAL;
 	}
 	if (s == PLACE_OS) {
@@ -163,7 +167,8 @@ const struct topo_cache *topo_cache_find(const struct topo *t, int level,
 					 int logical)
 {
 	for (int i = 0; i < t->ncaches; i++)
-		if (t->cache[i].level == level && t->cache[i].logical == logical)
+		if (t->cache[i].level == level &&
+		    t->cache[i].logical == logical)
 			return &t->cache[i];
 	return NULL;
 }
@@ -248,7 +253,8 @@ int topo_pair_level(const struct topo *t)
 	return 0;
 }
 
-/* The first group from `from` on (wrapping) with `need` PUs free, not `avoid`. */
+/* The first group from `from` on (wrapping) with `need` PUs free, not `avoid`.
+ */
 static int next_group(const struct cache_groups *g, const int *used, int from,
 		      int need, int avoid)
 {
@@ -292,9 +298,10 @@ int topo_plan_pairs(const struct topo *t, int level, enum pair_mode mode,
 		goto out;
 	}
 	if (mode == PAIR_SPLIT && g.n < 2) {
-		snprintf(msg, msglen,
-			 "splitting a pair needs two L%d caches, but every allowed cpu (%s) is under one",
-			 level, t->allowed_text);
+		snprintf(
+			msg, msglen,
+			"splitting a pair needs two L%d caches, but every allowed cpu (%s) is under one",
+			level, t->allowed_text);
 		rc = -EINVAL;
 		goto out;
 	}
@@ -308,12 +315,13 @@ int topo_plan_pairs(const struct topo *t, int level, enum pair_mode mode,
 			b = a < 0 ? -1 : next_group(&g, used, a + 1, 1, a);
 		}
 		if (a < 0 || b < 0) {
-			snprintf(msg, msglen,
-				 "%d pair(s) %s do not fit: the %d allowed cpu(s) (%s) hold only %d",
-				 npairs,
-				 mode == PAIR_SHARED ? "each under one cache"
-						     : "split across caches",
-				 t->nallowed, t->allowed_text, k);
+			snprintf(
+				msg, msglen,
+				"%d pair(s) %s do not fit: the %d allowed cpu(s) (%s) hold only %d",
+				npairs,
+				mode == PAIR_SHARED ? "each under one cache"
+						    : "split across caches",
+				t->nallowed, t->allowed_text, k);
 			rc = -EINVAL;
 			goto out;
 		}
@@ -343,8 +351,8 @@ int topo_node_ncpus(const struct topo *t, int node)
 }
 
 int topo_plan_nodes(const struct topo *t, enum place_strategy s,
-	      const int32_t *nodes, int n, int nthreads, int *out, char *msg,
-	      size_t msglen)
+		    const int32_t *nodes, int n, int nthreads, int *out,
+		    char *msg, size_t msglen)
 {
 	int *all = malloc(sizeof(int) * (size_t)(t->nallowed + 1));
 	int k = 0, rc;
@@ -356,8 +364,9 @@ int topo_plan_nodes(const struct topo *t, enum place_strategy s,
 	if (s == PLACE_OS)
 		s = PLACE_COMPACT;
 	/* the machine-wide order, then only the CPUs of the nodes asked for */
-	rc = t->nallowed > 0 ? topo_plan(t, s, NULL, 0, t->nallowed, all, msg, msglen)
-			     : -EINVAL;
+	rc = t->nallowed > 0
+		     ? topo_plan(t, s, NULL, 0, t->nallowed, all, msg, msglen)
+		     : -EINVAL;
 	for (int i = 0; !rc && i < t->nallowed && k < nthreads; i++) {
 		int node = topo_cpu_node(t, all[i]);
 		int want = n == 0;
@@ -373,10 +382,11 @@ int topo_plan_nodes(const struct topo *t, enum place_strategy s,
 		char list[128] = "all nodes";
 		if (n)
 			format_int_list(nodes, n, list, sizeof(list));
-		snprintf(msg, msglen,
-			 "%d threads need %d cpus, but node%s %s ha%s only %d that this process may use",
-			 nthreads, nthreads, n == 1 ? "" : "s", list,
-			 n == 1 ? "s" : "ve", k);
+		snprintf(
+			msg, msglen,
+			"%d threads need %d cpus, but node%s %s ha%s only %d that this process may use",
+			nthreads, nthreads, n == 1 ? "" : "s", list,
+			n == 1 ? "s" : "ve", k);
 		return -EINVAL;
 	}
 	return 0;
@@ -409,28 +419,32 @@ int topo_check_nodes(const struct topo *t, const int32_t *nodes, int n,
 			snprintf(err->msg, sizeof(err->msg),
 				 "node %d does not exist (this machine has %s)",
 				 nodes[i], have);
-		} else if (need_mem && t->node[k].mem_total == 0 && t->nnodes > 1) {
+		} else if (need_mem && t->node[k].mem_total == 0 &&
+			   t->nnodes > 1) {
 			why = "has no memory";
 		} else if (need_mem && t->nmems_allowed > 0 &&
 			   !t->node[k].mem_allowed) {
-			snprintf(err->msg, sizeof(err->msg),
-				 "node %d is outside this process's cpuset (allowed mems: %s, from %s; in '%s')",
-				 nodes[i], t->allowed_mems_text, t->mems_source,
-				 field);
+			snprintf(
+				err->msg, sizeof(err->msg),
+				"node %d is outside this process's cpuset (allowed mems: %s, from %s; in '%s')",
+				nodes[i], t->allowed_mems_text, t->mems_source,
+				field);
 		} else if (need_cpus && topo_node_ncpus(t, nodes[i]) == 0 &&
 			   !t->cpus_source[0]) {
 			/* a topology built by hand knows no cpuset to name */
 			why = "has no cpus this process may use";
 		} else if (need_cpus && topo_node_ncpus(t, nodes[i]) == 0) {
-			snprintf(err->msg, sizeof(err->msg),
-				 "node %d has no cpus this process may use (in '%s'): its cpus are outside this process's cpuset (allowed: %s, from %s)",
-				 nodes[i], field, t->allowed_text, t->cpus_source);
+			snprintf(
+				err->msg, sizeof(err->msg),
+				"node %d has no cpus this process may use (in '%s'): its cpus are outside this process's cpuset (allowed: %s, from %s)",
+				nodes[i], field, t->allowed_text,
+				t->cpus_source);
 		} else {
 			continue;
 		}
 		if (why)
-			snprintf(err->msg, sizeof(err->msg), "node %d %s (in '%s')",
-				 nodes[i], why, field);
+			snprintf(err->msg, sizeof(err->msg),
+				 "node %d %s (in '%s')", nodes[i], why, field);
 		snprintf(err->field, sizeof(err->field), "%s", field);
 		return -EINVAL;
 	}
@@ -463,9 +477,10 @@ int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
 		return 0;
 	format_int_list(listed, count, list, sizeof(list));
 	snprintf(err->field, sizeof(err->field), "%s", field);
-	snprintf(err->msg, sizeof(err->msg),
-		 "'%s' asks for %.1f MiB, more than the %.1f MiB free on node%s %s%s",
-		 field, (double)bytes / 1048576.0, (double)free_sum / 1048576.0,
-		 count == 1 ? "" : "s", list, count == 1 ? "" : " together");
+	snprintf(
+		err->msg, sizeof(err->msg),
+		"'%s' asks for %.1f MiB, more than the %.1f MiB free on node%s %s%s",
+		field, (double)bytes / 1048576.0, (double)free_sum / 1048576.0,
+		count == 1 ? "" : "s", list, count == 1 ? "" : " together");
 	return -EINVAL;
 }

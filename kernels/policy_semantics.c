@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "experiment.h"
-#include "workcost.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "stats.h"
+#include "workcost.h"
 
 #ifndef MPOL_PREFERRED_MANY
 #define MPOL_PREFERRED_MANY 5 /* Linux 5.15 */
@@ -39,13 +39,14 @@ enum ps_step {
 };
 
 /* Choice names double as the steps' summary key prefixes and x labels. */
-static const struct param_choice steps[] = {{"after_touch", STEP_AFTER_TOUCH},
-					    {"vma_wins", STEP_VMA_WINS},
-					    {"strict", STEP_STRICT},
-					    {"get_mempolicy", STEP_GET_MEMPOLICY},
-					    {"migrate_pages", STEP_MIGRATE_PAGES},
-					    {"preferred", STEP_PREFERRED},
-					    {0}};
+static const struct param_choice steps[] = {
+	{"after_touch", STEP_AFTER_TOUCH},
+	{"vma_wins", STEP_VMA_WINS},
+	{"strict", STEP_STRICT},
+	{"get_mempolicy", STEP_GET_MEMPOLICY},
+	{"migrate_pages", STEP_MIGRATE_PAGES},
+	{"preferred", STEP_PREFERRED},
+	{0}};
 
 struct ps_params {
 	int64_t size;
@@ -86,14 +87,16 @@ static const struct chart charts[] = {
 	 .y_label = "pages or answers as predicted (%)"},
 	{.id = "migrate",
 	 .kind = CHART_BAR,
-	 .title = "migrate_pages: a whole process's pages moved between two nodes",
+	 .title =
+		 "migrate_pages: a whole process's pages moved between two nodes",
 	 .x_label = "direction",
 	 .y_label = "GB/s"},
 	{0}};
 
 static const char *const summary_keys[] = {
-	"node_a", "node_b", "after_touch_*", "vma_wins_*", "strict_*",
-	"get_mempolicy_*", "migrate_pages_*", "preferred_*", NULL};
+	"node_a",	   "node_b",	  "after_touch_*",
+	"vma_wins_*",	   "strict_*",	  "get_mempolicy_*",
+	"migrate_pages_*", "preferred_*", NULL};
 
 struct ps_ctx {
 	struct run_ctx *run;
@@ -176,7 +179,8 @@ static void row(struct ps_ctx *c, int step, long agree, long total)
 	}
 }
 
-/* mbind without a flag after the first touch: the old pages stay, new ones follow. */
+/* mbind without a flag after the first touch: the old pages stay, new ones
+ * follow. */
 static int step_after_touch(struct ps_ctx *c)
 {
 	struct nmem_buf b;
@@ -293,7 +297,8 @@ static int step_strict(struct ps_ctx *c)
 	if ((rc = bind_range(b.base, b.len, MPOL_BIND, &c->a, 1, 0)))
 		goto out;
 	touch(b.base, b.len, b.page);
-	elsewhere = bind_range(b.base, b.len, MPOL_BIND, &c->b, 1, MPOL_MF_STRICT);
+	elsewhere =
+		bind_range(b.base, b.len, MPOL_BIND, &c->b, 1, MPOL_MF_STRICT);
 	/* after a refused check the range's policy should still name a only */
 	memset(mask, 0, sizeof(mask));
 	if (!get_mempolicy(&mode, mask, PS_MAXNODE, b.base, MPOL_F_ADDR)) {
@@ -327,8 +332,10 @@ struct predict_job {
 	int n, rc;
 	int mode_ok;
 	long agree, total;
-	long counter_moves; /* times the predicted node changed between queries */
-	long in_order;	    /* neighbouring pages whose nodes follow the node order */
+	long counter_moves; /* times the predicted node changed between queries
+			     */
+	long in_order; /* neighbouring pages whose nodes follow the node order
+			*/
 };
 
 /* The node after `node` in nodes[0..n) (ascending), wrapping. */
@@ -357,7 +364,8 @@ static void *predict_thread(void *arg)
 	 * before the policy is set: a page-table page allocated under
 	 * interleave would take a node's turn between query and touch.
 	 */
-	start = (char *)(((uintptr_t)b.base + two_mb - 1) & ~(uintptr_t)(two_mb - 1));
+	start = (char *)(((uintptr_t)b.base + two_mb - 1) &
+			 ~(uintptr_t)(two_mb - 1));
 	touch(start, b.page, b.page);
 	fill(mask, j->nodes, j->n);
 	if (set_mempolicy(MPOL_INTERLEAVE, mask, PS_MAXNODE)) {
@@ -382,11 +390,13 @@ static void *predict_thread(void *arg)
 	}
 	size_t first = (size_t)(start - b.base) / b.page + 1;
 	for (int i = 0; i < PS_PREDICT; i++) {
-		j->agree += predicted[i] >= 0 && st[first + (size_t)i] == predicted[i];
+		j->agree += predicted[i] >= 0 &&
+			    st[first + (size_t)i] == predicted[i];
 		if (i > 0) {
 			j->counter_moves += predicted[i] != predicted[i - 1];
 			j->in_order += st[first + (size_t)i] ==
-				       next_in(j->nodes, j->n, st[first + (size_t)i - 1]);
+				       next_in(j->nodes, j->n,
+					       st[first + (size_t)i - 1]);
 		}
 	}
 	j->total = PS_PREDICT;
@@ -415,13 +425,15 @@ static int step_get_mempolicy(struct ps_ctx *c)
 	key(c, STEP_GET_MEMPOLICY, "policy_ok", j.mode_ok, "");
 	key(c, STEP_GET_MEMPOLICY, "predicted", (double)j.agree, "pages");
 	key(c, STEP_GET_MEMPOLICY, "asked", (double)j.total, "pages");
-	key(c, STEP_GET_MEMPOLICY, "counter_moves", (double)j.counter_moves, "");
+	key(c, STEP_GET_MEMPOLICY, "counter_moves", (double)j.counter_moves,
+	    "");
 	key(c, STEP_GET_MEMPOLICY, "in_order", (double)j.in_order, "pages");
 	row(c, STEP_GET_MEMPOLICY, j.mode_ok + j.agree, 1 + j.total);
 	return 0;
 }
 
-/* The child: first-touches its buffer on node a, then answers census requests. */
+/* The child: first-touches its buffer on node a, then answers census requests.
+ */
 static void migrate_child(struct ps_ctx *c, int in, int out)
 {
 	struct nmem_buf b;
@@ -449,8 +461,8 @@ static int ask(int to, int from, long *counts)
 {
 	char q = 'q';
 
-	if (write(to, &q, 1) != 1 || read(from, counts, 2 * sizeof(long)) !=
-					     (ssize_t)(2 * sizeof(long)))
+	if (write(to, &q, 1) != 1 ||
+	    read(from, counts, 2 * sizeof(long)) != (ssize_t)(2 * sizeof(long)))
 		return -EIO;
 	return 0;
 }
@@ -503,7 +515,8 @@ static int step_migrate_pages(struct ps_ctx *c)
 		t1 = clock_now();
 		if ((rc = ask(down[1], up[0], after)))
 			break;
-		long moved = r % 2 ? after[0] - before[0] : after[1] - before[1];
+		long moved =
+			r % 2 ? after[0] - before[0] : after[1] - before[1];
 		if (first_moved < 0)
 			first_moved = after[1];
 		if (t1 > t0 && moved > 0) {
@@ -523,7 +536,8 @@ static int step_migrate_pages(struct ps_ctx *c)
 		goto out;
 	key(c, STEP_MIGRATE_PAGES, "pages", (double)npages, "pages");
 	if (first_moved >= 0) {
-		key(c, STEP_MIGRATE_PAGES, "on_b", (double)first_moved, "pages");
+		key(c, STEP_MIGRATE_PAGES, "on_b", (double)first_moved,
+		    "pages");
 		row(c, STEP_MIGRATE_PAGES, first_moved, (long)npages);
 	}
 	for (int dir = 0; dir < 2; dir++) {
@@ -534,8 +548,8 @@ static int step_migrate_pages(struct ps_ctx *c)
 		if (!n)
 			continue;
 		stats_compute(v, n, &s);
-		snprintf(label, sizeof(label), "node %d to %d", dir ? c->b : c->a,
-			 dir ? c->a : c->b);
+		snprintf(label, sizeof(label), "node %d to %d",
+			 dir ? c->b : c->a, dir ? c->a : c->b);
 		struct point p = {.chart = "migrate",
 				  .series = "migrate_pages",
 				  .x = dir,
@@ -595,7 +609,8 @@ static void *preferred_thread(void *arg)
 	set_mempolicy(MPOL_DEFAULT, NULL, 0);
 	j->pages = (long)plain.npages;
 	j->plain_on_a = count_on(&plain, 0, plain.npages, c->a);
-	j->many_on_b = j->many_errno ? 0 : count_on(&many, 0, many.npages, c->b);
+	j->many_on_b =
+		j->many_errno ? 0 : count_on(&many, 0, many.npages, c->b);
 	if (j->plain_on_a < 0 || j->many_on_b < 0)
 		j->rc = -ENOSYS;
 out:
@@ -604,7 +619,8 @@ out:
 	return NULL;
 }
 
-/* MPOL_PREFERRED over a,b from a cpu of b: the article's rule says a (the lowest). */
+/* MPOL_PREFERRED over a,b from a cpu of b: the article's rule says a (the
+ * lowest). */
 static int step_preferred(struct ps_ctx *c)
 {
 	struct pref_job j = {.c = c};
@@ -628,21 +644,24 @@ static int step_preferred(struct ps_ctx *c)
 	if (j.many_errno)
 		key(c, STEP_PREFERRED, "many_errno", j.many_errno, "");
 	else
-		key(c, STEP_PREFERRED, "many_on_b", (double)j.many_on_b, "pages");
+		key(c, STEP_PREFERRED, "many_on_b", (double)j.many_on_b,
+		    "pages");
 	row(c, STEP_PREFERRED, j.plain_on_a, j.pages);
 	if (!j.many_errno) {
-		struct point p = {.chart = "steps",
-				  .series = "MPOL_PREFERRED_MANY: on the local node b",
-				  .x = STEP_PREFERRED,
-				  .x_label = steps[STEP_PREFERRED].name,
-				  .y = 100.0 * (double)j.many_on_b / (double)j.pages,
-				  .unit = "%"};
+		struct point p = {
+			.chart = "steps",
+			.series = "MPOL_PREFERRED_MANY: on the local node b",
+			.x = STEP_PREFERRED,
+			.x_label = steps[STEP_PREFERRED].name,
+			.y = 100.0 * (double)j.many_on_b / (double)j.pages,
+			.unit = "%"};
 		sink_point(c->run->sink, &p);
 	}
 	return 0;
 }
 
-/* The two nodes: as given, or the lowest and highest this process may place memory on. */
+/* The two nodes: as given, or the lowest and highest this process may place
+ * memory on. */
 static void pick_nodes(const struct ps_params *pp, const struct topo *t, int *a,
 		       int *b)
 {
@@ -668,15 +687,16 @@ static int ps_run(struct run_ctx *ctx)
 {
 	const struct ps_params *pp = ctx->params;
 	static int (*const fns[STEP_COUNT])(struct ps_ctx *) = {
-		step_after_touch, step_vma_wins, step_strict,
+		step_after_touch,   step_vma_wins,	step_strict,
 		step_get_mempolicy, step_migrate_pages, step_preferred};
 	struct ps_ctx c = {.run = ctx, .size = (size_t)pp->size};
 	int total = 0, done = 0;
 
 	if (!nmem_caps()->policy || !nmem_caps()->move_pages) {
-		sink_note(ctx->sink, "cannot",
-			  "this kernel or container does not answer the memory policy calls: %s",
-			  nmem_caps()->why);
+		sink_note(
+			ctx->sink, "cannot",
+			"this kernel or container does not answer the memory policy calls: %s",
+			nmem_caps()->why);
 		return 0;
 	}
 	pick_nodes(pp, ctx->topo, &c.a, &c.b);
@@ -708,13 +728,15 @@ static int ps_check(const void *params, const struct common_params *common,
 
 	(void)common;
 	if (pp->nodes.n != 0 && pp->nodes.n != 2)
-		return errinfo_set(err, "nodes",
-				   "'nodes' names %d node(s), but the steps need two (a,b) or none",
-				   pp->nodes.n);
+		return errinfo_set(
+			err, "nodes",
+			"'nodes' names %d node(s), but the steps need two (a,b) or none",
+			pp->nodes.n);
 	if (pp->nodes.n == 2 && pp->nodes.v[0] == pp->nodes.v[1])
 		return errinfo_set(err, "nodes", "'nodes' names node %d twice",
 				   pp->nodes.v[0]);
-	return topo_check_nodes(t, pp->nodes.v, pp->nodes.n, "nodes", 1, 0, err);
+	return topo_check_nodes(t, pp->nodes.v, pp->nodes.n, "nodes", 1, 0,
+				err);
 }
 
 static void ps_precheck(const void *params, const struct common_params *common,
@@ -725,17 +747,19 @@ static void ps_precheck(const void *params, const struct common_params *common,
 
 	(void)common;
 	if (!t->numa_available) {
-		verdict_note(v, "cannot",
-			     "this kernel has no NUMA system calls: no step can be tried");
+		verdict_note(
+			v, "cannot",
+			"this kernel has no NUMA system calls: no step can be tried");
 		return;
 	}
 	pick_nodes(pp, t, &a, &b);
 	if (a == b)
-		verdict_note(v, "cannot",
-			     "this process may place memory on one node only (%s, from %s): "
-			     "moving pages, the winner of two policies, a failing strict check, "
-			     "interleave predictions and preferring the lowest of two nodes all need two",
-			     t->allowed_mems_text, t->mems_source);
+		verdict_note(
+			v, "cannot",
+			"this process may place memory on one node only (%s, from %s): "
+			"moving pages, the winner of two policies, a failing strict check, "
+			"interleave predictions and preferring the lowest of two nodes all need two",
+			t->allowed_mems_text, t->mems_source);
 }
 
 /* What one step's numbers say, as a note. */
@@ -751,14 +775,15 @@ static void judge(const struct run_result *r, struct verdict *v, int step,
 		return;
 	snprintf(k, sizeof(k), "%s_errno", name);
 	if (!rr_summary_get(r, k, &err)) {
-		verdict_note(v, "cannot", "%s: the kernel refused a call: %s", name,
-			     strerror((int)err));
+		verdict_note(v, "cannot", "%s: the kernel refused a call: %s",
+			     name, strerror((int)err));
 		(*cannot)++;
 		return;
 	}
 	snprintf(k, sizeof(k), "%s_agree", name);
 	if (rr_summary_get(r, k, &agree)) {
-		verdict_note(v, "cannot", "%s: the run recorded no result for this step",
+		verdict_note(v, "cannot",
+			     "%s: the run recorded no result for this step",
 			     name);
 		(*cannot)++;
 		return;
@@ -766,21 +791,25 @@ static void judge(const struct run_result *r, struct verdict *v, int step,
 	snprintf(k, sizeof(k), "%s_total", name);
 	rr_summary_get(r, k, &total);
 	if (one_node && step != STEP_GET_MEMPOLICY) {
-		verdict_note(v, "cannot",
-			     "%s: with one node every page is on it whatever the call asks, so "
-			     "this step cannot tell the article's rule from any other",
-			     name);
+		verdict_note(
+			v, "cannot",
+			"%s: with one node every page is on it whatever the call asks, so "
+			"this step cannot tell the article's rule from any other",
+			name);
 		(*cannot)++;
 		return;
 	}
 	if (agree >= total && total > 0) {
 		(*ok)++;
-		verdict_note(v, "info", "%s: confirmed (%.0f of %.0f as predicted)", name,
+		verdict_note(v, "info",
+			     "%s: confirmed (%.0f of %.0f as predicted)", name,
 			     agree, total);
 	} else {
 		(*bad)++;
-		verdict_note(v, "warn", "%s: contradicted: only %.0f of %.0f as the article predicts",
-			     name, agree, total);
+		verdict_note(
+			v, "warn",
+			"%s: contradicted: only %.0f of %.0f as the article predicts",
+			name, agree, total);
 	}
 }
 
@@ -790,67 +819,88 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 	double a = 0, b = 0, x;
 	int ok = 0, bad = 0, cannot = 0, one;
 
-	if (rr_summary_get(r, "node_a", &a) || rr_summary_get(r, "node_b", &b)) {
-		verdict_headline(v, "no step ran: the memory policy calls are not available here");
+	if (rr_summary_get(r, "node_a", &a) ||
+	    rr_summary_get(r, "node_b", &b)) {
+		verdict_headline(
+			v,
+			"no step ran: the memory policy calls are not available here");
 		return;
 	}
-	/* the nodes the run recorded: one when it could place memory on one only */
+	/* the nodes the run recorded: one when it could place memory on one
+	 * only */
 	one = a == b;
 	for (int s = 0; s < STEP_COUNT; s++)
 		judge(r, v, s, one, &ok, &bad, &cannot);
 	if ((pp->steps >> STEP_GET_MEMPOLICY) & 1 &&
 	    !rr_summary_get(r, "get_mempolicy_nodes", &x) && x < 2)
-		verdict_note(v, "cannot",
-			     "get_mempolicy: interleave over one node always names it next, so the "
-			     "MPOL_F_NODE prediction is trivially right here; only the flags-0 answer "
-			     "(the policy itself) is shown");
+		verdict_note(
+			v, "cannot",
+			"get_mempolicy: interleave over one node always names it next, so the "
+			"MPOL_F_NODE prediction is trivially right here; only the flags-0 answer "
+			"(the policy itself) is shown");
 	double asked = 0, got = 0, moves = -1, in_order = 0;
 	if (!one && !rr_summary_get(r, "get_mempolicy_predicted", &got) &&
 	    !rr_summary_get(r, "get_mempolicy_asked", &asked) && got < asked &&
 	    !rr_summary_get(r, "get_mempolicy_counter_moves", &moves) &&
-	    !rr_summary_get(r, "get_mempolicy_in_order", &in_order) && moves == 0 &&
-	    in_order >= asked - 1)
-		verdict_note(v, "info",
-			     "get_mempolicy: the pages did interleave one by one in node order, "
-			     "but MPOL_F_NODE kept naming the same node: this kernel places a "
-			     "thread's interleaved page by its offset in the mapping, and the "
-			     "counter MPOL_F_NODE reads moved only for its own allocations, not "
-			     "with these page faults");
+	    !rr_summary_get(r, "get_mempolicy_in_order", &in_order) &&
+	    moves == 0 && in_order >= asked - 1)
+		verdict_note(
+			v, "info",
+			"get_mempolicy: the pages did interleave one by one in node order, "
+			"but MPOL_F_NODE kept naming the same node: this kernel places a "
+			"thread's interleaved page by its offset in the mapping, and the "
+			"counter MPOL_F_NODE reads moved only for its own allocations, not "
+			"with these page faults");
 	if (!rr_summary_get(r, "strict_policy_kept", &x) && !one)
-		verdict_note(v, x ? "info" : "warn",
-			     x ? "strict: the refused check left the range's policy as it was"
-			       : "strict: the refused check still changed the range's policy "
-				 "(the article says the policy only changes when every page is in place)");
+		verdict_note(
+			v, x ? "info" : "warn",
+			x ? "strict: the refused check left the range's policy as it was"
+			  : "strict: the refused check still changed the range's policy "
+			    "(the article says the policy only changes when every page is in place)");
 	if (!rr_summary_get(r, "preferred_many_errno", &x))
-		verdict_note(v, "cannot",
-			     "preferred: this kernel lacks MPOL_PREFERRED_MANY (Linux 5.15+): %s",
-			     strerror((int)x));
+		verdict_note(
+			v, "cannot",
+			"preferred: this kernel lacks MPOL_PREFERRED_MANY (Linux 5.15+): %s",
+			strerror((int)x));
 	else if (!rr_summary_get(r, "preferred_many_on_b", &x) && !one) {
 		double pages = 0;
 		rr_summary_get(r, "preferred_pages", &pages);
-		verdict_note(v, "info",
-			     "preferred: MPOL_PREFERRED_MANY over the same two nodes put %.0f of %.0f "
-			     "pages on node %.0f, the toucher's own: the newer mode keeps the whole "
-			     "set and starts from the nearest",
-			     x, pages, b);
+		verdict_note(
+			v, "info",
+			"preferred: MPOL_PREFERRED_MANY over the same two nodes put %.0f of %.0f "
+			"pages on node %.0f, the toucher's own: the newer mode keeps the whole "
+			"set and starts from the nearest",
+			x, pages, b);
 	}
 	if (!rr_summary_get(r, "preferred_no_cpu_on_b", &x))
-		verdict_note(v, "cannot",
-			     "preferred: node %.0f has no cpu this process may use, so no toucher "
-			     "can prove that the lowest node wins over the local one", b);
+		verdict_note(
+			v, "cannot",
+			"preferred: node %.0f has no cpu this process may use, so no toucher "
+			"can prove that the lowest node wins over the local one",
+			b);
 	if (!rr_summary_get(r, "migrate_pages_gbps", &x) && !one)
-		verdict_note(v, "info", "migrate_pages moved the child's pages at %.2f GB/s%s", x,
-			     r->machine->vm == 1 ? " (a virtual machine: the rate is the emulator's)" : "");
+		verdict_note(
+			v, "info",
+			"migrate_pages moved the child's pages at %.2f GB/s%s",
+			x,
+			r->machine->vm == 1
+				? " (a virtual machine: the rate is the emulator's)"
+				: "");
 	if (bad)
-		verdict_headline(v, "%d step(s) went against the article, %d as it says, %d could not be shown",
-				 bad, ok, cannot);
+		verdict_headline(
+			v,
+			"%d step(s) went against the article, %d as it says, %d could not be shown",
+			bad, ok, cannot);
 	else if (ok)
-		verdict_headline(v, "every step that could be shown went as the article says (%d), %d could not be shown here",
-				 ok, cannot);
+		verdict_headline(
+			v,
+			"every step that could be shown went as the article says (%d), %d could not be shown here",
+			ok, cannot);
 	else
-		verdict_headline(v, "nothing could be shown here: %s",
-				 one ? "the policies need two memory nodes to differ"
-				     : "every step failed");
+		verdict_headline(
+			v, "nothing could be shown here: %s",
+			one ? "the policies need two memory nodes to differ"
+			    : "every step failed");
 }
 
 static void ps_estimate(const void *params, const struct common_params *common,
@@ -873,7 +923,8 @@ static void ps_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	{.id = "after-touch",
 	 .title = "A policy set after the first touch",
-	 .question = "mbind names another node after 1,024 pages were touched: how many of them stay where they were?",
+	 .question =
+		 "mbind names another node after 1,024 pages were touched: how many of them stay where they were?",
 	 .params = "repeat=1 warmup=0",
 	 .unit = "pages",
 	 .answer = "after_touch_old_on_a",
@@ -890,8 +941,9 @@ const struct experiment exp_memory_policy_semantics = {
 	.name = "memory_policy_semantics",
 	.smoke = "size=64K repeat=1 warmup=0",
 	.title = "Memory policy semantics",
-	.summary = "What the policy calls do to pages already placed, which of two "
-		   "policies wins, and what get_mempolicy and migrate_pages answer",
+	.summary =
+		"What the policy calls do to pages already placed, which of two "
+		"policies wins, and what get_mempolicy and migrate_pages answer",
 	.section = "6.5.1-6.5.5",
 	.explain =
 		"Six short trials of statements the article makes about Linux memory "

@@ -72,7 +72,8 @@ struct spin_job {
 	void *line; /* 64-byte aligned */
 	long n;
 	int atomic;
-	int stride; /* bytes between the two threads' counters (0: one counter) */
+	int stride; /* bytes between the two threads' counters (0: one counter)
+		     */
 };
 
 static void spin_body(void *arg, int tid, int round)
@@ -142,7 +143,8 @@ static void noop_body(void *arg, int tid, int round)
 	(void)round;
 }
 
-/* Seconds to start, run one empty round of and join a pinned team: the best of 3. */
+/* Seconds to start, run one empty round of and join a pinned team: the best
+ * of 3. */
 static double team_cost(const struct topo *t, const int *cpus, int nthreads)
 {
 	struct team_job job = {.nthreads = nthreads,
@@ -188,11 +190,13 @@ static double process_age(void)
 	p = strrchr(buf, ')'); /* the command name may hold spaces */
 	/* after ") ": state is field 3; starttime is field 22 */
 	if (!p || hz <= 0 ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+	    sscanf(p + 2,
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
 		   &start) != 1 ||
 	    clock_gettime(CLOCK_BOOTTIME, &now))
 		return -1;
-	return (double)now.tv_sec + now.tv_nsec * 1e-9 - (double)start / (double)hz;
+	return (double)now.tv_sec + now.tv_nsec * 1e-9 -
+	       (double)start / (double)hz;
 }
 
 /*
@@ -210,7 +214,8 @@ static double start_cost(void)
 		return -1;
 	topo_free(t);
 	dt = clock_now() - t0;
-	/* past a quarter of a second the process waited for a busy cpu: not a start's cost */
+	/* past a quarter of a second the process waited for a busy cpu: not a
+	 * start's cost */
 	if (age > dt)
 		dt = age < 0.25 ? age : 0.25;
 	return dt;
@@ -245,7 +250,8 @@ struct trip_job {
 	long trips;
 };
 
-/* Thread 0 hands the line over with an odd value, thread 1 answers with the next even one. */
+/* Thread 0 hands the line over with an odd value, thread 1 answers with the
+ * next even one. */
 static void trip_body(void *arg, int tid, int round)
 {
 	const struct trip_job *j = arg;
@@ -254,18 +260,23 @@ static void trip_body(void *arg, int tid, int round)
 	for (long i = 0; i < j->trips; i++) {
 		uint64_t v = base + 2 * (uint64_t)i;
 		if (tid == 0) {
-			atomic_store_explicit(j->line, v + 1, memory_order_release);
-			while (atomic_load_explicit(j->line, memory_order_acquire) != v + 2)
+			atomic_store_explicit(j->line, v + 1,
+					      memory_order_release);
+			while (atomic_load_explicit(
+				       j->line, memory_order_acquire) != v + 2)
 				;
 		} else {
-			while (atomic_load_explicit(j->line, memory_order_acquire) != v + 1)
+			while (atomic_load_explicit(
+				       j->line, memory_order_acquire) != v + 1)
 				;
-			atomic_store_explicit(j->line, v + 2, memory_order_release);
+			atomic_store_explicit(j->line, v + 2,
+					      memory_order_release);
 		}
 	}
 }
 
-/* Seconds per round trip of one line between the two cpus (best round), or -1. */
+/* Seconds per round trip of one line between the two cpus (best round), or -1.
+ */
 static double round_trip(const struct topo *t, const int *cpus, long trips)
 {
 	struct trip_job j = {.trips = trips};

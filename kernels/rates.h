@@ -11,22 +11,23 @@
  * changes (another CPU model, CPU count, kernel or numalab version).
  */
 struct rates {
-	double inc_ns;		  /* a volatile increment of a private counter */
-	double bounce_ns;	  /* the same when 2 threads write one line */
-	double atomic_ns;	  /* an uncontended lock add */
-	double atomic_shared_ns;  /* a lock add on a line 2 threads fight for */
-	double read_gbs;	  /* one thread reading memory past the caches */
-	double write_gbs;	  /* one thread writing memory past the caches */
-	double touch_page_ns;	  /* first touch of a fresh 4 KiB page */
-	double team_s;		  /* start and join a pinned team of 2 */
-	double rtt_ns;		  /* a line handed to another CPU and back */
-	double start_s;		  /* a worker's start: exec, libraries, topology */
-	double spawn_ns;	  /* pthread_create and join of an empty thread */
-	int measured;		  /* 1: measured here; 0: the built-in guesses */
-	char source[64];	  /* "calibrated", "cached", "built-in" */
+	double inc_ns;		 /* a volatile increment of a private counter */
+	double bounce_ns;	 /* the same when 2 threads write one line */
+	double atomic_ns;	 /* an uncontended lock add */
+	double atomic_shared_ns; /* a lock add on a line 2 threads fight for */
+	double read_gbs;	 /* one thread reading memory past the caches */
+	double write_gbs;	 /* one thread writing memory past the caches */
+	double touch_page_ns;	 /* first touch of a fresh 4 KiB page */
+	double team_s;		 /* start and join a pinned team of 2 */
+	double rtt_ns;		 /* a line handed to another CPU and back */
+	double start_s;	 /* a worker's start: exec, libraries, topology */
+	double spawn_ns; /* pthread_create and join of an empty thread */
+	int measured;	 /* 1: measured here; 0: the built-in guesses */
+	char source[64]; /* "calibrated", "cached", "built-in" */
 };
 
-/* What the estimates use: the rates set last, or built-in guesses. Thread-safe to read. */
+/* What the estimates use: the rates set last, or built-in guesses. Thread-safe
+ * to read. */
 const struct rates *rates_get(void);
 /* Makes r the rates every estimate uses from now on. */
 void rates_set(const struct rates *r);
@@ -47,7 +48,8 @@ int rates_calibrate(const struct topo *t, struct rates *r);
  */
 void rates_fingerprint(const struct topo *t, char *buf, size_t len);
 int rates_load(const char *path, const char *fingerprint, struct rates *r);
-int rates_save(const char *path, const char *fingerprint, const struct rates *r);
+int rates_save(const char *path, const char *fingerprint,
+	       const struct rates *r);
 
 /*
  * The usual path: rates from the cache file when it matches this machine,
@@ -56,7 +58,8 @@ int rates_save(const char *path, const char *fingerprint, const struct rates *r)
  */
 int rates_init(const struct topo *t, const char *path);
 
-/* Where the cache lives by default: $XDG_CACHE_HOME or ~/.cache, numalab/rates. */
+/* Where the cache lives by default: $XDG_CACHE_HOME or ~/.cache, numalab/rates.
+ */
 void rates_default_path(char *buf, size_t len);
 
 #endif

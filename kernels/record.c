@@ -100,8 +100,8 @@ static void on_placement(void *ctx, const char *label,
 	struct thread_place *t;
 
 	sink_placement(r->next, label, tp, n);
-	if (room(r, (void **)&r->placements, r->nplacements,
-		 &r->cap_placements, sizeof(*r->placements)))
+	if (room(r, (void **)&r->placements, r->nplacements, &r->cap_placements,
+		 sizeof(*r->placements)))
 		return;
 	t = calloc(n > 0 ? (size_t)n : 1, sizeof(*t));
 	if (!t) {

@@ -14,16 +14,10 @@ extern const struct experiment exp_memory_policy_semantics;
 extern const struct experiment exp_affinity;
 
 const struct experiment *const experiments[] = {
-	&exp_false_sharing,
-	&exp_atomic_increment,
-	&exp_core_to_core,
-	&exp_cache_sharing,
-	&exp_memory_policy,
-	&exp_remote_bandwidth,
-	&exp_bandwidth_scaling,
-	&exp_variable_layout,
-	&exp_numa_replication,
-	&exp_memory_policy_semantics,
-	&exp_affinity,
-	NULL,
+	&exp_false_sharing,	&exp_atomic_increment,
+	&exp_core_to_core,	&exp_cache_sharing,
+	&exp_memory_policy,	&exp_remote_bandwidth,
+	&exp_bandwidth_scaling, &exp_variable_layout,
+	&exp_numa_replication,	&exp_memory_policy_semantics,
+	&exp_affinity,		NULL,
 };

@@ -8,13 +8,13 @@
 
 #include "bw.h"
 #include "experiment.h"
-#include "workcost.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "pair_plan.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "verdict_mem.h"
+#include "workcost.h"
 
 /* a kind's value is the index of its write matrix in matrices[] below */
 static const struct param_choice kinds[] = {
@@ -34,7 +34,8 @@ struct rb_params {
 	int cells;	/* enum cells_mode */
 };
 
-/* Up to this many nodes the default measures every cell; above, a few of each distance. */
+/* Up to this many nodes the default measures every cell; above, a few of each
+ * distance. */
 #define RB_FULL_UP_TO 8
 /* Distance ranks summarised: local, one hop, two hops, ... */
 #define RB_RANKS 8
@@ -110,7 +111,8 @@ static const struct param params[] = {
 static const struct chart charts[] = {
 	{.id = "write_regular",
 	 .kind = CHART_HEATMAP,
-	 .title = "Write, regular stores (GB/s): threads on the row's node, memory on the column's",
+	 .title =
+		 "Write, regular stores (GB/s): threads on the row's node, memory on the column's",
 	 .x_label = "memory node",
 	 .y_label = "CPU node"},
 	{.id = "write_nontemporal",
@@ -125,20 +127,22 @@ static const struct chart charts[] = {
 	 .y_label = "CPU node"},
 	{.id = "read",
 	 .kind = CHART_HEATMAP,
-	 .title = "Read (GB/s): threads on the row's node, memory on the column's",
+	 .title =
+		 "Read (GB/s): threads on the row's node, memory on the column's",
 	 .x_label = "memory node",
 	 .y_label = "CPU node"},
 	{.id = "mixed",
 	 .kind = CHART_BAR,
-	 .title = "Every node at once: copy to local memory, or to another node's",
+	 .title =
+		 "Every node at once: copy to local memory, or to another node's",
 	 .x_label = "where the copies go",
 	 .y_label = "GB/s, all nodes together"},
 	{0}};
 
 static const char *const summary_keys[] = {
-	"pages_off_node*",  "*_local_gbps",	"*_remote_gbps",
+	"pages_off_node*",     "*_local_gbps",	   "*_remote_gbps",
 	"*_remote_over_local", "mixed_local_gbps", "mixed_remote_gbps",
-	"mixed_gain",	    "*_hops_*_gbps", NULL};
+	"mixed_gain",	       "*_hops_*_gbps",	   NULL};
 
 /* One matrix: a chart, the loop it times. */
 struct matrix {
@@ -185,14 +189,16 @@ static int has_memory(const struct topo *t, int node)
 	return k >= 0 && (t->node[k].mem_total > 0 || t->nnodes == 1);
 }
 
-/* The node nearest to node (by distance) among the list, other than itself; -1 if none. */
+/* The node nearest to node (by distance) among the list, other than itself; -1
+ * if none. */
 static int nearest_other(const struct topo *t, const int32_t *nodes, int n,
 			 int at)
 {
 	int a = topo_node_index(t, nodes[at]), best = -1, bestd = 0;
 
 	for (int s = 1; s < n; s++) {
-		/* ties go to the next one round the list, so each node is picked once */
+		/* ties go to the next one round the list, so each node is
+		 * picked once */
 		int j = (at + s) % n;
 		int b = topo_node_index(t, nodes[j]);
 		int d = a >= 0 && b >= 0 ? t->distance[a][b] : 0;
@@ -227,7 +233,8 @@ static int rb_check(const void *params, const struct common_params *common,
 	if (!caps->policy && t->nnodes > 1) {
 		snprintf(err->field, sizeof(err->field), "nodes");
 		snprintf(err->msg, sizeof(err->msg),
-			 "binding memory to a node is not allowed here (%s)", caps->why);
+			 "binding memory to a node is not allowed here (%s)",
+			 caps->why);
 		return -EINVAL;
 	}
 	n = matrix_nodes(rp, t, nodes);
@@ -235,16 +242,18 @@ static int rb_check(const void *params, const struct common_params *common,
 		int cpus = topo_node_ncpus(t, nodes[i]);
 		if (cpus > 0 && cpus < threads) {
 			snprintf(err->field, sizeof(err->field), "threads");
-			snprintf(err->msg, sizeof(err->msg),
-				 "%d threads per node, but node %d has only %d cpus this process may use",
-				 threads, nodes[i], cpus);
+			snprintf(
+				err->msg, sizeof(err->msg),
+				"%d threads per node, but node %d has only %d cpus this process may use",
+				threads, nodes[i], cpus);
 			return -EINVAL;
 		}
 		any |= cpus > 0;
 		/* the matrix needs one buffer per node, the mixed run three */
 		if (has_memory(t, nodes[i]) &&
-		    (rc = topo_check_free(t, &nodes[i], 1, mixed ? 3 * size : size,
-					  "size", err)))
+		    (rc = topo_check_free(t, &nodes[i], 1,
+					  mixed ? 3 * size : size, "size",
+					  err)))
 			return rc;
 	}
 	if (!any) {
@@ -274,11 +283,13 @@ static void emit_cell(struct run_ctx *ctx, const char *chart, int row, int col,
 }
 
 /* Binds size bytes to node (when binding is allowed). */
-static int alloc_on(struct run_ctx *ctx, int node, size_t size, struct nmem_buf *b)
+static int alloc_on(struct run_ctx *ctx, int node, size_t size,
+		    struct nmem_buf *b)
 {
 	char msg[PARAM_ERR_LEN];
 	struct nmem_spec s = {.len = size,
-			      .policy = nmem_caps()->policy ? NMEM_BIND : NMEM_DEFAULT,
+			      .policy = nmem_caps()->policy ? NMEM_BIND
+							    : NMEM_DEFAULT,
 			      .scope = NMEM_VMA,
 			      .nodes = &node,
 			      .nnodes = 1};
@@ -304,16 +315,18 @@ static void verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node)
 	snprintf(key, sizeof(key), "pages_off_node%d", node);
 	sink_summary(ctx->sink, key, (double)(c.forbidden + c.absent), "pages");
 	if (c.forbidden || c.absent)
-		sink_note(ctx->sink, "warn",
-			  "the buffer bound to node %d has %zu of %zu pages elsewhere or missing: its column is not clean",
-			  node, c.forbidden + c.absent, c.npages);
+		sink_note(
+			ctx->sink, "warn",
+			"the buffer bound to node %d has %zu of %zu pages elsewhere or missing: its column is not clean",
+			node, c.forbidden + c.absent, c.npages);
 	free(status);
 }
 
 struct means {
 	double local, remote;
 	int nlocal, nremote;
-	double hop[RB_RANKS]; /* by distance rank: 0 local, 1 the nearest remote distance, ... */
+	double hop[RB_RANKS]; /* by distance rank: 0 local, 1 the nearest remote
+				 distance, ... */
 	int nhop[RB_RANKS];
 };
 
@@ -348,7 +361,8 @@ static int measure(struct run_ctx *ctx, enum bw_op op, const int *cpus,
 	if (rc)
 		return rc;
 	if (res->check_rc) {
-		sink_note(ctx->sink, "warn", "the %s loop gave wrong data: the kernel is wrong",
+		sink_note(ctx->sink, "warn",
+			  "the %s loop gave wrong data: the kernel is wrong",
 			  bw_op_names[op]);
 		bw_result_free(res);
 		return -EIO;
@@ -379,15 +393,20 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 	machine_facts_from_topo(t, &mf);
 	for (int i = 0; i < n; i++)
 		snprintf(labels[i], sizeof(labels[i]), "node %d%s", nodes[i],
-			 mem_from_cache(&mf, (uint64_t)size) ? " (from cache)" : "");
+			 mem_from_cache(&mf, (uint64_t)size) ? " (from cache)"
+							     : "");
 	if (phantom)
-		snprintf(labels[n], sizeof(labels[n]), "node %d (not on this machine)",
-			 nodes[n - 1] + 1);
-	snprintf(need, sizeof(need), "needs 2 nodes, this machine has %d", t->nnodes);
+		snprintf(labels[n], sizeof(labels[n]),
+			 "node %d (not on this machine)", nodes[n - 1] + 1);
+	snprintf(need, sizeof(need), "needs 2 nodes, this machine has %d",
+		 t->nnodes);
 	for (int m = 0; m < NMATRICES; m++)
 		if (wanted(rp, m) && !bw_op_supported(matrices[m].op))
-			sink_note(ctx->sink, "info", "this CPU has no %s: its matrix stays empty",
-				  matrices[m].op == BW_WRITE_PFW ? "PREFETCHW" : bw_op_names[matrices[m].op]);
+			sink_note(ctx->sink, "info",
+				  "this CPU has no %s: its matrix stays empty",
+				  matrices[m].op == BW_WRITE_PFW
+					  ? "PREFETCHW"
+					  : bw_op_names[matrices[m].op]);
 
 	for (int j = 0; j < dim && !rc; j++) {
 		struct nmem_buf b = {0};
@@ -409,7 +428,8 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 		for (int i = 0; i < dim && !rc; i++) {
 			int cpus[PARAM_MAX_LIST];
 			char msg[PARAM_ERR_LEN];
-			int row_ok = i < n && topo_node_ncpus(t, nodes[i]) >= threads;
+			int row_ok = i < n &&
+				     topo_node_ncpus(t, nodes[i]) >= threads;
 			int placed = 0;
 			const char *note = NULL;
 			char why[96];
@@ -419,14 +439,17 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 			if (i >= n || j >= n) {
 				note = need;
 			} else if (!row_ok) {
-				snprintf(why, sizeof(why), "node %d has no cpus", nodes[i]);
+				snprintf(why, sizeof(why),
+					 "node %d has no cpus", nodes[i]);
 				note = why;
 			} else if (!col_ok) {
-				snprintf(why, sizeof(why), "node %d has no memory", nodes[j]);
+				snprintf(why, sizeof(why),
+					 "node %d has no memory", nodes[j]);
 				note = why;
 			}
-			if (!note && topo_plan_nodes(t, PLACE_SPREAD, &nodes[i], 1, threads,
-					       cpus, msg, sizeof(msg))) {
+			if (!note &&
+			    topo_plan_nodes(t, PLACE_SPREAD, &nodes[i], 1,
+					    threads, cpus, msg, sizeof(msg))) {
 				snprintf(why, sizeof(why), "%.90s", msg);
 				note = why;
 			}
@@ -437,15 +460,22 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 				if (!wanted(rp, m))
 					continue;
 				if (note || !bw_op_supported(matrices[m].op)) {
-					emit_cell(ctx, matrices[m].chart, i, j, labels[i], labels[j],
-						  NULL, note ? note : "this CPU lacks the instruction");
+					emit_cell(
+						ctx, matrices[m].chart, i, j,
+						labels[i], labels[j], NULL,
+						note ? note
+						     : "this CPU lacks the instruction");
 					continue;
 				}
-				snprintf(what, sizeof(what), "%s: cpus of node %d, memory of node %d",
-					 matrices[m].what, nodes[i], nodes[j]);
-				sink_progress(ctx->sink, (*step)++, steps, what);
-				rc = measure(ctx, matrices[m].op, cpus, threads, slices, slices,
-					     bytes, !touched, &res);
+				snprintf(
+					what, sizeof(what),
+					"%s: cpus of node %d, memory of node %d",
+					matrices[m].what, nodes[i], nodes[j]);
+				sink_progress(ctx->sink, (*step)++, steps,
+					      what);
+				rc = measure(ctx, matrices[m].op, cpus, threads,
+					     slices, slices, bytes, !touched,
+					     &res);
 				if (rc)
 					break;
 				if (!touched) {
@@ -453,10 +483,11 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 					verify_on(ctx, &b, nodes[j]);
 				}
 				if (!placed++)
-					sink_placement(ctx->sink, what, res.team.place,
+					sink_placement(ctx->sink, what,
+						       res.team.place,
 						       res.team.nthreads);
-				emit_cell(ctx, matrices[m].chart, i, j, labels[i], labels[j], &res,
-					  NULL);
+				emit_cell(ctx, matrices[m].chart, i, j,
+					  labels[i], labels[j], &res, NULL);
 				struct means *mm = &mean[m];
 				int rank = mask->rank[i * dim + j];
 				if (rank >= 0 && rank < RB_RANKS) {
@@ -486,7 +517,8 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
  * kept local, all nodes at once.
  */
 static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
-		     double *local_out, double *remote_out, int *step, int steps)
+		     double *local_out, double *remote_out, int *step,
+		     int steps)
 {
 	const struct topo *t = ctx->topo;
 	const struct rb_params *rp = ctx->params;
@@ -507,7 +539,8 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 	memset(local, 0, sizeof(local));
 	memset(remote, 0, sizeof(remote));
 	for (int i = 0; i < n; i++)
-		if (has_memory(t, nodes[i]) && topo_node_ncpus(t, nodes[i]) >= threads)
+		if (has_memory(t, nodes[i]) &&
+		    topo_node_ncpus(t, nodes[i]) >= threads)
 			use[nuse++] = nodes[i];
 	*local_out = *remote_out = 0;
 	total = nuse * threads;
@@ -528,43 +561,53 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 		if (!rc && target[k] >= 0)
 			rc = alloc_on(ctx, target[k], size, &remote[k]);
 		if (!rc)
-			rc = topo_plan_nodes(t, PLACE_SPREAD, &use[k], 1, threads,
-				       cpus + k * threads, msg, sizeof(msg));
+			rc = topo_plan_nodes(t, PLACE_SPREAD, &use[k], 1,
+					     threads, cpus + k * threads, msg,
+					     sizeof(msg));
 		if (rc)
 			break;
-		bytes = bw_split(src[k].base, src[k].len, threads, s + k * threads);
-		bw_split(local[k].base, local[k].len, threads, dl + k * threads);
+		bytes = bw_split(src[k].base, src[k].len, threads,
+				 s + k * threads);
+		bw_split(local[k].base, local[k].len, threads,
+			 dl + k * threads);
 		if (target[k] >= 0)
-			bw_split(remote[k].base, remote[k].len, threads, dr + k * threads);
+			bw_split(remote[k].base, remote[k].len, threads,
+				 dr + k * threads);
 	}
 	if (rc || total == 0)
 		goto out;
 	for (int kind = 0; kind < 2 && !rc; kind++) {
 		enum bw_op op = kind ? BW_COPY_NT : BW_COPY;
-		const char *series = kind ? from_cache ? "non-temporal stores (from cache)"
-						       : "non-temporal stores"
-				     : from_cache ? "regular stores (from cache)"
-						  : "regular stores";
+		const char *series =
+			kind ? from_cache ? "non-temporal stores (from cache)"
+					  : "non-temporal stores"
+			: from_cache ? "regular stores (from cache)"
+				     : "regular stores";
 		for (int v = 0; v < 2 && !rc; v++) {
 			struct bw_result res;
-			const char *label = v ? "read local, write remote" : "all local";
+			const char *label =
+				v ? "read local, write remote" : "all local";
 			char what[96];
 
 			if (v && nuse < 2) {
-				sink_note(ctx->sink, "info",
-					  "read local, write remote needs 2 nodes, this machine has %d",
-					  t->nnodes);
+				sink_note(
+					ctx->sink, "info",
+					"read local, write remote needs 2 nodes, this machine has %d",
+					t->nnodes);
 				continue;
 			}
-			snprintf(what, sizeof(what), "mixed, %s: %s", series, label);
+			snprintf(what, sizeof(what), "mixed, %s: %s", series,
+				 label);
 			sink_progress(ctx->sink, (*step)++, steps, what);
-			/* the first job touches the sources and the local targets, the remote ones on their first use */
-			rc = measure(ctx, op, cpus, total, v ? dr : dl, s, bytes,
-				     kind == 0, &res);
+			/* the first job touches the sources and the local
+			 * targets, the remote ones on their first use */
+			rc = measure(ctx, op, cpus, total, v ? dr : dl, s,
+				     bytes, kind == 0, &res);
 			if (rc)
 				break;
 			if (kind == 0)
-				sink_placement(ctx->sink, what, res.team.place, res.team.nthreads);
+				sink_placement(ctx->sink, what, res.team.place,
+					       res.team.nthreads);
 			struct point pt = {.chart = "mixed",
 					   .series = series,
 					   .x = v,
@@ -586,9 +629,12 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 	if (!rc && nuse >= 2) {
 		struct strbuf pairs = STRBUF_INIT;
 		for (int k = 0; k < nuse; k++)
-			strbuf_addf(&pairs, "%s%d->%d", k ? ", " : "", use[k], target[k]);
-		sink_note(ctx->sink, "info", "mixed run: read on the own node, write to (node->node) %s",
-			  strbuf_str(&pairs));
+			strbuf_addf(&pairs, "%s%d->%d", k ? ", " : "", use[k],
+				    target[k]);
+		sink_note(
+			ctx->sink, "info",
+			"mixed run: read on the own node, write to (node->node) %s",
+			strbuf_str(&pairs));
 		strbuf_release(&pairs);
 	}
 out:
@@ -604,10 +650,11 @@ out:
 	return rc;
 }
 
-/* The cells to visit, from the plan of the request's cells over the matrix's nodes. */
+/* The cells to visit, from the plan of the request's cells over the matrix's
+ * nodes. */
 static int make_mask(const struct rb_params *rp, const struct topo *t,
-		     const int32_t *nodes, int n, int dim, struct cell_mask *mask,
-		     struct errinfo *err)
+		     const int32_t *nodes, int n, int dim,
+		     struct cell_mask *mask, struct errinfo *err)
 {
 	struct cell_plan plan;
 	int list[TOPO_MAX_NODES], rc;
@@ -619,7 +666,8 @@ static int make_mask(const struct rb_params *rp, const struct topo *t,
 		return -ENOMEM;
 	for (int i = 0; i < n; i++)
 		list[i] = nodes[i];
-	rc = cell_plan_make(t, list, n, (enum cells_mode)rp->cells, 0, &plan, err);
+	rc = cell_plan_make(t, list, n, (enum cells_mode)rp->cells, 0, &plan,
+			    err);
 	if (rc)
 		return rc;
 	for (int k = 0; k < dim * dim; k++) {
@@ -656,27 +704,31 @@ static int rb_run(struct run_ctx *ctx)
 	rc = make_mask(rp, t, nodes, n, dim, &mask, &err);
 	if (rc) {
 		if (err.msg[0])
-			sink_note(ctx->sink, "warn", "no plan of cells: %s", err.msg);
+			sink_note(ctx->sink, "warn", "no plan of cells: %s",
+				  err.msg);
 		goto out;
 	}
 	if (!nmem_caps()->policy)
-		sink_note(ctx->sink, "warn",
-			  "memory policies are not allowed here (%s): buffers are placed by first touch",
-			  nmem_caps()->why);
+		sink_note(
+			ctx->sink, "warn",
+			"memory policies are not allowed here (%s): buffers are placed by first touch",
+			nmem_caps()->why);
 	for (int m = 0; m < NMATRICES; m++)
 		nm += wanted(rp, m);
 	for (int k = 0; k < dim * dim; k++)
 		ncells += mask.want[k];
 	if (rp->cells == CELLS_BY_DISTANCE && n > 1)
-		sink_note(ctx->sink, "info",
-			  "by_distance: %d of the %d cells of each matrix are measured, a few of each distance between the nodes; the others stay empty",
-			  ncells, dim * dim);
+		sink_note(
+			ctx->sink, "info",
+			"by_distance: %d of the %d cells of each matrix are measured, a few of each distance between the nodes; the others stay empty",
+			ncells, dim * dim);
 	steps = ncells * nm + (mixed ? 4 : 0);
 	rc = run_matrix(ctx, nodes, n, phantom, &mask, mean, &step, steps);
 	if (rc)
 		goto out;
 	if (mixed) {
-		rc = run_mixed(ctx, nodes, n, &mix_local, &mix_remote, &step, steps);
+		rc = run_mixed(ctx, nodes, n, &mix_local, &mix_remote, &step,
+			       steps);
 		if (rc)
 			goto out;
 	}
@@ -692,24 +744,32 @@ static int rb_run(struct run_ctx *ctx)
 		sink_summary(ctx->sink, key, mm->local, "GB/s");
 		if (mm->nremote) {
 			mm->remote /= mm->nremote;
-			snprintf(key, sizeof(key), "%s_remote_gbps", matrices[m].chart);
+			snprintf(key, sizeof(key), "%s_remote_gbps",
+				 matrices[m].chart);
 			sink_summary(ctx->sink, key, mm->remote, "GB/s");
-			snprintf(key, sizeof(key), "%s_remote_over_local", matrices[m].chart);
-			sink_summary(ctx->sink, key, mm->remote / mm->local, "x");
+			snprintf(key, sizeof(key), "%s_remote_over_local",
+				 matrices[m].chart);
+			sink_summary(ctx->sink, key, mm->remote / mm->local,
+				     "x");
 		}
-		/* one hop, two hops: the mean of each remote distance's cells */
+		/* one hop, two hops: the mean of each remote distance's cells
+		 */
 		for (int r = 1; r < RB_RANKS && mm->nremote; r++) {
 			if (!mm->nhop[r])
 				continue;
-			snprintf(key, sizeof(key), "%s_hops_%d_gbps", matrices[m].chart, r);
-			sink_summary(ctx->sink, key, mm->hop[r] / mm->nhop[r], "GB/s");
+			snprintf(key, sizeof(key), "%s_hops_%d_gbps",
+				 matrices[m].chart, r);
+			sink_summary(ctx->sink, key, mm->hop[r] / mm->nhop[r],
+				     "GB/s");
 		}
 	}
 	if (mix_local > 0)
 		sink_summary(ctx->sink, "mixed_local_gbps", mix_local, "GB/s");
 	if (mix_remote > 0) {
-		sink_summary(ctx->sink, "mixed_remote_gbps", mix_remote, "GB/s");
-		sink_summary(ctx->sink, "mixed_gain", mix_remote / mix_local, "x");
+		sink_summary(ctx->sink, "mixed_remote_gbps", mix_remote,
+			     "GB/s");
+		sink_summary(ctx->sink, "mixed_gain", mix_remote / mix_local,
+			     "x");
 	}
 out:
 	free(mask.want);
@@ -738,19 +798,23 @@ static void add_matrix(const struct run_result *r, int m, struct strbuf *sb)
 	snprintf(key, sizeof(key), "%s_remote_gbps", matrices[m].chart);
 	if (rr_summary_get(r, key, &remote))
 		return;
-	strbuf_addf(sb, ", %.1f GB/s remote (%.0f%%", remote, 100 * remote / local);
+	strbuf_addf(sb, ", %.1f GB/s remote (%.0f%%", remote,
+		    100 * remote / local);
 	if (remote < local * (1 - RB_SAME_WITHIN))
 		strbuf_addstr(sb, ": remote is slower)");
 	else if (remote > local * (1 + RB_SAME_WITHIN))
 		strbuf_addstr(sb, ": remote is faster)");
 	else
-		strbuf_addf(sb, ": within %.0f%%, not told apart)", 100 * RB_SAME_WITHIN);
+		strbuf_addf(sb, ": within %.0f%%, not told apart)",
+			    100 * RB_SAME_WITHIN);
 }
 
-/* "read by numa distance: local 20.1, one hop 15.2, two hops 11.0 GB/s", where two or more remote distances were measured */
+/* "read by numa distance: local 20.1, one hop 15.2, two hops 11.0 GB/s", where
+ * two or more remote distances were measured */
 static void hops_note(const struct run_result *r, int m, struct verdict *v)
 {
-	static const char *const hop_names[] = {"one hop", "two hops", "three hops"};
+	static const char *const hop_names[] = {"one hop", "two hops",
+						"three hops"};
 	struct strbuf sb = STRBUF_INIT;
 	char key[64];
 	double x;
@@ -761,7 +825,8 @@ static void hops_note(const struct run_result *r, int m, struct verdict *v)
 		return;
 	strbuf_addf(&sb, "local %.1f", x);
 	for (int h = 1; h < RB_RANKS; h++) {
-		snprintf(key, sizeof(key), "%s_hops_%d_gbps", matrices[m].chart, h);
+		snprintf(key, sizeof(key), "%s_hops_%d_gbps", matrices[m].chart,
+			 h);
 		if (rr_summary_get(r, key, &x))
 			continue;
 		if (h <= 3)
@@ -771,8 +836,10 @@ static void hops_note(const struct run_result *r, int m, struct verdict *v)
 		nhops++;
 	}
 	if (nhops >= 2)
-		verdict_note(v, "info", "%s by numa distance (each remote distance a hop farther): %s GB/s",
-			     matrices[m].what, strbuf_str(&sb));
+		verdict_note(
+			v, "info",
+			"%s by numa distance (each remote distance a hop farther): %s GB/s",
+			matrices[m].what, strbuf_str(&sb));
 	strbuf_release(&sb);
 }
 
@@ -782,15 +849,17 @@ static void rb_describe(const struct run_result *r, struct verdict *v)
 	const struct machine_facts *m = r->machine;
 	struct strbuf sb = STRBUF_INIT;
 	int from_cache = mem_from_cache(m, (uint64_t)rp->size);
-	const char *regular = from_cache ? "regular stores (from cache)" : "regular stores";
+	const char *regular =
+		from_cache ? "regular stores (from cache)" : "regular stores";
 	const struct rr_point *local =
 		rr_point_find_label(r, "mixed", regular, "all local");
-	const struct rr_point *remote =
-		rr_point_find_label(r, "mixed", regular, "read local, write remote");
+	const struct rr_point *remote = rr_point_find_label(
+		r, "mixed", regular, "read local, write remote");
 
 	if (m->nnodes < 2)
-		verdict_note(v, "cannot",
-			     "this machine has one node: only the diagonal (local memory) is measured, so what remote memory costs, and whether writing to another node helps (6.5.8), cannot be shown here");
+		verdict_note(
+			v, "cannot",
+			"this machine has one node: only the diagonal (local memory) is measured, so what remote memory costs, and whether writing to another node helps (6.5.8), cannot be shown here");
 	mem_cache_note(m, (uint64_t)rp->size, "the matrices' figures", v);
 	add_matrix(r, 0, &sb);
 	add_matrix(r, 3, &sb);
@@ -800,13 +869,19 @@ static void rb_describe(const struct run_result *r, struct verdict *v)
 		int c = rr_point_compare(remote, local);
 		double x = remote->y / local->y;
 		if (c)
-			strbuf_addf(&sb, "; writing to another node made all nodes' copies %.2fx as fast as keeping them local",
-				    x);
+			strbuf_addf(
+				&sb,
+				"; writing to another node made all nodes' copies %.2fx as fast as keeping them local",
+				x);
 		else
-			strbuf_addf(&sb, "; writing to another node or keeping the copies local made no difference beyond the noise (%.2fx)",
-				    x);
+			strbuf_addf(
+				&sb,
+				"; writing to another node or keeping the copies local made no difference beyond the noise (%.2fx)",
+				x);
 	} else if (m->nnodes < 2 && sb.len) {
-		strbuf_addstr(&sb, " (remote cells need 2 nodes, this machine has 1)");
+		strbuf_addstr(
+			&sb,
+			" (remote cells need 2 nodes, this machine has 1)");
 	}
 	if (sb.len)
 		verdict_headline(v, "%s%s", from_cache ? "from cache: " : "",
@@ -825,8 +900,9 @@ static void rb_precheck(const void *params, const struct common_params *common,
 	(void)common;
 	machine_facts_from_topo(t, &m);
 	if (m.nnodes < 2)
-		verdict_note(v, "cannot",
-			     "one node: only the diagonal (local memory) can be measured; remote cells and the read-local, write-remote run need 2 nodes");
+		verdict_note(
+			v, "cannot",
+			"one node: only the diagonal (local memory) can be measured; remote cells and the read-local, write-remote run need 2 nodes");
 	mem_cache_note(&m, (uint64_t)rp->size, "the matrices' figures", v);
 }
 
@@ -854,19 +930,24 @@ static void rb_estimate(const void *params, const struct common_params *common,
 	for (int m = 0; m < NMATRICES; m++)
 		if (wanted(rp, m)) {
 			if (matrices[m].op == BW_READ)
-				read += cost_stream_s(t, COST_READ, size, threads);
+				read += cost_stream_s(t, COST_READ, size,
+						      threads);
 			else
-				write += cost_stream_s(t, COST_WRITE, size, threads);
+				write += cost_stream_s(t, COST_WRITE, size,
+						       threads);
 		}
-	/* each column's buffer touched once; each planned cell a team and its rounds */
+	/* each column's buffer touched once; each planned cell a team and its
+	 * rounds */
 	s = n * cost_touch_s(t, size, threads) +
 	    cells * (cost_teams_s(NMATRICES) + rounds * (read + write));
-	/* mixed: every node copies at once, to its own memory and (2 nodes) another's */
+	/* mixed: every node copies at once, to its own memory and (2 nodes)
+	 * another's */
 	if (rp->mixed)
 		s += 3 * n * cost_touch_s(t, size, threads) +
 		     2 * (n > 1 ? 2 : 1) *
-			     (cost_teams_s(1) + rounds * cost_stream_s(t, COST_COPY, size * n,
-								       threads * n));
+			     (cost_teams_s(1) +
+			      rounds * cost_stream_s(t, COST_COPY, size * n,
+						     threads * n));
 	*seconds = s;
 	*bytes = (uint64_t)(size * 3 * (n < 2 ? 2 : n));
 }
@@ -875,14 +956,16 @@ static void rb_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	{.id = "local-read",
 	 .title = "Reading your own node's memory",
-	 .question = "how many GB/s does one thread read from the memory of its own node?",
+	 .question =
+		 "how many GB/s does one thread read from the memory of its own node?",
 	 .params = "size=32M ops=read kinds=regular mixed=no repeat=3",
 	 .unit = "GB/s",
 	 .answer = "read_local_gbps",
 	 .chart = "read"},
 	{.id = "remote-read",
 	 .title = "Reading another node's memory",
-	 .question = "how much of the local read bandwidth is left when the memory sits on another node?",
+	 .question =
+		 "how much of the local read bandwidth is left when the memory sits on another node?",
 	 .params = "size=32M ops=read kinds=regular mixed=no repeat=3",
 	 .unit = "x",
 	 .answer = "read_remote_over_local",
@@ -893,9 +976,10 @@ const struct experiment exp_remote_bandwidth = {
 	.name = "remote_bandwidth",
 	.smoke = "size=1M repeat=1 warmup=0",
 	.title = "Local and remote bandwidth, node by node",
-	.summary = "Threads on one node stream over memory bound to each node: "
-		   "write (regular, non-temporal, prefetchw) and read matrices, "
-		   "and the article's read-local, write-remote proposal",
+	.summary =
+		"Threads on one node stream over memory bound to each node: "
+		"write (regular, non-temporal, prefetchw) and read matrices, "
+		"and the article's read-local, write-remote proposal",
 	.section = "6.5.8",
 	.explain =
 		"Each cell of a matrix is one measurement: threads pinned to the "

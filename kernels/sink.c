@@ -10,8 +10,8 @@
 static void undeclared(struct sink *s, const char *what, const char *id)
 {
 	if (!s->undeclared[0])
-		snprintf(s->undeclared, sizeof(s->undeclared), "%s '%.80s'", what,
-			 id ? id : "(null)");
+		snprintf(s->undeclared, sizeof(s->undeclared), "%s '%.80s'",
+			 what, id ? id : "(null)");
 }
 
 static void check_chart(struct sink *s, const char *chart)

@@ -45,7 +45,8 @@ struct cell {
 	const char *unit;
 	const double *samples;
 	int nsamples;
-	const char *note; /* why a cell has no value ("needs 2 nodes"), or NULL */
+	const char
+		*note; /* why a cell has no value ("needs 2 nodes"), or NULL */
 };
 
 struct sink_ops {
@@ -53,7 +54,8 @@ struct sink_ops {
 	void (*cell)(void *ctx, const struct cell *c);
 	void (*placement)(void *ctx, const char *label,
 			  const struct thread_place *tp, int n);
-	void (*progress)(void *ctx, double done, double total, const char *what);
+	void (*progress)(void *ctx, double done, double total,
+			 const char *what);
 	void (*note)(void *ctx, const char *level, const char *text);
 	/* One number of the run's summary, e.g. "overhead_2_threads" = 6.1 */
 	void (*summary)(void *ctx, const char *key, double value,

@@ -27,10 +27,10 @@ struct team {
 	int completed;	   /* rounds finished, written by thread 0 */
 	pthread_mutex_t gate_lock; /* start gate: all created, or abort */
 	pthread_cond_t gate_cond;
-	int gate; /* 0 wait, 1 go, -1 abort */
-	double *times;	   /* per round, written by thread 0 */
-	double *overlap;   /* per round, written by thread 0 */
-	double **span;	   /* per thread: body start, end of each round */
+	int gate;	 /* 0 wait, 1 go, -1 abort */
+	double *times;	 /* per round, written by thread 0 */
+	double *overlap; /* per round, written by thread 0 */
+	double **span;	 /* per thread: body start, end of each round */
 	int *observed;
 };
 
@@ -115,8 +115,9 @@ static double round_overlap(const struct team *tm, int n, int r)
 	}
 	if (last <= first)
 		return 1; /* an empty body: nothing could fail to overlap */
-	return first_end > last_start ? (first_end - last_start) / (last - first)
-				      : 0;
+	return first_end > last_start
+		       ? (first_end - last_start) / (last - first)
+		       : 0;
 }
 
 static void *member_main(void *arg)
@@ -207,7 +208,8 @@ int team_run(const struct team_job *job, const struct topo *t,
 
 		pthread_attr_init(&attr);
 		if (job->cpus && job->cpus[i] >= 0) {
-			/* pinned from the first instruction: first touch lands on its node */
+			/* pinned from the first instruction: first touch lands
+			 * on its node */
 			CPU_ZERO(&set);
 			CPU_SET(job->cpus[i], &set);
 			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);

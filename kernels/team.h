@@ -37,7 +37,7 @@ struct team_job {
 struct team_result {
 	int nthreads;
 	struct thread_place *place; /* nthreads entries */
-	double *seconds;	    /* repeat entries: wall time of each round */
+	double *seconds; /* repeat entries: wall time of each round */
 	/*
 	 * repeat entries: the share (0..1) of each round during which every
 	 * thread was inside its body at once: from the latest body start to
@@ -46,7 +46,7 @@ struct team_result {
 	 * held the cpus, or one thread started late).
 	 */
 	double *overlap;
-	int rounds;		    /* rounds completed (< repeat if cancelled) */
+	int rounds; /* rounds completed (< repeat if cancelled) */
 	int check_rc;
 };
 

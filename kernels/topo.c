@@ -7,9 +7,9 @@
 #include <numa.h>
 #include <sched.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "params.h"
 
@@ -29,7 +29,8 @@ static void load_nodes(struct topo *t, hwloc_topology_t hw, int thissystem)
 		n = TOPO_MAX_NODES;
 	t->nnodes = n;
 	for (int i = 0; i < n; i++) {
-		hwloc_obj_t o = hwloc_get_obj_by_type(hw, HWLOC_OBJ_NUMANODE, i);
+		hwloc_obj_t o =
+			hwloc_get_obj_by_type(hw, HWLOC_OBJ_NUMANODE, i);
 		struct topo_node *nd = &t->node[i];
 		nd->os = (int)o->os_index;
 		nd->mem_total = o->attr->numanode.local_memory;
@@ -62,7 +63,8 @@ static void load_nodes(struct topo *t, hwloc_topology_t hw, int thissystem)
 				int ib = (int)d->objs[b]->logical_index;
 				if (ia < n && ib < n)
 					t->distance[ia][ib] =
-						(int)d->values[a * d->nbobjs + b];
+						(int)d->values[a * d->nbobjs +
+							       b];
 			}
 		have = 1;
 		for (unsigned k = 0; k < nr; k++)
@@ -71,8 +73,8 @@ static void load_nodes(struct topo *t, hwloc_topology_t hw, int thissystem)
 	if (!have && thissystem && t->numa_available) {
 		for (int a = 0; a < n; a++)
 			for (int b = 0; b < n; b++)
-				t->distance[a][b] =
-					numa_distance(t->node[a].os, t->node[b].os);
+				t->distance[a][b] = numa_distance(
+					t->node[a].os, t->node[b].os);
 		have = 1;
 	}
 	if (!have && n == 1)
@@ -107,7 +109,8 @@ static void load_caches(struct topo *t, hwloc_topology_t hw)
 	}
 }
 
-/* Where this process's cgroups live: the v2 path and the v1 cpuset path, "" if none. */
+/* Where this process's cgroups live: the v2 path and the v1 cpuset path, "" if
+ * none. */
 static void cgroup_paths(char *v2, char *v1, size_t len)
 {
 	char line[1024];
@@ -132,7 +135,8 @@ static void cgroup_paths(char *v2, char *v1, size_t len)
 	fclose(f);
 }
 
-/* The mount points of cgroup2 and of the v1 hierarchy holding cpuset, "" if none. */
+/* The mount points of cgroup2 and of the v1 hierarchy holding cpuset, "" if
+ * none. */
 static void cgroup_mounts(char *m2, char *m1, size_t len)
 {
 	char line[2048];
@@ -144,14 +148,16 @@ static void cgroup_mounts(char *m2, char *m1, size_t len)
 	while (fgets(line, sizeof(line), f)) {
 		char root[512], point[512], fstype[64], opts[512];
 		char *tail = strstr(line, " - ");
-		if (!tail || sscanf(line, "%*s %*s %*s %511s %511s", root, point) != 2 ||
+		if (!tail ||
+		    sscanf(line, "%*s %*s %*s %511s %511s", root, point) != 2 ||
 		    sscanf(tail + 3, "%63s %*s %511s", fstype, opts) != 2 ||
 		    strcmp(root, "/"))
 			continue;
 		if (!strcmp(fstype, "cgroup2") && !m2[0])
 			snprintf(m2, len, "%s", point);
 		if (!strcmp(fstype, "cgroup") && !m1[0]) {
-			for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
+			for (char *o = strtok(opts, ","); o;
+			     o = strtok(NULL, ","))
 				if (!strcmp(o, "cpuset"))
 					snprintf(m1, len, "%s", point);
 		}
@@ -191,14 +197,20 @@ static void cgroup_cpuset(char *cpus, char *cpus_from, char *mems,
 	cgroup_paths(v2, v1, sizeof(v2));
 	cgroup_mounts(m2, m1, sizeof(m2));
 	if (m2[0] && v2[0]) {
-		snprintf(dir, sizeof(dir), "%s%s", m2, strcmp(v2, "/") ? v2 : "");
+		snprintf(dir, sizeof(dir), "%s%s", m2,
+			 strcmp(v2, "/") ? v2 : "");
 		for (;;) {
-			snprintf(path, sizeof(path), "%s/cpuset.cpus.effective", dir);
+			snprintf(path, sizeof(path), "%s/cpuset.cpus.effective",
+				 dir);
 			if (!read_first_line(path, cpus, len)) {
-				snprintf(cpus_from, len, "cgroup cpuset.cpus.effective");
-				snprintf(path, sizeof(path), "%s/cpuset.mems.effective", dir);
+				snprintf(cpus_from, len,
+					 "cgroup cpuset.cpus.effective");
+				snprintf(path, sizeof(path),
+					 "%s/cpuset.mems.effective", dir);
 				if (!read_first_line(path, mems, len))
-					snprintf(mems_from, len, "cgroup cpuset.mems.effective");
+					snprintf(
+						mems_from, len,
+						"cgroup cpuset.mems.effective");
 				return;
 			}
 			char *slash = strrchr(dir, '/');
@@ -208,13 +220,16 @@ static void cgroup_cpuset(char *cpus, char *cpus_from, char *mems,
 		}
 	}
 	if (m1[0] && v1[0]) {
-		snprintf(dir, sizeof(dir), "%s%s", m1, strcmp(v1, "/") ? v1 : "");
+		snprintf(dir, sizeof(dir), "%s%s", m1,
+			 strcmp(v1, "/") ? v1 : "");
 		snprintf(path, sizeof(path), "%s/cpuset.effective_cpus", dir);
 		if (!read_first_line(path, cpus, len))
-			snprintf(cpus_from, len, "cgroup v1 cpuset.effective_cpus");
+			snprintf(cpus_from, len,
+				 "cgroup v1 cpuset.effective_cpus");
 		snprintf(path, sizeof(path), "%s/cpuset.effective_mems", dir);
 		if (!read_first_line(path, mems, len))
-			snprintf(mems_from, len, "cgroup v1 cpuset.effective_mems");
+			snprintf(mems_from, len,
+				 "cgroup v1 cpuset.effective_mems");
 	}
 }
 
@@ -223,7 +238,8 @@ static int cpuset_list(const char *text, int32_t *out, int cap)
 {
 	char msg[64];
 
-	return text[0] ? parse_int_list(text, 0, 1 << 20, out, cap, msg, sizeof(msg))
+	return text[0] ? parse_int_list(text, 0, 1 << 20, out, cap, msg,
+					sizeof(msg))
 		       : -1;
 }
 
@@ -250,8 +266,10 @@ static void load_cpuset(struct topo *t, int thissystem)
 		struct bitmask *bm = numa_get_mems_allowed();
 		if (bm) {
 			for (int i = 0; i < t->nnodes; i++)
-				t->node[i].mem_allowed = t->node[i].os < (int)bm->size &&
-							 numa_bitmask_isbitset(bm, (unsigned)t->node[i].os);
+				t->node[i].mem_allowed =
+					t->node[i].os < (int)bm->size &&
+					numa_bitmask_isbitset(
+						bm, (unsigned)t->node[i].os);
 			numa_bitmask_free(bm);
 			snprintf(t->mems_source, sizeof(t->mems_source),
 				 "get_mempolicy(MPOL_F_MEMS_ALLOWED)");
@@ -264,7 +282,8 @@ static void load_cpuset(struct topo *t, int thissystem)
 	format_int_list(allowed, na, t->allowed_mems_text,
 			sizeof(t->allowed_mems_text));
 	if (thissystem && mems_from[0] && !strcmp(mems, t->allowed_mems_text))
-		snprintf(t->mems_source, sizeof(t->mems_source), "%s", mems_from);
+		snprintf(t->mems_source, sizeof(t->mems_source), "%s",
+			 mems_from);
 	if (!thissystem || !list) {
 		free(list);
 		return;
@@ -300,7 +319,8 @@ struct topo *topo_load(void)
 	 * this process may use is marked below (allowed, mem_allowed).
 	 */
 	if (hwloc_topology_init(&hw) ||
-	    hwloc_topology_set_flags(hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) ||
+	    hwloc_topology_set_flags(hw,
+				     HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) ||
 	    hwloc_topology_load(hw)) {
 		free(t);
 		errno = EIO;
@@ -379,8 +399,8 @@ struct topo *topo_load(void)
 	load_cpuset(t, thissystem);
 	load_caches(t, hw);
 	hwloc_obj_t pkg = hwloc_get_obj_by_type(hw, HWLOC_OBJ_PACKAGE, 0);
-	const char *model = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel")
-				: NULL;
+	const char *model =
+		pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
 	snprintf(t->cpu_model, sizeof(t->cpu_model), "%s",
 		 model ? model : "unknown");
 	return t;

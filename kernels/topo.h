@@ -30,7 +30,8 @@ struct topo_node {
 	int os;
 	uint64_t mem_total, mem_free; /* bytes */
 	int npus;
-	int mem_allowed; /* in the process's allowed memory nodes (cpuset mems) */
+	int mem_allowed; /* in the process's allowed memory nodes (cpuset mems)
+			  */
 };
 
 struct topo {
@@ -43,7 +44,7 @@ struct topo {
 	int distance[TOPO_MAX_NODES][TOPO_MAX_NODES]; /* 0 when unknown */
 	int ncaches;
 	struct topo_cache *cache;
-	int line_size; /* L1d line size, 64 if unknown */
+	int line_size;	    /* L1d line size, 64 if unknown */
 	int numa_available; /* libnuma works: the kernel has NUMA syscalls */
 	char allowed_text[256];
 	/*
@@ -87,7 +88,8 @@ enum place_strategy { PLACE_COMPACT, PLACE_SPREAD, PLACE_OS };
 int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 	      int ncpus, int nthreads, int *out, char *msg, size_t msglen);
 
-/* The instance (hwloc logical index) of the level 1-3 cache above p, -1 if none. */
+/* The instance (hwloc logical index) of the level 1-3 cache above p, -1 if
+ * none. */
 int topo_pu_cache(const struct topo_pu *p, int level);
 
 /* The level-`level` cache with this logical index, or NULL. */
@@ -132,8 +134,8 @@ int topo_cpu_node(const struct topo *t, int cpu);
  * with msg (not enough allowed CPUs on those nodes).
  */
 int topo_plan_nodes(const struct topo *t, enum place_strategy s,
-	      const int32_t *nodes, int n, int nthreads, int *out, char *msg,
-	      size_t msglen);
+		    const int32_t *nodes, int n, int nthreads, int *out,
+		    char *msg, size_t msglen);
 
 /* The allowed CPUs of one node. */
 int topo_node_ncpus(const struct topo *t, int node);

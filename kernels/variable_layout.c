@@ -15,9 +15,9 @@
 
 #include "experiment.h"
 #include "rates.h"
-#include "workcost.h"
 #include "stats.h"
 #include "team.h"
+#include "workcost.h"
 
 #define VL_MAX_THREADS 1024
 /*
@@ -1026,13 +1026,17 @@ static void vl_estimate(const void *params, const struct common_params *common,
 		shared = alone;
 	/* layouts: one shares lines, the others do not; readers: one shares */
 	if (vp->parts & (1u << PART_LAYOUTS))
-		s += rounds * ops * (shared + (LAY_N - 1) * alone) + cost_teams_s(LAY_N);
+		s += rounds * ops * (shared + (LAY_N - 1) * alone) +
+		     cost_teams_s(LAY_N);
 	if (vp->parts & (1u << PART_READERS))
-		s += rounds * ops * (shared + (AT_N - 1) * alone) + cost_teams_s(AT_N);
-	/* a variable of a dlopen'ed object is found through a call: twice a plain access */
+		s += rounds * ops * (shared + (AT_N - 1) * alone) +
+		     cost_teams_s(AT_N);
+	/* a variable of a dlopen'ed object is found through a call: twice a
+	 * plain access */
 	if (vp->parts & (1u << PART_TLS_ACCESS))
 		s += rounds * ops * ACC_N * 2 * alone + cost_teams_s(ACC_N);
-	/* a thread created and joined; the big object zeroes 1 MiB of TLS in it */
+	/* a thread created and joined; the big object zeroes 1 MiB of TLS in it
+	 */
 	if (vp->parts & (1u << PART_THREAD_START))
 		s += rounds * (double)vp->starts *
 			     (START_N * r->spawn_ns * 1e-9 +
@@ -1045,14 +1049,16 @@ static void vl_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	{.id = "global-array",
 	 .title = "Counters in one global array",
-	 .question = "how many times slower are 2 threads updating counters of one global array than counters padded to a line each?",
+	 .question =
+		 "how many times slower are 2 threads updating counters of one global array than counters padded to a line each?",
 	 .params = "threads=2 repeat=3 warmup=1",
 	 .unit = "x",
 	 .answer = "layout_slowdown",
 	 .chart = "layouts"},
 	{.id = "read-mostly",
 	 .title = "A read-mostly variable beside a written one",
-	 .question = "how many times longer does a read take when the variable shares its line with one another thread writes?",
+	 .question =
+		 "how many times longer does a read take when the variable shares its line with one another thread writes?",
 	 .params = "threads=2 repeat=3 warmup=1",
 	 .unit = "x",
 	 .answer = "reader_slowdown",

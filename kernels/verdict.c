@@ -42,7 +42,8 @@ void machine_facts_from_topo(const struct topo *t, struct machine_facts *m)
 
 uint64_t machine_llc_total(const struct machine_facts *m)
 {
-	return m->llc_bytes * (uint64_t)(m->llc_instances > 0 ? m->llc_instances : 0);
+	return m->llc_bytes *
+	       (uint64_t)(m->llc_instances > 0 ? m->llc_instances : 0);
 }
 
 void verdict_headline(struct verdict *v, const char *fmt, ...)
@@ -208,7 +209,8 @@ int topo_plan_siblings(const struct topo *t, const int *plan, int n, int *a,
 		       int *b)
 {
 	for (int i = 0; i < n; i++) {
-		const struct topo_pu *p = plan[i] >= 0 ? topo_pu_by_os(t, plan[i]) : NULL;
+		const struct topo_pu *p =
+			plan[i] >= 0 ? topo_pu_by_os(t, plan[i]) : NULL;
 		for (int k = 0; p && k < i; k++) {
 			const struct topo_pu *q =
 				plan[k] >= 0 ? topo_pu_by_os(t, plan[k]) : NULL;

@@ -17,14 +17,14 @@ struct topo;
  */
 struct machine_facts {
 	int npus, nallowed, ncores, npackages, nnodes;
-	int smt;	     /* some core has two or more PUs */
-	int vm;		     /* a hypervisor was seen (-1: unknown) */
-	int line_size;	     /* bytes */
-	int llc_level;	     /* level of the last-level cache, 0 if none known */
-	int llc_instances;   /* how many of them */
-	uint64_t llc_bytes;  /* size of one */
+	int smt;	    /* some core has two or more PUs */
+	int vm;		    /* a hypervisor was seen (-1: unknown) */
+	int line_size;	    /* bytes */
+	int llc_level;	    /* level of the last-level cache, 0 if none known */
+	int llc_instances;  /* how many of them */
+	uint64_t llc_bytes; /* size of one */
 	int l2_instances;
-	int numa_available;  /* the kernel has NUMA system calls */
+	int numa_available; /* the kernel has NUMA system calls */
 };
 
 void machine_facts_from_topo(const struct topo *t, struct machine_facts *m);
@@ -35,7 +35,8 @@ uint64_t machine_llc_total(const struct machine_facts *m);
 struct rr_point {
 	const char *chart, *series, *x_label;
 	double x, y;
-	double ci_lo, ci_hi; /* 95% interval of the median (the range below 6 rounds) */
+	double ci_lo, ci_hi; /* 95% interval of the median (the range below 6
+				rounds) */
 	double min, max;
 	int n;
 	/* the point's extra numbers ("overlap": 0.93), nextra of them */
@@ -78,7 +79,8 @@ struct run_result {
 	int nsummary;
 	const struct rr_placement *placements;
 	int nplacements;
-	int complete; /* the run ended normally (not cancelled, failed, interrupted) */
+	int complete; /* the run ended normally (not cancelled, failed,
+			 interrupted) */
 };
 
 #define VERDICT_MAX_NOTES 16
@@ -100,7 +102,8 @@ struct verdict {
 
 __attribute__((format(printf, 2, 3))) void
 verdict_headline(struct verdict *v, const char *fmt, ...);
-/* Adds a note; past VERDICT_MAX_NOTES it is dropped and the last note says so. */
+/* Adds a note; past VERDICT_MAX_NOTES it is dropped and the last note says so.
+ */
 __attribute__((format(printf, 3, 4))) void
 verdict_note(struct verdict *v, const char *level, const char *fmt, ...);
 

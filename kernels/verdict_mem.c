@@ -53,12 +53,14 @@ int mem_cache_note(const struct machine_facts *m, uint64_t bytes,
 	mem_size_text(machine_llc_total(m), llc, sizeof(llc));
 	mem_size_text(mem_llc_floor(m), floor, sizeof(floor));
 	if (bytes <= machine_llc_total(m))
-		verdict_note(v, "warn",
-			     "the buffer of %s fits in this machine's %s of L%d cache, so %s came from cache, not memory (labelled \"from cache\"); memory needs at least %d times the cache, %s",
-			     size, llc, m->llc_level, what, MEM_LLC_MULTIPLE, floor);
+		verdict_note(
+			v, "warn",
+			"the buffer of %s fits in this machine's %s of L%d cache, so %s came from cache, not memory (labelled \"from cache\"); memory needs at least %d times the cache, %s",
+			size, llc, m->llc_level, what, MEM_LLC_MULTIPLE, floor);
 	else
-		verdict_note(v, "warn",
-			     "the buffer of %s is less than %d times this machine's %s of L%d cache (%s), so part of %s may have come from cache, not memory (labelled \"from cache\")",
-			     size, MEM_LLC_MULTIPLE, llc, m->llc_level, floor, what);
+		verdict_note(
+			v, "warn",
+			"the buffer of %s is less than %d times this machine's %s of L%d cache (%s), so part of %s may have come from cache, not memory (labelled \"from cache\")",
+			size, MEM_LLC_MULTIPLE, llc, m->llc_level, floor, what);
 	return 1;
 }

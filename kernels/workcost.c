@@ -10,8 +10,8 @@ double cost_crowd(const struct topo *t, int nthreads)
 	return nthreads > cpus ? (double)((nthreads + cpus - 1) / cpus) : 1.0;
 }
 
-double cost_stream_s(const struct topo *t, enum cost_stream kind,
-		     double bytes, int nthreads)
+double cost_stream_s(const struct topo *t, enum cost_stream kind, double bytes,
+		     int nthreads)
 {
 	const struct rates *r = rates_get();
 	int cpus = t && t->nallowed > 0 ? t->nallowed : 1;
@@ -31,7 +31,8 @@ double cost_stream_s(const struct topo *t, enum cost_stream kind,
 		one = bytes / (r->write_gbs * 1e9);
 		break;
 	default: /* a copy loads and stores every byte */
-		one = bytes / (r->read_gbs * 1e9) + bytes / (r->write_gbs * 1e9);
+		one = bytes / (r->read_gbs * 1e9) +
+		      bytes / (r->write_gbs * 1e9);
 		break;
 	}
 	return one / streams;
@@ -42,7 +43,8 @@ double cost_touch_s(const struct topo *t, double bytes, int nthreads)
 	int cpus = t && t->nallowed > 0 ? t->nallowed : 1;
 	int side = nthreads < cpus ? nthreads : cpus;
 
-	return bytes / 4096.0 * rates_get()->touch_page_ns * 1e-9 / (side > 1 ? side : 1);
+	return bytes / 4096.0 * rates_get()->touch_page_ns * 1e-9 /
+	       (side > 1 ? side : 1);
 }
 
 double cost_teams_s(double n)

@@ -21,10 +21,11 @@ double cost_crowd(const struct topo *t, int nthreads);
  * is usually saturated), then share it.
  */
 #define COST_STREAMS_PER_NODE 4
-double cost_stream_s(const struct topo *t, enum cost_stream kind,
-		     double bytes, int nthreads);
+double cost_stream_s(const struct topo *t, enum cost_stream kind, double bytes,
+		     int nthreads);
 
-/* Seconds for nthreads threads to first-touch bytes of fresh memory in all, each its own part. */
+/* Seconds for nthreads threads to first-touch bytes of fresh memory in all,
+ * each its own part. */
 double cost_touch_s(const struct topo *t, double bytes, int nthreads);
 
 /* Seconds to start and join n pinned teams. */

@@ -16,7 +16,8 @@ struct errinfo {
 	char msg[ERRINFO_MSG_LEN];
 };
 
-/* Sets both parts; field may be NULL (no field). Returns -EINVAL so a caller can `return errinfo_set(...)`. */
+/* Sets both parts; field may be NULL (no field). Returns -EINVAL so a caller
+ * can `return errinfo_set(...)`. */
 __attribute__((format(printf, 3, 4))) int
 errinfo_set(struct errinfo *e, const char *field, const char *fmt, ...);
 /* Empties both parts. */

@@ -15,7 +15,8 @@ static void escape_into(struct strbuf *out, const char *s, size_t n)
 		if (c < 0x20 || c == 0x7f) {
 			strbuf_addf(out, "\\x%02x", c);
 		} else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
-			/* U+0080..U+009F: CSI and its kin, to a UTF-8 terminal */
+			/* U+0080..U+009F: CSI and its kin, to a UTF-8 terminal
+			 */
 			strbuf_addf(out, "\\x%02x\\x%02x", c, next);
 			i++;
 		} else {

@@ -17,13 +17,17 @@ struct strbuf {
 	int oom;
 };
 
-#define STRBUF_INIT {0}
+#define STRBUF_INIT                                                            \
+	{                                                                      \
+		0                                                              \
+	}
 
 void strbuf_init(struct strbuf *sb);
 void strbuf_release(struct strbuf *sb);
 /* Empties it, keeping its memory. */
 void strbuf_reset(struct strbuf *sb);
-/* Hands the text to the caller (free it); sb is empty again. NULL if it ran out of memory. */
+/* Hands the text to the caller (free it); sb is empty again. NULL if it ran out
+ * of memory. */
 char *strbuf_detach(struct strbuf *sb);
 /* The text; "" for an empty or never-used buffer. */
 const char *strbuf_str(const struct strbuf *sb);
@@ -31,8 +35,8 @@ const char *strbuf_str(const struct strbuf *sb);
 void strbuf_add(struct strbuf *sb, const char *data, size_t n);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
-__attribute__((format(printf, 2, 3))) void
-strbuf_addf(struct strbuf *sb, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void strbuf_addf(struct strbuf *sb,
+						       const char *fmt, ...);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Drops the last n bytes (all of them if n > len). */
 void strbuf_trim_end(struct strbuf *sb, size_t n);

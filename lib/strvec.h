@@ -12,12 +12,15 @@ struct strvec {
 	int oom; /* a push failed; what was pushed before is kept */
 };
 
-#define STRVEC_INIT {0}
+#define STRVEC_INIT                                                            \
+	{                                                                      \
+		0                                                              \
+	}
 
 void strvec_init(struct strvec *sv);
 void strvec_clear(struct strvec *sv);
 void strvec_push(struct strvec *sv, const char *s);
-__attribute__((format(printf, 2, 3))) void
-strvec_pushf(struct strvec *sv, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void strvec_pushf(struct strvec *sv,
+							const char *fmt, ...);
 
 #endif

@@ -29,7 +29,8 @@
 #define LIST_DEFAULT 50
 #define LIST_MAX 1000
 #define RETRY_AFTER "10"
-#define DOC_CACHE_BYTES (64u << 20) /* finished runs' documents kept serialised */
+#define DOC_CACHE_BYTES                                                        \
+	(64u << 20) /* finished runs' documents kept serialised */
 
 struct api {
 	const struct topo *topo;
@@ -82,8 +83,8 @@ void api_free(struct api *a)
 	free(a);
 }
 
-static enum MHD_Result send_static_json(struct http_request *rq,
-					const char *s, size_t len)
+static enum MHD_Result send_static_json(struct http_request *rq, const char *s,
+					size_t len)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(
 		len, (void *)s, MHD_RESPMEM_PERSISTENT);
@@ -182,8 +183,9 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	json_t *val;
 
 	if (!ct) {
-		ret = http_error(rq, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL,
-				 "missing Content-Type (send 'application/json')");
+		ret = http_error(
+			rq, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL,
+			"missing Content-Type (send 'application/json')");
 		goto out;
 	}
 	if (!content_type_json(ct)) {
@@ -199,7 +201,8 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 				 "NAME, \"params\": {...}})");
 		goto out;
 	}
-	root = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES,
+			  &jerr);
 	if (!root) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
 				 "malformed JSON at line %d, column %d: %s",
@@ -211,8 +214,7 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 				 "the request body must be a JSON object");
 		goto out;
 	}
-	json_object_foreach(root, key, val)
-	{
+	json_object_foreach (root, key, val) {
 		if (strcmp(key, "experiment") && strcmp(key, "params")) {
 			ret = http_error(rq, MHD_HTTP_BAD_REQUEST, key,
 					 "unknown field '%.60s' (allowed: "
@@ -230,7 +232,8 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	}
 	if (json_unpack_ex(root, &jerr, JSON_STRICT, "{s:s, s?o}", "experiment",
 			   &name, "params", &params)) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s", jerr.text);
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s",
+				 jerr.text);
 		goto out;
 	}
 	exp = experiment_find(name);
@@ -258,12 +261,14 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 				 perr.msg);
 		goto out;
 	}
-	if (limits_check_estimate(exp, typed, &common, a->topo, a->max_run_seconds,
-				  &estimate_s, &perr)) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s", perr.msg);
+	if (limits_check_estimate(exp, typed, &common, a->topo,
+				  a->max_run_seconds, &estimate_s, &perr)) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s",
+				 perr.msg);
 		goto out;
 	}
-	/* the worker runs exactly the resolved request: every value, normalised */
+	/* the worker runs exactly the resolved request: every value, normalised
+	 */
 	for (int i = 0; i < pv->n; i++)
 		strvec_pushf(&args, "%s=%s", pv->v[i].p->name, pv->v[i].text);
 	if (args.oom) {
@@ -385,7 +390,8 @@ static enum MHD_Result get_run(struct http_request *rq, void *ctx)
 static enum MHD_Result list_runs(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
-	const char *lim = http_query(rq, "limit"), *off = http_query(rq, "offset");
+	const char *lim = http_query(rq, "limit"),
+		   *off = http_query(rq, "offset");
 	const char *exp = http_query(rq, "experiment");
 	const char *machine = http_query(rq, "machine");
 	int64_t limit = LIST_DEFAULT, offset = 0, total;
@@ -411,8 +417,7 @@ static enum MHD_Result list_runs(struct http_request *rq, void *ctx)
 		return http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 				  "cannot read the runs from the store");
 	}
-	json_array_foreach(runs, i, r)
-	{
+	json_array_foreach (runs, i, r) {
 		struct run_state st;
 		int64_t id = json_integer_value(json_object_get(r, "id"));
 		if (runner_lookup(a->runner, id, &st, NULL))
@@ -422,9 +427,10 @@ static enum MHD_Result list_runs(struct http_request *rq, void *ctx)
 			set_str(r, "finished_at", st.finished_at);
 	}
 	return http_json(rq, MHD_HTTP_OK,
-			 json_pack("{s:o, s:I, s:I, s:I}", "runs", runs, "total",
-				   (json_int_t)total, "limit", (json_int_t)limit,
-				   "offset", (json_int_t)offset));
+			 json_pack("{s:o, s:I, s:I, s:I}", "runs", runs,
+				   "total", (json_int_t)total, "limit",
+				   (json_int_t)limit, "offset",
+				   (json_int_t)offset));
 }
 
 static enum MHD_Result delete_run(struct http_request *rq, void *ctx)
@@ -441,13 +447,15 @@ static enum MHD_Result delete_run(struct http_request *rq, void *ctx)
 		return http_json(rq, MHD_HTTP_OK,
 				 json_pack("{s:I, s:s, s:s*}", "id",
 					   (json_int_t)id, "status", st.status,
-					   "error", st.error[0] ? st.error : NULL));
+					   "error",
+					   st.error[0] ? st.error : NULL));
 	row = store_get_run(a->store, id);
 	if (!row)
 		return http_error(rq, MHD_HTTP_NOT_FOUND, "id",
 				  "unknown run id '%" PRId64 "'", id);
 	ret = http_error(rq, MHD_HTTP_CONFLICT, NULL,
-			 "run %" PRId64 " cannot be cancelled: it is already '%s'",
+			 "run %" PRId64
+			 " cannot be cancelled: it is already '%s'",
 			 id, json_string_value(json_object_get(row, "status")));
 	json_decref(row);
 	return ret;
@@ -489,9 +497,10 @@ static enum MHD_Result get_events(struct http_request *rq, void *ctx)
 	if (format && !strcmp(format, "ndjson"))
 		ndjson = 1;
 	else if (format && strcmp(format, "sse"))
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, "format",
-				  "unknown format '%.40s' (allowed: sse, ndjson)",
-				  format);
+		return http_error(
+			rq, MHD_HTTP_BAD_REQUEST, "format",
+			"unknown format '%.40s' (allowed: sse, ndjson)",
+			format);
 	else if (!format && accept && strstr(accept, "application/x-ndjson"))
 		ndjson = 1;
 	after = resume_after(rq, &bad);
@@ -542,7 +551,8 @@ static enum MHD_Result get_export(struct http_request *rq, void *ctx)
 			       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",
 					    "unknown run id '%" PRId64 "'", id)
 			       : http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					    NULL, "cannot read run %" PRId64, id);
+					    NULL, "cannot read run %" PRId64,
+					    id);
 	csv = export_csv(doc, id, &len);
 	json_decref(doc);
 	if (!csv)
@@ -552,7 +562,8 @@ static enum MHD_Result get_export(struct http_request *rq, void *ctx)
 		free(csv);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, "Content-Type", "text/csv; charset=utf-8");
+	MHD_add_response_header(resp, "Content-Type",
+				"text/csv; charset=utf-8");
 	snprintf(disp, sizeof(disp),
 		 "attachment; filename=\"numalab-run-%" PRId64 ".csv\"", id);
 	MHD_add_response_header(resp, "Content-Disposition", disp);

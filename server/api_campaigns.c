@@ -12,7 +12,8 @@ enum MHD_Result api_campaigns_list(struct http_request *rq, struct store *st)
 	if (!list)
 		return http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 				  "cannot read the campaigns from the store");
-	return http_json(rq, MHD_HTTP_OK, json_pack("{s:o}", "campaigns", list));
+	return http_json(rq, MHD_HTTP_OK,
+			 json_pack("{s:o}", "campaigns", list));
 }
 
 enum MHD_Result api_campaigns_get(struct http_request *rq, struct store *st)
@@ -24,8 +25,11 @@ enum MHD_Result api_campaigns_get(struct http_request *rq, struct store *st)
 		return errno == ENOENT
 			       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",
 					    "unknown campaign id '%.80s'", id)
-			       : http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
-					    "cannot read campaign '%.80s' from the store", id);
+			       : http_error(
+					 rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					 NULL,
+					 "cannot read campaign '%.80s' from the store",
+					 id);
 	return http_json(rq, MHD_HTTP_OK, c);
 }
 
@@ -36,25 +40,29 @@ enum MHD_Result api_campaigns_post(struct http_request *rq, struct store *st)
 	json_t *c;
 	int rc;
 
-	c = json_loadb(rq->body ? rq->body : "", rq->body_len, JSON_REJECT_DUPLICATES,
-		       &jerr);
+	c = json_loadb(rq->body ? rq->body : "", rq->body_len,
+		       JSON_REJECT_DUPLICATES, &jerr);
 	if (!c)
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "body is not JSON: %s",
-				  jerr.text);
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "body is not JSON: %s", jerr.text);
 	if (store_readonly(st)) {
 		json_decref(c);
-		return http_error(rq, MHD_HTTP_CONFLICT, NULL,
-				  "the store is read-only: campaigns cannot be recorded");
+		return http_error(
+			rq, MHD_HTTP_CONFLICT, NULL,
+			"the store is read-only: campaigns cannot be recorded");
 	}
 	rc = campaigns_record(st, c, &err);
 	if (rc) {
 		json_decref(c);
-		return http_error(rq, rc == -EINVAL ? MHD_HTTP_BAD_REQUEST
-						    : MHD_HTTP_INTERNAL_SERVER_ERROR,
+		return http_error(rq,
+				  rc == -EINVAL
+					  ? MHD_HTTP_BAD_REQUEST
+					  : MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  *err.field ? err.field : NULL, "%s", err.msg);
 	}
-	json_t *ans = json_pack("{s:O, s:s+}", "id", json_object_get(c, "id"), "url",
-				"/api/campaigns/", json_string_value(json_object_get(c, "id")));
+	json_t *ans = json_pack("{s:O, s:s+}", "id", json_object_get(c, "id"),
+				"url", "/api/campaigns/",
+				json_string_value(json_object_get(c, "id")));
 	json_decref(c);
 	return http_json(rq, MHD_HTTP_CREATED, ans);
 }

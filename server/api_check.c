@@ -10,8 +10,8 @@
 
 #include "experiment.h"
 #include "schema.h"
-#include "strvec.h"
 #include "strbuf.h"
+#include "strvec.h"
 
 #define CHECK_MAX_ARGS 64
 
@@ -50,13 +50,13 @@ static json_t *check_document(const struct experiment *exp, const void *params,
 						v->notes[i].level, "text",
 						v->notes[i].text));
 	free(v);
-	int have = !experiment_estimate(exp, params, common, t, &seconds, &bytes);
+	int have =
+		!experiment_estimate(exp, params, common, t, &seconds, &bytes);
 	doc = json_pack("{s:s, s:o, s:o, s:o}", "experiment", exp->name,
 			"notes", notes ? notes : json_array(), "estimate_s",
 			have ? json_real(seconds) : json_null(),
 			"estimate_bytes",
-			have ? json_integer((json_int_t)bytes)
-				      : json_null());
+			have ? json_integer((json_int_t)bytes) : json_null());
 	return doc;
 }
 
@@ -80,30 +80,35 @@ enum MHD_Result api_post_check(struct http_request *rq, void *ctx)
 		return http_error(rq, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL,
 				  "send the request as 'application/json'");
 	if (!rq->body_len)
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				  "empty request body (send {\"experiment\": NAME, \"params\": {...}})");
-	root = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &jerr);
+		return http_error(
+			rq, MHD_HTTP_BAD_REQUEST, NULL,
+			"empty request body (send {\"experiment\": NAME, \"params\": {...}})");
+	root = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES,
+			  &jerr);
 	if (!root || !json_is_object(root)) {
-		ret = root ? http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-					"the request body must be a JSON object")
-			   : http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-					"malformed JSON at line %d, column %d: %s",
-					jerr.line, jerr.column, jerr.text);
+		ret = root ? http_error(
+				     rq, MHD_HTTP_BAD_REQUEST, NULL,
+				     "the request body must be a JSON object")
+			   : http_error(
+				     rq, MHD_HTTP_BAD_REQUEST, NULL,
+				     "malformed JSON at line %d, column %d: %s",
+				     jerr.line, jerr.column, jerr.text);
 		goto out;
 	}
-	json_object_foreach(root, key, val)
-	{
+	json_object_foreach (root, key, val) {
 		if (strcmp(key, "experiment") && strcmp(key, "params")) {
-			ret = http_error(rq, MHD_HTTP_BAD_REQUEST, key,
-					 "unknown field '%.60s' (allowed: experiment, params)",
-					 key);
+			ret = http_error(
+				rq, MHD_HTTP_BAD_REQUEST, key,
+				"unknown field '%.60s' (allowed: experiment, params)",
+				key);
 			goto out;
 		}
 	}
 	if (json_unpack_ex(root, &jerr, 0, "{s:s, s?o}", "experiment", &name,
 			   "params", &params)) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "experiment",
-				 "'experiment' must be a string naming an experiment");
+		ret = http_error(
+			rq, MHD_HTTP_BAD_REQUEST, "experiment",
+			"'experiment' must be a string naming an experiment");
 		goto out;
 	}
 	exp = experiment_find(name);

@@ -49,23 +49,24 @@ static int known_keys(json_t *o, const char *const *keys, struct errinfo *err,
 	const char *key;
 	json_t *v;
 
-	json_object_foreach(o, key, v)
-	{
+	json_object_foreach (o, key, v) {
 		int ok = 0;
 		for (int i = 0; keys[i]; i++)
 			ok |= !strcmp(keys[i], key);
 		if (!ok)
-			return errinfo_set(err, key, "%sunknown field '%.60s'", where, key);
+			return errinfo_set(err, key, "%sunknown field '%.60s'",
+					   where, key);
 	}
 	return 0;
 }
 
 static int check_node(json_t *n, size_t i, struct errinfo *err)
 {
-	static const char *const keys[] = {"node",	"state",    "reason",
+	static const char *const keys[] = {"node",	"state",     "reason",
 					   "job_id",	"partition", "features",
 					   "exclusive", "run_id",    NULL};
-	static const char *const states[] = {"done", "failed", "pending", "running", NULL};
+	static const char *const states[] = {"done", "failed", "pending",
+					     "running", NULL};
 	char where[40];
 	const char *state;
 	json_t *v;
@@ -74,7 +75,8 @@ static int check_node(json_t *n, size_t i, struct errinfo *err)
 
 	snprintf(where, sizeof(where), "node %zu: ", i);
 	if (!json_is_object(n))
-		return errinfo_set(err, "nodes", "node %zu is not an object", i);
+		return errinfo_set(err, "nodes", "node %zu is not an object",
+				   i);
 	if (known_keys(n, keys, err, where) ||
 	    text_or_null(n, "node", 1, err, where) ||
 	    text_or_null(n, "state", 1, err, where) ||
@@ -86,30 +88,37 @@ static int check_node(json_t *n, size_t i, struct errinfo *err)
 	for (int s = 0; states[s]; s++)
 		ok |= !strcmp(states[s], state);
 	if (!ok)
-		return errinfo_set(err, "state",
-				   "%sstate '%.40s' is not one of done, failed, pending, running",
-				   where, state);
+		return errinfo_set(
+			err, "state",
+			"%sstate '%.40s' is not one of done, failed, pending, running",
+			where, state);
 	v = json_object_get(n, "features");
 	if (v && !json_is_array(v))
-		return errinfo_set(err, "features", "%s'features' must be an array of text", where);
+		return errinfo_set(err, "features",
+				   "%s'features' must be an array of text",
+				   where);
 	json_t *f;
-	json_array_foreach(v, k, f) if (!json_is_string(f)) return errinfo_set(
-		err, "features", "%s'features' must be an array of text", where);
+	json_array_foreach (v, k, f)
+		if (!json_is_string(f))
+			return errinfo_set(
+				err, "features",
+				"%s'features' must be an array of text", where);
 	return 0;
 }
 
 int campaigns_check(json_t *c, struct errinfo *err)
 {
-	static const char *const keys[] = {"id",	 "engine",	 "cluster",
-					   "experiment", "params",	 "created_at",
-					   "finished_at", "dir",	 "nodes", NULL};
+	static const char *const keys[] = {
+		"id",	      "engine",	     "cluster", "experiment", "params",
+		"created_at", "finished_at", "dir",	"nodes",      NULL};
 	const char *id, *engine;
 	json_t *nodes, *n;
 	size_t i;
 
 	errinfo_clear(err);
 	if (!json_is_object(c))
-		return errinfo_set(err, NULL, "a campaign must be a JSON object");
+		return errinfo_set(err, NULL,
+				   "a campaign must be a JSON object");
 	if (known_keys(c, keys, err, "") || text_or_null(c, "id", 1, err, "") ||
 	    text_or_null(c, "engine", 1, err, "") ||
 	    text_or_null(c, "cluster", 0, err, "") ||
@@ -120,31 +129,39 @@ int campaigns_check(json_t *c, struct errinfo *err)
 		return -EINVAL;
 	id = json_string_value(json_object_get(c, "id"));
 	if (!*id || strlen(id) > 64 ||
-	    strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+	    strspn(id,
+		   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
 		    strlen(id))
-		return errinfo_set(err, "id",
-				   "campaign id '%.70s' must be 1 to 64 letters, digits, '.', '_' or '-'",
-				   id);
+		return errinfo_set(
+			err, "id",
+			"campaign id '%.70s' must be 1 to 64 letters, digits, '.', '_' or '-'",
+			id);
 	engine = json_string_value(json_object_get(c, "engine"));
 	if (strcmp(engine, "slurm") && strcmp(engine, "clush"))
-		return errinfo_set(err, "engine", "engine '%.40s' is not one of slurm, clush", engine);
+		return errinfo_set(err, "engine",
+				   "engine '%.40s' is not one of slurm, clush",
+				   engine);
 	if (!json_is_object(json_object_get(c, "params")))
 		return errinfo_set(err, "params", "'params' must be an object");
 	nodes = json_object_get(c, "nodes");
 	if (!json_is_array(nodes))
 		return errinfo_set(err, "nodes", "'nodes' must be an array");
-	json_array_foreach(nodes, i, n)
-	{
+	json_array_foreach (nodes, i, n) {
 		json_t *run = json_object_get(n, "run_id");
 		if (check_node(n, i, err))
 			return -EINVAL;
 		if (run && !json_is_null(run) &&
 		    (!json_is_integer(run) || json_integer_value(run) < 1))
-			return errinfo_set(err, "run_id",
-					   "node %zu: 'run_id' must be a positive whole number or null", i);
+			return errinfo_set(
+				err, "run_id",
+				"node %zu: 'run_id' must be a positive whole number or null",
+				i);
 		if (json_object_get(n, "exclusive") &&
 		    !json_is_boolean(json_object_get(n, "exclusive")))
-			return errinfo_set(err, "exclusive", "node %zu: 'exclusive' must be true or false", i);
+			return errinfo_set(
+				err, "exclusive",
+				"node %zu: 'exclusive' must be true or false",
+				i);
 	}
 	return 0;
 }
@@ -152,7 +169,8 @@ int campaigns_check(json_t *c, struct errinfo *err)
 static void bind_json_text(sqlite3_stmt *s, int i, json_t *v)
 {
 	if (json_is_string(v))
-		sqlite3_bind_text(s, i, json_string_value(v), -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, i, json_string_value(v), -1,
+				  SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(s, i);
 }
@@ -175,18 +193,20 @@ static int record_locked(struct sqlite3 *db, void *arg)
 	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	params = json_dumps(json_object_get(r->c, "params"), JSON_COMPACT);
-	if (sqlite3_prepare_v2(db, "DELETE FROM campaign_nodes WHERE campaign_id=?", -1, &s,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db,
+			       "DELETE FROM campaign_nodes WHERE campaign_id=?",
+			       -1, &s, NULL) != SQLITE_OK)
 		goto rollback;
 	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		goto rollback;
 	sqlite3_finalize(s);
-	if (sqlite3_prepare_v2(db,
-			       "INSERT OR REPLACE INTO campaigns (id, engine, cluster, "
-			       "experiment, params, created_at, finished_at) VALUES "
-			       "(?,?,?,?,?,?,?)",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    db,
+		    "INSERT OR REPLACE INTO campaigns (id, engine, cluster, "
+		    "experiment, params, created_at, finished_at) VALUES "
+		    "(?,?,?,?,?,?,?)",
+		    -1, &s, NULL) != SQLITE_OK)
 		goto rollback;
 	bind_json_text(s, 1, json_object_get(r->c, "id"));
 	bind_json_text(s, 2, json_object_get(r->c, "engine"));
@@ -198,14 +218,14 @@ static int record_locked(struct sqlite3 *db, void *arg)
 	if (sqlite3_step(s) != SQLITE_DONE)
 		goto rollback;
 	sqlite3_finalize(s);
-	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO campaign_nodes (campaign_id, seq, node, state, "
-			       "reason, job_id, partition, features, exclusive, run_id) "
-			       "VALUES (?,?,?,?,?,?,?,?,?,?)",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    db,
+		    "INSERT INTO campaign_nodes (campaign_id, seq, node, state, "
+		    "reason, job_id, partition, features, exclusive, run_id) "
+		    "VALUES (?,?,?,?,?,?,?,?,?,?)",
+		    -1, &s, NULL) != SQLITE_OK)
 		goto rollback;
-	json_array_foreach(json_object_get(r->c, "nodes"), i, n)
-	{
+	json_array_foreach (json_object_get(r->c, "nodes"), i, n) {
 		json_t *f = json_object_get(n, "features");
 		char *features = json_dumps(f ? f : json_array(), JSON_COMPACT);
 		json_t *run = json_object_get(n, "run_id");
@@ -217,8 +237,10 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		bind_json_text(s, 5, json_object_get(n, "reason"));
 		bind_json_text(s, 6, json_object_get(n, "job_id"));
 		bind_json_text(s, 7, json_object_get(n, "partition"));
-		sqlite3_bind_text(s, 8, features ? features : "[]", -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(s, 9, json_is_true(json_object_get(n, "exclusive")));
+		sqlite3_bind_text(s, 8, features ? features : "[]", -1,
+				  SQLITE_TRANSIENT);
+		sqlite3_bind_int(s, 9,
+				 json_is_true(json_object_get(n, "exclusive")));
 		if (json_is_integer(run))
 			sqlite3_bind_int64(s, 10, json_integer_value(run));
 		else
@@ -234,13 +256,15 @@ static int record_locked(struct sqlite3 *db, void *arg)
 	free(params);
 	return 0;
 rollback:
-	errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id, sqlite3_errmsg(db));
+	errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
+		    sqlite3_errmsg(db));
 	sqlite3_finalize(s);
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	free(params);
 	return -EIO;
 fail:
-	errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id, sqlite3_errmsg(db));
+	errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
+		    sqlite3_errmsg(db));
 	return -EIO;
 }
 
@@ -276,8 +300,10 @@ static int has_campaigns(sqlite3 *db)
 	sqlite3_stmt *s;
 	int found;
 
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='campaign_nodes'",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT 1 FROM sqlite_master WHERE type='table' AND name='campaign_nodes'",
+		    -1, &s, NULL) != SQLITE_OK)
 		return -1;
 	found = sqlite3_step(s) == SQLITE_ROW;
 	sqlite3_finalize(s);
@@ -292,25 +318,30 @@ static int list_locked(struct sqlite3 *db, void *arg)
 
 	if (has <= 0)
 		return has;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT c.id, c.engine, c.cluster, c.experiment, c.created_at, "
-			       "c.finished_at, c.params, "
-			       "(SELECT count(*) FROM campaign_nodes n WHERE n.campaign_id=c.id), "
-			       "(SELECT count(*) FROM campaign_nodes n WHERE n.campaign_id=c.id AND n.state='done'), "
-			       "(SELECT count(*) FROM campaign_nodes n WHERE n.campaign_id=c.id AND n.state='failed') "
-			       "FROM campaigns c ORDER BY c.created_at DESC, c.id DESC",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT c.id, c.engine, c.cluster, c.experiment, c.created_at, "
+		    "c.finished_at, c.params, "
+		    "(SELECT count(*) FROM campaign_nodes n WHERE n.campaign_id=c.id), "
+		    "(SELECT count(*) FROM campaign_nodes n WHERE n.campaign_id=c.id AND n.state='done'), "
+		    "(SELECT count(*) FROM campaign_nodes n WHERE n.campaign_id=c.id AND n.state='failed') "
+		    "FROM campaigns c ORDER BY c.created_at DESC, c.id DESC",
+		    -1, &s, NULL) != SQLITE_OK)
 		return -EIO;
 	while (sqlite3_step(s) == SQLITE_ROW)
 		json_array_append_new(
-			out, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
-				       "id", col(s, 0), "engine", col(s, 1), "cluster",
-				       col(s, 2), "experiment", col(s, 3), "created_at",
-				       col(s, 4), "finished_at", col(s, 5), "params",
-				       col_json(s, 6, json_object()), "nodes",
-				       (json_int_t)sqlite3_column_int64(s, 7), "done",
-				       (json_int_t)sqlite3_column_int64(s, 8), "failed",
-				       (json_int_t)sqlite3_column_int64(s, 9)));
+			out,
+			json_pack(
+				"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
+				"id", col(s, 0), "engine", col(s, 1), "cluster",
+				col(s, 2), "experiment", col(s, 3),
+				"created_at", col(s, 4), "finished_at",
+				col(s, 5), "params",
+				col_json(s, 6, json_object()), "nodes",
+				(json_int_t)sqlite3_column_int64(s, 7), "done",
+				(json_int_t)sqlite3_column_int64(s, 8),
+				"failed",
+				(json_int_t)sqlite3_column_int64(s, 9)));
 	sqlite3_finalize(s);
 	return 0;
 }
@@ -342,10 +373,11 @@ static int get_locked(struct sqlite3 *db, void *arg)
 		return -EIO;
 	if (!has)
 		return -ENOENT;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT id, engine, cluster, experiment, params, created_at, "
-			       "finished_at FROM campaigns WHERE id=?",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT id, engine, cluster, experiment, params, created_at, "
+		    "finished_at FROM campaigns WHERE id=?",
+		    -1, &s, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(s, 1, g->id, -1, SQLITE_STATIC);
 	if (sqlite3_step(s) != SQLITE_ROW) {
@@ -353,33 +385,35 @@ static int get_locked(struct sqlite3 *db, void *arg)
 		return -ENOENT;
 	}
 	nodes = json_array();
-	g->c = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", col(s, 0),
-			 "engine", col(s, 1), "cluster", col(s, 2), "experiment",
-			 col(s, 3), "params", col_json(s, 4, json_object()),
-			 "created_at", col(s, 5), "finished_at", col(s, 6), "nodes",
-			 nodes);
+	g->c = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id",
+			 col(s, 0), "engine", col(s, 1), "cluster", col(s, 2),
+			 "experiment", col(s, 3), "params",
+			 col_json(s, 4, json_object()), "created_at", col(s, 5),
+			 "finished_at", col(s, 6), "nodes", nodes);
 	sqlite3_finalize(s);
 	if (!g->c)
 		return -ENOMEM;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT node, state, reason, job_id, partition, features, "
-			       "exclusive, run_id FROM campaign_nodes WHERE campaign_id=? "
-			       "ORDER BY seq",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT node, state, reason, job_id, partition, features, "
+		    "exclusive, run_id FROM campaign_nodes WHERE campaign_id=? "
+		    "ORDER BY seq",
+		    -1, &s, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(s, 1, g->id, -1, SQLITE_STATIC);
 	while (sqlite3_step(s) == SQLITE_ROW)
 		json_array_append_new(
 			nodes,
-			json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "node",
-				  col(s, 0), "state", col(s, 1), "reason", col(s, 2),
-				  "job_id", col(s, 3), "partition", col(s, 4),
-				  "features", col_json(s, 5, json_array()), "exclusive",
-				  sqlite3_column_int(s, 6),
-				  "run_id",
+			json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
+				  "node", col(s, 0), "state", col(s, 1),
+				  "reason", col(s, 2), "job_id", col(s, 3),
+				  "partition", col(s, 4), "features",
+				  col_json(s, 5, json_array()), "exclusive",
+				  sqlite3_column_int(s, 6), "run_id",
 				  sqlite3_column_type(s, 7) == SQLITE_NULL
 					  ? json_null()
-					  : json_integer(sqlite3_column_int64(s, 7))));
+					  : json_integer(sqlite3_column_int64(
+						    s, 7))));
 	sqlite3_finalize(s);
 	return 0;
 }
@@ -397,8 +431,7 @@ json_t *campaigns_get(struct store *st, const char *id)
 		return NULL;
 	}
 	/* each node's run, read through the store's own accessor */
-	json_array_foreach(json_object_get(g.c, "nodes"), i, n)
-	{
+	json_array_foreach (json_object_get(g.c, "nodes"), i, n) {
 		json_t *rid = json_object_get(n, "run_id"), *run;
 		if (!json_is_integer(rid))
 			continue;

@@ -17,10 +17,12 @@
  */
 int campaigns_check(json_t *c, struct errinfo *err);
 
-/* Stores c (checked first), replacing a campaign of the same id. 0, -EINVAL or -EIO, err set. */
+/* Stores c (checked first), replacing a campaign of the same id. 0, -EINVAL or
+ * -EIO, err set. */
 int campaigns_record(struct store *st, json_t *c, struct errinfo *err);
 
-/* Newest first: [{id, engine, cluster, experiment, created_at, finished_at, nodes, done, failed}]; NULL on EIO. */
+/* Newest first: [{id, engine, cluster, experiment, created_at, finished_at,
+ * nodes, done, failed}]; NULL on EIO. */
 json_t *campaigns_list(struct store *st);
 
 /*

@@ -25,7 +25,7 @@ struct checkpointer {
 static void checkpoint(struct checkpointer *c)
 {
 	int rc = sqlite3_wal_checkpoint_v2(
-	    c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 
 	/* busy: a writer holds the lock, the next round catches up */
 	if (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
@@ -74,7 +74,7 @@ struct checkpointer *checkpointer_start(const char *path, char *err,
 	}
 	rc = sqlite3_open_v2(path, &c->db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI |
-				 SQLITE_OPEN_NOMUTEX,
+				     SQLITE_OPEN_NOMUTEX,
 			     NULL);
 	/* a connection checkpoints only once it has read the file and so
 	 * knows it is in WAL mode: until then every checkpoint is a no-op */

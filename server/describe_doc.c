@@ -20,7 +20,7 @@ struct doc_run {
 	struct param_values *pv;
 	void *params;
 	struct rr_point *points;
-	const char **keys;    /* every point's extra keys, one block */
+	const char **keys; /* every point's extra keys, one block */
 	double *vals;
 	struct rr_cell *cells;
 	struct rr_summary *summary;
@@ -58,18 +58,21 @@ void describe_doc_machine(json_t *machine, struct machine_facts *m)
 	m->npackages = inum(machine, "packages", 0);
 	m->nnodes = inum(machine, "nodes", 0);
 	m->smt = json_is_true(json_object_get(machine, "smt"));
-	m->vm = json_is_boolean(vm) ? json_is_true(vm)
-		: json_is_integer(vm) ? json_integer_value(vm) != 0 : -1;
+	m->vm = json_is_boolean(vm)   ? json_is_true(vm)
+		: json_is_integer(vm) ? json_integer_value(vm) != 0
+				      : -1;
 	m->line_size = inum(machine, "line_size", 64);
 	m->numa_available = inum(machine, "numa_available", m->nnodes > 1);
-	json_array_foreach(json_object_get(machine, "caches"), i, c)
-	{
-		int level = inum(c, "level", 0), per = inum(c, "instances_of_npus", 0);
+	json_array_foreach (json_object_get(machine, "caches"), i, c) {
+		int level = inum(c, "level", 0),
+		    per = inum(c, "instances_of_npus", 0);
 		json_t *sz = json_object_get(c, "size");
-		uint64_t size = json_is_integer(sz) && json_integer_value(sz) > 0
-					? (uint64_t)json_integer_value(sz)
-					: 0;
-		/* one record per level: how many of it cover the machine's PUs */
+		uint64_t size =
+			json_is_integer(sz) && json_integer_value(sz) > 0
+				? (uint64_t)json_integer_value(sz)
+				: 0;
+		/* one record per level: how many of it cover the machine's PUs
+		 */
 		int n = per > 0 && m->npus > 0 ? (m->npus + per - 1) / per : 1;
 
 		if (level <= 0)
@@ -116,8 +119,8 @@ static int read_params(struct doc_run *d, const struct experiment *e,
 	d->params = calloc(1, e->params_size ? e->params_size : 1);
 	if (!d->pv || !d->params)
 		return -ENOMEM;
-	rc = schema_params_to_argv(json_is_object(params) ? params : NULL, &argv,
-				   DOC_MAX_ARGS, err);
+	rc = schema_params_to_argv(json_is_object(params) ? params : NULL,
+				   &argv, DOC_MAX_ARGS, err);
 	if (rc >= 0)
 		rc = experiment_parse_recorded(e, (int)argv.n, argv.v, d->pv,
 					       d->params, &d->common, err);
@@ -131,7 +134,7 @@ static int read_points(struct doc_run *d, json_t *samples)
 	json_t *s, *x;
 	const char *k;
 
-	json_array_foreach(samples, i, s)
+	json_array_foreach (samples, i, s)
 		nx += json_object_size(json_object_get(s, "extra"));
 	d->points = calloc(n + 1, sizeof(*d->points));
 	d->keys = calloc(nx + 1, sizeof(*d->keys));
@@ -139,8 +142,7 @@ static int read_points(struct doc_run *d, json_t *samples)
 	if (!d->points || !d->keys || !d->vals)
 		return -ENOMEM;
 	nx = 0;
-	json_array_foreach(samples, i, s)
-	{
+	json_array_foreach (samples, i, s) {
 		struct rr_point *p = &d->points[i];
 		json_t *st = json_object_get(s, "stats");
 
@@ -156,8 +158,7 @@ static int read_points(struct doc_run *d, json_t *samples)
 		p->n = inum(st, "n", 1);
 		p->extra_keys = &d->keys[nx];
 		p->extra_vals = &d->vals[nx];
-		json_object_foreach(json_object_get(s, "extra"), k, x)
-		{
+		json_object_foreach (json_object_get(s, "extra"), k, x) {
 			if (!json_is_number(x))
 				continue;
 			d->keys[nx] = k;
@@ -178,8 +179,7 @@ static int read_cells(struct doc_run *d, json_t *cells)
 	d->cells = calloc(n + 1, sizeof(*d->cells));
 	if (!d->cells)
 		return -ENOMEM;
-	json_array_foreach(cells, i, c)
-	{
+	json_array_foreach (cells, i, c) {
 		d->cells[i].chart = text(c, "chart") ?: "";
 		d->cells[i].row = inum(c, "row", 0);
 		d->cells[i].col = inum(c, "col", 0);
@@ -200,13 +200,13 @@ static int read_summary(struct doc_run *d, json_t *summary)
 	d->summary = calloc(json_object_size(summary) + 1, sizeof(*d->summary));
 	if (!d->summary)
 		return -ENOMEM;
-	json_object_foreach(summary, key, s)
-	{
+	json_object_foreach (summary, key, s) {
 		/* a value that is no number says nothing a rule can weigh */
 		if (!json_is_number(json_object_get(s, "value")))
 			continue;
 		d->summary[n].key = key;
-		d->summary[n].value = json_number_value(json_object_get(s, "value"));
+		d->summary[n].value =
+			json_number_value(json_object_get(s, "value"));
 		d->summary[n++].unit = text(s, "unit");
 	}
 	d->rr.summary = d->summary;
@@ -219,21 +219,19 @@ static int read_placements(struct doc_run *d, json_t *placement)
 	size_t n = json_array_size(placement), nt = 0, i, j;
 	json_t *p, *t;
 
-	json_array_foreach(placement, i, p)
+	json_array_foreach (placement, i, p)
 		nt += json_array_size(json_object_get(p, "threads"));
 	d->places = calloc(n + 1, sizeof(*d->places));
 	d->threads = calloc(nt + 1, sizeof(*d->threads));
 	if (!d->places || !d->threads)
 		return -ENOMEM;
 	nt = 0;
-	json_array_foreach(placement, i, p)
-	{
+	json_array_foreach (placement, i, p) {
 		struct rr_placement *rp = &d->places[i];
 
 		rp->label = text(p, "label") ?: "";
 		rp->t = &d->threads[nt];
-		json_array_foreach(json_object_get(p, "threads"), j, t)
-		{
+		json_array_foreach (json_object_get(p, "threads"), j, t) {
 			struct thread_place *tp = &d->threads[nt++];
 
 			tp->thread = inum(t, "thread", (int)j);
@@ -263,7 +261,8 @@ int describe_doc(json_t *doc, struct verdict *v, struct errinfo *err)
 	memset(v, 0, sizeof(*v));
 	errinfo_clear(err);
 	if (!e)
-		return errinfo_set(err, "experiment", "unknown experiment '%.60s'",
+		return errinfo_set(err, "experiment",
+				   "unknown experiment '%.60s'",
 				   name ? name : "");
 	d = calloc(1, sizeof(*d));
 	if (!d)

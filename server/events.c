@@ -178,7 +178,8 @@ json_t *events_final(const char *status, const char *error, json_t *summary,
 static json_t *typed(json_t *ev, enum event_type t)
 {
 	if (ev)
-		json_object_set_new(ev, "type", json_string(event_kinds[t].name));
+		json_object_set_new(ev, "type",
+				    json_string(event_kinds[t].name));
 	return ev;
 }
 
@@ -188,27 +189,30 @@ static void each(json_t *out, json_t *doc, const char *key, enum event_type t)
 	json_t *item;
 	size_t i;
 
-	json_array_foreach(json_object_get(doc, key), i, item)
+	json_array_foreach (json_object_get(doc, key), i, item)
 		json_array_append_new(out, typed(json_deep_copy(item), t));
 }
 
 json_t *events_from_doc(json_t *doc, json_t *imported)
 {
-	json_t *out = json_array(), *v, *summary = json_object_get(doc, "summary");
+	json_t *out = json_array(), *v,
+	       *summary = json_object_get(doc, "summary");
 	const char *status = json_string_value(json_object_get(doc, "status"));
-	const char *headline = json_string_value(json_object_get(doc, "headline"));
+	const char *headline =
+		json_string_value(json_object_get(doc, "headline"));
 	const char *key;
 	size_t n;
 
 	if (!out || !status)
 		goto fail;
 	json_array_append_new(
-		out, typed(json_pack("{s:O, s:O, s:O, s:O?}", "experiment",
-				     json_object_get(doc, "experiment"),
-				     "params", json_object_get(doc, "params"),
-				     "machine", json_object_get(doc, "machine"),
-				     "version", json_object_get(doc, "version")),
-			   EV_START));
+		out,
+		typed(json_pack("{s:O, s:O, s:O, s:O?}", "experiment",
+				json_object_get(doc, "experiment"), "params",
+				json_object_get(doc, "params"), "machine",
+				json_object_get(doc, "machine"), "version",
+				json_object_get(doc, "version")),
+		      EV_START));
 	/* the estimate the run was started with, where it had one */
 	if (json_is_number(json_object_get(doc, "estimate_s")))
 		json_object_set(json_array_get(out, 0), "estimate_s",
@@ -219,25 +223,30 @@ json_t *events_from_doc(json_t *doc, json_t *imported)
 	each(out, doc, "notes", EV_NOTE);
 	if (json_is_object(json_object_get(doc, "progress")))
 		json_array_append_new(
-			out, typed(json_deep_copy(json_object_get(doc, "progress")),
-				   EV_PROGRESS));
-	json_object_foreach(summary, key, v)
+			out,
+			typed(json_deep_copy(json_object_get(doc, "progress")),
+			      EV_PROGRESS));
+	json_object_foreach (summary, key, v)
 		json_array_append_new(
-			out, typed(json_pack("{s:s, s:O?, s:O?}", "key", key,
-					     "value", json_object_get(v, "value"),
-					     "unit", json_object_get(v, "unit")),
-				   EV_SUMMARY));
+			out,
+			typed(json_pack("{s:s, s:O?, s:O?}", "key", key,
+					"value", json_object_get(v, "value"),
+					"unit", json_object_get(v, "unit")),
+			      EV_SUMMARY));
 	if (headline)
 		json_array_append_new(
-			out, typed(json_pack("{s:s}", "text", headline), EV_HEADLINE));
+			out, typed(json_pack("{s:s}", "text", headline),
+				   EV_HEADLINE));
 	if (imported)
-		json_array_append_new(out, typed(json_deep_copy(imported),
-						 EV_IMPORTED));
-	json_t *sum = json_is_object(summary) ? json_incref(summary) : json_object();
+		json_array_append_new(
+			out, typed(json_deep_copy(imported), EV_IMPORTED));
+	json_t *sum =
+		json_is_object(summary) ? json_incref(summary) : json_object();
 	json_array_append_new(
-		out, events_final(status,
-				  json_string_value(json_object_get(doc, "error")),
-				  sum, headline));
+		out,
+		events_final(status,
+			     json_string_value(json_object_get(doc, "error")),
+			     sum, headline));
 	json_decref(sum);
 	/* an item that could not be built is a NULL that was not appended */
 	n = 2 + json_array_size(json_object_get(doc, "placement")) +

@@ -52,10 +52,12 @@ enum event_type event_type_of(const char *name);
 enum event_type event_type_of_event(json_t *ev);
 /* Nonzero when only the server may write events named type. */
 int event_reserved(const char *type);
-/* A status a run ends with (done, failed, cancelled, interrupted): it changes no more. */
+/* A status a run ends with (done, failed, cancelled, interrupted): it changes
+ * no more. */
 int event_status_final(const char *status);
 
-/* Fold only what the run's outcome needs: drops placement, samples, cells, notes. */
+/* Fold only what the run's outcome needs: drops placement, samples, cells,
+ * notes. */
 #define EVENTS_FOLD_OUTCOME 1u
 
 /* A new empty run document. */

@@ -46,7 +46,8 @@ static void fmt_number(json_t *v, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	if (json_is_integer(v)) {
-		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(v));
 	} else if (json_is_real(v)) {
 		double d = json_real_value(v);
 		for (int prec = 15; prec <= 17; prec++) {
@@ -99,13 +100,13 @@ static void csv_item(struct strbuf *c, const char *id, const char *kind,
 	}
 	if (!json_is_array(samples) || !json_array_size(samples)) {
 		/* no raw samples kept: the value itself, if there is one */
-		fmt_number(json_object_get(item, strcmp(kind, "cell") ? "y" : "value"),
+		fmt_number(json_object_get(
+				   item, strcmp(kind, "cell") ? "y" : "value"),
 			   val, sizeof(val));
 		csv_row(c, id, kind, item, x, row, col, val[0] ? "0" : "", val);
 		return;
 	}
-	json_array_foreach(samples, i, v)
-	{
+	json_array_foreach (samples, i, v) {
 		snprintf(idx, sizeof(idx), "%zu", i);
 		fmt_number(v, val, sizeof(val));
 		csv_row(c, id, kind, item, x, row, col, idx, val);
@@ -120,11 +121,12 @@ char *export_csv(json_t *doc, int64_t id, size_t *len)
 	size_t i;
 
 	snprintf(id_text, sizeof(id_text), "%" PRId64, id);
-	strbuf_addstr(&c, "run_id,kind,chart,series,x,x_label,row,col,row_label,"
-			  "col_label,unit,sample_index,value\r\n");
-	json_array_foreach(json_object_get(doc, "samples"), i, item)
+	strbuf_addstr(&c,
+		      "run_id,kind,chart,series,x,x_label,row,col,row_label,"
+		      "col_label,unit,sample_index,value\r\n");
+	json_array_foreach (json_object_get(doc, "samples"), i, item)
 		csv_item(&c, id_text, "sample", item);
-	json_array_foreach(json_object_get(doc, "cells"), i, item)
+	json_array_foreach (json_object_get(doc, "cells"), i, item)
 		csv_item(&c, id_text, "cell", item);
 	if (c.oom) {
 		strbuf_release(&c);

@@ -34,7 +34,8 @@ static double now_s(void)
 int fleet_node_add(struct fleet_campaign *c, const char *name,
 		   const char *partition, const char *features)
 {
-	struct fleet_node *n = realloc(c->node, sizeof(*n) * (size_t)(c->n + 1));
+	struct fleet_node *n =
+		realloc(c->node, sizeof(*n) * (size_t)(c->n + 1));
 
 	if (!n)
 		return -ENOMEM;
@@ -50,7 +51,8 @@ int fleet_node_add(struct fleet_campaign *c, const char *name,
 	return 0;
 }
 
-static void say(struct fleet_campaign *c, struct fleet_node *n, const char *text)
+static void say(struct fleet_campaign *c, struct fleet_node *n,
+		const char *text)
 {
 	if (!strncmp(n->shown, text, sizeof(n->shown) - 1))
 		return;
@@ -59,7 +61,8 @@ static void say(struct fleet_campaign *c, struct fleet_node *n, const char *text
 	fflush(stdout);
 }
 
-void fleet_progress(struct fleet_campaign *c, struct fleet_node *n, const char *fmt, ...)
+void fleet_progress(struct fleet_campaign *c, struct fleet_node *n,
+		    const char *fmt, ...)
 {
 	char text[256];
 	va_list ap;
@@ -70,7 +73,8 @@ void fleet_progress(struct fleet_campaign *c, struct fleet_node *n, const char *
 	say(c, n, text);
 }
 
-void fleet_fail(struct fleet_campaign *c, struct fleet_node *n, const char *fmt, ...)
+void fleet_fail(struct fleet_campaign *c, struct fleet_node *n, const char *fmt,
+		...)
 {
 	char text[600];
 	va_list ap;
@@ -84,7 +88,8 @@ void fleet_fail(struct fleet_campaign *c, struct fleet_node *n, const char *fmt,
 }
 
 void fleet_take_document(struct fleet_campaign *c, struct fleet_node *n,
-			 const char *text, int exit_status, const char *stderr_tail)
+			 const char *text, int exit_status,
+			 const char *stderr_tail)
 {
 	json_t *doc = text && *text ? json_loads(text, 0, NULL) : NULL;
 	const char *status = json_string_value(json_object_get(doc, "status"));
@@ -92,22 +97,27 @@ void fleet_take_document(struct fleet_campaign *c, struct fleet_node *n,
 	if (!json_is_object(doc) || !status) {
 		json_decref(doc);
 		if (stderr_tail && *stderr_tail)
-			fleet_fail(c, n, "numalab run exited with status %d: %s",
+			fleet_fail(c, n,
+				   "numalab run exited with status %d: %s",
 				   exit_status, stderr_tail);
 		else
-			fleet_fail(c, n, "numalab run exited with status %d and gave no run document",
-				   exit_status);
+			fleet_fail(
+				c, n,
+				"numalab run exited with status %d and gave no run document",
+				exit_status);
 		return;
 	}
 	n->doc = doc;
 	if (!strcmp(status, "done")) {
-		const char *h = json_string_value(json_object_get(doc, "headline"));
+		const char *h =
+			json_string_value(json_object_get(doc, "headline"));
 		n->state = FLEET_DONE;
 		fleet_progress(c, n, "done%s%.200s", h ? ": " : "", h ? h : "");
 		return;
 	}
 	const char *why = json_string_value(json_object_get(doc, "error"));
-	fleet_fail(c, n, "the run ended %s%s%s", status, why ? ": " : "", why ? why : "");
+	fleet_fail(c, n, "the run ended %s%s%s", status, why ? ": " : "",
+		   why ? why : "");
 }
 
 int fleet_features_match(const char *features, const char *constraint)
@@ -119,7 +129,8 @@ int fleet_features_match(const char *features, const char *constraint)
 	while (constraint[off]) {
 		size_t len = strcspn(constraint + off, "&|");
 		int found = 0;
-		snprintf(want, sizeof(want), "%.*s", (int)len, constraint + off);
+		snprintf(want, sizeof(want), "%.*s", (int)len,
+			 constraint + off);
 		for (const char *f = features; *f;) {
 			size_t fl = strcspn(f, ",");
 			if (fl == strlen(want) && !strncmp(f, want, fl))
@@ -138,14 +149,16 @@ int fleet_features_match(const char *features, const char *constraint)
 json_t *fleet_campaign_json(const struct fleet_campaign *c)
 {
 	json_t *params = json_object(), *nodes = json_array();
-	static const char *const states[] = {"pending", "running", "done", "failed"};
+	static const char *const states[] = {"pending", "running", "done",
+					     "failed"};
 
 	for (int i = 0; i < c->nkv; i++) {
 		const char *eq = strchr(c->kv[i], '=');
 		char key[128];
 		if (!eq)
 			continue;
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - c->kv[i]), c->kv[i]);
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - c->kv[i]),
+			 c->kv[i]);
 		json_object_set_new(params, key, json_string(eq + 1));
 	}
 	for (int i = 0; i < c->n; i++) {
@@ -154,25 +167,29 @@ json_t *fleet_campaign_json(const struct fleet_campaign *c)
 		for (const char *f = n->features; *f;) {
 			size_t fl = strcspn(f, ",");
 			if (fl)
-				json_array_append_new(features, json_stringn(f, fl));
+				json_array_append_new(features,
+						      json_stringn(f, fl));
 			f += fl + (f[fl] == ',');
 		}
 		json_array_append_new(
 			nodes,
-			json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:o, s:b, s:o}", "node",
-				  n->name, "state", states[n->state], "reason",
-				  n->state == FLEET_FAILED ? n->reason : NULL, "job_id",
-				  *n->job_id ? n->job_id : NULL, "partition",
-				  n->partition, "features", features, "exclusive",
-				  n->exclusive, "run_id",
-				  n->run_id ? json_integer(n->run_id) : json_null()));
+			json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:o, s:b, s:o}",
+				  "node", n->name, "state", states[n->state],
+				  "reason",
+				  n->state == FLEET_FAILED ? n->reason : NULL,
+				  "job_id", *n->job_id ? n->job_id : NULL,
+				  "partition", n->partition, "features",
+				  features, "exclusive", n->exclusive, "run_id",
+				  n->run_id ? json_integer(n->run_id)
+					    : json_null()));
 	}
-	return json_pack("{s:s, s:s, s:s?, s:s, s:o, s:s, s:s?, s:s?, s:o}", "id", c->id,
-			 "engine", c->engine, "cluster", *c->cluster ? c->cluster : NULL,
-			 "experiment", c->experiment, "params", params, "created_at",
+	return json_pack("{s:s, s:s, s:s?, s:s, s:o, s:s, s:s?, s:s?, s:o}",
+			 "id", c->id, "engine", c->engine, "cluster",
+			 *c->cluster ? c->cluster : NULL, "experiment",
+			 c->experiment, "params", params, "created_at",
 			 c->created_at, "finished_at",
-			 *c->finished_at ? c->finished_at : NULL, "dir", c->dir, "nodes",
-			 nodes);
+			 *c->finished_at ? c->finished_at : NULL, "dir", c->dir,
+			 "nodes", nodes);
 }
 
 static void usage(FILE *f)
@@ -207,7 +224,8 @@ static const char *opt_arg(int argc, char **argv, int *i, const char *name)
 	if (strcmp(argv[*i], name))
 		return NULL;
 	if (*i + 1 >= argc) {
-		fprintf(stderr, "numalab fleet: option '%s' needs a value\n", name);
+		fprintf(stderr, "numalab fleet: option '%s' needs a value\n",
+			name);
 		exit(2);
 	}
 	return argv[++*i];
@@ -224,19 +242,21 @@ static int check_params(const struct experiment *e, char **kv, int nkv)
 		const char *eq = strchr(kv[i], '=');
 		int known = 0;
 		if (!eq) {
-			fprintf(stderr, "numalab fleet: '%s' is not k=v\n", kv[i]);
+			fprintf(stderr, "numalab fleet: '%s' is not k=v\n",
+				kv[i]);
 			rc = 2;
 			break;
 		}
-		json_array_foreach(json_object_get(schema, "params"), k, p)
-		{
-			const char *name = json_string_value(json_object_get(p, "name"));
+		json_array_foreach (json_object_get(schema, "params"), k, p) {
+			const char *name =
+				json_string_value(json_object_get(p, "name"));
 			if (name && strlen(name) == (size_t)(eq - kv[i]) &&
 			    !strncmp(name, kv[i], (size_t)(eq - kv[i])))
 				known = 1;
 		}
 		if (!known) {
-			fprintf(stderr, "numalab fleet: experiment '%s' has no parameter '%.*s'\n",
+			fprintf(stderr,
+				"numalab fleet: experiment '%s' has no parameter '%.*s'\n",
 				e->name, (int)(eq - kv[i]), kv[i]);
 			rc = 2;
 		}
@@ -258,28 +278,36 @@ static char *read_token(const char *file)
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		strbuf_add(&sb, buf, n);
 	fclose(f);
-	while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == '\r'))
+	while (sb.len &&
+	       (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == '\r'))
 		strbuf_trim_end(&sb, 1);
 	return strbuf_detach(&sb);
 }
 
 static void print_summary(struct fleet_campaign *c)
 {
-	static const char *const states[] = {"pending", "running", "done", "failed"};
+	static const char *const states[] = {"pending", "running", "done",
+					     "failed"};
 	int done = 0;
 
 	printf("\ncampaign %s (%s%s%s): %s on %d node(s)\n", c->id, c->engine,
-	       *c->cluster ? ", cluster " : "", c->cluster, c->experiment, c->n);
-	printf("  %-16s %-7s %-8s %-6s %s\n", "node", "state", "job", "run", "headline or reason");
+	       *c->cluster ? ", cluster " : "", c->cluster, c->experiment,
+	       c->n);
+	printf("  %-16s %-7s %-8s %-6s %s\n", "node", "state", "job", "run",
+	       "headline or reason");
 	for (int i = 0; i < c->n; i++) {
 		struct fleet_node *n = &c->node[i];
-		const char *h = json_string_value(json_object_get(n->doc, "headline"));
+		const char *h =
+			json_string_value(json_object_get(n->doc, "headline"));
 		char run[24] = "-";
 		if (n->run_id)
-			snprintf(run, sizeof(run), "%lld", (long long)n->run_id);
-		printf("  %-16s %-7s %-8s %-6s %.160s\n", n->name, states[n->state],
-		       *n->job_id ? n->job_id : "-", run,
-		       n->state == FLEET_FAILED ? n->reason : h ? h : "");
+			snprintf(run, sizeof(run), "%lld",
+				 (long long)n->run_id);
+		printf("  %-16s %-7s %-8s %-6s %.160s\n", n->name,
+		       states[n->state], *n->job_id ? n->job_id : "-", run,
+		       n->state == FLEET_FAILED ? n->reason
+		       : h			? h
+						: "");
 		done += n->state == FLEET_DONE;
 	}
 	printf("%d of %d node(s) done\n", done, c->n);
@@ -288,7 +316,8 @@ static void print_summary(struct fleet_campaign *c)
 static int cmd_fleet_run(int argc, char **argv)
 {
 	struct fleet_campaign c = {0};
-	const char *db = NULL, *server = NULL, *token_file = NULL, *dir = NULL, *v;
+	const char *db = NULL, *server = NULL, *token_file = NULL, *dir = NULL,
+		   *v;
 	const struct experiment *e = NULL;
 	struct errinfo err;
 	struct strbuf sb = STRBUF_INIT;
@@ -324,7 +353,9 @@ static int cmd_fleet_run(int argc, char **argv)
 			char *end;
 			long t = strtol(v, &end, 10);
 			if (*end || t < 1 || t > 7 * 86400) {
-				fprintf(stderr, "numalab fleet: --timeout '%s' is not a number of seconds (allowed: 1..604800)\n", v);
+				fprintf(stderr,
+					"numalab fleet: --timeout '%s' is not a number of seconds (allowed: 1..604800)\n",
+					v);
 				goto out;
 			}
 			c.timeout_s = (int)t;
@@ -335,60 +366,78 @@ static int cmd_fleet_run(int argc, char **argv)
 			rc = 0;
 			goto out;
 		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "numalab fleet: unknown option '%s' (numalab fleet run --help lists them)\n", argv[i]);
+			fprintf(stderr,
+				"numalab fleet: unknown option '%s' (numalab fleet run --help lists them)\n",
+				argv[i]);
 			goto out;
 		} else if (!e) {
 			e = experiment_find(argv[i]);
 			if (!e) {
-				fprintf(stderr, "numalab fleet: unknown experiment '%s' (numalab list shows them)\n", argv[i]);
+				fprintf(stderr,
+					"numalab fleet: unknown experiment '%s' (numalab list shows them)\n",
+					argv[i]);
 				goto out;
 			}
 		} else
 			c.kv[c.nkv++] = argv[i];
 	}
 	if (!e) {
-		fprintf(stderr, "numalab fleet: which experiment? (numalab list shows them)\n");
+		fprintf(stderr,
+			"numalab fleet: which experiment? (numalab list shows them)\n");
 		goto out;
 	}
-	if (!c.engine || (strcmp(c.engine, "slurm") && strcmp(c.engine, "clush"))) {
-		fprintf(stderr, "numalab fleet: engine '%s' is not one of slurm, clush (give --engine)\n",
+	if (!c.engine ||
+	    (strcmp(c.engine, "slurm") && strcmp(c.engine, "clush"))) {
+		fprintf(stderr,
+			"numalab fleet: engine '%s' is not one of slurm, clush (give --engine)\n",
 			c.engine ? c.engine : "");
 		goto out;
 	}
 	if (c.nodes && c.all) {
-		fprintf(stderr, "numalab fleet: give --nodes LIST or --all, not both\n");
+		fprintf(stderr,
+			"numalab fleet: give --nodes LIST or --all, not both\n");
 		goto out;
 	}
 	if (!c.nodes && !c.all && !c.constraint) {
-		fprintf(stderr, "numalab fleet: which nodes? (give --nodes LIST, --constraint FEATURE or --all)\n");
+		fprintf(stderr,
+			"numalab fleet: which nodes? (give --nodes LIST, --constraint FEATURE or --all)\n");
 		goto out;
 	}
 	if (!strcmp(c.engine, "clush") && !c.nodes) {
-		fprintf(stderr, "numalab fleet: the clush engine needs --nodes LIST (it has no list of its own)\n");
+		fprintf(stderr,
+			"numalab fleet: the clush engine needs --nodes LIST (it has no list of its own)\n");
 		goto out;
 	}
 	if (db && server) {
-		fprintf(stderr, "numalab fleet: give --db FILE or --server URL, not both\n");
+		fprintf(stderr,
+			"numalab fleet: give --db FILE or --server URL, not both\n");
 		goto out;
 	}
 	if (check_params(e, c.kv, c.nkv))
 		goto out;
 	if (server) {
-		token = token_file ? read_token(token_file) : getenv("NUMALAB_TOKEN") ? strdup(getenv("NUMALAB_TOKEN")) : NULL;
+		token = token_file ? read_token(token_file)
+			: getenv("NUMALAB_TOKEN")
+				? strdup(getenv("NUMALAB_TOKEN"))
+				: NULL;
 		if (token_file && !token) {
-			fprintf(stderr, "numalab fleet: cannot read token file '%s': %s\n", token_file, strerror(errno));
+			fprintf(stderr,
+				"numalab fleet: cannot read token file '%s': %s\n",
+				token_file, strerror(errno));
 			goto out;
 		}
 	}
 	c.experiment = e->name;
 
-	/* a campaign id sorts by time and is unique enough across login nodes */
+	/* a campaign id sorts by time and is unique enough across login nodes
+	 */
 	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	srand((unsigned)(now ^ getpid()));
-	snprintf(c.id, sizeof(c.id), "%04d%02d%02d-%02d%02d%02d-%04x", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, rand() & 0xffff);
+	snprintf(c.id, sizeof(c.id), "%04d%02d%02d-%02d%02d%02d-%04x",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, rand() & 0xffff);
 	store_timestamp(c.created_at, sizeof(c.created_at));
 	if (dir)
 		strbuf_addstr(&sb, dir);
@@ -396,18 +445,25 @@ static int cmd_fleet_run(int argc, char **argv)
 		strbuf_addf(&sb, "numalab-campaigns/%s", c.id);
 	mkdir("numalab-campaigns", 0755);
 	if (mkdir(sb.buf, 0755) && errno != EEXIST) {
-		fprintf(stderr, "numalab fleet: cannot make the campaign directory '%s': %s\n", sb.buf, strerror(errno));
+		fprintf(stderr,
+			"numalab fleet: cannot make the campaign directory '%s': %s\n",
+			sb.buf, strerror(errno));
 		goto out;
 	}
 	c.dir = realpath(sb.buf, NULL);
 	if (!c.dir) {
-		fprintf(stderr, "numalab fleet: cannot use '%s': %s\n", sb.buf, strerror(errno));
+		fprintf(stderr, "numalab fleet: cannot use '%s': %s\n", sb.buf,
+			strerror(errno));
 		goto out;
 	}
 	if (!c.bin)
-		c.bin = !strcmp(c.engine, "slurm") ? (self = realpath("/proc/self/exe", NULL)) : "numalab";
+		c.bin = !strcmp(c.engine, "slurm")
+				? (self = realpath("/proc/self/exe", NULL))
+				: "numalab";
 	if (!c.bin) {
-		fprintf(stderr, "numalab fleet: cannot find this binary's path: %s (give --numalab PATH)\n", strerror(errno));
+		fprintf(stderr,
+			"numalab fleet: cannot find this binary's path: %s (give --numalab PATH)\n",
+			strerror(errno));
 		goto out;
 	}
 
@@ -421,12 +477,14 @@ static int cmd_fleet_run(int argc, char **argv)
 	       c.nkv ? "with params" : "with defaults", c.engine, c.dir);
 	fflush(stdout);
 
-	int r = !strcmp(c.engine, "slurm") ? fleet_slurm_run(&c, &err) : fleet_clush_run(&c, &err);
+	int r = !strcmp(c.engine, "slurm") ? fleet_slurm_run(&c, &err)
+					   : fleet_clush_run(&c, &err);
 	if (r) {
 		fprintf(stderr, "numalab fleet: %s\n", err.msg);
 		rc = r == -EINVAL ? 2 : 1;
 		if (!c.n)
-			rmdir(c.dir); /* a request refused leaves nothing behind */
+			rmdir(c.dir); /* a request refused leaves nothing behind
+				       */
 		goto out;
 	}
 	store_timestamp(c.finished_at, sizeof(c.finished_at));
@@ -448,7 +506,8 @@ static int cmd_fleet_run(int argc, char **argv)
 		goto out;
 	}
 	if (db)
-		printf("imported into %s (numalab serve --db %s, then #/campaigns/%s)\n", db, db, c.id);
+		printf("imported into %s (numalab serve --db %s, then #/campaigns/%s)\n",
+		       db, db, c.id);
 	else if (server)
 		printf("imported into %s/#/campaigns/%s\n", server, c.id);
 	rc = interrupted ? 130 : 0;
@@ -479,6 +538,7 @@ int cmd_fleet(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_fleet_run(argc - 1, argv + 1);
-	fprintf(stderr, "numalab fleet: unknown command '%s' (commands: run)\n", argv[1]);
+	fprintf(stderr, "numalab fleet: unknown command '%s' (commands: run)\n",
+		argv[1]);
 	return 2;
 }

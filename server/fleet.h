@@ -33,8 +33,8 @@ struct fleet_campaign {
 	int nkv;
 	char created_at[40];
 	char finished_at[40];
-	char *dir;	   /* the campaign's directory (shared with Slurm's nodes) */
-	const char *bin;   /* numalab on the nodes */
+	char *dir; /* the campaign's directory (shared with Slurm's nodes) */
+	const char *bin; /* numalab on the nodes */
 	const char *partition, *constraint, *nodes;
 	int all;
 	const char *clush_worker; /* clush -R WORKER; NULL: its default (ssh) */
@@ -49,18 +49,19 @@ struct fleet_campaign {
 int fleet_node_add(struct fleet_campaign *c, const char *name,
 		   const char *partition, const char *features);
 /* Says what n is doing now ("job 12 pending (Resources)"), once per change. */
-void fleet_progress(struct fleet_campaign *c, struct fleet_node *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void fleet_progress(struct fleet_campaign *c, struct fleet_node *n,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Marks n failed with why, and says so. */
-void fleet_fail(struct fleet_campaign *c, struct fleet_node *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void fleet_fail(struct fleet_campaign *c, struct fleet_node *n, const char *fmt,
+		...) __attribute__((format(printf, 3, 4)));
 /*
  * Takes n's document from text (the output of `numalab run --json`):
  * done when it parses and its status is done, failed with the run's own
  * error otherwise (stderr_tail when there is no document).
  */
 void fleet_take_document(struct fleet_campaign *c, struct fleet_node *n,
-			 const char *text, int exit_status, const char *stderr_tail);
+			 const char *text, int exit_status,
+			 const char *stderr_tail);
 /* Nodes of c that match the constraint ("a", "a&b", "a|b"): 1 or 0. */
 int fleet_features_match(const char *features, const char *constraint);
 
@@ -81,7 +82,8 @@ json_t *fleet_campaign_json(const struct fleet_campaign *c);
  * at url, with token), sets each node's run_id, then records the
  * campaign. 0 or -EIO with err set.
  */
-int fleet_deliver_db(struct fleet_campaign *c, const char *db, struct errinfo *err);
+int fleet_deliver_db(struct fleet_campaign *c, const char *db,
+		     struct errinfo *err);
 int fleet_deliver_server(struct fleet_campaign *c, const char *url,
 			 const char *token, struct errinfo *err);
 

@@ -35,22 +35,25 @@ static struct fleet_node *find(struct fleet_campaign *c, const char *name)
 }
 
 struct found {
-	char *doc;   /* what the node printed */
-	int status;  /* its exit code; -1: not said */
+	char *doc;  /* what the node printed */
+	int status; /* its exit code; -1: not said */
 	char tail[300];
 	int timeout;
 };
 
-/* clush -b: "RULE\nhosts (n)\nRULE\noutput..." per group of hosts with the same output. */
+/* clush -b: "RULE\nhosts (n)\nRULE\noutput..." per group of hosts with the same
+ * output. */
 static void parse_out(struct fleet_campaign *c, struct found *fd, char *out)
 {
 	char *p = out;
 
 	while (p && (p = strstr(p, CLUSH_RULE "\n"))) {
-		char *hosts = p + sizeof(CLUSH_RULE), *eol = strchr(hosts, '\n'), *body, *end;
+		char *hosts = p + sizeof(CLUSH_RULE),
+		     *eol = strchr(hosts, '\n'), *body, *end;
 		struct strvec names = STRVEC_INIT;
 		struct errinfo err;
-		if (!eol || strncmp(eol + 1, CLUSH_RULE "\n", sizeof(CLUSH_RULE)))
+		if (!eol ||
+		    strncmp(eol + 1, CLUSH_RULE "\n", sizeof(CLUSH_RULE)))
 			break;
 		*eol = '\0';
 		hosts[strcspn(hosts, " ")] = '\0';
@@ -63,17 +66,19 @@ static void parse_out(struct fleet_campaign *c, struct found *fd, char *out)
 				struct fleet_node *n = find(c, names.v[k]);
 				if (n) {
 					free(fd[n - c->node].doc);
-					fd[n - c->node].doc = strndup(body, len);
+					fd[n - c->node].doc =
+						strndup(body, len);
 				}
 			}
 		strvec_clear(&names);
 	}
 }
 
-/* stderr: "host: text" from the node, "clush: host: exited with exit code N" from clush */
+/* stderr: "host: text" from the node, "clush: host: exited with exit code N"
+ * from clush */
 /* clush names hosts with the same outcome as one host list: lab[01-02] */
-static void each_host(struct fleet_campaign *c, struct found *fd, const char *hosts,
-		      int status, int timeout)
+static void each_host(struct fleet_campaign *c, struct found *fd,
+		      const char *hosts, int status, int timeout)
 {
 	struct strvec names = STRVEC_INIT;
 	struct errinfo err;
@@ -100,14 +105,17 @@ static void parse_err(struct fleet_campaign *c, struct found *fd, char *err)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (sscanf(line, "clush: %255[^:]: exited with exit code %d", name, &code) == 2) {
+		if (sscanf(line, "clush: %255[^:]: exited with exit code %d",
+			   name, &code) == 2) {
 			each_host(c, fd, name, code, 0);
-		} else if (sscanf(line, "clush: %255[^:]: command timeout", name) == 1) {
+		} else if (sscanf(line, "clush: %255[^:]: command timeout",
+				  name) == 1) {
 			each_host(c, fd, name, 0, 1);
 		} else if (sscanf(line, "%255[^:]: ", name) == 1) {
 			struct fleet_node *n = find(c, name);
 			if (n)
-				snprintf(fd[n - c->node].tail, sizeof(fd[0].tail), "%s",
+				snprintf(fd[n - c->node].tail,
+					 sizeof(fd[0].tail), "%s",
 					 line + strlen(name) + 2);
 		}
 	}
@@ -122,10 +130,13 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 
 	errinfo_clear(err);
 	if (c->partition || c->constraint)
-		return errinfo_set(err, "engine", "the clush engine knows no partitions or features (give --nodes LIST)");
+		return errinfo_set(
+			err, "engine",
+			"the clush engine knows no partitions or features (give --nodes LIST)");
 	rc = hostlist_expand(c->nodes, &names, err);
 	if (rc)
-		return rc == -EINVAL ? rc : errinfo_set(err, NULL, "out of memory");
+		return rc == -EINVAL ? rc
+				     : errinfo_set(err, NULL, "out of memory");
 	for (size_t i = 0; i < names.n && !rc; i++)
 		if (fleet_node_add(c, names.v[i], NULL, ""))
 			rc = errinfo_set(err, NULL, "out of memory");
@@ -136,9 +147,11 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 	if (!fd)
 		return errinfo_set(err, NULL, "out of memory");
 
-	strbuf_addstr(&cmd, "NUMALAB_FLEET_ENGINE=clush NUMALAB_FLEET_CAMPAIGN=");
+	strbuf_addstr(&cmd,
+		      "NUMALAB_FLEET_ENGINE=clush NUMALAB_FLEET_CAMPAIGN=");
 	add_quoted(&cmd, c->id);
-	/* the exec worker runs every "node" here: say which one it stands for */
+	/* the exec worker runs every "node" here: say which one it stands for
+	 */
 	if (c->clush_worker && !strcmp(c->clush_worker, "exec"))
 		strbuf_addstr(&cmd, "NUMALAB_FLEET_NODE=%h ");
 	add_quoted(&cmd, c->bin);
@@ -166,7 +179,8 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 	if (rc < 0 || rc == 127) {
 		char last[300];
 		fleet_last_line(eout.buf ? eout.buf : "", last, sizeof(last));
-		rc = errinfo_set(err, "engine", "cannot run clush: %s", *last ? last : strerror(-rc));
+		rc = errinfo_set(err, "engine", "cannot run clush: %s",
+				 *last ? last : strerror(-rc));
 		for (int i = 0; i < c->n; i++)
 			c->node[i].state = FLEET_PENDING;
 		goto out;
@@ -181,11 +195,14 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 		if (*c->stop && !fd[i].doc)
 			fleet_fail(c, n, "cancelled (Ctrl-C)");
 		else if (fd[i].timeout)
-			fleet_fail(c, n, "timed out after %d s (clush -u)", c->timeout_s);
+			fleet_fail(c, n, "timed out after %d s (clush -u)",
+				   c->timeout_s);
 		else if (!fd[i].doc && fd[i].status == 255)
-			fleet_fail(c, n, "ssh failed%s%s", *fd[i].tail ? ": " : "", fd[i].tail);
+			fleet_fail(c, n, "ssh failed%s%s",
+				   *fd[i].tail ? ": " : "", fd[i].tail);
 		else
-			fleet_take_document(c, n, fd[i].doc, fd[i].status < 0 ? 0 : fd[i].status,
+			fleet_take_document(c, n, fd[i].doc,
+					    fd[i].status < 0 ? 0 : fd[i].status,
 					    fd[i].tail);
 	}
 out:

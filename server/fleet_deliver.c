@@ -16,12 +16,15 @@
 
 static void import_failed(struct fleet_node *n, const char *why)
 {
-	/* the run stays in the campaign's directory; the node says why it is not in the store */
+	/* the run stays in the campaign's directory; the node says why it is
+	 * not in the store */
 	n->state = FLEET_FAILED;
-	snprintf(n->reason, sizeof(n->reason), "its run was not imported: %s", why);
+	snprintf(n->reason, sizeof(n->reason), "its run was not imported: %s",
+		 why);
 }
 
-int fleet_deliver_db(struct fleet_campaign *c, const char *db, struct errinfo *err)
+int fleet_deliver_db(struct fleet_campaign *c, const char *db,
+		     struct errinfo *err)
 {
 	char msg[512];
 	struct errinfo ie;
@@ -34,7 +37,8 @@ int fleet_deliver_db(struct fleet_campaign *c, const char *db, struct errinfo *e
 		topo_free(t);
 		if (st)
 			store_close(st);
-		return errinfo_set(err, "db", "%s", st ? "cannot read the topology" : msg);
+		return errinfo_set(err, "db", "%s",
+				   st ? "cannot read the topology" : msg);
 	}
 	for (int i = 0; i < c->n; i++) {
 		struct fleet_node *n = &c->node[i];
@@ -66,9 +70,10 @@ static size_t keep(char *data, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
-/* POSTs doc to url+path; the answer's JSON into *answer. HTTP status, or -EIO with why. */
-static long post(const char *url, const char *path, const char *token, json_t *doc,
-		 json_t **answer, char *why, size_t whylen)
+/* POSTs doc to url+path; the answer's JSON into *answer. HTTP status, or -EIO
+ * with why. */
+static long post(const char *url, const char *path, const char *token,
+		 json_t *doc, json_t **answer, char *why, size_t whylen)
 {
 	struct strbuf body = STRBUF_INIT, full = STRBUF_INIT;
 	struct curl_slist *h = NULL;
@@ -98,14 +103,17 @@ static long post(const char *url, const char *path, const char *token, json_t *d
 	curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
 	CURLcode r = curl_easy_perform(cu);
 	if (r != CURLE_OK) {
-		snprintf(why, whylen, "cannot reach '%s': %s", full.buf, curl_easy_strerror(r));
+		snprintf(why, whylen, "cannot reach '%s': %s", full.buf,
+			 curl_easy_strerror(r));
 		goto out;
 	}
 	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &code);
 	*answer = body.buf ? json_loads(body.buf, 0, NULL) : NULL;
 	if (code >= 300) {
-		const char *e = json_string_value(json_object_get(*answer, "error"));
-		snprintf(why, whylen, "the server answered %ld: %s", code, e ? e : "no reason given");
+		const char *e =
+			json_string_value(json_object_get(*answer, "error"));
+		snprintf(why, whylen, "the server answered %ld: %s", code,
+			 e ? e : "no reason given");
 	}
 out:
 	curl_slist_free_all(h);
@@ -134,17 +142,25 @@ int fleet_deliver_server(struct fleet_campaign *c, const char *url,
 		struct fleet_node *n = &c->node[i];
 		if (!n->doc)
 			continue;
-		code = post(base.buf, "/api/runs/import", token, n->doc, &ans, why, sizeof(why));
+		code = post(base.buf, "/api/runs/import", token, n->doc, &ans,
+			    why, sizeof(why));
 		if (code == 201 && json_is_integer(json_object_get(ans, "id")))
-			n->run_id = json_integer_value(json_object_get(ans, "id"));
+			n->run_id =
+				json_integer_value(json_object_get(ans, "id"));
 		else
-			import_failed(n, code < 0 || code >= 300 ? why : "the server gave no run id");
+			import_failed(n, code < 0 || code >= 300
+						 ? why
+						 : "the server gave no run id");
 		json_decref(ans);
 	}
 	cj = fleet_campaign_json(c);
-	code = cj ? post(base.buf, "/api/campaigns", token, cj, &ans, why, sizeof(why)) : -EIO;
+	code = cj ? post(base.buf, "/api/campaigns", token, cj, &ans, why,
+			 sizeof(why))
+		  : -EIO;
 	if (code != 201)
-		rc = errinfo_set(err, "server", "cannot record the campaign: %s", code == -EIO && !cj ? "out of memory" : why);
+		rc = errinfo_set(err, "server",
+				 "cannot record the campaign: %s",
+				 code == -EIO && !cj ? "out of memory" : why);
 	json_decref(ans);
 	json_decref(cj);
 	curl_global_cleanup();

@@ -41,7 +41,8 @@ int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
 	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
-		/* the engine's command must not see our Ctrl-C: we cancel ourselves */
+		/* the engine's command must not see our Ctrl-C: we cancel
+		 * ourselves */
 		signal(SIGINT, interruptible ? SIG_DFL : SIG_IGN);
 		dup2(null, 0);
 		dup2(po[1], 1);
@@ -64,7 +65,8 @@ int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
 		for (int i = 0; i < 2; i++) {
 			char buf[8192];
 			ssize_t n;
-			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			if (fds[i].fd < 0 ||
+			    !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			n = read(fds[i].fd, buf, sizeof(buf));
 			if (n < 0 && errno == EINTR)
@@ -93,7 +95,8 @@ void fleet_last_line(const char *text, char *buf, size_t len)
 {
 	const char *end = text + strlen(text), *start;
 
-	while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+	while (end > text &&
+	       (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
 		end--;
 	start = end;
 	while (start > text && start[-1] != '\n')

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fleet_exec.h"
@@ -28,8 +28,9 @@ static const char job_script[] =
 /* sinfo's compact states in which a node takes no job */
 static int unavailable(const char *state)
 {
-	static const char *const bad[] = {"down", "drain", "drng", "fail", "maint",
-					  "unk", "inval", "futr", "pow", NULL};
+	static const char *const bad[] = {"down",  "drain", "drng",  "fail",
+					  "maint", "unk",   "inval", "futr",
+					  "pow",   NULL};
 	for (int i = 0; bad[i]; i++)
 		if (!strncmp(state, bad[i], strlen(bad[i])))
 			return 1;
@@ -38,10 +39,10 @@ static int unavailable(const char *state)
 
 static int final_state(const char *s)
 {
-	static const char *const fin[] = {"COMPLETED", "FAILED",    "CANCELLED",
-					  "TIMEOUT",   "NODE_FAIL", "PREEMPTED",
-					  "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE",
-					  NULL};
+	static const char *const fin[] = {
+		"COMPLETED", "FAILED",	  "CANCELLED",	   "TIMEOUT",
+		"NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "BOOT_FAIL",
+		"DEADLINE",  NULL};
 	for (int i = 0; fin[i]; i++)
 		if (!strcmp(s, fin[i]))
 			return 1;
@@ -51,10 +52,14 @@ static int final_state(const char *s)
 /* squeue reasons for a pending job that will never start as asked */
 static int hopeless(const char *reason)
 {
-	static const char *const never[] = {"PartitionTimeLimit", "PartitionNodeLimit",
-					    "PartitionConfig",	  "BadConstraints",
-					    "InvalidAccount",	  "InvalidQOS",
-					    "AccountNotAllowed",  "QOSMaxWallDurationPerJobLimit",
+	static const char *const never[] = {"PartitionTimeLimit",
+					    "PartitionNodeLimit",
+					    "PartitionConfig",
+					    "BadConstraints",
+					    "InvalidAccount",
+					    "InvalidQOS",
+					    "AccountNotAllowed",
+					    "QOSMaxWallDurationPerJobLimit",
 					    NULL};
 	for (int i = 0; never[i]; i++)
 		if (!strcmp(reason, never[i]))
@@ -66,9 +71,10 @@ struct sinfo_row {
 	char name[256], partition[128], features[512], state[32], reason[256];
 };
 
-/* Nodes from `sinfo -N`, one row per node (the first partition that lists it). */
-static int list_nodes(struct fleet_campaign *c, struct sinfo_row **rows, int *nrows,
-		      struct errinfo *err)
+/* Nodes from `sinfo -N`, one row per node (the first partition that lists it).
+ */
+static int list_nodes(struct fleet_campaign *c, struct sinfo_row **rows,
+		      int *nrows, struct errinfo *err)
 {
 	struct strbuf out = STRBUF_INIT, eout = STRBUF_INIT;
 	struct strvec av = STRVEC_INIT;
@@ -114,7 +120,8 @@ static int list_nodes(struct fleet_campaign *c, struct sinfo_row **rows, int *nr
 		snprintf(r.name, sizeof(r.name), "%s", f[0]);
 		snprintf(r.partition, sizeof(r.partition), "%s", f[1]);
 		r.partition[strcspn(r.partition, "*")] = '\0';
-		snprintf(r.features, sizeof(r.features), "%s", strcmp(f[2], "(null)") ? f[2] : "");
+		snprintf(r.features, sizeof(r.features), "%s",
+			 strcmp(f[2], "(null)") ? f[2] : "");
 		snprintf(r.state, sizeof(r.state), "%s", f[3]);
 		snprintf(r.reason, sizeof(r.reason), "%s", k == 4 ? f[4] : "");
 		if (!strcmp(r.reason, "none"))
@@ -123,7 +130,8 @@ static int list_nodes(struct fleet_campaign *c, struct sinfo_row **rows, int *nr
 			dup |= !strcmp((*rows)[i].name, r.name);
 		if (dup)
 			continue;
-		struct sinfo_row *grown = realloc(*rows, sizeof(r) * (size_t)(*nrows + 1));
+		struct sinfo_row *grown =
+			realloc(*rows, sizeof(r) * (size_t)(*nrows + 1));
 		if (!grown) {
 			rc = errinfo_set(err, NULL, "out of memory");
 			goto out;
@@ -138,8 +146,8 @@ out:
 }
 
 /* The nodes the request names, in its order; unknown names are an error. */
-static int choose_nodes(struct fleet_campaign *c, struct sinfo_row *rows, int nrows,
-			struct errinfo *err)
+static int choose_nodes(struct fleet_campaign *c, struct sinfo_row *rows,
+			int nrows, struct errinfo *err)
 {
 	struct strvec want = STRVEC_INIT;
 	int rc = 0;
@@ -147,7 +155,9 @@ static int choose_nodes(struct fleet_campaign *c, struct sinfo_row *rows, int nr
 	if (c->nodes) {
 		rc = hostlist_expand(c->nodes, &want, err);
 		if (rc)
-			return rc == -EINVAL ? rc : errinfo_set(err, NULL, "out of memory");
+			return rc == -EINVAL ? rc
+					     : errinfo_set(err, NULL,
+							   "out of memory");
 	} else {
 		for (int i = 0; i < nrows; i++)
 			strvec_push(&want, rows[i].name);
@@ -158,26 +168,33 @@ static int choose_nodes(struct fleet_campaign *c, struct sinfo_row *rows, int nr
 		for (int i = 0; i < nrows; i++)
 			found |= !strcmp(rows[i].name, want.v[w]);
 		if (!found)
-			rc = errinfo_set(err, "nodes", "sinfo lists no node '%s'%s%s%s", want.v[w],
+			rc = errinfo_set(err, "nodes",
+					 "sinfo lists no node '%s'%s%s%s",
+					 want.v[w],
 					 c->partition ? " in partition '" : "",
-					 c->partition ? c->partition : "", c->partition ? "'" : "");
+					 c->partition ? c->partition : "",
+					 c->partition ? "'" : "");
 	}
 	for (size_t w = 0; w < want.n && !rc; w++) {
 		struct sinfo_row *r = NULL;
 		for (int i = 0; i < nrows; i++)
 			if (!strcmp(rows[i].name, want.v[w]))
 				r = &rows[i];
-		if (c->constraint && !fleet_features_match(r->features, c->constraint))
+		if (c->constraint &&
+		    !fleet_features_match(r->features, c->constraint))
 			continue;
 		if (fleet_node_add(c, r->name, r->partition, r->features))
 			rc = errinfo_set(err, NULL, "out of memory");
 		else if (unavailable(r->state))
-			fleet_fail(c, &c->node[c->n - 1], "node is %s%s%s, nothing was submitted",
+			fleet_fail(c, &c->node[c->n - 1],
+				   "node is %s%s%s, nothing was submitted",
 				   r->state, *r->reason ? ": " : "", r->reason);
 	}
 	if (!rc && !c->n)
-		rc = errinfo_set(err, "constraint", "no node has feature '%s'%s",
-				 c->constraint ? c->constraint : "", c->nodes ? " among those named" : "");
+		rc = errinfo_set(err, "constraint",
+				 "no node has feature '%s'%s",
+				 c->constraint ? c->constraint : "",
+				 c->nodes ? " among those named" : "");
 	strvec_clear(&want);
 	return rc;
 }
@@ -195,14 +212,16 @@ static void cancel_all(struct fleet_campaign *c)
 	strvec_clear(&av);
 }
 
-static int submit(struct fleet_campaign *c, struct fleet_node *n, const char *script)
+static int submit(struct fleet_campaign *c, struct fleet_node *n,
+		  const char *script)
 {
 	struct strbuf out = STRBUF_INIT, eout = STRBUF_INIT;
 	struct strvec av = STRVEC_INIT;
 	char last[300];
 	int rc;
 
-	/* the job inherits these (--export=ALL): where it ran goes into its document */
+	/* the job inherits these (--export=ALL): where it ran goes into its
+	 * document */
 	setenv("NUMALAB_FLEET_ENGINE", "slurm", 1);
 	setenv("NUMALAB_FLEET_CAMPAIGN", c->id, 1);
 	setenv("NUMALAB_FLEET_FEATURES", n->features, 1);
@@ -229,7 +248,8 @@ static int submit(struct fleet_campaign *c, struct fleet_node *n, const char *sc
 	strvec_clear(&av);
 	if (rc) {
 		fleet_last_line(eout.buf ? eout.buf : "", last, sizeof(last));
-		fleet_fail(c, n, "sbatch refused the job (status %d): %s", rc, last);
+		fleet_fail(c, n, "sbatch refused the job (status %d): %s", rc,
+			   last);
 	} else {
 		fleet_last_line(out.buf ? out.buf : "", last, sizeof(last));
 		/* --parsable: "id" or "id;cluster" */
@@ -262,7 +282,8 @@ static char *slurp(const char *dir, const char *name, const char *ext)
 }
 
 /* The job left squeue or ended: what did numalab leave in the directory? */
-static void collect(struct fleet_campaign *c, struct fleet_node *n, const char *jstate)
+static void collect(struct fleet_campaign *c, struct fleet_node *n,
+		    const char *jstate)
 {
 	char *rc_text = slurp(c->dir, n->name, "rc");
 	char *doc = slurp(c->dir, n->name, "json");
@@ -276,8 +297,9 @@ static void collect(struct fleet_campaign *c, struct fleet_node *n, const char *
 		char sl[300] = "";
 		if (so)
 			fleet_last_line(so, sl, sizeof(sl));
-		fleet_fail(c, n, "job %s ended %s before numalab finished%s%s", n->job_id,
-			   jstate ? jstate : "(gone from squeue)", *sl ? ": " : "", sl);
+		fleet_fail(c, n, "job %s ended %s before numalab finished%s%s",
+			   n->job_id, jstate ? jstate : "(gone from squeue)",
+			   *sl ? ": " : "", sl);
 		free(so);
 	} else {
 		fleet_take_document(c, n, doc, atoi(rc_text), tail);
@@ -300,13 +322,16 @@ static int follow(struct fleet_campaign *c, struct errinfo *err)
 	int misses = 0;
 
 	for (;;) {
-		struct strbuf ids = STRBUF_INIT, out = STRBUF_INIT, eout = STRBUF_INIT;
+		struct strbuf ids = STRBUF_INIT, out = STRBUF_INIT,
+			      eout = STRBUF_INIT;
 		struct strvec av = STRVEC_INIT;
 		int open_jobs = 0, rc;
 
 		for (int i = 0; i < c->n; i++)
-			if (c->node[i].state < FLEET_DONE && *c->node[i].job_id) {
-				strbuf_addf(&ids, "%s%s", open_jobs ? "," : "", c->node[i].job_id);
+			if (c->node[i].state < FLEET_DONE &&
+			    *c->node[i].job_id) {
+				strbuf_addf(&ids, "%s%s", open_jobs ? "," : "",
+					    c->node[i].job_id);
 				open_jobs++;
 			}
 		if (!open_jobs) {
@@ -316,19 +341,30 @@ static int follow(struct fleet_campaign *c, struct errinfo *err)
 		if (*c->stop) {
 			cancel_all(c);
 			for (int i = 0; i < c->n; i++)
-				if (c->node[i].state < FLEET_DONE && *c->node[i].job_id)
-					fleet_fail(c, &c->node[i], "cancelled (Ctrl-C): scancel %s", c->node[i].job_id);
+				if (c->node[i].state < FLEET_DONE &&
+				    *c->node[i].job_id)
+					fleet_fail(
+						c, &c->node[i],
+						"cancelled (Ctrl-C): scancel %s",
+						c->node[i].job_id);
 			strbuf_release(&ids);
 			return 0;
 		}
 		if (mono() - c->t0 > c->timeout_s) {
 			for (int i = 0; i < c->n; i++)
-				if (c->node[i].state < FLEET_DONE && *c->node[i].job_id)
-					fleet_fail(c, &c->node[i], "timed out after %d s (job %s was %s), cancelled",
-						   c->timeout_s, c->node[i].job_id,
-						   c->node[i].state == FLEET_RUNNING ? "running" : "pending");
+				if (c->node[i].state < FLEET_DONE &&
+				    *c->node[i].job_id)
+					fleet_fail(
+						c, &c->node[i],
+						"timed out after %d s (job %s was %s), cancelled",
+						c->timeout_s, c->node[i].job_id,
+						c->node[i].state ==
+								FLEET_RUNNING
+							? "running"
+							: "pending");
 			for (int i = 0; i < c->n; i++)
-				if (c->node[i].state == FLEET_FAILED && *c->node[i].job_id) {
+				if (c->node[i].state == FLEET_FAILED &&
+				    *c->node[i].job_id) {
 					struct strvec sc = STRVEC_INIT;
 					strvec_push(&sc, "scancel");
 					strvec_push(&sc, c->node[i].job_id);
@@ -347,15 +383,19 @@ static int follow(struct fleet_campaign *c, struct errinfo *err)
 		rc = fleet_exec(av.v, &out, &eout);
 		strvec_clear(&av);
 		if (rc && !(eout.buf && strstr(eout.buf, "Invalid job id"))) {
-			/* slurmctld busy or restarting: say so, keep trying a while */
+			/* slurmctld busy or restarting: say so, keep trying a
+			 * while */
 			if (++misses > 20) {
 				char last[300];
-				fleet_last_line(eout.buf ? eout.buf : "", last, sizeof(last));
+				fleet_last_line(eout.buf ? eout.buf : "", last,
+						sizeof(last));
 				cancel_all(c);
 				strbuf_release(&ids);
 				strbuf_release(&out);
 				strbuf_release(&eout);
-				return errinfo_set(err, "engine", "squeue keeps failing: %s", last);
+				return errinfo_set(err, "engine",
+						   "squeue keeps failing: %s",
+						   last);
 			}
 		} else {
 			misses = 0;
@@ -366,26 +406,37 @@ static int follow(struct fleet_campaign *c, struct errinfo *err)
 				if (n->state >= FLEET_DONE || !*n->job_id)
 					continue;
 				snprintf(key, sizeof(key), "%s|", n->job_id);
-				for (const char *p = out.buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+				for (const char *p = out.buf; p && *p;
+				     p = strchr(p, '\n') ? strchr(p, '\n') + 1
+							 : NULL)
 					if (!strncmp(p, key, strlen(key)))
 						line = p + strlen(key);
 				if (line)
-					sscanf(line, "%39[^|\n]|%199[^\n]", state, reason);
+					sscanf(line, "%39[^|\n]|%199[^\n]",
+					       state, reason);
 				if (!line || final_state(state)) {
 					collect(c, n, line ? state : NULL);
-				} else if (!strcmp(state, "RUNNING") || !strcmp(state, "COMPLETING")) {
+				} else if (!strcmp(state, "RUNNING") ||
+					   !strcmp(state, "COMPLETING")) {
 					n->state = FLEET_RUNNING;
-					fleet_progress(c, n, "job %s running", n->job_id);
+					fleet_progress(c, n, "job %s running",
+						       n->job_id);
 				} else if (hopeless(reason)) {
 					struct strvec sc = STRVEC_INIT;
 					strvec_push(&sc, "scancel");
 					strvec_push(&sc, n->job_id);
 					fleet_exec(sc.v, NULL, NULL);
 					strvec_clear(&sc);
-					fleet_fail(c, n, "job %s can never start: %s, cancelled", n->job_id, reason);
+					fleet_fail(
+						c, n,
+						"job %s can never start: %s, cancelled",
+						n->job_id, reason);
 				} else {
-					fleet_progress(c, n, "job %s %s (%s)", n->job_id,
-						       state[0] ? state : "pending", reason);
+					fleet_progress(c, n, "job %s %s (%s)",
+						       n->job_id,
+						       state[0] ? state
+								: "pending",
+						       reason);
 				}
 			}
 		}
@@ -423,8 +474,10 @@ int fleet_slurm_run(struct fleet_campaign *c, struct errinfo *err)
 	}
 	strbuf_addf(&script, "%s/job.sh", c->dir);
 	f = fopen(script.buf, "w");
-	if (!f || fputs(job_script, f) < 0 || fclose(f) || chmod(script.buf, 0755)) {
-		rc = errinfo_set(err, "dir", "cannot write '%s': %s", script.buf, strerror(errno));
+	if (!f || fputs(job_script, f) < 0 || fclose(f) ||
+	    chmod(script.buf, 0755)) {
+		rc = errinfo_set(err, "dir", "cannot write '%s': %s",
+				 script.buf, strerror(errno));
 		strbuf_release(&script);
 		return -EIO;
 	}

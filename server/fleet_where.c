@@ -62,11 +62,16 @@ void fleet_where_attach(json_t *machine)
 		cluster = env_text("NUMALAB_FLEET_CLUSTER");
 	}
 	w = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
-		      "engine", engine ? engine : job ? "slurm" : "unknown",
-		      "cluster", cluster, "campaign", env_text("NUMALAB_FLEET_CAMPAIGN"),
-		      "job_id", env_text("SLURM_JOB_ID"), "array_task",
-		      env_int("SLURM_ARRAY_TASK_ID"), "node", node ? node : json_null(),
-		      "partition", env_text("SLURM_JOB_PARTITION"), "features",
+		      "engine",
+		      engine ? engine
+		      : job  ? "slurm"
+			     : "unknown",
+		      "cluster", cluster, "campaign",
+		      env_text("NUMALAB_FLEET_CAMPAIGN"), "job_id",
+		      env_text("SLURM_JOB_ID"), "array_task",
+		      env_int("SLURM_ARRAY_TASK_ID"), "node",
+		      node ? node : json_null(), "partition",
+		      env_text("SLURM_JOB_PARTITION"), "features",
 		      env_list("NUMALAB_FLEET_FEATURES"), "exclusive",
 		      exclusive && !strcmp(exclusive, "1"), "cpus_on_node",
 		      env_int("SLURM_CPUS_ON_NODE"));

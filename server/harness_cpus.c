@@ -54,8 +54,7 @@ static int set_all(const cpu_set_t *mask)
 	return n;
 }
 
-int harness_cpus_avoid_list(struct harness_cpus *h, const int32_t *cpus,
-			    int n)
+int harness_cpus_avoid_list(struct harness_cpus *h, const int32_t *cpus, int n)
 {
 	cpu_set_t rest = h->all;
 

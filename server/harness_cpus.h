@@ -31,8 +31,7 @@ int harness_cpus_avoid(struct harness_cpus *h, const char *cpus);
  * The same for a list (the CPUs of one point, from its placement event).
  * A list that leaves no CPU free puts every thread back.
  */
-int harness_cpus_avoid_list(struct harness_cpus *h, const int32_t *cpus,
-			    int n);
+int harness_cpus_avoid_list(struct harness_cpus *h, const int32_t *cpus, int n);
 /* Every thread back on the starting mask. */
 void harness_cpus_restore(struct harness_cpus *h);
 

@@ -72,13 +72,17 @@ static int expand(struct expand *x, struct strbuf *prefix, const char *s,
 	if (!open) {
 		strbuf_add(prefix, s, (size_t)(end - s));
 		if (memchr(s, ']', (size_t)(end - s)))
-			rc = errinfo_set(x->err, "nodes", "unbalanced ']' in '%.*s'",
+			rc = errinfo_set(x->err, "nodes",
+					 "unbalanced ']' in '%.*s'",
 					 x->item_len, x->item);
 		else if (prefix->len > NAME_MAX_LEN)
-			rc = errinfo_set(x->err, "nodes", "a name in '%.*s' is longer than %d characters",
-					 x->item_len, x->item, NAME_MAX_LEN);
+			rc = errinfo_set(
+				x->err, "nodes",
+				"a name in '%.*s' is longer than %d characters",
+				x->item_len, x->item, NAME_MAX_LEN);
 		else if (x->out->n >= HOSTLIST_MAX)
-			rc = errinfo_set(x->err, "nodes", "'%.*s' names more than %d hosts",
+			rc = errinfo_set(x->err, "nodes",
+					 "'%.*s' names more than %d hosts",
 					 x->item_len, x->item, HOSTLIST_MAX);
 		else if (!seen(x->out, x->first, strbuf_str(prefix))) {
 			strvec_push(x->out, strbuf_str(prefix));
@@ -107,12 +111,14 @@ static int expand(struct expand *x, struct strbuf *prefix, const char *s,
 		int wlo = 0, whi = 0, width;
 
 		if (parse_bound(&r, close, &lo, &wlo) ||
-		    (r < close && *r == '-' && (r++, parse_bound(&r, close, &hi, &whi))) ||
+		    (r < close && *r == '-' &&
+		     (r++, parse_bound(&r, close, &hi, &whi))) ||
 		    (r < close && *r != ',')) {
-			rc = errinfo_set(x->err, "nodes",
-					 "'%.*s' has a range that is not numbers "
-					 "(allowed: [1-8], [01-30], [1,3,5-7])",
-					 x->item_len, x->item);
+			rc = errinfo_set(
+				x->err, "nodes",
+				"'%.*s' has a range that is not numbers "
+				"(allowed: [1-8], [01-30], [1,3,5-7])",
+				x->item_len, x->item);
 			break;
 		}
 		if (r == lo_text + wlo)
@@ -120,12 +126,15 @@ static int expand(struct expand *x, struct strbuf *prefix, const char *s,
 		if (r < close)
 			r++;
 		if (hi < lo) {
-			rc = errinfo_set(x->err, "nodes", "range '%lu-%lu' in '%.*s' goes backwards",
-					 lo, hi, x->item_len, x->item);
+			rc = errinfo_set(
+				x->err, "nodes",
+				"range '%lu-%lu' in '%.*s' goes backwards", lo,
+				hi, x->item_len, x->item);
 			break;
 		}
 		if (hi - lo >= HOSTLIST_MAX) {
-			rc = errinfo_set(x->err, "nodes", "'%.*s' names more than %d hosts",
+			rc = errinfo_set(x->err, "nodes",
+					 "'%.*s' names more than %d hosts",
 					 x->item_len, x->item, HOSTLIST_MAX);
 			break;
 		}
@@ -151,19 +160,23 @@ int hostlist_expand(const char *text, struct strvec *out, struct errinfo *err)
 
 	errinfo_clear(err);
 	if (!text || !*text)
-		return errinfo_set(err, "nodes", "empty host list (give names such as 'n[1-8]' or 'lab01,lab02')");
+		return errinfo_set(
+			err, "nodes",
+			"empty host list (give names such as 'n[1-8]' or 'lab01,lab02')");
 	for (; !rc; s = e + 1) {
 		e = item_end(s);
 		x.item = s;
 		x.item_len = (int)(e - s);
 		if (e == s)
-			rc = errinfo_set(err, "nodes", "empty name in host list '%s'", text);
+			rc = errinfo_set(err, "nodes",
+					 "empty name in host list '%s'", text);
 		else {
 			for (const char *c = s; c < e && !rc; c++)
 				if (isspace((unsigned char)*c) || *c == '/')
-					rc = errinfo_set(err, "nodes",
-							 "'%.*s' is not a host name (no spaces or '/')",
-							 x.item_len, x.item);
+					rc = errinfo_set(
+						err, "nodes",
+						"'%.*s' is not a host name (no spaces or '/')",
+						x.item_len, x.item);
 			if (!rc)
 				rc = expand(&x, &prefix, s, e);
 		}

@@ -4,9 +4,9 @@
 #include "http_internal.h"
 #include "trust.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <arpa/inet.h>
 #include <limits.h>
 #include <malloc.h>
 #include <netdb.h>
@@ -36,9 +36,10 @@ static unsigned int pool_size(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return n < 2 ? 2u : (unsigned int)n < POOL_MAX ? (unsigned int)n : POOL_MAX;
+	return n < 2			    ? 2u
+	       : (unsigned int)n < POOL_MAX ? (unsigned int)n
+					    : POOL_MAX;
 }
-
 
 const char *http_header(struct http_request *rq, const char *name)
 {
@@ -47,7 +48,8 @@ const char *http_header(struct http_request *rq, const char *name)
 
 const char *http_query(struct http_request *rq, const char *name)
 {
-	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND,
+					   name);
 }
 
 /*
@@ -65,8 +67,7 @@ static int token_equal(const char *given, const char *token)
 }
 
 /* 0 when the request may go on; otherwise the 401 was queued in *ret. */
-static int check_token(struct http_request *rq, int write,
-		       enum MHD_Result *ret)
+static int check_token(struct http_request *rq, int write, enum MHD_Result *ret)
 {
 	struct http_server *srv = rq->srv;
 	const char *auth, *given = NULL;
@@ -80,15 +81,17 @@ static int check_token(struct http_request *rq, int write,
 		while (*given == ' ')
 			given++;
 	} else if (!write) {
-		/* EventSource cannot send headers: reads may name it in the URL */
+		/* EventSource cannot send headers: reads may name it in the URL
+		 */
 		given = http_query(rq, "access_token");
 	}
 	if (given && token_equal(given, srv->token))
 		return 0;
 	resp = http_error_response(
-		NULL, given ? "wrong bearer token"
-			    : "this server needs a bearer token (Authorization: "
-			      "Bearer TOKEN)");
+		NULL,
+		given ? "wrong bearer token"
+		      : "this server needs a bearer token (Authorization: "
+			"Bearer TOKEN)");
 	if (resp)
 		MHD_add_response_header(resp, "WWW-Authenticate",
 					"Bearer realm=\"numalab\"");
@@ -206,12 +209,14 @@ const char *http_client_address(struct http_request *rq, char *buf, size_t len)
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
 			  buf, (socklen_t)len);
 	else if (sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr,
-			  buf, (socklen_t)len);
+		inet_ntop(AF_INET6,
+			  &((const struct sockaddr_in6 *)sa)->sin6_addr, buf,
+			  (socklen_t)len);
 	return buf;
 }
 
-/* 0 when the client is within its quota; otherwise the 429 was queued in *ret. */
+/* 0 when the client is within its quota; otherwise the 429 was queued in *ret.
+ */
 static int quota_refused(struct http_request *rq, enum MHD_Result *ret)
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
@@ -246,7 +251,8 @@ static enum MHD_Result dispatch(struct http_request *rq)
 	if (!strcmp(rq->method, "OPTIONS"))
 		return options(rq);
 	for (const struct http_route *r = srv->routes; r->method; r++) {
-		if (strcmp(r->method, m) || !route_match(r->pattern, rq->path, rq))
+		if (strcmp(r->method, m) ||
+		    !route_match(r->pattern, rq->path, rq))
 			continue;
 		if (check_token(rq, strcmp(m, "GET") != 0, &ret))
 			return ret;
@@ -282,8 +288,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	return rq;
 }
 
-static void on_completed(void *cls, struct MHD_Connection *conn,
-			 void **con_cls, enum MHD_RequestTerminationCode toe)
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
 {
 	struct http_request *rq = *con_cls;
 
@@ -347,8 +353,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 							"close");
 			return http_respond(rq, status, resp);
 		}
-		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						 MHD_HTTP_HEADER_CONTENT_LENGTH);
+		cl = MHD_lookup_connection_value(
+			conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && strtoull(cl, NULL, 10) > HTTP_DRAIN_MAX &&
 		    strtoull(cl, NULL, 10) > rq->body_max) {
 			rq->too_big = 1;
@@ -407,8 +413,8 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 	if (!ci)
 		return;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		unsigned int n = __atomic_add_fetch(&srv->open, 1,
-						    __ATOMIC_RELAXED);
+		unsigned int n =
+			__atomic_add_fetch(&srv->open, 1, __ATOMIC_RELAXED);
 		if (n > __atomic_load_n(&srv->peak, __ATOMIC_RELAXED))
 			__atomic_store_n(&srv->peak, n, __ATOMIC_RELAXED);
 		trust_conn_opened(srv->trust, ci->client_addr);
@@ -497,9 +503,8 @@ struct http_server *http_start(const struct http_config *cfg,
 	srv->d = MHD_start_daemon(
 		flags, (uint16_t)cfg->port, on_accept, srv, on_request, srv,
 		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
-		MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-		MHD_OPTION_THREAD_POOL_SIZE, pool_size(),
-		MHD_OPTION_THREAD_STACK_SIZE, (size_t)STACK_SIZE,
+		MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE,
+		pool_size(), MHD_OPTION_THREAD_STACK_SIZE, (size_t)STACK_SIZE,
 		MHD_OPTION_CONNECTION_LIMIT,
 		cfg->max_conns ? cfg->max_conns : HTTP_MAX_CONNS,
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
@@ -511,7 +516,8 @@ struct http_server *http_start(const struct http_config *cfg,
 	freeaddrinfo(ai);
 	if (!srv->d) {
 		snprintf(err, errlen, "cannot listen on %s:%d: %s", cfg->host,
-			 cfg->port, errno ? strerror(errno) : "the daemon did not start");
+			 cfg->port,
+			 errno ? strerror(errno) : "the daemon did not start");
 		goto fail;
 	}
 	const union MHD_DaemonInfo *info =

@@ -28,7 +28,7 @@ struct http_request {
 	int started;
 	int too_big;
 	size_t body_max; /* of the route it will go to */
-	size_t dropped; /* body bytes past the limit, read and thrown away */
+	size_t dropped;	 /* body bytes past the limit, read and thrown away */
 };
 
 /* Returns what MHD_queue_response returned (MHD_YES / MHD_NO). */
@@ -39,18 +39,20 @@ struct http_route {
 	const char *method;
 	const char *pattern;
 	http_handler handler;
-	size_t body_max; /* 0: HTTP_BODY_MAX; above it, the client's quota counts */
+	size_t body_max; /* 0: HTTP_BODY_MAX; above it, the client's quota
+			    counts */
 };
 
 struct http_config {
 	const char *host; /* numeric address to bind */
 	int port;	  /* 0: any free port */
 	const char *web_dir;
-	const char *token;     /* NULL: no token */
-	int public_read;       /* GETs need no token */
-	const char *cors;      /* allowed Origin, "*", or NULL */
-	unsigned int max_conns;	    /* 0: HTTP_MAX_CONNS */
-	unsigned int max_client_conns; /* from one address; 0: HTTP_MAX_CLIENT_CONNS */
+	const char *token;		  /* NULL: no token */
+	int public_read;		  /* GETs need no token */
+	const char *cors;		  /* allowed Origin, "*", or NULL */
+	unsigned int max_conns;		  /* 0: HTTP_MAX_CONNS */
+	unsigned int max_client_conns;	  /* from one address; 0:
+					     HTTP_MAX_CLIENT_CONNS */
 	const char *const *allowed_hosts; /* names besides loopback ones */
 	/* routes with a body_max above HTTP_BODY_MAX (import): each client may
 	 * send this many requests and bytes an hour; 0: no limit */
@@ -68,7 +70,8 @@ struct http_server *http_start(const struct http_config *cfg,
 			       char *err, size_t errlen);
 /* The port it listens on. */
 int http_port(struct http_server *srv);
-/* Stops accepting, closes every connection, joins the threads (after stream_stop). */
+/* Stops accepting, closes every connection, joins the threads (after
+ * stream_stop). */
 void http_stop(struct http_server *srv);
 
 /* Queues resp with the common headers (CSP, nosniff, CORS) and frees it. */
@@ -88,7 +91,8 @@ enum MHD_Result http_error(struct http_request *rq, unsigned int status,
 	__attribute__((format(printf, 4, 5)));
 /* A response of a JSON error, for handlers that add headers first. */
 struct MHD_Response *http_error_response(const char *field, const char *fmt,
-					 ...) __attribute__((format(printf, 2, 3)));
+					 ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* A request header, or a query argument; NULL if absent. */
 const char *http_header(struct http_request *rq, const char *name);

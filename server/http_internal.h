@@ -24,7 +24,8 @@ struct http_server {
 /* Whether path is under /api (answers there are never cached, errors JSON). */
 int http_is_api(const char *path);
 
-/* Serves a file of the web folder (http_static.c), a JSON 4xx when it may not or is not there. */
+/* Serves a file of the web folder (http_static.c), a JSON 4xx when it may not
+ * or is not there. */
 enum MHD_Result http_serve_static(struct http_request *rq);
 
 #endif

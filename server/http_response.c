@@ -46,7 +46,7 @@ enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 	if (!MHD_get_response_header(resp, "Cache-Control"))
 		MHD_add_response_header(resp, "Cache-Control",
 					http_is_api(rq->path) ? "no-store"
-							 : "no-cache");
+							      : "no-cache");
 	add_cors(rq, resp);
 	ret = MHD_queue_response(rq->conn, status, resp);
 	MHD_destroy_response(resp);
@@ -93,8 +93,8 @@ enum MHD_Result http_json(struct http_request *rq, unsigned int status,
 	return http_respond(rq, status, http_json_response(doc));
 }
 
-static struct MHD_Response *verror_response(const char *field,
-					    const char *fmt, va_list ap)
+static struct MHD_Response *verror_response(const char *field, const char *fmt,
+					    va_list ap)
 {
 	char msg[2048];
 	json_t *doc;

@@ -43,8 +43,8 @@ static const char *mime_type(const char *path)
 	const char *dot = strrchr(path, '.');
 
 	if (dot && !strchr(dot, '/'))
-		for (size_t i = 0; i < sizeof(mime_types) / sizeof(mime_types[0]);
-		     i++)
+		for (size_t i = 0;
+		     i < sizeof(mime_types) / sizeof(mime_types[0]); i++)
 			if (!strcasecmp(dot, mime_types[i].ext))
 				return mime_types[i].type;
 	return "application/octet-stream";

@@ -39,7 +39,7 @@ int import_validate(json_t *doc, const struct topo *t, struct errinfo *err);
  * verdict's headline becomes the run's. Returns 0 and *id, or -EIO
  * (-ENOMEM) with err set.
  */
-int import_store(struct store *st, json_t *doc, const char *client,
-		 int64_t *id, struct errinfo *err);
+int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
+		 struct errinfo *err);
 
 #endif

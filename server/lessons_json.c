@@ -28,12 +28,12 @@ json_t *lessons_json(const struct experiment *e)
 	json_t *a = json_array();
 
 	for (const struct lesson *l = e->lessons; l && l->id; l++) {
-		json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s, s:s?, s:s?}", "id",
-				      l->id, "title", l->title, "question",
-				      l->question, "params", params_object(l),
-				      "unit", l->unit ? l->unit : "", "answer",
-				      l->answer, "chart", l->chart, "article",
-				      l->article);
+		json_t *o = json_pack(
+			"{s:s, s:s, s:s, s:o, s:s, s:s, s:s?, s:s?}", "id",
+			l->id, "title", l->title, "question", l->question,
+			"params", params_object(l), "unit",
+			l->unit ? l->unit : "", "answer", l->answer, "chart",
+			l->chart, "article", l->article);
 		if (o && l->article)
 			json_object_set_new(o, "article_value",
 					    json_real(l->article_value));

@@ -6,7 +6,8 @@
 
 #include "experiment.h"
 
-/* The "lessons" array of GET /api/experiments (empty when none); NULL on OOM. */
+/* The "lessons" array of GET /api/experiments (empty when none); NULL on OOM.
+ */
 json_t *lessons_json(const struct experiment *e);
 
 #endif

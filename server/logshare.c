@@ -6,7 +6,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#define SLOTS 64 /* stored runs read at once; past that a reader gets its own copy */
+#define SLOTS                                                                  \
+	64 /* stored runs read at once; past that a reader gets its own copy   \
+	    */
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct runlog *slots[SLOTS];
@@ -29,7 +31,8 @@ static void forget(struct runlog *log, void *arg)
  */
 static void end_from_row(struct store *st, int64_t id, struct runlog *log)
 {
-	const struct runlog_event *last = runlog_next(log, runlog_last_seq(log) - 1);
+	const struct runlog_event *last =
+		runlog_next(log, runlog_last_seq(log) - 1);
 	json_t *row, *ev;
 	const char *status;
 
@@ -40,10 +43,11 @@ static void end_from_row(struct store *st, int64_t id, struct runlog *log)
 	if (status && event_status_final(status)) {
 		json_t *sum = json_object_get(row, "summary");
 		json_t *empty = json_object();
-		ev = events_final(status,
-				  json_string_value(json_object_get(row, "error")),
-				  json_is_object(sum) ? sum : empty,
-				  json_string_value(json_object_get(row, "headline")));
+		ev = events_final(
+			status,
+			json_string_value(json_object_get(row, "error")),
+			json_is_object(sum) ? sum : empty,
+			json_string_value(json_object_get(row, "headline")));
 		json_decref(empty);
 		if (ev)
 			runlog_append(log, ev);

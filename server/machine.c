@@ -43,12 +43,12 @@ static json_t *bracketed(const char *path)
 
 static json_t *cpu_flags(int *vm)
 {
-	static const char *const wanted[] = {"avx", "avx2", "avx512f", "avx512bw",
-					     "sse4_2", "fma", "rdtscp",
-					     "constant_tsc", "nonstop_tsc",
-					     "clflushopt", "clwb", "movdir64b",
-					     "prefetchw", "3dnowprefetch",
-					     "sve", "asimd", NULL};
+	static const char *const wanted[] = {
+		"avx",	       "avx2",		"avx512f", "avx512bw",
+		"sse4_2",      "fma",		"rdtscp",  "constant_tsc",
+		"nonstop_tsc", "clflushopt",	"clwb",	   "movdir64b",
+		"prefetchw",   "3dnowprefetch", "sve",	   "asimd",
+		NULL};
 	char line[8192];
 	json_t *out = json_array();
 	FILE *f = fopen("/proc/cpuinfo", "r");
@@ -66,7 +66,8 @@ static json_t *cpu_flags(int *vm)
 			size_t len = strlen(pat);
 			if (hit && (hit[len] == ' ' || hit[len] == '\n' ||
 				    hit[len] == '\0'))
-				json_array_append_new(out, json_string(wanted[i]));
+				json_array_append_new(out,
+						      json_string(wanted[i]));
 		}
 		if (strstr(line, " hypervisor"))
 			*vm = 1;
@@ -90,11 +91,11 @@ json_t *machine_json(const struct topo *t)
 	for (int i = 0; i < t->ncaches; i++)
 		if (t->cache[i].logical == 0)
 			json_array_append_new(
-				caches,
-				json_pack("{s:i, s:I, s:i}", "level",
-					  t->cache[i].level, "size",
-					  (json_int_t)t->cache[i].size,
-					  "instances_of_npus", t->cache[i].npus));
+				caches, json_pack("{s:i, s:I, s:i}", "level",
+						  t->cache[i].level, "size",
+						  (json_int_t)t->cache[i].size,
+						  "instances_of_npus",
+						  t->cache[i].npus));
 	for (int i = 0; i < t->nnodes; i++) {
 		json_t *row = json_array();
 		for (int j = 0; j < t->nnodes; j++)
@@ -113,14 +114,14 @@ json_t *machine_json(const struct topo *t)
 	return json_pack(
 		"{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:o, s:o, s:o,"
 		" s:o, s:o, s:o, s:b, s:s, s:s, s:s}",
-		"hostname", host, "cpu_model", t->cpu_model, "kernel", u.release,
-		"arch", u.machine, "packages", t->npackages, "cores", t->ncores,
-		"pus", t->npus, "nodes", t->nnodes, "smt", t->smt, "caches",
-		caches, "distances", dist, "flags", flags, "thp",
+		"hostname", host, "cpu_model", t->cpu_model, "kernel",
+		u.release, "arch", u.machine, "packages", t->npackages, "cores",
+		t->ncores, "pus", t->npus, "nodes", t->nnodes, "smt", t->smt,
+		"caches", caches, "distances", dist, "flags", flags, "thp",
 		bracketed("/sys/kernel/mm/transparent_hugepage/enabled"),
 		"governor",
-		read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+		read_line(
+			"/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
 		"cur_freq_mhz", freq, "vm", vm, "compiler", __VERSION__,
 		"cflags", NUMALAB_CFLAGS, "version", NUMALAB_VERSION);
 }
-

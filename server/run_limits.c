@@ -25,9 +25,9 @@ uint64_t limits_memory_available(const struct topo *t)
 }
 
 int limits_check_estimate(const struct experiment *exp, const void *params,
-			  const struct common_params *common, const struct topo *t,
-			  int max_run_seconds, double *estimate_s,
-			  struct errinfo *err)
+			  const struct common_params *common,
+			  const struct topo *t, int max_run_seconds,
+			  double *estimate_s, struct errinfo *err)
 {
 	double seconds = 0;
 	uint64_t bytes = 0, avail;
@@ -47,11 +47,12 @@ int limits_check_estimate(const struct experiment *exp, const void *params,
 		return -E2BIG;
 	}
 	if (max_run_seconds > 0 && seconds > max_run_seconds) {
-		errinfo_set(err, NULL,
-			    "the run is estimated to take about %.0f s, over the "
-			    "server's limit of %d s (--max-run-seconds): ask for "
-			    "less",
-			    seconds, max_run_seconds);
+		errinfo_set(
+			err, NULL,
+			"the run is estimated to take about %.0f s, over the "
+			"server's limit of %d s (--max-run-seconds): ask for "
+			"less",
+			seconds, max_run_seconds);
 		return -E2BIG;
 	}
 	return 0;

@@ -24,8 +24,8 @@ uint64_t limits_memory_available(const struct topo *t);
  * none). Returns 0, or -E2BIG with err set.
  */
 int limits_check_estimate(const struct experiment *exp, const void *params,
-			  const struct common_params *common, const struct topo *t,
-			  int max_run_seconds, double *estimate_s,
-			  struct errinfo *err);
+			  const struct common_params *common,
+			  const struct topo *t, int max_run_seconds,
+			  double *estimate_s, struct errinfo *err);
 
 #endif

@@ -34,16 +34,16 @@ static void set_str(json_t *doc, const char *key, const char *v)
 /* The run row's fields over the folded events. */
 static void merge_row(json_t *doc, json_t *row)
 {
-	static const char *const fields[] = {"id",	    "experiment",
-					     "status",	    "created_at",
-					     "started_at",  "finished_at",
-					     "error",	    "request"};
+	static const char *const fields[] = {
+		"id",	      "experiment",  "status", "created_at",
+		"started_at", "finished_at", "error",  "request"};
 	/* a run that never started has no start event: the row has them */
 	static const char *const fallback[] = {"params", "machine", "summary",
 					       "headline"};
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-		json_object_set(doc, fields[i], json_object_get(row, fields[i]));
+		json_object_set(doc, fields[i],
+				json_object_get(row, fields[i]));
 	for (size_t i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++)
 		if (is_empty(json_object_get(doc, fallback[i])))
 			json_object_set(doc, fallback[i],

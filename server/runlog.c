@@ -114,7 +114,8 @@ static int push(struct runlog *log, struct runlog_event *e, int held)
 		return -EPIPE;
 	if (log->n == log->cap) {
 		int64_t cap = log->cap ? log->cap * 2 : 64;
-		struct runlog_event **v = realloc(log->ev, (size_t)cap * sizeof(*v));
+		struct runlog_event **v =
+			realloc(log->ev, (size_t)cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		log->ev = v;
@@ -285,7 +286,8 @@ int64_t runlog_wait(struct runlog *log, int64_t after, int timeout_ms,
 	dl = deadline_in(CLOCK_MONOTONIC, timeout_ms);
 	pthread_mutex_lock(&log->mu);
 	while (!(avail = count_after(log, after)) && !log->closed)
-		if (pthread_cond_timedwait(&log->cv, &log->mu, &dl) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&log->cv, &log->mu, &dl) ==
+		    ETIMEDOUT)
 			break;
 	avail = count_after(log, after);
 	*closed = log->closed;

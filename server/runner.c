@@ -143,7 +143,8 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 	pthread_mutex_lock(&r->mu);
 	snprintf(run->st.status, sizeof(run->st.status), "%s", status);
 	snprintf(run->st.finished_at, sizeof(run->st.finished_at), "%s", now);
-	snprintf(run->st.error, sizeof(run->st.error), "%s", error ? error : "");
+	snprintf(run->st.error, sizeof(run->st.error), "%s",
+		 error ? error : "");
 	pthread_mutex_unlock(&r->mu);
 
 	ev = events_final(status, error, summary, headline);
@@ -185,8 +186,7 @@ static void avoid_point_cpus(struct runner *r, json_t *ev)
 	size_t i;
 	int n = 0;
 
-	json_array_foreach(threads, i, t)
-	{
+	json_array_foreach (threads, i, t) {
 		json_t *c = json_object_get(t, "cpu");
 		if (json_is_integer(c) && n < CPU_SETSIZE)
 			cpus[n++] = (int32_t)json_integer_value(c);
@@ -210,7 +210,8 @@ static const char *run_arg(const struct run *run, const char *name)
 struct live {
 	struct runner *r;
 	struct run *run;
-	json_t *outcome; /* the worker's events folded: summary, headline, end */
+	json_t *outcome; /* the worker's events folded: summary, headline, end
+			  */
 	const struct runlog_event **batch; /* logged, not yet stored */
 	int nbatch, cap;
 };
@@ -219,12 +220,14 @@ static int on_started(void *ctx, struct errinfo *err)
 {
 	struct live *l = ctx;
 
-	json_t *ev = json_pack("{s:s, s:s}", "type", "status", "status", "running");
+	json_t *ev =
+		json_pack("{s:s, s:s}", "type", "status", "status", "running");
 
 	harness_cpus_avoid(&l->r->cpus, run_arg(l->run, "cpus"));
 	/* the page counts the time left down from it */
 	if (ev && l->run->estimate_s >= 0)
-		json_object_set_new(ev, "estimate_s", json_real(l->run->estimate_s));
+		json_object_set_new(ev, "estimate_s",
+				    json_real(l->run->estimate_s));
 	if (emit(l->r, l->run, ev, err))
 		return -EIO;
 	/* a cancel that came before the worker existed */
@@ -354,16 +357,15 @@ static void execute(struct runner *r, struct run *run)
 					outcome_text(&l, "error"),
 					r->cfg.max_run_seconds, &msg);
 	}
-done:
-	{
-		json_t *summary = json_object_get(l.outcome, "summary");
-		json_t *empty = json_object();
-		finalize(r, run, status,
-			 strcmp(status, "done") ? strbuf_str(&msg) : NULL,
-			 json_is_object(summary) ? summary : empty,
-			 outcome_text(&l, "headline"));
-		json_decref(empty);
-	}
+done : {
+	json_t *summary = json_object_get(l.outcome, "summary");
+	json_t *empty = json_object();
+	finalize(r, run, status,
+		 strcmp(status, "done") ? strbuf_str(&msg) : NULL,
+		 json_is_object(summary) ? summary : empty,
+		 outcome_text(&l, "headline"));
+	json_decref(empty);
+}
 	strbuf_release(&msg);
 	worker_end_free(&end);
 	json_decref(l.outcome);
@@ -476,7 +478,8 @@ void runner_stop(struct runner *r)
 		pthread_mutex_unlock(&r->mu);
 		if (!q)
 			break;
-		cancel_queued(r, q, "the server stopped before the run started");
+		cancel_queued(r, q,
+			      "the server stopped before the run started");
 	}
 	pthread_join(r->thread, NULL);
 }
@@ -528,7 +531,8 @@ int runner_submit(struct runner *r, const char *experiment, char *const *args,
 		rc = -EAGAIN;
 		goto fail_locked;
 	}
-	/* under mu, so the queue cannot fill between the check and the insert */
+	/* under mu, so the queue cannot fill between the check and the insert
+	 */
 	store_timestamp(now, sizeof(now));
 	rc = store_create_run(r->store, experiment, params_json, request_json,
 			      now, &run->id, err);

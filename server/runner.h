@@ -23,8 +23,8 @@ struct runner_config {
 	const char *exe;     /* the worker binary: "/proc/self/exe" */
 	int max_queue;	     /* runs waiting; the running one is not counted */
 	int max_run_seconds; /* then the worker is killed */
-	int keep_seconds;    /* a finished run's log stays in memory this long */
-	int keep_max;	     /* ... and at most this many of them */
+	int keep_seconds; /* a finished run's log stays in memory this long */
+	int keep_max;	  /* ... and at most this many of them */
 };
 
 /* What the runner knows of a run it holds in memory. */
@@ -51,9 +51,9 @@ void runner_free(struct runner *r);
 /*
  * Records a new queued run and queues it. args are the worker's k=v
  * assignments; estimate_s (the server's estimate of its wall time, < 0
- * when none) goes out with the run's "running" status event. Returns 0 with *id, -EAGAIN when the queue is full,
- * -ESHUTDOWN when stopping, -ENOMEM, or -EIO when the store refused it
- * (err set).
+ * when none) goes out with the run's "running" status event. Returns 0 with
+ * *id, -EAGAIN when the queue is full, -ESHUTDOWN when stopping, -ENOMEM, or
+ * -EIO when the store refused it (err set).
  */
 int runner_submit(struct runner *r, const char *experiment, char *const *args,
 		  int nargs, const char *params_json, const char *request_json,

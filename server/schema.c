@@ -26,10 +26,10 @@ static const char *chart_kind_name(enum chart_kind k)
 static json_t *param_json(const struct param *p, const char *group,
 			  const struct topo *t)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}", "name", p->name,
-			      "type", param_type_name(p->type), "group", group,
-			      "default", p->def ? p->def : "", "unit", p->unit,
-			      "help", p->help);
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}", "name",
+			      p->name, "type", param_type_name(p->type),
+			      "group", group, "default", p->def ? p->def : "",
+			      "unit", p->unit, "help", p->help);
 
 	if (p->type == PARAM_INT || p->type == PARAM_SIZE ||
 	    p->type == PARAM_SWEEP || p->type == PARAM_CPULIST ||
@@ -43,7 +43,8 @@ static json_t *param_json(const struct param *p, const char *group,
 	if (p->choices) {
 		json_t *c = json_array();
 		for (int i = 0; p->choices[i].name; i++)
-			json_array_append_new(c, json_string(p->choices[i].name));
+			json_array_append_new(c,
+					      json_string(p->choices[i].name));
 		json_object_set_new(o, "choices", c);
 	}
 	return o;
@@ -57,8 +58,10 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 
 	for (const struct param *p = e->params; p->name; p++) {
 		json_t *pj = param_json(p, "experiment", t);
-		/* the default a run would get here: trimmed to this machine's cpus, sized from its caches */
-		if (((p->flags & (PARAM_F_CPUS | PARAM_F_MEMORY)) || p->machine_def) &&
+		/* the default a run would get here: trimmed to this machine's
+		 * cpus, sized from its caches */
+		if (((p->flags & (PARAM_F_CPUS | PARAM_F_MEMORY)) ||
+		     p->machine_def) &&
 		    t) {
 			struct param_values *pv = calloc(1, sizeof(*pv));
 			struct errinfo err;
@@ -67,8 +70,9 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 				const struct param_value *v =
 					params_get(pv, p->name);
 				if (v)
-					json_object_set_new(pj, "default",
-							    json_string(v->text));
+					json_object_set_new(
+						pj, "default",
+						json_string(v->text));
 			}
 			free(pv);
 		}
@@ -83,30 +87,32 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 	for (const struct chart *c = e->charts; c && c->id; c++)
 		json_array_append_new(
 			charts,
-			json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:b}", "id", c->id,
-				  "kind", chart_kind_name(c->kind), "title",
-				  c->title, "x_label", c->x_label, "y_label",
-				  c->y_label, "log_x", c->log_x));
+			json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:b}", "id",
+				  c->id, "kind", chart_kind_name(c->kind),
+				  "title", c->title, "x_label", c->x_label,
+				  "y_label", c->y_label, "log_x", c->log_x));
 	json_t *refs = json_array();
 	for (const struct reference *r = e->references; r && r->chart; r++) {
-		json_t *rj = json_pack("{s:s, s:s, s:f, s:f, s:s?}", "chart", r->chart,
-				       "series", r->series, "x", r->x, "y", r->y,
-				       "unit", r->unit);
+		json_t *rj = json_pack("{s:s, s:s, s:f, s:f, s:s?}", "chart",
+				       r->chart, "series", r->series, "x", r->x,
+				       "y", r->y, "unit", r->unit);
 		if (r->x_label)
-			json_object_set_new(rj, "x_label", json_string(r->x_label));
+			json_object_set_new(rj, "x_label",
+					    json_string(r->x_label));
 		json_array_append_new(refs, rj);
 	}
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:i, s:b, s:o, s:o, s:o}", "name",
-		      e->name, "title", e->title, "summary", e->summary,
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:i, s:b, s:o, s:o, s:o}",
+		      "name", e->name, "title", e->title, "summary", e->summary,
 		      "explain", e->explain ? e->explain : "", "section",
 		      e->section, "min_nodes", e->min_nodes, "uses_placement",
 		      e->uses_placement, "params", params, "charts", charts,
 		      "references", refs);
 	if (e->min_nodes > nodes) {
 		char why[128];
-		snprintf(why, sizeof(why),
-			 "needs %d NUMA nodes to show everything; this machine has %d",
-			 e->min_nodes, nodes);
+		snprintf(
+			why, sizeof(why),
+			"needs %d NUMA nodes to show everything; this machine has %d",
+			e->min_nodes, nodes);
 		/* it still runs: what one node can show is shown */
 		json_object_set_new(o, "limited", json_string(why));
 	}
@@ -144,12 +150,14 @@ static json_t *cpus_of_node(const struct topo *t, int node_os)
 
 json_t *schema_topology(const struct topo *t)
 {
-	json_t *nodes = json_array(), *pus = json_array(), *caches = json_array();
+	json_t *nodes = json_array(), *pus = json_array(),
+	       *caches = json_array();
 
 	for (int i = 0; i < t->nnodes; i++) {
 		json_t *d = json_array();
 		for (int j = 0; j < t->nnodes; j++)
-			json_array_append_new(d, json_integer(t->distance[i][j]));
+			json_array_append_new(d,
+					      json_integer(t->distance[i][j]));
 		json_array_append_new(
 			nodes,
 			json_pack("{s:i, s:I, s:I, s:i, s:o, s:o}", "os",
@@ -157,40 +165,43 @@ json_t *schema_topology(const struct topo *t)
 				  (json_int_t)t->node[i].mem_total, "mem_free",
 				  (json_int_t)t->node[i].mem_free, "npus",
 				  t->node[i].npus, "cpus",
-				  cpus_of_node(t, t->node[i].os), "distances", d));
+				  cpus_of_node(t, t->node[i].os), "distances",
+				  d));
 	}
 	for (int i = 0; i < t->npus; i++) {
 		const struct topo_pu *p = &t->pu[i];
 		json_array_append_new(
-			pus, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}",
-				       "os", p->os, "logical", p->logical, "core",
-				       p->core, "package", p->package, "node",
-				       p->node, "l1", p->l1, "l2", p->l2, "l3",
-				       p->l3, "smt_rank", p->smt_rank, "allowed",
-				       p->allowed));
+			pus,
+			json_pack(
+				"{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}",
+				"os", p->os, "logical", p->logical, "core",
+				p->core, "package", p->package, "node", p->node,
+				"l1", p->l1, "l2", p->l2, "l3", p->l3,
+				"smt_rank", p->smt_rank, "allowed",
+				p->allowed));
 	}
 	for (int i = 0; i < t->ncaches; i++) {
 		const struct topo_cache *c = &t->cache[i];
 		json_array_append_new(
-			caches, json_pack("{s:i, s:i, s:I, s:i, s:i}", "level",
-					  c->level, "logical", c->logical, "size",
-					  (json_int_t)c->size, "line_size",
-					  c->line_size, "npus", c->npus));
+			caches,
+			json_pack("{s:i, s:i, s:I, s:i, s:i}", "level",
+				  c->level, "logical", c->logical, "size",
+				  (json_int_t)c->size, "line_size",
+				  c->line_size, "npus", c->npus));
 	}
-	json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:s, s:i, s:o, s:o, s:o}",
-			 "cpu_model", t->cpu_model, "packages", t->npackages,
-			 "cores", t->ncores, "npus", t->npus, "nallowed",
-			 t->nallowed, "nnodes", t->nnodes, "smt", t->smt,
-			 "numa_available", t->numa_available, "allowed",
-			 t->allowed_text, "line_size", t->line_size, "nodes",
-			 nodes, "pus", pus, "caches", caches);
+	json_t *o = json_pack(
+		"{s:s, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:s, s:i, s:o, s:o, s:o}",
+		"cpu_model", t->cpu_model, "packages", t->npackages, "cores",
+		t->ncores, "npus", t->npus, "nallowed", t->nallowed, "nnodes",
+		t->nnodes, "smt", t->smt, "numa_available", t->numa_available,
+		"allowed", t->allowed_text, "line_size", t->line_size, "nodes",
+		nodes, "pus", pus, "caches", caches);
 	/* the cpuset every placement honours, and where each half was read */
-	json_object_set_new(o, "cpuset",
-			    json_pack("{s:s, s:s, s:s, s:s}", "cpus",
-				      t->allowed_text, "cpus_from",
-				      t->cpus_source, "mems",
-				      t->allowed_mems_text, "mems_from",
-				      t->mems_source));
+	json_object_set_new(
+		o, "cpuset",
+		json_pack("{s:s, s:s, s:s, s:s}", "cpus", t->allowed_text,
+			  "cpus_from", t->cpus_source, "mems",
+			  t->allowed_mems_text, "mems_from", t->mems_source));
 	return o;
 }
 
@@ -208,8 +219,7 @@ int schema_params_to_argv(json_t *params, struct strvec *argv, int cap,
 	if (!json_is_object(params))
 		return errinfo_set(err, "params",
 				   "'params' must be an object of name: value");
-	json_object_foreach(params, key, val)
-	{
+	json_object_foreach (params, key, val) {
 		json_t *items = json_is_array(val) ? val : NULL;
 		size_t count = items ? json_array_size(items) : 1;
 
@@ -227,20 +237,23 @@ int schema_params_to_argv(json_t *params, struct strvec *argv, int cap,
 			json_t *v = items ? json_array_get(items, i) : val;
 			const char *sep = i ? "," : "";
 			if (json_is_string(v))
-				strbuf_addf(&buf, "%s%s", sep, json_string_value(v));
+				strbuf_addf(&buf, "%s%s", sep,
+					    json_string_value(v));
 			else if (json_is_integer(v))
-				strbuf_addf(&buf, "%s%" JSON_INTEGER_FORMAT, sep,
-					    json_integer_value(v));
+				strbuf_addf(&buf, "%s%" JSON_INTEGER_FORMAT,
+					    sep, json_integer_value(v));
 			else {
-				errinfo_set(err, key, "'%.60s' must be %s", key,
-					    json_is_real(v)
-						    ? "a whole number, not a fraction"
-						    : "a string, a whole number or a list of them");
+				errinfo_set(
+					err, key, "'%.60s' must be %s", key,
+					json_is_real(v)
+						? "a whole number, not a fraction"
+						: "a string, a whole number or a list of them");
 				goto fail;
 			}
 		}
 		if (buf.len >= SCHEMA_ARG_MAX) {
-			errinfo_set(err, key, "value of '%.60s' is too long", key);
+			errinfo_set(err, key, "value of '%.60s' is too long",
+				    key);
 			goto fail;
 		}
 		strvec_push(argv, strbuf_str(&buf));
@@ -266,7 +279,8 @@ json_t *schema_params_json(const struct param_values *pv)
 		if (v->p->type == PARAM_INT)
 			json_object_set_new(o, v->p->name, json_integer(v->i));
 		else
-			json_object_set_new(o, v->p->name, json_string(v->text));
+			json_object_set_new(o, v->p->name,
+					    json_string(v->text));
 	}
 	return o;
 }

@@ -22,8 +22,8 @@
 #include "say.h"
 #include "stale_retry.h"
 #include "store.h"
-#include "strvec.h"
 #include "stream.h"
+#include "strvec.h"
 #include "topo.h"
 
 struct serve_opts {
@@ -129,8 +129,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 	if (a[n] != '\0')
 		return NULL;
 	if (*i + 1 >= argc) {
-		say(stderr, "numalab serve: option '%s' needs a value\n",
-			name);
+		say(stderr, "numalab serve: option '%s' needs a value\n", name);
 		exit(2);
 	}
 	return argv[++*i];
@@ -146,8 +145,8 @@ static int parse_int_opt(const char *name, const char *v, int min, int max,
 	x = strtol(v, &end, 10);
 	if (errno || end == v || *end || x < min || x > max) {
 		say(stderr,
-			"numalab serve: bad value '%s' for '%s' (allowed %d-%d)\n",
-			v, name, min, max);
+		    "numalab serve: bad value '%s' for '%s' (allowed %d-%d)\n",
+		    v, name, min, max);
 		return -EINVAL;
 	}
 	*out = (int)x;
@@ -176,14 +175,14 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 			o->cors = v;
 		} else if ((v = opt_value(argc, argv, &i, "--allowed-host"))) {
 			if (!*v || strpbrk(v, ":/[] ")) {
-				say(stderr,
-					"numalab serve: bad host name for "
-					"'--allowed-host' (a name without "
-					"port, e.g. lab.example)\n");
+				say(stderr, "numalab serve: bad host name for "
+					    "'--allowed-host' (a name without "
+					    "port, e.g. lab.example)\n");
 				return -EINVAL;
 			}
 			strvec_push(&o->allowed_hosts, v);
-		} else if ((v = opt_value(argc, argv, &i, "--max-connections"))) {
+		} else if ((v = opt_value(argc, argv, &i,
+					  "--max-connections"))) {
 			if (parse_int_opt("--max-connections", v, 16, 1000000,
 					  &o->max_conns))
 				return -EINVAL;
@@ -196,7 +195,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 			if (parse_int_opt("--import-quota", v, 1, 1000000,
 					  &o->import_count))
 				return -EINVAL;
-		} else if ((v = opt_value(argc, argv, &i, "--import-quota-mib"))) {
+		} else if ((v = opt_value(argc, argv, &i,
+					  "--import-quota-mib"))) {
 			if (parse_int_opt("--import-quota-mib", v, 1, 1000000,
 					  &o->import_mib))
 				return -EINVAL;
@@ -204,7 +204,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 			o->worker = v;
 		} else if (!strcmp(argv[i], "--public-read")) {
 			o->public_read = 1;
-		} else if ((v = opt_value(argc, argv, &i, "--max-run-seconds"))) {
+		} else if ((v = opt_value(argc, argv, &i,
+					  "--max-run-seconds"))) {
 			if (parse_int_opt("--max-run-seconds", v, 1, 7 * 86400,
 					  &o->max_run_seconds))
 				return -EINVAL;
@@ -214,9 +215,9 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 				return -EINVAL;
 		} else {
 			say(stderr,
-				"numalab serve: unknown option '%s' (numalab "
-				"serve --help lists them)\n",
-				argv[i]);
+			    "numalab serve: unknown option '%s' (numalab "
+			    "serve --help lists them)\n",
+			    argv[i]);
 			return -EINVAL;
 		}
 	}
@@ -292,7 +293,7 @@ static char *read_token(const char *path)
 
 	if (!f) {
 		say(stderr, "numalab serve: cannot read token file '%s': %s\n",
-			path, strerror(errno));
+		    path, strerror(errno));
 		return NULL;
 	}
 	if (!fgets(buf, sizeof(buf), f))
@@ -390,14 +391,14 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (split_listen(o.listen, host, sizeof(host), &port)) {
 		say(stderr,
-			"numalab serve: bad listen address '%s' (use ADDR:PORT, "
-			"e.g. 127.0.0.1:8080)\n",
-			o.listen);
+		    "numalab serve: bad listen address '%s' (use ADDR:PORT, "
+		    "e.g. 127.0.0.1:8080)\n",
+		    o.listen);
 		return 2;
 	}
 	if (o.token && o.token_file) {
 		say(stderr,
-			"numalab serve: give '--token' or '--token-file', not both\n");
+		    "numalab serve: give '--token' or '--token-file', not both\n");
 		return 2;
 	}
 	if (o.token_file) {
@@ -413,11 +414,11 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (!token && !is_loopback(host)) {
 		say(stderr,
-			"numalab serve: refusing to listen on '%s' without a "
-			"token: anyone who can reach it could start runs on "
-			"this machine (give --token-file FILE, or listen on "
-			"127.0.0.1)\n",
-			o.listen);
+		    "numalab serve: refusing to listen on '%s' without a "
+		    "token: anyone who can reach it could start runs on "
+		    "this machine (give --token-file FILE, or listen on "
+		    "127.0.0.1)\n",
+		    o.listen);
 		free(token);
 		return 2;
 	}
@@ -437,7 +438,7 @@ int cmd_serve(int argc, char **argv)
 	topo = topo_load();
 	if (!topo) {
 		say(stderr, "numalab serve: cannot read the topology: %s\n",
-			strerror(errno));
+		    strerror(errno));
 		goto out;
 	}
 	store = store_open(o.db, err, sizeof(err));
@@ -448,14 +449,15 @@ int cmd_serve(int argc, char **argv)
 	serve_rates(topo, o.db);
 	if (store_readonly(store))
 		say(stderr,
-			"numalab serve: database '%s' is read-only: runs can be "
-			"read but not started\n",
-			o.db);
+		    "numalab serve: database '%s' is read-only: runs can be "
+		    "read but not started\n",
+		    o.db);
 	n = store_interrupt_stale(store,
 				  "the server stopped before the run finished",
 				  &upto, err, sizeof(err));
 	if (n == -ENOSPC) {
-		/* what stopped them is what stops us now: say so, once there is room */
+		/* what stopped them is what stops us now: say so, once there is
+		 * room */
 		char why[256];
 		snprintf(why, sizeof(why), "the disk filled: %s",
 			 strstr(err, ": ") ? strstr(err, ": ") + 2 : err);
@@ -468,15 +470,16 @@ int cmd_serve(int argc, char **argv)
 		say(stderr, "numalab serve: %s\n", err);
 	else if (n > 0)
 		say(stderr,
-			"numalab serve: %d run(s) were cut short when the server "
-			"last stopped: marked interrupted\n",
-			n);
+		    "numalab serve: %d run(s) were cut short when the server "
+		    "last stopped: marked interrupted\n",
+		    n);
 	if (o.worker && access(o.worker, X_OK)) {
 		say(stderr, "numalab serve: cannot execute worker '%s': %s\n",
-			o.worker, strerror(errno));
+		    o.worker, strerror(errno));
 		goto out;
 	}
-	struct runner_config rcfg = {.exe = o.worker ? o.worker : "/proc/self/exe",
+	struct runner_config rcfg = {.exe = o.worker ? o.worker
+						     : "/proc/self/exe",
 				     .max_queue = o.max_queue,
 				     .max_run_seconds = o.max_run_seconds,
 				     .keep_seconds = 120,
@@ -484,7 +487,7 @@ int cmd_serve(int argc, char **argv)
 	runner = runner_new(&rcfg, store);
 	if (!runner) {
 		say(stderr, "numalab serve: cannot start the runner: %s\n",
-			strerror(errno));
+		    strerror(errno));
 		goto out;
 	}
 	api = api_new(topo, store, runner, o.max_run_seconds);
@@ -494,22 +497,21 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (!is_dir(web))
 		say(stderr,
-			"numalab serve: no web folder at '%s': the API works, "
-			"the page does not (give --web DIR)\n",
-			web);
-	struct http_config hcfg = {.host = host,
-				   .port = port,
-				   .web_dir = web,
-				   .token = token,
-				   .public_read = o.public_read,
-				   .cors = o.cors,
-				   .max_conns = (unsigned int)o.max_conns,
-				   .max_client_conns =
-					   (unsigned int)o.max_client_conns,
-				   .allowed_hosts = (const char *const *)
-							    o.allowed_hosts.v,
-				   .quota_count = (unsigned int)o.import_count,
-				   .quota_bytes = (size_t)o.import_mib << 20};
+		    "numalab serve: no web folder at '%s': the API works, "
+		    "the page does not (give --web DIR)\n",
+		    web);
+	struct http_config hcfg = {
+		.host = host,
+		.port = port,
+		.web_dir = web,
+		.token = token,
+		.public_read = o.public_read,
+		.cors = o.cors,
+		.max_conns = (unsigned int)o.max_conns,
+		.max_client_conns = (unsigned int)o.max_client_conns,
+		.allowed_hosts = (const char *const *)o.allowed_hosts.v,
+		.quota_count = (unsigned int)o.import_count,
+		.quota_bytes = (size_t)o.import_mib << 20};
 	http = http_start(&hcfg, api_routes, api, err, sizeof(err));
 	if (!http) {
 		say(stderr, "numalab serve: %s\n", err);

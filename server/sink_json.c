@@ -62,16 +62,15 @@ static void on_point(void *ctx, const struct point *p)
 
 static void on_cell(void *ctx, const struct cell *c)
 {
-	json_t *ev = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s, s:o, s:s, s:o, s:o}",
-			       "type", "cell", "chart", c->chart, "row", c->row,
-			       "col", c->col, "row_label",
-			       c->row_label ? c->row_label : "", "col_label",
-			       c->col_label ? c->col_label : "", "value",
-			       c->nsamples > 0 || !c->note ? num(c->value)
-							   : json_null(),
-			       "unit", c->unit ? c->unit : "", "samples",
-			       samples_array(c->samples, c->nsamples), "stats",
-			       json_stats(c->samples, c->nsamples));
+	json_t *ev = json_pack(
+		"{s:s, s:s, s:i, s:i, s:s, s:s, s:o, s:s, s:o, s:o}", "type",
+		"cell", "chart", c->chart, "row", c->row, "col", c->col,
+		"row_label", c->row_label ? c->row_label : "", "col_label",
+		c->col_label ? c->col_label : "", "value",
+		c->nsamples > 0 || !c->note ? num(c->value) : json_null(),
+		"unit", c->unit ? c->unit : "", "samples",
+		samples_array(c->samples, c->nsamples), "stats",
+		json_stats(c->samples, c->nsamples));
 	if (c->note)
 		json_object_set_new(ev, "note", json_string(c->note));
 	sink_json_emit(ctx, ev);
@@ -105,23 +104,23 @@ static void on_progress(void *ctx, double done, double total, const char *what)
 
 static void on_note(void *ctx, const char *level, const char *text)
 {
-	sink_json_emit(ctx, json_pack("{s:s, s:s, s:s}", "type", "note",
-				      "level", level ? level : "info", "text",
-				      text));
+	sink_json_emit(ctx,
+		       json_pack("{s:s, s:s, s:s}", "type", "note", "level",
+				 level ? level : "info", "text", text));
 }
 
 static void on_summary(void *ctx, const char *key, double value,
 		       const char *unit)
 {
-	sink_json_emit(ctx, json_pack("{s:s, s:s, s:o, s:s}", "type",
-				      "summary", "key", key, "value", num(value),
-				      "unit", unit ? unit : ""));
+	sink_json_emit(ctx, json_pack("{s:s, s:s, s:o, s:s}", "type", "summary",
+				      "key", key, "value", num(value), "unit",
+				      unit ? unit : ""));
 }
 
 static void on_headline(void *ctx, const char *text)
 {
-	sink_json_emit(ctx, json_pack("{s:s, s:s}", "type", "headline", "text",
-				      text));
+	sink_json_emit(
+		ctx, json_pack("{s:s, s:s}", "type", "headline", "text", text));
 }
 
 static const struct sink_ops json_ops = {

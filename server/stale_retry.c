@@ -33,7 +33,8 @@ static void *retry_main(void *arg)
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += RETRY_SECONDS;
 		while (!r->stopping &&
-		       pthread_cond_timedwait(&r->cv, &r->mu, &until) != ETIMEDOUT)
+		       pthread_cond_timedwait(&r->cv, &r->mu, &until) !=
+			       ETIMEDOUT)
 			;
 		if (r->stopping)
 			break;

@@ -229,10 +229,11 @@ int store_create_run(struct store *st, const char *experiment,
 		rc = -ESTALE;
 		goto out;
 	}
-	if (sqlite3_prepare_v2(st->db,
-			       "INSERT INTO runs (experiment, status, created_at,"
-			       " params, request) VALUES (?, 'queued', ?, ?, ?)",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    st->db,
+		    "INSERT INTO runs (experiment, status, created_at,"
+		    " params, request) VALUES (?, 'queued', ?, ?, ?)",
+		    -1, &s, NULL) != SQLITE_OK)
 		goto fail;
 	sqlite3_bind_text(s, 1, experiment, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(s, 2, created_at, -1, SQLITE_TRANSIENT);
@@ -322,7 +323,8 @@ int store_append_events(struct store *st, int64_t id,
 	if (n <= 0)
 		return 0;
 	pthread_mutex_lock(&st->mu);
-	if (n > 1 && sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+	if (n > 1 &&
+	    sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
 		rc = -EIO;
 		goto out;
 	}
@@ -412,10 +414,11 @@ static int interrupt_one(struct store *st, int64_t id, const char *why,
 	if (rc)
 		goto out;
 	rc = -EIO;
-	if (sqlite3_prepare_v2(st->db,
-			       "UPDATE runs SET status='interrupted', error=?,"
-			       " finished_at=?, headline=?, summary=? WHERE id=?",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    st->db,
+		    "UPDATE runs SET status='interrupted', error=?,"
+		    " finished_at=?, headline=?, summary=? WHERE id=?",
+		    -1, &s, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_text(s, 1, why, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, now, -1, SQLITE_STATIC);
@@ -511,28 +514,28 @@ json_t *store_get_run(struct store *st, int64_t id)
 	int rc;
 
 	pthread_mutex_lock(&st->mu);
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT id, experiment, status, created_at,"
-			       " started_at, finished_at, params, request, error,"
-			       " headline, summary, machine FROM runs WHERE id=?",
-			       -1, &s, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		    st->db,
+		    "SELECT id, experiment, status, created_at,"
+		    " started_at, finished_at, params, request, error,"
+		    " headline, summary, machine FROM runs WHERE id=?",
+		    -1, &s, NULL) != SQLITE_OK) {
 		errno = EIO;
 		goto out;
 	}
 	sqlite3_bind_int64(s, 1, id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
-		run = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-				" s:o, s:o, s:o}",
-				"id", (json_int_t)sqlite3_column_int64(s, 0),
-				"experiment", col_str(s, 1), "status",
-				col_str(s, 2), "created_at", col_str(s, 3),
-				"started_at", col_str(s, 4), "finished_at",
-				col_str(s, 5), "params", col_json(s, 6),
-				"request", col_json(s, 7), "error",
-				col_str(s, 8), "headline", col_str(s, 9),
-				"summary", col_json(s, 10), "machine",
-				col_json(s, 11));
+		run = json_pack(
+			"{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+			" s:o, s:o, s:o}",
+			"id", (json_int_t)sqlite3_column_int64(s, 0),
+			"experiment", col_str(s, 1), "status", col_str(s, 2),
+			"created_at", col_str(s, 3), "started_at",
+			col_str(s, 4), "finished_at", col_str(s, 5), "params",
+			col_json(s, 6), "request", col_json(s, 7), "error",
+			col_str(s, 8), "headline", col_str(s, 9), "summary",
+			col_json(s, 10), "machine", col_json(s, 11));
 	else
 		errno = rc == SQLITE_DONE ? ENOENT : EIO;
 out:
@@ -542,9 +545,9 @@ out:
 }
 
 /* Which machine ran it: ?2 in its host name or CPU model, any case. */
-#define MACHINE_MATCH                                                        \
-	" (?2 IS NULL OR instr(lower(coalesce(json_extract(machine,"          \
-	" '$.hostname'), '') || ' ' || coalesce(json_extract(machine,"        \
+#define MACHINE_MATCH                                                          \
+	" (?2 IS NULL OR instr(lower(coalesce(json_extract(machine,"           \
+	" '$.hostname'), '') || ' ' || coalesce(json_extract(machine,"         \
 	" '$.cpu_model'), '')), lower(?2)) > 0)"
 
 int store_find_runs(struct store *st, const char *experiment,
@@ -569,19 +572,20 @@ int store_find_runs(struct store *st, const char *experiment,
 	*total = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	s = NULL;
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT id, experiment, status, created_at,"
-			       " finished_at, headline, params,"
-			       " json_extract(machine, '$.hostname'),"
-			       " json_extract(machine, '$.cpu_model'),"
-			       /* an import's mark sits just before its final event */
-			       " (SELECT data FROM events e WHERE e.run_id=runs.id"
-			       "  AND e.type='imported' AND e.seq >= (SELECT MAX(seq)"
-			       "  FROM events WHERE run_id=runs.id) - 1)"
-			       " FROM runs WHERE (?1 IS NULL OR experiment=?1)"
-			       " AND" MACHINE_MATCH " ORDER BY id DESC"
-			       " LIMIT ?3 OFFSET ?4",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    st->db,
+		    "SELECT id, experiment, status, created_at,"
+		    " finished_at, headline, params,"
+		    " json_extract(machine, '$.hostname'),"
+		    " json_extract(machine, '$.cpu_model'),"
+		    /* an import's mark sits just before its final event */
+		    " (SELECT data FROM events e WHERE e.run_id=runs.id"
+		    "  AND e.type='imported' AND e.seq >= (SELECT MAX(seq)"
+		    "  FROM events WHERE run_id=runs.id) - 1)"
+		    " FROM runs WHERE (?1 IS NULL OR experiment=?1)"
+		    " AND" MACHINE_MATCH " ORDER BY id DESC"
+		    " LIMIT ?3 OFFSET ?4",
+		    -1, &s, NULL) != SQLITE_OK)
 		goto out;
 	bind_text_or_null(s, 1, experiment);
 	bind_text_or_null(s, 2, machine);
@@ -594,14 +598,15 @@ int store_find_runs(struct store *st, const char *experiment,
 		json_object_del(imp, "verdict");
 		json_array_append_new(
 			*runs,
-			json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-				  "id", (json_int_t)sqlite3_column_int64(s, 0),
-				  "experiment", col_str(s, 1), "status",
-				  col_str(s, 2), "created_at", col_str(s, 3),
-				  "finished_at", col_str(s, 4), "headline",
-				  col_str(s, 5), "params", col_json(s, 6),
-				  "hostname", col_str(s, 7), "cpu_model",
-				  col_str(s, 8), "imported", imp));
+			json_pack(
+				"{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+				"id", (json_int_t)sqlite3_column_int64(s, 0),
+				"experiment", col_str(s, 1), "status",
+				col_str(s, 2), "created_at", col_str(s, 3),
+				"finished_at", col_str(s, 4), "headline",
+				col_str(s, 5), "params", col_json(s, 6),
+				"hostname", col_str(s, 7), "cpu_model",
+				col_str(s, 8), "imported", imp));
 	}
 	rc = rc == SQLITE_DONE ? 0 : -EIO;
 out:

@@ -14,10 +14,14 @@
 #include <unistd.h>
 
 /* every table numalab makes: store.c's and campaigns.c's */
-static const char *const our_tables[] = {"runs",	  "events",
-					 "campaigns",	  "campaign_nodes",
-					 "sqlite_sequence", "sqlite_stat1",
-					 "sqlite_stat4",  NULL};
+static const char *const our_tables[] = {"runs",
+					 "events",
+					 "campaigns",
+					 "campaign_nodes",
+					 "sqlite_sequence",
+					 "sqlite_stat1",
+					 "sqlite_stat4",
+					 NULL};
 
 /* The file name inside a "file:" URI (up to '?' or '#'), or the path itself. */
 static char *fs_path_of(const char *path)
@@ -67,11 +71,12 @@ static int check_header(const char *fs, char *err, size_t errlen)
 	app = be32(h + 68);
 	ver = be32(h + 60);
 	if ((app && app != STORE_FILE_APP_ID) || (!app && ver)) {
-		snprintf(err, errlen,
-			 "database '%s' belongs to another program (application "
-			 "id 0x%08x, user version %u): numalab leaves it as it "
-			 "is; give --db a file of its own",
-			 fs, app, ver);
+		snprintf(
+			err, errlen,
+			"database '%s' belongs to another program (application "
+			"id 0x%08x, user version %u): numalab leaves it as it "
+			"is; give --db a file of its own",
+			fs, app, ver);
 		return -EINVAL;
 	}
 	return 0;
@@ -99,10 +104,11 @@ static int foreign_tables(sqlite3 *db, struct strbuf *out)
 	sqlite3_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(db,
-			       "SELECT name FROM sqlite_master WHERE type='table' "
-			       "ORDER BY name",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT name FROM sqlite_master WHERE type='table' "
+		    "ORDER BY name",
+		    -1, &s, NULL) != SQLITE_OK)
 		return -EIO;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(s, 0);
@@ -116,7 +122,8 @@ static int foreign_tables(sqlite3 *db, struct strbuf *out)
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-/* The schema and a quick integrity check, read through a read-only connection. */
+/* The schema and a quick integrity check, read through a read-only connection.
+ */
 static int check_contents(const char *fs, int immutable, char *err,
 			  size_t errlen)
 {
@@ -176,7 +183,8 @@ out:
 	return rc;
 }
 
-/* Writes here would fail: the folder (for -wal and -shm) or the file cannot be written. */
+/* Writes here would fail: the folder (for -wal and -shm) or the file cannot be
+ * written. */
 static int read_only_media(const char *fs)
 {
 	char *copy = strdup(fs);
@@ -217,7 +225,8 @@ int store_file_check(const char *path, struct store_file *sf, char *err,
 	rc = check_header(fs, err, errlen);
 	if (rc)
 		return rc;
-	if (!strncmp(path, "file:", 5) || stat(fs, &st) || !read_only_media(fs)) {
+	if (!strncmp(path, "file:", 5) || stat(fs, &st) ||
+	    !read_only_media(fs)) {
 		sf->open_path = strdup(path);
 	} else {
 		/* no -shm can be made: read it as it is, no locks */

@@ -18,8 +18,8 @@ struct store_file {
 	int immutable; /* read-only media: opened without locks or -shm */
 	dev_t dev;
 	ino_t ino;
-	int known;   /* dev/ino were taken once the file existed */
-	int warned;  /* it was said that the file went away */
+	int known;  /* dev/ino were taken once the file existed */
+	int warned; /* it was said that the file went away */
 };
 
 /*

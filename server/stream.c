@@ -11,7 +11,7 @@
 #include <time.h>
 
 #define KEEPALIVE_MS 15000
-#define PUMP_TICK_MS 1000 /* how often the keepalives are looked at */
+#define PUMP_TICK_MS 1000   /* how often the keepalives are looked at */
 #define FILL_MAX (8 * 1024) /* bytes formatted per wake-up */
 #define KEEP_BUF (8 * 1024) /* a larger buffer is given back while waiting */
 #define BLOCK_SIZE (8 * 1024)
@@ -20,7 +20,7 @@
 struct stream {
 	struct runlog *log;
 	struct MHD_Connection *conn;
-	int64_t after; /* the last seq formatted */
+	int64_t after;	 /* the last seq formatted */
 	int64_t sent_ms; /* when something was last formatted */
 	int ndjson;
 	int started;
@@ -91,7 +91,8 @@ void stream_drain(int timeout_ms)
 	dl = deadline_in(CLOCK_REALTIME, timeout_ms);
 	pthread_mutex_lock(&count_mu);
 	while (active > 0)
-		if (pthread_cond_timedwait(&count_cv, &count_mu, &dl) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&count_cv, &count_mu, &dl) ==
+		    ETIMEDOUT)
 			break;
 	pthread_mutex_unlock(&count_mu);
 }
@@ -109,7 +110,8 @@ static void unlink_stream(struct stream *s)
 	s->suspended = 0;
 }
 
-/* Called with hub.mu held: something came, the log ended, or a keepalive is due. */
+/* Called with hub.mu held: something came, the log ended, or a keepalive is
+ * due. */
 static int wants_resume(struct stream *s, int64_t now)
 {
 	return runlog_last_seq(s->log) > s->wait_after ||
@@ -223,8 +225,8 @@ static int put_event(struct stream *s, const struct runlog_event *e)
 
 	if (s->ndjson)
 		return put(s, e->json, e->len) ? -ENOMEM : put(s, "\n", 1);
-	n = snprintf(head, sizeof(head), "id: %lld\nevent: %s\ndata: ",
-		     (long long)e->seq, e->type);
+	n = snprintf(head, sizeof(head),
+		     "id: %lld\nevent: %s\ndata: ", (long long)e->seq, e->type);
 	if (put(s, head, (size_t)n) || put(s, e->json, e->len) ||
 	    put(s, "\n\n", 2))
 		return -ENOMEM;
@@ -243,9 +245,10 @@ static int fill(struct stream *s)
 		s->sent_ms = now;
 		if (!s->ndjson) {
 			char hello[96];
-			int n = snprintf(hello, sizeof(hello),
-					 "retry: 3000\n: events of run %lld\n\n",
-					 (long long)runlog_run_id(s->log));
+			int n = snprintf(
+				hello, sizeof(hello),
+				"retry: 3000\n: events of run %lld\n\n",
+				(long long)runlog_run_id(s->log));
 			return put(s, hello, (size_t)n);
 		}
 	}
@@ -254,10 +257,12 @@ static int fill(struct stream *s)
 		if (e->len > COPY_MAX) {
 			/* its head now, its text from the log, its end after */
 			char head[96];
-			int n = s->ndjson ? 0
-					  : snprintf(head, sizeof(head),
-						     "id: %lld\nevent: %s\ndata: ",
-						     (long long)e->seq, e->type);
+			int n = s->ndjson
+					? 0
+					: snprintf(
+						  head, sizeof(head),
+						  "id: %lld\nevent: %s\ndata: ",
+						  (long long)e->seq, e->type);
 			if (put(s, head, (size_t)n))
 				return -ENOMEM;
 			s->cur = e;
@@ -269,7 +274,8 @@ static int fill(struct stream *s)
 	}
 	if (!s->cur && runlog_closed(s->log) && !runlog_next(s->log, s->after))
 		s->ended = 1;
-	if (!s->len && !s->cur && !s->ended && now - s->sent_ms >= KEEPALIVE_MS) {
+	if (!s->len && !s->cur && !s->ended &&
+	    now - s->sent_ms >= KEEPALIVE_MS) {
 		if (s->ndjson ? put(s, "\n", 1) : put(s, ": keepalive\n\n", 13))
 			return -ENOMEM;
 	}

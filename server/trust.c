@@ -5,8 +5,8 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <stdint.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +57,8 @@ struct trust *trust_new(const struct trust_config *cfg)
 	t->cors = cfg->cors ? strdup(cfg->cors) : NULL;
 	t->quota_count = cfg->quota_count;
 	t->quota_bytes = cfg->quota_bytes;
-	t->quota_window_s = cfg->quota_window_s > 0 ? cfg->quota_window_s : 3600;
+	t->quota_window_s =
+		cfg->quota_window_s > 0 ? cfg->quota_window_s : 3600;
 	t->max_client_conns = cfg->max_client_conns;
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_mutex_init(&t->conn_mu, NULL);
@@ -91,7 +92,8 @@ static const char *header(struct MHD_Connection *conn, const char *name)
 	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
 }
 
-/* name (without port) against one allowed name: any case, a final dot ignored. */
+/* name (without port) against one allowed name: any case, a final dot ignored.
+ */
 static int same_name(const char *name, size_t n, const char *allowed)
 {
 	size_t an = strlen(allowed);
@@ -135,7 +137,8 @@ static int host_allowed(struct trust *t, const char *host)
 		buf[n] = '\0';
 	}
 	if (*port) {
-		if (!port[1] || strspn(port + 1, "0123456789") != strlen(port + 1))
+		if (!port[1] ||
+		    strspn(port + 1, "0123456789") != strlen(port + 1))
 			return 0;
 	}
 	if (host[0] == '[' || inet_pton(AF_INET, buf, a) == 1)
@@ -156,7 +159,8 @@ static int cors_allows(struct trust *t, const char *origin)
 	       (!strcmp(t->cors, "*") || !strcasecmp(t->cors, origin));
 }
 
-/* The request comes from a page of this server (or a --cors one), or from no page at all. */
+/* The request comes from a page of this server (or a --cors one), or from no
+ * page at all. */
 static int origin_ok(struct trust *t, struct MHD_Connection *conn,
 		     const char *host)
 {
@@ -195,18 +199,21 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 	const char *ct;
 
 	*close = 0;
-	/* two framings, or one we cannot read: where the body ends is unknown */
+	/* two framings, or one we cannot read: where the body ends is unknown
+	 */
 	if (te && cl) {
 		*close = 1;
-		snprintf(msg, len, "a request may not carry both Content-Length "
-				   "and Transfer-Encoding");
+		snprintf(msg, len,
+			 "a request may not carry both Content-Length "
+			 "and Transfer-Encoding");
 		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (te && strcasecmp(te, "chunked")) {
 		*close = 1;
-		snprintf(msg, len,
-			 "unsupported Transfer-Encoding '%.60s' (only 'chunked')",
-			 te);
+		snprintf(
+			msg, len,
+			"unsupported Transfer-Encoding '%.60s' (only 'chunked')",
+			te);
 		return MHD_HTTP_NOT_IMPLEMENTED;
 	}
 	if (!host) {
@@ -232,13 +239,15 @@ host_done:
 			 "cross-origin request from '%.100s' refused (only "
 			 "this server's own pages, or the --cors origin, may "
 			 "change runs)",
-			 header(conn, "Origin") ? header(conn, "Origin")
-						: header(conn, "Sec-Fetch-Site"));
+			 header(conn, "Origin")
+				 ? header(conn, "Origin")
+				 : header(conn, "Sec-Fetch-Site"));
 		return MHD_HTTP_FORBIDDEN;
 	}
 	ct = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (!ct) {
-		snprintf(msg, len, "missing Content-Type (send 'application/json')");
+		snprintf(msg, len,
+			 "missing Content-Type (send 'application/json')");
 		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
 	}
 	if (!json_type(ct)) {
@@ -324,7 +333,8 @@ static unsigned int bucket_of(const unsigned char key[16])
 }
 
 /* Called with conn_mu held. */
-static struct conn_count **conn_find(struct trust *t, const unsigned char key[16])
+static struct conn_count **conn_find(struct trust *t,
+				     const unsigned char key[16])
 {
 	struct conn_count **p = &t->conns[bucket_of(key)];
 

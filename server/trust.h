@@ -8,13 +8,14 @@
 #include <microhttpd.h>
 
 struct trust_config {
-	const char *listen_host;	   /* the name or address it listens on */
+	const char *listen_host; /* the name or address it listens on */
 	const char *const *allowed_hosts; /* --allowed-host, NULL-terminated */
-	const char *cors;		   /* the --cors origin, "*", or NULL */
-	unsigned int quota_count;	   /* imports per client per window */
-	size_t quota_bytes;		   /* import bytes per client per window */
+	const char *cors;		  /* the --cors origin, "*", or NULL */
+	unsigned int quota_count;	  /* imports per client per window */
+	size_t quota_bytes; /* import bytes per client per window */
 	int quota_window_s;
-	unsigned int max_client_conns; /* connections at once from one address */
+	unsigned int
+		max_client_conns; /* connections at once from one address */
 };
 
 struct trust;

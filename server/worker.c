@@ -20,8 +20,8 @@
 #define LINE_MAX_BYTES (1 << 20) /* a longer stdout line is garbage */
 #define STDERR_LINES 20		 /* kept for the failure reason */
 #define STDERR_LINE_MAX 300
-#define KILL_GRACE_MS 2000	 /* SIGTERM, then SIGKILL this much later */
-#define DRAIN_MS 2000		 /* output still read after the worker exited */
+#define KILL_GRACE_MS 2000 /* SIGTERM, then SIGKILL this much later */
+#define DRAIN_MS 2000	   /* output still read after the worker exited */
 
 /* What the read loop learns from one worker. */
 struct worker {
@@ -199,7 +199,8 @@ static char *stderr_tail(struct worker *w)
 
 	push_errline(w);
 	for (int i = 0; i < w->nerr; i++) {
-		int k = (w->errhead - w->nerr + i + STDERR_LINES) % STDERR_LINES;
+		int k = (w->errhead - w->nerr + i + STDERR_LINES) %
+			STDERR_LINES;
 		strbuf_addf(&sb, "%s%s", i ? "\n" : ": ", w->errlines[k]);
 	}
 	return strbuf_detach(&sb);
@@ -218,7 +219,8 @@ static void exec_worker(const char *exe, char *const *argv, pid_t parent,
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(127);
 	setpgid(0, 0);
-	/* every CPU the server was given, not the few it keeps to while it runs */
+	/* every CPU the server was given, not the few it keeps to while it runs
+	 */
 	sched_setaffinity(0, sizeof(*cpus), cpus);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(127);

@@ -10,7 +10,8 @@
 #include "errinfo.h"
 #include "strbuf.h"
 
-/* What the supervisor asks of its caller; every hook runs on the caller's thread. */
+/* What the supervisor asks of its caller; every hook runs on the caller's
+ * thread. */
 struct worker_ops {
 	void *ctx;
 	/* The worker is running. Nonzero fails the run with err. */
@@ -23,17 +24,18 @@ struct worker_ops {
 	int (*event)(void *ctx, json_t *ev, struct errinfo *err);
 	/* The events of one read are all in. Nonzero fails the run with err. */
 	int (*flush)(void *ctx, struct errinfo *err);
-	/* After a wake-up: nonzero when the worker is to stop (SIGTERM, then SIGKILL). */
+	/* After a wake-up: nonzero when the worker is to stop (SIGTERM, then
+	 * SIGKILL). */
 	int (*cancelled)(void *ctx);
 };
 
 struct worker_spec {
-	const char *exe;	/* the binary */
-	char *const *argv;	/* NULL-terminated */
-	const cpu_set_t *cpus;	/* where it may run */
-	int max_seconds;	/* then it is killed */
-	int wake_fd;		/* readable: look at ops->cancelled */
-	int64_t run_id;		/* names its stderr lines on ours */
+	const char *exe;       /* the binary */
+	char *const *argv;     /* NULL-terminated */
+	const cpu_set_t *cpus; /* where it may run */
+	int max_seconds;       /* then it is killed */
+	int wake_fd;	       /* readable: look at ops->cancelled */
+	int64_t run_id;	       /* names its stderr lines on ours */
 };
 
 /* How the worker ended. */

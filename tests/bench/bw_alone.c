@@ -37,7 +37,8 @@ int main(int argc, char **argv)
 	double guess;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: bw_alone OP THREADS WORKING_SET_BYTES [repeat [warmup [round_ms]]]\n");
+		fprintf(stderr,
+			"usage: bw_alone OP THREADS WORKING_SET_BYTES [repeat [warmup [round_ms]]]\n");
 		return 2;
 	}
 	for (int i = 0; bw_op_names[i]; i++)
@@ -51,8 +52,8 @@ int main(int argc, char **argv)
 		warmup = atoi(argv[5]);
 	if (argc > 6)
 		round_ms = atoi(argv[6]);
-	if (op < 0 || nthreads < 1 || nthreads > 1024 || ws <= 0 || repeat < 1 ||
-	    warmup < 0 || round_ms < 1) {
+	if (op < 0 || nthreads < 1 || nthreads > 1024 || ws <= 0 ||
+	    repeat < 1 || warmup < 0 || round_ms < 1) {
 		fprintf(stderr, "bw_alone: bad arguments (op '%s')\n", argv[1]);
 		return 2;
 	}
@@ -65,7 +66,8 @@ int main(int argc, char **argv)
 	for (int i = 0, os = 0; i < nthreads; os++) {
 		const struct topo_pu *p = topo_pu_by_os(t, os);
 		if (os > 65535) {
-			fprintf(stderr, "bw_alone: only %d cpus allowed, %d threads asked\n",
+			fprintf(stderr,
+				"bw_alone: only %d cpus allowed, %d threads asked\n",
 				i, nthreads);
 			return 2;
 		}
@@ -73,7 +75,8 @@ int main(int argc, char **argv)
 			cpus[i++] = os;
 	}
 	arrays = bw_op_factor((enum bw_op)op) == 2 ? 2 : 1;
-	/* each array's slices start on a page, every slice a multiple of BW_CHUNK */
+	/* each array's slices start on a page, every slice a multiple of
+	 * BW_CHUNK */
 	per = (size_t)ws / arrays / (size_t)nthreads / BW_CHUNK * BW_CHUNK;
 	if (per == 0) {
 		fprintf(stderr, "bw_alone: working set too small\n");
@@ -88,9 +91,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int i = 0; i < nthreads; i++) {
-		/* read: src only; writes: dst only; copies: src from b, dst in a */
+		/* read: src only; writes: dst only; copies: src from b, dst in
+		 * a */
 		dst[i] = a + (size_t)i * stride;
-		src[i] = arrays == 2 ? b + (size_t)i * stride : a + (size_t)i * stride;
+		src[i] = arrays == 2 ? b + (size_t)i * stride
+				     : a + (size_t)i * stride;
 	}
 	/* a rough speed (GB/s per thread) to size a round: in L2 or beyond */
 	uint64_t l2 = 512 * 1024;
@@ -99,7 +104,8 @@ int main(int argc, char **argv)
 			l2 = t->cache[i].size;
 	guess = (double)ws / nthreads <= (double)l2 ? 60.0 : 15.0;
 	double bytes_per_pass = (double)per * arrays * nthreads;
-	int passes = (int)(guess * 1e9 * nthreads * round_ms / 1e3 / bytes_per_pass);
+	int passes =
+		(int)(guess * 1e9 * nthreads * round_ms / 1e3 / bytes_per_pass);
 	if (passes < 1)
 		passes = 1;
 	struct bw_job job = {.op = (enum bw_op)op,
@@ -123,13 +129,14 @@ int main(int argc, char **argv)
 			argv[1]);
 		return 1;
 	}
-	printf("{\"op\":\"%s\",\"isa\":\"%s\",\"threads\":%d,\"cpus\":[", argv[1],
-	       bw_isa_names[bw_isa_best()], nthreads);
+	printf("{\"op\":\"%s\",\"isa\":\"%s\",\"threads\":%d,\"cpus\":[",
+	       argv[1], bw_isa_names[bw_isa_best()], nthreads);
 	for (int i = 0; i < nthreads; i++)
 		printf("%s%d", i ? "," : "", res.team.place[i].cpu_observed);
 	printf("],\"working_set\":%zu,\"bytes_per_thread\":%zu,\"passes\":%d,"
 	       "\"bytes_per_round\":%.0f,\"gbps\":[",
-	       per * arrays * (size_t)nthreads, per, passes, res.bytes_per_round);
+	       per * arrays * (size_t)nthreads, per, passes,
+	       res.bytes_per_round);
 	for (int i = 0; i < res.n; i++)
 		printf("%s%.4f", i ? "," : "", res.gbps[i]);
 	printf("],\"median\":%.4f}\n", res.median);

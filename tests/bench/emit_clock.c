@@ -21,10 +21,10 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -61,8 +61,10 @@ __attribute__((constructor)) static void emit_clock_init(void)
 
 	real_fputs = (int (*)(const char *, FILE *))dlsym(RTLD_NEXT, "fputs");
 	real_read = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
-	real_send = (ssize_t(*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
-	real_sendmsg = (ssize_t(*)(int, const struct msghdr *, int))dlsym(RTLD_NEXT, "sendmsg");
+	real_send = (ssize_t(*)(int, const void *, size_t, int))dlsym(RTLD_NEXT,
+								      "send");
+	real_sendmsg = (ssize_t(*)(int, const struct msghdr *, int))dlsym(
+		RTLD_NEXT, "sendmsg");
 	if (!getenv("NUMALAB_BENCH_EMIT_LOG"))
 		return;
 	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -86,7 +88,8 @@ static int count(const char *p, size_t n, const char *needle)
 	size_t k = strlen(needle);
 	int c = 0;
 
-	for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), needle, k)); q += k)
+	for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), needle, k));
+	     q += k)
 		c++;
 	return c;
 }
@@ -104,7 +107,8 @@ static void mark(const char *type, int n)
 	}
 	if (nmarks < cap) {
 		marks[nmarks].t_ns = now_ns();
-		snprintf(marks[nmarks].type, sizeof(marks[nmarks].type), "%s %d", type, n);
+		snprintf(marks[nmarks].type, sizeof(marks[nmarks].type),
+			 "%s %d", type, n);
 		nmarks++;
 	}
 	pthread_mutex_unlock(&mu);
@@ -115,7 +119,8 @@ ssize_t read(int fd, void *buf, size_t len)
 	ssize_t n = real_read(fd, buf, len);
 	int c;
 
-	if (serving && n > 0 && (c = count(buf, (size_t)n, "\"type\":\"sample\"")))
+	if (serving && n > 0 &&
+	    (c = count(buf, (size_t)n, "\"type\":\"sample\"")))
 		mark("read", c);
 	return n;
 }
@@ -138,8 +143,11 @@ ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	if (serving && n > 0) {
 		size_t left = (size_t)n;
 		for (size_t i = 0; i < msg->msg_iovlen && left; i++) {
-			size_t k = msg->msg_iov[i].iov_len < left ? msg->msg_iov[i].iov_len : left;
-			c += count(msg->msg_iov[i].iov_base, k, "event: sample");
+			size_t k = msg->msg_iov[i].iov_len < left
+					   ? msg->msg_iov[i].iov_len
+					   : left;
+			c += count(msg->msg_iov[i].iov_base, k,
+				   "event: sample");
 			left -= k;
 		}
 		if (c)
@@ -165,7 +173,9 @@ int fputs(const char *s, FILE *f)
 			size_t k = 0;
 			m->t_ns = now_ns();
 			if (ty)
-				for (ty += 8; ty[k] && ty[k] != '"' && k + 1 < sizeof(m->type); k++)
+				for (ty += 8; ty[k] && ty[k] != '"' &&
+					      k + 1 < sizeof(m->type);
+				     k++)
 					m->type[k] = ty[k];
 			m->type[k] = 0;
 		}
@@ -181,7 +191,8 @@ __attribute__((destructor)) static void emit_clock_fini(void)
 
 	if (!(active || serving) || !base)
 		return;
-	snprintf(path, sizeof(path), serving ? "%s.serve.%d" : "%s.%d", base, (int)getpid());
+	snprintf(path, sizeof(path), serving ? "%s.serve.%d" : "%s.%d", base,
+		 (int)getpid());
 	f = fopen(path, "w");
 	if (!f)
 		return;

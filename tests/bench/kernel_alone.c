@@ -64,7 +64,8 @@ static void on_summary(void *ctx, const char *key, double value,
 	char *s = NULL;
 
 	(void)ctx;
-	if (asprintf(&s, "summary\t%s\t%.17g\t%s", str(key), value, str(unit)) < 0)
+	if (asprintf(&s, "summary\t%s\t%.17g\t%s", str(key), value, str(unit)) <
+	    0)
 		s = NULL;
 	keep(s);
 }
@@ -101,17 +102,20 @@ int main(int argc, char **argv)
 	}
 	e = experiment_find(argv[1]);
 	if (!e) {
-		fprintf(stderr, "kernel_alone: unknown experiment '%s'\n", argv[1]);
+		fprintf(stderr, "kernel_alone: unknown experiment '%s'\n",
+			argv[1]);
 		return 2;
 	}
 	t = topo_load();
 	pv = calloc(1, sizeof(*pv));
 	params = calloc(1, e->params_size ? e->params_size : 1);
 	if (!t || !pv || !params) {
-		fprintf(stderr, "kernel_alone: %s\n", strerror(errno ? errno : ENOMEM));
+		fprintf(stderr, "kernel_alone: %s\n",
+			strerror(errno ? errno : ENOMEM));
 		return 1;
 	}
-	if (experiment_parse(e, t, argc - 2, argv + 2, pv, params, &common, &err)) {
+	if (experiment_parse(e, t, argc - 2, argv + 2, pv, params, &common,
+			     &err)) {
 		fprintf(stderr, "kernel_alone %s: %s\n", e->name, err.msg);
 		return 2;
 	}
@@ -127,7 +131,8 @@ int main(int argc, char **argv)
 		free(lines[i]);
 	}
 	if (rc)
-		fprintf(stderr, "kernel_alone %s: %s\n", e->name, strerror(-rc));
+		fprintf(stderr, "kernel_alone %s: %s\n", e->name,
+			strerror(-rc));
 	free(params);
 	free(pv);
 	topo_free(t);

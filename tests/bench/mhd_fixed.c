@@ -5,9 +5,9 @@
  * is built once and queued again for every request, so the figure is
  * libmicrohttpd's own cost for a body of that size. --mode tpc (the
  * default) runs a thread per connection with a poll() listener, as
- * numalab's server does; poll runs one internal epoll thread. Prints "port N" on stdout once it
- * listens (--port 0, the default, takes any free one) and runs until
- * SIGTERM or SIGINT.
+ * numalab's server does; poll runs one internal epoll thread. Prints "port N"
+ * on stdout once it listens (--port 0, the default, takes any free one) and
+ * runs until SIGTERM or SIGINT.
  */
 #include <errno.h>
 #include <signal.h>
@@ -51,7 +51,8 @@ static char *slurp(const char *path, size_t *len)
 
 	if (!f)
 		return NULL;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET))
 		goto out;
 	buf = malloc((size_t)n + 1);
 	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
@@ -86,7 +87,8 @@ int main(int argc, char **argv)
 			file = argv[a];
 	}
 	if (!file || (strcmp(mode, "tpc") && strcmp(mode, "poll"))) {
-		fprintf(stderr, "usage: mhd_fixed [--mode tpc|poll] [--port N] [--type TYPE] BODY_FILE\n");
+		fprintf(stderr,
+			"usage: mhd_fixed [--mode tpc|poll] [--port N] [--type TYPE] BODY_FILE\n");
 		return 2;
 	}
 	body = slurp(file, &len);
@@ -110,9 +112,11 @@ int main(int argc, char **argv)
 	else
 		flags |= MHD_USE_EPOLL;
 	d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, answer, NULL,
-			     MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_END);
+			     MHD_OPTION_CONNECTION_LIMIT, 4096u,
+			     MHD_OPTION_END);
 	if (!d) {
-		fprintf(stderr, "mhd_fixed: cannot start the daemon on port %d\n",
+		fprintf(stderr,
+			"mhd_fixed: cannot start the daemon on port %d\n",
 			port);
 		return 1;
 	}

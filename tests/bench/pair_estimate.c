@@ -70,13 +70,15 @@ int main(int argc, char **argv)
 	char *end1, *end2;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: pair_estimate SECONDS_PER_PAIR SECONDS_PER_CELL\n");
+		fprintf(stderr,
+			"usage: pair_estimate SECONDS_PER_PAIR SECONDS_PER_CELL\n");
 		return 2;
 	}
 	pair_s = strtod(argv[1], &end1);
 	cell_s = strtod(argv[2], &end2);
 	if (*end1 || *end2 || pair_s < 0 || cell_s < 0) {
-		fprintf(stderr, "pair_estimate: '%s' and '%s' must be seconds (0 or more)\n",
+		fprintf(stderr,
+			"pair_estimate: '%s' and '%s' must be seconds (0 or more)\n",
 			argv[1], argv[2]);
 		return 2;
 	}
@@ -94,9 +96,10 @@ int main(int argc, char **argv)
 		       "\"by_relation\": {\"pairs\": %ld, \"classes\": %d, \"seconds\": %.6g}}, "
 		       "\"cells\": {\"full\": {\"cells\": %d, \"seconds\": %.6g}, "
 		       "\"by_distance\": {\"cells\": %d, \"classes\": %d, \"seconds\": %.6g}}}",
-		       m ? ", " : "", machines[m].key, machines[m].desc, t->npus,
-		       t->nnodes, all, all * pair_s, rel, kr, rel * pair_s, full,
-		       full * cell_s, dist, kd, dist * cell_s);
+		       m ? ", " : "", machines[m].key, machines[m].desc,
+		       t->npus, t->nnodes, all, all * pair_s, rel, kr,
+		       rel * pair_s, full, full * cell_s, dist, kd,
+		       dist * cell_s);
 		topo_free(t);
 	}
 	printf("}\n");

@@ -87,7 +87,8 @@ static int pin(int cpu)
 static void *responder(void *arg)
 {
 	int cpu = *(int *)arg;
-	uint64_t total = (uint64_t)nsamples * (uint64_t)nrounds + (uint64_t)nrounds;
+	uint64_t total =
+		(uint64_t)nsamples * (uint64_t)nrounds + (uint64_t)nrounds;
 
 	if (pin(cpu))
 		return (void *)1;
@@ -115,7 +116,8 @@ int main(int argc, char **argv)
 	uint64_t next = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: pingpong CPU_A CPU_B [samples [rounds [pause]]]\n");
+		fprintf(stderr,
+			"usage: pingpong CPU_A CPU_B [samples [rounds [pause]]]\n");
 		return 2;
 	}
 	cpu_a = atoi(argv[1]);
@@ -127,7 +129,8 @@ int main(int argc, char **argv)
 	if (argc > 5)
 		use_pause = !strcmp(argv[5], "pause");
 	if (nsamples < 1 || nrounds < 1) {
-		fprintf(stderr, "pingpong: samples and rounds must be positive\n");
+		fprintf(stderr,
+			"pingpong: samples and rounds must be positive\n");
 		return 2;
 	}
 	sample_ns = calloc((size_t)nsamples, sizeof(double));
@@ -160,7 +163,8 @@ int main(int argc, char **argv)
 	}
 	pthread_join(th, &ret);
 	if (ret) {
-		fprintf(stderr, "pingpong: cannot pin the responder to cpu %d\n",
+		fprintf(stderr,
+			"pingpong: cannot pin the responder to cpu %d\n",
 			cpu_b);
 		return 1;
 	}
@@ -168,8 +172,8 @@ int main(int argc, char **argv)
 	printf("{\"cpu_a\":%d,\"cpu_b\":%d,\"samples\":%d,\"rounds\":%d,"
 	       "\"pause\":%s,\"tsc_ghz\":%.4f,\"median_ns\":%.2f,\"min_ns\":%.2f,\"max_ns\":%.2f}\n",
 	       cpu_a, cpu_b, nsamples, nrounds, use_pause ? "true" : "false",
-	       tsc_per_ns,
-	       sample_ns[nsamples / 2], sample_ns[0], sample_ns[nsamples - 1]);
+	       tsc_per_ns, sample_ns[nsamples / 2], sample_ns[0],
+	       sample_ns[nsamples - 1]);
 	free(sample_ns);
 	return 0;
 }

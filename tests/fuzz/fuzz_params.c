@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		topo = topo_load();
 	if (size < 1 || size > 4096)
 		return 0;
-	/* first byte picks the experiment; the rest is NUL/newline separated k=v */
+	/* first byte picks the experiment; the rest is NUL/newline separated
+	 * k=v */
 	int nexp = 0;
 	while (experiments[nexp])
 		nexp++;

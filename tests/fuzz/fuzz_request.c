@@ -28,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int n = e ? schema_params_to_argv(params, &argv, 64, &err) : -1;
 		if (n >= 0) {
 			struct param_values *pv = calloc(1, sizeof(*pv));
-			if (!experiment_parse(e, topo, n, argv.v, pv, NULL, NULL,
-					      &err)) {
+			if (!experiment_parse(e, topo, n, argv.v, pv, NULL,
+					      NULL, &err)) {
 				json_t *back = schema_params_json(pv);
 				json_decref(back);
 			}

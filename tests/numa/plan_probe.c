@@ -19,10 +19,9 @@ static void print_pairs(const struct topo *t, const char *mode)
 	printf("\"%s\": {\"ncpus\": %d, \"npairs\": %ld, \"classes\": [", mode,
 	       p.ncpus, p.npairs);
 	for (int c = 0; c < p.nclasses; c++)
-		printf(
-		    "%s{\"name\": \"%s\", \"available\": %ld, \"planned\": %d}",
-		    c ? ", " : "", p.cls[c].name, p.cls[c].available,
-		    p.cls[c].planned);
+		printf("%s{\"name\": \"%s\", \"available\": %ld, \"planned\": %d}",
+		       c ? ", " : "", p.cls[c].name, p.cls[c].available,
+		       p.cls[c].planned);
 	printf("], \"pairs\": [");
 	for (long k = 0; k < p.npairs; k++)
 		printf("%s[%d, %d, %d]", k ? ", " : "", p.pair[k].a,

@@ -136,7 +136,8 @@ static inline void canned_placement(struct canned *c, const struct topo *t,
  * topology t as a request is (trimmed defaults, placement), into v.
  */
 static inline void canned_precheck(const char *name, const struct topo *t,
-				   int argc, char *const *argv, struct verdict *v)
+				   int argc, char *const *argv,
+				   struct verdict *v)
 {
 	const struct experiment *exp = experiment_find(name);
 	struct param_values *pv = calloc(1, sizeof(*pv));
@@ -148,9 +149,9 @@ static inline void canned_precheck(const char *name, const struct topo *t,
 	params = calloc(1, exp->params_size);
 	assert_non_null(pv);
 	assert_non_null(params);
-	assert_int_equal(experiment_parse(exp, t, argc, argv, pv, params, &common,
-					  &err),
-			 0);
+	assert_int_equal(
+		experiment_parse(exp, t, argc, argv, pv, params, &common, &err),
+		0);
 	experiment_precheck(exp, params, &common, t, v);
 	free(params);
 	free(pv);

@@ -39,9 +39,13 @@ static void test_synthetic_spread_compact(void **state)
 	char msg[256];
 	(void)state;
 	assert_int_equal(t->npus, 8);
-	assert_int_equal(topo_plan(t, PLACE_COMPACT, NULL, 0, 4, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan(t, PLACE_COMPACT, NULL, 0, 4, out, msg, sizeof(msg)),
+		0);
 	assert_cpus(out, (int[]){0, 1, 2, 3}, 4);
-	assert_int_equal(topo_plan(t, PLACE_SPREAD, NULL, 0, 8, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan(t, PLACE_SPREAD, NULL, 0, 8, out, msg, sizeof(msg)),
+		0);
 	/* packages alternate, then cores, then SMT siblings */
 	assert_cpus(out, (int[]){0, 4, 2, 6, 1, 5, 3, 7}, 8);
 	topo_free(t);
@@ -55,18 +59,25 @@ static void test_synthetic_pairs(void **state)
 	(void)state;
 	assert_int_equal(topo_pair_level(t), 3);
 	/* each pair under one L3, on two cores (not SMT siblings) */
-	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, msg, sizeof(msg)),
+		0);
 	assert_cpus(out, (int[]){0, 2, 4, 6}, 4);
 	/* each pair across the two L3s */
-	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SPLIT, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SPLIT, 2, out, msg, sizeof(msg)), 0);
 	assert_cpus(out, (int[]){0, 4, 6, 2}, 4);
 	for (int k = 0; k < 2; k++)
 		assert_int_not_equal(topo_pu_by_os(t, out[2 * k])->l3,
 				     topo_pu_by_os(t, out[2 * k + 1])->l3);
 	/* 4 pairs fill both L3s: the SMT siblings come last */
-	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 4, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SHARED, 4, out, msg, sizeof(msg)),
+		0);
 	assert_cpus(out, (int[]){0, 2, 4, 6, 1, 3, 5, 7}, 8);
-	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 5, out, msg, sizeof(msg)), -22);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SHARED, 5, out, msg, sizeof(msg)),
+		-22);
 	assert_non_null(strstr(msg, "do not fit"));
 	topo_free(t);
 }
@@ -87,17 +98,25 @@ static void test_xml_two_sockets(void **state)
 	assert_int_equal(topo_pu_cache(topo_pu_by_os(t, 12), 3), 1);
 	assert_int_equal(topo_pu_cache(topo_pu_by_os(t, 12), 2), 4);
 
-	/* compact: SMT siblings first, in hardware order (0 and 8 share core 0) */
-	assert_int_equal(topo_plan(t, PLACE_COMPACT, NULL, 0, 4, out, msg, sizeof(msg)), 0);
+	/* compact: SMT siblings first, in hardware order (0 and 8 share core 0)
+	 */
+	assert_int_equal(
+		topo_plan(t, PLACE_COMPACT, NULL, 0, 4, out, msg, sizeof(msg)),
+		0);
 	assert_cpus(out, (int[]){0, 8, 1, 9}, 4);
 	/* spread: node 0, node 1, then the other cores, siblings last */
-	assert_int_equal(topo_plan(t, PLACE_SPREAD, NULL, 0, 10, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan(t, PLACE_SPREAD, NULL, 0, 10, out, msg, sizeof(msg)),
+		0);
 	assert_cpus(out, (int[]){0, 4, 1, 5, 2, 6, 3, 7, 8, 12}, 10);
 
 	assert_int_equal(topo_pair_level(t), 3);
-	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, msg, sizeof(msg)),
+		0);
 	assert_cpus(out, (int[]){0, 1, 4, 5}, 4);
-	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SPLIT, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SPLIT, 2, out, msg, sizeof(msg)), 0);
 	assert_cpus(out, (int[]){0, 4, 5, 1}, 4);
 	for (int k = 0; k < 2; k++) {
 		const struct topo_pu *a = topo_pu_by_os(t, out[2 * k]);
@@ -106,7 +125,9 @@ static void test_xml_two_sockets(void **state)
 		assert_int_not_equal(a->node, b->node);
 	}
 	/* around the L2s a shared pair can only be a core's two threads */
-	assert_int_equal(topo_plan_pairs(t, 2, PAIR_SHARED, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan_pairs(t, 2, PAIR_SHARED, 2, out, msg, sizeof(msg)),
+		0);
 	assert_cpus(out, (int[]){0, 8, 1, 9}, 4);
 	topo_free(t);
 }
@@ -119,15 +140,27 @@ static void test_one_l3_for_all(void **state)
 	char msg[256];
 	(void)state;
 	assert_int_equal(topo_pair_level(t), 0);
-	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 1, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SHARED, 1, out, msg, sizeof(msg)),
+		0);
 	assert_cpus(out, (int[]){0, 1}, 2);
-	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SPLIT, 1, out, msg, sizeof(msg)), -22);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SPLIT, 1, out, msg, sizeof(msg)),
+		-22);
 	assert_non_null(strstr(msg, "needs two L3 caches"));
 	assert_non_null(strstr(msg, "(0-1)"));
-	assert_int_equal(topo_plan_pairs(t, 2, PAIR_SHARED, 1, out, msg, sizeof(msg)), -22);
-	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, msg, sizeof(msg)), -22);
-	assert_int_equal(topo_plan_pairs(t, 4, PAIR_SHARED, 1, out, msg, sizeof(msg)), -22);
-	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 0, out, msg, sizeof(msg)), -22);
+	assert_int_equal(
+		topo_plan_pairs(t, 2, PAIR_SHARED, 1, out, msg, sizeof(msg)),
+		-22);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, msg, sizeof(msg)),
+		-22);
+	assert_int_equal(
+		topo_plan_pairs(t, 4, PAIR_SHARED, 1, out, msg, sizeof(msg)),
+		-22);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SHARED, 0, out, msg, sizeof(msg)),
+		-22);
 	topo_free(t);
 }
 
@@ -139,9 +172,12 @@ static void test_l2_clusters(void **state)
 	char msg[256];
 	(void)state;
 	assert_int_equal(topo_pair_level(t), 2);
-	assert_int_equal(topo_plan_pairs(t, 2, PAIR_SHARED, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan_pairs(t, 2, PAIR_SHARED, 2, out, msg, sizeof(msg)),
+		0);
 	assert_cpus(out, (int[]){0, 1, 2, 3}, 4);
-	assert_int_equal(topo_plan_pairs(t, 2, PAIR_SPLIT, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(
+		topo_plan_pairs(t, 2, PAIR_SPLIT, 2, out, msg, sizeof(msg)), 0);
 	assert_cpus(out, (int[]){0, 2, 3, 1}, 4);
 	topo_free(t);
 }
@@ -153,7 +189,9 @@ static void test_single_cpu(void **state)
 	char msg[256];
 	(void)state;
 	assert_int_equal(topo_pair_level(t), 0);
-	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 1, out, msg, sizeof(msg)), -22);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SHARED, 1, out, msg, sizeof(msg)),
+		-22);
 	assert_non_null(strstr(msg, "do not fit"));
 	topo_free(t);
 }

@@ -15,21 +15,21 @@
 #include "run_fixture.h"
 
 /* machine records as a run stores them (server/machine.c) */
-#define VM_2CPU_32M_L3                                                        \
+#define VM_2CPU_32M_L3                                                         \
 	"{\"hostname\": \"vm\", \"pus\": 2, \"cores\": 2, \"packages\": 1,"    \
-	" \"nodes\": 1, \"smt\": false, \"vm\": true, \"caches\": ["          \
+	" \"nodes\": 1, \"smt\": false, \"vm\": true, \"caches\": ["           \
 	"{\"level\": 2, \"size\": 1048576, \"instances_of_npus\": 1},"         \
 	"{\"level\": 3, \"size\": 33554432, \"instances_of_npus\": 2}]}"
-#define BOX_2CPU_96M_L3                                                       \
-	"{\"pus\": 2, \"cores\": 2, \"packages\": 1, \"nodes\": 1,"           \
+#define BOX_2CPU_96M_L3                                                        \
+	"{\"pus\": 2, \"cores\": 2, \"packages\": 1, \"nodes\": 1,"            \
 	" \"smt\": false, \"vm\": false, \"caches\": ["                        \
 	"{\"level\": 3, \"size\": 100663296, \"instances_of_npus\": 2}]}"
-#define BOX_4CPU_ONE_L3                                                       \
-	"{\"pus\": 4, \"cores\": 4, \"packages\": 1, \"nodes\": 1,"           \
+#define BOX_4CPU_ONE_L3                                                        \
+	"{\"pus\": 4, \"cores\": 4, \"packages\": 1, \"nodes\": 1,"            \
 	" \"smt\": false, \"vm\": false, \"caches\": ["                        \
 	"{\"level\": 3, \"size\": 8388608, \"instances_of_npus\": 4}]}"
-#define TWO_SOCKET_SMT                                                        \
-	"{\"pus\": 8, \"cores\": 4, \"packages\": 2, \"nodes\": 2,"           \
+#define TWO_SOCKET_SMT                                                         \
+	"{\"pus\": 8, \"cores\": 4, \"packages\": 2, \"nodes\": 2,"            \
 	" \"smt\": true, \"vm\": false, \"caches\": ["                         \
 	"{\"level\": 2, \"size\": 262144, \"instances_of_npus\": 2},"          \
 	"{\"level\": 3, \"size\": 8388608, \"instances_of_npus\": 4}]}"
@@ -43,9 +43,9 @@ static json_t *doc_new(const char *experiment, const char *params,
 				" s:{}, s:s?}",
 				"experiment", experiment, "status", "done",
 				"params", json_loads(params, 0, &e), "machine",
-				json_loads(machine, 0, &e), "samples",
-				"cells", "placement", "notes", "summary",
-				"headline", headline);
+				json_loads(machine, 0, &e), "samples", "cells",
+				"placement", "notes", "summary", "headline",
+				headline);
 
 	assert_non_null(doc);
 	return doc;
@@ -75,20 +75,21 @@ static void placement(json_t *doc, const char *label, const int *cpus, int n)
 
 	for (int i = 0; i < n; i++)
 		json_array_append_new(
-			threads, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
-					   "thread", i, "cpu", cpus[i],
-					   "cpu_observed", cpus[i], "core", cpus[i],
-					   "package", 0, "node", 0, "l2", cpus[i],
-					   "l3", 0));
-	json_array_append_new(json_object_get(doc, "placement"),
-			      json_pack("{s:s, s:o}", "label", label, "threads",
-					threads));
+			threads,
+			json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
+				  "thread", i, "cpu", cpus[i], "cpu_observed",
+				  cpus[i], "core", cpus[i], "package", 0,
+				  "node", 0, "l2", cpus[i], "l3", 0));
+	json_array_append_new(
+		json_object_get(doc, "placement"),
+		json_pack("{s:s, s:o}", "label", label, "threads", threads));
 }
 
 static void summary(json_t *doc, const char *key, double value)
 {
-	json_object_set_new(json_object_get(doc, "summary"), key,
-			    json_pack("{s:f, s:s}", "value", value, "unit", ""));
+	json_object_set_new(
+		json_object_get(doc, "summary"), key,
+		json_pack("{s:f, s:s}", "value", value, "unit", ""));
 }
 
 static struct verdict *describe(json_t *doc, struct verdict *v)
@@ -110,7 +111,8 @@ static void machine_record_matches_topology(void **state)
 
 	(void)state;
 	for (int i = 0; i < 4; i++) {
-		struct topo *t = i < 1 ? xml(files[i]) : synthetic(synth[i - 1]);
+		struct topo *t =
+			i < 1 ? xml(files[i]) : synthetic(synth[i - 1]);
 		json_t *rec = machine_json(t);
 
 		machine_facts_from_topo(t, &want);
@@ -129,7 +131,8 @@ static void machine_record_matches_topology(void **state)
 	}
 }
 
-/* bandwidth_scaling, compact and spread on the same cpus, stored as two lines with a claim */
+/* bandwidth_scaling, compact and spread on the same cpus, stored as two lines
+ * with a claim */
 static void scaling_claim_not_repeated(void **state)
 {
 	json_t *doc = doc_new("bandwidth_scaling",
@@ -162,7 +165,8 @@ static void scaling_claim_not_repeated(void **state)
 	json_decref(doc);
 }
 
-/* memory_policy: a 4M buffer under the record's 32 MiB L3 is labelled from cache */
+/* memory_policy: a 4M buffer under the record's 32 MiB L3 is labelled from
+ * cache */
 static void policy_from_cache_by_the_record(void **state)
 {
 	json_t *doc = doc_new("memory_policy",
@@ -189,7 +193,8 @@ static void remote_default_under_big_l3(void **state)
 	struct verdict v;
 
 	(void)state;
-	sample(doc, "mixed", "regular stores (from cache)", 0, "all local", 50, 0.02);
+	sample(doc, "mixed", "regular stores (from cache)", 0, "all local", 50,
+	       0.02);
 	describe(doc, &v);
 	assert_true(verdict_says(&v, "64 MiB fits in this machine's 96 MiB"));
 	json_decref(doc);
@@ -198,10 +203,10 @@ static void remote_default_under_big_l3(void **state)
 /* false_sharing: strides past the line share nothing, whatever was stored */
 static void false_sharing_past_the_line(void **state)
 {
-	json_t *doc = doc_new("false_sharing",
-			      "{\"threads\": \"2\", \"stride\": \"64,128\"}",
-			      VM_2CPU_32M_L3,
-			      "sharing one cache line cost 2 threads only 1.02x");
+	json_t *doc = doc_new(
+		"false_sharing", "{\"threads\": \"2\", \"stride\": \"64,128\"}",
+		VM_2CPU_32M_L3,
+		"sharing one cache line cost 2 threads only 1.02x");
 	const int cpus[] = {0, 1};
 	json_t *s;
 
@@ -217,7 +222,9 @@ static void false_sharing_past_the_line(void **state)
 	json_object_set_new(s, "extra", json_pack("{s:f}", "overlap", 0.95));
 	placement(doc, "threads=2 layout=shared stride=128", cpus, 2);
 	describe(doc, &v);
-	assert_true(verdict_says(&v, "counters 64 and 128 B apart sit in separate lines: no sharing to measure"));
+	assert_true(verdict_says(
+		&v,
+		"counters 64 and 128 B apart sit in separate lines: no sharing to measure"));
 	assert_false(verdict_says(&v, "cost"));
 	json_decref(doc);
 }
@@ -233,9 +240,12 @@ static void cache_sharing_one_l3_and_several(void **state)
 	summary(doc, "working_set", 1 << 20);
 	summary(doc, "cache_level", 3);
 	sample(doc, "time", "one data set per pair", 0, "shared", 1.0, 0.01);
-	sample(doc, "time", "each thread its own data set", 3, "separate_data", 1.5, 0.01);
+	sample(doc, "time", "each thread its own data set", 3, "separate_data",
+	       1.5, 0.01);
 	describe(doc, &v);
-	assert_true(verdict_says(&v, "what splitting a pair across caches costs could not be shown"));
+	assert_true(verdict_says(
+		&v,
+		"what splitting a pair across caches costs could not be shown"));
 	assert_true(verdict_says(&v, "1.50×"));
 	json_decref(doc);
 
@@ -264,7 +274,8 @@ static void refused_documents(void **state)
 	assert_non_null(strstr(err.msg, "unknown experiment 'no_such_thing'"));
 	assert_null(describe_doc_today(doc, NULL));
 	json_decref(doc);
-	doc = doc_new("false_sharing", "{\"threads\": \"many\"}", VM_2CPU_32M_L3, NULL);
+	doc = doc_new("false_sharing", "{\"threads\": \"many\"}",
+		      VM_2CPU_32M_L3, NULL);
 	assert_int_equal(describe_doc(doc, &v, &err), -EINVAL);
 	assert_string_equal(err.field, "threads");
 	json_decref(doc);

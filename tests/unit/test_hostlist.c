@@ -37,7 +37,8 @@ static void test_plain_names(void **state)
 	(void)state;
 	assert_string_equal(expand_text("n1"), "n1");
 	assert_string_equal(expand_text("a,b,c"), "a b c");
-	assert_string_equal(expand_text("lab-pc.example.org"), "lab-pc.example.org");
+	assert_string_equal(expand_text("lab-pc.example.org"),
+			    "lab-pc.example.org");
 }
 
 static void test_ranges(void **state)
@@ -54,7 +55,8 @@ static void test_padding(void **state)
 {
 	(void)state;
 	assert_string_equal(expand_text("lab[01-03]"), "lab01 lab02 lab03");
-	assert_string_equal(expand_text("lab[098-101]"), "lab098 lab099 lab100 lab101");
+	assert_string_equal(expand_text("lab[098-101]"),
+			    "lab098 lab099 lab100 lab101");
 	assert_string_equal(expand_text("n[0-2]"), "n0 n1 n2");
 }
 
@@ -88,20 +90,33 @@ static void test_count(void **state)
 static void test_errors(void **state)
 {
 	(void)state;
-	assert_string_equal(expand_text(""), "error: empty host list (give names such as 'n[1-8]' or 'lab01,lab02')");
-	assert_string_equal(expand_text("n[1-8"), "error: unbalanced '[' in 'n[1-8'");
-	assert_string_equal(expand_text("n1-8]"), "error: unbalanced ']' in 'n1-8]'");
-	assert_string_equal(expand_text("n[8-1]"), "error: range '8-1' in 'n[8-1]' goes backwards");
-	assert_string_equal(expand_text("n[a-b]"),
-			    "error: 'n[a-b]' has a range that is not numbers (allowed: [1-8], [01-30], [1,3,5-7])");
-	assert_string_equal(expand_text("n[1-]"),
-			    "error: 'n[1-]' has a range that is not numbers (allowed: [1-8], [01-30], [1,3,5-7])");
-	assert_string_equal(expand_text("n[]"),
-			    "error: 'n[]' has a range that is not numbers (allowed: [1-8], [01-30], [1,3,5-7])");
-	assert_string_equal(expand_text("a,,b"), "error: empty name in host list 'a,,b'");
-	assert_string_equal(expand_text("a b"), "error: 'a b' is not a host name (no spaces or '/')");
-	assert_string_equal(expand_text("n[1-100000]"), "error: 'n[1-100000]' names more than 65536 hosts");
-	assert_string_equal(expand_text("n[1-[2]]"), "error: unbalanced '[' in 'n[1-[2]]'");
+	assert_string_equal(
+		expand_text(""),
+		"error: empty host list (give names such as 'n[1-8]' or 'lab01,lab02')");
+	assert_string_equal(expand_text("n[1-8"),
+			    "error: unbalanced '[' in 'n[1-8'");
+	assert_string_equal(expand_text("n1-8]"),
+			    "error: unbalanced ']' in 'n1-8]'");
+	assert_string_equal(expand_text("n[8-1]"),
+			    "error: range '8-1' in 'n[8-1]' goes backwards");
+	assert_string_equal(
+		expand_text("n[a-b]"),
+		"error: 'n[a-b]' has a range that is not numbers (allowed: [1-8], [01-30], [1,3,5-7])");
+	assert_string_equal(
+		expand_text("n[1-]"),
+		"error: 'n[1-]' has a range that is not numbers (allowed: [1-8], [01-30], [1,3,5-7])");
+	assert_string_equal(
+		expand_text("n[]"),
+		"error: 'n[]' has a range that is not numbers (allowed: [1-8], [01-30], [1,3,5-7])");
+	assert_string_equal(expand_text("a,,b"),
+			    "error: empty name in host list 'a,,b'");
+	assert_string_equal(
+		expand_text("a b"),
+		"error: 'a b' is not a host name (no spaces or '/')");
+	assert_string_equal(expand_text("n[1-100000]"),
+			    "error: 'n[1-100000]' names more than 65536 hosts");
+	assert_string_equal(expand_text("n[1-[2]]"),
+			    "error: unbalanced '[' in 'n[1-[2]]'");
 }
 
 int main(void)

@@ -13,10 +13,12 @@
 #include "lesson.h"
 #include "topo_fixture.h"
 
-/* numalab serve's default --max-run-seconds: a lesson must never be refused by it */
+/* numalab serve's default --max-run-seconds: a lesson must never be refused by
+ * it */
 #define SERVER_LIMIT_S 600.0
 
-/* The machines a lesson must run on: 2 cores (the classroom's laptop), and larger ones. */
+/* The machines a lesson must run on: 2 cores (the classroom's laptop), and
+ * larger ones. */
 static const char *const machines[] = {
 	"pack:1 numa:1 l3:1 core:2 pu:1",
 	"pack:2 numa:1 l3:1 core:2 pu:2",
@@ -45,9 +47,10 @@ static void check_lesson(const struct experiment *e, const struct lesson *l,
 	if (e->estimate) {
 		e->estimate(params, &common, t, &seconds, &bytes);
 		if (seconds >= SERVER_LIMIT_S)
-			fail_msg("%s lesson '%s' on %s is estimated at %.0f s, over the server's %.0f s",
-				 e->name, l->id, machine, seconds,
-				 SERVER_LIMIT_S);
+			fail_msg(
+				"%s lesson '%s' on %s is estimated at %.0f s, over the server's %.0f s",
+				e->name, l->id, machine, seconds,
+				SERVER_LIMIT_S);
 	}
 	free(params);
 	free(pv);
@@ -59,7 +62,8 @@ static void test_every_lesson_runs_under_the_limit(void **state)
 	(void)state;
 	for (int m = 0; machines[m]; m++) {
 		struct topo *t = synthetic(machines[m]);
-		/* a synthetic machine reports no free memory: give each node 8 GiB */
+		/* a synthetic machine reports no free memory: give each node 8
+		 * GiB */
 		for (int n = 0; n < t->nnodes; n++)
 			t->node[n].mem_free = 8ull << 30;
 		for (int i = 0; experiments[i]; i++)
@@ -76,23 +80,33 @@ static void test_every_lesson_is_complete(void **state)
 	for (int i = 0; experiments[i]; i++) {
 		const struct experiment *e = experiments[i];
 		int n = 0;
-		for (const struct lesson *l = e->lessons; l && l->id; l++, n++) {
+		for (const struct lesson *l = e->lessons; l && l->id;
+		     l++, n++) {
 			assert_non_null(l->title);
 			assert_non_null(l->question);
 			assert_non_null(l->params);
 			assert_non_null(l->unit);
-			if (!l->answer || !experiment_declares_summary(e, l->answer))
-				fail_msg("%s lesson '%s' answers with '%s', a summary key the experiment does not declare",
-					 e->name, l->id, l->answer ? l->answer : "(none)");
-			if (!l->chart || !experiment_declares_chart(e, l->chart))
-				fail_msg("%s lesson '%s' points at chart '%s', which the experiment does not draw",
-					 e->name, l->id, l->chart ? l->chart : "(none)");
+			if (!l->answer ||
+			    !experiment_declares_summary(e, l->answer))
+				fail_msg(
+					"%s lesson '%s' answers with '%s', a summary key the experiment does not declare",
+					e->name, l->id,
+					l->answer ? l->answer : "(none)");
+			if (!l->chart ||
+			    !experiment_declares_chart(e, l->chart))
+				fail_msg(
+					"%s lesson '%s' points at chart '%s', which the experiment does not draw",
+					e->name, l->id,
+					l->chart ? l->chart : "(none)");
 			for (const struct lesson *k = e->lessons; k < l; k++)
 				if (!strcmp(k->id, l->id))
-					fail_msg("%s has two lessons '%s'", e->name, l->id);
+					fail_msg("%s has two lessons '%s'",
+						 e->name, l->id);
 		}
 		if (n < 1 || n > 3)
-			fail_msg("%s has %d lessons; the classroom wants 1 to 3", e->name, n);
+			fail_msg(
+				"%s has %d lessons; the classroom wants 1 to 3",
+				e->name, n);
 	}
 }
 

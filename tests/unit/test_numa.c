@@ -29,7 +29,8 @@ static void test_all_on_one_node(void **state)
 	assert_int_equal(c.first_forbidden_node, -1);
 	assert_int_equal(c.nused, 1);
 	assert_int_equal(c.runs, 1);
-	/* interleave over one node: one run, nothing to alternate, nothing wrong */
+	/* interleave over one node: one run, nothing to alternate, nothing
+	 * wrong */
 	assert_int_equal(c.interleaved, 1);
 }
 
@@ -96,7 +97,8 @@ static void test_interleave_sets(void **state)
 
 static void test_interleave_huge_runs(void **state)
 {
-	/* 2 MiB pages interleave whole: runs of 512 base pages, the ends cut short */
+	/* 2 MiB pages interleave whole: runs of 512 base pages, the ends cut
+	 * short */
 	size_t n = 100 + 512 + 512 + 300;
 	int *s = malloc(sizeof(int) * n);
 	int allowed[] = {0, 1};
@@ -109,7 +111,8 @@ static void test_interleave_huge_runs(void **state)
 	assert_int_equal(c.run_len, 512);
 	assert_int_equal(c.run_min, 100);
 	assert_int_equal(c.run_max, 512);
-	/* an inner run of another length breaks the pattern: 100, 256, 768, 300 */
+	/* an inner run of another length breaks the pattern: 100, 256, 768, 300
+	 */
 	for (size_t i = 0; i < n; i++)
 		s[i] = i < 100 ? 1 : i < 356 ? 0 : i < 1124 ? 1 : 0;
 	nmem_census_of(s, n, allowed, 2, &c);
@@ -157,21 +160,32 @@ static void test_check_nodes(void **state)
 	int32_t three[] = {3}, zero[] = {0}, both[] = {0, 1};
 	(void)state;
 	memset(&err, 0, sizeof(err));
-	assert_int_equal(topo_check_nodes(one, three, 1, "nodes", 0, 0, &err), -EINVAL);
-	assert_string_equal(err.msg, "node 3 does not exist (this machine has nodes 0)");
+	assert_int_equal(topo_check_nodes(one, three, 1, "nodes", 0, 0, &err),
+			 -EINVAL);
+	assert_string_equal(err.msg,
+			    "node 3 does not exist (this machine has nodes 0)");
 	assert_string_equal(err.field, "nodes");
-	assert_int_equal(topo_check_nodes(one, zero, 1, "nodes", 1, 0, &err), 0);
-	assert_int_equal(topo_check_nodes(two, three, 1, "from_nodes", 0, 0, &err), -EINVAL);
-	assert_string_equal(err.msg, "node 3 does not exist (this machine has nodes 0-1)");
+	assert_int_equal(topo_check_nodes(one, zero, 1, "nodes", 1, 0, &err),
+			 0);
+	assert_int_equal(
+		topo_check_nodes(two, three, 1, "from_nodes", 0, 0, &err),
+		-EINVAL);
+	assert_string_equal(
+		err.msg, "node 3 does not exist (this machine has nodes 0-1)");
 	assert_string_equal(err.field, "from_nodes");
 	/* a node without memory, and one without cpus */
 	two->node[1].mem_total = 0;
-	assert_int_equal(topo_check_nodes(two, both, 2, "nodes", 1, 0, &err), -EINVAL);
+	assert_int_equal(topo_check_nodes(two, both, 2, "nodes", 1, 0, &err),
+			 -EINVAL);
 	assert_string_equal(err.msg, "node 1 has no memory (in 'nodes')");
-	assert_int_equal(topo_check_nodes(two, zero, 1, "toucher", 0, 1, &err), -EINVAL);
-	assert_string_equal(err.msg, "node 0 has no cpus this process may use (in 'toucher')");
+	assert_int_equal(topo_check_nodes(two, zero, 1, "toucher", 0, 1, &err),
+			 -EINVAL);
+	assert_string_equal(
+		err.msg,
+		"node 0 has no cpus this process may use (in 'toucher')");
 	/* no topology (validating without a machine): nothing to refuse */
-	assert_int_equal(topo_check_nodes(NULL, three, 1, "nodes", 1, 1, &err), 0);
+	assert_int_equal(topo_check_nodes(NULL, three, 1, "nodes", 1, 1, &err),
+			 0);
 	free(one);
 	free(two);
 }
@@ -182,16 +196,24 @@ static void test_check_free(void **state)
 	struct errinfo err;
 	int32_t zero[] = {0};
 	(void)state;
-	assert_int_equal(topo_check_free(two, zero, 1, 512ull << 20, "size", &err), 0);
-	assert_int_equal(topo_check_free(two, zero, 1, 2ull << 30, "size", &err), -EINVAL);
-	assert_string_equal(err.msg,
-			    "'size' asks for 2048.0 MiB, more than the 1024.0 MiB free on node 0");
+	assert_int_equal(
+		topo_check_free(two, zero, 1, 512ull << 20, "size", &err), 0);
+	assert_int_equal(
+		topo_check_free(two, zero, 1, 2ull << 30, "size", &err),
+		-EINVAL);
+	assert_string_equal(
+		err.msg,
+		"'size' asks for 2048.0 MiB, more than the 1024.0 MiB free on node 0");
 	/* every node together */
-	assert_int_equal(topo_check_free(two, NULL, 0, 2ull << 30, "size", &err), 0);
-	assert_int_equal(topo_check_free(two, NULL, 0, 3ull << 30, "size", &err), -EINVAL);
+	assert_int_equal(
+		topo_check_free(two, NULL, 0, 2ull << 30, "size", &err), 0);
+	assert_int_equal(
+		topo_check_free(two, NULL, 0, 3ull << 30, "size", &err),
+		-EINVAL);
 	assert_non_null(strstr(err.msg, "on nodes 0-1 together"));
 	/* memory the topology does not know is not held against a request */
-	assert_int_equal(topo_check_free(unknown, zero, 1, 1ull << 40, "size", &err), 0);
+	assert_int_equal(
+		topo_check_free(unknown, zero, 1, 1ull << 40, "size", &err), 0);
 	free(two);
 	free(unknown);
 }
@@ -207,21 +229,33 @@ static void test_plan_on_nodes(void **state)
 	assert_int_equal(topo_cpu_node(t, 99), -1);
 	assert_int_equal(topo_node_ncpus(t, 1), 4);
 	/* compact on node 1: its first core's two PUs */
-	assert_int_equal(topo_plan_nodes(t, PLACE_COMPACT, one, 1, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(topo_plan_nodes(t, PLACE_COMPACT, one, 1, 2, out, msg,
+					 sizeof(msg)),
+			 0);
 	assert_int_equal(out[0], 4);
 	assert_int_equal(out[1], 5);
 	/* spread over node 1: two cores before an SMT sibling */
-	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, one, 1, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, one, 1, 2, out, msg,
+					 sizeof(msg)),
+			 0);
 	assert_int_equal(topo_cpu_node(t, out[0]), 1);
 	assert_int_equal(topo_cpu_node(t, out[1]), 1);
 	assert_int_not_equal(out[0] / 2, out[1] / 2);
-	/* spread over every node alternates the nodes; compact fills node 0 first */
-	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 2, out, msg, sizeof(msg)), 0);
-	assert_int_not_equal(topo_cpu_node(t, out[0]), topo_cpu_node(t, out[1]));
-	assert_int_equal(topo_plan_nodes(t, PLACE_COMPACT, NULL, 0, 4, out, msg, sizeof(msg)), 0);
+	/* spread over every node alternates the nodes; compact fills node 0
+	 * first */
+	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 2, out, msg,
+					 sizeof(msg)),
+			 0);
+	assert_int_not_equal(topo_cpu_node(t, out[0]),
+			     topo_cpu_node(t, out[1]));
+	assert_int_equal(topo_plan_nodes(t, PLACE_COMPACT, NULL, 0, 4, out, msg,
+					 sizeof(msg)),
+			 0);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(topo_cpu_node(t, out[i]), 0);
-	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, one, 1, 5, out, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, one, 1, 5, out, msg,
+					 sizeof(msg)),
+			 -EINVAL);
 	assert_non_null(strstr(msg, "node 1 has only 4"));
 	topo_free(t);
 }
@@ -234,8 +268,10 @@ static void test_names_match_enums(void **state)
 	assert_string_equal(nmem_policy_names[NMEM_PREFERRED], "preferred");
 	assert_string_equal(nmem_policy_names[NMEM_INTERLEAVE], "interleave");
 	assert_string_equal(nmem_policy_names[NMEM_LOCAL], "local");
-	assert_string_equal(nmem_policy_names[NMEM_LOCAL + 1], "preferred_many");
-	assert_string_equal(nmem_policy_names[NMEM_PREFERRED_MANY], "preferred_many");
+	assert_string_equal(nmem_policy_names[NMEM_LOCAL + 1],
+			    "preferred_many");
+	assert_string_equal(nmem_policy_names[NMEM_PREFERRED_MANY],
+			    "preferred_many");
 	assert_null(nmem_policy_names[NMEM_PREFERRED_MANY + 1]);
 	assert_string_equal(nmem_scope_names[NMEM_TASK], "task");
 }
@@ -257,8 +293,12 @@ static void test_bind_here(void **state)
 		return;
 	}
 	int32_t node = t->node[0].os;
-	struct nmem_spec s = {.len = 1 << 20, .policy = NMEM_BIND, .scope = NMEM_VMA,
-			      .nodes = &node, .nnodes = 1, .thp = -1};
+	struct nmem_spec s = {.len = 1 << 20,
+			      .policy = NMEM_BIND,
+			      .scope = NMEM_VMA,
+			      .nodes = &node,
+			      .nnodes = 1,
+			      .thp = -1};
 	assert_int_equal(nmem_alloc(&s, t, &b, msg, sizeof(msg)), 0);
 	int *status = malloc(sizeof(int) * b.npages);
 	assert_int_equal(nmem_where(&b, status), 0);
@@ -273,8 +313,9 @@ static void test_bind_here(void **state)
 	assert_int_equal(checked, 16);
 	/* migrating onto the node the pages are on moves nothing */
 	struct nmem_migration m;
-	assert_int_equal(nmem_migrate_mbind(&b, NMEM_MOVE_MBIND_STRICT, &b.nodes[0], 1, &m,
-					    msg, sizeof(msg)),
+	assert_int_equal(nmem_migrate_mbind(&b, NMEM_MOVE_MBIND_STRICT,
+					    &b.nodes[0], 1, &m, msg,
+					    sizeof(msg)),
 			 0);
 	assert_int_equal(m.stayed, b.npages);
 	assert_int_equal(m.moved, 0);

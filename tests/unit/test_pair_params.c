@@ -56,18 +56,22 @@ static void test_pairs_default_by_machine(void **state)
 	char text[64];
 
 	(void)state;
-	assert_int_equal(sizeof(f), experiment_find("core_to_core")->params_size);
+	assert_int_equal(sizeof(f),
+			 experiment_find("core_to_core")->params_size);
 	assert_int_equal(parse("core_to_core", big, 0, NULL, "pairs", text,
-			       sizeof(text), &f, &err), 0);
+			       sizeof(text), &f, &err),
+			 0);
 	assert_string_equal(text, "by_relation");
 	assert_int_equal(f.pairs.mode, PAIRS_BY_RELATION);
 	assert_int_equal(parse("core_to_core", small, 0, NULL, "pairs", text,
-			       sizeof(text), &f, &err), 0);
+			       sizeof(text), &f, &err),
+			 0);
 	assert_string_equal(text, "all");
 	assert_int_equal(f.pairs.mode, PAIRS_ALL);
 	/* 16 cpus: still every pair */
 	assert_int_equal(parse("core_to_core", edge, 0, NULL, "pairs", text,
-			       sizeof(text), &f, &err), 0);
+			       sizeof(text), &f, &err),
+			 0);
 	assert_string_equal(text, "all");
 	topo_free(big);
 	topo_free(small);
@@ -85,22 +89,30 @@ static void test_pairs_values(void **state)
 
 	(void)state;
 	assert_int_equal(parse("core_to_core", t, 1, sample, "pairs", text,
-			       sizeof(text), &f, &err), 0);
+			       sizeof(text), &f, &err),
+			 0);
 	/* recorded in its normal form, typed in the struct */
 	assert_string_equal(text, "sample:7");
 	assert_int_equal(f.pairs.mode, PAIRS_SAMPLE);
 	assert_int_equal(f.pairs.sample, 7);
 	assert_int_equal(parse("core_to_core", t, 1, rel, "pairs", text,
-			       sizeof(text), &f, &err), 0);
+			       sizeof(text), &f, &err),
+			 0);
 	assert_int_equal(f.pairs.mode, PAIRS_BY_RELATION);
 	assert_int_equal(parse("core_to_core", t, 1, zero, "pairs", text,
-			       sizeof(text), NULL, &err), -EINVAL);
+			       sizeof(text), NULL, &err),
+			 -EINVAL);
 	assert_string_equal(err.field, "pairs");
-	assert_string_equal(err.msg, "'sample:0' is not a pair count: sample:N takes a whole number N of 1 or more");
+	assert_string_equal(
+		err.msg,
+		"'sample:0' is not a pair count: sample:N takes a whole number N of 1 or more");
 	assert_int_equal(parse("core_to_core", t, 1, bad, "pairs", text,
-			       sizeof(text), NULL, &err), -EINVAL);
+			       sizeof(text), NULL, &err),
+			 -EINVAL);
 	assert_string_equal(err.field, "pairs");
-	assert_string_equal(err.msg, "unknown pairs 'most' (allowed: all, by_relation, sample:N)");
+	assert_string_equal(
+		err.msg,
+		"unknown pairs 'most' (allowed: all, by_relation, sample:N)");
 	topo_free(t);
 }
 
@@ -115,11 +127,15 @@ static void test_pairs_recorded(void **state)
 	char *argv[] = {"pairs=sample:12"};
 
 	(void)state;
-	assert_int_equal(experiment_parse_recorded(e, 1, argv, pv, &f, &common, &err), 0);
+	assert_int_equal(
+		experiment_parse_recorded(e, 1, argv, pv, &f, &common, &err),
+		0);
 	assert_int_equal(f.pairs.mode, PAIRS_SAMPLE);
 	assert_int_equal(f.pairs.sample, 12);
 	/* no machine: the table's own default */
-	assert_int_equal(experiment_parse_recorded(e, 0, NULL, pv, &f, &common, &err), 0);
+	assert_int_equal(
+		experiment_parse_recorded(e, 0, NULL, pv, &f, &common, &err),
+		0);
 	assert_string_equal(params_str(pv, "pairs"), "by_relation");
 	free(pv);
 }
@@ -140,18 +156,23 @@ static void test_cells_default_by_machine(void **state)
 	assert_int_equal(n64->nnodes, 64);
 	assert_int_equal(n8->nnodes, 8);
 	assert_int_equal(parse("remote_bandwidth", n64, 0, NULL, "cells", text,
-			       sizeof(text), NULL, &err), 0);
+			       sizeof(text), NULL, &err),
+			 0);
 	assert_string_equal(text, "by_distance");
 	assert_int_equal(parse("remote_bandwidth", n64, 1, full, "cells", text,
-			       sizeof(text), NULL, &err), 0);
+			       sizeof(text), NULL, &err),
+			 0);
 	assert_string_equal(text, "full");
 	assert_int_equal(parse("remote_bandwidth", n8, 0, NULL, "cells", text,
-			       sizeof(text), NULL, &err), 0);
+			       sizeof(text), NULL, &err),
+			 0);
 	assert_string_equal(text, "full");
 	assert_int_equal(parse("remote_bandwidth", n8, 1, bad, "cells", text,
-			       sizeof(text), NULL, &err), -EINVAL);
+			       sizeof(text), NULL, &err),
+			 -EINVAL);
 	assert_string_equal(err.field, "cells");
-	assert_string_equal(err.msg, "unknown cells 'some' (allowed: full, by_distance)");
+	assert_string_equal(
+		err.msg, "unknown cells 'some' (allowed: full, by_distance)");
 	topo_free(n64);
 	topo_free(n8);
 }
@@ -170,19 +191,26 @@ struct text_fields {
 };
 
 static const struct param text_rows[] = {
-	{.name = "word", .type = PARAM_TEXT, .def = "x", .help = "a word",
-	 .offset = offsetof(struct text_fields, word), .parse = upper_text,
+	{.name = "word",
+	 .type = PARAM_TEXT,
+	 .def = "x",
+	 .help = "a word",
+	 .offset = offsetof(struct text_fields, word),
+	 .parse = upper_text,
 	 .field_size = 8},
 	{0}};
 static const struct chart one_chart[] = {{.id = "c", .kind = CHART_LINE}, {0}};
 
-/* A text row needs its parser and a field that fits; others may not have one. */
+/* A text row needs its parser and a field that fits; others may not have one.
+ */
 static void test_text_rows_validated(void **state)
 {
 	struct param rows[2];
-	struct experiment e = {.name = "t", .params = rows,
+	struct experiment e = {.name = "t",
+			       .params = rows,
 			       .params_size = sizeof(struct text_fields),
-			       .charts = one_chart, .smoke = "word=y"};
+			       .charts = one_chart,
+			       .smoke = "word=y"};
 	struct errinfo err;
 
 	(void)state;

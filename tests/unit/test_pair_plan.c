@@ -38,7 +38,8 @@ static void relation_name(const struct topo *t, const struct topo_pu *a,
 	if (strcmp(k, "package") && strcmp(k, "cross-package"))
 		goto plain;
 	if (a->node != b->node)
-		d = t->distance[topo_node_index(t, a->node)][topo_node_index(t, b->node)];
+		d = t->distance[topo_node_index(t, a->node)]
+			       [topo_node_index(t, b->node)];
 	if (a->node != b->node && d > 0) {
 		snprintf(out, len, "%s, distance %d", k, d);
 		return;
@@ -52,7 +53,8 @@ plain:
 }
 
 /* Every relation the cpus have is a class of the plan, and nothing else is. */
-static void assert_classes_complete(const struct topo *t, const struct pair_plan *p)
+static void assert_classes_complete(const struct topo *t,
+				    const struct pair_plan *p)
 {
 	int n = p->ncpus;
 	long *seen = calloc((size_t)p->nclasses + 1, sizeof(*seen));
@@ -65,12 +67,16 @@ static void assert_classes_complete(const struct topo *t, const struct pair_plan
 			if (i == j)
 				continue;
 			relation_name(t, topo_pu_by_os(t, p->cpu[i]),
-				      topo_pu_by_os(t, p->cpu[j]), name, sizeof(name));
-			for (c = 0; c < p->nclasses && strcmp(p->cls[c].name, name); c++)
+				      topo_pu_by_os(t, p->cpu[j]), name,
+				      sizeof(name));
+			for (c = 0;
+			     c < p->nclasses && strcmp(p->cls[c].name, name);
+			     c++)
 				;
 			if (c == p->nclasses)
-				fail_msg("relation '%s' of cpus %d and %d is no class of the plan",
-					 name, p->cpu[i], p->cpu[j]);
+				fail_msg(
+					"relation '%s' of cpus %d and %d is no class of the plan",
+					name, p->cpu[i], p->cpu[j]);
 			seen[c]++;
 		}
 	for (int c = 0; c < p->nclasses; c++)
@@ -101,8 +107,8 @@ static int assert_pairs_sound(const struct topo *t, const struct pair_plan *p)
 			fail_msg("pair %d -> %d is planned twice", q->a, q->b);
 		hit[(size_t)q->row * (size_t)n + (size_t)q->col] = 1;
 		assert_in_range(q->cls, 0, p->nclasses - 1);
-		relation_name(t, topo_pu_by_os(t, q->a), topo_pu_by_os(t, q->b), name,
-			      sizeof(name));
+		relation_name(t, topo_pu_by_os(t, q->a), topo_pu_by_os(t, q->b),
+			      name, sizeof(name));
 		assert_string_equal(p->cls[q->cls].name, name);
 		per[q->cls]++;
 		if (++use[q->row] > most)
@@ -124,13 +130,13 @@ static void assert_covered(const struct pair_plan *p, int k)
 	for (int c = 0; c < p->nclasses; c++) {
 		long want = p->cls[c].available < k ? p->cls[c].available : k;
 		if (p->cls[c].planned != want)
-			fail_msg("class '%s' has %d pairs, not %ld", p->cls[c].name,
-				 p->cls[c].planned, want);
+			fail_msg("class '%s' has %d pairs, not %ld",
+				 p->cls[c].name, p->cls[c].planned, want);
 	}
 }
 
-static struct pair_plan plan_of(const struct topo *t, const char *pairs, const int *cpus,
-				int n)
+static struct pair_plan plan_of(const struct topo *t, const char *pairs,
+				const int *cpus, int n)
 {
 	struct pairs_request req;
 	struct pair_plan p;
@@ -146,17 +152,20 @@ static void print_classes(const char *what, const struct pair_plan *p)
 {
 	printf("  %s: %ld pairs:", what, p->npairs);
 	for (int c = 0; c < p->nclasses; c++)
-		printf("%s %s %d of %ld", c ? "," : "", p->cls[c].name, p->cls[c].planned,
-		       p->cls[c].available);
+		printf("%s %s %d of %ld", c ? "," : "", p->cls[c].name,
+		       p->cls[c].planned, p->cls[c].available);
 	printf("\n");
 }
 
 static void test_two_sockets_1024(void **state)
 {
 	struct topo *t = synthetic(TWO_SOCKET_1024);
-	static const char *const want[] = {
-		"smt",	       "l2", "l3", "package", "package, distance 12",
-		"cross-package, distance 21"};
+	static const char *const want[] = {"smt",
+					   "l2",
+					   "l3",
+					   "package",
+					   "package, distance 12",
+					   "cross-package, distance 21"};
 	(void)state;
 	assert_int_equal(t->npus, 1024);
 	assert_int_equal(t->nnodes, 4);
@@ -183,7 +192,8 @@ static void test_two_sockets_1024(void **state)
 	assert_covered(&rel, PAIRS_PER_CLASS_DEFAULT);
 	/* 36 cpus out of 1,024: none is needed twice */
 	assert_int_equal(assert_pairs_sound(t, &rel), 1);
-	/* spread: the three SMT pairs sit under three different L3s, both packages */
+	/* spread: the three SMT pairs sit under three different L3s, both
+	 * packages */
 	int l3[3], pk = 0;
 	for (int k = 0; k < 3; k++) {
 		const struct topo_pu *a = topo_pu_by_os(t, rel.pair[k].a);
@@ -257,7 +267,8 @@ static void test_64_nodes(void **state)
 	/* the node matrix: 4,096 cells, or three a distance class */
 	struct cell_plan full, dist;
 	struct errinfo err;
-	assert_int_equal(cell_plan_make(t, NULL, 0, CELLS_FULL, 0, &full, &err), 0);
+	assert_int_equal(cell_plan_make(t, NULL, 0, CELLS_FULL, 0, &full, &err),
+			 0);
 	assert_int_equal(full.nnodes, 64);
 	assert_int_equal(full.ncells, 4096);
 	assert_int_equal(full.nclasses, 4);
@@ -265,10 +276,12 @@ static void test_64_nodes(void **state)
 	assert_int_equal(full.cls[1].available, 64 * 7);
 	assert_int_equal(full.cls[2].available, 64 * 24);
 	assert_int_equal(full.cls[3].available, 64 * 32);
-	assert_int_equal(cell_plan_make(t, NULL, 0, CELLS_BY_DISTANCE, 0, &dist, &err), 0);
+	assert_int_equal(
+		cell_plan_make(t, NULL, 0, CELLS_BY_DISTANCE, 0, &dist, &err),
+		0);
 	assert_int_equal(dist.ncells, 12);
-	static const char *const names[] = {"local", "distance 12", "distance 21",
-					    "distance 31"};
+	static const char *const names[] = {"local", "distance 12",
+					    "distance 21", "distance 31"};
 	uint8_t hit[64][64] = {{0}};
 	int use[64] = {0};
 	for (int c = 0; c < 4; c++) {
@@ -278,13 +291,15 @@ static void test_64_nodes(void **state)
 	}
 	for (int k = 0; k < dist.ncells; k++) {
 		const struct node_cell *x = &dist.cell[k];
-		int ia = topo_node_index(t, x->cpu_node), ib = topo_node_index(t, x->mem_node);
+		int ia = topo_node_index(t, x->cpu_node),
+		    ib = topo_node_index(t, x->mem_node);
 		assert_false(hit[x->row][x->col]);
 		hit[x->row][x->col] = 1;
 		if (x->cls == 0)
 			assert_int_equal(x->cpu_node, x->mem_node);
 		else
-			assert_int_equal(t->distance[ia][ib], dist.cls[x->cls].distance);
+			assert_int_equal(t->distance[ia][ib],
+					 dist.cls[x->cls].distance);
 		use[x->row]++;
 		if (x->col != x->row)
 			use[x->col]++;
@@ -292,11 +307,11 @@ static void test_64_nodes(void **state)
 	/* 21 nodes serve 12 cells: none twice */
 	for (int i = 0; i < 64; i++)
 		assert_in_range(use[i], 0, 1);
-	printf("  64-node node matrix: full %d cells, by_distance %d cells (", full.ncells,
-	       dist.ncells);
+	printf("  64-node node matrix: full %d cells, by_distance %d cells (",
+	       full.ncells, dist.ncells);
 	for (int c = 0; c < dist.nclasses; c++)
-		printf("%s%s %d of %d", c ? ", " : "", dist.cls[c].name, dist.cls[c].planned,
-		       dist.cls[c].available);
+		printf("%s%s %d of %d", c ? ", " : "", dist.cls[c].name,
+		       dist.cls[c].planned, dist.cls[c].available);
 	printf(")\n");
 	cell_plan_free(&full);
 	cell_plan_free(&dist);
@@ -363,7 +378,8 @@ static void test_small_machines(void **state)
 	pair_plan_free(&one);
 	struct cell_plan c;
 	struct errinfo err;
-	assert_int_equal(cell_plan_make(t, NULL, 0, CELLS_BY_DISTANCE, 0, &c, &err), 0);
+	assert_int_equal(
+		cell_plan_make(t, NULL, 0, CELLS_BY_DISTANCE, 0, &c, &err), 0);
 	assert_int_equal(c.ncells, 1);
 	assert_string_equal(c.cls[0].name, "local");
 	cell_plan_free(&c);
@@ -372,16 +388,20 @@ static void test_small_machines(void **state)
 
 static void test_four_node_guest_cells(void **state)
 {
-	/* the NUMA lane's 4-node guest: pairs near (16), far (22), diagonal (28) */
+	/* the NUMA lane's 4-node guest: pairs near (16), far (22), diagonal
+	 * (28) */
 	struct topo *t = synthetic("pack:4 numa:1 core:1 pu:1");
-	static const int d[4][4] = {
-		{10, 16, 22, 28}, {16, 10, 28, 22}, {22, 28, 10, 16}, {28, 22, 16, 10}};
+	static const int d[4][4] = {{10, 16, 22, 28},
+				    {16, 10, 28, 22},
+				    {22, 28, 10, 16},
+				    {28, 22, 16, 10}};
 	struct cell_plan p;
 	struct errinfo err;
 	(void)state;
 	for (int i = 0; i < 4; i++)
 		memcpy(t->distance[i], d[i], sizeof(d[i]));
-	assert_int_equal(cell_plan_make(t, NULL, 0, CELLS_BY_DISTANCE, 0, &p, &err), 0);
+	assert_int_equal(
+		cell_plan_make(t, NULL, 0, CELLS_BY_DISTANCE, 0, &p, &err), 0);
 	assert_int_equal(p.nclasses, 4);
 	assert_int_equal(p.ncells, 12);
 	for (int c = 0; c < 4; c++)
@@ -390,11 +410,13 @@ static void test_four_node_guest_cells(void **state)
 	assert_string_equal(p.cls[3].name, "distance 28");
 	cell_plan_free(&p);
 	/* K covers a whole class: every cell, the full matrix's count */
-	assert_int_equal(cell_plan_make(t, NULL, 0, CELLS_BY_DISTANCE, 4, &p, &err), 0);
+	assert_int_equal(
+		cell_plan_make(t, NULL, 0, CELLS_BY_DISTANCE, 4, &p, &err), 0);
 	assert_int_equal(p.ncells, 16);
 	cell_plan_free(&p);
 	int nodes[] = {3, 0};
-	assert_int_equal(cell_plan_make(t, nodes, 2, CELLS_FULL, 0, &p, &err), 0);
+	assert_int_equal(cell_plan_make(t, nodes, 2, CELLS_FULL, 0, &p, &err),
+			 0);
 	assert_int_equal(p.ncells, 4);
 	assert_int_equal(p.cell[1].cpu_node, 3);
 	assert_int_equal(p.cell[1].mem_node, 0);
@@ -417,18 +439,24 @@ static void test_errors(void **state)
 	assert_int_equal(req.sample, 7);
 	assert_int_equal(pairs_parse("some", &req, &err), -22);
 	assert_string_equal(err.field, "pairs");
-	assert_string_equal(err.msg, "unknown pairs 'some' (allowed: all, by_relation, sample:N)");
-	for (const char *const *s = (const char *const[]){"sample:0", "sample:", "sample:x",
-							 "sample:-3", "sample:2x", NULL};
+	assert_string_equal(
+		err.msg,
+		"unknown pairs 'some' (allowed: all, by_relation, sample:N)");
+	for (const char *const *s =
+		     (const char *const[]){"sample:0", "sample:", "sample:x",
+					   "sample:-3", "sample:2x", NULL};
 	     *s; s++) {
 		assert_int_equal(pairs_parse(*s, &req, &err), -22);
-		assert_non_null(strstr(err.msg, "sample:N takes a whole number N of 1 or more"));
+		assert_non_null(
+			strstr(err.msg,
+			       "sample:N takes a whole number N of 1 or more"));
 	}
 	int bad[] = {0, 99};
 	assert_int_equal(pairs_parse("all", &req, &err), 0);
 	assert_int_equal(pair_plan_make(t, bad, 2, &req, &p, &err), -22);
 	assert_string_equal(err.field, "cpus");
-	assert_string_equal(err.msg, "cpu 99 is not in this machine (it has 8 cpus)");
+	assert_string_equal(err.msg,
+			    "cpu 99 is not in this machine (it has 8 cpus)");
 	int twice[] = {1, 2, 1};
 	assert_int_equal(pair_plan_make(t, twice, 3, &req, &p, &err), -22);
 	assert_string_equal(err.msg, "cpu 1 is listed twice");
@@ -436,11 +464,14 @@ static void test_errors(void **state)
 	assert_int_equal(mode, CELLS_BY_DISTANCE);
 	assert_int_equal(cells_parse("half", &mode, &err), -22);
 	assert_string_equal(err.field, "cells");
-	assert_string_equal(err.msg, "unknown cells 'half' (allowed: full, by_distance)");
+	assert_string_equal(
+		err.msg, "unknown cells 'half' (allowed: full, by_distance)");
 	int nodes[] = {0, 7};
-	assert_int_equal(cell_plan_make(t, nodes, 2, CELLS_FULL, 0, &c, &err), -22);
+	assert_int_equal(cell_plan_make(t, nodes, 2, CELLS_FULL, 0, &c, &err),
+			 -22);
 	assert_string_equal(err.field, "nodes");
-	assert_string_equal(err.msg, "node 7 does not exist (this machine has 2 nodes)");
+	assert_string_equal(err.msg,
+			    "node 7 does not exist (this machine has 2 nodes)");
 	topo_free(t);
 }
 

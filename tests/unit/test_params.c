@@ -11,7 +11,8 @@
 #include "params.h"
 
 enum colour { GREEN = 3, RED = 5, BLUE = 7 };
-/* values out of table order: a choice's value, not its position, is what is stored */
+/* values out of table order: a choice's value, not its position, is what is
+ * stored */
 static const struct param_choice colours[] = {
 	{"red", RED}, {"green", GREEN}, {"blue", BLUE}, {0}};
 
@@ -24,17 +25,39 @@ struct test_params {
 };
 
 static const struct param table[] = {
-	{.name = "n", .type = PARAM_INT, .def = "5", .min = 1, .max = 100,
+	{.name = "n",
+	 .type = PARAM_INT,
+	 .def = "5",
+	 .min = 1,
+	 .max = 100,
 	 .offset = offsetof(struct test_params, n)},
-	{.name = "size", .type = PARAM_SIZE, .def = "64K", .min = 4096, .max = 1LL << 32,
+	{.name = "size",
+	 .type = PARAM_SIZE,
+	 .def = "64K",
+	 .min = 4096,
+	 .max = 1LL << 32,
 	 .offset = offsetof(struct test_params, size)},
-	{.name = "threads", .type = PARAM_SWEEP, .def = "1-4", .min = 1, .max = 64,
+	{.name = "threads",
+	 .type = PARAM_SWEEP,
+	 .def = "1-4",
+	 .min = 1,
+	 .max = 64,
 	 .offset = offsetof(struct test_params, threads)},
-	{.name = "colour", .type = PARAM_ENUM, .def = "red", .choices = colours,
+	{.name = "colour",
+	 .type = PARAM_ENUM,
+	 .def = "red",
+	 .choices = colours,
 	 .offset = offsetof(struct test_params, colour)},
-	{.name = "set", .type = PARAM_SET, .def = "all", .choices = colours,
+	{.name = "set",
+	 .type = PARAM_SET,
+	 .def = "all",
+	 .choices = colours,
 	 .offset = offsetof(struct test_params, set)},
-	{.name = "cpus", .type = PARAM_CPULIST, .def = "", .min = 0, .max = 1023,
+	{.name = "cpus",
+	 .type = PARAM_CPULIST,
+	 .def = "",
+	 .min = 0,
+	 .max = 1023,
 	 .offset = offsetof(struct test_params, cpus)},
 	{0}};
 
@@ -136,8 +159,8 @@ static void test_typed(void **state)
 	struct param_values *pv = calloc(1, sizeof(*pv));
 	struct test_params *tp = calloc(1, sizeof(*tp));
 	struct errinfo err;
-	char *argv[] = {"n=7", "size=1M", "threads=2,8", "colour=blue",
-			"set=green,blue", "cpus=3,1"};
+	char *argv[] = {"n=7",	       "size=1M",	 "threads=2,8",
+			"colour=blue", "set=green,blue", "cpus=3,1"};
 	(void)state;
 	assert_int_equal(parse(6, argv, pv, &err), 0);
 	for (int i = 0; i < pv->n; i++)
@@ -168,8 +191,8 @@ static void test_registry_tables(void **state)
 		int rc = experiment_parse(experiments[i], t, 0, NULL, pv, NULL,
 					  NULL, &err);
 		if (rc)
-			fail_msg("%s: defaults rejected: %s", experiments[i]->name,
-				 err.msg);
+			fail_msg("%s: defaults rejected: %s",
+				 experiments[i]->name, err.msg);
 		free(pv);
 	}
 	topo_free(t);

@@ -66,10 +66,12 @@ static void test_changed_fingerprint_recalibrates(void **state)
 	assert_int_equal(rates_init(t, path), 0);
 	assert_string_equal(rates_get()->source, "calibrated");
 	assert_true(rates_get()->inc_ns < 12345);
-	/* the file now holds this machine's rates, and the next start takes them */
+	/* the file now holds this machine's rates, and the next start takes
+	 * them */
 	rates_fingerprint(t, fp, sizeof(fp));
 	assert_int_equal(rates_load(path, fp, &r), 0);
-	assert_float_equal(r.inc_ns, rates_get()->inc_ns, rates_get()->inc_ns * 1e-5);
+	assert_float_equal(r.inc_ns, rates_get()->inc_ns,
+			   rates_get()->inc_ns * 1e-5);
 	assert_int_equal(rates_init(t, path), 0);
 	assert_string_equal(rates_get()->source, "cached");
 	unlink(path);
@@ -95,14 +97,17 @@ static void test_estimates_follow_rates(void **state)
 
 		assert_non_null(pv);
 		assert_non_null(params);
-		if (!e->estimate || experiment_parse(e, t, 0, NULL, pv, params, &common, &err)) {
+		if (!e->estimate || experiment_parse(e, t, 0, NULL, pv, params,
+						     &common, &err)) {
 			free(params);
 			free(pv);
 			continue;
 		}
 		rates_default(&r);
 		rates_set(&r);
-		assert_int_equal(experiment_estimate(e, params, &common, t, &fast, &bytes), 0);
+		assert_int_equal(experiment_estimate(e, params, &common, t,
+						     &fast, &bytes),
+				 0);
 		r.inc_ns *= 10;
 		r.bounce_ns *= 10;
 		r.atomic_ns *= 10;
@@ -115,11 +120,15 @@ static void test_estimates_follow_rates(void **state)
 		r.start_s *= 10;
 		r.spawn_ns *= 10;
 		rates_set(&r);
-		assert_int_equal(experiment_estimate(e, params, &common, t, &slow, &bytes), 0);
-		/* every part of the work got 10 times dearer, so the whole did */
+		assert_int_equal(experiment_estimate(e, params, &common, t,
+						     &slow, &bytes),
+				 0);
+		/* every part of the work got 10 times dearer, so the whole did
+		 */
 		if (slow < 9.9 * fast || slow > 10.1 * fast)
-			fail_msg("%s: %g s at the built-in rates, %g s at a tenth of them",
-				 e->name, fast, slow);
+			fail_msg(
+				"%s: %g s at the built-in rates, %g s at a tenth of them",
+				e->name, fast, slow);
 		free(params);
 		free(pv);
 	}

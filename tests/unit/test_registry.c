@@ -37,9 +37,16 @@ struct toy_params {
 
 static const struct param_choice colours[] = {{"red", 1}, {"blue", 2}, {0}};
 static const struct param toy_table[] = {
-	{.name = "n", .type = PARAM_INT, .def = "3", .min = 1, .max = 10,
+	{.name = "n",
+	 .type = PARAM_INT,
+	 .def = "3",
+	 .min = 1,
+	 .max = 10,
 	 .offset = offsetof(struct toy_params, n)},
-	{.name = "colour", .type = PARAM_ENUM, .def = "red", .choices = colours,
+	{.name = "colour",
+	 .type = PARAM_ENUM,
+	 .def = "red",
+	 .choices = colours,
 	 .offset = offsetof(struct toy_params, colour)},
 	{0}};
 static const struct chart toy_charts[] = {
@@ -88,7 +95,8 @@ static void test_chart_problems(void **state)
 	static const struct chart twice[] = {
 		{.id = "time"}, {.id = "rate"}, {.id = "time"}, {0}};
 	static const struct chart none[] = {{0}};
-	static const struct chart misspelt[] = {{.id = "time"}, {.id = "rte"}, {0}};
+	static const struct chart misspelt[] = {
+		{.id = "time"}, {.id = "rte"}, {0}};
 	struct experiment e = toy;
 	(void)state;
 
@@ -105,9 +113,12 @@ static void test_chart_problems(void **state)
 
 static void test_param_problems(void **state)
 {
-	static const struct param_choice dup_name[] = {{"red", 1}, {"red", 2}, {0}};
-	static const struct param_choice dup_value[] = {{"red", 1}, {"blue", 1}, {0}};
-	static const struct param_choice big[] = {{"red", 1}, {"blue", 40}, {0}};
+	static const struct param_choice dup_name[] = {
+		{"red", 1}, {"red", 2}, {0}};
+	static const struct param_choice dup_value[] = {
+		{"red", 1}, {"blue", 1}, {0}};
+	static const struct param_choice big[] = {
+		{"red", 1}, {"blue", 40}, {0}};
 	struct param table[3];
 	struct experiment e = toy;
 	(void)state;
@@ -158,17 +169,20 @@ static void test_over_limit(void **state)
 	e.params = table;
 	e.smoke = "p0=2";
 	expect_invalid(&e, "over the limit of");
-	assert_int_equal(experiment_parse(&e, NULL, 0, NULL, pv, NULL, NULL, &err),
-			 -EINVAL);
+	assert_int_equal(
+		experiment_parse(&e, NULL, 0, NULL, pv, NULL, NULL, &err),
+		-EINVAL);
 	assert_non_null(strstr(err.msg, "over the limit of"));
 	/* one fewer fits */
 	table[own - 1].name = NULL;
 	assert_int_equal(experiment_validate(&e, &err), 0);
-	assert_int_equal(experiment_parse(&e, NULL, 0, NULL, pv, NULL, NULL, &err), 0);
+	assert_int_equal(
+		experiment_parse(&e, NULL, 0, NULL, pv, NULL, NULL, &err), 0);
 	free(pv);
 }
 
-/* A run made elsewhere reads back into the typed struct, trusting nothing of this machine. */
+/* A run made elsewhere reads back into the typed struct, trusting nothing of
+ * this machine. */
 static void test_parse_recorded(void **state)
 {
 	const struct experiment *e = experiment_find("false_sharing");
@@ -177,17 +191,17 @@ static void test_parse_recorded(void **state)
 	struct common_params common;
 	struct errinfo err;
 	char *argv[] = {"threads=1-2000", "increments=5", "layout=shared",
-			"stride=4,64", "cpus=", "placement=compact",
-			"repeat=3", "warmup=0"};
+			"stride=4,64",	  "cpus=",	  "placement=compact",
+			"repeat=3",	  "warmup=0"};
 	(void)state;
 
 	/* 1-2000 is over the element range: the table still applies */
-	assert_int_equal(experiment_parse_recorded(e, 8, argv, pv, params, &common,
-						   &err),
+	assert_int_equal(experiment_parse_recorded(e, 8, argv, pv, params,
+						   &common, &err),
 			 -EINVAL);
 	argv[0] = "threads=1-1000";
-	assert_int_equal(experiment_parse_recorded(e, 8, argv, pv, params, &common,
-						   &err),
+	assert_int_equal(experiment_parse_recorded(e, 8, argv, pv, params,
+						   &common, &err),
 			 0);
 	assert_int_equal(common.repeat, 3);
 	assert_int_equal(common.warmup, 0);
@@ -211,12 +225,14 @@ static int run_checked(const struct experiment *e, int argc, char **argv,
 	void *params = calloc(1, e->params_size ? e->params_size : 1);
 	static volatile sig_atomic_t never;
 	struct sink sink = {.ops = &quiet};
-	struct run_ctx ctx = {.exp = e, .topo = topo, .sink = &sink, .cancel = &never};
+	struct run_ctx ctx = {
+		.exp = e, .topo = topo, .sink = &sink, .cancel = &never};
 	int rc;
 
 	assert_non_null(pv);
 	assert_non_null(params);
-	rc = experiment_parse(e, topo, argc, argv, pv, params, &ctx.common, err);
+	rc = experiment_parse(e, topo, argc, argv, pv, params, &ctx.common,
+			      err);
 	if (rc) {
 		printf("  SKIP %s here: %s\n", e->name, err->msg);
 		rc = 1;
@@ -240,7 +256,8 @@ static void test_emitted_ids_declared(void **state)
 		int rc;
 
 		if (!e->smoke || params_text_argv(e->smoke, &argv))
-			fail_msg("'%s' has no smoke run in its descriptor", e->name);
+			fail_msg("'%s' has no smoke run in its descriptor",
+				 e->name);
 		rc = run_checked(e, (int)argv.n, argv.v, &err);
 		strvec_clear(&argv);
 		if (rc == -EPROTO)
@@ -255,7 +272,9 @@ static void test_emitted_ids_declared(void **state)
 static void test_catches_misspelt_ids(void **state)
 {
 	static const struct chart misspelt[] = {
-		{.id = "tme", .kind = CHART_BAR}, {.id = "overhead", .kind = CHART_BAR}, {0}};
+		{.id = "tme", .kind = CHART_BAR},
+		{.id = "overhead", .kind = CHART_BAR},
+		{0}};
 	static const char *const wrong_keys[] = {"slowdwn_*_threads*", NULL};
 	char *argv[] = {"threads=1", "increments=100", "repeat=1", "warmup=0"};
 	struct experiment broken = *experiment_find("false_sharing");
@@ -264,15 +283,19 @@ static void test_catches_misspelt_ids(void **state)
 
 	broken.charts = misspelt;
 	assert_int_equal(run_checked(&broken, 4, argv, &err), -EPROTO);
-	assert_string_equal(err.msg,
-			    "experiment 'false_sharing' emitted chart 'time', which its descriptor does not declare");
+	assert_string_equal(
+		err.msg,
+		"experiment 'false_sharing' emitted chart 'time', which its descriptor does not declare");
 	broken = *experiment_find("false_sharing");
 	broken.summary_keys = wrong_keys;
 	assert_int_equal(run_checked(&broken, 4, argv, &err), -EPROTO);
-	assert_string_equal(err.msg,
-			    "experiment 'false_sharing' emitted summary key 'slowdown_1_threads', which its descriptor does not declare");
+	assert_string_equal(
+		err.msg,
+		"experiment 'false_sharing' emitted summary key 'slowdown_1_threads', which its descriptor does not declare");
 	/* the descriptor as registered passes */
-	assert_int_equal(run_checked(experiment_find("false_sharing"), 4, argv, &err), 0);
+	assert_int_equal(
+		run_checked(experiment_find("false_sharing"), 4, argv, &err),
+		0);
 }
 
 int main(void)

@@ -104,8 +104,8 @@ static void test_harness_cpus_moves_and_returns(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_doccache_keeps_and_evicts_oldest),
-	    cmocka_unit_test(test_harness_cpus_moves_and_returns),
+		cmocka_unit_test(test_doccache_keeps_and_evicts_oldest),
+		cmocka_unit_test(test_harness_cpus_moves_and_returns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,10 +32,13 @@ static void test_one_node_vm(void **state)
 	canned_summary(c, "unpinned_changes", 7, "");
 	canned_summary(c, "cache_split_level", 0, "");
 	experiment_describe(&c->rr, &c->v);
-	assert_true(verdict_says(&c->v, "unpinned: sched_getcpu saw 7 cpu change(s)"));
+	assert_true(verdict_says(&c->v,
+				 "unpinned: sched_getcpu saw 7 cpu change(s)"));
 	assert_true(verdict_says(&c->v, "one memory node"));
-	assert_true(verdict_says(&c->v, "cache_split: this machine has no two caches"));
-	assert_true(verdict_says(&c->v, "every thread ran inside the cpuset (2 cpu(s))"));
+	assert_true(verdict_says(
+		&c->v, "cache_split: this machine has no two caches"));
+	assert_true(verdict_says(
+		&c->v, "every thread ran inside the cpuset (2 cpu(s))"));
 	/* one node: no claim about where pages landed */
 	assert_false(verdict_says(&c->v, "of the pages are on the node"));
 	canned_free(c);
@@ -56,9 +59,11 @@ static void test_four_nodes_pages_and_strays(void **state)
 	canned_summary(c, "pinned_after_local_pages", 250, "pages");
 	canned_summary(c, "pinned_after_outside_mems", 3, "pages");
 	experiment_describe(&c->rr, &c->v);
-	assert_true(verdict_says(&c->v, "created_pinned: 100% of the pages are on the node"));
+	assert_true(verdict_says(
+		&c->v, "created_pinned: 100% of the pages are on the node"));
 	assert_true(verdict_says(&c->v, "pinned_after: 25% of the pages"));
-	assert_true(verdict_says(&c->v, "3 page(s) landed outside the cpuset's memory nodes"));
+	assert_true(verdict_says(
+		&c->v, "3 page(s) landed outside the cpuset's memory nodes"));
 	assert_true(verdict_says(&c->v, "outside this process's cpuset"));
 	canned_free(c);
 	topo_free(t);
@@ -76,7 +81,8 @@ static void test_cache_split_compared(void **state)
 	canned_point(c, "cache", "separate data", 0, "one cache", 20, 0.05, 3);
 	canned_point(c, "cache", "separate data", 1, "split", 40, 0.05, 3);
 	experiment_describe(&c->rr, &c->v);
-	assert_true(verdict_says(&c->v, "split is faster, as the article says"));
+	assert_true(
+		verdict_says(&c->v, "split is faster, as the article says"));
 	/* the intervals overlap: no side is named */
 	c->points[1].y = 21;
 	c->points[1].ci_lo = 19;
@@ -90,7 +96,8 @@ static void test_cache_split_compared(void **state)
 
 static void test_precheck(void **state)
 {
-	struct topo *vm = synthetic(VM_1NODE), *smt = xml(TEST_DATA "/two_socket_smt.xml");
+	struct topo *vm = synthetic(VM_1NODE),
+		    *smt = xml(TEST_DATA "/two_socket_smt.xml");
 	const struct experiment *e = experiment_find("affinity");
 	struct canned *c = run_on(vm, 1, "modes=all");
 	struct verdict v;

@@ -1,9 +1,9 @@
 /* test_verdicts_memory.c - what bandwidth_scaling, cache_sharing, memory_policy and remote_bandwidth say about canned runs */
+#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 
 #include <stdio.h>
 
@@ -56,7 +56,8 @@ static void precheck(const char *name, const struct topo *t, int argc,
 	free(params);
 }
 
-/* compact == spread on one node, measured as two lines (a stored run): no comparison */
+/* compact == spread on one node, measured as two lines (a stored run): no
+ * comparison */
 static void scaling_same_cpus_two_lines(void **state)
 {
 	struct topo *t = vm_1node();
@@ -85,8 +86,8 @@ static void scaling_same_cpus_two_lines(void **state)
 static void scaling_same_cpus_one_series(void **state)
 {
 	struct topo *t = vm_1node();
-	struct canned *c = canned_new("bandwidth_scaling", t, 1, 1,
-				      ARGV("threads=1-2"));
+	struct canned *c =
+		canned_new("bandwidth_scaling", t, 1, 1, ARGV("threads=1-2"));
 	struct verdict v;
 
 	(void)state;
@@ -105,7 +106,8 @@ static void scaling_same_cpus_one_series(void **state)
 	topo_free(t);
 }
 
-/* two sockets: different cpus, apart beyond the noise: the comparison is stated */
+/* two sockets: different cpus, apart beyond the noise: the comparison is stated
+ */
 static void scaling_two_sockets(void **state)
 {
 	struct topo *t = xml("tests/data/two_socket_smt.xml");
@@ -116,8 +118,8 @@ static void scaling_two_sockets(void **state)
 	struct verdict v;
 
 	(void)state;
-	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 2, spread, msg,
-					 sizeof(msg)),
+	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 2, spread,
+					 msg, sizeof(msg)),
 			 0);
 	assert_int_equal(topo_plan_nodes(t, PLACE_COMPACT, NULL, 0, 2, compact,
 					 msg, sizeof(msg)),
@@ -127,12 +129,14 @@ static void scaling_two_sockets(void **state)
 	canned_placement(c, t, "threads=2 placement=compact", compact, 2);
 	canned_placement(c, t, "threads=2 placement=spread", spread, 2);
 	describe(c);
-	assert_true(verdict_says(&c->v, "38.0 GB/s spread against 20.0 GB/s compact"));
+	assert_true(verdict_says(&c->v,
+				 "38.0 GB/s spread against 20.0 GB/s compact"));
 	assert_false(verdict_has_level(&c->v, "cannot"));
 	canned_free(c);
 
 	/* within the noise: nothing stated, a note says so */
-	c = canned_new("bandwidth_scaling", t, 0, 2, ARGV("threads=2", "ops=read"));
+	c = canned_new("bandwidth_scaling", t, 0, 2,
+		       ARGV("threads=2", "ops=read"));
 	canned_point(c, "read", "compact", 2, NULL, 30, 0.1, 5);
 	canned_point(c, "read", "spread", 2, NULL, 32, 0.1, 5);
 	canned_placement(c, t, "threads=2 placement=compact", compact, 2);
@@ -156,9 +160,11 @@ static void policy_small_buffer_from_cache(void **state)
 	(void)state;
 	set_llc(c, 1, 32 << 20);
 	canned_point(c, "pages", "after first touch", 0, "node 0", 1024, 0, 1);
-	canned_point(c, "bandwidth", "read (from cache)", 0, "node 0", 96, 0.02, 5);
+	canned_point(c, "bandwidth", "read (from cache)", 0, "node 0", 96, 0.02,
+		     5);
 	describe(c);
-	assert_true(verdict_says(&c->v, "read from cache 96.0 GB/s from node 0"));
+	assert_true(
+		verdict_says(&c->v, "read from cache 96.0 GB/s from node 0"));
 	assert_true(verdict_says(&c->v, "fits in this machine's 32 MiB of L3"));
 	assert_true(verdict_has_level(&c->v, "warn"));
 	/* one node: what it cannot show, migration included */
@@ -172,9 +178,10 @@ static void policy_small_buffer_from_cache(void **state)
 static void default_outgrows_96mib_l3(void **state)
 {
 	struct topo *t = vm_1node();
-	struct canned *c = canned_new("remote_bandwidth", t, 0, 1, ARGV("size=64M"));
-	struct machine_facts m = {.llc_level = 3, .llc_instances = 1,
-				  .llc_bytes = 96 << 20};
+	struct canned *c =
+		canned_new("remote_bandwidth", t, 0, 1, ARGV("size=64M"));
+	struct machine_facts m = {
+		.llc_level = 3, .llc_instances = 1, .llc_bytes = 96 << 20};
 	struct param_values *pv = calloc(1, sizeof(*pv));
 	const struct experiment *e = experiment_find("remote_bandwidth");
 	struct errinfo err;
@@ -187,22 +194,29 @@ static void default_outgrows_96mib_l3(void **state)
 	/* held back by free memory: the default says it is from cache */
 	assert_true(mem_from_cache(&m, mem_default_bytes(&m, 1ull << 30)));
 	set_llc(c, 1, 96 << 20);
-	canned_point(c, "mixed", "regular stores (from cache)", 0, "all local", 50, 0.02, 5);
+	canned_point(c, "mixed", "regular stores (from cache)", 0, "all local",
+		     50, 0.02, 5);
 	describe(c);
-	assert_true(verdict_says(&c->v, "64 MiB fits in this machine's 96 MiB"));
+	assert_true(
+		verdict_says(&c->v, "64 MiB fits in this machine's 96 MiB"));
 	canned_free(c);
-	/* parsed on a machine, the default is resolved from its caches and recorded */
+	/* parsed on a machine, the default is resolved from its caches and
+	 * recorded */
 	topo_free(t);
-	t = synthetic("pack:1 numa:1(memory=8589934592) l3:1(size=33554432) core:2 pu:1");
+	t = synthetic(
+		"pack:1 numa:1(memory=8589934592) l3:1(size=33554432) core:2 pu:1");
 	for (int i = 0; i < t->nnodes; i++)
-		t->node[i].mem_free = t->node[i].mem_total; /* a synthetic node reports none */
+		t->node[i].mem_free =
+			t->node[i]
+				.mem_total; /* a synthetic node reports none */
 	machine_facts_from_topo(t, &m);
 	assert_int_equal(machine_llc_total(&m), 32 << 20);
 	if (experiment_parse(e, t, 0, NULL, pv, NULL, NULL, &err))
 		fail_msg("%s", err.msg);
 	uint64_t least = 0;
 	for (int i = 0; i < t->nnodes; i++)
-		if (t->node[i].mem_free && (!least || t->node[i].mem_free < least))
+		if (t->node[i].mem_free &&
+		    (!least || t->node[i].mem_free < least))
 			least = t->node[i].mem_free;
 	snprintf(want, sizeof(want), "%lluM",
 		 (unsigned long long)(mem_default_bytes(&m, least) >> 20));
@@ -216,7 +230,8 @@ static void default_outgrows_96mib_l3(void **state)
 static void four_node_remote_and_preferred(void **state)
 {
 	struct topo *t = four_nodes();
-	struct canned *c = canned_new("remote_bandwidth", t, 0, 1, ARGV("size=1G"));
+	struct canned *c =
+		canned_new("remote_bandwidth", t, 0, 1, ARGV("size=1G"));
 
 	(void)state;
 	set_llc(c, 4, 32 << 20);
@@ -225,7 +240,8 @@ static void four_node_remote_and_preferred(void **state)
 	canned_summary(c, "write_regular_local_gbps", 10, "GB/s");
 	canned_summary(c, "write_regular_remote_gbps", 9.8, "GB/s");
 	canned_point(c, "mixed", "regular stores", 0, "all local", 40, 0.03, 5);
-	canned_point(c, "mixed", "regular stores", 1, "read local, write remote", 41, 0.03, 5);
+	canned_point(c, "mixed", "regular stores", 1,
+		     "read local, write remote", 41, 0.03, 5);
 	describe(c);
 	assert_true(verdict_says(&c->v, "remote is slower"));
 	assert_true(verdict_says(&c->v, "not told apart"));
@@ -237,10 +253,13 @@ static void four_node_remote_and_preferred(void **state)
 	c = canned_new("memory_policy", t, 0, 3,
 		       ARGV("size=1G", "policy=preferred", "nodes=1,3"));
 	set_llc(c, 4, 32 << 20);
-	canned_point(c, "pages", "after first touch", 1, "node 1", 262144, 0, 1);
+	canned_point(c, "pages", "after first touch", 1, "node 1", 262144, 0,
+		     1);
 	canned_point(c, "bandwidth", "read", 0, "node 0", 9, 0.02, 5);
 	describe(c);
-	assert_true(verdict_says(&c->v, "MPOL_PREFERRED, which prefers only the lowest node of 'nodes' (1)"));
+	assert_true(verdict_says(
+		&c->v,
+		"MPOL_PREFERRED, which prefers only the lowest node of 'nodes' (1)"));
 	assert_true(verdict_says(&c->v, "262144 on node 1"));
 	assert_true(verdict_says(&c->v, "read 9.0 GB/s from node 0"));
 	assert_false(verdict_has_level(&c->v, "cannot"));
@@ -263,11 +282,15 @@ static void cache_sharing_one_l3(void **state)
 	canned_summary(c, "pairs", 2, "pairs");
 	canned_summary(c, "working_set", 1 << 20, "bytes");
 	canned_summary(c, "cache_level", 3, "");
-	canned_point(c, "time", "one data set per pair", 0, "shared", 1.0, 0.01, 5);
-	canned_point(c, "time", "each thread its own data set", 3, "separate_data", 1.5, 0.01, 5);
+	canned_point(c, "time", "one data set per pair", 0, "shared", 1.0, 0.01,
+		     5);
+	canned_point(c, "time", "each thread its own data set", 3,
+		     "separate_data", 1.5, 0.01, 5);
 	describe(c);
 	assert_true(verdict_has_level(&c->v, "cannot"));
-	assert_true(verdict_says(&c->v, "what splitting a pair across caches costs could not be shown"));
+	assert_true(verdict_says(
+		&c->v,
+		"what splitting a pair across caches costs could not be shown"));
 	assert_true(verdict_says(&c->v, "no pair was split across caches"));
 	assert_true(verdict_says(&c->v, "1.50×"));
 	canned_free(c);
@@ -287,8 +310,10 @@ static void cache_sharing_several_l3(void **state)
 	canned_summary(c, "pairs", 2, "pairs");
 	canned_summary(c, "working_set", 1 << 20, "bytes");
 	canned_summary(c, "cache_level", 3, "");
-	canned_point(c, "time", "one data set per pair", 0, "shared", 1.0, 0.01, 5);
-	canned_point(c, "time", "one data set per pair", 1, "split", 2.0, 0.01, 5);
+	canned_point(c, "time", "one data set per pair", 0, "shared", 1.0, 0.01,
+		     5);
+	canned_point(c, "time", "one data set per pair", 1, "split", 2.0, 0.01,
+		     5);
 	describe(c);
 	assert_true(verdict_says(&c->v, "2.00× longer split across L3 caches"));
 	assert_false(verdict_has_level(&c->v, "cannot"));
@@ -296,8 +321,10 @@ static void cache_sharing_several_l3(void **state)
 	/* apart less than the noise: no "longer" */
 	c = canned_new("cache_sharing", t, 0, 0, NULL);
 	canned_summary(c, "cache_level", 3, "");
-	canned_point(c, "time", "one data set per pair", 0, "shared", 1.0, 0.1, 5);
-	canned_point(c, "time", "one data set per pair", 1, "split", 1.05, 0.1, 5);
+	canned_point(c, "time", "one data set per pair", 0, "shared", 1.0, 0.1,
+		     5);
+	canned_point(c, "time", "one data set per pair", 1, "split", 1.05, 0.1,
+		     5);
 	describe(c);
 	assert_true(verdict_says(&c->v, "within the noise"));
 	assert_false(verdict_says(&c->v, "longer"));
@@ -305,11 +332,13 @@ static void cache_sharing_several_l3(void **state)
 	topo_free(t);
 }
 
-/* the migration and remote charts stay empty on one node: the verdict says why */
+/* the migration and remote charts stay empty on one node: the verdict says why
+ */
 static void one_node_empty_charts_explained(void **state)
 {
 	struct topo *t = vm_1node();
-	struct canned *c = canned_new("remote_bandwidth", t, 1, 1, ARGV("size=1G"));
+	struct canned *c =
+		canned_new("remote_bandwidth", t, 1, 1, ARGV("size=1G"));
 	struct verdict v;
 
 	(void)state;

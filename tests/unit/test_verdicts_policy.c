@@ -79,9 +79,13 @@ static void test_four_nodes_confirm_and_contradict(void **state)
 	canned_summary(c, "preferred_many_on_b", 1024, "pages");
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v, "after_touch: confirmed"));
-	assert_true(verdict_says(&c->v, "vma_wins: contradicted: only 1500 of 2048"));
-	assert_true(verdict_says(&c->v, "1 step(s) went against the article, 5 as it says"));
-	assert_true(verdict_says(&c->v, "MPOL_PREFERRED_MANY over the same two nodes put 1024 of 1024 pages on node 3"));
+	assert_true(verdict_says(&c->v,
+				 "vma_wins: contradicted: only 1500 of 2048"));
+	assert_true(verdict_says(
+		&c->v, "1 step(s) went against the article, 5 as it says"));
+	assert_true(verdict_says(
+		&c->v,
+		"MPOL_PREFERRED_MANY over the same two nodes put 1024 of 1024 pages on node 3"));
 	assert_true(verdict_says(&c->v, "left the range's policy as it was"));
 	assert_true(verdict_says(&c->v, "1.50 GB/s"));
 	assert_false(verdict_says(&c->v, "trivially"));
@@ -102,7 +106,8 @@ static void test_refused_calls_and_old_kernel(void **state)
 	canned_summary(c, "preferred_many_errno", 22, "");
 	experiment_describe(&c->rr, &c->v);
 	if (c->m.nnodes >= 2) {
-		assert_true(verdict_says(&c->v, "migrate_pages: the kernel refused a call"));
+		assert_true(verdict_says(
+			&c->v, "migrate_pages: the kernel refused a call"));
 		assert_true(verdict_says(&c->v, "lacks MPOL_PREFERRED_MANY"));
 		assert_true(verdict_says(&c->v, "preferred: confirmed"));
 	}
@@ -112,7 +117,8 @@ static void test_refused_calls_and_old_kernel(void **state)
 	topo_free(t);
 }
 
-/* Linux 6.1 in the guests: pages interleave by offset while MPOL_F_NODE's counter stands still. */
+/* Linux 6.1 in the guests: pages interleave by offset while MPOL_F_NODE's
+ * counter stands still. */
 static void test_interleave_by_offset(void **state)
 {
 	struct topo *t = synthetic(FOUR_NODES);
@@ -128,7 +134,8 @@ static void test_interleave_by_offset(void **state)
 	canned_summary(c, "get_mempolicy_counter_moves", 0, "");
 	canned_summary(c, "get_mempolicy_in_order", 63, "pages");
 	experiment_describe(&c->rr, &c->v);
-	assert_true(verdict_says(&c->v, "get_mempolicy: contradicted: only 17 of 65"));
+	assert_true(verdict_says(&c->v,
+				 "get_mempolicy: contradicted: only 17 of 65"));
 	assert_true(verdict_says(&c->v, "by its offset in the mapping"));
 	/* pages out of order: no explanation is offered */
 	c->summary[7].value = 20;

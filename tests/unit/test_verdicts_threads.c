@@ -18,8 +18,9 @@
 #define FOUR_NODES "pack:4 numa:1 l3:1 core:2 pu:1"
 #define ONE_CPU "pack:1 numa:1 l3:1 core:1 pu:1"
 
-#define ARGS(...) (sizeof((char *const[]){__VA_ARGS__}) / sizeof(char *)), \
-		  ((char *const[]){__VA_ARGS__})
+#define ARGS(...)                                                              \
+	(sizeof((char *const[]){__VA_ARGS__}) / sizeof(char *)),               \
+		((char *const[]){__VA_ARGS__})
 
 static const int two_cpus[] = {0, 1};
 static const int same_cpu[] = {0, 0};
@@ -30,7 +31,8 @@ static struct canned *described(struct canned *c)
 	return c;
 }
 
-/* The sibling of cpu 0 and a cpu of another package, on the two-socket machine. */
+/* The sibling of cpu 0 and a cpu of another package, on the two-socket machine.
+ */
 static void two_socket_cpus(const struct topo *t, int *sibling, int *remote)
 {
 	const struct topo_pu *p0 = topo_pu_by_os(t, 0);
@@ -58,7 +60,8 @@ static void fs_points(struct canned *c, const struct topo *t, double sep,
 	canned_extra(c, "overlap", overlap);
 	canned_placement(c, t, "threads=2 layout=separate", cpus, 2);
 	for (int i = 0; i < n; i++) {
-		canned_point(c, "time", series[i], 2, NULL, shared[i], spread, 5);
+		canned_point(c, "time", series[i], 2, NULL, shared[i], spread,
+			     5);
 		canned_extra(c, "overlap", overlap);
 		snprintf(labels[i], sizeof(labels[i]),
 			 "threads=2 layout=shared stride=%d", strides[i]);
@@ -66,7 +69,8 @@ static void fs_points(struct canned *c, const struct topo *t, double sep,
 	}
 }
 
-/* the issue's case: stride=64,128 said "sharing one cache line cost 2 threads only 1.02x" */
+/* the issue's case: stride=64,128 said "sharing one cache line cost 2 threads
+ * only 1.02x" */
 static void fs_strides_past_the_line_share_nothing(void **state)
 {
 	struct topo *t = synthetic(VM_ONE_L3);
@@ -79,14 +83,17 @@ static void fs_strides_past_the_line_share_nothing(void **state)
 	(void)state;
 	fs_points(c, t, 1.0, series, y, strides, 2, 0.01, 0.95, two_cpus);
 	described(c);
-	assert_true(verdict_says(&c->v, "counters 64 and 128 B apart sit in separate lines: no sharing to measure"));
+	assert_true(verdict_says(
+		&c->v,
+		"counters 64 and 128 B apart sit in separate lines: no sharing to measure"));
 	assert_false(verdict_says(&c->v, "cost"));
 	assert_false(verdict_says(&c->v, "slower"));
 	canned_free(c);
 	topo_free(t);
 }
 
-/* the issue's case: threads that took turns were blamed on "rounds this short" */
+/* the issue's case: threads that took turns were blamed on "rounds this short"
+ */
 static void fs_threads_that_did_not_overlap(void **state)
 {
 	struct topo *t = synthetic(VM_ONE_L3);
@@ -98,7 +105,8 @@ static void fs_threads_that_did_not_overlap(void **state)
 	(void)state;
 	fs_points(c, t, 1.0, series, y, strides, 1, 0.01, 0.12, two_cpus);
 	described(c);
-	assert_true(verdict_says(&c->v, "ran at the same time for only 12% of a round"));
+	assert_true(verdict_says(
+		&c->v, "ran at the same time for only 12% of a round"));
 	assert_true(verdict_says(&c->v, "could not be measured"));
 	assert_false(verdict_says(&c->v, "rounds this short"));
 	assert_false(verdict_says(&c->v, "increments"));
@@ -140,13 +148,15 @@ static void fs_penalty_across_sockets(void **state)
 	cpus[1] = remote;
 	fs_points(c, t, 1.0, series, y, strides, 1, 0.02, 0.97, cpus);
 	described(c);
-	assert_true(verdict_says(&c->v, "made 2 threads 4.0× slower than separate lines"));
+	assert_true(verdict_says(
+		&c->v, "made 2 threads 4.0× slower than separate lines"));
 	assert_false(verdict_says(&c->v, "smt"));
 	canned_free(c);
 	topo_free(t);
 }
 
-/* threads on smt siblings: the penalty is stated, and where they ran is noted */
+/* threads on smt siblings: the penalty is stated, and where they ran is noted
+ */
 static void fs_smt_siblings_noted(void **state)
 {
 	struct topo *t = xml(TWO_SOCKET);
@@ -217,7 +227,8 @@ static void fs_one_thread(void **state)
 	topo_free(t);
 }
 
-/* a sweep: the strides within the line are compared, those past it are a control */
+/* a sweep: the strides within the line are compared, those past it are a
+ * control */
 static void fs_sweep_states_inline_strides_only(void **state)
 {
 	struct topo *t = synthetic(FOUR_NODES);
@@ -231,7 +242,9 @@ static void fs_sweep_states_inline_strides_only(void **state)
 	fs_points(c, t, 1.0, series, y, strides, 2, 0.02, 0.95, two_cpus);
 	described(c);
 	assert_true(verdict_says(&c->v, "made 2 threads 5.0× slower"));
-	assert_true(verdict_says_at(&c->v, "info", "stride 128 B: counters 128 B apart sit in separate lines"));
+	assert_true(verdict_says_at(
+		&c->v, "info",
+		"stride 128 B: counters 128 B apart sit in separate lines"));
 	canned_free(c);
 	topo_free(t);
 }
@@ -243,10 +256,14 @@ static void fs_precheck_stride_over_line(void **state)
 
 	(void)state;
 	canned_precheck("false_sharing", t, ARGS("threads=2", "stride=64"), &v);
-	assert_true(verdict_says_at(&v, "cannot", "stride 64 B: counters 64 B apart sit in separate"));
+	assert_true(verdict_says_at(
+		&v, "cannot",
+		"stride 64 B: counters 64 B apart sit in separate"));
 	canned_precheck("false_sharing", t, ARGS("threads=2", "stride=48"), &v);
-	assert_true(verdict_says_at(&v, "cannot", "span more than one 64 B line"));
-	canned_precheck("false_sharing", t, ARGS("threads=2", "stride=4,128"), &v);
+	assert_true(
+		verdict_says_at(&v, "cannot", "span more than one 64 B line"));
+	canned_precheck("false_sharing", t, ARGS("threads=2", "stride=4,128"),
+			&v);
 	assert_false(verdict_has_level(&v, "cannot"));
 	assert_true(verdict_says_at(&v, "info", "stride 128 B"));
 	canned_precheck("false_sharing", t, ARGS("threads=2", "stride=32"), &v);
@@ -271,17 +288,19 @@ static void fs_precheck_smt_siblings(void **state)
 	struct verdict v;
 
 	(void)state;
-	canned_precheck("false_sharing", t, ARGS("threads=2", "placement=compact"), &v);
+	canned_precheck("false_sharing", t,
+			ARGS("threads=2", "placement=compact"), &v);
 	assert_true(verdict_says_at(&v, "warn", "smt siblings"));
-	canned_precheck("false_sharing", t, ARGS("threads=2", "placement=spread"), &v);
+	canned_precheck("false_sharing", t,
+			ARGS("threads=2", "placement=spread"), &v);
 	assert_false(verdict_says(&v, "smt siblings"));
 	topo_free(t);
 }
 
 /* An atomic_increment point on the ns chart with how its loops ran. */
-static void ai_point(struct canned *c, const struct topo *t, const char *variant,
-		     int n, double ns, double spread, double overlap,
-		     double cpu_share, const int *cpus)
+static void ai_point(struct canned *c, const struct topo *t,
+		     const char *variant, int n, double ns, double spread,
+		     double overlap, double cpu_share, const int *cpus)
 {
 	static char labels[64][64];
 	static int next;
@@ -301,16 +320,19 @@ static const int four_cpus[] = {0, 2, 4, 6};
 static void ai_cas_slower_on_four_nodes(void **state)
 {
 	struct topo *t = synthetic(FOUR_NODES);
-	struct canned *c = canned_new("atomic_increment", t, 0,
-				      ARGS("threads=4", "variants=cas,fetch_add"));
+	struct canned *c =
+		canned_new("atomic_increment", t, 0,
+			   ARGS("threads=4", "variants=cas,fetch_add"));
 
 	(void)state;
 	assert_int_equal(c->m.nnodes, 4);
 	ai_point(c, t, "fetch_add", 4, 20, 0.02, 0.95, 1, four_cpus);
 	ai_point(c, t, "cas", 4, 70, 0.02, 0.95, 1, four_cpus);
 	described(c);
-	assert_true(verdict_says(&c->v, "cas was 3.5× slower than fetch_add with 4 threads"));
-	assert_true(verdict_says(&c->v, "the article, 2007: 3.5× slower with 4"));
+	assert_true(verdict_says(
+		&c->v, "cas was 3.5× slower than fetch_add with 4 threads"));
+	assert_true(
+		verdict_says(&c->v, "the article, 2007: 3.5× slower with 4"));
 	canned_free(c);
 	topo_free(t);
 }
@@ -319,8 +341,9 @@ static void ai_cas_slower_on_four_nodes(void **state)
 static void ai_took_turns(void **state)
 {
 	struct topo *t = synthetic(VM_ONE_L3);
-	struct canned *c = canned_new("atomic_increment", t, 1,
-				      ARGS("threads=2", "variants=cas,fetch_add"));
+	struct canned *c =
+		canned_new("atomic_increment", t, 1,
+			   ARGS("threads=2", "variants=cas,fetch_add"));
 
 	(void)state;
 	ai_point(c, t, "fetch_add", 2, 20, 0.02, 0.3, 0.3, two_cpus);
@@ -336,16 +359,21 @@ static void ai_took_turns(void **state)
 static void ai_within_noise(void **state)
 {
 	struct topo *t = synthetic(VM_TWO_L3);
-	struct canned *c = canned_new("atomic_increment", t, 1,
-				      ARGS("threads=2", "variants=cas,fetch_add,add_fetch"));
+	struct canned *c = canned_new(
+		"atomic_increment", t, 1,
+		ARGS("threads=2", "variants=cas,fetch_add,add_fetch"));
 
 	(void)state;
 	ai_point(c, t, "fetch_add", 2, 20, 0.05, 0.9, 1, two_cpus);
 	ai_point(c, t, "add_fetch", 2, 20.2, 0.05, 0.9, 1, two_cpus);
 	ai_point(c, t, "cas", 2, 20.4, 0.05, 0.9, 1, two_cpus);
 	described(c);
-	assert_true(verdict_says(&c->v, "cas and fetch_add could not be told apart with 2 threads"));
-	assert_true(verdict_says_at(&c->v, "info", "add_fetch against fetch_add with 2 threads: the same within the rounds' spread"));
+	assert_true(verdict_says(
+		&c->v,
+		"cas and fetch_add could not be told apart with 2 threads"));
+	assert_true(verdict_says_at(
+		&c->v, "info",
+		"add_fetch against fetch_add with 2 threads: the same within the rounds' spread"));
 	canned_free(c);
 	topo_free(t);
 }
@@ -355,7 +383,8 @@ static void ai_article_references(void **state)
 {
 	const struct experiment *e = experiment_find("atomic_increment");
 	struct topo *t = synthetic(VM_ONE_L3);
-	struct canned *c = canned_new("atomic_increment", t, 1, ARGS("threads=1"));
+	struct canned *c =
+		canned_new("atomic_increment", t, 1, ARGS("threads=1"));
 	int seen = 0;
 
 	(void)state;
@@ -380,8 +409,9 @@ static void ai_article_references(void **state)
 static void ai_one_cpu(void **state)
 {
 	struct topo *t = synthetic(ONE_CPU);
-	struct canned *c = canned_new("atomic_increment", t, 0,
-				      ARGS("threads=2", "variants=cas,fetch_add"));
+	struct canned *c =
+		canned_new("atomic_increment", t, 0,
+			   ARGS("threads=2", "variants=cas,fetch_add"));
 	struct verdict v;
 
 	(void)state;
@@ -403,9 +433,11 @@ static void ai_precheck_smt(void **state)
 	struct verdict v;
 
 	(void)state;
-	canned_precheck("atomic_increment", t, ARGS("threads=2", "placement=compact"), &v);
+	canned_precheck("atomic_increment", t,
+			ARGS("threads=2", "placement=compact"), &v);
 	assert_true(verdict_says_at(&v, "warn", "smt siblings"));
-	canned_precheck("atomic_increment", t, ARGS("threads=2", "variants=plain"), &v);
+	canned_precheck("atomic_increment", t,
+			ARGS("threads=2", "variants=plain"), &v);
 	assert_true(verdict_says_at(&v, "info", "needs both in variants"));
 	topo_free(t);
 }
@@ -427,8 +459,12 @@ static void c2c_one_relation(void **state)
 	canned_placement(c, t, "cpus measured", two_cpus, 2);
 	c2c_bar(c, "shared L3", 60, 0.05, 2);
 	described(c);
-	assert_true(verdict_says(&c->v, "60 ns to go there and back between cores sharing an L3"));
-	assert_true(verdict_says_at(&c->v, "info", "every pair measured was between cores sharing an L3"));
+	assert_true(verdict_says(
+		&c->v,
+		"60 ns to go there and back between cores sharing an L3"));
+	assert_true(verdict_says_at(
+		&c->v, "info",
+		"every pair measured was between cores sharing an L3"));
 	assert_true(verdict_says_at(&c->v, "info", "virtual machine"));
 	canned_free(c);
 	topo_free(t);
@@ -450,14 +486,16 @@ static void c2c_two_socket(void **state)
 	c2c_bar(c, "smt siblings", 30, 0.05, 2);
 	c2c_bar(c, "other package", 200, 0.05, 4);
 	described(c);
-	assert_true(verdict_says(&c->v, "30 ns between smt siblings, 200 ns between packages"));
+	assert_true(verdict_says(
+		&c->v, "30 ns between smt siblings, 200 ns between packages"));
 	assert_false(verdict_says(&c->v, "L3"));
 	assert_false(verdict_says(&c->v, "cannot be told apart"));
 	canned_free(c);
 	topo_free(t);
 }
 
-/* by_relation on a machine of nodes: one figure per class, distances named, each with its spread */
+/* by_relation on a machine of nodes: one figure per class, distances named,
+ * each with its spread */
 static void c2c_by_relation_distances(void **state)
 {
 	struct topo *t = xml(TWO_SOCKET);
@@ -476,9 +514,14 @@ static void c2c_by_relation_distances(void **state)
 	canned_point(c, "by_relation", "median over pairs", 1,
 		     "other package, distance 21", 200, 0.05, 3);
 	described(c);
-	assert_true(verdict_says(&c->v, "30 ns between smt siblings, 200 ns between packages at numa distance 21"));
-	assert_true(verdict_says_at(&c->v, "info", "the spread over the pairs of each relation: smt siblings"));
-	assert_true(verdict_says_at(&c->v, "info", "other package, distance 21"));
+	assert_true(verdict_says(
+		&c->v,
+		"30 ns between smt siblings, 200 ns between packages at numa distance 21"));
+	assert_true(verdict_says_at(
+		&c->v, "info",
+		"the spread over the pairs of each relation: smt siblings"));
+	assert_true(
+		verdict_says_at(&c->v, "info", "other package, distance 21"));
 	assert_false(verdict_says(&c->v, "cannot be told apart"));
 	canned_free(c);
 	topo_free(t);
@@ -517,7 +560,8 @@ static void c2c_nothing_measured(void **state)
 	topo_free(t);
 }
 
-/* one L3 over both cpus, or one each: the precheck names the one kind of pair */
+/* one L3 over both cpus, or one each: the precheck names the one kind of pair
+ */
 static void c2c_precheck_one_l3_or_two(void **state)
 {
 	struct topo *one = synthetic(VM_ONE_L3), *two = synthetic(VM_TWO_L3);
@@ -526,7 +570,9 @@ static void c2c_precheck_one_l3_or_two(void **state)
 
 	(void)state;
 	canned_precheck("core_to_core", one, ARGS("samples=5"), &v);
-	assert_true(verdict_says_at(&v, "info", "every pair of these cpus is between cores sharing an L3"));
+	assert_true(verdict_says_at(
+		&v, "info",
+		"every pair of these cpus is between cores sharing an L3"));
 	canned_precheck("core_to_core", two, ARGS("samples=5"), &v);
 	assert_true(verdict_says_at(&v, "info", "share no cache"));
 	canned_precheck("core_to_core", smt, ARGS("samples=5"), &v);

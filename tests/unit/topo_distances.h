@@ -22,10 +22,12 @@ static inline void topo_set_distances(struct topo *t, int group)
 {
 	for (int a = 0; a < t->nnodes; a++)
 		for (int b = 0; b < t->nnodes; b++) {
-			int pa = topo_node_package(t, a), pb = topo_node_package(t, b);
-			t->distance[a][b] = a == b ? 10 : pa == pb ? 12
+			int pa = topo_node_package(t, a),
+			    pb = topo_node_package(t, b);
+			t->distance[a][b] = a == b		       ? 10
+					    : pa == pb		       ? 12
 					    : pa / group == pb / group ? 21
-								     : 31;
+								       : 31;
 		}
 }
 
