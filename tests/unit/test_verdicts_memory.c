@@ -1,11 +1,12 @@
 /* test_verdicts_memory.c - what bandwidth_scaling, cache_sharing, memory_policy and remote_bandwidth say about canned runs */
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <stdio.h>
+
+#include <cmocka.h>
 
 #include "experiment.h"
 #include "run_fixture.h"
