@@ -21,6 +21,7 @@
 #include "sink_table.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "topo_text.h"
 
 static volatile sig_atomic_t cancelled;
 
@@ -411,6 +412,12 @@ int cmd_topology(int argc, char **argv)
 		fputc('\n', stdout);
 		json_decref(o);
 	} else {
+		struct strbuf pic = STRBUF_INIT;
+
+		strbuf_init(&pic);
+		topo_text(t, &pic);
+		printf("%s\n", strbuf_str(&pic));
+		strbuf_release(&pic);
 		printf("%s\n%d package(s), %d core(s), %d PU(s) (%d allowed: %s), %d NUMA node(s)%s\n",
 		       t->cpu_model, t->npackages, t->ncores, t->npus,
 		       t->nallowed, t->allowed_text, t->nnodes,
