@@ -93,6 +93,7 @@ CONF
 	pid=$(cluster_wait_pidfile "$d/slurmctld.pid") ||
 		{ cluster_fail "slurmctld wrote no pid"; return 1; }
 	cluster_pids="$cluster_pids $pid"
+	ctld_pid=$pid
 	for n in n1 n2; do
 		slurmd -f "$SLURM_CONF" -N $n ||
 			{ cluster_fail "slurmd $n did not start"; return 1; }
@@ -103,6 +104,12 @@ CONF
 	# both nodes registered and idle
 	i=0
 	while [ $i -lt 150 ]; do
+		# a controller that died (its port taken between choosing and
+		# binding it) is said at once, not after every sinfo timed out
+		if ! kill -0 "$ctld_pid" 2>/dev/null; then
+			cluster_fail "slurmctld stopped: $(tail -n 2 "$d/log/slurmctld.log" 2>/dev/null | tr '\n' ' ')"
+			return 1
+		fi
 		idle=$(sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | tr '\n' ' ')
 		[ "$idle" = "n1 n2 " ] && return 0
 		sleep 0.2

@@ -24,7 +24,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 start=$(date +%s)
-cluster_up "$tmp/cluster" || exit 1
+# a port chosen free can be taken before a daemon binds it: try afresh
+tries=0
+until cluster_up "$tmp/cluster"; do
+	tries=$((tries + 1))
+	cluster_down
+	[ $tries -lt 3 ] || exit 1
+	echo "  FLEET   the cluster did not come up; again with new ports"
+	rm -rf "$tmp/cluster"
+done
 echo "  FLEET   cluster up in $(($(date +%s) - start)) s: $(sinfo -h -N -o '%N %t %f' | tr '\n' ';')"
 # in the background, so that a TERM to this shell runs the trap at once
 FLEET_TMP=$tmp python3 "$here/check_fleet.py" &
