@@ -28,8 +28,10 @@
 #define IDLE_TIMEOUT_S 30u
 #define POOL_MAX 4u
 #define TRIM_PEAK 256u
-/* a connection's buffers: the request head must fit (431 past it) */
-#define CONN_MEMORY (16 * 1024)
+/* a connection's buffers: the request head must fit (431 past it); an
+ * event stream's chunks are written here too, so 10,000 subscribers of a
+ * run cost ~100 MB */
+#define CONN_MEMORY (8 * 1024)
 
 /* Event-loop threads: a handler that parses a large import keeps one busy. */
 static unsigned int pool_size(void)

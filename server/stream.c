@@ -1,4 +1,4 @@
-/* stream.c - a run's events to clients as Server-Sent Events or NDJSON: suspended while there is nothing to send, resumed by one pump thread */
+/* stream.c - a run's events to clients as Server-Sent Events or NDJSON, copied from the shared log: suspended while there is nothing to send, resumed by one pump thread */
 #include "stream.h"
 #include "deadline.h"
 
@@ -11,11 +11,12 @@
 #include <time.h>
 
 #define KEEPALIVE_MS 15000
-#define PUMP_TICK_MS 1000   /* how often the keepalives are looked at */
-#define FILL_MAX (8 * 1024) /* bytes formatted per wake-up */
-#define KEEP_BUF (8 * 1024) /* a larger buffer is given back while waiting */
-#define BLOCK_SIZE (8 * 1024)
-#define COPY_MAX 1024 /* larger events are not copied into the buffer */
+#define PUMP_TICK_MS 1000 /* how often the keepalives are looked at */
+/*
+ * libmicrohttpd's own buffer for a response; a chunked stream (HTTP/1.1) is
+ * written into the connection's pool instead, so it only serves HTTP/1.0.
+ */
+#define BLOCK_SIZE 512
 
 struct stream {
 	struct runlog *log;
@@ -26,9 +27,13 @@ struct stream {
 	int started;
 	int ended;
 	int counted;
-	char *buf;
-	size_t len, off, cap;
-	/* a large event is sent from the log itself, not copied */
+	/*
+	 * No buffer of its own: what is sent next is a short text (greeting,
+	 * an event's head or end, keepalive) and the event's text, read from
+	 * the log that every subscriber shares.
+	 */
+	char small[96];
+	size_t small_len, small_off;
 	const struct runlog_event *cur;
 	size_t cur_off;
 	/* under hub.mu */
@@ -201,103 +206,99 @@ void stream_stop(void)
 	}
 }
 
-static int put(struct stream *s, const char *a, size_t n)
+/* Queues a short text (a head, a tail, a keepalive) before anything else. */
+static void set_small(struct stream *s, const char *a, size_t n)
 {
-	if (s->len + n > s->cap) {
-		size_t cap = s->cap ? s->cap : 4096;
-		while (cap < s->len + n)
-			cap *= 2;
-		char *b = realloc(s->buf, cap);
-		if (!b)
-			return -ENOMEM;
-		s->buf = b;
-		s->cap = cap;
-	}
-	memcpy(s->buf + s->len, a, n);
-	s->len += n;
-	return 0;
+	memcpy(s->small, a, n);
+	s->small_len = n;
+	s->small_off = 0;
 }
 
-static int put_event(struct stream *s, const struct runlog_event *e)
-{
-	char head[96];
-	int n;
-
-	if (s->ndjson)
-		return put(s, e->json, e->len) ? -ENOMEM : put(s, "\n", 1);
-	n = snprintf(head, sizeof(head),
-		     "id: %lld\nevent: %s\ndata: ", (long long)e->seq, e->type);
-	if (put(s, head, (size_t)n) || put(s, e->json, e->len) ||
-	    put(s, "\n\n", 2))
-		return -ENOMEM;
-	return 0;
-}
-
-/* Fills the buffer with what there is now, never waiting: events, or a
- * keepalive after a quiet while (how a client that left is noticed). */
-static int fill(struct stream *s)
+/*
+ * Queues what there is to send next, never waiting: the greeting, the next
+ * event (its head here, its text from the log), or a keepalive after a
+ * quiet while (how a client that left is noticed). 1 when something was
+ * queued; 0 when there is nothing now (s->ended set when nothing more
+ * will come).
+ */
+static int next(struct stream *s)
 {
 	const struct runlog_event *e;
 	int64_t now = now_ms();
+	int closed, n;
 
 	if (!s->started) {
 		s->started = 1;
 		s->sent_ms = now;
 		if (!s->ndjson) {
-			char hello[96];
-			int n = snprintf(
-				hello, sizeof(hello),
-				"retry: 3000\n: events of run %lld\n\n",
-				(long long)runlog_run_id(s->log));
-			return put(s, hello, (size_t)n);
+			n = snprintf(s->small, sizeof(s->small),
+				     "retry: 3000\n: events of run %lld\n\n",
+				     (long long)runlog_run_id(s->log));
+			s->small_len = (size_t)n;
+			s->small_off = 0;
+			return 1;
 		}
 	}
-	while (s->len < FILL_MAX && (e = runlog_next(s->log, s->after))) {
+	/* closed first: every event appended before the close is seen */
+	closed = runlog_closed(s->log);
+	e = runlog_next(s->log, s->after);
+	if (e) {
 		s->after = e->seq;
-		if (e->len > COPY_MAX) {
-			/* its head now, its text from the log, its end after */
-			char head[96];
-			int n = s->ndjson
-					? 0
-					: snprintf(
-						  head, sizeof(head),
-						  "id: %lld\nevent: %s\ndata: ",
-						  (long long)e->seq, e->type);
-			if (put(s, head, (size_t)n))
-				return -ENOMEM;
-			s->cur = e;
-			s->cur_off = 0;
-			break;
-		}
-		if (put_event(s, e))
-			return -ENOMEM;
-	}
-	if (!s->cur && runlog_closed(s->log) && !runlog_next(s->log, s->after))
-		s->ended = 1;
-	if (!s->len && !s->cur && !s->ended &&
-	    now - s->sent_ms >= KEEPALIVE_MS) {
-		if (s->ndjson ? put(s, "\n", 1) : put(s, ": keepalive\n\n", 13))
-			return -ENOMEM;
-	}
-	if (s->len || s->cur)
+		s->cur = e;
+		s->cur_off = 0;
 		s->sent_ms = now;
+		n = s->ndjson ? 0
+			      : snprintf(s->small, sizeof(s->small),
+					 "id: %lld\nevent: %s\ndata: ",
+					 (long long)e->seq, e->type);
+		s->small_len = (size_t)n;
+		s->small_off = 0;
+		return 1;
+	}
+	if (closed) {
+		s->ended = 1;
+		return 0;
+	}
+	if (now - s->sent_ms >= KEEPALIVE_MS) {
+		s->sent_ms = now;
+		if (s->ndjson)
+			set_small(s, "\n", 1);
+		else
+			set_small(s, ": keepalive\n\n", 13);
+		return 1;
+	}
 	return 0;
 }
 
-/* The rest of the large event being sent, then its end into the buffer. */
-static size_t send_cur(struct stream *s, char *out, size_t max)
+/* Copies what is queued into out, up to max bytes; how many it copied. */
+static size_t copy_out(struct stream *s, char *out, size_t max)
 {
-	size_t n = s->cur->len - s->cur_off;
+	size_t n = 0, k;
 
-	if (n > max)
-		n = max;
-	memcpy(out, s->cur->json + s->cur_off, n);
-	s->cur_off += n;
-	if (s->cur_off == s->cur->len) {
-		s->cur = NULL;
-		s->off = s->len = 0;
-		if (s->ndjson ? put(s, "\n", 1) : put(s, "\n\n", 2))
-			return (size_t)-1;
+	while (n < max) {
+		if (s->small_off < s->small_len) {
+			k = s->small_len - s->small_off;
+			k = k < max - n ? k : max - n;
+			memcpy(out + n, s->small + s->small_off, k);
+			s->small_off += k;
+		} else if (s->cur) {
+			k = s->cur->len - s->cur_off;
+			k = k < max - n ? k : max - n;
+			memcpy(out + n, s->cur->json + s->cur_off, k);
+			s->cur_off += k;
+			if (s->cur_off == s->cur->len) {
+				s->cur = NULL;
+				if (s->ndjson)
+					set_small(s, "\n", 1);
+				else
+					set_small(s, "\n\n", 2);
+			}
+		} else if (next(s)) {
+			k = 0;
+		} else {
+			break;
+		}
+		n += k;
 	}
 	return n;
 }
@@ -337,40 +338,17 @@ static ssize_t on_read(void *cls, uint64_t pos, char *out, size_t max)
 	size_t n;
 
 	(void)pos;
-	while (s->off == s->len) {
-		if (s->cur) {
-			n = send_cur(s, out, max);
-			if (n == (size_t)-1) {
-				count(s, 0);
-				return MHD_CONTENT_READER_END_WITH_ERROR;
-			}
+	for (;;) {
+		n = copy_out(s, out, max);
+		if (n || !max)
 			return (ssize_t)n;
-		}
-		s->off = s->len = 0;
 		if (s->ended) {
 			count(s, 0);
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		}
-		if (fill(s)) {
-			count(s, 0);
-			return MHD_CONTENT_READER_END_WITH_ERROR;
-		}
-		if (s->len || s->cur || s->ended)
-			continue;
-		if (s->cap > KEEP_BUF) {
-			free(s->buf);
-			s->buf = NULL;
-			s->cap = 0;
-		}
 		if (park(s))
 			return 0;
 	}
-	n = s->len - s->off;
-	if (n > max)
-		n = max;
-	memcpy(out, s->buf + s->off, n);
-	s->off += n;
-	return (ssize_t)n;
 }
 
 static void on_free(void *cls)
@@ -383,7 +361,6 @@ static void on_free(void *cls)
 	pthread_mutex_unlock(&hub.mu);
 	count(s, 0);
 	runlog_unref(s->log);
-	free(s->buf);
 	free(s);
 	/* the last reader of a large stored run gone: give its pages back */
 	if (!stream_count())

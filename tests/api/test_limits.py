@@ -77,6 +77,16 @@ class LimitsTest(SharedServerTest):
         status, _, _ = self.srv.json("GET", "/api/experiments")
         self.assertEqual(status, 200)
 
+    def test_request_head_limit(self):
+        # a connection's pool is 8 KiB (server/http.c CONN_MEMORY): a head
+        # of 7 KiB is read, one past 8 KiB is answered 431
+        status, _, _ = self.srv.request("GET", "/api/experiments",
+                                        headers={"X-Pad": "a" * 7000})
+        self.assertEqual(status, 200)
+        status, _, _ = self.srv.request("GET", "/api/experiments",
+                                        headers={"X-Pad": "a" * 9000})
+        self.assertEqual(status, 431)
+
 @tsan
 class QueueTest(TmpMixin, unittest.TestCase):
     def setUp(self):
