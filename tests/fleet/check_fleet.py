@@ -146,6 +146,13 @@ class SlurmTest(unittest.TestCase):
         finally:
             srv.stop()
 
+    def test_7_a_heatmap_experiment_on_both_nodes(self):
+        p = fleet("core_to_core", "samples=5", "round_trips=50", "--engine", "slurm",
+                  "--nodes", "n[1-2]", "--db", DB)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("2 of 2 node(s) done", p.stdout)
+        SlurmTest.heat = campaign_id(p.stdout)
+
 
 class ClushTest(unittest.TestCase):
     def test_lab_room_through_clush_exec(self):
@@ -216,6 +223,25 @@ class StoreTest(unittest.TestCase):
             dom = subprocess.run(common + ["--dump-dom", "http://127.0.0.1:%d/#/campaigns" % srv.port],
                                  capture_output=True, text=True, timeout=120).stdout
             self.assertIn(SlurmTest.first, dom[dom.find('id="campaign-list"'):])
+            # each machine side by side: its verdict, its heatmap, where its threads ran
+            url = "http://127.0.0.1:%d/#/campaigns/%s" % (srv.port, SlurmTest.heat)
+            dom = subprocess.run(common + ["--dump-dom", url], capture_output=True,
+                                 text=True, timeout=120).stdout
+            side = dom[dom.find('id="campaign-machines"'):]
+            self.assertNotEqual(dom.find('id="campaign-machines"'), -1)
+            cols = side.split('class="campaign-machine"')[1:]
+            self.assertEqual(len(cols), 2)
+            for node, col in zip(("n1", "n2"), cols):
+                self.assertIn('data-node="%s"' % node, col)
+                self.assertRegex(col, r'class="campaign-machine-verdict">[^<]{10,}<')
+                self.assertRegex(col, r'class="chart chart-heatmap"[^>]*data-points="[1-9]')
+                self.assertIn('class="campaign-machine-topo"', col)
+                self.assertIn("<svg", col)
+            self.assertEqual(side.count('class="chart chart-heatmap"'), 2)
+            subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                            "--virtual-time-budget=10000", "--window-size=1400,2000",
+                            "--screenshot=" + os.path.join(os.path.abspath(shots), "campaign-machines.png"),
+                            url], capture_output=True, timeout=120)
         finally:
             srv.stop()
 
