@@ -15,6 +15,7 @@
 #include "doccache.h"
 #include "experiment.h"
 #include "export_csv.h"
+#include "fleet_start.h"
 #include "import.h"
 #include "logshare.h"
 #include "openapi.h"
@@ -40,6 +41,8 @@ struct api {
 	char *experiments; /* cached JSON: the machine does not change */
 	char *topology;
 	struct doccache *docs;
+	const struct fleet_start
+		*fleet; /* NULL: campaigns are not started here */
 };
 
 struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
@@ -632,6 +635,17 @@ static enum MHD_Result post_campaign(struct http_request *rq, void *ctx)
 	return api_campaigns_post(rq, ((struct api *)ctx)->store);
 }
 
+void api_set_fleet(struct api *a, const struct fleet_start *fs)
+{
+	__atomic_store_n(&a->fleet, fs, __ATOMIC_RELEASE);
+}
+
+static enum MHD_Result start_campaign(struct http_request *rq, void *ctx)
+{
+	return fleet_start_post(rq, __atomic_load_n(&((struct api *)ctx)->fleet,
+						    __ATOMIC_ACQUIRE));
+}
+
 const struct http_route api_routes[] = {
 	{"GET", "/api/experiments", get_experiments, 0},
 	{"GET", "/api/topology", get_topology, 0},
@@ -646,6 +660,7 @@ const struct http_route api_routes[] = {
 	{"GET", "/api/runs/{id}/export.csv", get_export, 0},
 	{"GET", "/api/campaigns", list_campaigns, 0},
 	{"POST", "/api/campaigns", post_campaign, CAMPAIGN_BODY_MAX},
+	{"POST", "/api/campaigns/start", start_campaign, 0},
 	{"GET", "/api/campaigns/{id}", get_campaign, 0},
 	{NULL, NULL, NULL, 0},
 };

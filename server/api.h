@@ -20,6 +20,11 @@ void api_free(struct api *a);
 /* The machine the handlers judge requests against. */
 const struct topo *api_topology(const struct api *a);
 
+/* numalab serve --fleet: POST /api/campaigns/start starts campaigns with fs
+ * (which must outlive the API); until then it answers 404. */
+struct fleet_start;
+void api_set_fleet(struct api *a, const struct fleet_start *fs);
+
 /* Every route of /api, NULL-method-terminated; ctx is a struct api. */
 extern const struct http_route api_routes[];
 

@@ -199,6 +199,7 @@ static void usage(FILE *f)
 		"          [--nodes LIST | --all] [--partition P] [--constraint FEATURE]\n"
 		"          [--db FILE | --server URL [--token-file F]] [--dir DIR]\n"
 		"          [--timeout SECONDS] [--numalab PATH] [--clush-worker WORKER]\n"
+		"          [--id ID]\n"
 		"\n"
 		"Runs `numalab run --json EXPERIMENT k=v ...` once on every node, as one\n"
 		"campaign, and imports each node's run into a store or a running server.\n"
@@ -215,6 +216,8 @@ static void usage(FILE *f)
 		"  --timeout SECONDS  a node not done by then is cancelled (default 3600)\n"
 		"  --numalab PATH     numalab on the nodes (slurm: this binary; clush: numalab)\n"
 		"  --clush-worker W   clush -R W (exec runs locally, for tests)\n"
+		"  --id ID            the campaign's id (default: the time and a random\n"
+		"                     tag; numalab serve --fleet names its campaigns so)\n"
 		"Ctrl-C cancels the campaign's jobs. Exit status: 0 every node done, 1 some\n"
 		"failed (each with its reason), 2 a bad request.\n");
 }
@@ -317,7 +320,7 @@ static int cmd_fleet_run(int argc, char **argv)
 {
 	struct fleet_campaign c = {0};
 	const char *db = NULL, *server = NULL, *token_file = NULL, *dir = NULL,
-		   *v;
+		   *id = NULL, *v;
 	const struct experiment *e = NULL;
 	struct errinfo err;
 	struct strbuf sb = STRBUF_INIT;
@@ -343,7 +346,19 @@ static int cmd_fleet_run(int argc, char **argv)
 			server = v;
 		else if ((v = opt_arg(argc, argv, &i, "--token-file")))
 			token_file = v;
-		else if ((v = opt_arg(argc, argv, &i, "--dir")))
+		else if ((v = opt_arg(argc, argv, &i, "--id"))) {
+			if (!*v || strlen(v) >= sizeof(c.id) ||
+			    strspn(v,
+				   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
+				    strlen(v) ||
+			    v[0] == '.' || v[0] == '-') {
+				fprintf(stderr,
+					"numalab fleet: bad campaign id '%s' (letters, digits, '.', '_', '-', at most %zu, not starting with '.' or '-')\n",
+					v, sizeof(c.id) - 1);
+				goto out;
+			}
+			id = v;
+		} else if ((v = opt_arg(argc, argv, &i, "--dir")))
 			dir = v;
 		else if ((v = opt_arg(argc, argv, &i, "--numalab")))
 			c.bin = v;
@@ -435,9 +450,12 @@ static int cmd_fleet_run(int argc, char **argv)
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	srand((unsigned)(now ^ getpid()));
-	snprintf(c.id, sizeof(c.id), "%04d%02d%02d-%02d%02d%02d-%04x",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, rand() & 0xffff);
+	if (id)
+		snprintf(c.id, sizeof(c.id), "%s", id);
+	else
+		snprintf(c.id, sizeof(c.id), "%04d%02d%02d-%02d%02d%02d-%04x",
+			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			 tm.tm_hour, tm.tm_min, tm.tm_sec, rand() & 0xffff);
 	store_timestamp(c.created_at, sizeof(c.created_at));
 	if (dir)
 		strbuf_addstr(&sb, dir);

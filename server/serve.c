@@ -16,6 +16,7 @@
 
 #include "api.h"
 #include "commands.h"
+#include "fleet_start.h"
 #include "http.h"
 #include "rates.h"
 #include "runner.h"
@@ -34,6 +35,7 @@ struct serve_opts {
 	const char *token_file;
 	const char *cors;
 	const char *worker;
+	const char *fleet;
 	int public_read;
 	int max_run_seconds;
 	int max_queue;
@@ -77,6 +79,10 @@ static void usage(FILE *f)
 		"  --import-quota N       imports per client per hour (default 60)\n"
 		"  --import-quota-mib M   MiB of imports per client per hour\n"
 		"                         (default 128)\n"
+		"  --fleet ENGINE         let the page start campaigns on many machines\n"
+		"                         (slurm or clush; off by default; needs a token):\n"
+		"                         POST /api/campaigns/start runs `numalab fleet\n"
+		"                         run ... --server` this server in the background\n"
 		"  --worker PATH          run PATH as the worker instead of this binary\n"
 		"                         (for tests: it gets `run --ndjson NAME k=v ...`)\n"
 		"\n"
@@ -200,6 +206,15 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 			if (parse_int_opt("--import-quota-mib", v, 1, 1000000,
 					  &o->import_mib))
 				return -EINVAL;
+		} else if ((v = opt_value(argc, argv, &i, "--fleet"))) {
+			if (strcmp(v, "slurm") && strcmp(v, "clush")) {
+				say(stderr,
+				    "numalab serve: bad value '%s' for "
+				    "'--fleet' (slurm or clush)\n",
+				    v);
+				return 2;
+			}
+			o->fleet = v;
 		} else if ((v = opt_value(argc, argv, &i, "--worker"))) {
 			o->worker = v;
 		} else if (!strcmp(argv[i], "--public-read")) {
@@ -382,6 +397,7 @@ int cmd_serve(int argc, char **argv)
 	struct http_server *http = NULL;
 	char host[256], web[PATH_MAX], err[1024];
 	char *token = NULL;
+	static struct fleet_start fleet;
 	sigset_t sigs;
 	int port, sig, rc = 1, n;
 
@@ -420,6 +436,14 @@ int cmd_serve(int argc, char **argv)
 		    "127.0.0.1)\n",
 		    o.listen);
 		free(token);
+		return 2;
+	}
+	if (o.fleet && !token) {
+		say(stderr,
+		    "numalab serve: '--fleet %s' needs a token: whoever "
+		    "reaches the page could start jobs on the whole "
+		    "cluster (give --token-file FILE)\n",
+		    o.fleet);
 		return 2;
 	}
 	if (o.web)
@@ -516,6 +540,34 @@ int cmd_serve(int argc, char **argv)
 	if (!http) {
 		say(stderr, "numalab serve: %s\n", err);
 		goto out;
+	}
+	if (o.fleet) {
+		ssize_t len = readlink("/proc/self/exe", fleet.exe,
+				       sizeof(fleet.exe) - 1);
+		fleet.exe[len > 0 ? len : 0] = '\0';
+		char dbdir[PATH_MAX];
+		snprintf(dbdir, sizeof(dbdir), "%s", o.db);
+		char *slash = strrchr(dbdir, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			snprintf(dbdir, sizeof(dbdir), ".");
+		char *abs = realpath(dbdir, NULL);
+		snprintf(fleet.dir, sizeof(fleet.dir), "%s/numalab-campaigns",
+			 abs ? abs : dbdir);
+		free(abs);
+		fleet.engine = o.fleet;
+		fleet.token = token;
+		fleet.topo = topo;
+		/* the campaign imports here; a wildcard address is reached on
+		 * loopback */
+		const char *self = !strcmp(host, "0.0.0.0") ? "127.0.0.1"
+				   : !strcmp(host, "::")    ? "::1"
+							    : host;
+		snprintf(fleet.server, sizeof(fleet.server), "http://%s%s%s:%d",
+			 strchr(self, ':') ? "[" : "", self,
+			 strchr(self, ':') ? "]" : "", http_port(http));
+		api_set_fleet(api, &fleet);
 	}
 	printf("listening on http://%s%s%s:%d/\n", strchr(host, ':') ? "[" : "",
 	       host, strchr(host, ':') ? "]" : "", http_port(http));

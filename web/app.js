@@ -116,8 +116,8 @@ function route() {
   } catch (e) {
     // a malformed link: read it as it is
   }
-  // the machine's picture takes the setup column's room too
-  document.body.classList.toggle('page-wide', hash === '#/topology');
+  // the machine's picture, and a campaign's machines side by side, take the setup column's room too
+  document.body.classList.toggle('page-wide', hash === '#/topology' || hash.startsWith('#/campaigns'));
   if (labRoute(hash, { results: $('results'), exps: state.exps, byName: state.byName, topo: state.topo, setView: labView })) return;
   let m = hash.match(/^#\/runs\/([^/?#]+)$/);
   if (m) return openRun(m[1]);

@@ -3,6 +3,7 @@ import { h, clear } from './dom.js';
 import { api } from './api.js';
 import { bytes } from './format.js';
 import { noisyPoints, spreadOf } from './machine.js';
+import { machinesSection } from './campaign-machines.js';
 
 // The components a comparison turns on, each a label and how to read it from a run's machine and its node.
 const COMPONENTS = [
@@ -101,7 +102,8 @@ export async function showCampaigns(root) {
       h('td', { text: (c.created_at || '').replace('T', ' ').slice(0, 19) }))))));
 }
 
-export async function showCampaign(root, id) {
+// ctx: {byName: experiments by name, holder: {sets: []} collecting what to destroy when the page changes}
+export async function showCampaign(root, id, ctx = {}) {
   clear(root);
   let c;
   try {
@@ -174,6 +176,7 @@ export async function showCampaign(root, id) {
   csvBtn.addEventListener('click', () => download(`numalab-campaign-${c.id}.csv`, tableCsv(c.nodes, rows, keySel.value, valuesOf(keySel.value))));
   root.append(h('section', { class: 'campaign-section' }, h('h3', { text: 'Machines' }), table, folded, csvBtn),
     h('section', { class: 'campaign-section' }, h('h3', { text: 'Figures' }),
-      h('div', { class: 'campaign-controls' }, h('label', null, 'figure ', keySel), h('label', null, ' baseline ', baseSel)), bars));
+      h('div', { class: 'campaign-controls' }, h('label', null, 'figure ', keySel), h('label', null, ' baseline ', baseSel)), bars),
+    machinesSection(c.nodes, docs, ctx.byName ? ctx.byName.get(c.experiment) : null, ctx.holder));
   draw();
 }

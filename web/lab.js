@@ -31,8 +31,9 @@ export function labRoute(hash, ctx) {
   }
   m = hash.match(/^#\/campaigns\/([A-Za-z0-9._-]+)$/);
   if (m) {
-    ctx.setView({ destroy() {}, isFinal: () => true, id: null }, `Campaign ${m[1]}`);
-    showCampaign(ctx.results, m[1]);
+    const holder = { sets: [], destroy() { for (const s of this.sets) s.destroy(); this.sets = []; }, isFinal: () => true, id: null };
+    ctx.setView(holder, `Campaign ${m[1]}`);
+    showCampaign(ctx.results, m[1], { byName: ctx.byName, holder });
     return true;
   }
   m = hash.match(/^#\/compare\/(\d+(?:,\d+)*)$/);

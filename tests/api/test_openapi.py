@@ -188,6 +188,10 @@ class OpenApiTest(SharedServerTest):
                   want=200)
         self.call("/api/campaigns/{id}", "get", "/api/campaigns/nope",
                   want=404)
+        # started without --fleet: the page cannot start campaigns here
+        _, err = self.call("/api/campaigns/start", "post", "/api/campaigns/start",
+                           {"experiment": "false_sharing", "all": True}, want=404)
+        self.assertIn("--fleet slurm", err["error"])
 
     def test_zz_every_operation_answered(self):
         # runs last (unittest sorts by name): each operation got a real response

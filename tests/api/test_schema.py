@@ -72,6 +72,7 @@ class SchemaTest(SharedServerTest):
             "/api/runs/{id}/events": {"get"},
             "/api/runs/{id}/export.csv": {"get"},
             "/api/campaigns": {"get", "post"},
+            "/api/campaigns/start": {"post"},
             "/api/campaigns/{id}": {"get"},
         }
         self.assertEqual(set(paths), set(want))

@@ -11,7 +11,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "api"))
-from harness import Server  # noqa: E402
+from harness import Server, wait_until  # noqa: E402
 
 BIN = os.environ["NUMALAB_BIN"]
 TMP = os.environ["FLEET_TMP"]
@@ -146,6 +146,77 @@ class SlurmTest(unittest.TestCase):
         finally:
             srv.stop()
 
+    def test_7_a_heatmap_experiment_on_both_nodes(self):
+        p = fleet("core_to_core", "samples=5", "round_trips=50", "--engine", "slurm",
+                  "--nodes", "n[1-2]", "--db", DB)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("2 of 2 node(s) done", p.stdout)
+        SlurmTest.heat = campaign_id(p.stdout)
+
+    def test_8_a_campaign_started_from_the_page(self):
+        token = os.path.join(TMP, "token")
+        with open(token, "w") as f:
+            f.write("fleet-secret\n")
+        for args, msg in ((["--fleet", "slurm"], "'--fleet slurm' needs a token"),
+                          (["--fleet", "pbs", "--token-file", token],
+                           "bad value 'pbs' for '--fleet' (slurm or clush)")):
+            p = subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--db",
+                                os.path.join(TMP, "page.db"), *args],
+                               capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(msg, p.stderr)
+        home = os.path.join(TMP, "login")
+        os.makedirs(home, exist_ok=True)
+        srv = Server(home, db=os.path.join(home, "page.db"), name="fleet-page",
+                     args=["--token-file", token, "--fleet", "slurm"])
+        srv.start()
+        try:
+            auth = {"Authorization": "Bearer fleet-secret"}
+            want = {"experiment": "atomic_increment", "nodes": "n[1-2]",
+                    "params": {"threads": "2", "increments": "20000", "repeat": "3"}}
+            st, err, _ = srv.json("POST", "/api/campaigns/start", want)
+            self.assertEqual(st, 401, err)
+            for bad, field, msg in (
+                (dict(want, nodes="-w n1"), "nodes", "bad nodes '-w n1'"),
+                (dict(want, params={"thread": "2"}), "params",
+                 "experiment 'atomic_increment' has no parameter 'thread'"),
+                (dict(want, experiment="nope"), "experiment", "unknown experiment 'nope'"),
+                ({"experiment": "atomic_increment"}, "nodes", "which nodes?"),
+                (dict(want, engine="clush"), "engine", "unknown field 'engine'"),
+            ):
+                st, err, _ = srv.json("POST", "/api/campaigns/start", bad, headers=auth)
+                self.assertEqual(st, 400, err)
+                self.assertEqual(err["field"], field)
+                self.assertIn(msg, err["error"])
+            st, ans, _ = srv.json("POST", "/api/campaigns/start", want, headers=auth)
+            self.assertEqual(st, 202, ans)
+            cid = ans["id"]
+            self.assertEqual(ans["url"], "/api/campaigns/" + cid)
+            self.assertTrue(ans["log"].startswith(os.path.join(home, "numalab-campaigns")))
+
+            def finished():
+                # the campaign records each node as it is imported, and says
+                # it is over last, in its log
+                with open(ans["log"]) as f:
+                    if "node(s) done" not in f.read():
+                        return False
+                st, c, _ = srv.json("GET", ans["url"], headers=auth)
+                return st == 200 and len(c["nodes"]) == 2
+            ok = wait_until(finished, ceiling=170)
+            with open(ans["log"]) as f:
+                log = f.read()
+            sys.stdout.write(log)
+            self.assertTrue(ok, log)
+            st, c, _ = srv.json("GET", ans["url"], headers=auth)
+            self.assertEqual(c["engine"], "slurm")
+            self.assertEqual(c["experiment"], "atomic_increment")
+            for n in c["nodes"]:
+                self.assertEqual(n["state"], "done", n)
+                self.assertEqual(n["run"]["machine"]["fleet"]["campaign"], cid)
+            self.assertIn("2 of 2 node(s) done", log)
+        finally:
+            srv.stop()
+
 
 class ClushTest(unittest.TestCase):
     def test_lab_room_through_clush_exec(self):
@@ -216,6 +287,25 @@ class StoreTest(unittest.TestCase):
             dom = subprocess.run(common + ["--dump-dom", "http://127.0.0.1:%d/#/campaigns" % srv.port],
                                  capture_output=True, text=True, timeout=120).stdout
             self.assertIn(SlurmTest.first, dom[dom.find('id="campaign-list"'):])
+            # each machine side by side: its verdict, its heatmap, where its threads ran
+            url = "http://127.0.0.1:%d/#/campaigns/%s" % (srv.port, SlurmTest.heat)
+            dom = subprocess.run(common + ["--dump-dom", url], capture_output=True,
+                                 text=True, timeout=120).stdout
+            side = dom[dom.find('id="campaign-machines"'):]
+            self.assertNotEqual(dom.find('id="campaign-machines"'), -1)
+            cols = side.split('class="campaign-machine"')[1:]
+            self.assertEqual(len(cols), 2)
+            for node, col in zip(("n1", "n2"), cols):
+                self.assertIn('data-node="%s"' % node, col)
+                self.assertRegex(col, r'class="campaign-machine-verdict">[^<]{10,}<')
+                self.assertRegex(col, r'class="chart chart-heatmap"[^>]*data-points="[1-9]')
+                self.assertIn('class="campaign-machine-topo"', col)
+                self.assertIn("<svg", col)
+            self.assertEqual(side.count('class="chart chart-heatmap"'), 2)
+            subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                            "--virtual-time-budget=10000", "--window-size=1400,2000",
+                            "--screenshot=" + os.path.join(os.path.abspath(shots), "campaign-machines.png"),
+                            url], capture_output=True, timeout=120)
         finally:
             srv.stop()
 

@@ -30,8 +30,10 @@ cluster_wait_pidfile() {
 	return 1
 }
 
-cluster_free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+# three distinct free ports on every address (slurmd binds them all), held
+# together while chosen so that none is handed out twice
+cluster_free_ports() {
+	python3 -c 'import socket; s=[socket.socket() for _ in range(3)]; [x.bind(("",0)) for x in s]; print(*[x.getsockname()[1] for x in s])'
 }
 
 cluster_up() {
@@ -48,9 +50,8 @@ cluster_up() {
 		{ cluster_fail "munged wrote no pid"; return 1; }
 	cluster_pids="$cluster_pids $pid"
 
-	ctld_port=$(cluster_free_port)
-	p1=$(cluster_free_port)
-	p2=$(cluster_free_port)
+	set -- $(cluster_free_ports)
+	ctld_port=$1 p1=$2 p2=$3
 	user=$(id -un)
 	cat >"$d/slurm.conf" <<CONF
 ClusterName=numalab-test

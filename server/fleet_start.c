@@ -1,0 +1,261 @@
+/* fleet_start.c - POST /api/campaigns/start: runs `numalab fleet run ... --server SELF` in the background */
+#include "fleet_start.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "errinfo.h"
+#include "experiment.h"
+#include "schema.h"
+#include "strbuf.h"
+#include "strvec.h"
+
+extern char **environ;
+
+#define MAX_PARAMS 64
+
+/* A node list, feature expression or partition goes to the engine as one
+ * argument: Slurm's host-list and constraint characters only, never an option.
+ */
+static int engine_word(json_t *body, const char *key, const char **out,
+		       struct errinfo *err)
+{
+	json_t *v = json_object_get(body, key);
+	const char *s;
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	if (!json_is_string(v) || !*(s = json_string_value(v)))
+		return errinfo_set(err, key, "'%s' must be a non-empty string",
+				   key);
+	if (strlen(s) > 1000 || s[0] == '-' ||
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		      "0123456789[]-,._&|") != strlen(s))
+		return errinfo_set(err, key,
+				   "bad %s '%.80s' (letters, digits and "
+				   "[ ] - , . _ & | only, not starting with "
+				   "'-')",
+				   key, s);
+	*out = s;
+	return 0;
+}
+
+/* Whether kv ("name=value") names a parameter of e's schema (its own and the
+ * common ones). */
+static int has_param(json_t *schema, const char *kv)
+{
+	size_t n = strcspn(kv, "="), k;
+	json_t *p;
+
+	json_array_foreach (json_object_get(schema, "params"), k, p) {
+		const char *name =
+			json_string_value(json_object_get(p, "name"));
+		if (name && strlen(name) == n && !strncmp(name, kv, n))
+			return 1;
+	}
+	return 0;
+}
+
+static int check_body(const struct fleet_start *fs, json_t *body,
+		      const struct experiment **exp, struct strvec *params,
+		      const char **nodes, const char **constraint,
+		      const char **partition, int *all, struct errinfo *err)
+{
+	json_t *v;
+	const char *key;
+
+	json_object_foreach (body, key, v)
+		if (strcmp(key, "experiment") && strcmp(key, "params") &&
+		    strcmp(key, "nodes") && strcmp(key, "constraint") &&
+		    strcmp(key, "partition") && strcmp(key, "all"))
+			return errinfo_set(err, key,
+					   "unknown field '%.60s' (allowed: "
+					   "experiment, params, nodes, "
+					   "constraint, partition, all)",
+					   key);
+	v = json_object_get(body, "experiment");
+	if (!json_is_string(v))
+		return errinfo_set(err, "experiment",
+				   v ? "'experiment' must be a string"
+				     : "missing field 'experiment'");
+	*exp = experiment_find(json_string_value(v));
+	if (!*exp)
+		return errinfo_set(err, "experiment",
+				   "unknown experiment '%.60s'",
+				   json_string_value(v));
+	if (schema_params_to_argv(json_object_get(body, "params"), params,
+				  MAX_PARAMS, err) < 0)
+		return -1;
+	json_t *schema = schema_experiment(*exp, fs->topo);
+	for (size_t i = 0; schema && i < params->n; i++)
+		if (!has_param(schema, params->v[i])) {
+			errinfo_set(err, "params",
+				    "experiment '%s' has no parameter '%.*s'",
+				    (*exp)->name,
+				    (int)strcspn(params->v[i], "="),
+				    params->v[i]);
+			json_decref(schema);
+			return -1;
+		}
+	json_decref(schema);
+	v = json_object_get(body, "all");
+	if (v && !json_is_boolean(v))
+		return errinfo_set(err, "all", "'all' must be true or false");
+	*all = json_is_true(v);
+	if (engine_word(body, "nodes", nodes, err) ||
+	    engine_word(body, "constraint", constraint, err) ||
+	    engine_word(body, "partition", partition, err))
+		return -1;
+	if (!*nodes && !*constraint && !*all)
+		return errinfo_set(err, "nodes",
+				   "which nodes? (give 'nodes', 'constraint' "
+				   "or 'all': true)");
+	if (*nodes && *all)
+		return errinfo_set(err, "all",
+				   "give 'nodes' or 'all', not both");
+	return 0;
+}
+
+/* Reaps the one campaign it was given, so that it leaves no zombie. */
+static void *reap(void *arg)
+{
+	pid_t pid = (pid_t)(intptr_t)arg;
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static int spawn(const struct fleet_start *fs, struct strvec *argv,
+		 const char *log, struct errinfo *err)
+{
+	posix_spawn_file_actions_t fa;
+	struct strvec env = STRVEC_INIT;
+	pthread_attr_t attr;
+	pthread_t t;
+	pid_t pid;
+	int rc;
+
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "NUMALAB_TOKEN=", 14))
+			strvec_push(&env, *e);
+	strvec_pushf(&env, "NUMALAB_TOKEN=%s", fs->token ? fs->token : "");
+	if (env.oom)
+		return errinfo_set(err, NULL, "out of memory");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, log,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	rc = posix_spawn(&pid, fs->exe, &fa, NULL, argv->v, env.v);
+	posix_spawn_file_actions_destroy(&fa);
+	strvec_clear(&env);
+	if (rc)
+		return errinfo_set(err, NULL, "cannot start '%s': %s", fs->exe,
+				   strerror(rc));
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, reap, (void *)(intptr_t)pid))
+		waitpid(pid, NULL, WNOHANG);
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+static void push2(struct strvec *sv, const char *opt, const char *val)
+{
+	strvec_push(sv, opt);
+	strvec_push(sv, val);
+}
+
+enum MHD_Result fleet_start_post(struct http_request *rq,
+				 const struct fleet_start *fs)
+{
+	const char *nodes, *constraint, *partition;
+	const struct experiment *exp = NULL;
+	struct strvec params = STRVEC_INIT, argv = STRVEC_INIT;
+	struct strbuf log = STRBUF_INIT;
+	struct errinfo err;
+	json_error_t jerr;
+	enum MHD_Result ret;
+	json_t *body;
+	char id[64];
+	int all = 0;
+
+	if (!fs)
+		return http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
+				  "this server does not start campaigns (start "
+				  "it with --fleet slurm or --fleet clush)");
+	body = json_loadb(rq->body ? rq->body : "", rq->body_len,
+			  JSON_REJECT_DUPLICATES, &jerr);
+	if (!json_is_object(body)) {
+		json_decref(body);
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "body is not a JSON object: %s",
+				  body ? "not an object" : jerr.text);
+	}
+	errinfo_clear(&err);
+	if (check_body(fs, body, &exp, &params, &nodes, &constraint, &partition,
+		       &all, &err)) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST,
+				 *err.field ? err.field : NULL, "%s", err.msg);
+		goto out;
+	}
+	/* the same form of id as fleet run's own, chosen here to answer with */
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(id, sizeof(id), "%04d%02d%02d-%02d%02d%02d-%04lx",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec,
+		 (unsigned long)((ts.tv_nsec / 1000) ^ getpid()) & 0xffff);
+	strvec_push(&argv, "numalab");
+	strvec_push(&argv, "fleet");
+	strvec_push(&argv, "run");
+	strvec_push(&argv, exp->name);
+	for (size_t i = 0; i < params.n; i++)
+		strvec_push(&argv, params.v[i]);
+	push2(&argv, "--engine", fs->engine);
+	push2(&argv, "--server", fs->server);
+	push2(&argv, "--id", id);
+	if (nodes)
+		push2(&argv, "--nodes", nodes);
+	if (constraint)
+		push2(&argv, "--constraint", constraint);
+	if (partition)
+		push2(&argv, "--partition", partition);
+	if (all)
+		strvec_push(&argv, "--all");
+	mkdir(fs->dir, 0755);
+	strbuf_addf(&log, "%s/%s", fs->dir, id);
+	push2(&argv, "--dir", log.buf);
+	strbuf_addstr(&log, ".log");
+	if (argv.oom || spawn(fs, &argv, log.buf, &err)) {
+		ret = http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s",
+				 argv.oom ? "out of memory" : err.msg);
+		goto out;
+	}
+	ret = http_json(rq, MHD_HTTP_ACCEPTED,
+			json_pack("{s:s, s:s+, s:s}", "id", id, "url",
+				  "/api/campaigns/", id, "log", log.buf));
+out:
+	json_decref(body);
+	strvec_clear(&params);
+	strvec_clear(&argv);
+	strbuf_release(&log);
+	return ret;
+}

@@ -1,0 +1,24 @@
+/* fleet_start.h - POST /api/campaigns/start: a campaign started from the page (numalab serve --fleet) */
+#ifndef NUMALAB_FLEET_START_H
+#define NUMALAB_FLEET_START_H
+
+#include "http.h"
+#include "topo.h"
+
+/* What the server starts `numalab fleet run` with; NULL in the API: off. */
+struct fleet_start {
+	const char *engine; /* "slurm" or "clush" */
+	char exe[4096];	    /* this numalab */
+	char server[300];   /* where the campaign imports: this server */
+	char dir[4096]; /* its files and log: numalab-campaigns beside the store
+			 */
+	const char *token;	 /* handed to the campaign as $NUMALAB_TOKEN */
+	const struct topo *topo; /* which params the experiments take */
+};
+
+/* 202 {"id", "url", "log"}: `numalab fleet run` runs in the background and
+ * records the campaign here; 400 naming the field; 404 when fs is NULL. */
+enum MHD_Result fleet_start_post(struct http_request *rq,
+				 const struct fleet_start *fs);
+
+#endif

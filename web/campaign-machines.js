@@ -1,0 +1,103 @@
+// campaign-machines.js - a campaign's machines side by side: each one's verdict, its charts as small multiples, and where its threads ran
+import { h } from './dom.js';
+import { ChartSet } from './charts.js';
+import { TopologyPicture, threadsOn } from './topology.js';
+import { bytes } from './format.js';
+
+// What a machine's run concluded: today's rules first, else the headline it came with.
+export function verdictOf(doc) {
+  if (!doc) return null;
+  return (doc.verdict_today && doc.verdict_today.headline) || doc.headline || null;
+}
+
+// The charts worth setting side by side: the experiment's heatmaps, or all of its charts when it has none.
+export function sideBySideSpecs(exp) {
+  const specs = (exp && exp.charts) || [];
+  const heat = specs.filter((s) => s.kind === 'heatmap');
+  return heat.length ? heat : specs;
+}
+
+// A run document keeps a summary of its machine, not the machine's PU list; the threads it placed
+// carry the core, caches, package and node of each CPU they used, which is enough to draw those CPUs.
+// Returns {topo, npus} or null when no placement says where a thread ran.
+export function placedTopology(doc) {
+  const m = (doc && doc.machine) || {};
+  const pus = new Map();
+  for (const g of (doc && doc.placement) || []) {
+    for (const t of g.threads || []) {
+      const os = Number.isInteger(t.cpu_observed) && t.cpu_observed >= 0 ? t.cpu_observed : t.cpu;
+      if (!Number.isInteger(os) || os < 0 || pus.has(os) || !Number.isInteger(t.core)) continue;
+      pus.set(os, { os, core: t.core, package: t.package, node: t.node, l2: t.l2, l3: t.l3, l1: -1 });
+    }
+  }
+  if (!pus.size) return null;
+  const list = [...pus.values()].sort((a, b) => a.os - b.os).map((p, i) => ({ ...p, logical: i }));
+  const dist = Array.isArray(m.distances) ? m.distances : [];
+  const nodeIds = [...new Set(list.map((p) => p.node).filter((n) => Number.isInteger(n) && n >= 0))].sort((a, b) => a - b);
+  const nodes = nodeIds.map((os) => ({ os, cpus: list.filter((p) => p.node === os).map((p) => p.os).join(','), distances: nodeIds.map((j) => (dist[os] && dist[os][j]) || 0) }));
+  return {
+    topo: { cpu_model: m.cpu_model, packages: new Set(list.map((p) => p.package)).size, cores: new Set(list.map((p) => `${p.package}/${p.core}`)).size, smt: m.smt, pus: list, nodes, caches: [] },
+    npus: m.pus,
+  };
+}
+
+// One line for a machine whose run cannot be drawn: what the machine record says.
+function summaryLine(m) {
+  const caches = (m.caches || []).map((c) => `L${c.level} ${bytes(c.size)}`).join(', ');
+  return `${m.packages ?? '?'} package(s), ${m.cores ?? '?'} cores, ${m.pus ?? '?'} CPUs, ${m.nodes ?? '?'} NUMA node(s)${caches ? `; caches ${caches}` : ''}`;
+}
+
+// The column of one machine. Returns {el, charts} (charts: a ChartSet to destroy, or null).
+function machineColumn(node, doc, exp) {
+  const col = h('section', { class: 'campaign-machine', dataset: { node: node.node }, 'aria-label': `machine ${node.node}` });
+  col.append(h('h4', { class: 'campaign-machine-name' }, node.run_id ? h('a', { href: `#/runs/${node.run_id}`, text: node.node }) : node.node));
+  if (!doc) {
+    col.append(h('p', { class: 'campaign-machine-verdict campaign-failed', text: node.state === 'failed' ? `failed: ${node.reason || 'no reason given'}` : `no run (${node.state})` }));
+    return { el: col, charts: null };
+  }
+  const verdict = verdictOf(doc);
+  col.append(h('p', { class: 'campaign-machine-verdict', text: verdict || 'no verdict: this run reached none' }));
+  if (doc.verdict_today && doc.imported && doc.imported.headline && doc.verdict_today.headline && doc.imported.headline !== doc.verdict_today.headline)
+    col.append(h('p', { class: 'campaign-help', text: `as imported it said: “${doc.imported.headline}”` }));
+
+  const box = h('div', { class: 'campaign-machine-charts' });
+  col.append(box);
+  const specs = sideBySideSpecs(exp);
+  const ids = new Set(specs.map((s) => s.id));
+  let charts = null;
+  if (specs.length) {
+    charts = new ChartSet(box, specs, ((exp && exp.references) || []).filter((r) => ids.has(r.chart)), { legend: 'bottom' });
+    const measured = ((doc.placement || []).find((p) => p.label === 'cpus measured') || {}).threads || null;
+    charts.setContext({ threads: measured, distances: (doc.machine && doc.machine.distances) || null });
+    for (const s of doc.samples || []) if (ids.has(s.chart)) charts.sample(s);
+    for (const c of doc.cells || []) if (ids.has(c.chart)) charts.cell(c);
+    charts.settle(true);
+  } else {
+    box.append(h('p', { class: 'run-empty', text: 'this server does not describe the experiment’s charts' }));
+  }
+
+  const placed = placedTopology(doc);
+  if (placed) {
+    const whole = placed.npus === placed.topo.pus.length;
+    col.append(h('p', { class: 'campaign-topo-note', text: whole
+      ? 'Where its threads ran (the run used every CPU of the machine).'
+      : `Where its threads ran: the ${placed.topo.pus.length} CPU(s) it used of ${placed.npus ?? '?'}; a run keeps a summary of its machine, not its whole topology.` }));
+    const g = (doc.placement || [])[(doc.placement || []).length - 1];
+    const pic = new TopologyPicture(placed.topo, { title: `the CPUs of ${node.node} that run ${doc.id} used`, file: `numalab-${node.node}-run-${doc.id}-topology.svg`, threads: threadsOn(g ? g.threads : []) });
+    col.append(h('div', { class: 'campaign-machine-topo' }, pic.el));
+  } else {
+    col.append(h('p', { class: 'campaign-topo-note campaign-topo-summary', text: `No picture: the run says not where its threads ran. The machine: ${summaryLine(doc.machine || {})}.` }));
+  }
+  return { el: col, charts };
+}
+
+// The section of every machine side by side; holder.sets collects the chart sets to destroy.
+export function machinesSection(nodes, docs, exp, holder) {
+  const grid = h('div', { class: 'campaign-machines', id: 'campaign-machines' });
+  nodes.forEach((n, i) => {
+    const { el, charts } = machineColumn(n, docs[i], exp);
+    if (charts && holder) holder.sets.push(charts);
+    grid.append(el);
+  });
+  return h('section', { class: 'campaign-section' }, h('h3', { text: 'Each machine: its verdict, its charts, where its threads ran' }), grid);
+}
