@@ -20,11 +20,14 @@ $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_OBJS)
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
 
 # Each target over its seed corpus plus FUZZ_RUNS new inputs; a crash fails.
+# New inputs go to a folder under the build (the first corpus libFuzzer is
+# given), so the lane never writes into the source tree.
 test-fuzz: fuzz-build
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		c=tests/fuzz/corpus/$${t#fuzz_}; \
+		new=$(FUZZ_BUILD)/corpus-new/$${t#fuzz_}; mkdir -p $$new; \
 		echo "  FUZZ    $$t ($(FUZZ_RUNS) runs)"; \
-		ASAN_OPTIONS=detect_leaks=0 $(FUZZ_BUILD)/$$t -runs=$(FUZZ_RUNS) -max_len=1024 $$c >$(FUZZ_BUILD)/$$t.log 2>&1 \
+		ASAN_OPTIONS=detect_leaks=0 $(FUZZ_BUILD)/$$t -runs=$(FUZZ_RUNS) -max_len=1024 $$new $$c >$(FUZZ_BUILD)/$$t.log 2>&1 \
 		  || { tail -30 $(FUZZ_BUILD)/$$t.log; exit 1; }; \
 	done
 
