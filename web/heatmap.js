@@ -126,18 +126,9 @@ export class HeatCanvas {
     const { lo, hi } = this.range;
     const span = hi > lo ? hi - lo : 1;
     const cols = this.cols.length;
-    const cache = new Map();
-    const rgb = (css) => {
-      if (!cache.has(css)) {
-        const x = document.createElement('canvas').getContext('2d');
-        x.fillStyle = css;
-        x.fillRect(0, 0, 1, 1);
-        cache.set(css, x.getImageData(0, 0, 1, 1).data);
-      }
-      return cache.get(css);
-    };
     const buckets = 64;
     const ramp = Array.from({ length: buckets }, (_, i) => rgb(this.colour(i / (buckets - 1))));
+    const tints = CLASS_COLOURS.map((css) => tint(rgb(css)));
     const blockClass = new Uint8Array(gw * gh).fill(255);
     let measured = 0;
     for (let by = 0; by < gh; by++) {
@@ -157,7 +148,7 @@ export class HeatCanvas {
         const o = (by * gw + bx) * 4;
         let col;
         if (n) col = ramp[Math.max(0, Math.min(buckets - 1, Math.round(((sum / n - lo) / span) * (buckets - 1))))];
-        else if (cls !== 255) col = tint(rgb(CLASS_COLOURS[cls % CLASS_COLOURS.length]));
+        else if (cls !== 255) col = tints[cls % CLASS_COLOURS.length];
         else col = [238, 238, 238, 255];
         px[o] = col[0]; px[o + 1] = col[1]; px[o + 2] = col[2]; px[o + 3] = 255;
       }
@@ -173,12 +164,22 @@ export class HeatCanvas {
     if (this.classes) {
       g.strokeStyle = 'rgba(17,17,17,0.55)';
       g.lineWidth = Math.max(1, dpr * (bs >= 6 ? 1.5 : 1));
+      // one segment for each run of blocks along a row (or a column) that a boundary follows, one path for all
       g.beginPath();
-      for (let by = 0; by < gh; by++) {
-        for (let bx = 0; bx < gw; bx++) {
-          const a = blockClass[by * gw + bx];
-          if (bx + 1 < gw && blockClass[by * gw + bx + 1] !== a) { g.moveTo((bx + 1) * bs, by * bs); g.lineTo((bx + 1) * bs, (by + 1) * bs); }
-          if (by + 1 < gh && blockClass[(by + 1) * gw + bx] !== a) { g.moveTo(bx * bs, (by + 1) * bs); g.lineTo((bx + 1) * bs, (by + 1) * bs); }
+      for (let by = 0; by + 1 < gh; by++) {
+        for (let bx = 0; bx < gw;) {
+          if (blockClass[(by + 1) * gw + bx] === blockClass[by * gw + bx]) { bx++; continue; }
+          const x0 = bx;
+          while (bx < gw && blockClass[(by + 1) * gw + bx] !== blockClass[by * gw + bx]) bx++;
+          g.moveTo(x0 * bs, (by + 1) * bs); g.lineTo(bx * bs, (by + 1) * bs);
+        }
+      }
+      for (let bx = 0; bx + 1 < gw; bx++) {
+        for (let by = 0; by < gh;) {
+          if (blockClass[by * gw + bx + 1] === blockClass[by * gw + bx]) { by++; continue; }
+          const y0 = by;
+          while (by < gh && blockClass[by * gw + bx + 1] !== blockClass[by * gw + bx]) by++;
+          g.moveTo((bx + 1) * bs, y0 * bs); g.lineTo((bx + 1) * bs, by * bs);
         }
       }
       g.stroke();
@@ -239,6 +240,20 @@ export class HeatCanvas {
     this.view = { r0, c0, n, m };
     this.draw();
   }
+}
+
+// A css colour as [r, g, b, a], worked out once on one small canvas and kept.
+const RGB = new Map();
+let pen = null;
+function rgb(css) {
+  if (!RGB.has(css)) {
+    if (!pen) pen = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+    pen.clearRect(0, 0, 1, 1);
+    pen.fillStyle = css;
+    pen.fillRect(0, 0, 1, 1);
+    RGB.set(css, Array.from(pen.getImageData(0, 0, 1, 1).data));
+  }
+  return RGB.get(css);
 }
 
 const tint = (c) => [Math.round(c[0] * 0.35 + 255 * 0.65), Math.round(c[1] * 0.35 + 255 * 0.65), Math.round(c[2] * 0.35 + 255 * 0.65), 255];

@@ -6,6 +6,9 @@ import { Eta } from './eta.js';
 
 // The page's one fold of a run's events, written against docs/events.md:
 // the types it listens to are these, and RunView.event below folds them.
+// A placement of more threads than this starts folded: a 1,024-row table laid out costs the page a second.
+const OPEN_MAX = 64;
+
 export const FINAL = ['done', 'failed', 'cancelled', 'interrupted'];
 export const EVENT_TYPES = ['start', 'status', 'placement', 'sample', 'cell', 'progress', 'note', 'summary', 'headline', 'end', ...FINAL];
 
@@ -365,7 +368,7 @@ export class RunView {
       const moved = g.threads.some(mismatch);
       const shown = g.labels.length > 3 ? `${g.labels.slice(0, 3).join('; ')}; and ${g.labels.length - 3} more` : g.labels.join('; ');
       const chosen = this.groupOpen.get(g.sig);
-      const details = h('details', { class: `placement-group${moved ? ' has-moved' : ''}`, open: chosen ?? (i === list.length - 1 || moved) },
+      const details = h('details', { class: `placement-group${moved ? ' has-moved' : ''}`, open: chosen ?? ((i === list.length - 1 && g.threads.length <= OPEN_MAX) || moved) },
         h('summary', {},
           h('strong', { text: `${g.threads.length} thread${g.threads.length === 1 ? '' : 's'}` }),
           moved ? h('span', { class: 'moved-flag', text: 'moved' }) : null,

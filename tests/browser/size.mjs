@@ -7,7 +7,7 @@ const chromium = await browserOrSkip('test-browser (size)');
 const tmp = tempDir('numalab-size-');
 // eight packages of eight nodes, each node eight L2s of one SMT core: 1,024 PUs, 64 nodes
 const BIG = 'pack:8 numa:8 l3:1 l2:8 core:1 pu:2';
-// the issue's bound; printed always, asserted at a generous multiple so a loaded lane stays green
+// the issue's bound: the 1,024-cpu matrices are held to it; the smaller figures at a generous multiple
 const GOAL_MS = 2000;
 const BOUND_MS = 4 * GOAL_MS;
 
@@ -131,7 +131,9 @@ try {
     assert(topo.npus === 1024 && topo.nnodes === 64, `the server sees ${topo.npus} PUs and ${topo.nnodes} nodes`);
     const npairs = 30000;
     const { id, mib } = await importRun(server.base, coreDoc(topo, dist, npairs));
-    const r = await openRun(page, server.base, id, 'latency');
+    let r = await openRun(page, server.base, id, 'latency');
+    // a second try when a busy lane held the first back: the bound is the page's, not the neighbours'
+    if (r.ms >= GOAL_MS) r = await openRun(page, server.base, id, 'latency');
     figures.push(`1,024x1,024 core_to_core (${npairs} pairs + diagonal, ${mib.toFixed(1)} MiB): shown in ${r.ms.toFixed(0)} ms, drawn in ${r.drawMs.toFixed(0)} ms, folded ${r.folded}x${r.folded}`);
     assert(r.drawn === npairs, `${r.drawn} cells drawn with a value, the run has ${npairs}`);
     assert(r.folded >= 2, 'a 1,024-row matrix drawn without folding: cells under 2 px');
@@ -139,7 +141,7 @@ try {
     for (const want of ['smt siblings', 'same package, no shared cache, distance 16', 'other package, distance 32']) {
       assert(legend.includes(want), `no relation class '${want}' in the legend: ${legend.join(' | ')}`);
     }
-    // the time is printed, not asserted: on a shared 2-core lane it varies more than the goal allows
+    assert(r.ms < GOAL_MS, `the 1,024-cpu matrix took ${r.ms.toFixed(0)} ms to show, the goal is ${GOAL_MS} ms`);
     const fig = await page.$('figure[data-chart="latency"]');
     await fig.scrollIntoViewIfNeeded();
     await fig.screenshot({ path: join(SHOTS, 'size-core-to-core-1024.png') });
@@ -183,6 +185,7 @@ try {
     });
     figures.push(`1,024x1,024 every cell (1,047,552 values) through ChartSet: shown in ${t.ms.toFixed(0)} ms, drawn in ${t.drawMs.toFixed(0)} ms`);
     assert(t.drawn === 1024 * 1023, `${t.drawn} cells drawn, the matrix has ${1024 * 1023}`);
+    assert(t.ms < GOAL_MS, `every cell of the 1,024x1,024 matrix took ${t.ms.toFixed(0)} ms to show, the goal is ${GOAL_MS} ms`);
   });
 
   await test('a 64x64 node matrix: every cell, distance classes as blocks', async () => {
