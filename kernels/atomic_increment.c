@@ -894,8 +894,7 @@ static void ai_precheck(const void *params, const struct common_params *common,
 			const struct topo *t, struct verdict *v)
 {
 	const struct ai_params *ap = params;
-	int most = 1, *plan;
-	char msg[256];
+	int most = 1;
 
 	for (int i = 0; i < ap->threads.n; i++)
 		if (ap->threads.v[i] > most)
@@ -921,23 +920,11 @@ static void ai_precheck(const void *params, const struct common_params *common,
 			"with 1 thread nothing contends: threads=2 or more show what sharing the counter costs");
 		return;
 	}
-	plan = calloc((size_t)most, sizeof(int));
-	if (plan && !topo_plan(t, common->placement, common->cpus.v,
-			       common->cpus.n, most, plan, msg, sizeof(msg))) {
-		int a, b;
-		if (common->placement != PLACE_OS &&
-		    topo_plan_distinct(plan, most) < 2)
-			verdict_note(
-				v, "cannot",
-				"the placement puts every thread on cpu %d: they would take turns and nothing would contend",
-				plan[0]);
-		else if (topo_plan_siblings(t, plan, most, &a, &b))
-			verdict_note(
-				v, "warn",
-				"the placement puts threads on smt siblings (cpu %d and %d share a core): the counter's line stays in that core, so contention there is cheaper than between cores",
-				a, b);
-	}
-	free(plan);
+	experiment_precheck_placement(
+		t, common, most,
+		"they would take turns and nothing would contend",
+		"the counter's line stays in that core, so contention there is cheaper than between cores",
+		v);
 }
 
 /*

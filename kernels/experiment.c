@@ -516,6 +516,33 @@ void experiment_precheck(const struct experiment *exp, const void *params,
 		exp->precheck(params, common, t, v);
 }
 
+void experiment_precheck_placement(const struct topo *t,
+				   const struct common_params *common,
+				   int nthreads, const char *same_cpu,
+				   const char *siblings, struct verdict *v)
+{
+	int *plan = calloc((size_t)(nthreads > 0 ? nthreads : 1), sizeof(int));
+	char msg[ERRINFO_MSG_LEN];
+	int a, b;
+
+	if (plan &&
+	    !topo_plan(t, common->placement, common->cpus.v, common->cpus.n,
+		       nthreads, plan, msg, sizeof(msg))) {
+		if (common->placement != PLACE_OS &&
+		    topo_plan_distinct(plan, nthreads) < 2)
+			verdict_note(
+				v, "cannot",
+				"the placement puts every thread on cpu %d: %s",
+				plan[0], same_cpu);
+		else if (topo_plan_siblings(t, plan, nthreads, &a, &b))
+			verdict_note(
+				v, "warn",
+				"the placement puts threads on smt siblings (cpu %d and %d share a core): %s",
+				a, b, siblings);
+	}
+	free(plan);
+}
+
 int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
 		    struct errinfo *err)
 {

@@ -233,6 +233,18 @@ int experiment_estimate(const struct experiment *exp, const void *params,
 void experiment_describe(const struct run_result *r, struct verdict *v);
 
 /*
+ * For a precheck whose comparison needs threads contending: plans
+ * nthreads as the request would and notes when every thread lands on one
+ * cpu ("cannot": "the placement puts every thread on cpu N: " + same_cpu)
+ * or two land on SMT siblings ("warn": "... share a core): " + siblings).
+ * Says nothing when the plan fails (the parse reports that).
+ */
+void experiment_precheck_placement(const struct topo *t,
+				   const struct common_params *common,
+				   int nthreads, const char *same_cpu,
+				   const char *siblings, struct verdict *v);
+
+/*
  * What exp's precheck says about a parsed request on machine t: empties
  * v first; an experiment without a precheck hook gets an empty verdict.
  */

@@ -532,8 +532,6 @@ static void fs_precheck(const void *params, const struct common_params *common,
 	const struct fs_params *fp = params;
 	int line = t->line_size > 0 ? t->line_size : 64;
 	int most = max_of(&fp->threads), fits_any = 0;
-	int *plan;
-	char msg[256];
 
 	if (fp->layout != LAYOUT_BOTH)
 		verdict_note(
@@ -552,23 +550,11 @@ static void fs_precheck(const void *params, const struct common_params *common,
 			"only 1 cpu is available to this process: the threads would take turns on it and no line could travel between caches");
 		return;
 	}
-	plan = calloc((size_t)most, sizeof(int));
-	if (plan && !topo_plan(t, common->placement, common->cpus.v,
-			       common->cpus.n, most, plan, msg, sizeof(msg))) {
-		int a, b;
-		if (common->placement != PLACE_OS &&
-		    topo_plan_distinct(plan, most) < 2)
-			verdict_note(
-				v, "cannot",
-				"the placement puts every thread on cpu %d: they would take turns and no line could travel between caches",
-				plan[0]);
-		else if (topo_plan_siblings(t, plan, most, &a, &b))
-			verdict_note(
-				v, "warn",
-				"the placement puts threads on smt siblings (cpu %d and %d share a core and its L1): between them the line need not move, so expect little penalty",
-				a, b);
-	}
-	free(plan);
+	experiment_precheck_placement(
+		t, common, most,
+		"they would take turns and no line could travel between caches",
+		"they share its L1, so between them the line need not move: expect little penalty",
+		v);
 	if (fp->layout == LAYOUT_SEPARATE)
 		return;
 	for (int si = 0; si < fp->stride.n; si++)
