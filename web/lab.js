@@ -53,8 +53,6 @@ export function labRoute(hash, ctx) {
 
 // The run view, with the panels every run gets once its document is loaded.
 export function decorateRun(view, topo) {
-  const load = view.load.bind(view);
-  const event = view.event.bind(view);
   const extras = { machine: null, bar: null };
   // the machine's picture, drawn again as placements and page counts arrive
   const seen = { placement: new Map(), samples: new Map() };
@@ -73,21 +71,19 @@ export function decorateRun(view, topo) {
     if (type === 'placement') seen.placement.set(d.label, d);
     else if (type === 'sample' && d.unit === 'pages') seen.samples.set(`${d.series}\n${d.x}`, d);
   };
-  view.event = (type, d) => {
-    const final = event(type, d);
-    if (type === 'placement' || (type === 'sample' && d.unit === 'pages') || type === 'start') {
-      keep(type, d);
-      drawTopology();
-    }
-    return final;
-  };
+  view.on('start', () => drawTopology());
+  view.on('placement', (d) => { keep('placement', d); drawTopology(); });
+  view.on('sample', (d) => {
+    if (d.unit !== 'pages') return;
+    keep('sample', d);
+    drawTopology();
+  });
   const swap = (key, el, before) => {
     if (extras[key]) extras[key].remove();
     extras[key] = el;
     if (el) before.parentNode.insertBefore(el, before);
   };
-  view.load = (doc) => {
-    load(doc);
+  view.on('load', (doc) => {
     for (const p of doc.placement || []) keep('placement', p);
     for (const x of doc.samples || []) keep('sample', x);
     drawTopology();
@@ -100,6 +96,6 @@ export function decorateRun(view, topo) {
     view.setNoisy(noisyWarning({ samples: doc.samples, cells: doc.cells }));
     swap('machine', machinePanel(run.machine || doc.machine, run.imported || doc.imported), view.machineEl);
     setTimeout(() => pngButtons(view.chartsEl, `numalab-run-${run.id}`, () => runMeta(view.run || run, view.exp)), 200);
-  };
+  });
   return view;
 }

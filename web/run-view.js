@@ -41,6 +41,7 @@ export class RunView {
     this.summary = {};
     this.progress = null;
     this.error = null;
+    this.hooks = new Map(); // event type, or 'load' -> [fn]: what other panels add to the fold
 
     this.head = h('div', { class: 'run-head' });
     this.statusText = h('span', { class: 'status-text' });
@@ -82,8 +83,26 @@ export class RunView {
     return FINAL.includes(this.status);
   }
 
+  // Another panel's part in the fold: fn(d) after each event of this type
+  // ('sample', 'placement', ...) is folded, or fn(doc) after a whole run
+  // document ('load'). The view folds first, so fn sees the view updated.
+  on(type, fn) {
+    if (!this.hooks.has(type)) this.hooks.set(type, []);
+    this.hooks.get(type).push(fn);
+    return this;
+  }
+
+  emit(type, d) {
+    for (const fn of this.hooks.get(type) || []) fn(d);
+  }
+
   // Everything a run document holds; safe to apply again (points replace by key).
   load(doc) {
+    this.fold(doc);
+    this.emit('load', doc);
+  }
+
+  fold(doc) {
     this.run = { ...this.run, ...doc };
     if (doc.status) this.status = doc.status;
     if (doc.error) this.error = doc.error;
@@ -114,6 +133,12 @@ export class RunView {
 
   // One event of the stream; returns true on the final one.
   event(type, d) {
+    const final = this.foldEvent(type, d);
+    this.emit(type, d);
+    return final;
+  }
+
+  foldEvent(type, d) {
     switch (type) {
       case 'start':
         this.run = { ...this.run, params: d.params || (this.run && this.run.params), machine: d.machine };
