@@ -3,18 +3,18 @@
 # in its own tests/LANE/LANE.mk, which appends its target to TEST_LANES.
 #   make test                every lane, keeps going after a failure
 #   make test FAILFAST=1     stops at the first lane that fails
-#   make check               format, unit, CLI and API lanes (a few minutes)
+#   make check               format, web, unit, CLI and API lanes (a few minutes)
 TEST_LANES :=
 include $(sort $(wildcard tests/*/*.mk))
 
 # Lanes in the order they run, quickest first (as measured on a 2-CPU
 # machine): a lane not named here runs after these, so a new lane is never
 # left out. The slow lanes bring up qemu guests and a Slurm cluster.
-LANE_ORDER = test-format test-unit test-cli test-api test-unit-san test-fuzz \
+LANE_ORDER = test-format test-web test-unit test-cli test-api test-unit-san test-fuzz \
 	test-api-tsan test-load test-browser test-numa test-fleet
 ORDERED_LANES = $(filter $(TEST_LANES),$(LANE_ORDER)) \
 	$(filter-out $(LANE_ORDER),$(TEST_LANES))
-CHECK_LANES = test-format test-unit test-cli test-api
+CHECK_LANES = test-format test-web test-unit test-cli test-api
 
 test: test-deps all
 	$(Q)FAILFAST=$(FAILFAST) scripts/run-tests.sh $(ORDERED_LANES)

@@ -87,6 +87,7 @@ export function convertUnit(v, from, to) {
 
 // "x" as a unit means a ratio: 3.38 x -> "3.38×".
 export function withUnit(v, unit) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–'; // nothing measured carries no unit
   if (unit === 'x') return `${num(v)}×`;
   if (unit === '%') return `${num(v)} %`;
   if (unit === 'bytes' || unit === 'B') return bytes(v);

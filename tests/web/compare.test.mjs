@@ -1,0 +1,39 @@
+// compare's tables: which way is better, what differs, each run against the first
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { betterWay, differences, summaryDiff } from '../../web/compare.js';
+
+test('better is read from the unit and the name', () => {
+  assert.equal(betterWay('bandwidth', 'GB/s'), 'higher');
+  assert.equal(betterWay('round_trip', 'ns'), 'lower');
+  assert.equal(betterWay('slowdown', 'x'), 'lower');
+  assert.equal(betterWay('overlap_min', ''), null);
+});
+
+test('differences lists each parameter and machine part, marked same or not', () => {
+  const docs = [
+    { params: { threads: '2', stride: '4' }, machine: { hostname: 'a', pus: 2 } },
+    { params: { threads: '4' }, machine: { hostname: 'a', pus: 2 } },
+  ];
+  const rows = differences(docs);
+  const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
+  assert.deepEqual(byName.threads.values, ['2', '4']);
+  assert.equal(byName.threads.same, false);
+  assert.deepEqual(byName.stride.values, ['4', '–'], 'a parameter one run lacks shows a dash');
+  assert.equal(byName.host.same, true);
+  assert.equal(byName.host.group, 'machine');
+});
+
+test('summaryDiff: each value against the first run, none where it cannot be divided', () => {
+  const docs = [
+    { summary: { ns: { value: 100, unit: 'ns' }, z: { value: 0, unit: 'x' } } },
+    { summary: { ns: { value: 150, unit: 'ns' }, z: { value: 3, unit: 'x' } } },
+    { summary: {} },
+  ];
+  const rows = summaryDiff(docs);
+  const ns = rows.find((r) => r.key === 'ns');
+  assert.deepEqual(ns.values, [100, 150, null]);
+  assert.deepEqual(ns.ratios, [1, 1.5, null]);
+  assert.equal(ns.unit, 'ns');
+  assert.deepEqual(rows.find((r) => r.key === 'z').ratios, [null, null, null]);
+});
