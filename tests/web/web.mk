@@ -6,6 +6,6 @@ TEST_LANES += test-web
 test-web:
 	$(Q)if ! command -v node >/dev/null 2>&1; then \
 		echo "SKIP test-web: node is not installed (apt-get install nodejs npm)"; exit 1; \
-	fi; node --test tests/web/
+	fi; node --test $(sort $(wildcard tests/web/*.test.mjs))
 
 .PHONY: test-web
