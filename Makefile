@@ -3,6 +3,7 @@
 #   make test    install what is missing, build, run every test
 #   make bench   side-by-side figures (never asserted by tests)
 #   SAN=address,undefined or SAN=thread builds under build-SAN/
+#   COV=1 builds under build-cov/ with coverage counters (make test-coverage)
 
 BUILD ?= build
 CC ?= cc
@@ -24,6 +25,13 @@ CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=$(SAN)
 endif
 comma := ,
+
+# COV=1 builds under build-cov/ with gcov's counters (the coverage lane)
+ifdef COV
+BUILD = build-cov
+CFLAGS += -O0 --coverage
+LDFLAGS += --coverage
+endif
 
 ifeq ($(V),1)
 Q =
