@@ -8,6 +8,8 @@
 
 #include <sqlite3.h>
 
+#include "jsonschema.h"
+
 static const char campaigns_sql[] =
 	"CREATE TABLE IF NOT EXISTS campaigns ("
 	" id TEXT PRIMARY KEY,"
@@ -115,7 +117,10 @@ int campaigns_check(json_t *c, struct errinfo *err)
 	json_t *nodes, *n;
 	size_t i;
 
-	errinfo_clear(err);
+	/* the contract GET /api/openapi.json publishes; below, what it cannot
+	 * say */
+	if (jsonschema_check("Campaign", c, err))
+		return -EINVAL;
 	if (!json_is_object(c))
 		return errinfo_set(err, NULL,
 				   "a campaign must be a JSON object");
