@@ -273,7 +273,9 @@ int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
 		n = i + 1;
 	}
 	params = json_dumps(json_object_get(doc, "params"), JSON_COMPACT);
-	machine = json_dumps(json_object_get(doc, "machine"), JSON_COMPACT);
+	/* null for a run that never started: no machine measured it */
+	machine = json_dumps(json_object_get(doc, "machine"),
+			     JSON_COMPACT | JSON_ENCODE_ANY);
 	summary = json_is_object(json_object_get(doc, "summary"))
 			  ? json_dumps(json_object_get(doc, "summary"),
 				       JSON_COMPACT)
