@@ -232,7 +232,8 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		goto rollback;
 	json_array_foreach (json_object_get(r->c, "nodes"), i, n) {
 		json_t *f = json_object_get(n, "features");
-		char *features = json_dumps(f ? f : json_array(), JSON_COMPACT);
+		/* none given: "[]" below (a json_array() here leaked) */
+		char *features = f ? json_dumps(f, JSON_COMPACT) : NULL;
 		json_t *run = json_object_get(n, "run_id");
 		sqlite3_reset(s);
 		sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
