@@ -123,10 +123,10 @@ static int parse_num(const char *s, int64_t min, int64_t max, int64_t *out)
 {
 	int64_t v = 0;
 
-	if (!s || !*s || strlen(s) > 18)
+	if (!s || !*s || strlen(s) > 19)
 		return -EINVAL;
 	for (const char *p = s; *p; p++) {
-		if (*p < '0' || *p > '9')
+		if (*p < '0' || *p > '9' || v > (INT64_MAX - (*p - '0')) / 10)
 			return -EINVAL;
 		v = v * 10 + (*p - '0');
 	}

@@ -8,6 +8,8 @@
 
 #include <sqlite3.h>
 
+#include "jsonschema.h"
+
 static const char campaigns_sql[] =
 	"CREATE TABLE IF NOT EXISTS campaigns ("
 	" id TEXT PRIMARY KEY,"
@@ -115,7 +117,10 @@ int campaigns_check(json_t *c, struct errinfo *err)
 	json_t *nodes, *n;
 	size_t i;
 
-	errinfo_clear(err);
+	/* the contract GET /api/openapi.json publishes; below, what it cannot
+	 * say */
+	if (jsonschema_check("Campaign", c, err))
+		return -EINVAL;
 	if (!json_is_object(c))
 		return errinfo_set(err, NULL,
 				   "a campaign must be a JSON object");
@@ -227,7 +232,8 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		goto rollback;
 	json_array_foreach (json_object_get(r->c, "nodes"), i, n) {
 		json_t *f = json_object_get(n, "features");
-		char *features = json_dumps(f ? f : json_array(), JSON_COMPACT);
+		/* none given: "[]" below (a json_array() here leaked) */
+		char *features = f ? json_dumps(f, JSON_COMPACT) : NULL;
 		json_t *run = json_object_get(n, "run_id");
 		sqlite3_reset(s);
 		sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);

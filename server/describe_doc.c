@@ -2,7 +2,9 @@
 #include "describe_doc.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,11 +35,14 @@ static double num(json_t *v, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
+/* An int field; dflt when absent, not a whole number or past an int. */
 static int inum(json_t *o, const char *key, int dflt)
 {
 	json_t *v = json_object_get(o, key);
+	json_int_t n = json_integer_value(v);
 
-	return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
+	return json_is_integer(v) && n >= INT_MIN && n <= INT_MAX ? (int)n
+								  : dflt;
 }
 
 static const char *text(json_t *o, const char *key)
@@ -72,8 +77,11 @@ void describe_doc_machine(json_t *machine, struct machine_facts *m)
 				? (uint64_t)json_integer_value(sz)
 				: 0;
 		/* one record per level: how many of it cover the machine's PUs
+		 * (in 64 bits: npus + per - 1 passes INT_MAX for a large per)
 		 */
-		int n = per > 0 && m->npus > 0 ? (m->npus + per - 1) / per : 1;
+		int n = per > 0 && m->npus > 0
+				? (int)(((int64_t)m->npus + per - 1) / per)
+				: 1;
 
 		if (level <= 0)
 			continue;

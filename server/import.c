@@ -10,27 +10,10 @@
 #include "describe_doc.h"
 #include "events.h"
 #include "experiment.h"
+#include "jsonschema.h"
 #include "schema.h"
 
-static int in_list(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (!strcmp(s, *list))
-			return 1;
-	return 0;
-}
-
-static int number_or_null(json_t *v)
-{
-	return json_is_number(v) || json_is_null(v);
-}
-
-static int string_or_null(json_t *v)
-{
-	return !v || json_is_string(v) || json_is_null(v);
-}
-
-/* The chart ids of e, NULL-terminated, into ids (at most cap-1). */
+/* Whether e has a chart of this id. */
 static int chart_known(const struct experiment *e, const char *id)
 {
 	for (const struct chart *c = e->charts; c && c->id; c++)
@@ -39,142 +22,33 @@ static int chart_known(const struct experiment *e, const char *id)
 	return 0;
 }
 
-static int check_stats(struct errinfo *c, json_t *item, const char *where)
+/*
+ * What the schema cannot say of one sample or cell: its chart is one of
+ * the experiment's, and stats.n counts its raw samples.
+ */
+static int check_point(struct errinfo *c, const struct experiment *e, json_t *s,
+		       const char *key, size_t i)
 {
-	static const char *const keys[] = {"n",	    "median", "min",
-					   "max",   "mean",   "stddev",
-					   "ci_lo", "ci_hi",  NULL};
-	json_t *raw = json_object_get(item, "samples");
-	json_t *st = json_object_get(item, "stats"), *v;
-	const char *key;
-	size_t i;
+	const char *chart = json_string_value(json_object_get(s, "chart"));
+	json_t *n = json_object_get(json_object_get(s, "stats"), "n");
+	size_t raw = json_array_size(json_object_get(s, "samples"));
+	char field[ERRINFO_FIELD_LEN];
 
-	if (!json_is_array(raw))
-		return errinfo_set(c, "samples",
-				   "%s: 'samples' must be an array of numbers",
-				   where);
-	json_array_foreach (raw, i, v)
-		if (!number_or_null(v))
-			return errinfo_set(c, "samples",
-					   "%s: raw sample %zu is not a number",
-					   where, i);
-	if (!json_is_object(st))
-		return errinfo_set(c, "samples",
-				   "%s: 'stats' must be an object", where);
-	for (int k = 0; keys[k]; k++)
-		if (!number_or_null(json_object_get(st, keys[k])))
-			return errinfo_set(c, "samples",
-					   "%s: 'stats.%s' must be a number",
-					   where, keys[k]);
-	json_object_foreach (st, key, v)
-		if (!in_list(key, keys))
-			return errinfo_set(c, "samples",
-					   "%s: unknown field 'stats.%.40s'",
-					   where, key);
-	if (json_integer_value(json_object_get(st, "n")) !=
-	    (json_int_t)json_array_size(raw))
-		return errinfo_set(
-			c, "samples",
-			"%s: 'stats.n' is not the number of raw samples (%zu)",
-			where, json_array_size(raw));
-	return 0;
-}
-
-static int check_sample(struct errinfo *c, const struct experiment *e,
-			json_t *s, size_t i)
-{
-	static const char *const keys[] = {
-		"chart", "series",  "x",     "x_label", "y",
-		"unit",	 "samples", "stats", "extra",	NULL};
-	char where[48];
-	const char *key, *chart;
-	json_t *v;
-
-	snprintf(where, sizeof(where), "sample %zu", i);
-	if (!json_is_object(s))
-		return errinfo_set(c, "samples", "%s is not an object", where);
-	json_object_foreach (s, key, v)
-		if (!in_list(key, keys))
-			return errinfo_set(c, "samples",
-					   "%s: unknown field '%.40s'", where,
-					   key);
-	chart = json_string_value(json_object_get(s, "chart"));
-	if (!chart)
-		return errinfo_set(c, "samples", "%s: 'chart' must be a string",
-				   where);
-	if (!chart_known(e, chart))
-		return errinfo_set(c, "samples",
-				   "%s: experiment '%s' has no chart '%.40s'",
-				   where, e->name, chart);
-	if (!json_is_string(json_object_get(s, "series")))
-		return errinfo_set(c, "samples",
-				   "%s: 'series' must be a string", where);
-	if (!number_or_null(json_object_get(s, "x")) ||
-	    !number_or_null(json_object_get(s, "y")))
-		return errinfo_set(c, "samples",
-				   "%s: 'x' and 'y' must be numbers", where);
-	if (!string_or_null(json_object_get(s, "x_label")) ||
-	    !string_or_null(json_object_get(s, "unit")))
-		return errinfo_set(c, "samples",
-				   "%s: 'x_label' and 'unit' must be text",
-				   where);
-	v = json_object_get(s, "extra");
-	if (v) {
-		json_t *x;
-		if (!json_is_object(v))
-			return errinfo_set(c, "samples",
-					   "%s: 'extra' must be an object",
-					   where);
-		json_object_foreach (v, key, x)
-			if (!number_or_null(x))
-				return errinfo_set(
-					c, "samples",
-					"%s: 'extra.%.40s' must be a number",
-					where, key);
+	if (!chart_known(e, chart)) {
+		snprintf(field, sizeof(field), "%s[%zu].chart", key, i);
+		return errinfo_set(c, field,
+				   "'%s' is '%.40s': experiment '%s' has no "
+				   "such chart",
+				   field, chart, e->name);
 	}
-	return check_stats(c, s, where);
-}
-
-static int check_cell(struct errinfo *c, const struct experiment *e, json_t *s,
-		      size_t i)
-{
-	static const char *const keys[] = {
-		"chart", "row",	    "col",   "row_label", "col_label", "value",
-		"unit",	 "samples", "stats", "note",	  NULL};
-	char where[48];
-	const char *key, *chart;
-	json_t *v;
-
-	snprintf(where, sizeof(where), "cell %zu", i);
-	if (!json_is_object(s))
-		return errinfo_set(c, "cells", "%s is not an object", where);
-	json_object_foreach (s, key, v)
-		if (!in_list(key, keys))
-			return errinfo_set(c, "cells",
-					   "%s: unknown field '%.40s'", where,
-					   key);
-	chart = json_string_value(json_object_get(s, "chart"));
-	if (!chart || !chart_known(e, chart))
-		return errinfo_set(c, "cells",
-				   "%s: 'chart' must name a chart of '%s'",
-				   where, e->name);
-	if (!json_is_integer(json_object_get(s, "row")) ||
-	    !json_is_integer(json_object_get(s, "col")))
-		return errinfo_set(c, "cells",
-				   "%s: 'row' and 'col' must be whole numbers",
-				   where);
-	if (!number_or_null(json_object_get(s, "value")))
-		return errinfo_set(c, "cells",
-				   "%s: 'value' must be a number or null",
-				   where);
-	if (!string_or_null(json_object_get(s, "row_label")) ||
-	    !string_or_null(json_object_get(s, "col_label")) ||
-	    !string_or_null(json_object_get(s, "unit")) ||
-	    !string_or_null(json_object_get(s, "note")))
-		return errinfo_set(c, "cells",
-				   "%s: labels, 'unit' and 'note' must be text",
-				   where);
-	return check_stats(c, s, where);
+	if (json_integer_value(n) != (json_int_t)raw) {
+		snprintf(field, sizeof(field), "%s[%zu].stats.n", key, i);
+		return errinfo_set(c, field,
+				   "'%s' is %" JSON_INTEGER_FORMAT
+				   ", not the number of raw samples (%zu)",
+				   field, json_integer_value(n), raw);
+	}
+	return 0;
 }
 
 /*
@@ -223,31 +97,17 @@ static int check_bounds(struct errinfo *c, json_t *samples)
 	return rc;
 }
 
-static int check_array(struct errinfo *c, json_t *doc, const char *key)
-{
-	json_t *a = json_object_get(doc, key);
-
-	if (!a)
-		return errinfo_set(c, key, "missing field '%s'", key);
-	if (!json_is_array(a))
-		return errinfo_set(c, key, "'%s' must be an array", key);
-	return 0;
-}
-
+/* The names, not the values: a run from a bigger machine names cpus this
+ * one lacks. */
 static int check_params(struct errinfo *c, json_t *params,
 			const struct experiment *e, const struct topo *t)
 {
 	json_t *schema = schema_experiment(e, t), *p, *v;
+	char field[ERRINFO_FIELD_LEN];
 	const char *key;
 	size_t i;
 	int rc = 0;
 
-	if (!json_is_object(params)) {
-		json_decref(schema);
-		return errinfo_set(c, "params", "'params' must be an object");
-	}
-	/* the names, not the values: a run from a bigger machine names cpus
-	 * this one lacks */
 	json_object_foreach (params, key, v) {
 		int known = 0;
 		json_array_foreach (json_object_get(schema, "params"), i, p)
@@ -256,17 +116,11 @@ static int check_params(struct errinfo *c, json_t *params,
 						 ?: ""))
 				known = 1;
 		if (!known) {
+			snprintf(field, sizeof(field), "params.%.40s", key);
 			rc = errinfo_set(
-				c, "params",
+				c, field,
 				"experiment '%s' has no parameter '%.40s'",
 				e->name, key);
-			break;
-		}
-		if (!json_is_string(v) && !json_is_number(v)) {
-			rc = errinfo_set(
-				c, "params",
-				"parameter '%.40s' must be text or a number",
-				key);
 			break;
 		}
 	}
@@ -276,42 +130,23 @@ static int check_params(struct errinfo *c, json_t *params,
 
 int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
 {
-	static const char *const keys[] = {
-		"id",	      "experiment", "status",
-		"created_at", "started_at", "finished_at",
-		"params",     "machine",    "version",
-		"placement",  "samples",    "cells",
-		"notes",      "progress",   "summary",
-		"headline",   "error",	    "request",
-		"imported",   "references", "verdict_today",
-		"estimate_s", NULL};
-	static const char *const texts[] = {
-		"created_at", "started_at", "finished_at", "version",
-		"headline",   "error",	    NULL};
 	const struct experiment *e;
-	const char *key, *name, *status;
-	json_t *v, *item;
+	const char *name, *status;
+	json_t *item;
 	size_t i;
+	int rc;
 
-	errinfo_clear(err);
-	if (!json_is_object(doc))
-		return errinfo_set(err, NULL, "a run must be a JSON object");
-	json_object_foreach (doc, key, v)
-		if (!in_list(key, keys))
-			return errinfo_set(err, key, "unknown field '%.60s'",
-					   key);
+	/* every field known, of its type and within its bounds: the contract
+	 * GET /api/openapi.json publishes */
+	rc = jsonschema_check("RunDocument", doc, err);
+	if (rc)
+		return -EINVAL;
 	name = json_string_value(json_object_get(doc, "experiment"));
-	if (!name)
-		return errinfo_set(err, "experiment",
-				   "missing field 'experiment' (a string)");
 	e = experiment_find(name);
 	if (!e)
 		return errinfo_set(err, "experiment",
 				   "unknown experiment '%.60s'", name);
 	status = json_string_value(json_object_get(doc, "status"));
-	if (!status)
-		return errinfo_set(err, "status",
-				   "missing field 'status' (a string)");
 	/* a queued or running run is not one to import */
 	if (!event_status_final(status))
 		return errinfo_set(
@@ -319,94 +154,20 @@ int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
 			"status '%.40s' is not a finished run's (allowed: done, "
 			"failed, cancelled, interrupted)",
 			status);
-	v = json_object_get(doc, "id");
-	if (v && !json_is_null(v) &&
-	    (!json_is_integer(v) || json_integer_value(v) < 1))
-		return errinfo_set(err, "id",
-				   "'id' must be a positive whole number");
-	v = json_object_get(doc, "estimate_s");
-	if (v && !json_is_null(v) &&
-	    (!json_is_number(v) || json_number_value(v) < 0))
-		return errinfo_set(
-			err, "estimate_s",
-			"'estimate_s' must be a number of seconds, 0 or more");
-	for (int k = 0; texts[k]; k++)
-		if (!string_or_null(json_object_get(doc, texts[k])))
-			return errinfo_set(err, texts[k],
-					   "'%s' must be text or null",
-					   texts[k]);
 	if (check_params(err, json_object_get(doc, "params"), e, t))
 		return -EINVAL;
-	/* the article's figures a CLI document carries: not the run's, not kept
-	 */
-	v = json_object_get(doc, "references");
-	if (v && !json_is_array(v))
-		return errinfo_set(err, "references",
-				   "'references' must be an array");
-	if (!json_is_object(json_object_get(doc, "machine")))
-		return errinfo_set(err, "machine",
-				   "missing field 'machine' (an object)");
-	if (check_array(err, doc, "samples") ||
-	    check_array(err, doc, "cells") ||
-	    check_array(err, doc, "placement") ||
-	    check_array(err, doc, "notes"))
-		return -EINVAL;
 	json_array_foreach (json_object_get(doc, "samples"), i, item)
-		if (check_sample(err, e, item, i))
+		if (check_point(err, e, item, "samples", i))
 			return -EINVAL;
 	if (check_bounds(err, json_object_get(doc, "samples")))
 		return -EINVAL;
 	json_array_foreach (json_object_get(doc, "cells"), i, item)
-		if (check_cell(err, e, item, i))
+		if (check_point(err, e, item, "cells", i))
 			return -EINVAL;
-	json_array_foreach (json_object_get(doc, "placement"), i, item)
-		if (!json_is_object(item) ||
-		    !json_is_string(json_object_get(item, "label")) ||
-		    !json_is_array(json_object_get(item, "threads")))
-			return errinfo_set(
-				err, "placement",
-				"placement %zu must be {\"label\": text, \"threads\": [...]}",
-				i);
-	json_array_foreach (json_object_get(doc, "notes"), i, item) {
-		const char *level =
-			json_string_value(json_object_get(item, "level"));
-		if (!level ||
-		    (strcmp(level, "info") && strcmp(level, "warn") &&
-		     strcmp(level, "cannot")) ||
-		    !json_is_string(json_object_get(item, "text")))
-			return errinfo_set(
-				err, "notes",
-				"note %zu must be {\"level\": \"info\", "
-				"\"warn\" or \"cannot\", \"text\": text}",
-				i);
-	}
-	v = json_object_get(doc, "summary");
-	if (v && !json_is_null(v)) {
-		if (!json_is_object(v))
-			return errinfo_set(err, "summary",
-					   "'summary' must be an object");
-		json_object_foreach (v, key, item)
-			if (!json_is_object(item) ||
-			    !(number_or_null(json_object_get(item, "value")) ||
-			      json_is_string(json_object_get(item, "value"))) ||
-			    !string_or_null(json_object_get(item, "unit")))
-				return errinfo_set(
-					err, "summary",
-					"summary '%.40s' must be {\"value\": number, \"unit\": text}",
-					key);
-	}
-	v = json_object_get(doc, "progress");
-	if (v && !json_is_null(v) && !json_is_object(v))
-		return errinfo_set(err, "progress",
-				   "'progress' must be an object");
-	v = json_object_get(doc, "imported");
-	if (v && !json_is_null(v) && !json_is_object(v))
-		return errinfo_set(err, "imported",
-				   "'imported' must be an object");
 	/* the param values as today's table reads them: what describing needs
 	 */
 	struct verdict *vd = calloc(1, sizeof(*vd));
-	int rc = vd ? describe_doc(doc, vd, err) : -ENOMEM;
+	rc = vd ? describe_doc(doc, vd, err) : -ENOMEM;
 	free(vd);
 	if (rc == -ENOMEM)
 		return errinfo_set(err, NULL, "out of memory reading the run");
@@ -512,7 +273,9 @@ int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
 		n = i + 1;
 	}
 	params = json_dumps(json_object_get(doc, "params"), JSON_COMPACT);
-	machine = json_dumps(json_object_get(doc, "machine"), JSON_COMPACT);
+	/* null for a run that never started: no machine measured it */
+	machine = json_dumps(json_object_get(doc, "machine"),
+			     JSON_COMPACT | JSON_ENCODE_ANY);
 	summary = json_is_object(json_object_get(doc, "summary"))
 			  ? json_dumps(json_object_get(doc, "summary"),
 				       JSON_COMPACT)

@@ -23,11 +23,15 @@
 #define IMPORT_MAX_POINTS 4096
 
 /*
- * Checks that doc is a whole run document (docs/events.md) of a known
- * experiment: every field known and of its type, every sample and cell
- * well formed, no chart with more series or a series with more points
- * than the caps above, params that today's table reads. Returns 0, or
- * -EINVAL with the reason and the offending field (empty when none) in err.
+ * Checks that doc is a whole run document (docs/events.md): first against
+ * the RunDocument schema of server/openapi.json (every field known, of its
+ * type and within its bounds), then what a schema cannot say: a known
+ * experiment, a finished run's status, samples and cells on the
+ * experiment's charts with stats.n their count of raw samples, no chart
+ * with more series or a series with more points than the caps above,
+ * params that today's table reads. Returns 0, or -EINVAL with the reason
+ * and the path of the offending value (`samples[3].stats.n`; empty when
+ * none) in err.
  */
 int import_validate(json_t *doc, const struct topo *t, struct errinfo *err);
 

@@ -50,6 +50,10 @@ static void merge_row(json_t *doc, json_t *row)
 					json_object_get(row, fallback[i]));
 	if (!json_object_get(doc, "headline"))
 		json_object_set_new(doc, "headline", json_null());
+	/* a run with no values yet has an empty summary, as the schema says;
+	 * its machine stays null until one measured it */
+	if (!json_is_object(json_object_get(doc, "summary")))
+		json_object_set_new(doc, "summary", json_object());
 }
 
 json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,

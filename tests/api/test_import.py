@@ -30,7 +30,8 @@ class ImportTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="numalab-import-")
-        cls.srv = Server(cls.tmp).start()
+        # every refused document counts against the import quota too
+        cls.srv = Server(cls.tmp, args=["--import-quota", "1000"]).start()
         cls.run_id = cls.srv.start_run(SMALL)
         cls.srv.wait_final(cls.run_id)
 
@@ -135,20 +136,20 @@ class ImportTest(unittest.TestCase):
         case("missing experiment", "experiment", lambda d: d.pop("experiment"))
         case("missing samples", "samples", lambda d: d.pop("samples"))
         case("samples not a list", "samples", lambda d: d.__setitem__("samples", {}))
-        case("sample y text", "samples",
+        case("sample y text", "samples[0].y",
              lambda d: d["samples"][0].__setitem__("y", "fast"))
-        case("raw sample text", "samples",
+        case("raw sample text", "samples[0].samples[0]",
              lambda d: d["samples"][0]["samples"].__setitem__(0, "x"))
-        case("stats n wrong", "samples",
+        case("stats n wrong", "samples[0].stats.n",
              lambda d: d["samples"][0]["stats"].__setitem__("n", 99))
-        case("unknown chart", "samples",
+        case("unknown chart", "samples[0].chart",
              lambda d: d["samples"][0].__setitem__("chart", "nope"))
         case("unknown field", "bogus", lambda d: d.__setitem__("bogus", 1))
         case("running status", "status", lambda d: d.__setitem__("status", "running"))
-        case("unknown param", "params",
+        case("unknown param", "params.strid",
              lambda d: d["params"].__setitem__("strid", 3))
         case("machine missing", "machine", lambda d: d.pop("machine"))
-        case("note level", "notes",
+        case("note level", "notes[0].level",
              lambda d: d.__setitem__("notes", [{"level": "loud", "text": "x"}]))
         before = self.total()
         for name, field, doc in cases:
@@ -164,6 +165,83 @@ class ImportTest(unittest.TestCase):
                     {"Content-Type": "application/json"})
                 self.assertEqual(status, 400, resp)
         self.assertEqual(self.total(), before)
+
+    def test_contract_is_enforced(self):
+        """What the schema of /api/openapi.json forbids is refused, named,
+        and not stored; each document breaks one rule."""
+        good = self.export(self.run_id)
+        diagonal = [{"chart": "latency", "row": i, "col": i,
+                     "row_label": "cpu %d" % i, "col_label": "cpu %d" % i,
+                     "value": None, "unit": "ns", "samples": [],
+                     "stats": {"n": 0, "median": None, "min": None,
+                               "max": None, "mean": None, "stddev": None,
+                               "ci_lo": None, "ci_hi": None},
+                     "note": "same cpu"} for i in range(12000)]
+        cases = [
+            ("created_at", "created_at", "x", "is not a date-time"),
+            ("summary", "summary", None, "'summary' must be an object"),
+            ("progress", "progress.done", {}, "missing field 'progress.done'"),
+            ("request", "request", True, "must be an object or null"),
+            ("machine", "machine", [], "must be an object or null"),
+            ("id", "id", 0, "is 0 (allowed: 1 or more)"),
+            ("estimate_s", "estimate_s", -1, "(allowed: 0 or more)"),
+            ("finished_at", "finished_at", "2026-02-30T00:00:00Z",
+             "is not a date-time"),
+            ("headline", "headline", "x" * 1025, "longer than 1024"),
+        ]
+        before = self.total()
+        for key, field, value, words in cases:
+            with self.subTest(key):
+                d = copy.deepcopy(good)
+                d[key] = value
+                status, resp, _ = self.import_(d)
+                self.assertEqual(status, 400, resp)
+                self.assertEqual(resp["field"], field, resp)
+                self.assertIn(words, resp["error"])
+        with self.subTest("instances_of_npus"):
+            d = copy.deepcopy(good)
+            d["machine"]["caches"][0]["instances_of_npus"] = -2147483649
+            status, resp, _ = self.import_(d)
+            self.assertEqual(status, 400, resp)
+            self.assertEqual(resp["field"],
+                             "machine.caches[0].instances_of_npus")
+            self.assertIn("-2147483649 (allowed: 1 or more)", resp["error"])
+        with self.subTest("12000 cells"):
+            d = copy.deepcopy(good)
+            d.update(experiment="core_to_core", params={}, samples=[],
+                     placement=[], summary={}, cells=diagonal)
+            status, resp, _ = self.import_(d)
+            self.assertEqual(status, 400, resp)
+            self.assertEqual(resp["field"], "cells[1024].row")
+            self.assertIn("(allowed: 1023 or less)", resp["error"])
+            # the widest matrix a run makes, 1,024 cpus, is stored
+            d["cells"] = diagonal[:1024]
+            status, resp, _ = self.import_(d)
+            self.assertEqual(status, 201, resp)
+        self.assertEqual(self.total(), before + 1)
+
+    def test_campaign_nodes_are_bounded(self):
+        def campaign(n, cid):
+            return {"id": cid, "engine": "clush", "experiment": "false_sharing",
+                    "params": {}, "created_at": "2026-12-03T12:00:00Z",
+                    "nodes": [{"node": "n%d" % i, "state": "pending"}
+                              for i in range(n)]}
+        count = lambda: len(self.srv.json("GET", "/api/campaigns")[1]["campaigns"])
+        before = count()
+        status, resp, _ = self.srv.json("POST", "/api/campaigns",
+                                        campaign(14000, "huge"))
+        self.assertEqual(status, 400, resp)
+        self.assertEqual(resp["field"], "nodes")
+        self.assertIn("14000 items (allowed: at most 4096)", resp["error"])
+        status, resp, _ = self.srv.json("POST", "/api/campaigns",
+                                        dict(campaign(1, "late"),
+                                             created_at="yesterday"))
+        self.assertEqual((status, resp["field"]), (400, "created_at"), resp)
+        self.assertEqual(count(), before)
+        status, resp, _ = self.srv.json("POST", "/api/campaigns",
+                                        campaign(4096, "wide"))
+        self.assertEqual(status, 201, resp)
+        self.assertEqual(count(), before + 1)
 
     def test_large_import_is_accepted(self):
         doc = self.export(self.run_id)

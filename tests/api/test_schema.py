@@ -87,6 +87,23 @@ class SchemaTest(SharedServerTest):
                 self.assertNotEqual(status, 405, (method, path, body))
                 if status == 404:
                     self.assertNotIn("unknown route", body["error"], (method, path))
+        # every operation names what the trust boundary can answer before
+        # any handler runs: framing (400, 501), token (401), body size
+        # (413), Host (421); a change also origin (403) and Content-Type
+        # (415); the routes with a quota 429
+        for path, ops in paths.items():
+            for method, op in ops.items():
+                codes = set(op["responses"])
+                want = {"400", "401", "413", "421", "501"}
+                if method in ("post", "delete"):
+                    want |= {"403", "415"}
+                if path in ("/api/runs/import", "/api/campaigns") and method == "post":
+                    want.add("429")
+                self.assertEqual(want - codes, set(), (method, path))
+        # DELETE needs Content-Type: a generated client sends it with {}
+        body = paths["/api/runs/{id}"]["delete"]["requestBody"]
+        self.assertTrue(body["required"])
+        self.assertIn("application/json", body["content"])
         # every $ref points at something that exists
         text = json.dumps(doc)
         for ref in set(part.split('"')[0] for part in text.split('"$ref": "')[1:]):
