@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "http.h"
 #include "http_internal.h"
+#include "jsonlimit.h"
 #include "trust.h"
 
 #include <arpa/inet.h>
@@ -52,6 +53,29 @@ const char *http_query(struct http_request *rq, const char *name)
 {
 	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND,
 					   name);
+}
+
+json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret)
+{
+	json_error_t jerr;
+	char field[64];
+	json_t *doc = jsonlimit_load(rq->body, rq->body_len, 0, NULL, &jerr,
+				     field, sizeof(field));
+
+	if (doc)
+		return doc;
+	if (*field)
+		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, field,
+				  "field '%s': %s", field, jerr.text);
+	else if (jsonlimit_passed(&jerr))
+		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "%s at line %d, column %d", jerr.text,
+				  jerr.line, jerr.column);
+	else
+		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "malformed JSON at line %d, column %d: %s",
+				  jerr.line, jerr.column, jerr.text);
+	return NULL;
 }
 
 /*

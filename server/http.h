@@ -94,6 +94,15 @@ struct MHD_Response *http_error_response(const char *field, const char *fmt,
 					 ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * The request's body as one JSON document, parsed within the limits of
+ * jsonlimit.h (JSONLIMIT_DEPTH levels, JSONLIMIT_VALUES values, no member
+ * twice) before anything recurses over it. NULL when it is not, the 400
+ * that says why (naming the top-level member where a limit was passed)
+ * queued in *ret.
+ */
+json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret);
+
 /* A request header, or a query argument; NULL if absent. */
 const char *http_header(struct http_request *rq, const char *name);
 const char *http_query(struct http_request *rq, const char *name);
