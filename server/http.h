@@ -27,8 +27,9 @@ struct http_request {
 	char *capture_buf;
 	int started;
 	int too_big;
-	size_t body_max; /* of the route it will go to */
-	size_t dropped;	 /* body bytes past the limit, read and thrown away */
+	size_t query_args; /* when too many to keep: how many it had, else 0 */
+	size_t body_max;   /* of the route it will go to */
+	size_t dropped;	   /* body bytes past the limit, read and thrown away */
 };
 
 /* Returns what MHD_queue_response returned (MHD_YES / MHD_NO). */
@@ -77,6 +78,13 @@ void http_stop(struct http_server *srv);
 /* Queues resp with the common headers (CSP, nosniff, CORS) and frees it. */
 enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 			     struct MHD_Response *resp);
+/*
+ * Queues resp with only nosniff and Connection: close, and frees it: for a
+ * request whose head left too little of the connection's memory for the
+ * common headers.
+ */
+enum MHD_Result http_respond_bare(struct http_request *rq, unsigned int status,
+				  struct MHD_Response *resp);
 /* doc as the text of every JSON answer: compact, with a trailing newline.
  * Malloc'd, *len bytes (the NUL not counted); NULL on ENOMEM. */
 char *http_json_text(const json_t *doc, size_t *len);

@@ -92,6 +92,16 @@ static const char *header(struct MHD_Connection *conn, const char *name)
 	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
 }
 
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
+				  const char *key, const char *value)
+{
+	(void)kind;
+	(void)value;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
+		++*(int *)cls;
+	return MHD_YES;
+}
+
 /* name (without port) against one allowed name: any case, a final dot ignored.
  */
 static int same_name(const char *name, size_t n, const char *allowed)
@@ -197,6 +207,7 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 	const char *te = header(conn, MHD_HTTP_HEADER_TRANSFER_ENCODING);
 	const char *host = header(conn, MHD_HTTP_HEADER_HOST);
 	const char *ct;
+	int hosts = 0;
 
 	*close = 0;
 	/* two framings, or one we cannot read: where the body ends is unknown
@@ -215,6 +226,17 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 			"unsupported Transfer-Encoding '%.60s' (only 'chunked')",
 			te);
 		return MHD_HTTP_NOT_IMPLEMENTED;
+	}
+	/* which of two names the request is for is anyone's guess (RFC 9112
+	 * 3.2: 400) */
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_host, &hosts);
+	if (hosts > 1) {
+		*close = 1;
+		snprintf(msg, len,
+			 "the request names its host %d times (send one Host "
+			 "header)",
+			 hosts);
+		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (!host) {
 		if (version && !strcmp(version, MHD_HTTP_VERSION_1_0))
