@@ -37,7 +37,7 @@ static void name_field(const char *buf, const struct scan *s, char *field,
 	if (!field || !fieldlen)
 		return;
 	field[0] = '\0';
-	if (s->depth < 2 || !(s->is_object & 1) || !s->key_len)
+	if (!s->depth || !(s->is_object & 1) || !s->key_len)
 		return;
 	if (n >= fieldlen)
 		n = fieldlen - 1;

@@ -79,8 +79,8 @@ json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret)
 				  "field '%s': %s", field, jerr.text);
 	else if (jsonlimit_passed(&jerr))
 		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				  "%s at line %d, column %d", jerr.text,
-				  jerr.line, jerr.column);
+				  "request body: %s, at line %d, column %d",
+				  jerr.text, jerr.line, jerr.column);
 	else
 		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
 				  "malformed JSON at line %d, column %d: %s",
@@ -121,8 +121,10 @@ static int check_token(struct http_request *rq, int write, enum MHD_Result *ret)
 		 */
 		given = http_query(rq, "access_token");
 	}
-	if (given && token_equal(given, srv->token))
+	if (given && token_equal(given, srv->token)) {
+		rq->bearer = 1;
 		return 0;
+	}
 	resp = http_error_response(
 		NULL,
 		given ? "wrong bearer token"
@@ -251,7 +253,10 @@ const char *http_client_address(struct http_request *rq, char *buf, size_t len)
 	return buf;
 }
 
-/* 0 when the client is within its quota; otherwise the 429 was queued in *ret.
+/*
+ * 0 when the client is within its quota (the request is counted); otherwise
+ * the 429 was queued in *ret. A request with the server's token is the
+ * lab's own (a script, the fleet): it is not counted.
  */
 static int quota_refused(struct http_request *rq, enum MHD_Result *ret)
 {
@@ -292,9 +297,23 @@ static enum MHD_Result dispatch(struct http_request *rq)
 			continue;
 		if (check_token(rq, strcmp(m, "GET") != 0, &ret))
 			return ret;
-		if (r->body_max > HTTP_BODY_MAX && quota_refused(rq, &ret))
+		if (r->body_max <= HTTP_BODY_MAX || rq->bearer)
+			return r->handler(rq, srv->ctx);
+		if (quota_refused(rq, &ret))
 			return ret;
-		return r->handler(rq, srv->ctx);
+		ret = r->handler(rq, srv->ctx);
+		/* what was refused (a malformed or invalid document) costs
+		 * nothing: the quota protects the store, not the door */
+		if (rq->status < 200 || rq->status >= 300) {
+			const union MHD_ConnectionInfo *ci =
+				MHD_get_connection_info(
+					rq->conn,
+					MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+			trust_quota_refund(srv->trust,
+					   ci ? ci->client_addr : NULL,
+					   rq->body_len);
+		}
+		return ret;
 	}
 	allowed_methods(rq, allow, sizeof(allow));
 	if (allow[0] && (http_is_api(rq->path) || strcmp(m, "GET"))) {

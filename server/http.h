@@ -28,8 +28,10 @@ struct http_request {
 	int started;
 	int too_big;
 	size_t query_args; /* when too many to keep: how many it had, else 0 */
-	size_t body_max;   /* of the route it will go to */
-	size_t dropped;	   /* body bytes past the limit, read and thrown away */
+	unsigned int status; /* of the answer queued, 0 before */
+	int bearer;	     /* it carried the server's token */
+	size_t body_max;     /* of the route it will go to */
+	size_t dropped; /* body bytes past the limit, read and thrown away */
 };
 
 /* Returns what MHD_queue_response returned (MHD_YES / MHD_NO). */

@@ -49,6 +49,7 @@ enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 					http_is_api(rq->path) ? "no-store"
 							      : "no-cache");
 	add_cors(rq, resp);
+	rq->status = status;
 	ret = MHD_queue_response(rq->conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -63,6 +64,7 @@ enum MHD_Result http_respond_bare(struct http_request *rq, unsigned int status,
 		return MHD_NO;
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Connection", "close");
+	rq->status = status;
 	ret = MHD_queue_response(rq->conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;

@@ -282,7 +282,7 @@ host_done:
 	return 0;
 }
 
-static void addr_key(const struct sockaddr *addr, unsigned char key[16])
+void trust_client_key(const struct sockaddr *addr, unsigned char key[16])
 {
 	memset(key, 0, 16);
 	if (addr && addr->sa_family == AF_INET) {
@@ -292,6 +292,9 @@ static void addr_key(const struct sockaddr *addr, unsigned char key[16])
 	} else if (addr && addr->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *s = (const void *)addr;
 		memcpy(key, &s->sin6_addr, 16);
+		/* an IPv4 client on a dual-stack socket keeps its address */
+		if (!IN6_IS_ADDR_V4MAPPED(&s->sin6_addr))
+			memset(key + 8, 0, 8);
 	}
 }
 
@@ -305,7 +308,7 @@ unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
 
 	if (!t->quota_count && !t->quota_bytes)
 		return 0;
-	addr_key(addr, key);
+	trust_client_key(addr, key);
 	pthread_mutex_lock(&t->mu);
 	for (int i = 0; i < QUOTA_SLOTS; i++) {
 		struct quota_slot *s = &t->slots[i];
@@ -345,6 +348,27 @@ unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
 	return status;
 }
 
+void trust_quota_refund(struct trust *t, const struct sockaddr *addr,
+			size_t bytes)
+{
+	unsigned char key[16];
+
+	if (!t->quota_count && !t->quota_bytes)
+		return;
+	trust_client_key(addr, key);
+	pthread_mutex_lock(&t->mu);
+	for (int i = 0; i < QUOTA_SLOTS; i++) {
+		struct quota_slot *s = &t->slots[i];
+		if (!s->since || memcmp(s->addr, key, 16))
+			continue;
+		if (s->count)
+			s->count--;
+		s->bytes = s->bytes > bytes ? s->bytes - bytes : 0;
+		break;
+	}
+	pthread_mutex_unlock(&t->mu);
+}
+
 static unsigned int bucket_of(const unsigned char key[16])
 {
 	uint32_t h = 2166136261u;
@@ -373,7 +397,7 @@ int trust_conn_allowed(struct trust *t, const struct sockaddr *addr)
 
 	if (!t->max_client_conns)
 		return 1;
-	addr_key(addr, key);
+	trust_client_key(addr, key);
 	pthread_mutex_lock(&t->conn_mu);
 	c = *conn_find(t, key);
 	ok = !c || c->n < t->max_client_conns;
@@ -386,7 +410,7 @@ void trust_conn_opened(struct trust *t, const struct sockaddr *addr)
 	unsigned char key[16];
 	struct conn_count **p, *c;
 
-	addr_key(addr, key);
+	trust_client_key(addr, key);
 	pthread_mutex_lock(&t->conn_mu);
 	p = conn_find(t, key);
 	c = *p;
@@ -407,7 +431,7 @@ void trust_conn_closed(struct trust *t, const struct sockaddr *addr)
 	unsigned char key[16];
 	struct conn_count **p, *c;
 
-	addr_key(addr, key);
+	trust_client_key(addr, key);
 	pthread_mutex_lock(&t->conn_mu);
 	p = conn_find(t, key);
 	c = *p;
