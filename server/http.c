@@ -24,6 +24,12 @@
 /* Bodies past HTTP_BODY_MAX are read and dropped up to this, so the client
  * can read its 413; beyond it the connection is refused at once. */
 #define HTTP_DRAIN_MAX (4 * 1024 * 1024)
+/*
+ * Each HTTP thread's stack. What recurses in a handler is jansson over a
+ * document, once per level, and no document gets past lib/jsonlimit.h's
+ * 32 levels (64 for the server's own records): a few KiB. The rest is
+ * frames of fixed size, so this leaves room many times over.
+ */
 #define STACK_SIZE (512 * 1024)
 /* a connection that sends nothing this long is closed (a suspended event
  * stream is not counted: it waits for the run, not for the client) */
