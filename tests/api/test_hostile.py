@@ -20,8 +20,8 @@ from harness import SMALL, Server, SharedServerTest, main  # noqa: E402
 
 DEPTH = 32  # lib/jsonlimit.h JSONLIMIT_DEPTH
 VALUES = 1024 * 1024  # JSONLIMIT_VALUES
-# server/http.c: a 16 KiB pool less 1536 bytes kept for the answer's head
-HEAD_MAX = 16 * 1024 - 1536
+# server/http.c: a 12 KiB pool less 1 KiB kept for the answer's head
+HEAD_MAX = 12 * 1024 - 1024
 ENTRY_COST = 64
 
 
