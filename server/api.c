@@ -204,14 +204,9 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 				 "NAME, \"params\": {...}})");
 		goto out;
 	}
-	root = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES,
-			  &jerr);
-	if (!root) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				 "malformed JSON at line %d, column %d: %s",
-				 jerr.line, jerr.column, jerr.text);
+	root = http_body_json(rq, &ret);
+	if (!root)
 		goto out;
-	}
 	if (!json_is_object(root)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
 				 "the request body must be a JSON object");
@@ -579,7 +574,7 @@ static enum MHD_Result post_import(struct http_request *rq, void *ctx)
 	struct api *a = ctx;
 	struct errinfo err;
 	char loc[64], client[64];
-	json_error_t jerr;
+	enum MHD_Result ret;
 	json_t *doc;
 	int64_t id;
 
@@ -587,11 +582,9 @@ static enum MHD_Result post_import(struct http_request *rq, void *ctx)
 		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
 				  "empty request body (send a run: the JSON of "
 				  "GET /api/runs/{id} or numalab run --json)");
-	doc = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &jerr);
+	doc = http_body_json(rq, &ret);
 	if (!doc)
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				  "malformed JSON at line %d, column %d: %s",
-				  jerr.line, jerr.column, jerr.text);
+		return ret;
 	if (import_validate(doc, a->topo, &err)) {
 		json_decref(doc);
 		return http_error(rq, MHD_HTTP_BAD_REQUEST,

@@ -35,16 +35,14 @@ enum MHD_Result api_campaigns_get(struct http_request *rq, struct store *st)
 
 enum MHD_Result api_campaigns_post(struct http_request *rq, struct store *st)
 {
-	json_error_t jerr;
+	enum MHD_Result ret;
 	struct errinfo err;
 	json_t *c;
 	int rc;
 
-	c = json_loadb(rq->body ? rq->body : "", rq->body_len,
-		       JSON_REJECT_DUPLICATES, &jerr);
+	c = http_body_json(rq, &ret);
 	if (!c)
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				  "body is not JSON: %s", jerr.text);
+		return ret;
 	if (store_readonly(st)) {
 		json_decref(c);
 		return http_error(

@@ -83,16 +83,12 @@ enum MHD_Result api_post_check(struct http_request *rq, void *ctx)
 		return http_error(
 			rq, MHD_HTTP_BAD_REQUEST, NULL,
 			"empty request body (send {\"experiment\": NAME, \"params\": {...}})");
-	root = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES,
-			  &jerr);
-	if (!root || !json_is_object(root)) {
-		ret = root ? http_error(
-				     rq, MHD_HTTP_BAD_REQUEST, NULL,
-				     "the request body must be a JSON object")
-			   : http_error(
-				     rq, MHD_HTTP_BAD_REQUEST, NULL,
-				     "malformed JSON at line %d, column %d: %s",
-				     jerr.line, jerr.column, jerr.text);
+	root = http_body_json(rq, &ret);
+	if (!root)
+		goto out;
+	if (!json_is_object(root)) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				 "the request body must be a JSON object");
 		goto out;
 	}
 	json_object_foreach (root, key, val) {

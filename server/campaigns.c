@@ -9,6 +9,10 @@
 #include <sqlite3.h>
 
 #include "jsonschema.h"
+#include "jsonlimit.h"
+
+/* what the server wrote itself: a client's document inside its envelopes */
+static const struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
 
 static const char campaigns_sql[] =
 	"CREATE TABLE IF NOT EXISTS campaigns ("
@@ -292,7 +296,7 @@ static json_t *col(sqlite3_stmt *s, int i)
 static json_t *col_json(sqlite3_stmt *s, int i, json_t *fallback)
 {
 	const char *t = (const char *)sqlite3_column_text(s, i);
-	json_t *v = t ? json_loads(t, 0, NULL) : NULL;
+	json_t *v = jsonlimit_loads(t, 0, &stored, NULL);
 
 	if (v) {
 		json_decref(fallback);

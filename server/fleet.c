@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "jsonlimit.h"
 #include "schema.h"
 #include "store.h"
 #include "strbuf.h"
@@ -91,7 +92,8 @@ void fleet_take_document(struct fleet_campaign *c, struct fleet_node *n,
 			 const char *text, int exit_status,
 			 const char *stderr_tail)
 {
-	json_t *doc = text && *text ? json_loads(text, 0, NULL) : NULL;
+	json_t *doc =
+		text && *text ? jsonlimit_loads(text, 0, NULL, NULL) : NULL;
 	const char *status = json_string_value(json_object_get(doc, "status"));
 
 	if (!json_is_object(doc) || !status) {

@@ -10,6 +10,7 @@
 
 #include "campaigns.h"
 #include "import.h"
+#include "jsonlimit.h"
 #include "store.h"
 #include "strbuf.h"
 #include "topo.h"
@@ -108,7 +109,9 @@ static long post(const char *url, const char *path, const char *token,
 		goto out;
 	}
 	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &code);
-	*answer = body.buf ? json_loads(body.buf, 0, NULL) : NULL;
+	*answer = body.len ? jsonlimit_load(body.buf, body.len, 0, NULL, NULL,
+					    NULL, 0)
+			   : NULL;
 	if (code >= 300) {
 		const char *e =
 			json_string_value(json_object_get(*answer, "error"));

@@ -189,7 +189,6 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 	struct strvec params = STRVEC_INIT, argv = STRVEC_INIT;
 	struct strbuf log = STRBUF_INIT;
 	struct errinfo err;
-	json_error_t jerr;
 	enum MHD_Result ret;
 	json_t *body;
 	char id[64];
@@ -199,13 +198,13 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 		return http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
 				  "this server does not start campaigns (start "
 				  "it with --fleet slurm or --fleet clush)");
-	body = json_loadb(rq->body ? rq->body : "", rq->body_len,
-			  JSON_REJECT_DUPLICATES, &jerr);
+	body = http_body_json(rq, &ret);
+	if (!body)
+		return ret;
 	if (!json_is_object(body)) {
 		json_decref(body);
 		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				  "body is not a JSON object: %s",
-				  body ? "not an object" : jerr.text);
+				  "body is not a JSON object");
 	}
 	errinfo_clear(&err);
 	if (check_body(fs, body, &exp, &params, &nodes, &constraint, &partition,

@@ -2,7 +2,9 @@
 #define _GNU_SOURCE
 #include "http.h"
 #include "http_internal.h"
+#include "jsonlimit.h"
 #include "trust.h"
+#include "utf8.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,16 +24,33 @@
 /* Bodies past HTTP_BODY_MAX are read and dropped up to this, so the client
  * can read its 413; beyond it the connection is refused at once. */
 #define HTTP_DRAIN_MAX (4 * 1024 * 1024)
+/*
+ * Each HTTP thread's stack. What recurses in a handler is jansson over a
+ * document, once per level, and no document gets past lib/jsonlimit.h's
+ * 32 levels (64 for the server's own records): a few KiB. The rest is
+ * frames of fixed size, so this leaves room many times over.
+ */
 #define STACK_SIZE (512 * 1024)
 /* a connection that sends nothing this long is closed (a suspended event
  * stream is not counted: it waits for the run, not for the client) */
 #define IDLE_TIMEOUT_S 30u
 #define POOL_MAX 4u
 #define TRIM_PEAK 256u
-/* a connection's buffers: the request head must fit (431 past it); an
- * event stream's chunks are written here too, so 10,000 subscribers of a
- * run cost ~100 MB */
-#define CONN_MEMORY (8 * 1024)
+/*
+ * A connection's buffers (libmicrohttpd's memory pool). The request head
+ * is kept there, and libmicrohttpd adds a 56-byte record (64 with its
+ * alignment) for each header, query argument and cookie, and a copy of the
+ * Cookie header to cut it into cookies; the answer's head is built in what
+ * is left, and an event stream's chunks are written there too. 10,000
+ * event-stream subscribers hold ~155 MB with 12 KiB here, ~118 MB with
+ * 8 KiB (which answered no head of more than ~100 cookies or arguments).
+ */
+#define CONN_MEMORY (12 * 1024)
+#define HEAD_ENTRY_COST 64u
+/* A head that leaves less than this in the pool gets 431: the largest head
+ * of an answer of ours fits in it with room to spare. */
+#define ANSWER_ROOM 1024u
+#define HEAD_MAX (CONN_MEMORY - ANSWER_ROOM)
 
 /* Event-loop threads: a handler that parses a large import keeps one busy. */
 static unsigned int pool_size(void)
@@ -52,6 +71,29 @@ const char *http_query(struct http_request *rq, const char *name)
 {
 	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND,
 					   name);
+}
+
+json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret)
+{
+	json_error_t jerr;
+	char field[64];
+	json_t *doc = jsonlimit_load(rq->body, rq->body_len, 0, NULL, &jerr,
+				     field, sizeof(field));
+
+	if (doc)
+		return doc;
+	if (*field)
+		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, field,
+				  "field '%s': %s", field, jerr.text);
+	else if (jsonlimit_passed(&jerr))
+		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "request body: %s, at line %d, column %d",
+				  jerr.text, jerr.line, jerr.column);
+	else
+		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "malformed JSON at line %d, column %d: %s",
+				  jerr.line, jerr.column, jerr.text);
+	return NULL;
 }
 
 /*
@@ -87,8 +129,10 @@ static int check_token(struct http_request *rq, int write, enum MHD_Result *ret)
 		 */
 		given = http_query(rq, "access_token");
 	}
-	if (given && token_equal(given, srv->token))
+	if (given && token_equal(given, srv->token)) {
+		rq->bearer = 1;
 		return 0;
+	}
 	resp = http_error_response(
 		NULL,
 		given ? "wrong bearer token"
@@ -217,7 +261,10 @@ const char *http_client_address(struct http_request *rq, char *buf, size_t len)
 	return buf;
 }
 
-/* 0 when the client is within its quota; otherwise the 429 was queued in *ret.
+/*
+ * 0 when the client is within its quota (the request is counted); otherwise
+ * the 429 was queued in *ret. A request with the server's token is the
+ * lab's own (a script, the fleet): it is not counted.
  */
 static int quota_refused(struct http_request *rq, enum MHD_Result *ret)
 {
@@ -258,9 +305,23 @@ static enum MHD_Result dispatch(struct http_request *rq)
 			continue;
 		if (check_token(rq, strcmp(m, "GET") != 0, &ret))
 			return ret;
-		if (r->body_max > HTTP_BODY_MAX && quota_refused(rq, &ret))
+		if (r->body_max <= HTTP_BODY_MAX || rq->bearer)
+			return r->handler(rq, srv->ctx);
+		if (quota_refused(rq, &ret))
 			return ret;
-		return r->handler(rq, srv->ctx);
+		ret = r->handler(rq, srv->ctx);
+		/* what was refused (a malformed or invalid document) costs
+		 * nothing: the quota protects the store, not the door */
+		if (rq->status < 200 || rq->status >= 300) {
+			const union MHD_ConnectionInfo *ci =
+				MHD_get_connection_info(
+					rq->conn,
+					MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+			trust_quota_refund(srv->trust,
+					   ci ? ci->client_addr : NULL,
+					   rq->body_len);
+		}
+		return ret;
 	}
 	allowed_methods(rq, allow, sizeof(allow));
 	if (allow[0] && (http_is_api(rq->path) || strcmp(m, "GET"))) {
@@ -278,14 +339,92 @@ static enum MHD_Result dispatch(struct http_request *rq)
 	return http_serve_static(rq);
 }
 
+static enum MHD_Result count_entry(void *cls, enum MHD_ValueKind kind,
+				   const char *key, const char *value)
+{
+	size_t *cost = cls;
+
+	*cost += HEAD_ENTRY_COST;
+	if (kind == MHD_HEADER_KIND && value &&
+	    !strcasecmp(key, MHD_HTTP_HEADER_COOKIE))
+		*cost += (strlen(value) + 1 + 15) / 16 * 16;
+	return MHD_YES;
+}
+
+/* What the request's head takes of its connection's pool (see CONN_MEMORY).
+ */
+static size_t head_cost(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+	size_t cost = ci ? ci->header_size : 0;
+
+	MHD_get_connection_values(
+		conn, MHD_HEADER_KIND | MHD_COOKIE_KIND | MHD_GET_ARGUMENT_KIND,
+		count_entry, &cost);
+	return cost;
+}
+
+/*
+ * 0 when the request's head can be read: it leaves room for the answer,
+ * and its path is UTF-8 (a path is text; it goes into answers as JSON).
+ * Otherwise the status, with why in msg.
+ */
+static unsigned int check_head(struct http_request *rq, char *msg, size_t len)
+{
+	size_t cost = head_cost(rq->conn);
+
+	if (rq->query_args) {
+		snprintf(msg, len,
+			 "query too large: %zu arguments in a URI of %zu bytes "
+			 "take more than the %u bytes a connection may give "
+			 "the request head (%u for each argument)",
+			 rq->query_args, rq->raw_uri ? strlen(rq->raw_uri) : 0,
+			 (unsigned int)HEAD_MAX, HEAD_ENTRY_COST);
+		return MHD_HTTP_URI_TOO_LONG;
+	}
+	if (cost > HEAD_MAX) {
+		snprintf(msg, len,
+			 "request head too large: it takes %zu bytes of the "
+			 "%u a connection may give it (its bytes, %u for each "
+			 "header, query argument and cookie, and the Cookie "
+			 "header once more)",
+			 cost, (unsigned int)HEAD_MAX, HEAD_ENTRY_COST);
+		return MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE;
+	}
+	if (utf8_valid_len(rq->path, strlen(rq->path)) != strlen(rq->path)) {
+		snprintf(msg, len, "the path is not UTF-8");
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	return 0;
+}
+
+/*
+ * Called with the request line's URI before libmicrohttpd cuts its query
+ * into arguments, each a record in the pool. A query of more than the pool
+ * holds would make libmicrohttpd 0.9.75 close the connection without an
+ * answer (it queues its 431 and then reads on, ignoring that it did): such
+ * a query is cut here, in the buffer libmicrohttpd is about to parse, and
+ * the request gets 414 once its head is in.
+ */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
 	struct http_request *rq = calloc(1, sizeof(*rq));
+	char *q = strchr(uri, '?');
+	size_t n = 0;
 
 	(void)conn;
-	if (rq) {
-		rq->srv = cls;
-		rq->raw_uri = strdup(uri);
+	if (!rq)
+		return NULL;
+	rq->srv = cls;
+	rq->raw_uri = strdup(uri);
+	if (!q)
+		return rq;
+	for (const char *p = q; p; p = strchr(p + 1, '&'))
+		n++;
+	if (strlen(uri) + n * HEAD_ENTRY_COST > HEAD_MAX) {
+		rq->query_args = n;
+		q[1] = '\0';
 	}
 	return rq;
 }
@@ -340,6 +479,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		rq->conn = conn;
 		rq->method = method;
 		rq->path = url;
+		status = check_head(rq, msg, sizeof(msg));
+		if (status)
+			return http_respond_bare(
+				rq, status,
+				http_error_response(NULL, "%s", msg));
 		route = route_of(rq);
 		rq->body_max = route && route->body_max ? route->body_max
 							: HTTP_BODY_MAX;

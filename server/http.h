@@ -27,8 +27,11 @@ struct http_request {
 	char *capture_buf;
 	int started;
 	int too_big;
-	size_t body_max; /* of the route it will go to */
-	size_t dropped;	 /* body bytes past the limit, read and thrown away */
+	size_t query_args; /* when too many to keep: how many it had, else 0 */
+	unsigned int status; /* of the answer queued, 0 before */
+	int bearer;	     /* it carried the server's token */
+	size_t body_max;     /* of the route it will go to */
+	size_t dropped; /* body bytes past the limit, read and thrown away */
 };
 
 /* Returns what MHD_queue_response returned (MHD_YES / MHD_NO). */
@@ -77,6 +80,13 @@ void http_stop(struct http_server *srv);
 /* Queues resp with the common headers (CSP, nosniff, CORS) and frees it. */
 enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 			     struct MHD_Response *resp);
+/*
+ * Queues resp with only nosniff and Connection: close, and frees it: for a
+ * request whose head left too little of the connection's memory for the
+ * common headers.
+ */
+enum MHD_Result http_respond_bare(struct http_request *rq, unsigned int status,
+				  struct MHD_Response *resp);
 /* doc as the text of every JSON answer: compact, with a trailing newline.
  * Malloc'd, *len bytes (the NUL not counted); NULL on ENOMEM. */
 char *http_json_text(const json_t *doc, size_t *len);
@@ -93,6 +103,15 @@ enum MHD_Result http_error(struct http_request *rq, unsigned int status,
 struct MHD_Response *http_error_response(const char *field, const char *fmt,
 					 ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The request's body as one JSON document, parsed within the limits of
+ * jsonlimit.h (JSONLIMIT_DEPTH levels, JSONLIMIT_VALUES values, no member
+ * twice) before anything recurses over it. NULL when it is not, the 400
+ * that says why (naming the top-level member where a limit was passed)
+ * queued in *ret.
+ */
+json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret);
 
 /* A request header, or a query argument; NULL if absent. */
 const char *http_header(struct http_request *rq, const char *name);

@@ -1,6 +1,7 @@
 /* http_response.c - every answer's security headers, CORS, and JSON bodies and errors */
 #include "http.h"
 #include "http_internal.h"
+#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +49,22 @@ enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 					http_is_api(rq->path) ? "no-store"
 							      : "no-cache");
 	add_cors(rq, resp);
+	rq->status = status;
+	ret = MHD_queue_response(rq->conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+enum MHD_Result http_respond_bare(struct http_request *rq, unsigned int status,
+				  struct MHD_Response *resp)
+{
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Connection", "close");
+	rq->status = status;
 	ret = MHD_queue_response(rq->conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -101,6 +118,13 @@ static struct MHD_Response *verror_response(const char *field, const char *fmt,
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	doc = json_pack("{s:s}", "error", msg);
+	if (!doc) {
+		/* it quotes what a client sent, which need not be UTF-8 (or
+		 * was cut inside a character): JSON cannot carry it as is */
+		char *safe = utf8_escape(msg);
+		doc = safe ? json_pack("{s:s}", "error", safe) : NULL;
+		free(safe);
+	}
 	if (doc && field && *field)
 		json_object_set_new(doc, "field", json_string(field));
 	return http_json_response(doc);

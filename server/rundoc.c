@@ -5,7 +5,11 @@
 #include <errno.h>
 
 #include "events.h"
+#include "jsonlimit.h"
 #include "logshare.h"
+
+/* what the server wrote itself: a client's document inside its envelopes */
+static const struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
 
 struct runlog *rundoc_events(struct store *store, struct runner *runner,
 			     int64_t id, int64_t after, struct run_state *st,
@@ -82,7 +86,8 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 	/* closed: the end event is in, and the runner has written the row */
 	closed = runlog_closed(log);
 	while ((e = runlog_next(log, seq))) {
-		json_t *ev = json_loadb(e->json, e->len, 0, NULL);
+		json_t *ev = jsonlimit_load(e->json, e->len, 0, &stored, NULL,
+					    NULL, 0);
 		if (ev)
 			events_fold(doc, ev, 0);
 		json_decref(ev);

@@ -13,6 +13,11 @@
 
 #include <sqlite3.h>
 
+#include "jsonlimit.h"
+
+/* what the server wrote itself: a client's document inside its envelopes */
+static const struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
+
 /*
  * One connection behind one mutex: statements are short, and a failing
  * write (read-only file, full disk) leaves the connection usable for
@@ -359,7 +364,7 @@ static int gather_results(struct store *st, int64_t id, json_t *outcome,
 		return -EIO;
 	sqlite3_bind_int64(s, 1, id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *ev = json_loads(col_text(s, 0), 0, NULL);
+		json_t *ev = jsonlimit_loads(col_text(s, 0), 0, &stored, NULL);
 		if (ev)
 			events_fold(outcome, ev, EVENTS_FOLD_OUTCOME);
 		json_decref(ev);
@@ -495,7 +500,7 @@ out:
 static json_t *col_json(sqlite3_stmt *s, int i)
 {
 	const char *t = col_text(s, i);
-	json_t *j = t ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
+	json_t *j = jsonlimit_loads(t, JSON_DECODE_ANY, &stored, NULL);
 
 	return j ? j : json_null();
 }

@@ -92,6 +92,16 @@ static const char *header(struct MHD_Connection *conn, const char *name)
 	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
 }
 
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
+				  const char *key, const char *value)
+{
+	(void)kind;
+	(void)value;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
+		++*(int *)cls;
+	return MHD_YES;
+}
+
 /* name (without port) against one allowed name: any case, a final dot ignored.
  */
 static int same_name(const char *name, size_t n, const char *allowed)
@@ -197,6 +207,7 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 	const char *te = header(conn, MHD_HTTP_HEADER_TRANSFER_ENCODING);
 	const char *host = header(conn, MHD_HTTP_HEADER_HOST);
 	const char *ct;
+	int hosts = 0;
 
 	*close = 0;
 	/* two framings, or one we cannot read: where the body ends is unknown
@@ -215,6 +226,17 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 			"unsupported Transfer-Encoding '%.60s' (only 'chunked')",
 			te);
 		return MHD_HTTP_NOT_IMPLEMENTED;
+	}
+	/* which of two names the request is for is anyone's guess (RFC 9112
+	 * 3.2: 400) */
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_host, &hosts);
+	if (hosts > 1) {
+		*close = 1;
+		snprintf(msg, len,
+			 "the request names its host %d times (send one Host "
+			 "header)",
+			 hosts);
+		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (!host) {
 		if (version && !strcmp(version, MHD_HTTP_VERSION_1_0))
@@ -260,7 +282,7 @@ host_done:
 	return 0;
 }
 
-static void addr_key(const struct sockaddr *addr, unsigned char key[16])
+void trust_client_key(const struct sockaddr *addr, unsigned char key[16])
 {
 	memset(key, 0, 16);
 	if (addr && addr->sa_family == AF_INET) {
@@ -270,6 +292,9 @@ static void addr_key(const struct sockaddr *addr, unsigned char key[16])
 	} else if (addr && addr->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *s = (const void *)addr;
 		memcpy(key, &s->sin6_addr, 16);
+		/* an IPv4 client on a dual-stack socket keeps its address */
+		if (!IN6_IS_ADDR_V4MAPPED(&s->sin6_addr))
+			memset(key + 8, 0, 8);
 	}
 }
 
@@ -283,7 +308,7 @@ unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
 
 	if (!t->quota_count && !t->quota_bytes)
 		return 0;
-	addr_key(addr, key);
+	trust_client_key(addr, key);
 	pthread_mutex_lock(&t->mu);
 	for (int i = 0; i < QUOTA_SLOTS; i++) {
 		struct quota_slot *s = &t->slots[i];
@@ -323,6 +348,27 @@ unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
 	return status;
 }
 
+void trust_quota_refund(struct trust *t, const struct sockaddr *addr,
+			size_t bytes)
+{
+	unsigned char key[16];
+
+	if (!t->quota_count && !t->quota_bytes)
+		return;
+	trust_client_key(addr, key);
+	pthread_mutex_lock(&t->mu);
+	for (int i = 0; i < QUOTA_SLOTS; i++) {
+		struct quota_slot *s = &t->slots[i];
+		if (!s->since || memcmp(s->addr, key, 16))
+			continue;
+		if (s->count)
+			s->count--;
+		s->bytes = s->bytes > bytes ? s->bytes - bytes : 0;
+		break;
+	}
+	pthread_mutex_unlock(&t->mu);
+}
+
 static unsigned int bucket_of(const unsigned char key[16])
 {
 	uint32_t h = 2166136261u;
@@ -351,7 +397,7 @@ int trust_conn_allowed(struct trust *t, const struct sockaddr *addr)
 
 	if (!t->max_client_conns)
 		return 1;
-	addr_key(addr, key);
+	trust_client_key(addr, key);
 	pthread_mutex_lock(&t->conn_mu);
 	c = *conn_find(t, key);
 	ok = !c || c->n < t->max_client_conns;
@@ -364,7 +410,7 @@ void trust_conn_opened(struct trust *t, const struct sockaddr *addr)
 	unsigned char key[16];
 	struct conn_count **p, *c;
 
-	addr_key(addr, key);
+	trust_client_key(addr, key);
 	pthread_mutex_lock(&t->conn_mu);
 	p = conn_find(t, key);
 	c = *p;
@@ -385,7 +431,7 @@ void trust_conn_closed(struct trust *t, const struct sockaddr *addr)
 	unsigned char key[16];
 	struct conn_count **p, *c;
 
-	addr_key(addr, key);
+	trust_client_key(addr, key);
 	pthread_mutex_lock(&t->conn_mu);
 	p = conn_find(t, key);
 	c = *p;

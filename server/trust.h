@@ -44,6 +44,19 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
 			 size_t bytes, char *msg, size_t len, int *retry_after);
 
+/* Gives back one import of `bytes` that trust_quota counted and the
+ * server then refused. */
+void trust_quota_refund(struct trust *t, const struct sockaddr *addr,
+			size_t bytes);
+
+/*
+ * The key a client is counted under (its quota, its connections): an IPv4
+ * address mapped into IPv6, an IPv6 address cut to its /64 (one host
+ * commonly holds a whole /64), all zeros when addr is NULL or of another
+ * family.
+ */
+void trust_client_key(const struct sockaddr *addr, unsigned char key[16]);
+
 /*
  * Connections from one address: trust_conn_allowed says whether one more
  * may be accepted (checked before accepting, so with several accepting

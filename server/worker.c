@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "jsonlimit.h"
 
 #define LINE_MAX_BYTES (1 << 20) /* a longer stdout line is garbage */
 #define STDERR_LINES 20		 /* kept for the failure reason */
@@ -104,7 +105,7 @@ static void handle_line(struct worker *w, char *s, size_t len)
 		len--;
 	if (!len || w->failure)
 		return;
-	ev = json_loadb(s, len, JSON_REJECT_DUPLICATES, &jerr);
+	ev = jsonlimit_load(s, len, 0, NULL, &jerr, NULL, 0);
 	type = json_string_value(json_object_get(ev, "type"));
 	if (!json_is_object(ev) || !type || !*type || event_reserved(type)) {
 		quote_line(s, len, q, sizeof(q));

@@ -1,0 +1,73 @@
+/* utf8.c - whether text is UTF-8, and a copy of text that is made so */
+#include "utf8.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The length of the well-formed sequence at s (1 to 4), or 0. */
+static size_t sequence(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	/* the second byte's range rules out overlong forms, surrogates and
+	 * code points past U+10FFFF */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+size_t utf8_valid_len(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, k;
+
+	while (i < n && (k = sequence(u + i, n - i)))
+		i += k;
+	return i;
+}
+
+char *utf8_escape(const char *s)
+{
+	size_t n = strlen(s), o = 0;
+	char *out = malloc(4 * n + 1);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		size_t k = sequence((const unsigned char *)s + i, n - i);
+		if (k) {
+			memcpy(out + o, s + i, k);
+			o += k;
+			i += k;
+		} else {
+			o += (size_t)sprintf(out + o, "\\x%02x",
+					     (unsigned char)s[i]);
+			i++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}

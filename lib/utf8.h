@@ -1,0 +1,20 @@
+/* utf8.h - whether text is UTF-8, and a copy of text that is made so */
+#ifndef NUMALAB_UTF8_H
+#define NUMALAB_UTF8_H
+
+#include <stddef.h>
+
+/*
+ * How many bytes of s (n long) are well-formed UTF-8 (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF) before the
+ * first byte that is not; n when all are.
+ */
+size_t utf8_valid_len(const char *s, size_t n);
+
+/*
+ * A NUL-terminated copy of s in which every byte that is not part of
+ * well-formed UTF-8 is written as \xHH; malloc'd, NULL on ENOMEM.
+ */
+char *utf8_escape(const char *s);
+
+#endif

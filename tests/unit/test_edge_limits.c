@@ -1,0 +1,190 @@
+/* test_edge_limits.c - JSON parsed within bounds, UTF-8 checks and the key a client is counted under */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cmocka.h>
+
+#include "jsonlimit.h"
+#include "trust.h"
+#include "utf8.h"
+
+/* depth arrays nested, optionally inside {"key": ...} */
+static char *nested(unsigned int depth, const char *key)
+{
+	size_t n = 2 * depth + (key ? strlen(key) + 8 : 0) + 1;
+	char *s = malloc(n), *p = s;
+
+	assert_non_null(s);
+	if (key)
+		p += sprintf(p, "{\"%s\":", key);
+	memset(p, '[', depth);
+	memset(p + depth, ']', depth);
+	p += 2 * depth;
+	if (key)
+		*p++ = '}';
+	*p = '\0';
+	return s;
+}
+
+static void test_depth(void **state)
+{
+	json_error_t err;
+	char field[64];
+	char *ok = nested(32, NULL), *deep = nested(33, NULL);
+	char *keyed = nested(1700, "request");
+	json_t *doc;
+
+	(void)state;
+	doc = jsonlimit_load(ok, strlen(ok), 0, NULL, &err, field, 64);
+	assert_non_null(doc);
+	json_decref(doc);
+	assert_null(jsonlimit_load(deep, strlen(deep), 0, NULL, &err, field,
+				   sizeof(field)));
+	assert_true(jsonlimit_passed(&err));
+	assert_string_equal(
+		err.text,
+		"JSON nested deeper than 32 levels (allowed: at most 32)");
+	assert_string_equal(field, "");
+	assert_null(jsonlimit_load(keyed, strlen(keyed), 0, NULL, &err, field,
+				   sizeof(field)));
+	assert_string_equal(field, "request");
+	/* the server's own records may nest deeper */
+	{
+		struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
+		doc = jsonlimit_load(deep, strlen(deep), 0, &stored, &err, NULL,
+				     0);
+		assert_non_null(doc);
+		json_decref(doc);
+	}
+	free(ok);
+	free(deep);
+	free(keyed);
+}
+
+static void test_strings_are_not_structure(void **state)
+{
+	/* brackets, quotes and backslashes inside strings count for nothing */
+	static const char text[] =
+		"{\"a\\\"[[[\": \"[[[[{{{{\\\\\", \"b\": [\"]]]]\", {\"c\": 1}]}";
+	struct jsonlimit lim = {.depth = 3};
+	json_error_t err;
+	json_t *doc;
+
+	(void)state;
+	doc = jsonlimit_load(text, strlen(text), 0, &lim, &err, NULL, 0);
+	assert_non_null(doc);
+	json_decref(doc);
+	lim.depth = 2;
+	assert_null(jsonlimit_load(text, strlen(text), 0, &lim, &err, NULL, 0));
+	assert_true(jsonlimit_passed(&err));
+}
+
+static void test_values(void **state)
+{
+	static const char text[] = "{\"a\": [1, 2, {\"b\": \"x\"}], \"c\": []}";
+	/* the object, a, 1, 2, the inner object, b, c: 7 */
+	struct jsonlimit lim = {.values = 7};
+	json_error_t err;
+	char field[64];
+	json_t *doc;
+
+	(void)state;
+	doc = jsonlimit_load(text, strlen(text), 0, &lim, &err, NULL, 0);
+	assert_non_null(doc);
+	json_decref(doc);
+	lim.values = 6;
+	assert_null(jsonlimit_load(text, strlen(text), 0, &lim, &err, field,
+				   sizeof(field)));
+	assert_string_equal(
+		err.text, "JSON holds more than 6 values (allowed: at most 6)");
+	assert_string_equal(field, "c");
+}
+
+static void test_jansson_still_judges(void **state)
+{
+	static const char dup[] = "{\"a\": 1, \"a\": 2}";
+	static const char bad[] = "{\"a\": [1, 2}";
+	json_error_t err;
+
+	(void)state;
+	assert_null(jsonlimit_load(dup, strlen(dup), 0, NULL, &err, NULL, 0));
+	assert_false(jsonlimit_passed(&err));
+	assert_null(jsonlimit_load(bad, strlen(bad), 0, NULL, &err, NULL, 0));
+	assert_false(jsonlimit_passed(&err));
+	assert_null(jsonlimit_load(NULL, 0, 0, NULL, &err, NULL, 0));
+	assert_null(jsonlimit_loads(NULL, 0, NULL, &err));
+}
+
+static void test_utf8(void **state)
+{
+	char *e;
+
+	(void)state;
+	assert_int_equal(utf8_valid_len("abc", 3), 3);
+	assert_int_equal(utf8_valid_len("h\xc3\xa9", 3), 3);
+	assert_int_equal(utf8_valid_len("\xf0\x9f\x98\x80", 4), 4);
+	assert_int_equal(utf8_valid_len("a\xff", 2), 1);
+	assert_int_equal(utf8_valid_len("\xc0\xaf", 2), 0);	/* overlong */
+	assert_int_equal(utf8_valid_len("\xed\xa0\x80", 3), 0); /* surrogate */
+	assert_int_equal(utf8_valid_len("\xf4\x90\x80\x80", 4),
+			 0);				/* too high */
+	assert_int_equal(utf8_valid_len("\xc3", 1), 0); /* cut short */
+	e = utf8_escape("a\xffh\xc3\xa9\xc3");
+	assert_string_equal(e, "a\\xffh\xc3\xa9\\xc3");
+	free(e);
+}
+
+static void key_of(const char *addr, unsigned char key[16])
+{
+	struct sockaddr_in in4 = {.sin_family = AF_INET};
+	struct sockaddr_in6 in6 = {.sin6_family = AF_INET6};
+
+	if (inet_pton(AF_INET, addr, &in4.sin_addr) == 1) {
+		trust_client_key((const struct sockaddr *)&in4, key);
+		return;
+	}
+	assert_int_equal(inet_pton(AF_INET6, addr, &in6.sin6_addr), 1);
+	trust_client_key((const struct sockaddr *)&in6, key);
+}
+
+static void test_client_key(void **state)
+{
+	unsigned char a[16], b[16];
+
+	(void)state;
+	/* IPv6: one /64 is one client */
+	key_of("2001:db8:1:2::1", a);
+	key_of("2001:db8:1:2:ffff:1234:5678:9abc", b);
+	assert_memory_equal(a, b, 16);
+	key_of("2001:db8:1:3::1", b);
+	assert_memory_not_equal(a, b, 16);
+	/* IPv4: each address is one, whether it comes as IPv4 or mapped */
+	key_of("192.0.2.1", a);
+	key_of("::ffff:192.0.2.1", b);
+	assert_memory_equal(a, b, 16);
+	key_of("192.0.2.2", b);
+	assert_memory_not_equal(a, b, 16);
+	trust_client_key(NULL, a);
+	memset(b, 0, 16);
+	assert_memory_equal(a, b, 16);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_strings_are_not_structure),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_jansson_still_judges),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_client_key),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
