@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { bytes } from './format.js';
 import { noisyPoints, spreadOf } from './machine.js';
 import { machinesSection } from './campaign-machines.js';
+import { csvText } from './csv.js';
 
 // The components a comparison turns on, each a label and how to read it from a run's machine and its node.
 const COMPONENTS = [
@@ -58,17 +59,12 @@ function sized(el, left, width) {
   return el;
 }
 
-function csvCell(v) {
-  const s = String(v ?? '');
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 export function tableCsv(nodes, rows, key, values) {
   const lines = [['component', ...nodes.map((n) => n.node)]];
   for (const r of rows) lines.push([r.label, ...r.vals]);
   lines.push(['state', ...nodes.map((n) => (n.state === 'failed' ? `failed: ${n.reason || ''}` : n.state))]);
   if (key) lines.push([key, ...values.map((v) => (v === null ? '' : v))]);
-  return lines.map((l) => l.map(csvCell).join(',')).join('\n') + '\n';
+  return csvText(lines);
 }
 
 function download(name, text) {
