@@ -274,7 +274,7 @@ int campaigns_record(struct store *st, json_t *c, struct errinfo *err)
 
 	if (campaigns_check(c, err))
 		return -EINVAL;
-	return store_with_db(st, record_locked, &r);
+	return store_write_with_db(st, record_locked, &r, err);
 }
 
 static json_t *col(sqlite3_stmt *s, int i)

@@ -17,8 +17,9 @@
  */
 int campaigns_check(json_t *c, struct errinfo *err);
 
-/* Stores c (checked first), replacing a campaign of the same id. 0, -EINVAL or
- * -EIO, err set. */
+/* Stores c (checked first), replacing a campaign of the same id. 0, -EINVAL,
+ * -ESTALE (the database file is gone: nothing would be kept) or -EIO, err
+ * set. */
 int campaigns_record(struct store *st, json_t *c, struct errinfo *err);
 
 /* Newest first: [{id, engine, cluster, experiment, created_at, finished_at,

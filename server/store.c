@@ -166,6 +166,22 @@ int store_with_db(struct store *st, int (*fn)(struct sqlite3 *db, void *arg),
 	return rc;
 }
 
+int store_write_with_db(struct store *st,
+			int (*fn)(struct sqlite3 *db, void *arg), void *arg,
+			struct errinfo *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&st->mu);
+	errinfo_clear(err);
+	if (store_file_gone(&st->file, err->msg, sizeof(err->msg)))
+		rc = -ESTALE;
+	else
+		rc = fn(st->db, arg);
+	pthread_mutex_unlock(&st->mu);
+	return rc;
+}
+
 void store_timestamp(char *buf, size_t len)
 {
 	struct timespec ts;
