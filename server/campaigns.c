@@ -228,7 +228,7 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		goto rollback;
 	json_array_foreach (json_object_get(r->c, "nodes"), i, n) {
 		json_t *f = json_object_get(n, "features");
-		char *features = json_dumps(f ? f : json_array(), JSON_COMPACT);
+		char *features = f ? json_dumps(f, JSON_COMPACT) : NULL;
 		json_t *run = json_object_get(n, "run_id");
 		sqlite3_reset(s);
 		sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
