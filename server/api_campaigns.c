@@ -1,7 +1,10 @@
 /* api_campaigns.c - GET/POST /api/campaigns: fleet campaigns over HTTP */
 #include "api_campaigns.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 #include "campaigns.h"
 
@@ -16,10 +19,40 @@ enum MHD_Result api_campaigns_list(struct http_request *rq, struct store *st)
 			 json_pack("{s:o}", "campaigns", list));
 }
 
+/* A whole number from min to max, all of s: 0, or -EINVAL. */
+static int whole(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!*s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 enum MHD_Result api_campaigns_get(struct http_request *rq, struct store *st)
 {
 	const char *id = rq->capture[0];
-	json_t *c = campaigns_get(st, id);
+	const char *lim = http_query(rq, "limit"),
+		   *off = http_query(rq, "offset");
+	int64_t limit = CAMPAIGN_PAGE_DEFAULT, offset = 0;
+	json_t *c;
+
+	if (lim && whole(lim, 1, CAMPAIGN_PAGE_MAX, &limit))
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, "limit",
+				  "'%.40s' is not a valid limit (allowed 1-%d)",
+				  lim, CAMPAIGN_PAGE_MAX);
+	if (off && whole(off, 0, INT64_MAX / 2, &offset))
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, "offset",
+				  "'%.40s' is not a valid offset (a whole "
+				  "number, 0 or more)",
+				  off);
+	c = campaigns_get(st, id, offset, limit);
 
 	if (!c)
 		return errno == ENOENT
@@ -53,8 +86,9 @@ enum MHD_Result api_campaigns_post(struct http_request *rq, struct store *st)
 	if (rc) {
 		json_decref(c);
 		return http_error(rq,
-				  rc == -EINVAL
-					  ? MHD_HTTP_BAD_REQUEST
+				  rc == -EINVAL ? MHD_HTTP_BAD_REQUEST
+				  : rc == -ESTALE
+					  ? MHD_HTTP_SERVICE_UNAVAILABLE
 					  : MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  *err.field ? err.field : NULL, "%s", err.msg);
 	}

@@ -2,6 +2,7 @@
 #include "campaigns.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,7 +285,7 @@ int campaigns_record(struct store *st, json_t *c, struct errinfo *err)
 
 	if (campaigns_check(c, err))
 		return -EINVAL;
-	return store_with_db(st, record_locked, &r);
+	return store_write_with_db(st, record_locked, &r, err);
 }
 
 static json_t *col(sqlite3_stmt *s, int i)
@@ -369,8 +370,42 @@ json_t *campaigns_list(struct store *st)
 
 struct get {
 	const char *id;
+	int64_t offset, limit;
 	json_t *c;
 };
+
+/* How many nodes the campaign has, and how many in each state. */
+static int count_locked(sqlite3 *db, struct get *g)
+{
+	json_t *counts = json_pack("{s:i, s:i, s:i, s:i}", "done", 0, "failed",
+				   0, "pending", 0, "running", 0);
+	json_int_t total = 0;
+	sqlite3_stmt *s;
+
+	if (!counts)
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT state, count(*) FROM campaign_nodes "
+			       "WHERE campaign_id=? GROUP BY state",
+			       -1, &s, NULL) != SQLITE_OK) {
+		json_decref(counts);
+		return -EIO;
+	}
+	sqlite3_bind_text(s, 1, g->id, -1, SQLITE_STATIC);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *state = (const char *)sqlite3_column_text(s, 0);
+		json_int_t n = sqlite3_column_int64(s, 1);
+		total += n;
+		if (state)
+			json_object_set_new(counts, state, json_integer(n));
+	}
+	sqlite3_finalize(s);
+	json_object_set_new(g->c, "total", json_integer(total));
+	json_object_set_new(g->c, "counts", counts);
+	json_object_set_new(g->c, "offset", json_integer(g->offset));
+	json_object_set_new(g->c, "limit", json_integer(g->limit));
+	return 0;
+}
 
 static int get_locked(struct sqlite3 *db, void *arg)
 {
@@ -403,14 +438,18 @@ static int get_locked(struct sqlite3 *db, void *arg)
 	sqlite3_finalize(s);
 	if (!g->c)
 		return -ENOMEM;
+	if (count_locked(db, g))
+		return -EIO;
 	if (sqlite3_prepare_v2(
 		    db,
 		    "SELECT node, state, reason, job_id, partition, features, "
 		    "exclusive, run_id FROM campaign_nodes WHERE campaign_id=? "
-		    "ORDER BY seq",
+		    "ORDER BY seq LIMIT ? OFFSET ?",
 		    -1, &s, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(s, 1, g->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, g->limit);
+	sqlite3_bind_int64(s, 3, g->offset);
 	while (sqlite3_step(s) == SQLITE_ROW)
 		json_array_append_new(
 			nodes,
@@ -428,9 +467,10 @@ static int get_locked(struct sqlite3 *db, void *arg)
 	return 0;
 }
 
-json_t *campaigns_get(struct store *st, const char *id)
+json_t *campaigns_get(struct store *st, const char *id, int64_t offset,
+		      int64_t limit)
 {
-	struct get g = {id, NULL};
+	struct get g = {id, offset, limit, NULL};
 	int rc = store_with_db(st, get_locked, &g);
 	json_t *n;
 	size_t i;

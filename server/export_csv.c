@@ -6,38 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "strbuf.h"
 
-/* A plain number, as fmt_number writes one: a minus sign is no formula. */
-static int csv_is_number(const char *v)
+/* One field and its separator; csv_field neutralises formula text. */
+static void field(struct strbuf *c, const char *v, int last)
 {
-	char *end;
-
-	strtod(v, &end);
-	return end != v && !*end && !strpbrk(v, "xXnN");
-}
-
-/*
- * One field, quoted when it must be (RFC 4180); text a spreadsheet would
- * run as a formula gets a leading ' (OWASP's CSV injection advice).
- */
-static void csv_field(struct strbuf *c, const char *v, int last)
-{
-	int formula = v && *v && strchr("=+-@\t\r", *v) && !csv_is_number(v);
-
-	if (v && (formula || v[strcspn(v, ",\"\r\n")])) {
-		strbuf_addch(c, '"');
-		if (formula)
-			strbuf_addch(c, '\'');
-		for (const char *p = v; *p; p++) {
-			if (*p == '"')
-				strbuf_addch(c, '"');
-			strbuf_addch(c, *p);
-		}
-		strbuf_addch(c, '"');
-	} else if (v) {
-		strbuf_addstr(c, v);
-	}
+	csv_field(c, v);
 	strbuf_addstr(c, last ? "\r\n" : ",");
 }
 
@@ -69,19 +44,19 @@ static void csv_row(struct strbuf *c, const char *id, const char *kind,
 {
 	int is_cell = !strcmp(kind, "cell");
 
-	csv_field(c, id, 0);
-	csv_field(c, kind, 0);
-	csv_field(c, str_of(item, "chart"), 0);
-	csv_field(c, is_cell ? NULL : str_of(item, "series"), 0);
-	csv_field(c, x, 0);
-	csv_field(c, is_cell ? NULL : str_of(item, "x_label"), 0);
-	csv_field(c, row, 0);
-	csv_field(c, col, 0);
-	csv_field(c, is_cell ? str_of(item, "row_label") : NULL, 0);
-	csv_field(c, is_cell ? str_of(item, "col_label") : NULL, 0);
-	csv_field(c, str_of(item, "unit"), 0);
-	csv_field(c, index, 0);
-	csv_field(c, value, 1);
+	field(c, id, 0);
+	field(c, kind, 0);
+	field(c, str_of(item, "chart"), 0);
+	field(c, is_cell ? NULL : str_of(item, "series"), 0);
+	field(c, x, 0);
+	field(c, is_cell ? NULL : str_of(item, "x_label"), 0);
+	field(c, row, 0);
+	field(c, col, 0);
+	field(c, is_cell ? str_of(item, "row_label") : NULL, 0);
+	field(c, is_cell ? str_of(item, "col_label") : NULL, 0);
+	field(c, str_of(item, "unit"), 0);
+	field(c, index, 0);
+	field(c, value, 1);
 }
 
 /* Every raw sample of a sample or cell, one row each. */

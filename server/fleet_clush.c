@@ -1,4 +1,4 @@
-/* fleet_clush.c - the ClusterShell engine: one `clush -w LIST -b` for a room of machines over SSH */
+/* fleet_clush.c - the ClusterShell engine: one `clush -w LIST` for a room of machines over SSH */
 #include "fleet.h"
 
 #include <errno.h>
@@ -10,8 +10,6 @@
 #include "hostlist.h"
 #include "strbuf.h"
 #include "strvec.h"
-
-#define CLUSH_RULE "---------------"
 
 /* s in single quotes for the remote shell */
 static void add_quoted(struct strbuf *sb, const char *s)
@@ -26,58 +24,93 @@ static void add_quoted(struct strbuf *sb, const char *s)
 	strbuf_addstr(sb, "' ");
 }
 
-static struct fleet_node *find(struct fleet_campaign *c, const char *name)
+/* c's nodes by name, for find(): built once, the list can be long */
+struct named {
+	const char *name;
+	int i;
+};
+
+struct byname {
+	struct fleet_campaign *c;
+	struct named *v;
+};
+
+static int by_name(const void *a, const void *b)
 {
+	return strcmp(((const struct named *)a)->name,
+		      ((const struct named *)b)->name);
+}
+
+static int byname_init(struct byname *bn, struct fleet_campaign *c)
+{
+	bn->c = c;
+	bn->v = malloc(((size_t)c->n + 1) * sizeof(*bn->v));
+	if (!bn->v)
+		return -ENOMEM;
 	for (int i = 0; i < c->n; i++)
-		if (!strcmp(c->node[i].name, name))
-			return &c->node[i];
+		bn->v[i] = (struct named){c->node[i].name, i};
+	qsort(bn->v, (size_t)c->n, sizeof(*bn->v), by_name);
+	return 0;
+}
+
+/* The node named by the first len bytes of name, or NULL. */
+static struct fleet_node *find(const struct byname *bn, const char *name,
+			       size_t len)
+{
+	int lo = 0, hi = bn->c->n - 1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		const char *have = bn->v[mid].name;
+		int d = strncmp(have, name, len);
+		if (!d && have[len])
+			d = 1;
+		if (!d)
+			return &bn->c->node[bn->v[mid].i];
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
 	return NULL;
 }
 
 struct found {
-	char *doc;  /* what the node printed */
-	int status; /* its exit code; -1: not said */
+	struct strbuf doc; /* what the node printed */
+	int status;	   /* its exit code; -1: not said */
 	char tail[300];
 	int timeout;
 };
 
-/* clush -b: "RULE\nhosts (n)\nRULE\noutput..." per group of hosts with the same
- * output. */
-static void parse_out(struct fleet_campaign *c, struct found *fd, char *out)
+/*
+ * Without -b, clush prefixes every line a node prints with "host: ", so
+ * whatever a node prints lands only in its own document: a node cannot
+ * forge a header that gives its text to another (a host name has no
+ * space, so the first space ends the prefix).
+ */
+static void parse_out(const struct byname *bn, struct found *fd, char *out)
 {
-	char *p = out;
-
-	while (p && (p = strstr(p, CLUSH_RULE "\n"))) {
-		char *hosts = p + sizeof(CLUSH_RULE),
-		     *eol = strchr(hosts, '\n'), *body, *end;
-		struct strvec names = STRVEC_INIT;
-		struct errinfo err;
-		if (!eol ||
-		    strncmp(eol + 1, CLUSH_RULE "\n", sizeof(CLUSH_RULE)))
-			break;
-		*eol = '\0';
-		hosts[strcspn(hosts, " ")] = '\0';
-		body = eol + 1 + sizeof(CLUSH_RULE);
-		end = strstr(body, "\n" CLUSH_RULE "\n");
-		p = end ? end + 1 : NULL;
-		size_t len = end ? (size_t)(end + 1 - body) : strlen(body);
-		if (!hostlist_expand(hosts, &names, &err))
-			for (size_t k = 0; k < names.n; k++) {
-				struct fleet_node *n = find(c, names.v[k]);
-				if (n) {
-					free(fd[n - c->node].doc);
-					fd[n - c->node].doc =
-						strndup(body, len);
-				}
-			}
-		strvec_clear(&names);
+	for (char *line = out, *next; line && *line; line = next) {
+		char *sp;
+		struct fleet_node *n;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		sp = strchr(line, ' ');
+		if (!sp || sp == line || sp[-1] != ':')
+			continue;
+		n = find(bn, line, (size_t)(sp - 1 - line));
+		if (!n)
+			continue;
+		strbuf_addstr(&fd[n - bn->c->node].doc, sp + 1);
+		strbuf_addch(&fd[n - bn->c->node].doc, '\n');
 	}
 }
 
 /* stderr: "host: text" from the node, "clush: host: exited with exit code N"
  * from clush */
 /* clush names hosts with the same outcome as one host list: lab[01-02] */
-static void each_host(struct fleet_campaign *c, struct found *fd,
+static void each_host(const struct byname *bn, struct found *fd,
 		      const char *hosts, int status, int timeout)
 {
 	struct strvec names = STRVEC_INIT;
@@ -88,16 +121,17 @@ static void each_host(struct fleet_campaign *c, struct found *fd,
 	snprintf(list, sizeof(list), "%.*s", (int)strcspn(hosts, " "), hosts);
 	if (!hostlist_expand(list, &names, &err))
 		for (size_t k = 0; k < names.n; k++) {
-			struct fleet_node *n = find(c, names.v[k]);
+			struct fleet_node *n =
+				find(bn, names.v[k], strlen(names.v[k]));
 			if (n && timeout)
-				fd[n - c->node].timeout = 1;
+				fd[n - bn->c->node].timeout = 1;
 			else if (n)
-				fd[n - c->node].status = status;
+				fd[n - bn->c->node].status = status;
 		}
 	strvec_clear(&names);
 }
 
-static void parse_err(struct fleet_campaign *c, struct found *fd, char *err)
+static void parse_err(const struct byname *bn, struct found *fd, char *err)
 {
 	for (char *line = err, *next; line && *line; line = next) {
 		char name[256];
@@ -107,14 +141,14 @@ static void parse_err(struct fleet_campaign *c, struct found *fd, char *err)
 			*next++ = '\0';
 		if (sscanf(line, "clush: %255[^:]: exited with exit code %d",
 			   name, &code) == 2) {
-			each_host(c, fd, name, code, 0);
+			each_host(bn, fd, name, code, 0);
 		} else if (sscanf(line, "clush: %255[^:]: command timeout",
 				  name) == 1) {
-			each_host(c, fd, name, 0, 1);
+			each_host(bn, fd, name, 0, 1);
 		} else if (sscanf(line, "%255[^:]: ", name) == 1) {
-			struct fleet_node *n = find(c, name);
+			struct fleet_node *n = find(bn, name, strlen(name));
 			if (n)
-				snprintf(fd[n - c->node].tail,
+				snprintf(fd[n - bn->c->node].tail,
 					 sizeof(fd[0].tail), "%s",
 					 line + strlen(name) + 2);
 		}
@@ -126,6 +160,7 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 	struct strvec names = STRVEC_INIT, av = STRVEC_INIT;
 	struct strbuf cmd = STRBUF_INIT, out = STRBUF_INIT, eout = STRBUF_INIT;
 	struct found *fd = NULL;
+	struct byname bn = {0};
 	int rc;
 
 	errinfo_clear(err);
@@ -144,8 +179,10 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 	if (rc)
 		return -ENOMEM;
 	fd = calloc((size_t)c->n, sizeof(*fd));
-	if (!fd)
+	if (!fd || byname_init(&bn, c)) {
+		free(fd);
 		return errinfo_set(err, NULL, "out of memory");
+	}
 
 	strbuf_addstr(&cmd,
 		      "NUMALAB_FLEET_ENGINE=clush NUMALAB_FLEET_CAMPAIGN=");
@@ -167,10 +204,10 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 	}
 	strvec_push(&av, "-w");
 	strvec_push(&av, c->nodes);
-	strvec_push(&av, "-b");
 	strvec_pushf(&av, "-u%d", c->timeout_s);
 	strvec_push(&av, cmd.buf);
 	for (int i = 0; i < c->n; i++) {
+		strbuf_init(&fd[i].doc);
 		fd[i].status = -1;
 		c->node[i].state = FLEET_RUNNING;
 		fleet_progress(c, &c->node[i], "started through clush");
@@ -187,28 +224,30 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 	}
 	rc = 0;
 	if (out.buf)
-		parse_out(c, fd, out.buf);
+		parse_out(&bn, fd, out.buf);
 	if (eout.buf)
-		parse_err(c, fd, eout.buf);
+		parse_err(&bn, fd, eout.buf);
 	for (int i = 0; i < c->n; i++) {
 		struct fleet_node *n = &c->node[i];
-		if (*c->stop && !fd[i].doc)
+		const char *doc = fd[i].doc.len ? fd[i].doc.buf : NULL;
+		if (*c->stop && !doc)
 			fleet_fail(c, n, "cancelled (Ctrl-C)");
 		else if (fd[i].timeout)
 			fleet_fail(c, n, "timed out after %d s (clush -u)",
 				   c->timeout_s);
-		else if (!fd[i].doc && fd[i].status == 255)
+		else if (!doc && fd[i].status == 255)
 			fleet_fail(c, n, "ssh failed%s%s",
 				   *fd[i].tail ? ": " : "", fd[i].tail);
 		else
-			fleet_take_document(c, n, fd[i].doc,
+			fleet_take_document(c, n, doc,
 					    fd[i].status < 0 ? 0 : fd[i].status,
 					    fd[i].tail);
 	}
 out:
-	for (int i = 0; i < c->n; i++)
-		free(fd[i].doc);
+	for (int i = 0; fd && i < c->n; i++)
+		strbuf_release(&fd[i].doc);
 	free(fd);
+	free(bn.v);
 	strvec_clear(&av);
 	strbuf_release(&cmd);
 	strbuf_release(&out);

@@ -129,7 +129,33 @@ static int check_body(const struct fleet_start *fs, json_t *body,
 	return 0;
 }
 
-/* Reaps the one campaign it was given, so that it leaves no zombie. */
+/* Campaigns started and not yet reaped, at most FLEET_START_MAX_RUNNING. */
+static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
+static int running;
+
+/* Takes a place for one more campaign: 0, or -EBUSY when none is left. */
+static int running_take(void)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&running_lock);
+	if (running >= FLEET_START_MAX_RUNNING)
+		rc = -EBUSY;
+	else
+		running++;
+	pthread_mutex_unlock(&running_lock);
+	return rc;
+}
+
+static void running_give(void)
+{
+	pthread_mutex_lock(&running_lock);
+	running--;
+	pthread_mutex_unlock(&running_lock);
+}
+
+/* Reaps the one campaign it was given, so that it leaves no zombie, and
+ * gives its place back. */
 static void *reap(void *arg)
 {
 	pid_t pid = (pid_t)(intptr_t)arg;
@@ -137,6 +163,7 @@ static void *reap(void *arg)
 
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	running_give();
 	return NULL;
 }
 
@@ -154,8 +181,11 @@ static int spawn(const struct fleet_start *fs, struct strvec *argv,
 		if (strncmp(*e, "NUMALAB_TOKEN=", 14))
 			strvec_push(&env, *e);
 	strvec_pushf(&env, "NUMALAB_TOKEN=%s", fs->token ? fs->token : "");
-	if (env.oom)
+	if (env.oom) {
+		strvec_clear(&env);
+		running_give();
 		return errinfo_set(err, NULL, "out of memory");
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, log,
@@ -164,13 +194,18 @@ static int spawn(const struct fleet_start *fs, struct strvec *argv,
 	rc = posix_spawn(&pid, fs->exe, &fa, NULL, argv->v, env.v);
 	posix_spawn_file_actions_destroy(&fa);
 	strvec_clear(&env);
-	if (rc)
+	if (rc) {
+		running_give();
 		return errinfo_set(err, NULL, "cannot start '%s': %s", fs->exe,
 				   strerror(rc));
+	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, reap, (void *)(intptr_t)pid))
+	if (pthread_create(&t, &attr, reap, (void *)(intptr_t)pid)) {
+		/* nobody will wait for it: its place cannot be kept */
 		waitpid(pid, NULL, WNOHANG);
+		running_give();
+	}
 	pthread_attr_destroy(&attr);
 	return 0;
 }
@@ -239,13 +274,28 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 		push2(&argv, "--partition", partition);
 	if (all)
 		strvec_push(&argv, "--all");
+	if (running_take()) {
+		ret = http_error(rq, MHD_HTTP_TOO_MANY_REQUESTS, NULL,
+				 "%d campaigns are running already (at most %d "
+				 "at once): start this one when one of them "
+				 "has finished",
+				 FLEET_START_MAX_RUNNING,
+				 FLEET_START_MAX_RUNNING);
+		goto out;
+	}
 	mkdir(fs->dir, 0755);
 	strbuf_addf(&log, "%s/%s", fs->dir, id);
 	push2(&argv, "--dir", log.buf);
 	strbuf_addstr(&log, ".log");
-	if (argv.oom || spawn(fs, &argv, log.buf, &err)) {
+	if (argv.oom || log.oom) {
+		running_give();
+		ret = http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
+				 "out of memory");
+		goto out;
+	}
+	if (spawn(fs, &argv, log.buf, &err)) {
 		ret = http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s",
-				 argv.oom ? "out of memory" : err.msg);
+				 err.msg);
 		goto out;
 	}
 	ret = http_json(rq, MHD_HTTP_ACCEPTED,

@@ -16,8 +16,16 @@ struct fleet_start {
 	const struct topo *topo; /* which params the experiments take */
 };
 
+/*
+ * Campaigns started here that may run at once: each one is a process
+ * that holds an engine (clush's ssh, Slurm's jobs) and delivers into
+ * this server; past this a start is refused with 429.
+ */
+#define FLEET_START_MAX_RUNNING 4
+
 /* 202 {"id", "url", "log"}: `numalab fleet run` runs in the background and
- * records the campaign here; 400 naming the field; 404 when fs is NULL. */
+ * records the campaign here; 400 naming the field; 404 when fs is NULL;
+ * 429 while FLEET_START_MAX_RUNNING campaigns are running. */
 enum MHD_Result fleet_start_post(struct http_request *rq,
 				 const struct fleet_start *fs);
 

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,11 +11,46 @@
 
 #define NAME_MAX_LEN 255
 
-static int seen(const struct strvec *out, size_t from, const char *name)
+/*
+ * The names this call has added, hashed (open addressing, indices into
+ * out->v), so that dropping a duplicate costs O(1), not a scan of every
+ * name so far: n[1-65536] is linear.
+ */
+struct seen {
+	size_t *slot; /* index in out->v + 1; 0: empty */
+	size_t cap;   /* a power of two, kept over twice the names */
+};
+
+static uint64_t hash(const char *s)
 {
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static size_t *seen_slot(struct seen *t, const struct strvec *out,
+			 const char *name)
+{
+	size_t i = (size_t)hash(name) & (t->cap - 1);
+
+	while (t->slot[i] && strcmp(out->v[t->slot[i] - 1], name))
+		i = (i + 1) & (t->cap - 1);
+	return &t->slot[i];
+}
+
+static int seen_grow(struct seen *t, const struct strvec *out, size_t from)
+{
+	struct seen bigger = {NULL, t->cap ? t->cap * 2 : 64};
+
+	bigger.slot = calloc(bigger.cap, sizeof(*bigger.slot));
+	if (!bigger.slot)
+		return -ENOMEM;
 	for (size_t i = from; i < out->n; i++)
-		if (!strcmp(out->v[i], name))
-			return 1;
+		*seen_slot(&bigger, out, out->v[i]) = i + 1;
+	free(t->slot);
+	*t = bigger;
 	return 0;
 }
 
@@ -55,6 +91,8 @@ static int parse_bound(const char **p, const char *end, unsigned long *v,
 struct expand {
 	struct strvec *out;
 	size_t first; /* where this call's names start, for duplicates */
+	struct seen seen;
+	size_t made; /* names made, repeats included: the work done */
 	struct errinfo *err;
 	const char *item; /* for messages */
 	int item_len;
@@ -80,14 +118,24 @@ static int expand(struct expand *x, struct strbuf *prefix, const char *s,
 				x->err, "nodes",
 				"a name in '%.*s' is longer than %d characters",
 				x->item_len, x->item, NAME_MAX_LEN);
-		else if (x->out->n >= HOSTLIST_MAX)
+		else if (x->out->n - x->first >= HOSTLIST_MAX ||
+			 ++x->made > HOSTLIST_MAX)
 			rc = errinfo_set(x->err, "nodes",
 					 "'%.*s' names more than %d hosts",
 					 x->item_len, x->item, HOSTLIST_MAX);
-		else if (!seen(x->out, x->first, strbuf_str(prefix))) {
-			strvec_push(x->out, strbuf_str(prefix));
-			if (x->out->oom)
-				rc = -ENOMEM;
+		else if (2 * (x->out->n - x->first + 1) > x->seen.cap &&
+			 seen_grow(&x->seen, x->out, x->first))
+			rc = -ENOMEM;
+		else {
+			size_t *slot =
+				seen_slot(&x->seen, x->out, strbuf_str(prefix));
+			if (!*slot) {
+				strvec_push(x->out, strbuf_str(prefix));
+				if (x->out->oom)
+					rc = -ENOMEM;
+				else
+					*slot = x->out->n;
+			}
 		}
 		strbuf_trim_end(prefix, prefix->len - keep);
 		return rc;
@@ -155,7 +203,7 @@ int hostlist_expand(const char *text, struct strvec *out, struct errinfo *err)
 {
 	struct strbuf prefix = STRBUF_INIT;
 	const char *s = text, *e;
-	struct expand x = {out, out->n, err, NULL, 0};
+	struct expand x = {out, out->n, {NULL, 0}, 0, err, NULL, 0};
 	int rc = 0;
 
 	errinfo_clear(err);
@@ -184,5 +232,6 @@ int hostlist_expand(const char *text, struct strvec *out, struct errinfo *err)
 			break;
 	}
 	strbuf_release(&prefix);
+	free(x.seen.slot);
 	return rc;
 }

@@ -27,7 +27,9 @@ static void forget(struct runlog *log, void *arg)
 /*
  * A run whose row says it ended but whose last event the store could not
  * keep (the disk filled between the two writes): its readers still get an
- * end, made from the row, so no stream of an ended run waits forever.
+ * end, made from the row, so no stream of an ended run waits forever. It
+ * is numbered above the events the store lost (RUNLOG_UNSTORED_MAX), so a
+ * reader who saw them and resumes from the last still gets it.
  */
 static void end_from_row(struct store *st, int64_t id, struct runlog *log)
 {
@@ -49,8 +51,15 @@ static void end_from_row(struct store *st, int64_t id, struct runlog *log)
 			json_is_object(sum) ? sum : empty,
 			json_string_value(json_object_get(row, "headline")));
 		json_decref(empty);
-		if (ev)
-			runlog_append(log, ev);
+		int64_t seq = runlog_last_seq(log) + RUNLOG_UNSTORED_MAX + 1;
+		char *text = NULL;
+		if (ev) {
+			json_object_set_new(ev, "seq", json_integer(seq));
+			text = json_dumps(ev, JSON_COMPACT);
+		}
+		if (text)
+			runlog_append_raw(log, seq, status, text);
+		free(text);
 		json_decref(ev);
 	}
 	json_decref(row);

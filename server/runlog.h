@@ -17,6 +17,19 @@ struct runlog_event {
 
 struct runlog;
 
+/*
+ * A runner shows readers at most this many events of a run that the
+ * store has not kept: it stores (then shows) a batch before it grows
+ * past this, a batch the store refuses fails the run, and only the
+ * run's end follows. An end made later from what the store kept (after
+ * a restart, or when the disk filled) is numbered this far above the
+ * last stored event, above any seq a reader may have seen, so a client
+ * resuming from its last seq still sees the run end.
+ */
+#define RUNLOG_UNSTORED_MAX 1024
+/* The batch a runner stores at most in one go; leaves room for its end. */
+#define RUNLOG_BATCH_MAX (RUNLOG_UNSTORED_MAX - 8)
+
 /* A new open log with one reference. NULL on ENOMEM. */
 struct runlog *runlog_new(int64_t run_id);
 struct runlog *runlog_ref(struct runlog *log);

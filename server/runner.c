@@ -235,6 +235,8 @@ static int on_started(void *ctx, struct errinfo *err)
 	return 0;
 }
 
+static int on_flush(void *ctx, struct errinfo *err);
+
 static int on_event(void *ctx, json_t *ev, struct errinfo *err)
 {
 	struct live *l = ctx;
@@ -272,6 +274,10 @@ static int on_event(void *ctx, json_t *ev, struct errinfo *err)
 	e = runlog_append_held(l->run->log, ev);
 	if (e)
 		l->batch[l->nbatch++] = e;
+	/* a read can hold thousands: readers never see more than a batch the
+	 * store has not kept (RUNLOG_UNSTORED_MAX) */
+	if (l->nbatch >= RUNLOG_BATCH_MAX)
+		return on_flush(l, err);
 	return 0;
 }
 

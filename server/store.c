@@ -171,6 +171,22 @@ int store_with_db(struct store *st, int (*fn)(struct sqlite3 *db, void *arg),
 	return rc;
 }
 
+int store_write_with_db(struct store *st,
+			int (*fn)(struct sqlite3 *db, void *arg), void *arg,
+			struct errinfo *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&st->mu);
+	errinfo_clear(err);
+	if (store_file_gone(&st->file, err->msg, sizeof(err->msg)))
+		rc = -ESTALE;
+	else
+		rc = fn(st->db, arg);
+	pthread_mutex_unlock(&st->mu);
+	return rc;
+}
+
 void store_timestamp(char *buf, size_t len)
 {
 	struct timespec ts;
@@ -405,9 +421,11 @@ static int interrupt_one(struct store *st, int64_t id, const char *why,
 	summary = json_object_get(outcome, "summary");
 	headline = json_string_value(json_object_get(outcome, "headline"));
 	ev = events_final("interrupted", why, summary, headline);
+	/* above every seq a reader may have seen: the events the store could
+	 * not keep were shown (RUNLOG_UNSTORED_MAX) */
+	e.seq = last + RUNLOG_UNSTORED_MAX + 1;
 	if (ev)
-		json_object_set_new(ev, "seq", json_integer(last + 1));
-	e.seq = last + 1;
+		json_object_set_new(ev, "seq", json_integer(e.seq));
 	e.json = ev ? json_dumps(ev, JSON_COMPACT) : NULL;
 	sum_text = json_dumps(summary, JSON_COMPACT);
 	if (!e.json || !sum_text) {

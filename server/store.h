@@ -88,6 +88,14 @@ int store_find_runs(struct store *st, const char *experiment,
 struct sqlite3;
 int store_with_db(struct store *st, int (*fn)(struct sqlite3 *db, void *arg),
 		  void *arg);
+/*
+ * The same, for a write: refused with -ESTALE and err saying why when
+ * the database file was deleted or replaced while the server ran (what
+ * would be written is lost), as store_create_run refuses a run.
+ */
+int store_write_with_db(struct store *st,
+			int (*fn)(struct sqlite3 *db, void *arg), void *arg,
+			struct errinfo *err);
 
 /* Appends the run's stored events after seq `after` to log. 0 or -errno. */
 int store_load_events(struct store *st, int64_t id, int64_t after,

@@ -51,6 +51,7 @@ export const api = {
   start: (experiment, params) => call('POST', '/api/runs', { experiment, params }),
   cancel: (id) => call('DELETE', `/api/runs/${encodeURIComponent(id)}`),
   campaigns: () => call('GET', '/api/campaigns'),
-  campaign: (id) => call('GET', `/api/campaigns/${encodeURIComponent(id)}`),
+  // one page of a campaign's nodes, with the totals of every page
+  campaign: (id, offset = 0, limit = 100) => call('GET', `/api/campaigns/${encodeURIComponent(id)}?offset=${offset}&limit=${limit}`),
   eventsUrl: (id) => `/api/runs/${encodeURIComponent(id)}/events`,
 };

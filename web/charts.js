@@ -1,5 +1,5 @@
 // charts.js - one Chart.js chart per chart in the schema, drawn by kind, grown point by point
-import { BIG, HeatCanvas, cpuClasses, nodeClasses } from './heatmap.js';
+import { BIG, HeatCanvas, cellList, cpuClasses, nodeClasses } from './heatmap.js';
 import { h } from './dom.js';
 import { num, bytes, displayUnit, convertUnit, label as prettify } from './format.js';
 import { dataDetails } from './chart-table.js';
@@ -600,9 +600,14 @@ class ChartView {
     const at = (m) => new Map([...m.keys()].sort((a, b) => a - b).map((k, i) => [k, i]));
     const ri = at(rows);
     const ci = at(cols);
-    const m = this.cols.length;
-    const values = new Float64Array(this.rows.length * m).fill(NaN);
-    for (const c of this.cells.values()) if (Number.isFinite(c.value)) values[ri.get(c.row) * m + ci.get(c.col)] = c.value;
+    // the measured cells only: a declared matrix of any size, however sparse, is never a full grid
+    const present = cellList(this.cells.size);
+    for (const c of this.cells.values()) {
+      if (!Number.isFinite(c.value)) continue;
+      present.r[present.n] = ri.get(c.row);
+      present.c[present.n] = ci.get(c.col);
+      present.v[present.n++] = c.value;
+    }
     const ctx = this.set.context || {};
     const threads = ctx.threads && ctx.threads.length === this.rows.length ? ctx.threads : null;
     // the classes depend on the cpus and the distances only: worked out once for them
@@ -613,7 +618,7 @@ class ChartView {
     }
     const { classes } = this.classesFor;
     this.big.unit = this.unit || '';
-    this.big.set(this.rows, this.cols, values, this.range, classes);
+    this.big.set(this.rows, this.cols, present, this.range, classes);
     this.drawLegend();
     return 'big';
   }

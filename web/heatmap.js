@@ -19,8 +19,43 @@ function kindOf(a, b) {
   return a.package === b.package ? 3 : 4;
 }
 
+// Up to this many distinct threads, the classes present are found over every pair of them.
+const EXACT_KINDS = 2048;
+
+// The ranks of pairs that share a core, an L2 or an L3, found by grouping: [0, 1000, 2000] or fewer.
+function sharedRanks(threads) {
+  const out = [];
+  const by = (key) => {
+    const m = new Map();
+    for (const t of threads) {
+      const k = key(t);
+      if (k === null) continue;
+      if (!m.has(k)) m.set(k, []);
+      m.get(k).push(t);
+    }
+    return [...m.values()];
+  };
+  if (by((t) => t.core).some((g) => g.length > 1)) out.push(0);
+  if (by((t) => (t.l2 >= 0 ? t.l2 : null)).some((g) => new Set(g.map((t) => t.core)).size > 1)) out.push(1000);
+  if (by((t) => (t.l3 >= 0 ? t.l3 : null)).some(sharesL3Only)) out.push(2000);
+  return out;
+}
+
+// Whether two threads of one L3 share neither a core nor an L2, in two passes: when no thread
+// pairs with the first, every thread of another L2 is on its core, and one of them finds the pair.
+function sharesL3Only(g) {
+  const l2 = (t) => (t.l2 >= 0 ? t.l2 : t);
+  const a = g[0];
+  const other = g.find((b) => l2(b) !== l2(a) && b.core !== a.core);
+  if (other) return true;
+  const a2 = g.find((b) => l2(b) !== l2(a));
+  return !!a2 && g.some((b) => l2(b) !== l2(a2) && b.core !== a2.core);
+}
+
 // A classifier of cells from the cpus measured (thread i is row and column i) and the machine's
-// node distances: (i, j) -> class index, and the classes' names, closest first.
+// node distances: (i, j) -> class index, and the classes' names, closest first. Nothing of size
+// n x n is kept: a pair's class is worked out when asked, and the classes present are found over
+// the distinct kinds of thread (same core, caches, package and node), not over every pair.
 export function cpuClasses(threads, distances) {
   if (!threads || threads.length < 2) return null;
   const n = threads.length;
@@ -31,14 +66,35 @@ export function cpuClasses(threads, distances) {
     const v = distances && distances[a.node] && distances[a.node][b.node];
     return kind * 1000 + (v > 0 ? Math.min(v, 998) : 999);
   };
-  const ranks = new Uint16Array(n * n);
+  // threads alike in every field a rank reads have the same ranks to every other
+  const kinds = new Map();
+  for (const t of threads) {
+    const key = `${t.core}/${t.l2}/${t.l3}/${t.package}/${t.node}`;
+    const k = kinds.get(key);
+    if (k) k.count++;
+    else kinds.set(key, { t, count: 1 });
+  }
+  const distinct = [...kinds.values()];
   const seen = new Set();
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
-      if (i === j) continue;
-      const r = rankOf(threads[i], threads[j]);
-      ranks[i * n + j] = r;
-      seen.add(r);
+  if (distinct.length <= EXACT_KINDS) {
+    for (let i = 0; i < distinct.length; i++) {
+      if (distinct[i].count > 1) seen.add(rankOf(distinct[i].t, distinct[i].t));
+      for (let j = 0; j < distinct.length; j++) if (i !== j) seen.add(rankOf(distinct[i].t, distinct[j].t));
+    }
+  } else {
+    for (const r of sharedRanks(threads)) seen.add(r);
+    // past the caches, a pair's rank is its packages' and nodes': one thread of each stands for them
+    const groups = new Map();
+    for (const t of threads) {
+      const key = `${t.package}/${t.node}`;
+      if (!groups.has(key)) groups.set(key, []);
+      if (groups.get(key).length < 2) groups.get(key).push(t);
+    }
+    const reps = [...groups.values()];
+    for (const a of reps) {
+      for (const b of reps) {
+        for (const x of a) for (const y of b) if (x !== y && kindOf(x, y) >= 3) seen.add(rankOf(x, y));
+      }
     }
   }
   const sorted = [...seen].sort((a, b) => a - b);
@@ -48,9 +104,32 @@ export function cpuClasses(threads, distances) {
     const d = r % 1000;
     return d === 0 ? KINDS[kind] : d === 999 ? `${KINDS[kind]}, another node` : `${KINDS[kind]}, distance ${d}`;
   });
-  const cls = new Uint8Array(n * n).fill(255);
-  for (let k = 0; k < n * n; k++) if (k % (n + 1)) cls[k] = Math.min(254, index.get(ranks[k]));
-  return { names, of: (i, j) => (i < n && j < n ? cls[i * n + j] : 255) };
+  const of = (i, j) => (i < n && j < n && i !== j ? Math.min(254, index.get(rankOf(threads[i], threads[j]))) : 255);
+  return { names, of };
+}
+
+// The measured cells in view summed into blocks of k x k: {sum, count} per block, row-major,
+// gw x gh. Only the cells present are visited, so a sparse matrix of any declared size costs
+// its cells and the blocks on screen. cells: {n, r, c, v}, the row, column and value of cell i
+// at r[i], c[i], v[i] (cellList makes them).
+export function blockSums(cells, view, k, gw, gh) {
+  const sum = new Float64Array(gw * gh);
+  const count = new Uint32Array(gw * gh);
+  for (let i = 0; i < cells.n; i++) {
+    const r = cells.r[i] - view.r0;
+    const c = cells.c[i] - view.c0;
+    const x = cells.v[i];
+    if (r < 0 || c < 0 || r >= view.n || c >= view.m || x !== x) continue;
+    const o = Math.floor(r / k) * gw + Math.floor(c / k);
+    sum[o] += x;
+    count[o]++;
+  }
+  return { sum, count };
+}
+
+// Room for n cells: {n, r, c, v} as blockSums and HeatCanvas.set take them.
+export function cellList(n) {
+  return { n: 0, r: new Int32Array(n), c: new Int32Array(n), v: new Float64Array(n) };
 }
 
 // Classes of a node matrix ("node 3" rows and columns): local, then each distance.
@@ -61,14 +140,17 @@ export function nodeClasses(rows, cols, distances) {
   if (r.some((x) => x === null) || c.some((x) => x === null)) return null;
   const dist = (a, b) => (a === b ? 0 : (distances && distances[a] && distances[a][b]) || -1);
   const ds = new Set();
-  for (const a of r) for (const b of c) ds.add(dist(a, b));
+  // over the nodes named, not every row and column
+  const rn = [...new Set(r)];
+  const cn = [...new Set(c)];
+  for (const a of rn) for (const b of cn) ds.add(dist(a, b));
   const order = [...ds].sort((a, b) => (a < 0 ? 1e9 : a) - (b < 0 ? 1e9 : b));
   const names = order.map((d) => (d === 0 ? 'local' : d > 0 ? `distance ${d}` : 'remote, distance unknown'));
   const idx = new Map(order.map((d, i) => [d, i]));
   return { names, of: (i, j) => (i < r.length && j < c.length ? idx.get(dist(r[i], c[j])) : 255) };
 }
 
-// The matrix of one chart: cells by "row,col", drawn on a canvas the size of its box.
+// The matrix of one chart: its measured cells only, drawn on a canvas the size of its box.
 export class HeatCanvas {
   constructor(box, { colour, unit, xLabel, yLabel }) {
     this.box = box;
@@ -89,10 +171,28 @@ export class HeatCanvas {
     });
   }
 
-  // rows, cols: labels; values: Float64Array rows*cols, NaN where not measured; classes: null or a classifier
-  set(rows, cols, values, range, classes) {
-    Object.assign(this, { rows, cols, values, range, classes });
+  // rows, cols: labels; cells: the measured ones only (cellList), so a matrix of any declared
+  // size, however sparse, costs its cells; classes: null or a classifier
+  set(rows, cols, cells, range, classes) {
+    const m = cols.length;
+    // a matrix mostly measured keeps a grid for the pointer to read; a sparse one, a map
+    let lookup;
+    if (cells.n * 4 >= rows.length * m) {
+      const grid = new Float64Array(rows.length * m).fill(NaN);
+      for (let i = 0; i < cells.n; i++) grid[cells.r[i] * m + cells.c[i]] = cells.v[i];
+      lookup = (r, c) => grid[r * m + c];
+    } else {
+      const map = new Map();
+      for (let i = 0; i < cells.n; i++) map.set(cells.r[i] * m + cells.c[i], cells.v[i]);
+      lookup = (r, c) => { const v = map.get(r * m + c); return v === undefined ? NaN : v; };
+    }
+    Object.assign(this, { rows, cols, cells, lookup, range, classes });
     this.draw();
+  }
+
+  // The value of one cell, NaN where none was measured.
+  value(r, c) {
+    return this.lookup(r, c);
   }
 
   destroy() { this.el.remove(); }
@@ -125,23 +225,23 @@ export class HeatCanvas {
     const px = img.data;
     const { lo, hi } = this.range;
     const span = hi > lo ? hi - lo : 1;
-    const cols = this.cols.length;
     const buckets = 64;
     const ramp = Array.from({ length: buckets }, (_, i) => rgb(this.colour(i / (buckets - 1))));
     const tints = CLASS_COLOURS.map((css) => tint(rgb(css)));
     const blockClass = new Uint8Array(gw * gh).fill(255);
+    const sums = blockSums(this.cells, v, k, gw, gh);
     let measured = 0;
     for (let by = 0; by < gh; by++) {
       for (let bx = 0; bx < gw; bx++) {
-        let sum = 0;
-        let n = 0;
+        const sum = sums.sum[by * gw + bx];
+        const n = sums.count[by * gw + bx];
+        // a block's relation: its corner cell's, or the next one's when the corner is a diagonal
         let cls = 255;
-        for (let r = v.r0 + by * k, re = Math.min(v.r0 + v.n, r + k); r < re; r++) {
-          for (let q = v.c0 + bx * k, qe = Math.min(v.c0 + v.m, q + k); q < qe; q++) {
-            const x = this.values[r * cols + q];
-            if (x === x) { sum += x; n++; }
-            if (cls === 255 && this.classes) cls = this.classes.of(r, q);
-          }
+        if (this.classes) {
+          const r = v.r0 + by * k;
+          const q = v.c0 + bx * k;
+          cls = this.classes.of(r, q);
+          if (cls === 255 && k > 1 && q + 1 < v.c0 + v.m) cls = this.classes.of(r, q + 1);
         }
         measured += n;
         blockClass[by * gw + bx] = cls;
@@ -222,7 +322,7 @@ export class HeatCanvas {
   hover(e) {
     const p = this.at(e);
     if (!p) return;
-    const x = this.values[p.row * this.cols.length + p.col];
+    const x = this.value(p.row, p.col);
     const cls = this.classes ? this.classes.names[this.classes.of(p.row, p.col)] : null;
     const what = x === x ? `${fmt(x)}${this.unit ? ` ${this.unit}` : ''}` : 'not measured';
     this.tip.textContent = `${this.rows[p.row]} → ${this.cols[p.col]}: ${what}${cls ? ` (${cls})` : ''}${this.geom.k > 1 ? '; click to zoom' : ''}`;

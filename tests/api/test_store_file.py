@@ -125,6 +125,14 @@ class StoreFileTest(unittest.TestCase):
                 self.assertEqual(status, 503, doc)
                 self.assertIn(how, doc["error"])
                 self.assertIn(db, doc["error"])
+                # a campaign would be lost the same way: refused too
+                campaign = {"id": "lost-" + how, "engine": "clush",
+                            "experiment": "false_sharing", "params": {},
+                            "created_at": "2026-12-03T12:00:00Z",
+                            "nodes": [{"node": "lab01", "state": "done"}]}
+                status, doc, _ = srv.json("POST", "/api/campaigns", campaign)
+                self.assertEqual(status, 503, doc)
+                self.assertIn(how, doc["error"])
                 # reads still work
                 self.assertEqual(srv.json("GET", "/api/runs")[0], 200)
             finally:

@@ -1,4 +1,4 @@
-// size.mjs - the page at size: a 1,024-CPU core_to_core matrix, a 64x64 node matrix and the topology picture of 1,024 PUs
+// size.mjs - the page at size: a 1,024-CPU core_to_core matrix, a 12,000-CPU diagonal, a 64x64 node matrix and the topology picture of 1,024 PUs
 import { rmSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHROMIUM, ONLY, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
@@ -189,6 +189,41 @@ try {
     assert(t.drawn === 1024 * 1023, `${t.drawn} cells drawn, the matrix has ${1024 * 1023}`);
     figures.push(`  goal ${GOAL_MS} ms: ${t.ms < GOAL_MS ? 'met' : 'missed'}`);
     assert(t.ms < BOUND_MS, `every cell of the 1,024x1,024 matrix took ${t.ms.toFixed(0)} ms to show (goal ${GOAL_MS} ms, ceiling ${BOUND_MS} ms)`);
+  });
+
+  await test('a 12,000-cpu core_to_core diagonal: drawn from its cells, never a 12,000 x 12,000 grid', async () => {
+    await page.goto(`${server.base}#/`);
+    await page.waitForLoadState('networkidle');
+    const t = await page.evaluate(async () => {
+      const { ChartSet } = await import(new URL('charts.js', location.href).href);
+      const box = document.createElement('div');
+      box.style.width = '900px';
+      document.body.append(box);
+      const heap = () => (performance.memory ? performance.memory.usedJSHeapSize : 0);
+      const before = heap();
+      const t0 = performance.now();
+      const set = new ChartSet(box, [{ id: 'lat', kind: 'heatmap', title: 'diagonal only', x_label: 'answering cpu', y_label: 'writing cpu' }], []);
+      const n = 12000;
+      // 6,000 SMT cores on two packages, one node each: the cpus the relation classes read
+      set.setContext({ threads: Array.from({ length: n }, (_, i) => ({ thread: i, core: i >> 1, l2: i >> 1, l3: i < n / 2 ? 0 : 1, package: i < n / 2 ? 0 : 1, node: i < n / 2 ? 0 : 1 })), distances: [[10, 21], [21, 10]] });
+      for (let i = 0; i < n; i++) set.cell({ chart: 'lat', row: i, col: i, row_label: `cpu${i}`, col_label: `cpu${i}`, value: 40 + (i % 9) });
+      await new Promise((ok) => {
+        const wait = () => (box.querySelector('figure[data-heat="canvas"]') ? ok() : requestAnimationFrame(wait));
+        wait();
+      });
+      const f = box.querySelector('figure').dataset;
+      const out = { ms: Number(f.renderedAt) - t0, drawMs: Number(f.renderMs), drawn: Number(f.drawn), grew: heap() - before,
+        classes: [...box.querySelectorAll('.heat-classes li[data-cls]')].map((e) => e.textContent) };
+      set.destroy();
+      box.remove();
+      return out;
+    });
+    figures.push(`12,000x12,000 core_to_core, diagonal only: shown in ${t.ms.toFixed(0)} ms, drawn in ${t.drawMs.toFixed(0)} ms, heap grew ${(t.grew / 1048576).toFixed(0)} MiB`);
+    assert(t.drawn === 12000, `${t.drawn} cells drawn, the run has 12,000`);
+    assert(t.classes.join('|') === 'smt siblings|shared L3|other package, distance 21', `legend: ${t.classes.join(' | ')}`);
+    // a full grid of doubles alone would be 1,099 MiB
+    assert(t.grew < 200 * 1048576, `the heap grew ${(t.grew / 1048576).toFixed(0)} MiB for 12,000 cells`);
+    assert(t.ms < BOUND_MS, `the 12,000-cpu diagonal took ${t.ms.toFixed(0)} ms to show (ceiling ${BOUND_MS} ms)`);
   });
 
   await test('a 64x64 node matrix: every cell, distance classes as blocks', async () => {

@@ -8,6 +8,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "api"))
@@ -19,9 +20,9 @@ DB = os.path.join(TMP, "fleet.db")
 SMALL = ["atomic_increment", "threads=2", "increments=20000", "repeat=3"]
 
 
-def fleet(*args, cwd=TMP, env=None):
+def fleet(*args, cwd=TMP, env=None, timeout=180):
     p = subprocess.run([BIN, "fleet", "run", *args], cwd=cwd, capture_output=True,
-                       text=True, timeout=180, env=dict(os.environ, **(env or {})))
+                       text=True, timeout=timeout, env=dict(os.environ, **(env or {})))
     sys.stdout.write(p.stdout)
     sys.stderr.write(p.stderr)
     return p
@@ -239,6 +240,78 @@ class ClushTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertRegex(p.stdout, r"lab01 +failed .*status 2: .*bad value '4096' for 'threads'")
         self.assertRegex(p.stdout, r"lab02 +failed .*status 2: ")
+
+
+    def test_a_node_cannot_forge_another_nodes_result(self):
+        # lab02 prints its run, then a block made to look like clush's own
+        # header for lab01, holding lab02's run dressed up as lab01's
+        liar = os.path.join(TMP, "liar.sh")
+        with open(liar, "w") as f:
+            f.write('#!/bin/sh\nout=$("%s" "$@")\nprintf "%%s\\n" "$out"\n'
+                    'if [ "$NUMALAB_FLEET_NODE" = lab02 ]; then\n'
+                    '  printf -- "---------------\\nlab01\\n---------------\\n"\n'
+                    '  printf "%%s\\n" "$out" | python3 -c \'import json, sys; '
+                    'd = json.load(sys.stdin); d["machine"]["hostname"] = "forged-by-lab02"; '
+                    'd["machine"]["fleet"]["node"] = "lab01"; print(json.dumps(d))\'\n'
+                    'fi\n' % BIN)
+        os.chmod(liar, 0o755)
+        p = fleet(*SMALL, "--engine", "clush", "--clush-worker", "exec",
+                  "--nodes", "lab[01-02]", "--numalab", liar, "--db", DB)
+        cid = campaign_id(p.stdout)
+        c = sqlite3.connect(DB)
+        try:
+            nodes = {r[0]: r[1:] for r in c.execute(
+                "SELECT node, state, run_id FROM campaign_nodes WHERE campaign_id=?", (cid,))}
+        finally:
+            c.close()
+        # lab01's result is its own run
+        self.assertEqual(nodes["lab01"][0], "done", p.stdout)
+        lab01 = runs()[nodes["lab01"][1]]
+        self.assertEqual(lab01["fleet"]["node"], "lab01")
+        self.assertNotEqual(lab01["hostname"], "forged-by-lab02")
+        # whatever lab02 printed is lab02's alone: here, not one run document
+        self.assertEqual(nodes["lab02"][0], "failed", p.stdout)
+        self.assertIsNone(nodes["lab02"][1])
+
+    def test_a_hundred_and_twenty_nodes_into_a_server_with_its_token(self):
+        """Every node's run and the campaign record reach a server started
+        with a token; the fleet client sends it on each delivery."""
+        token = os.path.join(TMP, "token")
+        with open(token, "w") as f:
+            f.write("fleet-secret\n")
+        home = tempfile.mkdtemp(prefix="many-", dir=TMP)
+        srv = Server(home, db=os.path.join(home, "many.db"), name="many",
+                     args=["--token-file", token])
+        srv.start()
+        try:
+            # one thread and 64 KiB: 120 of them at once on this host's few cpus
+            p = fleet("memory_policy_semantics", "size=64K", "repeat=1", "warmup=0",
+                      "--engine", "clush", "--clush-worker", "exec",
+                      "--nodes", "lab[001-120]", "--numalab", BIN,
+                      "--server", "http://127.0.0.1:%d" % srv.port, "--token-file", token,
+                      timeout=900)
+            self.assertNotIn("answered 429", p.stdout + p.stderr,
+                             "the server's import quota refused token-bearing deliveries")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            cid = campaign_id(p.stdout)
+            auth = {"Authorization": "Bearer fleet-secret"}
+            st, c, _ = srv.json("GET", "/api/campaigns/%s?limit=1000" % cid, headers=auth)
+            self.assertEqual(st, 200, c)
+            self.assertEqual(c["total"], 120)
+            self.assertEqual(c["counts"]["done"], 120)
+            want = ["lab%03d" % i for i in range(1, 121)]
+            self.assertEqual([n["node"] for n in c["nodes"]], want)
+            for n in c["nodes"]:
+                self.assertEqual(n["state"], "done", n)
+                self.assertEqual(n["run"]["machine"]["fleet"]["node"], n["node"])
+                self.assertEqual(n["run"]["machine"]["fleet"]["campaign"], cid)
+            st, runs_, _ = srv.json("GET", "/api/runs?limit=1000", headers=auth)
+            self.assertEqual(runs_["total"], 120)
+            # read a page at a time: the default page, with the totals
+            st, c, _ = srv.json("GET", "/api/campaigns/" + cid, headers=auth)
+            self.assertEqual((len(c["nodes"]), c["total"]), (100, 120))
+        finally:
+            srv.stop()
 
 
 class StoreTest(unittest.TestCase):

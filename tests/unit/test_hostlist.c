@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -87,6 +88,36 @@ static void test_count(void **state)
 	strvec_clear(&sv);
 }
 
+/*
+ * The bound: 65536 names in one list, repeats counted, so the work is
+ * bounded too; at the bound a list expands in linear time (seconds when
+ * every name was compared with every other).
+ */
+static void test_bound(void **state)
+{
+	struct strvec sv = STRVEC_INIT;
+	struct errinfo err;
+	struct timespec t0, t1;
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(hostlist_expand("n[1-65536]", &sv, &err), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_int_equal(sv.n, 65536);
+	assert_string_equal(sv.v[65535], "n65536");
+	/* a generous ceiling: the quadratic scan took 15 s */
+	assert_true(t1.tv_sec - t0.tv_sec < 5);
+	strvec_clear(&sv);
+	assert_string_equal(expand_text("n[1-65537]"),
+			    "error: 'n[1-65537]' names more than 65536 hosts");
+	assert_string_equal(expand_text("n[1-40000],m[1-40000]"),
+			    "error: 'm[1-40000]' names more than 65536 hosts");
+	/* repeats are work too */
+	assert_string_equal(
+		expand_text("n[1-40000,1-40000]"),
+		"error: 'n[1-40000,1-40000]' names more than 65536 hosts");
+	assert_string_equal(expand_text("n[1-3,1-3],n[2-4]"), "n1 n2 n3 n4");
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -128,6 +159,7 @@ int main(void)
 		cmocka_unit_test(test_several_brackets),
 		cmocka_unit_test(test_duplicates_dropped),
 		cmocka_unit_test(test_count),
+		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
