@@ -9,8 +9,8 @@
 
 #include <sqlite3.h>
 
-#include "jsonschema.h"
 #include "jsonlimit.h"
+#include "jsonschema.h"
 
 /* what the server wrote itself: a client's document inside its envelopes */
 static const struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
