@@ -88,13 +88,14 @@ class SchemaTest(SharedServerTest):
                 if status == 404:
                     self.assertNotIn("unknown route", body["error"], (method, path))
         # every operation names what the trust boundary can answer before
-        # any handler runs: framing (400, 501), token (401), body size
+        # any handler runs: framing (400, 501), a head too big (414, 431),
+        # token (401), body size
         # (413), Host (421); a change also origin (403) and Content-Type
         # (415); the routes with a quota 429
         for path, ops in paths.items():
             for method, op in ops.items():
                 codes = set(op["responses"])
-                want = {"400", "401", "413", "421", "501"}
+                want = {"400", "401", "413", "414", "421", "431", "501"}
                 if method in ("post", "delete"):
                     want |= {"403", "415"}
                 if path in ("/api/runs/import", "/api/campaigns") and method == "post":
