@@ -17,7 +17,7 @@ def emit(obj):
 
 mode = open(os.environ["FAKE_WORKER_MODE"]).read().strip()
 emit({"type": "start", "experiment": sys.argv[3], "params": {},
-      "machine": {"fake": True}, "version": "fake"})
+      "machine": {"hostname": "fake-worker"}, "version": "fake"})
 emit({"type": "note", "level": "info", "text": json.dumps(sys.argv[1:])})
 
 if mode == "garbage":

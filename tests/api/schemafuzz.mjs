@@ -485,7 +485,7 @@ async function main() {
       return ['real', { experiment: rng.pick(experiments).name, nodes: 'n[1-2]', params: { repeat: 1 } }];
     const schema = inline(doc, fromOpenApi(op.body?.content?.['application/json']?.schema || {}));
     try {
-      return ['faker', generateSync(schema, { seed: rng.u32(), maxDepth: 4, maxDefaultItems: 3 })];
+      return ['faker', generateSync(schema, { seed: rng.u32(), maxDepth: 4, maxDefaultItems: 3, maxItems: 8, maxLength: 200 })];
     } catch (e) {
       return ['faker failed', {}];
     }
@@ -502,7 +502,7 @@ async function main() {
     }
     if (!broken) {
       try {
-        return String(generateSync(inline(doc, fromOpenApi(p.schema || { type: 'string' })), { seed: rng.u32() }));
+        return String(generateSync(inline(doc, fromOpenApi(p.schema || { type: "string" })), { seed: rng.u32(), maxItems: 8, maxLength: 200 }));
       } catch {
         return '1';
       }

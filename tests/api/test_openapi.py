@@ -513,13 +513,18 @@ class ContractTest(TmpMixin, unittest.TestCase):
                 self.assertEqual(status, 201, ans)
                 _, back, _ = self.srv.json("GET", "/api/runs/%d" % ans["id"])
                 self.assertEqual(schema_errors(self.doc, "Run", back), [])
-        out = subprocess.run(
-            [BIN, "run", "--json", "core_to_core", "samples=2",
-             "round_trips=10"], capture_output=True, timeout=120, check=True)
-        cli = json.loads(out.stdout)
-        self.assertEqual(schema_errors(self.doc, "RunDocument", cli), [])
-        status, ans, _ = self.srv.json("POST", "/api/runs/import", cli)
-        self.assertEqual(status, 201, ans)
+                # the command line's document (with the article's figures
+                # in references) is one the server takes too
+                argv = [BIN, "run", "--json", name, "repeat=1", "warmup=0"]
+                argv += ["%s=%s" % kv for kv in sorted(params.items())]
+                out = subprocess.run(argv, capture_output=True, timeout=120,
+                                     check=True)
+                cli = json.loads(out.stdout)
+                self.assertEqual(
+                    schema_errors(self.doc, "RunDocument", cli), [])
+                status, ans, _ = self.srv.json("POST", "/api/runs/import",
+                                               cli)
+                self.assertEqual(status, 201, ans)
 
     def test_documents_breaking_one_rule(self):
         good = self.done_document()
