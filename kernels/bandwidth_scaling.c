@@ -170,7 +170,9 @@ static int bs_check(const void *params, const struct common_params *common,
 /* Sorted CPUs of a plan, for comparing two plans as sets. */
 static int cmp_int(const void *a, const void *b)
 {
-	return *(const int *)a - *(const int *)b;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
 }
 
 /*

@@ -151,7 +151,10 @@ static int cpu_of(const struct thread_place *t)
 
 static int cmp_int(const void *a, const void *b)
 {
-	return *(const int *)a - *(const int *)b;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	/* not x - y: an imported run's cpu numbers may be INT_MAX and -1 */
+	return (x > y) - (x < y);
 }
 
 /* The sorted CPUs of a placement into out (cap entries). Returns the count. */
