@@ -3,7 +3,7 @@
 FUZZ_BUILD = build-fuzz
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Wno-unused-command-line-argument
-FUZZ_TARGETS = fuzz_list fuzz_params fuzz_request
+FUZZ_TARGETS = fuzz_jsonlimit fuzz_list fuzz_params fuzz_request
 FUZZ_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(SERVER_SRCS) $(CLI_SRCS)
 FUZZ_OBJS = $(FUZZ_SRCS:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_RUNS ?= 20000
