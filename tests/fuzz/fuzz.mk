@@ -3,7 +3,7 @@
 FUZZ_BUILD = build-fuzz
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Wno-unused-command-line-argument
-FUZZ_TARGETS = fuzz_import fuzz_list fuzz_params fuzz_request
+FUZZ_TARGETS = fuzz_import fuzz_jsonlimit fuzz_list fuzz_params fuzz_request
 # The longest input each target is given: 1024 bytes unless it says more.
 # Real run documents are tens of KB (atomic_increment's is about 47 KB).
 FUZZ_MAX_LEN_fuzz_import = 131072
