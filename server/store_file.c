@@ -305,8 +305,9 @@ int store_file_gone(struct store_file *sf, char *err, size_t errlen)
 	else
 		return 0;
 	snprintf(err, errlen,
-		 "database '%s' was %s while the server ran: new runs would be "
-		 "lost, so none are accepted (restart the server)",
+		 "database '%s' was %s while the server ran: new runs and "
+		 "campaigns would be lost, so none are accepted (restart the "
+		 "server)",
 		 sf->path, how);
 	if (!sf->warned) {
 		sf->warned = 1;

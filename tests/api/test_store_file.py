@@ -124,6 +124,7 @@ class StoreFileTest(unittest.TestCase):
                 status, doc, _ = srv.post_run(SMALL)
                 self.assertEqual(status, 503, doc)
                 self.assertIn(how, doc["error"])
+                self.assertIn("campaigns would be lost", doc["error"])
                 self.assertIn(db, doc["error"])
                 # a campaign would be lost the same way: refused too
                 campaign = {"id": "lost-" + how, "engine": "clush",

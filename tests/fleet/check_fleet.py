@@ -284,12 +284,17 @@ class ClushTest(unittest.TestCase):
                      args=["--token-file", token])
         srv.start()
         try:
-            # one thread and 64 KiB: 120 of them at once on this host's few cpus
+            # one thread and 64 KiB, eight at a time (clush's fanout, from its
+            # config): 120 "machines" that are all this host's few cpus
+            conf = os.path.join(home, "xdg", "clustershell")
+            os.makedirs(conf)
+            with open(os.path.join(conf, "clush.conf"), "w") as f:
+                f.write("[Main]\nfanout: 8\n")
             p = fleet("memory_policy_semantics", "size=64K", "repeat=1", "warmup=0",
                       "--engine", "clush", "--clush-worker", "exec",
                       "--nodes", "lab[001-120]", "--numalab", BIN,
                       "--server", "http://127.0.0.1:%d" % srv.port, "--token-file", token,
-                      timeout=900)
+                      env={"XDG_CONFIG_HOME": os.path.join(home, "xdg")}, timeout=900)
             self.assertNotIn("answered 429", p.stdout + p.stderr,
                              "the server's import quota refused token-bearing deliveries")
             self.assertEqual(p.returncode, 0, p.stderr)
