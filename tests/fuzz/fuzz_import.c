@@ -264,8 +264,9 @@ static json_t *nudge(json_t *v)
 	if (json_is_integer(v)) {
 		json_int_t i = json_integer_value(v);
 		switch (below(4)) {
-		case 0:
-			return json_integer(i + (json_int_t)below(5) - 2);
+		case 0: /* wrapping, as the mutator must not overflow itself */
+			return json_integer(
+				(json_int_t)((uint64_t)i + below(5) - 2));
 		case 1:
 			return json_integer(i == INT64_MIN ? 0 : -i);
 		case 2:
