@@ -1,11 +1,15 @@
 # tests/api/api.mk - the API lane: Python (stdlib only) against a real server.
 # tests/api/run.py runs every tests/api/test_*.py; a new file needs no line here.
+# test_schemafuzz.py drives node (tests/api/schemafuzz.mjs and the
+# devDependencies of package.json, which `make all` installs) for a minute.
 #   make test-api                       against $(BUILD)/numalab
 #   make test-api NUMALAB_BIN=path      against another binary
 #   make test-api-san                   against the ASan/UBSan build
 #   make test-api-tsan                  the tests marked @tsan, TSan build
 #   make test-api API_TESTS=test_lifecycle.LifecycleTest.test_kill9_mid_run
 #                                       one test (module.Class.test)
+#   make test-api API_TESTS=test_schemafuzz SCHEMAFUZZ_SEED=7
+#                                       the schema-driven pass, another seed
 NUMALAB_BIN ?= $(BUILD)/numalab
 API_TESTS ?=
 
