@@ -389,7 +389,8 @@ class Findings {
 }
 
 // Where a schema error is, items and the fields this pass made up alike.
-const pathOf = (e) => e.instancePath.replace(/\/\d+/g, '/*').replace(/no_such_field_\d+/g, 'no_such_field_N');
+const madeUp = (text) => text.replace(/no_such_field_\d+/g, 'no_such_field_N');
+const pathOf = (e) => madeUp(e.instancePath.replace(/\/\d+/g, '/*'));
 
 const mediaOf = (ct) => String(ct || '').split(';')[0].trim().toLowerCase();
 
@@ -615,7 +616,7 @@ async function main() {
           const e = v.errors[0];
           const where = pathOf(e);
           findings.add(op.name, 'body fails its schema', a.status,
-            `${where || '/'} ${e.message}${e.params?.additionalProperty ? ` ('${e.params.additionalProperty}')` : ''}`,
+            `${where || '/'} ${e.message}${e.params?.additionalProperty ? ` ('${madeUp(e.params.additionalProperty)}')` : ''}`,
             `${ex}\n   answer: ${a.body.toString('utf8', 0, 200)}`);
         }
       }
