@@ -592,14 +592,20 @@ static enum MHD_Result post_import(struct http_request *rq, void *ctx)
 				  "cannot import: %s", err.msg);
 	}
 	errinfo_clear(&err);
-	if (import_store(a->store, doc,
-			 *http_client_address(rq, client, sizeof(client))
-				 ? client
-				 : NULL,
-			 &id, &err)) {
+	int rc = import_store(a->store, doc,
+			      *http_client_address(rq, client, sizeof(client))
+				      ? client
+				      : NULL,
+			      &id, &err);
+	if (rc) {
 		json_decref(doc);
-		return http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
-				  "cannot import: %s",
+		/* a database deleted under the server refuses imports as it
+		 * refuses runs */
+		return http_error(rq,
+				  rc == -ESTALE
+					  ? MHD_HTTP_SERVICE_UNAVAILABLE
+					  : MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  NULL, "cannot import: %s",
 				  *err.msg ? err.msg : "store error");
 	}
 	json_decref(doc);

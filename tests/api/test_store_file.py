@@ -117,7 +117,9 @@ class StoreFileTest(unittest.TestCase):
             db = os.path.join(self.tmp, "%s.db" % how)
             srv = Server(self.tmp, db=db, name=how).start()
             try:
-                srv.wait_final(srv.start_run(SMALL))
+                rid = srv.start_run(SMALL)
+                srv.wait_final(rid)
+                _, done, _ = srv.json("GET", "/api/runs/%d" % rid)
                 os.rename(db, db + ".old")
                 if how == "replaced":
                     shutil.copy(db + ".old", db)
@@ -132,6 +134,10 @@ class StoreFileTest(unittest.TestCase):
                             "created_at": "2026-12-03T12:00:00Z",
                             "nodes": [{"node": "lab01", "state": "done"}]}
                 status, doc, _ = srv.json("POST", "/api/campaigns", campaign)
+                self.assertEqual(status, 503, doc)
+                self.assertIn(how, doc["error"])
+                # and an imported run
+                status, doc, _ = srv.json("POST", "/api/runs/import", done)
                 self.assertEqual(status, 503, doc)
                 self.assertIn(how, doc["error"])
                 # reads still work
