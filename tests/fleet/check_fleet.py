@@ -273,7 +273,7 @@ class ClushTest(unittest.TestCase):
         self.assertEqual(nodes["lab02"][0], "failed", p.stdout)
         self.assertIsNone(nodes["lab02"][1])
 
-    def test_a_hundred_and_twenty_nodes_into_a_server_with_its_token(self):
+    def test_two_hundred_nodes_into_a_server_with_its_token(self):
         """Every node's run and the campaign record reach a server started
         with a token; the fleet client sends it on each delivery."""
         token = os.path.join(TMP, "token")
@@ -285,14 +285,14 @@ class ClushTest(unittest.TestCase):
         srv.start()
         try:
             # one thread and 64 KiB, eight at a time (clush's fanout, from its
-            # config): 120 "machines" that are all this host's few cpus
+            # config): 200 "machines" that are all this host's few cpus
             conf = os.path.join(home, "xdg", "clustershell")
             os.makedirs(conf)
             with open(os.path.join(conf, "clush.conf"), "w") as f:
                 f.write("[Main]\nfanout: 8\n")
             p = fleet("memory_policy_semantics", "size=64K", "repeat=1", "warmup=0",
                       "--engine", "clush", "--clush-worker", "exec",
-                      "--nodes", "lab[001-120]", "--numalab", BIN,
+                      "--nodes", "lab[001-200]", "--numalab", BIN,
                       "--server", "http://127.0.0.1:%d" % srv.port, "--token-file", token,
                       env={"XDG_CONFIG_HOME": os.path.join(home, "xdg")}, timeout=900)
             self.assertNotIn("answered 429", p.stdout + p.stderr,
@@ -302,19 +302,19 @@ class ClushTest(unittest.TestCase):
             auth = {"Authorization": "Bearer fleet-secret"}
             st, c, _ = srv.json("GET", "/api/campaigns/%s?limit=1000" % cid, headers=auth)
             self.assertEqual(st, 200, c)
-            self.assertEqual(c["total"], 120)
-            self.assertEqual(c["counts"]["done"], 120)
-            want = ["lab%03d" % i for i in range(1, 121)]
+            self.assertEqual(c["total"], 200)
+            self.assertEqual(c["counts"]["done"], 200)
+            want = ["lab%03d" % i for i in range(1, 201)]
             self.assertEqual([n["node"] for n in c["nodes"]], want)
             for n in c["nodes"]:
                 self.assertEqual(n["state"], "done", n)
                 self.assertEqual(n["run"]["machine"]["fleet"]["node"], n["node"])
                 self.assertEqual(n["run"]["machine"]["fleet"]["campaign"], cid)
             st, runs_, _ = srv.json("GET", "/api/runs?limit=1000", headers=auth)
-            self.assertEqual(runs_["total"], 120)
+            self.assertEqual(runs_["total"], 200)
             # read a page at a time: the default page, with the totals
             st, c, _ = srv.json("GET", "/api/campaigns/" + cid, headers=auth)
-            self.assertEqual((len(c["nodes"]), c["total"]), (100, 120))
+            self.assertEqual((len(c["nodes"]), c["total"]), (100, 200))
         finally:
             srv.stop()
 
