@@ -14,7 +14,12 @@ CFLAGS ?= -O2 -g
 CFLAGS_USER := $(CFLAGS)
 # snprintf truncating a long message is intended, not a bug
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -MMD -MP
-CFLAGS += -Ilib -Ikernels -Iserver -Icli
+# every folder of C code is on the include path: a file includes a header
+# by its name, wherever its part of the code lives
+SRC_DIRS = lib kernels/harness kernels/experiments server/doc server/http \
+	server/store server/runs server/stream server/api cli cli/fleet
+INCLUDES = $(addprefix -I,$(SRC_DIRS))
+CFLAGS += $(INCLUDES)
 CFLAGS += -DNUMALAB_VERSION='"$(VERSION)"'
 CFLAGS += -DNUMALAB_CFLAGS='"$(CFLAGS_USER)"'
 LDLIBS += -lnuma -lm -pthread
@@ -39,13 +44,16 @@ else
 Q = @
 endif
 
-# Every kernels/*.c is linked in: an experiment is one new file there
-# plus one line in kernels/registry.c. server/ is the dashboard and API,
-# cli/ the command-line front end (cli/main.c dispatches to both).
+# The parts, lowest first (docs/layout.md): lib/, the experiments' harness
+# (kernels/harness/) and the experiments (kernels/experiments/, one file
+# each plus registry.c), the run document shared by the worker and the
+# server (server/doc/), the server proper (server/http, store, runs,
+# stream, api), and the command line with the fleet client (cli/, cli/fleet/;
+# cli/main.c dispatches). Every .c of these folders is linked in.
 LIB_SRCS = $(sort $(wildcard lib/*.c))
-KERNEL_SRCS = $(sort $(wildcard kernels/*.c))
-SERVER_SRCS = $(sort $(wildcard server/*.c))
-CLI_SRCS = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c)))
+KERNEL_SRCS = $(sort $(wildcard kernels/harness/*.c kernels/experiments/*.c))
+SERVER_SRCS = $(sort $(wildcard server/*/*.c))
+CLI_SRCS = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c cli/fleet/*.c)))
 KERNEL_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o) $(KERNEL_SRCS:%.c=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS = $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -63,12 +71,12 @@ all: $(BUILD)/numalab web/vendor/.stamp
 TLS_DSOS = $(BUILD)/libnumalab_tls.so $(BUILD)/libnumalab_tls_big.so
 TLS_DSO_FLAGS = -O2 -g -fPIC -shared -Wall -Wextra -Werror
 
-$(BUILD)/libnumalab_tls.so: kernels/dso/tls_module.c
+$(BUILD)/libnumalab_tls.so: kernels/experiments/dso/tls_module.c
 	@mkdir -p $(dir $@)
 	@echo "  CCSO    $@"
 	$(Q)$(CC) $(TLS_DSO_FLAGS) -o $@ $<
 
-$(BUILD)/libnumalab_tls_big.so: kernels/dso/tls_module.c
+$(BUILD)/libnumalab_tls_big.so: kernels/experiments/dso/tls_module.c
 	@mkdir -p $(dir $@)
 	@echo "  CCSO    $@"
 	$(Q)$(CC) $(TLS_DSO_FLAGS) -DTLS_MODULE_PAD=1048576 -o $@ $<
@@ -83,7 +91,7 @@ $(BUILD)/%.o: %.c
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 # openapi.c embeds openapi.json with .incbin, which -MMD cannot see
-$(BUILD)/server/openapi.o: server/openapi.json
+$(BUILD)/server/doc/openapi.o: server/doc/openapi.json
 
 # Chart.js and its plugins, from npm (pinned by package-lock.json), copied
 # next to the page so the server serves them itself.
@@ -112,7 +120,7 @@ bench: bench-deps all
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" scripts/bench.sh
 
 # every C file of ours; wildcard skips a folder that is not there
-FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*.[ch],lib kernels server cli) tests/*/*.[ch]))
+FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS) kernels/experiments/dso) tests/*/*.[ch]))
 
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)

@@ -20,7 +20,7 @@ from harness import SMALL, Server, SharedServerTest, main  # noqa: E402
 
 DEPTH = 32  # lib/jsonlimit.h JSONLIMIT_DEPTH
 VALUES = 1024 * 1024  # JSONLIMIT_VALUES
-# server/http.c: a 12 KiB pool less 1 KiB kept for the answer's head
+# server/http/http.c: a 12 KiB pool less 1 KiB kept for the answer's head
 HEAD_MAX = 12 * 1024 - 1024
 ENTRY_COST = 64
 
@@ -64,7 +64,7 @@ def head(path=b"/api/experiments", extra=b""):
 
 
 def head_cost(data):
-    """What server/http.c counts for a head: its bytes and 64 for each header,
+    """What server/http/http.c counts for a head: its bytes and 64 for each header,
     query argument and cookie (and the Cookie header once more)."""
     lines = data.split(b"\r\n\r\n", 1)[0].split(b"\r\n")
     target = lines[0].split(b" ")[1]

@@ -124,7 +124,7 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
         self.assertEqual(evs[-1][1], "interrupted")
         self.assertEqual([e[0] for e in evs[:-1]], list(range(1, len(evs))))
         # numbered above any event a reader may have seen that the store did
-        # not keep (RUNLOG_UNSTORED_MAX, 1024, in server/runlog.h)
+        # not keep (RUNLOG_UNSTORED_MAX, 1024, in server/store/runlog.h)
         self.assertEqual(evs[-1][0], evs[-2][0] + 1025)
         _, q, _ = self.srv.json("GET", "/api/runs/%d" % queued)
         self.assertEqual(q["status"], "interrupted")

@@ -78,7 +78,7 @@ class LimitsTest(SharedServerTest):
         self.assertEqual(status, 200)
 
     def test_request_head_limit(self):
-        # a connection's pool is 12 KiB (server/http.c CONN_MEMORY), of which
+        # a connection's pool is 12 KiB (server/http/http.c CONN_MEMORY), of which
         # a head may take 11,264 bytes: one of 10 KiB is read, one past the
         # limit is answered 431 (tests/api/test_hostile.py counts exactly)
         status, _, _ = self.srv.request("GET", "/api/experiments",

@@ -18,7 +18,7 @@ const other = JSON.parse(JSON.stringify(doc));
 other.machine.hostname = 'cluster-node-17';
 for (const s of other.samples) { s.y *= 2; s.samples = s.samples.map((v) => v * 2); for (const k of ['median', 'min', 'max', 'mean', 'ci_lo', 'ci_hi']) s.stats[k] *= 2; }
 // and a noisy one: the rounds of one point far apart
-// (under 6 rounds the interval of the median is the whole range, as kernels/stats.c makes it)
+// (under 6 rounds the interval of the median is the whole range, as kernels/harness/stats.c makes it)
 // with a headline its numbers do not support: the page leads with today's verdict
 other.headline = 'forged: sharing cost 2 threads 99x';
 other.samples[0].samples = [1, 1, 3]; Object.assign(other.samples[0].stats, { n: 3, median: 1, min: 1, max: 3, ci_lo: 1, ci_hi: 3 });

@@ -19,11 +19,11 @@ FUZZ_ENV = ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stack
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $<"
-	$(Q)$(FUZZ_CC) -std=gnu11 -pthread -Ilib -Ikernels -Iserver -Icli $(FUZZ_FLAGS) $(PKG_CFLAGS) -DNUMALAB_VERSION='"fuzz"' -DNUMALAB_CFLAGS='"fuzz"' -c -o $@ $<
+	$(Q)$(FUZZ_CC) -std=gnu11 -pthread $(INCLUDES) $(FUZZ_FLAGS) $(PKG_CFLAGS) -DNUMALAB_VERSION='"fuzz"' -DNUMALAB_CFLAGS='"fuzz"' -c -o $@ $<
 
 $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	@echo "  FUZZLD  $@"
-	$(Q)$(FUZZ_CC) -std=gnu11 -pthread -Ilib -Ikernels -Iserver -Icli $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) $(LDLIBS)
+	$(Q)$(FUZZ_CC) -std=gnu11 -pthread $(INCLUDES) $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) $(LDLIBS)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
 # kept, so that building one target after another does not compile them again

@@ -14,7 +14,7 @@
 #include "machine.h"
 #include "run_fixture.h"
 
-/* machine records as a run stores them (server/machine.c) */
+/* machine records as a run stores them (cli/machine.c) */
 #define VM_2CPU_32M_L3                                                         \
 	"{\"hostname\": \"vm\", \"pus\": 2, \"cores\": 2, \"packages\": 1,"    \
 	" \"nodes\": 1, \"smt\": false, \"vm\": true, \"caches\": ["           \

@@ -17,6 +17,7 @@
 #include "export_csv.h"
 #include "fleet_start.h"
 #include "import.h"
+#include "import_store.h"
 #include "logshare.h"
 #include "openapi.h"
 #include "run_limits.h"

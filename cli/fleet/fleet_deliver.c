@@ -10,6 +10,7 @@
 
 #include "campaigns.h"
 #include "import.h"
+#include "import_store.h"
 #include "jsonlimit.h"
 #include "store.h"
 #include "strbuf.h"

@@ -10,6 +10,6 @@ int cmd_list(int argc, char **argv);	 /* cli/commands.c */
 int cmd_topology(int argc, char **argv); /* cli/commands.c */
 int cmd_rates(int argc, char **argv);	 /* cli/rates_cmd.c */
 int cmd_estimate(int argc, char **argv); /* cli/rates_cmd.c */
-int cmd_fleet(int argc, char **argv);	 /* server/fleet.c */
+int cmd_fleet(int argc, char **argv);	 /* cli/fleet/fleet.c */
 
 #endif
