@@ -18,7 +18,7 @@ sum() { # info file -> "lines_hit lines branches_hit branches"
 	awk -F: '/^LH:/ { lh += $2 } /^LF:/ { lf += $2 } /^BRH:/ { bh += $2 } /^BRF:/ { bf += $2 }
 		END { printf "%d %d %d %d\n", lh, lf, bh, bf }' "$1"
 }
-printf '  %-10s %-28s %s\n' part lines branches
+printf '  %-20s %-28s %s\n' part lines branches
 for part in "$@" all; do
 	if [ "$part" = all ]; then
 		f=$info
@@ -29,7 +29,7 @@ for part in "$@" all; do
 	fi
 	# shellcheck disable=SC2046
 	set -- $(sum "$f") "$@"
-	printf '  %-10s %-28s %s\n' "$part" "$(pct "$1" "$2")" "$(pct "$3" "$4")"
+	printf '  %-20s %-28s %s\n' "$part" "$(pct "$1" "$2")" "$(pct "$3" "$4")"
 	shift 4
 done
 if command -v genhtml >/dev/null 2>&1; then
