@@ -136,7 +136,7 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     h('button', { type: 'button', class: 'link-button', id: 'campaign-next', text: 'next ›', disabled: c.offset + c.nodes.length >= c.total, onclick: turn(c.offset + CAMPAIGN_PAGE) })) : null;
   root.append(h('h2', { class: 'campaign-title', id: 'campaign-title', text: `Campaign ${c.id}` }),
     h('p', { class: 'campaign-help' }, `${c.experiment} ${params} · ${c.engine}${c.cluster ? ` on cluster ${c.cluster}` : ''} · ${pageLine(c)} · `,
-      h('a', { href: '#/campaigns', text: 'all campaigns' })), pager);
+      h('a', { href: '#/campaigns', text: 'all campaigns' })), pager || '');
 
   // the machines' components: differing rows first and marked, the same ones folded
   const rows = componentRows(c.nodes);
@@ -175,7 +175,8 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     const base = vals[Number(baseSel.value)];
     const unit = (summaries.map((s) => s.figures.get(k)).find(Boolean) || {}).unit || '';
     const ratios = vals.map((v) => (v !== null && base ? v / base : null));
-    const top = Math.max(1, ...ratios.filter((r) => r !== null).map((r, i) => r * (1 + ((runs[i] && typicalSpread(runs[i])) || 0) / 2)));
+    // each bar's whisker with its own run's spread: a machine without a figure takes no index from the others
+    const top = Math.max(1, ...ratios.map((r, i) => (r === null ? 0 : r * (1 + ((runs[i] && typicalSpread(runs[i])) || 0) / 2))));
     bars.append(h('p', { class: 'campaign-help', text: `${k} (${unit}) of each machine, divided by ${c.nodes[Number(baseSel.value)].node}'s; the whisker spans the typical 95% interval of its points` }));
     c.nodes.forEach((n, i) => {
       const r = ratios[i];
