@@ -8,6 +8,7 @@ import { setupCharts, setChartTheme } from './charts.js';
 import { labRoute, decorateRun } from './lab.js';
 import { setupClassroom, PROJECTOR_LOOK } from './classroom.js';
 import { MyRun } from './my-run.js';
+import { readRun } from './rundoc.js';
 
 const RUNS_POLL_MS = 15000; // runs started elsewhere (curl, another browser) show up within this
 
@@ -203,17 +204,18 @@ async function openRun(id) {
   }
   if (token !== state.token) return;
   doc.id = doc.id ?? id;
-  const exp = state.byName.get(doc.experiment) || unknownExperiment(doc.experiment);
+  const r = readRun(doc);
+  const exp = state.byName.get(r.experiment) || unknownExperiment(r.experiment);
   selectExperiment(exp);
-  if (doc.params && Object.keys(doc.params).length) form.setValues(doc.params);
+  if (Object.keys(r.params).length) form.setValues(r.params);
   form.clearErrors();
   const view = showView(exp, doc);
   if (mine.id === String(doc.id)) view.setQueue(mine.status === 'queued' ? mine.ahead : null);
   $('exp-explain-box').hidden = !exp.explain;
-  view.load(doc);
-  runs.select(doc.id);
-  document.title = `Run ${doc.id} · ${exp.title || exp.name} · numalab`;
-  if (!view.isFinal()) follow(doc.id, view, token);
+  view.load(doc, r);
+  runs.select(r.id);
+  document.title = `Run ${r.id} · ${exp.title || exp.name} · numalab`;
+  if (!view.isFinal()) follow(r.id, view, token);
   updateButtons();
 }
 

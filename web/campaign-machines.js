@@ -4,12 +4,6 @@ import { ChartSet } from './charts.js';
 import { TopologyPicture, threadsOn } from './topology.js';
 import { bytes } from './format.js';
 
-// What a machine's run concluded: today's rules first, else the headline it came with.
-export function verdictOf(doc) {
-  if (!doc) return null;
-  return (doc.verdict_today && doc.verdict_today.headline) || doc.headline || null;
-}
-
 // The charts worth setting side by side: the experiment's heatmaps, or all of its charts when it has none.
 export function sideBySideSpecs(exp) {
   const specs = (exp && exp.charts) || [];
@@ -19,11 +13,11 @@ export function sideBySideSpecs(exp) {
 
 // A run document keeps a summary of its machine, not the machine's PU list; the threads it placed
 // carry the core, caches, package and node of each CPU they used, which is enough to draw those CPUs.
-// Returns {topo, npus} or null when no placement says where a thread ran.
-export function placedTopology(doc) {
-  const m = (doc && doc.machine) || {};
+// r: rundoc.js's reading of the run. Returns {topo, npus} or null when no placement says where a thread ran.
+export function placedTopology(r) {
+  const m = r.machine || {};
   const pus = new Map();
-  for (const g of (doc && doc.placement) || []) {
+  for (const g of r.placement) {
     for (const t of g.threads || []) {
       const os = Number.isInteger(t.cpu_observed) && t.cpu_observed >= 0 ? t.cpu_observed : t.cpu;
       if (!Number.isInteger(os) || os < 0 || pus.has(os) || !Number.isInteger(t.core)) continue;
@@ -47,18 +41,18 @@ function summaryLine(m) {
   return `${m.packages ?? '?'} package(s), ${m.cores ?? '?'} cores, ${m.pus ?? '?'} CPUs, ${m.nodes ?? '?'} NUMA node(s)${caches ? `; caches ${caches}` : ''}`;
 }
 
-// The column of one machine. Returns {el, charts} (charts: a ChartSet to destroy, or null).
-function machineColumn(node, doc, exp) {
+// The column of one machine; r: rundoc.js's reading of its run, or null. Returns {el, charts} (charts: a ChartSet to destroy, or null).
+function machineColumn(node, r, exp) {
   const col = h('section', { class: 'campaign-machine', dataset: { node: node.node }, 'aria-label': `machine ${node.node}` });
   col.append(h('h4', { class: 'campaign-machine-name' }, node.run_id ? h('a', { href: `#/runs/${node.run_id}`, text: node.node }) : node.node));
-  if (!doc) {
+  if (!r) {
     col.append(h('p', { class: 'campaign-machine-verdict campaign-failed', text: node.state === 'failed' ? `failed: ${node.reason || 'no reason given'}` : `no run (${node.state})` }));
     return { el: col, charts: null };
   }
-  const verdict = verdictOf(doc);
-  col.append(h('p', { class: 'campaign-machine-verdict', text: verdict || 'no verdict: this run reached none' }));
-  if (doc.verdict_today && doc.imported && doc.imported.headline && doc.verdict_today.headline && doc.imported.headline !== doc.verdict_today.headline)
-    col.append(h('p', { class: 'campaign-help', text: `as imported it said: “${doc.imported.headline}”` }));
+  col.append(h('p', { class: 'campaign-machine-verdict', text: r.verdict || 'no verdict: this run reached none' }));
+  const prov = r.provenance;
+  if (prov && prov.headline && prov.today && prov.changed)
+    col.append(h('p', { class: 'campaign-help', text: `as imported it said: “${prov.headline}”` }));
 
   const box = h('div', { class: 'campaign-machine-charts' });
   col.append(box);
@@ -67,35 +61,37 @@ function machineColumn(node, doc, exp) {
   let charts = null;
   if (specs.length) {
     charts = new ChartSet(box, specs, ((exp && exp.references) || []).filter((r) => ids.has(r.chart)), { legend: 'bottom' });
-    const measured = ((doc.placement || []).find((p) => p.label === 'cpus measured') || {}).threads || null;
-    charts.setContext({ threads: measured, distances: (doc.machine && doc.machine.distances) || null });
-    for (const s of doc.samples || []) if (ids.has(s.chart)) charts.sample(s);
-    for (const c of doc.cells || []) if (ids.has(c.chart)) charts.cell(c);
+    charts.setContext({ threads: r.measured, distances: (r.machine && r.machine.distances) || null });
+    for (const id of ids) {
+      const points = r.charts.get(id);
+      if (!points) continue;
+      for (const s of points.samples) charts.sample(s);
+      for (const c of points.cells) charts.cell(c);
+    }
     charts.settle(true);
   } else {
     box.append(h('p', { class: 'run-empty', text: 'this server does not describe the experiment’s charts' }));
   }
 
-  const placed = placedTopology(doc);
+  const placed = placedTopology(r);
   if (placed) {
     const whole = placed.npus === placed.topo.pus.length;
     col.append(h('p', { class: 'campaign-topo-note', text: whole
       ? 'Where its threads ran (the run used every CPU of the machine).'
       : `Where its threads ran: the ${placed.topo.pus.length} CPU(s) it used of ${placed.npus ?? '?'}; a run keeps a summary of its machine, not its whole topology.` }));
-    const g = (doc.placement || [])[(doc.placement || []).length - 1];
-    const pic = new TopologyPicture(placed.topo, { title: `the CPUs of ${node.node} that run ${doc.id} used`, file: `numalab-${node.node}-run-${doc.id}-topology.svg`, threads: threadsOn(g ? g.threads : []) });
+    const pic = new TopologyPicture(placed.topo, { title: `the CPUs of ${node.node} that run ${r.id} used`, file: `numalab-${node.node}-run-${r.id}-topology.svg`, threads: threadsOn(r.last ? r.last.threads : []) });
     col.append(h('div', { class: 'campaign-machine-topo' }, pic.el));
   } else {
-    col.append(h('p', { class: 'campaign-topo-note campaign-topo-summary', text: `No picture: the run says not where its threads ran. The machine: ${summaryLine(doc.machine || {})}.` }));
+    col.append(h('p', { class: 'campaign-topo-note campaign-topo-summary', text: `No picture: the run says not where its threads ran. The machine: ${summaryLine(r.machine || {})}.` }));
   }
   return { el: col, charts };
 }
 
-// The section of every machine side by side; holder.sets collects the chart sets to destroy.
-export function machinesSection(nodes, docs, exp, holder) {
+// The section of every machine side by side; runs: rundoc.js's readings of their runs (null where none); holder.sets collects the chart sets to destroy.
+export function machinesSection(nodes, runs, exp, holder) {
   const grid = h('div', { class: 'campaign-machines', id: 'campaign-machines' });
   nodes.forEach((n, i) => {
-    const { el, charts } = machineColumn(n, docs[i], exp);
+    const { el, charts } = machineColumn(n, runs[i], exp);
     if (charts && holder) holder.sets.push(charts);
     grid.append(el);
   });

@@ -5,8 +5,10 @@ import { bytes } from './format.js';
 import { noisyPoints, spreadOf } from './machine.js';
 import { machinesSection } from './campaign-machines.js';
 import { csvText } from './csv.js';
+import { readRun } from './rundoc.js';
 
 // The components a comparison turns on, each a label and how to read it from a run's machine and its node.
+// A node's run is the campaign's summary of it (id, status, headline, summary, machine, params), read as a run document is.
 const COMPONENTS = [
   ['CPU', (m) => m.cpu_model],
   ['Sockets', (m) => m.packages],
@@ -26,29 +28,30 @@ const COMPONENTS = [
 ];
 
 export function componentRows(nodes) {
+  const machines = nodes.map((n) => readRun(n.run).machine || {});
   return COMPONENTS.map(([label, read]) => {
-    const vals = nodes.map((n) => {
-      const v = read((n.run && n.run.machine) || {}, n);
+    const vals = nodes.map((n, i) => {
+      const v = read(machines[i], n);
       return v === null || v === undefined || v === '' ? '–' : String(v);
     });
     return { label, vals, differs: new Set(vals).size > 1 };
   });
 }
 
-// What to doubt about one machine's figure: [text].
-export function warnings(node, doc) {
+// What to doubt about one machine's figure: [text]. r: rundoc.js's reading of its whole run, or null.
+export function warnings(node, r) {
   const out = [];
-  const m = (node.run && node.run.machine) || {};
+  const m = readRun(node.run).machine || {};
   if (!node.exclusive) out.push('not exclusive: other jobs may have shared the machine');
   if (m.vm) out.push('virtual machine: its topology and clocks are the hypervisor’s');
-  const noisy = doc ? noisyPoints(doc) : [];
+  const noisy = r ? noisyPoints(r) : [];
   if (noisy.length) out.push(`noisy: ${noisy.length} point${noisy.length > 1 ? 's' : ''} spread over 25% between rounds`);
   return out;
 }
 
-// The typical relative spread of a run's points (the median of their spreads), or null.
-function typicalSpread(doc) {
-  const s = [...(doc.samples || []), ...(doc.cells || [])].map((p) => spreadOf(p.stats)).filter((v) => v !== null).sort((a, b) => a - b);
+// The typical relative spread of a run's points (the median of their spreads), or null. r: rundoc.js's reading.
+function typicalSpread(r) {
+  const s = [...r.samples, ...r.cells].map((p) => spreadOf(p.stats)).filter((v) => v !== null).sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)] : null;
 }
 
@@ -121,7 +124,8 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     return;
   }
   // only this page's runs, fetched now
-  const docs = await Promise.all(c.nodes.map((n) => (n.run_id ? api.run(n.run_id).catch(() => null) : null)));
+  const runs = await Promise.all(c.nodes.map((n) => (n.run_id ? api.run(n.run_id).then(readRun, () => null) : null)));
+  const summaries = c.nodes.map((n) => readRun(n.run));
   if (ctx.holder && ctx.holder.destroy) ctx.holder.destroy();
   clear(root);
   const params = Object.entries(c.params || {}).map(([k, v]) => `${k}=${v}`).join(' ');
@@ -132,13 +136,13 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     h('button', { type: 'button', class: 'link-button', id: 'campaign-next', text: 'next ›', disabled: c.offset + c.nodes.length >= c.total, onclick: turn(c.offset + CAMPAIGN_PAGE) })) : null;
   root.append(h('h2', { class: 'campaign-title', id: 'campaign-title', text: `Campaign ${c.id}` }),
     h('p', { class: 'campaign-help' }, `${c.experiment} ${params} · ${c.engine}${c.cluster ? ` on cluster ${c.cluster}` : ''} · ${pageLine(c)} · `,
-      h('a', { href: '#/campaigns', text: 'all campaigns' })), pager);
+      h('a', { href: '#/campaigns', text: 'all campaigns' })), pager || '');
 
   // the machines' components: differing rows first and marked, the same ones folded
   const rows = componentRows(c.nodes);
   const head = h('tr', null, h('th', { text: 'component' }), c.nodes.map((n, i) => h('th', { class: `campaign-node state-${n.state}` },
     n.run_id ? h('a', { href: `#/runs/${n.run_id}`, text: n.node }) : n.node,
-    warnings(n, docs[i]).length ? h('span', { class: 'campaign-warn-mark', title: warnings(n, docs[i]).join('; '), text: ' ⚠' }) : null)));
+    warnings(n, runs[i]).length ? h('span', { class: 'campaign-warn-mark', title: warnings(n, runs[i]).join('; '), text: ' ⚠' }) : null)));
   const stateRow = h('tr', { class: 'campaign-state' }, h('th', { text: 'state' }),
     c.nodes.map((n) => h('td', { class: `state-${n.state}`, text: n.state === 'failed' ? `failed: ${n.reason || 'no reason given'}` : n.state })));
   const rowEl = (r) => h('tr', { class: r.differs ? 'differs' : 'same' }, h('th', { text: r.label }), r.vals.map((v) => h('td', { text: v })));
@@ -150,15 +154,15 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
 
   // each machine's figure for one summary key, against a baseline machine
   const keys = [];
-  for (const n of c.nodes) for (const [k, v] of Object.entries((n.run && n.run.summary) || {})) if (typeof v.value === 'number' && !keys.includes(k)) keys.push(k);
+  for (const s of summaries) for (const e of s.summary) if (typeof e.value === 'number' && !keys.includes(e.key)) keys.push(e.key);
   const done = c.nodes.map((n, i) => i).filter((i) => c.nodes[i].run);
   const keySel = h('select', { id: 'campaign-key', 'aria-label': 'figure' }, keys.map((k) => h('option', { value: k, text: k })));
   const baseSel = h('select', { id: 'campaign-baseline', 'aria-label': 'baseline' }, done.map((i) => h('option', { value: String(i), text: c.nodes[i].node })));
   const bars = h('div', { class: 'campaign-bars', id: 'campaign-bars' });
   const csvBtn = h('button', { type: 'button', class: 'link-button', id: 'campaign-csv', text: 'CSV of the table' });
-  const valuesOf = (k) => c.nodes.map((n) => {
-    const s = n.run && n.run.summary && n.run.summary[k];
-    return s && typeof s.value === 'number' ? s.value : null;
+  const valuesOf = (k) => summaries.map((s) => {
+    const e = s.figures.get(k);
+    return e && typeof e.value === 'number' ? e.value : null;
   });
   const draw = () => {
     clear(bars);
@@ -169,14 +173,15 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     }
     const vals = valuesOf(k);
     const base = vals[Number(baseSel.value)];
-    const unit = (c.nodes.map((n) => n.run && n.run.summary && n.run.summary[k]).find(Boolean) || {}).unit || '';
+    const unit = (summaries.map((s) => s.figures.get(k)).find(Boolean) || {}).unit || '';
     const ratios = vals.map((v) => (v !== null && base ? v / base : null));
-    const top = Math.max(1, ...ratios.filter((r) => r !== null).map((r, i) => r * (1 + ((docs[i] && typicalSpread(docs[i])) || 0) / 2)));
+    // each bar's whisker with its own run's spread: a machine without a figure takes no index from the others
+    const top = Math.max(1, ...ratios.map((r, i) => (r === null ? 0 : r * (1 + ((runs[i] && typicalSpread(runs[i])) || 0) / 2))));
     bars.append(h('p', { class: 'campaign-help', text: `${k} (${unit}) of each machine, divided by ${c.nodes[Number(baseSel.value)].node}'s; the whisker spans the typical 95% interval of its points` }));
     c.nodes.forEach((n, i) => {
       const r = ratios[i];
-      const spread = docs[i] ? typicalSpread(docs[i]) : null;
-      const warn = warnings(n, docs[i]);
+      const spread = runs[i] ? typicalSpread(runs[i]) : null;
+      const warn = warnings(n, runs[i]);
       bars.append(h('div', { class: 'campaign-bar-row' },
         h('span', { class: 'campaign-bar-name', text: n.node }),
         h('span', { class: 'campaign-bar-track' },
@@ -193,6 +198,6 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
   root.append(h('section', { class: 'campaign-section' }, h('h3', { text: 'Machines' }), table, folded, csvBtn),
     h('section', { class: 'campaign-section' }, h('h3', { text: 'Figures' }),
       h('div', { class: 'campaign-controls' }, h('label', null, 'figure ', keySel), h('label', null, ' baseline ', baseSel)), bars),
-    machinesSection(c.nodes, docs, ctx.byName ? ctx.byName.get(c.experiment) : null, ctx.holder));
+    machinesSection(c.nodes, runs, ctx.byName ? ctx.byName.get(c.experiment) : null, ctx.holder));
   draw();
 }

@@ -4,6 +4,7 @@ import { h, clear } from './dom.js';
 import { ChartSet } from './charts.js';
 import { label, withUnit, clock, bytes } from './format.js';
 import { pngButtons } from './export.js';
+import { readRun } from './rundoc.js';
 
 // One colour family per run, dark to light; a run's series differ by dash and marker.
 const FAMILIES = [
@@ -36,21 +37,21 @@ function machineValue(k, v) {
   return String(v);
 }
 
-// rows [{group, name, values, same}] of params and machine parts, for the table of what differs
-export function differences(docs) {
+// rows [{group, name, values, same}] of params and machine parts, for the table of what differs; runs: rundoc.js's readings
+export function differences(runs) {
   const rows = [];
   const keys = [];
-  for (const d of docs) for (const k of Object.keys(d.params || {})) if (!keys.includes(k)) keys.push(k);
-  for (const k of keys) rows.push({ group: 'parameter', name: k, values: docs.map((d) => (d.params && k in d.params ? String(d.params[k]) : '–')) });
-  for (const [k, name] of MACHINE_ROWS) rows.push({ group: 'machine', name, values: docs.map((d) => machineValue(k, (d.machine || {})[k])) });
+  for (const r of runs) for (const k of Object.keys(r.params)) if (!keys.includes(k)) keys.push(k);
+  for (const k of keys) rows.push({ group: 'parameter', name: k, values: runs.map((r) => (k in r.params ? String(r.params[k]) : '–')) });
+  for (const [k, name] of MACHINE_ROWS) rows.push({ group: 'machine', name, values: runs.map((r) => machineValue(k, (r.machine || {})[k])) });
   for (const r of rows) r.same = r.values.every((v) => v === r.values[0]);
   return rows;
 }
 
-function diffTable(docs) {
-  const rows = differences(docs);
-  const head = h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'what' }), docs.map((d, i) =>
-    h('th', { scope: 'col' }, h('span', { class: 'run-swatch', dataset: { family: String(i % FAMILIES.length) } }), `run #${d.id}`))));
+function diffTable(runs) {
+  const rows = differences(runs);
+  const head = h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'what' }), runs.map((r, i) =>
+    h('th', { scope: 'col' }, h('span', { class: 'run-swatch', dataset: { family: String(i % FAMILIES.length) } }), `run #${r.id}`))));
   const line = (r) => h('tr', { class: r.same ? 'same' : 'differs' },
     h('th', { scope: 'row', text: `${r.name}${r.group === 'machine' ? ' (machine)' : ''}` }), r.values.map((v) => h('td', { text: v })));
   const diff = rows.filter((r) => !r.same);
@@ -62,18 +63,19 @@ function diffTable(docs) {
       h('table', { class: 'compare-table' }, head.cloneNode(true), h('tbody', {}, same.map(line)))) : null);
 }
 
-export function runLabel(doc) {
-  const m = doc.machine || {};
-  return `#${doc.id} ${m.hostname || '?'} ${clock(doc.started_at || doc.created_at)}`;
+// r: rundoc.js's reading of a run
+export function runLabel(r) {
+  const m = r.machine || {};
+  return `#${r.id} ${m.hostname || '?'} ${clock(r.when)}`;
 }
 
-// rows: [{key, unit, values: [...], ratios: [...]}], the ratio of each run to the first
-export function summaryDiff(docs) {
+// rows: [{key, unit, values: [...], ratios: [...]}], the ratio of each run to the first; runs: rundoc.js's readings
+export function summaryDiff(runs) {
   const keys = [];
-  for (const d of docs) for (const k of Object.keys(d.summary || {})) if (!keys.includes(k)) keys.push(k);
+  for (const r of runs) for (const e of r.summary) if (!keys.includes(e.key)) keys.push(e.key);
   return keys.map((k) => {
-    const vals = docs.map((d) => (d.summary && d.summary[k] ? d.summary[k].value : null));
-    const unit = (docs.find((d) => d.summary && d.summary[k]) || {}).summary[k].unit;
+    const vals = runs.map((r) => (r.figures.has(k) ? r.figures.get(k).value : null));
+    const unit = runs.find((r) => r.figures.has(k)).figures.get(k).unit;
     const base = vals[0];
     return { key: k, unit, values: vals, ratios: vals.map((v) => (typeof v === 'number' && typeof base === 'number' && base !== 0 ? v / base : null)) };
   });
@@ -89,35 +91,35 @@ function ratioText(x, way) {
 // returns {destroy} for the app to drop it
 export async function showCompare(container, ids, byName) {
   clear(container);
-  const docs = [];
+  const runs = [];
   for (const id of ids) {
     try {
-      docs.push(await api.run(id));
+      runs.push(readRun(await api.run(id)));
     } catch (e) {
       container.append(h('p', { class: 'note note-warn', text: `cannot compare: run ${id}: ${e.message}` }));
       return { destroy() {} };
     }
   }
-  const kinds = new Set(docs.map((d) => d.experiment));
+  const kinds = new Set(runs.map((r) => r.experiment));
   if (kinds.size !== 1) {
     container.append(h('p', { class: 'note note-warn', text: `cannot compare runs of different experiments (${[...kinds].join(', ')})` }));
     return { destroy() {} };
   }
-  const exp = byName.get(docs[0].experiment) || { name: docs[0].experiment, title: docs[0].experiment, charts: [] };
+  const exp = byName.get(runs[0].experiment) || { name: runs[0].experiment, title: runs[0].experiment, charts: [] };
   const lineCharts = (exp.charts || []).filter((c) => c.kind !== 'heatmap');
   const chartsEl = h('div', { class: 'charts', id: 'compare-charts' });
-  const rows = summaryDiff(docs);
+  const rows = summaryDiff(runs);
   container.append(
     h('h2', { class: 'run-title', id: 'compare-title', text: `Compare: ${exp.title || exp.name}` }),
-    h('ul', { class: 'compare-runs' }, docs.map((d) => h('li', {}, h('a', { href: `#/runs/${d.id}`, text: runLabel(d) }),
-      d.headline ? h('span', { class: 'run-headline', text: ` — ${d.headline}` }) : null))),
-    diffTable(docs),
+    h('ul', { class: 'compare-runs' }, runs.map((r) => h('li', {}, h('a', { href: `#/runs/${r.id}`, text: runLabel(r) }),
+      r.headline ? h('span', { class: 'run-headline', text: ` — ${r.headline}` }) : null))),
+    diffTable(runs),
     chartsEl,
     h('h3', { text: 'Summary, side by side' }),
     h('table', { class: 'compare-table', id: 'compare-table' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'figure' }), h('th', { scope: 'col', text: 'better' }),
-        docs.map((d) => h('th', { scope: 'col', text: runLabel(d) })),
-        docs.slice(1).map((d) => h('th', { scope: 'col', text: `run #${d.id} ÷ run #${docs[0].id}` })))),
+        runs.map((r) => h('th', { scope: 'col', text: runLabel(r) })),
+        runs.slice(1).map((r) => h('th', { scope: 'col', text: `run #${r.id} ÷ run #${runs[0].id}` })))),
       h('tbody', {}, rows.map((r) => {
         const way = betterWay(r.key, r.unit);
         return h('tr', {}, h('th', { scope: 'row', text: label(r.key) }),
@@ -127,24 +129,23 @@ export async function showCompare(container, ids, byName) {
       }))));
   // series name -> {run, series}: the run picks the colour family, the series the dash and marker
   const styles = new Map();
-  const seriesOf = [...new Set(docs.flatMap((d) => (d.samples || []).map((x) => x.series)))];
+  const seriesOf = [...new Set(runs.flatMap((r) => r.samples.map((x) => x.series)))];
   const style = (name) => {
     const st = styles.get(name) || { run: 0, series: 0 };
     const fam = FAMILIES[st.run % FAMILIES.length];
     return { color: fam[st.series % fam.length], dash: st.series, marker: st.series };
   };
   const charts = new ChartSet(chartsEl, lineCharts, exp.references || [], { style, legend: 'bottom' });
-  docs.forEach((d, run) => {
-    for (const x of d.samples || []) {
-      if (!lineCharts.some((c) => c.id === x.chart)) continue;
-      const name = `${x.series} · run #${d.id}`;
+  runs.forEach((r, run) => {
+    for (const x of lineCharts.flatMap((c) => (r.charts.get(c.id) || { samples: [] }).samples)) {
+      const name = `${x.series} · run #${r.id}`;
       styles.set(name, { run, series: seriesOf.indexOf(x.series) });
       charts.sample({ ...x, series: name });
     }
   });
   setTimeout(() => pngButtons(chartsEl, `numalab-compare-${ids.join('-')}`, {
-    line1: `numalab compare ${docs.map((d) => `#${d.id}`).join(', ')} · ${exp.title || exp.name}`,
-    line2: docs.map(runLabel).join(' · '),
+    line1: `numalab compare ${runs.map((r) => `#${r.id}`).join(', ')} · ${exp.title || exp.name}`,
+    line2: runs.map(runLabel).join(' · '),
   }), 300);
   return { destroy: () => charts.destroy(), isFinal: () => true, id: null };
 }

@@ -71,12 +71,12 @@ export function pngButtons(el, prefix, meta = {}) {
   }
 }
 
-// What a run's exported chart says about where it comes from.
-export function runMeta(run, exp) {
-  const m = run.machine || {};
-  const date = toDate(run.started_at || run.created_at);
+// What a run's exported chart says about where it comes from. r: rundoc.js's reading of the run.
+export function runMeta(r, exp) {
+  const m = r.machine || {};
+  const date = toDate(r.when);
   return {
-    line1: `numalab run #${run.id} · ${(exp && (exp.title || exp.name)) || run.experiment || ''}${date ? ` · ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : ''}`,
+    line1: `numalab run #${r.id} · ${(exp && (exp.title || exp.name)) || r.experiment || ''}${date ? ` · ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : ''}`,
     line2: [m.hostname, m.cpu_model && m.cpu_model.trim(), m.pus && `${m.pus} CPUs`, m.nodes && `${m.nodes} NUMA node${m.nodes > 1 ? 's' : ''}`].filter(Boolean).join(' · '),
   };
 }

@@ -3,6 +3,7 @@ import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { clock } from './format.js';
 import { badge } from './run-view.js';
+import { provenance } from './rundoc.js';
 
 const PAGE = 20;
 
@@ -74,7 +75,7 @@ export async function showHistory(container, q, exps) {
       h('td', {}, h('a', { href: `#/runs/${r.id}`, text: `#${r.id}` })),
       h('td', { text: titleOf(r.experiment) }),
       h('td', {}, badge(r.status)),
-      h('td', { text: [r.imported ? 'imported' : null, r.hostname, r.cpu_model].filter(Boolean).join(' · ') || '–' }),
+      h('td', { text: [provenance(r) ? 'imported' : null, r.hostname, r.cpu_model].filter(Boolean).join(' · ') || '–' }),
       h('td', { text: clock(r.created_at) }),
       h('td', { class: 'history-headline', text: r.headline || '' })));
   }

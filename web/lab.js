@@ -6,6 +6,7 @@ import { showHistory } from './history.js';
 import { showCompare } from './compare.js';
 import { runTopology, showTopology } from './run-topology.js';
 import { showCampaigns, showCampaign } from './campaign.js';
+import { isPageCount, provenance } from './rundoc.js';
 
 function parseQuery(s) {
   return Object.fromEntries(new URLSearchParams(s || ''));
@@ -54,6 +55,7 @@ export function labRoute(hash, ctx) {
 // The run view, with the panels every run gets once its document is loaded.
 export function decorateRun(view, topo) {
   const extras = { machine: null, bar: null };
+  let reading = null; // the last document's reading: a chart's PNG says which run and machine
   // the machine's picture, drawn again as placements and page counts arrive
   const seen = { placement: new Map(), samples: new Map() };
   let pic = null;
@@ -69,12 +71,12 @@ export function decorateRun(view, topo) {
   };
   const keep = (type, d) => {
     if (type === 'placement') seen.placement.set(d.label, d);
-    else if (type === 'sample' && d.unit === 'pages') seen.samples.set(`${d.series}\n${d.x}`, d);
+    else if (type === 'sample' && isPageCount(d)) seen.samples.set(`${d.series}\n${d.x}`, d);
   };
   view.on('start', () => drawTopology());
   view.on('placement', (d) => { keep('placement', d); drawTopology(); });
   view.on('sample', (d) => {
-    if (d.unit !== 'pages') return;
+    if (!isPageCount(d)) return;
     keep('sample', d);
     drawTopology();
   });
@@ -83,19 +85,21 @@ export function decorateRun(view, topo) {
     extras[key] = el;
     if (el) before.parentNode.insertBefore(el, before);
   };
-  view.on('load', (doc) => {
-    for (const p of doc.placement || []) keep('placement', p);
-    for (const x of doc.samples || []) keep('sample', x);
+  view.on('load', (doc, r) => {
+    for (const p of r.placement) keep('placement', p);
+    for (const x of r.pages) keep('sample', x);
     drawTopology();
     const run = view.run || doc;
     if (!run || run.id === null || run.id === undefined) return;
+    reading = r;
     // the downloads under the charts: the screen's top is for the verdict and the chart
     if (extras.bar) extras.bar.remove();
     extras.bar = exportBar(run);
     view.chartsEl.after(extras.bar);
-    view.setNoisy(noisyWarning({ samples: doc.samples, cells: doc.cells }));
-    swap('machine', machinePanel(run.machine || doc.machine, run.imported || doc.imported), view.machineEl);
-    setTimeout(() => pngButtons(view.chartsEl, `numalab-run-${run.id}`, () => runMeta(view.run || run, view.exp)), 200);
+    view.setNoisy(noisyWarning(r));
+    // what an earlier document of this run said stands where this one is silent
+    swap('machine', machinePanel(r.machine || run.machine, r.provenance || provenance(run)), view.machineEl);
+    setTimeout(() => pngButtons(view.chartsEl, `numalab-run-${run.id}`, () => runMeta(reading, view.exp)), 200);
   });
   return view;
 }

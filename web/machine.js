@@ -1,6 +1,7 @@
 // machine.js - what a run knows about the machine it ran on, in a few readable lines; and when its spread is too wide to trust
 import { h } from './dom.js';
 import { bytes } from './format.js';
+import { importedFrom } from './rundoc.js';
 
 // A point whose rounds differ by more than this share of their median is not worth a conclusion.
 export const NOISY_SPREAD = 0.25;
@@ -25,12 +26,13 @@ export function machineLines(m) {
   return lines;
 }
 
-export function machinePanel(m, imported) {
+// m: the run's machine; prov: rundoc.js's provenance of the run (null when it was made here)
+export function machinePanel(m, prov) {
   const lines = machineLines(m);
   if (!lines.length) return null;
   return h('section', { class: 'machine-panel', id: 'machine-panel', 'aria-label': 'the machine of this run' },
     h('h3', { text: `Measured on ${m.hostname || 'an unnamed machine'}` }),
-    imported ? h('p', { class: 'imported-flag', text: `imported from ${imported.host || 'another machine'}${imported.original_id ? `, where it was run ${imported.original_id}` : ''}` }) : null,
+    prov ? h('p', { class: 'imported-flag', text: `${importedFrom(prov)}${prov.originalId ? `, where it was run ${prov.originalId}` : ''}` }) : null,
     h('dl', { class: 'machine-compact' }, lines.map(([k, v]) => [h('dt', { text: k }), h('dd', { text: v })])));
 }
 
@@ -44,10 +46,10 @@ export function spreadOf(st) {
   return (ci ? st.ci_hi - st.ci_lo : st.max - st.min) / Math.abs(st.median);
 }
 
-// The points whose spread is too wide: [{chart, where, spread}].
-export function noisyPoints(doc) {
+// The points whose spread is too wide: [{chart, where, spread}]. r: rundoc.js's reading of a run.
+export function noisyPoints(r) {
   const out = [];
-  for (const s of [...(doc.samples || []), ...(doc.cells || [])]) {
+  for (const s of [...r.samples, ...r.cells]) {
     const spread = spreadOf(s.stats);
     if (spread === null || !(spread > NOISY_SPREAD)) continue;
     const where = s.series !== undefined
@@ -59,8 +61,8 @@ export function noisyPoints(doc) {
 }
 
 // {short, el}: its first words for a folded line, and the whole warning; null when no point is noisy.
-export function noisyWarning(doc) {
-  const pts = noisyPoints(doc);
+export function noisyWarning(r) {
+  const pts = noisyPoints(r);
   if (!pts.length) return null;
   const worst = pts.reduce((a, b) => (b.spread > a.spread ? b : a));
   const short = h('span', { class: 'noisy-short', id: 'noisy-warning' }, h('strong', { text: 'Noisy machine: ' }),

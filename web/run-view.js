@@ -3,6 +3,7 @@ import { h, clear, paragraphs } from './dom.js';
 import { ChartSet } from './charts.js';
 import { label, withUnit, clock, duration, toDate } from './format.js';
 import { Eta } from './eta.js';
+import { readRun, notesByLevel, placementGroups, summaryEntries, importedFrom } from './rundoc.js';
 
 // The page's one fold of a run's events, written against docs/events.md:
 // the types it listens to are these, and RunView.event below folds them.
@@ -84,45 +85,53 @@ export class RunView {
   }
 
   // Another panel's part in the fold: fn(d) after each event of this type
-  // ('sample', 'placement', ...) is folded, or fn(doc) after a whole run
-  // document ('load'). The view folds first, so fn sees the view updated.
+  // ('sample', 'placement', ...) is folded, or fn(doc, reading) after a whole
+  // run document ('load'; reading: rundoc.js's readRun of it). The view folds
+  // first, so fn sees the view updated.
   on(type, fn) {
     if (!this.hooks.has(type)) this.hooks.set(type, []);
     this.hooks.get(type).push(fn);
     return this;
   }
 
-  emit(type, d) {
-    for (const fn of this.hooks.get(type) || []) fn(d);
+  emit(type, ...args) {
+    for (const fn of this.hooks.get(type) || []) fn(...args);
   }
 
   // Everything a run document holds; safe to apply again (points replace by key).
-  load(doc) {
-    this.fold(doc);
-    this.emit('load', doc);
+  // reading: readRun(doc), when the caller has read it already.
+  load(doc, reading = readRun(doc)) {
+    this.fold(doc, reading);
+    this.emit('load', doc, reading);
   }
 
-  fold(doc) {
+  // What the document has is folded in; what it lacks leaves the view as it was.
+  fold(doc, r) {
     this.run = { ...this.run, ...doc };
-    if (doc.status) this.status = doc.status;
-    if (doc.error) this.error = doc.error;
-    for (const p of doc.placement || []) this.placements.set(p.label, p.threads || []);
-    this.chartContext(doc.machine);
-    for (const s of doc.samples || []) this.charts.sample(s);
-    for (const c of doc.cells || []) this.charts.cell(c);
-    for (const n of doc.notes || []) this.notes.set(`${n.level} ${n.text}`, n);
-    if (doc.progress) this.progress = doc.progress;
-    if (doc.estimate_s) this.eta.start(doc.estimate_s, toDate(doc.started_at)?.getTime());
-    if (doc.progress) this.eta.progress(doc.progress.done, doc.progress.total);
-    if (doc.summary) this.summary = { ...this.summary, ...doc.summary };
-    if (doc.headline) this.setHeadline(doc.headline);
-    if (doc.imported) this.markImported(doc.imported, doc.verdict_today);
+    if (r.status) this.status = r.status;
+    if (r.error) this.error = r.error;
+    for (const p of r.placement) this.placements.set(p.label, p.threads);
+    this.chartContext(r.machine);
+    for (const s of r.samples) this.charts.sample(s);
+    for (const c of r.cells) this.charts.cell(c);
+    for (const n of [...r.notes.warn, ...r.notes.info]) this.notes.set(`${n.level} ${n.text}`, n);
+    if (r.progress) this.progress = r.progress;
+    if (r.estimate_s) this.eta.start(r.estimate_s, toDate(r.started_at)?.getTime());
+    if (r.progress) this.eta.progress(r.progress.done, r.progress.total);
+    this.addSummary(r.summary);
+    if (r.headline) this.setHeadline(r.headline);
+    if (r.provenance) this.markImported(r.provenance);
     this.renderHead();
     this.renderStatus();
     this.renderNotes();
     this.renderSummary();
     this.renderPlacement();
-    this.renderMachine(doc.machine);
+    this.renderMachine(r.machine);
+  }
+
+  // entries: [{key, value, unit}]; a key seen before keeps its place
+  addSummary(entries) {
+    for (const e of entries) this.summary[e.key] = { value: e.value, unit: e.unit };
   }
 
   // The matrices' relation classes: the cpus measured and the machine's node distances.
@@ -184,7 +193,7 @@ export class RunView {
         if (!FINAL.includes(type)) return false;
         this.status = d.status || type;
         if (d.error) this.error = d.error;
-        if (d.summary) this.summary = { ...this.summary, ...d.summary };
+        this.addSummary(summaryEntries(d.summary));
         if (d.headline) this.setHeadline(d.headline);
         this.renderSummary();
         this.renderStatus();
@@ -238,14 +247,13 @@ export class RunView {
   }
 
   // Today's verdict leads; one line says where the run came from and what changed.
-  markImported(imp, today) {
-    if (today && today.headline) this.setHeadline(today.headline);
-    const now = today ? today.headline || '' : null;
-    const then = imp.headline || '';
-    const from = `imported from ${imp.host || 'another machine'}${imp.client ? ` (sent by ${imp.client})` : ''}`;
+  // prov: rundoc.js's provenance of the run
+  markImported(prov) {
+    if (prov.today) this.setHeadline(prov.today);
+    const from = `${importedFrom(prov)}${prov.client ? ` (sent by ${prov.client})` : ''}`;
     let what = '';
-    if (now !== null && then !== now) what = then ? `; as imported it said: “${then}”` : '; it came without a headline';
-    else if (now !== null) what = '; today’s rules say what it said';
+    if (prov.changed) what = prov.headline ? `; as imported it said: “${prov.headline}”` : '; it came without a headline';
+    else if (prov.today !== null) what = '; today’s rules say what it said';
     this.importedEl.textContent = from + what;
     this.importedEl.hidden = false;
   }
@@ -338,9 +346,7 @@ export class RunView {
   // One line: the first warning and how many more; the whole list behind it.
   renderNotes() {
     const el = clear(this.notesEl);
-    const all = [...this.notes.values()];
-    const warns = all.filter((n) => n.level === 'warn');
-    const infos = all.filter((n) => n.level !== 'warn');
+    const { warn: warns, info: infos } = notesByLevel([...this.notes.values()]);
     const nwarn = warns.length + (this.noisy ? 1 : 0);
     const item = (n) => h('li', { class: `note note-${n.level === 'warn' ? 'warn' : 'info'}` },
       h('span', { class: 'note-level', text: n.level === 'warn' ? 'warning' : 'note' }), h('span', { text: n.text }));
@@ -379,16 +385,10 @@ export class RunView {
       return;
     }
     el.hidden = false;
-    const groups = new Map();
-    for (const [lab, threads] of this.placements) {
-      const sig = threads.map((t) => `${t.thread}:${t.cpu}:${t.cpu_observed}:${t.node}`).join('|');
-      if (!groups.has(sig)) groups.set(sig, { sig, labels: [], threads });
-      groups.get(sig).labels.push(lab);
-    }
     const multiPkg = new Set([...this.placements.values()].flat().map((t) => t.package)).size > 1;
     el.append(h('h3', { text: 'Where each thread ran' }),
       h('p', { class: 'placement-intro', text: 'Each thread reports the CPU it ran on from inside the thread. A row marked “moved” ran somewhere other than the CPU it asked for.' }));
-    const list = [...groups.values()];
+    const list = placementGroups(this.placements);
     list.forEach((g, i) => {
       const moved = g.threads.some(mismatch);
       const shown = g.labels.length > 3 ? `${g.labels.slice(0, 3).join('; ')}; and ${g.labels.length - 3} more` : g.labels.join('; ');

@@ -3,6 +3,7 @@ import { h, clear } from './dom.js';
 import { badge } from './run-view.js';
 import { clock } from './format.js';
 import { api } from './api.js';
+import { provenance, importedFrom } from './rundoc.js';
 
 const PAGE = 15;
 
@@ -48,6 +49,8 @@ export class RunsList {
     if (!this.runs.length) list.append(h('li', { class: 'run-none', text: 'No runs yet.' }));
     for (const r of this.runs) {
       const id = String(r.id);
+      // a row of the list carries a run's imported mark as its document does
+      const prov = provenance(r);
       list.append(h('li', { class: id === this.current ? 'current' : null, dataset: { id, status: r.status } },
         h('a', { href: `#/runs/${encodeURIComponent(id)}`, class: 'run-link' },
           h('span', { class: 'run-line' },
@@ -57,7 +60,7 @@ export class RunsList {
             badge(r.status),
             h('span', { class: 'run-when', text: clock(r.created_at) })),
           r.headline ? h('span', { class: 'run-headline', text: r.headline }) : null,
-          r.imported ? h('span', { class: 'run-imported', text: `imported from ${r.imported.host || 'another machine'}` }) : null)));
+          prov ? h('span', { class: 'run-imported', text: importedFrom(prov) }) : null)));
     }
     this.more.hidden = this.runs.length >= this.total;
   }

@@ -1,6 +1,7 @@
 // topology.js - the machine as an lstopo-like SVG picture (packages, NUMA nodes, caches, cores, PUs, node distances), with a run's threads and pages drawn on it
 import { h } from './dom.js';
 import { bytes } from './format.js';
+import { isPageCount } from './rundoc.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const FOLD_OVER = 4; // more identical children than this are folded, first and last kept (lstopo's factorize)
@@ -397,15 +398,16 @@ export function threadsOn(threads) {
   return m;
 }
 
-// Pages per node for one series of a run's "pages" samples (unit pages, x the node): Map(node os -> pages).
+// Pages per node for one series of a run's page counts (rundoc.js's isPageCount, x the node): Map(node os -> pages).
 export function pagesOf(samples, series) {
   const m = new Map();
-  for (const s of samples || []) if (s.unit === 'pages' && s.series === series && Number.isFinite(s.x)) m.set(s.x, s.y || 0);
+  for (const s of samples || []) if (isPageCount(s) && s.series === series && Number.isFinite(s.x)) m.set(s.x, s.y || 0);
   return m;
 }
 
+// The series names of a run's page counts, in the order they came.
 export function pageSeries(samples) {
-  return [...new Set((samples || []).filter((s) => s.unit === 'pages').map((s) => s.series))];
+  return [...new Set((samples || []).filter(isPageCount).map((s) => s.series))];
 }
 
 // Whether a run was measured on the machine this picture is of (a run's document keeps a summary, not the topology).

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { betterWay, differences, summaryDiff } from '../../web/compare.js';
+import { readRun } from '../../web/rundoc.js';
 
 test('better is read from the unit and the name', () => {
   assert.equal(betterWay('bandwidth', 'GB/s'), 'higher');
@@ -15,7 +16,7 @@ test('differences lists each parameter and machine part, marked same or not', ()
     { params: { threads: '2', stride: '4' }, machine: { hostname: 'a', pus: 2 } },
     { params: { threads: '4' }, machine: { hostname: 'a', pus: 2 } },
   ];
-  const rows = differences(docs);
+  const rows = differences(docs.map(readRun));
   const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
   assert.deepEqual(byName.threads.values, ['2', '4']);
   assert.equal(byName.threads.same, false);
@@ -30,7 +31,7 @@ test('summaryDiff: each value against the first run, none where it cannot be div
     { summary: { ns: { value: 150, unit: 'ns' }, z: { value: 3, unit: 'x' } } },
     { summary: {} },
   ];
-  const rows = summaryDiff(docs);
+  const rows = summaryDiff(docs.map(readRun));
   const ns = rows.find((r) => r.key === 'ns');
   assert.deepEqual(ns.values, [100, 150, null]);
   assert.deepEqual(ns.ratios, [1, 1.5, null]);

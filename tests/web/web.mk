@@ -1,5 +1,6 @@
 # tests/web/web.mk - the page's pure modules (formatting, the time left,
-# heatmap classes, the topology tree, compare's tables) under `node --test`,
+# heatmap classes, the topology tree, compare's tables, the reading of a
+# run document) under `node --test`,
 # with no browser: every tests/web/*.test.mjs is picked up.
 TEST_LANES += test-web
 

@@ -1,0 +1,143 @@
+// rundoc.js - the page's one reading of a run document (GET /api/runs/{id}, docs/events.md): what every panel takes from it
+
+// A sample that counts the pages on each node (x the node, y the pages) rather than measuring a rate or a time;
+// topology.js draws these on the machine's picture (its pagesOf and pageSeries).
+export function isPageCount(s) {
+  return !!s && s.unit === 'pages';
+}
+
+// The placement parts [{label, threads}], one per label (a later part of the same label replaces the earlier one).
+// placement: the document's list, or a Map(label -> threads) a view folded from events.
+function placementParts(placement) {
+  if (placement instanceof Map) return [...placement].map(([label, threads]) => ({ label, threads: threads || [] }));
+  const byLabel = new Map();
+  for (const p of Array.isArray(placement) ? placement : []) if (p && typeof p === 'object') byLabel.set(p.label, p.threads || []);
+  return [...byLabel].map(([label, threads]) => ({ label, threads }));
+}
+
+// Identical placements (same CPUs for the same threads) once, with every part that used them: [{sig, labels, threads}].
+export function placementGroups(placement) {
+  const groups = new Map();
+  for (const { label, threads } of placementParts(placement)) {
+    const sig = threads.map((t) => `${t.thread}:${t.cpu}:${t.cpu_observed}:${t.node}`).join('|');
+    if (!groups.has(sig)) groups.set(sig, { sig, labels: [], threads });
+    groups.get(sig).labels.push(label);
+  }
+  return [...groups.values()];
+}
+
+// Notes once each, warnings apart from the rest (any level but warn reads as info): {warn: [], info: []}.
+export function notesByLevel(notes) {
+  const seen = new Map();
+  for (const n of notes || []) if (n && typeof n === 'object') seen.set(`${n.level} ${n.text}`, n);
+  const all = [...seen.values()];
+  return { warn: all.filter((n) => n.level === 'warn'), info: all.filter((n) => n.level !== 'warn') };
+}
+
+// The summary object as a list of {key, value, unit}, in the document's order.
+export function summaryEntries(summary) {
+  if (!summary || typeof summary !== 'object') return [];
+  return Object.entries(summary).map(([key, v]) => ({ key, value: v ? v.value : undefined, unit: v ? v.unit : undefined }));
+}
+
+// Where an imported run came from and what was said of it then and now; null for a run made here.
+// today: the headline this server's rules give it ('' when they reach none), null when they were not asked.
+export function provenance(doc) {
+  const imp = doc && doc.imported;
+  if (!imp || typeof imp !== 'object') return null;
+  const vt = doc.verdict_today;
+  const today = vt && typeof vt === 'object' ? vt.headline || '' : null;
+  const then = imp.headline || '';
+  return {
+    host: imp.host || null,
+    client: imp.client || null,
+    originalId: imp.original_id ?? null,
+    source: imp.source || null,
+    at: imp.at || null,
+    headline: then,
+    today,
+    changed: today !== null && today !== then,
+  };
+}
+
+// "imported from lab1": the words every list and panel uses for an imported run.
+export function importedFrom(prov) {
+  return `imported from ${(prov && prov.host) || 'another machine'}`;
+}
+
+// What a run concluded: today's rules first, else the headline it came with; null when neither says anything.
+export function verdictOf(doc) {
+  if (!doc) return null;
+  return (doc.verdict_today && doc.verdict_today.headline) || doc.headline || null;
+}
+
+const list = (v) => (Array.isArray(v) ? v : []);
+const object = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : null);
+
+// The normalised view of a run document, or of any part of one (a campaign's summary of a run, a
+// document still being written): every field is there, empty when the document lacks it.
+//   id, experiment, status, error, headline (the run's own), verdict (verdictOf), params ({}), machine (null when absent),
+//   version, estimate_s, progress, created_at, started_at, finished_at, when (started, else created),
+//   samples, cells: the points as the document lists them;
+//   charts: Map(chart -> {samples, cells, series: [names]}), in the order each chart first appears;
+//   placement: [{label, threads}], placementGroups, measured (the threads of 'cpus measured', or null), last (the last part, or null);
+//   notes: {warn, info}; summary: [{key, value, unit}], figures: Map(key -> that entry);
+//   pages: the page-count samples, pageSeries: their series names;
+//   provenance: provenance(doc).
+export function readRun(doc) {
+  const d = object(doc) || {};
+  const samples = list(d.samples);
+  const cells = list(d.cells);
+  const charts = new Map();
+  const chart = (id) => {
+    if (!charts.has(id)) charts.set(id, { samples: [], cells: [], series: new Set() });
+    return charts.get(id);
+  };
+  const pages = [];
+  for (const s of samples) {
+    const c = chart(s.chart);
+    c.samples.push(s);
+    c.series.add(s.series);
+    if (isPageCount(s)) pages.push(s);
+  }
+  for (const x of cells) chart(x.chart).cells.push(x);
+  for (const c of charts.values()) c.series = [...c.series];
+  const placement = placementParts(d.placement);
+  const measured = placement.find((p) => p.label === 'cpus measured');
+  const summary = summaryEntries(d.summary);
+  let groups = null;
+  return {
+    id: d.id ?? null,
+    experiment: d.experiment ?? null,
+    status: d.status || null,
+    error: d.error || null,
+    headline: d.headline || null,
+    verdict: verdictOf(d),
+    params: object(d.params) || {},
+    machine: object(d.machine),
+    version: d.version ?? null,
+    estimate_s: d.estimate_s ?? null,
+    progress: object(d.progress),
+    created_at: d.created_at ?? null,
+    started_at: d.started_at ?? null,
+    finished_at: d.finished_at ?? null,
+    when: d.started_at || d.created_at || null,
+    samples,
+    cells,
+    charts,
+    placement,
+    // grouped when asked: a 12,000-thread placement is worth signing once, by the panel that shows it
+    get placementGroups() {
+      if (!groups) groups = placementGroups(placement);
+      return groups;
+    },
+    measured: measured ? measured.threads : null,
+    last: placement.length ? placement[placement.length - 1] : null,
+    notes: notesByLevel(d.notes),
+    summary,
+    figures: new Map(summary.map((e) => [e.key, e])),
+    pages,
+    pageSeries: [...new Set(pages.map((s) => s.series))],
+    provenance: provenance(d),
+  };
+}
