@@ -40,39 +40,19 @@ struct af_params {
 	unsigned modes;
 };
 
+#define PARAM_STRUCT struct af_params
 static const struct param params[] = {
-	{.name = "threads",
-	 .type = PARAM_INT,
-	 .def = "2",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "threads",
-	 .help = "threads placed each way (each with its own data)",
-	 .flags = PARAM_F_CPUS,
-	 .offset = offsetof(struct af_params, threads)},
-	{.name = "size",
-	 .type = PARAM_SIZE,
-	 .def = "4M",
-	 .min = 64 << 10,
-	 .max = 1LL << 32,
-	 .unit = "bytes",
-	 .help = "each thread's data, first-touched by the thread itself",
-	 .offset = offsetof(struct af_params, size)},
-	{.name = "passes",
-	 .type = PARAM_INT,
-	 .def = "20",
-	 .min = 1,
-	 .max = 100000,
-	 .help = "reads of its data per thread, asking sched_getcpu at every page",
-	 .offset = offsetof(struct af_params, passes)},
-	{.name = "modes",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = modes,
-	 .help = "created_pinned, pinned_after, process_mask, unpinned: the ways a "
-		 "thread is placed; cache_split: two threads with separate data "
-		 "under one cache, then under two",
-	 .offset = offsetof(struct af_params, modes)},
+	PARAM_INT(threads, "2", 1, 1024, "threads",
+		  "threads placed each way (each with its own data)",
+		  .flags = PARAM_F_CPUS),
+	PARAM_SIZE(size, "4M", 64 << 10, 1LL << 32, "bytes",
+		   "each thread's data, first-touched by the thread itself"),
+	PARAM_INT(
+		passes, "20", 1, 100000, NULL,
+		"reads of its data per thread, asking sched_getcpu at every page"),
+	PARAM_SET(
+		modes, "all", modes,
+		"created_pinned, pinned_after, process_mask, unpinned: the ways a thread is placed; cache_split: two threads with separate data under one cache, then under two"),
 	{0}};
 
 static const struct chart charts[] = {

@@ -43,32 +43,16 @@ struct ai_params {
 	int64_t increments;
 };
 
+#define PARAM_STRUCT struct ai_params
 static const struct param params[] = {
-	{.name = "variants",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = variants,
-	 .help = "how to increment: __sync add_fetch / fetch_add, a cas loop, "
-		 "C11 relaxed / seq_cst, lock_skip (x86), plain (not atomic), "
-		 "per_thread (own line each, summed at the end)",
-	 .offset = offsetof(struct ai_params, variants)},
-	{.name = "threads",
-	 .type = PARAM_SWEEP,
-	 .def = "1-4",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "threads",
-	 .help = "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
-	 .flags = PARAM_F_CPUS,
-	 .offset = offsetof(struct ai_params, threads)},
-	{.name = "increments",
-	 .type = PARAM_INT,
-	 .def = "1000000",
-	 .min = 1,
-	 .max = 4000000000LL,
-	 .unit = "per thread",
-	 .help = "how often each thread increments the counter per round",
-	 .offset = offsetof(struct ai_params, increments)},
+	PARAM_SET(
+		variants, "all", variants,
+		"how to increment: __sync add_fetch / fetch_add, a cas loop, C11 relaxed / seq_cst, lock_skip (x86), plain (not atomic), per_thread (own line each, summed at the end)"),
+	PARAM_SWEEP(threads, "1-4", 1, 1024, "threads",
+		    "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
+		    .flags = PARAM_F_CPUS),
+	PARAM_INT(increments, "1000000", 1, 4000000000LL, "per thread",
+		  "how often each thread increments the counter per round"),
 	{0}};
 
 static const struct chart charts[] = {

@@ -39,46 +39,24 @@ struct bs_params {
 
 #define HAS(mask, v) (((mask) >> (v)) & 1u)
 
+#define PARAM_STRUCT struct bs_params
 static const struct param params[] = {
-	{.name = "threads",
-	 .type = PARAM_SWEEP,
-	 .def = "1-16,20,24,32,48,64,96,128,192,256",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "threads",
-	 .help = "thread counts to measure (trimmed to the CPUs this process may use)",
-	 .flags = PARAM_F_CPUS,
-	 .offset = offsetof(struct bs_params, threads)},
-	{.name = "size",
-	 .type = PARAM_SIZE,
-	 .def = "64M",
-	 .min = 1 << 20,
-	 .max = 1LL << 40,
-	 .unit = "bytes per thread",
-	 .help = "each thread streams over its own buffer of this size, "
-		 "first touched by itself",
-	 .offset = offsetof(struct bs_params, size)},
-	{.name = "ops",
-	 .type = PARAM_SET,
-	 .def = "read,write,copy",
-	 .choices = op_choices,
-	 .help = "read, write (regular stores), write_nt (streaming stores), "
-		 "copy (counted as bytes loaded plus bytes stored)",
-	 .offset = offsetof(struct bs_params, ops)},
-	{.name = "placements",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = placements,
-	 .help = "compact: fill one node's cores before the next; spread: one "
-		 "thread per node in turn",
-	 .offset = offsetof(struct bs_params, placements)},
-	{.name = "nodes",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "run only on these nodes' CPUs; empty: every node",
-	 .offset = offsetof(struct bs_params, nodes)},
+	PARAM_SWEEP(
+		threads, "1-16,20,24,32,48,64,96,128,192,256", 1, 1024,
+		"threads",
+		"thread counts to measure (trimmed to the CPUs this process may use)",
+		.flags = PARAM_F_CPUS),
+	PARAM_SIZE(
+		size, "64M", 1 << 20, 1LL << 40, "bytes per thread",
+		"each thread streams over its own buffer of this size, first touched by itself"),
+	PARAM_SET(
+		ops, "read,write,copy", op_choices,
+		"read, write (regular stores), write_nt (streaming stores), copy (counted as bytes loaded plus bytes stored)"),
+	PARAM_SET(
+		placements, "all", placements,
+		"compact: fill one node's cores before the next; spread: one thread per node in turn"),
+	PARAM_NODELIST(nodes, "", 0, NMEM_MAX_NODE - 1,
+		       "run only on these nodes' CPUs; empty: every node"),
 	{0}};
 
 static const struct chart charts[] = {

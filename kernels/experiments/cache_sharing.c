@@ -31,42 +31,19 @@ struct cs_params {
 	int64_t passes;
 };
 
+#define PARAM_STRUCT struct cs_params
 static const struct param params[] = {
-	{.name = "pairs",
-	 .type = PARAM_INT,
-	 .def = "2",
-	 .min = 1,
-	 .max = 512,
-	 .unit = "pairs",
-	 .help = "pairs of threads, each pair reading one data set (fewer "
-		 "when the cpus or caches do not hold that many)",
-	 .offset = offsetof(struct cs_params, pairs)},
-	{.name = "working_set",
-	 .type = PARAM_SIZE,
-	 .def = "0",
-	 .min = 0,
-	 .max = 1LL << 36,
-	 .unit = "bytes",
-	 .help = "bytes of one data set; 0: from the topology, 3/4 of the "
-		 "shared cache per pair it holds, so one data set fits and two "
-		 "do not",
-	 .offset = offsetof(struct cs_params, working_set)},
-	{.name = "placements",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = placements,
-	 .help = "shared: each pair under one cache; split: a pair's threads "
-		 "under different caches; os: not pinned; separate_data: "
-		 "placed as shared, each thread reading a data set of its own",
-	 .offset = offsetof(struct cs_params, placements)},
-	{.name = "passes",
-	 .type = PARAM_INT,
-	 .def = "10",
-	 .min = 1,
-	 .max = 100000,
-	 .unit = "per round",
-	 .help = "how often each thread reads its whole data set per round",
-	 .offset = offsetof(struct cs_params, passes)},
+	PARAM_INT(
+		pairs, "2", 1, 512, "pairs",
+		"pairs of threads, each pair reading one data set (fewer when the cpus or caches do not hold that many)"),
+	PARAM_SIZE(
+		working_set, "0", 0, 1LL << 36, "bytes",
+		"bytes of one data set; 0: from the topology, 3/4 of the shared cache per pair it holds, so one data set fits and two do not"),
+	PARAM_SET(
+		placements, "all", placements,
+		"shared: each pair under one cache; split: a pair's threads under different caches; os: not pinned; separate_data: placed as shared, each thread reading a data set of its own"),
+	PARAM_INT(passes, "10", 1, 100000, "per round",
+		  "how often each thread reads its whole data set per round"),
 	{0}};
 
 static const struct chart charts[] = {

@@ -47,43 +47,20 @@ static void pairs_default(const struct topo *t, char *buf, size_t len)
 		 t->nallowed <= C2C_ALL_UP_TO ? "all" : "by_relation");
 }
 
+#define PARAM_STRUCT struct c2c_params
 static const struct param params[] = {
-	{.name = "cpus",
-	 .type = PARAM_CPULIST,
-	 .def = "",
-	 .min = 0,
-	 .max = 65535,
-	 .help = "the cpus to measure between (e.g. 0-3,8); empty: every cpu "
-		 "this process may use",
-	 .offset = offsetof(struct c2c_params, cpus)},
-	{.name = "pairs",
-	 .type = PARAM_TEXT,
-	 .def = "by_relation",
-	 .help = "which ordered pairs: all (the whole matrix), by_relation (3 "
-		 "of each relation the topology has: smt, shared cache, "
-		 "package, each numa distance) or sample:N (N spread evenly); "
-		 "default: all up to 16 cpus, by_relation above",
-	 .offset = offsetof(struct c2c_params, pairs),
-	 .parse = pairs_text,
-	 .field_size = sizeof(struct pairs_request),
-	 .machine_def = pairs_default},
-	{.name = "samples",
-	 .type = PARAM_INT,
-	 .def = "200",
-	 .min = 1,
-	 .max = 100000,
-	 .unit = "per pair",
-	 .help = "timed rounds per pair: a cell is their median (this "
-		 "experiment's sample count; 'repeat' is not used)",
-	 .offset = offsetof(struct c2c_params, samples)},
-	{.name = "round_trips",
-	 .type = PARAM_INT,
-	 .def = "1000",
-	 .min = 1,
-	 .max = 10000000,
-	 .unit = "per sample",
-	 .help = "round trips timed together as one sample",
-	 .offset = offsetof(struct c2c_params, round_trips)},
+	PARAM_CPULIST(
+		cpus, "", 0, 65535,
+		"the cpus to measure between (e.g. 0-3,8); empty: every cpu this process may use"),
+	PARAM_TEXT(
+		pairs, "by_relation", pairs_text,
+		"which ordered pairs: all (the whole matrix), by_relation (3 of each relation the topology has: smt, shared cache, package, each numa distance) or sample:N (N spread evenly); default: all up to 16 cpus, by_relation above",
+		.machine_def = pairs_default),
+	PARAM_INT(
+		samples, "200", 1, 100000, "per pair",
+		"timed rounds per pair: a cell is their median (this experiment's sample count; 'repeat' is not used)"),
+	PARAM_INT(round_trips, "1000", 1, 10000000, "per sample",
+		  "round trips timed together as one sample"),
 	{0}};
 
 static const struct chart charts[] = {

@@ -27,40 +27,19 @@ struct fs_params {
 	struct int_list stride;
 };
 
+#define PARAM_STRUCT struct fs_params
 static const struct param params[] = {
-	{.name = "threads",
-	 .type = PARAM_SWEEP,
-	 .def = "1-4",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "threads",
-	 .help = "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
-	 .flags = PARAM_F_CPUS,
-	 .offset = offsetof(struct fs_params, threads)},
-	{.name = "increments",
-	 .type = PARAM_INT,
-	 .def = "100000000",
-	 .min = 1,
-	 .max = 4000000000LL,
-	 .unit = "per thread",
-	 .help = "how often each thread increments its counter per round",
-	 .offset = offsetof(struct fs_params, increments)},
-	{.name = "layout",
-	 .type = PARAM_ENUM,
-	 .def = "both",
-	 .choices = layouts,
-	 .help = "separate: each counter on its own cache line; shared: "
-		 "counters stride bytes apart from one line's start; both",
-	 .offset = offsetof(struct fs_params, layout)},
-	{.name = "stride",
-	 .type = PARAM_SWEEP,
-	 .def = "4",
-	 .min = 4,
-	 .max = 4096,
-	 .unit = "bytes",
-	 .help = "bytes between counters in the shared layout (a multiple of "
-		 "4); a sweep such as 4,8,64,128 shows where the line ends",
-	 .offset = offsetof(struct fs_params, stride)},
+	PARAM_SWEEP(threads, "1-4", 1, 1024, "threads",
+		    "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
+		    .flags = PARAM_F_CPUS),
+	PARAM_INT(increments, "100000000", 1, 4000000000LL, "per thread",
+		  "how often each thread increments its counter per round"),
+	PARAM_ENUM(
+		layout, "both", layouts,
+		"separate: each counter on its own cache line; shared: counters stride bytes apart from one line's start; both"),
+	PARAM_SWEEP(
+		stride, "4", 4, 4096, "bytes",
+		"bytes between counters in the shared layout (a multiple of 4); a sweep such as 4,8,64,128 shows where the line ends"),
 	{0}};
 
 static const struct chart charts[] = {

@@ -57,92 +57,38 @@ struct mp_params {
 	int migrate_with; /* MIG_* */
 };
 
+#define PARAM_STRUCT struct mp_params
 static const struct param params[] = {
-	{.name = "size",
-	 .type = PARAM_SIZE,
-	 .def = "64M",
-	 .min = 1 << 20,
-	 .max = 1LL << 40,
-	 .unit = "bytes",
-	 .help = "the buffer placed under the policy; default: 4 times the "
-		 "machine's last-level cache (at least 64M), so its reads "
-		 "come from memory; a smaller one is labelled from cache",
-	 .flags = PARAM_F_MEMORY,
-	 .offset = offsetof(struct mp_params, size)},
-	{.name = "policy",
-	 .type = PARAM_ENUM,
-	 .def = "interleave",
-	 .choices = policies,
-	 .help = "default: the first toucher's node; bind: only 'nodes'; "
-		 "preferred: the lowest node of 'nodes' first (MPOL_PREFERRED, "
-		 "the article's rule); interleave: page by page over 'nodes'; "
-		 "local: the toucher's node, said explicitly; preferred_many: "
-		 "any node of 'nodes' first (MPOL_PREFERRED_MANY, Linux 5.15)",
-	 .offset = offsetof(struct mp_params, policy)},
-	{.name = "scope",
-	 .type = PARAM_ENUM,
-	 .def = "vma",
-	 .choices = scopes,
-	 .help = "vma: mbind on the address range before the first touch; "
-		 "task: set_mempolicy in the thread that touches",
-	 .offset = offsetof(struct mp_params, scope)},
-	{.name = "nodes",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "the policy's nodes (e.g. 0,2-3); empty: every node. "
-		 "default and local take none",
-	 .offset = offsetof(struct mp_params, nodes)},
-	{.name = "toucher",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "the node whose CPU touches every page first; empty: the "
-		 "node of the first CPU this process may use",
-	 .offset = offsetof(struct mp_params, toucher)},
-	{.name = "from_nodes",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "read and write the buffer from threads on each of these "
-		 "nodes; empty: every node with CPUs",
-	 .offset = offsetof(struct mp_params, from_nodes)},
-	{.name = "threads",
-	 .type = PARAM_INT,
-	 .def = "1",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "per node",
-	 .help = "threads reading or writing the buffer from each node",
-	 .offset = offsetof(struct mp_params, threads)},
-	{.name = "thp",
-	 .type = PARAM_ENUM,
-	 .def = "off",
-	 .choices = thp_modes,
-	 .help = "transparent huge pages for the buffer: off places it page "
-		 "by page (4 KiB); on asks for 2 MiB pages, which a policy "
-		 "places whole; system: whatever the machine does",
-	 .offset = offsetof(struct mp_params, thp)},
-	{.name = "migrate_to",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "move the pages to this node afterwards; empty: the last "
-		 "node (nothing to move on a machine with one node)",
-	 .offset = offsetof(struct mp_params, migrate_to)},
-	{.name = "migrate_with",
-	 .type = PARAM_ENUM,
-	 .def = "both",
-	 .choices = migrations,
-	 .help = "mbind: mbind(MPOL_MF_MOVE); mbind_strict: with "
-		 "MPOL_MF_STRICT; move_pages: move_pages; both: mbind+strict "
-		 "there, then move_pages back to where each page was; "
-		 "move_all: MPOL_MF_MOVE_ALL (needs CAP_SYS_NICE); none",
-	 .offset = offsetof(struct mp_params, migrate_with)},
+	PARAM_SIZE(
+		size, "64M", 1 << 20, 1LL << 40, "bytes",
+		"the buffer placed under the policy; default: 4 times the machine's last-level cache (at least 64M), so its reads come from memory; a smaller one is labelled from cache",
+		.flags = PARAM_F_MEMORY),
+	PARAM_ENUM(
+		policy, "interleave", policies,
+		"default: the first toucher's node; bind: only 'nodes'; preferred: the lowest node of 'nodes' first (MPOL_PREFERRED, the article's rule); interleave: page by page over 'nodes'; local: the toucher's node, said explicitly; preferred_many: any node of 'nodes' first (MPOL_PREFERRED_MANY, Linux 5.15)"),
+	PARAM_ENUM(
+		scope, "vma", scopes,
+		"vma: mbind on the address range before the first touch; task: set_mempolicy in the thread that touches"),
+	PARAM_NODELIST(
+		nodes, "", 0, NMEM_MAX_NODE - 1,
+		"the policy's nodes (e.g. 0,2-3); empty: every node. default and local take none"),
+	PARAM_NODELIST(
+		toucher, "", 0, NMEM_MAX_NODE - 1,
+		"the node whose CPU touches every page first; empty: the node of the first CPU this process may use"),
+	PARAM_NODELIST(
+		from_nodes, "", 0, NMEM_MAX_NODE - 1,
+		"read and write the buffer from threads on each of these nodes; empty: every node with CPUs"),
+	PARAM_INT(threads, "1", 1, 1024, "per node",
+		  "threads reading or writing the buffer from each node"),
+	PARAM_ENUM(
+		thp, "off", thp_modes,
+		"transparent huge pages for the buffer: off places it page by page (4 KiB); on asks for 2 MiB pages, which a policy places whole; system: whatever the machine does"),
+	PARAM_NODELIST(
+		migrate_to, "", 0, NMEM_MAX_NODE - 1,
+		"move the pages to this node afterwards; empty: the last node (nothing to move on a machine with one node)"),
+	PARAM_ENUM(
+		migrate_with, "both", migrations,
+		"mbind: mbind(MPOL_MF_MOVE); mbind_strict: with MPOL_MF_STRICT; move_pages: move_pages; both: mbind+strict there, then move_pages back to where each page was; move_all: MPOL_MF_MOVE_ALL (needs CAP_SYS_NICE); none"),
 	{0}};
 
 static const struct chart charts[] = {

@@ -54,29 +54,16 @@ struct ps_params {
 	unsigned steps; /* bit per enum ps_step */
 };
 
+#define PARAM_STRUCT struct ps_params
 static const struct param params[] = {
-	{.name = "size",
-	 .type = PARAM_SIZE,
-	 .def = "4M",
-	 .min = 64 << 10,
-	 .max = 1LL << 34,
-	 .unit = "bytes",
-	 .help = "the buffer each step places (the migration moves this much)",
-	 .offset = offsetof(struct ps_params, size)},
-	{.name = "nodes",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "two nodes a,b: pages start on a and the steps send them to b; "
-		 "empty: the lowest and the highest node this process may use",
-	 .offset = offsetof(struct ps_params, nodes)},
-	{.name = "steps",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = steps,
-	 .help = "which of the article's statements to try",
-	 .offset = offsetof(struct ps_params, steps)},
+	PARAM_SIZE(
+		size, "4M", 64 << 10, 1LL << 34, "bytes",
+		"the buffer each step places (the migration moves this much)"),
+	PARAM_NODELIST(
+		nodes, "", 0, NMEM_MAX_NODE - 1,
+		"two nodes a,b: pages start on a and the steps send them to b; empty: the lowest and the highest node this process may use"),
+	PARAM_SET(steps, "all", steps,
+		  "which of the article's statements to try"),
 	{0}};
 
 static const struct chart charts[] = {

@@ -49,63 +49,28 @@ static void cells_default(const struct topo *t, char *buf, size_t len)
 		 t->nnodes <= RB_FULL_UP_TO ? "full" : "by_distance");
 }
 
+#define PARAM_STRUCT struct rb_params
 static const struct param params[] = {
-	{.name = "size",
-	 .type = PARAM_SIZE,
-	 .def = "64M",
-	 .min = 1 << 20,
-	 .max = 1LL << 40,
-	 .unit = "bytes",
-	 .help = "the buffer bound to each memory node; default: 4 times the "
-		 "machine's last-level cache (at least 64M), so it streams from "
-		 "memory; a smaller one is labelled from cache",
-	 .flags = PARAM_F_MEMORY,
-	 .offset = offsetof(struct rb_params, size)},
-	{.name = "threads",
-	 .type = PARAM_INT,
-	 .def = "1",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "per node",
-	 .help = "threads on the CPU node that stream over the buffer together",
-	 .offset = offsetof(struct rb_params, threads)},
-	{.name = "nodes",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "the nodes of the matrix (e.g. 0-3); empty: every node",
-	 .offset = offsetof(struct rb_params, nodes)},
-	{.name = "ops",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = ops,
-	 .help = "which matrices: write, read",
-	 .offset = offsetof(struct rb_params, ops)},
-	{.name = "kinds",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = kinds,
-	 .help = "store kinds for the write matrix: regular, nontemporal "
-		 "(streaming stores), prefetchw (prefetch for write ahead of the "
-		 "stores, where the CPU has it)",
-	 .offset = offsetof(struct rb_params, kinds)},
-	{.name = "mixed",
-	 .type = PARAM_ENUM,
-	 .def = "yes",
-	 .choices = yesno,
-	 .help = "also run every node at once: read local and write local, "
-		 "against read local and write to another node (6.5.8)",
-	 .offset = offsetof(struct rb_params, mixed)},
-	{.name = "cells",
-	 .type = PARAM_ENUM,
-	 .def = "full",
-	 .choices = cell_modes,
-	 .help = "full: every (cpu node, memory node) cell; by_distance: 3 "
-		 "cells of each numa distance (local, one hop, two hops...); "
-		 "default: full up to 8 nodes, by_distance above",
-	 .offset = offsetof(struct rb_params, cells),
-	 .machine_def = cells_default},
+	PARAM_SIZE(
+		size, "64M", 1 << 20, 1LL << 40, "bytes",
+		"the buffer bound to each memory node; default: 4 times the machine's last-level cache (at least 64M), so it streams from memory; a smaller one is labelled from cache",
+		.flags = PARAM_F_MEMORY),
+	PARAM_INT(
+		threads, "1", 1, 1024, "per node",
+		"threads on the CPU node that stream over the buffer together"),
+	PARAM_NODELIST(nodes, "", 0, NMEM_MAX_NODE - 1,
+		       "the nodes of the matrix (e.g. 0-3); empty: every node"),
+	PARAM_SET(ops, "all", ops, "which matrices: write, read"),
+	PARAM_SET(
+		kinds, "all", kinds,
+		"store kinds for the write matrix: regular, nontemporal (streaming stores), prefetchw (prefetch for write ahead of the stores, where the CPU has it)"),
+	PARAM_ENUM(
+		mixed, "yes", yesno,
+		"also run every node at once: read local and write local, against read local and write to another node (6.5.8)"),
+	PARAM_ENUM(
+		cells, "full", cell_modes,
+		"full: every (cpu node, memory node) cell; by_distance: 3 cells of each numa distance (local, one hop, two hops...); default: full up to 8 nodes, by_distance above",
+		.machine_def = cells_default),
 	{0}};
 
 static const struct chart charts[] = {

@@ -42,43 +42,20 @@ struct vl_params {
 	unsigned parts; /* bit (1u << enum vl_part) */
 };
 
+#define PARAM_STRUCT struct vl_params
 static const struct param params[] = {
-	{.name = "threads",
-	 .type = PARAM_INT,
-	 .def = "2",
-	 .min = 1,
-	 .max = VL_MAX_THREADS,
-	 .unit = "threads",
-	 .help = "threads updating their variables (layouts), or one writer "
-		 "and the rest readers (readers)",
-	 .flags = PARAM_F_CPUS,
-	 .offset = offsetof(struct vl_params, threads)},
-	{.name = "ops",
-	 .type = PARAM_INT,
-	 .def = "10000000",
-	 .min = 1,
-	 .max = 10000000000LL,
-	 .unit = "per thread",
-	 .help = "operations per thread and round: updates of a thread's two "
-		 "variables, reads of the read-mostly word, TLS accesses",
-	 .offset = offsetof(struct vl_params, ops)},
-	{.name = "starts",
-	 .type = PARAM_INT,
-	 .def = "200",
-	 .min = 1,
-	 .max = 1000000,
-	 .unit = "threads",
-	 .help = "threads started and joined per round to time TLS set-up",
-	 .offset = offsetof(struct vl_params, starts)},
-	{.name = "parts",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = parts,
-	 .help = "layouts: four layouts of per-thread variables; readers: a "
-		 "read-mostly word beside a written one or apart; tls_access: "
-		 "TLS in the program or in a dlopen'ed object; thread_start: "
-		 "starting threads with small and large TLS blocks",
-	 .offset = offsetof(struct vl_params, parts)},
+	PARAM_INT(
+		threads, "2", 1, VL_MAX_THREADS, "threads",
+		"threads updating their variables (layouts), or one writer and the rest readers (readers)",
+		.flags = PARAM_F_CPUS),
+	PARAM_INT(
+		ops, "10000000", 1, 10000000000LL, "per thread",
+		"operations per thread and round: updates of a thread's two variables, reads of the read-mostly word, TLS accesses"),
+	PARAM_INT(starts, "200", 1, 1000000, "threads",
+		  "threads started and joined per round to time TLS set-up"),
+	PARAM_SET(
+		parts, "all", parts,
+		"layouts: four layouts of per-thread variables; readers: a read-mostly word beside a written one or apart; tls_access: TLS in the program or in a dlopen'ed object; thread_start: starting threads with small and large TLS blocks"),
 	{0}};
 
 static const struct chart charts[] = {
