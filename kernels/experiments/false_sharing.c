@@ -11,6 +11,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 enum fs_layout { LAYOUT_SEPARATE, LAYOUT_SHARED, LAYOUT_BOTH };
@@ -132,11 +133,13 @@ static int fs_check(void *arg)
 }
 
 /*
- * Measures one layout for one thread count. Returns 0 and the round times
- * (caller frees res), -ECANCELED, or -errno.
+ * Measures one layout for one thread count and emits its time point,
+ * whose extras carry the cost per increment and the median share of a
+ * round that all threads ran at once. Returns 0, -ECANCELED, or -errno.
  */
 static int measure(struct run_ctx *ctx, const int *cpus, int nthreads,
-		   size_t spacing, struct team_result *res, const char *label)
+		   size_t spacing, const char *label, const char *series,
+		   double *median, double *overlap_min)
 {
 	const struct fs_params *fp = ctx->params;
 	struct fs_job j = {.spacing = spacing,
@@ -146,63 +149,41 @@ static int measure(struct run_ctx *ctx, const int *cpus, int nthreads,
 			       .cpus = cpus,
 			       .arg = &j,
 			       .body = fs_body,
-			       .check = fs_check,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel};
-	size_t bytes = (size_t)nthreads * spacing + 4096;
+			       .check = fs_check};
+	static const char *const keys[] = {"ns_per_increment", "overlap"};
+	double vals[2];
+	struct team_result res;
+	size_t bytes = ((size_t)nthreads * spacing + 4096 + 4095) & ~4095ul;
+	char wrong[96];
 	int rc;
 
-	bytes = (bytes + 4095) & ~(size_t)4095;
 	j.base = aligned_alloc(4096, bytes);
 	if (!j.base)
 		return -ENOMEM;
 	memset(j.base, 0, bytes);
-	rc = team_run(&job, ctx->topo, res);
-	if (rc == 0 || rc == -ECANCELED)
-		sink_placement(ctx->sink, label, res->place, res->nthreads);
-	if (rc == 0 && res->check_rc) {
-		sink_note(
-			ctx->sink, "warn",
-			"%s: a counter did not reach %llu: the kernel is wrong",
-			label, (unsigned long long)j.increments);
-		rc = -EIO;
-	}
+	snprintf(wrong, sizeof(wrong),
+		 "a counter did not reach %llu: the kernel is wrong",
+		 (unsigned long long)j.increments);
+	rc = team_points_run(ctx, &job, &res, label, wrong);
 	free(j.base);
-	return rc;
-}
-
-/*
- * The time point of one layout; its extras carry the cost per increment
- * and the median share of a round that all threads ran at once.
- */
-static void emit_time(struct run_ctx *ctx, const char *series, int nthreads,
-		      const struct team_result *res, double *median_out,
-		      double *overlap_min)
-{
-	struct stats s;
-	const struct fs_params *fp = ctx->params;
-	double incs = (double)fp->increments;
-	static const char *const keys[] = {"ns_per_increment", "overlap"};
-	double vals[2];
-	struct point p = {.chart = "time",
-			  .series = series,
-			  .x = nthreads,
-			  .unit = "s",
-			  .samples = res->seconds,
-			  .nsamples = res->rounds,
-			  .extra_keys = keys,
-			  .extra_vals = vals,
-			  .nextra = 2};
-
-	stats_compute(res->seconds, res->rounds, &s);
-	p.y = s.median;
-	vals[0] = s.median / incs * 1e9;
-	vals[1] = team_overlap_median(res);
+	if (rc)
+		return rc;
+	vals[0] = stats_median(res.seconds, res.rounds) /
+		  (double)fp->increments * 1e9;
+	vals[1] = team_overlap_median(&res);
 	if (nthreads > 1 && vals[1] < *overlap_min)
 		*overlap_min = vals[1];
-	sink_point(ctx->sink, &p);
-	*median_out = s.median;
+	*median = team_points_time(ctx->sink,
+				   (struct point){.chart = "time",
+						  .series = series,
+						  .x = nthreads,
+						  .unit = "s",
+						  .extra_keys = keys,
+						  .extra_vals = vals,
+						  .nextra = 2},
+				   &res, 1);
+	team_result_free(&res);
+	return 0;
 }
 
 static int fs_check_params(const void *params,
@@ -253,19 +234,16 @@ static int fs_run(struct run_ctx *ctx)
 			break;
 		}
 		if (do_sep) {
-			struct team_result res;
 			snprintf(label, sizeof(label),
 				 "threads=%d layout=separate", n);
 			sink_progress(ctx->sink, step, steps, label);
-			rc = measure(ctx, cpus, n, line, &res, label);
+			rc = measure(ctx, cpus, n, line, label, "separate",
+				     &sep, &overlap_min);
 			if (rc)
 				break;
-			emit_time(ctx, "separate", n, &res, &sep, &overlap_min);
-			team_result_free(&res);
 			step++;
 		}
 		for (int si = 0; do_shared && si < strides->n && !rc; si++) {
-			struct team_result res;
 			char series[48];
 			double shared;
 			int stride = strides->v[si];
@@ -276,11 +254,10 @@ static int fs_run(struct run_ctx *ctx)
 				 "threads=%d layout=shared stride=%d", n,
 				 stride);
 			sink_progress(ctx->sink, step, steps, label);
-			rc = measure(ctx, cpus, n, (size_t)stride, &res, label);
+			rc = measure(ctx, cpus, n, (size_t)stride, label,
+				     series, &shared, &overlap_min);
 			if (rc)
 				break;
-			emit_time(ctx, series, n, &res, &shared, &overlap_min);
-			team_result_free(&res);
 			step++;
 			if (do_sep && sep > 0) {
 				double ratio = shared / sep;

@@ -1,0 +1,36 @@
+/* team_points.h - a run's team through the harness, and its rounds as chart points */
+#ifndef NUMALAB_TEAM_POINTS_H
+#define NUMALAB_TEAM_POINTS_H
+
+#include "experiment.h"
+#include "sink.h"
+#include "team.h"
+
+/*
+ * Runs job with the run's warmup and cancel flag, and its repeat unless
+ * the job sets one of its own, then emits where the threads ran under
+ * label (none when label is NULL). A failed result check is said as a
+ * warning "<label>: <wrong>" and fails with -EIO. Returns 0 with res to
+ * release (team_result_free), or -ECANCELED, -EIO or -errno with res
+ * already released.
+ */
+int team_points_run(struct run_ctx *ctx, struct team_job *job,
+		    struct team_result *res, const char *label,
+		    const char *wrong);
+
+/*
+ * Emits p with one sample per round of res, each round's seconds times
+ * scale (1: seconds; 1e9 / ops: ns per op), and their median as y.
+ * Returns the median (0 when no round completed), or -ENOMEM unsaid.
+ */
+double team_points_time(struct sink *s, struct point p,
+			const struct team_result *res, double scale);
+
+/*
+ * The same for a rate: each round's sample is work / its seconds
+ * (bytes / s / 1e9 for GB/s). Returns the median.
+ */
+double team_points_rate(struct sink *s, struct point p,
+			const struct team_result *res, double work);
+
+#endif
