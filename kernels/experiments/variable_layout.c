@@ -17,6 +17,7 @@
 #include "rates.h"
 #include "stats.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 #define VL_MAX_THREADS 1024
@@ -246,30 +247,8 @@ static size_t exe_tls_bytes(void)
 	return bytes;
 }
 
-/* Runs a job through the team harness and emits its placement; frees nothing on
- * error. */
-static int run_team(struct run_ctx *ctx, struct team_job *job,
-		    struct team_result *res, const char *label)
-{
-	int rc;
-
-	job->warmup = (int)ctx->common.warmup;
-	job->repeat = (int)ctx->common.repeat;
-	job->cancel = ctx->cancel;
-	rc = team_run(job, ctx->topo, res);
-	if (rc == 0 || rc == -ECANCELED)
-		sink_placement(ctx->sink, label, res->place, res->nthreads);
-	if (rc == 0 && res->check_rc) {
-		sink_note(
-			ctx->sink, "warn",
-			"%s: the values read back are wrong: the kernel is broken",
-			label);
-		rc = -EIO;
-	}
-	if (rc)
-		team_result_free(res);
-	return rc;
-}
+/* What a failed result check says after the run's label. */
+#define VL_WRONG "the values read back are wrong: the kernel is broken"
 
 /*
  * Emits one categorical point: the rounds' times scaled to a unit per
@@ -281,26 +260,18 @@ static double emit_scaled(struct run_ctx *ctx, const char *chart,
 			  const struct team_result *res, double scale,
 			  const char *unit, const char *extra_key, double extra)
 {
-	double v[res->rounds > 0 ? res->rounds : 1];
 	const char *const keys[] = {extra_key};
-	struct stats s;
-	struct point p = {.chart = chart,
-			  .series = series,
-			  .x = x,
-			  .x_label = label,
-			  .unit = unit,
-			  .samples = v,
-			  .nsamples = res->rounds,
-			  .extra_keys = keys,
-			  .extra_vals = &extra,
-			  .nextra = extra_key ? 1 : 0};
 
-	for (int i = 0; i < res->rounds; i++)
-		v[i] = res->seconds[i] * scale;
-	stats_compute(v, res->rounds, &s);
-	p.y = s.median;
-	sink_point(ctx->sink, &p);
-	return s.median;
+	return team_points_time(ctx->sink,
+				(struct point){.chart = chart,
+					       .series = series,
+					       .x = x,
+					       .x_label = label,
+					       .unit = unit,
+					       .extra_keys = keys,
+					       .extra_vals = &extra,
+					       .nextra = extra_key ? 1 : 0},
+				res, scale);
 }
 
 /* --- layouts: each thread updates two variables of its own --- */
@@ -410,7 +381,7 @@ static int run_layouts(struct run_ctx *ctx, const int *cpus, int n)
 		j.layout = (enum vl_layout)l;
 		snprintf(label, sizeof(label), "layouts: %s", layout_names[l]);
 		sink_progress(ctx->sink, l, 4 * LAY_N, label);
-		rc = run_team(ctx, &job, &res, label);
+		rc = team_points_run(ctx, &job, &res, label, VL_WRONG);
 		if (rc)
 			break;
 		t[l] = emit_scaled(ctx, "layouts", "time", l, layout_names[l],
@@ -501,7 +472,7 @@ static int run_readers(struct run_ctx *ctx, const int *cpus, int n)
 
 		snprintf(label, sizeof(label), "readers: %s", where_names[w]);
 		sink_progress(ctx->sink, LAY_N + w, 4 * LAY_N, label);
-		rc = run_team(ctx, &job, &res, label);
+		rc = team_points_run(ctx, &job, &res, label, VL_WRONG);
 		if (rc)
 			break;
 		t[w] = emit_scaled(ctx, "readers", "read", w, where_names[w],
@@ -576,7 +547,7 @@ static int run_tls_access(struct run_ctx *ctx, const int *cpus,
 		snprintf(label, sizeof(label), "tls access: %s",
 			 access_names[a]);
 		sink_progress(ctx->sink, LAY_N + AT_N + a, 4 * LAY_N, label);
-		rc = run_team(ctx, &job, &res, label);
+		rc = team_points_run(ctx, &job, &res, label, VL_WRONG);
 		if (rc)
 			break;
 		t[a] = emit_scaled(ctx, "tls_access", "access", a,
@@ -661,7 +632,7 @@ static int run_thread_start(struct run_ctx *ctx, const int *cpus,
 			 start_names[s]);
 		sink_progress(ctx->sink, LAY_N + AT_N + ACC_N + s, 4 * LAY_N,
 			      label);
-		rc = run_team(ctx, &job, &res, label);
+		rc = team_points_run(ctx, &job, &res, label, VL_WRONG);
 		if (rc)
 			break;
 		t[s] = emit_scaled(
