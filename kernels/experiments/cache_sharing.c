@@ -10,6 +10,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 #define SERIES_PAIR "one data set per pair"
@@ -210,14 +211,10 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 			       .cpus = cpus,
 			       .arg = &j,
 			       .setup = cs_setup,
-			       .body = cs_body,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel};
+			       .body = cs_body};
 	struct team_result res;
-	double *gbs = NULL;
 	char label[64];
-	int rc = 0, have_res = 0;
+	int rc = 0;
 
 	j.data = calloc((size_t)n, sizeof(*j.data));
 	j.owner = calloc((size_t)n, sizeof(int));
@@ -241,47 +238,28 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 		}
 	}
 	snprintf(label, sizeof(label), "placement=%s", placements[pl].name);
-	rc = team_run(&job, ctx->topo, &res);
-	have_res = rc == 0 || rc == -ECANCELED;
-	if (have_res)
-		sink_placement(ctx->sink, label, res.place, res.nthreads);
+	rc = team_points_run(ctx, &job, &res, label, NULL);
 	if (rc)
-		goto out_res;
-	gbs = calloc((size_t)res.rounds + 1, sizeof(double));
-	if (!gbs) {
-		rc = -ENOMEM;
-		goto out_res;
-	}
+		goto out;
 	/* declared bytes: every thread reads whole lines of its set, passes
 	 * times */
 	double bytes = (double)n * passes *
 		       (double)((j.words + j.step - 1) / j.step) * (double)line;
-	for (int r = 0; r < res.rounds; r++)
-		gbs[r] = bytes / res.seconds[r] / 1e9;
-	{
-		static const char *const keys[] = {
-			"working_set", "pairs", "threads", "bytes_per_round"};
-		double vals[] = {(double)ws, pairs, n, bytes};
-		struct point p = {.chart = "time",
-				  .series = own_data ? SERIES_OWN : SERIES_PAIR,
-				  .x = pl,
-				  .x_label = placements[pl].name,
-				  .unit = "s",
-				  .samples = res.seconds,
-				  .nsamples = res.rounds,
-				  .extra_keys = keys,
-				  .extra_vals = vals,
-				  .nextra = 4};
-		out->seconds = stats_median(res.seconds, res.rounds);
-		out->gbs = stats_median(gbs, res.rounds);
-		p.y = out->seconds;
-		sink_point(ctx->sink, &p);
-		p.chart = "rate";
-		p.y = out->gbs;
-		p.unit = "GB/s";
-		p.samples = gbs;
-		sink_point(ctx->sink, &p);
-	}
+	static const char *const keys[] = {"working_set", "pairs", "threads",
+					   "bytes_per_round"};
+	double vals[] = {(double)ws, pairs, n, bytes};
+	struct point p = {.chart = "time",
+			  .series = own_data ? SERIES_OWN : SERIES_PAIR,
+			  .x = pl,
+			  .x_label = placements[pl].name,
+			  .unit = "s",
+			  .extra_keys = keys,
+			  .extra_vals = vals,
+			  .nextra = 4};
+	out->seconds = team_points_time(ctx->sink, p, &res, 1);
+	p.chart = "rate";
+	p.unit = "GB/s";
+	out->gbs = team_points_rate(ctx->sink, p, &res, bytes / 1e9);
 	/* the placement is the point of the run: say so when it did not hold */
 	for (int t = 0; cpus[0] >= 0 && t < n; t++)
 		if (res.place[t].cpu_observed != cpus[t]) {
@@ -292,11 +270,8 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 				res.place[t].cpu_observed, cpus[t]);
 			break;
 		}
-out_res:
-	if (have_res)
-		team_result_free(&res);
+	team_result_free(&res);
 out:
-	free(gbs);
 	for (int t = 0; j.data && t < n; t++)
 		if (j.owner && j.owner[t] == t)
 			free(j.data[t]);

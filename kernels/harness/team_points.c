@@ -23,7 +23,7 @@ int team_points_run(struct run_ctx *ctx, struct team_job *job,
 		sink_placement(ctx->sink, label, res->place, res->nthreads);
 	if (rc == 0 && res->check_rc) {
 		sink_note(ctx->sink, "warn", "%s: %s", label ? label : "team",
-			  wrong);
+			  wrong ? wrong : "the result check failed");
 		rc = -EIO;
 	}
 	if (rc)
