@@ -12,6 +12,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 enum variant {
@@ -423,17 +424,14 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 			       .arg = &j,
 			       .setup = ai_setup,
 			       .body = ai_body,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel,
 			       /* start together: a thread woken late finds the
 				  counter to itself */
 			       .spin = 1};
 	struct team_result res;
-	double *ns = NULL, *lost = NULL, *finals = NULL, *retries = NULL;
+	double *lost = NULL, *finals = NULL, *retries = NULL;
 	double *overlap = NULL, *runs = NULL, *share = NULL, *late = NULL;
 	char label[96];
-	int rc, bad_sum = 0, have_res = 0;
+	int rc, bad_sum = 0;
 
 	/* page-aligned and untouched: ai_setup is the first touch */
 	j.shared = aligned_alloc(4096, ((size_t)rounds * SLOT_BYTES + 4095) /
@@ -445,13 +443,9 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	}
 	snprintf(label, sizeof(label), "threads=%d variant=%s", n,
 		 variants[v].name);
-	rc = team_run(&job, ctx->topo, &res);
-	have_res = rc == 0 || rc == -ECANCELED;
-	if (have_res)
-		sink_placement(ctx->sink, label, res.place, res.nthreads);
+	rc = team_points_run(ctx, &job, &res, label, NULL);
 	if (rc)
-		goto out_res;
-	ns = calloc((size_t)res.rounds + 1, sizeof(double));
+		goto out;
 	lost = calloc((size_t)res.rounds + 1, sizeof(double));
 	finals = calloc((size_t)res.rounds + 1, sizeof(double));
 	retries = calloc((size_t)res.rounds + 1, sizeof(double));
@@ -459,8 +453,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	runs = calloc((size_t)res.rounds + 1, sizeof(double));
 	share = calloc((size_t)res.rounds + 1, sizeof(double));
 	late = calloc((size_t)res.rounds + 1, sizeof(double));
-	if (!ns || !lost || !finals || !retries || !overlap || !runs ||
-	    !share || !late) {
+	if (!lost || !finals || !retries || !overlap || !runs || !share ||
+	    !late) {
 		rc = -ENOMEM;
 		goto out_res;
 	}
@@ -468,7 +462,6 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	for (int r = 0; r < res.rounds; r++) {
 		struct round_result rr;
 		read_round(&j, (int)ctx->common.warmup + r, &rr);
-		ns[r] = res.seconds[r] / ((double)n * (double)incs) * 1e9;
 		lost[r] = rr.lost;
 		finals[r] = rr.final;
 		retries[r] = rr.retries;
@@ -480,7 +473,6 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		if (rr.lost > m->lost_max)
 			m->lost_max = rr.lost;
 	}
-	m->ns = stats_median(ns, res.rounds);
 	m->seconds = stats_median(res.seconds, res.rounds);
 	m->lost = stats_median(lost, res.rounds);
 	m->final = stats_median(finals, res.rounds);
@@ -517,23 +509,19 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		struct point p = {.chart = "ns",
 				  .series = variants[v].name,
 				  .x = n,
-				  .y = m->ns,
 				  .unit = "ns",
-				  .samples = ns,
-				  .nsamples = res.rounds,
 				  .extra_keys = keys,
 				  .extra_vals = vals,
 				  .nextra = nextra};
-		sink_point(ctx->sink, &p);
+		m->ns = team_points_time(ctx->sink, p, &res, 1e9 / expected);
 		p.chart = "time";
-		p.y = m->seconds;
 		p.unit = "s";
-		p.samples = res.seconds;
-		sink_point(ctx->sink, &p);
+		team_points_time(ctx->sink, p, &res, 1);
 		p.chart = "lost";
 		p.y = m->lost;
 		p.unit = "increments";
 		p.samples = lost;
+		p.nsamples = res.rounds;
 		p.extra_keys = keys + 1;
 		p.extra_vals = vals + 1;
 		p.nextra = 2;
@@ -554,10 +542,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		}
 	}
 out_res:
-	if (have_res)
-		team_result_free(&res);
+	team_result_free(&res);
 out:
-	free(ns);
 	free(lost);
 	free(finals);
 	free(retries);
