@@ -17,6 +17,7 @@
 #include "rates.h"
 #include "stats.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 #define NR_MAX_THREADS 1024
@@ -386,25 +387,15 @@ static int run_read(struct run_ctx *ctx, const struct nr_plan *pl,
 			       .arg = j,
 			       .setup = read_setup,
 			       .body = read_body,
-			       .check = read_check,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel};
-	rc = team_run(&job, ctx->topo, &res);
-	if (rc == 0 || rc == -ECANCELED)
-		sink_placement(ctx->sink, label, res.place, res.nthreads);
-	if (rc == 0 && res.check_rc) {
-		sink_note(
-			ctx->sink, "warn",
-			"%s: a thread read a wrong sum or had no copy: the kernel is wrong",
-			label);
-		rc = -EIO;
-	}
-	if (rc == 0)
+			       .check = read_check};
+	rc = team_points_run(
+		ctx, &job, &res, label,
+		"a thread read a wrong sum or had no copy: the kernel is wrong");
+	if (rc == 0) {
 		emit_reads(ctx, pl, j, res.rounds, (int)ctx->common.warmup,
 			   series);
-	if (rc == 0 || rc == -ECANCELED)
 		team_result_free(&res);
+	}
 	free(j->sec);
 	free(j);
 	return rc;
@@ -522,11 +513,14 @@ static void acc_body(void *arg, int tid, int round)
 	}
 }
 
-static double median_ms(const struct team_result *res, double *v)
+/* The template of a point of the accumulate chart's updates. */
+static struct point updates_point(int x, const char *label)
 {
-	for (int i = 0; i < res->rounds; i++)
-		v[i] = res->seconds[i] * 1e3;
-	return stats_median(v, res->rounds);
+	return (struct point){.chart = "accumulate",
+			      .series = "updates",
+			      .x = x,
+			      .x_label = label,
+			      .unit = "ms"};
 }
 
 static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
@@ -537,15 +531,13 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 	struct nmem_buf shared, per[TOPO_MAX_NODES];
 	struct acc_job *j = calloc(1, sizeof(*j));
 	uint64_t *sum = calloc((size_t)p->buckets, sizeof(uint64_t));
-	double *v = calloc((size_t)ctx->common.repeat + 1, sizeof(double));
 	int nper = 0, rc;
 	size_t on, off;
 
 	memset(per, 0, sizeof(per));
-	if (!j || !sum || !v) {
+	if (!j || !sum) {
 		free(j);
 		free(sum);
-		free(v);
 		return -ENOMEM;
 	}
 	j->updates = (uint64_t)p->updates;
@@ -567,29 +559,17 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 	struct team_job job = {.nthreads = pl->nthreads,
 			       .cpus = pl->cpus,
 			       .arg = j,
-			       .body = acc_body,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel};
+			       .body = acc_body};
 	struct team_result res;
-	double shared_ms, per_ms, combine_ms;
+	double combine_ms;
 
 	for (int i = 0; i < pl->nthreads; i++)
 		j->region[i] = (uint64_t *)shared.base;
 	sink_progress(ctx->sink, 2, 4, "accumulate: one shared region");
-	rc = team_run(&job, t, &res);
+	rc = team_points_run(ctx, &job, &res, ACC_SHARED, NULL);
 	if (rc)
 		goto out;
-	sink_placement(ctx->sink, ACC_SHARED, res.place, res.nthreads);
-	shared_ms = median_ms(&res, v);
-	sink_point(ctx->sink, &(struct point){.chart = "accumulate",
-					      .series = "updates",
-					      .x = 0,
-					      .x_label = ACC_SHARED,
-					      .y = shared_ms,
-					      .unit = "ms",
-					      .samples = v,
-					      .nsamples = res.rounds});
+	team_points_time(ctx->sink, updates_point(0, ACC_SHARED), &res, 1e3);
 	team_result_free(&res);
 
 	for (int i = 0; i < pl->nthreads; i++)
@@ -597,19 +577,10 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 			if (pl->nodes[n] == pl->node_of[i])
 				j->region[i] = (uint64_t *)per[n].base;
 	sink_progress(ctx->sink, 2.5, 4, "accumulate: a region per node");
-	rc = team_run(&job, t, &res);
+	rc = team_points_run(ctx, &job, &res, ACC_PER_NODE, NULL);
 	if (rc)
 		goto out;
-	sink_placement(ctx->sink, ACC_PER_NODE, res.place, res.nthreads);
-	per_ms = median_ms(&res, v);
-	sink_point(ctx->sink, &(struct point){.chart = "accumulate",
-					      .series = "updates",
-					      .x = 1,
-					      .x_label = ACC_PER_NODE,
-					      .y = per_ms,
-					      .unit = "ms",
-					      .samples = v,
-					      .nsamples = res.rounds});
+	team_points_time(ctx->sink, updates_point(1, ACC_PER_NODE), &res, 1e3);
 	team_result_free(&res);
 
 	/* the combine, as the thread that wants the total would do it */
@@ -650,7 +621,6 @@ out:
 out_free:
 	free(j);
 	free(sum);
-	free(v);
 	return rc;
 }
 
@@ -676,33 +646,21 @@ static void pass_body(void *arg, int tid, int round)
 static int time_passes(struct run_ctx *ctx, struct pass_job *pj, int cpu,
 		       const char *label, double *ms_per_pass)
 {
-	int reps = ctx->common.repeat > 0 ? (int)ctx->common.repeat : 1;
-	double v[reps];
-	struct team_job job = {.nthreads = 1,
-			       .cpus = &cpu,
-			       .arg = pj,
-			       .body = pass_body,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel};
+	struct team_job job = {
+		.nthreads = 1, .cpus = &cpu, .arg = pj, .body = pass_body};
 	struct team_result res;
-	int rc = team_run(&job, ctx->topo, &res);
+	int rc = team_points_run(ctx, &job, &res, label, NULL);
 
 	if (rc)
 		return rc;
-	sink_placement(ctx->sink, label, res.place, res.nthreads);
-	for (int i = 0; i < res.rounds; i++)
-		v[i] = res.seconds[i] * 1e3 / pj->passes;
-	*ms_per_pass = stats_median(v, res.rounds);
-	sink_point(ctx->sink,
-		   &(struct point){.chart = "pass_time",
-				   .series = "pass",
-				   .x = strcmp(label, PASS_REMOTE) ? 1 : 0,
-				   .x_label = label,
-				   .y = *ms_per_pass,
-				   .unit = "ms",
-				   .samples = v,
-				   .nsamples = res.rounds});
+	*ms_per_pass = team_points_time(
+		ctx->sink,
+		(struct point){.chart = "pass_time",
+			       .series = "pass",
+			       .x = strcmp(label, PASS_REMOTE) ? 1 : 0,
+			       .x_label = label,
+			       .unit = "ms"},
+		&res, 1e3 / pj->passes);
 	team_result_free(&res);
 	return 0;
 }
