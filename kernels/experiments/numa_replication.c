@@ -12,6 +12,7 @@
 
 #include "bw.h"
 #include "experiment.h"
+#include "node_mem.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "rates.h"
@@ -192,46 +193,6 @@ static int farthest(const struct topo *t, const struct nr_plan *pl, int local)
 	return best;
 }
 
-/* Counts pages of b on node and elsewhere (absent pages count as elsewhere). */
-static int census_on(const struct nmem_buf *b, int node, size_t *on,
-		     size_t *off)
-{
-	int *st = malloc(sizeof(int) * (b->npages ? b->npages : 1));
-	int rc;
-
-	*on = *off = 0;
-	if (!st)
-		return -ENOMEM;
-	rc = nmem_where(b, st);
-	for (size_t i = 0; !rc && i < b->npages; i++) {
-		if (st[i] == node)
-			(*on)++;
-		else
-			(*off)++;
-	}
-	free(st);
-	return rc;
-}
-
-static int alloc_on(const struct topo *t, int node, size_t len,
-		    struct nmem_buf *b, struct sink *s)
-{
-	int32_t n = node;
-	struct nmem_spec spec = {.len = len,
-				 .policy = NMEM_BIND,
-				 .scope = NMEM_VMA,
-				 .nodes = &n,
-				 .nnodes = 1,
-				 .thp = -1};
-	char msg[200];
-	int rc = nmem_alloc(&spec, t, b, msg, sizeof(msg));
-
-	if (rc)
-		sink_note(s, "warn", "cannot allocate %zu bytes on node %d: %s",
-			  len, node, msg);
-	return rc;
-}
-
 /* --- read-only data: one copy, or local_data() --- */
 
 struct replicas {
@@ -260,8 +221,8 @@ static const char *local_data(struct replicas *r)
 	pthread_mutex_lock(&r->lock);
 	if (!r->have[i] && !r->failed) {
 		double t0 = clock_now();
-		int rc = alloc_on(r->topo, r->topo->node[i].os, r->master->len,
-				  &r->copy[i], NULL);
+		int rc = nmem_alloc_on(NULL, r->topo, r->topo->node[i].os,
+				       r->master->len, -1, &r->copy[i]);
 		if (rc) {
 			r->failed = rc;
 		} else {
@@ -414,7 +375,8 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 
 	if (!rep)
 		return -ENOMEM;
-	rc = alloc_on(t, pl->home, (size_t)p->size, &master, ctx->sink);
+	rc = nmem_alloc_on(ctx->sink, t, pl->home, (size_t)p->size, -1,
+			   &master);
 	if (rc) {
 		free(rep);
 		return rc;
@@ -425,7 +387,7 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 	sink_progress(ctx->sink, 0, 4, "read-only data: one copy");
 	rc = run_read(ctx, pl, &master, NULL, expect, SERIES_SINGLE,
 		      "one copy");
-	if (!rc && !census_on(&master, pl->home, &on, &off)) {
+	if (!rc && !nmem_count_on(&master, pl->home, &on, &off)) {
 		sink_summary(ctx->sink, "single_pages_home", (double)on,
 			     "pages");
 		sink_summary(ctx->sink, "single_pages_elsewhere", (double)off,
@@ -447,7 +409,8 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 				continue;
 			ncopies++;
 			setup += rep->setup_s[i];
-			if (census_on(&rep->copy[i], t->node[i].os, &on, &off))
+			if (nmem_count_on(&rep->copy[i], t->node[i].os, &on,
+					  &off))
 				continue;
 			snprintf(key, sizeof(key), "replica_node%d_pages_local",
 				 t->node[i].os);
@@ -542,12 +505,13 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 	}
 	j->updates = (uint64_t)p->updates;
 	j->buckets = (uint64_t)p->buckets;
-	rc = alloc_on(t, pl->home, len, &shared, ctx->sink);
+	rc = nmem_alloc_on(ctx->sink, t, pl->home, len, -1, &shared);
 	if (rc)
 		goto out_free;
 	memset(shared.base, 0, shared.len);
 	for (nper = 0; nper < pl->nnodes && !rc; nper++) {
-		rc = alloc_on(t, pl->nodes[nper], len, &per[nper], ctx->sink);
+		rc = nmem_alloc_on(ctx->sink, t, pl->nodes[nper], len, -1,
+				   &per[nper]);
 		if (!rc)
 			memset(per[nper].base, 0, per[nper].len);
 	}
@@ -600,12 +564,12 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 	sink_summary(ctx->sink, "combine_ms", combine_ms, "ms");
 	sink_summary(ctx->sink, "accumulate_equal",
 		     memcmp(sum, shared.base, len) == 0, NULL);
-	if (!census_on(&shared, pl->home, &on, &off))
+	if (!nmem_count_on(&shared, pl->home, &on, &off))
 		sink_summary(ctx->sink, "shared_region_pages_home", (double)on,
 			     "pages");
 	for (int n = 0; n < pl->nnodes; n++) {
 		char key[64];
-		if (census_on(&per[n], pl->nodes[n], &on, &off))
+		if (nmem_count_on(&per[n], pl->nodes[n], &on, &off))
 			continue;
 		snprintf(key, sizeof(key), "region_node%d_pages_local",
 			 pl->nodes[n]);
@@ -705,14 +669,14 @@ static int part_migrate(struct run_ctx *ctx, const struct nr_plan *pl)
 		return 0;
 	sink_summary(ctx->sink, "local_node", local, NULL);
 	sink_summary(ctx->sink, "remote_node", remote, NULL);
-	rc = alloc_on(t, remote, (size_t)p->size, &b, ctx->sink);
+	rc = nmem_alloc_on(ctx->sink, t, remote, (size_t)p->size, -1, &b);
 	if (rc)
 		return rc;
 	memset(b.base, 1, b.len);
 	pj = (struct pass_job){.base = b.base,
 			       .len = b.len / BW_CHUNK * BW_CHUNK,
 			       .passes = (int)p->passes};
-	if (!census_on(&b, remote, &on, &off))
+	if (!nmem_count_on(&b, remote, &on, &off))
 		sink_summary(ctx->sink, "migration_pages_before_remote",
 			     (double)on, "pages");
 	sink_progress(ctx->sink, 3, 4,
@@ -736,7 +700,7 @@ static int part_migrate(struct run_ctx *ctx, const struct nr_plan *pl)
 	sink_summary(ctx->sink, "migration_moved", (double)m.moved, "pages");
 	sink_summary(ctx->sink, "migration_failed", (double)m.failed, "pages");
 	sink_summary(ctx->sink, "migration_ms", m.seconds * 1e3, "ms");
-	if (!census_on(&b, local, &on, &off))
+	if (!nmem_count_on(&b, local, &on, &off))
 		sink_summary(ctx->sink, "migration_pages_after_local",
 			     (double)on, "pages");
 	rc = time_passes(ctx, &pj, cpu, PASS_LOCAL, &local_ms);

@@ -8,6 +8,7 @@
 
 #include "bw.h"
 #include "experiment.h"
+#include "node_mem.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "pair_plan.h"
@@ -247,36 +248,14 @@ static void emit_cell(struct run_ctx *ctx, const char *chart, int row, int col,
 	sink_cell(ctx->sink, &c);
 }
 
-/* Binds size bytes to node (when binding is allowed). */
-static int alloc_on(struct run_ctx *ctx, int node, size_t size,
-		    struct nmem_buf *b)
-{
-	char msg[PARAM_ERR_LEN];
-	struct nmem_spec s = {.len = size,
-			      .policy = nmem_caps()->policy ? NMEM_BIND
-							    : NMEM_DEFAULT,
-			      .scope = NMEM_VMA,
-			      .nodes = &node,
-			      .nnodes = 1};
-	int rc = nmem_alloc(&s, ctx->topo, b, msg, sizeof(msg));
-
-	if (rc)
-		sink_note(ctx->sink, "warn", "%s", msg);
-	return rc;
-}
-
 /* Checks that the buffer's pages are all on node; a warning when not. */
 static void verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node)
 {
-	int *status = malloc(sizeof(int) * b->npages);
 	struct nmem_census c;
 	char key[48];
 
-	if (!status || !nmem_caps()->move_pages || nmem_where(b, status)) {
-		free(status);
+	if (!nmem_caps()->move_pages || nmem_census_on(b, node, &c))
 		return;
-	}
-	nmem_census_of(status, b->npages, &node, 1, &c);
 	snprintf(key, sizeof(key), "pages_off_node%d", node);
 	sink_summary(ctx->sink, key, (double)(c.forbidden + c.absent), "pages");
 	if (c.forbidden || c.absent)
@@ -284,7 +263,6 @@ static void verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node)
 			ctx->sink, "warn",
 			"the buffer bound to node %d has %zu of %zu pages elsewhere or missing: its column is not clean",
 			node, c.forbidden + c.absent, c.npages);
-	free(status);
 }
 
 struct means {
@@ -385,7 +363,8 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 		if (!any)
 			continue;
 		if (col_ok) {
-			rc = alloc_on(ctx, nodes[j], size, &b);
+			rc = nmem_alloc_on(ctx->sink, ctx->topo, nodes[j], size,
+					   0, &b);
 			if (rc)
 				break;
 			bytes = bw_split(b.base, b.len, threads, slices);
@@ -520,11 +499,14 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 	for (int k = 0; k < nuse && !rc; k++) {
 		char msg[PARAM_ERR_LEN];
 		target[k] = nearest_other(t, use, nuse, k);
-		rc = alloc_on(ctx, use[k], size, &src[k]);
+		rc = nmem_alloc_on(ctx->sink, ctx->topo, use[k], size, 0,
+				   &src[k]);
 		if (!rc)
-			rc = alloc_on(ctx, use[k], size, &local[k]);
+			rc = nmem_alloc_on(ctx->sink, ctx->topo, use[k], size,
+					   0, &local[k]);
 		if (!rc && target[k] >= 0)
-			rc = alloc_on(ctx, target[k], size, &remote[k]);
+			rc = nmem_alloc_on(ctx->sink, ctx->topo, target[k],
+					   size, 0, &remote[k]);
 		if (!rc)
 			rc = topo_plan_nodes(t, PLACE_SPREAD, &use[k], 1,
 					     threads, cpus + k * threads, msg,
