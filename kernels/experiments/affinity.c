@@ -56,21 +56,14 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "moves",
-	 .kind = CHART_BAR,
-	 .title = "CPU changes sched_getcpu saw, per thread",
-	 .x_label = "placement",
-	 .y_label = "changes per thread"},
-	{.id = "local",
-	 .kind = CHART_BAR,
-	 .title = "Pages on the node of the CPU the thread ran on afterwards",
-	 .x_label = "placement",
-	 .y_label = "pages (%)"},
-	{.id = "cache",
-	 .kind = CHART_BAR,
-	 .title = "Two threads with separate data: under one cache or split",
-	 .x_label = "placement",
-	 .y_label = "GB/s read, both threads"},
+	CHART("moves", CHART_BAR, "CPU changes sched_getcpu saw, per thread",
+	      "placement", "changes per thread"),
+	CHART("local", CHART_BAR,
+	      "Pages on the node of the CPU the thread ran on afterwards",
+	      "placement", "pages (%)"),
+	CHART("cache", CHART_BAR,
+	      "Two threads with separate data: under one cache or split",
+	      "placement", "GB/s read, both threads"),
 	{0}};
 
 static const char *const summary_keys[] = {

@@ -57,21 +57,13 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "ns",
-	 .kind = CHART_BAR,
-	 .title = "Cost of one increment (wall time / all increments)",
-	 .x_label = "threads",
-	 .y_label = "ns per increment"},
-	{.id = "time",
-	 .kind = CHART_BAR,
-	 .title = "Wall time per round",
-	 .x_label = "threads",
-	 .y_label = "time (s)"},
-	{.id = "lost",
-	 .kind = CHART_BAR,
-	 .title = "Lost updates per round (expected minus final counter)",
-	 .x_label = "threads",
-	 .y_label = "increments lost"},
+	CHART("ns", CHART_BAR,
+	      "Cost of one increment (wall time / all increments)", "threads",
+	      "ns per increment"),
+	CHART("time", CHART_BAR, "Wall time per round", "threads", "time (s)"),
+	CHART("lost", CHART_BAR,
+	      "Lost updates per round (expected minus final counter)",
+	      "threads", "increments lost"),
 	{0}};
 
 static const char *const summary_keys[] = {
@@ -95,30 +87,12 @@ static const char *const summary_keys[] = {
  * that agree.
  */
 static const struct reference references[] = {
-	{.chart = "time",
-	 .series = "article 2007: fetch_add (returns the old value)",
-	 .x = 4,
-	 .y = 0.21,
-	 .unit = "s",
-	 .ops = 4e6,
-	 .per = "increment",
-	 .per_chart = "ns"},
-	{.chart = "time",
-	 .series = "article 2007: add_fetch (returns the new value)",
-	 .x = 4,
-	 .y = 0.23,
-	 .unit = "s",
-	 .ops = 4e6,
-	 .per = "increment",
-	 .per_chart = "ns"},
-	{.chart = "time",
-	 .series = "article 2007: cas",
-	 .x = 4,
-	 .y = 0.73,
-	 .unit = "s",
-	 .ops = 4e6,
-	 .per = "increment",
-	 .per_chart = "ns"},
+	REFERENCE("time", "article 2007: fetch_add (returns the old value)", 4,
+		  0.21, "s", .ops = 4e6, .per = "increment", .per_chart = "ns"),
+	REFERENCE("time", "article 2007: add_fetch (returns the new value)", 4,
+		  0.23, "s", .ops = 4e6, .per = "increment", .per_chart = "ns"),
+	REFERENCE("time", "article 2007: cas", 4, 0.73, "s", .ops = 4e6,
+		  .per = "increment", .per_chart = "ns"),
 	{0}};
 
 /* cas over fetch_add in the article's table: 0.73 s / 0.21 s */

@@ -60,26 +60,14 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "read",
-	 .kind = CHART_LINE,
-	 .title = "Read bandwidth as threads are added",
-	 .x_label = "threads",
-	 .y_label = "GB/s"},
-	{.id = "write",
-	 .kind = CHART_LINE,
-	 .title = "Write bandwidth (regular stores)",
-	 .x_label = "threads",
-	 .y_label = "GB/s"},
-	{.id = "write_nt",
-	 .kind = CHART_LINE,
-	 .title = "Write bandwidth (non-temporal stores)",
-	 .x_label = "threads",
-	 .y_label = "GB/s"},
-	{.id = "copy",
-	 .kind = CHART_LINE,
-	 .title = "Copy bandwidth (loaded + stored bytes)",
-	 .x_label = "threads",
-	 .y_label = "GB/s"},
+	CHART("read", CHART_LINE, "Read bandwidth as threads are added",
+	      "threads", "GB/s"),
+	CHART("write", CHART_LINE, "Write bandwidth (regular stores)",
+	      "threads", "GB/s"),
+	CHART("write_nt", CHART_LINE, "Write bandwidth (non-temporal stores)",
+	      "threads", "GB/s"),
+	CHART("copy", CHART_LINE, "Copy bandwidth (loaded + stored bytes)",
+	      "threads", "GB/s"),
 	{0}};
 
 static const char *const summary_keys[] = {

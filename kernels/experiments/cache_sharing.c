@@ -48,16 +48,10 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "time",
-	 .kind = CHART_BAR,
-	 .title = "Time per round",
-	 .x_label = "placement",
-	 .y_label = "time (s)"},
-	{.id = "rate",
-	 .kind = CHART_BAR,
-	 .title = "Data the threads read per second, all together",
-	 .x_label = "placement",
-	 .y_label = "GB/s"},
+	CHART("time", CHART_BAR, "Time per round", "placement", "time (s)"),
+	CHART("rate", CHART_BAR,
+	      "Data the threads read per second, all together", "placement",
+	      "GB/s"),
 	{0}};
 
 static const char *const summary_keys[] = {

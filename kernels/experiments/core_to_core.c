@@ -64,16 +64,11 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "latency",
-	 .kind = CHART_HEATMAP,
-	 .title = "Round trip of one cache line between two CPUs",
-	 .x_label = "answering cpu",
-	 .y_label = "writing cpu"},
-	{.id = "by_relation",
-	 .kind = CHART_BAR,
-	 .title = "Round trip by what the two CPUs share",
-	 .x_label = "the two cpus",
-	 .y_label = "round trip (ns)"},
+	CHART("latency", CHART_HEATMAP,
+	      "Round trip of one cache line between two CPUs", "answering cpu",
+	      "writing cpu"),
+	CHART("by_relation", CHART_BAR, "Round trip by what the two CPUs share",
+	      "the two cpus", "round trip (ns)"),
 	{0}};
 
 static const char *const summary_keys[] = {"round_trip_ns_*", NULL};

@@ -44,17 +44,10 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "time",
-	 .kind = CHART_BAR,
-	 .title = "Wall time per round",
-	 .x_label = "threads",
-	 .y_label = "time (s)"},
-	{.id = "overhead",
-	 .kind = CHART_BAR,
-	 .title =
-		 "Overhead: shared-line time divided by separate-line time (100% = no penalty)",
-	 .x_label = "threads",
-	 .y_label = "shared / separate (%)"},
+	CHART("time", CHART_BAR, "Wall time per round", "threads", "time (s)"),
+	CHART("overhead", CHART_BAR,
+	      "Overhead: shared-line time divided by separate-line time (100% = no penalty)",
+	      "threads", "shared / separate (%)"),
 	{0}};
 
 static const char *const summary_keys[] = {"slowdown_*_threads*", "overlap_min",
@@ -67,21 +60,9 @@ static const char *const summary_keys[] = {"slowdown_*_threads*", "overlap_min",
  * the same definition.
  */
 static const struct reference references[] = {
-	{.chart = "overhead",
-	 .series = "article 2007: 4x Pentium 4",
-	 .x = 2,
-	 .y = 390,
-	 .unit = "%"},
-	{.chart = "overhead",
-	 .series = "article 2007: 4x Pentium 4",
-	 .x = 3,
-	 .y = 734,
-	 .unit = "%"},
-	{.chart = "overhead",
-	 .series = "article 2007: 4x Pentium 4",
-	 .x = 4,
-	 .y = 1147,
-	 .unit = "%"},
+	REFERENCE("overhead", "article 2007: 4x Pentium 4", 2, 390, "%"),
+	REFERENCE("overhead", "article 2007: 4x Pentium 4", 3, 734, "%"),
+	REFERENCE("overhead", "article 2007: 4x Pentium 4", 4, 1147, "%"),
 	{0}};
 
 /* The series of the shared layout: run and describe name it alike. */

@@ -92,21 +92,12 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "pages",
-	 .kind = CHART_BAR,
-	 .title = "Where the pages are (move_pages)",
-	 .x_label = "node",
-	 .y_label = "pages"},
-	{.id = "bandwidth",
-	 .kind = CHART_BAR,
-	 .title = "Bandwidth on the buffer from threads on each node",
-	 .x_label = "threads on node",
-	 .y_label = "GB/s"},
-	{.id = "migration",
-	 .kind = CHART_BAR,
-	 .title = "Page migration rate",
-	 .x_label = "how",
-	 .y_label = "GB/s"},
+	CHART("pages", CHART_BAR, "Where the pages are (move_pages)", "node",
+	      "pages"),
+	CHART("bandwidth", CHART_BAR,
+	      "Bandwidth on the buffer from threads on each node",
+	      "threads on node", "GB/s"),
+	CHART("migration", CHART_BAR, "Page migration rate", "how", "GB/s"),
 	{0}};
 
 static const char *const summary_keys[] = {

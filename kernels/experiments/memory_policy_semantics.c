@@ -67,17 +67,12 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "steps",
-	 .kind = CHART_BAR,
-	 .title = "How much of each step went as the article says",
-	 .x_label = "step",
-	 .y_label = "pages or answers as predicted (%)"},
-	{.id = "migrate",
-	 .kind = CHART_BAR,
-	 .title =
-		 "migrate_pages: a whole process's pages moved between two nodes",
-	 .x_label = "direction",
-	 .y_label = "GB/s"},
+	CHART("steps", CHART_BAR,
+	      "How much of each step went as the article says", "step",
+	      "pages or answers as predicted (%)"),
+	CHART("migrate", CHART_BAR,
+	      "migrate_pages: a whole process's pages moved between two nodes",
+	      "direction", "GB/s"),
 	{0}};
 
 static const char *const summary_keys[] = {

@@ -54,34 +54,20 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "read",
-	 .kind = CHART_BAR,
-	 .title =
-		 "Reading the read-only data: one copy, or the copy of the reader's node",
-	 .x_label = "node of the reading thread",
-	 .y_label = "GB/s per thread"},
-	{.id = "memory",
-	 .kind = CHART_BAR,
-	 .title = "What replication costs in memory",
-	 .x_label = "layout",
-	 .y_label = "MiB"},
-	{.id = "accumulate",
-	 .kind = CHART_BAR,
-	 .title =
-		 "Accumulating: one shared region, or a region per node combined at the end",
-	 .x_label = "layout",
-	 .y_label = "ms per round"},
-	{.id = "pass_time",
-	 .kind = CHART_BAR,
-	 .title = "One pass over the writable region, from the local node",
-	 .x_label = "where the region is",
-	 .y_label = "ms per pass"},
-	{.id = "migration",
-	 .kind = CHART_LINE,
-	 .title =
-		 "Total time over many passes: stay remote, or migrate first (they cross at the break-even)",
-	 .x_label = "passes",
-	 .y_label = "ms"},
+	CHART("read", CHART_BAR,
+	      "Reading the read-only data: one copy, or the copy of the reader's node",
+	      "node of the reading thread", "GB/s per thread"),
+	CHART("memory", CHART_BAR, "What replication costs in memory", "layout",
+	      "MiB"),
+	CHART("accumulate", CHART_BAR,
+	      "Accumulating: one shared region, or a region per node combined at the end",
+	      "layout", "ms per round"),
+	CHART("pass_time", CHART_BAR,
+	      "One pass over the writable region, from the local node",
+	      "where the region is", "ms per pass"),
+	CHART("migration", CHART_LINE,
+	      "Total time over many passes: stay remote, or migrate first (they cross at the break-even)",
+	      "passes", "ms"),
 	{0}};
 
 static const char *const summary_keys[] = {"nodes_used",

@@ -75,34 +75,20 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "write_regular",
-	 .kind = CHART_HEATMAP,
-	 .title =
-		 "Write, regular stores (GB/s): threads on the row's node, memory on the column's",
-	 .x_label = "memory node",
-	 .y_label = "CPU node"},
-	{.id = "write_nontemporal",
-	 .kind = CHART_HEATMAP,
-	 .title = "Write, non-temporal stores (GB/s)",
-	 .x_label = "memory node",
-	 .y_label = "CPU node"},
-	{.id = "write_prefetchw",
-	 .kind = CHART_HEATMAP,
-	 .title = "Write, prefetchw before the stores (GB/s)",
-	 .x_label = "memory node",
-	 .y_label = "CPU node"},
-	{.id = "read",
-	 .kind = CHART_HEATMAP,
-	 .title =
-		 "Read (GB/s): threads on the row's node, memory on the column's",
-	 .x_label = "memory node",
-	 .y_label = "CPU node"},
-	{.id = "mixed",
-	 .kind = CHART_BAR,
-	 .title =
-		 "Every node at once: copy to local memory, or to another node's",
-	 .x_label = "where the copies go",
-	 .y_label = "GB/s, all nodes together"},
+	CHART("write_regular", CHART_HEATMAP,
+	      "Write, regular stores (GB/s): threads on the row's node, memory on the column's",
+	      "memory node", "CPU node"),
+	CHART("write_nontemporal", CHART_HEATMAP,
+	      "Write, non-temporal stores (GB/s)", "memory node", "CPU node"),
+	CHART("write_prefetchw", CHART_HEATMAP,
+	      "Write, prefetchw before the stores (GB/s)", "memory node",
+	      "CPU node"),
+	CHART("read", CHART_HEATMAP,
+	      "Read (GB/s): threads on the row's node, memory on the column's",
+	      "memory node", "CPU node"),
+	CHART("mixed", CHART_BAR,
+	      "Every node at once: copy to local memory, or to another node's",
+	      "where the copies go", "GB/s, all nodes together"),
 	{0}};
 
 static const char *const summary_keys[] = {

@@ -48,6 +48,21 @@ struct reference {
 };
 
 /*
+ * One chart or reference per call; anything more (.log_x, .x_label,
+ * .ops, .per, .per_chart) follows as designated initialisers.
+ */
+#define CHART(i, k, t, xl, yl, ...)                                            \
+	{                                                                      \
+		.id = (i), .kind = (k), .title = (t), .x_label = (xl),         \
+		.y_label = (yl), __VA_ARGS__                                   \
+	}
+#define REFERENCE(c, s, xv, yv, u, ...)                                        \
+	{                                                                      \
+		.chart = (c), .series = (s), .x = (xv), .y = (yv),             \
+		.unit = (u), __VA_ARGS__                                       \
+	}
+
+/*
  * A lesson for the classroom: a question the class answers with a guess
  * before a run with these params (each under 10 s on 2 cores, and never
  * over the server's estimate limit), then the run's answer beside the
