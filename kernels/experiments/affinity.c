@@ -525,14 +525,9 @@ static void af_estimate(const void *params, const struct common_params *common,
 }
 
 static const struct lesson lessons[] = {
-	{.id = "unpinned-moves",
-	 .title = "A thread nobody pinned",
-	 .question =
-		 "how many times does a thread that was not pinned change CPU while it works?",
-	 .params = "repeat=3 warmup=1",
-	 .unit = "moves",
-	 .answer = "unpinned_changes",
-	 .chart = "moves"},
+	LESSON("unpinned-moves", "A thread nobody pinned",
+	       "how many times does a thread that was not pinned change CPU while it works?",
+	       "repeat=3 warmup=1", "moves", "unpinned_changes", "moves"),
 	{0}};
 
 const struct experiment exp_affinity = {

@@ -929,26 +929,17 @@ static void ai_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's questions; each run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "cas-or-add",
-	 .title = "A CAS loop against one fetch_add",
-	 .question =
-		 "when 2 threads increment one counter, how many times slower is a compare-and-swap loop than fetch_add?",
-	 .params =
-		 "variants=fetch_add,cas threads=2 increments=2000000 repeat=3",
-	 .unit = "x",
-	 .answer = "cas_over_fetch_add_2_threads",
-	 .chart = "ns",
-	 .article =
-		 "cas 0.73 s against fetch_add 0.23 s with 4 threads (2007): 3.2x",
-	 .article_value = 3.2},
-	{.id = "contended-add",
-	 .title = "The price of one contended increment",
-	 .question =
-		 "how many nanoseconds does one fetch_add cost when 2 threads hit the same counter?",
-	 .params = "variants=fetch_add threads=2 increments=2000000 repeat=3",
-	 .unit = "ns",
-	 .answer = "ns_per_increment_fetch_add_2_threads",
-	 .chart = "ns"},
+	LESSON("cas-or-add", "A CAS loop against one fetch_add",
+	       "when 2 threads increment one counter, how many times slower is a compare-and-swap loop than fetch_add?",
+	       "variants=fetch_add,cas threads=2 increments=2000000 repeat=3",
+	       "x", "cas_over_fetch_add_2_threads", "ns",
+	       .article =
+		       "cas 0.73 s against fetch_add 0.23 s with 4 threads (2007): 3.2x",
+	       .article_value = 3.2),
+	LESSON("contended-add", "The price of one contended increment",
+	       "how many nanoseconds does one fetch_add cost when 2 threads hit the same counter?",
+	       "variants=fetch_add threads=2 increments=2000000 repeat=3", "ns",
+	       "ns_per_increment_fetch_add_2_threads", "ns"),
 	{0}};
 
 const struct experiment exp_atomic_increment = {

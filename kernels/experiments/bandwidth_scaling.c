@@ -593,14 +593,10 @@ static void bs_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "second-reader",
-	 .title = "A second reader",
-	 .question =
-		 "how many GB/s do 2 threads on different cores read together, at most?",
-	 .params = "threads=1-2 size=16M ops=read placements=spread repeat=3",
-	 .unit = "GB/s",
-	 .answer = "read_spread_peak_gbps",
-	 .chart = "read"},
+	LESSON("second-reader", "A second reader",
+	       "how many GB/s do 2 threads on different cores read together, at most?",
+	       "threads=1-2 size=16M ops=read placements=spread repeat=3",
+	       "GB/s", "read_spread_peak_gbps", "read"),
 	{0}};
 
 const struct experiment exp_bandwidth_scaling = {

@@ -637,14 +637,9 @@ static void cs_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "split-pair",
-	 .title = "A pair split across caches",
-	 .question =
-		 "how many times longer does a pair of threads take when its two threads do not share a cache?",
-	 .params = "pairs=1 passes=4 repeat=3",
-	 .unit = "x",
-	 .answer = "split_over_shared",
-	 .chart = "time"},
+	LESSON("split-pair", "A pair split across caches",
+	       "how many times longer does a pair of threads take when its two threads do not share a cache?",
+	       "pairs=1 passes=4 repeat=3", "x", "split_over_shared", "time"),
 	{0}};
 
 const struct experiment exp_cache_sharing = {

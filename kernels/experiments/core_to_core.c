@@ -673,14 +673,10 @@ static void c2c_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "round-trip",
-	 .title = "A cache line's round trip",
-	 .question =
-		 "how many nanoseconds does one cache line take to go to another core and back?",
-	 .params = "samples=40 round_trips=500",
-	 .unit = "ns",
-	 .answer = "round_trip_ns_*",
-	 .chart = "by_relation"},
+	LESSON("round-trip", "A cache line's round trip",
+	       "how many nanoseconds does one cache line take to go to another core and back?",
+	       "samples=40 round_trips=500", "ns", "round_trip_ns_*",
+	       "by_relation"),
 	{0}};
 
 const struct experiment exp_core_to_core = {

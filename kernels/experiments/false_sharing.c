@@ -573,27 +573,17 @@ static void fs_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's questions; each run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "shared-line",
-	 .title = "One shared line, two threads",
-	 .question =
-		 "how many times slower are 2 threads when their counters share one cache line?",
-	 .params =
-		 "threads=2 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
-	 .unit = "x",
-	 .answer = "slowdown_2_threads",
-	 .chart = "overhead",
-	 .article =
-		 "390% of the separate-line time with 2 threads on four Pentium 4 processors (2007)",
-	 .article_value = 3.9},
-	{.id = "one-thread",
-	 .title = "One thread alone",
-	 .question =
-		 "with a single thread, how many times slower is the packed layout than the separate one?",
-	 .params =
-		 "threads=1 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
-	 .unit = "x",
-	 .answer = "slowdown_1_threads",
-	 .chart = "overhead"},
+	LESSON("shared-line", "One shared line, two threads",
+	       "how many times slower are 2 threads when their counters share one cache line?",
+	       "threads=2 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
+	       "x", "slowdown_2_threads", "overhead",
+	       .article =
+		       "390% of the separate-line time with 2 threads on four Pentium 4 processors (2007)",
+	       .article_value = 3.9),
+	LESSON("one-thread", "One thread alone",
+	       "with a single thread, how many times slower is the packed layout than the separate one?",
+	       "threads=1 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
+	       "x", "slowdown_1_threads", "overhead"),
 	{0}};
 
 const struct experiment exp_false_sharing = {

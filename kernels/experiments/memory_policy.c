@@ -862,14 +862,10 @@ static void mp_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "interleave",
-	 .title = "Where interleaved pages land",
-	 .question =
-		 "of 4096 pages interleaved over every node, how many land on node 0?",
-	 .params = "size=16M policy=interleave repeat=2",
-	 .unit = "pages",
-	 .answer = "touch_pages_node0",
-	 .chart = "pages"},
+	LESSON("interleave", "Where interleaved pages land",
+	       "of 4096 pages interleaved over every node, how many land on node 0?",
+	       "size=16M policy=interleave repeat=2", "pages",
+	       "touch_pages_node0", "pages"),
 	{0}};
 
 const struct experiment exp_memory_policy = {

@@ -903,14 +903,9 @@ static void ps_estimate(const void *params, const struct common_params *common,
 }
 
 static const struct lesson lessons[] = {
-	{.id = "after-touch",
-	 .title = "A policy set after the first touch",
-	 .question =
-		 "mbind names another node after 1,024 pages were touched: how many of them stay where they were?",
-	 .params = "repeat=1 warmup=0",
-	 .unit = "pages",
-	 .answer = "after_touch_old_on_a",
-	 .chart = "steps"},
+	LESSON("after-touch", "A policy set after the first touch",
+	       "mbind names another node after 1,024 pages were touched: how many of them stay where they were?",
+	       "repeat=1 warmup=0", "pages", "after_touch_old_on_a", "steps"),
 	{0}};
 
 /*

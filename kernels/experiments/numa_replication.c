@@ -1048,14 +1048,9 @@ static void nr_estimate(const void *params, const struct common_params *common,
 }
 
 static const struct lesson lessons[] = {
-	{.id = "copy-cost",
-	 .title = "What a copy per node costs",
-	 .question =
-		 "how many milliseconds does making one copy of the data per node take here?",
-	 .params = "repeat=3 warmup=1",
-	 .unit = "ms",
-	 .answer = "replica_setup_ms",
-	 .chart = "memory"},
+	LESSON("copy-cost", "What a copy per node costs",
+	       "how many milliseconds does making one copy of the data per node take here?",
+	       "repeat=3 warmup=1", "ms", "replica_setup_ms", "memory"),
 	{0}};
 
 const struct experiment exp_numa_replication = {

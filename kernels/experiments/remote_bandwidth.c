@@ -887,22 +887,14 @@ static void rb_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's questions; each run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "local-read",
-	 .title = "Reading your own node's memory",
-	 .question =
-		 "how many GB/s does one thread read from the memory of its own node?",
-	 .params = "size=32M ops=read kinds=regular mixed=no repeat=3",
-	 .unit = "GB/s",
-	 .answer = "read_local_gbps",
-	 .chart = "read"},
-	{.id = "remote-read",
-	 .title = "Reading another node's memory",
-	 .question =
-		 "how much of the local read bandwidth is left when the memory sits on another node?",
-	 .params = "size=32M ops=read kinds=regular mixed=no repeat=3",
-	 .unit = "x",
-	 .answer = "read_remote_over_local",
-	 .chart = "read"},
+	LESSON("local-read", "Reading your own node's memory",
+	       "how many GB/s does one thread read from the memory of its own node?",
+	       "size=32M ops=read kinds=regular mixed=no repeat=3", "GB/s",
+	       "read_local_gbps", "read"),
+	LESSON("remote-read", "Reading another node's memory",
+	       "how much of the local read bandwidth is left when the memory sits on another node?",
+	       "size=32M ops=read kinds=regular mixed=no repeat=3", "x",
+	       "read_remote_over_local", "read"),
 	{0}};
 
 const struct experiment exp_remote_bandwidth = {

@@ -983,22 +983,14 @@ static void vl_estimate(const void *params, const struct common_params *common,
 }
 
 static const struct lesson lessons[] = {
-	{.id = "global-array",
-	 .title = "Counters in one global array",
-	 .question =
-		 "how many times slower are 2 threads updating counters of one global array than counters padded to a line each?",
-	 .params = "threads=2 repeat=3 warmup=1",
-	 .unit = "x",
-	 .answer = "layout_slowdown",
-	 .chart = "layouts"},
-	{.id = "read-mostly",
-	 .title = "A read-mostly variable beside a written one",
-	 .question =
-		 "how many times longer does a read take when the variable shares its line with one another thread writes?",
-	 .params = "threads=2 repeat=3 warmup=1",
-	 .unit = "x",
-	 .answer = "reader_slowdown",
-	 .chart = "readers"},
+	LESSON("global-array", "Counters in one global array",
+	       "how many times slower are 2 threads updating counters of one global array than counters padded to a line each?",
+	       "threads=2 repeat=3 warmup=1", "x", "layout_slowdown",
+	       "layouts"),
+	LESSON("read-mostly", "A read-mostly variable beside a written one",
+	       "how many times longer does a read take when the variable shares its line with one another thread writes?",
+	       "threads=2 repeat=3 warmup=1", "x", "reader_slowdown",
+	       "readers"),
 	{0}};
 
 const struct experiment exp_variable_layout = {

@@ -84,6 +84,13 @@ struct lesson {
 	double article_value; /* that figure in unit, when article is set */
 };
 
+/* One lesson per call; .article and .article_value follow where it has them. */
+#define LESSON(i, t, q, p, u, a, c, ...)                                       \
+	{                                                                      \
+		.id = (i), .title = (t), .question = (q), .params = (p),       \
+		.unit = (u), .answer = (a), .chart = (c), __VA_ARGS__          \
+	}
+
 /* The params every experiment takes, filled by experiment_parse. */
 struct common_params {
 	int64_t repeat, warmup;
