@@ -561,14 +561,6 @@ const struct experiment exp_affinity = {
 		"(cgroup cpuset.cpus.effective and cpuset.mems.effective, or the affinity "
 		"mask when that is narrower). Every placement honours it; the run checks "
 		"that no thread was seen on, and no page landed on, anything outside it.",
-	.params = params,
-	.params_size = sizeof(struct af_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(af),
 	.uses_placement = 1,
-	.precheck = af_precheck,
-	.run = af_run,
-	.describe = af_describe,
-	.estimate = af_estimate,
-	.lessons = lessons,
 };

@@ -1000,16 +1000,7 @@ const struct experiment exp_atomic_increment = {
 		"line. The spread between cores on one chip and cores on "
 		"different chips is large: the core_to_core experiment shows "
 		"what one line transfer costs between any two CPUs.",
-	.params = params,
-	.params_size = sizeof(struct ai_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(ai),
 	.references = references,
 	.uses_placement = 1,
-	.run = ai_run,
-	.describe = ai_describe,
-	.precheck = ai_precheck,
-	.estimate = ai_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

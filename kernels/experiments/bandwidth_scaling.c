@@ -623,16 +623,7 @@ const struct experiment exp_bandwidth_scaling = {
 		"Bytes are counted as the loops declare them: a read counts the bytes "
 		"loaded, a write the bytes stored (not the line fetch a regular store "
 		"causes: compare write with write_nt), a copy both.",
-	.params = params,
-	.params_size = sizeof(struct bs_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(bs),
 	.min_nodes = 2,
 	.check = bs_check,
-	.precheck = bs_precheck,
-	.run = bs_run,
-	.describe = bs_describe,
-	.estimate = bs_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

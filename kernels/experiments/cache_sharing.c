@@ -676,16 +676,7 @@ const struct experiment exp_cache_sharing = {
 		"L3): its data comes from memory, shared's from the L3. "
 		"Machines with one L3 for every core cannot show it at that "
 		"level, and the run says what it could do instead.",
-	.params = params,
-	.params_size = sizeof(struct cs_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(cs),
 	.uses_placement = 0,
 	.check = cs_check,
-	.precheck = cs_precheck,
-	.run = cs_run,
-	.describe = cs_describe,
-	.estimate = cs_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

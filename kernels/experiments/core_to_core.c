@@ -722,16 +722,7 @@ const struct experiment exp_core_to_core = {
 		"one side's cache or memory is farther from the line's home. "
 		"On a virtual machine the CPUs are threads of the host and can "
 		"be moved or paused by it, so expect noise there.",
-	.params = params,
-	.params_size = sizeof(struct c2c_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(c2c),
 	.uses_placement = 0,
 	.check = c2c_check,
-	.run = c2c_run,
-	.describe = c2c_describe,
-	.precheck = c2c_precheck,
-	.estimate = c2c_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

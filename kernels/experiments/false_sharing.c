@@ -618,17 +618,8 @@ const struct experiment exp_false_sharing = {
 		"threads share one core (SMT siblings share the L1). Sweep the "
 		"stride (4,8,64,128) to watch the penalty vanish once counters "
 		"sit a whole line apart.",
-	.params = params,
-	.params_size = sizeof(struct fs_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(fs),
 	.references = references,
 	.uses_placement = 1,
 	.check = fs_check_params,
-	.run = fs_run,
-	.describe = fs_describe,
-	.precheck = fs_precheck,
-	.estimate = fs_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

@@ -910,16 +910,7 @@ const struct experiment exp_memory_policy = {
 		"of itself that any cache could keep between passes, so the figures "
 		"are memory's. A smaller buffer is allowed, and its figures are "
 		"labelled from cache.",
-	.params = params,
-	.params_size = sizeof(struct mp_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(mp),
 	.min_nodes = 2,
 	.check = mp_check,
-	.precheck = mp_precheck,
-	.run = mp_run,
-	.describe = mp_describe,
-	.estimate = mp_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

@@ -948,15 +948,7 @@ const struct experiment exp_memory_policy_semantics = {
 		"On a machine with one node every page lands there whatever the "
 		"policy, so most trials cannot tell anything apart; the run says so "
 		"per step.",
-	.params = params,
-	.params_size = sizeof(struct ps_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(ps),
 	.min_nodes = 2,
 	.check = ps_check,
-	.precheck = ps_precheck,
-	.run = ps_run,
-	.describe = ps_describe,
-	.estimate = ps_estimate,
-	.lessons = lessons,
 };

@@ -1091,15 +1091,7 @@ const struct experiment exp_numa_replication = {
 		"pages are checked with move_pages. On a machine with one node "
 		"all of this is local either way: the run still measures the "
 		"costs, and says what it cannot show.",
-	.params = params,
-	.params_size = sizeof(struct nr_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(nr),
 	.min_nodes = 2,
 	.check = nr_check,
-	.precheck = nr_precheck,
-	.run = nr_run,
-	.describe = nr_describe,
-	.estimate = nr_estimate,
-	.lessons = lessons,
 };

@@ -946,16 +946,7 @@ const struct experiment exp_remote_bandwidth = {
 		"default a few cells of each NUMA distance (cells=by_distance), "
 		"which answers local, one hop, two hops in minutes; cells=full "
 		"measures every cell.",
-	.params = params,
-	.params_size = sizeof(struct rb_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(rb),
 	.min_nodes = 2,
 	.check = rb_check,
-	.precheck = rb_precheck,
-	.run = rb_run,
-	.describe = rb_describe,
-	.estimate = rb_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

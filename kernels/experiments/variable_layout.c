@@ -1034,14 +1034,6 @@ const struct experiment exp_variable_layout = {
 		"variable beside a 1 MiB array shows the price. The two small "
 		"shared objects are built by make next to the binary; without "
 		"them those parts are skipped and the verdict says so.",
-	.params = params,
-	.params_size = sizeof(struct vl_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(vl),
 	.uses_placement = 1,
-	.precheck = vl_precheck,
-	.run = vl_run,
-	.describe = vl_describe,
-	.estimate = vl_estimate,
-	.lessons = lessons,
 };

@@ -91,6 +91,17 @@ struct lesson {
 		.unit = (u), .answer = (a), .chart = (c), __VA_ARGS__          \
 	}
 
+/*
+ * A descriptor's usual fields, from the names every experiment file gives
+ * them: its tables params (filling PARAM_STRUCT), charts, summary_keys and
+ * lessons, and its hooks <prefix>_run, _describe, _precheck, _estimate.
+ */
+#define EXPERIMENT_PARTS(prefix)                                               \
+	.params = params, .params_size = sizeof(PARAM_STRUCT),                 \
+	.charts = charts, .summary_keys = summary_keys, .lessons = lessons,    \
+	.run = prefix##_run, .describe = prefix##_describe,                    \
+	.precheck = prefix##_precheck, .estimate = prefix##_estimate
+
 /* The params every experiment takes, filled by experiment_parse. */
 struct common_params {
 	int64_t repeat, warmup;
