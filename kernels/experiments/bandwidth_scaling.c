@@ -11,6 +11,7 @@
 #include "numa_mem.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "team_points.h"
 #include "workcost.h"
 
 static const struct param_choice op_choices[] = {{"read", BW_READ},
@@ -239,11 +240,13 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 				     .bytes = per,
 				     .passes = 1,
 				     .touch = (us && !touched_src) ||
-					      (ud && !touched_dst),
-				     .warmup = (int)ctx->common.warmup,
-				     .repeat = (int)ctx->common.repeat,
-				     .cancel = ctx->cancel};
-		rc = bw_measure(&job, ctx->topo, &res);
+					      (ud && !touched_dst)};
+		char wrong[96];
+
+		snprintf(wrong, sizeof(wrong),
+			 "the %s loop gave wrong data: the kernel is wrong",
+			 op_choices[o].name);
+		rc = team_points_bw(ctx, &job, &res, wrong);
 		if (rc)
 			break;
 		touched_src |= us;
@@ -255,15 +258,6 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 				 series_of[placement]);
 			sink_placement(ctx->sink, label, res.team.place,
 				       res.team.nthreads);
-		}
-		if (res.check_rc) {
-			sink_note(
-				ctx->sink, "warn",
-				"the %s loop gave wrong data: the kernel is wrong",
-				op_choices[o].name);
-			bw_result_free(&res);
-			rc = -EIO;
-			break;
 		}
 		static const char *const keys[] = {"per_thread_gbps"};
 		double per_thread = res.median / nthreads;

@@ -12,6 +12,7 @@
 #include "page_census.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "team_points.h"
 #include "verdict_mem.h"
 #include "workcost.h"
 
@@ -408,22 +409,13 @@ static int measure_from(struct run_ctx *ctx, struct nmem_buf *b,
 			     .dst = slices,
 			     .src = slices,
 			     .bytes = bytes,
-			     .passes = 1,
-			     .warmup = (int)ctx->common.warmup,
-			     .repeat = (int)ctx->common.repeat,
-			     .cancel = ctx->cancel};
-	rc = bw_measure(&job, ctx->topo, res);
-	if (rc)
-		return rc;
-	if (res->check_rc) {
-		sink_note(
-			ctx->sink, "warn",
-			"the %s loop from node %d gave wrong data: the kernel is wrong",
-			bw_op_names[op], node);
-		bw_result_free(res);
-		return -EIO;
-	}
-	return 0;
+			     .passes = 1};
+
+	snprintf(
+		msg, sizeof(msg),
+		"the %s loop from node %d gave wrong data: the kernel is wrong",
+		bw_op_names[op], node);
+	return team_points_bw(ctx, &job, res, msg);
 }
 
 /* Read and write from each from-node; returns the reads' medians in gbps[]. */

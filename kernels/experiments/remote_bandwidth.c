@@ -14,6 +14,7 @@
 #include "pair_plan.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "team_points.h"
 #include "verdict_mem.h"
 #include "workcost.h"
 
@@ -281,22 +282,13 @@ static int measure(struct run_ctx *ctx, enum bw_op op, const int *cpus,
 			     .src = src,
 			     .bytes = bytes,
 			     .passes = 1,
-			     .touch = touch,
-			     .warmup = (int)ctx->common.warmup,
-			     .repeat = (int)ctx->common.repeat,
-			     .cancel = ctx->cancel};
-	int rc = bw_measure(&job, ctx->topo, res);
+			     .touch = touch};
+	char wrong[96];
 
-	if (rc)
-		return rc;
-	if (res->check_rc) {
-		sink_note(ctx->sink, "warn",
-			  "the %s loop gave wrong data: the kernel is wrong",
-			  bw_op_names[op]);
-		bw_result_free(res);
-		return -EIO;
-	}
-	return 0;
+	snprintf(wrong, sizeof(wrong),
+		 "the %s loop gave wrong data: the kernel is wrong",
+		 bw_op_names[op]);
+	return team_points_bw(ctx, &job, res, wrong);
 }
 
 /*

@@ -31,6 +31,25 @@ int team_points_run(struct run_ctx *ctx, struct team_job *job,
 	return rc;
 }
 
+int team_points_bw(struct run_ctx *ctx, struct bw_job *job,
+		   struct bw_result *res, const char *wrong)
+{
+	int rc;
+
+	job->warmup = (int)ctx->common.warmup;
+	job->repeat = (int)ctx->common.repeat;
+	job->cancel = ctx->cancel;
+	rc = bw_measure(job, ctx->topo, res);
+	if (rc)
+		return rc;
+	if (res->check_rc) {
+		sink_note(ctx->sink, "warn", "%s", wrong);
+		bw_result_free(res);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* Emits p over v[0..n), y their median; returns it. */
 static double emit(struct sink *s, struct point *p, const double *v, int n)
 {

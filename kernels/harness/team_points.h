@@ -2,6 +2,7 @@
 #ifndef NUMALAB_TEAM_POINTS_H
 #define NUMALAB_TEAM_POINTS_H
 
+#include "bw.h"
 #include "experiment.h"
 #include "sink.h"
 #include "team.h"
@@ -17,6 +18,16 @@
 int team_points_run(struct run_ctx *ctx, struct team_job *job,
 		    struct team_result *res, const char *label,
 		    const char *wrong);
+
+/*
+ * The same for a bandwidth loop, whose placement the caller emits: runs
+ * job with the run's warmup, repeat and cancel flag; a failed data check
+ * is said as the warning wrong and fails with -EIO. Returns 0 with res to
+ * release (bw_result_free), or -ECANCELED, -EIO or -errno with nothing
+ * to release.
+ */
+int team_points_bw(struct run_ctx *ctx, struct bw_job *job,
+		   struct bw_result *res, const char *wrong);
 
 /*
  * Emits p with one sample per round of res, each round's seconds times
