@@ -13,6 +13,7 @@
 #include "numa_mem.h"
 #include "stats.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 enum af_mode {
@@ -296,46 +297,31 @@ static int run_cache_split(struct run_ctx *ctx)
 				       .cpus = cpus,
 				       .arg = &j,
 				       .setup = split_setup,
-				       .body = split_body,
-				       .warmup = (int)ctx->common.warmup,
-				       .repeat = (int)ctx->common.repeat,
-				       .cancel = ctx->cancel};
+				       .body = split_body};
 		const char *label = mode == PAIR_SHARED ? "one cache" : "split";
 		if (topo_plan_pairs(t, level, mode, 1, cpus, msg, sizeof(msg)))
 			break;
-		rc = team_run(&job, t, &res);
+		rc = team_points_run(ctx, &job, &res,
+				     mode == PAIR_SHARED
+					     ? "cache_split one cache"
+					     : "cache_split split",
+				     NULL);
 		if (rc)
 			break;
-		sink_placement(ctx->sink,
-			       mode == PAIR_SHARED ? "cache_split one cache"
-						   : "cache_split split",
-			       res.place, res.nthreads);
-		double *gb = calloc((size_t)res.rounds + 1, sizeof(double));
-		if (gb) {
-			struct stats s;
-			for (int r = 0; r < res.rounds; r++)
-				gb[r] = res.seconds[r] > 0
-						? 2.0 * (double)j.len *
-							  (double)j.passes /
-							  res.seconds[r] / 1e9
-						: 0;
-			stats_compute(gb, res.rounds, &s);
-			struct point p = {.chart = "cache",
-					  .series = "separate data",
-					  .x = mode,
-					  .x_label = label,
-					  .y = s.median,
-					  .unit = "GB/s",
-					  .samples = gb,
-					  .nsamples = res.rounds};
-			sink_point(ctx->sink, &p);
+		double gbps = team_points_rate(
+			ctx->sink,
+			(struct point){.chart = "cache",
+				       .series = "separate data",
+				       .x = mode,
+				       .x_label = label,
+				       .unit = "GB/s"},
+			&res, 2.0 * (double)j.len * (double)j.passes / 1e9);
+		if (gbps >= 0)
 			sink_summary(ctx->sink,
 				     mode == PAIR_SHARED
 					     ? "cache_split_shared_gbps"
 					     : "cache_split_split_gbps",
-				     s.median, "GB/s");
-			free(gb);
-		}
+				     gbps, "GB/s");
 		team_result_free(&res);
 	}
 out:

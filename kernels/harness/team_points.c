@@ -88,7 +88,7 @@ double team_points_rate(struct sink *s, struct point p,
 	if (!v)
 		return -ENOMEM;
 	for (int r = 0; r < res->rounds; r++)
-		v[r] = work / res->seconds[r];
+		v[r] = res->seconds[r] > 0 ? work / res->seconds[r] : 0;
 	y = emit(s, &p, v, res->rounds);
 	free(v);
 	return y;

@@ -39,7 +39,8 @@ double team_points_time(struct sink *s, struct point p,
 
 /*
  * The same for a rate: each round's sample is work / its seconds
- * (bytes / s / 1e9 for GB/s). Returns the median.
+ * (bytes / 1e9 for GB/s; 0 for a round too short for the clock).
+ * Returns the median.
  */
 double team_points_rate(struct sink *s, struct point p,
 			const struct team_result *res, double work);
