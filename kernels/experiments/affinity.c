@@ -13,6 +13,7 @@
 #include "numa_mem.h"
 #include "stats.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 enum af_mode {
@@ -40,57 +41,30 @@ struct af_params {
 	unsigned modes;
 };
 
+#define PARAM_STRUCT struct af_params
 static const struct param params[] = {
-	{.name = "threads",
-	 .type = PARAM_INT,
-	 .def = "2",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "threads",
-	 .help = "threads placed each way (each with its own data)",
-	 .flags = PARAM_F_CPUS,
-	 .offset = offsetof(struct af_params, threads)},
-	{.name = "size",
-	 .type = PARAM_SIZE,
-	 .def = "4M",
-	 .min = 64 << 10,
-	 .max = 1LL << 32,
-	 .unit = "bytes",
-	 .help = "each thread's data, first-touched by the thread itself",
-	 .offset = offsetof(struct af_params, size)},
-	{.name = "passes",
-	 .type = PARAM_INT,
-	 .def = "20",
-	 .min = 1,
-	 .max = 100000,
-	 .help = "reads of its data per thread, asking sched_getcpu at every page",
-	 .offset = offsetof(struct af_params, passes)},
-	{.name = "modes",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = modes,
-	 .help = "created_pinned, pinned_after, process_mask, unpinned: the ways a "
-		 "thread is placed; cache_split: two threads with separate data "
-		 "under one cache, then under two",
-	 .offset = offsetof(struct af_params, modes)},
+	PARAM_INT(threads, "2", 1, 1024, "threads",
+		  "threads placed each way (each with its own data)",
+		  .flags = PARAM_F_CPUS),
+	PARAM_SIZE(size, "4M", 64 << 10, 1LL << 32, "bytes",
+		   "each thread's data, first-touched by the thread itself"),
+	PARAM_INT(
+		passes, "20", 1, 100000, NULL,
+		"reads of its data per thread, asking sched_getcpu at every page"),
+	PARAM_SET(
+		modes, "all", modes,
+		"created_pinned, pinned_after, process_mask, unpinned: the ways a thread is placed; cache_split: two threads with separate data under one cache, then under two"),
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "moves",
-	 .kind = CHART_BAR,
-	 .title = "CPU changes sched_getcpu saw, per thread",
-	 .x_label = "placement",
-	 .y_label = "changes per thread"},
-	{.id = "local",
-	 .kind = CHART_BAR,
-	 .title = "Pages on the node of the CPU the thread ran on afterwards",
-	 .x_label = "placement",
-	 .y_label = "pages (%)"},
-	{.id = "cache",
-	 .kind = CHART_BAR,
-	 .title = "Two threads with separate data: under one cache or split",
-	 .x_label = "placement",
-	 .y_label = "GB/s read, both threads"},
+	CHART("moves", CHART_BAR, "CPU changes sched_getcpu saw, per thread",
+	      "placement", "changes per thread"),
+	CHART("local", CHART_BAR,
+	      "Pages on the node of the CPU the thread ran on afterwards",
+	      "placement", "pages (%)"),
+	CHART("cache", CHART_BAR,
+	      "Two threads with separate data: under one cache or split",
+	      "placement", "GB/s read, both threads"),
 	{0}};
 
 static const char *const summary_keys[] = {
@@ -323,46 +297,31 @@ static int run_cache_split(struct run_ctx *ctx)
 				       .cpus = cpus,
 				       .arg = &j,
 				       .setup = split_setup,
-				       .body = split_body,
-				       .warmup = (int)ctx->common.warmup,
-				       .repeat = (int)ctx->common.repeat,
-				       .cancel = ctx->cancel};
+				       .body = split_body};
 		const char *label = mode == PAIR_SHARED ? "one cache" : "split";
 		if (topo_plan_pairs(t, level, mode, 1, cpus, msg, sizeof(msg)))
 			break;
-		rc = team_run(&job, t, &res);
+		rc = team_points_run(ctx, &job, &res,
+				     mode == PAIR_SHARED
+					     ? "cache_split one cache"
+					     : "cache_split split",
+				     NULL);
 		if (rc)
 			break;
-		sink_placement(ctx->sink,
-			       mode == PAIR_SHARED ? "cache_split one cache"
-						   : "cache_split split",
-			       res.place, res.nthreads);
-		double *gb = calloc((size_t)res.rounds + 1, sizeof(double));
-		if (gb) {
-			struct stats s;
-			for (int r = 0; r < res.rounds; r++)
-				gb[r] = res.seconds[r] > 0
-						? 2.0 * (double)j.len *
-							  (double)j.passes /
-							  res.seconds[r] / 1e9
-						: 0;
-			stats_compute(gb, res.rounds, &s);
-			struct point p = {.chart = "cache",
-					  .series = "separate data",
-					  .x = mode,
-					  .x_label = label,
-					  .y = s.median,
-					  .unit = "GB/s",
-					  .samples = gb,
-					  .nsamples = res.rounds};
-			sink_point(ctx->sink, &p);
+		double gbps = team_points_rate(
+			ctx->sink,
+			(struct point){.chart = "cache",
+				       .series = "separate data",
+				       .x = mode,
+				       .x_label = label,
+				       .unit = "GB/s"},
+			&res, 2.0 * (double)j.len * (double)j.passes / 1e9);
+		if (gbps >= 0)
 			sink_summary(ctx->sink,
 				     mode == PAIR_SHARED
 					     ? "cache_split_shared_gbps"
 					     : "cache_split_split_gbps",
-				     s.median, "GB/s");
-			free(gb);
-		}
+				     gbps, "GB/s");
 		team_result_free(&res);
 	}
 out:
@@ -552,14 +511,9 @@ static void af_estimate(const void *params, const struct common_params *common,
 }
 
 static const struct lesson lessons[] = {
-	{.id = "unpinned-moves",
-	 .title = "A thread nobody pinned",
-	 .question =
-		 "how many times does a thread that was not pinned change CPU while it works?",
-	 .params = "repeat=3 warmup=1",
-	 .unit = "moves",
-	 .answer = "unpinned_changes",
-	 .chart = "moves"},
+	LESSON("unpinned-moves", "A thread nobody pinned",
+	       "how many times does a thread that was not pinned change CPU while it works?",
+	       "repeat=3 warmup=1", "moves", "unpinned_changes", "moves"),
 	{0}};
 
 const struct experiment exp_affinity = {
@@ -593,14 +547,6 @@ const struct experiment exp_affinity = {
 		"(cgroup cpuset.cpus.effective and cpuset.mems.effective, or the affinity "
 		"mask when that is narrower). Every placement honours it; the run checks "
 		"that no thread was seen on, and no page landed on, anything outside it.",
-	.params = params,
-	.params_size = sizeof(struct af_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(af),
 	.uses_placement = 1,
-	.precheck = af_precheck,
-	.run = af_run,
-	.describe = af_describe,
-	.estimate = af_estimate,
-	.lessons = lessons,
 };

@@ -12,6 +12,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 enum variant {
@@ -43,50 +44,26 @@ struct ai_params {
 	int64_t increments;
 };
 
+#define PARAM_STRUCT struct ai_params
 static const struct param params[] = {
-	{.name = "variants",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = variants,
-	 .help = "how to increment: __sync add_fetch / fetch_add, a cas loop, "
-		 "C11 relaxed / seq_cst, lock_skip (x86), plain (not atomic), "
-		 "per_thread (own line each, summed at the end)",
-	 .offset = offsetof(struct ai_params, variants)},
-	{.name = "threads",
-	 .type = PARAM_SWEEP,
-	 .def = "1-4",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "threads",
-	 .help = "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
-	 .flags = PARAM_F_CPUS,
-	 .offset = offsetof(struct ai_params, threads)},
-	{.name = "increments",
-	 .type = PARAM_INT,
-	 .def = "1000000",
-	 .min = 1,
-	 .max = 4000000000LL,
-	 .unit = "per thread",
-	 .help = "how often each thread increments the counter per round",
-	 .offset = offsetof(struct ai_params, increments)},
+	PARAM_SET(
+		variants, "all", variants,
+		"how to increment: __sync add_fetch / fetch_add, a cas loop, C11 relaxed / seq_cst, lock_skip (x86), plain (not atomic), per_thread (own line each, summed at the end)"),
+	PARAM_SWEEP(threads, "1-4", 1, 1024, "threads",
+		    "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
+		    .flags = PARAM_F_CPUS),
+	PARAM_INT(increments, "1000000", 1, 4000000000LL, "per thread",
+		  "how often each thread increments the counter per round"),
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "ns",
-	 .kind = CHART_BAR,
-	 .title = "Cost of one increment (wall time / all increments)",
-	 .x_label = "threads",
-	 .y_label = "ns per increment"},
-	{.id = "time",
-	 .kind = CHART_BAR,
-	 .title = "Wall time per round",
-	 .x_label = "threads",
-	 .y_label = "time (s)"},
-	{.id = "lost",
-	 .kind = CHART_BAR,
-	 .title = "Lost updates per round (expected minus final counter)",
-	 .x_label = "threads",
-	 .y_label = "increments lost"},
+	CHART("ns", CHART_BAR,
+	      "Cost of one increment (wall time / all increments)", "threads",
+	      "ns per increment"),
+	CHART("time", CHART_BAR, "Wall time per round", "threads", "time (s)"),
+	CHART("lost", CHART_BAR,
+	      "Lost updates per round (expected minus final counter)",
+	      "threads", "increments lost"),
 	{0}};
 
 static const char *const summary_keys[] = {
@@ -110,30 +87,12 @@ static const char *const summary_keys[] = {
  * that agree.
  */
 static const struct reference references[] = {
-	{.chart = "time",
-	 .series = "article 2007: fetch_add (returns the old value)",
-	 .x = 4,
-	 .y = 0.21,
-	 .unit = "s",
-	 .ops = 4e6,
-	 .per = "increment",
-	 .per_chart = "ns"},
-	{.chart = "time",
-	 .series = "article 2007: add_fetch (returns the new value)",
-	 .x = 4,
-	 .y = 0.23,
-	 .unit = "s",
-	 .ops = 4e6,
-	 .per = "increment",
-	 .per_chart = "ns"},
-	{.chart = "time",
-	 .series = "article 2007: cas",
-	 .x = 4,
-	 .y = 0.73,
-	 .unit = "s",
-	 .ops = 4e6,
-	 .per = "increment",
-	 .per_chart = "ns"},
+	REFERENCE("time", "article 2007: fetch_add (returns the old value)", 4,
+		  0.21, "s", .ops = 4e6, .per = "increment", .per_chart = "ns"),
+	REFERENCE("time", "article 2007: add_fetch (returns the new value)", 4,
+		  0.23, "s", .ops = 4e6, .per = "increment", .per_chart = "ns"),
+	REFERENCE("time", "article 2007: cas", 4, 0.73, "s", .ops = 4e6,
+		  .per = "increment", .per_chart = "ns"),
 	{0}};
 
 /* cas over fetch_add in the article's table: 0.73 s / 0.21 s */
@@ -439,17 +398,14 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 			       .arg = &j,
 			       .setup = ai_setup,
 			       .body = ai_body,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel,
 			       /* start together: a thread woken late finds the
 				  counter to itself */
 			       .spin = 1};
 	struct team_result res;
-	double *ns = NULL, *lost = NULL, *finals = NULL, *retries = NULL;
+	double *lost = NULL, *finals = NULL, *retries = NULL;
 	double *overlap = NULL, *runs = NULL, *share = NULL, *late = NULL;
 	char label[96];
-	int rc, bad_sum = 0, have_res = 0;
+	int rc, bad_sum = 0;
 
 	/* page-aligned and untouched: ai_setup is the first touch */
 	j.shared = aligned_alloc(4096, ((size_t)rounds * SLOT_BYTES + 4095) /
@@ -461,13 +417,9 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	}
 	snprintf(label, sizeof(label), "threads=%d variant=%s", n,
 		 variants[v].name);
-	rc = team_run(&job, ctx->topo, &res);
-	have_res = rc == 0 || rc == -ECANCELED;
-	if (have_res)
-		sink_placement(ctx->sink, label, res.place, res.nthreads);
+	rc = team_points_run(ctx, &job, &res, label, NULL);
 	if (rc)
-		goto out_res;
-	ns = calloc((size_t)res.rounds + 1, sizeof(double));
+		goto out;
 	lost = calloc((size_t)res.rounds + 1, sizeof(double));
 	finals = calloc((size_t)res.rounds + 1, sizeof(double));
 	retries = calloc((size_t)res.rounds + 1, sizeof(double));
@@ -475,8 +427,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	runs = calloc((size_t)res.rounds + 1, sizeof(double));
 	share = calloc((size_t)res.rounds + 1, sizeof(double));
 	late = calloc((size_t)res.rounds + 1, sizeof(double));
-	if (!ns || !lost || !finals || !retries || !overlap || !runs ||
-	    !share || !late) {
+	if (!lost || !finals || !retries || !overlap || !runs || !share ||
+	    !late) {
 		rc = -ENOMEM;
 		goto out_res;
 	}
@@ -484,7 +436,6 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	for (int r = 0; r < res.rounds; r++) {
 		struct round_result rr;
 		read_round(&j, (int)ctx->common.warmup + r, &rr);
-		ns[r] = res.seconds[r] / ((double)n * (double)incs) * 1e9;
 		lost[r] = rr.lost;
 		finals[r] = rr.final;
 		retries[r] = rr.retries;
@@ -496,7 +447,6 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		if (rr.lost > m->lost_max)
 			m->lost_max = rr.lost;
 	}
-	m->ns = stats_median(ns, res.rounds);
 	m->seconds = stats_median(res.seconds, res.rounds);
 	m->lost = stats_median(lost, res.rounds);
 	m->final = stats_median(finals, res.rounds);
@@ -533,23 +483,19 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		struct point p = {.chart = "ns",
 				  .series = variants[v].name,
 				  .x = n,
-				  .y = m->ns,
 				  .unit = "ns",
-				  .samples = ns,
-				  .nsamples = res.rounds,
 				  .extra_keys = keys,
 				  .extra_vals = vals,
 				  .nextra = nextra};
-		sink_point(ctx->sink, &p);
+		m->ns = team_points_time(ctx->sink, p, &res, 1e9 / expected);
 		p.chart = "time";
-		p.y = m->seconds;
 		p.unit = "s";
-		p.samples = res.seconds;
-		sink_point(ctx->sink, &p);
+		team_points_time(ctx->sink, p, &res, 1);
 		p.chart = "lost";
 		p.y = m->lost;
 		p.unit = "increments";
 		p.samples = lost;
+		p.nsamples = res.rounds;
 		p.extra_keys = keys + 1;
 		p.extra_vals = vals + 1;
 		p.nextra = 2;
@@ -570,10 +516,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 		}
 	}
 out_res:
-	if (have_res)
-		team_result_free(&res);
+	team_result_free(&res);
 out:
-	free(ns);
 	free(lost);
 	free(finals);
 	free(retries);
@@ -985,26 +929,17 @@ static void ai_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's questions; each run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "cas-or-add",
-	 .title = "A CAS loop against one fetch_add",
-	 .question =
-		 "when 2 threads increment one counter, how many times slower is a compare-and-swap loop than fetch_add?",
-	 .params =
-		 "variants=fetch_add,cas threads=2 increments=2000000 repeat=3",
-	 .unit = "x",
-	 .answer = "cas_over_fetch_add_2_threads",
-	 .chart = "ns",
-	 .article =
-		 "cas 0.73 s against fetch_add 0.23 s with 4 threads (2007): 3.2x",
-	 .article_value = 3.2},
-	{.id = "contended-add",
-	 .title = "The price of one contended increment",
-	 .question =
-		 "how many nanoseconds does one fetch_add cost when 2 threads hit the same counter?",
-	 .params = "variants=fetch_add threads=2 increments=2000000 repeat=3",
-	 .unit = "ns",
-	 .answer = "ns_per_increment_fetch_add_2_threads",
-	 .chart = "ns"},
+	LESSON("cas-or-add", "A CAS loop against one fetch_add",
+	       "when 2 threads increment one counter, how many times slower is a compare-and-swap loop than fetch_add?",
+	       "variants=fetch_add,cas threads=2 increments=2000000 repeat=3",
+	       "x", "cas_over_fetch_add_2_threads", "ns",
+	       .article =
+		       "cas 0.73 s against fetch_add 0.23 s with 4 threads (2007): 3.2x",
+	       .article_value = 3.2),
+	LESSON("contended-add", "The price of one contended increment",
+	       "how many nanoseconds does one fetch_add cost when 2 threads hit the same counter?",
+	       "variants=fetch_add threads=2 increments=2000000 repeat=3", "ns",
+	       "ns_per_increment_fetch_add_2_threads", "ns"),
 	{0}};
 
 const struct experiment exp_atomic_increment = {
@@ -1065,16 +1000,7 @@ const struct experiment exp_atomic_increment = {
 		"line. The spread between cores on one chip and cores on "
 		"different chips is large: the core_to_core experiment shows "
 		"what one line transfer costs between any two CPUs.",
-	.params = params,
-	.params_size = sizeof(struct ai_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(ai),
 	.references = references,
 	.uses_placement = 1,
-	.run = ai_run,
-	.describe = ai_describe,
-	.precheck = ai_precheck,
-	.estimate = ai_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

@@ -11,6 +11,7 @@
 #include "numa_mem.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "team_points.h"
 #include "workcost.h"
 
 static const struct param_choice op_choices[] = {{"read", BW_READ},
@@ -39,69 +40,35 @@ struct bs_params {
 
 #define HAS(mask, v) (((mask) >> (v)) & 1u)
 
+#define PARAM_STRUCT struct bs_params
 static const struct param params[] = {
-	{.name = "threads",
-	 .type = PARAM_SWEEP,
-	 .def = "1-16,20,24,32,48,64,96,128,192,256",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "threads",
-	 .help = "thread counts to measure (trimmed to the CPUs this process may use)",
-	 .flags = PARAM_F_CPUS,
-	 .offset = offsetof(struct bs_params, threads)},
-	{.name = "size",
-	 .type = PARAM_SIZE,
-	 .def = "64M",
-	 .min = 1 << 20,
-	 .max = 1LL << 40,
-	 .unit = "bytes per thread",
-	 .help = "each thread streams over its own buffer of this size, "
-		 "first touched by itself",
-	 .offset = offsetof(struct bs_params, size)},
-	{.name = "ops",
-	 .type = PARAM_SET,
-	 .def = "read,write,copy",
-	 .choices = op_choices,
-	 .help = "read, write (regular stores), write_nt (streaming stores), "
-		 "copy (counted as bytes loaded plus bytes stored)",
-	 .offset = offsetof(struct bs_params, ops)},
-	{.name = "placements",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = placements,
-	 .help = "compact: fill one node's cores before the next; spread: one "
-		 "thread per node in turn",
-	 .offset = offsetof(struct bs_params, placements)},
-	{.name = "nodes",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "run only on these nodes' CPUs; empty: every node",
-	 .offset = offsetof(struct bs_params, nodes)},
+	PARAM_SWEEP(
+		threads, "1-16,20,24,32,48,64,96,128,192,256", 1, 1024,
+		"threads",
+		"thread counts to measure (trimmed to the CPUs this process may use)",
+		.flags = PARAM_F_CPUS),
+	PARAM_SIZE(
+		size, "64M", 1 << 20, 1LL << 40, "bytes per thread",
+		"each thread streams over its own buffer of this size, first touched by itself"),
+	PARAM_SET(
+		ops, "read,write,copy", op_choices,
+		"read, write (regular stores), write_nt (streaming stores), copy (counted as bytes loaded plus bytes stored)"),
+	PARAM_SET(
+		placements, "all", placements,
+		"compact: fill one node's cores before the next; spread: one thread per node in turn"),
+	PARAM_NODELIST(nodes, "", 0, NMEM_MAX_NODE - 1,
+		       "run only on these nodes' CPUs; empty: every node"),
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "read",
-	 .kind = CHART_LINE,
-	 .title = "Read bandwidth as threads are added",
-	 .x_label = "threads",
-	 .y_label = "GB/s"},
-	{.id = "write",
-	 .kind = CHART_LINE,
-	 .title = "Write bandwidth (regular stores)",
-	 .x_label = "threads",
-	 .y_label = "GB/s"},
-	{.id = "write_nt",
-	 .kind = CHART_LINE,
-	 .title = "Write bandwidth (non-temporal stores)",
-	 .x_label = "threads",
-	 .y_label = "GB/s"},
-	{.id = "copy",
-	 .kind = CHART_LINE,
-	 .title = "Copy bandwidth (loaded + stored bytes)",
-	 .x_label = "threads",
-	 .y_label = "GB/s"},
+	CHART("read", CHART_LINE, "Read bandwidth as threads are added",
+	      "threads", "GB/s"),
+	CHART("write", CHART_LINE, "Write bandwidth (regular stores)",
+	      "threads", "GB/s"),
+	CHART("write_nt", CHART_LINE, "Write bandwidth (non-temporal stores)",
+	      "threads", "GB/s"),
+	CHART("copy", CHART_LINE, "Copy bandwidth (loaded + stored bytes)",
+	      "threads", "GB/s"),
 	{0}};
 
 static const char *const summary_keys[] = {
@@ -273,11 +240,13 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 				     .bytes = per,
 				     .passes = 1,
 				     .touch = (us && !touched_src) ||
-					      (ud && !touched_dst),
-				     .warmup = (int)ctx->common.warmup,
-				     .repeat = (int)ctx->common.repeat,
-				     .cancel = ctx->cancel};
-		rc = bw_measure(&job, ctx->topo, &res);
+					      (ud && !touched_dst)};
+		char wrong[96];
+
+		snprintf(wrong, sizeof(wrong),
+			 "the %s loop gave wrong data: the kernel is wrong",
+			 op_choices[o].name);
+		rc = team_points_bw(ctx, &job, &res, wrong);
 		if (rc)
 			break;
 		touched_src |= us;
@@ -289,15 +258,6 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 				 series_of[placement]);
 			sink_placement(ctx->sink, label, res.team.place,
 				       res.team.nthreads);
-		}
-		if (res.check_rc) {
-			sink_note(
-				ctx->sink, "warn",
-				"the %s loop gave wrong data: the kernel is wrong",
-				op_choices[o].name);
-			bw_result_free(&res);
-			rc = -EIO;
-			break;
 		}
 		static const char *const keys[] = {"per_thread_gbps"};
 		double per_thread = res.median / nthreads;
@@ -627,14 +587,10 @@ static void bs_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "second-reader",
-	 .title = "A second reader",
-	 .question =
-		 "how many GB/s do 2 threads on different cores read together, at most?",
-	 .params = "threads=1-2 size=16M ops=read placements=spread repeat=3",
-	 .unit = "GB/s",
-	 .answer = "read_spread_peak_gbps",
-	 .chart = "read"},
+	LESSON("second-reader", "A second reader",
+	       "how many GB/s do 2 threads on different cores read together, at most?",
+	       "threads=1-2 size=16M ops=read placements=spread repeat=3",
+	       "GB/s", "read_spread_peak_gbps", "read"),
 	{0}};
 
 const struct experiment exp_bandwidth_scaling = {
@@ -661,16 +617,7 @@ const struct experiment exp_bandwidth_scaling = {
 		"Bytes are counted as the loops declare them: a read counts the bytes "
 		"loaded, a write the bytes stored (not the line fetch a regular store "
 		"causes: compare write with write_nt), a copy both.",
-	.params = params,
-	.params_size = sizeof(struct bs_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(bs),
 	.min_nodes = 2,
 	.check = bs_check,
-	.precheck = bs_precheck,
-	.run = bs_run,
-	.describe = bs_describe,
-	.estimate = bs_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

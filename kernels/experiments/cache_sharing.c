@@ -10,6 +10,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 #define SERIES_PAIR "one data set per pair"
@@ -31,55 +32,26 @@ struct cs_params {
 	int64_t passes;
 };
 
+#define PARAM_STRUCT struct cs_params
 static const struct param params[] = {
-	{.name = "pairs",
-	 .type = PARAM_INT,
-	 .def = "2",
-	 .min = 1,
-	 .max = 512,
-	 .unit = "pairs",
-	 .help = "pairs of threads, each pair reading one data set (fewer "
-		 "when the cpus or caches do not hold that many)",
-	 .offset = offsetof(struct cs_params, pairs)},
-	{.name = "working_set",
-	 .type = PARAM_SIZE,
-	 .def = "0",
-	 .min = 0,
-	 .max = 1LL << 36,
-	 .unit = "bytes",
-	 .help = "bytes of one data set; 0: from the topology, 3/4 of the "
-		 "shared cache per pair it holds, so one data set fits and two "
-		 "do not",
-	 .offset = offsetof(struct cs_params, working_set)},
-	{.name = "placements",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = placements,
-	 .help = "shared: each pair under one cache; split: a pair's threads "
-		 "under different caches; os: not pinned; separate_data: "
-		 "placed as shared, each thread reading a data set of its own",
-	 .offset = offsetof(struct cs_params, placements)},
-	{.name = "passes",
-	 .type = PARAM_INT,
-	 .def = "10",
-	 .min = 1,
-	 .max = 100000,
-	 .unit = "per round",
-	 .help = "how often each thread reads its whole data set per round",
-	 .offset = offsetof(struct cs_params, passes)},
+	PARAM_INT(
+		pairs, "2", 1, 512, "pairs",
+		"pairs of threads, each pair reading one data set (fewer when the cpus or caches do not hold that many)"),
+	PARAM_SIZE(
+		working_set, "0", 0, 1LL << 36, "bytes",
+		"bytes of one data set; 0: from the topology, 3/4 of the shared cache per pair it holds, so one data set fits and two do not"),
+	PARAM_SET(
+		placements, "all", placements,
+		"shared: each pair under one cache; split: a pair's threads under different caches; os: not pinned; separate_data: placed as shared, each thread reading a data set of its own"),
+	PARAM_INT(passes, "10", 1, 100000, "per round",
+		  "how often each thread reads its whole data set per round"),
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "time",
-	 .kind = CHART_BAR,
-	 .title = "Time per round",
-	 .x_label = "placement",
-	 .y_label = "time (s)"},
-	{.id = "rate",
-	 .kind = CHART_BAR,
-	 .title = "Data the threads read per second, all together",
-	 .x_label = "placement",
-	 .y_label = "GB/s"},
+	CHART("time", CHART_BAR, "Time per round", "placement", "time (s)"),
+	CHART("rate", CHART_BAR,
+	      "Data the threads read per second, all together", "placement",
+	      "GB/s"),
 	{0}};
 
 static const char *const summary_keys[] = {
@@ -233,14 +205,10 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 			       .cpus = cpus,
 			       .arg = &j,
 			       .setup = cs_setup,
-			       .body = cs_body,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel};
+			       .body = cs_body};
 	struct team_result res;
-	double *gbs = NULL;
 	char label[64];
-	int rc = 0, have_res = 0;
+	int rc = 0;
 
 	j.data = calloc((size_t)n, sizeof(*j.data));
 	j.owner = calloc((size_t)n, sizeof(int));
@@ -264,47 +232,28 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 		}
 	}
 	snprintf(label, sizeof(label), "placement=%s", placements[pl].name);
-	rc = team_run(&job, ctx->topo, &res);
-	have_res = rc == 0 || rc == -ECANCELED;
-	if (have_res)
-		sink_placement(ctx->sink, label, res.place, res.nthreads);
+	rc = team_points_run(ctx, &job, &res, label, NULL);
 	if (rc)
-		goto out_res;
-	gbs = calloc((size_t)res.rounds + 1, sizeof(double));
-	if (!gbs) {
-		rc = -ENOMEM;
-		goto out_res;
-	}
+		goto out;
 	/* declared bytes: every thread reads whole lines of its set, passes
 	 * times */
 	double bytes = (double)n * passes *
 		       (double)((j.words + j.step - 1) / j.step) * (double)line;
-	for (int r = 0; r < res.rounds; r++)
-		gbs[r] = bytes / res.seconds[r] / 1e9;
-	{
-		static const char *const keys[] = {
-			"working_set", "pairs", "threads", "bytes_per_round"};
-		double vals[] = {(double)ws, pairs, n, bytes};
-		struct point p = {.chart = "time",
-				  .series = own_data ? SERIES_OWN : SERIES_PAIR,
-				  .x = pl,
-				  .x_label = placements[pl].name,
-				  .unit = "s",
-				  .samples = res.seconds,
-				  .nsamples = res.rounds,
-				  .extra_keys = keys,
-				  .extra_vals = vals,
-				  .nextra = 4};
-		out->seconds = stats_median(res.seconds, res.rounds);
-		out->gbs = stats_median(gbs, res.rounds);
-		p.y = out->seconds;
-		sink_point(ctx->sink, &p);
-		p.chart = "rate";
-		p.y = out->gbs;
-		p.unit = "GB/s";
-		p.samples = gbs;
-		sink_point(ctx->sink, &p);
-	}
+	static const char *const keys[] = {"working_set", "pairs", "threads",
+					   "bytes_per_round"};
+	double vals[] = {(double)ws, pairs, n, bytes};
+	struct point p = {.chart = "time",
+			  .series = own_data ? SERIES_OWN : SERIES_PAIR,
+			  .x = pl,
+			  .x_label = placements[pl].name,
+			  .unit = "s",
+			  .extra_keys = keys,
+			  .extra_vals = vals,
+			  .nextra = 4};
+	out->seconds = team_points_time(ctx->sink, p, &res, 1);
+	p.chart = "rate";
+	p.unit = "GB/s";
+	out->gbs = team_points_rate(ctx->sink, p, &res, bytes / 1e9);
 	/* the placement is the point of the run: say so when it did not hold */
 	for (int t = 0; cpus[0] >= 0 && t < n; t++)
 		if (res.place[t].cpu_observed != cpus[t]) {
@@ -315,11 +264,8 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 				res.place[t].cpu_observed, cpus[t]);
 			break;
 		}
-out_res:
-	if (have_res)
-		team_result_free(&res);
+	team_result_free(&res);
 out:
-	free(gbs);
 	for (int t = 0; j.data && t < n; t++)
 		if (j.owner && j.owner[t] == t)
 			free(j.data[t]);
@@ -691,14 +637,9 @@ static void cs_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "split-pair",
-	 .title = "A pair split across caches",
-	 .question =
-		 "how many times longer does a pair of threads take when its two threads do not share a cache?",
-	 .params = "pairs=1 passes=4 repeat=3",
-	 .unit = "x",
-	 .answer = "split_over_shared",
-	 .chart = "time"},
+	LESSON("split-pair", "A pair split across caches",
+	       "how many times longer does a pair of threads take when its two threads do not share a cache?",
+	       "pairs=1 passes=4 repeat=3", "x", "split_over_shared", "time"),
 	{0}};
 
 const struct experiment exp_cache_sharing = {
@@ -735,16 +676,7 @@ const struct experiment exp_cache_sharing = {
 		"L3): its data comes from memory, shared's from the L3. "
 		"Machines with one L3 for every core cannot show it at that "
 		"level, and the run says what it could do instead.",
-	.params = params,
-	.params_size = sizeof(struct cs_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(cs),
 	.uses_placement = 0,
 	.check = cs_check,
-	.precheck = cs_precheck,
-	.run = cs_run,
-	.describe = cs_describe,
-	.estimate = cs_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

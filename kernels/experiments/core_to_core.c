@@ -47,56 +47,28 @@ static void pairs_default(const struct topo *t, char *buf, size_t len)
 		 t->nallowed <= C2C_ALL_UP_TO ? "all" : "by_relation");
 }
 
+#define PARAM_STRUCT struct c2c_params
 static const struct param params[] = {
-	{.name = "cpus",
-	 .type = PARAM_CPULIST,
-	 .def = "",
-	 .min = 0,
-	 .max = 65535,
-	 .help = "the cpus to measure between (e.g. 0-3,8); empty: every cpu "
-		 "this process may use",
-	 .offset = offsetof(struct c2c_params, cpus)},
-	{.name = "pairs",
-	 .type = PARAM_TEXT,
-	 .def = "by_relation",
-	 .help = "which ordered pairs: all (the whole matrix), by_relation (3 "
-		 "of each relation the topology has: smt, shared cache, "
-		 "package, each numa distance) or sample:N (N spread evenly); "
-		 "default: all up to 16 cpus, by_relation above",
-	 .offset = offsetof(struct c2c_params, pairs),
-	 .parse = pairs_text,
-	 .field_size = sizeof(struct pairs_request),
-	 .machine_def = pairs_default},
-	{.name = "samples",
-	 .type = PARAM_INT,
-	 .def = "200",
-	 .min = 1,
-	 .max = 100000,
-	 .unit = "per pair",
-	 .help = "timed rounds per pair: a cell is their median (this "
-		 "experiment's sample count; 'repeat' is not used)",
-	 .offset = offsetof(struct c2c_params, samples)},
-	{.name = "round_trips",
-	 .type = PARAM_INT,
-	 .def = "1000",
-	 .min = 1,
-	 .max = 10000000,
-	 .unit = "per sample",
-	 .help = "round trips timed together as one sample",
-	 .offset = offsetof(struct c2c_params, round_trips)},
+	PARAM_CPULIST(
+		cpus, "", 0, 65535,
+		"the cpus to measure between (e.g. 0-3,8); empty: every cpu this process may use"),
+	PARAM_TEXT(
+		pairs, "by_relation", pairs_text,
+		"which ordered pairs: all (the whole matrix), by_relation (3 of each relation the topology has: smt, shared cache, package, each numa distance) or sample:N (N spread evenly); default: all up to 16 cpus, by_relation above",
+		.machine_def = pairs_default),
+	PARAM_INT(
+		samples, "200", 1, 100000, "per pair",
+		"timed rounds per pair: a cell is their median (this experiment's sample count; 'repeat' is not used)"),
+	PARAM_INT(round_trips, "1000", 1, 10000000, "per sample",
+		  "round trips timed together as one sample"),
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "latency",
-	 .kind = CHART_HEATMAP,
-	 .title = "Round trip of one cache line between two CPUs",
-	 .x_label = "answering cpu",
-	 .y_label = "writing cpu"},
-	{.id = "by_relation",
-	 .kind = CHART_BAR,
-	 .title = "Round trip by what the two CPUs share",
-	 .x_label = "the two cpus",
-	 .y_label = "round trip (ns)"},
+	CHART("latency", CHART_HEATMAP,
+	      "Round trip of one cache line between two CPUs", "answering cpu",
+	      "writing cpu"),
+	CHART("by_relation", CHART_BAR, "Round trip by what the two CPUs share",
+	      "the two cpus", "round trip (ns)"),
 	{0}};
 
 static const char *const summary_keys[] = {"round_trip_ns_*", NULL};
@@ -701,14 +673,10 @@ static void c2c_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "round-trip",
-	 .title = "A cache line's round trip",
-	 .question =
-		 "how many nanoseconds does one cache line take to go to another core and back?",
-	 .params = "samples=40 round_trips=500",
-	 .unit = "ns",
-	 .answer = "round_trip_ns_*",
-	 .chart = "by_relation"},
+	LESSON("round-trip", "A cache line's round trip",
+	       "how many nanoseconds does one cache line take to go to another core and back?",
+	       "samples=40 round_trips=500", "ns", "round_trip_ns_*",
+	       "by_relation"),
 	{0}};
 
 const struct experiment exp_core_to_core = {
@@ -754,16 +722,7 @@ const struct experiment exp_core_to_core = {
 		"one side's cache or memory is farther from the line's home. "
 		"On a virtual machine the CPUs are threads of the host and can "
 		"be moved or paused by it, so expect noise there.",
-	.params = params,
-	.params_size = sizeof(struct c2c_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(c2c),
 	.uses_placement = 0,
 	.check = c2c_check,
-	.run = c2c_run,
-	.describe = c2c_describe,
-	.precheck = c2c_precheck,
-	.estimate = c2c_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

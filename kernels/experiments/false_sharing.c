@@ -11,6 +11,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 enum fs_layout { LAYOUT_SEPARATE, LAYOUT_SHARED, LAYOUT_BOTH };
@@ -27,54 +28,26 @@ struct fs_params {
 	struct int_list stride;
 };
 
+#define PARAM_STRUCT struct fs_params
 static const struct param params[] = {
-	{.name = "threads",
-	 .type = PARAM_SWEEP,
-	 .def = "1-4",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "threads",
-	 .help = "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
-	 .flags = PARAM_F_CPUS,
-	 .offset = offsetof(struct fs_params, threads)},
-	{.name = "increments",
-	 .type = PARAM_INT,
-	 .def = "100000000",
-	 .min = 1,
-	 .max = 4000000000LL,
-	 .unit = "per thread",
-	 .help = "how often each thread increments its counter per round",
-	 .offset = offsetof(struct fs_params, increments)},
-	{.name = "layout",
-	 .type = PARAM_ENUM,
-	 .def = "both",
-	 .choices = layouts,
-	 .help = "separate: each counter on its own cache line; shared: "
-		 "counters stride bytes apart from one line's start; both",
-	 .offset = offsetof(struct fs_params, layout)},
-	{.name = "stride",
-	 .type = PARAM_SWEEP,
-	 .def = "4",
-	 .min = 4,
-	 .max = 4096,
-	 .unit = "bytes",
-	 .help = "bytes between counters in the shared layout (a multiple of "
-		 "4); a sweep such as 4,8,64,128 shows where the line ends",
-	 .offset = offsetof(struct fs_params, stride)},
+	PARAM_SWEEP(threads, "1-4", 1, 1024, "threads",
+		    "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
+		    .flags = PARAM_F_CPUS),
+	PARAM_INT(increments, "100000000", 1, 4000000000LL, "per thread",
+		  "how often each thread increments its counter per round"),
+	PARAM_ENUM(
+		layout, "both", layouts,
+		"separate: each counter on its own cache line; shared: counters stride bytes apart from one line's start; both"),
+	PARAM_SWEEP(
+		stride, "4", 4, 4096, "bytes",
+		"bytes between counters in the shared layout (a multiple of 4); a sweep such as 4,8,64,128 shows where the line ends"),
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "time",
-	 .kind = CHART_BAR,
-	 .title = "Wall time per round",
-	 .x_label = "threads",
-	 .y_label = "time (s)"},
-	{.id = "overhead",
-	 .kind = CHART_BAR,
-	 .title =
-		 "Overhead: shared-line time divided by separate-line time (100% = no penalty)",
-	 .x_label = "threads",
-	 .y_label = "shared / separate (%)"},
+	CHART("time", CHART_BAR, "Wall time per round", "threads", "time (s)"),
+	CHART("overhead", CHART_BAR,
+	      "Overhead: shared-line time divided by separate-line time (100% = no penalty)",
+	      "threads", "shared / separate (%)"),
 	{0}};
 
 static const char *const summary_keys[] = {"slowdown_*_threads*", "overlap_min",
@@ -87,21 +60,9 @@ static const char *const summary_keys[] = {"slowdown_*_threads*", "overlap_min",
  * the same definition.
  */
 static const struct reference references[] = {
-	{.chart = "overhead",
-	 .series = "article 2007: 4x Pentium 4",
-	 .x = 2,
-	 .y = 390,
-	 .unit = "%"},
-	{.chart = "overhead",
-	 .series = "article 2007: 4x Pentium 4",
-	 .x = 3,
-	 .y = 734,
-	 .unit = "%"},
-	{.chart = "overhead",
-	 .series = "article 2007: 4x Pentium 4",
-	 .x = 4,
-	 .y = 1147,
-	 .unit = "%"},
+	REFERENCE("overhead", "article 2007: 4x Pentium 4", 2, 390, "%"),
+	REFERENCE("overhead", "article 2007: 4x Pentium 4", 3, 734, "%"),
+	REFERENCE("overhead", "article 2007: 4x Pentium 4", 4, 1147, "%"),
 	{0}};
 
 /* The series of the shared layout: run and describe name it alike. */
@@ -153,11 +114,13 @@ static int fs_check(void *arg)
 }
 
 /*
- * Measures one layout for one thread count. Returns 0 and the round times
- * (caller frees res), -ECANCELED, or -errno.
+ * Measures one layout for one thread count and emits its time point,
+ * whose extras carry the cost per increment and the median share of a
+ * round that all threads ran at once. Returns 0, -ECANCELED, or -errno.
  */
 static int measure(struct run_ctx *ctx, const int *cpus, int nthreads,
-		   size_t spacing, struct team_result *res, const char *label)
+		   size_t spacing, const char *label, const char *series,
+		   double *median, double *overlap_min)
 {
 	const struct fs_params *fp = ctx->params;
 	struct fs_job j = {.spacing = spacing,
@@ -167,63 +130,41 @@ static int measure(struct run_ctx *ctx, const int *cpus, int nthreads,
 			       .cpus = cpus,
 			       .arg = &j,
 			       .body = fs_body,
-			       .check = fs_check,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel};
-	size_t bytes = (size_t)nthreads * spacing + 4096;
+			       .check = fs_check};
+	static const char *const keys[] = {"ns_per_increment", "overlap"};
+	double vals[2];
+	struct team_result res;
+	size_t bytes = ((size_t)nthreads * spacing + 4096 + 4095) & ~4095ul;
+	char wrong[96];
 	int rc;
 
-	bytes = (bytes + 4095) & ~(size_t)4095;
 	j.base = aligned_alloc(4096, bytes);
 	if (!j.base)
 		return -ENOMEM;
 	memset(j.base, 0, bytes);
-	rc = team_run(&job, ctx->topo, res);
-	if (rc == 0 || rc == -ECANCELED)
-		sink_placement(ctx->sink, label, res->place, res->nthreads);
-	if (rc == 0 && res->check_rc) {
-		sink_note(
-			ctx->sink, "warn",
-			"%s: a counter did not reach %llu: the kernel is wrong",
-			label, (unsigned long long)j.increments);
-		rc = -EIO;
-	}
+	snprintf(wrong, sizeof(wrong),
+		 "a counter did not reach %llu: the kernel is wrong",
+		 (unsigned long long)j.increments);
+	rc = team_points_run(ctx, &job, &res, label, wrong);
 	free(j.base);
-	return rc;
-}
-
-/*
- * The time point of one layout; its extras carry the cost per increment
- * and the median share of a round that all threads ran at once.
- */
-static void emit_time(struct run_ctx *ctx, const char *series, int nthreads,
-		      const struct team_result *res, double *median_out,
-		      double *overlap_min)
-{
-	struct stats s;
-	const struct fs_params *fp = ctx->params;
-	double incs = (double)fp->increments;
-	static const char *const keys[] = {"ns_per_increment", "overlap"};
-	double vals[2];
-	struct point p = {.chart = "time",
-			  .series = series,
-			  .x = nthreads,
-			  .unit = "s",
-			  .samples = res->seconds,
-			  .nsamples = res->rounds,
-			  .extra_keys = keys,
-			  .extra_vals = vals,
-			  .nextra = 2};
-
-	stats_compute(res->seconds, res->rounds, &s);
-	p.y = s.median;
-	vals[0] = s.median / incs * 1e9;
-	vals[1] = team_overlap_median(res);
+	if (rc)
+		return rc;
+	vals[0] = stats_median(res.seconds, res.rounds) /
+		  (double)fp->increments * 1e9;
+	vals[1] = team_overlap_median(&res);
 	if (nthreads > 1 && vals[1] < *overlap_min)
 		*overlap_min = vals[1];
-	sink_point(ctx->sink, &p);
-	*median_out = s.median;
+	*median = team_points_time(ctx->sink,
+				   (struct point){.chart = "time",
+						  .series = series,
+						  .x = nthreads,
+						  .unit = "s",
+						  .extra_keys = keys,
+						  .extra_vals = vals,
+						  .nextra = 2},
+				   &res, 1);
+	team_result_free(&res);
+	return 0;
 }
 
 static int fs_check_params(const void *params,
@@ -274,19 +215,16 @@ static int fs_run(struct run_ctx *ctx)
 			break;
 		}
 		if (do_sep) {
-			struct team_result res;
 			snprintf(label, sizeof(label),
 				 "threads=%d layout=separate", n);
 			sink_progress(ctx->sink, step, steps, label);
-			rc = measure(ctx, cpus, n, line, &res, label);
+			rc = measure(ctx, cpus, n, line, label, "separate",
+				     &sep, &overlap_min);
 			if (rc)
 				break;
-			emit_time(ctx, "separate", n, &res, &sep, &overlap_min);
-			team_result_free(&res);
 			step++;
 		}
 		for (int si = 0; do_shared && si < strides->n && !rc; si++) {
-			struct team_result res;
 			char series[48];
 			double shared;
 			int stride = strides->v[si];
@@ -297,11 +235,10 @@ static int fs_run(struct run_ctx *ctx)
 				 "threads=%d layout=shared stride=%d", n,
 				 stride);
 			sink_progress(ctx->sink, step, steps, label);
-			rc = measure(ctx, cpus, n, (size_t)stride, &res, label);
+			rc = measure(ctx, cpus, n, (size_t)stride, label,
+				     series, &shared, &overlap_min);
 			if (rc)
 				break;
-			emit_time(ctx, series, n, &res, &shared, &overlap_min);
-			team_result_free(&res);
 			step++;
 			if (do_sep && sep > 0) {
 				double ratio = shared / sep;
@@ -636,27 +573,17 @@ static void fs_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's questions; each run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "shared-line",
-	 .title = "One shared line, two threads",
-	 .question =
-		 "how many times slower are 2 threads when their counters share one cache line?",
-	 .params =
-		 "threads=2 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
-	 .unit = "x",
-	 .answer = "slowdown_2_threads",
-	 .chart = "overhead",
-	 .article =
-		 "390% of the separate-line time with 2 threads on four Pentium 4 processors (2007)",
-	 .article_value = 3.9},
-	{.id = "one-thread",
-	 .title = "One thread alone",
-	 .question =
-		 "with a single thread, how many times slower is the packed layout than the separate one?",
-	 .params =
-		 "threads=1 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
-	 .unit = "x",
-	 .answer = "slowdown_1_threads",
-	 .chart = "overhead"},
+	LESSON("shared-line", "One shared line, two threads",
+	       "how many times slower are 2 threads when their counters share one cache line?",
+	       "threads=2 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
+	       "x", "slowdown_2_threads", "overhead",
+	       .article =
+		       "390% of the separate-line time with 2 threads on four Pentium 4 processors (2007)",
+	       .article_value = 3.9),
+	LESSON("one-thread", "One thread alone",
+	       "with a single thread, how many times slower is the packed layout than the separate one?",
+	       "threads=1 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
+	       "x", "slowdown_1_threads", "overhead"),
 	{0}};
 
 const struct experiment exp_false_sharing = {
@@ -691,17 +618,8 @@ const struct experiment exp_false_sharing = {
 		"threads share one core (SMT siblings share the L1). Sweep the "
 		"stride (4,8,64,128) to watch the penalty vanish once counters "
 		"sit a whole line apart.",
-	.params = params,
-	.params_size = sizeof(struct fs_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(fs),
 	.references = references,
 	.uses_placement = 1,
 	.check = fs_check_params,
-	.run = fs_run,
-	.describe = fs_describe,
-	.precheck = fs_precheck,
-	.estimate = fs_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

@@ -12,6 +12,7 @@
 #include "page_census.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "team_points.h"
 #include "verdict_mem.h"
 #include "workcost.h"
 
@@ -57,110 +58,47 @@ struct mp_params {
 	int migrate_with; /* MIG_* */
 };
 
+#define PARAM_STRUCT struct mp_params
 static const struct param params[] = {
-	{.name = "size",
-	 .type = PARAM_SIZE,
-	 .def = "64M",
-	 .min = 1 << 20,
-	 .max = 1LL << 40,
-	 .unit = "bytes",
-	 .help = "the buffer placed under the policy; default: 4 times the "
-		 "machine's last-level cache (at least 64M), so its reads "
-		 "come from memory; a smaller one is labelled from cache",
-	 .flags = PARAM_F_MEMORY,
-	 .offset = offsetof(struct mp_params, size)},
-	{.name = "policy",
-	 .type = PARAM_ENUM,
-	 .def = "interleave",
-	 .choices = policies,
-	 .help = "default: the first toucher's node; bind: only 'nodes'; "
-		 "preferred: the lowest node of 'nodes' first (MPOL_PREFERRED, "
-		 "the article's rule); interleave: page by page over 'nodes'; "
-		 "local: the toucher's node, said explicitly; preferred_many: "
-		 "any node of 'nodes' first (MPOL_PREFERRED_MANY, Linux 5.15)",
-	 .offset = offsetof(struct mp_params, policy)},
-	{.name = "scope",
-	 .type = PARAM_ENUM,
-	 .def = "vma",
-	 .choices = scopes,
-	 .help = "vma: mbind on the address range before the first touch; "
-		 "task: set_mempolicy in the thread that touches",
-	 .offset = offsetof(struct mp_params, scope)},
-	{.name = "nodes",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "the policy's nodes (e.g. 0,2-3); empty: every node. "
-		 "default and local take none",
-	 .offset = offsetof(struct mp_params, nodes)},
-	{.name = "toucher",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "the node whose CPU touches every page first; empty: the "
-		 "node of the first CPU this process may use",
-	 .offset = offsetof(struct mp_params, toucher)},
-	{.name = "from_nodes",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "read and write the buffer from threads on each of these "
-		 "nodes; empty: every node with CPUs",
-	 .offset = offsetof(struct mp_params, from_nodes)},
-	{.name = "threads",
-	 .type = PARAM_INT,
-	 .def = "1",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "per node",
-	 .help = "threads reading or writing the buffer from each node",
-	 .offset = offsetof(struct mp_params, threads)},
-	{.name = "thp",
-	 .type = PARAM_ENUM,
-	 .def = "off",
-	 .choices = thp_modes,
-	 .help = "transparent huge pages for the buffer: off places it page "
-		 "by page (4 KiB); on asks for 2 MiB pages, which a policy "
-		 "places whole; system: whatever the machine does",
-	 .offset = offsetof(struct mp_params, thp)},
-	{.name = "migrate_to",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "move the pages to this node afterwards; empty: the last "
-		 "node (nothing to move on a machine with one node)",
-	 .offset = offsetof(struct mp_params, migrate_to)},
-	{.name = "migrate_with",
-	 .type = PARAM_ENUM,
-	 .def = "both",
-	 .choices = migrations,
-	 .help = "mbind: mbind(MPOL_MF_MOVE); mbind_strict: with "
-		 "MPOL_MF_STRICT; move_pages: move_pages; both: mbind+strict "
-		 "there, then move_pages back to where each page was; "
-		 "move_all: MPOL_MF_MOVE_ALL (needs CAP_SYS_NICE); none",
-	 .offset = offsetof(struct mp_params, migrate_with)},
+	PARAM_SIZE(
+		size, "64M", 1 << 20, 1LL << 40, "bytes",
+		"the buffer placed under the policy; default: 4 times the machine's last-level cache (at least 64M), so its reads come from memory; a smaller one is labelled from cache",
+		.flags = PARAM_F_MEMORY),
+	PARAM_ENUM(
+		policy, "interleave", policies,
+		"default: the first toucher's node; bind: only 'nodes'; preferred: the lowest node of 'nodes' first (MPOL_PREFERRED, the article's rule); interleave: page by page over 'nodes'; local: the toucher's node, said explicitly; preferred_many: any node of 'nodes' first (MPOL_PREFERRED_MANY, Linux 5.15)"),
+	PARAM_ENUM(
+		scope, "vma", scopes,
+		"vma: mbind on the address range before the first touch; task: set_mempolicy in the thread that touches"),
+	PARAM_NODELIST(
+		nodes, "", 0, NMEM_MAX_NODE - 1,
+		"the policy's nodes (e.g. 0,2-3); empty: every node. default and local take none"),
+	PARAM_NODELIST(
+		toucher, "", 0, NMEM_MAX_NODE - 1,
+		"the node whose CPU touches every page first; empty: the node of the first CPU this process may use"),
+	PARAM_NODELIST(
+		from_nodes, "", 0, NMEM_MAX_NODE - 1,
+		"read and write the buffer from threads on each of these nodes; empty: every node with CPUs"),
+	PARAM_INT(threads, "1", 1, 1024, "per node",
+		  "threads reading or writing the buffer from each node"),
+	PARAM_ENUM(
+		thp, "off", thp_modes,
+		"transparent huge pages for the buffer: off places it page by page (4 KiB); on asks for 2 MiB pages, which a policy places whole; system: whatever the machine does"),
+	PARAM_NODELIST(
+		migrate_to, "", 0, NMEM_MAX_NODE - 1,
+		"move the pages to this node afterwards; empty: the last node (nothing to move on a machine with one node)"),
+	PARAM_ENUM(
+		migrate_with, "both", migrations,
+		"mbind: mbind(MPOL_MF_MOVE); mbind_strict: with MPOL_MF_STRICT; move_pages: move_pages; both: mbind+strict there, then move_pages back to where each page was; move_all: MPOL_MF_MOVE_ALL (needs CAP_SYS_NICE); none"),
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "pages",
-	 .kind = CHART_BAR,
-	 .title = "Where the pages are (move_pages)",
-	 .x_label = "node",
-	 .y_label = "pages"},
-	{.id = "bandwidth",
-	 .kind = CHART_BAR,
-	 .title = "Bandwidth on the buffer from threads on each node",
-	 .x_label = "threads on node",
-	 .y_label = "GB/s"},
-	{.id = "migration",
-	 .kind = CHART_BAR,
-	 .title = "Page migration rate",
-	 .x_label = "how",
-	 .y_label = "GB/s"},
+	CHART("pages", CHART_BAR, "Where the pages are (move_pages)", "node",
+	      "pages"),
+	CHART("bandwidth", CHART_BAR,
+	      "Bandwidth on the buffer from threads on each node",
+	      "threads on node", "GB/s"),
+	CHART("migration", CHART_BAR, "Page migration rate", "how", "GB/s"),
 	{0}};
 
 static const char *const summary_keys[] = {
@@ -471,22 +409,13 @@ static int measure_from(struct run_ctx *ctx, struct nmem_buf *b,
 			     .dst = slices,
 			     .src = slices,
 			     .bytes = bytes,
-			     .passes = 1,
-			     .warmup = (int)ctx->common.warmup,
-			     .repeat = (int)ctx->common.repeat,
-			     .cancel = ctx->cancel};
-	rc = bw_measure(&job, ctx->topo, res);
-	if (rc)
-		return rc;
-	if (res->check_rc) {
-		sink_note(
-			ctx->sink, "warn",
-			"the %s loop from node %d gave wrong data: the kernel is wrong",
-			bw_op_names[op], node);
-		bw_result_free(res);
-		return -EIO;
-	}
-	return 0;
+			     .passes = 1};
+
+	snprintf(
+		msg, sizeof(msg),
+		"the %s loop from node %d gave wrong data: the kernel is wrong",
+		bw_op_names[op], node);
+	return team_points_bw(ctx, &job, res, msg);
 }
 
 /* Read and write from each from-node; returns the reads' medians in gbps[]. */
@@ -925,14 +854,10 @@ static void mp_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "interleave",
-	 .title = "Where interleaved pages land",
-	 .question =
-		 "of 4096 pages interleaved over every node, how many land on node 0?",
-	 .params = "size=16M policy=interleave repeat=2",
-	 .unit = "pages",
-	 .answer = "touch_pages_node0",
-	 .chart = "pages"},
+	LESSON("interleave", "Where interleaved pages land",
+	       "of 4096 pages interleaved over every node, how many land on node 0?",
+	       "size=16M policy=interleave repeat=2", "pages",
+	       "touch_pages_node0", "pages"),
 	{0}};
 
 const struct experiment exp_memory_policy = {
@@ -977,16 +902,7 @@ const struct experiment exp_memory_policy = {
 		"of itself that any cache could keep between passes, so the figures "
 		"are memory's. A smaller buffer is allowed, and its figures are "
 		"labelled from cache.",
-	.params = params,
-	.params_size = sizeof(struct mp_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(mp),
 	.min_nodes = 2,
 	.check = mp_check,
-	.precheck = mp_precheck,
-	.run = mp_run,
-	.describe = mp_describe,
-	.estimate = mp_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

@@ -54,43 +54,25 @@ struct ps_params {
 	unsigned steps; /* bit per enum ps_step */
 };
 
+#define PARAM_STRUCT struct ps_params
 static const struct param params[] = {
-	{.name = "size",
-	 .type = PARAM_SIZE,
-	 .def = "4M",
-	 .min = 64 << 10,
-	 .max = 1LL << 34,
-	 .unit = "bytes",
-	 .help = "the buffer each step places (the migration moves this much)",
-	 .offset = offsetof(struct ps_params, size)},
-	{.name = "nodes",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "two nodes a,b: pages start on a and the steps send them to b; "
-		 "empty: the lowest and the highest node this process may use",
-	 .offset = offsetof(struct ps_params, nodes)},
-	{.name = "steps",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = steps,
-	 .help = "which of the article's statements to try",
-	 .offset = offsetof(struct ps_params, steps)},
+	PARAM_SIZE(
+		size, "4M", 64 << 10, 1LL << 34, "bytes",
+		"the buffer each step places (the migration moves this much)"),
+	PARAM_NODELIST(
+		nodes, "", 0, NMEM_MAX_NODE - 1,
+		"two nodes a,b: pages start on a and the steps send them to b; empty: the lowest and the highest node this process may use"),
+	PARAM_SET(steps, "all", steps,
+		  "which of the article's statements to try"),
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "steps",
-	 .kind = CHART_BAR,
-	 .title = "How much of each step went as the article says",
-	 .x_label = "step",
-	 .y_label = "pages or answers as predicted (%)"},
-	{.id = "migrate",
-	 .kind = CHART_BAR,
-	 .title =
-		 "migrate_pages: a whole process's pages moved between two nodes",
-	 .x_label = "direction",
-	 .y_label = "GB/s"},
+	CHART("steps", CHART_BAR,
+	      "How much of each step went as the article says", "step",
+	      "pages or answers as predicted (%)"),
+	CHART("migrate", CHART_BAR,
+	      "migrate_pages: a whole process's pages moved between two nodes",
+	      "direction", "GB/s"),
 	{0}};
 
 static const char *const summary_keys[] = {
@@ -921,14 +903,9 @@ static void ps_estimate(const void *params, const struct common_params *common,
 }
 
 static const struct lesson lessons[] = {
-	{.id = "after-touch",
-	 .title = "A policy set after the first touch",
-	 .question =
-		 "mbind names another node after 1,024 pages were touched: how many of them stay where they were?",
-	 .params = "repeat=1 warmup=0",
-	 .unit = "pages",
-	 .answer = "after_touch_old_on_a",
-	 .chart = "steps"},
+	LESSON("after-touch", "A policy set after the first touch",
+	       "mbind names another node after 1,024 pages were touched: how many of them stay where they were?",
+	       "repeat=1 warmup=0", "pages", "after_touch_old_on_a", "steps"),
 	{0}};
 
 /*
@@ -971,15 +948,7 @@ const struct experiment exp_memory_policy_semantics = {
 		"On a machine with one node every page lands there whatever the "
 		"policy, so most trials cannot tell anything apart; the run says so "
 		"per step.",
-	.params = params,
-	.params_size = sizeof(struct ps_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(ps),
 	.min_nodes = 2,
 	.check = ps_check,
-	.precheck = ps_precheck,
-	.run = ps_run,
-	.describe = ps_describe,
-	.estimate = ps_estimate,
-	.lessons = lessons,
 };

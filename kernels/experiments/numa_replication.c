@@ -12,11 +12,13 @@
 
 #include "bw.h"
 #include "experiment.h"
+#include "node_mem.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "rates.h"
 #include "stats.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 #define NR_MAX_THREADS 1024
@@ -30,92 +32,42 @@ struct nr_params {
 	struct int_list nodes, home;
 };
 
+#define PARAM_STRUCT struct nr_params
 static const struct param params[] = {
-	{.name = "size",
-	 .type = PARAM_SIZE,
-	 .def = "16M",
-	 .min = 64 << 10,
-	 .max = 1LL << 36,
-	 .unit = "bytes",
-	 .help = "the read-only data (one copy) and the writable region that may be migrated",
-	 .offset = offsetof(struct nr_params, size)},
-	{.name = "passes",
-	 .type = PARAM_INT,
-	 .def = "4",
-	 .min = 1,
-	 .max = 10000,
-	 .unit = "sweeps",
-	 .help = "sweeps over the data per thread and round",
-	 .offset = offsetof(struct nr_params, passes)},
-	{.name = "updates",
-	 .type = PARAM_INT,
-	 .def = "2000000",
-	 .min = 1,
-	 .max = 10000000000LL,
-	 .unit = "per thread",
-	 .help = "additions into the accumulator per thread and round",
-	 .offset = offsetof(struct nr_params, updates)},
-	{.name = "buckets",
-	 .type = PARAM_INT,
-	 .def = "65536",
-	 .min = 1,
-	 .max = 1 << 26,
-	 .unit = "slots",
-	 .help = "8-byte slots of the accumulator region",
-	 .offset = offsetof(struct nr_params, buckets)},
-	{.name = "threads",
-	 .type = PARAM_INT,
-	 .def = "1",
-	 .min = 1,
-	 .max = NR_MAX_THREADS,
-	 .unit = "per node",
-	 .help = "threads on each node",
-	 .offset = offsetof(struct nr_params, threads)},
-	{.name = "nodes",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "nodes whose threads take part; empty: every node with cpus and memory",
-	 .offset = offsetof(struct nr_params, nodes)},
-	{.name = "home",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "the node holding the single copy and the shared accumulator; empty: the first of 'nodes'",
-	 .offset = offsetof(struct nr_params, home)},
+	PARAM_SIZE(
+		size, "16M", 64 << 10, 1LL << 36, "bytes",
+		"the read-only data (one copy) and the writable region that may be migrated"),
+	PARAM_INT(passes, "4", 1, 10000, "sweeps",
+		  "sweeps over the data per thread and round"),
+	PARAM_INT(updates, "2000000", 1, 10000000000LL, "per thread",
+		  "additions into the accumulator per thread and round"),
+	PARAM_INT(buckets, "65536", 1, 1 << 26, "slots",
+		  "8-byte slots of the accumulator region"),
+	PARAM_INT(threads, "1", 1, NR_MAX_THREADS, "per node",
+		  "threads on each node"),
+	PARAM_NODELIST(
+		nodes, "", 0, NMEM_MAX_NODE - 1,
+		"nodes whose threads take part; empty: every node with cpus and memory"),
+	PARAM_NODELIST(
+		home, "", 0, NMEM_MAX_NODE - 1,
+		"the node holding the single copy and the shared accumulator; empty: the first of 'nodes'"),
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "read",
-	 .kind = CHART_BAR,
-	 .title =
-		 "Reading the read-only data: one copy, or the copy of the reader's node",
-	 .x_label = "node of the reading thread",
-	 .y_label = "GB/s per thread"},
-	{.id = "memory",
-	 .kind = CHART_BAR,
-	 .title = "What replication costs in memory",
-	 .x_label = "layout",
-	 .y_label = "MiB"},
-	{.id = "accumulate",
-	 .kind = CHART_BAR,
-	 .title =
-		 "Accumulating: one shared region, or a region per node combined at the end",
-	 .x_label = "layout",
-	 .y_label = "ms per round"},
-	{.id = "pass_time",
-	 .kind = CHART_BAR,
-	 .title = "One pass over the writable region, from the local node",
-	 .x_label = "where the region is",
-	 .y_label = "ms per pass"},
-	{.id = "migration",
-	 .kind = CHART_LINE,
-	 .title =
-		 "Total time over many passes: stay remote, or migrate first (they cross at the break-even)",
-	 .x_label = "passes",
-	 .y_label = "ms"},
+	CHART("read", CHART_BAR,
+	      "Reading the read-only data: one copy, or the copy of the reader's node",
+	      "node of the reading thread", "GB/s per thread"),
+	CHART("memory", CHART_BAR, "What replication costs in memory", "layout",
+	      "MiB"),
+	CHART("accumulate", CHART_BAR,
+	      "Accumulating: one shared region, or a region per node combined at the end",
+	      "layout", "ms per round"),
+	CHART("pass_time", CHART_BAR,
+	      "One pass over the writable region, from the local node",
+	      "where the region is", "ms per pass"),
+	CHART("migration", CHART_LINE,
+	      "Total time over many passes: stay remote, or migrate first (they cross at the break-even)",
+	      "passes", "ms"),
 	{0}};
 
 static const char *const summary_keys[] = {"nodes_used",
@@ -227,46 +179,6 @@ static int farthest(const struct topo *t, const struct nr_plan *pl, int local)
 	return best;
 }
 
-/* Counts pages of b on node and elsewhere (absent pages count as elsewhere). */
-static int census_on(const struct nmem_buf *b, int node, size_t *on,
-		     size_t *off)
-{
-	int *st = malloc(sizeof(int) * (b->npages ? b->npages : 1));
-	int rc;
-
-	*on = *off = 0;
-	if (!st)
-		return -ENOMEM;
-	rc = nmem_where(b, st);
-	for (size_t i = 0; !rc && i < b->npages; i++) {
-		if (st[i] == node)
-			(*on)++;
-		else
-			(*off)++;
-	}
-	free(st);
-	return rc;
-}
-
-static int alloc_on(const struct topo *t, int node, size_t len,
-		    struct nmem_buf *b, struct sink *s)
-{
-	int32_t n = node;
-	struct nmem_spec spec = {.len = len,
-				 .policy = NMEM_BIND,
-				 .scope = NMEM_VMA,
-				 .nodes = &n,
-				 .nnodes = 1,
-				 .thp = -1};
-	char msg[200];
-	int rc = nmem_alloc(&spec, t, b, msg, sizeof(msg));
-
-	if (rc)
-		sink_note(s, "warn", "cannot allocate %zu bytes on node %d: %s",
-			  len, node, msg);
-	return rc;
-}
-
 /* --- read-only data: one copy, or local_data() --- */
 
 struct replicas {
@@ -295,8 +207,8 @@ static const char *local_data(struct replicas *r)
 	pthread_mutex_lock(&r->lock);
 	if (!r->have[i] && !r->failed) {
 		double t0 = clock_now();
-		int rc = alloc_on(r->topo, r->topo->node[i].os, r->master->len,
-				  &r->copy[i], NULL);
+		int rc = nmem_alloc_on(NULL, r->topo, r->topo->node[i].os,
+				       r->master->len, -1, &r->copy[i]);
 		if (rc) {
 			r->failed = rc;
 		} else {
@@ -422,25 +334,15 @@ static int run_read(struct run_ctx *ctx, const struct nr_plan *pl,
 			       .arg = j,
 			       .setup = read_setup,
 			       .body = read_body,
-			       .check = read_check,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel};
-	rc = team_run(&job, ctx->topo, &res);
-	if (rc == 0 || rc == -ECANCELED)
-		sink_placement(ctx->sink, label, res.place, res.nthreads);
-	if (rc == 0 && res.check_rc) {
-		sink_note(
-			ctx->sink, "warn",
-			"%s: a thread read a wrong sum or had no copy: the kernel is wrong",
-			label);
-		rc = -EIO;
-	}
-	if (rc == 0)
+			       .check = read_check};
+	rc = team_points_run(
+		ctx, &job, &res, label,
+		"a thread read a wrong sum or had no copy: the kernel is wrong");
+	if (rc == 0) {
 		emit_reads(ctx, pl, j, res.rounds, (int)ctx->common.warmup,
 			   series);
-	if (rc == 0 || rc == -ECANCELED)
 		team_result_free(&res);
+	}
 	free(j->sec);
 	free(j);
 	return rc;
@@ -459,7 +361,8 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 
 	if (!rep)
 		return -ENOMEM;
-	rc = alloc_on(t, pl->home, (size_t)p->size, &master, ctx->sink);
+	rc = nmem_alloc_on(ctx->sink, t, pl->home, (size_t)p->size, -1,
+			   &master);
 	if (rc) {
 		free(rep);
 		return rc;
@@ -470,7 +373,7 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 	sink_progress(ctx->sink, 0, 4, "read-only data: one copy");
 	rc = run_read(ctx, pl, &master, NULL, expect, SERIES_SINGLE,
 		      "one copy");
-	if (!rc && !census_on(&master, pl->home, &on, &off)) {
+	if (!rc && !nmem_count_on(&master, pl->home, &on, &off)) {
 		sink_summary(ctx->sink, "single_pages_home", (double)on,
 			     "pages");
 		sink_summary(ctx->sink, "single_pages_elsewhere", (double)off,
@@ -492,7 +395,8 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 				continue;
 			ncopies++;
 			setup += rep->setup_s[i];
-			if (census_on(&rep->copy[i], t->node[i].os, &on, &off))
+			if (nmem_count_on(&rep->copy[i], t->node[i].os, &on,
+					  &off))
 				continue;
 			snprintf(key, sizeof(key), "replica_node%d_pages_local",
 				 t->node[i].os);
@@ -558,11 +462,14 @@ static void acc_body(void *arg, int tid, int round)
 	}
 }
 
-static double median_ms(const struct team_result *res, double *v)
+/* The template of a point of the accumulate chart's updates. */
+static struct point updates_point(int x, const char *label)
 {
-	for (int i = 0; i < res->rounds; i++)
-		v[i] = res->seconds[i] * 1e3;
-	return stats_median(v, res->rounds);
+	return (struct point){.chart = "accumulate",
+			      .series = "updates",
+			      .x = x,
+			      .x_label = label,
+			      .unit = "ms"};
 }
 
 static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
@@ -573,25 +480,24 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 	struct nmem_buf shared, per[TOPO_MAX_NODES];
 	struct acc_job *j = calloc(1, sizeof(*j));
 	uint64_t *sum = calloc((size_t)p->buckets, sizeof(uint64_t));
-	double *v = calloc((size_t)ctx->common.repeat + 1, sizeof(double));
 	int nper = 0, rc;
 	size_t on, off;
 
 	memset(per, 0, sizeof(per));
-	if (!j || !sum || !v) {
+	if (!j || !sum) {
 		free(j);
 		free(sum);
-		free(v);
 		return -ENOMEM;
 	}
 	j->updates = (uint64_t)p->updates;
 	j->buckets = (uint64_t)p->buckets;
-	rc = alloc_on(t, pl->home, len, &shared, ctx->sink);
+	rc = nmem_alloc_on(ctx->sink, t, pl->home, len, -1, &shared);
 	if (rc)
 		goto out_free;
 	memset(shared.base, 0, shared.len);
 	for (nper = 0; nper < pl->nnodes && !rc; nper++) {
-		rc = alloc_on(t, pl->nodes[nper], len, &per[nper], ctx->sink);
+		rc = nmem_alloc_on(ctx->sink, t, pl->nodes[nper], len, -1,
+				   &per[nper]);
 		if (!rc)
 			memset(per[nper].base, 0, per[nper].len);
 	}
@@ -603,29 +509,17 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 	struct team_job job = {.nthreads = pl->nthreads,
 			       .cpus = pl->cpus,
 			       .arg = j,
-			       .body = acc_body,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel};
+			       .body = acc_body};
 	struct team_result res;
-	double shared_ms, per_ms, combine_ms;
+	double combine_ms;
 
 	for (int i = 0; i < pl->nthreads; i++)
 		j->region[i] = (uint64_t *)shared.base;
 	sink_progress(ctx->sink, 2, 4, "accumulate: one shared region");
-	rc = team_run(&job, t, &res);
+	rc = team_points_run(ctx, &job, &res, ACC_SHARED, NULL);
 	if (rc)
 		goto out;
-	sink_placement(ctx->sink, ACC_SHARED, res.place, res.nthreads);
-	shared_ms = median_ms(&res, v);
-	sink_point(ctx->sink, &(struct point){.chart = "accumulate",
-					      .series = "updates",
-					      .x = 0,
-					      .x_label = ACC_SHARED,
-					      .y = shared_ms,
-					      .unit = "ms",
-					      .samples = v,
-					      .nsamples = res.rounds});
+	team_points_time(ctx->sink, updates_point(0, ACC_SHARED), &res, 1e3);
 	team_result_free(&res);
 
 	for (int i = 0; i < pl->nthreads; i++)
@@ -633,19 +527,10 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 			if (pl->nodes[n] == pl->node_of[i])
 				j->region[i] = (uint64_t *)per[n].base;
 	sink_progress(ctx->sink, 2.5, 4, "accumulate: a region per node");
-	rc = team_run(&job, t, &res);
+	rc = team_points_run(ctx, &job, &res, ACC_PER_NODE, NULL);
 	if (rc)
 		goto out;
-	sink_placement(ctx->sink, ACC_PER_NODE, res.place, res.nthreads);
-	per_ms = median_ms(&res, v);
-	sink_point(ctx->sink, &(struct point){.chart = "accumulate",
-					      .series = "updates",
-					      .x = 1,
-					      .x_label = ACC_PER_NODE,
-					      .y = per_ms,
-					      .unit = "ms",
-					      .samples = v,
-					      .nsamples = res.rounds});
+	team_points_time(ctx->sink, updates_point(1, ACC_PER_NODE), &res, 1e3);
 	team_result_free(&res);
 
 	/* the combine, as the thread that wants the total would do it */
@@ -665,12 +550,12 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 	sink_summary(ctx->sink, "combine_ms", combine_ms, "ms");
 	sink_summary(ctx->sink, "accumulate_equal",
 		     memcmp(sum, shared.base, len) == 0, NULL);
-	if (!census_on(&shared, pl->home, &on, &off))
+	if (!nmem_count_on(&shared, pl->home, &on, &off))
 		sink_summary(ctx->sink, "shared_region_pages_home", (double)on,
 			     "pages");
 	for (int n = 0; n < pl->nnodes; n++) {
 		char key[64];
-		if (census_on(&per[n], pl->nodes[n], &on, &off))
+		if (nmem_count_on(&per[n], pl->nodes[n], &on, &off))
 			continue;
 		snprintf(key, sizeof(key), "region_node%d_pages_local",
 			 pl->nodes[n]);
@@ -686,7 +571,6 @@ out:
 out_free:
 	free(j);
 	free(sum);
-	free(v);
 	return rc;
 }
 
@@ -712,33 +596,21 @@ static void pass_body(void *arg, int tid, int round)
 static int time_passes(struct run_ctx *ctx, struct pass_job *pj, int cpu,
 		       const char *label, double *ms_per_pass)
 {
-	int reps = ctx->common.repeat > 0 ? (int)ctx->common.repeat : 1;
-	double v[reps];
-	struct team_job job = {.nthreads = 1,
-			       .cpus = &cpu,
-			       .arg = pj,
-			       .body = pass_body,
-			       .warmup = (int)ctx->common.warmup,
-			       .repeat = (int)ctx->common.repeat,
-			       .cancel = ctx->cancel};
+	struct team_job job = {
+		.nthreads = 1, .cpus = &cpu, .arg = pj, .body = pass_body};
 	struct team_result res;
-	int rc = team_run(&job, ctx->topo, &res);
+	int rc = team_points_run(ctx, &job, &res, label, NULL);
 
 	if (rc)
 		return rc;
-	sink_placement(ctx->sink, label, res.place, res.nthreads);
-	for (int i = 0; i < res.rounds; i++)
-		v[i] = res.seconds[i] * 1e3 / pj->passes;
-	*ms_per_pass = stats_median(v, res.rounds);
-	sink_point(ctx->sink,
-		   &(struct point){.chart = "pass_time",
-				   .series = "pass",
-				   .x = strcmp(label, PASS_REMOTE) ? 1 : 0,
-				   .x_label = label,
-				   .y = *ms_per_pass,
-				   .unit = "ms",
-				   .samples = v,
-				   .nsamples = res.rounds});
+	*ms_per_pass = team_points_time(
+		ctx->sink,
+		(struct point){.chart = "pass_time",
+			       .series = "pass",
+			       .x = strcmp(label, PASS_REMOTE) ? 1 : 0,
+			       .x_label = label,
+			       .unit = "ms"},
+		&res, 1e3 / pj->passes);
 	team_result_free(&res);
 	return 0;
 }
@@ -783,14 +655,14 @@ static int part_migrate(struct run_ctx *ctx, const struct nr_plan *pl)
 		return 0;
 	sink_summary(ctx->sink, "local_node", local, NULL);
 	sink_summary(ctx->sink, "remote_node", remote, NULL);
-	rc = alloc_on(t, remote, (size_t)p->size, &b, ctx->sink);
+	rc = nmem_alloc_on(ctx->sink, t, remote, (size_t)p->size, -1, &b);
 	if (rc)
 		return rc;
 	memset(b.base, 1, b.len);
 	pj = (struct pass_job){.base = b.base,
 			       .len = b.len / BW_CHUNK * BW_CHUNK,
 			       .passes = (int)p->passes};
-	if (!census_on(&b, remote, &on, &off))
+	if (!nmem_count_on(&b, remote, &on, &off))
 		sink_summary(ctx->sink, "migration_pages_before_remote",
 			     (double)on, "pages");
 	sink_progress(ctx->sink, 3, 4,
@@ -814,7 +686,7 @@ static int part_migrate(struct run_ctx *ctx, const struct nr_plan *pl)
 	sink_summary(ctx->sink, "migration_moved", (double)m.moved, "pages");
 	sink_summary(ctx->sink, "migration_failed", (double)m.failed, "pages");
 	sink_summary(ctx->sink, "migration_ms", m.seconds * 1e3, "ms");
-	if (!census_on(&b, local, &on, &off))
+	if (!nmem_count_on(&b, local, &on, &off))
 		sink_summary(ctx->sink, "migration_pages_after_local",
 			     (double)on, "pages");
 	rc = time_passes(ctx, &pj, cpu, PASS_LOCAL, &local_ms);
@@ -1176,14 +1048,9 @@ static void nr_estimate(const void *params, const struct common_params *common,
 }
 
 static const struct lesson lessons[] = {
-	{.id = "copy-cost",
-	 .title = "What a copy per node costs",
-	 .question =
-		 "how many milliseconds does making one copy of the data per node take here?",
-	 .params = "repeat=3 warmup=1",
-	 .unit = "ms",
-	 .answer = "replica_setup_ms",
-	 .chart = "memory"},
+	LESSON("copy-cost", "What a copy per node costs",
+	       "how many milliseconds does making one copy of the data per node take here?",
+	       "repeat=3 warmup=1", "ms", "replica_setup_ms", "memory"),
 	{0}};
 
 const struct experiment exp_numa_replication = {
@@ -1224,15 +1091,7 @@ const struct experiment exp_numa_replication = {
 		"pages are checked with move_pages. On a machine with one node "
 		"all of this is local either way: the run still measures the "
 		"costs, and says what it cannot show.",
-	.params = params,
-	.params_size = sizeof(struct nr_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(nr),
 	.min_nodes = 2,
 	.check = nr_check,
-	.precheck = nr_precheck,
-	.run = nr_run,
-	.describe = nr_describe,
-	.estimate = nr_estimate,
-	.lessons = lessons,
 };

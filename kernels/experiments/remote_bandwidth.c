@@ -8,11 +8,13 @@
 
 #include "bw.h"
 #include "experiment.h"
+#include "node_mem.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "pair_plan.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "team_points.h"
 #include "verdict_mem.h"
 #include "workcost.h"
 
@@ -49,94 +51,45 @@ static void cells_default(const struct topo *t, char *buf, size_t len)
 		 t->nnodes <= RB_FULL_UP_TO ? "full" : "by_distance");
 }
 
+#define PARAM_STRUCT struct rb_params
 static const struct param params[] = {
-	{.name = "size",
-	 .type = PARAM_SIZE,
-	 .def = "64M",
-	 .min = 1 << 20,
-	 .max = 1LL << 40,
-	 .unit = "bytes",
-	 .help = "the buffer bound to each memory node; default: 4 times the "
-		 "machine's last-level cache (at least 64M), so it streams from "
-		 "memory; a smaller one is labelled from cache",
-	 .flags = PARAM_F_MEMORY,
-	 .offset = offsetof(struct rb_params, size)},
-	{.name = "threads",
-	 .type = PARAM_INT,
-	 .def = "1",
-	 .min = 1,
-	 .max = 1024,
-	 .unit = "per node",
-	 .help = "threads on the CPU node that stream over the buffer together",
-	 .offset = offsetof(struct rb_params, threads)},
-	{.name = "nodes",
-	 .type = PARAM_NODELIST,
-	 .def = "",
-	 .min = 0,
-	 .max = NMEM_MAX_NODE - 1,
-	 .help = "the nodes of the matrix (e.g. 0-3); empty: every node",
-	 .offset = offsetof(struct rb_params, nodes)},
-	{.name = "ops",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = ops,
-	 .help = "which matrices: write, read",
-	 .offset = offsetof(struct rb_params, ops)},
-	{.name = "kinds",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = kinds,
-	 .help = "store kinds for the write matrix: regular, nontemporal "
-		 "(streaming stores), prefetchw (prefetch for write ahead of the "
-		 "stores, where the CPU has it)",
-	 .offset = offsetof(struct rb_params, kinds)},
-	{.name = "mixed",
-	 .type = PARAM_ENUM,
-	 .def = "yes",
-	 .choices = yesno,
-	 .help = "also run every node at once: read local and write local, "
-		 "against read local and write to another node (6.5.8)",
-	 .offset = offsetof(struct rb_params, mixed)},
-	{.name = "cells",
-	 .type = PARAM_ENUM,
-	 .def = "full",
-	 .choices = cell_modes,
-	 .help = "full: every (cpu node, memory node) cell; by_distance: 3 "
-		 "cells of each numa distance (local, one hop, two hops...); "
-		 "default: full up to 8 nodes, by_distance above",
-	 .offset = offsetof(struct rb_params, cells),
-	 .machine_def = cells_default},
+	PARAM_SIZE(
+		size, "64M", 1 << 20, 1LL << 40, "bytes",
+		"the buffer bound to each memory node; default: 4 times the machine's last-level cache (at least 64M), so it streams from memory; a smaller one is labelled from cache",
+		.flags = PARAM_F_MEMORY),
+	PARAM_INT(
+		threads, "1", 1, 1024, "per node",
+		"threads on the CPU node that stream over the buffer together"),
+	PARAM_NODELIST(nodes, "", 0, NMEM_MAX_NODE - 1,
+		       "the nodes of the matrix (e.g. 0-3); empty: every node"),
+	PARAM_SET(ops, "all", ops, "which matrices: write, read"),
+	PARAM_SET(
+		kinds, "all", kinds,
+		"store kinds for the write matrix: regular, nontemporal (streaming stores), prefetchw (prefetch for write ahead of the stores, where the CPU has it)"),
+	PARAM_ENUM(
+		mixed, "yes", yesno,
+		"also run every node at once: read local and write local, against read local and write to another node (6.5.8)"),
+	PARAM_ENUM(
+		cells, "full", cell_modes,
+		"full: every (cpu node, memory node) cell; by_distance: 3 cells of each numa distance (local, one hop, two hops...); default: full up to 8 nodes, by_distance above",
+		.machine_def = cells_default),
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "write_regular",
-	 .kind = CHART_HEATMAP,
-	 .title =
-		 "Write, regular stores (GB/s): threads on the row's node, memory on the column's",
-	 .x_label = "memory node",
-	 .y_label = "CPU node"},
-	{.id = "write_nontemporal",
-	 .kind = CHART_HEATMAP,
-	 .title = "Write, non-temporal stores (GB/s)",
-	 .x_label = "memory node",
-	 .y_label = "CPU node"},
-	{.id = "write_prefetchw",
-	 .kind = CHART_HEATMAP,
-	 .title = "Write, prefetchw before the stores (GB/s)",
-	 .x_label = "memory node",
-	 .y_label = "CPU node"},
-	{.id = "read",
-	 .kind = CHART_HEATMAP,
-	 .title =
-		 "Read (GB/s): threads on the row's node, memory on the column's",
-	 .x_label = "memory node",
-	 .y_label = "CPU node"},
-	{.id = "mixed",
-	 .kind = CHART_BAR,
-	 .title =
-		 "Every node at once: copy to local memory, or to another node's",
-	 .x_label = "where the copies go",
-	 .y_label = "GB/s, all nodes together"},
+	CHART("write_regular", CHART_HEATMAP,
+	      "Write, regular stores (GB/s): threads on the row's node, memory on the column's",
+	      "memory node", "CPU node"),
+	CHART("write_nontemporal", CHART_HEATMAP,
+	      "Write, non-temporal stores (GB/s)", "memory node", "CPU node"),
+	CHART("write_prefetchw", CHART_HEATMAP,
+	      "Write, prefetchw before the stores (GB/s)", "memory node",
+	      "CPU node"),
+	CHART("read", CHART_HEATMAP,
+	      "Read (GB/s): threads on the row's node, memory on the column's",
+	      "memory node", "CPU node"),
+	CHART("mixed", CHART_BAR,
+	      "Every node at once: copy to local memory, or to another node's",
+	      "where the copies go", "GB/s, all nodes together"),
 	{0}};
 
 static const char *const summary_keys[] = {
@@ -282,36 +235,14 @@ static void emit_cell(struct run_ctx *ctx, const char *chart, int row, int col,
 	sink_cell(ctx->sink, &c);
 }
 
-/* Binds size bytes to node (when binding is allowed). */
-static int alloc_on(struct run_ctx *ctx, int node, size_t size,
-		    struct nmem_buf *b)
-{
-	char msg[PARAM_ERR_LEN];
-	struct nmem_spec s = {.len = size,
-			      .policy = nmem_caps()->policy ? NMEM_BIND
-							    : NMEM_DEFAULT,
-			      .scope = NMEM_VMA,
-			      .nodes = &node,
-			      .nnodes = 1};
-	int rc = nmem_alloc(&s, ctx->topo, b, msg, sizeof(msg));
-
-	if (rc)
-		sink_note(ctx->sink, "warn", "%s", msg);
-	return rc;
-}
-
 /* Checks that the buffer's pages are all on node; a warning when not. */
 static void verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node)
 {
-	int *status = malloc(sizeof(int) * b->npages);
 	struct nmem_census c;
 	char key[48];
 
-	if (!status || !nmem_caps()->move_pages || nmem_where(b, status)) {
-		free(status);
+	if (!nmem_caps()->move_pages || nmem_census_on(b, node, &c))
 		return;
-	}
-	nmem_census_of(status, b->npages, &node, 1, &c);
 	snprintf(key, sizeof(key), "pages_off_node%d", node);
 	sink_summary(ctx->sink, key, (double)(c.forbidden + c.absent), "pages");
 	if (c.forbidden || c.absent)
@@ -319,7 +250,6 @@ static void verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node)
 			ctx->sink, "warn",
 			"the buffer bound to node %d has %zu of %zu pages elsewhere or missing: its column is not clean",
 			node, c.forbidden + c.absent, c.npages);
-	free(status);
 }
 
 struct means {
@@ -352,22 +282,13 @@ static int measure(struct run_ctx *ctx, enum bw_op op, const int *cpus,
 			     .src = src,
 			     .bytes = bytes,
 			     .passes = 1,
-			     .touch = touch,
-			     .warmup = (int)ctx->common.warmup,
-			     .repeat = (int)ctx->common.repeat,
-			     .cancel = ctx->cancel};
-	int rc = bw_measure(&job, ctx->topo, res);
+			     .touch = touch};
+	char wrong[96];
 
-	if (rc)
-		return rc;
-	if (res->check_rc) {
-		sink_note(ctx->sink, "warn",
-			  "the %s loop gave wrong data: the kernel is wrong",
-			  bw_op_names[op]);
-		bw_result_free(res);
-		return -EIO;
-	}
-	return 0;
+	snprintf(wrong, sizeof(wrong),
+		 "the %s loop gave wrong data: the kernel is wrong",
+		 bw_op_names[op]);
+	return team_points_bw(ctx, &job, res, wrong);
 }
 
 /*
@@ -420,7 +341,8 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 		if (!any)
 			continue;
 		if (col_ok) {
-			rc = alloc_on(ctx, nodes[j], size, &b);
+			rc = nmem_alloc_on(ctx->sink, ctx->topo, nodes[j], size,
+					   0, &b);
 			if (rc)
 				break;
 			bytes = bw_split(b.base, b.len, threads, slices);
@@ -555,11 +477,14 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 	for (int k = 0; k < nuse && !rc; k++) {
 		char msg[PARAM_ERR_LEN];
 		target[k] = nearest_other(t, use, nuse, k);
-		rc = alloc_on(ctx, use[k], size, &src[k]);
+		rc = nmem_alloc_on(ctx->sink, ctx->topo, use[k], size, 0,
+				   &src[k]);
 		if (!rc)
-			rc = alloc_on(ctx, use[k], size, &local[k]);
+			rc = nmem_alloc_on(ctx->sink, ctx->topo, use[k], size,
+					   0, &local[k]);
 		if (!rc && target[k] >= 0)
-			rc = alloc_on(ctx, target[k], size, &remote[k]);
+			rc = nmem_alloc_on(ctx->sink, ctx->topo, target[k],
+					   size, 0, &remote[k]);
 		if (!rc)
 			rc = topo_plan_nodes(t, PLACE_SPREAD, &use[k], 1,
 					     threads, cpus + k * threads, msg,
@@ -954,22 +879,14 @@ static void rb_estimate(const void *params, const struct common_params *common,
 
 /* The classroom's questions; each run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
-	{.id = "local-read",
-	 .title = "Reading your own node's memory",
-	 .question =
-		 "how many GB/s does one thread read from the memory of its own node?",
-	 .params = "size=32M ops=read kinds=regular mixed=no repeat=3",
-	 .unit = "GB/s",
-	 .answer = "read_local_gbps",
-	 .chart = "read"},
-	{.id = "remote-read",
-	 .title = "Reading another node's memory",
-	 .question =
-		 "how much of the local read bandwidth is left when the memory sits on another node?",
-	 .params = "size=32M ops=read kinds=regular mixed=no repeat=3",
-	 .unit = "x",
-	 .answer = "read_remote_over_local",
-	 .chart = "read"},
+	LESSON("local-read", "Reading your own node's memory",
+	       "how many GB/s does one thread read from the memory of its own node?",
+	       "size=32M ops=read kinds=regular mixed=no repeat=3", "GB/s",
+	       "read_local_gbps", "read"),
+	LESSON("remote-read", "Reading another node's memory",
+	       "how much of the local read bandwidth is left when the memory sits on another node?",
+	       "size=32M ops=read kinds=regular mixed=no repeat=3", "x",
+	       "read_remote_over_local", "read"),
 	{0}};
 
 const struct experiment exp_remote_bandwidth = {
@@ -1021,16 +938,7 @@ const struct experiment exp_remote_bandwidth = {
 		"default a few cells of each NUMA distance (cells=by_distance), "
 		"which answers local, one hop, two hops in minutes; cells=full "
 		"measures every cell.",
-	.params = params,
-	.params_size = sizeof(struct rb_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(rb),
 	.min_nodes = 2,
 	.check = rb_check,
-	.precheck = rb_precheck,
-	.run = rb_run,
-	.describe = rb_describe,
-	.estimate = rb_estimate,
-	/* the classroom */
-	.lessons = lessons,
 };

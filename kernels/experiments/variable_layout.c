@@ -17,6 +17,7 @@
 #include "rates.h"
 #include "stats.h"
 #include "team.h"
+#include "team_points.h"
 #include "workcost.h"
 
 #define VL_MAX_THREADS 1024
@@ -42,73 +43,38 @@ struct vl_params {
 	unsigned parts; /* bit (1u << enum vl_part) */
 };
 
+#define PARAM_STRUCT struct vl_params
 static const struct param params[] = {
-	{.name = "threads",
-	 .type = PARAM_INT,
-	 .def = "2",
-	 .min = 1,
-	 .max = VL_MAX_THREADS,
-	 .unit = "threads",
-	 .help = "threads updating their variables (layouts), or one writer "
-		 "and the rest readers (readers)",
-	 .flags = PARAM_F_CPUS,
-	 .offset = offsetof(struct vl_params, threads)},
-	{.name = "ops",
-	 .type = PARAM_INT,
-	 .def = "10000000",
-	 .min = 1,
-	 .max = 10000000000LL,
-	 .unit = "per thread",
-	 .help = "operations per thread and round: updates of a thread's two "
-		 "variables, reads of the read-mostly word, TLS accesses",
-	 .offset = offsetof(struct vl_params, ops)},
-	{.name = "starts",
-	 .type = PARAM_INT,
-	 .def = "200",
-	 .min = 1,
-	 .max = 1000000,
-	 .unit = "threads",
-	 .help = "threads started and joined per round to time TLS set-up",
-	 .offset = offsetof(struct vl_params, starts)},
-	{.name = "parts",
-	 .type = PARAM_SET,
-	 .def = "all",
-	 .choices = parts,
-	 .help = "layouts: four layouts of per-thread variables; readers: a "
-		 "read-mostly word beside a written one or apart; tls_access: "
-		 "TLS in the program or in a dlopen'ed object; thread_start: "
-		 "starting threads with small and large TLS blocks",
-	 .offset = offsetof(struct vl_params, parts)},
+	PARAM_INT(
+		threads, "2", 1, VL_MAX_THREADS, "threads",
+		"threads updating their variables (layouts), or one writer and the rest readers (readers)",
+		.flags = PARAM_F_CPUS),
+	PARAM_INT(
+		ops, "10000000", 1, 10000000000LL, "per thread",
+		"operations per thread and round: updates of a thread's two variables, reads of the read-mostly word, TLS accesses"),
+	PARAM_INT(starts, "200", 1, 1000000, "threads",
+		  "threads started and joined per round to time TLS set-up"),
+	PARAM_SET(
+		parts, "all", parts,
+		"layouts: four layouts of per-thread variables; readers: a read-mostly word beside a written one or apart; tls_access: TLS in the program or in a dlopen'ed object; thread_start: starting threads with small and large TLS blocks"),
 	{0}};
 
 static const struct chart charts[] = {
-	{.id = "layouts",
-	 .kind = CHART_BAR,
-	 .title =
-		 "Time per operation (two updates of a thread's own variables), by layout",
-	 .x_label = "layout",
-	 .y_label = "ns per operation"},
-	{.id = "footprint",
-	 .kind = CHART_BAR,
-	 .title = "Memory each thread's two variables take, by layout",
-	 .x_label = "layout",
-	 .y_label = "bytes per thread"},
-	{.id = "readers",
-	 .kind = CHART_BAR,
-	 .title = "Readers of a read-mostly word while another thread writes",
-	 .x_label = "where the read-mostly word is",
-	 .y_label = "ns per read"},
-	{.id = "tls_access",
-	 .kind = CHART_BAR,
-	 .title = "One access to a variable, by where it lives",
-	 .x_label = "variable",
-	 .y_label = "ns per access (call included)"},
-	{.id = "thread_start",
-	 .kind = CHART_BAR,
-	 .title =
-		 "Starting and joining a thread that uses one thread-local variable",
-	 .x_label = "the thread uses",
-	 .y_label = "µs per thread"},
+	CHART("layouts", CHART_BAR,
+	      "Time per operation (two updates of a thread's own variables), by layout",
+	      "layout", "ns per operation"),
+	CHART("footprint", CHART_BAR,
+	      "Memory each thread's two variables take, by layout", "layout",
+	      "bytes per thread"),
+	CHART("readers", CHART_BAR,
+	      "Readers of a read-mostly word while another thread writes",
+	      "where the read-mostly word is", "ns per read"),
+	CHART("tls_access", CHART_BAR,
+	      "One access to a variable, by where it lives", "variable",
+	      "ns per access (call included)"),
+	CHART("thread_start", CHART_BAR,
+	      "Starting and joining a thread that uses one thread-local variable",
+	      "the thread uses", "µs per thread"),
 	{0}};
 
 static const char *const summary_keys[] = {"threads",
@@ -269,30 +235,8 @@ static size_t exe_tls_bytes(void)
 	return bytes;
 }
 
-/* Runs a job through the team harness and emits its placement; frees nothing on
- * error. */
-static int run_team(struct run_ctx *ctx, struct team_job *job,
-		    struct team_result *res, const char *label)
-{
-	int rc;
-
-	job->warmup = (int)ctx->common.warmup;
-	job->repeat = (int)ctx->common.repeat;
-	job->cancel = ctx->cancel;
-	rc = team_run(job, ctx->topo, res);
-	if (rc == 0 || rc == -ECANCELED)
-		sink_placement(ctx->sink, label, res->place, res->nthreads);
-	if (rc == 0 && res->check_rc) {
-		sink_note(
-			ctx->sink, "warn",
-			"%s: the values read back are wrong: the kernel is broken",
-			label);
-		rc = -EIO;
-	}
-	if (rc)
-		team_result_free(res);
-	return rc;
-}
+/* What a failed result check says after the run's label. */
+#define VL_WRONG "the values read back are wrong: the kernel is broken"
 
 /*
  * Emits one categorical point: the rounds' times scaled to a unit per
@@ -304,26 +248,18 @@ static double emit_scaled(struct run_ctx *ctx, const char *chart,
 			  const struct team_result *res, double scale,
 			  const char *unit, const char *extra_key, double extra)
 {
-	double v[res->rounds > 0 ? res->rounds : 1];
 	const char *const keys[] = {extra_key};
-	struct stats s;
-	struct point p = {.chart = chart,
-			  .series = series,
-			  .x = x,
-			  .x_label = label,
-			  .unit = unit,
-			  .samples = v,
-			  .nsamples = res->rounds,
-			  .extra_keys = keys,
-			  .extra_vals = &extra,
-			  .nextra = extra_key ? 1 : 0};
 
-	for (int i = 0; i < res->rounds; i++)
-		v[i] = res->seconds[i] * scale;
-	stats_compute(v, res->rounds, &s);
-	p.y = s.median;
-	sink_point(ctx->sink, &p);
-	return s.median;
+	return team_points_time(ctx->sink,
+				(struct point){.chart = chart,
+					       .series = series,
+					       .x = x,
+					       .x_label = label,
+					       .unit = unit,
+					       .extra_keys = keys,
+					       .extra_vals = &extra,
+					       .nextra = extra_key ? 1 : 0},
+				res, scale);
 }
 
 /* --- layouts: each thread updates two variables of its own --- */
@@ -433,7 +369,7 @@ static int run_layouts(struct run_ctx *ctx, const int *cpus, int n)
 		j.layout = (enum vl_layout)l;
 		snprintf(label, sizeof(label), "layouts: %s", layout_names[l]);
 		sink_progress(ctx->sink, l, 4 * LAY_N, label);
-		rc = run_team(ctx, &job, &res, label);
+		rc = team_points_run(ctx, &job, &res, label, VL_WRONG);
 		if (rc)
 			break;
 		t[l] = emit_scaled(ctx, "layouts", "time", l, layout_names[l],
@@ -524,7 +460,7 @@ static int run_readers(struct run_ctx *ctx, const int *cpus, int n)
 
 		snprintf(label, sizeof(label), "readers: %s", where_names[w]);
 		sink_progress(ctx->sink, LAY_N + w, 4 * LAY_N, label);
-		rc = run_team(ctx, &job, &res, label);
+		rc = team_points_run(ctx, &job, &res, label, VL_WRONG);
 		if (rc)
 			break;
 		t[w] = emit_scaled(ctx, "readers", "read", w, where_names[w],
@@ -599,7 +535,7 @@ static int run_tls_access(struct run_ctx *ctx, const int *cpus,
 		snprintf(label, sizeof(label), "tls access: %s",
 			 access_names[a]);
 		sink_progress(ctx->sink, LAY_N + AT_N + a, 4 * LAY_N, label);
-		rc = run_team(ctx, &job, &res, label);
+		rc = team_points_run(ctx, &job, &res, label, VL_WRONG);
 		if (rc)
 			break;
 		t[a] = emit_scaled(ctx, "tls_access", "access", a,
@@ -684,7 +620,7 @@ static int run_thread_start(struct run_ctx *ctx, const int *cpus,
 			 start_names[s]);
 		sink_progress(ctx->sink, LAY_N + AT_N + ACC_N + s, 4 * LAY_N,
 			      label);
-		rc = run_team(ctx, &job, &res, label);
+		rc = team_points_run(ctx, &job, &res, label, VL_WRONG);
 		if (rc)
 			break;
 		t[s] = emit_scaled(
@@ -1047,22 +983,14 @@ static void vl_estimate(const void *params, const struct common_params *common,
 }
 
 static const struct lesson lessons[] = {
-	{.id = "global-array",
-	 .title = "Counters in one global array",
-	 .question =
-		 "how many times slower are 2 threads updating counters of one global array than counters padded to a line each?",
-	 .params = "threads=2 repeat=3 warmup=1",
-	 .unit = "x",
-	 .answer = "layout_slowdown",
-	 .chart = "layouts"},
-	{.id = "read-mostly",
-	 .title = "A read-mostly variable beside a written one",
-	 .question =
-		 "how many times longer does a read take when the variable shares its line with one another thread writes?",
-	 .params = "threads=2 repeat=3 warmup=1",
-	 .unit = "x",
-	 .answer = "reader_slowdown",
-	 .chart = "readers"},
+	LESSON("global-array", "Counters in one global array",
+	       "how many times slower are 2 threads updating counters of one global array than counters padded to a line each?",
+	       "threads=2 repeat=3 warmup=1", "x", "layout_slowdown",
+	       "layouts"),
+	LESSON("read-mostly", "A read-mostly variable beside a written one",
+	       "how many times longer does a read take when the variable shares its line with one another thread writes?",
+	       "threads=2 repeat=3 warmup=1", "x", "reader_slowdown",
+	       "readers"),
 	{0}};
 
 const struct experiment exp_variable_layout = {
@@ -1106,14 +1034,6 @@ const struct experiment exp_variable_layout = {
 		"variable beside a 1 MiB array shows the price. The two small "
 		"shared objects are built by make next to the binary; without "
 		"them those parts are skipped and the verdict says so.",
-	.params = params,
-	.params_size = sizeof(struct vl_params),
-	.charts = charts,
-	.summary_keys = summary_keys,
+	EXPERIMENT_PARTS(vl),
 	.uses_placement = 1,
-	.precheck = vl_precheck,
-	.run = vl_run,
-	.describe = vl_describe,
-	.estimate = vl_estimate,
-	.lessons = lessons,
 };

@@ -18,41 +18,21 @@ static const struct param_choice strategies[] = {{"spread", PLACE_SPREAD},
 						 {"os", PLACE_OS},
 						 {0}};
 
+#define PARAM_STRUCT struct common_params
 const struct param placement_params[] = {
-	{.name = "cpus",
-	 .type = PARAM_CPULIST,
-	 .def = "",
-	 .min = 0,
-	 .max = 65535,
-	 .help = "run thread i on the i-th CPU of this list (e.g. 0,2-3); "
-		 "empty: use the placement strategy",
-	 .offset = offsetof(struct common_params, cpus)},
-	{.name = "placement",
-	 .type = PARAM_ENUM,
-	 .def = "spread",
-	 .choices = strategies,
-	 .help = "spread: as far apart as possible (nodes, caches, cores); "
-		 "compact: as close as possible; os: no pinning",
-	 .offset = offsetof(struct common_params, placement)},
+	PARAM_CPULIST(
+		cpus, "", 0, 65535,
+		"run thread i on the i-th CPU of this list (e.g. 0,2-3); empty: use the placement strategy"),
+	PARAM_ENUM(
+		placement, "spread", strategies,
+		"spread: as far apart as possible (nodes, caches, cores); compact: as close as possible; os: no pinning"),
 	{0}};
 
 const struct param common_params[] = {
-	{.name = "repeat",
-	 .type = PARAM_INT,
-	 .def = "5",
-	 .min = 1,
-	 .max = 1000,
-	 .unit = "rounds",
-	 .help = "timed rounds per point: the point is their median",
-	 .offset = offsetof(struct common_params, repeat)},
-	{.name = "warmup",
-	 .type = PARAM_INT,
-	 .def = "1",
-	 .min = 0,
-	 .max = 100,
-	 .unit = "rounds",
-	 .help = "untimed rounds before the timed ones",
-	 .offset = offsetof(struct common_params, warmup)},
+	PARAM_INT(repeat, "5", 1, 1000, "rounds",
+		  "timed rounds per point: the point is their median"),
+	PARAM_INT(warmup, "1", 0, 100, "rounds",
+		  "untimed rounds before the timed ones"),
 	{0}};
 
 const struct experiment *experiment_find(const char *name)

@@ -48,6 +48,21 @@ struct reference {
 };
 
 /*
+ * One chart or reference per call; anything more (.log_x, .x_label,
+ * .ops, .per, .per_chart) follows as designated initialisers.
+ */
+#define CHART(i, k, t, xl, yl, ...)                                            \
+	{                                                                      \
+		.id = (i), .kind = (k), .title = (t), .x_label = (xl),         \
+		.y_label = (yl), __VA_ARGS__                                   \
+	}
+#define REFERENCE(c, s, xv, yv, u, ...)                                        \
+	{                                                                      \
+		.chart = (c), .series = (s), .x = (xv), .y = (yv),             \
+		.unit = (u), __VA_ARGS__                                       \
+	}
+
+/*
  * A lesson for the classroom: a question the class answers with a guess
  * before a run with these params (each under 10 s on 2 cores, and never
  * over the server's estimate limit), then the run's answer beside the
@@ -68,6 +83,24 @@ struct lesson {
 	const char *article;  /* the article's figure in words, or NULL */
 	double article_value; /* that figure in unit, when article is set */
 };
+
+/* One lesson per call; .article and .article_value follow where it has them. */
+#define LESSON(i, t, q, p, u, a, c, ...)                                       \
+	{                                                                      \
+		.id = (i), .title = (t), .question = (q), .params = (p),       \
+		.unit = (u), .answer = (a), .chart = (c), __VA_ARGS__          \
+	}
+
+/*
+ * A descriptor's usual fields, from the names every experiment file gives
+ * them: its tables params (filling PARAM_STRUCT), charts, summary_keys and
+ * lessons, and its hooks <prefix>_run, _describe, _precheck, _estimate.
+ */
+#define EXPERIMENT_PARTS(prefix)                                               \
+	.params = params, .params_size = sizeof(PARAM_STRUCT),                 \
+	.charts = charts, .summary_keys = summary_keys, .lessons = lessons,    \
+	.run = prefix##_run, .describe = prefix##_describe,                    \
+	.precheck = prefix##_precheck, .estimate = prefix##_estimate
 
 /* The params every experiment takes, filled by experiment_parse. */
 struct common_params {

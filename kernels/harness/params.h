@@ -84,6 +84,43 @@ struct param {
 	void (*machine_def)(const struct topo *t, char *buf, size_t len);
 };
 
+/*
+ * One row per call: the param is named after the field it fills, in the
+ * struct the including file names as PARAM_STRUCT (#define PARAM_STRUCT
+ * struct my_params, above the table). Anything a row needs beyond its
+ * kind's arguments (.flags, .machine_def) follows as designated
+ * initialisers. Each macro is named after the type of row it makes.
+ */
+#define PARAM_ROW_(field, t, ...)                                              \
+	{                                                                      \
+		.name = #field, .type = (t),                                   \
+		.offset = offsetof(PARAM_STRUCT, field), __VA_ARGS__           \
+	}
+#define PARAM_NUM_(t, field, d, lo, hi, u, h, ...)                             \
+	PARAM_ROW_(field, t, .def = (d), .min = (lo), .max = (hi),             \
+		   .unit = (u), .help = (h), __VA_ARGS__)
+#define PARAM_INT(field, d, lo, hi, u, h, ...)                                 \
+	PARAM_NUM_(PARAM_INT, field, d, lo, hi, u, h, __VA_ARGS__)
+#define PARAM_SIZE(field, d, lo, hi, u, h, ...)                                \
+	PARAM_NUM_(PARAM_SIZE, field, d, lo, hi, u, h, __VA_ARGS__)
+#define PARAM_SWEEP(field, d, lo, hi, u, h, ...)                               \
+	PARAM_NUM_(PARAM_SWEEP, field, d, lo, hi, u, h, __VA_ARGS__)
+#define PARAM_CPULIST(field, d, lo, hi, h, ...)                                \
+	PARAM_NUM_(PARAM_CPULIST, field, d, lo, hi, NULL, h, __VA_ARGS__)
+#define PARAM_NODELIST(field, d, lo, hi, h, ...)                               \
+	PARAM_NUM_(PARAM_NODELIST, field, d, lo, hi, NULL, h, __VA_ARGS__)
+#define PARAM_ENUM(field, d, ch, h, ...)                                       \
+	PARAM_ROW_(field, PARAM_ENUM, .def = (d), .choices = (ch),             \
+		   .help = (h), __VA_ARGS__)
+#define PARAM_SET(field, d, ch, h, ...)                                        \
+	PARAM_ROW_(field, PARAM_SET, .def = (d), .choices = (ch), .help = (h), \
+		   __VA_ARGS__)
+/* TEXT: fn reads the text into the field, whose size the row records. */
+#define PARAM_TEXT(field, d, fn, h, ...)                                       \
+	PARAM_ROW_(field, PARAM_TEXT, .def = (d), .parse = (fn), .help = (h),  \
+		   .field_size = sizeof(((PARAM_STRUCT *)0)->field),           \
+		   __VA_ARGS__)
+
 /* The largest field a TEXT row may fill. */
 #define PARAM_TEXT_MAX 256
 

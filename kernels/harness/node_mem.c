@@ -1,0 +1,53 @@
+/* node_mem.c - a buffer bound to one node, and how many of its pages are there */
+#include "node_mem.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+int nmem_alloc_on(struct sink *s, const struct topo *t, int node, size_t len,
+		  int thp, struct nmem_buf *b)
+{
+	int32_t n = node;
+	struct nmem_spec spec = {.len = len,
+				 .policy = nmem_caps()->policy ? NMEM_BIND
+							       : NMEM_DEFAULT,
+				 .scope = NMEM_VMA,
+				 .nodes = &n,
+				 .nnodes = 1,
+				 .thp = thp};
+	char msg[200];
+	int rc = nmem_alloc(&spec, t, b, msg, sizeof(msg));
+
+	if (rc)
+		sink_note(s, "warn", "cannot allocate %zu bytes on node %d: %s",
+			  len, node, msg);
+	return rc;
+}
+
+int nmem_census_on(const struct nmem_buf *b, int node, struct nmem_census *c)
+{
+	int *st = malloc(sizeof(int) * (b->npages ? b->npages : 1));
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	rc = nmem_where(b, st);
+	if (!rc)
+		nmem_census_of(st, b->npages, &node, 1, c);
+	free(st);
+	return rc;
+}
+
+int nmem_count_on(const struct nmem_buf *b, int node, size_t *on, size_t *off)
+{
+	struct nmem_census c;
+	int rc = nmem_census_on(b, node, &c);
+
+	*on = *off = 0;
+	if (rc)
+		return rc;
+	*off = c.forbidden + c.absent + c.failed;
+	*on = c.npages - *off;
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* node_mem.h - a buffer bound to one node, and how many of its pages are there */
+#ifndef NUMALAB_NODE_MEM_H
+#define NUMALAB_NODE_MEM_H
+
+#include <stddef.h>
+
+#include "numa_mem.h"
+#include "page_census.h"
+#include "sink.h"
+#include "topo.h"
+
+/*
+ * Maps len bytes bound to OS node node (MPOL_BIND over the range; no
+ * policy where this kernel allows none), no page touched yet; thp as
+ * struct nmem_spec's. Returns 0, or -errno after a warning through s
+ * that says why.
+ */
+int nmem_alloc_on(struct sink *s, const struct topo *t, int node, size_t len,
+		  int thp, struct nmem_buf *b);
+
+/*
+ * Asks where b's pages are and counts them against node:
+ * c->on_node[node] on it, c->forbidden on another node, c->absent and
+ * c->failed nowhere. Returns 0, -ENOMEM, or nmem_where's -errno.
+ */
+int nmem_census_on(const struct nmem_buf *b, int node, struct nmem_census *c);
+
+/*
+ * The same as two counts: pages on node, and the others (elsewhere, absent
+ * or failed). Returns 0 or -errno as nmem_census_on, both counts 0 then.
+ */
+int nmem_count_on(const struct nmem_buf *b, int node, size_t *on, size_t *off);
+
+#endif

@@ -1,0 +1,48 @@
+/* team_points.h - a run's team through the harness, and its rounds as chart points */
+#ifndef NUMALAB_TEAM_POINTS_H
+#define NUMALAB_TEAM_POINTS_H
+
+#include "bw.h"
+#include "experiment.h"
+#include "sink.h"
+#include "team.h"
+
+/*
+ * Runs job with the run's warmup and cancel flag, and its repeat unless
+ * the job sets one of its own, then emits where the threads ran under
+ * label (none when label is NULL). A failed result check is said as a
+ * warning "<label>: <wrong>" and fails with -EIO. Returns 0 with res to
+ * release (team_result_free), or -ECANCELED, -EIO or -errno with res
+ * already released.
+ */
+int team_points_run(struct run_ctx *ctx, struct team_job *job,
+		    struct team_result *res, const char *label,
+		    const char *wrong);
+
+/*
+ * The same for a bandwidth loop, whose placement the caller emits: runs
+ * job with the run's warmup, repeat and cancel flag; a failed data check
+ * is said as the warning wrong and fails with -EIO. Returns 0 with res to
+ * release (bw_result_free), or -ECANCELED, -EIO or -errno with nothing
+ * to release.
+ */
+int team_points_bw(struct run_ctx *ctx, struct bw_job *job,
+		   struct bw_result *res, const char *wrong);
+
+/*
+ * Emits p with one sample per round of res, each round's seconds times
+ * scale (1: seconds; 1e9 / ops: ns per op), and their median as y.
+ * Returns the median (0 when no round completed), or -ENOMEM unsaid.
+ */
+double team_points_time(struct sink *s, struct point p,
+			const struct team_result *res, double scale);
+
+/*
+ * The same for a rate: each round's sample is work / its seconds
+ * (bytes / 1e9 for GB/s; 0 for a round too short for the clock).
+ * Returns the median.
+ */
+double team_points_rate(struct sink *s, struct point p,
+			const struct team_result *res, double work);
+
+#endif
