@@ -558,7 +558,6 @@ int cmd_serve(int argc, char **argv)
 		free(abs);
 		fleet.engine = o.fleet;
 		fleet.token = token;
-		fleet.topo = topo;
 		/* the campaign imports here; a wildcard address is reached on
 		 * loopback */
 		const char *self = !strcmp(host, "0.0.0.0") ? "127.0.0.1"

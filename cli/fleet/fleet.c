@@ -13,7 +13,6 @@
 #include "commands.h"
 #include "experiment.h"
 #include "jsonlimit.h"
-#include "schema.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -238,37 +237,21 @@ static const char *opt_arg(int argc, char **argv, int *i, const char *name)
 
 static int check_params(const struct experiment *e, char **kv, int nkv)
 {
-	struct topo *t = topo_load();
-	json_t *schema = t ? schema_experiment(e, t) : NULL, *p;
-	int rc = 0;
-	size_t k;
-
-	for (int i = 0; i < nkv && schema && !rc; i++) {
+	for (int i = 0; i < nkv; i++) {
 		const char *eq = strchr(kv[i], '=');
-		int known = 0;
 		if (!eq) {
 			fprintf(stderr, "numalab fleet: '%s' is not k=v\n",
 				kv[i]);
-			rc = 2;
-			break;
+			return 2;
 		}
-		json_array_foreach (json_object_get(schema, "params"), k, p) {
-			const char *name =
-				json_string_value(json_object_get(p, "name"));
-			if (name && strlen(name) == (size_t)(eq - kv[i]) &&
-			    !strncmp(name, kv[i], (size_t)(eq - kv[i])))
-				known = 1;
-		}
-		if (!known) {
+		if (!experiment_param(e, kv[i], (size_t)(eq - kv[i]))) {
 			fprintf(stderr,
 				"numalab fleet: experiment '%s' has no parameter '%.*s'\n",
 				e->name, (int)(eq - kv[i]), kv[i]);
-			rc = 2;
+			return 2;
 		}
 	}
-	json_decref(schema);
-	topo_free(t);
-	return rc;
+	return 0;
 }
 
 static char *read_token(const char *file)

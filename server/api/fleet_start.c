@@ -53,26 +53,10 @@ static int engine_word(json_t *body, const char *key, const char **out,
 	return 0;
 }
 
-/* Whether kv ("name=value") names a parameter of e's schema (its own and the
- * common ones). */
-static int has_param(json_t *schema, const char *kv)
-{
-	size_t n = strcspn(kv, "="), k;
-	json_t *p;
-
-	json_array_foreach (json_object_get(schema, "params"), k, p) {
-		const char *name =
-			json_string_value(json_object_get(p, "name"));
-		if (name && strlen(name) == n && !strncmp(name, kv, n))
-			return 1;
-	}
-	return 0;
-}
-
-static int check_body(const struct fleet_start *fs, json_t *body,
-		      const struct experiment **exp, struct strvec *params,
-		      const char **nodes, const char **constraint,
-		      const char **partition, int *all, struct errinfo *err)
+static int check_body(json_t *body, const struct experiment **exp,
+		      struct strvec *params, const char **nodes,
+		      const char **constraint, const char **partition, int *all,
+		      struct errinfo *err)
 {
 	json_t *v;
 	const char *key;
@@ -99,18 +83,14 @@ static int check_body(const struct fleet_start *fs, json_t *body,
 	if (schema_params_to_argv(json_object_get(body, "params"), params,
 				  MAX_PARAMS, err) < 0)
 		return -1;
-	json_t *schema = schema_experiment(*exp, fs->topo);
-	for (size_t i = 0; schema && i < params->n; i++)
-		if (!has_param(schema, params->v[i])) {
-			errinfo_set(err, "params",
-				    "experiment '%s' has no parameter '%.*s'",
-				    (*exp)->name,
-				    (int)strcspn(params->v[i], "="),
-				    params->v[i]);
-			json_decref(schema);
-			return -1;
-		}
-	json_decref(schema);
+	for (size_t i = 0; i < params->n; i++) {
+		size_t n = strcspn(params->v[i], "=");
+		if (!experiment_param(*exp, params->v[i], n))
+			return errinfo_set(
+				err, "params",
+				"experiment '%s' has no parameter '%.*s'",
+				(*exp)->name, (int)n, params->v[i]);
+	}
 	v = json_object_get(body, "all");
 	if (v && !json_is_boolean(v))
 		return errinfo_set(err, "all", "'all' must be true or false");
@@ -242,7 +222,7 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 				  "body is not a JSON object");
 	}
 	errinfo_clear(&err);
-	if (check_body(fs, body, &exp, &params, &nodes, &constraint, &partition,
+	if (check_body(body, &exp, &params, &nodes, &constraint, &partition,
 		       &all, &err)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST,
 				 *err.field ? err.field : NULL, "%s", err.msg);
