@@ -25,6 +25,7 @@
 #include "store.h"
 #include "stream.h"
 #include "strvec.h"
+#include "token_file.h"
 #include "topo.h"
 
 struct serve_opts {
@@ -299,32 +300,6 @@ static int is_loopback(const char *host)
 	return loop;
 }
 
-/* The first line of path, without trailing white space. */
-static char *read_token(const char *path)
-{
-	char buf[1024];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f) {
-		say(stderr, "numalab serve: cannot read token file '%s': %s\n",
-		    path, strerror(errno));
-		return NULL;
-	}
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	n = strlen(buf);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
-		     buf[n - 1] == ' ' || buf[n - 1] == '\t'))
-		buf[--n] = '\0';
-	if (!n) {
-		say(stderr, "numalab serve: token file '%s' is empty\n", path);
-		return NULL;
-	}
-	return strdup(buf);
-}
-
 static int is_dir(const char *path)
 {
 	struct stat st;
@@ -418,9 +393,11 @@ int cmd_serve(int argc, char **argv)
 		return 2;
 	}
 	if (o.token_file) {
-		token = read_token(o.token_file);
-		if (!token)
+		struct errinfo terr;
+		if (token_file_read(o.token_file, &token, &terr)) {
+			say(stderr, "numalab serve: %s\n", terr.msg);
 			return 2;
+		}
 	} else if (o.token) {
 		if (!*o.token) {
 			say(stderr, "numalab serve: the token is empty\n");

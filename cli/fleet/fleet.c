@@ -15,6 +15,7 @@
 #include "jsonlimit.h"
 #include "store.h"
 #include "strbuf.h"
+#include "token_file.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -254,24 +255,6 @@ static int check_params(const struct experiment *e, char **kv, int nkv)
 	return 0;
 }
 
-static char *read_token(const char *file)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char buf[512];
-	size_t n;
-	FILE *f = fopen(file, "r");
-
-	if (!f)
-		return NULL;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_add(&sb, buf, n);
-	fclose(f);
-	while (sb.len &&
-	       (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == '\r'))
-		strbuf_trim_end(&sb, 1);
-	return strbuf_detach(&sb);
-}
-
 static void print_summary(struct fleet_campaign *c)
 {
 	static const char *const states[] = {"pending", "running", "done",
@@ -416,16 +399,12 @@ static int cmd_fleet_run(int argc, char **argv)
 	if (check_params(e, c.kv, c.nkv))
 		goto out;
 	if (server) {
-		token = token_file ? read_token(token_file)
-			: getenv("NUMALAB_TOKEN")
-				? strdup(getenv("NUMALAB_TOKEN"))
-				: NULL;
-		if (token_file && !token) {
-			fprintf(stderr,
-				"numalab fleet: cannot read token file '%s': %s\n",
-				token_file, strerror(errno));
+		if (token_file && token_file_read(token_file, &token, &err)) {
+			fprintf(stderr, "numalab fleet: %s\n", err.msg);
 			goto out;
 		}
+		if (!token_file && getenv("NUMALAB_TOKEN"))
+			token = strdup(getenv("NUMALAB_TOKEN"));
 	}
 	c.experiment = e->name;
 
