@@ -12,6 +12,7 @@
 #include "experiment.h"
 #include "fleet_where.h"
 #include "machine.h"
+#include "opts.h"
 #include "rates.h"
 #include "refs.h"
 #include "rundoc.h"
@@ -188,6 +189,13 @@ static void emit_doc(void *arg, json_t *ev)
 	events_fold(arg, ev, 0);
 }
 
+enum { RO_JSON = 1, RO_NDJSON, RO_HELP };
+
+static const struct opt run_options[] = {{"--json", NULL, 0, RO_JSON},
+					 {"--ndjson", NULL, 0, RO_NDJSON},
+					 {"--help", "-h", 0, RO_HELP},
+					 {0}};
+
 int cmd_run(int argc, char **argv)
 {
 	enum { OUT_TABLE, OUT_JSON, OUT_NDJSON } out = OUT_TABLE;
@@ -200,27 +208,28 @@ int cmd_run(int argc, char **argv)
 	struct sink_json js;
 	struct sink_table table = {0};
 	json_t *doc = NULL;
-	int a = 1, rc = 2, help = 0;
+	struct opts op = OPTS_INIT(run_options, 0, argc, argv);
+	int id, rc = 2, help = 0;
 	struct strvec kv = STRVEC_INIT;
 
-	for (; a < argc; a++) {
-		if (!strcmp(argv[a], "--json"))
+	while ((id = opts_next(&op)) != OPTS_END) {
+		if (id == RO_JSON)
 			out = OUT_JSON;
-		else if (!strcmp(argv[a], "--ndjson"))
+		else if (id == RO_NDJSON)
 			out = OUT_NDJSON;
-		else if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h"))
+		else if (id == RO_HELP)
 			help = 1;
-		else if (argv[a][0] == '-' && argv[a][1] == '-') {
+		else if (id == OPTS_UNKNOWN) {
 			say(stderr,
 			    "numalab run: unknown option '%s' (options: --json, --ndjson, --help)\n",
-			    argv[a]);
+			    op.arg);
 			goto out;
 		} else if (!e) {
-			e = experiment_find(argv[a]);
+			e = experiment_find(op.arg);
 			if (!e) {
 				say(stderr,
 				    "numalab run: unknown experiment '%s' (known:",
-				    argv[a]);
+				    op.arg);
 				for (int i = 0; experiments[i]; i++)
 					say(stderr, " %s",
 					    experiments[i]->name);
@@ -228,7 +237,7 @@ int cmd_run(int argc, char **argv)
 				goto out;
 			}
 		} else {
-			strvec_push(&kv, argv[a]);
+			strvec_push(&kv, op.arg);
 		}
 	}
 	if (!e) {
