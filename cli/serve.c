@@ -409,6 +409,88 @@ static unsigned int fit_fd_limit(unsigned int want)
 	return want;
 }
 
+/* What POST /api/campaigns/start starts: this binary, importing here. */
+static void serve_fleet(struct fleet_start *fleet, const struct serve_opts *o,
+			const char *host, int port, const char *token)
+{
+	ssize_t len =
+		readlink("/proc/self/exe", fleet->exe, sizeof(fleet->exe) - 1);
+	fleet->exe[len > 0 ? len : 0] = '\0';
+	char dbdir[PATH_MAX];
+	snprintf(dbdir, sizeof(dbdir), "%s", o->db);
+	char *slash = strrchr(dbdir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dbdir, sizeof(dbdir), ".");
+	char *abs = realpath(dbdir, NULL);
+	snprintf(fleet->dir, sizeof(fleet->dir), "%s/numalab-campaigns",
+		 abs ? abs : dbdir);
+	free(abs);
+	fleet->engine = o->fleet;
+	fleet->token = token;
+	/* the campaign imports here; a wildcard address is reached on
+	 * loopback */
+	const char *self = !strcmp(host, "0.0.0.0") ? "127.0.0.1"
+			   : !strcmp(host, "::")    ? "::1"
+						    : host;
+	snprintf(fleet->server, sizeof(fleet->server), "http://%s%s%s:%d",
+		 strchr(self, ':') ? "[" : "", self,
+		 strchr(self, ':') ? "]" : "", port);
+}
+
+/*
+ * What the options ask for together: the listen address into host and
+ * port, the token (from its file) into *token. Returns 0, or -EINVAL said.
+ */
+static int serve_check(const struct serve_opts *o, char *host, size_t hostlen,
+		       int *port, char **token)
+{
+	if (split_listen(o->listen, host, hostlen, port)) {
+		say(stderr,
+		    "numalab serve: bad listen address '%s' (use ADDR:PORT, "
+		    "e.g. 127.0.0.1:8080)\n",
+		    o->listen);
+		return -EINVAL;
+	}
+	if (o->token && o->token_file) {
+		say(stderr,
+		    "numalab serve: give '--token' or '--token-file', not both\n");
+		return -EINVAL;
+	}
+	if (o->token_file) {
+		struct errinfo terr;
+		if (token_file_read(o->token_file, token, &terr)) {
+			say(stderr, "numalab serve: %s\n", terr.msg);
+			return -EINVAL;
+		}
+	} else if (o->token) {
+		if (!*o->token) {
+			say(stderr, "numalab serve: the token is empty\n");
+			return -EINVAL;
+		}
+		*token = strdup(o->token);
+	}
+	if (!*token && !is_loopback(host)) {
+		say(stderr,
+		    "numalab serve: refusing to listen on '%s' without a "
+		    "token: anyone who can reach it could start runs on "
+		    "this machine (give --token-file FILE, or listen on "
+		    "127.0.0.1)\n",
+		    o->listen);
+		return -EINVAL;
+	}
+	if (o->fleet && !*token) {
+		say(stderr,
+		    "numalab serve: '--fleet %s' needs a token: whoever "
+		    "reaches the page could start jobs on the whole "
+		    "cluster (give --token-file FILE)\n",
+		    o->fleet);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct serve_opts o = {.listen = "127.0.0.1:8080",
@@ -437,47 +519,9 @@ int cmd_serve(int argc, char **argv)
 		strvec_clear(&o.allowed_hosts);
 		return 2;
 	}
-	if (split_listen(o.listen, host, sizeof(host), &port)) {
-		say(stderr,
-		    "numalab serve: bad listen address '%s' (use ADDR:PORT, "
-		    "e.g. 127.0.0.1:8080)\n",
-		    o.listen);
-		return 2;
-	}
-	if (o.token && o.token_file) {
-		say(stderr,
-		    "numalab serve: give '--token' or '--token-file', not both\n");
-		return 2;
-	}
-	if (o.token_file) {
-		struct errinfo terr;
-		if (token_file_read(o.token_file, &token, &terr)) {
-			say(stderr, "numalab serve: %s\n", terr.msg);
-			return 2;
-		}
-	} else if (o.token) {
-		if (!*o.token) {
-			say(stderr, "numalab serve: the token is empty\n");
-			return 2;
-		}
-		token = strdup(o.token);
-	}
-	if (!token && !is_loopback(host)) {
-		say(stderr,
-		    "numalab serve: refusing to listen on '%s' without a "
-		    "token: anyone who can reach it could start runs on "
-		    "this machine (give --token-file FILE, or listen on "
-		    "127.0.0.1)\n",
-		    o.listen);
+	if (serve_check(&o, host, sizeof(host), &port, &token)) {
 		free(token);
-		return 2;
-	}
-	if (o.fleet && !token) {
-		say(stderr,
-		    "numalab serve: '--fleet %s' needs a token: whoever "
-		    "reaches the page could start jobs on the whole "
-		    "cluster (give --token-file FILE)\n",
-		    o.fleet);
+		strvec_clear(&o.allowed_hosts);
 		return 2;
 	}
 	if (o.web)
@@ -576,30 +620,7 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	if (o.fleet) {
-		ssize_t len = readlink("/proc/self/exe", fleet.exe,
-				       sizeof(fleet.exe) - 1);
-		fleet.exe[len > 0 ? len : 0] = '\0';
-		char dbdir[PATH_MAX];
-		snprintf(dbdir, sizeof(dbdir), "%s", o.db);
-		char *slash = strrchr(dbdir, '/');
-		if (slash)
-			*slash = '\0';
-		else
-			snprintf(dbdir, sizeof(dbdir), ".");
-		char *abs = realpath(dbdir, NULL);
-		snprintf(fleet.dir, sizeof(fleet.dir), "%s/numalab-campaigns",
-			 abs ? abs : dbdir);
-		free(abs);
-		fleet.engine = o.fleet;
-		fleet.token = token;
-		/* the campaign imports here; a wildcard address is reached on
-		 * loopback */
-		const char *self = !strcmp(host, "0.0.0.0") ? "127.0.0.1"
-				   : !strcmp(host, "::")    ? "::1"
-							    : host;
-		snprintf(fleet.server, sizeof(fleet.server), "http://%s%s%s:%d",
-			 strchr(self, ':') ? "[" : "", self,
-			 strchr(self, ':') ? "]" : "", http_port(http));
+		serve_fleet(&fleet, &o, host, http_port(http), token);
 		api_set_fleet(api, &fleet);
 	}
 	printf("listening on http://%s%s%s:%d/\n", strchr(host, ':') ? "[" : "",
