@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - said loudly below
     jsonschema = None
 
 DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                   "server", "openapi.json")
+                   "server", "doc", "openapi.json")
 
 
 def from_openapi(s):
