@@ -12,6 +12,7 @@
 #include "experiment.h"
 #include "fleet_where.h"
 #include "machine.h"
+#include "opts.h"
 #include "rates.h"
 #include "refs.h"
 #include "rundoc.h"
@@ -188,9 +189,64 @@ static void emit_doc(void *arg, json_t *ev)
 	events_fold(arg, ev, 0);
 }
 
+enum { RO_JSON = 1, RO_NDJSON, RO_HELP };
+
+static const struct opt run_options[] = {{"--json", NULL, 0, RO_JSON},
+					 {"--ndjson", NULL, 0, RO_NDJSON},
+					 {"--help", "-h", 0, RO_HELP},
+					 {0}};
+
+enum run_output { OUT_TABLE, OUT_JSON, OUT_NDJSON };
+
+/* What run's argv asks for. */
+struct run_args {
+	enum run_output out;
+	const struct experiment *e;
+	struct strvec kv; /* the experiment's k=v params, as given */
+	int help;
+};
+
+/* Reads run's argv into o. Returns -1 to go on, or the exit status (said). */
+static int parse_run_args(int argc, char **argv, struct run_args *o)
+{
+	struct opts op = OPTS_INIT(run_options, 0, argc, argv);
+	int id;
+
+	while ((id = opts_next(&op)) != OPTS_END) {
+		if (id == RO_JSON)
+			o->out = OUT_JSON;
+		else if (id == RO_NDJSON)
+			o->out = OUT_NDJSON;
+		else if (id == RO_HELP)
+			o->help = 1;
+		else if (id == OPTS_UNKNOWN) {
+			say(stderr,
+			    "numalab run: unknown option '%s' (options: --json, --ndjson, --help)\n",
+			    op.arg);
+			return 2;
+		} else if (!o->e) {
+			o->e = experiment_find(op.arg);
+			if (!o->e) {
+				say(stderr,
+				    "numalab run: unknown experiment '%s' (known:",
+				    op.arg);
+				for (int i = 0; experiments[i]; i++)
+					say(stderr, " %s",
+					    experiments[i]->name);
+				say(stderr, ")\n");
+				return 2;
+			}
+		} else {
+			strvec_push(&o->kv, op.arg);
+		}
+	}
+	return -1;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	enum { OUT_TABLE, OUT_JSON, OUT_NDJSON } out = OUT_TABLE;
+	struct run_args o = {.out = OUT_TABLE, .kv = STRVEC_INIT};
+	enum run_output out;
 	const struct experiment *e = NULL;
 	struct topo *t = NULL;
 	struct param_values *pv = NULL;
@@ -200,37 +256,15 @@ int cmd_run(int argc, char **argv)
 	struct sink_json js;
 	struct sink_table table = {0};
 	json_t *doc = NULL;
-	int a = 1, rc = 2, help = 0;
-	struct strvec kv = STRVEC_INIT;
+	int rc = 2, help;
 
-	for (; a < argc; a++) {
-		if (!strcmp(argv[a], "--json"))
-			out = OUT_JSON;
-		else if (!strcmp(argv[a], "--ndjson"))
-			out = OUT_NDJSON;
-		else if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h"))
-			help = 1;
-		else if (argv[a][0] == '-' && argv[a][1] == '-') {
-			say(stderr,
-			    "numalab run: unknown option '%s' (options: --json, --ndjson, --help)\n",
-			    argv[a]);
-			goto out;
-		} else if (!e) {
-			e = experiment_find(argv[a]);
-			if (!e) {
-				say(stderr,
-				    "numalab run: unknown experiment '%s' (known:",
-				    argv[a]);
-				for (int i = 0; experiments[i]; i++)
-					say(stderr, " %s",
-					    experiments[i]->name);
-				say(stderr, ")\n");
-				goto out;
-			}
-		} else {
-			strvec_push(&kv, argv[a]);
-		}
-	}
+	rc = parse_run_args(argc, argv, &o);
+	if (rc >= 0)
+		goto out;
+	rc = 2;
+	e = o.e;
+	out = o.out;
+	help = o.help;
 	if (!e) {
 		say(stderr,
 		    help ? "usage: numalab run [--json|--ndjson] NAME [k=v ...]\n"
@@ -256,11 +290,11 @@ int cmd_run(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (kv.oom) {
+	if (o.kv.oom) {
 		rc = 1;
 		goto out;
 	}
-	if (experiment_parse(e, t, (int)kv.n, kv.v, pv, params, &common,
+	if (experiment_parse(e, t, (int)o.kv.n, o.kv.v, pv, params, &common,
 			     &err)) {
 		say(stderr, "numalab run %s: %s\n", e->name, err.msg);
 		if (out == OUT_NDJSON)
@@ -357,7 +391,7 @@ out:
 	json_decref(doc);
 	free(params);
 	free(pv);
-	strvec_clear(&kv);
+	strvec_clear(&o.kv);
 	topo_free(t);
 	return rc;
 }

@@ -28,6 +28,17 @@ static void usage(FILE *f)
 	fprintf(f, "\n`numalab serve --help` lists the server's options.\n");
 }
 
+/* The subcommands, in the order the unknown-command error names them. */
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{"serve", cmd_serve}, {"run", cmd_run},
+	{"list", cmd_list},   {"topology", cmd_topology},
+	{"rates", cmd_rates}, {"estimate", cmd_estimate},
+	{"fleet", cmd_fleet}, {NULL, NULL},
+};
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -43,22 +54,12 @@ int main(int argc, char **argv)
 		printf("numalab %s\n", NUMALAB_VERSION);
 		return 0;
 	}
-	if (!strcmp(argv[1], "serve"))
-		return cmd_serve(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "run"))
-		return cmd_run(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "list"))
-		return cmd_list(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "topology"))
-		return cmd_topology(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "rates"))
-		return cmd_rates(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "estimate"))
-		return cmd_estimate(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "fleet"))
-		return cmd_fleet(argc - 1, argv + 1);
-	say(stderr,
-	    "numalab: unknown command '%s' (commands: serve, run, list, topology, rates, estimate, fleet)\n",
-	    argv[1]);
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->run(argc - 1, argv + 1);
+	say(stderr, "numalab: unknown command '%s' (commands:", argv[1]);
+	for (const struct command *c = commands; c->name; c++)
+		say(stderr, "%s %s", c == commands ? "" : ",", c->name);
+	say(stderr, ")\n");
 	return 2;
 }

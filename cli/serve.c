@@ -6,6 +6,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "commands.h"
 #include "fleet_start.h"
 #include "http.h"
+#include "opts.h"
 #include "rates.h"
 #include "runner.h"
 #include "say.h"
@@ -25,6 +27,7 @@
 #include "store.h"
 #include "stream.h"
 #include "strvec.h"
+#include "token_file.h"
 #include "topo.h"
 
 struct serve_opts {
@@ -122,25 +125,6 @@ static void serve_rates(const struct topo *t, const char *db)
 	rates_init(t, path);
 }
 
-/* "--name value" or "--name=value". Returns the value or NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-
-	if (strncmp(a, name, n))
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		say(stderr, "numalab serve: option '%s' needs a value\n", name);
-		exit(2);
-	}
-	return argv[++*i];
-}
-
 static int parse_int_opt(const char *name, const char *v, int min, int max,
 			 int *out)
 {
@@ -159,82 +143,156 @@ static int parse_int_opt(const char *name, const char *v, int min, int max,
 	return 0;
 }
 
+enum {
+	SO_HELP = 1,
+	SO_LISTEN,
+	SO_DB,
+	SO_WEB,
+	SO_TOKEN,
+	SO_TOKEN_FILE,
+	SO_CORS,
+	SO_ALLOWED_HOST,
+	SO_MAX_CONNS,
+	SO_MAX_CLIENT_CONNS,
+	SO_IMPORT_QUOTA,
+	SO_IMPORT_QUOTA_MIB,
+	SO_FLEET,
+	SO_WORKER,
+	SO_PUBLIC_READ,
+	SO_MAX_RUN_SECONDS,
+	SO_MAX_QUEUE,
+};
+
+static const struct opt serve_options[] = {
+	{"--help", "-h", 0, SO_HELP},
+	{"--listen", NULL, 1, SO_LISTEN},
+	{"--db", NULL, 1, SO_DB},
+	{"--web", NULL, 1, SO_WEB},
+	{"--token", NULL, 1, SO_TOKEN},
+	{"--token-file", NULL, 1, SO_TOKEN_FILE},
+	{"--cors", NULL, 1, SO_CORS},
+	{"--allowed-host", NULL, 1, SO_ALLOWED_HOST},
+	{"--max-connections", NULL, 1, SO_MAX_CONNS},
+	{"--max-client-connections", NULL, 1, SO_MAX_CLIENT_CONNS},
+	{"--import-quota", NULL, 1, SO_IMPORT_QUOTA},
+	{"--import-quota-mib", NULL, 1, SO_IMPORT_QUOTA_MIB},
+	{"--fleet", NULL, 1, SO_FLEET},
+	{"--worker", NULL, 1, SO_WORKER},
+	{"--public-read", NULL, 0, SO_PUBLIC_READ},
+	{"--max-run-seconds", NULL, 1, SO_MAX_RUN_SECONDS},
+	{"--max-queue", NULL, 1, SO_MAX_QUEUE},
+	{0}};
+
+/* The options with a number and the range it must be in. */
+static const struct {
+	int id;
+	const char *name;
+	int min, max;
+	size_t offset; /* of the int in struct serve_opts */
+} serve_ints[] = {
+	{SO_MAX_CONNS, "--max-connections", 16, 1000000,
+	 offsetof(struct serve_opts, max_conns)},
+	{SO_MAX_CLIENT_CONNS, "--max-client-connections", 1, 1000000,
+	 offsetof(struct serve_opts, max_client_conns)},
+	{SO_IMPORT_QUOTA, "--import-quota", 1, 1000000,
+	 offsetof(struct serve_opts, import_count)},
+	{SO_IMPORT_QUOTA_MIB, "--import-quota-mib", 1, 1000000,
+	 offsetof(struct serve_opts, import_mib)},
+	{SO_MAX_RUN_SECONDS, "--max-run-seconds", 1, 7 * 86400,
+	 offsetof(struct serve_opts, max_run_seconds)},
+	{SO_MAX_QUEUE, "--max-queue", 1, 100000,
+	 offsetof(struct serve_opts, max_queue)},
+};
+
+/* The value of an option with a string value, id's field in o. */
+static const char **serve_str(struct serve_opts *o, int id)
+{
+	switch (id) {
+	case SO_LISTEN:
+		return &o->listen;
+	case SO_DB:
+		return &o->db;
+	case SO_WEB:
+		return &o->web;
+	case SO_TOKEN:
+		return &o->token;
+	case SO_TOKEN_FILE:
+		return &o->token_file;
+	case SO_CORS:
+		return &o->cors;
+	case SO_WORKER:
+		return &o->worker;
+	}
+	return NULL;
+}
+
+/* One option with its value (or none). Returns 0, -EINVAL said. */
+static int serve_option(struct serve_opts *o, int id, const char *v)
+{
+	const char **str = serve_str(o, id);
+
+	if (str) {
+		*str = v;
+		return 0;
+	}
+	for (size_t k = 0; k < sizeof(serve_ints) / sizeof(serve_ints[0]); k++)
+		if (serve_ints[k].id == id)
+			return parse_int_opt(
+				serve_ints[k].name, v, serve_ints[k].min,
+				serve_ints[k].max,
+				(int *)((char *)o + serve_ints[k].offset));
+	switch (id) {
+	case SO_ALLOWED_HOST:
+		if (!*v || strpbrk(v, ":/[] ")) {
+			say(stderr, "numalab serve: bad host name for "
+				    "'--allowed-host' (a name without "
+				    "port, e.g. lab.example)\n");
+			return -EINVAL;
+		}
+		strvec_push(&o->allowed_hosts, v);
+		return 0;
+	case SO_FLEET:
+		if (strcmp(v, "slurm") && strcmp(v, "clush")) {
+			say(stderr,
+			    "numalab serve: bad value '%s' for "
+			    "'--fleet' (slurm or clush)\n",
+			    v);
+			return -EINVAL;
+		}
+		o->fleet = v;
+		return 0;
+	case SO_PUBLIC_READ:
+		o->public_read = 1;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static int parse_args(int argc, char **argv, struct serve_opts *o)
 {
-	const char *v;
+	struct opts op = OPTS_INIT(serve_options, OPTS_EQUALS, argc, argv);
+	int id;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	while ((id = opts_next(&op)) != OPTS_END) {
+		if (id == SO_HELP) {
 			usage(stdout);
 			exit(0);
-		} else if ((v = opt_value(argc, argv, &i, "--listen"))) {
-			o->listen = v;
-		} else if ((v = opt_value(argc, argv, &i, "--db"))) {
-			o->db = v;
-		} else if ((v = opt_value(argc, argv, &i, "--web"))) {
-			o->web = v;
-		} else if ((v = opt_value(argc, argv, &i, "--token"))) {
-			o->token = v;
-		} else if ((v = opt_value(argc, argv, &i, "--token-file"))) {
-			o->token_file = v;
-		} else if ((v = opt_value(argc, argv, &i, "--cors"))) {
-			o->cors = v;
-		} else if ((v = opt_value(argc, argv, &i, "--allowed-host"))) {
-			if (!*v || strpbrk(v, ":/[] ")) {
-				say(stderr, "numalab serve: bad host name for "
-					    "'--allowed-host' (a name without "
-					    "port, e.g. lab.example)\n");
-				return -EINVAL;
-			}
-			strvec_push(&o->allowed_hosts, v);
-		} else if ((v = opt_value(argc, argv, &i,
-					  "--max-connections"))) {
-			if (parse_int_opt("--max-connections", v, 16, 1000000,
-					  &o->max_conns))
-				return -EINVAL;
-		} else if ((v = opt_value(argc, argv, &i,
-					  "--max-client-connections"))) {
-			if (parse_int_opt("--max-client-connections", v, 1,
-					  1000000, &o->max_client_conns))
-				return -EINVAL;
-		} else if ((v = opt_value(argc, argv, &i, "--import-quota"))) {
-			if (parse_int_opt("--import-quota", v, 1, 1000000,
-					  &o->import_count))
-				return -EINVAL;
-		} else if ((v = opt_value(argc, argv, &i,
-					  "--import-quota-mib"))) {
-			if (parse_int_opt("--import-quota-mib", v, 1, 1000000,
-					  &o->import_mib))
-				return -EINVAL;
-		} else if ((v = opt_value(argc, argv, &i, "--fleet"))) {
-			if (strcmp(v, "slurm") && strcmp(v, "clush")) {
-				say(stderr,
-				    "numalab serve: bad value '%s' for "
-				    "'--fleet' (slurm or clush)\n",
-				    v);
-				return 2;
-			}
-			o->fleet = v;
-		} else if ((v = opt_value(argc, argv, &i, "--worker"))) {
-			o->worker = v;
-		} else if (!strcmp(argv[i], "--public-read")) {
-			o->public_read = 1;
-		} else if ((v = opt_value(argc, argv, &i,
-					  "--max-run-seconds"))) {
-			if (parse_int_opt("--max-run-seconds", v, 1, 7 * 86400,
-					  &o->max_run_seconds))
-				return -EINVAL;
-		} else if ((v = opt_value(argc, argv, &i, "--max-queue"))) {
-			if (parse_int_opt("--max-queue", v, 1, 100000,
-					  &o->max_queue))
-				return -EINVAL;
-		} else {
+		}
+		if (id == OPTS_NO_VALUE) {
+			say(stderr,
+			    "numalab serve: option '%s' needs a value\n",
+			    op.arg);
+			return -EINVAL;
+		}
+		if (id < 0) {
 			say(stderr,
 			    "numalab serve: unknown option '%s' (numalab "
 			    "serve --help lists them)\n",
-			    argv[i]);
+			    op.arg);
 			return -EINVAL;
 		}
+		if (serve_option(o, id, op.value))
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -299,32 +357,6 @@ static int is_loopback(const char *host)
 	return loop;
 }
 
-/* The first line of path, without trailing white space. */
-static char *read_token(const char *path)
-{
-	char buf[1024];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f) {
-		say(stderr, "numalab serve: cannot read token file '%s': %s\n",
-		    path, strerror(errno));
-		return NULL;
-	}
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	n = strlen(buf);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
-		     buf[n - 1] == ' ' || buf[n - 1] == '\t'))
-		buf[--n] = '\0';
-	if (!n) {
-		say(stderr, "numalab serve: token file '%s' is empty\n", path);
-		return NULL;
-	}
-	return strdup(buf);
-}
-
 static int is_dir(const char *path)
 {
 	struct stat st;
@@ -377,6 +409,88 @@ static unsigned int fit_fd_limit(unsigned int want)
 	return want;
 }
 
+/* What POST /api/campaigns/start starts: this binary, importing here. */
+static void serve_fleet(struct fleet_start *fleet, const struct serve_opts *o,
+			const char *host, int port, const char *token)
+{
+	ssize_t len =
+		readlink("/proc/self/exe", fleet->exe, sizeof(fleet->exe) - 1);
+	fleet->exe[len > 0 ? len : 0] = '\0';
+	char dbdir[PATH_MAX];
+	snprintf(dbdir, sizeof(dbdir), "%s", o->db);
+	char *slash = strrchr(dbdir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dbdir, sizeof(dbdir), ".");
+	char *abs = realpath(dbdir, NULL);
+	snprintf(fleet->dir, sizeof(fleet->dir), "%s/numalab-campaigns",
+		 abs ? abs : dbdir);
+	free(abs);
+	fleet->engine = o->fleet;
+	fleet->token = token;
+	/* the campaign imports here; a wildcard address is reached on
+	 * loopback */
+	const char *self = !strcmp(host, "0.0.0.0") ? "127.0.0.1"
+			   : !strcmp(host, "::")    ? "::1"
+						    : host;
+	snprintf(fleet->server, sizeof(fleet->server), "http://%s%s%s:%d",
+		 strchr(self, ':') ? "[" : "", self,
+		 strchr(self, ':') ? "]" : "", port);
+}
+
+/*
+ * What the options ask for together: the listen address into host and
+ * port, the token (from its file) into *token. Returns 0, or -EINVAL said.
+ */
+static int serve_check(const struct serve_opts *o, char *host, size_t hostlen,
+		       int *port, char **token)
+{
+	if (split_listen(o->listen, host, hostlen, port)) {
+		say(stderr,
+		    "numalab serve: bad listen address '%s' (use ADDR:PORT, "
+		    "e.g. 127.0.0.1:8080)\n",
+		    o->listen);
+		return -EINVAL;
+	}
+	if (o->token && o->token_file) {
+		say(stderr,
+		    "numalab serve: give '--token' or '--token-file', not both\n");
+		return -EINVAL;
+	}
+	if (o->token_file) {
+		struct errinfo terr;
+		if (token_file_read(o->token_file, token, &terr)) {
+			say(stderr, "numalab serve: %s\n", terr.msg);
+			return -EINVAL;
+		}
+	} else if (o->token) {
+		if (!*o->token) {
+			say(stderr, "numalab serve: the token is empty\n");
+			return -EINVAL;
+		}
+		*token = strdup(o->token);
+	}
+	if (!*token && !is_loopback(host)) {
+		say(stderr,
+		    "numalab serve: refusing to listen on '%s' without a "
+		    "token: anyone who can reach it could start runs on "
+		    "this machine (give --token-file FILE, or listen on "
+		    "127.0.0.1)\n",
+		    o->listen);
+		return -EINVAL;
+	}
+	if (o->fleet && !*token) {
+		say(stderr,
+		    "numalab serve: '--fleet %s' needs a token: whoever "
+		    "reaches the page could start jobs on the whole "
+		    "cluster (give --token-file FILE)\n",
+		    o->fleet);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct serve_opts o = {.listen = "127.0.0.1:8080",
@@ -405,45 +519,9 @@ int cmd_serve(int argc, char **argv)
 		strvec_clear(&o.allowed_hosts);
 		return 2;
 	}
-	if (split_listen(o.listen, host, sizeof(host), &port)) {
-		say(stderr,
-		    "numalab serve: bad listen address '%s' (use ADDR:PORT, "
-		    "e.g. 127.0.0.1:8080)\n",
-		    o.listen);
-		return 2;
-	}
-	if (o.token && o.token_file) {
-		say(stderr,
-		    "numalab serve: give '--token' or '--token-file', not both\n");
-		return 2;
-	}
-	if (o.token_file) {
-		token = read_token(o.token_file);
-		if (!token)
-			return 2;
-	} else if (o.token) {
-		if (!*o.token) {
-			say(stderr, "numalab serve: the token is empty\n");
-			return 2;
-		}
-		token = strdup(o.token);
-	}
-	if (!token && !is_loopback(host)) {
-		say(stderr,
-		    "numalab serve: refusing to listen on '%s' without a "
-		    "token: anyone who can reach it could start runs on "
-		    "this machine (give --token-file FILE, or listen on "
-		    "127.0.0.1)\n",
-		    o.listen);
+	if (serve_check(&o, host, sizeof(host), &port, &token)) {
 		free(token);
-		return 2;
-	}
-	if (o.fleet && !token) {
-		say(stderr,
-		    "numalab serve: '--fleet %s' needs a token: whoever "
-		    "reaches the page could start jobs on the whole "
-		    "cluster (give --token-file FILE)\n",
-		    o.fleet);
+		strvec_clear(&o.allowed_hosts);
 		return 2;
 	}
 	if (o.web)
@@ -542,31 +620,7 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	if (o.fleet) {
-		ssize_t len = readlink("/proc/self/exe", fleet.exe,
-				       sizeof(fleet.exe) - 1);
-		fleet.exe[len > 0 ? len : 0] = '\0';
-		char dbdir[PATH_MAX];
-		snprintf(dbdir, sizeof(dbdir), "%s", o.db);
-		char *slash = strrchr(dbdir, '/');
-		if (slash)
-			*slash = '\0';
-		else
-			snprintf(dbdir, sizeof(dbdir), ".");
-		char *abs = realpath(dbdir, NULL);
-		snprintf(fleet.dir, sizeof(fleet.dir), "%s/numalab-campaigns",
-			 abs ? abs : dbdir);
-		free(abs);
-		fleet.engine = o.fleet;
-		fleet.token = token;
-		fleet.topo = topo;
-		/* the campaign imports here; a wildcard address is reached on
-		 * loopback */
-		const char *self = !strcmp(host, "0.0.0.0") ? "127.0.0.1"
-				   : !strcmp(host, "::")    ? "::1"
-							    : host;
-		snprintf(fleet.server, sizeof(fleet.server), "http://%s%s%s:%d",
-			 strchr(self, ':') ? "[" : "", self,
-			 strchr(self, ':') ? "]" : "", http_port(http));
+		serve_fleet(&fleet, &o, host, http_port(http), token);
 		api_set_fleet(api, &fleet);
 	}
 	printf("listening on http://%s%s%s:%d/\n", strchr(host, ':') ? "[" : "",

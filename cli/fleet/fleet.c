@@ -13,9 +13,10 @@
 #include "commands.h"
 #include "experiment.h"
 #include "jsonlimit.h"
-#include "schema.h"
+#include "opts.h"
 #include "store.h"
 #include "strbuf.h"
+#include "token_file.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -224,69 +225,23 @@ static void usage(FILE *f)
 		"failed (each with its reason), 2 a bad request.\n");
 }
 
-static const char *opt_arg(int argc, char **argv, int *i, const char *name)
-{
-	if (strcmp(argv[*i], name))
-		return NULL;
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "numalab fleet: option '%s' needs a value\n",
-			name);
-		exit(2);
-	}
-	return argv[++*i];
-}
-
 static int check_params(const struct experiment *e, char **kv, int nkv)
 {
-	struct topo *t = topo_load();
-	json_t *schema = t ? schema_experiment(e, t) : NULL, *p;
-	int rc = 0;
-	size_t k;
-
-	for (int i = 0; i < nkv && schema && !rc; i++) {
+	for (int i = 0; i < nkv; i++) {
 		const char *eq = strchr(kv[i], '=');
-		int known = 0;
 		if (!eq) {
 			fprintf(stderr, "numalab fleet: '%s' is not k=v\n",
 				kv[i]);
-			rc = 2;
-			break;
+			return 2;
 		}
-		json_array_foreach (json_object_get(schema, "params"), k, p) {
-			const char *name =
-				json_string_value(json_object_get(p, "name"));
-			if (name && strlen(name) == (size_t)(eq - kv[i]) &&
-			    !strncmp(name, kv[i], (size_t)(eq - kv[i])))
-				known = 1;
-		}
-		if (!known) {
+		if (!experiment_param(e, kv[i], (size_t)(eq - kv[i]))) {
 			fprintf(stderr,
 				"numalab fleet: experiment '%s' has no parameter '%.*s'\n",
 				e->name, (int)(eq - kv[i]), kv[i]);
-			rc = 2;
+			return 2;
 		}
 	}
-	json_decref(schema);
-	topo_free(t);
-	return rc;
-}
-
-static char *read_token(const char *file)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char buf[512];
-	size_t n;
-	FILE *f = fopen(file, "r");
-
-	if (!f)
-		return NULL;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_add(&sb, buf, n);
-	fclose(f);
-	while (sb.len &&
-	       (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == '\r'))
-		strbuf_trim_end(&sb, 1);
-	return strbuf_detach(&sb);
+	return 0;
 }
 
 static void print_summary(struct fleet_campaign *c)
@@ -318,12 +273,208 @@ static void print_summary(struct fleet_campaign *c)
 	printf("%d of %d node(s) done\n", done, c->n);
 }
 
+/* What fleet run's argv asks besides the campaign's own fields. */
+struct fleet_args {
+	const struct experiment *e;
+	const char *db, *server, *token_file, *dir, *id;
+};
+
+enum {
+	FO_HELP = 1,
+	FO_ENGINE,
+	FO_PARTITION,
+	FO_CONSTRAINT,
+	FO_NODES,
+	FO_DB,
+	FO_SERVER,
+	FO_TOKEN_FILE,
+	FO_ID,
+	FO_DIR,
+	FO_NUMALAB,
+	FO_CLUSH_WORKER,
+	FO_TIMEOUT,
+	FO_ALL,
+};
+
+static const struct opt fleet_options[] = {
+	{"--engine", NULL, 1, FO_ENGINE},
+	{"--partition", NULL, 1, FO_PARTITION},
+	{"--constraint", NULL, 1, FO_CONSTRAINT},
+	{"--nodes", NULL, 1, FO_NODES},
+	{"--db", NULL, 1, FO_DB},
+	{"--server", NULL, 1, FO_SERVER},
+	{"--token-file", NULL, 1, FO_TOKEN_FILE},
+	{"--id", NULL, 1, FO_ID},
+	{"--dir", NULL, 1, FO_DIR},
+	{"--numalab", NULL, 1, FO_NUMALAB},
+	{"--clush-worker", NULL, 1, FO_CLUSH_WORKER},
+	{"--timeout", NULL, 1, FO_TIMEOUT},
+	{"--all", NULL, 0, FO_ALL},
+	{"--help", "-h", 0, FO_HELP},
+	{0}};
+
+static int good_id(const char *v, size_t max)
+{
+	return *v && strlen(v) < max &&
+	       strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789._-") == strlen(v) &&
+	       v[0] != '.' && v[0] != '-';
+}
+
+/* One option with its value (or none). Returns -1, or the exit status. */
+static int fleet_option(struct fleet_campaign *c, struct fleet_args *o, int id,
+			const char *v)
+{
+	char *end;
+	long t;
+
+	switch (id) {
+	case FO_ENGINE:
+		c->engine = v;
+		break;
+	case FO_PARTITION:
+		c->partition = v;
+		break;
+	case FO_CONSTRAINT:
+		c->constraint = v;
+		break;
+	case FO_NODES:
+		c->nodes = v;
+		break;
+	case FO_DB:
+		o->db = v;
+		break;
+	case FO_SERVER:
+		o->server = v;
+		break;
+	case FO_TOKEN_FILE:
+		o->token_file = v;
+		break;
+	case FO_ID:
+		if (!good_id(v, sizeof(c->id))) {
+			fprintf(stderr,
+				"numalab fleet: bad campaign id '%s' (letters, digits, '.', '_', '-', at most %zu, not starting with '.' or '-')\n",
+				v, sizeof(c->id) - 1);
+			return 2;
+		}
+		o->id = v;
+		break;
+	case FO_DIR:
+		o->dir = v;
+		break;
+	case FO_NUMALAB:
+		c->bin = v;
+		break;
+	case FO_CLUSH_WORKER:
+		c->clush_worker = v;
+		break;
+	case FO_TIMEOUT:
+		t = strtol(v, &end, 10);
+		if (*end || t < 1 || t > 7 * 86400) {
+			fprintf(stderr,
+				"numalab fleet: --timeout '%s' is not a number of seconds (allowed: 1..604800)\n",
+				v);
+			return 2;
+		}
+		c->timeout_s = (int)t;
+		break;
+	case FO_ALL:
+		c->all = 1;
+		break;
+	case FO_HELP:
+		usage(stdout);
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Reads fleet run's argv into c and o: options, the experiment, its k=v
+ * params. Returns -1 to go on, or the exit status (usage said).
+ */
+static int parse_args(int argc, char **argv, struct fleet_campaign *c,
+		      struct fleet_args *o)
+{
+	struct opts op = OPTS_INIT(fleet_options, OPTS_DASH, argc, argv);
+	int id, rc;
+
+	while ((id = opts_next(&op)) != OPTS_END) {
+		if (id == OPTS_NO_VALUE) {
+			fprintf(stderr,
+				"numalab fleet: option '%s' needs a value\n",
+				op.arg);
+			return 2;
+		}
+		if (id == OPTS_UNKNOWN) {
+			fprintf(stderr,
+				"numalab fleet: unknown option '%s' (numalab fleet run --help lists them)\n",
+				op.arg);
+			return 2;
+		}
+		if (id == OPTS_ARG && o->e) {
+			c->kv[c->nkv++] = op.argv[op.i - 1];
+			continue;
+		}
+		if (id == OPTS_ARG) {
+			o->e = experiment_find(op.arg);
+			if (o->e)
+				continue;
+			fprintf(stderr,
+				"numalab fleet: unknown experiment '%s' (numalab list shows them)\n",
+				op.arg);
+			return 2;
+		}
+		rc = fleet_option(c, o, id, op.value);
+		if (rc >= 0)
+			return rc;
+	}
+	return -1;
+}
+
+/* What the options ask for together, and the params' names. Returns 0 or
+ * 2 (said). */
+static int check_request(const struct fleet_campaign *c,
+			 const struct fleet_args *o)
+{
+	if (!o->e) {
+		fprintf(stderr,
+			"numalab fleet: which experiment? (numalab list shows them)\n");
+		return 2;
+	}
+	if (!c->engine ||
+	    (strcmp(c->engine, "slurm") && strcmp(c->engine, "clush"))) {
+		fprintf(stderr,
+			"numalab fleet: engine '%s' is not one of slurm, clush (give --engine)\n",
+			c->engine ? c->engine : "");
+		return 2;
+	}
+	if (c->nodes && c->all) {
+		fprintf(stderr,
+			"numalab fleet: give --nodes LIST or --all, not both\n");
+		return 2;
+	}
+	if (!c->nodes && !c->all && !c->constraint) {
+		fprintf(stderr,
+			"numalab fleet: which nodes? (give --nodes LIST, --constraint FEATURE or --all)\n");
+		return 2;
+	}
+	if (!strcmp(c->engine, "clush") && !c->nodes) {
+		fprintf(stderr,
+			"numalab fleet: the clush engine needs --nodes LIST (it has no list of its own)\n");
+		return 2;
+	}
+	if (o->db && o->server) {
+		fprintf(stderr,
+			"numalab fleet: give --db FILE or --server URL, not both\n");
+		return 2;
+	}
+	return check_params(o->e, c->kv, c->nkv);
+}
+
 static int cmd_fleet_run(int argc, char **argv)
 {
 	struct fleet_campaign c = {0};
-	const char *db = NULL, *server = NULL, *token_file = NULL, *dir = NULL,
-		   *id = NULL, *v;
-	const struct experiment *e = NULL;
+	struct fleet_args o = {0};
 	struct errinfo err;
 	struct strbuf sb = STRBUF_INIT;
 	char *token = NULL, *self = NULL;
@@ -333,118 +484,22 @@ static int cmd_fleet_run(int argc, char **argv)
 	c.timeout_s = 3600;
 	if (!c.kv)
 		return 1;
-	for (int i = 1; i < argc; i++) {
-		if ((v = opt_arg(argc, argv, &i, "--engine")))
-			c.engine = v;
-		else if ((v = opt_arg(argc, argv, &i, "--partition")))
-			c.partition = v;
-		else if ((v = opt_arg(argc, argv, &i, "--constraint")))
-			c.constraint = v;
-		else if ((v = opt_arg(argc, argv, &i, "--nodes")))
-			c.nodes = v;
-		else if ((v = opt_arg(argc, argv, &i, "--db")))
-			db = v;
-		else if ((v = opt_arg(argc, argv, &i, "--server")))
-			server = v;
-		else if ((v = opt_arg(argc, argv, &i, "--token-file")))
-			token_file = v;
-		else if ((v = opt_arg(argc, argv, &i, "--id"))) {
-			if (!*v || strlen(v) >= sizeof(c.id) ||
-			    strspn(v,
-				   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
-				    strlen(v) ||
-			    v[0] == '.' || v[0] == '-') {
-				fprintf(stderr,
-					"numalab fleet: bad campaign id '%s' (letters, digits, '.', '_', '-', at most %zu, not starting with '.' or '-')\n",
-					v, sizeof(c.id) - 1);
-				goto out;
-			}
-			id = v;
-		} else if ((v = opt_arg(argc, argv, &i, "--dir")))
-			dir = v;
-		else if ((v = opt_arg(argc, argv, &i, "--numalab")))
-			c.bin = v;
-		else if ((v = opt_arg(argc, argv, &i, "--clush-worker")))
-			c.clush_worker = v;
-		else if ((v = opt_arg(argc, argv, &i, "--timeout"))) {
-			char *end;
-			long t = strtol(v, &end, 10);
-			if (*end || t < 1 || t > 7 * 86400) {
-				fprintf(stderr,
-					"numalab fleet: --timeout '%s' is not a number of seconds (allowed: 1..604800)\n",
-					v);
-				goto out;
-			}
-			c.timeout_s = (int)t;
-		} else if (!strcmp(argv[i], "--all"))
-			c.all = 1;
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			rc = 0;
-			goto out;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr,
-				"numalab fleet: unknown option '%s' (numalab fleet run --help lists them)\n",
-				argv[i]);
-			goto out;
-		} else if (!e) {
-			e = experiment_find(argv[i]);
-			if (!e) {
-				fprintf(stderr,
-					"numalab fleet: unknown experiment '%s' (numalab list shows them)\n",
-					argv[i]);
-				goto out;
-			}
-		} else
-			c.kv[c.nkv++] = argv[i];
-	}
-	if (!e) {
-		fprintf(stderr,
-			"numalab fleet: which experiment? (numalab list shows them)\n");
+	rc = parse_args(argc, argv, &c, &o);
+	if (rc >= 0)
 		goto out;
-	}
-	if (!c.engine ||
-	    (strcmp(c.engine, "slurm") && strcmp(c.engine, "clush"))) {
-		fprintf(stderr,
-			"numalab fleet: engine '%s' is not one of slurm, clush (give --engine)\n",
-			c.engine ? c.engine : "");
+	rc = 2;
+	if (check_request(&c, &o))
 		goto out;
-	}
-	if (c.nodes && c.all) {
-		fprintf(stderr,
-			"numalab fleet: give --nodes LIST or --all, not both\n");
-		goto out;
-	}
-	if (!c.nodes && !c.all && !c.constraint) {
-		fprintf(stderr,
-			"numalab fleet: which nodes? (give --nodes LIST, --constraint FEATURE or --all)\n");
-		goto out;
-	}
-	if (!strcmp(c.engine, "clush") && !c.nodes) {
-		fprintf(stderr,
-			"numalab fleet: the clush engine needs --nodes LIST (it has no list of its own)\n");
-		goto out;
-	}
-	if (db && server) {
-		fprintf(stderr,
-			"numalab fleet: give --db FILE or --server URL, not both\n");
-		goto out;
-	}
-	if (check_params(e, c.kv, c.nkv))
-		goto out;
-	if (server) {
-		token = token_file ? read_token(token_file)
-			: getenv("NUMALAB_TOKEN")
-				? strdup(getenv("NUMALAB_TOKEN"))
-				: NULL;
-		if (token_file && !token) {
-			fprintf(stderr,
-				"numalab fleet: cannot read token file '%s': %s\n",
-				token_file, strerror(errno));
+	if (o.server) {
+		if (o.token_file &&
+		    token_file_read(o.token_file, &token, &err)) {
+			fprintf(stderr, "numalab fleet: %s\n", err.msg);
 			goto out;
 		}
+		if (!o.token_file && getenv("NUMALAB_TOKEN"))
+			token = strdup(getenv("NUMALAB_TOKEN"));
 	}
-	c.experiment = e->name;
+	c.experiment = o.e->name;
 
 	/* a campaign id sorts by time and is unique enough across login nodes
 	 */
@@ -452,15 +507,15 @@ static int cmd_fleet_run(int argc, char **argv)
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	srand((unsigned)(now ^ getpid()));
-	if (id)
-		snprintf(c.id, sizeof(c.id), "%s", id);
+	if (o.id)
+		snprintf(c.id, sizeof(c.id), "%s", o.id);
 	else
 		snprintf(c.id, sizeof(c.id), "%04d%02d%02d-%02d%02d%02d-%04x",
 			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
 			 tm.tm_hour, tm.tm_min, tm.tm_sec, rand() & 0xffff);
 	store_timestamp(c.created_at, sizeof(c.created_at));
-	if (dir)
-		strbuf_addstr(&sb, dir);
+	if (o.dir)
+		strbuf_addstr(&sb, o.dir);
 	else
 		strbuf_addf(&sb, "numalab-campaigns/%s", c.id);
 	mkdir("numalab-campaigns", 0755);
@@ -493,7 +548,7 @@ static int cmd_fleet_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	c.stop = &interrupted;
 	c.t0 = now_s();
-	printf("campaign %s: %s %s through %s, files in %s\n", c.id, e->name,
+	printf("campaign %s: %s %s through %s, files in %s\n", c.id, o.e->name,
 	       c.nkv ? "with params" : "with defaults", c.engine, c.dir);
 	fflush(stdout);
 
@@ -508,10 +563,10 @@ static int cmd_fleet_run(int argc, char **argv)
 		goto out;
 	}
 	store_timestamp(c.finished_at, sizeof(c.finished_at));
-	if (db)
-		r = fleet_deliver_db(&c, db, &err);
-	else if (server)
-		r = fleet_deliver_server(&c, server, token, &err);
+	if (o.db)
+		r = fleet_deliver_db(&c, o.db, &err);
+	else if (o.server)
+		r = fleet_deliver_server(&c, o.server, token, &err);
 	/* the campaign's own record, beside the nodes' files */
 	json_t *cj = fleet_campaign_json(&c);
 	strbuf_reset(&sb);
@@ -525,11 +580,11 @@ static int cmd_fleet_run(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (db)
+	if (o.db)
 		printf("imported into %s (numalab serve --db %s, then #/campaigns/%s)\n",
-		       db, db, c.id);
-	else if (server)
-		printf("imported into %s/#/campaigns/%s\n", server, c.id);
+		       o.db, o.db, c.id);
+	else if (o.server)
+		printf("imported into %s/#/campaigns/%s\n", o.server, c.id);
 	rc = interrupted ? 130 : 0;
 	for (int i = 0; i < c.n && !rc; i++)
 		if (c.node[i].state != FLEET_DONE)

@@ -43,6 +43,19 @@ const struct experiment *experiment_find(const char *name)
 	return NULL;
 }
 
+const struct param *experiment_param(const struct experiment *exp,
+				     const char *name, size_t len)
+{
+	const struct param *tables[3];
+	int nt = 0;
+
+	tables[nt++] = exp->params;
+	if (exp->uses_placement)
+		tables[nt++] = placement_params;
+	tables[nt++] = common_params;
+	return params_find(tables, nt, name, len);
+}
+
 /* Trims a PARAM_F_CPUS default ("1-4") to the CPUs the machine allows. */
 static void trim_default(const struct param *p, const struct topo *t, char *buf,
 			 size_t len)

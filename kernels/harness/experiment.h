@@ -197,6 +197,13 @@ struct experiment {
 /* The registry: a NULL-terminated table of every experiment. */
 extern const struct experiment *const experiments[];
 const struct experiment *experiment_find(const char *name);
+/*
+ * The row of exp's param named by the first len bytes of name (its own
+ * table, placement's when it uses placement, the common one): whether exp
+ * takes that param, without building its schema. NULL when it does not.
+ */
+const struct param *experiment_param(const struct experiment *exp,
+				     const char *name, size_t len);
 
 /* Params every experiment takes: cpus, placement, repeat, warmup. */
 extern const struct param common_params[];

@@ -404,8 +404,8 @@ int param_parse_value(const struct param *p, const char *text,
 	return -EINVAL;
 }
 
-static const struct param *find_param(const struct param *const *tables,
-				      int ntables, const char *name, size_t len)
+const struct param *params_find(const struct param *const *tables, int ntables,
+				const char *name, size_t len)
 {
 	for (int t = 0; t < ntables; t++)
 		for (const struct param *p = tables[t]; p && p->name; p++)
@@ -441,8 +441,8 @@ int params_parse(const struct param *const *tables, int ntables, int argc,
 				 "expected name=value, got '%.200s'", argv[a]);
 			return -EINVAL;
 		}
-		p = find_param(tables, ntables, argv[a],
-			       (size_t)(eq - argv[a]));
+		p = params_find(tables, ntables, argv[a],
+				(size_t)(eq - argv[a]));
 		if (!p) {
 			snprintf(err->field, sizeof(err->field), "%.*s",
 				 (int)(eq - argv[a]), argv[a]);

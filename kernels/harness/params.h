@@ -168,6 +168,13 @@ int params_parse(const struct param *const *tables, int ntables, int argc,
 		 char *const *argv, struct param_values *out,
 		 struct errinfo *err);
 
+/*
+ * The row named by the first len bytes of name (a "k=v" text may be passed
+ * with the length of k), searched in tables in order; NULL when none has it.
+ */
+const struct param *params_find(const struct param *const *tables, int ntables,
+				const char *name, size_t len);
+
 /* Parses one value for one param. Returns 0 or -EINVAL (err->msg set). */
 int param_parse_value(const struct param *p, const char *text,
 		      struct param_value *out, struct errinfo *err);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <jansson.h>
 
@@ -23,11 +22,9 @@
 #include "run_limits.h"
 #include "rundoc.h"
 #include "schema.h"
-#include "strbuf.h"
 #include "stream.h"
 #include "strvec.h"
 
-#define MAX_ARGS 64
 #define LIST_DEFAULT 50
 #define LIST_MAX 1000
 #define RETRY_AFTER "10"
@@ -148,57 +145,30 @@ static int run_id(struct http_request *rq, int64_t *id, enum MHD_Result *ret)
 	return -EINVAL;
 }
 
-/* "a, b, c": every experiment's name. */
-static void known_experiments(struct strbuf *sb)
-{
-	for (int i = 0; experiments[i]; i++)
-		strbuf_addf(sb, "%s%s", i ? ", " : "", experiments[i]->name);
-}
-
-static int content_type_json(const char *ct)
-{
-	size_t n = strlen("application/json");
-
-	if (!ct || strncasecmp(ct, "application/json", n))
-		return 0;
-	return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
-}
+static const char *const run_fields[] = {"experiment", "params", NULL};
+static const struct request_rules run_rules = {
+	.fields = run_fields,
+	.not_object = "the request body must be a JSON object",
+	.list_known = 1,
+};
 
 static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
-	const char *ct = http_header(rq, "Content-Type");
+	struct run_request req = RUN_REQUEST_INIT;
 	const struct experiment *exp;
-	struct param_values *pv = NULL;
-	struct common_params common;
-	void *typed = NULL;
 	struct errinfo perr;
 	double estimate_s = -1;
-	json_error_t jerr;
-	json_t *root = NULL, *params = NULL, *resp = NULL;
-	const char *name = NULL, *key;
-	struct strvec argv = STRVEC_INIT, args = STRVEC_INIT;
-	struct strbuf known = STRBUF_INIT;
+	json_t *root = NULL, *resp = NULL;
+	struct strvec args = STRVEC_INIT;
 	char *params_text = NULL, *request_text = NULL;
 	char loc[64];
 	enum MHD_Result ret;
 	int rc;
 	int64_t id;
-	json_t *val;
 
-	if (!ct) {
-		ret = http_error(
-			rq, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL,
-			"missing Content-Type (send 'application/json')");
-		goto out;
-	}
-	if (!content_type_json(ct)) {
-		ret = http_error(rq, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL,
-				 "unsupported Content-Type '%.100s' (send "
-				 "'application/json')",
-				 ct);
-		goto out;
-	}
+	/* a body that is not JSON never gets here: trust_check_head answers
+	 * 415 for it before the body is read */
 	if (!rq->body_len) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
 				 "empty request body (send {\"experiment\": "
@@ -208,59 +178,15 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	root = http_body_json(rq, &ret);
 	if (!root)
 		goto out;
-	if (!json_is_object(root)) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				 "the request body must be a JSON object");
+	rc = schema_run_request(root, &run_rules, a->topo, &req, &perr);
+	if (rc) {
+		ret = rc == -ENOMEM ? MHD_NO
+				    : http_error(rq, MHD_HTTP_BAD_REQUEST,
+						 req.field, "%s", perr.msg);
 		goto out;
 	}
-	json_object_foreach (root, key, val) {
-		if (strcmp(key, "experiment") && strcmp(key, "params")) {
-			ret = http_error(rq, MHD_HTTP_BAD_REQUEST, key,
-					 "unknown field '%.60s' (allowed: "
-					 "experiment, params)",
-					 key);
-			goto out;
-		}
-	}
-	if (!json_is_string(json_object_get(root, "experiment"))) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "experiment",
-				 json_object_get(root, "experiment")
-					 ? "'experiment' must be a string"
-					 : "missing field 'experiment'");
-		goto out;
-	}
-	if (json_unpack_ex(root, &jerr, JSON_STRICT, "{s:s, s?o}", "experiment",
-			   &name, "params", &params)) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s",
-				 jerr.text);
-		goto out;
-	}
-	exp = experiment_find(name);
-	if (!exp) {
-		known_experiments(&known);
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "experiment",
-				 "unknown experiment '%.60s' (known: %s)", name,
-				 strbuf_str(&known));
-		goto out;
-	}
-	if (schema_params_to_argv(params, &argv, MAX_ARGS, &perr) < 0) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, perr.field, "%s",
-				 perr.msg);
-		goto out;
-	}
-	pv = calloc(1, sizeof(*pv));
-	typed = calloc(1, exp->params_size ? exp->params_size : 1);
-	if (!pv || !typed) {
-		ret = MHD_NO;
-		goto out;
-	}
-	if (experiment_parse(exp, a->topo, (int)argv.n, argv.v, pv, typed,
-			     &common, &perr)) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, perr.field, "%s",
-				 perr.msg);
-		goto out;
-	}
-	if (limits_check_estimate(exp, typed, &common, a->topo,
+	exp = req.exp;
+	if (limits_check_estimate(exp, req.typed, &req.common, a->topo,
 				  a->max_run_seconds, &estimate_s, &perr)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s",
 				 perr.msg);
@@ -268,13 +194,14 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 	}
 	/* the worker runs exactly the resolved request: every value, normalised
 	 */
-	for (int i = 0; i < pv->n; i++)
-		strvec_pushf(&args, "%s=%s", pv->v[i].p->name, pv->v[i].text);
+	for (int i = 0; i < req.pv->n; i++)
+		strvec_pushf(&args, "%s=%s", req.pv->v[i].p->name,
+			     req.pv->v[i].text);
 	if (args.oom) {
 		ret = MHD_NO;
 		goto out;
 	}
-	json_t *pj = schema_params_json(pv);
+	json_t *pj = schema_params_json(req.pv);
 	params_text = pj ? json_dumps(pj, JSON_COMPACT) : NULL;
 	json_decref(pj);
 	request_text = json_dumps(root, JSON_COMPACT);
@@ -315,13 +242,10 @@ static enum MHD_Result post_run(struct http_request *rq, void *ctx)
 		MHD_add_response_header(r, "Location", loc);
 	ret = http_respond(rq, MHD_HTTP_ACCEPTED, r);
 out:
-	strvec_clear(&argv);
+	run_request_clear(&req);
 	strvec_clear(&args);
-	strbuf_release(&known);
 	free(params_text);
 	free(request_text);
-	free(typed);
-	free(pv);
 	json_decref(resp);
 	json_decref(root);
 	return ret;

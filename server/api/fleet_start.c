@@ -24,8 +24,6 @@
 
 extern char **environ;
 
-#define MAX_PARAMS 64
-
 /* A node list, feature expression or partition goes to the engine as one
  * argument: Slurm's host-list and constraint characters only, never an option.
  */
@@ -53,65 +51,22 @@ static int engine_word(json_t *body, const char *key, const char **out,
 	return 0;
 }
 
-/* Whether kv ("name=value") names a parameter of e's schema (its own and the
- * common ones). */
-static int has_param(json_t *schema, const char *kv)
+static const char *const start_fields[] = {"experiment", "params",    "nodes",
+					   "constraint", "partition", "all",
+					   NULL};
+static const struct request_rules start_rules = {
+	.fields = start_fields,
+	.not_object = "body is not a JSON object",
+	.names_only = 1,
+};
+
+/* The request's nodes: a list, a feature expression, every one. */
+static int check_nodes(json_t *body, const char **nodes,
+		       const char **constraint, const char **partition,
+		       int *all, struct errinfo *err)
 {
-	size_t n = strcspn(kv, "="), k;
-	json_t *p;
+	json_t *v = json_object_get(body, "all");
 
-	json_array_foreach (json_object_get(schema, "params"), k, p) {
-		const char *name =
-			json_string_value(json_object_get(p, "name"));
-		if (name && strlen(name) == n && !strncmp(name, kv, n))
-			return 1;
-	}
-	return 0;
-}
-
-static int check_body(const struct fleet_start *fs, json_t *body,
-		      const struct experiment **exp, struct strvec *params,
-		      const char **nodes, const char **constraint,
-		      const char **partition, int *all, struct errinfo *err)
-{
-	json_t *v;
-	const char *key;
-
-	json_object_foreach (body, key, v)
-		if (strcmp(key, "experiment") && strcmp(key, "params") &&
-		    strcmp(key, "nodes") && strcmp(key, "constraint") &&
-		    strcmp(key, "partition") && strcmp(key, "all"))
-			return errinfo_set(err, key,
-					   "unknown field '%.60s' (allowed: "
-					   "experiment, params, nodes, "
-					   "constraint, partition, all)",
-					   key);
-	v = json_object_get(body, "experiment");
-	if (!json_is_string(v))
-		return errinfo_set(err, "experiment",
-				   v ? "'experiment' must be a string"
-				     : "missing field 'experiment'");
-	*exp = experiment_find(json_string_value(v));
-	if (!*exp)
-		return errinfo_set(err, "experiment",
-				   "unknown experiment '%.60s'",
-				   json_string_value(v));
-	if (schema_params_to_argv(json_object_get(body, "params"), params,
-				  MAX_PARAMS, err) < 0)
-		return -1;
-	json_t *schema = schema_experiment(*exp, fs->topo);
-	for (size_t i = 0; schema && i < params->n; i++)
-		if (!has_param(schema, params->v[i])) {
-			errinfo_set(err, "params",
-				    "experiment '%s' has no parameter '%.*s'",
-				    (*exp)->name,
-				    (int)strcspn(params->v[i], "="),
-				    params->v[i]);
-			json_decref(schema);
-			return -1;
-		}
-	json_decref(schema);
-	v = json_object_get(body, "all");
 	if (v && !json_is_boolean(v))
 		return errinfo_set(err, "all", "'all' must be true or false");
 	*all = json_is_true(v);
@@ -220,8 +175,8 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 				 const struct fleet_start *fs)
 {
 	const char *nodes, *constraint, *partition;
-	const struct experiment *exp = NULL;
-	struct strvec params = STRVEC_INIT, argv = STRVEC_INIT;
+	struct run_request req = RUN_REQUEST_INIT;
+	struct strvec argv = STRVEC_INIT;
 	struct strbuf log = STRBUF_INIT;
 	struct errinfo err;
 	enum MHD_Result ret;
@@ -236,14 +191,8 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 	body = http_body_json(rq, &ret);
 	if (!body)
 		return ret;
-	if (!json_is_object(body)) {
-		json_decref(body);
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				  "body is not a JSON object");
-	}
-	errinfo_clear(&err);
-	if (check_body(fs, body, &exp, &params, &nodes, &constraint, &partition,
-		       &all, &err)) {
+	if (schema_run_request(body, &start_rules, NULL, &req, &err) ||
+	    check_nodes(body, &nodes, &constraint, &partition, &all, &err)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST,
 				 *err.field ? err.field : NULL, "%s", err.msg);
 		goto out;
@@ -260,9 +209,9 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 	strvec_push(&argv, "numalab");
 	strvec_push(&argv, "fleet");
 	strvec_push(&argv, "run");
-	strvec_push(&argv, exp->name);
-	for (size_t i = 0; i < params.n; i++)
-		strvec_push(&argv, params.v[i]);
+	strvec_push(&argv, req.exp->name);
+	for (size_t i = 0; i < req.argv.n; i++)
+		strvec_push(&argv, req.argv.v[i]);
 	push2(&argv, "--engine", fs->engine);
 	push2(&argv, "--server", fs->server);
 	push2(&argv, "--id", id);
@@ -303,7 +252,7 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 				  "/api/campaigns/", id, "log", log.buf));
 out:
 	json_decref(body);
-	strvec_clear(&params);
+	run_request_clear(&req);
 	strvec_clear(&argv);
 	strbuf_release(&log);
 	return ret;

@@ -3,7 +3,6 @@
 #define NUMALAB_FLEET_START_H
 
 #include "http.h"
-#include "topo.h"
 
 /* What the server starts `numalab fleet run` with; NULL in the API: off. */
 struct fleet_start {
@@ -12,8 +11,7 @@ struct fleet_start {
 	char server[300];   /* where the campaign imports: this server */
 	char dir[4096]; /* its files and log: numalab-campaigns beside the store
 			 */
-	const char *token;	 /* handed to the campaign as $NUMALAB_TOKEN */
-	const struct topo *topo; /* which params the experiments take */
+	const char *token; /* handed to the campaign as $NUMALAB_TOKEN */
 };
 
 /*

@@ -5,6 +5,7 @@ Against the real binary: NUMALAB_BIN=build/numalab python3 tests/api/test_access
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import unittest
@@ -95,6 +96,27 @@ class AccessTest(TmpMixin, unittest.TestCase):
         s.host = "127.0.0.1"
         status, _, _ = s.json("GET", "/api/experiments", headers=self.auth())
         self.assertEqual(status, 200)
+
+    def test_token_file_crlf_for_serve_and_fleet(self):
+        # one token file written on Windows works for both commands: the
+        # server takes "T\r\n" as T, and so does the fleet that imports
+        crlf = os.path.join(self.tmp, "token-crlf")
+        with open(crlf, "wb") as f:
+            f.write(self.TOKEN.encode() + b"\r\n")
+        s = self.server("--token-file", crlf)
+        status, doc, _ = s.post_run(SMALL, headers=self.auth())
+        self.assertEqual(status, 202, doc)
+        if not shutil.which("clush"):
+            self.skipTest("SKIP the fleet half: no clush here to start a campaign")
+        binary = os.path.abspath(BIN)
+        p = subprocess.run(
+            [binary, "fleet", "run", "atomic_increment", "threads=1",
+             "increments=1000", "repeat=1", "warmup=0", "--engine", "clush",
+             "--clush-worker", "exec", "--nodes", "lab01", "--numalab", binary,
+             "--server", "http://127.0.0.1:%d" % s.port, "--token-file", crlf],
+            cwd=self.tmp, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("imported into", p.stdout)
 
     def test_bad_options(self):
         db = os.path.join(self.tmp, "o.db")

@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "errinfo.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "token_file.h"
 
 static void test_strbuf_empty(void **state)
 {
@@ -291,9 +293,52 @@ static void test_errinfo_truncation(void **state)
 	assert_int_equal(e.msg[ERRINFO_MSG_LEN - 2], 'm');
 }
 
+static char *write_temp(const char *text)
+{
+	char *path = strdup("/tmp/numalab-token-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* serve --token-file and fleet run --token-file read the same file alike:
+ * one written on Windows ("\r\n") gives the token, not the token and a
+ * carriage return. */
+static void test_token_file(void **state)
+{
+	static const char *const files[] = {"s3cret\r\n", "s3cret\n", "s3cret",
+					    "s3cret \t\r\n\r\n",
+					    "s3cret\nsecond line\n"};
+	struct errinfo err;
+	char *token, *path;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		path = write_temp(files[i]);
+		assert_int_equal(token_file_read(path, &token, &err), 0);
+		assert_string_equal(token, "s3cret");
+		free(token);
+		unlink(path);
+		free(path);
+	}
+	path = write_temp(" \r\n");
+	assert_int_equal(token_file_read(path, &token, &err), -EINVAL);
+	assert_null(token);
+	assert_non_null(strstr(err.msg, path));
+	assert_non_null(strstr(err.msg, "is empty"));
+	unlink(path);
+	assert_int_equal(token_file_read(path, &token, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, path));
+	assert_non_null(strstr(err.msg, "cannot read token file"));
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_token_file),
 		cmocka_unit_test(test_strbuf_empty),
 		cmocka_unit_test(test_strbuf_growth),
 		cmocka_unit_test(test_strbuf_addf_long),

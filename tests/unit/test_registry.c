@@ -246,6 +246,44 @@ out:
 	return rc;
 }
 
+/* Every row an experiment parses is one experiment_param finds, by name or
+ * by the k of a "k=v"; a name outside its tables is not. */
+static void test_param_lookup(void **state)
+{
+	(void)state;
+	for (int i = 0; experiments[i]; i++) {
+		const struct experiment *e = experiments[i];
+		struct param_values *pv = calloc(1, sizeof(*pv));
+		void *params = calloc(1, e->params_size ? e->params_size : 1);
+		struct common_params common;
+		struct errinfo err;
+		assert_non_null(pv);
+		assert_non_null(params);
+		assert_int_equal(experiment_parse_recorded(
+					 e, 0, NULL, pv, params, &common, &err),
+				 0);
+		for (int j = 0; j < pv->n; j++) {
+			const char *name = pv->v[j].p->name;
+			char kv[128];
+			assert_ptr_equal(
+				experiment_param(e, name, strlen(name)),
+				pv->v[j].p);
+			snprintf(kv, sizeof(kv), "%s=1", name);
+			assert_ptr_equal(experiment_param(e, kv, strlen(name)),
+					 pv->v[j].p);
+		}
+		assert_null(experiment_param(e, "nope", 4));
+		assert_null(experiment_param(e, "repeat", 3));
+		/* placement's rows only where the experiment takes them */
+		const struct param *c = experiment_param(e, "placement", 9);
+		if (!e->uses_placement)
+			assert_true(!c || (c >= e->params &&
+					   c < e->params + PARAM_MAX_PER_EXP));
+		free(params);
+		free(pv);
+	}
+}
+
 static void test_emitted_ids_declared(void **state)
 {
 	(void)state;
@@ -307,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_param_problems),
 		cmocka_unit_test(test_over_limit),
 		cmocka_unit_test(test_parse_recorded),
+		cmocka_unit_test(test_param_lookup),
 		cmocka_unit_test(test_emitted_ids_declared),
 		cmocka_unit_test(test_catches_misspelt_ids),
 	};
