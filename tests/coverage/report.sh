@@ -23,7 +23,7 @@ for part in "$@" all; do
 	if [ "$part" = all ]; then
 		f=$info
 	else
-		f=$info.$part
+		f=$info.$(echo "$part" | tr / -)
 		# shellcheck disable=SC2086
 		lcov $rc --quiet --extract "$info" "$(pwd)/$part/*" --output-file "$f" >/dev/null 2>&1 || : >"$f"
 	fi
