@@ -514,12 +514,18 @@ out:
 	return rc;
 }
 
-/* A JSON column back as JSON; null when NULL or unreadable. */
+/*
+ * A JSON column back as JSON; null when NULL or unreadable, NULL when
+ * memory ran out (a value read as null would be a wrong answer).
+ */
 static json_t *col_json(sqlite3_stmt *s, int i)
 {
 	const char *t = col_text(s, i);
-	json_t *j = jsonlimit_loads(t, JSON_DECODE_ANY, &stored, NULL);
+	json_error_t jerr;
+	json_t *j = jsonlimit_loads(t, JSON_DECODE_ANY, &stored, &jerr);
 
+	if (!j && t && json_error_code(&jerr) == json_error_out_of_memory)
+		return NULL;
 	return j ? j : json_null();
 }
 
@@ -561,6 +567,8 @@ json_t *store_get_run(struct store *st, int64_t id)
 			col_json(s, 10), "machine", col_json(s, 11));
 	else
 		errno = rc == SQLITE_DONE ? ENOENT : EIO;
+	if (rc == SQLITE_ROW && !run)
+		errno = ENOMEM;
 out:
 	sqlite3_finalize(s);
 	pthread_mutex_unlock(&st->mu);
@@ -582,6 +590,8 @@ int store_find_runs(struct store *st, const char *experiment,
 
 	*runs = json_array();
 	*total = 0;
+	if (!*runs)
+		return -ENOMEM;
 	pthread_mutex_lock(&st->mu);
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT COUNT(*) FROM runs WHERE (?1 IS NULL OR "
@@ -619,17 +629,22 @@ int store_find_runs(struct store *st, const char *experiment,
 		json_object_del(imp, "type");
 		json_object_del(imp, "seq");
 		json_object_del(imp, "verdict");
-		json_array_append_new(
-			*runs,
-			json_pack(
-				"{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-				"id", (json_int_t)sqlite3_column_int64(s, 0),
-				"experiment", col_str(s, 1), "status",
-				col_str(s, 2), "created_at", col_str(s, 3),
-				"finished_at", col_str(s, 4), "headline",
-				col_str(s, 5), "params", col_json(s, 6),
-				"hostname", col_str(s, 7), "cpu_model",
-				col_str(s, 8), "imported", imp));
+		/* a row left out would be a shorter list said to be whole */
+		if (json_array_append_new(
+			    *runs,
+			    json_pack(
+				    "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+				    "id",
+				    (json_int_t)sqlite3_column_int64(s, 0),
+				    "experiment", col_str(s, 1), "status",
+				    col_str(s, 2), "created_at", col_str(s, 3),
+				    "finished_at", col_str(s, 4), "headline",
+				    col_str(s, 5), "params", col_json(s, 6),
+				    "hostname", col_str(s, 7), "cpu_model",
+				    col_str(s, 8), "imported", imp))) {
+			rc = -ENOMEM;
+			goto out;
+		}
 	}
 	rc = rc == SQLITE_DONE ? 0 : -EIO;
 out:
