@@ -316,7 +316,8 @@ static int has_campaigns(sqlite3 *db)
 		    "SELECT 1 FROM sqlite_master WHERE type='table' AND name='campaign_nodes'",
 		    -1, &s, NULL) != SQLITE_OK)
 		return -1;
-	found = sqlite3_step(s) == SQLITE_ROW;
+	found = sqlite3_step(s);
+	found = found == SQLITE_ROW ? 1 : found == SQLITE_DONE ? 0 : -1;
 	sqlite3_finalize(s);
 	return found;
 }
@@ -412,7 +413,7 @@ static int get_locked(struct sqlite3 *db, void *arg)
 	struct get *g = arg;
 	sqlite3_stmt *s;
 	json_t *nodes;
-	int has = has_campaigns(db);
+	int has = has_campaigns(db), rc;
 
 	if (has < 0)
 		return -EIO;
@@ -425,9 +426,11 @@ static int get_locked(struct sqlite3 *db, void *arg)
 		    -1, &s, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(s, 1, g->id, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) != SQLITE_ROW) {
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(s);
-		return -ENOENT;
+		/* a read that failed is not a campaign that is not there */
+		return rc == SQLITE_DONE ? -ENOENT : -EIO;
 	}
 	nodes = json_array();
 	g->c = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id",
