@@ -381,9 +381,13 @@ static int gather_results(struct store *st, int64_t id, json_t *outcome,
 	sqlite3_bind_int64(s, 1, id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		json_t *ev = jsonlimit_loads(col_text(s, 0), 0, &stored, NULL);
-		if (ev)
-			events_fold(outcome, ev, EVENTS_FOLD_OUTCOME);
+		int r = ev ? events_fold(outcome, ev, EVENTS_FOLD_OUTCOME) : 0;
 		json_decref(ev);
+		/* an outcome short of an event would be the run's for good */
+		if (r == -ENOMEM) {
+			sqlite3_finalize(s);
+			return -ENOMEM;
+		}
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -524,6 +528,11 @@ static json_t *col_json(sqlite3_stmt *s, int i)
 	json_error_t jerr;
 	json_t *j = jsonlimit_loads(t, JSON_DECODE_ANY, &stored, &jerr);
 
+	/* jansson does not always say that memory ran out (a string it
+	 * could not copy is an invalid token): a text is unreadable when a
+	 * second try fails too */
+	if (!j && t && json_error_code(&jerr) != json_error_out_of_memory)
+		j = jsonlimit_loads(t, JSON_DECODE_ANY, &stored, &jerr);
 	if (!j && t && json_error_code(&jerr) == json_error_out_of_memory)
 		return NULL;
 	return j ? j : json_null();
