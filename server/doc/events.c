@@ -180,11 +180,14 @@ json_t *events_final(const char *status, const char *error, json_t *summary,
 			 "headline", headline);
 }
 
+/* NULL when memory ran out: an event without its type is no event */
 static json_t *typed(json_t *ev, enum event_type t)
 {
-	if (ev)
-		json_object_set_new(ev, "type",
-				    json_string(event_kinds[t].name));
+	if (ev &&
+	    json_object_set_new(ev, "type", json_string(event_kinds[t].name))) {
+		json_decref(ev);
+		return NULL;
+	}
 	return ev;
 }
 
