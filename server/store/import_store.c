@@ -147,7 +147,8 @@ int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
 		request = req ? json_dumps(req, JSON_COMPACT) : NULL;
 		json_decref(req);
 	}
-	if (!params || !machine || !request) {
+	if (!params || !machine || !request ||
+	    (!summary && json_is_object(json_object_get(doc, "summary")))) {
 		errinfo_set(err, NULL, "out of memory");
 		goto out;
 	}
