@@ -11,7 +11,9 @@ FAULTS_BIN = $(BUILD)/tests/faults/fault_run
 # allocators fault_run.c gives them
 FAULTS_WRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \
 	-Wl,--wrap=strndup,--wrap=vasprintf \
-	-Wl,--wrap=sqlite3_prepare_v2,--wrap=sqlite3_step,--wrap=sqlite3_exec
+	-Wl,--wrap=sqlite3_prepare_v2,--wrap=sqlite3_step,--wrap=sqlite3_exec \
+	-Wl,--wrap=json_dumps,--wrap=json_loadb,--wrap=json_loads \
+	-Wl,--wrap=json_copy,--wrap=json_deep_copy
 FAULTS_TMP = $(BUILD)/tests/faults/tmp
 FAULTS_INPUTS = tests/fuzz/corpus/import/run-core_to_core.json \
 	tests/fuzz/corpus/import/campaign-clush.json
