@@ -176,13 +176,14 @@ int campaigns_check(json_t *c, struct errinfo *err)
 	return 0;
 }
 
-static void bind_json_text(sqlite3_stmt *s, int i, json_t *v)
+/* SQLITE_OK, or SQLITE_NOMEM: the text could not be copied (it would be
+ * written as NULL) */
+static int bind_json_text(sqlite3_stmt *s, int i, json_t *v)
 {
 	if (json_is_string(v))
-		sqlite3_bind_text(s, i, json_string_value(v), -1,
-				  SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
+		return sqlite3_bind_text(s, i, json_string_value(v), -1,
+					 SQLITE_TRANSIENT);
+	return sqlite3_bind_null(s, i);
 }
 
 struct record {
@@ -198,6 +199,7 @@ static int record_locked(struct sqlite3 *db, void *arg)
 	size_t i;
 	char *params = NULL;
 	const char *id = json_string_value(json_object_get(r->c, "id"));
+	int rc;
 
 	if (sqlite3_exec(db, campaigns_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
@@ -221,14 +223,14 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		    "(?,?,?,?,?,?,?)",
 		    -1, &s, NULL) != SQLITE_OK)
 		goto rollback;
-	bind_json_text(s, 1, json_object_get(r->c, "id"));
-	bind_json_text(s, 2, json_object_get(r->c, "engine"));
-	bind_json_text(s, 3, json_object_get(r->c, "cluster"));
-	bind_json_text(s, 4, json_object_get(r->c, "experiment"));
-	sqlite3_bind_text(s, 5, params, -1, SQLITE_STATIC);
-	bind_json_text(s, 6, json_object_get(r->c, "created_at"));
-	bind_json_text(s, 7, json_object_get(r->c, "finished_at"));
-	if (sqlite3_step(s) != SQLITE_DONE)
+	if (bind_json_text(s, 1, json_object_get(r->c, "id")) ||
+	    bind_json_text(s, 2, json_object_get(r->c, "engine")) ||
+	    bind_json_text(s, 3, json_object_get(r->c, "cluster")) ||
+	    bind_json_text(s, 4, json_object_get(r->c, "experiment")) ||
+	    sqlite3_bind_text(s, 5, params, -1, SQLITE_STATIC) ||
+	    bind_json_text(s, 6, json_object_get(r->c, "created_at")) ||
+	    bind_json_text(s, 7, json_object_get(r->c, "finished_at")) ||
+	    sqlite3_step(s) != SQLITE_DONE)
 		goto rollback;
 	sqlite3_finalize(s);
 	if (sqlite3_prepare_v2(
@@ -248,13 +250,13 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		sqlite3_reset(s);
 		sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
-		bind_json_text(s, 3, json_object_get(n, "node"));
-		bind_json_text(s, 4, json_object_get(n, "state"));
-		bind_json_text(s, 5, json_object_get(n, "reason"));
-		bind_json_text(s, 6, json_object_get(n, "job_id"));
-		bind_json_text(s, 7, json_object_get(n, "partition"));
-		sqlite3_bind_text(s, 8, features ? features : "[]", -1,
-				  SQLITE_TRANSIENT);
+		rc = bind_json_text(s, 3, json_object_get(n, "node")) ||
+		     bind_json_text(s, 4, json_object_get(n, "state")) ||
+		     bind_json_text(s, 5, json_object_get(n, "reason")) ||
+		     bind_json_text(s, 6, json_object_get(n, "job_id")) ||
+		     bind_json_text(s, 7, json_object_get(n, "partition")) ||
+		     sqlite3_bind_text(s, 8, features ? features : "[]", -1,
+				       SQLITE_TRANSIENT);
 		sqlite3_bind_int(s, 9,
 				 json_is_true(json_object_get(n, "exclusive")));
 		if (json_is_integer(run))
@@ -262,7 +264,7 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		else
 			sqlite3_bind_null(s, 10);
 		free(features);
-		if (sqlite3_step(s) != SQLITE_DONE)
+		if (rc || sqlite3_step(s) != SQLITE_DONE)
 			goto rollback;
 	}
 	sqlite3_finalize(s);
@@ -300,10 +302,12 @@ int campaigns_record(struct store *st, json_t *c, struct errinfo *err)
 	return store_write_with_db(st, record_locked, &r, err);
 }
 
+/* NULL when SQLite or jansson ran out of memory: never a null instead */
 static json_t *col(sqlite3_stmt *s, int i)
 {
+	int null = sqlite3_column_type(s, i) == SQLITE_NULL;
 	const char *t = (const char *)sqlite3_column_text(s, i);
-	return t ? json_string(t) : json_null();
+	return t ? json_string(t) : null ? json_null() : NULL;
 }
 
 /*
@@ -313,9 +317,16 @@ static json_t *col(sqlite3_stmt *s, int i)
  */
 static json_t *col_json(sqlite3_stmt *s, int i, json_t *fallback)
 {
+	int null = sqlite3_column_type(s, i) == SQLITE_NULL;
 	const char *t = (const char *)sqlite3_column_text(s, i);
 	json_error_t jerr;
-	json_t *v = jsonlimit_loads(t, 0, &stored, &jerr);
+	json_t *v;
+
+	if (!t && !null) {
+		json_decref(fallback);
+		return NULL;
+	}
+	v = jsonlimit_loads(t, 0, &stored, &jerr);
 
 	if (!v && t && json_error_code(&jerr) != json_error_out_of_memory)
 		v = jsonlimit_loads(t, 0, &stored, &jerr);
