@@ -388,6 +388,12 @@ int param_parse_value(const struct param *p, const char *text,
 			strbuf_addf(&sb, "%s%s", sb.len ? "," : "",
 				    p->choices[i].name);
 		}
+		/* a text cut short would be recorded as the run's value */
+		if (sb.oom) {
+			strbuf_release(&sb);
+			errinfo_set(err, p->name, "out of memory");
+			return -ENOMEM;
+		}
 		snprintf(out->text, sizeof(out->text), "%s", strbuf_str(&sb));
 		strbuf_release(&sb);
 		return 0;

@@ -303,12 +303,18 @@ json_t *describe_doc_verdict_json(const struct verdict *v)
 {
 	json_t *notes = json_array();
 
+	/* a verdict short of a note is not the verdict */
 	for (int i = 0; notes && i < v->nnotes; i++)
-		json_array_append_new(notes,
-				      json_pack("{s:s, s:s}", "level",
-						v->notes[i].level, "text",
-						v->notes[i].text));
-	return json_pack("{s:s?, s:o*}", "headline",
+		if (json_array_append_new(notes,
+					  json_pack("{s:s, s:s}", "level",
+						    v->notes[i].level, "text",
+						    v->notes[i].text))) {
+			json_decref(notes);
+			return NULL;
+		}
+	if (!notes)
+		return NULL;
+	return json_pack("{s:s?, s:o}", "headline",
 			 v->headline[0] ? v->headline : NULL, "notes", notes);
 }
 
@@ -318,16 +324,27 @@ json_t *describe_doc_today(json_t *doc, struct errinfo *err)
 	struct verdict *v = calloc(1, sizeof(*v));
 	const char *stored = text(doc, "headline");
 	json_t *out = NULL;
+	int rc;
 
-	if (!v)
+	if (!v) {
+		errno = ENOMEM;
 		return NULL;
-	if (!describe_doc(doc, v, err ? err : &own)) {
+	}
+	rc = describe_doc(doc, v, err ? err : &own);
+	if (rc)
+		errno = -rc;
+	else {
 		out = describe_doc_verdict_json(v);
-		if (out)
-			json_object_set_new(
-				out, "changed",
-				json_boolean(strcmp(stored ? stored : "",
-						    v->headline)));
+		if (!out)
+			errno = ENOMEM;
+		if (out && json_object_set_new(
+				   out, "changed",
+				   json_boolean(strcmp(stored ? stored : "",
+						       v->headline)))) {
+			json_decref(out);
+			out = NULL;
+			errno = ENOMEM;
+		}
 	}
 	free(v);
 	return out;

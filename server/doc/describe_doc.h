@@ -26,7 +26,7 @@ json_t *describe_doc_verdict_json(const struct verdict *v);
 /*
  * The verdict today's rules give doc as that JSON, with "changed": whether
  * its headline differs from the one doc holds. NULL when doc cannot be
- * described (err says why when given).
+ * described (err says why when given), errno EINVAL, or with errno ENOMEM.
  */
 json_t *describe_doc_today(json_t *doc, struct errinfo *err);
 

@@ -67,24 +67,26 @@ static json_t *strip(json_t *ev)
 	return c;
 }
 
-static void append(json_t *doc, const char *key, json_t *item)
+/* Each returns 0, or -1 when memory ran out (item is released). */
+static int append(json_t *doc, const char *key, json_t *item)
 {
 	json_t *a = json_object_get(doc, key);
 
 	if (!json_is_array(a)) {
 		a = json_array();
-		json_object_set_new(doc, key, a);
+		if (json_object_set_new(doc, key, a)) {
+			json_decref(item);
+			return -1;
+		}
 	}
-	json_array_append_new(a, item);
+	return json_array_append_new(a, item);
 }
 
-static void copy_field(json_t *doc, json_t *ev, const char *from,
-		       const char *to)
+static int copy_field(json_t *doc, json_t *ev, const char *from, const char *to)
 {
 	json_t *v = json_object_get(ev, from);
 
-	if (v)
-		json_object_set(doc, to, v);
+	return v ? json_object_set(doc, to, v) : 0;
 }
 
 /* A summary event's entry: {"value", "unit"}. */
@@ -99,36 +101,38 @@ int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 	int outcome = flags & EVENTS_FOLD_OUTCOME;
 	json_t *s;
 	const char *key;
+	/* any step that ran out of memory: the document lacks the event */
+	int bad = 0;
 
 	if (!json_is_object(doc) || !json_is_object(ev) ||
 	    !json_is_string(json_object_get(ev, "type")))
 		return -EINVAL;
 	switch (event_type_of_event(ev)) {
 	case EV_START:
-		copy_field(doc, ev, "experiment", "experiment");
-		copy_field(doc, ev, "params", "params");
-		copy_field(doc, ev, "machine", "machine");
-		copy_field(doc, ev, "version", "version");
-		copy_field(doc, ev, "estimate_s", "estimate_s");
+		bad |= copy_field(doc, ev, "experiment", "experiment");
+		bad |= copy_field(doc, ev, "params", "params");
+		bad |= copy_field(doc, ev, "machine", "machine");
+		bad |= copy_field(doc, ev, "version", "version");
+		bad |= copy_field(doc, ev, "estimate_s", "estimate_s");
 		break;
 	case EV_PLACEMENT:
 		if (!outcome)
-			append(doc, "placement", strip(ev));
+			bad |= append(doc, "placement", strip(ev));
 		break;
 	case EV_SAMPLE:
 		if (!outcome)
-			append(doc, "samples", strip(ev));
+			bad |= append(doc, "samples", strip(ev));
 		break;
 	case EV_CELL:
 		if (!outcome)
-			append(doc, "cells", strip(ev));
+			bad |= append(doc, "cells", strip(ev));
 		break;
 	case EV_NOTE:
 		if (!outcome)
-			append(doc, "notes", strip(ev));
+			bad |= append(doc, "notes", strip(ev));
 		break;
 	case EV_PROGRESS:
-		json_object_set_new(doc, "progress", strip(ev));
+		bad |= json_object_set_new(doc, "progress", strip(ev));
 		break;
 	case EV_SUMMARY:
 		key = json_string_value(json_object_get(ev, "key"));
@@ -137,34 +141,35 @@ int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 		s = json_object_get(doc, "summary");
 		if (!json_is_object(s)) {
 			s = json_object();
-			json_object_set_new(doc, "summary", s);
+			if (json_object_set_new(doc, "summary", s))
+				return -ENOMEM;
 		}
-		json_object_set_new(s, key, summary_entry(ev));
+		bad |= json_object_set_new(s, key, summary_entry(ev));
 		break;
 	case EV_HEADLINE:
-		copy_field(doc, ev, "text", "headline");
+		bad |= copy_field(doc, ev, "text", "headline");
 		break;
 	case EV_IMPORTED:
-		json_object_set_new(doc, "imported", strip(ev));
+		bad |= json_object_set_new(doc, "imported", strip(ev));
 		break;
 	case EV_STATUS:
-		copy_field(doc, ev, "estimate_s", "estimate_s");
-		copy_field(doc, ev, "status", "status");
-		copy_field(doc, ev, "error", "error");
+		bad |= copy_field(doc, ev, "estimate_s", "estimate_s");
+		bad |= copy_field(doc, ev, "status", "status");
+		bad |= copy_field(doc, ev, "error", "error");
 		break;
 	case EV_END:
 	case EV_DONE:
 	case EV_FAILED:
 	case EV_CANCELLED:
 	case EV_INTERRUPTED:
-		copy_field(doc, ev, "status", "status");
-		copy_field(doc, ev, "error", "error");
+		bad |= copy_field(doc, ev, "status", "status");
+		bad |= copy_field(doc, ev, "error", "error");
 		break;
 	case EV_UNKNOWN:
 	case EV_NTYPES:
 		break;
 	}
-	return 0;
+	return bad ? -ENOMEM : 0;
 }
 
 json_t *events_final(const char *status, const char *error, json_t *summary,
@@ -175,11 +180,14 @@ json_t *events_final(const char *status, const char *error, json_t *summary,
 			 "headline", headline);
 }
 
+/* NULL when memory ran out: an event without its type is no event */
 static json_t *typed(json_t *ev, enum event_type t)
 {
-	if (ev)
-		json_object_set_new(ev, "type",
-				    json_string(event_kinds[t].name));
+	if (ev &&
+	    json_object_set_new(ev, "type", json_string(event_kinds[t].name))) {
+		json_decref(ev);
+		return NULL;
+	}
 	return ev;
 }
 

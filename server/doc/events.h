@@ -64,8 +64,9 @@ int event_status_final(const char *status);
 json_t *events_doc_new(void);
 /*
  * Folds one event into doc, the one place that says what an event means
- * for the run document. Unknown types are ignored. Returns 0, or -EINVAL
- * when the event is not an object with a "type" (or a summary has no key).
+ * for the run document. Unknown types are ignored. Returns 0, -EINVAL
+ * when the event is not an object with a "type" (or a summary has no key),
+ * or -ENOMEM (doc then lacks some of the event: not a document to show).
  */
 int events_fold(json_t *doc, json_t *ev, unsigned int flags);
 /*

@@ -27,8 +27,11 @@ struct pattern {
 	regex_t re;
 };
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static json_t *api;	/* the whole document, never freed */
+/* loaded once it has worked: a failure (out of memory) is tried again by
+ * the next check, never kept for the server's life */
+static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;
+static int load_done;
+static json_t *api;	/* the whole document, kept once loaded */
 static json_t *schemas; /* its components.schemas */
 static struct pattern patterns[MAX_PATTERNS];
 static int npatterns;
@@ -131,24 +134,40 @@ static void collect_patterns(json_t *node)
 	}
 }
 
-static void load(void)
+/* Called with load_mu held; 0, or -errno with nothing kept. */
+static int load(void)
 {
 	json_error_t jerr;
 
+	load_failed = 0;
 	api = json_loadb(openapi_json, openapi_json_len, 0, &jerr);
 	schemas =
 		json_object_get(json_object_get(api, "components"), "schemas");
-	if (!json_is_object(schemas)) {
+	if (!json_is_object(schemas))
 		load_failed = -ENOMEM;
-		return;
+	else
+		collect_patterns(api);
+	if (load_failed) {
+		for (int i = 0; i < npatterns; i++)
+			regfree(&patterns[i].re);
+		npatterns = 0;
+		json_decref(api);
+		api = schemas = NULL;
 	}
-	collect_patterns(api);
+	return load_failed;
 }
 
 static int loaded(void)
 {
-	pthread_once(&load_once, load);
-	return load_failed;
+	int rc = 0;
+
+	pthread_mutex_lock(&load_mu);
+	if (!load_done) {
+		rc = load();
+		load_done = !rc;
+	}
+	pthread_mutex_unlock(&load_mu);
+	return rc;
 }
 
 /* ---- the keywords ---- */

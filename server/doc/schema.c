@@ -259,7 +259,8 @@ int schema_params_to_argv(json_t *params, struct strvec *argv, int cap,
 		strvec_push(argv, strbuf_str(&buf));
 		if (buf.oom || argv->oom) {
 			errinfo_set(err, NULL, "out of memory");
-			goto fail;
+			strbuf_release(&buf);
+			return -ENOMEM;
 		}
 		n++;
 	}

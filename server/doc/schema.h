@@ -24,7 +24,7 @@ json_t *schema_topology(const struct topo *t);
  * experiment_parse: numbers become their integer text, arrays of
  * numbers/strings are joined with ','. Returns the count (at most cap),
  * or -EINVAL with err set (a value that is not a string, integer or array
- * of them; a non-integer number; more than cap of them).
+ * of them; a non-integer number; more than cap of them) or -ENOMEM.
  */
 int schema_params_to_argv(json_t *params, struct strvec *argv, int cap,
 			  struct errinfo *err);

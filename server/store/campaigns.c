@@ -176,13 +176,14 @@ int campaigns_check(json_t *c, struct errinfo *err)
 	return 0;
 }
 
-static void bind_json_text(sqlite3_stmt *s, int i, json_t *v)
+/* SQLITE_OK, or SQLITE_NOMEM: the text could not be copied (it would be
+ * written as NULL) */
+static int bind_json_text(sqlite3_stmt *s, int i, json_t *v)
 {
 	if (json_is_string(v))
-		sqlite3_bind_text(s, i, json_string_value(v), -1,
-				  SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
+		return sqlite3_bind_text(s, i, json_string_value(v), -1,
+					 SQLITE_TRANSIENT);
+	return sqlite3_bind_null(s, i);
 }
 
 struct record {
@@ -198,11 +199,15 @@ static int record_locked(struct sqlite3 *db, void *arg)
 	size_t i;
 	char *params = NULL;
 	const char *id = json_string_value(json_object_get(r->c, "id"));
+	int rc;
 
 	if (sqlite3_exec(db, campaigns_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	params = json_dumps(json_object_get(r->c, "params"), JSON_COMPACT);
+	/* stored as "{}" it would be a campaign of other params */
+	if (!params)
+		goto nomem;
 	if (sqlite3_prepare_v2(db,
 			       "DELETE FROM campaign_nodes WHERE campaign_id=?",
 			       -1, &s, NULL) != SQLITE_OK)
@@ -218,14 +223,14 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		    "(?,?,?,?,?,?,?)",
 		    -1, &s, NULL) != SQLITE_OK)
 		goto rollback;
-	bind_json_text(s, 1, json_object_get(r->c, "id"));
-	bind_json_text(s, 2, json_object_get(r->c, "engine"));
-	bind_json_text(s, 3, json_object_get(r->c, "cluster"));
-	bind_json_text(s, 4, json_object_get(r->c, "experiment"));
-	sqlite3_bind_text(s, 5, params ? params : "{}", -1, SQLITE_STATIC);
-	bind_json_text(s, 6, json_object_get(r->c, "created_at"));
-	bind_json_text(s, 7, json_object_get(r->c, "finished_at"));
-	if (sqlite3_step(s) != SQLITE_DONE)
+	if (bind_json_text(s, 1, json_object_get(r->c, "id")) ||
+	    bind_json_text(s, 2, json_object_get(r->c, "engine")) ||
+	    bind_json_text(s, 3, json_object_get(r->c, "cluster")) ||
+	    bind_json_text(s, 4, json_object_get(r->c, "experiment")) ||
+	    sqlite3_bind_text(s, 5, params, -1, SQLITE_STATIC) ||
+	    bind_json_text(s, 6, json_object_get(r->c, "created_at")) ||
+	    bind_json_text(s, 7, json_object_get(r->c, "finished_at")) ||
+	    sqlite3_step(s) != SQLITE_DONE)
 		goto rollback;
 	sqlite3_finalize(s);
 	if (sqlite3_prepare_v2(
@@ -240,16 +245,18 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		/* none given: "[]" below (a json_array() here leaked) */
 		char *features = f ? json_dumps(f, JSON_COMPACT) : NULL;
 		json_t *run = json_object_get(n, "run_id");
+		if (f && !features)
+			goto nomem;
 		sqlite3_reset(s);
 		sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
-		bind_json_text(s, 3, json_object_get(n, "node"));
-		bind_json_text(s, 4, json_object_get(n, "state"));
-		bind_json_text(s, 5, json_object_get(n, "reason"));
-		bind_json_text(s, 6, json_object_get(n, "job_id"));
-		bind_json_text(s, 7, json_object_get(n, "partition"));
-		sqlite3_bind_text(s, 8, features ? features : "[]", -1,
-				  SQLITE_TRANSIENT);
+		rc = bind_json_text(s, 3, json_object_get(n, "node")) ||
+		     bind_json_text(s, 4, json_object_get(n, "state")) ||
+		     bind_json_text(s, 5, json_object_get(n, "reason")) ||
+		     bind_json_text(s, 6, json_object_get(n, "job_id")) ||
+		     bind_json_text(s, 7, json_object_get(n, "partition")) ||
+		     sqlite3_bind_text(s, 8, features ? features : "[]", -1,
+				       SQLITE_TRANSIENT);
 		sqlite3_bind_int(s, 9,
 				 json_is_true(json_object_get(n, "exclusive")));
 		if (json_is_integer(run))
@@ -257,7 +264,7 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		else
 			sqlite3_bind_null(s, 10);
 		free(features);
-		if (sqlite3_step(s) != SQLITE_DONE)
+		if (rc || sqlite3_step(s) != SQLITE_DONE)
 			goto rollback;
 	}
 	sqlite3_finalize(s);
@@ -266,6 +273,13 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		goto rollback;
 	free(params);
 	return 0;
+nomem:
+	errinfo_set(r->err, NULL, "cannot record campaign '%s': out of memory",
+		    id);
+	sqlite3_finalize(s);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	free(params);
+	return -ENOMEM;
 rollback:
 	errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
 		    sqlite3_errmsg(db));
@@ -288,18 +302,36 @@ int campaigns_record(struct store *st, json_t *c, struct errinfo *err)
 	return store_write_with_db(st, record_locked, &r, err);
 }
 
+/* NULL when SQLite or jansson ran out of memory: never a null instead */
 static json_t *col(sqlite3_stmt *s, int i)
 {
+	int null = sqlite3_column_type(s, i) == SQLITE_NULL;
 	const char *t = (const char *)sqlite3_column_text(s, i);
-	return t ? json_string(t) : json_null();
+	return t ? json_string(t) : null ? json_null() : NULL;
 }
 
+/*
+ * A JSON column, or fallback when it is NULL or unreadable; NULL (and
+ * fallback released) when memory ran out. jansson does not always say
+ * so: a text is unreadable when a second try fails too.
+ */
 static json_t *col_json(sqlite3_stmt *s, int i, json_t *fallback)
 {
+	int null = sqlite3_column_type(s, i) == SQLITE_NULL;
 	const char *t = (const char *)sqlite3_column_text(s, i);
-	json_t *v = jsonlimit_loads(t, 0, &stored, NULL);
+	json_error_t jerr;
+	json_t *v;
 
-	if (v) {
+	if (!t && !null) {
+		json_decref(fallback);
+		return NULL;
+	}
+	v = jsonlimit_loads(t, 0, &stored, &jerr);
+
+	if (!v && t && json_error_code(&jerr) != json_error_out_of_memory)
+		v = jsonlimit_loads(t, 0, &stored, &jerr);
+	if (v || !fallback ||
+	    (t && json_error_code(&jerr) == json_error_out_of_memory)) {
 		json_decref(fallback);
 		return v;
 	}
@@ -316,7 +348,8 @@ static int has_campaigns(sqlite3 *db)
 		    "SELECT 1 FROM sqlite_master WHERE type='table' AND name='campaign_nodes'",
 		    -1, &s, NULL) != SQLITE_OK)
 		return -1;
-	found = sqlite3_step(s) == SQLITE_ROW;
+	found = sqlite3_step(s);
+	found = found == SQLITE_ROW ? 1 : found == SQLITE_DONE ? 0 : -1;
 	sqlite3_finalize(s);
 	return found;
 }
@@ -325,7 +358,7 @@ static int list_locked(struct sqlite3 *db, void *arg)
 {
 	json_t *out = arg;
 	sqlite3_stmt *s;
-	int has = has_campaigns(db);
+	int has = has_campaigns(db), rc;
 
 	if (has <= 0)
 		return has;
@@ -339,29 +372,34 @@ static int list_locked(struct sqlite3 *db, void *arg)
 		    "FROM campaigns c ORDER BY c.created_at DESC, c.id DESC",
 		    -1, &s, NULL) != SQLITE_OK)
 		return -EIO;
-	while (sqlite3_step(s) == SQLITE_ROW)
-		json_array_append_new(
-			out,
-			json_pack(
-				"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
-				"id", col(s, 0), "engine", col(s, 1), "cluster",
-				col(s, 2), "experiment", col(s, 3),
-				"created_at", col(s, 4), "finished_at",
-				col(s, 5), "params",
-				col_json(s, 6, json_object()), "nodes",
-				(json_int_t)sqlite3_column_int64(s, 7), "done",
-				(json_int_t)sqlite3_column_int64(s, 8),
-				"failed",
-				(json_int_t)sqlite3_column_int64(s, 9)));
+	/* a campaign left out would be a shorter list said to be whole */
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if (json_array_append_new(
+			    out,
+			    json_pack(
+				    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
+				    "id", col(s, 0), "engine", col(s, 1),
+				    "cluster", col(s, 2), "experiment",
+				    col(s, 3), "created_at", col(s, 4),
+				    "finished_at", col(s, 5), "params",
+				    col_json(s, 6, json_object()), "nodes",
+				    (json_int_t)sqlite3_column_int64(s, 7),
+				    "done",
+				    (json_int_t)sqlite3_column_int64(s, 8),
+				    "failed",
+				    (json_int_t)sqlite3_column_int64(s, 9)))) {
+			sqlite3_finalize(s);
+			return -ENOMEM;
+		}
 	sqlite3_finalize(s);
-	return 0;
+	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
 json_t *campaigns_list(struct store *st)
 {
 	json_t *out = json_array();
 
-	if (store_with_db(st, list_locked, out) < 0) {
+	if (!out || store_with_db(st, list_locked, out) < 0) {
 		json_decref(out);
 		return NULL;
 	}
@@ -381,6 +419,7 @@ static int count_locked(sqlite3 *db, struct get *g)
 				   0, "pending", 0, "running", 0);
 	json_int_t total = 0;
 	sqlite3_stmt *s;
+	int rc, bad = 0;
 
 	if (!counts)
 		return -ENOMEM;
@@ -392,19 +431,24 @@ static int count_locked(sqlite3 *db, struct get *g)
 		return -EIO;
 	}
 	sqlite3_bind_text(s, 1, g->id, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *state = (const char *)sqlite3_column_text(s, 0);
 		json_int_t n = sqlite3_column_int64(s, 1);
 		total += n;
 		if (state)
-			json_object_set_new(counts, state, json_integer(n));
+			bad |= json_object_set_new(counts, state,
+						   json_integer(n));
 	}
 	sqlite3_finalize(s);
-	json_object_set_new(g->c, "total", json_integer(total));
-	json_object_set_new(g->c, "counts", counts);
-	json_object_set_new(g->c, "offset", json_integer(g->offset));
-	json_object_set_new(g->c, "limit", json_integer(g->limit));
-	return 0;
+	if (rc != SQLITE_DONE) {
+		json_decref(counts);
+		return -EIO;
+	}
+	bad |= json_object_set_new(g->c, "total", json_integer(total));
+	bad |= json_object_set_new(g->c, "counts", counts);
+	bad |= json_object_set_new(g->c, "offset", json_integer(g->offset));
+	bad |= json_object_set_new(g->c, "limit", json_integer(g->limit));
+	return bad ? -ENOMEM : 0;
 }
 
 static int get_locked(struct sqlite3 *db, void *arg)
@@ -412,7 +456,7 @@ static int get_locked(struct sqlite3 *db, void *arg)
 	struct get *g = arg;
 	sqlite3_stmt *s;
 	json_t *nodes;
-	int has = has_campaigns(db);
+	int has = has_campaigns(db), rc;
 
 	if (has < 0)
 		return -EIO;
@@ -425,9 +469,11 @@ static int get_locked(struct sqlite3 *db, void *arg)
 		    -1, &s, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(s, 1, g->id, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) != SQLITE_ROW) {
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(s);
-		return -ENOENT;
+		/* a read that failed is not a campaign that is not there */
+		return rc == SQLITE_DONE ? -ENOENT : -EIO;
 	}
 	nodes = json_array();
 	g->c = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id",
@@ -438,8 +484,8 @@ static int get_locked(struct sqlite3 *db, void *arg)
 	sqlite3_finalize(s);
 	if (!g->c)
 		return -ENOMEM;
-	if (count_locked(db, g))
-		return -EIO;
+	if ((rc = count_locked(db, g)))
+		return rc;
 	if (sqlite3_prepare_v2(
 		    db,
 		    "SELECT node, state, reason, job_id, partition, features, "
@@ -450,21 +496,25 @@ static int get_locked(struct sqlite3 *db, void *arg)
 	sqlite3_bind_text(s, 1, g->id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 2, g->limit);
 	sqlite3_bind_int64(s, 3, g->offset);
-	while (sqlite3_step(s) == SQLITE_ROW)
-		json_array_append_new(
-			nodes,
-			json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
-				  "node", col(s, 0), "state", col(s, 1),
-				  "reason", col(s, 2), "job_id", col(s, 3),
-				  "partition", col(s, 4), "features",
-				  col_json(s, 5, json_array()), "exclusive",
-				  sqlite3_column_int(s, 6), "run_id",
-				  sqlite3_column_type(s, 7) == SQLITE_NULL
-					  ? json_null()
-					  : json_integer(sqlite3_column_int64(
-						    s, 7))));
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if (json_array_append_new(
+			    nodes,
+			    json_pack(
+				    "{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
+				    "node", col(s, 0), "state", col(s, 1),
+				    "reason", col(s, 2), "job_id", col(s, 3),
+				    "partition", col(s, 4), "features",
+				    col_json(s, 5, json_array()), "exclusive",
+				    sqlite3_column_int(s, 6), "run_id",
+				    sqlite3_column_type(s, 7) == SQLITE_NULL
+					    ? json_null()
+					    : json_integer(sqlite3_column_int64(
+						      s, 7))))) {
+			sqlite3_finalize(s);
+			return -ENOMEM;
+		}
 	sqlite3_finalize(s);
-	return 0;
+	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
 json_t *campaigns_get(struct store *st, const char *id, int64_t offset,
@@ -477,7 +527,7 @@ json_t *campaigns_get(struct store *st, const char *id, int64_t offset,
 
 	if (rc) {
 		json_decref(g.c);
-		errno = rc == -ENOENT ? ENOENT : EIO;
+		errno = rc == -ENOENT ? ENOENT : rc == -ENOMEM ? ENOMEM : EIO;
 		return NULL;
 	}
 	/* each node's run, read through the store's own accessor */
@@ -486,17 +536,26 @@ json_t *campaigns_get(struct store *st, const char *id, int64_t offset,
 		if (!json_is_integer(rid))
 			continue;
 		run = store_get_run(st, json_integer_value(rid));
-		if (!run)
+		if (!run && errno == ENOENT)
 			continue;
-		json_object_set_new(
-			n, "run",
-			json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "id",
-				  json_object_get(run, "id"), "status",
-				  json_object_get(run, "status"), "headline",
-				  json_object_get(run, "headline"), "summary",
-				  json_object_get(run, "summary"), "machine",
-				  json_object_get(run, "machine"), "params",
-				  json_object_get(run, "params")));
+		/* a node shown without the run it has is a wrong answer */
+		if (!run ||
+		    json_object_set_new(
+			    n, "run",
+			    json_pack(
+				    "{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
+				    "id", json_object_get(run, "id"), "status",
+				    json_object_get(run, "status"), "headline",
+				    json_object_get(run, "headline"), "summary",
+				    json_object_get(run, "summary"), "machine",
+				    json_object_get(run, "machine"), "params",
+				    json_object_get(run, "params")))) {
+			int e = run ? ENOMEM : errno;
+			json_decref(run);
+			json_decref(g.c);
+			errno = e;
+			return NULL;
+		}
 		json_decref(run);
 	}
 	return g.c;

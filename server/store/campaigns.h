@@ -20,12 +20,12 @@
 int campaigns_check(json_t *c, struct errinfo *err);
 
 /* Stores c (checked first), replacing a campaign of the same id. 0, -EINVAL,
- * -ESTALE (the database file is gone: nothing would be kept) or -EIO, err
- * set. */
+ * -ESTALE (the database file is gone: nothing would be kept), -ENOMEM or
+ * -EIO, err set. */
 int campaigns_record(struct store *st, json_t *c, struct errinfo *err);
 
 /* Newest first: [{id, engine, cluster, experiment, created_at, finished_at,
- * nodes, done, failed}]; NULL on EIO. */
+ * nodes, done, failed}]; NULL on EIO or ENOMEM. */
 json_t *campaigns_list(struct store *st);
 
 /* Nodes one GET of a campaign gives when not told, and at most. */
@@ -38,7 +38,7 @@ json_t *campaigns_list(struct store *st);
  * machine, params}) when it has one; "total" nodes and "counts" by
  * state say what the other pages hold, so that reading a campaign of
  * any size costs one page. NULL with errno ENOENT when there is none,
- * EIO.
+ * EIO or ENOMEM.
  */
 json_t *campaigns_get(struct store *st, const char *id, int64_t offset,
 		      int64_t limit);

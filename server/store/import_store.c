@@ -38,14 +38,16 @@ static json_t *provenance(json_t *doc, const char *now, const char *client,
 				      : "numalab run --json");
 	if (!p)
 		return NULL;
-	if (!json_object_get(p, "headline"))
-		json_object_set(p, "headline",
-				json_object_get(doc, "headline")
-					?: json_null());
-	if (client)
-		json_object_set_new(p, "client", json_string(client));
-	if (today)
-		json_object_set(p, "verdict", today);
+	/* a mark short of a field is not where the run came from */
+	if ((!json_object_get(p, "headline") &&
+	     json_object_set(p, "headline",
+			     json_object_get(doc, "headline")
+				     ?: json_null())) ||
+	    (client && json_object_set_new(p, "client", json_string(client))) ||
+	    (today && json_object_set(p, "verdict", today))) {
+		json_decref(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -65,13 +67,28 @@ int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
 	int rc = -EIO;
 
 	store_timestamp(now, sizeof(now));
+	/* jansson's shallow copy leaves out what it had no memory for */
+	if (own && json_object_size(own) != json_object_size(doc)) {
+		json_decref(own);
+		own = NULL;
+	}
 	/* today's rules speak for the run; what it said on arrival is kept
 	 * beside */
+	errno = 0;
 	today = own ? describe_doc_today(own, NULL) : NULL;
+	if (!own || (!today && errno == ENOMEM)) {
+		errinfo_set(err, NULL, "out of memory describing the run");
+		json_decref(own);
+		return -ENOMEM;
+	}
 	headline = json_string_value(json_object_get(today, "headline"));
 	imported = own ? provenance(own, now, client, today) : NULL;
-	if (imported && headline)
-		json_object_set_new(own, "headline", json_string(headline));
+	/* NULL imported: out of memory, said below */
+	if (imported && headline &&
+	    json_object_set_new(own, "headline", json_string(headline))) {
+		json_decref(imported);
+		imported = NULL;
+	}
 	doc = own;
 	events = imported ? events_from_doc(doc, imported) : NULL;
 	json_decref(imported);
@@ -90,7 +107,13 @@ int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
 		goto out;
 	}
 	json_array_foreach (events, i, e) {
-		json_object_set_new(e, "seq", json_integer((json_int_t)i + 1));
+		if (json_object_set_new(e, "seq",
+					json_integer((json_int_t)i + 1))) {
+			errinfo_set(
+				err, NULL,
+				"out of memory rebuilding the run's events");
+			goto out;
+		}
 		ev[i].seq = (int64_t)i + 1;
 		snprintf(ev[i].type, sizeof(ev[i].type), "%s",
 			 json_string_value(json_object_get(e, "type")));
@@ -124,7 +147,8 @@ int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
 		request = req ? json_dumps(req, JSON_COMPACT) : NULL;
 		json_decref(req);
 	}
-	if (!params || !machine || !request) {
+	if (!params || !machine || !request ||
+	    (!summary && json_is_object(json_object_get(doc, "summary")))) {
 		errinfo_set(err, NULL, "out of memory");
 		goto out;
 	}

@@ -199,12 +199,13 @@ void store_timestamp(char *buf, size_t len)
 		 tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000L);
 }
 
-static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
+/* SQLITE_OK, or SQLITE_NOMEM when the text could not be copied (the
+ * value would be written as NULL) */
+static int bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
+		return sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	return sqlite3_bind_null(s, i);
 }
 
 static const char *col_text(sqlite3_stmt *s, int i)
@@ -224,7 +225,8 @@ static int exec_write(struct store *st, const char *sql, int64_t id,
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		goto fail;
 	for (int i = 0; i < nvals; i++)
-		bind_text_or_null(s, i + 1, vals[i]);
+		if (bind_text_or_null(s, i + 1, vals[i]) != SQLITE_OK)
+			goto fail;
 	sqlite3_bind_int64(s, nvals + 1, id);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		goto fail;
@@ -256,11 +258,11 @@ int store_create_run(struct store *st, const char *experiment,
 		    " params, request) VALUES (?, 'queued', ?, ?, ?)",
 		    -1, &s, NULL) != SQLITE_OK)
 		goto fail;
-	sqlite3_bind_text(s, 1, experiment, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 2, created_at, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 3, params_json, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 4, request_json, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(s) != SQLITE_DONE)
+	if (sqlite3_bind_text(s, 1, experiment, -1, SQLITE_TRANSIENT) ||
+	    sqlite3_bind_text(s, 2, created_at, -1, SQLITE_TRANSIENT) ||
+	    sqlite3_bind_text(s, 3, params_json, -1, SQLITE_TRANSIENT) ||
+	    sqlite3_bind_text(s, 4, request_json, -1, SQLITE_TRANSIENT) ||
+	    sqlite3_step(s) != SQLITE_DONE)
 		goto fail;
 	*id = sqlite3_last_insert_rowid(st->db);
 	goto out;
@@ -381,9 +383,13 @@ static int gather_results(struct store *st, int64_t id, json_t *outcome,
 	sqlite3_bind_int64(s, 1, id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		json_t *ev = jsonlimit_loads(col_text(s, 0), 0, &stored, NULL);
-		if (ev)
-			events_fold(outcome, ev, EVENTS_FOLD_OUTCOME);
+		int r = ev ? events_fold(outcome, ev, EVENTS_FOLD_OUTCOME) : 0;
 		json_decref(ev);
+		/* an outcome short of an event would be the run's for good */
+		if (r == -ENOMEM) {
+			sqlite3_finalize(s);
+			return -ENOMEM;
+		}
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -445,7 +451,8 @@ static int interrupt_one(struct store *st, int64_t id, const char *why,
 		goto out;
 	sqlite3_bind_text(s, 1, why, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, now, -1, SQLITE_STATIC);
-	bind_text_or_null(s, 3, headline);
+	if (bind_text_or_null(s, 3, headline))
+		goto out;
 	sqlite3_bind_text(s, 4, sum_text, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 5, id);
 	if (sqlite3_step(s) == SQLITE_DONE && sqlite3_changes(st->db) == 1)
@@ -514,20 +521,38 @@ out:
 	return rc;
 }
 
-/* A JSON column back as JSON; null when NULL or unreadable. */
+/*
+ * A JSON column back as JSON; null when NULL or unreadable, NULL when
+ * memory ran out (a value read as null would be a wrong answer).
+ */
 static json_t *col_json(sqlite3_stmt *s, int i)
 {
+	int null = sqlite3_column_type(s, i) == SQLITE_NULL;
 	const char *t = col_text(s, i);
-	json_t *j = jsonlimit_loads(t, JSON_DECODE_ANY, &stored, NULL);
+	json_error_t jerr;
+	json_t *j;
 
+	/* SQLite could not convert the value (out of memory) */
+	if (!t && !null)
+		return NULL;
+	j = jsonlimit_loads(t, JSON_DECODE_ANY, &stored, &jerr);
+	/* jansson does not always say that memory ran out (a string it
+	 * could not copy is an invalid token): a text is unreadable when a
+	 * second try fails too */
+	if (!j && t && json_error_code(&jerr) != json_error_out_of_memory)
+		j = jsonlimit_loads(t, JSON_DECODE_ANY, &stored, &jerr);
+	if (!j && t && json_error_code(&jerr) == json_error_out_of_memory)
+		return NULL;
 	return j ? j : json_null();
 }
 
+/* NULL when SQLite or jansson ran out of memory: never a null instead */
 static json_t *col_str(sqlite3_stmt *s, int i)
 {
+	int null = sqlite3_column_type(s, i) == SQLITE_NULL;
 	const char *t = col_text(s, i);
 
-	return t ? json_string(t) : json_null();
+	return t ? json_string(t) : null ? json_null() : NULL;
 }
 
 json_t *store_get_run(struct store *st, int64_t id)
@@ -561,6 +586,8 @@ json_t *store_get_run(struct store *st, int64_t id)
 			col_json(s, 10), "machine", col_json(s, 11));
 	else
 		errno = rc == SQLITE_DONE ? ENOENT : EIO;
+	if (rc == SQLITE_ROW && !run)
+		errno = ENOMEM;
 out:
 	sqlite3_finalize(s);
 	pthread_mutex_unlock(&st->mu);
@@ -582,14 +609,18 @@ int store_find_runs(struct store *st, const char *experiment,
 
 	*runs = json_array();
 	*total = 0;
+	if (!*runs)
+		return -ENOMEM;
 	pthread_mutex_lock(&st->mu);
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT COUNT(*) FROM runs WHERE (?1 IS NULL OR "
 			       "experiment=?1) AND" MACHINE_MATCH,
 			       -1, &s, NULL) != SQLITE_OK)
 		goto out;
-	bind_text_or_null(s, 1, experiment);
-	bind_text_or_null(s, 2, machine);
+	/* a filter that could not be bound would match every run */
+	if (bind_text_or_null(s, 1, experiment) ||
+	    bind_text_or_null(s, 2, machine))
+		goto out;
 	if (sqlite3_step(s) != SQLITE_ROW)
 		goto out;
 	*total = sqlite3_column_int64(s, 0);
@@ -610,8 +641,10 @@ int store_find_runs(struct store *st, const char *experiment,
 		    " LIMIT ?3 OFFSET ?4",
 		    -1, &s, NULL) != SQLITE_OK)
 		goto out;
-	bind_text_or_null(s, 1, experiment);
-	bind_text_or_null(s, 2, machine);
+	/* a filter that could not be bound would match every run */
+	if (bind_text_or_null(s, 1, experiment) ||
+	    bind_text_or_null(s, 2, machine))
+		goto out;
 	sqlite3_bind_int64(s, 3, limit);
 	sqlite3_bind_int64(s, 4, offset);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -619,17 +652,22 @@ int store_find_runs(struct store *st, const char *experiment,
 		json_object_del(imp, "type");
 		json_object_del(imp, "seq");
 		json_object_del(imp, "verdict");
-		json_array_append_new(
-			*runs,
-			json_pack(
-				"{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-				"id", (json_int_t)sqlite3_column_int64(s, 0),
-				"experiment", col_str(s, 1), "status",
-				col_str(s, 2), "created_at", col_str(s, 3),
-				"finished_at", col_str(s, 4), "headline",
-				col_str(s, 5), "params", col_json(s, 6),
-				"hostname", col_str(s, 7), "cpu_model",
-				col_str(s, 8), "imported", imp));
+		/* a row left out would be a shorter list said to be whole */
+		if (json_array_append_new(
+			    *runs,
+			    json_pack(
+				    "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+				    "id",
+				    (json_int_t)sqlite3_column_int64(s, 0),
+				    "experiment", col_str(s, 1), "status",
+				    col_str(s, 2), "created_at", col_str(s, 3),
+				    "finished_at", col_str(s, 4), "headline",
+				    col_str(s, 5), "params", col_json(s, 6),
+				    "hostname", col_str(s, 7), "cpu_model",
+				    col_str(s, 8), "imported", imp))) {
+			rc = -ENOMEM;
+			goto out;
+		}
 	}
 	rc = rc == SQLITE_DONE ? 0 : -EIO;
 out:

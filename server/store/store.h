@@ -67,7 +67,8 @@ int store_run_finished(struct store *st, int64_t id, const char *status,
 /*
  * The run's row as an object (id, experiment, status, created_at,
  * started_at, finished_at, params, request, error, headline, summary,
- * machine). NULL with errno ENOENT when there is no such run, EIO.
+ * machine). NULL with errno ENOENT when there is no such run, EIO or
+ * ENOMEM.
  */
 json_t *store_get_run(struct store *st, int64_t id);
 
@@ -75,7 +76,8 @@ json_t *store_get_run(struct store *st, int64_t id);
  * Newest first; experiment may be NULL, and machine (NULL: all) keeps the
  * runs whose host name or CPU model holds it (any case). *runs: array of
  * {id, experiment, status, created_at, finished_at, headline, params,
- * hostname, cpu_model}. Returns 0 or -EIO.
+ * hostname, cpu_model}. Returns 0, -EIO or -ENOMEM (*runs may then
+ * hold part of the list, or be NULL).
  */
 int store_find_runs(struct store *st, const char *experiment,
 		    const char *machine, int64_t limit, int64_t offset,

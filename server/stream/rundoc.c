@@ -88,9 +88,16 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 	while ((e = runlog_next(log, seq))) {
 		json_t *ev = jsonlimit_load(e->json, e->len, 0, &stored, NULL,
 					    NULL, 0);
-		if (ev)
-			events_fold(doc, ev, 0);
+		/* a document short of an event would be served, and cached */
+		int rc = ev ? events_fold(doc, ev, 0) : 0;
 		json_decref(ev);
+		if (rc == -ENOMEM) {
+			json_decref(row);
+			json_decref(doc);
+			runlog_unref(log);
+			errno = ENOMEM;
+			return NULL;
+		}
 		seq = e->seq;
 	}
 	runlog_unref(log);

@@ -22,7 +22,7 @@ struct runlog *rundoc_events(struct store *store, struct runner *runner,
 /*
  * The run document (docs/events.md): the events folded, then the run
  * row's fields, and what the runner knows that is newer. NULL with errno
- * ENOENT (no such run) or EIO. *ended: the run has ended and its log is
+ * ENOENT (no such run), EIO or ENOMEM. *ended: the run has ended and its log is
  * closed, so the document will not change again.
  */
 json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
