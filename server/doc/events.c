@@ -175,9 +175,20 @@ int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 json_t *events_final(const char *status, const char *error, json_t *summary,
 		     const char *headline)
 {
-	return json_pack("{s:s, s:s, s:s*, s:O, s:s*}", "type", status,
-			 "status", status, "error", error, "summary", summary,
-			 "headline", headline);
+	json_t *ev = json_pack("{s:s, s:s, s:O}", "type", status, "status",
+			       status, "summary", summary);
+
+	/* not "s:s*": json_pack drops an optional key whose text it could
+	 * not copy, and the end would go without its headline */
+	if (ev && error && json_object_set_new(ev, "error", json_string(error)))
+		goto fail;
+	if (ev && headline &&
+	    json_object_set_new(ev, "headline", json_string(headline)))
+		goto fail;
+	return ev;
+fail:
+	json_decref(ev);
+	return NULL;
 }
 
 /* NULL when memory ran out: an event without its type is no event */
