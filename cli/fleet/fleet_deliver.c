@@ -14,7 +14,6 @@
 #include "jsonlimit.h"
 #include "store.h"
 #include "strbuf.h"
-#include "topo.h"
 
 static void import_failed(struct fleet_node *n, const char *why)
 {
@@ -30,24 +29,18 @@ int fleet_deliver_db(struct fleet_campaign *c, const char *db,
 {
 	char msg[512];
 	struct errinfo ie;
-	struct topo *t = topo_load();
 	struct store *st = store_open(db, msg, sizeof(msg));
 	json_t *cj;
 	int rc = 0;
 
-	if (!st || !t) {
-		topo_free(t);
-		if (st)
-			store_close(st);
-		return errinfo_set(err, "db", "%s",
-				   st ? "cannot read the topology" : msg);
-	}
+	if (!st)
+		return errinfo_set(err, "db", "%s", msg);
 	for (int i = 0; i < c->n; i++) {
 		struct fleet_node *n = &c->node[i];
 		int64_t id;
 		if (!n->doc)
 			continue;
-		if (import_validate(n->doc, t, &ie)) {
+		if (import_validate(n->doc, &ie)) {
 			import_failed(n, ie.msg);
 			continue;
 		}
@@ -62,7 +55,6 @@ int fleet_deliver_db(struct fleet_campaign *c, const char *db,
 		rc = -EIO;
 	json_decref(cj);
 	store_close(st);
-	topo_free(t);
 	return rc;
 }
 

@@ -510,7 +510,7 @@ static enum MHD_Result post_import(struct http_request *rq, void *ctx)
 	doc = http_body_json(rq, &ret);
 	if (!doc)
 		return ret;
-	if (import_validate(doc, a->topo, &err)) {
+	if (import_validate(doc, &err)) {
 		json_decref(doc);
 		return http_error(rq, MHD_HTTP_BAD_REQUEST,
 				  *err.field ? err.field : NULL,

@@ -116,7 +116,7 @@ static int check_params(struct errinfo *c, json_t *params,
 	return 0;
 }
 
-int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
+int import_validate(json_t *doc, struct errinfo *err)
 {
 	const struct experiment *e;
 	const char *name, *status;
@@ -125,7 +125,6 @@ int import_validate(json_t *doc, const struct topo *t, struct errinfo *err)
 	int rc;
 
 	/* which params an experiment takes does not depend on the machine */
-	(void)t;
 	/* every field known, of its type and within its bounds: the contract
 	 * GET /api/openapi.json publishes */
 	rc = jsonschema_check("RunDocument", doc, err);

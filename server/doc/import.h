@@ -7,7 +7,6 @@
 #include <jansson.h>
 
 #include "errinfo.h"
-#include "topo.h"
 
 /* The largest run document POST /api/runs/import takes. */
 #define IMPORT_BODY_MAX (8 * 1024 * 1024)
@@ -31,6 +30,6 @@
  * and the path of the offending value (`samples[3].stats.n`; empty when
  * none) in err.
  */
-int import_validate(json_t *doc, const struct topo *t, struct errinfo *err);
+int import_validate(json_t *doc, struct errinfo *err);
 
 #endif

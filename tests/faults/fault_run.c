@@ -591,7 +591,7 @@ static void scenario_import(void)
 		reported("jsonlimit_load", jerr.text);
 		goto out;
 	}
-	if ((rc = import_validate(doc, topo, &err))) {
+	if ((rc = import_validate(doc, &err))) {
 		reported("import_validate", err.msg);
 		goto out;
 	}

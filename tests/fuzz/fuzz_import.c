@@ -107,7 +107,7 @@ static void run_doc(json_t *doc)
 	size_t len, i;
 	char *csv;
 
-	if (import_validate(doc, topo, &err)) {
+	if (import_validate(doc, &err)) {
 		if (verbose)
 			fprintf(stderr, "run refused: %s (%s)\n", err.msg,
 				err.field);
