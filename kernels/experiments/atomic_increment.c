@@ -87,12 +87,17 @@ static const char *const summary_keys[] = {
  * that agree.
  */
 static const struct reference references[] = {
-	REFERENCE("time", "article 2007: fetch_add (returns the old value)", 4,
-		  0.21, "s", .ops = 4e6, .per = "increment", .per_chart = "ns"),
+	REFERENCE(
+		"time", "article 2007: fetch_add (returns the old value)", 4,
+		0.21, "s", .ops = 4e6, .per = "increment", .per_chart = "ns",
+		.id = "fetch_add-4-threads",
+		.words =
+			"fetch_add 0.21 s for 1 million increments by each of 4 threads (2007)"),
 	REFERENCE("time", "article 2007: add_fetch (returns the new value)", 4,
 		  0.23, "s", .ops = 4e6, .per = "increment", .per_chart = "ns"),
 	REFERENCE("time", "article 2007: cas", 4, 0.73, "s", .ops = 4e6,
-		  .per = "increment", .per_chart = "ns"),
+		  .per = "increment", .per_chart = "ns", .id = "cas-4-threads",
+		  .words = "cas 0.73 s"),
 	{0}};
 
 /* cas over fetch_add in the article's table: 0.73 s / 0.21 s */
@@ -933,9 +938,7 @@ static const struct lesson lessons[] = {
 	       "when 2 threads increment one counter, how many times slower is a compare-and-swap loop than fetch_add?",
 	       "variants=fetch_add,cas threads=2 increments=2000000 repeat=3",
 	       "x", "cas_over_fetch_add_2_threads", "ns",
-	       .article =
-		       "cas 0.73 s against fetch_add 0.23 s with 4 threads (2007): 3.2x",
-	       .article_value = 3.2),
+	       .figure = "cas-4-threads", .figure_over = "fetch_add-4-threads"),
 	LESSON("contended-add", "The price of one contended increment",
 	       "how many nanoseconds does one fetch_add cost when 2 threads hit the same counter?",
 	       "variants=fetch_add threads=2 increments=2000000 repeat=3", "ns",

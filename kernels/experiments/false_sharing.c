@@ -60,7 +60,11 @@ static const char *const summary_keys[] = {"slowdown_*_threads*", "overlap_min",
  * the same definition.
  */
 static const struct reference references[] = {
-	REFERENCE("overhead", "article 2007: 4x Pentium 4", 2, 390, "%"),
+	REFERENCE(
+		"overhead", "article 2007: 4x Pentium 4", 2, 390, "%",
+		.id = "p4-2-threads",
+		.words =
+			"390% of the separate-line time with 2 threads on four Pentium 4 processors (2007)"),
 	REFERENCE("overhead", "article 2007: 4x Pentium 4", 3, 734, "%"),
 	REFERENCE("overhead", "article 2007: 4x Pentium 4", 4, 1147, "%"),
 	{0}};
@@ -576,10 +580,7 @@ static const struct lesson lessons[] = {
 	LESSON("shared-line", "One shared line, two threads",
 	       "how many times slower are 2 threads when their counters share one cache line?",
 	       "threads=2 increments=20000000 layout=both stride=4 repeat=3 warmup=1",
-	       "x", "slowdown_2_threads", "overhead",
-	       .article =
-		       "390% of the separate-line time with 2 threads on four Pentium 4 processors (2007)",
-	       .article_value = 3.9),
+	       "x", "slowdown_2_threads", "overhead", .figure = "p4-2-threads"),
 	LESSON("one-thread", "One thread alone",
 	       "with a single thread, how many times slower is the packed layout than the separate one?",
 	       "threads=1 increments=20000000 layout=both stride=4 repeat=3 warmup=1",

@@ -558,3 +558,54 @@ int experiment_estimate(const struct experiment *exp, const void *params,
 	*seconds += rates_get()->start_s;
 	return 0;
 }
+
+double experiment_precision(const struct experiment *exp)
+{
+	return exp && exp->precision > 0 ? exp->precision : 0.05;
+}
+
+const struct reference *experiment_figure(const struct experiment *exp,
+					  const char *id)
+{
+	for (const struct reference *r = exp->references; id && r && r->chart;
+	     r++)
+		if (r->id && !strcmp(r->id, id))
+			return r;
+	return NULL;
+}
+
+/* Seconds in one of unit ("s", "ms", "us", "µs", "ns"), 0 when not a time. */
+static double time_unit(const char *unit)
+{
+	static const struct {
+		const char *name;
+		double s;
+	} units[] = {{"s", 1},	   {"ms", 1e-3}, {"us", 1e-6},
+		     {"µs", 1e-6}, {"ns", 1e-9}, {NULL, 0}};
+
+	for (int i = 0; unit && units[i].name; i++)
+		if (!strcmp(unit, units[i].name))
+			return units[i].s;
+	return 0;
+}
+
+int experiment_figure_in(const struct experiment *exp, const char *id,
+			 const char *unit, double *out)
+{
+	const struct reference *r = experiment_figure(exp, id);
+	double from, to;
+
+	if (!r || !r->unit || !unit)
+		return -1;
+	if (!strcmp(r->unit, unit))
+		*out = r->y;
+	else if (!strcmp(r->unit, "%") && !strcmp(unit, "x"))
+		*out = r->y / 100;
+	else if (!strcmp(r->unit, "x") && !strcmp(unit, "%"))
+		*out = r->y * 100;
+	else if ((from = time_unit(r->unit)) > 0 && (to = time_unit(unit)) > 0)
+		*out = r->y * from / to;
+	else
+		return -1;
+	return 0;
+}

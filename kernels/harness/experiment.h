@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "params.h"
+#include "rules.h"
 #include "sink.h"
 #include "topo.h"
 #include "verdict.h"
@@ -30,6 +31,14 @@ struct chart {
 /* A figure the article published, drawn beside this machine's as a labelled
  * reference. */
 struct reference {
+	/*
+	 * The one place an article figure lives: .id names it for the
+	 * lessons (struct lesson .figure) and describe rules
+	 * (experiment_figure), .words says it in a sentence ("390% of the
+	 * separate-line time with 2 threads on four Pentium 4 processors
+	 * (2007)"). Both may be NULL for a figure only drawn.
+	 */
+	const char *id, *words;
 	const char *chart;
 	const char *series; /* names the source: "article 2007: 4x Pentium 4" */
 	double x;
@@ -79,12 +88,14 @@ struct lesson {
 	 * run's first summary key it matches.
 	 */
 	const char *answer;
-	const char *chart;    /* the chart that shows it */
-	const char *article;  /* the article's figure in words, or NULL */
-	double article_value; /* that figure in unit, when article is set */
+	const char *chart; /* the chart that shows it */
+	/* the id of the article's figure (struct reference .id) it is set
+	 * beside, or NULL; with figure_over, the ratio of the two figures
+	 * (cas over fetch_add: 0.73 s / 0.21 s) */
+	const char *figure, *figure_over;
 };
 
-/* One lesson per call; .article and .article_value follow where it has them. */
+/* One lesson per call; .figure follows where it has one. */
 #define LESSON(i, t, q, p, u, a, c, ...)                                       \
 	{                                                                      \
 		.id = (i), .title = (t), .question = (q), .params = (p),       \
@@ -192,7 +203,39 @@ struct experiment {
 			 uint64_t *bytes);
 	/* 1-3 lessons for the classroom; NULL-id-terminated, may be NULL. */
 	const struct lesson *lessons;
+	/*
+	 * The rulebook (rules.h): what its comparisons need, RULE_END-
+	 * terminated; checked by shared code before and after every run.
+	 * May be NULL only for an experiment that compares nothing.
+	 */
+	const struct rule *rules;
+	/*
+	 * The summary keys (fnmatch patterns) that state a comparison: the
+	 * harness marks them disowned when a rule fails. NULL-terminated,
+	 * may be NULL.
+	 */
+	const char *const *compared;
+	/*
+	 * The smallest relative difference this experiment calls a
+	 * difference (0.05 = 5%): the tol of its comparisons (compare.h) and
+	 * what the adaptive rounds aim to resolve. 0: 0.05.
+	 */
+	double precision;
 };
+
+/* The smallest difference exp calls one (its .precision, or 0.05). */
+double experiment_precision(const struct experiment *exp);
+
+/* The article figure exp names id (struct reference .id), or NULL. */
+const struct reference *experiment_figure(const struct experiment *exp,
+					  const char *id);
+/*
+ * That figure's value in unit: its own y when the units agree, y / 100
+ * for "%" asked as "x" (and x 100 the other way), s as ms/us/ns. Returns
+ * 0, or -1 when it has no such figure or the units do not convert.
+ */
+int experiment_figure_in(const struct experiment *exp, const char *id,
+			 const char *unit, double *out);
 
 /* The registry: a NULL-terminated table of every experiment. */
 extern const struct experiment *const experiments[];

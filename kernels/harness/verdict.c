@@ -1,6 +1,7 @@
 /* verdict.c - the facts a verdict may use, lookups over a run, and the verdict's sentences */
 #include "verdict.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,6 +71,41 @@ void verdict_note(struct verdict *v, const char *level, const char *fmt, ...)
 	vsnprintf(v->notes[v->nnotes].text, VERDICT_TEXT_LEN, fmt, ap);
 	va_end(ap);
 	v->nnotes++;
+}
+
+void verdict_mark(struct verdict *v, const char *key, int kind, const char *fmt,
+		  ...)
+{
+	va_list ap;
+
+	for (int i = 0; i < v->nmarks; i++)
+		if (!strcmp(v->marks[i].key, key))
+			return;
+	if (v->nmarks >= VERDICT_MAX_MARKS)
+		return;
+	snprintf(v->marks[v->nmarks].key, VERDICT_KEY_LEN, "%s", key);
+	v->marks[v->nmarks].kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(v->marks[v->nmarks].why, VERDICT_TEXT_LEN, fmt, ap);
+	va_end(ap);
+	v->nmarks++;
+}
+
+const char *verdict_mark_why(const struct verdict *v, const char *key,
+			     int *kind)
+{
+	for (int i = 0; i < v->nmarks; i++)
+		if (!fnmatch(v->marks[i].key, key, 0)) {
+			if (kind)
+				*kind = v->marks[i].kind;
+			return v->marks[i].why;
+		}
+	return NULL;
+}
+
+const char *verdict_mark_name(int kind)
+{
+	return kind == VERDICT_AT_LEAST ? "at_least" : "disowned";
 }
 
 static int streq(const char *a, const char *b)

@@ -8,6 +8,7 @@
 
 struct experiment;
 struct topo;
+struct rule_findings;
 
 /*
  * The facts about a machine that a verdict may lean on. Filled from a
@@ -81,6 +82,9 @@ struct run_result {
 	int nplacements;
 	int complete; /* the run ended normally (not cancelled, failed,
 			 interrupted) */
+	/* what the rulebook found (rules.h), set by experiment_describe
+	 * before the hook; NULL outside it */
+	const struct rule_findings *rules;
 };
 
 #define VERDICT_MAX_NOTES 16
@@ -91,6 +95,19 @@ struct run_result {
  * level is "info", "warn" or "cannot" (what this run or machine could not
  * show, and why).
  */
+#define VERDICT_MAX_MARKS 8
+#define VERDICT_KEY_LEN 64
+
+/* What a verdict says of a summary value it did not state as measured. */
+enum verdict_mark_kind {
+	/* no valid comparison stands behind the number: show no bar for it,
+	 * and say why */
+	VERDICT_DISOWNED = 1,
+	/* the true figure is at least this (the threads ran together only
+	 * part of the time) */
+	VERDICT_AT_LEAST,
+};
+
 struct verdict {
 	char headline[VERDICT_TEXT_LEN];
 	int nnotes;
@@ -98,6 +115,17 @@ struct verdict {
 		char level[8];
 		char text[VERDICT_TEXT_LEN];
 	} notes[VERDICT_MAX_NOTES];
+	/*
+	 * Summary keys (or fnmatch(3) patterns of them) the verdict marks:
+	 * the classroom's answer panel, the CLI and the page read these
+	 * before showing a key's number as this machine's answer.
+	 */
+	int nmarks;
+	struct {
+		char key[VERDICT_KEY_LEN];
+		int kind; /* enum verdict_mark_kind */
+		char why[VERDICT_TEXT_LEN];
+	} marks[VERDICT_MAX_MARKS];
 };
 
 __attribute__((format(printf, 2, 3))) void
@@ -106,6 +134,21 @@ verdict_headline(struct verdict *v, const char *fmt, ...);
  */
 __attribute__((format(printf, 3, 4))) void
 verdict_note(struct verdict *v, const char *level, const char *fmt, ...);
+
+/*
+ * Marks summary key (a pattern) with kind and the reason in words (the
+ * sentence the verdict gives). A key marked twice keeps its first mark;
+ * past VERDICT_MAX_MARKS marks are dropped. "*" marks every key.
+ */
+__attribute__((format(printf, 4, 5))) void verdict_mark(struct verdict *v,
+							const char *key,
+							int kind,
+							const char *fmt, ...);
+/* The mark that covers summary key (fnmatch), or NULL. */
+const char *verdict_mark_why(const struct verdict *v, const char *key,
+			     int *kind);
+/* "disowned", "at_least": the mark's name in events and JSON. */
+const char *verdict_mark_name(int kind);
 
 /* Lookups: NULL / -1 when absent. x_label may be NULL to match on x. */
 const struct rr_point *rr_point_find(const struct run_result *r,

@@ -28,15 +28,21 @@ json_t *lessons_json(const struct experiment *e)
 	json_t *a = json_array();
 
 	for (const struct lesson *l = e->lessons; l && l->id; l++) {
+		char words[512];
+		double value;
+		int has = !lesson_article(e, l, words, sizeof(words), &value);
 		json_t *o = json_pack(
-			"{s:s, s:s, s:s, s:o, s:s, s:s, s:s?, s:s?}", "id",
-			l->id, "title", l->title, "question", l->question,
-			"params", params_object(l), "unit",
-			l->unit ? l->unit : "", "answer", l->answer, "chart",
-			l->chart, "article", l->article);
-		if (o && l->article)
-			json_object_set_new(o, "article_value",
-					    json_real(l->article_value));
+			"{s:s, s:s, s:s, s:o, s:s, s:s, s:s?}", "id", l->id,
+			"title", l->title, "question", l->question, "params",
+			params_object(l), "unit", l->unit ? l->unit : "",
+			"answer", l->answer, "chart", l->chart);
+		if (o && has &&
+		    (json_object_set_new(o, "article", json_string(words)) ||
+		     json_object_set_new(o, "article_value",
+					 json_real(value)))) {
+			json_decref(o);
+			o = NULL;
+		}
 		json_array_append_new(a, o);
 	}
 	return a;

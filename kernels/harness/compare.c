@@ -1,0 +1,85 @@
+/* compare.c - the one way a verdict states that two measurements differ: from their intervals, never a fixed cut */
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void compare_values(double a, double a_lo, double a_hi, int a_n, double b,
+		    double b_lo, double b_hi, int b_n, double tol,
+		    struct comparison *c)
+{
+	double lim;
+
+	memset(c, 0, sizeof(*c));
+	c->together = 1;
+	c->rounds = a_n < b_n ? a_n : b_n;
+	c->ratio = b > 0 ? a / b : 0;
+	c->lo = b_hi > 0 ? a_lo / b_hi : 0;
+	c->hi = b_lo > 0 ? a_hi / b_lo : INFINITY;
+	if (a_n < 2 || b_n < 2 || !(b > 0) || !isfinite(a)) {
+		c->rel = CMP_FEW;
+		return;
+	}
+	if (a_lo > b_hi)
+		c->rel = CMP_MORE;
+	else if (a_hi < b_lo)
+		c->rel = CMP_LESS;
+	else {
+		lim = 1 + (tol > 0 ? tol : 0.05);
+		c->rel = c->lo >= 1 / lim && c->hi <= lim ? CMP_SAME
+							  : CMP_UNSURE;
+	}
+}
+
+void compare_points(const struct rr_point *a, const struct rr_point *b,
+		    double tol, struct comparison *c)
+{
+	double oa = 1, ob = 1;
+
+	if (!a || !b) {
+		memset(c, 0, sizeof(*c));
+		c->together = 1;
+		c->rel = CMP_FEW;
+		return;
+	}
+	compare_values(a->y, a->ci_lo, a->ci_hi, a->n, b->y, b->ci_lo, b->ci_hi,
+		       b->n, tol, c);
+	rr_point_extra(a, "overlap", &oa);
+	rr_point_extra(b, "overlap", &ob);
+	c->together = oa < ob ? oa : ob;
+	c->lower_bound = c->together < CMP_FULL_OVERLAP &&
+			 (c->rel == CMP_MORE || c->rel == CMP_LESS);
+}
+
+const char *compare_ratio_text(const struct comparison *c, int with_interval,
+			       char *buf, size_t len)
+{
+	const char *fmt = c->ratio >= 10    ? "%.0f"
+			  : c->ratio >= 1.2 ? "%.1f"
+					    : "%.2f";
+	char r[32], lo[32], hi[32];
+
+	snprintf(r, sizeof(r), fmt, c->ratio);
+	snprintf(lo, sizeof(lo), fmt, c->lo);
+	snprintf(hi, sizeof(hi), fmt, c->hi);
+	if (with_interval && c->rel != CMP_FEW && isfinite(c->hi))
+		snprintf(buf, len, "%s%s× (95%% interval %s–%s×)",
+			 c->lower_bound ? "at least " : "", r, lo, hi);
+	else
+		snprintf(buf, len, "%s%s×", c->lower_bound ? "at least " : "",
+			 r);
+	return buf;
+}
+
+const char *compare_why_not(const struct comparison *c)
+{
+	switch (c->rel) {
+	case CMP_FEW:
+		return "with fewer than 2 rounds a side, no difference can be told from noise";
+	case CMP_UNSURE:
+		return "the rounds varied too much to tell (their 95% intervals overlap but are too wide to call it no difference)";
+	default:
+		return "";
+	}
+}

@@ -1,0 +1,62 @@
+/* compare.h - the one way a verdict states that two measurements differ: from their intervals, never a fixed cut */
+#ifndef NUMALAB_COMPARE_H
+#define NUMALAB_COMPARE_H
+
+#include <stddef.h>
+
+#include "verdict.h"
+
+enum cmp_relation {
+	CMP_FEW,    /* a side has fewer than 2 rounds: nothing can be told */
+	CMP_UNSURE, /* the intervals overlap but are too wide to call it "no
+		       difference": more rounds would tell */
+	CMP_SAME,   /* the ratio's interval lies inside [1/(1+tol), 1+tol] */
+	CMP_MORE,   /* a is larger than b beyond both intervals */
+	CMP_LESS    /* a is smaller than b beyond both intervals */
+};
+
+/*
+ * Below this share of a round run together (the points' "overlap" extra),
+ * a difference caused by threads contending was measured only part of the
+ * time: a slowdown stated from it is a lower bound.
+ */
+#define CMP_FULL_OVERLAP 0.9
+
+struct comparison {
+	enum cmp_relation rel;
+	double ratio;	 /* a's median over b's (0 when b's is 0) */
+	double lo, hi;	 /* the ratio's interval: a.ci_lo / b.ci_hi .. a.ci_hi /
+			    b.ci_lo */
+	double together; /* the least "overlap" extra of the two (1 when
+			    neither has one) */
+	int lower_bound; /* together < CMP_FULL_OVERLAP: a MORE/LESS found is
+			    at least this large, the true one may be larger */
+	int rounds;	 /* the fewer rounds of the two sides */
+};
+
+/*
+ * Compares a with b (either may be NULL: CMP_FEW). tol is the smallest
+ * relative difference the experiment calls a difference (0.05 = 5%):
+ * the intervals must not overlap for MORE/LESS, and the ratio's whole
+ * interval must sit within 1 +- tol for SAME.
+ */
+void compare_points(const struct rr_point *a, const struct rr_point *b,
+		    double tol, struct comparison *c);
+
+/* The same from two medians and intervals (cells, summary values). */
+void compare_values(double a, double a_lo, double a_hi, int a_n, double b,
+		    double b_lo, double b_hi, int b_n, double tol,
+		    struct comparison *c);
+
+/*
+ * The ratio in words for a sentence: "2.6×", "at least 1.8×" when it is
+ * a lower bound, with its interval "(95% interval 2.4–2.9×)" when
+ * with_interval. Returns buf.
+ */
+const char *compare_ratio_text(const struct comparison *c, int with_interval,
+			       char *buf, size_t len);
+
+/* One short clause on why no difference could be stated (FEW, UNSURE). */
+const char *compare_why_not(const struct comparison *c);
+
+#endif
