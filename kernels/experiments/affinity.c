@@ -516,6 +516,13 @@ static const struct lesson lessons[] = {
 	       "repeat=3 warmup=1", "moves", "unpinned_changes", "moves"),
 	{0}};
 
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {
+	RULE(RULE_CPUS, .param = "threads",
+	     .what = "one cache against two for separate data"),
+	{RULE_END}};
+static const char *const compared[] = {"cache_split_*", NULL};
+
 const struct experiment exp_affinity = {
 	.name = "affinity",
 	.smoke = "threads=1 size=64K passes=1 repeat=1 warmup=0",
@@ -549,4 +556,7 @@ const struct experiment exp_affinity = {
 		"that no thread was seen on, and no page landed on, anything outside it.",
 	EXPERIMENT_PARTS(af),
 	.uses_placement = 1,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
 };

@@ -945,6 +945,15 @@ static const struct lesson lessons[] = {
 	       "ns_per_increment_fetch_add_2_threads", "ns"),
 	{0}};
 
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {
+	RULE(RULE_TOGETHER, .param = "threads", .floor = 0.5,
+	     .what = "the cost of contended increments"),
+	RULE(RULE_CPUS, .param = "threads",
+	     .what = "the cost of contended increments"),
+	{RULE_END}};
+static const char *const compared[] = {"cas_over_fetch_add_*_threads", NULL};
+
 const struct experiment exp_atomic_increment = {
 	.name = "atomic_increment",
 	.smoke = "threads=1-2 increments=1000 repeat=1 warmup=0",
@@ -1006,4 +1015,7 @@ const struct experiment exp_atomic_increment = {
 	EXPERIMENT_PARTS(ai),
 	.references = references,
 	.uses_placement = 1,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
 };

@@ -593,6 +593,15 @@ static const struct lesson lessons[] = {
 	       "GB/s", "read_spread_peak_gbps", "read"),
 	{0}};
 
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {
+	RULE(RULE_TOGETHER, .param = "threads", .floor = 0.5,
+	     .what = "the bandwidth of threads streaming together"),
+	RULE(RULE_MEMORY, .param = "size", .what = "the bandwidth figures"),
+	{RULE_END}};
+static const char *const compared[] = {"*_*_peak_gbps",
+				       "*_*_saturation_threads", NULL};
+
 const struct experiment exp_bandwidth_scaling = {
 	.name = "bandwidth_scaling",
 	.smoke = "threads=1-2 size=1M repeat=1 warmup=0",
@@ -620,4 +629,7 @@ const struct experiment exp_bandwidth_scaling = {
 	EXPERIMENT_PARTS(bs),
 	.min_nodes = 2,
 	.check = bs_check,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
 };

@@ -642,6 +642,12 @@ static const struct lesson lessons[] = {
 	       "pairs=1 passes=4 repeat=3", "x", "split_over_shared", "time"),
 	{0}};
 
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {
+	RULE(RULE_CPUS, .what = "shared against split placement"), {RULE_END}};
+static const char *const compared[] = {"split_over_shared",
+				       "separate_over_shared", NULL};
+
 const struct experiment exp_cache_sharing = {
 	.name = "cache_sharing",
 	.smoke = "working_set=64K passes=1 repeat=1 warmup=0",
@@ -679,4 +685,7 @@ const struct experiment exp_cache_sharing = {
 	EXPERIMENT_PARTS(cs),
 	.uses_placement = 0,
 	.check = cs_check,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
 };

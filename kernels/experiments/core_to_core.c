@@ -679,6 +679,11 @@ static const struct lesson lessons[] = {
 	       "by_relation"),
 	{0}};
 
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {
+	RULE(RULE_CPUS, .what = "a round trip between two cpus"), {RULE_END}};
+static const char *const compared[] = {"round_trip_ns_*", NULL};
+
 const struct experiment exp_core_to_core = {
 	.name = "core_to_core",
 	.smoke = "samples=2 round_trips=10 warmup=0",
@@ -725,4 +730,7 @@ const struct experiment exp_core_to_core = {
 	EXPERIMENT_PARTS(c2c),
 	.uses_placement = 0,
 	.check = c2c_check,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
 };

@@ -587,6 +587,15 @@ static const struct lesson lessons[] = {
 	       "x", "slowdown_1_threads", "overhead"),
 	{0}};
 
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {
+	RULE(RULE_TOGETHER, .param = "threads", .floor = 0.5,
+	     .what = "the slowdown of one shared line"),
+	RULE(RULE_CPUS, .param = "threads",
+	     .what = "the slowdown of one shared line"),
+	{RULE_END}};
+static const char *const compared[] = {"slowdown_*", NULL};
+
 const struct experiment exp_false_sharing = {
 	.name = "false_sharing",
 	.smoke = "threads=1-2 increments=1000 stride=4,64 repeat=1 warmup=0",
@@ -623,4 +632,7 @@ const struct experiment exp_false_sharing = {
 	.references = references,
 	.uses_placement = 1,
 	.check = fs_check_params,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
 };

@@ -860,6 +860,14 @@ static const struct lesson lessons[] = {
 	       "touch_pages_node0", "pages"),
 	{0}};
 
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {
+	RULE(RULE_NODES, .floor = 2,
+	     .what = "where a policy puts pages, and moving them"),
+	{RULE_END}};
+static const char *const compared[] = {"interleaved", "interleave_run_pages",
+				       "mbind_moved", "move_pages_moved", NULL};
+
 const struct experiment exp_memory_policy = {
 	.name = "memory_policy",
 	.smoke = "size=1M repeat=1 warmup=0",
@@ -905,4 +913,7 @@ const struct experiment exp_memory_policy = {
 	EXPERIMENT_PARTS(mp),
 	.min_nodes = 2,
 	.check = mp_check,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
 };

@@ -914,6 +914,13 @@ static const struct lesson lessons[] = {
  * are six small trials of what the calls mean, each with its own buffers
  * and none with a bandwidth; keeping them apart keeps both tables short.
  */
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {
+	RULE(RULE_NODES, .floor = 2,
+	     .what = "which policy wins, and where pages go"),
+	{RULE_END}};
+static const char *const compared[] = {"vma_wins_*", "preferred_*", NULL};
+
 const struct experiment exp_memory_policy_semantics = {
 	.name = "memory_policy_semantics",
 	.smoke = "size=64K repeat=1 warmup=0",
@@ -951,4 +958,7 @@ const struct experiment exp_memory_policy_semantics = {
 	EXPERIMENT_PARTS(ps),
 	.min_nodes = 2,
 	.check = ps_check,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
 };

@@ -1053,6 +1053,15 @@ static const struct lesson lessons[] = {
 	       "repeat=3 warmup=1", "ms", "replica_setup_ms", "memory"),
 	{0}};
 
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {
+	RULE(RULE_MEMORY, .param = "size",
+	     .what = "one copy against a copy per node"),
+	RULE(RULE_NODES, .floor = 2,
+	     .what = "one copy against a copy per node"),
+	{RULE_END}};
+static const char *const compared[] = {"break_even_passes", NULL};
+
 const struct experiment exp_numa_replication = {
 	.name = "numa_replication",
 	.smoke = "size=64K passes=1 updates=1000 buckets=64 repeat=2 warmup=0",
@@ -1094,4 +1103,7 @@ const struct experiment exp_numa_replication = {
 	EXPERIMENT_PARTS(nr),
 	.min_nodes = 2,
 	.check = nr_check,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
 };

@@ -889,6 +889,14 @@ static const struct lesson lessons[] = {
 	       "read_remote_over_local", "read"),
 	{0}};
 
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {
+	RULE(RULE_MEMORY, .param = "size", .what = "the matrices' figures"),
+	RULE(RULE_NODES, .floor = 2, .what = "remote against local memory"),
+	{RULE_END}};
+static const char *const compared[] = {"*_remote_over_local", "mixed_gain",
+				       NULL};
+
 const struct experiment exp_remote_bandwidth = {
 	.name = "remote_bandwidth",
 	.smoke = "size=1M repeat=1 warmup=0",
@@ -941,4 +949,7 @@ const struct experiment exp_remote_bandwidth = {
 	EXPERIMENT_PARTS(rb),
 	.min_nodes = 2,
 	.check = rb_check,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
 };

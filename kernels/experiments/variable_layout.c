@@ -993,6 +993,14 @@ static const struct lesson lessons[] = {
 	       "readers"),
 	{0}};
 
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {RULE(RULE_TOGETHER, .param = "threads",
+					 .floor = 0.5,
+					 .what = "the slowdown of a layout"),
+				    {RULE_END}};
+static const char *const compared[] = {"layout_slowdown", "reader_slowdown",
+				       NULL};
+
 const struct experiment exp_variable_layout = {
 	.name = "variable_layout",
 	.smoke = "threads=2 ops=1000 starts=2 repeat=2 warmup=0",
@@ -1036,4 +1044,7 @@ const struct experiment exp_variable_layout = {
 		"them those parts are skipped and the verdict says so.",
 	EXPERIMENT_PARTS(vl),
 	.uses_placement = 1,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
 };

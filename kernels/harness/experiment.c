@@ -77,7 +77,10 @@ static void trim_default(const struct param *p, const struct topo *t, char *buf,
 	format_int_list(v, k, buf, len);
 }
 
-/* A PARAM_F_MEMORY default: a multiple of the machine's last-level cache. */
+/*
+ * A PARAM_F_MEMORY default: mem_default_bytes (verdict_mem.h), the one
+ * rule its help states, from the smallest node's size.
+ */
 static void memory_default(const struct topo *t, char *buf, size_t len)
 {
 	struct machine_facts m;
@@ -90,7 +93,6 @@ static void memory_default(const struct topo *t, char *buf, size_t len)
 		if (t->node[i].mem_total &&
 		    (!least || t->node[i].mem_total < least))
 			least = t->node[i].mem_total;
-	least = least / 8 / (64u << 20) * (64u << 20);
 	snprintf(buf, len, "%lluM",
 		 (unsigned long long)(mem_default_bytes(&m, least) >> 20));
 }
@@ -388,6 +390,102 @@ static int validate_smoke(const struct experiment *exp, struct errinfo *err)
 	return rc;
 }
 
+/* The kinds whose .param names a param of the experiment's own table. */
+static int rule_names_param(enum rule_kind k)
+{
+	return k == RULE_MEMORY || k == RULE_CPUS || k == RULE_TOGETHER;
+}
+
+static const char *const rule_kinds[] = {[RULE_END] = "end",
+					 [RULE_MEMORY] = "RULE_MEMORY",
+					 [RULE_TOGETHER] = "RULE_TOGETHER",
+					 [RULE_CPUS] = "RULE_CPUS",
+					 [RULE_NODES] = "RULE_NODES",
+					 [RULE_PLACEMENTS_DIFFER] =
+						 "RULE_PLACEMENTS_DIFFER"};
+
+/* Whether summary_keys pattern s covers the compared pattern c: one
+ * matches the other (a pattern matches itself). */
+static int key_covers(const char *s, const char *c)
+{
+	return !strcmp(s, c) || !fnmatch(s, c, 0) || !fnmatch(c, s, 0);
+}
+
+/* The rulebook: every rule's param declared, every compared key emitted. */
+static int validate_rules(const struct experiment *exp, struct errinfo *err)
+{
+	for (const struct rule *r = exp->rules; r && r->kind != RULE_END; r++) {
+		const char *kind =
+			r->kind > RULE_END && r->kind <= RULE_PLACEMENTS_DIFFER
+				? rule_kinds[r->kind]
+				: NULL;
+		const struct param *p = NULL;
+
+		if (!kind)
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': a rule has unknown kind %d",
+				exp->name, (int)r->kind);
+		for (const struct param *q = exp->params; r->param && q->name;
+		     q++)
+			if (!strcmp(q->name, r->param))
+				p = q;
+		if (rule_names_param(r->kind) && r->param && !p)
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': its %s rule names param '%s', which it does not declare",
+				exp->name, kind, r->param);
+		if (r->kind == RULE_MEMORY && !p)
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': its RULE_MEMORY rule names no size param",
+				exp->name);
+		if (p && p->type != PARAM_INT && p->type != PARAM_SIZE &&
+		    p->type != PARAM_SWEEP)
+			return errinfo_set(
+				err, p->name,
+				"experiment '%s': its %s rule names '%s', a %s param, not a number or a sweep",
+				exp->name, kind, p->name,
+				param_type_name(p->type));
+		if (r->kind == RULE_PLACEMENTS_DIFFER && !r->param)
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': its RULE_PLACEMENTS_DIFFER rule names no placement pattern",
+				exp->name);
+		if (r->floor < 0 || (r->kind == RULE_TOGETHER && r->floor > 1))
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': its %s rule has floor %g (allowed: %s)",
+				exp->name, kind, r->floor,
+				r->kind == RULE_TOGETHER
+					? "0-1, a share of a round"
+					: "0 or more");
+	}
+	if (exp->compared && exp->compared[0] &&
+	    (!exp->rules || exp->rules[0].kind == RULE_END))
+		return errinfo_set(
+			err, NULL,
+			"experiment '%s' names compared keys but declares no rules that could disown them",
+			exp->name);
+	for (const char *const *c = exp->compared; c && *c; c++) {
+		int found = 0;
+		for (const char *const *k = exp->summary_keys;
+		     k && *k && !found; k++)
+			found = key_covers(*k, *c);
+		if (!found)
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': compared key '%s' matches none of its summary keys",
+				exp->name, *c);
+	}
+	if (exp->precision < 0 || exp->precision >= 1)
+		return errinfo_set(
+			err, NULL,
+			"experiment '%s': precision %g is not a share between 0 and 1",
+			exp->name, exp->precision);
+	return 0;
+}
+
 int experiment_validate(const struct experiment *exp, struct errinfo *err)
 {
 	int rc;
@@ -412,7 +510,7 @@ int experiment_validate(const struct experiment *exp, struct errinfo *err)
 					err, p->name,
 					"experiment '%s': parameter '%s' is declared twice",
 					exp->name, p->name);
-	if ((rc = validate_smoke(exp, err)))
+	if ((rc = validate_smoke(exp, err)) || (rc = validate_rules(exp, err)))
 		return rc;
 	if (!exp->charts || !exp->charts[0].id)
 		return errinfo_set(err, NULL,
@@ -493,11 +591,55 @@ int experiment_run(struct run_ctx *ctx, struct errinfo *err)
 	return rc;
 }
 
+/*
+ * Drops the notes from first on that repeat an earlier note word for
+ * word: the rulebook and a hook may say the same sentence.
+ */
+static void drop_repeats(struct verdict *v, int first)
+{
+	int k = first;
+
+	for (int i = first; i < v->nnotes; i++) {
+		int seen = 0;
+		for (int j = 0; j < k && !seen; j++)
+			seen = !strcmp(v->notes[j].text, v->notes[i].text);
+		if (!seen && k != i)
+			v->notes[k] = v->notes[i];
+		k += !seen;
+	}
+	v->nnotes = k;
+}
+
+/* Marks every compared key the way the rulebook's findings say. */
+static void mark_compared(const struct experiment *exp,
+			  const struct rule_findings *f, struct verdict *v)
+{
+	for (const char *const *k = exp->compared; k && *k; k++) {
+		if (f->failed)
+			verdict_mark(v, *k, VERDICT_DISOWNED, "%s", f->why);
+		else if (f->lower_bound && !verdict_mark_why(v, *k, NULL))
+			verdict_mark(
+				v, *k, VERDICT_AT_LEAST,
+				"a lower bound: the threads ran together only %.0f%% of a round",
+				f->together * 100);
+	}
+}
+
 void experiment_describe(const struct run_result *r, struct verdict *v)
 {
+	struct run_result rr = *r;
+	struct rule_findings f;
+
 	memset(v, 0, sizeof(*v));
-	if (r->exp && r->exp->describe)
-		r->exp->describe(r, v);
+	if (!r->exp)
+		return;
+	/* the rules first, so the hook reads their findings */
+	rules_describe(r, &f, v);
+	rr.rules = &f;
+	if (r->exp->describe)
+		r->exp->describe(&rr, v);
+	drop_repeats(v, 0);
+	mark_compared(r->exp, &f, v);
 }
 
 void experiment_precheck(const struct experiment *exp, const void *params,
@@ -505,8 +647,12 @@ void experiment_precheck(const struct experiment *exp, const void *params,
 			 const struct topo *t, struct verdict *v)
 {
 	memset(v, 0, sizeof(*v));
-	if (exp->precheck && t)
+	if (!t)
+		return;
+	rules_precheck(exp, params, common, t, v);
+	if (exp->precheck)
 		exp->precheck(params, common, t, v);
+	drop_repeats(v, 0);
 }
 
 void experiment_precheck_placement(const struct topo *t,

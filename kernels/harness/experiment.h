@@ -310,8 +310,11 @@ int experiment_estimate(const struct experiment *exp, const void *params,
 
 /*
  * Describes a run with exp's rules: r's exp, params and common must be
- * set (experiment_parse_recorded for a stored run). Empties v first; a
- * run of an experiment without a describe hook gets an empty verdict.
+ * set (experiment_parse_recorded for a stored run). Empties v first,
+ * checks the rulebook (rules_describe) and hands its findings to the
+ * hook (run_result.rules), then marks the .compared keys: disowned with
+ * the failed rule's sentence, or "at least" for a partial overlap. A
+ * note said twice is kept once.
  */
 void experiment_describe(const struct run_result *r, struct verdict *v);
 
@@ -328,8 +331,9 @@ void experiment_precheck_placement(const struct topo *t,
 				   const char *siblings, struct verdict *v);
 
 /*
- * What exp's precheck says about a parsed request on machine t: empties
- * v first; an experiment without a precheck hook gets an empty verdict.
+ * What exp's rulebook (rules_precheck) and then its precheck hook say
+ * about a parsed request on machine t: empties v first; a note said
+ * twice is kept once.
  */
 void experiment_precheck(const struct experiment *exp, const void *params,
 			 const struct common_params *common,

@@ -44,8 +44,8 @@ enum rule_kind {
 	 * with two or more threads.
 	 */
 	RULE_CPUS,
-	/* The machine has at least .floor NUMA nodes (and the calls to use
-	 * them). */
+	/* The machine has at least .floor NUMA nodes (whether the kernel
+	 * offers the calls to use them is the experiment's own check). */
 	RULE_NODES,
 	/*
 	 * Placements compared differ: the recorded placements whose labels

@@ -303,6 +303,27 @@ static void load_cpuset(struct topo *t, int thissystem)
 	free(list);
 }
 
+int topo_hypervisor(void)
+{
+	char line[8192];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	int vm = -1;
+
+	if (!f)
+		return -1;
+	/* the first CPU's flags speak for all: x86 "flags", arm "Features" */
+	while (vm < 0 && fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+		if (strncmp(line, "flags", 5) && strncmp(line, "Features", 8))
+			continue;
+		line[n] = ' ';
+		line[n + 1 < sizeof(line) ? n + 1 : n] = '\0';
+		vm = strstr(line, " hypervisor ") != NULL;
+	}
+	fclose(f);
+	return vm;
+}
+
 struct topo *topo_load(void)
 {
 	hwloc_topology_t hw;
@@ -329,6 +350,7 @@ struct topo *topo_load(void)
 	t->hw = hw;
 	thissystem = hwloc_topology_is_thissystem(hw);
 	t->numa_available = thissystem && numa_available() >= 0;
+	t->vm = thissystem ? topo_hypervisor() : -1;
 	t->line_size = 64;
 	CPU_ZERO(&mask);
 	if (thissystem && sched_getaffinity(0, sizeof(mask), &mask))

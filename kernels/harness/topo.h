@@ -59,6 +59,11 @@ struct topo {
 	int nmems_allowed;
 	char cpu_model[128];
 	int smt; /* some core has more than one PU */
+	/*
+	 * A hypervisor runs this machine (topo_hypervisor): 1, 0, or -1
+	 * when unknown (a captured or synthetic topology, no /proc/cpuinfo).
+	 */
+	int vm;
 };
 
 /*
@@ -68,6 +73,12 @@ struct topo {
  */
 struct topo *topo_load(void);
 void topo_free(struct topo *t);
+
+/*
+ * Whether this machine runs under a hypervisor, from the CPU's
+ * "hypervisor" flag in /proc/cpuinfo: 1, 0, or -1 when it cannot be read.
+ */
+int topo_hypervisor(void);
 
 /* The PU with this OS index, or NULL. */
 const struct topo_pu *topo_pu_by_os(const struct topo *t, int os);

@@ -16,6 +16,7 @@ void machine_facts_from_topo(const struct topo *t, struct machine_facts *m)
 	m->vm = -1;
 	if (!t)
 		return;
+	m->vm = t->vm;
 	m->npus = t->npus;
 	m->nallowed = t->nallowed;
 	m->ncores = t->ncores;
@@ -113,9 +114,9 @@ static int streq(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-const struct rr_point *rr_point_find(const struct run_result *r,
-				     const char *chart, const char *series,
-				     double x)
+const struct rr_point *rr_point_find_opt(const struct run_result *r,
+					 const char *chart, const char *series,
+					 double x)
 {
 	for (int i = 0; i < r->npoints; i++) {
 		const struct rr_point *p = &r->points[i];
@@ -126,10 +127,10 @@ const struct rr_point *rr_point_find(const struct run_result *r,
 	return NULL;
 }
 
-const struct rr_point *rr_point_find_label(const struct run_result *r,
-					   const char *chart,
-					   const char *series,
-					   const char *x_label)
+const struct rr_point *rr_point_find_label_opt(const struct run_result *r,
+					       const char *chart,
+					       const char *series,
+					       const char *x_label)
 {
 	for (int i = 0; i < r->npoints; i++) {
 		const struct rr_point *p = &r->points[i];
@@ -140,17 +141,7 @@ const struct rr_point *rr_point_find_label(const struct run_result *r,
 	return NULL;
 }
 
-int rr_point_extra(const struct rr_point *p, const char *key, double *out)
-{
-	for (int i = 0; p && i < p->nextra; i++)
-		if (streq(p->extra_keys[i], key)) {
-			*out = p->extra_vals[i];
-			return 0;
-		}
-	return -1;
-}
-
-int rr_summary_get(const struct run_result *r, const char *key, double *out)
+int rr_summary_get_opt(const struct run_result *r, const char *key, double *out)
 {
 	for (int i = r->nsummary - 1; i >= 0; i--)
 		if (streq(r->summary[i].key, key)) {
@@ -160,13 +151,88 @@ int rr_summary_get(const struct run_result *r, const char *key, double *out)
 	return -1;
 }
 
-const struct rr_placement *rr_placement_find(const struct run_result *r,
-					     const char *label)
+const struct rr_placement *rr_placement_find_opt(const struct run_result *r,
+						 const char *label)
 {
 	for (int i = 0; i < r->nplacements; i++)
 		if (streq(r->placements[i].label, label))
 			return &r->placements[i];
 	return NULL;
+}
+
+/* Tells a complete run's trace hook what a lookup did not find. */
+__attribute__((format(printf, 2, 3))) static void
+missing(const struct run_result *r, const char *fmt, ...)
+{
+	char what[VERDICT_TEXT_LEN];
+	va_list ap;
+
+	if (!r->trace || !r->complete)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	r->trace(r->trace_arg, what);
+}
+
+static const char *text_or(const char *s)
+{
+	return s ? s : "(null)";
+}
+
+const struct rr_point *rr_point_find(const struct run_result *r,
+				     const char *chart, const char *series,
+				     double x)
+{
+	const struct rr_point *p = rr_point_find_opt(r, chart, series, x);
+
+	if (!p)
+		missing(r, "point of chart '%s', series '%s' at x = %g",
+			text_or(chart), text_or(series), x);
+	return p;
+}
+
+const struct rr_point *rr_point_find_label(const struct run_result *r,
+					   const char *chart,
+					   const char *series,
+					   const char *x_label)
+{
+	const struct rr_point *p =
+		rr_point_find_label_opt(r, chart, series, x_label);
+
+	if (!p)
+		missing(r, "point of chart '%s', series '%s' at '%s'",
+			text_or(chart), text_or(series), text_or(x_label));
+	return p;
+}
+
+int rr_summary_get(const struct run_result *r, const char *key, double *out)
+{
+	int rc = rr_summary_get_opt(r, key, out);
+
+	if (rc)
+		missing(r, "summary key '%s'", text_or(key));
+	return rc;
+}
+
+const struct rr_placement *rr_placement_find(const struct run_result *r,
+					     const char *label)
+{
+	const struct rr_placement *p = rr_placement_find_opt(r, label);
+
+	if (!p)
+		missing(r, "placement '%s'", text_or(label));
+	return p;
+}
+
+int rr_point_extra(const struct rr_point *p, const char *key, double *out)
+{
+	for (int i = 0; p && i < p->nextra; i++)
+		if (streq(p->extra_keys[i], key)) {
+			*out = p->extra_vals[i];
+			return 0;
+		}
+	return -1;
 }
 
 int rr_point_compare(const struct rr_point *a, const struct rr_point *b)

@@ -85,6 +85,15 @@ struct run_result {
 	/* what the rulebook found (rules.h), set by experiment_describe
 	 * before the hook; NULL outside it */
 	const struct rule_findings *rules;
+	/*
+	 * Told of every lookup of a complete run (rr_point_find,
+	 * rr_point_find_label, rr_summary_get, rr_placement_find) that found
+	 * nothing, with what was asked for in words ("summary key 'x'"):
+	 * the registry test's check that describe() asks only for what
+	 * run() emits. NULL: nobody is told. The _opt lookups never tell.
+	 */
+	void (*trace)(void *arg, const char *missing);
+	void *trace_arg;
 };
 
 #define VERDICT_MAX_NOTES 16
@@ -150,7 +159,11 @@ const char *verdict_mark_why(const struct verdict *v, const char *key,
 /* "disowned", "at_least": the mark's name in events and JSON. */
 const char *verdict_mark_name(int kind);
 
-/* Lookups: NULL / -1 when absent. x_label may be NULL to match on x. */
+/*
+ * Lookups of what run() always emits: NULL / -1 when absent, and a
+ * complete run's trace hook is told (the contract between run() and
+ * describe()).
+ */
 const struct rr_point *rr_point_find(const struct run_result *r,
 				     const char *chart, const char *series,
 				     double x);
@@ -158,11 +171,26 @@ const struct rr_point *rr_point_find_label(const struct run_result *r,
 					   const char *chart,
 					   const char *series,
 					   const char *x_label);
-/* A point's extra number by key: 0 and *out set, or -1 when absent. */
-int rr_point_extra(const struct rr_point *p, const char *key, double *out);
 int rr_summary_get(const struct run_result *r, const char *key, double *out);
 const struct rr_placement *rr_placement_find(const struct run_result *r,
 					     const char *label);
+/*
+ * The same for what a run emits only sometimes (a point of a part the
+ * params may leave out, a key only some machines give): never traced.
+ */
+const struct rr_point *rr_point_find_opt(const struct run_result *r,
+					 const char *chart, const char *series,
+					 double x);
+const struct rr_point *rr_point_find_label_opt(const struct run_result *r,
+					       const char *chart,
+					       const char *series,
+					       const char *x_label);
+int rr_summary_get_opt(const struct run_result *r, const char *key,
+		       double *out);
+const struct rr_placement *rr_placement_find_opt(const struct run_result *r,
+						 const char *label);
+/* A point's extra number by key: 0 and *out set, or -1 when absent. */
+int rr_point_extra(const struct rr_point *p, const char *key, double *out);
 
 /*
  * Two medians differ only when their 95% intervals do not overlap; with

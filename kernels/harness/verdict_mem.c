@@ -3,9 +3,11 @@
 
 #include <stdio.h>
 
+#include "rules.h"
+
 uint64_t mem_llc_floor(const struct machine_facts *m)
 {
-	return MEM_LLC_MULTIPLE * machine_llc_total(m);
+	return MEM_LLC_MULTIPLE * machine_llc_judged(m);
 }
 
 int mem_from_cache(const struct machine_facts *m, uint64_t bytes)
@@ -13,13 +15,13 @@ int mem_from_cache(const struct machine_facts *m, uint64_t bytes)
 	return bytes < mem_llc_floor(m);
 }
 
-uint64_t mem_default_bytes(const struct machine_facts *m, uint64_t free_bytes)
+uint64_t mem_default_bytes(const struct machine_facts *m, uint64_t node_bytes)
 {
 	uint64_t mib = 1ull << 20;
 	uint64_t b = (mem_llc_floor(m) + mib - 1) / mib * mib;
-	uint64_t most = free_bytes / 8 / mib * mib;
+	uint64_t most = node_bytes / MEM_DEFAULT_NODE_SHARE / mib * mib;
 
-	if (free_bytes && b > most)
+	if (node_bytes && b > most)
 		b = most;
 	return b > MEM_DEFAULT_FLOOR ? b : MEM_DEFAULT_FLOOR;
 }
@@ -45,22 +47,28 @@ void mem_size_text(uint64_t bytes, char *buf, size_t len)
 int mem_cache_note(const struct machine_facts *m, uint64_t bytes,
 		   const char *what, struct verdict *v)
 {
-	char size[32], llc[32], floor[32];
+	char size[32], llc[32], floor[32], cache[96];
+	uint64_t judged = machine_llc_judged(m);
 
 	if (!mem_from_cache(m, bytes))
 		return 0;
 	mem_size_text(bytes, size, sizeof(size));
-	mem_size_text(machine_llc_total(m), llc, sizeof(llc));
+	mem_size_text(judged, llc, sizeof(llc));
 	mem_size_text(mem_llc_floor(m), floor, sizeof(floor));
-	if (bytes <= machine_llc_total(m))
+	/* a cache no real machine has is judged as a plausible one, and the
+	 * sentence says which */
+	snprintf(cache, sizeof(cache), "%s%s of L%d cache",
+		 machine_cache_implausible(m) ? "a plausible " : "", llc,
+		 m->llc_level);
+	if (bytes <= judged)
 		verdict_note(
 			v, "warn",
-			"the buffer of %s fits in this machine's %s of L%d cache, so %s came from cache, not memory (labelled \"from cache\"); memory needs at least %d times the cache, %s",
-			size, llc, m->llc_level, what, MEM_LLC_MULTIPLE, floor);
+			"the buffer of %s fits in this machine's %s, so %s came from cache, not memory (labelled \"from cache\"); memory needs at least %d times the cache, %s",
+			size, cache, what, MEM_LLC_MULTIPLE, floor);
 	else
 		verdict_note(
 			v, "warn",
-			"the buffer of %s is less than %d times this machine's %s of L%d cache (%s), so part of %s may have come from cache, not memory (labelled \"from cache\")",
-			size, MEM_LLC_MULTIPLE, llc, m->llc_level, floor, what);
+			"the buffer of %s is less than %d times this machine's %s (%s), so part of %s may have come from cache, not memory (labelled \"from cache\")",
+			size, MEM_LLC_MULTIPLE, cache, floor, what);
 	return 1;
 }

@@ -112,8 +112,10 @@ static void scaling_same_cpus_one_series(void **state)
 static void scaling_two_sockets(void **state)
 {
 	struct topo *t = xml("tests/data/two_socket_smt.xml");
-	struct canned *c = canned_new("bandwidth_scaling", t, 0, 2,
-				      ARGV("threads=2", "ops=read"));
+	/* 256M per thread: 4 times the two 32 MiB L3s, so memory's figures */
+	struct canned *c =
+		canned_new("bandwidth_scaling", t, 0, 3,
+			   ARGV("threads=2", "ops=read", "size=256M"));
 	int compact[] = {0, 1}, spread[2];
 	char msg[PARAM_ERR_LEN];
 	struct verdict v;
@@ -136,8 +138,8 @@ static void scaling_two_sockets(void **state)
 	canned_free(c);
 
 	/* within the noise: nothing stated, a note says so */
-	c = canned_new("bandwidth_scaling", t, 0, 2,
-		       ARGV("threads=2", "ops=read"));
+	c = canned_new("bandwidth_scaling", t, 0, 3,
+		       ARGV("threads=2", "ops=read", "size=256M"));
 	canned_point(c, "read", "compact", 2, NULL, 30, 0.1, 5);
 	canned_point(c, "read", "spread", 2, NULL, 32, 0.1, 5);
 	canned_placement(c, t, "threads=2 placement=compact", compact, 2);
@@ -145,7 +147,7 @@ static void scaling_two_sockets(void **state)
 	describe(c);
 	assert_false(verdict_says(&c->v, "against"));
 	assert_true(verdict_says(&c->v, "did not differ beyond the noise"));
-	precheck("bandwidth_scaling", t, 1, ARGV("threads=2"), &v);
+	precheck("bandwidth_scaling", t, 2, ARGV("threads=2", "size=256M"), &v);
 	assert_false(verdict_has_level(&v, "cannot"));
 	canned_free(c);
 	topo_free(t);
@@ -195,6 +197,7 @@ static void default_outgrows_96mib_l3(void **state)
 	/* held back by free memory: the default says it is from cache */
 	assert_true(mem_from_cache(&m, mem_default_bytes(&m, 1ull << 30)));
 	set_llc(c, 1, 96 << 20);
+	c->m.ncores = 8; /* 12 MiB per core, as a real 96 MiB L3 has */
 	canned_point(c, "mixed", "regular stores (from cache)", 0, "all local",
 		     50, 0.02, 5);
 	describe(c);
