@@ -110,9 +110,11 @@ void rules_describe(const struct run_result *r, struct rule_findings *f,
 /*
  * A last-level cache no real machine has (a hypervisor's invention: this
  * lab's VM reports 508 MiB per cpu): more than RULES_LLC_MOST_PER_CORE per
- * core that shares it. 1 when implausible.
+ * core that shares it. The most a real one has is 48 MiB per core (AMD's
+ * 16-core EPYC 9184X: 96 MiB of stacked L3 over each 2 cores). 1 when
+ * implausible; 0 when the cores are unknown.
  */
-#define RULES_LLC_MOST_PER_CORE (32ull << 20)
+#define RULES_LLC_MOST_PER_CORE (64ull << 20)
 int machine_cache_implausible(const struct machine_facts *m);
 
 /*

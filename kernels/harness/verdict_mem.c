@@ -47,7 +47,7 @@ void mem_size_text(uint64_t bytes, char *buf, size_t len)
 int mem_cache_note(const struct machine_facts *m, uint64_t bytes,
 		   const char *what, struct verdict *v)
 {
-	char size[32], llc[32], floor[32], cache[96];
+	char size[32], llc[32], floor[32], cache[160];
 	uint64_t judged = machine_llc_judged(m);
 
 	if (!mem_from_cache(m, bytes))
@@ -56,19 +56,24 @@ int mem_cache_note(const struct machine_facts *m, uint64_t bytes,
 	mem_size_text(judged, llc, sizeof(llc));
 	mem_size_text(mem_llc_floor(m), floor, sizeof(floor));
 	/* a cache no real machine has is judged as a plausible one, and the
-	 * sentence says which */
-	snprintf(cache, sizeof(cache), "%s%s of L%d cache",
-		 machine_cache_implausible(m) ? "a plausible " : "", llc,
-		 m->llc_level);
+	 * sentence says so */
+	if (machine_cache_implausible(m))
+		snprintf(
+			cache, sizeof(cache),
+			"a plausible %s of L%d cache (what this machine reports, no real cache has)",
+			llc, m->llc_level);
+	else
+		snprintf(cache, sizeof(cache), "this machine's %s of L%d cache",
+			 llc, m->llc_level);
 	if (bytes <= judged)
 		verdict_note(
 			v, "warn",
-			"the buffer of %s fits in this machine's %s, so %s came from cache, not memory (labelled \"from cache\"); memory needs at least %d times the cache, %s",
+			"the buffer of %s fits in %s, so %s came from cache, not memory (labelled \"from cache\"); memory needs at least %d times the cache, %s",
 			size, cache, what, MEM_LLC_MULTIPLE, floor);
 	else
 		verdict_note(
 			v, "warn",
-			"the buffer of %s is less than %d times this machine's %s (%s), so part of %s may have come from cache, not memory (labelled \"from cache\")",
+			"the buffer of %s is less than %d times %s, %s, so part of %s may have come from cache, not memory (labelled \"from cache\")",
 			size, MEM_LLC_MULTIPLE, cache, floor, what);
 	return 1;
 }

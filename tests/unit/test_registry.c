@@ -11,6 +11,7 @@
 
 #include "experiment.h"
 #include "lesson.h"
+#include "record.h"
 #include "strvec.h"
 
 static struct topo *topo;
@@ -214,12 +215,67 @@ static void test_parse_recorded(void **state)
 static const struct sink_ops quiet = {0};
 
 /*
- * Runs e with argv through experiment_run, whose sink checks every chart
- * id and summary key. Returns what experiment_run returns, or 1 when this
- * machine refuses the params (then the reason is printed).
+ * The contract between run() and describe(): what a describe asked of a
+ * complete run that the run did not emit, one sentence each.
  */
-static int run_checked(const struct experiment *e, int argc, char **argv,
-		       struct errinfo *err)
+#define CONTRACT_MAX 32
+struct contract {
+	int n;
+	char missing[CONTRACT_MAX][VERDICT_TEXT_LEN];
+};
+
+static void contract_note(void *arg, const char *what)
+{
+	struct contract *c = arg;
+
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->missing[i], what))
+			return;
+	if (c->n < CONTRACT_MAX)
+		snprintf(c->missing[c->n++], VERDICT_TEXT_LEN, "%s", what);
+}
+
+/* A hook that changes the recorded run before it is described (a label
+ * renamed), or NULL. */
+typedef void (*alter_fn)(struct run_result *rr);
+
+/*
+ * Describes a run recorded in rec as experiment_run's caller would, with
+ * every lookup traced: what describe asked for and the run did not emit
+ * goes into c.
+ */
+static void describe_traced(const struct run_ctx *ctx, const struct record *rec,
+			    int complete, alter_fn alter, struct contract *c)
+{
+	struct machine_facts m;
+	struct run_result rr = {0};
+	struct verdict *v = calloc(1, sizeof(*v));
+
+	assert_non_null(v);
+	machine_facts_from_topo(ctx->topo, &m);
+	record_result(rec, &rr);
+	rr.exp = ctx->exp;
+	rr.params = ctx->params;
+	rr.common = &ctx->common;
+	rr.machine = &m;
+	rr.complete = complete;
+	rr.trace = contract_note;
+	rr.trace_arg = c;
+	if (alter)
+		alter(&rr);
+	experiment_describe(&rr, v);
+	free(v);
+}
+
+/*
+ * Runs e with argv through experiment_run, whose sink checks every chart
+ * id and summary key. With c, the run is also recorded and described
+ * again with traced lookups (describe_traced), alter changing the record
+ * first. Returns what experiment_run returns, or 1 when this machine
+ * refuses the params (then the reason is printed).
+ */
+static int run_contract(const struct experiment *e, int argc, char **argv,
+			struct errinfo *err, alter_fn alter, struct contract *c)
 {
 	struct param_values *pv = calloc(1, sizeof(*pv));
 	void *params = calloc(1, e->params_size ? e->params_size : 1);
@@ -227,6 +283,7 @@ static int run_checked(const struct experiment *e, int argc, char **argv,
 	struct sink sink = {.ops = &quiet};
 	struct run_ctx ctx = {
 		.exp = e, .topo = topo, .sink = &sink, .cancel = &never};
+	struct record rec;
 	int rc;
 
 	assert_non_null(pv);
@@ -239,11 +296,23 @@ static int run_checked(const struct experiment *e, int argc, char **argv,
 		goto out;
 	}
 	ctx.params = params;
+	record_init(&rec, &sink);
+	if (c)
+		ctx.sink = &rec.sink;
 	rc = experiment_run(&ctx, err);
+	if (c && !rec.oom && (rc == 0 || rc == -ECANCELED))
+		describe_traced(&ctx, &rec, rc == 0, alter, c);
+	record_free(&rec);
 out:
 	free(params);
 	free(pv);
 	return rc;
+}
+
+static int run_checked(const struct experiment *e, int argc, char **argv,
+		       struct errinfo *err)
+{
+	return run_contract(e, argc, argv, err, NULL, NULL);
 }
 
 /* Every row an experiment parses is one experiment_param finds, by name or
@@ -284,26 +353,86 @@ static void test_param_lookup(void **state)
 	}
 }
 
+/*
+ * Every experiment's smoke run emits only what its descriptor declares,
+ * and its describe asks only for what the run emitted (the contract: a
+ * lookup that finds nothing in a complete run is a name the two sides
+ * spell differently, or a part the run left out).
+ */
 static void test_emitted_ids_declared(void **state)
 {
+	char report[4096] = "";
+	size_t used = 0;
 	(void)state;
 	for (int i = 0; experiments[i]; i++) {
 		const struct experiment *e = experiments[i];
 		struct strvec argv = STRVEC_INIT;
+		struct contract *c = calloc(1, sizeof(*c));
 		struct errinfo err;
 		int rc;
 
+		assert_non_null(c);
 		if (!e->smoke || params_text_argv(e->smoke, &argv))
 			fail_msg("'%s' has no smoke run in its descriptor",
 				 e->name);
-		rc = run_checked(e, (int)argv.n, argv.v, &err);
+		rc = run_contract(e, (int)argv.n, argv.v, &err, NULL, c);
 		strvec_clear(&argv);
 		if (rc == -EPROTO)
 			fail_msg("%s", err.msg);
 		if (rc < 0)
 			fail_msg("%s: the smoke run failed: %s", e->name,
 				 err.msg[0] ? err.msg : strerror(-rc));
+		for (int k = 0; k < c->n && used < sizeof(report); k++)
+			used += (size_t)snprintf(
+				report + used, sizeof(report) - used,
+				"\n  experiment '%s': describe asked for the %s, which its smoke run (%s) did not emit",
+				e->name, c->missing[k], e->smoke);
+		free(c);
 	}
+	if (report[0])
+		fail_msg("describe() asked for what run() did not emit "
+			 "(use an _opt lookup where it is optional):%s",
+			 report);
+}
+
+/*
+ * The "separate" series of false_sharing renamed "Separate" in the
+ * record, in place: the record owns (and frees) its copy of the name.
+ */
+static void rename_separate(struct run_result *rr)
+{
+	for (int i = 0; i < rr->npoints; i++)
+		if (rr->points[i].series &&
+		    !strcmp(rr->points[i].series, "separate"))
+			*(char *)rr->points[i].series = 'S';
+}
+
+/* A label renamed on one side only: the contract check names it. */
+static void test_contract_catches_renamed_label(void **state)
+{
+	char *argv[] = {"threads=1-2", "increments=1000", "stride=4,64",
+			"repeat=2", "warmup=0"};
+	const struct experiment *e = experiment_find("false_sharing");
+	struct contract *c = calloc(1, sizeof(*c));
+	struct errinfo err;
+	int found = 0;
+	(void)state;
+
+	assert_non_null(c);
+	assert_int_equal(run_contract(e, 5, argv, &err, NULL, c), 0);
+	for (int k = 0; k < c->n; k++)
+		printf("  unexpected: %s\n", c->missing[k]);
+	assert_int_equal(c->n, 0);
+	assert_int_equal(run_contract(e, 5, argv, &err, rename_separate, c), 0);
+	for (int k = 0; k < c->n; k++)
+		found |= !strcmp(
+			c->missing[k],
+			"point of chart 'time', series 'separate' at x = 2");
+	if (!found)
+		fail_msg(
+			"the renamed series was not reported (%d missing, first: %s)",
+			c->n, c->n ? c->missing[0] : "none");
+	free(c);
 }
 
 /* A descriptor with a misspelt chart id or summary key: the run says so. */
@@ -348,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_param_lookup),
 		cmocka_unit_test(test_emitted_ids_declared),
 		cmocka_unit_test(test_catches_misspelt_ids),
+		cmocka_unit_test(test_contract_catches_renamed_label),
 	};
 	int rc;
 

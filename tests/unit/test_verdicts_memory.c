@@ -197,7 +197,6 @@ static void default_outgrows_96mib_l3(void **state)
 	/* held back by free memory: the default says it is from cache */
 	assert_true(mem_from_cache(&m, mem_default_bytes(&m, 1ull << 30)));
 	set_llc(c, 1, 96 << 20);
-	c->m.ncores = 8; /* 12 MiB per core, as a real 96 MiB L3 has */
 	canned_point(c, "mixed", "regular stores (from cache)", 0, "all local",
 		     50, 0.02, 5);
 	describe(c);

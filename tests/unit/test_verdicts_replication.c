@@ -23,7 +23,8 @@ static const char *const local_keys[] = {
 static struct canned *four_node_run(const struct topo *t, double local_gbps,
 				    double spread, int misplaced)
 {
-	char *argv[] = {"size=16M", "repeat=5", "warmup=1"};
+	/* 4 times the four 16 MiB L3s: the reads are memory's (RULE_MEMORY) */
+	char *argv[] = {"size=256M", "repeat=5", "warmup=1"};
 	struct canned *c = canned_new("numa_replication", t, 0, 3, argv);
 	int cpus[] = {0, 2, 4, 6};
 
