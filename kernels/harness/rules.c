@@ -292,7 +292,13 @@ static void describe_memory(const struct run_result *rr, const struct rule *r,
 			v, "warn",
 			"%d of the %d sizes of '%s' are under %s (%d times this machine's last-level cache): their figures came from cache, not memory (labelled \"from cache\")",
 			k, n, r->param, floor, MEM_LLC_MULTIPLE);
-	if (n > 0 && k == n && f->mem_floor)
+	if (n == 1 && k == 1 && f->mem_floor) {
+		char size[32];
+		mem_size_text((uint64_t)sz[0], size, sizeof(size));
+		fail(f, v,
+		     "%s cannot be stated for memory: the buffer of %s is under %s, so the figures came from cache",
+		     what, size, floor);
+	} else if (n > 1 && k == n && f->mem_floor)
 		fail(f, v,
 		     "%s cannot be stated for memory: every size of '%s' is under %s, so the figures came from cache",
 		     what, r->param, floor);

@@ -60,7 +60,7 @@ int mem_cache_note(const struct machine_facts *m, uint64_t bytes,
 	if (machine_cache_implausible(m))
 		snprintf(
 			cache, sizeof(cache),
-			"a plausible %s of L%d cache (what this machine reports, no real cache has)",
+			"the plausible %s of L%d cache this machine is judged by",
 			llc, m->llc_level);
 	else
 		snprintf(cache, sizeof(cache), "this machine's %s of L%d cache",

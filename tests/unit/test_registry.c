@@ -391,7 +391,7 @@ static void test_emitted_ids_declared(void **state)
 	}
 	if (report[0])
 		fail_msg("describe() asked for what run() did not emit "
-			 "(use an _opt lookup where it is optional):%s",
+			 "(use an _opt lookup where it is optional):%s\n",
 			 report);
 }
 
