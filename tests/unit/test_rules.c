@@ -518,6 +518,25 @@ static void test_validate_rules(void **state)
 	}
 }
 
+/* A live topology knows whether a hypervisor runs it; a captured one
+ * does not. */
+static void test_vm_flag(void **state)
+{
+	struct topo *live = topo_load();
+	struct topo *t = synthetic("pack:1 numa:1 l3:1 core:2 pu:1");
+	struct machine_facts m;
+	(void)state;
+
+	assert_non_null(live);
+	machine_facts_from_topo(live, &m);
+	assert_int_equal(m.vm, topo_hypervisor());
+	assert_true(m.vm >= -1 && m.vm <= 1);
+	machine_facts_from_topo(t, &m);
+	assert_int_equal(m.vm, -1);
+	topo_free(t);
+	topo_free(live);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_cpus_and_placements),
 		cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_validate_rules),
+		cmocka_unit_test(test_vm_flag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
