@@ -156,22 +156,23 @@ static void precheck_memory(const struct experiment *exp, const struct rule *r,
 			       RULES_MAX_VALUES)
 		   : 0;
 	int k = count_from_cache(m, sz, n);
-	char size[32], floor[32];
+	char size[32], floor[32], cache[160];
 
 	if (k > 0) {
 		mem_size_text((uint64_t)sz[0], size, sizeof(size));
 		mem_size_text(mem_llc_floor(m), floor, sizeof(floor));
+		mem_cache_words(m, cache, sizeof(cache));
 		if (n == 1)
 			verdict_note(
 				v, "cannot",
-				"'%s' of %s is under %s (%d times this machine's last-level cache): %s would come from cache, not memory",
-				r->param, size, floor, MEM_LLC_MULTIPLE,
+				"'%s' of %s is under %s, %d times %s: %s would come from cache, not memory",
+				r->param, size, floor, MEM_LLC_MULTIPLE, cache,
 				what_of(r, "its figures"));
 		else
 			verdict_note(
 				v, k == n ? "cannot" : "warn",
-				"%d of the %d sizes of '%s' are under %s (%d times this machine's last-level cache): their figures would come from cache, not memory",
-				k, n, r->param, floor, MEM_LLC_MULTIPLE);
+				"%d of the %d sizes of '%s' are under %s, %d times %s: their figures would come from cache, not memory",
+				k, n, r->param, floor, MEM_LLC_MULTIPLE, cache);
 	}
 	free(sz);
 }
@@ -280,7 +281,7 @@ static void describe_memory(const struct run_result *rr, const struct rule *r,
 		   : 0;
 	int k = count_from_cache(m, sz, n);
 	const char *what = what_of(r, "its figures");
-	char floor[32];
+	char floor[32], cache[160];
 
 	f->mem_floor = mem_llc_floor(m);
 	f->from_cache += k;
@@ -290,8 +291,9 @@ static void describe_memory(const struct run_result *rr, const struct rule *r,
 	else if (k > 0)
 		verdict_note(
 			v, "warn",
-			"%d of the %d sizes of '%s' are under %s (%d times this machine's last-level cache): their figures came from cache, not memory (labelled \"from cache\")",
-			k, n, r->param, floor, MEM_LLC_MULTIPLE);
+			"%d of the %d sizes of '%s' are under %s, %d times %s: their figures came from cache, not memory (labelled \"from cache\")",
+			k, n, r->param, floor, MEM_LLC_MULTIPLE,
+			mem_cache_words(m, cache, sizeof(cache)));
 	if (n == 1 && k == 1 && f->mem_floor) {
 		char size[32];
 		mem_size_text((uint64_t)sz[0], size, sizeof(size));

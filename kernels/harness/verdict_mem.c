@@ -44,27 +44,36 @@ void mem_size_text(uint64_t bytes, char *buf, size_t len)
 		 unit);
 }
 
+const char *mem_cache_words(const struct machine_facts *m, char *buf,
+			    size_t len)
+{
+	char llc[32];
+
+	mem_size_text(machine_llc_judged(m), llc, sizeof(llc));
+	/* a cache no real machine has is judged as a plausible one, and the
+	 * words say so */
+	if (machine_cache_implausible(m))
+		snprintf(
+			buf, len,
+			"the plausible %s of L%d cache this machine is judged by",
+			llc, m->llc_level);
+	else
+		snprintf(buf, len, "this machine's %s of L%d cache", llc,
+			 m->llc_level);
+	return buf;
+}
+
 int mem_cache_note(const struct machine_facts *m, uint64_t bytes,
 		   const char *what, struct verdict *v)
 {
-	char size[32], llc[32], floor[32], cache[160];
+	char size[32], floor[32], cache[160];
 	uint64_t judged = machine_llc_judged(m);
 
 	if (!mem_from_cache(m, bytes))
 		return 0;
 	mem_size_text(bytes, size, sizeof(size));
-	mem_size_text(judged, llc, sizeof(llc));
 	mem_size_text(mem_llc_floor(m), floor, sizeof(floor));
-	/* a cache no real machine has is judged as a plausible one, and the
-	 * sentence says so */
-	if (machine_cache_implausible(m))
-		snprintf(
-			cache, sizeof(cache),
-			"the plausible %s of L%d cache this machine is judged by",
-			llc, m->llc_level);
-	else
-		snprintf(cache, sizeof(cache), "this machine's %s of L%d cache",
-			 llc, m->llc_level);
+	mem_cache_words(m, cache, sizeof(cache));
 	if (bytes <= judged)
 		verdict_note(
 			v, "warn",

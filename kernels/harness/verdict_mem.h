@@ -62,6 +62,14 @@ uint64_t mem_default_bytes(const struct machine_facts *m, uint64_t node_bytes);
 void mem_size_text(uint64_t bytes, char *buf, size_t len);
 
 /*
+ * The cache sizes are judged against, in words: "this machine's 32 MiB
+ * of L3 cache", or "the plausible 32 MiB of L3 cache this machine is
+ * judged by" where it reports one no real machine has. Returns buf.
+ */
+const char *mem_cache_words(const struct machine_facts *m, char *buf,
+			    size_t len);
+
+/*
  * Adds the note that says a buffer of bytes reads from cache on this
  * machine (level "warn"), naming what is measured and the cache judged;
  * nothing when it does not. Returns whether it fits (mem_from_cache).
