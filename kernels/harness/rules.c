@@ -177,6 +177,10 @@ static void precheck_memory(const struct experiment *exp, const struct rule *r,
 	free(sz);
 }
 
+/*
+ * Distinct cpus is all the rule asks: threads on SMT siblings do run
+ * together, and what a shared core changes is each experiment's to say.
+ */
 static void precheck_cpus(const struct experiment *exp, const struct rule *r,
 			  const void *params,
 			  const struct common_params *common,
@@ -184,7 +188,8 @@ static void precheck_cpus(const struct experiment *exp, const struct rule *r,
 {
 	int64_t n = most_of(exp, r, params, 2);
 	const char *what = what_of(r, "the comparison");
-	char same[VERDICT_TEXT_LEN], sib[VERDICT_TEXT_LEN];
+	char msg[ERRINFO_MSG_LEN];
+	int *plan;
 
 	if (n < 2)
 		return;
@@ -195,17 +200,19 @@ static void precheck_cpus(const struct experiment *exp, const struct rule *r,
 			t->allowed_text, what);
 		return;
 	}
-	if (!exp->uses_placement || !common)
+	if (!exp->uses_placement || !common || common->placement == PLACE_OS)
 		return;
-	snprintf(
-		same, sizeof(same),
-		"the threads would take turns instead of running together, so %s cannot be shown",
-		what);
-	snprintf(
-		sib, sizeof(sib),
-		"%s is then measured between threads of one core, which share its caches",
-		what);
-	experiment_precheck_placement(t, common, (int)n, same, sib, v);
+	plan = calloc((size_t)n, sizeof(*plan));
+	/* a plan that fails is the parse's to report */
+	if (plan &&
+	    !topo_plan(t, common->placement, common->cpus.v, common->cpus.n,
+		       (int)n, plan, msg, sizeof(msg)) &&
+	    topo_plan_distinct(plan, (int)n) < 2)
+		verdict_note(
+			v, "cannot",
+			"the placement puts every thread on cpu %d: the threads would take turns instead of running together, so %s cannot be shown",
+			plan[0], what);
+	free(plan);
 }
 
 static void precheck_together(const struct experiment *exp,

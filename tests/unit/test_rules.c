@@ -452,6 +452,36 @@ static void test_cpus_and_placements(void **state)
 	free(t);
 }
 
+/* Before the run: one cpu allowed cannot show threads together; SMT
+ * siblings are distinct cpus, the experiment's own to weigh. */
+static void test_cpus_precheck(void **state)
+{
+	struct topo *one = synthetic("pack:1 numa:1 core:1 pu:1");
+	struct topo *smt = synthetic("pack:1 numa:1 l3:1 core:2 pu:2");
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	struct toy_params params;
+	struct common_params common;
+	struct verdict v;
+	struct errinfo err;
+	char *argv[] = {"threads=1-2"};
+	char *compact[] = {"threads=2", "placement=compact"};
+	(void)state;
+
+	assert_int_equal(experiment_parse(&toy, one, 1, argv, pv, &params,
+					  &common, &err),
+			 0);
+	experiment_precheck(&toy, &params, &common, one, &v);
+	assert_true(verdict_says_at(
+		&v, "cannot",
+		"this process may use only cpu 0: the threads would take turns on it instead of running together, so the toy slowdown cannot be shown"));
+	canned_precheck("false_sharing", smt, 2, compact, &v);
+	assert_false(verdict_says(&v, "is then measured between threads"));
+	assert_false(verdict_has_level(&v, "cannot"));
+	free(pv);
+	topo_free(one);
+	topo_free(smt);
+}
+
 /* Too few nodes: disowned, the machine named. */
 static void test_nodes(void **state)
 {
@@ -549,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_implausible_precheck),
 		cmocka_unit_test(test_default_not_from_cache),
 		cmocka_unit_test(test_cpus_and_placements),
+		cmocka_unit_test(test_cpus_precheck),
 		cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_validate_rules),
 		cmocka_unit_test(test_vm_flag),
