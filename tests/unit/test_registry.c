@@ -396,11 +396,25 @@ static void test_emitted_ids_declared(void **state)
 }
 
 /*
+ * Every point's "overlap" set to a full round, in place, so that a
+ * describe that states nothing for threads that took turns (a busy
+ * machine's smoke run) still reads every point.
+ */
+static void full_overlap(struct run_result *rr)
+{
+	for (int i = 0; i < rr->npoints; i++)
+		for (int k = 0; k < rr->points[i].nextra; k++)
+			if (!strcmp(rr->points[i].extra_keys[k], "overlap"))
+				((double *)rr->points[i].extra_vals)[k] = 1;
+}
+
+/*
  * The "separate" series of false_sharing renamed "Separate" in the
  * record, in place: the record owns (and frees) its copy of the name.
  */
 static void rename_separate(struct run_result *rr)
 {
+	full_overlap(rr);
 	for (int i = 0; i < rr->npoints; i++)
 		if (rr->points[i].series &&
 		    !strcmp(rr->points[i].series, "separate"))
@@ -419,7 +433,7 @@ static void test_contract_catches_renamed_label(void **state)
 	(void)state;
 
 	assert_non_null(c);
-	assert_int_equal(run_contract(e, 5, argv, &err, NULL, c), 0);
+	assert_int_equal(run_contract(e, 5, argv, &err, full_overlap, c), 0);
 	for (int k = 0; k < c->n; k++)
 		printf("  unexpected: %s\n", c->missing[k]);
 	assert_int_equal(c->n, 0);
