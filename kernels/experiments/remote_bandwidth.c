@@ -146,7 +146,8 @@ static const struct mix_mode mix_modes[] = {
 	{MIX_ALL, CH_MIXED, "mixed", "all local", "read local, write remote",
 	 "every node at once", 0},
 	{MIX_IDLE, CH_IDLE, "idle", "one node, all local",
-	 "read local, write to an idle node", "one node alone", 1},
+	 "read local, write to an idle node",
+	 "one node alone, the node written to idle", 1},
 };
 #define NMIX (int)(sizeof(mix_modes) / sizeof(mix_modes[0]))
 
@@ -617,12 +618,9 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 		for (int k = 0; k < nrun; k++)
 			strbuf_addf(&pairs, "%s%d->%d", k ? ", " : "", use[k],
 				    target[k]);
-		sink_note(
-			ctx->sink, "info",
-			"%s: read on the own node, write to (node->node) %s%s",
-			mode->what, strbuf_str(&pairs),
-			mode->idle ? "; no thread ran on the node written to"
-				   : "");
+		sink_note(ctx->sink, "info",
+			  "%s: read on the own node, write to (node->node) %s",
+			  mode->what, strbuf_str(&pairs));
 		strbuf_release(&pairs);
 	}
 out:
