@@ -25,6 +25,25 @@ static void set_llc(struct canned *c, int instances, uint64_t bytes)
 	c->m.llc_bytes = bytes;
 }
 
+/* The precheck of a recorded request (no machine check: a synthetic node
+ * reports no free memory). */
+static void precheck(const char *name, const struct topo *t, int argc,
+		     char *const *argv, struct verdict *v)
+{
+	const struct experiment *e = experiment_find(name);
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	void *params = calloc(1, e->params_size);
+	struct common_params common;
+	struct errinfo err;
+
+	assert_int_equal(experiment_parse_recorded(e, argc, argv, pv, params,
+						   &common, &err),
+			 0);
+	experiment_precheck(e, params, &common, t, v);
+	free(pv);
+	free(params);
+}
+
 static void cell(struct canned *c, const char *chart, int row, int col,
 		 double value, double spread)
 {
@@ -113,10 +132,10 @@ static void idle_remote_run(void **state)
 	assert_non_null(verdict_mark_why(&c->v, "idle_gain", NULL));
 	canned_free(c);
 
-	canned_precheck("remote_bandwidth", one, 1, ARGV("mixed=idle"), &v);
+	precheck("remote_bandwidth", one, 1, ARGV("mixed=idle"), &v);
 	assert_true(
 		verdict_says_at(&v, "cannot", "(mixed=idle) needs 2 nodes"));
-	canned_precheck("remote_bandwidth", t, 1, ARGV("mixed=idle"), &v);
+	precheck("remote_bandwidth", t, 1, ARGV("mixed=idle"), &v);
 	assert_false(verdict_says(&v, "mixed=idle"));
 	topo_free(one);
 	topo_free(t);
