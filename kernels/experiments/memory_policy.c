@@ -101,15 +101,29 @@ static const struct chart charts[] = {
 	CHART("migration", CHART_BAR, "Page migration rate", "how", "GB/s"),
 	{0}};
 
+/* Summary keys run() emits and describe() reads, named once. */
+#define KEY_MBIND_MOVED "mbind_moved"
+#define KEY_MBIND_FAILED "mbind_failed"
+#define KEY_MBIND_GBPS "mbind_gbps"
+#define KEY_MOVE_MOVED "move_pages_moved"
+#define KEY_MOVE_FAILED "move_pages_failed"
+#define KEY_INTERLEAVED "interleaved"
+#define KEY_RUN_PAGES "interleave_run_pages"
+#define KEY_MIGRATE_TO "migrate_to"
+/* the census after first touch: its keys are "touch_pages_..." */
+#define CENSUS_TOUCH "touch"
+#define SUFFIX_ABSENT "_pages_absent"
+#define SUFFIX_OUTSIDE "_pages_outside"
+
 static const char *const summary_keys[] = {
 	"*_pages_node*",       "*_pages_outside",
-	"*_pages_absent",      "mbind_moved",
-	"mbind_failed",	       "mbind_gbps",
-	"move_pages_moved",    "move_pages_failed",
+	"*_pages_absent",      KEY_MBIND_MOVED,
+	KEY_MBIND_FAILED,      KEY_MBIND_GBPS,
+	KEY_MOVE_MOVED,	       KEY_MOVE_FAILED,
 	"move_pages_gbps",     "first_touch_gbps",
 	"get_mempolicy_agree", "get_mempolicy_checked",
-	"interleaved",	       "interleave_run_pages",
-	"migrate_to",	       NULL};
+	KEY_INTERLEAVED,       KEY_RUN_PAGES,
+	KEY_MIGRATE_TO,	       NULL};
 
 /* What the run resolved from the params and the machine. */
 struct mp_plan {
@@ -366,9 +380,9 @@ static int census(struct run_ctx *ctx, const struct nmem_buf *b,
 		snprintf(k, sizeof(k), "%s_pages_node%d", key, node);
 		sink_summary(ctx->sink, k, y, "pages");
 	}
-	snprintf(k, sizeof(k), "%s_pages_outside", key);
+	snprintf(k, sizeof(k), "%s" SUFFIX_OUTSIDE, key);
 	sink_summary(ctx->sink, k, (double)c->forbidden, "pages");
-	snprintf(k, sizeof(k), "%s_pages_absent", key);
+	snprintf(k, sizeof(k), "%s" SUFFIX_ABSENT, key);
 	sink_summary(ctx->sink, k, (double)c->absent, "pages");
 	if (c->forbidden)
 		sink_note(ctx->sink, "warn",
@@ -510,11 +524,11 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 		if (rc && m.moved + m.stayed + m.failed == 0)
 			return rc;
 		emit_migration(ctx, label, &m);
-		sink_summary(ctx->sink, "mbind_moved", (double)m.moved,
+		sink_summary(ctx->sink, KEY_MBIND_MOVED, (double)m.moved,
 			     "pages");
-		sink_summary(ctx->sink, "mbind_failed", (double)m.failed,
+		sink_summary(ctx->sink, KEY_MBIND_FAILED, (double)m.failed,
 			     "pages");
-		sink_summary(ctx->sink, "mbind_gbps", m.gbps, "GB/s");
+		sink_summary(ctx->sink, KEY_MBIND_GBPS, m.gbps, "GB/s");
 		snprintf(series, sizeof(series), "after mbind to node %d",
 			 target);
 		struct judge on_target = {.set = {target},
@@ -543,9 +557,9 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 			return rc;
 		}
 		emit_migration(ctx, label, &m);
-		sink_summary(ctx->sink, "move_pages_moved", (double)m.moved,
+		sink_summary(ctx->sink, KEY_MOVE_MOVED, (double)m.moved,
 			     "pages");
-		sink_summary(ctx->sink, "move_pages_failed", (double)m.failed,
+		sink_summary(ctx->sink, KEY_MOVE_FAILED, (double)m.failed,
 			     "pages");
 		sink_summary(ctx->sink, "move_pages_gbps", m.gbps, "GB/s");
 		if (m.failed)
@@ -624,7 +638,8 @@ static int mp_run(struct run_ctx *ctx)
 	sink_summary(ctx->sink, "first_touch_gbps", first_gbps, "GB/s");
 	struct judge first;
 	first.n = allowed_set(&b, &p, first.set, &first.outside);
-	rc = census(ctx, &b, &first, "after first touch", "touch", orig, &c);
+	rc = census(ctx, &b, &first, "after first touch", CENSUS_TOUCH, orig,
+		    &c);
 	if (rc)
 		goto out;
 	memcpy(status, orig, sizeof(int) * b.npages);
@@ -649,9 +664,9 @@ static int mp_run(struct run_ctx *ctx)
 	if (p.policy == NMEM_INTERLEAVE) {
 		struct strbuf pattern = STRBUF_INIT;
 		nmem_census_pattern(&c, orig, b.npages, &pattern);
-		sink_summary(ctx->sink, "interleaved", c.interleaved, "");
-		sink_summary(ctx->sink, "interleave_run_pages",
-			     (double)c.run_len, "pages");
+		sink_summary(ctx->sink, KEY_INTERLEAVED, c.interleaved, "");
+		sink_summary(ctx->sink, KEY_RUN_PAGES, (double)c.run_len,
+			     "pages");
 		sink_note(ctx->sink, "info", "interleave pattern: %s%s",
 			  strbuf_str(&pattern),
 			  c.interleaved ? "" : " (not a clean round robin)");
@@ -663,7 +678,7 @@ static int mp_run(struct run_ctx *ctx)
 		goto out;
 
 	if (p.migrate_to >= 0) {
-		sink_summary(ctx->sink, "migrate_to", p.migrate_to, "node");
+		sink_summary(ctx->sink, KEY_MIGRATE_TO, p.migrate_to, "node");
 		rc = migrate(ctx, &b, &p, &first, orig, status, &step, steps);
 		if (rc)
 			goto out;
@@ -746,7 +761,7 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 		    r->points[i].series &&
 		    !strcmp(r->points[i].series, "after first touch"))
 			pages += r->points[i].y;
-	if (!rr_summary_get(r, "touch_pages_absent", &x))
+	if (!rr_summary_get(r, CENSUS_TOUCH SUFFIX_ABSENT, &x))
 		pages += x;
 	if (pages <= 0) {
 		verdict_headline(v, "%s (%s): nothing was measured",
@@ -759,15 +774,15 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 		    nmem_scope_names[mp->scope], pages);
 	add_placement(r, "after first touch", &sb);
 	if (mp->policy == NMEM_BIND &&
-	    !rr_summary_get(r, "touch_pages_outside", &x))
+	    !rr_summary_get(r, CENSUS_TOUCH SUFFIX_OUTSIDE, &x))
 		strbuf_addf(&sb,
 			    x > 0 ? ", %.0f on forbidden nodes"
 				  : ", none on a forbidden node",
 			    x);
 	if (mp->policy == NMEM_INTERLEAVE &&
-	    !rr_summary_get(r, "interleaved", &x)) {
+	    !rr_summary_get(r, KEY_INTERLEAVED, &x)) {
 		double run = 1;
-		rr_summary_get(r, "interleave_run_pages", &run);
+		rr_summary_get(r, KEY_RUN_PAGES, &run);
 		if (m->nnodes < 2)
 			strbuf_addstr(&sb, " (one node: nothing to alternate)");
 		else if (x > 0 && run <= 1)
@@ -779,23 +794,23 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 	}
 	add_bandwidth(r, read, from_cache ? "; read from cache " : "; read ",
 		      &sb);
-	rr_summary_get(r, "migrate_to", &target);
-	if (!rr_summary_get(r, "mbind_moved", &moved)) {
+	rr_summary_get(r, KEY_MIGRATE_TO, &target);
+	if (!rr_summary_get(r, KEY_MBIND_MOVED, &moved)) {
 		strbuf_addf(&sb, "; mbind moved %.0f pages to node %.0f%s",
 			    moved, target,
 			    moved > 0 ? "" : " (they were there already)");
-		if (moved > 0 && !rr_summary_get(r, "mbind_gbps", &x) && x > 0)
+		if (moved > 0 && !rr_summary_get(r, KEY_MBIND_GBPS, &x) &&
+		    x > 0)
 			strbuf_addf(&sb, " at %.2f GB/s", x);
-		if (!rr_summary_get(r, "mbind_failed", &failed) && failed > 0)
+		if (!rr_summary_get(r, KEY_MBIND_FAILED, &failed) && failed > 0)
 			strbuf_addf(&sb, ", %.0f could not be moved", failed);
 	}
-	if (!rr_summary_get(r, "move_pages_moved", &moved)) {
+	if (!rr_summary_get(r, KEY_MOVE_MOVED, &moved)) {
 		snprintf(key, sizeof(key), "%s",
 			 mp->migrate_with == MIG_BOTH ? "back"
 						      : "to the target");
 		strbuf_addf(&sb, "; move_pages moved %.0f %s", moved, key);
-		if (!rr_summary_get(r, "move_pages_failed", &failed) &&
-		    failed > 0)
+		if (!rr_summary_get(r, KEY_MOVE_FAILED, &failed) && failed > 0)
 			strbuf_addstr(&sb, " (some failed)");
 	}
 	verdict_headline(v, "%s", strbuf_str(&sb));
