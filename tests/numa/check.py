@@ -189,6 +189,16 @@ def check_remote(blocks, n):
     mixed = {(plain(s["series"]), s.get("x_label")) for s in d.get("samples", []) if s["chart"] == "mixed"}
     report({("regular stores", "all local"), ("regular stores", "read local, write remote")} <= mixed,
            "remote: the mixed run measured all-local and read-local-write-remote", str(sorted(mixed)))
+    # 6.5.8 with the node written to idle: node 0 alone copies, its target runs nothing
+    idle = {(plain(s["series"]), s.get("x_label")) for s in d.get("samples", []) if s["chart"] == "idle_remote"}
+    report({("regular stores", "one node, all local"),
+            ("regular stores", "read local, write to an idle node")} <= idle,
+           "remote: the idle run measured one node local and writing to an idle node", str(sorted(idle)))
+    ran = {t.get("node") for p in d.get("placement", []) if p.get("label", "").startswith("idle_remote")
+           for t in p.get("threads", [])}
+    report(ran == {0}, "remote: only node 0's threads ran in the idle run", str(ran))
+    report(summary(d, "idle_local_gbps") is not None and summary(d, "idle_remote_gbps") is not None,
+           "remote: the idle run's local and remote summaries")
 
 
 def check_scaling(blocks, n):
