@@ -1153,7 +1153,8 @@ static void nr_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	LESSON("copy-cost", "What a copy per node costs",
 	       "how many milliseconds does making one copy of the data per node take here?",
-	       "repeat=3 warmup=1", "ms", "replica_setup_ms", "memory"),
+	       "size=256M repeat=3 warmup=1", "ms", "replica_setup_ms",
+	       "memory"),
 	{0}};
 
 const struct experiment exp_numa_replication = {

@@ -235,8 +235,8 @@ static void scaling_from_cache_labelled(void **state)
  */
 static void lessons_above_the_cache_floor(void **state)
 {
-	static const char *const names[] = {"bandwidth_scaling",
-					    "remote_bandwidth"};
+	static const char *const names[] = {
+		"bandwidth_scaling", "remote_bandwidth", "numa_replication"};
 	struct machine_facts m = {
 		.llc_level = 3, .llc_instances = 1, .llc_bytes = 32 << 20};
 
