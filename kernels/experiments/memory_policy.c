@@ -92,10 +92,16 @@ static const struct param params[] = {
 		"mbind: mbind(MPOL_MF_MOVE); mbind_strict: with MPOL_MF_STRICT; move_pages: move_pages; both: mbind+strict there, then move_pages back to where each page was; move_all: MPOL_MF_MOVE_ALL (needs CAP_SYS_NICE); none"),
 	{0}};
 
+/* Chart ids and series run() emits and describe() reads, named once. */
+#define CH_PAGES "pages"
+#define CH_BW "bandwidth"
+#define SERIES_FIRST_TOUCH "after first touch"
+#define FROM_CACHE " (from cache)"
+
 static const struct chart charts[] = {
-	CHART("pages", CHART_BAR, "Where the pages are (move_pages)", "node",
+	CHART(CH_PAGES, CHART_BAR, "Where the pages are (move_pages)", "node",
 	      "pages"),
-	CHART("bandwidth", CHART_BAR,
+	CHART(CH_BW, CHART_BAR,
 	      "Bandwidth on the buffer from threads on each node",
 	      "threads on node", "GB/s"),
 	CHART("migration", CHART_BAR, "Page migration rate", "how", "GB/s"),
@@ -367,7 +373,7 @@ static int census(struct run_ctx *ctx, const struct nmem_buf *b,
 		int node = ctx->topo->node[i].os;
 		char label[32];
 		double y = node < TOPO_MAX_NODES ? (double)c->on_node[node] : 0;
-		struct point pt = {.chart = "pages",
+		struct point pt = {.chart = CH_PAGES,
 				   .series = series,
 				   .x = node,
 				   .x_label = label,
@@ -448,7 +454,7 @@ static int bandwidth_from_nodes(struct run_ctx *ctx, struct nmem_buf *b,
 			snprintf(label, sizeof(label), "node %d", p->from[i]);
 			snprintf(series, sizeof(series), "%s%s%s",
 				 bw_op_names[op],
-				 p->from_cache ? " (from cache)" : "", suffix);
+				 p->from_cache ? FROM_CACHE : "", suffix);
 			snprintf(what, sizeof(what), "%s from node %d", series,
 				 p->from[i]);
 			sink_progress(ctx->sink, (*step)++, steps, what);
@@ -457,7 +463,7 @@ static int bandwidth_from_nodes(struct run_ctx *ctx, struct nmem_buf *b,
 				return rc;
 			sink_placement(ctx->sink, what, res.team.place,
 				       res.team.nthreads);
-			struct point pt = {.chart = "bandwidth",
+			struct point pt = {.chart = CH_BW,
 					   .series = series,
 					   .x = p->from[i],
 					   .x_label = label,
@@ -638,7 +644,7 @@ static int mp_run(struct run_ctx *ctx)
 	sink_summary(ctx->sink, "first_touch_gbps", first_gbps, "GB/s");
 	struct judge first;
 	first.n = allowed_set(&b, &p, first.set, &first.outside);
-	rc = census(ctx, &b, &first, "after first touch", CENSUS_TOUCH, orig,
+	rc = census(ctx, &b, &first, SERIES_FIRST_TOUCH, CENSUS_TOUCH, orig,
 		    &c);
 	if (rc)
 		goto out;
@@ -710,7 +716,7 @@ static void add_placement(const struct run_result *r, const char *series,
 
 	for (int i = 0; i < r->npoints; i++) {
 		const struct rr_point *q = &r->points[i];
-		if (strcmp(q->chart, "pages") || !q->series ||
+		if (strcmp(q->chart, CH_PAGES) || !q->series ||
 		    strcmp(q->series, series) || q->y <= 0)
 			continue;
 		strbuf_addf(sb, "%s%.0f on node %.0f", shown++ ? ", " : "",
@@ -728,7 +734,7 @@ static void add_bandwidth(const struct run_result *r, const char *series,
 
 	for (int i = 0; i < r->npoints; i++) {
 		const struct rr_point *q = &r->points[i];
-		if (strcmp(q->chart, "bandwidth") || !q->series ||
+		if (strcmp(q->chart, CH_BW) || !q->series ||
 		    strcmp(q->series, series))
 			continue;
 		strbuf_addf(sb, "%s%.1f GB/s from node %.0f",
@@ -742,9 +748,13 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 	const struct machine_facts *m = r->machine;
 	struct strbuf sb = STRBUF_INIT;
 	int from_cache = mem_from_cache(m, (uint64_t)mp->size);
-	const char *read = from_cache ? "read (from cache)" : "read";
+	char read[48];
 	double pages = 0, x, moved, failed, target = -1;
 	char key[48];
+
+	/* the read series as run() names it */
+	snprintf(read, sizeof(read), "%s%s", bw_op_names[BW_READ],
+		 from_cache ? FROM_CACHE : "");
 
 	if (m->nnodes < 2)
 		verdict_note(
@@ -757,9 +767,9 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 			"preferred uses MPOL_PREFERRED, which prefers only the lowest node of 'nodes' (%d), the rule the article gives; preferred_many (MPOL_PREFERRED_MANY) prefers all of them",
 			mp->nodes.v[0]);
 	for (int i = 0; i < r->npoints; i++)
-		if (!strcmp(r->points[i].chart, "pages") &&
+		if (!strcmp(r->points[i].chart, CH_PAGES) &&
 		    r->points[i].series &&
-		    !strcmp(r->points[i].series, "after first touch"))
+		    !strcmp(r->points[i].series, SERIES_FIRST_TOUCH))
 			pages += r->points[i].y;
 	if (!rr_summary_get(r, CENSUS_TOUCH SUFFIX_ABSENT, &x))
 		pages += x;
@@ -772,7 +782,7 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 	strbuf_addf(&sb,
 		    "%s (%s) over %.0f pages: ", nmem_policy_names[mp->policy],
 		    nmem_scope_names[mp->scope], pages);
-	add_placement(r, "after first touch", &sb);
+	add_placement(r, SERIES_FIRST_TOUCH, &sb);
 	if (mp->policy == NMEM_BIND &&
 	    !rr_summary_get(r, CENSUS_TOUCH SUFFIX_OUTSIDE, &x))
 		strbuf_addf(&sb,
