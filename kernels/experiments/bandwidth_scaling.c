@@ -77,6 +77,8 @@ static const struct chart charts[] = {
 /* the extras of every point, named once for the run and its verdict */
 #define EXTRA_PER_THREAD "per_thread_gbps"
 #define EXTRA_OVERLAP "overlap"
+/* where a point's threads ran: "threads=2 placement=spread" */
+#define PLACEMENT_LABEL "threads=%d placement=%s"
 
 static const char *const summary_keys[] = {
 	"*_*_peak_gbps", "*_*_saturation_threads", "*_*_1_thread_gbps", NULL};
@@ -262,9 +264,8 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 		touched_dst |= ud;
 		if (!placed++) {
 			char label[64];
-			snprintf(label, sizeof(label),
-				 "threads=%d placement=%s", nthreads,
-				 series_of[placement]);
+			snprintf(label, sizeof(label), PLACEMENT_LABEL,
+				 nthreads, series_of[placement]);
 			sink_placement(ctx->sink, label, res.team.place,
 				       res.team.nthreads);
 		}
@@ -507,8 +508,10 @@ static int placement_same(const struct run_result *r, double threads)
 {
 	char a[64], b[64];
 
-	snprintf(a, sizeof(a), "threads=%.0f placement=compact", threads);
-	snprintf(b, sizeof(b), "threads=%.0f placement=spread", threads);
+	snprintf(a, sizeof(a), PLACEMENT_LABEL, (int)threads,
+		 series_of[BS_COMPACT]);
+	snprintf(b, sizeof(b), PLACEMENT_LABEL, (int)threads,
+		 series_of[BS_SPREAD]);
 	return rr_placement_same_cpus(rr_placement_find(r, a),
 				      rr_placement_find(r, b));
 }
