@@ -39,6 +39,7 @@ struct nr_params {
  * labels and summary keys.
  */
 #define CH_READ "read"
+#define CH_MEMORY "memory"
 #define CH_ACC "accumulate"
 #define CH_PASS "pass_time"
 #define CH_MIGRATION "migration"
@@ -83,8 +84,8 @@ static const struct chart charts[] = {
 	CHART(CH_READ, CHART_BAR,
 	      "Reading the read-only data: one copy, or the copy of the reader's node",
 	      "node of the reading thread", "GB/s per thread"),
-	CHART("memory", CHART_BAR, "What replication costs in memory", "layout",
-	      "MiB"),
+	CHART(CH_MEMORY, CHART_BAR, "What replication costs in memory",
+	      "layout", "MiB"),
 	CHART(CH_ACC, CHART_BAR,
 	      "Accumulating: one shared region, or a region per node combined at the end",
 	      "layout", "ms per round"),
@@ -397,8 +398,9 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 	expect = bw_kernel_isa(bw_isa_best(), BW_READ, NULL, master.base,
 			       master.len / BW_CHUNK * BW_CHUNK, 0);
 	sink_progress(ctx->sink, 0, 4, "read-only data: one copy");
+	/* the placement's label is the series: describe finds it by that */
 	rc = run_read(ctx, pl, &master, NULL, expect, SERIES_SINGLE,
-		      "one copy");
+		      SERIES_SINGLE);
 	if (!rc && !nmem_count_on(&master, pl->home, &on, &off)) {
 		sink_summary(ctx->sink, "single_pages_home", (double)on,
 			     "pages");
@@ -412,7 +414,7 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 		sink_progress(ctx->sink, 1, 4,
 			      "read-only data: a copy per node");
 		rc = run_read(ctx, pl, &master, rep, expect, SERIES_LOCAL,
-			      "a copy per node");
+			      SERIES_LOCAL);
 		if (rep->failed)
 			rc = rep->failed;
 		for (int i = 0; !rc && i < t->nnodes; i++) {
@@ -445,13 +447,13 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 		sink_summary(ctx->sink, "replica_bytes",
 			     (double)master.len * ncopies, "B");
 		sink_summary(ctx->sink, "replica_setup_ms", setup * 1e3, "ms");
-		sink_point(ctx->sink, &(struct point){.chart = "memory",
+		sink_point(ctx->sink, &(struct point){.chart = CH_MEMORY,
 						      .series = "MiB",
 						      .x = 0,
 						      .x_label = SERIES_SINGLE,
 						      .y = mib,
 						      .unit = "MiB"});
-		sink_point(ctx->sink, &(struct point){.chart = "memory",
+		sink_point(ctx->sink, &(struct point){.chart = CH_MEMORY,
 						      .series = "MiB",
 						      .x = 1,
 						      .x_label = SERIES_LOCAL,
@@ -1154,7 +1156,7 @@ static const struct lesson lessons[] = {
 	LESSON("copy-cost", "What a copy per node costs",
 	       "how many milliseconds does making one copy of the data per node take here?",
 	       "size=256M repeat=3 warmup=1", "ms", "replica_setup_ms",
-	       "memory"),
+	       CH_MEMORY),
 	{0}};
 
 const struct experiment exp_numa_replication = {
