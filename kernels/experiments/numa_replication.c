@@ -940,7 +940,7 @@ static void say_readonly(const struct run_result *r, struct verdict *v,
 		if (c.rel == CMP_MORE && !head[0])
 			snprintf(
 				head, len,
-				"threads on node %.0f read their own copy at %.1f GB/s against %.1f GB/s from node %.0f's single copy (%s)",
+				"threads on node %.0f read their own copy at %.1f GB/s against %.1f GB/s from node %.0f's single copy: %s",
 				loc->x, loc->y, one->y, home,
 				compare_ratio_text(&c, 1, ratio,
 						   sizeof(ratio)));
@@ -1092,6 +1092,10 @@ static void nr_describe(const struct run_result *r, struct verdict *v)
 		verdict_headline(
 			v,
 			"with one node there is nothing to replicate or migrate: this run measured only what the techniques cost");
+	else if (read_from_cache(r))
+		verdict_headline(
+			v,
+			"one copy against a copy per node was read from cache, not memory, so this run does not compare them: see the notes");
 	else if (r->npoints)
 		verdict_headline(
 			v,

@@ -112,7 +112,7 @@ static void test_four_nodes_local_copies(void **state)
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(
 		&c->v,
-		"threads on node 1 read their own copy at 20.0 GB/s against 10.0 GB/s from node 0's single copy (2.0×"));
+		"threads on node 1 read their own copy at 20.0 GB/s against 10.0 GB/s from node 0's single copy: 2.0×"));
 	assert_true(verdict_says(&c->v, "64.0 MiB instead of 16.0 MiB"));
 	assert_false(verdict_has_level(&c->v, "cannot"));
 	canned_free(c);
@@ -161,6 +161,9 @@ static void test_from_cache_not_compared(void **state)
 	assert_false(verdict_says(&c->v, "read their own copy"));
 	assert_true(verdict_says_at(&c->v, "cannot",
 				    "was compared from cache, not memory"));
+	assert_non_null(strstr(c->v.headline,
+			       "was read from cache, not memory, "
+			       "so this run does not compare"));
 	/* the rulebook's finding, where it ran, decides the same */
 	memset(&c->v, 0, sizeof(c->v));
 	c->rr.rules = &f;
