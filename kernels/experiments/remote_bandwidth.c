@@ -578,9 +578,11 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 			char what[96];
 
 			if (v && nuse < 2) {
-				sink_note(ctx->sink, "info", "%s: %s %d",
-					  mode->remote, RB_NEEDS_TWO,
-					  t->nnodes);
+				/* said once, not once per store kind */
+				if (kind == 0)
+					sink_note(ctx->sink, "info",
+						  "%s: %s %d", mode->remote,
+						  RB_NEEDS_TWO, t->nnodes);
 				continue;
 			}
 			snprintf(what, sizeof(what), "%s, %s: %s", mode->chart,

@@ -81,7 +81,6 @@ static void remote_not_slower_when_a_cell_is_fastest(void **state)
 	cell(c, "read", 0, 1, 22, 0.02);
 	cell(c, "read", 1, 0, 14, 0.02);
 	experiment_describe(&c->rr, &c->v);
-	print_message("headline: %s\n", c->v.headline);
 	assert_false(verdict_says(&c->v, "remote is slower"));
 	assert_false(verdict_says(&c->v, "every remote cell slower"));
 	assert_true(verdict_says(
@@ -113,7 +112,6 @@ static void idle_remote_run(void **state)
 	canned_point(c, "idle_remote", "regular stores", 1,
 		     "read local, write to an idle node", 15, 0.02, 5);
 	experiment_describe(&c->rr, &c->v);
-	print_message("headline: %s\n", c->v.headline);
 	assert_true(verdict_says(
 		&c->v,
 		"one node alone, the node written to idle, writing to another node made the copies 1.5× as fast as keeping them local"));
@@ -182,7 +180,6 @@ static void scaling_busy_cpu_not_the_bus(void **state)
 	canned_point(c, "read", "compact = spread", 2, NULL, 15.9, 0.02, 5);
 	canned_extra(c, "overlap", 0.54);
 	experiment_describe(&c->rr, &c->v);
-	print_message("headline: %s\n", c->v.headline);
 	assert_true(verdict_says(&c->v,
 				 "ran together only 54% of a round (other work "
 				 "held the cpus), so this says nothing of the "
