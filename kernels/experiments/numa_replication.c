@@ -663,8 +663,7 @@ static int time_passes(struct run_ctx *ctx, struct pass_job *pj, int cpu,
 /*
  * The break-even of migrating: stated, and drawn, only when a pass on
  * the remote node was told slower than on the local one (their rounds'
- * intervals apart); otherwise the two lines are drawn without a crossing
- * and a note says why none is claimed.
+ * intervals apart); otherwise the two lines are drawn without a crossing.
  */
 static void emit_break_even(struct run_ctx *ctx, const struct nr_params *p,
 			    const struct stats *remote,
@@ -680,13 +679,9 @@ static void emit_break_even(struct run_ctx *ctx, const struct nr_params *p,
 	xmax = be > 0 ? 2 * be : 10.0 * (double)p->passes;
 	if (xmax < 4)
 		xmax = 4;
+	/* without one, the verdict says why (say_migration) */
 	if (be > 0)
 		sink_summary(ctx->sink, KEY_BREAK_EVEN, be, "passes");
-	else
-		sink_note(ctx->sink, "info", "%s: %s", NO_BREAK_EVEN,
-			  c.rel == CMP_FEW || c.rel == CMP_UNSURE
-				  ? compare_why_not(&c)
-				  : "the passes took the same time");
 	for (int k = 0; k <= 10; k++) {
 		double x = xmax * k / 10;
 		sink_xy(ctx->sink, CH_MIGRATION, "stay remote", x,
