@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "bw.h"
+#include "compare.h"
 #include "experiment.h"
 #include "numa_mem.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
+#include "verdict_mem.h"
 #include "workcost.h"
 
 static const struct param_choice op_choices[] = {{"read", BW_READ},
@@ -49,7 +51,8 @@ static const struct param params[] = {
 		.flags = PARAM_F_CPUS),
 	PARAM_SIZE(
 		size, "64M", 1 << 20, 1LL << 40, "bytes per thread",
-		"each thread streams over its own buffer of this size, first touched by itself"),
+		"each thread streams over its own buffer of this size, first touched by itself; default: 4 times the machine's last-level cache (at least 64M), so that even one thread streams from memory; a smaller one is labelled from cache",
+		.flags = PARAM_F_MEMORY),
 	PARAM_SET(
 		ops, "read,write,copy", op_choices,
 		"read, write (regular stores), write_nt (streaming stores), copy (counted as bytes loaded plus bytes stored)"),
@@ -70,6 +73,12 @@ static const struct chart charts[] = {
 	CHART("copy", CHART_LINE, "Copy bandwidth (loaded + stored bytes)",
 	      "threads", "GB/s"),
 	{0}};
+
+/* the extras of every point, named once for the run and its verdict */
+#define EXTRA_PER_THREAD "per_thread_gbps"
+#define EXTRA_OVERLAP "overlap"
+/* where a point's threads ran: "threads=2 placement=spread" */
+#define PLACEMENT_LABEL "threads=%d placement=%s"
 
 static const char *const summary_keys[] = {
 	"*_*_peak_gbps", "*_*_saturation_threads", "*_*_1_thread_gbps", NULL};
@@ -182,8 +191,10 @@ static int same_everywhere(const struct topo *t, const struct bs_params *bp)
 	return bp->threads.n > 0 && count_same(t, bp) == bp->threads.n;
 }
 
+/* One line as the run measured it: each count's median and its interval. */
 struct curve {
-	double gbps[PARAM_MAX_LIST];
+	double gbps[PARAM_MAX_LIST], lo[PARAM_MAX_LIST], hi[PARAM_MAX_LIST];
+	int rounds[PARAM_MAX_LIST];
 	int threads[PARAM_MAX_LIST];
 	int n;
 };
@@ -253,14 +264,17 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 		touched_dst |= ud;
 		if (!placed++) {
 			char label[64];
-			snprintf(label, sizeof(label),
-				 "threads=%d placement=%s", nthreads,
-				 series_of[placement]);
+			snprintf(label, sizeof(label), PLACEMENT_LABEL,
+				 nthreads, series_of[placement]);
 			sink_placement(ctx->sink, label, res.team.place,
 				       res.team.nthreads);
 		}
-		static const char *const keys[] = {"per_thread_gbps"};
-		double per_thread = res.median / nthreads;
+		/* overlap: the share of a round the threads ran together
+		 * (1 for one thread), so a busy cpu is not taken for the bus */
+		static const char *const keys[] = {EXTRA_PER_THREAD,
+						   EXTRA_OVERLAP};
+		double extra[2] = {res.median / nthreads,
+				   team_overlap_median(&res.team)};
 		struct point pt = {.chart = op_choices[o].name,
 				   .series = series_of[placement],
 				   .x = nthreads,
@@ -269,11 +283,17 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 				   .samples = res.gbps,
 				   .nsamples = res.n,
 				   .extra_keys = keys,
-				   .extra_vals = &per_thread,
-				   .nextra = 1};
-		sink_point(ctx->sink, &pt);
+				   .extra_vals = extra,
+				   .nextra = 2};
 		struct curve *c = &curves[placement * NOPS + o];
+		struct stats st;
+
+		sink_point(ctx->sink, &pt);
+		stats_compute(res.gbps, res.n, &st);
 		c->gbps[c->n] = res.median;
+		c->lo[c->n] = res.n ? st.ci_lo : res.median;
+		c->hi[c->n] = res.n ? st.ci_hi : res.median;
+		c->rounds[c->n] = res.n;
 		c->threads[c->n++] = nthreads;
 		bw_result_free(&res);
 	}
@@ -283,10 +303,15 @@ out:
 	return rc;
 }
 
-/* The fewest threads that reach 90% of the curve's best. */
-static int saturation(const struct curve *c, double *peak, int *peak_threads)
+/*
+ * The fewest threads whose bandwidth is not told below the curve's best
+ * (compare.h: their intervals against the best's), 0 when the best has
+ * too few rounds to tell.
+ */
+static int saturation(const struct curve *c, double tol, double *peak,
+		      int *peak_threads)
 {
-	int at = 0;
+	int at = 0, best = 0;
 
 	*peak = 0;
 	*peak_threads = 0;
@@ -294,10 +319,19 @@ static int saturation(const struct curve *c, double *peak, int *peak_threads)
 		if (c->gbps[i] > *peak) {
 			*peak = c->gbps[i];
 			*peak_threads = c->threads[i];
+			best = i;
 		}
-	for (int i = 0; i < c->n && !at; i++)
-		if (c->gbps[i] >= 0.9 * *peak)
+	for (int i = 0; i < c->n && !at; i++) {
+		struct comparison cmp;
+
+		compare_values(c->gbps[i], c->lo[i], c->hi[i], c->rounds[i],
+			       c->gbps[best], c->lo[best], c->hi[best],
+			       c->rounds[best], tol, &cmp);
+		if (cmp.rel == CMP_FEW)
+			return 0;
+		if (cmp.rel != CMP_LESS)
 			at = c->threads[i];
+	}
 	return at;
 }
 
@@ -357,14 +391,18 @@ static int bs_run(struct run_ctx *ctx)
 				char key[64];
 				if (!c->n)
 					continue;
-				sat = saturation(c, &peak, &peak_threads);
+				sat = saturation(c,
+						 experiment_precision(ctx->exp),
+						 &peak, &peak_threads);
 				snprintf(key, sizeof(key), "%s_%s_peak_gbps",
 					 op_choices[o].name, key_of[p]);
 				sink_summary(ctx->sink, key, peak, "GB/s");
 				snprintf(key, sizeof(key),
 					 "%s_%s_saturation_threads",
 					 op_choices[o].name, key_of[p]);
-				sink_summary(ctx->sink, key, sat, "threads");
+				if (sat)
+					sink_summary(ctx->sink, key, sat,
+						     "threads");
 				if (c->threads[0] == 1) {
 					snprintf(key, sizeof(key),
 						 "%s_%s_1_thread_gbps",
@@ -392,12 +430,29 @@ static int line_of(const struct run_result *r, const char *chart,
 	return n;
 }
 
-/* "read (compact): 12.1 GB/s with 1 thread, at most 30.2 GB/s with 8; 90% of
- * that from 6 threads on" */
-static void say_line(const struct rr_point *const *l, int n, const char *op,
-		     const char *series, struct strbuf *sb)
+/* The least "overlap" extra of a line's points (1 when none has one). */
+static double line_together(const struct rr_point *const *l, int n)
+{
+	double least = 1, x;
+
+	for (int i = 0; i < n; i++)
+		if (!rr_point_extra(l[i], EXTRA_OVERLAP, &x) && x < least)
+			least = x;
+	return least;
+}
+
+/*
+ * "read (compact): 12.1 GB/s with 1 thread, at most 30.2 GB/s with 8
+ * (2.5× (95% interval ...)); not told below that from 6 threads on"
+ */
+static void say_line(const struct run_result *r,
+		     const struct rr_point *const *l, int n, const char *op,
+		     const char *series, struct strbuf *sb, struct verdict *v)
 {
 	const struct rr_point *peak = l[0];
+	double tol = experiment_precision(r->exp), together;
+	struct comparison c;
+	char ratio[96];
 	int sat = 0;
 
 	strbuf_addf(sb, "%s%s (%s): %.1f GB/s with %.0f thread%s",
@@ -408,28 +463,55 @@ static void say_line(const struct rr_point *const *l, int n, const char *op,
 	for (int i = 1; i < n; i++)
 		if (l[i]->y > peak->y)
 			peak = l[i];
-	if (rr_point_compare(peak, l[0]) <= 0) {
-		strbuf_addf(
-			sb,
-			"; up to %.0f threads did no better beyond the noise",
-			l[n - 1]->x);
+	compare_points(peak, l[0], tol, &c);
+	together = line_together(l, n);
+	if (c.rel != CMP_MORE) {
+		if (together < CMP_FULL_OVERLAP) {
+			strbuf_addf(
+				sb,
+				"; up to %.0f threads did no better, but they ran together only %.0f%% of a round (other work held the cpus), so this says nothing of the memory bus",
+				l[n - 1]->x, 100 * together);
+			verdict_mark(
+				v, "*_saturation_threads", VERDICT_DISOWNED,
+				"the threads ran together only %.0f%% of a round (other work held the cpus), so this says nothing of the memory bus",
+				100 * together);
+		} else {
+			strbuf_addf(
+				sb,
+				"; up to %.0f threads did no better beyond the noise",
+				l[n - 1]->x);
+		}
 		return;
 	}
-	for (int i = 0; i < n && !sat; i++)
-		if (l[i]->y >= 0.9 * peak->y)
+	for (int i = 0; i < n && !sat; i++) {
+		struct comparison s;
+
+		compare_points(l[i], peak, tol, &s);
+		if (s.rel != CMP_LESS)
 			sat = (int)l[i]->x;
-	strbuf_addf(
-		sb,
-		", at most %.1f GB/s with %.0f; 90%% of that from %d thread%s on",
-		peak->y, peak->x, sat, sat == 1 ? "" : "s");
+	}
+	strbuf_addf(sb, ", at most %.1f GB/s with %.0f (%s)", peak->y, peak->x,
+		    compare_ratio_text(&c, 1, ratio, sizeof(ratio)));
+	if (together < CMP_FULL_OVERLAP)
+		strbuf_addf(
+			sb,
+			"; the threads ran together only %.0f%% of a round, so where the line flattens may be other work on the cpus, not the bus",
+			100 * together);
+	else if (sat)
+		strbuf_addf(
+			sb,
+			"; not told below that from %d thread%s on (where the memory bus saturates)",
+			sat, sat == 1 ? "" : "s");
 }
 
 static int placement_same(const struct run_result *r, double threads)
 {
 	char a[64], b[64];
 
-	snprintf(a, sizeof(a), "threads=%.0f placement=compact", threads);
-	snprintf(b, sizeof(b), "threads=%.0f placement=spread", threads);
+	snprintf(a, sizeof(a), PLACEMENT_LABEL, (int)threads,
+		 series_of[BS_COMPACT]);
+	snprintf(b, sizeof(b), PLACEMENT_LABEL, (int)threads,
+		 series_of[BS_SPREAD]);
 	return rr_placement_same_cpus(rr_placement_find(r, a),
 				      rr_placement_find(r, b));
 }
@@ -456,7 +538,10 @@ static int compare_placements(const struct run_result *r, const char *chart,
 			(*n_same)++;
 			continue;
 		}
-		if (!rr_point_compare(sp, c[i]))
+		struct comparison cmp;
+
+		compare_points(sp, c[i], experiment_precision(r->exp), &cmp);
+		if (cmp.rel != CMP_MORE && cmp.rel != CMP_LESS)
 			continue;
 		double d = sp->y > c[i]->y ? sp->y / c[i]->y : c[i]->y / sp->y;
 		if (d > best) {
@@ -479,6 +564,15 @@ static void bs_describe(const struct run_result *r, struct verdict *v)
 	struct strbuf sb = STRBUF_INIT;
 	const struct rr_point *l[PARAM_MAX_LIST];
 	int said = 0, any_same_series = 0, n_same = 0, n_tried = 0;
+	const struct bs_params *bp = r->params;
+	int from_cache;
+
+	/* the rulebook's cache finding when it ran; the machine's own else */
+	if (r->rules && r->rules->checked)
+		from_cache = r->rules->from_cache > 0;
+	else
+		from_cache = mem_cache_note(r->machine, (uint64_t)bp->size,
+					    "the bandwidths", v);
 
 	for (int o = 0; o < NOPS; o++)
 		for (int p = 0; p < 3; p++) {
@@ -491,7 +585,7 @@ static void bs_describe(const struct run_result *r, struct verdict *v)
 			 * measured */
 			if (said && strcmp(op, op_choices[0].name))
 				continue;
-			say_line(l, n, op, series_of[p], &sb);
+			say_line(r, l, n, op, series_of[p], &sb, v);
 			said = 1;
 			if (strcmp(op, op_choices[0].name))
 				break;
@@ -514,7 +608,8 @@ static void bs_describe(const struct run_result *r, struct verdict *v)
 			v, "info",
 			"compact and spread did not differ beyond the noise at any thread count where they used different cpus");
 	if (sb.len)
-		verdict_headline(v, "%s", strbuf_str(&sb));
+		verdict_headline(v, "%s%s", from_cache ? "from cache: " : "",
+				 strbuf_str(&sb));
 	strbuf_release(&sb);
 }
 
@@ -589,7 +684,7 @@ static void bs_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	LESSON("second-reader", "A second reader",
 	       "how many GB/s do 2 threads on different cores read together, at most?",
-	       "threads=1-2 size=16M ops=read placements=spread repeat=3",
+	       "threads=1-2 size=256M ops=read placements=spread repeat=3",
 	       "GB/s", "read_spread_peak_gbps", "read"),
 	{0}};
 
@@ -623,6 +718,14 @@ const struct experiment exp_bandwidth_scaling = {
 		"memory controller saturating; placed spread, consecutive threads go "
 		"to different nodes, and on a NUMA machine each node brings its own "
 		"memory bandwidth: the spread curve rises higher and later.\n\n"
+		"Each thread's buffer defaults to four times the machine's "
+		"last-level cache, so that even one thread streams from memory; "
+		"a smaller one reads partly from cache and the verdict says so. "
+		"Every point also records how much of each round its threads "
+		"ran at the same time: on a machine shared with other work, a "
+		"line that stops growing because the threads took turns on the "
+		"cpus says nothing of the memory bus, and the verdict does not "
+		"call it saturation.\n\n"
 		"Bytes are counted as the loops declare them: a read counts the bytes "
 		"loaded, a write the bytes stored (not the line fetch a regular store "
 		"causes: compare write with write_nt), a copy both.",

@@ -92,24 +92,44 @@ static const struct param params[] = {
 		"mbind: mbind(MPOL_MF_MOVE); mbind_strict: with MPOL_MF_STRICT; move_pages: move_pages; both: mbind+strict there, then move_pages back to where each page was; move_all: MPOL_MF_MOVE_ALL (needs CAP_SYS_NICE); none"),
 	{0}};
 
+/* Chart ids and series run() emits and describe() reads, named once. */
+#define CH_PAGES "pages"
+#define CH_BW "bandwidth"
+#define SERIES_FIRST_TOUCH "after first touch"
+#define FROM_CACHE " (from cache)"
+
 static const struct chart charts[] = {
-	CHART("pages", CHART_BAR, "Where the pages are (move_pages)", "node",
+	CHART(CH_PAGES, CHART_BAR, "Where the pages are (move_pages)", "node",
 	      "pages"),
-	CHART("bandwidth", CHART_BAR,
+	CHART(CH_BW, CHART_BAR,
 	      "Bandwidth on the buffer from threads on each node",
 	      "threads on node", "GB/s"),
 	CHART("migration", CHART_BAR, "Page migration rate", "how", "GB/s"),
 	{0}};
 
+/* Summary keys run() emits and describe() reads, named once. */
+#define KEY_MBIND_MOVED "mbind_moved"
+#define KEY_MBIND_FAILED "mbind_failed"
+#define KEY_MBIND_GBPS "mbind_gbps"
+#define KEY_MOVE_MOVED "move_pages_moved"
+#define KEY_MOVE_FAILED "move_pages_failed"
+#define KEY_INTERLEAVED "interleaved"
+#define KEY_RUN_PAGES "interleave_run_pages"
+#define KEY_MIGRATE_TO "migrate_to"
+/* the census after first touch: its keys are "touch_pages_..." */
+#define CENSUS_TOUCH "touch"
+#define SUFFIX_ABSENT "_pages_absent"
+#define SUFFIX_OUTSIDE "_pages_outside"
+
 static const char *const summary_keys[] = {
 	"*_pages_node*",       "*_pages_outside",
-	"*_pages_absent",      "mbind_moved",
-	"mbind_failed",	       "mbind_gbps",
-	"move_pages_moved",    "move_pages_failed",
+	"*_pages_absent",      KEY_MBIND_MOVED,
+	KEY_MBIND_FAILED,      KEY_MBIND_GBPS,
+	KEY_MOVE_MOVED,	       KEY_MOVE_FAILED,
 	"move_pages_gbps",     "first_touch_gbps",
 	"get_mempolicy_agree", "get_mempolicy_checked",
-	"interleaved",	       "interleave_run_pages",
-	"migrate_to",	       NULL};
+	KEY_INTERLEAVED,       KEY_RUN_PAGES,
+	KEY_MIGRATE_TO,	       NULL};
 
 /* What the run resolved from the params and the machine. */
 struct mp_plan {
@@ -353,7 +373,7 @@ static int census(struct run_ctx *ctx, const struct nmem_buf *b,
 		int node = ctx->topo->node[i].os;
 		char label[32];
 		double y = node < TOPO_MAX_NODES ? (double)c->on_node[node] : 0;
-		struct point pt = {.chart = "pages",
+		struct point pt = {.chart = CH_PAGES,
 				   .series = series,
 				   .x = node,
 				   .x_label = label,
@@ -366,9 +386,9 @@ static int census(struct run_ctx *ctx, const struct nmem_buf *b,
 		snprintf(k, sizeof(k), "%s_pages_node%d", key, node);
 		sink_summary(ctx->sink, k, y, "pages");
 	}
-	snprintf(k, sizeof(k), "%s_pages_outside", key);
+	snprintf(k, sizeof(k), "%s" SUFFIX_OUTSIDE, key);
 	sink_summary(ctx->sink, k, (double)c->forbidden, "pages");
-	snprintf(k, sizeof(k), "%s_pages_absent", key);
+	snprintf(k, sizeof(k), "%s" SUFFIX_ABSENT, key);
 	sink_summary(ctx->sink, k, (double)c->absent, "pages");
 	if (c->forbidden)
 		sink_note(ctx->sink, "warn",
@@ -434,7 +454,7 @@ static int bandwidth_from_nodes(struct run_ctx *ctx, struct nmem_buf *b,
 			snprintf(label, sizeof(label), "node %d", p->from[i]);
 			snprintf(series, sizeof(series), "%s%s%s",
 				 bw_op_names[op],
-				 p->from_cache ? " (from cache)" : "", suffix);
+				 p->from_cache ? FROM_CACHE : "", suffix);
 			snprintf(what, sizeof(what), "%s from node %d", series,
 				 p->from[i]);
 			sink_progress(ctx->sink, (*step)++, steps, what);
@@ -443,7 +463,7 @@ static int bandwidth_from_nodes(struct run_ctx *ctx, struct nmem_buf *b,
 				return rc;
 			sink_placement(ctx->sink, what, res.team.place,
 				       res.team.nthreads);
-			struct point pt = {.chart = "bandwidth",
+			struct point pt = {.chart = CH_BW,
 					   .series = series,
 					   .x = p->from[i],
 					   .x_label = label,
@@ -510,11 +530,11 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 		if (rc && m.moved + m.stayed + m.failed == 0)
 			return rc;
 		emit_migration(ctx, label, &m);
-		sink_summary(ctx->sink, "mbind_moved", (double)m.moved,
+		sink_summary(ctx->sink, KEY_MBIND_MOVED, (double)m.moved,
 			     "pages");
-		sink_summary(ctx->sink, "mbind_failed", (double)m.failed,
+		sink_summary(ctx->sink, KEY_MBIND_FAILED, (double)m.failed,
 			     "pages");
-		sink_summary(ctx->sink, "mbind_gbps", m.gbps, "GB/s");
+		sink_summary(ctx->sink, KEY_MBIND_GBPS, m.gbps, "GB/s");
 		snprintf(series, sizeof(series), "after mbind to node %d",
 			 target);
 		struct judge on_target = {.set = {target},
@@ -543,9 +563,9 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 			return rc;
 		}
 		emit_migration(ctx, label, &m);
-		sink_summary(ctx->sink, "move_pages_moved", (double)m.moved,
+		sink_summary(ctx->sink, KEY_MOVE_MOVED, (double)m.moved,
 			     "pages");
-		sink_summary(ctx->sink, "move_pages_failed", (double)m.failed,
+		sink_summary(ctx->sink, KEY_MOVE_FAILED, (double)m.failed,
 			     "pages");
 		sink_summary(ctx->sink, "move_pages_gbps", m.gbps, "GB/s");
 		if (m.failed)
@@ -624,7 +644,8 @@ static int mp_run(struct run_ctx *ctx)
 	sink_summary(ctx->sink, "first_touch_gbps", first_gbps, "GB/s");
 	struct judge first;
 	first.n = allowed_set(&b, &p, first.set, &first.outside);
-	rc = census(ctx, &b, &first, "after first touch", "touch", orig, &c);
+	rc = census(ctx, &b, &first, SERIES_FIRST_TOUCH, CENSUS_TOUCH, orig,
+		    &c);
 	if (rc)
 		goto out;
 	memcpy(status, orig, sizeof(int) * b.npages);
@@ -649,9 +670,9 @@ static int mp_run(struct run_ctx *ctx)
 	if (p.policy == NMEM_INTERLEAVE) {
 		struct strbuf pattern = STRBUF_INIT;
 		nmem_census_pattern(&c, orig, b.npages, &pattern);
-		sink_summary(ctx->sink, "interleaved", c.interleaved, "");
-		sink_summary(ctx->sink, "interleave_run_pages",
-			     (double)c.run_len, "pages");
+		sink_summary(ctx->sink, KEY_INTERLEAVED, c.interleaved, "");
+		sink_summary(ctx->sink, KEY_RUN_PAGES, (double)c.run_len,
+			     "pages");
 		sink_note(ctx->sink, "info", "interleave pattern: %s%s",
 			  strbuf_str(&pattern),
 			  c.interleaved ? "" : " (not a clean round robin)");
@@ -663,7 +684,7 @@ static int mp_run(struct run_ctx *ctx)
 		goto out;
 
 	if (p.migrate_to >= 0) {
-		sink_summary(ctx->sink, "migrate_to", p.migrate_to, "node");
+		sink_summary(ctx->sink, KEY_MIGRATE_TO, p.migrate_to, "node");
 		rc = migrate(ctx, &b, &p, &first, orig, status, &step, steps);
 		if (rc)
 			goto out;
@@ -695,7 +716,7 @@ static void add_placement(const struct run_result *r, const char *series,
 
 	for (int i = 0; i < r->npoints; i++) {
 		const struct rr_point *q = &r->points[i];
-		if (strcmp(q->chart, "pages") || !q->series ||
+		if (strcmp(q->chart, CH_PAGES) || !q->series ||
 		    strcmp(q->series, series) || q->y <= 0)
 			continue;
 		strbuf_addf(sb, "%s%.0f on node %.0f", shown++ ? ", " : "",
@@ -713,7 +734,7 @@ static void add_bandwidth(const struct run_result *r, const char *series,
 
 	for (int i = 0; i < r->npoints; i++) {
 		const struct rr_point *q = &r->points[i];
-		if (strcmp(q->chart, "bandwidth") || !q->series ||
+		if (strcmp(q->chart, CH_BW) || !q->series ||
 		    strcmp(q->series, series))
 			continue;
 		strbuf_addf(sb, "%s%.1f GB/s from node %.0f",
@@ -727,9 +748,13 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 	const struct machine_facts *m = r->machine;
 	struct strbuf sb = STRBUF_INIT;
 	int from_cache = mem_from_cache(m, (uint64_t)mp->size);
-	const char *read = from_cache ? "read (from cache)" : "read";
+	char read[48];
 	double pages = 0, x, moved, failed, target = -1;
 	char key[48];
+
+	/* the read series as run() names it */
+	snprintf(read, sizeof(read), "%s%s", bw_op_names[BW_READ],
+		 from_cache ? FROM_CACHE : "");
 
 	if (m->nnodes < 2)
 		verdict_note(
@@ -742,11 +767,11 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 			"preferred uses MPOL_PREFERRED, which prefers only the lowest node of 'nodes' (%d), the rule the article gives; preferred_many (MPOL_PREFERRED_MANY) prefers all of them",
 			mp->nodes.v[0]);
 	for (int i = 0; i < r->npoints; i++)
-		if (!strcmp(r->points[i].chart, "pages") &&
+		if (!strcmp(r->points[i].chart, CH_PAGES) &&
 		    r->points[i].series &&
-		    !strcmp(r->points[i].series, "after first touch"))
+		    !strcmp(r->points[i].series, SERIES_FIRST_TOUCH))
 			pages += r->points[i].y;
-	if (!rr_summary_get(r, "touch_pages_absent", &x))
+	if (!rr_summary_get(r, CENSUS_TOUCH SUFFIX_ABSENT, &x))
 		pages += x;
 	if (pages <= 0) {
 		verdict_headline(v, "%s (%s): nothing was measured",
@@ -757,17 +782,17 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 	strbuf_addf(&sb,
 		    "%s (%s) over %.0f pages: ", nmem_policy_names[mp->policy],
 		    nmem_scope_names[mp->scope], pages);
-	add_placement(r, "after first touch", &sb);
+	add_placement(r, SERIES_FIRST_TOUCH, &sb);
 	if (mp->policy == NMEM_BIND &&
-	    !rr_summary_get(r, "touch_pages_outside", &x))
+	    !rr_summary_get(r, CENSUS_TOUCH SUFFIX_OUTSIDE, &x))
 		strbuf_addf(&sb,
 			    x > 0 ? ", %.0f on forbidden nodes"
 				  : ", none on a forbidden node",
 			    x);
 	if (mp->policy == NMEM_INTERLEAVE &&
-	    !rr_summary_get(r, "interleaved", &x)) {
+	    !rr_summary_get(r, KEY_INTERLEAVED, &x)) {
 		double run = 1;
-		rr_summary_get(r, "interleave_run_pages", &run);
+		rr_summary_get(r, KEY_RUN_PAGES, &run);
 		if (m->nnodes < 2)
 			strbuf_addstr(&sb, " (one node: nothing to alternate)");
 		else if (x > 0 && run <= 1)
@@ -779,23 +804,23 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 	}
 	add_bandwidth(r, read, from_cache ? "; read from cache " : "; read ",
 		      &sb);
-	rr_summary_get(r, "migrate_to", &target);
-	if (!rr_summary_get(r, "mbind_moved", &moved)) {
+	rr_summary_get(r, KEY_MIGRATE_TO, &target);
+	if (!rr_summary_get(r, KEY_MBIND_MOVED, &moved)) {
 		strbuf_addf(&sb, "; mbind moved %.0f pages to node %.0f%s",
 			    moved, target,
 			    moved > 0 ? "" : " (they were there already)");
-		if (moved > 0 && !rr_summary_get(r, "mbind_gbps", &x) && x > 0)
+		if (moved > 0 && !rr_summary_get(r, KEY_MBIND_GBPS, &x) &&
+		    x > 0)
 			strbuf_addf(&sb, " at %.2f GB/s", x);
-		if (!rr_summary_get(r, "mbind_failed", &failed) && failed > 0)
+		if (!rr_summary_get(r, KEY_MBIND_FAILED, &failed) && failed > 0)
 			strbuf_addf(&sb, ", %.0f could not be moved", failed);
 	}
-	if (!rr_summary_get(r, "move_pages_moved", &moved)) {
+	if (!rr_summary_get(r, KEY_MOVE_MOVED, &moved)) {
 		snprintf(key, sizeof(key), "%s",
 			 mp->migrate_with == MIG_BOTH ? "back"
 						      : "to the target");
 		strbuf_addf(&sb, "; move_pages moved %.0f %s", moved, key);
-		if (!rr_summary_get(r, "move_pages_failed", &failed) &&
-		    failed > 0)
+		if (!rr_summary_get(r, KEY_MOVE_FAILED, &failed) && failed > 0)
 			strbuf_addstr(&sb, " (some failed)");
 	}
 	verdict_headline(v, "%s", strbuf_str(&sb));

@@ -39,6 +39,26 @@ enum ps_step {
 };
 
 /* Choice names double as the steps' summary key prefixes and x labels. */
+/*
+ * The suffixes of a step's summary keys ("<step>_<suffix>"), named once
+ * for run() and describe().
+ */
+#define KEY_POLICY_OK "policy_ok"
+#define S_AGREE "agree"
+#define S_TOTAL "total"
+#define S_ERRNO "errno"
+#define S_NODES "nodes"
+#define S_PREDICTED "predicted"
+#define S_ASKED "asked"
+#define S_COUNTER_MOVES "counter_moves"
+#define S_IN_ORDER "in_order"
+#define S_POLICY_KEPT "policy_kept"
+#define S_MANY_ERRNO "many_errno"
+#define S_MANY_ON_B "many_on_b"
+#define S_PAGES "pages"
+#define S_NO_CPU_ON_B "no_cpu_on_b"
+#define S_GBPS "gbps"
+
 static const struct param_choice steps[] = {
 	{"after_touch", STEP_AFTER_TOUCH},
 	{"vma_wins", STEP_VMA_WINS},
@@ -148,8 +168,8 @@ static void key(struct ps_ctx *c, int step, const char *what, double v,
 /* The step's row: agreeing out of total, as a percentage. */
 static void row(struct ps_ctx *c, int step, long agree, long total)
 {
-	key(c, step, "agree", (double)agree, "");
-	key(c, step, "total", (double)total, "");
+	key(c, step, S_AGREE, (double)agree, "");
+	key(c, step, S_TOTAL, (double)total, "");
 	if (total > 0) {
 		struct point p = {.chart = "steps",
 				  .series = "as the article says",
@@ -286,7 +306,7 @@ static int step_strict(struct ps_ctx *c)
 	if (!get_mempolicy(&mode, mask, PS_MAXNODE, b.base, MPOL_F_ADDR)) {
 		unsigned long want[PS_WORDS];
 		fill(want, &c->a, 1);
-		key(c, STEP_STRICT, "policy_kept",
+		key(c, STEP_STRICT, S_POLICY_KEPT,
 		    mode == MPOL_BIND && !memcmp(mask, want, sizeof(want)), "");
 	}
 	same = bind_range(b.base, b.len, MPOL_BIND, &c->a, 1, MPOL_MF_STRICT);
@@ -298,7 +318,7 @@ static int step_strict(struct ps_ctx *c)
 	key(c, STEP_STRICT, "elsewhere_errno", -elsewhere, "");
 	key(c, STEP_STRICT, "same_errno", -same, "");
 	key(c, STEP_STRICT, "on_a", (double)on_a, "pages");
-	key(c, STEP_STRICT, "pages", (double)b.npages, "pages");
+	key(c, STEP_STRICT, S_PAGES, (double)b.npages, "pages");
 	row(c, STEP_STRICT,
 	    (c->a == c->b || elsewhere == -EIO) + (same == 0) +
 		    (on_a == (long)b.npages),
@@ -403,13 +423,13 @@ static int step_get_mempolicy(struct ps_ctx *c)
 	rc = in_thread(predict_thread, &j, -1);
 	if (rc || j.rc)
 		return rc ? rc : j.rc;
-	key(c, STEP_GET_MEMPOLICY, "nodes", n, "nodes");
-	key(c, STEP_GET_MEMPOLICY, "policy_ok", j.mode_ok, "");
-	key(c, STEP_GET_MEMPOLICY, "predicted", (double)j.agree, "pages");
-	key(c, STEP_GET_MEMPOLICY, "asked", (double)j.total, "pages");
-	key(c, STEP_GET_MEMPOLICY, "counter_moves", (double)j.counter_moves,
+	key(c, STEP_GET_MEMPOLICY, S_NODES, n, "nodes");
+	key(c, STEP_GET_MEMPOLICY, KEY_POLICY_OK, j.mode_ok, "");
+	key(c, STEP_GET_MEMPOLICY, S_PREDICTED, (double)j.agree, "pages");
+	key(c, STEP_GET_MEMPOLICY, S_ASKED, (double)j.total, "pages");
+	key(c, STEP_GET_MEMPOLICY, S_COUNTER_MOVES, (double)j.counter_moves,
 	    "");
-	key(c, STEP_GET_MEMPOLICY, "in_order", (double)j.in_order, "pages");
+	key(c, STEP_GET_MEMPOLICY, S_IN_ORDER, (double)j.in_order, "pages");
 	row(c, STEP_GET_MEMPOLICY, j.mode_ok + j.agree, 1 + j.total);
 	return 0;
 }
@@ -510,13 +530,13 @@ static int step_migrate_pages(struct ps_ctx *c)
 		}
 	}
 	if (rc == -ENOSYS || rc == -EPERM || rc == -EINVAL) {
-		key(c, STEP_MIGRATE_PAGES, "errno", -rc, "");
+		key(c, STEP_MIGRATE_PAGES, S_ERRNO, -rc, "");
 		rc = 0;
 		goto out;
 	}
 	if (rc)
 		goto out;
-	key(c, STEP_MIGRATE_PAGES, "pages", (double)npages, "pages");
+	key(c, STEP_MIGRATE_PAGES, S_PAGES, (double)npages, "pages");
 	if (first_moved >= 0) {
 		key(c, STEP_MIGRATE_PAGES, "on_b", (double)first_moved,
 		    "pages");
@@ -542,7 +562,7 @@ static int step_migrate_pages(struct ps_ctx *c)
 				  .nsamples = n};
 		sink_point(c->run->sink, &p);
 		if (!dir)
-			key(c, STEP_MIGRATE_PAGES, "gbps", s.median, "GB/s");
+			key(c, STEP_MIGRATE_PAGES, S_GBPS, s.median, "GB/s");
 	}
 out:
 	close(down[1]);
@@ -613,7 +633,7 @@ static int step_preferred(struct ps_ctx *c)
 		if (t->pu[i].allowed && t->pu[i].node == c->b)
 			cpu = t->pu[i].os;
 	if (cpu < 0) {
-		key(c, STEP_PREFERRED, "no_cpu_on_b", 1, "");
+		key(c, STEP_PREFERRED, S_NO_CPU_ON_B, 1, "");
 		return 0;
 	}
 	rc = in_thread(preferred_thread, &j, cpu);
@@ -622,11 +642,11 @@ static int step_preferred(struct ps_ctx *c)
 	key(c, STEP_PREFERRED, "cpu", cpu, "");
 	key(c, STEP_PREFERRED, "mask_lowest", j.mask_lowest, "");
 	key(c, STEP_PREFERRED, "on_a", (double)j.plain_on_a, "pages");
-	key(c, STEP_PREFERRED, "pages", (double)j.pages, "pages");
+	key(c, STEP_PREFERRED, S_PAGES, (double)j.pages, "pages");
 	if (j.many_errno)
-		key(c, STEP_PREFERRED, "many_errno", j.many_errno, "");
+		key(c, STEP_PREFERRED, S_MANY_ERRNO, j.many_errno, "");
 	else
-		key(c, STEP_PREFERRED, "many_on_b", (double)j.many_on_b,
+		key(c, STEP_PREFERRED, S_MANY_ON_B, (double)j.many_on_b,
 		    "pages");
 	row(c, STEP_PREFERRED, j.plain_on_a, j.pages);
 	if (!j.many_errno) {
@@ -744,25 +764,35 @@ static void ps_precheck(const void *params, const struct common_params *common,
 			t->allowed_mems_text, t->mems_source);
 }
 
-/* What one step's numbers say, as a note. */
-static void judge(const struct run_result *r, struct verdict *v, int step,
-		  int one_node, int *ok, int *bad, int *cannot)
+/* A step's summary value "<step>_<suffix>": 0, or -1 when absent. */
+static int step_get(const struct run_result *r, int step, const char *suffix,
+		    double *out)
 {
 	char k[96];
-	double agree, total, err;
+
+	snprintf(k, sizeof(k), "%s_%s", steps[step].name, suffix);
+	return rr_summary_get(r, k, out);
+}
+
+/* What one step's numbers say, as a note. */
+static void judge(const struct run_result *r, struct verdict *v, int step,
+		  int one_node, int *ok, int *bad, int *cannot, int *uncounted)
+{
+	char k[96];
+	double agree, total, err, policy_ok = 0;
 	const char *name = steps[step].name;
 	const struct ps_params *pp = r->params;
 
 	if (!((pp->steps >> step) & 1))
 		return;
-	snprintf(k, sizeof(k), "%s_errno", name);
+	snprintf(k, sizeof(k), "%s_" S_ERRNO, name);
 	if (!rr_summary_get(r, k, &err)) {
 		verdict_note(v, "cannot", "%s: the kernel refused a call: %s",
 			     name, strerror((int)err));
 		(*cannot)++;
 		return;
 	}
-	snprintf(k, sizeof(k), "%s_agree", name);
+	snprintf(k, sizeof(k), "%s_" S_AGREE, name);
 	if (rr_summary_get(r, k, &agree)) {
 		verdict_note(v, "cannot",
 			     "%s: the run recorded no result for this step",
@@ -770,8 +800,32 @@ static void judge(const struct run_result *r, struct verdict *v, int step,
 		(*cannot)++;
 		return;
 	}
-	snprintf(k, sizeof(k), "%s_total", name);
+	snprintf(k, sizeof(k), "%s_" S_TOTAL, name);
 	rr_summary_get(r, k, &total);
+	/*
+	 * On one node get_mempolicy's page predictions are trivially right
+	 * (interleave over one node always names it): only its answer with
+	 * flags 0, the policy itself, means something there.
+	 */
+	snprintf(k, sizeof(k), "%s_" KEY_POLICY_OK, name);
+	if (one_node && step == STEP_GET_MEMPOLICY &&
+	    !rr_summary_get(r, k, &policy_ok)) {
+		if (policy_ok > 0) {
+			(*ok)++;
+			verdict_note(
+				v, "info",
+				"%s: confirmed the one check that means something on one node (the policy it reported was the one set); its %.0f page predictions need two nodes and are not counted",
+				name, total - 1);
+		} else {
+			(*bad)++;
+			verdict_note(
+				v, "warn",
+				"%s: contradicted: the policy it reported was not the one set",
+				name);
+		}
+		*uncounted += (int)(total - 1);
+		return;
+	}
 	if (one_node && step != STEP_GET_MEMPOLICY) {
 		verdict_note(
 			v, "cannot",
@@ -799,7 +853,7 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 {
 	const struct ps_params *pp = r->params;
 	double a = 0, b = 0, x;
-	int ok = 0, bad = 0, cannot = 0, one;
+	int ok = 0, bad = 0, cannot = 0, uncounted = 0, one;
 
 	if (rr_summary_get(r, "node_a", &a) ||
 	    rr_summary_get(r, "node_b", &b)) {
@@ -812,19 +866,19 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 	 * only */
 	one = a == b;
 	for (int s = 0; s < STEP_COUNT; s++)
-		judge(r, v, s, one, &ok, &bad, &cannot);
+		judge(r, v, s, one, &ok, &bad, &cannot, &uncounted);
 	if ((pp->steps >> STEP_GET_MEMPOLICY) & 1 &&
-	    !rr_summary_get(r, "get_mempolicy_nodes", &x) && x < 2)
+	    !step_get(r, STEP_GET_MEMPOLICY, S_NODES, &x) && x < 2)
 		verdict_note(
 			v, "cannot",
 			"get_mempolicy: interleave over one node always names it next, so the "
 			"MPOL_F_NODE prediction is trivially right here; only the flags-0 answer "
 			"(the policy itself) is shown");
 	double asked = 0, got = 0, moves = -1, in_order = 0;
-	if (!one && !rr_summary_get(r, "get_mempolicy_predicted", &got) &&
-	    !rr_summary_get(r, "get_mempolicy_asked", &asked) && got < asked &&
-	    !rr_summary_get(r, "get_mempolicy_counter_moves", &moves) &&
-	    !rr_summary_get(r, "get_mempolicy_in_order", &in_order) &&
+	if (!one && !step_get(r, STEP_GET_MEMPOLICY, S_PREDICTED, &got) &&
+	    !step_get(r, STEP_GET_MEMPOLICY, S_ASKED, &asked) && got < asked &&
+	    !step_get(r, STEP_GET_MEMPOLICY, S_COUNTER_MOVES, &moves) &&
+	    !step_get(r, STEP_GET_MEMPOLICY, S_IN_ORDER, &in_order) &&
 	    moves == 0 && in_order >= asked - 1)
 		verdict_note(
 			v, "info",
@@ -833,20 +887,20 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 			"thread's interleaved page by its offset in the mapping, and the "
 			"counter MPOL_F_NODE reads moved only for its own allocations, not "
 			"with these page faults");
-	if (!rr_summary_get(r, "strict_policy_kept", &x) && !one)
+	if (!step_get(r, STEP_STRICT, S_POLICY_KEPT, &x) && !one)
 		verdict_note(
 			v, x ? "info" : "warn",
 			x ? "strict: the refused check left the range's policy as it was"
 			  : "strict: the refused check still changed the range's policy "
 			    "(the article says the policy only changes when every page is in place)");
-	if (!rr_summary_get(r, "preferred_many_errno", &x))
+	if (!step_get(r, STEP_PREFERRED, S_MANY_ERRNO, &x))
 		verdict_note(
 			v, "cannot",
 			"preferred: this kernel lacks MPOL_PREFERRED_MANY (Linux 5.15+): %s",
 			strerror((int)x));
-	else if (!rr_summary_get(r, "preferred_many_on_b", &x) && !one) {
+	else if (!step_get(r, STEP_PREFERRED, S_MANY_ON_B, &x) && !one) {
 		double pages = 0;
-		rr_summary_get(r, "preferred_pages", &pages);
+		step_get(r, STEP_PREFERRED, S_PAGES, &pages);
 		verdict_note(
 			v, "info",
 			"preferred: MPOL_PREFERRED_MANY over the same two nodes put %.0f of %.0f "
@@ -854,13 +908,13 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 			"set and starts from the nearest",
 			x, pages, b);
 	}
-	if (!rr_summary_get(r, "preferred_no_cpu_on_b", &x))
+	if (!step_get(r, STEP_PREFERRED, S_NO_CPU_ON_B, &x))
 		verdict_note(
 			v, "cannot",
 			"preferred: node %.0f has no cpu this process may use, so no toucher "
 			"can prove that the lowest node wins over the local one",
 			b);
-	if (!rr_summary_get(r, "migrate_pages_gbps", &x) && !one)
+	if (!step_get(r, STEP_MIGRATE_PAGES, S_GBPS, &x) && !one)
 		verdict_note(
 			v, "info",
 			"migrate_pages moved the child's pages at %.2f GB/s%s",
@@ -868,7 +922,20 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 			r->machine->vm == 1
 				? " (a virtual machine: the rate is the emulator's)"
 				: "");
-	if (bad)
+	if (one && (ok || bad)) {
+		char pred[64] = "";
+
+		if (uncounted)
+			snprintf(pred, sizeof(pred),
+				 " and get_mempolicy's %d page predictions",
+				 uncounted);
+		verdict_headline(
+			v,
+			"one memory node: the checks that need two could not be made (%d step%s%s); %s",
+			cannot, cannot == 1 ? "" : "s", pred,
+			bad ? "the check that means something on one node, get_mempolicy's policy answer, went against the article"
+			    : "the check that means something on one node, get_mempolicy's policy answer, went as the article says");
+	} else if (bad)
 		verdict_headline(
 			v,
 			"%d step(s) went against the article, %d as it says, %d could not be shown",

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bw.h"
+#include "compare.h"
 #include "experiment.h"
 #include "node_mem.h"
 #include "numa_mem.h"
@@ -19,6 +20,7 @@
 #include "stats.h"
 #include "team.h"
 #include "team_points.h"
+#include "verdict_mem.h"
 #include "workcost.h"
 
 #define NR_MAX_THREADS 1024
@@ -32,11 +34,36 @@ struct nr_params {
 	struct int_list nodes, home;
 };
 
+/*
+ * Names run() emits and describe() reads, defined once: charts, series,
+ * labels and summary keys.
+ */
+#define CH_READ "read"
+#define CH_MEMORY "memory"
+#define CH_ACC "accumulate"
+#define CH_PASS "pass_time"
+#define CH_MIGRATION "migration"
+#define SERIES_UPDATES "updates"
+#define SERIES_COMBINE "combine"
+#define SERIES_PASS "pass"
+#define SERIES_BREAK_EVEN "break-even"
+#define KEY_COMBINE "combine_ms"
+#define KEY_EQUAL "accumulate_equal"
+#define KEY_MIG_POSSIBLE "migration_possible"
+#define KEY_MIG_FAILED "migration_failed"
+#define KEY_MIG_MS "migration_ms"
+#define KEY_BREAK_EVEN "break_even_passes"
+#define READ_FROM_CACHE                                                        \
+	"the data fits in this machine's cache (a size under 4 times the last-level cache), so one copy against a copy per node was compared from cache, not memory: the comparison is not stated"
+#define NO_BREAK_EVEN                                                          \
+	"a pass over the region on the remote node was not told slower than on the local node, so no break-even can be claimed for the migration"
+
 #define PARAM_STRUCT struct nr_params
 static const struct param params[] = {
 	PARAM_SIZE(
-		size, "16M", 64 << 10, 1LL << 36, "bytes",
-		"the read-only data (one copy) and the writable region that may be migrated"),
+		size, "64M", 64 << 10, 1LL << 36, "bytes",
+		"the read-only data (one copy) and the writable region that may be migrated; default: 4 times the machine's last-level cache (at least 64M), so that the copies are read from memory; a smaller one is labelled from cache",
+		.flags = PARAM_F_MEMORY),
 	PARAM_INT(passes, "4", 1, 10000, "sweeps",
 		  "sweeps over the data per thread and round"),
 	PARAM_INT(updates, "2000000", 1, 10000000000LL, "per thread",
@@ -54,18 +81,18 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	CHART("read", CHART_BAR,
+	CHART(CH_READ, CHART_BAR,
 	      "Reading the read-only data: one copy, or the copy of the reader's node",
 	      "node of the reading thread", "GB/s per thread"),
-	CHART("memory", CHART_BAR, "What replication costs in memory", "layout",
-	      "MiB"),
-	CHART("accumulate", CHART_BAR,
+	CHART(CH_MEMORY, CHART_BAR, "What replication costs in memory",
+	      "layout", "MiB"),
+	CHART(CH_ACC, CHART_BAR,
 	      "Accumulating: one shared region, or a region per node combined at the end",
 	      "layout", "ms per round"),
-	CHART("pass_time", CHART_BAR,
+	CHART(CH_PASS, CHART_BAR,
 	      "One pass over the writable region, from the local node",
 	      "where the region is", "ms per pass"),
-	CHART("migration", CHART_LINE,
+	CHART(CH_MIGRATION, CHART_LINE,
 	      "Total time over many passes: stay remote, or migrate first (they cross at the break-even)",
 	      "passes", "ms"),
 	{0}};
@@ -80,20 +107,20 @@ static const char *const summary_keys[] = {"nodes_used",
 					   "single_pages_elsewhere",
 					   "replica_node*_pages_local",
 					   "replica_node*_pages_elsewhere",
-					   "accumulate_equal",
-					   "combine_ms",
+					   KEY_EQUAL,
+					   KEY_COMBINE,
 					   "shared_region_pages_home",
 					   "region_node*_pages_local",
 					   "region_node*_pages_elsewhere",
-					   "migration_possible",
+					   KEY_MIG_POSSIBLE,
 					   "local_node",
 					   "remote_node",
 					   "migration_pages_before_remote",
 					   "migration_pages_after_local",
 					   "migration_moved",
-					   "migration_failed",
-					   "migration_ms",
-					   "break_even_passes",
+					   KEY_MIG_FAILED,
+					   KEY_MIG_MS,
+					   KEY_BREAK_EVEN,
 					   NULL};
 
 #define SERIES_SINGLE "one copy"
@@ -296,7 +323,7 @@ static void emit_reads(struct run_ctx *ctx, const struct nr_plan *pl,
 				v[k++] = sum / cnt;
 		}
 		stats_compute(v, k, &s);
-		sink_point(ctx->sink, &(struct point){.chart = "read",
+		sink_point(ctx->sink, &(struct point){.chart = CH_READ,
 						      .series = series,
 						      .x = pl->nodes[n],
 						      .y = s.median,
@@ -371,8 +398,9 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 	expect = bw_kernel_isa(bw_isa_best(), BW_READ, NULL, master.base,
 			       master.len / BW_CHUNK * BW_CHUNK, 0);
 	sink_progress(ctx->sink, 0, 4, "read-only data: one copy");
+	/* the placement's label is the series: describe finds it by that */
 	rc = run_read(ctx, pl, &master, NULL, expect, SERIES_SINGLE,
-		      "one copy");
+		      SERIES_SINGLE);
 	if (!rc && !nmem_count_on(&master, pl->home, &on, &off)) {
 		sink_summary(ctx->sink, "single_pages_home", (double)on,
 			     "pages");
@@ -386,7 +414,7 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 		sink_progress(ctx->sink, 1, 4,
 			      "read-only data: a copy per node");
 		rc = run_read(ctx, pl, &master, rep, expect, SERIES_LOCAL,
-			      "a copy per node");
+			      SERIES_LOCAL);
 		if (rep->failed)
 			rc = rep->failed;
 		for (int i = 0; !rc && i < t->nnodes; i++) {
@@ -419,13 +447,13 @@ static int part_readonly(struct run_ctx *ctx, const struct nr_plan *pl)
 		sink_summary(ctx->sink, "replica_bytes",
 			     (double)master.len * ncopies, "B");
 		sink_summary(ctx->sink, "replica_setup_ms", setup * 1e3, "ms");
-		sink_point(ctx->sink, &(struct point){.chart = "memory",
+		sink_point(ctx->sink, &(struct point){.chart = CH_MEMORY,
 						      .series = "MiB",
 						      .x = 0,
 						      .x_label = SERIES_SINGLE,
 						      .y = mib,
 						      .unit = "MiB"});
-		sink_point(ctx->sink, &(struct point){.chart = "memory",
+		sink_point(ctx->sink, &(struct point){.chart = CH_MEMORY,
 						      .series = "MiB",
 						      .x = 1,
 						      .x_label = SERIES_LOCAL,
@@ -465,8 +493,8 @@ static void acc_body(void *arg, int tid, int round)
 /* The template of a point of the accumulate chart's updates. */
 static struct point updates_point(int x, const char *label)
 {
-	return (struct point){.chart = "accumulate",
-			      .series = "updates",
+	return (struct point){.chart = CH_ACC,
+			      .series = SERIES_UPDATES,
 			      .x = x,
 			      .x_label = label,
 			      .unit = "ms"};
@@ -533,7 +561,13 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 	team_points_time(ctx->sink, updates_point(1, ACC_PER_NODE), &res, 1e3);
 	team_result_free(&res);
 
-	/* the combine, as the thread that wants the total would do it */
+	/*
+	 * the combine, as the thread that wants the total would do it; its
+	 * target's pages are touched first, so the clock times the additions,
+	 * not first-touch page faults
+	 */
+	for (size_t b = 0; b < len; b += 4096)
+		((volatile char *)sum)[b] = 0;
 	double t0 = clock_now();
 	for (int n = 0; n < pl->nnodes; n++) {
 		const uint64_t *r = (const uint64_t *)per[n].base;
@@ -541,15 +575,15 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 			sum[b] += r[b];
 	}
 	combine_ms = (clock_now() - t0) * 1e3;
-	sink_point(ctx->sink, &(struct point){.chart = "accumulate",
-					      .series = "combine",
+	sink_point(ctx->sink, &(struct point){.chart = CH_ACC,
+					      .series = SERIES_COMBINE,
 					      .x = 1,
 					      .x_label = ACC_PER_NODE,
 					      .y = combine_ms,
 					      .unit = "ms"});
-	sink_summary(ctx->sink, "combine_ms", combine_ms, "ms");
-	sink_summary(ctx->sink, "accumulate_equal",
-		     memcmp(sum, shared.base, len) == 0, NULL);
+	sink_summary(ctx->sink, KEY_COMBINE, combine_ms, "ms");
+	sink_summary(ctx->sink, KEY_EQUAL, memcmp(sum, shared.base, len) == 0,
+		     NULL);
 	if (!nmem_count_on(&shared, pl->home, &on, &off))
 		sink_summary(ctx->sink, "shared_region_pages_home", (double)on,
 			     "pages");
@@ -593,47 +627,71 @@ static void pass_body(void *arg, int tid, int round)
 			      (uint64_t)(round * 1000 + p));
 }
 
+/* Times passes over pj's region; *st gets the ms per pass of each round. */
 static int time_passes(struct run_ctx *ctx, struct pass_job *pj, int cpu,
-		       const char *label, double *ms_per_pass)
+		       const char *label, struct stats *st)
 {
 	struct team_job job = {
 		.nthreads = 1, .cpus = &cpu, .arg = pj, .body = pass_body};
 	struct team_result res;
 	int rc = team_points_run(ctx, &job, &res, label, NULL);
+	double scale = 1e3 / pj->passes;
+	double *ms;
 
 	if (rc)
 		return rc;
-	*ms_per_pass = team_points_time(
-		ctx->sink,
-		(struct point){.chart = "pass_time",
-			       .series = "pass",
-			       .x = strcmp(label, PASS_REMOTE) ? 1 : 0,
-			       .x_label = label,
-			       .unit = "ms"},
-		&res, 1e3 / pj->passes);
+	team_points_time(ctx->sink,
+			 (struct point){.chart = CH_PASS,
+					.series = SERIES_PASS,
+					.x = strcmp(label, PASS_REMOTE) ? 1 : 0,
+					.x_label = label,
+					.unit = "ms"},
+			 &res, scale);
+	ms = calloc((size_t)res.rounds + 1, sizeof(double));
+	if (!ms) {
+		team_result_free(&res);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < res.rounds; i++)
+		ms[i] = res.seconds[i] * scale;
+	stats_compute(ms, res.rounds, st);
+	free(ms);
 	team_result_free(&res);
 	return 0;
 }
 
+/*
+ * The break-even of migrating: stated, and drawn, only when a pass on
+ * the remote node was told slower than on the local one (their rounds'
+ * intervals apart); otherwise the two lines are drawn without a crossing.
+ */
 static void emit_break_even(struct run_ctx *ctx, const struct nr_params *p,
-			    double remote, double local, double mig_ms)
+			    const struct stats *remote,
+			    const struct stats *local, double mig_ms)
 {
-	double be = remote > local ? mig_ms / (remote - local) : -1;
-	double xmax = be > 0 ? 2 * be : 10.0 * (double)p->passes;
+	struct comparison c;
+	double be, xmax;
 
+	compare_values(remote->median, remote->ci_lo, remote->ci_hi, remote->n,
+		       local->median, local->ci_lo, local->ci_hi, local->n,
+		       experiment_precision(ctx->exp), &c);
+	be = c.rel == CMP_MORE ? mig_ms / (remote->median - local->median) : -1;
+	xmax = be > 0 ? 2 * be : 10.0 * (double)p->passes;
 	if (xmax < 4)
 		xmax = 4;
-	sink_summary(ctx->sink, "break_even_passes", be, "passes");
+	/* without one, the verdict says why (say_migration) */
+	if (be > 0)
+		sink_summary(ctx->sink, KEY_BREAK_EVEN, be, "passes");
 	for (int k = 0; k <= 10; k++) {
 		double x = xmax * k / 10;
-		sink_xy(ctx->sink, "migration", "stay remote", x, x * remote,
-			"ms");
-		sink_xy(ctx->sink, "migration", "migrate first", x,
-			mig_ms + x * local, "ms");
+		sink_xy(ctx->sink, CH_MIGRATION, "stay remote", x,
+			x * remote->median, "ms");
+		sink_xy(ctx->sink, CH_MIGRATION, "migrate first", x,
+			mig_ms + x * local->median, "ms");
 	}
 	if (be > 0)
-		sink_xy(ctx->sink, "migration", "break-even", be, be * remote,
-			"ms");
+		sink_xy(ctx->sink, CH_MIGRATION, SERIES_BREAK_EVEN, be,
+			be * remote->median, "ms");
 }
 
 static int part_migrate(struct run_ctx *ctx, const struct nr_plan *pl)
@@ -645,12 +703,12 @@ static int part_migrate(struct run_ctx *ctx, const struct nr_plan *pl)
 	struct nmem_buf b;
 	struct pass_job pj;
 	struct nmem_migration m;
-	double remote_ms, local_ms;
+	struct stats remote_ms, local_ms;
 	size_t on, off;
 	char msg[200];
 	int rc, cpu = pl->cpus[0];
 
-	sink_summary(ctx->sink, "migration_possible", remote >= 0, NULL);
+	sink_summary(ctx->sink, KEY_MIG_POSSIBLE, remote >= 0, NULL);
 	if (remote < 0)
 		return 0;
 	sink_summary(ctx->sink, "local_node", local, NULL);
@@ -684,14 +742,14 @@ static int part_migrate(struct run_ctx *ctx, const struct nr_plan *pl)
 		goto out;
 	}
 	sink_summary(ctx->sink, "migration_moved", (double)m.moved, "pages");
-	sink_summary(ctx->sink, "migration_failed", (double)m.failed, "pages");
-	sink_summary(ctx->sink, "migration_ms", m.seconds * 1e3, "ms");
+	sink_summary(ctx->sink, KEY_MIG_FAILED, (double)m.failed, "pages");
+	sink_summary(ctx->sink, KEY_MIG_MS, m.seconds * 1e3, "ms");
 	if (!nmem_count_on(&b, local, &on, &off))
 		sink_summary(ctx->sink, "migration_pages_after_local",
 			     (double)on, "pages");
 	rc = time_passes(ctx, &pj, cpu, PASS_LOCAL, &local_ms);
 	if (!rc)
-		emit_break_even(ctx, p, remote_ms, local_ms, m.seconds * 1e3);
+		emit_break_even(ctx, p, &remote_ms, &local_ms, m.seconds * 1e3);
 out:
 	nmem_free(&b);
 	return rc;
@@ -811,11 +869,26 @@ static int nodes_seen(const struct run_result *r, const char *label,
 	return 1;
 }
 
+/*
+ * Whether the data was read from cache: the rulebook's finding when it ran
+ * (judged against a plausible cache where the machine misreports its
+ * own), the machine's reported cache otherwise.
+ */
+static int read_from_cache(const struct run_result *r)
+{
+	const struct nr_params *p = r->params;
+
+	if (r->rules && r->rules->checked)
+		return r->rules->from_cache > 0;
+	return mem_from_cache(r->machine, (uint64_t)p->size);
+}
+
 static void say_readonly(const struct run_result *r, struct verdict *v,
 			 char *head, size_t len)
 {
 	double home = 0, copies = 0, bytes = 0, single = 0;
-	int nnodes, better = 0, told = 0, misplaced = 0;
+	double tol = experiment_precision(r->exp);
+	int nnodes, better = 0, told = 0, misplaced = 0, worse = 0;
 
 	rr_summary_get(r, "home_node", &home);
 	if (rr_summary_get(r, "replicas", &copies) == 0 &&
@@ -834,11 +907,16 @@ static void say_readonly(const struct run_result *r, struct verdict *v,
 			"one copy against a copy per node needs readers on two nodes; this run's readers were all on one node, so every read was local either way");
 		return;
 	}
+	if (read_from_cache(r)) {
+		verdict_note(v, "cannot", "%s", READ_FROM_CACHE);
+		return;
+	}
 	for (int i = 0; i < r->npoints; i++) {
 		const struct rr_point *loc = &r->points[i], *one;
-		char key[64];
+		struct comparison c;
+		char key[64], ratio[96];
 		double off;
-		if (strcmp(loc->chart, "read") ||
+		if (strcmp(loc->chart, CH_READ) ||
 		    strcmp(loc->series, SERIES_LOCAL) || loc->x == home)
 			continue;
 		snprintf(key, sizeof(key), "replica_node%.0f_pages_elsewhere",
@@ -847,17 +925,20 @@ static void say_readonly(const struct run_result *r, struct verdict *v,
 			misplaced++;
 			continue;
 		}
-		one = rr_point_find(r, "read", SERIES_SINGLE, loc->x);
-		int c = rr_point_compare(loc, one);
-		if (c) {
-			told++;
-			better += c > 0;
-		}
-		if (c > 0 && !head[0])
+		one = rr_point_find(r, CH_READ, SERIES_SINGLE, loc->x);
+		compare_points(loc, one, tol, &c);
+		if (c.rel == CMP_FEW || c.rel == CMP_UNSURE)
+			continue;
+		told++;
+		better += c.rel == CMP_MORE;
+		worse += c.rel == CMP_LESS;
+		if (c.rel == CMP_MORE && !head[0])
 			snprintf(
 				head, len,
-				"threads on node %.0f read their own copy at %.1f GB/s against %.1f GB/s from node %.0f's single copy",
-				loc->x, loc->y, one->y, home);
+				"threads on node %.0f read their own copy at %.1f GB/s against %.1f GB/s from node %.0f's single copy: %s",
+				loc->x, loc->y, one->y, home,
+				compare_ratio_text(&c, 1, ratio,
+						   sizeof(ratio)));
 	}
 	if (misplaced)
 		verdict_note(
@@ -867,33 +948,35 @@ static void say_readonly(const struct run_result *r, struct verdict *v,
 	if (told == 0 && !misplaced)
 		verdict_note(
 			v, "warn",
-			"the remote nodes' reads of one copy and of their own copy could not be told apart: rounds overlap");
+			"the remote nodes' reads of one copy and of their own copy could not be told apart: their rounds' intervals overlap");
 	else if (told && better < told)
 		verdict_note(
 			v, "warn",
-			"on %d of %d remote nodes the local copy was not the faster one",
-			told - better, told);
+			"on %d of %d remote nodes the local copy was not the faster one (%d slower, %d the same within %.0f%%)",
+			told - better, told, worse, told - better - worse,
+			100 * tol);
 }
 
 static void say_accumulate(const struct run_result *r, struct verdict *v,
 			   char *head, size_t len)
 {
 	const struct rr_point *sh =
-		rr_point_find_label(r, "accumulate", "updates", ACC_SHARED);
+		rr_point_find_label(r, CH_ACC, SERIES_UPDATES, ACC_SHARED);
 	const struct rr_point *pn =
-		rr_point_find_label(r, "accumulate", "updates", ACC_PER_NODE);
+		rr_point_find_label(r, CH_ACC, SERIES_UPDATES, ACC_PER_NODE);
 	double combine = 0;
+	struct comparison c, total;
 	int nnodes;
 
 	if (!sh || !pn)
 		return;
-	if (!summary_is(r, "accumulate_equal", 1)) {
+	if (!summary_is(r, KEY_EQUAL, 1)) {
 		verdict_note(
 			v, "warn",
 			"the shared region and the combined per-node regions hold different totals: the kernel is wrong");
 		return;
 	}
-	rr_summary_get(r, "combine_ms", &combine);
+	rr_summary_get(r, KEY_COMBINE, &combine);
 	nodes_seen(r, ACC_PER_NODE, &nnodes);
 	if (nnodes < 2) {
 		verdict_note(
@@ -901,13 +984,17 @@ static void say_accumulate(const struct run_result *r, struct verdict *v,
 			"with threads on one node, one shared region and a region per node are the same region: the totals agree, but nothing is compared");
 		return;
 	}
-	int c = rr_point_compare(sh, pn);
-	if (c > 0) {
+	compare_points(sh, pn, experiment_precision(r->exp), &c);
+	/* the per-node layout's whole cost: its rounds plus the combine */
+	compare_values(sh->y, sh->ci_lo, sh->ci_hi, sh->n, pn->y + combine,
+		       pn->ci_lo + combine, pn->ci_hi + combine, pn->n,
+		       experiment_precision(r->exp), &total);
+	if (c.rel == CMP_MORE) {
 		verdict_note(
 			v, "info",
 			"a region per node took %.2f ms a round plus %.3f ms to combine, one shared region %.2f ms; the totals were equal",
 			pn->y, combine, sh->y);
-		if (!head[0] && sh->y > pn->y + combine)
+		if (!head[0] && total.rel == CMP_MORE)
 			snprintf(
 				head, len,
 				"accumulating into a region per node and combining took %.2f ms against %.2f ms in one shared region",
@@ -916,7 +1003,10 @@ static void say_accumulate(const struct run_result *r, struct verdict *v,
 		verdict_note(
 			v, "warn",
 			"one shared region (%.2f ms) was %s a region per node (%.2f ms, combine %.3f ms)",
-			sh->y, c < 0 ? "faster than" : "not told apart from",
+			sh->y,
+			c.rel == CMP_LESS   ? "faster than"
+			: c.rel == CMP_SAME ? "as fast as"
+					    : "not told apart from",
 			pn->y, combine);
 	}
 }
@@ -925,12 +1015,13 @@ static void say_migration(const struct run_result *r, struct verdict *v,
 			  char *head, size_t len)
 {
 	const struct rr_point *rem =
-		rr_point_find_label(r, "pass_time", "pass", PASS_REMOTE);
+		rr_point_find_label(r, CH_PASS, SERIES_PASS, PASS_REMOTE);
 	const struct rr_point *loc =
-		rr_point_find_label(r, "pass_time", "pass", PASS_LOCAL);
+		rr_point_find_label(r, CH_PASS, SERIES_PASS, PASS_LOCAL);
 	double be = -1, mig = 0, failed = 0, remote = 0, local = 0;
+	struct comparison c;
 
-	if (summary_is(r, "migration_possible", 0)) {
+	if (summary_is(r, KEY_MIG_POSSIBLE, 0)) {
 		verdict_note(
 			v, "cannot",
 			"migrating a writable region to the local node needs a second node with memory; this run had one");
@@ -938,9 +1029,9 @@ static void say_migration(const struct run_result *r, struct verdict *v,
 	}
 	if (!rem || !loc)
 		return;
-	rr_summary_get(r, "break_even_passes", &be);
-	rr_summary_get(r, "migration_ms", &mig);
-	rr_summary_get(r, "migration_failed", &failed);
+	rr_summary_get(r, KEY_BREAK_EVEN, &be);
+	rr_summary_get(r, KEY_MIG_MS, &mig);
+	rr_summary_get(r, KEY_MIG_FAILED, &failed);
 	rr_summary_get(r, "remote_node", &remote);
 	rr_summary_get(r, "local_node", &local);
 	if (failed > 0) {
@@ -948,9 +1039,14 @@ static void say_migration(const struct run_result *r, struct verdict *v,
 			v, "cannot",
 			"%.0f pages stayed on node %.0f after the migration: the passes after it were not all local",
 			failed, remote);
+		verdict_mark(
+			v, KEY_BREAK_EVEN, VERDICT_DISOWNED,
+			"%.0f pages stayed on node %.0f after the migration: the passes after it were not all local",
+			failed, remote);
 		return;
 	}
-	if (rr_point_compare(rem, loc) > 0 && be > 0) {
+	compare_points(rem, loc, experiment_precision(r->exp), &c);
+	if (c.rel == CMP_MORE && be > 0) {
 		verdict_note(
 			v, "info",
 			"moving the region from node %.0f to node %.0f took %.2f ms; each pass then took %.3f ms instead of %.3f ms, so it paid for itself after %.1f passes",
@@ -963,8 +1059,12 @@ static void say_migration(const struct run_result *r, struct verdict *v,
 	} else {
 		verdict_note(
 			v, "warn",
-			"a pass over the region on node %.0f (%.3f ms) was not told slower than on the local node (%.3f ms), so no break-even can be claimed for the migration (%.2f ms)",
-			remote, rem->y, loc->y, mig);
+			"%s (%.2f ms): a pass on node %.0f took %.3f ms, on the local node %.3f ms%s%s",
+			NO_BREAK_EVEN, mig, remote, rem->y, loc->y,
+			c.rel == CMP_FEW || c.rel == CMP_UNSURE ? "; " : "",
+			compare_why_not(&c));
+		verdict_mark(v, KEY_BREAK_EVEN, VERDICT_DISOWNED, "%s",
+			     NO_BREAK_EVEN);
 	}
 }
 
@@ -987,6 +1087,10 @@ static void nr_describe(const struct run_result *r, struct verdict *v)
 		verdict_headline(
 			v,
 			"with one node there is nothing to replicate or migrate: this run measured only what the techniques cost");
+	else if (read_from_cache(r))
+		verdict_headline(
+			v,
+			"one copy against a copy per node was read from cache, not memory, so this run does not compare them: see the notes");
 	else if (r->npoints)
 		verdict_headline(
 			v,
@@ -1050,7 +1154,8 @@ static void nr_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	LESSON("copy-cost", "What a copy per node costs",
 	       "how many milliseconds does making one copy of the data per node take here?",
-	       "repeat=3 warmup=1", "ms", "replica_setup_ms", "memory"),
+	       "size=256M repeat=3 warmup=1", "ms", "replica_setup_ms",
+	       CH_MEMORY),
 	{0}};
 
 /* The rulebook (rules.h): what its comparisons need. */

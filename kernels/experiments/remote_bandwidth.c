@@ -1,5 +1,6 @@
 /* remote_bandwidth.c - node x node bandwidth: threads on one node, memory bound to another */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "bw.h"
+#include "compare.h"
 #include "experiment.h"
 #include "node_mem.h"
 #include "numa_mem.h"
@@ -24,7 +26,14 @@ static const struct param_choice kinds[] = {
 enum rb_op { RB_WRITE, RB_READ };
 static const struct param_choice ops[] = {
 	{"write", RB_WRITE}, {"read", RB_READ}, {0}};
-static const struct param_choice yesno[] = {{"yes", 1}, {"no", 0}, {0}};
+/* which copy runs of 6.5.8: every node at once, one node with the others
+ * idle */
+enum rb_mix { MIX_ALL = 1, MIX_IDLE = 2 };
+static const struct param_choice mixes[] = {{"yes", MIX_ALL},
+					    {"no", 0},
+					    {"idle", MIX_IDLE},
+					    {"both", MIX_ALL | MIX_IDLE},
+					    {0}};
 
 struct rb_params {
 	int64_t size;
@@ -32,14 +41,18 @@ struct rb_params {
 	struct int_list nodes;
 	unsigned ops;	/* 1u << enum rb_op */
 	unsigned kinds; /* 1u << the write matrix's index */
-	int mixed;	/* 1: yes */
+	int mixed;	/* enum rb_mix bits */
 	int cells;	/* enum cells_mode */
 };
 
 /* Up to this many nodes the default measures every cell; above, a few of each
  * distance. */
 #define RB_FULL_UP_TO 8
-/* Distance ranks summarised: local, one hop, two hops, ... */
+/*
+ * Distance ranks summarised: 0 local, 1 the nearest remote distance of
+ * the node table (SLIT), 2 the next, ... A rank orders distances; it is
+ * not a count of links crossed.
+ */
 #define RB_RANKS 8
 
 static const struct param_choice cell_modes[] = {
@@ -67,13 +80,17 @@ static const struct param params[] = {
 		kinds, "all", kinds,
 		"store kinds for the write matrix: regular, nontemporal (streaming stores), prefetchw (prefetch for write ahead of the stores, where the CPU has it)"),
 	PARAM_ENUM(
-		mixed, "yes", yesno,
-		"also run every node at once: read local and write local, against read local and write to another node (6.5.8)"),
+		mixed, "both", mixes,
+		"the copy runs of 6.5.8, each reading local memory and writing either local memory or another node's: yes: every node at once; idle: one node alone, writing to a node whose cpus are idle; both: the two; no: neither"),
 	PARAM_ENUM(
 		cells, "full", cell_modes,
-		"full: every (cpu node, memory node) cell; by_distance: 3 cells of each numa distance (local, one hop, two hops...); default: full up to 8 nodes, by_distance above",
+		"full: every (cpu node, memory node) cell; by_distance: 3 cells of each numa distance (local, the nearest remote distance, the next...); default: full up to 8 nodes, by_distance above",
 		.machine_def = cells_default),
 	{0}};
+
+/* the charts of the copy runs, named by the table below and by charts[] */
+#define CH_MIXED "mixed"
+#define CH_IDLE "idle_remote"
 
 static const struct chart charts[] = {
 	CHART("write_regular", CHART_HEATMAP,
@@ -87,15 +104,60 @@ static const struct chart charts[] = {
 	CHART("read", CHART_HEATMAP,
 	      "Read (GB/s): threads on the row's node, memory on the column's",
 	      "memory node", "CPU node"),
-	CHART("mixed", CHART_BAR,
+	CHART(CH_MIXED, CHART_BAR,
 	      "Every node at once: copy to local memory, or to another node's",
 	      "where the copies go", "GB/s, all nodes together"),
+	CHART(CH_IDLE, CHART_BAR,
+	      "One node copies while the others are idle: to its own memory, or to an idle node's",
+	      "where the copies go", "GB/s"),
 	{0}};
 
+/*
+ * Names run() emits and describe() reads, defined once: summary keys are
+ * formats of the matrix's chart (or of a copy run's prefix).
+ */
+#define KEY_LOCAL "%s_local_gbps"
+#define KEY_REMOTE "%s_remote_gbps"
+#define KEY_RATIO "%s_remote_over_local"
+#define KEY_RANK "%s_rank_%d_gbps"
+/* the key runs recorded before ranks were named as such: read back only */
+#define KEY_RANK_OLD "%s_hops_%d_gbps"
+#define KEY_GAIN "%s_gain"
+#define SERIES_REGULAR "regular stores"
+#define SERIES_NT "non-temporal stores"
+#define FROM_CACHE " (from cache)"
+#define RB_NEEDS_TWO "needs 2 nodes, this machine has"
+
 static const char *const summary_keys[] = {
-	"pages_off_node*",     "*_local_gbps",	   "*_remote_gbps",
-	"*_remote_over_local", "mixed_local_gbps", "mixed_remote_gbps",
-	"mixed_gain",	       "*_hops_*_gbps",	   NULL};
+	"pages_off_node*", "*_local_gbps",
+	"*_remote_gbps",   "*_remote_over_local",
+	"*_gain",	   "*_rank_*_gbps",
+	"*_hops_*_gbps",   NULL};
+
+/* A copy run of 6.5.8: its chart, summary prefix and the labels of its bars.
+ */
+struct mix_mode {
+	int bit; /* enum rb_mix */
+	const char *chart, *prefix, *local, *remote, *what;
+	int idle; /* only the first node runs; the node it writes to is idle */
+};
+
+static const struct mix_mode mix_modes[] = {
+	{MIX_ALL, CH_MIXED, "mixed", "all local", "read local, write remote",
+	 "every node at once", 0},
+	{MIX_IDLE, CH_IDLE, "idle", "one node, all local",
+	 "read local, write to an idle node",
+	 "one node alone, the node written to idle", 1},
+};
+#define NMIX (int)(sizeof(mix_modes) / sizeof(mix_modes[0]))
+
+/* "regular stores", "non-temporal stores (from cache)": a copy run's series.
+ */
+static void mix_series(int nontemporal, int from_cache, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", nontemporal ? SERIES_NT : SERIES_REGULAR,
+		 from_cache ? FROM_CACHE : "");
+}
 
 /* One matrix: a chart, the loop it times. */
 struct matrix {
@@ -255,9 +317,9 @@ static void verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node)
 struct means {
 	double local, remote;
 	int nlocal, nremote;
-	double hop[RB_RANKS]; /* by distance rank: 0 local, 1 the nearest remote
-				 distance, ... */
-	int nhop[RB_RANKS];
+	/* by distance rank: 0 local, 1 the nearest remote distance, ... */
+	double rank[RB_RANKS];
+	int nrank[RB_RANKS];
 };
 
 /*
@@ -413,8 +475,8 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 				struct means *mm = &mean[m];
 				int rank = mask->rank[i * dim + j];
 				if (rank >= 0 && rank < RB_RANKS) {
-					mm->hop[rank] += res.median;
-					mm->nhop[rank]++;
+					mm->rank[rank] += res.median;
+					mm->nrank[rank]++;
 				}
 				if (i == j) {
 					mm->local += res.median;
@@ -432,15 +494,16 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 }
 
 /*
- * The article's proposal (6.5.8): every node's threads read their own
- * node's memory and write the results elsewhere, so the writes travel
- * the interconnect to another node's memory controller instead of
- * competing with the reads for the local one. Against the same copies
- * kept local, all nodes at once.
+ * The article's proposal (6.5.8): a node's threads read their own node's
+ * memory and write the results elsewhere, so the writes travel the
+ * interconnect to another node's memory controller instead of competing
+ * with the reads for the local one. Against the same copies kept local:
+ * every node at once (MIX_ALL), or the first node alone while the node it
+ * writes to runs nothing (MIX_IDLE, the case the article has in mind).
  */
 static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
-		     double *local_out, double *remote_out, int *step,
-		     int steps)
+		     const struct mix_mode *mode, double *local_out,
+		     double *remote_out, int *step, int steps)
 {
 	const struct topo *t = ctx->topo;
 	const struct rb_params *rp = ctx->params;
@@ -449,7 +512,7 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 	struct nmem_buf src[TOPO_MAX_NODES], local[TOPO_MAX_NODES],
 		remote[TOPO_MAX_NODES];
 	int32_t use[TOPO_MAX_NODES];
-	int target[TOPO_MAX_NODES], nuse = 0, total, rc = 0, from_cache;
+	int target[TOPO_MAX_NODES], nuse = 0, nrun, total, rc = 0, from_cache;
 	struct machine_facts mf;
 	int *cpus = NULL;
 	char **s = NULL, **dl = NULL, **dr = NULL;
@@ -464,8 +527,12 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 		if (has_memory(t, nodes[i]) &&
 		    topo_node_ncpus(t, nodes[i]) >= threads)
 			use[nuse++] = nodes[i];
+	for (int k = 0; k < nuse; k++)
+		target[k] = nearest_other(t, use, nuse, k);
+	/* idle: only the first node's threads run; its target runs nothing */
+	nrun = mode->idle && nuse > 1 ? 1 : nuse;
 	*local_out = *remote_out = 0;
-	total = nuse * threads;
+	total = nrun * threads;
 	cpus = calloc((size_t)total + 1, sizeof(int));
 	s = calloc((size_t)total + 1, sizeof(char *));
 	dl = calloc((size_t)total + 1, sizeof(char *));
@@ -474,9 +541,8 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (int k = 0; k < nuse && !rc; k++) {
+	for (int k = 0; k < nrun && !rc; k++) {
 		char msg[PARAM_ERR_LEN];
-		target[k] = nearest_other(t, use, nuse, k);
 		rc = nmem_alloc_on(ctx->sink, ctx->topo, use[k], size, 0,
 				   &src[k]);
 		if (!rc)
@@ -503,26 +569,24 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 		goto out;
 	for (int kind = 0; kind < 2 && !rc; kind++) {
 		enum bw_op op = kind ? BW_COPY_NT : BW_COPY;
-		const char *series =
-			kind ? from_cache ? "non-temporal stores (from cache)"
-					  : "non-temporal stores"
-			: from_cache ? "regular stores (from cache)"
-				     : "regular stores";
+		char series[48];
+
+		mix_series(kind, from_cache, series, sizeof(series));
 		for (int v = 0; v < 2 && !rc; v++) {
 			struct bw_result res;
-			const char *label =
-				v ? "read local, write remote" : "all local";
+			const char *label = v ? mode->remote : mode->local;
 			char what[96];
 
 			if (v && nuse < 2) {
-				sink_note(
-					ctx->sink, "info",
-					"read local, write remote needs 2 nodes, this machine has %d",
-					t->nnodes);
+				/* said once, not once per store kind */
+				if (kind == 0)
+					sink_note(ctx->sink, "info",
+						  "%s: %s %d", mode->remote,
+						  RB_NEEDS_TWO, t->nnodes);
 				continue;
 			}
-			snprintf(what, sizeof(what), "mixed, %s: %s", series,
-				 label);
+			snprintf(what, sizeof(what), "%s, %s: %s", mode->chart,
+				 series, label);
 			sink_progress(ctx->sink, (*step)++, steps, what);
 			/* the first job touches the sources and the local
 			 * targets, the remote ones on their first use */
@@ -533,7 +597,7 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 			if (kind == 0)
 				sink_placement(ctx->sink, what, res.team.place,
 					       res.team.nthreads);
-			struct point pt = {.chart = "mixed",
+			struct point pt = {.chart = mode->chart,
 					   .series = series,
 					   .x = v,
 					   .x_label = label,
@@ -553,17 +617,16 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 	}
 	if (!rc && nuse >= 2) {
 		struct strbuf pairs = STRBUF_INIT;
-		for (int k = 0; k < nuse; k++)
+		for (int k = 0; k < nrun; k++)
 			strbuf_addf(&pairs, "%s%d->%d", k ? ", " : "", use[k],
 				    target[k]);
-		sink_note(
-			ctx->sink, "info",
-			"mixed run: read on the own node, write to (node->node) %s",
-			strbuf_str(&pairs));
+		sink_note(ctx->sink, "info",
+			  "%s: read on the own node, write to (node->node) %s",
+			  mode->what, strbuf_str(&pairs));
 		strbuf_release(&pairs);
 	}
 out:
-	for (int k = 0; k < nuse; k++) {
+	for (int k = 0; k < nrun; k++) {
 		nmem_free(&src[k]);
 		nmem_free(&local[k]);
 		nmem_free(&remote[k]);
@@ -619,9 +682,8 @@ static int rb_run(struct run_ctx *ctx)
 	const struct rb_params *rp = ctx->params;
 	int n = matrix_nodes(rp, t, nodes);
 	int phantom = t->nnodes == 1 && n == 1;
-	int mixed = rp->mixed;
 	int dim = n + phantom, nm = 0, step = 0, steps, rc, ncells = 0;
-	double mix_local = 0, mix_remote = 0;
+	double mix_local[NMIX] = {0}, mix_remote[NMIX] = {0};
 	struct cell_mask mask = {0};
 	struct errinfo err = {0};
 
@@ -647,16 +709,19 @@ static int rb_run(struct run_ctx *ctx)
 			ctx->sink, "info",
 			"by_distance: %d of the %d cells of each matrix are measured, a few of each distance between the nodes; the others stay empty",
 			ncells, dim * dim);
-	steps = ncells * nm + (mixed ? 4 : 0);
+	steps = ncells * nm;
+	for (int k = 0; k < NMIX; k++)
+		steps += rp->mixed & mix_modes[k].bit ? 4 : 0;
 	rc = run_matrix(ctx, nodes, n, phantom, &mask, mean, &step, steps);
 	if (rc)
 		goto out;
-	if (mixed) {
-		rc = run_mixed(ctx, nodes, n, &mix_local, &mix_remote, &step,
-			       steps);
-		if (rc)
-			goto out;
-	}
+	for (int k = 0; k < NMIX && !rc; k++)
+		if (rp->mixed & mix_modes[k].bit)
+			rc = run_mixed(ctx, nodes, n, &mix_modes[k],
+				       &mix_local[k], &mix_remote[k], &step,
+				       steps);
+	if (rc)
+		goto out;
 	sink_progress(ctx->sink, steps, steps, "done");
 
 	for (int m = 0; m < NMATRICES; m++) {
@@ -665,36 +730,44 @@ static int rb_run(struct run_ctx *ctx)
 		if (!mm->nlocal)
 			continue;
 		mm->local /= mm->nlocal;
-		snprintf(key, sizeof(key), "%s_local_gbps", matrices[m].chart);
+		snprintf(key, sizeof(key), KEY_LOCAL, matrices[m].chart);
 		sink_summary(ctx->sink, key, mm->local, "GB/s");
 		if (mm->nremote) {
 			mm->remote /= mm->nremote;
-			snprintf(key, sizeof(key), "%s_remote_gbps",
+			snprintf(key, sizeof(key), KEY_REMOTE,
 				 matrices[m].chart);
 			sink_summary(ctx->sink, key, mm->remote, "GB/s");
-			snprintf(key, sizeof(key), "%s_remote_over_local",
+			snprintf(key, sizeof(key), KEY_RATIO,
 				 matrices[m].chart);
 			sink_summary(ctx->sink, key, mm->remote / mm->local,
 				     "x");
 		}
-		/* one hop, two hops: the mean of each remote distance's cells
-		 */
+		/* the mean of the cells of each remote distance rank */
 		for (int r = 1; r < RB_RANKS && mm->nremote; r++) {
-			if (!mm->nhop[r])
+			if (!mm->nrank[r])
 				continue;
-			snprintf(key, sizeof(key), "%s_hops_%d_gbps",
-				 matrices[m].chart, r);
-			sink_summary(ctx->sink, key, mm->hop[r] / mm->nhop[r],
+			snprintf(key, sizeof(key), KEY_RANK, matrices[m].chart,
+				 r);
+			sink_summary(ctx->sink, key, mm->rank[r] / mm->nrank[r],
 				     "GB/s");
 		}
 	}
-	if (mix_local > 0)
-		sink_summary(ctx->sink, "mixed_local_gbps", mix_local, "GB/s");
-	if (mix_remote > 0) {
-		sink_summary(ctx->sink, "mixed_remote_gbps", mix_remote,
-			     "GB/s");
-		sink_summary(ctx->sink, "mixed_gain", mix_remote / mix_local,
-			     "x");
+	for (int k = 0; k < NMIX; k++) {
+		char key[64];
+		if (mix_local[k] > 0) {
+			snprintf(key, sizeof(key), KEY_LOCAL,
+				 mix_modes[k].prefix);
+			sink_summary(ctx->sink, key, mix_local[k], "GB/s");
+		}
+		if (mix_local[k] > 0 && mix_remote[k] > 0) {
+			snprintf(key, sizeof(key), KEY_REMOTE,
+				 mix_modes[k].prefix);
+			sink_summary(ctx->sink, key, mix_remote[k], "GB/s");
+			snprintf(key, sizeof(key), KEY_GAIN,
+				 mix_modes[k].prefix);
+			sink_summary(ctx->sink, key,
+				     mix_remote[k] / mix_local[k], "x");
+		}
 	}
 out:
 	free(mask.want);
@@ -702,70 +775,194 @@ out:
 	return rc;
 }
 
-/*
- * A cell carries no interval, only its median: local and remote are
- * called different when they are more than this fraction apart, which
- * the spread of repeated streaming runs on one machine stays under.
- */
-#define RB_SAME_WITHIN 0.05
-
-/* "; read 20.1 GB/s local, 15.2 GB/s remote (76%, remote slower)" */
-static void add_matrix(const struct run_result *r, int m, struct strbuf *sb)
+/* The cell of chart at (row, col) with a value, or NULL. */
+static const struct rr_cell *cell_at(const struct run_result *r,
+				     const char *chart, int row, int col)
 {
-	char key[64];
-	double local, remote;
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].row == row && r->cells[i].col == col &&
+		    !strcmp(r->cells[i].chart, chart) &&
+		    isfinite(r->cells[i].value))
+			return &r->cells[i];
+	return NULL;
+}
 
-	snprintf(key, sizeof(key), "%s_local_gbps", matrices[m].chart);
+/* How matrix m's remote cells compare with the local cell of their row. */
+struct cell_tally {
+	int n, less, more, same, unsure;
+};
+
+static void tally_cells(const struct run_result *r, int m,
+			struct cell_tally *ct)
+{
+	double tol = experiment_precision(r->exp);
+
+	memset(ct, 0, sizeof(*ct));
+	for (int i = 0; i < r->ncells; i++) {
+		const struct rr_cell *c = &r->cells[i], *l;
+		struct comparison cmp;
+
+		if (strcmp(c->chart, matrices[m].chart) || c->row == c->col ||
+		    !isfinite(c->value) ||
+		    !(l = cell_at(r, c->chart, c->row, c->row)))
+			continue;
+		compare_values(c->value, c->ci_lo, c->ci_hi, c->n, l->value,
+			       l->ci_lo, l->ci_hi, l->n, tol, &cmp);
+		ct->n++;
+		ct->less += cmp.rel == CMP_LESS;
+		ct->more += cmp.rel == CMP_MORE;
+		ct->same += cmp.rel == CMP_SAME;
+		ct->unsure += cmp.rel == CMP_FEW || cmp.rel == CMP_UNSURE;
+	}
+}
+
+/*
+ * "; read 20.1 GB/s local, 15.2 GB/s remote (76%: every remote cell slower
+ * than the local cell of its row)". Remote is called slower or faster
+ * only when every remote cell's interval says so against its own row's
+ * local cell; otherwise the ratio is disowned, with the reason.
+ */
+static void add_matrix(const struct run_result *r, int m, struct strbuf *sb,
+		       struct verdict *v)
+{
+	char key[64], ratio_key[64], why[VERDICT_TEXT_LEN];
+	double local, remote;
+	struct cell_tally ct;
+
+	snprintf(key, sizeof(key), KEY_LOCAL, matrices[m].chart);
 	if (rr_summary_get(r, key, &local) || local <= 0)
 		return;
 	strbuf_addf(sb, "%s%s %.1f GB/s local", sb->len ? "; " : "",
 		    matrices[m].what, local);
-	snprintf(key, sizeof(key), "%s_remote_gbps", matrices[m].chart);
+	snprintf(key, sizeof(key), KEY_REMOTE, matrices[m].chart);
 	if (rr_summary_get(r, key, &remote))
 		return;
-	strbuf_addf(sb, ", %.1f GB/s remote (%.0f%%", remote,
-		    100 * remote / local);
-	if (remote < local * (1 - RB_SAME_WITHIN))
-		strbuf_addstr(sb, ": remote is slower)");
-	else if (remote > local * (1 + RB_SAME_WITHIN))
-		strbuf_addstr(sb, ": remote is faster)");
+	snprintf(ratio_key, sizeof(ratio_key), KEY_RATIO, matrices[m].chart);
+	tally_cells(r, m, &ct);
+	if (ct.n && ct.less == ct.n) {
+		strbuf_addf(
+			sb,
+			", %.1f GB/s remote (%.0f%%: every remote cell slower than the local cell of its row)",
+			remote, 100 * remote / local);
+		return;
+	}
+	if (ct.n && ct.more == ct.n) {
+		strbuf_addf(
+			sb,
+			", %.1f GB/s remote (%.0f%%: every remote cell faster than the local cell of its row)",
+			remote, 100 * remote / local);
+		return;
+	}
+	if (ct.n && ct.same == ct.n) {
+		strbuf_addf(
+			sb,
+			", %.1f GB/s remote (%.0f%%: every remote cell within %.0f%% of the local cell of its row)",
+			remote, 100 * remote / local,
+			100 * experiment_precision(r->exp));
+		return;
+	}
+	if (!ct.n)
+		snprintf(
+			why, sizeof(why),
+			"remote %s was not compared with local: the run kept no rounds of its cells",
+			matrices[m].what);
 	else
-		strbuf_addf(sb, ": within %.0f%%, not told apart)",
-			    100 * RB_SAME_WITHIN);
+		snprintf(
+			why, sizeof(why),
+			"remote %s was not told from local: of %d remote cells, %d slower, %d faster, %d the same within %.0f%% and %d unclear against the local cell of their row",
+			matrices[m].what, ct.n, ct.less, ct.more, ct.same,
+			100 * experiment_precision(r->exp), ct.unsure);
+	strbuf_addf(sb, ", %.1f GB/s remote on average (%s)", remote, why);
+	verdict_mark(v, ratio_key, VERDICT_DISOWNED, "%s", why);
 }
 
-/* "read by numa distance: local 20.1, one hop 15.2, two hops 11.0 GB/s", where
- * two or more remote distances were measured */
-static void hops_note(const struct run_result *r, int m, struct verdict *v)
+/* The summary value of a rank, under its key or the one older runs used. */
+static int rank_value(const struct run_result *r, int m, int rank, double *x)
 {
-	static const char *const hop_names[] = {"one hop", "two hops",
-						"three hops"};
+	char key[64];
+
+	snprintf(key, sizeof(key), KEY_RANK, matrices[m].chart, rank);
+	if (!rr_summary_get(r, key, x))
+		return 0;
+	snprintf(key, sizeof(key), KEY_RANK_OLD, matrices[m].chart, rank);
+	return rr_summary_get(r, key, x);
+}
+
+/*
+ * "read by distance rank (...): local 20.1, rank 1 15.2, rank 2 11.0
+ * GB/s", where two or more remote distances were measured. A rank orders
+ * the distances of the node table; it says nothing of how many links a
+ * line crosses.
+ */
+static void ranks_note(const struct run_result *r, int m, struct verdict *v)
+{
 	struct strbuf sb = STRBUF_INIT;
 	char key[64];
 	double x;
-	int nhops = 0;
+	int nranks = 0;
 
-	snprintf(key, sizeof(key), "%s_local_gbps", matrices[m].chart);
+	snprintf(key, sizeof(key), KEY_LOCAL, matrices[m].chart);
 	if (rr_summary_get(r, key, &x))
 		return;
 	strbuf_addf(&sb, "local %.1f", x);
-	for (int h = 1; h < RB_RANKS; h++) {
-		snprintf(key, sizeof(key), "%s_hops_%d_gbps", matrices[m].chart,
-			 h);
-		if (rr_summary_get(r, key, &x))
+	for (int k = 1; k < RB_RANKS; k++) {
+		if (rank_value(r, m, k, &x))
 			continue;
-		if (h <= 3)
-			strbuf_addf(&sb, ", %s %.1f", hop_names[h - 1], x);
-		else
-			strbuf_addf(&sb, ", %d hops %.1f", h, x);
-		nhops++;
+		strbuf_addf(&sb, ", rank %d %.1f", k, x);
+		nranks++;
 	}
-	if (nhops >= 2)
+	if (nranks >= 2)
 		verdict_note(
 			v, "info",
-			"%s by numa distance (each remote distance a hop farther): %s GB/s",
+			"%s by distance rank (rank 1: the nearest remote distance in the node table, rank 2: the next, and so on; a rank orders distances, it is not a count of links crossed): %s GB/s",
 			matrices[m].what, strbuf_str(&sb));
 	strbuf_release(&sb);
+}
+
+/* "; every node at once, writing to another node made the copies 1.2× as
+ * fast as keeping them local" */
+static void say_mix(const struct run_result *r, const struct mix_mode *mode,
+		    int from_cache, struct strbuf *sb, struct verdict *v)
+{
+	char series[48], key[64], ratio[96], why[VERDICT_TEXT_LEN];
+	const struct rr_point *local, *remote;
+	struct comparison c;
+
+	mix_series(0, from_cache, series, sizeof(series));
+	local = rr_point_find_label(r, mode->chart, series, mode->local);
+	remote = rr_point_find_label(r, mode->chart, series, mode->remote);
+	if (!local || !remote)
+		return;
+	compare_points(remote, local, experiment_precision(r->exp), &c);
+	compare_ratio_text(&c, 0, ratio, sizeof(ratio));
+	snprintf(key, sizeof(key), KEY_GAIN, mode->prefix);
+	if (c.rel == CMP_MORE || c.rel == CMP_LESS) {
+		strbuf_addf(
+			sb,
+			"; %s, writing to another node made the copies %s as fast as keeping them local",
+			mode->what, ratio);
+	} else if (c.rel == CMP_SAME) {
+		strbuf_addf(
+			sb,
+			"; %s, writing to another node or keeping the copies local made no difference (%s, within %.0f%%)",
+			mode->what, ratio, 100 * experiment_precision(r->exp));
+	} else {
+		snprintf(
+			why, sizeof(why),
+			"%s, writing to another node was not told from keeping the copies local: %s",
+			mode->what, compare_why_not(&c));
+		strbuf_addf(sb, "; %s", why);
+		verdict_mark(v, key, VERDICT_DISOWNED, "%s", why);
+	}
+}
+
+/* Whether the size read from cache: the rulebook's finding when it ran, the
+ * machine's own cache otherwise. */
+static int rb_from_cache(const struct run_result *r, uint64_t size)
+{
+	if (r->rules && r->rules->checked)
+		return r->rules->from_cache > 0;
+	return mem_from_cache(r->machine, size);
 }
 
 static void rb_describe(const struct run_result *r, struct verdict *v)
@@ -773,41 +970,25 @@ static void rb_describe(const struct run_result *r, struct verdict *v)
 	const struct rb_params *rp = r->params;
 	const struct machine_facts *m = r->machine;
 	struct strbuf sb = STRBUF_INIT;
-	int from_cache = mem_from_cache(m, (uint64_t)rp->size);
-	const char *regular =
-		from_cache ? "regular stores (from cache)" : "regular stores";
-	const struct rr_point *local =
-		rr_point_find_label(r, "mixed", regular, "all local");
-	const struct rr_point *remote = rr_point_find_label(
-		r, "mixed", regular, "read local, write remote");
+	int from_cache = rb_from_cache(r, (uint64_t)rp->size);
 
 	if (m->nnodes < 2)
 		verdict_note(
 			v, "cannot",
-			"this machine has one node: only the diagonal (local memory) is measured, so what remote memory costs, and whether writing to another node helps (6.5.8), cannot be shown here");
-	mem_cache_note(m, (uint64_t)rp->size, "the matrices' figures", v);
-	add_matrix(r, 0, &sb);
-	add_matrix(r, 3, &sb);
-	hops_note(r, 0, v);
-	hops_note(r, 3, v);
-	if (local && remote) {
-		int c = rr_point_compare(remote, local);
-		double x = remote->y / local->y;
-		if (c)
-			strbuf_addf(
-				&sb,
-				"; writing to another node made all nodes' copies %.2fx as fast as keeping them local",
-				x);
-		else
-			strbuf_addf(
-				&sb,
-				"; writing to another node or keeping the copies local made no difference beyond the noise (%.2fx)",
-				x);
-	} else if (m->nnodes < 2 && sb.len) {
+			"this machine has one node: only the diagonal (local memory) is measured, so what remote memory costs, and whether writing to another node helps (6.5.8, with every node busy or with the node written to idle), cannot be shown here");
+	if (!r->rules || !r->rules->checked)
+		mem_cache_note(m, (uint64_t)rp->size, "the matrices' figures",
+			       v);
+	add_matrix(r, 0, &sb, v);
+	add_matrix(r, 3, &sb, v);
+	ranks_note(r, 0, v);
+	ranks_note(r, 3, v);
+	for (int k = 0; k < NMIX; k++)
+		say_mix(r, &mix_modes[k], from_cache, &sb, v);
+	if (m->nnodes < 2 && sb.len)
 		strbuf_addstr(
 			&sb,
 			" (remote cells need 2 nodes, this machine has 1)");
-	}
 	if (sb.len)
 		verdict_headline(v, "%s%s", from_cache ? "from cache: " : "",
 				 strbuf_str(&sb));
@@ -827,7 +1008,12 @@ static void rb_precheck(const void *params, const struct common_params *common,
 	if (m.nnodes < 2)
 		verdict_note(
 			v, "cannot",
-			"one node: only the diagonal (local memory) can be measured; remote cells and the read-local, write-remote run need 2 nodes");
+			"one node: only the diagonal (local memory) can be measured; remote cells and the read-local, write-remote runs need 2 nodes");
+	if (m.nnodes < 2 && (rp->mixed & MIX_IDLE))
+		verdict_note(
+			v, "cannot",
+			"reading locally while writing to an idle node (mixed=idle) needs 2 nodes, this machine has %d: only the local copy is measured",
+			m.nnodes);
 	mem_cache_note(&m, (uint64_t)rp->size, "the matrices' figures", v);
 }
 
@@ -867,12 +1053,19 @@ static void rb_estimate(const void *params, const struct common_params *common,
 	    cells * (cost_teams_s(NMATRICES) + rounds * (read + write));
 	/* mixed: every node copies at once, to its own memory and (2 nodes)
 	 * another's */
-	if (rp->mixed)
+	if (rp->mixed & MIX_ALL)
 		s += 3 * n * cost_touch_s(t, size, threads) +
 		     2 * (n > 1 ? 2 : 1) *
 			     (cost_teams_s(1) +
 			      rounds * cost_stream_s(t, COST_COPY, size * n,
 						     threads * n));
+	/* idle: one node copies, to its own memory and (2 nodes) another's */
+	if (rp->mixed & MIX_IDLE)
+		s += 3 * cost_touch_s(t, size, threads) +
+		     2 * (n > 1 ? 2 : 1) *
+			     (cost_teams_s(1) +
+			      rounds * cost_stream_s(t, COST_COPY, size,
+						     threads));
 	*seconds = s;
 	*bytes = (uint64_t)(size * 3 * (n < 2 ? 2 : n));
 }
@@ -881,11 +1074,11 @@ static void rb_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	LESSON("local-read", "Reading your own node's memory",
 	       "how many GB/s does one thread read from the memory of its own node?",
-	       "size=32M ops=read kinds=regular mixed=no repeat=3", "GB/s",
+	       "size=256M ops=read kinds=regular mixed=no repeat=3", "GB/s",
 	       "read_local_gbps", "read"),
 	LESSON("remote-read", "Reading another node's memory",
 	       "how much of the local read bandwidth is left when the memory sits on another node?",
-	       "size=32M ops=read kinds=regular mixed=no repeat=3", "x",
+	       "size=256M ops=read kinds=regular mixed=no repeat=3", "x",
 	       "read_remote_over_local", "read"),
 	{0}};
 
@@ -920,8 +1113,9 @@ const struct experiment exp_remote_bandwidth = {
 		"to remote memory lowers its bandwidth, and the links between "
 		"sockets often carry less than a node's own memory controllers. "
 		"So the matrix is measured rather than predicted, and the verdict "
-		"calls remote slower only when the cells are more than 5% apart; "
-		"where they are not, this machine behaves as the article's did. "
+		"calls remote slower only when every remote cell's 95% interval "
+		"lies below that of the local cell of its row; where they are "
+		"within a few percent, this machine behaves as the article's did. "
 		"The buffer defaults to four times the machine's last-level cache, "
 		"all of it together, so that no more than a quarter of it could "
 		"stay in any cache between passes; a smaller one is allowed and "
@@ -935,7 +1129,11 @@ const struct experiment exp_remote_bandwidth = {
 		"Section 6.5.8 suggests that a program whose local memory bus is "
 		"busy could write data it will not read again into another node's "
 		"memory, using the interconnect and that node's memory controller "
-		"as extra bandwidth. The mixed run tries it with every node busy at "
+		"as extra bandwidth. The article has in mind a node whose memory "
+		"nobody else is using: mixed=idle tries exactly that, one node's "
+		"threads copying from their own memory either to their own memory "
+		"or to the nearest node's, while no thread runs on that node. The "
+		"mixed run (mixed=yes) tries it with every node busy at "
 		"once: each node's threads copy from their own memory, either to "
 		"their own memory or to another node's. It helps only when the "
 		"links are fast and the other node has bandwidth to spare. On a "
@@ -944,7 +1142,9 @@ const struct experiment exp_remote_bandwidth = {
 		"On a machine of many nodes the matrix grows with their square "
 		"(4,096 cells on 64 nodes). Above 8 nodes numalab measures by "
 		"default a few cells of each NUMA distance (cells=by_distance), "
-		"which answers local, one hop, two hops in minutes; cells=full "
+		"which answers local, the nearest remote distance, the next, in "
+		"minutes (a distance's rank orders the node table's distances, "
+		"it does not count the links a line crosses); cells=full "
 		"measures every cell.",
 	EXPERIMENT_PARTS(rb),
 	.min_nodes = 2,

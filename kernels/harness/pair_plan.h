@@ -105,8 +105,9 @@ enum cells_mode {
 
 struct distance_class {
 	int distance; /* from the topology's matrix; 0 when unknown */
-	int rank; /* 0 local, 1 the nearest remote distance ("one hop"), 2 the
-		     next ... */
+	/* 0 local, 1 the nearest remote distance in the table, 2 the next
+	 * ...: an order of distances, not a count of links crossed */
+	int rank;
 	char name[48]; /* "local", "distance 16", "remote, distance unknown" */
 	int available; /* cells of this class among the nodes */
 	int planned;   /* cells of the plan in this class */

@@ -79,6 +79,7 @@ static void on_cell(void *ctx, const struct cell *c)
 {
 	struct record *r = ctx;
 	struct rr_cell *q;
+	struct stats s;
 
 	sink_cell(r->next, c);
 	if (room(r, (void **)&r->cells, r->ncells, &r->cap_cells,
@@ -90,6 +91,10 @@ static void on_cell(void *ctx, const struct cell *c)
 	q->col = c->col;
 	q->value = c->nsamples > 0 || !c->note ? c->value : NAN;
 	q->note = dup_or_null(c->note);
+	stats_compute(c->samples, c->nsamples, &s);
+	q->n = c->nsamples;
+	q->ci_lo = c->nsamples > 0 ? s.ci_lo : q->value;
+	q->ci_hi = c->nsamples > 0 ? s.ci_hi : q->value;
 }
 
 static void on_placement(void *ctx, const char *label,

@@ -64,6 +64,8 @@ struct rr_cell {
 	int row, col;
 	double value; /* NaN when not measured (note says why) */
 	const char *note;
+	double ci_lo, ci_hi; /* 95% interval of the median, as rr_point's */
+	int n;		     /* rounds behind value */
 };
 
 /* A run as describe() sees it. Every array may be empty. */

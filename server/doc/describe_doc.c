@@ -188,11 +188,18 @@ static int read_cells(struct doc_run *d, json_t *cells)
 	if (!d->cells)
 		return -ENOMEM;
 	json_array_foreach (cells, i, c) {
+		json_t *st = json_object_get(c, "stats");
+
 		d->cells[i].chart = text(c, "chart") ?: "";
 		d->cells[i].row = inum(c, "row", 0);
 		d->cells[i].col = inum(c, "col", 0);
 		d->cells[i].value = num(json_object_get(c, "value"), NAN);
 		d->cells[i].note = text(c, "note");
+		d->cells[i].ci_lo =
+			num(json_object_get(st, "ci_lo"), d->cells[i].value);
+		d->cells[i].ci_hi =
+			num(json_object_get(st, "ci_hi"), d->cells[i].value);
+		d->cells[i].n = inum(st, "n", 1);
 	}
 	d->rr.cells = d->cells;
 	d->rr.ncells = (int)n;

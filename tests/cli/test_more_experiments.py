@@ -134,7 +134,10 @@ class NumaReplication(unittest.TestCase):
         else:
             self.assertEqual(summary(doc, "migration_moved"), pages)
             self.assertEqual(summary(doc, "migration_pages_after_local"), pages)
-            self.assertIsNotNone(summary(doc, "break_even_passes"))
+            # a break-even only where a remote pass was told slower
+            self.assertTrue(summary(doc, "break_even_passes") is not None or
+                            any("no break-even can be claimed" in n["text"]
+                                for n in doc["notes"]), doc["notes"])
 
     def test_bad_params(self):
         p = run("numa_replication", "home=63", expect=2)

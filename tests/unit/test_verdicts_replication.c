@@ -20,11 +20,11 @@ static const char *const local_keys[] = {
  * A four-node run: one reader per node (CPUs 0, 2, 4, 6), local copies
  * read at local_gbps, node 0's single copy at 10 GB/s from the others.
  */
-static struct canned *four_node_run(const struct topo *t, double local_gbps,
-				    double spread, int misplaced)
+static struct canned *four_node_run_of(const struct topo *t, char *size,
+				       double local_gbps, double spread,
+				       int misplaced)
 {
-	/* 4 times the four 16 MiB L3s: the reads are memory's (RULE_MEMORY) */
-	char *argv[] = {"size=256M", "repeat=5", "warmup=1"};
+	char *argv[] = {size, "repeat=5", "warmup=1"};
 	struct canned *c = canned_new("numa_replication", t, 0, 3, argv);
 	int cpus[] = {0, 2, 4, 6};
 
@@ -43,7 +43,17 @@ static struct canned *four_node_run(const struct topo *t, double local_gbps,
 	}
 	canned_placement(c, t, "a copy per node", cpus, 4);
 	canned_placement(c, t, "a region per node", cpus, 4);
+	/* four L3s of 32 MiB: 1G streams from memory, 16M does not */
+	c->m.llc_level = 3;
+	c->m.llc_instances = 4;
+	c->m.llc_bytes = 32 << 20;
 	return c;
+}
+
+static struct canned *four_node_run(const struct topo *t, double local_gbps,
+				    double spread, int misplaced)
+{
+	return four_node_run_of(t, "size=1G", local_gbps, spread, misplaced);
 }
 
 static void test_one_node_vm(void **state)
@@ -102,7 +112,7 @@ static void test_four_nodes_local_copies(void **state)
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(
 		&c->v,
-		"threads on node 1 read their own copy at 20.0 GB/s against 10.0 GB/s from node 0's single copy"));
+		"threads on node 1 read their own copy at 20.0 GB/s against 10.0 GB/s from node 0's single copy: 2.0×"));
 	assert_true(verdict_says(&c->v, "64.0 MiB instead of 16.0 MiB"));
 	assert_false(verdict_has_level(&c->v, "cannot"));
 	canned_free(c);
@@ -132,6 +142,90 @@ static void test_overlap_not_claimed(void **state)
 	experiment_describe(&c->rr, &c->v);
 	assert_false(verdict_says(&c->v, "read their own copy"));
 	assert_true(verdict_says(&c->v, "could not be told apart"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/*
+ * 16M on four 32 MiB L3s: the old default read one copy against a copy
+ * per node from cache (74.6 GB/s against 37.4 at 512M): not stated.
+ */
+static void test_from_cache_not_compared(void **state)
+{
+	struct topo *t = synthetic(FOUR);
+	struct canned *c = four_node_run_of(t, "size=16M", 74.6, 0.02, -1);
+	struct rule_findings f = {.checked = 1, .from_cache = 1};
+	(void)state;
+
+	experiment_describe(&c->rr, &c->v);
+	assert_false(verdict_says(&c->v, "read their own copy"));
+	assert_true(verdict_says_at(&c->v, "cannot",
+				    "was compared from cache, not memory"));
+	assert_non_null(strstr(c->v.headline,
+			       "was read from cache, not memory, "
+			       "so this run does not compare"));
+	/* the rulebook's finding, where it ran, decides the same */
+	memset(&c->v, 0, sizeof(c->v));
+	c->rr.rules = &f;
+	experiment_describe(&c->rr, &c->v);
+	assert_true(verdict_says(&c->v, "compared from cache"));
+	f.from_cache = 0;
+	memset(&c->v, 0, sizeof(c->v));
+	experiment_describe(&c->rr, &c->v);
+	assert_true(verdict_says(&c->v, "read their own copy"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* the size defaults to memory: 4 x the cache, not 16M */
+static void test_size_default_streams_from_memory(void **state)
+{
+	struct topo *t = synthetic("pack:1 numa:1(memory=8589934592) "
+				   "l3:1(size=33554432) core:2 pu:1");
+	const struct experiment *e = experiment_find("numa_replication");
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	struct errinfo err;
+	(void)state;
+
+	for (int i = 0; i < t->nnodes; i++)
+		t->node[i].mem_free = t->node[i].mem_total;
+	if (experiment_parse(e, t, 0, NULL, pv, NULL, NULL, &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(params_get(pv, "size")->text, "128M");
+	free(pv);
+	topo_free(t);
+}
+
+/*
+ * A stored run that reported a break-even of 214 passes while its passes
+ * overlapped: no break-even is said, and the number is disowned.
+ */
+static void test_break_even_needs_apart_passes(void **state)
+{
+	struct topo *t = synthetic(FOUR);
+	struct canned *c = four_node_run(t, 20, 0.05, -1);
+	int kind = 0;
+	const char *why;
+	(void)state;
+
+	canned_summary(c, "migration_possible", 1, NULL);
+	canned_summary(c, "local_node", 0, NULL);
+	canned_summary(c, "remote_node", 3, NULL);
+	canned_summary(c, "migration_failed", 0, "pages");
+	canned_summary(c, "migration_ms", 6, "ms");
+	canned_summary(c, "break_even_passes", 214, "passes");
+	canned_point(c, "pass_time", "pass", 0, "remote node (before)", 1.03,
+		     0.1, 5);
+	canned_point(c, "pass_time", "pass", 1, "local node (after migrating)",
+		     1.0, 0.1, 5);
+	experiment_describe(&c->rr, &c->v);
+	assert_false(verdict_says(&c->v, "paid for itself"));
+	assert_false(verdict_says(&c->v, "214"));
+	assert_true(verdict_says(&c->v, "no break-even can be claimed"));
+	why = verdict_mark_why(&c->v, "break_even_passes", &kind);
+	assert_non_null(why);
+	assert_int_equal(kind, VERDICT_DISOWNED);
+	assert_non_null(strstr(why, "no break-even can be claimed"));
 	canned_free(c);
 	topo_free(t);
 }
@@ -225,6 +319,9 @@ int main(void)
 		cmocka_unit_test(test_accumulate_and_migration),
 		cmocka_unit_test(test_unequal_totals_and_failed_pages),
 		cmocka_unit_test(test_two_smt_sockets_precheck),
+		cmocka_unit_test(test_from_cache_not_compared),
+		cmocka_unit_test(test_size_default_streams_from_memory),
+		cmocka_unit_test(test_break_even_needs_apart_passes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
