@@ -771,7 +771,7 @@ static int step_get(const struct run_result *r, int step, const char *suffix,
 	char k[96];
 
 	snprintf(k, sizeof(k), "%s_%s", steps[step].name, suffix);
-	return rr_summary_get(r, k, out);
+	return rr_summary_get_opt(r, k, out);
 }
 
 /* What one step's numbers say, as a note. */
@@ -786,7 +786,7 @@ static void judge(const struct run_result *r, struct verdict *v, int step,
 	if (!((pp->steps >> step) & 1))
 		return;
 	snprintf(k, sizeof(k), "%s_" S_ERRNO, name);
-	if (!rr_summary_get(r, k, &err)) {
+	if (!rr_summary_get_opt(r, k, &err)) {
 		verdict_note(v, "cannot", "%s: the kernel refused a call: %s",
 			     name, strerror((int)err));
 		(*cannot)++;

@@ -1015,9 +1015,9 @@ static void say_migration(const struct run_result *r, struct verdict *v,
 			  char *head, size_t len)
 {
 	const struct rr_point *rem =
-		rr_point_find_label(r, CH_PASS, SERIES_PASS, PASS_REMOTE);
+		rr_point_find_label_opt(r, CH_PASS, SERIES_PASS, PASS_REMOTE);
 	const struct rr_point *loc =
-		rr_point_find_label(r, CH_PASS, SERIES_PASS, PASS_LOCAL);
+		rr_point_find_label_opt(r, CH_PASS, SERIES_PASS, PASS_LOCAL);
 	double be = -1, mig = 0, failed = 0, remote = 0, local = 0;
 	struct comparison c;
 

@@ -835,7 +835,7 @@ static void add_matrix(const struct run_result *r, int m, struct strbuf *sb,
 	strbuf_addf(sb, "%s%s %.1f GB/s local", sb->len ? "; " : "",
 		    matrices[m].what, local);
 	snprintf(key, sizeof(key), KEY_REMOTE, matrices[m].chart);
-	if (rr_summary_get(r, key, &remote))
+	if (rr_summary_get_opt(r, key, &remote))
 		return;
 	snprintf(ratio_key, sizeof(ratio_key), KEY_RATIO, matrices[m].chart);
 	tally_cells(r, m, &ct);
@@ -882,10 +882,10 @@ static int rank_value(const struct run_result *r, int m, int rank, double *x)
 	char key[64];
 
 	snprintf(key, sizeof(key), KEY_RANK, matrices[m].chart, rank);
-	if (!rr_summary_get(r, key, x))
+	if (!rr_summary_get_opt(r, key, x))
 		return 0;
 	snprintf(key, sizeof(key), KEY_RANK_OLD, matrices[m].chart, rank);
-	return rr_summary_get(r, key, x);
+	return rr_summary_get_opt(r, key, x);
 }
 
 /*
@@ -929,8 +929,8 @@ static void say_mix(const struct run_result *r, const struct mix_mode *mode,
 	struct comparison c;
 
 	mix_series(0, from_cache, series, sizeof(series));
-	local = rr_point_find_label(r, mode->chart, series, mode->local);
-	remote = rr_point_find_label(r, mode->chart, series, mode->remote);
+	local = rr_point_find_label_opt(r, mode->chart, series, mode->local);
+	remote = rr_point_find_label_opt(r, mode->chart, series, mode->remote);
 	if (!local || !remote)
 		return;
 	compare_points(remote, local, experiment_precision(r->exp), &c);

@@ -164,14 +164,14 @@ static void test_from_cache_not_compared(void **state)
 	assert_non_null(strstr(c->v.headline,
 			       "was read from cache, not memory, "
 			       "so this run does not compare"));
-	/* the rulebook's finding, where it ran, decides the same */
+	/* the hook follows the rulebook's finding it is handed */
 	memset(&c->v, 0, sizeof(c->v));
 	c->rr.rules = &f;
-	experiment_describe(&c->rr, &c->v);
+	c->rr.exp->describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v, "compared from cache"));
 	f.from_cache = 0;
 	memset(&c->v, 0, sizeof(c->v));
-	experiment_describe(&c->rr, &c->v);
+	c->rr.exp->describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v, "read their own copy"));
 	canned_free(c);
 	topo_free(t);
