@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "experiment.h"
+#include "lesson.h"
 #include "run_fixture.h"
 
 #define TWO_SOCKET "tests/data/two_socket_smt.xml"
@@ -457,14 +458,21 @@ static void ai_took_turns(void **state)
 	struct canned *c =
 		canned_new("atomic_increment", t, 1,
 			   ARGS("threads=2", "variants=cas,fetch_add"));
+	const char *why;
+	int kind = 0;
 
 	(void)state;
 	ai_point(c, t, "fetch_add", 2, 20, 0.02, 0.3, 0.3, two_cpus);
 	ai_point(c, t, "cas", 2, 30, 0.02, 0.35, 0.35, two_cpus);
 	described(c);
 	assert_true(verdict_says(&c->v, "could not be measured"));
+	assert_true(verdict_says(&c->v, "other processes held the cpus"));
 	assert_true(verdict_says_at(&c->v, "warn", "the threads took turns"));
 	assert_false(verdict_says(&c->v, "cas was"));
+	why = verdict_mark_why(&c->v, "cas_over_fetch_add_2_threads", &kind);
+	assert_non_null(why);
+	assert_int_equal(kind, VERDICT_DISOWNED);
+	assert_non_null(strstr(why, "only 30% of a round"));
 	canned_free(c);
 	topo_free(t);
 }
@@ -475,6 +483,7 @@ static void ai_within_noise(void **state)
 	struct canned *c = canned_new(
 		"atomic_increment", t, 1,
 		ARGS("threads=2", "variants=cas,fetch_add,add_fetch"));
+	int kind = 0;
 
 	(void)state;
 	ai_point(c, t, "fetch_add", 2, 20, 0.05, 0.9, 1, two_cpus);
@@ -486,7 +495,11 @@ static void ai_within_noise(void **state)
 		"cas and fetch_add could not be told apart with 2 threads"));
 	assert_true(verdict_says_at(
 		&c->v, "info",
-		"add_fetch against fetch_add with 2 threads: the same within the rounds' spread"));
+		"add_fetch against fetch_add with 2 threads: not told apart, the rounds varied too much"));
+	assert_int_equal(verdict_mark_why(&c->v, "cas_over_fetch_add_2_threads",
+					  &kind) != NULL,
+			 1);
+	assert_int_equal(kind, VERDICT_DISOWNED);
 	canned_free(c);
 	topo_free(t);
 }
@@ -513,8 +526,53 @@ static void ai_article_references(void **state)
 	}
 	assert_int_equal(seen, 2);
 	described(c);
-	assert_true(verdict_says_at(&c->v, "info", "0.21 s with fetch_add"));
-	assert_true(verdict_says_at(&c->v, "info", "0.23 s with add_fetch"));
+	assert_true(verdict_says_at(&c->v, "info", "fetch_add 0.21 s"));
+	assert_true(verdict_says_at(&c->v, "info", "add_fetch 0.23 s"));
+	assert_true(verdict_says_at(&c->v, "info", "cas 0.73 s"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* the lesson, the note and the headline give the article's one ratio */
+static void ai_lesson_agrees_with_the_article(void **state)
+{
+	const struct experiment *e = experiment_find("atomic_increment");
+	const struct lesson *l = e->lessons;
+	char words[512];
+	double value = 0;
+
+	(void)state;
+	while (l->id && strcmp(l->id, "cas-or-add"))
+		l++;
+	assert_non_null(l->id);
+	assert_int_equal(lesson_article(e, l, words, sizeof(words), &value), 0);
+	assert_true(value > 3.47 && value < 3.48); /* 0.73 / 0.21 */
+	assert_non_null(strstr(words, "cas 0.73 s against fetch_add 0.21 s"));
+	assert_non_null(strstr(words, "3.5×"));
+}
+
+/* loops that overlapped for part of a round: the gap is a lower bound */
+static void ai_partial_overlap_is_a_lower_bound(void **state)
+{
+	struct topo *t = synthetic(FOUR_NODES);
+	struct canned *c =
+		canned_new("atomic_increment", t, 0,
+			   ARGS("threads=4", "variants=cas,fetch_add"));
+	const char *why;
+	int kind = 0;
+
+	(void)state;
+	ai_point(c, t, "fetch_add", 4, 20, 0.02, 0.7, 1, four_cpus);
+	ai_point(c, t, "cas", 4, 70, 0.02, 0.7, 1, four_cpus);
+	described(c);
+	assert_true(verdict_says(
+		&c->v,
+		"cas was at least 3.5× slower than fetch_add with 4 threads"));
+	assert_true(verdict_says(&c->v, "ran together only 70% of a round"));
+	why = verdict_mark_why(&c->v, "cas_over_fetch_add_4_threads", &kind);
+	assert_non_null(why);
+	assert_int_equal(kind, VERDICT_AT_LEAST);
+	assert_non_null(strstr(c->v.headline, why));
 	canned_free(c);
 	topo_free(t);
 }
@@ -718,6 +776,8 @@ int main(void)
 		cmocka_unit_test(ai_took_turns),
 		cmocka_unit_test(ai_within_noise),
 		cmocka_unit_test(ai_article_references),
+		cmocka_unit_test(ai_lesson_agrees_with_the_article),
+		cmocka_unit_test(ai_partial_overlap_is_a_lower_bound),
 		cmocka_unit_test(ai_one_cpu),
 		cmocka_unit_test(ai_precheck_smt),
 		cmocka_unit_test(c2c_one_relation),
