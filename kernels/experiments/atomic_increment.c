@@ -700,7 +700,8 @@ static void ai_point_notes(const struct run_result *r, struct verdict *v)
 			       final = 0;
 			const char *name = variants[k].name;
 
-			if (n < 2 || !ai_seen(r, (enum variant)k, n, &s))
+			if (n < 2 || !(ap->variants & (1u << k)) ||
+			    !ai_seen(r, (enum variant)k, n, &s))
 				continue;
 			rr_point_extra(s.p, "expected", &expected);
 			if (s.took_turns)
@@ -808,7 +809,9 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 		int n = ap->threads.v[ti];
 		if (n > most)
 			most = n;
-		if (!ai_seen(r, V_CAS, n, &sc) ||
+		if (!(ap->variants & (1u << V_CAS)) ||
+		    !(ap->variants & (1u << V_FETCH_ADD)) ||
+		    !ai_seen(r, V_CAS, n, &sc) ||
 		    !ai_seen(r, V_FETCH_ADD, n, &sf))
 			continue;
 		key_cas_over(key, sizeof(key), n);
@@ -840,13 +843,17 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 		}
 	}
 	key_lost(key, sizeof(key), most);
-	if (most > 1)
+	if (most > 1 && (ap->variants & (1u << V_PLAIN)))
 		rr_summary_get(r, key, &plain_lost);
 	if (valid_n) {
 		const struct rr_point *af =
-			rr_point_find(r, AI_NS, "add_fetch", valid_n);
-		const struct rr_point *fa =
-			rr_point_find(r, AI_NS, "fetch_add", valid_n);
+			ap->variants & (1u << V_ADD_FETCH)
+				? rr_point_find(r, AI_NS,
+						variants[V_ADD_FETCH].name,
+						valid_n)
+				: NULL;
+		const struct rr_point *fa = rr_point_find(
+			r, AI_NS, variants[V_FETCH_ADD].name, valid_n);
 		const struct reference *fa_ref =
 			experiment_figure(r->exp, "fetch_add-4-threads");
 		const struct reference *af_ref =

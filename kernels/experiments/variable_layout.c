@@ -904,23 +904,23 @@ static void say_layouts(const struct run_result *r, struct verdict *v,
 static void say_readers(const struct run_result *r, struct verdict *v,
 			struct vl_say *say)
 {
-	const struct rr_point *same =
-		pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_SAME_LINE]);
-	const struct rr_point *sec =
-		pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_SECTION]);
-	const struct rr_point *ro =
-		pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_RODATA]);
 	const struct vl_params *vp = r->params;
+	const struct rr_point *same, *sec, *ro;
 	struct comparison c;
 	char why[VERDICT_TEXT_LEN], rt[64];
 
-	if (!same || !sec) {
-		if (vp && (vp->parts & (1u << PART_READERS)) && vp->threads < 2)
-			verdict_note(
-				v, "cannot",
-				"readers of a read-mostly word need a writer and a reader at once: ask for threads=2 or more");
+	/* with one thread the readers part does not run (vl_run) */
+	if (vp->threads < 2) {
+		verdict_note(
+			v, "cannot",
+			"readers of a read-mostly word need a writer and a reader at once: ask for threads=2 or more");
 		return;
 	}
+	same = pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_SAME_LINE]);
+	sec = pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_SECTION]);
+	ro = pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_RODATA]);
+	if (!same || !sec)
+		return;
 	if (!can_race(r, VL_READERS, where_names[AT_SAME_LINE],
 		      "the read-mostly word", KEY_READER, v, say))
 		return;
@@ -955,20 +955,16 @@ static void say_readers(const struct run_result *r, struct verdict *v,
 static void say_tls(const struct run_result *r, struct verdict *v,
 		    struct vl_say *say)
 {
+	const struct vl_params *vp = r->params;
 	double tol = experiment_precision(r->exp);
-	const struct rr_point *exe =
-		pt(r, VL_TLS, VL_TLS_SERIES, access_names[ACC_TLS_EXE]);
-	const struct rr_point *dso =
-		pt(r, VL_TLS, VL_TLS_SERIES, access_names[ACC_TLS_DSO]);
-	const struct rr_point *none =
-		pt(r, VL_START, VL_START_SERIES, start_names[START_NONE]);
-	const struct rr_point *big =
-		pt(r, VL_START, VL_START_SERIES, start_names[START_BIG]);
+	int acc = vp->parts & (1u << PART_TLS_ACCESS);
+	int start = vp->parts & (1u << PART_THREAD_START);
+	const struct rr_point *exe = NULL, *dso = NULL, *none = NULL,
+			      *big = NULL;
 	struct comparison c;
 	double found = 1;
 
-	/* dso_found is emitted only when a TLS part ran: absent is not "not
-	 * found" */
+	/* a TLS part (the caller checked one was asked for) emits dso_found */
 	if (rr_summary_get(r, KEY_DSO_FOUND, &found) == 0 && !found) {
 		verdict_note(
 			v, "cannot",
@@ -976,6 +972,15 @@ static void say_tls(const struct run_result *r, struct verdict *v,
 			" and " DSO_BIG
 			" were not found beside the binary (make builds them into the build folder)");
 		return;
+	}
+	if (acc) {
+		exe = pt(r, VL_TLS, VL_TLS_SERIES, access_names[ACC_TLS_EXE]);
+		dso = pt(r, VL_TLS, VL_TLS_SERIES, access_names[ACC_TLS_DSO]);
+	}
+	if (start) {
+		none = pt(r, VL_START, VL_START_SERIES,
+			  start_names[START_NONE]);
+		big = pt(r, VL_START, VL_START_SERIES, start_names[START_BIG]);
 	}
 	if (exe && dso) {
 		compare_points(dso, exe, tol, &c);
@@ -1035,11 +1040,16 @@ static void say_tls(const struct run_result *r, struct verdict *v,
 
 static void vl_describe(const struct run_result *r, struct verdict *v)
 {
+	const struct vl_params *vp = r->params;
 	struct vl_say say = {{0}, {0}};
 
-	say_layouts(r, v, &say);
-	say_readers(r, v, &say);
-	say_tls(r, v, &say);
+	/* each part's points are looked up only when the part was asked for */
+	if (vp->parts & (1u << PART_LAYOUTS))
+		say_layouts(r, v, &say);
+	if (vp->parts & (1u << PART_READERS))
+		say_readers(r, v, &say);
+	if (vp->parts & ((1u << PART_TLS_ACCESS) | (1u << PART_THREAD_START)))
+		say_tls(r, v, &say);
 	if (!r->complete)
 		verdict_note(
 			v, "warn",
