@@ -502,16 +502,34 @@ static const char *why_not(const struct machine_facts *m, enum placement pl)
 	return "no cache here is shared by 2 cpus, so a pair cannot sit under one";
 }
 
+/*
+ * The time point of placement pl, or NULL when the run did not measure
+ * it: a placement this machine cannot hold is skipped by the run, so each
+ * is optional, and they are read from what the run emitted rather than
+ * asked for by name.
+ */
+static const struct rr_point *measured(const struct run_result *r,
+				       enum placement pl)
+{
+	const char *series = pl == P_SEPARATE ? SERIES_OWN : SERIES_PAIR;
+
+	for (int i = 0; i < r->npoints; i++) {
+		const struct rr_point *p = &r->points[i];
+		if (p->chart && p->series && p->x_label &&
+		    !strcmp(p->chart, CS_TIME) && !strcmp(p->series, series) &&
+		    !strcmp(p->x_label, placements[pl].name))
+			return p;
+	}
+	return NULL;
+}
+
 static void cs_describe(const struct run_result *r, struct verdict *v)
 {
 	const struct cs_params *cp = r->params;
 	const struct machine_facts *m = r->machine;
-	const struct rr_point *shared = rr_point_find_label(
-		r, CS_TIME, SERIES_PAIR, placements[P_SHARED].name);
-	const struct rr_point *split = rr_point_find_label(
-		r, CS_TIME, SERIES_PAIR, placements[P_SPLIT].name);
-	const struct rr_point *separate = rr_point_find_label(
-		r, CS_TIME, SERIES_OWN, placements[P_SEPARATE].name);
+	const struct rr_point *shared = measured(r, P_SHARED);
+	const struct rr_point *split = measured(r, P_SPLIT);
+	const struct rr_point *separate = measured(r, P_SEPARATE);
 	double pairs = 1, ws = 0, level = 0;
 	const struct rr_point *other = split ? split : separate;
 
