@@ -1057,20 +1057,22 @@ static void ai_estimate(const void *params, const struct common_params *common,
 }
 
 /*
- * The classroom's questions. 10 million increments make a round of about
- * 0.25 s on a 2-core VM, long enough that two threads started together
- * overlap for most of it on a busy machine; each run takes about 2 s.
+ * The classroom's questions. 5 million increments make a round of about
+ * 0.12 s on a 2-core VM, long enough that two threads started together
+ * overlap for most of it on a busy machine; 6 rounds are the fewest whose
+ * median has a 95% interval of its own (stats.c). Each run takes about
+ * 2 s there, 6 s when other work holds half the cpus.
  */
 static const struct lesson lessons[] = {
 	LESSON("cas-or-add", "A CAS loop against one fetch_add",
 	       "when 2 threads increment one counter, how many times slower is a compare-and-swap loop than fetch_add?",
-	       "variants=fetch_add,cas threads=2 increments=10000000 repeat=3",
+	       "variants=fetch_add,cas threads=2 increments=5000000 repeat=6",
 	       "x", "cas_over_fetch_add_2_threads", AI_NS,
 	       .figure = "cas-4-threads", .figure_over = "fetch_add-4-threads"),
 	LESSON("contended-add", "The price of one contended increment",
 	       "how many nanoseconds does one fetch_add cost when 2 threads hit the same counter?",
-	       "variants=fetch_add threads=2 increments=10000000 repeat=3",
-	       "ns", "ns_per_increment_fetch_add_2_threads", AI_NS),
+	       "variants=fetch_add threads=2 increments=5000000 repeat=6", "ns",
+	       "ns_per_increment_fetch_add_2_threads", AI_NS),
 	{0}};
 
 const struct experiment exp_atomic_increment = {

@@ -711,17 +711,19 @@ static void fs_estimate(const void *params, const struct common_params *common,
  * The classroom's questions. 200 million increments make a round of the
  * separate layout last about 60 ms on a 2-core VM (the shared one 230
  * ms), long enough that two threads started together overlap for most
- * of it even on a busy machine; the whole run takes about 1.2 s there.
+ * of it even on a busy machine; 6 rounds are the fewest whose median has
+ * a 95% interval of its own (stats.c; fewer give their whole range). The
+ * run takes about 2 s there, 6 s when other work holds half the cpus.
  */
 static const struct lesson lessons[] = {
 	LESSON("shared-line", "One shared line, two threads",
 	       "how many times slower are 2 threads when their counters share one cache line?",
-	       "threads=2 increments=200000000 layout=both stride=4 repeat=3 warmup=1",
+	       "threads=2 increments=200000000 layout=both stride=4 repeat=6 warmup=1",
 	       "x", "slowdown_2_threads", FS_OVERHEAD,
 	       .figure = "p4-2-threads"),
 	LESSON("one-thread", "One thread alone",
 	       "with a single thread, how many times slower is the packed layout than the separate one?",
-	       "threads=1 increments=200000000 layout=both stride=4 repeat=3 warmup=1",
+	       "threads=1 increments=200000000 layout=both stride=4 repeat=6 warmup=1",
 	       "x", "slowdown_1_threads", FS_OVERHEAD),
 	{0}};
 
