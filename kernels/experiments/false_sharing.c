@@ -574,8 +574,8 @@ static void fs_describe(const struct run_result *r, struct verdict *v)
 		if (stride >= line)
 			verdict_note(
 				v, "info",
-				"stride %d B: counters %d B apart sit in separate lines: no sharing to measure (a control: it should match the separate layout)",
-				stride, stride);
+				"stride %d B: counters %d B apart sit in separate lines: no line is shared (a control: it matches the separate layout, %d B apart, unless a prefetcher that fetches lines in pairs drags the neighbour's line along)",
+				stride, stride, (int)contend_apart(line));
 	}
 	if (little.found && (compared || alone.found))
 		verdict_note(
@@ -721,10 +721,12 @@ static const struct lesson lessons[] = {
 	       "threads=2 increments=200000000 layout=both stride=4 repeat=6 warmup=1",
 	       "x", "slowdown_2_threads", FS_OVERHEAD,
 	       .figure = "p4-2-threads"),
-	LESSON("one-thread", "One thread alone",
-	       "with a single thread, how many times slower is the packed layout than the separate one?",
-	       "threads=1 increments=200000000 layout=both stride=4 repeat=6 warmup=1",
-	       "x", "slowdown_1_threads", FS_OVERHEAD),
+	/* a single thread would fail the rulebook (2 cpus): the spacing is
+	 * the other question two threads answer */
+	LESSON("one-line-apart", "Counters one line apart",
+	       "2 threads' counters sit 64 B apart, each in a line of its own: how many times slower than counters two lines (128 B) apart?",
+	       "threads=2 increments=100000000 layout=both stride=4,64 repeat=6 warmup=1",
+	       "x", "slowdown_2_threads_stride_64", FS_OVERHEAD),
 	{0}};
 
 const struct experiment exp_false_sharing = {

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "contend.h"
 #include "experiment.h"
 #include "lesson.h"
 #include "run_fixture.h"
@@ -411,6 +412,31 @@ static void fs_precheck_smt_siblings(void **state)
 	topo_free(t);
 }
 
+/*
+ * The issue's case: false_sharing kept its separate counters one line
+ * apart, atomic_increment and variable_layout two. Now one spacing, two
+ * lines (the adjacent-line prefetcher fetches them in pairs), and each
+ * experiment's explain text says so.
+ */
+static void one_spacing_of_two_lines(void **state)
+{
+	static const char *const names[] = {"false_sharing", "atomic_increment",
+					    "variable_layout"};
+
+	(void)state;
+	assert_int_equal(CONTEND_APART, 128);
+	assert_int_equal(contend_apart(64), 128);
+	assert_int_equal(contend_apart(0), 128); /* unknown: 64 B lines */
+	assert_int_equal(contend_apart(128), 256);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct experiment *e = experiment_find(names[i]);
+		assert_non_null(e);
+		assert_non_null(strstr(e->explain, "prefetcher"));
+	}
+	assert_non_null(strstr(experiment_find("false_sharing")->explain,
+			       "two lines apart (128 B"));
+}
+
 /* An atomic_increment point on the ns chart with how its loops ran. */
 static void ai_point(struct canned *c, const struct topo *t,
 		     const char *variant, int n, double ns, double spread,
@@ -772,6 +798,7 @@ int main(void)
 		cmocka_unit_test(fs_precheck_stride_over_line),
 		cmocka_unit_test(fs_precheck_one_cpu),
 		cmocka_unit_test(fs_precheck_smt_siblings),
+		cmocka_unit_test(one_spacing_of_two_lines),
 		cmocka_unit_test(ai_cas_slower_on_four_nodes),
 		cmocka_unit_test(ai_took_turns),
 		cmocka_unit_test(ai_within_noise),
