@@ -1152,13 +1152,21 @@ static void vl_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)vp->threads * 2 * VL_APART + (2u << 20);
 }
 
+/*
+ * The classroom's questions, each on its own part: 30 million operations
+ * make rounds of about 0.1 s on a 2-core VM, long enough that the two
+ * threads overlap for most of one on a busy machine; 6 rounds are the
+ * fewest whose median has a 95% interval of its own (stats.c).
+ */
 static const struct lesson lessons[] = {
 	LESSON("global-array", "Counters in one global array",
 	       "how many times slower are 2 threads updating counters of one global array than counters padded to a line each?",
-	       "threads=2 repeat=3 warmup=1", "x", KEY_LAYOUT, VL_LAYOUTS),
+	       "threads=2 parts=layouts ops=30000000 repeat=6 warmup=1", "x",
+	       KEY_LAYOUT, VL_LAYOUTS),
 	LESSON("read-mostly", "A read-mostly variable beside a written one",
 	       "how many times longer does a read take when the variable shares its line with one another thread writes?",
-	       "threads=2 repeat=3 warmup=1", "x", KEY_READER, VL_READERS),
+	       "threads=2 parts=readers ops=30000000 repeat=6 warmup=1", "x",
+	       KEY_READER, VL_READERS),
 	{0}};
 
 const struct experiment exp_variable_layout = {
