@@ -918,6 +918,9 @@ static void say_readers(const struct run_result *r, struct verdict *v,
 	}
 	same = pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_SAME_LINE]);
 	sec = pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_SECTION]);
+	if (!sec) /* a run stored before the section was renamed */
+		sec = pt(r, VL_READERS, VL_READERS_SERIES,
+			 "own section (.data.read_mostly)");
 	ro = pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_RODATA]);
 	if (!same || !sec)
 		return;
