@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "experiment.h"
 #include "numa_mem.h"
 #include "stats.h"
@@ -56,13 +57,31 @@ static const struct param params[] = {
 		"created_pinned, pinned_after, process_mask, unpinned: the ways a thread is placed; cache_split: two threads with separate data under one cache, then under two"),
 	{0}};
 
+/*
+ * The names run and describe share, defined once: the charts and their
+ * series, and (af_key) the summary keys; the placement labels and the
+ * points' x labels are the modes' own names, from the table above.
+ */
+#define AF_MOVES "moves"
+#define AF_MOVES_SERIES "sched_getcpu"
+#define AF_LOCAL "local"
+#define AF_LOCAL_SERIES "first touch"
+#define AF_CACHE "cache"
+#define AF_CACHE_SERIES "separate data"
+
+/* "created_pinned_local_pages": a mode's summary key for what. */
+static void af_key(char *buf, size_t len, int mode, const char *what)
+{
+	snprintf(buf, len, "%s_%s", modes[mode].name, what);
+}
+
 static const struct chart charts[] = {
-	CHART("moves", CHART_BAR, "CPU changes sched_getcpu saw, per thread",
+	CHART(AF_MOVES, CHART_BAR, "CPU changes sched_getcpu saw, per thread",
 	      "placement", "changes per thread"),
-	CHART("local", CHART_BAR,
+	CHART(AF_LOCAL, CHART_BAR,
 	      "Pages on the node of the CPU the thread ran on afterwards",
 	      "placement", "pages (%)"),
-	CHART("cache", CHART_BAR,
+	CHART(AF_CACHE, CHART_BAR,
 	      "Two threads with separate data: under one cache or split",
 	      "placement", "GB/s read, both threads"),
 	{0}};
@@ -122,21 +141,28 @@ static void *af_body(void *arg)
 	return NULL;
 }
 
-/* One placement mode: threads, their census, the summary. */
-static int run_mode(struct run_ctx *ctx, int mode, const int *cpus, int n)
+/* What one round of a placement mode found. */
+struct af_round {
+	long local, pages, off_mems, outside, changes;
+};
+
+/*
+ * One round of a placement mode: n threads placed that way, each first
+ * touching and reading its own data; their census into *out and where
+ * they ran into place (n entries). Returns 0 or -errno.
+ */
+static int run_round(struct run_ctx *ctx, int mode, const int *cpus, int n,
+		     struct af_round *out, struct thread_place *place)
 {
 	const struct af_params *ap = ctx->params;
 	const struct topo *t = ctx->topo;
 	struct af_thread *a = calloc((size_t)n, sizeof(*a));
 	pthread_t *th = calloc((size_t)n, sizeof(*th));
-	struct thread_place *place = calloc((size_t)n, sizeof(*place));
 	cpu_set_t all, saved;
-	long local = 0, pages = 0, off_mems = 0, outside = 0, changes = 0;
 	int rc = 0, started = 0;
-	const char *name = modes[mode].name;
-	char k[64];
 
-	if (!a || !th || !place) {
+	memset(out, 0, sizeof(*out));
+	if (!a || !th) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -188,50 +214,108 @@ static int run_mode(struct run_ctx *ctx, int mode, const int *cpus, int n)
 
 		if (st && !nmem_where(&a[i].buf, st))
 			for (size_t p = 0; p < a[i].buf.npages; p++) {
-				pages++;
-				local += st[p] == node;
-				off_mems += st[p] >= 0 &&
-					    !topo_node_mem_allowed(t, st[p]);
+				out->pages++;
+				out->local += st[p] == node;
+				out->off_mems +=
+					st[p] >= 0 &&
+					!topo_node_mem_allowed(t, st[p]);
 			}
 		free(st);
-		changes += a[i].changes;
-		outside += a[i].outside;
+		out->changes += a[i].changes;
+		out->outside += a[i].outside;
 		team_describe(t, i, pinned ? cpus[i] : -1, a[i].last_cpu,
 			      &place[i]);
 		nmem_free(&a[i].buf);
 	}
-	if (rc)
-		goto out;
-	sink_placement(ctx->sink, name, place, started);
-	struct point mv = {.chart = "moves",
-			   .series = "sched_getcpu",
-			   .x = mode,
-			   .x_label = name,
-			   .y = (double)changes / n};
-	sink_point(ctx->sink, &mv);
-	snprintf(k, sizeof(k), "%s_changes", name);
-	sink_summary(ctx->sink, k, (double)changes, "");
-	snprintf(k, sizeof(k), "%s_outside_cpus", name);
-	sink_summary(ctx->sink, k, (double)outside, "samples");
-	if (pages) {
-		struct point lc = {.chart = "local",
-				   .series = "first touch",
-				   .x = mode,
-				   .x_label = name,
-				   .y = 100.0 * (double)local / (double)pages,
-				   .unit = "%"};
-		sink_point(ctx->sink, &lc);
-		snprintf(k, sizeof(k), "%s_local_pages", name);
-		sink_summary(ctx->sink, k, (double)local, "pages");
-		snprintf(k, sizeof(k), "%s_pages", name);
-		sink_summary(ctx->sink, k, (double)pages, "pages");
-		snprintf(k, sizeof(k), "%s_outside_mems", name);
-		sink_summary(ctx->sink, k, (double)off_mems, "pages");
-	}
 out:
 	free(a);
 	free(th);
+	return rc;
+}
+
+/*
+ * One placement mode, warmup + repeat rounds of it: the kept rounds'
+ * changes and local share as points (one sample a round), their medians
+ * and the strays over every kept round as the summary, and where the
+ * last round's threads ran.
+ */
+static int run_mode(struct run_ctx *ctx, int mode, const int *cpus, int n)
+{
+	int warmup = (int)ctx->common.warmup, repeat = (int)ctx->common.repeat;
+	struct thread_place *place = calloc((size_t)n, sizeof(*place));
+	double *moves = calloc((size_t)repeat, sizeof(double));
+	double *share = calloc((size_t)repeat, sizeof(double));
+	double *changes = calloc((size_t)repeat, sizeof(double));
+	double *local = calloc((size_t)repeat, sizeof(double));
+	double *pages = calloc((size_t)repeat, sizeof(double));
+	long outside = 0, off_mems = 0, with_pages = 0;
+	int rc = 0, kept = 0;
+	char k[64];
+
+	if (!place || !moves || !share || !changes || !local || !pages) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int r = 0; r < warmup + repeat && !rc; r++) {
+		struct af_round rd;
+
+		if (*ctx->cancel) {
+			rc = -ECANCELED;
+			break;
+		}
+		rc = run_round(ctx, mode, cpus, n, &rd, place);
+		if (rc || r < warmup)
+			continue;
+		moves[kept] = (double)rd.changes / n;
+		changes[kept] = (double)rd.changes;
+		local[kept] = (double)rd.local;
+		pages[kept] = (double)rd.pages;
+		share[kept] =
+			rd.pages ? 100.0 * (double)rd.local / (double)rd.pages
+				 : 0;
+		with_pages += rd.pages > 0;
+		outside += rd.outside;
+		off_mems += rd.off_mems;
+		kept++;
+	}
+	if (rc || !kept)
+		goto out;
+	sink_placement(ctx->sink, modes[mode].name, place, n);
+	sink_point(ctx->sink, &(struct point){.chart = AF_MOVES,
+					      .series = AF_MOVES_SERIES,
+					      .x = mode,
+					      .x_label = modes[mode].name,
+					      .y = stats_median(moves, kept),
+					      .samples = moves,
+					      .nsamples = kept});
+	af_key(k, sizeof(k), mode, "changes");
+	sink_summary(ctx->sink, k, stats_median(changes, kept), "");
+	af_key(k, sizeof(k), mode, "outside_cpus");
+	sink_summary(ctx->sink, k, (double)outside, "samples");
+	if (with_pages == kept) {
+		sink_point(ctx->sink,
+			   &(struct point){.chart = AF_LOCAL,
+					   .series = AF_LOCAL_SERIES,
+					   .x = mode,
+					   .x_label = modes[mode].name,
+					   .y = stats_median(share, kept),
+					   .unit = "%",
+					   .samples = share,
+					   .nsamples = kept});
+		af_key(k, sizeof(k), mode, "local_pages");
+		sink_summary(ctx->sink, k, stats_median(local, kept), "pages");
+		af_key(k, sizeof(k), mode, "pages");
+		sink_summary(ctx->sink, k, stats_median(pages, kept), "pages");
+		af_key(k, sizeof(k), mode, "outside_mems");
+		sink_summary(ctx->sink, k, (double)off_mems, "pages");
+	}
+out:
 	free(place);
+	free(moves);
+	free(share);
+	free(changes);
+	free(local);
+	free(pages);
 	return rc;
 }
 
@@ -310,8 +394,8 @@ static int run_cache_split(struct run_ctx *ctx)
 			break;
 		double gbps = team_points_rate(
 			ctx->sink,
-			(struct point){.chart = "cache",
-				       .series = "separate data",
+			(struct point){.chart = AF_CACHE,
+				       .series = AF_CACHE_SERIES,
 				       .x = mode,
 				       .x_label = label,
 				       .unit = "GB/s"},
@@ -397,11 +481,57 @@ static void af_precheck(const void *params, const struct common_params *common,
 			"then under two");
 }
 
+/*
+ * The article's point (6.4.3) when the run showed it: a thread pinned
+ * when created first-touches its data on its own node, one pinned after
+ * the touch keeps its pages where it started. Says it as the headline
+ * into head (empty when the run could not show it), from the "local"
+ * points of both modes through compare.h.
+ */
+static void article_point(const struct run_result *r, char *head, size_t len)
+{
+	const struct rr_point *cp = rr_point_find_label(
+		r, AF_LOCAL, AF_LOCAL_SERIES, modes[MODE_CREATED_PINNED].name);
+	const struct rr_point *pa = rr_point_find_label(
+		r, AF_LOCAL, AF_LOCAL_SERIES, modes[MODE_PINNED_AFTER].name);
+	const struct rr_point *un = rr_point_find_label(
+		r, AF_LOCAL, AF_LOCAL_SERIES, modes[MODE_UNPINNED].name);
+	struct comparison c;
+	char tail[96] = "";
+
+	head[0] = '\0';
+	if (r->machine->nnodes < 2 || !cp || !pa)
+		return;
+	if (un)
+		snprintf(tail, sizeof(tail), ", and one never pinned %.0f%%",
+			 un->y);
+	compare_points(cp, pa, experiment_precision(r->exp), &c);
+	if (c.rel == CMP_MORE)
+		snprintf(
+			head, len,
+			"a thread pinned when it was created had %.0f%% of its pages on its own node, one pinned after its first touch %.0f%%%s: choose the cpu when the thread is created, as the article advises",
+			cp->y, pa->y, tail);
+	else if (c.rel == CMP_SAME)
+		snprintf(
+			head, len,
+			"pinned when created or after the first touch, the threads had %.0f%% and %.0f%% of their pages on their own node%s: they started on their target's node, so the article's difference did not show here",
+			cp->y, pa->y, tail);
+	else
+		snprintf(
+			head, len,
+			"a thread pinned when it was created had %.0f%% of its pages on its own node, one pinned after its first touch %.0f%%%s, but %s",
+			cp->y, pa->y, tail,
+			c.rel == CMP_LESS
+				? "the one pinned later did better, which the article's reasoning cannot explain: rerun"
+				: compare_why_not(&c));
+}
+
 static void af_describe(const struct run_result *r, struct verdict *v)
 {
 	const struct af_params *ap = r->params;
 	const struct machine_facts *m = r->machine;
 	double x, pages, local, shared, split;
+	char head[VERDICT_TEXT_LEN];
 	int stray = 0;
 
 	for (int mode = 0; mode < MODE_CACHE_SPLIT; mode++) {
@@ -409,7 +539,7 @@ static void af_describe(const struct run_result *r, struct verdict *v)
 		const char *name = modes[mode].name;
 		if (!((ap->modes >> mode) & 1))
 			continue;
-		snprintf(k, sizeof(k), "%s_outside_cpus", name);
+		af_key(k, sizeof(k), mode, "outside_cpus");
 		if (!rr_summary_get(r, k, &x) && x > 0) {
 			stray = 1;
 			verdict_note(
@@ -417,7 +547,7 @@ static void af_describe(const struct run_result *r, struct verdict *v)
 				"%s: sched_getcpu saw a cpu outside the cpuset %.0f time(s)",
 				name, x);
 		}
-		snprintf(k, sizeof(k), "%s_outside_mems", name);
+		af_key(k, sizeof(k), mode, "outside_mems");
 		if (!rr_summary_get(r, k, &x) && x > 0) {
 			stray = 1;
 			verdict_note(
@@ -425,7 +555,7 @@ static void af_describe(const struct run_result *r, struct verdict *v)
 				"%s: %.0f page(s) landed outside the cpuset's memory nodes",
 				name, x);
 		}
-		snprintf(k, sizeof(k), "%s_changes", name);
+		af_key(k, sizeof(k), mode, "changes");
 		if (!rr_summary_get(r, k, &x))
 			verdict_note(
 				v, "info",
@@ -434,10 +564,10 @@ static void af_describe(const struct run_result *r, struct verdict *v)
 				mode == MODE_PINNED_AFTER && x > 0
 					? " (the move onto its cpu once pinned counts)"
 					: "");
-		snprintf(k, sizeof(k), "%s_pages", name);
+		af_key(k, sizeof(k), mode, "pages");
 		if (m->nnodes >= 2 && !rr_summary_get(r, k, &pages) &&
 		    pages > 0) {
-			snprintf(k, sizeof(k), "%s_local_pages", name);
+			af_key(k, sizeof(k), mode, "local_pages");
 			rr_summary_get(r, k, &local);
 			verdict_note(
 				v,
@@ -466,26 +596,40 @@ static void af_describe(const struct run_result *r, struct verdict *v)
 					 &shared) &&
 			 !rr_summary_get(r, "cache_split_split_gbps", &split)) {
 			const struct rr_point *a = rr_point_find_label(
-				r, "cache", "separate data", "one cache");
+				r, AF_CACHE, AF_CACHE_SERIES, "one cache");
 			const struct rr_point *b = rr_point_find_label(
-				r, "cache", "separate data", "split");
-			int cmp = a && b ? rr_point_compare(b, a) : 0;
+				r, AF_CACHE, AF_CACHE_SERIES, "split");
+			struct comparison c;
+			compare_points(b, a, experiment_precision(r->exp), &c);
 			verdict_note(
-				v, cmp > 0 ? "info" : "warn",
+				v, c.rel == CMP_MORE ? "info" : "warn",
 				"cache_split: two threads with separate data read %.2f GB/s under one L%.0f "
-				"and %.2f GB/s split%s",
+				"and %.2f GB/s split%s%s",
 				shared, x, split,
-				cmp > 0 ? ": split is faster, as the article says"
-				: cmp < 0
+				c.rel == CMP_MORE
+					? ": split is faster, as the article says"
+				: c.rel == CMP_LESS
 					? ": one cache was faster, against the article"
-					: ": the rounds cannot tell them apart");
+				: c.rel == CMP_SAME
+					? ": the same within the rounds' spread"
+					: ": the rounds cannot tell them apart: ",
+				c.rel == CMP_FEW || c.rel == CMP_UNSURE
+					? compare_why_not(&c)
+					: "");
 		}
 	}
+	article_point(r, head, sizeof(head));
 	if (stray)
 		verdict_headline(
 			v,
 			"something ran or landed outside this process's cpuset");
-	else
+	else if (head[0]) {
+		verdict_headline(v, "%s", head);
+		verdict_note(
+			v, "info",
+			"every thread ran inside the cpuset (%d cpu(s)) and every page landed on its allowed nodes",
+			m->nallowed);
+	} else
 		verdict_headline(
 			v,
 			"every thread ran inside the cpuset (%d cpu(s)) and every page "
@@ -499,13 +643,17 @@ static void af_estimate(const void *params, const struct common_params *common,
 	const struct af_params *ap = params;
 	double size = (double)ap->size, threads = (double)ap->threads;
 	double rounds = (double)(common->repeat + common->warmup);
-	double one = cost_teams_s(1) +
-		     cost_touch_s(t, size * threads, (int)threads) +
-		     rounds * (double)ap->passes *
-			     cost_stream_s(t, COST_READ, size * threads,
-					   (int)threads);
+	double one =
+		rounds * (cost_teams_s(1) +
+			  cost_touch_s(t, size * threads, (int)threads) +
+			  (double)ap->passes * cost_stream_s(t, COST_READ,
+							     size * threads,
+							     (int)threads));
 
-	/* four ways of pinning, then the data under one cache and split */
+	/*
+	 * four ways of pinning, then the data under one cache and split;
+	 * every round of a pinning starts its threads and touches afresh
+	 */
 	*seconds = 6 * one;
 	*bytes = (uint64_t)ap->size * (uint64_t)ap->threads + (64u << 20);
 }
@@ -539,7 +687,9 @@ const struct experiment exp_affinity = {
 		"confined through the creator's mask (sched_setaffinity on the process, "
 		"which new threads inherit but which names no CPU per thread), or not "
 		"pinned at all. The run counts how often each thread changed CPU and, "
-		"with move_pages, on which node its pages landed.\n\n"
+		"with move_pages, on which node its pages landed. Each way is "
+		"run repeat times after warmup rounds, every round with new "
+		"threads and new data; the charts show the median round.\n\n"
 		"The article's advice is to choose the CPUs at creation: the first touch "
 		"then already happens on the right node. A thread pinned after the touch "
 		"keeps pages on the node it happened to start on, and an unpinned thread "

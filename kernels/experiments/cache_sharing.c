@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "experiment.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -13,8 +14,20 @@
 #include "team_points.h"
 #include "workcost.h"
 
+/*
+ * The names run and describe share, defined once: the charts, their
+ * series and the summary keys (the points' x labels are the placements'
+ * own names, from the table below).
+ */
+#define CS_TIME "time"
+#define CS_RATE "rate"
 #define SERIES_PAIR "one data set per pair"
 #define SERIES_OWN "each thread its own data set"
+#define KEY_WS "working_set"
+#define KEY_PAIRS "pairs"
+#define KEY_LEVEL "cache_level"
+#define KEY_SPLIT "split_over_shared"
+#define KEY_SEPARATE "separate_over_shared"
 
 enum placement { P_SHARED, P_SPLIT, P_OS, P_SEPARATE, NPLACEMENTS };
 
@@ -48,15 +61,14 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	CHART("time", CHART_BAR, "Time per round", "placement", "time (s)"),
-	CHART("rate", CHART_BAR,
+	CHART(CS_TIME, CHART_BAR, "Time per round", "placement", "time (s)"),
+	CHART(CS_RATE, CHART_BAR,
 	      "Data the threads read per second, all together", "placement",
 	      "GB/s"),
 	{0}};
 
 static const char *const summary_keys[] = {
-	"working_set",		"pairs",       "time_*", "split_over_shared",
-	"separate_over_shared", "cache_level", NULL};
+	KEY_WS, KEY_PAIRS, "time_*", KEY_SPLIT, KEY_SEPARATE, KEY_LEVEL, NULL};
 
 /* Each thread's sum, on a line (pair) of its own. */
 struct sum_slot {
@@ -242,7 +254,7 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 	static const char *const keys[] = {"working_set", "pairs", "threads",
 					   "bytes_per_round"};
 	double vals[] = {(double)ws, pairs, n, bytes};
-	struct point p = {.chart = "time",
+	struct point p = {.chart = CS_TIME,
 			  .series = own_data ? SERIES_OWN : SERIES_PAIR,
 			  .x = pl,
 			  .x_label = placements[pl].name,
@@ -251,7 +263,7 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 			  .extra_vals = vals,
 			  .nextra = 4};
 	out->seconds = team_points_time(ctx->sink, p, &res, 1);
-	p.chart = "rate";
+	p.chart = CS_RATE;
 	p.unit = "GB/s";
 	out->gbs = team_points_rate(ctx->sink, p, &res, bytes / 1e9);
 	/* the placement is the point of the run: say so when it did not hold */
@@ -428,9 +440,9 @@ static int cs_run(struct run_ctx *ctx)
 	} else {
 		ws &= ~(size_t)(sizeof(uint64_t) - 1);
 	}
-	sink_summary(ctx->sink, "working_set", (double)ws, "bytes");
-	sink_summary(ctx->sink, "pairs", pairs, "pairs");
-	sink_summary(ctx->sink, "cache_level", level, "");
+	sink_summary(ctx->sink, KEY_WS, (double)ws, "bytes");
+	sink_summary(ctx->sink, KEY_PAIRS, pairs, "pairs");
+	sink_summary(ctx->sink, KEY_LEVEL, level, "");
 	sink_note(
 		ctx->sink, "info",
 		"data read from memory is not measured: that needs the memory controller's counters, which numalab does not read; rate is what the threads read, from cache or memory");
@@ -465,10 +477,10 @@ static int cs_run(struct run_ctx *ctx)
 		goto out;
 	sink_progress(ctx->sink, nset, nset, "done");
 	if (done[P_SHARED] && done[P_SPLIT] && contrast)
-		sink_summary(ctx->sink, "split_over_shared",
+		sink_summary(ctx->sink, KEY_SPLIT,
 			     r[P_SPLIT].seconds / r[P_SHARED].seconds, "x");
 	else if (done[P_SHARED] && done[P_SEPARATE])
-		sink_summary(ctx->sink, "separate_over_shared",
+		sink_summary(ctx->sink, KEY_SEPARATE,
 			     r[P_SEPARATE].seconds / r[P_SHARED].seconds, "x");
 out:
 	strbuf_release(&levels);
@@ -490,22 +502,40 @@ static const char *why_not(const struct machine_facts *m, enum placement pl)
 	return "no cache here is shared by 2 cpus, so a pair cannot sit under one";
 }
 
+/*
+ * The time point of placement pl, or NULL when the run did not measure
+ * it: a placement this machine cannot hold is skipped by the run, so each
+ * is optional, and they are read from what the run emitted rather than
+ * asked for by name.
+ */
+static const struct rr_point *measured(const struct run_result *r,
+				       enum placement pl)
+{
+	const char *series = pl == P_SEPARATE ? SERIES_OWN : SERIES_PAIR;
+
+	for (int i = 0; i < r->npoints; i++) {
+		const struct rr_point *p = &r->points[i];
+		if (p->chart && p->series && p->x_label &&
+		    !strcmp(p->chart, CS_TIME) && !strcmp(p->series, series) &&
+		    !strcmp(p->x_label, placements[pl].name))
+			return p;
+	}
+	return NULL;
+}
+
 static void cs_describe(const struct run_result *r, struct verdict *v)
 {
 	const struct cs_params *cp = r->params;
 	const struct machine_facts *m = r->machine;
-	const struct rr_point *shared =
-		rr_point_find_label(r, "time", SERIES_PAIR, "shared");
-	const struct rr_point *split =
-		rr_point_find_label(r, "time", SERIES_PAIR, "split");
-	const struct rr_point *separate =
-		rr_point_find_label(r, "time", SERIES_OWN, "separate_data");
+	const struct rr_point *shared = measured(r, P_SHARED);
+	const struct rr_point *split = measured(r, P_SPLIT);
+	const struct rr_point *separate = measured(r, P_SEPARATE);
 	double pairs = 1, ws = 0, level = 0;
 	const struct rr_point *other = split ? split : separate;
 
-	rr_summary_get(r, "pairs", &pairs);
-	rr_summary_get(r, "working_set", &ws);
-	rr_summary_get(r, "cache_level", &level);
+	rr_summary_get(r, KEY_PAIRS, &pairs);
+	rr_summary_get(r, KEY_WS, &ws);
+	rr_summary_get(r, KEY_LEVEL, &level);
 	if ((cp->placements & (1u << P_SPLIT)) && !split && r->complete)
 		verdict_note(
 			v, "cannot",
@@ -524,41 +554,62 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 		return;
 	}
 	if (shared && other) {
-		double x = other->y / shared->y;
-		int c = rr_point_compare(other, shared);
-		if (other == split && c)
+		struct comparison c;
+		const char *key = other == split ? KEY_SPLIT : KEY_SEPARATE;
+		char rt[64];
+
+		compare_points(other, shared, experiment_precision(r->exp), &c);
+		compare_ratio_text(&c, 0, rt, sizeof(rt));
+		if (c.rel == CMP_FEW || c.rel == CMP_UNSURE)
+			verdict_mark(v, key, VERDICT_DISOWNED, "%s",
+				     compare_why_not(&c));
+		if (other == split && (c.rel == CMP_MORE || c.rel == CMP_LESS))
 			verdict_headline(
 				v,
 				"%.0f pair(s) reading %.0f KiB each took %.2f× %s split across L%.0f caches than with each pair under one",
-				pairs, ws / 1024, x >= 1 ? x : 1 / x,
-				x >= 1 ? "longer" : "less time", level);
+				pairs, ws / 1024,
+				c.ratio >= 1 ? c.ratio : 1 / c.ratio,
+				c.ratio >= 1 ? "longer" : "less time", level);
+		else if (other == split && c.rel == CMP_SAME)
+			verdict_headline(
+				v,
+				"%.0f pair(s) reading %.0f KiB each took the same time split across L%.0f caches as under one, within the noise (%s)",
+				pairs, ws / 1024, level, rt);
 		else if (other == split)
 			verdict_headline(
 				v,
-				"%.0f pair(s) reading %.0f KiB each took the same time split across L%.0f caches as under one, within the noise (%.2f×)",
-				pairs, ws / 1024, level, x);
-		else if (c)
+				"%.0f pair(s) reading %.0f KiB each split across L%.0f caches or under one could not be told apart within the noise (%.2f×): %s",
+				pairs, ws / 1024, level, c.ratio,
+				compare_why_not(&c));
+		else if (c.rel == CMP_MORE || c.rel == CMP_LESS)
 			verdict_headline(
 				v,
 				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took %.2f× the time of one per pair (%.0f KiB each)",
 				split ? ""
 				      : "no pair was split across caches; ",
-				pairs, level, x, ws / 1024);
+				pairs, level, c.ratio, ws / 1024);
+		else if (c.rel == CMP_SAME)
+			verdict_headline(
+				v,
+				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took the same time as one per pair, within the noise (%s, %.0f KiB each)",
+				split ? ""
+				      : "no pair was split across caches; ",
+				pairs, level, rt, ws / 1024);
 		else
 			verdict_headline(
 				v,
-				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took the same time as one per pair, within the noise (%.2f×, %.0f KiB each)",
+				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread and one per pair could not be told apart within the noise (%.2f×): %s",
 				split ? ""
 				      : "no pair was split across caches; ",
-				pairs, level, x, ws / 1024);
+				pairs, level, c.ratio, compare_why_not(&c));
 		return;
 	}
 	for (int k = 0; k < r->npoints; k++) {
 		const struct rr_point *t = &r->points[k];
 		const struct rr_point *rate;
-		if (strcmp(t->chart, "time"))
+		if (strcmp(t->chart, CS_TIME))
 			continue;
-		rate = rr_point_find_label(r, "rate", t->series, t->x_label);
+		rate = rr_point_find_label(r, CS_RATE, t->series, t->x_label);
 		verdict_headline(v, "%s: %.3g s per round, %.1f GB/s read%s",
 				 t->x_label, t->y, rate ? rate->y : 0,
 				 split ? ""
@@ -639,7 +690,7 @@ static void cs_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	LESSON("split-pair", "A pair split across caches",
 	       "how many times longer does a pair of threads take when its two threads do not share a cache?",
-	       "pairs=1 passes=4 repeat=3", "x", "split_over_shared", "time"),
+	       "pairs=1 passes=4 repeat=3", "x", KEY_SPLIT, CS_TIME),
 	{0}};
 
 /* The rulebook (rules.h): what its comparisons need. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "experiment.h"
 #include "pair_plan.h"
 #include "rates.h"
@@ -63,12 +64,22 @@ static const struct param params[] = {
 		  "round trips timed together as one sample"),
 	{0}};
 
+/*
+ * The names run and describe share, defined once: the charts, the bars'
+ * series and the placement label of the cpus measured.
+ */
+#define C2C_LATENCY "latency"
+#define C2C_BY_RELATION "by_relation"
+#define C2C_BARS "median over pairs"
+#define C2C_MEASURED "cpus measured"
+
 static const struct chart charts[] = {
-	CHART("latency", CHART_HEATMAP,
+	CHART(C2C_LATENCY, CHART_HEATMAP,
 	      "Round trip of one cache line between two CPUs", "answering cpu",
 	      "writing cpu"),
-	CHART("by_relation", CHART_BAR, "Round trip by what the two CPUs share",
-	      "the two cpus", "round trip (ns)"),
+	CHART(C2C_BY_RELATION, CHART_BAR,
+	      "Round trip by what the two CPUs share", "the two cpus",
+	      "round trip (ns)"),
 	{0}};
 
 static const char *const summary_keys[] = {"round_trip_ns_*", NULL};
@@ -316,8 +327,8 @@ static void emit_relations(struct run_ctx *ctx, const struct pair_plan *plan,
 
 	for (int c = 0; c < plan->nclasses; c++) {
 		char key[96], label[96];
-		struct point p = {.chart = "by_relation",
-				  .series = "median over pairs",
+		struct point p = {.chart = C2C_BY_RELATION,
+				  .series = C2C_BARS,
 				  .x = c,
 				  .x_label = label,
 				  .unit = "ns",
@@ -357,7 +368,7 @@ static int measured_cells(const struct run_result *r)
 	int n = 0;
 
 	for (int i = 0; i < r->ncells; i++)
-		if (!strcmp(r->cells[i].chart, "latency") &&
+		if (!strcmp(r->cells[i].chart, C2C_LATENCY) &&
 		    r->cells[i].value == r->cells[i].value)
 			n++;
 	return n;
@@ -373,15 +384,15 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 {
 	const struct c2c_params *cp = r->params;
 	const struct rr_point *bar[C2C_MAX_BARS];
-	const struct rr_placement *pl = rr_placement_find(r, "cpus measured");
+	const struct rr_placement *pl = rr_placement_find(r, C2C_MEASURED);
 	struct strbuf text = STRBUF_INIT, spread = STRBUF_INIT;
 	char phrase[128], last_phrase[128] = "";
 	int nbars = 0, moved = 0;
 
 	for (int i = 0; i < r->npoints && nbars < C2C_MAX_BARS; i++) {
 		const struct rr_point *p = &r->points[i];
-		if (!strcmp(p->chart, "by_relation") && p->n >= 1 &&
-		    p->x_label && !strcmp(p->series, "median over pairs"))
+		if (!strcmp(p->chart, C2C_BY_RELATION) && p->n >= 1 &&
+		    p->x_label && !strcmp(p->series, C2C_BARS))
 			bar[nbars++] = p;
 	}
 	qsort(bar, (size_t)nbars, sizeof(bar[0]), bar_cmp);
@@ -414,11 +425,23 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 		strbuf_addf(&spread, "%s%s %.0f-%.0f ns (%d pair%s)",
 			    k ? "; " : "", bar[k]->x_label, bar[k]->min,
 			    bar[k]->max, bar[k]->n, bar[k]->n == 1 ? "" : "s");
-		if (k > 0 && rr_point_compare(bar[k], bar[k - 1]) == 0)
-			verdict_note(
-				v, "info",
-				"pairs %s and pairs %s cannot be told apart here: their round trips overlap",
-				last_phrase, phrase);
+		if (k > 0) {
+			struct comparison c;
+			compare_points(bar[k], bar[k - 1],
+				       experiment_precision(r->exp), &c);
+			if (c.rel == CMP_SAME)
+				verdict_note(
+					v, "info",
+					"pairs %s and pairs %s cannot be told apart here: their round trips are the same within %.0f%%",
+					last_phrase, phrase,
+					100 * experiment_precision(r->exp));
+			else if (c.rel == CMP_FEW || c.rel == CMP_UNSURE)
+				verdict_note(
+					v, "info",
+					"pairs %s and pairs %s cannot be told apart here: their round trips overlap (%s)",
+					last_phrase, phrase,
+					compare_why_not(&c));
+		}
 		snprintf(last_phrase, sizeof(last_phrase), "%s", phrase);
 	}
 	if (nbars > 1)
@@ -500,7 +523,7 @@ static void c2c_precheck(const void *params, const struct common_params *common,
 static void emit_diagonal(struct run_ctx *ctx, int n, char (*labels)[64])
 {
 	for (int i = 0; i < n; i++) {
-		struct cell c = {.chart = "latency",
+		struct cell c = {.chart = C2C_LATENCY,
 				 .row = i,
 				 .col = i,
 				 .row_label = labels[i],
@@ -564,14 +587,14 @@ static int c2c_run(struct run_ctx *ctx)
 		if (n)
 			emit_diagonal(ctx, n, labels);
 		team_describe(t, 0, only, only, &place[0]);
-		sink_placement(ctx->sink, "cpus measured", place, 1);
+		sink_placement(ctx->sink, C2C_MEASURED, place, 1);
 		goto out;
 	}
 	emit_diagonal(ctx, n, labels);
 	every = plan.npairs / 256 + 1;
 	for (p = 0; p < plan.npairs && !rc; p++) {
 		const struct cpu_pair *pr = &plan.pair[p];
-		struct cell c = {.chart = "latency",
+		struct cell c = {.chart = C2C_LATENCY,
 				 .row = pr->row,
 				 .col = pr->col,
 				 .row_label = labels[pr->row],
@@ -620,7 +643,7 @@ static int c2c_run(struct run_ctx *ctx)
 	/* one placement record: which cpus took part, as each was seen */
 	for (int i = 0; i < n; i++)
 		team_describe(t, i, plan.cpu[i], seen[i], &place[i]);
-	sink_placement(ctx->sink, "cpus measured", place, n);
+	sink_placement(ctx->sink, C2C_MEASURED, place, n);
 	if (rc)
 		goto out;
 	sink_progress(ctx->sink, (double)plan.npairs, (double)plan.npairs,
@@ -676,7 +699,7 @@ static const struct lesson lessons[] = {
 	LESSON("round-trip", "A cache line's round trip",
 	       "how many nanoseconds does one cache line take to go to another core and back?",
 	       "samples=40 round_trips=500", "ns", "round_trip_ns_*",
-	       "by_relation"),
+	       C2C_BY_RELATION),
 	{0}};
 
 /* The rulebook (rules.h): what its comparisons need. */

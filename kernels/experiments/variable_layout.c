@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
+#include "contend.h"
 #include "experiment.h"
 #include "rates.h"
 #include "stats.h"
@@ -22,11 +24,31 @@
 
 #define VL_MAX_THREADS 1024
 /*
- * Distance that keeps two words out of each other's way: a line on
- * machines with 128-byte lines, and the pair of 64-byte lines that x86's
- * adjacent-line prefetcher fetches together.
+ * Distance that keeps two words out of each other's way: the pair of
+ * 64-byte lines that x86's adjacent-line prefetcher fetches together
+ * (contend.h: false_sharing and atomic_increment use the same).
  */
-#define VL_APART 128
+#define VL_APART CONTEND_APART
+
+/*
+ * The names run and describe share, defined once: each chart with its
+ * series, the summary keys and (vl_label) the placement labels.
+ */
+#define VL_LAYOUTS "layouts"
+#define VL_LAYOUTS_SERIES "time"
+#define VL_FOOTPRINT "footprint"
+#define VL_FOOTPRINT_SERIES "bytes per thread"
+#define VL_READERS "readers"
+#define VL_READERS_SERIES "read"
+#define VL_TLS "tls_access"
+#define VL_TLS_SERIES "access"
+#define VL_START "thread_start"
+#define VL_START_SERIES "start"
+#define KEY_LAYOUT "layout_slowdown"
+#define KEY_READER "reader_slowdown"
+#define KEY_DSO_FOUND "dso_found"
+#define KEY_DSO_EXTRA "dso_tls_extra_ns"
+#define KEY_BIG_START "big_tls_start_extra_us"
 
 enum vl_part { PART_LAYOUTS, PART_READERS, PART_TLS_ACCESS, PART_THREAD_START };
 
@@ -60,29 +82,28 @@ static const struct param params[] = {
 	{0}};
 
 static const struct chart charts[] = {
-	CHART("layouts", CHART_BAR,
+	CHART(VL_LAYOUTS, CHART_BAR,
 	      "Time per operation (two updates of a thread's own variables), by layout",
 	      "layout", "ns per operation"),
-	CHART("footprint", CHART_BAR,
+	CHART(VL_FOOTPRINT, CHART_BAR,
 	      "Memory each thread's two variables take, by layout", "layout",
 	      "bytes per thread"),
-	CHART("readers", CHART_BAR,
+	CHART(VL_READERS, CHART_BAR,
 	      "Readers of a read-mostly word while another thread writes",
 	      "where the read-mostly word is", "ns per read"),
-	CHART("tls_access", CHART_BAR,
-	      "One access to a variable, by where it lives", "variable",
-	      "ns per access (call included)"),
-	CHART("thread_start", CHART_BAR,
+	CHART(VL_TLS, CHART_BAR, "One access to a variable, by where it lives",
+	      "variable", "ns per access (call included)"),
+	CHART(VL_START, CHART_BAR,
 	      "Starting and joining a thread that uses one thread-local variable",
 	      "the thread uses", "µs per thread"),
 	{0}};
 
 static const char *const summary_keys[] = {"threads",
-					   "layout_slowdown",
-					   "reader_slowdown",
-					   "dso_found",
-					   "dso_tls_extra_ns",
-					   "big_tls_start_extra_us",
+					   KEY_LAYOUT,
+					   KEY_READER,
+					   KEY_DSO_FOUND,
+					   KEY_DSO_EXTRA,
+					   KEY_BIG_START,
 					   "exe_tls_block_bytes",
 					   NULL};
 
@@ -94,9 +115,15 @@ static const char *const layout_names[LAY_N] = {"global array", "__thread",
 
 enum vl_where { AT_SAME_LINE, AT_SECTION, AT_RODATA, AT_N };
 
-static const char *const where_names[AT_N] = {"same line as the written word",
-					      "own section (.data.read_mostly)",
-					      ".rodata (const)"};
+static const char *const where_names[AT_N] = {
+	"same line as the written word", "own section (numalab_read_mostly)",
+	".rodata (const)"};
+
+/* "layouts: global array", "readers: .rodata (const)" */
+static void vl_label(char *buf, size_t len, const char *chart, const char *name)
+{
+	snprintf(buf, len, "%s: %s", chart, name);
+}
 
 enum vl_access { ACC_GLOBAL, ACC_TLS_EXE, ACC_TLS_DSO, ACC_N };
 
@@ -131,13 +158,19 @@ static struct {
 	volatile unsigned long cold;
 } vl_line __attribute__((aligned(VL_APART))) = {0, 42};
 
-/* The read-mostly word in a section of its own, padded so nothing written
- * follows it. */
+/*
+ * The read-mostly word in a section of its own, aligned and padded to
+ * VL_APART so nothing written shares its pair of lines. The section name
+ * has no dot on purpose: the default linker script folds every .data.*
+ * input section (.data.read_mostly included) into .data, where a written
+ * word could follow; a name it does not know stays an output section of
+ * its own (readelf -S shows numalab_read_mostly, 128 bytes).
+ */
 static struct {
 	unsigned long v;
 	char pad[VL_APART - sizeof(unsigned long)];
-} vl_apart __attribute__((section(".data.read_mostly"), aligned(VL_APART))) = {
-	.v = 42};
+} vl_apart __attribute__((section("numalab_read_mostly"),
+			  aligned(VL_APART))) = {.v = 42};
 
 /* The same word as a constant: the tool chain puts it in .rodata. */
 static const unsigned long vl_rodata[VL_APART / sizeof(unsigned long)]
@@ -240,15 +273,18 @@ static size_t exe_tls_bytes(void)
 
 /*
  * Emits one categorical point: the rounds' times scaled to a unit per
- * operation (scale: units per second divided by operations per round).
- * Returns the median.
+ * operation (scale: units per second divided by operations per round),
+ * with the median share of a round its threads ran together ("overlap",
+ * 1 for one thread) and extra_key's number when given. Returns the
+ * median.
  */
 static double emit_scaled(struct run_ctx *ctx, const char *chart,
 			  const char *series, int x, const char *label,
 			  const struct team_result *res, double scale,
 			  const char *unit, const char *extra_key, double extra)
 {
-	const char *const keys[] = {extra_key};
+	const char *const keys[] = {"overlap", extra_key};
+	const double vals[] = {team_overlap_median(res), extra};
 
 	return team_points_time(ctx->sink,
 				(struct point){.chart = chart,
@@ -257,8 +293,8 @@ static double emit_scaled(struct run_ctx *ctx, const char *chart,
 					       .x_label = label,
 					       .unit = unit,
 					       .extra_keys = keys,
-					       .extra_vals = &extra,
-					       .nextra = extra_key ? 1 : 0},
+					       .extra_vals = vals,
+					       .nextra = extra_key ? 2 : 1},
 				res, scale);
 }
 
@@ -367,16 +403,17 @@ static int run_layouts(struct run_ctx *ctx, const int *cpus, int n)
 		char label[64];
 
 		j.layout = (enum vl_layout)l;
-		snprintf(label, sizeof(label), "layouts: %s", layout_names[l]);
+		vl_label(label, sizeof(label), VL_LAYOUTS, layout_names[l]);
 		sink_progress(ctx->sink, l, 4 * LAY_N, label);
 		rc = team_points_run(ctx, &job, &res, label, VL_WRONG);
 		if (rc)
 			break;
-		t[l] = emit_scaled(ctx, "layouts", "time", l, layout_names[l],
-				   &res, 1e9 / (double)vp->ops, "ns", NULL, 0);
+		t[l] = emit_scaled(ctx, VL_LAYOUTS, VL_LAYOUTS_SERIES, l,
+				   layout_names[l], &res, 1e9 / (double)vp->ops,
+				   "ns", NULL, 0);
 		sink_point(ctx->sink,
-			   &(struct point){.chart = "footprint",
-					   .series = "bytes per thread",
+			   &(struct point){.chart = VL_FOOTPRINT,
+					   .series = VL_FOOTPRINT_SERIES,
 					   .x = l,
 					   .x_label = layout_names[l],
 					   .y = (double)footprint(
@@ -385,7 +422,7 @@ static int run_layouts(struct run_ctx *ctx, const int *cpus, int n)
 		team_result_free(&res);
 	}
 	if (!rc && t[LAY_GROUPED] > 0)
-		sink_summary(ctx->sink, "layout_slowdown",
+		sink_summary(ctx->sink, KEY_LAYOUT,
 			     t[LAY_GLOBAL] / t[LAY_GROUPED], "x");
 out:
 	free(j.heap);
@@ -458,18 +495,18 @@ static int run_readers(struct run_ctx *ctx, const int *cpus, int n)
 		long dist = labs(
 			(long)((uintptr_t)words[w] - (uintptr_t)&vl_line.hot));
 
-		snprintf(label, sizeof(label), "readers: %s", where_names[w]);
+		vl_label(label, sizeof(label), VL_READERS, where_names[w]);
 		sink_progress(ctx->sink, LAY_N + w, 4 * LAY_N, label);
 		rc = team_points_run(ctx, &job, &res, label, VL_WRONG);
 		if (rc)
 			break;
-		t[w] = emit_scaled(ctx, "readers", "read", w, where_names[w],
-				   &res, 1e9 / (double)vp->ops, "ns",
-				   "bytes_from_written", (double)dist);
+		t[w] = emit_scaled(ctx, VL_READERS, VL_READERS_SERIES, w,
+				   where_names[w], &res, 1e9 / (double)vp->ops,
+				   "ns", "bytes_from_written", (double)dist);
 		team_result_free(&res);
 	}
 	if (!rc && t[AT_SECTION] > 0)
-		sink_summary(ctx->sink, "reader_slowdown",
+		sink_summary(ctx->sink, KEY_READER,
 			     t[AT_SAME_LINE] / t[AT_SECTION], "x");
 	return rc;
 }
@@ -538,13 +575,13 @@ static int run_tls_access(struct run_ctx *ctx, const int *cpus,
 		rc = team_points_run(ctx, &job, &res, label, VL_WRONG);
 		if (rc)
 			break;
-		t[a] = emit_scaled(ctx, "tls_access", "access", a,
+		t[a] = emit_scaled(ctx, VL_TLS, VL_TLS_SERIES, a,
 				   access_names[a], &res, 1e9 / (double)vp->ops,
 				   "ns", NULL, 0);
 		team_result_free(&res);
 	}
 	if (!rc && small->handle)
-		sink_summary(ctx->sink, "dso_tls_extra_ns",
+		sink_summary(ctx->sink, KEY_DSO_EXTRA,
 			     t[ACC_TLS_DSO] - t[ACC_TLS_EXE], "ns");
 	return rc;
 }
@@ -624,13 +661,13 @@ static int run_thread_start(struct run_ctx *ctx, const int *cpus,
 		if (rc)
 			break;
 		t[s] = emit_scaled(
-			ctx, "thread_start", "start", s, start_names[s], &res,
+			ctx, VL_START, VL_START_SERIES, s, start_names[s], &res,
 			1e6 / (double)vp->starts, "µs", "tls_block_bytes",
 			which[s] ? (double)which[s]->bytes() : 0);
 		team_result_free(&res);
 	}
 	if (!rc && big->handle)
-		sink_summary(ctx->sink, "big_tls_start_extra_us",
+		sink_summary(ctx->sink, KEY_BIG_START,
 			     t[START_BIG] - t[START_NONE], "µs");
 	return rc;
 }
@@ -666,7 +703,7 @@ static int vl_run(struct run_ctx *ctx)
 			dso_close(&small);
 			dso_close(&big);
 		}
-		sink_summary(ctx->sink, "dso_found", found, NULL);
+		sink_summary(ctx->sink, KEY_DSO_FOUND, found, NULL);
 		if (vp->parts & (1u << PART_TLS_ACCESS))
 			rc = run_tls_access(ctx, cpus, &small);
 		if (!rc && (vp->parts & (1u << PART_THREAD_START)))
@@ -699,142 +736,239 @@ static int one_core(const struct rr_placement *p)
 	return 1;
 }
 
-/* Whether two threads of a placement could race for a line: distinct CPUs. Says
- * why not into v. */
-static int can_race(const struct run_result *r, const char *label,
-		    const char *what, struct verdict *v)
-{
-	const struct rr_placement *p = rr_placement_find(r, label);
+/* What the describe hooks build: the headline, and why none could be said. */
+struct vl_say {
+	char head[VERDICT_TEXT_LEN];
+	char fail[VERDICT_TEXT_LEN]; /* the first reason a comparison failed */
+};
 
-	if (!p || p->n < 2) {
-		verdict_note(
-			v, "cannot",
+static void failed(struct vl_say *say, const char *why)
+{
+	if (!say->fail[0])
+		snprintf(say->fail, sizeof(say->fail), "%s", why);
+}
+
+/*
+ * Whether two threads of the team chart/name could race for a line:
+ * distinct CPUs. Says why not into v, and marks key with it.
+ */
+static int can_race(const struct run_result *r, const char *chart,
+		    const char *name, const char *what, const char *key,
+		    struct verdict *v, struct vl_say *say)
+{
+	char label[96], why[VERDICT_TEXT_LEN];
+	const struct rr_placement *p;
+
+	vl_label(label, sizeof(label), chart, name);
+	p = rr_placement_find(r, label);
+	if (!p || p->n < 2)
+		snprintf(
+			why, sizeof(why),
 			"%s needs two threads running at once; this run had %d",
 			what, p ? p->n : 1);
-		return 0;
-	}
-	if (rr_placement_distinct_cpus(p) < 2) {
-		verdict_note(
-			v, "cannot",
+	else if (rr_placement_distinct_cpus(p) < 2)
+		snprintf(
+			why, sizeof(why),
 			"%s needs threads on distinct cpus, but its %d threads were all seen on one cpu",
 			what, p->n);
-		return 0;
+	else {
+		if (one_core(p))
+			verdict_note(
+				v, "warn",
+				"%s: the threads ran on SMT siblings of one core, which share the L1, so a shared line hardly moves; placement=spread puts them on separate cores",
+				what);
+		return 1;
 	}
-	if (one_core(p))
-		verdict_note(
-			v, "warn",
-			"%s: the threads ran on SMT siblings of one core, which share the L1, so a shared line hardly moves; placement=spread puts them on separate cores",
-			what);
-	return 1;
+	verdict_note(v, "cannot", "%s", why);
+	verdict_mark(v, key, VERDICT_DISOWNED, "%s", why);
+	failed(say, why);
+	return 0;
+}
+
+/*
+ * Compares shared (a word sharing its line with another thread's) with
+ * apart for summary key, through compare.h: when the threads ran
+ * together for less than the rulebook's floor of a round, nothing may be
+ * stated; under full overlap a slowdown is a lower bound. why gets the
+ * words of the key's mark ("" when the number stands as measured).
+ * Returns how the threads overlapped.
+ */
+static enum contend_overlap
+contended(const struct run_result *r, const struct rr_point *shared,
+	  const struct rr_point *apart, const char *key, const char *what,
+	  struct comparison *c, struct verdict *v, char *why, size_t len)
+{
+	enum contend_overlap o;
+
+	compare_points(shared, apart, experiment_precision(r->exp), c);
+	o = contend_overlap(c, contend_floor(r->exp));
+	why[0] = '\0';
+	if (o == CONTEND_TOO_LITTLE)
+		snprintf(
+			why, len,
+			"the threads ran at the same time for only %.0f%% of a round, so they hardly contended: %s could not be measured (other processes held the cpus, or one thread finished before the other started)",
+			100 * c->together, what);
+	else if (c->rel == CMP_MORE && c->lower_bound)
+		snprintf(
+			why, len,
+			"the threads ran together only %.0f%% of a round, so the full penalty is larger",
+			100 * c->together);
+	else if (c->rel == CMP_LESS)
+		snprintf(
+			why, len,
+			"sharing the line came out faster than keeping apart, which sharing cannot cause: the machine's load changed between the two");
+	else if (c->rel == CMP_FEW || c->rel == CMP_UNSURE)
+		snprintf(why, len, "%s", compare_why_not(c));
+	if (why[0])
+		verdict_mark(v, key,
+			     c->rel == CMP_MORE && o != CONTEND_TOO_LITTLE
+				     ? VERDICT_AT_LEAST
+				     : VERDICT_DISOWNED,
+			     "%s", why);
+	return o;
 }
 
 static void say_layouts(const struct run_result *r, struct verdict *v,
-			char *head, size_t len)
+			struct vl_say *say)
 {
+	double tol = experiment_precision(r->exp);
 	const struct rr_point *g =
-		pt(r, "layouts", "time", layout_names[LAY_GLOBAL]);
+		pt(r, VL_LAYOUTS, VL_LAYOUTS_SERIES, layout_names[LAY_GLOBAL]);
 	const struct rr_point *tl =
-		pt(r, "layouts", "time", layout_names[LAY_TLS]);
+		pt(r, VL_LAYOUTS, VL_LAYOUTS_SERIES, layout_names[LAY_TLS]);
 	const struct rr_point *pd =
-		pt(r, "layouts", "time", layout_names[LAY_PADDED]);
+		pt(r, VL_LAYOUTS, VL_LAYOUTS_SERIES, layout_names[LAY_PADDED]);
 	const struct rr_point *gr =
-		pt(r, "layouts", "time", layout_names[LAY_GROUPED]);
-	const struct rr_point *fp = pt(r, "footprint", "bytes per thread",
+		pt(r, VL_LAYOUTS, VL_LAYOUTS_SERIES, layout_names[LAY_GROUPED]);
+	const struct rr_point *fp = pt(r, VL_FOOTPRINT, VL_FOOTPRINT_SERIES,
 				       layout_names[LAY_PADDED]);
-	const struct rr_point *fg = pt(r, "footprint", "bytes per thread",
+	const struct rr_point *fg = pt(r, VL_FOOTPRINT, VL_FOOTPRINT_SERIES,
 				       layout_names[LAY_GROUPED]);
+	struct comparison c, c2;
+	char why[VERDICT_TEXT_LEN], rt[64];
 
 	if (!g || !gr)
 		return;
-	if (!can_race(r, "layouts: global array",
-		      "false sharing in the global array", v))
+	if (!can_race(r, VL_LAYOUTS, layout_names[LAY_GLOBAL],
+		      "false sharing in the global array", KEY_LAYOUT, v, say))
 		return;
-	int c = rr_point_compare(g, gr);
-	if (c > 0) {
+	if (contended(r, g, gr, KEY_LAYOUT, "false sharing in the global array",
+		      &c, v, why, sizeof(why)) == CONTEND_TOO_LITTLE) {
+		verdict_note(v, "cannot", "%s", why);
+		failed(say, why);
+		return;
+	}
+	compare_ratio_text(&c, 0, rt, sizeof(rt));
+	if (c.rel == CMP_MORE) {
 		snprintf(
-			head, len,
-			"a global array of counters made each update %.1f× slower than a padded per-thread struct: neighbouring threads' counters shared a line",
-			g->y / gr->y);
+			say->head, sizeof(say->head),
+			"a global array of counters made each update %s slower than a padded per-thread struct: neighbouring threads' counters shared a line%s%s",
+			rt, why[0] ? "; " : "", why);
 		verdict_note(
 			v, "info",
 			"global array %.1f ns, __thread %.1f ns, padded %.1f ns, grouped and padded %.1f ns per operation",
 			g->y, tl ? tl->y : 0, pd ? pd->y : 0, gr->y);
+	} else if (c.rel == CMP_SAME) {
+		verdict_note(
+			v, "warn",
+			"the global array (%.1f ns) and the padded struct (%.1f ns) took the same time within %.0f%%: neighbouring counters in one line did not slow these threads",
+			g->y, gr->y, 100 * tol);
 	} else {
 		verdict_note(
 			v, "warn",
-			"the global array (%.1f ns) and the padded struct (%.1f ns) could not be told apart: their rounds overlap; ask for more ops or repeats",
-			g->y, gr->y);
+			"the global array (%.1f ns) and the padded struct (%.1f ns) could not be told apart: %s; ask for more ops or repeats",
+			g->y, gr->y, why);
+		failed(say, why);
 	}
-	if (tl && rr_point_compare(g, tl) > 0)
-		verdict_note(
-			v, "info",
-			"__thread variables avoided the false sharing too (%.1f ns against %.1f ns): each thread's copy lives in its own TLS block",
-			tl->y, g->y);
+	if (tl) {
+		compare_points(g, tl, tol, &c2);
+		if (c2.rel == CMP_MORE)
+			verdict_note(
+				v, "info",
+				"__thread variables avoided the false sharing too (%.1f ns against %.1f ns): each thread's copy lives in its own TLS block",
+				tl->y, g->y);
+	}
 	if (pd && fp && fg) {
-		int cg = rr_point_compare(pd, gr);
+		compare_points(pd, gr, tol, &c2);
 		verdict_note(
 			v, "info",
 			"grouping the two variables in one padded line took %.0f B per thread instead of %.0f B with each padded alone, and was %s",
 			fg->y, fp->y,
-			cg > 0	 ? "faster"
-			: cg < 0 ? "slower"
-				 : "as fast within the noise");
+			c2.rel == CMP_MORE   ? "faster"
+			: c2.rel == CMP_LESS ? "slower"
+			: c2.rel == CMP_SAME ? "as fast"
+					     : "not told apart from it");
 	}
 }
 
 static void say_readers(const struct run_result *r, struct verdict *v,
-			char *head, size_t len)
+			struct vl_say *say)
 {
-	const struct rr_point *same =
-		pt(r, "readers", "read", where_names[AT_SAME_LINE]);
-	const struct rr_point *sec =
-		pt(r, "readers", "read", where_names[AT_SECTION]);
-	const struct rr_point *ro =
-		pt(r, "readers", "read", where_names[AT_RODATA]);
 	const struct vl_params *vp = r->params;
+	const struct rr_point *same, *sec, *ro;
+	struct comparison c;
+	char why[VERDICT_TEXT_LEN], rt[64];
 
-	if (!same || !sec) {
-		if (vp && (vp->parts & (1u << PART_READERS)) && vp->threads < 2)
-			verdict_note(
-				v, "cannot",
-				"readers of a read-mostly word need a writer and a reader at once: ask for threads=2 or more");
+	/* with one thread the readers part does not run (vl_run) */
+	if (vp->threads < 2) {
+		verdict_note(
+			v, "cannot",
+			"readers of a read-mostly word need a writer and a reader at once: ask for threads=2 or more");
 		return;
 	}
-	if (!can_race(r, "readers: same line as the written word",
-		      "the read-mostly word", v))
+	same = pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_SAME_LINE]);
+	sec = pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_SECTION]);
+	if (!sec) /* a run stored before the section was renamed */
+		sec = pt(r, VL_READERS, VL_READERS_SERIES,
+			 "own section (.data.read_mostly)");
+	ro = pt(r, VL_READERS, VL_READERS_SERIES, where_names[AT_RODATA]);
+	if (!same || !sec)
 		return;
-	if (rr_point_compare(same, sec) > 0) {
+	if (!can_race(r, VL_READERS, where_names[AT_SAME_LINE],
+		      "the read-mostly word", KEY_READER, v, say))
+		return;
+	if (contended(r, same, sec, KEY_READER,
+		      "what a written neighbour costs the readers", &c, v, why,
+		      sizeof(why)) == CONTEND_TOO_LITTLE) {
+		verdict_note(v, "cannot", "%s", why);
+		failed(say, why);
+		return;
+	}
+	compare_ratio_text(&c, 0, rt, sizeof(rt));
+	if (c.rel == CMP_MORE) {
 		verdict_note(
 			v, "info",
 			"a read-mostly word in the written word's line cost its readers %.1f ns per read, %.1f ns in a section of its own%s",
 			same->y, sec->y, ro ? " (and as much in .rodata)" : "");
-		if (!head[0])
+		if (!say->head[0])
 			snprintf(
-				head, len,
-				"readers paid %.1f× per read when their read-mostly word shared a line with a written one",
-				same->y / sec->y);
+				say->head, sizeof(say->head),
+				"readers paid %s per read when their read-mostly word shared a line with a written one%s%s",
+				rt, why[0] ? "; " : "", why);
 	} else {
 		verdict_note(
 			v, "warn",
-			"the readers' cost beside the written word (%.1f ns) and apart (%.1f ns) could not be told apart",
-			same->y, sec->y);
+			"the readers' cost beside the written word (%.1f ns) and apart (%.1f ns) could not be told apart%s%s",
+			same->y, sec->y, why[0] ? ": " : "", why);
+		if (why[0])
+			failed(say, why);
 	}
 }
 
-static void say_tls(const struct run_result *r, struct verdict *v, char *head,
-		    size_t len)
+static void say_tls(const struct run_result *r, struct verdict *v,
+		    struct vl_say *say)
 {
-	const struct rr_point *exe =
-		pt(r, "tls_access", "access", access_names[ACC_TLS_EXE]);
-	const struct rr_point *dso =
-		pt(r, "tls_access", "access", access_names[ACC_TLS_DSO]);
-	const struct rr_point *none =
-		pt(r, "thread_start", "start", start_names[START_NONE]);
-	const struct rr_point *big =
-		pt(r, "thread_start", "start", start_names[START_BIG]);
+	const struct vl_params *vp = r->params;
+	double tol = experiment_precision(r->exp);
+	int acc = vp->parts & (1u << PART_TLS_ACCESS);
+	int start = vp->parts & (1u << PART_THREAD_START);
+	const struct rr_point *exe = NULL, *dso = NULL, *none = NULL,
+			      *big = NULL;
+	struct comparison c;
 	double found = 1;
 
-	if (rr_summary_get(r, "dso_found", &found) == 0 && !found) {
+	/* a TLS part (the caller checked one was asked for) emits dso_found */
+	if (rr_summary_get(r, KEY_DSO_FOUND, &found) == 0 && !found) {
 		verdict_note(
 			v, "cannot",
 			"TLS in a shared object was not measured: " DSO_SMALL
@@ -842,54 +976,93 @@ static void say_tls(const struct run_result *r, struct verdict *v, char *head,
 			" were not found beside the binary (make builds them into the build folder)");
 		return;
 	}
+	if (acc) {
+		exe = pt(r, VL_TLS, VL_TLS_SERIES, access_names[ACC_TLS_EXE]);
+		dso = pt(r, VL_TLS, VL_TLS_SERIES, access_names[ACC_TLS_DSO]);
+	}
+	if (start) {
+		none = pt(r, VL_START, VL_START_SERIES,
+			  start_names[START_NONE]);
+		big = pt(r, VL_START, VL_START_SERIES, start_names[START_BIG]);
+	}
 	if (exe && dso) {
-		int c = rr_point_compare(dso, exe);
-		if (c > 0)
+		compare_points(dso, exe, tol, &c);
+		if (c.rel == CMP_MORE)
 			verdict_note(
 				v, "info",
 				"a __thread variable of a dlopen'ed object cost %.1f ns per access against %.1f ns in the program: its address comes from __tls_get_addr each time",
 				dso->y, exe->y);
-		else
+		else {
 			verdict_note(
 				v, "warn",
 				"TLS in the dlopen'ed object (%.1f ns) was %s TLS in the program (%.1f ns) here",
 				dso->y,
-				c < 0 ? "cheaper than" : "not told apart from",
+				c.rel == CMP_LESS   ? "cheaper than"
+				: c.rel == CMP_SAME ? "as cheap as"
+						    : "not told apart from",
 				exe->y);
+			if (c.rel != CMP_SAME)
+				verdict_mark(
+					v, KEY_DSO_EXTRA, VERDICT_DISOWNED,
+					"%s",
+					c.rel == CMP_LESS
+						? "TLS in the dlopen'ed object came out cheaper than in the program, which its extra call cannot cause"
+						: compare_why_not(&c));
+		}
 	}
 	if (none && big) {
-		if (rr_point_compare(big, none) > 0) {
+		compare_points(big, none, tol, &c);
+		if (c.rel == CMP_MORE) {
 			verdict_note(
 				v, "info",
 				"a thread that touched one variable of an object with a 1 MiB TLS block took %.0f µs to start and join, %.0f µs without: the whole block is allocated on that first touch",
 				big->y, none->y);
-			if (!head[0])
+			if (!say->head[0])
 				snprintf(
-					head, len,
+					say->head, sizeof(say->head),
 					"one touch of a 1 MiB TLS block made a thread cost %.0f µs instead of %.0f µs",
 					big->y, none->y);
+		} else if (c.rel == CMP_SAME) {
+			verdict_note(
+				v, "warn",
+				"starting threads with and without a large TLS block took the same time within %.0f%% (%.0f and %.0f µs)",
+				100 * tol, big->y, none->y);
 		} else {
 			verdict_note(
 				v, "warn",
 				"starting threads with and without a large TLS block could not be told apart (%.0f and %.0f µs)",
 				big->y, none->y);
+			verdict_mark(
+				v, KEY_BIG_START, VERDICT_DISOWNED, "%s",
+				c.rel == CMP_LESS
+					? "threads with a large TLS block started faster than without, which its allocation cannot cause"
+					: compare_why_not(&c));
 		}
 	}
 }
 
 static void vl_describe(const struct run_result *r, struct verdict *v)
 {
-	char head[VERDICT_TEXT_LEN] = "";
+	const struct vl_params *vp = r->params;
+	struct vl_say say = {{0}, {0}};
 
-	say_layouts(r, v, head, sizeof(head));
-	say_readers(r, v, head, sizeof(head));
-	say_tls(r, v, head, sizeof(head));
+	/* each part's points are looked up only when the part was asked for */
+	if (vp->parts & (1u << PART_LAYOUTS))
+		say_layouts(r, v, &say);
+	if (vp->parts & (1u << PART_READERS))
+		say_readers(r, v, &say);
+	if (vp->parts & ((1u << PART_TLS_ACCESS) | (1u << PART_THREAD_START)))
+		say_tls(r, v, &say);
 	if (!r->complete)
 		verdict_note(
 			v, "warn",
 			"the run did not finish: what it says rests on the parts measured");
-	if (head[0])
-		verdict_headline(v, "%s", head);
+	if (say.head[0])
+		verdict_headline(v, "%s", say.head);
+	else if (say.fail[0])
+		verdict_headline(
+			v, "this run could not tell its layouts apart: %s",
+			say.fail);
 	else if (r->npoints)
 		verdict_headline(
 			v,
@@ -982,15 +1155,21 @@ static void vl_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)vp->threads * 2 * VL_APART + (2u << 20);
 }
 
+/*
+ * The classroom's questions, each on its own part: 30 million operations
+ * make rounds of about 0.1 s on a 2-core VM, long enough that the two
+ * threads overlap for most of one on a busy machine; 6 rounds are the
+ * fewest whose median has a 95% interval of its own (stats.c).
+ */
 static const struct lesson lessons[] = {
 	LESSON("global-array", "Counters in one global array",
 	       "how many times slower are 2 threads updating counters of one global array than counters padded to a line each?",
-	       "threads=2 repeat=3 warmup=1", "x", "layout_slowdown",
-	       "layouts"),
+	       "threads=2 parts=layouts ops=30000000 repeat=6 warmup=1", "x",
+	       KEY_LAYOUT, VL_LAYOUTS),
 	LESSON("read-mostly", "A read-mostly variable beside a written one",
 	       "how many times longer does a read take when the variable shares its line with one another thread writes?",
-	       "threads=2 repeat=3 warmup=1", "x", "reader_slowdown",
-	       "readers"),
+	       "threads=2 parts=readers ops=30000000 repeat=6 warmup=1", "x",
+	       KEY_READER, VL_READERS),
 	{0}};
 
 /* The rulebook (rules.h): what its comparisons need. */
@@ -1029,10 +1208,16 @@ const struct experiment exp_variable_layout = {
 		"cache at once, unless a word in the same line is written: "
 		"then each write throws it out of the readers' caches. One "
 		"thread writes a counter while the others read a constant "
-		"kept in the counter's line, in a section of its own "
-		"(.data.read_mostly, aligned and padded, as the article "
-		"suggests with section attributes), or in .rodata, where const "
-		"puts it.\n\n"
+		"kept in the counter's line, in a section of its own (as the "
+		"article suggests with section attributes), or in .rodata, "
+		"where const puts it. The section is named numalab_read_mostly, "
+		"without a dot: the default linker script folds every .data.* "
+		"section into .data, beside written variables, while a name it "
+		"does not know stays a section of its own (readelf -S shows "
+		"it); the word is also aligned and padded to 128 B, two 64 B "
+		"lines, because the adjacent-line prefetcher fetches lines in "
+		"pairs (false_sharing and atomic_increment keep their words "
+		"that far apart too).\n\n"
 		"The cost of TLS: a __thread variable of the program is found "
 		"at a fixed offset from the thread pointer, but one in a shared "
 		"object loaded with dlopen needs a call to __tls_get_addr to "

@@ -96,6 +96,17 @@ class Affinity(unittest.TestCase):
             self.assertTrue(any("cache_split" in n["text"] and n["level"] == "cannot"
                                 for n in doc["notes"]), doc["notes"])
 
+    def test_repeat_is_honoured(self):
+        # every placement runs repeat rounds (after warmup): one sample a round
+        doc = json.loads(numalab("run", "--json", "affinity", "threads=1", "size=64K",
+                                 "passes=1", "modes=created_pinned,unpinned",
+                                 "repeat=3", "warmup=1").stdout)
+        self.assertEqual(doc["status"], "done")
+        moves = [s for s in doc["samples"] if s["chart"] == "moves"]
+        self.assertEqual(len(moves), 2, moves)
+        for s in moves:
+            self.assertEqual(s["stats"]["n"], 3, s)
+
 
 class PolicySemantics(unittest.TestCase):
     def test_every_step_judged(self):

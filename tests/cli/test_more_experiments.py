@@ -69,7 +69,10 @@ class VariableLayout(unittest.TestCase):
         readers = points(doc, "readers")
         dist = {k: v["extra"]["bytes_from_written"] for k, v in readers.items()}
         self.assertLess(dist["same line as the written word"], 64)
-        self.assertGreaterEqual(dist["own section (.data.read_mostly)"], 128)
+        self.assertGreaterEqual(dist["own section (numalab_read_mostly)"], 128)
+        # every point of the layouts and readers says how long its threads ran together
+        for k, v in list(lay.items()) + list(readers.items()):
+            self.assertIn("overlap", v["extra"], k)
         self.assertGreaterEqual(dist[".rodata (const)"], 128)
         # make builds the shared objects next to the binary
         self.assertEqual(summary(doc, "dso_found"), 1)
@@ -81,6 +84,19 @@ class VariableLayout(unittest.TestCase):
         # the placement of each layout's team is recorded
         labels = {p["label"] for p in doc["placement"]}
         self.assertIn("layouts: global array", labels)
+
+    def test_read_mostly_section_is_its_own(self):
+        # the label says "own section": the linker must not have folded it into .data
+        readelf = shutil.which("readelf")
+        if not readelf:
+            skip_loudly(self, "readelf (binutils) is not installed")
+        out = subprocess.run([readelf, "-SW", BIN], capture_output=True, text=True,
+                             check=True).stdout
+        rows = [line.split() for line in out.splitlines() if "numalab_read_mostly" in line]
+        self.assertEqual(len(rows), 1, out)
+        row = rows[0][rows[0].index("numalab_read_mostly"):]
+        # name, type, address, offset, size: the one padded word, 128 bytes
+        self.assertEqual(int(row[4], 16), 128, row)
 
     def test_without_the_shared_objects(self):
         with tempfile.TemporaryDirectory() as d:

@@ -1,0 +1,26 @@
+/* contend.c - what the experiments of threads contending for a line share: the spacing that keeps words apart, and how long the threads must have run together */
+#include "contend.h"
+
+#include "rules.h"
+
+size_t contend_apart(int line_size)
+{
+	size_t two = 2 * (size_t)(line_size > 0 ? line_size : 64);
+
+	return two > CONTEND_APART ? two : CONTEND_APART;
+}
+
+double contend_floor(const struct experiment *exp)
+{
+	for (const struct rule *r = exp ? exp->rules : NULL; r && r->kind; r++)
+		if (r->kind == RULE_TOGETHER && r->floor > 0)
+			return r->floor;
+	return CONTEND_FLOOR;
+}
+
+enum contend_overlap contend_overlap(const struct comparison *c, double floor)
+{
+	if (c->together < floor)
+		return CONTEND_TOO_LITTLE;
+	return c->together < CMP_FULL_OVERLAP ? CONTEND_PARTLY : CONTEND_FULL;
+}
