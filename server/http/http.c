@@ -597,6 +597,10 @@ struct http_server *http_start(const struct http_config *cfg,
 	char port[16];
 	unsigned int flags;
 	int rc;
+	struct MHD_OptionItem tls_opts[] = {
+		{MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert},
+		{MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key},
+		{MHD_OPTION_END, 0, NULL}};
 
 	if (!srv) {
 		snprintf(err, errlen, "out of memory");
@@ -610,6 +614,7 @@ struct http_server *http_start(const struct http_config *cfg,
 	if (cfg->cors)
 		srv->cors = strdup(cfg->cors);
 	struct trust_config tc = {.listen_host = cfg->host,
+				  .tls = cfg->tls_cert != NULL,
 				  .allowed_hosts = cfg->allowed_hosts,
 				  .cors = cfg->cors,
 				  .quota_count = cfg->quota_count,
@@ -646,6 +651,16 @@ struct http_server *http_start(const struct http_config *cfg,
 		MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	if (cfg->tls_cert) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			snprintf(err, errlen,
+				 "this libmicrohttpd was built without TLS: it "
+				 "cannot serve HTTPS");
+			freeaddrinfo(ai);
+			goto fail;
+		}
+		flags |= MHD_USE_TLS;
+	}
 	srv->d = MHD_start_daemon(
 		flags, (uint16_t)cfg->port, on_accept, srv, on_request, srv,
 		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
@@ -658,7 +673,9 @@ struct http_server *http_start(const struct http_config *cfg,
 		MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		MHD_OPTION_ARRAY, cfg->tls_cert ? tls_opts : tls_opts + 2,
+		MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (!srv->d) {
 		snprintf(err, errlen, "cannot listen on %s:%d: %s", cfg->host,

@@ -34,6 +34,7 @@ struct trust {
 	char *listen_host;
 	struct strvec allowed;
 	char *cors;
+	int tls;
 	unsigned int quota_count;
 	size_t quota_bytes;
 	int quota_window_s;
@@ -55,6 +56,7 @@ struct trust *trust_new(const struct trust_config *cfg)
 		strvec_push(&t->allowed, *h);
 	t->listen_host = cfg->listen_host ? strdup(cfg->listen_host) : NULL;
 	t->cors = cfg->cors ? strdup(cfg->cors) : NULL;
+	t->tls = cfg->tls;
 	t->quota_count = cfg->quota_count;
 	t->quota_bytes = cfg->quota_bytes;
 	t->quota_window_s =
@@ -180,8 +182,10 @@ static int origin_ok(struct trust *t, struct MHD_Connection *conn,
 	if (cors_allows(t, origin))
 		return 1;
 	if (origin) {
-		if (strncasecmp(origin, "http://", 7) || !host ||
-		    strcasecmp(origin + 7, host))
+		const char *scheme = t->tls ? "https://" : "http://";
+		size_t n = strlen(scheme);
+		if (strncasecmp(origin, scheme, n) || !host ||
+		    strcasecmp(origin + n, host))
 			return 0;
 	}
 	return !site || !strcasecmp(site, "same-origin") ||

@@ -11,8 +11,9 @@ struct trust_config {
 	const char *listen_host; /* the name or address it listens on */
 	const char *const *allowed_hosts; /* --allowed-host, NULL-terminated */
 	const char *cors;		  /* the --cors origin, "*", or NULL */
-	unsigned int quota_count;	  /* imports per client per window */
-	size_t quota_bytes; /* import bytes per client per window */
+	int tls; /* it serves HTTPS: its own pages' origin is https:// */
+	unsigned int quota_count; /* imports per client per window */
+	size_t quota_bytes;	  /* import bytes per client per window */
 	int quota_window_s;
 	unsigned int
 		max_client_conns; /* connections at once from one address */
