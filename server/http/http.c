@@ -1,6 +1,7 @@
 /* http.c - libmicrohttpd daemon: connections, route table, bodies, auth */
 #define _GNU_SOURCE
 #include "http.h"
+#include "conns.h"
 #include "http_internal.h"
 #include "jsonlimit.h"
 #include "trust.h"
@@ -407,13 +408,22 @@ static unsigned int check_head(struct http_request *rq, char *msg, size_t len)
  * a query is cut here, in the buffer libmicrohttpd is about to parse, and
  * the request gets 414 once its head is in.
  */
+/* The connection's record in srv->conns (see on_connection). */
+static struct conn_rec *rec_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
 	struct http_request *rq = calloc(1, sizeof(*rq));
 	char *q = strchr(uri, '?');
 	size_t n = 0;
 
-	(void)conn;
+	conns_active(((struct http_server *)cls)->conns, rec_of(conn));
 	if (!rq)
 		return NULL;
 	rq->srv = cls;
@@ -433,10 +443,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	struct http_request *rq = *con_cls;
+	struct http_server *srv = cls;
 
-	(void)cls;
-	(void)conn;
 	(void)toe;
+	/* answered: idle from now on, the newest idle of its client */
+	conns_active(srv->conns, rec_of(conn));
 	if (!rq)
 		return;
 	free(rq->raw_uri);
@@ -534,9 +545,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 }
 
 /*
- * One client's connections are counted here rather than with
- * MHD_OPTION_PER_IP_CONNECTION_LIMIT: with a thread pool libmicrohttpd
- * counts them per thread, so a client would get the limit once per thread.
+ * One client's connections, and the total, are counted here (conns.h)
+ * rather than with MHD_OPTION_PER_IP_CONNECTION_LIMIT: with a thread pool
+ * libmicrohttpd counts them per thread, so a client would get the limit
+ * once per thread; and at the total libmicrohttpd refuses everyone, where
+ * conns makes room for a client that holds few.
  */
 static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
 				 socklen_t len)
@@ -544,7 +557,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
 	struct http_server *srv = cls;
 
 	(void)len;
-	return trust_conn_allowed(srv->trust, addr) ? MHD_YES : MHD_NO;
+	return conns_admit(srv->conns, addr) ? MHD_YES : MHD_NO;
 }
 
 static void on_connection(void *cls, struct MHD_Connection *conn,
@@ -555,18 +568,22 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
 		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
-	(void)socket_ctx;
-	if (!ci)
-		return;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *fd = MHD_get_connection_info(
+			conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 		unsigned int n =
 			__atomic_add_fetch(&srv->open, 1, __ATOMIC_RELAXED);
 		if (n > __atomic_load_n(&srv->peak, __ATOMIC_RELAXED))
 			__atomic_store_n(&srv->peak, n, __ATOMIC_RELAXED);
-		trust_conn_opened(srv->trust, ci->client_addr);
+		if (ci && fd)
+			*socket_ctx = conns_opened(srv->conns, ci->client_addr,
+						   fd->connect_fd);
 		return;
 	}
-	trust_conn_closed(srv->trust, ci->client_addr);
+	/* libmicrohttpd says so before it closes the socket: the fd a
+	 * record holds is never another connection's */
+	conns_closed(srv->conns, *socket_ctx);
+	*socket_ctx = NULL;
 	/* a crowd of connections gone: give their buffers' pages back */
 	if (!__atomic_sub_fetch(&srv->open, 1, __ATOMIC_RELAXED) &&
 	    __atomic_exchange_n(&srv->peak, 0, __ATOMIC_RELAXED) >= TRIM_PEAK)
@@ -619,13 +636,14 @@ struct http_server *http_start(const struct http_config *cfg,
 				  .cors = cfg->cors,
 				  .quota_count = cfg->quota_count,
 				  .quota_bytes = cfg->quota_bytes,
-				  .quota_window_s = 3600,
-				  .max_client_conns =
-					  cfg->max_client_conns
-						  ? cfg->max_client_conns
-						  : HTTP_MAX_CLIENT_CONNS};
+				  .quota_window_s = 3600};
+	struct conns_config cc = {
+		.max_total = cfg->max_conns ? cfg->max_conns : HTTP_MAX_CONNS,
+		.max_client = cfg->max_client_conns ? cfg->max_client_conns
+						    : HTTP_MAX_CLIENT_CONNS};
 	srv->trust = trust_new(&tc);
-	if (!srv->trust) {
+	srv->conns = conns_new(&cc);
+	if (!srv->trust || !srv->conns) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -666,8 +684,11 @@ struct http_server *http_start(const struct http_config *cfg,
 		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
 		MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE,
 		pool_size(), MHD_OPTION_THREAD_STACK_SIZE, (size_t)STACK_SIZE,
+		/* conns holds the total: this only bounds the connections
+		 * closing to make room, and those let in by accepting threads
+		 * at once */
 		MHD_OPTION_CONNECTION_LIMIT,
-		cfg->max_conns ? cfg->max_conns : HTTP_MAX_CONNS,
+		cc.max_total + CONNS_CLOSING_MAX + pool_size(),
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 		MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S,
@@ -689,6 +710,7 @@ struct http_server *http_start(const struct http_config *cfg,
 	return srv;
 fail:
 	trust_free(srv->trust);
+	conns_free(srv->conns);
 	free(srv->token);
 	free(srv->cors);
 	free(srv->web_real);
@@ -708,6 +730,7 @@ void http_stop(struct http_server *srv)
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
 	trust_free(srv->trust);
+	conns_free(srv->conns);
 	free(srv->token);
 	free(srv->cors);
 	free(srv->web_real);

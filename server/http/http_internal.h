@@ -6,6 +6,7 @@
 
 #include "http.h"
 
+struct conns;
 struct trust;
 
 struct http_server {
@@ -13,6 +14,7 @@ struct http_server {
 	struct http_config cfg;
 	char *token, *cors;
 	struct trust *trust;
+	struct conns *conns; /* per client, and room for a newcomer */
 	char *web_real; /* realpath of the web folder, NULL if there is none */
 	size_t web_len;
 	const struct http_route *routes;
