@@ -110,20 +110,20 @@ class FairTest(unittest.TestCase):
                 self.assertIsNone(ask(s), addr)
             finally:
                 s.close()
-        # a ninth address gets in, twice in a row
-        for _ in range(2):
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=30,
-                                           source_address=(NEWCOMER, 0))
-            try:
+        # a ninth address gets in, and is served again on that connection
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30,
+                                       source_address=(NEWCOMER, 0))
+        try:
+            for _ in range(2):
                 c.request("GET", "/api/experiments?access_token=" + TOKEN)
                 r = c.getresponse()
                 r.read()
                 self.assertEqual(r.status, 200)
-            finally:
-                c.close()
-        # the room was made by closing one idle connection of the busiest,
-        # the first time; the second time there was room again
-        closed = [addr for addr, s in self.held if ask(s) is None]
+            # the room was made by closing one idle connection of the
+            # busiest (checked while the newcomer still holds its slot)
+            closed = [addr for addr, s in self.held if ask(s) is None]
+        finally:
+            c.close()
         self.assertEqual(len(closed), 1, closed)
         # each address still holds the rest of its connections
         for addr in CLIENTS:
