@@ -590,6 +590,23 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 		malloc_trim(0);
 }
 
+/*
+ * Blanks what follows each `mark` in msg up to a separator. libmicrohttpd
+ * names a request by its path (the query cut off) and never logs headers,
+ * but a token must not reach a log even if that changes.
+ */
+static void redact(char *msg, const char *mark)
+{
+	for (char *p = strcasestr(msg, mark); p; p = strcasestr(p, mark)) {
+		p += strlen(mark);
+		size_t n = strcspn(p, "&;, '\"`\r\n");
+		if (n)
+			memset(p, '*', n < 3 ? n : 3);
+		if (n > 3)
+			memmove(p + 3, p + n, strlen(p + n) + 1);
+	}
+}
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];
@@ -597,6 +614,8 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	redact(msg, "token=");
+	redact(msg, "bearer ");
 	n = strlen(msg);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
 		msg[--n] = '\0';
