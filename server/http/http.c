@@ -52,6 +52,8 @@
  * of an answer of ours fits in it with room to spare. */
 #define ANSWER_ROOM 1024u
 #define HEAD_MAX (CONN_MEMORY - ANSWER_ROOM)
+/* libmicrohttpd's own messages printed a minute, at most */
+#define MHD_LOG_PER_MINUTE 20u
 
 /* Event-loop threads: a handler that parses a large import keeps one busy. */
 static unsigned int pool_size(void)
@@ -607,12 +609,43 @@ static void redact(char *msg, const char *mark)
 	}
 }
 
+/* Whether one more of libmicrohttpd's messages may be printed now;
+ * *dropped: how many were not since the last one printed. */
+static int log_allowed(struct http_server *srv, unsigned int *dropped)
+{
+	time_t now = time(NULL);
+	int ok;
+
+	pthread_mutex_lock(&srv->log_mu);
+	if (now - srv->log_since >= 60) {
+		srv->log_since = now;
+		srv->log_lines = 0;
+	}
+	ok = srv->log_lines < MHD_LOG_PER_MINUTE;
+	if (ok) {
+		srv->log_lines++;
+		*dropped = srv->log_dropped;
+		srv->log_dropped = 0;
+	} else {
+		srv->log_dropped++;
+	}
+	pthread_mutex_unlock(&srv->log_mu);
+	return ok;
+}
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];
 	size_t n;
+	unsigned int dropped = 0;
 
-	(void)cls;
+	if (!log_allowed(cls, &dropped))
+		return;
+	if (dropped)
+		fprintf(stderr,
+			"numalab: http: (%u more messages of libmicrohttpd "
+			"not shown: %u a minute at most)\n",
+			dropped, MHD_LOG_PER_MINUTE);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	redact(msg, "token=");
 	redact(msg, "bearer ");
@@ -642,6 +675,7 @@ struct http_server *http_start(const struct http_config *cfg,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	pthread_mutex_init(&srv->log_mu, NULL);
 	srv->cfg = *cfg;
 	srv->routes = routes;
 	srv->ctx = ctx;
@@ -733,6 +767,7 @@ fail:
 	free(srv->token);
 	free(srv->cors);
 	free(srv->web_real);
+	pthread_mutex_destroy(&srv->log_mu);
 	free(srv);
 	return NULL;
 }
@@ -753,5 +788,6 @@ void http_stop(struct http_server *srv)
 	free(srv->token);
 	free(srv->cors);
 	free(srv->web_real);
+	pthread_mutex_destroy(&srv->log_mu);
 	free(srv);
 }

@@ -2,7 +2,9 @@
 #ifndef NUMALAB_HTTP_INTERNAL_H
 #define NUMALAB_HTTP_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "http.h"
 
@@ -21,6 +23,11 @@ struct http_server {
 	void *ctx;
 	int port;
 	unsigned int open, peak; /* connections; atomic */
+	/* libmicrohttpd's messages: a few a minute, the rest counted (a client
+	 * can make it say something at will: a TLS handshake gone wrong) */
+	pthread_mutex_t log_mu;
+	time_t log_since;
+	unsigned int log_lines, log_dropped;
 };
 
 /* Whether path is under /api (answers there are never cached, errors JSON). */
