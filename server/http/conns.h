@@ -29,7 +29,9 @@ void conns_free(struct conns *c);
  * still holds more than the newcomer afterwards; otherwise the newcomer is
  * refused. So a client holding few connections always finds a slot, however
  * many a few others hold. Refusals and closings are logged, at most once a
- * minute, as counts (no address, no URL). Accepted: 1.
+ * minute, as counts (no address, no URL). Accepted: 1. A connection is
+ * counted once it is open (conns_opened), so with several accepting threads
+ * a client, or the total, may pass its limit by at most their number.
  */
 int conns_admit(struct conns *c, const struct sockaddr *addr);
 
