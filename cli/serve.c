@@ -526,6 +526,12 @@ static int serve_check_tls(const struct serve_opts *o, struct http_tls *tls)
 		say(stderr, "numalab serve: %s\n", err);
 		return -EINVAL;
 	}
+	struct stat st;
+	if (!stat(o->tls_key, &st) && (st.st_mode & 077))
+		say(stderr,
+		    "numalab serve: warning: TLS key '%s' may be read by "
+		    "other users (chmod 600 '%s')\n",
+		    o->tls_key, o->tls_key);
 	return 0;
 }
 

@@ -144,6 +144,19 @@ class HttpsTest(TmpMixin, unittest.TestCase):
             self.assertEqual(rc, 2, err)
             self.assertIn("cannot read TLS key '%s': Permission denied" % other_key, err)
 
+    def test_a_key_others_may_read_is_warned_about(self):
+        self.assertNotIn("may be read by other users", self.srv.stderr())
+        cert, key = make_cert(self.tmp, "shared")
+        os.chmod(key, 0o644)
+        s = Server(self.tmp, args=["--tls-cert", cert, "--tls-key", key], name="shared")
+        s.ssl_context = ssl.create_default_context(cafile=cert)
+        s.start()
+        try:
+            self.assertEqual(s.json("GET", "/api/experiments")[0], 200)
+        finally:
+            self.assertEqual(s.stop(), 0)
+        self.assertIn("warning: TLS key '%s' may be read by other users" % key, s.stderr())
+
     def test_fleet_over_tls_is_refused(self):
         token = os.path.join(self.tmp, "token")
         with open(token, "w") as f:
