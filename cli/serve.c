@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "fleet_start.h"
 #include "http.h"
+#include "http_tls.h"
 #include "opts.h"
 #include "rates.h"
 #include "runner.h"
@@ -37,6 +38,8 @@ struct serve_opts {
 	const char *token;
 	const char *token_file;
 	const char *cors;
+	const char *tls_cert;
+	const char *tls_key;
 	const char *worker;
 	const char *fleet;
 	int public_read;
@@ -72,13 +75,19 @@ static void usage(FILE *f)
 		"  --token T              require 'Authorization: Bearer T'\n"
 		"  --token-file F         the same, the token read from file F\n"
 		"  --public-read          with a token: reads need none, only changes\n"
-		"  --cors ORIGIN          allow cross-origin requests from ORIGIN (or *)\n"
+		"  --cors ORIGIN          allow cross-origin requests from ORIGIN\n"
+		"                         (scheme://host[:port]; '*' is refused)\n"
+		"  --tls-cert FILE        serve HTTPS with this PEM certificate\n"
+		"  --tls-key FILE         and this PEM key (both, or neither)\n"
 		"  --allowed-host NAME    answer requests for NAME too (repeatable;\n"
 		"                         loopback names and address literals always)\n"
-		"  --max-connections N    connections at once (default 16384)\n"
+		"  --max-connections N    connections at once (default 16384); when\n"
+		"                         all are taken, an idle one of the client\n"
+		"                         holding the most is closed for a client\n"
+		"                         holding fewer\n"
 		"  --max-client-connections N\n"
-		"                         connections at once from one address\n"
-		"                         (default 2048)\n"
+		"                         connections at once from one address, an\n"
+		"                         IPv6 /64 counted as one (default 2048)\n"
 		"  --import-quota N       imports per client per hour (default 60)\n"
 		"  --import-quota-mib M   MiB of imports per client per hour\n"
 		"                         (default 128)\n"
@@ -89,7 +98,8 @@ static void usage(FILE *f)
 		"  --worker PATH          run PATH as the worker instead of this binary\n"
 		"                         (for tests: it gets `run --ndjson NAME k=v ...`)\n"
 		"\n"
-		"A listen address other than loopback needs a token.\n");
+		"A listen address other than loopback needs a token; without\n"
+		"--tls-cert the token then crosses the network in clear text.\n");
 }
 
 /*
@@ -151,6 +161,8 @@ enum {
 	SO_TOKEN,
 	SO_TOKEN_FILE,
 	SO_CORS,
+	SO_TLS_CERT,
+	SO_TLS_KEY,
 	SO_ALLOWED_HOST,
 	SO_MAX_CONNS,
 	SO_MAX_CLIENT_CONNS,
@@ -171,6 +183,8 @@ static const struct opt serve_options[] = {
 	{"--token", NULL, 1, SO_TOKEN},
 	{"--token-file", NULL, 1, SO_TOKEN_FILE},
 	{"--cors", NULL, 1, SO_CORS},
+	{"--tls-cert", NULL, 1, SO_TLS_CERT},
+	{"--tls-key", NULL, 1, SO_TLS_KEY},
 	{"--allowed-host", NULL, 1, SO_ALLOWED_HOST},
 	{"--max-connections", NULL, 1, SO_MAX_CONNS},
 	{"--max-client-connections", NULL, 1, SO_MAX_CLIENT_CONNS},
@@ -220,6 +234,10 @@ static const char **serve_str(struct serve_opts *o, int id)
 		return &o->token_file;
 	case SO_CORS:
 		return &o->cors;
+	case SO_TLS_CERT:
+		return &o->tls_cert;
+	case SO_TLS_KEY:
+		return &o->tls_key;
 	case SO_WORKER:
 		return &o->worker;
 	}
@@ -439,12 +457,91 @@ static void serve_fleet(struct fleet_start *fleet, const struct serve_opts *o,
 		 strchr(self, ':') ? "]" : "", port);
 }
 
+/* An origin as a browser sends it: scheme://host[:port], nothing after. */
+static int is_origin(const char *v)
+{
+	const char *h = !strncmp(v, "https://", 8)  ? v + 8
+			: !strncmp(v, "http://", 7) ? v + 7
+						    : NULL;
+
+	return h && *h && *h != ':' && !strpbrk(h, "/?#@ \t") &&
+	       strlen(v) < 256;
+}
+
+/*
+ * --cors: one named origin. Its pages may read, and change runs: without a
+ * token anyone's browser on that site can, which is said at start.
+ */
+static int serve_check_cors(const struct serve_opts *o, const char *token)
+{
+	if (!o->cors)
+		return 0;
+	if (!strcmp(o->cors, "*")) {
+		say(stderr,
+		    "numalab serve: refusing '--cors *': every web site a "
+		    "visitor opens could read this server's runs, and start "
+		    "and cancel runs (name the origin instead, e.g. --cors "
+		    "https://lab.example)\n");
+		return -EINVAL;
+	}
+	if (!is_origin(o->cors)) {
+		say(stderr,
+		    "numalab serve: bad origin '%s' for '--cors' (give "
+		    "scheme://host[:port], e.g. https://lab.example:8443)\n",
+		    o->cors);
+		return -EINVAL;
+	}
+	if (!token)
+		say(stderr,
+		    "numalab serve: warning: '--cors %s' without a token: "
+		    "pages of %s may start and cancel runs here (give "
+		    "--token-file FILE)\n",
+		    o->cors, o->cors);
+	return 0;
+}
+
+/* --tls-cert and --tls-key, both or neither, read into *tls. */
+static int serve_check_tls(const struct serve_opts *o, struct http_tls *tls)
+{
+	char err[1024];
+
+	if (!o->tls_cert && !o->tls_key)
+		return 0;
+	if (!o->tls_cert || !o->tls_key) {
+		say(stderr,
+		    "numalab serve: '%s' needs '%s' too (HTTPS takes a "
+		    "certificate and its key)\n",
+		    o->tls_cert ? "--tls-cert" : "--tls-key",
+		    o->tls_cert ? "--tls-key" : "--tls-cert");
+		return -EINVAL;
+	}
+	if (o->fleet) {
+		say(stderr,
+		    "numalab serve: '--fleet' with '--tls-cert' is not "
+		    "supported: the campaign would deliver its runs to this "
+		    "server over plain HTTP\n");
+		return -EINVAL;
+	}
+	if (http_tls_load(o->tls_cert, o->tls_key, tls, err, sizeof(err))) {
+		say(stderr, "numalab serve: %s\n", err);
+		return -EINVAL;
+	}
+	struct stat st;
+	if (!stat(o->tls_key, &st) && (st.st_mode & 077))
+		say(stderr,
+		    "numalab serve: warning: TLS key '%s' may be read by "
+		    "other users (chmod 600 '%s')\n",
+		    o->tls_key, o->tls_key);
+	return 0;
+}
+
 /*
  * What the options ask for together: the listen address into host and
- * port, the token (from its file) into *token. Returns 0, or -EINVAL said.
+ * port, the token (from its file) into *token, the certificate and key into
+ * *tls. Returns 0, or -EINVAL said.
  */
 static int serve_check(const struct serve_opts *o, char *host, size_t hostlen,
-		       int *port, char **token)
+		       int *port, char **token, struct http_tls *tls)
 {
 	if (split_listen(o->listen, host, hostlen, port)) {
 		say(stderr,
@@ -488,6 +585,14 @@ static int serve_check(const struct serve_opts *o, char *host, size_t hostlen,
 		    o->fleet);
 		return -EINVAL;
 	}
+	if (serve_check_cors(o, *token) || serve_check_tls(o, tls))
+		return -EINVAL;
+	if (*token && !tls->cert && !is_loopback(host))
+		say(stderr,
+		    "numalab serve: warning: serving '%s' over plain HTTP: "
+		    "the token crosses the network in clear text, for anyone "
+		    "on the way to read (give --tls-cert and --tls-key)\n",
+		    o->listen);
 	return 0;
 }
 
@@ -511,6 +616,7 @@ int cmd_serve(int argc, char **argv)
 	struct http_server *http = NULL;
 	char host[256], web[PATH_MAX], err[1024];
 	char *token = NULL;
+	struct http_tls tls = {0};
 	static struct fleet_start fleet;
 	sigset_t sigs;
 	int port, sig, rc = 1, n;
@@ -519,8 +625,9 @@ int cmd_serve(int argc, char **argv)
 		strvec_clear(&o.allowed_hosts);
 		return 2;
 	}
-	if (serve_check(&o, host, sizeof(host), &port, &token)) {
+	if (serve_check(&o, host, sizeof(host), &port, &token, &tls)) {
 		free(token);
+		http_tls_clear(&tls);
 		strvec_clear(&o.allowed_hosts);
 		return 2;
 	}
@@ -613,7 +720,9 @@ int cmd_serve(int argc, char **argv)
 		.max_client_conns = (unsigned int)o.max_client_conns,
 		.allowed_hosts = (const char *const *)o.allowed_hosts.v,
 		.quota_count = (unsigned int)o.import_count,
-		.quota_bytes = (size_t)o.import_mib << 20};
+		.quota_bytes = (size_t)o.import_mib << 20,
+		.tls_cert = tls.cert,
+		.tls_key = tls.key};
 	http = http_start(&hcfg, api_routes, api, err, sizeof(err));
 	if (!http) {
 		say(stderr, "numalab serve: %s\n", err);
@@ -623,8 +732,9 @@ int cmd_serve(int argc, char **argv)
 		serve_fleet(&fleet, &o, host, http_port(http), token);
 		api_set_fleet(api, &fleet);
 	}
-	printf("listening on http://%s%s%s:%d/\n", strchr(host, ':') ? "[" : "",
-	       host, strchr(host, ':') ? "]" : "", http_port(http));
+	printf("listening on %s://%s%s%s:%d/\n", tls.cert ? "https" : "http",
+	       strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "",
+	       http_port(http));
 	fflush(stdout);
 
 	while (sigwait(&sigs, &sig))
@@ -646,6 +756,7 @@ out:
 	store_close(store);
 	topo_free(topo);
 	free(token);
+	http_tls_clear(&tls);
 	strvec_clear(&o.allowed_hosts);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include "opts.h"
 #include "store.h"
 #include "strbuf.h"
+#include "strvec.h"
 #include "token_file.h"
 
 static volatile sig_atomic_t interrupted;
@@ -471,6 +472,31 @@ static int check_request(const struct fleet_campaign *c,
 	return check_params(o->e, c->kv, c->nkv);
 }
 
+extern char **environ;
+
+/*
+ * The server's token is the coordinator's alone: it delivers the runs.
+ * Every command it starts (sinfo, sbatch with --export=ALL, clush, and
+ * through them each job) inherits its environment, so the token leaves
+ * it: NUMALAB_TOKEN, and any other variable holding the token's value.
+ */
+static void scrub_token(const char *token)
+{
+	struct strvec names = STRVEC_INIT;
+
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		if (!strncmp(*e, "NUMALAB_TOKEN=", 14) ||
+		    (token && *token && strstr(eq + 1, token)))
+			strvec_pushf(&names, "%.*s", (int)(eq - *e), *e);
+	}
+	for (size_t i = 0; i < names.n; i++)
+		unsetenv(names.v[i]);
+	strvec_clear(&names);
+}
+
 static int cmd_fleet_run(int argc, char **argv)
 {
 	struct fleet_campaign c = {0};
@@ -499,6 +525,12 @@ static int cmd_fleet_run(int argc, char **argv)
 		if (!o.token_file && getenv("NUMALAB_TOKEN"))
 			token = strdup(getenv("NUMALAB_TOKEN"));
 	}
+	/* without --server the token is not needed, and leaves all the same */
+	char *envtok = !token && getenv("NUMALAB_TOKEN")
+			       ? strdup(getenv("NUMALAB_TOKEN"))
+			       : NULL;
+	scrub_token(token ? token : envtok);
+	free(envtok);
 	c.experiment = o.e->name;
 
 	/* a campaign id sorts by time and is unique enough across login nodes

@@ -1,6 +1,7 @@
 /* http.c - libmicrohttpd daemon: connections, route table, bodies, auth */
 #define _GNU_SOURCE
 #include "http.h"
+#include "conns.h"
 #include "http_internal.h"
 #include "jsonlimit.h"
 #include "trust.h"
@@ -51,6 +52,8 @@
  * of an answer of ours fits in it with room to spare. */
 #define ANSWER_ROOM 1024u
 #define HEAD_MAX (CONN_MEMORY - ANSWER_ROOM)
+/* libmicrohttpd's own messages printed a minute, at most */
+#define MHD_LOG_PER_MINUTE 20u
 
 /* Event-loop threads: a handler that parses a large import keeps one busy. */
 static unsigned int pool_size(void)
@@ -407,13 +410,22 @@ static unsigned int check_head(struct http_request *rq, char *msg, size_t len)
  * a query is cut here, in the buffer libmicrohttpd is about to parse, and
  * the request gets 414 once its head is in.
  */
+/* The connection's record in srv->conns (see on_connection). */
+static struct conn_rec *rec_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
 	struct http_request *rq = calloc(1, sizeof(*rq));
 	char *q = strchr(uri, '?');
 	size_t n = 0;
 
-	(void)conn;
+	conns_active(((struct http_server *)cls)->conns, rec_of(conn));
 	if (!rq)
 		return NULL;
 	rq->srv = cls;
@@ -433,10 +445,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	struct http_request *rq = *con_cls;
+	struct http_server *srv = cls;
 
-	(void)cls;
-	(void)conn;
 	(void)toe;
+	/* answered: idle from now on, the newest idle of its client */
+	conns_active(srv->conns, rec_of(conn));
 	if (!rq)
 		return;
 	free(rq->raw_uri);
@@ -534,9 +547,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 }
 
 /*
- * One client's connections are counted here rather than with
- * MHD_OPTION_PER_IP_CONNECTION_LIMIT: with a thread pool libmicrohttpd
- * counts them per thread, so a client would get the limit once per thread.
+ * One client's connections, and the total, are counted here (conns.h)
+ * rather than with MHD_OPTION_PER_IP_CONNECTION_LIMIT: with a thread pool
+ * libmicrohttpd counts them per thread, so a client would get the limit
+ * once per thread; and at the total libmicrohttpd refuses everyone, where
+ * conns makes room for a client that holds few.
  */
 static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
 				 socklen_t len)
@@ -544,7 +559,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
 	struct http_server *srv = cls;
 
 	(void)len;
-	return trust_conn_allowed(srv->trust, addr) ? MHD_YES : MHD_NO;
+	return conns_admit(srv->conns, addr) ? MHD_YES : MHD_NO;
 }
 
 static void on_connection(void *cls, struct MHD_Connection *conn,
@@ -555,31 +570,85 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
 		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
-	(void)socket_ctx;
-	if (!ci)
-		return;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *fd = MHD_get_connection_info(
+			conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 		unsigned int n =
 			__atomic_add_fetch(&srv->open, 1, __ATOMIC_RELAXED);
 		if (n > __atomic_load_n(&srv->peak, __ATOMIC_RELAXED))
 			__atomic_store_n(&srv->peak, n, __ATOMIC_RELAXED);
-		trust_conn_opened(srv->trust, ci->client_addr);
+		if (ci && fd)
+			*socket_ctx = conns_opened(srv->conns, ci->client_addr,
+						   fd->connect_fd);
 		return;
 	}
-	trust_conn_closed(srv->trust, ci->client_addr);
+	/* libmicrohttpd says so before it closes the socket: the fd a
+	 * record holds is never another connection's */
+	conns_closed(srv->conns, *socket_ctx);
+	*socket_ctx = NULL;
 	/* a crowd of connections gone: give their buffers' pages back */
 	if (!__atomic_sub_fetch(&srv->open, 1, __ATOMIC_RELAXED) &&
 	    __atomic_exchange_n(&srv->peak, 0, __ATOMIC_RELAXED) >= TRIM_PEAK)
 		malloc_trim(0);
 }
 
+/*
+ * Blanks what follows each `mark` in msg up to a separator. libmicrohttpd
+ * names a request by its path (the query cut off) and never logs headers,
+ * but a token must not reach a log even if that changes.
+ */
+static void redact(char *msg, const char *mark)
+{
+	for (char *p = strcasestr(msg, mark); p; p = strcasestr(p, mark)) {
+		p += strlen(mark);
+		size_t n = strcspn(p, "&;, '\"`\r\n");
+		if (n)
+			memset(p, '*', n < 3 ? n : 3);
+		if (n > 3)
+			memmove(p + 3, p + n, strlen(p + n) + 1);
+	}
+}
+
+/* Whether one more of libmicrohttpd's messages may be printed now;
+ * *dropped: how many were not since the last one printed. */
+static int log_allowed(struct http_server *srv, unsigned int *dropped)
+{
+	time_t now = time(NULL);
+	int ok;
+
+	pthread_mutex_lock(&srv->log_mu);
+	if (now - srv->log_since >= 60) {
+		srv->log_since = now;
+		srv->log_lines = 0;
+	}
+	ok = srv->log_lines < MHD_LOG_PER_MINUTE;
+	if (ok) {
+		srv->log_lines++;
+		*dropped = srv->log_dropped;
+		srv->log_dropped = 0;
+	} else {
+		srv->log_dropped++;
+	}
+	pthread_mutex_unlock(&srv->log_mu);
+	return ok;
+}
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];
 	size_t n;
+	unsigned int dropped = 0;
 
-	(void)cls;
+	if (!log_allowed(cls, &dropped))
+		return;
+	if (dropped)
+		fprintf(stderr,
+			"numalab: http: (%u more messages of libmicrohttpd "
+			"not shown: %u a minute at most)\n",
+			dropped, MHD_LOG_PER_MINUTE);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	redact(msg, "token=");
+	redact(msg, "bearer ");
 	n = strlen(msg);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
 		msg[--n] = '\0';
@@ -597,11 +666,16 @@ struct http_server *http_start(const struct http_config *cfg,
 	char port[16];
 	unsigned int flags;
 	int rc;
+	struct MHD_OptionItem tls_opts[] = {
+		{MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert},
+		{MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key},
+		{MHD_OPTION_END, 0, NULL}};
 
 	if (!srv) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	pthread_mutex_init(&srv->log_mu, NULL);
 	srv->cfg = *cfg;
 	srv->routes = routes;
 	srv->ctx = ctx;
@@ -610,17 +684,19 @@ struct http_server *http_start(const struct http_config *cfg,
 	if (cfg->cors)
 		srv->cors = strdup(cfg->cors);
 	struct trust_config tc = {.listen_host = cfg->host,
+				  .tls = cfg->tls_cert != NULL,
 				  .allowed_hosts = cfg->allowed_hosts,
 				  .cors = cfg->cors,
 				  .quota_count = cfg->quota_count,
 				  .quota_bytes = cfg->quota_bytes,
-				  .quota_window_s = 3600,
-				  .max_client_conns =
-					  cfg->max_client_conns
-						  ? cfg->max_client_conns
-						  : HTTP_MAX_CLIENT_CONNS};
+				  .quota_window_s = 3600};
+	struct conns_config cc = {
+		.max_total = cfg->max_conns ? cfg->max_conns : HTTP_MAX_CONNS,
+		.max_client = cfg->max_client_conns ? cfg->max_client_conns
+						    : HTTP_MAX_CLIENT_CONNS};
 	srv->trust = trust_new(&tc);
-	if (!srv->trust) {
+	srv->conns = conns_new(&cc);
+	if (!srv->trust || !srv->conns) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -646,19 +722,34 @@ struct http_server *http_start(const struct http_config *cfg,
 		MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	if (cfg->tls_cert) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			snprintf(err, errlen,
+				 "this libmicrohttpd was built without TLS: it "
+				 "cannot serve HTTPS");
+			freeaddrinfo(ai);
+			goto fail;
+		}
+		flags |= MHD_USE_TLS;
+	}
 	srv->d = MHD_start_daemon(
 		flags, (uint16_t)cfg->port, on_accept, srv, on_request, srv,
 		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
 		MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE,
 		pool_size(), MHD_OPTION_THREAD_STACK_SIZE, (size_t)STACK_SIZE,
+		/* conns holds the total: this only bounds the connections
+		 * closing to make room, and those let in by accepting threads
+		 * at once */
 		MHD_OPTION_CONNECTION_LIMIT,
-		cfg->max_conns ? cfg->max_conns : HTTP_MAX_CONNS,
+		cc.max_total + CONNS_CLOSING_MAX + pool_size(),
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 		MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		MHD_OPTION_ARRAY, cfg->tls_cert ? tls_opts : tls_opts + 2,
+		MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (!srv->d) {
 		snprintf(err, errlen, "cannot listen on %s:%d: %s", cfg->host,
@@ -672,9 +763,11 @@ struct http_server *http_start(const struct http_config *cfg,
 	return srv;
 fail:
 	trust_free(srv->trust);
+	conns_free(srv->conns);
 	free(srv->token);
 	free(srv->cors);
 	free(srv->web_real);
+	pthread_mutex_destroy(&srv->log_mu);
 	free(srv);
 	return NULL;
 }
@@ -691,8 +784,10 @@ void http_stop(struct http_server *srv)
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
 	trust_free(srv->trust);
+	conns_free(srv->conns);
 	free(srv->token);
 	free(srv->cors);
 	free(srv->web_real);
+	pthread_mutex_destroy(&srv->log_mu);
 	free(srv);
 }

@@ -61,6 +61,10 @@ struct http_config {
 	 * send this many requests and bytes an hour; 0: no limit */
 	unsigned int quota_count;
 	size_t quota_bytes;
+	/* PEM text of the certificate (chain) and its key (http_tls.h): HTTPS
+	 * when set */
+	const char *tls_cert;
+	const char *tls_key;
 };
 
 /*

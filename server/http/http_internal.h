@@ -2,10 +2,13 @@
 #ifndef NUMALAB_HTTP_INTERNAL_H
 #define NUMALAB_HTTP_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "http.h"
 
+struct conns;
 struct trust;
 
 struct http_server {
@@ -13,12 +16,18 @@ struct http_server {
 	struct http_config cfg;
 	char *token, *cors;
 	struct trust *trust;
+	struct conns *conns; /* per client, and room for a newcomer */
 	char *web_real; /* realpath of the web folder, NULL if there is none */
 	size_t web_len;
 	const struct http_route *routes;
 	void *ctx;
 	int port;
 	unsigned int open, peak; /* connections; atomic */
+	/* libmicrohttpd's messages: a few a minute, the rest counted (a client
+	 * can make it say something at will: a TLS handshake gone wrong) */
+	pthread_mutex_t log_mu;
+	time_t log_since;
+	unsigned int log_lines, log_dropped;
 };
 
 /* Whether path is under /api (answers there are never cached, errors JSON). */

@@ -14,14 +14,6 @@
 #include <time.h>
 
 #define QUOTA_SLOTS 256
-#define CONN_BUCKETS 4096
-
-/* The connections open from one address. */
-struct conn_count {
-	unsigned char addr[16];
-	unsigned int n;
-	struct conn_count *next;
-};
 
 struct quota_slot {
 	unsigned char addr[16]; /* IPv4 mapped into IPv6 */
@@ -34,14 +26,12 @@ struct trust {
 	char *listen_host;
 	struct strvec allowed;
 	char *cors;
+	int tls;
 	unsigned int quota_count;
 	size_t quota_bytes;
 	int quota_window_s;
 	pthread_mutex_t mu;
 	struct quota_slot slots[QUOTA_SLOTS];
-	unsigned int max_client_conns;
-	pthread_mutex_t conn_mu;
-	struct conn_count *conns[CONN_BUCKETS];
 };
 
 struct trust *trust_new(const struct trust_config *cfg)
@@ -55,13 +45,12 @@ struct trust *trust_new(const struct trust_config *cfg)
 		strvec_push(&t->allowed, *h);
 	t->listen_host = cfg->listen_host ? strdup(cfg->listen_host) : NULL;
 	t->cors = cfg->cors ? strdup(cfg->cors) : NULL;
+	t->tls = cfg->tls;
 	t->quota_count = cfg->quota_count;
 	t->quota_bytes = cfg->quota_bytes;
 	t->quota_window_s =
 		cfg->quota_window_s > 0 ? cfg->quota_window_s : 3600;
-	t->max_client_conns = cfg->max_client_conns;
 	pthread_mutex_init(&t->mu, NULL);
-	pthread_mutex_init(&t->conn_mu, NULL);
 	if (t->allowed.oom || (cfg->listen_host && !t->listen_host) ||
 	    (cfg->cors && !t->cors)) {
 		trust_free(t);
@@ -78,12 +67,6 @@ void trust_free(struct trust *t)
 	free(t->listen_host);
 	free(t->cors);
 	pthread_mutex_destroy(&t->mu);
-	pthread_mutex_destroy(&t->conn_mu);
-	for (int i = 0; i < CONN_BUCKETS; i++)
-		for (struct conn_count *c = t->conns[i], *next; c; c = next) {
-			next = c->next;
-			free(c);
-		}
 	free(t);
 }
 
@@ -180,8 +163,10 @@ static int origin_ok(struct trust *t, struct MHD_Connection *conn,
 	if (cors_allows(t, origin))
 		return 1;
 	if (origin) {
-		if (strncasecmp(origin, "http://", 7) || !host ||
-		    strcasecmp(origin + 7, host))
+		const char *scheme = t->tls ? "https://" : "http://";
+		size_t n = strlen(scheme);
+		if (strncasecmp(origin, scheme, n) || !host ||
+		    strcasecmp(origin + n, host))
 			return 0;
 	}
 	return !site || !strcasecmp(site, "same-origin") ||
@@ -367,77 +352,4 @@ void trust_quota_refund(struct trust *t, const struct sockaddr *addr,
 		break;
 	}
 	pthread_mutex_unlock(&t->mu);
-}
-
-static unsigned int bucket_of(const unsigned char key[16])
-{
-	uint32_t h = 2166136261u;
-
-	for (int i = 0; i < 16; i++)
-		h = (h ^ key[i]) * 16777619u;
-	return h % CONN_BUCKETS;
-}
-
-/* Called with conn_mu held. */
-static struct conn_count **conn_find(struct trust *t,
-				     const unsigned char key[16])
-{
-	struct conn_count **p = &t->conns[bucket_of(key)];
-
-	while (*p && memcmp((*p)->addr, key, 16))
-		p = &(*p)->next;
-	return p;
-}
-
-int trust_conn_allowed(struct trust *t, const struct sockaddr *addr)
-{
-	unsigned char key[16];
-	struct conn_count *c;
-	int ok;
-
-	if (!t->max_client_conns)
-		return 1;
-	trust_client_key(addr, key);
-	pthread_mutex_lock(&t->conn_mu);
-	c = *conn_find(t, key);
-	ok = !c || c->n < t->max_client_conns;
-	pthread_mutex_unlock(&t->conn_mu);
-	return ok;
-}
-
-void trust_conn_opened(struct trust *t, const struct sockaddr *addr)
-{
-	unsigned char key[16];
-	struct conn_count **p, *c;
-
-	trust_client_key(addr, key);
-	pthread_mutex_lock(&t->conn_mu);
-	p = conn_find(t, key);
-	c = *p;
-	if (!c) {
-		c = calloc(1, sizeof(*c));
-		if (c) {
-			memcpy(c->addr, key, 16);
-			*p = c;
-		}
-	}
-	if (c)
-		c->n++;
-	pthread_mutex_unlock(&t->conn_mu);
-}
-
-void trust_conn_closed(struct trust *t, const struct sockaddr *addr)
-{
-	unsigned char key[16];
-	struct conn_count **p, *c;
-
-	trust_client_key(addr, key);
-	pthread_mutex_lock(&t->conn_mu);
-	p = conn_find(t, key);
-	c = *p;
-	if (c && c->n && !--c->n) {
-		*p = c->next;
-		free(c);
-	}
-	pthread_mutex_unlock(&t->conn_mu);
 }

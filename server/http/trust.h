@@ -11,11 +11,10 @@ struct trust_config {
 	const char *listen_host; /* the name or address it listens on */
 	const char *const *allowed_hosts; /* --allowed-host, NULL-terminated */
 	const char *cors;		  /* the --cors origin, "*", or NULL */
-	unsigned int quota_count;	  /* imports per client per window */
-	size_t quota_bytes; /* import bytes per client per window */
+	int tls; /* it serves HTTPS: its own pages' origin is https:// */
+	unsigned int quota_count; /* imports per client per window */
+	size_t quota_bytes;	  /* import bytes per client per window */
 	int quota_window_s;
-	unsigned int
-		max_client_conns; /* connections at once from one address */
 };
 
 struct trust;
@@ -50,21 +49,11 @@ void trust_quota_refund(struct trust *t, const struct sockaddr *addr,
 			size_t bytes);
 
 /*
- * The key a client is counted under (its quota, its connections): an IPv4
- * address mapped into IPv6, an IPv6 address cut to its /64 (one host
+ * The key a client is counted under (its quota; its connections, conns.h): an
+ * IPv4 address mapped into IPv6, an IPv6 address cut to its /64 (one host
  * commonly holds a whole /64), all zeros when addr is NULL or of another
  * family.
  */
 void trust_client_key(const struct sockaddr *addr, unsigned char key[16]);
-
-/*
- * Connections from one address: trust_conn_allowed says whether one more
- * may be accepted (checked before accepting, so with several accepting
- * threads a client may pass the limit by at most their number); open and
- * closed count them. Allowed: 1.
- */
-int trust_conn_allowed(struct trust *t, const struct sockaddr *addr);
-void trust_conn_opened(struct trust *t, const struct sockaddr *addr);
-void trust_conn_closed(struct trust *t, const struct sockaddr *addr);
 
 #endif

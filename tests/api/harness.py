@@ -44,6 +44,8 @@ class Server:
         self.proc = None
         self.port = None
         self.host = "127.0.0.1"
+        self.scheme = "http"
+        self.ssl_context = None  # for a server started with --tls-cert
         self.starts = 0
         self.env = dict(os.environ, **(env or {}))
 
@@ -65,13 +67,15 @@ class Server:
             env=self.env
         )
         line = self._read_line(START_TIMEOUT)
-        if not line.startswith("listening on http://"):
+        scheme = line[len("listening on "):].partition("://")[0]
+        if not line.startswith("listening on ") or scheme not in ("http", "https"):
             self.proc.kill()
             self.proc.wait()
             raise AssertionError(
                 "server did not start: %r\n%s" % (line, self.stderr())
             )
-        hostport = line[len("listening on http://"):].rstrip("/")
+        self.scheme = scheme
+        hostport = line[len("listening on %s://" % scheme):].rstrip("/")
         self.host, _, port = hostport.rpartition(":")
         self.port = int(port)
         return self
@@ -126,6 +130,9 @@ class Server:
     # --- HTTP -----------------------------------------------------------
 
     def conn(self, timeout=REQUEST_TIMEOUT):
+        if self.scheme == "https":
+            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout,
+                                               context=self.ssl_context)
         return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
     def request(self, method, path, body=None, headers=None):

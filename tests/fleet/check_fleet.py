@@ -5,6 +5,7 @@ reason, and the store and the API show the campaigns. Both virtual nodes share
 this host's CPUs, so nothing here is about speed."""
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -26,6 +27,57 @@ def fleet(*args, cwd=TMP, env=None, timeout=180):
     sys.stdout.write(p.stdout)
     sys.stderr.write(p.stderr)
     return p
+
+
+# the server's token, as `serve --fleet` hands it to the coordinator: in
+# NUMALAB_TOKEN. No job and no clush command may see it (nor a copy of it
+# under another name): the coordinator alone delivers.
+ENV_TOKEN = "fleet-env-secret-7f3a91"
+
+
+def env_dumper(tag):
+    """A --numalab that writes its environment to a file, then runs numalab."""
+    where = os.path.join(TMP, "env-" + tag)
+    shutil.rmtree(where, ignore_errors=True)
+    os.makedirs(where)
+    script = os.path.join(TMP, "env-%s.sh" % tag)
+    with open(script, "w") as f:
+        f.write('#!/bin/sh\nenv > "%s/$$.env"\nexec "%s" "$@"\n' % (where, BIN))
+    os.chmod(script, 0o755)
+    return where, script
+
+
+def deliver_with_env_token(test, tag, *engine):
+    """A campaign into a server whose token the coordinator has from its
+    environment; every job's environment is dumped and searched for it."""
+    where, script = env_dumper(tag)
+    token = os.path.join(TMP, "env-token")
+    with open(token, "w") as f:
+        f.write(ENV_TOKEN + "\n")
+    srv = Server(TMP, db=os.path.join(TMP, "env-%s.db" % tag), name="env-" + tag,
+                 args=["--token-file", token])
+    srv.start()
+    try:
+        p = fleet(*SMALL, *engine, "--numalab", script, "--server",
+                  "http://127.0.0.1:%d" % srv.port,
+                  env={"NUMALAB_TOKEN": ENV_TOKEN, "LAB_NOTE": "x" + ENV_TOKEN + "y"})
+        test.assertEqual(p.returncode, 0, p.stderr)
+        test.assertIn("2 of 2 node(s) done", p.stdout)
+        st, doc, _ = srv.json("GET", "/api/campaigns",
+                              headers={"Authorization": "Bearer " + ENV_TOKEN})
+        test.assertEqual(st, 200)
+        test.assertEqual(doc["campaigns"][0]["done"], 2)
+    finally:
+        srv.stop()
+    dumps = sorted(os.listdir(where))
+    test.assertEqual(len(dumps), 2, dumps)
+    for name in dumps:
+        with open(os.path.join(where, name)) as f:
+            env = f.read()
+        test.assertIn("NUMALAB_FLEET_CAMPAIGN=", env)
+        holding = [line.partition("=")[0] for line in env.splitlines()
+                   if ENV_TOKEN in line]
+        test.assertEqual(holding, [], "a job's environment holds the token")
 
 
 def campaign_id(out):
@@ -219,7 +271,15 @@ class SlurmTest(unittest.TestCase):
             srv.stop()
 
 
+    def test_9_no_token_in_a_jobs_environment(self):
+        deliver_with_env_token(self, "slurm", "--engine", "slurm", "--nodes", "n[1-2]")
+
+
 class ClushTest(unittest.TestCase):
+    def test_no_token_in_a_commands_environment(self):
+        deliver_with_env_token(self, "clush", "--engine", "clush", "--clush-worker",
+                               "exec", "--nodes", "lab[01-02]")
+
     def test_lab_room_through_clush_exec(self):
         p = fleet(*SMALL, "--engine", "clush", "--clush-worker", "exec",
                   "--nodes", "lab[01-02]", "--numalab", BIN, "--db", DB)

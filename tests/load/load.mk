@@ -1,6 +1,7 @@
 # tests/load/load.mk - the load lane: wrk against the API while one run
 # streams to 500 SSE subscribers, slow clients, one live run to 2,000
-# subscribers; loopback only, bounded (about a minute).
+# subscribers, eight addresses holding every connection while a ninth is
+# still served; loopback only, bounded (about a minute).
 #   make test-load                      against $(BUILD)/numalab
 #   make test-load LOAD_SUBSCRIBERS=100 fewer subscribers
 #   make test-load LOAD_SLOW=10000      more slow clients (default 3000)
@@ -10,6 +11,7 @@ test-load: $(NUMALAB_BIN)
 	$(Q)NUMALAB_BIN=$(NUMALAB_BIN) python3 tests/load/test_load.py
 	$(Q)NUMALAB_BIN=$(NUMALAB_BIN) python3 tests/load/test_slow_clients.py
 	$(Q)NUMALAB_BIN=$(NUMALAB_BIN) python3 tests/load/test_fanout.py
+	$(Q)NUMALAB_BIN=$(NUMALAB_BIN) python3 tests/load/test_fair.py
 
 TEST_LANES += test-load
 .PHONY: test-load

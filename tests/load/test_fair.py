@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""test_fair.py - a few addresses cannot take every connection: eight loopback
+addresses (127.0.0.2-9) hold idle connections up to their limit, which fills
+the server, and a ninth (127.0.0.10) is still served; one idle connection of
+the busiest is closed to make room, and the server says so in its log, without
+a token or a URL.
+
+Loopback only, 41 connections, bounded by socket timeouts (a hung server
+fails, nothing is timed); stdlib only."""
+
+import http.client
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "api"))
+from harness import Server  # noqa: E402
+
+PER_CLIENT = 4
+CLIENTS = ["127.0.0.%d" % i for i in range(2, 10)]
+TOTAL = PER_CLIENT * len(CLIENTS)
+NEWCOMER = "127.0.0.10"
+TOKEN = "fair-share-token-value"
+REQUEST = b"GET /api/experiments HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+
+def can_bind(addr):
+    try:
+        s = socket.socket()
+        s.bind((addr, 0))
+        s.close()
+        return True
+    except OSError:
+        return False
+
+
+def connect_from(src, port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(30)
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def ask(s):
+    """One GET on a kept-alive socket: the status, or None when the server
+    closed the connection without an answer."""
+    try:
+        s.sendall(REQUEST)
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = s.recv(4096)
+            if not chunk:
+                return None
+            head += chunk
+    except (ConnectionError, BrokenPipeError):
+        return None
+    head, _, body = head.partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    status = int(lines[0].split(b" ")[1])
+    length = 0
+    for line in lines[1:]:
+        k, _, v = line.partition(b":")
+        if k.strip().lower() == b"content-length":
+            length = int(v)
+    while len(body) < length:
+        chunk = s.recv(65536)
+        if not chunk:
+            return None
+        body += chunk
+    return status
+
+
+class FairTest(unittest.TestCase):
+    def setUp(self):
+        if not all(can_bind(a) for a in CLIENTS + [NEWCOMER]):
+            self.skipTest("SKIP: cannot bind 127.0.0.2-10 here")
+        self.tmp = tempfile.mkdtemp(prefix="numalab-fair-")
+        token = os.path.join(self.tmp, "token")
+        with open(token, "w") as f:
+            f.write(TOKEN + "\n")
+        self.srv = Server(self.tmp, args=[
+            "--max-connections", str(TOTAL),
+            "--max-client-connections", str(PER_CLIENT),
+            "--token-file", token, "--public-read"]).start()
+        self.held = []
+
+    def tearDown(self):
+        for _, s in self.held:
+            s.close()
+        if self.srv.proc:
+            self.srv.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_a_newcomer_is_served_when_a_few_hold_everything(self):
+        port = self.srv.port
+        # every address at its limit: the server holds its total
+        for addr in CLIENTS:
+            for _ in range(PER_CLIENT):
+                s = connect_from(addr, port)
+                self.held.append((addr, s))
+                self.assertEqual(ask(s), 200, addr)
+        # one more from any of them is closed unanswered
+        for addr in CLIENTS:
+            s = connect_from(addr, port)
+            try:
+                self.assertIsNone(ask(s), addr)
+            finally:
+                s.close()
+        # a ninth address gets in, and is served again on that connection
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30,
+                                       source_address=(NEWCOMER, 0))
+        try:
+            for _ in range(2):
+                c.request("GET", "/api/experiments?access_token=" + TOKEN)
+                r = c.getresponse()
+                r.read()
+                self.assertEqual(r.status, 200)
+            # the room was made by closing one idle connection of the
+            # busiest (checked while the newcomer still holds its slot)
+            closed = [addr for addr, s in self.held if ask(s) is None]
+        finally:
+            c.close()
+        self.assertEqual(len(closed), 1, closed)
+        # each address still holds the rest of its connections
+        for addr in CLIENTS:
+            self.assertGreaterEqual(sum(1 for a, _ in self.held if a == addr)
+                                    - closed.count(addr), PER_CLIENT - 1)
+        for _, s in self.held:
+            s.close()
+        self.held = []
+        self.assertEqual(self.srv.stop(), 0, self.srv.stderr())
+        err = self.srv.stderr()
+        self.assertIn("numalab: http: connection limits:", err)
+        self.assertIn("refused from clients at their limit of %d" % PER_CLIENT, err)
+        self.assertNotIn(TOKEN, err)
+        self.assertNotIn("/api/", err)
+        # at most one line a minute: this test is far shorter
+        self.assertEqual(err.count("connection limits:"), 1, err)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
