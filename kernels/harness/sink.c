@@ -94,3 +94,10 @@ void sink_headline(struct sink *s, const char *fmt, ...)
 	if (s && s->ops->headline)
 		s->ops->headline(s->ctx, buf);
 }
+
+void sink_mark(struct sink *s, const char *key, const char *kind,
+	       const char *why)
+{
+	if (s && s->ops->mark)
+		s->ops->mark(s->ctx, key, kind, why ? why : "");
+}
