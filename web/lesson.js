@@ -43,7 +43,7 @@ export function answerRows(l, guess, ans, mark, judged) {
     says = `this machine: not a valid measurement${mark.why ? ` — ${mark.why}` : ''}`;
   } else if (ans && mark && mark.mark === 'at_least') {
     machine = 'at_least';
-    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', text: `at least ${withUnitText(ans.value, l.unit)}` });
+    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', bound: true, text: `at least ${withUnitText(ans.value, l.unit)}` });
     says = `this machine: at least ${withUnitText(ans.value, l.unit)}${mark.why ? ` — ${mark.why}` : ''}`;
   } else if (ans) {
     machine = 'shown';
@@ -181,10 +181,12 @@ export class LessonPanel {
     }
     el.append(h('table', { class: 'answer-table' },
       h('caption', { class: 'visually-hidden', text: `${l.question}: the guess, this machine and the article` }),
-      h('tbody', {}, rows.map((r) => h('tr', { class: `answer-${r.cls}${r.cls === 'machine' && machine === 'at_least' ? ' answer-at-least' : ''}` },
+      h('tbody', {}, rows.map((r) => h('tr', { class: `answer-${r.cls}${r.bound ? ' answer-at-least' : ''}` },
         h('th', { scope: 'row', text: r.who }),
         h('td', { class: 'answer-bar-cell' }, bar((100 * Math.abs(r.v)) / most)),
-        h('td', { class: 'answer-value', text: r.text }))))));
+        // "at least" over the number, so the column stays as narrow as the numbers
+        r.bound ? h('td', { class: 'answer-value' }, h('small', { class: 'answer-at-least-word', text: 'at least' }), ' ', withUnitText(r.v, l.unit))
+          : h('td', { class: 'answer-value', text: r.text }))))));
     // the verdict's own words for a number it does not stand behind
     if (says) el.append(h('p', { class: `answer-mark answer-${machine === 'disowned' ? 'disowned' : 'bound'}`, id: 'answer-mark', text: says }));
     const art = rows.find((r) => r.cls === 'article');
