@@ -120,7 +120,12 @@ export function marksOf(doc) {
 // The mark that covers summary key (the first whose pattern matches it), or null.
 // doc: a run document, or anything with its marks and verdict_today.
 export function markFor(doc, key) {
-  return marksOf(doc).find((m) => globMatch(m.key, key)) || null;
+  return markIn(marksOf(doc), key);
+}
+
+// The first of marks (marksOf's list, or a reading's .marks) whose pattern covers key, or null.
+export function markIn(marks, key) {
+  return (marks || []).find((m) => globMatch(m.key, key)) || null;
 }
 
 const list = (v) => (Array.isArray(v) ? v : []);

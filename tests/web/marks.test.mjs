@@ -90,3 +90,16 @@ test('the panel: an unmarked answer is shown as measured; none waits for the ver
   // nothing measured
   assert.equal(answerRows(lesson, 3, null, null, true).machine, 'none');
 });
+
+test('compare: a value its run\'s verdict disowns takes no part in the ratios', async () => {
+  const { summaryDiff } = await import('../../web/compare.js');
+  const a = readRun({ summary: { slowdown_2_threads: { value: 2, unit: 'x' } } });
+  const b = readRun({ summary: { slowdown_2_threads: { value: 3, unit: 'x' } }, marks: [disowned] });
+  const c = readRun({ summary: { slowdown_2_threads: { value: 4, unit: 'x' } } });
+  const [row] = summaryDiff([a, b, c]);
+  assert.deepEqual(row.values, [2, null, 4]);
+  assert.deepEqual(row.ratios, [1, null, 2]);
+  assert.deepEqual(row.marks, [null, disowned, null]);
+  // disowned as the baseline: no ratio at all
+  assert.deepEqual(summaryDiff([b, a])[0].ratios, [null, null]);
+});
