@@ -26,7 +26,7 @@ export function answerOf(lesson, summary) {
   return v && Number.isFinite(Number(v.value)) ? { key, value: Number(v.value) } : null;
 }
 
-// What the answer panel shows, decided apart from the page (tests/web/lesson.test.mjs):
+// What the answer panel shows, decided apart from the page (tests/web/marks.test.mjs):
 //   l: the lesson; guess: the class's number or null; ans: answerOf's {key, value} or null;
 //   mark: the verdict's mark on ans.key (rundoc.js markFor) or null; judged: the verdict is in (the run ended).
 // Returns {rows: [{who, v, cls, text}], machine: 'shown' | 'at_least' | 'disowned' | 'waiting' | 'none', says: a sentence or null}.
