@@ -98,6 +98,8 @@ void sink_summary(struct sink *s, const char *key, double value,
 		  const char *unit);
 void sink_headline(struct sink *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* While the sink checks declared ids, a key that covers no declared summary
+ * key (nor "*") is undeclared. */
 void sink_mark(struct sink *s, const char *key, const char *kind,
 	       const char *why);
 

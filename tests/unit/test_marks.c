@@ -159,6 +159,30 @@ static void table_says_it_beside_the_value(void **state)
 	free(text);
 }
 
+/* A mark that covers no summary key the run declares is caught, as an
+ * undeclared summary key is: it would disown nothing. */
+static void mark_keys_are_declared(void **state)
+{
+	static const char *const good[] = {"slowdown_2_threads",
+					   "slowdown_2_threads*", "slowdown_*",
+					   "overlap_min", "*"};
+	struct sink_json js;
+	json_t *events = json_array();
+
+	(void)state;
+	sink_json_init(&js, keep_event, events);
+	js.sink.declared = experiment_find("false_sharing");
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		sink_mark(&js.sink, good[i], "disowned", "why");
+		assert_string_equal(js.sink.undeclared, "");
+	}
+	sink_mark(&js.sink, "slowdwn_2_threads", "disowned", "why");
+	assert_string_equal(js.sink.undeclared, "mark key 'slowdwn_2_threads'");
+	/* the event still goes out: the run fails, saying why, after it */
+	assert_int_equal(json_array_size(events), 6);
+	json_decref(events);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +190,7 @@ int main(void)
 		cmocka_unit_test(folded_and_rebuilt),
 		cmocka_unit_test(verdict_json_carries_marks),
 		cmocka_unit_test(table_says_it_beside_the_value),
+		cmocka_unit_test(mark_keys_are_declared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
