@@ -389,6 +389,17 @@ static void print_lines(FILE *f, const char *title, const struct tab_line *v,
 	}
 }
 
+/* What the verdict says of a summary value, after it on its line. */
+static void print_mark(FILE *f, const struct tab_mark *m)
+{
+	if (!m)
+		return;
+	if (!strcmp(m->kind, "at_least"))
+		fprintf(f, "  (at least: %s)", m->why);
+	else
+		fprintf(f, "  (not a valid measurement: %s)", m->why);
+}
+
 void report_print(const struct sink_table *t)
 {
 	json_t *refs = refs_json(t->exp);
@@ -406,10 +417,15 @@ void report_print(const struct sink_table *t)
 		for (int i = 0; i < t->nsummary; i++)
 			w = max(w, width(t->summary[i].key));
 		for (int i = 0; i < t->nsummary; i++) {
+			const struct tab_mark *m =
+				sink_table_mark(t, t->summary[i].key);
+
 			fputs("  ", f);
 			pad(f, t->summary[i].key, w);
-			fprintf(f, "  %10.4g %s\n", t->summary[i].value,
+			fprintf(f, "  %10.4g %s", t->summary[i].value,
 				t->summary[i].unit ? t->summary[i].unit : "");
+			print_mark(f, m);
+			fputc('\n', f);
 		}
 	}
 	print_lines(f, "where the threads ran (seen from inside each thread)",

@@ -123,6 +123,13 @@ static void on_headline(void *ctx, const char *text)
 		ctx, json_pack("{s:s, s:s}", "type", "headline", "text", text));
 }
 
+static void on_mark(void *ctx, const char *key, const char *kind,
+		    const char *why)
+{
+	sink_json_emit(ctx, json_pack("{s:s, s:s, s:s, s:s}", "type", "mark",
+				      "key", key, "mark", kind, "why", why));
+}
+
 static const struct sink_ops json_ops = {
 	.point = on_point,
 	.cell = on_cell,
@@ -131,6 +138,7 @@ static const struct sink_ops json_ops = {
 	.note = on_note,
 	.summary = on_summary,
 	.headline = on_headline,
+	.mark = on_mark,
 };
 
 void sink_json_init(struct sink_json *s, event_fn emit, void *arg)

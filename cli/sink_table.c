@@ -2,6 +2,7 @@
 #include "sink_table.h"
 #include "report.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,37 @@ static void on_headline(void *ctx, const char *text)
 	t->headline = keep(t, text);
 }
 
+static void on_mark(void *ctx, const char *key, const char *kind,
+		    const char *why)
+{
+	struct sink_table *t = ctx;
+	struct tab_mark *m;
+
+	if (grow(t, &t->marks, &t->nmarks, &t->amarks, sizeof(*m)))
+		return;
+	m = &t->marks[t->nmarks];
+	*m = (struct tab_mark){.key = keep(t, key),
+			       .kind = keep(t, kind),
+			       .why = keep(t, why)};
+	/* a mark short of a field would mark nothing, or the wrong thing */
+	if (m->key && m->kind && m->why)
+		t->nmarks++;
+	else {
+		free(m->key);
+		free(m->kind);
+		free(m->why);
+	}
+}
+
+const struct tab_mark *sink_table_mark(const struct sink_table *t,
+				       const char *key)
+{
+	for (int i = 0; key && i < t->nmarks; i++)
+		if (!fnmatch(t->marks[i].key, key, 0))
+			return &t->marks[i];
+	return NULL;
+}
+
 static const struct sink_ops table_ops = {
 	.point = on_point,
 	.cell = on_cell,
@@ -182,6 +214,7 @@ static const struct sink_ops table_ops = {
 	.note = on_note,
 	.summary = on_summary,
 	.headline = on_headline,
+	.mark = on_mark,
 };
 
 void sink_table_init(struct sink_table *t, const struct experiment *e,
@@ -231,6 +264,12 @@ void sink_table_release(struct sink_table *t)
 		free(t->summary[i].key);
 		free(t->summary[i].unit);
 	}
+	for (int i = 0; i < t->nmarks; i++) {
+		free(t->marks[i].key);
+		free(t->marks[i].kind);
+		free(t->marks[i].why);
+	}
+	free(t->marks);
 	free(t->points);
 	free(t->cells);
 	free(t->summary);

@@ -26,6 +26,12 @@ struct tab_summary {
 	double value;
 };
 
+/* A summary key (or pattern) the verdict marked: kind "disowned" or
+ * "at_least" */
+struct tab_mark {
+	char *key, *kind, *why;
+};
+
 /* A line said once or many times: notes, and where teams ran. */
 struct tab_line {
 	char *level, *text, *first; /* first: the first label it came with */
@@ -42,8 +48,9 @@ struct sink_table {
 	struct tab_cell *cells;
 	struct tab_summary *summary;
 	struct tab_line *notes, *places;
-	int npoints, ncells, nsummary, nnotes, nplaces;
-	int apoints, acells, asummary, anotes, aplaces;
+	struct tab_mark *marks;
+	int npoints, ncells, nsummary, nnotes, nplaces, nmarks;
+	int apoints, acells, asummary, anotes, aplaces, amarks;
 	char *headline;
 	int oom; /* something could not be kept: the table says so */
 };
@@ -56,5 +63,8 @@ void sink_table_init(struct sink_table *t, const struct experiment *e,
  * this machine cannot show, notes, then the verdict. */
 void sink_table_report(struct sink_table *t);
 void sink_table_release(struct sink_table *t);
+/* The first mark whose pattern covers summary key, or NULL. */
+const struct tab_mark *sink_table_mark(const struct sink_table *t,
+				       const char *key);
 
 #endif

@@ -5,7 +5,7 @@ import { bytes } from './format.js';
 import { noisyPoints, spreadOf } from './machine.js';
 import { machinesSection } from './campaign-machines.js';
 import { csvText } from './csv.js';
-import { readRun } from './rundoc.js';
+import { readRun, markIn } from './rundoc.js';
 
 // The components a comparison turns on, each a label and how to read it from a run's machine and its node.
 // A node's run is the campaign's summary of it (id, status, headline, summary, machine, params), read as a run document is.
@@ -160,9 +160,14 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
   const baseSel = h('select', { id: 'campaign-baseline', 'aria-label': 'baseline' }, done.map((i) => h('option', { value: String(i), text: c.nodes[i].node })));
   const bars = h('div', { class: 'campaign-bars', id: 'campaign-bars' });
   const csvBtn = h('button', { type: 'button', class: 'link-button', id: 'campaign-csv', text: 'CSV of the table' });
-  const valuesOf = (k) => summaries.map((s) => {
+  // a figure its run's verdict disowns is no figure: it gets no bar and says why
+  const disowned = (k, i) => {
+    const m = runs[i] ? markIn(runs[i].marks, k) : null;
+    return m && m.mark === 'disowned' ? m : null;
+  };
+  const valuesOf = (k) => summaries.map((s, i) => {
     const e = s.figures.get(k);
-    return e && typeof e.value === 'number' ? e.value : null;
+    return e && typeof e.value === 'number' && !disowned(k, i) ? e.value : null;
   });
   const draw = () => {
     clear(bars);
@@ -185,7 +190,7 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
       bars.append(h('div', { class: 'campaign-bar-row' },
         h('span', { class: 'campaign-bar-name', text: n.node }),
         h('span', { class: 'campaign-bar-track' },
-          r === null ? h('span', { class: 'campaign-bar-none', text: n.state === 'failed' ? `failed: ${n.reason || ''}` : 'no figure' })
+          r === null ? h('span', { class: 'campaign-bar-none', text: n.state === 'failed' ? `failed: ${n.reason || ''}` : disowned(k, i) ? `not a valid measurement: ${disowned(k, i).why}` : 'no figure' })
             : [sized(h('span', { class: `campaign-bar${Number(baseSel.value) === i ? ' baseline' : ''}` }), 0, (100 * r) / top),
               spread ? sized(h('span', { class: 'campaign-whisker' }), (100 * r * (1 - spread / 2)) / top, (100 * r * spread) / top) : null]),
         h('span', { class: 'campaign-bar-value', text: r === null ? '' : `${r.toFixed(2)}× (${vals[i].toPrecision(4)} ${unit})` }),

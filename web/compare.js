@@ -4,7 +4,7 @@ import { h, clear } from './dom.js';
 import { ChartSet } from './charts.js';
 import { label, withUnit, clock, bytes } from './format.js';
 import { pngButtons } from './export.js';
-import { readRun } from './rundoc.js';
+import { readRun, markIn } from './rundoc.js';
 
 // One colour family per run, dark to light; a run's series differ by dash and marker.
 const FAMILIES = [
@@ -74,11 +74,20 @@ export function summaryDiff(runs) {
   const keys = [];
   for (const r of runs) for (const e of r.summary) if (!keys.includes(e.key)) keys.push(e.key);
   return keys.map((k) => {
-    const vals = runs.map((r) => (r.figures.has(k) ? r.figures.get(k).value : null));
+    // a value its run's verdict disowns is no figure to compare: it stays out of every ratio
+    const marks = runs.map((r) => markIn(r.marks, k));
+    const vals = runs.map((r, i) => (r.figures.has(k) && !(marks[i] && marks[i].mark === 'disowned') ? r.figures.get(k).value : null));
     const unit = runs.find((r) => r.figures.has(k)).figures.get(k).unit;
     const base = vals[0];
-    return { key: k, unit, values: vals, ratios: vals.map((v) => (typeof v === 'number' && typeof base === 'number' && base !== 0 ? v / base : null)) };
+    return { key: k, unit, values: vals, marks, ratios: vals.map((v) => (typeof v === 'number' && typeof base === 'number' && base !== 0 ? v / base : null)) };
   });
+}
+
+// A run's value as the verdict lets it be shown: none when it disowned it, "at least" when it is a bound.
+function valueText(v, unit, mark) {
+  if (mark && mark.mark === 'disowned') return 'not a valid measurement';
+  if (v === null) return '–';
+  return `${mark ? 'at least ' : ''}${withUnit(v, unit)}`;
 }
 
 // "1.25× (worse)": the direction named, so a ratio of ratios is never read the wrong way
@@ -124,7 +133,7 @@ export async function showCompare(container, ids, byName) {
         const way = betterWay(r.key, r.unit);
         return h('tr', {}, h('th', { scope: 'row', text: label(r.key) }),
           h('td', { class: 'better-way', text: way ? `${way} is better` : 'neither way' }),
-          r.values.map((v) => h('td', { text: v === null ? '–' : withUnit(v, r.unit) })),
+          r.values.map((v, i) => h('td', { text: valueText(v, r.unit, r.marks[i]), title: r.marks[i] ? r.marks[i].why : null })),
           r.ratios.slice(1).map((x) => h('td', { class: 'ratio', text: ratioText(x, way) })));
       }))));
   // series name -> {run, series}: the run picks the colour family, the series the dash and marker

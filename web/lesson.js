@@ -1,6 +1,7 @@
 // lesson.js - the classroom's lessons: pick one, read its question, take the class's guess, run its params, draw the answer beside the guess and the article
 import { h, clear, $ } from './dom.js';
 import { num } from './format.js';
+import { globMatch } from './rundoc.js';
 
 const GUESSES = 'numalab.guesses'; // run id -> {exp, lesson, guess}, for this tab
 
@@ -20,10 +21,38 @@ function keepGuess(id, g) {
 // The run's value for a lesson: its answer key, or the first summary key its pattern matches.
 export function answerOf(lesson, summary) {
   if (!summary) return null;
-  const re = new RegExp(`^${lesson.answer.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-  const key = Object.keys(summary).find((k) => re.test(k));
+  const key = Object.keys(summary).find((k) => globMatch(lesson.answer, k));
   const v = key && summary[key];
   return v && Number.isFinite(Number(v.value)) ? { key, value: Number(v.value) } : null;
+}
+
+// What the answer panel shows, decided apart from the page (tests/web/marks.test.mjs):
+//   l: the lesson; guess: the class's number or null; ans: answerOf's {key, value} or null;
+//   mark: the verdict's mark on ans.key (rundoc.js markFor) or null; judged: the verdict is in (the run ended).
+// Returns {rows: [{who, v, cls, text}], machine: 'shown' | 'at_least' | 'disowned' | 'waiting' | 'none', says: a sentence or null}.
+// A value the verdict disowns gets no bar, and its reason in the verdict's words; a lower bound says "at least";
+// while the verdict is still to come, this machine's number waits for it.
+export function answerRows(l, guess, ans, mark, judged) {
+  const rows = [];
+  let machine = 'none';
+  let says = null;
+  if (guess !== null && guess !== undefined) rows.push({ who: 'the class guessed', v: guess, cls: 'guess', text: withUnitText(guess, l.unit) });
+  if (ans && !judged) machine = 'waiting';
+  else if (ans && mark && mark.mark === 'disowned') {
+    machine = 'disowned';
+    says = `this machine: not a valid measurement${mark.why ? ` — ${mark.why}` : ''}`;
+  } else if (ans && mark && mark.mark === 'at_least') {
+    machine = 'at_least';
+    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', bound: true, text: `at least ${withUnitText(ans.value, l.unit)}` });
+    says = `this machine: at least ${withUnitText(ans.value, l.unit)}${mark.why ? ` — ${mark.why}` : ''}`;
+  } else if (ans) {
+    machine = 'shown';
+    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', text: withUnitText(ans.value, l.unit) });
+  }
+  if (l.article && Number.isFinite(l.article_value)) {
+    rows.push({ who: 'the article (2007)', v: l.article_value, cls: 'article', note: l.article, text: withUnitText(l.article_value, l.unit) });
+  }
+  return { rows, machine, says };
 }
 
 // A bar of pct percent of its cell (set through the CSSOM: the page's policy refuses style attributes).
@@ -137,10 +166,9 @@ export class LessonPanel {
     const el = clear(this.result);
     const guess = saved ? saved.guess : null;
     const ans = runId ? answerOf(l, view.summary) : null;
-    const rows = [];
-    if (guess !== null && guess !== undefined) rows.push({ who: 'the class guessed', v: guess, cls: 'guess' });
-    if (ans) rows.push({ who: 'this machine', v: ans.value, cls: 'machine' });
-    if (l.article && Number.isFinite(l.article_value)) rows.push({ who: 'the article (2007)', v: l.article_value, cls: 'article', note: l.article });
+    const final = !view.isFinal || view.isFinal();
+    const mark = ans && view.markFor ? view.markFor(ans.key) : null;
+    const { rows, machine, says } = answerRows(l, guess, ans, mark, final);
     el.hidden = !runId || (!ans && guess === null);
     // once answered, the guess is one of the bars
     this.guessRow.hidden = !el.hidden;
@@ -148,16 +176,19 @@ export class LessonPanel {
     if (el.hidden) return;
     const most = Math.max(...rows.map((r) => Math.abs(r.v)), 1e-12);
     el.append(h('h2', { class: 'lesson-result-title', text: 'The answer' }));
-    if (!ans) {
-      const final = view.isFinal && view.isFinal();
-      el.append(h('p', { class: 'lesson-wait', text: final ? 'this machine could not measure it: the verdict beside the chart says why' : 'measuring…' }));
+    if (!ans || machine === 'waiting') {
+      el.append(h('p', { class: 'lesson-wait', text: ans || !final ? 'measuring…' : 'this machine could not measure it: the verdict beside the chart says why' }));
     }
     el.append(h('table', { class: 'answer-table' },
       h('caption', { class: 'visually-hidden', text: `${l.question}: the guess, this machine and the article` }),
-      h('tbody', {}, rows.map((r) => h('tr', { class: `answer-${r.cls}` },
+      h('tbody', {}, rows.map((r) => h('tr', { class: `answer-${r.cls}${r.bound ? ' answer-at-least' : ''}` },
         h('th', { scope: 'row', text: r.who }),
         h('td', { class: 'answer-bar-cell' }, bar((100 * Math.abs(r.v)) / most)),
-        h('td', { class: 'answer-value', text: withUnitText(r.v, l.unit) }))))));
+        // "at least" over the number, so the column stays as narrow as the numbers
+        r.bound ? h('td', { class: 'answer-value' }, h('small', { class: 'answer-at-least-word', text: 'at least' }), ' ', withUnitText(r.v, l.unit))
+          : h('td', { class: 'answer-value', text: r.text }))))));
+    // the verdict's own words for a number it does not stand behind
+    if (says) el.append(h('p', { class: `answer-mark answer-${machine === 'disowned' ? 'disowned' : 'bound'}`, id: 'answer-mark', text: says }));
     const art = rows.find((r) => r.cls === 'article');
     if (art) el.append(h('p', { class: 'answer-note', text: `The article: ${art.note}.` }));
   }

@@ -3,7 +3,7 @@ import { h, clear, paragraphs } from './dom.js';
 import { ChartSet } from './charts.js';
 import { label, withUnit, clock, duration, toDate } from './format.js';
 import { Eta } from './eta.js';
-import { readRun, notesByLevel, placementGroups, summaryEntries, importedFrom } from './rundoc.js';
+import { readRun, notesByLevel, placementGroups, summaryEntries, importedFrom, markFor } from './rundoc.js';
 
 // The page's one fold of a run's events, written against docs/events.md:
 // the types it listens to are these, and RunView.event below folds them.
@@ -11,7 +11,7 @@ import { readRun, notesByLevel, placementGroups, summaryEntries, importedFrom } 
 const OPEN_MAX = 64;
 
 export const FINAL = ['done', 'failed', 'cancelled', 'interrupted'];
-export const EVENT_TYPES = ['start', 'status', 'placement', 'sample', 'cell', 'progress', 'note', 'summary', 'headline', 'end', ...FINAL];
+export const EVENT_TYPES = ['start', 'status', 'placement', 'sample', 'cell', 'progress', 'note', 'summary', 'mark', 'headline', 'end', ...FINAL];
 
 
 const STATUS_TEXT = {
@@ -40,6 +40,7 @@ export class RunView {
     this.notes = new Map(); // "level text" -> note
     this.notesOpen = false;
     this.summary = {};
+    this.marks = new Map(); // "key mark" -> the verdict's mark, as the run sent it
     this.progress = null;
     this.error = null;
     this.hooks = new Map(); // event type, or 'load' -> [fn]: what other panels add to the fold
@@ -119,6 +120,7 @@ export class RunView {
     if (r.estimate_s) this.eta.start(r.estimate_s, toDate(r.started_at)?.getTime());
     if (r.progress) this.eta.progress(r.progress.done, r.progress.total);
     this.addSummary(r.summary);
+    for (const m of r.ownMarks) this.marks.set(`${m.key} ${m.mark}`, m);
     if (r.headline) this.setHeadline(r.headline);
     if (r.provenance) this.markImported(r.provenance);
     this.renderHead();
@@ -132,6 +134,11 @@ export class RunView {
   // entries: [{key, value, unit}]; a key seen before keeps its place
   addSummary(entries) {
     for (const e of entries) this.summary[e.key] = { value: e.value, unit: e.unit };
+  }
+
+  // The verdict's mark on summary key (today's rules first, then the run's own), or null.
+  markFor(key) {
+    return markFor({ marks: [...this.marks.values()], verdict_today: this.run && this.run.verdict_today }, key);
   }
 
   // The matrices' relation classes: the cpus measured and the machine's node distances.
@@ -181,6 +188,10 @@ export class RunView {
         break;
       case 'summary':
         this.summary[d.key] = { value: d.value, unit: d.unit };
+        this.renderSummary();
+        break;
+      case 'mark':
+        if (d && typeof d.key === 'string') this.marks.set(`${d.key} ${d.mark}`, d);
         this.renderSummary();
         break;
       case 'headline':
@@ -369,7 +380,18 @@ export class RunView {
     const keys = Object.keys(this.summary);
     for (const k of keys) {
       const v = this.summary[k] || {};
-      el.append(h('div', { class: 'tile' }, h('dt', { text: label(k) }), h('dd', { text: withUnit(v.value, v.unit) })));
+      const m = this.markFor(k);
+      // a value the verdict disowns is struck through and says why; a bound says "at least"
+      if (m && m.mark === 'disowned') {
+        el.append(h('div', { class: 'tile tile-disowned', title: m.why }, h('dt', { text: label(k) }),
+          h('dd', {}, h('s', { text: withUnit(v.value, v.unit) }),
+            h('small', { class: 'tile-mark', text: `not a valid measurement${m.why ? `: ${m.why}` : ''}` }))));
+      } else if (m && m.mark === 'at_least') {
+        el.append(h('div', { class: 'tile tile-at-least', title: m.why }, h('dt', { text: label(k) }),
+          h('dd', { text: `at least ${withUnit(v.value, v.unit)}` })));
+      } else {
+        el.append(h('div', { class: 'tile' }, h('dt', { text: label(k) }), h('dd', { text: withUnit(v.value, v.unit) })));
+      }
     }
     this.summaryHead.textContent = `Summary figures (${keys.length})`;
     // a handful stays open; dozens wait for a click

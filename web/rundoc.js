@@ -71,6 +71,63 @@ export function verdictOf(doc) {
   return (doc.verdict_today && doc.verdict_today.headline) || doc.headline || null;
 }
 
+// Whether key matches pattern as fnmatch(3) with no flags reads it (the verdict's marks and the lessons'
+// answer keys are such patterns): '*' any run of characters, '?' one, '[...]' / '[!...]' a set, '\\x' x itself.
+export function globMatch(pattern, key) {
+  if (typeof pattern !== 'string' || typeof key !== 'string') return false;
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '*') re += '[^]*';
+    else if (c === '?') re += '[^]';
+    else if (c === '\\' && i + 1 < pattern.length) re += escapeRe(pattern[++i]);
+    else if (c === '[') {
+      // a set ends at the first ']' past its first member; without one the '[' is itself
+      let j = i + 1;
+      if (pattern[j] === '!' || pattern[j] === '^') j++;
+      if (pattern[j] === ']') j++;
+      while (j < pattern.length && pattern[j] !== ']') j++;
+      if (j >= pattern.length) { re += '\\['; continue; }
+      let body = pattern.slice(i + 1, j);
+      const neg = body[0] === '!' || body[0] === '^';
+      if (neg) body = body.slice(1);
+      re += `[${neg ? '^' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
+      i = j;
+    } else re += escapeRe(c);
+  }
+  return new RegExp(`^${re}$`).test(key);
+}
+
+function escapeRe(c) {
+  return c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+// A mark as the document holds it, or null when it is not one: {key, mark: 'disowned' | 'at_least', why}.
+function markOf(m) {
+  if (!m || typeof m !== 'object' || typeof m.key !== 'string' || !m.key) return null;
+  if (m.mark !== 'disowned' && m.mark !== 'at_least') return null;
+  return { key: m.key, mark: m.mark, why: typeof m.why === 'string' ? m.why : '' };
+}
+
+// The marks that speak for a run: today's verdict's first, then the run's own (the mark events it sent).
+// A mark only takes a number away or bounds it, so whoever of the two marked a key is heeded.
+export function marksOf(doc) {
+  if (!doc || typeof doc !== 'object') return [];
+  const today = doc.verdict_today && Array.isArray(doc.verdict_today.marks) ? doc.verdict_today.marks : [];
+  return [...today, ...(Array.isArray(doc.marks) ? doc.marks : [])].map(markOf).filter(Boolean);
+}
+
+// The mark that covers summary key (the first whose pattern matches it), or null.
+// doc: a run document, or anything with its marks and verdict_today.
+export function markFor(doc, key) {
+  return markIn(marksOf(doc), key);
+}
+
+// The first of marks (marksOf's list, or a reading's .marks) whose pattern covers key, or null.
+export function markIn(marks, key) {
+  return (marks || []).find((m) => globMatch(m.key, key)) || null;
+}
+
 const list = (v) => (Array.isArray(v) ? v : []);
 const object = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : null);
 
@@ -82,6 +139,7 @@ const object = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : nul
 //   charts: Map(chart -> {samples, cells, series: [names]}), in the order each chart first appears;
 //   placement: [{label, threads}], placementGroups, measured (the threads of 'cpus measured', or null), last (the last part, or null);
 //   notes: {warn, info}; summary: [{key, value, unit}], figures: Map(key -> that entry);
+//   marks: marksOf(doc), today's first (the run's own: ownMarks);
 //   pages: the page-count samples, pageSeries: their series names;
 //   provenance: provenance(doc).
 export function readRun(doc) {
@@ -134,6 +192,8 @@ export function readRun(doc) {
     measured: measured ? measured.threads : null,
     last: placement.length ? placement[placement.length - 1] : null,
     notes: notesByLevel(d.notes),
+    marks: marksOf(d),
+    ownMarks: list(d.marks).map(markOf).filter(Boolean),
     summary,
     figures: new Map(summary.map((e) => [e.key, e])),
     pages,

@@ -158,6 +158,14 @@ static void on_headline(void *ctx, const char *text)
 	sink_headline(r->next, "%s", text);
 }
 
+static void on_mark(void *ctx, const char *key, const char *kind,
+		    const char *why)
+{
+	struct record *r = ctx;
+
+	sink_mark(r->next, key, kind, why);
+}
+
 static const struct sink_ops record_ops = {
 	.point = on_point,
 	.cell = on_cell,
@@ -166,6 +174,7 @@ static const struct sink_ops record_ops = {
 	.note = on_note,
 	.summary = on_summary,
 	.headline = on_headline,
+	.mark = on_mark,
 };
 
 void record_init(struct record *r, struct sink *next)

@@ -1,8 +1,10 @@
 /* sink.c - the thin calls kernels use to emit results through a sink */
 #include "sink.h"
 
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "experiment.h"
 
@@ -93,4 +95,29 @@ void sink_headline(struct sink *s, const char *fmt, ...)
 	va_end(ap);
 	if (s && s->ops->headline)
 		s->ops->headline(s->ctx, buf);
+}
+
+/*
+ * A mark's key is a pattern too: it names declared keys when it is "*",
+ * matches one of their patterns, or one of them matches it
+ * ("slowdown_*" covers "slowdown_*_threads*"). A key that covers none
+ * would disown nothing, and the page would show the number.
+ */
+static int mark_declared(const struct experiment *e, const char *key)
+{
+	if (!strcmp(key, "*") || experiment_declares_summary(e, key))
+		return 1;
+	for (const char *const *k = e->summary_keys; k && *k; k++)
+		if (!fnmatch(key, *k, 0))
+			return 1;
+	return 0;
+}
+
+void sink_mark(struct sink *s, const char *key, const char *kind,
+	       const char *why)
+{
+	if (s && s->declared && (!key || !mark_declared(s->declared, key)))
+		undeclared(s, "mark key", key);
+	if (s && s->ops->mark)
+		s->ops->mark(s->ctx, key, kind, why ? why : "");
 }

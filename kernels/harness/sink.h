@@ -62,6 +62,14 @@ struct sink_ops {
 			const char *unit);
 	/* The one sentence that names the outcome. */
 	void (*headline)(void *ctx, const char *text);
+	/*
+	 * A summary key (or an fnmatch pattern of keys) the verdict does not
+	 * state as measured: kind "disowned" (no valid measurement stands
+	 * behind it) or "at_least" (a lower bound); why is the verdict's
+	 * sentence. Sent before the headline.
+	 */
+	void (*mark)(void *ctx, const char *key, const char *kind,
+		     const char *why);
 };
 
 struct sink {
@@ -90,5 +98,9 @@ void sink_summary(struct sink *s, const char *key, double value,
 		  const char *unit);
 void sink_headline(struct sink *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* While the sink checks declared ids, a key that covers no declared summary
+ * key (nor "*") is undeclared. */
+void sink_mark(struct sink *s, const char *key, const char *kind,
+	       const char *why);
 
 #endif

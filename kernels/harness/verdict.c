@@ -346,6 +346,11 @@ void verdict_emit(const struct verdict *v, struct sink *s)
 {
 	for (int i = 0; i < v->nnotes; i++)
 		sink_note(s, v->notes[i].level, "%s", v->notes[i].text);
+	/* the marks before the headline: a reader that shows the headline
+	 * already knows which numbers it may not show */
+	for (int i = 0; i < v->nmarks; i++)
+		sink_mark(s, v->marks[i].key,
+			  verdict_mark_name(v->marks[i].kind), v->marks[i].why);
 	if (v->headline[0])
 		sink_headline(s, "%s", v->headline);
 }

@@ -219,7 +219,7 @@ int topo_plan_siblings(const struct topo *t, const int *plan, int n, int *a,
 /* How many distinct pinned CPUs a plan holds. */
 int topo_plan_distinct(const int *plan, int n);
 
-/* Sends the verdict through a sink: its notes, then the headline. */
+/* Sends the verdict through a sink: its notes, its marks, then the headline. */
 void verdict_emit(const struct verdict *v, struct sink *s);
 
 #endif

@@ -308,21 +308,32 @@ int describe_doc(json_t *doc, struct verdict *v, struct errinfo *err)
 
 json_t *describe_doc_verdict_json(const struct verdict *v)
 {
-	json_t *notes = json_array();
+	json_t *notes = json_array(), *marks = json_array();
 
-	/* a verdict short of a note is not the verdict */
+	/* a verdict short of a note or a mark is not the verdict */
 	for (int i = 0; notes && i < v->nnotes; i++)
 		if (json_array_append_new(notes,
 					  json_pack("{s:s, s:s}", "level",
 						    v->notes[i].level, "text",
-						    v->notes[i].text))) {
-			json_decref(notes);
-			return NULL;
-		}
-	if (!notes)
-		return NULL;
-	return json_pack("{s:s?, s:o}", "headline",
-			 v->headline[0] ? v->headline : NULL, "notes", notes);
+						    v->notes[i].text)))
+			goto fail;
+	for (int i = 0; marks && i < v->nmarks; i++)
+		if (json_array_append_new(
+			    marks,
+			    json_pack("{s:s, s:s, s:s}", "key", v->marks[i].key,
+				      "mark",
+				      verdict_mark_name(v->marks[i].kind),
+				      "why", v->marks[i].why)))
+			goto fail;
+	if (!notes || !marks)
+		goto fail;
+	return json_pack("{s:s?, s:o, s:o}", "headline",
+			 v->headline[0] ? v->headline : NULL, "notes", notes,
+			 "marks", marks);
+fail:
+	json_decref(notes);
+	json_decref(marks);
+	return NULL;
 }
 
 json_t *describe_doc_today(json_t *doc, struct errinfo *err)

@@ -20,7 +20,10 @@ int describe_doc(json_t *doc, struct verdict *v, struct errinfo *err);
 /* The machine facts a stored machine record gives (unknowns left at 0 / -1). */
 void describe_doc_machine(json_t *machine, struct machine_facts *m);
 
-/* {"headline": text or null, "notes": [{"level","text"}]}; NULL on ENOMEM. */
+/*
+ * {"headline": text or null, "notes": [{"level","text"}],
+ * "marks": [{"key","mark","why"}]}; NULL on ENOMEM.
+ */
 json_t *describe_doc_verdict_json(const struct verdict *v);
 
 /*

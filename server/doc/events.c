@@ -21,6 +21,7 @@ const struct event_kind event_kinds[EV_NTYPES] = {
 	[EV_CANCELLED] = {"cancelled", EVO_SERVER, 1},
 	[EV_INTERRUPTED] = {"interrupted", EVO_SERVER, 1},
 	[EV_IMPORTED] = {"imported", EVO_IMPORT, 0},
+	[EV_MARK] = {"mark", EVO_WORKER, 0},
 };
 
 enum event_type event_type_of(const char *name)
@@ -50,11 +51,11 @@ int event_status_final(const char *status)
 
 json_t *events_doc_new(void)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "params",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "params",
 			 json_object(), "placement", json_array(), "samples",
 			 json_array(), "cells", json_array(), "notes",
-			 json_array(), "summary", json_object(), "machine",
-			 json_object());
+			 json_array(), "marks", json_array(), "summary",
+			 json_object(), "machine", json_object());
 }
 
 /* A copy of ev without its "type" (and server-side "seq"). */
@@ -130,6 +131,10 @@ int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 	case EV_NOTE:
 		if (!outcome)
 			bad |= append(doc, "notes", strip(ev));
+		break;
+	case EV_MARK:
+		if (!outcome)
+			bad |= append(doc, "marks", strip(ev));
 		break;
 	case EV_PROGRESS:
 		bad |= json_object_set_new(doc, "progress", strip(ev));
@@ -240,6 +245,7 @@ json_t *events_from_doc(json_t *doc, json_t *imported)
 	each(out, doc, "samples", EV_SAMPLE);
 	each(out, doc, "cells", EV_CELL);
 	each(out, doc, "notes", EV_NOTE);
+	each(out, doc, "marks", EV_MARK);
 	if (json_is_object(json_object_get(doc, "progress")))
 		json_array_append_new(
 			out,
@@ -272,6 +278,7 @@ json_t *events_from_doc(json_t *doc, json_t *imported)
 	    json_array_size(json_object_get(doc, "samples")) +
 	    json_array_size(json_object_get(doc, "cells")) +
 	    json_array_size(json_object_get(doc, "notes")) +
+	    json_array_size(json_object_get(doc, "marks")) +
 	    (json_is_object(json_object_get(doc, "progress")) ? 1 : 0) +
 	    json_object_size(summary) + (headline ? 1 : 0) + (imported ? 1 : 0);
 	if (json_array_size(out) != n)

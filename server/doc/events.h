@@ -26,6 +26,7 @@ enum event_type {
 	EV_CANCELLED,
 	EV_INTERRUPTED,
 	EV_IMPORTED,
+	EV_MARK, /* a summary key the verdict disowns or states as a bound */
 	EV_NTYPES
 };
 
@@ -57,7 +58,7 @@ int event_reserved(const char *type);
 int event_status_final(const char *status);
 
 /* Fold only what the run's outcome needs: drops placement, samples, cells,
- * notes. */
+ * notes, marks. */
 #define EVENTS_FOLD_OUTCOME 1u
 
 /* A new empty run document. */

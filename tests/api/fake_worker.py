@@ -66,5 +66,13 @@ elif mode == "grandchild":
         os._exit(0)
     emit({"type": "end", "status": "done"})
     sys.exit(0)
+elif mode == "marks":
+    # the events a verdict that disowns a value sends: the mark before the
+    # headline
+    emit({"type": "summary", "key": "slowdown_2_threads", "value": 2.17, "unit": "x"})
+    emit({"type": "mark", "key": "slowdown_2_threads*", "mark": "disowned",
+          "why": "the threads ran together only 10% of the time"})
+    emit({"type": "headline", "text": "false sharing could not be measured"})
+    emit({"type": "end", "status": "done"})
 else:
     emit({"type": "end", "status": "done"})

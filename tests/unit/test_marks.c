@@ -1,0 +1,196 @@
+/* test_marks.c - a verdict's marks on their way out: the sink's event, the run document, today's verdict and the closing table */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "describe_doc.h"
+#include "events.h"
+#include "experiment.h"
+#include "record.h"
+#include "sink_json.h"
+#include "sink_table.h"
+#include "verdict.h"
+
+#define WHY_APART "the threads ran together only 10% of the time"
+
+/* Each event the sink writes, kept in order. */
+static void keep_event(void *arg, json_t *ev)
+{
+	json_array_append(arg, ev);
+}
+
+static void two_marks(struct verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	verdict_headline(v, "could not be measured");
+	verdict_note(v, "warn", "busy machine");
+	verdict_mark(v, "slowdown_2_threads*", VERDICT_DISOWNED, "%s",
+		     WHY_APART);
+	verdict_mark(v, "slowdown_1_threads", VERDICT_AT_LEAST,
+		     "ran together 80%% of the time");
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* Every mark travels, through a record as a run does, before the headline. */
+static void emitted_before_the_headline(void **state)
+{
+	json_t *events = json_array();
+	struct sink_json js;
+	struct record rec;
+	struct verdict v;
+
+	(void)state;
+	two_marks(&v);
+	sink_json_init(&js, keep_event, events);
+	record_init(&rec, &js.sink);
+	verdict_emit(&v, &rec.sink);
+	record_free(&rec);
+	assert_int_equal(json_array_size(events), 4);
+	assert_string_equal(str(json_array_get(events, 0), "type"), "note");
+	json_t *m = json_array_get(events, 1);
+	assert_string_equal(str(m, "type"), "mark");
+	assert_string_equal(str(m, "key"), "slowdown_2_threads*");
+	assert_string_equal(str(m, "mark"), "disowned");
+	assert_string_equal(str(m, "why"), WHY_APART);
+	m = json_array_get(events, 2);
+	assert_string_equal(str(m, "mark"), "at_least");
+	assert_string_equal(str(m, "why"), "ran together 80% of the time");
+	assert_string_equal(str(json_array_get(events, 3), "type"), "headline");
+	json_decref(events);
+}
+
+/* Folded into the document's marks, and back to the same events. */
+static void folded_and_rebuilt(void **state)
+{
+	json_t *doc = events_doc_new(), *out, *ev;
+	json_t *mark = json_pack("{s:s, s:s, s:s, s:s}", "type", "mark", "key",
+				 "slowdown_2_threads", "mark", "disowned",
+				 "why", WHY_APART);
+	size_t i, nmarks = 0;
+
+	(void)state;
+	assert_int_equal(event_type_of("mark"), EV_MARK);
+	assert_false(event_reserved("mark"));
+	/* the outcome a runner keeps leaves marks out, as it does notes */
+	assert_int_equal(events_fold(doc, mark, EVENTS_FOLD_OUTCOME), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "marks")), 0);
+	assert_int_equal(events_fold(doc, mark, 0), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "marks")), 1);
+	ev = json_array_get(json_object_get(doc, "marks"), 0);
+	assert_null(json_object_get(ev, "type"));
+	assert_string_equal(str(ev, "why"), WHY_APART);
+	json_object_set_new(doc, "status", json_string("done"));
+	json_object_set_new(doc, "experiment", json_string("false_sharing"));
+	out = events_from_doc(doc, NULL);
+	assert_non_null(out);
+	json_array_foreach (out, i, ev)
+		if (event_type_of_event(ev) == EV_MARK) {
+			assert_true(json_equal(ev, mark));
+			nmarks++;
+		}
+	assert_int_equal(nmarks, 1);
+	json_decref(out);
+	json_decref(mark);
+	json_decref(doc);
+}
+
+/* Today's verdict as JSON names each mark; a verdict without any has []. */
+static void verdict_json_carries_marks(void **state)
+{
+	struct verdict v;
+	json_t *j, *marks;
+
+	(void)state;
+	two_marks(&v);
+	j = describe_doc_verdict_json(&v);
+	assert_non_null(j);
+	marks = json_object_get(j, "marks");
+	assert_int_equal(json_array_size(marks), 2);
+	assert_string_equal(str(json_array_get(marks, 0), "key"),
+			    "slowdown_2_threads*");
+	assert_string_equal(str(json_array_get(marks, 0), "mark"), "disowned");
+	assert_string_equal(str(json_array_get(marks, 1), "mark"), "at_least");
+	json_decref(j);
+	memset(&v, 0, sizeof(v));
+	j = describe_doc_verdict_json(&v);
+	assert_int_equal(json_array_size(json_object_get(j, "marks")), 0);
+	json_decref(j);
+}
+
+/* The closing table says what the verdict said beside each value. */
+static void table_says_it_beside_the_value(void **state)
+{
+	struct sink_table t;
+	struct verdict v;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	sink_table_init(&t, experiment_find("false_sharing"), f);
+	t.progress = 0;
+	sink_summary(&t.sink, "slowdown_1_threads", 1.8, "x");
+	sink_summary(&t.sink, "slowdown_2_threads", 2.17, "x");
+	sink_summary(&t.sink, "overlap_min", 0.1, "");
+	two_marks(&v);
+	verdict_emit(&v, &t.sink);
+	assert_non_null(sink_table_mark(&t, "slowdown_2_threads_stride_4"));
+	assert_null(sink_table_mark(&t, "overlap_min"));
+	sink_table_report(&t);
+	sink_table_release(&t);
+	fclose(f);
+	assert_non_null(strstr(
+		text, "2.17 x  (not a valid measurement: " WHY_APART ")\n"));
+	assert_non_null(strstr(
+		text, "1.8 x  (at least: ran together 80% of the time)"));
+	assert_non_null(strstr(text, "overlap_min"));
+	assert_null(strstr(strstr(text, "overlap_min"), "(not a valid"));
+	free(text);
+}
+
+/* A mark that covers no summary key the run declares is caught, as an
+ * undeclared summary key is: it would disown nothing. */
+static void mark_keys_are_declared(void **state)
+{
+	static const char *const good[] = {"slowdown_2_threads",
+					   "slowdown_2_threads*", "slowdown_*",
+					   "overlap_min", "*"};
+	struct sink_json js;
+	json_t *events = json_array();
+
+	(void)state;
+	sink_json_init(&js, keep_event, events);
+	js.sink.declared = experiment_find("false_sharing");
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		sink_mark(&js.sink, good[i], "disowned", "why");
+		assert_string_equal(js.sink.undeclared, "");
+	}
+	sink_mark(&js.sink, "slowdwn_2_threads", "disowned", "why");
+	assert_string_equal(js.sink.undeclared, "mark key 'slowdwn_2_threads'");
+	/* the event still goes out: the run fails, saying why, after it */
+	assert_int_equal(json_array_size(events), 6);
+	json_decref(events);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(emitted_before_the_headline),
+		cmocka_unit_test(folded_and_rebuilt),
+		cmocka_unit_test(verdict_json_carries_marks),
+		cmocka_unit_test(table_says_it_beside_the_value),
+		cmocka_unit_test(mark_keys_are_declared),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
