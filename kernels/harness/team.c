@@ -22,17 +22,21 @@ struct team {
 	const struct team_job *job;
 	pthread_barrier_t bar;
 	struct spin_barrier sbar;
-	int rounds_total;
+	int capacity;	   /* rounds it may run, warmup included */
+	int cpu_clock;	   /* threads read their cpu time around the body */
 	volatile int stop; /* written by thread 0 between barriers only */
-	int completed;	   /* rounds finished, written by thread 0 */
+	int cancelled;	   /* stopped by job->cancel, written by thread 0 */
 	pthread_mutex_t gate_lock; /* start gate: all created, or abort */
 	pthread_cond_t gate_cond;
-	int gate;	 /* 0 wait, 1 go, -1 abort */
-	double *times;	 /* per round, written by thread 0 */
-	double *overlap; /* per round, written by thread 0 */
-	double **span;	 /* per thread: body start, end of each round */
+	int gate; /* 0 wait, 1 go, -1 abort */
+	/* the rounds kept, written by thread 0: res's arrays */
+	struct team_result *res;
+	double **span; /* per thread: body start, end, cpu time of each round */
 	int *observed;
 };
+
+/* A thread's three numbers per round in its span array. */
+#define SPAN_N 3
 
 /* Each thread's own span array, in lines of its own: no false sharing. */
 #define SPAN_ALIGN 128
@@ -95,15 +99,23 @@ static void team_wait(struct team *tm)
 		pthread_barrier_wait(&tm->bar);
 }
 
-/* The share of round r all n threads spent in their bodies at once. */
+/*
+ * The share of round r all n threads spent in their bodies and running
+ * at once: the window every thread was inside its body, less each
+ * thread's time descheduled in its body (it may have fallen anywhere in
+ * the window), over the round's span.
+ */
 static double round_overlap(const struct team *tm, int n, int r)
 {
-	double first = 0, last_start = 0, first_end = 0, last = 0;
+	double first = 0, last_start = 0, first_end = 0, last = 0, off = 0;
 
 	if (n < 2)
 		return 1;
 	for (int i = 0; i < n; i++) {
-		double s = tm->span[i][2 * r], e = tm->span[i][2 * r + 1];
+		const double *sp = tm->span[i] + SPAN_N * r;
+		double s = sp[0], e = sp[1];
+		if (tm->cpu_clock && e - s > sp[2])
+			off += e - s - sp[2];
 		if (i == 0 || s < first)
 			first = s;
 		if (i == 0 || s > last_start)
@@ -115,9 +127,60 @@ static double round_overlap(const struct team *tm, int n, int r)
 	}
 	if (last <= first)
 		return 1; /* an empty body: nothing could fail to overlap */
-	return first_end > last_start
-		       ? (first_end - last_start) / (last - first)
+	return first_end - last_start > off
+		       ? (first_end - last_start - off) / (last - first)
 		       : 0;
+}
+
+/* The least share of its body's wall time any thread of round r ran. */
+static double round_cpu_share(const struct team *tm, int n, int r)
+{
+	double least = 1;
+
+	for (int i = 0; tm->cpu_clock && i < n; i++) {
+		const double *sp = tm->span[i] + SPAN_N * r;
+		double wall = sp[1] - sp[0];
+		if (wall > 0 && sp[2] / wall < least)
+			least = sp[2] / wall;
+	}
+	return least;
+}
+
+/*
+ * Thread 0, between the barriers after round r took seconds: keeps the
+ * round or counts it redone, and decides whether another follows.
+ */
+static void round_end(struct team *tm, int r, double seconds)
+{
+	const struct team_job *job = tm->job;
+	const struct adapt_point *a = job->adapt;
+	struct team_result *res = tm->res;
+	double now = clock_now(), ov = round_overlap(tm, job->nthreads, r);
+	enum adapt_fate f = ADAPT_KEEP;
+
+	if (r >= job->warmup) {
+		if (a)
+			f = adapt_judge(
+				a, ov, round_cpu_share(tm, job->nthreads, r),
+				res->redone_apart + res->redone_preempted, now);
+		if (f == ADAPT_REDO_APART) {
+			res->redone_apart++;
+		} else if (f == ADAPT_REDO_PREEMPTED) {
+			res->redone_preempted++;
+		} else {
+			res->overlap[res->rounds] = ov;
+			res->round[res->rounds] = r;
+			res->seconds[res->rounds++] = seconds;
+		}
+		if (a ? adapt_enough(a, res->seconds, res->rounds, now)
+		      : res->rounds >= job->repeat)
+			tm->stop = 1;
+	}
+	if (r + 1 >= tm->capacity)
+		tm->stop = 1;
+	/* seen by all after the next barrier */
+	if (job->cancel && *job->cancel)
+		tm->stop = tm->cancelled = 1;
 }
 
 static void *member_main(void *arg)
@@ -136,25 +199,23 @@ static void *member_main(void *arg)
 	tm->observed[tid] = sched_getcpu();
 	if (job->setup)
 		job->setup(job->arg, tid);
-	for (int r = 0; r < tm->rounds_total; r++) {
-		double t0 = 0, *span = tm->span[tid] + 2 * r;
+	for (int r = 0;; r++) {
+		double t0 = 0, c0 = 0, *span = tm->span[tid] + SPAN_N * r;
 		team_wait(tm);
 		if (tm->stop)
 			break;
+		if (tm->cpu_clock)
+			c0 = clock_thread_cpu();
 		if (tid == 0)
 			t0 = clock_now();
 		span[0] = clock_now();
 		job->body(job->arg, tid, r);
 		span[1] = clock_now();
+		if (tm->cpu_clock)
+			span[2] = clock_thread_cpu() - c0;
 		team_wait(tm);
-		if (tid == 0) {
-			tm->times[r] = clock_now() - t0;
-			tm->overlap[r] = round_overlap(tm, job->nthreads, r);
-			tm->completed = r + 1;
-			/* seen by all after the next barrier */
-			if (job->cancel && *job->cancel)
-				tm->stop = 1;
-		}
+		if (tid == 0)
+			round_end(tm, r, clock_now() - t0);
 	}
 	return NULL;
 }
@@ -162,31 +223,35 @@ static void *member_main(void *arg)
 int team_run(const struct team_job *job, const struct topo *t,
 	     struct team_result *res)
 {
-	struct team tm = {.job = job};
+	const struct adapt_point *a = job->adapt;
+	struct team tm = {.job = job, .res = res, .cpu_clock = a != NULL};
 	pthread_t *th = NULL;
 	struct member *mem = NULL;
-	int n = job->nthreads, started = 0, rc = 0;
+	int n = job->nthreads, started = 0, rc = 0, kept;
 
 	memset(res, 0, sizeof(*res));
-	if (n < 1 || job->repeat < 1 || job->warmup < 0)
+	if (n < 1 || job->repeat < 1 || job->warmup < 0 ||
+	    (job->rounds_most && job->rounds_most < job->warmup + job->repeat))
 		return -EINVAL;
-	tm.rounds_total = job->warmup + job->repeat;
+	kept = a && a->most > job->repeat ? a->most : job->repeat;
+	tm.capacity = job->warmup + kept + (a ? a->redo_most : 0);
+	if (job->rounds_most && tm.capacity > job->rounds_most)
+		tm.capacity = job->rounds_most;
 	th = calloc((size_t)n, sizeof(*th));
 	mem = calloc((size_t)n, sizeof(*mem));
-	tm.times = calloc((size_t)tm.rounds_total, sizeof(double));
-	tm.overlap = calloc((size_t)tm.rounds_total, sizeof(double));
 	tm.span = calloc((size_t)n, sizeof(*tm.span));
 	tm.observed = calloc((size_t)n, sizeof(int));
 	res->place = calloc((size_t)n, sizeof(*res->place));
-	res->seconds = calloc((size_t)job->repeat, sizeof(double));
-	res->overlap = calloc((size_t)job->repeat, sizeof(double));
-	if (!th || !mem || !tm.times || !tm.overlap || !tm.span ||
-	    !tm.observed || !res->place || !res->seconds || !res->overlap) {
+	res->seconds = calloc((size_t)kept, sizeof(double));
+	res->overlap = calloc((size_t)kept, sizeof(double));
+	res->round = calloc((size_t)kept, sizeof(int));
+	if (!th || !mem || !tm.span || !tm.observed || !res->place ||
+	    !res->seconds || !res->overlap || !res->round) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
-		size_t bytes = (size_t)tm.rounds_total * 2 * sizeof(double);
+		size_t bytes = (size_t)tm.capacity * SPAN_N * sizeof(double);
 		bytes = (bytes + SPAN_ALIGN - 1) / SPAN_ALIGN * SPAN_ALIGN;
 		tm.span[i] = aligned_alloc(SPAN_ALIGN, bytes);
 		if (!tm.span[i]) {
@@ -240,11 +305,7 @@ int team_run(const struct team_job *job, const struct topo *t,
 	for (int i = 0; i < n; i++)
 		team_describe(t, i, job->cpus ? job->cpus[i] : -1,
 			      tm.observed[i], &res->place[i]);
-	for (int r = job->warmup; r < tm.completed; r++) {
-		res->overlap[res->rounds] = tm.overlap[r];
-		res->seconds[res->rounds++] = tm.times[r];
-	}
-	if (tm.stop) {
+	if (tm.cancelled) {
 		rc = -ECANCELED;
 		goto out;
 	}
@@ -252,8 +313,6 @@ int team_run(const struct team_job *job, const struct topo *t,
 out:
 	free(th);
 	free(mem);
-	free(tm.times);
-	free(tm.overlap);
 	for (int i = 0; tm.span && i < n; i++)
 		free(tm.span[i]);
 	free(tm.span);
@@ -269,6 +328,8 @@ void team_result_free(struct team_result *res)
 	free(res->place);
 	free(res->seconds);
 	free(res->overlap);
+	free(res->round);
+	res->round = NULL;
 	res->place = NULL;
 	res->seconds = NULL;
 	res->overlap = NULL;

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 
+#include "adapt.h"
 #include "sink.h"
 #include "topo.h"
 
@@ -14,6 +15,9 @@
  * rounds are discarded. check runs once after timing, on thread 0.
  * Every thread also reads the clock right before and after its body, so
  * the harness can tell how much of a round all threads ran at once.
+ * With adapt, each thread also reads its cpu time around its body: a
+ * round where the threads ran apart or one was preempted is measured
+ * again, and rounds follow the least until the stop rule is met.
  */
 struct team_job {
 	int nthreads;
@@ -32,6 +36,17 @@ struct team_job {
 	 * microseconds. Every thread then needs a CPU of its own.
 	 */
 	int spin;
+	/*
+	 * The rules of the point (adapt.h): rounds kept, redone, and when
+	 * to stop. NULL: exactly repeat rounds, none redone.
+	 */
+	const struct adapt_point *adapt;
+	/*
+	 * For a body that keeps something per round: the most rounds,
+	 * warmup included, it may be called for (round < rounds_most). 0:
+	 * any. At least warmup + repeat.
+	 */
+	int rounds_most;
 };
 
 struct team_result {
@@ -39,20 +54,26 @@ struct team_result {
 	struct thread_place *place; /* nthreads entries */
 	double *seconds; /* repeat entries: wall time of each round */
 	/*
-	 * repeat entries: the share (0..1) of each round during which every
-	 * thread was inside its body at once: from the latest body start to
-	 * the earliest body end, over the first start to the last end. 1 for
-	 * one thread; near 0 when the threads took turns (other processes
-	 * held the cpus, or one thread started late).
+	 * Per kept round: the share (0..1) of it during which every thread
+	 * was inside its body and running at once: from the latest body
+	 * start to the earliest body end, less the time any thread was
+	 * descheduled in its body (with adapt), over the first start to the
+	 * last end. 1 for one thread; near 0 when the threads took turns
+	 * (other processes held the cpus, or one thread started late).
 	 */
 	double *overlap;
-	int rounds; /* rounds completed (< repeat if cancelled) */
+	int *round; /* per kept round: the round number body was called with */
+	int rounds; /* rounds kept (< repeat if cancelled) */
+	/* rounds measured again: the threads ran apart, or one was preempted
+	 */
+	int redone_apart, redone_preempted;
 	int check_rc;
 };
 
 /*
  * Runs the job. Returns 0, -ECANCELED, or -errno when threads cannot be
- * created or pinned (e.g. -EINVAL for a CPU outside the affinity mask).
+ * created or pinned (e.g. -EINVAL for a CPU outside the affinity mask,
+ * or a rounds_most under warmup + repeat).
  * res must be released with team_result_free.
  */
 int team_run(const struct team_job *job, const struct topo *t,
