@@ -22,8 +22,13 @@ struct team {
 	const struct team_job *job;
 	pthread_barrier_t bar;
 	struct spin_barrier sbar;
-	int capacity;	   /* rounds it may run, warmup included */
-	int cpu_clock;	   /* threads read their cpu time around the body */
+	int capacity; /* rounds it may run, warmup included */
+	int adapt;    /* job->adapt: threads may read their cpu time */
+	/*
+	 * The threads read their cpu time around the body this round:
+	 * written by thread 0 between barriers (see CPU_CLOCK_ROUNDS).
+	 */
+	volatile int cpu_clock;
 	volatile int stop; /* written by thread 0 between barriers only */
 	int cancelled;	   /* stopped by job->cancel, written by thread 0 */
 	pthread_mutex_t gate_lock; /* start gate: all created, or abort */
@@ -35,8 +40,33 @@ struct team {
 	int *observed;
 };
 
-/* A thread's three numbers per round in its span array. */
+/* A thread's three numbers per round in its span array; the third is -1
+ * when the cpu time was not read. */
 #define SPAN_N 3
+
+/*
+ * Reading a thread's cpu time is a system call (about 3 us on the lab's
+ * VM), and the read after the body falls inside the round's time. It is
+ * made only in rounds that follow one this many times longer, where it
+ * adds under 0.1%; a round that short is rarely preempted anyway.
+ */
+#define CPU_CLOCK_ROUNDS 1000
+
+/* What one read of the cpu clock costs here, measured once. */
+static double cpu_clock_cost(void)
+{
+	static _Atomic double cost;
+	double c = atomic_load_explicit(&cost, memory_order_relaxed), t0;
+
+	if (c > 0)
+		return c;
+	t0 = clock_now();
+	for (int i = 0; i < 16; i++)
+		(void)clock_thread_cpu();
+	c = (clock_now() - t0) / 16;
+	atomic_store_explicit(&cost, c > 0 ? c : 1e-9, memory_order_relaxed);
+	return c > 0 ? c : 1e-9;
+}
 
 /* Each thread's own span array, in lines of its own: no false sharing. */
 #define SPAN_ALIGN 128
@@ -114,7 +144,7 @@ static double round_overlap(const struct team *tm, int n, int r)
 	for (int i = 0; i < n; i++) {
 		const double *sp = tm->span[i] + SPAN_N * r;
 		double s = sp[0], e = sp[1];
-		if (tm->cpu_clock && e - s > sp[2])
+		if (sp[2] >= 0 && e - s > sp[2])
 			off += e - s - sp[2];
 		if (i == 0 || s < first)
 			first = s;
@@ -137,10 +167,10 @@ static double round_cpu_share(const struct team *tm, int n, int r)
 {
 	double least = 1;
 
-	for (int i = 0; tm->cpu_clock && i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		const double *sp = tm->span[i] + SPAN_N * r;
 		double wall = sp[1] - sp[0];
-		if (wall > 0 && sp[2] / wall < least)
+		if (sp[2] >= 0 && wall > 0 && sp[2] / wall < least)
 			least = sp[2] / wall;
 	}
 	return least;
@@ -178,6 +208,8 @@ static void round_end(struct team *tm, int r, double seconds)
 	}
 	if (r + 1 >= tm->capacity)
 		tm->stop = 1;
+	tm->cpu_clock =
+		tm->adapt && seconds >= CPU_CLOCK_ROUNDS * cpu_clock_cost();
 	/* seen by all after the next barrier */
 	if (job->cancel && *job->cancel)
 		tm->stop = tm->cancelled = 1;
@@ -204,15 +236,15 @@ static void *member_main(void *arg)
 		team_wait(tm);
 		if (tm->stop)
 			break;
-		if (tm->cpu_clock)
+		int cpu = tm->cpu_clock;
+		if (cpu)
 			c0 = clock_thread_cpu();
 		if (tid == 0)
 			t0 = clock_now();
 		span[0] = clock_now();
 		job->body(job->arg, tid, r);
 		span[1] = clock_now();
-		if (tm->cpu_clock)
-			span[2] = clock_thread_cpu() - c0;
+		span[2] = cpu ? clock_thread_cpu() - c0 : -1;
 		team_wait(tm);
 		if (tid == 0)
 			round_end(tm, r, clock_now() - t0);
@@ -224,7 +256,7 @@ int team_run(const struct team_job *job, const struct topo *t,
 	     struct team_result *res)
 {
 	const struct adapt_point *a = job->adapt;
-	struct team tm = {.job = job, .res = res, .cpu_clock = a != NULL};
+	struct team tm = {.job = job, .res = res, .adapt = a != NULL};
 	pthread_t *th = NULL;
 	struct member *mem = NULL;
 	int n = job->nthreads, started = 0, rc = 0, kept;
