@@ -131,9 +131,9 @@ static void team_wait(struct team *tm)
 
 /*
  * The share of round r all n threads spent in their bodies and running
- * at once: the window every thread was inside its body, less each
- * thread's time descheduled in its body (it may have fallen anywhere in
- * the window), over the round's span.
+ * at once: the window every thread was inside its body, less the part of
+ * it each thread was descheduled (its share of its body off the cpu,
+ * taken as spread evenly), over the round's span.
  */
 static double round_overlap(const struct team *tm, int n, int r)
 {
@@ -144,8 +144,6 @@ static double round_overlap(const struct team *tm, int n, int r)
 	for (int i = 0; i < n; i++) {
 		const double *sp = tm->span[i] + SPAN_N * r;
 		double s = sp[0], e = sp[1];
-		if (sp[2] >= 0 && e - s > sp[2])
-			off += e - s - sp[2];
 		if (i == 0 || s < first)
 			first = s;
 		if (i == 0 || s > last_start)
@@ -157,6 +155,15 @@ static double round_overlap(const struct team *tm, int n, int r)
 	}
 	if (last <= first)
 		return 1; /* an empty body: nothing could fail to overlap */
+	if (first_end <= last_start)
+		return 0;
+	/* each thread's time off the cpu, spread evenly over its body */
+	for (int i = 0; i < n; i++) {
+		const double *sp = tm->span[i] + SPAN_N * r;
+		double body = sp[1] - sp[0];
+		if (sp[2] >= 0 && body > sp[2])
+			off += (1 - sp[2] / body) * (first_end - last_start);
+	}
 	return first_end - last_start > off
 		       ? (first_end - last_start - off) / (last - first)
 		       : 0;
