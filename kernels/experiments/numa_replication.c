@@ -507,10 +507,13 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 		goto out;
 	}
 
-	struct team_job job = {.nthreads = pl->nthreads,
-			       .cpus = pl->cpus,
-			       .arg = j,
-			       .body = acc_body};
+	/* both layouts make the same additions: the same rounds, no more */
+	struct team_job job = {
+		.nthreads = pl->nthreads,
+		.cpus = pl->cpus,
+		.arg = j,
+		.body = acc_body,
+		.rounds_most = (int)(ctx->common.warmup + ctx->common.repeat)};
 	struct team_result res;
 	double combine_ms;
 

@@ -200,6 +200,10 @@ static void round_end(struct team *tm, int r, double seconds)
 			f = adapt_judge(
 				a, ov, round_cpu_share(tm, job->nthreads, r),
 				res->redone_apart + res->redone_preempted, now);
+		/* a redo never costs the point its least rounds */
+		if (f != ADAPT_KEEP &&
+		    tm->capacity - (r + 1) < job->repeat - res->rounds)
+			f = ADAPT_KEEP;
 		if (f == ADAPT_REDO_APART) {
 			res->redone_apart++;
 		} else if (f == ADAPT_REDO_PREEMPTED) {

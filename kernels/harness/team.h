@@ -44,7 +44,10 @@ struct team_job {
 	/*
 	 * For a body that keeps something per round: the most rounds,
 	 * warmup included, it may be called for (round < rounds_most). 0:
-	 * any. At least warmup + repeat.
+	 * any. At least warmup + repeat; a redo never costs the point its
+	 * repeat rounds, so rounds_most = warmup + repeat runs exactly the
+	 * rounds a plain run would (for bodies whose effects two teams
+	 * compare).
 	 */
 	int rounds_most;
 };
