@@ -24,6 +24,9 @@ struct team {
 	struct spin_barrier sbar;
 	int capacity; /* rounds it may run, warmup included */
 	int adapt;    /* job->adapt: threads may read their cpu time */
+	/* two threads pinned to one cpu: they take turns by design, so no
+	 * round is redone for it */
+	int crowded;
 	/*
 	 * The threads read their cpu time around the body this round:
 	 * written by thread 0 between barriers (see CPU_CLOCK_ROUNDS).
@@ -196,7 +199,7 @@ static void round_end(struct team *tm, int r, double seconds)
 	enum adapt_fate f = ADAPT_KEEP;
 
 	if (r >= job->warmup) {
-		if (a)
+		if (a && !tm->crowded)
 			f = adapt_judge(
 				a, ov, round_cpu_share(tm, job->nthreads, r),
 				res->redone_apart + res->redone_preempted, now);
@@ -277,6 +280,10 @@ int team_run(const struct team_job *job, const struct topo *t,
 	    (job->rounds_most && job->rounds_most < job->warmup + job->repeat))
 		return -EINVAL;
 	kept = a && a->most > job->repeat ? a->most : job->repeat;
+	for (int i = 0; job->cpus && i < n; i++)
+		for (int k = 0; k < i; k++)
+			if (job->cpus[i] >= 0 && job->cpus[i] == job->cpus[k])
+				tm.crowded = 1;
 	tm.capacity = job->warmup + kept + (a ? a->redo_most : 0);
 	if (job->rounds_most && tm.capacity > job->rounds_most)
 		tm.capacity = job->rounds_most;
