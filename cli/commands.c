@@ -356,6 +356,19 @@ int cmd_run(int argc, char **argv)
 					 &est_bytes))
 			json_object_set_new(start, "estimate_s",
 					    json_real(est));
+	} else {
+		/*
+		 * budget=auto grows from the run's estimate: the rates cached
+		 * on this machine when there are some, never a calibration
+		 * that would hold the run up
+		 */
+		char path[4096], fp[512];
+		struct rates r;
+
+		rates_default_path(path, sizeof(path));
+		rates_fingerprint(t, fp, sizeof(fp));
+		if (!rates_load(path, fp, &r))
+			rates_set(&r);
 	}
 	if (out == OUT_TABLE) {
 		sink_table_init(&table, e, stdout);
