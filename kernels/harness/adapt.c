@@ -165,8 +165,8 @@ double adapt_budget(const struct common_params *common, double estimate_s,
 	if (b == ADAPT_BUDGET_AUTO)
 		b = estimate_s > 0 ? ADAPT_AUTO_FACTOR * estimate_s : -1;
 	/* no estimate: no deadline, the ceiling on rounds alone bounds it */
-	if (limit_s > 0 && (b < 0 || b > limit_s))
-		b = limit_s;
+	if (limit_s > 0 && (b < 0 || b > ADAPT_LIMIT_SHARE * limit_s))
+		b = ADAPT_LIMIT_SHARE * limit_s;
 	return b < 0 ? -1 : b;
 }
 

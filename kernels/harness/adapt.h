@@ -21,6 +21,9 @@ struct errinfo;
 #define ADAPT_CPU_SHARE 0.9
 /* budget=auto: this many times the run's estimate. */
 #define ADAPT_AUTO_FACTOR 3
+/* A budget never passes this share of a run's time limit: the least rounds
+ * of the points after it must still fit. */
+#define ADAPT_LIMIT_SHARE 0.8
 /* The budget param: "auto" reads as this, seconds are 0..ADAPT_BUDGET_MOST. */
 #define ADAPT_BUDGET_AUTO (-1.0)
 #define ADAPT_BUDGET_MOST 3600
@@ -107,7 +110,8 @@ void adapt_run_init(struct adapt_run *a, const struct experiment *exp,
 /*
  * The budget a run gets: common's seconds, or for auto
  * ADAPT_AUTO_FACTOR x estimate_s (no estimate, 0: no deadline, the
- * rounds' ceiling alone); never past limit_s when that is over 0.
+ * rounds' ceiling alone); never past ADAPT_LIMIT_SHARE of limit_s when
+ * that is over 0.
  */
 double adapt_budget(const struct common_params *common, double estimate_s,
 		    double limit_s);
