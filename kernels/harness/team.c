@@ -39,13 +39,9 @@ struct team {
 	int gate; /* 0 wait, 1 go, -1 abort */
 	/* the rounds kept, written by thread 0: res's arrays */
 	struct team_result *res;
-	double **span; /* per thread: body start, end, cpu time of each round */
+	struct team_span **span; /* per thread, per round */
 	int *observed;
 };
-
-/* A thread's three numbers per round in its span array; the third is -1
- * when the cpu time was not read. */
-#define SPAN_N 3
 
 /*
  * Reading a thread's cpu time is a system call (about 3 us on the lab's
@@ -132,21 +128,14 @@ static void team_wait(struct team *tm)
 		pthread_barrier_wait(&tm->bar);
 }
 
-/*
- * The share of round r all n threads spent in their bodies and running
- * at once: the window every thread was inside its body, less the part of
- * it each thread was descheduled (its share of its body off the cpu,
- * taken as spread evenly), over the round's span.
- */
-static double round_overlap(const struct team *tm, int n, int r)
+double team_overlap(const struct team_span *const *span, int n, int r)
 {
 	double first = 0, last_start = 0, first_end = 0, last = 0, off = 0;
 
 	if (n < 2)
 		return 1;
 	for (int i = 0; i < n; i++) {
-		const double *sp = tm->span[i] + SPAN_N * r;
-		double s = sp[0], e = sp[1];
+		double s = span[i][r].start, e = span[i][r].end;
 		if (i == 0 || s < first)
 			first = s;
 		if (i == 0 || s > last_start)
@@ -162,10 +151,10 @@ static double round_overlap(const struct team *tm, int n, int r)
 		return 0;
 	/* each thread's time off the cpu, spread evenly over its body */
 	for (int i = 0; i < n; i++) {
-		const double *sp = tm->span[i] + SPAN_N * r;
-		double body = sp[1] - sp[0];
-		if (sp[2] >= 0 && body > sp[2])
-			off += (1 - sp[2] / body) * (first_end - last_start);
+		const struct team_span *sp = &span[i][r];
+		double body = sp->end - sp->start;
+		if (sp->cpu >= 0 && body > sp->cpu)
+			off += (1 - sp->cpu / body) * (first_end - last_start);
 	}
 	return first_end - last_start > off
 		       ? (first_end - last_start - off) / (last - first)
@@ -178,10 +167,10 @@ static double round_cpu_share(const struct team *tm, int n, int r)
 	double least = 1;
 
 	for (int i = 0; i < n; i++) {
-		const double *sp = tm->span[i] + SPAN_N * r;
-		double wall = sp[1] - sp[0];
-		if (sp[2] >= 0 && wall > 0 && sp[2] / wall < least)
-			least = sp[2] / wall;
+		const struct team_span *sp = &tm->span[i][r];
+		double wall = sp->end - sp->start;
+		if (sp->cpu >= 0 && wall > 0 && sp->cpu / wall < least)
+			least = sp->cpu / wall;
 	}
 	return least;
 }
@@ -195,7 +184,9 @@ static void round_end(struct team *tm, int r, double seconds)
 	const struct team_job *job = tm->job;
 	const struct adapt_point *a = job->adapt;
 	struct team_result *res = tm->res;
-	double now = clock_now(), ov = round_overlap(tm, job->nthreads, r);
+	double now = clock_now(),
+	       ov = team_overlap((const struct team_span *const *)tm->span,
+				 job->nthreads, r);
 	enum adapt_fate f = ADAPT_KEEP;
 
 	if (r >= job->warmup) {
@@ -246,7 +237,8 @@ static void *member_main(void *arg)
 	if (job->setup)
 		job->setup(job->arg, tid);
 	for (int r = 0;; r++) {
-		double t0 = 0, c0 = 0, *span = tm->span[tid] + SPAN_N * r;
+		double t0 = 0, c0 = 0;
+		struct team_span *span = &tm->span[tid][r];
 		team_wait(tm);
 		if (tm->stop)
 			break;
@@ -255,10 +247,10 @@ static void *member_main(void *arg)
 			c0 = clock_thread_cpu();
 		if (tid == 0)
 			t0 = clock_now();
-		span[0] = clock_now();
+		span->start = clock_now();
 		job->body(job->arg, tid, r);
-		span[1] = clock_now();
-		span[2] = cpu ? clock_thread_cpu() - c0 : -1;
+		span->end = clock_now();
+		span->cpu = cpu ? clock_thread_cpu() - c0 : -1;
 		team_wait(tm);
 		if (tid == 0)
 			round_end(tm, r, clock_now() - t0);
@@ -301,7 +293,7 @@ int team_run(const struct team_job *job, const struct topo *t,
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
-		size_t bytes = (size_t)tm.capacity * SPAN_N * sizeof(double);
+		size_t bytes = (size_t)tm.capacity * sizeof(struct team_span);
 		bytes = (bytes + SPAN_ALIGN - 1) / SPAN_ALIGN * SPAN_ALIGN;
 		tm.span[i] = aligned_alloc(SPAN_ALIGN, bytes);
 		if (!tm.span[i]) {

@@ -83,6 +83,22 @@ int team_run(const struct team_job *job, const struct topo *t,
 	     struct team_result *res);
 void team_result_free(struct team_result *res);
 
+/* One thread's body in one round: when it started and ended (clock_now)
+ * and the cpu time it ran in between (-1: not read). */
+struct team_span {
+	double start, end, cpu;
+};
+
+/*
+ * The share of round r that all n threads (span[i][r], thread i's) spent
+ * in their bodies and running at once: the window every thread was
+ * inside its body, less the part of it each was off the cpu (its share
+ * of its body off the cpu, taken as spread evenly), over the first start
+ * to the last end. 1 for one thread or empty bodies; 0 when the bodies
+ * did not overlap at all.
+ */
+double team_overlap(const struct team_span *const *span, int n, int r);
+
 /* The median of res->overlap (1 when no round completed). */
 double team_overlap_median(const struct team_result *res);
 

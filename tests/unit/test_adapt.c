@@ -348,6 +348,32 @@ static void test_team_exact(void **state)
 	topo_free(t);
 }
 
+/* The overlap a point reports counts only the time every thread ran. */
+static void test_overlap(void **state)
+{
+	/* thread a alone on its cpu for 10 ms; b shares its cpu half the
+	 * time, so it takes 20 ms for the same work */
+	struct team_span a = {0, 0.010, 0.010}, b = {0, 0.020, 0.010};
+	const struct team_span *both[] = {&a, &b}, *one[] = {&a};
+	(void)state;
+	/* in a's 10 ms b ran 5: together a quarter of the 20 ms round */
+	assert_float_equal(team_overlap(both, 2, 0), 0.25, 1e-9);
+	/* the cpu time not read: in their bodies at once, half the round */
+	b.cpu = -1;
+	assert_float_equal(team_overlap(both, 2, 0), 0.5, 1e-9);
+	/* both ran the whole time, together from start to end */
+	b = (struct team_span){0, 0.010, 0.010};
+	assert_float_equal(team_overlap(both, 2, 0), 1, 1e-9);
+	/* one after the other: never together */
+	b = (struct team_span){0.010, 0.020, 0.010};
+	assert_float_equal(team_overlap(both, 2, 0), 0, 1e-9);
+	/* off the cpu most of the time: never below 0 */
+	a = (struct team_span){0, 0.010, 0.001};
+	b = (struct team_span){0, 0.010, 0.001};
+	assert_float_equal(team_overlap(both, 2, 0), 0, 1e-9);
+	assert_float_equal(team_overlap(one, 1, 0), 1, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_budget_zero_is_exact),
 		cmocka_unit_test(test_team_exact),
+		cmocka_unit_test(test_overlap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
