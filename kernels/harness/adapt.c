@@ -11,19 +11,33 @@
 #include "experiment.h"
 #include "stats.h"
 
-enum adapt_fate adapt_judge(const struct adapt_point *p, double overlap,
-			    double cpu_share, int redone, double now)
+enum adapt_fate adapt_flaw(const struct adapt_point *p, double overlap,
+			   double cpu_share)
 {
-	enum adapt_fate f = ADAPT_KEEP;
-
 	if (p->floor > 0 && overlap < p->floor)
-		f = ADAPT_REDO_APART;
-	else if (cpu_share < ADAPT_CPU_SHARE)
-		f = ADAPT_REDO_PREEMPTED;
+		return ADAPT_REDO_APART;
+	if (cpu_share < ADAPT_CPU_SHARE)
+		return ADAPT_REDO_PREEMPTED;
+	return ADAPT_KEEP;
+}
+
+int adapt_may_redo(const struct adapt_point *p, int redone, int clean,
+		   double now)
+{
 	if (redone >= p->redo_most ||
 	    (p->redo_until > 0 && now >= p->redo_until))
-		return ADAPT_KEEP;
-	return f;
+		return 0;
+	return redone < p->least || 3 * clean >= redone;
+}
+
+enum adapt_fate adapt_judge(const struct adapt_point *p, double overlap,
+			    double cpu_share, int redone, int clean, double now)
+{
+	enum adapt_fate f = adapt_flaw(p, overlap, cpu_share);
+
+	return f != ADAPT_KEEP && adapt_may_redo(p, redone, clean, now)
+		       ? f
+		       : ADAPT_KEEP;
 }
 
 int adapt_enough(const struct adapt_point *p, const double *kept, int n,

@@ -47,15 +47,30 @@ struct adapt_point {
 enum adapt_fate { ADAPT_KEEP, ADAPT_REDO_APART, ADAPT_REDO_PREEMPTED };
 
 /*
- * The redo rule: a round whose overlap (the share of it all threads ran
- * at once) is under p->floor ran apart, one in which some thread ran for
- * less than ADAPT_CPU_SHARE of its body's wall time (cpu_share, the least
- * over the threads) was preempted; either is measured again while the
- * point has redone fewer than p->redo_most and the budget is not spent
- * (now before p->redo_until). Anything else is kept.
+ * The redo rule. A round is flawed when its overlap (the share of it all
+ * threads ran at once) is under p->floor: it ran apart; or when some
+ * thread ran for less than ADAPT_CPU_SHARE of its body's wall time
+ * (cpu_share, the least over the threads): it was preempted. adapt_flaw
+ * says which (ADAPT_KEEP: neither).
  */
+enum adapt_fate adapt_flaw(const struct adapt_point *p, double overlap,
+			   double cpu_share);
+
+/*
+ * Whether a flawed round may be measured again: while the point has
+ * redone fewer than p->redo_most, the budget is not spent (now before
+ * p->redo_until), and flaws are the exception here. After p->least
+ * redos, a point whose flawless rounds (clean) are fewer than a third
+ * of its redos measures on a machine where every round is flawed:
+ * redoing them would only spend the budget its rounds could grow into.
+ */
+int adapt_may_redo(const struct adapt_point *p, int redone, int clean,
+		   double now);
+
+/* What becomes of a round: its flaw when it may be redone, else kept. */
 enum adapt_fate adapt_judge(const struct adapt_point *p, double overlap,
-			    double cpu_share, int redone, double now);
+			    double cpu_share, int redone, int clean,
+			    double now);
 
 /*
  * The stop rule: 1 when the n kept rounds kept[] (seconds) are enough:

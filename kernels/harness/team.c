@@ -26,6 +26,7 @@ struct team {
 	int adapt;    /* job->adapt: threads may read their cpu time */
 	/* two threads pinned to one cpu: they take turns by design, so no
 	 * round is redone for it */
+	int clean; /* rounds neither apart nor preempted */
 	int crowded;
 	/*
 	 * The threads read their cpu time around the body this round:
@@ -190,10 +191,16 @@ static void round_end(struct team *tm, int r, double seconds)
 	enum adapt_fate f = ADAPT_KEEP;
 
 	if (r >= job->warmup) {
-		if (a && !tm->crowded)
-			f = adapt_judge(
-				a, ov, round_cpu_share(tm, job->nthreads, r),
-				res->redone_apart + res->redone_preempted, now);
+		if (a && !tm->crowded) {
+			f = adapt_flaw(a, ov,
+				       round_cpu_share(tm, job->nthreads, r));
+			tm->clean += f == ADAPT_KEEP;
+			if (!adapt_may_redo(a,
+					    res->redone_apart +
+						    res->redone_preempted,
+					    tm->clean, now))
+				f = ADAPT_KEEP;
+		}
 		/* a redo never costs the point its least rounds */
 		if (f != ADAPT_KEEP &&
 		    tm->capacity - (r + 1) < job->repeat - res->rounds)

@@ -35,13 +35,14 @@ static int feed(const struct adapt_point *p, int n, const double *sec,
 		int *preempted, double now)
 {
 	double kept[ADAPT_MOST_ROUNDS];
-	int k = 0;
+	int k = 0, clean = 0;
 
 	*apart = *preempted = 0;
 	for (int r = 0; r < n; r++) {
+		double o = ov ? ov[r] : 1, c = share ? share[r] : 1;
+		clean += adapt_flaw(p, o, c) == ADAPT_KEEP;
 		enum adapt_fate f =
-			adapt_judge(p, ov ? ov[r] : 1, share ? share[r] : 1,
-				    *apart + *preempted, now);
+			adapt_judge(p, o, c, *apart + *preempted, clean, now);
 		if (f == ADAPT_REDO_APART)
 			(*apart)++;
 		else if (f == ADAPT_REDO_PREEMPTED)
@@ -106,22 +107,32 @@ static void test_redo_rule(void **state)
 	assert_int_equal(pre, 2);
 	/* no floor declared: an overlap of 0.1 is kept */
 	p.floor = 0;
-	assert_int_equal(adapt_judge(&p, 0.1, 1, 0, 0), ADAPT_KEEP);
-	assert_int_equal(adapt_judge(&p, 0.1, 0.89, 0, 0),
+	assert_int_equal(adapt_judge(&p, 0.1, 1, 0, 0, 0), ADAPT_KEEP);
+	assert_int_equal(adapt_judge(&p, 0.1, 0.89, 0, 0, 0),
 			 ADAPT_REDO_PREEMPTED);
-	assert_int_equal(adapt_judge(&p, 0.1, 0.91, 0, 0), ADAPT_KEEP);
-	/* the bound: after redo_most, whatever comes is kept */
+	assert_int_equal(adapt_judge(&p, 0.1, 0.91, 0, 0, 0), ADAPT_KEEP);
+	/* the bound: after redo_most, whatever comes is kept (one round
+	 * in two apart: flaws are common, but clean rounds come) */
 	p.floor = 0.5;
+	for (int i = 0; i < 40; i++)
+		ov[i] = i % 2 ? 1 : 0;
+	p.most = 40;
+	p.half_width = 0; /* the least rounds are enough */
+	p.least = 12;
+	assert_int_equal(feed(&p, 40, sec, ov, NULL, &apart, &pre, 0), 12);
+	assert_int_equal(apart, adapt_most_redone(5));
+	p = growing();
+	/* every round apart: after the least redos, the rest are kept */
 	for (int i = 0; i < 40; i++)
 		ov[i] = 0;
 	assert_int_equal(feed(&p, 40, sec, ov, NULL, &apart, &pre, 0), 5);
-	assert_int_equal(apart, adapt_most_redone(5));
+	assert_int_equal(apart, 5);
 	assert_int_equal(adapt_most_redone(5), ADAPT_REDO_LEAST);
 	assert_int_equal(adapt_most_redone(30), 30);
 	/* past the budget's end nothing is redone */
 	p.redo_until = 5;
-	assert_int_equal(adapt_judge(&p, 0, 1, 0, 4), ADAPT_REDO_APART);
-	assert_int_equal(adapt_judge(&p, 0, 1, 0, 6), ADAPT_KEEP);
+	assert_int_equal(adapt_judge(&p, 0, 1, 0, 0, 4), ADAPT_REDO_APART);
+	assert_int_equal(adapt_judge(&p, 0, 1, 0, 0, 6), ADAPT_KEEP);
 }
 
 static void test_budget_parse(void **state)
