@@ -189,12 +189,15 @@ static void emit_doc(void *arg, json_t *ev)
 	events_fold(arg, ev, 0);
 }
 
-enum { RO_JSON = 1, RO_NDJSON, RO_HELP };
+enum { RO_JSON = 1, RO_NDJSON, RO_HELP, RO_MAX_SECONDS };
 
-static const struct opt run_options[] = {{"--json", NULL, 0, RO_JSON},
-					 {"--ndjson", NULL, 0, RO_NDJSON},
-					 {"--help", "-h", 0, RO_HELP},
-					 {0}};
+static const struct opt run_options[] = {
+	{"--json", NULL, 0, RO_JSON},
+	{"--ndjson", NULL, 0, RO_NDJSON},
+	{"--help", "-h", 0, RO_HELP},
+	/* the server's limit on the run: its rounds never grow past it */
+	{"--max-seconds", NULL, 1, RO_MAX_SECONDS},
+	{0}};
 
 enum run_output { OUT_TABLE, OUT_JSON, OUT_NDJSON };
 
@@ -204,12 +207,13 @@ struct run_args {
 	const struct experiment *e;
 	struct strvec kv; /* the experiment's k=v params, as given */
 	int help;
+	double max_seconds; /* --max-seconds, 0: none */
 };
 
 /* Reads run's argv into o. Returns -1 to go on, or the exit status (said). */
 static int parse_run_args(int argc, char **argv, struct run_args *o)
 {
-	struct opts op = OPTS_INIT(run_options, 0, argc, argv);
+	struct opts op = OPTS_INIT(run_options, OPTS_EQUALS, argc, argv);
 	int id;
 
 	while ((id = opts_next(&op)) != OPTS_END) {
@@ -219,9 +223,24 @@ static int parse_run_args(int argc, char **argv, struct run_args *o)
 			o->out = OUT_NDJSON;
 		else if (id == RO_HELP)
 			o->help = 1;
-		else if (id == OPTS_UNKNOWN) {
+		else if (id == RO_MAX_SECONDS) {
+			char *end;
+			o->max_seconds = strtod(op.value, &end);
+			if (*end || !(o->max_seconds > 0) ||
+			    o->max_seconds > 1e6) {
+				say(stderr,
+				    "numalab run: --max-seconds '%s' is not a number of seconds over 0 (at most 1000000)\n",
+				    op.value);
+				return 2;
+			}
+		} else if (id == OPTS_NO_VALUE) {
 			say(stderr,
-			    "numalab run: unknown option '%s' (options: --json, --ndjson, --help)\n",
+			    "numalab run: '%s' needs a value (seconds)\n",
+			    op.arg);
+			return 2;
+		} else if (id == OPTS_UNKNOWN) {
+			say(stderr,
+			    "numalab run: unknown option '%s' (options: --json, --ndjson, --max-seconds N, --help)\n",
 			    op.arg);
 			return 2;
 		} else if (!o->e) {
@@ -315,7 +334,8 @@ int cmd_run(int argc, char **argv)
 			      .params = params,
 			      .common = common,
 			      .topo = t,
-			      .cancel = &cancelled};
+			      .cancel = &cancelled,
+			      .max_seconds = o.max_seconds};
 	json_t *machine = machine_json(t);
 	fleet_where_attach(
 		machine); /* a run a fleet engine started says where */
@@ -336,6 +356,19 @@ int cmd_run(int argc, char **argv)
 					 &est_bytes))
 			json_object_set_new(start, "estimate_s",
 					    json_real(est));
+	} else {
+		/*
+		 * budget=auto grows from the run's estimate: the rates cached
+		 * on this machine when there are some, never a calibration
+		 * that would hold the run up
+		 */
+		char path[4096], fp[512];
+		struct rates r;
+
+		rates_default_path(path, sizeof(path));
+		rates_fingerprint(t, fp, sizeof(fp));
+		if (!rates_load(path, fp, &r))
+			rates_set(&r);
 	}
 	if (out == OUT_TABLE) {
 		sink_table_init(&table, e, stdout);

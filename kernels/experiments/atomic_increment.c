@@ -429,7 +429,7 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 {
 	const struct ai_params *ap = ctx->params;
 	uint64_t incs = (uint64_t)ap->increments;
-	int rounds = (int)(ctx->common.warmup + ctx->common.repeat);
+	int rounds = team_points_rounds_most(ctx);
 	size_t stride =
 		((size_t)rounds * SLOT_BYTES + 4095) / 4096 * 4096 / SLOT_BYTES;
 	struct ai_job j = {.v = v,
@@ -445,7 +445,8 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 			       .body = ai_body,
 			       /* start together: a thread woken late finds the
 				  counter to itself */
-			       .spin = 1};
+			       .spin = 1,
+			       .rounds_most = rounds};
 	struct team_result res;
 	double *lost = NULL, *finals = NULL, *retries = NULL;
 	double *overlap = NULL, *runs = NULL, *share = NULL, *late = NULL;
@@ -479,7 +480,7 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 	m->lost_max = 0;
 	for (int r = 0; r < res.rounds; r++) {
 		struct round_result rr;
-		read_round(&j, (int)ctx->common.warmup + r, &rr);
+		read_round(&j, res.round[r], &rr);
 		lost[r] = rr.lost;
 		finals[r] = rr.final;
 		retries[r] = rr.retries;

@@ -296,10 +296,11 @@ static int read_check(void *arg)
 
 /* Emits one point per node: the median over rounds of its threads' GB/s. */
 static void emit_reads(struct run_ctx *ctx, const struct nr_plan *pl,
-		       const struct read_job *j, int rounds, int warmup,
+		       const struct read_job *j, const struct team_result *res,
 		       const char *series)
 {
 	double bytes = (double)j->len * j->passes;
+	int rounds = res->rounds;
 
 	for (int n = 0; n < pl->nnodes; n++) {
 		double v[rounds > 0 ? rounds : 1];
@@ -310,10 +311,10 @@ static void emit_reads(struct run_ctx *ctx, const struct nr_plan *pl,
 			int cnt = 0;
 			for (int t = 0; t < pl->nthreads; t++)
 				if (pl->node_of[t] == pl->nodes[n] &&
-				    j->sec[(warmup + r) * pl->nthreads + t] >
+				    j->sec[res->round[r] * pl->nthreads + t] >
 					    0) {
 					sum += bytes /
-					       j->sec[(warmup + r) *
+					       j->sec[res->round[r] *
 							      pl->nthreads +
 						      t] /
 					       1e9;
@@ -338,7 +339,7 @@ static int run_read(struct run_ctx *ctx, const struct nr_plan *pl,
 		    uint64_t expect, const char *series, const char *label)
 {
 	const struct nr_params *p = ctx->params;
-	int rounds = (int)(ctx->common.warmup + ctx->common.repeat);
+	int rounds = team_points_rounds_most(ctx);
 	struct read_job *j = calloc(1, sizeof(*j));
 	struct team_result res;
 	int rc;
@@ -361,13 +362,13 @@ static int run_read(struct run_ctx *ctx, const struct nr_plan *pl,
 			       .arg = j,
 			       .setup = read_setup,
 			       .body = read_body,
-			       .check = read_check};
+			       .check = read_check,
+			       .rounds_most = rounds};
 	rc = team_points_run(
 		ctx, &job, &res, label,
 		"a thread read a wrong sum or had no copy: the kernel is wrong");
 	if (rc == 0) {
-		emit_reads(ctx, pl, j, res.rounds, (int)ctx->common.warmup,
-			   series);
+		emit_reads(ctx, pl, j, &res, series);
 		team_result_free(&res);
 	}
 	free(j->sec);
@@ -534,10 +535,13 @@ static int part_accumulate(struct run_ctx *ctx, const struct nr_plan *pl)
 		goto out;
 	}
 
-	struct team_job job = {.nthreads = pl->nthreads,
-			       .cpus = pl->cpus,
-			       .arg = j,
-			       .body = acc_body};
+	/* both layouts make the same additions: the same rounds, no more */
+	struct team_job job = {
+		.nthreads = pl->nthreads,
+		.cpus = pl->cpus,
+		.arg = j,
+		.body = acc_body,
+		.rounds_most = (int)(ctx->common.warmup + ctx->common.repeat)};
 	struct team_result res;
 	double combine_ms;
 

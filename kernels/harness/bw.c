@@ -407,7 +407,8 @@ int bw_measure(const struct bw_job *job, const struct topo *t,
 			      .check = bw_check,
 			      .warmup = job->warmup,
 			      .repeat = job->repeat,
-			      .cancel = job->cancel};
+			      .cancel = job->cancel,
+			      .adapt = job->adapt};
 	int rc;
 
 	memset(res, 0, sizeof(*res));

@@ -75,6 +75,8 @@ struct bw_job {
 	void *arg;
 	int warmup, repeat;
 	volatile sig_atomic_t *cancel;
+	const struct adapt_point *adapt; /* as team_job's; NULL: exactly repeat
+					  */
 };
 
 struct bw_result {

@@ -1,5 +1,6 @@
 /* experiment.c - params every experiment shares, and parsing a request for one */
 #include "experiment.h"
+#include "adapt.h"
 #include "lesson.h"
 #include "rates.h"
 #include "record.h"
@@ -29,10 +30,14 @@ const struct param placement_params[] = {
 	{0}};
 
 const struct param common_params[] = {
-	PARAM_INT(repeat, "5", 1, 1000, "rounds",
-		  "timed rounds per point: the point is their median"),
+	PARAM_INT(
+		repeat, "5", 1, 1000, "rounds",
+		"the least timed rounds per point: the point is their median; more follow while its 95% interval is wider than the experiment's precision and the budget lasts"),
 	PARAM_INT(warmup, "1", 0, 100, "rounds",
 		  "untimed rounds before the timed ones"),
+	PARAM_TEXT(
+		budget, "auto", adapt_parse_budget,
+		"seconds the rounds may grow into, and redo rounds where the threads ran apart or were preempted: auto (3x the run's estimate, within the server's limit) or 0-3600 (0: exactly 'repeat' rounds, none redone)"),
 	{0}};
 
 const struct experiment *experiment_find(const char *name)
@@ -277,6 +282,8 @@ int experiment_declares_chart(const struct experiment *exp, const char *id)
 
 int experiment_declares_summary(const struct experiment *exp, const char *key)
 {
+	if (adapt_summary_key(key))
+		return 1; /* the harness's account of rounds, in every run */
 	for (const char *const *k = exp->summary_keys; k && *k; k++)
 		if (!fnmatch(*k, key, 0))
 			return 1;
@@ -545,6 +552,28 @@ int experiment_validate(const struct experiment *exp, struct errinfo *err)
 	return 0;
 }
 
+/*
+ * The account of ctx's rounds, its budget resolved (auto: from the run's
+ * own estimate), passing events on to next; NULL when out of memory (the
+ * run then takes exactly repeat rounds).
+ */
+static struct adapt_run *adapt_start(const struct run_ctx *ctx,
+				     struct sink *next)
+{
+	struct adapt_run *a = calloc(1, sizeof(*a));
+	double est = 0;
+	uint64_t bytes = 0;
+
+	if (!a)
+		return NULL;
+	if (ctx->common.budget == ADAPT_BUDGET_AUTO && ctx->exp->estimate)
+		ctx->exp->estimate(ctx->params, &ctx->common, ctx->topo, &est,
+				   &bytes);
+	adapt_run_init(a, ctx->exp, &ctx->common,
+		       adapt_budget(&ctx->common, est, ctx->max_seconds), next);
+	return a;
+}
+
 int experiment_run(struct run_ctx *ctx, struct errinfo *err)
 {
 	struct sink *s = ctx->sink;
@@ -555,6 +584,7 @@ int experiment_run(struct run_ctx *ctx, struct errinfo *err)
 	struct machine_facts m;
 	struct run_result rr = {0};
 	struct verdict *v;
+	struct adapt_run *ad;
 
 	memset(err, 0, sizeof(*err));
 	if (!s)
@@ -563,7 +593,15 @@ int experiment_run(struct run_ctx *ctx, struct errinfo *err)
 	s->undeclared[0] = '\0';
 	record_init(&rec, s);
 	rctx.sink = &rec.sink;
+	ad = adapt_start(ctx, &rec.sink);
+	if (ad) {
+		rctx.sink = &ad->sink;
+		rctx.adapt = ad;
+	}
 	rc = ctx->exp->run(&rctx);
+	/* recorded before the verdict, which may read it */
+	adapt_run_report(ad, &rec.sink);
+	free(ad);
 	if ((rc == 0 || rc == -ECANCELED) && ctx->exp->describe) {
 		v = calloc(1, sizeof(*v));
 		if (v) {
@@ -696,11 +734,21 @@ int experiment_estimate(const struct experiment *exp, const void *params,
 			const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes)
 {
+	double budget;
+
 	*seconds = 0;
 	*bytes = 0;
 	if (!exp->estimate)
 		return -ENOENT;
 	exp->estimate(params, common, t, seconds, bytes);
+	/*
+	 * The rounds grow into the budget only while a point's interval is
+	 * wide: a quiet machine stops near the least rounds, a busy one
+	 * near the budget. Halfway between stays within 2x of either.
+	 */
+	budget = adapt_budget(common, *seconds, 0);
+	if (budget > *seconds)
+		*seconds += (budget - *seconds) / 2;
 	*seconds += rates_get()->start_s;
 	return 0;
 }

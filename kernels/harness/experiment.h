@@ -116,6 +116,11 @@ struct lesson {
 /* The params every experiment takes, filled by experiment_parse. */
 struct common_params {
 	int64_t repeat, warmup;
+	/*
+	 * Seconds the run's rounds may grow into (adapt.h): ADAPT_BUDGET_AUTO
+	 * (-1) for a few times its estimate; 0 for exactly repeat rounds.
+	 */
+	double budget;
 	/* only for experiments with uses_placement; else empty and PLACE_SPREAD
 	 */
 	struct int_list cpus;
@@ -131,6 +136,13 @@ struct run_ctx {
 	const struct topo *topo;
 	struct sink *sink;
 	volatile sig_atomic_t *cancel; /* set by SIGTERM/SIGINT: stop soon */
+	/*
+	 * The run's account of rounds kept and redone (adapt.h), set by
+	 * experiment_run; NULL: every point takes exactly repeat rounds.
+	 */
+	struct adapt_run *adapt;
+	/* The most seconds the run may take (a server's limit); 0: none. */
+	double max_seconds;
 };
 
 struct experiment {
@@ -248,7 +260,7 @@ const struct experiment *experiment_find(const char *name);
 const struct param *experiment_param(const struct experiment *exp,
 				     const char *name, size_t len);
 
-/* Params every experiment takes: cpus, placement, repeat, warmup. */
+/* Params every experiment takes: cpus, placement, repeat, warmup, budget. */
 extern const struct param common_params[];
 extern const struct param placement_params[];
 

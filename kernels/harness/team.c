@@ -22,17 +22,51 @@ struct team {
 	const struct team_job *job;
 	pthread_barrier_t bar;
 	struct spin_barrier sbar;
-	int rounds_total;
+	int capacity; /* rounds it may run, warmup included */
+	int adapt;    /* job->adapt: threads may read their cpu time */
+	/* two threads pinned to one cpu: they take turns by design, so no
+	 * round is redone for it */
+	int clean; /* rounds neither apart nor preempted */
+	int crowded;
+	/*
+	 * The threads read their cpu time around the body this round:
+	 * written by thread 0 between barriers (see CPU_CLOCK_ROUNDS).
+	 */
+	volatile int cpu_clock;
 	volatile int stop; /* written by thread 0 between barriers only */
-	int completed;	   /* rounds finished, written by thread 0 */
+	int cancelled;	   /* stopped by job->cancel, written by thread 0 */
 	pthread_mutex_t gate_lock; /* start gate: all created, or abort */
 	pthread_cond_t gate_cond;
-	int gate;	 /* 0 wait, 1 go, -1 abort */
-	double *times;	 /* per round, written by thread 0 */
-	double *overlap; /* per round, written by thread 0 */
-	double **span;	 /* per thread: body start, end of each round */
+	int gate; /* 0 wait, 1 go, -1 abort */
+	/* the rounds kept, written by thread 0: res's arrays */
+	struct team_result *res;
+	struct team_span **span; /* per thread, per round */
 	int *observed;
 };
+
+/*
+ * Reading a thread's cpu time is a system call (about 3 us on the lab's
+ * VM), and the read after the body falls inside the round's time. It is
+ * made only in rounds that follow one this many times longer, where it
+ * adds under 0.1%; a round that short is rarely preempted anyway.
+ */
+#define CPU_CLOCK_ROUNDS 1000
+
+/* What one read of the cpu clock costs here, measured once. */
+static double cpu_clock_cost(void)
+{
+	static _Atomic double cost;
+	double c = atomic_load_explicit(&cost, memory_order_relaxed), t0;
+
+	if (c > 0)
+		return c;
+	t0 = clock_now();
+	for (int i = 0; i < 16; i++)
+		(void)clock_thread_cpu();
+	c = (clock_now() - t0) / 16;
+	atomic_store_explicit(&cost, c > 0 ? c : 1e-9, memory_order_relaxed);
+	return c > 0 ? c : 1e-9;
+}
 
 /* Each thread's own span array, in lines of its own: no false sharing. */
 #define SPAN_ALIGN 128
@@ -95,15 +129,14 @@ static void team_wait(struct team *tm)
 		pthread_barrier_wait(&tm->bar);
 }
 
-/* The share of round r all n threads spent in their bodies at once. */
-static double round_overlap(const struct team *tm, int n, int r)
+double team_overlap(const struct team_span *const *span, int n, int r)
 {
-	double first = 0, last_start = 0, first_end = 0, last = 0;
+	double first = 0, last_start = 0, first_end = 0, last = 0, off = 0;
 
 	if (n < 2)
 		return 1;
 	for (int i = 0; i < n; i++) {
-		double s = tm->span[i][2 * r], e = tm->span[i][2 * r + 1];
+		double s = span[i][r].start, e = span[i][r].end;
 		if (i == 0 || s < first)
 			first = s;
 		if (i == 0 || s > last_start)
@@ -115,9 +148,83 @@ static double round_overlap(const struct team *tm, int n, int r)
 	}
 	if (last <= first)
 		return 1; /* an empty body: nothing could fail to overlap */
-	return first_end > last_start
-		       ? (first_end - last_start) / (last - first)
+	if (first_end <= last_start)
+		return 0;
+	/* each thread's time off the cpu, spread evenly over its body */
+	for (int i = 0; i < n; i++) {
+		const struct team_span *sp = &span[i][r];
+		double body = sp->end - sp->start;
+		if (sp->cpu >= 0 && body > sp->cpu)
+			off += (1 - sp->cpu / body) * (first_end - last_start);
+	}
+	return first_end - last_start > off
+		       ? (first_end - last_start - off) / (last - first)
 		       : 0;
+}
+
+/* The least share of its body's wall time any thread of round r ran. */
+static double round_cpu_share(const struct team *tm, int n, int r)
+{
+	double least = 1;
+
+	for (int i = 0; i < n; i++) {
+		const struct team_span *sp = &tm->span[i][r];
+		double wall = sp->end - sp->start;
+		if (sp->cpu >= 0 && wall > 0 && sp->cpu / wall < least)
+			least = sp->cpu / wall;
+	}
+	return least;
+}
+
+/*
+ * Thread 0, between the barriers after round r took seconds: keeps the
+ * round or counts it redone, and decides whether another follows.
+ */
+static void round_end(struct team *tm, int r, double seconds)
+{
+	const struct team_job *job = tm->job;
+	const struct adapt_point *a = job->adapt;
+	struct team_result *res = tm->res;
+	double now = clock_now(),
+	       ov = team_overlap((const struct team_span *const *)tm->span,
+				 job->nthreads, r);
+	enum adapt_fate f = ADAPT_KEEP;
+
+	if (r >= job->warmup) {
+		if (a && !tm->crowded) {
+			f = adapt_flaw(a, ov,
+				       round_cpu_share(tm, job->nthreads, r));
+			tm->clean += f == ADAPT_KEEP;
+			if (!adapt_may_redo(a,
+					    res->redone_apart +
+						    res->redone_preempted,
+					    tm->clean, now))
+				f = ADAPT_KEEP;
+		}
+		/* a redo never costs the point its least rounds */
+		if (f != ADAPT_KEEP &&
+		    tm->capacity - (r + 1) < job->repeat - res->rounds)
+			f = ADAPT_KEEP;
+		if (f == ADAPT_REDO_APART) {
+			res->redone_apart++;
+		} else if (f == ADAPT_REDO_PREEMPTED) {
+			res->redone_preempted++;
+		} else {
+			res->overlap[res->rounds] = ov;
+			res->round[res->rounds] = r;
+			res->seconds[res->rounds++] = seconds;
+		}
+		if (a ? adapt_enough(a, res->seconds, res->rounds, now)
+		      : res->rounds >= job->repeat)
+			tm->stop = 1;
+	}
+	if (r + 1 >= tm->capacity)
+		tm->stop = 1;
+	tm->cpu_clock =
+		tm->adapt && seconds >= CPU_CLOCK_ROUNDS * cpu_clock_cost();
+	/* seen by all after the next barrier */
+	if (job->cancel && *job->cancel)
+		tm->stop = tm->cancelled = 1;
 }
 
 static void *member_main(void *arg)
@@ -136,25 +243,24 @@ static void *member_main(void *arg)
 	tm->observed[tid] = sched_getcpu();
 	if (job->setup)
 		job->setup(job->arg, tid);
-	for (int r = 0; r < tm->rounds_total; r++) {
-		double t0 = 0, *span = tm->span[tid] + 2 * r;
+	for (int r = 0;; r++) {
+		double t0 = 0, c0 = 0;
+		struct team_span *span = &tm->span[tid][r];
 		team_wait(tm);
 		if (tm->stop)
 			break;
+		int cpu = tm->cpu_clock;
+		if (cpu)
+			c0 = clock_thread_cpu();
 		if (tid == 0)
 			t0 = clock_now();
-		span[0] = clock_now();
+		span->start = clock_now();
 		job->body(job->arg, tid, r);
-		span[1] = clock_now();
+		span->end = clock_now();
+		span->cpu = cpu ? clock_thread_cpu() - c0 : -1;
 		team_wait(tm);
-		if (tid == 0) {
-			tm->times[r] = clock_now() - t0;
-			tm->overlap[r] = round_overlap(tm, job->nthreads, r);
-			tm->completed = r + 1;
-			/* seen by all after the next barrier */
-			if (job->cancel && *job->cancel)
-				tm->stop = 1;
-		}
+		if (tid == 0)
+			round_end(tm, r, clock_now() - t0);
 	}
 	return NULL;
 }
@@ -162,31 +268,39 @@ static void *member_main(void *arg)
 int team_run(const struct team_job *job, const struct topo *t,
 	     struct team_result *res)
 {
-	struct team tm = {.job = job};
+	const struct adapt_point *a = job->adapt;
+	struct team tm = {.job = job, .res = res, .adapt = a != NULL};
 	pthread_t *th = NULL;
 	struct member *mem = NULL;
-	int n = job->nthreads, started = 0, rc = 0;
+	int n = job->nthreads, started = 0, rc = 0, kept;
 
 	memset(res, 0, sizeof(*res));
-	if (n < 1 || job->repeat < 1 || job->warmup < 0)
+	if (n < 1 || job->repeat < 1 || job->warmup < 0 ||
+	    (job->rounds_most && job->rounds_most < job->warmup + job->repeat))
 		return -EINVAL;
-	tm.rounds_total = job->warmup + job->repeat;
+	kept = a && a->most > job->repeat ? a->most : job->repeat;
+	for (int i = 0; job->cpus && i < n; i++)
+		for (int k = 0; k < i; k++)
+			if (job->cpus[i] >= 0 && job->cpus[i] == job->cpus[k])
+				tm.crowded = 1;
+	tm.capacity = job->warmup + kept + (a ? a->redo_most : 0);
+	if (job->rounds_most && tm.capacity > job->rounds_most)
+		tm.capacity = job->rounds_most;
 	th = calloc((size_t)n, sizeof(*th));
 	mem = calloc((size_t)n, sizeof(*mem));
-	tm.times = calloc((size_t)tm.rounds_total, sizeof(double));
-	tm.overlap = calloc((size_t)tm.rounds_total, sizeof(double));
 	tm.span = calloc((size_t)n, sizeof(*tm.span));
 	tm.observed = calloc((size_t)n, sizeof(int));
 	res->place = calloc((size_t)n, sizeof(*res->place));
-	res->seconds = calloc((size_t)job->repeat, sizeof(double));
-	res->overlap = calloc((size_t)job->repeat, sizeof(double));
-	if (!th || !mem || !tm.times || !tm.overlap || !tm.span ||
-	    !tm.observed || !res->place || !res->seconds || !res->overlap) {
+	res->seconds = calloc((size_t)kept, sizeof(double));
+	res->overlap = calloc((size_t)kept, sizeof(double));
+	res->round = calloc((size_t)kept, sizeof(int));
+	if (!th || !mem || !tm.span || !tm.observed || !res->place ||
+	    !res->seconds || !res->overlap || !res->round) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
-		size_t bytes = (size_t)tm.rounds_total * 2 * sizeof(double);
+		size_t bytes = (size_t)tm.capacity * sizeof(struct team_span);
 		bytes = (bytes + SPAN_ALIGN - 1) / SPAN_ALIGN * SPAN_ALIGN;
 		tm.span[i] = aligned_alloc(SPAN_ALIGN, bytes);
 		if (!tm.span[i]) {
@@ -240,11 +354,7 @@ int team_run(const struct team_job *job, const struct topo *t,
 	for (int i = 0; i < n; i++)
 		team_describe(t, i, job->cpus ? job->cpus[i] : -1,
 			      tm.observed[i], &res->place[i]);
-	for (int r = job->warmup; r < tm.completed; r++) {
-		res->overlap[res->rounds] = tm.overlap[r];
-		res->seconds[res->rounds++] = tm.times[r];
-	}
-	if (tm.stop) {
+	if (tm.cancelled) {
 		rc = -ECANCELED;
 		goto out;
 	}
@@ -252,8 +362,6 @@ int team_run(const struct team_job *job, const struct topo *t,
 out:
 	free(th);
 	free(mem);
-	free(tm.times);
-	free(tm.overlap);
 	for (int i = 0; tm.span && i < n; i++)
 		free(tm.span[i]);
 	free(tm.span);
@@ -269,6 +377,8 @@ void team_result_free(struct team_result *res)
 	free(res->place);
 	free(res->seconds);
 	free(res->overlap);
+	free(res->round);
+	res->round = NULL;
 	res->place = NULL;
 	res->seconds = NULL;
 	res->overlap = NULL;

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 
+#include "adapt.h"
 #include "sink.h"
 #include "topo.h"
 
@@ -14,6 +15,9 @@
  * rounds are discarded. check runs once after timing, on thread 0.
  * Every thread also reads the clock right before and after its body, so
  * the harness can tell how much of a round all threads ran at once.
+ * With adapt, each thread also reads its cpu time around its body: a
+ * round where the threads ran apart or one was preempted is measured
+ * again, and rounds follow the least until the stop rule is met.
  */
 struct team_job {
 	int nthreads;
@@ -32,6 +36,20 @@ struct team_job {
 	 * microseconds. Every thread then needs a CPU of its own.
 	 */
 	int spin;
+	/*
+	 * The rules of the point (adapt.h): rounds kept, redone, and when
+	 * to stop. NULL: exactly repeat rounds, none redone.
+	 */
+	const struct adapt_point *adapt;
+	/*
+	 * For a body that keeps something per round: the most rounds,
+	 * warmup included, it may be called for (round < rounds_most). 0:
+	 * any. At least warmup + repeat; a redo never costs the point its
+	 * repeat rounds, so rounds_most = warmup + repeat runs exactly the
+	 * rounds a plain run would (for bodies whose effects two teams
+	 * compare).
+	 */
+	int rounds_most;
 };
 
 struct team_result {
@@ -39,25 +57,47 @@ struct team_result {
 	struct thread_place *place; /* nthreads entries */
 	double *seconds; /* repeat entries: wall time of each round */
 	/*
-	 * repeat entries: the share (0..1) of each round during which every
-	 * thread was inside its body at once: from the latest body start to
-	 * the earliest body end, over the first start to the last end. 1 for
-	 * one thread; near 0 when the threads took turns (other processes
-	 * held the cpus, or one thread started late).
+	 * Per kept round: the share (0..1) of it during which every thread
+	 * was inside its body and running at once: from the latest body
+	 * start to the earliest body end, less the time any thread was
+	 * descheduled in its body (with adapt), over the first start to the
+	 * last end. 1 for one thread; near 0 when the threads took turns
+	 * (other processes held the cpus, or one thread started late).
 	 */
 	double *overlap;
-	int rounds; /* rounds completed (< repeat if cancelled) */
+	int *round; /* per kept round: the round number body was called with */
+	int rounds; /* rounds kept (< repeat if cancelled) */
+	/* rounds measured again: the threads ran apart, or one was preempted
+	 */
+	int redone_apart, redone_preempted;
 	int check_rc;
 };
 
 /*
  * Runs the job. Returns 0, -ECANCELED, or -errno when threads cannot be
- * created or pinned (e.g. -EINVAL for a CPU outside the affinity mask).
+ * created or pinned (e.g. -EINVAL for a CPU outside the affinity mask,
+ * or a rounds_most under warmup + repeat).
  * res must be released with team_result_free.
  */
 int team_run(const struct team_job *job, const struct topo *t,
 	     struct team_result *res);
 void team_result_free(struct team_result *res);
+
+/* One thread's body in one round: when it started and ended (clock_now)
+ * and the cpu time it ran in between (-1: not read). */
+struct team_span {
+	double start, end, cpu;
+};
+
+/*
+ * The share of round r that all n threads (span[i][r], thread i's) spent
+ * in their bodies and running at once: the window every thread was
+ * inside its body, less the part of it each was off the cpu (its share
+ * of its body off the cpu, taken as spread evenly), over the first start
+ * to the last end. 1 for one thread or empty bodies; 0 when the bodies
+ * did not overlap at all.
+ */
+double team_overlap(const struct team_span *const *span, int n, int r);
 
 /* The median of res->overlap (1 when no round completed). */
 double team_overlap_median(const struct team_result *res);

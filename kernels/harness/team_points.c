@@ -3,22 +3,38 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stats.h"
+
+int team_points_rounds_most(const struct run_ctx *ctx)
+{
+	int repeat = (int)ctx->common.repeat, warmup = (int)ctx->common.warmup;
+
+	if (!ctx->adapt || ctx->adapt->exact)
+		return warmup + repeat;
+	return warmup + adapt_most_kept(repeat) + adapt_most_redone(repeat);
+}
 
 int team_points_run(struct run_ctx *ctx, struct team_job *job,
 		    struct team_result *res, const char *label,
 		    const char *wrong)
 {
+	struct adapt_point ap;
 	int rc;
 
 	job->warmup = (int)ctx->common.warmup;
 	if (!job->repeat)
 		job->repeat = (int)ctx->common.repeat;
 	job->cancel = ctx->cancel;
+	adapt_run_point(ctx->adapt, job->repeat, clock_now(), &ap);
+	job->adapt = &ap;
 	rc = team_run(job, ctx->topo, res);
+	job->adapt = NULL; /* ap ends here */
 	if (rc && rc != -ECANCELED)
 		return rc;
+	adapt_run_count(ctx->adapt, res->rounds, res->redone_apart,
+			res->redone_preempted);
 	if (label)
 		sink_placement(ctx->sink, label, res->place, res->nthreads);
 	if (rc == 0 && res->check_rc) {
@@ -34,14 +50,20 @@ int team_points_run(struct run_ctx *ctx, struct team_job *job,
 int team_points_bw(struct run_ctx *ctx, struct bw_job *job,
 		   struct bw_result *res, const char *wrong)
 {
+	struct adapt_point ap;
 	int rc;
 
 	job->warmup = (int)ctx->common.warmup;
 	job->repeat = (int)ctx->common.repeat;
 	job->cancel = ctx->cancel;
+	adapt_run_point(ctx->adapt, job->repeat, clock_now(), &ap);
+	job->adapt = &ap;
 	rc = bw_measure(job, ctx->topo, res);
+	job->adapt = NULL;
 	if (rc)
 		return rc;
+	adapt_run_count(ctx->adapt, res->team.rounds, res->team.redone_apart,
+			res->team.redone_preempted);
 	if (res->check_rc) {
 		sink_note(ctx->sink, "warn", "%s", wrong);
 		bw_result_free(res);
@@ -50,15 +72,34 @@ int team_points_bw(struct run_ctx *ctx, struct bw_job *job,
 	return 0;
 }
 
-/* Emits p over v[0..n), y their median; returns it. */
-static double emit(struct sink *s, struct point *p, const double *v, int n)
+/* The most extras a point of these helpers carries, "redone" included. */
+#define MOST_EXTRAS 24
+
+/*
+ * Emits p over v[0..n), y their median, with the extra "redone": the
+ * rounds of res measured again. Returns the median.
+ */
+static double emit(struct sink *s, struct point *p, const double *v, int n,
+		   const struct team_result *res)
 {
+	const char *keys[MOST_EXTRAS];
+	double vals[MOST_EXTRAS];
 	struct stats st;
+	int k = p->nextra < MOST_EXTRAS - 1 ? p->nextra : MOST_EXTRAS - 1;
 
 	stats_compute(v, n, &st);
 	p->y = st.median;
 	p->samples = v;
 	p->nsamples = n;
+	if (k > 0) {
+		memcpy(keys, p->extra_keys, sizeof(*keys) * (size_t)k);
+		memcpy(vals, p->extra_vals, sizeof(*vals) * (size_t)k);
+	}
+	keys[k] = "redone";
+	vals[k++] = res->redone_apart + res->redone_preempted;
+	p->extra_keys = keys;
+	p->extra_vals = vals;
+	p->nextra = k;
 	sink_point(s, p);
 	return st.median;
 }
@@ -69,13 +110,13 @@ double team_points_time(struct sink *s, struct point p,
 	double *v, y;
 
 	if (scale == 1)
-		return emit(s, &p, res->seconds, res->rounds);
+		return emit(s, &p, res->seconds, res->rounds, res);
 	v = malloc(sizeof(double) * (size_t)(res->rounds + 1));
 	if (!v)
 		return -ENOMEM;
 	for (int r = 0; r < res->rounds; r++)
 		v[r] = res->seconds[r] * scale;
-	y = emit(s, &p, v, res->rounds);
+	y = emit(s, &p, v, res->rounds, res);
 	free(v);
 	return y;
 }
@@ -89,7 +130,7 @@ double team_points_rate(struct sink *s, struct point p,
 		return -ENOMEM;
 	for (int r = 0; r < res->rounds; r++)
 		v[r] = res->seconds[r] > 0 ? work / res->seconds[r] : 0;
-	y = emit(s, &p, v, res->rounds);
+	y = emit(s, &p, v, res->rounds, res);
 	free(v);
 	return y;
 }

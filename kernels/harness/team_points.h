@@ -9,7 +9,8 @@
 
 /*
  * Runs job with the run's warmup and cancel flag, and its repeat unless
- * the job sets one of its own, then emits where the threads ran under
+ * the job sets one of its own, its rounds kept and redone by the run's
+ * account (ctx->adapt, adapt.h), then emits where the threads ran under
  * label (none when label is NULL). A failed result check is said as a
  * warning "<label>: <wrong>" and fails with -EIO. Returns 0 with res to
  * release (team_result_free), or -ECANCELED, -EIO or -errno with res
@@ -20,9 +21,16 @@ int team_points_run(struct run_ctx *ctx, struct team_job *job,
 		    const char *wrong);
 
 /*
+ * The most rounds, warmup included, a team of this run may call its body
+ * for: what a body that keeps something per round allocates for (struct
+ * team_job .rounds_most).
+ */
+int team_points_rounds_most(const struct run_ctx *ctx);
+
+/*
  * The same for a bandwidth loop, whose placement the caller emits: runs
- * job with the run's warmup, repeat and cancel flag; a failed data check
- * is said as the warning wrong and fails with -EIO. Returns 0 with res to
+ * job with the run's warmup, repeat, cancel flag and account; a failed data
+ * check is said as the warning wrong and fails with -EIO. Returns 0 with res to
  * release (bw_result_free), or -ECANCELED, -EIO or -errno with nothing
  * to release.
  */
@@ -31,7 +39,8 @@ int team_points_bw(struct run_ctx *ctx, struct bw_job *job,
 
 /*
  * Emits p with one sample per round of res, each round's seconds times
- * scale (1: seconds; 1e9 / ops: ns per op), and their median as y.
+ * scale (1: seconds; 1e9 / ops: ns per op), their median as y, and the
+ * extra "redone" after p's own (the rounds measured again).
  * Returns the median (0 when no round completed), or -ENOMEM unsaid.
  */
 double team_points_time(struct sink *s, struct point p,

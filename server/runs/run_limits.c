@@ -1,6 +1,8 @@
 /* run_limits.c - what a run may ask: estimated time and free memory */
 #include "run_limits.h"
 
+#include "adapt.h"
+
 #include <errno.h>
 #include <stdio.h>
 
@@ -36,6 +38,16 @@ int limits_check_estimate(const struct experiment *exp, const void *params,
 		*estimate_s = -1;
 	if (experiment_estimate(exp, params, common, t, &seconds, &bytes))
 		return 0;
+	if (max_run_seconds > 0 && seconds > max_run_seconds) {
+		/* the rounds grow only into a share of the limit (adapt.h):
+		 * what must fit is the least rounds, budget=0 */
+		struct common_params least = *common;
+		double base = 0;
+		least.budget = 0;
+		experiment_estimate(exp, params, &least, t, &base, &bytes);
+		if (base <= ADAPT_LIMIT_SHARE * max_run_seconds)
+			seconds = ADAPT_LIMIT_SHARE * max_run_seconds;
+	}
 	if (estimate_s)
 		*estimate_s = seconds;
 	avail = limits_memory_available(t);

@@ -517,10 +517,13 @@ int runner_submit(struct runner *r, const char *experiment, char *const *args,
 	if (!run)
 		return -ENOMEM;
 	run->estimate_s = estimate_s;
-	/* numalab run --ndjson NAME k=v ... */
+	/* numalab run --ndjson [--max-seconds=N] NAME k=v ... */
 	strvec_push(&run->argv, "numalab");
 	strvec_push(&run->argv, "run");
 	strvec_push(&run->argv, "--ndjson");
+	if (r->cfg.max_run_seconds > 0)
+		strvec_pushf(&run->argv, "--max-seconds=%d",
+			     r->cfg.max_run_seconds);
 	strvec_push(&run->argv, experiment);
 	for (int i = 0; i < nargs; i++)
 		strvec_push(&run->argv, args[i]);

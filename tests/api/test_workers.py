@@ -137,8 +137,11 @@ class WorkerFailureTest(TmpMixin, unittest.TestCase):
         evs, run = self.run_mode("ok", {"threads": [1, 2], "layout": "shared"})
         self.assertEqual(run["status"], "done")
         argv = json.loads(run["notes"][0]["text"])
-        self.assertEqual(argv[:3], ["run", "--ndjson", "false_sharing"])
-        args = dict(a.split("=", 1) for a in argv[3:])
+        self.assertEqual(argv[:2], ["run", "--ndjson"])
+        # the server's per-run limit, which the run's budget never passes
+        self.assertRegex(argv[2], r"^--max-seconds=[0-9]+$")
+        self.assertEqual(argv[3], "false_sharing")
+        args = dict(a.split("=", 1) for a in argv[4:])
         self.assertEqual(args["threads"], "1-2")
         self.assertEqual(args["layout"], "shared")
         # every param, defaults included, exactly as stored

@@ -89,7 +89,9 @@ class AtomicIncrement(unittest.TestCase):
                               arch_note[0])
                 continue
             self.assertEqual(len(got), 1, v)
-            self.assertEqual(got[0]["samples"], [0.0, 0.0, 0.0], v)
+            # repeat is the least rounds: more may follow (budget)
+            self.assertGreaterEqual(len(got[0]["samples"]), 3, v)
+            self.assertEqual(set(got[0]["samples"]), {0.0}, v)
             self.assertEqual(got[0]["extra"]["final"], expected, v)
         cas = samples(doc, "ns", "cas")[0]
         self.assertIn("cas_retries", cas["extra"])
@@ -100,7 +102,9 @@ class AtomicIncrement(unittest.TestCase):
         doc = run("atomic_increment", "threads=1", "variants=plain,cas",
                   "increments=100000", "repeat=2", "warmup=0")
         for v in ("plain", "cas"):
-            self.assertEqual(samples(doc, "lost", v)[0]["samples"], [0.0, 0.0])
+            got = samples(doc, "lost", v)[0]["samples"]
+            self.assertGreaterEqual(len(got), 2, v)
+            self.assertEqual(set(got), {0.0}, v)
         self.assertEqual(samples(doc, "ns", "cas")[0]["extra"]["cas_retries"], 0)
 
     def test_article_reference_is_labelled(self):

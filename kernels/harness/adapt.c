@@ -1,0 +1,258 @@
+/* adapt.c - how many rounds a point keeps: the stop rule, the redo rule, and the run's account of both */
+#include "adapt.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errinfo.h"
+#include "experiment.h"
+#include "stats.h"
+
+enum adapt_fate adapt_flaw(const struct adapt_point *p, double overlap,
+			   double cpu_share)
+{
+	if (p->floor > 0 && overlap < p->floor)
+		return ADAPT_REDO_APART;
+	if (cpu_share < ADAPT_CPU_SHARE)
+		return ADAPT_REDO_PREEMPTED;
+	return ADAPT_KEEP;
+}
+
+int adapt_may_redo(const struct adapt_point *p, int redone, int clean,
+		   double now)
+{
+	if (redone >= p->redo_most ||
+	    (p->redo_until > 0 && now >= p->redo_until))
+		return 0;
+	return redone < p->least || 3 * clean >= redone;
+}
+
+enum adapt_fate adapt_judge(const struct adapt_point *p, double overlap,
+			    double cpu_share, int redone, int clean, double now)
+{
+	enum adapt_fate f = adapt_flaw(p, overlap, cpu_share);
+
+	return f != ADAPT_KEEP && adapt_may_redo(p, redone, clean, now)
+		       ? f
+		       : ADAPT_KEEP;
+}
+
+int adapt_enough(const struct adapt_point *p, const double *kept, int n,
+		 double now)
+{
+	struct stats s;
+
+	if (n >= p->most)
+		return 1;
+	if (n < p->least)
+		return 0;
+	if (p->half_width <= 0 || (p->deadline > 0 && now >= p->deadline))
+		return 1;
+	stats_compute(kept, n, &s);
+	if (s.n != n || s.median == 0)
+		return 1; /* nothing to scale the interval by: growing cannot
+			     help */
+	return (s.ci_hi - s.ci_lo) / 2 <= p->half_width * fabs(s.median);
+}
+
+int adapt_most_kept(int repeat)
+{
+	int most = ADAPT_MOST_FACTOR * repeat;
+
+	if (most > ADAPT_MOST_ROUNDS)
+		most = ADAPT_MOST_ROUNDS;
+	return most > repeat ? most : repeat;
+}
+
+int adapt_most_redone(int repeat)
+{
+	return repeat > ADAPT_REDO_LEAST ? repeat : ADAPT_REDO_LEAST;
+}
+
+int adapt_parse_budget(const char *text, void *field, char *norm,
+		       size_t normlen, struct errinfo *err)
+{
+	double v;
+	char *end = NULL;
+
+	if (!strcmp(text, "auto")) {
+		v = ADAPT_BUDGET_AUTO;
+		snprintf(norm, normlen, "auto");
+	} else {
+		v = *text ? strtod(text, &end) : NAN;
+		if (!end || *end || !isfinite(v) || v < 0 ||
+		    v > ADAPT_BUDGET_MOST || text[0] == '+' || text[0] == ' ')
+			return errinfo_set(
+				err, "budget",
+				"budget '%.40s' is neither 'auto' nor seconds from 0 to %d (0: exactly 'repeat' rounds)",
+				text, ADAPT_BUDGET_MOST);
+		snprintf(norm, normlen, "%g", v);
+	}
+	memcpy(field, &v, sizeof(v));
+	return 0;
+}
+
+/* The floor of exp's RULE_TOGETHER rule, 0 when it declares none. */
+static double together_floor(const struct experiment *exp)
+{
+	for (const struct rule *r = exp ? exp->rules : NULL;
+	     r && r->kind != RULE_END; r++)
+		if (r->kind == RULE_TOGETHER)
+			return r->floor;
+	return 0;
+}
+
+static void pass_point(void *ctx, const struct point *p)
+{
+	sink_point(((struct adapt_run *)ctx)->next, p);
+}
+
+static void pass_cell(void *ctx, const struct cell *c)
+{
+	sink_cell(((struct adapt_run *)ctx)->next, c);
+}
+
+static void pass_placement(void *ctx, const char *label,
+			   const struct thread_place *tp, int n)
+{
+	sink_placement(((struct adapt_run *)ctx)->next, label, tp, n);
+}
+
+/* The one event the account reads: how far the run has come. */
+static void watch_progress(void *ctx, double done, double total,
+			   const char *what)
+{
+	struct adapt_run *a = ctx;
+
+	a->done = done;
+	a->total = total;
+	sink_progress(a->next, done, total, what);
+}
+
+static void pass_note(void *ctx, const char *level, const char *text)
+{
+	sink_note(((struct adapt_run *)ctx)->next, level, "%s", text);
+}
+
+static void pass_summary(void *ctx, const char *key, double value,
+			 const char *unit)
+{
+	sink_summary(((struct adapt_run *)ctx)->next, key, value, unit);
+}
+
+static void pass_headline(void *ctx, const char *text)
+{
+	sink_headline(((struct adapt_run *)ctx)->next, "%s", text);
+}
+
+static const struct sink_ops passing = {.point = pass_point,
+					.cell = pass_cell,
+					.placement = pass_placement,
+					.progress = watch_progress,
+					.note = pass_note,
+					.summary = pass_summary,
+					.headline = pass_headline};
+
+void adapt_run_init(struct adapt_run *a, const struct experiment *exp,
+		    const struct common_params *common, double budget_s,
+		    struct sink *next)
+{
+	memset(a, 0, sizeof(*a));
+	a->sink.ops = &passing;
+	a->sink.ctx = a;
+	a->next = next;
+	a->repeat = (int)common->repeat;
+	a->exact = budget_s == 0;
+	a->half_width = experiment_precision(exp) / 2;
+	a->floor = together_floor(exp);
+	a->end = budget_s > 0 ? clock_now() + budget_s : 0;
+}
+
+double adapt_budget(const struct common_params *common, double estimate_s,
+		    double limit_s)
+{
+	double b = common->budget;
+
+	if (b == ADAPT_BUDGET_AUTO)
+		b = estimate_s > 0 ? ADAPT_AUTO_FACTOR * estimate_s : -1;
+	/* no estimate: no deadline, the ceiling on rounds alone bounds it */
+	if (limit_s > 0 && (b < 0 || b > ADAPT_LIMIT_SHARE * limit_s))
+		b = ADAPT_LIMIT_SHARE * limit_s;
+	return b < 0 ? -1 : b;
+}
+
+void adapt_run_point(const struct adapt_run *a, int repeat, double now,
+		     struct adapt_point *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->least = p->most = repeat;
+	if (!a || a->exact)
+		return;
+	p->most = adapt_most_kept(repeat);
+	p->redo_most = adapt_most_redone(repeat);
+	p->half_width = a->half_width;
+	p->floor = a->floor;
+	if (a->end > 0) {
+		p->redo_until = a->end;
+		double left = a->end - now, steps = a->total - a->done;
+		/* this point's share: what is left over the steps left */
+		if (left <= 0)
+			p->deadline = now;
+		else
+			p->deadline = now + (steps > 1 ? left / steps : left);
+	}
+}
+
+void adapt_run_count(struct adapt_run *a, int kept, int apart, int preempted)
+{
+	if (!a)
+		return;
+	a->kept += kept;
+	a->apart += apart;
+	a->preempted += preempted;
+}
+
+static const char *const summary_keys[] = {"rounds_kept", "rounds_redone_apart",
+					   "rounds_redone_preempted", NULL};
+
+int adapt_summary_key(const char *key)
+{
+	for (int i = 0; key && summary_keys[i]; i++)
+		if (!strcmp(key, summary_keys[i]))
+			return 1;
+	return 0;
+}
+
+void adapt_words(long kept, long apart, long preempted, char *buf, size_t len)
+{
+	long redone = apart + preempted;
+
+	if (!redone)
+		snprintf(buf, len, "kept %ld round%s; redid none", kept,
+			 kept == 1 ? "" : "s");
+	else if (!preempted || !apart)
+		snprintf(buf, len, "kept %ld round%s; redid %ld %s", kept,
+			 kept == 1 ? "" : "s", redone,
+			 apart ? "where the threads ran apart" : "preempted");
+	else
+		snprintf(
+			buf, len,
+			"kept %ld round%s; redid %ld: %ld where the threads ran apart, %ld preempted",
+			kept, kept == 1 ? "" : "s", redone, apart, preempted);
+}
+
+void adapt_run_report(const struct adapt_run *a, struct sink *s)
+{
+	char words[160];
+
+	if (!a || a->kept < 1)
+		return;
+	sink_summary(s, summary_keys[0], (double)a->kept, "rounds");
+	sink_summary(s, summary_keys[1], (double)a->apart, "rounds");
+	sink_summary(s, summary_keys[2], (double)a->preempted, "rounds");
+	adapt_words(a->kept, a->apart, a->preempted, words, sizeof(words));
+	sink_note(s, "info", "%s", words);
+}

@@ -1,0 +1,17 @@
+# tests/busy/busy.mk - the contention lessons on a shared machine: a
+# neighbour takes about half of one cpu in short slices while each lesson
+# runs a few times; most runs must still state a valid comparison. Asserts
+# what the verdicts say, never a time. SKIPs on a 1-cpu machine.
+TEST_LANES += test-busy
+
+$(BUILD)/tests/busy/neighbour: tests/busy/neighbour.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
+test-busy: $(BUILD)/numalab $(BUILD)/tests/busy/neighbour
+	$(Q)echo "  BUSY    tests/busy/test_busy.py"; \
+	NUMALAB_BIN=$(BUILD)/numalab NEIGHBOUR=$(BUILD)/tests/busy/neighbour \
+		python3 tests/busy/test_busy.py
+
+.PHONY: test-busy

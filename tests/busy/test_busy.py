@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""test_busy.py - the contention lessons while a neighbour shares a cpu.
+
+A neighbour pinned to cpu 1 (taskset) takes about half of it in short
+slices (2 ms busy, 2 ms asleep) and stops by itself after its time.
+Meanwhile false_sharing's "shared-line" and atomic_increment's
+"cas-or-add" lessons run through `numalab run --json`, with the params
+the binary's own lesson tables give, RUNS times each. A run is valid when
+its headline states a comparison its intervals answer (a slowdown, "at
+least", no measurable difference), not one that could not be measured
+or whose intervals were too wide to tell, and no mark disowns the
+lesson's answer. Most runs of each lesson must be valid. Prints the
+counts and the rounds the runs redid. Asserts meanings, never times;
+SKIPs loudly on a machine that gives this process 1 cpu.
+
+NUMALAB_BIN names the binary (default build/numalab), NEIGHBOUR the
+neighbour (default build/tests/busy/neighbour), NUMALAB_BUSY_RUNS the
+runs per lesson (default 5).
+"""
+
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+BIN = os.environ.get("NUMALAB_BIN", "build/numalab")
+NEIGHBOUR = os.environ.get("NEIGHBOUR", "build/tests/busy/neighbour")
+RUNS = int(os.environ.get("NUMALAB_BUSY_RUNS", "5"))
+TIMEOUT = 300  # a hung run fails instead of hanging the lane
+NEIGHBOUR_S = 1800  # it stops by itself even if this script is killed
+LESSONS = [("false_sharing", "shared-line"), ("atomic_increment", "cas-or-add")]
+# a comparison its intervals answer: a ratio beyond both intervals, a
+# lower bound, or no difference within the experiment's precision
+STATES = re.compile(r"× (slower|faster)|at least|no measurable difference|"
+                    r"did not measurably")
+# no answer: not measured, or intervals too wide to tell (more rounds would)
+UNSURE = re.compile(r"could not be measured|could not be told apart|"
+                    r"varied too much|too wide")
+
+
+def lesson(catalogue, exp, lid):
+    for e in catalogue:
+        if e["name"] == exp:
+            for l in e.get("lessons") or []:
+                if l["id"] == lid:
+                    return l
+    raise SystemExit("test-busy: %s has no lesson '%s'" % (exp, lid))
+
+
+def marks(doc):
+    """Every mark the run's document carries, as (key, kind) pairs."""
+    found = []
+    for m in (doc.get("marks") or []) + \
+            ((doc.get("verdict") or {}).get("marks") or []):
+        if isinstance(m, dict):
+            found.append((m.get("key", "*"),
+                          m.get("mark") or m.get("kind") or ""))
+    for ev in doc.get("events") or []:
+        if isinstance(ev, dict) and ev.get("type") == "mark":
+            found.append((ev.get("key", "*"), ev.get("mark", "")))
+    return found
+
+
+def judge(doc, answer):
+    """(valid, why) for one run's document."""
+    head = doc.get("headline") or ""
+    if doc.get("status") not in (None, "done"):
+        return False, "ended %s" % doc.get("status")
+    m = UNSURE.search(head)
+    if m:
+        return False, m.group(0)
+    for key, kind in marks(doc):
+        if kind == "disowned" and (key == "*" or
+                                   fnmatch.fnmatch(answer, key) or
+                                   fnmatch.fnmatch(key, answer)):
+            return False, "the answer is disowned"
+    if not STATES.search(head):
+        return False, "states no comparison"
+    return True, "valid"
+
+
+def summary(doc, key):
+    v = (doc.get("summary") or {}).get(key)
+    return v.get("value") if isinstance(v, dict) else None
+
+
+def main():
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        print("  SKIP test-busy: this process may use 1 cpu; a neighbour "
+              "beside the threads needs 2")
+        return 0
+    if not shutil.which("taskset"):
+        print("  SKIP test-busy: taskset (util-linux) is not installed")
+        return 0
+    cpu = 1 if 1 in allowed else allowed[1]
+    catalogue = json.loads(subprocess.run([BIN, "list", "--json"],
+                                          capture_output=True, text=True,
+                                          check=True).stdout)
+    neighbour = subprocess.Popen(["taskset", "-c", str(cpu), NEIGHBOUR,
+                                  "2", "2", str(NEIGHBOUR_S)])
+    failed = False
+    try:
+        for exp, lid in LESSONS:
+            l = lesson(catalogue, exp, lid)
+            valid, kept, apart, pre, reported = 0, 0, 0, 0, False
+            for i in range(RUNS):
+                p = subprocess.run([BIN, "run", "--json", exp,
+                                    *("%s=%s" % kv for kv in
+                                      l["params"].items())],
+                                   capture_output=True, text=True,
+                                   timeout=TIMEOUT)
+                if p.returncode != 0:
+                    print("    run %d: exit %d: %s" %
+                          (i + 1, p.returncode, p.stderr[-300:]))
+                    continue
+                doc = json.loads(p.stdout)
+                ok, why = judge(doc, l["answer"])
+                valid += ok
+                if summary(doc, "rounds_kept") is not None:
+                    reported = True
+                    kept += summary(doc, "rounds_kept")
+                    apart += summary(doc, "rounds_redone_apart") or 0
+                    pre += summary(doc, "rounds_redone_preempted") or 0
+                print("    run %d: %s: %s" % (i + 1, why,
+                                               (doc.get("headline") or "")[:140]))
+            redone = ("%d (%d where the threads ran apart, %d preempted; "
+                      "%d kept)" % (apart + pre, apart, pre, kept)
+                      if reported else "not reported by this binary")
+            need = RUNS // 2 + 1
+            print("  %s %s: %d of %d runs valid (need %d); rounds redone: %s"
+                  % (exp, lid, valid, RUNS, need, redone))
+            if valid < need:
+                failed = True
+    finally:
+        neighbour.terminate()
+        neighbour.wait()
+    if failed:
+        print("  FAIL test-busy: a lesson stated a valid comparison in "
+              "fewer than most of its runs beside a busy neighbour")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,402 @@
+/* test_adapt.c - the stop and redo rules on synthetic rounds, the budget param, and budget=0 taking exactly repeat rounds */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "adapt.h"
+#include "experiment.h"
+#include "team.h"
+#include "topo_fixture.h"
+
+/* A point's rules as a run with a budget gives them: repeat 5, 5% precision. */
+static struct adapt_point growing(void)
+{
+	return (struct adapt_point){.least = 5,
+				    .most = adapt_most_kept(5),
+				    .redo_most = adapt_most_redone(5),
+				    .half_width = 0.025,
+				    .floor = 0.5};
+}
+
+/*
+ * Feeds rounds (seconds, overlap, cpu share) through the rules as
+ * team_run does until the stop rule says enough or the stream ends;
+ * returns the rounds kept, and the redos in *apart and *preempted.
+ */
+static int feed(const struct adapt_point *p, int n, const double *sec,
+		const double *ov, const double *share, int *apart,
+		int *preempted, double now)
+{
+	double kept[ADAPT_MOST_ROUNDS];
+	int k = 0, clean = 0;
+
+	*apart = *preempted = 0;
+	for (int r = 0; r < n; r++) {
+		double o = ov ? ov[r] : 1, c = share ? share[r] : 1;
+		clean += adapt_flaw(p, o, c) == ADAPT_KEEP;
+		enum adapt_fate f =
+			adapt_judge(p, o, c, *apart + *preempted, clean, now);
+		if (f == ADAPT_REDO_APART)
+			(*apart)++;
+		else if (f == ADAPT_REDO_PREEMPTED)
+			(*preempted)++;
+		else
+			kept[k++] = sec[r];
+		if (adapt_enough(p, kept, k, now))
+			break;
+	}
+	return k;
+}
+
+static void test_stop_rule(void **state)
+{
+	struct adapt_point p = growing();
+	double tight[400], wide[400];
+	int apart, pre;
+	(void)state;
+	for (int i = 0; i < 400; i++) {
+		tight[i] = 1.0 + 0.001 * (i % 3);
+		/* a round in two is twice as long: the interval never narrows
+		 */
+		wide[i] = i % 2 ? 2.0 : 1.0;
+	}
+	/* rounds that agree: the least, no more */
+	assert_int_equal(feed(&p, 400, tight, NULL, NULL, &apart, &pre, 0), 5);
+	/* rounds that disagree: up to the ceiling */
+	assert_int_equal(feed(&p, 400, wide, NULL, NULL, &apart, &pre, 0),
+			 adapt_most_kept(5));
+	assert_int_equal(adapt_most_kept(5), 100);
+	assert_int_equal(adapt_most_kept(100), ADAPT_MOST_ROUNDS);
+	assert_int_equal(adapt_most_kept(1000), 1000);
+	/* the point's share of the budget is spent: the least, no more */
+	p.deadline = 10;
+	assert_int_equal(feed(&p, 400, wide, NULL, NULL, &apart, &pre, 11), 5);
+	/* never under the least, whatever the deadline */
+	assert_false(adapt_enough(&p, wide, 4, 11));
+	/* a stream that settles: it stops once the interval is narrow */
+	p.deadline = 0;
+	for (int i = 0; i < 400; i++)
+		wide[i] = i < 6 ? (i % 2 ? 2.0 : 1.0) : 1.5;
+	int k = feed(&p, 400, wide, NULL, NULL, &apart, &pre, 0);
+	assert_true(k > 6 && k < adapt_most_kept(5));
+}
+
+static void test_redo_rule(void **state)
+{
+	struct adapt_point p = growing();
+	double sec[40], ov[40], share[40];
+	int apart, pre;
+	(void)state;
+	for (int i = 0; i < 40; i++) {
+		sec[i] = 1;
+		ov[i] = 1;
+		share[i] = 1;
+	}
+	/* rounds 0-2 ran apart, 3-4 were preempted: redone, 5 kept after */
+	ov[0] = ov[1] = ov[2] = 0.1;
+	share[3] = share[4] = 0.5;
+	assert_int_equal(feed(&p, 40, sec, ov, share, &apart, &pre, 0), 5);
+	assert_int_equal(apart, 3);
+	assert_int_equal(pre, 2);
+	/* no floor declared: an overlap of 0.1 is kept */
+	p.floor = 0;
+	assert_int_equal(adapt_judge(&p, 0.1, 1, 0, 0, 0), ADAPT_KEEP);
+	assert_int_equal(adapt_judge(&p, 0.1, 0.89, 0, 0, 0),
+			 ADAPT_REDO_PREEMPTED);
+	assert_int_equal(adapt_judge(&p, 0.1, 0.91, 0, 0, 0), ADAPT_KEEP);
+	/* the bound: after redo_most, whatever comes is kept (one round
+	 * in two apart: flaws are common, but clean rounds come) */
+	p.floor = 0.5;
+	for (int i = 0; i < 40; i++)
+		ov[i] = i % 2 ? 1 : 0;
+	p.most = 40;
+	p.half_width = 0; /* the least rounds are enough */
+	p.least = 12;
+	assert_int_equal(feed(&p, 40, sec, ov, NULL, &apart, &pre, 0), 12);
+	assert_int_equal(apart, adapt_most_redone(5));
+	p = growing();
+	/* every round apart: after the least redos, the rest are kept */
+	for (int i = 0; i < 40; i++)
+		ov[i] = 0;
+	assert_int_equal(feed(&p, 40, sec, ov, NULL, &apart, &pre, 0), 5);
+	assert_int_equal(apart, 5);
+	assert_int_equal(adapt_most_redone(5), ADAPT_REDO_LEAST);
+	assert_int_equal(adapt_most_redone(30), 30);
+	/* past the budget's end nothing is redone */
+	p.redo_until = 5;
+	assert_int_equal(adapt_judge(&p, 0, 1, 0, 0, 4), ADAPT_REDO_APART);
+	assert_int_equal(adapt_judge(&p, 0, 1, 0, 0, 6), ADAPT_KEEP);
+}
+
+static void test_budget_parse(void **state)
+{
+	static const char *const bad[] = {"",	   "abc", "-1",	 "3601",
+					  "1e999", "nan", "inf", "2s",
+					  "+3",	   " 3",  NULL};
+	char norm[64];
+	struct errinfo err;
+	double v = 0;
+	(void)state;
+	assert_int_equal(
+		adapt_parse_budget("auto", &v, norm, sizeof(norm), &err), 0);
+	assert_true(v == ADAPT_BUDGET_AUTO);
+	assert_string_equal(norm, "auto");
+	assert_int_equal(adapt_parse_budget("0", &v, norm, sizeof(norm), &err),
+			 0);
+	assert_true(v == 0);
+	assert_int_equal(
+		adapt_parse_budget("2.50", &v, norm, sizeof(norm), &err), 0);
+	assert_true(v == 2.5);
+	assert_string_equal(norm, "2.5");
+	for (int i = 0; bad[i]; i++) {
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(adapt_parse_budget(bad[i], &v, norm,
+						    sizeof(norm), &err),
+				 -EINVAL);
+		assert_non_null(strstr(err.msg, "'auto'"));
+		assert_non_null(strstr(err.msg, "0 to 3600"));
+	}
+}
+
+/* Through the experiment's parser: the common row, its default and its error.
+ */
+static void test_budget_param(void **state)
+{
+	const struct experiment *e = experiment_find("false_sharing");
+	struct topo *t = synthetic("pack:1 numa:1 l3:1 core:2 pu:1");
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	void *params = calloc(1, e->params_size);
+	struct common_params c;
+	struct errinfo err;
+	char *ok[] = {"budget=12"}, *no[] = {"budget=soon"};
+	(void)state;
+	assert_non_null(pv);
+	assert_int_equal(experiment_parse(e, t, 0, NULL, pv, params, &c, &err),
+			 0);
+	assert_true(c.budget == ADAPT_BUDGET_AUTO);
+	memset(pv, 0, sizeof(*pv));
+	assert_int_equal(experiment_parse(e, t, 1, ok, pv, params, &c, &err),
+			 0);
+	assert_true(c.budget == 12);
+	memset(pv, 0, sizeof(*pv));
+	assert_int_equal(experiment_parse(e, t, 1, no, pv, params, &c, &err),
+			 -EINVAL);
+	assert_string_equal(err.field, "budget");
+	assert_non_null(strstr(err.msg, "budget 'soon'"));
+	/* the resolved budget: auto is 3x the estimate, within the limit */
+	c.budget = ADAPT_BUDGET_AUTO;
+	assert_true(adapt_budget(&c, 2, 0) == 6);
+	assert_true(adapt_budget(&c, 2, 5) == 4);
+	assert_true(adapt_budget(&c, 0, 0) < 0);
+	c.budget = 0;
+	assert_true(adapt_budget(&c, 2, 4) == 0);
+	c.budget = 10;
+	assert_true(adapt_budget(&c, 2, 5) == 4);
+	free(params);
+	free(pv);
+	topo_free(t);
+}
+
+static void test_exact_point(void **state)
+{
+	struct adapt_run a;
+	struct adapt_point p;
+	struct common_params c = {.repeat = 7, .budget = 0};
+	struct sink none = {0};
+	(void)state;
+	adapt_run_init(&a, experiment_find("false_sharing"), &c, 0, &none);
+	adapt_run_point(&a, 7, 0, &p);
+	assert_int_equal(p.least, 7);
+	assert_int_equal(p.most, 7);
+	assert_int_equal(p.redo_most, 0);
+	/* no account at all: the same */
+	adapt_run_point(NULL, 3, 0, &p);
+	assert_int_equal(p.most, 3);
+	assert_int_equal(p.redo_most, 0);
+	/* with a budget: its share is what is left over the steps left */
+	adapt_run_init(&a, experiment_find("false_sharing"), &c, 100, &none);
+	a.end = 100;
+	a.done = 1;
+	a.total = 5;
+	adapt_run_point(&a, 7, 20, &p);
+	assert_int_equal(p.least, 7);
+	assert_int_equal(p.most, 140);
+	assert_true(p.deadline == 40);
+	assert_true(p.redo_until == 100);
+}
+
+static void test_words(void **state)
+{
+	char buf[160];
+	(void)state;
+	adapt_words(45, 9, 3, buf, sizeof(buf));
+	assert_string_equal(
+		buf,
+		"kept 45 rounds; redid 12: 9 where the threads ran apart, 3 preempted");
+	adapt_words(5, 0, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "kept 5 rounds; redid none");
+	adapt_words(1, 0, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "kept 1 round; redid 2 preempted");
+	assert_true(adapt_summary_key("rounds_kept"));
+	assert_true(experiment_declares_summary(
+		experiment_find("false_sharing"), "rounds_redone_preempted"));
+	assert_false(adapt_summary_key("rounds"));
+}
+
+/* What a run emitted: its points' sample counts and its round summary. */
+struct seen {
+	int points, samples_wrong, repeat;
+	double kept, apart, preempted;
+	int info;
+};
+
+static void on_point(void *ctx, const struct point *p)
+{
+	struct seen *s = ctx;
+
+	s->points++;
+	if (!strcmp(p->chart, "time") && p->nsamples != s->repeat)
+		s->samples_wrong++;
+}
+
+static void on_summary(void *ctx, const char *key, double v, const char *unit)
+{
+	struct seen *s = ctx;
+
+	(void)unit;
+	if (!strcmp(key, "rounds_kept"))
+		s->kept = v;
+	else if (!strcmp(key, "rounds_redone_apart"))
+		s->apart = v;
+	else if (!strcmp(key, "rounds_redone_preempted"))
+		s->preempted = v;
+}
+
+static void on_note(void *ctx, const char *level, const char *text)
+{
+	struct seen *s = ctx;
+
+	if (!strcmp(level, "info") && !strncmp(text, "kept ", 5))
+		s->info++;
+}
+
+/* budget=0 keeps exactly repeat rounds per point and redoes none. */
+static void test_budget_zero_is_exact(void **state)
+{
+	static const struct sink_ops ops = {
+		.point = on_point, .summary = on_summary, .note = on_note};
+	const struct experiment *e = experiment_find("false_sharing");
+	struct topo *t = topo_load();
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	void *params = calloc(1, e->params_size);
+	struct seen seen = {.repeat = 3};
+	struct sink sink = {.ops = &ops, .ctx = &seen};
+	static volatile sig_atomic_t never;
+	struct run_ctx ctx = {
+		.exp = e, .topo = t, .sink = &sink, .cancel = &never};
+	struct errinfo err;
+	char *argv[] = {"threads=1", "increments=1000", "layout=both",
+			"repeat=3",  "warmup=0",	"budget=0"};
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(
+		experiment_parse(e, t, 6, argv, pv, params, &ctx.common, &err),
+		0);
+	ctx.params = params;
+	assert_int_equal(experiment_run(&ctx, &err), 0);
+	assert_true(seen.points >= 2);
+	assert_int_equal(seen.samples_wrong, 0);
+	/* two time points (separate, shared) of 3 rounds */
+	assert_true(seen.kept == 6);
+	assert_true(seen.apart == 0 && seen.preempted == 0);
+	assert_int_equal(seen.info, 1);
+	free(params);
+	free(pv);
+	topo_free(t);
+}
+
+/* A team with exact rules runs exactly repeat rounds; its rounds are
+ * numbered after the warmup. */
+static int calls;
+static void count_body(void *arg, int tid, int round)
+{
+	(void)arg;
+	(void)round;
+	if (tid == 0)
+		calls++;
+}
+
+static void test_team_exact(void **state)
+{
+	struct topo *t = topo_load();
+	struct adapt_point p;
+	struct team_job job = {.nthreads = 1,
+			       .body = count_body,
+			       .warmup = 2,
+			       .repeat = 4,
+			       .adapt = &p};
+	struct team_result res;
+	(void)state;
+	adapt_run_point(NULL, 4, 0, &p);
+	calls = 0;
+	assert_int_equal(team_run(&job, t, &res), 0);
+	assert_int_equal(res.rounds, 4);
+	assert_int_equal(calls, 6);
+	assert_int_equal(res.round[0], 2);
+	assert_int_equal(res.round[3], 5);
+	assert_int_equal(res.redone_apart + res.redone_preempted, 0);
+	team_result_free(&res);
+	/* a body that keeps per round less than warmup + repeat: refused */
+	job.rounds_most = 5;
+	assert_int_equal(team_run(&job, t, &res), -EINVAL);
+	topo_free(t);
+}
+
+/* The overlap a point reports counts only the time every thread ran. */
+static void test_overlap(void **state)
+{
+	/* thread a alone on its cpu for 10 ms; b shares its cpu half the
+	 * time, so it takes 20 ms for the same work */
+	struct team_span a = {0, 0.010, 0.010}, b = {0, 0.020, 0.010};
+	const struct team_span *both[] = {&a, &b}, *one[] = {&a};
+	(void)state;
+	/* in a's 10 ms b ran 5: together a quarter of the 20 ms round */
+	assert_float_equal(team_overlap(both, 2, 0), 0.25, 1e-9);
+	/* the cpu time not read: in their bodies at once, half the round */
+	b.cpu = -1;
+	assert_float_equal(team_overlap(both, 2, 0), 0.5, 1e-9);
+	/* both ran the whole time, together from start to end */
+	b = (struct team_span){0, 0.010, 0.010};
+	assert_float_equal(team_overlap(both, 2, 0), 1, 1e-9);
+	/* one after the other: never together */
+	b = (struct team_span){0.010, 0.020, 0.010};
+	assert_float_equal(team_overlap(both, 2, 0), 0, 1e-9);
+	/* off the cpu most of the time: never below 0 */
+	a = (struct team_span){0, 0.010, 0.001};
+	b = (struct team_span){0, 0.010, 0.001};
+	assert_float_equal(team_overlap(both, 2, 0), 0, 1e-9);
+	assert_float_equal(team_overlap(one, 1, 0), 1, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stop_rule),
+		cmocka_unit_test(test_redo_rule),
+		cmocka_unit_test(test_budget_parse),
+		cmocka_unit_test(test_budget_param),
+		cmocka_unit_test(test_exact_point),
+		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_budget_zero_is_exact),
+		cmocka_unit_test(test_team_exact),
+		cmocka_unit_test(test_overlap),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
