@@ -1078,7 +1078,7 @@ static const struct lesson lessons[] = {
 
 /* The rulebook (rules.h): what its comparisons need. */
 static const struct rule rules[] = {
-	RULE(RULE_TOGETHER, .param = "threads", .floor = 0.5,
+	RULE(RULE_TOGETHER, .param = "threads", .floor = 0.25,
 	     .what = "the cost of contended increments"),
 	RULE(RULE_CPUS, .param = "threads",
 	     .what = "the cost of contended increments"),

@@ -1174,7 +1174,7 @@ static const struct lesson lessons[] = {
 
 /* The rulebook (rules.h): what its comparisons need. */
 static const struct rule rules[] = {RULE(RULE_TOGETHER, .param = "threads",
-					 .floor = 0.5,
+					 .floor = 0.25,
 					 .what = "the slowdown of a layout"),
 				    {RULE_END}};
 static const char *const compared[] = {"layout_slowdown", "reader_slowdown",

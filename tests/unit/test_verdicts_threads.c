@@ -204,15 +204,15 @@ static void fs_overlap_under_the_floor_disowned(void **state)
 	int kind = 0;
 
 	(void)state;
-	fs_points(c, t, 0.011, series, y, strides, 1, 0.03, 0.40, two_cpus);
+	fs_points(c, t, 0.011, series, y, strides, 1, 0.03, 0.20, two_cpus);
 	described(c);
 	assert_true(verdict_says(
-		&c->v, "ran at the same time for only 40% of a round"));
+		&c->v, "ran at the same time for only 20% of a round"));
 	assert_false(verdict_says(&c->v, "slower than separate"));
 	why = verdict_mark_why(&c->v, "slowdown_2_threads", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_DISOWNED);
-	assert_non_null(strstr(why, "only 40% of a round"));
+	assert_non_null(strstr(why, "only 20% of a round"));
 	assert_non_null(strstr(c->v.headline, why));
 	canned_free(c);
 	topo_free(t);
@@ -488,8 +488,8 @@ static void ai_took_turns(void **state)
 	int kind = 0;
 
 	(void)state;
-	ai_point(c, t, "fetch_add", 2, 20, 0.02, 0.3, 0.3, two_cpus);
-	ai_point(c, t, "cas", 2, 30, 0.02, 0.35, 0.35, two_cpus);
+	ai_point(c, t, "fetch_add", 2, 20, 0.02, 0.2, 0.2, two_cpus);
+	ai_point(c, t, "cas", 2, 30, 0.02, 0.2, 0.2, two_cpus);
 	described(c);
 	assert_true(verdict_says(&c->v, "could not be measured"));
 	assert_true(verdict_says(&c->v, "other processes held the cpus"));
@@ -498,7 +498,7 @@ static void ai_took_turns(void **state)
 	why = verdict_mark_why(&c->v, "cas_over_fetch_add_2_threads", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_DISOWNED);
-	assert_non_null(strstr(why, "only 30% of a round"));
+	assert_non_null(strstr(why, "only 20% of a round"));
 	canned_free(c);
 	topo_free(t);
 }
