@@ -1067,12 +1067,12 @@ static void ai_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	LESSON("cas-or-add", "A CAS loop against one fetch_add",
 	       "when 2 threads increment one counter, how many times slower is a compare-and-swap loop than fetch_add?",
-	       "variants=fetch_add,cas threads=2 increments=5000000 repeat=6",
+	       "variants=fetch_add,cas threads=2 increments=1000000 repeat=6",
 	       "x", "cas_over_fetch_add_2_threads", AI_NS,
 	       .figure = "cas-4-threads", .figure_over = "fetch_add-4-threads"),
 	LESSON("contended-add", "The price of one contended increment",
 	       "how many nanoseconds does one fetch_add cost when 2 threads hit the same counter?",
-	       "variants=fetch_add threads=2 increments=5000000 repeat=6", "ns",
+	       "variants=fetch_add threads=2 increments=1000000 repeat=6", "ns",
 	       "ns_per_increment_fetch_add_2_threads", AI_NS),
 	{0}};
 
@@ -1154,5 +1154,11 @@ const struct experiment exp_atomic_increment = {
 	.uses_placement = 1,
 	.rules = rules,
 	.compared = compared,
-	.precision = 0.05,
+	/*
+	 * The question is whether one way of incrementing costs a multiple
+	 * of another (the article's cas took 3.5x fetch_add): a tenth is the
+	 * smallest difference worth calling one, and what the rounds on a
+	 * shared machine can resolve in a lesson's time.
+	 */
+	.precision = 0.10,
 };

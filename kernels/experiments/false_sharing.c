@@ -718,7 +718,7 @@ static void fs_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	LESSON("shared-line", "One shared line, two threads",
 	       "how many times slower are 2 threads when their counters share one cache line?",
-	       "threads=2 increments=200000000 layout=both stride=4 repeat=6 warmup=1",
+	       "threads=2 increments=50000000 layout=both stride=4 repeat=6 warmup=1",
 	       "x", "slowdown_2_threads", FS_OVERHEAD,
 	       .figure = "p4-2-threads"),
 	/* a single thread would fail the rulebook (2 cpus): the spacing is

@@ -166,7 +166,13 @@ void adapt_run_init(struct adapt_run *a, const struct experiment *exp,
 	a->next = next;
 	a->repeat = (int)common->repeat;
 	a->exact = budget_s == 0;
-	a->half_width = experiment_precision(exp) / 2;
+	/*
+	 * A quarter of the precision on each side: two points at that width
+	 * give a ratio whose interval spans about half the precision either
+	 * way, so a real difference of the precision separates and a ratio
+	 * near 1 fits inside 1 +- precision ("no difference").
+	 */
+	a->half_width = experiment_precision(exp) / 4;
 	a->floor = together_floor(exp);
 	a->end = budget_s > 0 ? clock_now() + budget_s : 0;
 }
