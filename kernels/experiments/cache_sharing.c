@@ -690,7 +690,9 @@ static void cs_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	LESSON("split-pair", "A pair split across caches",
 	       "how many times longer does a pair of threads take when its two threads do not share a cache?",
-	       "pairs=1 passes=4 repeat=3", "x", KEY_SPLIT, CS_TIME),
+	       "pairs=1 passes=4 repeat=3", "x", KEY_SPLIT, CS_TIME,
+	       /* a pair that shares a cache beside one split across two */
+	       .min_cpus = 4),
 	{0}};
 
 /* The rulebook (rules.h): what its comparisons need. */

@@ -93,6 +93,9 @@ struct lesson {
 	 * beside, or NULL; with figure_over, the ratio of the two figures
 	 * (cas over fetch_add: 0.73 s / 0.21 s) */
 	const char *figure, *figure_over;
+	/* the fewest cpus on which it can show anything (0: 2); fewer make
+	 * its precheck say "cannot" */
+	int min_cpus;
 };
 
 /* One lesson per call; .figure follows where it has one. */
