@@ -15,6 +15,20 @@
 
 struct http_server;
 
+/*
+ * Who a request comes from, least to most: the roles a route may ask for
+ * (struct http_route .role). A bearer token or the teacher's sign-in is
+ * HTTP_ROLE_TEACHER; the class link's sign-in HTTP_ROLE_CLASS.
+ */
+enum http_role {
+	HTTP_ROLE_NONE = 0, /* not signed in */
+	HTTP_ROLE_CLASS,  /* a student: reads what the teacher shows, guesses */
+	HTTP_ROLE_TEACHER /* everything the server's token allows */
+};
+
+#define HTTP_SESSION_LEN 33 /* 32 hex digits and the NUL */
+#define HTTP_NAME_LEN 49    /* a display name: 48 bytes of UTF-8 at most */
+
 struct http_request {
 	struct http_server *srv;
 	struct MHD_Connection *conn;
@@ -32,6 +46,11 @@ struct http_request {
 	int bearer;	     /* it carried the server's token */
 	size_t body_max;     /* of the route it will go to */
 	size_t dropped; /* body bytes past the limit, read and thrown away */
+	int role;	/* enum http_role, set before the handler runs */
+	/* the signed-in browser's session id ("" for a bearer token or none)
+	 * and the display name it gave ("" when none) */
+	char session[HTTP_SESSION_LEN];
+	char name[HTTP_NAME_LEN];
 };
 
 /* Returns what MHD_queue_response returned (MHD_YES / MHD_NO). */
@@ -44,6 +63,9 @@ struct http_route {
 	http_handler handler;
 	size_t body_max; /* 0: HTTP_BODY_MAX; above it, the client's quota
 			    counts */
+	/* the least enum http_role the route needs; 0: as the server's token
+	 * rules say today (GETs public with public_read, else the token) */
+	int role;
 };
 
 struct http_config {
