@@ -26,6 +26,13 @@ enum http_role {
 	HTTP_ROLE_TEACHER /* everything the server's token allows */
 };
 
+/* a route's .role: anyone, signed in or not, even on a server with a token
+ * (signing in, signing out, asking who one is) */
+#define HTTP_ROUTE_OPEN (-1)
+/* the cookie a signed-in browser carries */
+#define HTTP_SESSION_COOKIE "numalab_session"
+#define HTTP_SESSION_SECONDS (12 * 3600) /* default lifetime of a sign-in */
+
 #define HTTP_SESSION_LEN 33 /* 32 hex digits and the NUL */
 #define HTTP_NAME_LEN 49    /* a display name: 48 bytes of UTF-8 at most */
 
@@ -72,10 +79,12 @@ struct http_config {
 	const char *host; /* numeric address to bind */
 	int port;	  /* 0: any free port */
 	const char *web_dir;
-	const char *token;		  /* NULL: no token */
-	int public_read;		  /* GETs need no token */
-	const char *cors;		  /* allowed Origin, "*", or NULL */
-	unsigned int max_conns;		  /* 0: HTTP_MAX_CONNS */
+	const char *token;	 /* NULL: no token */
+	const char *class_token; /* the class link's: signs a student in */
+	int session_seconds;	 /* a sign-in's lifetime; 0: the default */
+	int public_read;	 /* GETs need no token */
+	const char *cors;	 /* allowed Origin, "*", or NULL */
+	unsigned int max_conns;	 /* 0: HTTP_MAX_CONNS */
 	unsigned int max_client_conns;	  /* from one address; 0:
 					     HTTP_MAX_CLIENT_CONNS */
 	const char *const *allowed_hosts; /* names besides loopback ones */
@@ -138,6 +147,27 @@ struct MHD_Response *http_error_response(const char *field, const char *fmt,
  * queued in *ret.
  */
 json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret);
+
+/*
+ * POST /api/session: signs the browser in with token, the teacher's or the
+ * class's, and display name (checked by the caller). Queues 200 with the
+ * session cookie (HttpOnly, SameSite=Strict, Secure under HTTPS) and
+ * {"role", "name", "expires_in"}; 401 and no cookie for another token; 503
+ * when the session table holds only teachers.
+ */
+enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
+			     const char *name);
+/* DELETE /api/session: forgets the request's session and clears the
+ * cookie; 200 {"role": "none"} signed in or not. */
+enum MHD_Result http_sign_out(struct http_request *rq);
+/* GET /api/session: {"role", "name", "sign_in"} (sign_in: whether this
+ * server asks for a token at all). */
+enum MHD_Result http_whoami(struct http_request *rq);
+/* n random bytes (64 at most) from getrandom(2) as hex into out (2n + 1
+ * bytes). 0, or -EIO. */
+int http_random_hex(char *out, size_t n);
+/* "none", "class", "teacher". */
+const char *http_role_name(int role);
 
 /* A request header, or a query argument; NULL if absent. */
 const char *http_header(struct http_request *rq, const char *name);
