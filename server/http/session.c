@@ -14,12 +14,14 @@ struct session {
 	char id[HTTP_SESSION_LEN]; /* "" when the slot is free */
 	int role;
 	char name[HTTP_NAME_LEN];
-	time_t created, expires; /* CLOCK_MONOTONIC seconds */
+	unsigned long long seq; /* the order of sign-ins: the oldest goes */
+	time_t expires;		/* CLOCK_MONOTONIC seconds */
 };
 
 struct sessions {
 	pthread_mutex_t mu;
 	int lifetime_s;
+	unsigned long long seq;
 	struct session slot[SESSION_MAX];
 };
 
@@ -105,7 +107,7 @@ static struct session *free_slot(struct sessions *s, time_t now)
 		if (!e->id[0] || e->expires <= now)
 			return e;
 		if (e->role != HTTP_ROLE_TEACHER &&
-		    (!oldest || e->created < oldest->created))
+		    (!oldest || e->seq < oldest->seq))
 			oldest = e;
 	}
 	return oldest;
@@ -125,7 +127,7 @@ int sessions_create(struct sessions *s, int role, const char *name,
 		memcpy(e->id, id, HTTP_SESSION_LEN);
 		e->role = role;
 		snprintf(e->name, sizeof(e->name), "%s", name);
-		e->created = now;
+		e->seq = ++s->seq;
 		e->expires = now + s->lifetime_s;
 	}
 	pthread_mutex_unlock(&s->mu);
