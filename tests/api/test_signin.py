@@ -7,6 +7,7 @@ Against the real binary: NUMALAB_BIN=build/numalab python3 tests/api/test_signin
 """
 
 import os
+import ssl
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ from http.cookies import SimpleCookie
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import BIN, FINAL_TYPES, SMALL, Server, TmpMixin, main  # noqa: E402
+from test_https import OPENSSL, make_cert  # noqa: E402
 
 TOKEN = "teacher-token-for-tests"
 CLASS = "class-token-for-tests"
@@ -241,6 +243,29 @@ class ExpiryTest(TmpMixin, unittest.TestCase):
         self.assertEqual(doc["role"], "none")
         status, _, _ = self.srv.json("GET", "/api/runs", headers=h)
         self.assertEqual(status, 401)
+
+
+@unittest.skipUnless(OPENSSL, "SKIP: no 'openssl' to make a test certificate")
+class SecureCookieTest(TmpMixin, unittest.TestCase):
+    def test_secure_under_https(self):
+        self.make_tmp()
+        try:
+            cert, key = make_cert(self.tmp, "lab")
+            srv = Server(self.tmp, web=self.web, args=[
+                "--tls-cert", cert, "--tls-key", key, "--token", TOKEN,
+                "--class-token", CLASS]).start()
+            srv.ssl_context = ssl.create_default_context(cafile=cert)
+            try:
+                got = links(srv)
+                self.assertTrue(got["class"].startswith("https://127.0.0.1:"))
+                status, doc, hdrs = srv.json("POST", "/api/session", {"token": CLASS})
+                self.assertEqual((status, doc["role"]), (200, "class"))
+                self.assertIn("; Secure", hdrs["set-cookie"])
+                self.assertIn("HttpOnly", hdrs["set-cookie"])
+            finally:
+                srv.stop()
+        finally:
+            self.drop_tmp()
 
 
 class StartTest(TmpMixin, unittest.TestCase):
