@@ -193,6 +193,12 @@ enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
 		return http_error(rq, MHD_HTTP_UNAUTHORIZED, "token",
 				  "wrong token: give the one in the teacher's "
 				  "or the class's link");
+	/* a browser signs in again (the teacher's link after the class's):
+	 * its session before is forgotten, not left to expire */
+	const char *before = MHD_lookup_connection_value(
+		rq->conn, MHD_COOKIE_KIND, HTTP_SESSION_COOKIE);
+	if (before)
+		sessions_delete(srv->sessions, before);
 	rc = sessions_create(srv->sessions, role, name, id);
 	if (rc)
 		return http_error(

@@ -151,6 +151,15 @@ class SignInTest(TmpMixin, unittest.TestCase):
         status, doc, _ = self.srv.json("GET", "/api/session", headers=h)
         self.assertEqual(doc["role"], "none")
 
+    def test_signing_in_again_forgets_the_session_before(self):
+        _, _, student = self.sign_in(CLASS)
+        status, doc, hdrs = self.srv.json("POST", "/api/session", {"token": TOKEN},
+                                          headers=self.as_cookie(student))
+        self.assertEqual((status, doc["role"]), (200, "teacher"))
+        status, doc, _ = self.srv.json("GET", "/api/session",
+                                       headers=self.as_cookie(student))
+        self.assertEqual(doc["role"], "none")
+
     def test_cross_origin_cookie_refused(self):
         _, _, cookie = self.sign_in(TOKEN)
         for extra in ({"Origin": "http://evil.example"},
