@@ -37,6 +37,7 @@ struct serve_opts {
 	const char *web;
 	const char *token;
 	const char *token_file;
+	const char *class_token;
 	const char *cors;
 	const char *tls_cert;
 	const char *tls_key;
@@ -50,6 +51,7 @@ struct serve_opts {
 	int import_mib;
 	int max_conns;
 	int max_client_conns;
+	int session_seconds;
 };
 
 static void usage(FILE *f)
@@ -74,6 +76,13 @@ static void usage(FILE *f)
 		"  --max-queue N          runs that may wait to start (default 16)\n"
 		"  --token T              require 'Authorization: Bearer T'\n"
 		"  --token-file F         the same, the token read from file F\n"
+		"  --class-token T        the class link's token: it signs students\n"
+		"                         in to read runs and send predictions, not\n"
+		"                         to start, cancel, delete or import runs,\n"
+		"                         start or post campaigns, or run checks\n"
+		"                         (default: one is generated with a token)\n"
+		"  --session-seconds N    how long a browser's sign-in lasts\n"
+		"                         (default 43200: 12 hours)\n"
 		"  --public-read          with a token: reads need none, only changes\n"
 		"  --cors ORIGIN          allow cross-origin requests from ORIGIN\n"
 		"                         (scheme://host[:port]; '*' is refused)\n"
@@ -98,8 +107,10 @@ static void usage(FILE *f)
 		"  --worker PATH          run PATH as the worker instead of this binary\n"
 		"                         (for tests: it gets `run --ndjson NAME k=v ...`)\n"
 		"\n"
-		"A listen address other than loopback needs a token; without\n"
-		"--tls-cert the token then crosses the network in clear text.\n");
+		"With a token, the teacher's and the class's links are printed at\n"
+		"start: opening one signs the browser in (a cookie). A listen address\n"
+		"other than loopback without --token gets both tokens generated;\n"
+		"without --tls-cert they cross the network in clear text.\n");
 }
 
 /*
@@ -173,6 +184,8 @@ enum {
 	SO_PUBLIC_READ,
 	SO_MAX_RUN_SECONDS,
 	SO_MAX_QUEUE,
+	SO_CLASS_TOKEN,
+	SO_SESSION_SECONDS,
 };
 
 static const struct opt serve_options[] = {
@@ -195,6 +208,8 @@ static const struct opt serve_options[] = {
 	{"--public-read", NULL, 0, SO_PUBLIC_READ},
 	{"--max-run-seconds", NULL, 1, SO_MAX_RUN_SECONDS},
 	{"--max-queue", NULL, 1, SO_MAX_QUEUE},
+	{"--class-token", NULL, 1, SO_CLASS_TOKEN},
+	{"--session-seconds", NULL, 1, SO_SESSION_SECONDS},
 	{0}};
 
 /* The options with a number and the range it must be in. */
@@ -216,6 +231,8 @@ static const struct {
 	 offsetof(struct serve_opts, max_run_seconds)},
 	{SO_MAX_QUEUE, "--max-queue", 1, 100000,
 	 offsetof(struct serve_opts, max_queue)},
+	{SO_SESSION_SECONDS, "--session-seconds", 1, 7 * 86400,
+	 offsetof(struct serve_opts, session_seconds)},
 };
 
 /* The value of an option with a string value, id's field in o. */
@@ -232,6 +249,8 @@ static const char **serve_str(struct serve_opts *o, int id)
 		return &o->token;
 	case SO_TOKEN_FILE:
 		return &o->token_file;
+	case SO_CLASS_TOKEN:
+		return &o->class_token;
 	case SO_CORS:
 		return &o->cors;
 	case SO_TLS_CERT:
@@ -535,13 +554,51 @@ static int serve_check_tls(const struct serve_opts *o, struct http_tls *tls)
 	return 0;
 }
 
+/* A token of 128 random bits in hex into *out. 0, or -EINVAL said. */
+static int serve_new_token(char **out)
+{
+	char hex[33];
+
+	if (http_random_hex(hex, 16)) {
+		say(stderr, "numalab serve: cannot make a token: getrandom "
+			    "failed\n");
+		return -EINVAL;
+	}
+	*out = strdup(hex);
+	explicit_bzero(hex, sizeof(hex));
+	return *out ? 0 : -EINVAL;
+}
+
+/* The teacher's and the class's links, each on a line of its own; the
+ * address a browser elsewhere reaches for a wildcard one. */
+static void serve_links(const char *scheme, const char *host, int port,
+			const char *token, const char *class_token)
+{
+	char name[256];
+	const char *h = host;
+
+	if (!strcmp(host, "0.0.0.0") || !strcmp(host, "::")) {
+		if (gethostname(name, sizeof(name)) == 0) {
+			name[sizeof(name) - 1] = '\0';
+			h = name;
+		}
+	}
+	const char *open = strchr(h, ':') ? "[" : "", *close = *open ? "]" : "";
+	printf("teacher: %s://%s%s%s:%d/?token=%s\n", scheme, open, h, close,
+	       port, token);
+	printf("class: %s://%s%s%s:%d/?token=%s\n", scheme, open, h, close,
+	       port, class_token);
+}
+
 /*
  * What the options ask for together: the listen address into host and
- * port, the token (from its file) into *token, the certificate and key into
- * *tls. Returns 0, or -EINVAL said.
+ * port, the token (from its file, or generated off loopback) into *token,
+ * the class's (given, or generated with a token) into *class_token, the
+ * certificate and key into *tls. Returns 0, or -EINVAL said.
  */
 static int serve_check(const struct serve_opts *o, char *host, size_t hostlen,
-		       int *port, char **token, struct http_tls *tls)
+		       int *port, char **token, char **class_token,
+		       struct http_tls *tls)
 {
 	if (split_listen(o->listen, host, hostlen, port)) {
 		say(stderr,
@@ -568,15 +625,27 @@ static int serve_check(const struct serve_opts *o, char *host, size_t hostlen,
 		}
 		*token = strdup(o->token);
 	}
-	if (!*token && !is_loopback(host)) {
-		say(stderr,
-		    "numalab serve: refusing to listen on '%s' without a "
-		    "token: anyone who can reach it could start runs on "
-		    "this machine (give --token-file FILE, or listen on "
-		    "127.0.0.1)\n",
-		    o->listen);
+	if (o->class_token && !*o->class_token) {
+		say(stderr, "numalab serve: the class token is empty\n");
 		return -EINVAL;
 	}
+	if (o->class_token && !*token) {
+		say(stderr, "numalab serve: '--class-token' needs '--token' or "
+			    "'--token-file' (the teacher's)\n");
+		return -EINVAL;
+	}
+	/* off loopback, as Jupyter does: tokens made here, printed as links */
+	if (!*token && !is_loopback(host) && serve_new_token(token))
+		return -EINVAL;
+	if (*token && o->class_token && !strcmp(*token, o->class_token)) {
+		say(stderr, "numalab serve: the class token is the teacher's: "
+			    "give the class another one\n");
+		return -EINVAL;
+	}
+	if (*token && o->class_token)
+		*class_token = strdup(o->class_token);
+	else if (*token && serve_new_token(class_token))
+		return -EINVAL;
 	if (o->fleet && !*token) {
 		say(stderr,
 		    "numalab serve: '--fleet %s' needs a token: whoever "
@@ -615,7 +684,7 @@ int cmd_serve(int argc, char **argv)
 	struct api *api = NULL;
 	struct http_server *http = NULL;
 	char host[256], web[PATH_MAX], err[1024];
-	char *token = NULL;
+	char *token = NULL, *class_token = NULL;
 	struct http_tls tls = {0};
 	static struct fleet_start fleet;
 	sigset_t sigs;
@@ -625,8 +694,10 @@ int cmd_serve(int argc, char **argv)
 		strvec_clear(&o.allowed_hosts);
 		return 2;
 	}
-	if (serve_check(&o, host, sizeof(host), &port, &token, &tls)) {
+	if (serve_check(&o, host, sizeof(host), &port, &token, &class_token,
+			&tls)) {
 		free(token);
+		free(class_token);
 		http_tls_clear(&tls);
 		strvec_clear(&o.allowed_hosts);
 		return 2;
@@ -714,6 +785,8 @@ int cmd_serve(int argc, char **argv)
 		.port = port,
 		.web_dir = web,
 		.token = token,
+		.class_token = class_token,
+		.session_seconds = o.session_seconds,
 		.public_read = o.public_read,
 		.cors = o.cors,
 		.max_conns = (unsigned int)o.max_conns,
@@ -735,6 +808,9 @@ int cmd_serve(int argc, char **argv)
 	printf("listening on %s://%s%s%s:%d/\n", tls.cert ? "https" : "http",
 	       strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "",
 	       http_port(http));
+	if (token)
+		serve_links(tls.cert ? "https" : "http", host, http_port(http),
+			    token, class_token);
 	fflush(stdout);
 
 	while (sigwait(&sigs, &sig))
@@ -756,6 +832,7 @@ out:
 	store_close(store);
 	topo_free(topo);
 	free(token);
+	free(class_token);
 	http_tls_clear(&tls);
 	strvec_clear(&o.allowed_hosts);
 	return rc;

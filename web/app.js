@@ -9,6 +9,7 @@ import { labRoute, decorateRun } from './lab.js';
 import { setupClassroom, PROJECTOR_LOOK } from './classroom.js';
 import { MyRun } from './my-run.js';
 import { readRun } from './rundoc.js';
+import { signIn } from './signin.js';
 
 const RUNS_POLL_MS = 15000; // runs started elsewhere (curl, another browser) show up within this
 
@@ -20,6 +21,7 @@ const state = {
   view: null,
   es: null,
   token: 0, // the latest navigation; answers for older ones are dropped
+  role: 'teacher', // who signed in (signin.js): 'class' watches, never starts
   chartsReady: false,
 };
 
@@ -45,6 +47,9 @@ function chartTheme() {
 }
 
 async function init() {
+  const who = await signIn();
+  if (who.sign_in && who.role === 'none') return; // the sign-in form is shown
+  state.role = who.role;
   state.chartsReady = setupCharts(chartTheme());
   if (!state.chartsReady) banner('the chart library did not load: web/vendor is missing, run `make` to copy it from node_modules');
   let resizing = null;
@@ -323,6 +328,12 @@ function updateButtons() {
   btn.setAttribute('aria-disabled', String(off || busy));
   btn.classList.toggle('busy', busy);
   btn.title = exp && exp.available === false ? exp.unavailable_reason || 'not available here' : '';
+  if (state.role === 'class') {
+    // a student watches: the server would answer 403 (server/http/auth.c)
+    btn.disabled = true;
+    btn.title = 'signed in with the class link: only the teacher starts runs';
+    runMsg('Only the teacher starts runs: watch them here.');
+  }
   if (busy) {
     const where = mine.status === 'queued' ? `queued${mine.ahead !== null ? `, ${aheadText(mine.ahead)}` : ''}` : (mine.status || 'starting');
     btn.title = mine.id ? `run ${mine.id} is ${where}: Run is back when it ends` : 'starting a run';
@@ -330,7 +341,7 @@ function updateButtons() {
   } else if ($('run-bar-msg').textContent.startsWith('Run ') || $('run-bar-msg').textContent === 'starting…') {
     runMsg('');
   }
-  $('cancel-button').disabled = !(v && v.id && !v.isFinal());
+  $('cancel-button').disabled = state.role === 'class' || !(v && v.id && !v.isFinal());
 }
 
 function aheadText(n) {

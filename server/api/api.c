@@ -1,5 +1,6 @@
 /* api.c - the REST handlers: experiments, topology, runs, their events, exports and imports */
 #include "api.h"
+#include "api_auth.h"
 #include "api_campaigns.h"
 
 #include <errno.h>
@@ -570,21 +571,28 @@ static enum MHD_Result start_campaign(struct http_request *rq, void *ctx)
 						    __ATOMIC_ACQUIRE));
 }
 
+/* .role: what a student's sign-in may do is read and (in the classroom's
+ * routes) guess; whatever starts, stops or stores work is the teacher's */
 const struct http_route api_routes[] = {
-	{"GET", "/api/experiments", get_experiments, 0},
-	{"GET", "/api/topology", get_topology, 0},
-	{"GET", "/api/openapi.json", get_openapi, 0},
-	{"GET", "/api/runs", list_runs, 0},
-	{"POST", "/api/runs", post_run, 0},
-	{"POST", "/api/runs/import", post_import, IMPORT_BODY_MAX},
-	{"POST", "/api/runs/check", api_post_check, 0},
-	{"GET", "/api/runs/{id}", get_run, 0},
-	{"DELETE", "/api/runs/{id}", delete_run, 0},
-	{"GET", "/api/runs/{id}/events", get_events, 0},
-	{"GET", "/api/runs/{id}/export.csv", get_export, 0},
-	{"GET", "/api/campaigns", list_campaigns, 0},
-	{"POST", "/api/campaigns", post_campaign, CAMPAIGN_BODY_MAX},
-	{"POST", "/api/campaigns/start", start_campaign, 0},
-	{"GET", "/api/campaigns/{id}", get_campaign, 0},
-	{NULL, NULL, NULL, 0},
+	{"GET", "/api/session", api_whoami, 0, HTTP_ROUTE_OPEN},
+	{"POST", "/api/session", api_sign_in, 0, HTTP_ROUTE_OPEN},
+	{"DELETE", "/api/session", api_sign_out, 0, HTTP_ROUTE_OPEN},
+	{"GET", "/api/experiments", get_experiments, 0, HTTP_ROLE_CLASS},
+	{"GET", "/api/topology", get_topology, 0, HTTP_ROLE_CLASS},
+	{"GET", "/api/openapi.json", get_openapi, 0, HTTP_ROLE_CLASS},
+	{"GET", "/api/runs", list_runs, 0, HTTP_ROLE_CLASS},
+	{"POST", "/api/runs", post_run, 0, HTTP_ROLE_TEACHER},
+	{"POST", "/api/runs/import", post_import, IMPORT_BODY_MAX,
+	 HTTP_ROLE_TEACHER},
+	{"POST", "/api/runs/check", api_post_check, 0, HTTP_ROLE_TEACHER},
+	{"GET", "/api/runs/{id}", get_run, 0, HTTP_ROLE_CLASS},
+	{"DELETE", "/api/runs/{id}", delete_run, 0, HTTP_ROLE_TEACHER},
+	{"GET", "/api/runs/{id}/events", get_events, 0, HTTP_ROLE_CLASS},
+	{"GET", "/api/runs/{id}/export.csv", get_export, 0, HTTP_ROLE_CLASS},
+	{"GET", "/api/campaigns", list_campaigns, 0, HTTP_ROLE_CLASS},
+	{"POST", "/api/campaigns", post_campaign, CAMPAIGN_BODY_MAX,
+	 HTTP_ROLE_TEACHER},
+	{"POST", "/api/campaigns/start", start_campaign, 0, HTTP_ROLE_TEACHER},
+	{"GET", "/api/campaigns/{id}", get_campaign, 0, HTTP_ROLE_CLASS},
+	{NULL, NULL, NULL, 0, 0},
 };

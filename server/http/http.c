@@ -1,9 +1,10 @@
-/* http.c - libmicrohttpd daemon: connections, route table, bodies, auth */
+/* http.c - libmicrohttpd daemon: connections, route table, bodies */
 #define _GNU_SOURCE
 #include "http.h"
 #include "conns.h"
 #include "http_internal.h"
 #include "jsonlimit.h"
+#include "session.h"
 #include "trust.h"
 #include "utf8.h"
 
@@ -97,55 +98,6 @@ json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret)
 				  "malformed JSON at line %d, column %d: %s",
 				  jerr.line, jerr.column, jerr.text);
 	return NULL;
-}
-
-/*
- * Compares a candidate with the token in time that depends only on the
- * token's length, so the answer's timing tells nothing of its contents.
- */
-static int token_equal(const char *given, const char *token)
-{
-	size_t lg = strlen(given), lt = strlen(token);
-	unsigned char diff = lg != lt;
-
-	for (size_t i = 0; i < lt; i++)
-		diff |= (unsigned char)(given[lg ? i % lg : 0] ^ token[i]);
-	return diff == 0;
-}
-
-/* 0 when the request may go on; otherwise the 401 was queued in *ret. */
-static int check_token(struct http_request *rq, int write, enum MHD_Result *ret)
-{
-	struct http_server *srv = rq->srv;
-	const char *auth, *given = NULL;
-	struct MHD_Response *resp;
-
-	if (!srv->token || (!write && srv->cfg.public_read))
-		return 0;
-	auth = http_header(rq, "Authorization");
-	if (auth && !strncasecmp(auth, "Bearer ", 7)) {
-		given = auth + 7;
-		while (*given == ' ')
-			given++;
-	} else if (!write) {
-		/* EventSource cannot send headers: reads may name it in the URL
-		 */
-		given = http_query(rq, "access_token");
-	}
-	if (given && token_equal(given, srv->token)) {
-		rq->bearer = 1;
-		return 0;
-	}
-	resp = http_error_response(
-		NULL,
-		given ? "wrong bearer token"
-		      : "this server needs a bearer token (Authorization: "
-			"Bearer TOKEN)");
-	if (resp)
-		MHD_add_response_header(resp, "WWW-Authenticate",
-					"Bearer realm=\"numalab\"");
-	*ret = http_respond(rq, MHD_HTTP_UNAUTHORIZED, resp);
-	return -EACCES;
 }
 
 /*
@@ -306,7 +258,7 @@ static enum MHD_Result dispatch(struct http_request *rq)
 		if (strcmp(r->method, m) ||
 		    !route_match(r->pattern, rq->path, rq))
 			continue;
-		if (check_token(rq, strcmp(m, "GET") != 0, &ret))
+		if (auth_admit(rq, r, &ret))
 			return ret;
 		if (r->body_max <= HTTP_BODY_MAX || rq->bearer)
 			return r->handler(rq, srv->ctx);
@@ -683,6 +635,11 @@ struct http_server *http_start(const struct http_config *cfg,
 		srv->token = strdup(cfg->token);
 	if (cfg->cors)
 		srv->cors = strdup(cfg->cors);
+	if (cfg->class_token)
+		srv->class_token = strdup(cfg->class_token);
+	srv->sessions =
+		sessions_new(cfg->session_seconds > 0 ? cfg->session_seconds
+						      : HTTP_SESSION_SECONDS);
 	struct trust_config tc = {.listen_host = cfg->host,
 				  .tls = cfg->tls_cert != NULL,
 				  .allowed_hosts = cfg->allowed_hosts,
@@ -696,7 +653,8 @@ struct http_server *http_start(const struct http_config *cfg,
 						    : HTTP_MAX_CLIENT_CONNS};
 	srv->trust = trust_new(&tc);
 	srv->conns = conns_new(&cc);
-	if (!srv->trust || !srv->conns) {
+	if (!srv->trust || !srv->conns || !srv->sessions ||
+	    (cfg->class_token && !srv->class_token)) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -765,6 +723,8 @@ fail:
 	trust_free(srv->trust);
 	conns_free(srv->conns);
 	free(srv->token);
+	free(srv->class_token);
+	sessions_free(srv->sessions);
 	free(srv->cors);
 	free(srv->web_real);
 	pthread_mutex_destroy(&srv->log_mu);
@@ -786,6 +746,8 @@ void http_stop(struct http_server *srv)
 	trust_free(srv->trust);
 	conns_free(srv->conns);
 	free(srv->token);
+	free(srv->class_token);
+	sessions_free(srv->sessions);
 	free(srv->cors);
 	free(srv->web_real);
 	pthread_mutex_destroy(&srv->log_mu);

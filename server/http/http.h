@@ -15,6 +15,27 @@
 
 struct http_server;
 
+/*
+ * Who a request comes from, least to most: the roles a route may ask for
+ * (struct http_route .role). A bearer token or the teacher's sign-in is
+ * HTTP_ROLE_TEACHER; the class link's sign-in HTTP_ROLE_CLASS.
+ */
+enum http_role {
+	HTTP_ROLE_NONE = 0, /* not signed in */
+	HTTP_ROLE_CLASS,  /* a student: reads what the teacher shows, guesses */
+	HTTP_ROLE_TEACHER /* everything the server's token allows */
+};
+
+/* a route's .role: anyone, signed in or not, even on a server with a token
+ * (signing in, signing out, asking who one is) */
+#define HTTP_ROUTE_OPEN (-1)
+/* the cookie a signed-in browser carries */
+#define HTTP_SESSION_COOKIE "numalab_session"
+#define HTTP_SESSION_SECONDS (12 * 3600) /* default lifetime of a sign-in */
+
+#define HTTP_SESSION_LEN 33 /* 32 hex digits and the NUL */
+#define HTTP_NAME_LEN 49    /* a display name: 48 bytes of UTF-8 at most */
+
 struct http_request {
 	struct http_server *srv;
 	struct MHD_Connection *conn;
@@ -32,6 +53,11 @@ struct http_request {
 	int bearer;	     /* it carried the server's token */
 	size_t body_max;     /* of the route it will go to */
 	size_t dropped; /* body bytes past the limit, read and thrown away */
+	int role;	/* enum http_role, set before the handler runs */
+	/* the signed-in browser's session id ("" for a bearer token or none)
+	 * and the display name it gave ("" when none) */
+	char session[HTTP_SESSION_LEN];
+	char name[HTTP_NAME_LEN];
 };
 
 /* Returns what MHD_queue_response returned (MHD_YES / MHD_NO). */
@@ -44,16 +70,21 @@ struct http_route {
 	http_handler handler;
 	size_t body_max; /* 0: HTTP_BODY_MAX; above it, the client's quota
 			    counts */
+	/* the least enum http_role the route needs; 0: as the server's token
+	 * rules say today (GETs public with public_read, else the token) */
+	int role;
 };
 
 struct http_config {
 	const char *host; /* numeric address to bind */
 	int port;	  /* 0: any free port */
 	const char *web_dir;
-	const char *token;		  /* NULL: no token */
-	int public_read;		  /* GETs need no token */
-	const char *cors;		  /* allowed Origin, "*", or NULL */
-	unsigned int max_conns;		  /* 0: HTTP_MAX_CONNS */
+	const char *token;	 /* NULL: no token */
+	const char *class_token; /* the class link's: signs a student in */
+	int session_seconds;	 /* a sign-in's lifetime; 0: the default */
+	int public_read;	 /* GETs need no token */
+	const char *cors;	 /* allowed Origin, "*", or NULL */
+	unsigned int max_conns;	 /* 0: HTTP_MAX_CONNS */
 	unsigned int max_client_conns;	  /* from one address; 0:
 					     HTTP_MAX_CLIENT_CONNS */
 	const char *const *allowed_hosts; /* names besides loopback ones */
@@ -116,6 +147,27 @@ struct MHD_Response *http_error_response(const char *field, const char *fmt,
  * queued in *ret.
  */
 json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret);
+
+/*
+ * POST /api/session: signs the browser in with token, the teacher's or the
+ * class's, and display name (checked by the caller). Queues 200 with the
+ * session cookie (HttpOnly, SameSite=Strict, Secure under HTTPS) and
+ * {"role", "name", "expires_in"}; 401 and no cookie for another token; 503
+ * when the session table holds only teachers.
+ */
+enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
+			     const char *name);
+/* DELETE /api/session: forgets the request's session and clears the
+ * cookie; 200 {"role": "none"} signed in or not. */
+enum MHD_Result http_sign_out(struct http_request *rq);
+/* GET /api/session: {"role", "name", "sign_in"} (sign_in: whether this
+ * server asks for a token at all). */
+enum MHD_Result http_whoami(struct http_request *rq);
+/* n random bytes (64 at most) from getrandom(2) as hex into out (2n + 1
+ * bytes). 0, or -EIO. */
+int http_random_hex(char *out, size_t n);
+/* "none", "class", "teacher". */
+const char *http_role_name(int role);
 
 /* A request header, or a query argument; NULL if absent. */
 const char *http_header(struct http_request *rq, const char *name);

@@ -15,6 +15,8 @@ struct http_server {
 	struct MHD_Daemon *d;
 	struct http_config cfg;
 	char *token, *cors;
+	char *class_token;	   /* NULL: no class link */
+	struct sessions *sessions; /* the signed-in browsers (session.h) */
 	struct trust *trust;
 	struct conns *conns; /* per client, and room for a newcomer */
 	char *web_real; /* realpath of the web folder, NULL if there is none */
@@ -29,6 +31,15 @@ struct http_server {
 	time_t log_since;
 	unsigned int log_lines, log_dropped;
 };
+
+/*
+ * Who the request comes from (rq->role, session, name) by its bearer
+ * token, its access_token (reads) or its session cookie, and whether that
+ * is enough for route r. 0 when it may go on; otherwise the 401 or 403
+ * was queued in *ret (auth.c).
+ */
+int auth_admit(struct http_request *rq, const struct http_route *r,
+	       enum MHD_Result *ret);
 
 /* Whether path is under /api (answers there are never cached, errors JSON). */
 int http_is_api(const char *path);

@@ -173,6 +173,11 @@ static int origin_ok(struct trust *t, struct MHD_Connection *conn,
 	       !strcasecmp(site, "none");
 }
 
+int trust_same_origin(struct trust *t, struct MHD_Connection *conn)
+{
+	return origin_ok(t, conn, header(conn, MHD_HTTP_HEADER_HOST));
+}
+
 /* application/json, any parameters after it. */
 static int json_type(const char *ct)
 {

@@ -35,6 +35,11 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 			      int changes, const char *version, char *msg,
 			      size_t len, int *close);
 
+/* Whether the request comes from a page of this server (or the --cors
+ * origin), or from no page at all: asked of every request a session cookie
+ * signs in, reads too. */
+int trust_same_origin(struct trust *t, struct MHD_Connection *conn);
+
 /*
  * Counts one import of `bytes` from the client at addr. Returns 0, or 429
  * with msg set and *retry_after (seconds) when the client is past its quota

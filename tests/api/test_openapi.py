@@ -350,6 +350,31 @@ class OpenApiTest(SharedServerTest):
         self.call("/api/campaigns", "post", "/api/campaigns",
                   {"id": "x" * (1100 * 1024)}, want=413)
 
+    def test_session(self):
+        """Signing in, who one is, and signing out, on a server with a token."""
+        self.call("/api/session", "get", "/api/session", want=200)
+        self.call("/api/session", "post", "/api/session", {"token": "x"}, want=409)
+        other = Server(self.tmp, name="signin", db=os.path.join(self.tmp, "s.db"),
+                       args=["--token", "sesame", "--class-token", "chalk"]).start()
+        try:
+            _, _, hdrs = self.call("/api/session", "post", "/api/session",
+                                   {"token": "chalk", "name": "Ana"}, want=200, srv=other)
+            cookie = {"Cookie": hdrs["set-cookie"].split(";")[0]}
+            _, doc, _ = self.call("/api/session", "get", "/api/session",
+                                  headers=cookie, want=200, srv=other)
+            self.assertEqual(doc["role"], "class")
+            self.call("/api/runs", "post", "/api/runs",
+                      {"experiment": "false_sharing", "params": SMALL},
+                      headers=cookie, want=403, srv=other)
+            self.call("/api/session", "post", "/api/session", {"token": "nope"},
+                      want=401, srv=other)
+            self.call("/api/session", "post", "/api/session",
+                      {"token": "chalk", "name": "a\nb"}, want=400, srv=other)
+            self.call("/api/session", "delete", "/api/session", headers=cookie,
+                      want=200, srv=other)
+        finally:
+            self.assertEqual(other.stop(), 0, other.stderr())
+
     def test_token_and_quota_answers(self):
         """401 from a server with a token, 429 from one with a quota."""
         other = Server(self.tmp, name="guarded", db=os.path.join(self.tmp, "g.db"),

@@ -32,10 +32,10 @@ export async function browserOrSkip(lane) {
 export const tempDir = (prefix) => mkdtempSync(join(tmpdir(), prefix));
 
 // numalab serve on a free port with a fresh database in dir: {proc, base, log()}; env adds to the
-// environment (HWLOC_SYNTHETIC or HWLOC_XMLFILE make it describe another machine).
-export function startServer(dir, env = {}) {
+// environment (HWLOC_SYNTHETIC or HWLOC_XMLFILE make it describe another machine); args go to serve.
+export function startServer(dir, env = {}, args = []) {
   return new Promise((ok, fail) => {
-    const p = spawn(NUMALAB, ['serve', '--listen', '127.0.0.1:0', '--db', join(dir, 'x.db'), '--web', WEB],
+    const p = spawn(NUMALAB, ['serve', '--listen', '127.0.0.1:0', '--db', join(dir, 'x.db'), '--web', WEB, ...args],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     const timer = setTimeout(() => fail(new Error('the server printed no "listening on" line within 20 s')), 20000);
     let log = '';

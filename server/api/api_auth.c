@@ -1,0 +1,70 @@
+/* api_auth.c - /api/session: signing a browser in with a link's token, signing out, who it is */
+#include "api_auth.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "utf8.h"
+
+const char *api_name_problem(const char *name, char *why, size_t len)
+{
+	size_t n = strlen(name);
+	const unsigned char *u = (const unsigned char *)name;
+
+	why[0] = '\0';
+	if (n > HTTP_NAME_LEN - 1)
+		snprintf(why, len,
+			 "name is %zu bytes long (at most %d bytes of UTF-8)",
+			 n, HTTP_NAME_LEN - 1);
+	else if (utf8_valid_len(name, n) != n)
+		snprintf(why, len, "name is not UTF-8");
+	for (size_t i = 0; !why[0] && i < n; i++)
+		/* C0, DEL, and C1 (U+0080-U+009F: 0xC2 0x80-0x9F) */
+		if (u[i] < 0x20 || u[i] == 0x7f ||
+		    (u[i] == 0xc2 && i + 1 < n && u[i + 1] >= 0x80 &&
+		     u[i + 1] <= 0x9f))
+			snprintf(why, len,
+				 "name has a control character at byte %zu "
+				 "(letters, digits, spaces and punctuation "
+				 "are allowed)",
+				 i);
+	return why;
+}
+
+enum MHD_Result api_sign_in(struct http_request *rq, void *ctx)
+{
+	enum MHD_Result ret = MHD_NO;
+	json_t *doc = http_body_json(rq, &ret);
+	const char *token = NULL, *name = "";
+	json_error_t jerr;
+	char why[160];
+
+	(void)ctx;
+	if (!doc)
+		return ret;
+	if (json_unpack_ex(doc, &jerr, JSON_STRICT, "{s:s, s?:s}", "token",
+			   &token, "name", &name)) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				 "sign-in body: %s (send {\"token\": \"...\", "
+				 "\"name\": \"...\"}, name optional)",
+				 jerr.text);
+	} else if (*api_name_problem(name, why, sizeof(why))) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "name", "%s", why);
+	} else {
+		ret = http_sign_in(rq, token, name);
+	}
+	json_decref(doc);
+	return ret;
+}
+
+enum MHD_Result api_sign_out(struct http_request *rq, void *ctx)
+{
+	(void)ctx;
+	return http_sign_out(rq);
+}
+
+enum MHD_Result api_whoami(struct http_request *rq, void *ctx)
+{
+	(void)ctx;
+	return http_whoami(rq);
+}

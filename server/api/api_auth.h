@@ -1,0 +1,21 @@
+/* api_auth.h - /api/session: signing a browser in with a link's token, signing out, who it is */
+#ifndef NUMALAB_API_AUTH_H
+#define NUMALAB_API_AUTH_H
+
+#include "http.h"
+
+/*
+ * POST /api/session {"token", "name"?}: name is a display name of at most
+ * 48 bytes of UTF-8 without control characters ("" or absent: none). Bad
+ * input: 400 naming the field; a wrong token: 401 and no cookie.
+ */
+enum MHD_Result api_sign_in(struct http_request *rq, void *ctx);
+/* DELETE /api/session: signs out. */
+enum MHD_Result api_sign_out(struct http_request *rq, void *ctx);
+/* GET /api/session: {"role", "name", "sign_in"}. */
+enum MHD_Result api_whoami(struct http_request *rq, void *ctx);
+
+/* Why name is no display name ("" when it is one): into why (len bytes). */
+const char *api_name_problem(const char *name, char *why, size_t len);
+
+#endif

@@ -1,0 +1,179 @@
+/* session.c - the signed-in browsers: a bounded table of random session ids, their role, name and expiry */
+#define _GNU_SOURCE
+#include "session.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+struct session {
+	char id[HTTP_SESSION_LEN]; /* "" when the slot is free */
+	int role;
+	char name[HTTP_NAME_LEN];
+	unsigned long long seq; /* the order of sign-ins: the oldest goes */
+	time_t expires;		/* CLOCK_MONOTONIC seconds */
+};
+
+struct sessions {
+	pthread_mutex_t mu;
+	int lifetime_s;
+	unsigned long long seq;
+	struct session slot[SESSION_MAX];
+};
+
+static time_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/* Equal ids, in time that does not depend on where they differ. */
+static int id_equal(const char *a, const char *b)
+{
+	unsigned char diff = 0;
+
+	for (size_t i = 0; i < HTTP_SESSION_LEN - 1; i++)
+		diff |= (unsigned char)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+/* Whether id has the form of one (so that id_equal reads no further). */
+static int id_valid(const char *id)
+{
+	return strlen(id) == HTTP_SESSION_LEN - 1 &&
+	       strspn(id, "0123456789abcdef") == HTTP_SESSION_LEN - 1;
+}
+
+struct sessions *sessions_new(int lifetime_s)
+{
+	struct sessions *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	pthread_mutex_init(&s->mu, NULL);
+	s->lifetime_s = lifetime_s;
+	return s;
+}
+
+void sessions_free(struct sessions *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_destroy(&s->mu);
+	explicit_bzero(s->slot, sizeof(s->slot));
+	free(s);
+}
+
+int sessions_lifetime(const struct sessions *s)
+{
+	return s->lifetime_s;
+}
+
+int http_random_hex(char *out, size_t n)
+{
+	unsigned char buf[64];
+	size_t got = 0;
+
+	if (n > sizeof(buf))
+		return -EIO;
+	while (got < n) {
+		ssize_t r = getrandom(buf + got, n - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -EIO;
+		got += (size_t)r;
+	}
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", buf[i]);
+	explicit_bzero(buf, sizeof(buf));
+	return 0;
+}
+
+/* The slot a new session takes (s->mu held), or NULL when every one is a
+ * live teacher's. */
+static struct session *free_slot(struct sessions *s, time_t now)
+{
+	struct session *oldest = NULL;
+
+	for (size_t i = 0; i < SESSION_MAX; i++) {
+		struct session *e = &s->slot[i];
+		if (!e->id[0] || e->expires <= now)
+			return e;
+		if (e->role != HTTP_ROLE_TEACHER &&
+		    (!oldest || e->seq < oldest->seq))
+			oldest = e;
+	}
+	return oldest;
+}
+
+int sessions_create(struct sessions *s, int role, const char *name,
+		    char id[HTTP_SESSION_LEN])
+{
+	struct session *e;
+	time_t now = now_s();
+
+	if (http_random_hex(id, (HTTP_SESSION_LEN - 1) / 2))
+		return -EIO;
+	pthread_mutex_lock(&s->mu);
+	e = free_slot(s, now);
+	if (e) {
+		memcpy(e->id, id, HTTP_SESSION_LEN);
+		e->role = role;
+		snprintf(e->name, sizeof(e->name), "%s", name);
+		e->seq = ++s->seq;
+		e->expires = now + s->lifetime_s;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return e ? 0 : -ENOSPC;
+}
+
+/* The session of id (s->mu held), or NULL. Every slot is compared, so the
+ * time taken does not tell which one matched. */
+static struct session *find(struct sessions *s, const char *id)
+{
+	struct session *hit = NULL;
+
+	if (!id_valid(id))
+		return NULL;
+	for (size_t i = 0; i < SESSION_MAX; i++)
+		if (s->slot[i].id[0] && id_equal(s->slot[i].id, id))
+			hit = &s->slot[i];
+	return hit;
+}
+
+int sessions_lookup(struct sessions *s, const char *id,
+		    char name[HTTP_NAME_LEN])
+{
+	struct session *e;
+	int role = HTTP_ROLE_NONE;
+
+	name[0] = '\0';
+	pthread_mutex_lock(&s->mu);
+	e = find(s, id);
+	if (e && e->expires <= now_s()) {
+		memset(e, 0, sizeof(*e));
+	} else if (e) {
+		role = e->role;
+		memcpy(name, e->name, HTTP_NAME_LEN);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return role;
+}
+
+void sessions_delete(struct sessions *s, const char *id)
+{
+	struct session *e;
+
+	pthread_mutex_lock(&s->mu);
+	e = find(s, id);
+	if (e)
+		memset(e, 0, sizeof(*e));
+	pthread_mutex_unlock(&s->mu);
+}
