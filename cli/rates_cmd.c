@@ -5,7 +5,9 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "names.h"
 #include "rates.h"
+#include "say.h"
 #include "topo.h"
 
 int cmd_rates(int argc, char **argv)
@@ -86,9 +88,7 @@ int cmd_estimate(int argc, char **argv)
 	}
 	e = experiment_find(argv[a]);
 	if (!e) {
-		fprintf(stderr,
-			"numalab estimate: unknown experiment '%s' (numalab list shows them)\n",
-			argv[a]);
+		names_unknown_experiment(stderr, "numalab estimate", argv[a]);
 		return 2;
 	}
 	a++;
@@ -103,7 +103,10 @@ int cmd_estimate(int argc, char **argv)
 	}
 	if (experiment_parse(e, t, argc - a, argv + a, pv, params, &common,
 			     &err)) {
-		fprintf(stderr, "numalab estimate %s: %s\n", e->name, err.msg);
+		char msg[ERRINFO_MSG_LEN + 64];
+
+		names_param_error(e, &err, msg, sizeof(msg));
+		say(stderr, "numalab estimate %s: %s\n", e->name, msg);
 		goto out;
 	}
 	rates_default_path(path, sizeof(path));
