@@ -1087,6 +1087,14 @@ static const char *const compared[] = {"cas_over_fetch_add_*_threads", NULL};
 
 /* what a person reads for each summary key */
 static const struct key_label summary_labels[] = {
+	{"ns_per_increment_*_1_threads", "%s: time per increment, 1 thread",
+	 "ns"},
+	{"cas_over_fetch_add_1_threads", "CAS over fetch-and-add, 1 thread",
+	 "×"},
+	{"cas_retries_per_increment_1_threads",
+	 "CAS retries per increment, 1 thread", "retries"},
+	{"lost_updates_plain_1_threads",
+	 "increments lost by plain ++, 1 thread", "%"},
 	{"ns_per_increment_*_*_threads", "%s: time per increment, %s threads",
 	 "ns"},
 	{"ns_per_increment_*_threads", "time per increment, %s threads", "ns"},

@@ -740,6 +740,9 @@ static const char *const compared[] = {"slowdown_*", NULL};
 
 /* what a person reads for each summary key */
 static const struct key_label summary_labels[] = {
+	{"slowdown_1_threads_stride_*", "slowdown with 1 thread, stride %s B",
+	 "×"},
+	{"slowdown_1_threads", "slowdown with 1 thread", "×"},
 	{"slowdown_*_threads_stride_*", "slowdown with %s threads, stride %s B",
 	 "×"},
 	{"slowdown_*_threads*", "slowdown with %s threads", "×"},
