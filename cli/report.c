@@ -102,6 +102,32 @@ static int ref_rows(json_t *refs, const char *id, struct row *rows, int k)
 	return k;
 }
 
+/* The smallest and largest magnitude of the values a table shows. */
+struct span {
+	double lo, hi;
+};
+
+static void span_add(struct span *s, double v)
+{
+	v = fabs(v);
+	if (!(v > 0) || !isfinite(v))
+		return;
+	if (!(s->lo > 0) || v < s->lo)
+		s->lo = v;
+	if (v > s->hi)
+		s->hi = v;
+}
+
+/*
+ * The magnitude to pick a table's one unit by: halfway between its
+ * smallest and largest value on a log scale, so neither end needs an
+ * exponent (467 ns and 1.51 ms read 0.467 and 1506 µs).
+ */
+static double span_mid(const struct span *s)
+{
+	return s->lo > 0 ? sqrt(s->lo * s->hi) : 0;
+}
+
 /* Index of s in a[0..n), appending it when new. */
 static int index_of_str(const char **a, int *n, const char *s)
 {
@@ -135,7 +161,8 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 {
 	int n = 0, ns = 0, nx = 0, rc = -1, wide = 0, w0, *w = NULL;
 	const char **series = NULL, *unit = NULL, *shown;
-	double *xs = NULL, big = 0, f;
+	double *xs = NULL, f;
+	struct span span = {0};
 	char label[128], num[64];
 	FILE *f_out = t->out;
 
@@ -168,14 +195,13 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 			seen |= xs[j] == p->x;
 		if (!seen)
 			xs[nx++] = p->x;
-		if (fabs(p->y) > big)
-			big = fabs(p->y);
+		span_add(&span, p->y);
 	}
 	if (ns < 2 || nx < 2)
 		goto out; /* one series, or one x: a list (with spreads) reads
 			     better */
 	qsort(xs, (size_t)nx, sizeof(*xs), by_double);
-	shown = units_pick(big, unit, &f);
+	shown = units_pick(span_mid(&span), unit, &f);
 	w0 = width(x_head(c));
 	for (int pass = 0; pass < 2; pass++) {
 		int total = w0;
@@ -373,13 +399,18 @@ static int has_value(const struct sink_table *t, const char *id, int rc,
 	return 0;
 }
 
-static void cell_text(const struct tab_cell *c, struct strbuf *sb)
+/* A cell's value times f (its unit scaled for the whole matrix), or "-". */
+static void cell_text(const struct tab_cell *c, double f, struct strbuf *sb)
 {
+	char num[64];
+
 	strbuf_reset(sb);
-	if (c && c->measured)
-		strbuf_addf(sb, "%.4g", c->value);
-	else
+	if (c && c->measured) {
+		units_number(c->value * f, num, sizeof(num));
+		strbuf_addstr(sb, num);
+	} else {
 		strbuf_addstr(sb, "-");
+	}
 }
 
 static const char *label_of(const struct sink_table *t, const char *id, int rc,
@@ -404,7 +435,9 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 	int nr = 0, nc = 0, kr = 0, kc = 0, lw = 0;
 	struct strbuf sb = STRBUF_INIT, blanks = STRBUF_INIT;
 	const char *unit = NULL;
-	FILE *f = t->out;
+	struct span span = {0};
+	double f = 1;
+	FILE *out = t->out;
 
 	if (!rows || !cols)
 		goto out;
@@ -416,7 +449,12 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 		index_of(cols, &nc, x->col);
 		if (x->measured && !unit)
 			unit = x->unit;
+		if (x->measured)
+			span_add(&span, x->value);
 	}
+	/* a title that names the unit keeps it */
+	if (!unit || !strstr(c->title, unit))
+		unit = units_pick(span_mid(&span), unit, &f);
 	for (int i = 0; i < nr; i++)
 		if (has_value(t, c->id, rows[i], 0))
 			rows[kr++] = rows[i];
@@ -430,7 +468,7 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 	/* the unit in brackets, unless the title says it already */
 	if (unit && strstr(c->title, unit))
 		unit = NULL;
-	fprintf(f, "\n%s%s%s%s\n  rows: %s, columns: %s\n", c->title,
+	fprintf(out, "\n%s%s%s%s\n  rows: %s, columns: %s\n", c->title,
 		unit ? " [" : "", unit ? unit : "", unit ? "]" : "",
 		c->y_label ? c->y_label : "row",
 		c->x_label ? c->x_label : "column");
@@ -443,7 +481,7 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 			int w = width(label_of(t, c->id, cols[c1], 1));
 			for (int i = 0; i < kr; i++) {
 				cell_text(cell_at(t, c->id, rows[i], cols[c1]),
-					  &sb);
+					  f, &sb);
 				w = max(w, width(strbuf_str(&sb)));
 			}
 			if (c1 > c0 && used + 2 + w > MATRIX_WIDTH)
@@ -452,34 +490,34 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 			used += 2 + w;
 			c1++;
 		}
-		fputs("  ", f);
-		pad(f, "", lw);
+		fputs("  ", out);
+		pad(out, "", lw);
 		for (int j = c0; j < c1; j++) {
-			fputs("  ", f);
-			rpad(f, label_of(t, c->id, cols[j], 1), cw[j - c0]);
+			fputs("  ", out);
+			rpad(out, label_of(t, c->id, cols[j], 1), cw[j - c0]);
 		}
-		fputc('\n', f);
+		fputc('\n', out);
 		for (int i = 0; i < kr; i++) {
-			fputs("  ", f);
-			pad(f, label_of(t, c->id, rows[i], 0), lw);
+			fputs("  ", out);
+			pad(out, label_of(t, c->id, rows[i], 0), lw);
 			for (int j = c0; j < c1; j++) {
 				const struct tab_cell *x =
 					cell_at(t, c->id, rows[i], cols[j]);
-				cell_text(x, &sb);
-				fputs("  ", f);
-				rpad(f, strbuf_str(&sb), cw[j - c0]);
+				cell_text(x, f, &sb);
+				fputs("  ", out);
+				rpad(out, strbuf_str(&sb), cw[j - c0]);
 				if (x && !x->measured && x->note &&
 				    !strstr(strbuf_str(&blanks), x->note))
 					strbuf_addf(&blanks, "%s%s",
 						    blanks.len ? "; " : "",
 						    x->note);
 			}
-			fputc('\n', f);
+			fputc('\n', out);
 		}
 		c0 = c1;
 	}
 	if (blanks.len)
-		fprintf(f, "  -: %s\n", strbuf_str(&blanks));
+		fprintf(out, "  -: %s\n", strbuf_str(&blanks));
 out:
 	strbuf_release(&sb);
 	strbuf_release(&blanks);

@@ -78,10 +78,8 @@ void units_number(double v, char *buf, size_t len)
 		snprintf(buf, len, "%g", v);
 	else if (fabs(v) >= 100 || v == rint(v))
 		snprintf(buf, len, "%.0f", v);
-	else if (fabs(v) >= 0.001)
-		snprintf(buf, len, "%.3g", v);
 	else
-		snprintf(buf, len, "%.2e", v);
+		snprintf(buf, len, "%.3g", v);
 }
 
 void units_format(double v, const char *unit, char *buf, size_t len)

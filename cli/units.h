@@ -12,8 +12,11 @@
  */
 const char *units_pick(double v, const char *unit, double *factor);
 
-/* v with three significant digits and no exponent ("573", "1.23", "0.0123",
- * "12345"). */
+/*
+ * v with three significant digits ("573", "1.23", "0.0123"); a whole
+ * number or one of 100 or more without a fraction ("12345"); an exponent
+ * only under 0.0001.
+ */
 void units_number(double v, char *buf, size_t len);
 
 /*
