@@ -12,6 +12,7 @@
 #include "experiment.h"
 #include "fleet_where.h"
 #include "machine.h"
+#include "names.h"
 #include "opts.h"
 #include "rates.h"
 #include "refs.h"
@@ -246,13 +247,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *o)
 		} else if (!o->e) {
 			o->e = experiment_find(op.arg);
 			if (!o->e) {
-				say(stderr,
-				    "numalab run: unknown experiment '%s' (known:",
-				    op.arg);
-				for (int i = 0; experiments[i]; i++)
-					say(stderr, " %s",
-					    experiments[i]->name);
-				say(stderr, ")\n");
+				names_unknown_experiment(stderr, "numalab run",
+							 op.arg);
 				return 2;
 			}
 		} else {
@@ -315,7 +311,10 @@ int cmd_run(int argc, char **argv)
 	}
 	if (experiment_parse(e, t, (int)o.kv.n, o.kv.v, pv, params, &common,
 			     &err)) {
-		say(stderr, "numalab run %s: %s\n", e->name, err.msg);
+		char msg[ERRINFO_MSG_LEN + 64];
+
+		names_param_error(e, &err, msg, sizeof(msg));
+		say(stderr, "numalab run %s: %s\n", e->name, msg);
 		if (out == OUT_NDJSON)
 			emit_ndjson(NULL, json_pack("{s:s, s:s, s:s, s:s}",
 						    "type", "end", "status",
@@ -448,8 +447,15 @@ int cmd_list(int argc, char **argv)
 		topo_free(t);
 		return 0;
 	}
+	int w = names_width(), ws = 0;
+
+	for (int i = 0; experiments[i]; i++) {
+		const char *sec = experiments[i]->section;
+		int n = sec ? (int)strlen(sec) : 0;
+		ws = n > ws ? n : ws;
+	}
 	for (int i = 0; experiments[i]; i++)
-		printf("%-20s %-8s %s\n", experiments[i]->name,
+		printf("%-*s  %-*s  %s\n", w, experiments[i]->name, ws,
 		       experiments[i]->section ? experiments[i]->section : "",
 		       experiments[i]->summary);
 	return 0;

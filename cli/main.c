@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "names.h"
 #include "say.h"
 
 static void usage(FILE *f)
@@ -23,7 +24,7 @@ static void usage(FILE *f)
 		"\n"
 		"experiments:\n");
 	for (int i = 0; experiments[i]; i++)
-		fprintf(f, "  %-20s %s\n", experiments[i]->name,
+		fprintf(f, "  %-*s  %s\n", names_width(), experiments[i]->name,
 			experiments[i]->title);
 	fprintf(f, "\n`numalab serve --help` lists the server's options.\n");
 }

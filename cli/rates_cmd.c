@@ -5,8 +5,11 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "names.h"
 #include "rates.h"
+#include "say.h"
 #include "topo.h"
+#include "units.h"
 
 int cmd_rates(int argc, char **argv)
 {
@@ -45,18 +48,28 @@ int cmd_rates(int argc, char **argv)
 	r = *rates_get();
 	printf("rates (%s%s%s)\n", r.source, rc ? ", not saved: " : "",
 	       rc ? strerror(-rc) : "");
-	printf("  %-34s %10.2f ns\n", "increment, private line", r.inc_ns);
-	printf("  %-34s %10.2f ns\n", "increment, line shared by 2",
-	       r.bounce_ns);
-	printf("  %-34s %10.2f ns\n", "atomic add, uncontended", r.atomic_ns);
-	printf("  %-34s %10.2f ns\n", "atomic add, line shared by 2",
-	       r.atomic_shared_ns);
-	printf("  %-34s %10.2f GB/s\n", "read, one thread", r.read_gbs);
-	printf("  %-34s %10.2f GB/s\n", "write, one thread", r.write_gbs);
-	printf("  %-34s %10.0f ns\n", "first touch of a page", r.touch_page_ns);
-	printf("  %-34s %10.3f ms\n", "start and join a team", r.team_s * 1e3);
-	printf("  %-34s %10.1f ns\n", "round trip of a line, 2 cpus", r.rtt_ns);
-	printf("  %-34s %10.3f ms\n", "a worker's start", r.start_s * 1e3);
+	const struct {
+		const char *what;
+		double v;
+		const char *unit;
+	} rows[] = {{"increment, private line", r.inc_ns, "ns"},
+		    {"increment, line shared by 2", r.bounce_ns, "ns"},
+		    {"atomic add, uncontended", r.atomic_ns, "ns"},
+		    {"atomic add, line shared by 2", r.atomic_shared_ns, "ns"},
+		    {"read, one thread", r.read_gbs, "GB/s"},
+		    {"write, one thread", r.write_gbs, "GB/s"},
+		    {"first touch of a page", r.touch_page_ns, "ns"},
+		    {"start and join a team", r.team_s, "s"},
+		    {"round trip of a line, 2 cpus", r.rtt_ns, "ns"},
+		    {"a worker's start", r.start_s, "s"}};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char num[64];
+		double f;
+		const char *u = units_pick(rows[i].v, rows[i].unit, &f);
+
+		units_number(rows[i].v * f, num, sizeof(num));
+		printf("  %-34s %8s %s\n", rows[i].what, num, u);
+	}
 	printf("  cache: %s\n", path);
 	topo_free(t);
 	return 0;
@@ -86,9 +99,7 @@ int cmd_estimate(int argc, char **argv)
 	}
 	e = experiment_find(argv[a]);
 	if (!e) {
-		fprintf(stderr,
-			"numalab estimate: unknown experiment '%s' (numalab list shows them)\n",
-			argv[a]);
+		names_unknown_experiment(stderr, "numalab estimate", argv[a]);
 		return 2;
 	}
 	a++;
@@ -103,7 +114,10 @@ int cmd_estimate(int argc, char **argv)
 	}
 	if (experiment_parse(e, t, argc - a, argv + a, pv, params, &common,
 			     &err)) {
-		fprintf(stderr, "numalab estimate %s: %s\n", e->name, err.msg);
+		char msg[ERRINFO_MSG_LEN + 64];
+
+		names_param_error(e, &err, msg, sizeof(msg));
+		say(stderr, "numalab estimate %s: %s\n", e->name, msg);
 		goto out;
 	}
 	rates_default_path(path, sizeof(path));

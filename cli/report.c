@@ -7,6 +7,7 @@
 
 #include "refs.h"
 #include "strbuf.h"
+#include "units.h"
 
 #define MATRIX_WIDTH 100 /* columns of a matrix per block, in characters */
 
@@ -53,17 +54,25 @@ static void row_set(struct row *r, const char *series, const char *x_label,
 {
 	for (int i = 0; i < 6; i++)
 		strbuf_init(&r->c[i]);
+	double f;
+	const char *u = units_pick(y, unit, &f);
+	char a[64], b[64];
+
 	strbuf_addstr(&r->c[0], series);
 	if (x_label)
 		strbuf_addstr(&r->c[1], x_label);
 	else
 		strbuf_addf(&r->c[1], "%g", x);
-	strbuf_addf(&r->c[2], "%.4g", y);
-	if (!isnan(lo))
-		strbuf_addf(&r->c[3], "%.4g .. %.4g", lo, hi);
+	units_number(y * f, a, sizeof(a));
+	strbuf_addstr(&r->c[2], a);
+	if (!isnan(lo)) {
+		units_number(lo * f, a, sizeof(a));
+		units_number(hi * f, b, sizeof(b));
+		strbuf_addf(&r->c[3], "%s .. %s", a, b);
+	}
 	if (n > 0)
 		strbuf_addf(&r->c[4], "%d", n);
-	strbuf_addstr(&r->c[5], unit ? unit : "");
+	strbuf_addstr(&r->c[5], u);
 	r->after = NULL;
 }
 
@@ -93,6 +102,200 @@ static int ref_rows(json_t *refs, const char *id, struct row *rows, int k)
 	return k;
 }
 
+/* The smallest and largest magnitude of the values a table shows. */
+struct span {
+	double lo, hi;
+};
+
+static void span_add(struct span *s, double v)
+{
+	v = fabs(v);
+	if (!(v > 0) || !isfinite(v))
+		return;
+	if (!(s->lo > 0) || v < s->lo)
+		s->lo = v;
+	if (v > s->hi)
+		s->hi = v;
+}
+
+/*
+ * The magnitude to pick a table's one unit by: halfway between its
+ * smallest and largest value on a log scale, so neither end needs an
+ * exponent (467 ns and 1.51 ms read 0.467 and 1506 µs).
+ */
+static double span_mid(const struct span *s)
+{
+	return s->lo > 0 ? sqrt(s->lo * s->hi) : 0;
+}
+
+/* Index of s in a[0..n), appending it when new. */
+static int index_of_str(const char **a, int *n, const char *s)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(a[i], s))
+			return i;
+	a[*n] = s;
+	return (*n)++;
+}
+
+static int by_double(const void *a, const void *b)
+{
+	return (*(const double *)a > *(const double *)b) -
+	       (*(const double *)a < *(const double *)b);
+}
+
+/* The x column of chart c ("threads"), or "x". */
+static const char *x_head(const struct chart *c)
+{
+	return c->x_label ? c->x_label : "x";
+}
+
+/*
+ * Chart c as one row per x and one column of medians per series, as
+ * likwid-bench prints its results: when every point has a numeric x, one
+ * unit, and no x has a series twice. Returns 0 when it printed, -1 when
+ * the chart does not fit that shape (nothing printed).
+ */
+static int print_pivot(const struct sink_table *t, const struct chart *c,
+		       json_t *refs, int *legend_said)
+{
+	int n = 0, ns = 0, nx = 0, rc = -1, wide = 0, w0, *w = NULL;
+	const char **series = NULL, *unit = NULL, *shown;
+	double *xs = NULL, f;
+	struct span span = {0};
+	char label[128], num[64];
+	FILE *f_out = t->out;
+
+	for (int i = 0; i < t->npoints; i++)
+		n += !strcmp(t->points[i].chart, c->id);
+	series = calloc((size_t)n + 1, sizeof(*series));
+	xs = calloc((size_t)n + 1, sizeof(*xs));
+	w = calloc((size_t)n + 1, sizeof(*w));
+	if (!series || !xs || !w || n < 2)
+		goto out;
+	for (int i = 0; i < t->npoints; i++) {
+		const struct tab_point *p = &t->points[i];
+		int dup = 0;
+
+		if (strcmp(p->chart, c->id))
+			continue;
+		if (p->x_label ||
+		    (unit && strcmp(unit, p->unit ? p->unit : "")))
+			goto out;
+		unit = p->unit ? p->unit : "";
+		for (int j = 0; j < i; j++)
+			dup |= !strcmp(t->points[j].chart, c->id) &&
+			       !strcmp(t->points[j].series, p->series) &&
+			       t->points[j].x == p->x;
+		if (dup)
+			goto out;
+		index_of_str(series, &ns, p->series);
+		int seen = 0;
+		for (int j = 0; j < nx; j++)
+			seen |= xs[j] == p->x;
+		if (!seen)
+			xs[nx++] = p->x;
+		span_add(&span, p->y);
+	}
+	if (ns < 2 || nx < 2)
+		goto out; /* one series, or one x: a list (with spreads) reads
+			     better */
+	qsort(xs, (size_t)nx, sizeof(*xs), by_double);
+	shown = units_pick(span_mid(&span), unit, &f);
+	w0 = width(x_head(c));
+	for (int pass = 0; pass < 2; pass++) {
+		int total = w0;
+		for (int s = 0; s < ns; s++) {
+			if (pass)
+				snprintf(label, sizeof(label), "%s", series[s]);
+			else
+				experiment_series_label(t->exp, series[s],
+							label, sizeof(label),
+							NULL);
+			w[s] = width(label);
+			for (int i = 0; i < t->npoints; i++)
+				if (!strcmp(t->points[i].chart, c->id) &&
+				    !strcmp(t->points[i].series, series[s])) {
+					units_number(t->points[i].y * f, num,
+						     sizeof(num));
+					w[s] = max(w[s], width(num));
+				}
+			total += 2 + w[s];
+		}
+		wide = pass;
+		if (total + 2 <= MATRIX_WIDTH)
+			break;
+	}
+	fprintf(f_out, "\n%s%s%s%s (medians)\n  ", c->title,
+		shown[0] ? " [" : "", shown, shown[0] ? "]" : "");
+	pad(f_out, x_head(c), w0);
+	for (int s = 0; s < ns; s++) {
+		if (wide)
+			snprintf(label, sizeof(label), "%s", series[s]);
+		else
+			experiment_series_label(t->exp, series[s], label,
+						sizeof(label), NULL);
+		fputs("  ", f_out);
+		rpad(f_out, label, w[s]);
+	}
+	fputc('\n', f_out);
+	for (int j = 0; j < nx; j++) {
+		snprintf(num, sizeof(num), "%g", xs[j]);
+		fputs("  ", f_out);
+		pad(f_out, num, w0);
+		for (int s = 0; s < ns; s++) {
+			snprintf(num, sizeof(num), "-");
+			for (int i = 0; i < t->npoints; i++) {
+				const struct tab_point *p = &t->points[i];
+				if (!strcmp(p->chart, c->id) &&
+				    !strcmp(p->series, series[s]) &&
+				    p->x == xs[j])
+					units_number(p->y * f, num,
+						     sizeof(num));
+			}
+			fputs("  ", f_out);
+			rpad(f_out, num, w[s]);
+		}
+		fputc('\n', f_out);
+	}
+	/* the full names, once, when the columns carry the short ones */
+	for (int s = 0; wide && !*legend_said && s < ns; s++)
+		if (!experiment_series_label(t->exp, series[s], label,
+					     sizeof(label), NULL))
+			fprintf(f_out, "  %s: %s\n", series[s], label);
+	*legend_said |= wide;
+	size_t i;
+	json_t *r;
+	json_array_foreach (refs, i, r) {
+		const char *how =
+			json_string_value(json_object_get(r, "normalised"));
+		const char *xl =
+			json_string_value(json_object_get(r, "x_label"));
+		char y[96];
+
+		if (json_object_get(r, "ops") ||
+		    strcmp(json_string_value(json_object_get(r, "chart")),
+			   c->id))
+			continue;
+		units_format(json_number_value(json_object_get(r, "y")),
+			     json_string_value(json_object_get(r, "unit")), y,
+			     sizeof(y));
+		snprintf(num, sizeof(num), "%g",
+			 json_number_value(json_object_get(r, "x")));
+		fprintf(f_out,
+			"  %s, %s %s: %s  (the article's, not measured here%s%s)\n",
+			json_string_value(json_object_get(r, "series")),
+			xl ? xl : num, xl ? "" : x_head(c), y, how ? ": " : "",
+			how ? how : "");
+	}
+	rc = 0;
+out:
+	free(series);
+	free(xs);
+	free(w);
+	return rc;
+}
+
 static void print_points(const struct sink_table *t, const struct chart *c,
 			 json_t *refs)
 {
@@ -111,9 +314,14 @@ static void print_points(const struct sink_table *t, const struct chart *c,
 		return;
 	for (int i = 0; i < t->npoints; i++) {
 		const struct tab_point *p = &t->points[i];
-		if (!strcmp(p->chart, c->id))
-			row_set(&rows[k++], p->series, p->x_label, p->x, p->y,
-				p->lo, p->hi, p->n, p->unit);
+		char label[128];
+
+		if (strcmp(p->chart, c->id))
+			continue;
+		experiment_series_label(t->exp, p->series, label, sizeof(label),
+					NULL);
+		row_set(&rows[k++], label, p->x_label, p->x, p->y, p->lo, p->hi,
+			p->n, p->unit);
 	}
 	k = ref_rows(refs, c->id, rows, k);
 	for (int j = 0; j < 6; j++) {
@@ -191,13 +399,18 @@ static int has_value(const struct sink_table *t, const char *id, int rc,
 	return 0;
 }
 
-static void cell_text(const struct tab_cell *c, struct strbuf *sb)
+/* A cell's value times f (its unit scaled for the whole matrix), or "-". */
+static void cell_text(const struct tab_cell *c, double f, struct strbuf *sb)
 {
+	char num[64];
+
 	strbuf_reset(sb);
-	if (c && c->measured)
-		strbuf_addf(sb, "%.4g", c->value);
-	else
+	if (c && c->measured) {
+		units_number(c->value * f, num, sizeof(num));
+		strbuf_addstr(sb, num);
+	} else {
 		strbuf_addstr(sb, "-");
+	}
 }
 
 static const char *label_of(const struct sink_table *t, const char *id, int rc,
@@ -222,7 +435,9 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 	int nr = 0, nc = 0, kr = 0, kc = 0, lw = 0;
 	struct strbuf sb = STRBUF_INIT, blanks = STRBUF_INIT;
 	const char *unit = NULL;
-	FILE *f = t->out;
+	struct span span = {0};
+	double f = 1;
+	FILE *out = t->out;
 
 	if (!rows || !cols)
 		goto out;
@@ -234,7 +449,12 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 		index_of(cols, &nc, x->col);
 		if (x->measured && !unit)
 			unit = x->unit;
+		if (x->measured)
+			span_add(&span, x->value);
 	}
+	/* a title that names the unit keeps it */
+	if (!unit || !strstr(c->title, unit))
+		unit = units_pick(span_mid(&span), unit, &f);
 	for (int i = 0; i < nr; i++)
 		if (has_value(t, c->id, rows[i], 0))
 			rows[kr++] = rows[i];
@@ -248,7 +468,7 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 	/* the unit in brackets, unless the title says it already */
 	if (unit && strstr(c->title, unit))
 		unit = NULL;
-	fprintf(f, "\n%s%s%s%s\n  rows: %s, columns: %s\n", c->title,
+	fprintf(out, "\n%s%s%s%s\n  rows: %s, columns: %s\n", c->title,
 		unit ? " [" : "", unit ? unit : "", unit ? "]" : "",
 		c->y_label ? c->y_label : "row",
 		c->x_label ? c->x_label : "column");
@@ -261,7 +481,7 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 			int w = width(label_of(t, c->id, cols[c1], 1));
 			for (int i = 0; i < kr; i++) {
 				cell_text(cell_at(t, c->id, rows[i], cols[c1]),
-					  &sb);
+					  f, &sb);
 				w = max(w, width(strbuf_str(&sb)));
 			}
 			if (c1 > c0 && used + 2 + w > MATRIX_WIDTH)
@@ -270,34 +490,34 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 			used += 2 + w;
 			c1++;
 		}
-		fputs("  ", f);
-		pad(f, "", lw);
+		fputs("  ", out);
+		pad(out, "", lw);
 		for (int j = c0; j < c1; j++) {
-			fputs("  ", f);
-			rpad(f, label_of(t, c->id, cols[j], 1), cw[j - c0]);
+			fputs("  ", out);
+			rpad(out, label_of(t, c->id, cols[j], 1), cw[j - c0]);
 		}
-		fputc('\n', f);
+		fputc('\n', out);
 		for (int i = 0; i < kr; i++) {
-			fputs("  ", f);
-			pad(f, label_of(t, c->id, rows[i], 0), lw);
+			fputs("  ", out);
+			pad(out, label_of(t, c->id, rows[i], 0), lw);
 			for (int j = c0; j < c1; j++) {
 				const struct tab_cell *x =
 					cell_at(t, c->id, rows[i], cols[j]);
-				cell_text(x, &sb);
-				fputs("  ", f);
-				rpad(f, strbuf_str(&sb), cw[j - c0]);
+				cell_text(x, f, &sb);
+				fputs("  ", out);
+				rpad(out, strbuf_str(&sb), cw[j - c0]);
 				if (x && !x->measured && x->note &&
 				    !strstr(strbuf_str(&blanks), x->note))
 					strbuf_addf(&blanks, "%s%s",
 						    blanks.len ? "; " : "",
 						    x->note);
 			}
-			fputc('\n', f);
+			fputc('\n', out);
 		}
 		c0 = c1;
 	}
 	if (blanks.len)
-		fprintf(f, "  -: %s\n", strbuf_str(&blanks));
+		fprintf(out, "  -: %s\n", strbuf_str(&blanks));
 out:
 	strbuf_release(&sb);
 	strbuf_release(&blanks);
@@ -381,8 +601,8 @@ static void print_lines(FILE *f, const char *title, const struct tab_line *v,
 		else
 			fprintf(f, "  %s: %s", v[i].level, v[i].text);
 		if (v[i].count > 1 && places)
-			fprintf(f, "  and %d more team%s", v[i].count - 1,
-				v[i].count > 2 ? "s" : "");
+			fprintf(f, "  (the same for %d other team%s)",
+				v[i].count - 1, v[i].count > 2 ? "s" : "");
 		else if (v[i].count > 1)
 			fprintf(f, "  (x%d)", v[i].count);
 		fputc('\n', f);
@@ -400,34 +620,86 @@ static void print_mark(FILE *f, const struct tab_mark *m)
 		fprintf(f, "  (not a valid measurement: %s)", m->why);
 }
 
+/* Units a label already says ("cache level ...": "level"), not printed. */
+static int unit_said(const char *unit)
+{
+	static const char *const said[] = {"count", "level", "node",
+					   "cpu",   "errno", NULL};
+	for (int i = 0; said[i]; i++)
+		if (!strcmp(unit, said[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * A summary value in words: its descriptor label, the number in the unit
+ * a person reads (its emitted unit, else the label's), and the unit.
+ */
+static void summary_text(const struct sink_table *t,
+			 const struct tab_summary *s, char *label, size_t llen,
+			 char *num, char *unit, size_t len)
+{
+	const char *lu = NULL, *u = s->unit && s->unit[0] ? s->unit : NULL;
+	double f = 1;
+
+	experiment_summary_label(t->exp, s->key, label, llen, &lu);
+	if (!u && lu && !unit_said(lu))
+		u = lu;
+	if ((u && !strcmp(u, "yes/no")) ||
+	    (!u && lu && !strcmp(lu, "yes/no"))) {
+		snprintf(num, len, "%s", s->value != 0 ? "yes" : "no");
+		unit[0] = '\0';
+		return;
+	}
+	u = units_pick(s->value, u, &f);
+	units_number(s->value * f, num, len);
+	snprintf(unit, len, "%s", u);
+}
+
+static void print_summary(const struct sink_table *t)
+{
+	int wl = 0, wn = 0;
+	char label[160], num[64], unit[64];
+	FILE *f = t->out;
+
+	for (int i = 0; i < t->nsummary; i++) {
+		summary_text(t, &t->summary[i], label, sizeof(label), num, unit,
+			     sizeof(num));
+		wl = max(wl, width(label));
+		wn = max(wn, width(num));
+	}
+	fprintf(f, "\nsummary\n");
+	for (int i = 0; i < t->nsummary; i++) {
+		const struct tab_mark *m =
+			sink_table_mark(t, t->summary[i].key);
+
+		summary_text(t, &t->summary[i], label, sizeof(label), num, unit,
+			     sizeof(num));
+		fputs("  ", f);
+		pad(f, label, wl);
+		fputs("  ", f);
+		rpad(f, num, wn);
+		if (unit[0])
+			fprintf(f, " %s", unit);
+		print_mark(f, m);
+		fputc('\n', f);
+	}
+}
+
 void report_print(const struct sink_table *t)
 {
 	json_t *refs = refs_json(t->exp);
 	FILE *f = t->out;
+	int legend_said = 0;
 
 	for (const struct chart *c = t->exp->charts; c && c->id; c++) {
 		if (c->kind == CHART_HEATMAP)
 			print_matrix(t, c);
-		else
+		else if (print_pivot(t, c, refs, &legend_said))
 			print_points(t, c, refs);
 	}
-	if (t->nsummary) {
-		int w = 0;
-		fprintf(f, "\nsummary\n");
-		for (int i = 0; i < t->nsummary; i++)
-			w = max(w, width(t->summary[i].key));
-		for (int i = 0; i < t->nsummary; i++) {
-			const struct tab_mark *m =
-				sink_table_mark(t, t->summary[i].key);
-
-			fputs("  ", f);
-			pad(f, t->summary[i].key, w);
-			fprintf(f, "  %10.4g %s", t->summary[i].value,
-				t->summary[i].unit ? t->summary[i].unit : "");
-			print_mark(f, m);
-			fputc('\n', f);
-		}
-	}
+	if (t->nsummary)
+		print_summary(t);
 	print_lines(f, "where the threads ran (seen from inside each thread)",
 		    t->places, t->nplaces, 1);
 	print_cannot(t);

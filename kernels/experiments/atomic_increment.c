@@ -1085,9 +1085,46 @@ static const struct rule rules[] = {
 	{RULE_END}};
 static const char *const compared[] = {"cas_over_fetch_add_*_threads", NULL};
 
+/* what a person reads for each summary key */
+static const struct key_label summary_labels[] = {
+	{"ns_per_increment_*_1_threads", "%s: time per increment, 1 thread",
+	 "ns"},
+	{"cas_over_fetch_add_1_threads", "CAS over fetch-and-add, 1 thread",
+	 "×"},
+	{"cas_retries_per_increment_1_threads",
+	 "CAS retries per increment, 1 thread", "retries"},
+	{"lost_updates_plain_1_threads",
+	 "increments lost by plain ++, 1 thread", "%"},
+	{"ns_per_increment_*_*_threads", "%s: time per increment, %s threads",
+	 "ns"},
+	{"ns_per_increment_*_threads", "time per increment, %s threads", "ns"},
+	{"cas_over_fetch_add_*_threads", "CAS over fetch-and-add, %s threads",
+	 "×"},
+	{"cas_retries_per_increment_*_threads",
+	 "CAS retries per increment, %s threads", "retries"},
+	{"lost_updates_plain_*_threads",
+	 "increments lost by plain ++, %s threads", "%"},
+	{NULL, NULL, NULL}};
+
+/* the series whose names are not words */
+static const struct key_label series_labels[] = {
+	{"add_fetch", "__atomic_add_fetch", NULL},
+	{"fetch_add", "__atomic_fetch_add", NULL},
+	{"cas", "compare-and-swap loop", NULL},
+	{"c11_relaxed", "C11 atomic, relaxed", NULL},
+	{"c11_seq_cst", "C11 atomic, seq_cst", NULL},
+	{"lock_skip", "lock prefix skipped (1 thread)", NULL},
+	{"plain", "plain ++ (not atomic)", NULL},
+	{"per_thread", "one counter per thread", NULL},
+	{NULL, NULL, NULL}};
+
 const struct experiment exp_atomic_increment = {
 	.name = "atomic_increment",
 	.smoke = "threads=1-2 increments=1000 repeat=1 warmup=0",
+	.summary_labels = summary_labels,
+	.series_labels = series_labels,
+	.headline_key = "cas_over_fetch_add_*_threads",
+	.headline_chart = AI_NS,
 	.title = "Atomic increments",
 	.summary = "Threads increment one shared counter: with atomic add, "
 		   "with a compare-and-swap loop, without atomicity, or each "

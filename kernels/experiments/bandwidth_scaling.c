@@ -697,9 +697,19 @@ static const struct rule rules[] = {
 static const char *const compared[] = {"*_*_peak_gbps",
 				       "*_*_saturation_threads", NULL};
 
+/* what a person reads for each summary key */
+static const struct key_label summary_labels[] = {
+	{"*_*_peak_gbps", "%s, %s: peak bandwidth", "GB/s"},
+	{"*_*_saturation_threads", "%s, %s: threads that saturate", "threads"},
+	{"*_*_1_thread_gbps", "%s, %s: one thread's bandwidth", "GB/s"},
+	{NULL, NULL, NULL}};
+
 const struct experiment exp_bandwidth_scaling = {
 	.name = "bandwidth_scaling",
 	.smoke = "threads=1-2 size=1M repeat=1 warmup=0",
+	.summary_labels = summary_labels,
+	.headline_key = "*_*_peak_gbps",
+	.headline_chart = "read",
 	.title = "Memory bandwidth as threads are added",
 	.summary =
 		"Read, write and copy bandwidth for 1..N threads, packed onto "

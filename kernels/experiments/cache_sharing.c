@@ -701,9 +701,22 @@ static const struct rule rules[] = {
 static const char *const compared[] = {"split_over_shared",
 				       "separate_over_shared", NULL};
 
+/* what a person reads for each summary key */
+static const struct key_label summary_labels[] = {
+	{KEY_WS, "working set per pair", "bytes"},
+	{KEY_PAIRS, "thread pairs", "pairs"},
+	{KEY_LEVEL, "cache level the pairs share", "level"},
+	{"time_*", "time, %s placement", "s"},
+	{KEY_SPLIT, "split over shared placement", "×"},
+	{KEY_SEPARATE, "separate data over shared", "×"},
+	{NULL, NULL, NULL}};
+
 const struct experiment exp_cache_sharing = {
 	.name = "cache_sharing",
 	.smoke = "working_set=64K passes=1 repeat=1 warmup=0",
+	.summary_labels = summary_labels,
+	.headline_key = KEY_SPLIT,
+	.headline_chart = CS_TIME,
 	.title = "Cache sharing by placement",
 	.summary = "Pairs of threads read one data set each: both threads of "
 		   "a pair under one cache, or split across two",

@@ -707,9 +707,19 @@ static const struct rule rules[] = {
 	RULE(RULE_CPUS, .what = "a round trip between two cpus"), {RULE_END}};
 static const char *const compared[] = {"round_trip_ns_*", NULL};
 
+/* what a person reads for each summary key */
+static const struct key_label summary_labels[] = {
+	{"round_trip_ns_*_min", "round trip, %s (fastest pair)", "ns"},
+	{"round_trip_ns_*_max", "round trip, %s (slowest pair)", "ns"},
+	{"round_trip_ns_*", "round trip, %s", "ns"},
+	{NULL, NULL, NULL}};
+
 const struct experiment exp_core_to_core = {
 	.name = "core_to_core",
 	.smoke = "samples=2 round_trips=10 warmup=0",
+	.summary_labels = summary_labels,
+	.headline_key = "round_trip_ns_*",
+	.headline_chart = C2C_LATENCY,
 	.title = "Core-to-core latency",
 	.summary =
 		"Two pinned threads pass one cache line back and forth: the "

@@ -738,9 +738,22 @@ static const struct rule rules[] = {
 	{RULE_END}};
 static const char *const compared[] = {"slowdown_*", NULL};
 
+/* what a person reads for each summary key */
+static const struct key_label summary_labels[] = {
+	{"slowdown_1_threads_stride_*", "slowdown with 1 thread, stride %s B",
+	 "×"},
+	{"slowdown_1_threads", "slowdown with 1 thread", "×"},
+	{"slowdown_*_threads_stride_*", "slowdown with %s threads, stride %s B",
+	 "×"},
+	{"slowdown_*_threads*", "slowdown with %s threads", "×"},
+	{NULL, NULL, NULL}};
+
 const struct experiment exp_false_sharing = {
 	.name = "false_sharing",
 	.smoke = "threads=1-2 increments=1000 stride=4,64 repeat=1 warmup=0",
+	.summary_labels = summary_labels,
+	.headline_key = "slowdown_*_threads*",
+	.headline_chart = FS_TIME,
 	.title = "False sharing",
 	.summary = "Threads increment their own counters: on separate cache "
 		   "lines, or packed into one line that every core fights for",

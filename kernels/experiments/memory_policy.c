@@ -893,9 +893,31 @@ static const struct rule rules[] = {
 static const char *const compared[] = {"interleaved", "interleave_run_pages",
 				       "mbind_moved", "move_pages_moved", NULL};
 
+/* what a person reads for each summary key */
+static const struct key_label summary_labels[] = {
+	{"*_pages_node*", "%s: pages on node %s", "pages"},
+	{"*_pages_outside", "%s: pages outside the asked nodes", "pages"},
+	{"*_pages_absent", "%s: pages not present", "pages"},
+	{KEY_MBIND_MOVED, "pages mbind moved", "pages"},
+	{KEY_MBIND_FAILED, "pages mbind failed to move", "pages"},
+	{KEY_MBIND_GBPS, "mbind migration rate", "GB/s"},
+	{KEY_MOVE_MOVED, "pages move_pages moved", "pages"},
+	{KEY_MOVE_FAILED, "pages move_pages failed to move", "pages"},
+	{"move_pages_gbps", "move_pages migration rate", "GB/s"},
+	{"first_touch_gbps", "first-touch bandwidth", "GB/s"},
+	{"get_mempolicy_agree", "pages where get_mempolicy agrees", "pages"},
+	{"get_mempolicy_checked", "pages get_mempolicy checked", "pages"},
+	{KEY_INTERLEAVED, "interleaved across nodes", "yes/no"},
+	{KEY_RUN_PAGES, "longest run of pages on one node", "pages"},
+	{KEY_MIGRATE_TO, "node the pages migrate to", "node"},
+	{NULL, NULL, NULL}};
+
 const struct experiment exp_memory_policy = {
 	.name = "memory_policy",
 	.smoke = "size=1M repeat=1 warmup=0",
+	.summary_labels = summary_labels,
+	.headline_key = KEY_MBIND_GBPS,
+	.headline_chart = CH_PAGES,
 	.title = "Memory policies and page placement",
 	.summary =
 		"A buffer under default, bind, preferred, interleave or local "

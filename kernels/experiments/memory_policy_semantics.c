@@ -988,9 +988,47 @@ static const struct rule rules[] = {
 	{RULE_END}};
 static const char *const compared[] = {"vma_wins_*", "preferred_*", NULL};
 
+/* what a person reads for each summary key */
+static const struct key_label summary_labels[] = {
+	{"node_a", "node a", "node"},
+	{"node_b", "node b", "node"},
+	{"*_agree", "%s: checks as the article says", "checks"},
+	{"*_total", "%s: checks made", "checks"},
+	{"after_touch_old_on_a", "after_touch: old pages on node a", "pages"},
+	{"after_touch_new_on_b", "after_touch: new pages on node b", "pages"},
+	{"vma_wins_vma_on_a", "vma_wins: pages of the mbind range on node a",
+	 "pages"},
+	{"vma_wins_task_on_b", "vma_wins: pages of the task policy on node b",
+	 "pages"},
+	{"strict_policy_kept", "strict: policy kept after the failure",
+	 "yes/no"},
+	{"strict_elsewhere_errno", "strict: errno of a move to another node",
+	 "errno"},
+	{"strict_same_errno", "strict: errno of a move to the same node",
+	 "errno"},
+	{"strict_*_errno", "strict: errno of a move (%s)", "errno"},
+	{"get_mempolicy_policy_ok", "get_mempolicy: policy read back as set",
+	 "yes/no"},
+	{"get_mempolicy_nodes", "get_mempolicy: nodes", "nodes"},
+	{"get_mempolicy_counter_moves", "get_mempolicy: counter moves seen",
+	 "moves"},
+	{"get_mempolicy_in_order", "get_mempolicy: pages in node order",
+	 "pages"},
+	{"get_mempolicy_*", "get_mempolicy: pages %s", "pages"},
+	{"preferred_cpu", "preferred: cpu", "cpu"},
+	{"preferred_mask_lowest", "preferred: lowest node of the mask", "node"},
+	{"preferred_many_on_b", "preferred many: pages on node b", "pages"},
+	{"*_on_a", "%s: pages on node a", "pages"},
+	{"*_on_b", "%s: pages on node b", "pages"},
+	{"*_pages", "%s: pages", "pages"},
+	{"*_*", "%s: %s", "count"},
+	{NULL, NULL, NULL}};
+
 const struct experiment exp_memory_policy_semantics = {
 	.name = "memory_policy_semantics",
 	.smoke = "size=64K repeat=1 warmup=0",
+	.summary_labels = summary_labels,
+	.headline_chart = "steps",
 	.title = "Memory policy semantics",
 	.summary =
 		"What the policy calls do to pages already placed, which of two "

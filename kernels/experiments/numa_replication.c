@@ -1171,9 +1171,45 @@ static const struct rule rules[] = {
 	{RULE_END}};
 static const char *const compared[] = {"break_even_passes", NULL};
 
+/* what a person reads for each summary key */
+static const struct key_label summary_labels[] = {
+	{"nodes_used", "nodes used", "nodes"},
+	{"home_node", "home node", "node"},
+	{"replicas", "copies of the data", "copies"},
+	{"replica_bytes", "memory of the replicas", "bytes"},
+	{"single_bytes", "memory of one copy", "bytes"},
+	{"replica_setup_ms", "time to make the replicas", "ms"},
+	{"single_pages_home", "one copy: pages on its home node", "pages"},
+	{"single_pages_elsewhere", "one copy: pages elsewhere", "pages"},
+	{"replica_node*_pages_local", "replica of node %s: pages local",
+	 "pages"},
+	{"replica_node*_pages_elsewhere", "replica of node %s: pages elsewhere",
+	 "pages"},
+	{KEY_EQUAL, "per-node sums equal the shared one", "yes/no"},
+	{KEY_COMBINE, "time to combine the per-node sums", "ms"},
+	{"shared_region_pages_home", "shared region: pages on its home node",
+	 "pages"},
+	{"region_node*_pages_local", "region of node %s: pages local", "pages"},
+	{"region_node*_pages_elsewhere", "region of node %s: pages elsewhere",
+	 "pages"},
+	{KEY_MIG_POSSIBLE, "migration possible here", "yes/no"},
+	{"local_node", "local node", "node"},
+	{"remote_node", "remote node", "node"},
+	{"migration_pages_before_remote", "pages remote before migrating",
+	 "pages"},
+	{"migration_pages_after_local", "pages local after migrating", "pages"},
+	{"migration_moved", "pages migrated", "pages"},
+	{KEY_MIG_FAILED, "pages that failed to migrate", "pages"},
+	{KEY_MIG_MS, "time to migrate", "ms"},
+	{KEY_BREAK_EVEN, "passes to repay the migration", "passes"},
+	{NULL, NULL, NULL}};
+
 const struct experiment exp_numa_replication = {
 	.name = "numa_replication",
 	.smoke = "size=64K passes=1 updates=1000 buckets=64 repeat=2 warmup=0",
+	.summary_labels = summary_labels,
+	.headline_key = KEY_BREAK_EVEN,
+	.headline_chart = CH_READ,
 	.title =
 		"Replicas per node, per-node accumulators, migrating before use",
 	.summary =

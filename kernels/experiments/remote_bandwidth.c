@@ -1090,9 +1090,23 @@ static const struct rule rules[] = {
 static const char *const compared[] = {"*_remote_over_local", "mixed_gain",
 				       NULL};
 
+/* what a person reads for each summary key */
+static const struct key_label summary_labels[] = {
+	{"pages_off_node*", "pages off node %s", "pages"},
+	{"*_local_gbps", "%s: local bandwidth", "GB/s"},
+	{"*_remote_gbps", "%s: remote bandwidth", "GB/s"},
+	{"*_remote_over_local", "%s: remote over local", "×"},
+	{"*_gain", "%s: gain", "×"},
+	{"*_rank_*_gbps", "%s: bandwidth at distance rank %s", "GB/s"},
+	{"*_hops_*_gbps", "%s: bandwidth at %s hops", "GB/s"},
+	{NULL, NULL, NULL}};
+
 const struct experiment exp_remote_bandwidth = {
 	.name = "remote_bandwidth",
 	.smoke = "size=1M repeat=1 warmup=0",
+	.summary_labels = summary_labels,
+	.headline_key = "*_remote_over_local",
+	.headline_chart = "read",
 	.title = "Local and remote bandwidth, node by node",
 	.summary =
 		"Threads on one node stream over memory bound to each node: "

@@ -1180,9 +1180,23 @@ static const struct rule rules[] = {RULE(RULE_TOGETHER, .param = "threads",
 static const char *const compared[] = {"layout_slowdown", "reader_slowdown",
 				       NULL};
 
+/* what a person reads for each summary key */
+static const struct key_label summary_labels[] = {
+	{"threads", "threads that read and write", "threads"},
+	{KEY_LAYOUT, "slowdown of the packed layout", "×"},
+	{KEY_READER, "slowdown of the reader beside writers", "×"},
+	{KEY_DSO_FOUND, "TLS library found", "yes/no"},
+	{KEY_DSO_EXTRA, "extra time of a library's TLS access", "ns"},
+	{KEY_BIG_START, "extra thread start with a big TLS block", "µs"},
+	{"exe_tls_block_bytes", "program's TLS block", "bytes"},
+	{NULL, NULL, NULL}};
+
 const struct experiment exp_variable_layout = {
 	.name = "variable_layout",
 	.smoke = "threads=2 ops=1000 starts=2 repeat=2 warmup=0",
+	.summary_labels = summary_labels,
+	.headline_key = KEY_LAYOUT,
+	.headline_chart = VL_LAYOUTS,
 	.title = "Variable layout and thread-local storage",
 	.summary = "Per-thread variables in a global array, in TLS, padded or "
 		   "grouped; a read-mostly word beside a written one or apart; "

@@ -493,6 +493,46 @@ static int validate_rules(const struct experiment *exp, struct errinfo *err)
 	return 0;
 }
 
+/* The label tables: well formed, every summary pattern labelled, the
+ * headline naming what the experiment declares. */
+static int validate_labels(const struct experiment *exp, struct errinfo *err)
+{
+	char why[ERRINFO_MSG_LEN], buf[8];
+	int found = 0;
+
+	if (exp->summary_keys && exp->summary_keys[0] && !exp->summary_labels)
+		return errinfo_set(
+			err, NULL,
+			"experiment '%s' declares summary keys but no summary_labels",
+			exp->name);
+	if (label_table_check(exp->summary_labels, 1, why, sizeof(why)) ||
+	    label_table_check(exp->series_labels, 0, why, sizeof(why)))
+		return errinfo_set(err, NULL, "experiment '%s': %s", exp->name,
+				   why);
+	/* a row that matches the pattern itself covers every key it matches */
+	for (const char *const *k = exp->summary_keys; k && *k; k++)
+		if (experiment_summary_label(exp, *k, buf, sizeof(buf), NULL))
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': summary key '%s' has no label (add a summary_labels row that matches it)",
+				exp->name, *k);
+	for (const char *const *k = exp->summary_keys;
+	     exp->headline_key && k && *k && !found; k++)
+		found = key_covers(*k, exp->headline_key);
+	if (exp->headline_key && !found)
+		return errinfo_set(
+			err, NULL,
+			"experiment '%s': headline key '%s' matches none of its summary keys",
+			exp->name, exp->headline_key);
+	if (exp->headline_chart &&
+	    !experiment_declares_chart(exp, exp->headline_chart))
+		return errinfo_set(
+			err, NULL,
+			"experiment '%s': headline chart '%s' is not one it declares",
+			exp->name, exp->headline_chart);
+	return 0;
+}
+
 int experiment_validate(const struct experiment *exp, struct errinfo *err)
 {
 	int rc;
@@ -549,7 +589,7 @@ int experiment_validate(const struct experiment *exp, struct errinfo *err)
 				err, NULL,
 				"experiment '%s': reference '%s' covers %g operations but names no declared chart for its figure per operation",
 				exp->name, r->series, r->ops);
-	return 0;
+	return validate_labels(exp, err);
 }
 
 /*

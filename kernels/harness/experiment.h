@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "labels.h"
 #include "params.h"
 #include "rules.h"
 #include "sink.h"
@@ -166,6 +167,25 @@ struct experiment {
 	 */
 	const char *const *summary_keys;
 	/*
+	 * The words and unit of each summary key (struct key_label): every
+	 * summary_keys pattern must be matched by a row; a row's '*'s fill
+	 * its label's "%s"s ("slowdown_*_threads" -> "slowdown with %s
+	 * threads", "×"). The harness's own keys (rounds_kept, ...) are
+	 * labelled once in labels.c. Required when summary_keys is set.
+	 */
+	const struct key_label *summary_labels;
+	/*
+	 * Words for the series whose names are not already words
+	 * ("c11_seq_cst" -> "C11 atomic, seq_cst"); a series no row matches
+	 * is shown by its name. May be NULL.
+	 */
+	const struct key_label *series_labels;
+	/*
+	 * The headline figure: the summary key (a summary_keys pattern or a
+	 * key it matches) and the chart a page shows first. May be NULL.
+	 */
+	const char *headline_key, *headline_chart;
+	/*
 	 * The smallest run that still draws its charts ("k=v k=v"): the
 	 * registry test runs it and checks every chart id and summary key it
 	 * emits against this descriptor. Required.
@@ -251,6 +271,22 @@ const struct reference *experiment_figure(const struct experiment *exp,
  */
 int experiment_figure_in(const struct experiment *exp, const char *id,
 			 const char *unit, double *out);
+
+/*
+ * A summary key in words: exp's summary_labels, then the harness's, write
+ * the label into buf (len bytes) and *unit (may be NULL) its unit.
+ * Returns 0, or -ENOENT when no row matches (buf holds the key, *unit
+ * NULL).
+ */
+int experiment_summary_label(const struct experiment *exp, const char *key,
+			     char *buf, size_t len, const char **unit);
+/*
+ * A series in words: exp's series_labels row for it, or its own name.
+ * *unit (may be NULL) gets the row's unit, or NULL: the points' own.
+ * Returns 0, or -ENOENT when the name itself was written.
+ */
+int experiment_series_label(const struct experiment *exp, const char *series,
+			    char *buf, size_t len, const char **unit);
 
 /* The registry: a NULL-terminated table of every experiment. */
 extern const struct experiment *const experiments[];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "experiment.h"
 #include "strbuf.h"
 
 /* One field and its separator; csv_field neutralises formula text. */
@@ -38,11 +39,14 @@ static const char *str_of(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-static void csv_row(struct strbuf *c, const char *id, const char *kind,
-		    json_t *item, const char *x, const char *row,
-		    const char *col, const char *index, const char *value)
+static void csv_row(struct strbuf *c, const struct experiment *exp,
+		    const char *id, const char *kind, json_t *item,
+		    const char *x, const char *row, const char *col,
+		    const char *index, const char *value)
 {
 	int is_cell = !strcmp(kind, "cell");
+	const char *series = is_cell ? NULL : str_of(item, "series");
+	char label[160] = "";
 
 	field(c, id, 0);
 	field(c, kind, 0);
@@ -56,12 +60,17 @@ static void csv_row(struct strbuf *c, const char *id, const char *kind,
 	field(c, is_cell ? str_of(item, "col_label") : NULL, 0);
 	field(c, str_of(item, "unit"), 0);
 	field(c, index, 0);
-	field(c, value, 1);
+	field(c, value, 0);
+	/* the series in words, from the descriptor of the experiment */
+	if (series)
+		experiment_series_label(exp, series, label, sizeof(label),
+					NULL);
+	field(c, label[0] ? label : NULL, 1);
 }
 
 /* Every raw sample of a sample or cell, one row each. */
-static void csv_item(struct strbuf *c, const char *id, const char *kind,
-		     json_t *item)
+static void csv_item(struct strbuf *c, const struct experiment *exp,
+		     const char *id, const char *kind, json_t *item)
 {
 	json_t *samples = json_object_get(item, "samples"), *v;
 	char x[40] = "", row[40] = "", col[40] = "", idx[24], val[40];
@@ -78,13 +87,14 @@ static void csv_item(struct strbuf *c, const char *id, const char *kind,
 		fmt_number(json_object_get(
 				   item, strcmp(kind, "cell") ? "y" : "value"),
 			   val, sizeof(val));
-		csv_row(c, id, kind, item, x, row, col, val[0] ? "0" : "", val);
+		csv_row(c, exp, id, kind, item, x, row, col, val[0] ? "0" : "",
+			val);
 		return;
 	}
 	json_array_foreach (samples, i, v) {
 		snprintf(idx, sizeof(idx), "%zu", i);
 		fmt_number(v, val, sizeof(val));
-		csv_row(c, id, kind, item, x, row, col, idx, val);
+		csv_row(c, exp, id, kind, item, x, row, col, idx, val);
 	}
 }
 
@@ -95,14 +105,17 @@ char *export_csv(json_t *doc, int64_t id, size_t *len)
 	json_t *item;
 	size_t i;
 
+	const char *name = str_of(doc, "experiment");
+	const struct experiment *exp = name ? experiment_find(name) : NULL;
+
 	snprintf(id_text, sizeof(id_text), "%" PRId64, id);
 	strbuf_addstr(&c,
 		      "run_id,kind,chart,series,x,x_label,row,col,row_label,"
-		      "col_label,unit,sample_index,value\r\n");
+		      "col_label,unit,sample_index,value,series_label\r\n");
 	json_array_foreach (json_object_get(doc, "samples"), i, item)
-		csv_item(&c, id_text, "sample", item);
+		csv_item(&c, exp, id_text, "sample", item);
 	json_array_foreach (json_object_get(doc, "cells"), i, item)
-		csv_item(&c, id_text, "cell", item);
+		csv_item(&c, exp, id_text, "cell", item);
 	if (c.oom) {
 		strbuf_release(&c);
 		return NULL;

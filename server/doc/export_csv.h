@@ -10,7 +10,8 @@
 /*
  * The CSV (RFC 4180, CRLF lines, a header row) of every raw sample of
  * run id's document: its samples, then its cells. A malloc'd text of
- * *len bytes, or NULL on ENOMEM.
+ * *len bytes, or NULL on ENOMEM. Its last column, series_label, says
+ * each series in words (the experiment's series_labels, else its name).
  */
 char *export_csv(json_t *doc, int64_t id, size_t *len);
 

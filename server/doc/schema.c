@@ -50,6 +50,26 @@ static json_t *param_json(const struct param *p, const char *group,
 	return o;
 }
 
+/*
+ * A label table as [{key, label, unit}]: each '*' of key is a greedy
+ * "(.*)" whose text fills the next "%s" of label. with_harness: the
+ * harness's own summary keys follow the experiment's.
+ */
+static json_t *labels_json(const struct key_label *table, int with_harness)
+{
+	json_t *a = json_array();
+
+	for (int pass = 0; pass < 1 + with_harness; pass++)
+		for (const struct key_label *l = pass ? harness_summary_labels
+						      : table;
+		     l && l->key; l++)
+			json_array_append_new(a, json_pack("{s:s, s:s, s:s?}",
+							   "key", l->key,
+							   "label", l->label,
+							   "unit", l->unit));
+	return a;
+}
+
 json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 {
 	json_t *params = json_array(), *charts = json_array();
@@ -117,6 +137,16 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 		json_object_set_new(o, "limited", json_string(why));
 	}
 	json_object_set_new(o, "lessons", lessons_json(e));
+	json_object_set_new(o, "summary_labels",
+			    labels_json(e->summary_labels, 1));
+	json_object_set_new(o, "series_labels",
+			    labels_json(e->series_labels, 0));
+	json_object_set_new(o, "headline_key",
+			    e->headline_key ? json_string(e->headline_key)
+					    : json_null());
+	json_object_set_new(o, "headline_chart",
+			    e->headline_chart ? json_string(e->headline_chart)
+					      : json_null());
 	return o;
 }
 

@@ -146,7 +146,8 @@ class RunsTest(SharedServerTest):
         rows = list(csv.reader(io.StringIO(body.decode())))
         self.assertEqual(rows[0], ["run_id", "kind", "chart", "series", "x",
                                    "x_label", "row", "col", "row_label",
-                                   "col_label", "unit", "sample_index", "value"])
+                                   "col_label", "unit", "sample_index", "value",
+                                   "series_label"])
         _, run, _ = self.srv.json("GET", "/api/runs/%d" % self.done_id)
         want = sum(len(s["samples"]) for s in run["samples"])
         want += sum(max(1, len(c.get("samples") or [])) for c in run["cells"])

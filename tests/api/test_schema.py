@@ -30,6 +30,35 @@ class SchemaTest(SharedServerTest):
                      "placement", "repeat", "warmup"):
             self.assertIn(name, params)
 
+    def test_labels(self):
+        """Every experiment says its summary keys and series in words, the
+        way the page and the CLI show them; a greedy "(.*)" per '*'."""
+        import re
+        _, doc, _ = self.srv.json("GET", "/api/experiments")
+        for e in doc:
+            rows = e["summary_labels"]
+            self.assertTrue(rows, e["name"])
+            for r in rows:
+                self.assertEqual(set(r), {"key", "label", "unit"})
+                self.assertTrue(r["label"] and r["unit"], r)
+            self.assertIsInstance(e["series_labels"], list)
+            if e["headline_chart"] is not None:
+                self.assertIn(e["headline_chart"],
+                              [c["id"] for c in e["charts"]])
+            keys = [r["key"] for r in rows]
+            self.assertIn("rounds_kept", keys)
+        fs = [e for e in doc if e["name"] == "false_sharing"][0]
+        key = "slowdown_2_threads_stride_64"
+        for r in fs["summary_labels"]:
+            m = re.fullmatch(re.escape(r["key"]).replace(r"\*", "(.*)"), key)
+            if m:
+                label = r["label"]
+                for g in m.groups():
+                    label = label.replace("%s", g, 1)
+                break
+        self.assertEqual(label, "slowdown with 2 threads, stride 64 B")
+        self.assertEqual(r["unit"], "×")
+
     def test_lessons_are_accepted(self):
         """Every classroom lesson starts with its own params: never refused."""
         _, doc, _ = self.srv.json("GET", "/api/experiments")

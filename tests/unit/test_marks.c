@@ -150,12 +150,15 @@ static void table_says_it_beside_the_value(void **state)
 	sink_table_report(&t);
 	sink_table_release(&t);
 	fclose(f);
+	/* each key by its descriptor's words and unit, then the mark */
+	assert_non_null(strstr(text, "slowdown with 2 threads"));
 	assert_non_null(strstr(
-		text, "2.17 x  (not a valid measurement: " WHY_APART ")\n"));
+		text, "2.17 ×  (not a valid measurement: " WHY_APART ")\n"));
 	assert_non_null(strstr(
-		text, "1.8 x  (at least: ran together 80% of the time)"));
-	assert_non_null(strstr(text, "overlap_min"));
-	assert_null(strstr(strstr(text, "overlap_min"), "(not a valid"));
+		text, "1.8 ×  (at least: ran together 80% of the time)"));
+	assert_non_null(strstr(text, "least overlap of the threads"));
+	assert_null(strstr(strstr(text, "least overlap of the threads"),
+			   "(not a valid"));
 	free(text);
 }
 

@@ -30,6 +30,10 @@ static const struct param toy_table[] = {
 static const struct chart toy_charts[] = {
 	CHART("time", CHART_BAR, "t", "threads", "s"), {0}};
 static const char *const toy_keys[] = {"slowdown_*_threads", "gbps", NULL};
+static const struct key_label toy_labels[] = {
+	{"slowdown_*_threads", "slowdown with %s threads", "×"},
+	{"gbps", "bandwidth", "GB/s"},
+	{NULL, NULL, NULL}};
 static const char *const toy_compared[] = {"slowdown_*", NULL};
 static const struct rule toy_rules[] = {
 	RULE(RULE_TOGETHER, .param = "threads", .floor = 0.5,
@@ -68,6 +72,7 @@ static const struct experiment toy = {
 	.params_size = sizeof(struct toy_params),
 	.charts = toy_charts,
 	.summary_keys = toy_keys,
+	.summary_labels = toy_labels,
 	.smoke = "threads=1-2",
 	.run = toy_run,
 	.describe = toy_describe,

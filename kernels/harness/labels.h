@@ -1,0 +1,43 @@
+/* labels.h - the words and units a person reads for a summary key or series */
+#ifndef NUMALAB_LABELS_H
+#define NUMALAB_LABELS_H
+
+#include <stddef.h>
+
+/*
+ * One row of a label table: the keys (or series names) pattern key
+ * matches, said as label in unit. key is a pattern whose only wildcard is
+ * '*' ("slowdown_*_threads_stride_*"); label may hold one "%s" per '*',
+ * each replaced by what that '*' matched, in order, each '*' taking the
+ * longest text that still lets the rest match (as the regular expression
+ * "^slowdown_(.*)_threads_stride_(.*)$" does: "c11_relaxed" in
+ * "ns_per_increment_*_*_threads" for ns_per_increment_c11_relaxed_2_threads).
+ * unit is what the value is in ("×", "ns", "GB/s", "pages", "yes/no"); for a
+ * series, NULL keeps the unit its points carry. A table ends with a NULL key;
+ * the first row that matches wins.
+ */
+struct key_label {
+	const char *key, *label, *unit;
+};
+
+/*
+ * Finds key in table and writes its label into buf (len bytes, cut short
+ * when it does not fit), *unit its unit when unit is not NULL. Returns 0,
+ * or -ENOENT when no row matches (buf then holds key itself, *unit NULL).
+ */
+int label_lookup(const struct key_label *table, const char *key, char *buf,
+		 size_t len, const char **unit);
+
+/*
+ * Checks one table: every key has a label, a '*'-only pattern and at most
+ * as many "%s" in its label as '*' in its key, and no other '%'
+ * conversion; summary rows (need_unit) each have a unit. Returns 0 or
+ * -EINVAL with why (len bytes) naming the row.
+ */
+int label_table_check(const struct key_label *table, int need_unit, char *why,
+		      size_t len);
+
+/* The harness's own summary keys (rounds kept and redone, overlap). */
+extern const struct key_label harness_summary_labels[];
+
+#endif
