@@ -135,7 +135,10 @@ export class LessonPanel {
     } else if (!this.result.hidden) {
       // the answer panel below draws them against the answer
     } else if (st.guesses.length) {
-      el.append(drawDistribution(st.guesses, [{ v: st.median, cls: 'median', label: 'median' }], l.unit, 'the class’s guesses'));
+      const fig = drawDistribution(st.guesses, [{ v: st.median, cls: 'median', label: 'median' }], l.unit, 'the class’s guesses');
+      el.append(fig);
+      // the left column scrolls: the histogram comes into sight once, when it appears
+      if (this.shownReveal !== q.serial) { this.shownReveal = q.serial; fig.scrollIntoView({ block: 'nearest' }); }
     }
   }
 
@@ -299,7 +302,8 @@ export function drawDistribution(values, marks, unit, title) {
   const d = distribution(values, marks);
   const fig = h('figure', { class: 'class-dist' });
   if (!d) return fig;
-  const W = 600, H = 230, top = 20 + 26 * marks.length, base = H - 34, bw = W / d.bins.length;
+  // drawn about 1:1 in the projector's left column, so its 20px labels stay 20px
+  const W = 420, top = 20 + 24 * marks.length, H = top + 120, base = H - 30, bw = W / d.bins.length;
   const el = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': title || 'the class’s guesses' });
   d.bins.forEach((bin, i) => {
     if (!bin.count) return;
@@ -313,7 +317,7 @@ export function drawDistribution(values, marks, unit, title) {
   if (d.log) el.append(svg('text', { class: 'class-dist-tick', x: W / 2, y: H - 8, 'text-anchor': 'middle' }, 'log scale'));
   marks.forEach((m, i) => {
     const x = d.pos(m.v) * W;
-    const y = 22 + 26 * i;
+    const y = 20 + 24 * i;
     const anchor = x > W * 0.6 ? 'end' : 'start';
     el.append(svg('line', { class: `class-dist-mark mark-${m.cls}`, x1: x, x2: x, y1: y + 4, y2: base }));
     el.append(svg('text', { class: `class-dist-label mark-${m.cls}`, x: anchor === 'end' ? x - 4 : x + 4, y, 'text-anchor': anchor }, `${m.label} ${withUnitText(m.v, unit)}`));
