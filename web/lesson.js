@@ -233,6 +233,7 @@ export class LessonPanel {
     // once answered, the guess is one of the bars
     this.guessRow.hidden = !el.hidden;
     this.el.classList.toggle('answered', !el.hidden);
+    this.el.classList.toggle('answered-class', !el.hidden && !!cls);
     if (el.hidden) return;
     const most = Math.max(...rows.map((r) => Math.abs(r.v)), 1e-12);
     el.append(h('h2', { class: 'lesson-result-title', text: 'The answer' }));
@@ -247,12 +248,13 @@ export class LessonPanel {
         // "at least" over the number, so the column stays as narrow as the numbers
         r.bound ? h('td', { class: 'answer-value' }, h('small', { class: 'answer-at-least-word', text: 'at least' }), ' ', withUnitText(r.v, l.unit))
           : h('td', { class: 'answer-value', text: r.text }))))));
+    // the verdict's own words for a number it does not stand behind
+    if (says) el.append(h('p', { class: `answer-mark answer-${machine === 'disowned' ? 'disowned' : 'bound'}`, id: 'answer-mark', text: says }));
+    // the class's guesses under the lines of the answer (the verdict's words first: they must stay on screen)
     if (cls) {
       const marks = rows.map((r) => ({ v: r.v, cls: r.cls, label: r.cls === 'class' ? 'median' : r.who.replace(/^the /, '').replace(' guessed', '') }));
       el.append(drawDistribution(values, marks, l.unit, `${l.question}: the class’s guesses against the answer`));
     }
-    // the verdict's own words for a number it does not stand behind
-    if (says) el.append(h('p', { class: `answer-mark answer-${machine === 'disowned' ? 'disowned' : 'bound'}`, id: 'answer-mark', text: says }));
     const art = rows.find((r) => r.cls === 'article');
     if (art) el.append(h('p', { class: 'answer-note', text: `The article: ${art.note}.` }));
   }

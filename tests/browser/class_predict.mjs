@@ -84,6 +84,13 @@ try {
   const rows = await teacher.$$eval('#lesson-result tbody tr th', (t) => t.map((x) => x.textContent));
   check(/class \(median of 3\)/.test(rows[0]) && /teacher/.test(rows[1]), `the answer stands beside the class's median and the teacher's guess (${rows})`);
   if (await teacher.$('#lesson-result .answer-disowned')) check(!rows.some((r) => /machine/.test(r)), 'a disowned answer has no bar');
+  const whole = await teacher.evaluate(() => {
+    const r = document.querySelector('#lesson-result .class-dist svg').getBoundingClientRect();
+    const bar = document.querySelector('.run-bar');
+    const limit = bar ? bar.getBoundingClientRect().top : window.innerHeight;
+    return { ok: r.top >= 0 && r.bottom <= limit + 0.5, why: `histogram ${Math.round(r.top)}-${Math.round(r.bottom)}, room to ${Math.round(limit)}` };
+  });
+  check(whole.ok, `the class's histogram is on the projector whole at 1280x720 (${whole.why})`);
   await teacher.screenshot({ path: join(SHOTS, 'class-projector-answer-1280x720.png') });
   const run = await (await fetch(`${base}api/runs/${id}`)).json();
   check(run.class && run.class.guesses.length === 3 && run.class.teacher_guess === 2.5, 'the run keeps the class\'s guesses and the teacher\'s');
