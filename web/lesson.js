@@ -3,6 +3,7 @@ import { h, clear, $ } from './dom.js';
 import { num } from './format.js';
 import { globMatch } from './rundoc.js';
 import { api } from './api.js';
+import { drawQR } from './qr.js';
 
 const GUESSES = 'numalab.guesses'; // run id -> {exp, lesson, guess}, for this tab
 
@@ -127,8 +128,12 @@ export class LessonPanel {
       return;
     }
     const link = new URL('student.html', location.href).href;
-    el.append(h('p', { class: 'class-link', id: 'class-link' }, 'Phones: ', h('a', { href: link, text: link.replace(/^https?:\/\//, '') })));
-    el.append(h('p', { class: 'class-count', id: 'class-count', 'aria-live': 'polite', text: `${st.answered} answered` }));
+    // the code for the phones' cameras, the link for those who type it
+    const qr = drawQR(link, `a QR code of the class link ${link}`);
+    el.append(h('div', { class: 'class-join' }, qr ? h('div', { class: 'class-qr', id: 'class-qr' }, qr) : null,
+      h('div', {},
+        h('p', { class: 'class-link', id: 'class-link' }, 'Phones: ', h('a', { href: link, text: link.replace(/^https?:\/\//, '') })),
+        h('p', { class: 'class-count', id: 'class-count', 'aria-live': 'polite', text: `${st.answered} answered` }))));
     if (!st.revealed) {
       el.append(h('button', { type: 'button', id: 'class-reveal', class: 'class-reveal', text: 'Reveal the guesses',
         onclick: () => api.classReveal().then((x) => this.showClass(x)).catch((e) => this.classError(e)) }));
@@ -305,7 +310,7 @@ export function drawDistribution(values, marks, unit, title) {
   const fig = h('figure', { class: 'class-dist' });
   if (!d) return fig;
   // drawn about 1:1 in the projector's left column, so its 20px labels stay 20px
-  const W = 420, top = 20 + 24 * marks.length, H = top + 120, base = H - 30, bw = W / d.bins.length;
+  const W = 420, top = 20 + 24 * marks.length, H = top + 100, base = H - 28, bw = W / d.bins.length;
   const el = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': title || 'the class’s guesses' });
   d.bins.forEach((bin, i) => {
     if (!bin.count) return;

@@ -28,6 +28,7 @@ try {
   await teacher.click('#class-open');
   await teacher.waitForSelector('#class-link', { timeout: 10000 });
   check((await teacher.textContent('#class-link')).includes('student.html'), 'the projector shows the class link');
+  check(await teacher.isVisible('#class-qr svg'), 'and its QR code');
 
   const students = [];
   const sizes = [{ width: 390, height: 844 }, { width: 800, height: 600 }, { width: 800, height: 600 }];
@@ -61,6 +62,7 @@ try {
 
   await teacher.waitForFunction(() => /3 answered/.test(document.getElementById('class-count')?.textContent || ''), null, { timeout: 10000 });
   check(true, 'the projector counts 3 answered');
+  await teacher.screenshot({ path: join(SHOTS, 'class-projector-asked-1280x720.png') });
   await teacher.click('#class-reveal');
   await teacher.waitForSelector('#class-live .class-dist svg', { timeout: 10000 });
   check(/median 3/.test(await teacher.textContent('#class-live .class-dist svg')), 'the projector marks the median of the guesses');
