@@ -302,8 +302,9 @@ enum MHD_Result api_class_guess(struct http_request *rq, struct api_class *c)
 		const char *u = c->lesson->unit ? c->lesson->unit : "";
 		pthread_mutex_unlock(&c->mu);
 		return http_error(rq, MHD_HTTP_BAD_REQUEST, "value",
-				  "'value' must be a number in '%s' above 0 "
-				  "and below 1000000000 (got %g)",
+				  "'value' must be a number in the lesson's "
+				  "unit '%s', above 0 and below 1000000000 "
+				  "(got %g)",
 				  u, value);
 	}
 	if (c->revealed) {
