@@ -3,8 +3,9 @@ reveal, and the guesses kept with the run (its document, export, import).
 
 Students are simulated by the test-only X-Numalab-Test-Session header, which
 the server takes only when started with NUMALAB_TEST_CLASS_SESSIONS=1 and
-only from a request that sign-in gave no role (tests/api/README: once sign-in
-sets roles, these sessions come from the class link instead).
+only from a request that sign-in gave no role. Once sign-in sets roles, the
+students' requests should carry the class link's session cookie instead
+(the headers in student() are what to switch).
 
 Run: NUMALAB_BIN=build/numalab python3 tests/api/test_guesses.py  (or make test-api)
 """
