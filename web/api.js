@@ -7,8 +7,8 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, body) {
-  const opts = { method, headers: { Accept: 'application/json' } };
+async function call(method, path, body, headers) {
+  const opts = { method, headers: { Accept: 'application/json', ...(headers || {}) } };
   // every change says JSON, a cancel too: the server refuses others
   if (method !== 'GET') opts.headers['Content-Type'] = 'application/json';
   if (body !== undefined) {
@@ -53,5 +53,11 @@ export const api = {
   campaigns: () => call('GET', '/api/campaigns'),
   // one page of a campaign's nodes, with the totals of every page
   campaign: (id, offset = 0, limit = 100) => call('GET', `/api/campaigns/${encodeURIComponent(id)}?offset=${offset}&limit=${limit}`),
+  // the classroom: its question, the class's guesses (headers: the tests' student session, student.js)
+  classState: (headers) => call('GET', '/api/class', undefined, headers),
+  classOpen: (experiment, lesson) => call('PUT', '/api/class/question', { experiment, lesson }),
+  classGuess: (value, headers) => call('POST', '/api/class/guesses', { value }, headers),
+  classReveal: () => call('POST', '/api/class/reveal', {}),
+  classRun: (run, teacherGuess) => call('POST', '/api/class/run', { run, teacher_guess: teacherGuess }),
   eventsUrl: (id) => `/api/runs/${encodeURIComponent(id)}/events`,
 };

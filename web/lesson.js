@@ -2,6 +2,8 @@
 import { h, clear, $ } from './dom.js';
 import { num } from './format.js';
 import { globMatch } from './rundoc.js';
+import { api } from './api.js';
+import { drawQR } from './qr.js';
 
 const GUESSES = 'numalab.guesses'; // run id -> {exp, lesson, guess}, for this tab
 
@@ -32,11 +34,13 @@ export function answerOf(lesson, summary) {
 // Returns {rows: [{who, v, cls, text}], machine: 'shown' | 'at_least' | 'disowned' | 'waiting' | 'none', says: a sentence or null}.
 // A value the verdict disowns gets no bar, and its reason in the verdict's words; a lower bound says "at least";
 // while the verdict is still to come, this machine's number waits for it.
-export function answerRows(l, guess, ans, mark, judged) {
+// cls: the class's own guesses {median, n} (their median is a row), or null; the guess is then the teacher's.
+export function answerRows(l, guess, ans, mark, judged, cls) {
   const rows = [];
   let machine = 'none';
   let says = null;
-  if (guess !== null && guess !== undefined) rows.push({ who: 'the class guessed', v: guess, cls: 'guess', text: withUnitText(guess, l.unit) });
+  if (cls && cls.n && Number.isFinite(cls.median)) rows.push({ who: `the class (median of ${cls.n})`, v: cls.median, cls: 'class', text: withUnitText(cls.median, l.unit) });
+  if (guess !== null && guess !== undefined) rows.push({ who: cls && cls.n ? 'the teacher guessed' : 'the class guessed', v: guess, cls: 'guess', text: withUnitText(guess, l.unit) });
   if (ans && !judged) machine = 'waiting';
   else if (ans && mark && mark.mark === 'disowned') {
     machine = 'disowned';
@@ -81,6 +85,7 @@ export class LessonPanel {
       this.question,
       this.guessRow = h('div', { class: 'lesson-guess-row' },
         h('label', { for: 'lesson-guess', text: 'The class guesses' }), this.guess, this.guessUnit),
+      this.live = h('section', { class: 'class-live', id: 'class-live', 'aria-label': 'the class’s guesses' }),
       this.paramsTitle = h('p', { class: 'lesson-params-title', text: 'This run will use' }), this.params,
       this.result);
     const head = document.querySelector('.exp-head');
@@ -99,8 +104,61 @@ export class LessonPanel {
     window.addEventListener('hashchange', () => {
       const m = location.hash.match(/^#\/runs\/(\d+)$/);
       if (m && this.armed) keepGuess(m[1], this.armed);
+      // the run answers the class's open question: their guesses are kept with it
+      const q = this.state && this.state.question;
+      if (m && this.armed && q && q.experiment === this.armed.exp && q.lesson === this.armed.lesson) {
+        api.classRun(Number(m[1]), this.armed.guess).then((st) => this.showClass(st)).catch((e) => this.classError(e));
+      }
       this.armed = null;
     });
+  }
+
+  // The class's part of the panel, on the projector: ask, the link, how many answered, reveal.
+  showClass(st) {
+    if (st) this.state = st;
+    st = this.state;
+    const l = this.lesson();
+    const el = clear(this.live);
+    if (!l || !this.exp) return;
+    const q = st && st.question;
+    const mine = q && q.experiment === this.exp.name && q.lesson === l.id;
+    if (!mine) {
+      el.append(h('button', { type: 'button', id: 'class-open', class: 'class-open', text: 'Ask the class on their phones',
+        onclick: () => api.classOpen(this.exp.name, l.id).then((x) => this.showClass(x)).catch((e) => this.classError(e)) }));
+      return;
+    }
+    const link = new URL('student.html', location.href).href;
+    // the code for the phones' cameras, the link for those who type it
+    const qr = drawQR(link, `a QR code of the class link ${link}`);
+    el.append(h('div', { class: 'class-join' }, qr ? h('div', { class: 'class-qr', id: 'class-qr' }, qr) : null,
+      h('div', {},
+        h('p', { class: 'class-link', id: 'class-link' }, 'Phones: ', h('a', { href: link, text: link.replace(/^https?:\/\//, '') })),
+        h('p', { class: 'class-count', id: 'class-count', 'aria-live': 'polite', text: `${st.answered} answered` }))));
+    if (!st.revealed) {
+      el.append(h('button', { type: 'button', id: 'class-reveal', class: 'class-reveal', text: 'Reveal the guesses',
+        onclick: () => api.classReveal().then((x) => this.showClass(x)).catch((e) => this.classError(e)) }));
+    } else if (!this.result.hidden) {
+      // the answer panel below draws them against the answer
+    } else if (st.guesses.length) {
+      const fig = drawDistribution(st.guesses, [{ v: st.median, cls: 'median', label: 'median' }], l.unit, 'the class’s guesses');
+      el.append(fig);
+      // the left column scrolls: the histogram comes into sight once, when it appears
+      if (this.shownReveal !== q.serial) { this.shownReveal = q.serial; fig.scrollIntoView({ block: 'nearest' }); }
+    }
+  }
+
+  classError(e) {
+    this.live.append(h('p', { class: 'class-error', role: 'alert', text: e.message }));
+  }
+
+  // Every 2 s while the projector shows a lesson: a small GET, simpler than a stream for a state of a few numbers.
+  poll() {
+    if (this.polling) return;
+    this.polling = setInterval(() => {
+      if (!document.body.classList.contains('classroom') || this.el.hidden || document.hidden) return;
+      api.classState().then((st) => { this.showClass(st); if (st.run !== null) this.sync(); }).catch(() => {});
+    }, 2000);
+    api.classState().then((st) => this.showClass(st)).catch(() => {});
   }
 
   guessValue() {
@@ -140,6 +198,7 @@ export class LessonPanel {
     this.el.hidden = !l;
     if (!l) return;
     this.question.textContent = l.question.charAt(0).toUpperCase() + l.question.slice(1);
+    if (document.body.classList.contains('classroom')) this.poll();
     this.guessUnit.textContent = unitText(l.unit);
     // an experiment page runs the lesson's params; a run's page shows what it ran
     const key = `${location.hash}|${l.id}`;
@@ -168,11 +227,18 @@ export class LessonPanel {
     const ans = runId ? answerOf(l, view.summary) : null;
     const final = !view.isFinal || view.isFinal();
     const mark = ans && view.markFor ? view.markFor(ans.key) : null;
-    const { rows, machine, says } = answerRows(l, guess, ans, mark, final);
-    el.hidden = !runId || (!ans && guess === null);
+    // the class's guesses: kept with the run, or the open question's while the run is this one
+    const st = this.state;
+    const kept = view.run && view.run.class && view.run.class.lesson === l.id ? view.run.class.guesses.map((g) => g.value) : null;
+    const live = st && st.run !== null && String(st.run) === runId && st.revealed ? st.guesses : null;
+    const values = kept || live || [];
+    const cls = values.length ? { n: values.length, median: median(values) } : null;
+    const { rows, machine, says } = answerRows(l, guess, ans, mark, final, cls);
+    el.hidden = !runId || (!ans && guess === null && !cls);
     // once answered, the guess is one of the bars
     this.guessRow.hidden = !el.hidden;
     this.el.classList.toggle('answered', !el.hidden);
+    this.el.classList.toggle('answered-class', !el.hidden && !!cls);
     if (el.hidden) return;
     const most = Math.max(...rows.map((r) => Math.abs(r.v)), 1e-12);
     el.append(h('h2', { class: 'lesson-result-title', text: 'The answer' }));
@@ -189,7 +255,80 @@ export class LessonPanel {
           : h('td', { class: 'answer-value', text: r.text }))))));
     // the verdict's own words for a number it does not stand behind
     if (says) el.append(h('p', { class: `answer-mark answer-${machine === 'disowned' ? 'disowned' : 'bound'}`, id: 'answer-mark', text: says }));
+    // the class's guesses under the lines of the answer (the verdict's words first: they must stay on screen)
+    if (cls) {
+      const marks = rows.map((r) => ({ v: r.v, cls: r.cls, label: r.cls === 'class' ? 'median' : r.who.replace(/^the /, '').replace(' guessed', '') }));
+      el.append(drawDistribution(values, marks, l.unit, `${l.question}: the class’s guesses against the answer`));
+    }
     const art = rows.find((r) => r.cls === 'article');
     if (art) el.append(h('p', { class: 'answer-note', text: `The article: ${art.note}.` }));
   }
+}
+
+// The middle of the class's guesses (the mean of the two middle ones for an even count); null when none.
+export function median(values) {
+  const v = (values || []).filter(Number.isFinite).sort((a, b) => a - b);
+  if (!v.length) return null;
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// The class's guesses as n bins over a scale that also holds the lines (marks: [{v, ...}]);
+// a log scale when the numbers span more than 20 times (guesses of 2× and 300× both show).
+// Returns {log, bins: [{from, to, count}], most, pos(v) -> 0..1} or null when there is nothing to draw.
+export function distribution(values, marks = [], n = 12) {
+  const all = [...(values || []), ...marks.map((m) => m.v)].filter((v) => Number.isFinite(v) && v > 0);
+  if (!all.length) return null;
+  const lo = Math.min(...all);
+  const hi = Math.max(...all);
+  const log = hi / lo > 20;
+  const f = log ? Math.log10 : (x) => x;
+  const inv = log ? (x) => 10 ** x : (x) => x;
+  let a = log ? f(lo) : 0;
+  let b = f(hi);
+  const pad = (b - a || 1) * 0.05;
+  if (log) a -= pad;
+  b += pad;
+  const pos = (v) => Math.min(1, Math.max(0, (f(v) - a) / (b - a)));
+  const bins = Array.from({ length: n }, (_, i) => ({ from: inv(a + (i * (b - a)) / n), to: inv(a + ((i + 1) * (b - a)) / n), count: 0 }));
+  for (const v of values || []) if (Number.isFinite(v) && v > 0) bins[Math.min(n - 1, Math.floor(pos(v) * n))].count++;
+  return { log, bins, most: Math.max(1, ...bins.map((x) => x.count)), pos };
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+function svg(tag, attrs, text) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+// The class's guesses as a histogram, with a line for each mark ({v, cls, label}: the median, this machine, the article).
+// Numbers are text nodes: a name or a guess never becomes markup.
+export function drawDistribution(values, marks, unit, title) {
+  const d = distribution(values, marks);
+  const fig = h('figure', { class: 'class-dist' });
+  if (!d) return fig;
+  // drawn about 1:1 in the projector's left column, so its 20px labels stay 20px
+  const W = 420, top = 20 + 24 * marks.length, H = top + 100, base = H - 28, bw = W / d.bins.length;
+  const el = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': title || 'the class’s guesses' });
+  d.bins.forEach((bin, i) => {
+    if (!bin.count) return;
+    const ht = ((base - top) * bin.count) / d.most;
+    el.append(svg('rect', { class: 'class-dist-bar', x: i * bw + 3, y: base - ht, width: bw - 6, height: ht }));
+    el.append(svg('text', { class: 'class-dist-count', x: i * bw + bw / 2, y: base - ht - 4, 'text-anchor': 'middle' }, String(bin.count)));
+  });
+  el.append(svg('line', { class: 'class-dist-axis', x1: 0, x2: W, y1: base, y2: base }));
+  el.append(svg('text', { class: 'class-dist-tick', x: 2, y: H - 8 }, withUnitText(d.bins[0].from, unit)));
+  el.append(svg('text', { class: 'class-dist-tick', x: W - 2, y: H - 8, 'text-anchor': 'end' }, withUnitText(d.bins[d.bins.length - 1].to, unit)));
+  if (d.log) el.append(svg('text', { class: 'class-dist-tick', x: W / 2, y: H - 8, 'text-anchor': 'middle' }, 'log scale'));
+  marks.forEach((m, i) => {
+    const x = d.pos(m.v) * W;
+    const y = 20 + 24 * i;
+    const anchor = x > W * 0.6 ? 'end' : 'start';
+    el.append(svg('line', { class: `class-dist-mark mark-${m.cls}`, x1: x, x2: x, y1: y + 4, y2: base }));
+    el.append(svg('text', { class: `class-dist-label mark-${m.cls}`, x: anchor === 'end' ? x - 4 : x + 4, y, 'text-anchor': anchor }, `${m.label} ${withUnitText(m.v, unit)}`));
+  });
+  fig.append(el);
+  return fig;
 }

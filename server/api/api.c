@@ -2,6 +2,7 @@
 #include "api.h"
 #include "api_auth.h"
 #include "api_campaigns.h"
+#include "api_class.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -41,7 +42,8 @@ struct api {
 	char *topology;
 	struct doccache *docs;
 	const struct fleet_start
-		*fleet; /* NULL: campaigns are not started here */
+		*fleet;	       /* NULL: campaigns are not started here */
+	struct api_class *cls; /* the classroom's question and guesses */
 };
 
 struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
@@ -63,7 +65,8 @@ struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
 	json_decref(e);
 	json_decref(tp);
 	a->docs = doccache_new(DOC_CACHE_BYTES);
-	if (!a->experiments || !a->topology || !a->docs) {
+	a->cls = api_class_new(st);
+	if (!a->experiments || !a->topology || !a->docs || !a->cls) {
 		api_free(a);
 		return NULL;
 	}
@@ -82,6 +85,7 @@ void api_free(struct api *a)
 	free(a->experiments);
 	free(a->topology);
 	doccache_free(a->docs);
+	api_class_free(a->cls);
 	free(a);
 }
 
@@ -286,16 +290,18 @@ static enum MHD_Result get_run(struct http_request *rq, void *ctx)
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 	int64_t id;
-	int ended = 0;
+	int ended = 0, touched;
 	json_t *doc;
 
 	if (run_id(rq, &id, &ret))
 		return ret;
-	resp = cached_response(a, id);
+	/* a run the class guessed on here may still take guesses */
+	touched = api_class_touched(a->cls, id);
+	resp = touched ? NULL : cached_response(a, id);
 	if (resp)
 		return http_respond(rq, MHD_HTTP_OK, resp);
 	doc = rundoc_build(a->store, a->runner, id, &ended);
-	if (doc && ended && (resp = keep_document(a, id, doc))) {
+	if (doc && ended && !touched && (resp = keep_document(a, id, doc))) {
 		json_decref(doc);
 		return http_respond(rq, MHD_HTTP_OK, resp);
 	}
@@ -571,6 +577,32 @@ static enum MHD_Result start_campaign(struct http_request *rq, void *ctx)
 						    __ATOMIC_ACQUIRE));
 }
 
+/* the classroom's handlers live in api_class.c */
+static enum MHD_Result get_class(struct http_request *rq, void *ctx)
+{
+	return api_class_get(rq, ((struct api *)ctx)->cls);
+}
+
+static enum MHD_Result put_question(struct http_request *rq, void *ctx)
+{
+	return api_class_open(rq, ((struct api *)ctx)->cls);
+}
+
+static enum MHD_Result post_guess(struct http_request *rq, void *ctx)
+{
+	return api_class_guess(rq, ((struct api *)ctx)->cls);
+}
+
+static enum MHD_Result post_reveal(struct http_request *rq, void *ctx)
+{
+	return api_class_reveal(rq, ((struct api *)ctx)->cls);
+}
+
+static enum MHD_Result post_class_run(struct http_request *rq, void *ctx)
+{
+	return api_class_run(rq, ((struct api *)ctx)->cls);
+}
+
 /* .role: what a student's sign-in may do is read and (in the classroom's
  * routes) guess; whatever starts, stops or stores work is the teacher's */
 const struct http_route api_routes[] = {
@@ -594,5 +626,10 @@ const struct http_route api_routes[] = {
 	 HTTP_ROLE_TEACHER},
 	{"POST", "/api/campaigns/start", start_campaign, 0, HTTP_ROLE_TEACHER},
 	{"GET", "/api/campaigns/{id}", get_campaign, 0, HTTP_ROLE_CLASS},
+	{"GET", "/api/class", get_class, 0, HTTP_ROLE_CLASS},
+	{"PUT", "/api/class/question", put_question, 0, HTTP_ROLE_TEACHER},
+	{"POST", "/api/class/guesses", post_guess, 0, HTTP_ROLE_CLASS},
+	{"POST", "/api/class/reveal", post_reveal, 0, HTTP_ROLE_TEACHER},
+	{"POST", "/api/class/run", post_class_run, 0, HTTP_ROLE_TEACHER},
 	{NULL, NULL, NULL, 0, 0},
 };

@@ -1,5 +1,6 @@
 /* import_store.c - storing a checked run document as a new run, with where it came from */
 #include "import_store.h"
+#include "guesses.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -166,6 +167,9 @@ int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
 					text_of(doc, "finished_at"),
 					text_of(doc, "error"),
 					text_of(doc, "headline"), summary, err);
+	/* the class's guesses come back beside the run, as they left */
+	if (!rc && json_is_object(json_object_get(doc, "class")))
+		rc = guesses_put(st, *id, json_object_get(doc, "class"), err);
 	if (rc)
 		/* never leave a half-imported run looking like one that will
 		 * run */

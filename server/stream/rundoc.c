@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "events.h"
+#include "guesses.h"
 #include "jsonlimit.h"
 #include "logshare.h"
 
@@ -119,5 +120,14 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 			    (*ended ? describe_doc_today(doc, NULL) : NULL)
 				    ?: json_null());
 	json_decref(row);
+	/* the class's guesses, kept beside the run, never in its events */
+	json_t *cls = guesses_get(store, id);
+	if (!cls && errno != ENOENT) {
+		json_decref(doc);
+		errno = EIO;
+		return NULL;
+	}
+	if (cls)
+		json_object_set_new(doc, "class", cls);
 	return doc;
 }

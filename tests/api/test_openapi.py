@@ -300,6 +300,21 @@ class OpenApiTest(SharedServerTest):
                               want=404)
         self.assertIn("--fleet slurm", err["error"])
 
+    def test_class(self):
+        _, exps, _ = self.call("/api/experiments", "get", "/api/experiments")
+        lesson = [e for e in exps if e["name"] == "false_sharing"][0]["lessons"][0]
+        self.call("/api/class/question", "put", "/api/class/question",
+                  {"experiment": "false_sharing", "lesson": lesson["id"]}, want=200)
+        self.call("/api/class/question", "put", "/api/class/question",
+                  {"experiment": "nope", "lesson": "x"}, want=400)
+        # no class session here (sign-in gives one): refused
+        self.call("/api/class/guesses", "post", "/api/class/guesses",
+                  {"value": 2}, want=403)
+        self.call("/api/class/run", "post", "/api/class/run", {"run": 999999},
+                  want=404)
+        self.call("/api/class/reveal", "post", "/api/class/reveal", {}, want=200)
+        self.call("/api/class", "get", "/api/class", want=200)
+
     def test_error_answers(self):
         """Each refusal the server can give, validated against the
         document's response for that operation and status."""

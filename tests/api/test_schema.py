@@ -104,6 +104,11 @@ class SchemaTest(SharedServerTest):
             "/api/campaigns/start": {"post"},
             "/api/campaigns/{id}": {"get"},
             "/api/session": {"get", "post", "delete"},
+            "/api/class": {"get"},
+            "/api/class/question": {"put"},
+            "/api/class/guesses": {"post"},
+            "/api/class/reveal": {"post"},
+            "/api/class/run": {"post"},
         }
         self.assertEqual(set(paths), set(want))
         for path, methods in want.items():

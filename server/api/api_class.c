@@ -1,0 +1,425 @@
+/* api_class.c - the classroom's question, the class's guesses and their reveal, over HTTP */
+#include "api_class.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment.h"
+#include "guesses.h"
+
+#define TOUCHED_MAX 4096 /* runs given guesses in one server's life */
+
+struct guess {
+	char session[HTTP_SESSION_LEN];
+	char name[HTTP_NAME_LEN];
+	double value;
+};
+
+struct api_class {
+	pthread_mutex_t mu;
+	struct store *store;
+	int test_sessions;
+	int64_t serial; /* of the question; 0: none opened yet */
+	const struct experiment *exp;
+	const struct lesson *lesson;
+	int revealed;
+	int64_t run; /* 0: none named yet */
+	int has_teacher;
+	double teacher;
+	size_t n;
+	struct guess g[GUESSES_MAX];
+	size_t ntouched;
+	int64_t touched[TOUCHED_MAX];
+};
+
+struct api_class *api_class_new(struct store *st)
+{
+	struct api_class *c = calloc(1, sizeof(*c));
+	const char *t = getenv("NUMALAB_TEST_CLASS_SESSIONS");
+
+	if (!c)
+		return NULL;
+	pthread_mutex_init(&c->mu, NULL);
+	c->store = st;
+	c->test_sessions = t && !strcmp(t, "1");
+	return c;
+}
+
+void api_class_free(struct api_class *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+int api_class_touched(struct api_class *c, int64_t id)
+{
+	int hit = 0;
+
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < c->ntouched && !hit; i++)
+		hit = c->touched[i] == id;
+	pthread_mutex_unlock(&c->mu);
+	return hit;
+}
+
+/*
+ * Who asks: the role sign-in gave, or, while nothing sets one, a test
+ * session (when allowed) or the teacher, for the request passed the
+ * server's token rules to get here. *session and *name: "" when none.
+ */
+static int role_of(struct api_class *c, struct http_request *rq,
+		   const char **session, const char **name)
+{
+	const char *ts, *tn;
+
+	*session = rq->session;
+	*name = rq->name;
+	if (rq->role)
+		return rq->role;
+	ts = c->test_sessions ? http_header(rq, "X-Numalab-Test-Session")
+			      : NULL;
+	if (!ts)
+		return HTTP_ROLE_TEACHER;
+	tn = http_header(rq, "X-Numalab-Test-Name");
+	*session = ts;
+	*name = tn ? tn : "";
+	return HTTP_ROLE_CLASS;
+}
+
+static int is_hex_id(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= HTTP_SESSION_LEN)
+		return 0;
+	for (; *s; s++)
+		if (!isxdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The state every page reads; c->mu held. */
+static json_t *state_locked(struct api_class *c, const char *session)
+{
+	json_t *q = json_null(), *vals = json_array(), *names = json_array();
+	json_t *mine = json_null(), *median = json_null();
+	double sorted[GUESSES_MAX];
+
+	if (c->lesson)
+		q = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s}", "serial",
+			      (json_int_t)c->serial, "experiment", c->exp->name,
+			      "lesson", c->lesson->id, "title",
+			      c->lesson->title, "question", c->lesson->question,
+			      "unit", c->lesson->unit ? c->lesson->unit : "");
+	for (size_t i = 0; i < c->n; i++) {
+		sorted[i] = c->g[i].value;
+		if (c->g[i].name[0])
+			json_array_append_new(names, json_string(c->g[i].name));
+		if (session && *session && !strcmp(session, c->g[i].session))
+			mine = json_real(c->g[i].value);
+	}
+	if (c->revealed && c->n) {
+		qsort(sorted, c->n, sizeof(sorted[0]), by_value);
+		for (size_t i = 0; i < c->n; i++)
+			json_array_append_new(vals, json_real(sorted[i]));
+		median = json_real(
+			c->n % 2 ? sorted[c->n / 2]
+				 : (sorted[c->n / 2 - 1] + sorted[c->n / 2]) /
+					   2);
+	}
+	return json_pack(
+		"{s:o, s:I, s:i, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
+		"question", q ? q : json_null(), "answered", (json_int_t)c->n,
+		"max", GUESSES_MAX, "revealed", c->revealed, "guesses", vals,
+		"median", median, "names", names, "mine", mine, "run",
+		c->run ? json_integer(c->run) : json_null(), "teacher_guess",
+		c->has_teacher ? json_real(c->teacher) : json_null());
+}
+
+/* The block kept with the run; c->mu held. */
+static json_t *block_locked(struct api_class *c)
+{
+	json_t *gs = json_array();
+
+	for (size_t i = 0; i < c->n; i++)
+		json_array_append_new(
+			gs,
+			json_pack("{s:o, s:f}", "name",
+				  c->g[i].name[0] ? json_string(c->g[i].name)
+						  : json_null(),
+				  "value", c->g[i].value));
+	return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "lesson",
+			 c->lesson->id, "question", c->lesson->question, "unit",
+			 c->lesson->unit ? c->lesson->unit : "", "revealed",
+			 c->revealed, "teacher_guess",
+			 c->has_teacher ? json_real(c->teacher) : json_null(),
+			 "guesses", gs);
+}
+
+/* Writes the guesses to the run they answer, if one is named; c->mu held.
+ * 0, or the 5xx queued in *ret. */
+static int keep_locked(struct api_class *c, struct http_request *rq,
+		       enum MHD_Result *ret)
+{
+	struct errinfo err;
+	json_t *b;
+	int rc;
+
+	if (!c->run)
+		return 0;
+	b = block_locked(c);
+	rc = b ? guesses_put(c->store, c->run, b, &err) : -ENOMEM;
+	json_decref(b);
+	if (!rc)
+		return 0;
+	*ret = http_error(rq,
+			  rc == -ESTALE ? MHD_HTTP_SERVICE_UNAVAILABLE
+					: MHD_HTTP_INTERNAL_SERVER_ERROR,
+			  NULL, "%s", b ? err.msg : "out of memory");
+	return rc;
+}
+
+static enum MHD_Result
+answer_locked(struct api_class *c, struct http_request *rq, const char *session)
+{
+	json_t *s = state_locked(c, session);
+
+	pthread_mutex_unlock(&c->mu);
+	return s ? http_json(rq, MHD_HTTP_OK, s) : MHD_NO;
+}
+
+static enum MHD_Result need_teacher(struct http_request *rq)
+{
+	return http_error(rq, MHD_HTTP_FORBIDDEN, NULL,
+			  "only the teacher may do this (sign in as the "
+			  "teacher or send the server's token)");
+}
+
+enum MHD_Result api_class_get(struct http_request *rq, struct api_class *c)
+{
+	const char *session, *name;
+
+	role_of(c, rq, &session, &name);
+	pthread_mutex_lock(&c->mu);
+	return answer_locked(c, rq, session);
+}
+
+enum MHD_Result api_class_open(struct http_request *rq, struct api_class *c)
+{
+	const char *session, *name, *en = NULL, *ln = NULL;
+	const struct experiment *e;
+	const struct lesson *l;
+	enum MHD_Result ret;
+	json_error_t jerr;
+	json_t *body;
+
+	if (role_of(c, rq, &session, &name) < HTTP_ROLE_TEACHER)
+		return need_teacher(rq);
+	body = http_body_json(rq, &ret);
+	if (!body)
+		return ret;
+	if (json_unpack_ex(body, &jerr, JSON_STRICT, "{s:s, s:s}", "experiment",
+			   &en, "lesson", &ln)) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				 "%s (allowed: {\"experiment\": name, "
+				 "\"lesson\": id})",
+				 jerr.text);
+		json_decref(body);
+		return ret;
+	}
+	e = experiment_find(en);
+	for (l = e ? e->lessons : NULL; l && l->id && strcmp(l->id, ln); l++)
+		;
+	if (!e)
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "experiment",
+				 "unknown experiment '%.64s'", en);
+	else if (!l || !l->id)
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "lesson",
+				 "unknown lesson '%.64s' of '%s'", ln, e->name);
+	json_decref(body);
+	if (!e || !l || !l->id)
+		return ret;
+	pthread_mutex_lock(&c->mu);
+	c->serial++;
+	c->exp = e;
+	c->lesson = l;
+	c->revealed = 0;
+	c->run = 0;
+	c->has_teacher = 0;
+	c->n = 0;
+	return answer_locked(c, rq, session);
+}
+
+enum MHD_Result api_class_guess(struct http_request *rq, struct api_class *c)
+{
+	const char *session, *name;
+	enum MHD_Result ret;
+	json_error_t jerr;
+	json_t *body, *v = NULL;
+	double value;
+	size_t i;
+
+	if (role_of(c, rq, &session, &name) < HTTP_ROLE_CLASS || !*session)
+		return http_error(rq, MHD_HTTP_FORBIDDEN, NULL,
+				  "a guess needs a class session: open the "
+				  "class link the projector shows");
+	if (!is_hex_id(session) || strlen(name) >= HTTP_NAME_LEN)
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "a class session is up to 32 hex digits "
+				  "and a name up to %d bytes",
+				  HTTP_NAME_LEN - 1);
+	body = http_body_json(rq, &ret);
+	if (!body)
+		return ret;
+	if (json_unpack_ex(body, &jerr, JSON_STRICT, "{s:o}", "value", &v) ||
+	    !json_is_number(v)) {
+		json_decref(body);
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, "value",
+				  "a guess is {\"value\": a number}");
+	}
+	value = json_number_value(v);
+	json_decref(body);
+	pthread_mutex_lock(&c->mu);
+	if (!c->lesson) {
+		pthread_mutex_unlock(&c->mu);
+		return http_error(rq, MHD_HTTP_CONFLICT, NULL,
+				  "no question is open: wait for the teacher");
+	}
+	if (!isfinite(value) || value <= 0 || value >= GUESS_VALUE_MAX) {
+		const char *u = c->lesson->unit ? c->lesson->unit : "";
+		pthread_mutex_unlock(&c->mu);
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, "value",
+				  "'value' must be a number in the lesson's "
+				  "unit '%s', above 0 and below 1000000000 "
+				  "(got %g)",
+				  u, value);
+	}
+	if (c->revealed) {
+		pthread_mutex_unlock(&c->mu);
+		return http_error(rq, MHD_HTTP_CONFLICT, NULL,
+				  "the guesses are revealed: no more are "
+				  "taken for this question");
+	}
+	for (i = 0; i < c->n && strcmp(c->g[i].session, session); i++)
+		;
+	if (i == c->n && c->n == GUESSES_MAX) {
+		pthread_mutex_unlock(&c->mu);
+		return http_error(rq, MHD_HTTP_CONFLICT, NULL,
+				  "this question has %d guesses, the most it "
+				  "keeps",
+				  GUESSES_MAX);
+	}
+	if (i == c->n)
+		c->n++;
+	snprintf(c->g[i].session, sizeof(c->g[i].session), "%s", session);
+	snprintf(c->g[i].name, sizeof(c->g[i].name), "%s", name);
+	c->g[i].value = value;
+	if (keep_locked(c, rq, &ret)) {
+		pthread_mutex_unlock(&c->mu);
+		return ret;
+	}
+	return answer_locked(c, rq, session);
+}
+
+enum MHD_Result api_class_reveal(struct http_request *rq, struct api_class *c)
+{
+	const char *session, *name;
+	enum MHD_Result ret;
+
+	if (role_of(c, rq, &session, &name) < HTTP_ROLE_TEACHER)
+		return need_teacher(rq);
+	pthread_mutex_lock(&c->mu);
+	if (!c->lesson) {
+		pthread_mutex_unlock(&c->mu);
+		return http_error(rq, MHD_HTTP_CONFLICT, NULL,
+				  "no question is open: open one first");
+	}
+	c->revealed = 1;
+	if (keep_locked(c, rq, &ret)) {
+		pthread_mutex_unlock(&c->mu);
+		return ret;
+	}
+	return answer_locked(c, rq, session);
+}
+
+enum MHD_Result api_class_run(struct http_request *rq, struct api_class *c)
+{
+	const char *session, *name, *exp;
+	json_int_t id = 0;
+	json_t *body, *tg = NULL, *row;
+	enum MHD_Result ret;
+	json_error_t jerr;
+	int same;
+
+	if (role_of(c, rq, &session, &name) < HTTP_ROLE_TEACHER)
+		return need_teacher(rq);
+	body = http_body_json(rq, &ret);
+	if (!body)
+		return ret;
+	if (json_unpack_ex(body, &jerr, JSON_STRICT, "{s:I, s?o}", "run", &id,
+			   "teacher_guess", &tg) ||
+	    id < 1 || (tg && !json_is_null(tg) && !json_is_number(tg))) {
+		json_decref(body);
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "allowed: {\"run\": a run id, "
+				  "\"teacher_guess\": a number or null}");
+	}
+	double t = tg && json_is_number(tg) ? json_number_value(tg) : 0;
+	int has_t = tg && json_is_number(tg);
+	json_decref(body);
+	if (has_t && (!isfinite(t) || t <= 0 || t >= GUESS_VALUE_MAX))
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, "teacher_guess",
+				  "'teacher_guess' must be above 0 and below "
+				  "1000000000 (got %g)",
+				  t);
+	row = store_get_run(c->store, id);
+	if (!row)
+		return http_error(rq, MHD_HTTP_NOT_FOUND, "run",
+				  "unknown run id '%" PRId64 "'", (int64_t)id);
+	exp = json_string_value(json_object_get(row, "experiment"));
+	pthread_mutex_lock(&c->mu);
+	same = c->lesson && exp && !strcmp(exp, c->exp->name);
+	json_decref(row);
+	if (!same) {
+		pthread_mutex_unlock(&c->mu);
+		return http_error(
+			rq, MHD_HTTP_CONFLICT, "run",
+			c->lesson ? "run %" PRId64 " is not of the question's "
+				    "experiment"
+				  : "no question is open (run %" PRId64 ")",
+			(int64_t)id);
+	}
+	size_t i;
+	for (i = 0; i < c->ntouched && c->touched[i] != id; i++)
+		;
+	if (i == c->ntouched && i == TOUCHED_MAX) {
+		pthread_mutex_unlock(&c->mu);
+		return http_error(rq, MHD_HTTP_CONFLICT, "run",
+				  "this server has kept guesses for %d runs, "
+				  "the most it can: restart it",
+				  TOUCHED_MAX);
+	}
+	if (i == c->ntouched)
+		c->touched[c->ntouched++] = id;
+	c->run = id;
+	c->has_teacher = has_t;
+	c->teacher = t;
+	if (keep_locked(c, rq, &ret)) {
+		pthread_mutex_unlock(&c->mu);
+		return ret;
+	}
+	return answer_locked(c, rq, session);
+}

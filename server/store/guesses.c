@@ -1,0 +1,104 @@
+/* guesses.c - the class's guesses kept with a run: one block per run, apart from its measurement */
+#include "guesses.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include <sqlite3.h>
+
+#include "jsonlimit.h"
+
+static const struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
+
+/* a table of its own: the runs' rows and events, the measurement, are
+ * never written for a guess */
+static const char guesses_sql[] = "CREATE TABLE IF NOT EXISTS run_guesses ("
+				  " run_id INTEGER PRIMARY KEY,"
+				  " block TEXT NOT NULL);";
+
+struct put {
+	int64_t id;
+	const char *text;
+	struct errinfo *err;
+};
+
+static int put_locked(sqlite3 *db, void *arg)
+{
+	struct put *p = arg;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if (sqlite3_exec(db, guesses_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db,
+			       "INSERT OR REPLACE INTO run_guesses "
+			       "(run_id, block) VALUES (?, ?)",
+			       -1, &s, NULL) != SQLITE_OK) {
+		errinfo_set(p->err, NULL, "cannot store the guesses: %s",
+			    sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_bind_int64(s, 1, p->id);
+	sqlite3_bind_text(s, 2, p->text, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -EIO;
+	if (rc)
+		errinfo_set(p->err, NULL, "cannot store the guesses: %s",
+			    sqlite3_errmsg(db));
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int guesses_put(struct store *st, int64_t id, json_t *block,
+		struct errinfo *err)
+{
+	struct put p = {id, NULL, err};
+	char *text = json_dumps(block, JSON_COMPACT);
+	int rc;
+
+	if (!text)
+		return errinfo_set(err, NULL, "out of memory"), -ENOMEM;
+	p.text = text;
+	rc = store_write_with_db(st, put_locked, &p, err);
+	free(text);
+	return rc;
+}
+
+struct get {
+	int64_t id;
+	json_t *block;
+	int err; /* errno when block is NULL */
+};
+
+static int get_locked(sqlite3 *db, void *arg)
+{
+	struct get *g = arg;
+	sqlite3_stmt *s = NULL;
+	int step;
+
+	g->err = ENOENT;
+	/* no table yet: no run has guesses */
+	if (sqlite3_prepare_v2(db,
+			       "SELECT block FROM run_guesses WHERE run_id = ?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(s, 1, g->id);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(s, 0);
+		g->block = t ? jsonlimit_loads(t, 0, &stored, NULL) : NULL;
+		g->err = g->block ? 0 : EIO;
+	} else if (step != SQLITE_DONE) {
+		g->err = EIO;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+json_t *guesses_get(struct store *st, int64_t id)
+{
+	struct get g = {id, NULL, 0};
+
+	store_with_db(st, get_locked, &g);
+	if (!g.block)
+		errno = g.err;
+	return g.block;
+}

@@ -1,0 +1,187 @@
+"""test_guesses.py - the classroom's question, the class's guesses, their
+reveal, and the guesses kept with the run (its document, export, import).
+
+Students are simulated by the test-only X-Numalab-Test-Session header, which
+the server takes only when started with NUMALAB_TEST_CLASS_SESSIONS=1 and
+only from a request that sign-in gave no role. Once sign-in sets roles, the
+students' requests should carry the class link's session cookie instead
+(the headers in student() are what to switch).
+
+Run: NUMALAB_BIN=build/numalab python3 tests/api/test_guesses.py  (or make test-api)
+"""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import SMALL, Server, TmpMixin, main  # noqa: E402
+
+ENV = {"NUMALAB_TEST_CLASS_SESSIONS": "1"}
+
+
+def student(n, name=None):
+    h = {"X-Numalab-Test-Session": "%032x" % n}
+    if name is not None:
+        h["X-Numalab-Test-Name"] = name
+    return h
+
+
+class GuessesTest(TmpMixin, unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.make_tmp()
+        cls.srv = Server(cls.tmp, env=ENV).start()
+        _, exps, _ = cls.srv.json("GET", "/api/experiments")
+        fs = [e for e in exps if e["name"] == "false_sharing"][0]
+        cls.lesson = fs["lessons"][0]
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        err = cls.srv.stderr()
+        cls.drop_tmp()
+        if rc != 0:
+            raise AssertionError("server exited with %s\n%s" % (rc, err))
+
+    def open_question(self):
+        st, doc, _ = self.srv.json("PUT", "/api/class/question",
+                                   {"experiment": "false_sharing",
+                                    "lesson": self.lesson["id"]})
+        self.assertEqual(st, 200, doc)
+        return doc
+
+    def guess(self, n, value, name=None):
+        return self.srv.json("POST", "/api/class/guesses", {"value": value},
+                             student(n, name))
+
+    def assertRefused(self, got, status, contains):
+        st, doc, _ = got
+        self.assertEqual(st, status, doc)
+        self.assertIn(contains, doc["error"])
+        self.assertFalse(doc["error"].endswith("."))
+
+    def test_a_question_its_guesses_and_reveal(self):
+        doc = self.open_question()
+        self.assertEqual(doc["question"]["question"], self.lesson["question"])
+        self.assertEqual(doc["answered"], 0)
+        for n, v in ((1, 2.0), (2, 3.0), (3, 10.0)):
+            st, got, _ = self.guess(n, v, "s%d" % n)
+            self.assertEqual(st, 200, got)
+            self.assertEqual(got["mine"], v)
+        # a new guess replaces the old one
+        st, got, _ = self.guess(2, 4.0)
+        self.assertEqual((st, got["answered"], got["mine"]), (200, 3, 4.0))
+        # nothing of the values shows before the reveal
+        st, late, _ = self.srv.json("GET", "/api/class", headers=student(9))
+        self.assertEqual((late["guesses"], late["median"], late["mine"]),
+                         ([], None, None))
+        self.assertEqual(late["answered"], 3)
+        # a student may not reveal
+        self.assertRefused(self.srv.json("POST", "/api/class/reveal", {},
+                                         student(1)), 403, "teacher")
+        st, rev, _ = self.srv.json("POST", "/api/class/reveal", {})
+        self.assertEqual(st, 200, rev)
+        self.assertEqual((rev["guesses"], rev["median"]), ([2.0, 4.0, 10.0], 4.0))
+        # a late joiner sees the question and the revealed distribution
+        st, late, _ = self.srv.json("GET", "/api/class", headers=student(42))
+        self.assertEqual(late["question"]["lesson"], self.lesson["id"])
+        self.assertEqual((late["answered"], late["revealed"], late["median"]),
+                         (3, True, 4.0))
+        # no more guesses once revealed
+        self.assertRefused(self.guess(5, 1.0), 409, "revealed")
+
+    def test_bounds_and_sessions(self):
+        self.open_question()
+        unit = self.lesson["unit"]
+        for bad in (0, -1, 1e9, 5e300):
+            self.assertRefused(self.guess(1, bad), 400, "above 0 and below 1000000000")
+        st, doc, _ = self.guess(1, 1e9 - 1)
+        self.assertEqual(st, 200, doc)
+        self.assertRefused(self.guess(1, "3"), 400, "a number")
+        st, doc, _ = self.srv.json("POST", "/api/class/guesses", {"value": 1, "x": 2},
+                                   student(1))
+        self.assertEqual(st, 400, doc)
+        err = self.guess(1, -2)[1]["error"]
+        self.assertIn("'%s'" % unit, err)
+        # no class session: refused, whatever the body
+        self.assertRefused(self.srv.json("POST", "/api/class/guesses", {"value": 2}),
+                           403, "class session")
+        self.assertRefused(self.srv.json("POST", "/api/class/guesses", {"value": 2},
+                                         {"X-Numalab-Test-Session": "not-hex"}),
+                           400, "hex")
+        # unknown lessons and experiments are named
+        st, doc, _ = self.srv.json("PUT", "/api/class/question",
+                                   {"experiment": "false_sharing", "lesson": "nope"})
+        self.assertEqual((st, doc.get("field")), (400, "lesson"))
+        st, doc, _ = self.srv.json("PUT", "/api/class/question",
+                                   {"experiment": "nope", "lesson": "x"})
+        self.assertEqual((st, doc.get("field")), (400, "experiment"))
+        self.assertRefused(self.srv.json("PUT", "/api/class/question",
+                                         {"experiment": "false_sharing",
+                                          "lesson": self.lesson["id"]}, student(3)),
+                           403, "teacher")
+
+    def test_the_cap(self):
+        self.open_question()
+        for n in range(500):
+            st, doc, _ = self.guess(1000 + n, 1 + n)
+            self.assertEqual(st, 200, doc)
+        self.assertRefused(self.guess(5000, 7), 409, "500 guesses")
+        # a student who already guessed may still change theirs
+        st, doc, _ = self.guess(1000, 9)
+        self.assertEqual((st, doc["answered"]), (200, 500))
+
+    def test_names_are_kept_as_text(self):
+        self.open_question()
+        evil = '<img src=x onerror="alert(1)">&amp;'
+        st, doc, _ = self.guess(7, 3, evil)
+        self.assertEqual(st, 200, doc)
+        self.assertEqual(doc["names"], [evil])
+        st, doc, _ = self.guess(8, 3, "x" * 49)
+        self.assertEqual(st, 400, doc)
+
+    def test_guesses_kept_with_the_run_and_through_import(self):
+        self.open_question()
+        self.guess(1, 2.5, "Ana <b>")
+        self.guess(2, 3.5)
+        rid = self.srv.start_run(SMALL)
+        st, doc, _ = self.srv.json("POST", "/api/class/run",
+                                   {"run": rid, "teacher_guess": 3})
+        self.assertEqual((st, doc["run"], doc["teacher_guess"]), (200, rid, 3), doc)
+        self.srv.wait_final(rid)
+        self.guess(3, 4.5)  # a guess after the run ended still counts until revealed
+        self.srv.json("POST", "/api/class/reveal", {})
+        st, run, _ = self.srv.json("GET", "/api/runs/%d" % rid)
+        self.assertEqual(st, 200, run)
+        cls = run["class"]
+        self.assertEqual(cls["lesson"], self.lesson["id"])
+        self.assertEqual(cls["revealed"], True)
+        self.assertEqual(cls["teacher_guess"], 3)
+        self.assertEqual(sorted(g["value"] for g in cls["guesses"]), [2.5, 3.5, 4.5])
+        self.assertIn({"name": "Ana <b>", "value": 2.5}, cls["guesses"])
+        self.assertNotIn("session", str(cls))
+        # the guesses never touch the measurement
+        self.assertNotIn("class", run["summary"])
+        # a new question: the run's document stays as it was
+        self.open_question()
+        st, again, _ = self.srv.json("GET", "/api/runs/%d" % rid)
+        self.assertEqual(again["class"], cls)
+        # export and import: the guesses come back
+        again.pop("verdict_today", None)
+        st, imp, _ = self.srv.json("POST", "/api/runs/import", again)
+        self.assertEqual(st, 201, imp)
+        st, back, _ = self.srv.json("GET", "/api/runs/%d" % imp["id"])
+        self.assertEqual(back["class"], cls)
+        # bounded like the rest of the document
+        bad = dict(again, **{"class": dict(cls, guesses=[{"name": None, "value": 1}] * 501)})
+        st, doc, _ = self.srv.json("POST", "/api/runs/import", bad)
+        self.assertEqual(st, 400, doc)
+        self.assertIn("class", doc["error"])
+        # a run of another experiment cannot answer the question
+        st, doc, _ = self.srv.json("POST", "/api/class/run", {"run": 99999})
+        self.assertEqual(st, 404, doc)
+
+
+if __name__ == "__main__":
+    main()

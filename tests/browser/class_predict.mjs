@@ -1,0 +1,113 @@
+// class_predict.mjs - the class predicts on their own devices: the projector asks, three students (one on a 390x844 phone) guess, the teacher reveals and runs, everyone sees the answer against the class's guesses
+// Students are signed in by the test-only X-Numalab-Test-Session header (student.html?test_session=HEX), which the server takes only
+// with NUMALAB_TEST_CLASS_SESSIONS=1; once sign-in sets roles, open the class link's sign-in instead.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHROMIUM, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
+
+const chromium = await browserOrSkip('test-browser (class_predict)');
+const tmp = tempDir('numalab-class-');
+const server = await startServer(tmp, { NUMALAB_TEST_CLASS_SESSIONS: '1' });
+const { proc, base } = server;
+let failed = 0;
+const check = (cond, what) => { console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`); if (!cond) failed++; };
+
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+const errors = [];
+const EVIL = '<img src=x onerror="window.pwned=1">';
+try {
+  const schema = await (await fetch(`${base}api/experiments`)).json();
+  const fs = schema.find((e) => e.name === 'false_sharing');
+  const lesson = fs.lessons.find((l) => Number.isFinite(l.article_value)) || fs.lessons[0];
+
+  const teacher = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
+  teacher.on('pageerror', (e) => errors.push(String(e)));
+  await teacher.goto(`${base}?classroom#/experiments/false_sharing`);
+  await teacher.waitForSelector('body.classroom #lesson-pick option', { state: 'attached', timeout: 20000 });
+  await teacher.selectOption('#lesson-pick', lesson.id);
+  await teacher.click('#class-open');
+  await teacher.waitForSelector('#class-link', { timeout: 10000 });
+  check((await teacher.textContent('#class-link')).includes('student.html'), 'the projector shows the class link');
+  check(await teacher.isVisible('#class-qr svg'), 'and its QR code');
+
+  const students = [];
+  const sizes = [{ width: 390, height: 844 }, { width: 800, height: 600 }, { width: 800, height: 600 }];
+  const guesses = [2, 3, 8];
+  for (let i = 0; i < 3; i++) {
+    const ctx = await browser.newContext({ viewport: sizes[i], isMobile: i === 0, hasTouch: i === 0 });
+    const p = await ctx.newPage();
+    p.on('pageerror', (e) => errors.push(String(e)));
+    const name = i === 1 ? EVIL : `student ${i}`;
+    await p.goto(`${base}student.html?test_session=${(i + 1).toString(16).padStart(32, '0')}&name=${encodeURIComponent(name)}`);
+    await p.waitForSelector('#student-question', { timeout: 10000 });
+    check((await p.textContent('#student-question')).toLowerCase().includes(lesson.question.slice(0, 30).toLowerCase()), `student ${i} sees the question`);
+    // a bad guess first: the server's words, not a crash
+    if (i === 0) {
+      await p.fill('#student-guess', '0');
+      await p.click('#student-send');
+      await p.waitForSelector('.student-error', { timeout: 5000 });
+      check(/above 0/.test(await p.textContent('#student-note')), 'a guess of 0 is refused, saying what is allowed');
+    }
+    await p.fill('#student-guess', String(guesses[i]));
+    await p.click('#student-send');
+    await p.waitForFunction(() => /your guess/.test(document.getElementById('student-note')?.textContent || ''), null, { timeout: 5000 });
+    students.push(p);
+  }
+  const phone = students[0];
+  await phone.screenshot({ path: join(SHOTS, 'class-phone-question-390x844.png') });
+  const qpx = await phone.evaluate(() => parseFloat(getComputedStyle(document.getElementById('student-question')).fontSize));
+  check(qpx >= 22, `the phone's question is large enough to read (${qpx} px)`);
+  const wide = await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  check(wide, 'the phone page needs no sideways scrolling');
+
+  await teacher.waitForFunction(() => /3 answered/.test(document.getElementById('class-count')?.textContent || ''), null, { timeout: 10000 });
+  check(true, 'the projector counts 3 answered');
+  await teacher.screenshot({ path: join(SHOTS, 'class-projector-asked-1280x720.png') });
+  await teacher.click('#class-reveal');
+  await teacher.waitForSelector('#class-live .class-dist svg', { timeout: 10000 });
+  check(/median 3/.test(await teacher.textContent('#class-live .class-dist svg')), 'the projector marks the median of the guesses');
+  await teacher.screenshot({ path: join(SHOTS, 'class-projector-revealed-1280x720.png') });
+
+  // a late joiner sees the revealed state at once
+  const late = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+  await late.goto(`${base}student.html?test_session=${'f'.repeat(32)}`);
+  await late.waitForSelector('.class-dist svg', { timeout: 10000 });
+  check(/3 answered/.test(await late.textContent('#student-count')), 'a late joiner sees how many answered and the guesses');
+
+  // the run answers it: the answer against the class's distribution
+  await teacher.fill('#lesson-guess', '2.5');
+  await teacher.click('#run-button');
+  await teacher.waitForFunction(() => /^#\/runs\/\d+$/.test(location.hash), null, { timeout: 20000 });
+  const id = (await teacher.evaluate(() => location.hash)).match(/(\d+)$/)[1];
+  await teacher.waitForSelector('#status[data-status="done"], #status[data-status="failed"]', { timeout: 300000 })
+    .catch(async (e) => { await teacher.screenshot({ path: join(SHOTS, 'class-projector-stuck.png') }); throw e; });
+  await teacher.waitForSelector('#lesson-result .class-dist svg', { timeout: 20000 });
+  await teacher.waitForTimeout(800);
+  const rows = await teacher.$$eval('#lesson-result tbody tr th', (t) => t.map((x) => x.textContent));
+  check(/class \(median of 3\)/.test(rows[0]) && /teacher/.test(rows[1]), `the answer stands beside the class's median and the teacher's guess (${rows})`);
+  if (await teacher.$('#lesson-result .answer-disowned')) check(!rows.some((r) => /machine/.test(r)), 'a disowned answer has no bar');
+  const whole = await teacher.evaluate(() => {
+    const r = document.querySelector('#lesson-result .class-dist svg').getBoundingClientRect();
+    const bar = document.querySelector('.run-bar');
+    const limit = bar ? bar.getBoundingClientRect().top : window.innerHeight;
+    return { ok: r.top >= 0 && r.bottom <= limit + 0.5, why: `histogram ${Math.round(r.top)}-${Math.round(r.bottom)}, room to ${Math.round(limit)}` };
+  });
+  check(whole.ok, `the class's histogram is on the projector whole at 1280x720 (${whole.why})`);
+  await teacher.screenshot({ path: join(SHOTS, 'class-projector-answer-1280x720.png') });
+  const run = await (await fetch(`${base}api/runs/${id}`)).json();
+  check(run.class && run.class.guesses.length === 3 && run.class.teacher_guess === 2.5, 'the run keeps the class\'s guesses and the teacher\'s');
+  check(run.class.guesses.some((g) => g.name === EVIL), 'a name is kept as it was typed');
+
+  await phone.waitForSelector('#student-answer, .answer-mark', { timeout: 20000 });
+  await phone.screenshot({ path: join(SHOTS, 'class-phone-answer-390x844.png'), fullPage: true });
+  check(/median/.test(await phone.textContent('#student')), 'the phone shows the answer against the class');
+  for (const p of [teacher, ...students, late]) check(!(await p.evaluate(() => window.pwned || document.querySelector('img[src="x"]'))), 'no name became markup');
+  check(errors.length === 0, `no page errors ${errors.join('; ')}`);
+} catch (e) {
+  check(false, `class_predict: ${e.message}`);
+} finally {
+  await browser.close();
+  proc.kill('SIGTERM');
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,104 @@
+// student.js - a student's phone: the teacher's question, one guess, then the class's guesses and the answer
+import { h, clear, $ } from './dom.js';
+import { api } from './api.js';
+import { num } from './format.js';
+import { answerOf, answerRows, drawDistribution, median } from './lesson.js';
+import { markFor } from './rundoc.js';
+
+const unitText = (u) => (u === 'x' ? '×' : u || '');
+const withUnit = (v, u) => (u === 'x' ? `${num(v)}×` : `${num(v)}${u ? ` ${u}` : ''}`);
+
+// Tests only: the server takes X-Numalab-Test-Session when started with NUMALAB_TEST_CLASS_SESSIONS=1;
+// in a lab the class link's sign-in gives the session, and nothing is sent here.
+const q = new URLSearchParams(location.search);
+const headers = q.get('test_session') ? { 'X-Numalab-Test-Session': q.get('test_session'), 'X-Numalab-Test-Name': q.get('name') || '' } : {};
+
+let shown = null; // "serial|revealed|run|final": what the page was last built for
+let lessons = null; // experiment name -> lessons
+const runs = new Map(); // run id -> its final document
+
+async function lessonOf(qn) {
+  if (!lessons) {
+    const exps = await api.experiments();
+    lessons = new Map(exps.map((e) => [e.name, e.lessons || []]));
+  }
+  return (lessons.get(qn.experiment) || []).find((l) => l.id === qn.lesson) || null;
+}
+
+function form(st) {
+  const unit = st.question.unit;
+  const input = h('input', { id: 'student-guess', type: 'number', step: 'any', min: '0', inputmode: 'decimal', autocomplete: 'off', 'aria-describedby': 'student-note' });
+  const note = h('p', { id: 'student-note', class: 'student-note', text: st.mine !== null ? `your guess: ${withUnit(st.mine, unit)} (send another to change it)` : 'a number above 0' });
+  const send = (ev) => {
+    ev.preventDefault();
+    const v = input.value.trim() === '' ? NaN : Number(input.value);
+    if (!Number.isFinite(v)) { note.textContent = 'write a number, like 2.5'; note.classList.add('student-error'); return; }
+    api.classGuess(v, headers).then((s) => { shown = null; render(s); })
+      .catch((e) => { note.textContent = e.message; note.classList.add('student-error'); });
+  };
+  return h('form', { class: 'student-form', id: 'student-form', onsubmit: send },
+    h('label', { for: 'student-guess', text: 'My guess' }),
+    h('div', { class: 'student-row' }, input, h('span', { class: 'student-unit', text: unitText(unit) }),
+      h('button', { type: 'submit', id: 'student-send', text: st.mine !== null ? 'Change' : 'Send' })),
+    note);
+}
+
+async function answer(st, l) {
+  if (st.run === null || !l) return null;
+  let doc = runs.get(st.run);
+  if (!doc) {
+    doc = await api.run(st.run).catch(() => null);
+    if (!doc || !['done', 'failed', 'cancelled', 'interrupted'].includes(doc.status)) return null;
+    runs.set(st.run, doc);
+  }
+  const ans = answerOf(l, doc.summary);
+  const mark = ans ? markFor(doc, ans.key) : null;
+  return answerRows(l, st.teacher_guess, ans, mark, true, st.guesses.length ? { n: st.guesses.length, median: st.median } : null);
+}
+
+async function render(st) {
+  const main = $('student');
+  const l = st.question ? await lessonOf(st.question).catch(() => null) : null;
+  const got = st.question && st.revealed ? await answer(st, l) : null;
+  const key = st.question ? `${st.question.serial}|${st.revealed}|${st.run}|${!!got}|${st.mine}` : 'none';
+  const count = $('student-count');
+  if (count && st.question) count.textContent = `${st.answered} answered`;
+  if (key === shown) return;
+  shown = key;
+  clear(main);
+  if (!st.question) {
+    main.append(h('p', { class: 'student-wait', text: 'waiting for the teacher’s question…' }));
+    return;
+  }
+  const unit = st.question.unit;
+  main.append(h('h1', { class: 'student-title', text: st.question.title }),
+    h('p', { class: 'student-question', id: 'student-question', text: st.question.question.charAt(0).toUpperCase() + st.question.question.slice(1) }),
+    h('p', { class: 'student-count', id: 'student-count', text: `${st.answered} answered` }));
+  if (!st.revealed) {
+    main.append(form(st));
+    return;
+  }
+  if (st.mine !== null) main.append(h('p', { class: 'student-note', text: `your guess: ${withUnit(st.mine, unit)}` }));
+  const marks = [{ v: st.median, cls: 'median', label: 'median' }];
+  if (got) for (const r of got.rows) if (r.cls === 'machine' || r.cls === 'article') marks.push({ v: r.v, cls: r.cls, label: r.cls === 'machine' ? 'measured' : 'article' });
+  if (st.mine !== null) marks.push({ v: st.mine, cls: 'mine', label: 'you' });
+  main.append(h('h2', { class: 'student-sub', text: got ? 'The answer' : 'The class’s guesses' }));
+  if (st.guesses.length) main.append(drawDistribution(st.guesses, marks, unit, 'the class’s guesses'));
+  if (got) {
+    main.append(h('ul', { class: 'student-answer', id: 'student-answer' }, got.rows.map((r) => h('li', { class: `answer-${r.cls}` }, h('span', { text: r.who }), ' ', h('b', { text: r.text })))));
+    if (got.says) main.append(h('p', { class: 'answer-mark', text: got.says }));
+  } else {
+    main.append(h('p', { class: 'student-wait', text: st.run === null ? 'the machine has not measured it yet…' : 'measuring…' }));
+  }
+  if (st.median !== null) main.append(h('p', { class: 'student-note', text: `the class’s median: ${withUnit(median(st.guesses), unit)}` }));
+}
+
+function tick() {
+  api.classState(headers).then(render).catch((e) => {
+    clear($('student')).append(h('p', { class: 'student-error', role: 'alert', text: e.message }));
+    shown = null;
+  });
+}
+tick();
+// every 2 s: a GET of a few numbers; a phone that slept catches up on the next one
+setInterval(() => { if (!document.hidden) tick(); }, 2000);
