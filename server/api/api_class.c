@@ -1,7 +1,6 @@
 /* api_class.c - the classroom's question, the class's guesses and their reveal, over HTTP */
 #include "api_class.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -23,7 +22,6 @@ struct guess {
 struct api_class {
 	pthread_mutex_t mu;
 	struct store *store;
-	int test_sessions;
 	int64_t serial; /* of the question; 0: none opened yet */
 	const struct experiment *exp;
 	const struct lesson *lesson;
@@ -40,13 +38,11 @@ struct api_class {
 struct api_class *api_class_new(struct store *st)
 {
 	struct api_class *c = calloc(1, sizeof(*c));
-	const char *t = getenv("NUMALAB_TEST_CLASS_SESSIONS");
 
 	if (!c)
 		return NULL;
 	pthread_mutex_init(&c->mu, NULL);
 	c->store = st;
-	c->test_sessions = t && !strcmp(t, "1");
 	return c;
 }
 
@@ -70,39 +66,16 @@ int api_class_touched(struct api_class *c, int64_t id)
 }
 
 /*
- * Who asks: the role sign-in gave, or, while nothing sets one, a test
- * session (when allowed) or the teacher, for the request passed the
- * server's token rules to get here. *session and *name: "" when none.
+ * Who asks: the role sign-in gave (HTTP_ROLE_TEACHER for every request on a
+ * server with no token). *session: the sign-in's cookie, "" for a bearer
+ * token; *name: the name given at sign-in, "" when none.
  */
-static int role_of(struct api_class *c, struct http_request *rq,
-		   const char **session, const char **name)
+static int role_of(struct http_request *rq, const char **session,
+		   const char **name)
 {
-	const char *ts, *tn;
-
 	*session = rq->session;
 	*name = rq->name;
-	if (rq->role)
-		return rq->role;
-	ts = c->test_sessions ? http_header(rq, "X-Numalab-Test-Session")
-			      : NULL;
-	if (!ts)
-		return HTTP_ROLE_TEACHER;
-	tn = http_header(rq, "X-Numalab-Test-Name");
-	*session = ts;
-	*name = tn ? tn : "";
-	return HTTP_ROLE_CLASS;
-}
-
-static int is_hex_id(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (!n || n >= HTTP_SESSION_LEN)
-		return 0;
-	for (; *s; s++)
-		if (!isxdigit((unsigned char)*s))
-			return 0;
-	return 1;
+	return rq->role;
 }
 
 static int by_value(const void *a, const void *b)
@@ -212,7 +185,7 @@ enum MHD_Result api_class_get(struct http_request *rq, struct api_class *c)
 {
 	const char *session, *name;
 
-	role_of(c, rq, &session, &name);
+	role_of(rq, &session, &name);
 	pthread_mutex_lock(&c->mu);
 	return answer_locked(c, rq, session);
 }
@@ -226,7 +199,7 @@ enum MHD_Result api_class_open(struct http_request *rq, struct api_class *c)
 	json_error_t jerr;
 	json_t *body;
 
-	if (role_of(c, rq, &session, &name) < HTTP_ROLE_TEACHER)
+	if (role_of(rq, &session, &name) < HTTP_ROLE_TEACHER)
 		return need_teacher(rq);
 	body = http_body_json(rq, &ret);
 	if (!body)
@@ -272,15 +245,18 @@ enum MHD_Result api_class_guess(struct http_request *rq, struct api_class *c)
 	double value;
 	size_t i;
 
-	if (role_of(c, rq, &session, &name) < HTTP_ROLE_CLASS || !*session)
+	/* the class's guesses are the students'; the teacher's own stands
+	 * apart, sent with the run that answers (POST /api/class/run) */
+	if (role_of(rq, &session, &name) == HTTP_ROLE_TEACHER)
+		return http_error(rq, MHD_HTTP_FORBIDDEN, NULL,
+				  "the class's guesses are the students': the "
+				  "teacher's guess goes with the run, as "
+				  "POST /api/class/run {\"teacher_guess\"}");
+	if (!*session)
 		return http_error(rq, MHD_HTTP_FORBIDDEN, NULL,
 				  "a guess needs a class session: open the "
-				  "class link the projector shows");
-	if (!is_hex_id(session) || strlen(name) >= HTTP_NAME_LEN)
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				  "a class session is up to 32 hex digits "
-				  "and a name up to %d bytes",
-				  HTTP_NAME_LEN - 1);
+				  "class link the teacher gave (a bearer "
+				  "token has no session to keep a guess by)");
 	body = http_body_json(rq, &ret);
 	if (!body)
 		return ret;
@@ -339,7 +315,7 @@ enum MHD_Result api_class_reveal(struct http_request *rq, struct api_class *c)
 	const char *session, *name;
 	enum MHD_Result ret;
 
-	if (role_of(c, rq, &session, &name) < HTTP_ROLE_TEACHER)
+	if (role_of(rq, &session, &name) < HTTP_ROLE_TEACHER)
 		return need_teacher(rq);
 	pthread_mutex_lock(&c->mu);
 	if (!c->lesson) {
@@ -364,7 +340,7 @@ enum MHD_Result api_class_run(struct http_request *rq, struct api_class *c)
 	json_error_t jerr;
 	int same;
 
-	if (role_of(c, rq, &session, &name) < HTTP_ROLE_TEACHER)
+	if (role_of(rq, &session, &name) < HTTP_ROLE_TEACHER)
 		return need_teacher(rq);
 	body = http_body_json(rq, &ret);
 	if (!body)

@@ -16,10 +16,8 @@
  */
 struct api_class;
 
-/* NULL on ENOMEM. With NUMALAB_TEST_CLASS_SESSIONS=1 in the environment,
- * a request with no role may name a class session in the
- * X-Numalab-Test-Session header (and a name in X-Numalab-Test-Name): for
- * the tests, until sign-in sets the role. */
+/* NULL on ENOMEM. A guess is kept by the class link's sign-in session
+ * (struct http_request .session); the teacher's stands apart. */
 struct api_class *api_class_new(struct store *st);
 void api_class_free(struct api_class *c);
 

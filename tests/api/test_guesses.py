@@ -1,11 +1,9 @@
 """test_guesses.py - the classroom's question, the class's guesses, their
 reveal, and the guesses kept with the run (its document, export, import).
 
-Students are simulated by the test-only X-Numalab-Test-Session header, which
-the server takes only when started with NUMALAB_TEST_CLASS_SESSIONS=1 and
-only from a request that sign-in gave no role. Once sign-in sets roles, the
-students' requests should carry the class link's session cookie instead
-(the headers in student() are what to switch).
+The server has a teacher's and a class's token. Each student signs in as the
+class link does (POST /api/session with the class token and a name) and
+keeps that cookie; the teacher calls with Authorization: Bearer.
 
 Run: NUMALAB_BIN=build/numalab python3 tests/api/test_guesses.py  (or make test-api)
 """
@@ -13,26 +11,24 @@ Run: NUMALAB_BIN=build/numalab python3 tests/api/test_guesses.py  (or make test-
 import os
 import sys
 import unittest
+from http.cookies import SimpleCookie
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import SMALL, Server, TmpMixin, main  # noqa: E402
+from harness import FINAL_TYPES, SMALL, Server, TmpMixin, main  # noqa: E402
 
-ENV = {"NUMALAB_TEST_CLASS_SESSIONS": "1"}
-
-
-def student(n, name=None):
-    h = {"X-Numalab-Test-Session": "%032x" % n}
-    if name is not None:
-        h["X-Numalab-Test-Name"] = name
-    return h
+TOKEN = "teacher-token-for-guesses"
+CLASS = "class-token-for-guesses"
+TEACHER = {"Authorization": "Bearer " + TOKEN}
 
 
 class GuessesTest(TmpMixin, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.make_tmp()
-        cls.srv = Server(cls.tmp, env=ENV).start()
-        _, exps, _ = cls.srv.json("GET", "/api/experiments")
+        cls.srv = Server(cls.tmp, args=["--token", TOKEN,
+                                        "--class-token", CLASS]).start()
+        cls.cookies = {}  # student number -> (name, their sign-in's cookie)
+        _, exps, _ = cls.srv.json("GET", "/api/experiments", headers=TEACHER)
         fs = [e for e in exps if e["name"] == "false_sharing"][0]
         cls.lesson = fs["lessons"][0]
 
@@ -44,16 +40,41 @@ class GuessesTest(TmpMixin, unittest.TestCase):
         if rc != 0:
             raise AssertionError("server exited with %s\n%s" % (rc, err))
 
+    def sign_in(self, token, name=None):
+        """(status, doc, {"Cookie": ...} or None): the class link's sign-in."""
+        body = {"token": token}
+        if name is not None:
+            body["name"] = name
+        st, doc, hdrs = self.srv.json("POST", "/api/session", body)
+        if "set-cookie" not in hdrs:
+            return st, doc, None
+        c = SimpleCookie()
+        c.load(hdrs["set-cookie"])
+        return st, doc, {"Cookie": "numalab_session=" + c["numalab_session"].value}
+
+    def student(self, n, name=None):
+        """Student n's cookie: signed in with the class token (and name)
+        the first time, the same session after; a new name signs in anew."""
+        had = self.cookies.get(n)
+        if not had or (name is not None and name != had[0]):
+            st, doc, h = self.sign_in(CLASS, name)
+            self.assertEqual((st, doc["role"]), (200, "class"), doc)
+            self.cookies[n] = had = (name, h)
+        return had[1]
+
+    def teacher(self, method, path, body=None):
+        return self.srv.json(method, path, body, TEACHER)
+
     def open_question(self):
-        st, doc, _ = self.srv.json("PUT", "/api/class/question",
-                                   {"experiment": "false_sharing",
-                                    "lesson": self.lesson["id"]})
+        st, doc, _ = self.teacher("PUT", "/api/class/question",
+                                  {"experiment": "false_sharing",
+                                   "lesson": self.lesson["id"]})
         self.assertEqual(st, 200, doc)
         return doc
 
     def guess(self, n, value, name=None):
         return self.srv.json("POST", "/api/class/guesses", {"value": value},
-                             student(n, name))
+                             self.student(n, name))
 
     def assertRefused(self, got, status, contains):
         st, doc, _ = got
@@ -73,18 +94,18 @@ class GuessesTest(TmpMixin, unittest.TestCase):
         st, got, _ = self.guess(2, 4.0)
         self.assertEqual((st, got["answered"], got["mine"]), (200, 3, 4.0))
         # nothing of the values shows before the reveal
-        st, late, _ = self.srv.json("GET", "/api/class", headers=student(9))
+        st, late, _ = self.srv.json("GET", "/api/class", headers=self.student(9))
         self.assertEqual((late["guesses"], late["median"], late["mine"]),
                          ([], None, None))
         self.assertEqual(late["answered"], 3)
         # a student may not reveal
         self.assertRefused(self.srv.json("POST", "/api/class/reveal", {},
-                                         student(1)), 403, "teacher")
-        st, rev, _ = self.srv.json("POST", "/api/class/reveal", {})
+                                         self.student(1)), 403, "teacher")
+        st, rev, _ = self.teacher("POST", "/api/class/reveal", {})
         self.assertEqual(st, 200, rev)
         self.assertEqual((rev["guesses"], rev["median"]), ([2.0, 4.0, 10.0], 4.0))
         # a late joiner sees the question and the revealed distribution
-        st, late, _ = self.srv.json("GET", "/api/class", headers=student(42))
+        st, late, _ = self.srv.json("GET", "/api/class", headers=self.student(42))
         self.assertEqual(late["question"]["lesson"], self.lesson["id"])
         self.assertEqual((late["answered"], late["revealed"], late["median"]),
                          (3, True, 4.0))
@@ -100,26 +121,34 @@ class GuessesTest(TmpMixin, unittest.TestCase):
         self.assertEqual(st, 200, doc)
         self.assertRefused(self.guess(1, "3"), 400, "a number")
         st, doc, _ = self.srv.json("POST", "/api/class/guesses", {"value": 1, "x": 2},
-                                   student(1))
+                                   self.student(1))
         self.assertEqual(st, 400, doc)
         err = self.guess(1, -2)[1]["error"]
         self.assertIn("'%s'" % unit, err)
         # no class session: refused, whatever the body
         self.assertRefused(self.srv.json("POST", "/api/class/guesses", {"value": 2}),
-                           403, "class session")
+                           401, "sign in")
+        # the class token as a bearer: a student, but no session to keep it by
         self.assertRefused(self.srv.json("POST", "/api/class/guesses", {"value": 2},
-                                         {"X-Numalab-Test-Session": "not-hex"}),
-                           400, "hex")
+                                         {"Authorization": "Bearer " + CLASS}),
+                           403, "open the class link")
+        # the teacher's guess is not one of the class's, cookie or bearer
+        _, _, tc = self.sign_in(TOKEN)
+        for h in (tc, TEACHER):
+            self.assertRefused(self.srv.json("POST", "/api/class/guesses",
+                                             {"value": 2}, h),
+                               403, "teacher_guess")
         # unknown lessons and experiments are named
-        st, doc, _ = self.srv.json("PUT", "/api/class/question",
-                                   {"experiment": "false_sharing", "lesson": "nope"})
+        st, doc, _ = self.teacher("PUT", "/api/class/question",
+                                  {"experiment": "false_sharing", "lesson": "nope"})
         self.assertEqual((st, doc.get("field")), (400, "lesson"))
-        st, doc, _ = self.srv.json("PUT", "/api/class/question",
-                                   {"experiment": "nope", "lesson": "x"})
+        st, doc, _ = self.teacher("PUT", "/api/class/question",
+                                  {"experiment": "nope", "lesson": "x"})
         self.assertEqual((st, doc.get("field")), (400, "experiment"))
         self.assertRefused(self.srv.json("PUT", "/api/class/question",
                                          {"experiment": "false_sharing",
-                                          "lesson": self.lesson["id"]}, student(3)),
+                                          "lesson": self.lesson["id"]},
+                                         self.student(3)),
                            403, "teacher")
 
     def test_the_cap(self):
@@ -138,21 +167,26 @@ class GuessesTest(TmpMixin, unittest.TestCase):
         st, doc, _ = self.guess(7, 3, evil)
         self.assertEqual(st, 200, doc)
         self.assertEqual(doc["names"], [evil])
-        st, doc, _ = self.guess(8, 3, "x" * 49)
-        self.assertEqual(st, 400, doc)
+        # a name too long is refused at sign-in, before any guess
+        st, doc, h = self.sign_in(CLASS, "x" * 49)
+        self.assertEqual((st, h), (400, None), doc)
+        self.assertIn("name", doc["error"])
 
     def test_guesses_kept_with_the_run_and_through_import(self):
         self.open_question()
         self.guess(1, 2.5, "Ana <b>")
         self.guess(2, 3.5)
-        rid = self.srv.start_run(SMALL)
-        st, doc, _ = self.srv.json("POST", "/api/class/run",
+        st, doc, _ = self.srv.post_run(SMALL, headers=TEACHER)
+        self.assertEqual(st, 202, doc)
+        rid = doc["id"]
+        st, doc, _ = self.teacher("POST", "/api/class/run",
                                    {"run": rid, "teacher_guess": 3})
         self.assertEqual((st, doc["run"], doc["teacher_guess"]), (200, rid, 3), doc)
-        self.srv.wait_final(rid)
+        st, evs, _ = self.srv.events(rid, "?access_token=" + TOKEN)
+        self.assertEqual((st, evs[-1][1] in FINAL_TYPES), (200, True))
         self.guess(3, 4.5)  # a guess after the run ended still counts until revealed
-        self.srv.json("POST", "/api/class/reveal", {})
-        st, run, _ = self.srv.json("GET", "/api/runs/%d" % rid)
+        self.teacher("POST", "/api/class/reveal", {})
+        st, run, _ = self.teacher("GET", "/api/runs/%d" % rid)
         self.assertEqual(st, 200, run)
         cls = run["class"]
         self.assertEqual(cls["lesson"], self.lesson["id"])
@@ -165,21 +199,21 @@ class GuessesTest(TmpMixin, unittest.TestCase):
         self.assertNotIn("class", run["summary"])
         # a new question: the run's document stays as it was
         self.open_question()
-        st, again, _ = self.srv.json("GET", "/api/runs/%d" % rid)
+        st, again, _ = self.teacher("GET", "/api/runs/%d" % rid)
         self.assertEqual(again["class"], cls)
         # export and import: the guesses come back
         again.pop("verdict_today", None)
-        st, imp, _ = self.srv.json("POST", "/api/runs/import", again)
+        st, imp, _ = self.teacher("POST", "/api/runs/import", again)
         self.assertEqual(st, 201, imp)
-        st, back, _ = self.srv.json("GET", "/api/runs/%d" % imp["id"])
+        st, back, _ = self.teacher("GET", "/api/runs/%d" % imp["id"])
         self.assertEqual(back["class"], cls)
         # bounded like the rest of the document
         bad = dict(again, **{"class": dict(cls, guesses=[{"name": None, "value": 1}] * 501)})
-        st, doc, _ = self.srv.json("POST", "/api/runs/import", bad)
+        st, doc, _ = self.teacher("POST", "/api/runs/import", bad)
         self.assertEqual(st, 400, doc)
         self.assertIn("class", doc["error"])
         # a run of another experiment cannot answer the question
-        st, doc, _ = self.srv.json("POST", "/api/class/run", {"run": 99999})
+        st, doc, _ = self.teacher("POST", "/api/class/run", {"run": 99999})
         self.assertEqual(st, 404, doc)
 
 
