@@ -1,6 +1,7 @@
 // export.js - a run's downloads: the whole run as JSON, its samples as CSV, each chart as PNG
 import { h } from './dom.js';
 import { toDate } from './format.js';
+import { comparePicker } from './compare-pick.js';
 
 function save(href, name) {
   const a = h('a', { href, download: name });
@@ -81,11 +82,27 @@ export function runMeta(r, exp) {
   };
 }
 
+// The downloads, and "compare with…", which opens its picker under the bar, in view.
 export function exportBar(run) {
   const id = encodeURIComponent(run.id);
-  return h('p', { class: 'export-bar', id: 'export-bar' },
+  const cmp = h('button', { type: 'button', class: 'link-button', id: 'compare-with', 'aria-expanded': 'false', text: 'compare with…' });
+  const bar = h('p', { class: 'export-bar', id: 'export-bar' },
     'Download: ',
     h('a', { href: `/api/runs/${id}?format=json`, download: `numalab-run-${run.id}.json`, text: 'run (JSON, re-importable)' }), ' · ',
-    h('a', { href: `/api/runs/${id}/export.csv`, download: '', text: 'samples (CSV)' }), ' · ',
-    h('a', { href: `#/compare/${id}`, text: 'compare with…' }));
+    h('a', { href: `/api/runs/${id}/export.csv`, download: '', text: 'samples (CSV)' }), ' · ', cmp);
+  let picker = null;
+  cmp.addEventListener('click', () => {
+    if (picker) {
+      picker.remove();
+      picker = null;
+      cmp.setAttribute('aria-expanded', 'false');
+      return;
+    }
+    picker = comparePicker(run);
+    bar.after(picker);
+    cmp.setAttribute('aria-expanded', 'true');
+    picker.scrollIntoView({ block: 'nearest' });
+    picker.querySelector('h3').focus({ preventScroll: true });
+  });
+  return bar;
 }

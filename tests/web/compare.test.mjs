@@ -38,3 +38,16 @@ test('summaryDiff: each value against the first run, none where it cannot be div
   assert.equal(ns.unit, 'ns');
   assert.deepEqual(rows.find((r) => r.key === 'z').ratios, [null, null, null]);
 });
+
+test('summaryDiff: ratios against the chosen baseline, none for a figure with no better way', () => {
+  const docs = [
+    { summary: { ns: { value: 100, unit: 'ns' }, overlap_min: { value: 2, unit: '' } } },
+    { summary: { ns: { value: 200, unit: 'ns' }, overlap_min: { value: 4, unit: '' } } },
+    { summary: { ns: { value: 50, unit: 'ns' } } },
+  ];
+  const rows = summaryDiff(docs.map(readRun), 1);
+  const ns = rows.find((r) => r.key === 'ns');
+  assert.deepEqual(ns.ratios, [0.5, 1, 0.25], 'each run over run 2');
+  assert.equal(ns.way, 'lower');
+  assert.deepEqual(rows.find((r) => r.key === 'overlap_min').ratios, [null, null, null], 'no ratio of a figure without a direction');
+});
