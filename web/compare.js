@@ -178,8 +178,10 @@ export async function showCompare(container, ids, byName) {
     }
   });
   setTimeout(() => pngButtons(chartsEl, `numalab-compare-${ids.join('-')}`, {
-    line1: `numalab compare ${runs.map((r) => `#${r.id}`).join(', ')} · ${exp.title || exp.name}`,
-    line2: runs.map(runLabel).join(' · '),
+    what: `compare ${runs.map((r) => `#${r.id}`).join(', ')}`,
+    experiment: exp.title || exp.name,
+    params: differences(runs).filter((d) => d.group === 'parameter' && !d.same).map((d) => `${d.name}=${d.values.join('/')}`).join(' · '),
+    machine: runs.map(runLabel).join(' · '),
   }), 300);
   return { destroy: () => charts.destroy(), isFinal: () => true, id: null };
 }
