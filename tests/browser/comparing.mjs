@@ -92,14 +92,16 @@ try {
   await page.screenshot({ path: join(SHOTS, 'comparing-history-1280x720.png') });
 
   // 7. the keyboard: the form in two Tab stops, and a clamped verdict says it opens
-  await page.goto(`${base}#/experiments/false_sharing`);
-  await page.waitForSelector('#form-fields input', { timeout: 20000 });
-  await page.keyboard.press('Tab');
-  await page.keyboard.press('Tab');
-  check(await page.evaluate(() => document.activeElement.id) === 'skip-form', 'the second Tab reaches the skip link to the form');
-  await page.keyboard.press('Enter');
-  check(await page.evaluate(() => !!document.activeElement.closest('#form-fields')), 'the skip link puts the focus in the form');
-  const cue = await page.evaluate(() => {
+  const keys = await open(1280, 720);
+  await keys.goto(`${base}#/experiments/false_sharing`);
+  await keys.waitForSelector('#form-fields input', { timeout: 20000 });
+  await keys.keyboard.press('Tab');
+  await keys.keyboard.press('Tab');
+  check(await keys.evaluate(() => document.activeElement.id) === 'skip-form', 'the second Tab reaches the skip link to the form');
+  await keys.screenshot({ path: join(SHOTS, 'comparing-skip-1280x720.png') });
+  await keys.keyboard.press('Enter');
+  check(await keys.evaluate(() => !!document.activeElement.closest('#form-fields')), 'the skip link puts the focus in the form');
+  const cue = await keys.evaluate(() => {
     const el = document.getElementById('headline');
     el.hidden = false;
     el.classList.add('long');
@@ -114,12 +116,14 @@ try {
   await wide.waitForTimeout(500);
   const his = () => wide.$$eval('#campaign-machines .heat-legend .heat-hi', (t) => t.map((x) => x.textContent));
   check((await his()).length === 3 && new Set(await his()).size === 1, `the 3 heatmaps share one colour scale (${await his()})`);
+  await wide.evaluate(() => document.getElementById('campaign-one-scale').scrollIntoView());
   await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-1400x900.png') });
   await wide.click('#campaign-one-scale');
   await wide.waitForTimeout(300);
   check(new Set(await his()).size === 3, `each machine its own scale when asked (${await his()})`);
   await wide.click('#campaign-one-scale');
   await wide.setViewportSize({ width: 1280, height: 720 });
+  await wide.evaluate(() => document.getElementById('campaign-one-scale').scrollIntoView());
   await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-1280x720.png') });
 
   // 4. a heatmap exported: 2560x1440 whatever the window, its colour scale drawn in
