@@ -22,7 +22,7 @@ const scaled = (doc, k, host, params = {}) => {
   d.machine.hostname = host;
   Object.assign(d.params, params);
   for (const e of Object.values(d.summary || {})) if (e && typeof e.value === 'number') e.value *= k;
-  for (const s of d.samples || []) s.y *= k;
+  for (const s of d.samples || []) { s.y *= k; for (const f of ['min', 'max', 'median', 'mean']) if (s.stats && typeof s.stats[f] === 'number') s.stats[f] *= k; }
   for (const c of d.cells || []) if (typeof c.value === 'number') c.value *= k;
   return d;
 };
