@@ -158,7 +158,12 @@ export class TopologyPicture {
     this.marked = (g) => g.pus.some((p) => used.has(p.os));
     const room = this.box.clientWidth || 0;
     this.wrap = room ? Math.max(220, Math.floor(room / MIN_SCALE) - 6) : WRAP;
-    const body = this.layout(this.tree, 'm');
+    let body = this.layout(this.tree, 'm');
+    // the boxes around a row add their padding to it: narrower rows until the whole fits (three tries)
+    for (let i = 0; i < 3 && room && (body.w + 2) * MIN_SCALE > room && this.wrap > 220; i++) {
+      this.wrap = Math.max(220, this.wrap - Math.ceil((body.w + 2) - room / MIN_SCALE) - 2);
+      body = this.layout(this.tree, 'm');
+    }
     const dist = this.distanceLayout();
     const W = Math.max(body.w, dist ? dist.w : 0) + 2;
     const H = body.h + (dist ? dist.h + 14 : 0) + 2;
