@@ -16,6 +16,20 @@ const FAMILIES = [
   ['#3b3b3b', '#737373', '#a3a3a3'],
 ];
 
+// A summary key in words, from the experiment's summary_labels ({key: pattern with '*', label with '%s', unit})
+// when the server gives them, else the key made readable: "slowdown with 2 threads, stride 64 B".
+export function figureLabel(key, exp) {
+  for (const r of (exp && exp.summary_labels) || []) {
+    const re = new RegExp(`^${String(r.key).split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('(.*)')}$`);
+    const m = re.exec(key);
+    if (!m) continue;
+    let text = r.label;
+    for (const g of m.slice(1)) text = text.replace('%s', g);
+    return text;
+  }
+  return label(key);
+}
+
 // Which way is better for a figure, from its unit and name: 'lower', 'higher' or null.
 export function betterWay(key, unit) {
   const k = `${key} ${unit || ''}`.toLowerCase();
@@ -103,14 +117,14 @@ function ratioText(x, way) {
 }
 
 // The side-by-side table: every run's value, then each run against the baseline run (absolute and relative both).
-function summaryTable(runs, base) {
+function summaryTable(runs, base, exp) {
   const rows = summaryDiff(runs, base);
   const others = runs.map((r, i) => i).filter((i) => i !== base);
   return h('table', { class: 'compare-table', id: 'compare-table' },
     h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'figure' }), h('th', { scope: 'col', text: 'better' }),
       runs.map((r, i) => h('th', { scope: 'col', class: i === base ? 'baseline' : null, text: `${runLabel(r)}${i === base ? ' (baseline)' : ''}` })),
       others.map((i) => h('th', { scope: 'col', text: `run #${runs[i].id} ÷ baseline #${runs[base].id}` })))),
-    h('tbody', {}, rows.map((r) => h('tr', {}, h('th', { scope: 'row', text: label(r.key) }),
+    h('tbody', {}, rows.map((r) => h('tr', {}, h('th', { scope: 'row', text: figureLabel(r.key, exp), title: r.key }),
       h('td', { class: 'better-way', text: r.way ? `${r.way} is better` : 'neither way: no ratio' }),
       r.values.map((v, i) => h('td', { class: i === base ? 'baseline' : null, text: valueText(v, r.unit, r.marks[i]), title: r.marks[i] ? r.marks[i].why : null })),
       others.map((i) => h('td', { class: 'ratio', text: ratioText(r.ratios[i], r.way) }))))));
@@ -145,9 +159,9 @@ export async function showCompare(container, ids, byName) {
   // the baseline is the reader's choice; every ratio is against it
   const baseSel = h('select', { id: 'compare-baseline', 'aria-label': 'baseline run' },
     runs.map((r, i) => h('option', { value: String(i), text: runLabel(r) })));
-  let table = summaryTable(runs, 0);
+  let table = summaryTable(runs, 0, exp);
   baseSel.addEventListener('change', () => {
-    const t = summaryTable(runs, Number(baseSel.value));
+    const t = summaryTable(runs, Number(baseSel.value), exp);
     table.replaceWith(t);
     table = t;
   });

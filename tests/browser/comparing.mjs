@@ -75,10 +75,16 @@ try {
   await page.waitForFunction(() => [...document.querySelectorAll('#compare-table thead th')].some((t) => t.textContent.includes('lab-c') && t.textContent.includes('(baseline)')));
   check((await heads()).some((t) => t.includes(`÷ baseline #${ids[2]}`)), `ratios are against the chosen baseline (${await heads()})`);
   const ratios = await page.$$eval('#compare-table td.ratio', (t) => t.map((x) => x.textContent));
-  check(ratios.some((t) => t.startsWith('0.50×')), `run 1 over run 3 reads 0.50× (${ratios.join(', ')})`);
+  // a ratio is 0.50× (run 1 over run 3) or 0.75× (run 2 over run 3); none where a verdict disowned the value (noise decides that here)
+  const shown = ratios.filter((t) => t !== '–');
+  const disowned = (await page.textContent('#compare-table tbody')).includes('not a valid measurement');
+  check(shown.every((t) => /^0\.(50|75)×/.test(t)) && (shown.some((t) => t.startsWith('0.50×')) || disowned),
+    `ratios against run 3: ${ratios.join(', ')}${disowned ? ' (some values disowned)' : ''}`);
   check((await page.textContent('#compare-table tbody')).includes('neither way: no ratio') || ratios.every((t) => t !== ''), 'a figure with no better way has no ratio');
+  await page.evaluate(() => document.getElementById('compare-baseline').scrollIntoView());
   await page.screenshot({ path: join(SHOTS, 'comparing-baseline-1280x720.png') });
   await page.setViewportSize({ width: 1400, height: 900 });
+  await page.evaluate(() => document.getElementById('compare-baseline').scrollIntoView());
   await page.screenshot({ path: join(SHOTS, 'comparing-baseline-1400x900.png') });
   await page.setViewportSize({ width: 1280, height: 720 });
 

@@ -51,3 +51,10 @@ test('summaryDiff: ratios against the chosen baseline, none for a figure with no
   assert.equal(ns.way, 'lower');
   assert.deepEqual(rows.find((r) => r.key === 'overlap_min').ratios, [null, null, null], 'no ratio of a figure without a direction');
 });
+
+test('figureLabel reads the experiment\'s summary_labels, else makes the key readable', async () => {
+  const { figureLabel } = await import('../../web/compare.js');
+  const exp = { summary_labels: [{ key: 'slowdown_*_threads_stride_*', label: 'slowdown with %s threads, stride %s B', unit: '×' }] };
+  assert.equal(figureLabel('slowdown_2_threads_stride_64', exp), 'slowdown with 2 threads, stride 64 B');
+  assert.equal(figureLabel('rounds_kept', exp), figureLabel('rounds_kept', null), 'a key without a label falls back to today\'s text');
+});
