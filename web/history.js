@@ -70,7 +70,7 @@ export async function showHistory(container, q, exps) {
   }
   for (const r of data.runs) {
     const ptext = paramText(r.params, differ.get(r.experiment)) || paramText(r.params, Object.keys(r.params || {}));
-    const mtext = [provenance(r) ? 'imported' : null, r.hostname, r.cpu_model].filter(Boolean).join(' · ') || '–';
+    const mtext = [r.hostname, provenance(r) ? 'imported' : null, r.cpu_model].filter(Boolean).join(' · ') || '–';
     const box = h('input', { type: 'checkbox', 'aria-label': `select run ${r.id}`, dataset: { id: String(r.id), experiment: r.experiment } });
     box.addEventListener('change', () => {
       if (box.checked) chosen.add(box); else chosen.delete(box);
@@ -78,7 +78,7 @@ export async function showHistory(container, q, exps) {
       compareBtn.disabled = chosen.size < 2 || kinds.size !== 1;
       compareBtn.title = kinds.size > 1 ? 'compare runs of one experiment' : '';
     });
-    tbody.append(h('tr', { dataset: { id: String(r.id) } },
+    tbody.append(h('tr', { dataset: { id: String(r.id) }, title: r.headline || null },
       h('td', {}, box),
       h('td', {}, h('a', { href: `#/runs/${r.id}`, text: `#${r.id}` })),
       h('td', { text: titleOf(r.experiment) }),
