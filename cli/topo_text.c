@@ -266,21 +266,9 @@ static int node_box(const struct topo *t, int pkg, int node, int nodei,
 	}
 	for (int l = 0; l < 3; l++)
 		strbuf_init(&row[l]);
-	{
-		int key[ROW_MAX_CORES];
-		const char *text[ROW_MAX_CORES];
-		for (int c = 0; c < ncols; c++) {
-			key[c] = c;
-			text[c] = cols[c].text;
-		}
-		box_row(lines, cols, ncols, key, text);
-		for (int l = 0; l < 3; l++) {
-			strbuf_addstr(&body, strbuf_str(&row[l]));
-			strbuf_addch(&body, '\n');
-			strbuf_reset(&row[l]);
-		}
-	}
-	for (int level = 1; level <= 3; level++) {
+	/* as lstopo nests them: the outermost cache on top, spanning the
+	 * cores that share it, then each level inward, the cores last */
+	for (int level = 3; level >= 1; level--) {
 		int key[ROW_MAX_CORES];
 		char textbuf[ROW_MAX_CORES][32];
 		const char *text[ROW_MAX_CORES];
@@ -313,6 +301,20 @@ static int node_box(const struct topo *t, int pkg, int node, int nodei,
 			}
 			text[a] = textbuf[a];
 			a = b + 1;
+		}
+		box_row(lines, cols, ncols, key, text);
+		for (int l = 0; l < 3; l++) {
+			strbuf_addstr(&body, strbuf_str(&row[l]));
+			strbuf_addch(&body, '\n');
+			strbuf_reset(&row[l]);
+		}
+	}
+	{
+		int key[ROW_MAX_CORES];
+		const char *text[ROW_MAX_CORES];
+		for (int c = 0; c < ncols; c++) {
+			key[c] = c;
+			text[c] = cols[c].text;
 		}
 		box_row(lines, cols, ncols, key, text);
 		for (int l = 0; l < 3; l++) {

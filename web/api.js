@@ -53,10 +53,10 @@ export const api = {
   campaigns: () => call('GET', '/api/campaigns'),
   // one page of a campaign's nodes, with the totals of every page
   campaign: (id, offset = 0, limit = 100) => call('GET', `/api/campaigns/${encodeURIComponent(id)}?offset=${offset}&limit=${limit}`),
-  // the classroom: its question, the class's guesses (headers: the tests' student session, student.js)
-  classState: (headers) => call('GET', '/api/class', undefined, headers),
+  // the classroom: its question, the class's guesses (a student's by the class link's sign-in)
+  classState: () => call('GET', '/api/class'),
   classOpen: (experiment, lesson) => call('PUT', '/api/class/question', { experiment, lesson }),
-  classGuess: (value, headers) => call('POST', '/api/class/guesses', { value }, headers),
+  classGuess: (value) => call('POST', '/api/class/guesses', { value }),
   classReveal: () => call('POST', '/api/class/reveal', {}),
   classRun: (run, teacherGuess) => call('POST', '/api/class/run', { run, teacher_guess: teacherGuess }),
   eventsUrl: (id) => `/api/runs/${encodeURIComponent(id)}/events`,

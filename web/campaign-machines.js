@@ -3,6 +3,7 @@ import { h } from './dom.js';
 import { ChartSet } from './charts.js';
 import { TopologyPicture, threadsOn } from './topology.js';
 import { bytes } from './format.js';
+import { commonRange } from './scale.js';
 
 // The charts worth setting side by side: the experiment's heatmaps, or all of its charts when it has none.
 export function sideBySideSpecs(exp) {
@@ -87,13 +88,37 @@ function machineColumn(node, r, exp) {
   return { el: col, charts };
 }
 
+// One scale for each figure across the machines' chart sets (the same colour, the same bar height, the same value),
+// or each machine its own when one is false. sets: ChartSets; ids: the figures.
+export function shareScales(sets, ids, one) {
+  for (const id of ids) {
+    const views = sets.map((s) => s.chart(id)).filter(Boolean);
+    const range = one ? commonRange(views.map((v) => v.extent())) : null;
+    for (const v of views) v.fix(range);
+  }
+}
+
 // The section of every machine side by side; runs: rundoc.js's readings of their runs (null where none); holder.sets collects the chart sets to destroy.
 export function machinesSection(nodes, runs, exp, holder) {
   const grid = h('div', { class: 'campaign-machines', id: 'campaign-machines' });
+  const sets = [];
   nodes.forEach((n, i) => {
     const { el, charts } = machineColumn(n, runs[i], exp);
+    if (charts) sets.push(charts);
     if (charts && holder) holder.sets.push(charts);
     grid.append(el);
   });
-  return h('section', { class: 'campaign-section' }, h('h3', { text: 'Each machine: its verdict, its charts, where its threads ran' }), grid);
+  const ids = sideBySideSpecs(exp).map((s) => s.id);
+  const one = h('input', { type: 'checkbox', id: 'campaign-one-scale', checked: true });
+  const note = h('span', { class: 'campaign-help', id: 'campaign-scale-note' });
+  const apply = () => {
+    shareScales(sets, ids, one.checked);
+    note.textContent = one.checked
+      ? ' every machine’s chart of a figure uses one scale: the same colour or height is the same value'
+      : ' each machine’s chart has its own scale: compare shapes, not colours or heights, across machines';
+  };
+  one.addEventListener('change', apply);
+  apply();
+  return h('section', { class: 'campaign-section' }, h('h3', { text: 'Each machine: its verdict, its charts, where its threads ran' }),
+    h('p', { class: 'campaign-controls' }, h('label', { for: 'campaign-one-scale' }, one, ' one scale for every machine'), note), grid);
 }

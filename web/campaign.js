@@ -6,6 +6,7 @@ import { noisyPoints, spreadOf } from './machine.js';
 import { machinesSection } from './campaign-machines.js';
 import { csvText } from './csv.js';
 import { readRun, markIn } from './rundoc.js';
+import { figureLabel } from './compare.js';
 
 // The components a comparison turns on, each a label and how to read it from a run's machine and its node.
 // A node's run is the campaign's summary of it (id, status, headline, summary, machine, params), read as a run document is.
@@ -156,7 +157,8 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
   const keys = [];
   for (const s of summaries) for (const e of s.summary) if (typeof e.value === 'number' && !keys.includes(e.key)) keys.push(e.key);
   const done = c.nodes.map((n, i) => i).filter((i) => c.nodes[i].run);
-  const keySel = h('select', { id: 'campaign-key', 'aria-label': 'figure' }, keys.map((k) => h('option', { value: k, text: k })));
+  const exp = ctx.byName ? ctx.byName.get(c.experiment) : null;
+  const keySel = h('select', { id: 'campaign-key', 'aria-label': 'figure' }, keys.map((k) => h('option', { value: k, text: figureLabel(k, exp) })));
   const baseSel = h('select', { id: 'campaign-baseline', 'aria-label': 'baseline' }, done.map((i) => h('option', { value: String(i), text: c.nodes[i].node })));
   const bars = h('div', { class: 'campaign-bars', id: 'campaign-bars' });
   const csvBtn = h('button', { type: 'button', class: 'link-button', id: 'campaign-csv', text: 'CSV of the table' });
@@ -182,7 +184,7 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     const ratios = vals.map((v) => (v !== null && base ? v / base : null));
     // each bar's whisker with its own run's spread: a machine without a figure takes no index from the others
     const top = Math.max(1, ...ratios.map((r, i) => (r === null ? 0 : r * (1 + ((runs[i] && typicalSpread(runs[i])) || 0) / 2))));
-    bars.append(h('p', { class: 'campaign-help', text: `${k} (${unit}) of each machine, divided by ${c.nodes[Number(baseSel.value)].node}'s; the whisker spans the typical 95% interval of its points` }));
+    bars.append(h('p', { class: 'campaign-help', text: `${figureLabel(k, exp)} (${unit}) of each machine, divided by ${c.nodes[Number(baseSel.value)].node}'s; the whisker spans the typical 95% interval of its points` }));
     c.nodes.forEach((n, i) => {
       const r = ratios[i];
       const spread = runs[i] ? typicalSpread(runs[i]) : null;

@@ -3,6 +3,7 @@ import { BIG, HeatCanvas, cellList, cpuClasses, nodeClasses } from './heatmap.js
 import { h } from './dom.js';
 import { num, bytes, displayUnit, convertUnit, label as prettify } from './format.js';
 import { dataDetails } from './chart-table.js';
+import { niceCeil } from './scale.js';
 
 // Okabe–Ito: told apart by people with any common colour-vision deficiency;
 // the yellow is left out, it vanishes on white under a projector.
@@ -188,6 +189,7 @@ class ChartView {
     this.rows = [];
     this.cols = [];
     this.range = { lo: Infinity, hi: -Infinity };
+    this.fixed = null; // a scale shared with other charts of the same figure ({lo, hi}, raw units), or its own when null
     const title = spec.title || prettify(spec.id);
     this.canvas = h('canvas', { role: 'img', 'aria-label': title });
     this.empty = h('span', { class: 'chart-empty', text: 'no measurements yet' });
@@ -395,9 +397,13 @@ class ChartView {
       for (const s of pts.values()) maxAbs = Math.max(maxAbs, Math.abs(s.y), Math.abs((s.stats && s.stats.max) || 0));
     for (const pts of this.refs.values())
       for (const r of pts) maxAbs = Math.max(maxAbs, Math.abs(convertUnit(r.y, r.unit, this.unit || r.unit)));
+    if (this.fixed) maxAbs = Math.max(maxAbs, Math.abs(this.fixed.lo), Math.abs(this.fixed.hi));
     this.shown = displayUnit(this.unit || this.refUnit(), maxAbs);
     const f = this.shown.factor;
     const opts = this.chart.options;
+    // a shared scale: every chart of the figure starts and ends its value axis at the same place
+    opts.scales.y.min = this.fixed ? Math.min(0, this.fixed.lo * f) : undefined;
+    opts.scales.y.max = this.fixed ? niceCeil(this.fixed.hi * f) : undefined;
     const yTitle = axisTitle(this.spec.y_label, this.unit, this.shown.unit);
     // projector type: a long title on two lines, so it stays within a short plot
     opts.scales.y.title.text = theme.contrast ? wrapLabel(yTitle, 14) : yTitle;
@@ -559,6 +565,23 @@ class ChartView {
     return viridis(this.range.hi > this.range.lo ? (raw.v - this.range.lo) / (this.range.hi - this.range.lo) : 0.5);
   }
 
+  // The values this chart shows, raw units ({lo, hi}, from zero as it draws them), for a scale shared with other charts.
+  extent() {
+    let lo = Infinity;
+    let hi = -Infinity;
+    const see = (v) => { if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } };
+    if (this.spec.kind === 'heatmap') for (const c of this.cells.values()) see(c.value);
+    else for (const pts of this.series.values()) for (const s of pts.values()) { see(s.y); see(s.stats && s.stats.max); }
+    if (lo > 0) lo = 0;
+    return lo <= hi ? { lo, hi } : null;
+  }
+
+  // range: a scale shared with other charts, or null for the chart's own
+  fix(range) {
+    this.fixed = range;
+    this.render();
+  }
+
   renderHeat() {
     const rows = new Map();
     const cols = new Map();
@@ -578,6 +601,7 @@ class ChartView {
     this.cols = order(cols);
     // colour from zero when nothing is negative: a 4% spread must not look like black and white
     if (lo > 0) lo = 0;
+    if (this.fixed) ({ lo, hi } = this.fixed);
     this.range = { lo, hi };
     if (this.rows.length > BIG || this.cols.length > BIG) return this.renderBig(rows, cols);
     const opts = this.chart.options;
@@ -746,6 +770,11 @@ export class ChartSet {
 
   cell(c) {
     (this.views.get(c.chart) || this.view({ id: c.chart, kind: 'heatmap', title: prettify(c.chart) })).addCell(c);
+  }
+
+  // The chart views of figure id, for a scale shared across sets.
+  chart(id) {
+    return this.views.get(id) || null;
   }
 
   // The run has ended (or not, again): charts without points collapse to one line.

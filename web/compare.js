@@ -5,6 +5,7 @@ import { ChartSet } from './charts.js';
 import { label, withUnit, clock, bytes } from './format.js';
 import { pngButtons } from './export.js';
 import { readRun, markIn } from './rundoc.js';
+import { comparePicker } from './compare-pick.js';
 
 // One colour family per run, dark to light; a run's series differ by dash and marker.
 const FAMILIES = [
@@ -14,6 +15,20 @@ const FAMILIES = [
   ['#3f007d', '#6a51a3', '#9e9ac8'],
   ['#3b3b3b', '#737373', '#a3a3a3'],
 ];
+
+// A summary key in words, from the experiment's summary_labels ({key: pattern with '*', label with '%s', unit})
+// when the server gives them, else the key made readable: "slowdown with 2 threads, stride 64 B".
+export function figureLabel(key, exp) {
+  for (const r of (exp && exp.summary_labels) || []) {
+    const re = new RegExp(`^${String(r.key).split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('(.*)')}$`);
+    const m = re.exec(key);
+    if (!m) continue;
+    let text = r.label;
+    for (const g of m.slice(1)) text = text.replace('%s', g);
+    return text;
+  }
+  return label(key);
+}
 
 // Which way is better for a figure, from its unit and name: 'lower', 'higher' or null.
 export function betterWay(key, unit) {
@@ -69,8 +84,9 @@ export function runLabel(r) {
   return `#${r.id} ${m.hostname || '?'} ${clock(r.when)}`;
 }
 
-// rows: [{key, unit, values: [...], ratios: [...]}], the ratio of each run to the first; runs: rundoc.js's readings
-export function summaryDiff(runs) {
+// rows: [{key, unit, way, values: [...], ratios: [...]}], each run against the baseline run (index base);
+// a ratio only for a figure with a better direction, and none for a value its verdict disowns. runs: rundoc.js's readings
+export function summaryDiff(runs, base = 0) {
   const keys = [];
   for (const r of runs) for (const e of r.summary) if (!keys.includes(e.key)) keys.push(e.key);
   return keys.map((k) => {
@@ -78,8 +94,11 @@ export function summaryDiff(runs) {
     const marks = runs.map((r) => markIn(r.marks, k));
     const vals = runs.map((r, i) => (r.figures.has(k) && !(marks[i] && marks[i].mark === 'disowned') ? r.figures.get(k).value : null));
     const unit = runs.find((r) => r.figures.has(k)).figures.get(k).unit;
-    const base = vals[0];
-    return { key: k, unit, values: vals, marks, ratios: vals.map((v) => (typeof v === 'number' && typeof base === 'number' && base !== 0 ? v / base : null)) };
+    const way = betterWay(k, unit);
+    const b = vals[base];
+    const ok = (v) => typeof v === 'number' && Number.isFinite(v);
+    return { key: k, unit, way, values: vals, marks,
+      ratios: vals.map((v) => (way && ok(v) && ok(b) && b !== 0 ? v / b : null)) };
   });
 }
 
@@ -97,7 +116,21 @@ function ratioText(x, way) {
   return `${x.toFixed(2)}×${tag}`;
 }
 
-// returns {destroy} for the app to drop it
+// The side-by-side table: every run's value, then each run against the baseline run (absolute and relative both).
+function summaryTable(runs, base, exp) {
+  const rows = summaryDiff(runs, base);
+  const others = runs.map((r, i) => i).filter((i) => i !== base);
+  return h('table', { class: 'compare-table', id: 'compare-table' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'figure' }), h('th', { scope: 'col', text: 'better' }),
+      runs.map((r, i) => h('th', { scope: 'col', class: i === base ? 'baseline' : null, text: `${runLabel(r)}${i === base ? ' (baseline)' : ''}` })),
+      others.map((i) => h('th', { scope: 'col', text: `run #${runs[i].id} ÷ baseline #${runs[base].id}` })))),
+    h('tbody', {}, rows.map((r) => h('tr', {}, h('th', { scope: 'row', text: figureLabel(r.key, exp), title: r.key }),
+      h('td', { class: 'better-way', text: r.way ? `${r.way} is better` : 'neither way: no ratio' }),
+      r.values.map((v, i) => h('td', { class: i === base ? 'baseline' : null, text: valueText(v, r.unit, r.marks[i]), title: r.marks[i] ? r.marks[i].why : null })),
+      others.map((i) => h('td', { class: 'ratio', text: ratioText(r.ratios[i], r.way) }))))));
+}
+
+// returns {destroy} for the app to drop it; one id: the picker of the runs to compare it with
 export async function showCompare(container, ids, byName) {
   clear(container);
   const runs = [];
@@ -109,6 +142,12 @@ export async function showCompare(container, ids, byName) {
       return { destroy() {} };
     }
   }
+  if (runs.length < 2) {
+    const pick = comparePicker({ id: runs[0].id, experiment: runs[0].experiment, params: runs[0].params });
+    container.append(pick);
+    pick.querySelector('h3').focus({ preventScroll: true });
+    return { destroy() {} };
+  }
   const kinds = new Set(runs.map((r) => r.experiment));
   if (kinds.size !== 1) {
     container.append(h('p', { class: 'note note-warn', text: `cannot compare runs of different experiments (${[...kinds].join(', ')})` }));
@@ -117,7 +156,15 @@ export async function showCompare(container, ids, byName) {
   const exp = byName.get(runs[0].experiment) || { name: runs[0].experiment, title: runs[0].experiment, charts: [] };
   const lineCharts = (exp.charts || []).filter((c) => c.kind !== 'heatmap');
   const chartsEl = h('div', { class: 'charts', id: 'compare-charts' });
-  const rows = summaryDiff(runs);
+  // the baseline is the reader's choice; every ratio is against it
+  const baseSel = h('select', { id: 'compare-baseline', 'aria-label': 'baseline run' },
+    runs.map((r, i) => h('option', { value: String(i), text: runLabel(r) })));
+  let table = summaryTable(runs, 0, exp);
+  baseSel.addEventListener('change', () => {
+    const t = summaryTable(runs, Number(baseSel.value), exp);
+    table.replaceWith(t);
+    table = t;
+  });
   container.append(
     h('h2', { class: 'run-title', id: 'compare-title', text: `Compare: ${exp.title || exp.name}` }),
     h('ul', { class: 'compare-runs' }, runs.map((r) => h('li', {}, h('a', { href: `#/runs/${r.id}`, text: runLabel(r) }),
@@ -125,17 +172,9 @@ export async function showCompare(container, ids, byName) {
     diffTable(runs),
     chartsEl,
     h('h3', { text: 'Summary, side by side' }),
-    h('table', { class: 'compare-table', id: 'compare-table' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'figure' }), h('th', { scope: 'col', text: 'better' }),
-        runs.map((r) => h('th', { scope: 'col', text: runLabel(r) })),
-        runs.slice(1).map((r) => h('th', { scope: 'col', text: `run #${r.id} ÷ run #${runs[0].id}` })))),
-      h('tbody', {}, rows.map((r) => {
-        const way = betterWay(r.key, r.unit);
-        return h('tr', {}, h('th', { scope: 'row', text: label(r.key) }),
-          h('td', { class: 'better-way', text: way ? `${way} is better` : 'neither way' }),
-          r.values.map((v, i) => h('td', { text: valueText(v, r.unit, r.marks[i]), title: r.marks[i] ? r.marks[i].why : null })),
-          r.ratios.slice(1).map((x) => h('td', { class: 'ratio', text: ratioText(x, way) })));
-      }))));
+    h('p', { class: 'compare-base' }, h('label', {}, 'Baseline: ', baseSel),
+      ' every ratio is a run against it; figures with no better direction get none'),
+    table);
   // series name -> {run, series}: the run picks the colour family, the series the dash and marker
   const styles = new Map();
   const seriesOf = [...new Set(runs.flatMap((r) => r.samples.map((x) => x.series)))];
@@ -153,8 +192,10 @@ export async function showCompare(container, ids, byName) {
     }
   });
   setTimeout(() => pngButtons(chartsEl, `numalab-compare-${ids.join('-')}`, {
-    line1: `numalab compare ${runs.map((r) => `#${r.id}`).join(', ')} · ${exp.title || exp.name}`,
-    line2: runs.map(runLabel).join(' · '),
+    what: `compare ${runs.map((r) => `#${r.id}`).join(', ')}`,
+    experiment: exp.title || exp.name,
+    params: differences(runs).filter((d) => d.group === 'parameter' && !d.same).map((d) => `${d.name}=${d.values.join('/')}`).join(' · '),
+    machine: runs.map(runLabel).join(' · '),
   }), 300);
   return { destroy: () => charts.destroy(), isFinal: () => true, id: null };
 }

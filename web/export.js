@@ -1,6 +1,7 @@
 // export.js - a run's downloads: the whole run as JSON, its samples as CSV, each chart as PNG
 import { h } from './dom.js';
 import { toDate } from './format.js';
+import { comparePicker } from './compare-pick.js';
 
 function save(href, name) {
   const a = h('a', { href, download: name });
@@ -9,52 +10,115 @@ function save(href, name) {
   a.remove();
 }
 
-const SCALE = 2; // a slide wants twice the screen's pixels
+// Every exported chart is this size, whatever the window: a 16:9 slide at twice 1280x720.
+export const PNG_SIZE = { width: 2560, height: 1440 };
+const PAD = 56;
+const TITLE_PX = 56;
+const FOOT_PX = 30;
+const SCALE_PX = 34;
 
-// The chart drawn again at SCALE device pixels per CSS pixel, then put back as it was.
-function sharpCanvas(canvas) {
+// Words in lines no wider than width, measured by measure(text) -> px; a word longer than a line keeps a line of its own.
+export function wrapText(text, width, measure) {
+  const lines = [];
+  let cur = '';
+  for (const w of String(text || '').split(/\s+/).filter(Boolean)) {
+    const next = cur ? `${cur} ${w}` : w;
+    if (cur && measure(next) > width) {
+      lines.push(cur);
+      cur = w;
+    } else cur = next;
+  }
+  if (cur) lines.push(cur);
+  return lines;
+}
+
+// The footer of an exported chart: what it is and where it comes from, one fact a line.
+// m: {what ("run #12" or "compare #3, #4"), experiment, params ("threads=4 · stride=64"), machine, date}
+export function footerLines(m) {
+  return [
+    [`numalab ${m.what || ''}`.trim(), m.experiment].filter(Boolean).join(' · '),
+    m.params ? `parameters: ${m.params}` : null,
+    [m.machine, m.date].filter(Boolean).join(' · ') || null,
+  ].filter(Boolean);
+}
+
+// The chart itself at w x h device pixels (Chart.js draws it again at that size, its legend in it), then put back as it was.
+function chartAt(canvas, w, h) {
   const chart = window.Chart && window.Chart.getChart(canvas);
-  if (!chart) return canvas;
-  const was = chart.options.devicePixelRatio;
-  chart.options.devicePixelRatio = SCALE;
-  chart.resize();
-  chart.update('none');
   const copy = document.createElement('canvas');
-  copy.width = canvas.width;
-  copy.height = canvas.height;
-  copy.getContext('2d').drawImage(canvas, 0, 0);
+  copy.width = w;
+  copy.height = h;
+  const g = copy.getContext('2d');
+  if (!chart) {
+    // a canvas of its own (a large heatmap): scaled into the box, its shape kept
+    const k = Math.min(w / canvas.width, h / canvas.height);
+    g.imageSmoothingEnabled = false;
+    g.drawImage(canvas, (w - canvas.width * k) / 2, 0, canvas.width * k, canvas.height * k);
+    return copy;
+  }
+  const was = chart.options.devicePixelRatio;
+  const dpr = 2;
+  chart.options.devicePixelRatio = dpr;
+  chart.resize(Math.floor(w / dpr), Math.floor(h / dpr));
+  chart.update('none');
+  g.drawImage(canvas, 0, 0, w, h);
   chart.options.devicePixelRatio = was;
   chart.resize();
   chart.update('none');
   return copy;
 }
 
-// The chart with its title above and what it is (run, experiment, machine, date) below, on white.
-export function chartPng(canvas, title, meta) {
-  const img = sharpCanvas(canvas);
-  const pad = 16 * SCALE;
-  const titlePx = 22 * SCALE;
-  const metaPx = 13 * SCALE;
+// A heatmap's colour scale, as its legend on the page shows it: the ramp, and the value at each end.
+function drawScale(g, fig, x, y, w) {
+  const ramp = fig && fig.querySelector('.heat-legend:not([hidden]) .heat-scale');
+  if (!ramp) return 0;
+  const lo = fig.querySelector('.heat-lo').textContent;
+  const hi = fig.querySelector('.heat-hi').textContent;
+  g.font = `${SCALE_PX}px sans-serif`;
+  g.fillStyle = '#15181d';
+  g.textBaseline = 'middle';
+  const barW = Math.min(900, w / 2);
+  const lw = g.measureText(lo).width;
+  g.fillText(lo, x, y + SCALE_PX / 2);
+  g.imageSmoothingEnabled = true;
+  g.drawImage(ramp, x + lw + 20, y, barW, SCALE_PX);
+  g.fillText(hi, x + lw + 40 + barW, y + SCALE_PX / 2);
+  const na = fig.querySelector('.heat-na-label');
+  if (na) g.fillText(`hatched: ${na.textContent}`, x + lw + 80 + barW + g.measureText(hi).width, y + SCALE_PX / 2, w / 3);
+  return SCALE_PX + 24;
+}
+
+// The chart on a slide of PNG_SIZE: its title wrapped above, its colour scale (a heatmap's) and a footer saying what it is below.
+// meta: footerLines's input; fig: the chart's figure on the page (for its colour scale)
+export function chartPng(canvas, title, meta, fig = null) {
+  const { width: W, height: H } = PNG_SIZE;
   const out = document.createElement('canvas');
-  out.width = img.width + 2 * pad;
-  out.height = img.height + titlePx + metaPx * 2 + 4 * pad;
+  out.width = W;
+  out.height = H;
   const g = out.getContext('2d');
   g.fillStyle = '#fff';
-  g.fillRect(0, 0, out.width, out.height);
+  g.fillRect(0, 0, W, H);
   g.fillStyle = '#15181d';
   g.textBaseline = 'top';
-  g.font = `bold ${titlePx}px sans-serif`;
-  g.fillText(title, pad, pad, out.width - 2 * pad);
-  g.drawImage(img, pad, 2 * pad + titlePx);
-  g.font = `${metaPx}px sans-serif`;
+  g.font = `bold ${TITLE_PX}px sans-serif`;
+  const titles = wrapText(title, W - 2 * PAD, (t) => g.measureText(t).width).slice(0, 3);
+  titles.forEach((t, i) => g.fillText(t, PAD, PAD + i * TITLE_PX * 1.2));
+  const top = PAD + titles.length * TITLE_PX * 1.2 + PAD / 2;
+  const foot = footerLines(meta || {});
+  const footH = foot.length * FOOT_PX * 1.3;
+  const hasScale = !!(fig && fig.querySelector('.heat-legend:not([hidden]) .heat-scale'));
+  const scaleH = hasScale ? SCALE_PX + 24 : 0;
+  const chartH = H - top - scaleH - footH - 2 * PAD;
+  g.drawImage(chartAt(canvas, W - 2 * PAD, Math.floor(chartH)), PAD, top);
+  drawScale(g, fig, PAD, top + chartH + 12, W - 2 * PAD);
+  g.font = `${FOOT_PX}px sans-serif`;
   g.fillStyle = '#434952';
-  const lines = [meta.line1, meta.line2].filter(Boolean);
-  lines.forEach((t, i) => g.fillText(t, pad, out.height - pad - (lines.length - i) * metaPx * 1.25, out.width - 2 * pad));
-  out.dataset.scale = String(SCALE);
+  g.textBaseline = 'top';
+  foot.forEach((t, i) => g.fillText(t, PAD, H - PAD - footH + i * FOOT_PX * 1.3, W - 2 * PAD));
   return out;
 }
 
-// A PNG of every canvas under el, one button each, named for its chart. meta: {line1, line2} or a function giving them.
+// A PNG of every canvas under el, one button each, named for its chart. meta: footerLines's input or a function giving it.
 export function pngButtons(el, prefix, meta = {}) {
   for (const canvas of el.querySelectorAll('canvas')) {
     const fig = canvas.closest('figure') || canvas.parentElement;
@@ -63,7 +127,7 @@ export function pngButtons(el, prefix, meta = {}) {
     const title = (fig.querySelector('.chart-title') || {}).textContent || fig.dataset.chart || 'chart';
     const btn = h('button', { type: 'button', class: 'link-button png-button', text: 'PNG', 'aria-label': `download “${title}” as PNG` });
     btn.addEventListener('click', () => {
-      const out = chartPng(canvas, title, typeof meta === 'function' ? meta() : meta);
+      const out = chartPng(canvas, title, typeof meta === 'function' ? meta() : meta, fig);
       const id = fig.dataset.chart || 'chart';
       save(out.toDataURL('image/png'), `${prefix}-${id}.png`);
     });
@@ -71,21 +135,47 @@ export function pngButtons(el, prefix, meta = {}) {
   }
 }
 
-// What a run's exported chart says about where it comes from. r: rundoc.js's reading of the run.
+// "threads=4 · pin=spread": the parameters a run set away from the experiment's defaults (all of them when none is known)
+export function paramsLine(params, exp) {
+  const defs = new Map(((exp && exp.params) || []).map((p) => [p.name, p.default]));
+  const keys = Object.keys(params || {}).filter((k) => !defs.has(k) || String(defs.get(k)) !== String(params[k]));
+  return keys.map((k) => `${k}=${params[k]}`).join(' · ');
+}
+
+// What a run's exported chart says about where it comes from (footerLines's input). r: rundoc.js's reading of the run.
 export function runMeta(r, exp) {
   const m = r.machine || {};
   const date = toDate(r.when);
   return {
-    line1: `numalab run #${r.id} · ${(exp && (exp.title || exp.name)) || r.experiment || ''}${date ? ` · ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : ''}`,
-    line2: [m.hostname, m.cpu_model && m.cpu_model.trim(), m.pus && `${m.pus} CPUs`, m.nodes && `${m.nodes} NUMA node${m.nodes > 1 ? 's' : ''}`].filter(Boolean).join(' · '),
+    what: `run #${r.id}`,
+    experiment: (exp && (exp.title || exp.name)) || r.experiment || '',
+    params: paramsLine(r.params, exp),
+    machine: [m.hostname, m.cpu_model && m.cpu_model.trim(), m.pus && `${m.pus} CPUs`, m.nodes && `${m.nodes} NUMA node${m.nodes > 1 ? 's' : ''}`].filter(Boolean).join(' · '),
+    date: date ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '',
   };
 }
 
+// The downloads, and "compare with…", which opens its picker under the bar, in view.
 export function exportBar(run) {
   const id = encodeURIComponent(run.id);
-  return h('p', { class: 'export-bar', id: 'export-bar' },
+  const cmp = h('button', { type: 'button', class: 'link-button', id: 'compare-with', 'aria-expanded': 'false', text: 'compare with…' });
+  const bar = h('p', { class: 'export-bar', id: 'export-bar' },
     'Download: ',
     h('a', { href: `/api/runs/${id}?format=json`, download: `numalab-run-${run.id}.json`, text: 'run (JSON, re-importable)' }), ' · ',
-    h('a', { href: `/api/runs/${id}/export.csv`, download: '', text: 'samples (CSV)' }), ' · ',
-    h('a', { href: `#/compare/${id}`, text: 'compare with…' }));
+    h('a', { href: `/api/runs/${id}/export.csv`, download: '', text: 'samples (CSV)' }), ' · ', cmp);
+  let picker = null;
+  cmp.addEventListener('click', () => {
+    if (picker) {
+      picker.remove();
+      picker = null;
+      cmp.setAttribute('aria-expanded', 'false');
+      return;
+    }
+    picker = comparePicker(run);
+    bar.after(picker);
+    cmp.setAttribute('aria-expanded', 'true');
+    picker.scrollIntoView({ block: 'nearest' });
+    picker.querySelector('h3').focus({ preventScroll: true });
+  });
+  return bar;
 }

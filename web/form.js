@@ -2,6 +2,15 @@
 import { h, clear } from './dom.js';
 import { label, int, bytes, sizeText } from './format.js';
 
+// The second skip link: the keyboard lands on the form's first field, the route (the hash) stays as it was.
+document.addEventListener('click', (ev) => {
+  const a = ev.target.closest && ev.target.closest('#skip-form');
+  if (!a) return;
+  ev.preventDefault();
+  const first = document.querySelector('#form-fields input:not([disabled]), #form-fields select:not([disabled])');
+  if (first) first.focus();
+});
+
 const GROUPS = [
   ['experiment', 'Experiment', null],
   ['placement', 'Placement', 'which CPUs the threads run on'],

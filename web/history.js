@@ -4,6 +4,7 @@ import { h, clear } from './dom.js';
 import { clock } from './format.js';
 import { badge } from './run-view.js';
 import { provenance } from './rundoc.js';
+import { paramsThatDiffer, paramText } from './compare-pick.js';
 
 const PAGE = 20;
 
@@ -50,7 +51,7 @@ export async function showHistory(container, q, exps) {
     h('table', { class: 'history-table', id: 'history-table' },
       // the first column's header is for a screen reader: the boxes say what they pick
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'compare' })),
-        ['run', 'experiment', 'status', 'machine', 'started', 'outcome'].map((t) => h('th', { scope: 'col', text: t })))),
+        ['run', 'experiment', 'parameters', 'status', 'machine', 'started', 'outcome'].map((t) => h('th', { scope: 'col', text: t })))),
       tbody),
     h('div', { class: 'history-pager' }, compareBtn));
   let data;
@@ -62,7 +63,14 @@ export async function showHistory(container, q, exps) {
   }
   const chosen = new Set();
   const titleOf = (n) => (exps.find((e) => e.name === n) || { title: n }).title;
+  // the parameters that set a run apart from the others of its experiment on this page
+  const differ = new Map();
+  for (const e of new Set(data.runs.map((r) => r.experiment))) {
+    differ.set(e, paramsThatDiffer(data.runs.filter((r) => r.experiment === e).map((r) => r.params || {})));
+  }
   for (const r of data.runs) {
+    const ptext = paramText(r.params, differ.get(r.experiment)) || paramText(r.params, Object.keys(r.params || {}));
+    const mtext = [r.hostname, provenance(r) ? 'imported' : null, r.cpu_model].filter(Boolean).join(' · ') || '–';
     const box = h('input', { type: 'checkbox', 'aria-label': `select run ${r.id}`, dataset: { id: String(r.id), experiment: r.experiment } });
     box.addEventListener('change', () => {
       if (box.checked) chosen.add(box); else chosen.delete(box);
@@ -70,16 +78,17 @@ export async function showHistory(container, q, exps) {
       compareBtn.disabled = chosen.size < 2 || kinds.size !== 1;
       compareBtn.title = kinds.size > 1 ? 'compare runs of one experiment' : '';
     });
-    tbody.append(h('tr', { dataset: { id: String(r.id) } },
+    tbody.append(h('tr', { dataset: { id: String(r.id) }, title: r.headline || null },
       h('td', {}, box),
       h('td', {}, h('a', { href: `#/runs/${r.id}`, text: `#${r.id}` })),
       h('td', { text: titleOf(r.experiment) }),
+      h('td', { class: 'history-params', text: ptext || '–', title: paramText(r.params, Object.keys(r.params || {})) }),
       h('td', {}, badge(r.status)),
-      h('td', { text: [provenance(r) ? 'imported' : null, r.hostname, r.cpu_model].filter(Boolean).join(' · ') || '–' }),
+      h('td', { class: 'history-machine', text: mtext, title: mtext }),
       h('td', { text: clock(r.created_at) }),
-      h('td', { class: 'history-headline', text: r.headline || '' })));
+      h('td', { class: 'history-headline', text: r.headline || '', title: r.headline || '' })));
   }
-  if (!data.runs.length) tbody.append(h('tr', {}, h('td', { colspan: 7, text: 'No runs match.' })));
+  if (!data.runs.length) tbody.append(h('tr', {}, h('td', { colspan: 8, text: 'No runs match.' })));
   compareBtn.addEventListener('click', () => {
     location.hash = `#/compare/${[...chosen].map((b) => b.dataset.id).join(',')}`;
   });

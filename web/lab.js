@@ -1,5 +1,4 @@
 // lab.js - the lab pages beside the dashboard (history, compare) and what every run view gains (machine panel, noise warning, downloads)
-import { h } from './dom.js';
 import { machinePanel, noisyWarning } from './machine.js';
 import { exportBar, pngButtons, runMeta } from './export.js';
 import { showHistory } from './history.js';
@@ -42,10 +41,6 @@ export function labRoute(hash, ctx) {
     const ids = m[1].split(',');
     const holder = { destroy() { if (this.inner) this.inner.destroy(); }, isFinal: () => true, id: null, inner: null };
     ctx.setView(holder, `Compare ${ids.map((i) => `#${i}`).join(', ')}`);
-    if (ids.length < 2) {
-      ctx.results.append(h('p', { class: 'run-empty' }, `Pick the runs to compare with run ${ids[0]} in the `, h('a', { href: '#/history', text: 'history' }), '.'));
-      return true;
-    }
     showCompare(ctx.results, ids, ctx.byName).then((v) => { holder.inner = v; });
     return true;
   }

@@ -31,6 +31,7 @@ function showWho(who) {
   if (!el || !who.sign_in || who.role === 'none') return;
   const label = who.role === 'teacher' ? 'teacher' : `student${who.name ? `: ${who.name}` : ''}`;
   clear(el).append(
+    ...(who.role === 'class' ? [h('a', { href: 'student.html', class: 'top-link', id: 'to-student', text: 'Guess', title: 'the teacher\'s question, on a page made for a phone' })] : []),
     h('span', { class: 'who-role', text: label, title: who.role === 'class' ? 'signed in with the class link: you may watch runs and send predictions, not start runs' : 'signed in with the teacher\'s link' }),
     h('button', { type: 'button', class: 'link-button who-out', id: 'sign-out', text: 'Sign out', onclick: signOut }),
   );
@@ -89,6 +90,12 @@ export async function signIn() {
   }
   let who;
   try { who = await call('GET'); } catch (e) { return { role: 'teacher', name: '', sign_in: false }; }
+  // the class link with no page named: a student's phone, so the page for
+  // one (student.html); nothing more is drawn here while it loads
+  if (token !== null && !failed && who.role === 'class' && !location.hash) {
+    location.replace('student.html');
+    return { role: 'none', name: '', sign_in: true };
+  }
   document.body.classList.toggle('role-class', who.role === 'class');
   if (who.sign_in && who.role === 'none') showForm(failed);
   else showWho(who);

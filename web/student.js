@@ -8,11 +8,6 @@ import { markFor } from './rundoc.js';
 const unitText = (u) => (u === 'x' ? '×' : u || '');
 const withUnit = (v, u) => (u === 'x' ? `${num(v)}×` : `${num(v)}${u ? ` ${u}` : ''}`);
 
-// Tests only: the server takes X-Numalab-Test-Session when started with NUMALAB_TEST_CLASS_SESSIONS=1;
-// in a lab the class link's sign-in gives the session, and nothing is sent here.
-const q = new URLSearchParams(location.search);
-const headers = q.get('test_session') ? { 'X-Numalab-Test-Session': q.get('test_session'), 'X-Numalab-Test-Name': q.get('name') || '' } : {};
-
 let shown = null; // "serial|revealed|run|final": what the page was last built for
 let lessons = null; // experiment name -> lessons
 const runs = new Map(); // run id -> its final document
@@ -33,7 +28,7 @@ function form(st) {
     ev.preventDefault();
     const v = input.value.trim() === '' ? NaN : Number(input.value);
     if (!Number.isFinite(v)) { note.textContent = 'write a number, like 2.5'; note.classList.add('student-error'); return; }
-    api.classGuess(v, headers).then((s) => { shown = null; render(s); })
+    api.classGuess(v).then((s) => { shown = null; render(s); })
       .catch((e) => { note.textContent = e.message; note.classList.add('student-error'); });
   };
   return h('form', { class: 'student-form', id: 'student-form', onsubmit: send },
@@ -94,8 +89,11 @@ async function render(st) {
 }
 
 function tick() {
-  api.classState(headers).then(render).catch((e) => {
-    clear($('student')).append(h('p', { class: 'student-error', role: 'alert', text: e.message }));
+  api.classState().then(render).catch((e) => {
+    const main = clear($('student'));
+    main.append(h('p', { class: 'student-error', role: 'alert', text: e.message }));
+    // not signed in (a page opened without the class link, or a sign-in expired)
+    if (e.status === 401) main.append(h('p', { class: 'student-note' }, h('a', { href: './', id: 'student-signin', text: 'Sign in with the class’s token' })));
     shown = null;
   });
 }

@@ -5,12 +5,15 @@ import { isPageCount } from './rundoc.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const FOLD_OVER = 4; // more identical children than this are folded, first and last kept (lstopo's factorize)
-const WRAP = 1180; // a row of children wraps past this width
+const WRAP = 1180; // a row of children wraps past this width, until the picture knows the width it has
+// the smallest text drawn is 11 units: at 16/11 CSS px a unit it reads at 16 px, on a projector from the back row
+export const MIN_SCALE = 16 / 11;
+const MAX_SCALE = 2.4;
 const PAD = 5;
 const GAP = 5;
 const HEAD = 20; // a caption bar: package, node, cache, core
-const PU_W = 46;
-const PU_H = 34;
+const PU_W = 64;
+const PU_H = 46;
 const FONT = 'DejaVu Sans, Liberation Sans, Arial, sans-serif';
 
 // lstopo's colours, a little darker so that they hold up under a projector
@@ -128,6 +131,17 @@ export class TopologyPicture {
     this.svgBtn = h('button', { type: 'button', class: 'link-button topo-svg', text: 'download the topology as SVG' });
     this.svgBtn.addEventListener('click', () => this.download());
     this.box = h('div', { class: 'topo-scroll', tabindex: '0', role: 'region', 'aria-label': opts.title || 'topology picture' });
+    this.wrap = WRAP;
+    // the picture fills the width it is given: laid out again for it, then drawn at least at MIN_SCALE
+    if (typeof ResizeObserver === 'function') {
+      this.seen = 0;
+      new ResizeObserver(() => {
+        const w = this.box.clientWidth;
+        if (!w || Math.abs(w - this.seen) < 8) return;
+        this.seen = w;
+        this.render();
+      }).observe(this.box);
+    }
     this.legend = h('p', { class: 'topo-legend' });
     this.el = h('div', { class: 'topo', dataset: { npus: String((topo.pus || []).length), nnodes: String((topo.nodes || []).length) } },
       h('div', { class: 'topo-tools' }, this.unfoldBtn, this.svgBtn), this.box, this.legend, this.textTable());
@@ -142,7 +156,14 @@ export class TopologyPicture {
   render() {
     const used = this.opts.threads || new Map();
     this.marked = (g) => g.pus.some((p) => used.has(p.os));
-    const body = this.layout(this.tree, 'm');
+    const room = this.box.clientWidth || 0;
+    this.wrap = room ? Math.max(220, Math.floor(room / MIN_SCALE) - 6) : WRAP;
+    let body = this.layout(this.tree, 'm');
+    // the boxes around a row add their padding to it: narrower rows until the whole fits (three tries)
+    for (let i = 0; i < 3 && room && (body.w + 2) * MIN_SCALE > room && this.wrap > 220; i++) {
+      this.wrap = Math.max(220, this.wrap - Math.ceil((body.w + 2) - room / MIN_SCALE) - 2);
+      body = this.layout(this.tree, 'm');
+    }
     const dist = this.distanceLayout();
     const W = Math.max(body.w, dist ? dist.w : 0) + 2;
     const H = body.h + (dist ? dist.h + 14 : 0) + 2;
@@ -152,11 +173,11 @@ export class TopologyPicture {
     if (dist) this.drawDistances(svg, dist, 1, body.h + 14);
     this.svg = svg;
     this.box.replaceChildren(svg);
-    // readable at its own size: it may shrink to four fifths to fit, past that the box scrolls
-    svg.style.width = '100%';
-    svg.style.maxWidth = `${W}px`;
-    svg.style.minWidth = `${Math.round(W * 0.8)}px`;
+    // as wide as its box, never smaller than MIN_SCALE (its text at 16 px), never past MAX_SCALE; wider than the box, it scrolls
+    const scale = fitScale(W, room);
+    svg.style.width = `${Math.round(W * scale)}px`;
     svg.style.height = 'auto';
+    this.el.dataset.scale = scale.toFixed(2);
     const folds = svg.querySelectorAll('[data-fold]').length;
     this.unfoldBtn.hidden = !folds && !this.all;
     this.unfoldBtn.textContent = this.all ? 'fold identical parts again' : 'show every identical part';
@@ -167,7 +188,9 @@ export class TopologyPicture {
 
   renderLegend() {
     const t = this.opts.threads;
-    const parts = [];
+    const parts = ['PU L#n is hwloc’s logical index, P#n the operating system’s number (the one taskset and /proc/cpuinfo use). '];
+    const nodes = this.topo.nodes || [];
+    if (nodes.length > 1 && !nodes.some((r) => (r.distances || []).some((v) => v > 0))) parts.push('This machine reports no NUMA distances. ');
     if (t && t.size) {
       const moved = [...t.values()].flat().some((x) => x.moved);
       parts.push(h('span', { class: 'topo-key topo-key-used' }, 't0, t1…'), ' a PU a thread of this run was seen running on');
@@ -214,7 +237,7 @@ export class TopologyPicture {
     let rowH = 0;
     let w = 0;
     for (const k of items) {
-      if (x > PAD && x + k.w > WRAP) {
+      if (x > PAD && x + k.w > this.wrap) {
         x = PAD;
         y += rowH + GAP;
         rowH = 0;
@@ -271,11 +294,13 @@ export class TopologyPicture {
     const p = g.pu;
     const grp = el('g', { 'data-kind': 'pu', 'data-os': p.os, 'data-threads': who.map((t) => t.thread).join(',') || null });
     grp.append(el('rect', { x, y, width: PU_W, height: PU_H, fill: look.fill, stroke: look.stroke, 'stroke-width': who.length ? 2 : 1, 'stroke-dasharray': p.allowed === false ? '3 2' : null }));
-    grp.append(el('text', { x: x + PU_W / 2, y: y + 13, 'text-anchor': 'middle', fill: look.ink || '#15181d', 'font-size': 11 }, `PU ${p.os}`));
+    // lstopo's two numbers: L# the logical index (hwloc's order), P# the OS's (taskset, /proc/cpuinfo)
+    grp.append(el('text', { x: x + PU_W / 2, y: y + 13, 'text-anchor': 'middle', fill: look.ink || '#15181d', 'font-size': 11 }, `PU L#${p.logical ?? '?'}`));
+    grp.append(el('text', { x: x + PU_W / 2, y: y + 26, 'text-anchor': 'middle', fill: look.ink || '#15181d', 'font-size': 11 }, `P#${p.os}`));
     if (who.length) {
       const names = who.map((t) => `t${t.thread}`);
       const line = names.length > 2 ? `${names[0]}+${names.length - 1}` : names.join(',');
-      grp.append(el('text', { x: x + PU_W / 2, y: y + 28, 'text-anchor': 'middle', fill: look.ink, 'font-weight': 700, 'font-size': 12 }, line));
+      grp.append(el('text', { x: x + PU_W / 2, y: y + 40, 'text-anchor': 'middle', fill: look.ink, 'font-weight': 700, 'font-size': 12 }, line));
     }
     svg.append(grp);
   }
@@ -306,6 +331,8 @@ export class TopologyPicture {
   distanceLayout() {
     const nodes = this.topo.nodes || [];
     if (nodes.length < 2) return null;
+    // no grid of question marks: a machine that reports no distance gets a line in the legend instead
+    if (!nodes.some((r) => (r.distances || []).some((v) => v > 0))) return null;
     const n = nodes.length;
     const cell = n <= 16 ? 30 : Math.max(7, Math.floor(560 / n));
     const lab = 58;
@@ -384,6 +411,12 @@ function textWidth(s, px, bold = false) {
   if (!measureCtx) measureCtx = document.createElement('canvas').getContext('2d');
   measureCtx.font = `${bold ? 'bold ' : ''}${px}px ${FONT}`;
   return Math.ceil(measureCtx.measureText(s).width) + 4;
+}
+
+// The picture's CSS pixels per unit: as wide as room, within MIN_SCALE..MAX_SCALE (room unknown: MIN_SCALE).
+export function fitScale(w, room) {
+  if (!(w > 0)) return MIN_SCALE;
+  return Math.min(MAX_SCALE, Math.max(MIN_SCALE, room > 0 ? room / w : MIN_SCALE));
 }
 
 // Where a run's threads ran, as observed: PU os -> [{thread, moved}], from one placement group.

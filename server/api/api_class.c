@@ -245,18 +245,19 @@ enum MHD_Result api_class_guess(struct http_request *rq, struct api_class *c)
 	double value;
 	size_t i;
 
+	if (role_of(rq, &session, &name) < HTTP_ROLE_CLASS || !*session)
+		return http_error(rq, MHD_HTTP_FORBIDDEN, NULL,
+				  "a guess needs a class session: open the "
+				  "class link that numalab serve --class-token "
+				  "prints (a bearer token, or a server with no "
+				  "token, has no session to keep a guess by)");
 	/* the class's guesses are the students'; the teacher's own stands
-	 * apart, sent with the run that answers (POST /api/class/run) */
-	if (role_of(rq, &session, &name) == HTTP_ROLE_TEACHER)
+	 * apart, sent with the run that answers it */
+	if (rq->role == HTTP_ROLE_TEACHER)
 		return http_error(rq, MHD_HTTP_FORBIDDEN, NULL,
 				  "the class's guesses are the students': the "
 				  "teacher's guess goes with the run, as "
 				  "POST /api/class/run {\"teacher_guess\"}");
-	if (!*session)
-		return http_error(rq, MHD_HTTP_FORBIDDEN, NULL,
-				  "a guess needs a class session: open the "
-				  "class link the teacher gave (a bearer "
-				  "token has no session to keep a guess by)");
 	body = http_body_json(rq, &ret);
 	if (!body)
 		return ret;

@@ -1,27 +1,43 @@
 // class_predict.mjs - the class predicts on their own devices: the projector asks, three students (one on a 390x844 phone) guess, the teacher reveals and runs, everyone sees the answer against the class's guesses
-// Students are signed in by the test-only X-Numalab-Test-Session header (student.html?test_session=HEX), which the server takes only
-// with NUMALAB_TEST_CLASS_SESSIONS=1; once sign-in sets roles, open the class link's sign-in instead.
+// The teacher signs in with the printed teacher link; two students open the printed class link (it lands them on student.html),
+// one types the class's token and a name that is markup into the sign-in form and follows the header's Guess link.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHROMIUM, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
 
 const chromium = await browserOrSkip('test-browser (class_predict)');
 const tmp = tempDir('numalab-class-');
-const server = await startServer(tmp, { NUMALAB_TEST_CLASS_SESSIONS: '1' });
+const server = await startServer(tmp, {}, ['--token', 'teacher-token-class-predict', '--class-token', 'class-token-class-predict']);
 const { proc, base } = server;
 let failed = 0;
 const check = (cond, what) => { console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`); if (!cond) failed++; };
+
+// the links come on the lines after "listening on"
+async function links() {
+  for (let i = 0; i < 100; i++) {
+    const t = server.log().match(/^teacher: (\S+)$/m);
+    const c = server.log().match(/^class: (\S+)$/m);
+    if (t && c) return { teacherLink: t[1], classLink: c[1] };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no links printed:\n${server.log()}`);
+}
+const { teacherLink, classLink } = await links();
+const BEARER = { Authorization: `Bearer ${new URL(teacherLink).searchParams.get('token')}` };
 
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 const errors = [];
 const EVIL = '<img src=x onerror="window.pwned=1">';
 try {
-  const schema = await (await fetch(`${base}api/experiments`)).json();
+  const schema = await (await fetch(`${base}api/experiments`, { headers: BEARER })).json();
   const fs = schema.find((e) => e.name === 'false_sharing');
   const lesson = fs.lessons.find((l) => Number.isFinite(l.article_value)) || fs.lessons[0];
 
   const teacher = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
   teacher.on('pageerror', (e) => errors.push(String(e)));
+  await teacher.goto(teacherLink);
+  await teacher.waitForSelector('#who:not([hidden]) .who-role');
+  check((await teacher.textContent('#who .who-role')) === 'teacher', 'the teacher link signs the projector in as the teacher');
   await teacher.goto(`${base}?classroom#/experiments/false_sharing`);
   await teacher.waitForSelector('body.classroom #lesson-pick option', { state: 'attached', timeout: 20000 });
   await teacher.selectOption('#lesson-pick', lesson.id);
@@ -37,8 +53,21 @@ try {
     const ctx = await browser.newContext({ viewport: sizes[i], isMobile: i === 0, hasTouch: i === 0 });
     const p = await ctx.newPage();
     p.on('pageerror', (e) => errors.push(String(e)));
-    const name = i === 1 ? EVIL : `student ${i}`;
-    await p.goto(`${base}student.html?test_session=${(i + 1).toString(16).padStart(32, '0')}&name=${encodeURIComponent(name)}`);
+    if (i === 1) {
+      // the sign-in form: the class's token typed, and a name that is markup
+      await p.goto(base);
+      await p.waitForSelector('#signin-form');
+      await p.fill('#signin-token', new URL(classLink).searchParams.get('token'));
+      await p.fill('#signin-name', EVIL);
+      await p.click('#signin-form button[type=submit]');
+      await p.waitForSelector('#to-student');
+      await p.screenshot({ path: join(SHOTS, 'class-student-header-800x600.png') });
+      await p.click('#to-student');
+    } else {
+      await p.goto(classLink);
+    }
+    await p.waitForURL(/\/student\.html$/, { timeout: 10000 });
+    if (i !== 1) check(!p.url().includes('token'), `the class link lands student ${i} on the phone page, the token gone (${p.url()})`);
     await p.waitForSelector('#student-question', { timeout: 10000 });
     check((await p.textContent('#student-question')).toLowerCase().includes(lesson.question.slice(0, 30).toLowerCase()), `student ${i} sees the question`);
     // a bad guess first: the server's words, not a crash
@@ -70,9 +99,16 @@ try {
 
   // a late joiner sees the revealed state at once
   const late = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
-  await late.goto(`${base}student.html?test_session=${'f'.repeat(32)}`);
+  await late.goto(classLink);
   await late.waitForSelector('.class-dist svg', { timeout: 10000 });
   check(/3 answered/.test(await late.textContent('#student-count')), 'a late joiner sees how many answered and the guesses');
+
+  // the phone page opened without signing in: the server's words and the way to sign in
+  const stranger = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+  await stranger.goto(`${base}student.html`);
+  await stranger.waitForSelector('#student-signin', { timeout: 10000 });
+  check(/sign in/.test(await stranger.textContent('.student-error')), 'the phone page says to sign in when not signed in');
+  await stranger.screenshot({ path: join(SHOTS, 'class-phone-signed-out-390x844.png') });
 
   // the run answers it: the answer against the class's distribution
   await teacher.fill('#lesson-guess', '2.5');
@@ -94,7 +130,7 @@ try {
   });
   check(whole.ok, `the class's histogram is on the projector whole at 1280x720 (${whole.why})`);
   await teacher.screenshot({ path: join(SHOTS, 'class-projector-answer-1280x720.png') });
-  const run = await (await fetch(`${base}api/runs/${id}`)).json();
+  const run = await (await fetch(`${base}api/runs/${id}`, { headers: BEARER })).json();
   check(run.class && run.class.guesses.length === 3 && run.class.teacher_guess === 2.5, 'the run keeps the class\'s guesses and the teacher\'s');
   check(run.class.guesses.some((g) => g.name === EVIL), 'a name is kept as it was typed');
 

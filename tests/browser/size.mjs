@@ -245,11 +245,12 @@ try {
     await page.waitForLoadState('networkidle');
     const t0 = await page.evaluate(() => performance.now());
     await page.evaluate(() => { location.hash = '#/topology'; });
-    await page.waitForSelector('.topo svg [data-kind="distances"]', { timeout: 20000 });
+    await page.waitForSelector('.topo svg [data-kind="pu"]', { timeout: 20000 });
     const t1 = await page.evaluate(() => performance.now());
     const c = await page.evaluate(() => ({ distances: document.querySelectorAll('.topo svg [data-kind="distances"] rect').length, folds: document.querySelectorAll('.topo svg [data-fold]').length }));
     figures.push(`topology of 1,024 PUs, 64 nodes: shown in ${(t1 - t0).toFixed(0)} ms`);
-    assert(c.distances === 64 * 64 && c.folds > 0, `distance cells ${c.distances}, folds ${c.folds}`);
+    // a synthetic machine reports no distance: no grid of guesses is drawn for it
+    assert(c.distances === 0 && c.folds > 0, `distance cells ${c.distances}, folds ${c.folds}`);
     assert(t1 - t0 < BOUND_MS, `the topology took ${(t1 - t0).toFixed(0)} ms`);
     await page.screenshot({ path: join(SHOTS, 'size-topology-1024.png') });
   });

@@ -43,6 +43,12 @@ const census = (page) => page.evaluate(() => {
     folds: svg.querySelectorAll('[data-fold]').length,
     distances: svg.querySelectorAll('[data-kind="distances"] rect').length,
     width: svg.getBoundingClientRect().width,
+    box: svg.parentElement.clientWidth,
+    scale: Number(document.querySelector('.topo').dataset.scale),
+    // the smallest text as the screen shows it, in CSS px
+    minFont: Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(t.getAttribute('font-size') || svg.getAttribute('font-size'))))
+      * (svg.getBoundingClientRect().width / svg.viewBox.baseVal.width),
+    legend: (document.querySelector('.topo-legend') || {}).textContent || '',
     text: [...svg.querySelectorAll('text')].map((t) => t.textContent).join('\n'),
   };
 });
@@ -76,11 +82,17 @@ try {
           assert(c.pus === m.pus, `${c.pus} PUs drawn, the machine has ${m.pus}`);
         }
         if (m.nodes > 1) {
-          assert(c.distances === m.nodes * m.nodes, `the distance matrix has ${c.distances} cells for ${m.nodes} nodes`);
+          // a grid only of what the machine reports: none when it reports no distance
+          if (m.distances) assert(c.distances === m.nodes * m.nodes, `the distance matrix has ${c.distances} cells for ${m.nodes} nodes`);
+          else assert(c.distances === 0 && /reports no NUMA distances/.test(c.legend), `a machine without distances gets ${c.distances} cells of guesses`);
           if (!m.folded) assert(c.nodes === m.nodes, `${c.nodes} NUMA node boxes for ${m.nodes} nodes`);
         }
         if (m.distances) assert(/^21$/m.test(c.text), 'the XML machine\'s distance 21 is not drawn');
-        assert(/Package 0/.test(c.text) && /PU 0/.test(c.text), 'no package or PU captions');
+        // readable from the back of a room at 1280x720, and using the room it has
+        if (m.pus <= 64) assert(c.minFont >= 15.9, `the smallest text of the picture is ${c.minFont.toFixed(1)} px`);
+        assert(c.width >= 0.95 * c.box || c.scale >= 2.4, `the picture takes ${Math.round(c.width)} px of ${c.box} at ${c.scale}x`);
+        assert(/L# is|L#n is/.test(c.legend), 'the legend says which number is L# and which P#');
+        assert(/Package 0/.test(c.text) && /PU L#0/.test(c.text) && /P#0/.test(c.text), 'no package or PU captions');
         if (m.name === 'two-socket-smt-xml') await axeCheck(page, `the topology of ${m.name}`, (ok, what) => assert(ok, what));
         await page.screenshot({ path: join(SHOTS, `topology-${m.name}-1280x720.png`) });
         await page.setViewportSize({ width: 1400, height: 900 });
@@ -101,7 +113,7 @@ try {
         const file = join(dir, 'topo.svg');
         await dl.saveAs(file);
         const svg = readFileSync(file, 'utf8');
-        assert(/^<\?xml/.test(svg) && /<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/.test(svg) && /PU 0/.test(svg), 'the SVG download is not a standalone SVG of the picture');
+        assert(/^<\?xml/.test(svg) && /<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/.test(svg) && /PU L#0/.test(svg), 'the SVG download is not a standalone SVG of the picture');
         assert(!problems.length, problems.join('; '));
         await page.close();
       } finally {

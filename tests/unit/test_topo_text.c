@@ -74,6 +74,8 @@ static void test_two_sockets_smt(void **state)
 	assert_null(strstr(s, "more"));
 	/* one L3 a package, as wide as its four cores */
 	assert_int_equal(count(s, " L3 16 MiB "), 2);
+	/* nested as lstopo draws it: the shared L3 above its cores */
+	assert_true(strstr(s, " L3 16 MiB ") < strstr(s, " 0 1 "));
 	assert_non_null(strstr(s, "all 16 PUs allowed"));
 	free(s);
 	topo_free(t);

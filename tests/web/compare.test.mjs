@@ -38,3 +38,23 @@ test('summaryDiff: each value against the first run, none where it cannot be div
   assert.equal(ns.unit, 'ns');
   assert.deepEqual(rows.find((r) => r.key === 'z').ratios, [null, null, null]);
 });
+
+test('summaryDiff: ratios against the chosen baseline, none for a figure with no better way', () => {
+  const docs = [
+    { summary: { ns: { value: 100, unit: 'ns' }, overlap_min: { value: 2, unit: '' } } },
+    { summary: { ns: { value: 200, unit: 'ns' }, overlap_min: { value: 4, unit: '' } } },
+    { summary: { ns: { value: 50, unit: 'ns' } } },
+  ];
+  const rows = summaryDiff(docs.map(readRun), 1);
+  const ns = rows.find((r) => r.key === 'ns');
+  assert.deepEqual(ns.ratios, [0.5, 1, 0.25], 'each run over run 2');
+  assert.equal(ns.way, 'lower');
+  assert.deepEqual(rows.find((r) => r.key === 'overlap_min').ratios, [null, null, null], 'no ratio of a figure without a direction');
+});
+
+test('figureLabel reads the experiment\'s summary_labels, else makes the key readable', async () => {
+  const { figureLabel } = await import('../../web/compare.js');
+  const exp = { summary_labels: [{ key: 'slowdown_*_threads_stride_*', label: 'slowdown with %s threads, stride %s B', unit: '×' }] };
+  assert.equal(figureLabel('slowdown_2_threads_stride_64', exp), 'slowdown with 2 threads, stride 64 B');
+  assert.equal(figureLabel('rounds_kept', exp), figureLabel('rounds_kept', null), 'a key without a label falls back to today\'s text');
+});

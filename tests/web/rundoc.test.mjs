@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { readRun, isPageCount, placementGroups, notesByLevel, summaryEntries, provenance, importedFrom, verdictOf } from '../../web/rundoc.js';
 import { pagesOf, pageSeries } from '../../web/topology.js';
 import { noisyPoints } from '../../web/machine.js';
-import { runMeta } from '../../web/export.js';
+import { runMeta, footerLines } from '../../web/export.js';
 
 const DIR = new URL('../fuzz/corpus/import/', import.meta.url);
 const corpus = readdirSync(DIR).filter((f) => f.endsWith('.json') && !f.startsWith('campaign-')).sort();
@@ -181,6 +181,7 @@ test('the readers of a reading: noisy points and a chart\'s export line', () => 
   assert.deepEqual(noisyPoints(r), noisyPoints(readRun({ samples: doc.samples })));
   assert.equal(noisyPoints(readRun({ samples: [wide] })).length, 1);
   const meta = runMeta(readRun({ ...doc, id: 12 }), { title: 'False sharing' });
-  assert.match(meta.line1, /^numalab run #12 · False sharing/);
-  assert.ok(meta.line2.startsWith(doc.machine.hostname));
+  const foot = footerLines(meta);
+  assert.match(foot[0], /^numalab run #12 · False sharing/);
+  assert.ok(foot[foot.length - 1].startsWith(doc.machine.hostname), foot.join('\n'));
 });

@@ -58,3 +58,12 @@ test('sameMachine compares the run\'s machine summary with this topology', () =>
   assert.equal(sameMachine(t, { pus: 8, nodes: 1 }), false);
   assert.equal(sameMachine(t, null), false);
 });
+
+test('fitScale fills the room, never drawing text under 16 px nor past 2.4 times', async () => {
+  const { fitScale, MIN_SCALE } = await import('../../web/topology.js');
+  assert.equal(fitScale(400, 800), 2);
+  assert.equal(fitScale(1000, 800), MIN_SCALE, 'too wide for its box: it scrolls rather than shrink its text');
+  assert.equal(fitScale(100, 800), 2.4);
+  assert.equal(fitScale(400, 0), MIN_SCALE);
+  assert.ok(11 * MIN_SCALE >= 16);
+});

@@ -1,0 +1,153 @@
+// comparing.mjs - comparing runs and machines as an engineer would: "compare with…" in view, a chosen baseline, one scale
+// across a campaign's machines, a heatmap exported as a 2560x1440 slide with its colour scale, the form a few Tab stops away
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHROMIUM, NUMALAB, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
+
+const chromium = await browserOrSkip('test-browser (comparing)');
+const tmp = tempDir('numalab-comparing-');
+mkdirSync(SHOTS, { recursive: true });
+const server = await startServer(tmp);
+const { proc, base } = server;
+let failed = 0;
+const check = (cond, what) => { console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`); if (!cond) failed++; };
+const post = async (path, d) => {
+  const r = await fetch(`${base}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: base.replace(/\/$/, '') }, body: JSON.stringify(d) });
+  return [r.status, await r.json()];
+};
+// a document as another machine would have measured it: its figures times k
+const scaled = (doc, k, host, params = {}) => {
+  const d = JSON.parse(JSON.stringify(doc));
+  d.machine.hostname = host;
+  Object.assign(d.params, params);
+  for (const e of Object.values(d.summary || {})) if (e && typeof e.value === 'number') e.value *= k;
+  for (const s of d.samples || []) { s.y *= k; for (const f of ['min', 'max', 'median', 'mean']) if (s.stats && typeof s.stats[f] === 'number') s.stats[f] *= k; }
+  for (const c of d.cells || []) if (typeof c.value === 'number') c.value *= k;
+  return d;
+};
+
+const fs = JSON.parse(execFileSync(NUMALAB, ['run', '--json', 'false_sharing', 'threads=1-2', 'repeat=3', 'warmup=0', 'increments=200000']));
+const ids = [];
+for (const [k, host, threads] of [[1, 'lab-a', '1-2'], [1.5, 'lab-b', '1-3'], [2, 'lab-c', '1-4']]) {
+  const [st, r] = await post('api/runs/import', scaled(fs, k, host, { threads }));
+  check(st === 201, `run on ${host} imported (${st})`);
+  ids.push(r.id);
+}
+const c2c = JSON.parse(execFileSync(NUMALAB, ['run', '--json', 'core_to_core']));
+const heat = [];
+for (const [k, host] of [[1, 'node-1'], [1.08, 'node-2'], [3, 'node-3']]) {
+  const [st, r] = await post('api/runs/import', scaled(c2c, k, host));
+  check(st === 201, `core_to_core on ${host} imported (${st})`);
+  heat.push({ node: host, state: 'done', run_id: r.id });
+}
+const [cs] = await post('api/campaigns', { id: 'three', engine: 'clush', experiment: 'core_to_core', params: {}, created_at: '2026-12-03T12:00:00Z', nodes: heat });
+check(cs === 201, `a campaign of 3 machines recorded (${cs})`);
+
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+const errors = [];
+const open = async (w, hgt) => {
+  const p = await (await browser.newContext({ viewport: { width: w, height: hgt }, acceptDownloads: true })).newPage();
+  p.on('pageerror', (e) => errors.push(String(e)));
+  return p;
+};
+try {
+  const page = await open(1280, 720);
+  // 1. "compare with…" opens its picker in view, with what sets the other runs apart
+  await page.goto(`${base}#/runs/${ids[0]}`);
+  await page.waitForSelector('#compare-with', { timeout: 20000 });
+  await page.click('#compare-with');
+  await page.waitForSelector('#compare-pick-list input[type=checkbox]', { timeout: 20000 });
+  const box = await (await page.$('#compare-pick')).boundingBox();
+  check(box && box.y >= 0 && box.y < 720, `the picker opens in view (top at ${box && Math.round(box.y)} px)`);
+  const items = await page.$$eval('#compare-pick-list li', (l) => l.map((x) => x.textContent));
+  check(items.length === 2 && items.some((t) => t.includes('threads=1-3')) && items.some((t) => t.includes('threads=1-4')), `the picker lists the other runs with their parameters (${items.join(' | ')})`);
+  await page.screenshot({ path: join(SHOTS, 'comparing-picker-1280x720.png') });
+  for (const b of await page.$$('#compare-pick-list input[type=checkbox]')) await b.check();
+  await page.click('#compare-pick-go');
+  await page.waitForSelector('#compare-table tbody tr', { timeout: 20000 });
+  const heads = () => page.$$eval('#compare-table thead th', (t) => t.map((x) => x.textContent));
+  check((await heads()).filter((t) => /^#\d+ lab-/.test(t)).length === 3, `compare shows 3 runs (${await heads()})`);
+  check((await heads()).some((t) => t.includes(`#${ids[0]}`) && t.includes('(baseline)')), 'the first run is the baseline at first');
+  // the baseline switch: every ratio is against the run chosen
+  const cIdx = await page.$$eval('#compare-baseline option', (o) => o.findIndex((x) => x.textContent.includes('lab-c')));
+  await page.selectOption('#compare-baseline', String(cIdx));
+  await page.waitForFunction(() => [...document.querySelectorAll('#compare-table thead th')].some((t) => t.textContent.includes('lab-c') && t.textContent.includes('(baseline)')));
+  check((await heads()).some((t) => t.includes(`÷ baseline #${ids[2]}`)), `ratios are against the chosen baseline (${await heads()})`);
+  const ratios = await page.$$eval('#compare-table td.ratio', (t) => t.map((x) => x.textContent));
+  // a ratio is 0.50× (run 1 over run 3) or 0.75× (run 2 over run 3); none where a verdict disowned the value (noise decides that here)
+  const shown = ratios.filter((t) => t !== '–');
+  const disowned = (await page.textContent('#compare-table tbody')).includes('not a valid measurement');
+  check(shown.every((t) => /^0\.(50|75)×/.test(t)) && (shown.some((t) => t.startsWith('0.50×')) || disowned),
+    `ratios against run 3: ${ratios.join(', ')}${disowned ? ' (some values disowned)' : ''}`);
+  check((await page.textContent('#compare-table tbody')).includes('neither way: no ratio') || ratios.every((t) => t !== ''), 'a figure with no better way has no ratio');
+  await page.evaluate(() => document.getElementById('compare-baseline').scrollIntoView());
+  await page.screenshot({ path: join(SHOTS, 'comparing-baseline-1280x720.png') });
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.evaluate(() => document.getElementById('compare-baseline').scrollIntoView());
+  await page.screenshot({ path: join(SHOTS, 'comparing-baseline-1400x900.png') });
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  // History: a parameters column, a row on one line at 1280
+  await page.goto(`${base}#/history`);
+  await page.waitForSelector('#history-table tbody tr[data-id]', { timeout: 20000 });
+  const cols = await page.$$eval('#history-table thead th', (t) => t.map((x) => x.textContent));
+  check(cols.includes('parameters'), `the history has a parameters column (${cols})`);
+  const tall = await page.$$eval('#history-table tbody tr[data-id]', (rs) => rs.map((r) => r.getBoundingClientRect().height));
+  check(tall.every((x) => x < 44), `each history row is one line at 1280 (${tall.map(Math.round)})`);
+  await page.screenshot({ path: join(SHOTS, 'comparing-history-1280x720.png') });
+
+  // 7. the keyboard: the form in two Tab stops, and a clamped verdict says it opens
+  const keys = await open(1280, 720);
+  await keys.goto(`${base}#/experiments/false_sharing`);
+  await keys.waitForSelector('#form-fields input', { timeout: 20000 });
+  await keys.keyboard.press('Tab');
+  await keys.keyboard.press('Tab');
+  check(await keys.evaluate(() => document.activeElement.id) === 'skip-form', 'the second Tab reaches the skip link to the form');
+  await keys.screenshot({ path: join(SHOTS, 'comparing-skip-1280x720.png') });
+  await keys.keyboard.press('Enter');
+  check(await keys.evaluate(() => !!document.activeElement.closest('#form-fields')), 'the skip link puts the focus in the form');
+  const cue = await keys.evaluate(() => {
+    const el = document.getElementById('headline');
+    el.hidden = false;
+    el.classList.add('long');
+    return getComputedStyle(el, '::after').content;
+  });
+  check(cue.includes('read it all'), `a clamped verdict says it opens (${cue})`);
+
+  // 2. a campaign of 3 machines: one colour scale per figure, or each its own
+  const wide = await open(1400, 900);
+  await wide.goto(`${base}#/campaigns/three`);
+  await wide.waitForSelector('#campaign-machines .heat-legend:not([hidden]) .heat-hi', { timeout: 20000 });
+  await wide.waitForTimeout(500);
+  const his = () => wide.$$eval('#campaign-machines .heat-legend .heat-hi', (t) => t.map((x) => x.textContent));
+  check((await his()).length === 3 && new Set(await his()).size === 1, `the 3 heatmaps share one colour scale (${await his()})`);
+  await wide.evaluate(() => document.getElementById('campaign-one-scale').scrollIntoView());
+  await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-1400x900.png') });
+  await wide.click('#campaign-one-scale');
+  await wide.waitForTimeout(300);
+  check(new Set(await his()).size === 3, `each machine its own scale when asked (${await his()})`);
+  await wide.click('#campaign-one-scale');
+  await wide.setViewportSize({ width: 1280, height: 720 });
+  await wide.evaluate(() => document.getElementById('campaign-one-scale').scrollIntoView());
+  await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-1280x720.png') });
+
+  // 4. a heatmap exported: 2560x1440 whatever the window, its colour scale drawn in
+  await wide.goto(`${base}#/runs/${heat[0].run_id}`);
+  await wide.waitForSelector('figure.chart-heatmap .png-button', { timeout: 20000 });
+  const dl = wide.waitForEvent('download', { timeout: 10000 });
+  await wide.click('figure.chart-heatmap .png-button');
+  const file = join(tmp, 'heat.png');
+  await (await dl).saveAs(file);
+  const png = readFileSync(file);
+  check(png.readUInt32BE(16) === 2560 && png.readUInt32BE(20) === 1440, `the heatmap PNG is ${png.readUInt32BE(16)}x${png.readUInt32BE(20)}`);
+  writeFileSync(join(SHOTS, 'comparing-heatmap-export.png'), png);
+  check(errors.length === 0, `no page errors ${errors.join('; ')}`);
+} catch (e) {
+  check(false, `comparing: ${e.stack}`);
+} finally {
+  await browser.close();
+  proc.kill('SIGTERM');
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

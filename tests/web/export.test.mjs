@@ -1,0 +1,27 @@
+// an exported chart on a slide: its title wrapped, its footer, the parameters it names
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { wrapText, footerLines, paramsLine, PNG_SIZE } from '../../web/export.js';
+
+test('a slide is 2560x1440 whatever the window', () => {
+  assert.deepEqual(PNG_SIZE, { width: 2560, height: 1440 });
+});
+
+test('wrapText breaks a long title between words, never squashing it', () => {
+  const measure = (t) => t.length * 10;
+  assert.deepEqual(wrapText('one two three four', 100, measure), ['one two', 'three four']);
+  assert.deepEqual(wrapText('unbreakableword x', 50, measure), ['unbreakableword', 'x']);
+  assert.deepEqual(wrapText('', 50, measure), []);
+});
+
+test('footerLines names the run, experiment, parameters, machine and date, a line each', () => {
+  const lines = footerLines({ what: 'run #7', experiment: 'False sharing', params: 'threads=4', machine: 'lab-3 · 8 CPUs', date: '2026-12-03 10:00 UTC' });
+  assert.deepEqual(lines, ['numalab run #7 · False sharing', 'parameters: threads=4', 'lab-3 · 8 CPUs · 2026-12-03 10:00 UTC']);
+  assert.deepEqual(footerLines({ what: 'run #7', experiment: 'x' }), ['numalab run #7 · x'], 'no empty lines');
+});
+
+test('paramsLine names the parameters set away from their defaults', () => {
+  const exp = { params: [{ name: 'threads', default: 2 }, { name: 'stride', default: 64 }] };
+  assert.equal(paramsLine({ threads: 4, stride: 64 }, exp), 'threads=4');
+  assert.equal(paramsLine({ threads: 4 }, null), 'threads=4');
+});

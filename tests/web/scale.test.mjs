@@ -1,0 +1,16 @@
+// one scale for a figure across runs or machines
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { commonRange, niceCeil } from '../../web/scale.js';
+
+test('commonRange holds every range and skips the empty ones', () => {
+  assert.deepEqual(commonRange([{ lo: 0, hi: 412 }, { lo: 0, hi: 444 }, null, { lo: Infinity, hi: -Infinity }]), { lo: 0, hi: 444 });
+  assert.equal(commonRange([null]), null);
+});
+
+test('niceCeil ends an axis on a round tick', () => {
+  assert.equal(niceCeil(444), 500);
+  assert.equal(niceCeil(250), 250);
+  assert.equal(niceCeil(0.3), 0.5);
+  assert.equal(niceCeil(1), 1);
+});
