@@ -2,6 +2,7 @@
 #include "sink_json.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "stats.h"
 
@@ -143,6 +144,7 @@ static const struct sink_ops json_ops = {
 
 void sink_json_init(struct sink_json *s, event_fn emit, void *arg)
 {
+	memset(s, 0, sizeof(*s));
 	s->sink.ops = &json_ops;
 	s->sink.ctx = s;
 	s->emit = emit;
