@@ -98,9 +98,13 @@ class LoadTest(unittest.TestCase):
             self.assertEqual(evs, final, "subscriber %d" % i)
         _, run, _ = srv.json("GET", "/api/runs/%d" % rid)
         self.assertEqual(run["status"], "done")
-        # the same request without load gives the same shape of result
+        # the same request without load gives the same shape of result: the
+        # same measurements in the same order (what the verdict notes and
+        # marks depends on what was measured, which load may change)
         quiet = srv.wait_final(srv.start_run(RUN))
-        self.assertEqual([e[1] for e in quiet], [e[1] for e in final])
+        said = ("note", "mark")
+        self.assertEqual([e[1] for e in quiet if e[1] not in said],
+                         [e[1] for e in final if e[1] not in said])
         reqs = re.search(r"Requests/sec:\s+([\d.]+)", wrk.stdout)
         print("load: %d subscribers got all %d events; wrk %s req/s"
               % (SUBSCRIBERS, len(final), reqs.group(1) if reqs else "?"),
