@@ -71,3 +71,16 @@ char *utf8_escape(const char *s)
 	out[o] = '\0';
 	return out;
 }
+
+size_t utf8_prefix_len(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+
+	if (n < max || s[n] == '\0')
+		return n;
+	/* s[n] is the first byte left out: back off while it continues a
+	 * character that began before it */
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}

@@ -17,4 +17,10 @@ size_t utf8_valid_len(const char *s, size_t n);
  */
 char *utf8_escape(const char *s);
 
+/*
+ * The length of the longest prefix of s of at most max bytes that does
+ * not end inside a character: for cutting text to a column's width.
+ */
+size_t utf8_prefix_len(const char *s, size_t max);
+
 #endif

@@ -18,6 +18,7 @@
 #include "strbuf.h"
 #include "strvec.h"
 #include "token_file.h"
+#include "utf8.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -264,11 +265,13 @@ static void print_summary(struct fleet_campaign *c)
 		if (n->run_id)
 			snprintf(run, sizeof(run), "%lld",
 				 (long long)n->run_id);
-		printf("  %-16s %-7s %-8s %-6s %.160s\n", n->name,
+		const char *say = n->state == FLEET_FAILED ? n->reason
+				  : h			   ? h
+							   : "";
+		/* 160 bytes at most, never the half of a character */
+		printf("  %-16s %-7s %-8s %-6s %.*s\n", n->name,
 		       states[n->state], *n->job_id ? n->job_id : "-", run,
-		       n->state == FLEET_FAILED ? n->reason
-		       : h			? h
-						: "");
+		       (int)utf8_prefix_len(say, 160), say);
 		done += n->state == FLEET_DONE;
 	}
 	printf("%d of %d node(s) done\n", done, c->n);

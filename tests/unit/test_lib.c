@@ -16,6 +16,7 @@
 #include "strbuf.h"
 #include "strvec.h"
 #include "token_file.h"
+#include "utf8.h"
 
 static void test_strbuf_empty(void **state)
 {
@@ -335,6 +336,24 @@ static void test_token_file(void **state)
 	free(path);
 }
 
+/* A column's cut never ends inside a character: "×" is 0xC3 0x97. */
+static void test_utf8_prefix_len(void **state)
+{
+	(void)state;
+	assert_int_equal(utf8_prefix_len("ab", 5), 2);
+	assert_int_equal(utf8_prefix_len("abc", 3), 3);
+	assert_int_equal(utf8_prefix_len("a\xc3\x97"
+					 "b",
+					 2),
+			 1);
+	assert_int_equal(utf8_prefix_len("a\xc3\x97"
+					 "b",
+					 3),
+			 3);
+	assert_int_equal(utf8_prefix_len("\xe2\x80\x93x", 2), 0);
+	assert_int_equal(utf8_prefix_len("", 4), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_strvec_owns_copies),
 		cmocka_unit_test(test_errinfo_set),
 		cmocka_unit_test(test_errinfo_truncation),
+		cmocka_unit_test(test_utf8_prefix_len),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
