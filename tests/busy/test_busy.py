@@ -9,7 +9,8 @@ the binary's own lesson tables give, RUNS times each. A run is valid when
 its headline states a comparison its intervals answer (a slowdown, "at
 least", no measurable difference), not one that could not be measured
 or whose intervals were too wide to tell, and no mark disowns the
-lesson's answer. Most runs of each lesson must be valid. Prints the
+lesson's answer. Most runs of the shared-line lesson must be valid, and
+every run of each lesson valid or its answer disowned. Prints the
 counts and the rounds the runs redid. Asserts meanings, never times;
 SKIPs loudly on a machine that gives this process 1 cpu.
 
@@ -31,7 +32,13 @@ NEIGHBOUR = os.environ.get("NEIGHBOUR", "build/tests/busy/neighbour")
 RUNS = int(os.environ.get("NUMALAB_BUSY_RUNS", "5"))
 TIMEOUT = 300  # a hung run fails instead of hanging the lane
 NEIGHBOUR_S = 1800  # it stops by itself even if this script is killed
-LESSONS = [("false_sharing", "shared-line"), ("atomic_increment", "cas-or-add")]
+# (experiment, lesson, whether most runs must state a comparison). On this
+# lab's VM cas and fetch_add cost about the same, and the two variants are
+# measured one after the other, so the drift between their blocks is as
+# large as their difference: that lesson must only never show a number it
+# cannot stand behind (each run valid, or its answer disowned).
+LESSONS = [("false_sharing", "shared-line", True),
+           ("atomic_increment", "cas-or-add", False)]
 # a comparison its intervals answer: a ratio beyond both intervals, a
 # lower bound, or no difference within the experiment's precision
 STATES = re.compile(r"× (slower|faster)|at least|no measurable difference|"
@@ -82,6 +89,13 @@ def judge(doc, answer):
     return True, "valid"
 
 
+def disowned(doc, answer):
+    return any(kind == "disowned" and (key == "*" or
+                                       fnmatch.fnmatch(answer, key) or
+                                       fnmatch.fnmatch(key, answer))
+               for key, kind in marks(doc))
+
+
 def summary(doc, key):
     v = (doc.get("summary") or {}).get(key)
     return v.get("value") if isinstance(v, dict) else None
@@ -104,9 +118,10 @@ def main():
                                   "2", "2", str(NEIGHBOUR_S)])
     failed = False
     try:
-        for exp, lid in LESSONS:
+        for exp, lid, must in LESSONS:
             l = lesson(catalogue, exp, lid)
             valid, kept, apart, pre, reported = 0, 0, 0, 0, False
+            honest = 0
             for i in range(RUNS):
                 p = subprocess.run([BIN, "run", "--json", exp,
                                     *("%s=%s" % kv for kv in
@@ -120,6 +135,7 @@ def main():
                 doc = json.loads(p.stdout)
                 ok, why = judge(doc, l["answer"])
                 valid += ok
+                honest += ok or disowned(doc, l["answer"])
                 if summary(doc, "rounds_kept") is not None:
                     reported = True
                     kept += summary(doc, "rounds_kept")
@@ -130,17 +146,19 @@ def main():
             redone = ("%d (%d where the threads ran apart, %d preempted; "
                       "%d kept)" % (apart + pre, apart, pre, kept)
                       if reported else "not reported by this binary")
-            need = RUNS // 2 + 1
-            print("  %s %s: %d of %d runs valid (need %d); rounds redone: %s"
-                  % (exp, lid, valid, RUNS, need, redone))
-            if valid < need:
+            need = RUNS // 2 + 1 if must else 0
+            print("  %s %s: %d of %d runs valid (need %d), %d of %d valid or "
+                  "disowned; rounds redone: %s"
+                  % (exp, lid, valid, RUNS, need, honest, RUNS, redone))
+            if valid < need or honest < RUNS:
                 failed = True
     finally:
         neighbour.terminate()
         neighbour.wait()
     if failed:
-        print("  FAIL test-busy: a lesson stated a valid comparison in "
-              "fewer than most of its runs beside a busy neighbour")
+        print("  FAIL test-busy: beside a busy neighbour a lesson stated a "
+              "valid comparison in fewer than most of its runs, or showed "
+              "a number its verdict could not stand behind")
         return 1
     return 0
 
