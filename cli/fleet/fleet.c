@@ -65,6 +65,13 @@ static void say(struct fleet_campaign *c, struct fleet_node *n,
 	fflush(stdout);
 }
 
+/* Ends s before a character its buffer cut in half (or any byte that is
+ * not UTF-8): what is printed stays text. */
+static void utf8_trim(char *s)
+{
+	s[utf8_valid_len(s, strlen(s))] = '\0';
+}
+
 void fleet_progress(struct fleet_campaign *c, struct fleet_node *n,
 		    const char *fmt, ...)
 {
@@ -74,6 +81,7 @@ void fleet_progress(struct fleet_campaign *c, struct fleet_node *n,
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	utf8_trim(text);
 	say(c, n, text);
 }
 
@@ -86,8 +94,10 @@ void fleet_fail(struct fleet_campaign *c, struct fleet_node *n, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(n->reason, sizeof(n->reason), fmt, ap);
 	va_end(ap);
+	utf8_trim(n->reason);
 	n->state = FLEET_FAILED;
 	snprintf(text, sizeof(text), "failed: %s", n->reason);
+	utf8_trim(text);
 	say(c, n, text);
 }
 
