@@ -95,16 +95,6 @@ int adapt_parse_budget(const char *text, void *field, char *norm,
 	return 0;
 }
 
-/* The floor of exp's RULE_TOGETHER rule, 0 when it declares none. */
-static double together_floor(const struct experiment *exp)
-{
-	for (const struct rule *r = exp ? exp->rules : NULL;
-	     r && r->kind != RULE_END; r++)
-		if (r->kind == RULE_TOGETHER)
-			return r->floor;
-	return 0;
-}
-
 static void pass_point(void *ctx, const struct point *p)
 {
 	sink_point(((struct adapt_run *)ctx)->next, p);
@@ -173,7 +163,7 @@ void adapt_run_init(struct adapt_run *a, const struct experiment *exp,
 	 * near 1 fits inside 1 +- precision ("no difference").
 	 */
 	a->half_width = experiment_precision(exp) / 4;
-	a->floor = together_floor(exp);
+	a->floor = rules_together_floor(exp);
 	a->end = budget_s > 0 ? clock_now() + budget_s : 0;
 }
 

@@ -12,10 +12,9 @@ size_t contend_apart(int line_size)
 
 double contend_floor(const struct experiment *exp)
 {
-	for (const struct rule *r = exp ? exp->rules : NULL; r && r->kind; r++)
-		if (r->kind == RULE_TOGETHER && r->floor > 0)
-			return r->floor;
-	return CONTEND_FLOOR;
+	double floor = rules_together_floor(exp);
+
+	return floor > 0 ? floor : CONTEND_FLOOR;
 }
 
 enum contend_overlap contend_overlap(const struct comparison *c, double floor)

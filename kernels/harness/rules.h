@@ -107,6 +107,9 @@ void rules_precheck(const struct experiment *exp, const void *params,
 void rules_describe(const struct run_result *r, struct rule_findings *f,
 		    struct verdict *v);
 
+/* The .floor of exp's RULE_TOGETHER rule; 0 when it declares none. */
+double rules_together_floor(const struct experiment *exp);
+
 /*
  * A last-level cache no real machine has (a hypervisor's invention: this
  * lab's VM reports 508 MiB per cpu): more than RULES_LLC_MOST_PER_CORE per

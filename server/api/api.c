@@ -577,31 +577,17 @@ static enum MHD_Result start_campaign(struct http_request *rq, void *ctx)
 						    __ATOMIC_ACQUIRE));
 }
 
-/* the classroom's handlers live in api_class.c */
-static enum MHD_Result get_class(struct http_request *rq, void *ctx)
-{
-	return api_class_get(rq, ((struct api *)ctx)->cls);
-}
-
-static enum MHD_Result put_question(struct http_request *rq, void *ctx)
-{
-	return api_class_open(rq, ((struct api *)ctx)->cls);
-}
-
-static enum MHD_Result post_guess(struct http_request *rq, void *ctx)
-{
-	return api_class_guess(rq, ((struct api *)ctx)->cls);
-}
-
-static enum MHD_Result post_reveal(struct http_request *rq, void *ctx)
-{
-	return api_class_reveal(rq, ((struct api *)ctx)->cls);
-}
-
-static enum MHD_Result post_class_run(struct http_request *rq, void *ctx)
-{
-	return api_class_run(rq, ((struct api *)ctx)->cls);
-}
+/* the classroom's handlers live in api_class.c: each takes its state */
+#define CLASS_HANDLER(name, fn)                                                \
+	static enum MHD_Result name(struct http_request *rq, void *ctx)        \
+	{                                                                      \
+		return fn(rq, ((struct api *)ctx)->cls);                       \
+	}
+CLASS_HANDLER(get_class, api_class_get)
+CLASS_HANDLER(put_question, api_class_open)
+CLASS_HANDLER(post_guess, api_class_guess)
+CLASS_HANDLER(post_reveal, api_class_reveal)
+CLASS_HANDLER(post_class_run, api_class_run)
 
 /* .role: what a student's sign-in may do is read and (in the classroom's
  * routes) guess; whatever starts, stops or stores work is the teacher's */
