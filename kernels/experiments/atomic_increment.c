@@ -871,7 +871,7 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 		if (cmp.rel == CMP_MORE && cmp.lower_bound) {
 			snprintf(
 				why, sizeof(why),
-				"the loops ran together only %.0f%% of a round, so the full gap under contention is larger",
+				"the loops ran together only %.0f%% of a round, so the full gap under contention may be larger",
 				100 * cmp.together);
 			verdict_mark(v, key, VERDICT_AT_LEAST, "%s", why);
 			verdict_headline(

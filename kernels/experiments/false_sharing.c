@@ -378,7 +378,7 @@ static const char *fs_why(const struct fs_case *k, int line, double floor,
 	else if (c->rel == CMP_MORE && c->lower_bound)
 		snprintf(
 			buf, len,
-			"the threads ran together only %.0f%% of a round, so the full penalty is larger",
+			"the threads ran together only %.0f%% of a round, so the full penalty may be larger",
 			100 * c->together);
 	else if (c->rel == CMP_LESS)
 		snprintf(

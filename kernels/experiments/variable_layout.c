@@ -811,7 +811,7 @@ contended(const struct run_result *r, const struct rr_point *shared,
 	else if (c->rel == CMP_MORE && c->lower_bound)
 		snprintf(
 			why, len,
-			"the threads ran together only %.0f%% of a round, so the full penalty is larger",
+			"the threads ran together only %.0f%% of a round, so the full penalty may be larger",
 			100 * c->together);
 	else if (c->rel == CMP_LESS)
 		snprintf(
