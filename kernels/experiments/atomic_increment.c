@@ -162,7 +162,13 @@ struct slot {
 };
 
 struct ai_job {
-	enum variant v;
+	/*
+	 * The variant of each arm: pair[0] alone, or two measured in turns
+	 * round by round (arm_of, the harness's: each round's arm), so that
+	 * a busy machine's drift weighs on both alike.
+	 */
+	enum variant pair[2];
+	const int *arm_of;
 	int nthreads, rounds;
 	uint64_t incs;
 	struct slot *shared; /* one per round: round r increments shared[r] */
@@ -306,9 +312,15 @@ static void ai_setup(void *arg, int tid)
 	memset(my_slot(j, tid, 0), 0, j->mine_stride * sizeof(struct slot));
 }
 
+static enum variant round_variant(const struct ai_job *j, int round)
+{
+	return j->arm_of ? j->pair[j->arm_of[round]] : j->pair[0];
+}
+
 static void ai_body(void *arg, int tid, int round)
 {
 	struct ai_job *j = arg;
+	enum variant v = round_variant(j, round);
 	struct slot *s = my_slot(j, tid, round);
 	uint64_t *c = &j->shared[round].count;
 
@@ -319,7 +331,7 @@ static void ai_body(void *arg, int tid, int round)
 	 */
 	double c0 = clock_thread_cpu();
 	s->t0 = clock_now();
-	switch (j->v) {
+	switch (v) {
 	case V_ADD_FETCH:
 		s->rsum = loop_add_fetch(c, j->incs, &s->runs);
 		break;
@@ -373,6 +385,7 @@ static void read_round(const struct ai_job *j, int round,
 {
 	uint64_t final = 0, retries = 0, rsum = 0, runs = 0, total;
 	double first = 0, last_start = 0, first_end = 0, last = 0;
+	enum variant v = round_variant(j, round);
 
 	total = (uint64_t)j->nthreads * j->incs;
 	rr->cpu_share = 1;
@@ -394,7 +407,7 @@ static void read_round(const struct ai_job *j, int round,
 		if (t == 0 || s->t1 > last)
 			last = s->t1;
 	}
-	if (j->v != V_PER_THREAD)
+	if (v != V_PER_THREAD)
 		final = j->shared[round].count;
 	rr->final = (double) final;
 	rr->lost = (double)total - (double) final;
@@ -407,9 +420,9 @@ static void read_round(const struct ai_job *j, int round,
 	if (j->nthreads == 1)
 		rr->overlap = 1;
 	/* the returned values must be 1..total (or 0..total-1), each once */
-	if (j->v == V_ADD_FETCH)
+	if (v == V_ADD_FETCH)
 		rr->rsum_ok = rsum == triangle(total);
-	else if (j->v == V_FETCH_ADD)
+	else if (v == V_FETCH_ADD)
 		rr->rsum_ok = rsum == triangle(total - 1);
 	else
 		rr->rsum_ok = 1;
@@ -418,21 +431,148 @@ static void read_round(const struct ai_job *j, int round,
 struct measured {
 	double ns, seconds, lost, lost_max, final, retries, overlap, runs;
 	double cpu_share, late;
+	struct stats pairs; /* arm 0's per-pair ratio over arm 1 (n 0: none) */
 };
 
 /*
- * Runs one variant with n threads and emits its points. Returns 0,
- * -ECANCELED, -EIO when an atomic variant lost updates, or -errno.
+ * Reads the rounds res kept of variant v (one arm of the team) and emits
+ * its points; the first arm of a pair carries the per-pair ratio over
+ * the second (CMP_PAIR_*). Returns 0, -EIO when an atomic variant lost
+ * updates or returned wrong values, or -ENOMEM.
  */
-static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
-		   struct measured *m)
+static int emit_variant(struct run_ctx *ctx, const struct ai_job *j,
+			enum variant v, const struct team_result *res,
+			struct measured *m)
+{
+	int n = j->nthreads, nr = res->rounds + 1, rc = 0, bad_sum = 0;
+	double *lost = calloc((size_t)nr, sizeof(double));
+	double *finals = calloc((size_t)nr, sizeof(double));
+	double *retries = calloc((size_t)nr, sizeof(double));
+	double *overlap = calloc((size_t)nr, sizeof(double));
+	double *runs = calloc((size_t)nr, sizeof(double));
+	double *share = calloc((size_t)nr, sizeof(double));
+	double *late = calloc((size_t)nr, sizeof(double));
+
+	if (!lost || !finals || !retries || !overlap || !runs || !share ||
+	    !late) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	m->lost_max = 0;
+	for (int r = 0; r < res->rounds; r++) {
+		struct round_result rr;
+		read_round(j, res->round[r], &rr);
+		lost[r] = rr.lost;
+		finals[r] = rr.final;
+		retries[r] = rr.retries;
+		overlap[r] = rr.overlap;
+		runs[r] = rr.runs;
+		share[r] = rr.cpu_share;
+		late[r] = rr.late;
+		bad_sum |= !rr.rsum_ok;
+		if (rr.lost > m->lost_max)
+			m->lost_max = rr.lost;
+	}
+	m->seconds = stats_median(res->seconds, res->rounds);
+	m->lost = stats_median(lost, res->rounds);
+	m->final = stats_median(finals, res->rounds);
+	m->retries = stats_median(retries, res->rounds);
+	m->overlap = stats_median(overlap, res->rounds);
+	m->runs = stats_median(runs, res->rounds);
+	m->cpu_share = stats_median(share, res->rounds);
+	m->late = stats_median(late, res->rounds);
+
+	double expected = (double)n * (double)j->incs;
+	const char *keys[16] = {"wall_s",	"expected",	    "final",
+				"lost_updates", "lost_updates_max", "overlap",
+				"cpu_share",	"late_start"};
+	double vals[16] = {m->seconds,	expected,   m->final,	  m->lost,
+			   m->lost_max, m->overlap, m->cpu_share, m->late};
+	int nextra = 8;
+	if (v == V_CAS) {
+		keys[nextra] = "cas_retries";
+		vals[nextra++] = m->retries;
+		keys[nextra] = "cas_retries_per_increment";
+		vals[nextra++] = m->retries / expected;
+	}
+	if (v == V_ADD_FETCH || v == V_FETCH_ADD) {
+		keys[nextra] = "runs";
+		vals[nextra++] = m->runs;
+		keys[nextra] = "increments_per_run";
+		vals[nextra++] = m->runs > 0 ? expected / m->runs : 0;
+	}
+	if (m->pairs.n > 0) {
+		keys[nextra] = CMP_PAIR_RATIO;
+		vals[nextra++] = m->pairs.median;
+		keys[nextra] = CMP_PAIR_LO;
+		vals[nextra++] = m->pairs.ci_lo;
+		keys[nextra] = CMP_PAIR_HI;
+		vals[nextra++] = m->pairs.ci_hi;
+		keys[nextra] = CMP_PAIRS;
+		vals[nextra++] = m->pairs.n;
+	}
+	struct point p = {.chart = AI_NS,
+			  .series = variants[v].name,
+			  .x = n,
+			  .unit = "ns",
+			  .extra_keys = keys,
+			  .extra_vals = vals,
+			  .nextra = nextra};
+	m->ns = team_points_time(ctx->sink, p, res, 1e9 / expected);
+	p.chart = AI_TIME;
+	p.unit = "s";
+	team_points_time(ctx->sink, p, res, 1);
+	p.chart = AI_LOST;
+	p.y = m->lost;
+	p.unit = "increments";
+	p.samples = lost;
+	p.nsamples = res->rounds;
+	p.extra_keys = keys + 1;
+	p.extra_vals = vals + 1;
+	p.nextra = 2;
+	sink_point(ctx->sink, &p);
+
+	if (v != V_PLAIN && m->lost_max > 0) {
+		sink_note(
+			ctx->sink, "warn",
+			"%s, %d threads: the counter ended %.0f short of %.0f: an atomic increment lost updates, the kernel is wrong",
+			variants[v].name, n, m->lost_max, expected);
+		rc = -EIO;
+	} else if (bad_sum) {
+		sink_note(
+			ctx->sink, "warn",
+			"%s, %d threads: the values the increments returned are not 1..%.0f each once: the kernel is wrong",
+			variants[v].name, n, expected);
+		rc = -EIO;
+	}
+out:
+	free(lost);
+	free(finals);
+	free(retries);
+	free(overlap);
+	free(runs);
+	free(share);
+	free(late);
+	return rc;
+}
+
+/*
+ * Runs nv variants (1, or 2 in turns: vs[0]'s rounds alternate with
+ * vs[1]'s, ABBA) with n threads and emits their points, m[vs[i]] what
+ * each measured. Returns 0, -ECANCELED, -EIO when an atomic variant lost
+ * updates, or -errno.
+ */
+static int measure(struct run_ctx *ctx, const enum variant *vs, int nv,
+		   const int *cpus, int n, struct measured *m)
 {
 	const struct ai_params *ap = ctx->params;
 	uint64_t incs = (uint64_t)ap->increments;
-	int rounds = team_points_rounds_most(ctx);
+	int rounds = team_points_rounds_most(ctx) * nv;
 	size_t stride =
 		((size_t)rounds * SLOT_BYTES + 4095) / 4096 * 4096 / SLOT_BYTES;
-	struct ai_job j = {.v = v,
+	int *arm_of = nv > 1 ? calloc((size_t)rounds, sizeof(int)) : NULL;
+	struct ai_job j = {.pair = {vs[0], vs[nv > 1]},
+			   .arm_of = arm_of,
 			   .nthreads = n,
 			   .rounds = rounds,
 			   .incs = incs,
@@ -446,128 +586,44 @@ static int measure(struct run_ctx *ctx, enum variant v, const int *cpus, int n,
 			       /* start together: a thread woken late finds the
 				  counter to itself */
 			       .spin = 1,
-			       .rounds_most = rounds};
-	struct team_result res;
-	double *lost = NULL, *finals = NULL, *retries = NULL;
-	double *overlap = NULL, *runs = NULL, *share = NULL, *late = NULL;
+			       .rounds_most = rounds,
+			       .arms = nv,
+			       .arm_of = arm_of};
+	struct team_result res, arm;
 	char label[96];
-	int rc, bad_sum = 0;
+	int rc;
 
 	/* page-aligned and untouched: ai_setup is the first touch */
 	j.shared = aligned_alloc(4096, ((size_t)rounds * SLOT_BYTES + 4095) /
 					       4096 * 4096);
 	j.mine = aligned_alloc(4096, (size_t)n * stride * SLOT_BYTES);
-	if (!j.shared || !j.mine) {
+	if (!j.shared || !j.mine || (nv > 1 && !arm_of)) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	ai_label(label, sizeof(label), n, v);
+	/* both arms run in one team: its placement is said under each */
+	ai_label(label, sizeof(label), n, vs[0]);
 	rc = team_points_run(ctx, &job, &res, label, NULL);
 	if (rc)
 		goto out;
-	lost = calloc((size_t)res.rounds + 1, sizeof(double));
-	finals = calloc((size_t)res.rounds + 1, sizeof(double));
-	retries = calloc((size_t)res.rounds + 1, sizeof(double));
-	overlap = calloc((size_t)res.rounds + 1, sizeof(double));
-	runs = calloc((size_t)res.rounds + 1, sizeof(double));
-	share = calloc((size_t)res.rounds + 1, sizeof(double));
-	late = calloc((size_t)res.rounds + 1, sizeof(double));
-	if (!lost || !finals || !retries || !overlap || !runs || !share ||
-	    !late) {
-		rc = -ENOMEM;
-		goto out_res;
+	for (int i = 1; i < nv; i++) {
+		ai_label(label, sizeof(label), n, vs[i]);
+		sink_placement(ctx->sink, label, res.place, res.nthreads);
 	}
-	m->lost_max = 0;
-	for (int r = 0; r < res.rounds; r++) {
-		struct round_result rr;
-		read_round(&j, res.round[r], &rr);
-		lost[r] = rr.lost;
-		finals[r] = rr.final;
-		retries[r] = rr.retries;
-		overlap[r] = rr.overlap;
-		runs[r] = rr.runs;
-		share[r] = rr.cpu_share;
-		late[r] = rr.late;
-		bad_sum |= !rr.rsum_ok;
-		if (rr.lost > m->lost_max)
-			m->lost_max = rr.lost;
+	for (int i = 0; i < nv; i++)
+		memset(&m[vs[i]].pairs, 0, sizeof(m[vs[i]].pairs));
+	if (nv > 1)
+		rc = team_points_pairs(&res, &m[vs[0]].pairs);
+	for (int i = 0; i < nv && !rc; i++) {
+		rc = team_result_arm(&res, i, &arm);
+		if (rc)
+			break;
+		rc = emit_variant(ctx, &j, vs[i], &arm, &m[vs[i]]);
+		team_result_free(&arm);
 	}
-	m->seconds = stats_median(res.seconds, res.rounds);
-	m->lost = stats_median(lost, res.rounds);
-	m->final = stats_median(finals, res.rounds);
-	m->retries = stats_median(retries, res.rounds);
-	m->overlap = stats_median(overlap, res.rounds);
-	m->runs = stats_median(runs, res.rounds);
-	m->cpu_share = stats_median(share, res.rounds);
-	m->late = stats_median(late, res.rounds);
-
-	{
-		double expected = (double)n * (double)incs;
-		const char *keys[12] = {
-			"wall_s",	"expected",	    "final",
-			"lost_updates", "lost_updates_max", "overlap",
-			"cpu_share",	"late_start"};
-		double vals[12] = {m->seconds,	 expected,    m->final,
-				   m->lost,	 m->lost_max, m->overlap,
-				   m->cpu_share, m->late};
-		int nextra = 8;
-		if (v == V_CAS) {
-			keys[nextra] = "cas_retries";
-			vals[nextra++] = m->retries;
-			keys[nextra] = "cas_retries_per_increment";
-			vals[nextra++] = m->retries / expected;
-		}
-		if (v == V_ADD_FETCH || v == V_FETCH_ADD) {
-			keys[nextra] = "runs";
-			vals[nextra++] = m->runs;
-			keys[nextra] = "increments_per_run";
-			vals[nextra++] = m->runs > 0 ? expected / m->runs : 0;
-		}
-		struct point p = {.chart = AI_NS,
-				  .series = variants[v].name,
-				  .x = n,
-				  .unit = "ns",
-				  .extra_keys = keys,
-				  .extra_vals = vals,
-				  .nextra = nextra};
-		m->ns = team_points_time(ctx->sink, p, &res, 1e9 / expected);
-		p.chart = AI_TIME;
-		p.unit = "s";
-		team_points_time(ctx->sink, p, &res, 1);
-		p.chart = AI_LOST;
-		p.y = m->lost;
-		p.unit = "increments";
-		p.samples = lost;
-		p.nsamples = res.rounds;
-		p.extra_keys = keys + 1;
-		p.extra_vals = vals + 1;
-		p.nextra = 2;
-		sink_point(ctx->sink, &p);
-
-		if (v != V_PLAIN && m->lost_max > 0) {
-			sink_note(
-				ctx->sink, "warn",
-				"%s, %d threads: the counter ended %.0f short of %.0f: an atomic increment lost updates, the kernel is wrong",
-				variants[v].name, n, m->lost_max, expected);
-			rc = -EIO;
-		} else if (bad_sum) {
-			sink_note(
-				ctx->sink, "warn",
-				"%s, %d threads: the values the increments returned are not 1..%.0f each once: the kernel is wrong",
-				variants[v].name, n, expected);
-			rc = -EIO;
-		}
-	}
-out_res:
 	team_result_free(&res);
 out:
-	free(lost);
-	free(finals);
-	free(retries);
-	free(overlap);
-	free(runs);
-	free(share);
-	free(late);
+	free(arm_of);
 	free(j.shared);
 	free(j.mine);
 	return rc;
@@ -601,28 +657,46 @@ static int ai_run(struct run_ctx *ctx)
 		memset(have, 0, sizeof(have));
 		for (int k = 0; k < NVARIANTS && !rc; k++) {
 			enum variant v = (enum variant)k;
+			/* the article's comparison in turns: cas, fetch_add */
+			const enum variant pair[2] = {V_CAS, V_FETCH_ADD};
+			int nv = 1;
 			char what[96], key[96];
 
-			if (!(ap->variants & (1u << v)))
+			if (!(ap->variants & (1u << v)) || have[v])
 				continue;
 			ai_label(what, sizeof(what), n, v);
-			sink_progress(ctx->sink, step++, steps, what);
+			if (v == V_FETCH_ADD &&
+			    (ap->variants & (1u << V_CAS))) {
+				nv = 2;
+				snprintf(
+					what, sizeof(what),
+					"threads=%d variants=cas,fetch_add in turns",
+					n);
+			}
+			sink_progress(ctx->sink, step, steps, what);
+			step += nv;
 			if (v == V_LOCK_SKIP && !HAVE_LOCK_SKIP)
 				continue;
-			rc = measure(ctx, v, cpus, n, &m[v]);
-			if (rc)
-				break;
-			have[v] = 1;
-			key_ns(key, sizeof(key), v, n);
-			sink_summary(ctx->sink, key, m[v].ns, "ns");
+			rc = measure(ctx, nv > 1 ? pair : &v, nv, cpus, n, m);
+			for (int i = 0; i < nv && !rc; i++) {
+				have[nv > 1 ? pair[i] : v] = 1;
+				key_ns(key, sizeof(key), nv > 1 ? pair[i] : v,
+				       n);
+				sink_summary(ctx->sink, key,
+					     m[nv > 1 ? pair[i] : v].ns, "ns");
+			}
 		}
 		if (rc)
 			break;
 		if (have[V_CAS] && have[V_FETCH_ADD] && m[V_FETCH_ADD].ns > 0) {
 			char key[64];
 			key_cas_over(key, sizeof(key), n);
+			/* measured in turns: the median of the pairs' ratios */
 			sink_summary(ctx->sink, key,
-				     m[V_CAS].ns / m[V_FETCH_ADD].ns, "x");
+				     m[V_CAS].pairs.n > 0
+					     ? m[V_CAS].pairs.median
+					     : m[V_CAS].ns / m[V_FETCH_ADD].ns,
+				     "x");
 			key_retries(key, sizeof(key), n);
 			sink_summary(
 				ctx->sink, key,
@@ -840,7 +914,7 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 			}
 		} else if (n > valid_n) {
 			valid_n = n;
-			compare_points(sc.p, sf.p, tol, &cmp);
+			compare_paired(sc.p, sf.p, tol, &cmp);
 		}
 	}
 	key_lost(key, sizeof(key), most);
@@ -933,7 +1007,7 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 			alone_n);
 	} else if (one_n) {
 		struct comparison c1;
-		compare_points(cas1, fa1, tol, &c1);
+		compare_paired(cas1, fa1, tol, &c1);
 		compare_ratio_text(&c1, 0, rt, sizeof(rt));
 		if (c1.rel == CMP_MORE || c1.rel == CMP_LESS)
 			verdict_headline(

@@ -58,6 +58,15 @@ int adapt_enough(const struct adapt_point *p, const double *kept, int n,
 	return (s.ci_hi - s.ci_lo) / 2 <= p->half_width * fabs(s.median);
 }
 
+int adapt_enough_ratios(const struct adapt_point *p, const double *ratios,
+			int n, double now)
+{
+	struct adapt_point q = *p;
+
+	q.half_width = 2 * p->half_width;
+	return adapt_enough(&q, ratios, n, now);
+}
+
 int adapt_most_kept(int repeat)
 {
 	int most = ADAPT_MOST_FACTOR * repeat;
@@ -183,6 +192,12 @@ double adapt_budget(const struct common_params *common, double estimate_s,
 void adapt_run_point(const struct adapt_run *a, int repeat, double now,
 		     struct adapt_point *p)
 {
+	adapt_run_point_steps(a, repeat, 1, now, p);
+}
+
+void adapt_run_point_steps(const struct adapt_run *a, int repeat, int steps,
+			   double now, struct adapt_point *p)
+{
 	memset(p, 0, sizeof(*p));
 	p->least = p->most = repeat;
 	if (!a || a->exact)
@@ -193,12 +208,14 @@ void adapt_run_point(const struct adapt_run *a, int repeat, double now,
 	p->floor = a->floor;
 	if (a->end > 0) {
 		p->redo_until = a->end;
-		double left = a->end - now, steps = a->total - a->done;
+		double left = a->end - now, rest = a->total - a->done;
 		/* this point's share: what is left over the steps left */
 		if (left <= 0)
 			p->deadline = now;
+		else if (rest > steps)
+			p->deadline = now + left * steps / rest;
 		else
-			p->deadline = now + (steps > 1 ? left / steps : left);
+			p->deadline = now + left;
 	}
 }
 

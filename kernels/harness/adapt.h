@@ -81,6 +81,15 @@ enum adapt_fate adapt_judge(const struct adapt_point *p, double overlap,
 int adapt_enough(const struct adapt_point *p, const double *kept, int n,
 		 double now);
 
+/*
+ * The same for a point measured in pairs (team_job.arms): ratios[] are
+ * the n complete pairs' ratios, counted against p->least and p->most as
+ * rounds are. A ratio of two sides each held to p->half_width spans
+ * about twice that, so the pairs are enough at twice the width.
+ */
+int adapt_enough_ratios(const struct adapt_point *p, const double *ratios,
+			int n, double now);
+
 /* The most rounds a point keeps and redoes for repeat: its kept ceiling and
  * its redo bound. */
 int adapt_most_kept(int repeat);
@@ -139,6 +148,11 @@ double adapt_budget(const struct common_params *common, double estimate_s,
  */
 void adapt_run_point(const struct adapt_run *a, int repeat, double now,
 		     struct adapt_point *p);
+
+/* The same for a point that measures steps of the run's progress at once
+ * (two things in turns: 2): its deadline is that many shares. */
+void adapt_run_point_steps(const struct adapt_run *a, int repeat, int steps,
+			   double now, struct adapt_point *p);
 
 /* Adds one point's rounds to the account. */
 void adapt_run_count(struct adapt_run *a, int kept, int apart, int preempted);

@@ -52,6 +52,47 @@ void compare_points(const struct rr_point *a, const struct rr_point *b,
 			 (c->rel == CMP_MORE || c->rel == CMP_LESS);
 }
 
+void compare_ratio(double ratio, double lo, double hi, int pairs, double tol,
+		   struct comparison *c)
+{
+	double lim = 1 + (tol > 0 ? tol : 0.05);
+
+	memset(c, 0, sizeof(*c));
+	c->together = 1;
+	c->rounds = pairs;
+	c->ratio = ratio;
+	c->lo = lo;
+	c->hi = hi;
+	if (pairs < 2 || !(ratio > 0) || !isfinite(ratio) || !(lo <= hi))
+		c->rel = CMP_FEW;
+	else if (lo > 1)
+		c->rel = CMP_MORE;
+	else if (hi < 1)
+		c->rel = CMP_LESS;
+	else
+		c->rel = lo >= 1 / lim && hi <= lim ? CMP_SAME : CMP_UNSURE;
+}
+
+void compare_paired(const struct rr_point *a, const struct rr_point *b,
+		    double tol, struct comparison *c)
+{
+	double ratio, lo, hi, pairs, oa = 1, ob = 1;
+
+	if (!a || !b || rr_point_extra(a, CMP_PAIRS, &pairs) ||
+	    rr_point_extra(a, CMP_PAIR_RATIO, &ratio) ||
+	    rr_point_extra(a, CMP_PAIR_LO, &lo) ||
+	    rr_point_extra(a, CMP_PAIR_HI, &hi)) {
+		compare_points(a, b, tol, c);
+		return;
+	}
+	compare_ratio(ratio, lo, hi, (int)pairs, tol, c);
+	rr_point_extra(a, "overlap", &oa);
+	rr_point_extra(b, "overlap", &ob);
+	c->together = oa < ob ? oa : ob;
+	c->lower_bound = c->together < CMP_FULL_OVERLAP &&
+			 (c->rel == CMP_MORE || c->rel == CMP_LESS);
+}
+
 const char *compare_ratio_text(const struct comparison *c, int with_interval,
 			       char *buf, size_t len)
 {

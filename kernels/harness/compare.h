@@ -49,6 +49,34 @@ void compare_values(double a, double a_lo, double a_hi, int a_n, double b,
 		    struct comparison *c);
 
 /*
+ * A point measured in turns with another (team_job.arms) carries its
+ * per-pair ratio over that other as these extras: the median of the
+ * ratios, its 95% interval and the number of pairs.
+ */
+#define CMP_PAIR_RATIO "pair_ratio"
+#define CMP_PAIR_LO "pair_ratio_lo"
+#define CMP_PAIR_HI "pair_ratio_hi"
+#define CMP_PAIRS "pairs"
+
+/*
+ * The same from paired rounds: ratio is the median of the per-pair
+ * ratios a/b, lo..hi its 95% interval, pairs how many. Drift between
+ * the pairs weighs on both sides of each ratio alike, so the interval
+ * is the ratio's own: MORE when lo > 1, LESS when hi < 1, SAME when the
+ * whole interval sits within 1 +- tol; fewer than 2 pairs: FEW.
+ */
+void compare_ratio(double ratio, double lo, double hi, int pairs, double tol,
+		   struct comparison *c);
+
+/*
+ * a against b: through a's paired extras (CMP_PAIR_*) when the two were
+ * measured in turns, else compare_points. The overlap and lower bound
+ * are as compare_points says.
+ */
+void compare_paired(const struct rr_point *a, const struct rr_point *b,
+		    double tol, struct comparison *c);
+
+/*
  * The ratio in words for a sentence: "2.6×", "at least 1.8×" when it is
  * a lower bound, with its interval "(95% interval 2.4–2.9×)" when
  * with_interval. Returns buf.

@@ -22,8 +22,12 @@ struct team {
 	const struct team_job *job;
 	pthread_barrier_t bar;
 	struct spin_barrier sbar;
-	int capacity; /* rounds it may run, warmup included */
-	int adapt;    /* job->adapt: threads may read their cpu time */
+	int capacity;	/* rounds it may run, warmup included */
+	int arms;	/* 1, or 2: job->arms */
+	int warmup;	/* rounds discarded: job->warmup per arm */
+	int least;	/* rounds kept at the least: job->repeat per arm */
+	double *ratios; /* with two arms: scratch for the per-pair ratios */
+	int adapt;	/* job->adapt: threads may read their cpu time */
 	/* two threads pinned to one cpu: they take turns by design, so no
 	 * round is redone for it */
 	int clean; /* rounds neither apart nor preempted */
@@ -177,8 +181,43 @@ static double round_cpu_share(const struct team *tm, int n, int r)
 }
 
 /*
+ * The arm of the next round, from the rounds kept so far (q): pairs AB,
+ * BA, AB, ... so arm 1 runs at q % 4 of 1 and 2. A redone round keeps
+ * q, so it is measured again on its own arm. Warmup rounds alternate.
+ */
+static int next_arm(const struct team *tm, int r)
+{
+	int q = tm->res->rounds;
+
+	if (tm->arms < 2)
+		return 0;
+	if (r < tm->warmup)
+		return r % 2;
+	return q % 4 == 1 || q % 4 == 2;
+}
+
+/* The stop rule over what was kept: per round, or per complete pair. */
+static int enough(const struct team *tm, double now)
+{
+	const struct adapt_point *a = tm->job->adapt;
+	const struct team_result *res = tm->res;
+	int n;
+
+	if (tm->arms < 2)
+		return a ? adapt_enough(a, res->seconds, res->rounds, now)
+			 : res->rounds >= tm->least;
+	if (res->rounds % 2)
+		return 0; /* a pair is never cut in half */
+	if (!a)
+		return res->rounds >= tm->least;
+	n = team_result_ratios(res, tm->ratios);
+	return adapt_enough_ratios(a, tm->ratios, n, now);
+}
+
+/*
  * Thread 0, between the barriers after round r took seconds: keeps the
- * round or counts it redone, and decides whether another follows.
+ * round or counts it redone, decides whether another follows and on
+ * which arm.
  */
 static void round_end(struct team *tm, int r, double seconds)
 {
@@ -190,7 +229,7 @@ static void round_end(struct team *tm, int r, double seconds)
 				 job->nthreads, r);
 	enum adapt_fate f = ADAPT_KEEP;
 
-	if (r >= job->warmup) {
+	if (r >= tm->warmup) {
 		if (a && !tm->crowded) {
 			f = adapt_flaw(a, ov,
 				       round_cpu_share(tm, job->nthreads, r));
@@ -203,7 +242,7 @@ static void round_end(struct team *tm, int r, double seconds)
 		}
 		/* a redo never costs the point its least rounds */
 		if (f != ADAPT_KEEP &&
-		    tm->capacity - (r + 1) < job->repeat - res->rounds)
+		    tm->capacity - (r + 1) < tm->least - res->rounds)
 			f = ADAPT_KEEP;
 		if (f == ADAPT_REDO_APART) {
 			res->redone_apart++;
@@ -212,14 +251,17 @@ static void round_end(struct team *tm, int r, double seconds)
 		} else {
 			res->overlap[res->rounds] = ov;
 			res->round[res->rounds] = r;
+			res->arm[res->rounds] =
+				job->arm_of ? job->arm_of[r] : 0;
 			res->seconds[res->rounds++] = seconds;
 		}
-		if (a ? adapt_enough(a, res->seconds, res->rounds, now)
-		      : res->rounds >= job->repeat)
+		if (enough(tm, now))
 			tm->stop = 1;
 	}
 	if (r + 1 >= tm->capacity)
 		tm->stop = 1;
+	else if (tm->arms > 1)
+		job->arm_of[r + 1] = next_arm(tm, r + 1);
 	tm->cpu_clock =
 		tm->adapt && seconds >= CPU_CLOCK_ROUNDS * cpu_clock_cost();
 	/* seen by all after the next barrier */
@@ -275,17 +317,29 @@ int team_run(const struct team_job *job, const struct topo *t,
 	int n = job->nthreads, started = 0, rc = 0, kept;
 
 	memset(res, 0, sizeof(*res));
-	if (n < 1 || job->repeat < 1 || job->warmup < 0 ||
-	    (job->rounds_most && job->rounds_most < job->warmup + job->repeat))
+	tm.arms = job->arms > 1 ? 2 : 1;
+	tm.warmup = job->warmup * tm.arms;
+	tm.least = job->repeat * tm.arms;
+	if (n < 1 || job->repeat < 1 || job->warmup < 0 || job->arms > 2 ||
+	    (job->rounds_most && job->rounds_most < tm.warmup + tm.least) ||
+	    (tm.arms > 1 && (!job->arm_of || !job->rounds_most)))
 		return -EINVAL;
-	kept = a && a->most > job->repeat ? a->most : job->repeat;
+	kept = (a && a->most > job->repeat ? a->most : job->repeat) * tm.arms;
 	for (int i = 0; job->cpus && i < n; i++)
 		for (int k = 0; k < i; k++)
 			if (job->cpus[i] >= 0 && job->cpus[i] == job->cpus[k])
 				tm.crowded = 1;
-	tm.capacity = job->warmup + kept + (a ? a->redo_most : 0);
+	tm.capacity = tm.warmup + kept + (a ? a->redo_most : 0);
 	if (job->rounds_most && tm.capacity > job->rounds_most)
 		tm.capacity = job->rounds_most;
+	if (tm.arms > 1) {
+		job->arm_of[0] = next_arm(&tm, 0);
+		tm.ratios = calloc((size_t)kept / 2 + 1, sizeof(double));
+		if (!tm.ratios) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
 	th = calloc((size_t)n, sizeof(*th));
 	mem = calloc((size_t)n, sizeof(*mem));
 	tm.span = calloc((size_t)n, sizeof(*tm.span));
@@ -294,8 +348,9 @@ int team_run(const struct team_job *job, const struct topo *t,
 	res->seconds = calloc((size_t)kept, sizeof(double));
 	res->overlap = calloc((size_t)kept, sizeof(double));
 	res->round = calloc((size_t)kept, sizeof(int));
+	res->arm = calloc((size_t)kept, sizeof(int));
 	if (!th || !mem || !tm.span || !tm.observed || !res->place ||
-	    !res->seconds || !res->overlap || !res->round) {
+	    !res->seconds || !res->overlap || !res->round || !res->arm) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -366,6 +421,7 @@ out:
 		free(tm.span[i]);
 	free(tm.span);
 	free(tm.observed);
+	free(tm.ratios);
 	if (rc && rc != -ECANCELED) {
 		team_result_free(res);
 	}
@@ -378,7 +434,9 @@ void team_result_free(struct team_result *res)
 	free(res->seconds);
 	free(res->overlap);
 	free(res->round);
+	free(res->arm);
 	res->round = NULL;
+	res->arm = NULL;
 	res->place = NULL;
 	res->seconds = NULL;
 	res->overlap = NULL;
@@ -389,4 +447,54 @@ double team_overlap_median(const struct team_result *res)
 	if (!res->overlap || res->rounds < 1)
 		return 1;
 	return stats_median(res->overlap, res->rounds);
+}
+
+int team_result_arm(const struct team_result *res, int arm,
+		    struct team_result *out)
+{
+	int n = res->rounds > 0 ? res->rounds : 1;
+
+	memset(out, 0, sizeof(*out));
+	out->nthreads = res->nthreads;
+	out->redone_apart = res->redone_apart;
+	out->redone_preempted = res->redone_preempted;
+	out->check_rc = res->check_rc;
+	out->place = calloc((size_t)(res->nthreads > 0 ? res->nthreads : 1),
+			    sizeof(*out->place));
+	out->seconds = calloc((size_t)n, sizeof(double));
+	out->overlap = calloc((size_t)n, sizeof(double));
+	out->round = calloc((size_t)n, sizeof(int));
+	out->arm = calloc((size_t)n, sizeof(int));
+	if (!out->place || !out->seconds || !out->overlap || !out->round ||
+	    !out->arm) {
+		team_result_free(out);
+		return -ENOMEM;
+	}
+	if (res->nthreads > 0)
+		memcpy(out->place, res->place,
+		       sizeof(*out->place) * (size_t)res->nthreads);
+	for (int r = 0; r < res->rounds; r++) {
+		if ((res->arm ? res->arm[r] : 0) != arm)
+			continue;
+		out->seconds[out->rounds] = res->seconds[r];
+		out->overlap[out->rounds] = res->overlap[r];
+		out->round[out->rounds] = res->round[r];
+		out->arm[out->rounds++] = arm;
+	}
+	return 0;
+}
+
+int team_result_ratios(const struct team_result *res, double *ratio)
+{
+	int n = 0;
+
+	for (int r = 0; res->arm && r + 1 < res->rounds; r += 2) {
+		int a0 = res->arm[r] == 0 ? r : r + 1, a1 = a0 == r ? r + 1 : r;
+		if (res->arm[a0] != 0 || res->arm[a1] != 1)
+			continue; /* not a pair: both on one arm */
+		ratio[n++] = res->seconds[a1] > 0
+				     ? res->seconds[a0] / res->seconds[a1]
+				     : 0;
+	}
+	return n;
 }

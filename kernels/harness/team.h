@@ -50,6 +50,22 @@ struct team_job {
 	 * compare).
 	 */
 	int rounds_most;
+	/*
+	 * Two things measured in turns (0 or 1: one). The rounds alternate
+	 * between arm 0 and arm 1 in pairs, AB then BA (ABBA...), so that a
+	 * machine drifting between rounds weighs on both alike; a redone
+	 * round is measured again on its own arm. warmup and repeat count
+	 * per arm, and the stop rule looks at the per-pair ratio (arm 0's
+	 * time over arm 1's, adapt_enough_ratios) with complete pairs only.
+	 * rounds_most, when set, counts the rounds of both arms.
+	 */
+	int arms;
+	/*
+	 * With arms: round r's arm, written by the harness into arm_of[r]
+	 * before the round starts, for the body to read. It has rounds_most
+	 * entries: both are required with arms.
+	 */
+	int *arm_of;
 };
 
 struct team_result {
@@ -66,6 +82,7 @@ struct team_result {
 	 */
 	double *overlap;
 	int *round; /* per kept round: the round number body was called with */
+	int *arm;   /* per kept round: its arm (0 without arms) */
 	int rounds; /* rounds kept (< repeat if cancelled) */
 	/* rounds measured again: the threads ran apart, or one was preempted
 	 */
@@ -76,12 +93,28 @@ struct team_result {
 /*
  * Runs the job. Returns 0, -ECANCELED, or -errno when threads cannot be
  * created or pinned (e.g. -EINVAL for a CPU outside the affinity mask,
- * or a rounds_most under warmup + repeat).
+ * or a rounds_most under (warmup + repeat) x arms).
  * res must be released with team_result_free.
  */
 int team_run(const struct team_job *job, const struct topo *t,
 	     struct team_result *res);
 void team_result_free(struct team_result *res);
+
+/*
+ * The rounds of one arm of res, in order, as a result of their own in
+ * out (the placement and the redone counts are the whole team's: the
+ * two arms were redone together). Returns 0, or -ENOMEM with nothing to
+ * release; out is released with team_result_free.
+ */
+int team_result_arm(const struct team_result *res, int arm,
+		    struct team_result *out);
+
+/*
+ * The per-pair ratios of a result with two arms: for each complete pair
+ * of kept rounds, arm 0's seconds over arm 1's, into ratio (res->rounds
+ * / 2 entries). Returns how many.
+ */
+int team_result_ratios(const struct team_result *res, double *ratio);
 
 /* One thread's body in one round: when it started and ended (clock_now)
  * and the cpu time it ran in between (-1: not read). */

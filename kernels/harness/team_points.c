@@ -27,7 +27,8 @@ int team_points_run(struct run_ctx *ctx, struct team_job *job,
 	if (!job->repeat)
 		job->repeat = (int)ctx->common.repeat;
 	job->cancel = ctx->cancel;
-	adapt_run_point(ctx->adapt, job->repeat, clock_now(), &ap);
+	adapt_run_point_steps(ctx->adapt, job->repeat,
+			      job->arms > 1 ? job->arms : 1, clock_now(), &ap);
 	job->adapt = &ap;
 	rc = team_run(job, ctx->topo, res);
 	job->adapt = NULL; /* ap ends here */
@@ -45,6 +46,21 @@ int team_points_run(struct run_ctx *ctx, struct team_job *job,
 	if (rc)
 		team_result_free(res);
 	return rc;
+}
+
+int team_points_pairs(const struct team_result *res, struct stats *st)
+{
+	double *ratio = calloc((size_t)res->rounds / 2 + 1, sizeof(double));
+	int n;
+
+	memset(st, 0, sizeof(*st));
+	if (!ratio)
+		return -ENOMEM;
+	n = team_result_ratios(res, ratio);
+	if (n > 0)
+		stats_compute(ratio, n, st);
+	free(ratio);
+	return 0;
 }
 
 int team_points_bw(struct run_ctx *ctx, struct bw_job *job,

@@ -5,6 +5,7 @@
 #include "bw.h"
 #include "experiment.h"
 #include "sink.h"
+#include "stats.h"
 #include "team.h"
 
 /*
@@ -23,9 +24,18 @@ int team_points_run(struct run_ctx *ctx, struct team_job *job,
 /*
  * The most rounds, warmup included, a team of this run may call its body
  * for: what a body that keeps something per round allocates for (struct
- * team_job .rounds_most).
+ * team_job .rounds_most), per arm: a team of two arms (team_job.arms)
+ * may run twice as many.
  */
 int team_points_rounds_most(const struct run_ctx *ctx);
+
+/*
+ * The per-pair ratios of a team run with two arms (team_job.arms: arm
+ * 0's time over arm 1's in each pair of rounds measured back to back)
+ * as statistics: their median and its 95% interval, st->n pairs (0:
+ * none). Returns 0, or -ENOMEM.
+ */
+int team_points_pairs(const struct team_result *res, struct stats *st);
 
 /*
  * The same for a bandwidth loop, whose placement the caller emits: runs

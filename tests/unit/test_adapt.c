@@ -359,6 +359,86 @@ static void test_team_exact(void **state)
 	topo_free(t);
 }
 
+/* Two arms in turns: each round's arm as the body saw it. */
+static int seen_arm[64];
+static int *arm_table;
+
+static void arm_body(void *arg, int tid, int round)
+{
+	(void)arg;
+	if (tid == 0 && round < 64)
+		seen_arm[round] = arm_table[round];
+}
+
+/*
+ * Two arms run AB BA AB ...: warmup and repeat count per arm, the
+ * kept rounds split by arm, and the pairs' ratios are arm 0 over arm 1.
+ */
+static void test_team_arms(void **state)
+{
+	struct topo *t = topo_load();
+	struct adapt_point p;
+	int arm_of[16];
+	struct team_job job = {.nthreads = 1,
+			       .body = arm_body,
+			       .warmup = 1,
+			       .repeat = 3,
+			       .adapt = &p,
+			       .arms = 2,
+			       .arm_of = arm_of,
+			       .rounds_most = 8};
+	struct team_result res, a0, a1;
+	static const int want[] = {0, 1, 0, 1, 1, 0, 0, 1};
+	double ratio[4];
+	(void)state;
+	arm_table = arm_of;
+	adapt_run_point(NULL, 3, 0, &p);
+	assert_int_equal(team_run(&job, t, &res), 0);
+	assert_int_equal(res.rounds, 6);
+	for (int r = 0; r < 8; r++)
+		assert_int_equal(seen_arm[r], want[r]);
+	for (int k = 0; k < 6; k++) {
+		assert_int_equal(res.round[k], k + 2);
+		assert_int_equal(res.arm[k], want[k + 2]);
+	}
+	/* the pairs' ratios: arm 0 over arm 1, whichever ran first */
+	for (int k = 0; k < 6; k++)
+		res.seconds[k] = res.arm[k] ? 2 : 1 + k;
+	assert_int_equal(team_result_ratios(&res, ratio), 3);
+	assert_float_equal(ratio[0], 0.5, 1e-12); /* rounds 0 (A), 1 (B) */
+	assert_float_equal(ratio[1], 2, 1e-12);	  /* 2 (B), 3 (A: 4 s) */
+	assert_float_equal(ratio[2], 2.5, 1e-12); /* 4 (A: 5 s), 5 (B) */
+	assert_int_equal(team_result_arm(&res, 0, &a0), 0);
+	assert_int_equal(team_result_arm(&res, 1, &a1), 0);
+	assert_int_equal(a0.rounds, 3);
+	assert_int_equal(a1.rounds, 3);
+	assert_float_equal(a0.seconds[2], 5, 1e-12);
+	assert_int_equal(a0.round[1], 5);
+	team_result_free(&a0);
+	team_result_free(&a1);
+	team_result_free(&res);
+	/* arms without the table, or a table too short for both arms */
+	job.arm_of = NULL;
+	assert_int_equal(team_run(&job, t, &res), -EINVAL);
+	job.arm_of = arm_of;
+	job.rounds_most = 7;
+	assert_int_equal(team_run(&job, t, &res), -EINVAL);
+	topo_free(t);
+}
+
+/* The pairs' ratios are enough at twice a point's width. */
+static void test_enough_ratios(void **state)
+{
+	struct adapt_point p = growing();
+	double r[8] = {1.5, 1.53, 1.56, 1.5, 1.53, 1.56, 1.5, 1.53};
+	(void)state;
+	/* within 2 x 2.5% of 1.53, not within 2.5% */
+	p.half_width = 0.012;
+	assert_false(adapt_enough(&p, r, 6, 0));
+	assert_true(adapt_enough_ratios(&p, r, 6, 0));
+	assert_false(adapt_enough_ratios(&p, r, 4, 0)); /* under the least */
+}
+
 /* The overlap a point reports counts only the time every thread ran. */
 static void test_overlap(void **state)
 {
@@ -396,6 +476,8 @@ int main(void)
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_budget_zero_is_exact),
 		cmocka_unit_test(test_team_exact),
+		cmocka_unit_test(test_team_arms),
+		cmocka_unit_test(test_enough_ratios),
 		cmocka_unit_test(test_overlap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

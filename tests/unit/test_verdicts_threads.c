@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "compare.h"
+
 #include "contend.h"
 #include "experiment.h"
 #include "lesson.h"
@@ -530,6 +532,67 @@ static void ai_within_noise(void **state)
 	topo_free(t);
 }
 
+/*
+ * cas and fetch_add measured in turns: the drift of a busy machine
+ * widens each side's interval until they overlap, but the per-pair
+ * ratio (each pair's rounds back to back) answers the question.
+ */
+static void ai_pairs_answer_through_drift(void **state)
+{
+	struct topo *t = synthetic(VM_TWO_L3);
+	struct canned *c =
+		canned_new("atomic_increment", t, 1,
+			   ARGS("threads=2", "variants=cas,fetch_add"));
+	int kind = 0;
+
+	(void)state;
+	ai_point(c, t, "fetch_add", 2, 20, 0.3, 0.95, 1, two_cpus);
+	ai_point(c, t, "cas", 2, 26, 0.3, 0.95, 1, two_cpus);
+	canned_extra(c, CMP_PAIR_RATIO, 1.3);
+	canned_extra(c, CMP_PAIR_LO, 1.22);
+	canned_extra(c, CMP_PAIR_HI, 1.37);
+	canned_extra(c, CMP_PAIRS, 12);
+	described(c);
+	assert_true(verdict_says(
+		&c->v, "cas was 1.3× slower than fetch_add with 2 threads"));
+	assert_null(
+		verdict_mark_why(&c->v, "cas_over_fetch_add_2_threads", &kind));
+	canned_free(c);
+
+	/* the pairs' ratio straddles 1 and is wide: not told apart */
+	c = canned_new("atomic_increment", t, 1,
+		       ARGS("threads=2", "variants=cas,fetch_add"));
+	ai_point(c, t, "fetch_add", 2, 20, 0.01, 0.95, 1, two_cpus);
+	ai_point(c, t, "cas", 2, 30, 0.01, 0.95, 1, two_cpus);
+	canned_extra(c, CMP_PAIR_RATIO, 1.05);
+	canned_extra(c, CMP_PAIR_LO, 0.8);
+	canned_extra(c, CMP_PAIR_HI, 1.4);
+	canned_extra(c, CMP_PAIRS, 12);
+	described(c);
+	assert_true(verdict_says(
+		&c->v,
+		"cas and fetch_add could not be told apart with 2 threads"));
+	assert_non_null(
+		verdict_mark_why(&c->v, "cas_over_fetch_add_2_threads", &kind));
+	assert_int_equal(kind, VERDICT_DISOWNED);
+	canned_free(c);
+
+	/* inside 1 +- the precision: the same time */
+	c = canned_new("atomic_increment", t, 1,
+		       ARGS("threads=2", "variants=cas,fetch_add"));
+	ai_point(c, t, "fetch_add", 2, 20, 0.3, 0.95, 1, two_cpus);
+	ai_point(c, t, "cas", 2, 20.4, 0.3, 0.95, 1, two_cpus);
+	canned_extra(c, CMP_PAIR_RATIO, 1.02);
+	canned_extra(c, CMP_PAIR_LO, 0.97);
+	canned_extra(c, CMP_PAIR_HI, 1.06);
+	canned_extra(c, CMP_PAIRS, 12);
+	described(c);
+	assert_true(verdict_says(
+		&c->v, "cas and fetch_add took the same time with 2 threads"));
+	canned_free(c);
+	topo_free(t);
+}
+
 /* the article's 0.21 s is fetch_add's, 0.23 s add_fetch's */
 static void ai_article_references(void **state)
 {
@@ -802,6 +865,7 @@ int main(void)
 		cmocka_unit_test(ai_cas_slower_on_four_nodes),
 		cmocka_unit_test(ai_took_turns),
 		cmocka_unit_test(ai_within_noise),
+		cmocka_unit_test(ai_pairs_answer_through_drift),
 		cmocka_unit_test(ai_article_references),
 		cmocka_unit_test(ai_lesson_agrees_with_the_article),
 		cmocka_unit_test(ai_partial_overlap_is_a_lower_bound),
