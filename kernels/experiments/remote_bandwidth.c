@@ -1098,7 +1098,8 @@ static const struct key_label summary_labels[] = {
 	{"*_remote_over_local", "%s: remote over local", "×"},
 	{"*_gain", "%s: gain", "×"},
 	{"*_rank_*_gbps", "%s: bandwidth at distance rank %s", "GB/s"},
-	{"*_hops_*_gbps", "%s: bandwidth at %s hops", "GB/s"},
+	{"*_hops_*_gbps", "%s: bandwidth at distance rank %s (an older run)",
+	 "GB/s"},
 	{NULL, NULL, NULL}};
 
 const struct experiment exp_remote_bandwidth = {

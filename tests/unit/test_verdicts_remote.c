@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "experiment.h"
+#include "labels.h"
 #include "lesson.h"
 #include "run_fixture.h"
 #include "strvec.h"
@@ -157,6 +158,18 @@ static void distance_ranks_not_hops(void **state)
 		verdict_says(&c->v, "local 20.0, rank 1 15.0, rank 2 11.0"));
 	assert_true(verdict_says(&c->v, "not a count of links"));
 	assert_false(verdict_says(&c->v, "hop"));
+	/* the older key's label says rank too */
+	{
+		char words[128];
+		const struct experiment *e =
+			experiment_find("remote_bandwidth");
+		assert_int_equal(label_lookup(e->summary_labels,
+					      "read_hops_2_gbps", words,
+					      sizeof(words), NULL),
+				 0);
+		assert_null(strstr(words, "hop"));
+		assert_non_null(strstr(words, "distance rank 2"));
+	}
 	canned_free(c);
 	topo_free(t);
 }
