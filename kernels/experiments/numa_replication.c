@@ -897,12 +897,19 @@ static void say_readonly(const struct run_result *r, struct verdict *v,
 	rr_summary_get(r, "home_node", &home);
 	if (rr_summary_get(r, "replicas", &copies) == 0 &&
 	    rr_summary_get(r, "replica_bytes", &bytes) == 0 &&
-	    rr_summary_get(r, "single_bytes", &single) == 0)
-		verdict_note(
-			v, "info",
-			"replication cost %.0f copies of %.1f MiB: %.1f MiB instead of %.1f MiB",
-			copies, single / (1 << 20), bytes / (1 << 20),
-			single / (1 << 20));
+	    rr_summary_get(r, "single_bytes", &single) == 0) {
+		if (copies < 2)
+			verdict_note(
+				v, "info",
+				"one copy of %.1f MiB: with one node a replica is the original, so replication cost no memory",
+				single / (1 << 20));
+		else
+			verdict_note(
+				v, "info",
+				"replication cost %.0f copies of %.1f MiB: %.1f MiB instead of %.1f MiB",
+				copies, single / (1 << 20), bytes / (1 << 20),
+				single / (1 << 20));
+	}
 	if (!nodes_seen(r, SERIES_LOCAL, &nnodes))
 		return;
 	if (nnodes < 2) {

@@ -94,7 +94,11 @@ static void test_one_node_vm(void **state)
 	assert_true(verdict_says(&c->v, "readers on two nodes"));
 	assert_true(verdict_says(&c->v, "same region"));
 	assert_true(verdict_says(&c->v, "needs a second node"));
-	assert_true(verdict_says(&c->v, "16.0 MiB instead of 16.0 MiB"));
+	/* one copy is no cost: said as such, not as "1 copies" */
+	assert_false(verdict_says(&c->v, "1 copies"));
+	assert_true(verdict_says(
+		&c->v,
+		"one copy of 16.0 MiB: with one node a replica is the original"));
 	canned_free(c);
 	topo_free(t);
 }
