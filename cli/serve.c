@@ -569,20 +569,24 @@ static int serve_new_token(char **out)
 	return *out ? 0 : -EINVAL;
 }
 
-/* The teacher's and the class's links, each on a line of its own; the
- * address a browser elsewhere reaches for a wildcard one. */
-static void serve_links(const char *scheme, const char *host, int port,
+/* The name the links use into name: the listen address, or for a
+ * wildcard one the host name a browser elsewhere reaches. */
+static void serve_link_host(const char *host, char *name, size_t len)
+{
+	snprintf(name, len, "%s", host);
+	if (!strcmp(host, "0.0.0.0") || !strcmp(host, "::")) {
+		if (gethostname(name, len) == 0)
+			name[len - 1] = '\0';
+		else
+			snprintf(name, len, "%s", host);
+	}
+}
+
+/* The teacher's and the class's links, each on a line of its own, on the
+ * name serve_link_host gives. */
+static void serve_links(const char *scheme, const char *h, int port,
 			const char *token, const char *class_token)
 {
-	char name[256];
-	const char *h = host;
-
-	if (!strcmp(host, "0.0.0.0") || !strcmp(host, "::")) {
-		if (gethostname(name, sizeof(name)) == 0) {
-			name[sizeof(name) - 1] = '\0';
-			h = name;
-		}
-	}
 	const char *open = strchr(h, ':') ? "[" : "", *close = *open ? "]" : "";
 	printf("teacher: %s://%s%s%s:%d/?token=%s\n", scheme, open, h, close,
 	       port, token);
@@ -780,8 +784,11 @@ int cmd_serve(int argc, char **argv)
 		    "numalab serve: no web folder at '%s': the API works, "
 		    "the page does not (give --web DIR)\n",
 		    web);
+	char link_host[256];
+	serve_link_host(host, link_host, sizeof(link_host));
 	struct http_config hcfg = {
 		.host = host,
+		.link_host = link_host,
 		.port = port,
 		.web_dir = web,
 		.token = token,
@@ -809,8 +816,8 @@ int cmd_serve(int argc, char **argv)
 	       strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "",
 	       http_port(http));
 	if (token)
-		serve_links(tls.cert ? "https" : "http", host, http_port(http),
-			    token, class_token);
+		serve_links(tls.cert ? "https" : "http", link_host,
+			    http_port(http), token, class_token);
 	fflush(stdout);
 
 	while (sigwait(&sigs, &sig))
