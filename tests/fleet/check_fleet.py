@@ -47,9 +47,11 @@ def env_dumper(tag):
     return where, script
 
 
-def deliver_with_env_token(test, tag, *engine):
+def deliver_with_env_token(test, tag, *engine, only_needed=False):
     """A campaign into a server whose token the coordinator has from its
-    environment; every job's environment is dumped and searched for it."""
+    environment; every job's environment is dumped and searched for it.
+    only_needed: a job gets none of the coordinator's other variables
+    either (Slurm's --export list), only those it reads."""
     where, script = env_dumper(tag)
     token = os.path.join(TMP, "env-token")
     with open(token, "w") as f:
@@ -60,7 +62,8 @@ def deliver_with_env_token(test, tag, *engine):
     try:
         p = fleet(*SMALL, *engine, "--numalab", script, "--server",
                   "http://127.0.0.1:%d" % srv.port,
-                  env={"NUMALAB_TOKEN": ENV_TOKEN, "LAB_NOTE": "x" + ENV_TOKEN + "y"})
+                  env={"NUMALAB_TOKEN": ENV_TOKEN, "LAB_NOTE": "x" + ENV_TOKEN + "y",
+                       "LAB_PLAIN": "not-for-jobs"})
         test.assertEqual(p.returncode, 0, p.stderr)
         test.assertIn("2 of 2 node(s) done", p.stdout)
         st, doc, _ = srv.json("GET", "/api/campaigns",
@@ -78,6 +81,11 @@ def deliver_with_env_token(test, tag, *engine):
         holding = [line.partition("=")[0] for line in env.splitlines()
                    if ENV_TOKEN in line]
         test.assertEqual(holding, [], "a job's environment holds the token")
+        if only_needed:
+            names = {line.partition("=")[0] for line in env.splitlines()}
+            test.assertIn("PATH", names)
+            test.assertNotIn("LAB_PLAIN", names,
+                             "a job got a variable of the coordinator it does not need")
 
 
 def campaign_id(out):
@@ -272,7 +280,8 @@ class SlurmTest(unittest.TestCase):
 
 
     def test_9_no_token_in_a_jobs_environment(self):
-        deliver_with_env_token(self, "slurm", "--engine", "slurm", "--nodes", "n[1-2]")
+        deliver_with_env_token(self, "slurm", "--engine", "slurm", "--nodes", "n[1-2]",
+                               only_needed=True)
 
 
 class ClushTest(unittest.TestCase):
