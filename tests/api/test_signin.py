@@ -154,6 +154,27 @@ class SignInTest(TmpMixin, unittest.TestCase):
             self.assertIn("teacher", doc["error"])
             self.assertIn("may not start, cancel, delete or import runs", doc["error"])
 
+    def test_class_refused_every_mutating_route_of_the_document(self):
+        # every change the API document lists, not a list kept here: only
+        # signing in or out and a guess are a student's
+        _, _, cookie = self.sign_in(CLASS)
+        h = self.as_cookie(cookie)
+        status, doc, _ = self.srv.json("GET", "/api/openapi.json", headers=h)
+        self.assertEqual(status, 200)
+        mine = {("post", "/api/session"), ("delete", "/api/session"),
+                ("post", "/api/class/guesses")}
+        tried = 0
+        for path, ops in doc["paths"].items():
+            for method in ops:
+                if method not in ("post", "put", "delete", "patch") or (method, path) in mine:
+                    continue
+                url = path.replace("{id}", "1")
+                status, err, _ = self.srv.json(method.upper(), url, {}, headers=h)
+                self.assertEqual(status, 403, (method, path, err))
+                self.assertIn("needs the teacher's sign-in", err["error"])
+                tried += 1
+        self.assertGreaterEqual(tried, 9)
+
     def test_class_reads_a_run_and_its_stream(self):
         status, doc, _ = self.srv.post_run(
             SMALL, headers={"Authorization": "Bearer " + TOKEN})
