@@ -144,6 +144,16 @@ try {
   check(run.class && run.class.guesses.length === 3 && run.class.teacher_guess === 2.5, 'the run keeps the class\'s guesses and the teacher\'s');
   check(run.class.guesses.some((g) => g.name === EVIL), 'a name is kept as it was typed');
 
+  // a student cannot start, cancel or import, even by hand from the phone's own page (its cookie, its origin)
+  const handMade = await phone.evaluate(async ([rid, doc]) => {
+    const send = async (method, path, body) => (await fetch(path, { method, headers: { 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) })).status;
+    return {
+      start: await send('POST', '/api/runs', { experiment: 'false_sharing', params: { threads: '1' } }),
+      cancel: await send('DELETE', `/api/runs/${rid}`),
+      import: await send('POST', '/api/runs/import', doc),
+    };
+  }, [id, run]);
+  check(handMade.start === 403 && handMade.cancel === 403 && handMade.import === 403, `a student's hand-made start, cancel and import are refused (${JSON.stringify(handMade)})`);
   await phone.waitForSelector('#student-answer, .answer-mark', { timeout: 20000 });
   await phone.screenshot({ path: join(SHOTS, 'class-phone-answer-390x844.png'), fullPage: true });
   check(/median/.test(await phone.textContent('#student')), 'the phone shows the answer against the class');
