@@ -232,6 +232,8 @@ static const char *const job_env_prefix[] = {"NUMALAB_", "HWLOC_", NULL};
  * empty, as submit sets NUMALAB_FLEET_* first. */
 static void export_list(struct strbuf *sb)
 {
+	const char *sep = "";
+
 	strbuf_addstr(sb, "--export=");
 	for (char **e = environ; e && *e; e++) {
 		size_t n = strcspn(*e, "=");
@@ -244,10 +246,10 @@ static void export_list(struct strbuf *sb)
 		for (int i = 0; job_env_prefix[i] && !keep; i++)
 			keep = !strncmp(*e, job_env_prefix[i],
 					strlen(job_env_prefix[i]));
-		if (keep)
-			strbuf_addf(sb, "%s%.*s",
-				    sb->buf[sb->len - 1] == '=' ? "" : ",",
-				    (int)n, *e);
+		if (keep) {
+			strbuf_addf(sb, "%s%.*s", sep, (int)n, *e);
+			sep = ",";
+		}
 	}
 }
 
