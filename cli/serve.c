@@ -446,36 +446,6 @@ static unsigned int fit_fd_limit(unsigned int want)
 	return want;
 }
 
-/* What POST /api/campaigns/start starts: this binary, importing here. */
-static void serve_fleet(struct fleet_start *fleet, const struct serve_opts *o,
-			const char *host, int port, const char *token)
-{
-	ssize_t len =
-		readlink("/proc/self/exe", fleet->exe, sizeof(fleet->exe) - 1);
-	fleet->exe[len > 0 ? len : 0] = '\0';
-	char dbdir[PATH_MAX];
-	snprintf(dbdir, sizeof(dbdir), "%s", o->db);
-	char *slash = strrchr(dbdir, '/');
-	if (slash)
-		*slash = '\0';
-	else
-		snprintf(dbdir, sizeof(dbdir), ".");
-	char *abs = realpath(dbdir, NULL);
-	snprintf(fleet->dir, sizeof(fleet->dir), "%s/numalab-campaigns",
-		 abs ? abs : dbdir);
-	free(abs);
-	fleet->engine = o->fleet;
-	fleet->token = token;
-	/* the campaign imports here; a wildcard address is reached on
-	 * loopback */
-	const char *self = !strcmp(host, "0.0.0.0") ? "127.0.0.1"
-			   : !strcmp(host, "::")    ? "::1"
-						    : host;
-	snprintf(fleet->server, sizeof(fleet->server), "http://%s%s%s:%d",
-		 strchr(self, ':') ? "[" : "", self,
-		 strchr(self, ':') ? "]" : "", port);
-}
-
 /* An origin as a browser sends it: scheme://host[:port], nothing after. */
 static int is_origin(const char *v)
 {
@@ -534,13 +504,6 @@ static int serve_check_tls(const struct serve_opts *o, struct http_tls *tls)
 		    o->tls_cert ? "--tls-key" : "--tls-cert");
 		return -EINVAL;
 	}
-	if (o->fleet) {
-		say(stderr,
-		    "numalab serve: '--fleet' with '--tls-cert' is not "
-		    "supported: the campaign would deliver its runs to this "
-		    "server over plain HTTP\n");
-		return -EINVAL;
-	}
 	if (http_tls_load(o->tls_cert, o->tls_key, tls, err, sizeof(err))) {
 		say(stderr, "numalab serve: %s\n", err);
 		return -EINVAL;
@@ -569,25 +532,119 @@ static int serve_new_token(char **out)
 	return *out ? 0 : -EINVAL;
 }
 
-/* The teacher's and the class's links, each on a line of its own; the
- * address a browser elsewhere reaches for a wildcard one. */
-static void serve_links(const char *scheme, const char *host, int port,
+/* The name the links use into name: the listen address, or for a
+ * wildcard one the host name a browser elsewhere reaches. */
+static void serve_link_host(const char *host, char *name, size_t len)
+{
+	snprintf(name, len, "%s", host);
+	if (!strcmp(host, "0.0.0.0") || !strcmp(host, "::")) {
+		if (gethostname(name, len) == 0)
+			name[len - 1] = '\0';
+		else
+			snprintf(name, len, "%s", host);
+	}
+}
+
+/* The teacher's and the class's links, each on a line of its own, on the
+ * name serve_link_host gives. */
+static void serve_links(const char *scheme, const char *h, int port,
 			const char *token, const char *class_token)
 {
-	char name[256];
-	const char *h = host;
-
-	if (!strcmp(host, "0.0.0.0") || !strcmp(host, "::")) {
-		if (gethostname(name, sizeof(name)) == 0) {
-			name[sizeof(name) - 1] = '\0';
-			h = name;
-		}
-	}
 	const char *open = strchr(h, ':') ? "[" : "", *close = *open ? "]" : "";
 	printf("teacher: %s://%s%s%s:%d/?token=%s\n", scheme, open, h, close,
 	       port, token);
 	printf("class: %s://%s%s%s:%d/?token=%s\n", scheme, open, h, close,
 	       port, class_token);
+}
+
+/* The address a campaign started here reaches this server at: the listen
+ * address, or loopback for a wildcard one. */
+static const char *self_address(const char *host)
+{
+	return !strcmp(host, "0.0.0.0") ? "127.0.0.1"
+	       : !strcmp(host, "::")	? "::1"
+					: host;
+}
+
+/*
+ * The name a campaign started here delivers to over HTTPS, into name: the
+ * first of this server's own address, localhost, its --allowed-host names
+ * and its host name that the certificate names, since the campaign
+ * verifies the certificate as any client does (it reaches the name at
+ * self_address). 0, or -EINVAL said.
+ */
+static int serve_fleet_name(const struct serve_opts *o, const char *host,
+			    const struct http_tls *tls, char *name, size_t len)
+{
+	char link[256];
+	struct strvec cand = STRVEC_INIT;
+	int rc = -EINVAL;
+
+	serve_link_host(host, link, sizeof(link));
+	strvec_push(&cand, self_address(host));
+	strvec_push(&cand, "localhost");
+	for (size_t i = 0; i < o->allowed_hosts.n; i++)
+		strvec_push(&cand, o->allowed_hosts.v[i]);
+	strvec_push(&cand, link);
+	for (size_t i = 0; i < cand.n && rc; i++)
+		if (http_tls_names(tls, cand.v[i])) {
+			snprintf(name, len, "%s", cand.v[i]);
+			rc = 0;
+		}
+	if (rc)
+		say(stderr,
+		    "numalab serve: '--fleet' with '--tls-cert': the "
+		    "certificate names none of %s, localhost, the "
+		    "--allowed-host names or '%s', and a campaign started "
+		    "here verifies it when it delivers its runs (add one to "
+		    "its subjectAltName, e.g. IP:%s)\n",
+		    self_address(host), link, self_address(host));
+	strvec_clear(&cand);
+	return rc;
+}
+
+/* What POST /api/campaigns/start starts: this binary, importing here (over
+ * HTTPS when it serves HTTPS, trusting its own certificate). */
+static void serve_fleet(struct fleet_start *fleet, const struct serve_opts *o,
+			const char *host, int port, const char *token,
+			const struct http_tls *tls)
+{
+	ssize_t len =
+		readlink("/proc/self/exe", fleet->exe, sizeof(fleet->exe) - 1);
+	fleet->exe[len > 0 ? len : 0] = '\0';
+	char dbdir[PATH_MAX];
+	snprintf(dbdir, sizeof(dbdir), "%s", o->db);
+	char *slash = strrchr(dbdir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dbdir, sizeof(dbdir), ".");
+	char *abs = realpath(dbdir, NULL);
+	snprintf(fleet->dir, sizeof(fleet->dir), "%s/numalab-campaigns",
+		 abs ? abs : dbdir);
+	free(abs);
+	fleet->engine = o->fleet;
+	fleet->token = token;
+	/* the campaign imports here; a wildcard address is reached on
+	 * loopback */
+	const char *self = self_address(host);
+	char name[256];
+	snprintf(name, sizeof(name), "%s", self);
+	fleet->ca_file[0] = fleet->connect_to[0] = '\0';
+	if (tls->cert) {
+		/* serve_check made sure the certificate names one */
+		serve_fleet_name(o, host, tls, name, sizeof(name));
+		char *abs = realpath(o->tls_cert, NULL);
+		snprintf(fleet->ca_file, sizeof(fleet->ca_file), "%s",
+			 abs ? abs : o->tls_cert);
+		free(abs);
+		if (strcmp(name, self))
+			snprintf(fleet->connect_to, sizeof(fleet->connect_to),
+				 "%s", self);
+	}
+	snprintf(fleet->server, sizeof(fleet->server), "%s://%s%s%s:%d",
+		 tls->cert ? "https" : "http", strchr(name, ':') ? "[" : "",
+		 name, strchr(name, ':') ? "]" : "", port);
 }
 
 /*
@@ -655,6 +712,10 @@ static int serve_check(const struct serve_opts *o, char *host, size_t hostlen,
 		return -EINVAL;
 	}
 	if (serve_check_cors(o, *token) || serve_check_tls(o, tls))
+		return -EINVAL;
+	char fleet_name[256];
+	if (o->fleet && tls->cert &&
+	    serve_fleet_name(o, host, tls, fleet_name, sizeof(fleet_name)))
 		return -EINVAL;
 	if (*token && !tls->cert && !is_loopback(host))
 		say(stderr,
@@ -780,8 +841,11 @@ int cmd_serve(int argc, char **argv)
 		    "numalab serve: no web folder at '%s': the API works, "
 		    "the page does not (give --web DIR)\n",
 		    web);
+	char link_host[256];
+	serve_link_host(host, link_host, sizeof(link_host));
 	struct http_config hcfg = {
 		.host = host,
+		.link_host = link_host,
 		.port = port,
 		.web_dir = web,
 		.token = token,
@@ -802,15 +866,15 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	if (o.fleet) {
-		serve_fleet(&fleet, &o, host, http_port(http), token);
+		serve_fleet(&fleet, &o, host, http_port(http), token, &tls);
 		api_set_fleet(api, &fleet);
 	}
 	printf("listening on %s://%s%s%s:%d/\n", tls.cert ? "https" : "http",
 	       strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "",
 	       http_port(http));
 	if (token)
-		serve_links(tls.cert ? "https" : "http", host, http_port(http),
-			    token, class_token);
+		serve_links(tls.cert ? "https" : "http", link_host,
+			    http_port(http), token, class_token);
 	fflush(stdout);
 
 	while (sigwait(&sigs, &sig))

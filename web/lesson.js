@@ -4,6 +4,7 @@ import { num } from './format.js';
 import { globMatch } from './rundoc.js';
 import { api } from './api.js';
 import { drawQR } from './qr.js';
+import { classLink } from './signin.js';
 
 const GUESSES = 'numalab.guesses'; // run id -> {exp, lesson, guess}, for this tab
 
@@ -127,7 +128,8 @@ export class LessonPanel {
         onclick: () => api.classOpen(this.exp.name, l.id).then((x) => this.showClass(x)).catch((e) => this.classError(e)) }));
       return;
     }
-    const link = new URL('student.html', location.href).href;
+    // the class link with its token signs a phone in; without a token (a loopback lab) the page itself does
+    const link = classLink() || new URL('student.html', location.href).href;
     // the code for the phones' cameras, the link for those who type it
     const qr = drawQR(link, `a QR code of the class link ${link}`);
     el.append(h('div', { class: 'class-join' }, qr ? h('div', { class: 'class-qr', id: 'class-qr' }, qr) : null,

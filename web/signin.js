@@ -78,6 +78,12 @@ function showForm(message) {
   token.focus();
 }
 
+let classLinkSeen = null; // the class's sign-in link: the teacher's answer alone carries it
+
+// The link that signs a student in (its token included), for the projector's
+// QR code; null for anyone but the teacher, or on a server without a token.
+export function classLink() { return classLinkSeen; }
+
 // Signs in with a link's token if the address carries one, then says who
 // the browser is: {role: 'teacher'|'class'|'none', name, sign_in}. A
 // signed-out browser on a server with a token gets the form instead, and
@@ -96,6 +102,7 @@ export async function signIn() {
     location.replace('student.html');
     return { role: 'none', name: '', sign_in: true };
   }
+  classLinkSeen = who.role === 'teacher' && typeof who.class_link === 'string' ? who.class_link : null;
   document.body.classList.toggle('role-class', who.role === 'class');
   if (who.sign_in && who.role === 'none') showForm(failed);
   else showWho(who);

@@ -91,7 +91,9 @@ async function render(st) {
 function tick() {
   api.classState().then(render).catch((e) => {
     const main = clear($('student'));
-    main.append(h('p', { class: 'student-error', role: 'alert', text: e.message }));
+    // a phone that is not signed in gets words for a student, not the API's
+    const text = e.status === 401 ? 'to take part, sign in: scan the QR code on the projector, or open the class link your teacher gave' : e.message;
+    main.append(h('p', { class: 'student-error', role: 'alert', text }));
     // not signed in (a page opened without the class link, or a sign-in expired)
     if (e.status === 401) main.append(h('p', { class: 'student-note' }, h('a', { href: './', id: 'student-signin', text: 'Sign in with the class’s token' })));
     shown = null;

@@ -212,7 +212,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: numalab fleet run EXPERIMENT [k=v ...] --engine slurm|clush\n"
 		"          [--nodes LIST | --all] [--partition P] [--constraint FEATURE]\n"
-		"          [--db FILE | --server URL [--token-file F]] [--dir DIR]\n"
+		"          [--db FILE | --server URL [--token-file F] [--ca-file FILE]\n"
+		"          [--connect-to ADDR]] [--dir DIR]\n"
 		"          [--timeout SECONDS] [--numalab PATH] [--clush-worker WORKER]\n"
 		"          [--id ID]\n"
 		"\n"
@@ -225,8 +226,13 @@ static void usage(FILE *f)
 		"  --all              every node sinfo lists (with --partition: of that one)\n"
 		"  --constraint F     only nodes with feature F (F1&F2: all, F1|F2: any)\n"
 		"  --db FILE          import into this store (numalab serve --db FILE)\n"
-		"  --server URL       import into a running server (token: --token-file F\n"
-		"                     or $NUMALAB_TOKEN)\n"
+		"  --server URL       import into a running server, http:// or https://\n"
+		"                     (token: --token-file F or $NUMALAB_TOKEN)\n"
+		"  --ca-file FILE     https: trust the certificates in FILE (PEM), e.g. a\n"
+		"                     lab's self-signed one, instead of the system's; the\n"
+		"                     server's certificate is always verified\n"
+		"  --connect-to ADDR  reach the --server's host at ADDR (its name is still\n"
+		"                     the one the certificate must name)\n"
 		"  --dir DIR          the campaign's files (default ./numalab-campaigns/ID)\n"
 		"  --timeout SECONDS  a node not done by then is cancelled (default 3600)\n"
 		"  --numalab PATH     numalab on the nodes (slurm: this binary; clush: numalab)\n"
@@ -290,7 +296,7 @@ static void print_summary(struct fleet_campaign *c)
 /* What fleet run's argv asks besides the campaign's own fields. */
 struct fleet_args {
 	const struct experiment *e;
-	const char *db, *server, *token_file, *dir, *id;
+	const char *db, *server, *token_file, *dir, *id, *ca_file, *connect_to;
 };
 
 enum {
@@ -308,6 +314,8 @@ enum {
 	FO_CLUSH_WORKER,
 	FO_TIMEOUT,
 	FO_ALL,
+	FO_CA_FILE,
+	FO_CONNECT_TO,
 };
 
 static const struct opt fleet_options[] = {
@@ -324,6 +332,8 @@ static const struct opt fleet_options[] = {
 	{"--clush-worker", NULL, 1, FO_CLUSH_WORKER},
 	{"--timeout", NULL, 1, FO_TIMEOUT},
 	{"--all", NULL, 0, FO_ALL},
+	{"--ca-file", NULL, 1, FO_CA_FILE},
+	{"--connect-to", NULL, 1, FO_CONNECT_TO},
 	{"--help", "-h", 0, FO_HELP},
 	{0}};
 
@@ -363,6 +373,12 @@ static int fleet_option(struct fleet_campaign *c, struct fleet_args *o, int id,
 		break;
 	case FO_TOKEN_FILE:
 		o->token_file = v;
+		break;
+	case FO_CA_FILE:
+		o->ca_file = v;
+		break;
+	case FO_CONNECT_TO:
+		o->connect_to = v;
 		break;
 	case FO_ID:
 		if (!good_id(v, sizeof(c->id))) {
@@ -482,6 +498,21 @@ static int check_request(const struct fleet_campaign *c,
 			"numalab fleet: give --db FILE or --server URL, not both\n");
 		return 2;
 	}
+	if ((o->ca_file || o->connect_to) && !o->server) {
+		fprintf(stderr, "numalab fleet: '%s' is for a --server URL\n",
+			o->ca_file ? "--ca-file" : "--connect-to");
+		return 2;
+	}
+	if (o->server) {
+		struct fleet_server s = {.url = o->server,
+					 .ca_file = o->ca_file,
+					 .connect_to = o->connect_to};
+		struct errinfo err;
+		if (fleet_server_check(&s, &err)) {
+			fprintf(stderr, "numalab fleet: %s\n", err.msg);
+			return 2;
+		}
+	}
 	return check_params(o->e, c->kv, c->nkv);
 }
 
@@ -489,9 +520,10 @@ extern char **environ;
 
 /*
  * The server's token is the coordinator's alone: it delivers the runs.
- * Every command it starts (sinfo, sbatch with --export=ALL, clush, and
- * through them each job) inherits its environment, so the token leaves
- * it: NUMALAB_TOKEN, and any other variable holding the token's value.
+ * Every command it starts (sinfo, sbatch, clush, and through clush each
+ * command) inherits its environment, so the token leaves it: NUMALAB_TOKEN,
+ * and any other variable holding the token's value. A Slurm job is given
+ * only the few variables it needs (fleet_slurm.c).
  */
 static void scrub_token(const char *token)
 {
@@ -611,7 +643,13 @@ static int cmd_fleet_run(int argc, char **argv)
 	if (o.db)
 		r = fleet_deliver_db(&c, o.db, &err);
 	else if (o.server)
-		r = fleet_deliver_server(&c, o.server, token, &err);
+		r = fleet_deliver_server(
+			&c,
+			&(struct fleet_server){.url = o.server,
+					       .token = token,
+					       .ca_file = o.ca_file,
+					       .connect_to = o.connect_to},
+			&err);
 	/* the campaign's own record, beside the nodes' files */
 	json_t *cj = fleet_campaign_json(&c);
 	strbuf_reset(&sb);

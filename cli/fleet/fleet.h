@@ -77,14 +77,32 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err);
 /* The campaign as the store and the API keep it (campaigns.h). */
 json_t *fleet_campaign_json(const struct fleet_campaign *c);
 
+/* A running server a campaign delivers into. */
+struct fleet_server {
+	const char *url;	/* http://HOST[:PORT] or https://HOST[:PORT] */
+	const char *token;	/* its bearer token, or NULL */
+	const char *ca_file;	/* https: the PEM certificates to trust instead
+				   of the system's (a lab's own); NULL: the
+				   system's */
+	const char *connect_to; /* an address to reach url's host at, its
+				   name still the one the certificate must
+				   name; NULL: the host itself */
+};
+
+/*
+ * Whether url is one fleet_deliver_server can use: http:// or https://
+ * and a host. 0, or -EINVAL with err naming what is allowed.
+ */
+int fleet_server_check(const struct fleet_server *s, struct errinfo *err);
+
 /*
  * Imports each collected document into the store at db (or the server
- * at url, with token), sets each node's run_id, then records the
- * campaign. 0 or -EIO with err set.
+ * s), sets each node's run_id, then records the campaign. Over HTTPS the
+ * server's certificate is always verified. 0 or -EIO with err set.
  */
 int fleet_deliver_db(struct fleet_campaign *c, const char *db,
 		     struct errinfo *err);
-int fleet_deliver_server(struct fleet_campaign *c, const char *url,
-			 const char *token, struct errinfo *err);
+int fleet_deliver_server(struct fleet_campaign *c, const struct fleet_server *s,
+			 struct errinfo *err);
 
 #endif

@@ -1,10 +1,11 @@
-/* fleet_deliver.c - a campaign's runs into a store (--db) or a running server (--server, libcurl) */
+/* fleet_deliver.c - a campaign's runs into a store (--db) or a running server (--server, libcurl, HTTP or verified HTTPS) */
 #include "fleet.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -64,11 +65,59 @@ static size_t keep(char *data, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
-/* POSTs doc to url+path; the answer's JSON into *answer. HTTP status, or -EIO
- * with why. */
-static long post(const char *url, const char *path, const char *token,
-		 json_t *doc, json_t **answer, char *why, size_t whylen)
+/* The host:port of an http(s) URL into out, "" when it has none. */
+static void url_authority(const char *url, char *out, size_t len)
 {
+	const char *h = strstr(url, "://");
+	size_t n;
+
+	h = h ? h + 3 : url;
+	n = strcspn(h, "/?#");
+	snprintf(out, len, "%.*s", (int)n, h);
+}
+
+int fleet_server_check(const struct fleet_server *s, struct errinfo *err)
+{
+	int tls = !strncmp(s->url, "https://", 8);
+	char auth[300];
+
+	url_authority(s->url, auth, sizeof(auth));
+	if ((!tls && strncmp(s->url, "http://", 7)) || !*auth ||
+	    strchr(auth, '@') || strlen(s->url) > 1000)
+		return errinfo_set(err, "server",
+				   "bad --server '%.200s' (give "
+				   "http://HOST[:PORT] or https://HOST[:PORT])",
+				   s->url);
+	if (s->ca_file && !tls)
+		return errinfo_set(err, "ca-file",
+				   "--ca-file is for an https:// server; "
+				   "'%.200s' is plain HTTP",
+				   s->url);
+	if (s->ca_file && access(s->ca_file, R_OK))
+		return errinfo_set(err, "ca-file",
+				   "cannot read --ca-file '%s': %s", s->ca_file,
+				   strerror(errno));
+	if (s->connect_to &&
+	    (!*s->connect_to || strlen(s->connect_to) > 255 ||
+	     strspn(s->connect_to,
+		    "0123456789abcdefABCDEF.:-"
+		    "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ") !=
+		     strlen(s->connect_to)))
+		return errinfo_set(err, "connect-to",
+				   "bad --connect-to '%.200s' (give a host "
+				   "name or address, no port)",
+				   s->connect_to);
+	return 0;
+}
+
+/* POSTs doc to s's url+path; the answer's JSON into *answer. HTTP status, or
+ * -EIO with why. */
+static long post(const struct fleet_server *s, const char *url,
+		 const char *path, json_t *doc, json_t **answer, char *why,
+		 size_t whylen)
+{
+	const char *token = s->token;
+	struct curl_slist *to = NULL;
 	struct strbuf body = STRBUF_INIT, full = STRBUF_INIT;
 	struct curl_slist *h = NULL;
 	char *text = json_dumps(doc, JSON_COMPACT);
@@ -95,10 +144,31 @@ static long post(const char *url, const char *path, const char *token,
 	curl_easy_setopt(cu, CURLOPT_WRITEDATA, &body);
 	curl_easy_setopt(cu, CURLOPT_TIMEOUT, 60L);
 	curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
+	/* only the two schemes, and no redirect: the token goes nowhere else */
+	curl_easy_setopt(cu, CURLOPT_PROTOCOLS_STR, "http,https");
+	/* libcurl's defaults verify the peer and its name: kept, and said */
+	curl_easy_setopt(cu, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(cu, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (s->ca_file)
+		curl_easy_setopt(cu, CURLOPT_CAINFO, s->ca_file);
+	if (s->connect_to) {
+		/* "HOST:PORT:ADDR:PORT": any host and port of the URL */
+		struct strbuf ct = STRBUF_INIT;
+		int v6 = strchr(s->connect_to, ':') != NULL;
+		strbuf_addf(&ct, "::%s%s%s:", v6 ? "[" : "", s->connect_to,
+			    v6 ? "]" : "");
+		to = curl_slist_append(NULL, ct.buf);
+		strbuf_release(&ct);
+		curl_easy_setopt(cu, CURLOPT_CONNECT_TO, to);
+	}
 	CURLcode r = curl_easy_perform(cu);
 	if (r != CURLE_OK) {
-		snprintf(why, whylen, "cannot reach '%s': %s", full.buf,
-			 curl_easy_strerror(r));
+		snprintf(why, whylen, "cannot reach '%s': %s%s", full.buf,
+			 curl_easy_strerror(r),
+			 r == CURLE_PEER_FAILED_VERIFICATION
+				 ? " (a lab's own certificate: give it with "
+				   "--ca-file FILE)"
+				 : "");
 		goto out;
 	}
 	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &code);
@@ -113,6 +183,7 @@ static long post(const char *url, const char *path, const char *token,
 	}
 out:
 	curl_slist_free_all(h);
+	curl_slist_free_all(to);
 	if (cu)
 		curl_easy_cleanup(cu);
 	free(text);
@@ -121,9 +192,10 @@ out:
 	return code;
 }
 
-int fleet_deliver_server(struct fleet_campaign *c, const char *url,
-			 const char *token, struct errinfo *err)
+int fleet_deliver_server(struct fleet_campaign *c, const struct fleet_server *s,
+			 struct errinfo *err)
 {
+	const char *url = s->url;
 	char why[512];
 	json_t *ans, *cj;
 	long code;
@@ -138,8 +210,8 @@ int fleet_deliver_server(struct fleet_campaign *c, const char *url,
 		struct fleet_node *n = &c->node[i];
 		if (!n->doc)
 			continue;
-		code = post(base.buf, "/api/runs/import", token, n->doc, &ans,
-			    why, sizeof(why));
+		code = post(s, base.buf, "/api/runs/import", n->doc, &ans, why,
+			    sizeof(why));
 		if (code == 201 && json_is_integer(json_object_get(ans, "id")))
 			n->run_id =
 				json_integer_value(json_object_get(ans, "id"));
@@ -150,7 +222,7 @@ int fleet_deliver_server(struct fleet_campaign *c, const char *url,
 		json_decref(ans);
 	}
 	cj = fleet_campaign_json(c);
-	code = cj ? post(base.buf, "/api/campaigns", token, cj, &ans, why,
+	code = cj ? post(s, base.buf, "/api/campaigns", cj, &ans, why,
 			 sizeof(why))
 		  : -EIO;
 	if (code != 201)

@@ -212,15 +212,57 @@ static void cancel_all(struct fleet_campaign *c)
 	strvec_clear(&av);
 }
 
+extern char **environ;
+
+/*
+ * What a job's environment holds: what its script's shell and numalab read
+ * (the PATH for mv, the locale, the cache directory for the rates, numalab's
+ * and hwloc's own settings, the campaign's NUMALAB_FLEET_*), never the rest
+ * of the coordinator's. Slurm adds its SLURM_* itself. The server's token is
+ * left out by name even if it got past the scrub.
+ */
+static const char *const job_env[] = {
+	"PATH",	      "HOME", "LANG",	"LC_ALL",	  "LC_CTYPE",
+	"LC_NUMERIC", "TZ",   "TMPDIR", "XDG_CACHE_HOME", "LD_LIBRARY_PATH",
+	NULL};
+static const char *const job_env_prefix[] = {"NUMALAB_", "HWLOC_", NULL};
+
+/* --export=NAME,NAME...: the names of job_env and job_env_prefix that are
+ * set here, their values taken by sbatch (a value may hold a comma); never
+ * empty, as submit sets NUMALAB_FLEET_* first. */
+static void export_list(struct strbuf *sb)
+{
+	const char *sep = "";
+
+	strbuf_addstr(sb, "--export=");
+	for (char **e = environ; e && *e; e++) {
+		size_t n = strcspn(*e, "=");
+		int keep = 0;
+		if (!(*e)[n] || (n == 13 && !strncmp(*e, "NUMALAB_TOKEN", 13)))
+			continue;
+		for (int i = 0; job_env[i] && !keep; i++)
+			keep = strlen(job_env[i]) == n &&
+			       !strncmp(*e, job_env[i], n);
+		for (int i = 0; job_env_prefix[i] && !keep; i++)
+			keep = !strncmp(*e, job_env_prefix[i],
+					strlen(job_env_prefix[i]));
+		if (keep) {
+			strbuf_addf(sb, "%s%.*s", sep, (int)n, *e);
+			sep = ",";
+		}
+	}
+}
+
 static int submit(struct fleet_campaign *c, struct fleet_node *n,
 		  const char *script)
 {
+	struct strbuf exports = STRBUF_INIT;
 	struct strbuf out = STRBUF_INIT, eout = STRBUF_INIT;
 	struct strvec av = STRVEC_INIT;
 	char last[300];
 	int rc;
 
-	/* the job inherits these (--export=ALL): where it ran goes into its
+	/* the job gets these (export_list): where it ran goes into its
 	 * document */
 	setenv("NUMALAB_FLEET_ENGINE", "slurm", 1);
 	setenv("NUMALAB_FLEET_CAMPAIGN", c->id, 1);
@@ -233,7 +275,9 @@ static int submit(struct fleet_campaign *c, struct fleet_node *n,
 	strvec_push(&av, "--nodes=1");
 	strvec_pushf(&av, "--job-name=numalab-%s", c->id);
 	strvec_pushf(&av, "--output=%s/%s.slurm.out", c->dir, n->name);
-	strvec_push(&av, "--export=ALL");
+	export_list(&exports);
+	strvec_push(&av, exports.buf);
+	strbuf_release(&exports);
 	if (n->partition)
 		strvec_pushf(&av, "--partition=%s", n->partition);
 	if (c->constraint)

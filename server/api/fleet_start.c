@@ -214,6 +214,10 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 		strvec_push(&argv, req.argv.v[i]);
 	push2(&argv, "--engine", fs->engine);
 	push2(&argv, "--server", fs->server);
+	if (*fs->ca_file)
+		push2(&argv, "--ca-file", fs->ca_file);
+	if (*fs->connect_to)
+		push2(&argv, "--connect-to", fs->connect_to);
 	push2(&argv, "--id", id);
 	if (nodes)
 		push2(&argv, "--nodes", nodes);

@@ -9,6 +9,10 @@ struct fleet_start {
 	const char *engine; /* "slurm" or "clush" */
 	char exe[4096];	    /* this numalab */
 	char server[300];   /* where the campaign imports: this server */
+	/* HTTPS: the server's own certificate file, for the campaign to
+	 * trust, and the address to reach server's host at ("": itself) */
+	char ca_file[4096];
+	char connect_to[64];
 	char dir[4096]; /* its files and log: numalab-campaigns beside the store
 			 */
 	const char *token; /* handed to the campaign as $NUMALAB_TOKEN */

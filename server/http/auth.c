@@ -3,8 +3,10 @@
 #include "http.h"
 #include "http_internal.h"
 #include "session.h"
+#include "strbuf.h"
 #include "trust.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -239,10 +241,75 @@ enum MHD_Result http_sign_out(struct http_request *rq)
 	return http_respond(rq, MHD_HTTP_OK, resp);
 }
 
+/* Whether a Host header's name (its port aside) is a loopback one. */
+static int loopback_host(const char *host)
+{
+	char name[64];
+	unsigned char a[16];
+	size_t n;
+
+	if (host[0] == '[') {
+		n = strcspn(host + 1, "]");
+		host++;
+	} else {
+		n = strcspn(host, ":");
+	}
+	if (n >= sizeof(name))
+		return 0;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	if (n && name[n - 1] == '.')
+		name[n - 1] = '\0';
+	if (!strcasecmp(name, "localhost"))
+		return 1;
+	if (inet_pton(AF_INET, name, a) == 1)
+		return a[0] == 127;
+	return inet_pton(AF_INET6, name, a) == 1 &&
+	       !memcmp(a, &in6addr_loopback, 16);
+}
+
+/*
+ * The class's sign-in link, for the teacher's projector to show: on the
+ * host the teacher's browser named (the Host check let it through), or on
+ * the name the server printed when the teacher is on loopback and the
+ * class is not. NULL when there is no class token (or no memory).
+ */
+static char *class_link(struct http_request *rq)
+{
+	struct http_server *srv = rq->srv;
+	const char *host = http_header(rq, "Host");
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!srv->class_token || !host || !*host)
+		return NULL;
+	strbuf_addstr(&sb, srv->cfg.tls_cert ? "https://" : "http://");
+	if (loopback_host(host) && srv->link_host &&
+	    !loopback_host(srv->link_host)) {
+		int v6 = strchr(srv->link_host, ':') != NULL;
+		strbuf_addf(&sb, "%s%s%s:%d", v6 ? "[" : "", srv->link_host,
+			    v6 ? "]" : "", srv->port);
+	} else {
+		strbuf_addstr(&sb, host);
+	}
+	strbuf_addf(&sb, "/?token=%s", srv->class_token);
+	return strbuf_detach(&sb);
+}
+
 enum MHD_Result http_whoami(struct http_request *rq)
 {
-	return http_json(rq, MHD_HTTP_OK,
-			 json_pack("{s:s, s:s, s:b}", "role",
-				   http_role_name(rq->role), "name", rq->name,
-				   "sign_in", rq->srv->token != NULL));
+	json_t *doc =
+		json_pack("{s:s, s:s, s:b}", "role", http_role_name(rq->role),
+			  "name", rq->name, "sign_in", rq->srv->token != NULL);
+	/* the class's token goes to the teacher alone: a student's page
+	 * never learns it, nor the teacher's */
+	if (doc && rq->role == HTTP_ROLE_TEACHER && rq->srv->token) {
+		char *link = class_link(rq);
+		if (link) {
+			json_object_set_new(doc, "class_link",
+					    json_string(link));
+			explicit_bzero(link, strlen(link));
+		}
+		free(link);
+	}
+	return http_json(rq, MHD_HTTP_OK, doc);
 }

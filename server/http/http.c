@@ -637,6 +637,8 @@ struct http_server *http_start(const struct http_config *cfg,
 		srv->cors = strdup(cfg->cors);
 	if (cfg->class_token)
 		srv->class_token = strdup(cfg->class_token);
+	if (cfg->link_host)
+		srv->link_host = strdup(cfg->link_host);
 	srv->sessions =
 		sessions_new(cfg->session_seconds > 0 ? cfg->session_seconds
 						      : HTTP_SESSION_SECONDS);
@@ -654,7 +656,8 @@ struct http_server *http_start(const struct http_config *cfg,
 	srv->trust = trust_new(&tc);
 	srv->conns = conns_new(&cc);
 	if (!srv->trust || !srv->conns || !srv->sessions ||
-	    (cfg->class_token && !srv->class_token)) {
+	    (cfg->class_token && !srv->class_token) ||
+	    (cfg->link_host && !srv->link_host)) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -724,6 +727,7 @@ fail:
 	conns_free(srv->conns);
 	free(srv->token);
 	free(srv->class_token);
+	free(srv->link_host);
 	sessions_free(srv->sessions);
 	free(srv->cors);
 	free(srv->web_real);
@@ -747,6 +751,7 @@ void http_stop(struct http_server *srv)
 	conns_free(srv->conns);
 	free(srv->token);
 	free(srv->class_token);
+	free(srv->link_host);
 	sessions_free(srv->sessions);
 	free(srv->cors);
 	free(srv->web_real);

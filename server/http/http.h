@@ -81,10 +81,13 @@ struct http_config {
 	const char *web_dir;
 	const char *token;	 /* NULL: no token */
 	const char *class_token; /* the class link's: signs a student in */
-	int session_seconds;	 /* a sign-in's lifetime; 0: the default */
-	int public_read;	 /* GETs need no token */
-	const char *cors;	 /* allowed Origin, "*", or NULL */
-	unsigned int max_conns;	 /* 0: HTTP_MAX_CONNS */
+	/* the name the server's printed links use (a wildcard listen's host
+	 * name): a class link asked for on loopback is built on it */
+	const char *link_host;
+	int session_seconds;	/* a sign-in's lifetime; 0: the default */
+	int public_read;	/* GETs need no token */
+	const char *cors;	/* allowed Origin, "*", or NULL */
+	unsigned int max_conns; /* 0: HTTP_MAX_CONNS */
 	unsigned int max_client_conns;	  /* from one address; 0:
 					     HTTP_MAX_CLIENT_CONNS */
 	const char *const *allowed_hosts; /* names besides loopback ones */
@@ -161,7 +164,8 @@ enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
  * cookie; 200 {"role": "none"} signed in or not. */
 enum MHD_Result http_sign_out(struct http_request *rq);
 /* GET /api/session: {"role", "name", "sign_in"} (sign_in: whether this
- * server asks for a token at all). */
+ * server asks for a token at all), and for the teacher only "class_link",
+ * the class's sign-in link with its token (for the projector's QR code). */
 enum MHD_Result http_whoami(struct http_request *rq);
 /* n random bytes (64 at most) from getrandom(2) as hex into out (2n + 1
  * bytes). 0, or -EIO. */

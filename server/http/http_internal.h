@@ -16,6 +16,7 @@ struct http_server {
 	struct http_config cfg;
 	char *token, *cors;
 	char *class_token;	   /* NULL: no class link */
+	char *link_host;	   /* cfg.link_host's copy, or NULL */
 	struct sessions *sessions; /* the signed-in browsers (session.h) */
 	struct trust *trust;
 	struct conns *conns; /* per client, and room for a newcomer */

@@ -172,6 +172,21 @@ int http_tls_load(const char *cert_path, const char *key_path,
 	return rc;
 }
 
+int http_tls_names(const struct http_tls *tls, const char *host)
+{
+	gnutls_datum_t c = {(unsigned char *)tls->cert,
+			    (unsigned int)strlen(tls->cert)};
+	gnutls_x509_crt_t crt;
+	int yes = 0;
+
+	if (gnutls_x509_crt_init(&crt) < 0)
+		return 0;
+	if (gnutls_x509_crt_import(crt, &c, GNUTLS_X509_FMT_PEM) >= 0)
+		yes = gnutls_x509_crt_check_hostname(crt, host) != 0;
+	gnutls_x509_crt_deinit(crt);
+	return yes;
+}
+
 void http_tls_clear(struct http_tls *tls)
 {
 	if (tls->key) {

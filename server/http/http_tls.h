@@ -25,6 +25,11 @@ int http_tls_supported(void);
  */
 int http_tls_load(const char *cert_path, const char *key_path,
 		  struct http_tls *tls, char *err, size_t len);
+/*
+ * Whether the certificate http_tls_load read (its first, the server's own)
+ * names host (a DNS name or an address literal, as a client checks it).
+ */
+int http_tls_names(const struct http_tls *tls, const char *host);
 /* Frees what http_tls_load read, the key wiped first. */
 void http_tls_clear(struct http_tls *tls);
 

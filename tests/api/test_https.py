@@ -21,14 +21,14 @@ from harness import BIN, Server, TmpMixin, main  # noqa: E402
 OPENSSL = shutil.which("openssl")
 
 
-def make_cert(tmp, name):
-    """A self-signed certificate for 127.0.0.1 and its key, as the README
-    makes one."""
+def make_cert(tmp, name, san="IP:127.0.0.1,DNS:localhost"):
+    """A self-signed certificate for 127.0.0.1 (or san) and its key, as the
+    README makes one."""
     cert, key = os.path.join(tmp, name + ".crt"), os.path.join(tmp, name + ".key")
     subprocess.run([OPENSSL, "req", "-x509", "-newkey", "ec", "-pkeyopt",
                     "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
                     "-subj", "/CN=numalab test", "-addext",
-                    "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "subjectAltName=" + san,
                     "-keyout", key, "-out", cert],
                    check=True, capture_output=True, timeout=60)
     return cert, key
@@ -157,14 +157,24 @@ class HttpsTest(TmpMixin, unittest.TestCase):
             self.assertEqual(s.stop(), 0)
         self.assertIn("warning: TLS key '%s' may be read by other users" % key, s.stderr())
 
-    def test_fleet_over_tls_is_refused(self):
+    def test_fleet_needs_a_certificate_naming_this_server(self):
+        # its campaigns deliver here over HTTPS and verify the certificate
+        # (tests/fleet runs one); one naming another machine is refused
         token = os.path.join(self.tmp, "token")
         with open(token, "w") as f:
             f.write("tls-fleet-token\n")
-        rc, err = serve(self.tmp, "--tls-cert", self.cert, "--tls-key", self.key,
+        cert, key = make_cert(self.tmp, "elsewhere", "DNS:elsewhere.example")
+        rc, err = serve(self.tmp, "--tls-cert", cert, "--tls-key", key,
                         "--token-file", token, "--fleet", "slurm")
         self.assertEqual(rc, 2, err)
-        self.assertIn("'--fleet' with '--tls-cert' is not supported", err)
+        self.assertIn("'--fleet' with '--tls-cert': the certificate names none of "
+                      "127.0.0.1, localhost", err)
+        self.assertIn("e.g. IP:127.0.0.1", err)
+        s = Server(self.tmp, args=["--tls-cert", self.cert, "--tls-key", self.key,
+                                   "--token-file", token, "--fleet", "slurm"], name="fleet")
+        s.ssl_context = ssl.create_default_context(cafile=self.cert)
+        s.start()
+        self.assertEqual(s.stop(), 0, s.stderr())
 
 
 class PlainTokenTest(TmpMixin, unittest.TestCase):

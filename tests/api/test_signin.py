@@ -93,6 +93,33 @@ class SignInTest(TmpMixin, unittest.TestCase):
         self.assertEqual(status, 202, doc)
         self.wait_final(doc["id"])
 
+    def test_class_link_goes_to_the_teacher_alone(self):
+        # the projector's QR code: the class's link with its token, on the
+        # host the teacher's browser named
+        want = "http://127.0.0.1:%d/?token=%s" % (self.srv.port, CLASS)
+        _, _, teacher = self.sign_in(TOKEN)
+        for h in (self.as_cookie(teacher), {"Authorization": "Bearer " + TOKEN}):
+            status, doc, _ = self.srv.json("GET", "/api/session", headers=h)
+            self.assertEqual((status, doc["role"]), (200, "teacher"))
+            self.assertEqual(doc["class_link"], want)
+        status, doc, _ = self.srv.json("GET", "/api/session", headers=self.as_cookie(
+            teacher, {"Host": "lab-room.local:%d" % self.srv.port}))
+        # a name the server was not told it is: refused before any answer
+        self.assertEqual(status, 421, doc)
+        status, doc, _ = self.srv.json("GET", "/api/session", headers=self.as_cookie(
+            teacher, {"Host": "192.0.2.10:8080"}))
+        self.assertEqual(doc["class_link"], "http://192.0.2.10:8080/?token=" + CLASS)
+        # a student, by cookie or bearer, and a signed-out browser: neither token
+        _, _, student = self.sign_in(CLASS, name="Ada")
+        for who, h in (("class cookie", self.as_cookie(student)),
+                       ("class bearer", {"Authorization": "Bearer " + CLASS}),
+                       ("anonymous", {})):
+            status, _, raw = self.srv.request("GET", "/api/session", headers=h)
+            self.assertEqual(status, 200, who)
+            self.assertNotIn(b"class_link", raw, who)
+            self.assertNotIn(CLASS.encode(), raw, who)
+            self.assertNotIn(TOKEN.encode(), raw, who)
+
     def test_wrong_token(self):
         status, doc, cookie = self.sign_in("not-the-token")
         self.assertEqual(status, 401)
@@ -126,6 +153,27 @@ class SignInTest(TmpMixin, unittest.TestCase):
             self.assertEqual(status, 403, (method, path, doc))
             self.assertIn("teacher", doc["error"])
             self.assertIn("may not start, cancel, delete or import runs", doc["error"])
+
+    def test_class_refused_every_mutating_route_of_the_document(self):
+        # every change the API document lists, not a list kept here: only
+        # signing in or out and a guess are a student's
+        _, _, cookie = self.sign_in(CLASS)
+        h = self.as_cookie(cookie)
+        status, doc, _ = self.srv.json("GET", "/api/openapi.json", headers=h)
+        self.assertEqual(status, 200)
+        mine = {("post", "/api/session"), ("delete", "/api/session"),
+                ("post", "/api/class/guesses")}
+        tried = 0
+        for path, ops in doc["paths"].items():
+            for method in ops:
+                if method not in ("post", "put", "delete", "patch") or (method, path) in mine:
+                    continue
+                url = path.replace("{id}", "1")
+                status, err, _ = self.srv.json(method.upper(), url, {}, headers=h)
+                self.assertEqual(status, 403, (method, path, err))
+                self.assertIn("needs the teacher's sign-in", err["error"])
+                tried += 1
+        self.assertGreaterEqual(tried, 9)
 
     def test_class_reads_a_run_and_its_stream(self):
         status, doc, _ = self.srv.post_run(
@@ -310,6 +358,11 @@ class StartTest(TmpMixin, unittest.TestCase):
         self.assertEqual(status, 200)
         status, doc, _ = s.json("POST", "/api/session", {"token": klass})
         self.assertEqual((status, doc["role"]), (200, "class"))
+        # the teacher on the lab machine itself: the class link is the
+        # printed one, on the name other machines reach
+        status, doc, _ = s.json("GET", "/api/session",
+                                headers={"Authorization": "Bearer " + teacher})
+        self.assertEqual(doc["class_link"], got["class"])
         # the tokens are printed once, as links, and never to the log
         self.assertNotIn(teacher, s.stderr())
         self.assertNotIn(klass, s.stderr())

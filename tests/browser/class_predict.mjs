@@ -43,8 +43,14 @@ try {
   await teacher.selectOption('#lesson-pick', lesson.id);
   await teacher.click('#class-open');
   await teacher.waitForSelector('#class-link', { timeout: 10000 });
-  check((await teacher.textContent('#class-link')).includes('student.html'), 'the projector shows the class link');
+  // the link the projector shows (and its QR code encodes) is the one the phones follow: it carries the class token
+  const shown = await teacher.getAttribute('#class-link a', 'href');
+  const shownText = await teacher.textContent('#class-link a');
+  check(shown === classLink, `the projector shows the class link with its token (${shown})`);
+  check(shownText === classLink.replace(/^https?:\/\//, ''), `its text is the link, written out (${shownText})`);
   check(await teacher.isVisible('#class-qr svg'), 'and its QR code');
+  const qrFor = await teacher.getAttribute('#class-qr svg', 'aria-label');
+  check(qrFor === `a QR code of the class link ${classLink}`, `the QR code is drawn from that link (${qrFor})`);
 
   const students = [];
   const sizes = [{ width: 390, height: 844 }, { width: 800, height: 600 }, { width: 800, height: 600 }];
@@ -64,7 +70,8 @@ try {
       await p.screenshot({ path: join(SHOTS, 'class-student-header-800x600.png') });
       await p.click('#to-student');
     } else {
-      await p.goto(classLink);
+      // what a phone's camera gets from the projector: the link it shows
+      await p.goto(shown);
     }
     await p.waitForURL(/\/student\.html$/, { timeout: 10000 });
     if (i !== 1) check(!p.url().includes('token'), `the class link lands student ${i} on the phone page, the token gone (${p.url()})`);
@@ -80,6 +87,9 @@ try {
     await p.fill('#student-guess', String(guesses[i]));
     await p.click('#student-send');
     await p.waitForFunction(() => /your guess/.test(document.getElementById('student-note')?.textContent || ''), null, { timeout: 5000 });
+    // a student's page never learns the class token back, nor the teacher's
+    const who = await p.evaluate(async () => (await fetch('/api/session')).text());
+    check(/"role":"class"/.test(who) && !who.includes('class_link') && !who.includes('token-class-predict'), `student ${i}'s session holds no token (${who.trim()})`);
     students.push(p);
   }
   const phone = students[0];
@@ -134,6 +144,16 @@ try {
   check(run.class && run.class.guesses.length === 3 && run.class.teacher_guess === 2.5, 'the run keeps the class\'s guesses and the teacher\'s');
   check(run.class.guesses.some((g) => g.name === EVIL), 'a name is kept as it was typed');
 
+  // a student cannot start, cancel or import, even by hand from the phone's own page (its cookie, its origin)
+  const handMade = await phone.evaluate(async ([rid, doc]) => {
+    const send = async (method, path, body) => (await fetch(path, { method, headers: { 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) })).status;
+    return {
+      start: await send('POST', '/api/runs', { experiment: 'false_sharing', params: { threads: '1' } }),
+      cancel: await send('DELETE', `/api/runs/${rid}`),
+      import: await send('POST', '/api/runs/import', doc),
+    };
+  }, [id, run]);
+  check(handMade.start === 403 && handMade.cancel === 403 && handMade.import === 403, `a student's hand-made start, cancel and import are refused (${JSON.stringify(handMade)})`);
   await phone.waitForSelector('#student-answer, .answer-mark', { timeout: 20000 });
   await phone.screenshot({ path: join(SHOTS, 'class-phone-answer-390x844.png'), fullPage: true });
   check(/median/.test(await phone.textContent('#student')), 'the phone shows the answer against the class');

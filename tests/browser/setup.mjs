@@ -42,7 +42,7 @@ export function startServer(dir, env = {}, args = []) {
     const watch = (stream) => createInterface({ input: stream }).on('line', (line) => {
       log += `${line}\n`;
       if (process.env.V === '1') console.log(`  server: ${line}`);
-      const m = line.match(/listening on (http:\/\/[^\s]+)/);
+      const m = line.match(/listening on (https?:\/\/[^\s]+)/);
       if (m) {
         clearTimeout(timer);
         ok({ proc: p, base: m[1].endsWith('/') ? m[1] : `${m[1]}/`, log: () => log });

@@ -1,5 +1,7 @@
-// signin.mjs - the lab room's sign-in: the teacher's printed link signs a browser in and leaves the address bar clean, the class link watches and is refused a start, a signed-out page shows the form
-import { rmSync } from 'node:fs';
+// signin.mjs - the lab room's sign-in: the teacher's printed link signs a browser in and leaves the address bar clean, the class link watches and is refused a start, a signed-out page shows the form, and the same over HTTPS with a certificate made here
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHROMIUM, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
 
@@ -104,8 +106,46 @@ try {
 } finally {
   await browser.close();
   server.proc.kill('SIGTERM');
-  rmSync(tmp, { recursive: true, force: true });
 }
+
+// HTTPS with a certificate made here: the browser trusts that certificate's key alone (as a lab's
+// browsers would after importing it), never any certificate
+if (!spawnSync('openssl', ['version']).stdout) {
+  console.log('SKIP signin over HTTPS: no openssl to make a certificate (make test-deps installs it)');
+} else {
+  const cert = join(tmp, 'lab.crt');
+  const key = join(tmp, 'lab.key');
+  spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
+    '-subj', '/CN=numalab browser test', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert]);
+  chmodSync(key, 0o600);
+  const der = spawnSync('openssl', ['pkey', '-in', key, '-pubout', '-outform', 'DER']).stdout;
+  const spki = createHash('sha256').update(der).digest('base64');
+  const tls = await startServer(tmp, {}, ['--token', 'teacher-secret-over-https', '--tls-cert', cert, '--tls-key', key]);
+  const secure = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', `--ignore-certificate-errors-spki-list=${spki}`] });
+  try {
+    check(tls.base.startsWith('https://127.0.0.1:'), `the server says https (${tls.base})`);
+    const ctx = await secure.newContext({ viewport: { width: 1280, height: 720 } });
+    const page = await ctx.newPage();
+    await page.goto(`${tls.base}?token=teacher-secret-over-https`);
+    await page.waitForSelector('#who:not([hidden]) .who-role');
+    check((await page.textContent('#who .who-role')) === 'teacher', 'over HTTPS the teacher link signs the browser in');
+    check(page.url().startsWith('https://') && !page.url().includes('token'), `the token is gone from the address bar (${page.url()})`);
+    const c = (await ctx.cookies()).find((x) => x.name === 'numalab_session');
+    check(c && c.secure && c.httpOnly && c.sameSite === 'Strict', 'the session cookie is Secure, HttpOnly, SameSite=Strict');
+    await page.goto(`${tls.base}#/experiments/false_sharing`);
+    await page.waitForSelector('#p-threads');
+    check(!(await page.$eval('#run-button', (b) => b.disabled)), 'the teacher may run over HTTPS');
+    await shot(page, 'signin-https-1280x720');
+    await ctx.close();
+  } catch (e) {
+    console.log(`FAIL https: ${e.stack || e}`);
+    failed++;
+  } finally {
+    await secure.close();
+    tls.proc.kill('SIGTERM');
+  }
+}
+rmSync(tmp, { recursive: true, force: true });
 check(!/teacher-secret/.test(server.log().split('\n').filter((l) => !/^(teacher|class): /.test(l)).join('\n')), 'the token is in no line but its link');
 console.log(failed ? `${failed} failed (screenshots in ${SHOTS})` : `signin: all passed (screenshots in ${SHOTS})`);
 process.exit(failed ? 1 : 0);

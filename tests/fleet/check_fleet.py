@@ -47,9 +47,11 @@ def env_dumper(tag):
     return where, script
 
 
-def deliver_with_env_token(test, tag, *engine):
+def deliver_with_env_token(test, tag, *engine, only_needed=False):
     """A campaign into a server whose token the coordinator has from its
-    environment; every job's environment is dumped and searched for it."""
+    environment; every job's environment is dumped and searched for it.
+    only_needed: a job gets none of the coordinator's other variables
+    either (Slurm's --export list), only those it reads."""
     where, script = env_dumper(tag)
     token = os.path.join(TMP, "env-token")
     with open(token, "w") as f:
@@ -60,7 +62,8 @@ def deliver_with_env_token(test, tag, *engine):
     try:
         p = fleet(*SMALL, *engine, "--numalab", script, "--server",
                   "http://127.0.0.1:%d" % srv.port,
-                  env={"NUMALAB_TOKEN": ENV_TOKEN, "LAB_NOTE": "x" + ENV_TOKEN + "y"})
+                  env={"NUMALAB_TOKEN": ENV_TOKEN, "LAB_NOTE": "x" + ENV_TOKEN + "y",
+                       "LAB_PLAIN": "not-for-jobs"})
         test.assertEqual(p.returncode, 0, p.stderr)
         test.assertIn("2 of 2 node(s) done", p.stdout)
         st, doc, _ = srv.json("GET", "/api/campaigns",
@@ -78,6 +81,37 @@ def deliver_with_env_token(test, tag, *engine):
         holding = [line.partition("=")[0] for line in env.splitlines()
                    if ENV_TOKEN in line]
         test.assertEqual(holding, [], "a job's environment holds the token")
+        if only_needed:
+            names = {line.partition("=")[0] for line in env.splitlines()}
+            test.assertIn("PATH", names)
+            test.assertNotIn("LAB_PLAIN", names,
+                             "a job got a variable of the coordinator it does not need")
+
+
+def lab_cert(name, san):
+    """A self-signed certificate naming san, and its key, as the README
+    makes a lab's; None when openssl is missing."""
+    if not shutil.which("openssl"):
+        return None
+    cert, key = os.path.join(TMP, name + ".crt"), os.path.join(TMP, name + ".key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                    "-subj", "/CN=numalab fleet test", "-addext",
+                    "subjectAltName=" + san, "-keyout", key, "-out", cert],
+                   check=True, capture_output=True, timeout=60)
+    os.chmod(key, 0o600)
+    return cert, key
+
+
+def tls_server(test, name, cert, key, host, *args):
+    """A server on HTTPS with cert, read by this test as host (verified)."""
+    import ssl
+    srv = Server(TMP, db=os.path.join(TMP, name + ".db"), name=name,
+                 args=["--tls-cert", cert, "--tls-key", key, *args])
+    srv.ssl_context = ssl.create_default_context(cafile=cert)
+    srv.start()
+    srv.host = host
+    return srv
 
 
 def campaign_id(out):
@@ -271,14 +305,94 @@ class SlurmTest(unittest.TestCase):
             srv.stop()
 
 
+    def test_8b_a_campaign_started_from_an_https_page(self):
+        # a lab's certificate that names the machine, not 127.0.0.1: the
+        # campaign verifies it by that name, reaching the server on loopback
+        made = lab_cert("page-tls", "DNS:localhost")
+        if not made:
+            self.skipTest("SKIP: no 'openssl' to make a certificate")
+        cert, key = made
+        other = lab_cert("page-other", "DNS:elsewhere.example")
+        token = os.path.join(TMP, "token-tls")
+        with open(token, "w") as f:
+            f.write("fleet-tls-secret\n")
+        p = subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--db",
+                            os.path.join(TMP, "page-other.db"), "--token-file", token,
+                            "--fleet", "slurm", "--tls-cert", other[0], "--tls-key", other[1]],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("the certificate names none of 127.0.0.1, localhost", p.stderr)
+        srv = tls_server(self, "page-tls", cert, key, "localhost",
+                         "--token-file", token, "--fleet", "slurm")
+        try:
+            auth = {"Authorization": "Bearer fleet-tls-secret"}
+            want = {"experiment": "atomic_increment", "nodes": "n[1-2]",
+                    "params": {"threads": "2", "increments": "20000", "repeat": "3"}}
+            st, ans, _ = srv.json("POST", "/api/campaigns/start", want, headers=auth)
+            self.assertEqual(st, 202, ans)
+
+            def finished():
+                # the summary, then where it went (or why it did not)
+                with open(ans["log"]) as f:
+                    text = f.read()
+                return "imported into" in text or "numalab fleet:" in text
+            ok = wait_until(finished, ceiling=170)
+            with open(ans["log"]) as f:
+                log = f.read()
+            sys.stdout.write(log)
+            self.assertTrue(ok, log)
+            self.assertIn("imported into https://localhost:%d/" % srv.port, log)
+            st, c, _ = srv.json("GET", ans["url"], headers=auth)
+            self.assertEqual(st, 200, c)
+            self.assertEqual([n["state"] for n in c["nodes"]], ["done", "done"])
+        finally:
+            srv.stop()
+
     def test_9_no_token_in_a_jobs_environment(self):
-        deliver_with_env_token(self, "slurm", "--engine", "slurm", "--nodes", "n[1-2]")
+        deliver_with_env_token(self, "slurm", "--engine", "slurm", "--nodes", "n[1-2]",
+                               only_needed=True)
 
 
 class ClushTest(unittest.TestCase):
     def test_no_token_in_a_commands_environment(self):
         deliver_with_env_token(self, "clush", "--engine", "clush", "--clush-worker",
                                "exec", "--nodes", "lab[01-02]")
+
+    def test_into_an_https_server(self):
+        made = lab_cert("clush-tls", "IP:127.0.0.1")
+        if not made:
+            self.skipTest("SKIP: no 'openssl' to make a certificate")
+        cert, key = made
+        token = os.path.join(TMP, "token-clush-tls")
+        with open(token, "w") as f:
+            f.write("clush-tls-secret\n")
+        srv = tls_server(self, "clush-tls", cert, key, "127.0.0.1", "--token-file", token)
+        url = "https://127.0.0.1:%d" % srv.port
+        auth = {"Authorization": "Bearer clush-tls-secret"}
+        try:
+            args = (*SMALL, "--engine", "clush", "--clush-worker", "exec",
+                    "--nodes", "lab[01-02]", "--numalab", BIN, "--server", url,
+                    "--token-file", token)
+            # a lab's own certificate is not the system's: never taken unverified
+            p = fleet(*args)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("give it with --ca-file FILE", p.stderr + p.stdout)
+            st, doc, _ = srv.json("GET", "/api/runs", headers=auth)
+            self.assertEqual((st, doc["runs"]), (200, []))
+            p = fleet(*args, "--ca-file", cert)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("imported into %s/#/campaigns/" % url, p.stdout)
+            st, doc, _ = srv.json("GET", "/api/campaigns", headers=auth)
+            self.assertEqual(doc["campaigns"][0]["done"], 2)
+            # the options' own mistakes, before anything runs
+            for extra, msg in ((["--server", "ftp://x"], "give http://HOST[:PORT] or https://"),
+                               (["--server", "http://x", "--ca-file", cert], "--ca-file is for an https://"),
+                               (["--server", url, "--ca-file", "/nonexistent"], "cannot read --ca-file")):
+                p = fleet(*SMALL, "--engine", "clush", "--nodes", "lab01", *extra)
+                self.assertEqual(p.returncode, 2, extra)
+                self.assertIn(msg, p.stderr)
+        finally:
+            srv.stop()
 
     def test_lab_room_through_clush_exec(self):
         p = fleet(*SMALL, "--engine", "clush", "--clush-worker", "exec",
