@@ -6,7 +6,7 @@ import { noisyPoints, spreadOf } from './machine.js';
 import { machinesSection } from './campaign-machines.js';
 import { csvText } from './csv.js';
 import { readRun, markIn } from './rundoc.js';
-import { figureLabel } from './compare.js';
+import { figureLabel, headlineKey } from './compare.js';
 
 // The components a comparison turns on, each a label and how to read it from a run's machine and its node.
 // A node's run is the campaign's summary of it (id, status, headline, summary, machine, params), read as a run document is.
@@ -159,6 +159,7 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
   const done = c.nodes.map((n, i) => i).filter((i) => c.nodes[i].run);
   const exp = ctx.byName ? ctx.byName.get(c.experiment) : null;
   const keySel = h('select', { id: 'campaign-key', 'aria-label': 'figure' }, keys.map((k) => h('option', { value: k, text: figureLabel(k, exp) })));
+  if (keys.length) keySel.value = headlineKey(keys, exp);
   const baseSel = h('select', { id: 'campaign-baseline', 'aria-label': 'baseline' }, done.map((i) => h('option', { value: String(i), text: c.nodes[i].node })));
   const bars = h('div', { class: 'campaign-bars', id: 'campaign-bars' });
   const csvBtn = h('button', { type: 'button', class: 'link-button', id: 'campaign-csv', text: 'CSV of the table' });
