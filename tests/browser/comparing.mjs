@@ -131,8 +131,8 @@ try {
     return { title: c.options.scales.y.title.text, ys: Object.fromEntries(c.data.datasets.filter((d) => !d._ref).map((d) => [d.label, d.data.map((p) => p.y)])) };
   });
   // the second run took 4 times as long for 4 times the increments: per increment the two are the same
-  const ya = axis.ys[`fetch_add · run #${sized[0]}`];
-  const yb = axis.ys[`fetch_add · run #${sized[1]}`];
+  const ya = axis.ys[`__atomic_fetch_add · run #${sized[0]}`];
+  const yb = axis.ys[`__atomic_fetch_add · run #${sized[1]}`];
   check(String(axis.title).includes('per increment') && ya && yb && ya.length > 0 && ya.every((y, i) => Math.abs(y - yb[i]) <= 1e-6 * Math.abs(y)),
     `the per-increment bars of the two sizes match (${axis.title}: ${JSON.stringify(axis.ys)})`);
   await page.evaluate(() => document.querySelector('#compare-charts figure[data-chart=time]').scrollIntoView());
