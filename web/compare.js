@@ -23,8 +23,10 @@ export function figureLabel(key, exp, fallback = label(key)) {
     const re = new RegExp(`^${String(r.key).split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('(.*)')}$`);
     const m = re.exec(key);
     if (!m) continue;
+    // a part that names a series is said as the series is ("c11_relaxed" -> "C11 atomic, relaxed")
+    const part = (g) => ((exp.series_labels || []).find((s) => s.key === g) || { label: g }).label;
     let text = r.label;
-    for (const g of m.slice(1)) text = text.replace('%s', g);
+    for (const g of m.slice(1)) text = text.replace('%s', part(g));
     return text;
   }
   return fallback;

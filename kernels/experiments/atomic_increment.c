@@ -1114,7 +1114,7 @@ static const struct key_label series_labels[] = {
 	{"cas", "compare-and-swap loop", NULL},
 	{"c11_relaxed", "C11 atomic, relaxed", NULL},
 	{"c11_seq_cst", "C11 atomic, seq_cst", NULL},
-	{"lock_skip", "lock prefix skipped (1 thread)", NULL},
+	{"lock_skip", "lock prefix skipped when alone", NULL},
 	{"plain", "plain ++ (not atomic)", NULL},
 	{"per_thread", "one counter per thread", NULL},
 	{NULL, NULL, NULL}};

@@ -180,6 +180,24 @@ static void test_captures(void **state)
 			 0);
 	assert_string_equal(buf, "rounds kept");
 	assert_string_equal(u, "rounds");
+	/* a part that names a series is said as the series is */
+	{
+		static const struct key_label parts[] = {
+			{"write_nt", "non-temporal writes", NULL},
+			{NULL, NULL, NULL}};
+		assert_int_equal(label_lookup_parts(
+					 t, parts, "write_nt_compact_peak_gbps",
+					 buf, sizeof(buf), &u),
+				 0);
+		assert_string_equal(buf, "non-temporal writes, compact: peak");
+	}
+	assert_int_equal(experiment_summary_label(
+				 experiment_find("atomic_increment"),
+				 "ns_per_increment_c11_relaxed_2_threads", buf,
+				 sizeof(buf), &u),
+			 0);
+	assert_string_equal(
+		buf, "C11 atomic, relaxed: time per increment, 2 threads");
 }
 
 static void test_bad_tables(void **state)

@@ -1,7 +1,7 @@
 // compare's tables: which way is better, what differs, each run against the first
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { betterWay, differences, headlineKey, perOperation, perSample, seriesLabel, summaryDiff } from '../../web/compare.js';
+import { betterWay, differences, figureLabel, headlineKey, perOperation, perSample, seriesLabel, summaryDiff } from '../../web/compare.js';
 import { readRun } from '../../web/rundoc.js';
 
 test('better is read from the unit and the name', () => {
@@ -85,4 +85,10 @@ test('a picker opens on the headline figure at the most threads, a series is sai
   const ai = { series_labels: [{ key: 'c11_seq_cst', label: 'C11 atomic, seq_cst' }] };
   assert.equal(seriesLabel('c11_seq_cst', ai), 'C11 atomic, seq_cst');
   assert.equal(seriesLabel('shared, stride 4 B', ai), 'shared, stride 4 B', 'a series no row names keeps its name');
+});
+
+test('a figure names its series in words', () => {
+  const ai = { summary_labels: [{ key: 'ns_per_increment_*_*_threads', label: '%s: time per increment, %s threads', unit: 'ns' }],
+    series_labels: [{ key: 'c11_relaxed', label: 'C11 atomic, relaxed' }] };
+  assert.equal(figureLabel('ns_per_increment_c11_relaxed_2_threads', ai), 'C11 atomic, relaxed: time per increment, 2 threads');
 });
