@@ -99,7 +99,7 @@ static void caption(const struct topo *t, int lv, int key, char *buf,
 		return;
 	}
 	size_text(size, sizeof(size), (unsigned long long)c->size);
-	snprintf(buf, len, "L%d%s %s", 3 - lv, lv == LV_L1 ? "d" : "", size);
+	snprintf(buf, len, "L%d%s (%s)", 3 - lv, lv == LV_L1 ? "d" : "", size);
 }
 
 static const char *kind_name(int lv, int n)

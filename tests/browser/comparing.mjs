@@ -178,6 +178,13 @@ try {
   await wide.waitForTimeout(300);
   check(new Set(await his()).size === 3, `each machine its own scale when asked (${await his()})`);
   await wide.click('#campaign-one-scale');
+  // each machine's picture gives its caches' sizes, and no logical index its run did not record
+  const caps = await wide.$$eval('#campaign-machines svg text', (t) => t.map((x) => x.textContent));
+  const cacheCaps = caps.filter((x) => /^L\d/.test(x));
+  check(cacheCaps.length > 0 && cacheCaps.every((x) => /\(\d/.test(x)), `the machines' caches say their sizes (${[...new Set(cacheCaps)].join(', ')})`);
+  check(!caps.some((x) => x.startsWith('PU L#')), 'a machine drawn from its run names its PUs by P# only');
+  await wide.evaluate(() => document.querySelector('#campaign-machines svg').scrollIntoView());
+  await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-machines-1400x900.png') });
   await wide.setViewportSize({ width: 1280, height: 720 });
   await wide.evaluate(() => document.getElementById('campaign-one-scale').scrollIntoView());
   await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-1280x720.png') });

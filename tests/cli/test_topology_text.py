@@ -55,7 +55,7 @@ class Drawing(unittest.TestCase):
         self.check(out, 2, 2)
         self.assertIn("PU L#0 P#0", out)
         self.assertIn("L# is hwloc's logical index, P# the OS's number", out)
-        self.assertEqual(out.count("L3 16 MiB"), 2)
+        self.assertEqual(out.count("L3 (16 MiB)"), 2)
         # the cache's box holds the cores', which hold the PUs
         self.assertIn("| | | +- Core 0 -", out)
 

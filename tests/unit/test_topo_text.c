@@ -75,10 +75,10 @@ static void test_two_sockets_smt(void **state)
 	assert_non_null(strstr(s, "L# is hwloc's logical index, P# the OS's"));
 	assert_null(strstr(s, "more"));
 	/* one L3 a package, as wide as its four cores */
-	assert_int_equal(count(s, "+- L3 16 MiB -"), 2);
+	assert_int_equal(count(s, "+- L3 (16 MiB) -"), 2);
 	/* nested as lstopo draws it: the shared L3 above its cores */
 	/* nested as lstopo nests them: the cache's box holds the cores' */
-	assert_true(strstr(s, "+- L3 16 MiB -") < strstr(s, "+- Core 0 -"));
+	assert_true(strstr(s, "+- L3 (16 MiB) -") < strstr(s, "+- Core 0 -"));
 	assert_true(strstr(s, "+- Core 0 -") < strstr(s, "PU L#0 P#0"));
 	assert_non_null(strstr(s, "| | | +- Core 0 -"));
 	assert_non_null(strstr(s, "all 16 PUs allowed"));
@@ -146,7 +146,7 @@ static void test_xml_two_socket(void **state)
 
 	(void)state;
 	assert_true(t->npackages >= 2);
-	assert_non_null(strstr(s, "+- L3 32 MiB -"));
+	assert_non_null(strstr(s, "+- L3 (32 MiB) -"));
 	free(s);
 	topo_free(t);
 }
