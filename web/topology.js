@@ -191,7 +191,9 @@ export class TopologyPicture {
 
   renderLegend() {
     const t = this.opts.threads;
-    const parts = ['PU L#n is hwloc’s logical index, P#n the operating system’s number (the one taskset and /proc/cpuinfo use). '];
+    const logical = (this.topo.pus || []).some((p) => Number.isInteger(p.logical));
+    const parts = [logical ? 'PU L#n is hwloc’s logical index, P#n the operating system’s number (the one taskset and /proc/cpuinfo use). '
+      : 'P#n is the operating system’s number of a PU (the one taskset and /proc/cpuinfo use); a run’s record keeps no logical index. '];
     const nodes = this.topo.nodes || [];
     if (nodes.length > 1 && !nodes.some((r) => (r.distances || []).some((v) => v > 0))) parts.push('This machine reports no NUMA distances. ');
     if (t && t.size) {
