@@ -120,6 +120,10 @@ try {
     `the article's bars are on an axis of their own, the run's axis ends at ${refAxis.top} %`);
   await page.evaluate(() => document.querySelector('figure[data-chart=overhead]').scrollIntoView());
   await page.screenshot({ path: join(SHOTS, 'comparing-article-axis-1280x720.png') });
+  // 3. the summary tiles in words from the descriptor, the key only on hover
+  const tiles = await page.$$eval('#summary dt', (t) => t.map((x) => x.textContent));
+  check(tiles.includes('slowdown with 1 thread') && tiles.includes('least overlap of the threads in a round') && !tiles.some((x) => x.includes('_')),
+    `the summary tiles say their figures in words (${tiles.join(' | ')})`);
 
   // runs of different sizes: the wall time per increment, not per round
   await page.goto(`${base}#/compare/${sized.join(',')}`);
@@ -172,6 +176,11 @@ try {
   await wide.waitForTimeout(500);
   const his = () => wide.$$eval('#campaign-machines .heat-legend .heat-hi', (t) => t.map((x) => x.textContent));
   check((await his()).length === 3 && new Set(await his()).size === 1, `the 3 heatmaps share one colour scale (${await his()})`);
+  // the figure picker in words, opening on the headline figure; each bar's value with its unit
+  const picked = await wide.$eval('#campaign-key', (x) => ({ value: x.value, text: x.selectedOptions[0].textContent, all: [...x.options].map((o) => o.textContent) }));
+  check(picked.value === 'round_trip_ns_same_package' && !picked.all.some((t) => t.includes('_')), `the figure picker opens on the headline figure, in words (${picked.text}; ${picked.all.join(' | ')})`);
+  const barVals = await wide.$$eval('#campaign-bars .campaign-bar-value', (t) => t.map((x) => x.textContent));
+  check(barVals.length === 3 && barVals.every((t) => /^\d\.\d\d× \([\d.,]+ ns\)$/.test(t)), `each bar says its ratio and its value in its unit (${barVals.join(' | ')})`);
   await wide.evaluate(() => document.getElementById('campaign-one-scale').scrollIntoView());
   await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-1400x900.png') });
   await wide.click('#campaign-one-scale');
