@@ -192,10 +192,15 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     bars.append(h('p', { class: 'campaign-help', text: way
       ? `${figureLabel(k, exp)}${unitText ? ` (${unitText})` : ''} of each machine, divided by ${c.nodes[Number(baseSel.value)].node}'s (${way} is better); the whisker spans the typical 95% interval of its points`
       : `${figureLabel(k, exp)}${unitText ? ` (${unitText})` : ''} of each machine; better neither way, so no ratio to a baseline: each bar against the largest; the whisker spans the typical 95% interval of its points` }));
+    // a warning every machine shares is said once, above the bars; under a bar only what sets its machine apart
+    const all = c.nodes.map((n, i) => (n.run ? warnings(n, runs[i]) : []));
+    const withRun = all.filter((w, i) => c.nodes[i].run);
+    const common = withRun.length > 1 ? withRun[0].filter((w) => withRun.every((x) => x.includes(w))) : [];
+    if (common.length) bars.append(h('p', { class: 'campaign-warn campaign-warn-all', text: `⚠ every machine: ${common.join('; ')}` }));
     c.nodes.forEach((n, i) => {
       const r = ratios[i];
       const spread = runs[i] ? typicalSpread(runs[i]) : null;
-      const warn = warnings(n, runs[i]);
+      const warn = all[i].filter((w) => !common.includes(w));
       bars.append(h('div', { class: 'campaign-bar-row' },
         h('span', { class: 'campaign-bar-name', text: n.node }),
         h('span', { class: 'campaign-bar-track' },

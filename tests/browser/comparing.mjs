@@ -181,6 +181,10 @@ try {
   check(picked.value === 'round_trip_ns_same_package' && !picked.all.some((t) => t.includes('_')), `the figure picker opens on the headline figure, in words (${picked.text}; ${picked.all.join(' | ')})`);
   const barVals = await wide.$$eval('#campaign-bars .campaign-bar-value', (t) => t.map((x) => x.textContent));
   check(barVals.length === 3 && barVals.every((t) => /^\d\.\d\d× \([\d.,]+ ns\)$/.test(t)), `each bar says its ratio and its value in its unit (${barVals.join(' | ')})`);
+  const warnAll = await wide.$$eval('#campaign-bars .campaign-warn', (t) => t.map((x) => x.textContent));
+  check(warnAll.length === 1 && warnAll[0].startsWith('⚠ every machine: '), `a warning every machine shares is said once (${warnAll.join(' | ')})`);
+  await wide.evaluate(() => document.getElementById('campaign-key').scrollIntoView());
+  await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-bars-1400x900.png') });
   await wide.evaluate(() => document.getElementById('campaign-one-scale').scrollIntoView());
   await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-1400x900.png') });
   await wide.click('#campaign-one-scale');
