@@ -139,6 +139,8 @@ try {
   const yb = axis.ys[`__atomic_fetch_add · run #${sized[1]}`];
   check(String(axis.title).includes('per increment') && ya && yb && ya.length > 0 && ya.every((y, i) => Math.abs(y - yb[i]) <= 1e-6 * Math.abs(y)),
     `the per-increment bars of the two sizes match (${axis.title}: ${JSON.stringify(axis.ys)})`);
+  const heads2 = await page.$$eval('#compare-charts figure[data-chart=time] .chart-data-table thead th', (t) => t.map((x) => x.textContent));
+  check(heads2.some((t) => t.startsWith('__atomic_fetch_add · run #')) && !heads2.some((t) => /^fetch_add/.test(t)), `the chart's data table names the series as the legend does (${heads2.join(' | ')})`);
   await page.evaluate(() => document.querySelector('#compare-charts figure[data-chart=time]').scrollIntoView());
   await page.screenshot({ path: join(SHOTS, 'comparing-per-increment-1280x720.png') });
 
