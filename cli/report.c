@@ -601,7 +601,8 @@ static void print_lines(FILE *f, const char *title, const struct tab_line *v,
 		else
 			fprintf(f, "  %s: %s", v[i].level, v[i].text);
 		if (v[i].count > 1 && places)
-			fprintf(f, "  (the same for %d other team%s)",
+			fprintf(f,
+				"  (and %d other measurement%s placed the same)",
 				v[i].count - 1, v[i].count > 2 ? "s" : "");
 		else if (v[i].count > 1)
 			fprintf(f, "  (x%d)", v[i].count);

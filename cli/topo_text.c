@@ -5,22 +5,17 @@
 
 #include "topo_text.h"
 
-/* the most cores one row shows before folding the middle ones */
-#define ROW_MAX_CORES 8
-/* a core's PU list longer than this becomes "first +N" */
-#define PU_TEXT_MAX 12
-/* "| " and " |" of a package box around "| " and " |" of a node box */
-#define ROW_MAX (TOPO_TEXT_WIDTH - 8)
+/* more identical children than this are folded: the first, "... N more", the
+ * last (as the page folds them) */
+#define FOLD_OVER 4
 
-struct core_col {
-	int first, npus; /* index into t->pu of its first PU, PU count */
-};
+/* The levels a node's PUs nest in, outermost first, as lstopo draws them. */
+enum level { LV_L3, LV_L2, LV_L1, LV_CORE, LV_PU };
 
-/* a column of the row: one core, or the folded cores between first and last */
-struct col {
-	int core;  /* index into the node's cores, -1 for the folded column */
-	int width; /* of its box, borders included */
-	char text[32];
+/* A drawn box: lines of one width, each ending in '\n'. */
+struct block {
+	struct strbuf text;
+	int width, height;
 };
 
 static void add_chars(struct strbuf *sb, char c, int n)
@@ -29,31 +24,30 @@ static void add_chars(struct strbuf *sb, char c, int n)
 		strbuf_addch(sb, c);
 }
 
-/* text centred in a field of width w */
-static void add_centred(struct strbuf *sb, const char *text, int w)
+static void block_init(struct block *b)
 {
-	int len = (int)strlen(text);
-	int left = (w - len) / 2;
-
-	if (len > w) {
-		strbuf_add(sb, text, (size_t)w);
-		return;
-	}
-	add_chars(sb, ' ', left);
-	strbuf_addstr(sb, text);
-	add_chars(sb, ' ', w - len - left);
+	strbuf_init(&b->text);
+	b->width = b->height = 0;
 }
 
-/* 0 for bytes, 1 for KiB ... */
-static int size_unit(unsigned long long bytes)
+/* one more line, padded to the block's width (which grows to hold it) */
+static void block_line(struct block *b, const char *line, int w)
 {
-	int u = 0;
+	strbuf_addstr(&b->text, line);
+	add_chars(&b->text, ' ', w - (int)strlen(line));
+	strbuf_addch(&b->text, '\n');
+	b->height++;
+}
 
-	while (bytes >= 1024 && u < 4) {
-		bytes /= 1024;
-		u++;
-	}
-	return u;
+/* line i of b, without its '\n', and its length */
+static const char *block_row(const struct block *b, int i, int *len)
+{
+	const char *s = strbuf_str(&b->text);
+
+	for (; i > 0 && *s; i--)
+		s = strchr(s, '\n') + 1;
+	*len = (int)(strchr(s, '\n') - s);
+	return s;
 }
 
 static void size_text(char *buf, size_t len, unsigned long long bytes)
@@ -72,147 +66,256 @@ static void size_text(char *buf, size_t len, unsigned long long bytes)
 		snprintf(buf, len, "%.1f %s", v, unit[u]);
 }
 
-static void pu_text(const struct topo *t, const struct core_col *c, int mark,
-		    char *buf, size_t len)
+static int key_of(const struct topo_pu *p, int lv)
 {
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_init(&sb);
-	for (int i = 0; i < c->npus; i++) {
-		const struct topo_pu *p = &t->pu[c->first + i];
-		strbuf_addf(&sb, "%s%d%s", i ? " " : "", p->os,
-			    mark && p->allowed ? "*" : "");
+	switch (lv) {
+	case LV_L3:
+		return p->l3;
+	case LV_L2:
+		return p->l2;
+	case LV_L1:
+		return p->l1;
+	case LV_CORE:
+		return p->core;
+	default:
+		return p->os;
 	}
-	if (sb.len > PU_TEXT_MAX && c->npus > 1) {
-		const struct topo_pu *p = &t->pu[c->first];
-		strbuf_reset(&sb);
-		strbuf_addf(&sb, "%d%s +%d", p->os,
-			    mark && p->allowed ? "*" : "", c->npus - 1);
-	}
-	snprintf(buf, len, "%s", strbuf_str(&sb));
-	strbuf_release(&sb);
 }
 
-static int pu_cache(const struct topo_pu *p, int level)
+/* what the box of a group at lv says: "L3 16 MiB", "L1d 48 KiB", "Core 3" */
+static void caption(const struct topo *t, int lv, int key, char *buf,
+		    size_t len)
 {
-	return level == 1 ? p->l1 : level == 2 ? p->l2 : p->l3;
-}
-
-/* the cache of column c at this level; -2 when its folded cores span several */
-static int col_cache(const struct topo *t, const struct core_col *cores,
-		     int ncores, const struct col *c, int level)
-{
-	int a, b;
-
-	if (c->core >= 0)
-		return pu_cache(&t->pu[cores[c->core].first], level);
-	a = pu_cache(&t->pu[cores[0].first], level);
-	b = pu_cache(&t->pu[cores[ncores - 1].first], level);
-	return a == b ? a : -2;
-}
-
-/* instances among the folded cores that neither the first nor the last has */
-static int hidden_caches(const struct topo *t, const struct core_col *cores,
-			 int ncores, int level)
-{
-	int a = pu_cache(&t->pu[cores[0].first], level);
-	int b = pu_cache(&t->pu[cores[ncores - 1].first], level);
-	int n = 0, prev = a;
-
-	for (int i = 1; i < ncores - 1; i++) {
-		int k = pu_cache(&t->pu[cores[i].first], level);
-		if (k != prev && k != a && k != b && k >= 0)
-			n++;
-		prev = k;
-	}
-	return n;
-}
-
-static void cache_text(const struct topo *t, int level, int inst, int inner,
-		       char *buf, size_t len)
-{
-	const struct topo_cache *c = topo_cache_find(t, level, inst);
+	const struct topo_cache *c;
 	char size[24];
 
+	if (lv == LV_CORE) {
+		snprintf(buf, len, "Core %d", key);
+		return;
+	}
+	c = topo_cache_find(t, 3 - lv, key);
 	if (!c) {
-		snprintf(buf, len, "L%d", level);
+		snprintf(buf, len, "L%d%s", 3 - lv, lv == LV_L1 ? "d" : "");
 		return;
 	}
 	size_text(size, sizeof(size), (unsigned long long)c->size);
-	snprintf(buf, len, "L%d %s", level, size);
-	if ((int)strlen(buf) <= inner)
-		return;
-	/* "L3 508M", then "508M" */
-	*strchr(size, ' ') = 0;
-	snprintf(buf, len, "L%d %s%c", level, size,
-		 c->size >= 1024 ? "KMGT"[size_unit(c->size) - 1] : 'B');
-	if ((int)strlen(buf) > inner)
-		memmove(buf, buf + 3, strlen(buf + 3) + 1);
+	snprintf(buf, len, "L%d%s (%s)", 3 - lv, lv == LV_L1 ? "d" : "", size);
 }
 
-/* three lines of boxes: one span per run of columns with the same key */
-static void box_row(struct strbuf *lines[3], const struct col *cols, int ncols,
-		    const int *key, const char *const *text)
+static const char *kind_name(int lv, int n)
 {
-	for (int a = 0; a < ncols;) {
-		int b = a, w;
+	static const char *const one[] = {"L3 cache", "L2 cache", "L1d cache",
+					  "core", "PU"};
+	static const char *const many[] = {"L3 caches", "L2 caches",
+					   "L1d caches", "cores", "PUs"};
+	return n == 1 ? one[lv] : many[lv];
+}
 
-		while (b + 1 < ncols && key[b + 1] == key[a] && key[a] >= 0)
+/*
+ * Boxes b around inner: the first caption in the top border, the others
+ * on lines of their own under it (a chain of groups with one child each
+ * drawn as one box, outermost caption first, as lstopo's single-child
+ * caches read as bars over what they hold). Releases inner.
+ */
+static void box(struct block *b, char caps[][48], int ncaps,
+		struct block *inner)
+{
+	int w = inner->width;
+
+	for (int i = 0; i < ncaps; i++)
+		if ((int)strlen(caps[i]) + (i ? 0 : 2) > w)
+			w = (int)strlen(caps[i]) + (i ? 0 : 2);
+	block_init(b);
+	b->width = w + 4;
+	if (ncaps) {
+		strbuf_addf(&b->text, "+- %s ", caps[0]);
+		add_chars(&b->text, '-', w - (int)strlen(caps[0]) - 1);
+	} else {
+		strbuf_addch(&b->text, '+');
+		add_chars(&b->text, '-', w + 2);
+	}
+	strbuf_addstr(&b->text, "+\n");
+	b->height++;
+	for (int i = 1; i < ncaps; i++) {
+		strbuf_addf(&b->text, "| %s", caps[i]);
+		add_chars(&b->text, ' ', w - (int)strlen(caps[i]));
+		strbuf_addstr(&b->text, " |\n");
+		b->height++;
+	}
+	for (int i = 0; i < inner->height; i++) {
+		int len;
+		const char *r = block_row(inner, i, &len);
+		strbuf_addstr(&b->text, "| ");
+		strbuf_add(&b->text, r, (size_t)len);
+		add_chars(&b->text, ' ', w - len);
+		strbuf_addstr(&b->text, " |\n");
+		b->height++;
+	}
+	strbuf_addch(&b->text, '+');
+	add_chars(&b->text, '-', w + 2);
+	strbuf_addstr(&b->text, "+\n");
+	b->height++;
+	strbuf_release(&inner->text);
+	b->text.oom |= inner->text.oom;
+}
+
+/*
+ * Lays kids side by side, one space apart, starting a new row where the
+ * next would pass avail columns; releases each kid.
+ */
+static void rows(struct block *out, struct block *kids, int n, int avail)
+{
+	block_init(out);
+	for (int a = 0; a < n;) {
+		int b = a, w = kids[a].width, h = kids[a].height;
+
+		while (b + 1 < n && w + 1 + kids[b + 1].width <= avail) {
 			b++;
-		w = b - a;
-		for (int i = a; i <= b; i++)
-			w += cols[i].width;
-		if (a)
-			for (int l = 0; l < 3; l++)
-				strbuf_addch(lines[l], ' ');
-		if (key[a] == -1) { /* no cache there */
-			for (int l = 0; l < 3; l++)
-				add_chars(lines[l], ' ', w);
-		} else {
-			strbuf_addch(lines[0], '+');
-			add_chars(lines[0], '-', w - 2);
-			strbuf_addch(lines[0], '+');
-			strbuf_addch(lines[1], '|');
-			add_centred(lines[1], text[a], w - 2);
-			strbuf_addch(lines[1], '|');
-			strbuf_addstr(lines[2],
-				      strbuf_str(lines[0]) + lines[0]->len - w);
+			w += 1 + kids[b].width;
+			if (kids[b].height > h)
+				h = kids[b].height;
 		}
+		for (int l = 0; l < h; l++) {
+			for (int k = a; k <= b; k++) {
+				int len = 0;
+				const char *r =
+					l < kids[k].height
+						? block_row(&kids[k], l, &len)
+						: "";
+				if (k > a)
+					strbuf_addch(&out->text, ' ');
+				strbuf_add(&out->text, r, (size_t)len);
+				add_chars(&out->text, ' ', kids[k].width - len);
+			}
+			strbuf_addch(&out->text, '\n');
+			out->height++;
+		}
+		if (w > out->width)
+			out->width = w;
 		a = b + 1;
 	}
-}
-
-/* does the level have a cache over some PU of the node */
-static int level_present(const struct topo *t, const struct core_col *cores,
-			 int ncores, int level)
-{
-	for (int i = 0; i < ncores; i++)
-		for (int j = 0; j < cores[i].npus; j++)
-			if (pu_cache(&t->pu[cores[i].first + j], level) >= 0)
-				return 1;
-	return 0;
-}
-
-/* the width of a core's box: the same all over the machine, so boxes align */
-static int core_width(const struct topo *t, int mark)
-{
-	int cw = 10;
-
-	for (int i = 0; i < t->npus;) {
-		struct core_col c = {i, 1};
-		char buf[64];
-		int len;
-
-		while (i + c.npus < t->npus &&
-		       t->pu[i + c.npus].core == t->pu[i].core)
-			c.npus++;
-		pu_text(t, &c, mark, buf, sizeof(buf));
-		len = (int)strlen(buf) + 4;
-		if (len > cw)
-			cw = len;
-		i += c.npus;
+	/* pad every line to the widest row */
+	{
+		struct block padded;
+		block_init(&padded);
+		for (int i = 0; i < out->height; i++) {
+			int len;
+			const char *r = block_row(out, i, &len);
+			strbuf_add(&padded.text, r, (size_t)len);
+			add_chars(&padded.text, ' ', out->width - len);
+			strbuf_addch(&padded.text, '\n');
+		}
+		padded.width = out->width;
+		padded.height = out->height;
+		padded.text.oom |= out->text.oom;
+		strbuf_release(&out->text);
+		*out = padded;
 	}
-	return cw;
+	for (int k = 0; k < n; k++)
+		strbuf_release(&kids[k].text);
+}
+
+/* the next level under lv at which some PU of idx[a..b) has a group */
+static int child_level(const struct topo *t, const int *idx, int a, int b,
+		       int lv)
+{
+	for (int l = lv + 1; l < LV_PU; l++)
+		for (int i = a; i < b; i++)
+			if (key_of(&t->pu[idx[i]], l) >= 0)
+				return l;
+	return LV_PU;
+}
+
+static void pu_line(const struct topo *t, const struct topo_pu *p, int mark,
+		    char *buf, size_t len)
+{
+	(void)t;
+	snprintf(buf, len, "PU L#%d P#%d%s", p->logical, p->os,
+		 mark && p->allowed ? "*" : "");
+}
+
+/*
+ * The group of PUs idx[a..b) at level lv (-1: a whole node), its box
+ * saying caps[0..ncaps) (outermost first), fitting avail columns where it
+ * can.
+ */
+static void group(const struct topo *t, const int *idx, int a, int b, int lv,
+		  char caps[][48], int ncaps, int mark, int avail,
+		  struct block *out)
+{
+	int cl = child_level(t, idx, a, b, lv);
+	int starts[1025], n = 0; /* past 1024 runs the last takes the rest */
+	struct block inner;
+
+	/* runs of PUs with the same group at cl */
+	for (int i = a; i < b && n < 1024; i++)
+		if (i == a || key_of(&t->pu[idx[i]], cl) !=
+				      key_of(&t->pu[idx[i - 1]], cl))
+			starts[n++] = i;
+	starts[n] = b;
+	if (cl == LV_PU) {
+		char line[48];
+		block_init(&inner);
+		for (int i = a; i < b; i++) {
+			pu_line(t, &t->pu[idx[i]], mark, line, sizeof(line));
+			if ((int)strlen(line) > inner.width)
+				inner.width = (int)strlen(line);
+		}
+		for (int i = a; i < b; i++) {
+			if (b - a > FOLD_OVER && i > a && i < b - 1) {
+				if (i == a + 1) {
+					snprintf(line, sizeof(line),
+						 "... %d more PUs", b - a - 2);
+					if ((int)strlen(line) > inner.width)
+						inner.width = (int)strlen(line);
+					block_line(&inner, line, inner.width);
+				}
+				continue;
+			}
+			pu_line(t, &t->pu[idx[i]], mark, line, sizeof(line));
+			block_line(&inner, line, inner.width);
+		}
+		box(out, caps, ncaps, &inner);
+		return;
+	}
+	if (n == 1 && lv >= 0 && ncaps < 8) {
+		/* one child: it sits in this box, its caption under ours */
+		caption(t, cl, key_of(&t->pu[idx[a]], cl), caps[ncaps],
+			sizeof(caps[0]));
+		group(t, idx, a, b, cl, caps, ncaps + 1, mark, avail, out);
+		return;
+	}
+	{
+		struct block kids[FOLD_OVER + 1];
+		int nk = 0, fold = n > FOLD_OVER;
+
+		for (int k = 0; k < n; k++) {
+			char sub[8][48];
+			if (fold && k > 0 && k < n - 1) {
+				char line[48];
+				if (k > 1)
+					continue;
+				block_init(&inner);
+				snprintf(line, sizeof(line), "... %d more",
+					 n - 2);
+				inner.width = (int)strlen(line);
+				block_line(&inner, line, inner.width);
+				snprintf(line, sizeof(line), "%s",
+					 kind_name(cl, n - 2));
+				if ((int)strlen(line) > inner.width)
+					inner.width = (int)strlen(line);
+				block_line(&inner, line, inner.width);
+				box(&kids[nk++], sub, 0, &inner);
+				continue;
+			}
+			caption(t, cl, key_of(&t->pu[idx[starts[k]]], cl),
+				sub[0], sizeof(sub[0]));
+			group(t, idx, starts[k], starts[k + 1], cl, sub, 1,
+			      mark, avail - 4, &kids[nk++]);
+		}
+		rows(&inner, kids, nk, avail - 4);
+		box(out, caps, ncaps, &inner);
+	}
 }
 
 /*
@@ -220,149 +323,43 @@ static int core_width(const struct topo *t, int mark)
  * of equal width ending in '\n'; returns that width.
  */
 static int node_box(const struct topo *t, int pkg, int node, int nodei,
-		    int mark, int cw, struct strbuf *out)
+		    int mark, struct strbuf *out)
 {
-	struct core_col *cores = calloc((size_t)t->npus + 1, sizeof(*cores));
-	struct col cols[ROW_MAX_CORES];
-	struct strbuf row[3], body = STRBUF_INIT, title = STRBUF_INIT;
-	struct strbuf *lines[3] = {&row[0], &row[1], &row[2]};
-	int ncores = 0, ncols = 0, rw, inner, w, fold;
-	char mem[24];
+	int *idx = calloc((size_t)t->npus + 1, sizeof(*idx));
+	char caps[8][48], mem[24];
+	struct block b;
+	int n = 0, w;
 
-	strbuf_init(&body);
-	strbuf_init(&title);
-	if (!cores) {
+	if (!idx) {
 		out->oom = 1;
 		return 0;
 	}
-	for (int i = 0; i < t->npus; i++) {
-		const struct topo_pu *p = &t->pu[i];
-		if (p->package != pkg || (node >= 0 && p->node != node))
-			continue;
-		if (ncores && t->pu[cores[ncores - 1].first].core == p->core &&
-		    cores[ncores - 1].first + cores[ncores - 1].npus == i)
-			cores[ncores - 1].npus++;
-		else
-			cores[ncores++] = (struct core_col){i, 1};
-	}
-	fold = ncores > ROW_MAX_CORES || ncores * (cw + 1) - 1 > ROW_MAX;
-	for (int i = 0; i < ncores; i++) {
-		struct col *c = &cols[ncols];
-		if (fold && i > 0 && i < ncores - 1) {
-			if (i > 1)
-				continue;
-			c->core = -1;
-			snprintf(c->text, sizeof(c->text), "... %d more",
-				 ncores - 2);
-			c->width = (int)strlen(c->text) + 4;
-			if (c->width < cw)
-				c->width = cw;
-		} else {
-			c->core = i;
-			c->width = cw;
-			pu_text(t, &cores[i], mark, c->text, sizeof(c->text));
-		}
-		ncols++;
-	}
-	for (int l = 0; l < 3; l++)
-		strbuf_init(&row[l]);
-	/* as lstopo nests them: the outermost cache on top, spanning the
-	 * cores that share it, then each level inward, the cores last */
-	for (int level = 3; level >= 1; level--) {
-		int key[ROW_MAX_CORES];
-		char textbuf[ROW_MAX_CORES][32];
-		const char *text[ROW_MAX_CORES];
-
-		if (!ncores || !level_present(t, cores, ncores, level))
-			continue;
-		for (int c = 0; c < ncols; c++)
-			key[c] = col_cache(t, cores, ncores, &cols[c], level);
-		for (int a = 0; a < ncols;) {
-			int b = a, span;
-			while (b + 1 < ncols && key[b + 1] == key[a] &&
-			       key[a] >= 0)
-				b++;
-			span = b - a;
-			for (int i = a; i <= b; i++)
-				span += cols[i].width;
-			if (key[a] == -2) {
-				int n = hidden_caches(t, cores, ncores, level);
-				if (n)
-					snprintf(textbuf[a], sizeof(textbuf[a]),
-						 "... %d more", n);
-				else
-					snprintf(textbuf[a], sizeof(textbuf[a]),
-						 "...");
-			} else if (key[a] >= 0) {
-				cache_text(t, level, key[a], span - 2,
-					   textbuf[a], sizeof(textbuf[a]));
-			} else {
-				textbuf[a][0] = 0;
-			}
-			text[a] = textbuf[a];
-			a = b + 1;
-		}
-		box_row(lines, cols, ncols, key, text);
-		for (int l = 0; l < 3; l++) {
-			strbuf_addstr(&body, strbuf_str(&row[l]));
-			strbuf_addch(&body, '\n');
-			strbuf_reset(&row[l]);
-		}
-	}
-	{
-		int key[ROW_MAX_CORES];
-		const char *text[ROW_MAX_CORES];
-		for (int c = 0; c < ncols; c++) {
-			key[c] = c;
-			text[c] = cols[c].text;
-		}
-		box_row(lines, cols, ncols, key, text);
-		for (int l = 0; l < 3; l++) {
-			strbuf_addstr(&body, strbuf_str(&row[l]));
-			strbuf_addch(&body, '\n');
-			strbuf_reset(&row[l]);
-		}
-	}
-	rw = ncols - 1;
-	for (int c = 0; c < ncols; c++)
-		rw += cols[c].width;
-	if (rw < 0)
-		rw = 0;
-
+	for (int i = 0; i < t->npus; i++)
+		if (t->pu[i].package == pkg &&
+		    (node < 0 || t->pu[i].node == node))
+			idx[n++] = i;
 	if (node >= 0) {
 		size_text(mem, sizeof(mem),
 			  (unsigned long long)t->node[nodei].mem_total);
-		strbuf_addf(&title, "NUMA node %d: %s", node, mem);
-		if (mark && !t->node[nodei].mem_allowed)
-			strbuf_addstr(&title, " (not allowed)");
+		snprintf(caps[0], sizeof(caps[0]), "NUMA node %d: %s%s", node,
+			 mem,
+			 mark && !t->node[nodei].mem_allowed ? " (not allowed)"
+							     : "");
 	} else {
-		strbuf_addstr(&title, "PUs");
+		snprintf(caps[0], sizeof(caps[0]), "PUs");
 	}
-	inner = rw;
-	if ((int)title.len + 4 > inner)
-		inner = (int)title.len + 4;
-	w = inner + 4;
-
-	strbuf_addf(out, "+- %s ", strbuf_str(&title));
-	add_chars(out, '-', w - (int)title.len - 5);
-	strbuf_addstr(out, "+\n");
-	for (const char *s = strbuf_str(&body); *s;) {
-		const char *nl = strchr(s, '\n');
-		strbuf_addstr(out, "| ");
-		strbuf_add(out, s, (size_t)(nl - s));
-		add_chars(out, ' ', inner - (int)(nl - s));
-		strbuf_addstr(out, " |\n");
-		s = nl + 1;
+	if (!n) {
+		struct block none;
+		block_init(&none);
+		box(&b, caps, 1, &none);
+	} else {
+		group(t, idx, 0, n, -1, caps, 1, mark, TOPO_TEXT_WIDTH - 4, &b);
 	}
-	strbuf_addch(out, '+');
-	add_chars(out, '-', w - 2);
-	strbuf_addstr(out, "+\n");
-
-	for (int l = 0; l < 3; l++)
-		strbuf_release(&row[l]);
-	strbuf_release(&body);
-	strbuf_release(&title);
-	free(cores);
+	strbuf_addstr(out, strbuf_str(&b.text));
+	out->oom |= b.text.oom;
+	w = b.width;
+	strbuf_release(&b.text);
+	free(idx);
 	return w;
 }
 
@@ -389,7 +386,7 @@ static void add_line(struct strbuf *out, const char *line)
 	strbuf_addch(out, '\n');
 }
 
-static void package_box(const struct topo *t, int pkg, int mark, int cw,
+static void package_box(const struct topo *t, int pkg, int mark,
 			struct strbuf *out)
 {
 	struct strbuf boxes = STRBUF_INIT, title = STRBUF_INIT;
@@ -401,13 +398,13 @@ static void package_box(const struct topo *t, int pkg, int mark, int cw,
 		int bw;
 		if (!package_has(t, pkg, t->node[n].os))
 			continue;
-		bw = node_box(t, pkg, t->node[n].os, n, mark, cw, &boxes);
+		bw = node_box(t, pkg, t->node[n].os, n, mark, &boxes);
 		if (bw > w)
 			w = bw;
 		any = 1;
 	}
 	if (!any)
-		w = node_box(t, pkg, -1, -1, mark, cw, &boxes);
+		w = node_box(t, pkg, -1, -1, mark, &boxes);
 	strbuf_addf(&title, "Package %d", pkg);
 	if (w < (int)title.len + 4)
 		w = (int)title.len + 4;
@@ -435,7 +432,6 @@ void topo_text(const struct topo *t, struct strbuf *out)
 	struct strbuf line = STRBUF_INIT;
 	int mark = t->nallowed < t->npus;
 	int npk = t->npackages > 0 ? t->npackages : 1;
-	int cw = core_width(t, mark);
 	int model = (int)strlen(t->cpu_model);
 
 	strbuf_init(&line);
@@ -454,10 +450,13 @@ void topo_text(const struct topo *t, struct strbuf *out)
 	else
 		strbuf_addf(&line, "all %d PUs allowed", t->npus);
 	add_line(out, strbuf_str(&line));
+	add_line(out,
+		 "PU L#n P#m: L# is hwloc's logical index, P# the OS's number "
+		 "(taskset, /proc/cpuinfo)");
 	strbuf_release(&line);
 
 	for (int p = 0; p < npk; p++)
-		package_box(t, p, mark, cw, out);
+		package_box(t, p, mark, out);
 	/* nodes with memory and no CPU (CXL, HBM) stand apart */
 	for (int n = 0; n < t->nnodes; n++) {
 		int has = 0;

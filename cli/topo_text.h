@@ -10,12 +10,15 @@
 
 /*
  * Appends the drawing of t to out: one box per package holding one box
- * per NUMA node (with its memory), a row of cores with their PUs (OS
- * numbers) and under it one row per cache level, each cache as wide as
- * the cores it covers. A node with more cores than fit in a row shows
- * the first, "... N more" and the last. When the process may not use
- * every PU, the allowed ones carry a '*'. Pure: reads only t; on a
- * failed allocation out->oom is set.
+ * per NUMA node (with its memory), in it the caches nested as lstopo
+ * nests them (L3 around L2 around L1d around cores around PUs), each PU
+ * named by its logical and OS index ("PU L#3 P#6", a line saying which
+ * is which). A group with one child shares its box (the child's caption
+ * on a line under its own); more than 4 children show the first,
+ * "... N more" and the last; boxes wrap onto rows to stay within
+ * TOPO_TEXT_WIDTH. When the process may not use every PU, the allowed
+ * ones carry a '*'. Pure: reads only t; on a failed allocation out->oom
+ * is set.
  */
 void topo_text(const struct topo *t, struct strbuf *out);
 

@@ -26,12 +26,15 @@ export function placedTopology(r) {
     }
   }
   if (!pus.size) return null;
-  const list = [...pus.values()].sort((a, b) => a.os - b.os).map((p, i) => ({ ...p, logical: i }));
+  // a run does not record hwloc's logical index: the picture names these PUs by their OS number only
+  const list = [...pus.values()].sort((a, b) => a.os - b.os).map((p) => ({ ...p, logical: null }));
   const dist = Array.isArray(m.distances) ? m.distances : [];
   const nodeIds = [...new Set(list.map((p) => p.node).filter((n) => Number.isInteger(n) && n >= 0))].sort((a, b) => a - b);
   const nodes = nodeIds.map((os) => ({ os, cpus: list.filter((p) => p.node === os).map((p) => p.os).join(','), distances: nodeIds.map((j) => (dist[os] && dist[os][j]) || 0) }));
   return {
-    topo: { cpu_model: m.cpu_model, packages: new Set(list.map((p) => p.package)).size, cores: new Set(list.map((p) => `${p.package}/${p.core}`)).size, smt: m.smt, pus: list, nodes, caches: [] },
+    topo: { cpu_model: m.cpu_model, packages: new Set(list.map((p) => p.package)).size, cores: new Set(list.map((p) => `${p.package}/${p.core}`)).size, smt: m.smt, pus: list, nodes,
+      // one size per level, as the machine record keeps them: every instance of a level has it
+      caches: (m.caches || []).filter((c) => c && Number.isInteger(c.level)).map((c) => ({ level: c.level, size: c.size })) },
     npus: m.pus,
   };
 }

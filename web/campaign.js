@@ -1,12 +1,12 @@
 // campaign.js - a fleet campaign compared machine by machine: their components, each one's figure against a baseline, and why to doubt it
 import { h, clear } from './dom.js';
 import { api } from './api.js';
-import { bytes } from './format.js';
+import { bytes, withUnit } from './format.js';
 import { noisyPoints, spreadOf } from './machine.js';
 import { machinesSection } from './campaign-machines.js';
 import { csvText } from './csv.js';
 import { readRun, markIn } from './rundoc.js';
-import { figureLabel } from './compare.js';
+import { figureLabel, headlineKey, betterWay } from './compare.js';
 
 // The components a comparison turns on, each a label and how to read it from a run's machine and its node.
 // A node's run is the campaign's summary of it (id, status, headline, summary, machine, params), read as a run document is.
@@ -159,6 +159,7 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
   const done = c.nodes.map((n, i) => i).filter((i) => c.nodes[i].run);
   const exp = ctx.byName ? ctx.byName.get(c.experiment) : null;
   const keySel = h('select', { id: 'campaign-key', 'aria-label': 'figure' }, keys.map((k) => h('option', { value: k, text: figureLabel(k, exp) })));
+  if (keys.length) keySel.value = headlineKey(keys, exp);
   const baseSel = h('select', { id: 'campaign-baseline', 'aria-label': 'baseline' }, done.map((i) => h('option', { value: String(i), text: c.nodes[i].node })));
   const bars = h('div', { class: 'campaign-bars', id: 'campaign-bars' });
   const csvBtn = h('button', { type: 'button', class: 'link-button', id: 'campaign-csv', text: 'CSV of the table' });
@@ -181,21 +182,32 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     const vals = valuesOf(k);
     const base = vals[Number(baseSel.value)];
     const unit = (summaries.map((s) => s.figures.get(k)).find(Boolean) || {}).unit || '';
-    const ratios = vals.map((v) => (v !== null && base ? v / base : null));
+    // a figure better neither way is no ratio: its bars are its values, against the largest
+    const way = betterWay(k, unit);
+    const big = Math.max(...vals.filter((v) => v !== null).map(Math.abs), 0);
+    const ratios = vals.map((v) => (v === null ? null : way ? (base ? v / base : null) : (big ? v / big : 0)));
     // each bar's whisker with its own run's spread: a machine without a figure takes no index from the others
     const top = Math.max(1, ...ratios.map((r, i) => (r === null ? 0 : r * (1 + ((runs[i] && typicalSpread(runs[i])) || 0) / 2))));
-    bars.append(h('p', { class: 'campaign-help', text: `${figureLabel(k, exp)} (${unit}) of each machine, divided by ${c.nodes[Number(baseSel.value)].node}'s; the whisker spans the typical 95% interval of its points` }));
+    const unitText = unit === 'x' ? '×' : unit;
+    bars.append(h('p', { class: 'campaign-help', text: way
+      ? `${figureLabel(k, exp)}${unitText ? ` (${unitText})` : ''} of each machine, divided by ${c.nodes[Number(baseSel.value)].node}'s (${way} is better); the whisker spans the typical 95% interval of its points`
+      : `${figureLabel(k, exp)}${unitText ? ` (${unitText})` : ''} of each machine; better neither way, so no ratio to a baseline: each bar against the largest; the whisker spans the typical 95% interval of its points` }));
+    // a warning every machine shares is said once, above the bars; under a bar only what sets its machine apart
+    const all = c.nodes.map((n, i) => (n.run ? warnings(n, runs[i]) : []));
+    const withRun = all.filter((w, i) => c.nodes[i].run);
+    const common = withRun.length > 1 ? withRun[0].filter((w) => withRun.every((x) => x.includes(w))) : [];
+    if (common.length) bars.append(h('p', { class: 'campaign-warn campaign-warn-all', text: `⚠ every machine: ${common.join('; ')}` }));
     c.nodes.forEach((n, i) => {
       const r = ratios[i];
       const spread = runs[i] ? typicalSpread(runs[i]) : null;
-      const warn = warnings(n, runs[i]);
+      const warn = all[i].filter((w) => !common.includes(w));
       bars.append(h('div', { class: 'campaign-bar-row' },
         h('span', { class: 'campaign-bar-name', text: n.node }),
         h('span', { class: 'campaign-bar-track' },
           r === null ? h('span', { class: 'campaign-bar-none', text: n.state === 'failed' ? `failed: ${n.reason || ''}` : disowned(k, i) ? `not a valid measurement: ${disowned(k, i).why}` : 'no figure' })
             : [sized(h('span', { class: `campaign-bar${Number(baseSel.value) === i ? ' baseline' : ''}` }), 0, (100 * r) / top),
               spread ? sized(h('span', { class: 'campaign-whisker' }), (100 * r * (1 - spread / 2)) / top, (100 * r * spread) / top) : null]),
-        h('span', { class: 'campaign-bar-value', text: r === null ? '' : `${r.toFixed(2)}× (${vals[i].toPrecision(4)} ${unit})` }),
+        h('span', { class: 'campaign-bar-value', text: r === null ? '' : way ? `${r.toFixed(2)}× (${withUnit(vals[i], unit)})` : withUnit(vals[i], unit) }),
         warn.length ? h('span', { class: 'campaign-warn', text: `⚠ ${warn.join('; ')}` }) : null));
     });
   };

@@ -26,7 +26,9 @@ function xyTable(view) {
   const sorted = [...rows.entries()].sort((a, b) => (a[1].x - b[1].x) || 0);
   return h('table', { class: 'chart-data-table' },
     h('caption', { text: `${spec.title || spec.id}${u}` }),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: spec.x_label || 'x' }), cols.map((c) => h('th', { scope: 'col', text: c })))),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: spec.x_label || 'x' }),
+      // a series in words, as the legend says it
+      cols.map((c) => h('th', { scope: 'col', text: view.set && view.set.seriesLabel && view.series.has(c) ? view.set.seriesLabel(c) : c })))),
     h('tbody', {}, sorted.map(([key, r]) => h('tr', {}, h('th', { scope: 'row', text: key }),
       cols.map((c) => h('td', { text: r.cells.get(c) ?? '–' }))))));
 }

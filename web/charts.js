@@ -3,7 +3,7 @@ import { BIG, HeatCanvas, cellList, cpuClasses, nodeClasses } from './heatmap.js
 import { h } from './dom.js';
 import { num, bytes, displayUnit, convertUnit, label as prettify } from './format.js';
 import { dataDetails } from './chart-table.js';
-import { niceCeil } from './scale.js';
+import { niceCeil, refsOwnAxis } from './scale.js';
 
 // Okabe–Ito: told apart by people with any common colour-vision deficiency;
 // the yellow is left out, it vanishes on white under a projector.
@@ -332,6 +332,15 @@ class ChartView {
             grid: { color: gridColor() },
             ticks: { callback: (v) => num(v) },
           },
+          // the article's figures, on an axis of their own when theirs would flatten the runs' (renderXY decides)
+          yRef: {
+            display: false,
+            position: 'right',
+            beginAtZero: true,
+            title: { display: true, text: '' },
+            grid: { drawOnChartArea: false },
+            ticks: { callback: (v) => num(v), color: REF },
+          },
         },
         plugins: {
           legend: {
@@ -393,11 +402,15 @@ class ChartView {
   renderXY() {
     const line = this.spec.kind !== 'bar';
     let maxAbs = 0;
+    let refMax = 0;
     for (const pts of this.series.values())
       for (const s of pts.values()) maxAbs = Math.max(maxAbs, Math.abs(s.y), Math.abs((s.stats && s.stats.max) || 0));
     for (const pts of this.refs.values())
-      for (const r of pts) maxAbs = Math.max(maxAbs, Math.abs(convertUnit(r.y, r.unit, this.unit || r.unit)));
+      for (const r of pts) refMax = Math.max(refMax, Math.abs(convertUnit(r.y, r.unit, this.unit || r.unit)));
     if (this.fixed) maxAbs = Math.max(maxAbs, Math.abs(this.fixed.lo), Math.abs(this.fixed.hi));
+    // the article's bars on the right-hand axis when on the runs' they would flatten them
+    this.refAxis = refsOwnAxis(maxAbs, refMax);
+    if (!this.refAxis) maxAbs = Math.max(maxAbs, refMax);
     this.shown = displayUnit(this.unit || this.refUnit(), maxAbs);
     const f = this.shown.factor;
     const opts = this.chart.options;
@@ -407,6 +420,9 @@ class ChartView {
     const yTitle = axisTitle(this.spec.y_label, this.unit, this.shown.unit);
     // projector type: a long title on two lines, so it stays within a short plot
     opts.scales.y.title.text = theme.contrast ? wrapLabel(yTitle, 14) : yTitle;
+    opts.scales.yRef.display = this.refAxis;
+    const refTitle = `the article's figures, own scale${this.shown.unit ? ` (${this.shown.unit})` : ''}`;
+    opts.scales.yRef.title.text = theme.contrast ? wrapLabel(refTitle, 14) : refTitle;
 
     let labels = [];
     if (!line) {
@@ -425,7 +441,7 @@ class ChartView {
     const datasets = this.chart.data.datasets;
     for (const [name, pts] of this.series) {
       const i = this.set.index(name);
-      let ds = datasets.find((d) => d.label === name && !d._ref);
+      let ds = datasets.find((d) => d._name === name && !d._ref);
       if (!ds || ds._color !== i) {
         const pal = palette();
         // a set may choose (compare: one colour family per run, the series told apart by dash and marker)
@@ -434,14 +450,15 @@ class ChartView {
         const dash = own ? own.dash : Math.floor(i / pal.length);
         // past the palette: the same colours again, striped (bars) or dashed (lines)
         const fill = dash > 0 && !line ? stripes(color) : color;
+        const shown = this.set.seriesLabel ? this.set.seriesLabel(name) : name;
         const style = line ? {
-          label: name, showLine: true,
+          label: shown, _name: name, showLine: true,
           borderColor: color, backgroundColor: color, borderWidth: lineWidth(),
           borderDash: DASHES[dash % DASHES.length],
           pointStyle: POINT_STYLES[(own ? own.marker : i) % POINT_STYLES.length], pointRadius: pointRadius(), pointHoverRadius: pointRadius() + 2,
           errorBarColor: color, errorBarWhiskerColor: color, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2, errorBarWhiskerSize: 12,
         } : {
-          label: name,
+          label: shown, _name: name,
           backgroundColor: fill, borderColor: color, borderWidth: dash > 0 ? 2 : 0,
           maxBarThickness: 90, categoryPercentage: 0.7, barPercentage: 0.9,
           errorBarColor: INK, errorBarWhiskerColor: INK, errorBarLineWidth: 2, errorBarWhiskerLineWidth: 2,
@@ -466,19 +483,21 @@ class ChartView {
       }
     }
     for (const [name, pts] of this.refs) {
-      let ds = datasets.find((d) => d._ref && d.label === name);
+      let ds = datasets.find((d) => d._ref && d._name === name);
       if (!ds) {
         ds = line ? {
-          label: name, data: [], _ref: true, showLine: true,
+          label: name, data: [], _ref: true, _name: name, showLine: true,
           borderColor: REF, backgroundColor: '#ffffff', borderWidth: 2.5, borderDash: [7, 5],
           pointStyle: 'circle', pointRadius: 6, pointBorderWidth: 2.5, pointBorderColor: REF, pointBackgroundColor: '#ffffff',
         } : {
-          label: name, data: [], _ref: true,
+          label: name, data: [], _ref: true, _name: name,
           backgroundColor: refPattern(), borderColor: REF, borderWidth: 2,
           maxBarThickness: 90, categoryPercentage: 0.7, barPercentage: 0.9,
         };
         datasets.push(ds);
       }
+      ds.yAxisID = this.refAxis ? 'yRef' : 'y';
+      ds.label = this.refAxis ? `${name} (right-hand axis)` : name;
       const toShown = (r) => convertUnit(r.y, r.unit, this.unit || r.unit) * f;
       if (line) {
         ds.data = pts.filter((r) => !(this.spec.log_x && r.x <= 0)).sort((a, b) => a.x - b.x)
@@ -712,6 +731,7 @@ export class ChartSet {
   // opts.style(series) -> {color, dash, marker}: colours chosen by the caller; opts.legend: where the legend goes
   constructor(container, specs, refs, opts = {}) {
     this.style = opts.style || null;
+    this.seriesLabel = opts.seriesLabel || null; // a series's name in words, for legends and tooltips
     this.legendAt = opts.legend || 'top';
     this.container = container;
     this.views = new Map();

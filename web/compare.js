@@ -4,7 +4,7 @@ import { h, clear } from './dom.js';
 import { ChartSet } from './charts.js';
 import { label, withUnit, clock, bytes } from './format.js';
 import { pngButtons } from './export.js';
-import { readRun, markIn } from './rundoc.js';
+import { readRun, markIn, globMatch } from './rundoc.js';
 import { comparePicker } from './compare-pick.js';
 
 // One colour family per run, dark to light; a run's series differ by dash and marker.
@@ -18,16 +18,34 @@ const FAMILIES = [
 
 // A summary key in words, from the experiment's summary_labels ({key: pattern with '*', label with '%s', unit})
 // when the server gives them, else the key made readable: "slowdown with 2 threads, stride 64 B".
-export function figureLabel(key, exp) {
+export function figureLabel(key, exp, fallback = label(key)) {
   for (const r of (exp && exp.summary_labels) || []) {
     const re = new RegExp(`^${String(r.key).split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('(.*)')}$`);
     const m = re.exec(key);
     if (!m) continue;
+    // a part that names a series is said as the series is ("c11_relaxed" -> "C11 atomic, relaxed")
+    const part = (g) => ((exp.series_labels || []).find((s) => s.key === g) || { label: g }).label;
     let text = r.label;
-    for (const g of m.slice(1)) text = text.replace('%s', g);
+    for (const g of m.slice(1)) text = text.replace('%s', part(g));
     return text;
   }
-  return label(key);
+  return fallback;
+}
+
+// A series in words, from the experiment's series_labels ("c11_seq_cst" -> "C11 atomic, seq_cst"), else its own name.
+export function seriesLabel(name, exp) {
+  const rows = (exp && exp.series_labels) || [];
+  return rows.length ? figureLabel(name, { summary_labels: rows }, name) : name;
+}
+
+// The figure a picker opens on: of the keys the experiment's headline_key matches, the one at the most threads (or the
+// largest number it names: "slowdown_4_threads" over "slowdown_1_threads"), else the first that matches; else keys[0].
+export function headlineKey(keys, exp) {
+  const pat = exp && exp.headline_key;
+  const hits = pat ? keys.filter((k) => globMatch(pat, k)) : [];
+  if (!hits.length) return keys[0];
+  const most = (k) => Math.max(-1, ...(k.match(/\d+/g) || []).map(Number));
+  return hits.reduce((best, k) => (most(k) > most(best) ? k : best), hits[0]);
 }
 
 // Which way is better for a figure, from its unit and name: 'lower', 'higher' or null.
@@ -76,6 +94,31 @@ function diffTable(runs) {
     diff.length ? h('table', { class: 'compare-table', id: 'compare-diff-table' }, head, h('tbody', {}, diff.map(line))) : null,
     same.length ? h('details', { class: 'compare-same' }, h('summary', { text: `${same.length} rows are the same in every run` }),
       h('table', { class: 'compare-table' }, head.cloneNode(true), h('tbody', {}, same.map(line)))) : null);
+}
+
+// A chart whose y grows with a param's count of operations (schema's chart.per: {param, operation}), when the runs
+// differ in that param: the spec drawn per operation and each run's divisor. null when the runs are the same size
+// (their raw values compare as they are) or when a run does not say its count.
+export function perOperation(spec, runs) {
+  const per = spec && spec.per;
+  if (!per || !per.param) return null;
+  const counts = runs.map((r) => Number((r.params || {})[per.param]));
+  if (counts.some((n) => !(n > 0))) return null;
+  if (counts.every((n) => n === counts[0])) return null;
+  const one = per.operation || 'operation';
+  const y = spec.y_label || '';
+  return {
+    spec: { ...spec, title: `${spec.title || spec.id}, per ${one} (÷ ${per.param}: the runs differ in size)`,
+      y_label: /\(.*\)/.test(y) ? y.replace(/^([^(]*?)\s*\(/, `$1 per ${one} (`) : `${y} per ${one}`.trim() },
+    divisor: counts,
+  };
+}
+
+// A sample divided by n: its value, its spread and its rounds.
+export function perSample(x, n) {
+  const d = (v) => (typeof v === 'number' ? v / n : v);
+  const stats = x.stats ? Object.fromEntries(Object.entries(x.stats).map(([k, v]) => [k, k === 'n' ? v : d(v)])) : x.stats;
+  return { ...x, y: d(x.y), stats, samples: Array.isArray(x.samples) ? x.samples.map(d) : x.samples };
 }
 
 // r: rundoc.js's reading of a run
@@ -154,7 +197,14 @@ export async function showCompare(container, ids, byName) {
     return { destroy() {} };
   }
   const exp = byName.get(runs[0].experiment) || { name: runs[0].experiment, title: runs[0].experiment, charts: [] };
-  const lineCharts = (exp.charts || []).filter((c) => c.kind !== 'heatmap');
+  // runs of different sizes: a chart of totals is drawn per operation, the article's totals left on the run's own page
+  const perOp = new Map();
+  for (const c of exp.charts || []) {
+    const p = perOperation(c, runs);
+    if (p) perOp.set(c.id, p);
+  }
+  const lineCharts = (exp.charts || []).filter((c) => c.kind !== 'heatmap').map((c) => (perOp.has(c.id) ? perOp.get(c.id).spec : c));
+  const refs = (exp.references || []).filter((r) => !perOp.has(r.chart));
   const chartsEl = h('div', { class: 'charts', id: 'compare-charts' });
   // the baseline is the reader's choice; every ratio is against it
   const baseSel = h('select', { id: 'compare-baseline', 'aria-label': 'baseline run' },
@@ -183,12 +233,14 @@ export async function showCompare(container, ids, byName) {
     const fam = FAMILIES[st.run % FAMILIES.length];
     return { color: fam[st.series % fam.length], dash: st.series, marker: st.series };
   };
-  const charts = new ChartSet(chartsEl, lineCharts, exp.references || [], { style, legend: 'bottom' });
+  const charts = new ChartSet(chartsEl, lineCharts, refs, { style, legend: 'bottom',
+    seriesLabel: (name) => name.replace(/^(.*) · (run #\d+)$/, (m, s, r) => `${seriesLabel(s, exp)} · ${r}`) });
   runs.forEach((r, run) => {
     for (const x of lineCharts.flatMap((c) => (r.charts.get(c.id) || { samples: [] }).samples)) {
       const name = `${x.series} · run #${r.id}`;
+      const p = perOp.get(x.chart);
       styles.set(name, { run, series: seriesOf.indexOf(x.series) });
-      charts.sample({ ...x, series: name });
+      charts.sample({ ...(p ? perSample(x, p.divisor[run]) : x), series: name });
     }
   });
   setTimeout(() => pngButtons(chartsEl, `numalab-compare-${ids.join('-')}`, {

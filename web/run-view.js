@@ -4,6 +4,7 @@ import { ChartSet } from './charts.js';
 import { label, withUnit, clock, duration, toDate } from './format.js';
 import { Eta } from './eta.js';
 import { readRun, notesByLevel, placementGroups, summaryEntries, importedFrom, markFor } from './rundoc.js';
+import { figureLabel, seriesLabel } from './compare.js';
 
 // The page's one fold of a run's events, written against docs/events.md:
 // the types it listens to are these, and RunView.event below folds them.
@@ -70,7 +71,7 @@ export class RunView {
     // what a class looks at first comes first: outcome, charts, then the detail
     container.append(this.head, this.headlineEl, this.importedEl, this.statusEl, this.notesEl,
       this.chartsEl, this.placementEl, this.summaryBox, this.machineEl);
-    this.charts = new ChartSet(this.chartsEl, exp ? exp.charts : [], exp ? exp.references : []);
+    this.charts = new ChartSet(this.chartsEl, exp ? exp.charts : [], exp ? exp.references : [], { seriesLabel: (name) => seriesLabel(name, exp) });
     this.run = run || null;
     this.renderHead();
     this.renderStatus();
@@ -381,16 +382,18 @@ export class RunView {
     for (const k of keys) {
       const v = this.summary[k] || {};
       const m = this.markFor(k);
+      // the figure in words from the experiment's summary_labels; the key itself on hover
+      const name = figureLabel(k, this.exp);
       // a value the verdict disowns is struck through and says why; a bound says "at least"
       if (m && m.mark === 'disowned') {
-        el.append(h('div', { class: 'tile tile-disowned', title: m.why }, h('dt', { text: label(k) }),
+        el.append(h('div', { class: 'tile tile-disowned', title: m.why }, h('dt', { text: name, title: k }),
           h('dd', {}, h('s', { text: withUnit(v.value, v.unit) }),
             h('small', { class: 'tile-mark', text: `not a valid measurement${m.why ? `: ${m.why}` : ''}` }))));
       } else if (m && m.mark === 'at_least') {
-        el.append(h('div', { class: 'tile tile-at-least', title: m.why }, h('dt', { text: label(k) }),
+        el.append(h('div', { class: 'tile tile-at-least', title: m.why }, h('dt', { text: name, title: k }),
           h('dd', { text: `at least ${withUnit(v.value, v.unit)}` })));
       } else {
-        el.append(h('div', { class: 'tile' }, h('dt', { text: label(k) }), h('dd', { text: withUnit(v.value, v.unit) })));
+        el.append(h('div', { class: 'tile' }, h('dt', { text: name, title: k }), h('dd', { text: withUnit(v.value, v.unit) })));
       }
     }
     this.summaryHead.textContent = `Summary figures (${keys.length})`;

@@ -48,7 +48,8 @@ function levelOrder(pus) {
 
 // {kind, level, id, children, pus} from the flat PU list of /api/topology
 export function topologyTree(topo) {
-  const pus = [...(topo.pus || [])].sort((a, b) => a.logical - b.logical);
+  const rank = (p) => (Number.isInteger(p.logical) ? p.logical : p.os);
+  const pus = [...(topo.pus || [])].sort((a, b) => rank(a) - rank(b));
   const order = levelOrder(pus);
   const root = { kind: 'machine', id: 0, children: [], pus: [] };
   for (const p of pus) {
@@ -85,7 +86,9 @@ function caption(g, topo, pages = null) {
     }
     case 'cache': {
       const lvl = Number(g.level.slice(1));
-      const c = (topo.caches || []).find((x) => x.level === lvl && x.logical === g.id);
+      // a machine record keeps one size per level (no logical index): it holds for every instance
+      const c = (topo.caches || []).find((x) => x.level === lvl && x.logical === g.id)
+        || (topo.caches || []).find((x) => x.level === lvl && !Number.isInteger(x.logical));
       return `L${lvl}${lvl === 1 ? 'd' : ''}${c && c.size ? ` (${bytes(c.size)})` : ''}`;
     }
     case 'core': return `Core ${g.id}`;
@@ -188,7 +191,9 @@ export class TopologyPicture {
 
   renderLegend() {
     const t = this.opts.threads;
-    const parts = ['PU L#n is hwloc’s logical index, P#n the operating system’s number (the one taskset and /proc/cpuinfo use). '];
+    const logical = (this.topo.pus || []).some((p) => Number.isInteger(p.logical));
+    const parts = [logical ? 'PU L#n is hwloc’s logical index, P#n the operating system’s number (the one taskset and /proc/cpuinfo use). '
+      : 'P#n is the operating system’s number of a PU (the one taskset and /proc/cpuinfo use); a run’s record keeps no logical index. '];
     const nodes = this.topo.nodes || [];
     if (nodes.length > 1 && !nodes.some((r) => (r.distances || []).some((v) => v > 0))) parts.push('This machine reports no NUMA distances. ');
     if (t && t.size) {
@@ -295,7 +300,9 @@ export class TopologyPicture {
     const grp = el('g', { 'data-kind': 'pu', 'data-os': p.os, 'data-threads': who.map((t) => t.thread).join(',') || null });
     grp.append(el('rect', { x, y, width: PU_W, height: PU_H, fill: look.fill, stroke: look.stroke, 'stroke-width': who.length ? 2 : 1, 'stroke-dasharray': p.allowed === false ? '3 2' : null }));
     // lstopo's two numbers: L# the logical index (hwloc's order), P# the OS's (taskset, /proc/cpuinfo)
-    grp.append(el('text', { x: x + PU_W / 2, y: y + 13, 'text-anchor': 'middle', fill: look.ink || '#15181d', 'font-size': 11 }, `PU L#${p.logical ?? '?'}`));
+    // a run's record has no logical index: then the PU says only its OS number
+    const known = Number.isInteger(p.logical);
+    grp.append(el('text', { x: x + PU_W / 2, y: y + 13, 'text-anchor': 'middle', fill: look.ink || '#15181d', 'font-size': 11 }, known ? `PU L#${p.logical}` : 'PU'));
     grp.append(el('text', { x: x + PU_W / 2, y: y + 26, 'text-anchor': 'middle', fill: look.ink || '#15181d', 'font-size': 11 }, `P#${p.os}`));
     if (who.length) {
       const names = who.map((t) => `t${t.thread}`);

@@ -97,7 +97,8 @@ static const struct chart charts[] = {
 	CHART(AI_NS, CHART_BAR,
 	      "Cost of one increment (wall time / all increments)", "threads",
 	      "ns per increment"),
-	CHART(AI_TIME, CHART_BAR, "Wall time per round", "threads", "time (s)"),
+	CHART(AI_TIME, CHART_BAR, "Wall time per round", "threads", "time (s)",
+	      .per_param = "increments", .per = "increment"),
 	CHART(AI_LOST, CHART_BAR,
 	      "Lost updates per round (expected minus final counter)",
 	      "threads", "increments lost"),
@@ -1187,7 +1188,7 @@ static const struct key_label series_labels[] = {
 	{"cas", "compare-and-swap loop", NULL},
 	{"c11_relaxed", "C11 atomic, relaxed", NULL},
 	{"c11_seq_cst", "C11 atomic, seq_cst", NULL},
-	{"lock_skip", "lock prefix skipped (1 thread)", NULL},
+	{"lock_skip", "lock prefix skipped when alone", NULL},
 	{"plain", "plain ++ (not atomic)", NULL},
 	{"per_thread", "one counter per thread", NULL},
 	{NULL, NULL, NULL}};

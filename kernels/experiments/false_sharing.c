@@ -55,7 +55,8 @@ static const struct param params[] = {
 static const char fs_separate[] = "separate";
 
 static const struct chart charts[] = {
-	CHART(FS_TIME, CHART_BAR, "Wall time per round", "threads", "time (s)"),
+	CHART(FS_TIME, CHART_BAR, "Wall time per round", "threads", "time (s)",
+	      .per_param = "increments", .per = "increment"),
 	CHART(FS_OVERHEAD, CHART_BAR,
 	      "Overhead: shared-line time divided by separate-line time (100% = no penalty)",
 	      "threads", "shared / separate (%)"),

@@ -1091,8 +1091,24 @@ static const char *const compared[] = {"*_remote_over_local", "mixed_gain",
 				       NULL};
 
 /* what a person reads for each summary key */
+/* One matrix's keys in words (its chart id said as the loop it times). */
+#define MODE_LABELS(k, w)                                                      \
+	{k "_local_gbps", w ": local bandwidth", "GB/s"},                      \
+		{k "_remote_gbps", w ": remote bandwidth", "GB/s"},            \
+		{k "_remote_over_local", w ": remote over local", "×"},        \
+		{k "_gain", w ": gain", "×"},                                  \
+		{k "_rank_*_gbps", w ": bandwidth at distance rank %s",        \
+		 "GB/s"},                                                      \
+	{                                                                      \
+		k "_hops_*_gbps", w ": bandwidth at %s hops", "GB/s"           \
+	}
+
 static const struct key_label summary_labels[] = {
 	{"pages_off_node*", "pages off node %s", "pages"},
+	MODE_LABELS("write_regular", "regular writes"),
+	MODE_LABELS("write_nontemporal", "non-temporal writes"),
+	MODE_LABELS("write_prefetchw", "writes after prefetchw"),
+	MODE_LABELS("read", "reads"),
 	{"*_local_gbps", "%s: local bandwidth", "GB/s"},
 	{"*_remote_gbps", "%s: remote bandwidth", "GB/s"},
 	{"*_remote_over_local", "%s: remote over local", "×"},

@@ -575,6 +575,15 @@ int experiment_validate(const struct experiment *exp, struct errinfo *err)
 					err, NULL,
 					"experiment '%s': chart '%s' is declared twice",
 					exp->name, c->id);
+		if ((c->per_param || c->per) &&
+		    (!c->per_param || !c->per ||
+		     !experiment_param(exp, c->per_param,
+				       strlen(c->per_param))))
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': chart '%s' is counted per operation of '%s', which is not one of its params (or names no operation)",
+				exp->name, c->id,
+				c->per_param ? c->per_param : "");
 	}
 	for (const struct reference *r = exp->references; r && r->chart; r++)
 		if (!experiment_declares_chart(exp, r->chart))

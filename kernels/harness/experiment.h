@@ -27,6 +27,14 @@ struct chart {
 	const char *x_label;
 	const char *y_label;
 	int log_x; /* draw x on a log scale */
+	/*
+	 * When y grows with a param's count of operations (the wall time of
+	 * a round of increments= each), that param's name and what one
+	 * operation is ("increment"): runs of different sizes are compared
+	 * per operation, y divided by the param's value. NULL when y does
+	 * not grow with the run's size.
+	 */
+	const char *per_param, *per;
 };
 
 /* A figure the article published, drawn beside this machine's as a labelled

@@ -46,8 +46,32 @@ static int match(const char *pat, const char *s, const char **cap,
 	return !*s;
 }
 
+/*
+ * Appends the part of a key one '*' matched: in words when parts names
+ * it exactly (a series: "c11_relaxed" -> "C11 atomic, relaxed"), else as
+ * it is.
+ */
+static void add_part(struct strbuf *sb, const struct key_label *parts,
+		     const char *p, size_t n)
+{
+	for (const struct key_label *l = parts; l && l->key; l++)
+		if (strlen(l->key) == n && !strncmp(l->key, p, n) &&
+		    !strchr(l->key, '*')) {
+			strbuf_addstr(sb, l->label);
+			return;
+		}
+	strbuf_add(sb, p, n);
+}
+
 int label_lookup(const struct key_label *table, const char *key, char *buf,
 		 size_t len, const char **unit)
+{
+	return label_lookup_parts(table, NULL, key, buf, len, unit);
+}
+
+int label_lookup_parts(const struct key_label *table,
+		       const struct key_label *parts, const char *key,
+		       char *buf, size_t len, const char **unit)
 {
 	const char *cap[LABEL_MAX_STARS];
 	size_t caplen[LABEL_MAX_STARS];
@@ -61,7 +85,7 @@ int label_lookup(const struct key_label *table, const char *key, char *buf,
 		for (const char *p = l->label; *p; p++) {
 			if (p[0] == '%' && p[1] == 's') {
 				if (k < LABEL_MAX_STARS)
-					strbuf_add(&sb, cap[k], caplen[k]);
+					add_part(&sb, parts, cap[k], caplen[k]);
 				k++;
 				p++;
 			} else {
@@ -132,7 +156,10 @@ int label_table_check(const struct key_label *table, int need_unit, char *why,
 int experiment_summary_label(const struct experiment *exp, const char *key,
 			     char *buf, size_t len, const char **unit)
 {
-	if (exp && !label_lookup(exp->summary_labels, key, buf, len, unit))
+	/* a series the key names is said as the series is ("%s: time per
+	 * increment" with "C11 atomic, relaxed", not "c11_relaxed") */
+	if (exp && !label_lookup_parts(exp->summary_labels, exp->series_labels,
+				       key, buf, len, unit))
 		return 0;
 	return label_lookup(harness_summary_labels, key, buf, len, unit);
 }

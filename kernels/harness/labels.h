@@ -29,6 +29,14 @@ int label_lookup(const struct key_label *table, const char *key, char *buf,
 		 size_t len, const char **unit);
 
 /*
+ * As label_lookup, each part a '*' matched said in words where parts
+ * (a series_labels table, may be NULL) has a row with exactly that key.
+ */
+int label_lookup_parts(const struct key_label *table,
+		       const struct key_label *parts, const char *key,
+		       char *buf, size_t len, const char **unit);
+
+/*
  * Checks one table: every key has a label, a '*'-only pattern and at most
  * as many "%s" in its label as '*' in its key, and no other '%'
  * conversion; summary rows (need_unit) each have a unit. Returns 0 or

@@ -104,13 +104,18 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 					      param_json(p, "placement", t));
 	for (const struct param *p = common_params; p->name; p++)
 		json_array_append_new(params, param_json(p, "stats", t));
-	for (const struct chart *c = e->charts; c && c->id; c++)
-		json_array_append_new(
-			charts,
-			json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:b}", "id",
-				  c->id, "kind", chart_kind_name(c->kind),
-				  "title", c->title, "x_label", c->x_label,
-				  "y_label", c->y_label, "log_x", c->log_x));
+	for (const struct chart *c = e->charts; c && c->id; c++) {
+		json_t *cj = json_pack(
+			"{s:s, s:s, s:s, s:s?, s:s?, s:b}", "id", c->id, "kind",
+			chart_kind_name(c->kind), "title", c->title, "x_label",
+			c->x_label, "y_label", c->y_label, "log_x", c->log_x);
+		if (c->per_param && c->per)
+			json_object_set_new(cj, "per",
+					    json_pack("{s:s, s:s}", "param",
+						      c->per_param, "operation",
+						      c->per));
+		json_array_append_new(charts, cj);
+	}
 	json_t *refs = json_array();
 	for (const struct reference *r = e->references; r && r->chart; r++) {
 		json_t *rj = json_pack("{s:s, s:s, s:f, s:f, s:s?}", "chart",

@@ -34,6 +34,14 @@ for (const [k, host, threads] of [[1, 'lab-a', '1-2'], [1.5, 'lab-b', '1-3'], [2
   check(st === 201, `run on ${host} imported (${st})`);
   ids.push(r.id);
 }
+// two runs of different sizes: their wall times are compared per increment
+const small = JSON.parse(execFileSync(NUMALAB, ['run', '--json', 'atomic_increment', 'threads=1-2', 'variants=fetch_add,cas', 'increments=100000', 'repeat=2', 'warmup=0']));
+const sized = [];
+for (const [k, host, increments] of [[1, 'lab-a', 100000], [4, 'lab-a', 400000]]) {
+  const [st, r] = await post('api/runs/import', scaled(small, k, host, { increments }));
+  check(st === 201, `atomic_increment with increments=${increments} imported (${st})`);
+  sized.push(r.id);
+}
 const c2c = JSON.parse(execFileSync(NUMALAB, ['run', '--json', 'core_to_core']));
 const heat = [];
 for (const [k, host] of [[1, 'node-1'], [1.08, 'node-2'], [3, 'node-3']]) {
@@ -88,6 +96,54 @@ try {
   await page.screenshot({ path: join(SHOTS, 'comparing-baseline-1400x900.png') });
   await page.setViewportSize({ width: 1280, height: 720 });
 
+  // the article's bars on their own axis when one axis would flatten the run's
+  // a run whose overheads (about 150 %) the article's 1,147 % would flatten on one axis
+  const flat = scaled(fs, 1, 'lab-d');
+  for (const x of flat.samples.filter((q) => q.chart === 'overhead')) {
+    x.y = 150;
+    if (Array.isArray(x.samples)) x.samples = x.samples.map(() => 150);
+    for (const f of ['min', 'max', 'median', 'mean', 'ci_lo', 'ci_hi']) if (x.stats && typeof x.stats[f] === 'number') x.stats[f] = 150;
+  }
+  const [flatSt, flatRun] = await post('api/runs/import', flat);
+  check(flatSt === 201, `a run of 150 % overheads imported (${flatSt})`);
+  await page.goto(`${base}#/runs/${flatRun.id}`);
+  await page.waitForSelector('figure[data-chart=overhead] canvas', { timeout: 20000 });
+  await page.waitForFunction(() => {
+    const c = window.Chart.getChart(document.querySelector('figure[data-chart=overhead] canvas'));
+    return c && c.data.datasets.some((d) => d._ref && d.data.some((p) => p.y));
+  }, null, { timeout: 20000 });
+  const refAxis = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('figure[data-chart=overhead] canvas'));
+    return { shown: c.options.scales.yRef.display, axes: c.data.datasets.filter((d) => d._ref).map((d) => d.yAxisID), top: c.scales.y.max };
+  });
+  check(refAxis.shown && refAxis.axes.every((a) => a === 'yRef') && refAxis.top < 400,
+    `the article's bars are on an axis of their own, the run's axis ends at ${refAxis.top} %`);
+  await page.evaluate(() => document.querySelector('figure[data-chart=overhead]').scrollIntoView());
+  await page.screenshot({ path: join(SHOTS, 'comparing-article-axis-1280x720.png') });
+  // 3. the summary tiles in words from the descriptor, the key only on hover
+  const tiles = await page.$$eval('#summary dt', (t) => t.map((x) => x.textContent));
+  check(tiles.includes('slowdown with 1 thread') && tiles.includes('least overlap of the threads in a round') && !tiles.some((x) => x.includes('_')),
+    `the summary tiles say their figures in words (${tiles.join(' | ')})`);
+
+  // runs of different sizes: the wall time per increment, not per round
+  await page.goto(`${base}#/compare/${sized.join(',')}`);
+  await page.waitForSelector('#compare-charts figure[data-chart=time] canvas', { timeout: 20000 });
+  const timeTitle = await page.textContent('#compare-charts figure[data-chart=time] .chart-title');
+  check(/per increment/.test(timeTitle), `the wall time of runs of different increments is per increment (${timeTitle})`);
+  const axis = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('#compare-charts figure[data-chart=time] canvas'));
+    return { title: c.options.scales.y.title.text, ys: Object.fromEntries(c.data.datasets.filter((d) => !d._ref).map((d) => [d.label, d.data.map((p) => p.y)])) };
+  });
+  // the second run took 4 times as long for 4 times the increments: per increment the two are the same
+  const ya = axis.ys[`__atomic_fetch_add · run #${sized[0]}`];
+  const yb = axis.ys[`__atomic_fetch_add · run #${sized[1]}`];
+  check(String(axis.title).includes('per increment') && ya && yb && ya.length > 0 && ya.every((y, i) => Math.abs(y - yb[i]) <= 1e-6 * Math.abs(y)),
+    `the per-increment bars of the two sizes match (${axis.title}: ${JSON.stringify(axis.ys)})`);
+  const heads2 = await page.$$eval('#compare-charts figure[data-chart=time] .chart-data-table thead th', (t) => t.map((x) => x.textContent));
+  check(heads2.some((t) => t.startsWith('__atomic_fetch_add · run #')) && !heads2.some((t) => /^fetch_add/.test(t)), `the chart's data table names the series as the legend does (${heads2.join(' | ')})`);
+  await page.evaluate(() => document.querySelector('#compare-charts figure[data-chart=time]').scrollIntoView());
+  await page.screenshot({ path: join(SHOTS, 'comparing-per-increment-1280x720.png') });
+
   // History: a parameters column, a row on one line at 1280
   await page.goto(`${base}#/history`);
   await page.waitForSelector('#history-table tbody tr[data-id]', { timeout: 20000 });
@@ -122,12 +178,28 @@ try {
   await wide.waitForTimeout(500);
   const his = () => wide.$$eval('#campaign-machines .heat-legend .heat-hi', (t) => t.map((x) => x.textContent));
   check((await his()).length === 3 && new Set(await his()).size === 1, `the 3 heatmaps share one colour scale (${await his()})`);
+  // the figure picker in words, opening on the headline figure; each bar's value with its unit
+  const picked = await wide.$eval('#campaign-key', (x) => ({ value: x.value, text: x.selectedOptions[0].textContent, all: [...x.options].map((o) => o.textContent) }));
+  check(picked.value === 'round_trip_ns_same_package' && !picked.all.some((t) => t.includes('_')), `the figure picker opens on the headline figure, in words (${picked.text}; ${picked.all.join(' | ')})`);
+  const barVals = await wide.$$eval('#campaign-bars .campaign-bar-value', (t) => t.map((x) => x.textContent));
+  check(barVals.length === 3 && barVals.every((t) => /^\d\.\d\d× \([\d.,]+ ns\)$/.test(t)), `each bar says its ratio and its value in its unit (${barVals.join(' | ')})`);
+  const warnAll = await wide.$$eval('#campaign-bars .campaign-warn', (t) => t.map((x) => x.textContent));
+  check(warnAll.length === 1 && warnAll[0].startsWith('⚠ every machine: '), `a warning every machine shares is said once (${warnAll.join(' | ')})`);
+  await wide.evaluate(() => document.getElementById('campaign-key').scrollIntoView());
+  await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-bars-1400x900.png') });
   await wide.evaluate(() => document.getElementById('campaign-one-scale').scrollIntoView());
   await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-1400x900.png') });
   await wide.click('#campaign-one-scale');
   await wide.waitForTimeout(300);
   check(new Set(await his()).size === 3, `each machine its own scale when asked (${await his()})`);
   await wide.click('#campaign-one-scale');
+  // each machine's picture gives its caches' sizes, and no logical index its run did not record
+  const caps = await wide.$$eval('#campaign-machines svg text', (t) => t.map((x) => x.textContent));
+  const cacheCaps = caps.filter((x) => /^L\d/.test(x));
+  check(cacheCaps.length > 0 && cacheCaps.every((x) => /\(\d/.test(x)), `the machines' caches say their sizes (${[...new Set(cacheCaps)].join(', ')})`);
+  check(!caps.some((x) => x.startsWith('PU L#')), 'a machine drawn from its run names its PUs by P# only');
+  await wide.evaluate(() => document.querySelector('#campaign-machines svg').scrollIntoView());
+  await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-machines-1400x900.png') });
   await wide.setViewportSize({ width: 1280, height: 720 });
   await wide.evaluate(() => document.getElementById('campaign-one-scale').scrollIntoView());
   await wide.screenshot({ path: join(SHOTS, 'comparing-campaign-1280x720.png') });

@@ -92,7 +92,7 @@ try {
   check(!panel.includes(`${shown}×`), `the disowned ${shown}× is nowhere in the panel`);
   check(await page.isVisible('#answer-mark'), 'the reason is on screen');
   const tile = await page.$$eval('#summary .tile-disowned', (t) => t.map((x) => x.textContent));
-  check(tile.length === 1 && /slowdown 2 threads/.test(tile[0]) && tile[0].includes(`not a valid measurement: ${WHY}`), `the summary tile marks the value as not a valid measurement (${tile})`);
+  check(tile.length === 1 && /slowdown with 2 threads/.test(tile[0]) && tile[0].includes(`not a valid measurement: ${WHY}`), `the summary tile marks the value as not a valid measurement (${tile})`);
   const struck = await page.$eval('#summary .tile-disowned dd s', (x) => getComputedStyle(x).display);
   check(struck === 'none', `on the projector the tile leaves the disowned number out, even struck through (display: ${struck})`);
   await page.screenshot({ path: join(SHOTS, 'classroom-disowned-1280x720.png') });

@@ -303,7 +303,9 @@ try {
     await page.waitForTimeout(500);
     const after = (await getJSON('api/runs?limit=100')).total;
     assert(after === before + 1, `pressing Run three times and Enter once more started ${after - before} runs`);
-    await fetch(new URL(`api/runs/${ahead.id}`, server.base), { method: 'DELETE' });
+    // every route but GET wants a JSON Content-Type (415 otherwise), a DELETE too
+    const gone = await fetch(new URL(`api/runs/${ahead.id}`, server.base), { method: 'DELETE', headers: { 'Content-Type': 'application/json' } });
+    assert(gone.status < 300, `cancelling the run ahead answered ${gone.status}`);
     await page.waitForSelector('#status[data-status="done"]', { timeout: 60000 });
     await page.waitForFunction(() => document.querySelector('#run-button').getAttribute('aria-disabled') === 'false', null, { timeout: 10000 });
     assert(String(id) !== String(ahead.id), 'the page opened the wrong run');

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """test_topology_text.py - `numalab topology` draws the machine in ASCII
-boxes (packages, NUMA nodes, cores with their PUs, caches) no wider than
-100 columns, then prints its table; `--json` stays JSON.
+boxes nested as lstopo nests them (packages, NUMA nodes, caches, cores,
+PUs with their L# and P#) no wider than 100 columns, then prints its
+table; `--json` stays JSON.
 
 Stdlib only; NUMALAB_BIN names the binary (default build/numalab).
 """
@@ -52,14 +53,17 @@ class Drawing(unittest.TestCase):
         out = topology(env={"HWLOC_SYNTHETIC":
                             "pack:2 numa:1 l3:1 core:4 pu:2"})
         self.check(out, 2, 2)
-        self.assertIn(" 0 1 ", out)
-        self.assertEqual(out.count("L3 16 MiB"), 2)
+        self.assertIn("PU L#0 P#0", out)
+        self.assertIn("L# is hwloc's logical index, P# the OS's number", out)
+        self.assertEqual(out.count("L3 (16 MiB)"), 2)
+        # the cache's box holds the cores', which hold the PUs
+        self.assertIn("| | | +- Core 0 -", out)
 
     def test_1024_pus_fold(self):
         out = topology(env={"HWLOC_SYNTHETIC":
                             "pack:2 numa:2 l3:4 l2:16 core:2 pu:2"})
         self.check(out, 2, 4)
-        self.assertEqual(out.count("... 126 more"), 4)
+        self.assertEqual(out.count("... 14 more"), 16)
 
     def test_unknown_option(self):
         p = subprocess.run([BIN, "topology", "--graph"], capture_output=True,

@@ -32,6 +32,33 @@ static void said(struct audit *a, const char *what, const char *name)
 		strbuf_addstr(&a->missing, line);
 }
 
+/*
+ * Whether label holds a word with '_' that is not a name a person types
+ * (a C function or memory order: __atomic_fetch_add, move_pages,
+ * seq_cst; a check a param names: after_touch).
+ */
+static int raw_part(const char *label)
+{
+	static const char *const names[] = {
+		"__atomic_", "get_mempolicy", "move_pages", "migrate_pages",
+		"seq_cst",   "after_touch",   "vma_wins",   NULL};
+	char buf[256];
+	char *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", label);
+	for (char *w = strtok_r(buf, " ,:()", &save); w;
+	     w = strtok_r(NULL, " ,:()", &save)) {
+		int named = 0;
+		if (!strchr(w, '_'))
+			continue;
+		for (int i = 0; names[i]; i++)
+			named |= !strncmp(w, names[i], strlen(names[i]));
+		if (!named)
+			return 1;
+	}
+	return 0;
+}
+
 static void on_summary(void *ctx, const char *key, double value,
 		       const char *unit)
 {
@@ -47,6 +74,9 @@ static void on_summary(void *ctx, const char *key, double value,
 		said(a, "no unit for summary key", key);
 	else if (!strcmp(label, key))
 		said(a, "a label that is the raw key", key);
+	else if (raw_part(label))
+		/* "round trip, same_package": a part of the key left raw */
+		said(a, "a label with a raw part of its key", label);
 }
 
 static void on_point(void *ctx, const struct point *p)
@@ -180,6 +210,24 @@ static void test_captures(void **state)
 			 0);
 	assert_string_equal(buf, "rounds kept");
 	assert_string_equal(u, "rounds");
+	/* a part that names a series is said as the series is */
+	{
+		static const struct key_label parts[] = {
+			{"write_nt", "non-temporal writes", NULL},
+			{NULL, NULL, NULL}};
+		assert_int_equal(label_lookup_parts(
+					 t, parts, "write_nt_compact_peak_gbps",
+					 buf, sizeof(buf), &u),
+				 0);
+		assert_string_equal(buf, "non-temporal writes, compact: peak");
+	}
+	assert_int_equal(experiment_summary_label(
+				 experiment_find("atomic_increment"),
+				 "ns_per_increment_c11_relaxed_2_threads", buf,
+				 sizeof(buf), &u),
+			 0);
+	assert_string_equal(
+		buf, "C11 atomic, relaxed: time per increment, 2 threads");
 }
 
 static void test_bad_tables(void **state)

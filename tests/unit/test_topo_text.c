@@ -1,4 +1,4 @@
-/* test_topo_text.c - the drawn topology of `numalab topology` on synthetic and captured machines: width, packages, nodes, folding */
+/* test_topo_text.c - the drawn topology of `numalab topology` on synthetic and captured machines: width, packages, nodes, nesting, L#/P#, folding */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,13 +69,18 @@ static void test_two_sockets_smt(void **state)
 
 	(void)state;
 	/* four cores a row, each with its two PUs, nothing folded */
-	assert_non_null(strstr(s, " 0 1 "));
-	assert_non_null(strstr(s, " 14 15 "));
+	/* lstopo's two numbers, and the line that says which is which */
+	assert_non_null(strstr(s, "PU L#0 P#0"));
+	assert_non_null(strstr(s, "PU L#15 P#15"));
+	assert_non_null(strstr(s, "L# is hwloc's logical index, P# the OS's"));
 	assert_null(strstr(s, "more"));
 	/* one L3 a package, as wide as its four cores */
-	assert_int_equal(count(s, " L3 16 MiB "), 2);
+	assert_int_equal(count(s, "+- L3 (16 MiB) -"), 2);
 	/* nested as lstopo draws it: the shared L3 above its cores */
-	assert_true(strstr(s, " L3 16 MiB ") < strstr(s, " 0 1 "));
+	/* nested as lstopo nests them: the cache's box holds the cores' */
+	assert_true(strstr(s, "+- L3 (16 MiB) -") < strstr(s, "+- Core 0 -"));
+	assert_true(strstr(s, "+- Core 0 -") < strstr(s, "PU L#0 P#0"));
+	assert_non_null(strstr(s, "| | | +- Core 0 -"));
 	assert_non_null(strstr(s, "all 16 PUs allowed"));
 	free(s);
 	topo_free(t);
@@ -101,13 +106,11 @@ static void test_1024_pus_fold(void **state)
 
 	(void)state;
 	assert_int_equal(t->npus, 1024);
-	/* 128 cores a node: the first, the last and "... 126 more" between */
-	assert_int_equal(count(s, "... 126 more"), 4);
-	assert_non_null(strstr(s, " 0 1 "));
-	assert_non_null(strstr(s, " 1022 1023 "));
-	/* 64 L2s and 4 L3s a node: 62 and 2 of them folded */
-	assert_int_equal(count(s, "... 62 more"), 4);
-	assert_int_equal(count(s, "... 2 more"), 4);
+	/* 16 L2s an L3, 4 L3s a node: the first L2, "... 14 more", the last */
+	assert_int_equal(count(s, "... 14 more"), 16);
+	assert_int_equal(count(s, "more"), 16);
+	assert_non_null(strstr(s, "PU L#0 P#0"));
+	assert_non_null(strstr(s, "PU L#1023 P#1023"));
 	free(s);
 	topo_free(t);
 }
@@ -131,7 +134,7 @@ static void test_one_pu(void **state)
 
 	(void)state;
 	assert_non_null(strstr(s, "+- Package 0 -"));
-	assert_non_null(strstr(s, " 0 "));
+	assert_non_null(strstr(s, "PU L#0 P#0"));
 	free(s);
 	topo_free(t);
 }
@@ -143,7 +146,7 @@ static void test_xml_two_socket(void **state)
 
 	(void)state;
 	assert_true(t->npackages >= 2);
-	assert_non_null(strstr(s, " L3 32 MiB "));
+	assert_non_null(strstr(s, "+- L3 (32 MiB) -"));
 	free(s);
 	topo_free(t);
 }
@@ -161,9 +164,10 @@ static void test_allowed_marked(void **state)
 	snprintf(t->allowed_text, sizeof(t->allowed_text), "0-3");
 	s = draw(t);
 	assert_non_null(strstr(s, "* = allowed: 4 of 16 PUs (0-3)"));
-	assert_non_null(strstr(s, " 0* 1* "));
-	assert_non_null(strstr(s, " 2* 3* "));
-	assert_non_null(strstr(s, " 4 5 "));
+	assert_non_null(strstr(s, "PU L#0 P#0*"));
+	assert_non_null(strstr(s, "PU L#3 P#3*"));
+	assert_non_null(strstr(s, "PU L#4 P#4 "));
+	assert_null(strstr(s, "P#4*"));
 	free(s);
 	topo_free(t);
 }

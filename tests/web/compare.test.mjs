@@ -1,7 +1,7 @@
 // compare's tables: which way is better, what differs, each run against the first
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { betterWay, differences, summaryDiff } from '../../web/compare.js';
+import { betterWay, differences, figureLabel, headlineKey, perOperation, perSample, seriesLabel, summaryDiff } from '../../web/compare.js';
 import { readRun } from '../../web/rundoc.js';
 
 test('better is read from the unit and the name', () => {
@@ -57,4 +57,38 @@ test('figureLabel reads the experiment\'s summary_labels, else makes the key rea
   const exp = { summary_labels: [{ key: 'slowdown_*_threads_stride_*', label: 'slowdown with %s threads, stride %s B', unit: '×' }] };
   assert.equal(figureLabel('slowdown_2_threads_stride_64', exp), 'slowdown with 2 threads, stride 64 B');
   assert.equal(figureLabel('rounds_kept', exp), figureLabel('rounds_kept', null), 'a key without a label falls back to today\'s text');
+});
+
+test('runs of different sizes are compared per operation, runs of one size as they are', () => {
+  const spec = { id: 'time', title: 'Wall time per round', y_label: 'time (s)', per: { param: 'increments', operation: 'increment' } };
+  const runs = [{ params: { increments: 1000000 } }, { params: { increments: '4000000' } }];
+  const p = perOperation(spec, runs);
+  assert.deepEqual(p.divisor, [1e6, 4e6]);
+  assert.equal(p.spec.y_label, 'time per increment (s)');
+  assert.match(p.spec.title, /per increment/);
+  assert.equal(perOperation(spec, [runs[0], runs[0]]), null, 'the same size: raw time compares');
+  assert.equal(perOperation({ ...spec, per: undefined }, runs), null, 'a chart that does not grow with a count');
+  assert.equal(perOperation(spec, [runs[0], { params: {} }]), null, 'a run that does not say its count');
+  const s = perSample({ y: 4, samples: [2, 6], stats: { n: 2, min: 2, max: 6, median: 4 } }, 4e6);
+  assert.equal(s.y, 1e-6);
+  assert.deepEqual(s.samples, [0.5e-6, 1.5e-6]);
+  assert.equal(s.stats.n, 2);
+  assert.equal(s.stats.max, 1.5e-6);
+});
+
+test('a picker opens on the headline figure at the most threads, a series is said in words', () => {
+  const fs = { headline_key: 'slowdown_*_threads*' };
+  assert.equal(headlineKey(['overlap_min', 'slowdown_1_threads', 'slowdown_4_threads', 'slowdown_2_threads'], fs), 'slowdown_4_threads');
+  const c2c = { headline_key: 'round_trip_ns_*' };
+  assert.equal(headlineKey(['round_trip_ns_same_package', 'round_trip_ns_same_package_min'], c2c), 'round_trip_ns_same_package');
+  assert.equal(headlineKey(['a', 'b'], {}), 'a');
+  const ai = { series_labels: [{ key: 'c11_seq_cst', label: 'C11 atomic, seq_cst' }] };
+  assert.equal(seriesLabel('c11_seq_cst', ai), 'C11 atomic, seq_cst');
+  assert.equal(seriesLabel('shared, stride 4 B', ai), 'shared, stride 4 B', 'a series no row names keeps its name');
+});
+
+test('a figure names its series in words', () => {
+  const ai = { summary_labels: [{ key: 'ns_per_increment_*_*_threads', label: '%s: time per increment, %s threads', unit: 'ns' }],
+    series_labels: [{ key: 'c11_relaxed', label: 'C11 atomic, relaxed' }] };
+  assert.equal(figureLabel('ns_per_increment_c11_relaxed_2_threads', ai), 'C11 atomic, relaxed: time per increment, 2 threads');
 });

@@ -1,7 +1,7 @@
 // one scale for a figure across runs or machines
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { commonRange, niceCeil } from '../../web/scale.js';
+import { commonRange, niceCeil, refsOwnAxis } from '../../web/scale.js';
 
 test('commonRange holds every range and skips the empty ones', () => {
   assert.deepEqual(commonRange([{ lo: 0, hi: 412 }, { lo: 0, hi: 444 }, null, { lo: Infinity, hi: -Infinity }]), { lo: 0, hi: 444 });
@@ -13,4 +13,11 @@ test('niceCeil ends an axis on a round tick', () => {
   assert.equal(niceCeil(250), 250);
   assert.equal(niceCeil(0.3), 0.5);
   assert.equal(niceCeil(1), 1);
+});
+
+test('the article\'s bars get their own axis only when they would flatten the runs\'', () => {
+  assert.equal(refsOwnAxis(170, 1147), true, '1,147 % beside 170 %');
+  assert.equal(refsOwnAxis(800, 1147), false, '1,147 % beside 800 % share an axis');
+  assert.equal(refsOwnAxis(0, 1147), false, 'nothing measured yet: one axis');
+  assert.equal(refsOwnAxis(170, 0), false, 'no article figure');
 });
