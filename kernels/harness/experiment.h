@@ -194,6 +194,11 @@ struct experiment {
 	int uses_placement; /* takes the common cpus/placement params */
 	int min_nodes; /* NUMA nodes it needs to show anything; 0/1: none */
 	/*
+	 * 1: its rounds never grow into the budget (it times no point through
+	 * the team harness or bw_measure), so its estimate adds none of it.
+	 */
+	int fixed_rounds;
+	/*
 	 * Checks what the param table alone cannot (relations between
 	 * params, what the machine allows) before anything is allocated.
 	 * May be NULL. Returns 0 or -EINVAL with err set.

@@ -209,9 +209,9 @@ class Bench:
 
     # --- the kernel three ways, and a run through the server ---------------
 
-    def run_cli(self, experiment, params, timeout=300):
+    def run_cli(self, experiment, params, timeout=300, env=None):
         p = sh([self.exe, "run", "--json", experiment] + common.kv(params),
-               timeout=timeout)
+               timeout=timeout, env=env)
         try:
             return json.loads(p.stdout)
         except ValueError as e:

@@ -875,13 +875,18 @@ def estimate(b):
     if not common.QUICK:
         runs += ESTIMATE_SWEEPS
     b.raw["estimate"] = []
-    rates = sh([b.exe, "rates"], timeout=60).stdout
+    # rates measured now, kept in the bench's own cache: the user's cache
+    # may hold rates taken under another load (a busy minute's team start
+    # was 60x a quiet one's), and every estimate multiplies them
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(b.work, "cache"))
+    rates = sh([b.exe, "rates", "--refresh"], timeout=60, env=env).stdout
     planned = []
     for name, params in runs:
         what = "%s %s" % (name, " ".join(common.kv(params)) or "(defaults)")
         try:
             b.need_experiment(name, list(params))
-            out = sh([b.exe, "estimate", "--json", name] + common.kv(params), timeout=60)
+            out = sh([b.exe, "estimate", "--json", name] + common.kv(params), timeout=60,
+                     env=env)
             planned.append((json.loads(out.stdout)["seconds"], what, name, params))
         except (Failure, ValueError, KeyError) as e:
             b.fail("estimate", what, e)
@@ -900,7 +905,7 @@ def estimate(b):
         b.progress(what, 1, 1)
         try:
             t0 = time.monotonic()
-            b.run_cli(name, params, timeout=600)
+            b.run_cli(name, params, timeout=600, env=env)
             took = time.monotonic() - t0
         except (Failure, ValueError, KeyError) as e:
             b.fail("estimate", what, e)
@@ -913,4 +918,6 @@ def estimate(b):
               meets, a_label="estimate", b_label="actual", fmt="%.2f")
         b.raw["estimate"].append({"run": what, "estimate_s": est, "actual_s": took, "ratio": r})
     b.notes.append("estimates: one run each (a figure from a shared, busy machine moves by "
-                   "tens of percent from run to run); the rates they used:\n" + rates.strip())
+                   "tens of percent from run to run); the rates they used, measured at the "
+                   "section's start (numalab rates --refresh, in the bench's own cache):\n"
+                   + rates.strip())
