@@ -287,6 +287,12 @@ static int is_nt(enum bw_op op)
 	return op == BW_WRITE_NT || op == BW_COPY_NT;
 }
 
+uint64_t bw_kernel_unfenced(enum bw_isa isa, enum bw_op op, void *dst,
+			    const void *src, size_t len, uint64_t pattern)
+{
+	return kernels[isa][op](dst, src, len, pattern);
+}
+
 uint64_t bw_kernel_isa(enum bw_isa isa, enum bw_op op, void *dst,
 		       const void *src, size_t len, uint64_t pattern)
 {
