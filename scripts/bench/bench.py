@@ -256,8 +256,8 @@ class Bench:
                 if typ in ("start", "end") and typ not in marks:
                     marks[typ] = (now, common.proc_cpu_ticks(srv.pid),
                                   common.proc_sched_ns(srv.pid),
-                                  common.cpu_ticks(watch_cpu) if watch_cpu is not None
-                                  else None)
+                                  (common.cpu_ticks(watch_cpu), common.children_cpu_ticks(srv.pid))
+                                  if watch_cpu is not None else None)
             return hook
 
         async def main():
@@ -300,7 +300,11 @@ class Bench:
                                    "sched_s": (n1 - n0) / 1e9
                                    if n0 is not None and n1 is not None else None}
                     if watch_cpu is not None:
-                        info["watched"] = common.cpu_shares(w0, w1)
+                        info["watched"] = common.cpu_shares(w0[0], w1[0])
+                        # the worker's CPU time over the same window
+                        if w0[1] is not None and w1[1] is not None:
+                            info["worker_cpu"] = {"cpu_s": (w1[1] - w0[1]) / common.CLK_TCK,
+                                                  "wall_s": (a1 - a0) / 1e9}
             return per_run
 
         if nsubs == 0:

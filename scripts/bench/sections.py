@@ -600,20 +600,24 @@ def throughput(b):
 
 def fanout(b):
     b.need_experiment("false_sharing", ["threads", "layout", "stride", "increments"])
-    srv = common.Server(b.exe, b.work, "fanout").start()
+    # budget=0: exactly 3 rounds a point, so a busy minute does not
+    # stretch one side's run with redone rounds
     params = {"threads": "1", "layout": "both", "stride": stride_list(120),
-              "increments": "10000000", "repeat": "3", "warmup": "1",
-              "cpus": str(b.cpus[0])}
+              "increments": "4000000", "repeat": "3", "warmup": "1",
+              "cpus": str(b.cpus[0]), "budget": "0"}
     levels = [int(x) for x in os.environ.get(
-        "BENCH_FANOUT", "1,1000" if common.QUICK else "1,100,1000,10000").split(",")]
+        "BENCH_FANOUT", "1,100" if common.QUICK else "1,100,1000,10000").split(",")]
     kcpu = b.cpus[0]
-    b.raw["fanout"] = {"params": params, "levels": {}}
 
     def figure(doc):
         ys = [s["y"] for s in doc["samples"] if s.get("chart") == "time"]
         return statistics.median(ys) / int(params["increments"]) * 1e9  # ns per increment
 
+    b.raw["fanout"] = {"params": params, "levels": {}}
+    fanout_control(b, params, figure, kcpu)
+    srv = common.Server(b.exe, b.work, "fanout").start()
     old = b.pin_self({b.cpus[-1]})
+    per_sub = None  # seconds a pair took per subscriber at the last level
     try:
         idle_rss = common.proc_status_kb(srv.pid, "VmRSS")
         for n in levels:
@@ -626,6 +630,15 @@ def fanout(b):
             if b.out_of_time():
                 b.skipped("fanout", "%s: kernel ns/increment" % what)
                 continue
+            left = b.budget - b.elapsed()
+            if per_sub and n >= 1000 and per_sub * n > left:
+                b.row("fanout", "%s: kernel ns/increment" % what, meets="skip",
+                      note="not measured: one pair would take ~%.0f s (from the level before), "
+                      "over the %.0f s left of the fanout section's budget" % (per_sub * n, left))
+                b.progress("%s: skipped (a pair ~%.0f s, %.0f s left)" % (what, per_sub * n, left),
+                           done=True)
+                continue
+            t_level = time.monotonic()
             common.reset_peak_rss(srv.pid)
             a, bb, peaks, checks, seen = [], [], [], [], {"with": [], "without": []}
 
@@ -639,6 +652,8 @@ def fanout(b):
                 if doc.get("status") != "done":
                     raise Failure("fan-out run %d ended %s" % (info["run_id"], doc.get("status")))
                 seen["with"].append(info.get("watched"))
+                if info.get("worker_cpu"):
+                    seen.setdefault("worker", []).append(info["worker_cpu"])
                 a.append(figure(doc))
                 peaks.append(common.proc_status_kb(srv.pid, "VmHWM"))
                 last = max(s.last_seq for s in subs)
@@ -648,8 +663,13 @@ def fanout(b):
                                "connected": info["connected"], "connect_s": round(info["connect_s"], 3),
                                "connected_before_start": info["all_connected_before_start"],
                                "errors": sorted({s.error for s in bad if s.error})[:3]})
+            # ten thousand subscribers take tens of seconds a pair: one is
+            # enough to see them all served, more while the budget allows
             k, why = b.ab_pairs("%s: kernel ns/increment" % what, pair,
-                                lambda: summary(ratios(a, bb)), (1.05,))
+                                lambda: summary(ratios(a, bb)), (1.05,),
+                                1 if n >= 10000 else None)
+            if n >= 100:  # below, a pair's fixed costs hide the per-subscriber one
+                per_sub = (time.monotonic() - t_level) / max(1, k) / n
             ok = all(c["complete_in_order"] == n for c in checks)
             before = all(c["connected_before_start"] for c in checks)
             r = summary(ratios(a, bb))
@@ -692,6 +712,45 @@ def fanout(b):
                    "allows 2,048 per address)" % (b.last_cpu(), b.cpus[0]))
 
 
+def fanout_control(b, params, figure, kcpu):
+    """The control for the subscriber rows: the same run through the CLI
+    (no server, no sockets) with the other CPU kept busy by a plain spin
+    (A) or idle (B). On a VM whose vCPUs share a host core, or a host
+    that steals time, a busy neighbour alone slows the kernel."""
+    other = b.cpus[-1]
+    what = "control: CPU %d spinning, no server: kernel ns/increment" % other
+    if other == kcpu:
+        b.unavailable("fanout", what, "one CPU: there is no other CPU to keep busy")
+        return
+    if b.out_of_time():
+        b.skipped("fanout", what)
+        return
+    a, bb, seen = [], [], {"with": [], "without": []}
+
+    def pair():
+        t0 = common.cpu_ticks(kcpu)
+        bb.append(figure(b.run_cli("false_sharing", params)))
+        seen["without"].append(common.cpu_shares(t0, common.cpu_ticks(kcpu)))
+        spin = subprocess.Popen(["taskset", "-c", str(other), sys.executable, "-c",
+                                 "while True: pass"])
+        try:
+            t0 = common.cpu_ticks(kcpu)
+            a.append(figure(b.run_cli("false_sharing", params)))
+            seen["with"].append(common.cpu_shares(t0, common.cpu_ticks(kcpu)))
+        finally:
+            spin.kill()
+            spin.wait()
+    k, why = b.ab_pairs(what, pair, lambda: summary(ratios(a, bb)), (1.05,))
+    r = summary(ratios(a, bb))
+    note = ("the kernel with its neighbour CPU busy (a Python spin, nothing else) over the kernel "
+            "with it idle: what a busy neighbour costs without any server or socket; "
+            + cpu_note(kcpu, seen))
+    if b.pairs_note(k, why):
+        note += "; " + b.pairs_note(k, why)
+    b.row("fanout", what, summary(a), summary(bb), "ns", r, "-", "n/a", note, fmt="%.3f")
+    b.raw["fanout"]["control"] = {"with_spin": a, "idle": bb, "kernel_cpu_shares": seen}
+
+
 def cpu_note(cpu, seen):
     """Where the kernel's CPU went while the runs streamed, with and without
     subscribers: the median share of each /proc/stat field but idle that
@@ -707,6 +766,12 @@ def cpu_note(cpu, seen):
             ", ".join("%s %.1f%%" % (k, 100 * med[k]) for k in
                       ("system", "softirq", "irq", "steal", "idle") if med[k] >= 0.001)
             or "nothing else"))
+    w = seen.get("worker") or []
+    if w:
+        cpu_s, wall = sum(x["cpu_s"] for x in w), sum(x["wall_s"] for x in w)
+        parts.append("the worker (its one kernel thread and its main thread) was on a CPU "
+                     "%.0f%% of its start-to-end wall time (%.2f of %.2f s, /proc/PID/stat)"
+                     % (100 * cpu_s / wall if wall else 0, cpu_s, wall))
     return ("CPU %d (the kernel's) while the run streamed, /proc/stat, %s"
             % (cpu, "; ".join(parts))) if parts else "CPU %d: /proc/stat not readable" % cpu
 
