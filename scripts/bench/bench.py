@@ -147,16 +147,21 @@ class Bench:
         if done:
             self.section_rows += 1
 
-    def ab_pairs(self, what, step, ratio, lines=(), min_pairs=None, max_pairs=None):
+    def ab_pairs(self, what, step, ratio, lines=(), min_pairs=None, max_pairs=None,
+                 share_s=None):
         """Runs step() once per A/B pair: at least min_pairs, then more only
         while ratio() (a summary of the per-pair ratios so far, or a list of
         them when a pair feeds several rows) is not settled on the lines it
         is judged against, up to max_pairs, and never past the section's
-        budget. Returns (pairs run, why it stopped: 'settled', 'max' or
-        'budget'); 0 pairs when the budget was spent before the first."""
+        budget. With share_s, pairs past min_pairs stop once the row has
+        taken that many seconds (its share of what is left), so the rows
+        after it still get theirs. Returns (pairs run, why it stopped:
+        'settled', 'max', 'share' or 'budget'); 0 pairs when the budget was
+        spent before the first."""
         lo = common.MIN_PAIRS if min_pairs is None else min_pairs
         hi = max(lo, common.MAX_PAIRS if max_pairs is None else max_pairs)
         k, why = 0, "max"
+        t0 = time.monotonic()
         while k < hi:
             if k >= lo:
                 rs = ratio()
@@ -164,7 +169,13 @@ class Bench:
                 if all(common.settled(r, lines) for r in rs):
                     why = "settled"
                     break
-            if self.out_of_time():
+                if share_s is not None and time.monotonic() - t0 >= share_s:
+                    why = "share"
+                    break
+            # a pair that would end past the budget is not started: the
+            # budget holds to within the first pair of a row
+            if self.out_of_time() or (k and self.elapsed() + (time.monotonic() - t0) / k
+                                      > self.budget):
                 why = "budget"
                 break
             k += 1
