@@ -20,15 +20,15 @@ QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
 MIN_PAIRS = max(1, int(os.environ.get("BENCH_MIN_PAIRS", "2" if QUICK else "3")))
 MAX_PAIRS = max(MIN_PAIRS, int(os.environ.get("BENCH_MAX_PAIRS", "3" if QUICK else "8")))
 WRK_SECONDS = max(1, int(os.environ.get("BENCH_WRK_SECONDS", "1" if QUICK else "2")))
-LATENCY_SAMPLES = int(os.environ.get("BENCH_LATENCY_SAMPLES", "1500" if QUICK else "6000"))
+LATENCY_SAMPLES = int(os.environ.get("BENCH_LATENCY_SAMPLES", "800" if QUICK else "6000"))
 
 # seconds of wall time per section: a section stops starting pairs (and
 # rows) once its budget is spent, and says so in the rows it did not
 # measure. The full sums to 480 s (8 minutes), the quick one to 75 s, so
 # that with the build check and a last step that overruns `make bench`
 # stays under 10 minutes and `make bench QUICK=1` under 2.
-BUDGET_S = {"bandwidth": 220, "overhead": 40, "latency": 35, "throughput": 25,
-            "fanout": 110, "c2c": 15, "scale": 20, "estimate": 45}
+BUDGET_S = {"bandwidth": 200, "overhead": 40, "latency": 35, "throughput": 25,
+            "fanout": 130, "c2c": 15, "scale": 20, "estimate": 45}
 QUICK_BUDGET_S = {"bandwidth": 25, "overhead": 8, "latency": 8, "throughput": 6,
                   "fanout": 12, "c2c": 3, "scale": 7, "estimate": 6}
 OTHER_BUDGET_S, QUICK_OTHER_BUDGET_S = 40, 8  # a section not in the tables

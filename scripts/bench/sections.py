@@ -685,8 +685,7 @@ def fanout(b):
             # enough to see them all served, more while the budget allows
             k, why = b.ab_pairs("%s: kernel ns/increment" % what, pair,
                                 lambda: summary(ratios(a, bb)), (1.05,),
-                                1 if n >= 10000 else None,
-                                common.MIN_PAIRS + 1 if n >= 1000 else None)
+                                1 if n >= 10000 else None, common.MIN_PAIRS + 1)
             if n >= 100:  # below, a pair's fixed costs hide the per-subscriber one
                 per_sub = (time.monotonic() - t_level) / max(1, k) / n
             ok = all(c["complete_in_order"] == n for c in checks)
@@ -759,7 +758,8 @@ def fanout_control(b, params, figure, kcpu):
         finally:
             spin.kill()
             spin.wait()
-    k, why = b.ab_pairs(what, pair, lambda: summary(ratios(a, bb)), (1.05,))
+    k, why = b.ab_pairs(what, pair, lambda: summary(ratios(a, bb)), (1.05,), None,
+                        common.MIN_PAIRS + 1)
     r = summary(ratios(a, bb))
     note = ("the kernel with its neighbour CPU busy (a Python spin, nothing else) over the kernel "
             "with it idle: what a busy neighbour costs without any server or socket; "
@@ -806,7 +806,7 @@ def c2c(b):
         raise Unavailable("one CPU")
     pp = b.tool("pingpong")
     x, y = b.cpus[0], b.cpus[1]
-    samples, trips = 200, 1000
+    samples, trips = (50, 500) if common.QUICK else (200, 1000)
     # cheap (a fraction of a second a pair), and a VM's host may move a
     # vCPU between the two sides of a pair: take more pairs than elsewhere
     params = {"cpus": "%d,%d" % (x, y), "samples": str(samples),
