@@ -1067,7 +1067,7 @@ const struct experiment exp_memory_policy_semantics = {
 		"per step.",
 	EXPERIMENT_PARTS(ps),
 	.min_nodes = 2,
-	.fixed_rounds = 1,
+	.fixed_share = 1, /* no step times through the team harness */
 	.check = ps_check,
 	.rules = rules,
 	.compared = compared,

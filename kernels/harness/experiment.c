@@ -786,9 +786,9 @@ int experiment_estimate(const struct experiment *exp, const void *params,
 	 * wide: a quiet machine stops near the least rounds, a busy one
 	 * near the budget. Halfway between stays within 2x of either.
 	 */
-	budget = exp->fixed_rounds ? 0 : adapt_budget(common, *seconds, 0);
+	budget = adapt_budget(common, *seconds, 0);
 	if (budget > *seconds)
-		*seconds += (budget - *seconds) / 2;
+		*seconds += (budget - *seconds) / 2 * (1 - exp->fixed_share);
 	*seconds += rates_get()->start_s;
 	return 0;
 }

@@ -194,10 +194,12 @@ struct experiment {
 	int uses_placement; /* takes the common cpus/placement params */
 	int min_nodes; /* NUMA nodes it needs to show anything; 0/1: none */
 	/*
-	 * 1: its rounds never grow into the budget (it times no point through
-	 * the team harness or bw_measure), so its estimate adds none of it.
+	 * The share (0-1) of its estimate whose rounds never grow into the
+	 * adaptive budget (work timed on its own threads, not through the
+	 * team harness or bw_measure): experiment_estimate adds budget only
+	 * for the rest. 0: all of it may grow.
 	 */
-	int fixed_rounds;
+	double fixed_share;
 	/*
 	 * Checks what the param table alone cannot (relations between
 	 * params, what the machine allows) before anything is allocated.
