@@ -1,23 +1,26 @@
 #!/usr/bin/env python3
 """bench.py - `make bench`: numalab side by side with the tools people use today.
 
-Each comparison alternates its sides (A B A B ..., PAIRS pairs, default 5)
-so slow drifts of a noisy machine land on both; a figure is the median over
-the pairs with its [min-max], a ratio the median of the per-pair ratios
-(bandwidth and harness overhead: the best pair of each side, best over best).
-Prints the machine, then one table, then the notes; writes the whole run
-(every raw value) as JSON under the output folder. Exits 1 only when a
-comparison could not be run; a row whose counterpart does not exist here
-(no AVX-512, one node) says why and is not a failure.
+Each comparison alternates its sides (A B A B ...): at least BENCH_MIN_PAIRS
+pairs (3; bandwidth 2), more only while the per-pair ratios spread over
+more than half the gap to the line being judged, up to BENCH_MAX_PAIRS (8),
+and never past the section's time budget (common.py BUDGET_S; a row left
+without time is printed as 'skip'). A figure is the median over the pairs
+with its [min-max], a ratio the median of the per-pair ratios (bandwidth
+and harness overhead: the best pair of each side, best over best). Prints
+a progress line per row on stderr, then the machine, one table and the
+notes; writes the whole run (every raw value) as JSON under the output
+folder. Exits 1 only when a comparison could not be run; a row whose
+counterpart does not exist here (no AVX-512, one node) says why and is not
+a failure.
 
 usage: bench.py --build DIR --out DIR [SECTION ...]
 sections: bandwidth overhead latency throughput fanout c2c scale estimate (default: all)
-environment: BENCH_PAIRS (5), BENCH_WRK_SECONDS (2: per side and pair, so
-5 pairs make wrk's 10 s), BENCH_LATENCY_SAMPLES (10000), BENCH_FANOUT
+environment: BENCH_QUICK (1: fewer rows, smaller sizes, fewer pairs, under
+2 minutes), BENCH_MIN_PAIRS, BENCH_MAX_PAIRS, BENCH_BUDGET_<SECTION> (s),
+BENCH_WRK_SECONDS (2), BENCH_LATENCY_SAMPLES (6000), BENCH_FANOUT
 (1,100,1000,10000: subscriber counts), BENCH_BW_ROWS (bandwidth rows whose
-name contains one of these ';'-separated texts; all), BENCH_BW_MAX_PAIRS
-(3 x BENCH_PAIRS: a bandwidth row whose pairs spread wider than its gap
-from 1.00 gets more pairs, up to this)
+name contains one of these ';'-separated texts; all)
 """
 
 import argparse
