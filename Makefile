@@ -1,7 +1,7 @@
 # numalab - one non-recursive Makefile. `make V=1` shows the commands.
 #   make run     install what is missing, build, start the dashboard
 #   make test    install what is missing, build, run every test
-#   make bench   side-by-side figures (never asserted by tests)
+#   make bench   side-by-side figures (never asserted by tests; QUICK=1: under 2 minutes)
 #   SAN=address,undefined or SAN=thread builds under build-SAN/
 #   COV=1 builds under build-cov/ with coverage counters (make test-coverage)
 
@@ -116,8 +116,9 @@ $(UNIT_BINS): | $(TLS_DSOS)
 bench-deps:
 	$(Q)scripts/deps.sh bench
 
+# QUICK=1: fewer rows and pairs, under 2 minutes (a look before a commit)
 bench: bench-deps all
-	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" scripts/bench.sh
+	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" BENCH_QUICK=$(QUICK) scripts/bench.sh
 
 # every C file of ours; wildcard skips a folder that is not there
 FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS) kernels/experiments/dso) tests/*/*.[ch]))

@@ -5,12 +5,20 @@
 # figures are not asserted. Exits non-zero only when a comparison could not
 # be run.
 #
-#   scripts/bench.sh [SECTION ...]     bandwidth overhead latency throughput fanout c2c scale
+#   scripts/bench.sh [--quick] [SECTION ...]
+#                                      bandwidth overhead latency throughput fanout c2c scale estimate
+#   --quick (or BENCH_QUICK=1)         fewer rows, smaller sizes, fewer pairs: under 2 minutes
 #   BUILD=dir                          the build to measure (default build)
 #   BENCH_OUT=dir                      where the JSON goes (default build/bench)
-#   BENCH_PAIRS=n                      A/B pairs per comparison (default 5)
+#   BENCH_MIN_PAIRS / BENCH_MAX_PAIRS  A/B pairs per comparison (3 / 8; quick 2 / 3)
+#   BENCH_BUDGET_<SECTION>=s           a section's time budget (common.py BUDGET_S)
 set -e
 cd "$(dirname "$0")/.."
+if [ "$1" = "--quick" ]; then
+	BENCH_QUICK=1
+	shift
+fi
+export BENCH_QUICK=${BENCH_QUICK:-}
 BUILD=${BUILD:-build}
 BENCH_OUT=${BENCH_OUT:-build/bench}
 MAKE=${MAKE:-make}

@@ -763,6 +763,9 @@ const struct experiment exp_affinity = {
 		"mask when that is narrower). Every placement honours it; the run checks "
 		"that no thread was seen on, and no page landed on, anything outside it.",
 	EXPERIMENT_PARTS(af),
+	/* five of its six parts run on its own threads, rounds fixed; only
+	 * cache_split times through the team harness (af_estimate) */
+	.fixed_share = 5.0 / 6,
 	.uses_placement = 1,
 	.rules = rules,
 	.compared = compared,

@@ -958,14 +958,19 @@ static void ps_estimate(const void *params, const struct common_params *common,
 	const struct ps_params *pp = params;
 
 	double size = (double)pp->size;
-	double touches = 12 + 2.0 * (double)common->repeat;
-
 	/*
-	 * six steps: a few first touches of the buffer each, page census and
-	 * moves (a move costs about a copy of the page), and a forked child
+	 * The buffers each step touches, in sizes: after_touch 2 (two halves
+	 * of a double buffer), vma_wins 2, strict 1, migrate_pages 1 (in its
+	 * child), preferred 2; get_mempolicy touches 64 pages.
 	 */
-	*seconds = cost_teams_s(6) + touches * cost_touch_s(t, size, 1) +
-		   4 * cost_stream_s(t, COST_COPY, size, 1);
+	double touches = 8 + 64 * 4096.0 / (size > 0 ? size : 4096.0);
+	/* migrate_pages moves the child's buffer once a round, between two
+	 * nodes: a move costs about a copy of the page; one node moves none */
+	double moves = t && t->nnodes >= 2 ? (double)common->repeat : 0;
+
+	/* six steps, two of them on threads of their own, and a forked child */
+	*seconds = cost_teams_s(3) + touches * cost_touch_s(t, size, 1) +
+		   moves * cost_stream_s(t, COST_COPY, size, 1);
 	*bytes = (uint64_t)pp->size * 3 + (8u << 20);
 }
 
@@ -1062,6 +1067,7 @@ const struct experiment exp_memory_policy_semantics = {
 		"per step.",
 	EXPERIMENT_PARTS(ps),
 	.min_nodes = 2,
+	.fixed_share = 1, /* no step times through the team harness */
 	.check = ps_check,
 	.rules = rules,
 	.compared = compared,

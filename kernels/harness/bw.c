@@ -187,9 +187,8 @@ enum bw_isa bw_isa_best(void)
 			}                                                      \
 			LAUNDER(p);                                            \
 		}                                                              \
-		/* streaming stores are weakly ordered: drain them before the  \
-		 * clock */                                                    \
-		_mm_sfence();                                                  \
+		/* no sfence here: one per round (bw_body), as likwid's        \
+		 * store_mem has none in its loop */                           \
 		return 0;                                                      \
 	}                                                                      \
 	TGT_PFW static uint64_t write_pfw_##SFX(void *dst, const void *src,    \
@@ -245,8 +244,7 @@ enum bw_isa bw_isa_best(void)
 			LAUNDER(s);                                            \
 			LAUNDER(d);                                            \
 		}                                                              \
-		_mm_sfence();                                                  \
-		return 0;                                                      \
+		return 0; /* fenced by the caller, as write_nt */              \
 	}
 
 #define SSE_LOAD(p) _mm_load_si128((const __m128i *)(const void *)(p))
@@ -282,10 +280,27 @@ typedef uint64_t (*bw_fn)(void *dst, const void *src, size_t len, uint64_t pat);
 static const bw_fn kernels[BW_NISA][BW_NOPS] = {BW_ROW(sse2), BW_ROW(avx2),
 						BW_ROW(avx512)};
 
+/* Streaming stores are weakly ordered: they must drain (sfence) before a
+ * clock is read or another thread reads the data. */
+static int is_nt(enum bw_op op)
+{
+	return op == BW_WRITE_NT || op == BW_COPY_NT;
+}
+
+uint64_t bw_kernel_unfenced(enum bw_isa isa, enum bw_op op, void *dst,
+			    const void *src, size_t len, uint64_t pattern)
+{
+	return kernels[isa][op](dst, src, len, pattern);
+}
+
 uint64_t bw_kernel_isa(enum bw_isa isa, enum bw_op op, void *dst,
 		       const void *src, size_t len, uint64_t pattern)
 {
-	return kernels[isa][op](dst, src, len, pattern);
+	uint64_t v = kernels[isa][op](dst, src, len, pattern);
+
+	if (is_nt(op))
+		_mm_sfence();
+	return v;
 }
 
 void bw_fill(void *p, size_t len, uint64_t seed)
@@ -364,6 +379,14 @@ static void bw_body(void *arg, int tid, int round)
 	(void)round;
 	for (int p = 0; p < j->passes; p++)
 		r->slot[tid].sum = r->fn(dst, src, j->bytes, r->pattern);
+	/*
+	 * One sfence a round, after every pass: a fence per pass drained the
+	 * write-combining buffers each time an L2-sized pass ended (a pass of
+	 * 128 KiB lasts ~5 us), ~5% of an L2 round
+	 * (docs/bench-bandwidth-loops.md)
+	 */
+	if (is_nt(j->op))
+		_mm_sfence();
 }
 
 /* Reads, words and copies are checked once, after timing. */

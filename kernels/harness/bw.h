@@ -52,6 +52,13 @@ enum bw_isa bw_isa_best(void);
  */
 uint64_t bw_kernel_isa(enum bw_isa isa, enum bw_op op, void *dst,
 		       const void *src, size_t len, uint64_t pattern);
+/*
+ * The same loop without the sfence bw_kernel_isa puts after a
+ * non-temporal op: the caller fences once after many passes (bw_measure
+ * does, once a round).
+ */
+uint64_t bw_kernel_unfenced(enum bw_isa isa, enum bw_op op, void *dst,
+			    const void *src, size_t len, uint64_t pattern);
 
 /* Word i of p becomes seed + i: data a read can be checked against. */
 void bw_fill(void *p, size_t len, uint64_t seed);

@@ -797,7 +797,7 @@ int experiment_estimate(const struct experiment *exp, const void *params,
 	 */
 	budget = adapt_budget(common, *seconds, 0);
 	if (budget > *seconds)
-		*seconds += (budget - *seconds) / 2;
+		*seconds += (budget - *seconds) / 2 * (1 - exp->fixed_share);
 	*seconds += rates_get()->start_s;
 	return 0;
 }

@@ -202,6 +202,13 @@ struct experiment {
 	int uses_placement; /* takes the common cpus/placement params */
 	int min_nodes; /* NUMA nodes it needs to show anything; 0/1: none */
 	/*
+	 * The share (0-1) of its estimate whose rounds never grow into the
+	 * adaptive budget (work timed on its own threads, not through the
+	 * team harness or bw_measure): experiment_estimate adds budget only
+	 * for the rest. 0: all of it may grow.
+	 */
+	double fixed_share;
+	/*
 	 * Checks what the param table alone cannot (relations between
 	 * params, what the machine allows) before anything is allocated.
 	 * May be NULL. Returns 0 or -EINVAL with err set.

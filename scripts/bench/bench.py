@@ -1,23 +1,26 @@
 #!/usr/bin/env python3
 """bench.py - `make bench`: numalab side by side with the tools people use today.
 
-Each comparison alternates its sides (A B A B ..., PAIRS pairs, default 5)
-so slow drifts of a noisy machine land on both; a figure is the median over
-the pairs with its [min-max], a ratio the median of the per-pair ratios
-(bandwidth and harness overhead: the best pair of each side, best over best).
-Prints the machine, then one table, then the notes; writes the whole run
-(every raw value) as JSON under the output folder. Exits 1 only when a
-comparison could not be run; a row whose counterpart does not exist here
-(no AVX-512, one node) says why and is not a failure.
+Each comparison alternates its sides (A B A B ...): at least BENCH_MIN_PAIRS
+pairs (3; bandwidth 2), more only while the per-pair ratios spread over
+more than half the gap to the line being judged, up to BENCH_MAX_PAIRS (8),
+and never past the section's time budget (common.py BUDGET_S; a row left
+without time is printed as 'skip'). A figure is the median over the pairs
+with its [min-max], a ratio the median of the per-pair ratios (bandwidth
+and harness overhead: the best pair of each side, best over best). Prints
+a progress line per row on stderr, then the machine, one table and the
+notes; writes the whole run (every raw value) as JSON under the output
+folder. Exits 1 only when a comparison could not be run; a row whose
+counterpart does not exist here (no AVX-512, one node) says why and is not
+a failure.
 
 usage: bench.py --build DIR --out DIR [SECTION ...]
 sections: bandwidth overhead latency throughput fanout c2c scale estimate (default: all)
-environment: BENCH_PAIRS (5), BENCH_WRK_SECONDS (2: per side and pair, so
-5 pairs make wrk's 10 s), BENCH_LATENCY_SAMPLES (10000), BENCH_FANOUT
+environment: BENCH_QUICK (1: fewer rows, smaller sizes, fewer pairs, under
+2 minutes), BENCH_MIN_PAIRS, BENCH_MAX_PAIRS, BENCH_BUDGET_<SECTION> (s),
+BENCH_WRK_SECONDS (2), BENCH_LATENCY_SAMPLES (6000), BENCH_FANOUT
 (1,100,1000,10000: subscriber counts), BENCH_BW_ROWS (bandwidth rows whose
-name contains one of these ';'-separated texts; all), BENCH_BW_MAX_PAIRS
-(3 x BENCH_PAIRS: a bandwidth row whose pairs spread wider than its gap
-from 1.00 gets more pairs, up to this)
+name contains one of these ';'-separated texts; all)
 """
 
 import argparse
@@ -39,7 +42,7 @@ import machine  # noqa: E402
 import sse  # noqa: E402
 from common import Failure, Unavailable, summary, ratios, sh  # noqa: E402
 
-from common import PAIRS  # noqa: E402
+from common import MIN_PAIRS, MAX_PAIRS  # noqa: E402
 
 NOISY = 1.3
 SECTIONS = ["bandwidth", "overhead", "latency", "throughput", "fanout", "c2c", "scale", "estimate"]
@@ -116,6 +119,89 @@ class Bench:
         self.rows.append(r)
         return r
 
+    # --- the clock: a budget per section, pairs while they disagree --------
+
+    def begin(self, section):
+        self.section = section
+        self.t_section = time.monotonic()
+        self.budget = common.budget_s(section)
+        self.section_rows = 0
+
+    def elapsed(self):
+        return time.monotonic() - self.t_section
+
+    def out_of_time(self):
+        return self.elapsed() >= self.budget
+
+    def progress(self, what, k=None, n=None, done=False):
+        """One line per row on stderr: section, row, pair k of n, elapsed /
+        budget. On a terminal the line is rewritten at each pair and kept
+        when the row is done; otherwise only the finished row is printed."""
+        tty = sys.stderr.isatty()
+        if not done and not tty:
+            return
+        pair = "" if k is None else ", pair %d of %s" % (k, n)
+        line = "  %s %d: %s%s  [%.0f / %.0f s]" % (self.section, self.section_rows + 1,
+                                                 what, pair, self.elapsed(), self.budget)
+        if tty:
+            line = "\r\033[K" + line[:max(20, shutil.get_terminal_size().columns - 1)]
+        sys.stderr.write(line + ("\n" if done or not tty else ""))
+        sys.stderr.flush()
+        if done:
+            self.section_rows += 1
+
+    def ab_pairs(self, what, step, ratio, lines=(), min_pairs=None, max_pairs=None,
+                 share_s=None):
+        """Runs step() once per A/B pair: at least min_pairs, then more only
+        while ratio() (a summary of the per-pair ratios so far, or a list of
+        them when a pair feeds several rows) is not settled on the lines it
+        is judged against, up to max_pairs, and never past the section's
+        budget. With share_s, pairs past min_pairs stop once the row has
+        taken that many seconds (its share of what is left), so the rows
+        after it still get theirs. Returns (pairs run, why it stopped:
+        'settled', 'max', 'share' or 'budget'); 0 pairs when the budget was
+        spent before the first."""
+        lo = common.MIN_PAIRS if min_pairs is None else min_pairs
+        hi = max(lo, common.MAX_PAIRS if max_pairs is None else max_pairs)
+        k, why = 0, "max"
+        t0 = time.monotonic()
+        while k < hi:
+            if k >= lo:
+                rs = ratio()
+                rs = rs if isinstance(rs, list) else [rs]
+                if all(common.settled(r, lines) for r in rs):
+                    why = "settled"
+                    break
+                if share_s is not None and time.monotonic() - t0 >= share_s:
+                    why = "share"
+                    break
+            # a pair that would end past the budget is not started: the
+            # budget holds to within the first pair of a row
+            if self.out_of_time() or (k and self.elapsed() + (time.monotonic() - t0) / k
+                                      > self.budget):
+                why = "budget"
+                break
+            k += 1
+            self.progress(what, k, "%d" % lo if lo == hi else "%d-%d" % (lo, hi))
+            step()
+        self.progress("%s: %d pair%s (%s)" % (what, k, "" if k == 1 else "s", why),
+                      done=True)
+        return k, why
+
+    def pairs_note(self, k, why):
+        """The note a row gets when its pairs stopped for the budget."""
+        if why == "budget":
+            return ("only %d pair%s: the %s section's budget of %.0f s ran out"
+                    % (k, "" if k == 1 else "s", self.section, self.budget))
+        return ""
+
+    def skipped(self, section, what):
+        """A row the section's budget left no time for: shown, not hidden."""
+        self.row(section, what, meets="skip",
+                 note="not measured: the %s section's budget of %.0f s ran out after %.0f s"
+                 % (section, self.budget, self.elapsed()))
+        self.progress("%s: skipped (budget spent)" % what, done=True)
+
     def fail(self, section, what, why):
         self.failures.append({"section": section, "what": what, "why": str(why)})
         self.row(section, what, meets="FAIL", note="could not run: %s" % why)
@@ -137,9 +223,9 @@ class Bench:
 
     # --- the kernel three ways, and a run through the server ---------------
 
-    def run_cli(self, experiment, params, timeout=300):
+    def run_cli(self, experiment, params, timeout=300, env=None):
         p = sh([self.exe, "run", "--json", experiment] + common.kv(params),
-               timeout=timeout)
+               timeout=timeout, env=env)
         try:
             return json.loads(p.stdout)
         except ValueError as e:
@@ -158,18 +244,21 @@ class Bench:
                 "repeat": "1000", "warmup": "0", "cpus": str(self.cpus[0])}
 
     def run_served(self, srv, experiment, params, nsubs=1, keep=(),
-                   measure_cpu=False, timeout=300):
+                   measure_cpu=False, timeout=300, watch_cpu=None):
         """One run streamed to nsubs subscribers: (subscribers, doc, info)."""
         return self.run_batch(srv, [(experiment, params)], nsubs, keep,
-                              measure_cpu, timeout)[0]
+                              measure_cpu, timeout, watch_cpu)[0]
 
     def run_batch(self, srv, runs, nsubs=1, keep=(), measure_cpu=False,
-                  timeout=300):
+                  timeout=300, watch_cpu=None):
         """Queues runs (a list of (experiment, params)) behind a blocker
         run, connects nsubs subscribers to each, cancels the blocker once
         every subscriber is connected, and waits for them all: so no
         subscriber misses the start of its run. Returns one (subscribers,
-        run document, info) per run, in order."""
+        run document, info) per run, in order. With measure_cpu, info's
+        "cpu" holds the server's CPU from the run's start event to its end,
+        and with watch_cpu too, "watched": where that CPU's time went
+        meanwhile (/proc/stat shares)."""
         blocker = srv.submit("false_sharing", self.blocker_params())
         ids = [srv.submit(e, p) for e, p in runs]
         infos = [{"run_id": rid, "subscribers": nsubs} for rid in ids]
@@ -180,7 +269,9 @@ class Bench:
             def hook(typ, now):
                 if typ in ("start", "end") and typ not in marks:
                     marks[typ] = (now, common.proc_cpu_ticks(srv.pid),
-                                  common.proc_sched_ns(srv.pid))
+                                  common.proc_sched_ns(srv.pid),
+                                  (common.cpu_ticks(watch_cpu), common.children_cpu_ticks(srv.pid))
+                                  if watch_cpu is not None else None)
             return hook
 
         async def main():
@@ -218,10 +309,16 @@ class Bench:
                 info["all_connected_before_start"] = all(
                     s.t_first is None or s.t_first >= t_all for s in subs)
                 if "start" in mk and "end" in mk:
-                    (a0, k0, n0), (a1, k1, n1) = mk["start"], mk["end"]
+                    (a0, k0, n0, w0), (a1, k1, n1, w1) = mk["start"], mk["end"]
                     info["cpu"] = {"wall_s": (a1 - a0) / 1e9, "ticks": k1 - k0,
                                    "sched_s": (n1 - n0) / 1e9
                                    if n0 is not None and n1 is not None else None}
+                    if watch_cpu is not None:
+                        info["watched"] = common.cpu_shares(w0[0], w1[0])
+                        # the worker's CPU time over the same window
+                        if w0[1] is not None and w1[1] is not None:
+                            info["worker_cpu"] = {"cpu_s": (w1[1] - w0[1]) / common.CLK_TCK,
+                                                  "wall_s": (a1 - a0) / 1e9}
             return per_run
 
         if nsubs == 0:
@@ -255,14 +352,15 @@ def fmt_ratio(s):
 
 def verdicts(rows):
     """One line: how many rows met their goal, missed it, or could not be
-    judged here ('?': pairs too far apart)."""
-    judged = [r["meets"] for r in rows if r["meets"] not in ("n/a", "")]
+    judged here ('?': pairs too far apart; 'skip': the budget ran out)."""
+    skips = sum(1 for r in rows if r["meets"] == "skip")
+    judged = [r["meets"] for r in rows if r["meets"] not in ("n/a", "", "skip")]
     sure = [m for m in judged if not m.endswith("?")]
     return ("goals: %d met, %d missed (%d of them below the bug line), %d too noisy to judge, "
-            "%d could not run; %d rows have no goal"
+            "%d could not run; %d rows not measured (budget spent); %d rows have no goal"
             % (sure.count("yes"), sure.count("no") + sure.count("BUG"), sure.count("BUG"),
-               sum(1 for m in judged if m.endswith("?")), judged.count("FAIL"),
-               len(rows) - len(judged)))
+               sum(1 for m in judged if m.endswith("?")), judged.count("FAIL"), skips,
+               len(rows) - len(judged) - skips))
 
 
 def table_lines(b, markdown=False):
@@ -332,17 +430,26 @@ def main():
     import sections  # noqa: E402
     b = Bench(args.build, args.out)
     started = time.time()
+    budget = sum(common.budget_s(s) for s in want)
+    if common.QUICK:
+        print("QUICK RUN (make bench QUICK=1): fewer rows, smaller sizes and fewer pairs; "
+              "a look before a commit, not the figures to quote")
     print(machine.headline(b.machine))
-    print("method: %d pairs per comparison, sides alternating A B A B; a figure is the median "
+    print("method: sides alternating A B A B, %d-%d pairs per comparison (more only while "
+          "the per-pair ratios spread over more than half the gap being judged), a budget "
+          "per section (%.0f s in all); a figure is the median "
           "over pairs [min-max], A/B the median of the per-pair ratios [min-max] (bandwidth and "
           "harness overhead: "
-          "the best pair of each side, A/B best over best); a verdict with '?' had pairs disagreeing by more than %.0f%%" % (PAIRS, 100 * (NOISY - 1)))
+          "the best pair of each side, A/B best over best); a verdict with '?' had pairs "
+          "disagreeing by more than %.0f%%"
+          % (MIN_PAIRS, MAX_PAIRS, budget, 100 * (NOISY - 1)))
     sys.stdout.flush()
     for s in SECTIONS:
         if s not in want:
             continue
         t0 = time.time()
-        print("... %s" % s, file=sys.stderr, flush=True)
+        b.begin(s)
+        print("... %s (budget %.0f s)" % (s, b.budget), file=sys.stderr, flush=True)
         try:
             getattr(sections, s)(b)
         except Unavailable as e:
@@ -354,9 +461,12 @@ def main():
             import traceback
             traceback.print_exc()
         b.timing[s] = round(time.time() - t0, 1)
-        print("    %s took %.0f s" % (s, b.timing[s]), file=sys.stderr, flush=True)
+        print("    %s took %.0f s of its %.0f" % (s, b.timing[s], b.budget),
+              file=sys.stderr, flush=True)
 
     print()
+    if common.QUICK:
+        print("QUICK RUN: fewer rows, smaller sizes, %d-%d pairs" % (MIN_PAIRS, MAX_PAIRS))
     for ln in table_lines(b):
         print(ln)
     notes = [(r["n"], r["note"]) for r in b.rows if r.get("note")]
@@ -374,7 +484,9 @@ def main():
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     doc = {"machine": b.machine, "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
-           "seconds": round(took, 1), "pairs": PAIRS, "sections": want,
+           "seconds": round(took, 1), "quick": common.QUICK,
+           "pairs": {"min": MIN_PAIRS, "max": MAX_PAIRS},
+           "budgets_s": {s: common.budget_s(s) for s in want}, "sections": want,
            "rows": b.rows,
            "failures": b.failures, "notes": b.notes, "raw": b.raw, "timing": b.timing}
     os.makedirs(args.out, exist_ok=True)
@@ -383,6 +495,8 @@ def main():
         json.dump(doc, f, indent=1)
     shutil.copyfile(path, os.path.join(args.out, "latest.json"))
     with open(os.path.join(args.out, "table.md"), "w") as f:
+        if common.QUICK:
+            f.write("QUICK RUN: fewer rows, smaller sizes, %d-%d pairs\n\n" % (MIN_PAIRS, MAX_PAIRS))
         f.write("\n".join(table_lines(b, markdown=True)) + "\n")
     print("written: %s (and latest.json, table.md)" % path)
     if b.failures:

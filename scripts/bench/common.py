@@ -12,9 +12,55 @@ import urllib.error
 import urllib.request
 
 HOST = "127.0.0.1"
-PAIRS = max(1, int(os.environ.get("BENCH_PAIRS", "5")))
-WRK_SECONDS = max(1, int(os.environ.get("BENCH_WRK_SECONDS", "2")))
-LATENCY_SAMPLES = int(os.environ.get("BENCH_LATENCY_SAMPLES", "10000"))
+# BENCH_QUICK=1 (make bench QUICK=1, scripts/bench.sh --quick): fewer rows,
+# smaller sizes, fewer pairs and budgets that sum to about a minute
+QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
+# A/B pairs: at least MIN_PAIRS, then more only while the per-pair ratios
+# spread wider than half the gap being judged, up to MAX_PAIRS
+MIN_PAIRS = max(1, int(os.environ.get("BENCH_MIN_PAIRS", "2" if QUICK else "3")))
+MAX_PAIRS = max(MIN_PAIRS, int(os.environ.get("BENCH_MAX_PAIRS", "3" if QUICK else "8")))
+WRK_SECONDS = max(1, int(os.environ.get("BENCH_WRK_SECONDS", "1" if QUICK else "2")))
+LATENCY_SAMPLES = int(os.environ.get("BENCH_LATENCY_SAMPLES", "800" if QUICK else "6000"))
+
+# seconds of wall time per section: a section stops starting pairs (and
+# rows) once its budget is spent, and says so in the rows it did not
+# measure. The full sums to 480 s (8 minutes), the quick one to 75 s, so
+# that with the build check and a last step that overruns `make bench`
+# stays under 10 minutes and `make bench QUICK=1` under 2.
+BUDGET_S = {"bandwidth": 200, "overhead": 40, "latency": 35, "throughput": 25,
+            "fanout": 130, "c2c": 15, "scale": 20, "estimate": 45}
+QUICK_BUDGET_S = {"bandwidth": 25, "overhead": 8, "latency": 8, "throughput": 6,
+                  "fanout": 12, "c2c": 3, "scale": 7, "estimate": 6}
+OTHER_BUDGET_S, QUICK_OTHER_BUDGET_S = 40, 8  # a section not in the tables
+
+
+def budget_s(section):
+    """The section's wall-time budget; BENCH_BUDGET_<SECTION>=s overrides it."""
+    env = os.environ.get("BENCH_BUDGET_%s" % section.upper())
+    if env:
+        return float(env)
+    if QUICK:
+        return QUICK_BUDGET_S.get(section, QUICK_OTHER_BUDGET_S)
+    return BUDGET_S.get(section, OTHER_BUDGET_S)
+
+
+AGREE = 0.02  # pairs within 2% of each other: more pairs would not move the figure
+
+
+def settled(r, lines=()):
+    """Whether a ratio (a summary of per-pair ratios, with its center) is
+    decided: its pairs spread over at most half its distance to the nearest
+    line being judged (1.00, a goal, a bug line), or agree within AGREE.
+    With no line, pairs within 10% of each other are enough."""
+    c = center(r)
+    if not r or r.get("n", 0) < 2 or not c:
+        return False
+    spread = r["max"] - r["min"]
+    if spread <= AGREE * abs(c):
+        return True
+    if not lines:
+        return spread <= 0.1 * abs(c)
+    return spread <= 0.5 * min(abs(c - line) for line in lines)
 
 
 class Failure(Exception):
@@ -113,6 +159,53 @@ def proc_sched_ns(pid):
         except (OSError, ValueError, IndexError):
             pass
     return total
+
+
+CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def cpu_ticks(cpu):
+    """One CPU's line of /proc/stat: ticks by CPU_FIELDS, or None."""
+    try:
+        with open("/proc/stat") as f:
+            for ln in f:
+                if ln.startswith("cpu%d " % cpu):
+                    return [int(x) for x in ln.split()[1:1 + len(CPU_FIELDS)]]
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def children_cpu_ticks(pid):
+    """utime + stime of pid's child processes (the server's worker), its
+    ended threads included, or None when it has none."""
+    kids = []
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return None
+    for task in tasks:  # a child belongs to the thread that spawned it
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, task)) as f:
+                kids += [int(x) for x in f.read().split()]
+        except (OSError, ValueError):
+            pass
+    total = 0
+    for kid in kids:
+        try:
+            total += proc_cpu_ticks(kid)
+        except (OSError, ValueError, IndexError):
+            pass
+    return total if kids else None
+
+
+def cpu_shares(t0, t1):
+    """Where a CPU's time went between two cpu_ticks(): {field: fraction}."""
+    if not t0 or not t1:
+        return None
+    d = [y - x for x, y in zip(t0, t1)]
+    total = sum(d)
+    return {k: v / total for k, v in zip(CPU_FIELDS, d)} if total > 0 else None
 
 
 def proc_status_kb(pid, key):

@@ -13,7 +13,7 @@ import time
 import common
 import sse
 from common import Failure, Unavailable, summary, ratios, sh, percentile
-from common import PAIRS, WRK_SECONDS, LATENCY_SAMPLES
+from common import WRK_SECONDS, LATENCY_SAMPLES
 
 
 # --- 1. bandwidth against likwid-bench --------------------------------------
@@ -67,23 +67,29 @@ def bandwidth(b):
     if not shutil_which("likwid-bench"):
         raise Failure("likwid-bench is not installed (scripts/deps.sh bench installs Debian's likwid)")
     tests = likwid_tests()
-    threads_list = [1] if b.ncpus == 1 else [1, b.ncpus]
+    threads_list = [1] if b.ncpus == 1 or common.QUICK else [1, b.ncpus]
     # in L2: a quarter of one core's L2 per thread (room for both arrays
-    # of a copy); beyond: 8x the last-level cache, at least 256 MiB
-    big = max(256 << 20, 8 * l3)
+    # of a copy); beyond: 8x the last-level cache, at least 256 MiB (quick:
+    # 2x, at least 64 MiB)
+    big = max(64 << 20, 2 * l3) if common.QUICK else max(256 << 20, 8 * l3)
     sets = [("L2", lambda t: (l2 // 4) * t), ("mem", lambda t: big)]
     b.raw["bandwidth"] = []
     cpu_flags = {"avx2": m["avx2"], "avx512f": m["avx512f"]}
+    isas = BW_ISAS
+    if common.QUICK:  # the widest the CPU has
+        isas = [x for x in BW_ISAS if cpu_flags[x[2]]][-1:] or BW_ISAS[:1]
+    rows = []
     for op, stem in BW_OPS:
         for wsname, wsf in sets:
             for threads in threads_list:
                 ws = wsf(threads)
                 what0 = "%s, %s %s, %d thread%s" % (op, wsname, common.human_bytes(ws),
                                                    threads, "s" if threads > 1 else "")
-                runnable = []
-                for isa, suffix, flag in BW_ISAS:
+                for isa, suffix, flag in isas:
                     test = stem + suffix
                     what = "%s, %s" % (what0, isa)
+                    if not wanted_row(what):
+                        continue
                     if not cpu_flags[flag]:
                         b.unavailable("bandwidth", what, "this CPU has no %s" % isa)
                         continue
@@ -92,50 +98,56 @@ def bandwidth(b):
                                       "likwid-bench %s has no kernel '%s'" % (
                                           likwid_version(), test))
                         continue
-                    runnable.append((isa, test, what))
-                runnable = [x for x in runnable if wanted_row(x[2])]
-                res = {isa: ([], [], []) for isa, _, _ in runnable}
-                guess = 60.0 * threads if wsname == "L2" else 20.0
-                todo = runnable
-                while todo:
-                    for _ in range(PAIRS if not res[todo[0][0]][0] else MORE_PAIRS):
-                        for isa, test, what in todo:
-                            a, ad = numalab_bw(b, op, ws, threads, isa)
-                            bb, bd = likwid_run(test, ws, threads, gbps_guess=guess)
-                            res[isa][0].append(a)
-                            res[isa][1].append(bb)
-                            res[isa][2].append({"numalab": ad, "likwid": bd})
-                    # a row whose pairs spread wider than its gap from 1.00
-                    # cannot be judged yet: more pairs, up to MAX_PAIRS
-                    todo = [x for x in todo if len(res[x[0]][0]) < MAX_PAIRS
-                            and unsettled(res[x[0]][0], res[x[0]][1])]
-                for isa, test, what in runnable:
-                    a, bb, detail = res[isa]
-                    r = common.best_ratio(a, bb)
-                    more = len(a) > PAIRS
-                    med = r["center"]
-                    meets = "yes" if med >= 1.0 else ("no" if med >= 0.95 else "BUG")
-                    note = ""
-                    if meets != "yes":
-                        note = ("%s: numalab %s reaches %.0f%% of likwid-bench %s%s"
-                                % (what, isa, 100 * med, test,
-                                   " (below 0.95: a kernel to fix)" if meets == "BUG" else
-                                   " (within 5%: below the goal, above the bug line)"))
-                    if more:
-                        note += "%s%d pairs (pairs spread wider than the gap after %d)" % (
-                            "; " if note else "", len(a), PAIRS)
-                    hw_a = detail[0]["numalab"]["cpus"]
-                    hw_b = detail[0]["likwid"]["hwthreads"]
-                    if hw_b and sorted(hw_a) != hw_b:
-                        note += "%sthe two ran on different CPUs: numalab %s, likwid %s" % (
-                            "; " if note else "", hw_a, hw_b)
-                    b.row("bandwidth", what, common.best(a), common.best(bb), "GB/s", r,
-                          ">= 1.00 (< 0.95 bug)", meets, note,
-                          a_label="", b_label=test)
-                    b.raw["bandwidth"].append({"what": what, "op": op, "isa": isa,
-                                               "likwid_test": test, "working_set": ws,
-                                               "threads": threads, "numalab_gbps": a,
-                                               "likwid_gbps": bb, "pairs": detail})
+                    rows.append((op, wsname, ws, threads, isa, test, what))
+    # the one-thread rows first: on a machine shared with others, the
+    # budget runs out on the 2-thread rows, whose figures move most
+    rows.sort(key=lambda x: x[3])
+    for i, (op, wsname, ws, threads, isa, test, what) in enumerate(rows):
+        if b.out_of_time():
+            b.skipped("bandwidth", what)
+            continue
+        # each row's share of what is left: a noisy row takes more pairs
+        # only while the rows after it keep theirs
+        share = (b.budget - b.elapsed()) / (len(rows) - i)
+        guess = 60.0 * threads if wsname == "L2" else 20.0
+        a, bb, detail = [], [], []
+
+        def pair():
+            x, xd = numalab_bw(b, op, ws, threads, isa)
+            y, yd = likwid_run(test, ws, threads, gbps_guess=guess)
+            a.append(x)
+            bb.append(y)
+            detail.append({"numalab": xd, "likwid": yd})
+        k, why = b.ab_pairs(what, pair, lambda: common.best_ratio(a, bb), BW_LINES,
+                            BW_MIN_PAIRS, share_s=share)
+        r = common.best_ratio(a, bb)
+        med = r["center"]
+        meets = "yes" if med >= 1.0 else ("no" if med >= 0.95 else "BUG")
+        note = ""
+        if meets != "yes":
+            note = ("%s: numalab %s reaches %.0f%% of likwid-bench %s%s"
+                    % (what, isa, 100 * med, test,
+                       " (below 0.95: a kernel to fix)" if meets == "BUG" else
+                       " (within 5%: below the goal, above the bug line)"))
+        extra = b.pairs_note(k, why) or ("%d pairs (the first %d spread wider than half "
+                                         "the gap)%s" % (k, BW_MIN_PAIRS,
+                                                         "; stopped at the row's share of the "
+                                                         "budget" if why == "share" else "")
+                                         if k > BW_MIN_PAIRS else "")
+        if extra:
+            note += ("; " if note else "") + extra
+        hw_a = detail[0]["numalab"]["cpus"]
+        hw_b = detail[0]["likwid"]["hwthreads"]
+        if hw_b and sorted(hw_a) != hw_b:
+            note += "%sthe two ran on different CPUs: numalab %s, likwid %s" % (
+                "; " if note else "", hw_a, hw_b)
+        b.row("bandwidth", what, common.best(a), common.best(bb), "GB/s", r,
+              ">= 1.00 (< 0.95 bug)", meets, note,
+              a_label="", b_label=test)
+        b.raw["bandwidth"].append({"what": what, "op": op, "isa": isa,
+                                   "likwid_test": test, "working_set": ws,
+                                   "threads": threads, "numalab_gbps": a,
+                                   "likwid_gbps": bb, "pairs": detail, "stopped": why})
     b.notes.append(
         "bandwidth bytes, both sides: bytes loaded + bytes stored by the loop, "
         "nothing for the line fetch (write-allocate) of a regular store; read, "
@@ -149,14 +161,10 @@ def bandwidth(b):
         "slows a pass down), A/B the best over the best; the [min-max] spreads stay.")
 
 
-MORE_PAIRS = max(2, PAIRS // 2)
-MAX_PAIRS = int(os.environ.get("BENCH_BW_MAX_PAIRS", str(3 * PAIRS)))
-
-
-def unsettled(a, bb):
-    """The per-pair ratios spread wider than the row's distance from 1.00."""
-    r = common.best_ratio(a, bb)
-    return r["n"] > 1 and r["max"] - r["min"] > abs(r["center"] - 1)
+BW_LINES = (1.0, 0.95)  # the goal and the bug line a bandwidth ratio is judged on
+# 32 rows at ~2 s a pair on a busy 2-CPU machine: two pairs each fit the
+# budget, more go to the rows whose pairs disagree
+BW_MIN_PAIRS = min(2, common.MIN_PAIRS)
 
 
 def wanted_row(what):
@@ -180,8 +188,11 @@ def likwid_version():
 # --- 2. harness overhead ------------------------------------------------------
 
 def fs_params(b):
+    # budget=0: exactly these rounds, on each side alike (a busy minute
+    # would otherwise grow one side's rounds into its adaptive budget)
     return {"threads": "2" if b.ncpus >= 2 else "1", "layout": "both",
-            "increments": "150000000", "repeat": "5", "warmup": "1"}
+            "increments": "10000000" if common.QUICK else "50000000",
+            "repeat": "3" if common.QUICK else "5", "warmup": "1", "budget": "0"}
 
 
 def kernel_time(pts):
@@ -206,9 +217,23 @@ def overhead(b):
     cpu = []
     b.raw["overhead"] = {}
     try:
-        for name, params, figure, unit, fmt, higher_better in cases:
+        for i, (name, params, figure, unit, fmt, higher_better) in enumerate(cases):
             alone, cli, served = [], [], []
-            for _ in range(PAIRS):
+            share = (b.budget - b.elapsed()) / (len(cases) - i)
+            labels = (("numalab run --json", cli), ("server (POST + SSE)", served))
+            if b.out_of_time():
+                for label, _ in labels:
+                    b.skipped("overhead", "%s: %s vs alone" % (name, label))
+                continue
+
+            def rs_of(side, higher_better=higher_better, alone=alone):
+                # a rate: alone / side; a time: side / alone: > 1 is slower;
+                # each side by its best pair, as the bandwidth rows
+                return (common.best_ratio(alone, side, True) if higher_better
+                        else common.best_ratio(side, alone, False))
+
+            def pair(name=name, params=params, figure=figure, alone=alone, cli=cli,
+                     served=served):
                 alone.append(figure(b.run_alone(name, params)))
                 cli.append(figure(b.run_cli(name, params)["samples"]))
                 subs, doc, info = b.run_served(srv, name, params, 1, measure_cpu=True)
@@ -218,16 +243,17 @@ def overhead(b):
                 served.append(figure(doc["samples"]))
                 if info.get("cpu"):
                     cpu.append(info["cpu"])
-            for label, side in (("numalab run --json", cli), ("server (POST + SSE)", served)):
-                # a rate: alone / side; a time: side / alone: > 1 is slower;
-                # each side by its best pair, as the bandwidth rows
-                rs = (common.best_ratio(alone, side, True) if higher_better
-                      else common.best_ratio(side, alone, False))
+            k, why = b.ab_pairs("%s three ways" % name, pair,
+                                lambda: [rs_of(cli), rs_of(served)], (1.02,), share_s=share)
+            for label, side in labels:
+                rs = rs_of(side)
                 meets = "yes" if rs["center"] <= 1.02 else "no"
                 note = ""
                 if meets == "no":
                     note = ("%s via %s: %.1f%% slower than the kernel alone"
                             % (name, label, 100 * (rs["center"] - 1)))
+                if b.pairs_note(k, why):
+                    note += ("; " if note else "") + b.pairs_note(k, why)
                 b.row("overhead", "%s: %s vs alone" % (name, label),
                       common.best(side, higher_better), common.best(alone, higher_better),
                       unit, rs, "<= 1.02 (slowdown)", meets, note, fmt=fmt)
@@ -264,7 +290,8 @@ def bandwidth_experiment(b):
         names = {p["name"] for p in e["params"]}
         params = {"threads": "1"}
         for k, v in (("ops", "read"), ("op", "read"), ("kernels", "read"),
-                     ("size", "256M"), ("working_set", "256M"),
+                     ("size", "64M" if common.QUICK else "256M"),
+                     ("working_set", "64M" if common.QUICK else "256M"),
                      ("placements", "compact"), ("placement", "compact"),
                      ("repeat", "5"), ("warmup", "1")):
             if k in names and not any(k2 in params for k2 in (k,)):
@@ -310,7 +337,13 @@ def latency(b):
     served = []
     try:
         for pace, increments in LATENCY_PACES:
+            if b.out_of_time():
+                for q in (50, 99):
+                    b.skipped("latency", "%s: p%d" % (pace, q))
+                continue
+            b.progress("%s pace, %d samples a side" % (pace, LATENCY_SAMPLES))
             served.append((pace, latency_pace(b, srv, pace, increments)))
+            b.progress("%s pace, %d samples a side" % (pace, LATENCY_SAMPLES), done=True)
     finally:
         srv.stop()
     latency_hops(b, served)
@@ -528,12 +561,15 @@ def throughput(b):
     fixed = b.tool("mhd_fixed")
     srv = common.Server(b.exe, b.work, "throughput").start()
     b.raw["throughput"] = {}
+    pairs_run = []
     try:
         rid = srv.submit("false_sharing", {"threads": "1", "layout": "both",
                                            "increments": "100000"})
         if srv.wait_done(rid).get("status") != "done":
             raise Failure("the run for GET /api/runs/{id} did not finish")
-        for path in ("/api/experiments", "/api/runs/%d" % rid):
+        paths = ("/api/experiments", "/api/runs/%d" % rid)
+        for i, path in enumerate(paths):
+            share = (b.budget - b.elapsed()) / (len(paths) - i)
             code, body = srv.get(path)
             bodyfile = os.path.join(b.work, "body.json")
             with open(bodyfile, "wb") as f:
@@ -543,47 +579,63 @@ def throughput(b):
             try:
                 port = int(proc.stdout.readline().split()[1])
                 a, bb = [], []
-                for _ in range(PAIRS):
+                label = path if "runs" not in path else "/api/runs/{id}"
+                what = "GET %s (%s body)" % (label, common.human_bytes(len(body)))
+                if b.out_of_time():
+                    b.skipped("throughput", what)
+                    continue
+
+                def pair(path=path, port=port, a=a, bb=bb):
                     a.append(wrk(srv.url(path), WRK_SECONDS, b.last_cpu())[0])
                     bb.append(wrk("http://%s:%d%s" % (common.HOST, port, path),
                                   WRK_SECONDS, b.last_cpu())[0])
+                k, why = b.ab_pairs(what, pair, lambda: summary(ratios(a, bb)), (0.8,),
+                                    share_s=share)
+                pairs_run.append(k)
             finally:
                 proc.terminate()
                 proc.wait()
             r = summary(ratios(a, bb))
-            label = path if "runs" not in path else "/api/runs/{id}"
             note = ""
             if r["median"] < 0.8:
                 note = ("GET %s (%d B): numalab answers %.0f%% of the fixed-string server's rate"
                         % (label, len(body), 100 * r["median"]))
-            b.row("throughput", "GET %s (%s body)" % (label, common.human_bytes(len(body))),
+            if b.pairs_note(k, why):
+                note += ("; " if note else "") + b.pairs_note(k, why)
+            b.row("throughput", what,
                   summary(a), summary(bb), "req/s", r, ">= 0.80", "yes" if r["median"] >= 0.8 else "no",
                   note, fmt="%.0f")
             b.raw["throughput"][label] = {"bytes": len(body), "numalab": a, "fixed": bb}
     finally:
         srv.stop()
-    b.notes.append("throughput: wrk -t1 -c8, %d s per side and pair (%d s per side in all), wrk pinned "
+    b.notes.append("throughput: wrk -t1 -c8, %d s per side and pair (%s pairs), wrk pinned "
                    "to CPU %s; the baseline is tests/bench/mhd_fixed with the same body bytes and "
-                   "the same threading (a thread per connection, poll)" % (WRK_SECONDS, WRK_SECONDS * PAIRS,
-                                                                         b.last_cpu()))
+                   "the same threading (a thread per connection, poll)"
+                   % (WRK_SECONDS, " and ".join(map(str, pairs_run)) or "no", b.last_cpu()))
 
 
 # --- 5. fan-out ---------------------------------------------------------------
 
 def fanout(b):
     b.need_experiment("false_sharing", ["threads", "layout", "stride", "increments"])
-    srv = common.Server(b.exe, b.work, "fanout").start()
+    # budget=0: exactly 3 rounds a point, so a busy minute does not
+    # stretch one side's run with redone rounds
     params = {"threads": "1", "layout": "both", "stride": stride_list(120),
-              "increments": "10000000", "repeat": "3", "warmup": "1",
-              "cpus": str(b.cpus[0])}
-    levels = [int(x) for x in os.environ.get("BENCH_FANOUT", "1,100,1000,10000").split(",")]
-    b.raw["fanout"] = {"params": params, "levels": {}}
+              "increments": "4000000", "repeat": "3", "warmup": "1",
+              "cpus": str(b.cpus[0]), "budget": "0"}
+    levels = [int(x) for x in os.environ.get(
+        "BENCH_FANOUT", "1,100" if common.QUICK else "1,100,1000,10000").split(",")]
+    kcpu = b.cpus[0]
 
     def figure(doc):
         ys = [s["y"] for s in doc["samples"] if s.get("chart") == "time"]
         return statistics.median(ys) / int(params["increments"]) * 1e9  # ns per increment
 
+    b.raw["fanout"] = {"params": params, "levels": {}}
+    fanout_control(b, params, figure, kcpu)
+    srv = common.Server(b.exe, b.work, "fanout").start()
     old = b.pin_self({b.cpus[-1]})
+    per_sub = None  # seconds a pair took per subscriber at the last level
     try:
         idle_rss = common.proc_status_kb(srv.pid, "VmRSS")
         for n in levels:
@@ -592,15 +644,34 @@ def fanout(b):
                 b.unavailable("fanout", "%d subscribers" % n,
                               "this process may open only %d files (ulimit -n)" % files)
                 continue
-            print("    %d subscribers" % n, file=sys.stderr, flush=True)
+            what = "%d subscriber%s" % (n, "s" if n > 1 else "")
+            if b.out_of_time():
+                b.skipped("fanout", "%s: kernel ns/increment" % what)
+                continue
+            left = b.budget - b.elapsed()
+            if per_sub and n >= 1000 and per_sub * n > left:
+                b.row("fanout", "%s: kernel ns/increment" % what, meets="skip",
+                      note="not measured: one pair would take ~%.0f s (from the level before), "
+                      "over the %.0f s left of the fanout section's budget" % (per_sub * n, left))
+                b.progress("%s: skipped (a pair ~%.0f s, %.0f s left)" % (what, per_sub * n, left),
+                           done=True)
+                continue
+            t_level = time.monotonic()
             common.reset_peak_rss(srv.pid)
-            a, bb, peaks, checks = [], [], [], []
-            for _ in range(PAIRS):
+            a, bb, peaks, checks, seen = [], [], [], [], {"with": [], "without": []}
+
+            def pair(n=n, a=a, bb=bb, peaks=peaks, checks=checks, seen=seen):
+                t0 = common.cpu_ticks(kcpu)
                 _, doc0, _ = b.run_served(srv, "false_sharing", params, 0)
+                seen["without"].append(common.cpu_shares(t0, common.cpu_ticks(kcpu)))
                 bb.append(figure(doc0))
-                subs, doc, info = b.run_served(srv, "false_sharing", params, n)
+                subs, doc, info = b.run_served(srv, "false_sharing", params, n,
+                                               measure_cpu=True, watch_cpu=kcpu)
                 if doc.get("status") != "done":
                     raise Failure("fan-out run %d ended %s" % (info["run_id"], doc.get("status")))
+                seen["with"].append(info.get("watched"))
+                if info.get("worker_cpu"):
+                    seen.setdefault("worker", []).append(info["worker_cpu"])
                 a.append(figure(doc))
                 peaks.append(common.proc_status_kb(srv.pid, "VmHWM"))
                 last = max(s.last_seq for s in subs)
@@ -610,6 +681,13 @@ def fanout(b):
                                "connected": info["connected"], "connect_s": round(info["connect_s"], 3),
                                "connected_before_start": info["all_connected_before_start"],
                                "errors": sorted({s.error for s in bad if s.error})[:3]})
+            # ten thousand subscribers take tens of seconds a pair: one is
+            # enough to see them all served, more while the budget allows
+            k, why = b.ab_pairs("%s: kernel ns/increment" % what, pair,
+                                lambda: summary(ratios(a, bb)), (1.05,),
+                                1 if n >= 10000 else None, common.MIN_PAIRS + 1)
+            if n >= 100:  # below, a pair's fixed costs hide the per-subscriber one
+                per_sub = (time.monotonic() - t_level) / max(1, k) / n
             ok = all(c["complete_in_order"] == n for c in checks)
             before = all(c["connected_before_start"] for c in checks)
             r = summary(ratios(a, bb))
@@ -625,6 +703,9 @@ def fanout(b):
             within = r["median"] <= 1.05 or sb["min"] <= sa["median"] <= sb["max"]
             if not within:
                 note += "; the runs with subscribers were %.0f%% slower" % (100 * (r["median"] - 1))
+            note += "; " + cpu_note(kcpu, seen)
+            if b.pairs_note(k, why):
+                note += "; " + b.pairs_note(k, why)
             b.row("fanout", "%d subscriber%s: kernel ns/increment" % (n, "s" if n > 1 else ""),
                   sa, sb, "ns", r, "all in order; within noise",
                   "yes" if ok and within else "no", note, fmt="%.3f")
@@ -638,7 +719,7 @@ def fanout(b):
                   "VmHWM after resetting it (clear_refs 5) before the level; idle RSS %.1f MB"
                   % (idle_rss / 1024.0) if n == levels[0] else "", fmt="%.1f")
             b.raw["fanout"]["levels"][str(n)] = {"with": a, "without": bb, "peak_rss_kb": peaks,
-                                                 "checks": checks}
+                                                 "checks": checks, "kernel_cpu_shares": seen}
     finally:
         b.pin_self(old)
         srv.stop()
@@ -647,6 +728,71 @@ def fanout(b):
                    "cancelled blocker run until all subscribers are connected; subscribers "
                    "connect from 127.0.0.2, 127.0.0.3, ... 1,000 per address (the server "
                    "allows 2,048 per address)" % (b.last_cpu(), b.cpus[0]))
+
+
+def fanout_control(b, params, figure, kcpu):
+    """The control for the subscriber rows: the same run through the CLI
+    (no server, no sockets) with the other CPU kept busy by a plain spin
+    (A) or idle (B). On a VM whose vCPUs share a host core, or a host
+    that steals time, a busy neighbour alone slows the kernel."""
+    other = b.cpus[-1]
+    what = "control: CPU %d spinning, no server: kernel ns/increment" % other
+    if other == kcpu:
+        b.unavailable("fanout", what, "one CPU: there is no other CPU to keep busy")
+        return
+    if b.out_of_time():
+        b.skipped("fanout", what)
+        return
+    a, bb, seen = [], [], {"with": [], "without": []}
+
+    def pair():
+        t0 = common.cpu_ticks(kcpu)
+        bb.append(figure(b.run_cli("false_sharing", params)))
+        seen["without"].append(common.cpu_shares(t0, common.cpu_ticks(kcpu)))
+        spin = subprocess.Popen(["taskset", "-c", str(other), sys.executable, "-c",
+                                 "while True: pass"])
+        try:
+            t0 = common.cpu_ticks(kcpu)
+            a.append(figure(b.run_cli("false_sharing", params)))
+            seen["with"].append(common.cpu_shares(t0, common.cpu_ticks(kcpu)))
+        finally:
+            spin.kill()
+            spin.wait()
+    k, why = b.ab_pairs(what, pair, lambda: summary(ratios(a, bb)), (1.05,), None,
+                        common.MIN_PAIRS + 1)
+    r = summary(ratios(a, bb))
+    note = ("the kernel with its neighbour CPU busy (a Python spin, nothing else) over the kernel "
+            "with it idle: what a busy neighbour costs without any server or socket; "
+            + cpu_note(kcpu, seen))
+    if b.pairs_note(k, why):
+        note += "; " + b.pairs_note(k, why)
+    b.row("fanout", what, summary(a), summary(bb), "ns", r, "-", "n/a", note, fmt="%.3f")
+    b.raw["fanout"]["control"] = {"with_spin": a, "idle": bb, "kernel_cpu_shares": seen}
+
+
+def cpu_note(cpu, seen):
+    """Where the kernel's CPU went while the runs streamed, with and without
+    subscribers: the median share of each /proc/stat field but idle that
+    was not the kernel's own (user) time."""
+    parts = []
+    for side in ("with", "without"):
+        runs = [x for x in seen[side] if x]
+        if not runs:
+            continue
+        med = {k: statistics.median(x[k] for x in runs) for k in common.CPU_FIELDS}
+        parts.append("%s: user %.1f%%, %s" % (
+            side, 100 * med["user"],
+            ", ".join("%s %.1f%%" % (k, 100 * med[k]) for k in
+                      ("system", "softirq", "irq", "steal", "idle") if med[k] >= 0.001)
+            or "nothing else"))
+    w = seen.get("worker") or []
+    if w:
+        cpu_s, wall = sum(x["cpu_s"] for x in w), sum(x["wall_s"] for x in w)
+        parts.append("the worker (its one kernel thread and its main thread) was on a CPU "
+                     "%.0f%% of its start-to-end wall time (%.2f of %.2f s, /proc/PID/stat)"
+                     % (100 * cpu_s / wall if wall else 0, cpu_s, wall))
+    return ("CPU %d (the kernel's) while the run streamed, /proc/stat, %s"
+            % (cpu, "; ".join(parts))) if parts else "CPU %d: /proc/stat not readable" % cpu
 
 
 # --- 6. core-to-core ------------------------------------------------------------
@@ -660,15 +806,15 @@ def c2c(b):
         raise Unavailable("one CPU")
     pp = b.tool("pingpong")
     x, y = b.cpus[0], b.cpus[1]
-    samples, trips = 200, 1000
+    samples, trips = (50, 500) if common.QUICK else (200, 1000)
     # cheap (a fraction of a second a pair), and a VM's host may move a
     # vCPU between the two sides of a pair: take more pairs than elsewhere
-    pairs = max(PAIRS, 15)
     params = {"cpus": "%d,%d" % (x, y), "samples": str(samples),
               "round_trips": str(trips)}
     a = {(x, y): [], (y, x): []}
     bb = {(x, y): [], (y, x): []}
-    for _ in range(pairs):
+
+    def pair():
         doc = b.run_cli("core_to_core", params)
         got = {(c["row"], c["col"]): c["value"] for c in doc.get("cells") or []
                if c.get("value") is not None}
@@ -680,6 +826,9 @@ def c2c(b):
         for (p, q) in ((x, y), (y, x)):
             out = sh([pp, str(p), str(q), str(samples), str(trips)], timeout=60)
             bb[(p, q)].append(json.loads(out.stdout)["median_ns"])
+    pairs, why = b.ab_pairs("cpu%d and cpu%d both ways" % (x, y), pair,
+                            lambda: [summary(ratios(a[k], bb[k])) for k in a], (),
+                            common.MIN_PAIRS + 2, 2 * common.MAX_PAIRS)
     b.raw["c2c"] = {}
     flips_total = 0
     for (p, q) in ((x, y), (y, x)):
@@ -695,6 +844,8 @@ def c2c(b):
         if flips:
             note += "%s%d of %d pairs left out of the ratio: their sides differ more than %.1fx " \
                     "(the host moved a vCPU between them)" % ("; " if note else "", flips, len(rr), MODE_GAP)
+        if b.pairs_note(pairs, why):
+            note += ("; " if note else "") + b.pairs_note(pairs, why)
         b.row("c2c", "cpu%d writes, cpu%d answers" % (p, q), summary(a[(p, q)]),
               summary(bb[(p, q)]), "ns", r, "~1.00 (none set)", "n/a", note, fmt="%.1f")
         b.raw["c2c"]["%d-%d" % (p, q)] = {"numalab": a[(p, q)], "pingpong": bb[(p, q)],
@@ -733,7 +884,8 @@ def scale(b):
     x, y = b.cpus[0], b.cpus[1]
     node = first_node()
     per_pair, per_cell, ests = [], [], []
-    for _ in range(PAIRS):
+
+    def pair():
         t0 = time.monotonic()
         doc = b.run_cli("core_to_core", {"cpus": "%d,%d" % (x, y)})
         took = time.monotonic() - t0
@@ -746,6 +898,13 @@ def scale(b):
         per_cell.append(time.monotonic() - t0)
         out = sh([est_tool, "%.6f" % per_pair[-1], "%.6f" % per_cell[-1]], timeout=120)
         ests.append(json.loads(out.stdout))
+    # no A/B here: a few timings of one pair and one cell, budget allowing
+    k, why = b.ab_pairs("one pair and one cell, timed", pair, lambda: None, (),
+                        common.MIN_PAIRS - 1, common.MIN_PAIRS - 1)
+    if not ests:
+        for what in ("one pair here", "one cell here"):
+            b.skipped("scale", what)
+        return
     two, n64 = ests[0]["two_socket_1024"], ests[0]["nodes_64"]
 
     def fig(machine, plan, mode):
@@ -793,22 +952,49 @@ ESTIMATE_LO, ESTIMATE_HI = 0.5, 2.0
 def estimate(b):
     """Each experiment's defaults and three heavier sweeps: the estimate
     (`numalab estimate --json`, from the rates measured here) over the wall
-    time of the same run through the CLI, worker start included."""
-    runs = [(name, {}) for name in sorted(b.schema)] + ESTIMATE_SWEEPS
+    time of the same run through the CLI, worker start included. The
+    cheapest run first; a run whose estimate is over what is left of the
+    section's budget is shown as not measured (quick: defaults only)."""
+    runs = [(name, {}) for name in sorted(b.schema)]
+    if not common.QUICK:
+        runs += ESTIMATE_SWEEPS
     b.raw["estimate"] = []
-    rates = sh([b.exe, "rates"], timeout=60).stdout
+    # rates measured now, kept in the bench's own cache: the user's cache
+    # may hold rates taken under another load (a busy minute's team start
+    # was 60x a quiet one's), and every estimate multiplies them
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(b.work, "cache"))
+    rates = sh([b.exe, "rates", "--refresh"], timeout=60, env=env).stdout
+    planned = []
     for name, params in runs:
         what = "%s %s" % (name, " ".join(common.kv(params)) or "(defaults)")
         try:
             b.need_experiment(name, list(params))
-            out = sh([b.exe, "estimate", "--json", name] + common.kv(params), timeout=60)
-            est = json.loads(out.stdout)["seconds"]
+            out = sh([b.exe, "estimate", "--json", name] + common.kv(params), timeout=60,
+                     env=env)
+            planned.append((json.loads(out.stdout)["seconds"], what, name, params))
+        except (Failure, ValueError, KeyError) as e:
+            b.fail("estimate", what, e)
+    planned.sort(key=lambda x: x[0])
+    for est, what, name, params in planned:
+        left = b.budget - b.elapsed()
+        if est > left:
+            b.row("estimate", what, summary([est]), None, "s", None,
+                  "%.1f-%.0fx" % (ESTIMATE_LO, ESTIMATE_HI), "skip",
+                  "not measured: its estimate (%.1f s) is over what is left of the estimate "
+                  "section's budget (%.0f of %.0f s)" % (est, max(0, left), b.budget),
+                  a_label="estimate", fmt="%.2f")
+            b.progress("%s: skipped (estimate %.1f s, %.0f s left)" % (what, est, max(0, left)),
+                       done=True)
+            continue
+        b.progress(what, 1, 1)
+        try:
             t0 = time.monotonic()
-            b.run_cli(name, params, timeout=600)
+            b.run_cli(name, params, timeout=600, env=env)
             took = time.monotonic() - t0
         except (Failure, ValueError, KeyError) as e:
             b.fail("estimate", what, e)
             continue
+        b.progress("%s: estimate %.2f s, took %.2f s" % (what, est, took), done=True)
         r = est / took if took > 0 and est and est > 0 else None
         meets = "n/a" if r is None else ("yes" if ESTIMATE_LO <= r <= ESTIMATE_HI else "no")
         b.row("estimate", what, summary([est]), summary([took]), "s",
@@ -816,4 +1002,6 @@ def estimate(b):
               meets, a_label="estimate", b_label="actual", fmt="%.2f")
         b.raw["estimate"].append({"run": what, "estimate_s": est, "actual_s": took, "ratio": r})
     b.notes.append("estimates: one run each (a figure from a shared, busy machine moves by "
-                   "tens of percent from run to run); the rates they used:\n" + rates.strip())
+                   "tens of percent from run to run); the rates they used, measured at the "
+                   "section's start (numalab rates --refresh, in the bench's own cache):\n"
+                   + rates.strip())

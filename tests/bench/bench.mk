@@ -1,6 +1,7 @@
 # tests/bench/bench.mk - the programs `make bench` compares numalab against.
 # Not a test lane: bench figures are never asserted (scripts/bench.sh runs them).
 BENCH_TOOLS = $(BUILD)/tests/bench/bw_alone \
+	$(BUILD)/tests/bench/loop_ab \
 	$(BUILD)/tests/bench/emit_clock.so \
 	$(BUILD)/tests/bench/kernel_alone \
 	$(BUILD)/tests/bench/mhd_fixed \
@@ -9,7 +10,7 @@ BENCH_TOOLS = $(BUILD)/tests/bench/bw_alone \
 
 # an experiment's run(), or the bandwidth kernels, called directly:
 # linked with the kernels only
-$(BUILD)/tests/bench/kernel_alone $(BUILD)/tests/bench/bw_alone: $(BUILD)/tests/bench/%: tests/bench/%.c $(KERNEL_OBJS)
+$(BUILD)/tests/bench/kernel_alone $(BUILD)/tests/bench/bw_alone $(BUILD)/tests/bench/loop_ab: $(BUILD)/tests/bench/%: tests/bench/%.c $(KERNEL_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(KERNEL_OBJS) $(PKG_LIBS) $(LDLIBS)
