@@ -730,7 +730,9 @@ static int run_sizes(struct run_ctx *ctx)
 		for (int k = 0; k < n && csize; k++)
 			if (sizes[k] <= csize)
 				at = k;
-		if (at < 0)
+		/* a level no sweep size reaches (or a hypervisor's invented
+		 * one) is not marked */
+		if (at < 0 || csize > sizes[n - 1])
 			continue;
 		sink_xy(ctx->sink, CH_SIZES, cache_series[level], (double)csize,
 			med[at], "ns");
