@@ -571,7 +571,7 @@ static int run_nodes(struct run_ctx *ctx)
 				continue;
 			if (d > 0)
 				emit_cell(ctx, CH_DIST, i, j, labels[i],
-					  labels[j], d, &d, 1, "", NULL);
+					  labels[j], d, &d, 1, "SLIT", NULL);
 			if (!ck->n)
 				continue;
 			if (!l->n || l->median <= 0) {
@@ -618,13 +618,13 @@ static int run_nodes(struct run_ctx *ctx)
 		sink_summary(ctx->sink, key, rsum[r] / rn[r], "ns");
 		if (rdist[r] > 0) {
 			snprintf(key, sizeof(key), KEY_RANK_DIST, r);
-			sink_summary(ctx->sink, key, rdist[r], "");
+			sink_summary(ctx->sink, key, rdist[r], "SLIT");
 		}
 	}
 	if (rn[0] && rdist[0] > 0 && on) {
 		char key[48];
 		snprintf(key, sizeof(key), KEY_RANK_DIST, 0);
-		sink_summary(ctx->sink, key, rdist[0], "");
+		sink_summary(ctx->sink, key, rdist[0], "SLIT");
 	}
 out:
 	for (int k = 0; keep && k < dim * dim; k++)
@@ -1327,7 +1327,7 @@ static const struct key_label summary_labels[] = {
 	{"local_ns", "local memory: ns per load", "ns"},
 	{"remote_ns", "remote memory: ns per load", "ns"},
 	{"remote_over_local", "remote over local (the NUMA factor)", "×"},
-	{"rank_*_distance", "the firmware's distance at rank %s", ""},
+	{"rank_*_distance", "the firmware's distance at rank %s", "SLIT"},
 	{"rank_*_ns", "ns per load at distance rank %s", "ns"},
 	{"pages_off_node*", "pages off node %s", "pages"},
 	{"pages_on_node*", "pages on node %s", "pages"},
