@@ -220,7 +220,7 @@ static int ml_check(const void *params, const struct common_params *common,
 		    const struct topo *t, struct errinfo *err)
 {
 	const struct ml_params *mp = params;
-	uint64_t need = (uint64_t)mp->size + ML_HUGE;
+	uint64_t need = (uint64_t)mp->size + 2 * ML_HUGE;
 	int32_t nodes[TOPO_MAX_NODES], cn = (int32_t)mp->cpu_node,
 				       mn = (int32_t)mp->mem_node;
 	int n, rc;
@@ -238,6 +238,10 @@ static int ml_check(const void *params, const struct common_params *common,
 			 nmem_caps()->why);
 		return -EINVAL;
 	}
+	/* named in every mode: a node the machine lacks is refused */
+	if ((rc = topo_check_nodes(t, &cn, 1, "cpu_node", 0, 1, err)) ||
+	    (rc = topo_check_nodes(t, &mn, 1, "mem_node", 1, 0, err)))
+		return rc;
 	if (mp->mode == ML_NODES) {
 		if ((rc = topo_check_nodes(t, mp->nodes.v, mp->nodes.n, "nodes",
 					   0, 0, err)))
@@ -250,9 +254,7 @@ static int ml_check(const void *params, const struct common_params *common,
 				return rc;
 		return 0;
 	}
-	if ((rc = topo_check_nodes(t, &cn, 1, "cpu_node", 0, 1, err)) ||
-	    (rc = topo_check_nodes(t, &mn, 1, "mem_node", 1, 0, err)))
-		return rc;
+
 	if (mp->mode == ML_LOADED) {
 		if (mp->loaders + 1 > t->nallowed) {
 			snprintf(err->field, sizeof(err->field), "loaders");
@@ -287,7 +289,11 @@ static int buf_alloc(struct run_ctx *ctx, int node, size_t len,
 	int rc;
 
 	memset(cb, 0, sizeof(*cb));
-	rc = nmem_alloc_on(ctx->sink, ctx->topo, node, len + ML_HUGE, thp,
+	/* whole huge pages past an aligned start, so that even a working
+	 * set of a few KiB can sit on one */
+	size_t whole = (len + ML_HUGE - 1) / ML_HUGE * ML_HUGE;
+
+	rc = nmem_alloc_on(ctx->sink, ctx->topo, node, whole + ML_HUGE, thp,
 			   &cb->map);
 	if (rc)
 		return rc;
@@ -1286,7 +1292,7 @@ static void ml_estimate(const void *params, const struct common_params *common,
 		}
 		s = n * build +
 		    cells * (cost_teams_s(1) + rounds * loads * miss);
-		*bytes = (uint64_t)(size * 1.0625) + ML_HUGE;
+		*bytes = (uint64_t)(size * 1.0625) + 2 * ML_HUGE;
 	} else if (mp->mode == ML_SIZES) {
 		uint64_t sizes[ML_MOST_SIZES];
 		int n = sweep_sizes((uint64_t)mp->size, sizes, ML_MOST_SIZES);
@@ -1298,13 +1304,13 @@ static void ml_estimate(const void *params, const struct common_params *common,
 			     (double)sizes[k] / line * miss / 4 +
 			     cost_teams_s(1) + rounds * loads * per;
 		}
-		*bytes = (uint64_t)(size * 1.0625) + ML_HUGE;
+		*bytes = (uint64_t)(size * 1.0625) + 2 * ML_HUGE;
 	} else {
 		double l = (double)mp->loaders + 1;
 		s = build + (mp->loaders ? cost_touch_s(t, size, 1) : 0) +
 		    l * (cost_teams_s(1) + rounds * loads * miss * 1.5);
 		*bytes = (uint64_t)(size * (mp->loaders ? 2.0625 : 1.0625)) +
-			 2 * ML_HUGE;
+			 4 * ML_HUGE;
 	}
 	*seconds = s;
 }
