@@ -11,7 +11,7 @@ comparison could not be run; a row whose counterpart does not exist here
 (no AVX-512, one node) says why and is not a failure.
 
 usage: bench.py --build DIR --out DIR [SECTION ...]
-sections: bandwidth overhead latency throughput fanout c2c scale estimate (default: all)
+sections: bandwidth overhead latency chase throughput fanout c2c scale estimate (default: all)
 environment: BENCH_PAIRS (5), BENCH_WRK_SECONDS (2: per side and pair, so
 5 pairs make wrk's 10 s), BENCH_LATENCY_SAMPLES (10000), BENCH_FANOUT
 (1,100,1000,10000: subscriber counts), BENCH_BW_ROWS (bandwidth rows whose
@@ -42,7 +42,7 @@ from common import Failure, Unavailable, summary, ratios, sh  # noqa: E402
 from common import PAIRS  # noqa: E402
 
 NOISY = 1.3
-SECTIONS = ["bandwidth", "overhead", "latency", "throughput", "fanout", "c2c", "scale", "estimate"]
+SECTIONS = ["bandwidth", "overhead", "latency", "chase", "throughput", "fanout", "c2c", "scale", "estimate"]
 TITLES = {
     "bandwidth": "1 bandwidth: A = numalab's kernels (bw_kernel through bw_measure), B = likwid-bench; GB/s",
     "overhead": "2 harness overhead: the kernel's own figure through the CLI and the server (A) vs the kernel alone (B)",

@@ -1,0 +1,100 @@
+"""latency.py - the pointer chase rows of `make bench`: memory_latency's
+chase against tests/bench/chase_ref (a multichase-style cycle, same buffer
+size, page size and cpu), in cache and from memory, and the loaded curve's
+first point (no loader) against the idle chase."""
+
+import json
+
+import common
+from common import Failure, Unavailable, summary, ratios, sh, PAIRS
+
+LOADS = 1 << 20      # dependent loads per round / sample
+ROUNDS = 5           # rounds (numalab) and samples (reference) per pair
+IN_CACHE = 64 << 10  # well inside L2 on any machine of the last decade
+GOAL = (0.95, 1.05)
+
+
+def size_bytes(text):
+    t = str(text).strip().upper()
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    return int(t[:-1]) * mult[t[-1]] if t and t[-1] in mult else int(t)
+
+
+def numalab_chase(b, size, node, extra=None):
+    params = {"mode": "nodes", "nodes": str(node), "size": size,
+              "loads": str(LOADS), "repeat": str(ROUNDS), "warmup": "1",
+              "budget": "0"}
+    params.update(extra or {})
+    doc = b.run_cli("memory_latency", params)
+    ns = (doc.get("summary", {}).get("local_ns") or {}).get("value")
+    if ns is None:
+        raise Failure("memory_latency gave no local cell: %s" % doc.get("headline"))
+    cpu = [t.get("cpu_observed", t.get("cpu")) for p in doc.get("placement", [])
+           for t in p.get("threads", [])][0]
+    huge = (doc.get("summary", {}).get("huge_page_share") or {}).get("value")
+    return ns, cpu, doc["params"]["size"], huge
+
+
+def ref_chase(b, cpu, size):
+    tlb = min(size, 64 * 4096)
+    out = sh([b.tool("chase_ref"), str(cpu), str(size), "64", str(LOADS),
+              str(ROUNDS), "huge", str(tlb)], timeout=300)
+    return json.loads(out.stdout)
+
+
+def row_pair(b, what, size_text):
+    a, r, huge_a, huge_r = [], [], [], []
+    node, cpu, size = 0, None, None
+    for _ in range(PAIRS):
+        ns, cpu, size_text, huge = numalab_chase(b, size_text, node)
+        size = size_bytes(size_text)
+        ref = ref_chase(b, cpu, size)
+        a.append(ns)
+        r.append(ref["median_ns"])
+        huge_a.append(huge)
+        huge_r.append(100.0 * ref["huge_bytes"] / max(size, 2 << 20))
+    ratio = summary(ratios(a, r))
+    m = ratio["median"]
+    meets = "yes" if GOAL[0] <= m <= GOAL[1] else "no"
+    note = "%s on cpu %s: numalab %s%% of the buffer on 2 MiB pages, the reference %.0f%%" % (
+        size_text, cpu, "?" if huge_a[-1] is None else "%.0f" % huge_a[-1], huge_r[-1])
+    b.row("chase", what, summary(a), summary(r), "ns/load", ratio,
+          "%.2f-%.2f" % GOAL, meets, note, a_label="numalab", b_label="chase_ref",
+          fmt="%.2f")
+    b.raw.setdefault("chase", {})[what] = {"numalab": a, "chase_ref": r, "size": size_text}
+    return size_text
+
+
+def loaded_first_point(b, size_text):
+    """The loaded curve's first point (no loader) against the idle chase:
+    the same chase, so the same figure within noise."""
+    idle, first = [], []
+    for _ in range(PAIRS):
+        ns, _cpu, _s, _h = numalab_chase(b, size_text, 0)
+        idle.append(ns)
+        doc = b.run_cli("memory_latency", {
+            "mode": "loaded", "loaders": "0", "size": size_text, "loads": str(LOADS),
+            "repeat": str(ROUNDS), "warmup": "1", "budget": "0"})
+        first.append((doc.get("summary", {}).get("idle_ns") or {}).get("value"))
+    ratio = summary(ratios(first, idle))
+    m = ratio["median"]
+    meets = "yes" if m is not None and GOAL[0] <= m <= GOAL[1] else "no"
+    b.row("chase", "loaded curve, first point / idle (%s)" % size_text, summary(first),
+          summary(idle), "ns/load", ratio, "%.2f-%.2f" % GOAL, meets,
+          "the loaded mode with no loader against the node matrix's local cell",
+          a_label="loaded[0]", b_label="idle", fmt="%.2f")
+
+
+def chase(b):
+    b.need_experiment("memory_latency", ["mode", "size", "nodes", "loads", "pages"])
+    if b.ncpus < 1:
+        raise Unavailable("no cpu")
+    row_pair(b, "pointer chase in cache (64 KiB)", "64K")
+    mem = b.schema["memory_latency"]
+    size = next((p.get("default") for p in mem.get("params", []) if p["name"] == "size"), "256M")
+    size = row_pair(b, "pointer chase from memory (%s)" % size, str(size))
+    loaded_first_point(b, size)
+    b.notes.append("pointer chase: %d pairs of %d rounds of %d dependent loads; numalab's chain is one "
+                   "random cycle whose neighbours never share a 4 KiB page, the reference's visits "
+                   "64-page blocks in random order as multichase does; both 64-byte nodes, the same "
+                   "buffer size, cpu and 2 MiB page advice" % (PAIRS, ROUNDS, LOADS))
