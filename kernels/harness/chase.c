@@ -45,10 +45,47 @@ static int line_ok(size_t line)
 	return line >= 16 && line <= CHASE_PAGE / 2 && !(line & (line - 1));
 }
 
+/*
+ * The order of the npages pages from page lo: rounds of one node from
+ * every page, the pages shuffled anew each round, no round starting on
+ * the page the last one ended on, nor the last round ending on the page
+ * the first began with. out gets npages * per_page node indexes.
+ */
+static void order_block(size_t lo, size_t npages, size_t per_page,
+			uint32_t *pages, uint32_t *inpage, uint64_t *s,
+			uint32_t *out)
+{
+	uint32_t first = 0, last = 0;
+
+	/* each page's nodes in an order of their own */
+	for (size_t p = 0; p < npages; p++) {
+		for (size_t k = 0; k < per_page; k++)
+			inpage[p * per_page + k] = (uint32_t)k;
+		shuffle32(inpage + p * per_page, per_page, s);
+		pages[p] = (uint32_t)p;
+	}
+	for (size_t r = 0; r < per_page; r++) {
+		shuffle32(pages, npages, s);
+		if (r > 0 && pages[0] == last)
+			swap32(pages, 0, 1 + below(s, npages - 1));
+		/* with two pages the rule above already alternates them */
+		if (r == per_page - 1 && pages[npages - 1] == first &&
+		    npages > 2)
+			swap32(pages, npages - 1, 1 + below(s, npages - 2));
+		if (r == 0)
+			first = pages[0];
+		last = pages[npages - 1];
+		for (size_t p = 0; p < npages; p++)
+			out[r * npages + p] =
+				(uint32_t)((lo + pages[p]) * per_page +
+					   inpage[pages[p] * per_page + r]);
+	}
+}
+
 int chase_order(size_t nnodes, size_t line, uint64_t seed, uint32_t *order)
 {
-	size_t per_page, npages;
-	uint32_t *pages = NULL, *inpage = NULL, first = 0, last = 0;
+	size_t per_page, npages, nblocks, most;
+	uint32_t *pages = NULL, *inpage = NULL, *blocks = NULL;
 	uint64_t s = seed;
 
 	if (!line_ok(line) || !order)
@@ -57,41 +94,31 @@ int chase_order(size_t nnodes, size_t line, uint64_t seed, uint32_t *order)
 	if (nnodes % per_page || nnodes / per_page < 2 || nnodes > UINT32_MAX)
 		return -EINVAL;
 	npages = nnodes / per_page;
-	pages = malloc(npages * sizeof(*pages));
-	inpage = malloc(nnodes * sizeof(*inpage));
-	if (!pages || !inpage) {
+	/* blocks of CHASE_BLOCK_PAGES to 2 x CHASE_BLOCK_PAGES - 1 pages */
+	nblocks = npages / CHASE_BLOCK_PAGES ? npages / CHASE_BLOCK_PAGES : 1;
+	most = npages / nblocks + 1;
+	pages = malloc(most * sizeof(*pages));
+	inpage = malloc(most * per_page * sizeof(*inpage));
+	blocks = malloc(nblocks * sizeof(*blocks));
+	if (!pages || !inpage || !blocks) {
 		free(pages);
 		free(inpage);
+		free(blocks);
 		return -ENOMEM;
 	}
-	/* each page's nodes in an order of their own */
-	for (size_t p = 0; p < npages; p++) {
-		for (size_t k = 0; k < per_page; k++)
-			inpage[p * per_page + k] = (uint32_t)k;
-		shuffle32(inpage + p * per_page, per_page, &s);
-	}
-	for (size_t p = 0; p < npages; p++)
-		pages[p] = (uint32_t)p;
-	for (size_t r = 0; r < per_page; r++) {
-		shuffle32(pages, npages, &s);
-		/* a round never starts on the page the last one ended on */
-		if (r > 0 && pages[0] == last)
-			swap32(pages, 0, 1 + below(&s, npages - 1));
-		/* nor does the cycle close inside one page: with two pages
-		 * the rule above already alternates them */
-		if (r == per_page - 1 && pages[npages - 1] == first &&
-		    npages > 2)
-			swap32(pages, npages - 1, 1 + below(&s, npages - 2));
-		if (r == 0)
-			first = pages[0];
-		last = pages[npages - 1];
-		for (size_t p = 0; p < npages; p++)
-			order[r * npages + p] =
-				(uint32_t)(pages[p] * per_page +
-					   inpage[pages[p] * per_page + r]);
+	for (size_t b = 0; b < nblocks; b++)
+		blocks[b] = (uint32_t)b;
+	shuffle32(blocks, nblocks, &s);
+	for (size_t k = 0, at = 0; k < nblocks; k++) {
+		size_t b = blocks[k], lo = b * npages / nblocks,
+		       hi = (b + 1) * npages / nblocks;
+		order_block(lo, hi - lo, per_page, pages, inpage, &s,
+			    order + at);
+		at += (hi - lo) * per_page;
 	}
 	free(pages);
 	free(inpage);
+	free(blocks);
 	return 0;
 }
 

@@ -15,13 +15,24 @@
 #define CHASE_MIN_BYTES (2 * CHASE_PAGE)
 
 /*
+ * The chain stays inside a block of this many pages (256 KiB) until it
+ * has visited every node of it, as multichase keeps its chase within a
+ * "TLB locality": a first-level TLB of 4 KiB pages covers a block, so a
+ * load misses the caches but not the TLB, even where huge pages are not
+ * to be had (or a hypervisor backs them with small ones).
+ */
+#define CHASE_BLOCK_PAGES 64
+
+/*
  * The order of a chain through nnodes nodes of line bytes each, grouped
  * CHASE_PAGE / line to a page (nnodes a multiple of that, at least two
  * pages): order[k] is the node visited k-th. Every node once, and no two
- * consecutive nodes (the last and the first included) in the same page:
- * rounds of one node from every page, the pages shuffled anew each round,
- * the nodes within each page shuffled once. Pure: the same seed, the
- * same order. Returns 0, -EINVAL for a size it cannot chain, or -ENOMEM.
+ * consecutive nodes (the last and the first included) in the same page.
+ * The pages are cut into blocks of CHASE_BLOCK_PAGES to twice that, visited
+ * in a random order; within a block, rounds of one node from every page,
+ * the pages shuffled anew each round, each page's nodes in an order of
+ * their own. Pure: the same seed, the same order. Returns 0, -EINVAL for
+ * a size it cannot chain, or -ENOMEM.
  */
 int chase_order(size_t nnodes, size_t line, uint64_t seed, uint32_t *order);
 

@@ -47,6 +47,7 @@ TITLES = {
     "bandwidth": "1 bandwidth: A = numalab's kernels (bw_kernel through bw_measure), B = likwid-bench; GB/s",
     "overhead": "2 harness overhead: the kernel's own figure through the CLI and the server (A) vs the kernel alone (B)",
     "latency": "3 latency to the browser: a sample written by the worker -> read by a loopback SSE client (A), or straight from the worker's pipe (B, the floor); ms",
+    "chase": "3b pointer chase: numalab memory_latency (A) vs a multichase-style chase in tests/bench (B); ns per load",
     "throughput": "4 server throughput: wrk on numalab (A) vs the smallest libmicrohttpd server with the same body (B); requests/s",
     "fanout": "5 fan-out: one run streamed to N SSE subscribers (A) vs the same run with none (B)",
     "c2c": "6 core-to-core round trip: numalab core_to_core (A) vs TSC ping-pong in tests/bench (B); ns",

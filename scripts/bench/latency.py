@@ -94,7 +94,7 @@ def chase(b):
     size = next((p.get("default") for p in mem.get("params", []) if p["name"] == "size"), "256M")
     size = row_pair(b, "pointer chase from memory (%s)" % size, str(size))
     loaded_first_point(b, size)
-    b.notes.append("pointer chase: %d pairs of %d rounds of %d dependent loads; numalab's chain is one "
-                   "random cycle whose neighbours never share a 4 KiB page, the reference's visits "
-                   "64-page blocks in random order as multichase does; both 64-byte nodes, the same "
+    b.notes.append("pointer chase: %d pairs of %d rounds of %d dependent loads; both chains visit "
+                   "64-page blocks in random order as multichase does (numalab's also never puts two "
+                   "neighbours in one 4 KiB page); 64-byte nodes, the same "
                    "buffer size, cpu and 2 MiB page advice" % (PAIRS, ROUNDS, LOADS))

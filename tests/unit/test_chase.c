@@ -53,6 +53,46 @@ static void order_one_cycle_no_shared_page(void **state)
 	check_order(4096 * 64, 64, 42);
 }
 
+/* The block of page a, as chase_order cuts npages into nblocks. */
+static size_t block_of(size_t a, size_t npages, size_t nblocks)
+{
+	size_t b = 0;
+
+	while (b + 1 < nblocks && (b + 1) * npages / nblocks <= a)
+		b++;
+	return b;
+}
+
+/* The chain leaves a block of pages only once it has visited all of it:
+ * as many crossings as blocks, for sizes that cut into blocks unevenly. */
+static void order_keeps_to_blocks(void **state)
+{
+	size_t sizes[] = {CHASE_BLOCK_PAGES * 3 + 7, CHASE_BLOCK_PAGES * 2 - 1,
+			  CHASE_BLOCK_PAGES * 5};
+	size_t per_page = CHASE_PAGE / 64;
+
+	(void)state;
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		size_t npages = sizes[z], n = npages * per_page;
+		size_t nblocks = npages / CHASE_BLOCK_PAGES, crossings = 0;
+		uint32_t *order = malloc(n * sizeof(*order));
+
+		assert_non_null(order);
+		check_order(n, 64, 3);
+		assert_int_equal(chase_order(n, 64, 3, order), 0);
+		for (size_t k = 0; k < n; k++) {
+			size_t a = order[k] / per_page,
+			       b = order[(k + 1) % n] / per_page;
+			size_t ba = block_of(a, npages, nblocks),
+			       bb = block_of(b, npages, nblocks);
+			crossings += ba != bb;
+		}
+		/* one block: the chain never leaves it */
+		assert_int_equal(crossings, nblocks > 1 ? nblocks : 0);
+		free(order);
+	}
+}
+
 /* The chain written into a buffer is the same cycle: a walk of every node
  * visits each once and comes back where it started. */
 static void build_is_one_cycle(void **state)
@@ -102,6 +142,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(order_one_cycle_no_shared_page),
+		cmocka_unit_test(order_keeps_to_blocks),
 		cmocka_unit_test(build_is_one_cycle),
 		cmocka_unit_test(refuses_what_it_cannot_chain),
 	};
