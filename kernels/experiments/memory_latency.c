@@ -1324,7 +1324,7 @@ static const struct lesson lessons[] = {
 	{0}};
 
 static const struct rule rules[] = {
-	RULE(RULE_MEMORY, .param = "size", .what = "memory's latency"),
+	RULE(RULE_MEMORY, .param = "size", .what = "the latency"),
 	RULE(RULE_NODES, .floor = 2, .what = "remote against local latency"),
 	{RULE_END}};
 static const char *const compared[] = {KEY_RATIO, NULL};
