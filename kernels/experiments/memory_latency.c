@@ -15,7 +15,6 @@
 #include "node_mem.h"
 #include "numa_mem.h"
 #include "pair_plan.h"
-#include "rates.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
@@ -1264,18 +1263,15 @@ static void ml_estimate(const void *params, const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes)
 {
 	const struct ml_params *mp = params;
-	const struct rates *rt = rates_get();
 	double rounds = (double)(common->repeat + common->warmup);
 	double size = (double)mp->size, loads = (double)mp->loads;
 	double line = t && t->line_size ? t->line_size : 64;
-	/* a load from memory costs about a line's round trip to another
-	 * core; a chain's build writes its nodes a few at a time */
-	double miss = rt->rtt_ns * 1e-9, hit = rt->inc_ns * 1e-9;
-	double build = cost_touch_s(t, size, 1) + size / line * miss / 4;
-	struct machine_facts mf;
+	/* a chain's build touches the pages and writes its nodes in the
+	 * chain's order, a few misses at a time */
+	double build = cost_touch_s(t, size, 1) +
+		       cost_chase_s(t, size, size / line) / 4;
 	double s = 0;
 
-	machine_facts_from_topo(t, &mf);
 	if (mp->mode == ML_NODES) {
 		int32_t nodes[TOPO_MAX_NODES];
 		int n = matrix_nodes(mp, t, nodes), list[TOPO_MAX_NODES];
@@ -1290,25 +1286,27 @@ static void ml_estimate(const void *params, const struct common_params *common,
 			cells = plan.ncells;
 			cell_plan_free(&plan);
 		}
-		s = n * build +
-		    cells * (cost_teams_s(1) + rounds * loads * miss);
+		s = n * build + cells * (cost_teams_s(1) +
+					 rounds * cost_chase_s(t, size, loads));
 		*bytes = (uint64_t)(size * 1.0625) + 2 * ML_HUGE;
 	} else if (mp->mode == ML_SIZES) {
 		uint64_t sizes[ML_MOST_SIZES];
 		int n = sweep_sizes((uint64_t)mp->size, sizes, ML_MOST_SIZES);
 		for (int k = 0; k < n; k++) {
-			double per = mem_from_cache(&mf, sizes[k]) ? hit : miss;
-			if (sizes[k] <= mf.llc_bytes / 4 && mf.llc_bytes)
-				per = hit * 4;
-			s += cost_touch_s(t, (double)sizes[k], 1) / 2 +
-			     (double)sizes[k] / line * miss / 4 +
-			     cost_teams_s(1) + rounds * loads * per;
+			double z = (double)sizes[k];
+			s += cost_touch_s(t, z, 1) / 2 +
+			     cost_chase_s(t, z, z / line) / 4 +
+			     cost_teams_s(1) +
+			     rounds * cost_chase_s(t, z, loads);
 		}
 		*bytes = (uint64_t)(size * 1.0625) + 2 * ML_HUGE;
 	} else {
+		/* each point: the chase, slowed by the loaders sharing the
+		 * memory, and the loaders' first touch of their buffer */
 		double l = (double)mp->loaders + 1;
 		s = build + (mp->loaders ? cost_touch_s(t, size, 1) : 0) +
-		    l * (cost_teams_s(1) + rounds * loads * miss * 1.5);
+		    l * (cost_teams_s(1) +
+			 rounds * cost_chase_s(t, size, loads) * 1.5);
 		*bytes = (uint64_t)(size * (mp->loaders ? 2.0625 : 1.0625)) +
 			 4 * ML_HUGE;
 	}
