@@ -799,6 +799,26 @@ static void load_setup(void *arg, int tid)
 		bw_fill(j->slice[tid - 1], j->slice_bytes, 1);
 }
 
+/*
+ * cpus[1..most]: an allowed cpu each for the loaders, other than the
+ * chase's cpus[0]: the chasing node's first, then any other. The check
+ * made sure there are enough.
+ */
+static void plan_loaders(const struct topo *t, int node, int most, int *cpus)
+{
+	int n = 1;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < t->npus && n <= most; k++) {
+			const struct topo_pu *pu = &t->pu[k];
+			int used = 0;
+			for (int u = 0; u < n; u++)
+				used |= cpus[u] == pu->os;
+			if (pu->allowed && !used && (pass || pu->node == node))
+				cpus[n++] = pu->os;
+		}
+}
+
 static int run_loaded(struct run_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
@@ -819,22 +839,7 @@ static int run_loaded(struct run_ctx *ctx)
 		sink_note(ctx->sink, "warn", "%s", msg);
 		return -EINVAL;
 	}
-	/* the loaders on the other cpus, the chasing node's first */
-	for (int k = 0, n = 1; k < t->npus && n <= most; k++) {
-		const struct topo_pu *pu = &t->pu[k];
-		if (pu->allowed && pu->os != cpus[0] &&
-		    pu->node == (int)mp->cpu_node)
-			cpus[n++] = pu->os;
-		if (k == t->npus - 1 && n <= most)
-			for (int q = 0; q < t->npus && n <= most; q++) {
-				const struct topo_pu *o = &t->pu[q];
-				int used = 0;
-				for (int u = 0; u < n; u++)
-					used |= cpus[u] == o->os;
-				if (o->allowed && !used)
-					cpus[n++] = o->os;
-			}
-	}
+	plan_loaders(t, (int)mp->cpu_node, most, cpus);
 	if (t->nallowed - 1 < ML_LOADERS_DEFAULT)
 		sink_note(
 			ctx->sink, "info",
