@@ -1324,6 +1324,10 @@ static const struct lesson lessons[] = {
 	LESSON("local-latency", "One load from local memory",
 	       "how many ns does one load take when it misses every cache and its address depends on the load before?",
 	       "size=256M loads=262144 repeat=3", "ns", KEY_LOCAL, CH_LAT),
+	LESSON("cache-steps", "From the L1 cache to memory",
+	       "how many times as long does a load take from a 128 MiB working set as from an 8 KiB one?",
+	       "mode=sizes size=128M loads=65536 repeat=3", "x", KEY_STEP,
+	       CH_SIZES),
 	{0}};
 
 static const struct rule rules[] = {
