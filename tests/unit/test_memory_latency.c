@@ -214,6 +214,28 @@ static void size_not_whole_pages_refused(void **state)
 	topo_free(t);
 }
 
+/* 64 nodes: by_distance measures a few cells of each distance, not 4,096 */
+static void by_distance_is_a_few_cells(void **state)
+{
+	struct topo *t = synthetic("pack:64 numa:1 core:1 pu:1");
+	struct canned *full =
+		canned_new(EXP, t, 0, 2, ARGV("cells=full", "size=64M"));
+	struct canned *few =
+		canned_new(EXP, t, 0, 2, ARGV("cells=by_distance", "size=64M"));
+	double s_full = 0, s_few = 0;
+	uint64_t bytes = 0;
+
+	(void)state;
+	assert_int_equal(t->nnodes, 64);
+	full->rr.exp->estimate(full->params, &full->common, t, &s_full, &bytes);
+	few->rr.exp->estimate(few->params, &few->common, t, &s_few, &bytes);
+	assert_true(s_few > 0);
+	assert_true(s_few * 10 < s_full);
+	canned_free(full);
+	canned_free(few);
+	topo_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +246,7 @@ int main(void)
 		cmocka_unit_test(sizes_step_from_intervals),
 		cmocka_unit_test(loaded_against_idle),
 		cmocka_unit_test(size_not_whole_pages_refused),
+		cmocka_unit_test(by_distance_is_a_few_cells),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
