@@ -1023,14 +1023,75 @@ static void tally_cells(const struct run_result *r, struct tally *ct)
 	}
 }
 
-/* "by distance: local 90 ns (SLIT 10), rank 1 140 ns (1.6×, SLIT 16)" and
- * whether the firmware's order of distances is the measured one. */
+/* The firmware's distance beside cell (row, col), 0 when none. */
+static double distance_at(const struct run_result *r, int row, int col)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].row == row && r->cells[i].col == col &&
+		    !strcmp(r->cells[i].chart, CH_DIST) &&
+		    isfinite(r->cells[i].value))
+			return r->cells[i].value;
+	return 0;
+}
+
+/*
+ * Whether the firmware's distances order the nodes as their latency does:
+ * every two remote cells of one row at different distances, compared by
+ * their intervals (the farther one should be the slower).
+ */
+static void order_sentence(const struct run_result *r, struct strbuf *sb)
+{
+	double tol = experiment_precision(r->exp);
+	int n = 0, slower = 0, faster = 0;
+
+	for (int i = 0; i < r->ncells; i++) {
+		const struct rr_cell *a = &r->cells[i];
+		double da;
+		if (strcmp(a->chart, CH_LAT) || a->row == a->col ||
+		    !isfinite(a->value) ||
+		    !(da = distance_at(r, a->row, a->col)))
+			continue;
+		for (int k = 0; k < r->ncells; k++) {
+			const struct rr_cell *b = &r->cells[k];
+			struct comparison c;
+			double db;
+			if (strcmp(b->chart, CH_LAT) || b->row != a->row ||
+			    b->col == b->row || !isfinite(b->value) ||
+			    !(db = distance_at(r, b->row, b->col)) || db <= da)
+				continue;
+			compare_values(b->value, b->ci_lo, b->ci_hi, b->n,
+				       a->value, a->ci_lo, a->ci_hi, a->n, tol,
+				       &c);
+			n++;
+			slower += c.rel == CMP_MORE;
+			faster += c.rel == CMP_LESS;
+		}
+	}
+	if (!n)
+		return;
+	if (slower == n)
+		strbuf_addf(
+			sb,
+			" In all %d pairs of remote cells of one row at different distances, the farther cell is the slower (intervals apart): the firmware's distances order these nodes as their latency does.",
+			n);
+	else
+		strbuf_addf(
+			sb,
+			" Of %d pairs of remote cells of one row at different distances, the farther cell is the slower in %d, the faster in %d, and not told apart in %d: %s.",
+			n, slower, faster, n - slower - faster,
+			faster ? "the firmware's distances do not order these nodes as their latency was measured"
+			       : "whether the firmware's distances order these nodes as their latency does was not told");
+}
+
+/* "by distance: local 90 ns (distance 10); rank 1 140 ns (1.56× local,
+ * the firmware's distance says 1.60×)", and whether the distances order
+ * the cells as measured. */
 static void distance_note(const struct run_result *r, double local,
 			  struct verdict *v)
 {
 	struct strbuf sb = STRBUF_INIT;
-	double prev = local, d0 = 0;
-	int nranks = 0, agrees = 1;
+	double d0 = 0;
+	int nranks = 0;
 	char key[48];
 
 	snprintf(key, sizeof(key), KEY_RANK_DIST, 0);
@@ -1051,17 +1112,15 @@ static void distance_note(const struct run_result *r, double local,
 			strbuf_addf(&sb, ", the firmware's distance says %.2f×",
 				    d / d0);
 		strbuf_addstr(&sb, ")");
-		agrees &= ns >= prev;
-		prev = ns;
 		nranks++;
 	}
+	strbuf_addstr(&sb, ".");
+	order_sentence(r, &sb);
 	if (nranks)
 		verdict_note(
 			v, "info",
-			"by distance rank (rank 1: the nearest remote distance in the node table, rank 2 the next): %s. %s",
-			strbuf_str(&sb),
-			agrees ? "The measured means grow with the firmware's distance"
-			       : "The measured means do not grow with the firmware's distance: the node table does not order these nodes as their latency does");
+			"by distance rank (rank 1: the nearest remote distance in the node table, rank 2 the next): %s",
+			strbuf_str(&sb));
 	strbuf_release(&sb);
 }
 

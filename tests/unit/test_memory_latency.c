@@ -214,6 +214,48 @@ static void size_not_whole_pages_refused(void **state)
 	topo_free(t);
 }
 
+static void dist_cell(struct canned *c, int row, int col, double d)
+{
+	struct rr_cell *q = &c->cells[c->rr.ncells++];
+
+	q->chart = "distance";
+	q->row = row;
+	q->col = col;
+	q->value = q->ci_lo = q->ci_hi = d;
+	q->n = 1;
+}
+
+/* Does the firmware's table order the cells as measured? Only from the
+ * cells' intervals. */
+static void distances_against_cells(void **state)
+{
+	struct topo *t = synthetic("pack:3 numa:1 core:1 pu:1");
+	double far[] = {200, 152, 120};
+	const char *says[] = {
+		"the firmware's distances order these nodes as their latency does",
+		"whether the firmware's distances order these nodes as their latency does was not told",
+		"do not order these nodes as their latency was measured"};
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		struct canned *c = canned_new(EXP, t, 0, 1, ARGV("size=1G"));
+		set_llc(c);
+		canned_summary(c, "local_ns", 100, "ns");
+		canned_summary(c, "remote_ns", 175, "ns");
+		canned_summary(c, "rank_1_ns", 150, "ns");
+		canned_summary(c, "rank_2_ns", far[k], "ns");
+		cell(c, 0, 0, 100, 0.02);
+		cell(c, 0, 1, 150, 0.02);
+		cell(c, 0, 2, far[k], 0.02);
+		dist_cell(c, 0, 1, 16);
+		dist_cell(c, 0, 2, 22);
+		experiment_describe(&c->rr, &c->v);
+		assert_true(verdict_says(&c->v, says[k]));
+		canned_free(c);
+	}
+	topo_free(t);
+}
+
 /* 64 nodes: by_distance measures a few cells of each distance, not 4,096 */
 static void by_distance_is_a_few_cells(void **state)
 {
@@ -247,6 +289,7 @@ int main(void)
 		cmocka_unit_test(loaded_against_idle),
 		cmocka_unit_test(size_not_whole_pages_refused),
 		cmocka_unit_test(by_distance_is_a_few_cells),
+		cmocka_unit_test(distances_against_cells),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
