@@ -16,7 +16,8 @@
 	X(variable_layout)                                                     \
 	X(numa_replication)                                                    \
 	X(memory_policy_semantics)                                             \
-	X(affinity)
+	X(affinity)                                                            \
+	X(memory_latency)
 
 #define DECLARE(name) extern const struct experiment exp_##name;
 EXPERIMENTS(DECLARE)

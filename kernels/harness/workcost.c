@@ -2,6 +2,8 @@
 #include "workcost.h"
 
 #include "rates.h"
+#include "verdict.h"
+#include "verdict_mem.h"
 
 double cost_crowd(const struct topo *t, int nthreads)
 {
@@ -45,6 +47,18 @@ double cost_touch_s(const struct topo *t, double bytes, int nthreads)
 
 	return bytes / 4096.0 * rates_get()->touch_page_ns * 1e-9 /
 	       (side > 1 ? side : 1);
+}
+
+double cost_chase_s(const struct topo *t, double bytes, double loads)
+{
+	double line = t && t->line_size > 0 ? t->line_size : 64;
+	double share = line / (rates_get()->read_gbs * 1e9);
+	struct machine_facts m;
+
+	machine_facts_from_topo(t, &m);
+	return loads * share *
+	       (mem_from_cache(&m, (uint64_t)bytes) ? COST_LINES_FROM_CACHE
+						    : COST_LINES_IN_FLIGHT);
 }
 
 double cost_teams_s(double n)

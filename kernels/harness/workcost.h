@@ -28,6 +28,18 @@ double cost_stream_s(const struct topo *t, enum cost_stream kind, double bytes,
  * each its own part. */
 double cost_touch_s(const struct topo *t, double bytes, int nthreads);
 
+/*
+ * Seconds for loads dependent loads (a pointer chase) over a working set
+ * of bytes. One thread's read stream keeps about COST_LINES_IN_FLIGHT line
+ * fills going at once (its miss buffers), so by Little's law a single miss
+ * to memory takes that many times one line's share of the measured read
+ * rate; a working set the caches hold (verdict_mem.h) costs
+ * COST_LINES_FROM_CACHE lines' share a load.
+ */
+#define COST_LINES_IN_FLIGHT 16
+#define COST_LINES_FROM_CACHE 2
+double cost_chase_s(const struct topo *t, double bytes, double loads);
+
 /* Seconds to start and join n pinned teams. */
 double cost_teams_s(double n);
 

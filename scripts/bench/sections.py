@@ -14,6 +14,7 @@ import common
 import sse
 from common import Failure, Unavailable, summary, ratios, sh, percentile
 from common import WRK_SECONDS, LATENCY_SAMPLES
+from latency import chase  # noqa: F401  (the pointer chase rows, a section of their own)
 
 
 # --- 1. bandwidth against likwid-bench --------------------------------------

@@ -130,6 +130,7 @@ TINY = {
                          "buckets": 64},
     "memory_policy_semantics": {"size": "64K"},
     "affinity": {"threads": 2, "size": "64K", "passes": 1},
+    "memory_latency": {"size": "64K", "loads": 4096},
 }
 
 

@@ -2,6 +2,7 @@
 # Not a test lane: bench figures are never asserted (scripts/bench.sh runs them).
 BENCH_TOOLS = $(BUILD)/tests/bench/bw_alone \
 	$(BUILD)/tests/bench/loop_ab \
+	$(BUILD)/tests/bench/chase_ref \
 	$(BUILD)/tests/bench/emit_clock.so \
 	$(BUILD)/tests/bench/kernel_alone \
 	$(BUILD)/tests/bench/mhd_fixed \
@@ -27,6 +28,11 @@ $(BUILD)/tests/bench/mhd_fixed: tests/bench/mhd_fixed.c
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(PKG_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/bench/pingpong: tests/bench/pingpong.c
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+$(BUILD)/tests/bench/chase_ref: tests/bench/chase_ref.c
 	@mkdir -p $(dir $@)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)

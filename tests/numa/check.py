@@ -201,6 +201,42 @@ def check_remote(blocks, n):
            "remote: the idle run's local and remote summaries")
 
 
+def check_latency(blocks, n, dist):
+    """memory_latency's node matrix: every cell measured, on the cpu node it
+    names, its buffer on the memory node it names (move_pages, not timing)."""
+    d = doc(blocks, "latency")
+    if d is None:
+        return
+    cells = {}
+    for c in d.get("cells", []):
+        cells.setdefault(c["chart"], {})[(c["row"], c["col"])] = c
+    want = {(i, j) for i in range(n) for j in range(n)}
+    lat = cells.get("latency", {})
+    valued = {k for k, c in lat.items() if isinstance(c.get("value"), (int, float)) and c["value"] > 0}
+    report(set(lat) == want and valued == want, f"latency: all {n}x{n} cells measured",
+           f"{len(valued)} of {len(want)}")
+    ratio = cells.get("ratio", {})
+    report(set(ratio) == want and all(abs(ratio[(i, i)]["value"] - 1) < 1e-9 for i in range(n)
+                                      if (i, i) in ratio),
+           f"latency: a ratio to local beside every cell, 1 on the diagonal")
+    got = {k: c.get("value") for k, c in cells.get("distance", {}).items()}
+    report(got == {(i, j): dist[i * n + j] for i in range(n) for j in range(n)},
+           "latency: the firmware's distance beside every cell")
+    pages = (1 << 20) // PAGE
+    for j in range(n):
+        on, off = summary(d, f"pages_on_node{j}"), summary(d, f"pages_off_node{j}")
+        report(on == pages and off == 0, f"latency: the buffer of column {j} is on node {j} (move_pages)",
+               f"on {on}, off {off}")
+    for i in range(n):
+        for j in range(n):
+            label = f"chase: cpu of node {i}, memory of node {j}"
+            ran = {t.get("node") for p in d.get("placement", []) if p.get("label") == label
+                   for t in p.get("threads", [])}
+            if not report(ran == {i}, f"latency: the chase of cell ({i},{j}) ran on node {i}", str(ran)):
+                return
+    report(summary(d, "remote_over_local") is not None, "latency: remote over local summarised")
+
+
 def check_scaling(blocks, n):
     d = doc(blocks, "scaling")
     if d is None:
@@ -405,6 +441,7 @@ def main():
     check_interleave(blocks, n)
     check_remote(blocks, n)
     check_scaling(blocks, n)
+    check_latency(blocks, n, dist)
     check_replication(blocks, n)
     check_refusals(blocks, n)
     check_semantics_affinity(blocks, n, cpn)

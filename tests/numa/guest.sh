@@ -52,6 +52,8 @@ block interleave_task $nl run --json memory_policy policy=interleave scope=task 
 block move_pages $nl run --json memory_policy policy=bind nodes=0 size=8M \
 	migrate_to=$last migrate_with=move_pages from_nodes=0 $quick
 block remote $nl run --json remote_bandwidth size=4M $quick
+# memory_latency: every cell's buffer counted with move_pages (small, exact rounds)
+block latency $nl run --json memory_latency size=1M loads=2048 budget=0 $quick
 block scaling $nl run --json bandwidth_scaling threads=1-$nodes size=2M \
 	placements=spread ops=read,write $quick
 block missing_node $nl run memory_policy nodes=$nodes size=8M
