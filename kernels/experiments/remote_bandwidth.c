@@ -1100,7 +1100,9 @@ static const char *const compared[] = {"*_remote_over_local", "mixed_gain",
 		{k "_rank_*_gbps", w ": bandwidth at distance rank %s",        \
 		 "GB/s"},                                                      \
 	{                                                                      \
-		k "_hops_*_gbps", w ": bandwidth at %s hops", "GB/s"           \
+		k "_hops_*_gbps",                                              \
+			w ": bandwidth at distance rank %s (an older run)",    \
+			"GB/s"                                                 \
 	}
 
 static const struct key_label summary_labels[] = {
