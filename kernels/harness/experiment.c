@@ -697,18 +697,57 @@ static void drop_repeats(struct verdict *v, int first)
 	v->nnotes = k;
 }
 
+/* A summary key of one thread: nobody ran with it, so no together mark. */
+static int one_thread_key(const char *key)
+{
+	return !fnmatch("*_1_threads", key, 0) ||
+	       !fnmatch("*_1_threads_*", key, 0);
+}
+
+/*
+ * The lower-bound mark for one compared pattern: on each key of a
+ * team (never a one-thread key: it ran alone by design), or on the
+ * pattern itself when the keys would not fit in the verdict's marks.
+ */
+static void mark_lower_bound(const struct run_result *r, const char *pattern,
+			     const struct rule_findings *f, struct verdict *v)
+{
+	int teams = 0, alone = 0;
+
+	for (int i = 0; i < r->nsummary; i++) {
+		if (fnmatch(pattern, r->summary[i].key, 0))
+			continue;
+		if (one_thread_key(r->summary[i].key))
+			alone++;
+		else
+			teams++;
+	}
+	if (!alone || teams > VERDICT_MAX_MARKS - v->nmarks) {
+		verdict_mark(
+			v, pattern, VERDICT_AT_LEAST,
+			"a lower bound: the threads ran together only %.0f%% of a round",
+			f->together * 100);
+		return;
+	}
+	for (int i = 0; i < r->nsummary; i++)
+		if (!fnmatch(pattern, r->summary[i].key, 0) &&
+		    !one_thread_key(r->summary[i].key) &&
+		    !verdict_mark_why(v, r->summary[i].key, NULL))
+			verdict_mark(
+				v, r->summary[i].key, VERDICT_AT_LEAST,
+				"a lower bound: the threads ran together only %.0f%% of a round",
+				f->together * 100);
+}
+
 /* Marks every compared key the way the rulebook's findings say. */
-static void mark_compared(const struct experiment *exp,
+static void mark_compared(const struct run_result *r,
 			  const struct rule_findings *f, struct verdict *v)
 {
-	for (const char *const *k = exp->compared; k && *k; k++) {
+	for (const char *const *k = r->exp->compared; k && *k; k++) {
 		if (f->failed)
 			verdict_mark(v, *k, VERDICT_DISOWNED, "%s", f->why);
 		else if (f->lower_bound && !verdict_mark_why(v, *k, NULL))
-			verdict_mark(
-				v, *k, VERDICT_AT_LEAST,
-				"a lower bound: the threads ran together only %.0f%% of a round",
-				f->together * 100);
+			mark_lower_bound(r, *k, f, v);
 	}
 }
 
@@ -726,7 +765,7 @@ void experiment_describe(const struct run_result *r, struct verdict *v)
 	if (r->exp->describe)
 		r->exp->describe(&rr, v);
 	drop_repeats(v, 0);
-	mark_compared(r->exp, &f, v);
+	mark_compared(r, &f, v);
 }
 
 void experiment_precheck(const struct experiment *exp, const void *params,

@@ -666,6 +666,34 @@ static void ai_partial_overlap_is_a_lower_bound(void **state)
 	topo_free(t);
 }
 
+/* A one-thread entry ran alone by design: the lower-bound mark, which
+ * says the threads ran together only part of a round, is not put on it. */
+static void ai_lower_bound_skips_one_thread(void **state)
+{
+	static const int one_cpu[] = {0};
+	struct topo *t = synthetic(FOUR_NODES);
+	struct canned *c =
+		canned_new("atomic_increment", t, 0,
+			   ARGS("threads=1,4", "variants=cas,fetch_add"));
+	int kind = 0;
+
+	(void)state;
+	ai_point(c, t, "fetch_add", 1, 8, 0.02, 1, 1, one_cpu);
+	ai_point(c, t, "cas", 1, 19, 0.02, 1, 1, one_cpu);
+	ai_point(c, t, "fetch_add", 4, 20, 0.02, 0.7, 1, four_cpus);
+	ai_point(c, t, "cas", 4, 70, 0.02, 0.7, 1, four_cpus);
+	canned_summary(c, "cas_over_fetch_add_1_threads", 2.4, "×");
+	canned_summary(c, "cas_over_fetch_add_4_threads", 3.5, "×");
+	described(c);
+	assert_non_null(
+		verdict_mark_why(&c->v, "cas_over_fetch_add_4_threads", &kind));
+	assert_int_equal(kind, VERDICT_AT_LEAST);
+	assert_null(
+		verdict_mark_why(&c->v, "cas_over_fetch_add_1_threads", NULL));
+	canned_free(c);
+	topo_free(t);
+}
+
 static void ai_one_cpu(void **state)
 {
 	struct topo *t = synthetic(ONE_CPU);
@@ -869,6 +897,7 @@ int main(void)
 		cmocka_unit_test(ai_article_references),
 		cmocka_unit_test(ai_lesson_agrees_with_the_article),
 		cmocka_unit_test(ai_partial_overlap_is_a_lower_bound),
+		cmocka_unit_test(ai_lower_bound_skips_one_thread),
 		cmocka_unit_test(ai_one_cpu),
 		cmocka_unit_test(ai_precheck_smt),
 		cmocka_unit_test(c2c_one_relation),
