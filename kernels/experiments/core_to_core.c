@@ -160,7 +160,8 @@ static void label_phrase(const char *label, char *buf, size_t len)
 	snprintf(buf, len, "of kind '%s'", label);
 }
 
-/* "cpu3 c3 L3#0", and " n1" when the machine has several nodes */
+/* "cpu3 · core 3 · L3 #0", and " · node 1" when the machine has several
+ * nodes: words a reader of the heatmap's axes needs no key for */
 static void cpu_label(const struct topo *t, int os, char *buf, size_t len)
 {
 	const struct topo_pu *p = topo_pu_by_os(t, os);
@@ -168,13 +169,13 @@ static void cpu_label(const struct topo *t, int os, char *buf, size_t len)
 
 	strbuf_addf(&sb, "cpu%d", os);
 	if (p) {
-		strbuf_addf(&sb, " c%d", p->core);
+		strbuf_addf(&sb, " · core %d", p->core);
 		if (p->l3 >= 0)
-			strbuf_addf(&sb, " L3#%d", p->l3);
+			strbuf_addf(&sb, " · L3 #%d", p->l3);
 		else if (p->l2 >= 0)
-			strbuf_addf(&sb, " L2#%d", p->l2);
+			strbuf_addf(&sb, " · L2 #%d", p->l2);
 		if (t->nnodes > 1)
-			strbuf_addf(&sb, " n%d", p->node);
+			strbuf_addf(&sb, " · node %d", p->node);
 	}
 	snprintf(buf, len, "%s", strbuf_str(&sb));
 	strbuf_release(&sb);
