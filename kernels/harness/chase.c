@@ -82,6 +82,90 @@ static void order_block(size_t lo, size_t npages, size_t per_page,
 	}
 }
 
+/* Whether nodes a and b lie in one page. */
+static int same_page(uint32_t a, uint32_t b, size_t per_page)
+{
+	return a / per_page == b / per_page;
+}
+
+/* Whether v may stand at k of out[0..n): no page shared with k-1 or k+1
+ * (skip: a position not to look at, the one v comes from). */
+static int fits(const uint32_t *out, size_t n, size_t k, uint32_t v,
+		size_t per_page, size_t skip)
+{
+	return (k == 0 || k - 1 == skip ||
+		!same_page(out[k - 1], v, per_page)) &&
+	       (k + 1 >= n || k + 1 == skip ||
+		!same_page(out[k + 1], v, per_page));
+}
+
+/*
+ * Makes out[k] share no page with out[k - 1]: swaps in a node from later
+ * in the block (any that does not), or else from earlier, where the swap
+ * leaves both places fitting. 0, or -1 when no node can go there.
+ */
+static int repair_at(uint32_t *out, size_t n, size_t k, size_t per_page,
+		     uint64_t *s)
+{
+	size_t m = n - (k + 1), start;
+
+	if (m) {
+		start = below(s, m);
+		for (size_t t = 0; t < m; t++) {
+			size_t j = k + 1 + (start + t) % m;
+			if (!same_page(out[j], out[k - 1], per_page)) {
+				swap32(out, k, j);
+				return 0;
+			}
+		}
+	}
+	start = below(s, k);
+	for (size_t t = 0; t < k; t++) {
+		size_t j = (start + t) % k;
+		if (j + 1 < k && !same_page(out[j], out[k - 1], per_page) &&
+		    (k + 1 >= n || !same_page(out[j], out[k + 1], per_page)) &&
+		    fits(out, n, j, out[k], per_page, k)) {
+			swap32(out, k, j);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * The order of the npages pages from page lo as multichase orders a
+ * block: every node of the block in one random order, then each node
+ * that would follow one of its own page swapped for another. alone: the
+ * block is the whole chain, so its last node leads back to its first
+ * and must not share that one's page either. 0, or -1 when no swap can
+ * part two neighbours (a block of very few pages): out is then
+ * unfinished.
+ */
+static int spread_block(size_t lo, size_t npages, size_t per_page, int alone,
+			uint64_t *s, uint32_t *out)
+{
+	size_t n = npages * per_page;
+
+	for (size_t k = 0; k < n; k++)
+		out[k] = (uint32_t)(lo * per_page + k);
+	shuffle32(out, n, s);
+	for (size_t k = 1; k < n; k++)
+		if (same_page(out[k], out[k - 1], per_page) &&
+		    repair_at(out, n, k, per_page, s))
+			return -1;
+	if (!alone || !same_page(out[n - 1], out[0], per_page))
+		return 0;
+	/* the wrap: a last node from the middle that fits at both ends */
+	for (size_t j = 1; j + 1 < n; j++)
+		if (!same_page(out[j], out[0], per_page) &&
+		    !same_page(out[j], out[n - 2], per_page) &&
+		    fits(out, n, j, out[n - 1], per_page, n - 1)) {
+			swap32(out, j, n - 1);
+			return 0;
+		}
+	return -1;
+}
+
 int chase_order(size_t nnodes, size_t line, uint64_t seed, uint32_t *order)
 {
 	size_t per_page, npages, nblocks, most;
@@ -112,8 +196,12 @@ int chase_order(size_t nnodes, size_t line, uint64_t seed, uint32_t *order)
 	for (size_t k = 0, at = 0; k < nblocks; k++) {
 		size_t b = blocks[k], lo = b * npages / nblocks,
 		       hi = (b + 1) * npages / nblocks;
-		order_block(lo, hi - lo, per_page, pages, inpage, &s,
-			    order + at);
+		/* laps over the pages where a random order cannot part
+		 * every two neighbours (blocks of a few pages) */
+		if (spread_block(lo, hi - lo, per_page, nblocks == 1, &s,
+				 order + at))
+			order_block(lo, hi - lo, per_page, pages, inpage, &s,
+				    order + at);
 		at += (hi - lo) * per_page;
 	}
 	free(pages);
