@@ -144,6 +144,19 @@ static int by_double(const void *a, const void *b)
 	       (*(const double *)a < *(const double *)b);
 }
 
+/* An x of chart c as a person reads it: a size in bytes as "64 KiB" when
+ * the chart's x is in bytes, any other number as it is. */
+static void x_text(const struct chart *c, double x, char *buf, size_t len)
+{
+	const char *l = c->x_label;
+	size_t n = l ? strlen(l) : 0;
+
+	if (n >= 7 && !strcmp(l + n - 7, "(bytes)"))
+		units_format(x, "bytes", buf, len);
+	else
+		snprintf(buf, len, "%g", x);
+}
+
 /* The x column of chart c ("threads"), or "x". */
 static const char *x_head(const struct chart *c)
 {
@@ -240,7 +253,7 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 	}
 	fputc('\n', f_out);
 	for (int j = 0; j < nx; j++) {
-		snprintf(num, sizeof(num), "%g", xs[j]);
+		x_text(c, xs[j], num, sizeof(num));
 		fputs("  ", f_out);
 		pad(f_out, num, w0);
 		for (int s = 0; s < ns; s++) {
@@ -280,8 +293,8 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 		units_format(json_number_value(json_object_get(r, "y")),
 			     json_string_value(json_object_get(r, "unit")), y,
 			     sizeof(y));
-		snprintf(num, sizeof(num), "%g",
-			 json_number_value(json_object_get(r, "x")));
+		x_text(c, json_number_value(json_object_get(r, "x")), num,
+		       sizeof(num));
 		fprintf(f_out,
 			"  %s, %s %s: %s  (the article's, not measured here%s%s)\n",
 			json_string_value(json_object_get(r, "series")),
@@ -314,14 +327,15 @@ static void print_points(const struct sink_table *t, const struct chart *c,
 		return;
 	for (int i = 0; i < t->npoints; i++) {
 		const struct tab_point *p = &t->points[i];
-		char label[128];
+		char label[128], xs[64];
 
 		if (strcmp(p->chart, c->id))
 			continue;
 		experiment_series_label(t->exp, p->series, label, sizeof(label),
 					NULL);
-		row_set(&rows[k++], label, p->x_label, p->x, p->y, p->lo, p->hi,
-			p->n, p->unit);
+		x_text(c, p->x, xs, sizeof(xs));
+		row_set(&rows[k++], label, p->x_label ? p->x_label : xs, p->x,
+			p->y, p->lo, p->hi, p->n, p->unit);
 	}
 	k = ref_rows(refs, c->id, rows, k);
 	for (int j = 0; j < 6; j++) {

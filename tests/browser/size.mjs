@@ -54,7 +54,7 @@ function runDoc(experiment, params, machine, placement, cells, samples = [], sum
 function coreDoc(topo, dist, npairs) {
   const pus = [...topo.pus].sort((a, b) => a.os - b.os);
   const n = pus.length;
-  const label = (p) => `cpu${p.os} c${p.core} L3#${p.l3} n${p.node}`;
+  const label = (p) => `cpu${p.os} · core ${p.core} · L3 #${p.l3} · node ${p.node}`;
   const cells = pus.map((p, i) => ({ chart: 'latency', row: i, col: i, row_label: label(p), col_label: label(p), value: null, samples: [], stats: NOSTATS, note: 'same cpu' }));
   const total = n * (n - 1);
   for (let s = 0; s < npairs; s++) {

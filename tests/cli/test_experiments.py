@@ -157,7 +157,7 @@ class CoreToCore(unittest.TestCase):
                          [(r, c) for r in range(n) for c in range(n)])
         for c in cells:
             self.assertEqual(c["chart"], "latency")
-            self.assertTrue(c["row_label"].startswith("cpu%d c" % use[c["row"]]),
+            self.assertTrue(c["row_label"].startswith("cpu%d · core " % use[c["row"]]),
                             c["row_label"])
             if c["row"] == c["col"]:
                 self.assertIsNone(c["value"])
