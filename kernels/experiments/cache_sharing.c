@@ -663,17 +663,27 @@ static void cs_estimate(const void *params, const struct common_params *common,
 	double rounds = (double)(common->repeat + common->warmup);
 	double passes = (double)cp->passes;
 	int nset = __builtin_popcount(cp->placements);
-	int n;
+	int n, any_shared = 0;
 
 	if (t && 2 * pairs > t->nallowed)
 		pairs = t->nallowed / 2 > 0 ? t->nallowed / 2 : 1;
 	n = (int)(2 * pairs);
-	/* from the topology: 3/4 of at most the largest cache */
-	for (int i = 0; ws == 0 && t && i < t->ncaches; i++)
-		if ((double)t->cache[i].size * 3 / 4 > ws)
+	/* as run() picks it: 3/4 of a cache two cpus share (the largest),
+	 * else 8 MiB a pair */
+	for (int i = 0; cp->working_set == 0 && t && i < t->ncaches; i++)
+		if (t->cache[i].npus >= 2 &&
+		    (double)t->cache[i].size * 3 / 4 > ws)
 			ws = (double)t->cache[i].size * 3 / 4;
 	if (ws == 0)
 		ws = 8 << 20;
+	/* shared and separate_data need two cpus under one cache: run()
+	 * skips them where no cache is shared */
+	for (int i = 0; t && i < t->ncaches; i++)
+		any_shared |= t->cache[i].npus >= 2;
+	if (t && !any_shared)
+		nset = __builtin_popcount(
+			cp->placements &
+			~((1u << P_SHARED) | (1u << P_SEPARATE)));
 	/*
 	 * Each placement: a team; every thread fills its data set (two a
 	 * pair under separate_data) and reads it passes times a round, at

@@ -1030,7 +1030,9 @@ static void rb_estimate(const void *params, const struct common_params *common,
 	struct errinfo err;
 	int list[TOPO_MAX_NODES];
 
-	cells = (double)(n < 2 ? 2 : n) * (n < 2 ? 2 : n);
+	/* one node: its diagonal cell alone (the phantom column is never
+	 * measured) */
+	cells = n < 2 ? 1 : (double)n * n;
 	for (int i = 0; i < n && t && n <= t->nnodes; i++)
 		list[i] = nodes[i];
 	if (rp->cells == CELLS_BY_DISTANCE && t && n >= 2 && t->nnodes >= n &&
