@@ -51,6 +51,12 @@ try {
   check(await teacher.isVisible('#class-qr svg'), 'and its QR code');
   const qrFor = await teacher.getAttribute('#class-qr svg', 'aria-label');
   check(qrFor === `a QR code of the class link ${classLink}`, `the QR code is drawn from that link (${qrFor})`);
+  // and a QR reader (jsQR, as a phone's camera app would) reads that link back from the pixels on the projector
+  const { default: jsQR } = await import('jsqr');
+  const { PNG } = await import('pngjs');
+  const png = PNG.sync.read(await teacher.locator('#class-qr').screenshot());
+  const read = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
+  check(read && read.data === classLink, `a QR reader reads the class link from the projector's code (${read ? read.data : 'nothing read'})`);
 
   const students = [];
   const sizes = [{ width: 390, height: 844 }, { width: 800, height: 600 }, { width: 800, height: 600 }];
