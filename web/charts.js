@@ -326,8 +326,10 @@ class ChartView {
             ticks: { callback(v) { return wrapLabel(this.getLabelForValue(v), 16); }, maxRotation: 0 },
           },
           y: {
-            // from zero: the height of a bar or a line is read as the size of the value
-            beginAtZero: true,
+            // from zero: the height of a bar or a line is read as the size of the value; a figure
+            // that spans decades (ns per load from L1 to memory) on a log scale, each level a step
+            type: spec.log_y && line ? 'logarithmic' : 'linear',
+            beginAtZero: !(spec.log_y && line),
             title: { display: true, text: axisTitle(spec.y_label, null, null) },
             grid: { color: gridColor() },
             ticks: { callback: (v) => num(v) },
@@ -797,9 +799,15 @@ export class ChartSet {
     return this.views.get(id) || null;
   }
 
-  // The run has ended (or not, again): charts without points collapse to one line.
+  // The run has ended (or not, again): charts without points collapse to one line, and go
+  // after the charts that have some (a mode of an experiment fills only its own charts: the
+  // reader sees those first), each group in the experiment's order.
   settle(ended) {
     for (const v of this.views.values()) v.settle(ended);
+    const views = [...this.views.values()];
+    const order = ended ? [...views.filter((v) => !v.el.classList.contains('chart-unmeasured')),
+      ...views.filter((v) => v.el.classList.contains('chart-unmeasured'))] : views;
+    order.forEach((v) => { if (v.el.parentNode === this.container) this.container.append(v.el); });
   }
 
   count() {

@@ -134,7 +134,7 @@ static const struct chart charts[] = {
 	      "memory node", "CPU node"),
 	CHART(CH_SIZES, CHART_LINE,
 	      "ns per load by working-set size, the cache sizes marked",
-	      "working set (bytes)", "ns per load", .log_x = 1),
+	      "working set (bytes)", "ns per load", .log_x = 1, .log_y = 1),
 	CHART(CH_LOADED, CHART_LINE,
 	      "ns per load while other threads stream (MLC's loaded latency)",
 	      "GB/s streamed by the loaders", "ns per load"),

@@ -27,6 +27,7 @@ struct chart {
 	const char *x_label;
 	const char *y_label;
 	int log_x; /* draw x on a log scale */
+	int log_y; /* draw y on a log scale (values that span decades) */
 	/*
 	 * When y grows with a param's count of operations (the wall time of
 	 * a round of increments= each), that param's name and what one

@@ -106,9 +106,10 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 		json_array_append_new(params, param_json(p, "stats", t));
 	for (const struct chart *c = e->charts; c && c->id; c++) {
 		json_t *cj = json_pack(
-			"{s:s, s:s, s:s, s:s?, s:s?, s:b}", "id", c->id, "kind",
-			chart_kind_name(c->kind), "title", c->title, "x_label",
-			c->x_label, "y_label", c->y_label, "log_x", c->log_x);
+			"{s:s, s:s, s:s, s:s?, s:s?, s:b, s:b}", "id", c->id,
+			"kind", chart_kind_name(c->kind), "title", c->title,
+			"x_label", c->x_label, "y_label", c->y_label, "log_x",
+			c->log_x, "log_y", c->log_y);
 		if (c->per_param && c->per)
 			json_object_set_new(cj, "per",
 					    json_pack("{s:s, s:s}", "param",
