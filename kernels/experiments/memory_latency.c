@@ -984,45 +984,6 @@ static int ml_run(struct run_ctx *ctx)
 
 /* ---- what a run showed ---- */
 
-static const struct rr_cell *cell_at(const struct run_result *r, int row,
-				     int col)
-{
-	for (int i = 0; i < r->ncells; i++)
-		if (r->cells[i].row == row && r->cells[i].col == col &&
-		    !strcmp(r->cells[i].chart, CH_LAT) &&
-		    isfinite(r->cells[i].value))
-			return &r->cells[i];
-	return NULL;
-}
-
-struct tally {
-	int n, more, less, same, unsure;
-};
-
-/* Every remote cell against the local cell of its row, by their
- * intervals. */
-static void tally_cells(const struct run_result *r, struct tally *ct)
-{
-	double tol = experiment_precision(r->exp);
-
-	memset(ct, 0, sizeof(*ct));
-	for (int i = 0; i < r->ncells; i++) {
-		const struct rr_cell *c = &r->cells[i], *l;
-		struct comparison cmp;
-
-		if (strcmp(c->chart, CH_LAT) || c->row == c->col ||
-		    !isfinite(c->value) || !(l = cell_at(r, c->row, c->row)))
-			continue;
-		compare_values(c->value, c->ci_lo, c->ci_hi, c->n, l->value,
-			       l->ci_lo, l->ci_hi, l->n, tol, &cmp);
-		ct->n++;
-		ct->more += cmp.rel == CMP_MORE;
-		ct->less += cmp.rel == CMP_LESS;
-		ct->same += cmp.rel == CMP_SAME;
-		ct->unsure += cmp.rel == CMP_FEW || cmp.rel == CMP_UNSURE;
-	}
-}
-
 /* The firmware's distance beside cell (row, col), 0 when none. */
 static double distance_at(const struct run_result *r, int row, int col)
 {
@@ -1129,7 +1090,7 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 {
 	const struct machine_facts *m = r->machine;
 	double local, remote;
-	struct tally ct;
+	struct cell_tally ct;
 	char why[VERDICT_TEXT_LEN];
 
 	if (m->nnodes < 2)
@@ -1147,7 +1108,7 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 				m->nnodes);
 		return;
 	}
-	tally_cells(r, &ct);
+	compare_cells_to_diagonal(r, CH_LAT, experiment_precision(r->exp), &ct);
 	if (ct.n && ct.more == ct.n) {
 		strbuf_addf(
 			sb,

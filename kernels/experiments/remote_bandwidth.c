@@ -775,47 +775,6 @@ out:
 	return rc;
 }
 
-/* The cell of chart at (row, col) with a value, or NULL. */
-static const struct rr_cell *cell_at(const struct run_result *r,
-				     const char *chart, int row, int col)
-{
-	for (int i = 0; i < r->ncells; i++)
-		if (r->cells[i].row == row && r->cells[i].col == col &&
-		    !strcmp(r->cells[i].chart, chart) &&
-		    isfinite(r->cells[i].value))
-			return &r->cells[i];
-	return NULL;
-}
-
-/* How matrix m's remote cells compare with the local cell of their row. */
-struct cell_tally {
-	int n, less, more, same, unsure;
-};
-
-static void tally_cells(const struct run_result *r, int m,
-			struct cell_tally *ct)
-{
-	double tol = experiment_precision(r->exp);
-
-	memset(ct, 0, sizeof(*ct));
-	for (int i = 0; i < r->ncells; i++) {
-		const struct rr_cell *c = &r->cells[i], *l;
-		struct comparison cmp;
-
-		if (strcmp(c->chart, matrices[m].chart) || c->row == c->col ||
-		    !isfinite(c->value) ||
-		    !(l = cell_at(r, c->chart, c->row, c->row)))
-			continue;
-		compare_values(c->value, c->ci_lo, c->ci_hi, c->n, l->value,
-			       l->ci_lo, l->ci_hi, l->n, tol, &cmp);
-		ct->n++;
-		ct->less += cmp.rel == CMP_LESS;
-		ct->more += cmp.rel == CMP_MORE;
-		ct->same += cmp.rel == CMP_SAME;
-		ct->unsure += cmp.rel == CMP_FEW || cmp.rel == CMP_UNSURE;
-	}
-}
-
 /*
  * "; read 20.1 GB/s local, 15.2 GB/s remote (76%: every remote cell slower
  * than the local cell of its row)". Remote is called slower or faster
@@ -838,7 +797,8 @@ static void add_matrix(const struct run_result *r, int m, struct strbuf *sb,
 	if (rr_summary_get_opt(r, key, &remote))
 		return;
 	snprintf(ratio_key, sizeof(ratio_key), KEY_RATIO, matrices[m].chart);
-	tally_cells(r, m, &ct);
+	compare_cells_to_diagonal(r, matrices[m].chart,
+				  experiment_precision(r->exp), &ct);
 	if (ct.n && ct.less == ct.n) {
 		strbuf_addf(
 			sb,

@@ -124,3 +124,36 @@ const char *compare_why_not(const struct comparison *c)
 		return "";
 	}
 }
+
+const struct rr_cell *compare_cell_at(const struct run_result *r,
+				      const char *chart, int row, int col)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].row == row && r->cells[i].col == col &&
+		    !strcmp(r->cells[i].chart, chart) &&
+		    isfinite(r->cells[i].value))
+			return &r->cells[i];
+	return NULL;
+}
+
+void compare_cells_to_diagonal(const struct run_result *r, const char *chart,
+			       double tol, struct cell_tally *ct)
+{
+	memset(ct, 0, sizeof(*ct));
+	for (int i = 0; i < r->ncells; i++) {
+		const struct rr_cell *c = &r->cells[i], *l;
+		struct comparison cmp;
+
+		if (strcmp(c->chart, chart) || c->row == c->col ||
+		    !isfinite(c->value) ||
+		    !(l = compare_cell_at(r, chart, c->row, c->row)))
+			continue;
+		compare_values(c->value, c->ci_lo, c->ci_hi, c->n, l->value,
+			       l->ci_lo, l->ci_hi, l->n, tol, &cmp);
+		ct->n++;
+		ct->less += cmp.rel == CMP_LESS;
+		ct->more += cmp.rel == CMP_MORE;
+		ct->same += cmp.rel == CMP_SAME;
+		ct->unsure += cmp.rel == CMP_FEW || cmp.rel == CMP_UNSURE;
+	}
+}

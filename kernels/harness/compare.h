@@ -87,4 +87,23 @@ const char *compare_ratio_text(const struct comparison *c, int with_interval,
 /* One short clause on why no difference could be stated (FEW, UNSURE). */
 const char *compare_why_not(const struct comparison *c);
 
+/* The cell of chart at (row, col) that holds a value, or NULL. */
+const struct rr_cell *compare_cell_at(const struct run_result *r,
+				      const char *chart, int row, int col);
+
+/* How the off-diagonal cells of a node-by-node matrix compare with the
+ * local cell (the diagonal) of their row. */
+struct cell_tally {
+	int n;	    /* cells compared */
+	int less;   /* under their row's local cell */
+	int more;   /* over it */
+	int same;   /* the same within tol */
+	int unsure; /* too few rounds or intervals too wide to tell */
+};
+
+/* Tallies every off-diagonal cell of chart against its row's local cell
+ * by their intervals (compare_values with tol). */
+void compare_cells_to_diagonal(const struct run_result *r, const char *chart,
+			       double tol, struct cell_tally *ct);
+
 #endif
