@@ -196,25 +196,6 @@ static int size_ok(const struct ml_params *mp, struct errinfo *err)
 	return -EINVAL;
 }
 
-static int matrix_nodes(const struct ml_params *mp, const struct topo *t,
-			int32_t *out)
-{
-	int n = 0;
-
-	for (int i = 0; i < mp->nodes.n && n < TOPO_MAX_NODES; i++)
-		out[n++] = mp->nodes.v[i];
-	for (int i = 0; !mp->nodes.n && t && i < t->nnodes; i++)
-		out[n++] = t->node[i].os;
-	return n;
-}
-
-static int has_memory(const struct topo *t, int node)
-{
-	int k = topo_node_index(t, node);
-
-	return k >= 0 && (t->node[k].mem_total > 0 || t->nnodes == 1);
-}
-
 static int ml_check(const void *params, const struct common_params *common,
 		    const struct topo *t, struct errinfo *err)
 {
@@ -245,9 +226,9 @@ static int ml_check(const void *params, const struct common_params *common,
 		if ((rc = topo_check_nodes(t, mp->nodes.v, mp->nodes.n, "nodes",
 					   0, 0, err)))
 			return rc;
-		n = matrix_nodes(mp, t, nodes);
+		n = topo_matrix_nodes(t, mp->nodes.v, mp->nodes.n, nodes);
 		for (int i = 0; i < n; i++)
-			if (has_memory(t, nodes[i]) &&
+			if (topo_node_has_memory(t, nodes[i]) &&
 			    (rc = topo_check_free(t, &nodes[i], 1, need, "size",
 						  err)))
 				return rc;
@@ -447,7 +428,7 @@ static int run_nodes(struct run_ctx *ctx)
 	const struct ml_params *mp = ctx->params;
 	size_t size = (size_t)mp->size;
 	int32_t nodes[TOPO_MAX_NODES];
-	int n = matrix_nodes(mp, t, nodes);
+	int n = topo_matrix_nodes(t, mp->nodes.v, mp->nodes.n, nodes);
 	int phantom = t->nnodes == 1 && n == 1, dim = n + phantom;
 	struct cell_plan plan = {0};
 	struct cell_keep *keep = NULL;
@@ -507,7 +488,7 @@ static int run_nodes(struct run_ctx *ctx)
 
 		for (int i = 0; i < n; i++)
 			any |= want[i * dim + j];
-		if (!any || !has_memory(t, nodes[j]))
+		if (!any || !topo_node_has_memory(t, nodes[j]))
 			continue;
 		rc = buf_alloc(ctx, nodes[j], size, &cb);
 		if (rc)
@@ -1299,7 +1280,8 @@ static void ml_estimate(const void *params, const struct common_params *common,
 
 	if (mp->mode == ML_NODES) {
 		int32_t nodes[TOPO_MAX_NODES];
-		int n = matrix_nodes(mp, t, nodes), list[TOPO_MAX_NODES];
+		int n = topo_matrix_nodes(t, mp->nodes.v, mp->nodes.n, nodes),
+		    list[TOPO_MAX_NODES];
 		double cells = (double)n * n;
 		struct cell_plan plan;
 		struct errinfo err;

@@ -183,27 +183,6 @@ static int wanted(const struct rb_params *rp, int m)
 	return (rp->kinds >> m) & 1u;
 }
 
-/* The matrix's nodes: the list given, or every node. */
-static int matrix_nodes(const struct rb_params *rp, const struct topo *t,
-			int32_t *out)
-{
-	const struct int_list *v = &rp->nodes;
-	int n = 0;
-
-	for (int i = 0; i < v->n && n < TOPO_MAX_NODES; i++)
-		out[n++] = v->v[i];
-	for (int i = 0; !v->n && t && i < t->nnodes; i++)
-		out[n++] = t->node[i].os;
-	return n;
-}
-
-static int has_memory(const struct topo *t, int node)
-{
-	int k = topo_node_index(t, node);
-
-	return k >= 0 && (t->node[k].mem_total > 0 || t->nnodes == 1);
-}
-
 /* The node nearest to node (by distance) among the list, other than itself; -1
  * if none. */
 static int nearest_other(const struct topo *t, const int32_t *nodes, int n,
@@ -217,7 +196,7 @@ static int nearest_other(const struct topo *t, const int32_t *nodes, int n,
 		int j = (at + s) % n;
 		int b = topo_node_index(t, nodes[j]);
 		int d = a >= 0 && b >= 0 ? t->distance[a][b] : 0;
-		if (!has_memory(t, nodes[j]))
+		if (!topo_node_has_memory(t, nodes[j]))
 			continue;
 		if (best < 0 || (d > 0 && d < bestd)) {
 			best = nodes[j];
@@ -252,7 +231,7 @@ static int rb_check(const void *params, const struct common_params *common,
 			 caps->why);
 		return -EINVAL;
 	}
-	n = matrix_nodes(rp, t, nodes);
+	n = topo_matrix_nodes(t, rp->nodes.v, rp->nodes.n, nodes);
 	for (int i = 0; i < n; i++) {
 		int cpus = topo_node_ncpus(t, nodes[i]);
 		if (cpus > 0 && cpus < threads) {
@@ -265,7 +244,7 @@ static int rb_check(const void *params, const struct common_params *common,
 		}
 		any |= cpus > 0;
 		/* the matrix needs one buffer per node, the mixed run three */
-		if (has_memory(t, nodes[i]) &&
+		if (topo_node_has_memory(t, nodes[i]) &&
 		    (rc = topo_check_free(t, &nodes[i], 1,
 					  mixed ? 3 * size : size, "size",
 					  err)))
@@ -393,7 +372,8 @@ static int run_matrix(struct run_ctx *ctx, const int32_t *nodes, int n,
 
 	for (int j = 0; j < dim && !rc; j++) {
 		struct nmem_buf b = {0};
-		int touched = 0, col_ok = j < n && has_memory(t, nodes[j]);
+		int touched = 0,
+		    col_ok = j < n && topo_node_has_memory(t, nodes[j]);
 		char *slices[PARAM_MAX_LIST];
 		size_t bytes = 0;
 		int any = 0;
@@ -524,7 +504,7 @@ static int run_mixed(struct run_ctx *ctx, const int32_t *nodes, int n,
 	memset(local, 0, sizeof(local));
 	memset(remote, 0, sizeof(remote));
 	for (int i = 0; i < n; i++)
-		if (has_memory(t, nodes[i]) &&
+		if (topo_node_has_memory(t, nodes[i]) &&
 		    topo_node_ncpus(t, nodes[i]) >= threads)
 			use[nuse++] = nodes[i];
 	for (int k = 0; k < nuse; k++)
@@ -680,7 +660,7 @@ static int rb_run(struct run_ctx *ctx)
 	int32_t nodes[TOPO_MAX_NODES];
 	struct means mean[NMATRICES];
 	const struct rb_params *rp = ctx->params;
-	int n = matrix_nodes(rp, t, nodes);
+	int n = topo_matrix_nodes(t, rp->nodes.v, rp->nodes.n, nodes);
 	int phantom = t->nnodes == 1 && n == 1;
 	int dim = n + phantom, nm = 0, step = 0, steps, rc, ncells = 0;
 	double mix_local[NMIX] = {0}, mix_remote[NMIX] = {0};
@@ -984,7 +964,8 @@ static void rb_estimate(const void *params, const struct common_params *common,
 	double size = (double)rp->size;
 	double rounds = (double)(common->repeat + common->warmup);
 	int32_t nodes[TOPO_MAX_NODES];
-	int n = matrix_nodes(rp, t, nodes), threads = (int)rp->threads;
+	int n = topo_matrix_nodes(t, rp->nodes.v, rp->nodes.n, nodes),
+	    threads = (int)rp->threads;
 	double write = 0, read = 0, s = 0, cells;
 	struct cell_plan plan;
 	struct errinfo err;

@@ -461,3 +461,22 @@ int topo_node_index(const struct topo *t, int os)
 			return i;
 	return -1;
 }
+
+int topo_node_has_memory(const struct topo *t, int os)
+{
+	int k = topo_node_index(t, os);
+
+	return k >= 0 && (t->node[k].mem_total > 0 || t->nnodes == 1);
+}
+
+int topo_matrix_nodes(const struct topo *t, const int32_t *given, int n,
+		      int32_t *out)
+{
+	int k = 0;
+
+	for (int i = 0; i < n && k < TOPO_MAX_NODES; i++)
+		out[k++] = given[i];
+	for (int i = 0; !n && t && i < t->nnodes; i++)
+		out[k++] = t->node[i].os;
+	return k;
+}

@@ -84,6 +84,13 @@ int topo_hypervisor(void);
 const struct topo_pu *topo_pu_by_os(const struct topo *t, int os);
 /* Index in t->node of the node with this OS index, or -1. */
 int topo_node_index(const struct topo *t, int os);
+/* Whether node os is in t and has memory (a machine of one node always
+ * does, whatever it reports). */
+int topo_node_has_memory(const struct topo *t, int os);
+/* The nodes of a node matrix: the n given (OS indexes), or every node of
+ * t when n is 0. out holds TOPO_MAX_NODES; returns how many. */
+int topo_matrix_nodes(const struct topo *t, const int32_t *given, int n,
+		      int32_t *out);
 
 enum place_strategy { PLACE_COMPACT, PLACE_SPREAD, PLACE_OS };
 
