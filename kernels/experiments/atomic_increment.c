@@ -97,8 +97,9 @@ static const struct chart charts[] = {
 	CHART(AI_NS, CHART_BAR,
 	      "Cost of one increment (wall time / all increments)", "threads",
 	      "ns per increment"),
-	CHART(AI_TIME, CHART_BAR, "Wall time per round", "threads", "time (s)",
-	      .per_param = "increments", .per = "increment"),
+	CHART(AI_TIME, CHART_BAR, "Time per round, while all threads ran",
+	      "threads", "time (s)", .per_param = "increments",
+	      .per = "increment"),
 	CHART(AI_LOST, CHART_BAR,
 	      "Lost updates per round (expected minus final counter)",
 	      "threads", "increments lost"),
@@ -185,6 +186,14 @@ struct ai_job {
  */
 
 /*
+ * What the loops that use the returned values keep across the chunks of
+ * one round: their sum, the runs so far and the last value.
+ */
+struct returned {
+	uint64_t sum, runs, prev;
+};
+
+/*
  * mov $1,%eax; lock xadd %rax,(%rdi), then register arithmetic on the
  * new value (the returned old one plus 1). The result is used: summed,
  * to check afterwards that every value came back once, and compared with
@@ -193,10 +202,10 @@ struct ai_job {
  * unused gcc makes both __sync forms `lock addq`, and the article's two
  * variants would be one instruction.
  */
-static __attribute__((noinline)) uint64_t
-loop_add_fetch(uint64_t *c, uint64_t n, uint64_t *runs_out)
+static __attribute__((noinline)) void loop_add_fetch(uint64_t *c, uint64_t n,
+						     struct returned *r)
 {
-	uint64_t sum = 0, runs = 0, prev = UINT64_MAX - 1;
+	uint64_t sum = r->sum, runs = r->runs, prev = r->prev;
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t v = __sync_add_and_fetch(c, 1);
@@ -204,15 +213,14 @@ loop_add_fetch(uint64_t *c, uint64_t n, uint64_t *runs_out)
 		runs += v != prev + 1;
 		prev = v;
 	}
-	*runs_out = runs;
-	return sum;
+	*r = (struct returned){sum, runs, prev};
 }
 
 /* mov $1,%eax; lock xadd %rax,(%rdi): the old value, used as above */
-static __attribute__((noinline)) uint64_t
-loop_fetch_add(uint64_t *c, uint64_t n, uint64_t *runs_out)
+static __attribute__((noinline)) void loop_fetch_add(uint64_t *c, uint64_t n,
+						     struct returned *r)
 {
-	uint64_t sum = 0, runs = 0, prev = UINT64_MAX - 1;
+	uint64_t sum = r->sum, runs = r->runs, prev = r->prev;
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t v = __sync_fetch_and_add(c, 1);
@@ -220,8 +228,7 @@ loop_fetch_add(uint64_t *c, uint64_t n, uint64_t *runs_out)
 		runs += v != prev + 1;
 		prev = v;
 	}
-	*runs_out = runs;
-	return sum;
+	*r = (struct returned){sum, runs, prev};
 }
 
 /*
@@ -318,50 +325,78 @@ static enum variant round_variant(const struct ai_job *j, int round)
 	return j->arm_of ? j->pair[j->arm_of[round]] : j->pair[0];
 }
 
+/*
+ * A thread marks its progress (team_mark) once every this many
+ * increments: a few hundred microseconds while contending, rare enough
+ * not to change how the line travels.
+ */
+#define AI_MARK 16384
+
+/* Runs variant v for n increments: one chunk of a thread's round. */
+static void ai_chunk(struct ai_job *j, enum variant v, struct slot *s,
+		     uint64_t *c, uint64_t n, struct returned *ret)
+{
+	switch (v) {
+	case V_ADD_FETCH:
+		loop_add_fetch(c, n, ret);
+		break;
+	case V_FETCH_ADD:
+		loop_fetch_add(c, n, ret);
+		break;
+	case V_CAS:
+		s->retries += loop_cas(c, n);
+		break;
+	case V_C11_RELAXED:
+		loop_c11_relaxed((_Atomic uint64_t *)c, n);
+		break;
+	case V_C11_SEQ_CST:
+		loop_c11_seq_cst((_Atomic uint64_t *)c, n);
+		break;
+	case V_LOCK_SKIP:
+#if HAVE_LOCK_SKIP
+		loop_lock_skip(c, &j->multi, n);
+#endif
+		break;
+	case V_PLAIN:
+		loop_plain(c, n);
+		break;
+	case V_PER_THREAD:
+		loop_plain(&s->count, n);
+		break;
+	case NVARIANTS:
+		break;
+	}
+	(void)j;
+}
+
 static void ai_body(void *arg, int tid, int round)
 {
 	struct ai_job *j = arg;
 	enum variant v = round_variant(j, round);
 	struct slot *s = my_slot(j, tid, round);
-	uint64_t *c = &j->shared[round].count;
+	uint64_t *c = &j->shared[round].count, done = 0;
+	struct returned ret = {0, 0, UINT64_MAX - 1};
 
 	/*
 	 * Clock reads outside the loop tell whether the loops really ran at
 	 * the same time, and if not, why: a thread that was descheduled ran
 	 * for less cpu time than wall time; one stalled on the line did not.
+	 * The marks between chunks let the harness time the round from the
+	 * stretches all threads were on a cpu: every thread's increments are
+	 * the round's work.
 	 */
 	double c0 = clock_thread_cpu();
 	s->t0 = clock_now();
-	switch (v) {
-	case V_ADD_FETCH:
-		s->rsum = loop_add_fetch(c, j->incs, &s->runs);
-		break;
-	case V_FETCH_ADD:
-		s->rsum = loop_fetch_add(c, j->incs, &s->runs);
-		break;
-	case V_CAS:
-		s->retries = loop_cas(c, j->incs);
-		break;
-	case V_C11_RELAXED:
-		loop_c11_relaxed((_Atomic uint64_t *)c, j->incs);
-		break;
-	case V_C11_SEQ_CST:
-		loop_c11_seq_cst((_Atomic uint64_t *)c, j->incs);
-		break;
-	case V_LOCK_SKIP:
-#if HAVE_LOCK_SKIP
-		loop_lock_skip(c, &j->multi, j->incs);
-#endif
-		break;
-	case V_PLAIN:
-		loop_plain(c, j->incs);
-		break;
-	case V_PER_THREAD:
-		loop_plain(&s->count, j->incs);
-		break;
-	case NVARIANTS:
-		break;
+	s->retries = 0;
+	while (done < j->incs) {
+		uint64_t m =
+			j->incs - done < AI_MARK ? j->incs - done : AI_MARK;
+		ai_chunk(j, v, s, c, m, &ret);
+		done += m;
+		team_mark((double)done);
 	}
+	s->rsum = ret.sum;
+	s->runs = ret.runs;
 	s->t1 = clock_now();
 	s->cpu = clock_thread_cpu() - c0;
 }
@@ -375,7 +410,6 @@ static uint64_t triangle(uint64_t m)
 /* What one round left behind, read after timing. */
 struct round_result {
 	double final, lost, retries, runs;
-	double overlap; /* share of the round all threads were in their loops */
 	double cpu_share; /* least cpu time / loop time over the threads */
 	double late;	  /* share of the round the last thread started late */
 	int rsum_ok;
@@ -385,7 +419,7 @@ static void read_round(const struct ai_job *j, int round,
 		       struct round_result *rr)
 {
 	uint64_t final = 0, retries = 0, rsum = 0, runs = 0, total;
-	double first = 0, last_start = 0, first_end = 0, last = 0;
+	double first = 0, last_start = 0, last = 0;
 	enum variant v = round_variant(j, round);
 
 	total = (uint64_t)j->nthreads * j->incs;
@@ -403,8 +437,6 @@ static void read_round(const struct ai_job *j, int round,
 			first = s->t0;
 		if (t == 0 || s->t0 > last_start)
 			last_start = s->t0;
-		if (t == 0 || s->t1 < first_end)
-			first_end = s->t1;
 		if (t == 0 || s->t1 > last)
 			last = s->t1;
 	}
@@ -414,12 +446,7 @@ static void read_round(const struct ai_job *j, int round,
 	rr->lost = (double)total - (double) final;
 	rr->retries = (double)retries;
 	rr->runs = (double)runs;
-	rr->overlap = last > first && first_end > last_start
-			      ? (first_end - last_start) / (last - first)
-			      : 0;
 	rr->late = last > first ? (last_start - first) / (last - first) : 0;
-	if (j->nthreads == 1)
-		rr->overlap = 1;
 	/* the returned values must be 1..total (or 0..total-1), each once */
 	if (v == V_ADD_FETCH)
 		rr->rsum_ok = rsum == triangle(total);
@@ -431,7 +458,7 @@ static void read_round(const struct ai_job *j, int round,
 
 struct measured {
 	double ns, seconds, lost, lost_max, final, retries, overlap, runs;
-	double cpu_share, late;
+	double cpu_share, late, corun;
 	struct stats pairs; /* arm 0's per-pair ratio over arm 1 (n 0: none) */
 };
 
@@ -453,9 +480,10 @@ static int emit_variant(struct run_ctx *ctx, const struct ai_job *j,
 	double *runs = calloc((size_t)nr, sizeof(double));
 	double *share = calloc((size_t)nr, sizeof(double));
 	double *late = calloc((size_t)nr, sizeof(double));
+	double *corun = calloc((size_t)nr, sizeof(double));
 
 	if (!lost || !finals || !retries || !overlap || !runs || !share ||
-	    !late) {
+	    !late || !corun) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -466,7 +494,10 @@ static int emit_variant(struct run_ctx *ctx, const struct ai_job *j,
 		lost[r] = rr.lost;
 		finals[r] = rr.final;
 		retries[r] = rr.retries;
-		overlap[r] = rr.overlap;
+		/* the harness's: 1 when the round was timed from the
+		   stretches all threads were on a cpu */
+		overlap[r] = res->overlap[r];
+		corun[r] = res->corun[r];
 		runs[r] = rr.runs;
 		share[r] = rr.cpu_share;
 		late[r] = rr.late;
@@ -482,14 +513,16 @@ static int emit_variant(struct run_ctx *ctx, const struct ai_job *j,
 	m->runs = stats_median(runs, res->rounds);
 	m->cpu_share = stats_median(share, res->rounds);
 	m->late = stats_median(late, res->rounds);
+	m->corun = stats_median(corun, res->rounds);
 
 	double expected = (double)n * (double)j->incs;
 	const char *keys[16] = {"wall_s",	"expected",	    "final",
 				"lost_updates", "lost_updates_max", "overlap",
-				"cpu_share",	"late_start"};
-	double vals[16] = {m->seconds,	expected,   m->final,	  m->lost,
-			   m->lost_max, m->overlap, m->cpu_share, m->late};
-	int nextra = 8;
+				"cpu_share",	"late_start",	    "corun"};
+	double vals[16] = {m->seconds,	 expected,    m->final,
+			   m->lost,	 m->lost_max, m->overlap,
+			   m->cpu_share, m->late,     m->corun};
+	int nextra = 9;
 	if (v == V_CAS) {
 		keys[nextra] = "cas_retries";
 		vals[nextra++] = m->retries;
@@ -554,6 +587,7 @@ out:
 	free(runs);
 	free(share);
 	free(late);
+	free(corun);
 	return rc;
 }
 
@@ -589,7 +623,8 @@ static int measure(struct run_ctx *ctx, const enum variant *vs, int nv,
 			       .spin = 1,
 			       .rounds_most = rounds,
 			       .arms = nv,
-			       .arm_of = arm_of};
+			       .arm_of = arm_of,
+			       .work = (double)n * (double)incs};
 	struct team_result res, arm;
 	char label[96];
 	int rc;

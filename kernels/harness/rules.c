@@ -317,13 +317,16 @@ static void describe_memory(const struct run_result *rr, const struct rule *r,
 static void describe_together(const struct run_result *rr, const struct rule *r,
 			      struct rule_findings *f, struct verdict *v)
 {
-	double least = 1, o;
+	double least = 1, corun = 1, o;
 	double floor = r->floor > 0 ? r->floor : 0.5;
 	const char *what = what_of(r, "the slowdown");
 
-	for (int i = 0; i < rr->npoints; i++)
+	for (int i = 0; i < rr->npoints; i++) {
 		if (!rr_point_extra(&rr->points[i], "overlap", &o) && o < least)
 			least = o;
+		if (!rr_point_extra(&rr->points[i], "corun", &o) && o < corun)
+			corun = o;
+	}
 	if (least < f->together)
 		f->together = least;
 	if (least < floor)
@@ -337,6 +340,12 @@ static void describe_together(const struct run_result *rr, const struct rule *r,
 			"a lower bound: the threads ran together only %.0f%% of a round, so %s is at least what is shown and may be larger",
 			least * 100, what);
 	}
+	/* timed from the stretches all threads ran (team_job.work) */
+	if (least >= floor && corun < CMP_FULL_OVERLAP)
+		verdict_note(
+			v, "info",
+			"%s is timed over the stretches of each round when every thread was on a cpu at once, as little as %.0f%% of a round here: other processes held the cpus the rest of the time, which is left out rather than averaged in",
+			what, corun * 100);
 }
 
 static int cpu_of(const struct thread_place *t)

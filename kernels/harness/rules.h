@@ -34,7 +34,11 @@ enum rule_kind {
 	 * The threads compared ran at the same time: the "overlap" extra of
 	 * every point that has one is at least .floor (a share of a round,
 	 * 0.5). Between .floor and CMP_FULL_OVERLAP a slowdown is a lower
-	 * bound (the verdict says so); under .floor the rule fails.
+	 * bound (the verdict says so); under .floor the rule fails. A
+	 * round timed over the stretches every thread was on a cpu at once
+	 * (team_job.work) has an overlap of 1, and its points' "corun" extra
+	 * says how much of a round those were: under CMP_FULL_OVERLAP the
+	 * verdict says the rest was left out.
 	 */
 	RULE_TOGETHER,
 	/*

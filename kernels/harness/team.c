@@ -3,6 +3,7 @@
 #include "team.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -17,6 +18,23 @@ struct spin_barrier {
 	atomic_uint gen;
 	unsigned n;
 };
+
+/*
+ * One thread's marks in the round under way (team_mark), in lines of its
+ * own: the threads write them while they contend for other lines.
+ */
+struct stamp_log {
+	_Alignas(128) struct team_stamp *v;
+	int n, cap;
+	double slot; /* seconds between cpu clock reads */
+	double next; /* clock_now() of the next read */
+	double work; /* the last work marked */
+};
+
+/* The marks a marked log holds before every other one is dropped. */
+#define STAMP_CAP 4096
+
+static _Thread_local struct stamp_log *tl_log;
 
 struct team {
 	const struct team_job *job;
@@ -46,6 +64,8 @@ struct team {
 	struct team_result *res;
 	struct team_span **span; /* per thread, per round */
 	int *observed;
+	struct stamp_log *logs; /* per thread, with job->work; else NULL */
+	double slot;		/* a slot's seconds to start with */
 };
 
 /*
@@ -56,20 +76,188 @@ struct team {
  */
 #define CPU_CLOCK_ROUNDS 1000
 
-/* What one read of the cpu clock costs here, measured once. */
+/*
+ * What one read of the cpu clock costs here, measured once: the least of
+ * a few reads, so that a read the scheduler interrupted does not count.
+ */
 static double cpu_clock_cost(void)
 {
 	static _Atomic double cost;
-	double c = atomic_load_explicit(&cost, memory_order_relaxed), t0;
+	double c = atomic_load_explicit(&cost, memory_order_relaxed);
 
 	if (c > 0)
 		return c;
-	t0 = clock_now();
-	for (int i = 0; i < 16; i++)
+	c = INFINITY;
+	for (int i = 0; i < 32; i++) {
+		double t0 = clock_now();
 		(void)clock_thread_cpu();
-	c = (clock_now() - t0) / 16;
-	atomic_store_explicit(&cost, c > 0 ? c : 1e-9, memory_order_relaxed);
-	return c > 0 ? c : 1e-9;
+		c = fmin(c, clock_now() - t0);
+	}
+	c = c > 0 ? c : 1e-9;
+	atomic_store_explicit(&cost, c, memory_order_relaxed);
+	return c;
+}
+
+/*
+ * Appends a mark; a full log keeps every other mark (the first, at the
+ * body's start, among them) and cuts slots twice as long from then on.
+ */
+static void log_put(struct stamp_log *l, double t, double work, double cpu)
+{
+	if (l->n == l->cap) {
+		int k = 0;
+		for (int i = 0; i < l->n; i += 2)
+			l->v[k++] = l->v[i];
+		l->n = k;
+		l->slot *= 2;
+	}
+	l->v[l->n++] = (struct team_stamp){.t = t, .work = work, .cpu = cpu};
+}
+
+void team_mark(double work)
+{
+	struct stamp_log *l = tl_log;
+	double cpu;
+
+	if (!l)
+		return;
+	l->work = work;
+	if (clock_now() < l->next)
+		return;
+	cpu = clock_thread_cpu();
+	log_put(l, clock_now(), work, cpu);
+	l->next = l->v[l->n - 1].t + l->slot;
+}
+
+/* Starts thread tid's log for a round: its first mark is the body's start. */
+static void log_start(struct stamp_log *l, double slot)
+{
+	double cpu = clock_thread_cpu();
+
+	l->n = 0;
+	l->work = 0;
+	l->slot = slot;
+	log_put(l, clock_now(), 0, cpu);
+	l->next = l->v[0].t + l->slot;
+	tl_log = l;
+}
+
+/* Ends it: the last mark is the body's end, with the last work marked. */
+static void log_end(struct stamp_log *l)
+{
+	double cpu = clock_thread_cpu();
+
+	tl_log = NULL;
+	log_put(l, clock_now(), l->work, cpu);
+}
+
+/* An interval of time, [a, b). */
+struct span_iv {
+	double a, b;
+};
+
+/* The slots of one thread's marks it spent on the cpu, joined where they
+ * meet, into out; returns how many. */
+static int on_cpu(const struct team_stamp *s, int n, struct span_iv *out)
+{
+	int k = 0;
+
+	for (int i = 1; i < n; i++) {
+		double w = s[i].t - s[i - 1].t, c = s[i].cpu - s[i - 1].cpu;
+		if (!(w > 0) || c < TEAM_SLOT_ON_CPU * w)
+			continue;
+		if (k && out[k - 1].b >= s[i - 1].t)
+			out[k - 1].b = s[i].t;
+		else
+			out[k++] = (struct span_iv){s[i - 1].t, s[i].t};
+	}
+	return k;
+}
+
+/* The times in both sorted lists x and y, into out (nx + ny at most). */
+static int intersect(const struct span_iv *x, int nx, const struct span_iv *y,
+		     int ny, struct span_iv *out)
+{
+	int i = 0, j = 0, k = 0;
+
+	while (i < nx && j < ny) {
+		double a = fmax(x[i].a, y[j].a), b = fmin(x[i].b, y[j].b);
+		if (a < b)
+			out[k++] = (struct span_iv){a, b};
+		if (x[i].b < y[j].b)
+			i++;
+		else
+			j++;
+	}
+	return k;
+}
+
+/* The work of one thread's slots done inside the sorted stretches c. */
+static double work_inside(const struct team_stamp *s, int n,
+			  const struct span_iv *c, int nc)
+{
+	double work = 0;
+	int j = 0;
+
+	for (int i = 1; i < n && j < nc; i++) {
+		double a = s[i - 1].t, b = s[i].t,
+		       d = s[i].work - s[i - 1].work, inside = 0;
+		if (!(b > a) || !(d > 0))
+			continue;
+		while (j < nc && c[j].b <= a)
+			j++;
+		for (int k = j; k < nc && c[k].a < b; k++)
+			inside += fmin(b, c[k].b) - fmax(a, c[k].a);
+		work += d * inside / (b - a);
+	}
+	return work;
+}
+
+int team_corun(const struct team_stamp *const *stamp, const int *nstamp, int n,
+	       struct team_corun *out)
+{
+	struct span_iv *cur = NULL, *one = NULL, *next = NULL;
+	double first = INFINITY, last = -INFINITY;
+	int total = 0, most = 0, nc = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < n; i++) {
+		total += nstamp[i];
+		most = nstamp[i] > most ? nstamp[i] : most;
+		if (nstamp[i] < 1)
+			continue;
+		first = fmin(first, stamp[i][0].t);
+		last = fmax(last, stamp[i][nstamp[i] - 1].t);
+	}
+	out->span = last > first ? last - first : 0;
+	if (n < 1 || total < 2)
+		return 0;
+	cur = calloc((size_t)total, sizeof(*cur));
+	next = calloc((size_t)total, sizeof(*next));
+	one = calloc((size_t)most + 1, sizeof(*one));
+	if (!cur || !next || !one) {
+		free(cur);
+		free(next);
+		free(one);
+		return -ENOMEM;
+	}
+	nc = on_cpu(stamp[0], nstamp[0], cur);
+	for (int i = 1; i < n && nc; i++) {
+		struct span_iv *t;
+		int k = on_cpu(stamp[i], nstamp[i], one);
+		nc = intersect(cur, nc, one, k, next);
+		t = cur;
+		cur = next;
+		next = t;
+	}
+	for (int k = 0; k < nc; k++)
+		out->length += cur[k].b - cur[k].a;
+	for (int i = 0; i < n && nc; i++)
+		out->work += work_inside(stamp[i], nstamp[i], cur, nc);
+	free(cur);
+	free(next);
+	free(one);
+	return 0;
 }
 
 /* Each thread's own span array, in lines of its own: no false sharing. */
@@ -215,6 +403,39 @@ static int enough(const struct team *tm, double now)
 }
 
 /*
+ * The stretches of the round just ended (from the threads' marks): its
+ * share of the round all ran on a cpu at once into *corun, and when they
+ * are long enough to time, the round's time at their pace into *seconds.
+ * Returns 1 then, 0 when the round is to be judged as a whole.
+ */
+static int round_stretches(struct team *tm, double *seconds, double *corun)
+{
+	const struct team_job *job = tm->job;
+	int n = job->nthreads, ok = 0;
+	const struct team_stamp **st = calloc((size_t)n, sizeof(*st));
+	int *ns = calloc((size_t)n, sizeof(int));
+	struct team_corun c;
+
+	if (st && ns) {
+		for (int i = 0; i < n; i++) {
+			st[i] = tm->logs[i].v;
+			ns[i] = tm->logs[i].n;
+		}
+		ok = team_corun(st, ns, n, &c) == 0;
+	}
+	free(st);
+	free(ns);
+	if (!ok || !(c.span > 0))
+		return 0;
+	*corun = c.length / c.span;
+	if (c.length < fmin(TEAM_CORUN_LEAST * tm->slot, c.span / 2) ||
+	    !(c.work > 0))
+		return 0;
+	*seconds = job->work * c.length / c.work;
+	return 1;
+}
+
+/*
  * Thread 0, between the barriers after round r took seconds: keeps the
  * round or counts it redone, decides whether another follows and on
  * which arm.
@@ -226,13 +447,20 @@ static void round_end(struct team *tm, int r, double seconds)
 	struct team_result *res = tm->res;
 	double now = clock_now(),
 	       ov = team_overlap((const struct team_span *const *)tm->span,
-				 job->nthreads, r);
+				 job->nthreads, r),
+	       corun = ov, share = round_cpu_share(tm, job->nthreads, r);
+	int stretched = 0;
 	enum adapt_fate f = ADAPT_KEEP;
 
+	if (tm->logs && r >= tm->warmup)
+		stretched = round_stretches(tm, &seconds, &corun);
+	if (stretched)
+		ov = share = 1; /* the time is the stretches' own */
+	else if (tm->logs && r >= tm->warmup && corun < ov)
+		ov = corun; /* the marks saw the threads apart for longer */
 	if (r >= tm->warmup) {
 		if (a && !tm->crowded) {
-			f = adapt_flaw(a, ov,
-				       round_cpu_share(tm, job->nthreads, r));
+			f = adapt_flaw(a, ov, share);
 			tm->clean += f == ADAPT_KEEP;
 			if (!adapt_may_redo(a,
 					    res->redone_apart +
@@ -250,6 +478,8 @@ static void round_end(struct team *tm, int r, double seconds)
 			res->redone_preempted++;
 		} else {
 			res->overlap[res->rounds] = ov;
+			res->corun[res->rounds] = corun;
+			res->stretched += stretched;
 			res->round[res->rounds] = r;
 			res->arm[res->rounds] =
 				job->arm_of ? job->arm_of[r] : 0;
@@ -294,17 +524,47 @@ static void *member_main(void *arg)
 		int cpu = tm->cpu_clock;
 		if (cpu)
 			c0 = clock_thread_cpu();
+		if (tm->logs)
+			log_start(&tm->logs[tid], tm->slot);
 		if (tid == 0)
 			t0 = clock_now();
 		span->start = clock_now();
 		job->body(job->arg, tid, r);
 		span->end = clock_now();
+		if (tm->logs)
+			log_end(&tm->logs[tid]);
 		span->cpu = cpu ? clock_thread_cpu() - c0 : -1;
 		team_wait(tm);
 		if (tid == 0)
 			round_end(tm, r, clock_now() - t0);
 	}
 	return NULL;
+}
+
+/* A log per thread for a job with work, and the slot its marks start at. */
+static int logs_alloc(struct team *tm, int n)
+{
+	tm->slot = fmin(fmax(TEAM_SLOT_CLOCKS * cpu_clock_cost(), 50e-6), 5e-3);
+	tm->logs = aligned_alloc(_Alignof(struct stamp_log),
+				 (size_t)n * sizeof(*tm->logs));
+	if (!tm->logs)
+		return -ENOMEM;
+	memset(tm->logs, 0, (size_t)n * sizeof(*tm->logs));
+	for (int i = 0; i < n; i++) {
+		tm->logs[i].cap = STAMP_CAP;
+		tm->logs[i].v = calloc(STAMP_CAP, sizeof(struct team_stamp));
+		if (!tm->logs[i].v)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void logs_free(struct team *tm, int n)
+{
+	for (int i = 0; tm->logs && i < n; i++)
+		free(tm->logs[i].v);
+	free(tm->logs);
+	tm->logs = NULL;
 }
 
 int team_run(const struct team_job *job, const struct topo *t,
@@ -347,12 +607,19 @@ int team_run(const struct team_job *job, const struct topo *t,
 	res->place = calloc((size_t)n, sizeof(*res->place));
 	res->seconds = calloc((size_t)kept, sizeof(double));
 	res->overlap = calloc((size_t)kept, sizeof(double));
+	res->corun = calloc((size_t)kept, sizeof(double));
 	res->round = calloc((size_t)kept, sizeof(int));
 	res->arm = calloc((size_t)kept, sizeof(int));
 	if (!th || !mem || !tm.span || !tm.observed || !res->place ||
-	    !res->seconds || !res->overlap || !res->round || !res->arm) {
+	    !res->seconds || !res->overlap || !res->corun || !res->round ||
+	    !res->arm) {
 		rc = -ENOMEM;
 		goto out;
+	}
+	if (job->work > 0) {
+		rc = logs_alloc(&tm, n);
+		if (rc)
+			goto out;
 	}
 	for (int i = 0; i < n; i++) {
 		size_t bytes = (size_t)tm.capacity * sizeof(struct team_span);
@@ -422,6 +689,7 @@ out:
 	free(tm.span);
 	free(tm.observed);
 	free(tm.ratios);
+	logs_free(&tm, n);
 	if (rc && rc != -ECANCELED) {
 		team_result_free(res);
 	}
@@ -433,6 +701,8 @@ void team_result_free(struct team_result *res)
 	free(res->place);
 	free(res->seconds);
 	free(res->overlap);
+	free(res->corun);
+	res->corun = NULL;
 	free(res->round);
 	free(res->arm);
 	res->round = NULL;
@@ -449,6 +719,13 @@ double team_overlap_median(const struct team_result *res)
 	return stats_median(res->overlap, res->rounds);
 }
 
+double team_corun_median(const struct team_result *res)
+{
+	if (!res->corun || res->rounds < 1)
+		return 1;
+	return stats_median(res->corun, res->rounds);
+}
+
 int team_result_arm(const struct team_result *res, int arm,
 		    struct team_result *out)
 {
@@ -458,15 +735,17 @@ int team_result_arm(const struct team_result *res, int arm,
 	out->nthreads = res->nthreads;
 	out->redone_apart = res->redone_apart;
 	out->redone_preempted = res->redone_preempted;
+	out->stretched = res->stretched;
 	out->check_rc = res->check_rc;
 	out->place = calloc((size_t)(res->nthreads > 0 ? res->nthreads : 1),
 			    sizeof(*out->place));
 	out->seconds = calloc((size_t)n, sizeof(double));
 	out->overlap = calloc((size_t)n, sizeof(double));
+	out->corun = calloc((size_t)n, sizeof(double));
 	out->round = calloc((size_t)n, sizeof(int));
 	out->arm = calloc((size_t)n, sizeof(int));
-	if (!out->place || !out->seconds || !out->overlap || !out->round ||
-	    !out->arm) {
+	if (!out->place || !out->seconds || !out->overlap || !out->corun ||
+	    !out->round || !out->arm) {
 		team_result_free(out);
 		return -ENOMEM;
 	}
@@ -478,6 +757,7 @@ int team_result_arm(const struct team_result *res, int arm,
 			continue;
 		out->seconds[out->rounds] = res->seconds[r];
 		out->overlap[out->rounds] = res->overlap[r];
+		out->corun[out->rounds] = res->corun ? res->corun[r] : 1;
 		out->round[out->rounds] = res->round[r];
 		out->arm[out->rounds++] = arm;
 	}

@@ -66,6 +66,17 @@ struct team_job {
 	 * entries: both are required with arms.
 	 */
 	int *arm_of;
+	/*
+	 * The round's work, in the units the body passes to team_mark (its
+	 * increments, say), when the body marks its progress; 0: it does not.
+	 * With marks, a round's time is taken from the stretches of it every
+	 * thread was on a cpu at once (team_corun): what other processes did
+	 * to one thread's cpu is left out instead of averaged in, and such a
+	 * round is not measured again for it. A round whose stretches are
+	 * too short to time (TEAM_CORUN_LEAST) is judged as a round without
+	 * marks.
+	 */
+	double work;
 };
 
 struct team_result {
@@ -81,6 +92,12 @@ struct team_result {
 	 * (other processes held the cpus, or one thread started late).
 	 */
 	double *overlap;
+	/*
+	 * Per kept round: the share of it every thread was on a cpu at once,
+	 * from the marks (team_corun); the overlap when the body makes none.
+	 */
+	double *corun;
+	int stretched; /* kept rounds whose time came from those stretches */
 	int *round; /* per kept round: the round number body was called with */
 	int *arm;   /* per kept round: its arm (0 without arms) */
 	int rounds; /* rounds kept (< repeat if cancelled) */
@@ -134,6 +151,58 @@ double team_overlap(const struct team_span *const *span, int n, int r);
 
 /* The median of res->overlap (1 when no round completed). */
 double team_overlap_median(const struct team_result *res);
+
+/* The median of res->corun (1 when no round completed). */
+double team_corun_median(const struct team_result *res);
+
+/*
+ * Called by a body with team_job.work every few microseconds (every few
+ * thousand of its operations): the work this thread has done so far this
+ * round, in the job's units (0 from a thread whose work is not the
+ * round's, such as a partner that only keeps a line busy). It reads the
+ * clock; every TEAM_SLOT_CLOCKS reads of the cpu clock's cost it also
+ * notes the thread's cpu time, cutting the body into slots. Does nothing
+ * outside a team with work.
+ */
+void team_mark(double work);
+
+/* One mark: when, the thread's work so far, and its cpu time then. */
+struct team_stamp {
+	double t, work, cpu;
+};
+
+/* A slot is this many times as long as a read of the cpu clock. */
+#define TEAM_SLOT_CLOCKS 100
+/*
+ * A slot is on the cpu when the thread ran for this share of its wall
+ * time: a partner off its cpu for the rest let the others run alone.
+ */
+#define TEAM_SLOT_ON_CPU 0.97
+
+/*
+ * A round's stretches are long enough to time when they hold this many
+ * slots, or half the round.
+ */
+#define TEAM_CORUN_LEAST 8
+
+/* The stretches of a round every thread was on a cpu at once. */
+struct team_corun {
+	double span;   /* the first body start to the last body end */
+	double length; /* seconds every thread was on a cpu at once */
+	double work;   /* the work the threads did in that time */
+};
+
+/*
+ * From each of n threads' marks (stamp[i], nstamp[i] of them, the first
+ * at its body's start, the last at its end): a slot between two marks
+ * is on the cpu when the thread ran for at least TEAM_SLOT_ON_CPU of its
+ * wall time; the stretches are the times every thread was in such a
+ * slot; their work is each slot's work in proportion to the part of it
+ * inside them (a slot's work taken as spread evenly). Returns 0, or
+ * -ENOMEM.
+ */
+int team_corun(const struct team_stamp *const *stamp, const int *nstamp, int n,
+	       struct team_corun *out);
 
 /* Fills place for cpu/observed cpu from the topology. */
 void team_describe(const struct topo *t, int thread, int requested,

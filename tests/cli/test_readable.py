@@ -56,7 +56,7 @@ class Units(unittest.TestCase):
     def test_times_in_a_readable_unit(self):
         out = table("false_sharing", "threads=1-2", "increments=1000",
                     "stride=4", "repeat=1", "warmup=0")
-        rows = block(out, "Wall time per round")
+        rows = block(out, "Time per round, while all threads ran")
         unit = re.search(r"\[(.*?)\]", rows[0])
         self.assertTrue(unit, rows[0])
         self.assertIn(unit.group(1), TIME_UNITS, rows[0])

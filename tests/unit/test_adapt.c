@@ -465,6 +465,113 @@ static void test_overlap(void **state)
 	assert_float_equal(team_overlap(one, 1, 0), 1, 0);
 }
 
+/* Marks every ms from 0 to 10 ms: cpu advances with wall time unless off. */
+static void marks(struct team_stamp *s, double per_ms_on, double per_ms_off,
+		  double off_a, double off_b, int partner_off)
+{
+	double work = 0, cpu = 0;
+
+	for (int k = 0; k <= 10; k++) {
+		double t = k * 1e-3;
+		s[k] = (struct team_stamp){.t = t, .work = work, .cpu = cpu};
+		/* the slot [t, t + 1 ms): on the cpu unless inside off */
+		int off = t >= off_a && t < off_b;
+		cpu += off && partner_off ? 0 : 1e-3;
+		work += off ? per_ms_off : per_ms_on;
+	}
+}
+
+/*
+ * A round is timed over the stretches every thread was on a cpu: the
+ * partner off its cpu from 4 to 6 ms while thread 0 ran alone, four times
+ * as fast; those 2 ms and their work are left out.
+ */
+static void test_corun(void **state)
+{
+	struct team_stamp a[11], b[11], c[3];
+	const struct team_stamp *both[] = {a, b}, *three[] = {a, b, c};
+	int n[] = {11, 11, 3};
+	struct team_corun r;
+	(void)state;
+	marks(a, 100, 400, 0.004, 0.006, 0); /* thread 0: the round's work */
+	marks(b, 0, 0, 0.004, 0.006, 1);     /* the partner, off 4-6 ms */
+	assert_int_equal(team_corun(both, n, 2, &r), 0);
+	assert_float_equal(r.span, 0.010, 1e-12);
+	assert_float_equal(r.length, 0.008, 1e-12);
+	assert_float_equal(r.work, 800,
+			   1e-9); /* 100 per ms, the contended pace */
+	/* one thread: its own time on the cpu, all of it */
+	assert_int_equal(team_corun(both, n, 1, &r), 0);
+	assert_float_equal(r.length, 0.010, 1e-12);
+	assert_float_equal(r.work, 1600, 1e-9);
+	/* a slot at 95% of a cpu (2-3 ms) counts as off it */
+	b[3].cpu -= 0.05e-3;
+	assert_int_equal(team_corun(both, n, 2, &r), 0);
+	assert_float_equal(r.length, 0.007, 1e-12);
+	assert_float_equal(r.work, 700, 1e-9);
+	/* a third thread whose body ran from 2.5 to 7.5 ms in one slot on its
+	   cpu: the stretches are cut to it, a slot's work taken as even */
+	c[0] = (struct team_stamp){.t = 0.0025, .work = 0, .cpu = 0};
+	c[1] = (struct team_stamp){.t = 0.005, .work = 0, .cpu = 0.0025};
+	c[2] = (struct team_stamp){.t = 0.0075, .work = 0, .cpu = 0.005};
+	assert_int_equal(team_corun(three, n, 3, &r), 0);
+	/* 3-4 and 6-7.5 ms: 2.5 ms, at 100 per ms */
+	assert_float_equal(r.length, 0.0025, 1e-12);
+	assert_float_equal(r.work, 250, 1e-9);
+	/* no overlap at all: nothing to time */
+	c[0].t = 0.020;
+	c[1].t = 0.021;
+	c[2].t = 0.022;
+	assert_int_equal(team_corun(three, n, 3, &r), 0);
+	assert_float_equal(r.length, 0, 0);
+	assert_float_equal(r.work, 0, 0);
+}
+
+/* A body that marks its work as it goes: 2000 steps of busy work. */
+static void mark_body(void *arg, int tid, int round)
+{
+	volatile double x = 0;
+	(void)arg;
+	(void)round;
+	for (int i = 1; i <= 2000; i++) {
+		for (int k = 0; k < 200; k++)
+			x = x + k;
+		team_mark(tid == 0 ? i : 0);
+	}
+}
+
+/*
+ * A team whose body marks its work: every kept round knows how much of
+ * it all threads ran together, and one timed over its stretches says
+ * the threads ran together all the time it was timed.
+ */
+static void test_team_marks(void **state)
+{
+	struct topo *t = topo_load();
+	struct adapt_point p;
+	struct team_job job = {.nthreads = 2,
+			       .body = mark_body,
+			       .warmup = 0,
+			       .repeat = 3,
+			       .adapt = &p,
+			       .work = 2000};
+	struct team_result res;
+	(void)state;
+	team_mark(1); /* outside a team: nothing */
+	adapt_run_point(NULL, 3, 0, &p);
+	assert_int_equal(team_run(&job, t, &res), 0);
+	assert_int_equal(res.rounds, 3);
+	assert_true(res.stretched >= 0 && res.stretched <= 3);
+	for (int r = 0; r < res.rounds; r++) {
+		assert_true(res.corun[r] >= 0 && res.corun[r] <= 1);
+		assert_true(res.seconds[r] > 0);
+	}
+	if (res.stretched == res.rounds)
+		assert_float_equal(team_overlap_median(&res), 1, 0);
+	team_result_free(&res);
+	topo_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +586,8 @@ int main(void)
 		cmocka_unit_test(test_team_arms),
 		cmocka_unit_test(test_enough_ratios),
 		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_corun),
+		cmocka_unit_test(test_team_marks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
