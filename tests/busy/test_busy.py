@@ -2,8 +2,10 @@
 """test_busy.py - the contention lessons while a neighbour shares a cpu.
 
 A neighbour pinned to cpu 1 (taskset) takes about half of it in short
-slices (2 ms busy, 2 ms asleep) and stops by itself after its time.
-Meanwhile false_sharing's "shared-line" and atomic_increment's
+slices (2 ms busy, 2 ms asleep) and stops by itself after its time; in a
+second phase two more processes spin beside it on any cpu (a load of
+about 4 on a 2-cpu machine: each thread of a lesson then has its cpu
+only part of the time, and both at once less often still). Meanwhile false_sharing's "shared-line" and atomic_increment's
 "cas-or-add" lessons run through `numalab run --json`, with the params
 the binary's own lesson tables give, RUNS times each. A run is valid when
 its headline states a comparison its intervals answer (a slowdown, "at
@@ -30,6 +32,9 @@ import sys
 BIN = os.environ.get("NUMALAB_BIN", "build/numalab")
 NEIGHBOUR = os.environ.get("NEIGHBOUR", "build/tests/busy/neighbour")
 RUNS = int(os.environ.get("NUMALAB_BUSY_RUNS", "5"))
+# (what else is on the machine, how many spinners join the neighbour)
+PHASES = [("a neighbour on one cpu", 0),
+          ("a neighbour on one cpu and 2 processes spinning", 2)]
 TIMEOUT = 300  # a hung run fails instead of hanging the lane
 NEIGHBOUR_S = 1800  # it stops by itself even if this script is killed
 # (experiment, lesson, whether most runs must state a comparison). The
@@ -101,6 +106,40 @@ def summary(doc, key):
     return v.get("value") if isinstance(v, dict) else None
 
 
+def run_lesson(catalogue, exp, lid, must):
+    """Runs one lesson RUNS times; True when it passes."""
+    l = lesson(catalogue, exp, lid)
+    valid, kept, apart, pre, reported = 0, 0, 0, 0, False
+    honest = 0
+    for i in range(RUNS):
+        p = subprocess.run([BIN, "run", "--json", exp,
+                            *("%s=%s" % kv for kv in l["params"].items())],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+        if p.returncode != 0:
+            print("    run %d: exit %d: %s" %
+                  (i + 1, p.returncode, p.stderr[-300:]))
+            continue
+        doc = json.loads(p.stdout)
+        ok, why = judge(doc, l["answer"])
+        valid += ok
+        honest += ok or disowned(doc, l["answer"])
+        if summary(doc, "rounds_kept") is not None:
+            reported = True
+            kept += summary(doc, "rounds_kept")
+            apart += summary(doc, "rounds_redone_apart") or 0
+            pre += summary(doc, "rounds_redone_preempted") or 0
+        print("    run %d: %s: %s" % (i + 1, why,
+                                       (doc.get("headline") or "")[:140]))
+    redone = ("%d (%d where the threads ran apart, %d preempted; "
+              "%d kept)" % (apart + pre, apart, pre, kept)
+              if reported else "not reported by this binary")
+    need = RUNS // 2 + 1 if must else 0
+    print("  %s %s: %d of %d runs valid (need %d), %d of %d valid or "
+          "disowned; rounds redone: %s"
+          % (exp, lid, valid, RUNS, need, honest, RUNS, redone))
+    return valid >= need and honest >= RUNS
+
+
 def main():
     allowed = sorted(os.sched_getaffinity(0))
     if len(allowed) < 2:
@@ -114,47 +153,22 @@ def main():
     catalogue = json.loads(subprocess.run([BIN, "list", "--json"],
                                           capture_output=True, text=True,
                                           check=True).stdout)
-    neighbour = subprocess.Popen(["taskset", "-c", str(cpu), NEIGHBOUR,
-                                  "2", "2", str(NEIGHBOUR_S)])
     failed = False
-    try:
-        for exp, lid, must in LESSONS:
-            l = lesson(catalogue, exp, lid)
-            valid, kept, apart, pre, reported = 0, 0, 0, 0, False
-            honest = 0
-            for i in range(RUNS):
-                p = subprocess.run([BIN, "run", "--json", exp,
-                                    *("%s=%s" % kv for kv in
-                                      l["params"].items())],
-                                   capture_output=True, text=True,
-                                   timeout=TIMEOUT)
-                if p.returncode != 0:
-                    print("    run %d: exit %d: %s" %
-                          (i + 1, p.returncode, p.stderr[-300:]))
-                    continue
-                doc = json.loads(p.stdout)
-                ok, why = judge(doc, l["answer"])
-                valid += ok
-                honest += ok or disowned(doc, l["answer"])
-                if summary(doc, "rounds_kept") is not None:
-                    reported = True
-                    kept += summary(doc, "rounds_kept")
-                    apart += summary(doc, "rounds_redone_apart") or 0
-                    pre += summary(doc, "rounds_redone_preempted") or 0
-                print("    run %d: %s: %s" % (i + 1, why,
-                                               (doc.get("headline") or "")[:140]))
-            redone = ("%d (%d where the threads ran apart, %d preempted; "
-                      "%d kept)" % (apart + pre, apart, pre, kept)
-                      if reported else "not reported by this binary")
-            need = RUNS // 2 + 1 if must else 0
-            print("  %s %s: %d of %d runs valid (need %d), %d of %d valid or "
-                  "disowned; rounds redone: %s"
-                  % (exp, lid, valid, RUNS, need, honest, RUNS, redone))
-            if valid < need or honest < RUNS:
-                failed = True
-    finally:
-        neighbour.terminate()
-        neighbour.wait()
+    for words, spinners in PHASES:
+        print("  with %s:" % words)
+        # the spinners: neighbours that are never asleep, on any cpu
+        load = [subprocess.Popen(["taskset", "-c", str(cpu), NEIGHBOUR,
+                                  "2", "2", str(NEIGHBOUR_S)])]
+        load += [subprocess.Popen([NEIGHBOUR, "50", "0.01",
+                                   str(NEIGHBOUR_S)])
+                 for _ in range(spinners)]
+        try:
+            for exp, lid, must in LESSONS:
+                failed |= not run_lesson(catalogue, exp, lid, must)
+        finally:
+            for p in load:
+                p.terminate()
+                p.wait()
     if failed:
         print("  FAIL test-busy: beside a busy neighbour a lesson stated a "
               "valid comparison in fewer than most of its runs, or showed "
