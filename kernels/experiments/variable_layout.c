@@ -283,8 +283,9 @@ static double emit_scaled(struct run_ctx *ctx, const char *chart,
 			  const struct team_result *res, double scale,
 			  const char *unit, const char *extra_key, double extra)
 {
-	const char *const keys[] = {"overlap", extra_key};
-	const double vals[] = {team_overlap_median(res), extra};
+	const char *const keys[] = {"overlap", "corun", extra_key};
+	const double vals[] = {team_overlap_median(res), team_corun_median(res),
+			       extra};
 
 	return team_points_time(ctx->sink,
 				(struct point){.chart = chart,
@@ -294,7 +295,7 @@ static double emit_scaled(struct run_ctx *ctx, const char *chart,
 					       .unit = unit,
 					       .extra_keys = keys,
 					       .extra_vals = vals,
-					       .nextra = extra_key ? 2 : 1},
+					       .nextra = extra_key ? 3 : 2},
 				res, scale);
 }
 
@@ -335,6 +336,14 @@ static void locate(const struct lay_job *j, int tid, volatile unsigned long **a,
 	}
 }
 
+/*
+ * The threads mark their progress (team_mark) once every this many
+ * operations: tens of microseconds, rare enough that the clock read does
+ * not change how the lines travel. A round is then timed over the
+ * stretches every thread was on a cpu.
+ */
+#define VL_MARK 65536
+
 static void lay_body(void *arg, int tid, int round)
 {
 	struct lay_job *j = arg;
@@ -344,10 +353,18 @@ static void lay_body(void *arg, int tid, int round)
 	locate(j, tid, &a, &b);
 	*a = 0;
 	*b = 0;
-	/* two volatile read-modify-writes: every operation writes the lines */
-	for (uint64_t i = 0; i < j->ops; i++) {
-		*a = *a + 1;
-		*b = *b + i;
+	/*
+	 * two volatile read-modify-writes: every operation writes the lines;
+	 * the progress is marked every VL_MARK operations (the round's work
+	 * is every thread's operations)
+	 */
+	for (uint64_t k = 0; k < j->ops; k += VL_MARK) {
+		uint64_t end = j->ops - k < VL_MARK ? j->ops : k + VL_MARK;
+		for (uint64_t i = k; i < end; i++) {
+			*a = *a + 1;
+			*b = *b + i;
+		}
+		team_mark((double)end);
 	}
 	j->got[tid][0] = *a;
 	j->got[tid][1] = *b;
@@ -398,7 +415,8 @@ static int run_layouts(struct run_ctx *ctx, const int *cpus, int n)
 				       .arg = &j,
 				       .body = lay_body,
 				       .check = lay_check,
-				       .spin = 1};
+				       .spin = 1,
+				       .work = (double)n * (double)vp->ops};
 		struct team_result res;
 		char label[64];
 
@@ -450,14 +468,20 @@ static void rd_body(void *arg, int tid, int round)
 	 * and as a reader it cannot start it after the work it times.
 	 */
 	if (tid == j->nreaders) {
+		/* the written word counts the writes: a mark every VL_MARK */
 		while (atomic_load_explicit(&j->stop_round,
 					    memory_order_acquire) <= round)
-			vl_line.hot++;
+			if (!(++vl_line.hot % VL_MARK))
+				team_mark(0); /* its writes are not the work */
 		return;
 	}
 	unsigned long sum = 0;
-	for (uint64_t i = 0; i < j->reads; i++)
-		sum += *j->word;
+	for (uint64_t k = 0; k < j->reads; k += VL_MARK) {
+		uint64_t end = j->reads - k < VL_MARK ? j->reads : k + VL_MARK;
+		for (uint64_t i = k; i < end; i++)
+			sum += *j->word;
+		team_mark((double)end);
+	}
 	if (sum != 42 * (unsigned long)j->reads)
 		atomic_store(&j->bad, 1);
 	if (atomic_fetch_add(&j->done, 1) + 1 == j->nreaders * (round + 1))
@@ -489,7 +513,9 @@ static int run_readers(struct run_ctx *ctx, const int *cpus, int n)
 				       .arg = &j,
 				       .body = rd_body,
 				       .check = rd_check,
-				       .spin = 1};
+				       .spin = 1,
+				       .work = (double)(n - 1) *
+					       (double)vp->ops};
 		struct team_result res;
 		char label[80];
 		long dist = labs(
