@@ -5,9 +5,11 @@ A neighbour pinned to cpu 1 (taskset) takes about half of it in short
 slices (2 ms busy, 2 ms asleep) and stops by itself after its time; in a
 second phase two more processes spin beside it on any cpu (a load of
 about 4 on a 2-cpu machine: each thread of a lesson then has its cpu
-only part of the time, and both at once less often still). Meanwhile false_sharing's "shared-line" and atomic_increment's
-"cas-or-add" lessons run through `numalab run --json`, with the params
-the binary's own lesson tables give, RUNS times each. A run is valid when
+only part of the time, and both at once less often still). Meanwhile
+false_sharing's "shared-line", atomic_increment's "cas-or-add" and
+variable_layout's "global-array" lessons run through `numalab run
+--json`, with the params the binary's own lesson tables give, RUNS times
+each. A run is valid when
 its headline states a comparison its intervals answer (a slowdown, "at
 least", no measurable difference), not one that could not be measured
 or whose intervals were too wide to tell, and no mark disowns the
@@ -42,7 +44,8 @@ NEIGHBOUR_S = 1800  # it stops by itself even if this script is killed
 # rounds, and compared through the per-pair ratio, so the machine's drift
 # weighs on both alike: it must answer in most runs too.
 LESSONS = [("false_sharing", "shared-line", True),
-           ("atomic_increment", "cas-or-add", True)]
+           ("atomic_increment", "cas-or-add", True),
+           ("variable_layout", "global-array", True)]
 # a comparison its intervals answer: a ratio beyond both intervals, a
 # lower bound, or no difference within the experiment's precision
 STATES = re.compile(r"× (slower|faster)|at least|no measurable difference|"
