@@ -239,6 +239,38 @@ static void test_overlap_under_floor_disowns(void **state)
 	free(t);
 }
 
+/*
+ * Rounds timed over the stretches every thread ran (overlap 1, corun
+ * the share of a round those were): a full comparison, with a note that
+ * the rest of each round was left out, and nothing marked.
+ */
+static void test_stretches_are_full(void **state)
+{
+	static const char *const keys[] = {"overlap", "corun"};
+	double vals[2][2] = {{1, 1}, {1, 0.12}};
+	struct toy_run *t = toy_new(1, 1LL << 30);
+	(void)state;
+
+	for (int i = 0; i < 2; i++) {
+		t->points[i].extra_keys = keys;
+		t->points[i].extra_vals = vals[i];
+		t->points[i].nextra = 2;
+	}
+	describe(t);
+	assert_false(seen.failed);
+	assert_false(seen.lower_bound);
+	assert_int_equal(t->v.nmarks, 0);
+	assert_true(verdict_says_at(
+		&t->v, "info",
+		"the toy slowdown is timed over the stretches of each round when every thread was on a cpu at once, as little as 12% of a round here"));
+	/* stretches of nearly every round: nothing to say */
+	vals[1][1] = 0.95;
+	memset(&t->v, 0, sizeof(t->v));
+	describe(t);
+	assert_int_equal(t->v.nnotes, 0);
+	free(t);
+}
+
 /* A mark the hook set first is kept over the rulebook's "at least". */
 static void hook_marks(const struct run_result *r, struct verdict *v)
 {
@@ -578,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_toy_is_valid),
 		cmocka_unit_test(test_partial_overlap_lower_bound),
 		cmocka_unit_test(test_overlap_under_floor_disowns),
+		cmocka_unit_test(test_stretches_are_full),
 		cmocka_unit_test(test_hook_mark_kept),
 		cmocka_unit_test(test_size_from_cache),
 		cmocka_unit_test(test_implausible_cache),
