@@ -270,11 +270,14 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 				       res.team.nthreads);
 		}
 		/* overlap: the share of a round the threads ran together
-		 * (1 for one thread), so a busy cpu is not taken for the bus */
+		 * (1 for one thread, and for a round timed over the
+		 * stretches they all ran: corun says how much of it those
+		 * were), so a busy cpu is not taken for the bus */
 		static const char *const keys[] = {EXTRA_PER_THREAD,
-						   EXTRA_OVERLAP};
-		double extra[2] = {res.median / nthreads,
-				   team_overlap_median(&res.team)};
+						   EXTRA_OVERLAP, "corun"};
+		double extra[3] = {res.median / nthreads,
+				   team_overlap_median(&res.team),
+				   team_corun_median(&res.team)};
 		struct point pt = {.chart = op_choices[o].name,
 				   .series = series_of[placement],
 				   .x = nthreads,
@@ -284,7 +287,7 @@ static int measure_point(struct run_ctx *ctx, int placement, int nthreads,
 				   .nsamples = res.n,
 				   .extra_keys = keys,
 				   .extra_vals = extra,
-				   .nextra = 2};
+				   .nextra = 3};
 		struct curve *c = &curves[placement * NOPS + o];
 		struct stats st;
 
