@@ -344,7 +344,7 @@ static void describe_together(const struct run_result *rr, const struct rule *r,
 	if (least >= floor && corun < CMP_FULL_OVERLAP)
 		verdict_note(
 			v, "info",
-			"%s is timed over the stretches of each round when every thread was on a cpu at once, as little as %.0f%% of a round here: other processes held the cpus the rest of the time, which is left out rather than averaged in",
+			"%s is timed over the stretches of each round when every thread was on a cpu at once, as little as %.0f%% of a round here: the rest, when a thread was off its cpu (another process held it) or had finished its share, is left out rather than averaged in",
 			what, corun * 100);
 }
 
