@@ -36,8 +36,14 @@ struct stamp_log {
 	double work;   /* the last work marked */
 };
 
-/* The marks a marked log holds before every other one is dropped. */
+/*
+ * The marks a marked log holds before every other one is dropped: a
+ * round of 0.5 s in slots of 136 us, and for a large team no more than
+ * STAMP_TEAM_BYTES in all (at least STAMP_LEAST a thread).
+ */
 #define STAMP_CAP 4096
+#define STAMP_LEAST 256
+#define STAMP_TEAM_BYTES (16u << 20)
 
 static _Thread_local struct stamp_log *tl_log;
 
@@ -585,6 +591,11 @@ static void *member_main(void *arg)
 /* A log per thread for a job with work, and the slot its marks start at. */
 static int logs_alloc(struct team *tm, int n)
 {
+	size_t cap = STAMP_TEAM_BYTES / sizeof(struct team_stamp) / (size_t)n;
+
+	cap = cap > STAMP_CAP	  ? STAMP_CAP
+	      : cap < STAMP_LEAST ? STAMP_LEAST
+				  : cap;
 	tm->slot = fmin(fmax(TEAM_SLOT_CLOCKS * cpu_clock_cost(), 50e-6), 5e-3);
 	tm->logs = aligned_alloc(_Alignof(struct stamp_log),
 				 (size_t)n * sizeof(*tm->logs));
@@ -592,9 +603,9 @@ static int logs_alloc(struct team *tm, int n)
 		return -ENOMEM;
 	memset(tm->logs, 0, (size_t)n * sizeof(*tm->logs));
 	for (int i = 0; i < n; i++) {
-		tm->logs[i].cap = STAMP_CAP;
+		tm->logs[i].cap = (int)cap;
 		tm->logs[i].rate = ticks_per_second();
-		tm->logs[i].v = calloc(STAMP_CAP, sizeof(struct team_stamp));
+		tm->logs[i].v = calloc(cap, sizeof(struct team_stamp));
 		if (!tm->logs[i].v)
 			return -ENOMEM;
 	}
