@@ -104,7 +104,8 @@ deps:
 test-deps:
 	$(Q)scripts/deps.sh test
 
-run: deps all
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(BUILD)/numalab serve $(ARGS)
 
 include tests/tests.mk

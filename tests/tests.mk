@@ -17,10 +17,12 @@ ORDERED_LANES = $(filter $(TEST_LANES),$(LANE_ORDER)) \
 	$(filter-out $(LANE_ORDER),$(TEST_LANES))
 CHECK_LANES = test-format test-web test-unit test-cli test-api
 
-test: test-deps all
+test: test-deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)FAILFAST=$(FAILFAST) scripts/run-tests.sh $(ORDERED_LANES)
 
-check: test-deps all
+check: test-deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)FAILFAST=1 scripts/run-tests.sh $(CHECK_LANES)
 
 .PHONY: check
