@@ -1,7 +1,6 @@
 /* serve.c - the serve subcommand: options, start-up, and a clean stop on SIGTERM/SIGINT */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -24,6 +23,7 @@
 #include "rates.h"
 #include "runner.h"
 #include "say.h"
+#include "selfpath.h"
 #include "stale_retry.h"
 #include "store.h"
 #include "stream.h"
@@ -63,7 +63,8 @@ static void usage(FILE *f)
 		"                         port 0 picks a free one and prints it)\n"
 		"  --db PATH              the SQLite file of runs (default ./numalab.db)\n"
 		"  --web DIR              the page's files (default: ../web next to\n"
-		"                         the binary, or ./web)\n"
+		"                         the binary, ../share/numalab/web of its\n"
+		"                         install prefix, or ./web)\n"
 		"  --max-run-seconds N    a run is killed after this long, and one\n"
 		"                         estimated to take longer is refused\n"
 		"                         (default 600); the estimate multiplies\n"
@@ -401,18 +402,17 @@ static int is_dir(const char *path)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-/* ../web next to the binary (the build tree or an install), else ./web. */
+/*
+ * ../web next to the binary (the build tree), ../share/numalab/web (an
+ * install prefix), else ./web.
+ */
 static void default_web(char *buf, size_t len)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	static const char *const rels[] = {"../web", "../share/numalab/web",
+					   NULL};
 
-	if (n > 0) {
-		exe[n] = '\0';
-		snprintf(buf, len, "%s/../web", dirname(exe));
-		if (is_dir(buf))
-			return;
-	}
+	if (selfpath_find(rels, buf, len) == 0 && is_dir(buf))
+		return;
 	snprintf(buf, len, "web");
 }
 

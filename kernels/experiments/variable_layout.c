@@ -17,6 +17,7 @@
 #include "contend.h"
 #include "experiment.h"
 #include "rates.h"
+#include "selfpath.h"
 #include "stats.h"
 #include "team.h"
 #include "team_points.h"
@@ -208,28 +209,22 @@ struct dso {
 };
 
 /*
- * Opens name from the folder of the running binary, or the one or two
- * folders above it (the unit tests run from build/tests/unit/). Returns
- * 0 or -ENOENT.
+ * Opens name from the folder of the running binary or the one or two
+ * folders above it (build/, and build/tests/unit/ for the unit tests), or
+ * from lib/numalab/ of its install prefix. Returns 0 or -ENOENT.
  */
 static int dso_open(const char *name, struct dso *d)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char rel[4][64], path[PATH_MAX + 64];
+	const char *rels[] = {rel[0], rel[1], rel[2], rel[3], NULL};
 
 	memset(d, 0, sizeof(*d));
-	if (n <= 0)
-		return -ENOENT;
-	exe[n] = '\0';
-	for (int up = 0; up < 3 && !d->handle; up++) {
-		char *slash = strrchr(exe, '/');
-		if (!slash)
-			break;
-		*slash = '\0';
-		snprintf(path, sizeof(path), "%s/%s", exe, name);
-		if (access(path, R_OK) == 0)
-			d->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	}
+	snprintf(rel[0], sizeof(rel[0]), "%s", name);
+	snprintf(rel[1], sizeof(rel[1]), "../%s", name);
+	snprintf(rel[2], sizeof(rel[2]), "../../%s", name);
+	snprintf(rel[3], sizeof(rel[3]), "../lib/numalab/%s", name);
+	if (selfpath_find(rels, path, sizeof(path)) == 0)
+		d->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!d->handle)
 		return -ENOENT;
 	*(void **)&d->bump = dlsym(d->handle, "tls_module_bump");
@@ -999,7 +994,7 @@ static void say_tls(const struct run_result *r, struct verdict *v,
 			v, "cannot",
 			"TLS in a shared object was not measured: " DSO_SMALL
 			" and " DSO_BIG
-			" were not found beside the binary (make builds them into the build folder)");
+			" were found neither beside the binary nor in lib/numalab/ of its prefix (make builds them into the build folder, make install puts them there)");
 		return;
 	}
 	if (acc) {

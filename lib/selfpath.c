@@ -1,0 +1,34 @@
+/* selfpath.c - files found beside the running binary: a build tree or an install prefix */
+#define _GNU_SOURCE
+#include "selfpath.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int selfpath_find(const char *const *rels, char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (len)
+		buf[0] = '\0';
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	for (; *rels; rels++) {
+		int w = snprintf(buf, len, "%s/%s", exe, *rels);
+		if (w > 0 && (size_t)w < len && access(buf, R_OK) == 0)
+			return 0;
+	}
+	if (len)
+		buf[0] = '\0';
+	return -ENOENT;
+}

@@ -1,0 +1,16 @@
+/* selfpath.h - files found beside the running binary: a build tree or an install prefix */
+#ifndef NUMALAB_SELFPATH_H
+#define NUMALAB_SELFPATH_H
+
+#include <stddef.h>
+
+/*
+ * The first of rels (NULL-terminated paths relative to the folder of the
+ * running binary, "../share/numalab/web") that exists, as a path in buf.
+ * The binary's folder is read from /proc/self/exe, so an install moved
+ * as a whole (a DESTDIR staging tree, a package) still finds its files.
+ * Returns 0, or -ENOENT (buf then holds "") when none exists.
+ */
+int selfpath_find(const char *const *rels, char *buf, size_t len);
+
+#endif
