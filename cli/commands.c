@@ -200,6 +200,25 @@ static const struct opt run_options[] = {
 	{"--max-seconds", NULL, 1, RO_MAX_SECONDS},
 	{0}};
 
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: numalab run [--json|--ndjson] [--max-seconds N] NAME [k=v ...]\n"
+		"       numalab run NAME --help\n"
+		"\n"
+		"Runs the experiment NAME once on this machine, its threads pinned and\n"
+		"its memory placed as the parameters say, and prints what it measured.\n"
+		"\n"
+		"  --json           the whole run as one JSON document\n"
+		"  --ndjson         one JSON event per line as the run goes\n"
+		"                   (what the server reads from its worker)\n"
+		"  --max-seconds N  rounds never grow past N seconds in all\n"
+		"  --help           with NAME: the experiment's parameters\n"
+		"\n"
+		"A parameter is k=v; a list takes commas and ranges (1-4,8); a size\n"
+		"takes K, M or G (64M). `numalab list` names the experiments.\n");
+}
+
 enum run_output { OUT_TABLE, OUT_JSON, OUT_NDJSON };
 
 /* What run's argv asks for. */
@@ -281,9 +300,11 @@ int cmd_run(int argc, char **argv)
 	out = o.out;
 	help = o.help;
 	if (!e) {
-		say(stderr,
-		    help ? "usage: numalab run [--json|--ndjson] NAME [k=v ...]\n"
-			 : "numalab run: which experiment? (numalab list shows them)\n");
+		if (help)
+			run_usage(stdout);
+		else
+			say(stderr,
+			    "numalab run: which experiment? (numalab list shows them)\n");
 		rc = help ? 0 : 2;
 		goto out;
 	}
@@ -432,6 +453,18 @@ int cmd_list(int argc, char **argv)
 {
 	int as_json = argc > 1 && !strcmp(argv[1], "--json");
 
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: numalab list [--json]\n"
+		       "\n"
+		       "The experiments: name, the article's section, what each does.\n"
+		       "\n"
+		       "  --json  every experiment's schema (its parameters with their\n"
+		       "          types, defaults and limits on this machine, its charts),\n"
+		       "          as GET /api/experiments answers\n");
+		return 0;
+	}
+
 	if (argc > 1 && !as_json) {
 		say(stderr,
 		    "numalab list: unknown option '%s' (options: --json)\n",
@@ -465,6 +498,20 @@ int cmd_topology(int argc, char **argv)
 {
 	int as_json = argc > 1 && !strcmp(argv[1], "--json");
 	struct topo *t;
+
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: numalab topology [--json]\n"
+		       "\n"
+		       "This machine as numalab sees it (through hwloc): packages, caches,\n"
+		       "cores and CPUs as a picture, then each NUMA node's CPUs, memory and\n"
+		       "distances. HWLOC_XMLFILE or HWLOC_SYNTHETIC in the environment\n"
+		       "stand for another machine.\n"
+		       "\n"
+		       "  --json  the topology and the machine's facts, as GET /api/topology\n"
+		       "          answers\n");
+		return 0;
+	}
 
 	if (argc > 1 && !as_json) {
 		say(stderr,

@@ -92,6 +92,18 @@ int cmd_estimate(int argc, char **argv)
 		json = 1;
 		a++;
 	}
+	if (a < argc &&
+	    (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h"))) {
+		printf("usage: numalab estimate [--json] NAME [k=v ...]\n"
+		       "\n"
+		       "How long the run `numalab run NAME k=v ...` would take here, and\n"
+		       "how much memory it would need, from its work and the rates\n"
+		       "`numalab rates` shows; the server refuses a run estimated to take\n"
+		       "longer than its --max-run-seconds.\n"
+		       "\n"
+		       "  --json  the estimate as a JSON object\n");
+		return 0;
+	}
 	if (a >= argc || argv[a][0] == '-') {
 		fprintf(stderr,
 			"usage: numalab estimate [--json] NAME [k=v ...]\n");
