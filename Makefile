@@ -1,6 +1,7 @@
 # numalab - one non-recursive Makefile. `make V=1` shows the commands.
 #   make run     install what is missing, build, start the dashboard
 #   make test    install what is missing, build, run every test
+#   make install PREFIX=/usr/local DESTDIR=  (make uninstall: the same files)
 #   make bench   side-by-side figures (never asserted by tests; QUICK=1: under 2 minutes)
 #   SAN=address,undefined or SAN=thread builds under build-SAN/
 #   COV=1 builds under build-cov/ with coverage counters (make test-coverage)
@@ -108,6 +109,56 @@ run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(BUILD)/numalab serve $(ARGS)
 
+# make install: the binary, the shared objects variable_layout loads, the
+# page, the man pages and the bash completion. The binary finds the page
+# and the objects from its own folder (../share/numalab/web,
+# ../lib/numalab/), so the tree works wherever it is put whole: a DESTDIR
+# staging tree, a package. `make uninstall` removes exactly these files.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+INSTALL ?= install
+
+WEB_FILES = $(sort $(wildcard web/*.html web/*.js web/*.css))
+VENDOR_FILES = chart.umd.min.js chartjs-chart-matrix.min.js \
+	chartjs-chart-error-bars.min.js LICENSE.chart.js.md \
+	LICENSE.chartjs-chart-matrix LICENSE.chartjs-chart-error-bars
+MAN_PAGES = numalab numalab-serve numalab-run numalab-list numalab-topology \
+	numalab-rates numalab-estimate numalab-fleet
+
+# the man pages say what the binary's --help says (scripts/manpages.sh)
+man: $(BUILD)/man/.stamp
+
+$(BUILD)/man/.stamp: $(BUILD)/numalab scripts/manpages.sh scripts/help2roff.awk
+	@echo "  MAN     $(BUILD)/man"
+	$(Q)rm -rf $(BUILD)/man && scripts/manpages.sh $(BUILD)/numalab $(BUILD)/man
+	$(Q)for p in $(MAN_PAGES); do test -s $(BUILD)/man/$$p.1 || \
+		{ echo "manpages.sh wrote no $$p.1: MAN_PAGES and numalab --help differ" >&2; exit 1; }; done
+	$(Q)touch $@
+
+install: all man
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/numalab \
+		$(DESTDIR)$(DATADIR)/numalab/web/vendor $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 $(BUILD)/numalab $(DESTDIR)$(BINDIR)/numalab
+	$(INSTALL) -m 644 $(TLS_DSOS) $(DESTDIR)$(LIBDIR)/numalab/
+	$(INSTALL) -m 644 $(WEB_FILES) $(DESTDIR)$(DATADIR)/numalab/web/
+	$(INSTALL) -m 644 $(addprefix web/vendor/,$(VENDOR_FILES)) $(DESTDIR)$(DATADIR)/numalab/web/vendor/
+	$(INSTALL) -m 644 $(MAN_PAGES:%=$(BUILD)/man/%.1) $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 644 dist/numalab.bash $(DESTDIR)$(BASHCOMPDIR)/numalab
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/numalab $(DESTDIR)$(BASHCOMPDIR)/numalab
+	rm -f $(patsubst %,$(DESTDIR)$(LIBDIR)/numalab/%,$(notdir $(TLS_DSOS)))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/numalab/web/,$(notdir $(WEB_FILES)))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/numalab/web/vendor/,$(VENDOR_FILES))
+	rm -f $(MAN_PAGES:%=$(DESTDIR)$(MANDIR)/man1/%.1)
+	-rmdir $(DESTDIR)$(DATADIR)/numalab/web/vendor $(DESTDIR)$(DATADIR)/numalab/web \
+		$(DESTDIR)$(DATADIR)/numalab $(DESTDIR)$(LIBDIR)/numalab 2>/dev/null
+
 include tests/tests.mk
 
 # the unit tests find the shared objects two folders up from build/tests/unit/
@@ -130,6 +181,6 @@ format:
 clean:
 	rm -rf build build-* web/vendor
 
-.PHONY: all deps test-deps run test bench bench-deps format clean fuzz
+.PHONY: all deps test-deps run test bench bench-deps format clean fuzz man install uninstall
 
 -include $(LIB_OBJS:.o=.d) $(BUILD)/cli/main.d
