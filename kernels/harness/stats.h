@@ -17,6 +17,12 @@ double clock_now(void);
  * against clock_now it tells running (or stalled) from descheduled.
  */
 double clock_thread_cpu(void);
+/*
+ * CPU seconds the whole process has run, threads that have ended
+ * included (CLOCK_PROCESS_CPUTIME_ID): for a body whose work runs in
+ * threads it starts and joins.
+ */
+double clock_process_cpu(void);
 /* Smallest step the clock shows, in seconds (STREAM's checktick, ours). */
 double clock_granularity(void);
 

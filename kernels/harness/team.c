@@ -30,10 +30,11 @@ struct spin_barrier {
 struct stamp_log {
 	_Alignas(128) struct team_stamp *v;
 	int n, cap;
-	double slot;   /* seconds between cpu clock reads */
-	double rate;   /* tick()s a second */
-	uint64_t next; /* tick() of the next read */
-	double work;   /* the last work marked */
+	double slot;		   /* seconds between cpu clock reads */
+	double rate;		   /* tick()s a second */
+	uint64_t next;		   /* tick() of the next read */
+	double work;		   /* the last work marked */
+	double (*cpu_clock)(void); /* the thread's, or the process's */
 };
 
 /*
@@ -173,7 +174,7 @@ void team_mark(double work)
 	l->work = work;
 	if (tick() < l->next)
 		return;
-	cpu = clock_thread_cpu();
+	cpu = l->cpu_clock();
 	log_put(l, clock_now(), work, cpu);
 	l->next = tick() + (uint64_t)(l->slot * l->rate);
 }
@@ -181,7 +182,7 @@ void team_mark(double work)
 /* Starts thread tid's log for a round: its first mark is the body's start. */
 static void log_start(struct stamp_log *l, double slot)
 {
-	double cpu = clock_thread_cpu();
+	double cpu = l->cpu_clock();
 
 	l->n = 0;
 	l->work = 0;
@@ -194,7 +195,7 @@ static void log_start(struct stamp_log *l, double slot)
 /* Ends it: the last mark is the body's end, with the last work marked. */
 static void log_end(struct stamp_log *l)
 {
-	double cpu = clock_thread_cpu();
+	double cpu = l->cpu_clock();
 
 	tl_log = NULL;
 	log_put(l, clock_now(), l->work, cpu);
@@ -205,15 +206,23 @@ struct span_iv {
 	double a, b;
 };
 
-/* The slots of one thread's marks it spent on the cpu, joined where they
- * meet, into out; returns how many. */
+/*
+ * The slots of one thread's marks it spent on the cpu, joined where they
+ * meet, into out; returns how many. The slot after one off the cpu is
+ * left out too: the thread starts it refilling the caches and TLB that
+ * whatever ran meanwhile took, at a pace that is neither alone nor with
+ * its partners.
+ */
 static int on_cpu(const struct team_stamp *s, int n, struct span_iv *out)
 {
-	int k = 0;
+	int k = 0, was_off = 0;
 
 	for (int i = 1; i < n; i++) {
 		double w = s[i].t - s[i - 1].t, c = s[i].cpu - s[i - 1].cpu;
-		if (!(w > 0) || c < TEAM_SLOT_ON_CPU * w)
+		int off = !(w > 0) || c < TEAM_SLOT_ON_CPU * w;
+		int skip = off || was_off;
+		was_off = off;
+		if (skip)
 			continue;
 		if (k && out[k - 1].b >= s[i - 1].t)
 			out[k - 1].b = s[i].t;
@@ -241,25 +250,42 @@ static int intersect(const struct span_iv *x, int nx, const struct span_iv *y,
 	return k;
 }
 
-/* The work of one thread's slots done inside the sorted stretches c. */
-static double work_inside(const struct team_stamp *s, int n,
-			  const struct span_iv *c, int nc)
+/*
+ * One thread's pace inside the sorted stretches c: the work over the
+ * time of its slots that lie wholly inside one. A slot that straddles a
+ * stretch's edge is left out, not cut: part of it ran while a partner
+ * was off its cpu, at the uncontended pace, and its work cannot be
+ * told apart. Into *work and *time (both 0 when no slot fits); returns
+ * the work of the slots that straddle, in proportion to their time
+ * inside (a slot's work taken as spread evenly), for a thread none of
+ * whose slots fits whole.
+ */
+static double pace_inside(const struct team_stamp *s, int n,
+			  const struct span_iv *c, int nc, double *work,
+			  double *time)
 {
-	double work = 0;
+	double cut = 0;
 	int j = 0;
 
+	*work = *time = 0;
 	for (int i = 1; i < n && j < nc; i++) {
 		double a = s[i - 1].t, b = s[i].t,
 		       d = s[i].work - s[i - 1].work, inside = 0;
-		if (!(b > a) || !(d > 0))
+		if (!(b > a))
 			continue;
 		while (j < nc && c[j].b <= a)
 			j++;
+		if (j < nc && c[j].a <= a && c[j].b >= b) {
+			*work += d > 0 ? d : 0;
+			*time += b - a;
+			continue;
+		}
 		for (int k = j; k < nc && c[k].a < b; k++)
 			inside += fmin(b, c[k].b) - fmax(a, c[k].a);
-		work += d * inside / (b - a);
+		if (d > 0)
+			cut += d * inside / (b - a);
 	}
-	return work;
+	return cut;
 }
 
 int team_corun(const struct team_stamp *const *stamp, const int *nstamp, int n,
@@ -301,8 +327,12 @@ int team_corun(const struct team_stamp *const *stamp, const int *nstamp, int n,
 	}
 	for (int k = 0; k < nc; k++)
 		out->length += cur[k].b - cur[k].a;
-	for (int i = 0; i < n && nc; i++)
-		out->work += work_inside(stamp[i], nstamp[i], cur, nc);
+	/* each thread's pace from its whole slots, over all the stretches */
+	for (int i = 0; i < n && nc; i++) {
+		double w, t,
+			cut = pace_inside(stamp[i], nstamp[i], cur, nc, &w, &t);
+		out->work += t > 0 ? w / t * out->length : cut;
+	}
 	free(cur);
 	free(next);
 	free(one);
@@ -478,7 +508,7 @@ static int round_stretches(struct team *tm, double *seconds, double *corun)
 		return 0;
 	*corun = c.length / c.span;
 	if (c.length < fmin(TEAM_CORUN_LEAST * tm->slot, c.span / 2) ||
-	    !(c.work > 0))
+	    c.length < TEAM_CORUN_SHARE * c.span || !(c.work > 0))
 		return 0;
 	*seconds = job->work * c.length / c.work;
 	return 1;
@@ -505,7 +535,7 @@ static void round_end(struct team *tm, int r, double seconds)
 		stretched = round_stretches(tm, &seconds, &corun);
 	if (stretched)
 		ov = share = 1; /* the time is the stretches' own */
-	else if (tm->logs && r >= tm->warmup && corun < ov)
+	else if (tm->logs && r >= tm->warmup && corun < ov && job->nthreads > 1)
 		ov = corun; /* the marks saw the threads apart for longer */
 	if (r >= tm->warmup) {
 		if (a && !tm->crowded) {
@@ -521,6 +551,10 @@ static void round_end(struct team *tm, int r, double seconds)
 		if (f != ADAPT_KEEP &&
 		    tm->capacity - (r + 1) < tm->least - res->rounds)
 			f = ADAPT_KEEP;
+		/* one thread kept though preempted: its time on the cpu */
+		if (f == ADAPT_KEEP && !stretched && job->nthreads == 1 &&
+		    tm->span[0][r].cpu > 0 && share < ADAPT_CPU_SHARE)
+			seconds = tm->span[0][r].cpu;
 		if (f == ADAPT_REDO_APART) {
 			res->redone_apart++;
 		} else if (f == ADAPT_REDO_PREEMPTED) {
@@ -570,9 +604,11 @@ static void *member_main(void *arg)
 		team_wait(tm);
 		if (tm->stop)
 			break;
-		int cpu = tm->cpu_clock;
+		int cpu = tm->cpu_clock || tm->logs;
+		double (*cpu_now)(void) = job->process_clock ? clock_process_cpu
+							     : clock_thread_cpu;
 		if (cpu)
-			c0 = clock_thread_cpu();
+			c0 = cpu_now();
 		if (tm->logs)
 			log_start(&tm->logs[tid], tm->slot);
 		if (tid == 0)
@@ -582,7 +618,7 @@ static void *member_main(void *arg)
 		span->end = clock_now();
 		if (tm->logs)
 			log_end(&tm->logs[tid]);
-		span->cpu = cpu ? clock_thread_cpu() - c0 : -1;
+		span->cpu = cpu ? cpu_now() - c0 : -1;
 		team_wait(tm);
 		if (tid == 0)
 			round_end(tm, r, clock_now() - t0);
@@ -607,6 +643,9 @@ static int logs_alloc(struct team *tm, int n)
 	for (int i = 0; i < n; i++) {
 		tm->logs[i].cap = (int)cap;
 		tm->logs[i].rate = ticks_per_second();
+		tm->logs[i].cpu_clock = tm->job->process_clock
+						? clock_process_cpu
+						: clock_thread_cpu;
 		tm->logs[i].v = calloc(cap, sizeof(struct team_stamp));
 		if (!tm->logs[i].v)
 			return -ENOMEM;
@@ -626,7 +665,12 @@ int team_run(const struct team_job *job, const struct topo *t,
 	     struct team_result *res)
 {
 	const struct adapt_point *a = job->adapt;
-	struct team tm = {.job = job, .res = res, .adapt = a != NULL};
+	/* the first round reads the cpu clock: none before it says how long
+	 * a round is */
+	struct team tm = {.job = job,
+			  .res = res,
+			  .adapt = a != NULL,
+			  .cpu_clock = a != NULL};
 	pthread_t *th = NULL;
 	struct member *mem = NULL;
 	int n = job->nthreads, started = 0, rc = 0, kept;

@@ -73,10 +73,18 @@ struct team_job {
 	 * thread was on a cpu at once (team_corun): what other processes did
 	 * to one thread's cpu is left out instead of averaged in, and such a
 	 * round is not measured again for it. A round whose stretches are
-	 * too short to time (TEAM_CORUN_LEAST) is judged as a round without
-	 * marks.
+	 * too short to time (TEAM_CORUN_LEAST, TEAM_CORUN_SHARE) is judged
+	 * as a round without marks. A single thread's marks leave out the
+	 * time it was off its cpu the same way, and a round of one thread
+	 * that is kept although it was preempted is timed by its cpu clock.
 	 */
 	double work;
+	/*
+	 * The body's work runs in threads it starts and joins (thread
+	 * start): its marks and cpu reads take the whole process's cpu
+	 * clock, which counts those threads, instead of the thread's own.
+	 */
+	int process_clock;
 };
 
 struct team_result {
@@ -184,9 +192,13 @@ struct team_stamp {
 
 /*
  * A round's stretches are long enough to time when they hold this many
- * slots, or half the round.
+ * slots, or half the round, and at least TEAM_CORUN_SHARE of it: the
+ * floor a figure stands on. A round under it is measured again (its
+ * overlap is its share of stretches) or, kept, judged by the rulebook's
+ * together floor.
  */
 #define TEAM_CORUN_LEAST 8
+#define TEAM_CORUN_SHARE 0.10
 
 /* The stretches of a round every thread was on a cpu at once. */
 struct team_corun {
@@ -199,9 +211,14 @@ struct team_corun {
  * From each of n threads' marks (stamp[i], nstamp[i] of them, the first
  * at its body's start, the last at its end): a slot between two marks
  * is on the cpu when the thread ran for at least TEAM_SLOT_ON_CPU of its
- * wall time; the stretches are the times every thread was in such a
- * slot; their work is each slot's work in proportion to the part of it
- * inside them (a slot's work taken as spread evenly). Returns 0, or
+ * wall time and the slot before it was on the cpu too (after time off
+ * it, a thread refills its caches first); the stretches are the times
+ * every thread was in such a slot. Their work is each thread's pace in
+ * the slots that lie wholly inside a stretch, times the stretches'
+ * length, summed over the threads: a slot across a stretch's edge ran
+ * partly beside a partner off its cpu, and would bring uncontended work
+ * in (only a thread with no whole slot inside is taken from the part of
+ * its slots inside, a slot's work spread evenly). Returns 0, or
  * -ENOMEM.
  */
 int team_corun(const struct team_stamp *const *stamp, const int *nstamp, int n,

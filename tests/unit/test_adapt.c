@@ -484,7 +484,8 @@ static void marks(struct team_stamp *s, double per_ms_on, double per_ms_off,
 /*
  * A round is timed over the stretches every thread was on a cpu: the
  * partner off its cpu from 4 to 6 ms while thread 0 ran alone, four times
- * as fast; those 2 ms and their work are left out.
+ * as fast; those 2 ms and their work are left out, and so is the slot
+ * after them, when the partner refilled its caches.
  */
 static void test_corun(void **state)
 {
@@ -497,27 +498,28 @@ static void test_corun(void **state)
 	marks(b, 0, 0, 0.004, 0.006, 1);     /* the partner, off 4-6 ms */
 	assert_int_equal(team_corun(both, n, 2, &r), 0);
 	assert_float_equal(r.span, 0.010, 1e-12);
-	assert_float_equal(r.length, 0.008, 1e-12);
-	assert_float_equal(r.work, 800,
+	assert_float_equal(r.length, 0.007, 1e-12);
+	assert_float_equal(r.work, 700,
 			   1e-9); /* 100 per ms, the contended pace */
 	/* one thread: its own time on the cpu, all of it */
 	assert_int_equal(team_corun(both, n, 1, &r), 0);
 	assert_float_equal(r.length, 0.010, 1e-12);
 	assert_float_equal(r.work, 1600, 1e-9);
-	/* a slot at 95% of a cpu (2-3 ms) counts as off it */
+	/* a slot at 95% of a cpu (2-3 ms) counts as off it, and 3-4 ms
+	 * as its refill */
 	b[3].cpu -= 0.05e-3;
 	assert_int_equal(team_corun(both, n, 2, &r), 0);
-	assert_float_equal(r.length, 0.007, 1e-12);
-	assert_float_equal(r.work, 700, 1e-9);
-	/* a third thread whose body ran from 2.5 to 7.5 ms in one slot on its
-	   cpu: the stretches are cut to it, a slot's work taken as even */
+	assert_float_equal(r.length, 0.005, 1e-12);
+	assert_float_equal(r.work, 500, 1e-9);
+	/* a third thread whose body ran from 2.5 to 7.5 ms in two slots on
+	   its cpu: the stretches are cut to 7-7.5 ms, where no slot of
+	   thread 0 fits whole: its slot's work is taken as even */
 	c[0] = (struct team_stamp){.t = 0.0025, .work = 0, .cpu = 0};
 	c[1] = (struct team_stamp){.t = 0.005, .work = 0, .cpu = 0.0025};
 	c[2] = (struct team_stamp){.t = 0.0075, .work = 0, .cpu = 0.005};
 	assert_int_equal(team_corun(three, n, 3, &r), 0);
-	/* 3-4 and 6-7.5 ms: 2.5 ms, at 100 per ms */
-	assert_float_equal(r.length, 0.0025, 1e-12);
-	assert_float_equal(r.work, 250, 1e-9);
+	assert_float_equal(r.length, 0.0005, 1e-12);
+	assert_float_equal(r.work, 50, 1e-9);
 	/* no overlap at all: nothing to time */
 	c[0].t = 0.020;
 	c[1].t = 0.021;
