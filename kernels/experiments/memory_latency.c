@@ -353,7 +353,7 @@ static void chase_body(void *arg, int tid, int round)
 
 	(void)tid;
 	(void)round;
-	j->pos = chase_walk(j->pos, j->loads);
+	j->pos = chase_walk_marked(j->pos, j->loads);
 }
 
 /*
@@ -367,8 +367,12 @@ static int chase_rounds(struct run_ctx *ctx, int cpu, void *pos,
 {
 	const struct ml_params *mp = ctx->params;
 	struct chase_job j = {.pos = pos, .loads = (uint64_t)mp->loads};
-	struct team_job job = {
-		.nthreads = 1, .cpus = &cpu, .arg = &j, .body = chase_body};
+	/* marked: the time the thread was off its cpu is left out */
+	struct team_job job = {.nthreads = 1,
+			       .cpus = &cpu,
+			       .arg = &j,
+			       .body = chase_body,
+			       .work = (double)mp->loads};
 	struct team_result res;
 	int rc = team_points_run(ctx, &job, &res, label, NULL);
 
@@ -741,7 +745,6 @@ struct load_job {
 	size_t slice_bytes;
 	int nloaders, rounds_most;
 	_Atomic int stopped;  /* the last round (+1) whose chase has ended */
-	double *chase_s;      /* per round */
 	double *bytes, *secs; /* per loader and round */
 };
 
@@ -751,8 +754,7 @@ static void load_body(void *arg, int tid, int round)
 	double t0 = clock_now();
 
 	if (tid == 0) {
-		j->pos = chase_walk(j->pos, j->loads);
-		j->chase_s[round] = clock_now() - t0;
+		j->pos = chase_walk_marked(j->pos, j->loads);
 		atomic_store(&j->stopped, round + 1);
 		return;
 	}
@@ -764,6 +766,7 @@ static void load_body(void *arg, int tid, int round)
 			      0x1234);
 		moved += ML_LOAD_CHUNK;
 		off += ML_LOAD_CHUNK;
+		team_mark(0); /* its bytes are not the round's work */
 		if (off + ML_LOAD_CHUNK > j->slice_bytes)
 			off = 0;
 	}
@@ -854,12 +857,11 @@ static int run_loaded(struct run_ctx *ctx)
 	}
 	j.slice = slices;
 	j.pos = cb.use.base;
-	j.chase_s = calloc((size_t)rounds_most + 1, sizeof(double));
 	j.bytes = calloc((size_t)(most + 1) * (size_t)rounds_most,
 			 sizeof(double));
 	j.secs = calloc((size_t)(most + 1) * (size_t)rounds_most,
 			sizeof(double));
-	if (!j.chase_s || !j.bytes || !j.secs) {
+	if (!j.bytes || !j.secs) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -870,7 +872,8 @@ static int run_loaded(struct run_ctx *ctx)
 				       .setup = load_setup,
 				       .body = load_body,
 				       .spin = l > 0,
-				       .rounds_most = rounds_most};
+				       .rounds_most = rounds_most,
+				       .work = (double)j.loads};
 		struct team_result res;
 		char what[96];
 		double *ns = NULL, *gbps = NULL;
@@ -890,8 +893,9 @@ static int run_loaded(struct run_ctx *ctx)
 		} else {
 			for (int r = 0; r < res.rounds; r++) {
 				int round = res.round[r];
-				ns[r] = j.chase_s[round] * 1e9 /
-					(double)j.loads;
+				/* the round's time over the stretches the
+				 * chase and its loaders were all on a cpu */
+				ns[r] = res.seconds[r] * 1e9 / (double)j.loads;
 				for (int q = 0; q < l; q++) {
 					size_t k = (size_t)q *
 							   (size_t)rounds_most +
@@ -936,7 +940,6 @@ static int run_loaded(struct run_ctx *ctx)
 				     "x");
 	}
 out:
-	free(j.chase_s);
 	free(j.bytes);
 	free(j.secs);
 	nmem_free(&cb.map);

@@ -534,6 +534,8 @@ static int run_readers(struct run_ctx *ctx, const int *cpus, int n)
 
 /* --- TLS access: one call, one increment, by where the variable lives --- */
 
+#define VL_ACC_MARK 8192
+
 struct acc_job {
 	void (*volatile bump)(void);
 	long (*get)(void);
@@ -548,8 +550,15 @@ static void acc_body(void *arg, int tid, int round)
 
 	(void)tid;
 	(void)round;
-	for (uint64_t i = 0; i < j->ops; i++)
-		j->bump();
+	/* marked every VL_ACC_MARK calls (20-120 us): a round is timed over
+	 * the stretches its thread was on its cpu */
+	for (uint64_t k = 0; k < j->ops; k += VL_ACC_MARK) {
+		uint64_t end =
+			j->ops - k < VL_ACC_MARK ? j->ops : k + VL_ACC_MARK;
+		for (uint64_t i = k; i < end; i++)
+			j->bump();
+		team_mark((double)end);
+	}
 	if (j->get() - before != (long)j->ops)
 		atomic_store(&j->bad, 1);
 }
@@ -574,7 +583,8 @@ static int run_tls_access(struct run_ctx *ctx, const int *cpus,
 				       .cpus = cpus,
 				       .arg = &j,
 				       .body = acc_body,
-				       .check = acc_check};
+				       .check = acc_check,
+				       .work = (double)vp->ops};
 		struct team_result res;
 		char label[80];
 
@@ -644,6 +654,7 @@ static void start_body(void *arg, int tid, int round)
 			return;
 		}
 		pthread_join(th, NULL);
+		team_mark(i + 1); /* 20-100 us a start */
 	}
 }
 
@@ -664,11 +675,16 @@ static int run_thread_start(struct run_ctx *ctx, const int *cpus,
 
 	for (int s = 0; s < START_N && !rc; s++) {
 		struct start_job j = {.d = which[s], .starts = (int)vp->starts};
+		/* the started threads run on the body's cpu: the process's
+		 * cpu clock counts them, so the time it was all off the cpu
+		 * is left out */
 		struct team_job job = {.nthreads = 1,
 				       .cpus = cpus,
 				       .arg = &j,
 				       .body = start_body,
-				       .check = start_check};
+				       .check = start_check,
+				       .work = (double)vp->starts,
+				       .process_clock = 1};
 		struct team_result res;
 		char label[80];
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "team.h"
+
 /* splitmix64: a small generator of our own, enough to shuffle */
 static uint64_t next_rand(uint64_t *s)
 {
@@ -253,6 +255,20 @@ void *chase_walk(void *p, uint64_t loads)
 	for (uint64_t n = loads % 16; n; n--)
 		STEP;
 	return q;
+}
+
+void *chase_walk_marked(void *p, uint64_t loads)
+{
+	uint64_t done = 0;
+
+	while (done < loads) {
+		uint64_t n = loads - done < CHASE_MARK_LOADS ? loads - done
+							     : CHASE_MARK_LOADS;
+		p = chase_walk(p, n);
+		done += n;
+		team_mark((double)done);
+	}
+	return p;
 }
 
 long long chase_huge_bytes(const void *base, size_t len)

@@ -55,6 +55,20 @@ int chase_build(void *base, size_t len, size_t line, uint64_t seed);
 void *chase_walk(void *p, uint64_t loads);
 
 /*
+ * The loads between two of chase_walk_marked's marks: 20-400 us at
+ * memory's latency, a few us from L1, where a mark's time stamp read
+ * (a few ns) costs under 1%.
+ */
+#define CHASE_MARK_LOADS 2048
+
+/*
+ * The same, marking the loads done so far (team_mark) every
+ * CHASE_MARK_LOADS, so that a round in a team with work = loads is
+ * timed over the stretches its thread was on its cpu.
+ */
+void *chase_walk_marked(void *p, uint64_t loads);
+
+/*
  * The bytes of [base, base+len) that the kernel maps with transparent
  * huge pages (AnonHugePages of /proc/self/smaps over the mappings that
  * hold the range). Returns them, or -1 when smaps cannot be read.
