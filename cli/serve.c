@@ -19,6 +19,7 @@
 #include "fleet_start.h"
 #include "http.h"
 #include "http_tls.h"
+#include "numa_mem.h"
 #include "opts.h"
 #include "rates.h"
 #include "runner.h"
@@ -403,6 +404,26 @@ static int is_dir(const char *path)
 }
 
 /*
+ * Says at start which NUMA system calls the system refuses (a container's
+ * seccomp profile, or a kernel without NUMA), and what opens them, so an
+ * administrator reads it in the log before a run notes it.
+ */
+static void say_refused_calls(void)
+{
+	const struct nmem_caps *c = nmem_caps();
+
+	if (!c->refused[0])
+		return;
+	say(stderr,
+	    "numalab serve: this system refuses %s (a seccomp profile, or a "
+	    "kernel without NUMA): the memory experiments will say what they "
+	    "cannot show. In Docker, --cap-add SYS_NICE opens get_mempolicy, "
+	    "set_mempolicy and mbind; --security-opt seccomp=unconfined opens "
+	    "move_pages too (docs/guide/install.md)\n",
+	    c->refused);
+}
+
+/*
  * ../web next to the binary (the build tree), ../share/numalab/web (an
  * install prefix), else ./web.
  */
@@ -782,6 +803,7 @@ int cmd_serve(int argc, char **argv)
 		    strerror(errno));
 		goto out;
 	}
+	say_refused_calls();
 	store = store_open(o.db, err, sizeof(err));
 	if (!store) {
 		say(stderr, "numalab serve: %s\n", err);

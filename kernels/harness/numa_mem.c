@@ -59,6 +59,39 @@ static int read_balancing(void)
 	return v > 0 ? 1 : v;
 }
 
+static void refused_add(const char *call, int err)
+{
+	size_t n = strlen(caps.refused);
+
+	if (err != EPERM && err != ENOSYS && err != EACCES)
+		return;
+	snprintf(caps.refused + n, sizeof(caps.refused) - n, "%s%s",
+		 n ? ", " : "", call);
+}
+
+/* Every call tried whatever the others answered, for the list of those refused.
+ */
+static void probe_each(void *p, unsigned long len)
+{
+	unsigned long mask[MASK_WORDS];
+	int mode = 0, status = -1;
+
+	memset(mask, 0, sizeof(mask));
+	if (get_mempolicy(&mode, mask, MASK_MAXNODE, NULL, 0)) {
+		refused_add("get_mempolicy", errno);
+		mode = MPOL_DEFAULT;
+	}
+	/* setting the policy we already have changes nothing */
+	if (set_mempolicy(mode, mode == MPOL_DEFAULT ? NULL : mask,
+			  mode == MPOL_DEFAULT ? 0 : MASK_MAXNODE))
+		refused_add("set_mempolicy", errno);
+	if (mbind(p, len, MPOL_DEFAULT, NULL, 0, 0))
+		refused_add("mbind", errno);
+	*(volatile char *)p = 1;
+	if (move_pages(0, 1, &p, NULL, &status, 0) < 0)
+		refused_add("move_pages", errno);
+}
+
 /*
  * Each call on its own: a seccomp filter (containers) or a kernel built
  * without NUMA can refuse one and allow another.
@@ -72,6 +105,12 @@ static void probe(void)
 
 	caps.sys_nice = cap_sys_nice();
 	caps.balancing = read_balancing();
+	p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED) {
+		probe_each(p, (unsigned long)page);
+		munmap(p, (size_t)page);
+	}
 	memset(mask, 0, sizeof(mask));
 	if (get_mempolicy(&mode, mask, MASK_MAXNODE, NULL, 0)) {
 		snprintf(caps.why, sizeof(caps.why), "get_mempolicy failed: %s",

@@ -42,6 +42,10 @@ struct nmem_caps {
 			       later) */
 	char why[200]; /* when policy or move_pages is 0: the call that failed,
 			  and why */
+	/* each of get_mempolicy, set_mempolicy, mbind and move_pages that the
+	 * system refuses (EPERM: a seccomp filter; ENOSYS: no NUMA in the
+	 * kernel), tried one by one: "get_mempolicy, move_pages", or "" */
+	char refused[80];
 };
 
 /* The probe's result; the first call probes, later calls return the same. Never
