@@ -411,7 +411,7 @@ static void bw_body(void *arg, int tid, int round)
 	 * One sfence a round, after every pass: a fence per pass drained the
 	 * write-combining buffers each time an L2-sized pass ended (a pass of
 	 * 128 KiB lasts ~5 us), ~5% of an L2 round
-	 * (docs/bench-bandwidth-loops.md)
+	 * (docs/notes/bench-bandwidth-loops.md)
 	 */
 	if (is_nt(j->op))
 		_mm_sfence();
