@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "experiment.h"
 #include "names.h"
+#include "registry.h"
 #include "say.h"
 
 static void usage(FILE *f)

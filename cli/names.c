@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "registry.h"
 #include "say.h"
 #include "suggest.h"
 

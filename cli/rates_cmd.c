@@ -7,6 +7,7 @@
 #include "experiment.h"
 #include "names.h"
 #include "rates.h"
+#include "registry.h"
 #include "say.h"
 #include "topo.h"
 #include "units.h"

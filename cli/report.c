@@ -727,3 +727,9 @@ void report_print(const struct sink_table *t)
 	fflush(f);
 	json_decref(refs);
 }
+
+void sink_table_report(struct sink_table *t)
+{
+	sink_table_clear_progress(t);
+	report_print(t);
+}

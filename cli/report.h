@@ -12,4 +12,9 @@
  */
 void report_print(const struct sink_table *t);
 
+/* Prints the closing table: charts, matrices, summary, placement, what
+ * this machine cannot show, notes, then the verdict (report_print), the
+ * progress line taken off first. */
+void sink_table_report(struct sink_table *t);
+
 #endif

@@ -1,6 +1,5 @@
 /* sink_table.c - a sink that keeps a run's results for the closing table, with a progress line on a terminal */
 #include "sink_table.h"
-#include "report.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -41,7 +40,7 @@ static int grow(struct sink_table *t, void *v, int *n, int *alloc, size_t size)
 	return 0;
 }
 
-static void clear_progress(struct sink_table *t)
+void sink_table_clear_progress(struct sink_table *t)
 {
 	if (t->progress_drawn) {
 		fputs("\r\033[K", stderr);
@@ -228,12 +227,6 @@ void sink_table_init(struct sink_table *t, const struct experiment *e,
 	t->progress = isatty(2);
 }
 
-void sink_table_report(struct sink_table *t)
-{
-	clear_progress(t);
-	report_print(t);
-}
-
 static void free_lines(struct tab_line *v, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -246,7 +239,7 @@ static void free_lines(struct tab_line *v, int n)
 
 void sink_table_release(struct sink_table *t)
 {
-	clear_progress(t);
+	sink_table_clear_progress(t);
 	for (int i = 0; i < t->npoints; i++) {
 		free(t->points[i].chart);
 		free(t->points[i].series);

@@ -59,9 +59,8 @@ struct sink_table {
  * terminal. */
 void sink_table_init(struct sink_table *t, const struct experiment *e,
 		     FILE *out);
-/* Prints the closing table: charts, matrices, summary, placement, what
- * this machine cannot show, notes, then the verdict. */
-void sink_table_report(struct sink_table *t);
+/* Takes the progress line off the terminal, where one is drawn. */
+void sink_table_clear_progress(struct sink_table *t);
 void sink_table_release(struct sink_table *t);
 /* The first mark whose pattern covers summary key, or NULL. */
 const struct tab_mark *sink_table_mark(const struct sink_table *t,

@@ -14,6 +14,7 @@
 #include "experiment.h"
 #include "jsonlimit.h"
 #include "opts.h"
+#include "registry.h"
 #include "store.h"
 #include "strbuf.h"
 #include "strvec.h"

@@ -1,5 +1,8 @@
 /* registry.c - the table of every experiment: add one line here per new file */
-#include "experiment.h"
+#include "registry.h"
+
+#include <stddef.h>
+#include <string.h>
 
 /*
  * One line per experiment, in the order the list shows them: X(name) stands
@@ -24,3 +27,11 @@ EXPERIMENTS(DECLARE)
 
 #define ENTRY(name) &exp_##name,
 const struct experiment *const experiments[] = {EXPERIMENTS(ENTRY) NULL};
+
+const struct experiment *experiment_find(const char *name)
+{
+	for (int i = 0; experiments[i]; i++)
+		if (!strcmp(experiments[i]->name, name))
+			return experiments[i];
+	return NULL;
+}

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "declares.h"
 #include "errinfo.h"
-#include "experiment.h"
+#include "rules.h"
 #include "stats.h"
 
 enum adapt_fate adapt_flaw(const struct adapt_point *p, double overlap,
@@ -228,17 +229,6 @@ void adapt_run_count(struct adapt_run *a, int kept, int apart, int preempted)
 	a->preempted += preempted;
 }
 
-static const char *const summary_keys[] = {"rounds_kept", "rounds_redone_apart",
-					   "rounds_redone_preempted", NULL};
-
-int adapt_summary_key(const char *key)
-{
-	for (int i = 0; key && summary_keys[i]; i++)
-		if (!strcmp(key, summary_keys[i]))
-			return 1;
-	return 0;
-}
-
 void adapt_words(long kept, long apart, long preempted, char *buf, size_t len)
 {
 	long redone = apart + preempted;
@@ -263,9 +253,10 @@ void adapt_run_report(const struct adapt_run *a, struct sink *s)
 
 	if (!a || a->kept < 1)
 		return;
-	sink_summary(s, summary_keys[0], (double)a->kept, "rounds");
-	sink_summary(s, summary_keys[1], (double)a->apart, "rounds");
-	sink_summary(s, summary_keys[2], (double)a->preempted, "rounds");
+	sink_summary(s, harness_summary_keys[0], (double)a->kept, "rounds");
+	sink_summary(s, harness_summary_keys[1], (double)a->apart, "rounds");
+	sink_summary(s, harness_summary_keys[2], (double)a->preempted,
+		     "rounds");
 	adapt_words(a->kept, a->apart, a->preempted, words, sizeof(words));
 	sink_note(s, "info", "%s", words);
 }

@@ -165,10 +165,6 @@ void adapt_run_count(struct adapt_run *a, int kept, int apart, int preempted);
  */
 void adapt_run_report(const struct adapt_run *a, struct sink *s);
 
-/* Whether key is one of the summary keys adapt_run_report says: every
- * experiment may emit them. */
-int adapt_summary_key(const char *key);
-
 /* The note's text for those counts, into buf. */
 void adapt_words(long kept, long apart, long preempted, char *buf, size_t len);
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "compare.h"
-#include "experiment.h"
+#include "descriptor.h"
 
 /*
  * Bytes between two words that must not share a line: two 64-byte lines,

@@ -1,10 +1,9 @@
-/* experiment.h - the descriptor every experiment exports, and its run context */
+/* experiment.h - what runs an experiment: parsing a request, checking a descriptor, running and describing it */
 #ifndef NUMALAB_EXPERIMENT_H
 #define NUMALAB_EXPERIMENT_H
 
-#include <signal.h>
-#include <stdint.h>
-
+#include "declares.h"
+#include "descriptor.h"
 #include "labels.h"
 #include "params.h"
 #include "rules.h"
@@ -12,301 +11,6 @@
 #include "topo.h"
 #include "verdict.h"
 
-/* How the page draws one chart; points name their chart by id. */
-enum chart_kind {
-	CHART_LINE, /* x numeric, one line per series */
-	CHART_BAR,  /* x is a category (or thread count), bars grouped by series
-		     */
-	CHART_HEATMAP /* cells: row, col, value */
-};
-
-struct chart {
-	const char *id;
-	enum chart_kind kind;
-	const char *title;
-	const char *x_label;
-	const char *y_label;
-	int log_x; /* draw x on a log scale */
-	int log_y; /* draw y on a log scale (values that span decades) */
-	/*
-	 * When y grows with a param's count of operations (the wall time of
-	 * a round of increments= each), that param's name and what one
-	 * operation is ("increment"): runs of different sizes are compared
-	 * per operation, y divided by the param's value. NULL when y does
-	 * not grow with the run's size.
-	 */
-	const char *per_param, *per;
-};
-
-/* A figure the article published, drawn beside this machine's as a labelled
- * reference. */
-struct reference {
-	/*
-	 * The one place an article figure lives: .id names it for the
-	 * lessons (struct lesson .figure) and describe rules
-	 * (experiment_figure), .words says it in a sentence ("390% of the
-	 * separate-line time with 2 threads on four Pentium 4 processors
-	 * (2007)"). Both may be NULL for a figure only drawn.
-	 */
-	const char *id, *words;
-	const char *chart;
-	const char *series; /* names the source: "article 2007: 4x Pentium 4" */
-	double x;
-	const char *x_label; /* for categorical charts, or NULL */
-	double y;
-	const char *unit;
-	/*
-	 * When y is the total of a run larger than ours (0.23 s for 4 threads
-	 * x 1M increments), the operations it covers (4e6), what one is
-	 * ("increment") and this experiment's chart of the same figure per
-	 * operation ("ns"): the CLI and --json set it beside our points per
-	 * operation. 0 / NULL when y is already comparable.
-	 */
-	double ops;
-	const char *per, *per_chart;
-};
-
-/*
- * One chart or reference per call; anything more (.log_x, .x_label,
- * .ops, .per, .per_chart) follows as designated initialisers.
- */
-#define CHART(i, k, t, xl, yl, ...)                                            \
-	{                                                                      \
-		.id = (i), .kind = (k), .title = (t), .x_label = (xl),         \
-		.y_label = (yl), __VA_ARGS__                                   \
-	}
-#define REFERENCE(c, s, xv, yv, u, ...)                                        \
-	{                                                                      \
-		.chart = (c), .series = (s), .x = (xv), .y = (yv),             \
-		.unit = (u), __VA_ARGS__                                       \
-	}
-
-/*
- * A lesson for the classroom: a question the class answers with a guess
- * before a run with these params (each under 10 s on 2 cores, and never
- * over the server's estimate limit), then the run's answer beside the
- * article's figure.
- */
-struct lesson {
-	const char *id;	      /* unique within its experiment */
-	const char *title;    /* a few words, for the picker */
-	const char *question; /* asked before the run */
-	const char *params;   /* "k=v k=v": what the run is started with */
-	const char *unit;     /* of the guess and of the answer: "x", "ns" */
-	/*
-	 * The summary key that answers it, or an fnmatch(3) pattern: the
-	 * run's first summary key it matches.
-	 */
-	const char *answer;
-	const char *chart; /* the chart that shows it */
-	/* the id of the article's figure (struct reference .id) it is set
-	 * beside, or NULL; with figure_over, the ratio of the two figures
-	 * (cas over fetch_add: 0.73 s / 0.21 s) */
-	const char *figure, *figure_over;
-	/* the fewest cpus on which it can show anything (0: 2); fewer make
-	 * its precheck say "cannot" */
-	int min_cpus;
-};
-
-/* One lesson per call; .figure follows where it has one. */
-#define LESSON(i, t, q, p, u, a, c, ...)                                       \
-	{                                                                      \
-		.id = (i), .title = (t), .question = (q), .params = (p),       \
-		.unit = (u), .answer = (a), .chart = (c), __VA_ARGS__          \
-	}
-
-/*
- * A descriptor's usual fields, from the names every experiment file gives
- * them: its tables params (filling PARAM_STRUCT), charts, summary_keys and
- * lessons, and its hooks <prefix>_run, _describe, _precheck, _estimate.
- */
-#define EXPERIMENT_PARTS(prefix)                                               \
-	.params = params, .params_size = sizeof(PARAM_STRUCT),                 \
-	.charts = charts, .summary_keys = summary_keys, .lessons = lessons,    \
-	.run = prefix##_run, .describe = prefix##_describe,                    \
-	.precheck = prefix##_precheck, .estimate = prefix##_estimate
-
-/* The params every experiment takes, filled by experiment_parse. */
-struct common_params {
-	int64_t repeat, warmup;
-	/*
-	 * Seconds the run's rounds may grow into (adapt.h): ADAPT_BUDGET_AUTO
-	 * (-1) for a few times its estimate; 0 for exactly repeat rounds.
-	 */
-	double budget;
-	/* only for experiments with uses_placement; else empty and PLACE_SPREAD
-	 */
-	struct int_list cpus;
-	int placement; /* enum place_strategy */
-};
-
-struct run_ctx {
-	const struct experiment *exp;
-	/* the experiment's own struct (exp->params_size bytes), filled by its
-	 * table */
-	const void *params;
-	struct common_params common;
-	const struct topo *topo;
-	struct sink *sink;
-	volatile sig_atomic_t *cancel; /* set by SIGTERM/SIGINT: stop soon */
-	/*
-	 * The run's account of rounds kept and redone (adapt.h), set by
-	 * experiment_run; NULL: every point takes exactly repeat rounds.
-	 */
-	struct adapt_run *adapt;
-	/* The most seconds the run may take (a server's limit); 0: none. */
-	double max_seconds;
-};
-
-struct experiment {
-	const char *name;    /* identifier used by the API and the CLI */
-	const char *title;   /* for the page */
-	const char *summary; /* one line */
-	const char *explain; /* a few paragraphs, plain text, blank line
-				separated */
-	const char *section; /* where the article discusses it, "6.4.1" */
-	const struct param *params; /* NULL-name-terminated */
-	size_t params_size; /* sizeof the struct its rows' offsets point into */
-	const struct chart *charts; /* NULL-id-terminated */
-	const struct reference
-		*references; /* NULL-chart-terminated, may be NULL */
-	/*
-	 * Every summary key the run may emit, as fnmatch(3) patterns
-	 * ("slowdown_*_threads*"); NULL-terminated, may be NULL (none).
-	 */
-	const char *const *summary_keys;
-	/*
-	 * The words and unit of each summary key (struct key_label): every
-	 * summary_keys pattern must be matched by a row; a row's '*'s fill
-	 * its label's "%s"s ("slowdown_*_threads" -> "slowdown with %s
-	 * threads", "×"). The harness's own keys (rounds_kept, ...) are
-	 * labelled once in labels.c. Required when summary_keys is set.
-	 */
-	const struct key_label *summary_labels;
-	/*
-	 * Words for the series whose names are not already words
-	 * ("c11_seq_cst" -> "C11 atomic, seq_cst"); a series no row matches
-	 * is shown by its name. May be NULL.
-	 */
-	const struct key_label *series_labels;
-	/*
-	 * The headline figure: the summary key (a summary_keys pattern or a
-	 * key it matches) and the chart a page shows first. May be NULL.
-	 */
-	const char *headline_key, *headline_chart;
-	/*
-	 * The smallest run that still draws its charts ("k=v k=v"): the
-	 * registry test runs it and checks every chart id and summary key it
-	 * emits against this descriptor. Required.
-	 */
-	const char *smoke;
-	int uses_placement; /* takes the common cpus/placement params */
-	int min_nodes; /* NUMA nodes it needs to show anything; 0/1: none */
-	/*
-	 * The share (0-1) of its estimate whose rounds never grow into the
-	 * adaptive budget (work timed on its own threads, not through the
-	 * team harness or bw_measure): experiment_estimate adds budget only
-	 * for the rest. 0: all of it may grow.
-	 */
-	double fixed_share;
-	/*
-	 * Checks what the param table alone cannot (relations between
-	 * params, what the machine allows) before anything is allocated.
-	 * May be NULL. Returns 0 or -EINVAL with err set.
-	 */
-	int (*check)(const void *params, const struct common_params *common,
-		     const struct topo *t, struct errinfo *err);
-	/*
-	 * Before the run: for each comparison the run would state, whether
-	 * the resolved placement and this machine can show it. Adds a note
-	 * of level "cannot" per comparison that cannot be shown (one
-	 * sentence: what, and why), "warn" for one that can only be shown
-	 * weakly. The run stays allowed; the page shows these as badges on
-	 * the form. Pure: reads only its arguments. May be NULL.
-	 */
-	void (*precheck)(const void *params, const struct common_params *common,
-			 const struct topo *t, struct verdict *v);
-	/* Runs it: measures and emits points and summary values, no verdict.
-	 * Returns 0, -ECANCELED when ctx->cancel was seen, or -errno. */
-	int (*run)(struct run_ctx *ctx);
-	/*
-	 * Says what a run showed: its headline and interpretive notes, from
-	 * the run alone (points, summary, observed placement, the facts of
-	 * the machine it ran on), after checking that every comparison it
-	 * states is valid there; when one is not, it says what could not be
-	 * shown and why instead. Pure, so a stored or imported run can be
-	 * described again with today's rules. May be NULL (no headline).
-	 */
-	void (*describe)(const struct run_result *r, struct verdict *v);
-	/*
-	 * A rough upper estimate of the run's wall time (seconds) and of the
-	 * memory it allocates (bytes), so a server can refuse a request over
-	 * its limits before it starts. May be NULL (then: unknown). Build it
-	 * from this machine's measured rates, never from constants: the
-	 * run's work (rounds x operations, bytes streamed, pages touched,
-	 * teams started, round trips) times what rates_get() (rates.h) says
-	 * each costs here, with the helpers of workcost.h. Aim for an honest,
-	 * slightly high figure: estimate / actual within 0.5-2x (the bench's
-	 * estimate row checks it). Call it through experiment_estimate.
-	 */
-	void (*estimate)(const void *params, const struct common_params *common,
-			 const struct topo *t, double *seconds,
-			 uint64_t *bytes);
-	/* 1-3 lessons for the classroom; NULL-id-terminated, may be NULL. */
-	const struct lesson *lessons;
-	/*
-	 * The rulebook (rules.h): what its comparisons need, RULE_END-
-	 * terminated; checked by shared code before and after every run.
-	 * May be NULL only for an experiment that compares nothing.
-	 */
-	const struct rule *rules;
-	/*
-	 * The summary keys (fnmatch patterns) that state a comparison: the
-	 * harness marks them disowned when a rule fails. NULL-terminated,
-	 * may be NULL.
-	 */
-	const char *const *compared;
-	/*
-	 * The smallest relative difference this experiment calls a
-	 * difference (0.05 = 5%): the tol of its comparisons (compare.h) and
-	 * what the adaptive rounds aim to resolve. 0: 0.05.
-	 */
-	double precision;
-};
-
-/* The smallest difference exp calls one (its .precision, or 0.05). */
-double experiment_precision(const struct experiment *exp);
-
-/* The article figure exp names id (struct reference .id), or NULL. */
-const struct reference *experiment_figure(const struct experiment *exp,
-					  const char *id);
-/*
- * That figure's value in unit: its own y when the units agree, y / 100
- * for "%" asked as "x" (and x 100 the other way), s as ms/us/ns. Returns
- * 0, or -1 when it has no such figure or the units do not convert.
- */
-int experiment_figure_in(const struct experiment *exp, const char *id,
-			 const char *unit, double *out);
-
-/*
- * A summary key in words: exp's summary_labels, then the harness's, write
- * the label into buf (len bytes) and *unit (may be NULL) its unit.
- * Returns 0, or -ENOENT when no row matches (buf holds the key, *unit
- * NULL).
- */
-int experiment_summary_label(const struct experiment *exp, const char *key,
-			     char *buf, size_t len, const char **unit);
-/*
- * A series in words: exp's series_labels row for it, or its own name.
- * *unit (may be NULL) gets the row's unit, or NULL: the points' own.
- * Returns 0, or -ENOENT when the name itself was written.
- */
-int experiment_series_label(const struct experiment *exp, const char *series,
-			    char *buf, size_t len, const char **unit);
-
-/* The registry: a NULL-terminated table of every experiment. */
-extern const struct experiment *const experiments[];
-const struct experiment *experiment_find(const char *name);
 /*
  * The row of exp's param named by the first len bytes of name (its own
  * table, placement's when it uses placement, the common one): whether exp
@@ -314,6 +18,13 @@ const struct experiment *experiment_find(const char *name);
  */
 const struct param *experiment_param(const struct experiment *exp,
 				     const char *name, size_t len);
+
+/*
+ * Whether exp takes more params than a request may hold
+ * (PARAM_MAX_PER_EXP) with the common ones: 0, or -EINVAL with err set.
+ */
+int experiment_params_over_limit(const struct experiment *exp,
+				 struct errinfo *err);
 
 /* Params every experiment takes: cpus, placement, repeat, warmup, budget. */
 extern const struct param common_params[];
@@ -351,10 +62,6 @@ int experiment_parse_recorded(const struct experiment *exp, int argc,
  * naming the first problem.
  */
 int experiment_validate(const struct experiment *exp, struct errinfo *err);
-
-/* Whether exp declares chart id / a summary_keys pattern matching key. */
-int experiment_declares_chart(const struct experiment *exp, const char *id);
-int experiment_declares_summary(const struct experiment *exp, const char *key);
 
 /*
  * Runs exp with ctx, its sink checking every chart id and summary key

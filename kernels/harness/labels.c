@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiment.h"
+#include "descriptor.h"
 #include "strbuf.h"
 
 #define LABEL_MAX_STARS 8

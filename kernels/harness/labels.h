@@ -48,4 +48,22 @@ int label_table_check(const struct key_label *table, int need_unit, char *why,
 /* The harness's own summary keys (rounds kept and redone, overlap). */
 extern const struct key_label harness_summary_labels[];
 
+struct experiment;
+
+/*
+ * A summary key in words: exp's summary_labels, then the harness's, write
+ * the label into buf (len bytes) and *unit (may be NULL) its unit.
+ * Returns 0, or -ENOENT when no row matches (buf holds the key, *unit
+ * NULL).
+ */
+int experiment_summary_label(const struct experiment *exp, const char *key,
+			     char *buf, size_t len, const char **unit);
+/*
+ * A series in words: exp's series_labels row for it, or its own name.
+ * *unit (may be NULL) gets the row's unit, or NULL: the points' own.
+ * Returns 0, or -ENOENT when the name itself was written.
+ */
+int experiment_series_label(const struct experiment *exp, const char *series,
+			    char *buf, size_t len, const char **unit);
+
 #endif

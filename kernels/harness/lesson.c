@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "declares.h"
 #include "strbuf.h"
 
 int lesson_argv(const struct lesson *l, struct strvec *out)

@@ -2,7 +2,7 @@
 #ifndef NUMALAB_LESSON_H
 #define NUMALAB_LESSON_H
 
-#include "experiment.h"
+#include "descriptor.h"
 #include "strvec.h"
 
 /*

@@ -8,34 +8,12 @@
 #include <string.h>
 
 #include "compare.h"
-#include "experiment.h"
+#include "declares.h"
+#include "topo.h"
 #include "verdict_mem.h"
 
 /* The most values of one param the rules look at (a sweep's elements). */
 #define RULES_MAX_VALUES PARAM_MAX_LIST
-
-int machine_cache_implausible(const struct machine_facts *m)
-{
-	int cores = m->ncores > 0 ? m->ncores : m->npus;
-	int per;
-
-	if (!m->llc_bytes || cores <= 0 || m->llc_instances <= 0)
-		return 0;
-	/* the cores under one instance: a private cache has one */
-	per = cores / m->llc_instances;
-	if (per < 1)
-		per = 1;
-	return m->llc_bytes > RULES_LLC_MOST_PER_CORE * (uint64_t)per;
-}
-
-uint64_t machine_llc_judged(const struct machine_facts *m)
-{
-	int cores = m->ncores > 0 ? m->ncores : m->npus;
-
-	if (machine_cache_implausible(m))
-		return RULES_LLC_PLAUSIBLE_PER_CORE * (uint64_t)cores;
-	return machine_llc_total(m);
-}
 
 /* "this machine reports 508 MiB of L3 per core, which no real cache has" */
 static void implausible_note(const struct machine_facts *m, struct verdict *v)

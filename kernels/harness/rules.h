@@ -114,22 +114,4 @@ void rules_describe(const struct run_result *r, struct rule_findings *f,
 /* The .floor of exp's RULE_TOGETHER rule; 0 when it declares none. */
 double rules_together_floor(const struct experiment *exp);
 
-/*
- * A last-level cache no real machine has (a hypervisor's invention: this
- * lab's VM reports 508 MiB per cpu): more than RULES_LLC_MOST_PER_CORE per
- * core that shares it. The most a real one has is 48 MiB per core (AMD's
- * 16-core EPYC 9184X: 96 MiB of stacked L3 over each 2 cores). 1 when
- * implausible; 0 when the cores are unknown.
- */
-#define RULES_LLC_MOST_PER_CORE (64ull << 20)
-int machine_cache_implausible(const struct machine_facts *m);
-
-/*
- * The last-level cache to judge sizes against: the reported total, or,
- * where it is implausible, RULES_LLC_PLAUSIBLE_PER_CORE x the cores (the
- * most a real one of this many cores holds).
- */
-#define RULES_LLC_PLAUSIBLE_PER_CORE (16ull << 20)
-uint64_t machine_llc_judged(const struct machine_facts *m);
-
 #endif

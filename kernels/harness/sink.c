@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiment.h"
+#include "declares.h"
 
 /* Records the first id a run emits that its descriptor does not declare. */
 static void undeclared(struct sink *s, const char *what, const char *id)

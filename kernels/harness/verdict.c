@@ -354,3 +354,26 @@ void verdict_emit(const struct verdict *v, struct sink *s)
 	if (v->headline[0])
 		sink_headline(s, "%s", v->headline);
 }
+
+int machine_cache_implausible(const struct machine_facts *m)
+{
+	int cores = m->ncores > 0 ? m->ncores : m->npus;
+	int per;
+
+	if (!m->llc_bytes || cores <= 0 || m->llc_instances <= 0)
+		return 0;
+	/* the cores under one instance: a private cache has one */
+	per = cores / m->llc_instances;
+	if (per < 1)
+		per = 1;
+	return m->llc_bytes > RULES_LLC_MOST_PER_CORE * (uint64_t)per;
+}
+
+uint64_t machine_llc_judged(const struct machine_facts *m)
+{
+	int cores = m->ncores > 0 ? m->ncores : m->npus;
+
+	if (machine_cache_implausible(m))
+		return RULES_LLC_PLAUSIBLE_PER_CORE * (uint64_t)cores;
+	return machine_llc_total(m);
+}

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "rules.h"
+#include "verdict.h"
 
 uint64_t mem_llc_floor(const struct machine_facts *m)
 {

@@ -78,6 +78,12 @@ const struct topo *api_topology(const struct api *a)
 	return a->topo;
 }
 
+/* POST /api/runs/check, judged against this server's machine. */
+static enum MHD_Result api_post_check(struct http_request *rq, void *ctx)
+{
+	return api_check_run(rq, api_topology(ctx));
+}
+
 void api_free(struct api *a)
 {
 	if (!a)

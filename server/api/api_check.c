@@ -48,7 +48,7 @@ static const struct request_rules check_rules = {
 	.list_known = 1,
 };
 
-enum MHD_Result api_post_check(struct http_request *rq, void *ctx)
+enum MHD_Result api_check_run(struct http_request *rq, const struct topo *t)
 {
 	struct run_request req = RUN_REQUEST_INIT;
 	struct errinfo perr;
@@ -65,16 +65,14 @@ enum MHD_Result api_post_check(struct http_request *rq, void *ctx)
 	root = http_body_json(rq, &ret);
 	if (!root)
 		return ret;
-	rc = schema_run_request(root, &check_rules, api_topology(ctx), &req,
-				&perr);
+	rc = schema_run_request(root, &check_rules, t, &req, &perr);
 	if (rc == -ENOMEM)
 		ret = MHD_NO;
 	else if (rc)
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, req.field, "%s",
 				 perr.msg);
 	else {
-		doc = check_document(req.exp, req.typed, &req.common,
-				     api_topology(ctx));
+		doc = check_document(req.exp, req.typed, &req.common, t);
 		ret = doc ? http_json(rq, MHD_HTTP_OK, doc) : MHD_NO;
 	}
 	run_request_clear(&req);

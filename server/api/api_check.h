@@ -2,7 +2,8 @@
 #ifndef NUMALAB_API_CHECK_H
 #define NUMALAB_API_CHECK_H
 
-#include "api.h"
+#include "http.h"
+#include "topo.h"
 
 /*
  * Parses the body as POST /api/runs does ({"experiment", "params"}) and
@@ -10,8 +11,8 @@
  * "estimate_bytes"}: what the experiment's precheck says this machine
  * and the resolved placement can show (notes of level info, warn,
  * cannot), without queueing anything. Bad input: 400 {"error","field"}.
- * ctx is a struct api.
+ * t is this machine, as the server read it.
  */
-enum MHD_Result api_post_check(struct http_request *rq, void *ctx);
+enum MHD_Result api_check_run(struct http_request *rq, const struct topo *t);
 
 #endif

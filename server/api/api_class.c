@@ -10,6 +10,7 @@
 
 #include "experiment.h"
 #include "guesses.h"
+#include "registry.h"
 
 #define TOUCHED_MAX 4096 /* runs given guesses in one server's life */
 

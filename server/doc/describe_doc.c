@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "registry.h"
 #include "schema.h"
 #include "strvec.h"
 

@@ -8,6 +8,7 @@
 
 #include "csv.h"
 #include "experiment.h"
+#include "registry.h"
 #include "strbuf.h"
 
 /* One field and its separator; csv_field neutralises formula text. */

@@ -11,6 +11,7 @@
 #include "events.h"
 #include "experiment.h"
 #include "jsonschema.h"
+#include "registry.h"
 
 /* Whether e has a chart of this id. */
 static int chart_known(const struct experiment *e, const char *id)

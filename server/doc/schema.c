@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "registry.h"
 #include "strbuf.h"
 
 static const char *chart_kind_name(enum chart_kind k)

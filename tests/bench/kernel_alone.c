@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "registry.h"
 
 #define MAX_LINES 65536
 

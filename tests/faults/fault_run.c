@@ -23,6 +23,7 @@
 #include "import_store.h"
 #include "jsonlimit.h"
 #include "params.h"
+#include "registry.h"
 #include "runlog.h"
 #include "store.h"
 #include "topo.h"

@@ -15,6 +15,7 @@
 #include "export_csv.h"
 #include "import.h"
 #include "jsonlimit.h"
+#include "registry.h"
 #include "topo.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);

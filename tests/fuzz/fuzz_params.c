@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "registry.h"
 
 static struct topo *topo;
 

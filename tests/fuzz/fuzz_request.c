@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "experiment.h"
+#include "registry.h"
 #include "schema.h"
 
 static struct topo *topo;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "registry.h"
 #include "team.h"
 #include "topo_fixture.h"
 #include "verdict.h"

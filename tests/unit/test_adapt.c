@@ -12,6 +12,7 @@
 
 #include "adapt.h"
 #include "experiment.h"
+#include "registry.h"
 #include "team.h"
 #include "topo_fixture.h"
 

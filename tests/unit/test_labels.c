@@ -11,6 +11,7 @@
 
 #include "experiment.h"
 #include "lesson.h"
+#include "registry.h"
 #include "strbuf.h"
 #include "strvec.h"
 

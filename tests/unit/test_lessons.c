@@ -12,6 +12,7 @@
 
 #include "experiment.h"
 #include "lesson.h"
+#include "registry.h"
 #include "topo_fixture.h"
 
 /* numalab serve's default --max-run-seconds: a lesson must never be refused by

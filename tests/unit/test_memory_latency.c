@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "experiment.h"
+#include "registry.h"
 #include "run_fixture.h"
 
 #define ARGV(...) ((char *const[]){__VA_ARGS__})

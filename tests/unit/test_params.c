@@ -9,6 +9,7 @@
 
 #include "experiment.h"
 #include "params.h"
+#include "registry.h"
 
 enum colour { GREEN = 3, RED = 5, BLUE = 7 };
 /* values out of table order: a choice's value, not its position, is what is

@@ -14,6 +14,7 @@
 #include "experiment.h"
 #include "params.h"
 #include "rates.h"
+#include "registry.h"
 #include "topo.h"
 
 static void temp_path(char *buf, size_t len)

@@ -12,6 +12,7 @@
 #include "experiment.h"
 #include "lesson.h"
 #include "record.h"
+#include "registry.h"
 #include "strvec.h"
 
 static struct topo *topo;

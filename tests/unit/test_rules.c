@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "experiment.h"
+#include "registry.h"
 #include "run_fixture.h"
 #include "verdict_mem.h"
 

@@ -10,6 +10,7 @@
 #include "experiment.h"
 #include "labels.h"
 #include "lesson.h"
+#include "registry.h"
 #include "run_fixture.h"
 #include "strvec.h"
 #include "verdict_mem.h"

@@ -13,6 +13,7 @@
 #include "contend.h"
 #include "experiment.h"
 #include "lesson.h"
+#include "registry.h"
 #include "run_fixture.h"
 
 #define TWO_SOCKET "tests/data/two_socket_smt.xml"

@@ -1,0 +1,90 @@
+/* declares.c - what a descriptor declares, asked of it alone */
+#include "declares.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const harness_summary_keys[] = {
+	"rounds_kept", "rounds_redone_apart", "rounds_redone_preempted", NULL};
+
+int adapt_summary_key(const char *key)
+{
+	for (int i = 0; key && harness_summary_keys[i]; i++)
+		if (!strcmp(key, harness_summary_keys[i]))
+			return 1;
+	return 0;
+}
+
+int experiment_declares_chart(const struct experiment *exp, const char *id)
+{
+	for (const struct chart *c = exp->charts; c && c->id; c++)
+		if (!strcmp(c->id, id))
+			return 1;
+	return 0;
+}
+
+int experiment_declares_summary(const struct experiment *exp, const char *key)
+{
+	if (adapt_summary_key(key))
+		return 1; /* the harness's account of rounds, in every run */
+	for (const char *const *k = exp->summary_keys; k && *k; k++)
+		if (!fnmatch(*k, key, 0))
+			return 1;
+	return 0;
+}
+
+double experiment_precision(const struct experiment *exp)
+{
+	return exp && exp->precision > 0 ? exp->precision : 0.05;
+}
+
+const struct reference *experiment_figure(const struct experiment *exp,
+					  const char *id)
+{
+	for (const struct reference *r = exp->references; id && r && r->chart;
+	     r++)
+		if (r->id && !strcmp(r->id, id))
+			return r;
+	return NULL;
+}
+
+/* Seconds in one of unit ("s", "ms", "us", "µs", "ns"), 0 when not a time. */
+static double time_unit(const char *unit)
+{
+	static const struct {
+		const char *name;
+		double s;
+	} units[] = {{"s", 1},	   {"ms", 1e-3}, {"us", 1e-6},
+		     {"µs", 1e-6}, {"ns", 1e-9}, {NULL, 0}};
+
+	for (int i = 0; unit && units[i].name; i++)
+		if (!strcmp(unit, units[i].name))
+			return units[i].s;
+	return 0;
+}
+
+int experiment_figure_in(const struct experiment *exp, const char *id,
+			 const char *unit, double *out)
+{
+	const struct reference *r = experiment_figure(exp, id);
+	double from, to;
+
+	if (!r || !r->unit || !unit)
+		return -1;
+	if (!strcmp(r->unit, unit))
+		*out = r->y;
+	else if (!strcmp(r->unit, "%") && !strcmp(unit, "x"))
+		*out = r->y / 100;
+	else if (!strcmp(r->unit, "x") && !strcmp(unit, "%"))
+		*out = r->y * 100;
+	else if ((from = time_unit(r->unit)) > 0 && (to = time_unit(unit)) > 0)
+		*out = r->y * from / to;
+	else
+		return -1;
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* declares.h - what a descriptor declares, asked of it alone: charts, summary keys, figures, precision */
+#ifndef NUMALAB_DECLARES_H
+#define NUMALAB_DECLARES_H
+
+#include "descriptor.h"
+
+/* Whether exp declares chart id / a summary_keys pattern matching key. */
+int experiment_declares_chart(const struct experiment *exp, const char *id);
+int experiment_declares_summary(const struct experiment *exp, const char *key);
+
+/* Whether key is one of the summary keys adapt_run_report says: every
+ * experiment may emit them. */
+int adapt_summary_key(const char *key);
+/* Those keys, in the order the report says them: kept, redone apart,
+ * redone preempted; NULL-terminated. */
+extern const char *const harness_summary_keys[];
+
+/* The smallest difference exp calls one (its .precision, or 0.05). */
+double experiment_precision(const struct experiment *exp);
+
+/* The article figure exp names id (struct reference .id), or NULL. */
+const struct reference *experiment_figure(const struct experiment *exp,
+					  const char *id);
+/*
+ * That figure's value in unit: its own y when the units agree, y / 100
+ * for "%" asked as "x" (and x 100 the other way), s as ms/us/ns. Returns
+ * 0, or -1 when it has no such figure or the units do not convert.
+ */
+int experiment_figure_in(const struct experiment *exp, const char *id,
+			 const char *unit, double *out);
+
+#endif

@@ -1,0 +1,261 @@
+/* experiment_parse.c - the params every experiment shares, and parsing a request for one */
+#include "adapt.h"
+#include "experiment.h"
+#include "verdict_mem.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct param_choice strategies[] = {{"spread", PLACE_SPREAD},
+						 {"compact", PLACE_COMPACT},
+						 {"os", PLACE_OS},
+						 {0}};
+
+#define PARAM_STRUCT struct common_params
+const struct param placement_params[] = {
+	PARAM_CPULIST(
+		cpus, "", 0, 65535,
+		"run thread i on the i-th CPU of this list (e.g. 0,2-3); empty: use the placement strategy"),
+	PARAM_ENUM(
+		placement, "spread", strategies,
+		"spread: as far apart as possible (nodes, caches, cores); compact: as close as possible; os: no pinning"),
+	{0}};
+
+const struct param common_params[] = {
+	PARAM_INT(
+		repeat, "5", 1, 1000, "rounds",
+		"the least timed rounds per point: the point is their median; more follow while its 95% interval is wider than the experiment's precision and the budget lasts"),
+	PARAM_INT(warmup, "1", 0, 100, "rounds",
+		  "untimed rounds before the timed ones"),
+	PARAM_TEXT(
+		budget, "auto", adapt_parse_budget,
+		"seconds the rounds may grow into, and redo rounds where the threads ran apart or were preempted: auto (3x the run's estimate, within the server's limit) or 0-3600 (0: exactly 'repeat' rounds, none redone)"),
+	{0}};
+
+const struct param *experiment_param(const struct experiment *exp,
+				     const char *name, size_t len)
+{
+	const struct param *tables[3];
+	int nt = 0;
+
+	tables[nt++] = exp->params;
+	if (exp->uses_placement)
+		tables[nt++] = placement_params;
+	tables[nt++] = common_params;
+	return params_find(tables, nt, name, len);
+}
+
+/* Trims a PARAM_F_CPUS default ("1-4") to the CPUs the machine allows. */
+static void trim_default(const struct param *p, const struct topo *t, char *buf,
+			 size_t len)
+{
+	int32_t v[PARAM_MAX_LIST];
+	char msg[PARAM_ERR_LEN];
+	int n = parse_int_list(p->def, p->min, p->max, v, PARAM_MAX_LIST, msg,
+			       sizeof(msg));
+	int k = 0;
+
+	snprintf(buf, len, "%s", p->def);
+	if (n <= 0)
+		return;
+	for (int i = 0; i < n; i++)
+		if (v[i] <= t->nallowed)
+			v[k++] = v[i];
+	if (k == 0)
+		v[k++] = t->nallowed > 0 ? t->nallowed : 1;
+	format_int_list(v, k, buf, len);
+}
+
+/*
+ * A PARAM_F_MEMORY default: mem_default_bytes (verdict_mem.h), the one
+ * rule its help states, from the smallest node's size.
+ */
+static void memory_default(const struct topo *t, char *buf, size_t len)
+{
+	struct machine_facts m;
+	uint64_t least = 0;
+
+	machine_facts_from_topo(t, &m);
+	/* the node's size, not what is free now: a default must not move
+	 * from one call to the next */
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->node[i].mem_total &&
+		    (!least || t->node[i].mem_total < least))
+			least = t->node[i].mem_total;
+	snprintf(buf, len, "%lluM",
+		 (unsigned long long)(mem_default_bytes(&m, least) >> 20));
+}
+static int count_params(const struct param *p)
+{
+	int n = 0;
+
+	while (p && p[n].name)
+		n++;
+	return n;
+}
+
+/* How many params exp takes in all: its own, placement's, the common ones. */
+static int total_params(const struct experiment *exp)
+{
+	return count_params(exp->params) +
+	       (exp->uses_placement ? count_params(placement_params) : 0) +
+	       count_params(common_params);
+}
+int experiment_params_over_limit(const struct experiment *exp,
+				 struct errinfo *err)
+{
+	int n = total_params(exp);
+
+	if (n <= PARAM_MAX_PER_EXP)
+		return 0;
+	return errinfo_set(
+		err, NULL,
+		"experiment '%s' takes %d parameters with the common ones, over the limit of %d (PARAM_MAX_PER_EXP)",
+		exp->name, n, PARAM_MAX_PER_EXP);
+}
+
+static int own_row(const struct experiment *exp, const struct param *p)
+{
+	int n = count_params(exp->params);
+
+	return p >= exp->params && p < exp->params + n;
+}
+
+/*
+ * Parses the k=v texts against exp's tables (trimming PARAM_F_CPUS
+ * defaults to t and sizing PARAM_F_MEMORY ones from its caches when t
+ * is given) and stores every value in params or
+ * common. Returns 0 or -EINVAL with err set.
+ */
+static int parse_tables(const struct experiment *exp, const struct topo *t,
+			int argc, char *const *argv, struct param_values *pv,
+			void *params, struct common_params *common,
+			struct errinfo *err)
+{
+	const struct param *tables[3];
+	struct param trimmed[PARAM_MAX_PER_EXP + 1];
+	char defs[PARAM_MAX_PER_EXP][64];
+	int nt = 0, np = 0, rc;
+
+	memset(err, 0, sizeof(*err));
+	if (experiment_params_over_limit(exp, err))
+		return -EINVAL;
+	/* a copy of the table with machine-dependent defaults trimmed */
+	for (const struct param *p = exp->params; p->name; p++) {
+		trimmed[np] = *p;
+		if ((p->flags & PARAM_F_CPUS) && t) {
+			trim_default(p, t, defs[np], sizeof(defs[np]));
+			trimmed[np].def = defs[np];
+		}
+		if ((p->flags & PARAM_F_MEMORY) && t) {
+			memory_default(t, defs[np], sizeof(defs[np]));
+			trimmed[np].def = defs[np];
+		}
+		if (p->machine_def && t) {
+			p->machine_def(t, defs[np], sizeof(defs[np]));
+			trimmed[np].def = defs[np];
+		}
+		np++;
+	}
+	memset(&trimmed[np], 0, sizeof(trimmed[np]));
+	tables[nt++] = trimmed;
+	if (exp->uses_placement)
+		tables[nt++] = placement_params;
+	tables[nt++] = common_params;
+	rc = params_parse(tables, nt, argc, argv, pv, err);
+	if (rc)
+		return rc;
+	/* point every value back at the real table row */
+	for (int i = 0; i < pv->n; i++)
+		if (pv->v[i].p >= trimmed && pv->v[i].p < trimmed + np)
+			pv->v[i].p = exp->params + (pv->v[i].p - trimmed);
+	memset(common, 0, sizeof(*common));
+	common->placement = PLACE_SPREAD;
+	memset(params, 0, exp->params_size);
+	for (int i = 0; i < pv->n; i++)
+		param_store(&pv->v[i],
+			    own_row(exp, pv->v[i].p) ? params : (void *)common);
+	return 0;
+}
+
+/* The placement and thread-count checks of PARAM_F_CPUS values against t. */
+static int check_cpus(const struct experiment *exp, const struct topo *t,
+		      const struct param_values *pv,
+		      const struct common_params *common, struct errinfo *err)
+{
+	for (int i = 0; i < pv->n; i++) {
+		const struct param_value *v = &pv->v[i];
+		int64_t most = 0;
+		int rc;
+
+		if (!(v->p->flags & PARAM_F_CPUS))
+			continue;
+		for (int k = 0; k < v->n; k++)
+			if (v->list[k] > most)
+				most = v->list[k];
+		if (v->p->type == PARAM_INT)
+			most = v->i;
+		if (exp->uses_placement) {
+			int plan[PARAM_MAX_LIST];
+			if (most > PARAM_MAX_LIST)
+				most = PARAM_MAX_LIST;
+			rc = topo_plan(t, common->placement, common->cpus.v,
+				       common->cpus.n, (int)most, plan,
+				       err->msg, sizeof(err->msg));
+			if (rc) {
+				snprintf(err->field, sizeof(err->field), "%s",
+					 common->cpus.n ? "cpus" : v->p->name);
+				return rc;
+			}
+		} else if (most > t->nallowed) {
+			return errinfo_set(
+				err, v->p->name,
+				"'%s' asks for %lld threads, but only %d cpus are available to this process (allowed: %s)",
+				v->p->name, (long long)most, t->nallowed,
+				t->allowed_text);
+		}
+	}
+	return 0;
+}
+
+int experiment_parse(const struct experiment *exp, const struct topo *t,
+		     int argc, char *const *argv, struct param_values *pv,
+		     void *params, struct common_params *common,
+		     struct errinfo *err)
+{
+	struct common_params *own_common = NULL;
+	void *own_params = NULL;
+	int rc = -ENOMEM;
+
+	if (!common)
+		common = own_common = malloc(sizeof(*common));
+	if (!params)
+		params = own_params =
+			calloc(1, exp->params_size ? exp->params_size : 1);
+	if (!common || !params) {
+		errinfo_set(err, NULL, "out of memory");
+		goto out;
+	}
+	rc = parse_tables(exp, t, argc, argv, pv, params, common, err);
+	if (!rc && t)
+		rc = check_cpus(exp, t, pv, common, err);
+	if (!rc && exp->check)
+		rc = exp->check(params, common, t, err);
+out:
+	free(own_common);
+	free(own_params);
+	return rc;
+}
+
+int experiment_parse_recorded(const struct experiment *exp, int argc,
+			      char *const *argv, struct param_values *pv,
+			      void *params, struct common_params *common,
+			      struct errinfo *err)
+{
+	return parse_tables(exp, NULL, argc, argv, pv, params, common, err);
+}

@@ -1,0 +1,256 @@
+/* experiment_run.c - running an experiment, and describing and prechecking what it shows */
+#include "adapt.h"
+#include "experiment.h"
+#include "rates.h"
+#include "record.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The account of ctx's rounds, its budget resolved (auto: from the run's
+ * own estimate), passing events on to next; NULL when out of memory (the
+ * run then takes exactly repeat rounds).
+ */
+static struct adapt_run *adapt_start(const struct run_ctx *ctx,
+				     struct sink *next)
+{
+	struct adapt_run *a = calloc(1, sizeof(*a));
+	double est = 0;
+	uint64_t bytes = 0;
+
+	if (!a)
+		return NULL;
+	if (ctx->common.budget == ADAPT_BUDGET_AUTO && ctx->exp->estimate)
+		ctx->exp->estimate(ctx->params, &ctx->common, ctx->topo, &est,
+				   &bytes);
+	adapt_run_init(a, ctx->exp, &ctx->common,
+		       adapt_budget(&ctx->common, est, ctx->max_seconds), next);
+	return a;
+}
+
+int experiment_run(struct run_ctx *ctx, struct errinfo *err)
+{
+	struct sink *s = ctx->sink;
+	int rc;
+
+	struct record rec;
+	struct run_ctx rctx = *ctx;
+	struct machine_facts m;
+	struct run_result rr = {0};
+	struct verdict *v;
+	struct adapt_run *ad;
+
+	memset(err, 0, sizeof(*err));
+	if (!s)
+		return ctx->exp->run(ctx);
+	s->declared = ctx->exp;
+	s->undeclared[0] = '\0';
+	record_init(&rec, s);
+	rctx.sink = &rec.sink;
+	ad = adapt_start(ctx, &rec.sink);
+	if (ad) {
+		rctx.sink = &ad->sink;
+		rctx.adapt = ad;
+	}
+	rc = ctx->exp->run(&rctx);
+	/* recorded before the verdict, which may read it */
+	adapt_run_report(ad, &rec.sink);
+	free(ad);
+	if ((rc == 0 || rc == -ECANCELED) && ctx->exp->describe) {
+		v = calloc(1, sizeof(*v));
+		if (v) {
+			machine_facts_from_topo(ctx->topo, &m);
+			record_result(&rec, &rr);
+			rr.exp = ctx->exp;
+			rr.params = ctx->params;
+			rr.common = &ctx->common;
+			rr.machine = &m;
+			rr.complete = rc == 0;
+			experiment_describe(&rr, v);
+			verdict_emit(v, s);
+			free(v);
+		}
+	}
+	record_free(&rec);
+	s->declared = NULL;
+	if (s->undeclared[0] && rc != -ECANCELED) {
+		errinfo_set(
+			err, NULL,
+			"experiment '%s' emitted %s, which its descriptor does not declare",
+			ctx->exp->name, s->undeclared);
+		return -EPROTO;
+	}
+	return rc;
+}
+
+/*
+ * Drops the notes from first on that repeat an earlier note word for
+ * word: the rulebook and a hook may say the same sentence.
+ */
+static void drop_repeats(struct verdict *v, int first)
+{
+	int k = first;
+
+	for (int i = first; i < v->nnotes; i++) {
+		int seen = 0;
+		for (int j = 0; j < k && !seen; j++)
+			seen = !strcmp(v->notes[j].text, v->notes[i].text);
+		if (!seen && k != i)
+			v->notes[k] = v->notes[i];
+		k += !seen;
+	}
+	v->nnotes = k;
+}
+
+/* A summary key of one thread: nobody ran with it, so no together mark. */
+static int one_thread_key(const char *key)
+{
+	return !fnmatch("*_1_threads", key, 0) ||
+	       !fnmatch("*_1_threads_*", key, 0);
+}
+
+/*
+ * The lower-bound mark for one compared pattern: on each key of a
+ * team (never a one-thread key: it ran alone by design), or on the
+ * pattern itself when the keys would not fit in the verdict's marks.
+ */
+static void mark_lower_bound(const struct run_result *r, const char *pattern,
+			     const struct rule_findings *f, struct verdict *v)
+{
+	int teams = 0, alone = 0;
+
+	for (int i = 0; i < r->nsummary; i++) {
+		if (fnmatch(pattern, r->summary[i].key, 0))
+			continue;
+		if (one_thread_key(r->summary[i].key))
+			alone++;
+		else
+			teams++;
+	}
+	if (!alone || teams > VERDICT_MAX_MARKS - v->nmarks) {
+		verdict_mark(
+			v, pattern, VERDICT_AT_LEAST,
+			"a lower bound: the threads ran together only %.0f%% of a round",
+			f->together * 100);
+		return;
+	}
+	for (int i = 0; i < r->nsummary; i++)
+		if (!fnmatch(pattern, r->summary[i].key, 0) &&
+		    !one_thread_key(r->summary[i].key) &&
+		    !verdict_mark_why(v, r->summary[i].key, NULL))
+			verdict_mark(
+				v, r->summary[i].key, VERDICT_AT_LEAST,
+				"a lower bound: the threads ran together only %.0f%% of a round",
+				f->together * 100);
+}
+
+/* Marks every compared key the way the rulebook's findings say. */
+static void mark_compared(const struct run_result *r,
+			  const struct rule_findings *f, struct verdict *v)
+{
+	for (const char *const *k = r->exp->compared; k && *k; k++) {
+		if (f->failed)
+			verdict_mark(v, *k, VERDICT_DISOWNED, "%s", f->why);
+		else if (f->lower_bound && !verdict_mark_why(v, *k, NULL))
+			mark_lower_bound(r, *k, f, v);
+	}
+}
+
+void experiment_describe(const struct run_result *r, struct verdict *v)
+{
+	struct run_result rr = *r;
+	struct rule_findings f;
+
+	memset(v, 0, sizeof(*v));
+	if (!r->exp)
+		return;
+	/* the rules first, so the hook reads their findings */
+	rules_describe(r, &f, v);
+	rr.rules = &f;
+	if (r->exp->describe)
+		r->exp->describe(&rr, v);
+	drop_repeats(v, 0);
+	mark_compared(r, &f, v);
+}
+
+void experiment_precheck(const struct experiment *exp, const void *params,
+			 const struct common_params *common,
+			 const struct topo *t, struct verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (!t)
+		return;
+	rules_precheck(exp, params, common, t, v);
+	if (exp->precheck)
+		exp->precheck(params, common, t, v);
+	drop_repeats(v, 0);
+}
+
+void experiment_precheck_placement(const struct topo *t,
+				   const struct common_params *common,
+				   int nthreads, const char *same_cpu,
+				   const char *siblings, struct verdict *v)
+{
+	int *plan = calloc((size_t)(nthreads > 0 ? nthreads : 1), sizeof(int));
+	char msg[ERRINFO_MSG_LEN];
+	int a, b;
+
+	if (plan &&
+	    !topo_plan(t, common->placement, common->cpus.v, common->cpus.n,
+		       nthreads, plan, msg, sizeof(msg))) {
+		if (common->placement != PLACE_OS &&
+		    topo_plan_distinct(plan, nthreads) < 2)
+			verdict_note(
+				v, "cannot",
+				"the placement puts every thread on cpu %d: %s",
+				plan[0], same_cpu);
+		else if (topo_plan_siblings(t, plan, nthreads, &a, &b))
+			verdict_note(
+				v, "warn",
+				"the placement puts threads on smt siblings (cpu %d and %d share a core): %s",
+				a, b, siblings);
+	}
+	free(plan);
+}
+
+int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
+		    struct errinfo *err)
+{
+	memset(err, 0, sizeof(*err));
+	snprintf(err->field, sizeof(err->field), "cpus");
+	return topo_plan(ctx->topo, ctx->common.placement, ctx->common.cpus.v,
+			 ctx->common.cpus.n, nthreads, cpus, err->msg,
+			 sizeof(err->msg));
+}
+
+int experiment_estimate(const struct experiment *exp, const void *params,
+			const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
+{
+	double budget;
+
+	*seconds = 0;
+	*bytes = 0;
+	if (!exp->estimate)
+		return -ENOENT;
+	exp->estimate(params, common, t, seconds, bytes);
+	/*
+	 * The rounds grow into the budget only while a point's interval is
+	 * wide: a quiet machine stops near the least rounds, a busy one
+	 * near the budget. The geometric middle of the two is within
+	 * sqrt(budget / least) of either, 1.73x for auto's 3x: closer than
+	 * the arithmetic middle (2x of the least).
+	 */
+	budget = adapt_budget(common, *seconds, 0);
+	if (budget > *seconds && *seconds > 0)
+		*seconds += *seconds * (sqrt(budget / *seconds) - 1) *
+			    (1 - exp->fixed_share);
+	*seconds += rates_get()->start_s;
+	return 0;
+}
