@@ -333,9 +333,13 @@ static void split_body(void *arg, int tid, int round)
 	double s = 0;
 
 	(void)round;
-	for (int64_t r = 0; r < j->passes; r++)
+	/* every pass marked: a round is timed over the stretches both
+	 * threads were on their cpus */
+	for (int64_t r = 0; r < j->passes; r++) {
 		for (size_t o = 0; o < j->len; o += 64)
 			s += p[o];
+		team_mark((double)(r + 1));
+	}
 	j->sum[tid] = s;
 }
 
@@ -381,7 +385,8 @@ static int run_cache_split(struct run_ctx *ctx)
 				       .cpus = cpus,
 				       .arg = &j,
 				       .setup = split_setup,
-				       .body = split_body};
+				       .body = split_body,
+				       .work = 2.0 * (double)j.passes};
 		const char *label = mode == PAIR_SHARED ? "one cache" : "split";
 		if (topo_plan_pairs(t, level, mode, 1, cpus, msg, sizeof(msg)))
 			break;

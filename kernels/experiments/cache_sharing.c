@@ -114,8 +114,12 @@ static void cs_body(void *arg, int tid, int round)
 	struct cs_job *j = arg;
 	uint64_t sum = (uint64_t)round;
 
-	for (int k = 0; k < j->passes; k++)
+	/* every pass marked: a round is timed over the stretches every
+	 * thread was on its cpu (the work: passes, all threads') */
+	for (int k = 0; k < j->passes; k++) {
 		sum = read_lines(j->data[tid], j->words, j->step, sum);
+		team_mark(k + 1);
+	}
 	j->sums[tid].sum = sum;
 }
 
@@ -217,7 +221,8 @@ static int measure(struct run_ctx *ctx, enum placement pl, const int *cpus,
 			       .cpus = cpus,
 			       .arg = &j,
 			       .setup = cs_setup,
-			       .body = cs_body};
+			       .body = cs_body,
+			       .work = (double)n * passes};
 	struct team_result res;
 	char label[64];
 	int rc = 0;

@@ -181,6 +181,8 @@ static void cpu_label(const struct topo *t, int os, char *buf, size_t len)
 	strbuf_release(&sb);
 }
 
+#define C2C_MARK 256
+
 struct c2c_job {
 	_Atomic uint64_t *line; /* alone in its page */
 	uint64_t trips;
@@ -231,10 +233,16 @@ static void c2c_body(void *arg, int tid, int round)
 	/* each round carries on where the last one left the counter */
 	uint64_t base = (uint64_t)round * 2 * j->trips;
 
-	if (tid == 0)
-		ping(j->line, base, j->trips);
-	else
-		pong(j->line, base, j->trips);
+	/* marked every C2C_MARK trips (20-100 us): a round is timed over
+	 * the stretches both threads were on their cpus */
+	for (uint64_t k = 0; k < j->trips; k += C2C_MARK) {
+		uint64_t n = j->trips - k < C2C_MARK ? j->trips - k : C2C_MARK;
+		if (tid == 0)
+			ping(j->line, base + 2 * k, n);
+		else
+			pong(j->line, base + 2 * k, n);
+		team_mark(tid == 0 ? (double)(k + n) : 0);
+	}
 }
 
 static int c2c_check(const void *params, const struct common_params *common,
@@ -289,7 +297,8 @@ static int measure_pair(struct run_ctx *ctx, _Atomic uint64_t *line, int a,
 			       .warmup = (int)ctx->common.warmup,
 			       .repeat = samples,
 			       .cancel = ctx->cancel,
-			       .spin = 1};
+			       .spin = 1,
+			       .work = (double)trips};
 	struct team_result res;
 	int rc;
 
