@@ -124,7 +124,7 @@ function route() {
   }
   // the machine's picture, and a campaign's machines side by side, take the setup column's room too
   document.body.classList.toggle('page-wide', hash === '#/topology' || hash.startsWith('#/campaigns'));
-  if (labRoute(hash, { results: $('results'), exps: state.exps, byName: state.byName, topo: state.topo, setView: labView })) return;
+  if (labRoute(hash, { results: $('results'), exps: state.exps, byName: state.byName, topo: state.topo, setView: labView, showExperiment })) return;
   let m = hash.match(/^#\/runs\/([^/?#]+)$/);
   if (m) return openRun(m[1]);
   m = hash.match(/^#\/experiments\/([^/?#]+)$/);
@@ -168,14 +168,29 @@ function showView(exp, run) {
   return state.view;
 }
 
-// A page of lab.js (history, compare) in the results column.
+// A page of lab.js (history, compare) in the results column. Opened from its link alone, the setup column
+// still shows an experiment ready to run (the first one) until the page names its own (showExperiment).
 function labView(view, title) {
   state.token++;
   closeStream();
   if (state.view) state.view.destroy();
   state.view = view;
   runs.select(null);
+  if (!state.exp) {
+    const first = state.exps.find((e) => e.available !== false) || state.exps[0];
+    if (first) selectExperiment(first);
+  }
   document.title = `${title} · numalab`;
+  updateButtons();
+}
+
+// A lab page's experiment (the runs a comparison holds) in the setup column, with params when given.
+function showExperiment(name, params) {
+  const exp = state.byName.get(name);
+  if (!exp) return;
+  selectExperiment(exp);
+  if (params && Object.keys(params).length) form.setValues(params);
+  form.clearErrors();
   updateButtons();
 }
 

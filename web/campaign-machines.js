@@ -48,7 +48,7 @@ function summaryLine(m) {
 // The column of one machine; r: rundoc.js's reading of its run, or null. Returns {el, charts} (charts: a ChartSet to destroy, or null).
 function machineColumn(node, r, exp) {
   const col = h('section', { class: 'campaign-machine', dataset: { node: node.node }, 'aria-label': `machine ${node.node}` });
-  col.append(h('h4', { class: 'campaign-machine-name' }, node.run_id ? h('a', { href: `#/runs/${node.run_id}`, text: node.node }) : node.node));
+  col.append(h('h3', { class: 'campaign-machine-name' }, node.run_id ? h('a', { href: `#/runs/${node.run_id}`, text: node.node }) : node.node));
   if (!r) {
     col.append(h('p', { class: 'campaign-machine-verdict campaign-failed', text: node.state === 'failed' ? `failed: ${node.reason || 'no reason given'}` : `no run (${node.state})` }));
     return { el: col, charts: null };
@@ -122,6 +122,6 @@ export function machinesSection(nodes, runs, exp, holder) {
   };
   one.addEventListener('change', apply);
   apply();
-  return h('section', { class: 'campaign-section' }, h('h3', { text: 'Each machine: its verdict, its charts, where its threads ran' }),
+  return h('section', { class: 'campaign-section' }, h('h2', { text: 'Each machine: its verdict, its charts, where its threads ran' }),
     h('p', { class: 'campaign-controls' }, h('label', { for: 'campaign-one-scale' }, one, ' one scale for every machine'), note), grid);
 }

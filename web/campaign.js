@@ -80,7 +80,7 @@ function download(name, text) {
 
 export async function showCampaigns(root) {
   clear(root);
-  root.append(h('h2', { class: 'campaign-title', text: 'Campaigns' }),
+  root.append(h('h1', { class: 'campaign-title run-title', text: 'Campaigns' }),
     h('p', { class: 'campaign-help', text: 'One experiment on many machines, started with numalab fleet run (Slurm or ClusterShell) and imported here.' }));
   let list;
   try {
@@ -135,7 +135,7 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     h('button', { type: 'button', class: 'link-button', id: 'campaign-prev', text: '‹ previous', disabled: c.offset === 0, onclick: turn(Math.max(0, c.offset - CAMPAIGN_PAGE)) }),
     ` ${pageLine(c)} `,
     h('button', { type: 'button', class: 'link-button', id: 'campaign-next', text: 'next ›', disabled: c.offset + c.nodes.length >= c.total, onclick: turn(c.offset + CAMPAIGN_PAGE) })) : null;
-  root.append(h('h2', { class: 'campaign-title', id: 'campaign-title', text: `Campaign ${c.id}` }),
+  root.append(h('h1', { class: 'campaign-title run-title', id: 'campaign-title', text: `Campaign ${c.id}` }),
     h('p', { class: 'campaign-help' }, `${c.experiment} ${params} · ${c.engine}${c.cluster ? ` on cluster ${c.cluster}` : ''} · ${pageLine(c)} · `,
       h('a', { href: '#/campaigns', text: 'all campaigns' })), pager || '');
 
@@ -214,8 +214,8 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
   keySel.addEventListener('change', draw);
   baseSel.addEventListener('change', draw);
   csvBtn.addEventListener('click', () => download(`numalab-campaign-${c.id}.csv`, tableCsv(c.nodes, rows, keySel.value, valuesOf(keySel.value))));
-  root.append(h('section', { class: 'campaign-section' }, h('h3', { text: 'Machines' }), table, folded, csvBtn),
-    h('section', { class: 'campaign-section' }, h('h3', { text: 'Figures' }),
+  root.append(h('section', { class: 'campaign-section' }, h('h2', { text: 'Machines' }), table, folded, csvBtn),
+    h('section', { class: 'campaign-section' }, h('h2', { text: 'Figures' }),
       h('div', { class: 'campaign-controls' }, h('label', null, 'figure ', keySel), h('label', null, ' baseline ', baseSel)), bars),
     machinesSection(c.nodes, runs, ctx.byName ? ctx.byName.get(c.experiment) : null, ctx.holder));
   draw();

@@ -43,7 +43,7 @@ export function comparePicker(run) {
       const diff = paramText(r.params, keys.filter((k) => JSON.stringify((r.params || {})[k]) !== JSON.stringify((run.params || {})[k])));
       list.append(h('li', {}, h('label', { for: `pick-${r.id}` }, box,
         h('span', { class: 'pick-id', text: `#${r.id}` }),
-        h('span', { class: 'pick-when', text: clock(r.created_at) }),
+        h('span', { class: 'pick-when', text: clock(r.started_at || r.created_at) }),
         h('span', { class: 'pick-host', text: r.hostname || '' }),
         h('span', { class: 'pick-params', text: diff || 'same parameters' }))));
     }

@@ -12,6 +12,23 @@ export async function importFile(file) {
   return api.importRun(await file.text());
 }
 
+// The parameters of runs[i] that differ among its experiment's runs on the page (keys), those that set it apart from
+// its neighbours of the same experiment first: two runs side by side that differ in stride read so at once.
+export function differFirst(runs, i, keys) {
+  const r = runs[i];
+  const near = [];
+  for (const step of [-1, 1]) {
+    for (let j = i + step; j >= 0 && j < runs.length; j += step) {
+      if (runs[j].experiment !== r.experiment) continue;
+      near.push(runs[j]);
+      break;
+    }
+  }
+  const val = (p, k) => JSON.stringify((p || {})[k]);
+  const close = keys.filter((k) => near.some((o) => val(o.params, k) !== val(r.params, k)));
+  return [...close, ...keys.filter((k) => !close.includes(k))];
+}
+
 // q: {experiment, machine, offset}; exps: the schema list
 export async function showHistory(container, q, exps) {
   clear(container);
@@ -68,8 +85,9 @@ export async function showHistory(container, q, exps) {
   for (const e of new Set(data.runs.map((r) => r.experiment))) {
     differ.set(e, paramsThatDiffer(data.runs.filter((r) => r.experiment === e).map((r) => r.params || {})));
   }
-  for (const r of data.runs) {
-    const ptext = paramText(r.params, differ.get(r.experiment)) || paramText(r.params, Object.keys(r.params || {}));
+  data.runs.forEach((r, i) => {
+    const keys = differFirst(data.runs, i, differ.get(r.experiment));
+    const ptext = paramText(r.params, keys) || paramText(r.params, Object.keys(r.params || {}));
     const mtext = [r.hostname, provenance(r) ? 'imported' : null, r.cpu_model].filter(Boolean).join(' · ') || '–';
     const box = h('input', { type: 'checkbox', 'aria-label': `select run ${r.id}`, dataset: { id: String(r.id), experiment: r.experiment } });
     box.addEventListener('change', () => {
@@ -85,9 +103,9 @@ export async function showHistory(container, q, exps) {
       h('td', { class: 'history-params', text: ptext || '–', title: paramText(r.params, Object.keys(r.params || {})) }),
       h('td', {}, badge(r.status)),
       h('td', { class: 'history-machine', text: mtext, title: mtext }),
-      h('td', { text: clock(r.created_at) }),
+      h('td', { text: clock(r.started_at || r.created_at) }),
       h('td', { class: 'history-headline', text: r.headline || '', title: r.headline || '' })));
-  }
+  });
   if (!data.runs.length) tbody.append(h('tr', {}, h('td', { colspan: 8, text: 'No runs match.' })));
   compareBtn.addEventListener('click', () => {
     location.hash = `#/compare/${[...chosen].map((b) => b.dataset.id).join(',')}`;

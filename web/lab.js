@@ -2,7 +2,7 @@
 import { machinePanel, noisyWarning } from './machine.js';
 import { exportBar, pngButtons, runMeta } from './export.js';
 import { showHistory } from './history.js';
-import { showCompare } from './compare.js';
+import { showCompare } from './compare-page.js';
 import { runTopology, showTopology } from './run-topology.js';
 import { showCampaigns, showCampaign } from './campaign.js';
 import { isPageCount, provenance } from './rundoc.js';
@@ -11,7 +11,8 @@ function parseQuery(s) {
   return Object.fromEntries(new URLSearchParams(s || ''));
 }
 
-// Handles #/topology, #/history, #/compare/1,2, #/campaigns and #/campaigns/ID; returns true when it did. ctx: {results, exps, byName, topo, setView}
+// Handles #/topology, #/history, #/compare/1,2, #/campaigns and #/campaigns/ID; returns true when it did.
+// ctx: {results, exps, byName, topo, setView, showExperiment(name, params)}
 export function labRoute(hash, ctx) {
   if (hash === '#/topology') {
     ctx.setView({ destroy() {}, isFinal: () => true, id: null }, 'This machine');
@@ -21,7 +22,9 @@ export function labRoute(hash, ctx) {
   let m = hash.match(/^#\/history(?:\?(.*))?$/);
   if (m) {
     ctx.setView({ destroy() {}, isFinal: () => true, id: null }, 'History');
-    showHistory(ctx.results, parseQuery(m[1]), ctx.exps);
+    const q = parseQuery(m[1]);
+    if (q.experiment) ctx.showExperiment(q.experiment);
+    showHistory(ctx.results, q, ctx.exps);
     return true;
   }
   if (hash === '#/campaigns') {
@@ -41,7 +44,7 @@ export function labRoute(hash, ctx) {
     const ids = m[1].split(',');
     const holder = { destroy() { if (this.inner) this.inner.destroy(); }, isFinal: () => true, id: null, inner: null };
     ctx.setView(holder, `Compare ${ids.map((i) => `#${i}`).join(', ')}`);
-    showCompare(ctx.results, ids, ctx.byName).then((v) => { holder.inner = v; });
+    showCompare(ctx.results, ids, ctx.byName, ctx.showExperiment).then((v) => { holder.inner = v; });
     return true;
   }
   return false;

@@ -77,7 +77,7 @@ export function showTopology(container, topo) {
   const pic = new TopologyPicture(topo, { title: 'the topology of this machine', file: 'numalab-topology.svg' });
   const nodes = topo.nodes || [];
   container.append(
-    h('h2', { class: 'run-title', id: 'topology-title', text: 'This machine' }),
+    h('h1', { class: 'run-title', id: 'topology-title', text: 'This machine' }),
     h('p', { class: 'topo-intro', text: `${topo.packages || 1} package${topo.packages > 1 ? 's' : ''}, ${topo.cores} cores, ${topo.pus.length} PUs (hardware threads)${topo.smt ? ', two or more per core (SMT)' : ''}, ${nodes.length} NUMA node${nodes.length === 1 ? '' : 's'}. Each box holds what shares it: a cache bar spans the cores that share that cache; a PU is what the operating system calls a CPU.` }),
     pic.el);
 }

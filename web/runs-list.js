@@ -58,7 +58,7 @@ export class RunsList {
             h('span', { class: 'run-exp', text: this.titleOf(r.experiment) })),
           h('span', { class: 'run-line' },
             badge(r.status),
-            h('span', { class: 'run-when', text: clock(r.created_at) })),
+            h('span', { class: 'run-when', text: clock(r.started_at || r.created_at) })),
           r.headline ? h('span', { class: 'run-headline', text: r.headline }) : null,
           prov ? h('span', { class: 'run-imported', text: importedFrom(prov) }) : null)));
     }

@@ -635,7 +635,8 @@ int store_find_runs(struct store *st, const char *experiment,
 		    /* an import's mark sits just before its final event */
 		    " (SELECT data FROM events e WHERE e.run_id=runs.id"
 		    "  AND e.type='imported' AND e.seq >= (SELECT MAX(seq)"
-		    "  FROM events WHERE run_id=runs.id) - 1)"
+		    "  FROM events WHERE run_id=runs.id) - 1),"
+		    " started_at"
 		    " FROM runs WHERE (?1 IS NULL OR experiment=?1)"
 		    " AND" MACHINE_MATCH " ORDER BY id DESC"
 		    " LIMIT ?3 OFFSET ?4",
@@ -656,7 +657,8 @@ int store_find_runs(struct store *st, const char *experiment,
 		if (json_array_append_new(
 			    *runs,
 			    json_pack(
-				    "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+				    "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+				    " s:o}",
 				    "id",
 				    (json_int_t)sqlite3_column_int64(s, 0),
 				    "experiment", col_str(s, 1), "status",
@@ -664,7 +666,8 @@ int store_find_runs(struct store *st, const char *experiment,
 				    "finished_at", col_str(s, 4), "headline",
 				    col_str(s, 5), "params", col_json(s, 6),
 				    "hostname", col_str(s, 7), "cpu_model",
-				    col_str(s, 8), "imported", imp))) {
+				    col_str(s, 8), "imported", imp, "started_at",
+				    col_str(s, 10)))) {
 			rc = -ENOMEM;
 			goto out;
 		}

@@ -6,7 +6,8 @@ let source = null;
 
 // check(cond, what): the lane's own reporter. The script goes in through the
 // debugger protocol, which the page's Content-Security-Policy does not apply to.
-export async function axeCheck(page, state, check) {
+// opts.moderate: a moderate problem fails the state too (a missing first-level heading, say).
+export async function axeCheck(page, state, check, opts = {}) {
   if (source === null) {
     try {
       source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -25,10 +26,12 @@ export async function axeCheck(page, state, check) {
     return r.violations.map((v) => ({ impact: v.impact, text: `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}` }));
   });
   // AXE_ALL=1 lists the moderate and minor ones too, without failing on them
+  const fails = (v) => v.impact === 'serious' || v.impact === 'critical' || (opts.moderate && v.impact === 'moderate');
   if (process.env.AXE_ALL === '1')
-    for (const v of all) if (v.impact !== 'serious' && v.impact !== 'critical') console.log(`  axe, ${state}: ${v.text}`);
-  const found = all.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.text);
-  check(found.length === 0, `axe finds no serious or critical problem in "${state}"${found.length ? `:\n    ${found.join('\n    ')}` : ''}`);
+    for (const v of all) if (!fails(v)) console.log(`  axe, ${state}: ${v.text}`);
+  const found = all.filter(fails).map((v) => v.text);
+  const what = opts.moderate ? 'serious or moderate' : 'serious or critical';
+  check(found.length === 0, `axe finds no ${what} problem in "${state}"${found.length ? `:\n    ${found.join('\n    ')}` : ''}`);
 }
 
 // The names of the page's buttons (and button-like summaries) said more than once: a screen

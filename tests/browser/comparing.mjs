@@ -75,13 +75,29 @@ try {
   await page.click('#compare-pick-go');
   await page.waitForSelector('#compare-table tbody tr', { timeout: 20000 });
   const heads = () => page.$$eval('#compare-table thead th', (t) => t.map((x) => x.textContent));
-  check((await heads()).filter((t) => /^#\d+ lab-/.test(t)).length === 3, `compare shows 3 runs (${await heads()})`);
+  check((await heads()).filter((t) => /^#\d+ threads=1-\d · lab-/.test(t)).length === 3, `compare shows 3 runs, each named by what differs (${await heads()})`);
+  // the baseline is chosen at the top, in view without a scroll
+  const ctl = await (await page.$('#compare-controls')).boundingBox();
+  check(ctl && ctl.y >= 0 && ctl.y + ctl.height < 300, `the baseline choice is at the top (at ${ctl && Math.round(ctl.y)} px)`);
+  const fits = await page.$eval('#compare-table', (t) => { const box = t.closest('.compare-scroll'); return { box: box ? box.clientWidth : 0, page: document.documentElement.scrollWidth }; });
+  check(fits.box > 0 && fits.page <= 1280, `the table scrolls inside its card, the page is not wider than the window (${JSON.stringify(fits)})`);
+  // every chart is drawn relative to the baseline: the baseline's own series at 1
+  const relY = () => page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('#compare-charts figure[data-chart=time] canvas'));
+    return { title: c.options.scales.y.title.text, ys: Object.fromEntries(c.data.datasets.filter((d) => !d._ref).map((d) => [d._name, d.data.map((p) => p.y)])) };
+  });
+  let rel = await relY();
+  const at1 = (ys, id) => Object.entries(ys).filter(([k]) => k.endsWith(`run #${id}`)).every(([, v]) => v.length && v.every((y) => Math.abs(y - 1) < 1e-9));
+  check(/÷ baseline/.test(rel.title) && at1(rel.ys, ids[0]), `the charts are relative to the baseline, its series at 1 (${rel.title})`);
   check((await heads()).some((t) => t.includes(`#${ids[0]}`) && t.includes('(baseline)')), 'the first run is the baseline at first');
   // the baseline switch: every ratio is against the run chosen
   const cIdx = await page.$$eval('#compare-baseline option', (o) => o.findIndex((x) => x.textContent.includes('lab-c')));
   await page.selectOption('#compare-baseline', String(cIdx));
   await page.waitForFunction(() => [...document.querySelectorAll('#compare-table thead th')].some((t) => t.textContent.includes('lab-c') && t.textContent.includes('(baseline)')));
   check((await heads()).some((t) => t.includes(`÷ baseline #${ids[2]}`)), `ratios are against the chosen baseline (${await heads()})`);
+  await page.waitForTimeout(300);
+  rel = await relY();
+  check(at1(rel.ys, ids[2]) && !at1(rel.ys, ids[0]), `the charts are redrawn against the new baseline (${JSON.stringify(rel.ys)})`);
   const ratios = await page.$$eval('#compare-table td.ratio', (t) => t.map((x) => x.textContent));
   // a ratio is 0.50× (run 1 over run 3) or 0.75× (run 2 over run 3); none where a verdict disowned the value (noise decides that here)
   const shown = ratios.filter((t) => t !== '–');
@@ -89,10 +105,19 @@ try {
   check(shown.every((t) => /^0\.(50|75)×/.test(t)) && (shown.some((t) => t.startsWith('0.50×')) || disowned),
     `ratios against run 3: ${ratios.join(', ')}${disowned ? ' (some values disowned)' : ''}`);
   check((await page.textContent('#compare-table tbody')).includes('neither way: no ratio') || ratios.every((t) => t !== ''), 'a figure with no better way has no ratio');
-  await page.evaluate(() => document.getElementById('compare-baseline').scrollIntoView());
   await page.screenshot({ path: join(SHOTS, 'comparing-baseline-1280x720.png') });
+  await page.evaluate(() => document.getElementById('compare-charts').scrollIntoView());
+  await page.screenshot({ path: join(SHOTS, 'comparing-relative-1280x720.png') });
+  // absolute on demand: the values as measured, no ratio columns
+  await page.uncheck('#compare-relative');
+  await page.waitForTimeout(300);
+  rel = await relY();
+  check(!/÷ baseline/.test(rel.title) && !(await heads()).some((t) => t.includes('÷ baseline')), `absolute on demand (${rel.title})`);
+  await page.check('#compare-relative');
+  await page.evaluate(() => document.getElementById('compare-table').scrollIntoView());
+  await page.screenshot({ path: join(SHOTS, 'comparing-table-1280x720.png') });
   await page.setViewportSize({ width: 1400, height: 900 });
-  await page.evaluate(() => document.getElementById('compare-baseline').scrollIntoView());
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SHOTS, 'comparing-baseline-1400x900.png') });
   await page.setViewportSize({ width: 1280, height: 720 });
 
@@ -128,21 +153,38 @@ try {
   // runs of different sizes: the wall time per increment, not per round
   await page.goto(`${base}#/compare/${sized.join(',')}`);
   await page.waitForSelector('#compare-charts figure[data-chart=time] canvas', { timeout: 20000 });
+  await page.uncheck('#compare-relative');
+  await page.waitForTimeout(300);
   const timeTitle = await page.textContent('#compare-charts figure[data-chart=time] .chart-title');
   check(/per increment/.test(timeTitle), `the wall time of runs of different increments is per increment (${timeTitle})`);
   const axis = await page.evaluate(() => {
     const c = window.Chart.getChart(document.querySelector('#compare-charts figure[data-chart=time] canvas'));
-    return { title: c.options.scales.y.title.text, ys: Object.fromEntries(c.data.datasets.filter((d) => !d._ref).map((d) => [d.label, d.data.map((p) => p.y)])) };
+    return { title: c.options.scales.y.title.text, ys: Object.fromEntries(c.data.datasets.filter((d) => !d._ref).map((d) => [d._name, d.data.map((p) => p.y)])) };
   });
   // the second run took 4 times as long for 4 times the increments: per increment the two are the same
-  const ya = axis.ys[`__atomic_fetch_add · run #${sized[0]}`];
-  const yb = axis.ys[`__atomic_fetch_add · run #${sized[1]}`];
+  const ya = axis.ys[`fetch_add · run #${sized[0]}`];
+  const yb = axis.ys[`fetch_add · run #${sized[1]}`];
   check(String(axis.title).includes('per increment') && ya && yb && ya.length > 0 && ya.every((y, i) => Math.abs(y - yb[i]) <= 1e-6 * Math.abs(y)),
     `the per-increment bars of the two sizes match (${axis.title}: ${JSON.stringify(axis.ys)})`);
   const heads2 = await page.$$eval('#compare-charts figure[data-chart=time] .chart-data-table thead th', (t) => t.map((x) => x.textContent));
-  check(heads2.some((t) => t.startsWith('__atomic_fetch_add · run #')) && !heads2.some((t) => /^fetch_add/.test(t)), `the chart's data table names the series as the legend does (${heads2.join(' | ')})`);
+  check(heads2.some((t) => /^__atomic_fetch_add · #\d+ increments=/.test(t)) && !heads2.some((t) => /^fetch_add/.test(t)), `the chart's data table names the series as the legend does (${heads2.join(' | ')})`);
   await page.evaluate(() => document.querySelector('#compare-charts figure[data-chart=time]').scrollIntoView());
   await page.screenshot({ path: join(SHOTS, 'comparing-per-increment-1280x720.png') });
+
+  // matrices side by side, one colour scale, opened from the link alone in a fresh tab
+  const fresh = await open(1400, 900);
+  await fresh.goto(`${base}#/compare/${heat.map((x) => x.run_id).join(',')}`);
+  await fresh.waitForSelector('#compare-matrices .heat-legend:not([hidden]) .heat-hi', { timeout: 20000 });
+  await fresh.waitForTimeout(500);
+  const mats = await fresh.$$eval('#compare-matrices .compare-matrix', (m) => m.map((x) => ({ hi: x.querySelector('.heat-hi').textContent, top: Math.round(x.getBoundingClientRect().top) })));
+  check(mats.length === 3 && new Set(mats.map((m) => m.hi)).size === 1 && new Set(mats.map((m) => m.top)).size === 1,
+    `the 3 matrices side by side on one colour scale (${JSON.stringify(mats)})`);
+  check(await fresh.textContent('#exp-title') === 'Core-to-core latency', 'a compare link opened alone shows its experiment beside it');
+  await fresh.evaluate(() => document.getElementById('compare-matrices').scrollIntoView());
+  await fresh.screenshot({ path: join(SHOTS, 'comparing-matrices-1400x900.png') });
+  await fresh.setViewportSize({ width: 1280, height: 720 });
+  await fresh.evaluate(() => document.getElementById('compare-matrices').scrollIntoView());
+  await fresh.screenshot({ path: join(SHOTS, 'comparing-matrices-1280x720.png') });
 
   // History: a parameters column, a row on one line at 1280
   await page.goto(`${base}#/history`);

@@ -92,3 +92,48 @@ test('a figure names its series in words', () => {
     series_labels: [{ key: 'c11_relaxed', label: 'C11 atomic, relaxed' }] };
   assert.equal(figureLabel('ns_per_increment_c11_relaxed_2_threads', ai), 'C11 atomic, relaxed: time per increment, 2 threads');
 });
+
+test('runNames: each run named by the parameters and host that differ, its start when nothing does', async () => {
+  const { runNames } = await import('../../web/compare.js');
+  const runs = [
+    { id: 1, params: { stride: 64, threads: '2' }, machine: { hostname: 'a' }, started_at: '2026-01-02T10:00:00Z' },
+    { id: 2, params: { stride: 128, threads: '2' }, machine: { hostname: 'a' }, started_at: '2026-01-02T11:00:00Z' },
+  ].map(readRun);
+  assert.deepEqual(runNames(runs).map((n) => n.name), ['#1 stride=64', '#2 stride=128']);
+  runs[1].machine = { hostname: 'b' };
+  assert.deepEqual(runNames(runs).map((n) => n.name), ['#1 stride=64 · a', '#2 stride=128 · b']);
+  const same = [runs[0], { ...runs[0], id: 3 }];
+  assert.match(runNames(same)[1].name, /^#3 .*\d\d:00:00$/, 'nothing differs: the run and its start');
+  const many = [{ id: 1, params: { a: 1, b: 1, c: 1, d: 1 } }, { id: 2, params: { a: 2, b: 2, c: 2, d: 2 } }].map(readRun);
+  assert.deepEqual(runNames(many).map((n) => [n.name, n.full]), [['#1 a=1 · b=1 · c=1 · …', '#1 a=1 · b=1 · c=1 · d=1'], ['#2 a=2 · b=2 · c=2 · …', '#2 a=2 · b=2 · c=2 · d=2']]);
+});
+
+test('drawnSamples: relative to the baseline, the baseline at 1 and a point it lacks left out', async () => {
+  const { drawnSamples, relativeCells } = await import('../../web/compare-page.js');
+  const doc = (id, k, xs) => ({ id, experiment: 'e', samples: xs.map((x) => ({ chart: 't', series: 's', x, y: k * x, unit: 'ns', stats: { min: k * x, max: k * x * 2 } })) });
+  const runs = [doc(1, 2, [1, 2]), doc(2, 6, [1, 2, 4])].map(readRun);
+  const specs = [{ id: 't', kind: 'line' }];
+  const rel = drawnSamples(runs, specs, new Map(), 0, true);
+  assert.deepEqual(rel.map((p) => [p.run, p.sample.series, p.sample.x, p.sample.y]),
+    [[0, 's · run #1', 1, 1], [0, 's · run #1', 2, 1], [1, 's · run #2', 1, 3], [1, 's · run #2', 2, 3]]);
+  assert.equal(rel[2].sample.stats.max, 6, 'the spread is divided as the value is');
+  assert.equal(rel[2].sample.unit, 'x');
+  const abs = drawnSamples(runs, specs, new Map(), 1, false);
+  assert.equal(abs.length, 5);
+  assert.equal(abs[4].sample.y, 24);
+  const back = drawnSamples(runs, specs, new Map(), 1, true);
+  assert.deepEqual(back.filter((p) => p.run === 0).map((p) => p.sample.y), [1 / 3, 1 / 3], 'against another baseline');
+  assert.deepEqual(relativeCells([{ row: 0, col: 1, value: 30 }, { row: 1, col: 0, value: 5 }], [{ row: 0, col: 1, value: 10 }])
+    .map((c) => c.value), [3, null]);
+});
+
+test('history: the parameters that set a run apart from its neighbours come first', async () => {
+  const { differFirst } = await import('../../web/history.js');
+  const runs = [
+    { experiment: 'e', params: { increments: 200000, stride: 64 } },
+    { experiment: 'e', params: { increments: 200000, stride: 128 } },
+    { experiment: 'e', params: { increments: 100000, stride: 128 } },
+  ];
+  assert.deepEqual(differFirst(runs, 0, ['increments', 'stride']), ['stride', 'increments']);
+  assert.deepEqual(differFirst(runs, 1, ['increments', 'stride']), ['increments', 'stride']);
+});
