@@ -544,10 +544,13 @@ int cmd_topology(int argc, char **argv)
 		       t->nallowed, t->allowed_text, t->nnodes,
 		       t->smt ? ", SMT" : "");
 		for (int i = 0; i < t->nnodes; i++) {
-			printf("node %d: %d PUs, %.1f GiB (%.1f GiB free), distances:",
+			char fr[48] = "free unknown";
+			if (t->node[i].mem_free_known)
+				snprintf(fr, sizeof(fr), "%.1f GiB free",
+					 t->node[i].mem_free / 1073741824.0);
+			printf("node %d: %d PUs, %.1f GiB (%s), distances:",
 			       t->node[i].os, t->node[i].npus,
-			       t->node[i].mem_total / 1073741824.0,
-			       t->node[i].mem_free / 1073741824.0);
+			       t->node[i].mem_total / 1073741824.0, fr);
 			for (int j = 0; j < t->nnodes; j++)
 				printf(" %d", t->distance[i][j]);
 			printf("\n");

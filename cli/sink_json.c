@@ -2,6 +2,7 @@
 #include "sink_json.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "stats.h"
@@ -131,6 +132,17 @@ static void on_mark(void *ctx, const char *key, const char *kind,
 				      "key", key, "mark", kind, "why", why));
 }
 
+/* a note a person reads, with the part and the reason as data beside it */
+static void on_skipped(void *ctx, const char *label, const char *why)
+{
+	char text[1200];
+
+	snprintf(text, sizeof(text), "%s: skipped: %s", label, why);
+	sink_json_emit(ctx, json_pack("{s:s, s:s, s:s, s:s, s:s}", "type",
+				      "note", "level", "warn", "text", text,
+				      "skipped", label, "why", why));
+}
+
 static const struct sink_ops json_ops = {
 	.point = on_point,
 	.cell = on_cell,
@@ -140,6 +152,7 @@ static const struct sink_ops json_ops = {
 	.summary = on_summary,
 	.headline = on_headline,
 	.mark = on_mark,
+	.skipped = on_skipped,
 };
 
 void sink_json_init(struct sink_json *s, event_fn emit, void *arg)

@@ -344,6 +344,17 @@ static int cs_run(struct run_ctx *ctx)
 			ctx->sink, "warn",
 			"a pair of threads needs 2 cpus, but this process may use only cpu %s: nothing was measured",
 			t->allowed_text);
+		for (int pl = 0; pl < NPLACEMENTS; pl++) {
+			char label[64];
+			if (!(cp->placements & (1u << pl)))
+				continue;
+			snprintf(label, sizeof(label), "placement=%s",
+				 placements[pl].name);
+			sink_skipped(
+				ctx->sink, label,
+				"a pair of threads needs 2 cpus, and this process may use only cpu %s",
+				t->allowed_text);
+		}
 		return 0;
 	}
 	if (2 * pairs > t->nallowed)
@@ -465,9 +476,10 @@ static int cs_run(struct run_ctx *ctx)
 			continue;
 		sink_progress(ctx->sink, step++, nset, placements[pl].name);
 		if (!ok) {
-			sink_note(ctx->sink, "warn", "%s: skipped: %s",
-				  placements[pl].name,
-				  pl == P_SPLIT ? why_split : why_shared);
+			snprintf(key, sizeof(key), "placement=%s",
+				 placements[pl].name);
+			sink_skipped(ctx->sink, key, "%s",
+				     pl == P_SPLIT ? why_split : why_shared);
 			continue;
 		}
 		rc = measure(ctx, pl, cpus, pairs, ws, pl == P_SEPARATE,
@@ -538,9 +550,6 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 	double pairs = 1, ws = 0, level = 0;
 	const struct rr_point *other = split ? split : separate;
 
-	rr_summary_get(r, KEY_PAIRS, &pairs);
-	rr_summary_get(r, KEY_WS, &ws);
-	rr_summary_get(r, KEY_LEVEL, &level);
 	if ((cp->placements & (1u << P_SPLIT)) && !split && r->complete)
 		verdict_note(
 			v, "cannot",
@@ -558,6 +567,10 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 				: "nothing was measured");
 		return;
 	}
+	/* a run that measured something sized and placed it */
+	rr_summary_get(r, KEY_PAIRS, &pairs);
+	rr_summary_get(r, KEY_WS, &ws);
+	rr_summary_get(r, KEY_LEVEL, &level);
 	if (shared && other) {
 		struct comparison c;
 		const char *key = other == split ? KEY_SPLIT : KEY_SEPARATE;
@@ -721,6 +734,9 @@ static const struct key_label summary_labels[] = {
 	{KEY_WS, "working set per pair", "bytes"},
 	{KEY_PAIRS, "thread pairs", "pairs"},
 	{KEY_LEVEL, "cache level the pairs share", "level"},
+	/* before time_*: the placement's name said in words */
+	{"time_separate_data", "time, shared placement with separate data",
+	 "s"},
 	{"time_*", "time, %s placement", "s"},
 	{KEY_SPLIT, "split over shared placement", "×"},
 	{KEY_SEPARATE, "separate data over shared", "×"},

@@ -148,13 +148,19 @@ static void pass_headline(void *ctx, const char *text)
 	sink_headline(((struct adapt_run *)ctx)->next, "%s", text);
 }
 
+static void pass_skipped(void *ctx, const char *label, const char *why)
+{
+	sink_skipped(((struct adapt_run *)ctx)->next, label, "%s", why);
+}
+
 static const struct sink_ops passing = {.point = pass_point,
 					.cell = pass_cell,
 					.placement = pass_placement,
 					.progress = watch_progress,
 					.note = pass_note,
 					.summary = pass_summary,
-					.headline = pass_headline};
+					.headline = pass_headline,
+					.skipped = pass_skipped};
 
 void adapt_run_init(struct adapt_run *a, const struct experiment *exp,
 		    const struct common_params *common, double budget_s,

@@ -454,8 +454,8 @@ int topo_check_nodes(const struct topo *t, const int32_t *nodes, int n,
 int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
 		    uint64_t bytes, const char *field, struct errinfo *err)
 {
-	uint64_t free_sum = 0;
-	int known = 0, count = 0;
+	uint64_t free_sum = 0, total_sum = 0;
+	int unknown = 0, count = 0;
 	int32_t listed[TOPO_MAX_NODES];
 	char list[160];
 
@@ -467,18 +467,32 @@ int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
 			want = nodes[j] == t->node[i].os;
 		if (!want)
 			continue;
-		listed[count++] = t->node[i].os;
-		if (t->node[i].mem_free || t->node[i].mem_total) {
-			free_sum += t->node[i].mem_free;
-			known = 1;
-		}
+		if (count < TOPO_MAX_NODES)
+			listed[count++] = t->node[i].os;
+		free_sum += t->node[i].mem_free;
+		total_sum += t->node[i].mem_total;
+		unknown |= !t->node[i].mem_free_known;
 	}
-	if (!known || bytes <= free_sum)
+	if (!count)
+		return 0;
+	/* unknown is not zero: what cannot be free is what is not there */
+	if (unknown) {
+		if (!total_sum || bytes <= total_sum)
+			return 0;
+		format_int_list(listed, count, list, sizeof(list));
+		errinfo_set(
+			err, field,
+			"'%s' asks for %.1f MiB, more than the %.1f MiB node%s %s %s in all (free memory is unknown here)",
+			field, (double)bytes / 1048576.0,
+			(double)total_sum / 1048576.0, count == 1 ? "" : "s",
+			list, count == 1 ? "has" : "have");
+		return -EINVAL;
+	}
+	if (bytes <= free_sum)
 		return 0;
 	format_int_list(listed, count, list, sizeof(list));
-	snprintf(err->field, sizeof(err->field), "%s", field);
-	snprintf(
-		err->msg, sizeof(err->msg),
+	errinfo_set(
+		err, field,
 		"'%s' asks for %.1f MiB, more than the %.1f MiB free on node%s %s%s",
 		field, (double)bytes / 1048576.0, (double)free_sum / 1048576.0,
 		count == 1 ? "" : "s", list, count == 1 ? "" : " together");

@@ -166,6 +166,13 @@ static void on_mark(void *ctx, const char *key, const char *kind,
 	sink_mark(r->next, key, kind, why);
 }
 
+static void on_skipped(void *ctx, const char *label, const char *why)
+{
+	struct record *r = ctx;
+
+	sink_skipped(r->next, label, "%s", why);
+}
+
 static const struct sink_ops record_ops = {
 	.point = on_point,
 	.cell = on_cell,
@@ -175,6 +182,7 @@ static const struct sink_ops record_ops = {
 	.summary = on_summary,
 	.headline = on_headline,
 	.mark = on_mark,
+	.skipped = on_skipped,
 };
 
 void record_init(struct record *r, struct sink *next)

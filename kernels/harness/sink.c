@@ -75,6 +75,22 @@ void sink_note(struct sink *s, const char *level, const char *fmt, ...)
 		s->ops->note(s->ctx, level, buf);
 }
 
+void sink_skipped(struct sink *s, const char *label, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!s)
+		return;
+	if (s->ops->skipped)
+		s->ops->skipped(s->ctx, label, buf);
+	else
+		sink_note(s, "warn", "%s: skipped: %s", label, buf);
+}
+
 void sink_summary(struct sink *s, const char *key, double value,
 		  const char *unit)
 {

@@ -70,6 +70,12 @@ struct sink_ops {
 	 */
 	void (*mark)(void *ctx, const char *key, const char *kind,
 		     const char *why);
+	/*
+	 * A part of the run that was asked for and not run: label names it
+	 * as a placement would ("placement=split"), why says why in words.
+	 * A sink without it gets a warn note "label: skipped: why".
+	 */
+	void (*skipped)(void *ctx, const char *label, const char *why);
 };
 
 struct sink {
@@ -102,5 +108,8 @@ void sink_headline(struct sink *s, const char *fmt, ...)
  * key (nor "*") is undeclared. */
 void sink_mark(struct sink *s, const char *key, const char *kind,
 	       const char *why);
+/* A part asked for and not run, and why: data a reader need not parse. */
+void sink_skipped(struct sink *s, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

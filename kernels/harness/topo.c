@@ -34,16 +34,6 @@ static void load_nodes(struct topo *t, hwloc_topology_t hw, int thissystem)
 		struct topo_node *nd = &t->node[i];
 		nd->os = (int)o->os_index;
 		nd->mem_total = o->attr->numanode.local_memory;
-		nd->mem_free = 0;
-		if (thissystem && t->numa_available) {
-			long long fr = 0;
-			long long tot = numa_node_size64(nd->os, &fr);
-			if (tot > 0) {
-				nd->mem_free = (uint64_t)fr;
-				if (!nd->mem_total)
-					nd->mem_total = (uint64_t)tot;
-			}
-		}
 		nd->npus = 0;
 		for (int p = 0; p < t->npus; p++)
 			if (t->pu[p].node == nd->os)
@@ -79,6 +69,67 @@ static void load_nodes(struct topo *t, hwloc_topology_t hw, int thissystem)
 	}
 	if (!have && n == 1)
 		t->distance[0][0] = 10;
+}
+
+/* A node's MemTotal and MemFree from sysfs, in bytes; 0, or -errno. */
+static int sysfs_node_mem(int os, uint64_t *total, uint64_t *free_b)
+{
+	char path[96], line[256];
+	unsigned long long kb;
+	int got = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo",
+		 os);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		const char *k = strstr(line, "MemTotal:");
+		if (k && sscanf(k, "MemTotal: %llu kB", &kb) == 1) {
+			*total = (uint64_t)kb * 1024;
+			got |= 1;
+		}
+		k = strstr(line, "MemFree:");
+		if (k && sscanf(k, "MemFree: %llu kB", &kb) == 1) {
+			*free_b = (uint64_t)kb * 1024;
+			got |= 2;
+		}
+	}
+	fclose(f);
+	return got & 2 ? 0 : -ENODATA;
+}
+
+void topo_refresh_free(struct topo *t)
+{
+	int thissystem =
+		t->hw && hwloc_topology_is_thissystem((hwloc_topology_t)t->hw);
+
+	for (int i = 0; i < t->nnodes; i++) {
+		struct topo_node *nd = &t->node[i];
+		uint64_t tot = 0, fr = 0;
+
+		nd->mem_free = 0;
+		nd->mem_free_known = 0;
+		if (!thissystem)
+			continue;
+		if (t->numa_available) {
+			long long f64 = 0;
+			long long t64 = numa_node_size64(nd->os, &f64);
+			if (t64 > 0) {
+				tot = (uint64_t)t64;
+				fr = (uint64_t)f64;
+				nd->mem_free_known = 1;
+			}
+		}
+		if (!nd->mem_free_known && !sysfs_node_mem(nd->os, &tot, &fr))
+			nd->mem_free_known = 1;
+		if (nd->mem_free_known) {
+			nd->mem_free = fr;
+			if (!nd->mem_total)
+				nd->mem_total = tot;
+		}
+	}
 }
 
 static void load_caches(struct topo *t, hwloc_topology_t hw)
@@ -418,6 +469,7 @@ struct topo *topo_load(void)
 	if (t->npackages < 1)
 		t->npackages = 1;
 	load_nodes(t, hw, thissystem);
+	topo_refresh_free(t);
 	load_cpuset(t, thissystem);
 	load_caches(t, hw);
 	hwloc_obj_t pkg = hwloc_get_obj_by_type(hw, HWLOC_OBJ_PACKAGE, 0);

@@ -29,6 +29,12 @@ struct topo_cache {
 struct topo_node {
 	int os;
 	uint64_t mem_total, mem_free; /* bytes */
+	/*
+	 * Whether mem_free was read: a topology file, or a machine whose
+	 * NUMA calls and sysfs are closed to this process, does not say it,
+	 * and unknown is not zero.
+	 */
+	int mem_free_known;
 	int npus;
 	int mem_allowed; /* in the process's allowed memory nodes (cpuset mems)
 			  */
@@ -172,11 +178,20 @@ int topo_check_nodes(const struct topo *t, const int32_t *nodes, int n,
 
 /*
  * Refuses bytes that do not fit into the free memory of the nodes
- * listed together (n == 0: all nodes). Nodes whose free memory the
- * topology does not know are not counted against. Returns 0 or -EINVAL.
+ * listed together (n == 0: all nodes). Where the free memory of a node
+ * listed is unknown, bytes are judged against the nodes' total memory
+ * instead, and the refusal says free memory is unknown; the run checks
+ * again when it starts, on the machine it runs on. Returns 0 or -EINVAL.
  */
 int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
 		    uint64_t bytes, const char *field, struct errinfo *err);
+
+/*
+ * Reads the free memory of every node again (numa_node_size64, else
+ * /sys/devices/system/node/nodeN/meminfo), when t is this system;
+ * nodes whose free memory cannot be read are marked unknown.
+ */
+void topo_refresh_free(struct topo *t);
 
 /* Whether memory may be placed on node os (its cpuset mems hold it). */
 int topo_node_mem_allowed(const struct topo *t, int os);

@@ -197,11 +197,15 @@ json_t *schema_topology(const struct topo *t)
 					      json_integer(t->distance[i][j]));
 		json_array_append_new(
 			nodes,
-			json_pack("{s:i, s:I, s:I, s:i, s:o, s:o}", "os",
+			json_pack("{s:i, s:I, s:o, s:i, s:o, s:o}", "os",
 				  t->node[i].os, "mem_total",
 				  (json_int_t)t->node[i].mem_total, "mem_free",
-				  (json_int_t)t->node[i].mem_free, "npus",
-				  t->node[i].npus, "cpus",
+				  /* unknown (a topology file) is not zero */
+				  t->node[i].mem_free_known
+					  ? json_integer((json_int_t)t->node[i]
+								 .mem_free)
+					  : json_null(),
+				  "npus", t->node[i].npus, "cpus",
 				  cpus_of_node(t, t->node[i].os), "distances",
 				  d));
 	}

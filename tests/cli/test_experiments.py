@@ -4,7 +4,8 @@ through `numalab run --json`, with small params.
 
 Checks what the runs must show on any machine: lost updates only where
 the increment is not atomic, one matrix cell per ordered pair of CPUs,
-placements that hold what they promise or a note that says why not. No
+placements that hold what they promise, or the run's data saying which
+were skipped and why (cache_sharing on captured shapes, tests/data). No
 test asserts a time. Tests that need 2 CPUs say SKIP, loudly, on 1.
 Stdlib only; NUMALAB_BIN names the binary (default build/numalab).
 """
@@ -219,67 +220,94 @@ class CoreToCore(unittest.TestCase):
             self.assertTrue(any("needs 2 cpus" in t for t in notes(doc, "warn")))
 
 
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+PLACEMENTS = ("shared", "split", "os", "separate_data")
+
+
+def run_on(shape, name, *kv):
+    """A run on a captured topology (tests/data/SHAPE.xml), pinned to its
+    cpus: the shapes used here have cpus 0 and 1 only."""
+    env = dict(os.environ, HWLOC_XMLFILE=os.path.join(DATA, shape + ".xml"))
+    p = subprocess.run([BIN, "run", "--json", name, *kv], capture_output=True,
+                       text=True, timeout=TIMEOUT, env=env)
+    if p.returncode != 0:
+        raise AssertionError("%s on %s: exit %d\nstderr: %s" %
+                             (name, shape, p.returncode, p.stderr[-2000:]))
+    return json.loads(p.stdout)
+
+
+def skipped(doc):
+    """What the run says it did not run, and why: data, not its sentences."""
+    return {n["skipped"]: n["why"] for n in doc["notes"] if "skipped" in n}
+
+
+def need_cpus_0_1(test):
+    if not {0, 1} <= set(allowed_cpus()):
+        skip_loudly(test, "the captured 2-cpu shapes pin to cpus 0 and 1; "
+                    "this process may use only %s" % allowed_cpus())
+
+
 class CacheSharing(unittest.TestCase):
-    def test_placements_or_fallback(self):
-        cpus = allowed_cpus()
-        if len(cpus) < 2:
-            doc = run("cache_sharing", "passes=1", "repeat=1", "warmup=0")
-            self.assertTrue(any("needs 2 cpus" in t for t in notes(doc, "warn")))
-            skip_loudly(self, "a pair of threads needs 2 cpus; this process "
-                        "may use only %s (checked that the run says so)" % cpus)
-        doc = run("cache_sharing", "working_set=256K", "passes=2", "repeat=2",
-                  "warmup=0")
+    # shape -> (placements that run, placements skipped): the fallback of a
+    # machine with one L3 for both cpus (this VM's shape) and of one with an
+    # L3 per core (the shape numalab was first written on)
+    SHAPES = {
+        "shared_l3": ({"shared", "os", "separate_data"}, {"split"}),
+        "l3_per_core": ({"split", "os"}, {"shared", "separate_data"}),
+    }
+
+    def check_ran_and_skipped(self, doc, ran, skip):
         self.assertEqual(doc["status"], "done")
-        ran = {s["x_label"] for s in samples(doc, "time")}
-        fallback = [t for t in notes(doc, "warn")
-                    if t.startswith("shared against split needs")]
-        places = {p["label"]: p["threads"] for p in doc["placement"]}
-        if fallback:
-            # this 2-cpu VM: one L3 for every cpu, private L2s
-            print("\n  cache_sharing fallback here: %s" % fallback[0], flush=True)
-            # one L3 for every cpu (private L2s), or one cpu under every
-            # cache: what ran and what was skipped follows the machine, and
-            # the note must say exactly that
-            self.assertIn("Ran instead:", fallback[0])
-            said = fallback[0].split("Ran instead:", 1)[1]
-            said_ran, _, said_skipped = said.partition("; skipped:")
-            said_ran = {w.strip() for w in said_ran.split(",") if w.strip()}
-            said_skipped = {w.strip() for w in said_skipped.split(",")
-                            if w.strip()}
-            self.assertEqual(ran, said_ran)
-            self.assertFalse(ran & said_skipped)
-            for name in said_skipped:
-                self.assertTrue(any(t.startswith(name + ": skipped:")
-                                    for t in notes(doc, "warn")), name)
-            if "shared" in ran and "separate_data" in ran:
-                self.assertIn("separate_over_shared", doc["summary"])
-        else:
-            self.assertIn("split", ran)
-            self.assertIn("split_over_shared", doc["summary"])
-            for k in range(0, len(places["placement=split"]), 2):
-                a, b = places["placement=split"][k:k + 2]
-                self.assertNotEqual((a["l2"], a["l3"]), (b["l2"], b["l3"]))
-        if "shared" in ran:
-            th = places["placement=shared"]
-            for k in range(0, len(th), 2):
-                a, b = th[k:k + 2]
-                self.assertTrue(a["l3"] == b["l3"] != -1 or a["l2"] == b["l2"] != -1,
-                                "shared pair on cpus %d, %d shares no cache" %
-                                (a["cpu"], b["cpu"]))
-        self.assertEqual(doc["summary"]["working_set"]["value"], 256 * 1024)
+        placed = {p["label"] for p in doc["placement"]}
+        measured = {s["x_label"] for s in samples(doc, "time")}
+        said = skipped(doc)
+        self.assertEqual(placed, {"placement=" + p for p in ran})
+        self.assertEqual(measured, ran)
+        self.assertEqual(set(said), {"placement=" + p for p in skip})
+        for label, why in said.items():
+            self.assertTrue(why.strip(), "%s skipped without a reason" % label)
+        # everything asked for either ran or was skipped, never both
+        self.assertEqual(ran | skip, set(PLACEMENTS))
+        self.assertFalse(ran & skip)
+
+    def test_placements_or_fallback(self):
+        need_cpus_0_1(self)
+        for shape, (ran, skip) in self.SHAPES.items():
+            with self.subTest(shape=shape):
+                doc = run_on(shape, "cache_sharing", "working_set=256K",
+                             "passes=2", "repeat=2", "warmup=0")
+                self.check_ran_and_skipped(doc, ran, skip)
+                places = {p["label"]: p["threads"] for p in doc["placement"]}
+                if "shared" in ran:
+                    for k in range(0, len(places["placement=shared"]), 2):
+                        a, b = places["placement=shared"][k:k + 2]
+                        self.assertTrue(a["l3"] == b["l3"] != -1 or
+                                        a["l2"] == b["l2"] != -1)
+                    self.assertIn("separate_over_shared", doc["summary"])
+                if "split" in ran:
+                    for k in range(0, len(places["placement=split"]), 2):
+                        a, b = places["placement=split"][k:k + 2]
+                        self.assertNotEqual((a["l2"], a["l3"]),
+                                            (b["l2"], b["l3"]))
+                self.assertEqual(doc["summary"]["working_set"]["value"],
+                                 256 * 1024)
+
+    def test_one_cpu_skips_every_placement(self):
+        doc = run_on("one_cpu", "cache_sharing", "passes=1", "repeat=1",
+                     "warmup=0")
+        self.assertEqual(doc["placement"], [])
+        self.assertEqual(set(skipped(doc)),
+                         {"placement=" + p for p in PLACEMENTS})
 
     def test_working_set_from_topology(self):
-        if len(allowed_cpus()) < 2:
-            skip_loudly(self, "needs 2 cpus for one pair")
-        doc = run("cache_sharing", "placements=shared", "passes=1",
-                  "repeat=1", "warmup=0")
-        ws = doc["summary"]["working_set"]["value"]
-        self.assertGreaterEqual(ws, 4096)
-        self.assertTrue(any(t.startswith("working_set %d KiB per pair" % (ws // 1024))
-                            for t in notes(doc, "info")) or
-                        any("no shared cache size is known" in t
-                            for t in notes(doc, "warn")))
-        self.assertEqual(doc["params"]["working_set"], "0")
+        need_cpus_0_1(self)
+        # 3/4 of the one 32 MiB L3 a pair shares; no shared cache: 8 MiB
+        for shape, ws in (("shared_l3", 24 << 20), ("l3_per_core", 8 << 20)):
+            with self.subTest(shape=shape):
+                doc = run_on(shape, "cache_sharing", "placements=os",
+                             "passes=1", "repeat=1", "warmup=0")
+                self.assertEqual(doc["summary"]["working_set"]["value"], ws)
+                self.assertEqual(doc["params"]["working_set"], "0")
 
     def test_bad_working_set(self):
         p = run("cache_sharing", "working_set=100", expect=2)

@@ -14,6 +14,7 @@
 #include "registry.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "topo_fixture.h"
 
 static struct topo *topo;
 
@@ -265,14 +266,17 @@ int main(void)
 		cmocka_unit_test(test_patterns_labelled),
 		cmocka_unit_test(test_smoke_runs_labelled),
 	};
-	int rc;
+	int rc = 0;
 
-	topo = topo_load();
-	if (!topo) {
-		fprintf(stderr, "test_labels: cannot read the topology\n");
-		return 1;
+	/* every test, smoke runs included, on each captured shape */
+	for (int i = 0; smoke_shapes[i]; i++) {
+		topo = smoke_shape(smoke_shapes[i]);
+		if (!topo)
+			continue;
+		printf("shape %s\n", smoke_shapes[i]);
+		rc |= cmocka_run_group_tests_name(smoke_shapes[i], tests, NULL,
+						  NULL);
+		topo_free(topo);
 	}
-	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	topo_free(topo);
 	return rc;
 }

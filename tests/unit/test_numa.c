@@ -149,6 +149,7 @@ static struct topo *fake(int nnodes, uint64_t mem_free)
 		t->node[i].os = i;
 		t->node[i].mem_total = mem_free ? 2 * mem_free : 0;
 		t->node[i].mem_free = mem_free;
+		t->node[i].mem_free_known = mem_free > 0;
 	}
 	return t;
 }
@@ -214,6 +215,18 @@ static void test_check_free(void **state)
 	/* memory the topology does not know is not held against a request */
 	assert_int_equal(
 		topo_check_free(unknown, zero, 1, 1ull << 40, "size", &err), 0);
+	/* unknown free memory is not zero: a size is judged by the total */
+	two->node[1].mem_free_known = 0;
+	two->node[1].mem_free = 0;
+	assert_int_equal(
+		topo_check_free(two, NULL, 0, 3ull << 30, "size", &err), 0);
+	assert_int_equal(
+		topo_check_free(two, NULL, 0, 5ull << 30, "size", &err),
+		-EINVAL);
+	assert_string_equal(
+		err.msg,
+		"'size' asks for 5120.0 MiB, more than the 4096.0 MiB nodes 0-1 have in all (free memory is unknown here)");
+	assert_string_equal(err.field, "size");
 	free(two);
 	free(unknown);
 }
