@@ -43,6 +43,7 @@ struct ml_params {
 	int load;
 	int64_t loads;
 	int pages;
+	int64_t stride, locality;
 };
 
 /* Up to this many nodes the default measures every cell, as
@@ -111,6 +112,12 @@ static const struct param params[] = {
 	PARAM_INT(
 		loads, "1048576", 1024, 1LL << 36, "loads",
 		"dependent loads per round; a round continues the chain where the last one stopped"),
+	PARAM_SIZE(
+		stride, "256", 16, CHASE_PAGE / 2, "bytes",
+		"the distance between two nodes of the chain, a power of two: 256 (multichase's default) puts the next node outside the line a load brings and its adjacent-line prefetcher's pair; 64 lets that prefetcher help, as a line-by-line chain does"),
+	PARAM_INT(
+		locality, "64", 0, 1 << 20, "pages",
+		"the 4 KiB pages the chain stays within until it has visited each node of them (multichase's TLB locality, default 64: a first-level TLB covers them); 0: fully random over the whole buffer, TLB misses included"),
 	PARAM_ENUM(
 		pages, "huge", page_kinds,
 		"huge: ask for 2 MiB pages (transparent huge pages), so TLB misses stay out of the figure; small: 4 KiB pages. The run says which it got"),
@@ -186,6 +193,14 @@ static const char *const cache_series[] = {NULL, "L1 cache", "L2 cache",
 
 static int size_ok(const struct ml_params *mp, struct errinfo *err)
 {
+	if (mp->stride & (mp->stride - 1)) {
+		snprintf(err->field, sizeof(err->field), "stride");
+		snprintf(
+			err->msg, sizeof(err->msg),
+			"stride %lld is not a power of two (allowed: 16, 32, 64, ... 2048 bytes): a page must hold whole nodes",
+			(long long)mp->stride);
+		return -EINVAL;
+	}
 	if (mp->size % CHASE_PAGE == 0)
 		return 0;
 	snprintf(err->field, sizeof(err->field), "size");
@@ -499,8 +514,8 @@ static int run_nodes(struct run_ctx *ctx)
 			break;
 		/* bound to the column's node: the binding, not the toucher,
 		 * places the pages */
-		rc = chase_build(cb.use.base, size, (size_t)t->line_size,
-				 0x5eed + (uint64_t)j);
+		rc = chase_build(cb.use.base, size, (size_t)mp->stride,
+				 (size_t)mp->locality, 0x5eed + (uint64_t)j);
 		if (!rc) {
 			verify_on(ctx, &cb.use, nodes[j]);
 			if (!pages_said++)
@@ -677,7 +692,8 @@ static int run_sizes(struct run_ctx *ctx)
 		snprintf(what, sizeof(what), "chase over %s", sz);
 		sink_progress(ctx->sink, k, n, what);
 		rc = chase_build(cb.use.base, (size_t)sizes[k],
-				 (size_t)t->line_size, 0x5eed + (uint64_t)k);
+				 (size_t)mp->stride, (size_t)mp->locality,
+				 0x5eed + (uint64_t)k);
 		if (rc)
 			break;
 		share = huge_share(&cb, (size_t)sizes[k]);
@@ -833,8 +849,8 @@ static int run_loaded(struct run_ctx *ctx)
 	rc = buf_alloc(ctx, (int)mp->mem_node, (size_t)mp->size, &cb);
 	if (rc)
 		return rc;
-	rc = chase_build(cb.use.base, (size_t)mp->size, (size_t)t->line_size,
-			 0x5eed);
+	rc = chase_build(cb.use.base, (size_t)mp->size, (size_t)mp->stride,
+			 (size_t)mp->locality, 0x5eed);
 	if (rc)
 		goto out;
 	verify_on(ctx, &cb.use, (int)mp->mem_node);
@@ -1274,7 +1290,7 @@ static void ml_estimate(const void *params, const struct common_params *common,
 	const struct ml_params *mp = params;
 	double rounds = (double)(common->repeat + common->warmup);
 	double size = (double)mp->size, loads = (double)mp->loads;
-	double line = t && t->line_size ? t->line_size : 64;
+	double line = (double)mp->stride;
 	/* a chain's build touches the pages and writes its nodes in the
 	 * chain's order, a few misses at a time */
 	double build = cost_touch_s(t, size, 1) +
@@ -1381,15 +1397,22 @@ const struct experiment exp_memory_latency = {
 	.section = "6.5",
 	.explain =
 		"A pointer chase measures what one load costs when nothing can "
-		"hide it: every cache-line-sized node of the buffer holds the "
-		"address of the next, so each load waits for the one before. The "
-		"order of the nodes is one random cycle through all of them, and no "
-		"two neighbours in it share a 4 KiB page, so no prefetcher can "
-		"guess the next address. Like multichase's, the chain stays in a "
-		"block of 64 pages (256 KiB) until it has visited all of it, and "
-		"the buffer is asked for 2 MiB pages, so TLB misses stay out of "
-		"the figure (a hypervisor may back a guest's huge pages with "
-		"small ones); the run says which pages it got.\n\n"
+		"hide it: every node of the buffer holds the address of the next, "
+		"so each load waits for the one before. The chain follows "
+		"google/multichase's published defaults: nodes 256 bytes apart "
+		"(stride), so neither the line a load brings nor its adjacent-line "
+		"prefetcher's pair holds the next node, and one random cycle "
+		"through them in which no two neighbours share a 4 KiB page, so "
+		"no stream prefetcher can guess the next address. The chain stays "
+		"in a block of 64 pages (locality, 256 KiB) until it has visited "
+		"all of it, and the buffer is asked for 2 MiB pages, so TLB misses "
+		"stay out of the figure (a hypervisor may back a guest's huge "
+		"pages with small ones); the run says which pages it got. "
+		"locality=0 makes the chain fully random over the whole buffer, "
+		"TLB misses included; stride=64 lets the adjacent-line prefetcher "
+		"help, and reads lower. A round is timed over the stretches its "
+		"thread was on its cpu: what another process took is left "
+		"out.\n\n"
 		"mode=nodes is the NUMA factor of section 6.5: the chasing thread "
 		"on the row's node, the buffer bound (mbind) to the column's and "
 		"its pages checked with move_pages. Beside each cell are its ratio "

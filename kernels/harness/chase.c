@@ -168,7 +168,8 @@ static int spread_block(size_t lo, size_t npages, size_t per_page, int alone,
 	return -1;
 }
 
-int chase_order(size_t nnodes, size_t line, uint64_t seed, uint32_t *order)
+int chase_order(size_t nnodes, size_t line, size_t block_pages, uint64_t seed,
+		uint32_t *order)
 {
 	size_t per_page, npages, nblocks, most;
 	uint32_t *pages = NULL, *inpage = NULL, *blocks = NULL;
@@ -180,8 +181,9 @@ int chase_order(size_t nnodes, size_t line, uint64_t seed, uint32_t *order)
 	if (nnodes % per_page || nnodes / per_page < 2 || nnodes > UINT32_MAX)
 		return -EINVAL;
 	npages = nnodes / per_page;
-	/* blocks of CHASE_BLOCK_PAGES to 2 x CHASE_BLOCK_PAGES - 1 pages */
-	nblocks = npages / CHASE_BLOCK_PAGES ? npages / CHASE_BLOCK_PAGES : 1;
+	/* blocks of block_pages to 2 x block_pages - 1 pages */
+	nblocks =
+		block_pages && npages / block_pages ? npages / block_pages : 1;
 	most = npages / nblocks + 1;
 	pages = malloc(most * sizeof(*pages));
 	inpage = malloc(most * per_page * sizeof(*inpage));
@@ -212,7 +214,8 @@ int chase_order(size_t nnodes, size_t line, uint64_t seed, uint32_t *order)
 	return 0;
 }
 
-int chase_build(void *base, size_t len, size_t line, uint64_t seed)
+int chase_build(void *base, size_t len, size_t line, size_t block_pages,
+		uint64_t seed)
 {
 	size_t n;
 	uint32_t *order;
@@ -226,7 +229,7 @@ int chase_build(void *base, size_t len, size_t line, uint64_t seed)
 	order = malloc(n * sizeof(*order));
 	if (!order)
 		return -ENOMEM;
-	rc = chase_order(n, line, seed, order);
+	rc = chase_order(n, line, block_pages, seed, order);
 	for (size_t k = 0; !rc && k < n; k++)
 		*(void **)(b + (size_t)order[k] * line) =
 			b + (size_t)order[(k + 1) % n] * line;

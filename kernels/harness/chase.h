@@ -15,36 +15,43 @@
 #define CHASE_MIN_BYTES (2 * CHASE_PAGE)
 
 /*
- * The chain stays inside a block of this many pages (256 KiB) until it
- * has visited every node of it, as multichase keeps its chase within a
- * "TLB locality": a first-level TLB of 4 KiB pages covers a block, so a
- * load misses the caches but not the TLB, even where huge pages are not
- * to be had (or a hypervisor backs them with small ones).
+ * The chain's published design, google/multichase's defaults: nodes 256
+ * bytes apart, so the line a load brings and its adjacent-line
+ * prefetcher's buddy never hold the next node; and a "TLB locality" of
+ * 64 pages (256 KiB), which the chain stays inside until it has visited
+ * every node of it, so a first-level TLB of 4 KiB pages covers a block
+ * and a load misses the caches but not the TLB, even where huge pages
+ * are not to be had (or a hypervisor backs them with small ones). A
+ * locality of 0 pages makes one block of the whole buffer: fully random.
  */
+#define CHASE_STRIDE 256
 #define CHASE_BLOCK_PAGES 64
 
 /*
- * The order of a chain through nnodes nodes of line bytes each, grouped
- * CHASE_PAGE / line to a page (nnodes a multiple of that, at least two
- * pages): order[k] is the node visited k-th. Every node once, and no two
- * consecutive nodes (the last and the first included) in the same page.
- * The pages are cut into blocks of CHASE_BLOCK_PAGES to twice that, visited
- * in a random order; within a block, rounds of one node from every page,
- * the pages shuffled anew each round, each page's nodes in an order of
- * their own. Pure: the same seed, the same order. Returns 0, -EINVAL for
- * a size it cannot chain, or -ENOMEM.
+ * The order of a chain through nnodes nodes of stride bytes each,
+ * grouped CHASE_PAGE / stride to a page (nnodes a multiple of that, at
+ * least two pages): order[k] is the node visited k-th. Every node once,
+ * and no two consecutive nodes (the last and the first included) in the
+ * same page. The pages are cut into blocks of block_pages to twice that
+ * (0: one block of them all), visited in a random order; within a block,
+ * every node in a random order, or where that cannot part neighbours
+ * (a block of very few pages), rounds of one node from every page. Pure:
+ * the same seed, the same order. Returns 0, -EINVAL for a size it cannot
+ * chain, or -ENOMEM.
  */
-int chase_order(size_t nnodes, size_t line, uint64_t seed, uint32_t *order);
+int chase_order(size_t nnodes, size_t stride, size_t block_pages, uint64_t seed,
+		uint32_t *order);
 
 /*
  * Writes the chain into base[0..len): the first pointer-sized word of
- * each line-sized node points at the next node of chase_order's cycle.
+ * each stride-sized node points at the next node of chase_order's cycle.
  * len must be a multiple of CHASE_PAGE, at least CHASE_MIN_BYTES and
- * under 2^32 nodes; line a power of two from 16 to CHASE_PAGE / 2.
+ * under 2^32 nodes; stride a power of two from 16 to CHASE_PAGE / 2.
  * Touches every node (the buffer's first touch). Returns 0, -EINVAL or
  * -ENOMEM.
  */
-int chase_build(void *base, size_t len, size_t line, uint64_t seed);
+int chase_build(void *base, size_t len, size_t stride, size_t block_pages,
+		uint64_t seed);
 
 /*
  * Follows the chain from p for loads dependent loads and returns where

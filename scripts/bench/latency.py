@@ -1,7 +1,8 @@
 """latency.py - the pointer chase rows of `make bench`: memory_latency's
-chase against tests/bench/chase_ref (a multichase-style cycle, same buffer
-size, page size and cpu), in cache and from memory, and the loaded curve's
-first point (no loader) against the idle chase."""
+chase against tests/bench/chase_ref (written from multichase's published
+design: 256-byte stride, 64-page TLB locality; same buffer size, page size
+and cpu; both timed on the thread's cpu clock), in cache and from memory,
+and the loaded curve's first point (no loader) against the idle chase."""
 
 import json
 
@@ -11,6 +12,8 @@ from common import Failure, Unavailable, best, best_ratio, sh
 LOADS = (1 << 18) if common.QUICK else (1 << 20)  # dependent loads per round / sample
 ROUNDS = 5           # rounds (numalab) and samples (reference) per pair
 IN_CACHE = 64 << 10  # well inside L2 on any machine of the last decade
+STRIDE = 256         # multichase's default, numalab's too
+LOCALITY = 64        # pages: multichase's default TLB locality
 GOAL = (0.95, 1.05)
 
 
@@ -23,7 +26,7 @@ def size_bytes(text):
 def numalab_chase(b, size, node, extra=None):
     params = {"mode": "nodes", "nodes": str(node), "size": size,
               "loads": str(LOADS), "repeat": str(ROUNDS), "warmup": "1",
-              "budget": "0"}
+              "budget": "0", "stride": str(STRIDE), "locality": str(LOCALITY)}
     params.update(extra or {})
     doc = b.run_cli("memory_latency", params)
     ns = (doc.get("summary", {}).get("local_ns") or {}).get("value")
@@ -36,8 +39,8 @@ def numalab_chase(b, size, node, extra=None):
 
 
 def ref_chase(b, cpu, size):
-    tlb = min(size, 64 * 4096)
-    out = sh([b.tool("chase_ref"), str(cpu), str(size), "64", str(LOADS),
+    tlb = min(size, LOCALITY * 4096)
+    out = sh([b.tool("chase_ref"), str(cpu), str(size), str(STRIDE), str(LOADS),
               str(ROUNDS), "huge", str(tlb)], timeout=300)
     return json.loads(out.stdout)
 
@@ -89,7 +92,8 @@ def loaded_first_point(b, size_text):
         idle.append(ns)
         doc = b.run_cli("memory_latency", {
             "mode": "loaded", "loaders": "0", "size": size_text, "loads": str(LOADS),
-            "repeat": str(ROUNDS), "warmup": "1", "budget": "0"})
+            "repeat": str(ROUNDS), "warmup": "1", "budget": "0", "stride": str(STRIDE),
+            "locality": str(LOCALITY)})
         first.append((doc.get("summary", {}).get("idle_ns") or {}).get("value"))
 
     k, why = b.ab_pairs(what, pair, lambda: best_ratio(first, idle, higher=False), GOAL)
@@ -107,7 +111,8 @@ def loaded_first_point(b, size_text):
 
 
 def chase(b):
-    b.need_experiment("memory_latency", ["mode", "size", "nodes", "loads", "pages"])
+    b.need_experiment("memory_latency", ["mode", "size", "nodes", "loads", "pages", "stride",
+                                         "locality"])
     if b.ncpus < 1:
         raise Unavailable("no cpu")
     # a third of the section each, so the loaded row always gets its turn
@@ -119,7 +124,10 @@ def chase(b):
     size = row_pair(b, "pointer chase from memory (%s)" % size, str(size),
                     (b.budget - b.elapsed()) / 2)
     loaded_first_point(b, size)
-    b.notes.append("pointer chase: each side by its best pair (the shortest load), A/B best over best; %d-%d pairs of %d rounds of %d dependent loads; both chains visit "
-                   "64-page blocks in random order as multichase does (numalab's also never puts two "
-                   "neighbours in one 4 KiB page); 64-byte nodes, the same "
-                   "buffer size, cpu and 2 MiB page advice" % (common.MIN_PAIRS, common.MAX_PAIRS, ROUNDS, LOADS))
+    b.notes.append("pointer chase: each side by its best pair (the shortest load), A/B best over best; %d-%d pairs of %d rounds of %d dependent loads; both chains follow "
+                   "multichase's published defaults, %d-byte nodes in %d-page blocks visited in random order "
+                   "(numalab's also never puts two neighbours in one 4 KiB page), so the adjacent-line and stream "
+                   "prefetchers cannot help; both timed on the chasing thread's cpu clock (numalab over the "
+                   "stretches it was on its cpu, the reference by CLOCK_THREAD_CPUTIME_ID), the same "
+                   "buffer size, cpu and 2 MiB page advice" % (common.MIN_PAIRS, common.MAX_PAIRS, ROUNDS, LOADS,
+                                                               STRIDE, LOCALITY))

@@ -13,7 +13,8 @@
 
 /* Every node once, and each node's successor (the last's is the first) on
  * another page and so on another line. */
-static void check_order(size_t nnodes, size_t line, uint64_t seed)
+static void check_order_in(size_t nnodes, size_t line, size_t block_pages,
+			   uint64_t seed)
 {
 	uint32_t *order = malloc(nnodes * sizeof(*order));
 	unsigned char *seen = calloc(nnodes, 1);
@@ -21,7 +22,8 @@ static void check_order(size_t nnodes, size_t line, uint64_t seed)
 
 	assert_non_null(order);
 	assert_non_null(seen);
-	assert_int_equal(chase_order(nnodes, line, seed, order), 0);
+	assert_int_equal(chase_order(nnodes, line, block_pages, seed, order),
+			 0);
 	for (size_t k = 0; k < nnodes; k++) {
 		uint32_t a = order[k], b = order[(k + 1) % nnodes];
 		assert_true(a < nnodes);
@@ -39,6 +41,11 @@ static void check_order(size_t nnodes, size_t line, uint64_t seed)
 	free(seen);
 }
 
+static void check_order(size_t nnodes, size_t line, uint64_t seed)
+{
+	check_order_in(nnodes, line, CHASE_BLOCK_PAGES, seed);
+}
+
 static void order_one_cycle_no_shared_page(void **state)
 {
 	(void)state;
@@ -51,6 +58,41 @@ static void order_one_cycle_no_shared_page(void **state)
 		check_order(7 * 32, 128, seed);
 	}
 	check_order(4096 * 64, 64, 42);
+	/* multichase's stride, and fully random (one block of all pages) */
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		check_order(2 * 16, CHASE_STRIDE, seed);
+		check_order(300 * 16, CHASE_STRIDE, seed);
+		check_order_in(2 * 16, CHASE_STRIDE, 0, seed);
+		check_order_in(300 * 16, CHASE_STRIDE, 0, seed);
+	}
+}
+
+/*
+ * Locality 0 spreads neighbours over the whole buffer: most steps of a
+ * chain over 512 pages go more than 64 pages away, where blocks of 64
+ * pages keep all but the steps between blocks within one.
+ */
+static void order_fully_random(void **state)
+{
+	size_t per_page = CHASE_PAGE / CHASE_STRIDE, n = 512 * per_page;
+	uint32_t *order = malloc(n * sizeof(*order));
+	size_t far[2] = {0, 0};
+	(void)state;
+	assert_non_null(order);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(chase_order(n, CHASE_STRIDE,
+					     k ? 0 : CHASE_BLOCK_PAGES, 9,
+					     order),
+				 0);
+		for (size_t i = 0; i + 1 < n; i++) {
+			long a = (long)(order[i] / per_page),
+			     b = (long)(order[i + 1] / per_page);
+			far[k] += labs(a - b) >= 128;
+		}
+	}
+	assert_true(far[0] < 8);     /* 7 steps between 8 blocks at most */
+	assert_true(far[1] > n / 4); /* random: about 5 in 8 */
+	free(order);
 }
 
 /* The block of page a, as chase_order cuts npages into nblocks. */
@@ -79,7 +121,8 @@ static void order_keeps_to_blocks(void **state)
 
 		assert_non_null(order);
 		check_order(n, 64, 3);
-		assert_int_equal(chase_order(n, 64, 3, order), 0);
+		assert_int_equal(
+			chase_order(n, 64, CHASE_BLOCK_PAGES, 3, order), 0);
 		for (size_t k = 0; k < n; k++) {
 			size_t a = order[k] / per_page,
 			       b = order[(k + 1) % n] / per_page;
@@ -110,7 +153,7 @@ static void order_is_random_in_a_block(void **state)
 	(void)state;
 	assert_non_null(order);
 	assert_non_null(seen);
-	assert_int_equal(chase_order(n, 64, 5, order), 0);
+	assert_int_equal(chase_order(n, 64, CHASE_BLOCK_PAGES, 5, order), 0);
 	for (size_t at = 0; at + npages <= n && !repeats; at += npages) {
 		memset(seen, 0, npages);
 		for (size_t k = at; k < at + npages && !repeats; k++) {
@@ -135,7 +178,7 @@ static void build_is_one_cycle(void **state)
 	(void)state;
 	assert_non_null(buf);
 	assert_non_null(seen);
-	assert_int_equal(chase_build(buf, len, line, 7), 0);
+	assert_int_equal(chase_build(buf, len, line, CHASE_BLOCK_PAGES, 7), 0);
 	p = buf;
 	for (size_t k = 0; k < n; k++) {
 		size_t at = (size_t)((char *)p - buf);
@@ -161,17 +204,24 @@ static void refuses_what_it_cannot_chain(void **state)
 	char buf[2 * CHASE_PAGE];
 
 	(void)state;
-	assert_int_equal(chase_order(64, 64, 1, order), -EINVAL); /* one page */
-	assert_int_equal(chase_order(100, 64, 1, order), -EINVAL);
-	assert_int_equal(chase_order(128, 48, 1, order), -EINVAL);
-	assert_int_equal(chase_build(buf, CHASE_PAGE, 64, 1), -EINVAL);
-	assert_int_equal(chase_build(buf, CHASE_PAGE + 64, 64, 1), -EINVAL);
+	assert_int_equal(chase_order(64, 64, CHASE_BLOCK_PAGES, 1, order),
+			 -EINVAL); /* one page */
+	assert_int_equal(chase_order(100, 64, CHASE_BLOCK_PAGES, 1, order),
+			 -EINVAL);
+	assert_int_equal(chase_order(128, 48, CHASE_BLOCK_PAGES, 1, order),
+			 -EINVAL);
+	assert_int_equal(chase_build(buf, CHASE_PAGE, 64, CHASE_BLOCK_PAGES, 1),
+			 -EINVAL);
+	assert_int_equal(
+		chase_build(buf, CHASE_PAGE + 64, 64, CHASE_BLOCK_PAGES, 1),
+		-EINVAL);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(order_one_cycle_no_shared_page),
+		cmocka_unit_test(order_fully_random),
 		cmocka_unit_test(order_keeps_to_blocks),
 		cmocka_unit_test(order_is_random_in_a_block),
 		cmocka_unit_test(build_is_one_cycle),
