@@ -52,6 +52,7 @@ struct serve_opts {
 	int import_mib;
 	int max_conns;
 	int max_client_conns;
+	int max_viewers;
 	int session_seconds;
 };
 
@@ -99,6 +100,9 @@ static void usage(FILE *f)
 		"  --max-client-connections N\n"
 		"                         connections at once from one address, an\n"
 		"                         IPv6 /64 counted as one (default 2048)\n"
+		"  --max-viewers N        event streams at once, past which one\n"
+		"                         more is answered 503 (default 12288, or\n"
+		"                         3/4 of --max-connections if fewer)\n"
 		"  --import-quota N       imports per client per hour (default 60)\n"
 		"  --import-quota-mib M   MiB of imports per client per hour\n"
 		"                         (default 128)\n"
@@ -188,6 +192,7 @@ enum {
 	SO_MAX_QUEUE,
 	SO_CLASS_TOKEN,
 	SO_SESSION_SECONDS,
+	SO_MAX_VIEWERS,
 };
 
 static const struct opt serve_options[] = {
@@ -203,6 +208,7 @@ static const struct opt serve_options[] = {
 	{"--allowed-host", NULL, 1, SO_ALLOWED_HOST},
 	{"--max-connections", NULL, 1, SO_MAX_CONNS},
 	{"--max-client-connections", NULL, 1, SO_MAX_CLIENT_CONNS},
+	{"--max-viewers", NULL, 1, SO_MAX_VIEWERS},
 	{"--import-quota", NULL, 1, SO_IMPORT_QUOTA},
 	{"--import-quota-mib", NULL, 1, SO_IMPORT_QUOTA_MIB},
 	{"--fleet", NULL, 1, SO_FLEET},
@@ -225,6 +231,8 @@ static const struct {
 	 offsetof(struct serve_opts, max_conns)},
 	{SO_MAX_CLIENT_CONNS, "--max-client-connections", 1, 1000000,
 	 offsetof(struct serve_opts, max_client_conns)},
+	{SO_MAX_VIEWERS, "--max-viewers", 1, 1000000,
+	 offsetof(struct serve_opts, max_viewers)},
 	{SO_IMPORT_QUOTA, "--import-quota", 1, 1000000,
 	 offsetof(struct serve_opts, import_count)},
 	{SO_IMPORT_QUOTA_MIB, "--import-quota-mib", 1, 1000000,
@@ -796,6 +804,11 @@ int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	o.max_conns = (int)fit_fd_limit((unsigned int)o.max_conns);
+	if (!o.max_viewers)
+		o.max_viewers = o.max_conns / 4 * 3 < STREAM_MAX_DEFAULT
+					? o.max_conns / 4 * 3
+					: STREAM_MAX_DEFAULT;
+	stream_set_limit(o.max_viewers);
 
 	topo = topo_load();
 	if (!topo) {

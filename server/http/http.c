@@ -39,15 +39,19 @@
 #define POOL_MAX 4u
 #define TRIM_PEAK 256u
 /*
- * A connection's buffers (libmicrohttpd's memory pool). The request head
- * is kept there, and libmicrohttpd adds a 56-byte record (64 with its
- * alignment) for each header, query argument and cookie, and a copy of the
- * Cookie header to cut it into cookies; the answer's head is built in what
- * is left, and an event stream's chunks are written there too. 10,000
- * event-stream subscribers hold ~155 MB with 12 KiB here, ~118 MB with
- * 8 KiB (which answered no head of more than ~100 cookies or arguments).
+ * A connection's buffers (libmicrohttpd's memory pool): what a request
+ * needs, then a small buffer, never more. The request head is kept there,
+ * and libmicrohttpd adds a 56-byte record (64 with its alignment) for each
+ * header, query argument and cookie, and a copy of the Cookie header to cut
+ * it into cookies; the answer's head is built in what is left, and an event
+ * stream's chunks are written there too. libmicrohttpd zeroes the part of
+ * its read buffer a head did not use, so the whole pool is resident while
+ * the connection lives: it is most of what a viewer of a run costs. 10,000
+ * event-stream subscribers hold ~163 MB with 12 KiB here, ~122 MB with
+ * 8 KiB, ~80 MB with 4 KiB (tests/load/test_fanout.py prints it); a head
+ * of 3 KiB is two or three times what a browser sends numalab.
  */
-#define CONN_MEMORY (12 * 1024)
+#define CONN_MEMORY (4 * 1024)
 #define HEAD_ENTRY_COST 64u
 /* A head that leaves less than this in the pool gets 431: the largest head
  * of an answer of ours fits in it with room to spare. */

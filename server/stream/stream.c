@@ -16,7 +16,7 @@
  * libmicrohttpd's own buffer for a response; a chunked stream (HTTP/1.1) is
  * written into the connection's pool instead, so it only serves HTTP/1.0.
  */
-#define BLOCK_SIZE 512
+#define BLOCK_SIZE 128
 
 struct stream {
 	struct runlog *log;
@@ -58,6 +58,7 @@ static struct {
 static pthread_mutex_t count_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t count_cv = PTHREAD_COND_INITIALIZER;
 static int active;
+static int limit = STREAM_MAX_DEFAULT;
 
 static int64_t now_ms(void)
 {
@@ -67,18 +68,38 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void count(struct stream *s, int up)
+/* Counts s in (up: 1 when there was room under the limit, else 0) or out. */
+static int count(struct stream *s, int up)
 {
+	int ok = 1;
+
 	pthread_mutex_lock(&count_mu);
 	if (up && !s->counted) {
-		active++;
-		s->counted = 1;
+		ok = active < limit;
+		active += ok;
+		s->counted = ok;
 	} else if (!up && s->counted) {
 		active--;
 		s->counted = 0;
 		pthread_cond_broadcast(&count_cv);
 	}
 	pthread_mutex_unlock(&count_mu);
+	return ok;
+}
+
+void stream_set_limit(int n)
+{
+	pthread_mutex_lock(&count_mu);
+	limit = n > 0 ? n : STREAM_MAX_DEFAULT;
+	pthread_mutex_unlock(&count_mu);
+}
+
+int stream_limit(void)
+{
+	pthread_mutex_lock(&count_mu);
+	int n = limit;
+	pthread_mutex_unlock(&count_mu);
+	return n;
 }
 
 int stream_count(void)
@@ -383,7 +404,17 @@ enum MHD_Result stream_respond(struct http_request *rq, struct runlog *log,
 	s->conn = rq->conn;
 	s->after = after;
 	s->ndjson = ndjson;
-	count(s, 1);
+	if (!count(s, 1)) {
+		on_free(s);
+		resp = http_error_response(
+			NULL,
+			"the server is sending its limit of %d event streams "
+			"(serve --max-viewers): try again later",
+			stream_limit());
+		if (resp)
+			MHD_add_response_header(resp, "Retry-After", "10");
+		return http_respond(rq, MHD_HTTP_SERVICE_UNAVAILABLE, resp);
+	}
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, BLOCK_SIZE,
 						 on_read, s, on_free);
 	if (!resp) {

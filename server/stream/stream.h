@@ -12,11 +12,23 @@
  * until the log is closed and every event is sent. Takes over the
  * reference to log. Between events the connection is suspended, costing
  * no thread; one pump thread resumes it when its log grows or ends, and
- * every 15 s for a keepalive.
+ * every 15 s for a keepalive. Past stream_limit() streams it answers 503.
  */
 enum MHD_Result stream_respond(struct http_request *rq, struct runlog *log,
 			       int64_t after, int ndjson);
 
+/*
+ * Streams sent at once, past which a new one is answered 503 (with
+ * Retry-After) rather than kept: each costs its connection's pool and a
+ * few hundred bytes (README, Request heads), so 12,288 of them hold about
+ * 100 MB. Below the server's connection limit, so that the 503 has a
+ * connection to be sent on.
+ */
+#define STREAM_MAX_DEFAULT 12288
+
+/* The most streams at once; n <= 0: STREAM_MAX_DEFAULT. */
+void stream_set_limit(int n);
+int stream_limit(void);
 /* Streams still sending. */
 int stream_count(void);
 /* Waits until every stream has sent its last event, at most timeout_ms. */

@@ -563,7 +563,7 @@ async function main() {
     return req;
   };
 
-  const POOL_BYTES = 12 * 1024;
+  const POOL_BYTES = 4 * 1024;
   const check = (op, req, a) => {
     const ex = summary(req, o.token);
     if (a.unsent) return;
@@ -580,7 +580,7 @@ async function main() {
     const st = seen.get(op.name) || new Map();
     seen.set(op.name, st);
     st.set(a.status, (st.get(a.status) || 0) + 1);
-    // a head larger than a connection's whole pool (12 KiB, README: Request
+    // a head larger than a connection's whole pool (4 KiB, README: Request
     // heads) is answered by libmicrohttpd itself, its own 414 or 431 in HTML
     // (documented; said, not failed)
     const head = (req.target || '').length + Object.entries(req.headers || {})

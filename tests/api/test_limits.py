@@ -78,14 +78,14 @@ class LimitsTest(SharedServerTest):
         self.assertEqual(status, 200)
 
     def test_request_head_limit(self):
-        # a connection's pool is 12 KiB (server/http/http.c CONN_MEMORY), of which
-        # a head may take 11,264 bytes: one of 10 KiB is read, one past the
+        # a connection's pool is 4 KiB (server/http/http.c CONN_MEMORY), of which
+        # a head may take 3,072 bytes: one of 2.5 KiB is read, one past the
         # limit is answered 431 (tests/api/test_hostile.py counts exactly)
         status, _, _ = self.srv.request("GET", "/api/experiments",
-                                        headers={"X-Pad": "a" * 10500})
+                                        headers={"X-Pad": "a" * 2500})
         self.assertEqual(status, 200)
         status, hdrs, _ = self.srv.request("GET", "/api/experiments",
-                                           headers={"X-Pad": "a" * 11500})
+                                           headers={"X-Pad": "a" * 3200})
         self.assertEqual(status, 431)
         self.assertEqual(hdrs["content-type"], "application/json")
 
