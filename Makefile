@@ -8,7 +8,7 @@
 
 BUILD ?= build
 CC ?= cc
-PKGS = libmicrohttpd gnutls jansson hwloc sqlite3 libcurl
+PKGS = libmicrohttpd gnutls jansson hwloc sqlite3 libcurl zlib
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 CFLAGS ?= -O2 -g

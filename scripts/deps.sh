@@ -3,7 +3,7 @@
 # so a second run costs a few dpkg queries. Usage: deps.sh run|test|bench
 set -e
 mode=${1:-run}
-pkgs="gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libjansson-dev libhwloc-dev libnuma-dev libsqlite3-dev libcurl4-openssl-dev nodejs npm"
+pkgs="gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libjansson-dev libhwloc-dev libnuma-dev libsqlite3-dev libcurl4-openssl-dev zlib1g-dev nodejs npm"
 case "$mode" in
 test) pkgs="$pkgs libcmocka-dev python3 python3-jsonschema curl openssl chromium sqlite3 wrk clang libclang-rt-14-dev clang-format slurm-wlm munge clustershell lcov man-db" ;;
 bench) pkgs="$pkgs python3 curl wrk likwid" ;;

@@ -38,13 +38,23 @@ struct api {
 	struct store *store;
 	struct runner *runner;
 	int max_run_seconds;
-	char *experiments; /* cached JSON: the machine does not change */
-	char *topology;
+	/* the machine does not change: kept serialised, with their ETags */
+	struct http_blob *experiments, *topology, *openapi;
 	struct doccache *docs;
 	const struct fleet_start
 		*fleet;	       /* NULL: campaigns are not started here */
 	struct api_class *cls; /* the classroom's question and guesses */
 };
+
+/* doc serialised as an answer's bytes; steals doc. NULL on failure. */
+static struct http_blob *json_blob(json_t *doc)
+{
+	size_t n;
+	char *text = doc ? http_json_text(doc, &n) : NULL;
+
+	json_decref(doc);
+	return text ? http_blob_new(text, n, "application/json") : NULL;
+}
 
 struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
 		    int max_run_seconds)
@@ -60,13 +70,14 @@ struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
 	a->max_run_seconds = max_run_seconds;
 	e = schema_experiments(t);
 	tp = schema_topology(t);
-	a->experiments = e ? json_dumps(e, JSON_COMPACT) : NULL;
-	a->topology = tp ? json_dumps(tp, JSON_COMPACT) : NULL;
-	json_decref(e);
-	json_decref(tp);
+	a->experiments = json_blob(e);
+	a->topology = json_blob(tp);
+	a->openapi = http_blob_copy(openapi_json, openapi_json_len,
+				    "application/json");
 	a->docs = doccache_new(DOC_CACHE_BYTES);
 	a->cls = api_class_new(st);
-	if (!a->experiments || !a->topology || !a->docs || !a->cls) {
+	if (!a->experiments || !a->topology || !a->openapi || !a->docs ||
+	    !a->cls) {
 		api_free(a);
 		return NULL;
 	}
@@ -88,43 +99,33 @@ void api_free(struct api *a)
 {
 	if (!a)
 		return;
-	free(a->experiments);
-	free(a->topology);
+	http_blob_unref(a->experiments);
+	http_blob_unref(a->topology);
+	http_blob_unref(a->openapi);
 	doccache_free(a->docs);
 	api_class_free(a->cls);
 	free(a);
-}
-
-static enum MHD_Result send_static_json(struct http_request *rq, const char *s,
-					size_t len)
-{
-	struct MHD_Response *resp = MHD_create_response_from_buffer(
-		len, (void *)s, MHD_RESPMEM_PERSISTENT);
-
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, "Content-Type", "application/json");
-	return http_respond(rq, MHD_HTTP_OK, resp);
 }
 
 static enum MHD_Result get_experiments(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
 
-	return send_static_json(rq, a->experiments, strlen(a->experiments));
+	return http_blob_respond(rq, a->experiments);
 }
 
 static enum MHD_Result get_topology(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
 
-	return send_static_json(rq, a->topology, strlen(a->topology));
+	return http_blob_respond(rq, a->topology);
 }
 
 static enum MHD_Result get_openapi(struct http_request *rq, void *ctx)
 {
-	(void)ctx;
-	return send_static_json(rq, openapi_json, openapi_json_len);
+	struct api *a = ctx;
+
+	return http_blob_respond(rq, a->openapi);
 }
 
 /* Strict decimal in [min, max]; 0 or -EINVAL. */
@@ -267,33 +268,30 @@ static void set_str(json_t *doc, const char *key, const char *v)
 	json_object_set_new(doc, key, v && *v ? json_string(v) : json_null());
 }
 
-/* A cached run's answer; NULL when it is not (or cannot be) kept. */
-static struct MHD_Response *cached_response(struct api *a, int64_t id)
-{
-	struct MHD_Response *resp = doccache_response(a->docs, id);
-
-	if (resp)
-		MHD_add_response_header(resp, "Content-Type",
-					"application/json");
-	return resp;
-}
-
-/* Keeps an ended run's document as the text of its answer. */
-static struct MHD_Response *keep_document(struct api *a, int64_t id,
-					  json_t *doc)
+/* Keeps an ended run's document as the bytes of its answer; NULL when it
+ * cannot be kept. */
+static struct http_blob *keep_document(struct api *a, int64_t id, json_t *doc)
 {
 	size_t n;
 	char *text = http_json_text(doc, &n);
 
-	if (!text || doccache_put(a->docs, id, text, n))
-		return NULL;
-	return cached_response(a, id);
+	return text ? doccache_put(a->docs, id, text, n) : NULL;
+}
+
+/* Answers with b and gives back the reference. */
+static enum MHD_Result respond_blob(struct http_request *rq,
+				    struct http_blob *b)
+{
+	enum MHD_Result ret = http_blob_respond(rq, b);
+
+	http_blob_unref(b);
+	return ret;
 }
 
 static enum MHD_Result get_run(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
-	struct MHD_Response *resp;
+	struct http_blob *kept;
 	enum MHD_Result ret;
 	int64_t id;
 	int ended = 0, touched;
@@ -303,13 +301,13 @@ static enum MHD_Result get_run(struct http_request *rq, void *ctx)
 		return ret;
 	/* a run the class guessed on here may still take guesses */
 	touched = api_class_touched(a->cls, id);
-	resp = touched ? NULL : cached_response(a, id);
-	if (resp)
-		return http_respond(rq, MHD_HTTP_OK, resp);
+	kept = touched ? NULL : doccache_get(a->docs, id);
+	if (kept)
+		return respond_blob(rq, kept);
 	doc = rundoc_build(a->store, a->runner, id, &ended);
-	if (doc && ended && !touched && (resp = keep_document(a, id, doc))) {
+	if (doc && ended && !touched && (kept = keep_document(a, id, doc))) {
 		json_decref(doc);
-		return http_respond(rq, MHD_HTTP_OK, resp);
+		return respond_blob(rq, kept);
 	}
 	if (!doc)
 		return errno == ENOENT

@@ -8,7 +8,7 @@
 
 struct entry {
 	int64_t id;
-	char *json;
+	struct http_blob *blob;
 	size_t len;
 	struct entry *next; /* newer */
 };
@@ -38,13 +38,14 @@ void doccache_free(struct doccache *c)
 		struct entry *e = c->oldest;
 
 		c->oldest = e->next;
-		free(e->json);
+		http_blob_unref(e->blob);
 		free(e);
 	}
 	pthread_mutex_destroy(&c->mu);
 	free(c);
 }
 
+/* Called with mu held. */
 static struct entry *find(struct doccache *c, int64_t id)
 {
 	for (struct entry *e = c->oldest; e; e = e->next)
@@ -53,43 +54,49 @@ static struct entry *find(struct doccache *c, int64_t id)
 	return NULL;
 }
 
-struct MHD_Response *doccache_response(struct doccache *c, int64_t id)
+struct http_blob *doccache_get(struct doccache *c, int64_t id)
 {
-	struct MHD_Response *resp = NULL;
+	struct http_blob *b = NULL;
 	struct entry *e;
 
 	pthread_mutex_lock(&c->mu);
 	e = find(c, id);
-	/* copied while held: an entry may be evicted once the lock is let go */
 	if (e)
-		resp = MHD_create_response_from_buffer(e->len, e->json,
-						       MHD_RESPMEM_MUST_COPY);
+		b = http_blob_ref(e->blob);
 	pthread_mutex_unlock(&c->mu);
-	return resp;
+	return b;
 }
 
-int doccache_put(struct doccache *c, int64_t id, char *json, size_t len)
+struct http_blob *doccache_put(struct doccache *c, int64_t id, char *json,
+			       size_t len)
 {
-	struct entry *e;
+	struct http_blob *b;
+	struct entry *e, *had;
 
 	if (len > c->budget) {
 		free(json);
-		return -E2BIG;
+		errno = E2BIG;
+		return NULL;
 	}
-	e = calloc(1, sizeof(*e));
+	b = http_blob_new(json, len, "application/json");
+	e = b ? calloc(1, sizeof(*e)) : NULL;
 	if (!e) {
-		free(json);
-		return -ENOMEM;
+		http_blob_unref(b);
+		errno = ENOMEM;
+		return NULL;
 	}
-	e->json = json;
+	e->blob = b;
 	e->len = len;
 	e->id = id;
 	pthread_mutex_lock(&c->mu);
-	if (find(c, id)) { /* two readers built it at once: one copy is kept */
+	had = find(c, id);
+	if (had) { /* two readers built it at once: one copy is kept */
+		struct http_blob *kept = http_blob_ref(had->blob);
+
 		pthread_mutex_unlock(&c->mu);
-		free(e->json);
+		http_blob_unref(b);
 		free(e);
-		return 0;
+		return kept;
 	}
 	while (c->oldest && c->bytes + len > c->budget) {
 		struct entry *old = c->oldest;
@@ -98,7 +105,7 @@ int doccache_put(struct doccache *c, int64_t id, char *json, size_t len)
 		if (!c->oldest)
 			c->newest = NULL;
 		c->bytes -= old->len;
-		free(old->json);
+		http_blob_unref(old->blob);
 		free(old);
 	}
 	if (c->newest)
@@ -107,6 +114,7 @@ int doccache_put(struct doccache *c, int64_t id, char *json, size_t len)
 		c->oldest = e;
 	c->newest = e;
 	c->bytes += len;
+	http_blob_ref(b);
 	pthread_mutex_unlock(&c->mu);
-	return 0;
+	return b;
 }

@@ -16,11 +16,19 @@
 
 static int kept(struct doccache *c, int64_t id)
 {
-	struct MHD_Response *r = doccache_response(c, id);
+	struct http_blob *b = doccache_get(c, id);
 
-	if (r)
-		MHD_destroy_response(r);
-	return r != NULL;
+	http_blob_unref(b);
+	return b != NULL;
+}
+
+/* Put, and the reference it gave back returned: 0 or -errno. */
+static int put(struct doccache *c, int64_t id, char *json, size_t len)
+{
+	struct http_blob *b = doccache_put(c, id, json, len);
+
+	http_blob_unref(b);
+	return b ? 0 : -errno;
 }
 
 /* A document of n bytes, handed to the cache (it owns it from then on). */
@@ -40,19 +48,43 @@ static void test_doccache_keeps_and_evicts_oldest(void **state)
 	(void)state;
 	assert_non_null(c);
 	assert_false(kept(c, 1));
-	assert_int_equal(doccache_put(c, 1, doc(40), 40), 0);
-	assert_int_equal(doccache_put(c, 2, doc(40), 40), 0);
+	assert_int_equal(put(c, 1, doc(40), 40), 0);
+	assert_int_equal(put(c, 2, doc(40), 40), 0);
 	assert_true(kept(c, 1) && kept(c, 2));
 	/* a third of 40 bytes needs room: the oldest goes */
-	assert_int_equal(doccache_put(c, 3, doc(40), 40), 0);
+	assert_int_equal(put(c, 3, doc(40), 40), 0);
 	assert_false(kept(c, 1));
 	assert_true(kept(c, 2) && kept(c, 3));
 	/* the same run twice is kept once */
-	assert_int_equal(doccache_put(c, 3, doc(40), 40), 0);
+	assert_int_equal(put(c, 3, doc(40), 40), 0);
 	assert_true(kept(c, 2));
 	/* larger than the whole budget: refused, nothing dropped */
-	assert_int_equal(doccache_put(c, 4, doc(101), 101), -E2BIG);
+	assert_int_equal(put(c, 4, doc(101), 101), -E2BIG);
 	assert_true(kept(c, 2) && kept(c, 3));
+	doccache_free(c);
+}
+
+/* A blob outlives the cache that dropped it while a reader holds it. */
+static void test_doccache_evicted_blob_stays_for_its_reader(void **state)
+{
+	struct doccache *c = doccache_new(100);
+	struct http_blob *b, *again;
+
+	(void)state;
+	assert_int_equal(put(c, 1, doc(60), 60), 0);
+	b = doccache_get(c, 1);
+	assert_non_null(b);
+	assert_int_equal(put(c, 2, doc(60), 60), 0);
+	assert_false(kept(c, 1));
+	assert_int_equal(http_blob_size(b), 60);
+	assert_string_equal(http_blob_etag(b), http_blob_etag(b));
+	assert_int_equal(strlen(http_blob_etag(b)), 18);
+	/* the same bytes, the same tag; other bytes, another */
+	again = http_blob_copy("{{{{", 4, "application/json");
+	assert_non_null(again);
+	assert_string_not_equal(http_blob_etag(again), http_blob_etag(b));
+	http_blob_unref(again);
+	http_blob_unref(b);
 	doccache_free(c);
 }
 
@@ -105,6 +137,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_doccache_keeps_and_evicts_oldest),
+		cmocka_unit_test(
+			test_doccache_evicted_blob_stays_for_its_reader),
 		cmocka_unit_test(test_harness_cpus_moves_and_returns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
