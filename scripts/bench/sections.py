@@ -544,8 +544,14 @@ def glob_emit(work):
 
 # --- 4. server throughput ----------------------------------------------------
 
+WRK_CLIENTS = 10
+# numalab's event loops (server/http/http.c pool_size): one a cpu, 2-4
+MHD_LOOPS = min(max(os.cpu_count() or 2, 2), 4)
+
+
 def wrk(url, seconds, cpu):
-    p = sh(["wrk", "-t1", "-c8", "-d%ds" % seconds, url], timeout=seconds + 30, cpus=cpu)
+    p = sh(["wrk", "-t1", "-c%d" % WRK_CLIENTS, "-d%ds" % seconds, url],
+           timeout=seconds + 30, cpus=cpu)
     rps = common.first_number(r"Requests/sec:\s+([0-9.]+)", p.stdout)
     bad = common.first_number(r"Non-2xx or 3xx responses:\s+(\d+)", p.stdout)
     errs = re.search(r"Socket errors:.*", p.stdout)
@@ -575,7 +581,8 @@ def throughput(b):
             bodyfile = os.path.join(b.work, "body.json")
             with open(bodyfile, "wb") as f:
                 f.write(body)
-            proc = subprocess.Popen([fixed, "--mode", "tpc", bodyfile],
+            proc = subprocess.Popen([fixed, "--mode", "pool", "--threads", str(MHD_LOOPS),
+                                     bodyfile],
                                     stdout=subprocess.PIPE, text=True)
             try:
                 port = int(proc.stdout.readline().split()[1])
@@ -590,7 +597,7 @@ def throughput(b):
                     a.append(wrk(srv.url(path), WRK_SECONDS, b.last_cpu())[0])
                     bb.append(wrk("http://%s:%d%s" % (common.HOST, port, path),
                                   WRK_SECONDS, b.last_cpu())[0])
-                k, why = b.ab_pairs(what, pair, lambda: summary(ratios(a, bb)), (0.8,),
+                k, why = b.ab_pairs(what, pair, lambda: summary(ratios(a, bb)), (0.9,),
                                     share_s=share)
                 pairs_run.append(k)
             finally:
@@ -598,21 +605,23 @@ def throughput(b):
                 proc.wait()
             r = summary(ratios(a, bb))
             note = ""
-            if r["median"] < 0.8:
+            if r["median"] < 0.9:
                 note = ("GET %s (%d B): numalab answers %.0f%% of the fixed-string server's rate"
                         % (label, len(body), 100 * r["median"]))
             if b.pairs_note(k, why):
                 note += ("; " if note else "") + b.pairs_note(k, why)
             b.row("throughput", what,
-                  summary(a), summary(bb), "req/s", r, ">= 0.80", "yes" if r["median"] >= 0.8 else "no",
+                  summary(a), summary(bb), "req/s", r, ">= 0.90", "yes" if r["median"] >= 0.9 else "no",
                   note, fmt="%.0f")
             b.raw["throughput"][label] = {"bytes": len(body), "numalab": a, "fixed": bb}
     finally:
         srv.stop()
-    b.notes.append("throughput: wrk -t1 -c8, %d s per side and pair (%s pairs), wrk pinned "
+    b.notes.append("throughput: wrk -t1 -c%d, %d s per side and pair (%s pairs), wrk pinned "
                    "to CPU %s; the baseline is tests/bench/mhd_fixed with the same body bytes and "
-                   "the same threading (a thread per connection, poll)"
-                   % (WRK_SECONDS, " and ".join(map(str, pairs_run)) or "no", b.last_cpu()))
+                   "the same threading as numalab (libmicrohttpd's thread pool of %d epoll "
+                   "loops); neither side was asked for gzip"
+                   % (WRK_CLIENTS, WRK_SECONDS, " and ".join(map(str, pairs_run)) or "no",
+                      b.last_cpu(), MHD_LOOPS))
 
 
 # --- 5. fan-out ---------------------------------------------------------------

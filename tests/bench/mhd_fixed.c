@@ -1,13 +1,16 @@
 /* mhd_fixed.c - the smallest libmicrohttpd server: one fixed body for every GET, the throughput baseline */
 /*
- * usage: mhd_fixed [--mode tpc|poll] [--port N] [--type CONTENT-TYPE] BODY_FILE
+ * usage: mhd_fixed [--mode pool|tpc|poll] [--threads N] [--port N]
+ *                  [--type CONTENT-TYPE] BODY_FILE
  * Answers every request with the bytes of BODY_FILE (200). The response
  * is built once and queued again for every request, so the figure is
- * libmicrohttpd's own cost for a body of that size. --mode tpc (the
- * default) runs a thread per connection with a poll() listener, as
- * numalab's server does; poll runs one internal epoll thread. Prints "port N"
- * on stdout once it listens (--port 0, the default, takes any free one) and
- * runs until SIGTERM or SIGINT.
+ * libmicrohttpd's own cost for a body of that size. --mode pool (the
+ * default) runs --threads epoll loops (libmicrohttpd's thread pool, 2 by
+ * default), as numalab's server does (server/http/http.c: one loop a cpu,
+ * at least 2, at most 4); tpc runs a thread per connection with a poll()
+ * listener; poll one internal epoll thread. Prints "port N" on stdout once
+ * it listens (--port 0, the default, takes any free one) and runs until
+ * SIGTERM or SIGINT.
  */
 #include <errno.h>
 #include <signal.h>
@@ -67,8 +70,8 @@ out:
 
 int main(int argc, char **argv)
 {
-	const char *type = "application/json", *file = NULL, *mode = "tpc";
-	unsigned int flags;
+	const char *type = "application/json", *file = NULL, *mode = "pool";
+	unsigned int flags, threads = 2;
 	int port = 0, sig;
 	struct MHD_Daemon *d;
 	const union MHD_DaemonInfo *info;
@@ -83,12 +86,17 @@ int main(int argc, char **argv)
 			type = argv[++a];
 		else if (!strcmp(argv[a], "--mode") && a + 1 < argc)
 			mode = argv[++a];
+		else if (!strcmp(argv[a], "--threads") && a + 1 < argc)
+			threads = (unsigned int)atoi(argv[++a]);
 		else
 			file = argv[a];
 	}
-	if (!file || (strcmp(mode, "tpc") && strcmp(mode, "poll"))) {
-		fprintf(stderr,
-			"usage: mhd_fixed [--mode tpc|poll] [--port N] [--type TYPE] BODY_FILE\n");
+	if (!file || threads < 1 || threads > 64 ||
+	    (strcmp(mode, "tpc") && strcmp(mode, "poll") &&
+	     strcmp(mode, "pool"))) {
+		fprintf(stderr, "usage: mhd_fixed [--mode pool|tpc|poll] "
+				"[--threads 1-64] [--port N] [--type TYPE] "
+				"BODY_FILE\n");
 		return 2;
 	}
 	body = slurp(file, &len);
@@ -111,8 +119,11 @@ int main(int argc, char **argv)
 		flags |= MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
 	else
 		flags |= MHD_USE_EPOLL;
+	if (strcmp(mode, "pool"))
+		threads = 0;
 	d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, answer, NULL,
 			     MHD_OPTION_CONNECTION_LIMIT, 4096u,
+			     MHD_OPTION_THREAD_POOL_SIZE, threads,
 			     MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr,
