@@ -395,9 +395,12 @@ int cmd_run(int argc, char **argv)
 		sink_table_init(&table, e, stdout);
 		ctx.sink = &table.sink;
 		printf("%s (%s)\n", e->title, e->name);
-		for (int i = 0; i < pv->n; i++)
-			printf("%s%s=%s", i ? " " : "  ", pv->v[i].p->name,
-			       pv->v[i].text);
+		/* what this run used: an empty value, or a param of another
+		 * mode, says nothing */
+		for (int i = 0, k = 0; i < pv->n; i++)
+			if (pv->v[i].text[0] && param_applies(pv->v[i].p, pv))
+				printf("%s%s=%s", k++ ? " " : "  ",
+				       pv->v[i].p->name, pv->v[i].text);
 		printf("\n");
 		json_decref(start);
 	} else {

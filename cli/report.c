@@ -1,6 +1,7 @@
 /* report.c - the closing table of a run on the command line */
 #include "report.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ static void rpad(FILE *f, const char *s, int w)
 struct row {
 	struct strbuf c[6]; /* series, x, median, spread, n, unit */
 	const char *after;  /* said after the row, or NULL */
+	struct strbuf marks; /* the marks at its x, in words (is_mark) */
 };
 
 static void row_set(struct row *r, const char *series, const char *x_label,
@@ -54,15 +56,18 @@ static void row_set(struct row *r, const char *series, const char *x_label,
 {
 	for (int i = 0; i < 6; i++)
 		strbuf_init(&r->c[i]);
+	strbuf_init(&r->marks);
 	double f;
 	const char *u = units_pick(y, unit, &f);
 	char a[64], b[64];
 
 	strbuf_addstr(&r->c[0], series);
-	if (x_label)
+	if (x_label) {
 		strbuf_addstr(&r->c[1], x_label);
-	else
-		strbuf_addf(&r->c[1], "%g", x);
+	} else {
+		units_number(x, a, sizeof(a));
+		strbuf_addstr(&r->c[1], a);
+	}
 	units_number(y * f, a, sizeof(a));
 	strbuf_addstr(&r->c[2], a);
 	if (!isnan(lo)) {
@@ -154,7 +159,33 @@ static void x_text(const struct chart *c, double x, char *buf, size_t len)
 	if (n >= 7 && !strcmp(l + n - 7, "(bytes)"))
 		units_format(x, "bytes", buf, len);
 	else
-		snprintf(buf, len, "%g", x);
+		units_number(x, buf, len);
+}
+
+/* Whether series marks a place on chart c's x (a cache's size) rather than
+ * measures: printed as words beside the row it marks, never as a column. */
+static int is_mark(const struct chart *c, const char *series)
+{
+	return c->marks && !fnmatch(c->marks, series, 0);
+}
+
+/* "  ← L1 data cache size (one core's)": the marks of chart c at x, in
+ * words, or "" when none falls there. */
+static void marks_at(const struct sink_table *t, const struct chart *c,
+		     double x, struct strbuf *sb)
+{
+	char label[128];
+
+	for (int i = 0; c->marks && i < t->npoints; i++) {
+		const struct tab_point *p = &t->points[i];
+
+		if (strcmp(p->chart, c->id) || p->x != x ||
+		    !is_mark(c, p->series))
+			continue;
+		experiment_series_label(t->exp, p->series, label,
+					sizeof(label), NULL);
+		strbuf_addf(sb, "%s%s", sb->len ? ", " : "  ← ", label);
+	}
 }
 
 /* The x column of chart c ("threads"), or "x". */
@@ -190,7 +221,7 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 		const struct tab_point *p = &t->points[i];
 		int dup = 0;
 
-		if (strcmp(p->chart, c->id))
+		if (strcmp(p->chart, c->id) || is_mark(c, p->series))
 			continue;
 		if (p->x_label ||
 		    (unit && strcmp(unit, p->unit ? p->unit : "")))
@@ -269,7 +300,10 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 			fputs("  ", f_out);
 			rpad(f_out, num, w[s]);
 		}
-		fputc('\n', f_out);
+		struct strbuf mk = STRBUF_INIT;
+		marks_at(t, c, xs[j], &mk);
+		fprintf(f_out, "%s\n", strbuf_str(&mk));
+		strbuf_release(&mk);
 	}
 	/* the full names, once, when the columns carry the short ones */
 	for (int s = 0; wide && !*legend_said && s < ns; s++)
@@ -319,7 +353,8 @@ static void print_points(const struct sink_table *t, const struct chart *c,
 	FILE *f = t->out;
 
 	for (int i = 0; i < t->npoints; i++)
-		n += !strcmp(t->points[i].chart, c->id);
+		n += !strcmp(t->points[i].chart, c->id) &&
+		     !is_mark(c, t->points[i].series);
 	if (!n)
 		return;
 	rows = calloc((size_t)n + json_array_size(refs), sizeof(*rows));
@@ -329,13 +364,14 @@ static void print_points(const struct sink_table *t, const struct chart *c,
 		const struct tab_point *p = &t->points[i];
 		char label[128], xs[64];
 
-		if (strcmp(p->chart, c->id))
+		if (strcmp(p->chart, c->id) || is_mark(c, p->series))
 			continue;
 		experiment_series_label(t->exp, p->series, label, sizeof(label),
 					NULL);
 		x_text(c, p->x, xs, sizeof(xs));
-		row_set(&rows[k++], label, p->x_label ? p->x_label : xs, p->x,
+		row_set(&rows[k], label, p->x_label ? p->x_label : xs, p->x,
 			p->y, p->lo, p->hi, p->n, p->unit);
+		marks_at(t, c, p->x, &rows[k++].marks);
 	}
 	k = ref_rows(refs, c->id, rows, k);
 	for (int j = 0; j < 6; j++) {
@@ -371,7 +407,8 @@ static void print_points(const struct sink_table *t, const struct chart *c,
 			fprintf(f, "  the article's, not measured here%s%s",
 				rows[i].after ? ": " : "",
 				rows[i].after ? rows[i].after : "");
-		fputc('\n', f);
+		fprintf(f, "%s\n", strbuf_str(&rows[i].marks));
+		strbuf_release(&rows[i].marks);
 	}
 	free(rows);
 }

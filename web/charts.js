@@ -3,7 +3,8 @@ import { BIG, HeatCanvas, cellList, cpuClasses, nodeClasses } from './heatmap.js
 import { h } from './dom.js';
 import { num, bytes, displayUnit, convertUnit, label as prettify } from './format.js';
 import { dataDetails } from './chart-table.js';
-import { niceCeil, refsOwnAxis } from './scale.js';
+import { niceCeil, refsOwnAxis, logTicks } from './scale.js';
+import { globMatch } from './rundoc.js';
 
 // Okabe–Ito: told apart by people with any common colour-vision deficiency;
 // the yellow is left out, it vanishes on white under a projector.
@@ -16,6 +17,7 @@ const DASHES = [[], [10, 5], [3, 4], [14, 4, 3, 4]];
 const INK = '#15181d';
 const REF = '#59606b'; // the article's published figures: grey, hatched or dashed
 const GRID = '#d5d9df';
+const MARK = '#7a3e00'; // a mark on x (a cache's size): a colour no series takes
 
 // The look every chart takes: the laptop's, or the projector's (larger type,
 // darker colours, thicker lines). Changed by setChartTheme.
@@ -236,6 +238,10 @@ class ChartView {
     this.empty.textContent = none ? 'not measured in this run (the notes say why)' : 'no measurements yet';
   }
 
+  title() {
+    return this.spec.title || prettify(this.spec.id);
+  }
+
   // points with a value (a heatmap cell that could not be measured has none)
   measured() {
     if (this.spec.kind !== 'heatmap') return this.n;
@@ -303,6 +309,8 @@ class ChartView {
     return {
       type: line ? 'scatterWithErrorBars' : 'barWithErrorBars',
       data: { labels: [], datasets: [] },
+      // the marks of the chart (a cache's size): a labelled line across the plot, above the points
+      plugins: [{ id: 'numalabMarks', afterDatasetsDraw: (chart) => view.drawMarks(chart) }],
       options: {
         responsive: true,
         maintainAspectRatio: false,
@@ -333,6 +341,12 @@ class ChartView {
             title: { display: true, text: axisTitle(spec.y_label, null, null) },
             grid: { color: gridColor() },
             ticks: { callback: (v) => num(v) },
+            // a log axis labels 1-2-5 (or fewer), never "100" over "70"
+            afterBuildTicks: (scale) => {
+              if (scale.type !== 'logarithmic') return;
+              const t = logTicks(scale.min, scale.max);
+              if (t.length >= 2) scale.ticks = t.map((value) => ({ value, major: Number.isInteger(Math.log10(value)) }));
+            },
           },
           // the article's figures, on an axis of their own when theirs would flatten the runs' (renderXY decides)
           yRef: {
@@ -441,7 +455,16 @@ class ChartView {
       this.chart.data.labels = labels;
     }
     const datasets = this.chart.data.datasets;
+    // a series that marks a place on x (the schema's marks glob) is drawn by drawMarks, not as points
+    this.marks = [];
     for (const [name, pts] of this.series) {
+      if (!this.isMark(name)) continue;
+      const text = this.set.seriesLabel ? this.set.seriesLabel(name) : name;
+      for (const s of pts.values()) this.marks.push({ x: s.x, text });
+    }
+    for (let k = datasets.length - 1; k >= 0; k--) if (this.isMark(datasets[k]._name) && !datasets[k]._ref) datasets.splice(k, 1);
+    for (const [name, pts] of this.series) {
+      if (this.isMark(name)) continue;
       const i = this.set.index(name);
       let ds = datasets.find((d) => d._name === name && !d._ref);
       if (!ds || ds._color !== i) {
@@ -508,6 +531,42 @@ class ChartView {
         const byKey = new Map(pts.map((r) => [r.x_label ?? String(r.x), r]));
         ds.data = labels.map((key) => (byKey.has(key) ? { y: toShown(byKey.get(key)), _s: { ...byKey.get(key), _ref: true } } : { y: null }));
       }
+    }
+  }
+
+  isMark(name) {
+    return !!this.spec.marks && this.spec.kind !== 'bar' && globMatch(this.spec.marks, name);
+  }
+
+  // Each mark a dashed vertical line over the whole plot, its words written up along it.
+  drawMarks(chart) {
+    if (!this.marks || !this.marks.length) return;
+    const { ctx, chartArea: a, scales } = chart;
+    const px = Chart_font();
+    for (const m of this.marks) {
+      const x = scales.x.getPixelForValue(m.x);
+      if (!(x >= a.left && x <= a.right)) continue;
+      ctx.save();
+      ctx.strokeStyle = MARK;
+      ctx.lineWidth = 2;
+      ctx.setLineDash([6, 4]);
+      ctx.beginPath();
+      ctx.moveTo(x, a.top);
+      ctx.lineTo(x, a.bottom);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.translate(x - 5, a.top + 4);
+      ctx.rotate(-Math.PI / 2);
+      ctx.font = `${Math.round(px * 0.85)}px sans-serif`;
+      ctx.textAlign = 'right';
+      ctx.textBaseline = 'bottom';
+      // a halo, so the words read over a grid line or a point
+      ctx.lineWidth = 4;
+      ctx.strokeStyle = '#ffffff';
+      ctx.strokeText(m.text, 0, 0);
+      ctx.fillStyle = MARK;
+      ctx.fillText(m.text, 0, 0);
+      ctx.restore();
     }
   }
 
@@ -802,12 +861,18 @@ export class ChartSet {
   // The run has ended (or not, again): charts without points collapse to one line, and go
   // after the charts that have some (a mode of an experiment fills only its own charts: the
   // reader sees those first), each group in the experiment's order.
+  // Once it has ended, a chart the run left empty (another mode's, or one this machine cannot fill) is
+  // not drawn: one line after the charts names them.
   settle(ended) {
     for (const v of this.views.values()) v.settle(ended);
     const views = [...this.views.values()];
-    const order = ended ? [...views.filter((v) => !v.el.classList.contains('chart-unmeasured')),
-      ...views.filter((v) => v.el.classList.contains('chart-unmeasured'))] : views;
-    order.forEach((v) => { if (v.el.parentNode === this.container) this.container.append(v.el); });
+    const none = ended ? views.filter((v) => v.el.classList.contains('chart-unmeasured')) : [];
+    for (const v of views) v.el.hidden = none.includes(v);
+    if (!this.noneEl) this.noneEl = h('p', { class: 'charts-unmeasured' });
+    this.noneEl.textContent = none.length
+      ? `Not measured in this run: ${none.map((v) => v.title()).join('; ')} (the notes say why).` : '';
+    this.noneEl.hidden = !none.length;
+    this.container.append(this.noneEl);
   }
 
   count() {

@@ -38,7 +38,7 @@ export function setupClassroom(app) {
   const on = () => document.body.classList.contains('classroom');
   function showChart() {
     // the charts, then the machine's picture with the run's threads on it
-    const figs = [...document.querySelectorAll('#results .charts > figure.chart, #results #run-topology')];
+    const figs = [...document.querySelectorAll('#results .charts > figure.chart, #results #run-topology')].filter((f) => !f.hidden);
     if (!figs.length) return;
     // a run started from a lesson opens on the chart that answers it
     if (app.view() !== shownView) {

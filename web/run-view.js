@@ -3,7 +3,7 @@ import { h, clear, paragraphs } from './dom.js';
 import { ChartSet } from './charts.js';
 import { label, withUnit, clock, duration, toDate } from './format.js';
 import { Eta } from './eta.js';
-import { readRun, notesByLevel, placementGroups, summaryEntries, importedFrom, markFor } from './rundoc.js';
+import { readRun, notesByLevel, placementGroups, summaryEntries, importedFrom, markFor, paramsThatApply } from './rundoc.js';
 import { figureLabel, seriesLabel } from './compare.js';
 
 // The page's one fold of a run's events, written against docs/events.md:
@@ -295,7 +295,7 @@ export class RunView {
         badge(this.status),
         h('span', { class: 'run-meta', text: meta.join(' · ') }),
         h('a', { class: 'permalink', href: `#/runs/${encodeURIComponent(r.id)}`, title: 'link to this run' }, 'link')),
-      paramsLine(r.params));
+      paramsLine(r.params, this.exp));
   }
 
   renderStatus() {
@@ -479,9 +479,9 @@ function shownValue(k, v) {
 }
 
 // One line of k=v (the whole list when opened): the chart, not the parameters, is what the screen is for.
-function paramsLine(params) {
+function paramsLine(params, exp) {
   if (!params || typeof params !== 'object') return null;
-  const entries = Object.entries(params);
+  const entries = paramsThatApply(params, exp && exp.params);
   const items = entries.map(([k, v]) =>
     h('li', { class: 'param-chip' }, h('span', { class: 'k', text: k }), '=', h('span', { class: 'v', text: shownValue(k, v) })));
   return h('details', { class: 'params-fold' },

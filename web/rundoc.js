@@ -201,3 +201,14 @@ export function readRun(doc) {
     provenance: provenance(d),
   };
 }
+
+// The params that mattered to a run ([k, v] pairs): a param of another mode (its schema row's only: {param, values})
+// and an empty value (but cpus, which the placement chose) left out. expParams: the experiment's schema params.
+export function paramsThatApply(params, expParams) {
+  const rows = new Map((expParams || []).map((p) => [p.name, p]));
+  return Object.entries(params || {}).filter(([k, v]) => {
+    const only = rows.get(k) && rows.get(k).only;
+    if (only && only.param in (params || {}) && !only.values.includes(String(params[only.param]))) return false;
+    return v !== '' || k === 'cpus';
+  });
+}

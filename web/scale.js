@@ -25,3 +25,18 @@ export function niceCeil(x) {
 export function refsOwnAxis(measuredMax, refMax) {
   return measuredMax > 0 && Number.isFinite(refMax) && refMax > 2.5 * measuredMax;
 }
+
+// The ticks of a log axis from lo to hi that never crowd: 1-2-5 in each decade over at most 2.5 decades,
+// 1-3 up to 5, powers of ten beyond (the labels "100" and "70" of a plain log axis collide).
+export function logTicks(lo, hi) {
+  if (!(lo > 0) || !(hi >= lo) || !Number.isFinite(hi)) return [];
+  const decades = Math.log10(hi / lo);
+  const steps = decades <= 2.5 ? [1, 2, 5] : decades <= 5 ? [1, 3] : [1];
+  const out = [];
+  for (let k = Math.floor(Math.log10(lo)); k <= Math.ceil(Math.log10(hi)); k++)
+    for (const m of steps) {
+      const v = Number((m * 10 ** k).toPrecision(12));
+      if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) out.push(v);
+    }
+  return out;
+}

@@ -91,24 +91,26 @@ static const struct param params[] = {
 		.flags = PARAM_F_MEMORY),
 	PARAM_NODELIST(
 		nodes, "", 0, NMEM_MAX_NODE - 1,
-		"mode=nodes: the nodes of the matrix (e.g. 0-3); empty: every node"),
+		"mode=nodes: the nodes of the matrix (e.g. 0-3); empty: every node",
+		.only = "mode=nodes"),
 	PARAM_ENUM(
 		cells, "full", cell_modes,
 		"mode=nodes: full: every (cpu node, memory node) cell; by_distance: 3 cells of each numa distance; default: full up to 8 nodes, by_distance above",
-		.machine_def = cells_default),
+		.machine_def = cells_default, .only = "mode=nodes"),
 	PARAM_INT(cpu_node, "0", 0, NMEM_MAX_NODE - 1, "node",
 		  "mode=sizes, loaded: the node whose cpu chases",
-		  .machine_def = first_node),
+		  .machine_def = first_node, .only = "mode=sizes,loaded"),
 	PARAM_INT(
 		mem_node, "0", 0, NMEM_MAX_NODE - 1, "node",
 		"mode=sizes, loaded: the node the chased buffer (and the loaders' buffer) is bound to",
-		.machine_def = first_node),
+		.machine_def = first_node, .only = "mode=sizes,loaded"),
 	PARAM_INT(
 		loaders, "1", 0, 1023, "threads",
 		"mode=loaded: the most threads streaming beside the chase (the curve runs 0..loaders), each on a cpu of its own; default: the cpus left, at most 4",
-		.machine_def = loaders_default),
+		.machine_def = loaders_default, .only = "mode=loaded"),
 	PARAM_ENUM(load, "read", load_ops,
-		   "mode=loaded: what the loaders stream: read or write"),
+		   "mode=loaded: what the loaders stream: read or write",
+		   .only = "mode=loaded"),
 	PARAM_INT(
 		loads, "1048576", 1024, 1LL << 36, "loads",
 		"dependent loads per round; a round continues the chain where the last one stopped"),
@@ -141,7 +143,8 @@ static const struct chart charts[] = {
 	      "memory node", "CPU node"),
 	CHART(CH_SIZES, CHART_LINE,
 	      "ns per load by working-set size, the cache sizes marked",
-	      "working set (bytes)", "ns per load", .log_x = 1, .log_y = 1),
+	      "working set (bytes)", "ns per load", .log_x = 1, .log_y = 1,
+	      .marks = "L* cache"),
 	CHART(CH_LOADED, CHART_LINE,
 	      "ns per load while other threads stream (MLC's loaded latency)",
 	      "GB/s streamed by the loaders", "ns per load"),
@@ -163,7 +166,6 @@ static const struct chart charts[] = {
 #define KEY_LOAD_RATIO "loaded_over_idle"
 #define KEY_LOAD_GBPS "loaders_gbps"
 #define SERIES_CHASE "chase"
-#define NEEDS_TWO "needs 2 nodes, this machine has %d"
 
 static const char *const summary_keys[] = {"local_ns",
 					   "remote_ns",
@@ -448,12 +450,12 @@ static int run_nodes(struct run_ctx *ctx)
 	size_t size = (size_t)mp->size;
 	int32_t nodes[TOPO_MAX_NODES];
 	int n = topo_matrix_nodes(t, mp->nodes.v, mp->nodes.n, nodes);
-	int phantom = t->nnodes == 1 && n == 1, dim = n + phantom;
+	int dim = n; /* the matrix measured: one node's is 1x1 */
 	struct cell_plan plan = {0};
 	struct cell_keep *keep = NULL;
 	signed char *rank = NULL;
 	unsigned char *want = NULL;
-	char labels[TOPO_MAX_NODES + 1][48], need[64];
+	char labels[TOPO_MAX_NODES][48];
 	struct errinfo err = {0};
 	struct machine_facts mf;
 	double rsum[ML_RANKS + 1] = {0}, lsum = 0, osum = 0;
@@ -491,10 +493,6 @@ static int run_nodes(struct run_ctx *ctx)
 		snprintf(labels[i], sizeof(labels[i]), "node %d%s", nodes[i],
 			 mem_from_cache(&mf, (uint64_t)size) ? " (from cache)"
 							     : "");
-	if (phantom)
-		snprintf(labels[n], sizeof(labels[n]),
-			 "node %d (not on this machine)", nodes[0] + 1);
-	snprintf(need, sizeof(need), NEEDS_TWO, t->nnodes);
 	if (mp->cells == CELLS_BY_DISTANCE && n > 1)
 		sink_note(
 			ctx->sink, "info",
@@ -598,16 +596,6 @@ static int run_nodes(struct run_ctx *ctx)
 			free(rv);
 		}
 	}
-	/* a machine of one node: the remote cells say why they are empty */
-	for (int k = 0; phantom && k < dim * dim; k++)
-		if (k / dim >= n || k % dim >= n) {
-			emit_cell(ctx, CH_LAT, k / dim, k % dim,
-				  labels[k / dim], labels[k % dim], NAN, NULL,
-				  0, "ns", need);
-			emit_cell(ctx, CH_RATIO, k / dim, k % dim,
-				  labels[k / dim], labels[k % dim], NAN, NULL,
-				  0, "×", need);
-		}
 	if (ln)
 		sink_summary(ctx->sink, KEY_LOCAL, lsum / ln, "ns");
 	if (ln && on) {

@@ -47,6 +47,12 @@ struct chart {
 	 * not grow with the run's size.
 	 */
 	const char *per_param, *per;
+	/*
+	 * The series (a glob: "L* cache") that mark a place on the x axis (a
+	 * cache's size) rather than measure: drawn as a labelled line across
+	 * the plot, printed as words beside the row they mark. NULL: none.
+	 */
+	const char *marks;
 };
 
 /* A figure the article published, drawn beside this machine's as a labelled

@@ -576,3 +576,29 @@ int params_has(const struct param_values *pv, const char *name,
 			return 1;
 	return 0;
 }
+
+int param_applies(const struct param *p, const struct param_values *pv)
+{
+	const char *eq = p->only ? strchr(p->only, '=') : NULL;
+
+	if (!eq)
+		return 1;
+	for (int i = 0; i < pv->n; i++) {
+		const char *name = pv->v[i].p->name, *v = eq + 1;
+		size_t len = strlen(pv->v[i].text);
+
+		if (strlen(name) != (size_t)(eq - p->only) ||
+		    strncmp(name, p->only, (size_t)(eq - p->only)))
+			continue;
+		/* the choices after '=', one comma apart */
+		while (*v) {
+			size_t n = strcspn(v, ",");
+
+			if (n == len && !strncmp(v, pv->v[i].text, n))
+				return 1;
+			v += n + (v[n] == ',');
+		}
+		return 0;
+	}
+	return 1;
+}

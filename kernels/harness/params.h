@@ -82,6 +82,12 @@ struct param {
 	 * value is recorded with the run. NULL: def everywhere.
 	 */
 	void (*machine_def)(const struct topo *t, char *buf, size_t len);
+	/*
+	 * "mode=sizes,loaded": the row matters only while that param holds
+	 * one of those choices (a run's header, the page and the API leave
+	 * it out otherwise). NULL: it always matters.
+	 */
+	const char *only;
 };
 
 /*
@@ -158,6 +164,12 @@ struct param_values {
 	int n;
 	struct param_value v[PARAM_MAX_PER_EXP];
 };
+
+/*
+ * Whether p matters to a run of these values (p->only, see struct param):
+ * 1 when it does or when the param p->only names is not among them.
+ */
+int param_applies(const struct param *p, const struct param_values *pv);
 
 /*
  * Parses "k=v" assignments (argv style) against the tables (each

@@ -48,6 +48,21 @@ static json_t *param_json(const struct param *p, const char *group,
 					      json_string(p->choices[i].name));
 		json_object_set_new(o, "choices", c);
 	}
+	if (p->only && strchr(p->only, '=')) {
+		/* "mode=sizes,loaded" -> {"param": "mode", "values": [...]} */
+		const char *eq = strchr(p->only, '='), *v = eq + 1;
+		json_t *vals = json_array();
+
+		while (*v) {
+			size_t n = strcspn(v, ",");
+			json_array_append_new(vals, json_stringn(v, n));
+			v += n + (v[n] == ',');
+		}
+		json_object_set_new(
+			o, "only",
+			json_pack("{s:s%, s:o}", "param", p->only,
+				  (size_t)(eq - p->only), "values", vals));
+	}
 	return o;
 }
 
@@ -111,6 +126,9 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 			"kind", chart_kind_name(c->kind), "title", c->title,
 			"x_label", c->x_label, "y_label", c->y_label, "log_x",
 			c->log_x, "log_y", c->log_y);
+		if (c->marks)
+			json_object_set_new(cj, "marks",
+					    json_string(c->marks));
 		if (c->per_param && c->per)
 			json_object_set_new(cj, "per",
 					    json_pack("{s:s, s:s}", "param",

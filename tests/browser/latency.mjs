@@ -38,15 +38,15 @@ try {
     for (const size of [{ width: 1280, height: 720 }, { width: 1400, height: 900 }]) {
       const page = await browser.newPage({ viewport: size });
       await page.goto(new URL(`#/runs/${doc.id}`, base).href);
-      await page.waitForSelector('figure canvas, figure svg, figure.chart-heatmap', { timeout: 20000 });
+      await page.waitForSelector('#charts figure.chart:not([hidden]) canvas', { timeout: 20000 });
       await page.waitForTimeout(500);
-      const first = await page.$eval('#charts figure, figure', (f) => f.textContent);
+      const first = await page.$eval('#charts figure.chart:not([hidden])', (f) => f.textContent);
       if (size.width === 1280) {
         // the chart this mode fills comes first; the others, not measured, follow it
         check(first.includes(FIRST[mode]), `mode=${mode}: the first chart is "${FIRST[mode]}" (${first.slice(0, 70)})`);
         if (mode === 'sizes') {
           const yType = await page.evaluate(() => {
-            const c = [...document.querySelectorAll('figure canvas')].map((x) => window.Chart && window.Chart.getChart(x)).find(Boolean);
+            const c = window.Chart.getChart(document.querySelector('figure[data-chart=sizes] canvas'));
             return c ? c.options.scales.y.type : null;
           });
           check(yType === 'logarithmic', `mode=sizes: ns per load on a log scale, so L1, L2, L3 and memory each show as a step (${yType})`);
@@ -54,6 +54,30 @@ try {
         if (mode === 'nodes') {
           const text = await page.textContent('body');
           check(/need 2 nodes|needs 2 nodes/.test(text), 'mode=nodes on one node: the page says the remote cells need 2 nodes');
+          // the matrix measured, 1x1: no phantom node beside it
+          const phantom = await page.evaluate(() => document.getElementById('charts').textContent.includes('not on this machine'));
+          const cells = await page.$eval('figure[data-chart=latency]', (f) => Number(f.dataset.points));
+          check(!phantom && cells === 1, `mode=nodes on one node: a 1x1 matrix, no phantom node (${cells} cells${phantom ? ', a phantom' : ''})`);
+        }
+        // only the charts this mode produced, and only its parameters
+        const shown = await page.$$eval('#charts figure.chart', (fs) => fs.filter((f) => !f.hidden).map((f) => f.dataset.chart));
+        const want = { sizes: ['sizes'], nodes: ['latency', 'ratio', 'distance'], loaded: ['loaded'] }[mode];
+        check(shown.every((c) => want.includes(c)) && shown.includes(want[0]), `mode=${mode}: only its charts are drawn (${shown.join(', ')})`);
+        const params = await page.textContent('.params-short');
+        const others = { sizes: ['nodes=', 'cells=', 'loaders='], nodes: ['cpu_node=', 'loaders=', 'load='], loaded: ['nodes=', 'cells='] }[mode];
+        check(!others.some((p) => params.includes(p)) && !params.includes('(empty)'), `mode=${mode}: only its parameters (${params})`);
+        if (mode === 'sizes') {
+          // the log axis: ticks 1-2-5 (or sparser), never two labels within a line of each other; the cache marks drawn over the points
+          const axis = await page.evaluate(() => {
+            const c = window.Chart.getChart(document.querySelector('figure[data-chart=sizes] canvas'));
+            const ys = c.scales.y.ticks.map((t) => c.scales.y.getPixelForValue(t.value)).sort((a, b) => a - b);
+            const gaps = ys.slice(1).map((y, i) => y - ys[i]);
+            return { ticks: c.scales.y.ticks.map((t) => t.value), gap: Math.min(...gaps), font: c.options.font?.size || window.Chart.defaults.font.size,
+              marks: c.data.datasets.filter((d) => /cache/i.test(d.label)).length };
+          });
+          check(axis.ticks.every((v) => /^[125]$/.test(String(v / 10 ** Math.floor(Math.log10(v)) ).slice(0, 1))) && axis.gap >= axis.font,
+            `mode=sizes: the log axis's ticks never collide (${axis.ticks.join(', ')}; the closest ${Math.round(axis.gap)} px apart)`);
+          check(axis.marks === 0, 'mode=sizes: the cache marks are lines across the plot, not points under the curve');
         }
       }
       await page.screenshot({ path: join(SHOTS, `latency-${mode}-${size.width}x${size.height}.png`) });

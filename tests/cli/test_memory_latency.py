@@ -52,9 +52,11 @@ class Nodes(unittest.TestCase):
             if k.startswith("pages_off_node"):
                 self.assertEqual(v["value"], 0, k)
         if len(nodes) < 2:
-            empty = [c for c in lat if c not in measured]
-            self.assertTrue(empty and all("needs 2 nodes" in c.get("note", "")
-                                          for c in empty), lat)
+            # the matrix is the 1x1 measured: no phantom node beside it
+            self.assertEqual([(c["row"], c["col"]) for c in lat], [(0, 0)],
+                             lat)
+            self.assertFalse(any("not on this machine" in c["col_label"]
+                                 for c in doc["cells"]), doc["cells"])
             self.assertTrue(says(doc, "needs 2 nodes"), doc["notes"])
             self.assertNotIn("remote_ns", doc["summary"])
         else:
@@ -105,6 +107,42 @@ class Loaded(unittest.TestCase):
                            capture_output=True, text=True, timeout=TIMEOUT)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("loaders=1023 needs 1024 cpus", p.stderr)
+
+
+class Table(unittest.TestCase):
+    """The closing table a person reads: the cache marks as words beside
+    the row they mark, the header with only this mode's parameters."""
+
+    def table(self, *kv):
+        p = subprocess.run([BIN, "run", EXP, *kv], capture_output=True,
+                           text=True, timeout=TIMEOUT, check=True)
+        return p.stdout
+
+    def test_marks_beside_their_row(self):
+        out = self.table("mode=sizes", "size=2M", "loads=4096", "repeat=1",
+                         "warmup=0", "budget=0")
+        rows = [l for l in out.splitlines() if l.startswith("  pointer chase")]
+        marked = [l for l in rows if "\u2190 L1" in l]
+        self.assertEqual(len(marked), 1, out)
+        self.assertIn("32 KiB", marked[0])
+        # no column of dashes for the marks
+        self.assertFalse(any(l.split()[-1] == "-" for l in rows), out)
+        self.assertNotIn("L1 cache", out.split("summary")[0].splitlines()[4])
+        head = out.splitlines()[1]
+        self.assertIn("mode=sizes", head)
+        for other in ("nodes=", "cells=", "loaders=", "load="):
+            self.assertNotIn(" " + other, head, head)
+
+    def test_values_three_digits(self):
+        out = self.table("mode=loaded", "size=16M", "loads=4096", "repeat=1",
+                         "warmup=0", "budget=0", "loaders=1")
+        rows = [l for l in out.splitlines() if l.startswith("  chase while")]
+        self.assertTrue(rows, out)
+        for l in rows:
+            # "chase while others read  8.96  2.24 ..." : the GB/s column
+            x = l.split()[4]
+            digits = x.replace(".", "").lstrip("0")
+            self.assertLessEqual(len(digits), 3, l)
 
 
 class BadParams(unittest.TestCase):

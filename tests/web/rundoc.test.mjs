@@ -185,3 +185,11 @@ test('the readers of a reading: noisy points and a chart\'s export line', () => 
   assert.match(foot[0], /^numalab run #12 · False sharing/);
   assert.ok(foot[foot.length - 1].startsWith(doc.machine.hostname), foot.join('\n'));
 });
+
+test('paramsThatApply: a param of another mode and an empty value are left out, cpus kept', async () => {
+  const { paramsThatApply } = await import('../../web/rundoc.js');
+  const exp = [{ name: 'mode' }, { name: 'nodes', only: { param: 'mode', values: ['nodes'] } },
+    { name: 'loaders', only: { param: 'mode', values: ['loaded'] } }, { name: 'cpu_node', only: { param: 'mode', values: ['sizes', 'loaded'] } }];
+  const got = paramsThatApply({ mode: 'sizes', nodes: '', loaders: '4', cpu_node: '0', cpus: '', size: '16M' }, exp);
+  assert.deepEqual(got.map(([k]) => k), ['mode', 'cpu_node', 'cpus', 'size']);
+});

@@ -21,3 +21,11 @@ test('the article\'s bars get their own axis only when they would flatten the ru
   assert.equal(refsOwnAxis(0, 1147), false, 'nothing measured yet: one axis');
   assert.equal(refsOwnAxis(170, 0), false, 'no article figure');
 });
+
+test('logTicks: 1-2-5 over two decades, 1-3 over four, powers of ten over more; never "70" beside "100"', async () => {
+  const { logTicks } = await import('../../web/scale.js');
+  assert.deepEqual(logTicks(1, 200), [1, 2, 5, 10, 20, 50, 100, 200]);
+  assert.deepEqual(logTicks(1, 5000), [1, 3, 10, 30, 100, 300, 1000, 3000]);
+  assert.deepEqual(logTicks(0.1, 1e6), [0.1, 1, 10, 100, 1000, 10000, 100000, 1000000]);
+  assert.deepEqual(logTicks(0, 10), []);
+});
