@@ -312,7 +312,7 @@ int cmd_run(int argc, char **argv)
 	t = topo_load();
 	if (!t) {
 		say(stderr, "numalab run: cannot read the topology: %s\n",
-		    strerror(errno));
+		    topo_load_error());
 		rc = 1;
 		goto out;
 	}
@@ -526,7 +526,7 @@ int cmd_topology(int argc, char **argv)
 	t = topo_load();
 	if (!t) {
 		say(stderr, "numalab topology: cannot read the topology: %s\n",
-		    strerror(errno));
+		    topo_load_error());
 		return 1;
 	}
 	if (as_json) {
@@ -541,30 +541,19 @@ int cmd_topology(int argc, char **argv)
 		strbuf_init(&pic);
 		topo_text(t, &pic);
 		printf("%s\n", strbuf_str(&pic));
+		strbuf_reset(&pic);
+		topo_facts_text(t, &pic);
+		fputs(strbuf_str(&pic), stdout);
 		strbuf_release(&pic);
-		printf("%s\n%d package(s), %d core(s), %d PU(s) (%d allowed: %s), %d NUMA node(s)%s\n",
-		       t->cpu_model, t->npackages, t->ncores, t->npus,
-		       t->nallowed, t->allowed_text, t->nnodes,
-		       t->smt ? ", SMT" : "");
-		for (int i = 0; i < t->nnodes; i++) {
-			char fr[48] = "free unknown";
-			if (t->node[i].mem_free_known)
-				snprintf(fr, sizeof(fr), "%.1f GiB free",
-					 t->node[i].mem_free / 1073741824.0);
-			printf("node %d: %d PUs, %.1f GiB (%s), distances:",
-			       t->node[i].os, t->node[i].npus,
-			       t->node[i].mem_total / 1073741824.0, fr);
-			for (int j = 0; j < t->nnodes; j++)
-				printf(" %d", t->distance[i][j]);
-			printf("\n");
-		}
 		for (int i = 0; i < t->ncaches; i++)
 			if (t->cache[i].logical == 0)
-				printf("L%d: %llu KiB per %d PU(s), line %d B\n",
+				printf("L%d: %llu KiB per %d PU%s, line %d B\n",
 				       t->cache[i].level,
 				       (unsigned long long)t->cache[i].size /
 					       1024,
-				       t->cache[i].npus, t->cache[i].line_size);
+				       t->cache[i].npus,
+				       t->cache[i].npus == 1 ? "" : "s",
+				       t->cache[i].line_size);
 		printf("cpu  core pkg node  L2  L3 allowed\n");
 		for (int i = 0; i < t->npus; i++) {
 			const struct topo_pu *p = &t->pu[i];

@@ -80,7 +80,9 @@ json_t *machine_json(const struct topo *t)
 	char host[256] = "";
 	/* the harness's own probe, so a live verdict and this record agree */
 	int vm = topo_hypervisor() == 1;
-	json_t *flags = cpu_flags();
+	/* the host's flags and architecture are the topology's only when
+	 * the topology is this system's */
+	json_t *flags = t->thissystem ? cpu_flags() : json_null();
 	json_t *caches = json_array();
 	json_t *freq = read_line(
 		"/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq");
@@ -110,16 +112,21 @@ json_t *machine_json(const struct topo *t)
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
 	return json_pack(
-		"{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:o, s:o, s:o,"
-		" s:o, s:o, s:o, s:b, s:s, s:s, s:s}",
+		"{s:s, s:s, s:s, s:o, s:i, s:i, s:i, s:i, s:b, s:o, s:o, s:o,"
+		" s:o, s:o, s:o, s:b, s:s, s:s, s:s, s:s, s:b}",
 		"hostname", host, "cpu_model", t->cpu_model, "kernel",
-		u.release, "arch", u.machine, "packages", t->npackages, "cores",
-		t->ncores, "pus", t->npus, "nodes", t->nnodes, "smt", t->smt,
-		"caches", caches, "distances", dist, "flags", flags, "thp",
+		u.release, "arch",
+		t->thissystem ? json_string(u.machine)
+		: t->arch[0]  ? json_string(t->arch)
+			      : json_null(),
+		"packages", t->npackages, "cores", t->ncores, "pus", t->npus,
+		"nodes", t->nnodes, "smt", t->smt, "caches", caches,
+		"distances", dist, "flags", flags, "thp",
 		bracketed("/sys/kernel/mm/transparent_hugepage/enabled"),
 		"governor",
 		read_line(
 			"/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
 		"cur_freq_mhz", freq, "vm", vm, "compiler", __VERSION__,
-		"cflags", NUMALAB_CFLAGS, "version", NUMALAB_VERSION);
+		"cflags", NUMALAB_CFLAGS, "version", NUMALAB_VERSION,
+		"topology", t->source, "this_system", t->thissystem);
 }

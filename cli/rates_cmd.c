@@ -120,8 +120,9 @@ int cmd_estimate(int argc, char **argv)
 	pv = calloc(1, sizeof(*pv));
 	params = calloc(1, e->params_size ? e->params_size : 1);
 	if (!t || !pv || !params) {
-		fprintf(stderr,
-			"numalab estimate: cannot read the topology or allocate\n");
+		fprintf(stderr, "numalab estimate: %s\n",
+			t ? "cannot allocate the parameters"
+			  : topo_load_error());
 		rc = 1;
 		goto out;
 	}

@@ -813,7 +813,7 @@ int cmd_serve(int argc, char **argv)
 	topo = topo_load();
 	if (!topo) {
 		say(stderr, "numalab serve: cannot read the topology: %s\n",
-		    strerror(errno));
+		    topo_load_error());
 		goto out;
 	}
 	say_refused_calls();

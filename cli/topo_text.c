@@ -5,6 +5,9 @@
 
 #include "topo_text.h"
 
+/* "s" after a count that is not 1 */
+#define S(n) ((n) == 1 ? "" : "s")
+
 /* more identical children than this are folded: the first, "... N more", the
  * last (as the page folds them) */
 #define FOLD_OVER 4
@@ -322,6 +325,10 @@ static void group(const struct topo *t, const int *idx, int a, int b, int lv,
  * The box of one NUMA node (node < 0: every PU of the package) as lines
  * of equal width ending in '\n'; returns that width.
  */
+/* node_box's node: every PU of the package, or those of no node */
+#define NODE_ANY (-1)
+#define NODE_NONE (-2)
+
 static int node_box(const struct topo *t, int pkg, int node, int nodei,
 		    int mark, struct strbuf *out)
 {
@@ -336,15 +343,18 @@ static int node_box(const struct topo *t, int pkg, int node, int nodei,
 	}
 	for (int i = 0; i < t->npus; i++)
 		if (t->pu[i].package == pkg &&
-		    (node < 0 || t->pu[i].node == node))
+		    (node == NODE_ANY || t->pu[i].node == node))
 			idx[n++] = i;
 	if (node >= 0) {
 		size_text(mem, sizeof(mem),
 			  (unsigned long long)t->node[nodei].mem_total);
-		snprintf(caps[0], sizeof(caps[0]), "NUMA node %d: %s%s", node,
-			 mem,
+		snprintf(caps[0], sizeof(caps[0]), "NUMA node %d: %s%s%s%s",
+			 node, mem, t->node[nodei].kind[0] ? " " : "",
+			 t->node[nodei].kind,
 			 mark && !t->node[nodei].mem_allowed ? " (not allowed)"
 							     : "");
+	} else if (node == NODE_NONE) {
+		snprintf(caps[0], sizeof(caps[0]), "in no NUMA node");
 	} else {
 		snprintf(caps[0], sizeof(caps[0]), "PUs");
 	}
@@ -367,7 +377,7 @@ static int package_has(const struct topo *t, int pkg, int node)
 {
 	for (int i = 0; i < t->npus; i++)
 		if (t->pu[i].package == pkg &&
-		    (node < 0 || t->pu[i].node == node))
+		    (node == NODE_ANY || t->pu[i].node == node))
 			return 1;
 	return 0;
 }
@@ -403,9 +413,21 @@ static void package_box(const struct topo *t, int pkg, int mark,
 			w = bw;
 		any = 1;
 	}
+	/* PUs no node holds (node offline, or hidden by a cgroup) */
+	int outside = 0;
+	for (int i = 0; i < t->npus; i++)
+		outside |= t->pu[i].package == pkg && t->pu[i].node < 0;
+	if (any && outside) {
+		int bw = node_box(t, pkg, NODE_NONE, -1, mark, &boxes);
+		if (bw > w)
+			w = bw;
+	}
 	if (!any)
-		w = node_box(t, pkg, -1, -1, mark, &boxes);
-	strbuf_addf(&title, "Package %d", pkg);
+		w = node_box(t, pkg, NODE_ANY, -1, mark, &boxes);
+	if (pkg >= 0)
+		strbuf_addf(&title, "Package %d", pkg);
+	else
+		strbuf_addstr(&title, "Machine (no package named)");
 	if (w < (int)title.len + 4)
 		w = (int)title.len + 4;
 
@@ -431,17 +453,20 @@ void topo_text(const struct topo *t, struct strbuf *out)
 {
 	struct strbuf line = STRBUF_INIT;
 	int mark = t->nallowed < t->npus;
-	int npk = t->npackages > 0 ? t->npackages : 1;
+	/* a machine that names no package is drawn as one box, not "Package 0"
+	 */
+	int first = t->npackages > 0 ? 0 : -1;
+	int npk = t->npackages > 0 ? t->npackages : 0;
 	int model = (int)strlen(t->cpu_model);
 
 	strbuf_init(&line);
 	while (model > 0 && t->cpu_model[model - 1] == ' ')
 		model--;
-	strbuf_addf(
-		&line,
-		"%.*s: %d package(s), %d core(s), %d PU(s), %d NUMA node(s)",
-		model ? model : 7, model ? t->cpu_model : "machine",
-		t->npackages, t->ncores, t->npus, t->nnodes);
+	strbuf_addf(&line,
+		    "%.*s: %d package%s, %d core%s, %d PU%s, %d NUMA node%s",
+		    model ? model : 7, model ? t->cpu_model : "machine",
+		    t->npackages, S(t->npackages), t->ncores, S(t->ncores),
+		    t->npus, S(t->npus), t->nnodes, S(t->nnodes));
 	add_line(out, strbuf_str(&line));
 	strbuf_reset(&line);
 	if (mark)
@@ -455,19 +480,87 @@ void topo_text(const struct topo *t, struct strbuf *out)
 		 "(taskset, /proc/cpuinfo)");
 	strbuf_release(&line);
 
-	for (int p = 0; p < npk; p++)
+	for (int p = first; p < npk || (p == -1 && first == -1); p++)
 		package_box(t, p, mark, out);
-	/* nodes with memory and no CPU (CXL, HBM) stand apart */
+	/* nodes with memory and no CPU (CXL, HBM, NVM) stand apart */
 	for (int n = 0; n < t->nnodes; n++) {
-		int has = 0;
 		char mem[24];
-		for (int i = 0; i < t->npus && !has; i++)
-			has = t->pu[i].node == t->node[n].os;
-		if (has)
+		if (!t->node[n].cpuless)
 			continue;
 		size_text(mem, sizeof(mem),
 			  (unsigned long long)t->node[n].mem_total);
-		strbuf_addf(out, "NUMA node %d: %s, no CPUs\n", t->node[n].os,
-			    mem);
+		strbuf_addf(out, "NUMA node %d: %s%s%s, memory only",
+			    t->node[n].os, mem, t->node[n].kind[0] ? " " : "",
+			    t->node[n].kind);
+		if (t->node[n].initiators[0])
+			strbuf_addf(out, ", nearest cpus %s",
+				    t->node[n].initiators);
+		strbuf_addch(out, '\n');
+	}
+}
+
+void topo_facts_text(const struct topo *t, struct strbuf *out)
+{
+	int outside = 0;
+
+	strbuf_addf(out, "%s\n", t->cpu_model);
+	strbuf_addf(
+		out,
+		"%d package%s, %d core%s, %d PU%s (%d allowed: %s), %d NUMA node%s%s\n",
+		t->npackages, S(t->npackages), t->ncores, S(t->ncores), t->npus,
+		S(t->npus), t->nallowed, t->allowed_text, t->nnodes,
+		S(t->nnodes), t->smt ? ", SMT" : "");
+	if (!t->thissystem)
+		strbuf_addf(
+			out,
+			"topology: %s (not this system)\n"
+			"architecture %s; free memory unknown; allowed cpus: %s\n",
+			t->source, t->arch[0] ? t->arch : "not stated",
+			t->cpus_source);
+	if (t->noffline)
+		strbuf_addf(out, "%d PU%s offline\n", t->noffline,
+			    S(t->noffline));
+	for (int i = 0; i < t->npus; i++)
+		outside += t->pu[i].node < 0;
+	if (outside) {
+		strbuf_addf(out, "%d PU%s in no NUMA node:", outside,
+			    S(outside));
+		for (int i = 0; i < t->npus; i++)
+			if (t->pu[i].node < 0)
+				strbuf_addf(out, " %d", t->pu[i].os);
+		strbuf_addch(out, '\n');
+	}
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *nd = &t->node[i];
+		char mem[24], fr[40] = "free unknown";
+
+		size_text(mem, sizeof(mem), (unsigned long long)nd->mem_total);
+		if (nd->mem_free_known) {
+			size_text(fr, sizeof(fr),
+				  (unsigned long long)nd->mem_free);
+			strcat(fr, " free");
+		}
+		strbuf_addf(out, "node %d: %s, %s (%s), ", nd->os,
+			    nd->kind[0] ? nd->kind : "kind not stated", mem,
+			    fr);
+		if (nd->cpuless)
+			strbuf_addf(out, "memory only, nearest cpus %s",
+				    nd->initiators[0] ? nd->initiators
+						      : "none");
+		else
+			strbuf_addf(out, "%d PU%s local", nd->npus,
+				    S(nd->npus));
+		if (nd->nmemcaches) {
+			size_text(mem, sizeof(mem),
+				  (unsigned long long)nd->memcache_size);
+			strbuf_addf(out, ", %d memory-side cache%s (%s)",
+				    nd->nmemcaches, S(nd->nmemcaches), mem);
+		}
+		if (!nd->mem_allowed)
+			strbuf_addstr(out, ", not allowed");
+		strbuf_addstr(out, ", distances:");
+		for (int j = 0; j < t->nnodes; j++)
+			strbuf_addf(out, " %d", t->distance[i][j]);
+		strbuf_addch(out, '\n');
 	}
 }

@@ -22,4 +22,13 @@
  */
 void topo_text(const struct topo *t, struct strbuf *out);
 
+/*
+ * Appends the facts under the drawing: counts, where the topology came
+ * from when it is not this system's, offline PUs and PUs in no node, and
+ * a line a node (its kind, memory, free memory or "free unknown", local
+ * PUs or "memory only" with its initiators, memory-side caches,
+ * distances). Pure.
+ */
+void topo_facts_text(const struct topo *t, struct strbuf *out);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "params.h"
@@ -21,12 +22,52 @@ static int ancestor_index(hwloc_obj_t pu, hwloc_obj_type_t type)
 	return o ? (int)o->logical_index : -1;
 }
 
-static void load_nodes(struct topo *t, hwloc_topology_t hw, int thissystem)
+static char load_error[256];
+
+const char *topo_load_error(void)
+{
+	return load_error[0] ? load_error : strerror(errno);
+}
+
+/* 0 for an ordinary memory node, 1 for a tier of another kind */
+static int kind_rank(hwloc_obj_t nd)
+{
+	return nd->subtype && *nd->subtype && strcmp(nd->subtype, "DRAM");
+}
+
+/*
+ * The local node of a PU: of the nodes whose locality holds it, an
+ * ordinary (DRAM) one before another kind, then the narrowest locality,
+ * then the first hwloc lists; -1 when none holds it.
+ */
+static int local_node(hwloc_topology_t hw, hwloc_obj_t pu)
+{
+	hwloc_obj_t nd = NULL, best = NULL;
+
+	while ((nd = hwloc_get_next_obj_by_type(hw, HWLOC_OBJ_NUMANODE, nd))) {
+		if (!nd->cpuset ||
+		    !hwloc_bitmap_isset(nd->cpuset, pu->os_index))
+			continue;
+		if (!best || kind_rank(nd) < kind_rank(best) ||
+		    (kind_rank(nd) == kind_rank(best) &&
+		     hwloc_bitmap_weight(nd->cpuset) <
+			     hwloc_bitmap_weight(best->cpuset)))
+			best = nd;
+	}
+	return best ? (int)best->os_index : -1;
+}
+
+static int load_nodes(struct topo *t, hwloc_topology_t hw, int thissystem)
 {
 	int n = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_NUMANODE);
 
-	if (n > TOPO_MAX_NODES)
-		n = TOPO_MAX_NODES;
+	if (n > TOPO_MAX_NODES) {
+		snprintf(
+			load_error, sizeof(load_error),
+			"the topology has %d NUMA nodes; numalab handles at most %d",
+			n, TOPO_MAX_NODES);
+		return -E2BIG;
+	}
 	t->nnodes = n;
 	for (int i = 0; i < n; i++) {
 		hwloc_obj_t o =
@@ -38,6 +79,17 @@ static void load_nodes(struct topo *t, hwloc_topology_t hw, int thissystem)
 		for (int p = 0; p < t->npus; p++)
 			if (t->pu[p].node == nd->os)
 				nd->npus++;
+		nd->cpuless = nd->npus == 0;
+		snprintf(nd->kind, sizeof(nd->kind), "%s",
+			 o->subtype ? o->subtype : "");
+		if (o->cpuset && !hwloc_bitmap_iszero(o->cpuset))
+			hwloc_bitmap_list_snprintf(nd->initiators,
+						   sizeof(nd->initiators),
+						   o->cpuset);
+		for (hwloc_obj_t c = o->parent;
+		     c && c->type == HWLOC_OBJ_MEMCACHE; c = c->parent)
+			if (nd->nmemcaches++ == 0)
+				nd->memcache_size = c->attr->cache.size;
 	}
 
 	struct hwloc_distances_s *dist[4];
@@ -69,6 +121,7 @@ static void load_nodes(struct topo *t, hwloc_topology_t hw, int thissystem)
 	}
 	if (!have && n == 1)
 		t->distance[0][0] = 10;
+	return 0;
 }
 
 /* A node's MemTotal and MemFree from sysfs, in bytes; 0, or -errno. */
@@ -306,13 +359,20 @@ static void load_cpuset(struct topo *t, int thissystem)
 	snprintf(t->mems_source, sizeof(t->mems_source), "every node");
 	if (!thissystem) {
 		snprintf(t->cpus_source, sizeof(t->cpus_source),
-			 "the topology file: every cpu counts as allowed");
+			 "the topology file's allowed cpuset");
 		snprintf(t->mems_source, sizeof(t->mems_source),
-			 "the topology file: every node counts as allowed");
+			 "the topology file's allowed nodeset");
 	}
 	cgroup_cpuset(cpus, cpus_from, mems, mems_from, sizeof(cpus));
-	for (int i = 0; i < t->nnodes; i++)
-		t->node[i].mem_allowed = 1;
+	{
+		/* a file keeps the cgroup it was captured in: honour it */
+		hwloc_const_nodeset_t an = hwloc_topology_get_allowed_nodeset(
+			(hwloc_topology_t)t->hw);
+		for (int i = 0; i < t->nnodes; i++)
+			t->node[i].mem_allowed =
+				thissystem || !an ||
+				hwloc_bitmap_isset(an, (unsigned)t->node[i].os);
+	}
 	if (thissystem && t->numa_available) {
 		struct bitmask *bm = numa_get_mems_allowed();
 		if (bm) {
@@ -375,6 +435,34 @@ int topo_hypervisor(void)
 	return vm;
 }
 
+/* Where the topology came from, its architecture and offline PUs. */
+static void describe_source(struct topo *t, hwloc_topology_t hw)
+{
+	hwloc_obj_t root = hwloc_get_root_obj(hw);
+	const char *xml = getenv("HWLOC_XMLFILE");
+	const char *syn = getenv("HWLOC_SYNTHETIC");
+	const char *arch = hwloc_obj_get_info_by_name(root, "Architecture");
+	struct utsname u;
+
+	if (t->thissystem)
+		snprintf(t->source, sizeof(t->source), "this system");
+	else if (xml && *xml)
+		snprintf(t->source, sizeof(t->source), "HWLOC_XMLFILE %s", xml);
+	else if (syn && *syn)
+		snprintf(t->source, sizeof(t->source), "HWLOC_SYNTHETIC %s",
+			 syn);
+	else
+		snprintf(t->source, sizeof(t->source), "a topology file");
+	if (!arch && t->thissystem && !uname(&u))
+		arch = u.machine;
+	snprintf(t->arch, sizeof(t->arch), "%s", arch ? arch : "");
+	if (root->complete_cpuset && root->cpuset)
+		t->noffline = hwloc_bitmap_weight(root->complete_cpuset) -
+			      hwloc_bitmap_weight(root->cpuset);
+	if (t->noffline < 0)
+		t->noffline = 0;
+}
+
 struct topo *topo_load(void)
 {
 	hwloc_topology_t hw;
@@ -382,6 +470,7 @@ struct topo *topo_load(void)
 	cpu_set_t mask;
 	int thissystem;
 
+	load_error[0] = '\0';
 	if (!t)
 		return NULL;
 	/*
@@ -393,6 +482,9 @@ struct topo *topo_load(void)
 	if (hwloc_topology_init(&hw) ||
 	    hwloc_topology_set_flags(hw,
 				     HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) ||
+	    /* memory-side caches are dropped unless asked for */
+	    hwloc_topology_set_type_filter(hw, HWLOC_OBJ_MEMCACHE,
+					   HWLOC_TYPE_FILTER_KEEP_ALL) ||
 	    hwloc_topology_load(hw)) {
 		free(t);
 		errno = EIO;
@@ -400,6 +492,10 @@ struct topo *topo_load(void)
 	}
 	t->hw = hw;
 	thissystem = hwloc_topology_is_thissystem(hw);
+	t->thissystem = thissystem;
+	describe_source(t, hw);
+	hwloc_const_cpuset_t file_allowed =
+		thissystem ? NULL : hwloc_topology_get_allowed_cpuset(hw);
 	t->numa_available = thissystem && numa_available() >= 0;
 	t->vm = thissystem ? topo_hypervisor() : -1;
 	t->line_size = 64;
@@ -425,8 +521,6 @@ struct topo *topo_load(void)
 		p->logical = i;
 		p->core = core ? (int)core->logical_index : i;
 		p->package = ancestor_index(o, HWLOC_OBJ_PACKAGE);
-		if (p->package < 0)
-			p->package = 0;
 		p->l1 = ancestor_index(o, HWLOC_OBJ_L1CACHE);
 		p->l2 = ancestor_index(o, HWLOC_OBJ_L2CACHE);
 		p->l3 = ancestor_index(o, HWLOC_OBJ_L3CACHE);
@@ -438,17 +532,12 @@ struct topo *topo_load(void)
 				p->smt_rank++;
 		if (p->smt_rank > 0)
 			t->smt = 1;
-		p->node = 0;
-		hwloc_obj_t nd = NULL;
-		while ((nd = hwloc_get_next_obj_by_type(hw, HWLOC_OBJ_NUMANODE,
-							nd)))
-			if (hwloc_bitmap_isset(nd->cpuset, o->os_index)) {
-				p->node = (int)nd->os_index;
-				break;
-			}
+		p->node = local_node(hw, o);
 		p->allowed = thissystem ? (p->os < CPU_SETSIZE &&
 					   CPU_ISSET(p->os, &mask))
-					: 1;
+					: (!file_allowed ||
+					   hwloc_bitmap_isset(file_allowed,
+							      o->os_index));
 		if (p->allowed) {
 			t->nallowed++;
 			if (nallowed < PARAM_MAX_LIST)
@@ -466,9 +555,11 @@ struct topo *topo_load(void)
 			sizeof(t->allowed_text));
 	t->ncores = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_CORE);
 	t->npackages = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_PACKAGE);
-	if (t->npackages < 1)
-		t->npackages = 1;
-	load_nodes(t, hw, thissystem);
+	if (load_nodes(t, hw, thissystem)) {
+		topo_free(t);
+		errno = E2BIG;
+		return NULL;
+	}
 	topo_refresh_free(t);
 	load_cpuset(t, thissystem);
 	load_caches(t, hw);

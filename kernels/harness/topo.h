@@ -12,7 +12,15 @@
 struct topo_pu {
 	int os;	     /* OS index: what sched_getcpu and cpusets use */
 	int logical; /* hwloc logical index: topological order */
-	int core, package, node;
+	int core;
+	int package; /* -1 when the machine names no package */
+	/*
+	 * The PU's local node (OS index): the node with the narrowest
+	 * locality holding it, an ordinary (DRAM) node before a tier of
+	 * another kind (HBM, NVM, CXL...); -1 when no node holds the PU
+	 * (its node offline, or hidden by a cgroup).
+	 */
+	int node;
 	int l1, l2, l3; /* cache instance (hwloc logical index), -1 if none */
 	int smt_rank;	/* 0 for the first PU of its core */
 	int allowed;	/* in the process's CPU affinity */
@@ -38,13 +46,28 @@ struct topo_node {
 	int npus;
 	int mem_allowed; /* in the process's allowed memory nodes (cpuset mems)
 			  */
+	/* hwloc's subtype (HBM, NVM, CXL-DRAM, GPUMemory, MCDRAM...), "" when
+	 * the topology does not say */
+	char kind[24];
+	/* its initiators: the cpus (OS indexes) hwloc puts it nearest to */
+	char initiators[128];
+	int cpuless; /* no PU has it as its local node: memory only */
+	/* memory-side caches in front of it (hwloc MemCache): how many, and
+	 * the size of the first */
+	int nmemcaches;
+	uint64_t memcache_size;
 };
 
 struct topo {
 	void *hw; /* hwloc_topology_t */
 	int npus, nallowed;
-	struct topo_pu *pu; /* in logical order */
-	int ncores, npackages;
+	struct topo_pu *pu;    /* in logical order */
+	int ncores, npackages; /* npackages 0: the machine names none */
+	int thissystem;	       /* the topology is this machine's */
+	/* where the topology came from: "this system", "HWLOC_XMLFILE x" */
+	char source[160];
+	char arch[32]; /* the topology's architecture, "" if unknown */
+	int noffline;  /* PUs the topology lists as offline */
 	int nnodes;
 	struct topo_node node[TOPO_MAX_NODES];
 	int distance[TOPO_MAX_NODES][TOPO_MAX_NODES]; /* 0 when unknown */
@@ -78,6 +101,8 @@ struct topo {
  * Returns NULL with errno set on failure.
  */
 struct topo *topo_load(void);
+/* Why the last topo_load failed, in words. */
+const char *topo_load_error(void);
 void topo_free(struct topo *t);
 
 /*

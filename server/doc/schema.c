@@ -203,6 +203,26 @@ static json_t *cpus_of_node(const struct topo *t, int node_os)
 	return json_string(buf);
 }
 
+/*
+ * What kind of memory a node holds and who reaches it: hwloc's subtype
+ * (null when the topology does not say), its initiators (the cpus it is
+ * nearest to), whether no PU has it as its local node, and the
+ * memory-side caches in front of it.
+ */
+static void node_memory_facts(json_t *o, const struct topo_node *nd)
+{
+	if (!o)
+		return;
+	json_object_set_new(o, "kind",
+			    nd->kind[0] ? json_string(nd->kind) : json_null());
+	json_object_set_new(o, "initiators", json_string(nd->initiators));
+	json_object_set_new(o, "cpuless", json_boolean(nd->cpuless));
+	json_object_set_new(o, "memcaches", json_integer(nd->nmemcaches));
+	json_object_set_new(o, "memcache_size",
+			    json_integer((json_int_t)nd->memcache_size));
+	json_object_set_new(o, "mem_allowed", json_boolean(nd->mem_allowed));
+}
+
 json_t *schema_topology(const struct topo *t)
 {
 	json_t *nodes = json_array(), *pus = json_array(),
@@ -226,6 +246,8 @@ json_t *schema_topology(const struct topo *t)
 				  "npus", t->node[i].npus, "cpus",
 				  cpus_of_node(t, t->node[i].os), "distances",
 				  d));
+		node_memory_facts(json_array_get(nodes, (size_t)i),
+				  &t->node[i]);
 	}
 	for (int i = 0; i < t->npus; i++) {
 		const struct topo_pu *p = &t->pu[i];
@@ -255,6 +277,12 @@ json_t *schema_topology(const struct topo *t)
 		t->nnodes, "smt", t->smt, "numa_available", t->numa_available,
 		"allowed", t->allowed_text, "line_size", t->line_size, "nodes",
 		nodes, "pus", pus, "caches", caches);
+	/* the topology's own facts, and whether it is this machine */
+	json_object_set_new(o, "source", json_string(t->source));
+	json_object_set_new(o, "this_system", json_boolean(t->thissystem));
+	json_object_set_new(o, "arch",
+			    t->arch[0] ? json_string(t->arch) : json_null());
+	json_object_set_new(o, "offline_pus", json_integer(t->noffline));
 	/* the cpuset every placement honours, and where each half was read */
 	json_object_set_new(
 		o, "cpuset",

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""test_shapes.py - `numalab topology` on the captured machines of tests/data.
+
+What the CLI and its JSON say about machines unlike this one: every PU's
+node (none, when its node is offline), every node's kind, initiators and
+memory-side caches, memory-only nodes, the file's own architecture and
+allowed sets, free memory unknown rather than zero, a clear refusal past
+64 nodes. Stdlib only; NUMALAB_BIN names the binary.
+"""
+
+import json
+import os
+import subprocess
+import unittest
+
+BIN = os.environ.get("NUMALAB_BIN", "build/numalab")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+TIMEOUT = 120
+
+
+def topology(shape, *args, expect=0):
+    env = dict(os.environ, HWLOC_XMLFILE=os.path.join(DATA, shape + ".xml"))
+    p = subprocess.run([BIN, "topology", *args], capture_output=True,
+                       text=True, timeout=TIMEOUT, env=env)
+    if p.returncode != expect:
+        raise AssertionError("topology on %s: exit %d\nstderr: %s" %
+                             (shape, p.returncode, p.stderr[-2000:]))
+    return p
+
+
+def doc(shape):
+    return json.loads(topology(shape, "--json").stdout)
+
+
+def pu_nodes(d):
+    return {p["os"]: p["node"] for p in d["pus"]}
+
+
+def nodes(d):
+    return {n["os"]: n for n in d["nodes"]}
+
+
+class Shapes(unittest.TestCase):
+    def test_counts(self):
+        # shape: packages, cores, PUs, nodes
+        want = {"shared_l3": (1, 2, 2, 1), "l3_per_core": (1, 2, 2, 1),
+                "one_cpu": (1, 1, 1, 1), "two_socket_smt": (2, 8, 16, 2),
+                "power_smt8": (2, 8, 64, 2), "four_socket": (4, 16, 32, 4),
+                "ccx": (1, 8, 16, 1), "hybrid": (1, 6, 8, 1),
+                "dram_hbm_nvm": (2, 8, 8, 6), "memory_only_node": (1, 2, 2, 2),
+                "cpu_only_node": (2, 4, 4, 2), "node0_offline": (2, 4, 4, 1),
+                "cgroup_cpuset": (2, 8, 8, 2), "pus_1024": (4, 256, 1024, 4)}
+        for shape, (pk, co, pu, nd) in want.items():
+            with self.subTest(shape=shape):
+                d = doc(shape)
+                self.assertEqual((d["packages"], d["cores"], d["npus"],
+                                  d["nnodes"]), (pk, co, pu, nd))
+                self.assertEqual(len(d["nodes"]), nd)
+                self.assertFalse(d["this_system"])
+                # free memory a file cannot give is unknown, not zero
+                self.assertTrue(all(n["mem_free"] is None for n in d["nodes"]))
+                # the host's flags are not the file's
+                self.assertIsNone(d["machine"]["flags"])
+                self.assertFalse(d["machine"]["this_system"])
+
+    def test_memory_kinds(self):
+        d = doc("dram_hbm_nvm")
+        n = nodes(d)
+        self.assertEqual({k: v["kind"] for k, v in n.items()},
+                         {0: "DRAM", 1: "DRAM", 2: "HBM", 3: "HBM",
+                          4: "NVM", 5: "CXL-DRAM"})
+        self.assertEqual({k for k, v in n.items() if v["cpuless"]},
+                         {2, 3, 4, 5})
+        self.assertEqual(n[2]["initiators"], "0-3")
+        self.assertEqual(n[3]["initiators"], "4-7")
+        self.assertEqual(n[5]["memcaches"], 1)
+        self.assertEqual(n[5]["memcache_size"], 4 << 30)
+        # every PU's local node is its package's DRAM node
+        self.assertEqual(pu_nodes(d), {os_: 0 if os_ < 4 else 1
+                                       for os_ in range(8)})
+        self.assertEqual(d["machine"]["arch"], "x86_64")
+        text = topology("dram_hbm_nvm").stdout
+        self.assertIn("node 2: HBM, 16 GiB (free unknown), memory only, "
+                      "nearest cpus 0-3", text)
+        self.assertIn("1 memory-side cache (4 GiB)", text)
+
+    def test_node0_offline(self):
+        d = doc("node0_offline")
+        self.assertEqual(pu_nodes(d), {0: -1, 1: -1, 2: 1, 3: 1})
+        self.assertEqual([n["os"] for n in d["nodes"]], [1])
+        self.assertEqual(d["offline_pus"], 2)
+        self.assertEqual(d["arch"], "aarch64")
+        self.assertEqual(d["machine"]["arch"], "aarch64")
+        text = topology("node0_offline").stdout
+        self.assertIn("2 PUs in no NUMA node: 0 1", text)
+        self.assertIn("in no NUMA node", text)
+        self.assertNotIn("NUMA node 0", text)
+
+    def test_cgroup_from_file(self):
+        d = doc("cgroup_cpuset")
+        self.assertEqual(d["allowed"], "2-3")
+        self.assertEqual(d["cpuset"]["mems"], "1")
+        self.assertEqual([p["os"] for p in d["pus"] if p["allowed"]], [2, 3])
+        self.assertEqual({n["os"]: n["mem_allowed"] for n in d["nodes"]},
+                         {0: False, 1: True})
+
+    def test_past_64_nodes_refused(self):
+        p = topology("nodes_72", expect=1)
+        self.assertIn("the topology has 72 NUMA nodes; numalab handles at "
+                      "most 64", p.stderr)
+
+    def test_plurals(self):
+        text = topology("one_cpu").stdout
+        self.assertIn("1 package, 1 core, 1 PU (1 allowed: 0), 1 NUMA node",
+                      text)
+        self.assertNotIn("(s)", text)
+
+    def test_no_package_invented(self):
+        env = dict(os.environ, HWLOC_SYNTHETIC="[numa] core:2 pu:1")
+        out = subprocess.run([BIN, "topology", "--json"], capture_output=True,
+                             text=True, timeout=TIMEOUT, env=env,
+                             check=True).stdout
+        d = json.loads(out)
+        self.assertEqual(d["packages"], 0)
+        self.assertTrue(all(p["package"] == -1 for p in d["pus"]))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,318 @@
+/* test_shapes.c - what numalab reads from the captured machines of tests/data: counts, every PU's node, kinds, plans */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "topo.h"
+#include "topo_fixture.h"
+
+/* The local node of the PU with OS index os. */
+static int node_of(const struct topo *t, int os)
+{
+	const struct topo_pu *p = topo_pu_by_os(t, os);
+
+	assert_non_null(p);
+	return p->node;
+}
+
+static const struct topo_node *node(const struct topo *t, int os)
+{
+	int k = topo_node_index(t, os);
+
+	assert_true(k >= 0);
+	return &t->node[k];
+}
+
+static void counts(const struct topo *t, int packages, int cores, int pus,
+		   int nodes)
+{
+	assert_int_equal(t->npackages, packages);
+	assert_int_equal(t->ncores, cores);
+	assert_int_equal(t->npus, pus);
+	assert_int_equal(t->nnodes, nodes);
+}
+
+static void test_shared_l3(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/shared_l3.xml");
+	(void)state;
+
+	counts(t, 1, 2, 2, 1);
+	assert_int_equal(node_of(t, 0), 0);
+	assert_int_equal(node_of(t, 1), 0);
+	/* one L3 over both: a pair can share, not split */
+	assert_int_equal(topo_pair_level(t), 0);
+	assert_int_equal(t->pu[0].l3, t->pu[1].l3);
+	assert_int_not_equal(t->pu[0].l2, t->pu[1].l2);
+	assert_false(t->thissystem);
+	assert_false(t->node[0].mem_free_known);
+	topo_free(t);
+}
+
+static void test_l3_per_core(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/l3_per_core.xml");
+	(void)state;
+
+	counts(t, 1, 2, 2, 1);
+	assert_int_not_equal(t->pu[0].l3, t->pu[1].l3);
+	topo_free(t);
+}
+
+static void test_smt8_power(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/power_smt8.xml");
+	(void)state;
+
+	counts(t, 2, 8, 64, 2);
+	assert_true(t->smt);
+	assert_string_equal(t->arch, "ppc64le");
+	/* nodes 0 and 8, as POWER numbers them */
+	assert_int_equal(node_of(t, 31), 0);
+	assert_int_equal(node_of(t, 32), 8);
+	assert_int_equal(t->distance[0][1], 40);
+	assert_int_equal(topo_pu_by_os(t, 7)->smt_rank, 7);
+	topo_free(t);
+}
+
+static void test_four_sockets(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/four_socket.xml");
+	int out[4];
+	char msg[256];
+	(void)state;
+
+	counts(t, 4, 16, 32, 4);
+	/* SMT siblings numbered 16 apart, as Linux does */
+	assert_int_equal(topo_pu_by_os(t, 16)->core, topo_pu_by_os(t, 0)->core);
+	assert_int_equal(node_of(t, 21), 1);
+	/* spread: one thread a socket */
+	assert_int_equal(
+		topo_plan(t, PLACE_SPREAD, NULL, 0, 4, out, msg, sizeof(msg)),
+		0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(node_of(t, out[i]), i);
+	topo_free(t);
+}
+
+static void test_ccx(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/ccx.xml");
+	int pairs[4];
+	char msg[256];
+	(void)state;
+
+	counts(t, 1, 8, 16, 1);
+	/* two L3s of 4 cores: pairs share one or split across two */
+	assert_int_equal(topo_pair_level(t), 3);
+	assert_int_equal(
+		topo_plan_pairs(t, 3, PAIR_SPLIT, 2, pairs, msg, sizeof(msg)),
+		0);
+	assert_int_not_equal(topo_pu_by_os(t, pairs[0])->l3,
+			     topo_pu_by_os(t, pairs[1])->l3);
+	topo_free(t);
+}
+
+static void test_hybrid(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/hybrid.xml");
+	(void)state;
+
+	counts(t, 1, 6, 8, 1);
+	/* the little cores share one L2, the big ones have one each */
+	assert_int_equal(topo_pu_by_os(t, 4)->l2, topo_pu_by_os(t, 7)->l2);
+	assert_int_not_equal(topo_pu_by_os(t, 0)->l2, topo_pu_by_os(t, 2)->l2);
+	assert_int_equal(topo_pair_level(t), 2);
+	topo_free(t);
+}
+
+static void test_dram_hbm_nvm(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/dram_hbm_nvm.xml");
+	int out[8];
+	char msg[256];
+	struct errinfo err;
+	int32_t hbm[] = {2};
+	(void)state;
+
+	counts(t, 2, 8, 8, 6);
+	/* a PU's local node is its package's DRAM, not the HBM beside it */
+	for (int os = 0; os < 8; os++)
+		assert_int_equal(node_of(t, os), os < 4 ? 0 : 1);
+	assert_string_equal(node(t, 0)->kind, "DRAM");
+	assert_string_equal(node(t, 2)->kind, "HBM");
+	assert_string_equal(node(t, 4)->kind, "NVM");
+	assert_string_equal(node(t, 5)->kind, "CXL-DRAM");
+	for (int os = 2; os <= 5; os++)
+		assert_true(node(t, os)->cpuless);
+	assert_false(node(t, 0)->cpuless);
+	assert_string_equal(node(t, 2)->initiators, "0-3");
+	assert_string_equal(node(t, 4)->initiators, "0-7");
+	/* the CXL node sits behind a 4 GiB memory-side cache */
+	assert_int_equal(node(t, 5)->nmemcaches, 1);
+	assert_int_equal(node(t, 5)->memcache_size, 4ull << 30);
+	assert_int_equal(node(t, 0)->nmemcaches, 0);
+	/* threads never go to a memory-only node: the default plan over
+	 * every node keeps to the DRAM ones */
+	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 8, out, msg,
+					 sizeof(msg)),
+			 0);
+	for (int i = 0; i < 8; i++)
+		assert_true(node_of(t, out[i]) == 0 || node_of(t, out[i]) == 1);
+	/* ... and asking for one says why */
+	assert_int_equal(topo_check_nodes(t, hbm, 1, "nodes", 0, 1, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "node 2"));
+	/* memory may go there */
+	assert_int_equal(topo_check_nodes(t, hbm, 1, "nodes", 1, 0, &err), 0);
+	topo_free(t);
+}
+
+static void test_memory_only_node(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/memory_only_node.xml");
+	(void)state;
+
+	counts(t, 1, 2, 2, 2);
+	assert_int_equal(node_of(t, 0), 0);
+	assert_int_equal(node_of(t, 1), 0);
+	assert_true(node(t, 1)->cpuless);
+	assert_int_equal(node(t, 1)->npus, 0);
+	assert_int_equal(topo_node_ncpus(t, 1), 0);
+	assert_true(topo_node_has_memory(t, 1));
+	topo_free(t);
+}
+
+static void test_cpu_only_node(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/cpu_only_node.xml");
+	struct errinfo err;
+	int32_t one[] = {1};
+	(void)state;
+
+	counts(t, 2, 4, 4, 2);
+	assert_int_equal(node_of(t, 2), 1);
+	assert_false(node(t, 1)->cpuless);
+	/* memory cannot be bound to it; threads may run there */
+	assert_false(topo_node_has_memory(t, 1));
+	assert_int_equal(topo_check_nodes(t, one, 1, "nodes", 1, 0, &err),
+			 -EINVAL);
+	assert_int_equal(topo_check_nodes(t, one, 1, "nodes", 0, 1, &err), 0);
+	topo_free(t);
+}
+
+static void test_node0_offline(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/node0_offline.xml");
+	(void)state;
+
+	counts(t, 2, 4, 4, 1);
+	/* cpus 0-1 belong to no node hwloc lists: not filed under node 0 */
+	assert_int_equal(node_of(t, 0), -1);
+	assert_int_equal(node_of(t, 1), -1);
+	assert_int_equal(node_of(t, 2), 1);
+	assert_int_equal(topo_node_index(t, 0), -1);
+	assert_int_equal(t->noffline, 2);
+	assert_string_equal(t->arch, "aarch64");
+	topo_free(t);
+}
+
+static void test_cgroup_cpuset(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/cgroup_cpuset.xml");
+	(void)state;
+
+	counts(t, 2, 8, 8, 2);
+	/* the file's allowed sets hold as a live cgroup's would */
+	assert_int_equal(t->nallowed, 2);
+	assert_string_equal(t->allowed_text, "2-3");
+	assert_false(topo_pu_by_os(t, 0)->allowed);
+	assert_true(topo_pu_by_os(t, 3)->allowed);
+	assert_false(topo_node_mem_allowed(t, 0));
+	assert_true(topo_node_mem_allowed(t, 1));
+	assert_string_equal(t->allowed_mems_text, "1");
+	topo_free(t);
+}
+
+static void test_72_nodes_refused(void **state)
+{
+	struct topo *t;
+	(void)state;
+
+	setenv("HWLOC_XMLFILE", TEST_DATA "/nodes_72.xml", 1);
+	t = topo_load();
+	unsetenv("HWLOC_XMLFILE");
+	/* never a silent drop: a refusal that names the limit */
+	assert_null(t);
+	assert_int_equal(errno, E2BIG);
+	assert_non_null(strstr(topo_load_error(), "72 NUMA nodes"));
+	assert_non_null(strstr(topo_load_error(), "at most 64"));
+}
+
+static void test_1024_pus(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/pus_1024.xml");
+	int *out = calloc(1024, sizeof(int));
+	char msg[256];
+	(void)state;
+
+	assert_non_null(out);
+	counts(t, 4, 256, 1024, 4);
+	assert_int_equal(node_of(t, 1023), 3);
+	assert_int_equal(topo_plan(t, PLACE_COMPACT, NULL, 0, 1024, out, msg,
+				   sizeof(msg)),
+			 0);
+	free(out);
+	topo_free(t);
+}
+
+static void test_one_cpu(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/one_cpu.xml");
+	(void)state;
+
+	counts(t, 1, 1, 1, 1);
+	assert_int_equal(topo_pair_level(t), 0);
+	topo_free(t);
+}
+
+/* a synthetic machine without a package: none is invented */
+static void test_no_package(void **state)
+{
+	struct topo *t = synthetic("[numa] core:2 pu:1");
+	(void)state;
+
+	assert_int_equal(t->npackages, 0);
+	assert_int_equal(t->pu[0].package, -1);
+	topo_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shared_l3),
+		cmocka_unit_test(test_l3_per_core),
+		cmocka_unit_test(test_smt8_power),
+		cmocka_unit_test(test_four_sockets),
+		cmocka_unit_test(test_ccx),
+		cmocka_unit_test(test_hybrid),
+		cmocka_unit_test(test_dram_hbm_nvm),
+		cmocka_unit_test(test_memory_only_node),
+		cmocka_unit_test(test_cpu_only_node),
+		cmocka_unit_test(test_node0_offline),
+		cmocka_unit_test(test_cgroup_cpuset),
+		cmocka_unit_test(test_72_nodes_refused),
+		cmocka_unit_test(test_1024_pus),
+		cmocka_unit_test(test_one_cpu),
+		cmocka_unit_test(test_no_package),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
