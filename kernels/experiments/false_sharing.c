@@ -1,5 +1,6 @@
 /* false_sharing.c - threads incrementing their own counters, on one cache line or on many */
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -265,8 +266,10 @@ static int measure(struct run_ctx *ctx, const int *cpus, int nthreads,
 		  (double)fp->increments * 1e9;
 	vals[1] = team_overlap_median(&res);
 	vals[2] = team_corun_median(&res);
-	if (nthreads > 1 && vals[1] < *overlap_min)
-		*overlap_min = vals[1];
+	/* the share the round's time stands on: its stretches when it was
+	 * timed over them (rules.c says the same share the same way) */
+	if (nthreads > 1 && fmin(vals[1], vals[2]) < *overlap_min)
+		*overlap_min = fmin(vals[1], vals[2]);
 	*median = team_points_time(ctx->sink,
 				   (struct point){.chart = FS_TIME,
 						  .series = series,
@@ -365,7 +368,7 @@ static int fs_run(struct run_ctx *ctx)
 	if (rc)
 		return rc;
 	sink_progress(ctx->sink, steps, steps, "done");
-	sink_summary(ctx->sink, "overlap_min", overlap_min, "");
+	sink_summary(ctx->sink, "overlap_min", round(overlap_min * 100), "%");
 	return 0;
 }
 

@@ -16,8 +16,9 @@ const struct key_label harness_summary_labels[] = {
 	 "rounds"},
 	{"rounds_redone_preempted", "rounds redone: a thread was preempted",
 	 "rounds"},
-	{"overlap_min", "least overlap of the threads in a round",
-	 "of a round"},
+	{"overlap_min",
+	 "least share of a round every thread was on a cpu at once",
+	 "% of a round"},
 	{NULL, NULL, NULL}};
 
 /*

@@ -2,6 +2,7 @@
 #include "rules.h"
 
 #include <fnmatch.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "compare.h"
 #include "declares.h"
+#include "team.h"
 #include "topo.h"
 #include "verdict_mem.h"
 
@@ -322,8 +324,8 @@ static void describe_together(const struct run_result *rr, const struct rule *r,
 	if (least >= floor && corun < CMP_FULL_OVERLAP)
 		verdict_note(
 			v, "info",
-			"%s is timed over the stretches of each round when every thread was on a cpu at once, as little as %.0f%% of a round here: the rest, when a thread was off its cpu (another process held it) or had finished its share, is left out rather than averaged in",
-			what, corun * 100);
+			"%s is timed over the stretches of each round when every thread was on a cpu at once: the least share of a round every thread was on a cpu at once was %.0f%% (a round stands on at least %.0f%% of it, or is measured again); the rest, when a thread was off its cpu (another process held it) or had finished its share, is left out rather than averaged in",
+			what, round(corun * 100), TEAM_CORUN_SHARE * 100);
 }
 
 static int cpu_of(const struct thread_place *t)

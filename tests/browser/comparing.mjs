@@ -149,7 +149,7 @@ try {
   await page.screenshot({ path: join(SHOTS, 'comparing-article-axis-1280x720.png') });
   // 3. the summary tiles in words from the descriptor, the key only on hover
   const tiles = await page.$$eval('#summary dt', (t) => t.map((x) => x.textContent));
-  check(tiles.includes('slowdown with 1 thread') && tiles.includes('least overlap of the threads in a round') && !tiles.some((x) => x.includes('_')),
+  check(tiles.includes('slowdown with 1 thread') && tiles.includes('least share of a round every thread was on a cpu at once') && !tiles.some((x) => x.includes('_')),
     `the summary tiles say their figures in words (${tiles.join(' | ')})`);
 
   // runs of different sizes: the wall time per increment, not per round

@@ -143,7 +143,7 @@ static void table_says_it_beside_the_value(void **state)
 	t.progress = 0;
 	sink_summary(&t.sink, "slowdown_1_threads", 1.8, "x");
 	sink_summary(&t.sink, "slowdown_2_threads", 2.17, "x");
-	sink_summary(&t.sink, "overlap_min", 0.1, "");
+	sink_summary(&t.sink, "overlap_min", 10, "%");
 	two_marks(&v);
 	verdict_emit(&v, &t.sink);
 	assert_non_null(sink_table_mark(&t, "slowdown_2_threads_stride_4"));
@@ -157,8 +157,8 @@ static void table_says_it_beside_the_value(void **state)
 		text, "2.17 ×  (not a valid measurement: " WHY_APART ")\n"));
 	assert_non_null(strstr(
 		text, "1.8 ×  (at least: ran together 80% of the time)"));
-	assert_non_null(strstr(text, "least overlap of the threads"));
-	assert_null(strstr(strstr(text, "least overlap of the threads"),
+	assert_non_null(strstr(text, "least share of a round every thread"));
+	assert_null(strstr(strstr(text, "least share of a round every thread"),
 			   "(not a valid"));
 	free(text);
 }
