@@ -1,6 +1,8 @@
 # tests/busy/busy.mk - the contention lessons on a shared machine: a
 # neighbour takes about half of one cpu in short slices while each lesson
-# runs a few times; most runs must still state a valid comparison. Asserts
+# runs a few times; most runs must still state a valid comparison; and the
+# single-thread timings beside two spinners on their cpu stay within 1.3x
+# of quiet or are disowned. Asserts
 # what the verdicts say, never a time. SKIPs on a 1-cpu machine.
 TEST_LANES += test-busy
 

@@ -15,7 +15,17 @@ least", no measurable difference), not one that could not be measured
 or whose intervals were too wide to tell, and no mark disowns the
 lesson's answer. Most runs of each lesson must be valid, and every run
 valid or its answer disowned. Prints the
-counts and the rounds the runs redid. Asserts meanings, never times;
+counts and the rounds the runs redid.
+
+Then the single-thread timings: memory_latency's chase and
+variable_layout's TLS access and thread start parts run pinned to one
+cpu, first alone there, then beside two processes spinning on that same
+cpu (each gets about a third of it). Every figure the busy run states
+(its summary values in ns or µs, its points) must be within 1.3x of the
+quiet run's, or be disowned: a round's time leaves out the time its
+thread was off its cpu. This one bound is on times, and it is wide: it
+fails only where a neighbour's time is counted as the machine's (three
+times the figure, beside two spinners). Otherwise asserts meanings;
 SKIPs loudly on a machine that gives this process 1 cpu.
 
 NUMALAB_BIN names the binary (default build/numalab), NEIGHBOUR the
@@ -109,6 +119,79 @@ def summary(doc, key):
     return v.get("value") if isinstance(v, dict) else None
 
 
+# the single-thread runs: what each times, with params small enough for a
+# busy 2-cpu machine
+SINGLE = [("memory_latency", ["size=32M", "loads=262144", "repeat=5"]),
+          ("variable_layout", ["parts=tls_access,thread_start",
+                               "ops=1000000", "starts=100", "repeat=5"])]
+SINGLE_BOUND = 1.3  # busy over quiet, either way
+TIME_UNITS = ("ns", "µs", "us", "ms", "s")
+
+
+def figures(doc):
+    """Every time the run states: {name: (value, disowned)}."""
+    out = {}
+    for key, v in (doc.get("summary") or {}).items():
+        if isinstance(v, dict) and v.get("unit") in TIME_UNITS and \
+                isinstance(v.get("value"), (int, float)) and v["value"] > 0:
+            out[key] = (v["value"], disowned(doc, key))
+    for p in doc.get("samples") or []:
+        if p.get("unit") in TIME_UNITS and p.get("y"):
+            name = "%s/%s/%s" % (p.get("chart"), p.get("series"),
+                                 p.get("x_label") or p.get("x"))
+            out[name] = (p["y"], False)
+    for c in doc.get("cells") or []:
+        if c.get("unit") in TIME_UNITS and c.get("value"):
+            out["cell %s/%s,%s" % (c.get("chart"), c.get("row"),
+                                   c.get("col"))] = (c["value"], False)
+    return out
+
+
+def run_pinned(cpu, exp, params):
+    p = subprocess.run(["taskset", "-c", str(cpu), BIN, "run", "--json", exp,
+                        *params], capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    if p.returncode != 0:
+        print("    %s: exit %d: %s" % (exp, p.returncode, p.stderr[-300:]))
+        return None
+    return json.loads(p.stdout)
+
+
+def single_thread(cpu):
+    """Quiet, then beside two spinners on its cpu: True when every busy
+    figure is within SINGLE_BOUND of the quiet one or disowned."""
+    ok = True
+    print("  single-thread timings on cpu %d, alone and beside 2 processes "
+          "spinning on it:" % cpu)
+    quiet = {exp: run_pinned(cpu, exp, params) for exp, params in SINGLE}
+    load = [subprocess.Popen(["taskset", "-c", str(cpu), NEIGHBOUR, "50",
+                              "0.01", str(NEIGHBOUR_S)]) for _ in range(2)]
+    try:
+        busy = {exp: run_pinned(cpu, exp, params) for exp, params in SINGLE}
+    finally:
+        for p in load:
+            p.terminate()
+            p.wait()
+    for exp, _params in SINGLE:
+        if not quiet[exp] or not busy[exp]:
+            ok = False
+            continue
+        q, b = figures(quiet[exp]), figures(busy[exp])
+        if not b:
+            print("    %s: FAIL: the busy run stated no time" % exp)
+            ok = False
+        for name, (value, gone) in sorted(b.items()):
+            if name not in q:
+                continue
+            r = value / q[name][0]
+            fine = gone or 1 / SINGLE_BOUND <= r <= SINGLE_BOUND
+            ok &= fine
+            print("    %s %s: quiet %.4g, busy %.4g (%.2fx)%s%s" %
+                  (exp, name, q[name][0], value, r,
+                   " disowned" if gone else "", "" if fine else "  FAIL"))
+    return ok
+
+
 def run_lesson(catalogue, exp, lid, must):
     """Runs one lesson RUNS times; True when it passes."""
     l = lesson(catalogue, exp, lid)
@@ -156,7 +239,7 @@ def main():
     catalogue = json.loads(subprocess.run([BIN, "list", "--json"],
                                           capture_output=True, text=True,
                                           check=True).stdout)
-    failed = False
+    failed = not single_thread(cpu)
     for words, spinners in PHASES:
         print("  with %s:" % words)
         # the spinners: neighbours that are never asleep, on any cpu
