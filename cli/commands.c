@@ -13,6 +13,7 @@
 #include "fleet_where.h"
 #include "machine.h"
 #include "names.h"
+#include "term.h"
 #include "opts.h"
 #include "rates.h"
 #include "refs.h"
@@ -397,11 +398,16 @@ int cmd_run(int argc, char **argv)
 		printf("%s (%s)\n", e->title, e->name);
 		/* what this run used: an empty value, or a param of another
 		 * mode, says nothing */
-		for (int i = 0, k = 0; i < pv->n; i++)
+		struct strbuf line = STRBUF_INIT, wrapped = STRBUF_INIT;
+		for (int i = 0; i < pv->n; i++)
 			if (pv->v[i].text[0] && param_applies(pv->v[i].p, pv))
-				printf("%s%s=%s", k++ ? " " : "  ",
-				       pv->v[i].p->name, pv->v[i].text);
-		printf("\n");
+				strbuf_addf(&line, " %s=%s", pv->v[i].p->name,
+					    pv->v[i].text);
+		int cols = term_columns(stdout);
+		term_wrap(&wrapped, strbuf_str(&line), 2, cols > 22 ? cols : 0);
+		printf("  %s\n", strbuf_str(&wrapped));
+		strbuf_release(&line);
+		strbuf_release(&wrapped);
 		json_decref(start);
 	} else {
 		if (out == OUT_JSON) {
@@ -491,10 +497,18 @@ int cmd_list(int argc, char **argv)
 		int n = sec ? (int)strlen(sec) : 0;
 		ws = n > ws ? n : ws;
 	}
-	for (int i = 0; experiments[i]; i++)
+	/* the summaries wrapped under their column, to the terminal's width */
+	int cols = term_columns(stdout), indent = w + 2 + ws + 2;
+	for (int i = 0; experiments[i]; i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		term_wrap(&sb, experiments[i]->summary, indent,
+			  cols > indent + 20 ? cols : 0);
 		printf("%-*s  %-*s  %s\n", w, experiments[i]->name, ws,
 		       experiments[i]->section ? experiments[i]->section : "",
-		       experiments[i]->summary);
+		       strbuf_str(&sb));
+		strbuf_release(&sb);
+	}
 	return 0;
 }
 

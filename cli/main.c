@@ -59,9 +59,11 @@ int main(int argc, char **argv)
 	for (const struct command *c = commands; c->name; c++)
 		if (!strcmp(argv[1], c->name))
 			return c->run(argc - 1, argv + 1);
-	say(stderr, "numalab: unknown command '%s' (commands:", argv[1]);
+	const char *names[sizeof(commands) / sizeof(commands[0])];
+	size_t n = 0;
 	for (const struct command *c = commands; c->name; c++)
-		say(stderr, "%s %s", c == commands ? "" : ",", c->name);
-	say(stderr, ")\n");
+		names[n++] = c->name;
+	names[n] = NULL;
+	names_unknown_command(stderr, argv[1], names);
 	return 2;
 }

@@ -37,6 +37,36 @@ void names_unknown_experiment(FILE *f, const char *cmd, const char *name)
 		    cmd, name);
 }
 
+/*
+ * err's message about a value of an enum or set param ("unknown mode
+ * 'node' (allowed: ...)"), with the nearest choice put before the list:
+ * "unknown mode 'node': did you mean 'nodes'? (allowed: ...)".
+ */
+static void choice_error(const struct param *const *tables, size_t ntables,
+			 const struct errinfo *err, char *buf, size_t len)
+{
+	const char *q = strchr(err->msg, '\''), *e = q ? strchr(q + 1, '\'') : NULL;
+	char word[128];
+	struct suggest s;
+	const char *best = NULL;
+
+	snprintf(buf, len, "%s", err->msg);
+	if (!e || (size_t)(e - q) >= sizeof(word))
+		return;
+	snprintf(word, sizeof(word), "%.*s", (int)(e - q - 1), q + 1);
+	suggest_init(&s, word);
+	for (size_t t = 0; t < ntables; t++)
+		for (const struct param *p = tables[t]; p && p->name; p++)
+			if (p->choices && !strcmp(p->name, err->field))
+				for (int i = 0; p->choices[i].name; i++)
+					suggest_consider(&s,
+							 p->choices[i].name);
+	best = suggest_best(&s);
+	if (best)
+		snprintf(buf, len, "%.*s: did you mean '%s'?%s",
+			 (int)(e + 1 - err->msg), err->msg, best, e + 1);
+}
+
 void names_param_error(const struct experiment *e, const struct errinfo *err,
 		       char *buf, size_t len)
 {
@@ -46,8 +76,13 @@ void names_param_error(const struct experiment *e, const struct errinfo *err,
 	struct suggest s;
 	const char *best;
 
-	if (strncmp(err->msg, "unknown parameter ", 18) || !err->field[0]) {
+	if (!err->field[0]) {
 		snprintf(buf, len, "%s", err->msg);
+		return;
+	}
+	if (strncmp(err->msg, "unknown parameter ", 18)) {
+		choice_error(tables, sizeof(tables) / sizeof(tables[0]), err,
+			     buf, len);
 		return;
 	}
 	suggest_init(&s, err->field);
@@ -59,4 +94,23 @@ void names_param_error(const struct experiment *e, const struct errinfo *err,
 		snprintf(buf, len, "%s: did you mean '%s'?", err->msg, best);
 	else
 		snprintf(buf, len, "%s", err->msg);
+}
+
+void names_unknown_command(FILE *f, const char *name,
+			   const char *const *names)
+{
+	struct suggest s;
+	const char *best;
+
+	suggest_init(&s, name);
+	for (int i = 0; names[i]; i++)
+		suggest_consider(&s, names[i]);
+	best = suggest_best(&s);
+	say(f, "numalab: unknown command '%s'", name);
+	if (best)
+		say(f, ": did you mean '%s'?", best);
+	say(f, " (commands:");
+	for (int i = 0; names[i]; i++)
+		say(f, "%s %s", i ? "," : "", names[i]);
+	say(f, ")\n");
 }

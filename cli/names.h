@@ -22,8 +22,18 @@ void names_unknown_experiment(FILE *f, const char *cmd, const char *name);
 /*
  * err's message, with the nearest of e's params (its own, placement's,
  * the common ones) appended when err names an unknown parameter:
- * "unknown parameter 'thread': did you mean 'threads'?".
+ * "unknown parameter 'thread': did you mean 'threads'?"; for an unknown
+ * value of an enum or set, its nearest choice: "unknown mode 'node': did
+ * you mean 'nodes'? (allowed: nodes, sizes, loaded)".
  */
+/*
+ * Says on f that name is no command of numalab, with the nearest one when
+ * it looks like a typo: "numalab: unknown command 'serv': did you mean
+ * 'serve'? (commands: serve, run, ...)". names: NULL-terminated.
+ */
+void names_unknown_command(FILE *f, const char *name,
+			   const char *const *names);
+
 void names_param_error(const struct experiment *e, const struct errinfo *err,
 		       char *buf, size_t len);
 

@@ -8,9 +8,19 @@
 
 #include "refs.h"
 #include "strbuf.h"
+#include "term.h"
 #include "units.h"
 
 #define MATRIX_WIDTH 100 /* columns of a matrix per block, in characters */
+
+/* The columns a table on f may take: the terminal's (or COLUMNS), else
+ * MATRIX_WIDTH. */
+static int table_width(FILE *f)
+{
+	int n = term_columns(f);
+
+	return n > 0 ? n : MATRIX_WIDTH;
+}
 
 static int max(int a, int b)
 {
@@ -267,7 +277,7 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 			total += 2 + w[s];
 		}
 		wide = pass;
-		if (total + 2 <= MATRIX_WIDTH)
+		if (total + 2 <= table_width(f_out))
 			break;
 	}
 	fprintf(f_out, "\n%s%s%s%s (medians)\n  ", c->title,
@@ -525,7 +535,7 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 		c->x_label ? c->x_label : "column");
 	for (int i = 0; i < kr; i++)
 		lw = max(lw, width(label_of(t, c->id, rows[i], 0)));
-	/* columns in blocks that fit MATRIX_WIDTH characters */
+	/* columns in blocks that fit the terminal (table_width) */
 	for (int c0 = 0; c0 < kc;) {
 		int c1 = c0, used = 2 + lw, cw[64];
 		while (c1 < kc && c1 - c0 < 64) {
@@ -535,7 +545,7 @@ static void print_matrix(const struct sink_table *t, const struct chart *c)
 					  f, &sb);
 				w = max(w, width(strbuf_str(&sb)));
 			}
-			if (c1 > c0 && used + 2 + w > MATRIX_WIDTH)
+			if (c1 > c0 && used + 2 + w > table_width(out))
 				break;
 			cw[c1 - c0] = w;
 			used += 2 + w;
@@ -593,7 +603,12 @@ static void print_cannot(const struct sink_table *t)
 			continue;
 		if (!header++)
 			fprintf(f, "\nnot shown on this machine\n");
-		fprintf(f, "  %s\n", t->notes[i].text);
+		struct strbuf sb = STRBUF_INIT;
+		int w = term_columns(f);
+
+		term_wrap(&sb, t->notes[i].text, 4, w > 24 ? w : 0);
+		fprintf(f, "  %s\n", strbuf_str(&sb));
+		strbuf_release(&sb);
 	}
 	for (int i = 0; done && i < t->ncells; i++) {
 		const struct tab_cell *a = &t->cells[i];
@@ -649,8 +664,15 @@ static void print_lines(FILE *f, const char *title, const struct tab_line *v,
 				!strcmp(v[i].level, "moved")
 					? "  (not where it was asked)"
 					: "");
-		else
-			fprintf(f, "  %s: %s", v[i].level, v[i].text);
+		else {
+			/* a note wrapped to the terminal, under its text */
+			struct strbuf sb = STRBUF_INIT;
+			int in = 2 + width(v[i].level) + 2, w = term_columns(f);
+
+			term_wrap(&sb, v[i].text, in, w > in + 20 ? w : 0);
+			fprintf(f, "  %s: %s", v[i].level, strbuf_str(&sb));
+			strbuf_release(&sb);
+		}
 		if (v[i].count > 1 && places)
 			fprintf(f,
 				"  (and %d other measurement%s placed the same)",
@@ -759,8 +781,14 @@ void report_print(const struct sink_table *t)
 	if (t->oom)
 		fprintf(f,
 			"\n(out of memory: some results are missing above)\n");
-	if (t->headline)
-		fprintf(f, "\nverdict: %s\n", t->headline);
+	if (t->headline) {
+		struct strbuf sb = STRBUF_INIT;
+		int w = term_columns(f);
+
+		term_wrap(&sb, t->headline, 9, w > 29 ? w : 0);
+		fprintf(f, "\nverdict: %s\n", strbuf_str(&sb));
+		strbuf_release(&sb);
+	}
 	fflush(f);
 	json_decref(refs);
 }
