@@ -666,8 +666,8 @@ int store_find_runs(struct store *st, const char *experiment,
 				    "finished_at", col_str(s, 4), "headline",
 				    col_str(s, 5), "params", col_json(s, 6),
 				    "hostname", col_str(s, 7), "cpu_model",
-				    col_str(s, 8), "imported", imp, "started_at",
-				    col_str(s, 10)))) {
+				    col_str(s, 8), "imported", imp,
+				    "started_at", col_str(s, 10)))) {
 			rc = -ENOMEM;
 			goto out;
 		}
