@@ -13,7 +13,6 @@
 #include "fleet_where.h"
 #include "machine.h"
 #include "names.h"
-#include "term.h"
 #include "opts.h"
 #include "rates.h"
 #include "refs.h"
@@ -25,6 +24,7 @@
 #include "sink_json.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "term.h"
 #include "topo_text.h"
 
 static volatile sig_atomic_t cancelled;

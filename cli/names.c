@@ -45,7 +45,8 @@ void names_unknown_experiment(FILE *f, const char *cmd, const char *name)
 static void choice_error(const struct param *const *tables, size_t ntables,
 			 const struct errinfo *err, char *buf, size_t len)
 {
-	const char *q = strchr(err->msg, '\''), *e = q ? strchr(q + 1, '\'') : NULL;
+	const char *q = strchr(err->msg, '\''),
+		   *e = q ? strchr(q + 1, '\'') : NULL;
 	char word[128];
 	struct suggest s;
 	const char *best = NULL;
@@ -96,8 +97,7 @@ void names_param_error(const struct experiment *e, const struct errinfo *err,
 		snprintf(buf, len, "%s", err->msg);
 }
 
-void names_unknown_command(FILE *f, const char *name,
-			   const char *const *names)
+void names_unknown_command(FILE *f, const char *name, const char *const *names)
 {
 	struct suggest s;
 	const char *best;

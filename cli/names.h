@@ -31,8 +31,7 @@ void names_unknown_experiment(FILE *f, const char *cmd, const char *name);
  * it looks like a typo: "numalab: unknown command 'serv': did you mean
  * 'serve'? (commands: serve, run, ...)". names: NULL-terminated.
  */
-void names_unknown_command(FILE *f, const char *name,
-			   const char *const *names);
+void names_unknown_command(FILE *f, const char *name, const char *const *names);
 
 void names_param_error(const struct experiment *e, const struct errinfo *err,
 		       char *buf, size_t len);

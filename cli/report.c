@@ -55,8 +55,8 @@ static void rpad(FILE *f, const char *s, int w)
 
 /* One row of a point table, its columns as text. */
 struct row {
-	struct strbuf c[6]; /* series, x, median, spread, n, unit */
-	const char *after;  /* said after the row, or NULL */
+	struct strbuf c[6];  /* series, x, median, spread, n, unit */
+	const char *after;   /* said after the row, or NULL */
 	struct strbuf marks; /* the marks at its x, in words (is_mark) */
 };
 
@@ -192,8 +192,8 @@ static void marks_at(const struct sink_table *t, const struct chart *c,
 		if (strcmp(p->chart, c->id) || p->x != x ||
 		    !is_mark(c, p->series))
 			continue;
-		experiment_series_label(t->exp, p->series, label,
-					sizeof(label), NULL);
+		experiment_series_label(t->exp, p->series, label, sizeof(label),
+					NULL);
 		strbuf_addf(sb, "%s%s", sb->len ? ", " : "  ← ", label);
 	}
 }

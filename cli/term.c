@@ -6,7 +6,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-
 int term_columns(FILE *f)
 {
 	const char *env = getenv("COLUMNS");

@@ -58,10 +58,10 @@ static json_t *param_json(const struct param *p, const char *group,
 			json_array_append_new(vals, json_stringn(v, n));
 			v += n + (v[n] == ',');
 		}
-		json_object_set_new(
-			o, "only",
-			json_pack("{s:s%, s:o}", "param", p->only,
-				  (size_t)(eq - p->only), "values", vals));
+		json_object_set_new(o, "only",
+				    json_pack("{s:s%, s:o}", "param", p->only,
+					      (size_t)(eq - p->only), "values",
+					      vals));
 	}
 	return o;
 }
@@ -127,8 +127,7 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 			"x_label", c->x_label, "y_label", c->y_label, "log_x",
 			c->log_x, "log_y", c->log_y);
 		if (c->marks)
-			json_object_set_new(cj, "marks",
-					    json_string(c->marks));
+			json_object_set_new(cj, "marks", json_string(c->marks));
 		if (c->per_param && c->per)
 			json_object_set_new(cj, "per",
 					    json_pack("{s:s, s:s}", "param",
