@@ -61,7 +61,9 @@ function chartAt(canvas, w, h) {
   chart.options.devicePixelRatio = dpr;
   chart.resize(Math.floor(w / dpr), Math.floor(h / dpr));
   chart.update('none');
-  g.drawImage(canvas, 0, 0, w, h);
+  // the same scale both ways: a chart that keeps its own shape (a matrix) is centred, never stretched
+  const k = Math.min(w / canvas.width, h / canvas.height);
+  g.drawImage(canvas, (w - canvas.width * k) / 2, 0, canvas.width * k, canvas.height * k);
   chart.options.devicePixelRatio = was;
   chart.resize();
   chart.update('none');
@@ -150,7 +152,7 @@ export function runMeta(r, exp) {
     what: `run #${r.id}`,
     experiment: (exp && (exp.title || exp.name)) || r.experiment || '',
     params: paramsLine(r.params, exp),
-    machine: [m.hostname, m.cpu_model && m.cpu_model.trim(), m.pus && `${m.pus} CPUs`, m.nodes && `${m.nodes} NUMA node${m.nodes > 1 ? 's' : ''}`].filter(Boolean).join(' · '),
+    machine: [m.hostname, m.cpu_model && m.cpu_model.trim(), m.pus && `${m.pus} CPUs`, m.nodes && `${m.nodes} NUMA node${m.nodes > 1 ? 's' : ''}`].filter(Boolean).join(' · ') || 'machine unknown',
     date: date ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '',
   };
 }

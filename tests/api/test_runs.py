@@ -147,13 +147,27 @@ class RunsTest(SharedServerTest):
         self.assertEqual(rows[0], ["run_id", "kind", "chart", "series", "x",
                                    "x_label", "row", "col", "row_label",
                                    "col_label", "unit", "sample_index", "value",
-                                   "series_label"])
+                                   "series_label", "x_axis", "value_shown",
+                                   "unit_shown", "ci_lo_shown", "ci_hi_shown"])
         _, run, _ = self.srv.json("GET", "/api/runs/%d" % self.done_id)
         want = sum(len(s["samples"]) for s in run["samples"])
         want += sum(max(1, len(c.get("samples") or [])) for c in run["cells"])
-        self.assertEqual(len(rows) - 1, want)
+        self.assertEqual(len([r for r in rows[1:] if r[1] != "median"]), want)
+        # a point's median and interval beside its raw samples, in units a
+        # person reads, with the chart's x axis named
+        med = [r for r in rows[1:] if r[1] == "median"]
+        self.assertEqual(len(med), sum(1 for s in run["samples"] if s.get("stats")
+                                       and "median" in s["stats"]) +
+                         sum(1 for c in run["cells"] if c.get("stats")
+                             and "median" in c["stats"]))
+        for r in rows[1:]:
+            if r[10] == "s":
+                self.assertIn(r[16], ("s", "ms", "\u00b5s", "ns"), r)
+            if r[1] in ("sample", "median") and r[4]:
+                self.assertTrue(r[14], r)
         raw = [float(v) for s in run["samples"] for v in s["samples"]]
         got = [float(r[12]) for r in rows[1:] if r[1] == "sample"]
+        self.assertTrue(all(r[15] for r in rows[1:] if r[12]), rows[:3])
         self.assertEqual(got, raw)
         self.assertTrue(all(r[0] == str(self.done_id) for r in rows[1:]))
 

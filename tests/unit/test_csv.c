@@ -58,9 +58,9 @@ static void test_export_uses_it(void **state)
 	assert_non_null(csv);
 	assert_non_null(
 		strstr(csv, "\"'=HYPERLINK(\"\"x\"\")\",\"'@evil\",-1.5,"));
-	/* the last column, series_label, is the series (no experiment to
-	 * name it in words), neutralised too */
-	assert_non_null(strstr(csv, ",-2,\"'@evil\"\r\n"));
+	/* series_label is the series (no experiment to name it in words),
+	 * neutralised too; the value as shown follows, in the same unit */
+	assert_non_null(strstr(csv, ",-2,\"'@evil\",,-2,,,\r\n"));
 	free(csv);
 	json_decref(doc);
 }

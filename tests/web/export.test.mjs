@@ -25,3 +25,12 @@ test('paramsLine names the parameters set away from their defaults', () => {
   assert.equal(paramsLine({ threads: 4, stride: 64 }, exp), 'threads=4');
   assert.equal(paramsLine({ threads: 4 }, null), 'threads=4');
 });
+
+test('every export says its machine: a run without one says so, a comparison names each', async () => {
+  const { runMeta, footerLines } = await import('../../web/export.js');
+  const { machineLine } = await import('../../web/compare-page.js');
+  const bare = runMeta({ id: 3, params: {}, machine: null, when: null, experiment: 'x' }, null);
+  assert.ok(footerLines(bare).some((l) => l.includes('machine unknown')));
+  assert.equal(machineLine({ hostname: 'lab-a', cpu_model: 'EPYC', pus: 2, nodes: 1 }), 'lab-a: EPYC, 2 CPUs, 1 NUMA node');
+  assert.equal(machineLine(null), 'machine unknown');
+});
