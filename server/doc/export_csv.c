@@ -54,7 +54,8 @@ static const char *shown_unit(const char *unit, double m, double *f)
 	if (!unit || strcmp(unit, "s"))
 		return unit;
 	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++)
-		if (m >= secs[i].size || i + 1 == sizeof(secs) / sizeof(secs[0])) {
+		if (m >= secs[i].size ||
+		    i + 1 == sizeof(secs) / sizeof(secs[0])) {
 			*f = 1 / secs[i].size;
 			return secs[i].name;
 		}
@@ -86,7 +87,8 @@ static void csv_row(struct strbuf *c, const struct item_ctx *it,
 {
 	int is_cell = !strcmp(it->kind, "cell");
 	const char *series = is_cell ? NULL : str_of(it->item, "series");
-	char label[160] = "", val[40] = "", l[40] = "", h[40] = "", shown[40] = "";
+	char label[160] = "", val[40] = "", l[40] = "", h[40] = "",
+	     shown[40] = "";
 
 	fmt_number(value, val, sizeof(val));
 	if (json_is_number(value))
@@ -146,20 +148,22 @@ static void csv_item(struct strbuf *c, const struct experiment *exp,
 
 	if (!mid)
 		mid = json_object_get(item, is_cell ? "value" : "y");
-	it.unit = shown_unit(str_of(item, "unit"),
-			     fabs(json_number_value(mid)), &it.f);
+	it.unit = shown_unit(str_of(item, "unit"), fabs(json_number_value(mid)),
+			     &it.f);
 	it.x_axis = is_cell ? NULL : x_axis_of(exp, str_of(item, "chart"));
 	if (is_cell) {
-		fmt_number(json_object_get(item, "row"), it.row, sizeof(it.row));
-		fmt_number(json_object_get(item, "col"), it.col, sizeof(it.col));
+		fmt_number(json_object_get(item, "row"), it.row,
+			   sizeof(it.row));
+		fmt_number(json_object_get(item, "col"), it.col,
+			   sizeof(it.col));
 	} else {
 		fmt_number(json_object_get(item, "x"), it.x, sizeof(it.x));
 	}
 	if (!json_is_array(samples) || !json_array_size(samples)) {
 		/* no raw samples kept: the value itself, if there is one */
 		json_t *val = json_object_get(item, is_cell ? "value" : "y");
-		csv_row(c, &it, kind, json_is_number(val) ? "0" : "", val,
-			NULL, NULL);
+		csv_row(c, &it, kind, json_is_number(val) ? "0" : "", val, NULL,
+			NULL);
 		return;
 	}
 	json_array_foreach (samples, i, v) {
