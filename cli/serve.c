@@ -1,7 +1,10 @@
 /* serve.c - the serve subcommand: options, start-up, and a clean stop on SIGTERM/SIGINT */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <limits.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -44,6 +47,7 @@ struct serve_opts {
 	const char *tls_key;
 	const char *worker;
 	const char *fleet;
+	const char *public_url;
 	int public_read;
 	int max_run_seconds;
 	int max_queue;
@@ -54,6 +58,7 @@ struct serve_opts {
 	int max_client_conns;
 	int max_viewers;
 	int session_seconds;
+	int max_client_sessions;
 };
 
 static void usage(FILE *f)
@@ -93,6 +98,14 @@ static void usage(FILE *f)
 		"  --tls-key FILE         and this PEM key (both, or neither)\n"
 		"  --allowed-host NAME    answer requests for NAME too (repeatable;\n"
 		"                         loopback names and address literals always)\n"
+		"  --public-url URL       the address phones use (scheme://host[:port],\n"
+		"                         a DNS name or a reverse proxy): the links\n"
+		"                         and the QR code use it, its host is allowed,\n"
+		"                         and with https the cookie is Secure\n"
+		"  --max-client-sessions N\n"
+		"                         students signed in at once from one address\n"
+		"                         (an IPv6 /64 counted as one; default 16):\n"
+		"                         its next sign-in ends its oldest\n"
 		"  --max-connections N    connections at once (default 16384); when\n"
 		"                         all are taken, an idle one of the client\n"
 		"                         holding the most is closed for a client\n"
@@ -114,9 +127,14 @@ static void usage(FILE *f)
 		"                         (for tests: it gets `run --ndjson NAME k=v ...`)\n"
 		"\n"
 		"With a token, the teacher's and the class's links are printed at\n"
-		"start: opening one signs the browser in (a cookie). A listen address\n"
-		"other than loopback without --token gets both tokens generated;\n"
-		"without --tls-cert they cross the network in clear text.\n");
+		"start, one pair for each address of this machine a phone can reach\n"
+		"when listening on 0.0.0.0 or :: (and its host name when that\n"
+		"resolves to one of them), then the page where a phone types the\n"
+		"class's join code: opening one signs the browser in (a cookie, and\n"
+		"a key the page keeps). A listen address other than loopback without\n"
+		"--token gets both tokens generated; without --tls-cert they cross\n"
+		"the network in clear text. A token shorter than 16 characters is\n"
+		"warned about: wrong tokens are slowed, not stopped.\n");
 }
 
 /*
@@ -193,6 +211,8 @@ enum {
 	SO_CLASS_TOKEN,
 	SO_SESSION_SECONDS,
 	SO_MAX_VIEWERS,
+	SO_PUBLIC_URL,
+	SO_MAX_CLIENT_SESSIONS,
 };
 
 static const struct opt serve_options[] = {
@@ -218,6 +238,8 @@ static const struct opt serve_options[] = {
 	{"--max-queue", NULL, 1, SO_MAX_QUEUE},
 	{"--class-token", NULL, 1, SO_CLASS_TOKEN},
 	{"--session-seconds", NULL, 1, SO_SESSION_SECONDS},
+	{"--public-url", NULL, 1, SO_PUBLIC_URL},
+	{"--max-client-sessions", NULL, 1, SO_MAX_CLIENT_SESSIONS},
 	{0}};
 
 /* The options with a number and the range it must be in. */
@@ -243,6 +265,8 @@ static const struct {
 	 offsetof(struct serve_opts, max_queue)},
 	{SO_SESSION_SECONDS, "--session-seconds", 1, 7 * 86400,
 	 offsetof(struct serve_opts, session_seconds)},
+	{SO_MAX_CLIENT_SESSIONS, "--max-client-sessions", 1, 1024,
+	 offsetof(struct serve_opts, max_client_sessions)},
 };
 
 /* The value of an option with a string value, id's field in o. */
@@ -269,6 +293,8 @@ static const char **serve_str(struct serve_opts *o, int id)
 		return &o->tls_key;
 	case SO_WORKER:
 		return &o->worker;
+	case SO_PUBLIC_URL:
+		return &o->public_url;
 	}
 	return NULL;
 }
@@ -561,29 +587,185 @@ static int serve_new_token(char **out)
 	return *out ? 0 : -EINVAL;
 }
 
-/* The name the links use into name: the listen address, or for a
- * wildcard one the host name a browser elsewhere reaches. */
-static void serve_link_host(const char *host, char *name, size_t len)
+static int is_wildcard(const char *host)
 {
-	snprintf(name, len, "%s", host);
-	if (!strcmp(host, "0.0.0.0") || !strcmp(host, "::")) {
-		if (gethostname(name, len) == 0)
-			name[len - 1] = '\0';
-		else
-			snprintf(name, len, "%s", host);
-	}
+	return !strcmp(host, "0.0.0.0") || !strcmp(host, "::");
 }
 
-/* The teacher's and the class's links, each on a line of its own, on the
- * name serve_link_host gives. */
-static void serve_links(const char *scheme, const char *h, int port,
-			const char *token, const char *class_token)
+/* This machine's host name into name ("" when it has none). */
+static void host_name(char *name, size_t len)
 {
-	const char *open = strchr(h, ':') ? "[" : "", *close = *open ? "]" : "";
-	printf("teacher: %s://%s%s%s:%d/?token=%s\n", scheme, open, h, close,
-	       port, token);
-	printf("class: %s://%s%s%s:%d/?token=%s\n", scheme, open, h, close,
-	       port, class_token);
+	if (gethostname(name, len))
+		name[0] = '\0';
+	name[len - 1] = '\0';
+}
+
+/* Whether text is one of v's strings. */
+static int in_vec(const struct strvec *v, const char *text)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], text))
+			return 1;
+	return 0;
+}
+
+/*
+ * The addresses of this machine a phone can reach, into v: each
+ * non-loopback address of an interface that is up (IPv4 for 0.0.0.0;
+ * IPv6 too for ::, but not link-local ones, which need a zone a link
+ * cannot carry).
+ */
+static void reach_addresses(const char *host, struct strvec *v)
+{
+	struct ifaddrs *ifs = NULL;
+	char buf[INET6_ADDRSTRLEN];
+
+	if (getifaddrs(&ifs))
+		return;
+	for (int fam = 0; fam < 2; fam++)
+		for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+			const struct sockaddr *sa = i->ifa_addr;
+			if (!sa || !(i->ifa_flags & IFF_UP) ||
+			    (i->ifa_flags & IFF_LOOPBACK))
+				continue;
+			if (fam == 0 && sa->sa_family == AF_INET) {
+				const struct sockaddr_in *s4 = (void *)sa;
+				if ((ntohl(s4->sin_addr.s_addr) >> 24) == 127)
+					continue;
+				inet_ntop(AF_INET, &s4->sin_addr, buf,
+					  sizeof(buf));
+			} else if (fam == 1 && sa->sa_family == AF_INET6 &&
+				   !strcmp(host, "::")) {
+				const struct sockaddr_in6 *s6 = (void *)sa;
+				if (IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr) ||
+				    IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) ||
+				    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+					continue;
+				inet_ntop(AF_INET6, &s6->sin6_addr, buf,
+					  sizeof(buf));
+			} else {
+				continue;
+			}
+			if (!in_vec(v, buf))
+				strvec_push(v, buf);
+		}
+	freeifaddrs(ifs);
+}
+
+/* Whether name resolves to one of the addresses in v. */
+static int resolves_to_one(const char *name, const struct strvec *v)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
+	struct addrinfo *ai = NULL;
+	char buf[INET6_ADDRSTRLEN];
+	int hit = 0;
+
+	if (!*name || getaddrinfo(name, NULL, &hints, &ai))
+		return 0;
+	for (struct addrinfo *a = ai; a && !hit; a = a->ai_next)
+		if (!getnameinfo(a->ai_addr, a->ai_addrlen, buf, sizeof(buf),
+				 NULL, 0, NI_NUMERICHOST))
+			hit = in_vec(v, buf);
+	freeaddrinfo(ai);
+	return hit;
+}
+
+/*
+ * The hosts the printed links use, into v, the one the projector's QR
+ * code uses first: the listen address; for a wildcard one each address a
+ * phone can reach, then the host name when it resolves to one of them
+ * (into *named as well, for the allowed hosts). A machine with no such
+ * address gets its loopback one.
+ */
+static void serve_link_hosts(const char *host, struct strvec *v, char *named,
+			     size_t len)
+{
+	char name[256];
+
+	named[0] = '\0';
+	if (!is_wildcard(host)) {
+		strvec_push(v, host);
+		return;
+	}
+	reach_addresses(host, v);
+	host_name(name, sizeof(name));
+	if (v->n && resolves_to_one(name, v)) {
+		strvec_push(v, name);
+		snprintf(named, len, "%s", name);
+	}
+	if (!v->n)
+		strvec_push(v, strcmp(host, "::") ? "127.0.0.1" : "::1");
+}
+
+/* The teacher's and the class's links for each of hosts (or on
+ * public_url alone), a pair of lines each, then the join page's. */
+static void serve_links(const char *scheme, const struct strvec *hosts,
+			const char *public_url, int port, const char *token,
+			const char *class_token, const char *join_code)
+{
+	char base[512];
+
+	for (size_t i = 0; i < (public_url ? 1 : hosts->n); i++) {
+		if (public_url) {
+			snprintf(base, sizeof(base), "%s", public_url);
+		} else {
+			const char *h = hosts->v[i];
+			int v6 = strchr(h, ':') != NULL;
+			snprintf(base, sizeof(base), "%s://%s%s%s:%d", scheme,
+				 v6 ? "[" : "", h, v6 ? "]" : "", port);
+		}
+		printf("teacher: %s/?token=%s\n", base, token);
+		printf("class: %s/?token=%s\n", base, class_token);
+	}
+	if (public_url)
+		snprintf(base, sizeof(base), "%s/join", public_url);
+	else {
+		const char *h = hosts->v[0];
+		int v6 = strchr(h, ':') != NULL;
+		snprintf(base, sizeof(base), "%s://%s%s%s:%d/join", scheme,
+			 v6 ? "[" : "", h, v6 ? "]" : "", port);
+	}
+	printf("join: %s code %s\n", base, join_code);
+}
+
+/* A join code of HTTP_JOIN_CODE_LEN random digits into code. 0, or -EIO. */
+static int serve_join_code(char code[HTTP_JOIN_CODE_LEN + 1])
+{
+	char hex[2 * HTTP_JOIN_CODE_LEN + 1];
+
+	if (http_random_hex(hex, HTTP_JOIN_CODE_LEN))
+		return -EIO;
+	for (int i = 0; i < HTTP_JOIN_CODE_LEN; i++) {
+		unsigned int byte;
+		sscanf(hex + 2 * i, "%2x", &byte);
+		code[i] = (char)('0' + byte % 10);
+	}
+	code[HTTP_JOIN_CODE_LEN] = '\0';
+	return 0;
+}
+
+/* --public-url: scheme://host[:port], a final / dropped. 0, or -EINVAL
+ * said. */
+static int serve_check_public_url(struct serve_opts *o)
+{
+	static char url[256];
+	size_t n;
+
+	if (!o->public_url)
+		return 0;
+	snprintf(url, sizeof(url), "%s", o->public_url);
+	n = strlen(url);
+	if (n && url[n - 1] == '/')
+		url[n - 1] = '\0';
+	if (!is_origin(url)) {
+		say(stderr,
+		    "numalab serve: bad URL '%s' for '--public-url' (give "
+		    "scheme://host[:port], e.g. https://lab.example.org)\n",
+		    o->public_url);
+		return -EINVAL;
+	}
+	o->public_url = url;
+	return 0;
 }
 
 /* The address a campaign started here reaches this server at: the listen
@@ -609,7 +791,10 @@ static int serve_fleet_name(const struct serve_opts *o, const char *host,
 	struct strvec cand = STRVEC_INIT;
 	int rc = -EINVAL;
 
-	serve_link_host(host, link, sizeof(link));
+	if (is_wildcard(host))
+		host_name(link, sizeof(link));
+	else
+		snprintf(link, sizeof(link), "%s", host);
 	strvec_push(&cand, self_address(host));
 	strvec_push(&cand, "localhost");
 	for (size_t i = 0; i < o->allowed_hosts.n; i++)
@@ -682,7 +867,7 @@ static void serve_fleet(struct fleet_start *fleet, const struct serve_opts *o,
  * the class's (given, or generated with a token) into *class_token, the
  * certificate and key into *tls. Returns 0, or -EINVAL said.
  */
-static int serve_check(const struct serve_opts *o, char *host, size_t hostlen,
+static int serve_check(struct serve_opts *o, char *host, size_t hostlen,
 		       int *port, char **token, char **class_token,
 		       struct http_tls *tls)
 {
@@ -698,6 +883,8 @@ static int serve_check(const struct serve_opts *o, char *host, size_t hostlen,
 		    "numalab serve: give '--token' or '--token-file', not both\n");
 		return -EINVAL;
 	}
+	if (serve_check_public_url(o))
+		return -EINVAL;
 	if (o->token_file) {
 		struct errinfo terr;
 		if (token_file_read(o->token_file, token, &terr)) {
@@ -740,13 +927,26 @@ static int serve_check(const struct serve_opts *o, char *host, size_t hostlen,
 		    o->fleet);
 		return -EINVAL;
 	}
+	if (*token && strlen(*token) < 16)
+		say(stderr,
+		    "numalab serve: warning: the token is %zu characters: "
+		    "anyone who can reach the server may guess it (wrong "
+		    "tries are slowed, not stopped); give 16 or more, or "
+		    "leave it out off loopback and one is made\n",
+		    strlen(*token));
+	if (*class_token && strlen(*class_token) < 16)
+		say(stderr,
+		    "numalab serve: warning: the class token is %zu "
+		    "characters: give 16 or more\n",
+		    strlen(*class_token));
 	if (serve_check_cors(o, *token) || serve_check_tls(o, tls))
 		return -EINVAL;
 	char fleet_name[256];
 	if (o->fleet && tls->cert &&
 	    serve_fleet_name(o, host, tls, fleet_name, sizeof(fleet_name)))
 		return -EINVAL;
-	if (*token && !tls->cert && !is_loopback(host))
+	if (*token && !tls->cert && !is_loopback(host) &&
+	    !(o->public_url && !strncmp(o->public_url, "https:", 6)))
 		say(stderr,
 		    "numalab serve: warning: serving '%s' over plain HTTP: "
 		    "the token crosses the network in clear text, for anyone "
@@ -776,6 +976,7 @@ int cmd_serve(int argc, char **argv)
 	char host[256], web[PATH_MAX], err[1024];
 	char *token = NULL, *class_token = NULL;
 	struct http_tls tls = {0};
+	struct strvec link_hosts = STRVEC_INIT;
 	static struct fleet_start fleet;
 	sigset_t sigs;
 	int port, sig, rc = 1, n;
@@ -876,11 +1077,21 @@ int cmd_serve(int argc, char **argv)
 		    "numalab serve: no web folder at '%s': the API works, "
 		    "the page does not (give --web DIR)\n",
 		    web);
-	char link_host[256];
-	serve_link_host(host, link_host, sizeof(link_host));
+	char named[256], join_code[HTTP_JOIN_CODE_LEN + 1] = "";
+	serve_link_hosts(host, &link_hosts, named, sizeof(named));
+	if (*named)
+		strvec_push(&o.allowed_hosts, named);
+	if (class_token && serve_join_code(join_code)) {
+		say(stderr, "numalab serve: cannot make a join code: "
+			    "getrandom failed\n");
+		goto out;
+	}
 	struct http_config hcfg = {
 		.host = host,
-		.link_host = link_host,
+		.link_host = link_hosts.v[0],
+		.public_url = o.public_url,
+		.join_code = *join_code ? join_code : NULL,
+		.max_client_sessions = o.max_client_sessions,
 		.port = port,
 		.web_dir = web,
 		.token = token,
@@ -908,8 +1119,9 @@ int cmd_serve(int argc, char **argv)
 	       strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "",
 	       http_port(http));
 	if (token)
-		serve_links(tls.cert ? "https" : "http", link_host,
-			    http_port(http), token, class_token);
+		serve_links(tls.cert ? "https" : "http", &link_hosts,
+			    o.public_url, http_port(http), token, class_token,
+			    join_code);
 	fflush(stdout);
 
 	while (sigwait(&sigs, &sig))
@@ -934,5 +1146,6 @@ out:
 	free(class_token);
 	http_tls_clear(&tls);
 	strvec_clear(&o.allowed_hosts);
+	strvec_clear(&link_hosts);
 	return rc;
 }

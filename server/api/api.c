@@ -599,6 +599,7 @@ const struct http_route api_routes[] = {
 	{"GET", "/api/session", api_whoami, 0, HTTP_ROUTE_OPEN},
 	{"POST", "/api/session", api_sign_in, 0, HTTP_ROUTE_OPEN},
 	{"DELETE", "/api/session", api_sign_out, 0, HTTP_ROUTE_OPEN},
+	{"PATCH", "/api/session", api_rename, 0, HTTP_ROLE_CLASS},
 	{"GET", "/api/experiments", get_experiments, 0, HTTP_ROLE_CLASS},
 	{"GET", "/api/topology", get_topology, 0, HTTP_ROLE_CLASS},
 	{"GET", "/api/openapi.json", get_openapi, 0, HTTP_ROLE_CLASS},

@@ -1,4 +1,4 @@
-/* api_auth.c - /api/session: signing a browser in with a link's token, signing out, who it is */
+/* api_auth.c - /api/session: signing a browser in with a link's token or the join code, its name, signing out, who it is */
 #include "api_auth.h"
 
 #include <stdio.h>
@@ -35,24 +35,54 @@ enum MHD_Result api_sign_in(struct http_request *rq, void *ctx)
 {
 	enum MHD_Result ret = MHD_NO;
 	json_t *doc = http_body_json(rq, &ret);
-	const char *token = NULL, *name = "";
+	const char *token = NULL, *code = NULL, *name = "";
 	json_error_t jerr;
 	char why[160];
 
 	(void)ctx;
 	if (!doc)
 		return ret;
-	if (json_unpack_ex(doc, &jerr, JSON_STRICT, "{s:s, s?:s}", "token",
-			   &token, "name", &name)) {
+	if (json_unpack_ex(doc, &jerr, JSON_STRICT, "{s?:s, s?:s, s?:s}",
+			   "token", &token, "code", &code, "name", &name) ||
+	    !token == !code) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
 				 "sign-in body: %s (send {\"token\": \"...\", "
+				 "\"name\": \"...\"} or {\"code\": \"123456\", "
 				 "\"name\": \"...\"}, name optional)",
-				 jerr.text);
+				 token && code ? "give 'token' or 'code', not "
+						 "both"
+				 : !token && !code
+					 ? "'token' or 'code' is needed"
+					 : jerr.text);
 	} else if (*api_name_problem(name, why, sizeof(why))) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "name", "%s", why);
+	} else if (code) {
+		ret = http_join(rq, code, name);
 	} else {
 		ret = http_sign_in(rq, token, name);
 	}
+	json_decref(doc);
+	return ret;
+}
+
+enum MHD_Result api_rename(struct http_request *rq, void *ctx)
+{
+	enum MHD_Result ret = MHD_NO;
+	json_t *doc = http_body_json(rq, &ret);
+	const char *name = NULL;
+	json_error_t jerr;
+	char why[160];
+
+	(void)ctx;
+	if (!doc)
+		return ret;
+	if (json_unpack_ex(doc, &jerr, JSON_STRICT, "{s:s}", "name", &name))
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "name",
+				 "%s (send {\"name\": \"...\"})", jerr.text);
+	else if (*api_name_problem(name, why, sizeof(why)))
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "name", "%s", why);
+	else
+		ret = http_rename(rq, name);
 	json_decref(doc);
 	return ret;
 }

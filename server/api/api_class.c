@@ -13,9 +13,13 @@
 #include "registry.h"
 
 #define TOUCHED_MAX 4096 /* runs given guesses in one server's life */
+/* guesses one client (an address, an IPv6 /64) may give one question: a
+ * phone each of a few students sharing one, never a question filled */
+#define GUESSES_PER_CLIENT 16
 
 struct guess {
 	char session[HTTP_SESSION_LEN];
+	unsigned char client[16]; /* http_client_key's, net */
 	char name[HTTP_NAME_LEN];
 	double value;
 };
@@ -100,7 +104,8 @@ static json_t *state_locked(struct api_class *c, const char *session)
 			      "unit", c->lesson->unit ? c->lesson->unit : "");
 	for (size_t i = 0; i < c->n; i++) {
 		sorted[i] = c->g[i].value;
-		if (c->g[i].name[0])
+		/* who guessed is shown with the values, at the reveal */
+		if (c->g[i].name[0] && c->revealed)
 			json_array_append_new(names, json_string(c->g[i].name));
 		if (session && *session && !strcmp(session, c->g[i].session))
 			mine = json_real(c->g[i].value);
@@ -285,14 +290,31 @@ enum MHD_Result api_class_guess(struct http_request *rq, struct api_class *c)
 				  "(got %g)",
 				  u, value);
 	}
-	if (c->revealed) {
+	if (c->revealed || c->run) {
 		pthread_mutex_unlock(&c->mu);
 		return http_error(rq, MHD_HTTP_CONFLICT, NULL,
-				  "the guesses are revealed: no more are "
-				  "taken for this question");
+				  c->revealed ? "the guesses are revealed: no "
+						"more are taken for this "
+						"question"
+					      : "the teacher has run the "
+						"experiment: guesses are "
+						"closed for this question");
 	}
+	unsigned char client[16];
+	size_t theirs = 0;
+	http_client_key(rq, client, 1);
+	for (size_t k = 0; k < c->n; k++)
+		theirs += !memcmp(c->g[k].client, client, 16);
 	for (i = 0; i < c->n && strcmp(c->g[i].session, session); i++)
 		;
+	if (i == c->n && theirs >= GUESSES_PER_CLIENT) {
+		pthread_mutex_unlock(&c->mu);
+		return http_error(rq, MHD_HTTP_CONFLICT, NULL,
+				  "this address has given %d guesses to this "
+				  "question, the most one address may (a "
+				  "student may still change theirs)",
+				  GUESSES_PER_CLIENT);
+	}
 	if (i == c->n && c->n == GUESSES_MAX) {
 		pthread_mutex_unlock(&c->mu);
 		return http_error(rq, MHD_HTTP_CONFLICT, NULL,
@@ -303,6 +325,7 @@ enum MHD_Result api_class_guess(struct http_request *rq, struct api_class *c)
 	if (i == c->n)
 		c->n++;
 	snprintf(c->g[i].session, sizeof(c->g[i].session), "%s", session);
+	memcpy(c->g[i].client, client, 16);
 	snprintf(c->g[i].name, sizeof(c->g[i].name), "%s", name);
 	c->g[i].value = value;
 	if (keep_locked(c, rq, &ret)) {

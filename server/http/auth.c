@@ -1,7 +1,8 @@
-/* auth.c - who a request comes from (bearer token, access_token, session cookie), what its route needs, and signing in and out */
+/* auth.c - who a request comes from (bearer token, access_token, session cookie and its key), what its route needs, and signing in and out */
 #define _GNU_SOURCE
 #include "http.h"
 #include "http_internal.h"
+#include "ratelimit.h"
 #include "session.h"
 #include "strbuf.h"
 #include "trust.h"
@@ -11,6 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+
+/* wrong tokens and codes are counted on one line a minute at most */
+#define FAIL_LOG_EVERY_S 60
 
 /* What a student's sign-in may not do, in every 403 that refuses it. */
 #define CLASS_LIMITS                                                           \
@@ -51,6 +56,68 @@ static int token_role(struct http_server *srv, const char *given)
 			 : HTTP_ROLE_NONE;
 }
 
+/*
+ * A wrong token or code from the client of rq: counted against its
+ * address and its /64, and said on stderr at most once a minute as counts
+ * (no address, no token: nothing a log reader could use).
+ */
+static void note_failure(struct http_request *rq)
+{
+	struct http_server *srv = rq->srv;
+	unsigned char addr[16], net[16];
+	time_t now = time(NULL);
+
+	http_client_key(rq, addr, 0);
+	http_client_key(rq, net, 1);
+	ratelimit_take(srv->fail_addr, addr, NULL);
+	ratelimit_take(srv->fail_net, net, NULL);
+	pthread_mutex_lock(&srv->fail_mu);
+	srv->fail_count++;
+	if (now - srv->fail_since >= FAIL_LOG_EVERY_S) {
+		fprintf(stderr,
+			"numalab: auth: %lu wrong token(s) or join code(s) "
+			"since the last such line, %lu refused unread for "
+			"coming too fast (an address gets 10 wrong tries at "
+			"once, then one a second; one line a minute at most)\n",
+			srv->fail_count, srv->fail_slowed);
+		srv->fail_count = srv->fail_slowed = 0;
+		srv->fail_since = now;
+	}
+	pthread_mutex_unlock(&srv->fail_mu);
+}
+
+/*
+ * Whether the client of rq has sent so many wrong tokens lately that its
+ * next is not even read: then the 429 is queued in *ret. Guessing a token
+ * goes at a few tries a second per address (and per /64) at most.
+ */
+static int too_many_failures(struct http_request *rq, enum MHD_Result *ret)
+{
+	struct http_server *srv = rq->srv;
+	unsigned char addr[16], net[16];
+	struct MHD_Response *resp;
+	char after[16];
+	int retry = 1;
+
+	http_client_key(rq, addr, 0);
+	http_client_key(rq, net, 1);
+	if (ratelimit_peek(srv->fail_addr, addr, &retry) &&
+	    ratelimit_peek(srv->fail_net, net, &retry))
+		return 0;
+	pthread_mutex_lock(&srv->fail_mu);
+	srv->fail_slowed++;
+	pthread_mutex_unlock(&srv->fail_mu);
+	resp = http_error_response(NULL,
+				   "too many wrong tokens or join codes from "
+				   "this address: try again in %d s",
+				   retry);
+	snprintf(after, sizeof(after), "%d", retry);
+	if (resp)
+		MHD_add_response_header(resp, "Retry-After", after);
+	*ret = http_respond(rq, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	return 1;
+}
+
 /* The token the request names: its Authorization header, or for a read
  * its access_token (EventSource cannot send headers). */
 static const char *given_token(struct http_request *rq, int write)
@@ -66,19 +133,29 @@ static const char *given_token(struct http_request *rq, int write)
 	return write ? NULL : http_query(rq, "access_token");
 }
 
-/* rq->role, session and name from the session cookie; 0, or -1 when the
- * cookie comes from another site's page (the 403 queued in *ret). */
+/* The session cookie of this server (its name carries the port). */
+static const char *session_cookie(struct http_request *rq)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_COOKIE_KIND,
+					   rq->srv->cookie_name);
+}
+
+/* rq->role, session and name from the session cookie and the key the
+ * page sends with it; 0, or -1 when the cookie comes from another site's
+ * page (the 403 queued in *ret). */
 static int cookie_role(struct http_request *rq, enum MHD_Result *ret)
 {
 	struct http_server *srv = rq->srv;
-	const char *id = MHD_lookup_connection_value(rq->conn, MHD_COOKIE_KIND,
-						     HTTP_SESSION_COOKIE);
+	const char *id = session_cookie(rq);
 
 	if (!id)
 		return 0;
-	rq->role = sessions_lookup(srv->sessions, id, rq->name);
-	if (rq->role == HTTP_ROLE_NONE)
+	rq->role = sessions_lookup(srv->sessions, id,
+				   http_header(rq, HTTP_KEY_HEADER), rq->name);
+	if (rq->role == HTTP_ROLE_NONE) {
+		rq->cookie_only = 1;
 		return 0;
+	}
 	if (!trust_same_origin(srv->trust, rq->conn)) {
 		rq->role = HTTP_ROLE_NONE;
 		rq->name[0] = '\0';
@@ -123,6 +200,11 @@ static enum MHD_Result refuse(struct http_request *rq, const char *given,
 	resp = http_error_response(
 		NULL,
 		given ? "wrong bearer token"
+		: rq->cookie_only
+			? "sign in again: this browser's session cookie came "
+			  "without the key its page keeps (" HTTP_KEY_HEADER
+			  "), or the session ended; a cookie alone is not "
+			  "enough"
 		: need == HTTP_ROLE_CLASS
 			? "sign in first: open the class's or the teacher's "
 			  "link, or send Authorization: Bearer TOKEN"
@@ -144,14 +226,19 @@ int auth_admit(struct http_request *rq, const struct http_route *r,
 	int need;
 
 	rq->role = HTTP_ROLE_NONE;
+	rq->cookie_only = 0;
 	rq->session[0] = rq->name[0] = '\0';
 	if (!srv->token) { /* no token: anyone may do anything, as before */
 		rq->role = HTTP_ROLE_TEACHER;
 		return 0;
 	}
 	given = given_token(rq, write);
+	if (given && too_many_failures(rq, ret))
+		return -1;
 	if (given) {
 		rq->role = token_role(srv, given);
+		if (rq->role == HTTP_ROLE_NONE)
+			note_failure(rq);
 		/* the lab's own scripts and fleet: not counted in quotas */
 		rq->bearer = rq->role == HTTP_ROLE_TEACHER;
 	} else if (cookie_role(rq, ret)) {
@@ -170,38 +257,83 @@ int auth_admit(struct http_request *rq, const struct http_route *r,
 static void cookie_text(struct http_request *rq, const char *id, int max_age,
 			char *buf, size_t len)
 {
+	const char *pub = rq->srv->public_url;
+	int secure =
+		rq->srv->cfg.tls_cert || (pub && !strncmp(pub, "https:", 6));
+
 	snprintf(buf, len,
 		 "%s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict%s",
-		 HTTP_SESSION_COOKIE, id, max_age,
-		 rq->srv->cfg.tls_cert ? "; Secure" : "");
+		 rq->srv->cookie_name, id, max_age, secure ? "; Secure" : "");
 }
 
-enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
-			     const char *name)
+/* Whether the client of rq is on loopback (127/8, ::1, or mapped). */
+static int loopback_client(struct http_request *rq)
+{
+	unsigned char a[16];
+	static const unsigned char v4[12] = {0, 0, 0, 0, 0,    0,
+					     0, 0, 0, 0, 0xff, 0xff};
+
+	http_client_key(rq, a, 0);
+	if (!memcmp(a, v4, 12))
+		return a[12] == 127;
+	return !memcmp(a, &in6addr_loopback, 16);
+}
+
+/*
+ * Whether the client of rq may sign in once more (its address and its /64
+ * each have a bucket of sign-ins); otherwise the 429 is queued in *ret.
+ */
+static int too_many_sign_ins(struct http_request *rq, enum MHD_Result *ret)
 {
 	struct http_server *srv = rq->srv;
-	char id[HTTP_SESSION_LEN], cookie[160];
+	unsigned char addr[16], net[16];
+	struct MHD_Response *resp;
+	char after[16];
+	int retry = 1;
+
+	http_client_key(rq, addr, 0);
+	http_client_key(rq, net, 1);
+	/* the lab machine itself (and a reverse proxy on it, which brings
+	 * the whole class from one address): bounded by sessions per
+	 * address, not slowed */
+	if (loopback_client(rq))
+		return 0;
+	if (ratelimit_peek(srv->signin_addr, addr, &retry) &&
+	    ratelimit_peek(srv->signin_net, net, &retry)) {
+		ratelimit_take(srv->signin_addr, addr, NULL);
+		ratelimit_take(srv->signin_net, net, NULL);
+		return 0;
+	}
+	resp = http_error_response(NULL,
+				   "too many sign-ins from this address: try "
+				   "again in %d s",
+				   retry);
+	snprintf(after, sizeof(after), "%d", retry);
+	if (resp)
+		MHD_add_response_header(resp, "Retry-After", after);
+	*ret = http_respond(rq, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	return 1;
+}
+
+/* A new session of role and name for the client of rq: its cookie and the
+ * page's key in the answer. */
+static enum MHD_Result open_session(struct http_request *rq, int role,
+				    const char *name)
+{
+	struct http_server *srv = rq->srv;
+	char id[HTTP_SESSION_LEN], key[HTTP_SESSION_LEN], cookie[192];
+	unsigned char client[16];
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
-	int role, rc;
+	int rc;
 
-	if (!srv->token)
-		return http_error(rq, MHD_HTTP_CONFLICT, NULL,
-				  "this server has no token: there is nothing "
-				  "to sign in to (every browser may do "
-				  "everything)");
-	role = token_role(srv, token);
-	if (role == HTTP_ROLE_NONE)
-		return http_error(rq, MHD_HTTP_UNAUTHORIZED, "token",
-				  "wrong token: give the one in the teacher's "
-				  "or the class's link");
 	/* a browser signs in again (the teacher's link after the class's):
 	 * its session before is forgotten, not left to expire */
-	const char *before = MHD_lookup_connection_value(
-		rq->conn, MHD_COOKIE_KIND, HTTP_SESSION_COOKIE);
+	const char *before = session_cookie(rq);
 	if (before)
 		sessions_delete(srv->sessions, before);
-	rc = sessions_create(srv->sessions, role, name, id);
+	http_client_key(rq, client, 1);
+	rc = sessions_create(srv->sessions, role, name, client, id, key);
 	if (rc)
 		return http_error(
 			rq, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
@@ -211,11 +343,14 @@ enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
 					"getrandom failed",
 			SESSION_MAX);
 	int life = sessions_lifetime(srv->sessions);
-	resp = http_json_response(json_pack("{s:s, s:s, s:i}", "role",
+	resp = http_json_response(json_pack("{s:s, s:s, s:i, s:s}", "role",
 					    http_role_name(role), "name", name,
-					    "expires_in", life));
-	if (!resp)
+					    "expires_in", life, "key", key));
+	explicit_bzero(key, sizeof(key));
+	if (!resp) {
+		explicit_bzero(id, sizeof(id));
 		return MHD_NO;
+	}
 	cookie_text(rq, id, life, cookie, sizeof(cookie));
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
 	ret = http_respond(rq, MHD_HTTP_OK, resp);
@@ -224,15 +359,88 @@ enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
 	return ret;
 }
 
+/* 0 when rq may try to sign in now; otherwise the answer is queued. */
+static int sign_in_refused(struct http_request *rq, enum MHD_Result *ret)
+{
+	if (!rq->srv->token) {
+		*ret = http_error(rq, MHD_HTTP_CONFLICT, NULL,
+				  "this server has no token: there is nothing "
+				  "to sign in to (every browser may do "
+				  "everything)");
+		return 1;
+	}
+	return too_many_failures(rq, ret) || too_many_sign_ins(rq, ret);
+}
+
+enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
+			     const char *name)
+{
+	enum MHD_Result ret;
+	int role;
+
+	if (sign_in_refused(rq, &ret))
+		return ret;
+	role = token_role(rq->srv, token);
+	if (role == HTTP_ROLE_NONE) {
+		note_failure(rq);
+		return http_error(rq, MHD_HTTP_UNAUTHORIZED, "token",
+				  "wrong token: give the one in the teacher's "
+				  "or the class's link");
+	}
+	return open_session(rq, role, name);
+}
+
+enum MHD_Result http_join(struct http_request *rq, const char *code,
+			  const char *name)
+{
+	struct http_server *srv = rq->srv;
+	enum MHD_Result ret;
+
+	if (sign_in_refused(rq, &ret))
+		return ret;
+	if (!srv->join_code)
+		return http_error(rq, MHD_HTTP_CONFLICT, "code",
+				  "this server has no class to join (it was "
+				  "started without a token)");
+	if (strlen(code) != HTTP_JOIN_CODE_LEN ||
+	    strspn(code, "0123456789") != HTTP_JOIN_CODE_LEN) {
+		note_failure(rq);
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, "code",
+				  "a join code is %d digits, as the projector "
+				  "shows it",
+				  HTTP_JOIN_CODE_LEN);
+	}
+	if (!token_equal(code, srv->join_code)) {
+		note_failure(rq);
+		return http_error(rq, MHD_HTTP_UNAUTHORIZED, "code",
+				  "wrong join code: give the %d digits the "
+				  "projector shows",
+				  HTTP_JOIN_CODE_LEN);
+	}
+	return open_session(rq, HTTP_ROLE_CLASS, name);
+}
+
+enum MHD_Result http_rename(struct http_request *rq, const char *name)
+{
+	if (!rq->session[0] ||
+	    sessions_rename(rq->srv->sessions, rq->session,
+			    http_header(rq, HTTP_KEY_HEADER), name))
+		return http_error(rq, MHD_HTTP_UNAUTHORIZED, NULL,
+				  "sign in first: a name goes with a browser's "
+				  "sign-in");
+	snprintf(rq->name, sizeof(rq->name), "%s", name);
+	return http_whoami(rq);
+}
+
 enum MHD_Result http_sign_out(struct http_request *rq)
 {
-	const char *id = MHD_lookup_connection_value(rq->conn, MHD_COOKIE_KIND,
-						     HTTP_SESSION_COOKIE);
 	struct MHD_Response *resp;
-	char cookie[160];
+	char cookie[192];
 
-	if (id && rq->srv->sessions)
-		sessions_delete(rq->srv->sessions, id);
+	/* only with its key: a cookie that reached a neighbour's server on
+	 * this host cannot sign the teacher out either */
+	if (rq->session[0])
+		sessions_delete(rq->srv->sessions, rq->session);
 	resp = http_json_response(json_pack("{s:s}", "role", "none"));
 	if (!resp)
 		return MHD_NO;
@@ -268,11 +476,29 @@ static int loopback_host(const char *host)
 	       !memcmp(a, &in6addr_loopback, 16);
 }
 
+/* Whether a Host header's name (its port aside) is an address literal. */
+static int address_host(const char *host)
+{
+	char name[64];
+	unsigned char a[16];
+	size_t n = host[0] == '[' ? 0 : strcspn(host, ":");
+
+	if (host[0] == '[')
+		return 1;
+	if (n >= sizeof(name))
+		return 0;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	return inet_pton(AF_INET, name, a) == 1;
+}
+
 /*
- * The class's sign-in link, for the teacher's projector to show: on the
- * host the teacher's browser named (the Host check let it through), or on
- * the name the server printed when the teacher is on loopback and the
- * class is not. NULL when there is no class token (or no memory).
+ * The class's sign-in link, for the teacher's projector to show: on
+ * --public-url when there is one; else on the address the teacher's
+ * browser named (the Host check let it through), or on the first
+ * address a phone reaches when the teacher is on loopback or named the
+ * machine (a name is often not resolvable from a phone). NULL when there
+ * is no class token (or no memory).
  */
 static char *class_link(struct http_request *rq)
 {
@@ -282,16 +508,33 @@ static char *class_link(struct http_request *rq)
 
 	if (!srv->class_token || !host || !*host)
 		return NULL;
-	strbuf_addstr(&sb, srv->cfg.tls_cert ? "https://" : "http://");
-	if (loopback_host(host) && srv->link_host &&
-	    !loopback_host(srv->link_host)) {
-		int v6 = strchr(srv->link_host, ':') != NULL;
-		strbuf_addf(&sb, "%s%s%s:%d", v6 ? "[" : "", srv->link_host,
-			    v6 ? "]" : "", srv->port);
+	if (srv->public_url) {
+		strbuf_addstr(&sb, srv->public_url);
 	} else {
-		strbuf_addstr(&sb, host);
+		strbuf_addstr(&sb, srv->cfg.tls_cert ? "https://" : "http://");
+		if ((loopback_host(host) || !address_host(host)) &&
+		    srv->link_host && !loopback_host(srv->link_host)) {
+			int v6 = strchr(srv->link_host, ':') != NULL;
+			strbuf_addf(&sb, "%s%s%s:%d", v6 ? "[" : "",
+				    srv->link_host, v6 ? "]" : "", srv->port);
+		} else {
+			strbuf_addstr(&sb, host);
+		}
 	}
 	strbuf_addf(&sb, "/?token=%s", srv->class_token);
+	return strbuf_detach(&sb);
+}
+
+/* The page a phone types the join code into, on the same host as the
+ * class link (without a token). */
+static char *join_link(const char *class_link)
+{
+	const char *q = strstr(class_link, "/?token=");
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add(&sb, class_link,
+		   q ? (size_t)(q - class_link) : strlen(class_link));
+	strbuf_addstr(&sb, "/join");
 	return strbuf_detach(&sb);
 }
 
@@ -305,8 +548,17 @@ enum MHD_Result http_whoami(struct http_request *rq)
 	if (doc && rq->role == HTTP_ROLE_TEACHER && rq->srv->token) {
 		char *link = class_link(rq);
 		if (link) {
+			char *join = join_link(link);
 			json_object_set_new(doc, "class_link",
 					    json_string(link));
+			if (join && rq->srv->join_code) {
+				json_object_set_new(doc, "join_link",
+						    json_string(join));
+				json_object_set_new(
+					doc, "join_code",
+					json_string(rq->srv->join_code));
+			}
+			free(join);
 			explicit_bzero(link, strlen(link));
 		}
 		free(link);

@@ -4,6 +4,7 @@
 #include "conns.h"
 #include "http_internal.h"
 #include "jsonlimit.h"
+#include "ratelimit.h"
 #include "session.h"
 #include "trust.h"
 #include "utf8.h"
@@ -57,6 +58,9 @@
  * of an answer of ours fits in it with room to spare. */
 #define ANSWER_ROOM 1024u
 #define HEAD_MAX (CONN_MEMORY - ANSWER_ROOM)
+/* clients whose sign-ins and wrong tries are counted at once (each
+ * table); past that the fullest bucket is taken for a newcomer */
+#define RATE_SLOTS 4096u
 /* libmicrohttpd's own messages printed a minute, at most */
 #define MHD_LOG_PER_MINUTE 20u
 
@@ -192,12 +196,25 @@ static enum MHD_Result options(struct http_request *rq)
 	if (rq->srv->cors && http_header(rq, "Origin")) {
 		MHD_add_response_header(resp, "Access-Control-Allow-Methods",
 					allow);
-		MHD_add_response_header(resp, "Access-Control-Allow-Headers",
-					"Authorization, Content-Type, "
-					"Last-Event-ID, Accept");
+		MHD_add_response_header(
+			resp, "Access-Control-Allow-Headers",
+			"Authorization, Content-Type, "
+			"Last-Event-ID, Accept, " HTTP_KEY_HEADER);
 		MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
 	}
 	return http_respond(rq, MHD_HTTP_NO_CONTENT, resp);
+}
+
+void http_client_key(struct http_request *rq, unsigned char key[16], int net)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	if (net)
+		trust_client_key(sa, key);
+	else
+		trust_address_key(sa, key);
 }
 
 const char *http_client_address(struct http_request *rq, char *buf, size_t len)
@@ -643,10 +660,25 @@ struct http_server *http_start(const struct http_config *cfg,
 		srv->class_token = strdup(cfg->class_token);
 	if (cfg->link_host)
 		srv->link_host = strdup(cfg->link_host);
+	if (cfg->public_url)
+		srv->public_url = strdup(cfg->public_url);
+	if (cfg->join_code)
+		srv->join_code = strdup(cfg->join_code);
+	pthread_mutex_init(&srv->fail_mu, NULL);
 	srv->sessions =
 		sessions_new(cfg->session_seconds > 0 ? cfg->session_seconds
-						      : HTTP_SESSION_SECONDS);
+						      : HTTP_SESSION_SECONDS,
+			     cfg->max_client_sessions);
+	/* sign-ins: 10 at once from an address, then one every 6 s; 40 at
+	 * once from its /64, then one a second. Wrong tokens and codes: 10
+	 * at once from an address, then one a second; 30 from a /64, then
+	 * two a second. */
+	srv->signin_addr = ratelimit_new(RATE_SLOTS, 10, 6000);
+	srv->signin_net = ratelimit_new(RATE_SLOTS, 40, 1000);
+	srv->fail_addr = ratelimit_new(RATE_SLOTS, 10, 1000);
+	srv->fail_net = ratelimit_new(RATE_SLOTS, 30, 500);
 	struct trust_config tc = {.listen_host = cfg->host,
+				  .public_origin = cfg->public_url,
 				  .tls = cfg->tls_cert != NULL,
 				  .allowed_hosts = cfg->allowed_hosts,
 				  .cors = cfg->cors,
@@ -659,7 +691,10 @@ struct http_server *http_start(const struct http_config *cfg,
 						    : HTTP_MAX_CLIENT_CONNS};
 	srv->trust = trust_new(&tc);
 	srv->conns = conns_new(&cc);
-	if (!srv->trust || !srv->conns || !srv->sessions ||
+	if (!srv->trust || !srv->conns || !srv->sessions || !srv->signin_addr ||
+	    !srv->signin_net || !srv->fail_addr || !srv->fail_net ||
+	    (cfg->public_url && !srv->public_url) ||
+	    (cfg->join_code && !srv->join_code) ||
 	    (cfg->class_token && !srv->class_token) ||
 	    (cfg->link_host && !srv->link_host)) {
 		snprintf(err, errlen, "out of memory");
@@ -725,6 +760,8 @@ struct http_server *http_start(const struct http_config *cfg,
 	const union MHD_DaemonInfo *info =
 		MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
 	srv->port = info ? info->port : cfg->port;
+	snprintf(srv->cookie_name, sizeof(srv->cookie_name), "%s_%d",
+		 HTTP_SESSION_COOKIE, srv->port);
 	return srv;
 fail:
 	trust_free(srv->trust);
@@ -732,6 +769,13 @@ fail:
 	free(srv->token);
 	free(srv->class_token);
 	free(srv->link_host);
+	free(srv->public_url);
+	free(srv->join_code);
+	ratelimit_free(srv->signin_addr);
+	ratelimit_free(srv->signin_net);
+	ratelimit_free(srv->fail_addr);
+	ratelimit_free(srv->fail_net);
+	pthread_mutex_destroy(&srv->fail_mu);
 	sessions_free(srv->sessions);
 	free(srv->cors);
 	free(srv->web_real);
@@ -756,6 +800,13 @@ void http_stop(struct http_server *srv)
 	free(srv->token);
 	free(srv->class_token);
 	free(srv->link_host);
+	free(srv->public_url);
+	free(srv->join_code);
+	ratelimit_free(srv->signin_addr);
+	ratelimit_free(srv->signin_net);
+	ratelimit_free(srv->fail_addr);
+	ratelimit_free(srv->fail_net);
+	pthread_mutex_destroy(&srv->fail_mu);
 	sessions_free(srv->sessions);
 	free(srv->cors);
 	free(srv->web_real);

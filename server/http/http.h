@@ -29,8 +29,14 @@ enum http_role {
 /* a route's .role: anyone, signed in or not, even on a server with a token
  * (signing in, signing out, asking who one is) */
 #define HTTP_ROUTE_OPEN (-1)
-/* the cookie a signed-in browser carries */
+/* the cookie a signed-in browser carries: this name, then _PORT, so two
+ * servers on one host keep their sign-ins apart */
 #define HTTP_SESSION_COOKIE "numalab_session"
+/* what the page sends beside the cookie on every request: the key the
+ * sign-in's answer gave it (a cookie reaches every port of the host, the
+ * key stays in the page's own storage) */
+#define HTTP_KEY_HEADER "X-Numalab-Key"
+#define HTTP_JOIN_CODE_LEN 6		 /* digits of the class's join code */
 #define HTTP_SESSION_SECONDS (12 * 3600) /* default lifetime of a sign-in */
 
 #define HTTP_SESSION_LEN 33 /* 32 hex digits and the NUL */
@@ -58,6 +64,9 @@ struct http_request {
 	 * and the display name it gave ("" when none) */
 	char session[HTTP_SESSION_LEN];
 	char name[HTTP_NAME_LEN];
+	/* it came with a session cookie that signed nothing in (no key, a
+	 * wrong one, or expired): its 401 says so */
+	int cookie_only;
 };
 
 /* Returns what MHD_queue_response returned (MHD_YES / MHD_NO). */
@@ -81,13 +90,22 @@ struct http_config {
 	const char *web_dir;
 	const char *token;	 /* NULL: no token */
 	const char *class_token; /* the class link's: signs a student in */
-	/* the name the server's printed links use (a wildcard listen's host
-	 * name): a class link asked for on loopback is built on it */
+	/* the address the projector's QR code uses when the teacher's page
+	 * was opened on loopback or by a name (the first address a phone
+	 * reaches), or NULL */
 	const char *link_host;
-	int session_seconds;	/* a sign-in's lifetime; 0: the default */
-	int public_read;	/* GETs need no token */
-	const char *cors;	/* allowed Origin, "*", or NULL */
-	unsigned int max_conns; /* 0: HTTP_MAX_CONNS */
+	/* --public-url (scheme://host[:port]): the class link is built on it,
+	 * its origin is this server's own, and the cookie is Secure when it
+	 * is https; NULL when none */
+	const char *public_url;
+	/* the class's join code (HTTP_JOIN_CODE_LEN digits), NULL: none */
+	const char *join_code;
+	int max_client_sessions; /* students' sessions an address holds; 0:
+				    the default */
+	int session_seconds;	 /* a sign-in's lifetime; 0: the default */
+	int public_read;	 /* GETs need no token */
+	const char *cors;	 /* allowed Origin, "*", or NULL */
+	unsigned int max_conns;	 /* 0: HTTP_MAX_CONNS */
 	unsigned int max_client_conns;	  /* from one address; 0:
 					     HTTP_MAX_CLIENT_CONNS */
 	const char *const *allowed_hosts; /* names besides loopback ones */
@@ -160,6 +178,12 @@ json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret);
  */
 enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
 			     const char *name);
+/* POST /api/session {"code"}: the class's join code instead of a link's
+ * token; answered as http_sign_in. */
+enum MHD_Result http_join(struct http_request *rq, const char *code,
+			  const char *name);
+/* PATCH /api/session {"name"}: the signed-in browser's name. */
+enum MHD_Result http_rename(struct http_request *rq, const char *name);
 /* DELETE /api/session: forgets the request's session and clears the
  * cookie; 200 {"role": "none"} signed in or not. */
 enum MHD_Result http_sign_out(struct http_request *rq);
@@ -176,6 +200,11 @@ const char *http_role_name(int role);
 /* A request header, or a query argument; NULL if absent. */
 const char *http_header(struct http_request *rq, const char *name);
 const char *http_query(struct http_request *rq, const char *name);
+/*
+ * The key the client is counted under into key: its /64 when net (an IPv4
+ * address is its own), else its whole address (trust_client_key).
+ */
+void http_client_key(struct http_request *rq, unsigned char key[16], int net);
 /* The client's numeric address ("127.0.0.1", "::1") into buf; "" if unknown. */
 const char *http_client_address(struct http_request *rq, char *buf, size_t len);
 

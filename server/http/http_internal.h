@@ -15,8 +15,17 @@ struct http_server {
 	struct MHD_Daemon *d;
 	struct http_config cfg;
 	char *token, *cors;
-	char *class_token;	   /* NULL: no class link */
-	char *link_host;	   /* cfg.link_host's copy, or NULL */
+	char *class_token;    /* NULL: no class link */
+	char *link_host;      /* cfg.link_host's copy, or NULL */
+	char *public_url;     /* cfg.public_url's copy, or NULL */
+	char *join_code;      /* cfg.join_code's copy, or NULL */
+	char cookie_name[48]; /* HTTP_SESSION_COOKIE "_" port */
+	/* sign-ins a client may make (its address, its /64), and wrong
+	 * tokens or codes it may send, before it is told to wait */
+	struct ratelimit *signin_addr, *signin_net, *fail_addr, *fail_net;
+	pthread_mutex_t fail_mu; /* the wrong tries' log line */
+	time_t fail_since;
+	unsigned long fail_count, fail_slowed;
 	struct sessions *sessions; /* the signed-in browsers (session.h) */
 	struct trust *trust;
 	struct conns *conns; /* per client, and room for a newcomer */

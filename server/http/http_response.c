@@ -44,6 +44,11 @@ enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	/* under TLS the browser is told to come back only over TLS (a
+	 * browser ignores it over plain HTTP, and for an address literal) */
+	if (rq->srv->cfg.tls_cert)
+		MHD_add_response_header(resp, "Strict-Transport-Security",
+					"max-age=31536000");
 	if (!MHD_get_response_header(resp, "Cache-Control"))
 		MHD_add_response_header(resp, "Cache-Control",
 					http_is_api(rq->path) ? "no-store"

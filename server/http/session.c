@@ -1,4 +1,4 @@
-/* session.c - the signed-in browsers: a bounded table of random session ids, their role, name and expiry */
+/* session.c - the signed-in browsers: a bounded table of random session ids, the key each page proves, role, name, client and expiry */
 #define _GNU_SOURCE
 #include "session.h"
 
@@ -12,6 +12,11 @@
 
 struct session {
 	char id[HTTP_SESSION_LEN]; /* "" when the slot is free */
+	/* what the page keeps and sends beside the cookie: a cookie that
+	 * reached another server on this host (cookies ignore ports) is
+	 * not enough without it */
+	char key[HTTP_SESSION_LEN];
+	unsigned char client[16]; /* trust_client_key of who signed in */
 	int role;
 	char name[HTTP_NAME_LEN];
 	unsigned long long seq; /* the order of sign-ins: the oldest goes */
@@ -21,6 +26,7 @@ struct session {
 struct sessions {
 	pthread_mutex_t mu;
 	int lifetime_s;
+	int per_client;
 	unsigned long long seq;
 	struct session slot[SESSION_MAX];
 };
@@ -50,7 +56,7 @@ static int id_valid(const char *id)
 	       strspn(id, "0123456789abcdef") == HTTP_SESSION_LEN - 1;
 }
 
-struct sessions *sessions_new(int lifetime_s)
+struct sessions *sessions_new(int lifetime_s, int per_client)
 {
 	struct sessions *s = calloc(1, sizeof(*s));
 
@@ -58,6 +64,7 @@ struct sessions *sessions_new(int lifetime_s)
 		return NULL;
 	pthread_mutex_init(&s->mu, NULL);
 	s->lifetime_s = lifetime_s;
+	s->per_client = per_client > 0 ? per_client : SESSION_CLIENT_MAX;
 	return s;
 }
 
@@ -96,35 +103,56 @@ int http_random_hex(char *out, size_t n)
 	return 0;
 }
 
-/* The slot a new session takes (s->mu held), or NULL when every one is a
- * live teacher's. */
-static struct session *free_slot(struct sessions *s, time_t now)
+/*
+ * The slot a new session takes (s->mu held), or NULL when every one is a
+ * live teacher's. A student's sign-in from a client holding its bound
+ * takes that client's own oldest student session, so one address cannot
+ * push the rest of the class out.
+ */
+static struct session *free_slot(struct sessions *s, int role,
+				 const unsigned char client[16], time_t now)
 {
-	struct session *oldest = NULL;
+	struct session *oldest = NULL, *own = NULL, *empty = NULL;
+	int mine = 0;
 
 	for (size_t i = 0; i < SESSION_MAX; i++) {
 		struct session *e = &s->slot[i];
-		if (!e->id[0] || e->expires <= now)
-			return e;
-		if (e->role != HTTP_ROLE_TEACHER &&
-		    (!oldest || e->seq < oldest->seq))
+		if (!e->id[0] || e->expires <= now) {
+			if (!empty)
+				empty = e;
+			continue;
+		}
+		if (e->role == HTTP_ROLE_TEACHER)
+			continue;
+		if (!oldest || e->seq < oldest->seq)
 			oldest = e;
+		if (!memcmp(e->client, client, 16)) {
+			mine++;
+			if (!own || e->seq < own->seq)
+				own = e;
+		}
 	}
-	return oldest;
+	if (role != HTTP_ROLE_TEACHER && mine >= s->per_client)
+		return own;
+	return empty ? empty : oldest;
 }
 
 int sessions_create(struct sessions *s, int role, const char *name,
-		    char id[HTTP_SESSION_LEN])
+		    const unsigned char client[16], char id[HTTP_SESSION_LEN],
+		    char key[HTTP_SESSION_LEN])
 {
 	struct session *e;
 	time_t now = now_s();
 
-	if (http_random_hex(id, (HTTP_SESSION_LEN - 1) / 2))
+	if (http_random_hex(id, (HTTP_SESSION_LEN - 1) / 2) ||
+	    http_random_hex(key, (HTTP_SESSION_LEN - 1) / 2))
 		return -EIO;
 	pthread_mutex_lock(&s->mu);
-	e = free_slot(s, now);
+	e = free_slot(s, role, client, now);
 	if (e) {
 		memcpy(e->id, id, HTTP_SESSION_LEN);
+		memcpy(e->key, key, HTTP_SESSION_LEN);
+		memcpy(e->client, client, 16);
 		e->role = role;
 		snprintf(e->name, sizeof(e->name), "%s", name);
 		e->seq = ++s->seq;
@@ -148,7 +176,23 @@ static struct session *find(struct sessions *s, const char *id)
 	return hit;
 }
 
-int sessions_lookup(struct sessions *s, const char *id,
+/* The live session of id and key (s->mu held), or NULL; an expired one
+ * is forgotten on the way. */
+static struct session *find_keyed(struct sessions *s, const char *id,
+				  const char *key)
+{
+	struct session *e = find(s, id);
+
+	if (e && e->expires <= now_s()) {
+		memset(e, 0, sizeof(*e));
+		return NULL;
+	}
+	if (!e || !key || !id_valid(key) || !id_equal(e->key, key))
+		return NULL;
+	return e;
+}
+
+int sessions_lookup(struct sessions *s, const char *id, const char *key,
 		    char name[HTTP_NAME_LEN])
 {
 	struct session *e;
@@ -156,15 +200,26 @@ int sessions_lookup(struct sessions *s, const char *id,
 
 	name[0] = '\0';
 	pthread_mutex_lock(&s->mu);
-	e = find(s, id);
-	if (e && e->expires <= now_s()) {
-		memset(e, 0, sizeof(*e));
-	} else if (e) {
+	e = find_keyed(s, id, key);
+	if (e) {
 		role = e->role;
 		memcpy(name, e->name, HTTP_NAME_LEN);
 	}
 	pthread_mutex_unlock(&s->mu);
 	return role;
+}
+
+int sessions_rename(struct sessions *s, const char *id, const char *key,
+		    const char *name)
+{
+	struct session *e;
+
+	pthread_mutex_lock(&s->mu);
+	e = find_keyed(s, id, key);
+	if (e)
+		snprintf(e->name, sizeof(e->name), "%s", name);
+	pthread_mutex_unlock(&s->mu);
+	return e ? 0 : -ENOENT;
 }
 
 void sessions_delete(struct sessions *s, const char *id)

@@ -26,6 +26,7 @@ struct trust {
 	char *listen_host;
 	struct strvec allowed;
 	char *cors;
+	char *public_origin;
 	int tls;
 	unsigned int quota_count;
 	size_t quota_bytes;
@@ -45,6 +46,19 @@ struct trust *trust_new(const struct trust_config *cfg)
 		strvec_push(&t->allowed, *h);
 	t->listen_host = cfg->listen_host ? strdup(cfg->listen_host) : NULL;
 	t->cors = cfg->cors ? strdup(cfg->cors) : NULL;
+	t->public_origin =
+		cfg->public_origin ? strdup(cfg->public_origin) : NULL;
+	if (t->public_origin) {
+		/* its host (no port, no brackets) answers like --allowed-host
+		 */
+		const char *h = strstr(t->public_origin, "://");
+		char name[256];
+		h = h ? h + 3 : t->public_origin;
+		size_t n = *h == '[' ? strcspn(h + 1, "]") : strcspn(h, ":/");
+		snprintf(name, sizeof(name), "%.*s", (int)n,
+			 *h == '[' ? h + 1 : h);
+		strvec_push(&t->allowed, name);
+	}
 	t->tls = cfg->tls;
 	t->quota_count = cfg->quota_count;
 	t->quota_bytes = cfg->quota_bytes;
@@ -52,7 +66,8 @@ struct trust *trust_new(const struct trust_config *cfg)
 		cfg->quota_window_s > 0 ? cfg->quota_window_s : 3600;
 	pthread_mutex_init(&t->mu, NULL);
 	if (t->allowed.oom || (cfg->listen_host && !t->listen_host) ||
-	    (cfg->cors && !t->cors)) {
+	    (cfg->cors && !t->cors) ||
+	    (cfg->public_origin && !t->public_origin)) {
 		trust_free(t);
 		return NULL;
 	}
@@ -66,6 +81,7 @@ void trust_free(struct trust *t)
 	strvec_clear(&t->allowed);
 	free(t->listen_host);
 	free(t->cors);
+	free(t->public_origin);
 	pthread_mutex_destroy(&t->mu);
 	free(t);
 }
@@ -161,6 +177,8 @@ static int origin_ok(struct trust *t, struct MHD_Connection *conn,
 	const char *site = header(conn, "Sec-Fetch-Site");
 
 	if (cors_allows(t, origin))
+		return 1;
+	if (origin && t->public_origin && !strcasecmp(origin, t->public_origin))
 		return 1;
 	if (origin) {
 		const char *scheme = t->tls ? "https://" : "http://";
@@ -270,6 +288,19 @@ host_done:
 		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
 	}
 	return 0;
+}
+
+void trust_address_key(const struct sockaddr *addr, unsigned char key[16])
+{
+	memset(key, 0, 16);
+	if (addr && addr->sa_family == AF_INET) {
+		const struct sockaddr_in *s = (const void *)addr;
+		key[10] = key[11] = 0xff;
+		memcpy(key + 12, &s->sin_addr, 4);
+	} else if (addr && addr->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const void *)addr;
+		memcpy(key, &s->sin6_addr, 16);
+	}
 }
 
 void trust_client_key(const struct sockaddr *addr, unsigned char key[16])

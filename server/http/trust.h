@@ -11,6 +11,10 @@ struct trust_config {
 	const char *listen_host; /* the name or address it listens on */
 	const char *const *allowed_hosts; /* --allowed-host, NULL-terminated */
 	const char *cors;		  /* the --cors origin, "*", or NULL */
+	/* --public-url's origin (scheme://host[:port]): its host is allowed
+	 * and its pages are this server's own (behind a proxy the Host and
+	 * scheme the browser used are not the ones the server sees) */
+	const char *public_origin;
 	int tls; /* it serves HTTPS: its own pages' origin is https:// */
 	unsigned int quota_count; /* imports per client per window */
 	size_t quota_bytes;	  /* import bytes per client per window */
@@ -52,6 +56,10 @@ unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
  * server then refused. */
 void trust_quota_refund(struct trust *t, const struct sockaddr *addr,
 			size_t bytes);
+
+/* The client's whole address as 16 bytes (IPv4 mapped into IPv6), all
+ * zeros when addr is NULL or of another family. */
+void trust_address_key(const struct sockaddr *addr, unsigned char key[16]);
 
 /*
  * The key a client is counted under (its quota; its connections, conns.h): an

@@ -129,13 +129,18 @@ class Server:
 
     # --- HTTP -----------------------------------------------------------
 
-    def conn(self, timeout=REQUEST_TIMEOUT):
+    def conn(self, timeout=REQUEST_TIMEOUT, source=None):
+        """A connection; source: the local address to come from (any of
+        127.0.0.0/8 reaches a server on 127.0.0.1: one per student)."""
+        src = (source, 0) if source else None
         if self.scheme == "https":
             return http.client.HTTPSConnection(self.host, self.port, timeout=timeout,
-                                               context=self.ssl_context)
-        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+                                               context=self.ssl_context,
+                                               source_address=src)
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout,
+                                          source_address=src)
 
-    def request(self, method, path, body=None, headers=None):
+    def request(self, method, path, body=None, headers=None, source=None):
         """Returns (status, headers dict with lowercase names, body bytes)."""
         headers = dict(headers or {})
         if isinstance(body, (dict, list)):
@@ -146,7 +151,7 @@ class Server:
         if method == "DELETE":
             # a cancel changes a run: the server wants it to say JSON
             headers.setdefault("Content-Type", "application/json")
-        c = self.conn()
+        c = self.conn(source=source)
         try:
             c.request(method, path, body=body, headers=headers)
             r = c.getresponse()
@@ -156,9 +161,9 @@ class Server:
         finally:
             c.close()
 
-    def json(self, method, path, body=None, headers=None):
+    def json(self, method, path, body=None, headers=None, source=None):
         """Returns (status, parsed JSON or None, headers)."""
-        status, hdrs, data = self.request(method, path, body, headers)
+        status, hdrs, data = self.request(method, path, body, headers, source)
         try:
             doc = json.loads(data) if data else None
         except ValueError:
@@ -229,6 +234,40 @@ class Server:
                 "run %d ended before a '%s' event: %s" % (run_id, type_, evs[-1:])
             )
         return evs
+
+
+def cookie_name(srv):
+    """The session cookie's name: it carries the server's port."""
+    return "numalab_session_%d" % srv.port
+
+
+def signed_headers(srv, doc, hdrs):
+    """What a signed-in page sends after the sign-in answered doc with
+    headers hdrs: its cookie and the key the answer gave (None when the
+    answer set no cookie)."""
+    from http.cookies import SimpleCookie
+    sc = hdrs.get("set-cookie")
+    if not sc:
+        return None
+    c = SimpleCookie()
+    c.load(sc)
+    return {"Cookie": "%s=%s" % (cookie_name(srv), c[cookie_name(srv)].value),
+            "X-Numalab-Key": doc["key"]}
+
+
+def read_links(srv, timeout=30):
+    """The links the server printed after its listening line:
+    {"teacher": [urls], "class": [urls], "join": url, "code": digits}."""
+    out = {"teacher": [], "class": []}
+    while True:
+        line = srv._read_line(timeout)
+        who, _, url = line.partition(": ")
+        if who == "join":
+            out["join"], _, out["code"] = url.partition(" code ")
+            return out
+        if who not in out:
+            raise AssertionError("not a link line: %r" % line)
+        out[who].append(url)
 
 
 def sse_events(resp, comments=None):

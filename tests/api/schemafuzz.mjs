@@ -202,7 +202,8 @@ function send(base, req) {
 
 async function alive(base, auth) {
   const a = await send(base, { method: 'GET', target: '/api/openapi.json', headers: auth });
-  return !a.error && a.status === 200;
+  // 429: the wrong tokens sent lately slow this address down; an answer all the same
+  return !a.error && (a.status === 200 || a.status === 429);
 }
 
 // ---- bodies --------------------------------------------------------------------

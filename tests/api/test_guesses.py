@@ -11,14 +11,18 @@ Run: NUMALAB_BIN=build/numalab python3 tests/api/test_guesses.py  (or make test-
 import os
 import sys
 import unittest
-from http.cookies import SimpleCookie
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import FINAL_TYPES, SMALL, Server, TmpMixin, main  # noqa: E402
+from harness import FINAL_TYPES, SMALL, Server, TmpMixin, main, signed_headers  # noqa: E402
 
 TOKEN = "teacher-token-for-guesses"
 CLASS = "class-token-for-guesses"
 TEACHER = {"Authorization": "Bearer " + TOKEN}
+
+
+def addr(n):
+    """Student n's own address: each phone of a class has one."""
+    return "127.1.%d.%d" % (n // 250, n % 250 + 1)
 
 
 class GuessesTest(TmpMixin, unittest.TestCase):
@@ -40,24 +44,21 @@ class GuessesTest(TmpMixin, unittest.TestCase):
         if rc != 0:
             raise AssertionError("server exited with %s\n%s" % (rc, err))
 
-    def sign_in(self, token, name=None):
-        """(status, doc, {"Cookie": ...} or None): the class link's sign-in."""
+    def sign_in(self, token, name=None, source=None):
+        """(status, doc, the headers a signed-in page sends, or None): the
+        class link's sign-in."""
         body = {"token": token}
         if name is not None:
             body["name"] = name
-        st, doc, hdrs = self.srv.json("POST", "/api/session", body)
-        if "set-cookie" not in hdrs:
-            return st, doc, None
-        c = SimpleCookie()
-        c.load(hdrs["set-cookie"])
-        return st, doc, {"Cookie": "numalab_session=" + c["numalab_session"].value}
+        st, doc, hdrs = self.srv.json("POST", "/api/session", body, source=source)
+        return st, doc, signed_headers(self.srv, doc, hdrs)
 
     def student(self, n, name=None):
         """Student n's cookie: signed in with the class token (and name)
         the first time, the same session after; a new name signs in anew."""
         had = self.cookies.get(n)
         if not had or (name is not None and name != had[0]):
-            st, doc, h = self.sign_in(CLASS, name)
+            st, doc, h = self.sign_in(CLASS, name, addr(n))
             self.assertEqual((st, doc["role"]), (200, "class"), doc)
             self.cookies[n] = had = (name, h)
         return had[1]
@@ -74,7 +75,7 @@ class GuessesTest(TmpMixin, unittest.TestCase):
 
     def guess(self, n, value, name=None):
         return self.srv.json("POST", "/api/class/guesses", {"value": value},
-                             self.student(n, name))
+                             self.student(n, name), source=addr(n))
 
     def assertRefused(self, got, status, contains):
         st, doc, _ = got
@@ -161,11 +162,30 @@ class GuessesTest(TmpMixin, unittest.TestCase):
         st, doc, _ = self.guess(1000, 9)
         self.assertEqual((st, doc["answered"]), (200, 500))
 
+    def test_one_address_cannot_fill_a_question(self):
+        self.open_question()
+        # sixteen phones behind one address may guess, not the seventeenth
+        source = "127.2.0.1"
+        for k in range(17):
+            st, doc, h = self.sign_in(CLASS, "p%d" % k, source)
+            self.assertEqual(st, 200, doc)
+            got = self.srv.json("POST", "/api/class/guesses", {"value": 1 + k}, h,
+                                source=source)
+            if k < 16:
+                self.assertEqual(got[0], 200, got[1])
+            else:
+                self.assertRefused(got, 409, "the most one address may")
+        st, doc, _ = self.srv.json("GET", "/api/class", headers=TEACHER)
+        self.assertEqual(doc["answered"], 16)
+
     def test_names_are_kept_as_text(self):
         self.open_question()
         evil = '<img src=x onerror="alert(1)">&amp;'
         st, doc, _ = self.guess(7, 3, evil)
         self.assertEqual(st, 200, doc)
+        # anonymous until the reveal, then the names as given
+        self.assertEqual(doc["names"], [])
+        st, doc, _ = self.teacher("POST", "/api/class/reveal", {})
         self.assertEqual(doc["names"], [evil])
         # a name too long is refused at sign-in, before any guess
         st, doc, h = self.sign_in(CLASS, "x" * 49)
@@ -184,7 +204,8 @@ class GuessesTest(TmpMixin, unittest.TestCase):
         self.assertEqual((st, doc["run"], doc["teacher_guess"]), (200, rid, 3), doc)
         st, evs, _ = self.srv.events(rid, "?access_token=" + TOKEN)
         self.assertEqual((st, evs[-1][1] in FINAL_TYPES), (200, True))
-        self.guess(3, 4.5)  # a guess after the run ended still counts until revealed
+        # the teacher named the run: guesses are closed
+        self.assertRefused(self.guess(3, 4.5), 409, "guesses are closed")
         self.teacher("POST", "/api/class/reveal", {})
         st, run, _ = self.teacher("GET", "/api/runs/%d" % rid)
         self.assertEqual(st, 200, run)
@@ -192,7 +213,7 @@ class GuessesTest(TmpMixin, unittest.TestCase):
         self.assertEqual(cls["lesson"], self.lesson["id"])
         self.assertEqual(cls["revealed"], True)
         self.assertEqual(cls["teacher_guess"], 3)
-        self.assertEqual(sorted(g["value"] for g in cls["guesses"]), [2.5, 3.5, 4.5])
+        self.assertEqual(sorted(g["value"] for g in cls["guesses"]), [2.5, 3.5])
         self.assertIn({"name": "Ana <b>", "value": 2.5}, cls["guesses"])
         self.assertNotIn("session", str(cls))
         # the guesses never touch the measurement

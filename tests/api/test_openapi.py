@@ -373,15 +373,23 @@ class OpenApiTest(SharedServerTest):
         other = Server(self.tmp, name="signin", db=os.path.join(self.tmp, "s.db"),
                        args=["--token", "sesame", "--class-token", "chalk"]).start()
         try:
-            _, _, hdrs = self.call("/api/session", "post", "/api/session",
-                                   {"token": "chalk", "name": "Ana"}, want=200, srv=other)
-            cookie = {"Cookie": hdrs["set-cookie"].split(";")[0]}
+            _, signed, hdrs = self.call("/api/session", "post", "/api/session",
+                                        {"token": "chalk", "name": "Ana"}, want=200, srv=other)
+            cookie = {"Cookie": hdrs["set-cookie"].split(";")[0],
+                      "X-Numalab-Key": signed["key"]}
             _, doc, _ = self.call("/api/session", "get", "/api/session",
                                   headers=cookie, want=200, srv=other)
             self.assertEqual(doc["role"], "class")
             self.call("/api/runs", "post", "/api/runs",
                       {"experiment": "false_sharing", "params": SMALL},
                       headers=cookie, want=403, srv=other)
+            _, doc, _ = self.call("/api/session", "patch", "/api/session", {"name": "Ada"},
+                                  headers=cookie, want=200, srv=other)
+            self.assertEqual(doc["name"], "Ada")
+            self.call("/api/session", "patch", "/api/session", {"name": "a\x07"},
+                      headers=cookie, want=400, srv=other)
+            self.call("/api/session", "patch", "/api/session", {"name": "Ada"},
+                      want=401, srv=other)
             self.call("/api/session", "post", "/api/session", {"token": "nope"},
                       want=401, srv=other)
             self.call("/api/session", "post", "/api/session",

@@ -103,7 +103,7 @@ class SchemaTest(SharedServerTest):
             "/api/campaigns": {"get", "post"},
             "/api/campaigns/start": {"post"},
             "/api/campaigns/{id}": {"get"},
-            "/api/session": {"get", "post", "delete"},
+            "/api/session": {"get", "post", "delete", "patch"},
             "/api/class": {"get"},
             "/api/class/question": {"put"},
             "/api/class/guesses": {"post"},

@@ -15,7 +15,8 @@ import unittest
 from http.cookies import SimpleCookie
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import BIN, FINAL_TYPES, SMALL, Server, TmpMixin, main  # noqa: E402
+from harness import (BIN, FINAL_TYPES, SMALL, Server, TmpMixin, cookie_name,  # noqa: E402
+                     main, read_links, signed_headers)
 from test_https import OPENSSL, make_cert  # noqa: E402
 
 TOKEN = "teacher-token-for-tests"
@@ -23,13 +24,11 @@ CLASS = "class-token-for-tests"
 
 
 def links(srv):
-    """The teacher's and the class's links the server printed after its
-    listening line: {"teacher": url, "class": url}."""
-    out = {}
-    for _ in range(2):
-        who, _, url = srv._read_line(30).partition(": ")
-        out[who] = url
-    return out
+    """The first teacher's and class's links the server printed after its
+    listening line: {"teacher": url, "class": url, "join": url, "code"}."""
+    got = read_links(srv)
+    return {"teacher": got["teacher"][0], "class": got["class"][0],
+            "join": got["join"], "code": got["code"]}
 
 
 def token_of(url):
@@ -50,17 +49,12 @@ class SignInTest(TmpMixin, unittest.TestCase):
         cls.drop_tmp()
 
     def sign_in(self, token, name=None, srv=None):
-        """(status, doc, cookie header value to send back or None)."""
+        """(status, doc, the headers a signed-in page sends or None)."""
         body = {"token": token}
         if name is not None:
             body["name"] = name
         status, doc, hdrs = (srv or self.srv).json("POST", "/api/session", body)
-        sc = hdrs.get("set-cookie")
-        if not sc:
-            return status, doc, None
-        c = SimpleCookie()
-        c.load(sc)
-        return status, doc, "numalab_session=" + c["numalab_session"].value
+        return status, doc, signed_headers(srv or self.srv, doc, hdrs)
 
     def wait_final(self, rid):
         status, evs, _ = self.srv.events(rid, "?access_token=" + TOKEN)
@@ -68,7 +62,7 @@ class SignInTest(TmpMixin, unittest.TestCase):
         self.assertIn(evs[-1][1], FINAL_TYPES)
 
     def as_cookie(self, cookie, extra=None):
-        h = {"Cookie": cookie}
+        h = dict(cookie) if isinstance(cookie, dict) else {"Cookie": cookie}
         h.update(extra or {})
         return h
 
@@ -128,7 +122,7 @@ class SignInTest(TmpMixin, unittest.TestCase):
         status, doc, _ = self.srv.json("GET", "/api/session")
         self.assertEqual(doc, {"role": "none", "name": "", "sign_in": True})
         status, doc, _ = self.srv.json("GET", "/api/runs",
-                                       headers=self.as_cookie("numalab_session=" + "0" * 32))
+                                       headers=self.as_cookie(cookie_name(self.srv) + "=" + "0" * 32))
         self.assertEqual(status, 401)
         self.assertIn("sign in", doc["error"])
 
@@ -162,7 +156,7 @@ class SignInTest(TmpMixin, unittest.TestCase):
         status, doc, _ = self.srv.json("GET", "/api/openapi.json", headers=h)
         self.assertEqual(status, 200)
         mine = {("post", "/api/session"), ("delete", "/api/session"),
-                ("post", "/api/class/guesses")}
+                ("patch", "/api/session"), ("post", "/api/class/guesses")}
         tried = 0
         for path, ops in doc["paths"].items():
             for method in ops:
@@ -273,6 +267,144 @@ class SignInTest(TmpMixin, unittest.TestCase):
         self.assertNotIn("set-cookie", hdrs)
 
 
+class NeighbourTest(TmpMixin, unittest.TestCase):
+    """What a cookie that reached another server on the same host is worth:
+    nothing without the key the page keeps."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.make_tmp()
+        cls.srv = Server(cls.tmp, web=cls.web, args=[
+            "--token", TOKEN, "--class-token", CLASS]).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        cls.drop_tmp()
+
+    def sign_in(self, token, srv=None):
+        srv = srv or self.srv
+        status, doc, hdrs = srv.json("POST", "/api/session", {"token": token})
+        self.assertEqual(status, 200, doc)
+        self.assertRegex(doc["key"], "^[0-9a-f]{32}$")
+        return signed_headers(srv, doc, hdrs)
+
+    def test_replayed_cookie_alone_is_refused_on_every_route(self):
+        teacher = self.sign_in(TOKEN)
+        cookie_only = {"Cookie": teacher["Cookie"]}
+        wrong_key = dict(teacher, **{"X-Numalab-Key": "0" * 32})
+        status, doc, _ = self.srv.json("GET", "/api/openapi.json", headers=teacher)
+        self.assertEqual(status, 200)
+        tried = 0
+        for path, ops in doc["paths"].items():
+            for method in ops:
+                if method not in ("get", "post", "put", "delete", "patch"):
+                    continue
+                url = path.replace("{id}", "1")
+                for h in (cookie_only, wrong_key):
+                    status, _, got = self.srv.request(method.upper(), url, {}, headers=h)
+                    if path == "/api/session" and method in ("get", "post", "delete"):
+                        # open to all: who one is (none), sign-in, sign-out
+                        if method == "get":
+                            self.assertIn(b'"role":"none"', got, (method, path))
+                        continue
+                    self.assertIn(status, (401, 403), (method, path, h, got[:200]))
+                    tried += 1
+        self.assertGreaterEqual(tried, 30)
+        # the cookie alone did not sign the teacher out either
+        status, doc, _ = self.srv.json("DELETE", "/api/session", headers=cookie_only)
+        self.assertEqual(status, 200)
+        status, doc, _ = self.srv.json("GET", "/api/session", headers=teacher)
+        self.assertEqual(doc["role"], "teacher")
+        # and the cookie, with the key, still works from curl: it is the key
+        # a neighbour lacks, not the Origin
+        status, _, _ = self.srv.json("GET", "/api/runs", headers=teacher)
+        self.assertEqual(status, 200)
+
+    def test_cookie_names_carry_the_port(self):
+        other = Server(self.tmp, web=self.web, name="other", db=os.path.join(self.tmp, "o.db"),
+                       args=["--token", TOKEN]).start()
+        try:
+            a, b = self.sign_in(TOKEN), self.sign_in(TOKEN, other)
+            self.assertIn("numalab_session_%d=" % self.srv.port, a["Cookie"])
+            self.assertIn("numalab_session_%d=" % other.port, b["Cookie"])
+            # a browser sends both servers both cookies (ports are ignored):
+            # each server reads its own, and both sign-ins hold
+            both = a["Cookie"] + "; " + b["Cookie"]
+            for srv, h in ((self.srv, a), (other, b)):
+                status, doc, _ = srv.json("GET", "/api/session",
+                                          headers=dict(h, Cookie=both))
+                self.assertEqual(doc["role"], "teacher")
+            # one server's cookie and key are nothing to the other
+            status, _, _ = other.json("GET", "/api/runs", headers=a)
+            self.assertEqual(status, 401)
+        finally:
+            other.stop()
+
+    def test_join_code_and_name_step(self):
+        j = Server(self.tmp, web=self.web, name="j", db=os.path.join(self.tmp, "j.db"),
+                   args=["--token", TOKEN]).start()
+        try:
+            got = read_links(j)
+        finally:
+            j.stop()
+        self.assertRegex(got["code"], "^[0-9]{6}$")
+        self.assertTrue(got["join"].endswith("/join"), got)
+        # the code of this server, from the teacher's who-am-I
+        status, doc, _ = self.srv.json("GET", "/api/session",
+                                       headers={"Authorization": "Bearer " + TOKEN})
+        code = doc["join_code"]
+        self.assertTrue(doc["join_link"].endswith(":%d/join" % self.srv.port), doc)
+        status, doc, hdrs = self.srv.json("POST", "/api/session", {"code": code},
+                                          source="127.3.0.1")
+        self.assertEqual((status, doc["role"], doc["name"]), (200, "class", ""), doc)
+        h = signed_headers(self.srv, doc, hdrs)
+        status, doc, _ = self.srv.json("PATCH", "/api/session", {"name": "Grace <i>"}, h)
+        self.assertEqual((status, doc["name"]), (200, "Grace <i>"), doc)
+        status, doc, _ = self.srv.json("GET", "/api/session", headers=h)
+        self.assertEqual((doc["role"], doc["name"]), ("class", "Grace <i>"))
+        self.assertNotIn("join_code", doc)
+        for bad, status_want in (("12345", 400), ("1234567", 400), ("abcdef", 400)):
+            status, doc, _ = self.srv.json("POST", "/api/session", {"code": bad},
+                                           source="127.3.0.2")
+            self.assertEqual((status, doc["field"]), (status_want, "code"), doc)
+        wrong = "%06d" % ((int(code) + 1) % 1000000)
+        status, doc, hdrs = self.srv.json("POST", "/api/session", {"code": wrong},
+                                          source="127.3.0.2")
+        self.assertEqual(status, 401, doc)
+        self.assertNotIn("set-cookie", hdrs)
+
+    def test_wrong_tokens_are_slowed_and_logged(self):
+        srv = Server(self.tmp, web=self.web, name="slow", db=os.path.join(self.tmp, "w.db"),
+                     args=["--token", TOKEN]).start()
+        try:
+            got = []
+            for k in range(40):
+                status, _, hdrs = srv.json("GET", "/api/runs",
+                                           headers={"Authorization": "Bearer nope%d" % k},
+                                           source="127.4.0.1")
+                got.append((status, hdrs.get("retry-after")))
+            self.assertEqual(got[0], (401, None))
+            self.assertIn(429, [g[0] for g in got])
+            self.assertTrue(all(g[1] for g in got if g[0] == 429))
+            # even the right token is not read from that address for now
+            status, doc, _ = srv.json("POST", "/api/session", {"token": TOKEN},
+                                      source="127.4.0.1")
+            self.assertEqual(status, 429, doc)
+            self.assertIn("too many wrong tokens", doc["error"])
+            # another address is not slowed by it
+            status, _, _ = srv.json("GET", "/api/runs",
+                                    headers={"Authorization": "Bearer " + TOKEN},
+                                    source="127.4.0.2")
+            self.assertEqual(status, 200)
+            log = srv.stderr()
+            self.assertIn("wrong token(s) or join code(s)", log)
+            self.assertNotIn("127.4.0.1", log)
+            self.assertNotIn("nope", log)
+        finally:
+            srv.stop()
+
+
 class ExpiryTest(TmpMixin, unittest.TestCase):
     def setUp(self):
         self.make_tmp()
@@ -287,9 +419,7 @@ class ExpiryTest(TmpMixin, unittest.TestCase):
         status, doc, hdrs = self.srv.json("POST", "/api/session", {"token": TOKEN})
         self.assertEqual((status, doc["expires_in"]), (200, 1))
         self.assertIn("Max-Age=1", hdrs["set-cookie"])
-        c = SimpleCookie()
-        c.load(hdrs["set-cookie"])
-        h = {"Cookie": "numalab_session=" + c["numalab_session"].value}
+        h = signed_headers(self.srv, doc, hdrs)
         # a session lives whole seconds: past two it has expired
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
