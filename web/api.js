@@ -1,4 +1,6 @@
 // api.js - the REST API as promises; errors carry the server's message and field
+import { keyHeaders } from './key.js';
+
 export class ApiError extends Error {
   constructor(status, message, field) {
     super(message);
@@ -8,7 +10,7 @@ export class ApiError extends Error {
 }
 
 async function call(method, path, body, headers) {
-  const opts = { method, headers: { Accept: 'application/json', ...(headers || {}) } };
+  const opts = { method, headers: { Accept: 'application/json', ...keyHeaders(), ...(headers || {}) } };
   // every change says JSON, a cancel too: the server refuses others
   if (method !== 'GET') opts.headers['Content-Type'] = 'application/json';
   if (body !== undefined) {

@@ -10,6 +10,7 @@ import { setupClassroom, PROJECTOR_LOOK } from './classroom.js';
 import { MyRun } from './my-run.js';
 import { readRun } from './rundoc.js';
 import { signIn } from './signin.js';
+import { openStream } from './sse.js';
 
 const RUNS_POLL_MS = 15000; // runs started elsewhere (curl, another browser) show up within this
 
@@ -247,8 +248,6 @@ function unknownExperiment(name) {
 }
 
 function follow(id, view, token) {
-  const es = new EventSource(api.eventsUrl(id));
-  state.es = es;
   const finish = () => {
     es.close();
     if (state.es === es) state.es = null;
@@ -256,25 +255,23 @@ function follow(id, view, token) {
     // the document has the finish time and anything folded in at the end
     api.run(id).then((doc) => { if (token === state.token) { view.load(doc); mine.saw(id, view.status); updateButtons(); } }, () => {});
   };
-  for (const type of EVENT_TYPES) {
-    es.addEventListener(type, (ev) => {
-      if (state.es !== es) return;
-      let d;
-      try {
-        d = JSON.parse(ev.data);
-      } catch (e) {
-        return;
-      }
-      const final = view.event(type, d);
-      mine.saw(id, view.status);
-      if (type === 'status' || type === 'start') runs.refresh();
-      updateButtons();
-      if (final) finish();
-    });
-  }
-  es.addEventListener('error', () => {
-    // EventSource reconnects by itself (with Last-Event-ID) unless the server refused the stream
-    if (es.readyState !== EventSource.CLOSED || state.es !== es) return;
+  // read through fetch, not EventSource: the stream carries the page's key with the cookie
+  const es = openStream(api.eventsUrl(id), (type, data) => {
+    if (state.es !== es || !EVENT_TYPES.includes(type)) return;
+    let d;
+    try {
+      d = JSON.parse(data);
+    } catch (e) {
+      return;
+    }
+    const final = view.event(type, d);
+    mine.saw(id, view.status);
+    if (type === 'status' || type === 'start') runs.refresh();
+    updateButtons();
+    if (final) finish();
+  }, () => {
+    // reconnections (with Last-Event-ID) are over: the server refused the stream, or is gone
+    if (state.es !== es) return;
     state.es = null;
     api.run(id).then((doc) => {
       if (token !== state.token) return;
@@ -283,6 +280,7 @@ function follow(id, view, token) {
       if (!view.isFinal()) banner(`lost the live stream of run ${id}; reload the page to follow it again`);
     }, (e) => banner(`lost the live stream of run ${id}: ${e.message}`));
   });
+  state.es = es;
 }
 
 async function submit(ev) {

@@ -2,6 +2,7 @@
 import { h } from './dom.js';
 import { toDate } from './format.js';
 import { comparePicker } from './compare-pick.js';
+import { download } from './key.js';
 
 function save(href, name) {
   const a = h('a', { href, download: name });
@@ -157,14 +158,21 @@ export function runMeta(r, exp) {
   };
 }
 
+// A download link fetched with the page's key (the link alone carries only the cookie).
+function saveWithKey(ev) {
+  ev.preventDefault();
+  const a = ev.currentTarget;
+  download(a.getAttribute('href'), a.getAttribute('download')).catch((e) => { a.title = e.message; });
+}
+
 // The downloads, and "compare with…", which opens its picker under the bar, in view.
 export function exportBar(run) {
   const id = encodeURIComponent(run.id);
   const cmp = h('button', { type: 'button', class: 'link-button', id: 'compare-with', 'aria-expanded': 'false', text: 'compare with…' });
   const bar = h('p', { class: 'export-bar', id: 'export-bar' },
     'Download: ',
-    h('a', { href: `/api/runs/${id}?format=json`, download: `numalab-run-${run.id}.json`, text: 'run (JSON, re-importable)' }), ' · ',
-    h('a', { href: `/api/runs/${id}/export.csv`, download: '', text: 'samples (CSV)' }), ' · ', cmp);
+    h('a', { href: `/api/runs/${id}?format=json`, download: `numalab-run-${run.id}.json`, text: 'run (JSON, re-importable)', onclick: saveWithKey }), ' · ',
+    h('a', { href: `/api/runs/${id}/export.csv`, download: `numalab-run-${run.id}.csv`, text: 'samples (CSV)', onclick: saveWithKey }), ' · ', cmp);
   let picker = null;
   cmp.addEventListener('click', () => {
     if (picker) {

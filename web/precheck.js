@@ -1,5 +1,6 @@
 // precheck.js - badges under the form: what this machine and the chosen placement can show, before the run
 import { h, clear } from './dom.js';
+import { keyHeaders } from './key.js';
 
 const WAIT_MS = 300; // after the last keystroke
 // a word and a colour for each level, never the colour alone
@@ -12,7 +13,7 @@ const LOOK = {
 async function ask(experiment, params) {
   const res = await fetch('/api/runs/check', {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...keyHeaders() },
     body: JSON.stringify({ experiment, params }),
   });
   // a bad value is the form's own error to show on submit: no badges then

@@ -1,16 +1,20 @@
 // signin.js - the lab room's sign-in: the link's token traded for a cookie, the sign-in form, who is signed in, sign-out
 import { h, clear, $ } from './dom.js';
+import { keyHeaders, setKey } from './key.js';
 
 const NAME_MAX = 48; // bytes of UTF-8, as the server counts them
 
-async function call(method, body) {
-  const opts = { method, headers: { Accept: 'application/json' } };
+export async function call(method, body) {
+  const opts = { method, headers: { Accept: 'application/json', ...keyHeaders() } };
   if (method !== 'GET') opts.headers['Content-Type'] = 'application/json';
   if (body !== undefined) opts.body = JSON.stringify(body);
   const res = await fetch('/api/session', opts);
   let doc = {};
   try { doc = await res.json(); } catch (e) { /* an empty or odd answer: the status says enough */ }
   if (!res.ok) throw new Error(doc.error || `sign-in answered ${res.status}`);
+  // a sign-in's answer carries the key this page sends beside the cookie from now on
+  if (method === 'POST' && typeof doc.key === 'string') setKey(doc.key);
+  if (method === 'DELETE') setKey(null);
   return doc;
 }
 

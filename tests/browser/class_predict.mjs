@@ -94,7 +94,7 @@ try {
     await p.click('#student-send');
     await p.waitForFunction(() => /your guess/.test(document.getElementById('student-note')?.textContent || ''), null, { timeout: 5000 });
     // a student's page never learns the class token back, nor the teacher's
-    const who = await p.evaluate(async () => (await fetch('/api/session')).text());
+    const who = await p.evaluate(async () => (await fetch('/api/session', { headers: { 'X-Numalab-Key': sessionStorage.getItem('numalab.key') } })).text());
     check(/"role":"class"/.test(who) && !who.includes('class_link') && !who.includes('token-class-predict'), `student ${i}'s session holds no token (${who.trim()})`);
     students.push(p);
   }
@@ -152,7 +152,8 @@ try {
 
   // a student cannot start, cancel or import, even by hand from the phone's own page (its cookie, its origin)
   const handMade = await phone.evaluate(async ([rid, doc]) => {
-    const send = async (method, path, body) => (await fetch(path, { method, headers: { 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) })).status;
+    // with the page's own key: the sign-in whole, and still a student's
+    const send = async (method, path, body) => (await fetch(path, { method, headers: { 'Content-Type': 'application/json', 'X-Numalab-Key': sessionStorage.getItem('numalab.key') }, body: body && JSON.stringify(body) })).status;
     return {
       start: await send('POST', '/api/runs', { experiment: 'false_sharing', params: { threads: '1' } }),
       cancel: await send('DELETE', `/api/runs/${rid}`),

@@ -35,7 +35,7 @@ try {
     check(!page.url().includes('token'), `the token is gone from the address bar (${page.url()})`);
     check((await page.textContent('#who .who-role')) === 'teacher', 'the header says teacher');
     const cookies = await ctx.cookies();
-    const c = cookies.find((x) => x.name === 'numalab_session');
+    const c = cookies.find((x) => x.name === `numalab_session_${new URL(server.base).port}`);
     check(c && c.httpOnly && c.sameSite === 'Strict', 'an HttpOnly SameSite=Strict session cookie');
     await page.goto(`${server.base}#/experiments/false_sharing`);
     await page.waitForSelector('#p-threads');
@@ -63,7 +63,8 @@ try {
     const run = await page.$eval('#run-button', (b) => ({ disabled: b.disabled, title: b.title }));
     check(run.disabled && /teacher/.test(run.title), `Run is off for a student and says why: "${run.title}"`);
     const status = await page.evaluate(async () => (await fetch('/api/runs', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      // with the page's own key: the sign-in whole, and still a student's
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Numalab-Key': sessionStorage.getItem('numalab.key') },
       body: JSON.stringify({ experiment: 'false_sharing', params: { threads: '1' } }),
     })).status);
     check(status === 403, `a hand-made POST /api/runs from the student's page gets ${status}`);
@@ -130,7 +131,7 @@ if (!spawnSync('openssl', ['version']).stdout) {
     await page.waitForSelector('#who:not([hidden]) .who-role');
     check((await page.textContent('#who .who-role')) === 'teacher', 'over HTTPS the teacher link signs the browser in');
     check(page.url().startsWith('https://') && !page.url().includes('token'), `the token is gone from the address bar (${page.url()})`);
-    const c = (await ctx.cookies()).find((x) => x.name === 'numalab_session');
+    const c = (await ctx.cookies()).find((x) => x.name === `numalab_session_${new URL(tls.base).port}`);
     check(c && c.secure && c.httpOnly && c.sameSite === 'Strict', 'the session cookie is Secure, HttpOnly, SameSite=Strict');
     await page.goto(`${tls.base}#/experiments/false_sharing`);
     await page.waitForSelector('#p-threads');
