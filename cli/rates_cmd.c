@@ -1,4 +1,5 @@
 /* rates_cmd.c - the rates subcommand: what this machine does per unit of work, as the run-time estimates use it */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,9 +7,11 @@
 #include "commands.h"
 #include "experiment.h"
 #include "names.h"
+#include "plan_view.h"
 #include "rates.h"
 #include "registry.h"
 #include "say.h"
+#include "strbuf.h"
 #include "topo.h"
 #include "units.h"
 
@@ -76,6 +79,20 @@ int cmd_rates(int argc, char **argv)
 	return 0;
 }
 
+/* The plan's lines as a JSON array of strings. */
+static json_t *plan_lines(const char *text)
+{
+	json_t *a = json_array();
+
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t n = nl ? (size_t)(nl - text) : strlen(text);
+		json_array_append_new(a, json_stringn(text, n));
+		text += n + (nl != NULL);
+	}
+	return a;
+}
+
 int cmd_estimate(int argc, char **argv)
 {
 	const struct experiment *e;
@@ -88,6 +105,7 @@ int cmd_estimate(int argc, char **argv)
 	double seconds = 0;
 	uint64_t bytes = 0;
 	int json = 0, a = 1, rc = 2;
+	struct strbuf plan = STRBUF_INIT;
 
 	if (a < argc && !strcmp(argv[a], "--json")) {
 		json = 1;
@@ -100,7 +118,10 @@ int cmd_estimate(int argc, char **argv)
 		       "How long the run `numalab run NAME k=v ...` would take here, and\n"
 		       "how much memory it would need, from its work and the rates\n"
 		       "`numalab rates` shows; the server refuses a run estimated to take\n"
-		       "longer than its --max-run-seconds.\n"
+		       "longer than its --max-run-seconds. Then its plan: the nodes\n"
+		       "threads may run on and memory may be bound to, and where this\n"
+		       "run puts them (cpus, pairs, cells), so that a plan can be\n"
+		       "checked on a topology file (HWLOC_XMLFILE=file).\n"
 		       "\n"
 		       "  --json  the estimate as a JSON object\n");
 		return 0;
@@ -137,17 +158,34 @@ int cmd_estimate(int argc, char **argv)
 	rates_default_path(path, sizeof(path));
 	rates_init(t, path);
 	experiment_estimate(e, params, &common, t, &seconds, &bytes);
-	if (json)
-		printf("{\"experiment\": \"%s\", \"seconds\": %.6g, \"bytes\": %llu, \"rates\": \"%s\"}\n",
-		       e->name, e->estimate ? seconds : -1,
-		       (unsigned long long)bytes, rates_get()->source);
-	else if (e->estimate)
-		printf("%s: about %.3g s and %.1f MiB (rates: %s)\n", e->name,
-		       seconds, bytes / 1048576.0, rates_get()->source);
-	else
-		printf("%s: no estimate\n", e->name);
+	experiment_plan_view(e, params, &common, t, &plan);
+	if (json) {
+		json_t *o = json_pack(
+			"{s:s, s:f, s:I, s:s, s:o}", "experiment", e->name,
+			"seconds", e->estimate ? seconds : -1.0, "bytes",
+			(json_int_t)bytes, "rates", rates_get()->source, "plan",
+			plan_lines(strbuf_str(&plan)));
+		json_dumpf(o, stdout, JSON_COMPACT);
+		fputc('\n', stdout);
+		json_decref(o);
+	} else {
+		if (e->estimate)
+			printf("%s: about %.3g s and %.1f MiB (rates: %s)\n",
+			       e->name, seconds, bytes / 1048576.0,
+			       rates_get()->source);
+		else
+			printf("%s: no estimate\n", e->name);
+		printf("plan:\n");
+		for (const char *l = strbuf_str(&plan); *l;) {
+			const char *nl = strchr(l, '\n');
+			size_t n = nl ? (size_t)(nl - l) : strlen(l);
+			printf("  %.*s\n", (int)n, l);
+			l += n + (nl != NULL);
+		}
+	}
 	rc = 0;
 out:
+	strbuf_release(&plan);
 	free(params);
 	free(pv);
 	topo_free(t);

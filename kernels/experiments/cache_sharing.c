@@ -8,6 +8,7 @@
 
 #include "compare.h"
 #include "experiment.h"
+#include "plan_view.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team.h"
@@ -714,6 +715,52 @@ static void cs_estimate(const void *params, const struct common_params *common,
 		    rounds * cost_stream_s(t, COST_READ, n * ws * passes, n));
 }
 
+/* Before the run: the pairs of each placement, at the level they use. */
+static void cs_plan(const void *params, const struct common_params *common,
+		    const struct topo *t, struct strbuf *out)
+{
+	const struct cs_params *cp = params;
+	int level = topo_pair_level(t), pairs = (int)cp->pairs;
+	char msg[PARAM_ERR_LEN];
+	int *plan;
+
+	(void)common;
+	if (t->nallowed < 2) {
+		strbuf_addstr(out, "pairs: none, a pair needs 2 cpus\n");
+		return;
+	}
+	if (2 * pairs > t->nallowed)
+		pairs = t->nallowed / 2;
+	/* no contrast: the outermost cache there is, as run() takes it */
+	for (int l = 3; level == 0 && l >= 1; l--) {
+		struct level_shape ls;
+		level_shape(t, l, &ls);
+		if (ls.instances)
+			level = l;
+	}
+	plan = calloc((size_t)2 * (size_t)pairs + 1, sizeof(int));
+	if (!plan)
+		return;
+	for (int m = 0; m < 2; m++) {
+		enum pair_mode mode = m ? PAIR_SPLIT : PAIR_SHARED;
+		const char *name = m ? "split" : "shared";
+		if (level <= 0 || topo_plan_pairs(t, level, mode, pairs, plan,
+						  msg, sizeof(msg))) {
+			strbuf_addf(out, "%s: not placed: %s\n", name,
+				    level <= 0 ? "the topology names no cache"
+					       : msg);
+			continue;
+		}
+		strbuf_addf(out, "%s (L%d):", name, level);
+		for (int k = 0; k < pairs; k++)
+			strbuf_addf(out, "%s pair %d on cpus %d and %d",
+				    k ? ";" : "", k, plan[2 * k],
+				    plan[2 * k + 1]);
+		strbuf_addch(out, '\n');
+	}
+	free(plan);
+}
+
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
 	LESSON("split-pair", "A pair split across caches",
@@ -780,6 +827,7 @@ const struct experiment exp_cache_sharing = {
 		"Machines with one L3 for every core cannot show it at that "
 		"level, and the run says what it could do instead.",
 	EXPERIMENT_PARTS(cs),
+	.plan = cs_plan,
 	.uses_placement = 0,
 	.check = cs_check,
 	.rules = rules,

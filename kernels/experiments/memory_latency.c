@@ -15,6 +15,7 @@
 #include "node_mem.h"
 #include "numa_mem.h"
 #include "pair_plan.h"
+#include "plan_view.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
@@ -1370,6 +1371,17 @@ static const struct key_label series_labels[] = {
 	{"L3 cache", "L3 cache size (one instance)", NULL},
 	{NULL, NULL, NULL}};
 
+/* Before the run: the cells it visits, the chase on the row's node. */
+static void ml_plan(const void *params, const struct common_params *common,
+		    const struct topo *t, struct strbuf *out)
+{
+	const struct ml_params *mp = params;
+
+	(void)common;
+	plan_view_cells(t, mp->nodes.v, mp->nodes.n, (enum cells_mode)mp->cells,
+			out);
+}
+
 const struct experiment exp_memory_latency = {
 	.name = "memory_latency",
 	.smoke = "size=64K loads=4096 repeat=2 warmup=0",
@@ -1420,6 +1432,7 @@ const struct experiment exp_memory_latency = {
 		"bandwidth they achieve, the loaded-latency curve of Intel's MLC. "
 		"A machine of few cpus has few loaders to give, and says so.",
 	EXPERIMENT_PARTS(ml),
+	.plan = ml_plan,
 	.check = ml_check,
 	.rules = rules,
 	.compared = compared,

@@ -10,6 +10,7 @@
 #include "experiment.h"
 #include "numa_mem.h"
 #include "page_census.h"
+#include "plan_view.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
@@ -147,8 +148,9 @@ struct mp_plan {
 
 static int first_allowed_node(const struct topo *t)
 {
+	/* a cpu in no node (its node offline) cannot stand for one */
 	for (int i = 0; i < t->npus; i++)
-		if (t->pu[i].allowed)
+		if (t->pu[i].allowed && t->pu[i].node >= 0)
 			return t->pu[i].node;
 	return t->nnodes ? t->node[0].os : 0;
 }
@@ -912,6 +914,47 @@ static const struct key_label summary_labels[] = {
 	{KEY_MIGRATE_TO, "node the pages migrate to", "node"},
 	{NULL, NULL, NULL}};
 
+/* Before the run: where the buffer goes, who touches and who reads it. */
+static void mp_plan(const void *params, const struct common_params *common,
+		    const struct topo *t, struct strbuf *out)
+{
+	const struct mp_params *mp = params;
+	struct mp_plan p;
+	char list[256], msg[PARAM_ERR_LEN];
+	int cpu = -1;
+
+	(void)common;
+	resolve(mp, t, &p);
+	if (mp->nodes.n)
+		format_int_list(mp->nodes.v, mp->nodes.n, list, sizeof(list));
+	else
+		snprintf(list, sizeof(list), "the policy's default");
+	strbuf_addf(out, "memory: policy %s on nodes %s\n",
+		    nmem_policy_names[p.policy], list);
+	if (!topo_plan_nodes(t, PLACE_COMPACT, &p.toucher, 1, 1, &cpu, msg,
+			     sizeof(msg)))
+		plan_view_cpus(t, "first touch", &cpu, 1, out);
+	else
+		strbuf_addf(out, "first touch: %s\n", msg);
+	if (p.nfrom) {
+		format_int_list(p.from, p.nfrom, list, sizeof(list));
+		strbuf_addf(out, "readers: %d thread%s on %s %s\n", p.threads,
+			    p.threads == 1 ? "" : "s",
+			    p.nfrom == 1 ? "node" : "each of nodes", list);
+	} else {
+		strbuf_addstr(out, "readers: no node has enough cpus\n");
+	}
+	if (p.migrate_to >= 0)
+		strbuf_addf(out, "pages then moved to node %d%s\n",
+			    p.migrate_to,
+			    topo_node_index(t, p.migrate_to) >= 0 &&
+					    t->node[topo_node_index(
+							    t, p.migrate_to)]
+						    .cpuless
+				    ? " (memory only)"
+				    : "");
+}
+
 const struct experiment exp_memory_policy = {
 	.name = "memory_policy",
 	.smoke = "size=1M repeat=1 warmup=0",
@@ -958,6 +1001,7 @@ const struct experiment exp_memory_policy = {
 		"are memory's. A smaller buffer is allowed, and its figures are "
 		"labelled from cache.",
 	EXPERIMENT_PARTS(mp),
+	.plan = mp_plan,
 	.min_nodes = 2,
 	.check = mp_check,
 	.rules = rules,

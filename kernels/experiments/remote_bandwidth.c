@@ -14,6 +14,7 @@
 #include "numa_mem.h"
 #include "page_census.h"
 #include "pair_plan.h"
+#include "plan_view.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
@@ -1063,6 +1064,18 @@ static const struct key_label summary_labels[] = {
 	 "GB/s"},
 	{NULL, NULL, NULL}};
 
+/* Before the run: the cells it visits, threads on the row's node. */
+static void rb_plan(const void *params, const struct common_params *common,
+		    const struct topo *t, struct strbuf *out)
+{
+	const struct rb_params *rp = params;
+
+	(void)common;
+	strbuf_addf(out, "threads per cell: %d\n", (int)rp->threads);
+	plan_view_cells(t, rp->nodes.v, rp->nodes.n, (enum cells_mode)rp->cells,
+			out);
+}
+
 const struct experiment exp_remote_bandwidth = {
 	.name = "remote_bandwidth",
 	.smoke = "size=1M repeat=1 warmup=0",
@@ -1123,6 +1136,7 @@ const struct experiment exp_remote_bandwidth = {
 		"it does not count the links a line crosses); cells=full "
 		"measures every cell.",
 	EXPERIMENT_PARTS(rb),
+	.plan = rb_plan,
 	.min_nodes = 2,
 	.check = rb_check,
 	.rules = rules,

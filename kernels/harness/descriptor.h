@@ -11,15 +11,16 @@
 /*
  * What the descriptor points at, declared where its rows are built:
  * labels.h (key_label), rules.h (rule), sink.h (sink), verdict.h (verdict,
- * run_result), topo.h (topo), adapt.h (adapt_run). This header includes
- * none of them, so that any of those may read a descriptor without a
- * circle of includes.
+ * run_result), topo.h (topo), adapt.h (adapt_run), strbuf.h (strbuf). This
+ * header includes none of them, so that any of those may read a descriptor
+ * without a circle of includes.
  */
 struct adapt_run;
 struct key_label;
 struct rule;
 struct run_result;
 struct sink;
+struct strbuf;
 struct topo;
 struct verdict;
 
@@ -269,6 +270,14 @@ struct experiment {
 	void (*estimate)(const void *params, const struct common_params *common,
 			 const struct topo *t, double *seconds,
 			 uint64_t *bytes);
+	/*
+	 * Where the run would put its threads and its memory on t, before
+	 * it runs, as lines (plan_view.h helps): cpus, nodes, pairs or
+	 * cells, so that a plan can be checked on a topology file with
+	 * `numalab estimate`. Pure. May be NULL (the machine's part only).
+	 */
+	void (*plan)(const void *params, const struct common_params *common,
+		     const struct topo *t, struct strbuf *out);
 	/* 1-3 lessons for the classroom; NULL-id-terminated, may be NULL. */
 	const struct lesson *lessons;
 	/*

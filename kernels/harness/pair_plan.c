@@ -9,6 +9,9 @@
 #include <string.h>
 
 #define NOT_A_PAIR UINT16_MAX
+/* a cell's class flag: its cpu node holds memory only, no thread runs
+ * there (pick_one never matches it) */
+#define NO_THREADS 0x8000u
 
 /*
  * The square both plans choose from: entry (i, j) is the class of the
@@ -584,6 +587,13 @@ static int classify_cells(const struct topo *t, const int *idx,
 				while (key[c] != x)
 					c++;
 			c = i == j ? 0 : c + 1;
+			/* no thread runs on a memory-only node: its row
+			 * holds no cell to pick (full lists it, said) */
+			if (idx[i] >= 0 && t->node[idx[i]].cpuless) {
+				g->cls[(size_t)i * (size_t)n + (size_t)j] =
+					(uint16_t)(c | NO_THREADS);
+				continue;
+			}
 			g->cls[(size_t)i * (size_t)n + (size_t)j] = (uint16_t)c;
 			plan->cls[c].available++;
 		}
@@ -647,7 +657,9 @@ int cell_plan_make(const struct topo *t, const int *nodes, int nnodes,
 	}
 	for (int i = 0; mode == CELLS_FULL && i < n; i++)
 		for (int j = 0; j < n; j++)
-			put_cell(plan, &g, i, j);
+			if (!(g.cls[(size_t)i * (size_t)n + (size_t)j] &
+			      NO_THREADS))
+				put_cell(plan, &g, i, j);
 	free(picks);
 	grid_free(&g);
 	return 0;

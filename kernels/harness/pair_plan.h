@@ -135,7 +135,9 @@ int cells_parse(const char *s, enum cells_mode *mode, struct errinfo *err);
 
 /*
  * Plans the cells over nodes (OS indexes; nnodes == 0 takes every node
- * of t). full: every cell, row by row (nnodes^2). by_distance: per class
+ * of t). A memory-only node (no cpu has it as its local node) is a
+ * column only: no cell runs threads there. full: every other cell, row
+ * by row (up to nnodes^2). by_distance: per class
  * min(per_class, its cells) cells (per_class 0: the default), spread like
  * the CPU pairs so each node serves as few cells as it can. Pure: reads
  * only t. Returns 0, or -EINVAL (a node not in t or listed twice: err

@@ -125,5 +125,64 @@ class Shapes(unittest.TestCase):
         self.assertTrue(all(p["package"] == -1 for p in d["pus"]))
 
 
+def estimate(shape, name, *kv):
+    env = dict(os.environ, HWLOC_XMLFILE=os.path.join(DATA, shape + ".xml"))
+    p = subprocess.run([BIN, "estimate", "--json", name, *kv],
+                       capture_output=True, text=True, timeout=TIMEOUT,
+                       env=env, check=True)
+    return json.loads(p.stdout)["plan"]
+
+
+class Plans(unittest.TestCase):
+    """The plan, visible before a run, on machines with memory-only nodes."""
+
+    def cells(self, plan):
+        line = next(x for x in plan if x.startswith("cells"))
+        rows = {}
+        for part in line.split(":", 1)[1].split(";"):
+            part = part.strip()
+            if part.startswith("threads on"):
+                head, mem = part.split(", memory on")
+                rows[int(head.split()[-1])] = {int(x) for x in mem.split()}
+        return rows, line
+
+    def test_matrix_experiments_never_run_threads_on_memory_only_nodes(self):
+        for name in ("remote_bandwidth", "memory_latency"):
+            for cells in ("full", "by_distance"):
+                with self.subTest(name=name, cells=cells):
+                    plan = estimate("dram_hbm_nvm", name, "cells=" + cells)
+                    self.assertIn("memory only (never a thread): nodes 2-5",
+                                  plan)
+                    rows, line = self.cells(plan)
+                    self.assertTrue(set(rows) <= {0, 1}, line)
+                    # memory-only nodes are memory targets
+                    targets = set().union(*rows.values())
+                    self.assertTrue({2, 3, 4, 5} & targets, line)
+                    if cells == "full":
+                        self.assertEqual(rows, {0: set(range(6)),
+                                                1: set(range(6))})
+
+    def test_memory_policy_readers_on_nodes_with_cpus(self):
+        plan = estimate("memory_only_node", "memory_policy")
+        self.assertIn("readers: 1 thread on node 0", plan)
+        self.assertIn("first touch: cpu 0 on node 0", plan)
+
+    def test_cache_sharing_pairs(self):
+        plan = estimate("two_socket_smt", "cache_sharing")
+        self.assertIn("shared (L3): pair 0 on cpus 0 and 1; pair 1 on "
+                      "cpus 4 and 5", plan)
+        self.assertTrue(any(x.startswith("split (L3): pair 0 on cpus 0 and 4")
+                            for x in plan), plan)
+        plan = estimate("shared_l3", "cache_sharing")
+        self.assertTrue(any(x.startswith("split: not placed") for x in plan),
+                        plan)
+
+    def test_cpus_in_no_node_said(self):
+        plan = estimate("node0_offline", "memory_policy")
+        self.assertIn("threads may run on node 1 (cpus 0-3)", plan)
+        self.assertIn("2 allowed cpus in no NUMA node: a plan by node never "
+                      "uses them", plan)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -1,0 +1,148 @@
+/* plan_view.c - what a run would do on a topology, in lines, before it runs */
+#include "plan_view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errinfo.h"
+#include "params.h"
+
+/* "0-1,4" of the nodes for which keep() holds; returns how many */
+static int node_list(const struct topo *t,
+		     int (*keep)(const struct topo *, int), char *buf,
+		     size_t len)
+{
+	int32_t v[TOPO_MAX_NODES];
+	int n = 0;
+
+	for (int i = 0; i < t->nnodes; i++)
+		if (keep(t, i))
+			v[n++] = t->node[i].os;
+	/* in numeric order: hwloc lists a package's DRAM then its HBM */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			int32_t x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	if (n)
+		format_int_list(v, n, buf, len);
+	else
+		snprintf(buf, len, "none");
+	return n;
+}
+
+static int runs_threads(const struct topo *t, int i)
+{
+	return topo_node_ncpus(t, t->node[i].os) > 0;
+}
+
+static int takes_memory(const struct topo *t, int i)
+{
+	return topo_node_has_memory(t, t->node[i].os) && t->node[i].mem_allowed;
+}
+
+static int memory_only(const struct topo *t, int i)
+{
+	return t->node[i].cpuless;
+}
+
+void plan_view_machine(const struct topo *t, struct strbuf *out)
+{
+	char a[256], b[256], c[256];
+	int outside = 0;
+
+	int na = node_list(t, runs_threads, a, sizeof(a));
+	int nb = node_list(t, takes_memory, b, sizeof(b));
+	int nc = node_list(t, memory_only, c, sizeof(c));
+
+	strbuf_addf(out, "threads may run on node%s %s (cpus %s)\n",
+		    na == 1 ? "" : "s", a, t->allowed_text);
+	strbuf_addf(out, "memory may be bound to node%s %s\n",
+		    nb == 1 ? "" : "s", b);
+	if (nc)
+		strbuf_addf(out, "memory only (never a thread): node%s %s\n",
+			    nc == 1 ? "" : "s", c);
+	for (int i = 0; i < t->npus; i++)
+		outside += t->pu[i].node < 0 && t->pu[i].allowed;
+	if (outside)
+		strbuf_addf(
+			out,
+			"%d allowed cpu%s in no NUMA node: a plan by node never uses %s\n",
+			outside, outside == 1 ? "" : "s",
+			outside == 1 ? "it" : "them");
+}
+
+void plan_view_cpus(const struct topo *t, const char *what, const int *cpus,
+		    int n, struct strbuf *out)
+{
+	int32_t nodes[TOPO_MAX_NODES];
+	int nn = 0;
+	char list[128];
+
+	strbuf_addf(out, "%s: cpu%s", what, n == 1 ? "" : "s");
+	for (int i = 0; i < n; i++) {
+		int node = cpus[i] >= 0 ? topo_cpu_node(t, cpus[i]) : -1;
+		int seen = 0;
+		if (cpus[i] < 0) {
+			strbuf_addstr(out, " (any)");
+			continue;
+		}
+		strbuf_addf(out, " %d", cpus[i]);
+		for (int k = 0; k < nn; k++)
+			seen |= nodes[k] == node;
+		if (!seen && node >= 0 && nn < TOPO_MAX_NODES)
+			nodes[nn++] = node;
+	}
+	if (nn) {
+		format_int_list(nodes, nn, list, sizeof(list));
+		strbuf_addf(out, " on node%s %s", nn == 1 ? "" : "s", list);
+	}
+	strbuf_addch(out, '\n');
+}
+
+void plan_view_cells(const struct topo *t, const int32_t *nodes, int n,
+		     enum cells_mode mode, struct strbuf *out)
+{
+	struct cell_plan plan;
+	struct errinfo err = {0};
+	int list[TOPO_MAX_NODES];
+
+	for (int i = 0; i < n && i < TOPO_MAX_NODES; i++)
+		list[i] = nodes[i];
+	if (cell_plan_make(t, list, n, mode, 0, &plan, &err)) {
+		strbuf_addf(out, "cells: no plan: %s\n",
+			    err.msg[0] ? err.msg : "out of memory");
+		return;
+	}
+	strbuf_addf(out,
+		    "cells (%s):", mode == CELLS_FULL ? "full" : "by_distance");
+	for (int r = 0; r < plan.nnodes; r++) {
+		int any = 0, k = topo_node_index(t, plan.node[r]);
+		for (int c = 0; c < plan.ncells; c++) {
+			const struct node_cell *cl = &plan.cell[c];
+			if (cl->row != r)
+				continue;
+			if (!any++)
+				strbuf_addf(out, "%s threads on %d, memory on",
+					    r ? ";" : "", plan.node[r]);
+			strbuf_addf(out, " %d", cl->mem_node);
+		}
+		if (k >= 0 && t->node[k].cpuless)
+			strbuf_addf(out,
+				    "%s node %d runs no thread (memory only)",
+				    r || any ? ";" : "", plan.node[r]);
+	}
+	strbuf_addch(out, '\n');
+	cell_plan_free(&plan);
+}
+
+void experiment_plan_view(const struct experiment *e, const void *params,
+			  const struct common_params *common,
+			  const struct topo *t, struct strbuf *out)
+{
+	plan_view_machine(t, out);
+	if (e->plan)
+		e->plan(params, common, t, out);
+}

@@ -1,0 +1,44 @@
+/* plan_view.h - what a run would do on a topology, in lines, before it runs */
+#ifndef NUMALAB_PLAN_VIEW_H
+#define NUMALAB_PLAN_VIEW_H
+
+#include <stdint.h>
+
+#include "descriptor.h"
+#include "pair_plan.h"
+#include "strbuf.h"
+#include "topo.h"
+
+/*
+ * The machine's part of every plan, a line each: the nodes threads may
+ * run on (those with allowed cpus), the nodes memory may be bound to
+ * (those with memory, allowed), and the memory-only nodes, which get
+ * memory and never a thread. Pure.
+ */
+void plan_view_machine(const struct topo *t, struct strbuf *out);
+
+/*
+ * "what: cpus 0,1 on node 0": n cpus (OS indexes, -1 unpinned) of a
+ * plan, with the node of each distinct one. Pure.
+ */
+void plan_view_cpus(const struct topo *t, const char *what, const int *cpus,
+		    int n, struct strbuf *out);
+
+/*
+ * The cells of a node matrix (cell_plan_make over nodes, n == 0: every
+ * node): "cells: threads on 0, memory on 0 2 4; threads on 1, memory on
+ * ..." and the rows that run nothing because their node holds memory
+ * only. Pure.
+ */
+void plan_view_cells(const struct topo *t, const int32_t *nodes, int n,
+		     enum cells_mode mode, struct strbuf *out);
+
+/*
+ * The plan of a run of e with these params on t: the machine's part,
+ * then e's own (its plan hook), for `numalab estimate`. Pure.
+ */
+void experiment_plan_view(const struct experiment *e, const void *params,
+			  const struct common_params *common,
+			  const struct topo *t, struct strbuf *out);
+
+#endif
