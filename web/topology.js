@@ -315,7 +315,7 @@ export class TopologyPicture {
   drawFold(svg, b, x, y) {
     const look = LOOK.fold;
     const it = b.fold;
-    const grp = el('g', { 'data-fold': it.key, role: 'button', tabindex: 0, 'aria-label': `unfold ${b.sub} ${b.range}`, cursor: 'pointer' });
+    const grp = el('g', { 'data-fold': it.key, role: 'button', tabindex: 0, cursor: 'pointer' });
     grp.append(el('rect', { x, y, width: b.w, height: b.h, fill: look.fill, stroke: look.stroke, 'stroke-dasharray': '4 3' }));
     grp.append(el('text', { x: x + b.w / 2, y: y + 17, 'text-anchor': 'middle', fill: '#15181d', 'font-weight': 700 }, b.label));
     grp.append(el('text', { x: x + b.w / 2, y: y + 32, 'text-anchor': 'middle', fill: '#434952', 'font-size': 11 }, b.sub));

@@ -1,7 +1,7 @@
 // links.mjs - every view opened from its link alone, in a fresh browser context (what a colleague gets from a pasted
 // link): complete and usable, its setup column ready to run, axe-core clean of serious and moderate problems
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHROMIUM, NUMALAB, ONLY, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
 import { axeCheck } from './axe.mjs';
@@ -77,6 +77,20 @@ try {
         await ctx.close();
       }
     }
+  }
+  // the largest picture: 1,024 PUs in folds, each fold box named as it reads
+  if (!ONLY || 'topology-1024'.includes(ONLY)) {
+    mkdirSync(join(tmp, 'big'), { recursive: true });
+    const big = await startServer(join(tmp, 'big'), { HWLOC_SYNTHETIC: 'pack:8 numa:8 l3:1 l2:8 core:1 pu:2' });
+    servers.push(big);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const page = await ctx.newPage();
+    await page.goto(`${big.base}#/topology`);
+    await page.waitForSelector('.topo svg', { timeout: 30000 });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: join(SHOTS, 'links-topology-1024-1280x720.png') });
+    await axeCheck(page, 'the topology of 1,024 PUs', check, { moderate: true });
+    await ctx.close();
   }
 } catch (e) {
   check(false, `links: ${e.stack}`);
