@@ -28,6 +28,8 @@ struct conn_rec {
 	struct client *cl;
 	int fd;
 	int closing;
+	int busy; /* in a request (an event stream too): not idle */
+	struct timespec since; /* of its last request's start or end */
 	struct conn_rec *prev, *next;
 };
 
@@ -96,16 +98,48 @@ static unsigned int held(const struct client *cl)
 	return cl ? cl->n - cl->closing : 0;
 }
 
-/* The client holding the most; called with mu held. A scan, but only when
- * the server is full. */
-static struct client *busiest(struct conns *c)
+/* The oldest idle connection of cl that is not on its way out, or NULL. */
+static struct conn_rec *oldest_idle(const struct client *cl)
 {
-	struct client *best = NULL;
+	struct conn_rec *r = cl->tail;
+
+	while (r && (r->closing || r->busy))
+		r = r->prev;
+	return r;
+}
+
+static int earlier(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec != b->tv_sec ? a->tv_sec < b->tv_sec
+				      : a->tv_nsec < b->tv_nsec;
+}
+
+/*
+ * The connection to close for a newcomer holding `mine`: of the clients
+ * holding more than it, those holding the most, the oldest idle
+ * connection among theirs; NULL when none holds more with one idle.
+ * Called with mu held; a scan, but only when the server is full.
+ */
+static struct conn_rec *victim_for(struct conns *c, unsigned int mine)
+{
+	struct conn_rec *best = NULL;
+	unsigned int best_held = 0;
 
 	for (int i = 0; i < BUCKETS; i++)
-		for (struct client *cl = c->buckets[i]; cl; cl = cl->next)
-			if (!best || held(cl) > held(best))
-				best = cl;
+		for (struct client *cl = c->buckets[i]; cl; cl = cl->next) {
+			unsigned int h = held(cl);
+			struct conn_rec *r;
+			if (h <= mine || h < best_held)
+				continue;
+			r = oldest_idle(cl);
+			if (!r)
+				continue;
+			if (!best || h > best_held ||
+			    earlier(&r->since, &best->since)) {
+				best = r;
+				best_held = h;
+			}
+		}
 	return best;
 }
 
@@ -149,21 +183,20 @@ int conns_admit(struct conns *c, const struct sockaddr *addr)
 		ok = 1;
 		goto out;
 	}
-	/* full: room is made only at the expense of a client that keeps more
-	 * than the newcomer will have, and only so many at a time */
-	big = busiest(c);
-	if (!big || held(big) < held(cl) + 2 ||
-	    c->closing >= CONNS_CLOSING_MAX) {
+	/* full: room is made only at the expense of a client that holds
+	 * more than the newcomer, its oldest idle connection, and only so
+	 * many at a time; so a new address is served however many hold one
+	 * each */
+	if (c->closing >= CONNS_CLOSING_MAX) {
 		note(c, &c->refused_full);
 		goto out;
 	}
-	for (victim = big->tail; victim && victim->closing;
-	     victim = victim->prev)
-		;
+	victim = victim_for(c, held(cl));
 	if (!victim) {
 		note(c, &c->refused_full);
 		goto out;
 	}
+	big = victim->cl;
 	/* its loop sees the end of the stream and closes it; the record
 	 * (and so the fd) stays ours until conns_closed */
 	shutdown(victim->fd, SHUT_RDWR);
@@ -231,6 +264,7 @@ struct conn_rec *conns_opened(struct conns *c, const struct sockaddr *addr,
 	}
 	r->cl = cl;
 	r->fd = fd;
+	clock_gettime(CLOCK_MONOTONIC, &r->since);
 	push_front(r);
 	cl->n++;
 	c->open++;
@@ -238,11 +272,13 @@ struct conn_rec *conns_opened(struct conns *c, const struct sockaddr *addr,
 	return r;
 }
 
-void conns_active(struct conns *c, struct conn_rec *r)
+void conns_active(struct conns *c, struct conn_rec *r, int busy)
 {
 	if (!r)
 		return;
 	pthread_mutex_lock(&c->mu);
+	r->busy = busy;
+	clock_gettime(CLOCK_MONOTONIC, &r->since);
 	unlink_rec(r);
 	push_front(r);
 	pthread_mutex_unlock(&c->mu);

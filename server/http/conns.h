@@ -24,11 +24,12 @@ void conns_free(struct conns *c);
 /*
  * Whether a connection from addr may be accepted. A client is counted by
  * trust_client_key (an IPv6 /64 is one client). Past its own limit it is
- * refused. When the total is reached, the longest-idle connection of the
- * client holding the most is shut down to make room, provided that client
- * still holds more than the newcomer afterwards; otherwise the newcomer is
- * refused. So a client holding few connections always finds a slot, however
- * many a few others hold. Refusals and closings are logged, at most once a
+ * refused. When the total is reached, of the clients holding more than the
+ * newcomer, those holding the most give up their oldest idle connection
+ * (never one in a request or an event stream), shut down to make room;
+ * when none holds more with one idle, the newcomer is refused. So a new
+ * address is always served, whether a few hold many or each of thousands
+ * holds one. Refusals and closings are logged, at most once a
  * minute, as counts (no address, no URL). Accepted: 1. A connection is
  * counted once it is open (conns_opened), so with several accepting threads
  * a client, or the total, may pass its limit by at most their number.
@@ -39,8 +40,9 @@ int conns_admit(struct conns *c, const struct sockaddr *addr);
  * then counted nowhere). */
 struct conn_rec *conns_opened(struct conns *c, const struct sockaddr *addr,
 			      int fd);
-/* It began or finished a request: the last to be closed to make room. */
-void conns_active(struct conns *c, struct conn_rec *r);
+/* It began (busy) or finished a request: the last to be closed to make
+ * room, and never while busy. */
+void conns_active(struct conns *c, struct conn_rec *r, int busy);
 /* It is closed (before its socket is): the record is freed. */
 void conns_closed(struct conns *c, struct conn_rec *r);
 

@@ -58,6 +58,16 @@
  * of an answer of ours fits in it with room to spare. */
 #define ANSWER_ROOM 1024u
 #define HEAD_MAX (CONN_MEMORY - ANSWER_ROOM)
+/*
+ * GnuTLS's choice of protocols and ciphers: TLS 1.2 and 1.3 only, with
+ * AEAD ciphers and forward-secret key exchange (no CBC, no SHA-1 MACs, no
+ * RSA key transport), so an old client is refused rather than served
+ * weakly.
+ */
+#define TLS_PRIORITIES                                                         \
+	"SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:"           \
+	"+AES-256-GCM:+AES-128-GCM:+CHACHA20-POLY1305:-MAC-ALL:+AEAD:"         \
+	"-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA:+DHE-RSA:%SERVER_PRECEDENCE"
 /* clients whose sign-ins and wrong tries are counted at once (each
  * table); past that the fullest bucket is taken for a newcomer */
 #define RATE_SLOTS 4096u
@@ -398,7 +408,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	char *q = strchr(uri, '?');
 	size_t n = 0;
 
-	conns_active(((struct http_server *)cls)->conns, rec_of(conn));
+	conns_active(((struct http_server *)cls)->conns, rec_of(conn), 1);
 	if (!rq)
 		return NULL;
 	rq->srv = cls;
@@ -422,7 +432,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 	(void)toe;
 	/* answered: idle from now on, the newest idle of its client */
-	conns_active(srv->conns, rec_of(conn));
+	conns_active(srv->conns, rec_of(conn), 0);
 	if (!rq)
 		return;
 	free(rq->raw_uri);
@@ -642,6 +652,7 @@ struct http_server *http_start(const struct http_config *cfg,
 	struct MHD_OptionItem tls_opts[] = {
 		{MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert},
 		{MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key},
+		{MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES},
 		{MHD_OPTION_END, 0, NULL}};
 
 	if (!srv) {
@@ -748,7 +759,7 @@ struct http_server *http_start(const struct http_config *cfg,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-		MHD_OPTION_ARRAY, cfg->tls_cert ? tls_opts : tls_opts + 2,
+		MHD_OPTION_ARRAY, cfg->tls_cert ? tls_opts : tls_opts + 3,
 		MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (!srv->d) {

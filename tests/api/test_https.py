@@ -86,6 +86,32 @@ class HttpsTest(TmpMixin, unittest.TestCase):
             c.request("GET", "/api/experiments")
         c.close()
 
+    def s_client(self, *args):
+        """(returncode, output) of openssl s_client with args."""
+        p = subprocess.run([OPENSSL, "s_client", "-connect", "127.0.0.1:%d" % self.srv.port]
+                           + list(args), input=b"", capture_output=True, timeout=60)
+        return p.returncode, (p.stdout + p.stderr).decode(errors="replace")
+
+    @unittest.skipUnless(OPENSSL, "SKIP: no 'openssl' to try TLS versions")
+    def test_tls_12_or_newer_only(self):
+        # the client offers the old versions (seclevel 0), the server refuses
+        for old in ("-tls1", "-tls1_1"):
+            rc, out = self.s_client(old, "-cipher", "DEFAULT@SECLEVEL=0")
+            self.assertNotEqual(rc, 0, (old, out))
+            self.assertIn("Cipher is (NONE)", out, old)
+        for new in ("-tls1_2", "-tls1_3"):
+            rc, out = self.s_client(new)
+            self.assertEqual(rc, 0, (new, out))
+            self.assertNotIn("Cipher is (NONE)", out, new)
+        # TLS 1.2 with a CBC suite of SHA-1: refused
+        rc, out = self.s_client("-tls1_2", "-cipher", "AES128-SHA:@SECLEVEL=0")
+        self.assertIn("Cipher is (NONE)", out)
+
+    def test_hsts_under_tls(self):
+        for path in ("/", "/api/experiments", "/api/nope"):
+            _, hdrs, _ = self.srv.request("GET", path)
+            self.assertEqual(hdrs.get("strict-transport-security"), "max-age=31536000", path)
+
     def test_plain_http_to_the_tls_port_gets_no_answer(self):
         c = http.client.HTTPConnection("127.0.0.1", self.srv.port, timeout=60)
         try:

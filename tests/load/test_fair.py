@@ -3,10 +3,11 @@
 addresses (127.0.0.2-9) hold idle connections up to their limit, which fills
 the server, and a ninth (127.0.0.10) is still served; one idle connection of
 the busiest is closed to make room, and the server says so in its log, without
-a token or a URL.
+a token or a URL. And many cannot either: 600 addresses (127.5.x.y) each hold
+one idle connection of a server taking 512, and a newcomer is still served.
 
-Loopback only, 41 connections, bounded by socket timeouts (a hung server
-fails, nothing is timed); stdlib only."""
+Loopback only, 41 and 602 connections, bounded by socket timeouts (a hung
+server fails, nothing is timed); stdlib only."""
 
 import http.client
 import os
@@ -140,6 +141,57 @@ class FairTest(unittest.TestCase):
         self.assertNotIn("/api/", err)
         # at most one line a minute: this test is far shorter
         self.assertEqual(err.count("connection limits:"), 1, err)
+
+
+MANY = ["127.5.%d.%d" % (i // 250, i % 250 + 1) for i in range(600)]
+MANY_TOTAL = 512
+
+
+class ManyAddressesTest(unittest.TestCase):
+    def setUp(self):
+        if not can_bind(MANY[-1]) or not can_bind("127.6.0.1"):
+            self.skipTest("SKIP: cannot bind 127.5.x.y and 127.6.0.1 here")
+        self.tmp = tempfile.mkdtemp(prefix="numalab-fair-many-")
+        self.srv = Server(self.tmp, args=[
+            "--max-connections", str(MANY_TOTAL),
+            "--token", TOKEN, "--public-read"]).start()
+        self.held = []
+
+    def tearDown(self):
+        for _, s in self.held:
+            s.close()
+        if self.srv.proc:
+            self.srv.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_a_newcomer_is_served_when_each_of_600_holds_one(self):
+        port = self.srv.port
+        # each address asks once and keeps its connection, idle: past 512
+        # each newcomer takes the place of the oldest idle one
+        for addr in MANY:
+            s = connect_from(addr, port)
+            self.held.append((addr, s))
+            self.assertEqual(ask(s), 200, addr)
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30,
+                                       source_address=("127.6.0.1", 0))
+        try:
+            c.request("GET", "/api/experiments")
+            r = c.getresponse()
+            r.read()
+            self.assertEqual(r.status, 200)
+        finally:
+            c.close()
+        # the ones closed are the oldest: the latest still answer
+        for addr, s in self.held[-50:]:
+            self.assertEqual(ask(s), 200, addr)
+        self.assertIsNone(ask(self.held[0][1]))
+        for _, s in self.held:
+            s.close()
+        self.held = []
+        self.assertEqual(self.srv.stop(), 0, self.srv.stderr())
+        err = self.srv.stderr()
+        self.assertIn("idle connection(s) of the busiest clients closed", err)
+        self.assertNotIn("127.5.", err)
 
 
 if __name__ == "__main__":

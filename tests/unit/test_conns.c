@@ -102,7 +102,8 @@ static void test_a_newcomer_gets_the_busiest_ones_longest_idle(void **state)
 	for (int i = 0; i < 3; i++)
 		assert_true(open_from(c, "192.0.2.2", &b[i]));
 	/* a[0] had a request since: a[1] has been idle longest */
-	conns_active(c, a[0].rec);
+	conns_active(c, a[0].rec, 1);
+	conns_active(c, a[0].rec, 0);
 	assert_true(open_from(c, "192.0.2.3", &n[0]));
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(was_shut(&a[i]), i == 1);
@@ -145,6 +146,35 @@ static void test_no_room_is_taken_from_an_equal(void **state)
 	conns_free(c);
 }
 
+static void test_a_newcomer_among_many_holding_one(void **state)
+{
+	struct conns_config cfg = {.max_total = 6, .max_client = 8};
+	struct conns *c = conns_new(&cfg);
+	struct end e[6], n[2];
+	char addr[32];
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		snprintf(addr, sizeof(addr), "192.0.2.%d", 10 + i);
+		assert_true(open_from(c, addr, &e[i]));
+	}
+	/* e[0] is in a request (a stream): never taken; e[1] is the oldest
+	 * idle of the addresses holding the most (one each) */
+	conns_active(c, e[0].rec, 1);
+	assert_true(open_from(c, "192.0.2.99", &n[0]));
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(was_shut(&e[i]), i == 1);
+	/* the newcomer, holding one now, takes no more from those holding one
+	 */
+	assert_false(open_from(c, "192.0.2.99", &n[1]));
+	close_end(c, &e[1]);
+	for (int i = 0; i < 6; i++)
+		if (i != 1)
+			close_end(c, &e[i]);
+	close_end(c, &n[0]);
+	conns_free(c);
+}
+
 static void test_an_ipv6_64_is_one_client(void **state)
 {
 	struct conns_config cfg = {.max_total = 64, .max_client = 2};
@@ -168,6 +198,7 @@ int main(void)
 		cmocka_unit_test(
 			test_a_newcomer_gets_the_busiest_ones_longest_idle),
 		cmocka_unit_test(test_no_room_is_taken_from_an_equal),
+		cmocka_unit_test(test_a_newcomer_among_many_holding_one),
 		cmocka_unit_test(test_an_ipv6_64_is_one_client),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
