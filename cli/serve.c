@@ -19,6 +19,7 @@
 
 #include "api.h"
 #include "commands.h"
+#include "campaign_live.h"
 #include "fleet_start.h"
 #include "http.h"
 #include "http_tls.h"
@@ -1132,6 +1133,10 @@ out:
 	/* runs first: their final events reach the streams before they close */
 	if (runner)
 		runner_stop(runner);
+	/* a campaign's stream has no end of its own; its coordinator delivers
+	 * again once the server is back */
+	campaign_live_clear();
+	fleet_start_shutdown();
 	if (http) {
 		stream_drain(2000);
 		stream_stop();

@@ -575,10 +575,30 @@ void api_set_fleet(struct api *a, const struct fleet_start *fs)
 	__atomic_store_n(&a->fleet, fs, __ATOMIC_RELEASE);
 }
 
+static enum MHD_Result campaign_node(struct http_request *rq, void *ctx)
+{
+	return api_campaigns_node(rq, ((struct api *)ctx)->store);
+}
+
+static enum MHD_Result campaign_events(struct http_request *rq, void *ctx)
+{
+	return api_campaigns_events(rq, ((struct api *)ctx)->store);
+}
+
+static enum MHD_Result cancel_campaign(struct http_request *rq, void *ctx)
+{
+	struct api *a = ctx;
+
+	return api_campaigns_cancel(
+		rq, a->store, __atomic_load_n(&a->fleet, __ATOMIC_ACQUIRE));
+}
+
 static enum MHD_Result start_campaign(struct http_request *rq, void *ctx)
 {
-	return fleet_start_post(rq, __atomic_load_n(&((struct api *)ctx)->fleet,
-						    __ATOMIC_ACQUIRE));
+	struct api *a = ctx;
+
+	return fleet_start_post(
+		rq, __atomic_load_n(&a->fleet, __ATOMIC_ACQUIRE), a->store);
 }
 
 /* the classroom's handlers live in api_class.c: each takes its state */
@@ -617,6 +637,11 @@ const struct http_route api_routes[] = {
 	 HTTP_ROLE_TEACHER},
 	{"POST", "/api/campaigns/start", start_campaign, 0, HTTP_ROLE_TEACHER},
 	{"GET", "/api/campaigns/{id}", get_campaign, 0, HTTP_ROLE_CLASS},
+	{"DELETE", "/api/campaigns/{id}", cancel_campaign, 0, HTTP_ROLE_TEACHER},
+	{"GET", "/api/campaigns/{id}/events", campaign_events, 0,
+	 HTTP_ROLE_CLASS},
+	{"POST", "/api/campaigns/{id}/nodes/{node}", campaign_node,
+	 IMPORT_BODY_MAX, HTTP_ROLE_TEACHER},
 	{"GET", "/api/class", get_class, 0, HTTP_ROLE_CLASS},
 	{"PUT", "/api/class/question", put_question, 0, HTTP_ROLE_TEACHER},
 	{"POST", "/api/class/guesses", post_guess, 0, HTTP_ROLE_CLASS},

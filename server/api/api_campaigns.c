@@ -5,8 +5,12 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "campaign_live.h"
+#include "campaign_deliver.h"
 #include "campaigns.h"
+#include "stream.h"
 
 enum MHD_Result api_campaigns_list(struct http_request *rq, struct store *st)
 {
@@ -92,9 +96,225 @@ enum MHD_Result api_campaigns_post(struct http_request *rq, struct store *st)
 					  : MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  *err.field ? err.field : NULL, "%s", err.msg);
 	}
+	api_campaigns_recorded(st, json_string_value(json_object_get(c, "id")));
 	json_t *ans = json_pack("{s:O, s:s+}", "id", json_object_get(c, "id"),
 				"url", "/api/campaigns/",
 				json_string_value(json_object_get(c, "id")));
 	json_decref(c);
 	return http_json(rq, MHD_HTTP_CREATED, ans);
+}
+
+/* What the page and a coordinator follow: state, counts, no nodes. */
+static json_t *summary(struct store *st, const char *id)
+{
+	json_t *c = campaigns_get(st, id, 0, 1);
+
+	if (c)
+		json_object_del(c, "nodes");
+	return c;
+}
+
+static void note(struct store *st, const char *id, json_t *node)
+{
+	json_t *s = summary(st, id);
+
+	campaign_live_note(id, s, node);
+	json_decref(s);
+}
+
+void api_campaigns_recorded(struct store *st, const char *id)
+{
+	note(st, id, NULL);
+}
+
+static const char *const node_states[] = {"pending", "running", "done",
+					  "failed", "cancelled", NULL};
+
+/* The body of a node's delivery: its state and reason, its run. */
+static int node_body(json_t *body, struct campaign_node_update *u,
+		     json_t **run, struct errinfo *err)
+{
+	const char *key;
+	json_t *v;
+	int ok = 0;
+
+	json_object_foreach (body, key, v)
+		if (strcmp(key, "state") && strcmp(key, "reason") &&
+		    strcmp(key, "job_id") && strcmp(key, "run"))
+			return errinfo_set(err, key,
+					   "unknown field '%.60s' (allowed: "
+					   "state, reason, job_id, run)",
+					   key);
+	u->state = json_string_value(json_object_get(body, "state"));
+	for (int i = 0; u->state && node_states[i]; i++)
+		ok |= !strcmp(node_states[i], u->state);
+	if (!ok)
+		return errinfo_set(err, "state",
+				   "'state' must be one of pending, running, "
+				   "done, failed, cancelled");
+	v = json_object_get(body, "reason");
+	if (v && !json_is_null(v) &&
+	    (!json_is_string(v) || strlen(json_string_value(v)) > 1024))
+		return errinfo_set(err, "reason",
+				   "'reason' must be text of at most 1024 "
+				   "bytes, or null");
+	u->reason = json_string_value(v);
+	v = json_object_get(body, "job_id");
+	if (v && !json_is_null(v) &&
+	    (!json_is_string(v) || strlen(json_string_value(v)) > 64))
+		return errinfo_set(err, "job_id",
+				   "'job_id' must be text of at most 64 bytes, "
+				   "or null");
+	u->job_id = json_string_value(v);
+	*run = json_object_get(body, "run");
+	if (json_is_null(*run))
+		*run = NULL;
+	return 0;
+}
+
+enum MHD_Result api_campaigns_node(struct http_request *rq, struct store *st)
+{
+	const char *id = rq->capture[0], *node = rq->capture[1];
+	struct campaign_node_update u;
+	struct errinfo err;
+	enum MHD_Result ret;
+	char client[64];
+	json_t *body, *run = NULL, *s;
+	int64_t rid = 0;
+	int stored = 0, rc;
+
+	body = http_body_json(rq, &ret);
+	if (!body)
+		return ret;
+	errinfo_clear(&err);
+	if (!json_is_object(body) || node_body(body, &u, &run, &err)) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST,
+				 *err.field ? err.field : NULL, "%s",
+				 json_is_object(body)
+					 ? err.msg
+					 : "body is not a JSON object");
+		goto out;
+	}
+	rc = campaign_deliver_node(
+		st, id, node, &u, run,
+		*http_client_address(rq, client, sizeof(client)) ? client
+								 : NULL,
+		&rid, &stored, &err);
+	if (rc) {
+		ret = http_error(rq,
+				 rc == -ENOENT || rc == -ESRCH
+					 ? MHD_HTTP_NOT_FOUND
+				 : rc == -EINVAL ? MHD_HTTP_BAD_REQUEST
+				 : rc == -ESTALE ? MHD_HTTP_SERVICE_UNAVAILABLE
+						 : MHD_HTTP_INTERNAL_SERVER_ERROR,
+				 *err.field ? err.field : NULL, "%s", err.msg);
+		goto out;
+	}
+	s = summary(st, id);
+	json_t *changed = json_pack("{s:s, s:s, s:s?, s:o}", "node", node,
+				    "state", u.state, "reason", u.reason,
+				    "run_id",
+				    rid ? json_integer(rid) : json_null());
+	campaign_live_note(id, s, changed);
+	json_decref(changed);
+	ret = http_json(
+		rq, MHD_HTTP_OK,
+		json_pack("{s:s, s:s, s:o, s:b, s:b}", "node", node, "state",
+			  u.state, "run_id",
+			  rid ? json_integer(rid) : json_null(), "stored",
+			  stored, "cancel",
+			  json_is_true(json_object_get(s, "cancel_requested"))));
+	json_decref(s);
+out:
+	json_decref(body);
+	return ret;
+}
+
+enum MHD_Result api_campaigns_cancel(struct http_request *rq,
+				     struct store *st,
+				     const struct fleet_start *fs)
+{
+	const char *id = rq->capture[0];
+	struct errinfo err;
+	json_t *s = summary(st, id);
+	const char *state = json_string_value(json_object_get(s, "state"));
+	int rc;
+
+	if (!s) {
+		return errno == ENOENT
+			       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",
+					    "unknown campaign id '%.80s'", id)
+			       : http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					    NULL,
+					    "cannot read campaign '%.80s'", id);
+	}
+	if (state && strcmp(state, "running")) {
+		json_decref(s);
+		return http_error(rq, MHD_HTTP_CONFLICT, "id",
+				  "campaign '%.80s' is %s already: there is "
+				  "nothing to cancel",
+				  id, state);
+	}
+	json_decref(s);
+	rc = campaigns_cancel(st, id, &err);
+	if (rc)
+		return http_error(rq,
+				  rc == -ENOENT ? MHD_HTTP_NOT_FOUND
+				  : rc == -ESTALE
+					  ? MHD_HTTP_SERVICE_UNAVAILABLE
+					  : MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  *err.field ? err.field : NULL, "%s", err.msg);
+	/* started here: its coordinator is told at once; another reads it
+	 * in the answer to its next delivery */
+	int here = fleet_start_cancel(fs, id);
+	note(st, id, NULL);
+	return http_json(rq, MHD_HTTP_ACCEPTED,
+			 json_pack("{s:s, s:s, s:b}", "id", id, "state",
+				   "cancelling", "signalled", here));
+}
+
+enum MHD_Result api_campaigns_events(struct http_request *rq,
+				     struct store *st)
+{
+	const char *id = rq->capture[0];
+	const char *format = http_query(rq, "format");
+	const char *last = http_header(rq, "Last-Event-ID");
+	const char *after_q = http_query(rq, "after");
+	int64_t after = 0, v;
+	int ndjson = format && !strcmp(format, "ndjson");
+	struct runlog *log;
+	json_t *s;
+
+	if (format && !ndjson && strcmp(format, "sse"))
+		return http_error(
+			rq, MHD_HTTP_BAD_REQUEST, "format",
+			"unknown format '%.40s' (allowed: sse, ndjson)",
+			format);
+	if (last && !whole(last, 0, INT64_MAX / 2, &v))
+		after = v;
+	if (after_q && whole(after_q, 0, INT64_MAX / 2, &after))
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, "after",
+				  "'after' must be the seq of an event (a "
+				  "whole number)");
+	s = summary(st, id);
+	if (!s)
+		return errno == ENOENT
+			       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",
+					    "unknown campaign id '%.80s'", id)
+			       : http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					    NULL,
+					    "cannot read campaign '%.80s'", id);
+	log = campaign_live_log(id, s);
+	json_decref(s);
+	if (!log)
+		return MHD_NO;
+	/* 204 tells an EventSource the campaign is over: it stops
+	 * reconnecting */
+	if (!ndjson && runlog_closed(log) && !runlog_next(log, after)) {
+		runlog_unref(log);
+		return http_respond(rq, MHD_HTTP_NO_CONTENT,
+				    MHD_create_response_from_buffer(
+					    0, NULL, MHD_RESPMEM_PERSISTENT));
+	}
+	return stream_respond(rq, log, after, ndjson);
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 
 #include <jansson.h>
 
+#include "api_campaigns.h"
+#include "campaigns.h"
 #include "errinfo.h"
 #include "experiment.h"
 #include "schema.h"
@@ -84,9 +87,19 @@ static int check_nodes(json_t *body, const char **nodes,
 	return 0;
 }
 
-/* Campaigns started and not yet reaped, at most FLEET_START_MAX_RUNNING. */
+/* Campaigns started and not yet reaped, at most FLEET_START_MAX_RUNNING:
+ * which process coordinates which campaign, for a cancel and for its end */
+struct started {
+	pid_t pid; /* 0: a free place */
+	char id[64];
+	char log[4200];
+	struct store *st;
+	int cancelled;
+};
+
 static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
-static int running;
+static struct started started[FLEET_START_MAX_RUNNING];
+static int running, stopping;
 
 /* Takes a place for one more campaign: 0, or -EBUSY when none is left. */
 static int running_take(void)
@@ -109,24 +122,106 @@ static void running_give(void)
 	pthread_mutex_unlock(&running_lock);
 }
 
-/* Reaps the one campaign it was given, so that it leaves no zombie, and
- * gives its place back. */
+/* The last line of the campaign's log: its own reason, when it had one. */
+static void last_line(const char *path, char *buf, size_t len)
+{
+	char tail[2048];
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+	long size;
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, size > (long)sizeof(tail) - 1 ? size - (long)sizeof(tail) + 1
+					       : 0,
+	      SEEK_SET);
+	n = fread(tail, 1, sizeof(tail) - 1, f);
+	fclose(f);
+	tail[n] = '\0';
+	while (n && (tail[n - 1] == '\n' || tail[n - 1] == ' '))
+		tail[--n] = '\0';
+	char *start = strrchr(tail, '\n');
+	start = start ? start + 1 : tail;
+	/* "numalab fleet: why" says why in the engine's own words */
+	if (!strncmp(start, "numalab fleet: ", 15))
+		start += 15;
+	snprintf(buf, len, "%s", start);
+}
+
+/*
+ * Reaps the one campaign it was given, so that it leaves no zombie, and
+ * gives its place back. A campaign whose coordinator ended without
+ * saying how it ended (refused before it started, killed) is recorded
+ * failed with the last thing it said, or cancelled when asked to be.
+ */
 static void *reap(void *arg)
 {
-	pid_t pid = (pid_t)(intptr_t)arg;
+	struct started *sp = arg;
+	struct errinfo err;
+	char why[600], msg[700];
 	int st;
 
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while (waitpid(sp->pid, &st, 0) < 0 && errno == EINTR)
 		;
-	running_give();
+	pthread_mutex_lock(&running_lock);
+	if (!stopping) {
+		last_line(sp->log, why, sizeof(why));
+		if (sp->cancelled)
+			snprintf(msg, sizeof(msg), "cancelled from the page");
+		else if (WIFSIGNALED(st))
+			snprintf(msg, sizeof(msg),
+				 "numalab fleet run was killed by signal %d%s%s",
+				 WTERMSIG(st), *why ? ": " : "", why);
+		else
+			snprintf(msg, sizeof(msg), "%s",
+				 *why ? why
+				      : "numalab fleet run stopped and said "
+					"nothing");
+		if (!campaigns_end(sp->st, sp->id,
+				   sp->cancelled ? "cancelled" : "failed", msg,
+				   &err))
+			api_campaigns_recorded(sp->st, sp->id);
+	}
+	sp->pid = 0;
+	running--;
+	pthread_mutex_unlock(&running_lock);
 	return NULL;
 }
 
-static int spawn(const struct fleet_start *fs, struct strvec *argv,
-		 const char *log, struct errinfo *err)
+int fleet_start_cancel(const struct fleet_start *fs, const char *id)
+{
+	int found = 0;
+
+	if (!fs)
+		return 0;
+	pthread_mutex_lock(&running_lock);
+	for (int i = 0; i < FLEET_START_MAX_RUNNING; i++)
+		if (started[i].pid && !strcmp(started[i].id, id)) {
+			started[i].cancelled = 1;
+			kill(started[i].pid, SIGTERM);
+			found = 1;
+		}
+	pthread_mutex_unlock(&running_lock);
+	return found;
+}
+
+void fleet_start_shutdown(void)
+{
+	pthread_mutex_lock(&running_lock);
+	stopping = 1;
+	pthread_mutex_unlock(&running_lock);
+}
+
+static int spawn(const struct fleet_start *fs, struct store *store,
+		 struct strvec *argv, const char *id, const char *log,
+		 struct errinfo *err)
 {
 	posix_spawn_file_actions_t fa;
 	struct strvec env = STRVEC_INIT;
+	struct started *sp = NULL;
 	pthread_attr_t attr;
 	pthread_t t;
 	pid_t pid;
@@ -146,7 +241,18 @@ static int spawn(const struct fleet_start *fs, struct strvec *argv,
 	posix_spawn_file_actions_addopen(&fa, 1, log,
 					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	/* the place is filled under the lock the reaper takes */
+	pthread_mutex_lock(&running_lock);
 	rc = posix_spawn(&pid, fs->exe, &fa, NULL, argv->v, env.v);
+	for (int i = 0; !rc && i < FLEET_START_MAX_RUNNING && !sp; i++)
+		if (!started[i].pid)
+			sp = &started[i];
+	if (sp) {
+		*sp = (struct started){.pid = pid, .st = store};
+		snprintf(sp->id, sizeof(sp->id), "%s", id);
+		snprintf(sp->log, sizeof(sp->log), "%s", log);
+	}
+	pthread_mutex_unlock(&running_lock);
 	posix_spawn_file_actions_destroy(&fa);
 	strvec_clear(&env);
 	if (rc) {
@@ -156,13 +262,51 @@ static int spawn(const struct fleet_start *fs, struct strvec *argv,
 	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, reap, (void *)(intptr_t)pid)) {
+	if (pthread_create(&t, &attr, reap, sp)) {
 		/* nobody will wait for it: its place cannot be kept */
 		waitpid(pid, NULL, WNOHANG);
-		running_give();
+		pthread_mutex_lock(&running_lock);
+		sp->pid = 0;
+		running--;
+		pthread_mutex_unlock(&running_lock);
 	}
 	pthread_attr_destroy(&attr);
 	return 0;
+}
+
+/*
+ * The campaign's record, before anything runs: the page finds it at
+ * once, running with no nodes yet (its coordinator names them as soon
+ * as the engine has listed them). 0 or -errno with err set.
+ */
+static int record_start(struct store *st, const struct fleet_start *fs,
+			const char *id, const struct run_request *req,
+			struct errinfo *err)
+{
+	json_t *params = json_object(), *c;
+	char now[40];
+	int rc;
+
+	for (size_t i = 0; params && i < req->argv.n; i++) {
+		const char *kv = req->argv.v[i], *eq = strchr(kv, '=');
+		char key[128];
+		if (!eq)
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+		json_object_set_new(params, key, json_string(eq + 1));
+	}
+	store_timestamp(now, sizeof(now));
+	c = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s, s:[]}", "id", id,
+		      "engine", fs->engine, "experiment", req->exp->name,
+		      "params", params, "created_at", now, "state", "running",
+		      "nodes");
+	if (!c)
+		return errinfo_set(err, NULL, "out of memory");
+	rc = campaigns_record(st, c, err);
+	json_decref(c);
+	if (!rc)
+		api_campaigns_recorded(st, id);
+	return rc;
 }
 
 static void push2(struct strvec *sv, const char *opt, const char *val)
@@ -172,7 +316,8 @@ static void push2(struct strvec *sv, const char *opt, const char *val)
 }
 
 enum MHD_Result fleet_start_post(struct http_request *rq,
-				 const struct fleet_start *fs)
+				 const struct fleet_start *fs,
+				 struct store *store)
 {
 	const char *nodes, *constraint, *partition;
 	struct run_request req = RUN_REQUEST_INIT;
@@ -246,7 +391,16 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 				 "out of memory");
 		goto out;
 	}
-	if (spawn(fs, &argv, log.buf, &err)) {
+	if (record_start(store, fs, id, &req, &err)) {
+		running_give();
+		ret = http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s",
+				 err.msg);
+		goto out;
+	}
+	if (spawn(fs, store, &argv, id, log.buf, &err)) {
+		struct errinfo e2;
+		campaigns_end(store, id, "failed", err.msg, &e2);
+		api_campaigns_recorded(store, id);
 		ret = http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s",
 				 err.msg);
 		goto out;

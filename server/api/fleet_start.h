@@ -3,6 +3,7 @@
 #define NUMALAB_FLEET_START_H
 
 #include "http.h"
+#include "store.h"
 
 /* What the server starts `numalab fleet run` with; NULL in the API: off. */
 struct fleet_start {
@@ -25,10 +26,20 @@ struct fleet_start {
  */
 #define FLEET_START_MAX_RUNNING 4
 
-/* 202 {"id", "url", "log"}: `numalab fleet run` runs in the background and
- * records the campaign here; 400 naming the field; 404 when fs is NULL;
- * 429 while FLEET_START_MAX_RUNNING campaigns are running. */
+/* 202 {"id", "url", "log"}: the campaign is recorded running at once,
+ * `numalab fleet run` runs in the background and records each node here
+ * as it finishes; a coordinator that ends without recording how (a
+ * start the engine refused) leaves the campaign failed with its last
+ * words. 400 naming the field; 404 when fs is NULL; 429 while
+ * FLEET_START_MAX_RUNNING campaigns are running. */
 enum MHD_Result fleet_start_post(struct http_request *rq,
-				 const struct fleet_start *fs);
+				 const struct fleet_start *fs,
+				 struct store *store);
+/* Asks campaign id's coordinator, when this server started it, to cancel
+ * (SIGTERM: it cancels its jobs and records the campaign cancelled). 1
+ * when it was started here, 0 otherwise. */
+int fleet_start_cancel(const struct fleet_start *fs, const char *id);
+/* The store is about to close: reapers leave it alone from now on. */
+void fleet_start_shutdown(void);
 
 #endif

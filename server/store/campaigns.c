@@ -11,6 +11,7 @@
 
 #include "jsonlimit.h"
 #include "jsonschema.h"
+#include "strbuf.h"
 
 /* what the server wrote itself: a client's document inside its envelopes */
 static const struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
@@ -23,7 +24,10 @@ static const char campaigns_sql[] =
 	" experiment TEXT NOT NULL,"
 	" params TEXT NOT NULL,"
 	" created_at TEXT NOT NULL,"
-	" finished_at TEXT);"
+	" finished_at TEXT,"
+	" state TEXT,"
+	" error TEXT,"
+	" cancel_requested INTEGER NOT NULL DEFAULT 0);"
 	"CREATE TABLE IF NOT EXISTS campaign_nodes ("
 	" campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,"
 	" seq INTEGER NOT NULL,"
@@ -35,7 +39,62 @@ static const char campaigns_sql[] =
 	" features TEXT NOT NULL,"
 	" exclusive INTEGER NOT NULL,"
 	" run_id INTEGER,"
-	" PRIMARY KEY (campaign_id, seq));";
+	" PRIMARY KEY (campaign_id, seq));"
+	"CREATE INDEX IF NOT EXISTS campaign_nodes_by_node"
+	" ON campaign_nodes(campaign_id, node);";
+
+/* the columns a store made before campaigns lived (state at start) lacks */
+static const char *const live_columns[] = {
+	"ALTER TABLE campaigns ADD COLUMN state TEXT",
+	"ALTER TABLE campaigns ADD COLUMN error TEXT",
+	"ALTER TABLE campaigns ADD COLUMN cancel_requested INTEGER NOT NULL "
+	"DEFAULT 0",
+	NULL};
+
+/* Whether the campaigns table has the live columns: 1, 0, or -1. */
+static int has_live_columns(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	int found = 0, rc;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA table_info(campaigns)", -1, &s,
+			       NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 1);
+		found |= name && !strcmp(name, "cancel_requested");
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? found : -1;
+}
+
+/* The tables, and the columns an older store lacks. SQLITE_OK or not. */
+static int ensure_schema(sqlite3 *db)
+{
+	int has;
+
+	if (sqlite3_exec(db, campaigns_sql, NULL, NULL, NULL) != SQLITE_OK)
+		return SQLITE_ERROR;
+	has = has_live_columns(db);
+	if (has < 0)
+		return SQLITE_ERROR;
+	for (int i = 0; !has && live_columns[i]; i++)
+		if (sqlite3_exec(db, live_columns[i], NULL, NULL, NULL) !=
+		    SQLITE_OK)
+			return SQLITE_ERROR;
+	return SQLITE_OK;
+}
+
+int campaigns_state_known(const char *state)
+{
+	static const char *const states[] = {"running", "done", "failed",
+					     "cancelled", NULL};
+
+	for (int i = 0; states[i]; i++)
+		if (!strcmp(states[i], state))
+			return 1;
+	return 0;
+}
 
 static int text_or_null(json_t *o, const char *key, int required,
 			struct errinfo *err, const char *where)
@@ -72,8 +131,8 @@ static int check_node(json_t *n, size_t i, struct errinfo *err)
 	static const char *const keys[] = {"node",	"state",     "reason",
 					   "job_id",	"partition", "features",
 					   "exclusive", "run_id",    NULL};
-	static const char *const states[] = {"done", "failed", "pending",
-					     "running", NULL};
+	static const char *const states[] = {"done",	 "failed",    "pending",
+					     "running", "cancelled", NULL};
 	char where[40];
 	const char *state;
 	json_t *v;
@@ -97,7 +156,7 @@ static int check_node(json_t *n, size_t i, struct errinfo *err)
 	if (!ok)
 		return errinfo_set(
 			err, "state",
-			"%sstate '%.40s' is not one of done, failed, pending, running",
+			"%sstate '%.40s' is not one of done, failed, pending, running, cancelled",
 			where, state);
 	v = json_object_get(n, "features");
 	if (v && !json_is_array(v))
@@ -117,7 +176,8 @@ int campaigns_check(json_t *c, struct errinfo *err)
 {
 	static const char *const keys[] = {
 		"id",	      "engine",	     "cluster", "experiment", "params",
-		"created_at", "finished_at", "dir",	"nodes",      NULL};
+		"created_at", "finished_at", "dir",	"nodes",      "state",
+		"error",      NULL};
 	const char *id, *engine;
 	json_t *nodes, *n;
 	size_t i;
@@ -135,8 +195,17 @@ int campaigns_check(json_t *c, struct errinfo *err)
 	    text_or_null(c, "experiment", 1, err, "") ||
 	    text_or_null(c, "created_at", 1, err, "") ||
 	    text_or_null(c, "finished_at", 0, err, "") ||
-	    text_or_null(c, "dir", 0, err, ""))
+	    text_or_null(c, "dir", 0, err, "") ||
+	    text_or_null(c, "state", 0, err, "") ||
+	    text_or_null(c, "error", 0, err, ""))
 		return -EINVAL;
+	if (json_is_string(json_object_get(c, "state")) &&
+	    !campaigns_state_known(
+		    json_string_value(json_object_get(c, "state"))))
+		return errinfo_set(err, "state",
+				   "campaign state '%.40s' is not one of "
+				   "running, done, failed, cancelled",
+				   json_string_value(json_object_get(c, "state")));
 	id = json_string_value(json_object_get(c, "id"));
 	if (!*id || strlen(id) > 64 ||
 	    strspn(id,
@@ -191,23 +260,106 @@ struct record {
 	struct errinfo *err;
 };
 
+/*
+ * What the store already has of each node: its run and state, by node
+ * name. A record sent again (a delivery retried, `fleet deliver`) that
+ * does not know a node's run keeps the one stored, so a run delivered
+ * once stays that node's and is never stored twice.
+ */
+static json_t *stored_runs(sqlite3 *db, const char *id)
+{
+	json_t *have = json_object();
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!have)
+		return NULL;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT node, run_id, state FROM campaign_nodes "
+			       "WHERE campaign_id=? AND run_id IS NOT NULL",
+			       -1, &s, NULL) != SQLITE_OK) {
+		json_decref(have);
+		return NULL;
+	}
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *node = (const char *)sqlite3_column_text(s, 0);
+		const char *state = (const char *)sqlite3_column_text(s, 2);
+		if (node && json_object_set_new(
+				    have, node,
+				    json_pack("[I, s]",
+					      (json_int_t)sqlite3_column_int64(
+						      s, 1),
+					      state ? state : "done")))
+			rc = SQLITE_NOMEM;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		json_decref(have);
+		return NULL;
+	}
+	return have;
+}
+
+static int final_node_state(const char *state)
+{
+	return state && (!strcmp(state, "done") || !strcmp(state, "failed") ||
+			 !strcmp(state, "cancelled"));
+}
+
+/* Binds node n (its place i) to the insert s; have: stored_runs. */
+static int bind_node(sqlite3_stmt *s, const char *id, size_t i, json_t *n,
+		     json_t *have, const char *features)
+{
+	json_t *run = json_object_get(n, "run_id");
+	json_t *old = json_object_get(
+		have, json_string_value(json_object_get(n, "node")));
+	const char *state = json_string_value(json_object_get(n, "state"));
+	int rc;
+
+	if (!json_is_integer(run) && old) {
+		run = json_array_get(old, 0);
+		if (!final_node_state(state))
+			state = json_string_value(json_array_get(old, 1));
+	}
+	sqlite3_reset(s);
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
+	rc = bind_json_text(s, 3, json_object_get(n, "node")) ||
+	     sqlite3_bind_text(s, 4, state, -1, SQLITE_TRANSIENT) ||
+	     bind_json_text(s, 5, json_object_get(n, "reason")) ||
+	     bind_json_text(s, 6, json_object_get(n, "job_id")) ||
+	     bind_json_text(s, 7, json_object_get(n, "partition")) ||
+	     sqlite3_bind_text(s, 8, features ? features : "[]", -1,
+			       SQLITE_TRANSIENT);
+	sqlite3_bind_int(s, 9, json_is_true(json_object_get(n, "exclusive")));
+	if (json_is_integer(run))
+		sqlite3_bind_int64(s, 10, json_integer_value(run));
+	else
+		sqlite3_bind_null(s, 10);
+	return rc;
+}
+
 static int record_locked(struct sqlite3 *db, void *arg)
 {
 	struct record *r = arg;
 	sqlite3_stmt *s = NULL;
-	json_t *n;
+	json_t *n, *have = NULL;
 	size_t i;
 	char *params = NULL;
 	const char *id = json_string_value(json_object_get(r->c, "id"));
 	int rc;
 
-	if (sqlite3_exec(db, campaigns_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	if (ensure_schema(db) != SQLITE_OK ||
 	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	params = json_dumps(json_object_get(r->c, "params"), JSON_COMPACT);
 	/* stored as "{}" it would be a campaign of other params */
 	if (!params)
 		goto nomem;
+	have = stored_runs(db, id);
+	if (!have)
+		goto rollback;
 	if (sqlite3_prepare_v2(db,
 			       "DELETE FROM campaign_nodes WHERE campaign_id=?",
 			       -1, &s, NULL) != SQLITE_OK)
@@ -216,11 +368,17 @@ static int record_locked(struct sqlite3 *db, void *arg)
 	if (sqlite3_step(s) != SQLITE_DONE)
 		goto rollback;
 	sqlite3_finalize(s);
+	/* an upsert: a cancel asked for stays asked for */
 	if (sqlite3_prepare_v2(
 		    db,
-		    "INSERT OR REPLACE INTO campaigns (id, engine, cluster, "
-		    "experiment, params, created_at, finished_at) VALUES "
-		    "(?,?,?,?,?,?,?)",
+		    "INSERT INTO campaigns (id, engine, cluster, experiment, "
+		    "params, created_at, finished_at, state, error) VALUES "
+		    "(?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+		    "engine=excluded.engine, cluster=excluded.cluster, "
+		    "experiment=excluded.experiment, params=excluded.params, "
+		    "created_at=excluded.created_at, "
+		    "finished_at=excluded.finished_at, state=excluded.state, "
+		    "error=excluded.error",
 		    -1, &s, NULL) != SQLITE_OK)
 		goto rollback;
 	if (bind_json_text(s, 1, json_object_get(r->c, "id")) ||
@@ -230,6 +388,8 @@ static int record_locked(struct sqlite3 *db, void *arg)
 	    sqlite3_bind_text(s, 5, params, -1, SQLITE_STATIC) ||
 	    bind_json_text(s, 6, json_object_get(r->c, "created_at")) ||
 	    bind_json_text(s, 7, json_object_get(r->c, "finished_at")) ||
+	    bind_json_text(s, 8, json_object_get(r->c, "state")) ||
+	    bind_json_text(s, 9, json_object_get(r->c, "error")) ||
 	    sqlite3_step(s) != SQLITE_DONE)
 		goto rollback;
 	sqlite3_finalize(s);
@@ -244,25 +404,9 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		json_t *f = json_object_get(n, "features");
 		/* none given: "[]" below (a json_array() here leaked) */
 		char *features = f ? json_dumps(f, JSON_COMPACT) : NULL;
-		json_t *run = json_object_get(n, "run_id");
 		if (f && !features)
 			goto nomem;
-		sqlite3_reset(s);
-		sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
-		rc = bind_json_text(s, 3, json_object_get(n, "node")) ||
-		     bind_json_text(s, 4, json_object_get(n, "state")) ||
-		     bind_json_text(s, 5, json_object_get(n, "reason")) ||
-		     bind_json_text(s, 6, json_object_get(n, "job_id")) ||
-		     bind_json_text(s, 7, json_object_get(n, "partition")) ||
-		     sqlite3_bind_text(s, 8, features ? features : "[]", -1,
-				       SQLITE_TRANSIENT);
-		sqlite3_bind_int(s, 9,
-				 json_is_true(json_object_get(n, "exclusive")));
-		if (json_is_integer(run))
-			sqlite3_bind_int64(s, 10, json_integer_value(run));
-		else
-			sqlite3_bind_null(s, 10);
+		rc = bind_node(s, id, i, n, have, features);
 		free(features);
 		if (rc || sqlite3_step(s) != SQLITE_DONE)
 			goto rollback;
@@ -272,6 +416,7 @@ static int record_locked(struct sqlite3 *db, void *arg)
 	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto rollback;
 	free(params);
+	json_decref(have);
 	return 0;
 nomem:
 	errinfo_set(r->err, NULL, "cannot record campaign '%s': out of memory",
@@ -279,6 +424,7 @@ nomem:
 	sqlite3_finalize(s);
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	free(params);
+	json_decref(have);
 	return -ENOMEM;
 rollback:
 	errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
@@ -286,6 +432,7 @@ rollback:
 	sqlite3_finalize(s);
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	free(params);
+	json_decref(have);
 	return -EIO;
 fail:
 	errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
@@ -354,30 +501,70 @@ static int has_campaigns(sqlite3 *db)
 	return found;
 }
 
+/*
+ * A campaign's state: the one it recorded, or (a record from before
+ * campaigns said theirs) running until it finished, then failed when a
+ * node failed.
+ */
+static json_t *state_of(sqlite3_stmt *s, int col_state, int col_finished,
+			int64_t failed)
+{
+	const char *state = (const char *)sqlite3_column_text(s, col_state);
+
+	if (state)
+		return json_string(state);
+	if (sqlite3_column_type(s, col_finished) == SQLITE_NULL)
+		return json_string("running");
+	return json_string(failed ? "failed" : "done");
+}
+
+/* the live columns, or what an older store stands for them */
+#define LIVE_COLUMNS(has, p)                                                   \
+	((has) ? p "state, " p "error, " p "cancel_requested"                  \
+	       : "NULL, NULL, 0")
+
 static int list_locked(struct sqlite3 *db, void *arg)
 {
 	json_t *out = arg;
+	struct strbuf sql = STRBUF_INIT;
 	sqlite3_stmt *s;
-	int has = has_campaigns(db), rc;
+	int has = has_campaigns(db), live, rc;
 
 	if (has <= 0)
 		return has;
-	if (sqlite3_prepare_v2(
-		    db,
-		    "SELECT c.id, c.engine, c.cluster, c.experiment, c.created_at, "
-		    "c.finished_at, c.params, "
-		    "(SELECT count(*) FROM campaign_nodes n WHERE n.campaign_id=c.id), "
-		    "(SELECT count(*) FROM campaign_nodes n WHERE n.campaign_id=c.id AND n.state='done'), "
-		    "(SELECT count(*) FROM campaign_nodes n WHERE n.campaign_id=c.id AND n.state='failed') "
-		    "FROM campaigns c ORDER BY c.created_at DESC, c.id DESC",
-		    -1, &s, NULL) != SQLITE_OK)
+	live = has_live_columns(db);
+	if (live < 0)
+		return -EIO;
+	strbuf_addf(&sql,
+		    "SELECT c.id, c.engine, c.cluster, c.experiment, "
+		    "c.created_at, c.finished_at, c.params, "
+		    "coalesce(n.total, 0), coalesce(n.done, 0), "
+		    "coalesce(n.failed, 0), coalesce(n.running, 0), "
+		    "coalesce(n.pending, 0), coalesce(n.cancelled, 0), %s "
+		    "FROM campaigns c LEFT JOIN (SELECT campaign_id, "
+		    "count(*) AS total, sum(state='done') AS done, "
+		    "sum(state='failed') AS failed, sum(state='running') AS "
+		    "running, sum(state='pending') AS pending, "
+		    "sum(state='cancelled') AS cancelled FROM campaign_nodes "
+		    "GROUP BY campaign_id) n ON n.campaign_id=c.id "
+		    "ORDER BY c.created_at DESC, c.id DESC",
+		    LIVE_COLUMNS(live, "c."));
+	if (sql.oom) {
+		strbuf_release(&sql);
+		return -ENOMEM;
+	}
+	rc = sqlite3_prepare_v2(db, sql.buf, -1, &s, NULL);
+	strbuf_release(&sql);
+	if (rc != SQLITE_OK)
 		return -EIO;
 	/* a campaign left out would be a shorter list said to be whole */
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t failed = sqlite3_column_int64(s, 9);
 		if (json_array_append_new(
 			    out,
 			    json_pack(
-				    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
+				    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, "
+				    "s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:b}",
 				    "id", col(s, 0), "engine", col(s, 1),
 				    "cluster", col(s, 2), "experiment",
 				    col(s, 3), "created_at", col(s, 4),
@@ -386,11 +573,19 @@ static int list_locked(struct sqlite3 *db, void *arg)
 				    (json_int_t)sqlite3_column_int64(s, 7),
 				    "done",
 				    (json_int_t)sqlite3_column_int64(s, 8),
-				    "failed",
-				    (json_int_t)sqlite3_column_int64(s, 9)))) {
+				    "failed", (json_int_t)failed, "running",
+				    (json_int_t)sqlite3_column_int64(s, 10),
+				    "pending",
+				    (json_int_t)sqlite3_column_int64(s, 11),
+				    "cancelled",
+				    (json_int_t)sqlite3_column_int64(s, 12),
+				    "state", state_of(s, 13, 5, failed),
+				    "error", col(s, 14), "cancel_requested",
+				    sqlite3_column_int(s, 15)))) {
 			sqlite3_finalize(s);
 			return -ENOMEM;
 		}
+	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
@@ -415,8 +610,9 @@ struct get {
 /* How many nodes the campaign has, and how many in each state. */
 static int count_locked(sqlite3 *db, struct get *g)
 {
-	json_t *counts = json_pack("{s:i, s:i, s:i, s:i}", "done", 0, "failed",
-				   0, "pending", 0, "running", 0);
+	json_t *counts =
+		json_pack("{s:i, s:i, s:i, s:i, s:i}", "done", 0, "failed", 0,
+			  "pending", 0, "running", 0, "cancelled", 0);
 	json_int_t total = 0;
 	sqlite3_stmt *s;
 	int rc, bad = 0;
@@ -454,20 +650,27 @@ static int count_locked(sqlite3 *db, struct get *g)
 static int get_locked(struct sqlite3 *db, void *arg)
 {
 	struct get *g = arg;
+	struct strbuf sql = STRBUF_INIT;
 	sqlite3_stmt *s;
-	json_t *nodes;
-	int has = has_campaigns(db), rc;
+	json_t *nodes, *state;
+	int has = has_campaigns(db), live, rc;
 
 	if (has < 0)
 		return -EIO;
 	if (!has)
 		return -ENOENT;
-	if (sqlite3_prepare_v2(
-		    db,
-		    "SELECT id, engine, cluster, experiment, params, created_at, "
-		    "finished_at FROM campaigns WHERE id=?",
-		    -1, &s, NULL) != SQLITE_OK)
+	live = has_live_columns(db);
+	if (live < 0)
 		return -EIO;
+	strbuf_addf(&sql,
+		    "SELECT id, engine, cluster, experiment, params, created_at, "
+		    "finished_at, %s FROM campaigns WHERE id=?",
+		    LIVE_COLUMNS(live, ""));
+	rc = sql.oom ? SQLITE_NOMEM
+		     : sqlite3_prepare_v2(db, sql.buf, -1, &s, NULL);
+	strbuf_release(&sql);
+	if (rc != SQLITE_OK)
+		return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
 	sqlite3_bind_text(s, 1, g->id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_ROW) {
@@ -476,16 +679,37 @@ static int get_locked(struct sqlite3 *db, void *arg)
 		return rc == SQLITE_DONE ? -ENOENT : -EIO;
 	}
 	nodes = json_array();
-	g->c = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id",
-			 col(s, 0), "engine", col(s, 1), "cluster", col(s, 2),
-			 "experiment", col(s, 3), "params",
+	/* the state after the counts: an old record's is made of them */
+	state = sqlite3_column_type(s, 7) == SQLITE_NULL
+			? NULL
+			: json_string((const char *)sqlite3_column_text(s, 7));
+	g->c = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
+			 "id", col(s, 0), "engine", col(s, 1), "cluster",
+			 col(s, 2), "experiment", col(s, 3), "params",
 			 col_json(s, 4, json_object()), "created_at", col(s, 5),
-			 "finished_at", col(s, 6), "nodes", nodes);
+			 "finished_at", col(s, 6), "nodes", nodes, "error",
+			 col(s, 8), "cancel_requested",
+			 sqlite3_column_int(s, 9));
 	sqlite3_finalize(s);
-	if (!g->c)
+	if (!g->c) {
+		json_decref(state);
 		return -ENOMEM;
-	if ((rc = count_locked(db, g)))
+	}
+	if ((rc = count_locked(db, g))) {
+		json_decref(state);
 		return rc;
+	}
+	if (!state) {
+		json_t *counts = json_object_get(g->c, "counts");
+		state = json_string(
+			json_is_null(json_object_get(g->c, "finished_at"))
+				? "running"
+			: json_integer_value(json_object_get(counts, "failed"))
+				? "failed"
+				: "done");
+	}
+	if (json_object_set_new(g->c, "state", state))
+		return -ENOMEM;
 	if (sqlite3_prepare_v2(
 		    db,
 		    "SELECT node, state, reason, job_id, partition, features, "
@@ -559,4 +783,184 @@ json_t *campaigns_get(struct store *st, const char *id, int64_t offset,
 		json_decref(run);
 	}
 	return g.c;
+}
+
+struct node_set {
+	const char *id, *node;
+	const struct campaign_node_update *u;
+	int64_t run_id; /* in: the run to give it, 0 none; out: its run */
+};
+
+/* -ENOENT naming which is unknown: the campaign or its node */
+static int unknown(sqlite3 *db, const char *id)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM campaigns WHERE id=?", -1,
+			       &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? -ESRCH : rc == SQLITE_DONE ? -ENOENT : -EIO;
+}
+
+static int node_run_locked(sqlite3 *db, void *arg)
+{
+	struct node_set *ns = arg;
+	sqlite3_stmt *s;
+	int has = has_campaigns(db), rc;
+
+	if (has <= 0)
+		return has < 0 ? -EIO : -ENOENT;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT run_id FROM campaign_nodes WHERE "
+			       "campaign_id=? AND node=?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(s, 1, ns->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, ns->node, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	ns->run_id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
+	if (rc == SQLITE_DONE)
+		return unknown(db, ns->id);
+	return rc == SQLITE_ROW ? 0 : -EIO;
+}
+
+int campaigns_node_run(struct store *st, const char *id, const char *node,
+		       int64_t *run_id)
+{
+	struct node_set ns = {id, node, NULL, 0};
+	int rc = store_with_db(st, node_run_locked, &ns);
+
+	*run_id = ns.run_id;
+	return rc;
+}
+
+static int node_set_locked(sqlite3 *db, void *arg)
+{
+	struct node_set *ns = arg;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (ensure_schema(db) != SQLITE_OK)
+		return -EIO;
+	/* a run a node has is its own: a later one does not replace it */
+	if (sqlite3_prepare_v2(
+		    db,
+		    "UPDATE campaign_nodes SET state=?, reason=?, "
+		    "job_id=coalesce(?, job_id), "
+		    "run_id=coalesce(run_id, ?) WHERE campaign_id=? AND node=?",
+		    -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(s, 1, ns->u->state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, ns->u->reason, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, ns->u->job_id, -1, SQLITE_STATIC);
+	if (ns->run_id)
+		sqlite3_bind_int64(s, 4, ns->run_id);
+	else
+		sqlite3_bind_null(s, 4);
+	sqlite3_bind_text(s, 5, ns->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, ns->node, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return -EIO;
+	if (!sqlite3_changes(db))
+		return unknown(db, ns->id);
+	return node_run_locked(db, ns);
+}
+
+int campaigns_node_set(struct store *st, const char *id, const char *node,
+		       const struct campaign_node_update *u, int64_t *run_id,
+		       struct errinfo *err)
+{
+	struct node_set ns = {id, node, u, *run_id};
+	int rc = store_write_with_db(st, node_set_locked, &ns, err);
+
+	*run_id = ns.run_id;
+	if (rc == -ENOENT)
+		errinfo_set(err, "id", "unknown campaign id '%.80s'", id);
+	else if (rc == -ESRCH)
+		errinfo_set(err, "node", "campaign '%.80s' has no node '%.80s'",
+			    id, node);
+	else if (rc == -EIO)
+		errinfo_set(err, NULL, "cannot record node '%.80s' of '%.80s'",
+			    node, id);
+	return rc;
+}
+
+struct ending {
+	const char *id, *state, *error;
+	int only_running;
+};
+
+static int end_locked(sqlite3 *db, void *arg)
+{
+	struct ending *e = arg;
+	char now[40];
+	sqlite3_stmt *s;
+	int rc;
+
+	if (ensure_schema(db) != SQLITE_OK)
+		return -EIO;
+	store_timestamp(now, sizeof(now));
+	if (sqlite3_prepare_v2(
+		    db,
+		    e->only_running
+			    ? "UPDATE campaigns SET state=?, error=?, "
+			      "finished_at=? WHERE id=? AND "
+			      "(state IS NULL OR state='running')"
+			    : "UPDATE campaigns SET cancel_requested=1 WHERE id=?",
+		    -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	if (e->only_running) {
+		sqlite3_bind_text(s, 1, e->state, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 2, e->error, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, now, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, 4, e->id, -1, SQLITE_STATIC);
+	} else {
+		sqlite3_bind_text(s, 1, e->id, -1, SQLITE_STATIC);
+	}
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return -EIO;
+	if (!sqlite3_changes(db))
+		return e->only_running ? 1 : -ENOENT;
+	if (!e->only_running)
+		return 0;
+	/* its nodes still waiting end with it */
+	if (sqlite3_prepare_v2(db,
+			       "UPDATE campaign_nodes SET state=?, "
+			       "reason=coalesce(reason, ?) WHERE campaign_id=? "
+			       "AND state IN ('pending', 'running')",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(s, 1, e->state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, e->error, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, e->id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int campaigns_end(struct store *st, const char *id, const char *state,
+		  const char *error, struct errinfo *err)
+{
+	struct ending e = {id, state, error, 1};
+
+	return store_write_with_db(st, end_locked, &e, err);
+}
+
+int campaigns_cancel(struct store *st, const char *id, struct errinfo *err)
+{
+	struct ending e = {id, NULL, NULL, 0};
+	int rc = store_write_with_db(st, end_locked, &e, err);
+
+	if (rc == -ENOENT)
+		errinfo_set(err, "id", "unknown campaign id '%.80s'", id);
+	return rc;
 }

@@ -44,7 +44,7 @@ class PagesTest(unittest.TestCase):
         self.assertEqual(c["nodes"][0]["node"], "n0")
         self.assertEqual((c["total"], c["offset"], c["limit"]), (2503, 0, 100))
         self.assertEqual(c["counts"], {"done": 626, "failed": 626, "pending": 626,
-                                       "running": 625})
+                                       "running": 625, "cancelled": 0})
         self.assertEqual(c["experiment"], "false_sharing")
 
     def test_offset_and_limit(self):

@@ -294,6 +294,32 @@ class OpenApiTest(SharedServerTest):
                   want=200)
         self.call("/api/campaigns/{id}", "get", "/api/campaigns/nope",
                   want=404)
+        live = dict(campaign, id="openapi-live", state="running",
+                    nodes=[{"node": "lab01", "state": "running"}])
+        self.call("/api/campaigns", "post", "/api/campaigns", live, want=201)
+        node = "/api/campaigns/{id}/nodes/{node}"
+        self.call(node, "post", "/api/campaigns/openapi-live/nodes/lab01",
+                  {"state": "failed", "reason": "ssh: connection refused"},
+                  want=200)
+        self.call(node, "post", "/api/campaigns/openapi-live/nodes/lab09",
+                  {"state": "done"}, want=404)
+        self.call(node, "post", "/api/campaigns/openapi-live/nodes/lab01",
+                  {"state": "asleep"}, want=400)
+        self.call("/api/campaigns/{id}", "delete",
+                  "/api/campaigns/openapi-live", {}, want=202)
+        ended = dict(campaign, id="openapi-ended", state="failed",
+                     error="sinfo lists no node 'n9'", nodes=[])
+        self.call("/api/campaigns", "post", "/api/campaigns", ended, want=201)
+        self.call("/api/campaigns/{id}", "delete",
+                  "/api/campaigns/openapi-ended", {}, want=409)
+        st, _, body = self.srv.request(
+            "GET", "/api/campaigns/openapi-ended/events?format=ndjson")
+        self.assertEqual(st, 200)
+        for line in body.decode().splitlines():
+            self.check("/api/campaigns/{id}/events", "get", 200,
+                       json.loads(line), "application/x-ndjson")
+        self.call("/api/campaigns/{id}/events", "get",
+                  "/api/campaigns/nope/events", want=404)
         # started without --fleet: the page cannot start campaigns here
         _, err, _ = self.call("/api/campaigns/start", "post",
                               "/api/campaigns/start",
