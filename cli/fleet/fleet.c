@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "fleet_sink.h"
 #include "jsonlimit.h"
 #include "opts.h"
 #include "registry.h"
@@ -22,6 +23,9 @@
 #include "utf8.h"
 
 static volatile sig_atomic_t interrupted;
+
+const char *const fleet_state_names[] = {"pending", "running", "done",
+					 "failed", "cancelled"};
 
 static void on_interrupt(int sig)
 {
@@ -86,20 +90,65 @@ void fleet_progress(struct fleet_campaign *c, struct fleet_node *n,
 	say(c, n, text);
 }
 
+char *fleet_node_file(const struct fleet_campaign *c,
+		      const struct fleet_node *n, const char *ext)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "%s/%s.%s", c->dir, n->name, ext);
+	if (sb.oom) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
+void fleet_changed(struct fleet_campaign *c, struct fleet_node *n)
+{
+	int with_run = n->doc != NULL;
+
+	if (!c->live)
+		return;
+	if ((int)n->state == n->sent_state && !strcmp(n->job_id, n->sent_job))
+		return;
+	n->sent_state = (int)n->state;
+	snprintf(n->sent_job, sizeof(n->sent_job), "%s", n->job_id);
+	fleet_sink_node(c->sink, n, with_run);
+}
+
+static void end_node(struct fleet_campaign *c, struct fleet_node *n,
+		     enum fleet_state state, const char *fmt, va_list ap)
+{
+	char text[600];
+
+	vsnprintf(n->reason, sizeof(n->reason), fmt, ap);
+	utf8_trim(n->reason);
+	n->state = state;
+	snprintf(text, sizeof(text), "%s: %s", fleet_state_names[state],
+		 n->reason);
+	utf8_trim(text);
+	say(c, n, text);
+	fleet_changed(c, n);
+}
+
 void fleet_fail(struct fleet_campaign *c, struct fleet_node *n, const char *fmt,
 		...)
 {
-	char text[600];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(n->reason, sizeof(n->reason), fmt, ap);
+	end_node(c, n, FLEET_FAILED, fmt, ap);
 	va_end(ap);
-	utf8_trim(n->reason);
-	n->state = FLEET_FAILED;
-	snprintf(text, sizeof(text), "failed: %s", n->reason);
-	utf8_trim(text);
-	say(c, n, text);
+}
+
+void fleet_cancel(struct fleet_campaign *c, struct fleet_node *n,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	end_node(c, n, FLEET_CANCELLED, fmt, ap);
+	va_end(ap);
 }
 
 void fleet_take_document(struct fleet_campaign *c, struct fleet_node *n,
@@ -129,6 +178,7 @@ void fleet_take_document(struct fleet_campaign *c, struct fleet_node *n,
 			json_string_value(json_object_get(doc, "headline"));
 		n->state = FLEET_DONE;
 		fleet_progress(c, n, "done%s%.200s", h ? ": " : "", h ? h : "");
+		fleet_changed(c, n);
 		return;
 	}
 	const char *why = json_string_value(json_object_get(doc, "error"));
@@ -162,11 +212,26 @@ int fleet_features_match(const char *features, const char *constraint)
 	return !any;
 }
 
+const char *fleet_campaign_state(const struct fleet_campaign *c)
+{
+	int failed = 0, cancelled = c->stop && *c->stop;
+
+	if (*c->error)
+		return "failed";
+	for (int i = 0; i < c->n; i++) {
+		if (c->node[i].state < FLEET_DONE)
+			return "running";
+		failed |= c->node[i].state == FLEET_FAILED;
+		cancelled |= c->node[i].state == FLEET_CANCELLED;
+	}
+	if (cancelled)
+		return "cancelled";
+	return failed ? "failed" : *c->finished_at ? "done" : "running";
+}
+
 json_t *fleet_campaign_json(const struct fleet_campaign *c)
 {
 	json_t *params = json_object(), *nodes = json_array();
-	static const char *const states[] = {"pending", "running", "done",
-					     "failed"};
 
 	for (int i = 0; i < c->nkv; i++) {
 		const char *eq = strchr(c->kv[i], '=');
@@ -190,22 +255,25 @@ json_t *fleet_campaign_json(const struct fleet_campaign *c)
 		json_array_append_new(
 			nodes,
 			json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:o, s:b, s:o}",
-				  "node", n->name, "state", states[n->state],
-				  "reason",
-				  n->state == FLEET_FAILED ? n->reason : NULL,
+				  "node", n->name, "state",
+				  fleet_state_names[n->state], "reason",
+				  n->state >= FLEET_FAILED && *n->reason
+					  ? n->reason
+					  : NULL,
 				  "job_id", *n->job_id ? n->job_id : NULL,
 				  "partition", n->partition, "features",
 				  features, "exclusive", n->exclusive, "run_id",
 				  n->run_id ? json_integer(n->run_id)
 					    : json_null()));
 	}
-	return json_pack("{s:s, s:s, s:s?, s:s, s:o, s:s, s:s?, s:s?, s:o}",
-			 "id", c->id, "engine", c->engine, "cluster",
-			 *c->cluster ? c->cluster : NULL, "experiment",
-			 c->experiment, "params", params, "created_at",
-			 c->created_at, "finished_at",
-			 *c->finished_at ? c->finished_at : NULL, "dir", c->dir,
-			 "nodes", nodes);
+	return json_pack(
+		"{s:s, s:s, s:s?, s:s, s:o, s:s, s:s?, s:s?, s:o, s:s, s:s?}",
+		"id", c->id, "engine", c->engine, "cluster",
+		*c->cluster ? c->cluster : NULL, "experiment", c->experiment,
+		"params", params, "created_at", c->created_at, "finished_at",
+		*c->finished_at ? c->finished_at : NULL, "dir", c->dir, "nodes",
+		nodes, "state", fleet_campaign_state(c), "error",
+		*c->error ? c->error : NULL);
 }
 
 static void usage(FILE *f)
@@ -216,7 +284,7 @@ static void usage(FILE *f)
 		"          [--db FILE | --server URL [--token-file F] [--ca-file FILE]\n"
 		"          [--connect-to ADDR]] [--dir DIR]\n"
 		"          [--timeout SECONDS] [--numalab PATH] [--clush-worker WORKER]\n"
-		"          [--id ID]\n"
+		"          [--id ID] [--deliver-wait SECONDS]\n"
 		"\n"
 		"Runs `numalab run --json EXPERIMENT k=v ...` once on every node, as one\n"
 		"campaign, and imports each node's run into a store or a running server.\n"
@@ -240,6 +308,14 @@ static void usage(FILE *f)
 		"  --clush-worker W   clush -R W (exec runs locally, for tests)\n"
 		"  --id ID            the campaign's id (default: the time and a random\n"
 		"                     tag; numalab serve --fleet names its campaigns so)\n"
+		"  --deliver-wait S   at the end, keep trying to deliver for S seconds\n"
+		"                     (default 600); what is left stays in the campaign's\n"
+		"                     directory for: numalab fleet deliver DIR\n"
+		"\n"
+		"The campaign is recorded as soon as its nodes are known, each node as it\n"
+		"finishes. Each node's run is kept in the campaign's directory; a delivery\n"
+		"the server does not take (it is away) is tried again, 0.5 s later, then\n"
+		"twice as long each time, up to every 16 s.\n"
 		"Ctrl-C cancels the campaign's jobs. Exit status: 0 every node done, 1 some\n"
 		"failed (each with its reason), 2 a bad request.\n");
 }
@@ -265,8 +341,7 @@ static int check_params(const struct experiment *e, char **kv, int nkv)
 
 static void print_summary(struct fleet_campaign *c)
 {
-	static const char *const states[] = {"pending", "running", "done",
-					     "failed"};
+	const char *const *states = fleet_state_names;
 	int done = 0;
 
 	printf("\ncampaign %s (%s%s%s): %s on %d node(s)\n", c->id, c->engine,
@@ -282,7 +357,7 @@ static void print_summary(struct fleet_campaign *c)
 		if (n->run_id)
 			snprintf(run, sizeof(run), "%lld",
 				 (long long)n->run_id);
-		const char *say = n->state == FLEET_FAILED ? n->reason
+		const char *say = n->state >= FLEET_FAILED ? n->reason
 				  : h			   ? h
 							   : "";
 		/* 160 bytes at most, never the half of a character */
@@ -298,6 +373,7 @@ static void print_summary(struct fleet_campaign *c)
 struct fleet_args {
 	const struct experiment *e;
 	const char *db, *server, *token_file, *dir, *id, *ca_file, *connect_to;
+	int wait_s; /* how long deliveries are tried at the end */
 };
 
 enum {
@@ -317,6 +393,7 @@ enum {
 	FO_ALL,
 	FO_CA_FILE,
 	FO_CONNECT_TO,
+	FO_DELIVER_WAIT,
 };
 
 static const struct opt fleet_options[] = {
@@ -335,6 +412,7 @@ static const struct opt fleet_options[] = {
 	{"--all", NULL, 0, FO_ALL},
 	{"--ca-file", NULL, 1, FO_CA_FILE},
 	{"--connect-to", NULL, 1, FO_CONNECT_TO},
+	{"--deliver-wait", NULL, 1, FO_DELIVER_WAIT},
 	{"--help", "-h", 0, FO_HELP},
 	{0}};
 
@@ -411,6 +489,16 @@ static int fleet_option(struct fleet_campaign *c, struct fleet_args *o, int id,
 		break;
 	case FO_ALL:
 		c->all = 1;
+		break;
+	case FO_DELIVER_WAIT:
+		t = strtol(v, &end, 10);
+		if (*end || t < 0 || t > 7 * 86400) {
+			fprintf(stderr,
+				"numalab fleet: --deliver-wait '%s' is not a number of seconds (allowed: 0..604800)\n",
+				v);
+			return 2;
+		}
+		o->wait_s = (int)t;
 		break;
 	case FO_HELP:
 		usage(stdout);
@@ -543,6 +631,109 @@ static void scrub_token(const char *token)
 	strvec_clear(&names);
 }
 
+/* campaign.json beside the nodes' files: what `fleet deliver` sends */
+static void write_record(struct fleet_campaign *c)
+{
+	struct strbuf path = STRBUF_INIT;
+	json_t *cj = fleet_campaign_json(c);
+
+	strbuf_addf(&path, "%s/campaign.json", c->dir);
+	if (cj && !path.oom)
+		json_dump_file(cj, path.buf, JSON_INDENT(1));
+	json_decref(cj);
+	strbuf_release(&path);
+}
+
+/* The engine has its nodes, before anything runs: the campaign is
+ * recorded, on disk and where it is delivered. */
+static int planned(struct fleet_campaign *c, struct errinfo *err)
+{
+	write_record(c);
+	printf("[%6.1fs] planned %d node(s)\n", now_s() - c->t0, c->n);
+	fflush(stdout);
+	if (c->sink && fleet_sink_begin(c->sink, err) < 0)
+		return -EIO;
+	/* each node's state is sent from now on as it changes */
+	for (int i = 0; i < c->n; i++) {
+		c->node[i].sent_state = (int)c->node[i].state;
+		snprintf(c->node[i].sent_job, sizeof(c->node[i].sent_job), "%s",
+			 c->node[i].job_id);
+	}
+	c->live = 1;
+	return 0;
+}
+
+/* Where the campaign went, or why it did not, as the last lines. */
+static int delivered(struct fleet_campaign *c, const struct fleet_args *o,
+		     int left)
+{
+	if (left) {
+		fprintf(stderr,
+			"numalab fleet: %d deliver%s did not reach %s: every "
+			"node's run is kept in %s; send them with: numalab "
+			"fleet deliver %s %s %s\n",
+			left, left == 1 ? "y" : "ies", o->db ? o->db : o->server,
+			c->dir, c->dir, o->db ? "--db" : "--server",
+			o->db ? o->db : o->server);
+		return 1;
+	}
+	if (o->db)
+		printf("imported into %s (numalab serve --db %s, then "
+		       "#/campaigns/%s)\n",
+		       o->db, o->db, c->id);
+	else if (o->server)
+		printf("imported into %s/#/campaigns/%s\n", o->server, c->id);
+	return 0;
+}
+
+/*
+ * Runs the engine, then delivers what is left and the final record. A
+ * start the engine refuses is a campaign that failed with its message.
+ * Returns the exit status.
+ */
+static int run_campaign(struct fleet_campaign *c, const struct fleet_args *o)
+{
+	struct errinfo err;
+	int r, rc, left = 0;
+
+	r = !strcmp(c->engine, "slurm") ? fleet_slurm_run(c, &err)
+					: fleet_clush_run(c, &err);
+	if (r)
+		fprintf(stderr, "numalab fleet: %s\n", err.msg);
+	if (r && !c->n && !c->sink) {
+		rmdir(c->dir); /* a request refused leaves nothing behind */
+		return r == -EINVAL ? 2 : 1;
+	}
+	/* refused by the engine (not by the server, which has no record) */
+	if (r && strcmp(err.field, "server")) {
+		snprintf(c->error, sizeof(c->error), "%s", err.msg);
+		for (int i = 0; i < c->n; i++)
+			if (c->node[i].state < FLEET_DONE) {
+				c->node[i].state = FLEET_CANCELLED;
+				snprintf(c->node[i].reason,
+					 sizeof(c->node[i].reason),
+					 "not run: %s", c->error);
+			}
+	}
+	store_timestamp(c->finished_at, sizeof(c->finished_at));
+	if (c->sink && (!r || strcmp(err.field, "server")))
+		left = fleet_sink_finish(c->sink, o->wait_s);
+	write_record(c);
+	if (c->n && (!r || c->sink))
+		print_summary(c);
+	if (r)
+		return r == -EINVAL ? 2 : 1;
+	rc = delivered(c, o, left);
+	if (rc)
+		return rc;
+	if (interrupted)
+		return 130;
+	for (int i = 0; i < c->n; i++)
+		if (c->node[i].state != FLEET_DONE)
+			return 1;
+	return 0;
+}
+
 static int cmd_fleet_run(int argc, char **argv)
 {
 	struct fleet_campaign c = {0};
@@ -550,10 +741,13 @@ static int cmd_fleet_run(int argc, char **argv)
 	struct errinfo err;
 	struct strbuf sb = STRBUF_INIT;
 	char *token = NULL, *self = NULL;
+	struct fleet_conn *conn = NULL;
+	struct fleet_server srv;
 	int rc = 2;
 
 	c.kv = calloc((size_t)argc + 1, sizeof(char *));
 	c.timeout_s = 3600;
+	o.wait_s = 600;
 	if (!c.kv)
 		return 1;
 	rc = parse_args(argc, argv, &c, &o);
@@ -629,51 +823,25 @@ static int cmd_fleet_run(int argc, char **argv)
 	printf("campaign %s: %s %s through %s, files in %s\n", c.id, o.e->name,
 	       c.nkv ? "with params" : "with defaults", c.engine, c.dir);
 	fflush(stdout);
-
-	int r = !strcmp(c.engine, "slurm") ? fleet_slurm_run(&c, &err)
-					   : fleet_clush_run(&c, &err);
-	if (r) {
-		fprintf(stderr, "numalab fleet: %s\n", err.msg);
-		rc = r == -EINVAL ? 2 : 1;
-		if (!c.n)
-			rmdir(c.dir); /* a request refused leaves nothing behind
-				       */
-		goto out;
-	}
-	store_timestamp(c.finished_at, sizeof(c.finished_at));
-	if (o.db)
-		r = fleet_deliver_db(&c, o.db, &err);
-	else if (o.server)
-		r = fleet_deliver_server(
-			&c,
-			&(struct fleet_server){.url = o.server,
-					       .token = token,
-					       .ca_file = o.ca_file,
-					       .connect_to = o.connect_to},
-			&err);
-	/* the campaign's own record, beside the nodes' files */
-	json_t *cj = fleet_campaign_json(&c);
-	strbuf_reset(&sb);
-	strbuf_addf(&sb, "%s/campaign.json", c.dir);
-	if (cj)
-		json_dump_file(cj, sb.buf, JSON_INDENT(2));
-	json_decref(cj);
-	print_summary(&c);
-	if (r) {
-		fprintf(stderr, "numalab fleet: %s\n", err.msg);
-		rc = 1;
-		goto out;
-	}
-	if (o.db)
-		printf("imported into %s (numalab serve --db %s, then #/campaigns/%s)\n",
-		       o.db, o.db, c.id);
-	else if (o.server)
-		printf("imported into %s/#/campaigns/%s\n", o.server, c.id);
-	rc = interrupted ? 130 : 0;
-	for (int i = 0; i < c.n && !rc; i++)
-		if (c.node[i].state != FLEET_DONE)
+	srv = (struct fleet_server){.url = o.server,
+				    .token = token,
+				    .ca_file = o.ca_file,
+				    .connect_to = o.connect_to};
+	if (o.db || o.server) {
+		conn = fleet_conn_open(o.db, o.server ? &srv : NULL, &err);
+		c.sink = conn ? fleet_sink_new(&c, conn) : NULL;
+		if (!c.sink) {
+			fprintf(stderr, "numalab fleet: %s\n",
+				conn ? "out of memory" : err.msg);
 			rc = 1;
+			goto out;
+		}
+	}
+	c.planned = planned;
+	rc = run_campaign(&c, &o);
 out:
+	fleet_sink_free(c.sink);
+	fleet_conn_close(conn);
 	for (int i = 0; i < c.n; i++) {
 		free(c.node[i].name);
 		free(c.node[i].partition);
@@ -697,7 +865,10 @@ int cmd_fleet(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_fleet_run(argc - 1, argv + 1);
-	fprintf(stderr, "numalab fleet: unknown command '%s' (commands: run)\n",
+	if (!strcmp(argv[1], "deliver"))
+		return fleet_deliver_cmd(argc - 1, argv + 1);
+	fprintf(stderr,
+		"numalab fleet: unknown command '%s' (commands: run, deliver)\n",
 		argv[1]);
 	return 2;
 }

@@ -9,7 +9,18 @@
 
 #include "errinfo.h"
 
-enum fleet_state { FLEET_PENDING, FLEET_RUNNING, FLEET_DONE, FLEET_FAILED };
+enum fleet_state {
+	FLEET_PENDING,
+	FLEET_RUNNING,
+	FLEET_DONE,
+	FLEET_FAILED,
+	FLEET_CANCELLED
+};
+
+/* The names the store and the API give the states, by enum fleet_state. */
+extern const char *const fleet_state_names[];
+
+struct fleet_sink;
 
 struct fleet_node {
 	char *name; /* as the engine knows it */
@@ -22,6 +33,9 @@ struct fleet_node {
 	int exclusive;
 	json_t *doc;	/* its run document, once collected */
 	int64_t run_id; /* once imported; 0 before */
+	/* what was last handed to the sink, to hand over changes only */
+	int sent_state;
+	char sent_job[32];
 };
 
 struct fleet_campaign {
@@ -41,8 +55,16 @@ struct fleet_campaign {
 	int timeout_s;
 	struct fleet_node *node;
 	int n;
-	volatile sig_atomic_t *stop; /* Ctrl-C */
+	volatile sig_atomic_t *stop; /* Ctrl-C, SIGTERM, a cancel asked for */
+	const char *stopped_by;	     /* what stop says: "Ctrl-C", ... */
 	double t0;
+	char error[600]; /* why the engine refused the whole campaign */
+	/* where each change goes as it happens (NULL: nowhere), and what
+	 * the engines call once they know their nodes, before any runs:
+	 * nonzero (err set) stops the campaign there */
+	struct fleet_sink *sink;
+	int live; /* planned: changes go to the sink from now on */
+	int (*planned)(struct fleet_campaign *c, struct errinfo *err);
 };
 
 /* Adds a node to c; 0 or -ENOMEM. */
@@ -51,6 +73,12 @@ int fleet_node_add(struct fleet_campaign *c, const char *name,
 /* Says what n is doing now ("job 12 pending (Resources)"), once per change. */
 void fleet_progress(struct fleet_campaign *c, struct fleet_node *n,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Hands n's state to the sink when it changed (the engines call it on a
+ * job id or a start; the functions below call it themselves). */
+void fleet_changed(struct fleet_campaign *c, struct fleet_node *n);
+/* Marks n cancelled with how, and says so. */
+void fleet_cancel(struct fleet_campaign *c, struct fleet_node *n,
+		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Marks n failed with why, and says so. */
 void fleet_fail(struct fleet_campaign *c, struct fleet_node *n, const char *fmt,
 		...) __attribute__((format(printf, 3, 4)));
@@ -76,6 +104,11 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err);
 
 /* The campaign as the store and the API keep it (campaigns.h). */
 json_t *fleet_campaign_json(const struct fleet_campaign *c);
+/* Its state now: running while a node is, then done, failed or cancelled. */
+const char *fleet_campaign_state(const struct fleet_campaign *c);
+/* The path of n's file ext in the campaign's directory (to free). */
+char *fleet_node_file(const struct fleet_campaign *c,
+		      const struct fleet_node *n, const char *ext);
 
 /* A running server a campaign delivers into. */
 struct fleet_server {
@@ -95,14 +128,29 @@ struct fleet_server {
  */
 int fleet_server_check(const struct fleet_server *s, struct errinfo *err);
 
+/* `numalab fleet deliver DIR ...` (fleet_redeliver.c): its exit status. */
+int fleet_deliver_cmd(int argc, char **argv);
+
+/* A store file or a server, as fleet_sink delivers into it. */
+struct fleet_conn;
+/* NULL with err set (a store that cannot be opened). */
+struct fleet_conn *fleet_conn_open(const char *db,
+				   const struct fleet_server *srv,
+				   struct errinfo *err);
+void fleet_conn_close(struct fleet_conn *k);
 /*
- * Imports each collected document into the store at db (or the server
- * s), sets each node's run_id, then records the campaign. Over HTTPS the
- * server's certificate is always verified. 0 or -EIO with err set.
+ * One delivery: the campaign's record, or one node's state (body:
+ * {"state", "reason", "job_id", "run"}, *run_id the run it has after,
+ * *cancel whether a cancel was asked for). 0 delivered; 1 not now (the
+ * server away or busy: try again); -1 refused (why says it).
  */
-int fleet_deliver_db(struct fleet_campaign *c, const char *db,
-		     struct errinfo *err);
-int fleet_deliver_server(struct fleet_campaign *c, const struct fleet_server *s,
-			 struct errinfo *err);
+int fleet_conn_record(struct fleet_conn *k, json_t *rec, char *why,
+		      size_t whylen);
+int fleet_conn_node(struct fleet_conn *k, const char *cid, const char *node,
+		    json_t *body, int64_t *run_id, int *cancel, char *why,
+		    size_t whylen);
+/* Whether a cancel of campaign cid was asked for (0 when it cannot be
+ * read). */
+int fleet_conn_cancelled(struct fleet_conn *k, const char *cid);
 
 #endif

@@ -80,33 +80,73 @@ struct found {
 	int status;	   /* its exit code; -1: not said */
 	char tail[300];
 	int timeout;
+	int ended; /* its exit line came: taken already */
 };
+
+/* What the stream of clush's lines is read into. */
+struct reading {
+	struct byname bn;
+	struct found *fd;
+};
+
+/* The line each node's command ends with, after numalab's own output. */
+#define EXIT_LINE "numalab-fleet-exit "
+
+/* The node's output as the Slurm engine leaves it, then taken: NODE.json
+ * (its document), NODE.rc and NODE.err in the campaign's directory. */
+static void node_ended(struct fleet_campaign *c, struct fleet_node *n,
+		       struct found *f, int status)
+{
+	static const char *const ext[] = {"json", "rc", "err"};
+
+	for (int k = 0; k < 3; k++) {
+		char *path = fleet_node_file(c, n, ext[k]);
+		FILE *out = path ? fopen(path, "w") : NULL;
+		if (out) {
+			if (k == 0)
+				fputs(f->doc.len ? f->doc.buf : "", out);
+			else if (k == 1)
+				fprintf(out, "%d\n", status);
+			else
+				fprintf(out, "%s\n", f->tail);
+			fclose(out);
+		}
+		free(path);
+	}
+	f->ended = 1;
+	fleet_take_document(c, n, f->doc.len ? f->doc.buf : NULL, status,
+			    f->tail);
+	strbuf_release(&f->doc);
+}
 
 /*
  * Without -b, clush prefixes every line a node prints with "host: ", so
  * whatever a node prints lands only in its own document: a node cannot
- * forge a header that gives its text to another (a host name has no
- * space, so the first space ends the prefix).
+ * forge a header, or an exit line, that gives its text to another (a
+ * host name has no space, so the first space ends the prefix). A node's
+ * exit line ends its document: it is taken then, as the node finishes.
  */
-static void parse_out(const struct byname *bn, struct found *fd, char *out)
+static void out_line(struct fleet_campaign *c, struct reading *r, char *line)
 {
-	for (char *line = out, *next; line && *line; line = next) {
-		char *sp;
-		struct fleet_node *n;
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		sp = strchr(line, ' ');
-		if (!sp || sp == line || sp[-1] != ':')
-			continue;
-		n = find(bn, line, (size_t)(sp - 1 - line));
-		if (!n)
-			continue;
-		strbuf_addstr(&fd[n - bn->c->node].doc, sp + 1);
-		strbuf_addch(&fd[n - bn->c->node].doc, '\n');
-	}
-}
+	char *sp = strchr(line, ' ');
+	struct fleet_node *n;
+	struct found *f;
 
+	if (!sp || sp == line || sp[-1] != ':')
+		return;
+	n = find(&r->bn, line, (size_t)(sp - 1 - line));
+	if (!n)
+		return;
+	f = &r->fd[n - c->node];
+	if (f->ended)
+		return;
+	if (!strncmp(sp + 1, EXIT_LINE, strlen(EXIT_LINE))) {
+		node_ended(c, n, f, atoi(sp + 1 + strlen(EXIT_LINE)));
+		return;
+	}
+	strbuf_addstr(&f->doc, sp + 1);
+	strbuf_addch(&f->doc, '\n');
+}
 /* stderr: "host: text" from the node, "clush: host: exited with exit code N"
  * from clush */
 /* clush names hosts with the same outcome as one host list: lab[01-02] */
@@ -131,36 +171,83 @@ static void each_host(const struct byname *bn, struct found *fd,
 	strvec_clear(&names);
 }
 
-static void parse_err(const struct byname *bn, struct found *fd, char *err)
+static void err_line(const struct byname *bn, struct found *fd, char *line)
 {
-	for (char *line = err, *next; line && *line; line = next) {
-		char name[256];
-		int code;
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (sscanf(line, "clush: %255[^:]: exited with exit code %d",
-			   name, &code) == 2) {
-			each_host(bn, fd, name, code, 0);
-		} else if (sscanf(line, "clush: %255[^:]: command timeout",
-				  name) == 1) {
-			each_host(bn, fd, name, 0, 1);
-		} else if (sscanf(line, "%255[^:]: ", name) == 1) {
-			struct fleet_node *n = find(bn, name, strlen(name));
-			if (n)
-				snprintf(fd[n - bn->c->node].tail,
-					 sizeof(fd[0].tail), "%s",
-					 line + strlen(name) + 2);
-		}
+	char name[256];
+	int code;
+
+	if (sscanf(line, "clush: %255[^:]: exited with exit code %d", name,
+		   &code) == 2) {
+		each_host(bn, fd, name, code, 0);
+	} else if (sscanf(line, "clush: %255[^:]: command timeout", name) ==
+		   1) {
+		each_host(bn, fd, name, 0, 1);
+	} else if (sscanf(line, "%255[^:]: ", name) == 1) {
+		struct fleet_node *n = find(bn, name, strlen(name));
+		if (n)
+			snprintf(fd[n - bn->c->node].tail, sizeof(fd[0].tail),
+				 "%s", line + strlen(name) + 2);
 	}
+}
+
+static void on_line(void *arg, int stream, char *text)
+{
+	struct reading *r = arg;
+
+	if (stream == 0)
+		out_line(r->bn.c, r, text);
+	else
+		err_line(&r->bn, r->fd, text);
+}
+
+static int stopped(void *arg)
+{
+	struct reading *r = arg;
+
+	return *r->bn.c->stop != 0;
+}
+
+/* The remote command: numalab's document, then the exit line. */
+static void remote_command(struct fleet_campaign *c, struct strbuf *cmd)
+{
+	strbuf_addstr(cmd,
+		      "NUMALAB_FLEET_ENGINE=clush NUMALAB_FLEET_CAMPAIGN=");
+	add_quoted(cmd, c->id);
+	/* the exec worker runs every "node" here: say which one it stands for
+	 */
+	if (c->clush_worker && !strcmp(c->clush_worker, "exec"))
+		strbuf_addstr(cmd, "NUMALAB_FLEET_NODE=%h ");
+	add_quoted(cmd, c->bin);
+	strbuf_addstr(cmd, "run --json ");
+	add_quoted(cmd, c->experiment);
+	for (int i = 0; i < c->nkv; i++)
+		add_quoted(cmd, c->kv[i]);
+	strbuf_addstr(cmd, "; echo \"" EXIT_LINE "$?\"");
+}
+
+/* A node clush ended without its exit line: why. */
+static void left_over(struct fleet_campaign *c, struct fleet_node *n,
+		      struct found *f)
+{
+	if (*c->stop)
+		fleet_cancel(c, n, "cancelled (%s)",
+			     c->stopped_by ? c->stopped_by : "Ctrl-C");
+	else if (f->timeout)
+		fleet_fail(c, n, "timed out after %d s (clush -u)",
+			   c->timeout_s);
+	else if (f->status == 255)
+		fleet_fail(c, n, "ssh failed%s%s", *f->tail ? ": " : "",
+			   f->tail);
+	else
+		fleet_take_document(c, n, f->doc.len ? f->doc.buf : NULL,
+				    f->status < 0 ? 0 : f->status, f->tail);
 }
 
 int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 {
 	struct strvec names = STRVEC_INIT, av = STRVEC_INIT;
-	struct strbuf cmd = STRBUF_INIT, out = STRBUF_INIT, eout = STRBUF_INIT;
-	struct found *fd = NULL;
-	struct byname bn = {0};
+	struct strbuf cmd = STRBUF_INIT;
+	struct reading r = {0};
 	int rc;
 
 	errinfo_clear(err);
@@ -178,25 +265,26 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 	strvec_clear(&names);
 	if (rc)
 		return -ENOMEM;
-	fd = calloc((size_t)c->n, sizeof(*fd));
-	if (!fd || byname_init(&bn, c)) {
-		free(fd);
+	if (!fleet_in_path("clush")) {
+		return errinfo_set(err, "engine",
+				   "cannot run clush: it is not in PATH "
+				   "(install ClusterShell: apt install "
+				   "clustershell)"),
+		       -EIO;
+	}
+	r.fd = calloc((size_t)c->n, sizeof(*r.fd));
+	if (!r.fd || byname_init(&r.bn, c)) {
+		free(r.fd);
 		return errinfo_set(err, NULL, "out of memory");
 	}
-
-	strbuf_addstr(&cmd,
-		      "NUMALAB_FLEET_ENGINE=clush NUMALAB_FLEET_CAMPAIGN=");
-	add_quoted(&cmd, c->id);
-	/* the exec worker runs every "node" here: say which one it stands for
-	 */
-	if (c->clush_worker && !strcmp(c->clush_worker, "exec"))
-		strbuf_addstr(&cmd, "NUMALAB_FLEET_NODE=%h ");
-	add_quoted(&cmd, c->bin);
-	strbuf_addstr(&cmd, "run --json ");
-	add_quoted(&cmd, c->experiment);
-	for (int i = 0; i < c->nkv; i++)
-		add_quoted(&cmd, c->kv[i]);
-
+	for (int i = 0; i < c->n; i++) {
+		strbuf_init(&r.fd[i].doc);
+		r.fd[i].status = -1;
+		c->node[i].state = FLEET_RUNNING;
+	}
+	if (c->planned && (rc = c->planned(c, err)))
+		goto out;
+	remote_command(c, &cmd);
 	strvec_push(&av, "clush");
 	if (c->clush_worker) {
 		strvec_push(&av, "-R");
@@ -206,51 +294,24 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 	strvec_push(&av, c->nodes);
 	strvec_pushf(&av, "-u%d", c->timeout_s);
 	strvec_push(&av, cmd.buf);
-	for (int i = 0; i < c->n; i++) {
-		strbuf_init(&fd[i].doc);
-		fd[i].status = -1;
-		c->node[i].state = FLEET_RUNNING;
+	for (int i = 0; i < c->n; i++)
 		fleet_progress(c, &c->node[i], "started through clush");
-	}
-	rc = fleet_exec_opt(av.v, &out, &eout, 1);
+	rc = fleet_exec_lines(av.v, on_line, stopped, &r);
 	if (rc < 0 || rc == 127) {
-		char last[300];
-		fleet_last_line(eout.buf ? eout.buf : "", last, sizeof(last));
 		rc = errinfo_set(err, "engine", "cannot run clush: %s",
-				 *last ? last : strerror(-rc));
-		for (int i = 0; i < c->n; i++)
-			c->node[i].state = FLEET_PENDING;
+				 rc < 0 ? strerror(-rc) : "exit status 127");
 		goto out;
 	}
 	rc = 0;
-	if (out.buf)
-		parse_out(&bn, fd, out.buf);
-	if (eout.buf)
-		parse_err(&bn, fd, eout.buf);
-	for (int i = 0; i < c->n; i++) {
-		struct fleet_node *n = &c->node[i];
-		const char *doc = fd[i].doc.len ? fd[i].doc.buf : NULL;
-		if (*c->stop && !doc)
-			fleet_fail(c, n, "cancelled (Ctrl-C)");
-		else if (fd[i].timeout)
-			fleet_fail(c, n, "timed out after %d s (clush -u)",
-				   c->timeout_s);
-		else if (!doc && fd[i].status == 255)
-			fleet_fail(c, n, "ssh failed%s%s",
-				   *fd[i].tail ? ": " : "", fd[i].tail);
-		else
-			fleet_take_document(c, n, doc,
-					    fd[i].status < 0 ? 0 : fd[i].status,
-					    fd[i].tail);
-	}
+	for (int i = 0; i < c->n; i++)
+		if (!r.fd[i].ended)
+			left_over(c, &c->node[i], &r.fd[i]);
 out:
-	for (int i = 0; fd && i < c->n; i++)
-		strbuf_release(&fd[i].doc);
-	free(fd);
-	free(bn.v);
+	for (int i = 0; r.fd && i < c->n; i++)
+		strbuf_release(&r.fd[i].doc);
+	free(r.fd);
+	free(r.bn.v);
 	strvec_clear(&av);
 	strbuf_release(&cmd);
-	strbuf_release(&out);
-	strbuf_release(&eout);
 	return rc;
 }

@@ -9,55 +9,11 @@
 
 #include <curl/curl.h>
 
+#include "campaign_deliver.h"
 #include "campaigns.h"
-#include "import.h"
-#include "import_store.h"
 #include "jsonlimit.h"
 #include "store.h"
 #include "strbuf.h"
-
-static void import_failed(struct fleet_node *n, const char *why)
-{
-	/* the run stays in the campaign's directory; the node says why it is
-	 * not in the store */
-	n->state = FLEET_FAILED;
-	snprintf(n->reason, sizeof(n->reason), "its run was not imported: %s",
-		 why);
-}
-
-int fleet_deliver_db(struct fleet_campaign *c, const char *db,
-		     struct errinfo *err)
-{
-	char msg[512];
-	struct errinfo ie;
-	struct store *st = store_open(db, msg, sizeof(msg));
-	json_t *cj;
-	int rc = 0;
-
-	if (!st)
-		return errinfo_set(err, "db", "%s", msg);
-	for (int i = 0; i < c->n; i++) {
-		struct fleet_node *n = &c->node[i];
-		int64_t id;
-		if (!n->doc)
-			continue;
-		if (import_validate(n->doc, &ie)) {
-			import_failed(n, ie.msg);
-			continue;
-		}
-		if (import_store(st, n->doc, NULL, &id, &ie)) {
-			import_failed(n, ie.msg);
-			continue;
-		}
-		n->run_id = id;
-	}
-	cj = fleet_campaign_json(c);
-	if (!cj || campaigns_record(st, cj, err))
-		rc = -EIO;
-	json_decref(cj);
-	store_close(st);
-	return rc;
-}
 
 static size_t keep(char *data, size_t size, size_t n, void *arg)
 {
@@ -110,8 +66,8 @@ int fleet_server_check(const struct fleet_server *s, struct errinfo *err)
 	return 0;
 }
 
-/* POSTs doc to s's url+path; the answer's JSON into *answer. HTTP status, or
- * -EIO with why. */
+/* POSTs doc (or GETs, doc NULL) s's url+path; the answer's JSON into
+ * *answer. HTTP status, or -EIO with why. */
 static long post(const struct fleet_server *s, const char *url,
 		 const char *path, json_t *doc, json_t **answer, char *why,
 		 size_t whylen)
@@ -120,12 +76,12 @@ static long post(const struct fleet_server *s, const char *url,
 	struct curl_slist *to = NULL;
 	struct strbuf body = STRBUF_INIT, full = STRBUF_INIT;
 	struct curl_slist *h = NULL;
-	char *text = json_dumps(doc, JSON_COMPACT);
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
 	long code = -EIO;
 	CURL *cu = curl_easy_init();
 
 	*answer = NULL;
-	if (!cu || !text) {
+	if (!cu || (doc && !text)) {
 		snprintf(why, whylen, "out of memory");
 		goto out;
 	}
@@ -139,10 +95,12 @@ static long post(const struct fleet_server *s, const char *url,
 	}
 	curl_easy_setopt(cu, CURLOPT_URL, full.buf);
 	curl_easy_setopt(cu, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(cu, CURLOPT_POSTFIELDS, text);
+	if (text)
+		curl_easy_setopt(cu, CURLOPT_POSTFIELDS, text);
 	curl_easy_setopt(cu, CURLOPT_WRITEFUNCTION, keep);
 	curl_easy_setopt(cu, CURLOPT_WRITEDATA, &body);
 	curl_easy_setopt(cu, CURLOPT_TIMEOUT, 60L);
+	curl_easy_setopt(cu, CURLOPT_CONNECTTIMEOUT, 10L);
 	curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
 	/* only the two schemes, and no redirect: the token goes nowhere else */
 	curl_easy_setopt(cu, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -192,46 +150,150 @@ out:
 	return code;
 }
 
-int fleet_deliver_server(struct fleet_campaign *c, const struct fleet_server *s,
-			 struct errinfo *err)
-{
-	const char *url = s->url;
-	char why[512];
-	json_t *ans, *cj;
-	long code;
-	int rc = 0;
-	struct strbuf base = STRBUF_INIT;
+struct fleet_conn {
+	struct store *st;		/* --db */
+	const struct fleet_server *srv; /* --server */
+	struct strbuf base;		/* its url, no trailing '/' */
+};
 
-	strbuf_addstr(&base, url);
-	while (base.len && base.buf[base.len - 1] == '/')
-		strbuf_trim_end(&base, 1);
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	for (int i = 0; i < c->n; i++) {
-		struct fleet_node *n = &c->node[i];
-		if (!n->doc)
-			continue;
-		code = post(s, base.buf, "/api/runs/import", n->doc, &ans, why,
-			    sizeof(why));
-		if (code == 201 && json_is_integer(json_object_get(ans, "id")))
-			n->run_id =
-				json_integer_value(json_object_get(ans, "id"));
-		else
-			import_failed(n, code < 0 || code >= 300
-						 ? why
-						 : "the server gave no run id");
-		json_decref(ans);
+struct fleet_conn *fleet_conn_open(const char *db,
+				   const struct fleet_server *srv,
+				   struct errinfo *err)
+{
+	struct fleet_conn *k = calloc(1, sizeof(*k));
+	char msg[512];
+
+	if (!k)
+		return errinfo_set(err, NULL, "out of memory"), NULL;
+	strbuf_init(&k->base);
+	if (db) {
+		k->st = store_open(db, msg, sizeof(msg));
+		if (!k->st) {
+			errinfo_set(err, "db", "%s", msg);
+			free(k);
+			return NULL;
+		}
+		return k;
 	}
-	cj = fleet_campaign_json(c);
-	code = cj ? post(s, base.buf, "/api/campaigns", cj, &ans, why,
-			 sizeof(why))
-		  : -EIO;
-	if (code != 201)
-		rc = errinfo_set(err, "server",
-				 "cannot record the campaign: %s",
-				 code == -EIO && !cj ? "out of memory" : why);
+	k->srv = srv;
+	strbuf_addstr(&k->base, srv->url);
+	while (k->base.len && k->base.buf[k->base.len - 1] == '/')
+		strbuf_trim_end(&k->base, 1);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	return k;
+}
+
+void fleet_conn_close(struct fleet_conn *k)
+{
+	if (!k)
+		return;
+	if (k->st)
+		store_close(k->st);
+	else
+		curl_global_cleanup();
+	strbuf_release(&k->base);
+	free(k);
+}
+
+/* An HTTP status into what a delivery does next: 0 delivered, 1 try
+ * again later (the server away, busy, stopping), -1 never (refused). */
+static int outcome(long code)
+{
+	if (code >= 200 && code < 300)
+		return 0;
+	if (code < 0 || code >= 500 || code == 429 || code == 408)
+		return 1;
+	return -1;
+}
+
+int fleet_conn_record(struct fleet_conn *k, json_t *rec, char *why,
+		      size_t whylen)
+{
+	struct errinfo err;
+	json_t *ans;
+	long code;
+	int rc;
+
+	if (k->st) {
+		rc = campaigns_record(k->st, rec, &err);
+		if (rc)
+			snprintf(why, whylen, "%s", err.msg);
+		return !rc ? 0 : rc == -EINVAL ? -1 : 1;
+	}
+	code = post(k->srv, k->base.buf, "/api/campaigns", rec, &ans, why,
+		    whylen);
 	json_decref(ans);
-	json_decref(cj);
-	curl_global_cleanup();
-	strbuf_release(&base);
-	return rc ? -EIO : 0;
+	return outcome(code);
+}
+
+/* /api/campaigns/ID/nodes/NODE, each part escaped */
+static void node_path(struct strbuf *sb, const char *cid, const char *node)
+{
+	char *a = curl_easy_escape(NULL, cid, 0),
+	     *b = curl_easy_escape(NULL, node, 0);
+
+	strbuf_addf(sb, "/api/campaigns/%s/nodes/%s", a ? a : "",
+		    b ? b : "");
+	curl_free(a);
+	curl_free(b);
+}
+
+int fleet_conn_node(struct fleet_conn *k, const char *cid, const char *node,
+		    json_t *body, int64_t *run_id, int *cancel, char *why,
+		    size_t whylen)
+{
+	struct campaign_node_update u = {
+		json_string_value(json_object_get(body, "state")),
+		json_string_value(json_object_get(body, "reason")),
+		json_string_value(json_object_get(body, "job_id"))};
+	struct strbuf path = STRBUF_INIT;
+	struct errinfo err;
+	json_t *ans, *run = json_object_get(body, "run");
+	long code;
+	int rc, stored;
+
+	*run_id = 0;
+	if (k->st) {
+		rc = campaign_deliver_node(k->st, cid, node, &u,
+					   json_is_object(run) ? run : NULL,
+					   NULL, run_id, &stored, &err);
+		if (rc)
+			snprintf(why, whylen, "%s", err.msg);
+		return !rc ? 0 : rc == -ESTALE || rc == -EIO ? 1 : -1;
+	}
+	node_path(&path, cid, node);
+	code = post(k->srv, k->base.buf, path.buf, body, &ans, why, whylen);
+	strbuf_release(&path);
+	if (code == 200) {
+		json_t *id = json_object_get(ans, "run_id");
+		*run_id = json_is_integer(id) ? json_integer_value(id) : 0;
+		*cancel = json_is_true(json_object_get(ans, "cancel"));
+	}
+	json_decref(ans);
+	return outcome(code);
+}
+
+int fleet_conn_cancelled(struct fleet_conn *k, const char *cid)
+{
+	struct strbuf path = STRBUF_INIT;
+	char why[300];
+	json_t *c;
+	int yes;
+
+	if (k->st) {
+		c = campaigns_get(k->st, cid, 0, 1);
+	} else {
+		char *e = curl_easy_escape(NULL, cid, 0);
+		strbuf_addf(&path, "/api/campaigns/%s?limit=1", e ? e : "");
+		curl_free(e);
+		if (post(k->srv, k->base.buf, path.buf, NULL, &c, why,
+			 sizeof(why)) != 200) {
+			json_decref(c);
+			c = NULL;
+		}
+		strbuf_release(&path);
+	}
+	yes = json_is_true(json_object_get(c, "cancel_requested"));
+	json_decref(c);
+	return yes;
 }

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,6 +90,126 @@ int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+/* Hands each complete line of sb to line(), keeping a partial last one. */
+static void lines_of(struct strbuf *sb, int stream, int all,
+		     void (*line)(void *arg, int stream, char *text),
+		     void *arg)
+{
+	size_t start = 0;
+
+	for (size_t i = 0; i < sb->len; i++)
+		if (sb->buf[i] == '\n') {
+			sb->buf[i] = '\0';
+			line(arg, stream, sb->buf + start);
+			start = i + 1;
+		}
+	if (all && start < sb->len) {
+		line(arg, stream, sb->buf + start);
+		start = sb->len;
+	}
+	if (start) {
+		memmove(sb->buf, sb->buf + start, sb->len - start);
+		sb->len -= start;
+		sb->buf[sb->len] = '\0';
+	}
+}
+
+int fleet_exec_lines(char *const argv[],
+		     void (*line)(void *arg, int stream, char *text),
+		     int (*stop)(void *arg), void *arg)
+{
+	struct strbuf part[2] = {STRBUF_INIT, STRBUF_INIT};
+	int po[2], pe[2], status, open_fds = 2, signalled = 0;
+	pid_t pid;
+
+	if (pipe2(po, O_CLOEXEC))
+		return -errno;
+	if (pipe2(pe, O_CLOEXEC)) {
+		int e = errno;
+		close(po[0]);
+		close(po[1]);
+		return -e;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(po[0]);
+		close(po[1]);
+		close(pe[0]);
+		close(pe[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		signal(SIGINT, SIG_IGN);
+		/* clush is Python: each line as it comes, not a block later */
+		setenv("PYTHONUNBUFFERED", "1", 1);
+		dup2(null, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		execvp(argv[0], argv);
+		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+	while (open_fds) {
+		if (!signalled && stop && stop(arg)) {
+			kill(pid, SIGTERM);
+			signalled = 1;
+		}
+		int k = poll(fds, 2, 250);
+		if (k < 0 && errno != EINTR)
+			break;
+		for (int i = 0; k > 0 && i < 2; i++) {
+			char buf[65536];
+			ssize_t n;
+			if (fds[i].fd < 0 ||
+			    !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(fds[i].fd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				open_fds--;
+				lines_of(&part[i], i, 1, line, arg);
+			} else {
+				strbuf_add(&part[i], buf, (size_t)n);
+				lines_of(&part[i], i, 0, line, arg);
+			}
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
+		strbuf_release(&part[i]);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int fleet_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char full[4096];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		snprintf(full, sizeof(full), "%.*s/%s", (int)n, path, name);
+		if (n && !access(full, X_OK))
+			return 1;
+		path += n + (path[n] == ':');
+	}
+	return 0;
 }
 
 void fleet_last_line(const char *text, char *buf, size_t len)

@@ -16,6 +16,20 @@ int fleet_exec(char *const argv[], struct strbuf *out, struct strbuf *err);
 int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
 		   int interruptible);
 
+/*
+ * Runs argv as fleet_exec does, handing each line of its stdout (stream
+ * 0) and stderr (1) to line(arg, stream, text) as it comes (without its
+ * newline; a last line without one too). Every 250 ms it asks stop(arg):
+ * once true, the command is sent SIGTERM (and read to its end). Returns
+ * as fleet_exec.
+ */
+int fleet_exec_lines(char *const argv[],
+		     void (*line)(void *arg, int stream, char *text),
+		     int (*stop)(void *arg), void *arg);
+
+/* Whether name is a program in PATH. */
+int fleet_in_path(const char *name);
+
 /* The last non-empty line of text, without its newline, into buf. */
 void fleet_last_line(const char *text, char *buf, size_t len);
 

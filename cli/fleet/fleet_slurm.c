@@ -301,6 +301,7 @@ static int submit(struct fleet_campaign *c, struct fleet_node *n,
 		snprintf(n->job_id, sizeof(n->job_id), "%s", last);
 		n->exclusive = 1;
 		fleet_progress(c, n, "submitted as job %s", n->job_id);
+		fleet_changed(c, n);
 	}
 	strbuf_release(&out);
 	strbuf_release(&eout);
@@ -360,6 +361,27 @@ static double mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* "job 12 pending (Resources)": squeue's state in lower case, and its
+ * reason when it has one ("None" is none) */
+static void say_waiting(struct fleet_campaign *c, struct fleet_node *n,
+			const char *state, const char *reason)
+{
+	char lower[40];
+	size_t i;
+
+	for (i = 0; state[i] && i < sizeof(lower) - 1; i++)
+		lower[i] = (char)(state[i] >= 'A' && state[i] <= 'Z'
+					  ? state[i] - 'A' + 'a'
+					  : state[i]);
+	lower[i] = '\0';
+	if (!*reason || !strcmp(reason, "None") || !strcmp(reason, "(null)"))
+		fleet_progress(c, n, "job %s %s", n->job_id,
+			       *lower ? lower : "pending");
+	else
+		fleet_progress(c, n, "job %s %s (%s)", n->job_id,
+			       *lower ? lower : "pending", reason);
+}
+
 /* Polls squeue until every job ended, the time is up, or Ctrl-C. */
 static int follow(struct fleet_campaign *c, struct errinfo *err)
 {
@@ -387,10 +409,12 @@ static int follow(struct fleet_campaign *c, struct errinfo *err)
 			for (int i = 0; i < c->n; i++)
 				if (c->node[i].state < FLEET_DONE &&
 				    *c->node[i].job_id)
-					fleet_fail(
-						c, &c->node[i],
-						"cancelled (Ctrl-C): scancel %s",
-						c->node[i].job_id);
+					fleet_cancel(c, &c->node[i],
+						     "cancelled (%s): scancel %s",
+						     c->stopped_by
+							     ? c->stopped_by
+							     : "Ctrl-C",
+						     c->node[i].job_id);
 			strbuf_release(&ids);
 			return 0;
 		}
@@ -465,6 +489,7 @@ static int follow(struct fleet_campaign *c, struct errinfo *err)
 					n->state = FLEET_RUNNING;
 					fleet_progress(c, n, "job %s running",
 						       n->job_id);
+					fleet_changed(c, n);
 				} else if (hopeless(reason)) {
 					struct strvec sc = STRVEC_INIT;
 					strvec_push(&sc, "scancel");
@@ -476,11 +501,7 @@ static int follow(struct fleet_campaign *c, struct errinfo *err)
 						"job %s can never start: %s, cancelled",
 						n->job_id, reason);
 				} else {
-					fleet_progress(c, n, "job %s %s (%s)",
-						       n->job_id,
-						       state[0] ? state
-								: "pending",
-						       reason);
+					say_waiting(c, n, state, reason);
 				}
 			}
 		}
@@ -516,6 +537,8 @@ int fleet_slurm_run(struct fleet_campaign *c, struct errinfo *err)
 		}
 		strbuf_release(&out);
 	}
+	if (c->planned && (rc = c->planned(c, err)))
+		return rc;
 	strbuf_addf(&script, "%s/job.sh", c->dir);
 	f = fopen(script.buf, "w");
 	if (!f || fputs(job_script, f) < 0 || fclose(f) ||
