@@ -55,6 +55,10 @@ export const api = {
   campaigns: () => call('GET', '/api/campaigns'),
   // one page of a campaign's nodes, with the totals of every page
   campaign: (id, offset = 0, limit = 100) => call('GET', `/api/campaigns/${encodeURIComponent(id)}?offset=${offset}&limit=${limit}`),
+  // numalab serve --fleet: a campaign started here ({experiment, params, nodes | partition, constraint, all})
+  startCampaign: (req) => call('POST', '/api/campaigns/start', req),
+  cancelCampaign: (id) => call('DELETE', `/api/campaigns/${encodeURIComponent(id)}`),
+  campaignEventsUrl: (id) => `/api/campaigns/${encodeURIComponent(id)}/events`,
   // the classroom: its question, the class's guesses (a student's by the class link's sign-in)
   classState: () => call('GET', '/api/class'),
   classOpen: (experiment, lesson) => call('PUT', '/api/class/question', { experiment, lesson }),

@@ -11,6 +11,7 @@ import { MyRun } from './my-run.js';
 import { readRun } from './rundoc.js';
 import { signIn } from './signin.js';
 import { openStream } from './sse.js';
+import { setupFleetStart } from './fleet-start.js';
 
 const RUNS_POLL_MS = 15000; // runs started elsewhere (curl, another browser) show up within this
 
@@ -85,6 +86,7 @@ async function init() {
   window.addEventListener('hashchange', route);
   setInterval(() => { if (!document.hidden) runs.refresh(); }, RUNS_POLL_MS);
   setupClassroom({ exps: () => state.exps, current: () => state.exp, view: () => state.view, restyleCharts: () => setChartTheme(chartTheme()), form });
+  setupFleetStart($('fleet-start-box'), { form, exp: () => state.exp, role: () => state.role });
   route();
 }
 

@@ -4,6 +4,8 @@ import { ChartSet } from './charts.js';
 import { TopologyPicture, threadsOn } from './topology.js';
 import { bytes } from './format.js';
 import { commonRange } from './scale.js';
+import { api } from './api.js';
+import { readRun } from './rundoc.js';
 
 // The charts worth setting side by side: the experiment's heatmaps, or all of its charts when it has none.
 export function sideBySideSpecs(exp) {
@@ -92,17 +94,61 @@ function machineColumn(node, r, exp) {
 }
 
 // One scale for each figure across the machines' chart sets (the same colour, the same bar height, the same value),
-// or each machine its own when one is false. sets: ChartSets; ids: the figures.
-export function shareScales(sets, ids, one) {
+// or each machine its own when one is false. sets: ChartSets; ids: the figures; others: Map id -> the range of
+// the machines not on this page (so that the scale is the campaign's, not the page's), or null.
+export function shareScales(sets, ids, one, others = null) {
   for (const id of ids) {
     const views = sets.map((s) => s.chart(id)).filter(Boolean);
-    const range = one ? commonRange(views.map((v) => v.extent())) : null;
+    const range = one ? commonRange([...views.map((v) => v.extent()), others ? others.get(id) : null]) : null;
     for (const v of views) v.fix(range);
   }
 }
 
+// The range of one chart's points in a run (as a chart's extent() reads its own); r: rundoc.js's reading.
+export function runExtent(r, id) {
+  const pts = r && r.charts.get(id);
+  if (!pts) return null;
+  let lo = Infinity;
+  let hi = -Infinity;
+  const see = (v) => { if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } };
+  for (const c of pts.cells) see(c.value);
+  for (const p of pts.samples) { see(p.y); see(p.stats && p.stats.max); }
+  if (lo > 0) lo = 0;
+  return lo <= hi ? { lo, hi } : null;
+}
+
+// Ranges of every machine's run, by campaign and figure, read once a page session: {key, ranges: Map, read, of}.
+const campaignRanges = new Map();
+
+// Reads every run of a campaign (runIds: a promise of their ids), four at a time, folding each chart's range;
+// onStep(read, of) after each. Returns the Map id -> range.
+async function everyRange(wide, ids, onStep) {
+  const have = campaignRanges.get(wide.key);
+  if (have && have.done) return have.ranges;
+  const all = await wide.runIds();
+  const ranges = new Map();
+  let read = 0, next = 0;
+  const one = async () => {
+    while (next < all.length) {
+      const rid = all[next++];
+      try {
+        const r = readRun(await api.run(rid));
+        for (const id of ids) ranges.set(id, commonRange([ranges.get(id), runExtent(r, id)]));
+      } catch (e) {
+        // a run that cannot be read leaves the scale to the others
+      }
+      read++;
+      if (read % 25 === 0 || read === all.length) onStep(read, all.length);
+    }
+  };
+  await Promise.all([one(), one(), one(), one()]);
+  campaignRanges.set(wide.key, { done: true, ranges });
+  return ranges;
+}
+
 // The section of every machine side by side; runs: rundoc.js's readings of their runs (null where none); holder.sets collects the chart sets to destroy.
-export function machinesSection(nodes, runs, exp, holder) {
+// wide: {total, runIds, key} when the campaign has more machines than this page (the one scale is then every machine's), or null.
+export function machinesSection(nodes, runs, exp, holder, wide = null) {
   const grid = h('div', { class: 'campaign-machines', id: 'campaign-machines' });
   const sets = [];
   nodes.forEach((n, i) => {
@@ -114,12 +160,21 @@ export function machinesSection(nodes, runs, exp, holder) {
   const ids = sideBySideSpecs(exp).map((s) => s.id);
   const one = h('input', { type: 'checkbox', id: 'campaign-one-scale', checked: true });
   const note = h('span', { class: 'campaign-help', id: 'campaign-scale-note' });
+  let others = null;
   const apply = () => {
-    shareScales(sets, ids, one.checked);
+    shareScales(sets, ids, one.checked, others);
     note.textContent = one.checked
-      ? ' every machine’s chart of a figure uses one scale: the same colour or height is the same value'
+      ? ` every machine’s chart of a figure uses one scale${wide ? (others ? `, that of all ${wide.total} machines` : ', this page’s until every machine’s runs are read') : ''}: the same colour or height is the same value`
       : ' each machine’s chart has its own scale: compare shapes, not colours or heights, across machines';
   };
+  if (wide && ids.length) {
+    everyRange(wide, ids, (read, of) => {
+      if (one.checked && read < of) note.textContent = ` one scale: reading every machine’s run (${read} of ${of})…`;
+    }).then((r) => {
+      others = r;
+      apply();
+    }, () => {});
+  }
   one.addEventListener('change', apply);
   apply();
   return h('section', { class: 'campaign-section' }, h('h2', { text: 'Each machine: its verdict, its charts, where its threads ran' }),

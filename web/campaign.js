@@ -66,7 +66,7 @@ function sized(el, left, width) {
 export function tableCsv(nodes, rows, key, values) {
   const lines = [['component', ...nodes.map((n) => n.node)]];
   for (const r of rows) lines.push([r.label, ...r.vals]);
-  lines.push(['state', ...nodes.map((n) => (n.state === 'failed' ? `failed: ${n.reason || ''}` : n.state))]);
+  lines.push(['state', ...nodes.map((n) => (n.reason && (n.state === 'failed' || n.state === 'cancelled') ? `${n.state}: ${n.reason}` : n.state))]);
   if (key) lines.push([key, ...values.map((v) => (v === null ? '' : v))]);
   return csvText(lines);
 }
@@ -81,7 +81,7 @@ function download(name, text) {
 export async function showCampaigns(root) {
   clear(root);
   root.append(h('h1', { class: 'campaign-title run-title', text: 'Campaigns' }),
-    h('p', { class: 'campaign-help', text: 'One experiment on many machines, started with numalab fleet run (Slurm or ClusterShell) and imported here.' }));
+    h('p', { class: 'campaign-help', text: 'One experiment on many machines, started with numalab fleet run (Slurm or ClusterShell), or from an experiment’s form on a server started with --fleet; each appears here when it starts and fills as its machines finish.' }));
   let list;
   try {
     list = (await api.campaigns()).campaigns;
@@ -94,12 +94,36 @@ export async function showCampaigns(root) {
     return;
   }
   root.append(h('table', { class: 'campaign-list', id: 'campaign-list' },
-    h('thead', null, h('tr', null, ['campaign', 'experiment', 'engine', 'cluster', 'machines', 'done', 'failed', 'created'].map((t) => h('th', { text: t })))),
+    h('thead', null, h('tr', null, ['campaign', 'state', 'experiment', 'engine', 'cluster', 'machines', 'done', 'failed', 'to go', 'created'].map((t) => h('th', { text: t })))),
     h('tbody', null, list.map((c) => h('tr', null,
       h('td', null, h('a', { href: `#/campaigns/${encodeURIComponent(c.id)}`, text: c.id })),
+      h('td', { class: `campaign-state-cell state-${c.state}`, text: c.state || '–', title: c.error || '' }),
       h('td', { text: c.experiment }), h('td', { text: c.engine }), h('td', { text: c.cluster || '–' }),
       h('td', { text: c.nodes }), h('td', { text: c.done }), h('td', { class: c.failed ? 'campaign-failed' : '', text: c.failed }),
+      h('td', { text: (c.running || 0) + (c.pending || 0) }),
       h('td', { text: (c.created_at || '').replace('T', ' ').slice(0, 19) }))))));
+}
+
+// Every node of a campaign (with its run's summary), a page of 1000 at a time: for what must cover every machine.
+export async function allNodes(id, total) {
+  const out = [];
+  for (let off = 0; off < Math.max(total, 1); off += 1000) {
+    const p = await api.campaign(id, off, 1000);
+    out.push(...p.nodes);
+    if (p.nodes.length < 1000) break;
+  }
+  return out;
+}
+
+// "running · 312 of 1000 done · 2 failed": a campaign's state and how far it is.
+export function stateLine(c) {
+  const n = c.counts || {};
+  const parts = [`${c.state || 'running'}`, `${n.done || 0} of ${c.total} done`];
+  if (n.failed) parts.push(`${n.failed} failed`);
+  if (n.cancelled) parts.push(`${n.cancelled} cancelled`);
+  if (n.running) parts.push(`${n.running} running`);
+  if (n.pending) parts.push(`${n.pending} pending`);
+  return parts.join(' · ');
 }
 
 // Machines one page shows: each brings its run, and the side-by-side charts draw each one.
@@ -116,6 +140,7 @@ export function pageLine(c) {
 // ctx: {byName: experiments by name, holder: {sets: []} collecting what to destroy when the page changes}
 // offset: the first machine of the page; a campaign of any size is read one page (and its runs) at a time.
 export async function showCampaign(root, id, ctx = {}, offset = 0) {
+  if (ctx.holder) ctx.holder.offset = offset;
   let c;
   try {
     c = await api.campaign(id, offset, CAMPAIGN_PAGE);
@@ -127,7 +152,9 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
   // only this page's runs, fetched now
   const runs = await Promise.all(c.nodes.map((n) => (n.run_id ? api.run(n.run_id).then(readRun, () => null) : null)));
   const summaries = c.nodes.map((n) => readRun(n.run));
-  if (ctx.holder && ctx.holder.destroy) ctx.holder.destroy();
+  if (ctx.holder && ctx.holder.destroySets) ctx.holder.destroySets();
+  else if (ctx.holder && ctx.holder.destroy) ctx.holder.destroy();
+  const scrolled = [root.scrollTop, window.scrollY];
   clear(root);
   const params = Object.entries(c.params || {}).map(([k, v]) => `${k}=${v}`).join(' ');
   const turn = (to) => () => showCampaign(root, id, ctx, to);
@@ -135,9 +162,28 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     h('button', { type: 'button', class: 'link-button', id: 'campaign-prev', text: '‹ previous', disabled: c.offset === 0, onclick: turn(Math.max(0, c.offset - CAMPAIGN_PAGE)) }),
     ` ${pageLine(c)} `,
     h('button', { type: 'button', class: 'link-button', id: 'campaign-next', text: 'next ›', disabled: c.offset + c.nodes.length >= c.total, onclick: turn(c.offset + CAMPAIGN_PAGE) })) : null;
+  const running = c.state === 'running';
+  const cancel = running && !c.cancel_requested ? h('button', { type: 'button', class: 'link-button', id: 'campaign-cancel', text: 'cancel the campaign' }) : null;
+  if (cancel) cancel.addEventListener('click', async () => {
+    cancel.disabled = true;
+    try {
+      await api.cancelCampaign(c.id);
+      cancel.textContent = 'cancelling: its jobs are being stopped';
+    } catch (e) {
+      cancel.textContent = `not cancelled: ${e.message}`;
+    }
+  });
+  const done = (c.counts && c.total) ? Math.round((100 * ((c.counts.done || 0) + (c.counts.failed || 0) + (c.counts.cancelled || 0))) / c.total) : running ? 0 : 100;
+  const status = h('div', { class: `campaign-status state-${c.state}`, id: 'campaign-status', role: 'status' },
+    h('strong', { id: 'campaign-state', text: stateLine(c) }),
+    h('span', { class: 'campaign-progress', 'aria-hidden': 'true' }, sized(h('span', { class: 'campaign-progress-fill' }), 0, done)),
+    c.error ? h('span', { class: 'campaign-error', id: 'campaign-error', text: c.error }) : null,
+    c.cancel_requested && running ? h('span', { text: 'a cancel was asked for: its coordinator is stopping its jobs' }) : null,
+    running ? h('span', { class: 'campaign-help', text: 'live: each machine appears here as it finishes' }) : null, cancel);
   root.append(h('h1', { class: 'campaign-title run-title', id: 'campaign-title', text: `Campaign ${c.id}` }),
     h('p', { class: 'campaign-help' }, `${c.experiment} ${params} · ${c.engine}${c.cluster ? ` on cluster ${c.cluster}` : ''} · ${pageLine(c)} · `,
-      h('a', { href: '#/campaigns', text: 'all campaigns' })), pager || '');
+      h('a', { href: '#/campaigns', text: 'all campaigns' })), status, pager || '');
+  follow(root, id, ctx, c);
 
   // the machines' components: differing rows first and marked, the same ones folded
   const rows = componentRows(c.nodes);
@@ -145,7 +191,7 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     n.run_id ? h('a', { href: `#/runs/${n.run_id}`, text: n.node }) : n.node,
     warnings(n, runs[i]).length ? h('span', { class: 'campaign-warn-mark', title: warnings(n, runs[i]).join('; '), text: ' ⚠' }) : null)));
   const stateRow = h('tr', { class: 'campaign-state' }, h('th', { text: 'state' }),
-    c.nodes.map((n) => h('td', { class: `state-${n.state}`, text: n.state === 'failed' ? `failed: ${n.reason || 'no reason given'}` : n.state })));
+    c.nodes.map((n) => h('td', { class: `state-${n.state}`, text: n.state === 'failed' ? `failed: ${n.reason || 'no reason given'}` : n.state === 'cancelled' && n.reason ? `cancelled: ${n.reason}` : n.state })));
   const rowEl = (r) => h('tr', { class: r.differs ? 'differs' : 'same' }, h('th', { text: r.label }), r.vals.map((v) => h('td', { text: v })));
   const differ = rows.filter((r) => r.differs), same = rows.filter((r) => !r.differs);
   const table = h('table', { class: 'campaign-table', id: 'campaign-table' }, h('thead', null, head), h('tbody', null, stateRow, differ.map(rowEl)));
@@ -156,13 +202,41 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
   // each machine's figure for one summary key, against a baseline machine
   const keys = [];
   for (const s of summaries) for (const e of s.summary) if (typeof e.value === 'number' && !keys.includes(e.key)) keys.push(e.key);
-  const done = c.nodes.map((n, i) => i).filter((i) => c.nodes[i].run);
+  // every machine, not only this page's: read when the CSV or the baseline needs them (a page of 1000 at a time)
+  let every = null;
+  const everyone = () => {
+    if (c.total <= c.nodes.length) return Promise.resolve(c.nodes);
+    if (!every) every = allNodes(c.id, c.total).catch((e) => { every = null; throw e; });
+    return every;
+  };
   const exp = ctx.byName ? ctx.byName.get(c.experiment) : null;
   const keySel = h('select', { id: 'campaign-key', 'aria-label': 'figure' }, keys.map((k) => h('option', { value: k, text: figureLabel(k, exp) })));
   if (keys.length) keySel.value = headlineKey(keys, exp);
-  const baseSel = h('select', { id: 'campaign-baseline', 'aria-label': 'baseline' }, done.map((i) => h('option', { value: String(i), text: c.nodes[i].node })));
+  // the baseline: any machine of the campaign with a run; this page's first, the others once read
+  const baseSel = h('select', { id: 'campaign-baseline', 'aria-label': 'baseline' },
+    c.nodes.filter((n) => n.run).map((n) => h('option', { value: n.node, text: n.node })));
+  const baseRun = new Map(c.nodes.filter((n) => n.run).map((n) => [n.node, readRun(n.run)]));
+  const moreBases = () => everyone().then((all) => {
+    const have = new Set([...baseSel.options].map((o) => o.value));
+    for (const n of all) if (n.run && !have.has(n.node)) {
+      baseRun.set(n.node, readRun(n.run));
+      baseSel.append(h('option', { value: n.node, text: n.node }));
+    }
+    const note = document.getElementById('campaign-baseline-note');
+    if (note) note.textContent = ` (any of the ${baseSel.options.length} machines with a run)`;
+  }, () => {});
+  if (c.total > c.nodes.length) {
+    if (c.state !== 'running') moreBases();
+    else baseSel.addEventListener('focus', moreBases, { once: true });
+  }
+  const baseValue = (k) => {
+    const r = baseRun.get(baseSel.value);
+    const e = r && r.figures.get(k);
+    const i = c.nodes.findIndex((n) => n.node === baseSel.value);
+    return e && typeof e.value === 'number' && !(i >= 0 && disowned(k, i)) ? e.value : null;
+  };
   const bars = h('div', { class: 'campaign-bars', id: 'campaign-bars' });
-  const csvBtn = h('button', { type: 'button', class: 'link-button', id: 'campaign-csv', text: 'CSV of the table' });
+  const csvBtn = h('button', { type: 'button', class: 'link-button', id: 'campaign-csv', text: c.total > c.nodes.length ? `CSV of all ${c.total} machines` : 'CSV of the table' });
   // a figure its run's verdict disowns is no figure: it gets no bar and says why
   const disowned = (k, i) => {
     const m = runs[i] ? markIn(runs[i].marks, k) : null;
@@ -180,7 +254,7 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
       return;
     }
     const vals = valuesOf(k);
-    const base = vals[Number(baseSel.value)];
+    const base = baseValue(k);
     const unit = (summaries.map((s) => s.figures.get(k)).find(Boolean) || {}).unit || '';
     // a figure better neither way is no ratio: its bars are its values, against the largest
     const way = betterWay(k, unit);
@@ -190,7 +264,7 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
     const top = Math.max(1, ...ratios.map((r, i) => (r === null ? 0 : r * (1 + ((runs[i] && typicalSpread(runs[i])) || 0) / 2))));
     const unitText = unit === 'x' ? '×' : unit;
     bars.append(h('p', { class: 'campaign-help', text: way
-      ? `${figureLabel(k, exp)}${unitText ? ` (${unitText})` : ''} of each machine, divided by ${c.nodes[Number(baseSel.value)].node}'s (${way} is better); the whisker spans the typical 95% interval of its points`
+      ? `${figureLabel(k, exp)}${unitText ? ` (${unitText})` : ''} of each machine, divided by ${baseSel.value}'s (${way} is better); the whisker spans the typical 95% interval of its points`
       : `${figureLabel(k, exp)}${unitText ? ` (${unitText})` : ''} of each machine; better neither way, so no ratio to a baseline: each bar against the largest; the whisker spans the typical 95% interval of its points` }));
     // a warning every machine shares is said once, above the bars; under a bar only what sets its machine apart
     const all = c.nodes.map((n, i) => (n.run ? warnings(n, runs[i]) : []));
@@ -213,10 +287,53 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
   };
   keySel.addEventListener('change', draw);
   baseSel.addEventListener('change', draw);
-  csvBtn.addEventListener('click', () => download(`numalab-campaign-${c.id}.csv`, tableCsv(c.nodes, rows, keySel.value, valuesOf(keySel.value))));
-  root.append(h('section', { class: 'campaign-section' }, h('h2', { text: 'Machines' }), table, folded, csvBtn),
+  // the CSV holds every machine of the campaign, whatever page is shown
+  csvBtn.addEventListener('click', async () => {
+    csvBtn.disabled = true;
+    try {
+      const all = await everyone();
+      const k = keySel.value;
+      const vals = all.map((n) => {
+        const e = readRun(n.run).figures.get(k);
+        return e && typeof e.value === 'number' ? e.value : null;
+      });
+      download(`numalab-campaign-${c.id}.csv`, tableCsv(all, componentRows(all), k, vals));
+    } catch (e) {
+      csvBtn.textContent = `CSV not made: ${e.message}`;
+    } finally {
+      csvBtn.disabled = false;
+    }
+  });
+  root.append(h('section', { class: 'campaign-section' }, h('h2', { text: 'Machines' }),
+    h('div', { class: 'campaign-scroll', id: 'campaign-table-scroll', tabindex: '0', 'aria-label': 'the machines, side by side (scrolls)' }, table), folded, csvBtn),
     h('section', { class: 'campaign-section' }, h('h2', { text: 'Figures' }),
-      h('div', { class: 'campaign-controls' }, h('label', null, 'figure ', keySel), h('label', null, ' baseline ', baseSel)), bars),
-    machinesSection(c.nodes, runs, ctx.byName ? ctx.byName.get(c.experiment) : null, ctx.holder));
+      h('div', { class: 'campaign-controls' }, h('label', null, 'figure ', keySel), h('label', null, ' baseline ', baseSel),
+        h('span', { class: 'campaign-help', id: 'campaign-baseline-note', text: c.total > c.nodes.length ? ' (this page’s machines; the others are read when the list is opened)' : '' })), bars),
+    machinesSection(c.nodes, runs, ctx.byName ? ctx.byName.get(c.experiment) : null, ctx.holder,
+      c.total > c.nodes.length ? { total: c.total, runIds: () => everyone().then((all) => all.map((n) => n.run_id).filter(Boolean)), key: `${c.id}/${c.counts.done}/${c.counts.failed}` } : null));
   draw();
+  root.scrollTop = scrolled[0];
+  if (window.scrollY !== scrolled[1]) window.scrollTo(0, scrolled[1]);
+}
+
+// While a campaign runs its page follows its event stream and draws itself again (at most every 1.5 s).
+function follow(root, id, ctx, c) {
+  const holder = ctx.holder;
+  if (!holder || typeof EventSource === 'undefined') return;
+  if (c.state !== 'running') {
+    if (holder.es) holder.es.close();
+    holder.es = null;
+    return;
+  }
+  if (holder.es) return;
+  let timer = null;
+  const es = new EventSource(api.campaignEventsUrl(id));
+  holder.es = es;
+  es.addEventListener('campaign', () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      if (holder.es === es && document.getElementById('campaign-title')) showCampaign(root, id, ctx, holder.offset || 0);
+    }, 1500);
+  });
 }

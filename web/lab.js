@@ -34,7 +34,13 @@ export function labRoute(hash, ctx) {
   }
   m = hash.match(/^#\/campaigns\/([A-Za-z0-9._-]+)$/);
   if (m) {
-    const holder = { sets: [], destroy() { for (const s of this.sets) s.destroy(); this.sets = []; }, isFinal: () => true, id: null };
+    // sets: the chart sets of the page shown; es: the campaign's event stream while it runs
+    const holder = {
+      sets: [], es: null,
+      destroySets() { for (const s of this.sets) s.destroy(); this.sets = []; },
+      destroy() { this.destroySets(); if (this.es) this.es.close(); this.es = null; },
+      isFinal: () => true, id: null,
+    };
     ctx.setView(holder, `Campaign ${m[1]}`);
     showCampaign(ctx.results, m[1], { byName: ctx.byName, holder });
     return true;

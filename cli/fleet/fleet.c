@@ -305,7 +305,8 @@ static void usage(FILE *f)
 		"  --dir DIR          the campaign's files (default ./numalab-campaigns/ID)\n"
 		"  --timeout SECONDS  a node not done by then is cancelled (default 3600)\n"
 		"  --numalab PATH     numalab on the nodes (slurm: this binary; clush: numalab)\n"
-		"  --clush-worker W   clush -R W (exec runs locally, for tests)\n"
+		"  --clush-worker W   clush -R W (exec runs locally, for tests; default\n"
+		"                     $NUMALAB_FLEET_CLUSH_WORKER, else clush's own)\n"
 		"  --id ID            the campaign's id (default: the time and a random\n"
 		"                     tag; numalab serve --fleet names its campaigns so)\n"
 		"  --deliver-wait S   at the end, keep trying to deliver for S seconds\n"
@@ -756,6 +757,10 @@ static int cmd_fleet_run(int argc, char **argv)
 	rc = 2;
 	if (check_request(&c, &o))
 		goto out;
+	/* what serve --fleet clush hands its campaigns, from its environment */
+	if (!c.clush_worker && getenv("NUMALAB_FLEET_CLUSH_WORKER") &&
+	    *getenv("NUMALAB_FLEET_CLUSH_WORKER"))
+		c.clush_worker = getenv("NUMALAB_FLEET_CLUSH_WORKER");
 	if (o.server) {
 		if (o.token_file &&
 		    token_file_read(o.token_file, &token, &err)) {

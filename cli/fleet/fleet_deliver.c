@@ -67,7 +67,8 @@ int fleet_server_check(const struct fleet_server *s, struct errinfo *err)
 }
 
 /* POSTs doc (or GETs, doc NULL) s's url+path; the answer's JSON into
- * *answer. HTTP status, or -EIO with why. */
+ * *answer. HTTP status, or -EIO (the server cannot be reached now) or
+ * -EPROTO (it never will be so: its certificate, the URL) with why. */
 static long post(const struct fleet_server *s, const char *url,
 		 const char *path, json_t *doc, json_t **answer, char *why,
 		 size_t whylen)
@@ -120,6 +121,11 @@ static long post(const struct fleet_server *s, const char *url,
 		curl_easy_setopt(cu, CURLOPT_CONNECT_TO, to);
 	}
 	CURLcode r = curl_easy_perform(cu);
+	/* what trying again cannot mend: the certificate, the URL, TLS */
+	if (r == CURLE_PEER_FAILED_VERIFICATION || r == CURLE_SSL_CONNECT_ERROR ||
+	    r == CURLE_URL_MALFORMAT || r == CURLE_UNSUPPORTED_PROTOCOL ||
+	    r == CURLE_SSL_CACERT_BADFILE || r == CURLE_SSL_CERTPROBLEM)
+		code = -EPROTO;
 	if (r != CURLE_OK) {
 		snprintf(why, whylen, "cannot reach '%s': %s%s", full.buf,
 			 curl_easy_strerror(r),
@@ -201,6 +207,8 @@ static int outcome(long code)
 {
 	if (code >= 200 && code < 300)
 		return 0;
+	if (code == -EPROTO)
+		return -1;
 	if (code < 0 || code >= 500 || code == 429 || code == 408)
 		return 1;
 	return -1;

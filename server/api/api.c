@@ -557,7 +557,10 @@ static enum MHD_Result post_import(struct http_request *rq, void *ctx)
 /* the campaigns' handlers live in api_campaigns.c; these only pass the store */
 static enum MHD_Result list_campaigns(struct http_request *rq, void *ctx)
 {
-	return api_campaigns_list(rq, ((struct api *)ctx)->store);
+	struct api *a = ctx;
+
+	return api_campaigns_list(rq, a->store,
+				  __atomic_load_n(&a->fleet, __ATOMIC_ACQUIRE));
 }
 
 static enum MHD_Result get_campaign(struct http_request *rq, void *ctx)

@@ -12,15 +12,18 @@
 #include "campaigns.h"
 #include "stream.h"
 
-enum MHD_Result api_campaigns_list(struct http_request *rq, struct store *st)
+enum MHD_Result api_campaigns_list(struct http_request *rq, struct store *st,
+				   const struct fleet_start *fs)
 {
 	json_t *list = campaigns_list(st);
 
 	if (!list)
 		return http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 				  "cannot read the campaigns from the store");
+	/* the page offers to start one only where this server can */
 	return http_json(rq, MHD_HTTP_OK,
-			 json_pack("{s:o}", "campaigns", list));
+			 json_pack("{s:o, s:s?}", "campaigns", list, "fleet",
+				   fs ? fs->engine : NULL));
 }
 
 /* A whole number from min to max, all of s: 0, or -EINVAL. */
@@ -249,11 +252,13 @@ enum MHD_Result api_campaigns_cancel(struct http_request *rq,
 					    "cannot read campaign '%.80s'", id);
 	}
 	if (state && strcmp(state, "running")) {
+		enum MHD_Result ret = http_error(
+			rq, MHD_HTTP_CONFLICT, "id",
+			"campaign '%.80s' is %s already: there is nothing to "
+			"cancel",
+			id, state);
 		json_decref(s);
-		return http_error(rq, MHD_HTTP_CONFLICT, "id",
-				  "campaign '%.80s' is %s already: there is "
-				  "nothing to cancel",
-				  id, state);
+		return ret;
 	}
 	json_decref(s);
 	rc = campaigns_cancel(st, id, &err);

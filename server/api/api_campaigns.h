@@ -9,8 +9,10 @@
 /* The largest campaign document POST /api/campaigns takes. */
 #define CAMPAIGN_BODY_MAX (1024 * 1024)
 
-/* GET /api/campaigns: 200 {"campaigns": [...]} newest first. */
-enum MHD_Result api_campaigns_list(struct http_request *rq, struct store *st);
+/* GET /api/campaigns: 200 {"campaigns": [...], "fleet"} newest first;
+ * fleet: the engine POST /api/campaigns/start uses here, or null. */
+enum MHD_Result api_campaigns_list(struct http_request *rq, struct store *st,
+				   const struct fleet_start *fs);
 /* GET /api/campaigns/{id}: 200 the campaign with its nodes and runs, 404. */
 enum MHD_Result api_campaigns_get(struct http_request *rq, struct store *st);
 /* POST /api/campaigns: 201 {"id", "url"} or 400 naming the field. */

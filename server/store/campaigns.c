@@ -502,20 +502,27 @@ static int has_campaigns(sqlite3 *db)
 }
 
 /*
- * A campaign's state: the one it recorded, or (a record from before
- * campaigns said theirs) running until it finished, then failed when a
- * node failed.
+ * A campaign's state when its record names none (one recorded before
+ * campaigns said theirs): running while unfinished with a node still
+ * to go, then failed when a node failed, else done.
  */
+static const char *derived_state(int finished, int64_t to_go, int64_t failed)
+{
+	if (!finished && to_go)
+		return "running";
+	return failed ? "failed" : "done";
+}
+
 static json_t *state_of(sqlite3_stmt *s, int col_state, int col_finished,
-			int64_t failed)
+			int64_t failed, int64_t to_go)
 {
 	const char *state = (const char *)sqlite3_column_text(s, col_state);
 
 	if (state)
 		return json_string(state);
-	if (sqlite3_column_type(s, col_finished) == SQLITE_NULL)
-		return json_string("running");
-	return json_string(failed ? "failed" : "done");
+	return json_string(derived_state(
+		sqlite3_column_type(s, col_finished) != SQLITE_NULL, to_go,
+		failed));
 }
 
 /* the live columns, or what an older store stands for them */
@@ -579,7 +586,10 @@ static int list_locked(struct sqlite3 *db, void *arg)
 				    (json_int_t)sqlite3_column_int64(s, 11),
 				    "cancelled",
 				    (json_int_t)sqlite3_column_int64(s, 12),
-				    "state", state_of(s, 13, 5, failed),
+				    "state",
+				    state_of(s, 13, 5, failed,
+					     sqlite3_column_int64(s, 10) +
+						     sqlite3_column_int64(s, 11)),
 				    "error", col(s, 14), "cancel_requested",
 				    sqlite3_column_int(s, 15)))) {
 			sqlite3_finalize(s);
@@ -701,12 +711,12 @@ static int get_locked(struct sqlite3 *db, void *arg)
 	}
 	if (!state) {
 		json_t *counts = json_object_get(g->c, "counts");
-		state = json_string(
-			json_is_null(json_object_get(g->c, "finished_at"))
-				? "running"
-			: json_integer_value(json_object_get(counts, "failed"))
-				? "failed"
-				: "done");
+		state = json_string(derived_state(
+			!json_is_null(json_object_get(g->c, "finished_at")),
+			json_integer_value(json_object_get(counts, "running")) +
+				json_integer_value(
+					json_object_get(counts, "pending")),
+			json_integer_value(json_object_get(counts, "failed"))));
 	}
 	if (json_object_set_new(g->c, "state", state))
 		return -ENOMEM;

@@ -3,8 +3,10 @@
 Run: NUMALAB_BIN=build/numalab python3 tests/api/test_campaigns.py  (or make test-api)
 """
 
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -113,6 +115,222 @@ class StartBoundTest(unittest.TestCase):
             open(go, "w").close()
             srv.stop()
             time.sleep(0.5)
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+TOKEN = "live-teacher-token"
+CLASS = "live-class-token"
+AUTH = {"Authorization": "Bearer " + TOKEN}
+
+
+def small_run():
+    """A real run document, as a node's `numalab run --json` prints it."""
+    p = subprocess.run([os.environ.get("NUMALAB_BIN", "build/numalab"), "run", "--json",
+                        "memory_policy_semantics", "size=64K", "repeat=1", "warmup=0"],
+                       capture_output=True, text=True, timeout=120)
+    return json.loads(p.stdout)
+
+
+def wait_for(fn, ceiling=60):
+    deadline = time.time() + ceiling
+    while time.time() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.2)
+    return fn()
+
+
+class LiveTest(unittest.TestCase):
+    """A campaign from its first second: running with its nodes pending,
+    each node delivered as it ends (its run stored once however often it
+    is sent), then done, failed or cancelled; followed by its events."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="numalab-live-")
+        cls.srv = Server(cls.tmp, db=os.path.join(cls.tmp, "l.db"),
+                         args=["--token", TOKEN, "--class-token", CLASS]).start()
+        cls.run_doc = small_run()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def post(self, path, body, headers=AUTH):
+        return self.srv.json("POST", path, body, headers=headers)
+
+    def get(self, cid):
+        st, c, _ = self.srv.json("GET", "/api/campaigns/" + cid, headers=AUTH)
+        self.assertEqual(st, 200, c)
+        return c
+
+    def start(self, cid, n=3):
+        rec = {"id": cid, "engine": "clush", "experiment": "memory_policy_semantics",
+               "params": {"size": "64K"}, "created_at": "2026-12-06T04:00:00Z",
+               "state": "running", "nodes": [{"node": "lab%d" % i, "state": "pending"}
+                                             for i in range(1, n + 1)]}
+        st, ans, _ = self.post("/api/campaigns", rec)
+        self.assertEqual(st, 201, ans)
+        return rec
+
+    def test_states_from_start_to_end(self):
+        rec = self.start("states")
+        c = self.get("states")
+        self.assertEqual((c["state"], c["total"], c["counts"]["pending"]), ("running", 3, 3))
+        st, lst, _ = self.srv.json("GET", "/api/campaigns", headers=AUTH)
+        mine = [x for x in lst["campaigns"] if x["id"] == "states"][0]
+        self.assertEqual((mine["state"], mine["pending"], mine["nodes"]), ("running", 3, 3))
+        st, ans, _ = self.post("/api/campaigns/states/nodes/lab1", {"state": "running", "job_id": "17"})
+        self.assertEqual((st, ans["state"], ans["run_id"], ans["cancel"]), (200, "running", None, False))
+        st, ans, _ = self.post("/api/campaigns/states/nodes/lab1", {"state": "done", "run": self.run_doc})
+        self.assertEqual((st, ans["stored"]), (200, True), ans)
+        st, ans, _ = self.post("/api/campaigns/states/nodes/lab2", {"state": "failed", "reason": "ssh: no route to host"})
+        self.assertEqual(st, 200, ans)
+        c = self.get("states")
+        self.assertEqual(c["counts"], {"done": 1, "failed": 1, "pending": 1, "running": 0, "cancelled": 0})
+        self.assertEqual(c["state"], "running")
+        lab1 = c["nodes"][0]
+        self.assertEqual((lab1["state"], lab1["job_id"], lab1["run"]["status"]), ("done", "17", "done"))
+        self.assertEqual(c["nodes"][1]["reason"], "ssh: no route to host")
+        # the end, as the coordinator records it: the runs it knew stay
+        rec.update(state="failed", finished_at="2026-12-06T04:01:00Z",
+                   nodes=[{"node": "lab1", "state": "done"},
+                          {"node": "lab2", "state": "failed", "reason": "ssh: no route to host"},
+                          {"node": "lab3", "state": "done", "run_id": None}])
+        st, ans, _ = self.post("/api/campaigns", rec)
+        self.assertEqual(st, 201, ans)
+        c = self.get("states")
+        self.assertEqual(c["state"], "failed")
+        self.assertEqual(c["nodes"][0]["run_id"], lab1["run_id"])
+        st, err, _ = self.srv.json("DELETE", "/api/campaigns/states", {}, headers=AUTH)
+        self.assertEqual(st, 409, err)
+        self.assertIn("is failed already", err["error"])
+
+    def test_a_run_delivered_twice_is_stored_once(self):
+        self.start("twice", 1)
+        st, before, _ = self.srv.json("GET", "/api/runs?limit=1000", headers=AUTH)
+        ids = []
+        for _ in range(3):
+            st, ans, _ = self.post("/api/campaigns/twice/nodes/lab1", {"state": "done", "run": self.run_doc})
+            self.assertEqual(st, 200, ans)
+            ids.append((ans["run_id"], ans["stored"]))
+        self.assertEqual([s for _, s in ids], [True, False, False])
+        self.assertEqual(len({i for i, _ in ids}), 1)
+        st, after, _ = self.srv.json("GET", "/api/runs?limit=1000", headers=AUTH)
+        self.assertEqual(after["total"], before["total"] + 1)
+        # a record sent again without the node's run keeps it
+        rec = self.start("twice", 1)
+        self.assertEqual(self.get("twice")["nodes"][0]["run_id"], ids[0][0])
+        self.assertEqual(self.get("twice")["nodes"][0]["state"], "done")
+        st, err, _ = self.post("/api/campaigns/twice/nodes/lab9", {"state": "done"})
+        self.assertEqual((st, err["field"]), (404, "node"))
+        st, err, _ = self.post("/api/campaigns/nope/nodes/lab1", {"state": "done"})
+        self.assertEqual((st, err["error"]), (404, "unknown campaign id 'nope'"))
+        st, err, _ = self.post("/api/campaigns/twice/nodes/lab1", {"state": "asleep"})
+        self.assertEqual((st, err["field"]), (400, "state"))
+        broken = dict(self.run_doc, status="maybe")
+        self.start("broken", 1)
+        st, err, _ = self.post("/api/campaigns/broken/nodes/lab1", {"state": "done", "run": broken})
+        self.assertEqual(st, 400, err)
+        del rec
+
+    def test_cancel_and_its_events(self):
+        self.start("cancel", 2)
+        es = self.srv.conn(timeout=30)
+        es.request("GET", "/api/campaigns/cancel/events?format=ndjson", headers=AUTH)
+        resp = es.getresponse()
+        self.assertEqual(resp.status, 200)
+        first = json.loads(resp.readline())
+        self.assertEqual((first["type"], first["state"], first["total"]), ("campaign", "running", 2))
+        st, ans, _ = self.srv.json("DELETE", "/api/campaigns/cancel", {}, headers=AUTH)
+        self.assertEqual((st, ans["state"], ans["signalled"]), (202, "cancelling", False))
+        ev = json.loads(resp.readline())
+        self.assertTrue(ev["cancel_requested"])
+        st, ans, _ = self.post("/api/campaigns/cancel/nodes/lab1", {"state": "cancelled", "reason": "scancel 12"})
+        self.assertEqual((st, ans["cancel"]), (200, True))
+        ev = json.loads(resp.readline())
+        self.assertEqual((ev["node"]["node"], ev["node"]["state"], ev["counts"]["cancelled"]),
+                         ("lab1", "cancelled", 1))
+        rec = {"id": "cancel", "engine": "clush", "experiment": "memory_policy_semantics",
+               "params": {}, "created_at": "2026-12-06T04:00:00Z", "state": "cancelled",
+               "finished_at": "2026-12-06T04:00:09Z",
+               "nodes": [{"node": "lab1", "state": "cancelled", "reason": "scancel 12"},
+                         {"node": "lab2", "state": "cancelled"}]}
+        st, ans, _ = self.post("/api/campaigns", rec)
+        self.assertEqual(st, 201)
+        ev = json.loads(resp.readline())
+        self.assertEqual(ev["state"], "cancelled")
+        self.assertEqual(resp.readline(), b"")  # the stream ends with the campaign
+        es.close()
+        self.assertEqual(self.get("cancel")["state"], "cancelled")
+        # an EventSource that comes back after the end is told it is over
+        st, _, _ = self.srv.request("GET", "/api/campaigns/cancel/events?after=99", headers=AUTH)
+        self.assertEqual(st, 204)
+
+    def test_a_student_follows_but_never_starts_nor_delivers(self):
+        self.start("watched", 1)
+        student = {"Authorization": "Bearer " + CLASS}
+        st, c, _ = self.srv.json("GET", "/api/campaigns/watched", headers=student)
+        self.assertEqual(st, 200, c)
+        for method, path, body in (
+            ("POST", "/api/campaigns/start", {"experiment": "atomic_increment", "nodes": "lab1"}),
+            ("POST", "/api/campaigns/watched/nodes/lab1", {"state": "done"}),
+            ("DELETE", "/api/campaigns/watched", {}),
+            ("POST", "/api/campaigns", {"id": "x"}),
+        ):
+            st, err, _ = self.srv.json(method, path, body, headers=student)
+            self.assertEqual(st, 403, (method, path, err))
+
+
+class RefusedStartTest(unittest.TestCase):
+    """A start the engine refuses is a campaign that failed with the
+    engine's own words, there from the answer on: never a 202 that
+    vanishes."""
+
+    def start_server(self, tmp, path):
+        return Server(tmp, db=os.path.join(tmp, "r.db"), name="refused",
+                      args=["--token", TOKEN, "--fleet", "clush"],
+                      env={"PATH": path}).start()
+
+    def failed_with(self, srv, body, msg):
+        st, ans, _ = srv.json("POST", "/api/campaigns/start", body, headers=AUTH)
+        self.assertEqual(st, 202, ans)
+        # there at once, running, before its coordinator has said anything
+        st, c, _ = srv.json("GET", ans["url"], headers=AUTH)
+        self.assertEqual(st, 200, c)
+        c = wait_for(lambda: (lambda r: r if r["state"] != "running" else None)(
+            srv.json("GET", ans["url"], headers=AUTH)[1]))
+        self.assertEqual(c["state"], "failed", c)
+        self.assertIn(msg, c["error"])
+        st, lst, _ = srv.json("GET", "/api/campaigns", headers=AUTH)
+        self.assertEqual(lst["fleet"], "clush")
+        mine = [x for x in lst["campaigns"] if x["id"] == ans["id"]][0]
+        self.assertEqual((mine["state"], mine["error"]), ("failed", c["error"]))
+
+    def test_a_partition_clush_has_not(self):
+        tmp = tempfile.mkdtemp(prefix="numalab-refused-")
+        srv = self.start_server(tmp, os.environ["PATH"])
+        try:
+            self.failed_with(srv, {"experiment": "atomic_increment", "nodes": "lab01", "partition": "x"},
+                             "the clush engine knows no partitions or features (give --nodes LIST)")
+        finally:
+            srv.stop()
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_an_engine_that_is_not_installed(self):
+        tmp = tempfile.mkdtemp(prefix="numalab-noclush-")
+        bindir = os.path.join(tmp, "bin")
+        os.makedirs(bindir)
+        srv = self.start_server(tmp, bindir)
+        try:
+            self.failed_with(srv, {"experiment": "atomic_increment", "nodes": "lab[01-02]"},
+                             "cannot run clush: it is not in PATH")
+            st, lst, _ = srv.json("GET", "/api/campaigns", headers=AUTH)
+            self.assertEqual(lst["campaigns"][0]["cancelled"], 2)
+        finally:
+            srv.stop()
             shutil.rmtree(tmp, ignore_errors=True)
 
 
