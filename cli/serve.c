@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "api.h"
-#include "commands.h"
 #include "campaign_live.h"
+#include "commands.h"
 #include "fleet_start.h"
 #include "http.h"
 #include "http_tls.h"

@@ -24,8 +24,8 @@
 
 static volatile sig_atomic_t interrupted;
 
-const char *const fleet_state_names[] = {"pending", "running", "done",
-					 "failed", "cancelled"};
+const char *const fleet_state_names[] = {"pending", "running", "done", "failed",
+					 "cancelled"};
 
 static void on_interrupt(int sig)
 {
@@ -673,9 +673,9 @@ static int delivered(struct fleet_campaign *c, const struct fleet_args *o,
 			"numalab fleet: %d deliver%s did not reach %s: every "
 			"node's run is kept in %s; send them with: numalab "
 			"fleet deliver %s %s %s\n",
-			left, left == 1 ? "y" : "ies", o->db ? o->db : o->server,
-			c->dir, c->dir, o->db ? "--db" : "--server",
-			o->db ? o->db : o->server);
+			left, left == 1 ? "y" : "ies",
+			o->db ? o->db : o->server, c->dir, c->dir,
+			o->db ? "--db" : "--server", o->db ? o->db : o->server);
 		return 1;
 	}
 	if (o->db)

@@ -122,9 +122,10 @@ static long post(const struct fleet_server *s, const char *url,
 	}
 	CURLcode r = curl_easy_perform(cu);
 	/* what trying again cannot mend: the certificate, the URL, TLS */
-	if (r == CURLE_PEER_FAILED_VERIFICATION || r == CURLE_SSL_CONNECT_ERROR ||
-	    r == CURLE_URL_MALFORMAT || r == CURLE_UNSUPPORTED_PROTOCOL ||
-	    r == CURLE_SSL_CACERT_BADFILE || r == CURLE_SSL_CERTPROBLEM)
+	if (r == CURLE_PEER_FAILED_VERIFICATION ||
+	    r == CURLE_SSL_CONNECT_ERROR || r == CURLE_URL_MALFORMAT ||
+	    r == CURLE_UNSUPPORTED_PROTOCOL || r == CURLE_SSL_CACERT_BADFILE ||
+	    r == CURLE_SSL_CERTPROBLEM)
 		code = -EPROTO;
 	if (r != CURLE_OK) {
 		snprintf(why, whylen, "cannot reach '%s': %s%s", full.buf,
@@ -240,8 +241,7 @@ static void node_path(struct strbuf *sb, const char *cid, const char *node)
 	char *a = curl_easy_escape(NULL, cid, 0),
 	     *b = curl_easy_escape(NULL, node, 0);
 
-	strbuf_addf(sb, "/api/campaigns/%s/nodes/%s", a ? a : "",
-		    b ? b : "");
+	strbuf_addf(sb, "/api/campaigns/%s/nodes/%s", a ? a : "", b ? b : "");
 	curl_free(a);
 	curl_free(b);
 }

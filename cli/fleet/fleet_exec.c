@@ -94,8 +94,7 @@ int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
 
 /* Hands each complete line of sb to line(), keeping a partial last one. */
 static void lines_of(struct strbuf *sb, int stream, int all,
-		     void (*line)(void *arg, int stream, char *text),
-		     void *arg)
+		     void (*line)(void *arg, int stream, char *text), void *arg)
 {
 	size_t start = 0;
 

@@ -143,7 +143,8 @@ static int load(struct fleet_campaign *c, json_t *rec)
 	size_t i;
 
 	if (!text(rec, "id") || !text(rec, "engine") ||
-	    !text(rec, "experiment") || !json_is_array(json_object_get(rec, "nodes")))
+	    !text(rec, "experiment") ||
+	    !json_is_array(json_object_get(rec, "nodes")))
 		return 2;
 	snprintf(c->id, sizeof(c->id), "%s", text(rec, "id"));
 	snprintf(engine, sizeof(engine), "%s", text(rec, "engine"));
@@ -206,7 +207,8 @@ static int node_doc(struct fleet_campaign *c, struct fleet_node *n)
 	}
 	if (n->state < FLEET_DONE) {
 		const char *st = text(doc, "status");
-		n->state = st && !strcmp(st, "done") ? FLEET_DONE : FLEET_FAILED;
+		n->state =
+			st && !strcmp(st, "done") ? FLEET_DONE : FLEET_FAILED;
 		if (n->state == FLEET_FAILED)
 			snprintf(n->reason, sizeof(n->reason),
 				 "the run ended %s%s%s", st ? st : "unknown",
@@ -256,7 +258,8 @@ static int deliver_dir(struct fleet_campaign *c, struct deliver_args *o,
 		fprintf(stderr,
 			"numalab fleet deliver: %d deliver%s did not reach %s; "
 			"run this again when it can be reached\n",
-			left, left == 1 ? "y" : "ies", o->db ? o->db : o->server);
+			left, left == 1 ? "y" : "ies",
+			o->db ? o->db : o->server);
 		return 1;
 	}
 	rc = 0;

@@ -76,7 +76,8 @@ static void add_run(struct fleet_sink *s, struct fleet_node *n, json_t *body)
 	char *text = path ? slurp(path) : NULL;
 	json_t *doc = text ? jsonlimit_loads(text, 0, NULL, NULL) : NULL;
 
-	json_object_set_new(body, "run", json_is_object(doc) ? doc : json_null());
+	json_object_set_new(body, "run",
+			    json_is_object(doc) ? doc : json_null());
 	if (doc && !json_is_object(doc))
 		json_decref(doc);
 	free(text);
@@ -125,8 +126,8 @@ static void stop_campaign(struct fleet_sink *s)
 }
 
 /* The item at the head went (taken or refused): apply what it brought. */
-static void went(struct fleet_sink *s, struct item *it, int rc,
-		 int64_t run_id, const char *why, const char *run_refused)
+static void went(struct fleet_sink *s, struct item *it, int rc, int64_t run_id,
+		 const char *why, const char *run_refused)
 {
 	s->head = it->next;
 	if (!s->head)
@@ -139,8 +140,9 @@ static void went(struct fleet_sink *s, struct item *it, int rc,
 	if (it->node >= 0 && (rc < 0 || *run_refused) && !s->refused[it->node])
 		s->refused[it->node] = strdup(*run_refused ? run_refused : why);
 	if (it->node < 0 && rc < 0)
-		fprintf(stderr, "numalab fleet: the campaign's record was "
-				"refused: %s\n",
+		fprintf(stderr,
+			"numalab fleet: the campaign's record was "
+			"refused: %s\n",
 			why);
 	json_decref(it->body);
 	free(it);
@@ -298,7 +300,8 @@ int fleet_sink_begin(struct fleet_sink *s, struct errinfo *err)
 
 	json_decref(rec);
 	if (rc < 0)
-		return errinfo_set(err, "server", "cannot record the campaign: %s",
+		return errinfo_set(err, "server",
+				   "cannot record the campaign: %s",
 				   *why ? why : "out of memory"),
 		       -1;
 	if (rc > 0) {
@@ -317,10 +320,10 @@ void fleet_sink_node(struct fleet_sink *s, struct fleet_node *n, int with_run)
 	if (!s)
 		return;
 	push(s, (int)(n - s->c->node),
-	     json_pack("{s:s, s:s?, s:s?}", "state", fleet_state_names[n->state],
-		       "reason",
+	     json_pack("{s:s, s:s?, s:s?}", "state",
+		       fleet_state_names[n->state], "reason",
 		       n->state >= FLEET_FAILED && *n->reason ? n->reason
-							       : NULL,
+							      : NULL,
 		       "job_id", *n->job_id ? n->job_id : NULL),
 	     with_run);
 }

@@ -409,12 +409,12 @@ static int follow(struct fleet_campaign *c, struct errinfo *err)
 			for (int i = 0; i < c->n; i++)
 				if (c->node[i].state < FLEET_DONE &&
 				    *c->node[i].job_id)
-					fleet_cancel(c, &c->node[i],
-						     "cancelled (%s): scancel %s",
-						     c->stopped_by
-							     ? c->stopped_by
-							     : "Ctrl-C",
-						     c->node[i].job_id);
+					fleet_cancel(
+						c, &c->node[i],
+						"cancelled (%s): scancel %s",
+						c->stopped_by ? c->stopped_by
+							      : "Ctrl-C",
+						c->node[i].job_id);
 			strbuf_release(&ids);
 			return 0;
 		}

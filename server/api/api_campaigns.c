@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "campaign_live.h"
 #include "campaign_deliver.h"
+#include "campaign_live.h"
 #include "campaigns.h"
 #include "stream.h"
 
@@ -130,12 +130,12 @@ void api_campaigns_recorded(struct store *st, const char *id)
 	note(st, id, NULL);
 }
 
-static const char *const node_states[] = {"pending", "running", "done",
-					  "failed", "cancelled", NULL};
+static const char *const node_states[] = {"pending", "running",	  "done",
+					  "failed",  "cancelled", NULL};
 
 /* The body of a node's delivery: its state and reason, its run. */
-static int node_body(json_t *body, struct campaign_node_update *u,
-		     json_t **run, struct errinfo *err)
+static int node_body(json_t *body, struct campaign_node_update *u, json_t **run,
+		     struct errinfo *err)
 {
 	const char *key;
 	json_t *v;
@@ -204,37 +204,36 @@ enum MHD_Result api_campaigns_node(struct http_request *rq, struct store *st)
 								 : NULL,
 		&rid, &stored, &err);
 	if (rc) {
-		ret = http_error(rq,
-				 rc == -ENOENT || rc == -ESRCH
-					 ? MHD_HTTP_NOT_FOUND
-				 : rc == -EINVAL ? MHD_HTTP_BAD_REQUEST
-				 : rc == -ESTALE ? MHD_HTTP_SERVICE_UNAVAILABLE
-						 : MHD_HTTP_INTERNAL_SERVER_ERROR,
-				 *err.field ? err.field : NULL, "%s", err.msg);
+		ret = http_error(
+			rq,
+			rc == -ENOENT || rc == -ESRCH ? MHD_HTTP_NOT_FOUND
+			: rc == -EINVAL		      ? MHD_HTTP_BAD_REQUEST
+			: rc == -ESTALE ? MHD_HTTP_SERVICE_UNAVAILABLE
+					: MHD_HTTP_INTERNAL_SERVER_ERROR,
+			*err.field ? err.field : NULL, "%s", err.msg);
 		goto out;
 	}
 	s = summary(st, id);
-	json_t *changed = json_pack("{s:s, s:s, s:s?, s:o}", "node", node,
-				    "state", u.state, "reason", u.reason,
-				    "run_id",
-				    rid ? json_integer(rid) : json_null());
+	json_t *changed =
+		json_pack("{s:s, s:s, s:s?, s:o}", "node", node, "state",
+			  u.state, "reason", u.reason, "run_id",
+			  rid ? json_integer(rid) : json_null());
 	campaign_live_note(id, s, changed);
 	json_decref(changed);
-	ret = http_json(
-		rq, MHD_HTTP_OK,
-		json_pack("{s:s, s:s, s:o, s:b, s:b}", "node", node, "state",
-			  u.state, "run_id",
-			  rid ? json_integer(rid) : json_null(), "stored",
-			  stored, "cancel",
-			  json_is_true(json_object_get(s, "cancel_requested"))));
+	ret = http_json(rq, MHD_HTTP_OK,
+			json_pack("{s:s, s:s, s:o, s:b, s:b}", "node", node,
+				  "state", u.state, "run_id",
+				  rid ? json_integer(rid) : json_null(),
+				  "stored", stored, "cancel",
+				  json_is_true(json_object_get(
+					  s, "cancel_requested"))));
 	json_decref(s);
 out:
 	json_decref(body);
 	return ret;
 }
 
-enum MHD_Result api_campaigns_cancel(struct http_request *rq,
-				     struct store *st,
+enum MHD_Result api_campaigns_cancel(struct http_request *rq, struct store *st,
 				     const struct fleet_start *fs)
 {
 	const char *id = rq->capture[0];
@@ -278,8 +277,7 @@ enum MHD_Result api_campaigns_cancel(struct http_request *rq,
 				   "cancelling", "signalled", here));
 }
 
-enum MHD_Result api_campaigns_events(struct http_request *rq,
-				     struct store *st)
+enum MHD_Result api_campaigns_events(struct http_request *rq, struct store *st)
 {
 	const char *id = rq->capture[0];
 	const char *format = http_query(rq, "format");

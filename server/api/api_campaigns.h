@@ -29,13 +29,11 @@ enum MHD_Result api_campaigns_node(struct http_request *rq, struct store *st);
 /* DELETE /api/campaigns/{id}: 202 a cancel asked for (the campaign's
  * coordinator cancels its jobs and records it cancelled); 404; 409 when
  * it has ended. */
-enum MHD_Result api_campaigns_cancel(struct http_request *rq,
-				     struct store *st,
+enum MHD_Result api_campaigns_cancel(struct http_request *rq, struct store *st,
 				     const struct fleet_start *fs);
 /* GET /api/campaigns/{id}/events: a "campaign" event each time it
  * changes, SSE or NDJSON, until it ends. */
-enum MHD_Result api_campaigns_events(struct http_request *rq,
-				     struct store *st);
+enum MHD_Result api_campaigns_events(struct http_request *rq, struct store *st);
 /* Tells the campaign's followers that its record changed. */
 void api_campaigns_recorded(struct store *st, const char *id);
 

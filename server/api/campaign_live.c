@@ -26,18 +26,16 @@ static int ended(json_t *summary)
 /* The event a summary makes: what a page needs to redraw its counts. */
 static json_t *event_of(json_t *summary, json_t *node)
 {
-	return json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, "
-			 "s:O?}",
-			 "type", "campaign", "id",
-			 json_object_get(summary, "id"), "state",
-			 json_object_get(summary, "state"), "total",
-			 json_object_get(summary, "total"), "counts",
-			 json_object_get(summary, "counts"), "error",
-			 json_object_get(summary, "error"), "finished_at",
-			 json_object_get(summary, "finished_at"),
-			 "cancel_requested",
-			 json_object_get(summary, "cancel_requested"), "node",
-			 node);
+	return json_pack(
+		"{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, "
+		"s:O?}",
+		"type", "campaign", "id", json_object_get(summary, "id"),
+		"state", json_object_get(summary, "state"), "total",
+		json_object_get(summary, "total"), "counts",
+		json_object_get(summary, "counts"), "error",
+		json_object_get(summary, "error"), "finished_at",
+		json_object_get(summary, "finished_at"), "cancel_requested",
+		json_object_get(summary, "cancel_requested"), "node", node);
 }
 
 /* The slot of id (or a free one, or the oldest, its log ended); under

@@ -135,8 +135,8 @@ static void last_line(const char *path, char *buf, size_t len)
 		return;
 	fseek(f, 0, SEEK_END);
 	size = ftell(f);
-	fseek(f, size > (long)sizeof(tail) - 1 ? size - (long)sizeof(tail) + 1
-					       : 0,
+	fseek(f,
+	      size > (long)sizeof(tail) - 1 ? size - (long)sizeof(tail) + 1 : 0,
 	      SEEK_SET);
 	n = fread(tail, 1, sizeof(tail) - 1, f);
 	fclose(f);
@@ -172,9 +172,10 @@ static void *reap(void *arg)
 		if (sp->cancelled)
 			snprintf(msg, sizeof(msg), "cancelled from the page");
 		else if (WIFSIGNALED(st))
-			snprintf(msg, sizeof(msg),
-				 "numalab fleet run was killed by signal %d%s%s",
-				 WTERMSIG(st), *why ? ": " : "", why);
+			snprintf(
+				msg, sizeof(msg),
+				"numalab fleet run was killed by signal %d%s%s",
+				WTERMSIG(st), *why ? ": " : "", why);
 		else
 			snprintf(msg, sizeof(msg), "%s",
 				 *why ? why

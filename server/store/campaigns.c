@@ -131,7 +131,7 @@ static int check_node(json_t *n, size_t i, struct errinfo *err)
 	static const char *const keys[] = {"node",	"state",     "reason",
 					   "job_id",	"partition", "features",
 					   "exclusive", "run_id",    NULL};
-	static const char *const states[] = {"done",	 "failed",    "pending",
+	static const char *const states[] = {"done",	"failed",    "pending",
 					     "running", "cancelled", NULL};
 	char where[40];
 	const char *state;
@@ -175,9 +175,9 @@ static int check_node(json_t *n, size_t i, struct errinfo *err)
 int campaigns_check(json_t *c, struct errinfo *err)
 {
 	static const char *const keys[] = {
-		"id",	      "engine",	     "cluster", "experiment", "params",
-		"created_at", "finished_at", "dir",	"nodes",      "state",
-		"error",      NULL};
+		"id",	  "engine",	"cluster",     "experiment",
+		"params", "created_at", "finished_at", "dir",
+		"nodes",  "state",	"error",       NULL};
 	const char *id, *engine;
 	json_t *nodes, *n;
 	size_t i;
@@ -202,10 +202,11 @@ int campaigns_check(json_t *c, struct errinfo *err)
 	if (json_is_string(json_object_get(c, "state")) &&
 	    !campaigns_state_known(
 		    json_string_value(json_object_get(c, "state"))))
-		return errinfo_set(err, "state",
-				   "campaign state '%.40s' is not one of "
-				   "running, done, failed, cancelled",
-				   json_string_value(json_object_get(c, "state")));
+		return errinfo_set(
+			err, "state",
+			"campaign state '%.40s' is not one of "
+			"running, done, failed, cancelled",
+			json_string_value(json_object_get(c, "state")));
 	id = json_string_value(json_object_get(c, "id"));
 	if (!*id || strlen(id) > 64 ||
 	    strspn(id,
@@ -285,12 +286,12 @@ static json_t *stored_runs(sqlite3 *db, const char *id)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *node = (const char *)sqlite3_column_text(s, 0);
 		const char *state = (const char *)sqlite3_column_text(s, 2);
-		if (node && json_object_set_new(
-				    have, node,
-				    json_pack("[I, s]",
-					      (json_int_t)sqlite3_column_int64(
-						      s, 1),
-					      state ? state : "done")))
+		if (node &&
+		    json_object_set_new(
+			    have, node,
+			    json_pack("[I, s]",
+				      (json_int_t)sqlite3_column_int64(s, 1),
+				      state ? state : "done")))
 			rc = SQLITE_NOMEM;
 	}
 	sqlite3_finalize(s);
@@ -520,15 +521,14 @@ static json_t *state_of(sqlite3_stmt *s, int col_state, int col_finished,
 
 	if (state)
 		return json_string(state);
-	return json_string(derived_state(
-		sqlite3_column_type(s, col_finished) != SQLITE_NULL, to_go,
-		failed));
+	return json_string(derived_state(sqlite3_column_type(s, col_finished) !=
+						 SQLITE_NULL,
+					 to_go, failed));
 }
 
 /* the live columns, or what an older store stands for them */
 #define LIVE_COLUMNS(has, p)                                                   \
-	((has) ? p "state, " p "error, " p "cancel_requested"                  \
-	       : "NULL, NULL, 0")
+	((has) ? p "state, " p "error, " p "cancel_requested" : "NULL, NULL, 0")
 
 static int list_locked(struct sqlite3 *db, void *arg)
 {
@@ -589,7 +589,8 @@ static int list_locked(struct sqlite3 *db, void *arg)
 				    "state",
 				    state_of(s, 13, 5, failed,
 					     sqlite3_column_int64(s, 10) +
-						     sqlite3_column_int64(s, 11)),
+						     sqlite3_column_int64(s,
+									  11)),
 				    "error", col(s, 14), "cancel_requested",
 				    sqlite3_column_int(s, 15)))) {
 			sqlite3_finalize(s);
@@ -672,10 +673,11 @@ static int get_locked(struct sqlite3 *db, void *arg)
 	live = has_live_columns(db);
 	if (live < 0)
 		return -EIO;
-	strbuf_addf(&sql,
-		    "SELECT id, engine, cluster, experiment, params, created_at, "
-		    "finished_at, %s FROM campaigns WHERE id=?",
-		    LIVE_COLUMNS(live, ""));
+	strbuf_addf(
+		&sql,
+		"SELECT id, engine, cluster, experiment, params, created_at, "
+		"finished_at, %s FROM campaigns WHERE id=?",
+		LIVE_COLUMNS(live, ""));
 	rc = sql.oom ? SQLITE_NOMEM
 		     : sqlite3_prepare_v2(db, sql.buf, -1, &s, NULL);
 	strbuf_release(&sql);
@@ -807,8 +809,8 @@ static int unknown(sqlite3 *db, const char *id)
 	sqlite3_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM campaigns WHERE id=?", -1,
-			       &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM campaigns WHERE id=?", -1, &s,
+			       NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
