@@ -43,11 +43,13 @@ export class ParamForm {
   field(p, topo) {
     const id = `p-${p.name}`;
     const err = h('p', { class: 'field-error', id: `${id}-error`, role: 'alert', hidden: true });
+    // one line under the field: what it is, then what may be typed (the range in a quieter voice)
     const hintText = hint(p, topo);
-    const hintEl = hintText ? h('p', { class: 'hint', id: `${id}-hint`, text: hintText }) : null;
-    const helpEl = p.help ? h('p', { class: 'help', id: `${id}-help`, text: p.help }) : null;
-    const described = [hintEl && `${id}-hint`, helpEl && `${id}-help`, `${id}-error`].filter(Boolean).join(' ');
-    const unit = p.unit ? h('span', { class: 'unit', text: p.unit }) : null;
+    const helpEl = p.help || hintText ? h('p', { class: 'help', id: `${id}-help` }, p.help || '',
+      hintText ? h('span', { class: 'hint', text: `${p.help ? ' · ' : ''}${hintText}` }) : null) : null;
+    const described = [helpEl && `${id}-help`, `${id}-error`].filter(Boolean).join(' ');
+    // the unit beside the name, unless it only says the name again ("threads threads")
+    const unit = p.unit && p.unit !== label(p.name) ? h('span', { class: 'unit', text: p.unit }) : null;
     const wrap = h('div', { class: `field field-${p.type}`, dataset: { param: p.name } });
     let f;
 
@@ -58,7 +60,7 @@ export class ParamForm {
       f = p.type === 'enum' ? this.select(p, id, described) : this.text(p, id, described, topo);
       wrap.append(h('label', { class: 'field-label', for: id }, label(p.name), unit), f.el);
     }
-    wrap.append(...[hintEl, helpEl, err].filter(Boolean));
+    wrap.append(...[helpEl, err].filter(Boolean));
     const entry = { param: p, wrap, err, ...f };
     const mark = () => wrap.classList.toggle('changed', normal(p, entry.get()) !== normal(p, p.default));
     wrap.addEventListener('input', () => { mark(); this.clearError(p.name); });

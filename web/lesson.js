@@ -85,7 +85,7 @@ export class LessonPanel {
       h('div', { class: 'lesson-pick-row' }, h('label', { for: 'lesson-pick', text: 'Lesson' }), this.pick),
       this.question,
       this.guessRow = h('div', { class: 'lesson-guess-row' },
-        h('label', { for: 'lesson-guess', text: 'The class guesses' }), this.guess, this.guessUnit),
+        h('label', { for: 'lesson-guess', text: 'Guess, typed by the teacher' }), this.guess, this.guessUnit),
       this.live = h('section', { class: 'class-live', id: 'class-live', 'aria-label': 'the class’s guesses' }),
       this.paramsTitle = h('p', { class: 'lesson-params-title', text: 'This run will use' }), this.params,
       this.result);
@@ -199,9 +199,11 @@ export class LessonPanel {
     const l = this.lesson();
     this.el.hidden = !l;
     if (!l) return;
+    this.pick.title = l.title; // a title the picker cuts reads whole on hover
     this.question.textContent = l.question.charAt(0).toUpperCase() + l.question.slice(1);
     if (document.body.classList.contains('classroom')) this.poll();
-    this.guessUnit.textContent = unitText(l.unit);
+    // a ratio's unit in words: a lone "×" after a field reads as a button that clears it
+    this.guessUnit.textContent = l.unit === 'x' ? 'times' : unitText(l.unit);
     // an experiment page runs the lesson's params; a run's page shows what it ran
     const key = `${location.hash}|${l.id}`;
     if (!runId && this.applied !== key && document.body.classList.contains('classroom')) {
