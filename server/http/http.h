@@ -137,6 +137,20 @@ void http_stop(struct http_server *srv);
 enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 			     struct MHD_Response *resp);
 /*
+ * An answer built once and queued for many requests (libmicrohttpd counts
+ * its users): http_shareable adds the common headers but CORS (which
+ * depend on the request; those of the server, as rq's, are the same for
+ * every request) and Cache-Control; http_respond_shared queues it
+ * and leaves it to its owner. Only for a request http_needs_cors says no.
+ */
+void http_shareable(struct http_request *rq, struct MHD_Response *resp,
+		    const char *cache_control);
+enum MHD_Result http_respond_shared(struct http_request *rq,
+				    unsigned int status,
+				    struct MHD_Response *resp);
+/* Whether an answer to rq carries CORS headers of its own. */
+int http_needs_cors(struct http_request *rq);
+/*
  * Queues resp with only nosniff and Connection: close, and frees it: for a
  * request whose head left too little of the connection's memory for the
  * common headers.

@@ -14,26 +14,51 @@
  * inflating would cost more than the bytes saved */
 #define GZIP_MIN 256
 #define GZIP_LEVEL 6
+/* a browser may keep it, and asks again with the ETag */
+#define CACHE_CONTROL "private, no-cache"
 
-struct http_blob {
+/* The bytes, owned jointly by their blob and the answers made of them (an
+ * answer may still be sent after its blob is gone). */
+struct payload {
 	unsigned int refs; /* atomic */
 	char *bytes;
 	size_t len;
-	const char *type; /* a literal */
-	char etag[24];	  /* "16 hex digits" */
-	pthread_mutex_t gz_mu;
-	int gz_tried; /* under gz_mu; once set, gz and gz_len never change */
-	char *gz;     /* NULL: identity is sent */
+	char *gz; /* NULL: identity is sent */
 	size_t gz_len;
 };
+
+struct http_blob {
+	unsigned int refs; /* atomic */
+	struct payload *p;
+	const char *type; /* a literal */
+	char etag[24];	  /* "16 hex digits" */
+	pthread_mutex_t mu;
+	/* under mu; once set, never changed until the blob goes */
+	int gz_tried;
+	struct MHD_Response *ready[2]; /* identity, gzip: for any request
+					  without CORS */
+};
+
+static void payload_unref(void *cls)
+{
+	struct payload *p = cls;
+
+	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	free(p->gz);
+	free(p->bytes);
+	free(p);
+}
 
 struct http_blob *http_blob_new(char *bytes, size_t len,
 				const char *content_type)
 {
 	struct http_blob *b = calloc(1, sizeof(*b));
+	struct payload *p = b ? calloc(1, sizeof(*p)) : NULL;
 	uint64_t h = 14695981039346656037ull; /* FNV-1a */
 
-	if (!b) {
+	if (!p) {
+		free(b);
 		free(bytes);
 		return NULL;
 	}
@@ -42,11 +67,13 @@ struct http_blob *http_blob_new(char *bytes, size_t len,
 	h ^= len;
 	snprintf(b->etag, sizeof(b->etag), "\"%016llx\"",
 		 (unsigned long long)h);
+	p->refs = 1;
+	p->bytes = bytes;
+	p->len = len;
 	b->refs = 1;
-	b->bytes = bytes;
-	b->len = len;
+	b->p = p;
 	b->type = content_type;
-	pthread_mutex_init(&b->gz_mu, NULL);
+	pthread_mutex_init(&b->mu, NULL);
 	return b;
 }
 
@@ -71,15 +98,18 @@ void http_blob_unref(struct http_blob *b)
 {
 	if (!b || __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL))
 		return;
-	pthread_mutex_destroy(&b->gz_mu);
-	free(b->gz);
-	free(b->bytes);
+	/* an answer still being sent keeps its own (libmicrohttpd counts) */
+	for (int i = 0; i < 2; i++)
+		if (b->ready[i])
+			MHD_destroy_response(b->ready[i]);
+	payload_unref(b->p);
+	pthread_mutex_destroy(&b->mu);
 	free(b);
 }
 
 size_t http_blob_size(const struct http_blob *b)
 {
-	return b->len + b->gz_len;
+	return b->p->len + b->p->gz_len;
 }
 
 const char *http_blob_etag(const struct http_blob *b)
@@ -87,44 +117,85 @@ const char *http_blob_etag(const struct http_blob *b)
 	return b->etag;
 }
 
-/* The gzip copy, made on first use; NULL when it would not be smaller. */
-static const char *gzipped(struct http_blob *b, size_t *len)
+/* Makes the gzip copy, once; called with mu held. */
+static void make_gzip(struct http_blob *b)
 {
+	struct payload *p = b->p;
 	z_stream zs = {0};
 	char *out = NULL;
 	uLong cap;
 
-	pthread_mutex_lock(&b->gz_mu);
 	if (b->gz_tried)
-		goto out;
+		return;
 	b->gz_tried = 1;
-	if (b->len < GZIP_MIN ||
+	if (p->len < GZIP_MIN ||
 	    deflateInit2(&zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
-		goto out;
-	cap = deflateBound(&zs, (uLong)b->len);
+		return;
+	cap = deflateBound(&zs, (uLong)p->len);
 	out = malloc(cap);
 	if (out) {
-		zs.next_in = (Bytef *)b->bytes;
-		zs.avail_in = (uInt)b->len;
+		zs.next_in = (Bytef *)p->bytes;
+		zs.avail_in = (uInt)p->len;
 		zs.next_out = (Bytef *)out;
 		zs.avail_out = (uInt)cap;
 		if (deflate(&zs, Z_FINISH) == Z_STREAM_END &&
-		    zs.total_out < b->len) {
-			b->gz = realloc(out, zs.total_out);
-			if (!b->gz)
-				b->gz = out;
-			b->gz_len = zs.total_out;
+		    zs.total_out < p->len) {
+			p->gz = realloc(out, zs.total_out);
+			if (!p->gz)
+				p->gz = out;
+			p->gz_len = zs.total_out;
 			out = NULL;
 		}
 	}
 	free(out);
 	deflateEnd(&zs);
-out:
-	*len = b->gz_len;
-	out = b->gz;
-	pthread_mutex_unlock(&b->gz_mu);
-	return out;
+}
+
+/* The answer of b's bytes (gz: the gzip copy), with its own headers, and
+ * those of every answer too when it is to be shared; NULL on ENOMEM. */
+static struct MHD_Response *answer(struct http_request *rq, struct http_blob *b,
+				   int gz, int shared)
+{
+	struct payload *p = b->p;
+	struct MHD_Response *r;
+
+	r = MHD_create_response_from_buffer_with_free_callback_cls(
+		gz ? p->gz_len : p->len, gz ? p->gz : p->bytes, payload_unref,
+		p);
+	if (!r)
+		return NULL;
+	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, b->type);
+	if (gz)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
+					"gzip");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, b->etag);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+	if (shared)
+		http_shareable(rq, r, CACHE_CONTROL);
+	else
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
+					CACHE_CONTROL);
+	return r;
+}
+
+/* b's answer for the encoding asked: 1 when gzip was taken and is worth
+ * it. The ready-made one, or NULL when it cannot be made. */
+static struct MHD_Response *ready(struct http_request *rq, struct http_blob *b,
+				  int want_gz, int *gz)
+{
+	struct MHD_Response *r;
+
+	pthread_mutex_lock(&b->mu);
+	if (want_gz)
+		make_gzip(b);
+	*gz = want_gz && b->p->gz;
+	if (!b->ready[*gz])
+		b->ready[*gz] = answer(rq, b, *gz, 1);
+	r = b->ready[*gz];
+	pthread_mutex_unlock(&b->mu);
+	return r;
 }
 
 /* The length of the list element at s (up to a comma), spaces trimmed
@@ -187,48 +258,31 @@ static int takes_gzip(const char *ae)
 	return 0;
 }
 
-static void unref_cb(void *cls)
-{
-	http_blob_unref(cls);
-}
-
 enum MHD_Result http_blob_respond(struct http_request *rq, struct http_blob *b)
 {
 	const char *inm = http_header(rq, MHD_HTTP_HEADER_IF_NONE_MATCH);
 	struct MHD_Response *resp;
-	const char *body = b->bytes, *gz;
-	size_t len = b->len, gz_len;
-	unsigned int status = MHD_HTTP_OK;
-	int encoded = 0;
+	int gz;
 
 	if (inm && etag_matches(inm, b->etag)) {
-		status = MHD_HTTP_NOT_MODIFIED;
 		resp = MHD_create_response_from_buffer(0, NULL,
 						       MHD_RESPMEM_PERSISTENT);
-	} else {
-		if (takes_gzip(
-			    http_header(rq, MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
-		    (gz = gzipped(b, &gz_len))) {
-			body = gz;
-			len = gz_len;
-			encoded = 1;
-		}
-		resp = MHD_create_response_from_buffer_with_free_callback_cls(
-			len, (void *)body, unref_cb, http_blob_ref(b));
 		if (!resp)
-			http_blob_unref(b);
+			return MHD_NO;
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, b->etag);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY,
+					"Accept-Encoding");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+					CACHE_CONTROL);
+		return http_respond(rq, MHD_HTTP_NOT_MODIFIED, resp);
 	}
+	gz = takes_gzip(http_header(rq, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+	resp = ready(rq, b, gz, &gz);
 	if (!resp)
 		return MHD_NO;
-	if (status == MHD_HTTP_OK)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-					b->type);
-	if (encoded)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING,
-					"gzip");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, b->etag);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
-				"private, no-cache");
-	return http_respond(rq, status, resp);
+	if (!http_needs_cors(rq))
+		return http_respond_shared(rq, MHD_HTTP_OK, resp);
+	/* CORS headers name the request's origin: an answer of its own */
+	resp = answer(rq, b, gz, 0);
+	return resp ? http_respond(rq, MHD_HTTP_OK, resp) : MHD_NO;
 }

@@ -17,14 +17,21 @@ int http_is_api(const char *path)
 	return !strncmp(path, "/api/", 5) || !strcmp(path, "/api");
 }
 
+int http_needs_cors(struct http_request *rq)
+{
+	const char *origin = http_header(rq, "Origin");
+	const char *allowed = rq->srv->cors;
+
+	return allowed && origin &&
+	       (!strcmp(allowed, "*") || !strcmp(allowed, origin));
+}
+
 static void add_cors(struct http_request *rq, struct MHD_Response *resp)
 {
 	const char *origin = http_header(rq, "Origin");
 	const char *allowed = rq->srv->cors;
 
-	if (!allowed || !origin)
-		return;
-	if (strcmp(allowed, "*") && strcmp(allowed, origin))
+	if (!http_needs_cors(rq))
 		return;
 	MHD_add_response_header(resp, "Access-Control-Allow-Origin",
 				strcmp(allowed, "*") ? origin : "*");
@@ -33,13 +40,9 @@ static void add_cors(struct http_request *rq, struct MHD_Response *resp)
 				"Location, Retry-After");
 }
 
-enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
-			     struct MHD_Response *resp)
+/* What every answer carries against framing, sniffing and leaks. */
+static void add_security(struct http_request *rq, struct MHD_Response *resp)
 {
-	enum MHD_Result ret;
-
-	if (!resp)
-		return MHD_NO;
 	MHD_add_response_header(resp, "Content-Security-Policy", csp);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
@@ -49,6 +52,16 @@ enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 	if (rq->srv->cfg.tls_cert)
 		MHD_add_response_header(resp, "Strict-Transport-Security",
 					"max-age=31536000");
+}
+
+enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
+			     struct MHD_Response *resp)
+{
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	add_security(rq, resp);
 	if (!MHD_get_response_header(resp, "Cache-Control"))
 		MHD_add_response_header(resp, "Cache-Control",
 					http_is_api(rq->path) ? "no-store"
@@ -58,6 +71,21 @@ enum MHD_Result http_respond(struct http_request *rq, unsigned int status,
 	ret = MHD_queue_response(rq->conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
+}
+
+void http_shareable(struct http_request *rq, struct MHD_Response *resp,
+		    const char *cache_control)
+{
+	add_security(rq, resp);
+	MHD_add_response_header(resp, "Cache-Control", cache_control);
+}
+
+enum MHD_Result http_respond_shared(struct http_request *rq,
+				    unsigned int status,
+				    struct MHD_Response *resp)
+{
+	rq->status = status;
+	return MHD_queue_response(rq->conn, status, resp);
 }
 
 enum MHD_Result http_respond_bare(struct http_request *rq, unsigned int status,
