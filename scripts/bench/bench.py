@@ -160,8 +160,8 @@ class Bench:
         budget. With share_s, pairs past min_pairs stop once the row has
         taken that many seconds (its share of what is left), so the rows
         after it still get theirs. Returns (pairs run, why it stopped:
-        'settled', 'max', 'share' or 'budget'); 0 pairs when the budget was
-        spent before the first."""
+        'settled', 'max', 'share' or 'budget'); the first pair runs even
+        with the budget spent."""
         lo = common.MIN_PAIRS if min_pairs is None else min_pairs
         hi = max(lo, common.MAX_PAIRS if max_pairs is None else max_pairs)
         k, why = 0, "max"
@@ -176,10 +176,10 @@ class Bench:
                 if share_s is not None and time.monotonic() - t0 >= share_s:
                     why = "share"
                     break
-            # a pair that would end past the budget is not started: the
-            # budget holds to within the first pair of a row
-            if self.out_of_time() or (k and self.elapsed() + (time.monotonic() - t0) / k
-                                      > self.budget):
+            # a pair that would end past the budget is not started, but a
+            # row's first pair always is: no row is skipped for the budget
+            if k and (self.out_of_time() or self.elapsed() + (time.monotonic() - t0) / k
+                      > self.budget):
                 why = "budget"
                 break
             k += 1
