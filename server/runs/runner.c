@@ -237,7 +237,8 @@ static int on_started(void *ctx, struct errinfo *err)
 
 static int on_flush(void *ctx, struct errinfo *err);
 
-static int on_event(void *ctx, json_t *ev, struct errinfo *err)
+static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
+		    struct errinfo *err)
 {
 	struct live *l = ctx;
 	const struct runlog_event *e;
@@ -271,7 +272,7 @@ static int on_event(void *ctx, json_t *ev, struct errinfo *err)
 		l->batch = b;
 		l->cap = cap;
 	}
-	e = runlog_append_held(l->run->log, ev);
+	e = runlog_append_held(l->run->log, ev, line, len);
 	if (e)
 		l->batch[l->nbatch++] = e;
 	/* a read can hold thousands: readers never see more than a batch the

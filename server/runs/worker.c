@@ -23,6 +23,13 @@
 #define STDERR_LINE_MAX 300
 #define KILL_GRACE_MS 2000 /* SIGTERM, then SIGKILL this much later */
 #define DRAIN_MS 2000	   /* output still read after the worker exited */
+/*
+ * Events read are stored and shown together this long after the first of
+ * them: a burst is stored in a few transactions rather than one a read,
+ * and the runner thread wakes (and takes a cpu from the run) less often,
+ * for at most this much more latency.
+ */
+#define BATCH_MS 2
 
 /* What the read loop learns from one worker. */
 struct worker {
@@ -39,6 +46,7 @@ struct worker {
 	int timed_out, term_sent, killed;
 	double kill_at;
 	int exited, wstatus;
+	double pending_since; /* > 0: events read, not yet flushed */
 };
 
 static double mono_now(void)
@@ -114,16 +122,18 @@ static void handle_line(struct worker *w, char *s, size_t len)
 		return;
 	}
 	errinfo_clear(&err);
-	if (w->ops->event(w->ops->ctx, ev, &err))
+	if (w->ops->event(w->ops->ctx, ev, s, len, &err))
 		fail_worker(w, "%s", err.msg);
 	json_decref(ev);
 }
 
-/* The events of one read are in: the caller stores them in one go. */
+/* The events read since the last flush are in: the caller stores them in
+ * one go. */
 static void flush(struct worker *w)
 {
 	struct errinfo err;
 
+	w->pending_since = 0;
 	errinfo_clear(&err);
 	if (w->ops->flush(w->ops->ctx, &err))
 		fail_worker(w, "%s", err.msg);
@@ -161,7 +171,8 @@ static void feed_stdout(struct worker *w, const char *buf, size_t n)
 		}
 		w->line[w->len++] = buf[i];
 	}
-	flush(w);
+	if (!w->pending_since)
+		w->pending_since = mono_now();
 }
 
 static void push_errline(struct worker *w)
@@ -330,7 +341,18 @@ static void read_worker(struct worker *w, int outfd, int errfd)
 			if (w->kill_at > 0 && (until < 0 || w->kill_at < until))
 				until = w->kill_at;
 		}
+		/* events read wait up to BATCH_MS for those that follow */
+		if (w->pending_since > 0) {
+			double due = w->pending_since + BATCH_MS / 1000.0;
+			if (now >= due) {
+				flush(w);
+			} else if (until < 0 || due < until) {
+				until = due;
+			}
+		}
 		timeout = until < 0 ? -1 : (int)((until - now) * 1000) + 1;
+		if (until >= 0 && until - now < 0.001)
+			timeout = until > now ? 1 : 0;
 		if (poll(p, 4, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -369,11 +391,11 @@ static void read_worker(struct worker *w, int outfd, int errfd)
 			close(p[i].fd);
 	if (pidfd >= 0)
 		close(pidfd);
-	if (w->len && !w->failure) {
+	if (w->len && !w->failure)
 		/* a last line without its newline still counts */
 		handle_line(w, w->line, w->len);
+	if (w->pending_since > 0)
 		flush(w);
-	}
 	free(buf);
 	reap(w, 1);
 }

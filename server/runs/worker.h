@@ -18,10 +18,12 @@ struct worker_ops {
 	int (*started)(void *ctx, struct errinfo *err);
 	/*
 	 * One event the worker wrote: an object whose type a worker may
-	 * write (the caller owns a reference for the call only). Nonzero
-	 * fails the run with err.
+	 * write (the caller owns a reference for the call only), and the
+	 * line it was parsed from (len bytes, no newline). Nonzero fails the
+	 * run with err.
 	 */
-	int (*event)(void *ctx, json_t *ev, struct errinfo *err);
+	int (*event)(void *ctx, json_t *ev, const char *line, size_t len,
+		     struct errinfo *err);
 	/* The events of one read are all in. Nonzero fails the run with err. */
 	int (*flush)(void *ctx, struct errinfo *err);
 	/* After a wake-up: nonzero when the worker is to stop (SIGTERM, then

@@ -142,8 +142,37 @@ static struct runlog_event *event_new(int64_t seq, const char *type, char *json)
 	return e;
 }
 
+/*
+ * The text of ev numbered seq: the worker's own line (text, len) with the
+ * seq put first, so that it is not serialised again, when that line is one
+ * object on one line that has no seq of its own; else ev serialised.
+ * Malloc'd; NULL on ENOMEM.
+ */
+static char *event_text(json_t *ev, int64_t seq, const char *text, size_t len)
+{
+	char head[32], *out;
+	int n;
+
+	json_object_set_new(ev, "seq", json_integer(seq));
+	while (text && len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+		len--;
+	/* JSON may put a carriage return between tokens: an event stream
+	 * would take it for the end of a line */
+	if (!text || len < 3 || text[0] != '{' || text[len - 1] != '}' ||
+	    memchr(text, '\r', len) || memchr(text, '\n', len))
+		return json_dumps(ev, JSON_COMPACT);
+	n = snprintf(head, sizeof(head), "{\"seq\":%lld,", (long long)seq);
+	out = malloc((size_t)n + len);
+	if (!out)
+		return NULL;
+	memcpy(out, head, (size_t)n);
+	memcpy(out + n, text + 1, len - 1);
+	out[n + len - 1] = '\0';
+	return out;
+}
+
 static const struct runlog_event *append(struct runlog *log, json_t *ev,
-					 int held)
+					 const char *text, size_t len, int held)
 {
 	const char *type = json_string_value(json_object_get(ev, "type"));
 	struct runlog_event *e = NULL;
@@ -154,14 +183,16 @@ static const struct runlog_event *append(struct runlog *log, json_t *ev,
 		errno = EINVAL;
 		return NULL;
 	}
+	/* a line that names its own seq is not the worker's to number */
+	if (json_object_get(ev, "seq"))
+		text = NULL;
 	pthread_mutex_lock(&log->mu);
 	if (log->closed) {
 		rc = -EPIPE;
 		goto fail;
 	}
 	int64_t seq = log->n ? log->ev[log->n - 1]->seq + 1 : 1;
-	json_object_set_new(ev, "seq", json_integer(seq));
-	json = json_dumps(ev, JSON_COMPACT);
+	json = event_text(ev, seq, text, len);
 	e = json ? event_new(seq, type, json) : NULL;
 	if (!e) {
 		rc = -ENOMEM;
@@ -185,12 +216,13 @@ fail:
 
 const struct runlog_event *runlog_append(struct runlog *log, json_t *ev)
 {
-	return append(log, ev, 0);
+	return append(log, ev, NULL, 0, 0);
 }
 
-const struct runlog_event *runlog_append_held(struct runlog *log, json_t *ev)
+const struct runlog_event *runlog_append_held(struct runlog *log, json_t *ev,
+					      const char *text, size_t len)
 {
-	return append(log, ev, 1);
+	return append(log, ev, text, len, 1);
 }
 
 void runlog_publish(struct runlog *log)

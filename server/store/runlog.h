@@ -54,9 +54,13 @@ int64_t runlog_run_id(const struct runlog *log);
 const struct runlog_event *runlog_append(struct runlog *log, json_t *ev);
 /*
  * Like runlog_append, but held back from readers until runlog_publish:
- * the runner stores a batch first, then shows it.
+ * the runner stores a batch first, then shows it. text (len bytes, or
+ * NULL) is the line ev was parsed from: kept as the event's text with its
+ * seq put in front, rather than ev serialised again, when it is one
+ * object on one line without a seq of its own.
  */
-const struct runlog_event *runlog_append_held(struct runlog *log, json_t *ev);
+const struct runlog_event *runlog_append_held(struct runlog *log, json_t *ev,
+					      const char *text, size_t len);
 /* Shows every held event to readers (and wakes them). */
 void runlog_publish(struct runlog *log);
 /*

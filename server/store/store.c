@@ -29,6 +29,8 @@ struct store {
 	int readonly;
 	struct checkpointer *ck; /* NULL for a read-only store */
 	struct store_file file;
+	/* a run's events, a batch a transaction: prepared once (under mu) */
+	sqlite3_stmt *insert_event, *begin, *commit;
 };
 
 static const char schema_sql[] =
@@ -148,6 +150,9 @@ void store_close(struct store *st)
 	if (!st)
 		return;
 	checkpointer_stop(st->ck); /* before the last connection closes */
+	sqlite3_finalize(st->insert_event);
+	sqlite3_finalize(st->begin);
+	sqlite3_finalize(st->commit);
 	if (st->db)
 		sqlite3_close(st->db);
 	store_file_release(&st->file);
@@ -312,16 +317,39 @@ int store_run_finished(struct store *st, int64_t id, const char *status,
 }
 
 /* Called with mu held. */
+/* *s prepared from sql once and reset for another use; mu held. */
+static sqlite3_stmt *kept_stmt(struct store *st, sqlite3_stmt **s,
+			       const char *sql)
+{
+	if (!*s &&
+	    sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s,
+			       NULL) != SQLITE_OK) {
+		sqlite3_finalize(*s);
+		*s = NULL;
+	}
+	return *s;
+}
+
+/* Runs a kept statement without rows (BEGIN, COMMIT): 0 or -EIO. */
+static int step_kept(struct store *st, sqlite3_stmt **s, const char *sql)
+{
+	sqlite3_stmt *k = kept_stmt(st, s, sql);
+	int rc = k && sqlite3_step(k) == SQLITE_DONE ? 0 : -EIO;
+
+	if (k)
+		sqlite3_reset(k);
+	return rc;
+}
+
 static int insert_events(struct store *st, int64_t id,
 			 const struct runlog_event *const *ev, int n)
 {
-	sqlite3_stmt *s = NULL;
+	sqlite3_stmt *s = kept_stmt(st, &st->insert_event,
+				    "INSERT INTO events (run_id, seq, type, "
+				    "data) VALUES (?, ?, ?, ?)");
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(st->db,
-			       "INSERT INTO events (run_id, seq, type, data) "
-			       "VALUES (?, ?, ?, ?)",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (!s)
 		return -EIO;
 	for (int i = 0; i < n && !rc; i++) {
 		sqlite3_bind_int64(s, 1, id);
@@ -333,7 +361,7 @@ static int insert_events(struct store *st, int64_t id,
 			rc = -EIO;
 		sqlite3_reset(s);
 	}
-	sqlite3_finalize(s);
+	sqlite3_clear_bindings(s);
 	return rc;
 }
 
@@ -346,14 +374,12 @@ int store_append_events(struct store *st, int64_t id,
 	if (n <= 0)
 		return 0;
 	pthread_mutex_lock(&st->mu);
-	if (n > 1 &&
-	    sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+	if (n > 1 && step_kept(st, &st->begin, "BEGIN")) {
 		rc = -EIO;
 		goto out;
 	}
 	rc = insert_events(st, id, ev, n);
-	if (!rc && n > 1 &&
-	    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+	if (!rc && n > 1 && step_kept(st, &st->commit, "COMMIT"))
 		rc = -EIO;
 out:
 	if (rc) {
