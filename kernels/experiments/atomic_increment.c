@@ -977,7 +977,7 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 				&tail,
 				"; plain lost %.0f%% of its increments with %d threads",
 				plain_lost, most);
-		compare_ratio_text(&cmp, 0, rt, sizeof(rt));
+		compare_ratio_text(&cmp, rt, sizeof(rt));
 		if (cmp.rel == CMP_MORE && cmp.lower_bound) {
 			snprintf(
 				why, sizeof(why),
@@ -1044,7 +1044,7 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 	} else if (one_n) {
 		struct comparison c1;
 		compare_paired(cas1, fa1, tol, &c1);
-		compare_ratio_text(&c1, 0, rt, sizeof(rt));
+		compare_ratio_text(&c1, rt, sizeof(rt));
 		if (c1.rel == CMP_MORE || c1.rel == CMP_LESS)
 			verdict_headline(
 				v,

@@ -494,7 +494,7 @@ static void say_line(const struct run_result *r,
 			sat = (int)l[i]->x;
 	}
 	strbuf_addf(sb, ", at most %.1f GB/s with %.0f (%s)", peak->y, peak->x,
-		    compare_ratio_text(&c, 1, ratio, sizeof(ratio)));
+		    compare_ratio_text(&c, ratio, sizeof(ratio)));
 	if (together < CMP_FULL_OVERLAP)
 		strbuf_addf(
 			sb,

@@ -578,18 +578,23 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 		char rt[64];
 
 		compare_points(other, shared, experiment_precision(r->exp), &c);
-		compare_ratio_text(&c, 0, rt, sizeof(rt));
+		compare_ratio_text(&c, rt, sizeof(rt));
 		if (c.rel == CMP_FEW || c.rel == CMP_UNSURE)
 			verdict_mark(v, key, VERDICT_DISOWNED, "%s",
 				     compare_why_not(&c));
-		if (other == split && (c.rel == CMP_MORE || c.rel == CMP_LESS))
+		if (other == split &&
+		    (c.rel == CMP_MORE || c.rel == CMP_LESS)) {
+			struct comparison turned = c;
+			char tt[64];
+			if (c.ratio < 1)
+				compare_invert(&turned);
 			verdict_headline(
 				v,
-				"%.0f pair(s) reading %.0f KiB each took %.2f× %s split across L%.0f caches than with each pair under one",
+				"%.0f pair(s) reading %.0f KiB each took %s %s split across L%.0f caches than with each pair under one",
 				pairs, ws / 1024,
-				c.ratio >= 1 ? c.ratio : 1 / c.ratio,
+				compare_ratio_text(&turned, tt, sizeof(tt)),
 				c.ratio >= 1 ? "longer" : "less time", level);
-		else if (other == split && c.rel == CMP_SAME)
+		} else if (other == split && c.rel == CMP_SAME)
 			verdict_headline(
 				v,
 				"%.0f pair(s) reading %.0f KiB each took the same time split across L%.0f caches as under one, within the noise (%s)",
@@ -597,16 +602,16 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 		else if (other == split)
 			verdict_headline(
 				v,
-				"%.0f pair(s) reading %.0f KiB each split across L%.0f caches or under one could not be told apart within the noise (%.2f×): %s",
-				pairs, ws / 1024, level, c.ratio,
+				"%.0f pair(s) reading %.0f KiB each split across L%.0f caches or under one could not be told apart within the noise (%s): %s",
+				pairs, ws / 1024, level, rt,
 				compare_why_not(&c));
 		else if (c.rel == CMP_MORE || c.rel == CMP_LESS)
 			verdict_headline(
 				v,
-				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took %.2f× the time of one per pair (%.0f KiB each)",
+				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took %s the time of one per pair (%.0f KiB each)",
 				split ? ""
 				      : "no pair was split across caches; ",
-				pairs, level, c.ratio, ws / 1024);
+				pairs, level, rt, ws / 1024);
 		else if (c.rel == CMP_SAME)
 			verdict_headline(
 				v,
@@ -617,10 +622,10 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 		else
 			verdict_headline(
 				v,
-				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread and one per pair could not be told apart within the noise (%.2f×): %s",
+				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread and one per pair could not be told apart within the noise (%s): %s",
 				split ? ""
 				      : "no pair was split across caches; ",
-				pairs, level, c.ratio, compare_why_not(&c));
+				pairs, level, rt, compare_why_not(&c));
 		return;
 	}
 	for (int k = 0; k < r->npoints; k++) {

@@ -547,7 +547,7 @@ static void fs_describe(const struct run_result *r, struct verdict *v)
 	/* the headline: the strongest comparison that was valid, else why none
 	 * was */
 	if (pen.found) {
-		compare_ratio_text(&pen.c, 0, rt, sizeof(rt));
+		compare_ratio_text(&pen.c, rt, sizeof(rt));
 		fs_why(&pen, line, floor, why, sizeof(why));
 		if (pen.c.lower_bound)
 			verdict_headline(
@@ -568,7 +568,7 @@ static void fs_describe(const struct run_result *r, struct verdict *v)
 				pen.n, rt,
 				article_for(r->exp, pen.n, art, sizeof(art)));
 	} else if (flat.found) {
-		compare_ratio_text(&flat.c, 0, rt, sizeof(rt));
+		compare_ratio_text(&flat.c, rt, sizeof(rt));
 		fs_why(&flat, line, floor, why, sizeof(why));
 		if (flat.c.rel == CMP_FEW)
 			verdict_headline(

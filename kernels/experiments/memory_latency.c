@@ -1161,7 +1161,7 @@ static void describe_sizes(const struct run_result *r, struct strbuf *sb,
 	compare_points(hi, lo, experiment_precision(r->exp), &c);
 	if (c.rel == CMP_MORE) {
 		strbuf_addf(sb, " (%s as long)",
-			    compare_ratio_text(&c, 0, ratio, sizeof(ratio)));
+			    compare_ratio_text(&c, ratio, sizeof(ratio)));
 	} else {
 		char why[VERDICT_TEXT_LEN];
 		snprintf(
@@ -1216,7 +1216,7 @@ static void describe_loaded(const struct run_result *r, struct strbuf *sb,
 			sb,
 			"; with %.0f loader%s streaming %.1f GB/s, %.1f ns (%s%s)",
 			most, most == 1 ? "" : "s", gbps, top->y,
-			compare_ratio_text(&c, 0, ratio, sizeof(ratio)),
+			compare_ratio_text(&c, ratio, sizeof(ratio)),
 			c.rel == CMP_MORE   ? " as long"
 			: c.rel == CMP_SAME ? ", no change within the precision"
 					    : " as long: shorter under load");

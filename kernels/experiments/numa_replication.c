@@ -948,8 +948,7 @@ static void say_readonly(const struct run_result *r, struct verdict *v,
 				head, len,
 				"threads on node %.0f read their own copy at %.1f GB/s against %.1f GB/s from node %.0f's single copy: %s",
 				loc->x, loc->y, one->y, home,
-				compare_ratio_text(&c, 1, ratio,
-						   sizeof(ratio)));
+				compare_ratio_text(&c, ratio, sizeof(ratio)));
 	}
 	if (misplaced)
 		verdict_note(

@@ -895,7 +895,7 @@ static void say_layouts(const struct run_result *r, struct verdict *v,
 		failed(say, why);
 		return;
 	}
-	compare_ratio_text(&c, 0, rt, sizeof(rt));
+	compare_ratio_text(&c, rt, sizeof(rt));
 	if (c.rel == CMP_MORE) {
 		snprintf(
 			say->head, sizeof(say->head),
@@ -971,7 +971,7 @@ static void say_readers(const struct run_result *r, struct verdict *v,
 		failed(say, why);
 		return;
 	}
-	compare_ratio_text(&c, 0, rt, sizeof(rt));
+	compare_ratio_text(&c, rt, sizeof(rt));
 	if (c.rel == CMP_MORE) {
 		verdict_note(
 			v, "info",

@@ -13,6 +13,7 @@ void compare_values(double a, double a_lo, double a_hi, int a_n, double b,
 
 	memset(c, 0, sizeof(*c));
 	c->together = 1;
+	c->tol = tol > 0 ? tol : 0.05;
 	c->rounds = a_n < b_n ? a_n : b_n;
 	c->ratio = b > 0 ? a / b : 0;
 	c->lo = b_hi > 0 ? a_lo / b_hi : 0;
@@ -59,6 +60,7 @@ void compare_ratio(double ratio, double lo, double hi, int pairs, double tol,
 
 	memset(c, 0, sizeof(*c));
 	c->together = 1;
+	c->tol = tol > 0 ? tol : 0.05;
 	c->rounds = pairs;
 	c->ratio = ratio;
 	c->lo = lo;
@@ -93,24 +95,43 @@ void compare_paired(const struct rr_point *a, const struct rr_point *b,
 			 (c->rel == CMP_MORE || c->rel == CMP_LESS);
 }
 
-const char *compare_ratio_text(const struct comparison *c, int with_interval,
-			       char *buf, size_t len)
+const char *compare_ratio_text(const struct comparison *c, char *buf,
+			       size_t len)
 {
 	const char *fmt = c->ratio >= 10    ? "%.0f"
 			  : c->ratio >= 1.2 ? "%.1f"
 					    : "%.2f";
-	char r[32], lo[32], hi[32];
+	double tol = c->tol > 0 ? c->tol : 0.05;
+	char r[32], lo[32], hi[32], wide[64] = "";
 
 	snprintf(r, sizeof(r), fmt, c->ratio);
 	snprintf(lo, sizeof(lo), fmt, c->lo);
 	snprintf(hi, sizeof(hi), fmt, c->hi);
-	if (with_interval && c->rel != CMP_FEW && isfinite(c->hi))
-		snprintf(buf, len, "%s%s× (95%% interval %s–%s×)",
-			 c->lower_bound ? "at least " : "", r, lo, hi);
+	/* an interval wider than the precision either way of the ratio */
+	if (c->ratio > 0 && (c->hi > c->ratio * (1 + tol) * (1 + tol) ||
+			     c->lo < c->ratio / ((1 + tol) * (1 + tol))))
+		snprintf(wide, sizeof(wide),
+			 ", wider than the %.0f%% precision", tol * 100);
+	if (c->rel != CMP_FEW && isfinite(c->hi) && c->lo > 0)
+		snprintf(buf, len, "%s%s× (%s–%s%s)",
+			 c->lower_bound ? "at least " : "", r, lo, hi, wide);
 	else
 		snprintf(buf, len, "%s%s×", c->lower_bound ? "at least " : "",
 			 r);
 	return buf;
+}
+
+void compare_invert(struct comparison *c)
+{
+	double lo = c->lo;
+
+	c->ratio = c->ratio > 0 ? 1 / c->ratio : 0;
+	c->lo = isfinite(c->hi) && c->hi > 0 ? 1 / c->hi : 0;
+	c->hi = lo > 0 ? 1 / lo : INFINITY;
+	if (c->rel == CMP_MORE)
+		c->rel = CMP_LESS;
+	else if (c->rel == CMP_LESS)
+		c->rel = CMP_MORE;
 }
 
 const char *compare_why_not(const struct comparison *c)

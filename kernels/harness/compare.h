@@ -32,6 +32,7 @@ struct comparison {
 	int lower_bound; /* together < CMP_FULL_OVERLAP: a MORE/LESS found is
 			    at least this large, the true one may be larger */
 	int rounds;	 /* the fewer rounds of the two sides */
+	double tol;	 /* the precision it was compared at */
 };
 
 /*
@@ -77,12 +78,17 @@ void compare_paired(const struct rr_point *a, const struct rr_point *b,
 		    double tol, struct comparison *c);
 
 /*
- * The ratio in words for a sentence: "2.6×", "at least 1.8×" when it is
- * a lower bound, with its interval "(95% interval 2.4–2.9×)" when
- * with_interval. Returns buf.
+ * The ratio in words for a sentence, with its 95% interval wherever one
+ * was measured: "2.6× (2.4–2.9)", "at least 1.8× (1.6–2.0)" when it is a
+ * lower bound, and "2.6× (1.5–4.4, wider than the 5% precision)" when
+ * the interval spans more than the experiment's precision either way;
+ * "2.6×" alone with fewer than 2 rounds a side. Returns buf.
  */
-const char *compare_ratio_text(const struct comparison *c, int with_interval,
-			       char *buf, size_t len);
+const char *compare_ratio_text(const struct comparison *c, char *buf,
+			       size_t len);
+
+/* b against a instead: the ratio, its interval and MORE/LESS turned over. */
+void compare_invert(struct comparison *c);
 
 /* One short clause on why no difference could be stated (FEW, UNSURE). */
 const char *compare_why_not(const struct comparison *c);

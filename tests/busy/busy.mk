@@ -2,8 +2,8 @@
 # neighbour takes about half of one cpu in short slices while each lesson
 # runs a few times; most runs must still state a valid comparison; and the
 # single-thread timings beside two spinners on their cpu stay within 1.3x
-# of quiet or are disowned. Asserts
-# what the verdicts say, never a time. SKIPs on a 1-cpu machine.
+# of quiet or are disowned. Asserts what the verdicts say, and that one
+# wide bound on times. SKIPs on a 1-cpu machine.
 TEST_LANES += test-busy
 
 $(BUILD)/tests/busy/neighbour: tests/busy/neighbour.c

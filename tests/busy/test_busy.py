@@ -58,7 +58,8 @@ LESSONS = [("false_sharing", "shared-line", True),
            ("variable_layout", "global-array", True)]
 # a comparison its intervals answer: a ratio beyond both intervals, a
 # lower bound, or no difference within the experiment's precision
-STATES = re.compile(r"× (slower|faster)|at least|no measurable difference|"
+STATES = re.compile(r"×(?: \([^)]*\))? (slower|faster)|at least|"
+                    r"no measurable difference|"
                     r"took the same time|"
                     r"did not measurably")
 # no answer: not measured, or intervals too wide to tell (more rounds would)

@@ -3,6 +3,7 @@
 #define NUMALAB_RUN_FIXTURE_H
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,11 @@ static inline int verdict_says(const struct verdict *v, const char *text)
 	for (int i = 0; i < v->nnotes; i++)
 		if (strstr(v->notes[i].text, text))
 			return 1;
+	/* what it said instead, for the failure's reader */
+	fprintf(stderr, "# not said: %s\n# headline: %s\n", text, v->headline);
+	for (int i = 0; i < v->nnotes; i++)
+		fprintf(stderr, "# %s: %s\n", v->notes[i].level,
+			v->notes[i].text);
 	return 0;
 }
 

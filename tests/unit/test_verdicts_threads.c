@@ -184,7 +184,7 @@ static void fs_partial_overlap_is_a_lower_bound(void **state)
 	described(c);
 	assert_true(verdict_says(
 		&c->v,
-		"one shared cache line made 2 threads at least 2.6× slower than separate lines"));
+		"one shared cache line made 2 threads at least 2.6× (2.5–2.8) slower than separate lines"));
 	assert_true(verdict_says(&c->v, "ran together only 55% of a round"));
 	assert_false(verdict_says(&c->v, "could not be measured"));
 	why = verdict_mark_why(&c->v, "slowdown_2_threads", &kind);
@@ -235,7 +235,8 @@ static void fs_stride_48_shares_one_line(void **state)
 	fs_points(c, t, 1.0, series, y, strides, 1, 0.02, 0.95, two_cpus);
 	described(c);
 	assert_true(verdict_says(
-		&c->v, "made 2 threads 3.0× slower than separate lines"));
+		&c->v,
+		"made 2 threads 3.0× (2.9–3.1) slower than separate lines"));
 	assert_false(verdict_says(&c->v, "span more than one"));
 	canned_free(c);
 	topo_free(t);
@@ -258,7 +259,8 @@ static void fs_penalty_across_sockets(void **state)
 	fs_points(c, t, 1.0, series, y, strides, 1, 0.02, 0.97, cpus);
 	described(c);
 	assert_true(verdict_says(
-		&c->v, "made 2 threads 4.0× slower than separate lines"));
+		&c->v,
+		"made 2 threads 4.0× (3.8–4.2) slower than separate lines"));
 	assert_false(verdict_says(&c->v, "smt"));
 	canned_free(c);
 	topo_free(t);
@@ -281,7 +283,7 @@ static void fs_smt_siblings_noted(void **state)
 	cpus[1] = sib;
 	fs_points(c, t, 1.0, series, y, strides, 1, 0.02, 0.97, cpus);
 	described(c);
-	assert_true(verdict_says(&c->v, "1.5× slower"));
+	assert_true(verdict_says(&c->v, "1.5× (1.4–1.6) slower"));
 	assert_true(verdict_says_at(&c->v, "info", "smt siblings"));
 	canned_free(c);
 	topo_free(t);
@@ -350,7 +352,8 @@ static void fs_sweep_states_inline_strides_only(void **state)
 	(void)state;
 	fs_points(c, t, 1.0, series, y, strides, 2, 0.02, 0.95, two_cpus);
 	described(c);
-	assert_true(verdict_says(&c->v, "made 2 threads 5.0× slower"));
+	assert_true(
+		verdict_says(&c->v, "made 2 threads 5.0× (4.8–5.2) slower"));
 	assert_true(verdict_says_at(
 		&c->v, "info",
 		"stride 128 B: counters 128 B apart sit in separate lines"));
@@ -473,7 +476,8 @@ static void ai_cas_slower_on_four_nodes(void **state)
 	ai_point(c, t, "cas", 4, 70, 0.02, 0.95, 1, four_cpus);
 	described(c);
 	assert_true(verdict_says(
-		&c->v, "cas was 3.5× slower than fetch_add with 4 threads"));
+		&c->v,
+		"cas was 3.5× (3.4–3.6) slower than fetch_add with 4 threads"));
 	assert_true(
 		verdict_says(&c->v, "the article, 2007: 3.5× slower with 4"));
 	canned_free(c);
@@ -555,7 +559,8 @@ static void ai_pairs_answer_through_drift(void **state)
 	canned_extra(c, CMP_PAIRS, 12);
 	described(c);
 	assert_true(verdict_says(
-		&c->v, "cas was 1.3× slower than fetch_add with 2 threads"));
+		&c->v,
+		"cas was 1.3× (1.2–1.4) slower than fetch_add with 2 threads"));
 	assert_null(
 		verdict_mark_why(&c->v, "cas_over_fetch_add_2_threads", &kind));
 	canned_free(c);
@@ -657,7 +662,7 @@ static void ai_partial_overlap_is_a_lower_bound(void **state)
 	described(c);
 	assert_true(verdict_says(
 		&c->v,
-		"cas was at least 3.5× slower than fetch_add with 4 threads"));
+		"cas was at least 3.5× (3.4–3.6) slower than fetch_add with 4 threads"));
 	assert_true(verdict_says(&c->v, "ran together only 70% of a round"));
 	why = verdict_mark_why(&c->v, "cas_over_fetch_add_4_threads", &kind);
 	assert_non_null(why);
