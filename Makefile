@@ -70,7 +70,7 @@ all: $(BUILD)/numalab web/vendor/.stamp
 # shared object, once with a small block and once with a 1 MiB one. Built
 # without the sanitizers (nothing in them to check) and with their own flags.
 TLS_DSOS = $(BUILD)/libnumalab_tls.so $(BUILD)/libnumalab_tls_big.so
-TLS_DSO_FLAGS = -O2 -g -fPIC -shared -Wall -Wextra -Werror
+TLS_DSO_FLAGS = -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wl,--no-as-needed -lc
 
 $(BUILD)/libnumalab_tls.so: kernels/experiments/dso/tls_module.c
 	@mkdir -p $(dir $@)
@@ -89,7 +89,7 @@ $(BUILD)/numalab: $(BUILD)/cli/main.o $(LIB_OBJS) | $(TLS_DSOS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 # openapi.c embeds openapi.json with .incbin, which -MMD cannot see
 $(BUILD)/server/doc/openapi.o: server/doc/openapi.json
