@@ -5,7 +5,7 @@ set -e
 mode=${1:-run}
 pkgs="gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libjansson-dev libhwloc-dev libnuma-dev libsqlite3-dev libcurl4-openssl-dev zlib1g-dev nodejs npm"
 case "$mode" in
-test) pkgs="$pkgs libcmocka-dev python3 python3-jsonschema curl openssl chromium sqlite3 wrk clang libclang-rt-14-dev clang-format slurm-wlm munge clustershell lcov man-db" ;;
+test) pkgs="$pkgs libcmocka-dev python3 python3-jsonschema curl openssl chromium sqlite3 wrk clang libclang-rt-14-dev clang-format slurm-wlm munge clustershell lcov man-db docker.io debootstrap git iproute2 dpkg-dev debhelper lintian" ;;
 bench) pkgs="$pkgs python3 curl wrk likwid" ;;
 esac
 missing=""
