@@ -23,7 +23,10 @@ run=$(mktemp -d /tmp/nlc.XXXXXX)
 tag=$(basename "$run" | tr -dc 'a-zA-Z0-9' | tr A-Z a-z | cut -c1-9)
 br=nl$tag
 sock=$run/docker.sock
-image=numalab-test:$tag
+# stable names: the next run's build starts from these images' layers
+# (apt's packages in both stages), and a rebuild leaves the old ones dangling
+image=numalab-test:latest
+stage=numalab-test-build:latest
 dpid=""
 cleanup() {
 	set +e
@@ -32,7 +35,6 @@ cleanup() {
 			docker -H "unix://$sock" rm -f "$c" >/dev/null 2>&1
 		done
 		docker -H "unix://$sock" volume rm -f "nlt-$tag" >/dev/null 2>&1
-		docker -H "unix://$sock" rmi -f "$image" >/dev/null 2>&1
 		docker -H "unix://$sock" image prune -f >/dev/null 2>&1
 		kill "$dpid" 2>/dev/null
 		i=0
@@ -83,8 +85,11 @@ fi
 
 git clone -q "$repo" "$run/src" || fail "git clone"
 t0=$(date +%s)
-d build -q --network host --build-arg BASE=$base -f docker/Dockerfile -t "$image" "$run/src" \
-	>"$run/build.log" 2>&1 || { tail -30 "$run/build.log" >&2; fail "docker build from a clean clone"; }
+for target in build final; do
+	if [ $target = build ]; then set -- --target build -t "$stage"; else set -- -t "$image"; fi
+	d build -q --network host --build-arg BASE=$base -f docker/Dockerfile "$@" "$run/src" \
+		>"$run/build.log" 2>&1 || { tail -30 "$run/build.log" >&2; fail "docker build from a clean clone"; }
+done
 echo "ok   docker build from a clean clone ($(($(date +%s) - t0)) s)"
 user=$(d run --rm --entrypoint id "$image" -u)
 [ "$user" != 0 ] || fail "the image runs as root"
