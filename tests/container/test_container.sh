@@ -87,10 +87,10 @@ git clone -q "$repo" "$run/src" || fail "git clone"
 t0=$(date +%s)
 for target in build final; do
 	if [ $target = build ]; then set -- --target build -t "$stage"; else set -- -t "$image"; fi
-	d build -q --network host --build-arg BASE=$base -f docker/Dockerfile "$@" "$run/src" \
-		>"$run/build.log" 2>&1 || { tail -30 "$run/build.log" >&2; fail "docker build from a clean clone"; }
+	d build --network host --build-arg BASE=$base -f docker/Dockerfile "$@" "$run/src" \
+		>>"$run/build.log" 2>&1 || { tail -30 "$run/build.log" >&2; fail "docker build from a clean clone"; }
 done
-echo "ok   docker build from a clean clone ($(($(date +%s) - t0)) s)"
+echo "ok   docker build from a clean clone ($(($(date +%s) - t0)) s, $(grep -c 'Using cache' "$run/build.log") steps from the cache)"
 user=$(d run --rm --entrypoint id "$image" -u)
 [ "$user" != 0 ] || fail "the image runs as root"
 d run --rm --entrypoint sh "$image" -c 'test -r /usr/lib/numalab/libnumalab_tls.so &&
