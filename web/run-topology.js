@@ -1,6 +1,6 @@
 // run-topology.js - the machine's picture beside a run, with the threads it placed and the pages it counted, and the #/topology page
 import { h, clear } from './dom.js';
-import { TopologyPicture, threadsOn, pagesOf, pageSeries, sameMachine } from './topology.js';
+import { TopologyPicture, countText, threadsOn, pagesOf, pageSeries, sameMachine } from './topology.js';
 
 // A section for a run view: update(run) redraws it from the run's placements and samples.
 export class RunTopology {
@@ -75,9 +75,8 @@ export function showTopology(container, topo) {
     return;
   }
   const pic = new TopologyPicture(topo, { title: 'the topology of this machine', file: 'numalab-topology.svg' });
-  const nodes = topo.nodes || [];
   container.append(
     h('h1', { class: 'run-title', id: 'topology-title', text: 'This machine' }),
-    h('p', { class: 'topo-intro', text: `${topo.packages || 1} package${topo.packages > 1 ? 's' : ''}, ${topo.cores} cores, ${topo.pus.length} PUs (hardware threads)${topo.smt ? ', two or more per core (SMT)' : ''}, ${nodes.length} NUMA node${nodes.length === 1 ? '' : 's'}. Each box holds what shares it: a cache bar spans the cores that share that cache; a PU is what the operating system calls a CPU.` }),
+    h('p', { class: 'topo-intro', text: `${countText(topo)}${topo.this_system === false ? `; read from ${topo.source}, not this machine` : ''}. Each box holds what shares it: a cache bar spans the cores that share that cache; a PU (hardware thread) is what the operating system calls a CPU.` }),
     pic.el);
 }

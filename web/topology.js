@@ -15,6 +15,8 @@ const HEAD = 20; // a caption bar: package, node, cache, core
 const PU_W = 64;
 const PU_H = 46;
 const FONT = 'DejaVu Sans, Liberation Sans, Arial, sans-serif';
+const DIST_TITLE = 'NUMA distances';
+const DIST_KEY = '10 = local; higher is farther';
 
 // lstopo's colours, a little darker so that they hold up under a projector
 const LOOK = {
@@ -68,7 +70,27 @@ export function topologyTree(topo) {
     }
     g.children.push({ kind: 'pu', level: 'pu', id: p.os, pu: p, children: [], pus: [p] });
   }
+  // nodes no PU is local to (HBM, NVM, CXL, a memory-only guest node): lstopo draws every memory child, so
+  // they get a box of their own, in the package whose PUs are their initiators, else beside the packages
+  const drawn = new Set(pus.map((p) => p.node));
+  for (const n of topo.nodes || []) {
+    if (drawn.has(n.os)) continue;
+    const near = new Set(cpuList(n.initiators));
+    const inside = root.children.find((c) => c.kind === 'package' && near.size && [...near].every((os) => c.pus.some((p) => p.os === os)));
+    (inside || root).children.push({ kind: 'node', level: 'node', id: n.os, memoryOnly: true, children: [], pus: [] });
+  }
   return root;
+}
+
+// "0-3,8" -> [0, 1, 2, 3, 8]
+function cpuList(text) {
+  const out = [];
+  for (const part of String(text || '').split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (!m) continue;
+    for (let i = Number(m[1]); i <= Number(m[2] ?? m[1]) && out.length < 4096; i++) out.push(i);
+  }
+  return out;
 }
 
 // What a box says in its caption bar.
@@ -81,8 +103,10 @@ function caption(g, topo, pages = null) {
     }
     case 'package': return `Package ${g.id}`;
     case 'node': {
-      const n = nodes.find((x) => x.os === g.id);
-      return `NUMA node ${g.id}${n && n.mem_total ? ` (${bytes(n.mem_total)})` : ''}${pagesText(g.id, pages)}`;
+      const n = nodes.find((x) => x.os === g.id) || {};
+      const what = [n.mem_total ? bytes(n.mem_total) : '', n.kind || ''].filter(Boolean).join(' ');
+      const cache = n.memcaches ? ` · ${bytes(n.memcache_size)} memory-side cache` : '';
+      return `NUMA node ${g.id}${what ? ` (${what})` : ''}${g.memoryOnly ? ' · memory only' : ''}${cache}${pagesText(g.id, pages)}`;
     }
     case 'cache': {
       const lvl = Number(g.level.slice(1));
@@ -145,6 +169,15 @@ export class TopologyPicture {
         this.render();
       }).observe(this.box);
     }
+    // the height it may take follows the window's: a taller or shorter window lays it out again
+    if (typeof window !== 'undefined') {
+      let seenH = window.innerHeight;
+      window.addEventListener('resize', () => {
+        if (!this.el.isConnected || Math.abs(window.innerHeight - seenH) < 8) return;
+        seenH = window.innerHeight;
+        this.render();
+      });
+    }
     this.legend = h('p', { class: 'topo-legend' });
     this.el = h('div', { class: 'topo', dataset: { npus: String((topo.pus || []).length), nnodes: String((topo.nodes || []).length) } },
       h('div', { class: 'topo-tools' }, this.unfoldBtn, this.svgBtn), this.box, this.legend, this.textTable());
@@ -156,28 +189,79 @@ export class TopologyPicture {
     this.render();
   }
 
+  // The box's room: its width, and the height the page lets it take (its max-height, 70% of the window).
+  room() {
+    const w = this.box.clientWidth || 0;
+    const max = typeof getComputedStyle === 'function' ? parseFloat(getComputedStyle(this.box).maxHeight) : NaN;
+    const winH = typeof window !== 'undefined' ? window.innerHeight || 0 : 0;
+    const h = Number.isFinite(max) && max > 0 ? max : winH * 0.7;
+    return { w, h: Math.max(200, h - 4) };
+  }
+
+  // One layout at a wrap width and a fold threshold: the body, the distance grid, the whole size.
+  // The distance grid goes beside the machine when that leaves the larger picture, else below it.
+  trial(wrap, foldOver, room = null) {
+    this.wrap = wrap;
+    this.foldOver = foldOver;
+    const body = this.layout(this.tree, 'm');
+    const dist = this.distanceLayout();
+    const below = { W: Math.max(body.w, dist ? dist.w : 0) + 2, H: body.h + (dist ? dist.h + 14 : 0) + 2, beside: false };
+    let at = below;
+    if (dist && room && room.w) {
+      const beside = { W: body.w + 14 + dist.w + 2, H: Math.max(body.h, dist.h) + 2, beside: true };
+      const fitOf = (a) => Math.min(room.w / a.W, room.h / a.H);
+      if (fitOf(beside) > fitOf(below)) at = beside;
+    }
+    return { body, dist, W: at.W, H: at.H, beside: at.beside, wrap, foldOver };
+  }
+
+  // The layout that shows the most at the largest text: the whole picture within the box (packages side
+  // by side when they fit, as lstopo draws them), every part drawn while its text stays at 11 px or more,
+  // identical repeats folded when that is the only way to keep it so. Once a person unfolds parts, the
+  // picture keeps MIN_SCALE and scrolls instead.
+  choose(room) {
+    if (!room.w) return this.trial(WRAP, FOLD_OVER);
+    if (this.all || this.unfolded.size) {
+      let t = this.trial(Math.max(220, Math.floor(room.w / MIN_SCALE) - 6), this.all ? Infinity : FOLD_OVER);
+      // the boxes around a row add their padding to it: narrower rows until the whole fits (three tries)
+      for (let i = 0; i < 3 && (t.W * MIN_SCALE > room.w) && t.wrap > 220; i++)
+        t = this.trial(Math.max(220, t.wrap - Math.ceil(t.W - room.w / MIN_SCALE) - 2), t.foldOver);
+      t.scale = fitScale(t.W, room.w);
+      return t;
+    }
+    const fit = (t) => Math.min(MAX_SCALE, room.w / t.W, room.h / t.H);
+    const best = (foldOver) => {
+      let pick = null;
+      for (const s of [MAX_SCALE, 2, 1.7, MIN_SCALE, 1.3, 1.15, 1, 0.85, 0.7, 0.55, 0.4]) {
+        const t = this.trial(Math.max(160, Math.floor(room.w / s) - 6), foldOver, room);
+        t.scale = fit(t);
+        if (!pick || t.scale > pick.scale + 1e-6) pick = t;
+      }
+      return pick;
+    };
+    const whole = best(FOLD_OVER);
+    if (whole.scale >= 1) return whole;
+    // folding hides parts: only for clearly larger text
+    const folded = best(2);
+    return folded.scale > whole.scale * 1.2 ? folded : whole;
+  }
+
   render() {
     const used = this.opts.threads || new Map();
     this.marked = (g) => g.pus.some((p) => used.has(p.os));
-    const room = this.box.clientWidth || 0;
-    this.wrap = room ? Math.max(220, Math.floor(room / MIN_SCALE) - 6) : WRAP;
-    let body = this.layout(this.tree, 'm');
-    // the boxes around a row add their padding to it: narrower rows until the whole fits (three tries)
-    for (let i = 0; i < 3 && room && (body.w + 2) * MIN_SCALE > room && this.wrap > 220; i++) {
-      this.wrap = Math.max(220, this.wrap - Math.ceil((body.w + 2) - room / MIN_SCALE) - 2);
-      body = this.layout(this.tree, 'm');
-    }
-    const dist = this.distanceLayout();
-    const W = Math.max(body.w, dist ? dist.w : 0) + 2;
-    const H = body.h + (dist ? dist.h + 14 : 0) + 2;
+    const room = this.room();
+    const pick = this.choose(room);
+    // the layout drawn is the one chosen: lay it out once more with its settings
+    const { body, dist, W, H, beside } = this.trial(pick.wrap, pick.foldOver, room.w && !this.all && !this.unfolded.size ? room : null);
     const svg = el('svg', { xmlns: NS, width: W, height: H, viewBox: `0 0 ${W} ${H}`, 'font-family': FONT, 'font-size': 12, role: 'group', 'aria-label': this.opts.title || 'topology of the machine' });
     svg.append(el('rect', { x: 0, y: 0, width: W, height: H, fill: '#ffffff' }));
     this.draw(svg, body, 1, 1);
-    if (dist) this.drawDistances(svg, dist, 1, body.h + 14);
+    if (dist && beside) this.drawDistances(svg, dist, body.w + 15, 1);
+    else if (dist) this.drawDistances(svg, dist, 1, body.h + 14);
     this.svg = svg;
     this.box.replaceChildren(svg);
-    // as wide as its box, never smaller than MIN_SCALE (its text at 16 px), never past MAX_SCALE; wider than the box, it scrolls
-    const scale = fitScale(W, room);
+    // within its box, at the scale chosen (text at 16 px where the whole fits so; smaller rather than cut)
+    const scale = room.w ? pick.scale : MIN_SCALE;
     svg.style.width = `${Math.round(W * scale)}px`;
     svg.style.height = 'auto';
     this.el.dataset.scale = scale.toFixed(2);
@@ -221,7 +305,7 @@ export class TopologyPicture {
       }
       const run = kids.slice(i, j);
       const fk = `${key}/${i}`;
-      if (run.length > FOLD_OVER && !this.all && !this.unfolded.has(fk)) {
+      if (run.length > (this.foldOver ?? FOLD_OVER) && !this.all && !this.unfolded.has(fk)) {
         out.push({ g: run[0] }, { fold: run.slice(1, -1), key: fk }, { g: run[run.length - 1] });
       } else {
         for (const c of run) out.push({ g: c });
@@ -236,6 +320,16 @@ export class TopologyPicture {
     if (g.kind === 'pu') return { g, w: PU_W, h: PU_H, kids: [] };
     const head = HEAD;
     const items = this.items(g, key).map((it, i) => (it.fold ? this.foldLayout(it) : this.layout(it.g, `${key}.${i}`)));
+    const bold = g.kind === 'machine' || g.kind === 'package' || (g.kind === 'node' && this.opts.pages && this.opts.pages.size);
+    const minW = textWidth(caption(g, this.topo, this.opts.pages), g.kind === 'machine' ? 13 : 12, bold) + 2 * PAD;
+    // one child that is not a PU: this box is a caption bar on top of it, as lstopo draws a core's
+    // caches, so that nesting costs height and no width
+    if (items.length === 1 && !items[0].fold && items[0].g.kind !== 'pu' && g.kind !== 'machine') {
+      const k = items[0];
+      k.x = 0;
+      k.y = head;
+      return { g, w: Math.max(k.w, minW), h: head + k.h, head, kids: [k], bar: true };
+    }
     // a cache or node with one child sits on it as a bar, as lstopo draws them
     let x = PAD;
     let y = head + PAD;
@@ -253,8 +347,7 @@ export class TopologyPicture {
       rowH = Math.max(rowH, k.h);
       w = Math.max(w, x - GAP + PAD);
     }
-    const bold = g.kind === 'machine' || g.kind === 'package' || (g.kind === 'node' && this.opts.pages && this.opts.pages.size);
-    const minW = textWidth(caption(g, this.topo, this.opts.pages), g.kind === 'machine' ? 13 : 12, bold) + 2 * PAD;
+    if (!items.length) return { g, w: minW, h: head + PAD, head, kids: [] };
     return { g, w: Math.max(w, minW), h: y + rowH + PAD, head, kids: items };
   }
 
@@ -343,7 +436,8 @@ export class TopologyPicture {
     const n = nodes.length;
     const cell = n <= 16 ? 30 : Math.max(7, Math.floor(560 / n));
     const lab = 58;
-    return { n, cell, lab, w: lab + n * cell + 10, h: 24 + lab / 2 + n * cell + 6 };
+    const title = Math.max(textWidth(DIST_TITLE, 12, true), textWidth(DIST_KEY, 11)) + 4;
+    return { n, cell, lab, w: Math.max(lab + n * cell + 10, title), h: 38 + lab / 2 + n * cell + 6 };
   }
 
   drawDistances(svg, d, x, y) {
@@ -351,8 +445,9 @@ export class TopologyPicture {
     const known = nodes.some((r) => (r.distances || []).some((v) => v > 0));
     const grp = el('g', { 'data-kind': 'distances' });
     grp.append(el('text', { x, y: y + 14, 'font-weight': 700, fill: '#15181d' },
-      known ? 'NUMA distances (10 = local; higher is farther)' : 'NUMA distances: not reported by this machine'));
-    const top = y + 24 + d.lab / 2;
+      known ? DIST_TITLE : 'NUMA distances: not reported by this machine'));
+    if (known) grp.append(el('text', { x, y: y + 28, 'font-size': 11, fill: '#434952' }, DIST_KEY));
+    const top = y + 38 + d.lab / 2;
     const all = nodes.flatMap((r) => r.distances || []).filter((v) => v > 0);
     const lo = Math.min(...all, 10);
     const hi = Math.max(...all, 10);
@@ -379,8 +474,9 @@ export class TopologyPicture {
     const pus = this.topo.pus || [];
     const rows = nodes.map((n) => h('tr', {},
       h('th', { scope: 'row', text: `node ${n.os}` }),
-      h('td', { text: n.cpus || '–' }),
+      h('td', { text: n.cpus || (n.cpuless ? `memory only, nearest ${n.initiators || 'none'}` : '–') }),
       h('td', { text: n.mem_total ? bytes(n.mem_total) : '–' }),
+      h('td', { text: `${n.kind || 'not stated'}${n.memcaches ? `, ${bytes(n.memcache_size)} memory-side cache` : ''}` }),
       h('td', { text: (n.distances || []).map((v) => (v > 0 ? v : '?')).join(' ') || '–' })));
     const caches = [...new Set((this.topo.caches || []).map((c) => c.level))].sort().map((lvl) => {
       const c = this.topo.caches.find((x) => x.level === lvl);
@@ -389,10 +485,10 @@ export class TopologyPicture {
     });
     return h('details', { class: 'topo-text' },
       h('summary', { text: 'The topology as text' }),
-      h('p', { text: `${this.topo.packages || 1} package(s), ${this.topo.cores || '?'} cores, ${pus.length} PUs${this.topo.smt ? ' (SMT)' : ''}, ${nodes.length} NUMA node(s). Caches: ${caches.join('; ') || 'none reported'}.` }),
+      h('p', { text: `${countText(this.topo)}. Caches: ${caches.join('; ') || 'none reported'}.` }),
       h('table', { class: 'topo-table' },
         h('caption', { text: 'NUMA nodes' }),
-        h('thead', {}, h('tr', {}, ['node', 'PUs', 'memory', 'distances to nodes in order'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('thead', {}, h('tr', {}, ['node', 'PUs', 'memory', 'kind', 'distances to nodes in order'].map((t) => h('th', { scope: 'col', text: t })))),
         h('tbody', {}, rows)));
   }
 
@@ -411,6 +507,18 @@ export class TopologyPicture {
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   }
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+// "2 packages, 8 cores, 16 PUs (SMT), 2 NUMA nodes": counts as the topology gives them, no package invented
+export function countText(topo) {
+  const pus = (topo.pus || []).length;
+  const nodes = (topo.nodes || []).length;
+  const pk = Number.isInteger(topo.packages) ? (topo.packages ? plural(topo.packages, 'package') : 'no package named') : null;
+  const only = (topo.nodes || []).filter((n) => n.cpuless).length;
+  return [pk, Number.isInteger(topo.cores) ? plural(topo.cores, 'core') : null, `${plural(pus, 'PU')}${topo.smt ? ' (SMT)' : ''}`,
+    `${plural(nodes, 'NUMA node')}${only ? ` (${only} memory only)` : ''}`].filter(Boolean).join(', ');
 }
 
 let measureCtx = null;

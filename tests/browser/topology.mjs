@@ -14,6 +14,12 @@ const MACHINES = [
   { name: 'one-core', env: { HWLOC_SYNTHETIC: 'pack:1 l3:1 core:1 pu:1' }, pus: 1, nodes: 1 },
   { name: 'l2-pairs', env: { HWLOC_SYNTHETIC: 'pack:1 l3:1 l2:2 core:2 pu:1' }, pus: 4, nodes: 1 },
   { name: 'big-1024', env: { HWLOC_SYNTHETIC: 'pack:8 numa:8 l3:1 l2:8 core:1 pu:2' }, pus: 1024, nodes: 64, folded: true },
+  // memory kinds: a DRAM and an HBM node a package, an NVM node and a CXL node behind a memory-side cache
+  { name: 'dram-hbm-nvm', env: { HWLOC_XMLFILE: resolve('tests/data/dram_hbm_nvm.xml') }, pus: 8, nodes: 6, distances: true,
+    says: ['NUMA node 2 (16 GiB HBM) · memory only', 'NUMA node 4 (128 GiB NVM) · memory only', 'NUMA node 0 (32 GiB DRAM)', '4 GiB memory-side cache'] },
+  // node 0 offline: cpus 0-1 in no node, and no "NUMA node 0" box drawn for them
+  { name: 'node0-offline', env: { HWLOC_XMLFILE: resolve('tests/data/node0_offline.xml') }, pus: 4, nodes: 1, lacks: ['NUMA node 0'] },
+  { name: 'four-socket', env: { HWLOC_XMLFILE: resolve('tests/data/four_socket.xml') }, pus: 32, nodes: 4, distances: true },
 ];
 
 function assert(cond, msg) {
@@ -44,6 +50,9 @@ const census = (page) => page.evaluate(() => {
     distances: svg.querySelectorAll('[data-kind="distances"] rect').length,
     width: svg.getBoundingClientRect().width,
     box: svg.parentElement.clientWidth,
+    height: svg.getBoundingClientRect().height,
+    boxH: svg.parentElement.clientHeight,
+    scrolls: svg.parentElement.scrollWidth > svg.parentElement.clientWidth + 1 || svg.parentElement.scrollHeight > svg.parentElement.clientHeight + 1,
     scale: Number(document.querySelector('.topo').dataset.scale),
     // the smallest text as the screen shows it, in CSS px
     minFont: Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(t.getAttribute('font-size') || svg.getAttribute('font-size'))))
@@ -73,31 +82,48 @@ try {
         await page.setViewportSize({ width: 1280, height: 720 });
         await page.goto(`${server.base}#/topology`);
         await page.waitForSelector('.topo svg', { timeout: 10000 });
+        await page.waitForTimeout(200);
         const c = await census(page);
         assert(c, 'no picture');
+        // the screenshots first, so that a failure below can be looked at
+        await page.evaluate(() => document.querySelector('.topo').scrollIntoView());
+        await page.screenshot({ path: join(SHOTS, `topology-${m.name}-1280x720.png`) });
         if (m.folded) {
           assert(c.folds > 0, 'a 1024-PU machine is drawn without folding');
           assert(c.pus < 100, `${c.pus} PUs drawn folded: not readable`);
-        } else {
+        } else if (!c.folds) {
           assert(c.pus === m.pus, `${c.pus} PUs drawn, the machine has ${m.pus}`);
         }
         if (m.nodes > 1) {
           // a grid only of what the machine reports: none when it reports no distance
           if (m.distances) assert(c.distances === m.nodes * m.nodes, `the distance matrix has ${c.distances} cells for ${m.nodes} nodes`);
           else assert(c.distances === 0 && /reports no NUMA distances/.test(c.legend), `a machine without distances gets ${c.distances} cells of guesses`);
-          if (!m.folded) assert(c.nodes === m.nodes, `${c.nodes} NUMA node boxes for ${m.nodes} nodes`);
+          if (!m.folded && !c.folds) assert(c.nodes === m.nodes, `${c.nodes} NUMA node boxes for ${m.nodes} nodes`);
         }
-        if (m.distances) assert(/^21$/m.test(c.text), 'the XML machine\'s distance 21 is not drawn');
-        // readable from the back of a room at 1280x720, and using the room it has
-        if (m.pus <= 64) assert(c.minFont >= 15.9, `the smallest text of the picture is ${c.minFont.toFixed(1)} px`);
-        assert(c.width >= 0.95 * c.box || c.scale >= 2.4, `the picture takes ${Math.round(c.width)} px of ${c.box} at ${c.scale}x`);
+        if (m.distances && m.nodes === 2) assert(/^21$/m.test(c.text), 'the XML machine\'s distance 21 is not drawn');
+        for (const t of m.says || []) assert(c.text.includes(t), `the picture does not say "${t}"`);
+        for (const t of m.lacks || []) assert(!c.text.includes(t), `the picture says "${t}", which the machine lacks`);
+        // the whole machine in its box at 1280x720, nothing cut or scrolled, using the room it has;
+        // text at 16 px where it fits so, never under 11 px for up to 64 PUs (folded past that)
+        const fits = (k) => !k.scrolls && k.width <= k.box + 1 && k.height <= k.boxH + 1;
+        assert(fits(c), `the picture (${Math.round(c.width)}x${Math.round(c.height)}) does not fit its box (${c.box}x${c.boxH})`);
+        assert(c.width >= 0.95 * c.box || c.height >= 0.95 * c.boxH || c.scale >= 2.4, `the picture takes ${Math.round(c.width)}x${Math.round(c.height)} px of ${c.box}x${c.boxH} at ${c.scale}x`);
+        if (m.pus <= 4) assert(c.minFont >= 15.9, `the smallest text of the picture is ${c.minFont.toFixed(1)} px`);
+        else if (m.pus <= 16) assert(c.minFont >= 10.9, `the smallest text of the picture is ${c.minFont.toFixed(1)} px`);
+        else assert(c.minFont >= 9, `the smallest text of the picture is ${c.minFont.toFixed(1)} px`);
+        if (m.pus <= 16) assert(c.pus === m.pus && c.folds === 0, `${c.pus} of ${m.pus} PUs drawn (${c.folds} folds): the machine is not whole`);
         assert(/L# is|L#n is/.test(c.legend), 'the legend says which number is L# and which P#');
         assert(/Package 0/.test(c.text) && /PU L#0/.test(c.text) && /P#0/.test(c.text), 'no package or PU captions');
         if (m.name === 'two-socket-smt-xml') await axeCheck(page, `the topology of ${m.name}`, (ok, what) => assert(ok, what));
-        await page.screenshot({ path: join(SHOTS, `topology-${m.name}-1280x720.png`) });
         await page.setViewportSize({ width: 1400, height: 900 });
-        await page.waitForTimeout(200);
+        await page.waitForTimeout(300);
+        await page.evaluate(() => document.querySelector('.topo').scrollIntoView());
         await page.screenshot({ path: join(SHOTS, `topology-${m.name}-1400x900.png`) });
+        const wide = await census(page);
+        assert(fits(wide), `at 1400x900 the picture (${Math.round(wide.width)}x${Math.round(wide.height)}) does not fit its box (${wide.box}x${wide.boxH})`);
+        if (m.pus <= 4) assert(wide.minFont >= 15.9, `at 1400x900 the smallest text is ${wide.minFont.toFixed(1)} px`);
+        else if (m.pus <= 16) assert(wide.minFont >= 12, `at 1400x900 the smallest text is ${wide.minFont.toFixed(1)} px`);
+        console.log(`    ${m.name}: smallest text ${c.minFont.toFixed(1)} px at 1280x720, ${wide.minFont.toFixed(1)} px at 1400x900; ${c.pus} PUs drawn, ${c.folds} folds`);
         if (m.folded) {
           // one fold opens by keyboard, then everything
           await page.focus('.topo svg [data-fold]');
