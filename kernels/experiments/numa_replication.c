@@ -1093,6 +1093,13 @@ static void nr_describe(const struct run_result *r, struct verdict *v)
 	rr_summary_get(r, "nodes_used", &nodes);
 	if (head[0])
 		verdict_headline(v, "%s", head);
+	else if (nodes < 2 && r->machine && r->machine->nnodes > 1)
+		/* a memory-only node, or one without memory, is no place for
+		 * a copy its own threads read */
+		verdict_headline(
+			v,
+			"only one of this machine's %d nodes has both cpus and memory, so there is nothing to replicate or migrate: this run measured only what the techniques cost",
+			r->machine->nnodes);
 	else if (nodes < 2)
 		verdict_headline(
 			v,

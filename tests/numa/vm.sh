@@ -21,7 +21,10 @@
 # boot), NUMALAB_VM_CACHE (where the kernel image is kept, default
 # /var/cache/numalab-vm), NUMALAB_VM_KEEP=1 keeps the work folder,
 # NUMALAB_VM_GUESTS the lane's guests as NODES:CPUS_PER_NODE:MB_PER_NODE
-# (default "2:1:384 4:1:256 8:2:128"), NUMALAB_VM_TIMEOUT a guest's limit
+# (default "2:1:384 4:1:256 8:2:128", "none" for none), NUMALAB_VM_SHAPES
+# the odd-shaped guests (default "memonly cpuonly asym": a node of memory
+# alone, a node of cpus alone, distances that differ by direction; "none"
+# for none), NUMALAB_VM_TIMEOUT a guest's limit
 # in seconds (default 150).
 # Timings inside the guest are an emulator's: test semantics there, never speed.
 set -euo pipefail
@@ -87,6 +90,7 @@ build_base() {
 		cp -L "$lib" "$root$lib"
 	done
 	cp "$here/guest.sh" "$root/guest.sh"
+	cp "$here/guest_shape.sh" "$root/guest_shape.sh"
 	cat >"$root/init" <<-'EOF'
 		#!/bin/sh
 		mount -t proc proc /proc
@@ -101,17 +105,44 @@ build_base() {
 	(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$work/base.cpio.gz")
 }
 
-# Boots a guest of nodes nodes that runs the script text $2; its ttyS1 output lands in $3.
-# Each node is a socket of cpn (default 1) cores under one L3, with its
-# memory (SMT threads would not show: qemu's emulated CPU reports none).
-boot() {
-	local nodes=$1 job=$2 results=$3 mem=$4 name=$5 cpn=${6:-1}
-	local jobdir=$work/job-$name
+# The initrd of guest NAME: the shared base and the script text JOB as /job.
+boot_job() {
+	local name=$1 job=$2 jobdir=$work/job-$1
 	mkdir -p "$jobdir"
 	printf '%s\n' "$job" >"$jobdir/job"
 	(cd "$jobdir" && echo job | cpio -o -H newc 2>/dev/null | gzip -1 >"$work/job-$name.cpio.gz")
 	# the kernel unpacks concatenated archives in turn: the job file joins the base
 	cat "$work/base.cpio.gz" "$work/job-$name.cpio.gz" >"$work/initrd-$name.gz"
+}
+
+# The odd shapes: a node with memory and no cpu, a node with cpus and no
+# memory, distances that differ by direction (qemu's -numa node without
+# cpus or without memdev, -numa dist both ways). Prints "SMP MB ARGS...".
+shape_args() {
+	local m="-object memory-backend-ram,id=m"
+	case "$1" in
+	memonly) echo "2,sockets=1,cores=2 512 ${m}0,size=256M ${m}1,size=256M" \
+		"-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,memdev=m1" \
+		"-numa dist,src=0,dst=1,val=20" ;;
+	cpuonly) echo "2,sockets=2,cores=1 384 ${m}0,size=384M" \
+		"-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1" \
+		"-numa dist,src=0,dst=1,val=20" ;;
+	asym) echo "3,sockets=3,cores=1 576 ${m}0,size=192M ${m}1,size=192M ${m}2,size=192M" \
+		"-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1" \
+		"-numa node,nodeid=2,cpus=2,memdev=m2" \
+		"-numa dist,src=0,dst=1,val=20 -numa dist,src=1,dst=0,val=30" \
+		"-numa dist,src=0,dst=2,val=25 -numa dist,src=2,dst=0,val=25" \
+		"-numa dist,src=1,dst=2,val=40 -numa dist,src=2,dst=1,val=15" ;;
+	*) return 1 ;;
+	esac
+}
+
+# Boots a guest of nodes nodes that runs the script text $2; its ttyS1 output lands in $3.
+# Each node is a socket of cpn (default 1) cores under one L3, with its
+# memory (SMT threads would not show: qemu's emulated CPU reports none).
+boot() {
+	local nodes=$1 job=$2 results=$3 mem=$4 name=$5 cpn=${6:-1}
+	boot_job "$name" "$job"
 	local numa=()
 	for ((n = 0; n < nodes; n++)); do
 		numa+=(-object "memory-backend-ram,id=m$n,size=${mem}M"
@@ -122,16 +153,23 @@ boot() {
 			numa+=(-numa "dist,src=$a,dst=$b,val=$(distance "$nodes" $a $b)")
 		done
 	done
+	run_guest "$name" "$results" "$((mem * nodes))" "$((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1" "${numa[@]}"
+}
+
+# Boots the guest whose initrd boot_job made: NAME RESULTS MB SMP QEMU_NUMA_ARGS...
+run_guest() {
+	local name=$1 results=$2 mb=$3 smp=$4
+	shift 4
 	: >"$results"
 	timeout "${NUMALAB_VM_TIMEOUT:-150}" qemu-system-x86_64 -accel "$accel" -cpu max \
-		-m "$((mem * nodes))M" -smp "$((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1" "${numa[@]}" \
+		-m "${mb}M" -smp "$smp" "$@" \
 		-kernel "$kernel" -initrd "$work/initrd-$name.gz" \
 		-append "console=ttyS0 quiet loglevel=0 panic=-1 numa_balancing=disable" \
 		-display none -monitor none -nodefaults -no-reboot \
 		-serial "file:$work/console-$name.log" -serial "file:$results" \
 		</dev/null >"$work/qemu-$name.log" 2>&1 || true
 	if ! grep -q '^@@@ GUEST_DONE' "$results"; then
-		echo "vm.sh: the $nodes-node guest did not finish; last console lines:" >&2
+		echo "vm.sh: the guest $name did not finish; last console lines:" >&2
 		tail -5 "$work/console-$name.log" "$work/qemu-$name.log" >&2 || true
 		return 1
 	fi
@@ -193,6 +231,7 @@ lane() {
 	build_base "$bin" "$probe"
 	# nodes:cpus a node:MB a node; NUMALAB_VM_GUESTS picks some, e.g. "8:2:128"
 	for guest in ${NUMALAB_VM_GUESTS:-2:1:384 4:1:256 8:2:128}; do
+		[ "$guest" != none ] || continue
 		local nodes=${guest%%:*} cpn mem s=$SECONDS
 		cpn=${guest#*:}; cpn=${cpn%%:*}; mem=${guest##*:}
 		echo "numa lane: a $nodes-node guest of $((nodes * cpn)) cpus ($accel, $(basename "$kernel"))"
@@ -218,6 +257,24 @@ lane() {
 		last=$(sed -n 's/^@@@ TOOK .*guest up \([0-9]*\) s.*/\1/p' "$work/results-$nodes.log" | tail -1)
 		echo "  ($((SECONDS - s)) s; by the guest's clock the checks ran from $((${first:-0})) s" \
 			"to ${last:-?} s after boot; slowest: $took)"
+	done
+	# the odd shapes: NUMALAB_VM_SHAPES picks some ("none": none)
+	for shape in ${NUMALAB_VM_SHAPES:-memonly cpuonly asym}; do
+		[ "$shape" != none ] || continue
+		local spec s=$SECONDS
+		spec=$(shape_args "$shape") || { echo "vm.sh: unknown shape '$shape'" >&2; fail=1; continue; }
+		# shellcheck disable=SC2086 # the spec is words
+		set -- $spec
+		local smp=$1 mb=$2
+		shift 2
+		echo "numa lane: the $shape guest ($smp cpus, $mb MiB, $accel)"
+		boot_job "$shape" "/bin/sh /guest_shape.sh"
+		if ! run_guest "$shape" "$work/results-$shape.log" "$mb" "$smp" "$@"; then
+			fail=1
+			continue
+		fi
+		python3 "$here/check_shape.py" --shape "$shape" "$work/results-$shape.log" || fail=1
+		echo "  ($((SECONDS - s)) s)"
 	done
 	echo "numa lane: $((SECONDS - t0)) s"
 	[ -z "${NUMALAB_VM_KEEP:-}" ] || echo "numa lane: kept $work"
@@ -256,6 +313,6 @@ run_once() {
 case "${1:-}" in
 lane) shift; lane "$@" ;;
 run) shift; run_once "$@" ;;
--h | --help | "") sed -n '2,27p' "$0"; exit 0 ;;
+-h | --help | "") sed -n '2,30p' "$0"; exit 0 ;;
 *) echo "vm.sh: unknown mode '$1' (lane, run)" >&2; exit 2 ;;
 esac

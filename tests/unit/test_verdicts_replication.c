@@ -103,6 +103,31 @@ static void test_one_node_vm(void **state)
 	topo_free(t);
 }
 
+/* Two nodes, one of them memory only: one node to use, and the sentence says
+ * which of the machine's nodes it had, not that the machine has one. */
+static void test_memory_only_node(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/memory_only_node.xml");
+	char *argv[] = {"size=16M"};
+	struct canned *c = canned_new("numa_replication", t, 1, 1, argv);
+	(void)state;
+
+	canned_summary(c, "nodes_used", 1, "nodes");
+	canned_summary(c, "home_node", 0, NULL);
+	canned_summary(c, "replicas", 1, "copies");
+	canned_summary(c, "single_bytes", 16 << 20, "B");
+	canned_summary(c, "replica_bytes", 16 << 20, "B");
+	canned_summary(c, "accumulate_equal", 1, NULL);
+	canned_summary(c, "migration_possible", 0, NULL);
+	experiment_describe(&c->rr, &c->v);
+	assert_true(verdict_says(
+		&c->v,
+		"only one of this machine's 2 nodes has both cpus and memory"));
+	assert_false(verdict_says(&c->v, "with one node there is nothing"));
+	canned_free(c);
+	topo_free(t);
+}
+
 static void test_four_nodes_local_copies(void **state)
 {
 	struct topo *t = synthetic(FOUR);
@@ -317,6 +342,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_node_vm),
+		cmocka_unit_test(test_memory_only_node),
 		cmocka_unit_test(test_four_nodes_local_copies),
 		cmocka_unit_test(test_misplaced_copy_not_compared),
 		cmocka_unit_test(test_overlap_not_claimed),
