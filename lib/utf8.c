@@ -84,3 +84,16 @@ size_t utf8_prefix_len(const char *s, size_t max)
 		n--;
 	return n;
 }
+
+size_t utf8_control_at(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0; i < n; i++)
+		/* C1 is 0xC2 0x80-0x9F in UTF-8 */
+		if (u[i] < 0x20 || u[i] == 0x7f ||
+		    (u[i] == 0xc2 && i + 1 < n && u[i + 1] >= 0x80 &&
+		     u[i + 1] <= 0x9f))
+			return i;
+	return n;
+}

@@ -23,4 +23,11 @@ char *utf8_escape(const char *s);
  */
 size_t utf8_prefix_len(const char *s, size_t max);
 
+/*
+ * The offset of the first control character in s (n bytes of UTF-8): C0,
+ * DEL, or C1 (U+0080-U+009F); n when there is none. A name shown to a
+ * class holds none.
+ */
+size_t utf8_control_at(const char *s, size_t n);
+
 #endif

@@ -8,8 +8,7 @@
 
 const char *api_name_problem(const char *name, char *why, size_t len)
 {
-	size_t n = strlen(name);
-	const unsigned char *u = (const unsigned char *)name;
+	size_t n = strlen(name), at;
 
 	why[0] = '\0';
 	if (n > HTTP_NAME_LEN - 1)
@@ -18,16 +17,12 @@ const char *api_name_problem(const char *name, char *why, size_t len)
 			 n, HTTP_NAME_LEN - 1);
 	else if (utf8_valid_len(name, n) != n)
 		snprintf(why, len, "name is not UTF-8");
-	for (size_t i = 0; !why[0] && i < n; i++)
-		/* C0, DEL, and C1 (U+0080-U+009F: 0xC2 0x80-0x9F) */
-		if (u[i] < 0x20 || u[i] == 0x7f ||
-		    (u[i] == 0xc2 && i + 1 < n && u[i + 1] >= 0x80 &&
-		     u[i + 1] <= 0x9f))
-			snprintf(why, len,
-				 "name has a control character at byte %zu "
-				 "(letters, digits, spaces and punctuation "
-				 "are allowed)",
-				 i);
+	else if ((at = utf8_control_at(name, n)) < n)
+		snprintf(why, len,
+			 "name has a control character at byte %zu "
+			 "(letters, digits, spaces and punctuation "
+			 "are allowed)",
+			 at);
 	return why;
 }
 

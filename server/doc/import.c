@@ -12,6 +12,7 @@
 #include "experiment.h"
 #include "jsonschema.h"
 #include "registry.h"
+#include "utf8.h"
 
 /* Whether e has a chart of this id. */
 static int chart_known(const struct experiment *e, const char *id)
@@ -117,6 +118,57 @@ static int check_params(struct errinfo *c, json_t *params,
 	return 0;
 }
 
+/*
+ * The class block as the live classroom takes it (api_class.c): a lesson
+ * of the run's experiment, guesses and the teacher's above 0, names
+ * without control characters. 0, or -EINVAL with err set.
+ */
+static int check_class(struct errinfo *c, json_t *block,
+		       const struct experiment *e)
+{
+	const char *lesson =
+		json_string_value(json_object_get(block, "lesson"));
+	json_t *tg = json_object_get(block, "teacher_guess"), *g;
+	const struct lesson *l;
+	char field[ERRINFO_FIELD_LEN];
+	size_t i;
+
+	if (!block)
+		return 0;
+	for (l = e->lessons; l && l->id && strcmp(l->id, lesson); l++)
+		;
+	if (!l || !l->id)
+		return errinfo_set(c, "class.lesson",
+				   "unknown lesson '%.64s' of '%s'", lesson,
+				   e->name);
+	if (json_is_number(tg) && !(json_number_value(tg) > 0))
+		return errinfo_set(c, "class.teacher_guess",
+				   "'class.teacher_guess' must be above 0");
+	json_array_foreach (json_object_get(block, "guesses"), i, g) {
+		json_t *v = json_object_get(g, "value");
+		const char *name =
+			json_string_value(json_object_get(g, "name"));
+		if (!(json_number_value(v) > 0)) {
+			snprintf(field, sizeof(field),
+				 "class.guesses[%zu].value", i);
+			return errinfo_set(c, field,
+					   "'%s' must be above 0 (got %g)",
+					   field, json_number_value(v));
+		}
+		if (name &&
+		    utf8_control_at(name, strlen(name)) < strlen(name)) {
+			snprintf(field, sizeof(field),
+				 "class.guesses[%zu].name", i);
+			return errinfo_set(c, field,
+					   "'%s' has a control character "
+					   "(letters, digits, spaces and "
+					   "punctuation are allowed)",
+					   field);
+		}
+	}
+	return 0;
+}
+
 int import_validate(json_t *doc, struct errinfo *err)
 {
 	const struct experiment *e;
@@ -150,6 +202,8 @@ int import_validate(json_t *doc, struct errinfo *err)
 		if (check_point(err, e, item, "samples", i))
 			return -EINVAL;
 	if (check_bounds(err, json_object_get(doc, "samples")))
+		return -EINVAL;
+	if (check_class(err, json_object_get(doc, "class"), e))
 		return -EINVAL;
 	json_array_foreach (json_object_get(doc, "cells"), i, item)
 		if (check_point(err, e, item, "cells", i))
