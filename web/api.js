@@ -61,6 +61,9 @@ export const api = {
   campaignEventsUrl: (id) => `/api/campaigns/${encodeURIComponent(id)}/events`,
   // the classroom: its question, the class's guesses (a student's by the class link's sign-in)
   classState: () => call('GET', '/api/class'),
+  // who this browser is signed in as, and the name step after joining
+  whoami: () => call('GET', '/api/session'),
+  rename: (name) => call('PATCH', '/api/session', { name }),
   classOpen: (experiment, lesson) => call('PUT', '/api/class/question', { experiment, lesson }),
   classGuess: (value) => call('POST', '/api/class/guesses', { value }),
   classReveal: () => call('POST', '/api/class/reveal', {}),

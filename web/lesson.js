@@ -4,8 +4,9 @@ import { num } from './format.js';
 import { globMatch } from './rundoc.js';
 import { api } from './api.js';
 import { drawQR } from './qr.js';
-import { classLink } from './signin.js';
+import { classLink, joinInfo } from './signin.js';
 
+const LOBBY_HIDDEN = 'numalab.lobby-hidden';
 const GUESSES = 'numalab.guesses'; // run id -> {exp, lesson, guess}, for this tab
 
 const unitText = (u) => (u === 'x' ? '×' : u || '');
@@ -130,12 +131,18 @@ export class LessonPanel {
     }
     // the class link with its token signs a phone in; without a token (a loopback lab) the page itself does
     const link = classLink() || new URL('student.html', location.href).href;
-    // the code for the phones' cameras, the link for those who type it
+    const join = joinInfo();
+    // the code for the phones' cameras; the short address and the code for those who type
     const qr = drawQR(link, `a QR code of the class link ${link}`);
     el.append(h('div', { class: 'class-join' }, qr ? h('div', { class: 'class-qr', id: 'class-qr' }, qr) : null,
       h('div', {},
-        h('p', { class: 'class-link', id: 'class-link' }, 'Phones: ', h('a', { href: link, text: link.replace(/^https?:\/\//, '') })),
-        h('p', { class: 'class-count', id: 'class-count', 'aria-live': 'polite', text: `${st.answered} answered` }))));
+        join ? h('p', { class: 'class-join-how', id: 'class-join-how' }, 'Phones: open ', h('b', { id: 'class-join-link', text: join.link }), ' and type',
+          h('b', { class: 'class-code', id: 'class-code', text: `${join.code.slice(0, 3)} ${join.code.slice(3)}` })) : null,
+        // the text keeps its scheme: typed as shown, it reaches the server (the long class link is the QR code's)
+        join ? h('p', { class: 'class-link', id: 'class-link' }, 'or scan the code (', h('a', { href: link, text: 'the class link' }), ')')
+          : h('p', { class: 'class-link', id: 'class-link' }, 'Phones: ', h('a', { href: link, text: link })),
+        h('p', { class: 'class-count', id: 'class-count', 'aria-live': 'polite', text: `${st.answered} answered` }),
+        st.lobby ? this.lobby(st.lobby) : null)));
     if (!st.revealed) {
       el.append(h('button', { type: 'button', id: 'class-reveal', class: 'class-reveal', text: 'Reveal the guesses',
         onclick: () => api.classReveal().then((x) => this.showClass(x)).catch((e) => this.classError(e)) }));
@@ -147,6 +154,22 @@ export class LessonPanel {
       // the left column scrolls: the histogram comes into sight once, when it appears
       if (this.shownReveal !== q.serial) { this.shownReveal = q.serial; fig.scrollIntoView({ block: 'nearest' }); }
     }
+  }
+
+  // Who joined, as Kahoot's lobby shows it; the teacher may hide the names (kept for this tab).
+  lobby(lb) {
+    let hidden = false;
+    try { hidden = sessionStorage.getItem(LOBBY_HIDDEN) === '1'; } catch (e) { /* private mode */ }
+    const toggle = h('button', { type: 'button', class: 'link-button', id: 'lobby-toggle', 'aria-pressed': String(hidden), text: hidden ? 'Show names' : 'Hide names',
+      onclick: () => { try { sessionStorage.setItem(LOBBY_HIDDEN, hidden ? '' : '1'); } catch (e) { /* private mode */ } this.showClass(); } });
+    const unnamed = lb.signed_in - lb.names.length;
+    const box = h('div', { class: 'class-lobby', id: 'class-lobby' },
+      h('p', { class: 'class-lobby-count', id: 'class-lobby-count' }, `${lb.signed_in} joined${unnamed > 0 && !hidden ? ` (${unnamed} unnamed)` : ''} · `, toggle));
+    if (!hidden && lb.names.length) box.append(h('ul', { class: 'class-lobby-names', id: 'class-lobby-names' }, lb.names.map((n) => h('li', { text: n }))));
+    // the left column scrolls: a new name comes into sight as it arrives
+    const key = `${hidden}|${lb.names.join('\n')}`;
+    if (key !== this.shownLobby) { this.shownLobby = key; requestAnimationFrame(() => box.scrollIntoView({ block: 'nearest' })); }
+    return box;
   }
 
   classError(e) {

@@ -83,10 +83,13 @@ function showForm(message) {
 }
 
 let classLinkSeen = null; // the class's sign-in link: the teacher's answer alone carries it
+let joinSeen = null; // {link, code}: where a phone types the join code, and the code
 
 // The link that signs a student in (its token included), for the projector's
 // QR code; null for anyone but the teacher, or on a server without a token.
 export function classLink() { return classLinkSeen; }
+// The join page and its code for the projector ({link, code}); null as classLink.
+export function joinInfo() { return joinSeen; }
 
 // Signs in with a link's token if the address carries one, then says who
 // the browser is: {role: 'teacher'|'class'|'none', name, sign_in}. A
@@ -107,6 +110,7 @@ export async function signIn() {
     return { role: 'none', name: '', sign_in: true };
   }
   classLinkSeen = who.role === 'teacher' && typeof who.class_link === 'string' ? who.class_link : null;
+  joinSeen = who.role === 'teacher' && typeof who.join_code === 'string' ? { link: who.join_link, code: who.join_code } : null;
   document.body.classList.toggle('role-class', who.role === 'class');
   if (who.sign_in && who.role === 'none') showForm(failed);
   else showWho(who);

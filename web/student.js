@@ -88,6 +88,31 @@ async function render(st) {
   if (st.median !== null) main.append(h('p', { class: 'student-note', text: `the class’s median: ${withUnit(median(st.guesses), unit)}` }));
 }
 
+const NAME_MAX = 48; // bytes of UTF-8, as the server counts them
+const NAMED = 'numalab.named'; // this tab took the name step (a name, or none)
+
+// The step after joining: a name for the projector's lobby (optional, bounded; shown as text).
+function nameStep(then) {
+  const main = clear($('student'));
+  const input = h('input', { id: 'student-name', type: 'text', maxlength: String(NAME_MAX), autocomplete: 'nickname', 'aria-describedby': 'student-name-note' });
+  const note = h('p', { id: 'student-name-note', class: 'student-note', text: 'shown on the projector when you join, and beside your guess once the teacher reveals them' });
+  const done = () => { try { sessionStorage.setItem(NAMED, '1'); } catch (e) { /* private mode: asked again on reload */ } then(); };
+  const send = (ev) => {
+    ev.preventDefault();
+    const name = input.value.trim();
+    if (!name) { done(); return; }
+    if (new TextEncoder().encode(name).length > NAME_MAX) { note.textContent = `at most ${NAME_MAX} bytes: a shorter name`; note.classList.add('student-error'); return; }
+    api.rename(name).then(done).catch((e) => { note.textContent = e.message; note.classList.add('student-error'); });
+  };
+  main.append(h('h1', { class: 'student-question', text: 'You are in. Your name?' }),
+    h('form', { class: 'student-form', id: 'student-name-form', onsubmit: send },
+      h('label', { for: 'student-name', text: 'Name (optional)' }),
+      h('div', { class: 'student-row' }, input, h('button', { type: 'submit', id: 'student-name-send', text: 'OK' })),
+      note,
+      h('p', { class: 'student-note' }, h('button', { type: 'button', class: 'link-button', id: 'student-name-skip', text: 'Skip: join without a name', onclick: done }))));
+  input.focus();
+}
+
 function tick() {
   api.classState().then(render).catch((e) => {
     const main = clear($('student'));
@@ -99,6 +124,13 @@ function tick() {
     shown = null;
   });
 }
-tick();
-// every 2 s: a GET of a few numbers; a phone that slept catches up on the next one
-setInterval(() => { if (!document.hidden) tick(); }, 2000);
+function follow() {
+  tick();
+  // every 2 s: a GET of a few numbers; a phone that slept catches up on the next one
+  setInterval(() => { if (!document.hidden) tick(); }, 2000);
+}
+
+let named = false;
+try { named = sessionStorage.getItem(NAMED) === '1'; } catch (e) { /* private mode */ }
+// a phone just joined (by the link or the code) and has no name yet: the name step first
+api.whoami().then((who) => (who.role === 'class' && !who.name && !named ? nameStep(follow) : follow()), follow);

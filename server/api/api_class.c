@@ -190,10 +190,19 @@ static enum MHD_Result need_teacher(struct http_request *rq)
 enum MHD_Result api_class_get(struct http_request *rq, struct api_class *c)
 {
 	const char *session, *name;
+	json_t *s;
 
-	role_of(rq, &session, &name);
+	/* the teacher's projector shows who joined: the lobby */
+	if (role_of(rq, &session, &name) < HTTP_ROLE_TEACHER) {
+		pthread_mutex_lock(&c->mu);
+		return answer_locked(c, rq, session);
+	}
 	pthread_mutex_lock(&c->mu);
-	return answer_locked(c, rq, session);
+	s = state_locked(c, session);
+	pthread_mutex_unlock(&c->mu);
+	if (s)
+		json_object_set_new(s, "lobby", http_lobby(rq));
+	return s ? http_json(rq, MHD_HTTP_OK, s) : MHD_NO;
 }
 
 enum MHD_Result api_class_open(struct http_request *rq, struct api_class *c)

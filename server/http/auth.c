@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -564,4 +565,23 @@ enum MHD_Result http_whoami(struct http_request *rq)
 		free(link);
 	}
 	return http_json(rq, MHD_HTTP_OK, doc);
+}
+
+json_t *http_lobby(struct http_request *rq)
+{
+	static char names[SESSION_MAX][HTTP_NAME_LEN];
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	json_t *list = json_array();
+	size_t got, n;
+
+	if (!list)
+		return NULL;
+	pthread_mutex_lock(&mu);
+	n = sessions_names(rq->srv->sessions, HTTP_ROLE_CLASS, names,
+			   SESSION_MAX, &got);
+	for (size_t i = 0; i < got; i++)
+		json_array_append_new(list, json_string(names[i]));
+	pthread_mutex_unlock(&mu);
+	return json_pack("{s:I, s:o}", "signed_in", (json_int_t)n, "names",
+			 list);
 }

@@ -205,6 +205,10 @@ enum MHD_Result http_sign_out(struct http_request *rq);
  * server asks for a token at all), and for the teacher only "class_link",
  * the class's sign-in link with its token (for the projector's QR code). */
 enum MHD_Result http_whoami(struct http_request *rq);
+/* The projector's lobby: {"signed_in": students signed in now, "names":
+ * their display names, in the order they joined (the unnamed left out)},
+ * or NULL on ENOMEM. */
+json_t *http_lobby(struct http_request *rq);
 /* n random bytes (64 at most) from getrandom(2) as hex into out (2n + 1
  * bytes). 0, or -EIO. */
 int http_random_hex(char *out, size_t n);

@@ -107,6 +107,9 @@ enum MHD_Result http_serve_static(struct http_request *rq)
 				  rq->raw_uri ? rq->raw_uri : path);
 	if (!strcmp(path, "/"))
 		path = "/index.html";
+	/* the short address a phone types, beside the projector's QR code */
+	else if (!strcmp(path, "/join"))
+		path = "/join.html";
 	if (!srv->web_real || path[strlen(path) - 1] == '/')
 		goto not_found;
 	if ((size_t)snprintf(full, sizeof(full), "%s%s", srv->web_real, path) >=

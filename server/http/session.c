@@ -222,6 +222,36 @@ int sessions_rename(struct sessions *s, const char *id, const char *key,
 	return e ? 0 : -ENOENT;
 }
 
+static int by_seq(const void *a, const void *b)
+{
+	const struct session *x = *(const struct session *const *)a;
+	const struct session *y = *(const struct session *const *)b;
+
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+size_t sessions_names(struct sessions *s, int role, char (*names)[HTTP_NAME_LEN],
+		      size_t max, size_t *got)
+{
+	static const struct session *live[SESSION_MAX];
+	size_t n = 0;
+	time_t now = now_s();
+
+	*got = 0;
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < SESSION_MAX; i++) {
+		const struct session *e = &s->slot[i];
+		if (e->id[0] && e->expires > now && e->role == role)
+			live[n++] = e;
+	}
+	qsort(live, n, sizeof(live[0]), by_seq);
+	for (size_t i = 0; i < n && *got < max; i++)
+		if (live[i]->name[0])
+			memcpy(names[(*got)++], live[i]->name, HTTP_NAME_LEN);
+	pthread_mutex_unlock(&s->mu);
+	return n;
+}
+
 void sessions_delete(struct sessions *s, const char *id)
 {
 	struct session *e;

@@ -47,7 +47,8 @@ try {
   const shown = await teacher.getAttribute('#class-link a', 'href');
   const shownText = await teacher.textContent('#class-link a');
   check(shown === classLink, `the projector shows the class link with its token (${shown})`);
-  check(shownText === classLink.replace(/^https?:\/\//, ''), `its text is the link, written out (${shownText})`);
+  const joinText = await teacher.textContent('#class-join-link');
+  check(shownText === 'the class link' && /^https?:\/\/.*\/join$/.test(joinText), `beside it the join page, written out with its scheme (${joinText})`);
   check(await teacher.isVisible('#class-qr svg'), 'and its QR code');
   const qrFor = await teacher.getAttribute('#class-qr svg', 'aria-label');
   check(qrFor === `a QR code of the class link ${classLink}`, `the QR code is drawn from that link (${qrFor})`);
@@ -81,6 +82,9 @@ try {
     }
     await p.waitForURL(/\/student\.html$/, { timeout: 10000 });
     if (i !== 1) check(!p.url().includes('token'), `the class link lands student ${i} on the phone page, the token gone (${p.url()})`);
+    // a phone that joined without a name is asked for one first; student 0 skips it
+    await p.waitForSelector('#student-name-form, #student-question', { timeout: 10000 });
+    if (await p.$('#student-name-form')) await p.click(i === 0 ? '#student-name-skip' : '#student-name-send');
     await p.waitForSelector('#student-question', { timeout: 10000 });
     check((await p.textContent('#student-question')).toLowerCase().includes(lesson.question.slice(0, 30).toLowerCase()), `student ${i} sees the question`);
     // a bad guess first: the server's words, not a crash
@@ -116,6 +120,8 @@ try {
   // a late joiner sees the revealed state at once
   const late = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
   await late.goto(classLink);
+  await late.waitForSelector('#student-name-form', { timeout: 10000 });
+  await late.click('#student-name-skip');
   await late.waitForSelector('.class-dist svg', { timeout: 10000 });
   check(/3 answered/.test(await late.textContent('#student-count')), 'a late joiner sees how many answered and the guesses');
 
