@@ -230,8 +230,8 @@ static int by_seq(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-size_t sessions_names(struct sessions *s, int role, char (*names)[HTTP_NAME_LEN],
-		      size_t max, size_t *got)
+size_t sessions_names(struct sessions *s, int role,
+		      char (*names)[HTTP_NAME_LEN], size_t max, size_t *got)
 {
 	static const struct session *live[SESSION_MAX];
 	size_t n = 0;

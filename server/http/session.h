@@ -50,8 +50,8 @@ int sessions_rename(struct sessions *s, const char *id, const char *key,
  * (in the order they signed in; those without a name left out). Returns
  * how many sessions of role are live, named or not.
  */
-size_t sessions_names(struct sessions *s, int role, char (*names)[HTTP_NAME_LEN],
-		      size_t max, size_t *got);
+size_t sessions_names(struct sessions *s, int role,
+		      char (*names)[HTTP_NAME_LEN], size_t max, size_t *got);
 
 /* Signs the session of id out; nothing when there is none. */
 void sessions_delete(struct sessions *s, const char *id);
