@@ -50,8 +50,15 @@ MANWIDTH=200 man -M "$root/share/man" numalab-serve 2>/dev/null >"$stage/serve.t
 for o in $("$root/bin/numalab" serve --help | awk '/^  --/ { print $1 }'); do
 	grep -q -- "^       $o" "$stage/serve.txt" || fail "man numalab-serve lacks $o"
 done
-bash -n "$root/share/bash-completion/completions/numalab" || fail "the bash completion does not parse"
-echo "ok   man renders $(echo $pages | wc -w) pages without a warning; man numalab-run names every experiment"
+# the completion, with the staged binary, whether or not bash-completion is there
+comp() {
+	PATH="$root/bin:$PATH" bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _numalab; echo "${COMPREPLY[*]}"' \
+		_ "$root/share/bash-completion/completions/numalab" numalab "$@"
+}
+[ "$(comp run fal)" = false_sharing ] || fail "completing 'numalab run fal' gave '$(comp run fal)'"
+[ "$(comp run false_sharing thr)" = threads= ] || fail "completing 'numalab run false_sharing thr' gave '$(comp run false_sharing thr)'"
+comp "" | grep -qw serve || fail "completing 'numalab ' gave '$(comp "")'"
+echo "ok   man renders $(echo $pages | wc -w) pages without a warning; man numalab-run names every experiment; bash completes commands, experiments and parameters"
 
 # the staged binary finds its page and objects from its prefix, with no flags,
 # run from a folder that has no web/ of its own
