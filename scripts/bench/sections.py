@@ -726,9 +726,9 @@ def fanout(b):
                   {"values": peaks, "n": 1, "median": peak_mb, "min": peak_mb, "max": peak_mb},
                   None, "MB", None, "< %d MB" % cap if cap else "-",
                   ("yes" if peak_mb < cap else "no") if cap else "n/a",
-                  "%.1f KiB a subscriber over the idle RSS (%.1f MB); VmHWM after resetting "
-                  "it (clear_refs 5) before the level"
-                  % ((peak_mb * 1024 - idle_rss) / n, idle_rss / 1024.0), fmt="%.1f")
+                  ("%.1f KiB a subscriber over the idle RSS (%.1f MB); " % (
+                      (peak_mb * 1024 - idle_rss) / n, idle_rss / 1024.0) if n >= 100 else "")
+                  + "VmHWM after resetting it (clear_refs 5) before the level", fmt="%.1f")
             b.raw["fanout"]["levels"][str(n)] = {"with": a, "without": bb, "peak_rss_kb": peaks,
                                                  "checks": checks, "kernel_cpu_shares": seen}
     finally:

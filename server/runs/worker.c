@@ -29,7 +29,7 @@
  * and the runner thread wakes (and takes a cpu from the run) less often,
  * for at most this much more latency.
  */
-#define BATCH_MS 2
+#define BATCH_MS 1
 
 /* What the read loop learns from one worker. */
 struct worker {
