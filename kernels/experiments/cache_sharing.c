@@ -171,9 +171,10 @@ static void describe_levels(const struct topo *t, struct strbuf *sb)
 		level_shape(t, level, &ls);
 		if (!ls.instances)
 			continue;
-		strbuf_addf(sb, "%sL%d: %d of %llu KiB, up to %d cpu(s) each",
+		strbuf_addf(sb, "%sL%d: %d of %llu KiB, up to %d cpu%s each",
 			    sb->len > start ? "; " : "", level, ls.instances,
-			    (unsigned long long)ls.size / 1024, ls.widest);
+			    (unsigned long long)ls.size / 1024, ls.widest,
+			    ls.widest == 1 ? "" : "s");
 	}
 	if (sb->len == start)
 		strbuf_addstr(sb, "no caches known");
@@ -400,8 +401,9 @@ static int cs_run(struct run_ctx *ctx)
 	if (pairs < want)
 		sink_note(
 			ctx->sink, "warn",
-			"pairs=%d needs %d cpus; the allowed cpus (%s) hold %d pair(s) as placed here: ran %d",
-			want, 2 * want, t->allowed_text, pairs, pairs);
+			"pairs=%d needs %d cpus; the allowed cpus (%s) hold %d pair%s as placed here: ran %d",
+			want, 2 * want, t->allowed_text, pairs,
+			pairs == 1 ? "" : "s", pairs);
 	if (!contrast) {
 		struct strbuf ran = STRBUF_INIT, skipped = STRBUF_INIT;
 		describe_levels(t, &levels);
@@ -443,9 +445,10 @@ static int cs_run(struct run_ctx *ctx)
 			     ~(size_t)4095;
 			sink_note(
 				ctx->sink, "info",
-				"working_set %zu KiB per pair: 3/4 of one L%d (%llu KiB), which holds %d pair(s) under shared and twice the data under split or separate_data",
+				"working_set %zu KiB per pair: 3/4 of one L%d (%llu KiB), which holds %d pair%s under shared and twice the data under split or separate_data",
 				ws >> 10, level,
-				(unsigned long long)c->size >> 10, per);
+				(unsigned long long)c->size >> 10, per,
+				per == 1 ? "" : "s");
 		} else {
 			ws = 8u << 20;
 			sink_note(
@@ -590,42 +593,46 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 				compare_invert(&turned);
 			verdict_headline(
 				v,
-				"%.0f pair(s) reading %.0f KiB each took %s %s split across L%.0f caches than with each pair under one",
-				pairs, ws / 1024,
+				"%.0f pair%s reading %.0f KiB each took %s %s split across L%.0f caches than with each pair under one",
+				pairs, pairs == 1 ? "" : "s", ws / 1024,
 				compare_ratio_text(&turned, tt, sizeof(tt)),
 				c.ratio >= 1 ? "longer" : "less time", level);
 		} else if (other == split && c.rel == CMP_SAME)
 			verdict_headline(
 				v,
-				"%.0f pair(s) reading %.0f KiB each took the same time split across L%.0f caches as under one, within the noise (%s)",
-				pairs, ws / 1024, level, rt);
+				"%.0f pair%s reading %.0f KiB each took the same time split across L%.0f caches as under one, within the noise (%s)",
+				pairs, pairs == 1 ? "" : "s", ws / 1024, level,
+				rt);
 		else if (other == split)
 			verdict_headline(
 				v,
-				"%.0f pair(s) reading %.0f KiB each split across L%.0f caches or under one could not be told apart within the noise (%s): %s",
-				pairs, ws / 1024, level, rt,
-				compare_why_not(&c));
+				"%.0f pair%s reading %.0f KiB each split across L%.0f caches or under one could not be told apart within the noise (%s): %s",
+				pairs, pairs == 1 ? "" : "s", ws / 1024, level,
+				rt, compare_why_not(&c));
 		else if (c.rel == CMP_MORE || c.rel == CMP_LESS)
 			verdict_headline(
 				v,
-				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took %s the time of one per pair (%.0f KiB each)",
+				"%s%.0f pair%s under one L%.0f: a data set of its own for each thread took %s the time of one per pair (%.0f KiB each)",
 				split ? ""
 				      : "no pair was split across caches; ",
-				pairs, level, rt, ws / 1024);
+				pairs, pairs == 1 ? "" : "s", level, rt,
+				ws / 1024);
 		else if (c.rel == CMP_SAME)
 			verdict_headline(
 				v,
-				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread took the same time as one per pair, within the noise (%s, %.0f KiB each)",
+				"%s%.0f pair%s under one L%.0f: a data set of its own for each thread took the same time as one per pair, within the noise (%s, %.0f KiB each)",
 				split ? ""
 				      : "no pair was split across caches; ",
-				pairs, level, rt, ws / 1024);
+				pairs, pairs == 1 ? "" : "s", level, rt,
+				ws / 1024);
 		else
 			verdict_headline(
 				v,
-				"%s%.0f pair(s) under one L%.0f: a data set of its own for each thread and one per pair could not be told apart within the noise (%s): %s",
+				"%s%.0f pair%s under one L%.0f: a data set of its own for each thread and one per pair could not be told apart within the noise (%s): %s",
 				split ? ""
 				      : "no pair was split across caches; ",
-				pairs, level, rt, compare_why_not(&c));
+				pairs, pairs == 1 ? "" : "s", level, rt,
+				compare_why_not(&c));
 		return;
 	}
 	for (int k = 0; k < r->npoints; k++) {

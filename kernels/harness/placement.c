@@ -317,11 +317,12 @@ int topo_plan_pairs(const struct topo *t, int level, enum pair_mode mode,
 		if (a < 0 || b < 0) {
 			snprintf(
 				msg, msglen,
-				"%d pair(s) %s do not fit: the %d allowed cpu(s) (%s) hold only %d",
-				npairs,
+				"%d pair%s %s do not fit: the %d allowed cpu%s (%s) hold only %d",
+				npairs, npairs == 1 ? "" : "s",
 				mode == PAIR_SHARED ? "each under one cache"
 						    : "split across caches",
-				t->nallowed, t->allowed_text, k);
+				t->nallowed, t->nallowed == 1 ? "" : "s",
+				t->allowed_text, k);
 			rc = -EINVAL;
 			goto out;
 		}

@@ -170,7 +170,7 @@ run_guest() {
 		</dev/null >"$work/qemu-$name.log" 2>&1 || true
 	if ! grep -q '^@@@ GUEST_DONE' "$results"; then
 		echo "vm.sh: the guest $name did not finish; last console lines:" >&2
-		tail -5 "$work/console-$name.log" "$work/qemu-$name.log" >&2 || true
+		tail -n 5 "$work/console-$name.log" "$work/qemu-$name.log" >&2 || true
 		return 1
 	fi
 }
