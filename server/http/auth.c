@@ -267,17 +267,16 @@ static void cookie_text(struct http_request *rq, const char *id, int max_age,
 		 rq->srv->cookie_name, id, max_age, secure ? "; Secure" : "");
 }
 
-/* Whether the client of rq is on loopback (127/8, ::1, or mapped). */
+/* Whether the client of rq is the lab machine itself: 127.0.0.1 or ::1
+ * (where a reverse proxy on it connects from), not the rest of 127/8. */
 static int loopback_client(struct http_request *rq)
 {
 	unsigned char a[16];
-	static const unsigned char v4[12] = {0, 0, 0, 0, 0,    0,
-					     0, 0, 0, 0, 0xff, 0xff};
+	static const unsigned char v4[16] = {0, 0, 0,	 0,    0,   0, 0, 0,
+					     0, 0, 0xff, 0xff, 127, 0, 0, 1};
 
 	http_client_key(rq, a, 0);
-	if (!memcmp(a, v4, 12))
-		return a[12] == 127;
-	return !memcmp(a, &in6addr_loopback, 16);
+	return !memcmp(a, v4, 16) || !memcmp(a, &in6addr_loopback, 16);
 }
 
 /*

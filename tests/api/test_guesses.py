@@ -165,7 +165,8 @@ class GuessesTest(TmpMixin, unittest.TestCase):
     def test_one_address_cannot_fill_a_question(self):
         self.open_question()
         # sixteen phones behind one address may guess, not the seventeenth
-        source = "127.2.0.1"
+        # (127.0.0.1: the one address whose sign-ins are not slowed)
+        source = "127.0.0.1"
         for k in range(17):
             st, doc, h = self.sign_in(CLASS, "p%d" % k, source)
             self.assertEqual(st, 200, doc)

@@ -374,6 +374,22 @@ class NeighbourTest(TmpMixin, unittest.TestCase):
         self.assertEqual(status, 401, doc)
         self.assertNotIn("set-cookie", hdrs)
 
+    def test_sign_ins_per_address(self):
+        # ten at once from an address, then it waits (127.0.0.1, where a
+        # proxy on the lab machine brings the whole class, is not limited)
+        got = [self.srv.json("POST", "/api/session", {"token": CLASS},
+                             source="127.7.0.1")[0] for _ in range(12)]
+        self.assertEqual(got[:10], [200] * 10)
+        self.assertEqual(got[10:], [429, 429])
+        status, doc, hdrs = self.srv.json("POST", "/api/session", {"token": CLASS},
+                                          source="127.7.0.1")
+        self.assertIn("too many sign-ins from this address", doc["error"])
+        self.assertTrue(hdrs.get("retry-after"))
+        self.assertEqual(self.srv.json("POST", "/api/session", {"token": CLASS},
+                                       source="127.7.0.2")[0], 200)
+        for _ in range(12):
+            self.assertEqual(self.srv.json("POST", "/api/session", {"token": CLASS})[0], 200)
+
     def test_wrong_tokens_are_slowed_and_logged(self):
         srv = Server(self.tmp, web=self.web, name="slow", db=os.path.join(self.tmp, "w.db"),
                      args=["--token", TOKEN]).start()
