@@ -126,7 +126,7 @@ grep -q '^teacher' "$run/log1" || fail "no teacher's link in the log: $(cat "$ru
 grep -q 'this system refuses .*get_mempolicy' "$run/log1" ||
 	fail "numalab did not say the default seccomp profile refuses get_mempolicy: $(cat "$run/log1")"
 echo "ok   the token stays out of the log; it says: $(grep -o 'this system refuses [^(]*' "$run/log1")"
-if d run --rm --entrypoint numalab "$image" serve --help | grep -q -- --public-url; then
+if d run --rm --entrypoint numalab "$image" serve --help | grep -- --public-url >/dev/null; then
 	grep -q '^teacher.*http://lab\.example:8080/' "$run/log1" ||
 		fail "the links do not use NUMALAB_PUBLIC_URL: $(grep -E '^(teacher|class)' "$run/log1")"
 	echo "ok   the printed links use --public-url"
