@@ -11,7 +11,7 @@ include $(sort $(wildcard tests/*/*.mk))
 # machine): a lane not named here runs after these, so a new lane is never
 # left out. The slow lanes bring up qemu guests and a Slurm cluster.
 LANE_ORDER = test-format test-web test-unit test-cli test-api test-unit-san \
-	test-fuzz test-faults test-api-tsan test-coverage test-load test-browser test-busy \
+	test-fuzz test-faults test-api-tsan test-coverage test-load test-browser test-net test-busy \
 	test-numa test-fleet
 ORDERED_LANES = $(filter $(TEST_LANES),$(LANE_ORDER)) \
 	$(filter-out $(LANE_ORDER),$(TEST_LANES))
