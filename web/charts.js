@@ -18,6 +18,13 @@ const INK = '#15181d';
 const REF = '#59606b'; // the article's published figures: grey, hatched or dashed
 const GRID = '#d5d9df';
 const MARK = '#7a3e00'; // a mark on x (a cache's size): a colour no series takes
+// People's guesses (the classroom's histogram, the class's median, the typed guess): teal, which no series, mark or
+// the article takes, so on the projector a colour is either this machine's or the class's (classroom.css draws them
+// with these: the ink for lines, edges and words, the pale fill for the class's bars, told apart by lightness too).
+export const GUESS_INK = '#007A87';
+export const GUESS_FILL = '#B8E2E6';
+export const REF_INK = REF;
+export const MARK_INK = MARK;
 
 // The look every chart takes: the laptop's, or the projector's (larger type,
 // darker colours, thicker lines). Changed by setChartTheme.

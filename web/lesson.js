@@ -330,32 +330,103 @@ function svg(tag, attrs, text) {
   return el;
 }
 
+// Where each line's label goes, decided apart from the page (tests/web/class.test.mjs): xs[i] is line i's place and
+// widths[i] its label's width, both in the drawing's units of a W-wide drawing. Each label stands beside the top of its
+// own line ('start': to its right, 'end': to its left), inside the drawing, in a row; a line runs from its label's row
+// down to the axis, so no label may lie across a line that starts in a row above it, nor two labels of a row overlap.
+// The order that places every label clear wins, then the fewest rows, then the most labels to the right of their lines. Returns [{row, anchor, x0, x1}] and rows.
+export function placeLabels(xs, widths, W, gap = 6) {
+  const n = xs.length;
+  const span = (i, anchor) => (anchor === 'start' ? [xs[i] + gap, xs[i] + gap + widths[i]] : [xs[i] - gap - widths[i], xs[i] - gap]);
+  const perms = (a) => (a.length <= 1 ? [a] : a.flatMap((x, k) => perms([...a.slice(0, k), ...a.slice(k + 1)]).map((p) => [x, ...p])));
+  const order = [...Array(n).keys()];
+  let best = null;
+  // up to five lines (the median, the teacher, this machine, the article, a phone's own): every order is tried
+  for (const p of n <= 5 ? perms(order) : [order]) {
+    const at = new Array(n).fill(null);
+    let forced = 0; // labels that found no clear place in this order
+    for (const i of p) {
+      let pick = null;
+      for (let row = 0; !pick; row++) {
+        for (const anchor of ['start', 'end']) {
+          const [x0, x1] = span(i, anchor);
+          if (x0 < 0 || x1 > W) continue;
+          const clash = at.some((o, j) => o && (
+            (o.row === row && x0 < o.x1 + gap && o.x0 < x1 + gap) || // two labels of a row
+            (o.row < row && xs[j] > x0 - 3 && xs[j] < x1 + 3) || // across a line from a row above
+            (o.row > row && xs[i] > o.x0 - 3 && xs[i] < o.x1 + 3))); // this line across a label below
+          if (!clash) { pick = { row, anchor, x0, x1 }; break; }
+        }
+        if (row > n) {
+          // a label wider than the drawing: at its row alone, from whichever edge it fits best
+          const anchor = xs[i] > W / 2 ? 'end' : 'start';
+          const [x0, x1] = span(i, anchor);
+          pick = { row: Math.max(-1, ...at.map((o) => (o ? o.row : -1))) + 1, anchor, x0, x1 };
+          forced++;
+        }
+      }
+      at[i] = pick;
+    }
+    const rows = Math.max(...at.map((o) => o.row)) + 1;
+    const right = at.filter((o) => o.anchor === 'start').length;
+    const worse = (b) => forced > b.forced || (forced === b.forced && (rows > b.rows || (rows === b.rows && right <= b.right)));
+    if (!best || !worse(best)) best = { at, rows, right, forced };
+  }
+  return { labels: best ? best.at : [], rows: best ? best.rows : 0 };
+}
+
+// The width of each text as the page will draw it (its class's font), measured in a hidden copy of the drawing;
+// a guess from its length where nothing can be measured.
+function textWidths(texts, cls, W, H) {
+  const guess = texts.map((t) => t.length * 12.5);
+  if (!document.body || !document.body.append) return guess;
+  const probe = svg('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, 'aria-hidden': 'true' });
+  probe.style.position = 'absolute';
+  probe.style.visibility = 'hidden';
+  probe.style.left = '-10000px';
+  const els = texts.map((t) => svg('text', { class: cls, x: 0, y: 20 }, t));
+  probe.append(...els);
+  document.body.append(probe);
+  const out = els.map((el, i) => { const w = el.getComputedTextLength ? el.getComputedTextLength() : 0; return w > 0 ? w : guess[i]; });
+  probe.remove();
+  return out;
+}
+
 // The class's guesses as a histogram, with a line for each mark ({v, cls, label}: the median, this machine, the article).
-// Numbers are text nodes: a name or a guess never becomes markup.
+// Each label stands beside the top of its line, in rows above the bars; the counts over the bars are drawn last, on a
+// white edge, so a line passing through a bar never hides its number. Numbers are text nodes: a name or a guess never becomes markup.
 export function drawDistribution(values, marks, unit, title) {
   const d = distribution(values, marks);
   const fig = h('figure', { class: 'class-dist' });
   if (!d) return fig;
   // drawn about 1:1 in the projector's left column, so its 20px labels stay 20px
-  const W = 420, top = 20 + 24 * marks.length, H = top + 100, base = H - 28, bw = W / d.bins.length;
+  const W = 420, ROW = 26;
+  const texts = marks.map((m) => `${m.label} ${withUnitText(m.v, unit)}`);
+  const xs = marks.map((m) => d.pos(m.v) * W);
+  const { labels, rows } = placeLabels(xs, textWidths(texts, 'class-dist-label', W, 200), W);
+  // the labels' rows, room for a count over the tallest bar, the bars, the axis and its ticks
+  const top = 22 + ROW * Math.max(0, rows - 1) + 6 + 24, H = top + 100, base = H - 28, bw = W / d.bins.length;
   const el = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': title || 'the class’s guesses' });
+  const counts = [];
   d.bins.forEach((bin, i) => {
     if (!bin.count) return;
     const ht = ((base - top) * bin.count) / d.most;
     el.append(svg('rect', { class: 'class-dist-bar', x: i * bw + 3, y: base - ht, width: bw - 6, height: ht }));
-    el.append(svg('text', { class: 'class-dist-count', x: i * bw + bw / 2, y: base - ht - 4, 'text-anchor': 'middle' }, String(bin.count)));
+    counts.push(svg('text', { class: 'class-dist-count', x: i * bw + bw / 2, y: base - ht - 4, 'text-anchor': 'middle' }, String(bin.count)));
   });
   el.append(svg('line', { class: 'class-dist-axis', x1: 0, x2: W, y1: base, y2: base }));
   el.append(svg('text', { class: 'class-dist-tick', x: 2, y: H - 8 }, withUnitText(d.bins[0].from, unit)));
   el.append(svg('text', { class: 'class-dist-tick', x: W - 2, y: H - 8, 'text-anchor': 'end' }, withUnitText(d.bins[d.bins.length - 1].to, unit)));
   if (d.log) el.append(svg('text', { class: 'class-dist-tick', x: W / 2, y: H - 8, 'text-anchor': 'middle' }, 'log scale'));
   marks.forEach((m, i) => {
-    const x = d.pos(m.v) * W;
-    const y = 20 + 24 * i;
-    const anchor = x > W * 0.6 ? 'end' : 'start';
-    el.append(svg('line', { class: `class-dist-mark mark-${m.cls}`, x1: x, x2: x, y1: y + 4, y2: base }));
-    el.append(svg('text', { class: `class-dist-label mark-${m.cls}`, x: anchor === 'end' ? x - 4 : x + 4, y, 'text-anchor': anchor }, `${m.label} ${withUnitText(m.v, unit)}`));
+    const x = Math.min(W - 2, Math.max(2, xs[i]));
+    const at = labels[i];
+    const y = 22 + ROW * at.row;
+    // the line starts level with its label's letters, so the two read as one
+    el.append(svg('line', { class: `class-dist-mark mark-${m.cls}`, x1: x, x2: x, y1: y - 16, y2: base }));
+    el.append(svg('text', { class: `class-dist-label mark-${m.cls}`, x: at.anchor === 'end' ? at.x1 : at.x0, y, 'text-anchor': at.anchor }, texts[i]));
   });
+  el.append(...counts);
   fig.append(el);
   return fig;
 }

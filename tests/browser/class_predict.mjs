@@ -28,6 +28,40 @@ const BEARER = { Authorization: `Bearer ${new URL(teacherLink).searchParams.get(
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 const errors = [];
 const EVIL = '<img src=x onerror="window.pwned=1">';
+
+// The histogram's words, measured where they are drawn: each label beside the top of its own line, no label over a bar,
+// a count, another label or another line; every count whole above its bar. Returns the faults, [] when none.
+async function histogramFaults(page, sel) {
+  return page.$eval(sel, (svg) => {
+    const box = (el) => el.getBBox();
+    const hit = (a, b, pad = 0) => a.x < b.x + b.width + pad && b.x < a.x + a.width + pad && a.y < b.y + b.height + pad && b.y < a.y + a.height + pad;
+    const labels = [...svg.querySelectorAll('.class-dist-label')];
+    const lines = [...svg.querySelectorAll('.class-dist-mark')];
+    const bars = [...svg.querySelectorAll('.class-dist-bar')].map(box);
+    const counts = [...svg.querySelectorAll('.class-dist-count')].map(box);
+    const out = [];
+    labels.forEach((t, i) => {
+      const b = box(t);
+      const name = t.textContent;
+      const line = lines[i];
+      const x = Number(line.getAttribute('x1'));
+      const y1 = Number(line.getAttribute('y1'));
+      if (Math.min(Math.abs(b.x - x), Math.abs(b.x + b.width - x)) > 10) out.push(`${name}: ${Math.round(Math.min(Math.abs(b.x - x), Math.abs(b.x + b.width - x)))} units from its line`);
+      if (y1 < b.y - 4 || y1 > b.y + b.height) out.push(`${name}: its line starts at ${Math.round(y1)}, not level with it (${Math.round(b.y)}-${Math.round(b.y + b.height)})`);
+      if (b.x < -1 || b.x + b.width > svg.viewBox.baseVal.width + 1) out.push(`${name}: out of the drawing`);
+      for (const r of [...bars, ...counts]) if (hit(b, r)) out.push(`${name}: over a bar or its count`);
+      labels.forEach((u, j) => { if (j !== i && hit(b, box(u))) out.push(`${name}: over ${u.textContent}`); });
+      lines.forEach((l, j) => {
+        if (j === i) return;
+        const lx = Number(l.getAttribute('x1'));
+        if (lx > b.x && lx < b.x + b.width && Number(l.getAttribute('y1')) < b.y + b.height) out.push(`${name}: crossed by ${labels[j].textContent}'s line`);
+      });
+    });
+    // a count's baseline over its bar (its box reaches below the baseline by the font's descent)
+    [...svg.querySelectorAll('.class-dist-count')].forEach((c, k) => { if (Number(c.getAttribute('y')) > bars[k].y) out.push(`count ${k} runs into its bar`); });
+    return out;
+  });
+}
 try {
   const schema = await (await fetch(`${base}api/experiments`, { headers: BEARER })).json();
   const fs = schema.find((e) => e.name === 'false_sharing');
@@ -116,6 +150,8 @@ try {
   await teacher.waitForSelector('#class-live .class-dist svg', { timeout: 10000 });
   check(/median 3/.test(await teacher.textContent('#class-live .class-dist svg')), 'the projector marks the median of the guesses');
   await teacher.screenshot({ path: join(SHOTS, 'class-projector-revealed-1280x720.png') });
+  const revealed = await histogramFaults(teacher, '#class-live .class-dist svg');
+  check(revealed.length === 0, `the revealed histogram's labels sit by their lines, clear of the bars (${revealed.join('; ')})`);
 
   // a late joiner sees the revealed state at once
   const late = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
@@ -144,14 +180,37 @@ try {
   const rows = await teacher.$$eval('#lesson-result tbody tr th', (t) => t.map((x) => x.textContent));
   check(/class \(median of 3\)/.test(rows[0]) && /teacher/.test(rows[1]), `the answer stands beside the class's median and the teacher's guess (${rows})`);
   if (await teacher.$('#lesson-result .answer-disowned')) check(!rows.some((r) => /machine/.test(r)), 'a disowned answer has no bar');
-  const whole = await teacher.evaluate(() => {
+  const onScreen = () => teacher.evaluate(() => {
     const r = document.querySelector('#lesson-result .class-dist svg').getBoundingClientRect();
     const bar = document.querySelector('.run-bar');
     const limit = bar ? bar.getBoundingClientRect().top : window.innerHeight;
     return { ok: r.top >= 0 && r.bottom <= limit + 0.5, why: `histogram ${Math.round(r.top)}-${Math.round(r.bottom)}, room to ${Math.round(limit)}` };
   });
+  const whole = await onScreen();
   check(whole.ok, `the class's histogram is on the projector whole at 1280x720 (${whole.why})`);
   await teacher.screenshot({ path: join(SHOTS, 'class-projector-answer-1280x720.png') });
+  const answered = await histogramFaults(teacher, '#lesson-result .class-dist svg');
+  check(answered.length === 0, `the answer's histogram: each label by its line, none over a bar, a count or a line (${answered.join('; ')})`);
+  // the same at the other projector size
+  await teacher.setViewportSize({ width: 1400, height: 900 });
+  await teacher.waitForTimeout(500);
+  await teacher.screenshot({ path: join(SHOTS, 'class-projector-answer-1400x900.png') });
+  const wholeBig = await onScreen();
+  check(wholeBig.ok, `the class's histogram is on the projector whole at 1400x900 (${wholeBig.why})`);
+  const big = await histogramFaults(teacher, '#lesson-result .class-dist svg');
+  check(big.length === 0, `and at 1400x900 (${big.join('; ')})`);
+  // one colour, one meaning: the class's bars are in no colour a chart series on the same screen takes
+  const colours = await teacher.evaluate(() => {
+    const bar = getComputedStyle(document.querySelector('#lesson-result .class-dist-bar')).fill;
+    const series = [...document.querySelectorAll('#results canvas')].flatMap((c) => {
+      const ch = window.Chart && window.Chart.getChart ? window.Chart.getChart(c) : null;
+      return ch ? ch.data.datasets.map((d) => String(d.borderColor)) : [];
+    });
+    const hex = (rgb) => '#' + (rgb.match(/\d+/g) || []).slice(0, 3).map((n) => Number(n).toString(16).padStart(2, '0')).join('');
+    return { bar: hex(bar), series };
+  });
+  check(!colours.series.map((c) => c.toLowerCase()).includes(colours.bar), `the class's bars (${colours.bar}) share no colour with the machine's series (${colours.series})`);
+  await teacher.setViewportSize({ width: 1280, height: 720 });
   const run = await (await fetch(`${base}api/runs/${id}`, { headers: BEARER })).json();
   check(run.class && run.class.guesses.length === 3 && run.class.teacher_guess === 2.5, 'the run keeps the class\'s guesses and the teacher\'s');
   check(run.class.guesses.some((g) => g.name === EVIL), 'a name is kept as it was typed');

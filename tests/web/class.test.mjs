@@ -40,3 +40,65 @@ test('answerRows: the class\'s median first, the typed guess then the teacher\'s
   assert.deepEqual(d.rows.map((r) => r.cls), ['class', 'article']);
   assert.equal(d.machine, 'disowned');
 });
+
+import { placeLabels } from '../../web/lesson.js';
+import { readFileSync } from 'node:fs';
+import { PALETTE, CONTRAST_PALETTE, GUESS_INK, GUESS_FILL, REF_INK, MARK_INK } from '../../web/charts.js';
+
+// every rule a label's place must keep, checked on the answer of placeLabels
+function assertPlaced(xs, widths, W) {
+  const { labels, rows } = placeLabels(xs, widths, W);
+  labels.forEach((a, i) => {
+    assert.ok(a.x0 >= 0 && a.x1 <= W, `label ${i} inside the drawing (${a.x0}-${a.x1})`);
+    // beside its own line: its near end a few units from it
+    assert.ok(Math.abs((a.anchor === 'start' ? a.x0 : a.x1) - xs[i]) <= 8, `label ${i} by its line`);
+    labels.forEach((b, j) => {
+      if (i === j) return;
+      if (a.row === b.row) assert.ok(a.x1 <= b.x0 || b.x1 <= a.x0, `labels ${i} and ${j} apart in row ${a.row}`);
+      // line j runs from its row down: it may not pass through a label below it
+      if (b.row < a.row) assert.ok(xs[j] < a.x0 || xs[j] > a.x1, `line ${j} clear of label ${i}`);
+    });
+  });
+  return rows;
+}
+
+test('placeLabels: each label by its line, none across another line or label', () => {
+  // the projector's case: the teacher at 2.5, the median at 3, the article at 3.9, on 0-8.4
+  assert.ok(assertPlaced([125, 150, 195], [143, 110, 210], 420) <= 3);
+  // the median drawn first, the teacher's line just left of it with a label too wide to turn left: another order places it
+  assert.ok(assertPlaced([150, 125, 195], [110, 143, 210], 420) <= 3);
+  // lines far apart share one row
+  assert.equal(assertPlaced([20, 380], [120, 120], 420), 1);
+  // a line at either edge: its label turns inward
+  const { labels } = placeLabels([415, 5], [150, 150], 420);
+  assert.equal(labels[0].anchor, 'end');
+  assert.equal(labels[1].anchor, 'start');
+  assertPlaced([415, 5], [150, 150], 420);
+  // four lines on one spot: the inner ones above, the outer below, none across another
+  assert.ok(assertPlaced([200, 202, 204, 206], [150, 150, 150, 150], 420) <= 4);
+});
+
+// CIE L* of a colour: how light it reads, in grey and to any eye
+function lightness(hex) {
+  const y = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+    .map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+    .reduce((s, c, k) => s + c * [0.2126, 0.7152, 0.0722][k], 0);
+  return y > 0.008856 ? 116 * Math.cbrt(y) - 16 : 903.3 * y;
+}
+
+test('the class\'s guesses take a colour no series, mark or article takes, and the page draws them in it', () => {
+  const taken = [...PALETTE, ...CONTRAST_PALETTE, REF_INK, MARK_INK].map((c) => c.toLowerCase());
+  for (const c of [GUESS_INK, GUESS_FILL]) assert.ok(!taken.includes(c.toLowerCase()), `${c} is no series' colour`);
+  // the projector's series are dark: the class's bars read apart from them by lightness alone (colour-blind, greyscale)
+  for (const c of CONTRAST_PALETTE) assert.ok(lightness(GUESS_FILL) - lightness(c) >= 30, `${GUESS_FILL} lighter than ${c}`);
+  const css = readFileSync(new URL('../../web/classroom.css', import.meta.url), 'utf8');
+  const rule = (sel) => (css.match(new RegExp(`(^|\\n)[^{}]*${sel.replace(/[.*]/g, '\\$&')}[^{}]*\\{([^}]*)\\}`)) || [])[2] || '';
+  assert.match(rule('.class-dist-bar'), new RegExp(`fill: ${GUESS_FILL}`, 'i'));
+  assert.match(rule('.answer-class .answer-bar'), new RegExp(GUESS_INK, 'i'));
+  assert.match(rule('.answer-guess .answer-bar'), new RegExp(GUESS_INK, 'i'));
+  assert.match(rule('.class-dist-mark.mark-median'), new RegExp(GUESS_INK, 'i'));
+  // and no palette colour stands for a guess anywhere in the classroom's sheet
+  for (const sel of ['.class-dist-bar', '.answer-class .answer-bar', '.answer-guess .answer-bar']) {
+    for (const c of CONTRAST_PALETTE) assert.ok(!rule(sel).toLowerCase().includes(c.toLowerCase()), `${sel} not in ${c}`);
+  }
+});
