@@ -44,12 +44,14 @@ export class ParamForm {
     const id = `p-${p.name}`;
     const err = h('p', { class: 'field-error', id: `${id}-error`, role: 'alert', hidden: true });
     // one line under the field: what it is, then what may be typed (the range in a quieter voice)
-    const hintText = hint(p, topo);
+    // the unit said once: beside the name, or after the range when beside the name it would say the name again
+    const unitBeside = Boolean(p.unit) && p.unit !== label(p.name);
+    const hintText = hint(unitBeside ? { ...p, unit: null } : p, topo);
     const helpEl = p.help || hintText ? h('p', { class: 'help', id: `${id}-help` }, p.help || '',
       hintText ? h('span', { class: 'hint', text: `${p.help ? ' · ' : ''}${hintText}` }) : null) : null;
     const described = [helpEl && `${id}-help`, `${id}-error`].filter(Boolean).join(' ');
     // the unit beside the name, unless it only says the name again ("threads threads")
-    const unit = p.unit && p.unit !== label(p.name) ? h('span', { class: 'unit', text: p.unit }) : null;
+    const unit = unitBeside ? h('span', { class: 'unit', text: p.unit }) : null;
     const wrap = h('div', { class: `field field-${p.type}`, dataset: { param: p.name } });
     let f;
 
@@ -76,7 +78,7 @@ export class ParamForm {
     const input = h('input', {
       type: 'text', id, name: p.name, autocomplete: 'off', spellcheck: 'false',
       inputmode: p.type === 'int' ? 'numeric' : null,
-      placeholder: placeholder(p, topo),
+      placeholder: placeholder(p),
       'aria-describedby': described,
     });
     return {
@@ -201,10 +203,11 @@ function hint(p, topo) {
     case 'sweep':
       return `${has ? `each ${int(p.min)} to ${int(p.max)}${u}; ` : ''}one value (2), a range (1-4), a list (1,2,4) or a stepped range (2-8:2)`;
     case 'cpulist':
-      return topo && topo.allowed ? `CPUs this process may use: ${topo.allowed}` : 'a CPU list such as 0,2-3';
+      // the help gives the list's form (e.g. 0,2-3); this says which cpus there are
+      return topo && topo.allowed ? `allowed here: ${topo.allowed}` : '';
     case 'nodelist': {
       const nodes = topo && topo.nodes ? topo.nodes.map((n) => n.os) : [];
-      return nodes.length ? `NUMA nodes here: ${nodes.join(', ')}` : 'a node list such as 0-1';
+      return nodes.length ? `NUMA nodes here: ${nodes.join(', ')}` : '';
     }
     case 'set':
       return 'tick one or more';
@@ -213,9 +216,8 @@ function hint(p, topo) {
   }
 }
 
-function placeholder(p, topo) {
-  if (p.type === 'cpulist') return 'empty: chosen by the placement';
-  if (p.type === 'nodelist') return 'empty: not given';
+// What an empty list means is the param's own help ("empty: every node"), said once under the field, not again inside it.
+function placeholder(p) {
   if (p.type === 'size') return 'e.g. 64K';
   return null;
 }

@@ -52,8 +52,7 @@ static const struct param params[] = {
 		variants, "all", variants,
 		"how to increment: __sync add_fetch / fetch_add, a cas loop, C11 relaxed / seq_cst, lock_skip (x86), plain (not atomic), per_thread (own line each, summed at the end)"),
 	PARAM_SWEEP(threads, "1-4", 1, 1024, "threads",
-		    "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
-		    .flags = PARAM_F_CPUS),
+		    "thread counts to measure", .flags = PARAM_F_CPUS),
 	PARAM_INT(increments, "1000000", 1, 4000000000LL, "per thread",
 		  "how often each thread increments the counter per round"),
 	{0}};

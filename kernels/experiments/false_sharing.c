@@ -35,16 +35,15 @@ struct fs_params {
 #define PARAM_STRUCT struct fs_params
 static const struct param params[] = {
 	PARAM_SWEEP(threads, "1-4", 1, 1024, "threads",
-		    "thread counts to measure: one (2) or a sweep (1-4, 1,2,4)",
-		    .flags = PARAM_F_CPUS),
+		    "thread counts to measure", .flags = PARAM_F_CPUS),
 	PARAM_INT(increments, "100000000", 1, 4000000000LL, "per thread",
 		  "how often each thread increments its counter per round"),
 	PARAM_ENUM(
 		layout, "both", layouts,
-		"separate: counters two cache lines apart (128 B on 64 B lines), out of each other's way; shared: counters stride bytes apart from one line's start; both"),
+		"separate: counters two cache lines apart (128 B on 64 B lines), out of each other's way; shared: counters stride bytes apart from one line's start; both: each in turn"),
 	PARAM_SWEEP(
 		stride, "4", 4, 4096, "bytes",
-		"bytes between counters in the shared layout (a multiple of 4); a sweep such as 4,8,64,128 shows where the line ends"),
+		"bytes between counters in the shared layout (a multiple of 4); 4,8,64,128 shows where the line ends"),
 	{0}};
 
 /*

@@ -67,7 +67,7 @@ static const struct param params[] = {
 		.flags = PARAM_F_MEMORY),
 	PARAM_ENUM(
 		policy, "interleave", policies,
-		"default: the first toucher's node; bind: only 'nodes'; preferred: the lowest node of 'nodes' first (MPOL_PREFERRED, the article's rule); interleave: page by page over 'nodes'; local: the toucher's node, said explicitly; preferred_many: any node of 'nodes' first (MPOL_PREFERRED_MANY, Linux 5.15)"),
+		"default: the first toucher's node; bind: only 'nodes'; preferred: the lowest node of 'nodes' first (MPOL_PREFERRED, the article's rule); interleave: page by page over 'nodes'; local: the toucher's node, said explicitly; preferred_many: any of 'nodes' before the rest (MPOL_PREFERRED_MANY, Linux 5.15)"),
 	PARAM_ENUM(
 		scope, "vma", scopes,
 		"vma: mbind on the address range before the first touch; task: set_mempolicy in the thread that touches"),
