@@ -79,7 +79,7 @@ json_t *machine_json(const struct topo *t)
 	struct utsname u;
 	char host[256] = "";
 	/* the harness's own probe, so a live verdict and this record agree */
-	int vm = topo_hypervisor() == 1;
+	int vm = topo_hypervisor() == 1, emu = topo_emulator() == 1;
 	/* the host's flags and architecture are the topology's only when
 	 * the topology is this system's */
 	json_t *flags = t->thissystem ? cpu_flags() : json_null();
@@ -113,7 +113,7 @@ json_t *machine_json(const struct topo *t)
 	gethostname(host, sizeof(host) - 1);
 	return json_pack(
 		"{s:s, s:s, s:s, s:o, s:i, s:i, s:i, s:i, s:b, s:o, s:o, s:o,"
-		" s:o, s:o, s:o, s:b, s:s, s:s, s:s, s:s, s:b}",
+		" s:o, s:o, s:o, s:b, s:b, s:s, s:s, s:s, s:s, s:b}",
 		"hostname", host, "cpu_model", t->cpu_model, "kernel",
 		u.release, "arch",
 		t->thissystem ? json_string(u.machine)
@@ -126,7 +126,8 @@ json_t *machine_json(const struct topo *t)
 		"governor",
 		read_line(
 			"/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
-		"cur_freq_mhz", freq, "vm", vm, "compiler", __VERSION__,
-		"cflags", NUMALAB_CFLAGS, "version", NUMALAB_VERSION,
-		"topology", t->source, "this_system", t->thissystem);
+		"cur_freq_mhz", freq, "vm", vm, "emulator", emu, "compiler",
+		__VERSION__, "cflags", NUMALAB_CFLAGS, "version",
+		NUMALAB_VERSION, "topology", t->source, "this_system",
+		t->thissystem);
 }

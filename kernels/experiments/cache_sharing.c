@@ -554,6 +554,10 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 	double pairs = 1, ws = 0, level = 0;
 	const struct rr_point *other = split ? split : separate;
 
+	if (m->vm == 1 && r->npoints)
+		verdict_note(
+			v, "info",
+			"on a virtual machine the caches a pair shares are the guest's view: the host may run its vCPUs on other cores than the guest's topology says, and move them between runs");
 	if ((cp->placements & (1u << P_SPLIT)) && !split && r->complete)
 		verdict_note(
 			v, "cannot",

@@ -182,6 +182,8 @@ static void cpu_label(const struct topo *t, int os, char *buf, size_t len)
 }
 
 #define C2C_MARK 256
+/* Round trips of one relation this many times apart: a vCPU moved. */
+#define C2C_JUMP 3
 
 struct c2c_job {
 	_Atomic uint64_t *line; /* alone in its page */
@@ -418,7 +420,7 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 	if (r->machine->vm == 1)
 		verdict_note(
 			v, "info",
-			"on a virtual machine the cpus are threads of the host, which may place and pause them anywhere: the relations are the ones the guest sees");
+			"on a virtual machine the cpus are threads of the host, which may place and pause them anywhere: the relations are the guest's view, not the host's cores, and may change between runs");
 	if (cp && cp->pairs.mode != PAIRS_ALL && pl && pl->n >= 2 &&
 	    measured_cells(r) > 0)
 		verdict_note(
@@ -458,6 +460,16 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 		verdict_note(v, "info",
 			     "the spread over the pairs of each relation: %s",
 			     strbuf_str(&spread));
+	/* a vCPU the host moved: one relation's pairs several-fold apart */
+	for (int k = 0; r->machine->vm == 1 && k < nbars; k++)
+		if (bar[k]->min > 0 && bar[k]->max >= C2C_JUMP * bar[k]->min) {
+			label_phrase(bar[k]->x_label, phrase, sizeof(phrase));
+			verdict_note(
+				v, "warn",
+				"round trips %s ran from %.0f to %.0f ns, %.1f-fold apart: on a virtual machine that is the host moving the vCPUs between its cores, not a relation of the guest's cpus",
+				phrase, bar[k]->min, bar[k]->max,
+				bar[k]->max / bar[k]->min);
+		}
 	if (nbars == 1) {
 		verdict_headline(
 			v,

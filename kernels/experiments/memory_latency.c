@@ -1074,6 +1074,35 @@ static void distance_note(const struct run_result *r, double local,
 	strbuf_release(&sb);
 }
 
+/*
+ * remote over local as a comparison whose interval spans the cells': the
+ * least interval start of the remote cells over the most end of the
+ * local ones, to the other way round.
+ */
+static void cells_ratio(const struct run_result *r, double remote, double local,
+			struct comparison *c)
+{
+	double rlo = INFINITY, rhi = 0, llo = INFINITY, lhi = 0;
+	int rn = 0, ln = 0;
+
+	for (int i = 0; i < r->ncells; i++) {
+		const struct rr_cell *q = &r->cells[i];
+		if (strcmp(q->chart, CH_LAT) || !isfinite(q->value))
+			continue;
+		if (q->row == q->col) {
+			llo = fmin(llo, q->ci_lo);
+			lhi = fmax(lhi, q->ci_hi);
+			ln = ln ? (q->n < ln ? q->n : ln) : q->n;
+		} else {
+			rlo = fmin(rlo, q->ci_lo);
+			rhi = fmax(rhi, q->ci_hi);
+			rn = rn ? (q->n < rn ? q->n : rn) : q->n;
+		}
+	}
+	compare_values(remote, rlo, rhi, rn, local, llo, lhi, ln,
+		       experiment_precision(r->exp), c);
+}
+
 static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 			   struct verdict *v)
 {
@@ -1097,12 +1126,26 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 				m->nnodes);
 		return;
 	}
-	compare_cells_to_diagonal(r, CH_LAT, experiment_precision(r->exp), &ct);
-	if (ct.n && ct.more == ct.n) {
+	if (m->emulator == 1) {
+		/* an emulator has no NUMA cost: nothing to compare */
 		strbuf_addf(
 			sb,
-			", remote %.1f ns (%.2f×: every remote cell slower than the local cell of its row)",
-			remote, remote / local);
+			", remote %.1f ns (the emulator's times: remote is not compared with local, nor with the firmware's distance)",
+			remote);
+		verdict_mark(
+			v, KEY_RATIO, VERDICT_DISOWNED,
+			"timed under an emulator, which has no NUMA cost to show");
+		return;
+	}
+	compare_cells_to_diagonal(r, CH_LAT, experiment_precision(r->exp), &ct);
+	if (ct.n && ct.more == ct.n) {
+		struct comparison c;
+		char rt[80];
+		cells_ratio(r, remote, local, &c);
+		strbuf_addf(
+			sb,
+			", remote %.1f ns (%s: every remote cell slower than the local cell of its row)",
+			remote, compare_ratio_text(&c, rt, sizeof(rt)));
 	} else if (ct.n && ct.same == ct.n) {
 		strbuf_addf(
 			sb,

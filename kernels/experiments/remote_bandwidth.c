@@ -778,6 +778,17 @@ static void add_matrix(const struct run_result *r, int m, struct strbuf *sb,
 	if (rr_summary_get_opt(r, key, &remote))
 		return;
 	snprintf(ratio_key, sizeof(ratio_key), KEY_RATIO, matrices[m].chart);
+	if (r->machine->emulator == 1) {
+		/* an emulator has no NUMA cost: nothing to compare */
+		strbuf_addf(
+			sb,
+			", %.1f GB/s remote (the emulator's rates: remote is not compared with local)",
+			remote);
+		verdict_mark(
+			v, ratio_key, VERDICT_DISOWNED,
+			"timed under an emulator, which has no NUMA cost to show");
+		return;
+	}
 	compare_cells_to_diagonal(r, matrices[m].chart,
 				  experiment_precision(r->exp), &ct);
 	if (ct.n && ct.less == ct.n) {

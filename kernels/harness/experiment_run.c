@@ -162,6 +162,50 @@ static void mark_compared(const struct run_result *r,
 	}
 }
 
+/* Whether the run states a time, a rate or a ratio of them. */
+static int states_times(const struct run_result *r)
+{
+	static const char *const units[] = {"ns",   "µs",   "us", "ms", "s",
+					    "GB/s", "MB/s", "x",  "×",	NULL};
+
+	for (int i = 0; i < r->nsummary; i++)
+		for (const char *const *u = units; *u; u++)
+			if (r->summary[i].unit &&
+			    !strcmp(r->summary[i].unit, *u))
+				return 1;
+	return 0;
+}
+
+/*
+ * Under an emulator (qemu TCG) a time is the emulator's: the headline
+ * says so first, a note says why, and every compared key is disowned, so
+ * no comparison stands on it.
+ */
+static void mark_emulated(const struct run_result *r, struct verdict *v)
+{
+	static const char why[] =
+		"timed under an emulator (qemu's software emulation, TCG), which has no caches' or memory's costs to show: its times and their ratios are the emulator's, not a machine's";
+	char head[VERDICT_TEXT_LEN];
+
+	if (!r->machine || r->machine->emulator != 1 || !states_times(r))
+		return;
+	snprintf(head, sizeof(head), "%s", v->headline);
+	verdict_headline(v, "the emulator's times, not a machine's: %s", head);
+	verdict_note(v, "warn", "%s; no comparison is stated from them", why);
+	for (const char *const *k = r->exp->compared; k && *k; k++) {
+		int seen = 0;
+		for (int i = 0; i < v->nmarks; i++)
+			if (!strcmp(v->marks[i].key, *k)) {
+				v->marks[i].kind = VERDICT_DISOWNED;
+				snprintf(v->marks[i].why, VERDICT_TEXT_LEN,
+					 "%s", why);
+				seen = 1;
+			}
+		if (!seen)
+			verdict_mark(v, *k, VERDICT_DISOWNED, "%s", why);
+	}
+}
+
 void experiment_describe(const struct run_result *r, struct verdict *v)
 {
 	struct run_result rr = *r;
@@ -177,6 +221,7 @@ void experiment_describe(const struct run_result *r, struct verdict *v)
 		r->exp->describe(&rr, v);
 	drop_repeats(v, 0);
 	mark_compared(r, &f, v);
+	mark_emulated(r, v);
 }
 
 void experiment_precheck(const struct experiment *exp, const void *params,

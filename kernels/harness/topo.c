@@ -3,6 +3,9 @@
 #include "topo.h"
 
 #include <errno.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <hwloc.h>
 #include <numa.h>
 #include <sched.h>
@@ -435,6 +438,25 @@ int topo_hypervisor(void)
 	return vm;
 }
 
+int topo_emulator(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	char sig[13] = {0};
+
+	__cpuid(1, a, b, c, d);
+	if (!(c & (1u << 31)))
+		return 0; /* no hypervisor at all */
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(sig, &b, 4);
+	memcpy(sig + 4, &c, 4);
+	memcpy(sig + 8, &d, 4);
+	return !strcmp(sig, "TCGTCGTCGTCG");
+#else
+	return -1;
+#endif
+}
+
 /* Where the topology came from, its architecture and offline PUs. */
 static void describe_source(struct topo *t, hwloc_topology_t hw)
 {
@@ -498,6 +520,7 @@ struct topo *topo_load(void)
 		thissystem ? NULL : hwloc_topology_get_allowed_cpuset(hw);
 	t->numa_available = thissystem && numa_available() >= 0;
 	t->vm = thissystem ? topo_hypervisor() : -1;
+	t->emulator = thissystem ? topo_emulator() : -1;
 	t->line_size = 64;
 	CPU_ZERO(&mask);
 	if (thissystem && sched_getaffinity(0, sizeof(mask), &mask))

@@ -93,6 +93,11 @@ struct topo {
 	 * when unknown (a captured or synthetic topology, no /proc/cpuinfo).
 	 */
 	int vm;
+	/*
+	 * The hypervisor is an emulator (topo_emulator): 1, 0, or -1 when
+	 * unknown. Its times are the emulator's: no memory system's costs.
+	 */
+	int emulator;
 };
 
 /*
@@ -110,6 +115,14 @@ void topo_free(struct topo *t);
  * "hypervisor" flag in /proc/cpuinfo: 1, 0, or -1 when it cannot be read.
  */
 int topo_hypervisor(void);
+
+/*
+ * Whether the hypervisor is an emulator that hides a machine's memory
+ * costs: qemu's software emulation (TCG), which signs the hypervisor
+ * cpuid leaf 0x40000000 "TCGTCGTCGTCG". 1, 0, or -1 where the cpu has
+ * no such leaf to read (not x86).
+ */
+int topo_emulator(void);
 
 /* The PU with this OS index, or NULL. */
 const struct topo_pu *topo_pu_by_os(const struct topo *t, int os);

@@ -14,9 +14,11 @@ void machine_facts_from_topo(const struct topo *t, struct machine_facts *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->vm = -1;
+	m->emulator = -1;
 	if (!t)
 		return;
 	m->vm = t->vm;
+	m->emulator = t->emulator;
 	m->npus = t->npus;
 	m->nallowed = t->nallowed;
 	m->ncores = t->ncores;

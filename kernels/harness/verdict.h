@@ -20,6 +20,8 @@ struct machine_facts {
 	int npus, nallowed, ncores, npackages, nnodes;
 	int smt;	    /* some core has two or more PUs */
 	int vm;		    /* a hypervisor was seen (-1: unknown) */
+	int emulator;	    /* it emulates the cpu (qemu TCG): times are
+			       the emulator's (-1: unknown) */
 	int line_size;	    /* bytes */
 	int llc_level;	    /* level of the last-level cache, 0 if none known */
 	int llc_instances;  /* how many of them */

@@ -53,7 +53,8 @@ static const char *text(json_t *o, const char *key)
 
 void describe_doc_machine(json_t *machine, struct machine_facts *m)
 {
-	json_t *c, *vm = json_object_get(machine, "vm");
+	json_t *c, *vm = json_object_get(machine, "vm"),
+		   *emu = json_object_get(machine, "emulator");
 	size_t i;
 
 	memset(m, 0, sizeof(*m));
@@ -67,6 +68,7 @@ void describe_doc_machine(json_t *machine, struct machine_facts *m)
 	m->vm = json_is_boolean(vm)   ? json_is_true(vm)
 		: json_is_integer(vm) ? json_integer_value(vm) != 0
 				      : -1;
+	m->emulator = json_is_boolean(emu) ? json_is_true(emu) : -1;
 	m->line_size = inum(machine, "line_size", 64);
 	m->numa_available = inum(machine, "numa_available", m->nnodes > 1);
 	json_array_foreach (json_object_get(machine, "caches"), i, c) {

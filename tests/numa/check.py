@@ -237,6 +237,28 @@ def check_latency(blocks, n, dist):
     report(summary(d, "remote_over_local") is not None, "latency: remote over local summarised")
 
 
+def check_emulated(blocks):
+    """Under qemu's emulation (TCG) the machine record says so, and the
+    timing runs state no comparison: the headline says the times are the
+    emulator's, nothing is called slower, no distance is set against a
+    time, and the remote-over-local ratios are disowned."""
+    for name, ratio in (("latency", "remote_over_local"), ("remote", "read_remote_over_local")):
+        d = doc(blocks, name)
+        if d is None:
+            continue
+        if not (d.get("machine") or {}).get("emulator"):
+            report(True, f"{name}: not under an emulator (KVM): its times may be compared")
+            continue
+        head = d.get("headline") or ""
+        report(head.startswith("the emulator's times"), f"{name}: the headline says the times are the emulator's",
+               head[:160])
+        report("slower" not in head and "distance says" not in head,
+               f"{name}: no remote called slower, no distance set against a time", head[:200])
+        marks = {m.get("key"): m.get("mark") or m.get("kind") for m in d.get("marks") or []
+                 if isinstance(m, dict)}
+        report(marks.get(ratio) == "disowned", f"{name}: {ratio} disowned under the emulator", str(marks))
+
+
 def check_scaling(blocks, n):
     d = doc(blocks, "scaling")
     if d is None:
@@ -442,6 +464,7 @@ def main():
     check_remote(blocks, n)
     check_scaling(blocks, n)
     check_latency(blocks, n, dist)
+    check_emulated(blocks)
     check_replication(blocks, n)
     check_refusals(blocks, n)
     check_semantics_affinity(blocks, n, cpn)

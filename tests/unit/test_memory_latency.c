@@ -63,9 +63,34 @@ static void remote_slower_when_intervals_separate(void **state)
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(
 		&c->v,
-		"remote 150.0 ns (1.50×: every remote cell slower than the local cell of its row)"));
+		"remote 150.0 ns (1.5× (1.4–1.6): every remote cell slower than the local cell of its row)"));
 	assert_null(verdict_mark_why(&c->v, "remote_over_local", NULL));
 	assert_false(verdict_says(&c->v, "from cache"));
+	canned_free(c);
+	topo_free(t);
+}
+
+/*
+ * Under an emulator no remote is called slower, nor set against the
+ * firmware's distance: the headline says the times are the emulator's,
+ * and the ratio is disowned.
+ */
+static void emulator_states_no_comparison(void **state)
+{
+	struct topo *t = synthetic(TWO);
+	struct canned *c = two_nodes(t, "size=1G", 150, 0.02);
+	int kind = 0;
+
+	(void)state;
+	c->m.vm = 1;
+	c->m.emulator = 1;
+	experiment_describe(&c->rr, &c->v);
+	assert_true(
+		verdict_says(&c->v, "the emulator's times, not a machine's"));
+	assert_false(verdict_says(&c->v, "slower"));
+	assert_false(verdict_says(&c->v, "distance says"));
+	assert_non_null(verdict_mark_why(&c->v, "remote_over_local", &kind));
+	assert_int_equal(kind, VERDICT_DISOWNED);
 	canned_free(c);
 	topo_free(t);
 }
@@ -284,6 +309,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(remote_slower_when_intervals_separate),
 		cmocka_unit_test(not_slower_when_intervals_overlap),
+		cmocka_unit_test(emulator_states_no_comparison),
 		cmocka_unit_test(in_cache_labelled),
 		cmocka_unit_test(one_node_says_what_it_cannot),
 		cmocka_unit_test(sizes_step_from_intervals),
