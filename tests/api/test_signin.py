@@ -513,6 +513,37 @@ class StartTest(TmpMixin, unittest.TestCase):
         self.assertNotIn(teacher, s.stderr())
         self.assertNotIn(klass, s.stderr())
 
+    def test_public_url(self):
+        url = "https://lab.example.org"
+        s = self.start("--token", TOKEN, "--class-token", CLASS, "--public-url", url + "/")
+        got = read_links(s)
+        self.assertEqual(got["teacher"], [url + "/?token=" + TOKEN])
+        self.assertEqual(got["class"], [url + "/?token=" + CLASS])
+        self.assertEqual(got["join"], url + "/join")
+        # its host is answered, its origin is the server's own, and the cookie
+        # is Secure (the proxy in front speaks https)
+        h = {"Host": "lab.example.org", "Origin": url}
+        status, doc, hdrs = s.json("POST", "/api/session", {"token": TOKEN}, headers=h)
+        self.assertEqual(status, 200, doc)
+        self.assertIn("; Secure", hdrs["set-cookie"])
+        signed = dict(signed_headers(s, doc, hdrs), **h)
+        status, doc, _ = s.json("GET", "/api/session", headers=signed)
+        self.assertEqual(doc["class_link"], url + "/?token=" + CLASS)
+        self.assertEqual(doc["join_link"], url + "/join")
+        status, doc, _ = s.json("GET", "/api/runs", headers=dict(signed, Origin="https://evil.example"))
+        self.assertEqual(status, 403, doc)
+        for bad in ("lab.example.org", "ftp://lab", "https://lab/x", "https://"):
+            p = subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--db",
+                                os.path.join(self.tmp, "p.db"), "--public-url", bad],
+                               capture_output=True, timeout=60)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn("bad URL '%s' for '--public-url'" % bad, p.stderr.decode())
+
+    def test_short_token_is_warned_about(self):
+        s = self.start("--token", "short")
+        read_links(s)
+        self.assertIn("warning: the token is 5 characters", s.stderr())
+
     def test_token_without_class_token_generates_one(self):
         s = self.start("--token", TOKEN)
         got = links(s)
