@@ -1,4 +1,5 @@
 // campaign.js - a fleet campaign compared machine by machine: their components, each one's figure against a baseline, and why to doubt it
+import { openStream } from './sse.js';
 import { h, clear } from './dom.js';
 import { api } from './api.js';
 import { bytes, withUnit } from './format.js';
@@ -319,7 +320,7 @@ export async function showCampaign(root, id, ctx = {}, offset = 0) {
 // While a campaign runs its page follows its event stream and draws itself again (at most every 1.5 s).
 function follow(root, id, ctx, c) {
   const holder = ctx.holder;
-  if (!holder || typeof EventSource === 'undefined') return;
+  if (!holder) return;
   if (c.state !== 'running') {
     if (holder.es) holder.es.close();
     holder.es = null;
@@ -327,13 +328,13 @@ function follow(root, id, ctx, c) {
   }
   if (holder.es) return;
   let timer = null;
-  const es = new EventSource(api.campaignEventsUrl(id));
-  holder.es = es;
-  es.addEventListener('campaign', () => {
-    if (timer) return;
+  // read through fetch, not EventSource: the stream carries the page's key with the cookie
+  const es = openStream(api.campaignEventsUrl(id), (type) => {
+    if (type !== 'campaign' || timer) return;
     timer = setTimeout(() => {
       timer = null;
       if (holder.es === es && document.getElementById('campaign-title')) showCampaign(root, id, ctx, holder.offset || 0);
     }, 1500);
-  });
+  }, () => { if (holder.es === es) holder.es = null; });
+  holder.es = es;
 }
