@@ -339,10 +339,8 @@ int cmd_run(int argc, char **argv)
 		names_param_error(e, &err, msg, sizeof(msg));
 		say(stderr, "numalab run %s: %s\n", e->name, msg);
 		if (out == OUT_NDJSON)
-			emit_ndjson(NULL, json_pack("{s:s, s:s, s:s, s:s}",
-						    "type", "end", "status",
-						    "failed", "error", err.msg,
-						    "field", err.field));
+			emit_ndjson(NULL,
+				    event_end("failed", err.msg, err.field));
 		rc = 2;
 		goto out;
 	}
@@ -361,10 +359,8 @@ int cmd_run(int argc, char **argv)
 	json_t *machine = machine_json(t);
 	fleet_where_attach(
 		machine); /* a run a fleet engine started says where */
-	json_t *start = json_pack("{s:s, s:s, s:o, s:o, s:s}", "type", "start",
-				  "experiment", e->name, "params",
-				  schema_params_json(pv), "machine", machine,
-				  "version", NUMALAB_VERSION);
+	json_t *start = event_start(e->name, schema_params_json(pv), machine,
+				    NUMALAB_VERSION);
 	if (out == OUT_JSON) {
 		/* the worker (--ndjson) gets the server's estimate; a run here
 		 * makes its own */
@@ -436,11 +432,7 @@ int cmd_run(int argc, char **argv)
 			say(stderr, "numalab run %s: %s\n", e->name,
 			    r == -ECANCELED ? "cancelled" : why);
 	} else {
-		json_t *end = json_pack("{s:s, s:s}", "type", "end", "status",
-					status);
-		if (*why)
-			json_object_set_new(end, "error", json_string(why));
-		sink_json_emit(&js, end);
+		sink_json_emit(&js, event_end(status, *why ? why : NULL, NULL));
 	}
 	if (doc) {
 		/* the article's figures, on the terms of this run's points */

@@ -19,7 +19,4 @@ void sink_json_init(struct sink_json *s, event_fn emit, void *arg);
 /* Emits an event built by the caller and releases it. */
 void sink_json_emit(struct sink_json *s, json_t *event);
 
-/* The stats object of samples[0..n). */
-json_t *json_stats(const double *samples, int n);
-
 #endif

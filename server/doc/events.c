@@ -2,7 +2,11 @@
 #include "events.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "stats.h"
 
 const struct event_kind event_kinds[EV_NTYPES] = {
 	[EV_UNKNOWN] = {"", EVO_NONE, 0},
@@ -287,4 +291,173 @@ json_t *events_from_doc(json_t *doc, json_t *imported)
 fail:
 	json_decref(out);
 	return NULL;
+}
+
+/* NaN and infinities are not JSON: they become null. */
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* The stats object of samples[0..n): n, median, min, max, mean, stddev and
+ * the 95% interval. */
+static json_t *stats_json(const double *samples, int n)
+{
+	struct stats s;
+
+	stats_compute(samples, n, &s);
+	return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "n", s.n,
+			 "median", num(s.median), "min", num(s.min), "max",
+			 num(s.max), "mean", num(s.mean), "stddev",
+			 num(s.stddev), "ci_lo", num(s.ci_lo), "ci_hi",
+			 num(s.ci_hi));
+}
+
+static json_t *samples_json(const double *v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < n; i++)
+		json_array_append_new(a, num(v[i]));
+	return a;
+}
+
+/* A new event of type t (its "type" first, as it is printed) holding the
+ * fields built for it (stolen); NULL on ENOMEM. */
+static json_t *event_of(enum event_type t, json_t *fields)
+{
+	json_t *ev =
+		fields ? json_pack("{s:s}", "type", event_kinds[t].name) : NULL;
+
+	if (ev && json_object_update(ev, fields)) {
+		json_decref(ev);
+		ev = NULL;
+	}
+	json_decref(fields);
+	return ev;
+}
+
+json_t *event_start(const char *experiment, json_t *params, json_t *machine,
+		    const char *version)
+{
+	return event_of(EV_START,
+			json_pack("{s:s, s:o, s:o, s:s}", "experiment",
+				  experiment, "params", params, "machine",
+				  machine, "version", version));
+}
+
+json_t *event_sample(const struct point *p)
+{
+	json_t *ev = json_pack("{s:s, s:s, s:o, s:o, s:s, s:o, s:o}", "chart",
+			       p->chart, "series", p->series, "x", num(p->x),
+			       "y", num(p->y), "unit", p->unit ? p->unit : "",
+			       "samples", samples_json(p->samples, p->nsamples),
+			       "stats", stats_json(p->samples, p->nsamples));
+
+	if (ev && p->x_label)
+		json_object_set_new(ev, "x_label", json_string(p->x_label));
+	if (ev && p->nextra > 0) {
+		json_t *extra = json_object();
+		for (int i = 0; i < p->nextra; i++)
+			json_object_set_new(extra, p->extra_keys[i],
+					    num(p->extra_vals[i]));
+		json_object_set_new(ev, "extra", extra);
+	}
+	return event_of(EV_SAMPLE, ev);
+}
+
+json_t *event_cell(const struct cell *c)
+{
+	json_t *ev = json_pack(
+		"{s:s, s:i, s:i, s:s, s:s, s:o, s:s, s:o, s:o}", "chart",
+		c->chart, "row", c->row, "col", c->col, "row_label",
+		c->row_label ? c->row_label : "", "col_label",
+		c->col_label ? c->col_label : "", "value",
+		c->nsamples > 0 || !c->note ? num(c->value) : json_null(),
+		"unit", c->unit ? c->unit : "", "samples",
+		samples_json(c->samples, c->nsamples), "stats",
+		stats_json(c->samples, c->nsamples));
+
+	if (ev && c->note)
+		json_object_set_new(ev, "note", json_string(c->note));
+	return event_of(EV_CELL, ev);
+}
+
+json_t *event_placement(const char *label, const struct thread_place *tp, int n)
+{
+	json_t *threads = json_array();
+
+	for (int i = 0; threads && i < n; i++)
+		json_array_append_new(
+			threads,
+			json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
+				  "thread", tp[i].thread, "cpu",
+				  tp[i].cpu_requested, "cpu_observed",
+				  tp[i].cpu_observed, "core", tp[i].core,
+				  "package", tp[i].package, "node", tp[i].node,
+				  "l2", tp[i].l2, "l3", tp[i].l3));
+	return event_of(EV_PLACEMENT,
+			json_pack("{s:s, s:o}", "label", label ? label : "",
+				  "threads", threads));
+}
+
+json_t *event_progress(double done, double total, const char *what)
+{
+	return event_of(EV_PROGRESS,
+			json_pack("{s:o, s:o, s:s}", "done", num(done), "total",
+				  num(total), "what", what ? what : ""));
+}
+
+json_t *event_note(const char *level, const char *text)
+{
+	return event_of(EV_NOTE,
+			json_pack("{s:s, s:s}", "level", level ? level : "info",
+				  "text", text));
+}
+
+json_t *event_note_skipped(const char *label, const char *why)
+{
+	char text[1200];
+
+	snprintf(text, sizeof(text), "%s: skipped: %s", label, why);
+	return event_of(EV_NOTE,
+			json_pack("{s:s, s:s, s:s, s:s}", "level", "warn",
+				  "text", text, "skipped", label, "why", why));
+}
+
+json_t *event_summary(const char *key, double value, const char *unit)
+{
+	return event_of(EV_SUMMARY,
+			json_pack("{s:s, s:o, s:s}", "key", key, "value",
+				  num(value), "unit", unit ? unit : ""));
+}
+
+json_t *event_headline(const char *text)
+{
+	return event_of(EV_HEADLINE, json_pack("{s:s}", "text", text));
+}
+
+json_t *event_mark(const char *key, const char *kind, const char *why)
+{
+	return event_of(EV_MARK, json_pack("{s:s, s:s, s:s}", "key", key,
+					   "mark", kind, "why", why));
+}
+
+json_t *event_end(const char *status, const char *error, const char *field)
+{
+	json_t *ev = json_pack("{s:s}", "status", status);
+
+	if (ev && error && json_object_set_new(ev, "error", json_string(error)))
+		goto fail;
+	if (ev && field && json_object_set_new(ev, "field", json_string(field)))
+		goto fail;
+	return event_of(EV_END, ev);
+fail:
+	json_decref(ev);
+	return NULL;
+}
+
+json_t *event_status(const char *status)
+{
+	return event_of(EV_STATUS, json_pack("{s:s}", "status", status));
 }

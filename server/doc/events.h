@@ -4,10 +4,13 @@
 
 #include <jansson.h>
 
+#include "sink.h"
+
 /*
  * Every event type a run can hold. Adding one touches this enum, the
- * table and the fold in events.c, docs/events.md and the page's fold
- * (web/run-view.js), nothing else.
+ * table, its constructor and the fold in events.c, docs/events.md and the
+ * page's fold (web/run-view.js), nothing else; tests/unit/test_events.c
+ * fails until the two documents name it.
  */
 enum event_type {
 	EV_UNKNOWN = 0, /* a type this server does not know: kept, not folded */
@@ -83,5 +86,29 @@ json_t *events_final(const char *status, const char *error, json_t *summary,
  * event just before the final one. A new array, NULL on ENOMEM.
  */
 json_t *events_from_doc(json_t *doc, json_t *imported);
+
+/*
+ * The events a run emits, each built here and nowhere else (docs/events.md
+ * says their fields): by the worker's sink (sample to mark), by the CLI
+ * (start, end) and by the runner (status). Each returns a new object
+ * with its "type", or NULL on ENOMEM; params and machine are stolen.
+ * error and field of an end may be NULL (then left out).
+ */
+json_t *event_start(const char *experiment, json_t *params, json_t *machine,
+		    const char *version);
+json_t *event_sample(const struct point *p);
+json_t *event_cell(const struct cell *c);
+json_t *event_placement(const char *label, const struct thread_place *tp,
+			int n);
+json_t *event_progress(double done, double total, const char *what);
+json_t *event_note(const char *level, const char *text);
+/* A part of the run that was skipped: a warning note "<label>: skipped:
+ * <why>" with the part and the reason as data beside it. */
+json_t *event_note_skipped(const char *label, const char *why);
+json_t *event_summary(const char *key, double value, const char *unit);
+json_t *event_headline(const char *text);
+json_t *event_mark(const char *key, const char *kind, const char *why);
+json_t *event_end(const char *status, const char *error, const char *field);
+json_t *event_status(const char *status);
 
 #endif

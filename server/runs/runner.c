@@ -220,8 +220,7 @@ static int on_started(void *ctx, struct errinfo *err)
 {
 	struct live *l = ctx;
 
-	json_t *ev =
-		json_pack("{s:s, s:s}", "type", "status", "status", "running");
+	json_t *ev = event_status("running");
 
 	harness_cpus_avoid(&l->r->cpus, run_arg(l->run, "cpus"));
 	/* the page counts the time left down from it */

@@ -1,0 +1,185 @@
+/* test_events.c - the one table of event types, its constructors, and the
+ * two other places that name the types: the page's EVENT_TYPES and
+ * docs/events.md */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "events.h"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		fail_msg(
+			"cannot read %s (the unit tests run from the top of the tree)",
+			path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+/* The line of text that starts with head, up to its end (a new string). */
+static char *line_of(const char *text, const char *head)
+{
+	const char *s = strstr(text, head), *e;
+
+	if (!s)
+		return NULL;
+	e = strchr(s, '\n');
+	return strndup(s, e ? (size_t)(e - s) : strlen(s));
+}
+
+/* Whether 'name' stands quoted in line. */
+static int quoted_in(const char *line, const char *name)
+{
+	char q[64];
+
+	snprintf(q, sizeof(q), "'%s'", name);
+	return strstr(line, q) != NULL;
+}
+
+/* The stream's types: the worker's and the server's (an import's event is
+ * read from the run document, not the stream). */
+static int streamed(enum event_type t)
+{
+	return event_kinds[t].origin == EVO_WORKER ||
+	       event_kinds[t].origin == EVO_SERVER;
+}
+
+static void test_page_listens_to_every_streamed_type(void **state)
+{
+	char *js = slurp("web/run-view.js");
+	char *types = line_of(js, "export const EVENT_TYPES = [");
+	char *final = line_of(js, "export const FINAL = [");
+	const char *p;
+
+	(void)state;
+	assert_non_null(types);
+	assert_non_null(final);
+	for (int t = EV_UNKNOWN + 1; t < EV_NTYPES; t++) {
+		const char *n = event_kinds[t].name;
+		int in = quoted_in(event_kinds[t].final ? final : types, n);
+
+		if (streamed((enum event_type)t) && !in)
+			fail_msg(
+				"event type '%s' (server/doc/events.c) is not in web/run-view.js's %s",
+				n,
+				event_kinds[t].final ? "FINAL" : "EVENT_TYPES");
+		if (!streamed((enum event_type)t) &&
+		    (quoted_in(types, n) || quoted_in(final, n)))
+			fail_msg(
+				"web/run-view.js listens for '%s', which no stream sends",
+				n);
+	}
+	/* and the page names no type the table does not know */
+	for (p = strchr(types, '['); p && (p = strchr(p, '\'')); p++) {
+		const char *e = strchr(p + 1, '\'');
+		char *n = strndup(p + 1, (size_t)(e - p - 1));
+
+		if (event_type_of(n) == EV_UNKNOWN)
+			fail_msg(
+				"web/run-view.js's EVENT_TYPES names '%s', which server/doc/events.c does not know",
+				n);
+		free(n);
+		p = (char *)e;
+	}
+	free(types);
+	free(final);
+	free(js);
+}
+
+static void test_document_names_every_type(void **state)
+{
+	char *md = slurp("docs/events.md");
+	char q[64];
+
+	(void)state;
+	for (int t = EV_UNKNOWN + 1; t < EV_NTYPES; t++) {
+		snprintf(q, sizeof(q), "`%s`", event_kinds[t].name);
+		if (!strstr(md, q))
+			fail_msg(
+				"docs/events.md does not name event type '%s' (server/doc/events.c)",
+				event_kinds[t].name);
+	}
+	free(md);
+}
+
+/* Each constructor's event has its type first and folds into a document. */
+static void test_constructors_build_each_type(void **state)
+{
+	static const double v[] = {1.0, 2.0, 3.0};
+	const struct point pt = {.chart = "c",
+				 .series = "s",
+				 .x = 1,
+				 .y = 2,
+				 .unit = "ns",
+				 .samples = v,
+				 .nsamples = 3};
+	const struct cell cl = {.chart = "h", .row = 0, .col = 1, .value = 2};
+	const struct thread_place tp = {.thread = 0, .cpu_requested = 1};
+	struct {
+		enum event_type t;
+		json_t *ev;
+	} made[] = {
+		{EV_START, event_start("false_sharing", json_object(),
+				       json_object(), "0")},
+		{EV_PLACEMENT, event_placement("threads=1", &tp, 1)},
+		{EV_SAMPLE, event_sample(&pt)},
+		{EV_CELL, event_cell(&cl)},
+		{EV_PROGRESS, event_progress(1, 2, "x")},
+		{EV_NOTE, event_note("warn", "t")},
+		{EV_SUMMARY, event_summary("k", 1.5, "x")},
+		{EV_HEADLINE, event_headline("h")},
+		{EV_MARK, event_mark("k", "disowned", "why")},
+		{EV_END, event_end("failed", "bad", "field")},
+		{EV_STATUS, event_status("running")},
+	};
+	int covered[EV_NTYPES] = {0};
+	json_t *doc = events_doc_new();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		void *it = json_object_iter(made[i].ev);
+
+		assert_non_null(made[i].ev);
+		assert_string_equal(json_object_iter_key(it), "type");
+		assert_int_equal(event_type_of_event(made[i].ev), made[i].t);
+		assert_int_equal(events_fold(doc, made[i].ev, 0), 0);
+		covered[made[i].t] = 1;
+		json_decref(made[i].ev);
+	}
+	/* every type a worker or the runner writes, but the final ones
+	 * (events_final) and an import's, has its constructor here */
+	for (int t = EV_UNKNOWN + 1; t < EV_NTYPES; t++)
+		if (streamed((enum event_type)t) && !event_kinds[t].final &&
+		    !covered[t])
+			fail_msg(
+				"event type '%s' has no constructor in events.h",
+				event_kinds[t].name);
+	assert_int_equal(json_array_size(json_object_get(doc, "samples")), 1);
+	json_decref(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page_listens_to_every_streamed_type),
+		cmocka_unit_test(test_document_names_every_type),
+		cmocka_unit_test(test_constructors_build_each_type),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
