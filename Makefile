@@ -173,7 +173,7 @@ bench: bench-deps all
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" BENCH_QUICK=$(QUICK) scripts/bench.sh
 
 # every C file of ours; wildcard skips a folder that is not there
-FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS) kernels/experiments/dso) tests/*/*.[ch]))
+FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS) kernels/experiments/dso kernels/experiments/template) tests/*/*.[ch]))
 
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)

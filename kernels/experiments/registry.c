@@ -20,7 +20,8 @@
 	X(numa_replication)                                                    \
 	X(memory_policy_semantics)                                             \
 	X(affinity)                                                            \
-	X(memory_latency)
+	X(memory_latency)                                                      \
+	/* a new experiment: its line above this one */
 
 #define DECLARE(name) extern const struct experiment exp_##name;
 EXPERIMENTS(DECLARE)

@@ -136,7 +136,8 @@ struct lesson {
 /*
  * A descriptor's usual fields, from the names every experiment file gives
  * them: its tables params (filling PARAM_STRUCT), charts, summary_keys and
- * lessons, and its hooks <prefix>_run, _describe, _precheck, _estimate.
+ * lessons, and its hooks <prefix>_run, _describe, _precheck, _estimate:
+ * the four every registered experiment has.
  */
 #define EXPERIMENT_PARTS(prefix)                                               \
 	.params = params, .params_size = sizeof(PARAM_STRUCT),                 \
@@ -240,7 +241,10 @@ struct experiment {
 	 * of level "cannot" per comparison that cannot be shown (one
 	 * sentence: what, and why), "warn" for one that can only be shown
 	 * weakly. The run stays allowed; the page shows these as badges on
-	 * the form. Pure: reads only its arguments. May be NULL.
+	 * the form. Pure: reads only its arguments. Required of a registered
+	 * experiment (as describe and estimate are: EXPERIMENT_PARTS names all
+	 * four hooks, test_registry checks them); only a test's own descriptor
+	 * goes without, and the harness then says nothing before the run.
 	 */
 	void (*precheck)(const void *params, const struct common_params *common,
 			 const struct topo *t, struct verdict *v);
@@ -253,13 +257,15 @@ struct experiment {
 	 * the machine it ran on), after checking that every comparison it
 	 * states is valid there; when one is not, it says what could not be
 	 * shown and why instead. Pure, so a stored or imported run can be
-	 * described again with today's rules. May be NULL (no headline).
+	 * described again with today's rules. Required of a registered
+	 * experiment; without one (a test's descriptor) a run has no headline.
 	 */
 	void (*describe)(const struct run_result *r, struct verdict *v);
 	/*
 	 * A rough upper estimate of the run's wall time (seconds) and of the
 	 * memory it allocates (bytes), so a server can refuse a request over
-	 * its limits before it starts. May be NULL (then: unknown). Build it
+	 * its limits before it starts. Required of a registered experiment;
+	 * without one (a test's descriptor) the cost is unknown. Build it
 	 * from this machine's measured rates, never from constants: the
 	 * run's work (rounds x operations, bytes streamed, pages touched,
 	 * teams started, round trips) times what rates_get() (rates.h) says
@@ -278,7 +284,11 @@ struct experiment {
 	 */
 	void (*plan)(const void *params, const struct common_params *common,
 		     const struct topo *t, struct strbuf *out);
-	/* 1-3 lessons for the classroom; NULL-id-terminated, may be NULL. */
+	/*
+	 * 1-3 lessons for the classroom, NULL-id-terminated: required of a
+	 * registered experiment (test_lessons checks 1 to 3); NULL only in a
+	 * test's own descriptor.
+	 */
 	const struct lesson *lessons;
 	/*
 	 * The rulebook (rules.h): what its comparisons need, RULE_END-

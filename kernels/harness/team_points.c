@@ -150,3 +150,17 @@ double team_points_rate(struct sink *s, struct point p,
 	free(v);
 	return y;
 }
+
+double team_points_count(struct sink *s, struct point p,
+			 const struct team_result *res, const double *counts)
+{
+	double *v = malloc(sizeof(double) * (size_t)(res->rounds + 1)), y;
+
+	if (!v)
+		return -ENOMEM;
+	for (int r = 0; r < res->rounds; r++)
+		v[r] = counts[res->round ? res->round[r] : r];
+	y = emit(s, &p, v, res->rounds, res);
+	free(v);
+	return y;
+}

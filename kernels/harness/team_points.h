@@ -3,7 +3,7 @@
 #define NUMALAB_TEAM_POINTS_H
 
 #include "bw.h"
-#include "experiment.h"
+#include "descriptor.h"
 #include "sink.h"
 #include "stats.h"
 #include "team.h"
@@ -63,5 +63,15 @@ double team_points_time(struct sink *s, struct point p,
  */
 double team_points_rate(struct sink *s, struct point p,
 			const struct team_result *res, double work);
+
+/*
+ * The same for a count each round made (updates lost, a litmus test's
+ * outcome seen): counts[i] is what the round body was called with as
+ * round i counted (i < team_job.rounds_most), so a round measured again
+ * is left out as its time is; each kept round's count is a sample, their
+ * median y, with its interval like a time's. Returns the median.
+ */
+double team_points_count(struct sink *s, struct point p,
+			 const struct team_result *res, const double *counts);
 
 #endif

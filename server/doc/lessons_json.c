@@ -5,13 +5,12 @@
 
 #include "lesson.h"
 
-/* {"threads": "2", ...} from "threads=2 ..." */
-static json_t *params_object(const struct lesson *l)
+json_t *params_text_json(const char *text)
 {
 	struct strvec argv = STRVEC_INIT;
 	json_t *o = json_object();
 
-	lesson_argv(l, &argv);
+	params_text_argv(text ? text : "", &argv);
 	for (size_t i = 0; i < argv.n; i++) {
 		char *eq = strchr(argv.v[i], '=');
 		if (!eq)
@@ -31,11 +30,12 @@ json_t *lessons_json(const struct experiment *e)
 		char words[512];
 		double value;
 		int has = !lesson_article(e, l, words, sizeof(words), &value);
-		json_t *o = json_pack(
-			"{s:s, s:s, s:s, s:o, s:s, s:s, s:s?}", "id", l->id,
-			"title", l->title, "question", l->question, "params",
-			params_object(l), "unit", l->unit ? l->unit : "",
-			"answer", l->answer, "chart", l->chart);
+		json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s, s:s?}",
+				      "id", l->id, "title", l->title,
+				      "question", l->question, "params",
+				      params_text_json(l->params), "unit",
+				      l->unit ? l->unit : "", "answer",
+				      l->answer, "chart", l->chart);
 		if (o && has &&
 		    (json_object_set_new(o, "article", json_string(words)) ||
 		     json_object_set_new(o, "article_value",

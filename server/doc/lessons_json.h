@@ -10,4 +10,8 @@
  */
 json_t *lessons_json(const struct experiment *e);
 
+/* {"threads": "2", ...} from "threads=2 ...": a lesson's params, an
+ * experiment's smoke run. */
+json_t *params_text_json(const char *text);
+
 #endif

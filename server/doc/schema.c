@@ -161,6 +161,7 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 		json_object_set_new(o, "limited", json_string(why));
 	}
 	json_object_set_new(o, "lessons", lessons_json(e));
+	json_object_set_new(o, "smoke", params_text_json(e->smoke));
 	json_object_set_new(o, "summary_labels",
 			    labels_json(e->summary_labels, 1));
 	json_object_set_new(o, "series_labels",

@@ -26,7 +26,7 @@ LAYERS = [
     "cli/fleet",            # numalab fleet: the campaign client and its engines
 ]
 # folders of C code that are not code of the program
-OUTSIDE = {"kernels/experiments/dso"}
+OUTSIDE = {"kernels/experiments/dso", "kernels/experiments/template"}
 
 
 def c_folders(root):

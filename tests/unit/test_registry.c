@@ -32,6 +32,29 @@ static void test_every_descriptor_valid(void **state)
 	}
 }
 
+/*
+ * What descriptor.h asks of a registered experiment beyond what the
+ * harness needs to run one: all four hooks (EXPERIMENT_PARTS names them)
+ * and its lessons (their count is test_lessons's).
+ */
+static void test_registered_have_every_hook(void **state)
+{
+	(void)state;
+	for (int i = 0; experiments[i]; i++) {
+		const struct experiment *e = experiments[i];
+		const char *missing = !e->run	     ? "run"
+				      : !e->describe ? "describe"
+				      : !e->precheck ? "precheck"
+				      : !e->estimate ? "estimate"
+				      : !e->lessons  ? "lessons"
+						     : NULL;
+		if (missing)
+			fail_msg(
+				"experiment '%s' has no %s: a registered experiment has run, describe, precheck, estimate and lessons (descriptor.h)",
+				e->name, missing);
+	}
+}
+
 /* A small descriptor to break one way at a time. */
 struct toy_params {
 	int64_t n;
@@ -500,6 +523,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_descriptor_valid),
+		cmocka_unit_test(test_registered_have_every_hook),
 		cmocka_unit_test(test_toy_valid),
 		cmocka_unit_test(test_chart_problems),
 		cmocka_unit_test(test_param_problems),
