@@ -1,7 +1,8 @@
 /* auth.c - who a request comes from (bearer token, access_token, session cookie and its key), what its route needs, and signing in and out */
 #define _GNU_SOURCE
-#include "http.h"
+#include "auth.h"
 #include "http_internal.h"
+#include "http_response.h"
 #include "ratelimit.h"
 #include "session.h"
 #include "strbuf.h"

@@ -3,7 +3,6 @@
 #include "http.h"
 #include "conns.h"
 #include "http_internal.h"
-#include "jsonlimit.h"
 #include "ratelimit.h"
 #include "session.h"
 #include "trust.h"
@@ -82,40 +81,6 @@ static unsigned int pool_size(void)
 	return n < 2			    ? 2u
 	       : (unsigned int)n < POOL_MAX ? (unsigned int)n
 					    : POOL_MAX;
-}
-
-const char *http_header(struct http_request *rq, const char *name)
-{
-	return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
-}
-
-const char *http_query(struct http_request *rq, const char *name)
-{
-	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND,
-					   name);
-}
-
-json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret)
-{
-	json_error_t jerr;
-	char field[64];
-	json_t *doc = jsonlimit_load(rq->body, rq->body_len, 0, NULL, &jerr,
-				     field, sizeof(field));
-
-	if (doc)
-		return doc;
-	if (*field)
-		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, field,
-				  "field '%s': %s", field, jerr.text);
-	else if (jsonlimit_passed(&jerr))
-		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				  "request body: %s, at line %d, column %d",
-				  jerr.text, jerr.line, jerr.column);
-	else
-		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				  "malformed JSON at line %d, column %d: %s",
-				  jerr.line, jerr.column, jerr.text);
-	return NULL;
 }
 
 /*
@@ -213,38 +178,6 @@ static enum MHD_Result options(struct http_request *rq)
 		MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
 	}
 	return http_respond(rq, MHD_HTTP_NO_CONTENT, resp);
-}
-
-void http_client_key(struct http_request *rq, unsigned char key[16], int net)
-{
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
-		rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-
-	if (net)
-		trust_client_key(sa, key);
-	else
-		trust_address_key(sa, key);
-}
-
-const char *http_client_address(struct http_request *rq, char *buf, size_t len)
-{
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
-		rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-
-	if (len)
-		buf[0] = '\0';
-	if (!sa || !len)
-		return buf;
-	if (sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
-			  buf, (socklen_t)len);
-	else if (sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6,
-			  &((const struct sockaddr_in6 *)sa)->sin6_addr, buf,
-			  (socklen_t)len);
-	return buf;
 }
 
 /*

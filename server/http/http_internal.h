@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "http.h"
+#include "http_request.h"
 
 struct conns;
 struct trust;

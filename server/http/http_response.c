@@ -1,6 +1,7 @@
 /* http_response.c - every answer's security headers, CORS, and JSON bodies and errors */
-#include "http.h"
+#include "http_response.h"
 #include "http_internal.h"
+#include "jsonlimit.h"
 #include "utf8.h"
 
 #include <stdarg.h>
@@ -185,4 +186,27 @@ enum MHD_Result http_error(struct http_request *rq, unsigned int status,
 	resp = verror_response(field, fmt, ap);
 	va_end(ap);
 	return http_respond(rq, status, resp);
+}
+
+json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret)
+{
+	json_error_t jerr;
+	char field[64];
+	json_t *doc = jsonlimit_load(rq->body, rq->body_len, 0, NULL, &jerr,
+				     field, sizeof(field));
+
+	if (doc)
+		return doc;
+	if (*field)
+		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, field,
+				  "field '%s': %s", field, jerr.text);
+	else if (jsonlimit_passed(&jerr))
+		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "request body: %s, at line %d, column %d",
+				  jerr.text, jerr.line, jerr.column);
+	else
+		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				  "malformed JSON at line %d, column %d: %s",
+				  jerr.line, jerr.column, jerr.text);
+	return NULL;
 }

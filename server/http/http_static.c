@@ -1,7 +1,7 @@
 /* http_static.c - the web folder's files, and the paths that may never reach it */
 #define _GNU_SOURCE
-#include "http.h"
 #include "http_internal.h"
+#include "http_response.h"
 
 #include <fcntl.h>
 #include <limits.h>

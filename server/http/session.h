@@ -2,7 +2,7 @@
 #ifndef NUMALAB_SESSION_H
 #define NUMALAB_SESSION_H
 
-#include "http.h"
+#include "http_request.h"
 
 #define SESSION_MAX 1024 /* browsers signed in at once */
 /* students' sessions one client (an address, an IPv6 /64) may hold */
@@ -58,5 +58,9 @@ void sessions_delete(struct sessions *s, const char *id);
 
 /* The lifetime of a session, in seconds. */
 int sessions_lifetime(const struct sessions *s);
+
+/* n random bytes (64 at most) from getrandom(2) as hex into out (2n + 1
+ * bytes). 0, or -EIO. */
+int http_random_hex(char *out, size_t n);
 
 #endif

@@ -1,0 +1,36 @@
+/* auth.h - who a request comes from: tokens, sign-in sessions, the roles a route asks for */
+#ifndef NUMALAB_AUTH_H
+#define NUMALAB_AUTH_H
+
+#include "http_request.h"
+
+/*
+ * POST /api/session: signs the browser in with token, the teacher's or the
+ * class's, and display name (checked by the caller). Queues 200 with the
+ * session cookie (HttpOnly, SameSite=Strict, Secure under HTTPS) and
+ * {"role", "name", "expires_in"}; 401 and no cookie for another token; 503
+ * when the session table holds only teachers.
+ */
+enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
+			     const char *name);
+/* POST /api/session {"code"}: the class's join code instead of a link's
+ * token; answered as http_sign_in. */
+enum MHD_Result http_join(struct http_request *rq, const char *code,
+			  const char *name);
+/* PATCH /api/session {"name"}: the signed-in browser's name. */
+enum MHD_Result http_rename(struct http_request *rq, const char *name);
+/* DELETE /api/session: forgets the request's session and clears the
+ * cookie; 200 {"role": "none"} signed in or not. */
+enum MHD_Result http_sign_out(struct http_request *rq);
+/* GET /api/session: {"role", "name", "sign_in"} (sign_in: whether this
+ * server asks for a token at all), and for the teacher only "class_link",
+ * the class's sign-in link with its token (for the projector's QR code). */
+enum MHD_Result http_whoami(struct http_request *rq);
+/* The projector's lobby: {"signed_in": students signed in now, "names":
+ * their display names, in the order they joined (the unnamed left out)},
+ * or NULL on ENOMEM. */
+json_t *http_lobby(struct http_request *rq);
+/* "none", "class", "teacher". */
+const char *http_role_name(int role);
+
+#endif
