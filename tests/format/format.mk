@@ -1,8 +1,10 @@
 # tests/format/format.mk - the format lane: fails when a C file (FORMAT_SRCS,
 # in the Makefile) is not as clang-format and the committed .clang-format say,
-# or when an include points up the folders' order (tests/format/layers.py).
+# or when an include points up the folders' order (tests/format/layers.py),
+# or when files include or call each other in a circle (tests/format/cycles.py).
 test-format:
 	$(Q)python3 tests/format/layers.py
+	$(Q)python3 tests/format/cycles.py
 	$(Q)command -v clang-format >/dev/null 2>&1 || { \
 		echo "test-format: 'clang-format' is not installed (make test-deps installs it)" >&2; exit 1; }
 	$(Q)bad=""; for f in $(FORMAT_SRCS); do \
