@@ -9,12 +9,10 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS) -lcmocka $(LDLIBS)
 
 # Runs each test program; synthetic and captured topologies live in tests/data/.
-# The page's pure modules have node tests beside them (tests/unit/*.test.mjs).
-UNIT_JS = $(sort $(wildcard tests/unit/*.test.mjs))
+# The page's pure modules are tested in the web lane (tests/web/*.test.mjs).
 
 test-unit: $(UNIT_BINS)
-	$(Q)fail=0; for t in $(UNIT_BINS); do echo "  UNIT    $$t"; $$t || fail=1; done; \
-	for t in $(UNIT_JS); do echo "  UNIT    $$t"; node --test $$t || fail=1; done; exit $$fail
+	$(Q)fail=0; for t in $(UNIT_BINS); do echo "  UNIT    $$t"; $$t || fail=1; done; exit $$fail
 
 TEST_LANES += test-unit
 .PHONY: test-unit

@@ -1,4 +1,4 @@
-// heatmap.test.mjs - the big matrix's pure parts (web/heatmap.js): relation classes and block sums without an n x n grid
+// heatmap_blocks.test.mjs - the big matrix's pure parts (web/heatmap.js): relation classes and block sums without an n x n grid
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { blockSums, cellList, cpuClasses } from '../../web/heatmap.js';
