@@ -1,5 +1,6 @@
 /* fleet.c - `numalab fleet run`: one experiment on many machines, as a campaign */
 #include "fleet.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -33,13 +34,6 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int fleet_node_add(struct fleet_campaign *c, const char *name,
 		   const char *partition, const char *features)
 {
@@ -66,7 +60,7 @@ static void say(struct fleet_campaign *c, struct fleet_node *n,
 	if (!strncmp(n->shown, text, sizeof(n->shown) - 1))
 		return;
 	snprintf(n->shown, sizeof(n->shown), "%s", text);
-	printf("[%6.1fs] %-16s %s\n", now_s() - c->t0, n->name, text);
+	printf("[%6.1fs] %-16s %s\n", clock_now() - c->t0, n->name, text);
 	fflush(stdout);
 }
 
@@ -650,7 +644,7 @@ static void write_record(struct fleet_campaign *c)
 static int planned(struct fleet_campaign *c, struct errinfo *err)
 {
 	write_record(c);
-	printf("[%6.1fs] planned %d node(s)\n", now_s() - c->t0, c->n);
+	printf("[%6.1fs] planned %d node(s)\n", clock_now() - c->t0, c->n);
 	fflush(stdout);
 	if (c->sink && fleet_sink_begin(c->sink, err) < 0)
 		return -EIO;
@@ -824,7 +818,7 @@ static int cmd_fleet_run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	c.stop = &interrupted;
-	c.t0 = now_s();
+	c.t0 = clock_now();
 	printf("campaign %s: %s %s through %s, files in %s\n", c.id, o.e->name,
 	       c.nkv ? "with params" : "with defaults", c.engine, c.dir);
 	fflush(stdout);

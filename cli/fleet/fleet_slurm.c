@@ -1,4 +1,5 @@
 /* fleet_slurm.c - the Slurm engine: sinfo, one exclusive sbatch per node, squeue, scancel */
+#include "clock.h"
 #include "fleet.h"
 
 #include <errno.h>
@@ -354,13 +355,6 @@ static void collect(struct fleet_campaign *c, struct fleet_node *n,
 	free(errs);
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* "job 12 pending (Resources)": squeue's state in lower case, and its
  * reason when it has one ("None" is none) */
 static void say_waiting(struct fleet_campaign *c, struct fleet_node *n,
@@ -418,7 +412,7 @@ static int follow(struct fleet_campaign *c, struct errinfo *err)
 			strbuf_release(&ids);
 			return 0;
 		}
-		if (mono() - c->t0 > c->timeout_s) {
+		if (clock_now() - c->t0 > c->timeout_s) {
 			for (int i = 0; i < c->n; i++)
 				if (c->node[i].state < FLEET_DONE &&
 				    *c->node[i].job_id)

@@ -1,49 +1,10 @@
-/* stats.c - monotonic clock and summary statistics of samples */
+/* stats.c - summary statistics of samples */
 #include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-double clock_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-double clock_thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-double clock_process_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-double clock_granularity(void)
-{
-	double best = 1.0;
-
-	/* the smallest non-zero step seen over a few tries */
-	for (int i = 0; i < 20; i++) {
-		double a = clock_now(), b;
-		while ((b = clock_now()) == a)
-			;
-		if (b - a < best)
-			best = b - a;
-	}
-	return best;
-}
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -1,6 +1,7 @@
 /* session.c - the signed-in browsers: a bounded table of random session ids, the key each page proves, role, name, client and expiry */
 #define _GNU_SOURCE
 #include "session.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -30,14 +31,6 @@ struct sessions {
 	unsigned long long seq;
 	struct session slot[SESSION_MAX];
 };
-
-static time_t now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
 
 /* Equal ids, in time that does not depend on where they differ. */
 static int id_equal(const char *a, const char *b)
@@ -142,7 +135,7 @@ int sessions_create(struct sessions *s, int role, const char *name,
 		    char key[HTTP_SESSION_LEN])
 {
 	struct session *e;
-	time_t now = now_s();
+	time_t now = (time_t)clock_now();
 
 	if (http_random_hex(id, (HTTP_SESSION_LEN - 1) / 2) ||
 	    http_random_hex(key, (HTTP_SESSION_LEN - 1) / 2))
@@ -183,7 +176,7 @@ static struct session *find_keyed(struct sessions *s, const char *id,
 {
 	struct session *e = find(s, id);
 
-	if (e && e->expires <= now_s()) {
+	if (e && e->expires <= (time_t)clock_now()) {
 		memset(e, 0, sizeof(*e));
 		return NULL;
 	}

@@ -1,6 +1,7 @@
 /* runner.c - the bounded run queue: submit, cancel, lookup, and recording how each run ended */
 #define _GNU_SOURCE
 #include "runner.h"
+#include "clock.h"
 #include "harness_cpus.h"
 
 #include <errno.h>
@@ -53,14 +54,6 @@ struct runner {
 	struct harness_cpus cpus; /* only the runner thread moves them */
 };
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void run_free(struct run *run)
 {
 	if (!run)
@@ -73,7 +66,7 @@ static void run_free(struct run *run)
 /* Drops finished runs kept too long, or beyond keep_max. mu held. */
 static void prune_recent(struct runner *r)
 {
-	double now = mono_now();
+	double now = clock_now();
 	struct run **pp = &r->recent;
 	int kept = 0;
 
@@ -161,7 +154,7 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 
 	pthread_mutex_lock(&r->mu);
 	run->phase = PHASE_FINISHED;
-	run->finished_mono = mono_now();
+	run->finished_mono = clock_now();
 	if (r->current == run)
 		r->current = NULL;
 	if (!run->in_recent) {

@@ -1,6 +1,7 @@
 /* worker.c - the worker supervisor: fork/exec, read loop, why it ended */
 #define _GNU_SOURCE
 #include "worker.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,14 +49,6 @@ struct worker {
 	int exited, wstatus;
 	double pending_since; /* > 0: events read, not yet flushed */
 };
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The worker leads its own process group: the signal reaches all of it. */
 static void signal_worker(struct worker *w, int sig)
@@ -296,7 +289,7 @@ static void on_wake(struct worker *w)
 	    !w->exited) {
 		signal_worker(w, SIGTERM);
 		w->term_sent = 1;
-		w->kill_at = mono_now() + KILL_GRACE_MS / 1000.0;
+		w->kill_at = clock_now() + KILL_GRACE_MS / 1000.0;
 	}
 }
 
@@ -312,13 +305,13 @@ static void read_worker(struct worker *w, int outfd, int errfd)
 			      {.fd = w->spec->wake_fd, .events = POLLIN},
 			      {.fd = pidfd_open(w->pid, 0), .events = POLLIN}};
 	int pidfd = p[3].fd;
-	double deadline = mono_now() + w->spec->max_seconds, drain_until = 0;
+	double deadline = clock_now() + w->spec->max_seconds, drain_until = 0;
 	char *buf = malloc(65536);
 
 	if (!buf)
 		fail_worker(w, "%s", "out of memory reading the worker");
 	while (p[0].fd >= 0 || p[1].fd >= 0 || (pidfd >= 0 && !w->exited)) {
-		double now = mono_now(), until = -1;
+		double now = clock_now(), until = -1;
 		int timeout;
 
 		if (w->exited) {

@@ -1,5 +1,6 @@
 /* stream.c - a run's events to clients as Server-Sent Events or NDJSON, copied from the shared log: suspended while there is nothing to send, resumed by one pump thread */
 #include "stream.h"
+#include "clock.h"
 #include "deadline.h"
 
 #include <errno.h>
@@ -59,14 +60,6 @@ static pthread_mutex_t count_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t count_cv = PTHREAD_COND_INITIALIZER;
 static int active;
 static int limit = STREAM_MAX_DEFAULT;
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Counts s in (up: 1 when there was room under the limit, else 0) or out. */
 static int count(struct stream *s, int up)
@@ -159,7 +152,7 @@ static void *pump(void *arg)
 			    ETIMEDOUT)
 				break;
 		seen = hub.gen;
-		int64_t now = now_ms();
+		int64_t now = (int64_t)(clock_now() * 1000);
 		for (struct stream *s = hub.head, *next; s; s = next) {
 			next = s->next;
 			if (hub.stopping || wants_resume(s, now)) {
@@ -245,7 +238,7 @@ static void set_small(struct stream *s, const char *a, size_t n)
 static int next(struct stream *s)
 {
 	const struct runlog_event *e;
-	int64_t now = now_ms();
+	int64_t now = (int64_t)(clock_now() * 1000);
 	int closed, n;
 
 	if (!s->started) {
