@@ -25,15 +25,6 @@ static void escape_into(struct strbuf *out, const char *s, size_t n)
 	}
 }
 
-char *say_escape(const char *s)
-{
-	struct strbuf b;
-
-	strbuf_init(&b);
-	escape_into(&b, s, strlen(s));
-	return strbuf_detach(&b);
-}
-
 void say(FILE *f, const char *fmt, ...)
 {
 	struct strbuf raw, out;

@@ -11,7 +11,4 @@
  */
 __attribute__((format(printf, 2, 3))) void say(FILE *f, const char *fmt, ...);
 
-/* The same escaping of s alone into a malloc'd string; NULL on ENOMEM. */
-char *say_escape(const char *s);
-
 #endif

@@ -309,24 +309,6 @@ static int64_t count_after(const struct runlog *log, int64_t after)
 	return log->npub - lo;
 }
 
-int64_t runlog_wait(struct runlog *log, int64_t after, int timeout_ms,
-		    int *closed)
-{
-	struct timespec dl;
-	int64_t avail;
-
-	dl = deadline_in(CLOCK_MONOTONIC, timeout_ms);
-	pthread_mutex_lock(&log->mu);
-	while (!(avail = count_after(log, after)) && !log->closed)
-		if (pthread_cond_timedwait(&log->cv, &log->mu, &dl) ==
-		    ETIMEDOUT)
-			break;
-	avail = count_after(log, after);
-	*closed = log->closed;
-	pthread_mutex_unlock(&log->mu);
-	return avail;
-}
-
 const struct runlog_event *runlog_next(struct runlog *log, int64_t after)
 {
 	const struct runlog_event *e = NULL;

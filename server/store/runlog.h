@@ -77,15 +77,6 @@ int runlog_closed(struct runlog *log);
 /* The highest seq so far (0 when empty). */
 int64_t runlog_last_seq(struct runlog *log);
 
-/*
- * Blocks until the log holds an event after seq `after`, the log is
- * closed, or timeout_ms passes. Returns the number of events after
- * `after` (0 on timeout or when closed with nothing more); *closed
- * tells which.
- */
-int64_t runlog_wait(struct runlog *log, int64_t after, int timeout_ms,
-		    int *closed);
-
 /* The first event with a seq above `after`, or NULL if there is none (yet). */
 const struct runlog_event *runlog_next(struct runlog *log, int64_t after);
 
