@@ -552,31 +552,6 @@ const struct param_value *params_get(const struct param_values *pv,
 	return NULL;
 }
 
-int64_t params_int(const struct param_values *pv, const char *name)
-{
-	const struct param_value *v = params_get(pv, name);
-	return v ? v->i : 0;
-}
-
-const char *params_str(const struct param_values *pv, const char *name)
-{
-	const struct param_value *v = params_get(pv, name);
-	return v ? v->text : "";
-}
-
-int params_has(const struct param_values *pv, const char *name,
-	       const char *choice)
-{
-	const struct param_value *v = params_get(pv, name);
-
-	if (!v)
-		return 0;
-	for (int i = 0; i < v->n; i++)
-		if (!strcmp(v->p->choices[v->list[i]].name, choice))
-			return 1;
-	return 0;
-}
-
 int param_applies(const struct param *p, const struct param_values *pv)
 {
 	const char *eq = p->only ? strchr(p->only, '=') : NULL;

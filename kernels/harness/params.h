@@ -223,11 +223,6 @@ void param_store(const struct param_value *v, void *base);
  */
 const struct param_value *params_get(const struct param_values *pv,
 				     const char *name);
-int64_t params_int(const struct param_values *pv, const char *name);
-/* ENUM: the chosen text; SET: test membership of one choice. */
-const char *params_str(const struct param_values *pv, const char *name);
-int params_has(const struct param_values *pv, const char *name,
-	       const char *choice);
 
 const char *param_type_name(enum param_type t);
 

@@ -12,6 +12,7 @@
 
 #include "experiment.h"
 #include "pair_plan.h"
+#include "params_lookup.h"
 #include "registry.h"
 #include "topo.h"
 #include "topo_fixture.h"

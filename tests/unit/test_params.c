@@ -9,6 +9,7 @@
 
 #include "experiment.h"
 #include "params.h"
+#include "params_lookup.h"
 #include "registry.h"
 
 enum colour { GREEN = 3, RED = 5, BLUE = 7 };
