@@ -760,7 +760,7 @@ static void print_summary(const struct sink_table *t)
 	}
 }
 
-void report_print(const struct sink_table *t)
+static void report_print(const struct sink_table *t)
 {
 	json_t *refs = refs_json(t->exp);
 	FILE *f = t->out;

@@ -53,8 +53,8 @@ void compare_points(const struct rr_point *a, const struct rr_point *b,
 			 (c->rel == CMP_MORE || c->rel == CMP_LESS);
 }
 
-void compare_ratio(double ratio, double lo, double hi, int pairs, double tol,
-		   struct comparison *c)
+static void compare_ratio(double ratio, double lo, double hi, int pairs,
+			  double tol, struct comparison *c)
 {
 	double lim = 1 + (tol > 0 ? tol : 0.05);
 
@@ -146,8 +146,8 @@ const char *compare_why_not(const struct comparison *c)
 	}
 }
 
-const struct rr_cell *compare_cell_at(const struct run_result *r,
-				      const char *chart, int row, int col)
+static const struct rr_cell *
+compare_cell_at(const struct run_result *r, const char *chart, int row, int col)
 {
 	for (int i = 0; i < r->ncells; i++)
 		if (r->cells[i].row == row && r->cells[i].col == col &&

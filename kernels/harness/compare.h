@@ -60,16 +60,6 @@ void compare_values(double a, double a_lo, double a_hi, int a_n, double b,
 #define CMP_PAIRS "pairs"
 
 /*
- * The same from paired rounds: ratio is the median of the per-pair
- * ratios a/b, lo..hi its 95% interval, pairs how many. Drift between
- * the pairs weighs on both sides of each ratio alike, so the interval
- * is the ratio's own: MORE when lo > 1, LESS when hi < 1, SAME when the
- * whole interval sits within 1 +- tol; fewer than 2 pairs: FEW.
- */
-void compare_ratio(double ratio, double lo, double hi, int pairs, double tol,
-		   struct comparison *c);
-
-/*
  * a against b: through a's paired extras (CMP_PAIR_*) when the two were
  * measured in turns, else compare_points. The overlap and lower bound
  * are as compare_points says.
@@ -92,10 +82,6 @@ void compare_invert(struct comparison *c);
 
 /* One short clause on why no difference could be stated (FEW, UNSURE). */
 const char *compare_why_not(const struct comparison *c);
-
-/* The cell of chart at (row, col) that holds a value, or NULL. */
-const struct rr_cell *compare_cell_at(const struct run_result *r,
-				      const char *chart, int row, int col);
 
 /* How the off-diagonal cells of a node-by-node matrix compare with the
  * local cell (the diagonal) of their row. */

@@ -53,7 +53,7 @@ static int parse_u63(const char *s, const char **end, int64_t *out)
 	return 0;
 }
 
-int parse_size(const char *text, int64_t *out)
+static int parse_size(const char *text, int64_t *out)
 {
 	const char *end;
 	int64_t v, mul = 1;
@@ -484,7 +484,7 @@ int params_parse(const struct param *const *tables, int ntables, int argc,
 	return 0;
 }
 
-size_t param_field_size(enum param_type t)
+static size_t param_field_size(enum param_type t)
 {
 	switch (t) {
 	case PARAM_INT:

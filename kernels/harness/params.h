@@ -199,17 +199,10 @@ int param_parse_value(const struct param *p, const char *text,
 int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 		   int cap, char *msg, size_t msglen);
 
-/* Parses a byte size with an optional K, M, G or T suffix. Returns 0 or
- * -EINVAL. */
-int parse_size(const char *text, int64_t *out);
-
 /* Formats a list back to its shortest text form ("0-3,8"). Returns 0, or
  * -ENOSPC if it did not fit. */
 int format_int_list(const int32_t *v, int n, char *buf, size_t len);
 
-/* The size of the field a param of type t fills (see struct param's offset);
- * TEXT: 0, its row says. */
-size_t param_field_size(enum param_type t);
 /* The size of the field row p fills. */
 size_t param_row_size(const struct param *p);
 

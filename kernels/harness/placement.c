@@ -393,7 +393,7 @@ int topo_plan_nodes(const struct topo *t, enum place_strategy s,
 	return 0;
 }
 
-void topo_machine_nodes(const struct topo *t, char *buf, size_t len)
+static void topo_machine_nodes(const struct topo *t, char *buf, size_t len)
 {
 	int32_t v[TOPO_MAX_NODES];
 	char list[200];

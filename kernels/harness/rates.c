@@ -377,7 +377,7 @@ static void memory_rates(const struct topo *t, struct rates *r)
 	munmap(p, len);
 }
 
-int rates_calibrate(const struct topo *t, struct rates *r)
+static int rates_calibrate(const struct topo *t, struct rates *r)
 {
 	int cpus[2] = {-1, -1}, n = 0;
 	double v;

@@ -35,13 +35,6 @@ void rates_set(const struct rates *r);
 void rates_default(struct rates *r);
 
 /*
- * Measures r on this machine in about a third of a second (two threads
- * on two allowed CPUs where there are two). Returns 0 or -errno (then r
- * holds the built-in guesses).
- */
-int rates_calibrate(const struct topo *t, struct rates *r);
-
-/*
  * The cache: rates_load reads path and returns 0 only when it was made on
  * a machine with this fingerprint; rates_save writes it atomically. The
  * fingerprint names the CPU model, CPU count, kernel release and version.

@@ -156,7 +156,7 @@ static int sysfs_node_mem(int os, uint64_t *total, uint64_t *free_b)
 	return got & 2 ? 0 : -ENODATA;
 }
 
-void topo_refresh_free(struct topo *t)
+static void topo_refresh_free(struct topo *t)
 {
 	int thissystem =
 		t->hw && hwloc_topology_is_thissystem((hwloc_topology_t)t->hw);

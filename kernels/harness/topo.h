@@ -224,17 +224,7 @@ int topo_check_nodes(const struct topo *t, const int32_t *nodes, int n,
 int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
 		    uint64_t bytes, const char *field, struct errinfo *err);
 
-/*
- * Reads the free memory of every node again (numa_node_size64, else
- * /sys/devices/system/node/nodeN/meminfo), when t is this system;
- * nodes whose free memory cannot be read are marked unknown.
- */
-void topo_refresh_free(struct topo *t);
-
 /* Whether memory may be placed on node os (its cpuset mems hold it). */
 int topo_node_mem_allowed(const struct topo *t, int os);
-
-/* "nodes 0-1" of the machine, for messages. */
-void topo_machine_nodes(const struct topo *t, char *buf, size_t len);
 
 #endif

@@ -116,9 +116,9 @@ static int streq(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-const struct rr_point *rr_point_find_opt(const struct run_result *r,
-					 const char *chart, const char *series,
-					 double x)
+static const struct rr_point *rr_point_find_opt(const struct run_result *r,
+						const char *chart,
+						const char *series, double x)
 {
 	for (int i = 0; i < r->npoints; i++) {
 		const struct rr_point *p = &r->points[i];
@@ -153,8 +153,8 @@ int rr_summary_get_opt(const struct run_result *r, const char *key, double *out)
 	return -1;
 }
 
-const struct rr_placement *rr_placement_find_opt(const struct run_result *r,
-						 const char *label)
+static const struct rr_placement *
+rr_placement_find_opt(const struct run_result *r, const char *label)
 {
 	for (int i = 0; i < r->nplacements; i++)
 		if (streq(r->placements[i].label, label))
@@ -235,17 +235,6 @@ int rr_point_extra(const struct rr_point *p, const char *key, double *out)
 			return 0;
 		}
 	return -1;
-}
-
-int rr_point_compare(const struct rr_point *a, const struct rr_point *b)
-{
-	if (!a || !b || a->n < 2 || b->n < 2)
-		return 0;
-	if (a->ci_lo > b->ci_hi)
-		return 1;
-	if (a->ci_hi < b->ci_lo)
-		return -1;
-	return 0;
 }
 
 static int cpu_of(const struct thread_place *t)

@@ -182,26 +182,14 @@ const struct rr_placement *rr_placement_find(const struct run_result *r,
  * The same for what a run emits only sometimes (a point of a part the
  * params may leave out, a key only some machines give): never traced.
  */
-const struct rr_point *rr_point_find_opt(const struct run_result *r,
-					 const char *chart, const char *series,
-					 double x);
 const struct rr_point *rr_point_find_label_opt(const struct run_result *r,
 					       const char *chart,
 					       const char *series,
 					       const char *x_label);
 int rr_summary_get_opt(const struct run_result *r, const char *key,
 		       double *out);
-const struct rr_placement *rr_placement_find_opt(const struct run_result *r,
-						 const char *label);
 /* A point's extra number by key: 0 and *out set, or -1 when absent. */
 int rr_point_extra(const struct rr_point *p, const char *key, double *out);
-
-/*
- * Two medians differ only when their 95% intervals do not overlap; with
- * fewer than 2 rounds nothing can be told apart. Returns 1 (a > b),
- * -1 (a < b) or 0 (cannot tell).
- */
-int rr_point_compare(const struct rr_point *a, const struct rr_point *b);
 
 /* The set of CPUs two placements used are the same (in any order). */
 int rr_placement_same_cpus(const struct rr_placement *a,

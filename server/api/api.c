@@ -84,7 +84,7 @@ struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
 	return a;
 }
 
-const struct topo *api_topology(const struct api *a)
+static const struct topo *api_topology(const struct api *a)
 {
 	return a->topo;
 }

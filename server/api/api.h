@@ -17,9 +17,6 @@ struct api *api_new(const struct topo *t, struct store *st, struct runner *r,
 		    int max_run_seconds);
 void api_free(struct api *a);
 
-/* The machine the handlers judge requests against. */
-const struct topo *api_topology(const struct api *a);
-
 /* numalab serve --fleet: POST /api/campaigns/start starts campaigns with fs
  * (which must outlive the API); until then it answers 404. */
 struct fleet_start;

@@ -6,7 +6,7 @@
 
 #include "utf8.h"
 
-const char *api_name_problem(const char *name, char *why, size_t len)
+static const char *api_name_problem(const char *name, char *why, size_t len)
 {
 	size_t n = strlen(name), at;
 

@@ -19,7 +19,4 @@ enum MHD_Result api_sign_out(struct http_request *rq, void *ctx);
 /* GET /api/session: {"role", "name", "sign_in"}. */
 enum MHD_Result api_whoami(struct http_request *rq, void *ctx);
 
-/* Why name is no display name ("" when it is one): into why (len bytes). */
-const char *api_name_problem(const char *name, char *why, size_t len);
-
 #endif

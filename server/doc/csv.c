@@ -4,7 +4,7 @@
 #include <ctype.h>
 #include <string.h>
 
-int csv_is_number(const char *v)
+static int csv_is_number(const char *v)
 {
 	int digits = 0;
 

@@ -4,9 +4,6 @@
 
 #include "strbuf.h"
 
-/* 1 when v is a plain decimal number ("-1.5", "2e-3"), which stays as is. */
-int csv_is_number(const char *v);
-
 /*
  * Appends v as one field (no separator): quoted when it holds , " CR or
  * LF, and, when it starts with = + - @ TAB or CR and is not a plain

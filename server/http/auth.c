@@ -26,7 +26,7 @@
 	"may not start, cancel, delete or import runs, start or post "         \
 	"campaigns, or run checks"
 
-const char *http_role_name(int role)
+static const char *http_role_name(int role)
 {
 	return role == HTTP_ROLE_TEACHER ? "teacher"
 	       : role == HTTP_ROLE_CLASS ? "class"

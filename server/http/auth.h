@@ -30,7 +30,5 @@ enum MHD_Result http_whoami(struct http_request *rq);
  * their display names, in the order they joined (the unnamed left out)},
  * or NULL on ENOMEM. */
 json_t *http_lobby(struct http_request *rq);
-/* "none", "class", "teacher". */
-const char *http_role_name(int role);
 
 #endif

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int http_tls_supported(void)
+static int http_tls_supported(void)
 {
 	return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
 }

@@ -13,9 +13,6 @@ struct http_tls {
 	char *key;  /* PEM text, NUL-terminated; wiped when cleared */
 };
 
-/* Whether the libmicrohttpd linked in was built with TLS (GnuTLS). */
-int http_tls_supported(void);
-
 /*
  * Reads the certificate (chain) at cert_path and its private key at
  * key_path, and checks that they are PEM a certificate and an unencrypted

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-uint64_t limits_memory_available(const struct topo *t)
+static uint64_t limits_memory_available(const struct topo *t)
 {
 	FILE *f = fopen("/proc/meminfo", "re");
 	char line[128];

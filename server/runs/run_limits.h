@@ -9,13 +9,6 @@
 #include "topo.h"
 
 /*
- * Memory free now, in bytes: MemAvailable (what can be had without
- * swapping), else the nodes' free memory as the topology saw it at start.
- * 0 when neither is known.
- */
-uint64_t limits_memory_available(const struct topo *t);
-
-/*
  * Refuses a request the server would only have to kill or that would push
  * the machine into swap: its estimated time over max_run_seconds (0: no
  * limit), or its memory over what is free. The estimate comes from the

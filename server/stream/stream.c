@@ -87,7 +87,7 @@ void stream_set_limit(int n)
 	pthread_mutex_unlock(&count_mu);
 }
 
-int stream_limit(void)
+static int stream_limit(void)
 {
 	pthread_mutex_lock(&count_mu);
 	int n = limit;
@@ -95,7 +95,7 @@ int stream_limit(void)
 	return n;
 }
 
-int stream_count(void)
+static int stream_count(void)
 {
 	pthread_mutex_lock(&count_mu);
 	int n = active;

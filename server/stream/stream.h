@@ -12,7 +12,7 @@
  * until the log is closed and every event is sent. Takes over the
  * reference to log. Between events the connection is suspended, costing
  * no thread; one pump thread resumes it when its log grows or ends, and
- * every 15 s for a keepalive. Past stream_limit() streams it answers 503.
+ * every 15 s for a keepalive. Past the limit (stream_set_limit) it answers 503.
  */
 enum MHD_Result stream_respond(struct http_request *rq, struct runlog *log,
 			       int64_t after, int ndjson);
@@ -28,9 +28,6 @@ enum MHD_Result stream_respond(struct http_request *rq, struct runlog *log,
 
 /* The most streams at once; n <= 0: STREAM_MAX_DEFAULT. */
 void stream_set_limit(int n);
-int stream_limit(void);
-/* Streams still sending. */
-int stream_count(void);
 /* Waits until every stream has sent its last event, at most timeout_ms. */
 void stream_drain(int timeout_ms);
 /* Ends every stream (resumes the suspended ones) and the pump, before the
