@@ -9,11 +9,11 @@
 #include "bw.h"
 #include "compare.h"
 #include "experiment.h"
+#include "mem_size.h"
 #include "numa_mem.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
-#include "verdict_mem.h"
 #include "workcost.h"
 
 static const struct param_choice op_choices[] = {{"read", BW_READ},

@@ -12,6 +12,7 @@
 #include "chase.h"
 #include "compare.h"
 #include "experiment.h"
+#include "mem_size.h"
 #include "node_mem.h"
 #include "numa_mem.h"
 #include "pair_plan.h"
@@ -19,7 +20,6 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
-#include "verdict_mem.h"
 #include "workcost.h"
 
 enum ml_mode { ML_NODES, ML_SIZES, ML_LOADED };

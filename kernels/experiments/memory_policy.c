@@ -8,13 +8,13 @@
 
 #include "bw.h"
 #include "experiment.h"
+#include "mem_size.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "plan_view.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
-#include "verdict_mem.h"
 #include "workcost.h"
 
 enum {

@@ -13,6 +13,7 @@
 #include "bw.h"
 #include "compare.h"
 #include "experiment.h"
+#include "mem_size.h"
 #include "node_mem.h"
 #include "numa_mem.h"
 #include "page_census.h"
@@ -20,7 +21,6 @@
 #include "stats.h"
 #include "team.h"
 #include "team_points.h"
-#include "verdict_mem.h"
 #include "workcost.h"
 
 #define NR_MAX_THREADS 1024

@@ -10,6 +10,7 @@
 #include "bw.h"
 #include "compare.h"
 #include "experiment.h"
+#include "mem_size.h"
 #include "node_mem.h"
 #include "numa_mem.h"
 #include "page_census.h"
@@ -18,7 +19,6 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
-#include "verdict_mem.h"
 #include "workcost.h"
 
 /* a kind's value is the index of its write matrix in matrices[] below */

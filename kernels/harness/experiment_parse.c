@@ -1,7 +1,7 @@
 /* experiment_parse.c - the params every experiment shares, and parsing a request for one */
 #include "adapt.h"
 #include "experiment.h"
-#include "verdict_mem.h"
+#include "mem_size.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -72,7 +72,7 @@ static void trim_default(const struct param *p, const struct topo *t, char *buf,
 }
 
 /*
- * A PARAM_F_MEMORY default: mem_default_bytes (verdict_mem.h), the one
+ * A PARAM_F_MEMORY default: mem_default_bytes (mem_size.h), the one
  * rule its help states, from the smallest node's size.
  */
 static void memory_default(const struct topo *t, char *buf, size_t len)

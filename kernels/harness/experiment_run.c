@@ -2,7 +2,7 @@
 #include "adapt.h"
 #include "experiment.h"
 #include "rates.h"
-#include "record.h"
+#include "sink_record.h"
 
 #include <errno.h>
 #include <fnmatch.h>

@@ -139,7 +139,7 @@ struct param {
 /*
  * The value is the bytes of a buffer meant to measure memory, not cache:
  * where the machine is known its default becomes MEM_LLC_MULTIPLE times
- * the machine's last-level cache (verdict_mem.h; def is what a machine
+ * the machine's last-level cache (mem_size.h; def is what a machine
  * with unknown caches gets), and the resolved value is recorded.
  */
 #define PARAM_F_MEMORY 2u

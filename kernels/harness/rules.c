@@ -10,9 +10,9 @@
 
 #include "compare.h"
 #include "declares.h"
+#include "mem_size.h"
 #include "team.h"
 #include "topo.h"
-#include "verdict_mem.h"
 
 /* The most values of one param the rules look at (a sweep's elements). */
 #define RULES_MAX_VALUES PARAM_MAX_LIST

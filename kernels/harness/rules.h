@@ -25,7 +25,7 @@ enum rule_kind {
 	/*
 	 * The size param .param (a size or a sweep of sizes) streams from
 	 * memory, not cache: at least MEM_LLC_MULTIPLE x the last-level
-	 * cache (verdict_mem.h), judged against a plausible cache where the
+	 * cache (mem_size.h), judged against a plausible cache where the
 	 * machine misreports its own. A size under it is labelled "from
 	 * cache"; the rule fails when every size is.
 	 */

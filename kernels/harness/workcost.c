@@ -1,9 +1,9 @@
 /* workcost.c - what a piece of work costs here, from the measured rates: the parts every estimate is built of */
 #include "workcost.h"
 
+#include "mem_size.h"
 #include "rates.h"
 #include "verdict.h"
-#include "verdict_mem.h"
 
 double cost_crowd(const struct topo *t, int nthreads)
 {

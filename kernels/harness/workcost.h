@@ -33,7 +33,7 @@ double cost_touch_s(const struct topo *t, double bytes, int nthreads);
  * of bytes. One thread's read stream keeps about COST_LINES_IN_FLIGHT line
  * fills going at once (its miss buffers), so by Little's law a single miss
  * to memory takes that many times one line's share of the measured read
- * rate; a working set the caches hold (verdict_mem.h) costs
+ * rate; a working set the caches hold (mem_size.h) costs
  * COST_LINES_FROM_CACHE lines' share a load.
  */
 #define COST_LINES_IN_FLIGHT 16

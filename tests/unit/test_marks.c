@@ -12,10 +12,10 @@
 #include "describe_doc.h"
 #include "events.h"
 #include "experiment.h"
-#include "record.h"
 #include "registry.h"
 #include "report.h"
 #include "sink_json.h"
+#include "sink_record.h"
 #include "verdict.h"
 
 #define WHY_APART "the threads ran together only 10% of the time"

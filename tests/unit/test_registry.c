@@ -11,8 +11,8 @@
 
 #include "experiment.h"
 #include "lesson.h"
-#include "record.h"
 #include "registry.h"
+#include "sink_record.h"
 #include "strvec.h"
 #include "topo_fixture.h"
 

@@ -11,9 +11,9 @@
 #include <cmocka.h>
 
 #include "experiment.h"
+#include "mem_size.h"
 #include "registry.h"
 #include "run_fixture.h"
-#include "verdict_mem.h"
 
 /* A toy experiment that declares every kind of rule. */
 struct toy_params {

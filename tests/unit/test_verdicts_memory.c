@@ -9,9 +9,9 @@
 #include <cmocka.h>
 
 #include "experiment.h"
+#include "mem_size.h"
 #include "registry.h"
 #include "run_fixture.h"
-#include "verdict_mem.h"
 
 #define ARGV(...) ((char *const[]){__VA_ARGS__})
 #define ARGC(...) (int)(sizeof((char *const[]){__VA_ARGS__}) / sizeof(char *))

@@ -10,10 +10,10 @@
 #include "experiment.h"
 #include "labels.h"
 #include "lesson.h"
+#include "mem_size.h"
 #include "registry.h"
 #include "run_fixture.h"
 #include "strvec.h"
-#include "verdict_mem.h"
 
 #define ARGV(...) ((char *const[]){__VA_ARGS__})
 #define ARGC(...) (int)(sizeof((char *const[]){__VA_ARGS__}) / sizeof(char *))

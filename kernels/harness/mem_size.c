@@ -1,5 +1,5 @@
-/* verdict_mem.c - when a buffer measures memory rather than cache: the multiple of the last-level cache it must reach */
-#include "verdict_mem.h"
+/* mem_size.c - when a buffer measures memory rather than cache: the multiple of the last-level cache it must reach */
+#include "mem_size.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
-/* verdict_mem.h - when a buffer measures memory rather than cache: the multiple of the last-level cache it must reach */
-#ifndef NUMALAB_VERDICT_MEM_H
-#define NUMALAB_VERDICT_MEM_H
+/* mem_size.h - when a buffer measures memory rather than cache: the multiple of the last-level cache it must reach */
+#ifndef NUMALAB_MEM_SIZE_H
+#define NUMALAB_MEM_SIZE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
-/* record.c - a sink that passes everything on and keeps what describe() needs */
-#include "record.h"
+/* sink_record.c - a sink that passes everything on and keeps what describe() needs */
+#include "sink_record.h"
 
 #include <math.h>
 #include <stdlib.h>

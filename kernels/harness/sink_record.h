@@ -1,6 +1,6 @@
-/* record.h - a sink that passes everything on and keeps what describe() needs */
-#ifndef NUMALAB_RECORD_H
-#define NUMALAB_RECORD_H
+/* sink_record.h - a sink that passes everything on and keeps what describe() needs */
+#ifndef NUMALAB_SINK_RECORD_H
+#define NUMALAB_SINK_RECORD_H
 
 #include "sink.h"
 #include "verdict.h"
