@@ -9,7 +9,6 @@
 
 #include "declares.h"
 #include "errinfo.h"
-#include "rules.h"
 #include "stats.h"
 
 enum adapt_fate adapt_flaw(const struct adapt_point *p, double overlap,

@@ -1,7 +1,7 @@
 /* contend.c - what the experiments of threads contending for a line share: the spacing that keeps words apart, and how long the threads must have run together */
 #include "contend.h"
 
-#include "rules.h"
+#include "declares.h"
 
 size_t contend_apart(int line_size)
 {

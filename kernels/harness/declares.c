@@ -1,5 +1,6 @@
 /* declares.c - what a descriptor declares, asked of it alone */
 #include "declares.h"
+#include "rule.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -86,5 +87,14 @@ int experiment_figure_in(const struct experiment *exp, const char *id,
 		*out = r->y * from / to;
 	else
 		return -1;
+	return 0;
+}
+
+double rules_together_floor(const struct experiment *exp)
+{
+	for (const struct rule *r = exp ? exp->rules : NULL;
+	     r && r->kind != RULE_END; r++)
+		if (r->kind == RULE_TOGETHER)
+			return r->floor;
 	return 0;
 }

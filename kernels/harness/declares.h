@@ -29,4 +29,8 @@ const struct reference *experiment_figure(const struct experiment *exp,
 int experiment_figure_in(const struct experiment *exp, const char *id,
 			 const char *unit, double *out);
 
+/* The .floor of exp's RULE_TOGETHER rule (rule.h); 0 when it declares
+ * none. */
+double rules_together_floor(const struct experiment *exp);
+
 #endif

@@ -435,12 +435,3 @@ void rules_describe(const struct run_result *r, struct rule_findings *f,
 		}
 	}
 }
-
-double rules_together_floor(const struct experiment *exp)
-{
-	for (const struct rule *r = exp ? exp->rules : NULL;
-	     r && r->kind != RULE_END; r++)
-		if (r->kind == RULE_TOGETHER)
-			return r->floor;
-	return 0;
-}
