@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "jsonlimit.h"
+#include "jsonschema_keywords.h"
 #include "openapi.h"
 
 /*
@@ -20,7 +21,6 @@
  * any other, so a new keyword cannot be published and silently ignored.
  */
 
-#define PATH_LEN 160
 #define MAX_PATTERNS 16
 
 struct pattern {
@@ -38,71 +38,7 @@ static struct pattern patterns[MAX_PATTERNS];
 static int npatterns;
 static int load_failed; /* -ENOMEM, -EINVAL (a pattern regcomp refuses) */
 
-struct vctx {
-	struct errinfo *err;
-	char path[PATH_LEN];
-	size_t len;
-	int depth;
-};
-
 static int validate(struct vctx *c, json_t *schema, json_t *v);
-
-/* ---- the path of the value being checked: samples[3].stats.n ---- */
-
-static size_t path_key(struct vctx *c, const char *key)
-{
-	size_t old = c->len;
-	int n = snprintf(c->path + c->len, sizeof(c->path) - c->len, "%s%.40s",
-			 c->len ? "." : "", key);
-
-	if (n > 0)
-		c->len += (size_t)n < sizeof(c->path) - c->len
-				  ? (size_t)n
-				  : sizeof(c->path) - c->len - 1;
-	return old;
-}
-
-static size_t path_index(struct vctx *c, size_t i)
-{
-	size_t old = c->len;
-	int n = snprintf(c->path + c->len, sizeof(c->path) - c->len, "[%zu]",
-			 i);
-
-	if (n > 0)
-		c->len += (size_t)n < sizeof(c->path) - c->len
-				  ? (size_t)n
-				  : sizeof(c->path) - c->len - 1;
-	return old;
-}
-
-static void path_pop(struct vctx *c, size_t old)
-{
-	c->len = old;
-	c->path[old] = '\0';
-}
-
-/* "'samples[3].y'" or "the value" for the whole of it. */
-static const char *subject(struct vctx *c, char *buf, size_t len)
-{
-	if (!c->len)
-		snprintf(buf, len, "the document");
-	else
-		snprintf(buf, len, "'%s'", c->path);
-	return buf;
-}
-
-__attribute__((format(printf, 2, 3))) static int fail(struct vctx *c,
-						      const char *fmt, ...)
-{
-	char msg[ERRINFO_MSG_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* the field as long as errinfo keeps it: the start says where */
-	return errinfo_set(c->err, c->len ? c->path : NULL, "%s", msg);
-}
 
 /* ---- loading the document once ---- */
 
@@ -178,53 +114,6 @@ static int loaded(void)
 
 /* ---- the keywords ---- */
 
-static const char *type_words(const char *type)
-{
-	static const char *const words[][2] = {
-		{"object", "an object"},
-		{"array", "an array"},
-		{"string", "text"},
-		{"number", "a number"},
-		{"integer", "a whole number"},
-		{"boolean", "true or false"},
-	};
-
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(type, words[i][0]))
-			return words[i][1];
-	return type;
-}
-
-static int is_type(const char *type, json_t *v)
-{
-	if (!strcmp(type, "object"))
-		return json_is_object(v);
-	if (!strcmp(type, "array"))
-		return json_is_array(v);
-	if (!strcmp(type, "string"))
-		return json_is_string(v);
-	if (!strcmp(type, "number"))
-		return json_is_number(v);
-	if (!strcmp(type, "integer"))
-		return json_is_integer(v);
-	if (!strcmp(type, "boolean"))
-		return json_is_boolean(v);
-	return 0;
-}
-
-static int kw_type(struct vctx *c, json_t *s, json_t *kw, json_t *v)
-{
-	const char *type = json_string_value(kw);
-	char who[PATH_LEN + 8];
-
-	if (!type || is_type(type, v))
-		return 0;
-	return fail(c, "%s must be %s%s", subject(c, who, sizeof(who)),
-		    type_words(type),
-		    json_is_true(json_object_get(s, "nullable")) ? " or null"
-								 : "");
-}
-
 static int kw_ref(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 {
 	const char *ref = json_string_value(kw);
@@ -233,10 +122,11 @@ static int kw_ref(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 
 	(void)s;
 	if (!ref || strncmp(ref, prefix, strlen(prefix)))
-		return fail(c, "the API document has an unknown $ref");
+		return vctx_fail(c, "the API document has an unknown $ref");
 	target = json_object_get(schemas, ref + strlen(prefix));
 	if (!target)
-		return fail(c, "the API document has no schema '%.60s'", ref);
+		return vctx_fail(c, "the API document has no schema '%.60s'",
+				 ref);
 	return validate(c, target, v);
 }
 
@@ -273,8 +163,8 @@ static int kw_any_of(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 	(void)s;
 	if (matches(c, kw, v))
 		return 0;
-	return fail(c, "%s is none of the forms allowed there",
-		    subject(c, who, sizeof(who)));
+	return vctx_fail(c, "%s is none of the forms allowed there",
+			 vctx_subject(c, who, sizeof(who)));
 }
 
 static int kw_one_of(struct vctx *c, json_t *s, json_t *kw, json_t *v)
@@ -285,117 +175,9 @@ static int kw_one_of(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 	(void)s;
 	if (n == 1)
 		return 0;
-	return fail(c, "%s is %s of the forms allowed there",
-		    subject(c, who, sizeof(who)), n ? "more than one" : "none");
-}
-
-static int kw_enum(struct vctx *c, json_t *s, json_t *kw, json_t *v)
-{
-	char who[PATH_LEN + 8], allowed[256] = "";
-	size_t i, off = 0;
-	json_t *e;
-
-	(void)s;
-	json_array_foreach (kw, i, e) {
-		if (json_equal(e, v))
-			return 0;
-		if (json_is_string(e) && off < sizeof(allowed))
-			off += (size_t)snprintf(
-				allowed + off, sizeof(allowed) - off, "%s%s",
-				i ? ", " : "", json_string_value(e));
-	}
-	if (json_is_string(v))
-		return fail(c, "%s is '%.60s' (allowed: %s)",
-			    subject(c, who, sizeof(who)), json_string_value(v),
-			    allowed);
-	return fail(c, "%s must be one of: %s", subject(c, who, sizeof(who)),
-		    allowed);
-}
-
-/* -1, 0, 1 as a is below, at or above the bound b: exact for integers. */
-static int compare(json_t *a, json_t *b)
-{
-	if (json_is_integer(a) && json_is_integer(b)) {
-		json_int_t x = json_integer_value(a), y = json_integer_value(b);
-		return (x > y) - (x < y);
-	}
-	double x = json_number_value(a), y = json_number_value(b);
-	return (x > y) - (x < y);
-}
-
-static void number_text(json_t *n, char *buf, size_t len)
-{
-	if (json_is_integer(n))
-		snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
-			 json_integer_value(n));
-	else
-		snprintf(buf, len, "%g", json_number_value(n));
-}
-
-static int kw_minimum(struct vctx *c, json_t *s, json_t *kw, json_t *v)
-{
-	char who[PATH_LEN + 8], bound[32], value[32];
-
-	(void)s;
-	if (!json_is_number(v) || !json_is_number(kw) || compare(v, kw) >= 0)
-		return 0;
-	number_text(kw, bound, sizeof(bound));
-	number_text(v, value, sizeof(value));
-	return fail(c, "%s is %s (allowed: %s or more)",
-		    subject(c, who, sizeof(who)), value, bound);
-}
-
-static int kw_maximum(struct vctx *c, json_t *s, json_t *kw, json_t *v)
-{
-	char who[PATH_LEN + 8], bound[32], value[32];
-
-	(void)s;
-	if (!json_is_number(v) || !json_is_number(kw) || compare(v, kw) <= 0)
-		return 0;
-	number_text(kw, bound, sizeof(bound));
-	number_text(v, value, sizeof(value));
-	return fail(c, "%s is %s (allowed: %s or less)",
-		    subject(c, who, sizeof(who)), value, bound);
-}
-
-/* Characters (code points) of UTF-8 text, as JSON Schema counts them. */
-static size_t text_length(json_t *v)
-{
-	const unsigned char *p = (const unsigned char *)json_string_value(v);
-	size_t n = 0, len = json_string_length(v);
-
-	for (size_t i = 0; i < len; i++)
-		n += (p[i] & 0xc0) != 0x80;
-	return n;
-}
-
-static int kw_min_length(struct vctx *c, json_t *s, json_t *kw, json_t *v)
-{
-	char who[PATH_LEN + 8];
-
-	(void)s;
-	if (!json_is_string(v) ||
-	    (json_int_t)text_length(v) >= json_integer_value(kw))
-		return 0;
-	return fail(c,
-		    "%s must be at least %" JSON_INTEGER_FORMAT
-		    " characters long",
-		    subject(c, who, sizeof(who)), json_integer_value(kw));
-}
-
-static int kw_max_length(struct vctx *c, json_t *s, json_t *kw, json_t *v)
-{
-	char who[PATH_LEN + 8];
-
-	(void)s;
-	if (!json_is_string(v) ||
-	    (json_int_t)text_length(v) <= json_integer_value(kw))
-		return 0;
-	return fail(c,
-		    "%s is longer than %" JSON_INTEGER_FORMAT
-		    " characters (allowed: at most %" JSON_INTEGER_FORMAT ")",
-		    subject(c, who, sizeof(who)), json_integer_value(kw),
-		    json_integer_value(kw));
+	return vctx_fail(c, "%s is %s of the forms allowed there",
+			 vctx_subject(c, who, sizeof(who)),
+			 n ? "more than one" : "none");
 }
 
 static int kw_pattern(struct vctx *c, json_t *s, json_t *kw, json_t *v)
@@ -414,128 +196,9 @@ static int kw_pattern(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 			return 0;
 		break;
 	}
-	return fail(c, "%s ('%.60s') must match %.80s",
-		    subject(c, who, sizeof(who)), json_string_value(v),
-		    json_string_value(kw));
-}
-
-static int digits(const char *s, int n, int lo, int hi, int *out)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return v >= lo && v <= hi;
-}
-
-/* RFC 3339 date-time: 2026-12-03T12:00:00Z, 2026-12-03T12:00:00.123+01:00 */
-static int is_date_time(const char *s)
-{
-	static const int mdays[] = {31, 29, 31, 30, 31, 30,
-				    31, 31, 30, 31, 30, 31};
-	int y, mo, d, h, mi, se, oh, om;
-
-	if (strlen(s) < 20 || !digits(s, 4, 0, 9999, &y) || s[4] != '-' ||
-	    !digits(s + 5, 2, 1, 12, &mo) || s[7] != '-' ||
-	    !digits(s + 8, 2, 1, mdays[mo - 1], &d) ||
-	    (s[10] != 'T' && s[10] != 't') || !digits(s + 11, 2, 0, 23, &h) ||
-	    s[13] != ':' || !digits(s + 14, 2, 0, 59, &mi) || s[16] != ':' ||
-	    !digits(s + 17, 2, 0, 60, &se))
-		return 0;
-	if (mo == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400)))
-		return 0;
-	s += 19;
-	if (*s == '.') {
-		size_t n = strspn(++s, "0123456789");
-		if (!n)
-			return 0;
-		s += n;
-	}
-	if ((*s == 'Z' || *s == 'z') && !s[1])
-		return 1;
-	return (*s == '+' || *s == '-') && digits(s + 1, 2, 0, 23, &oh) &&
-	       s[3] == ':' && digits(s + 4, 2, 0, 59, &om) && !s[6];
-}
-
-static int kw_format(struct vctx *c, json_t *s, json_t *kw, json_t *v)
-{
-	char who[PATH_LEN + 8];
-
-	(void)s;
-	/* formats other than these are annotations, as in JSON Schema */
-	if (!json_is_string(v) || strcmp(json_string_value(kw), "date-time") ||
-	    is_date_time(json_string_value(v)))
-		return 0;
-	return fail(c,
-		    "%s ('%.40s') is not a date-time (RFC 3339, like "
-		    "2026-12-03T12:00:00Z)",
-		    subject(c, who, sizeof(who)), json_string_value(v));
-}
-
-static int kw_min_items(struct vctx *c, json_t *s, json_t *kw, json_t *v)
-{
-	char who[PATH_LEN + 8];
-
-	(void)s;
-	if (!json_is_array(v) ||
-	    (json_int_t)json_array_size(v) >= json_integer_value(kw))
-		return 0;
-	return fail(c, "%s needs at least %" JSON_INTEGER_FORMAT " items",
-		    subject(c, who, sizeof(who)), json_integer_value(kw));
-}
-
-static int kw_max_items(struct vctx *c, json_t *s, json_t *kw, json_t *v)
-{
-	char who[PATH_LEN + 8];
-
-	(void)s;
-	if (!json_is_array(v) ||
-	    (json_int_t)json_array_size(v) <= json_integer_value(kw))
-		return 0;
-	return fail(c,
-		    "%s has %zu items (allowed: at most %" JSON_INTEGER_FORMAT
-		    ")",
-		    subject(c, who, sizeof(who)), json_array_size(v),
-		    json_integer_value(kw));
-}
-
-static int kw_max_properties(struct vctx *c, json_t *s, json_t *kw, json_t *v)
-{
-	char who[PATH_LEN + 8];
-
-	(void)s;
-	if (!json_is_object(v) ||
-	    (json_int_t)json_object_size(v) <= json_integer_value(kw))
-		return 0;
-	return fail(c,
-		    "%s has %zu fields (allowed: at most %" JSON_INTEGER_FORMAT
-		    ")",
-		    subject(c, who, sizeof(who)), json_object_size(v),
-		    json_integer_value(kw));
-}
-
-static int kw_required(struct vctx *c, json_t *s, json_t *kw, json_t *v)
-{
-	json_t *name;
-	size_t i;
-
-	(void)s;
-	if (!json_is_object(v))
-		return 0;
-	json_array_foreach (kw, i, name) {
-		const char *key = json_string_value(name);
-		if (!key || json_object_get(v, key))
-			continue;
-		size_t old = path_key(c, key);
-		int rc = fail(c, "missing field '%s'", c->path);
-		path_pop(c, old);
-		return rc;
-	}
-	return 0;
+	return vctx_fail(c, "%s ('%.60s') must match %.80s",
+			 vctx_subject(c, who, sizeof(who)),
+			 json_string_value(v), json_string_value(kw));
 }
 
 static int kw_properties(struct vctx *c, json_t *s, json_t *kw, json_t *v)
@@ -550,9 +213,9 @@ static int kw_properties(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 		json_t *x = json_object_get(v, key);
 		if (!x)
 			continue;
-		size_t old = path_key(c, key);
+		size_t old = vctx_key(c, key);
 		int rc = validate(c, sub, x);
-		path_pop(c, old);
+		vctx_pop(c, old);
 		if (rc)
 			return rc;
 	}
@@ -570,11 +233,11 @@ static int kw_additional(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 	json_object_foreach (v, key, x) {
 		if (json_object_get(props, key))
 			continue;
-		size_t old = path_key(c, key);
+		size_t old = vctx_key(c, key);
 		int rc = json_is_false(kw)
-				 ? fail(c, "unknown field '%s'", c->path)
+				 ? vctx_fail(c, "unknown field '%s'", c->path)
 				 : validate(c, kw, x);
-		path_pop(c, old);
+		vctx_pop(c, old);
 		if (rc)
 			return rc;
 	}
@@ -590,9 +253,9 @@ static int kw_items(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 	if (!json_is_array(v))
 		return 0;
 	json_array_foreach (v, i, x) {
-		size_t old = path_index(c, i);
+		size_t old = vctx_index(c, i);
 		int rc = validate(c, kw, x);
-		path_pop(c, old);
+		vctx_pop(c, old);
 		if (rc)
 			return rc;
 	}
@@ -613,19 +276,19 @@ static const struct keyword {
 	{"allOf", kw_all_of},
 	{"anyOf", kw_any_of},
 	{"oneOf", kw_one_of},
-	{"type", kw_type},
-	{"enum", kw_enum},
-	{"format", kw_format},
-	{"minimum", kw_minimum},
-	{"maximum", kw_maximum},
-	{"minLength", kw_min_length},
-	{"maxLength", kw_max_length},
+	{"type", jskw_type},
+	{"enum", jskw_enum},
+	{"format", jskw_format},
+	{"minimum", jskw_minimum},
+	{"maximum", jskw_maximum},
+	{"minLength", jskw_min_length},
+	{"maxLength", jskw_max_length},
 	{"pattern", kw_pattern},
-	{"minItems", kw_min_items},
-	{"maxItems", kw_max_items},
-	{"maxProperties", kw_max_properties},
+	{"minItems", jskw_min_items},
+	{"maxItems", jskw_max_items},
+	{"maxProperties", jskw_max_properties},
 	{"additionalProperties", kw_additional},
-	{"required", kw_required},
+	{"required", jskw_required},
 	{"properties", kw_properties},
 	{"items", kw_items},
 	{"nullable", NULL},
@@ -667,7 +330,7 @@ static int validate(struct vctx *c, json_t *schema, json_t *v)
 	if (json_is_true(schema) || !json_is_object(schema))
 		return 0;
 	if (++c->depth > JSONSCHEMA_MAX_DEPTH) {
-		rc = fail(c, "the value is nested too deeply to check");
+		rc = vctx_fail(c, "the value is nested too deeply to check");
 		goto out;
 	}
 	/* OpenAPI 3.0: nullable widens the type (and an enum) to null */
