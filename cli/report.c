@@ -7,51 +7,11 @@
 #include <string.h>
 
 #include "refs.h"
+#include "report_cols.h"
+#include "report_matrix.h"
 #include "strbuf.h"
 #include "term.h"
 #include "units.h"
-
-#define MATRIX_WIDTH 100 /* columns of a matrix per block, in characters */
-
-/* The columns a table on f may take: the terminal's (or COLUMNS), else
- * MATRIX_WIDTH. */
-static int table_width(FILE *f)
-{
-	int n = term_columns(f);
-
-	return n > 0 ? n : MATRIX_WIDTH;
-}
-
-static int max(int a, int b)
-{
-	return a > b ? a : b;
-}
-
-static int width(const char *s)
-{
-	/* characters, not bytes: UTF-8 continuation bytes take no column */
-	int w = 0;
-
-	for (; s && *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-/* Prints s left-aligned in w columns. */
-static void pad(FILE *f, const char *s, int w)
-{
-	fputs(s, f);
-	for (int i = width(s); i < w; i++)
-		fputc(' ', f);
-}
-
-/* Prints s right-aligned in w columns. */
-static void rpad(FILE *f, const char *s, int w)
-{
-	for (int i = width(s); i < w; i++)
-		fputc(' ', f);
-	fputs(s, f);
-}
 
 /* One row of a point table, its columns as text. */
 struct row {
@@ -115,32 +75,6 @@ static int ref_rows(json_t *refs, const char *id, struct row *rows, int k)
 		rows[k++].after = how;
 	}
 	return k;
-}
-
-/* The smallest and largest magnitude of the values a table shows. */
-struct span {
-	double lo, hi;
-};
-
-static void span_add(struct span *s, double v)
-{
-	v = fabs(v);
-	if (!(v > 0) || !isfinite(v))
-		return;
-	if (!(s->lo > 0) || v < s->lo)
-		s->lo = v;
-	if (v > s->hi)
-		s->hi = v;
-}
-
-/*
- * The magnitude to pick a table's one unit by: halfway between its
- * smallest and largest value on a log scale, so neither end needs an
- * exponent (467 ns and 1.51 ms read 0.467 and 1506 µs).
- */
-static double span_mid(const struct span *s)
-{
-	return s->lo > 0 ? sqrt(s->lo * s->hi) : 0;
 }
 
 /* Index of s in a[0..n), appending it when new. */
@@ -249,14 +183,14 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 			seen |= xs[j] == p->x;
 		if (!seen)
 			xs[nx++] = p->x;
-		span_add(&span, p->y);
+		cols_span_add(&span, p->y);
 	}
 	if (ns < 2 || nx < 2)
 		goto out; /* one series, or one x: a list (with spreads) reads
 			     better */
 	qsort(xs, (size_t)nx, sizeof(*xs), by_double);
-	shown = units_pick(span_mid(&span), unit, &f);
-	w0 = width(x_head(c));
+	shown = units_pick(cols_span_mid(&span), unit, &f);
+	w0 = cols_width(x_head(c));
 	for (int pass = 0; pass < 2; pass++) {
 		int total = w0;
 		for (int s = 0; s < ns; s++) {
@@ -266,23 +200,23 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 				experiment_series_label(t->exp, series[s],
 							label, sizeof(label),
 							NULL);
-			w[s] = width(label);
+			w[s] = cols_width(label);
 			for (int i = 0; i < t->npoints; i++)
 				if (!strcmp(t->points[i].chart, c->id) &&
 				    !strcmp(t->points[i].series, series[s])) {
 					units_number(t->points[i].y * f, num,
 						     sizeof(num));
-					w[s] = max(w[s], width(num));
+					w[s] = cols_max(w[s], cols_width(num));
 				}
 			total += 2 + w[s];
 		}
 		wide = pass;
-		if (total + 2 <= table_width(f_out))
+		if (total + 2 <= cols_table_width(f_out))
 			break;
 	}
 	fprintf(f_out, "\n%s%s%s%s (medians)\n  ", c->title,
 		shown[0] ? " [" : "", shown, shown[0] ? "]" : "");
-	pad(f_out, x_head(c), w0);
+	cols_pad(f_out, x_head(c), w0);
 	for (int s = 0; s < ns; s++) {
 		if (wide)
 			snprintf(label, sizeof(label), "%s", series[s]);
@@ -290,13 +224,13 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 			experiment_series_label(t->exp, series[s], label,
 						sizeof(label), NULL);
 		fputs("  ", f_out);
-		rpad(f_out, label, w[s]);
+		cols_rpad(f_out, label, w[s]);
 	}
 	fputc('\n', f_out);
 	for (int j = 0; j < nx; j++) {
 		x_text(c, xs[j], num, sizeof(num));
 		fputs("  ", f_out);
-		pad(f_out, num, w0);
+		cols_pad(f_out, num, w0);
 		for (int s = 0; s < ns; s++) {
 			snprintf(num, sizeof(num), "-");
 			for (int i = 0; i < t->npoints; i++) {
@@ -308,7 +242,7 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 						     sizeof(num));
 			}
 			fputs("  ", f_out);
-			rpad(f_out, num, w[s]);
+			cols_rpad(f_out, num, w[s]);
 		}
 		struct strbuf mk = STRBUF_INIT;
 		marks_at(t, c, xs[j], &mk);
@@ -385,9 +319,12 @@ static void print_points(const struct sink_table *t, const struct chart *c,
 	}
 	k = ref_rows(refs, c->id, rows, k);
 	for (int j = 0; j < 6; j++) {
-		w[j] = width(head[j] ? head[j] : c->x_label ? c->x_label : "x");
+		w[j] = cols_width(head[j]      ? head[j]
+				  : c->x_label ? c->x_label
+					       : "x");
 		for (int i = 0; i < k; i++)
-			w[j] = max(w[j], width(strbuf_str(&rows[i].c[j])));
+			w[j] = cols_max(w[j],
+					cols_width(strbuf_str(&rows[i].c[j])));
 	}
 	fprintf(f, "\n%s\n  ", c->title);
 	for (int j = 0; j < 6; j++) {
@@ -395,18 +332,18 @@ static void print_points(const struct sink_table *t, const struct chart *c,
 				: c->x_label ? c->x_label
 					     : "x";
 		if (j == 2 || j == 4)
-			rpad(f, h, w[j]);
+			cols_rpad(f, h, w[j]);
 		else
-			pad(f, h, w[j]);
+			cols_pad(f, h, w[j]);
 		fputs(j < 5 ? "  " : "\n", f);
 	}
 	for (int i = 0; i < k; i++) {
 		fputs("  ", f);
 		for (int j = 0; j < 6; j++) {
 			if (j == 2 || j == 4)
-				rpad(f, strbuf_str(&rows[i].c[j]), w[j]);
+				cols_rpad(f, strbuf_str(&rows[i].c[j]), w[j]);
 			else if (j < 5 || rows[i].after || i >= n)
-				pad(f, strbuf_str(&rows[i].c[j]), w[j]);
+				cols_pad(f, strbuf_str(&rows[i].c[j]), w[j]);
 			else
 				fputs(strbuf_str(&rows[i].c[j]), f);
 			if (j < 5)
@@ -421,169 +358,6 @@ static void print_points(const struct sink_table *t, const struct chart *c,
 		strbuf_release(&rows[i].marks);
 	}
 	free(rows);
-}
-
-/* Index of v in a[0..n), appending it when new. */
-static int index_of(int *a, int *n, int v)
-{
-	for (int i = 0; i < *n; i++)
-		if (a[i] == v)
-			return i;
-	a[*n] = v;
-	return (*n)++;
-}
-
-static int by_int(const void *a, const void *b)
-{
-	return (*(const int *)a > *(const int *)b) -
-	       (*(const int *)a < *(const int *)b);
-}
-
-static const struct tab_cell *cell_at(const struct sink_table *t,
-				      const char *id, int row, int col)
-{
-	for (int i = 0; i < t->ncells; i++)
-		if (t->cells[i].row == row && t->cells[i].col == col &&
-		    !strcmp(t->cells[i].chart, id))
-			return &t->cells[i];
-	return NULL;
-}
-
-/* Whether row (or col, when by_col) of chart id has a measured cell. */
-static int has_value(const struct sink_table *t, const char *id, int rc,
-		     int by_col)
-{
-	for (int i = 0; i < t->ncells; i++)
-		if (t->cells[i].measured && !strcmp(t->cells[i].chart, id) &&
-		    (by_col ? t->cells[i].col : t->cells[i].row) == rc)
-			return 1;
-	return 0;
-}
-
-/* A cell's value times f (its unit scaled for the whole matrix), or "-". */
-static void cell_text(const struct tab_cell *c, double f, struct strbuf *sb)
-{
-	char num[64];
-
-	strbuf_reset(sb);
-	if (c && c->measured) {
-		units_number(c->value * f, num, sizeof(num));
-		strbuf_addstr(sb, num);
-	} else {
-		strbuf_addstr(sb, "-");
-	}
-}
-
-static const char *label_of(const struct sink_table *t, const char *id, int rc,
-			    int by_col)
-{
-	for (int i = 0; i < t->ncells; i++)
-		if (!strcmp(t->cells[i].chart, id) &&
-		    (by_col ? t->cells[i].col : t->cells[i].row) == rc) {
-			const char *l = by_col ? t->cells[i].col_label
-					       : t->cells[i].row_label;
-			if (l)
-				return l;
-		}
-	return "?";
-}
-
-/* A heatmap as a matrix: rows and columns with no value at all are left out. */
-static void print_matrix(const struct sink_table *t, const struct chart *c)
-{
-	int *rows = calloc((size_t)t->ncells + 1, sizeof(int));
-	int *cols = calloc((size_t)t->ncells + 1, sizeof(int));
-	int nr = 0, nc = 0, kr = 0, kc = 0, lw = 0;
-	struct strbuf sb = STRBUF_INIT, blanks = STRBUF_INIT;
-	const char *unit = NULL;
-	struct span span = {0};
-	double f = 1;
-	FILE *out = t->out;
-
-	if (!rows || !cols)
-		goto out;
-	for (int i = 0; i < t->ncells; i++) {
-		const struct tab_cell *x = &t->cells[i];
-		if (strcmp(x->chart, c->id))
-			continue;
-		index_of(rows, &nr, x->row);
-		index_of(cols, &nc, x->col);
-		if (x->measured && !unit)
-			unit = x->unit;
-		if (x->measured)
-			span_add(&span, x->value);
-	}
-	/* a title that names the unit keeps it */
-	if (!unit || !strstr(c->title, unit))
-		unit = units_pick(span_mid(&span), unit, &f);
-	for (int i = 0; i < nr; i++)
-		if (has_value(t, c->id, rows[i], 0))
-			rows[kr++] = rows[i];
-	for (int i = 0; i < nc; i++)
-		if (has_value(t, c->id, cols[i], 1))
-			cols[kc++] = cols[i];
-	if (!kr || !kc)
-		goto out;
-	qsort(rows, (size_t)kr, sizeof(int), by_int);
-	qsort(cols, (size_t)kc, sizeof(int), by_int);
-	/* the unit in brackets, unless the title says it already */
-	if (unit && strstr(c->title, unit))
-		unit = NULL;
-	fprintf(out, "\n%s%s%s%s\n  rows: %s, columns: %s\n", c->title,
-		unit ? " [" : "", unit ? unit : "", unit ? "]" : "",
-		c->y_label ? c->y_label : "row",
-		c->x_label ? c->x_label : "column");
-	for (int i = 0; i < kr; i++)
-		lw = max(lw, width(label_of(t, c->id, rows[i], 0)));
-	/* columns in blocks that fit the terminal (table_width) */
-	for (int c0 = 0; c0 < kc;) {
-		int c1 = c0, used = 2 + lw, cw[64];
-		while (c1 < kc && c1 - c0 < 64) {
-			int w = width(label_of(t, c->id, cols[c1], 1));
-			for (int i = 0; i < kr; i++) {
-				cell_text(cell_at(t, c->id, rows[i], cols[c1]),
-					  f, &sb);
-				w = max(w, width(strbuf_str(&sb)));
-			}
-			if (c1 > c0 && used + 2 + w > table_width(out))
-				break;
-			cw[c1 - c0] = w;
-			used += 2 + w;
-			c1++;
-		}
-		fputs("  ", out);
-		pad(out, "", lw);
-		for (int j = c0; j < c1; j++) {
-			fputs("  ", out);
-			rpad(out, label_of(t, c->id, cols[j], 1), cw[j - c0]);
-		}
-		fputc('\n', out);
-		for (int i = 0; i < kr; i++) {
-			fputs("  ", out);
-			pad(out, label_of(t, c->id, rows[i], 0), lw);
-			for (int j = c0; j < c1; j++) {
-				const struct tab_cell *x =
-					cell_at(t, c->id, rows[i], cols[j]);
-				cell_text(x, f, &sb);
-				fputs("  ", out);
-				rpad(out, strbuf_str(&sb), cw[j - c0]);
-				if (x && !x->measured && x->note &&
-				    !strstr(strbuf_str(&blanks), x->note))
-					strbuf_addf(&blanks, "%s%s",
-						    blanks.len ? "; " : "",
-						    x->note);
-			}
-			fputc('\n', out);
-		}
-		c0 = c1;
-	}
-	if (blanks.len)
-		fprintf(out, "  -: %s\n", strbuf_str(&blanks));
-out:
-	strbuf_release(&sb);
-	strbuf_release(&blanks);
-	free(rows);
-	free(cols);
 }
 
 /*
@@ -615,16 +389,16 @@ static void print_cannot(const struct sink_table *t)
 		int n = 0;
 
 		if (done[i] || a->measured || !a->note ||
-		    (has_value(t, a->chart, a->row, 0) &&
-		     has_value(t, a->chart, a->col, 1)))
+		    (report_has_value(t, a->chart, a->row, 0) &&
+		     report_has_value(t, a->chart, a->col, 1)))
 			continue;
 		strbuf_reset(&charts);
 		for (int j = i; j < t->ncells; j++) {
 			const struct tab_cell *b = &t->cells[j];
 			if (done[j] || b->measured || !b->note ||
 			    strcmp(a->note, b->note) ||
-			    (has_value(t, b->chart, b->row, 0) &&
-			     has_value(t, b->chart, b->col, 1)))
+			    (report_has_value(t, b->chart, b->row, 0) &&
+			     report_has_value(t, b->chart, b->col, 1)))
 				continue;
 			done[j] = 1;
 			n++;
@@ -667,7 +441,8 @@ static void print_lines(FILE *f, const char *title, const struct tab_line *v,
 		else {
 			/* a note wrapped to the terminal, under its text */
 			struct strbuf sb = STRBUF_INIT;
-			int in = 2 + width(v[i].level) + 2, w = term_columns(f);
+			int in = 2 + cols_width(v[i].level) + 2,
+			    w = term_columns(f);
 
 			term_wrap(&sb, v[i].text, in, w > in + 20 ? w : 0);
 			fprintf(f, "  %s: %s", v[i].level, strbuf_str(&sb));
@@ -739,8 +514,8 @@ static void print_summary(const struct sink_table *t)
 	for (int i = 0; i < t->nsummary; i++) {
 		summary_text(t, &t->summary[i], label, sizeof(label), num, unit,
 			     sizeof(num));
-		wl = max(wl, width(label));
-		wn = max(wn, width(num));
+		wl = cols_max(wl, cols_width(label));
+		wn = cols_max(wn, cols_width(num));
 	}
 	fprintf(f, "\nsummary\n");
 	for (int i = 0; i < t->nsummary; i++) {
@@ -750,9 +525,9 @@ static void print_summary(const struct sink_table *t)
 		summary_text(t, &t->summary[i], label, sizeof(label), num, unit,
 			     sizeof(num));
 		fputs("  ", f);
-		pad(f, label, wl);
+		cols_pad(f, label, wl);
 		fputs("  ", f);
-		rpad(f, num, wn);
+		cols_rpad(f, num, wn);
 		if (unit[0])
 			fprintf(f, " %s", unit);
 		print_mark(f, m);
@@ -768,7 +543,7 @@ static void report_print(const struct sink_table *t)
 
 	for (const struct chart *c = t->exp->charts; c && c->id; c++) {
 		if (c->kind == CHART_HEATMAP)
-			print_matrix(t, c);
+			report_matrix(t, c);
 		else if (print_pivot(t, c, refs, &legend_said))
 			print_points(t, c, refs);
 	}
