@@ -228,7 +228,7 @@ size_t sessions_names(struct sessions *s, int role,
 {
 	static const struct session *live[SESSION_MAX];
 	size_t n = 0;
-	time_t now = now_s();
+	time_t now = (time_t)clock_now();
 
 	*got = 0;
 	pthread_mutex_lock(&s->mu);

@@ -3,6 +3,7 @@
 #include "checkpointer.h"
 #include "events.h"
 #include "store_file.h"
+#include "store_internal.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -17,21 +18,6 @@
 
 /* what the server wrote itself: a client's document inside its envelopes */
 static const struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
-
-/*
- * One connection behind one mutex: statements are short, and a failing
- * write (read-only file, full disk) leaves the connection usable for
- * reads.
- */
-struct store {
-	pthread_mutex_t mu;
-	sqlite3 *db;
-	int readonly;
-	struct checkpointer *ck; /* NULL for a read-only store */
-	struct store_file file;
-	/* a run's events, a batch a transaction: prepared once (under mu) */
-	sqlite3_stmt *insert_event, *begin, *commit;
-};
 
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS runs ("
@@ -206,14 +192,14 @@ void store_timestamp(char *buf, size_t len)
 
 /* SQLITE_OK, or SQLITE_NOMEM when the text could not be copied (the
  * value would be written as NULL) */
-static int bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
+int store_bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v)
 		return sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
 	return sqlite3_bind_null(s, i);
 }
 
-static const char *col_text(sqlite3_stmt *s, int i)
+const char *store_col_text(sqlite3_stmt *s, int i)
 {
 	return (const char *)sqlite3_column_text(s, i);
 }
@@ -230,7 +216,7 @@ static int exec_write(struct store *st, const char *sql, int64_t id,
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		goto fail;
 	for (int i = 0; i < nvals; i++)
-		if (bind_text_or_null(s, i + 1, vals[i]) != SQLITE_OK)
+		if (store_bind_text_or_null(s, i + 1, vals[i]) != SQLITE_OK)
 			goto fail;
 	sqlite3_bind_int64(s, nvals + 1, id);
 	if (sqlite3_step(s) != SQLITE_DONE)
@@ -408,7 +394,8 @@ static int gather_results(struct store *st, int64_t id, json_t *outcome,
 		return -EIO;
 	sqlite3_bind_int64(s, 1, id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *ev = jsonlimit_loads(col_text(s, 0), 0, &stored, NULL);
+		json_t *ev =
+			jsonlimit_loads(store_col_text(s, 0), 0, &stored, NULL);
 		int r = ev ? events_fold(outcome, ev, EVENTS_FOLD_OUTCOME) : 0;
 		json_decref(ev);
 		/* an outcome short of an event would be the run's for good */
@@ -477,7 +464,7 @@ static int interrupt_one(struct store *st, int64_t id, const char *why,
 		goto out;
 	sqlite3_bind_text(s, 1, why, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, now, -1, SQLITE_STATIC);
-	if (bind_text_or_null(s, 3, headline))
+	if (store_bind_text_or_null(s, 3, headline))
 		goto out;
 	sqlite3_bind_text(s, 4, sum_text, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 5, id);
@@ -544,192 +531,5 @@ out:
 	sqlite3_finalize(s);
 	pthread_mutex_unlock(&st->mu);
 	free(ids);
-	return rc;
-}
-
-/*
- * A JSON column back as JSON; null when NULL or unreadable, NULL when
- * memory ran out (a value read as null would be a wrong answer).
- */
-static json_t *col_json(sqlite3_stmt *s, int i)
-{
-	int null = sqlite3_column_type(s, i) == SQLITE_NULL;
-	const char *t = col_text(s, i);
-	json_error_t jerr;
-	json_t *j;
-
-	/* SQLite could not convert the value (out of memory) */
-	if (!t && !null)
-		return NULL;
-	j = jsonlimit_loads(t, JSON_DECODE_ANY, &stored, &jerr);
-	/* jansson does not always say that memory ran out (a string it
-	 * could not copy is an invalid token): a text is unreadable when a
-	 * second try fails too */
-	if (!j && t && json_error_code(&jerr) != json_error_out_of_memory)
-		j = jsonlimit_loads(t, JSON_DECODE_ANY, &stored, &jerr);
-	if (!j && t && json_error_code(&jerr) == json_error_out_of_memory)
-		return NULL;
-	return j ? j : json_null();
-}
-
-/* NULL when SQLite or jansson ran out of memory: never a null instead */
-static json_t *col_str(sqlite3_stmt *s, int i)
-{
-	int null = sqlite3_column_type(s, i) == SQLITE_NULL;
-	const char *t = col_text(s, i);
-
-	return t ? json_string(t) : null ? json_null() : NULL;
-}
-
-json_t *store_get_run(struct store *st, int64_t id)
-{
-	sqlite3_stmt *s = NULL;
-	json_t *run = NULL;
-	int rc;
-
-	pthread_mutex_lock(&st->mu);
-	if (sqlite3_prepare_v2(
-		    st->db,
-		    "SELECT id, experiment, status, created_at,"
-		    " started_at, finished_at, params, request, error,"
-		    " headline, summary, machine FROM runs WHERE id=?",
-		    -1, &s, NULL) != SQLITE_OK) {
-		errno = EIO;
-		goto out;
-	}
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		run = json_pack(
-			"{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-			" s:o, s:o, s:o}",
-			"id", (json_int_t)sqlite3_column_int64(s, 0),
-			"experiment", col_str(s, 1), "status", col_str(s, 2),
-			"created_at", col_str(s, 3), "started_at",
-			col_str(s, 4), "finished_at", col_str(s, 5), "params",
-			col_json(s, 6), "request", col_json(s, 7), "error",
-			col_str(s, 8), "headline", col_str(s, 9), "summary",
-			col_json(s, 10), "machine", col_json(s, 11));
-	else
-		errno = rc == SQLITE_DONE ? ENOENT : EIO;
-	if (rc == SQLITE_ROW && !run)
-		errno = ENOMEM;
-out:
-	sqlite3_finalize(s);
-	pthread_mutex_unlock(&st->mu);
-	return run;
-}
-
-/* Which machine ran it: ?2 in its host name or CPU model, any case. */
-#define MACHINE_MATCH                                                          \
-	" (?2 IS NULL OR instr(lower(coalesce(json_extract(machine,"           \
-	" '$.hostname'), '') || ' ' || coalesce(json_extract(machine,"         \
-	" '$.cpu_model'), '')), lower(?2)) > 0)"
-
-int store_find_runs(struct store *st, const char *experiment,
-		    const char *machine, int64_t limit, int64_t offset,
-		    json_t **runs, int64_t *total)
-{
-	sqlite3_stmt *s = NULL;
-	int rc = -EIO;
-
-	*runs = json_array();
-	*total = 0;
-	if (!*runs)
-		return -ENOMEM;
-	pthread_mutex_lock(&st->mu);
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT COUNT(*) FROM runs WHERE (?1 IS NULL OR "
-			       "experiment=?1) AND" MACHINE_MATCH,
-			       -1, &s, NULL) != SQLITE_OK)
-		goto out;
-	/* a filter that could not be bound would match every run */
-	if (bind_text_or_null(s, 1, experiment) ||
-	    bind_text_or_null(s, 2, machine))
-		goto out;
-	if (sqlite3_step(s) != SQLITE_ROW)
-		goto out;
-	*total = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	s = NULL;
-	if (sqlite3_prepare_v2(
-		    st->db,
-		    "SELECT id, experiment, status, created_at,"
-		    " finished_at, headline, params,"
-		    " json_extract(machine, '$.hostname'),"
-		    " json_extract(machine, '$.cpu_model'),"
-		    /* an import's mark sits just before its final event */
-		    " (SELECT data FROM events e WHERE e.run_id=runs.id"
-		    "  AND e.type='imported' AND e.seq >= (SELECT MAX(seq)"
-		    "  FROM events WHERE run_id=runs.id) - 1),"
-		    " started_at"
-		    " FROM runs WHERE (?1 IS NULL OR experiment=?1)"
-		    " AND" MACHINE_MATCH " ORDER BY id DESC"
-		    " LIMIT ?3 OFFSET ?4",
-		    -1, &s, NULL) != SQLITE_OK)
-		goto out;
-	/* a filter that could not be bound would match every run */
-	if (bind_text_or_null(s, 1, experiment) ||
-	    bind_text_or_null(s, 2, machine))
-		goto out;
-	sqlite3_bind_int64(s, 3, limit);
-	sqlite3_bind_int64(s, 4, offset);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *imp = col_json(s, 9);
-		json_object_del(imp, "type");
-		json_object_del(imp, "seq");
-		json_object_del(imp, "verdict");
-		/* a row left out would be a shorter list said to be whole */
-		if (json_array_append_new(
-			    *runs,
-			    json_pack(
-				    "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-				    " s:o}",
-				    "id",
-				    (json_int_t)sqlite3_column_int64(s, 0),
-				    "experiment", col_str(s, 1), "status",
-				    col_str(s, 2), "created_at", col_str(s, 3),
-				    "finished_at", col_str(s, 4), "headline",
-				    col_str(s, 5), "params", col_json(s, 6),
-				    "hostname", col_str(s, 7), "cpu_model",
-				    col_str(s, 8), "imported", imp,
-				    "started_at", col_str(s, 10)))) {
-			rc = -ENOMEM;
-			goto out;
-		}
-	}
-	rc = rc == SQLITE_DONE ? 0 : -EIO;
-out:
-	sqlite3_finalize(s);
-	pthread_mutex_unlock(&st->mu);
-	return rc;
-}
-
-int store_load_events(struct store *st, int64_t id, int64_t after,
-		      struct runlog *log)
-{
-	sqlite3_stmt *s = NULL;
-	int rc = -EIO;
-
-	pthread_mutex_lock(&st->mu);
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT seq, type, data FROM events WHERE "
-			       "run_id=? AND seq>? ORDER BY seq",
-			       -1, &s, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, after);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int r = runlog_append_raw(log, sqlite3_column_int64(s, 0),
-					  col_text(s, 1), col_text(s, 2));
-		if (r) {
-			rc = r;
-			goto out;
-		}
-	}
-	rc = rc == SQLITE_DONE ? 0 : -EIO;
-out:
-	sqlite3_finalize(s);
-	pthread_mutex_unlock(&st->mu);
 	return rc;
 }

@@ -1,0 +1,34 @@
+/* store_internal.h - the store's connection, for the files that read and write through it */
+#ifndef NUMALAB_STORE_INTERNAL_H
+#define NUMALAB_STORE_INTERNAL_H
+
+#include <pthread.h>
+
+#include <sqlite3.h>
+
+#include "store_file.h"
+
+struct checkpointer;
+
+/*
+ * One connection behind one mutex: statements are short, and a failing
+ * write (read-only file, full disk) leaves the connection usable for
+ * reads.
+ */
+struct store {
+	pthread_mutex_t mu;
+	sqlite3 *db;
+	int readonly;
+	struct checkpointer *ck; /* NULL for a read-only store */
+	struct store_file file;
+	/* a run's events, a batch a transaction: prepared once (under mu) */
+	sqlite3_stmt *insert_event, *begin, *commit;
+};
+
+/* SQLITE_OK, or SQLITE_NOMEM when the text could not be copied (the
+ * value would be written as NULL). */
+int store_bind_text_or_null(sqlite3_stmt *s, int i, const char *v);
+/* Column i of the current row as text, NULL for a NULL. */
+const char *store_col_text(sqlite3_stmt *s, int i);
+
+#endif
