@@ -17,7 +17,7 @@ CFLAGS_USER := $(CFLAGS)
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -MMD -MP
 # every folder of C code is on the include path: a file includes a header
 # by its name, wherever its part of the code lives
-SRC_DIRS = lib kernels/harness kernels/experiments server/doc server/http \
+SRC_DIRS = lib kernels/harness kernels/experiments server/rundoc server/http \
 	server/store server/runs server/stream server/api cli cli/fleet
 INCLUDES = $(addprefix -I,$(SRC_DIRS))
 CFLAGS += $(INCLUDES)
@@ -48,7 +48,7 @@ endif
 # The parts, lowest first (docs/layout.md): lib/, the experiments' harness
 # (kernels/harness/) and the experiments (kernels/experiments/, one file
 # each plus registry.c), the run document shared by the worker and the
-# server (server/doc/), the server proper (server/http, store, runs,
+# server (server/rundoc/), the server proper (server/http, store, runs,
 # stream, api), and the command line with the fleet client (cli/, cli/fleet/;
 # cli/main.c dispatches). Every .c of these folders is linked in.
 LIB_SRCS = $(sort $(wildcard lib/*.c))
@@ -92,7 +92,7 @@ $(BUILD)/%.o: %.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 # openapi.c embeds openapi.json with .incbin, which -MMD cannot see
-$(BUILD)/server/doc/openapi.o: server/doc/openapi.json
+$(BUILD)/server/rundoc/openapi.o: server/rundoc/openapi.json
 
 # Chart.js and its plugins, from npm (pinned by package-lock.json), copied
 # next to the page so the server serves them itself.

@@ -1,4 +1,4 @@
-// csv.js - CSV as the page writes it: one field as RFC 4180 quotes it, formula text neutralised (as server/doc/csv.c does)
+// csv.js - CSV as the page writes it: one field as RFC 4180 quotes it, formula text neutralised (as server/rundoc/csv.c does)
 
 // A plain decimal number ("-1.5", "2e-3") stays as it is: a minus sign is no formula.
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;

@@ -1,4 +1,4 @@
-"""test_openapi.py - every operation of server/doc/openapi.json answers, for
+"""test_openapi.py - every operation of server/rundoc/openapi.json answers, for
 real, with a body its document describes: a JSON-Schema validator checks
 each response (success and 4xx error bodies) against the schema the
 document gives for that path, method, status and content type.
@@ -6,7 +6,7 @@ document gives for that path, method, status and content type.
 OpenAPI 3.0 schemas are JSON Schema plus 'nullable'; the helper turns
 'nullable: true' into a type list so a stock validator reads them, and
 'date-time' is checked as RFC 3339 says. The schemas come from the served
-/api/openapi.json (equal to server/doc/openapi.json): the document the server
+/api/openapi.json (equal to server/rundoc/openapi.json): the document the server
 enforces on imports and campaigns, so the contract tests below prove
 both sides agree: a document one refuses the other refuses too.
 Needs Python's jsonschema (Debian: python3-jsonschema; scripts/deps.sh

@@ -4,7 +4,7 @@
 # the code; the HTML report is written to build-cov/coverage/.
 TEST_LANES += test-coverage
 
-COV_PARTS = kernels/experiments kernels/harness server/doc server cli lib
+COV_PARTS = kernels/experiments kernels/harness server/rundoc server cli lib
 
 test-coverage:
 	$(Q)find build-cov -name '*.gcda' -delete 2>/dev/null; true

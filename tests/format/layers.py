@@ -16,7 +16,7 @@ LAYERS = [
     "lib",                  # strings, vectors, errors, bounded JSON parsing
     "kernels/harness",      # planning, teams, stats, sinks, verdict rules, memory
     "kernels/experiments",  # one file an experiment, and the registry
-    "server/doc",           # the run document: events, schemas, import checks, export
+    "server/rundoc",           # the run document: events, schemas, import checks, export
     "server/http",          # the HTTP edge and who is trusted
     "server/store",         # SQLite: runs, events, campaigns, imports kept
     "server/runs",          # the queue and the worker processes

@@ -76,7 +76,7 @@ static void test_page_listens_to_every_streamed_type(void **state)
 
 		if (streamed((enum event_type)t) && !in)
 			fail_msg(
-				"event type '%s' (server/doc/events.c) is not in web/run-view.js's %s",
+				"event type '%s' (server/rundoc/events.c) is not in web/run-view.js's %s",
 				n,
 				event_kinds[t].final ? "FINAL" : "EVENT_TYPES");
 		if (!streamed((enum event_type)t) &&
@@ -92,7 +92,7 @@ static void test_page_listens_to_every_streamed_type(void **state)
 
 		if (event_type_of(n) == EV_UNKNOWN)
 			fail_msg(
-				"web/run-view.js's EVENT_TYPES names '%s', which server/doc/events.c does not know",
+				"web/run-view.js's EVENT_TYPES names '%s', which server/rundoc/events.c does not know",
 				n);
 		free(n);
 		p = (char *)e;
@@ -112,7 +112,7 @@ static void test_document_names_every_type(void **state)
 		snprintf(q, sizeof(q), "`%s`", event_kinds[t].name);
 		if (!strstr(md, q))
 			fail_msg(
-				"docs/events.md does not name event type '%s' (server/doc/events.c)",
+				"docs/events.md does not name event type '%s' (server/rundoc/events.c)",
 				event_kinds[t].name);
 	}
 	free(md);

@@ -1,4 +1,4 @@
-// csv.test.mjs - the page's CSV field (web/csv.js) on the cases server/doc/csv.c passes too
+// csv.test.mjs - the page's CSV field (web/csv.js) on the cases server/rundoc/csv.c passes too
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-/* openapi.h - the API's OpenAPI 3 description, embedded from server/doc/openapi.json */
+/* openapi.h - the API's OpenAPI 3 description, embedded from server/rundoc/openapi.json */
 #ifndef NUMALAB_OPENAPI_H
 #define NUMALAB_OPENAPI_H
 

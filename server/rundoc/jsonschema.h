@@ -10,7 +10,7 @@
 #define JSONSCHEMA_MAX_DEPTH 48
 
 /*
- * Checks v against #/components/schemas/NAME of server/doc/openapi.json, the
+ * Checks v against #/components/schemas/NAME of server/rundoc/openapi.json, the
  * document GET /api/openapi.json serves. Returns 0; -EINVAL with
  * err->field the JSON path of the first value at fault (`samples[3].stats.n`,
  * empty for the whole value) and err->msg what is allowed there; -ENOENT

@@ -1,4 +1,4 @@
-/* openapi.c - embeds server/doc/openapi.json (the API described) into the binary */
+/* openapi.c - embeds server/rundoc/openapi.json (the API described) into the binary */
 #include "openapi.h"
 
 /*
@@ -11,7 +11,7 @@ __asm__(".section .rodata\n"
 	".type openapi_json, @object\n"
 	".balign 16\n"
 	"openapi_json:\n"
-	".incbin \"server/doc/openapi.json\"\n"
+	".incbin \"server/rundoc/openapi.json\"\n"
 	".Lopenapi_json_end:\n"
 	".byte 0\n"
 	".size openapi_json, . - openapi_json\n"
