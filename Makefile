@@ -52,7 +52,11 @@ endif
 # stream, api), and the command line with the fleet client (cli/, cli/fleet/;
 # cli/main.c dispatches). Every .c of these folders is linked in.
 LIB_SRCS = $(sort $(wildcard lib/*.c))
-KERNEL_SRCS = $(sort $(wildcard kernels/harness/*.c kernels/experiments/*.c))
+# an experiment of several parts is a folder, a file a part (dso/ and
+# template/ are not experiments of the program)
+KERNEL_SRCS = $(sort $(wildcard kernels/harness/*.c kernels/experiments/*.c) \
+	$(filter-out kernels/experiments/dso/% kernels/experiments/template/%,\
+		$(wildcard kernels/experiments/*/*.c)))
 SERVER_SRCS = $(sort $(wildcard server/*/*.c))
 CLI_SRCS = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c cli/fleet/*.c)))
 KERNEL_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o) $(KERNEL_SRCS:%.c=$(BUILD)/%.o)
@@ -173,7 +177,7 @@ bench: bench-deps all
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" BENCH_QUICK=$(QUICK) scripts/bench.sh
 
 # every C file of ours; wildcard skips a folder that is not there
-FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS) kernels/experiments/dso kernels/experiments/template) tests/*/*.[ch]))
+FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS)) kernels/experiments/*/*.[ch] tests/*/*.[ch]))
 
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)

@@ -177,6 +177,26 @@ struct run_ctx {
 	double max_seconds;
 };
 
+/*
+ * One part of an experiment of several (read-only data, then
+ * accumulation, then migration): a row of its descriptor's .parts and a
+ * file of its folder. The experiment's run() prepares what the parts
+ * share (a plan) and hands it to experiment_run_parts, which runs each
+ * part in order; its describe() hands a headline buffer to
+ * experiment_describe_parts, which asks each part in order.
+ */
+struct part {
+	const char *name; /* "readonly": unique within its experiment */
+	/* Measures the part from state (what run() prepared). Returns 0,
+	 * -ECANCELED when ctx->cancel was seen, or -errno: the parts after
+	 * it are not run. */
+	int (*run)(struct run_ctx *ctx, const void *state);
+	/* Says what the part showed (notes); the first part that has a
+	 * headline writes it into head (len bytes) when head is empty. */
+	void (*describe)(const struct run_result *r, struct verdict *v,
+			 char *head, size_t len);
+};
+
 struct experiment {
 	const char *name;    /* identifier used by the API and the CLI */
 	const char *title;   /* for the page */
@@ -308,6 +328,12 @@ struct experiment {
 	 * what the adaptive rounds aim to resolve. 0: 0.05.
 	 */
 	double precision;
+	/*
+	 * The parts, in the order they run, for an experiment of several
+	 * (struct part); NULL-name-terminated. NULL: one part, all of it in
+	 * run() and describe().
+	 */
+	const struct part *parts;
 };
 
 #endif

@@ -120,4 +120,18 @@ void experiment_precheck(const struct experiment *exp, const void *params,
 int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
 		    struct errinfo *err);
 
+/*
+ * Runs ctx->exp's parts in order, each with state (what the experiment's
+ * run() prepared for them), until one fails (a cancelled one returns
+ * -ECANCELED). Returns 0, or what the failing part returned.
+ */
+int experiment_run_parts(struct run_ctx *ctx, const void *state);
+
+/*
+ * Asks each of r->exp's parts in order what it showed: its notes, and
+ * the headline of the first part that has one, into head (len bytes).
+ */
+void experiment_describe_parts(const struct run_result *r, struct verdict *v,
+			       char *head, size_t len);
+
 #endif

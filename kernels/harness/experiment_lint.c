@@ -215,6 +215,25 @@ static int validate_rules(const struct experiment *exp, struct errinfo *err)
 
 /* The label tables: well formed, every summary pattern labelled, the
  * headline naming what the experiment declares. */
+/* Every part named once, with both its hooks. */
+static int validate_parts(const struct experiment *exp, struct errinfo *err)
+{
+	for (const struct part *p = exp->parts; p && p->name; p++) {
+		if (!*p->name || !p->run || !p->describe)
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': part '%s' needs a name, run and describe",
+				exp->name, p->name);
+		for (const struct part *q = exp->parts; q < p; q++)
+			if (!strcmp(p->name, q->name))
+				return errinfo_set(
+					err, NULL,
+					"experiment '%s': part '%s' is declared twice",
+					exp->name, p->name);
+	}
+	return 0;
+}
+
 static int validate_labels(const struct experiment *exp, struct errinfo *err)
 {
 	char why[ERRINFO_MSG_LEN], buf[8];
@@ -318,5 +337,5 @@ int experiment_validate(const struct experiment *exp, struct errinfo *err)
 				err, NULL,
 				"experiment '%s': reference '%s' covers %g operations but names no declared chart for its figure per operation",
 				exp->name, r->series, r->ops);
-	return validate_labels(exp, err);
+	return validate_parts(exp, err) ? -EINVAL : validate_labels(exp, err);
 }

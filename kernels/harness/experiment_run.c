@@ -299,3 +299,19 @@ int experiment_estimate(const struct experiment *exp, const void *params,
 	*seconds += rates_get()->start_s;
 	return 0;
 }
+
+int experiment_run_parts(struct run_ctx *ctx, const void *state)
+{
+	int rc = 0;
+
+	for (const struct part *p = ctx->exp->parts; !rc && p && p->name; p++)
+		rc = p->run(ctx, state);
+	return rc;
+}
+
+void experiment_describe_parts(const struct run_result *r, struct verdict *v,
+			       char *head, size_t len)
+{
+	for (const struct part *p = r->exp->parts; p && p->name; p++)
+		p->describe(r, v, head, len);
+}

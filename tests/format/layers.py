@@ -27,6 +27,31 @@ LAYERS = [
 ]
 # folders of C code that are not code of the program
 OUTSIDE = {"kernels/experiments/dso", "kernels/experiments/template"}
+# an experiment of several parts is a folder of the experiments' layer
+PARTS_OF = "kernels/experiments"
+
+
+def layer_of(d):
+    """The layer a folder of C code belongs to, or None."""
+    if d in LAYERS:
+        return d
+    if d not in OUTSIDE and os.path.dirname(d) == PARTS_OF:
+        return PARTS_OF
+    return None
+
+
+def files_of(root, layer):
+    """The C files of a layer: its folder's, and its parts' folders'."""
+    dirs = [layer]
+    if layer == PARTS_OF:
+        base = os.path.join(root, layer)
+        dirs += sorted(os.path.join(layer, x) for x in os.listdir(base)
+                       if os.path.isdir(os.path.join(base, x))
+                       and os.path.join(layer, x) not in OUTSIDE)
+    for d in dirs:
+        for f in sorted(os.listdir(os.path.join(root, d))):
+            if f.endswith((".c", ".h")):
+                yield d, f
 
 
 def c_folders(root):
@@ -40,28 +65,26 @@ def main(root):
     bad = []
     rank = {d: i for i, d in enumerate(LAYERS)}
     for d in c_folders(root):
-        if d not in rank and d not in OUTSIDE:
+        if layer_of(d) is None and d not in OUTSIDE:
             bad.append("%s: a folder of C code not placed in tests/format/layers.py" % d)
     home = {}
     for d in LAYERS:
-        for f in os.listdir(os.path.join(root, d)):
+        for _, f in files_of(root, d):
             if f.endswith(".h"):
                 if f in home:
                     bad.append("%s: in both %s and %s" % (f, home[f], d))
                 home[f] = d
     edges = {}
     for d in LAYERS:
-        for f in sorted(os.listdir(os.path.join(root, d))):
-            if not f.endswith((".c", ".h")):
-                continue
-            text = open(os.path.join(root, d, f), encoding="utf-8").read()
+        for sub, f in files_of(root, d):
+            text = open(os.path.join(root, sub, f), encoding="utf-8").read()
             for h in re.findall(r'#include "([^"]+)"', text):
                 t = home.get(h)
                 if t is None or t == d:
                     continue
                 edges.setdefault(d, set()).add(t)
                 if rank[t] > rank[d]:
-                    bad.append("%s/%s includes %s of %s, a folder above it" % (d, f, h, t))
+                    bad.append("%s/%s includes %s of %s, a folder above it" % (sub, f, h, t))
     for d in LAYERS:
         print("  %-20s -> %s" % (d, ", ".join(sorted(edges.get(d, ()))) or "-"))
     for b in bad:

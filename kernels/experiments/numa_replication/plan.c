@@ -1,0 +1,136 @@
+/* plan.c - the nodes and cpus a run of numa_replication uses, and what its parts' sentences ask of a run */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bw.h"
+#include "compare.h"
+#include "experiment.h"
+#include "mem_size.h"
+#include "node_mem.h"
+#include "numa_mem.h"
+#include "page_census.h"
+#include "rates.h"
+#include "stats.h"
+#include "team.h"
+#include "team_points.h"
+#include "workcost.h"
+
+#include "nr.h"
+
+static int usable_node(const struct topo *t, int i, int threads)
+{
+	return t->node[i].mem_total > 0 &&
+	       topo_node_ncpus(t, t->node[i].os) >= threads;
+}
+
+/* The nodes the params name, or every usable one; home defaults to the first.
+ * Pure. */
+void nr_plan_nodes(const struct nr_params *p, const struct topo *t,
+		   struct nr_plan *pl)
+{
+	memset(pl, 0, sizeof(*pl));
+	for (int i = 0; i < p->nodes.n && pl->nnodes < TOPO_MAX_NODES; i++)
+		pl->nodes[pl->nnodes++] = p->nodes.v[i];
+	for (int i = 0; !p->nodes.n && i < t->nnodes; i++)
+		if (usable_node(t, i, (int)p->threads))
+			pl->nodes[pl->nnodes++] = t->node[i].os;
+	if (p->home.n)
+		pl->home = p->home.v[0];
+	else
+		pl->home = pl->nnodes ? pl->nodes[0] : 0;
+}
+
+int nr_plan_cpus(const struct nr_params *p, const struct topo *t,
+		 struct nr_plan *pl, struct errinfo *err)
+{
+	int per = (int)p->threads;
+
+	pl->nthreads = 0;
+	for (int i = 0; i < pl->nnodes; i++) {
+		int32_t node = pl->nodes[i];
+		if (pl->nthreads + per > NR_MAX_THREADS)
+			return errinfo_set(err, "threads",
+					   "more than %d threads in all",
+					   NR_MAX_THREADS);
+		if (topo_plan_nodes(t, PLACE_COMPACT, &node, 1, per,
+				    pl->cpus + pl->nthreads, err->msg,
+				    sizeof(err->msg))) {
+			snprintf(err->field, sizeof(err->field), "threads");
+			return -EINVAL;
+		}
+		for (int k = 0; k < per; k++)
+			pl->node_of[pl->nthreads++] = node;
+	}
+	return 0;
+}
+
+/* The node of the plan farthest from local (by the distance table), -1 if none
+ * other. */
+int nr_farthest(const struct topo *t, const struct nr_plan *pl, int local)
+{
+	int best = -1, bestd = -1, li = topo_node_index(t, local);
+
+	for (int i = 0; i < pl->nnodes; i++) {
+		int ni = topo_node_index(t, pl->nodes[i]);
+		int d = li >= 0 && ni >= 0 ? t->distance[li][ni] : 0;
+		if (pl->nodes[i] == local)
+			continue;
+		if (d >= bestd) {
+			bestd = d;
+			best = pl->nodes[i];
+		}
+	}
+	return best;
+}
+
+/* --- read-only data: one copy, or local_data() --- */
+
+int nr_summary_is(const struct run_result *r, const char *key, double want)
+{
+	double v;
+
+	return rr_summary_get(r, key, &v) == 0 && v == want;
+}
+
+/* The placements' threads all on the nodes they were meant for; 0 and a note if
+ * not. */
+int nr_nodes_seen(const struct run_result *r, const char *label, int *nnodes)
+{
+	const struct rr_placement *p = rr_placement_find(r, label);
+	int seen[TOPO_MAX_NODES], n = 0;
+
+	*nnodes = 0;
+	if (!p)
+		return 0;
+	for (int i = 0; i < p->n; i++) {
+		int node = p->t[i].node, k;
+		for (k = 0; k < n && seen[k] != node; k++)
+			;
+		if (k == n && n < TOPO_MAX_NODES)
+			seen[n++] = node;
+	}
+	*nnodes = n;
+	return 1;
+}
+
+/*
+ * Whether the data was read from cache: the rulebook's finding when it ran
+ * (judged against a plausible cache where the machine misreports its
+ * own), the machine's reported cache otherwise.
+ */
+int nr_read_from_cache(const struct run_result *r)
+{
+	const struct nr_params *p = r->params;
+
+	if (r->rules && r->rules->checked)
+		return r->rules->from_cache > 0;
+	return mem_from_cache(r->machine, (uint64_t)p->size);
+}
