@@ -58,6 +58,58 @@ static struct point updates_point(int x, const char *label)
 			      .unit = "ms"};
 }
 
+/*
+ * The per-node regions combined, as the thread that wants the total
+ * would do it, timed; whether the sum equals the shared region's; and
+ * where each region's pages are.
+ */
+static void combine_and_count(struct run_ctx *ctx, const struct nr_plan *pl,
+			      struct nmem_buf *shared, struct nmem_buf *per,
+			      uint64_t *sum, size_t len)
+{
+	const struct nr_params *p = ctx->params;
+	double combine_ms;
+	size_t on, off;
+
+	/*
+	 * the combine, as the thread that wants the total would do it; its
+	 * target's pages are touched first, so the clock times the additions,
+	 * not first-touch page faults
+	 */
+	for (size_t b = 0; b < len; b += 4096)
+		((volatile char *)sum)[b] = 0;
+	double t0 = clock_now();
+	for (int n = 0; n < pl->nnodes; n++) {
+		const uint64_t *r = (const uint64_t *)per[n].base;
+		for (int64_t b = 0; b < p->buckets; b++)
+			sum[b] += r[b];
+	}
+	combine_ms = (clock_now() - t0) * 1e3;
+	sink_point(ctx->sink, &(struct point){.chart = CH_ACC,
+					      .series = SERIES_COMBINE,
+					      .x = 1,
+					      .x_label = ACC_PER_NODE,
+					      .y = combine_ms,
+					      .unit = "ms"});
+	sink_summary(ctx->sink, KEY_COMBINE, combine_ms, "ms");
+	sink_summary(ctx->sink, KEY_EQUAL, memcmp(sum, shared->base, len) == 0,
+		     NULL);
+	if (!nmem_count_on(shared, pl->home, &on, &off))
+		sink_summary(ctx->sink, "shared_region_pages_home", (double)on,
+			     "pages");
+	for (int n = 0; n < pl->nnodes; n++) {
+		char key[64];
+		if (nmem_count_on(&per[n], pl->nodes[n], &on, &off))
+			continue;
+		snprintf(key, sizeof(key), "region_node%d_pages_local",
+			 pl->nodes[n]);
+		sink_summary(ctx->sink, key, (double)on, "pages");
+		snprintf(key, sizeof(key), "region_node%d_pages_elsewhere",
+			 pl->nodes[n]);
+		sink_summary(ctx->sink, key, (double)off, "pages");
+	}
+}
+
 int nr_accumulate_run(struct run_ctx *ctx, const void *state)
 {
 	const struct nr_plan *pl = state;
@@ -68,7 +120,6 @@ int nr_accumulate_run(struct run_ctx *ctx, const void *state)
 	struct acc_job *j = calloc(1, sizeof(*j));
 	uint64_t *sum = calloc((size_t)p->buckets, sizeof(uint64_t));
 	int nper = 0, rc;
-	size_t on, off;
 
 	memset(per, 0, sizeof(per));
 	if (!j || !sum) {
@@ -101,7 +152,6 @@ int nr_accumulate_run(struct run_ctx *ctx, const void *state)
 		.body = acc_body,
 		.rounds_most = (int)(ctx->common.warmup + ctx->common.repeat)};
 	struct team_result res;
-	double combine_ms;
 
 	for (int i = 0; i < pl->nthreads; i++)
 		j->region[i] = (uint64_t *)shared.base;
@@ -123,43 +173,7 @@ int nr_accumulate_run(struct run_ctx *ctx, const void *state)
 	team_points_time(ctx->sink, updates_point(1, ACC_PER_NODE), &res, 1e3);
 	team_result_free(&res);
 
-	/*
-	 * the combine, as the thread that wants the total would do it; its
-	 * target's pages are touched first, so the clock times the additions,
-	 * not first-touch page faults
-	 */
-	for (size_t b = 0; b < len; b += 4096)
-		((volatile char *)sum)[b] = 0;
-	double t0 = clock_now();
-	for (int n = 0; n < pl->nnodes; n++) {
-		const uint64_t *r = (const uint64_t *)per[n].base;
-		for (int64_t b = 0; b < p->buckets; b++)
-			sum[b] += r[b];
-	}
-	combine_ms = (clock_now() - t0) * 1e3;
-	sink_point(ctx->sink, &(struct point){.chart = CH_ACC,
-					      .series = SERIES_COMBINE,
-					      .x = 1,
-					      .x_label = ACC_PER_NODE,
-					      .y = combine_ms,
-					      .unit = "ms"});
-	sink_summary(ctx->sink, KEY_COMBINE, combine_ms, "ms");
-	sink_summary(ctx->sink, KEY_EQUAL, memcmp(sum, shared.base, len) == 0,
-		     NULL);
-	if (!nmem_count_on(&shared, pl->home, &on, &off))
-		sink_summary(ctx->sink, "shared_region_pages_home", (double)on,
-			     "pages");
-	for (int n = 0; n < pl->nnodes; n++) {
-		char key[64];
-		if (nmem_count_on(&per[n], pl->nodes[n], &on, &off))
-			continue;
-		snprintf(key, sizeof(key), "region_node%d_pages_local",
-			 pl->nodes[n]);
-		sink_summary(ctx->sink, key, (double)on, "pages");
-		snprintf(key, sizeof(key), "region_node%d_pages_elsewhere",
-			 pl->nodes[n]);
-		sink_summary(ctx->sink, key, (double)off, "pages");
-	}
+	combine_and_count(ctx, pl, &shared, per, sum, len);
 out:
 	for (int n = 0; n < nper; n++)
 		nmem_free(&per[n]);
