@@ -138,6 +138,74 @@ static const char *x_head(const struct chart *c)
 	return c->x_label ? c->x_label : "x";
 }
 
+/* The article's figures for chart c under its pivot, each said as such. */
+static void pivot_refs(FILE *f_out, const struct chart *c, json_t *refs)
+{
+	char num[64];
+
+	size_t i;
+	json_t *r;
+	json_array_foreach (refs, i, r) {
+		const char *how =
+			json_string_value(json_object_get(r, "normalised"));
+		const char *xl =
+			json_string_value(json_object_get(r, "x_label"));
+		char y[96];
+
+		if (json_object_get(r, "ops") ||
+		    strcmp(json_string_value(json_object_get(r, "chart")),
+			   c->id))
+			continue;
+		units_format(json_number_value(json_object_get(r, "y")),
+			     json_string_value(json_object_get(r, "unit")), y,
+			     sizeof(y));
+		x_text(c, json_number_value(json_object_get(r, "x")), num,
+		       sizeof(num));
+		fprintf(f_out,
+			"  %s, %s %s: %s  (the article's, not measured here%s%s)\n",
+			json_string_value(json_object_get(r, "series")),
+			xl ? xl : num, xl ? "" : x_head(c), y, how ? ": " : "",
+			how ? how : "");
+	}
+}
+
+/*
+ * The width of each series' column of a pivot: with its label in words
+ * when the table then fits the terminal, else with its short name.
+ * Returns 1 when the short names are used.
+ */
+static int pivot_widths(const struct sink_table *t, const struct chart *c,
+			const char **series, int ns, double f, int w0, int *w)
+{
+	char label[128], num[64];
+	int wide = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		int total = w0;
+		for (int s = 0; s < ns; s++) {
+			if (pass)
+				snprintf(label, sizeof(label), "%s", series[s]);
+			else
+				experiment_series_label(t->exp, series[s],
+							label, sizeof(label),
+							NULL);
+			w[s] = cols_width(label);
+			for (int i = 0; i < t->npoints; i++)
+				if (!strcmp(t->points[i].chart, c->id) &&
+				    !strcmp(t->points[i].series, series[s])) {
+					units_number(t->points[i].y * f, num,
+						     sizeof(num));
+					w[s] = cols_max(w[s], cols_width(num));
+				}
+			total += 2 + w[s];
+		}
+		wide = pass;
+		if (total + 2 <= cols_table_width(t->out))
+			break;
+	}
+	return wide;
+}
+
 /*
  * Chart c as one row per x and one column of medians per series, as
  * likwid-bench prints its results: when every point has a numeric x, one
@@ -191,29 +259,7 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 	qsort(xs, (size_t)nx, sizeof(*xs), by_double);
 	shown = units_pick(cols_span_mid(&span), unit, &f);
 	w0 = cols_width(x_head(c));
-	for (int pass = 0; pass < 2; pass++) {
-		int total = w0;
-		for (int s = 0; s < ns; s++) {
-			if (pass)
-				snprintf(label, sizeof(label), "%s", series[s]);
-			else
-				experiment_series_label(t->exp, series[s],
-							label, sizeof(label),
-							NULL);
-			w[s] = cols_width(label);
-			for (int i = 0; i < t->npoints; i++)
-				if (!strcmp(t->points[i].chart, c->id) &&
-				    !strcmp(t->points[i].series, series[s])) {
-					units_number(t->points[i].y * f, num,
-						     sizeof(num));
-					w[s] = cols_max(w[s], cols_width(num));
-				}
-			total += 2 + w[s];
-		}
-		wide = pass;
-		if (total + 2 <= cols_table_width(f_out))
-			break;
-	}
+	wide = pivot_widths(t, c, series, ns, f, w0, w);
 	fprintf(f_out, "\n%s%s%s%s (medians)\n  ", c->title,
 		shown[0] ? " [" : "", shown, shown[0] ? "]" : "");
 	cols_pad(f_out, x_head(c), w0);
@@ -255,30 +301,7 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 					     sizeof(label), NULL))
 			fprintf(f_out, "  %s: %s\n", series[s], label);
 	*legend_said |= wide;
-	size_t i;
-	json_t *r;
-	json_array_foreach (refs, i, r) {
-		const char *how =
-			json_string_value(json_object_get(r, "normalised"));
-		const char *xl =
-			json_string_value(json_object_get(r, "x_label"));
-		char y[96];
-
-		if (json_object_get(r, "ops") ||
-		    strcmp(json_string_value(json_object_get(r, "chart")),
-			   c->id))
-			continue;
-		units_format(json_number_value(json_object_get(r, "y")),
-			     json_string_value(json_object_get(r, "unit")), y,
-			     sizeof(y));
-		x_text(c, json_number_value(json_object_get(r, "x")), num,
-		       sizeof(num));
-		fprintf(f_out,
-			"  %s, %s %s: %s  (the article's, not measured here%s%s)\n",
-			json_string_value(json_object_get(r, "series")),
-			xl ? xl : num, xl ? "" : x_head(c), y, how ? ": " : "",
-			how ? how : "");
-	}
+	pivot_refs(f_out, c, refs);
 	rc = 0;
 out:
 	free(series);
