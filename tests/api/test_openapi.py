@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - said loudly below
     jsonschema = None
 
 DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                   "server", "doc", "openapi.json")
+                   "server", "rundoc", "openapi.json")
 
 
 def from_openapi(s):
