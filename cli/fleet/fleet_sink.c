@@ -1,5 +1,6 @@
 /* fleet_sink.c - a campaign's changes delivered as they happen, each run kept on disk and sent again until it is taken */
 #include "fleet_sink.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -32,13 +33,6 @@ struct fleet_sink {
 	char why[512];	 /* why the last try did not deliver */
 	int away;	 /* the last try could not reach the server */
 };
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static struct timespec after_s(double s)
 {
@@ -152,7 +146,7 @@ static void went(struct fleet_sink *s, struct item *it, int rc, int64_t run_id,
 static void *run(void *arg)
 {
 	struct fleet_sink *s = arg;
-	double backoff = 0.5, idle_since = mono(), said = 0;
+	double backoff = 0.5, idle_since = clock_now(), said = 0;
 	char why[512], run_why[512];
 
 	pthread_mutex_lock(&s->mu);
@@ -163,12 +157,13 @@ static void *run(void *arg)
 		if (!it) {
 			struct timespec ts = after_s(2.0);
 			pthread_cond_timedwait(&s->more, &s->mu, &ts);
-			if (!s->head && !s->quit && mono() - idle_since >= 2) {
+			if (!s->head && !s->quit &&
+			    clock_now() - idle_since >= 2) {
 				pthread_mutex_unlock(&s->mu);
 				if (fleet_conn_cancelled(s->k, s->c->id))
 					stop_campaign(s);
 				pthread_mutex_lock(&s->mu);
-				idle_since = mono();
+				idle_since = clock_now();
 			}
 			continue;
 		}
@@ -195,14 +190,14 @@ static void *run(void *arg)
 			went(s, it, rc, run_id, why, run_why);
 			backoff = 0.5;
 			s->away = 0;
-			idle_since = mono();
+			idle_since = clock_now();
 			continue;
 		}
 		/* not now: said once a while, tried again later */
 		snprintf(s->why, sizeof(s->why), "%s", why);
 		s->away = 1;
-		if (mono() - said > 30) {
-			said = mono();
+		if (clock_now() - said > 30) {
+			said = clock_now();
 			printf("[delivery] not delivered now (%s): trying again "
 			       "in %.1f s, up to every %d s; each node's run is "
 			       "kept in %s\n",
@@ -331,7 +326,7 @@ void fleet_sink_node(struct fleet_sink *s, struct fleet_node *n, int with_run)
 /* Waits until nothing is queued or the deadline; under the lock. */
 static void drain(struct fleet_sink *s, double deadline)
 {
-	while (s->pending && mono() < deadline) {
+	while (s->pending && clock_now() < deadline) {
 		struct timespec ts = after_s(0.5);
 		pthread_cond_timedwait(&s->done, &s->mu, &ts);
 	}
@@ -339,7 +334,7 @@ static void drain(struct fleet_sink *s, double deadline)
 
 int fleet_sink_finish(struct fleet_sink *s, int wait_s)
 {
-	double deadline = mono() + wait_s;
+	double deadline = clock_now() + wait_s;
 	int left;
 
 	pthread_mutex_lock(&s->mu);

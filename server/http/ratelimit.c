@@ -1,6 +1,7 @@
 /* ratelimit.c - token buckets per client: so many tries at once, then one every so often */
 #define _GNU_SOURCE
 #include "ratelimit.h"
+#include "clock.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -24,14 +25,6 @@ struct ratelimit {
 	double burst, every_s;
 	struct bucket b[];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 struct ratelimit *ratelimit_new(unsigned int slots, unsigned int burst,
 				unsigned int every_ms)
@@ -107,7 +100,7 @@ static struct bucket *bucket_of(struct ratelimit *r,
 static int take(struct ratelimit *r, const unsigned char key[16], int *retry_s,
 		int really)
 {
-	double t = now_s(), v;
+	double t = clock_now(), v;
 	struct bucket *b;
 	int ok;
 

@@ -165,7 +165,7 @@ static void feed_stdout(struct worker *w, const char *buf, size_t n)
 		w->line[w->len++] = buf[i];
 	}
 	if (!w->pending_since)
-		w->pending_since = mono_now();
+		w->pending_since = clock_now();
 }
 
 static void push_errline(struct worker *w)
