@@ -63,6 +63,9 @@ struct fleet_campaign {
 	 * the engines call once they know their nodes, before any runs:
 	 * nonzero (err set) stops the campaign there */
 	struct fleet_sink *sink;
+	/* how a change is handed to the sink (fleet_sink_node), so that the
+	 * campaign calls no code above it */
+	void (*hand)(struct fleet_sink *s, struct fleet_node *n, int with_run);
 	int live; /* planned: changes go to the sink from now on */
 	int (*planned)(struct fleet_campaign *c, struct errinfo *err);
 };
