@@ -9,6 +9,7 @@
 
 #include "campaign_deliver.h"
 #include "campaign_live.h"
+#include "campaign_notes.h"
 #include "campaigns.h"
 #include "stream.h"
 
@@ -107,29 +108,6 @@ enum MHD_Result api_campaigns_post(struct http_request *rq, struct store *st)
 	return http_json(rq, MHD_HTTP_CREATED, ans);
 }
 
-/* What the page and a coordinator follow: state, counts, no nodes. */
-static json_t *summary(struct store *st, const char *id)
-{
-	json_t *c = campaigns_get(st, id, 0, 1);
-
-	if (c)
-		json_object_del(c, "nodes");
-	return c;
-}
-
-static void note(struct store *st, const char *id, json_t *node)
-{
-	json_t *s = summary(st, id);
-
-	campaign_live_note(id, s, node);
-	json_decref(s);
-}
-
-void api_campaigns_recorded(struct store *st, const char *id)
-{
-	note(st, id, NULL);
-}
-
 static const char *const node_states[] = {"pending", "running",	  "done",
 					  "failed",  "cancelled", NULL};
 
@@ -213,7 +191,7 @@ enum MHD_Result api_campaigns_node(struct http_request *rq, struct store *st)
 			*err.field ? err.field : NULL, "%s", err.msg);
 		goto out;
 	}
-	s = summary(st, id);
+	s = campaign_summary(st, id);
 	json_t *changed =
 		json_pack("{s:s, s:s, s:s?, s:o}", "node", node, "state",
 			  u.state, "reason", u.reason, "run_id",
@@ -238,7 +216,7 @@ enum MHD_Result api_campaigns_cancel(struct http_request *rq, struct store *st,
 {
 	const char *id = rq->capture[0];
 	struct errinfo err;
-	json_t *s = summary(st, id);
+	json_t *s = campaign_summary(st, id);
 	const char *state = json_string_value(json_object_get(s, "state"));
 	int rc;
 
@@ -271,7 +249,7 @@ enum MHD_Result api_campaigns_cancel(struct http_request *rq, struct store *st,
 	/* started here: its coordinator is told at once; another reads it
 	 * in the answer to its next delivery */
 	int here = fleet_start_cancel(fs, id);
-	note(st, id, NULL);
+	campaign_note(st, id, NULL);
 	return http_json(rq, MHD_HTTP_ACCEPTED,
 			 json_pack("{s:s, s:s, s:b}", "id", id, "state",
 				   "cancelling", "signalled", here));
@@ -299,7 +277,7 @@ enum MHD_Result api_campaigns_events(struct http_request *rq, struct store *st)
 		return http_error(rq, MHD_HTTP_BAD_REQUEST, "after",
 				  "'after' must be the seq of an event (a "
 				  "whole number)");
-	s = summary(st, id);
+	s = campaign_summary(st, id);
 	if (!s)
 		return errno == ENOENT
 			       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",

@@ -34,7 +34,5 @@ enum MHD_Result api_campaigns_cancel(struct http_request *rq, struct store *st,
 /* GET /api/campaigns/{id}/events: a "campaign" event each time it
  * changes, SSE or NDJSON, until it ends. */
 enum MHD_Result api_campaigns_events(struct http_request *rq, struct store *st);
-/* Tells the campaign's followers that its record changed. */
-void api_campaigns_recorded(struct store *st, const char *id);
 
 #endif

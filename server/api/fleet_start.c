@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "api_campaigns.h"
+#include "campaign_notes.h"
 #include "campaigns.h"
 #include "errinfo.h"
 #include "experiment.h"
