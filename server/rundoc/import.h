@@ -21,8 +21,8 @@
 
 /*
  * Checks that doc is a whole run document (docs/events.md): first against
- * the RunDocument schema of server/rundoc/openapi.json (every field known, of its
- * type and within its bounds), then what a schema cannot say: a known
+ * the RunDocument schema of server/rundoc/openapi.json (every field known, of
+ * its type and within its bounds), then what a schema cannot say: a known
  * experiment, a finished run's status, samples and cells on the
  * experiment's charts with stats.n their count of raw samples, no chart
  * with more series or a series with more points than the caps above,
