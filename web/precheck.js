@@ -25,7 +25,15 @@ async function ask(experiment, params) {
 function render(list, doc) {
   clear(list);
   const notes = (doc && doc.notes) || [];
-  list.hidden = !notes.length;
+  const plan = (doc && Array.isArray(doc.plan) && doc.plan) || [];
+  list.hidden = !notes.length && !plan.length;
+  // where the threads and the memory would go, before the run: folded, a line each
+  if (plan.length) {
+    list.append(h('li', { class: 'note precheck-plan' },
+      h('details', {},
+        h('summary', { text: 'the plan: where threads run and memory goes' }),
+        h('ul', {}, plan.map((line) => h('li', { text: line }))))));
+  }
   for (const n of notes) {
     const look = LOOK[n.level] || LOOK.info;
     list.append(h('li', { class: `note${look.warn ? ' note-warn' : ''}`, dataset: { level: n.level } },

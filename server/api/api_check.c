@@ -8,9 +8,32 @@
 #include <jansson.h>
 
 #include "experiment.h"
+#include "plan_view.h"
 #include "schema.h"
+#include "strbuf.h"
 
-/* {"experiment", "notes": [{level, text}], "estimate_s", "estimate_bytes"} */
+/* The plan's lines (plan_view.h) as an array of strings. */
+static json_t *plan_json(const struct experiment *exp, const void *params,
+			 const struct common_params *common,
+			 const struct topo *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *a = json_array();
+	const char *p;
+
+	experiment_plan_view(exp, params, common, t, &sb);
+	for (p = strbuf_str(&sb); a && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		json_array_append_new(a, json_stringn(p, n));
+		p += n + (nl != NULL);
+	}
+	strbuf_release(&sb);
+	return a;
+}
+
+/* {"experiment", "notes": [{level, text}], "estimate_s", "estimate_bytes",
+ * "plan": [line]} */
 static json_t *check_document(const struct experiment *exp, const void *params,
 			      const struct common_params *common,
 			      const struct topo *t)
@@ -37,6 +60,11 @@ static json_t *check_document(const struct experiment *exp, const void *params,
 			have ? json_real(seconds) : json_null(),
 			"estimate_bytes",
 			have ? json_integer((json_int_t)bytes) : json_null());
+	if (doc) {
+		json_t *plan = plan_json(exp, params, common, t);
+		if (plan)
+			json_object_set_new(doc, "plan", plan);
+	}
 	return doc;
 }
 

@@ -56,6 +56,18 @@ class CheckTest(unittest.TestCase):
                             for n in doc["notes"] if n["level"] == "cannot"))
         self.assertFalse(any("stride" in n["text"] for n in doc["notes"]))
 
+    def test_the_plan_is_given(self):
+        # the machine's part: where threads may run and memory may go
+        status, doc, _ = self.check("memory_policy", {"size": "8M"})
+        self.assertEqual(status, 200, doc)
+        self.assertTrue(doc["plan"], doc)
+        self.assertTrue(doc["plan"][0].startswith("threads may run on node"),
+                        doc["plan"])
+        self.assertTrue(any(x.startswith("memory may be bound to node")
+                            for x in doc["plan"]), doc["plan"])
+        self.assertTrue(any(x.startswith("readers:") for x in doc["plan"]),
+                        doc["plan"])
+
     def test_nothing_is_queued(self):
         before = self.srv.json("GET", "/api/runs")[1]
         self.check("atomic_increment", {"threads": "1"})
