@@ -524,7 +524,7 @@ static void round_end(struct team *tm, int r, double seconds)
 	const struct team_job *job = tm->job;
 	const struct adapt_point *a = job->adapt;
 	struct team_result *res = tm->res;
-	double now = clock_now(),
+	double wall = seconds, now = clock_now(),
 	       ov = team_overlap((const struct team_span *const *)tm->span,
 				 job->nthreads, r),
 	       corun = ov, share = round_cpu_share(tm, job->nthreads, r);
@@ -566,6 +566,7 @@ static void round_end(struct team *tm, int r, double seconds)
 			res->round[res->rounds] = r;
 			res->arm[res->rounds] =
 				job->arm_of ? job->arm_of[r] : 0;
+			res->wall[res->rounds] = wall;
 			res->seconds[res->rounds++] = seconds;
 		}
 		if (enough(tm, now))
@@ -707,11 +708,12 @@ int team_run(const struct team_job *job, const struct topo *t,
 	res->seconds = calloc((size_t)kept, sizeof(double));
 	res->overlap = calloc((size_t)kept, sizeof(double));
 	res->corun = calloc((size_t)kept, sizeof(double));
+	res->wall = calloc((size_t)kept, sizeof(double));
 	res->round = calloc((size_t)kept, sizeof(int));
 	res->arm = calloc((size_t)kept, sizeof(int));
 	if (!th || !mem || !tm.span || !tm.observed || !res->place ||
-	    !res->seconds || !res->overlap || !res->corun || !res->round ||
-	    !res->arm) {
+	    !res->seconds || !res->overlap || !res->corun || !res->wall ||
+	    !res->round || !res->arm) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -802,6 +804,8 @@ void team_result_free(struct team_result *res)
 	free(res->overlap);
 	free(res->corun);
 	res->corun = NULL;
+	free(res->wall);
+	res->wall = NULL;
 	free(res->round);
 	free(res->arm);
 	res->round = NULL;
@@ -841,10 +845,11 @@ int team_result_arm(const struct team_result *res, int arm,
 	out->seconds = calloc((size_t)n, sizeof(double));
 	out->overlap = calloc((size_t)n, sizeof(double));
 	out->corun = calloc((size_t)n, sizeof(double));
+	out->wall = calloc((size_t)n, sizeof(double));
 	out->round = calloc((size_t)n, sizeof(int));
 	out->arm = calloc((size_t)n, sizeof(int));
 	if (!out->place || !out->seconds || !out->overlap || !out->corun ||
-	    !out->round || !out->arm) {
+	    !out->wall || !out->round || !out->arm) {
 		team_result_free(out);
 		return -ENOMEM;
 	}
@@ -857,6 +862,7 @@ int team_result_arm(const struct team_result *res, int arm,
 		out->seconds[out->rounds] = res->seconds[r];
 		out->overlap[out->rounds] = res->overlap[r];
 		out->corun[out->rounds] = res->corun ? res->corun[r] : 1;
+		out->wall[out->rounds] = res->wall ? res->wall[r] : 0;
 		out->round[out->rounds] = res->round[r];
 		out->arm[out->rounds++] = arm;
 	}

@@ -105,6 +105,13 @@ struct team_result {
 	 * from the marks (team_corun); the overlap when the body makes none.
 	 */
 	double *corun;
+	/*
+	 * Per kept round: its wall time, from thread 0's clock before the
+	 * body to after the barrier that follows it: until the last thread
+	 * finished, whatever else held the cpus meanwhile (the time a round
+	 * is defined by where the stretches give seconds another one).
+	 */
+	double *wall;
 	int stretched; /* kept rounds whose time came from those stretches */
 	int *round; /* per kept round: the round number body was called with */
 	int *arm;   /* per kept round: its arm (0 without arms) */

@@ -108,7 +108,7 @@ class Bench:
             goal="", meets="n/a", note="", a_label="", b_label="", fmt="%.2f"):
         # a verdict on a ratio whose pairs disagree by more than NOISY is
         # marked "?": the machine was too noisy to judge that row here
-        if (ratio and ratio.get("n", 0) > 1 and ratio["min"] and meets in ("yes", "no", "BUG")
+        if (ratio and ratio.get("n", 0) > 1 and ratio["min"] and meets in ("yes", "no", "BUG", "TIMING")
                 and ratio["max"] / ratio["min"] > NOISY):
             meets += "?"
             note = (note + "; " if note else "") + (
@@ -177,9 +177,11 @@ class Bench:
                     why = "share"
                     break
             # a pair that would end past the budget is not started, but a
-            # row's first pair always is: no row is skipped for the budget
-            if k and (self.out_of_time() or self.elapsed() + (time.monotonic() - t0) / k
-                      > self.budget):
+            # row's first two (or min_pairs) always are: no row is dropped
+            # or left with one pair for the budget
+            if k >= max(2, lo) and (self.out_of_time() or
+                                    self.elapsed() + (time.monotonic() - t0) / k
+                                    > self.budget):
                 why = "budget"
                 break
             k += 1
@@ -359,7 +361,8 @@ def verdicts(rows):
     sure = [m for m in judged if not m.endswith("?")]
     return ("goals: %d met, %d missed (%d of them below the bug line), %d too noisy to judge, "
             "%d could not run; %d rows not measured (budget spent); %d rows have no goal"
-            % (sure.count("yes"), sure.count("no") + sure.count("BUG"), sure.count("BUG"),
+            % (sure.count("yes"), sure.count("no") + sure.count("BUG") + sure.count("TIMING"),
+               sure.count("BUG"),
                sum(1 for m in judged if m.endswith("?")), judged.count("FAIL"), skips,
                len(rows) - len(judged) - skips))
 
