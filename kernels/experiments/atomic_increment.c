@@ -456,7 +456,7 @@ static void read_round(const struct ai_job *j, int round,
 }
 
 struct measured {
-	double ns, seconds, lost, lost_max, final, retries, overlap, runs;
+	double ns, seconds, wall, lost, lost_max, final, retries, overlap, runs;
 	double cpu_share, late, corun;
 	struct stats pairs; /* arm 0's per-pair ratio over arm 1 (n 0: none) */
 };
@@ -505,6 +505,7 @@ static int emit_variant(struct run_ctx *ctx, const struct ai_job *j,
 			m->lost_max = rr.lost;
 	}
 	m->seconds = stats_median(res->seconds, res->rounds);
+	m->wall = res->wall ? stats_median(res->wall, res->rounds) : 0;
 	m->lost = stats_median(lost, res->rounds);
 	m->final = stats_median(finals, res->rounds);
 	m->retries = stats_median(retries, res->rounds);
@@ -515,13 +516,16 @@ static int emit_variant(struct run_ctx *ctx, const struct ai_job *j,
 	m->corun = stats_median(corun, res->rounds);
 
 	double expected = (double)n * (double)j->incs;
-	const char *keys[16] = {"wall_s",	"expected",	    "final",
+	/* wall_s: until the last thread finished (the article's time);
+	 * corun_s: the work over the rate while all threads ran */
+	const char *keys[17] = {"wall_s",	"expected",	    "final",
 				"lost_updates", "lost_updates_max", "overlap",
-				"cpu_share",	"late_start",	    "corun"};
-	double vals[16] = {m->seconds,	 expected,    m->final,
-			   m->lost,	 m->lost_max, m->overlap,
-			   m->cpu_share, m->late,     m->corun};
-	int nextra = 9;
+				"cpu_share",	"late_start",	    "corun",
+				"corun_s"};
+	double vals[17] = {m->wall,	expected,   m->final,	  m->lost,
+			   m->lost_max, m->overlap, m->cpu_share, m->late,
+			   m->corun,	m->seconds};
+	int nextra = 10;
 	if (v == V_CAS) {
 		keys[nextra] = "cas_retries";
 		vals[nextra++] = m->retries;
@@ -774,6 +778,31 @@ struct ai_seen {
 	int one_cpu;	/* the observed placement used one cpu */
 };
 
+/*
+ * The article's measure beside the one compared: each variant's time
+ * until the last of n threads finished, and the time at the rate while
+ * all threads ran (what the comparison uses).
+ */
+static void wall_note(const struct run_result *r, int n, struct verdict *v)
+{
+	const struct rr_point *c = rr_point_find(r, AI_NS, variants[V_CAS].name,
+						 n),
+			      *f = rr_point_find(r, AI_NS,
+						 variants[V_FETCH_ADD].name, n);
+	double cw, fw, cc, fc;
+
+	if (!c || !f || rr_point_extra(c, "wall_s", &cw) ||
+	    rr_point_extra(f, "wall_s", &fw) ||
+	    rr_point_extra(c, "corun_s", &cc) ||
+	    rr_point_extra(f, "corun_s", &fc) || !(cw > 0) || !(fw > 0) ||
+	    !(cc > 0) || !(fc > 0))
+		return;
+	verdict_note(
+		v, "info",
+		"with %d threads, the time until the last thread finished (the article's measure, medians): cas %.3g s, fetch_add %.3g s (%.2f×); the comparison stated is each variant's work at its rate while all threads ran at once: cas %.3g s, fetch_add %.3g s (%.2f×), which leaves out what other processes took and any thread that finished early",
+		n, cw, fw, cw / fw, cc, fc, cc / fc);
+}
+
 static int ai_seen(const struct run_result *r, enum variant v, int n,
 		   struct ai_seen *s)
 {
@@ -971,6 +1000,7 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 		struct strbuf tail = STRBUF_INIT;
 
 		key_cas_over(key, sizeof(key), valid_n);
+		wall_note(r, valid_n, v);
 		if (plain_lost > 0)
 			strbuf_addf(
 				&tail,
