@@ -280,6 +280,10 @@ export class TopologyPicture {
       : 'P#n is the operating system’s number of a PU (the one taskset and /proc/cpuinfo use); a run’s record keeps no logical index. '];
     const nodes = this.topo.nodes || [];
     if (nodes.length > 1 && !nodes.some((r) => (r.distances || []).some((v) => v > 0))) parts.push('This machine reports no NUMA distances. ');
+    // a PU no node holds (its node offline, or hidden by a cgroup) sits outside every node box
+    const outside = (this.topo.pus || []).filter((p) => Number.isInteger(p.node) && p.node < 0).map((p) => `P#${p.os}`);
+    if (outside.length) parts.push(`${outside.length === 1 ? 'PU' : 'PUs'} ${outside.slice(0, 8).join(', ')}${outside.length > 8 ? '…' : ''} ${outside.length === 1 ? 'belongs' : 'belong'} to no NUMA node (its node offline, or hidden from this process). `);
+    if (this.topo.offline_pus > 0) parts.push(`${this.topo.offline_pus} ${this.topo.offline_pus === 1 ? 'PU is' : 'PUs are'} offline and not drawn. `);
     if (t && t.size) {
       const moved = [...t.values()].flat().some((x) => x.moved);
       parts.push(h('span', { class: 'topo-key topo-key-used' }, 't0, t1…'), ' a PU a thread of this run was seen running on');

@@ -18,7 +18,8 @@ const MACHINES = [
   { name: 'dram-hbm-nvm', env: { HWLOC_XMLFILE: resolve('tests/data/dram_hbm_nvm.xml') }, pus: 8, nodes: 6, distances: true,
     says: ['NUMA node 2 (16 GiB HBM) · memory only', 'NUMA node 4 (128 GiB NVM) · memory only', 'NUMA node 0 (32 GiB DRAM)', '4 GiB memory-side cache'] },
   // node 0 offline: cpus 0-1 in no node, and no "NUMA node 0" box drawn for them
-  { name: 'node0-offline', env: { HWLOC_XMLFILE: resolve('tests/data/node0_offline.xml') }, pus: 4, nodes: 1, lacks: ['NUMA node 0'] },
+  { name: 'node0-offline', env: { HWLOC_XMLFILE: resolve('tests/data/node0_offline.xml') }, pus: 4, nodes: 1, lacks: ['NUMA node 0'],
+    legend: ['PUs P#0, P#1 belong to no NUMA node', '2 PUs are offline'] },
   { name: 'four-socket', env: { HWLOC_XMLFILE: resolve('tests/data/four_socket.xml') }, pus: 32, nodes: 4, distances: true },
 ];
 
@@ -103,6 +104,7 @@ try {
         if (m.distances && m.nodes === 2) assert(/^21$/m.test(c.text), 'the XML machine\'s distance 21 is not drawn');
         for (const t of m.says || []) assert(c.text.includes(t), `the picture does not say "${t}"`);
         for (const t of m.lacks || []) assert(!c.text.includes(t), `the picture says "${t}", which the machine lacks`);
+        for (const t of m.legend || []) assert(c.legend.includes(t), `the legend does not say "${t}" (${c.legend})`);
         // the whole machine in its box at 1280x720, nothing cut or scrolled, using the room it has;
         // text at 16 px where it fits so, never under 11 px for up to 64 PUs (folded past that)
         const fits = (k) => !k.scrolls && k.width <= k.box + 1 && k.height <= k.boxH + 1;
