@@ -250,14 +250,36 @@ static double spawn_cost(void)
 struct trip_job {
 	_Atomic uint64_t *line;
 	long trips;
+	/*
+	 * A hand-over needs both threads on a cpu at once: beside a machine's
+	 * worth of other runnable threads each trip can wait a time slice, and
+	 * 20,000 of them took minutes (64 runs started at once on 2 cpus).
+	 * Past this clock reading the threads give up and the default stays.
+	 */
+	double give_up_at;
+	_Atomic int gave_up;
 };
+
+/* Whether to stop waiting: looked at once every 4,096 spins. */
+static int trip_late(struct trip_job *j, unsigned *spins)
+{
+	if ((++*spins & 4095) != 0)
+		return 0;
+	if (atomic_load_explicit(&j->gave_up, memory_order_relaxed))
+		return 1;
+	if (clock_now() < j->give_up_at)
+		return 0;
+	atomic_store_explicit(&j->gave_up, 1, memory_order_relaxed);
+	return 1;
+}
 
 /* Thread 0 hands the line over with an odd value, thread 1 answers with the
  * next even one. */
 static void trip_body(void *arg, int tid, int round)
 {
-	const struct trip_job *j = arg;
+	struct trip_job *j = arg;
 	uint64_t base = (uint64_t)round * 2 * (uint64_t)j->trips;
+	unsigned spins = 0;
 
 	for (long i = 0; i < j->trips; i++) {
 		uint64_t v = base + 2 * (uint64_t)i;
@@ -266,16 +288,22 @@ static void trip_body(void *arg, int tid, int round)
 					      memory_order_release);
 			while (atomic_load_explicit(
 				       j->line, memory_order_acquire) != v + 2)
-				;
+				if (trip_late(j, &spins))
+					return;
 		} else {
 			while (atomic_load_explicit(
 				       j->line, memory_order_acquire) != v + 1)
-				;
+				if (trip_late(j, &spins))
+					return;
 			atomic_store_explicit(j->line, v + 2,
 					      memory_order_release);
 		}
 	}
 }
+
+/* The whole round-trip calibration may take this long, in seconds; quiet,
+ * its 6 rounds of 20,000 trips take about 10 ms. */
+#define TRIP_GIVE_UP_S 1.0
 
 /* Seconds per round trip of one line between the two cpus (best round), or -1.
  */
@@ -296,8 +324,12 @@ static double round_trip(const struct topo *t, const int *cpus, long trips)
 	if (!j.line)
 		return -1;
 	atomic_store(j.line, 0);
-	/* the median round, as core_to_core reports a pair */
-	if (team_run(&job, t, &res) == 0 && res.rounds > 0)
+	atomic_init(&j.gave_up, 0);
+	j.give_up_at = clock_now() + TRIP_GIVE_UP_S;
+	/* the median round, as core_to_core reports a pair; none at all when
+	 * the machine was too busy to hand the line over in time */
+	if (team_run(&job, t, &res) == 0 && res.rounds > 0 &&
+	    !atomic_load(&j.gave_up))
 		best = stats_median(res.seconds, res.rounds);
 	team_result_free(&res);
 	free((void *)j.line);
