@@ -1,7 +1,7 @@
 // charts.js - one Chart.js chart per chart in the schema, drawn by kind, grown point by point
 import { BIG, HeatCanvas, cellList, cpuClasses, nodeClasses } from './heatmap.js';
 import { h } from './dom.js';
-import { num, bytes, displayUnit, convertUnit, label as prettify } from './format.js';
+import { num, bytes, displayUnit, convertUnit, withUnit, label as prettify } from './format.js';
 import { dataDetails } from './chart-table.js';
 import { niceCeil, refsOwnAxis, logTicks } from './scale.js';
 import { globMatch } from './rundoc.js';
@@ -146,11 +146,38 @@ export function setChartTheme({ px, contrast }) {
 }
 
 // "time (s)" shown in ms reads "time (ms)"; a label without a unit gets one.
-function axisTitle(text, unit, shown) {
+export function axisTitle(text, unit, shown) {
   if (!text) return shown || '';
   if (unit && shown && unit !== shown && text.includes(`(${unit})`)) return text.replace(`(${unit})`, `(${shown})`);
+  // a title that names its unit as a word ("ns per load") says the unit shown, not "ns per load (µs)"
+  if (unit && shown && unit !== shown) {
+    const word = new RegExp(`(^|\\s)${unit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=\\s|$)`);
+    if (word.test(text)) return text.replace(word, `$1${shown}`);
+  }
   if (shown && !/\(.*\)/.test(text) && !text.toLowerCase().includes(shown.toLowerCase())) return `${text} (${shown})`;
   return text;
+}
+
+// A y axis's title in lines no longer than the plot is high (it is drawn turned): measured in the axis's own font
+// once the chart has been laid out, else cut at 14 characters a line on the projector. At most three lines.
+function fitTitle(chart, scale, text) {
+  const area = chart && chart.chartArea;
+  const Chart = window.Chart;
+  const room = area ? area.height - 6 : 0;
+  if (!room || !Chart || !Chart.helpers || !chart.ctx) return theme.contrast ? wrapLabel(text, 14) : text;
+  const g = chart.ctx;
+  g.save();
+  g.font = Chart.helpers.toFont(scale.title.font || Chart.defaults.font).string;
+  const fit = (t) => g.measureText(t).width <= room;
+  const lines = [];
+  let cur = '';
+  for (const w of String(text).split(/\s+/).filter(Boolean)) {
+    const next = cur ? `${cur} ${w}` : w;
+    if (cur && !fit(next)) { lines.push(cur); cur = w; } else cur = next;
+  }
+  if (cur) lines.push(cur);
+  g.restore();
+  return lines.length <= 1 ? lines[0] || '' : lines.slice(0, 3);
 }
 
 // A long category label on several lines rather than cut off: "node 1 (not on this machine)".
@@ -317,7 +344,9 @@ class ChartView {
       type: line ? 'scatterWithErrorBars' : 'barWithErrorBars',
       data: { labels: [], datasets: [] },
       // the marks of the chart (a cache's size): a labelled line across the plot, above the points
-      plugins: [{ id: 'numalabMarks', afterDatasetsDraw: (chart) => view.drawMarks(chart) }],
+      plugins: [{ id: 'numalabMarks', afterDatasetsDraw: (chart) => view.drawMarks(chart) },
+        // the y titles fitted to the plot's height once it is known (a short plot on a projector cut them)
+        { id: 'numalabFitTitles', afterRender: (chart) => view.fitTitles(chart) }],
       options: {
         responsive: true,
         maintainAspectRatio: false,
@@ -403,10 +432,12 @@ class ChartView {
     if (!s) return '';
     if (s._ref) return 'published in the article';
     const f = this.shown.factor;
-    const u = this.shown.unit ? ` ${this.shown.unit}` : '';
+    const u = this.shown.unit === 'x' ? '×' : this.shown.unit ? ` ${this.shown.unit}` : '';
     const lines = [];
     const n = sampleCount(s);
-    if (n > 1 && s.stats) lines.push(`range ${num(s.stats.min * f)} – ${num(s.stats.max * f)}${u}`, `median of ${n} rounds`);
+    // a figure worked out from others (compare's ratio) carries its own interval, said as what it is
+    if (s.interval) lines.push(`${s.interval.what} ${num(s.interval.lo * f)} – ${num(s.interval.hi * f)}${u}`);
+    else if (n > 1 && s.stats) lines.push(`range ${num(s.stats.min * f)} – ${num(s.stats.max * f)}${u}`, `median of ${n} rounds`);
     for (const [k, v] of Object.entries(s.extra || {})) lines.push(`${prettify(k)}: ${num(v)}`);
     return lines;
   }
@@ -415,11 +446,29 @@ class ChartView {
     const p = { y: s.y * f, _s: s };
     if (this.spec.kind !== 'bar') p.x = s.x;
     // the whiskers only when there was more than one sample to spread
-    if (sampleCount(s) > 1 && s.stats && Number.isFinite(s.stats.min) && Number.isFinite(s.stats.max)) {
+    if (s.interval) {
+      p.yMin = s.interval.lo * f;
+      p.yMax = s.interval.hi * f;
+    } else if (sampleCount(s) > 1 && s.stats && Number.isFinite(s.stats.min) && Number.isFinite(s.stats.max)) {
       p.yMin = s.stats.min * f;
       p.yMax = s.stats.max * f;
     }
     return p;
+  }
+
+  fitTitles(chart) {
+    if (!this.yTitles || this.fitting) return;
+    let changed = false;
+    for (const axis of ['y', 'yRef']) {
+      const sc = chart.options.scales[axis];
+      if (!sc || !sc.title) continue;
+      const want = fitTitle(chart, sc, this.yTitles[axis]);
+      if (JSON.stringify(want) !== JSON.stringify(sc.title.text)) { sc.title.text = want; changed = true; }
+    }
+    if (!changed) return;
+    // once more with the titles fitted, outside this draw
+    this.fitting = true;
+    requestAnimationFrame(() => { this.fitting = false; if (this.chart === chart) chart.update('none'); });
   }
 
   renderXY() {
@@ -427,7 +476,7 @@ class ChartView {
     let maxAbs = 0;
     let refMax = 0;
     for (const pts of this.series.values())
-      for (const s of pts.values()) maxAbs = Math.max(maxAbs, Math.abs(s.y), Math.abs((s.stats && s.stats.max) || 0));
+      for (const s of pts.values()) maxAbs = Math.max(maxAbs, Math.abs(s.y), Math.abs((s.interval ? s.interval.hi : s.stats && s.stats.max) || 0));
     for (const pts of this.refs.values())
       for (const r of pts) refMax = Math.max(refMax, Math.abs(convertUnit(r.y, r.unit, this.unit || r.unit)));
     if (this.fixed) maxAbs = Math.max(maxAbs, Math.abs(this.fixed.lo), Math.abs(this.fixed.hi));
@@ -442,10 +491,10 @@ class ChartView {
     opts.scales.y.max = this.fixed ? niceCeil(this.fixed.hi * f) : undefined;
     const yTitle = axisTitle(this.spec.y_label, this.unit, this.shown.unit);
     // projector type: a long title on two lines, so it stays within a short plot
-    opts.scales.y.title.text = theme.contrast ? wrapLabel(yTitle, 14) : yTitle;
+    this.yTitles = { y: yTitle, yRef: `the article's figures, own scale${this.shown.unit ? ` (${this.shown.unit})` : ''}` };
+    opts.scales.y.title.text = fitTitle(this.chart, opts.scales.y, this.yTitles.y);
     opts.scales.yRef.display = this.refAxis;
-    const refTitle = `the article's figures, own scale${this.shown.unit ? ` (${this.shown.unit})` : ''}`;
-    opts.scales.yRef.title.text = theme.contrast ? wrapLabel(refTitle, 14) : refTitle;
+    opts.scales.yRef.title.text = fitTitle(this.chart, opts.scales.yRef, this.yTitles.yRef);
 
     let labels = [];
     if (!line) {
@@ -629,7 +678,7 @@ class ChartView {
               label: (item) => {
                 const c = item.raw._c;
                 if (c.value === null || c.value === undefined) return `not measured${c.note ? `: ${c.note}` : ''}`;
-                return `${num(c.value)}${c.unit ? ` ${c.unit}` : ''}`;
+                return withUnit(c.value, c.unit || '');
               },
               afterLabel: (item) => {
                 const c = item.raw._c;
@@ -694,6 +743,10 @@ class ChartView {
     const opts = this.chart.options;
     opts.scales.x.labels = this.cols;
     opts.scales.y.labels = this.rows;
+    // a small matrix drawn small: a 1×1 is one cell of a readable size, not a screen of one colour (style.css)
+    const box = this.el.querySelector('.chart-box');
+    box.style.setProperty('--matrix-rows', String(this.rows.length));
+    box.style.setProperty('--matrix-cols', String(this.cols.length));
     this.chart.data.datasets[0].data = [...this.cells.values()].map((c) => ({
       x: colText(c), y: rowText(c), v: Number.isFinite(c.value) ? c.value : null, _c: c,
     }));
@@ -766,7 +819,8 @@ class ChartView {
     for (const c of this.cells.values()) if (!Number.isFinite(c.value)) { hasNull = true; break; }
     L.hidden = !hasValue && !hasNull;
     while (L.firstChild) L.firstChild.remove();
-    const u = this.unit ? ` ${this.unit}` : '';
+    // "3×" for a ratio, "92.1 ns" for a time: the legend's ends as every other number on the page
+    const end = (v) => withUnit(v, this.unit || '');
     if (hasValue) {
       const bar = h('canvas', { class: 'heat-scale', width: 240, height: 16, 'aria-hidden': 'true' });
       const g = bar.getContext('2d');
@@ -774,8 +828,8 @@ class ChartView {
         g.fillStyle = viridis(i / 239);
         g.fillRect(i, 0, 1, 16);
       }
-      L.append(h('span', { class: 'heat-lo', text: `${num(this.range.lo)}${u}` }), bar,
-        h('span', { class: 'heat-hi', text: `${num(this.range.hi)}${u}` }));
+      L.append(h('span', { class: 'heat-lo', text: end(this.range.lo) }), bar,
+        h('span', { class: 'heat-hi', text: end(this.range.hi) }));
     }
     if (hasNull) {
       const sw = h('canvas', { class: 'heat-na', width: 24, height: 16, 'aria-hidden': 'true' });
@@ -875,9 +929,15 @@ export class ChartSet {
     const views = [...this.views.values()];
     const none = ended ? views.filter((v) => v.el.classList.contains('chart-unmeasured')) : [];
     for (const v of views) v.el.hidden = none.includes(v);
-    if (!this.noneEl) this.noneEl = h('p', { class: 'charts-unmeasured' });
-    this.noneEl.textContent = none.length
-      ? `Not measured in this run: ${none.map((v) => v.title()).join('; ')} (the notes say why).` : '';
+    // one short line, the charts' titles a click away: a list of other modes' titles in a sentence read as one title
+    if (!this.noneEl) {
+      this.noneSummary = h('summary');
+      this.noneList = h('ul');
+      this.noneEl = h('details', { class: 'charts-unmeasured' }, this.noneSummary, this.noneList);
+    }
+    this.noneSummary.textContent = none.length === 1 ? '1 chart not measured in this run (the notes say why)'
+      : `${none.length} charts not measured in this run (the notes say why)`;
+    this.noneList.replaceChildren(...none.map((v) => h('li', { text: v.title() })));
     this.noneEl.hidden = !none.length;
     this.container.append(this.noneEl);
   }

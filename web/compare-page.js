@@ -88,11 +88,27 @@ export function drawnSamples(runs, specs, perOp, base, relative) {
       if (relative) {
         const b = baseAt.get(pointKey(x, kinds.get(x.chart)));
         if (!b || !(typeof b.y === 'number' && b.y !== 0)) continue;
-        s = { ...perSample(x, b.y), unit: 'x' };
+        s = ratioSample(x, b, run === base);
       }
       out.push({ run, sample: { ...s, series: `${x.series} · run #${runs[run].id}` } });
     }
   });
+  return out;
+}
+
+// A sample over the baseline's at the same point: the ratio of the medians, and its interval from the two medians'
+// 95% intervals (a.ci_lo / b.ci_hi .. a.ci_hi / b.ci_lo, as the verdict compares them: kernels/harness/compare.h), never a
+// run's whole spread over the baseline's median (one slow round made that 250×). The baseline over itself is 1, no
+// interval; a side without an interval gives none. The rounds' own spread stays on the absolute charts.
+export function ratioSample(a, b, self) {
+  const y = a.y / b.y;
+  const sa = a.stats || {};
+  const sb = b.stats || {};
+  const lo = sa.ci_lo / sb.ci_hi;
+  const hi = sa.ci_hi / sb.ci_lo;
+  const ok = !self && [lo, hi].every(Number.isFinite) && sb.ci_lo > 0 && lo <= hi;
+  const out = { ...a, y, unit: 'x', stats: null, samples: undefined };
+  if (ok) out.interval = { lo: Math.min(lo, y), hi: Math.max(hi, y), what: '95% interval of the ratio' };
   return out;
 }
 
@@ -197,11 +213,19 @@ export async function showCompare(container, ids, byName, showExperiment = () =>
     const charts = new ChartSet(chartsEl, specs, refs, { style, legend: 'bottom',
       seriesLabel: (name) => name.replace(/^(.*) · (run #\d+)$/, (m, s, r) => `${seriesLabel(s, exp)} · ${names[runs.findIndex((x) => `run #${x.id}` === r)]?.name || r}`) });
     sets.push(charts);
+    const legendItems = new Map(); // chart id -> its series, one legend entry each
     for (const { run, sample } of drawnSamples(runs, lineSpecs, perOp, base, relative)) {
       styles.set(sample.series, { run, series: seriesOf.indexOf(sample.series.replace(/ · run #\d+$/, '')) });
+      if (!legendItems.has(sample.chart)) legendItems.set(sample.chart, new Set());
+      legendItems.get(sample.chart).add(sample.series);
       charts.sample(sample);
     }
     charts.settle(true);
+    // a series a run: the legend under the plot grows with them, and the plot keeps its height (compare.css)
+    for (const [id, names] of legendItems) {
+      const box = chartsEl.querySelector(`figure[data-chart="${CSS.escape(id)}"] .chart-box`);
+      if (box) box.style.setProperty('--legend-items', String(names.size + new Set(refs.filter((r) => r.chart === id).map((r) => r.series)).size));
+    }
     // the matrices: one column a run, one colour scale for all
     const heatSets = runs.map((r, i) => {
       const col = h('section', { class: 'compare-matrix', 'aria-label': names[i].full },

@@ -35,11 +35,13 @@ export function wrapText(text, width, measure) {
 
 // The footer of an exported chart: what it is and where it comes from, one fact a line.
 // m: {what ("run #12" or "compare #3, #4"), experiment, params ("threads=4 · stride=64"), machine, date}
+// A compare's machine names several, split by " | ": then each machine has a line, and the date one of its own.
 export function footerLines(m) {
+  const machines = String(m.machine || '').split(' | ').filter(Boolean);
   return [
     [`numalab ${m.what || ''}`.trim(), m.experiment].filter(Boolean).join(' · '),
     m.params ? `parameters: ${m.params}` : null,
-    [m.machine, m.date].filter(Boolean).join(' · ') || null,
+    ...(machines.length > 1 ? [...machines, m.date] : [[m.machine, m.date].filter(Boolean).join(' · ') || null]),
   ].filter(Boolean);
 }
 
@@ -107,7 +109,9 @@ export function chartPng(canvas, title, meta, fig = null) {
   const titles = wrapText(title, W - 2 * PAD, (t) => g.measureText(t).width).slice(0, 3);
   titles.forEach((t, i) => g.fillText(t, PAD, PAD + i * TITLE_PX * 1.2));
   const top = PAD + titles.length * TITLE_PX * 1.2 + PAD / 2;
-  const foot = footerLines(meta || {});
+  // the footer wrapped, never squeezed: a compare of three machines has a long machine line
+  g.font = `${FOOT_PX}px sans-serif`;
+  const foot = footerLines(meta || {}).flatMap((t) => wrapText(t, W - 2 * PAD, (x) => g.measureText(x).width)).slice(0, 8);
   const footH = foot.length * FOOT_PX * 1.3;
   const hasScale = !!(fig && fig.querySelector('.heat-legend:not([hidden]) .heat-scale'));
   const scaleH = hasScale ? SCALE_PX + 24 : 0;

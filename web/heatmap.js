@@ -324,7 +324,7 @@ export class HeatCanvas {
     if (!p) return;
     const x = this.value(p.row, p.col);
     const cls = this.classes ? this.classes.names[this.classes.of(p.row, p.col)] : null;
-    const what = x === x ? `${fmt(x)}${this.unit ? ` ${this.unit}` : ''}` : 'not measured';
+    const what = x === x ? `${fmt(x)}${this.unit === 'x' ? '×' : this.unit ? ` ${this.unit}` : ''}` : 'not measured';
     this.tip.textContent = `${this.rows[p.row]} → ${this.cols[p.col]}: ${what}${cls ? ` (${cls})` : ''}${this.geom.k > 1 ? '; click to zoom' : ''}`;
   }
 

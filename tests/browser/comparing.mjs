@@ -22,7 +22,12 @@ const scaled = (doc, k, host, params = {}) => {
   d.machine.hostname = host;
   Object.assign(d.params, params);
   for (const e of Object.values(d.summary || {})) if (e && typeof e.value === 'number') e.value *= k;
-  for (const s of d.samples || []) { s.y *= k; for (const f of ['min', 'max', 'median', 'mean']) if (s.stats && typeof s.stats[f] === 'number') s.stats[f] *= k; }
+  // every figure of a point scaled alike: its rounds, their spread and the median's interval
+  for (const s of d.samples || []) {
+    s.y *= k;
+    for (const f of ['min', 'max', 'median', 'mean', 'ci_lo', 'ci_hi']) if (s.stats && typeof s.stats[f] === 'number') s.stats[f] *= k;
+    if (Array.isArray(s.samples)) s.samples = s.samples.map((v) => (typeof v === 'number' ? v * k : v));
+  }
   for (const c of d.cells || []) if (typeof c.value === 'number') c.value *= k;
   return d;
 };
@@ -92,6 +97,21 @@ try {
   const at1 = (ys, id) => Object.entries(ys).filter(([k]) => k.endsWith(`run #${id}`)).every(([, v]) => v.length && v.every((y) => Math.abs(y - 1) < 1e-9));
   check(/÷ baseline/.test(rel.title) && at1(rel.ys, ids[0]), `the charts are relative to the baseline, its series at 1 (${rel.title})`);
   check((await heads()).some((t) => t.includes(`#${ids[0]}`) && t.includes('(baseline)')), 'the first run is the baseline at first');
+  // the whiskers of a ratio are the ratio's interval (from the two medians' intervals), the baseline's own none
+  const whiskers = await page.evaluate((baseId) => {
+    const c = window.Chart.getChart(document.querySelector('#compare-charts figure[data-chart=time] canvas'));
+    const out = { base: 0, other: 0, wrong: [] };
+    for (const d of c.data.datasets.filter((x) => !x._ref)) {
+      for (const p of d.data) {
+        if (p.yMax === undefined) continue;
+        if (d._name.endsWith(`run #${baseId}`)) out.base++;
+        else if (p._s.interval && /interval of the ratio/.test(p._s.interval.what) && p.yMin <= p.y && p.y <= p.yMax) out.other++;
+        else out.wrong.push(`${d._name}: ${p.yMin}-${p.yMax}`);
+      }
+    }
+    return out;
+  }, ids[0]);
+  check(whiskers.base === 0 && whiskers.other > 0 && !whiskers.wrong.length, `relative whiskers: the ratio's interval, none on the baseline (${JSON.stringify(whiskers)})`);
   // the baseline switch: every ratio is against the run chosen
   const cIdx = await page.$$eval('#compare-baseline option', (o) => o.findIndex((x) => x.textContent.includes('lab-c')));
   await page.selectOption('#compare-baseline', String(cIdx));
@@ -118,6 +138,29 @@ try {
   await page.check('#compare-relative');
   await page.evaluate(() => document.getElementById('compare-table').scrollIntoView());
   await page.screenshot({ path: join(SHOTS, 'comparing-table-1280x720.png') });
+  // the compare chart's PNG: its footer carries the machine line of every run, each line whole (wrapped, not squeezed)
+  await page.evaluate(() => {
+    window.__drawn = [];
+    const fill = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (t, x, y, max) {
+      if (this.canvas.width === 2560) window.__drawn.push({ t: String(t), w: this.measureText(String(t)).width, max: max ?? null, y });
+      return fill.apply(this, arguments);
+    };
+  });
+  const cdl = page.waitForEvent('download', { timeout: 10000 });
+  await page.click('#compare-charts figure[data-chart=time] .png-button');
+  const cfile = join(tmp, 'compare.png');
+  await (await cdl).saveAs(cfile);
+  const cpng = readFileSync(cfile);
+  writeFileSync(join(SHOTS, 'comparing-export.png'), cpng);
+  const drawnText = await page.evaluate(() => window.__drawn);
+  const footer = drawnText.filter((d) => d.y > 1440 - 300);
+  const machineText = footer.map((d) => d.t).join(' ');
+  check(['lab-a', 'lab-b', 'lab-c'].every((host) => machineText.includes(host)) && /CPUs|NUMA node/.test(machineText),
+    `the compare PNG's footer names every run's machine (${footer.map((d) => d.t).join(' / ')})`);
+  const squeezed = footer.filter((d) => d.max !== null && d.w > d.max + 0.5);
+  check(squeezed.length === 0, `no footer line squeezed to fit (${squeezed.map((d) => `${Math.round(d.w)} px into ${d.max}`).join(', ')})`);
+  check(cpng.readUInt32BE(16) === 2560 && cpng.readUInt32BE(20) === 1440, `the compare PNG is ${cpng.readUInt32BE(16)}x${cpng.readUInt32BE(20)}`);
   await page.setViewportSize({ width: 1400, height: 900 });
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SHOTS, 'comparing-baseline-1400x900.png') });

@@ -116,7 +116,7 @@ test('drawnSamples: relative to the baseline, the baseline at 1 and a point it l
   const rel = drawnSamples(runs, specs, new Map(), 0, true);
   assert.deepEqual(rel.map((p) => [p.run, p.sample.series, p.sample.x, p.sample.y]),
     [[0, 's · run #1', 1, 1], [0, 's · run #1', 2, 1], [1, 's · run #2', 1, 3], [1, 's · run #2', 2, 3]]);
-  assert.equal(rel[2].sample.stats.max, 6, 'the spread is divided as the value is');
+  assert.equal(rel[2].sample.interval, undefined, 'no interval of the ratio without the medians\' intervals');
   assert.equal(rel[2].sample.unit, 'x');
   const abs = drawnSamples(runs, specs, new Map(), 1, false);
   assert.equal(abs.length, 5);
@@ -136,4 +136,23 @@ test('history: the parameters that set a run apart from its neighbours come firs
   ];
   assert.deepEqual(differFirst(runs, 0, ['increments', 'stride']), ['stride', 'increments']);
   assert.deepEqual(differFirst(runs, 1, ['increments', 'stride']), ['increments', 'stride']);
+});
+
+test('ratioSample: the interval of the ratio from the two medians\' intervals, not a slow round over the median', async () => {
+  const { ratioSample } = await import('../../web/compare-page.js');
+  // the baseline: median 10 ns, 95% interval 9-11, one preempted round of 2,500 ns
+  const b = { y: 10, stats: { n: 30, median: 10, ci_lo: 9, ci_hi: 11, min: 8, max: 2500 } };
+  const a = { y: 20, stats: { n: 30, median: 20, ci_lo: 19, ci_hi: 22, min: 18, max: 2600 } };
+  const r = ratioSample(a, b, false);
+  assert.equal(r.y, 2);
+  assert.ok(Math.abs(r.interval.lo - 19 / 11) < 1e-12 && Math.abs(r.interval.hi - 22 / 9) < 1e-12, JSON.stringify(r.interval));
+  assert.ok(r.interval.hi < 3, 'nowhere near 2600 / 10 = 260×');
+  assert.match(r.interval.what, /interval of the ratio/);
+  assert.equal(r.stats, null, 'the rounds\' spread is not drawn over the ratio');
+  // the baseline over itself: 1, and no whisker
+  const self = ratioSample(b, b, true);
+  assert.equal(self.y, 1);
+  assert.equal(self.interval, undefined);
+  // a side without an interval (one round) gives none
+  assert.equal(ratioSample({ y: 5, stats: { n: 1 } }, b, false).interval, undefined);
 });

@@ -34,3 +34,8 @@ test('every export says its machine: a run without one says so, a comparison nam
   assert.equal(machineLine({ hostname: 'lab-a', cpu_model: 'EPYC', pus: 2, nodes: 1 }), 'lab-a: EPYC, 2 CPUs, 1 NUMA node');
   assert.equal(machineLine(null), 'machine unknown');
 });
+
+test('footerLines: a compare of several machines gives each its line, the date its own', () => {
+  const lines = footerLines({ what: 'compare #1, #2', experiment: 'False sharing', machine: 'lab-a · 2 CPUs | lab-b · 8 CPUs', date: '#1 10:00, #2 11:00' });
+  assert.deepEqual(lines, ['numalab compare #1, #2 · False sharing', 'lab-a · 2 CPUs', 'lab-b · 8 CPUs', '#1 10:00, #2 11:00']);
+});
