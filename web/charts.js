@@ -158,26 +158,35 @@ export function axisTitle(text, unit, shown) {
   return text;
 }
 
-// A y axis's title in lines no longer than the plot is high (it is drawn turned): measured in the axis's own font
-// once the chart has been laid out, else cut at 14 characters a line on the projector. At most three lines.
-function fitTitle(chart, scale, text) {
+// A y axis's title in lines no longer than the plot is high (it is drawn turned), measured in the axis's font once
+// the chart has been laid out (before that, cut at 14 characters a line on the projector). At most three lines: where
+// the words need more, the title's type steps down (to 60% at least) rather than lose a word such as its unit.
+// Returns {text, size}: size null for the chart's own type size.
+function fitTitle(chart, text) {
   const area = chart && chart.chartArea;
   const Chart = window.Chart;
   const room = area ? area.height - 6 : 0;
-  if (!room || !Chart || !Chart.helpers || !chart.ctx) return theme.contrast ? wrapLabel(text, 14) : text;
+  if (!room || !Chart || !Chart.helpers || !chart.ctx) return { text: theme.contrast ? wrapLabel(text, 14) : text, size: null };
   const g = chart.ctx;
+  const base = Chart.defaults.font.size;
+  const words = String(text).split(/\s+/).filter(Boolean);
   g.save();
-  g.font = Chart.helpers.toFont(scale.title.font || Chart.defaults.font).string;
-  const fit = (t) => g.measureText(t).width <= room;
-  const lines = [];
-  let cur = '';
-  for (const w of String(text).split(/\s+/).filter(Boolean)) {
-    const next = cur ? `${cur} ${w}` : w;
-    if (cur && !fit(next)) { lines.push(cur); cur = w; } else cur = next;
+  let best = null;
+  for (let size = base; size >= Math.round(base * 0.6); size -= 1) {
+    g.font = Chart.helpers.toFont({ ...Chart.defaults.font, size }).string;
+    const fit = (t) => g.measureText(t).width <= room;
+    const lines = [];
+    let cur = '';
+    for (const w of words) {
+      const next = cur ? `${cur} ${w}` : w;
+      if (cur && !fit(next)) { lines.push(cur); cur = w; } else cur = next;
+    }
+    if (cur) lines.push(cur);
+    best = { text: lines.length <= 1 ? lines[0] || '' : lines, size: size === base ? null : size };
+    if (lines.length <= 3 && lines.every(fit)) break;
   }
-  if (cur) lines.push(cur);
   g.restore();
-  return lines.length <= 1 ? lines[0] || '' : lines.slice(0, 3);
+  return best;
 }
 
 // A long category label on several lines rather than cut off: "node 1 (not on this machine)".
@@ -242,6 +251,7 @@ class ChartView {
     const Chart = window.Chart;
     if (!Chart) return;
     this.chart = new Chart(this.canvas, this.spec.kind === 'heatmap' ? this.heatConfig() : this.xyConfig());
+    this.titleSet = {}; // a chart built anew takes its titles anew
     if (this.refs.size && this.spec.kind !== 'heatmap') this.render();
   }
 
@@ -456,15 +466,23 @@ class ChartView {
     return p;
   }
 
+  // An axis's title as fitTitle gave it; true when that changed it (what was set is kept here: Chart.js's options
+  // read back resolved, with the default type size filled in).
+  setTitle(axis, sc, fitted) {
+    if (!sc || !sc.title) return false;
+    const key = JSON.stringify(fitted);
+    this.titleSet = this.titleSet || {};
+    if (this.titleSet[axis] === key) return false;
+    this.titleSet[axis] = key;
+    sc.title.text = fitted.text;
+    sc.title.font = fitted.size ? { size: fitted.size } : undefined;
+    return true;
+  }
+
   fitTitles(chart) {
     if (!this.yTitles || this.fitting) return;
     let changed = false;
-    for (const axis of ['y', 'yRef']) {
-      const sc = chart.options.scales[axis];
-      if (!sc || !sc.title) continue;
-      const want = fitTitle(chart, sc, this.yTitles[axis]);
-      if (JSON.stringify(want) !== JSON.stringify(sc.title.text)) { sc.title.text = want; changed = true; }
-    }
+    for (const axis of ['y', 'yRef']) changed = this.setTitle(axis, chart.options.scales[axis], fitTitle(chart, this.yTitles[axis])) || changed;
     if (!changed) return;
     // once more with the titles fitted, outside this draw
     this.fitting = true;
@@ -475,8 +493,12 @@ class ChartView {
     const line = this.spec.kind !== 'bar';
     let maxAbs = 0;
     let refMax = 0;
+    let valueMax = 0; // the values alone, without their whiskers
     for (const pts of this.series.values())
-      for (const s of pts.values()) maxAbs = Math.max(maxAbs, Math.abs(s.y), Math.abs((s.interval ? s.interval.hi : s.stats && s.stats.max) || 0));
+      for (const s of pts.values()) {
+        valueMax = Math.max(valueMax, Math.abs(s.y));
+        maxAbs = Math.max(maxAbs, Math.abs(s.y), Math.abs((s.interval ? s.interval.hi : s.stats && s.stats.max) || 0));
+      }
     for (const pts of this.refs.values())
       for (const r of pts) refMax = Math.max(refMax, Math.abs(convertUnit(r.y, r.unit, this.unit || r.unit)));
     if (this.fixed) maxAbs = Math.max(maxAbs, Math.abs(this.fixed.lo), Math.abs(this.fixed.hi));
@@ -489,12 +511,15 @@ class ChartView {
     // a shared scale: every chart of the figure starts and ends its value axis at the same place
     opts.scales.y.min = this.fixed ? Math.min(0, this.fixed.lo * f) : undefined;
     opts.scales.y.max = this.fixed ? niceCeil(this.fixed.hi * f) : undefined;
+    // a spec may cap its axis at a multiple of its largest value (compare's ratios: an interval of a few rounds can
+    // reach 40×, and drawn whole it flattens every bar to nothing); a whisker past the cap runs off the top, and its
+    // tooltip gives it whole
+    if (!this.fixed && this.spec.y_cap && valueMax > 0 && maxAbs > valueMax * this.spec.y_cap) opts.scales.y.max = niceCeil(valueMax * this.spec.y_cap * f);
     const yTitle = axisTitle(this.spec.y_label, this.unit, this.shown.unit);
     // projector type: a long title on two lines, so it stays within a short plot
     this.yTitles = { y: yTitle, yRef: `the article's figures, own scale${this.shown.unit ? ` (${this.shown.unit})` : ''}` };
-    opts.scales.y.title.text = fitTitle(this.chart, opts.scales.y, this.yTitles.y);
     opts.scales.yRef.display = this.refAxis;
-    opts.scales.yRef.title.text = fitTitle(this.chart, opts.scales.yRef, this.yTitles.yRef);
+    for (const axis of ['y', 'yRef']) this.setTitle(axis, opts.scales[axis], fitTitle(this.chart, this.yTitles[axis]));
 
     let labels = [];
     if (!line) {

@@ -67,7 +67,8 @@ function summaryTable(runs, names, base, relative, exp) {
 // A chart's spec as its ratio to the baseline: "time per increment ÷ baseline (×)".
 export function relativeSpec(spec, baseName) {
   const y = String(spec.y_label || spec.title || spec.id).replace(/\s*\([^)]*\)\s*$/, '');
-  return { ...spec, title: `${spec.title || spec.id}, relative to the baseline`, y_label: `${y} ÷ baseline (×)`, baseline: baseName };
+  // the axis stops at twice the largest ratio: a wider interval runs off the top (its tooltip says it)
+  return { ...spec, title: `${spec.title || spec.id}, relative to the baseline`, y_label: `${y} ÷ baseline (×)`, baseline: baseName, y_cap: 2 };
 }
 
 // A point where the chart shows x: its series and its x (a bar's category, a line's value).
@@ -251,7 +252,7 @@ export async function showCompare(container, ids, byName, showExperiment = () =>
       : 'The matrices side by side, one colour scale';
     tableBox.replaceChildren(scroller(summaryTable(runs, names, base, relative, exp), 'the summary side by side'));
     note.textContent = relative
-      ? 'every chart, matrix and ratio: each run ÷ the baseline'
+      ? 'every chart, matrix and ratio: each run ÷ the baseline; whiskers: the ratio’s 95% interval'
       : 'absolute values; the ratios are against the baseline when "relative" is ticked';
     setTimeout(() => {
       pngButtons(chartsEl, `numalab-compare-${ids.join('-')}`, pngMeta());
