@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { num } from './format.js';
 import { answerOf, answerRows, drawDistribution, median } from './lesson.js';
 import { markFor } from './rundoc.js';
+import { openStream } from './sse.js';
 
 const unitText = (u) => (u === 'x' ? '×' : u || '');
 const withUnit = (v, u) => (u === 'x' ? `${num(v)}×` : `${num(v)}${u ? ` ${u}` : ''}`);
@@ -58,6 +59,8 @@ async function render(st) {
   const key = st.question ? `${st.question.serial}|${st.revealed}|${st.run}|${!!got}|${st.mine}` : 'none';
   const count = $('student-count');
   if (count && st.question) count.textContent = `${st.answered} answered`;
+  // the room does not change when its run ends: look again until it has
+  if (st.question && st.revealed && st.run !== null && !got) later();
   if (key === shown) return;
   shown = key;
   clear(main);
@@ -124,10 +127,32 @@ function tick() {
     shown = null;
   });
 }
+// The room's state comes through one event stream, not a poll: the page
+// reads its own state (its guess too) again only when the question, the
+// reveal or the run changes, and shows a new count of answers from the
+// event itself. A stream refused (the server's viewers are full) falls
+// back to a GET every 2 s.
+let seen = null; // "serial|revealed|run" of the last event
+let again = null; // a look while the room's run is measuring
+function later() {
+  if (!again) again = setTimeout(() => { again = null; tick(); }, 2000);
+}
+function onRoom(type, data) {
+  const ev = JSON.parse(data);
+  const key = `${ev.serial}|${ev.revealed}|${ev.run}`;
+  const count = $('student-count');
+  if (key === seen) {
+    if (count) count.textContent = `${ev.answered} answered`;
+    return;
+  }
+  seen = key;
+  tick();
+}
 function follow() {
   tick();
-  // every 2 s: a GET of a few numbers; a phone that slept catches up on the next one
-  setInterval(() => { if (!document.hidden) tick(); }, 2000);
+  openStream('/api/class/events', onRoom, () => {
+    setInterval(() => { if (!document.hidden) tick(); }, 2000);
+  });
 }
 
 let named = false;

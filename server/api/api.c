@@ -413,6 +413,29 @@ static int64_t resume_after(struct http_request *rq, const char **bad)
 	return a > b ? a : b;
 }
 
+/* The room's state for the phones: from its newest event, or after the
+ * one a reconnecting phone names. */
+static enum MHD_Result get_class_events(struct http_request *rq, void *ctx)
+{
+	struct api *a = ctx;
+	const char *bad = NULL;
+	int64_t after = resume_after(rq, &bad);
+	struct runlog *log;
+
+	if (after < 0)
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, bad,
+				  "'%s' must be the seq of an event (a whole "
+				  "number)",
+				  bad);
+	log = api_class_feed(a->cls);
+	if (!log)
+		return http_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
+				  "the server is shutting down");
+	if (!after)
+		after = runlog_last_seq(log) - 1;
+	return stream_respond(rq, log, after, 0);
+}
+
 static enum MHD_Result get_events(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
@@ -647,6 +670,7 @@ const struct http_route api_routes[] = {
 	{"POST", "/api/campaigns/{id}/nodes/{node}", campaign_node,
 	 IMPORT_BODY_MAX, HTTP_ROLE_TEACHER},
 	{"GET", "/api/class", get_class, 0, HTTP_ROLE_CLASS},
+	{"GET", "/api/class/events", get_class_events, 0, HTTP_ROLE_CLASS},
 	{"PUT", "/api/class/question", put_question, 0, HTTP_ROLE_TEACHER},
 	{"POST", "/api/class/guesses", post_guess, 0, HTTP_ROLE_CLASS},
 	{"POST", "/api/class/reveal", post_reveal, 0, HTTP_ROLE_TEACHER},

@@ -7,15 +7,20 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "experiment.h"
 #include "guesses.h"
 #include "registry.h"
+#include "runlog.h"
 
 #define TOUCHED_MAX 4096 /* runs given guesses in one server's life */
 /* guesses one client (an address, an IPv6 /64) may give one question: a
  * phone each of a few students sharing one, never a question filled */
 #define GUESSES_PER_CLIENT 16
+/* a new count of answers goes to the phones' stream at most this often
+ * (the question, the reveal and the run go at once) */
+#define FEED_EVERY_MS 1000
 
 struct guess {
 	char session[HTTP_SESSION_LEN];
@@ -38,16 +43,104 @@ struct api_class {
 	struct guess g[GUESSES_MAX];
 	size_t ntouched;
 	int64_t touched[TOUCHED_MAX];
+	/* the room's state, as the phones follow it (api_class_feed) */
+	struct runlog *feed;
+	int64_t fed_serial, fed_run;
+	int fed_revealed;
+	size_t fed_answered;
+	struct timespec fed_at;
+	int pending, stopping;
+	pthread_cond_t cv;
+	pthread_t feeder;
+	int feeder_started;
 };
+
+/* The room's public state to the feed; c->mu held. */
+static void feed_now(struct api_class *c)
+{
+	json_t *ev = json_pack("{s:s, s:I, s:I, s:b, s:o}", "type", "class",
+			       "serial", (json_int_t)c->serial, "answered",
+			       (json_int_t)c->n, "revealed", c->revealed, "run",
+			       c->run ? json_integer(c->run) : json_null());
+
+	if (ev)
+		runlog_append(c->feed, ev);
+	json_decref(ev);
+	c->fed_serial = c->serial;
+	c->fed_run = c->run;
+	c->fed_revealed = c->revealed;
+	c->fed_answered = c->n;
+	c->pending = 0;
+	clock_gettime(CLOCK_MONOTONIC, &c->fed_at);
+}
+
+/* After any change; c->mu held. A count of answers waits its turn. */
+static void feed_locked(struct api_class *c)
+{
+	struct timespec now;
+	double since;
+
+	if (c->serial != c->fed_serial || c->run != c->fed_run ||
+	    c->revealed != c->fed_revealed) {
+		feed_now(c);
+		return;
+	}
+	if (c->n == c->fed_answered)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	since = (double)(now.tv_sec - c->fed_at.tv_sec) * 1e3 +
+		(double)(now.tv_nsec - c->fed_at.tv_nsec) / 1e6;
+	if (since >= FEED_EVERY_MS) {
+		feed_now(c);
+	} else if (!c->pending) {
+		c->pending = 1;
+		pthread_cond_signal(&c->cv);
+	}
+}
+
+/* Sends a waiting count once its turn comes. */
+static void *feeder(void *arg)
+{
+	struct api_class *c = arg;
+
+	pthread_mutex_lock(&c->mu);
+	while (!c->stopping) {
+		if (!c->pending) {
+			pthread_cond_wait(&c->cv, &c->mu);
+			continue;
+		}
+		struct timespec due = c->fed_at;
+		due.tv_nsec += (long)(FEED_EVERY_MS % 1000) * 1000000L;
+		due.tv_sec += FEED_EVERY_MS / 1000 + due.tv_nsec / 1000000000L;
+		due.tv_nsec %= 1000000000L;
+		if (pthread_cond_timedwait(&c->cv, &c->mu, &due) == ETIMEDOUT &&
+		    c->pending)
+			feed_now(c);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
 
 struct api_class *api_class_new(struct store *st)
 {
 	struct api_class *c = calloc(1, sizeof(*c));
+	pthread_condattr_t ca;
 
 	if (!c)
 		return NULL;
 	pthread_mutex_init(&c->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	c->store = st;
+	c->feed = runlog_new(0);
+	if (!c->feed) {
+		api_class_free(c);
+		return NULL;
+	}
+	feed_now(c); /* a phone that connects gets the state at once */
+	c->feeder_started = !pthread_create(&c->feeder, NULL, feeder, c);
 	return c;
 }
 
@@ -55,8 +148,24 @@ void api_class_free(struct api_class *c)
 {
 	if (!c)
 		return;
+	pthread_mutex_lock(&c->mu);
+	c->stopping = 1;
+	pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	if (c->feeder_started)
+		pthread_join(c->feeder, NULL);
+	if (c->feed) {
+		runlog_close(c->feed);
+		runlog_unref(c->feed);
+	}
+	pthread_cond_destroy(&c->cv);
 	pthread_mutex_destroy(&c->mu);
 	free(c);
+}
+
+struct runlog *api_class_feed(struct api_class *c)
+{
+	return runlog_ref_live(c->feed);
 }
 
 int api_class_touched(struct api_class *c, int64_t id)
@@ -176,6 +285,7 @@ answer_locked(struct api_class *c, struct http_request *rq, const char *session)
 {
 	json_t *s = state_locked(c, session);
 
+	feed_locked(c);
 	pthread_mutex_unlock(&c->mu);
 	return s ? http_json(rq, MHD_HTTP_OK, s) : MHD_NO;
 }

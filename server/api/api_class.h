@@ -15,6 +15,7 @@
  * thread.
  */
 struct api_class;
+struct runlog;
 
 /* NULL on ENOMEM. A guess is kept by the class link's sign-in session
  * (struct http_request .session); the teacher's stands apart. */
@@ -24,6 +25,13 @@ void api_class_free(struct api_class *c);
 /* Whether run id was ever given a class's guesses by this server: its
  * document may still change, so it is not kept serialised. */
 int api_class_touched(struct api_class *c, int64_t id);
+/*
+ * The room's state as the phones follow it, one event of type "class"
+ * ({serial, answered, revealed, run}) each time it changes: the question,
+ * the reveal and the run at once, a new count of answers at most once a
+ * second. A reference for stream_respond; NULL on ENOMEM.
+ */
+struct runlog *api_class_feed(struct api_class *c);
 
 /* GET /api/class: the question, how many answered, the revealed guesses. */
 enum MHD_Result api_class_get(struct http_request *rq, struct api_class *c);

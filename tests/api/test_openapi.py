@@ -331,6 +331,9 @@ class OpenApiTest(SharedServerTest):
                   want=404)
         self.call("/api/class/reveal", "post", "/api/class/reveal", {}, want=200)
         self.call("/api/class", "get", "/api/class", want=200)
+        # the room's stream never ends: its refusal is what is read here
+        # (tests/api/test_class_events.py follows it)
+        self.call("/api/class/events", "get", "/api/class/events?after=x", want=400)
 
     def test_error_answers(self):
         """Each refusal the server can give, validated against the

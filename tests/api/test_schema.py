@@ -105,6 +105,7 @@ class SchemaTest(SharedServerTest):
             "/api/campaigns/{id}": {"get"},
             "/api/session": {"get", "post", "delete", "patch"},
             "/api/class": {"get"},
+            "/api/class/events": {"get"},
             "/api/class/question": {"put"},
             "/api/class/guesses": {"post"},
             "/api/class/reveal": {"post"},
