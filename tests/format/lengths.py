@@ -12,27 +12,19 @@ import os
 import re
 import sys
 
+# the same files as the cycle check reads
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cycles import sources  # noqa: E402
+
 FILE_MOST = 600
 FUNCTION_MOST = 100
-TOPS = ("lib", "kernels", "server", "cli")
-OUTSIDE = ("kernels/experiments/dso", "kernels/experiments/template")
 # one experiment a file, or one part of one a file in its folder
 EXPERIMENTS = "kernels/experiments"
 
 # a definition: a name and its parameters at the start of a line, then a
 # line that opens the body
 START = re.compile(r"^(?:static\s+|inline\s+)*[A-Za-z_][\w\s\*]*?\b([A-Za-z_]\w*)\s*\(")
-
-
-def sources(root):
-    for top in TOPS:
-        for d, _, files in os.walk(os.path.join(root, top)):
-            rel = os.path.relpath(d, root)
-            if rel.startswith(OUTSIDE):
-                continue
-            for f in sorted(files):
-                if f.endswith((".c", ".h")):
-                    yield os.path.join(rel, f)
 
 
 def is_experiment(path):
