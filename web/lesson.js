@@ -120,6 +120,12 @@ export class LessonPanel {
     if (st) this.state = st;
     st = this.state;
     const l = this.lesson();
+    // the poll brings the same state every 2 s: the panel (its QR code, the focus on its buttons) stays as it is
+    let hidden = '';
+    try { hidden = sessionStorage.getItem(LOBBY_HIDDEN) || ''; } catch (e) { /* private mode */ }
+    const key = JSON.stringify([st, hidden, l && l.id, this.exp && this.exp.name, this.result.hidden, classLink(), this.live.childElementCount > 0]);
+    if (key === this.shownClass) return;
+    this.shownClass = key;
     const el = clear(this.live);
     if (!l || !this.exp) return;
     const q = st && st.question;
