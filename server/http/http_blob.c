@@ -141,9 +141,11 @@ static void make_gzip(struct http_blob *b)
 		zs.avail_out = (uInt)cap;
 		if (deflate(&zs, Z_FINISH) == Z_STREAM_END &&
 		    zs.total_out < p->len) {
-			p->gz = realloc(out, zs.total_out);
-			if (!p->gz)
-				p->gz = out;
+			/* shrinking cannot fail in practice; where it does,
+			 * the larger block is kept as it is */
+			char *fit = realloc(out, zs.total_out);
+
+			p->gz = fit ? fit : out;
 			p->gz_len = zs.total_out;
 			out = NULL;
 		}
