@@ -24,7 +24,8 @@ void cols_span_add(struct span *s, double v);
 /*
  * The magnitude to pick a table's one unit by: halfway between its
  * smallest and largest value on a log scale, so neither end needs an
- * exponent (467 ns and 1.51 ms read 0.467 and 1506 us).
+ * exponent (467 ns and 1.51 ms read 0.467 and 1506 us); never so far
+ * below the largest that it needs five digits.
  */
 double cols_span_mid(const struct span *s);
 
