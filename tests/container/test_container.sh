@@ -19,69 +19,30 @@ for t in dockerd docker git ip; do
 	command -v $t >/dev/null 2>&1 || skip "'$t' is not installed (make test-deps installs docker.io, git, iproute2)"
 done
 
+. "$here/dockerd.sh"
 run=$(mktemp -d /tmp/nlc.XXXXXX)
 tag=$(basename "$run" | tr -dc 'a-zA-Z0-9' | tr A-Z a-z | cut -c1-9)
-br=nl$tag
-sock=$run/docker.sock
 # stable names: the next run's build starts from these images' layers
 # (apt's packages in both stages), and a rebuild leaves the old ones dangling
 image=numalab-test:latest
 stage=numalab-test-build:latest
-dpid=""
 cleanup() {
 	set +e
-	if [ -n "$dpid" ]; then
-		for c in $(docker -H "unix://$sock" ps -aq --filter "label=numalab-test=$tag" 2>/dev/null); do
-			docker -H "unix://$sock" rm -f "$c" >/dev/null 2>&1
+	if [ -n "$dk_dpid" ]; then
+		for c in $(d ps -aq --filter "label=numalab-test=$tag" 2>/dev/null); do
+			d rm -f "$c" >/dev/null 2>&1
 		done
-		docker -H "unix://$sock" volume rm -f "nlt-$tag" >/dev/null 2>&1
-		docker -H "unix://$sock" image prune -f >/dev/null 2>&1
-		kill "$dpid" 2>/dev/null
-		i=0
-		while kill -0 "$dpid" 2>/dev/null && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
-		kill -9 "$dpid" 2>/dev/null
+		d volume rm -f "nlt-$tag" >/dev/null 2>&1
 	fi
-	ip link del "$br" 2>/dev/null
-	# dockerd leaves its network namespace's mount behind
-	for m in $(awk -v r="$run/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r); do
-		umount "$m"
-	done
+	dockerd_down
 	grep -q " $run/" /proc/mounts || rm -rf "$run"
 }
 trap cleanup EXIT INT TERM
-d() { docker -H "unix://$sock" "$@"; }
 
-# a bridge of this run's own, on a /24 no route uses
-net=""
-for k in $(shuf -i 16-250 -n 20 2>/dev/null || seq 16 35); do
-	ip route | grep -q "^172\.29\.$k\." || { net=172.29.$k; break; }
-done
-[ -n "$net" ] || fail "no free 172.29.x.0/24 for the test's bridge"
-ip link add "$br" type bridge || fail "cannot make a bridge (ip link add $br type bridge)"
-ip addr add "$net.1/24" dev "$br"
-ip link set "$br" up
-
-mkdir -p "$cache/docker"
-# no iptables: published ports go through docker-proxy; the build takes the
-# host's network, so nothing needs NAT
-dockerd --data-root "$cache/docker" --exec-root "$run/x" --pidfile "$run/docker.pid" \
-	-H "unix://$sock" --bridge "$br" --iptables=false --ip-masq=false \
-	>"$run/dockerd.log" 2>&1 &
-dpid=$!
-i=0
-until d version >/dev/null 2>&1; do
-	i=$((i + 1))
-	kill -0 "$dpid" 2>/dev/null && [ $i -lt 120 ] || { tail -20 "$run/dockerd.log" >&2; fail "dockerd did not start"; }
-	sleep 0.5
-done
-echo "ok   dockerd $(d version --format '{{.Server.Version}}') on $sock, data root $cache/docker"
-
+dockerd_up "$run" "$cache/docker"
+echo "ok   dockerd $(d version --format '{{.Server.Version}}') on $run/docker.sock, data root $cache/docker"
+dockerd_base "$cache"
 base=numalab-test-base:bookworm
-if ! d image inspect "$base" >/dev/null 2>&1; then
-	tar=$(sh "$here/base.sh" "$cache") || fail "no Debian 12 base root"
-	d import "$tar" "$base" >/dev/null || fail "docker import $tar"
-	echo "ok   the base image imported from $tar"
-fi
 
 git clone -q "$repo" "$run/src" || fail "git clone"
 t0=$(date +%s)
