@@ -32,6 +32,8 @@ const EVIL = '<img src=x onerror="window.pwned=1">';
 // The histogram's words, measured where they are drawn: each label beside the top of its own line, no label over a bar,
 // a count, another label or another line; every count whole above its bar. Returns the faults, [] when none.
 async function histogramFaults(page, sel) {
+  // drawn anew every poll (2 s): measured once it is laid out
+  await page.waitForFunction((q) => { const t = document.querySelector(`${q} .class-dist-label`); return t && t.getBBox().width > 0; }, sel, { timeout: 10000 }).catch(() => {});
   return page.$eval(sel, (svg) => {
     const box = (el) => el.getBBox();
     const hit = (a, b, pad = 0) => a.x < b.x + b.width + pad && b.x < a.x + a.width + pad && a.y < b.y + b.height + pad && b.y < a.y + a.height + pad;
@@ -184,7 +186,7 @@ try {
     const r = document.querySelector('#lesson-result .class-dist svg').getBoundingClientRect();
     const bar = document.querySelector('.run-bar');
     const limit = bar ? bar.getBoundingClientRect().top : window.innerHeight;
-    return { ok: r.top >= 0 && r.bottom <= limit + 0.5, why: `histogram ${Math.round(r.top)}-${Math.round(r.bottom)}, room to ${Math.round(limit)}` };
+    return { ok: r.height > 0 && r.top >= 0 && r.bottom <= limit + 0.5, why: `histogram ${Math.round(r.top)}-${Math.round(r.bottom)}, room to ${Math.round(limit)}` };
   });
   const whole = await onScreen();
   check(whole.ok, `the class's histogram is on the projector whole at 1280x720 (${whole.why})`);
