@@ -36,7 +36,9 @@ export function componentRows(nodes) {
       const v = read(machines[i], n);
       return v === null || v === undefined || v === '' ? '–' : String(v);
     });
-    return { label, vals, differs: new Set(vals).size > 1 };
+    // a machine still running (no run yet) sets nothing apart
+    const known = vals.filter((v, i) => nodes[i].run);
+    return { label, vals, differs: new Set(known).size > 1 };
   });
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fleet_exec.h"
 #include "hostlist.h"
@@ -81,13 +82,26 @@ struct found {
 	char tail[300];
 	int timeout;
 	int ended; /* its exit line came: taken already */
+	/* its exit line came saying it failed: taken once its stderr has
+	 * come too (clush reads a node's stdout and stderr apart, so
+	 * either may come first), or a second later */
+	int exit_status;
+	double exit_at;
 };
 
 /* What the stream of clush's lines is read into. */
 struct reading {
 	struct byname bn;
 	struct found *fd;
+	int waiting; /* nodes with an exit_at */
 };
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* The line each node's command ends with, after numalab's own output. */
 #define EXIT_LINE "numalab-fleet-exit "
@@ -141,7 +155,14 @@ static void out_line(struct fleet_campaign *c, struct reading *r, char *line)
 	if (f->ended)
 		return;
 	if (!strncmp(sp + 1, EXIT_LINE, strlen(EXIT_LINE))) {
-		node_ended(c, n, f, atoi(sp + 1 + strlen(EXIT_LINE)));
+		int status = atoi(sp + 1 + strlen(EXIT_LINE));
+		if (!status || *f->tail) {
+			node_ended(c, n, f, status);
+		} else if (!f->exit_at) {
+			f->exit_status = status;
+			f->exit_at = mono();
+			r->waiting++;
+		}
 		return;
 	}
 	strbuf_addstr(&f->doc, sp + 1);
@@ -190,6 +211,22 @@ static void err_line(const struct byname *bn, struct found *fd, char *line)
 	}
 }
 
+/* Takes the nodes that said they failed: all, or those waiting a second. */
+static void take_waiting(struct reading *r, int all)
+{
+	struct fleet_campaign *c = r->bn.c;
+	double now = mono();
+
+	for (int i = 0; r->waiting && i < c->n; i++) {
+		struct found *f = &r->fd[i];
+		if (f->ended || !f->exit_at ||
+		    (!all && !*f->tail && now - f->exit_at < 1.0))
+			continue;
+		r->waiting--;
+		node_ended(c, &c->node[i], f, f->exit_status);
+	}
+}
+
 static void on_line(void *arg, int stream, char *text)
 {
 	struct reading *r = arg;
@@ -198,12 +235,17 @@ static void on_line(void *arg, int stream, char *text)
 		out_line(r->bn.c, r, text);
 	else
 		err_line(&r->bn, r->fd, text);
+	if (stream == 1 && r->waiting)
+		take_waiting(r, 0);
 }
 
+/* Asked every 250 ms while clush runs. */
 static int stopped(void *arg)
 {
 	struct reading *r = arg;
 
+	if (r->waiting)
+		take_waiting(r, 0);
 	return *r->bn.c->stop != 0;
 }
 
@@ -303,6 +345,7 @@ int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err)
 		goto out;
 	}
 	rc = 0;
+	take_waiting(&r, 1);
 	for (int i = 0; i < c->n; i++)
 		if (!r.fd[i].ended)
 			left_over(c, &c->node[i], &r.fd[i]);

@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "api"))
@@ -128,6 +129,107 @@ def runs(db=DB):
         c.close()
 
 
+# one thread and 64 KiB: a run of a few ms, so that many "machines" that are
+# all this host's cpus finish in about a minute
+MICRO = ["memory_policy_semantics", "size=64K", "repeat=1", "warmup=0"]
+WIDE = ["m%02d" % i for i in range(1, int(os.environ.get("CLUSTER_WIDE", "32")) + 1)]
+
+
+def token_server(name):
+    home = tempfile.mkdtemp(prefix=name + "-", dir=TMP)
+    token = os.path.join(home, "token")
+    with open(token, "w") as f:
+        f.write("fleet-%s-secret\n" % name)
+    srv = Server(home, db=os.path.join(home, name + ".db"), name=name,
+                 args=["--token-file", token])
+    srv.start()
+    return srv, {"Authorization": "Bearer fleet-%s-secret" % name}, home, token
+
+
+def clush_conf(home, fanout):
+    """An XDG_CONFIG_HOME whose clush.conf says how many at once."""
+    conf = os.path.join(home, "xdg")
+    os.makedirs(os.path.join(conf, "clustershell"), exist_ok=True)
+    with open(os.path.join(conf, "clustershell", "clush.conf"), "w") as f:
+        f.write("[Main]\nfanout: %d\n" % fanout)
+    return conf
+
+
+class Background:
+    """`numalab fleet run` in the background, its output into files (a
+    pipe nobody reads while it runs would stop it); finish() -> (out, err)."""
+
+    def __init__(self, args, env, cwd):
+        self.out = tempfile.NamedTemporaryFile("w+", dir=cwd, suffix=".out")
+        self.err = tempfile.NamedTemporaryFile("w+", dir=cwd, suffix=".err")
+        self.proc = subprocess.Popen([BIN, "fleet", "run", *args], cwd=cwd, text=True,
+                                     stdout=self.out, stderr=self.err,
+                                     env=dict(os.environ, **(env or {})))
+        self.returncode = None
+
+    def poll(self):
+        return self.proc.poll()
+
+    def communicate(self, timeout):
+        self.returncode = self.proc.wait(timeout)
+        texts = []
+        for f in (self.out, self.err):
+            f.seek(0)
+            texts.append(f.read())
+            f.close()
+        return texts
+
+
+def fleet_bg(*args, env=None, cwd=TMP):
+    return Background(args, env, cwd)
+
+
+def watch(srv, auth, cid, proc, every=0.3):
+    """Reads the campaign while proc runs: [(state, done, total, seconds)]."""
+    t0, seen = time.monotonic(), []
+    while proc.poll() is None:
+        st, c, _ = srv.json("GET", "/api/campaigns/%s?limit=1" % cid, headers=auth)
+        if st == 200:
+            seen.append((c["state"], c["counts"]["done"], c["total"], time.monotonic() - t0))
+        time.sleep(every)
+    return seen
+
+
+def every_node(srv, auth, cid):
+    """The campaign with all its nodes, read 1000 a page."""
+    st, c, _ = srv.json("GET", "/api/campaigns/%s?limit=1000" % cid, headers=auth)
+    assert st == 200, c
+    while len(c["nodes"]) < c["total"]:
+        st, more, _ = srv.json("GET", "/api/campaigns/%s?limit=1000&offset=%d"
+                               % (cid, len(c["nodes"])), headers=auth)
+        c["nodes"] += more["nodes"]
+    return c
+
+
+def db_runs_by_node(db, cid):
+    """How many runs the store holds of each node of campaign cid."""
+    c = sqlite3.connect(db)
+    try:
+        out = {}
+        for (m,) in c.execute("SELECT machine FROM runs"):
+            f = (json.loads(m) or {}).get("fleet") or {}
+            if f.get("campaign") == cid:
+                out[f["node"]] = out.get(f["node"], 0) + 1
+        return out
+    finally:
+        c.close()
+
+
+def server_memory(srv):
+    """The server's resident memory now and at its peak, from /proc."""
+    try:
+        with open("/proc/%d/status" % srv.pid()) as f:
+            kv = dict(l.split(":", 1) for l in f if ":" in l)
+        return "%s now, %s at most" % (kv["VmRSS"].strip(), kv["VmHWM"].strip())
+    except OSError:
+        return "unknown"
+
+
 class SlurmTest(unittest.TestCase):
     def test_1_every_node_runs_and_says_where(self):
         p = fleet(*SMALL, "--engine", "slurm", "--nodes", "n[1-2]", "--db", DB)
@@ -156,7 +258,8 @@ class SlurmTest(unittest.TestCase):
                     '{ echo "numalab: libhwloc.so.15 not found" >&2; exit 127; }\n'
                     'exec "%s" "$@"\n' % BIN)
         os.chmod(broken, 0o755)
-        p = fleet(*SMALL, "--engine", "slurm", "--all", "--numalab", broken, "--db", DB)
+        p = fleet(*SMALL, "--engine", "slurm", "--partition", "lab", "--all", "--numalab", broken,
+                  "--db", DB)
         self.assertEqual(p.returncode, 1)
         cid = campaign_id(p.stdout)
         c = sqlite3.connect(DB)
@@ -210,7 +313,7 @@ class SlurmTest(unittest.TestCase):
         srv = Server(TMP, db=os.path.join(TMP, "served.db"), args=["--token-file", token])
         srv.start()
         try:
-            p = fleet(*SMALL, "--engine", "slurm", "--all", "--server",
+            p = fleet(*SMALL, "--engine", "slurm", "--partition", "lab", "--all", "--server",
                       "http://127.0.0.1:%d" % srv.port, "--token-file", token)
             self.assertEqual(p.returncode, 0, p.stderr)
             cid = campaign_id(p.stdout)
@@ -348,6 +451,91 @@ class SlurmTest(unittest.TestCase):
         finally:
             srv.stop()
 
+    def test_90_thirty_two_nodes_seen_as_they_finish(self):
+        """The wide partition: 32 slurmd on this host, one exclusive job
+        each; the campaign is there while its jobs run."""
+        srv, auth, home, token = token_server("wide")
+        try:
+            t0 = time.monotonic()
+            proc = fleet_bg(*MICRO, "--engine", "slurm", "--partition", "wide", "--all",
+                            "--id", "wide", "--server", "http://127.0.0.1:%d" % srv.port,
+                            "--token-file", token, cwd=home)
+            seen = watch(srv, auth, "wide", proc)
+            out, err = proc.communicate(timeout=60)
+            took = time.monotonic() - t0
+            self.assertEqual(proc.returncode, 0, err[-2000:] + out[-2000:])
+            n = len(WIDE)
+            running = [o for o in seen if o[0] == "running" and o[2] == n]
+            self.assertTrue(running, "never seen running with its %d nodes: %s" % (n, seen[:5]))
+            self.assertTrue(any(o[1] < n for o in running), seen[::max(1, len(seen) // 10)])
+            c = every_node(srv, auth, "wide")
+            self.assertEqual((c["state"], c["counts"]["done"], c["cluster"]), ("done", n, "numalab-test"))
+            for node in c["nodes"]:
+                self.assertEqual(node["run"]["machine"]["fleet"]["node"], node["node"])
+                self.assertTrue(node["job_id"].isdigit())
+            self.assertNotIn("(None)", out)
+            self.assertRegex(out, r"m01 +submitted as job \d+")
+            print("FLEET figure: slurm %d nodes: %.0f s from start to the last delivery, "
+                  "%d progress reads, server %s" % (n, took, len(seen), server_memory(srv)))
+        finally:
+            srv.stop()
+
+    def test_91_a_start_slurm_refuses_is_a_failed_campaign(self):
+        token = os.path.join(TMP, "token-refused")
+        with open(token, "w") as f:
+            f.write("fleet-refused-secret\n")
+        home = tempfile.mkdtemp(prefix="refused-", dir=TMP)
+        srv = Server(home, db=os.path.join(home, "r.db"), name="refused",
+                     args=["--token-file", token, "--fleet", "slurm"])
+        srv.start()
+        auth = {"Authorization": "Bearer fleet-refused-secret"}
+        try:
+            for want, msg in (({"nodes": "n[1-3]"}, "sinfo lists no node 'n3'"),
+                              ({"partition": "nope", "all": True},
+                               "sinfo lists no node in partition 'nope'")):
+                st, ans, _ = srv.json("POST", "/api/campaigns/start",
+                                      dict(want, experiment="atomic_increment"), headers=auth)
+                self.assertEqual(st, 202, ans)
+
+                def ended():
+                    st, c, _ = srv.json("GET", ans["url"], headers=auth)
+                    return st == 200 and c["state"] != "running"
+                self.assertTrue(wait_until(ended, ceiling=60))
+                st, c, _ = srv.json("GET", ans["url"], headers=auth)
+                self.assertEqual(c["state"], "failed", c)
+                self.assertIn(msg, c["error"])
+        finally:
+            srv.stop()
+
+    def test_92_a_cancel_stops_the_jobs(self):
+        slow = os.path.join(TMP, "slow.sh")
+        with open(slow, "w") as f:
+            f.write('#!/bin/sh\nsleep 120\nexec "%s" "$@"\n' % BIN)
+        os.chmod(slow, 0o755)
+        srv, auth, home, token = token_server("cancel")
+        try:
+            proc = fleet_bg(*SMALL, "--engine", "slurm", "--nodes", "n[1-2]", "--numalab", slow,
+                            "--id", "cancelme", "--server", "http://127.0.0.1:%d" % srv.port,
+                            "--token-file", token, cwd=home)
+
+            def jobs_run():
+                st, c, _ = srv.json("GET", "/api/campaigns/cancelme", headers=auth)
+                return st == 200 and c["counts"]["running"] == 2 and c
+            self.assertTrue(wait_until(jobs_run, ceiling=60))
+            ids = [n["job_id"] for n in jobs_run()["nodes"]]
+            st, ans, _ = srv.json("DELETE", "/api/campaigns/cancelme", {}, headers=auth)
+            self.assertEqual((st, ans["state"]), (202, "cancelling"))
+            out, err = proc.communicate(timeout=60)
+            self.assertEqual(proc.returncode, 130, err[-2000:])
+            st, c, _ = srv.json("GET", "/api/campaigns/cancelme", headers=auth)
+            self.assertEqual((c["state"], c["counts"]["cancelled"]), ("cancelled", 2), out)
+            self.assertIn("a cancel asked through the server", c["nodes"][0]["reason"])
+            left = subprocess.run(["squeue", "-h", "-j", ",".join(ids), "-t", "PENDING,RUNNING"],
+                                  capture_output=True, text=True, timeout=30).stdout
+            self.assertEqual(left.strip(), "", "jobs still there after the cancel")
+        finally:
+            srv.stop()
+
     def test_9_no_token_in_a_jobs_environment(self):
         deliver_with_env_token(self, "slurm", "--engine", "slurm", "--nodes", "n[1-2]",
                                only_needed=True)
@@ -447,48 +635,83 @@ class ClushTest(unittest.TestCase):
         self.assertEqual(nodes["lab02"][0], "failed", p.stdout)
         self.assertIsNone(nodes["lab02"][1])
 
-    def test_two_hundred_nodes_into_a_server_with_its_token(self):
-        """Every node's run and the campaign record reach a server started
-        with a token; the fleet client sends it on each delivery."""
-        token = os.path.join(TMP, "token")
-        with open(token, "w") as f:
-            f.write("fleet-secret\n")
-        home = tempfile.mkdtemp(prefix="many-", dir=TMP)
-        srv = Server(home, db=os.path.join(home, "many.db"), name="many",
-                     args=["--token-file", token])
-        srv.start()
+    def test_a_thousand_nodes_seen_as_they_finish(self):
+        """1,000 clush "machines" (the exec worker, all this host) into a
+        server with its token: the campaign is there while it runs, its
+        counts growing, and at the end every run and the record are."""
+        srv, auth, home, token = token_server("thousand")
         try:
-            # one thread and 64 KiB, eight at a time (clush's fanout, from its
-            # config): 200 "machines" that are all this host's few cpus
-            conf = os.path.join(home, "xdg", "clustershell")
-            os.makedirs(conf)
-            with open(os.path.join(conf, "clush.conf"), "w") as f:
-                f.write("[Main]\nfanout: 8\n")
-            p = fleet("memory_policy_semantics", "size=64K", "repeat=1", "warmup=0",
-                      "--engine", "clush", "--clush-worker", "exec",
-                      "--nodes", "lab[001-200]", "--numalab", BIN,
-                      "--server", "http://127.0.0.1:%d" % srv.port, "--token-file", token,
-                      env={"XDG_CONFIG_HOME": os.path.join(home, "xdg")}, timeout=900)
-            self.assertNotIn("answered 429", p.stdout + p.stderr,
-                             "the server's import quota refused token-bearing deliveries")
+            conf = clush_conf(home, fanout=64)
+            t0 = time.monotonic()
+            proc = fleet_bg(*MICRO, "--engine", "clush", "--clush-worker", "exec",
+                            "--nodes", "lab[0001-1000]", "--numalab", BIN, "--id", "thousand",
+                            "--server", "http://127.0.0.1:%d" % srv.port, "--token-file", token,
+                            env={"XDG_CONFIG_HOME": conf}, cwd=home)
+            seen = watch(srv, auth, "thousand", proc)
+            out, err = proc.communicate(timeout=60)
+            took = time.monotonic() - t0
+            self.assertEqual(proc.returncode, 0, err[-2000:])
+            running = [o for o in seen if o[0] == "running" and o[2] == 1000]
+            self.assertTrue(running, "never seen running with its 1000 nodes: %s" % seen[:5])
+            self.assertTrue(any(0 < o[1] < 1000 for o in running),
+                            "never seen part done: %s" % seen[::max(1, len(seen) // 10)])
+            c = every_node(srv, auth, "thousand")
+            self.assertEqual((c["state"], c["total"], c["counts"]["done"]), ("done", 1000, 1000))
+            self.assertEqual([n["node"] for n in c["nodes"]], ["lab%04d" % i for i in range(1, 1001)])
+            ids = [n["run_id"] for n in c["nodes"]]
+            self.assertEqual(len(set(ids)), 1000)
+            self.assertNotIn(None, ids)
+            st, all_runs, _ = srv.json("GET", "/api/runs?limit=1", headers=auth)
+            self.assertEqual(all_runs["total"], 1000)
+            rss = server_memory(srv)
+            print("FLEET figure: clush 1000 nodes: %.0f s from start to the last delivery, "
+                  "first seen running after %.1f s, %d progress reads, server peak %s"
+                  % (took, seen[0][3] if seen else -1, len(seen), rss))
+            self.assertIn("1000 of 1000 node(s) done", out)
+            self.assertRegex(out, r"\[ *\d+\.\ds\] lab0500 +done")
+        finally:
+            srv.stop()
+
+    def test_the_server_stopped_while_it_delivers(self):
+        """The server stops (SIGTERM) halfway, and comes back on its port
+        a few seconds later: the retries land every run, each once; then
+        `fleet deliver DIR` sends it all again and nothing is stored twice."""
+        srv, auth, home, token = token_server("away")
+        port = srv.port
+        try:
+            conf = clush_conf(home, fanout=4)
+            proc = fleet_bg(*MICRO, "--engine", "clush", "--clush-worker", "exec",
+                            "--nodes", "lab[001-100]", "--numalab", BIN, "--id", "away",
+                            "--dir", os.path.join(home, "away"), "--deliver-wait", "120",
+                            "--server", "http://127.0.0.1:%d" % port, "--token-file", token,
+                            env={"XDG_CONFIG_HOME": conf}, cwd=home)
+
+            def some_done():
+                st, c, _ = srv.json("GET", "/api/campaigns/away?limit=1", headers=auth)
+                return st == 200 and c["counts"]["done"] >= 10
+            self.assertTrue(wait_until(some_done, ceiling=120))
+            self.assertEqual(srv.stop(), 0)
+            time.sleep(4)
+            srv.start(listen="127.0.0.1:%d" % port)
+            out, err = proc.communicate(timeout=300)
+            sys.stdout.write("\n".join(l for l in out.splitlines() if "[delivery]" in l) + "\n")
+            self.assertEqual(proc.returncode, 0, err[-2000:])
+            self.assertIn("[delivery] not delivered now", out)
+            once = lambda: db_runs_by_node(srv.db, "away")
+            self.assertEqual(once(), {"lab%03d" % i: 1 for i in range(1, 101)})
+            c = every_node(srv, auth, "away")
+            self.assertEqual((c["state"], c["counts"]["done"]), ("done", 100))
+            acks = [f for f in os.listdir(os.path.join(home, "away")) if f.endswith(".ack")]
+            self.assertEqual(len(acks), 100)
+            p = subprocess.run([BIN, "fleet", "deliver", os.path.join(home, "away"), "--server",
+                                "http://127.0.0.1:%d" % port, "--token-file", token],
+                               capture_output=True, text=True, timeout=300)
             self.assertEqual(p.returncode, 0, p.stderr)
-            cid = campaign_id(p.stdout)
-            auth = {"Authorization": "Bearer fleet-secret"}
-            st, c, _ = srv.json("GET", "/api/campaigns/%s?limit=1000" % cid, headers=auth)
-            self.assertEqual(st, 200, c)
-            self.assertEqual(c["total"], 200)
-            self.assertEqual(c["counts"]["done"], 200)
-            want = ["lab%03d" % i for i in range(1, 201)]
-            self.assertEqual([n["node"] for n in c["nodes"]], want)
-            for n in c["nodes"]:
-                self.assertEqual(n["state"], "done", n)
-                self.assertEqual(n["run"]["machine"]["fleet"]["node"], n["node"])
-                self.assertEqual(n["run"]["machine"]["fleet"]["campaign"], cid)
-            st, runs_, _ = srv.json("GET", "/api/runs?limit=1000", headers=auth)
-            self.assertEqual(runs_["total"], 200)
-            # read a page at a time: the default page, with the totals
-            st, c, _ = srv.json("GET", "/api/campaigns/" + cid, headers=auth)
-            self.assertEqual((len(c["nodes"]), c["total"]), (100, 200))
+            self.assertIn("100 run(s) delivered", p.stdout)
+            self.assertEqual(once(), {"lab%03d" % i: 1 for i in range(1, 101)})
+            print("FLEET figure: server stopped (SIGTERM) once 10 or more of 100 runs were in, "
+                  "back 4 s later on its port: every run landed once by the retries; fleet "
+                  "deliver again stored none twice")
         finally:
             srv.stop()
 

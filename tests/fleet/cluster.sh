@@ -1,7 +1,9 @@
 #!/bin/sh
 # cluster.sh - a real Slurm cluster on this host, in a temporary directory and
-# without systemd: munged with its own key and socket, one slurmctld, and two
-# slurmd (n1, n2) described as different machines through config_overrides.
+# without systemd: munged with its own key and socket, one slurmctld, two
+# slurmd (n1, n2) described as different machines through config_overrides
+# in partition lab, and CLUSTER_WIDE more (m01, m02, ..., default 32) in
+# partition wide, each its own `slurmd -N` on a port of its own.
 #   . tests/fleet/cluster.sh; cluster_up DIR; ...; cluster_down
 # cluster_up exports SLURM_CONF so sinfo, sbatch, squeue and scancel find it;
 # cluster_down kills, by PID, every daemon cluster_up started.
@@ -30,16 +32,27 @@ cluster_wait_pidfile() {
 	return 1
 }
 
-# three distinct free ports on every address (slurmd binds them all), held
+# N distinct free ports on every address (slurmd binds them all), held
 # together while chosen so that none is handed out twice
 cluster_free_ports() {
-	python3 -c 'import socket; s=[socket.socket() for _ in range(3)]; [x.bind(("",0)) for x in s]; print(*[x.getsockname()[1] for x in s])'
+	python3 -c 'import socket, sys; s=[socket.socket() for _ in range(int(sys.argv[1]))]; [x.bind(("",0)) for x in s]; print(*[x.getsockname()[1] for x in s])' "$1"
+}
+
+# the wide partition's node names: m01 m02 ...
+cluster_wide_names() {
+	i=1
+	while [ $i -le "${CLUSTER_WIDE:-32}" ]; do
+		printf 'm%02d ' $i
+		i=$((i + 1))
+	done
 }
 
 cluster_up() {
 	CLUSTER_DIR=$1
 	d=$CLUSTER_DIR
+	wide=$(cluster_wide_names)
 	mkdir -p "$d/log" "$d/spool/ctld" "$d/spool/n1" "$d/spool/n2" "$d/munge"
+	for n in $wide; do mkdir -p "$d/spool/$n"; done
 	chmod 700 "$d/munge"
 	mungekey -c -k "$d/munge/munge.key" || return 1
 	munged --force --key-file="$d/munge/munge.key" \
@@ -50,8 +63,10 @@ cluster_up() {
 		{ cluster_fail "munged wrote no pid"; return 1; }
 	cluster_pids="$cluster_pids $pid"
 
-	set -- $(cluster_free_ports)
+	set -- $(cluster_free_ports $((3 + ${CLUSTER_WIDE:-32})))
 	ctld_port=$1 p1=$2 p2=$3
+	shift 3
+	wide_ports="$*"
 	user=$(id -un)
 	cat >"$d/slurm.conf" <<CONF
 ClusterName=numalab-test
@@ -88,6 +103,12 @@ NodeName=n1 NodeHostname=localhost Port=$p1 CPUs=2 RealMemory=1000 Features=smal
 NodeName=n2 NodeHostname=localhost Port=$p2 CPUs=2 RealMemory=2000 Features=big,gen2 State=UNKNOWN
 PartitionName=lab Nodes=n1,n2 Default=YES MaxTime=10 State=UP
 CONF
+	set -- $wide_ports
+	for n in $wide; do
+		echo "NodeName=$n NodeHostname=localhost Port=$1 CPUs=2 RealMemory=1000 Features=wide State=UNKNOWN" >>"$d/slurm.conf"
+		shift
+	done
+	[ -z "$wide" ] || echo "PartitionName=wide Nodes=$(echo $wide | tr ' ' ',') MaxTime=10 State=UP" >>"$d/slurm.conf"
 	export SLURM_CONF="$d/slurm.conf"
 	slurmctld -f "$SLURM_CONF" ||
 		{ cluster_fail "slurmctld did not start"; return 1; }
@@ -95,16 +116,17 @@ CONF
 		{ cluster_fail "slurmctld wrote no pid"; return 1; }
 	cluster_pids="$cluster_pids $pid"
 	ctld_pid=$pid
-	for n in n1 n2; do
+	for n in n1 n2 $wide; do
 		slurmd -f "$SLURM_CONF" -N $n ||
 			{ cluster_fail "slurmd $n did not start"; return 1; }
 		pid=$(cluster_wait_pidfile "$d/slurmd-$n.pid") ||
 			{ cluster_fail "slurmd $n wrote no pid"; return 1; }
 		cluster_pids="$cluster_pids $pid"
 	done
-	# both nodes registered and idle
+	# every node registered and idle
+	want=$(for n in n1 n2 $wide; do echo $n; done | sort | tr '\n' ' ')
 	i=0
-	while [ $i -lt 150 ]; do
+	while [ $i -lt 300 ]; do
 		# a controller that died (its port taken between choosing and
 		# binding it) is said at once, not after every sinfo timed out
 		if ! kill -0 "$ctld_pid" 2>/dev/null; then
@@ -112,7 +134,7 @@ CONF
 			return 1
 		fi
 		idle=$(sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | tr '\n' ' ')
-		[ "$idle" = "n1 n2 " ] && return 0
+		[ "$idle" = "$want" ] && return 0
 		sleep 0.2
 		i=$((i + 1))
 	done

@@ -35,7 +35,8 @@ until cluster_up "$tmp/cluster"; do
 done
 echo "  FLEET   cluster up in $(($(date +%s) - start)) s: $(sinfo -h -N -o '%N %t %f' | tr '\n' ';')"
 # in the background, so that a TERM to this shell runs the trap at once
-FLEET_TMP=$tmp python3 "$here/check_fleet.py" &
+# FLEET_TESTS: some of them (Class.test_name ...), all when empty
+FLEET_TMP=$tmp python3 "$here/check_fleet.py" $FLEET_TESTS &
 wait $!
 rc=$?
 echo "  FLEET   up, campaigns and checks took $(($(date +%s) - start)) s"
