@@ -196,12 +196,13 @@ static int choose_nodes(struct fleet_campaign *c, struct sinfo_row *rows,
 				 "no node has feature '%s'%s", c->constraint,
 				 c->nodes ? " among those named" : "");
 	else if (!rc && !c->n)
-		rc = errinfo_set(err, "partition",
-				 "sinfo lists no node%s%s%s (is the partition's "
-				 "name right? sinfo -s lists them)",
-				 c->partition ? " in partition '" : "",
-				 c->partition ? c->partition : "",
-				 c->partition ? "'" : "");
+		rc = errinfo_set(
+			err, "partition",
+			"sinfo lists no node%s%s%s (is the partition's "
+			"name right? sinfo -s lists them)",
+			c->partition ? " in partition '" : "",
+			c->partition ? c->partition : "",
+			c->partition ? "'" : "");
 	strvec_clear(&want);
 	return rc;
 }

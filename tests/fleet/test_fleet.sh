@@ -35,8 +35,11 @@ until cluster_up "$tmp/cluster"; do
 done
 echo "  FLEET   cluster up in $(($(date +%s) - start)) s: $(sinfo -h -N -o '%N %t %f' | tr '\n' ';')"
 # in the background, so that a TERM to this shell runs the trap at once
-# each run's estimate reads the machine's rates from the cache: measured
-# once here, not by a thousand runs at once
+# each run's estimate reads the machine's rates from a cache of the lane's
+# own (a numalab of another version elsewhere would overwrite a shared one):
+# measured once here, not by a thousand runs at once; Slurm's jobs get
+# XDG_CACHE_HOME too
+export XDG_CACHE_HOME="$tmp/cache"
 "$NUMALAB_BIN" rates >/dev/null || exit 1
 # FLEET_TESTS: some of them (Class.test_name ...), all when empty
 FLEET_TMP=$tmp python3 "$here/check_fleet.py" $FLEET_TESTS &
