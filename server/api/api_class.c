@@ -15,9 +15,6 @@
 #include "runlog.h"
 
 #define TOUCHED_MAX 4096 /* runs given guesses in one server's life */
-/* guesses one client (an address, an IPv6 /64) may give one question: a
- * phone each of a few students sharing one, never a question filled */
-#define GUESSES_PER_CLIENT 16
 /* a new count of answers goes to the phones' stream at most this often
  * (the question, the reveal and the run go at once) */
 #define FEED_EVERY_MS 1000
@@ -426,13 +423,17 @@ enum MHD_Result api_class_guess(struct http_request *rq, struct api_class *c)
 		theirs += !memcmp(c->g[k].client, client, 16);
 	for (i = 0; i < c->n && strcmp(c->g[i].session, session); i++)
 		;
-	if (i == c->n && theirs >= GUESSES_PER_CLIENT) {
+	/* guesses one client (an address, an IPv6 /64) may give one
+	 * question: one a session it may hold (--max-client-sessions), so a
+	 * few students sharing an address guess and no address fills it */
+	if (i == c->n && theirs >= (size_t)http_client_sessions_max(rq)) {
 		pthread_mutex_unlock(&c->mu);
 		return http_error(rq, MHD_HTTP_CONFLICT, NULL,
 				  "this address has given %d guesses to this "
-				  "question, the most one address may (a "
-				  "student may still change theirs)",
-				  GUESSES_PER_CLIENT);
+				  "question, the most one address may (as many "
+				  "as --max-client-sessions; a student may "
+				  "still change theirs)",
+				  http_client_sessions_max(rq));
 	}
 	if (i == c->n && c->n == GUESSES_MAX) {
 		pthread_mutex_unlock(&c->mu);

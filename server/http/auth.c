@@ -585,3 +585,10 @@ json_t *http_lobby(struct http_request *rq)
 	return json_pack("{s:I, s:o}", "signed_in", (json_int_t)n, "names",
 			 list);
 }
+
+int http_client_sessions_max(struct http_request *rq)
+{
+	int n = rq->srv->cfg.max_client_sessions;
+
+	return n > 0 ? n : SESSION_CLIENT_MAX;
+}

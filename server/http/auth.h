@@ -30,5 +30,8 @@ enum MHD_Result http_whoami(struct http_request *rq);
  * their display names, in the order they joined (the unnamed left out)},
  * or NULL on ENOMEM. */
 json_t *http_lobby(struct http_request *rq);
+/* Students' sessions one client may hold (--max-client-sessions): the
+ * guesses it may give one question too. */
+int http_client_sessions_max(struct http_request *rq);
 
 #endif
