@@ -20,20 +20,23 @@ static void field(struct strbuf *c, const char *v, int last)
 }
 
 /* The shortest text that reads back as the same double. */
+static void number_text(double d, char *buf, size_t len)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+}
+
 static void fmt_number(json_t *v, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	if (json_is_integer(v)) {
+	if (json_is_integer(v))
 		snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
 			 json_integer_value(v));
-	} else if (json_is_real(v)) {
-		double d = json_real_value(v);
-		for (int prec = 15; prec <= 17; prec++) {
-			snprintf(buf, len, "%.*g", prec, d);
-			if (strtod(buf, NULL) == d)
-				break;
-		}
-	}
+	else if (json_is_real(v))
+		number_text(json_real_value(v), buf, len);
 }
 
 static const char *str_of(json_t *o, const char *key)
@@ -70,14 +73,6 @@ struct item_ctx {
 	char x[40], row[40], col[40];
 	double f; /* the value times f is in unit (shown_unit) */
 };
-
-static void number_text(double v, char *buf, size_t len)
-{
-	json_t *j = json_real(v);
-
-	fmt_number(j, buf, len);
-	json_decref(j);
-}
 
 /* One row: kind "sample"/"cell" a raw sample (index), "median" the point's
  * median with its 95% interval (lo, hi, NULL when not kept). */
