@@ -104,7 +104,8 @@ function fromOpenApi(s) {
   for (const [k, v] of Object.entries(s)) if (k !== 'nullable') out[k] = fromOpenApi(v);
   if (s.nullable && 'type' in s) {
     out.type = [...(Array.isArray(s.type) ? s.type : [s.type]), 'null'];
-    if (out.enum) out.enum = [...out.enum, null];
+    // OpenAPI 3.0.3 asks a nullable enum to list null itself; add it once
+    if (out.enum && !out.enum.includes(null)) out.enum = [...out.enum, null];
   }
   return out;
 }
