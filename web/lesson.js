@@ -339,13 +339,32 @@ function svg(tag, attrs, text) {
 // Where each line's label goes, decided apart from the page (tests/web/class.test.mjs): xs[i] is line i's place and
 // widths[i] its label's width, both in the drawing's units of a W-wide drawing. Each label stands beside the top of its
 // own line ('start': to its right, 'end': to its left), inside the drawing, in a row; a line runs from its label's row
-// down to the axis, so no label may lie across a line that starts in a row above it, nor two labels of a row overlap.
-// The order that places every label clear wins, then the fewest rows, then the most labels to the right of their lines. Returns [{row, anchor, x0, x1}] and rows.
+// down to the axis from level with its label's letters, so no label may lie across a line that starts in its row or one above
+// it, nor two labels of a row overlap.
+// The order that places every label clear wins, then the fewest rows, then the most labels to the right of their lines.
+// Where no order places every label clear inside the drawing (two wide labels whose lines lie far apart near one edge:
+// each must cross the other's line), the labels may stand past its edges and the drawing widens to hold them.
+// Returns [{row, anchor, x0, x1}], rows, and the drawing's extent [left, right] (0 and W unless a label stands past them).
 export function placeLabels(xs, widths, W, gap = 6) {
+  let got = placeWithin(xs, widths, 0, W, W, gap);
+  if (got.forced) {
+    const M = Math.max(0, ...widths) + 2 * gap;
+    const wide = placeWithin(xs, widths, -M, W + M, W, gap);
+    if (wide.forced < got.forced || (wide.forced === got.forced && wide.rows < got.rows)) got = wide;
+  }
+  const at = got.at;
+  return { labels: at, rows: got.rows, extent: [Math.min(0, ...at.map((o) => o.x0)), Math.max(W, ...at.map((o) => o.x1))] };
+}
+
+// placeLabels within [lo, hi]; of its answers, the one that stands least past [0, W]
+function placeWithin(xs, widths, lo, hi, W, gap) {
   const n = xs.length;
   const span = (i, anchor) => (anchor === 'start' ? [xs[i] + gap, xs[i] + gap + widths[i]] : [xs[i] - gap - widths[i], xs[i] - gap]);
   const perms = (a) => (a.length <= 1 ? [a] : a.flatMap((x, k) => perms([...a.slice(0, k), ...a.slice(k + 1)]).map((p) => [x, ...p])));
   const order = [...Array(n).keys()];
+  const past = ([x0, x1]) => Math.max(0, -x0) + Math.max(0, x1 - W);
+  // to the right first, but a side that stays inside the drawing before one that stands past it
+  const anchors = (i) => (past(span(i, 'end')) < past(span(i, 'start')) ? ['end', 'start'] : ['start', 'end']);
   let best = null;
   // up to five lines (the median, the teacher, this machine, the article, a phone's own): every order is tried
   for (const p of n <= 5 ? perms(order) : [order]) {
@@ -354,18 +373,19 @@ export function placeLabels(xs, widths, W, gap = 6) {
     for (const i of p) {
       let pick = null;
       for (let row = 0; !pick; row++) {
-        for (const anchor of ['start', 'end']) {
+        for (const anchor of anchors(i)) {
           const [x0, x1] = span(i, anchor);
-          if (x0 < 0 || x1 > W) continue;
+          if (x0 < lo || x1 > hi) continue;
+          // a line starts level with its label's letters: it passes every label of its own row and the rows below
           const clash = at.some((o, j) => o && (
             (o.row === row && x0 < o.x1 + gap && o.x0 < x1 + gap) || // two labels of a row
-            (o.row < row && xs[j] > x0 - 3 && xs[j] < x1 + 3) || // across a line from a row above
-            (o.row > row && xs[i] > o.x0 - 3 && xs[i] < o.x1 + 3))); // this line across a label below
+            (o.row <= row && xs[j] > x0 - 3 && xs[j] < x1 + 3) || // across a line from this row or one above
+            (o.row >= row && xs[i] > o.x0 - 3 && xs[i] < o.x1 + 3))); // this line across a label of this row or below
           if (!clash) { pick = { row, anchor, x0, x1 }; break; }
         }
         if (row > n) {
           // a label wider than the drawing: at its row alone, from whichever edge it fits best
-          const anchor = xs[i] > W / 2 ? 'end' : 'start';
+          const anchor = xs[i] > (lo + hi) / 2 ? 'end' : 'start';
           const [x0, x1] = span(i, anchor);
           pick = { row: Math.max(-1, ...at.map((o) => (o ? o.row : -1))) + 1, anchor, x0, x1 };
           forced++;
@@ -375,10 +395,11 @@ export function placeLabels(xs, widths, W, gap = 6) {
     }
     const rows = Math.max(...at.map((o) => o.row)) + 1;
     const right = at.filter((o) => o.anchor === 'start').length;
-    const worse = (b) => forced > b.forced || (forced === b.forced && (rows > b.rows || (rows === b.rows && right <= b.right)));
-    if (!best || !worse(best)) best = { at, rows, right, forced };
+    const out = at.reduce((s, o) => s + past([o.x0, o.x1]), 0);
+    const worse = (b) => forced > b.forced || (forced === b.forced && (out > b.out || (out === b.out && (rows > b.rows || (rows === b.rows && right <= b.right)))));
+    if (!best || !worse(best)) best = { at, rows, right, forced, out };
   }
-  return { labels: best ? best.at : [], rows: best ? best.rows : 0 };
+  return best || { at: [], rows: 0, forced: 0 };
 }
 
 // The width of each text as the page will draw it (its class's font), measured in a hidden copy of the drawing;
@@ -409,28 +430,30 @@ export function drawDistribution(values, marks, unit, title) {
   const W = 420, ROW = 26;
   const texts = marks.map((m) => `${m.label} ${withUnitText(m.v, unit)}`);
   const xs = marks.map((m) => d.pos(m.v) * W);
-  const { labels, rows } = placeLabels(xs, textWidths(texts, 'class-dist-label', W, 200), W);
+  const { labels, rows, extent } = placeLabels(xs, textWidths(texts, 'class-dist-label', W, 200), W);
   // the labels' rows, room for a count over the tallest bar, the bars, the axis and its ticks
   const top = 22 + ROW * Math.max(0, rows - 1) + 6 + 24, H = top + 100, base = H - 28, bw = W / d.bins.length;
-  const el = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': title || 'the class’s guesses' });
+  // a label that had to stand past an edge widens the drawing: the bars move right by L, the whole is VW wide
+  const L = Math.ceil(-extent[0]), VW = L + Math.ceil(extent[1]);
+  const el = svg('svg', { viewBox: `0 0 ${VW} ${H}`, role: 'img', 'aria-label': title || 'the class’s guesses' });
   const counts = [];
   d.bins.forEach((bin, i) => {
     if (!bin.count) return;
     const ht = ((base - top) * bin.count) / d.most;
-    el.append(svg('rect', { class: 'class-dist-bar', x: i * bw + 3, y: base - ht, width: bw - 6, height: ht }));
-    counts.push(svg('text', { class: 'class-dist-count', x: i * bw + bw / 2, y: base - ht - 4, 'text-anchor': 'middle' }, String(bin.count)));
+    el.append(svg('rect', { class: 'class-dist-bar', x: L + i * bw + 3, y: base - ht, width: bw - 6, height: ht }));
+    counts.push(svg('text', { class: 'class-dist-count', x: L + i * bw + bw / 2, y: base - ht - 4, 'text-anchor': 'middle' }, String(bin.count)));
   });
-  el.append(svg('line', { class: 'class-dist-axis', x1: 0, x2: W, y1: base, y2: base }));
-  el.append(svg('text', { class: 'class-dist-tick', x: 2, y: H - 8 }, withUnitText(d.bins[0].from, unit)));
-  el.append(svg('text', { class: 'class-dist-tick', x: W - 2, y: H - 8, 'text-anchor': 'end' }, withUnitText(d.bins[d.bins.length - 1].to, unit)));
-  if (d.log) el.append(svg('text', { class: 'class-dist-tick', x: W / 2, y: H - 8, 'text-anchor': 'middle' }, 'log scale'));
+  el.append(svg('line', { class: 'class-dist-axis', x1: L, x2: L + W, y1: base, y2: base }));
+  el.append(svg('text', { class: 'class-dist-tick', x: L + 2, y: H - 8 }, withUnitText(d.bins[0].from, unit)));
+  el.append(svg('text', { class: 'class-dist-tick', x: L + W - 2, y: H - 8, 'text-anchor': 'end' }, withUnitText(d.bins[d.bins.length - 1].to, unit)));
+  if (d.log) el.append(svg('text', { class: 'class-dist-tick', x: L + W / 2, y: H - 8, 'text-anchor': 'middle' }, 'log scale'));
   marks.forEach((m, i) => {
-    const x = Math.min(W - 2, Math.max(2, xs[i]));
+    const x = L + Math.min(W - 2, Math.max(2, xs[i]));
     const at = labels[i];
     const y = 22 + ROW * at.row;
     // the line starts level with its label's letters, so the two read as one
     el.append(svg('line', { class: `class-dist-mark mark-${m.cls}`, x1: x, x2: x, y1: y - 16, y2: base }));
-    el.append(svg('text', { class: `class-dist-label mark-${m.cls}`, x: at.anchor === 'end' ? at.x1 : at.x0, y, 'text-anchor': at.anchor }, texts[i]));
+    el.append(svg('text', { class: `class-dist-label mark-${m.cls}`, x: L + (at.anchor === 'end' ? at.x1 : at.x0), y, 'text-anchor': at.anchor }, texts[i]));
   });
   el.append(...counts);
   fig.append(el);

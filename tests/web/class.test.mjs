@@ -47,16 +47,17 @@ import { PALETTE, CONTRAST_PALETTE, GUESS_INK, GUESS_FILL, REF_INK, MARK_INK } f
 
 // every rule a label's place must keep, checked on the answer of placeLabels
 function assertPlaced(xs, widths, W) {
-  const { labels, rows } = placeLabels(xs, widths, W);
+  const { labels, rows, extent } = placeLabels(xs, widths, W);
+  assert.ok(extent[0] <= 0 && extent[1] >= W, `the drawing holds its bars (${extent})`);
   labels.forEach((a, i) => {
-    assert.ok(a.x0 >= 0 && a.x1 <= W, `label ${i} inside the drawing (${a.x0}-${a.x1})`);
+    assert.ok(a.x0 >= extent[0] && a.x1 <= extent[1], `label ${i} inside the drawing (${a.x0}-${a.x1})`);
     // beside its own line: its near end a few units from it
     assert.ok(Math.abs((a.anchor === 'start' ? a.x0 : a.x1) - xs[i]) <= 8, `label ${i} by its line`);
     labels.forEach((b, j) => {
       if (i === j) return;
       if (a.row === b.row) assert.ok(a.x1 <= b.x0 || b.x1 <= a.x0, `labels ${i} and ${j} apart in row ${a.row}`);
-      // line j runs from its row down: it may not pass through a label below it
-      if (b.row < a.row) assert.ok(xs[j] < a.x0 || xs[j] > a.x1, `line ${j} clear of label ${i}`);
+      // line j runs from level with its label's letters down: it may not pass through a label of its row or below it
+      if (b.row <= a.row) assert.ok(xs[j] < a.x0 || xs[j] > a.x1, `line ${j} clear of label ${i}`);
     });
   });
   return rows;
@@ -76,6 +77,25 @@ test('placeLabels: each label by its line, none across another line or label', (
   assertPlaced([415, 5], [150, 150], 420);
   // four lines on one spot: the inner ones above, the outer below, none across another
   assert.ok(assertPlaced([200, 202, 204, 206], [150, 150, 150, 150], 420) <= 4);
+});
+
+test('placeLabels: a measured answer far from the article still crosses no label', () => {
+  // the projector after a run: guesses 2, 3 and 8, the median 3, the teacher 2.5, the article 3.9, this machine 7.88
+  const guesses = [2, 3, 8];
+  const marks = [{ v: 3, t: 'median 3×' }, { v: 2.5, t: 'teacher 2.5×' }, { v: 7.88, t: 'this machine 7.88×' }, { v: 3.9, t: 'article (2007) 3.9×' }];
+  const d = distribution(guesses, marks);
+  const xs = marks.map((m) => d.pos(m.v) * 420);
+  // the article's label cannot turn left inside the drawing, nor the machine's right: one of them stands past an edge
+  for (const per of [9, 10, 11, 12.5]) assertPlaced(xs, marks.map((m) => m.t.length * per), 420);
+  // labels that fit keep the drawing as it was
+  assert.deepEqual(placeLabels(xs, [60, 60, 60, 60], 420).extent, [0, 420]);
+  // any values, any widths: every label clear of every other line and label
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (let k = 0; k < 300; k++) {
+    const n = 1 + Math.floor(rnd() * 5);
+    assertPlaced(Array.from({ length: n }, () => rnd() * 420), Array.from({ length: n }, () => 60 + rnd() * 180), 420);
+  }
 });
 
 // CIE L* of a colour: how light it reads, in grey and to any eye
