@@ -1,5 +1,5 @@
 // campaign_live.mjs - a campaign started from the experiment form (serve --fleet clush, ClusterShell's exec worker on this host) watched as it fills; a student's page offers no start
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CHROMIUM, NUMALAB, SHOTS, browserOrSkip, startServer, tempDir } from './setup.mjs';
 import { execFileSync } from 'node:child_process';
@@ -16,20 +16,35 @@ if (!clush) {
   process.exit(0);
 }
 const tmp = tempDir('numalab-campaign-live-');
-// four at a time: 40 "machines" take a while, so the page is seen while they run
+// four at a time, as a room's clush would go
 mkdirSync(join(tmp, 'xdg', 'clustershell'), { recursive: true });
 writeFileSync(join(tmp, 'xdg', 'clustershell', 'clush.conf'), '[Main]\nfanout: 4\n');
 // the machines' runs read the rates from a cache of this test's own, measured once here
 const cache = join(tmp, 'cache');
 execFileSync(NUMALAB, ['rates'], { env: { ...process.env, XDG_CACHE_HOME: cache }, stdio: 'ignore' });
+// A run of a few ms a machine fills all 40 in a second or two on a quiet machine, before the page
+// can see it running. So "numalab on the nodes" is a gate in front of this one: the first run to
+// come goes on, the others wait until the page has been seen running (or 5 minutes at most).
+const gate = join(tmp, 'gate');
+const nodeBin = join(tmp, 'bin');
+mkdirSync(nodeBin);
+writeFileSync(join(nodeBin, 'numalab'), `#!/bin/sh
+if ! mkdir '${join(tmp, 'first')}' 2>/dev/null; then
+	i=0
+	while [ ! -e '${gate}' ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+fi
+exec '${NUMALAB}' "$@"
+`);
+chmodSync(join(nodeBin, 'numalab'), 0o755);
+const openGate = () => writeFileSync(gate, '');
 const TEACHER = 'teacher-secret-for-campaigns';
 const CLASS = 'class-secret-for-campaigns';
 const server = await startServer(tmp, {
   NUMALAB_FLEET_CLUSH_WORKER: 'exec',
   XDG_CACHE_HOME: cache,
   XDG_CONFIG_HOME: join(tmp, 'xdg'),
-  // numalab on the "nodes" is this one
-  PATH: `${dirname(NUMALAB)}:${process.env.PATH}`,
+  // numalab on the "nodes" is this one, behind the gate
+  PATH: `${nodeBin}:${dirname(NUMALAB)}:${process.env.PATH}`,
 }, ['--token', TEACHER, '--class-token', CLASS, '--fleet', 'clush']);
 const { proc, base } = server;
 let failed = 0;
@@ -61,6 +76,7 @@ try {
   const running = await page.textContent('#campaign-state');
   check(/running · \d+ of 40 done/.test(running), `seen running with its progress (${running})`);
   await page.screenshot({ path: join(SHOTS, 'campaign-live-running.png') });
+  openGate();
   await page.waitForFunction(() => /^done · 40 of 40 done/.test(document.querySelector('#campaign-state')?.textContent || ''), null, { timeout: 240000 });
   check(true, 'seen done, 40 of 40');
   await page.waitForSelector('#campaign-table th.campaign-node a', { timeout: 20000 });
@@ -88,6 +104,7 @@ try {
 } catch (e) {
   check(false, `the page works: ${e.message}`);
 } finally {
+  openGate();
   await browser.close();
   proc.kill();
 }
