@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "auth.h"
 #include "campaign_live.h"
 #include "commands.h"
 #include "fleet_start.h"
@@ -729,22 +730,6 @@ static void serve_links(const char *scheme, const struct strvec *hosts,
 	printf("join: %s code %s\n", base, join_code);
 }
 
-/* A join code of HTTP_JOIN_CODE_LEN random digits into code. 0, or -EIO. */
-static int serve_join_code(char code[HTTP_JOIN_CODE_LEN + 1])
-{
-	char hex[2 * HTTP_JOIN_CODE_LEN + 1];
-
-	if (http_random_hex(hex, HTTP_JOIN_CODE_LEN))
-		return -EIO;
-	for (int i = 0; i < HTTP_JOIN_CODE_LEN; i++) {
-		unsigned int byte;
-		sscanf(hex + 2 * i, "%2x", &byte);
-		code[i] = (char)('0' + byte % 10);
-	}
-	code[HTTP_JOIN_CODE_LEN] = '\0';
-	return 0;
-}
-
 /* --public-url: scheme://host[:port], a final / dropped. 0, or -EINVAL
  * said. */
 static int serve_check_public_url(struct serve_opts *o)
@@ -1082,7 +1067,7 @@ int cmd_serve(int argc, char **argv)
 	serve_link_hosts(host, &link_hosts, named, sizeof(named));
 	if (*named)
 		strvec_push(&o.allowed_hosts, named);
-	if (class_token && serve_join_code(join_code)) {
+	if (class_token && http_join_code_make(join_code)) {
 		say(stderr, "numalab serve: cannot make a join code: "
 			    "getrandom failed\n");
 		goto out;

@@ -137,7 +137,8 @@ export class LessonPanel {
     }
     // the class link with its token signs a phone in; without a token (a loopback lab) the page itself does
     const link = classLink() || new URL('student.html', location.href).href;
-    const join = joinInfo();
+    // the code now: GET /api/class brings a new one after each question or a burst of wrong codes
+    const join = (st && st.join) || joinInfo();
     // the code for the phones' cameras; the short address and the code for those who type
     const qr = drawQR(link, `a QR code of the class link ${link}`);
     el.append(h('div', { class: 'class-join' }, qr ? h('div', { class: 'class-qr', id: 'class-qr' }, qr) : null,

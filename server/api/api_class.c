@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "auth.h"
 #include "experiment.h"
 #include "guesses.h"
 #include "registry.h"
@@ -280,10 +281,15 @@ static int keep_locked(struct api_class *c, struct http_request *rq,
 static enum MHD_Result
 answer_locked(struct api_class *c, struct http_request *rq, const char *session)
 {
-	json_t *s = state_locked(c, session);
+	json_t *s = state_locked(c, session), *join;
 
 	feed_locked(c);
 	pthread_mutex_unlock(&c->mu);
+	/* the teacher's answer carries the join code now (a new question
+	 * made a new one): the projector shows it at once */
+	join = s ? http_join_info(rq) : NULL;
+	if (join)
+		json_object_set_new(s, "join", join);
 	return s ? http_json(rq, MHD_HTTP_OK, s) : MHD_NO;
 }
 
@@ -307,8 +313,14 @@ enum MHD_Result api_class_get(struct http_request *rq, struct api_class *c)
 	pthread_mutex_lock(&c->mu);
 	s = state_locked(c, session);
 	pthread_mutex_unlock(&c->mu);
-	if (s)
+	if (s) {
+		json_t *join = http_join_info(rq);
 		json_object_set_new(s, "lobby", http_lobby(rq));
+		/* the code on the projector: it changes with each question and
+		 * after too many wrong codes (auth.c) */
+		if (join)
+			json_object_set_new(s, "join", join);
+	}
 	return s ? http_json(rq, MHD_HTTP_OK, s) : MHD_NO;
 }
 
@@ -347,6 +359,8 @@ enum MHD_Result api_class_open(struct http_request *rq, struct api_class *c)
 	json_decref(body);
 	if (!e || !l || !l->id)
 		return ret;
+	/* a new question, a new join code: one from before is refused */
+	http_join_rotate(rq);
 	pthread_mutex_lock(&c->mu);
 	c->serial++;
 	c->exp = e;

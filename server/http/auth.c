@@ -19,6 +19,13 @@
 /* wrong tokens and codes are counted on one line a minute at most */
 #define FAIL_LOG_EVERY_S 60
 
+/* Wrong join codes the server takes from all addresses together in one
+ * window: past them the code is made anew and joining by code pauses until
+ * the window ends, so at most JOIN_WRONG_MAX codes a minute are ever tried
+ * whatever the number of addresses (docs/guide/security.md: the odds). */
+#define JOIN_WRONG_MAX 20
+#define JOIN_WINDOW_S 60
+
 /* What a student's sign-in may not do, in every 403 that refuses it. */
 #define CLASS_LIMITS                                                           \
 	"the class link may read the experiments, the runs and their live "    \
@@ -391,11 +398,100 @@ enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
 	return open_session(rq, role, name);
 }
 
+int http_join_code_make(char code[HTTP_JOIN_CODE_LEN + 1])
+{
+	char hex[2 * 16 + 1];
+	int got = 0;
+
+	/* bytes of 250 and more are dropped: each digit equally likely */
+	while (got < HTTP_JOIN_CODE_LEN) {
+		if (http_random_hex(hex, 16))
+			return -EIO;
+		for (int i = 0; i < 16 && got < HTTP_JOIN_CODE_LEN; i++) {
+			unsigned int byte;
+			sscanf(hex + 2 * i, "%2x", &byte);
+			if (byte < 250)
+				code[got++] = (char)('0' + byte % 10);
+		}
+	}
+	code[HTTP_JOIN_CODE_LEN] = '\0';
+	return 0;
+}
+
+/* A new join code in place of the current one; srv->fail_mu held. The old
+ * one is kept only to tell a phone it expired. */
+static void join_rotate_locked(struct http_server *srv)
+{
+	char fresh[HTTP_JOIN_CODE_LEN + 1];
+
+	if (!srv->join_code)
+		return;
+	/* no randomness left: the code is refused outright (never kept) */
+	if (http_join_code_make(fresh))
+		memset(fresh, 'x', HTTP_JOIN_CODE_LEN);
+	fresh[HTTP_JOIN_CODE_LEN] = '\0';
+	memcpy(srv->join_prev, srv->join_code, sizeof(srv->join_prev));
+	memcpy(srv->join_code, fresh, sizeof(fresh));
+}
+
+void http_join_rotate(struct http_request *rq)
+{
+	pthread_mutex_lock(&rq->srv->fail_mu);
+	join_rotate_locked(rq->srv);
+	pthread_mutex_unlock(&rq->srv->fail_mu);
+}
+
+int http_join_code(struct http_request *rq, char code[HTTP_JOIN_CODE_LEN + 1])
+{
+	struct http_server *srv = rq->srv;
+
+	if (!srv->join_code)
+		return 0;
+	pthread_mutex_lock(&srv->fail_mu);
+	memcpy(code, srv->join_code, HTTP_JOIN_CODE_LEN + 1);
+	pthread_mutex_unlock(&srv->fail_mu);
+	return 1;
+}
+
+/* How a typed code compares, under srv->fail_mu: 1 the current code, 0
+ * wrong, -1 the code before the last change, -2 joining by code paused
+ * (*wait: seconds left). A wrong or expired code spends the server-wide
+ * budget; the one that spends the last makes a new code and pauses. */
+static int join_check(struct http_server *srv, const char *code, int *wait)
+{
+	time_t now = time(NULL);
+	int got;
+
+	pthread_mutex_lock(&srv->fail_mu);
+	if (now < srv->join_paused_until) {
+		*wait = (int)(srv->join_paused_until - now);
+		pthread_mutex_unlock(&srv->fail_mu);
+		return -2;
+	}
+	if (now - srv->join_window >= JOIN_WINDOW_S) {
+		srv->join_window = now;
+		srv->join_wrong = 0;
+	}
+	got = token_equal(code, srv->join_code) ? 1
+	      : srv->join_prev[0] && token_equal(code, srv->join_prev) ? -1
+									  : 0;
+	if (got != 1 && ++srv->join_wrong >= JOIN_WRONG_MAX) {
+		join_rotate_locked(srv);
+		srv->join_prev[0] = '\0';
+		srv->join_paused_until = srv->join_window + JOIN_WINDOW_S;
+	}
+	pthread_mutex_unlock(&srv->fail_mu);
+	return got;
+}
+
 enum MHD_Result http_join(struct http_request *rq, const char *code,
 			  const char *name)
 {
 	struct http_server *srv = rq->srv;
+	struct MHD_Response *resp;
 	enum MHD_Result ret;
+	char after[16];
+	int got, wait = 1;
 
 	if (sign_in_refused(rq, &ret))
 		return ret;
@@ -411,13 +507,32 @@ enum MHD_Result http_join(struct http_request *rq, const char *code,
 				  "shows it",
 				  HTTP_JOIN_CODE_LEN);
 	}
-	if (!token_equal(code, srv->join_code)) {
+	got = join_check(srv, code, &wait);
+	if (got == -2) {
+		resp = http_error_response(
+			"code",
+			"too many wrong join codes on this server: joining by "
+			"code is paused for %d s and the projector shows a new "
+			"code (the class link or its QR code still signs in)",
+			wait);
+		snprintf(after, sizeof(after), "%d", wait);
+		if (resp)
+			MHD_add_response_header(resp, "Retry-After", after);
+		return http_respond(rq, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	}
+	if (got != 1)
 		note_failure(rq);
+	if (got == -1)
+		return http_error(rq, MHD_HTTP_UNAUTHORIZED, "code",
+				  "this join code has expired (the class was "
+				  "opened anew): give the %d digits the "
+				  "projector shows now",
+				  HTTP_JOIN_CODE_LEN);
+	if (got == 0)
 		return http_error(rq, MHD_HTTP_UNAUTHORIZED, "code",
 				  "wrong join code: give the %d digits the "
 				  "projector shows",
 				  HTTP_JOIN_CODE_LEN);
-	}
 	return open_session(rq, HTTP_ROLE_CLASS, name);
 }
 
@@ -539,6 +654,25 @@ static char *join_link(const char *class_link)
 	return strbuf_detach(&sb);
 }
 
+json_t *http_join_info(struct http_request *rq)
+{
+	char code[HTTP_JOIN_CODE_LEN + 1], *link, *join;
+	json_t *doc = NULL;
+
+	if (rq->role != HTTP_ROLE_TEACHER || !rq->srv->token ||
+	    !http_join_code(rq, code))
+		return NULL;
+	link = class_link(rq);
+	join = link ? join_link(link) : NULL;
+	if (join)
+		doc = json_pack("{s:s, s:s}", "link", join, "code", code);
+	if (link)
+		explicit_bzero(link, strlen(link));
+	free(link);
+	free(join);
+	return doc;
+}
+
 enum MHD_Result http_whoami(struct http_request *rq)
 {
 	json_t *doc =
@@ -552,12 +686,12 @@ enum MHD_Result http_whoami(struct http_request *rq)
 			char *join = join_link(link);
 			json_object_set_new(doc, "class_link",
 					    json_string(link));
-			if (join && rq->srv->join_code) {
+			char code[HTTP_JOIN_CODE_LEN + 1];
+			if (join && http_join_code(rq, code)) {
 				json_object_set_new(doc, "join_link",
 						    json_string(join));
-				json_object_set_new(
-					doc, "join_code",
-					json_string(rq->srv->join_code));
+				json_object_set_new(doc, "join_code",
+						    json_string(code));
 			}
 			free(join);
 			explicit_bzero(link, strlen(link));

@@ -17,6 +17,16 @@ enum MHD_Result http_sign_in(struct http_request *rq, const char *token,
  * token; answered as http_sign_in. */
 enum MHD_Result http_join(struct http_request *rq, const char *code,
 			  const char *name);
+/* A join code of HTTP_JOIN_CODE_LEN random digits into code. 0, or -EIO. */
+int http_join_code_make(char code[HTTP_JOIN_CODE_LEN + 1]);
+/* The class's join code now into code: 1, or 0 when there is none. */
+int http_join_code(struct http_request *rq, char code[HTTP_JOIN_CODE_LEN + 1]);
+/* A new join code: the teacher opened the class's question anew. The old
+ * code is refused from now on, with a message saying it expired. */
+void http_join_rotate(struct http_request *rq);
+/* For the teacher only: {"link": the join page, "code": the join code now},
+ * or NULL (another role, no code, ENOMEM). */
+json_t *http_join_info(struct http_request *rq);
 /* PATCH /api/session {"name"}: the signed-in browser's name. */
 enum MHD_Result http_rename(struct http_request *rq, const char *name);
 /* DELETE /api/session: forgets the request's session and clears the

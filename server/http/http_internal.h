@@ -26,6 +26,14 @@ struct http_server {
 	pthread_mutex_t fail_mu; /* the wrong tries' log line */
 	time_t fail_since;
 	unsigned long fail_count, fail_slowed;
+	/* the join code's server-wide budget (fail_mu): join_wrong wrong
+	 * codes from all addresses since join_window; past the budget the code
+	 * is made anew and joining by code pauses until join_paused_until.
+	 * join_prev: the code before the last change ("" none), told apart
+	 * from a wrong one only to say it has expired */
+	unsigned long join_wrong;
+	time_t join_window, join_paused_until;
+	char join_prev[HTTP_JOIN_CODE_LEN + 1];
 	struct sessions *sessions; /* the signed-in browsers (session.h) */
 	struct trust *trust;
 	struct conns *conns; /* per client, and room for a newcomer */

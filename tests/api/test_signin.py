@@ -421,6 +421,82 @@ class NeighbourTest(TmpMixin, unittest.TestCase):
             srv.stop()
 
 
+class JoinBudgetTest(TmpMixin, unittest.TestCase):
+    """The join code whatever the number of addresses: a server-wide budget
+    of wrong codes makes it anew and pauses joining by code, and each
+    question the teacher opens makes it anew."""
+
+    TEACHER = {"Authorization": "Bearer " + TOKEN}
+
+    def setUp(self):
+        self.make_tmp()
+        self.srv = Server(self.tmp, web=self.web, args=["--token", TOKEN]).start()
+
+    def tearDown(self):
+        self.srv.stop()
+        self.drop_tmp()
+
+    def join(self, code, source):
+        return self.srv.json("POST", "/api/session", {"code": code}, source=source)
+
+    def projector_code(self):
+        status, st, _ = self.srv.json("GET", "/api/class", headers=self.TEACHER)
+        self.assertEqual(status, 200, st)
+        self.assertTrue(st["join"]["link"].endswith(":%d/join" % self.srv.port), st)
+        return st["join"]["code"]
+
+    def test_new_code_per_question_and_wrong_codes_budget(self):
+        first = self.srv.json("GET", "/api/session", headers=self.TEACHER)[1]["join_code"]
+        self.assertEqual(self.projector_code(), first)
+        self.assertEqual(self.join(first, "127.9.0.1")[0], 200)
+        # the teacher opens a question: a new code, the old one expired
+        _, exps, _ = self.srv.json("GET", "/api/experiments", headers=self.TEACHER)
+        fs = [e for e in exps if e["name"] == "false_sharing"][0]
+        status, doc, _ = self.srv.json("PUT", "/api/class/question",
+                                       {"experiment": "false_sharing",
+                                        "lesson": fs["lessons"][0]["id"]}, self.TEACHER)
+        self.assertEqual(status, 200, doc)
+        code = self.projector_code()
+        self.assertRegex(code, "^[0-9]{6}$")
+        self.assertNotEqual(code, first)
+        status, doc, hdrs = self.join(first, "127.9.0.2")
+        self.assertEqual((status, doc["field"]), (401, "code"), doc)
+        self.assertIn("expired", doc["error"])
+        self.assertNotIn("set-cookie", hdrs)
+        # an honest student with the code now
+        status, doc, _ = self.join(code, "127.9.0.3")
+        self.assertEqual((status, doc["role"]), (200, "class"), doc)
+        # wrong codes, one from each of many addresses (no address is
+        # slowed on its own): the server-wide budget trips all the same
+        wrong = [c for c in ("%06d" % ((int(code) + k) % 1000000) for k in range(1, 60))]
+        got = []
+        for k, w in enumerate(wrong):
+            status, doc, hdrs = self.join(w, "127.9.%d.1" % (k + 10))
+            got.append(status)
+            if status == 429:
+                break
+        self.assertEqual(got[-1], 429, got)
+        self.assertLessEqual(len(got), 20, got)
+        self.assertEqual(set(got[:-1]), {401}, got)
+        self.assertIn("paused", doc["error"])
+        self.assertTrue(hdrs.get("retry-after"))
+        # the code was made anew: the projector shows it, the old one is
+        # refused (paused) from a fresh address, even the new one waits
+        rotated = self.projector_code()
+        self.assertNotEqual(rotated, code)
+        for c in (code, rotated):
+            status, doc, _ = self.join(c, "127.9.200.1")
+            self.assertEqual(status, 429, doc)
+        # the class link still signs a phone in meanwhile, and the student
+        # who joined before is still signed in
+        status, doc, _ = self.srv.json("GET", "/api/session", headers=self.TEACHER)
+        status, doc, _ = self.srv.json("POST", "/api/session",
+                                       {"token": token_of(doc["class_link"])},
+                                       source="127.9.201.1")
+        self.assertEqual((status, doc["role"]), (200, "class"), doc)
+        self.assertIn("too many wrong join codes", self.join(rotated, "127.9.202.1")[1]["error"])
+
+
 class ExpiryTest(TmpMixin, unittest.TestCase):
     def setUp(self):
         self.make_tmp()
