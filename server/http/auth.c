@@ -472,9 +472,12 @@ static int join_check(struct http_server *srv, const char *code, int *wait)
 		srv->join_window = now;
 		srv->join_wrong = 0;
 	}
-	got = token_equal(code, srv->join_code) ? 1
-	      : srv->join_prev[0] && token_equal(code, srv->join_prev) ? -1
-									  : 0;
+	if (token_equal(code, srv->join_code))
+		got = 1;
+	else if (srv->join_prev[0] && token_equal(code, srv->join_prev))
+		got = -1;
+	else
+		got = 0;
 	if (got != 1 && ++srv->join_wrong >= JOIN_WRONG_MAX) {
 		join_rotate_locked(srv);
 		srv->join_prev[0] = '\0';
