@@ -324,8 +324,8 @@ static void describe_together(const struct run_result *rr, const struct rule *r,
 	if (least >= floor && corun < CMP_FULL_OVERLAP)
 		verdict_note(
 			v, "info",
-			"%s is timed over the stretches of each round when every thread was on a cpu at once: the least share of a round every thread was on a cpu at once was %.0f%% (a round stands on at least %.0f%% of it, or is measured again); the rest, when a thread was off its cpu (another process held it) or had finished its share, is left out rather than averaged in",
-			what, round(corun * 100), TEAM_CORUN_SHARE * 100);
+			"%s is timed over the stretches of each round when every thread was on a cpu at once: the least share of a round every thread was on a cpu at once was %.0f%% (a round stands on at least %d spans between its progress marks, or is measured again); the rest, when a thread was off its cpu (another process held it) or had finished its share, is left out rather than averaged in",
+			what, round(corun * 100), TEAM_CORUN_LEAST);
 }
 
 static int cpu_of(const struct thread_place *t)

@@ -508,7 +508,7 @@ static int round_stretches(struct team *tm, double *seconds, double *corun)
 		return 0;
 	*corun = c.length / c.span;
 	if (c.length < fmin(TEAM_CORUN_LEAST * tm->slot, c.span / 2) ||
-	    c.length < TEAM_CORUN_SHARE * c.span || !(c.work > 0))
+	    !(c.work > 0))
 		return 0;
 	*seconds = job->work * c.length / c.work;
 	return 1;

@@ -73,7 +73,7 @@ struct team_job {
 	 * thread was on a cpu at once (team_corun): what other processes did
 	 * to one thread's cpu is left out instead of averaged in, and such a
 	 * round is not measured again for it. A round whose stretches are
-	 * too short to time (TEAM_CORUN_LEAST, TEAM_CORUN_SHARE) is judged
+	 * too short to time (TEAM_CORUN_LEAST) is judged
 	 * as a round without marks. A single thread's marks leave out the
 	 * time it was off its cpu the same way, and a round of one thread
 	 * that is kept although it was preempted is timed by its cpu clock.
@@ -199,13 +199,16 @@ struct team_stamp {
 
 /*
  * A round's stretches are long enough to time when they hold this many
- * slots, or half the round, and at least TEAM_CORUN_SHARE of it: the
- * floor a figure stands on. A round under it is measured again (its
- * overlap is its share of stretches) or, kept, judged by the rulebook's
- * together floor.
+ * whole slots, or half the round: the floor a figure stands on, a
+ * duration rather than a share. Beside a neighbour that holds one
+ * thread's cpu, the thread on the free cpu finishes its share early and
+ * the two overlap for 0-9% of a round however long it is; a share floor
+ * (10% was tried) disowned every contended round there, while the pace
+ * from whole slots inside the stretches is unbiased at any share. A
+ * round under the floor is measured again (its overlap is its share of
+ * stretches) or, kept, judged by the rulebook's together floor.
  */
 #define TEAM_CORUN_LEAST 8
-#define TEAM_CORUN_SHARE 0.10
 
 /* The stretches of a round every thread was on a cpu at once. */
 struct team_corun {

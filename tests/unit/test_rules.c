@@ -263,7 +263,7 @@ static void test_stretches_are_full(void **state)
 	assert_int_equal(t->v.nmarks, 0);
 	assert_true(verdict_says_at(
 		&t->v, "info",
-		"the toy slowdown is timed over the stretches of each round when every thread was on a cpu at once: the least share of a round every thread was on a cpu at once was 12% (a round stands on at least 10% of it, or is measured again)"));
+		"the toy slowdown is timed over the stretches of each round when every thread was on a cpu at once: the least share of a round every thread was on a cpu at once was 12% (a round stands on at least 8 spans between its progress marks, or is measured again)"));
 	/* stretches of nearly every round: nothing to say */
 	vals[1][1] = 0.95;
 	memset(&t->v, 0, sizeof(t->v));
