@@ -15,7 +15,7 @@ struct errinfo;
 #define ADAPT_MOST_FACTOR 20
 #define ADAPT_MOST_ROUNDS 300
 /* A point redoes at most max(repeat, ADAPT_REDO_LEAST) rounds. */
-#define ADAPT_REDO_LEAST 10
+#define ADAPT_REDO_LEAST 30
 /* A thread that ran for less of its body's wall time than this was
  * preempted. */
 #define ADAPT_CPU_SHARE 0.9
