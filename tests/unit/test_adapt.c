@@ -92,10 +92,10 @@ static void test_stop_rule(void **state)
 static void test_redo_rule(void **state)
 {
 	struct adapt_point p = growing();
-	double sec[40], ov[40], share[40];
+	double sec[80], ov[80], share[80];
 	int apart, pre;
 	(void)state;
-	for (int i = 0; i < 40; i++) {
+	for (int i = 0; i < 80; i++) {
 		sec[i] = 1;
 		ov[i] = 1;
 		share[i] = 1;
@@ -115,21 +115,22 @@ static void test_redo_rule(void **state)
 	/* the bound: after redo_most, whatever comes is kept (one round
 	 * in two apart: flaws are common, but clean rounds come) */
 	p.floor = 0.5;
-	for (int i = 0; i < 40; i++)
+	for (int i = 0; i < 80; i++)
 		ov[i] = i % 2 ? 1 : 0;
-	p.most = 40;
+	p.most = 80;
 	p.half_width = 0; /* the least rounds are enough */
-	p.least = 12;
-	assert_int_equal(feed(&p, 40, sec, ov, NULL, &apart, &pre, 0), 12);
+	p.least = 40;
+	assert_int_equal(feed(&p, 80, sec, ov, NULL, &apart, &pre, 0), 40);
 	assert_int_equal(apart, adapt_most_redone(5));
 	p = growing();
 	/* every round apart: after the least redos, the rest are kept */
-	for (int i = 0; i < 40; i++)
+	for (int i = 0; i < 80; i++)
 		ov[i] = 0;
 	assert_int_equal(feed(&p, 40, sec, ov, NULL, &apart, &pre, 0), 5);
 	assert_int_equal(apart, 5);
 	assert_int_equal(adapt_most_redone(5), ADAPT_REDO_LEAST);
-	assert_int_equal(adapt_most_redone(30), 30);
+	assert_int_equal(adapt_most_redone(ADAPT_REDO_LEAST + 5),
+			 ADAPT_REDO_LEAST + 5);
 	/* past the budget's end nothing is redone */
 	p.redo_until = 5;
 	assert_int_equal(adapt_judge(&p, 0, 1, 0, 0, 4), ADAPT_REDO_APART);
