@@ -111,10 +111,10 @@ def circles(uses):
 def closing_path(uses, comp):
     """A shortest path of includes from comp's first module back to itself."""
     start, inside = comp[0], set(comp)
-    prev, todo = {start: None}, [start]
-    while todo:
+    prev, frontier = {start: None}, [start]
+    while frontier:
         nxt = []
-        for v in todo:
+        for v in frontier:
             for w in sorted(uses.get(v, ())):
                 if w not in inside:
                     continue
@@ -127,7 +127,7 @@ def closing_path(uses, comp):
                 if w not in prev:
                     prev[w] = v
                     nxt.append(w)
-        todo = nxt
+        frontier = nxt
     return []
 
 
