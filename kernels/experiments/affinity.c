@@ -531,98 +531,111 @@ static void article_point(const struct run_result *r, char *head, size_t len)
 				: compare_why_not(&c));
 }
 
+/*
+ * One placement mode's notes: strays outside the cpuset, the cpu changes
+ * sched_getcpu saw, the share of pages local. Returns 1 when something
+ * ran or landed outside the cpuset.
+ */
+static int say_mode(const struct run_result *r, int mode, struct verdict *v)
+{
+	const char *name = modes[mode].name;
+	double x, pages, local;
+	int stray = 0;
+	char k[64];
+
+	af_key(k, sizeof(k), mode, "outside_cpus");
+	if (!rr_summary_get(r, k, &x) && x > 0) {
+		stray = 1;
+		verdict_note(
+			v, "warn",
+			"%s: sched_getcpu saw a cpu outside the cpuset %.0f time(s)",
+			name, x);
+	}
+	af_key(k, sizeof(k), mode, "outside_mems");
+	if (!rr_summary_get(r, k, &x) && x > 0) {
+		stray = 1;
+		verdict_note(
+			v, "warn",
+			"%s: %.0f page(s) landed outside the cpuset's memory nodes",
+			name, x);
+	}
+	af_key(k, sizeof(k), mode, "changes");
+	if (!rr_summary_get(r, k, &x))
+		verdict_note(
+			v, "info", "%s: sched_getcpu saw %.0f cpu change(s)%s",
+			name, x,
+			mode == MODE_PINNED_AFTER && x > 0
+				? " (the move onto its cpu once pinned counts)"
+				: "");
+	af_key(k, sizeof(k), mode, "pages");
+	if (r->machine->nnodes >= 2 && !rr_summary_get(r, k, &pages) &&
+	    pages > 0) {
+		af_key(k, sizeof(k), mode, "local_pages");
+		rr_summary_get(r, k, &local);
+		verdict_note(
+			v,
+			local >= pages || mode >= MODE_PINNED_AFTER ? "info"
+								    : "warn",
+			"%s: %.0f%% of the pages are on the node of the cpu the thread ran on%s",
+			name, 100 * local / pages,
+			mode == MODE_CREATED_PINNED
+				? " (pinned from creation: the article's advice, every page should be)"
+				: "");
+	}
+	return stray;
+}
+
+/* Separate data sets under one cache against under two, in a note. */
+static void say_cache_split(const struct run_result *r, struct verdict *v)
+{
+	double x, shared, split;
+	const struct rr_point *a, *b;
+	struct comparison c;
+
+	if (rr_summary_get(r, "cache_split_level", &x) || x == 0) {
+		verdict_note(
+			v, "cannot",
+			"cache_split: this machine has no two caches of one level with "
+			"one over two allowed cpus, so 'one cache' and 'split' cannot be compared");
+		return;
+	}
+	if (rr_summary_get(r, "cache_split_shared_gbps", &shared) ||
+	    rr_summary_get(r, "cache_split_split_gbps", &split))
+		return;
+	a = rr_point_find_label(r, AF_CACHE, AF_CACHE_SERIES, "one cache");
+	b = rr_point_find_label(r, AF_CACHE, AF_CACHE_SERIES, "split");
+	compare_points(b, a, experiment_precision(r->exp), &c);
+	verdict_note(
+		v, c.rel == CMP_MORE ? "info" : "warn",
+		"cache_split: two threads with separate data read %.2f GB/s under one L%.0f "
+		"and %.2f GB/s split%s%s",
+		shared, x, split,
+		c.rel == CMP_MORE ? ": split is faster, as the article says"
+		: c.rel == CMP_LESS
+			? ": one cache was faster, against the article"
+		: c.rel == CMP_SAME ? ": the same within the rounds' spread"
+				    : ": the rounds cannot tell them apart: ",
+		c.rel == CMP_FEW || c.rel == CMP_UNSURE ? compare_why_not(&c)
+							: "");
+}
+
 static void af_describe(const struct run_result *r, struct verdict *v)
 {
 	const struct af_params *ap = r->params;
 	const struct machine_facts *m = r->machine;
-	double x, pages, local, shared, split;
 	char head[VERDICT_TEXT_LEN];
 	int stray = 0;
 
-	for (int mode = 0; mode < MODE_CACHE_SPLIT; mode++) {
-		char k[64];
-		const char *name = modes[mode].name;
-		if (!((ap->modes >> mode) & 1))
-			continue;
-		af_key(k, sizeof(k), mode, "outside_cpus");
-		if (!rr_summary_get(r, k, &x) && x > 0) {
-			stray = 1;
-			verdict_note(
-				v, "warn",
-				"%s: sched_getcpu saw a cpu outside the cpuset %.0f time(s)",
-				name, x);
-		}
-		af_key(k, sizeof(k), mode, "outside_mems");
-		if (!rr_summary_get(r, k, &x) && x > 0) {
-			stray = 1;
-			verdict_note(
-				v, "warn",
-				"%s: %.0f page(s) landed outside the cpuset's memory nodes",
-				name, x);
-		}
-		af_key(k, sizeof(k), mode, "changes");
-		if (!rr_summary_get(r, k, &x))
-			verdict_note(
-				v, "info",
-				"%s: sched_getcpu saw %.0f cpu change(s)%s",
-				name, x,
-				mode == MODE_PINNED_AFTER && x > 0
-					? " (the move onto its cpu once pinned counts)"
-					: "");
-		af_key(k, sizeof(k), mode, "pages");
-		if (m->nnodes >= 2 && !rr_summary_get(r, k, &pages) &&
-		    pages > 0) {
-			af_key(k, sizeof(k), mode, "local_pages");
-			rr_summary_get(r, k, &local);
-			verdict_note(
-				v,
-				local >= pages || mode >= MODE_PINNED_AFTER
-					? "info"
-					: "warn",
-				"%s: %.0f%% of the pages are on the node of the cpu the thread ran on%s",
-				name, 100 * local / pages,
-				mode == MODE_CREATED_PINNED
-					? " (pinned from creation: the article's advice, every page should be)"
-					: "");
-		}
-	}
+	for (int mode = 0; mode < MODE_CACHE_SPLIT; mode++)
+		if ((ap->modes >> mode) & 1)
+			stray |= say_mode(r, mode, v);
 	if ((ap->modes & ~(1u << MODE_CACHE_SPLIT)) && m->nnodes < 2)
 		verdict_note(
 			v, "cannot",
 			"one memory node: where a thread ran when it first touched its data "
 			"cannot show in the page census");
-	if ((ap->modes >> MODE_CACHE_SPLIT) & 1) {
-		if (rr_summary_get(r, "cache_split_level", &x) || x == 0)
-			verdict_note(
-				v, "cannot",
-				"cache_split: this machine has no two caches of one level with "
-				"one over two allowed cpus, so 'one cache' and 'split' cannot be compared");
-		else if (!rr_summary_get(r, "cache_split_shared_gbps",
-					 &shared) &&
-			 !rr_summary_get(r, "cache_split_split_gbps", &split)) {
-			const struct rr_point *a = rr_point_find_label(
-				r, AF_CACHE, AF_CACHE_SERIES, "one cache");
-			const struct rr_point *b = rr_point_find_label(
-				r, AF_CACHE, AF_CACHE_SERIES, "split");
-			struct comparison c;
-			compare_points(b, a, experiment_precision(r->exp), &c);
-			verdict_note(
-				v, c.rel == CMP_MORE ? "info" : "warn",
-				"cache_split: two threads with separate data read %.2f GB/s under one L%.0f "
-				"and %.2f GB/s split%s%s",
-				shared, x, split,
-				c.rel == CMP_MORE
-					? ": split is faster, as the article says"
-				: c.rel == CMP_LESS
-					? ": one cache was faster, against the article"
-				: c.rel == CMP_SAME
-					? ": the same within the rounds' spread"
-					: ": the rounds cannot tell them apart: ",
-				c.rel == CMP_FEW || c.rel == CMP_UNSURE
-					? compare_why_not(&c)
-					: "");
-		}
-	}
+	if ((ap->modes >> MODE_CACHE_SPLIT) & 1)
+		say_cache_split(r, v);
 	article_point(r, head, sizeof(head));
 	if (stray)
 		verdict_headline(

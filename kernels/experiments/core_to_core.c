@@ -386,20 +386,10 @@ static int measured_cells(const struct run_result *r)
 	return n;
 }
 
-/*
- * The sentence: one figure per relation measured (its bar, the median
- * over its pairs), each with its spread over those pairs in a note;
- * two neighbouring relations are called different only where their
- * intervals over the pairs do not overlap.
- */
-static void c2c_describe(const struct run_result *r, struct verdict *v)
+/* The bars of the relations, nearest first; returns how many. */
+static int collect_bars(const struct run_result *r, const struct rr_point **bar)
 {
-	const struct c2c_params *cp = r->params;
-	const struct rr_point *bar[C2C_MAX_BARS];
-	const struct rr_placement *pl = rr_placement_find(r, C2C_MEASURED);
-	struct strbuf text = STRBUF_INIT, spread = STRBUF_INIT;
-	char phrase[128], last_phrase[128] = "";
-	int nbars = 0, moved = 0;
+	int nbars = 0;
 
 	for (int i = 0; i < r->npoints && nbars < C2C_MAX_BARS; i++) {
 		const struct rr_point *p = &r->points[i];
@@ -408,6 +398,16 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 			bar[nbars++] = p;
 	}
 	qsort(bar, (size_t)nbars, sizeof(bar[0]), bar_cmp);
+	return nbars;
+}
+
+/* What the run's pairs stand on: cpus that moved, a VM, a partial matrix. */
+static void say_pairs(const struct run_result *r, const struct rr_placement *pl,
+		      struct verdict *v)
+{
+	const struct c2c_params *cp = r->params;
+	int moved = 0;
+
 	for (int i = 0; pl && i < pl->n; i++)
 		if (pl->t[i].cpu_observed >= 0 &&
 		    pl->t[i].cpu_observed != pl->t[i].cpu_requested)
@@ -430,37 +430,67 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 			cp->pairs.mode == PAIRS_BY_RELATION
 				? "a few of each relation, spread over the machine"
 				: "a sample spread evenly over the matrix");
+}
+
+/* Whether two neighbouring relations can be told apart, in a note. */
+static void say_neighbours(const struct run_result *r,
+			   const struct rr_point *near,
+			   const struct rr_point *far, const char *near_phrase,
+			   const char *far_phrase, struct verdict *v)
+{
+	double tol = experiment_precision(r->exp);
+	struct comparison c;
+
+	compare_points(far, near, tol, &c);
+	if (c.rel == CMP_SAME)
+		verdict_note(
+			v, "info",
+			"pairs %s and pairs %s cannot be told apart here: their round trips are the same within %.0f%%",
+			near_phrase, far_phrase, 100 * tol);
+	else if (c.rel == CMP_FEW || c.rel == CMP_UNSURE)
+		verdict_note(
+			v, "info",
+			"pairs %s and pairs %s cannot be told apart here: their round trips overlap (%s)",
+			near_phrase, far_phrase, compare_why_not(&c));
+}
+
+/*
+ * One figure per relation into text, its spread over its pairs into
+ * spread, each neighbour compared; last_phrase ends as the farthest's
+ * phrase.
+ */
+static void say_relations(const struct run_result *r,
+			  const struct rr_point *const *bar, int nbars,
+			  struct strbuf *text, struct strbuf *spread,
+			  char *last_phrase, size_t len, struct verdict *v)
+{
+	char phrase[128];
+
 	for (int k = 0; k < nbars; k++) {
 		label_phrase(bar[k]->x_label, phrase, sizeof(phrase));
-		strbuf_addf(&text, "%s%.0f ns %s", k ? ", " : "", bar[k]->y,
+		strbuf_addf(text, "%s%.0f ns %s", k ? ", " : "", bar[k]->y,
 			    phrase);
-		strbuf_addf(&spread, "%s%s %.0f-%.0f ns (%d pair%s)",
+		strbuf_addf(spread, "%s%s %.0f-%.0f ns (%d pair%s)",
 			    k ? "; " : "", bar[k]->x_label, bar[k]->min,
 			    bar[k]->max, bar[k]->n, bar[k]->n == 1 ? "" : "s");
-		if (k > 0) {
-			struct comparison c;
-			compare_points(bar[k], bar[k - 1],
-				       experiment_precision(r->exp), &c);
-			if (c.rel == CMP_SAME)
-				verdict_note(
-					v, "info",
-					"pairs %s and pairs %s cannot be told apart here: their round trips are the same within %.0f%%",
-					last_phrase, phrase,
-					100 * experiment_precision(r->exp));
-			else if (c.rel == CMP_FEW || c.rel == CMP_UNSURE)
-				verdict_note(
-					v, "info",
-					"pairs %s and pairs %s cannot be told apart here: their round trips overlap (%s)",
-					last_phrase, phrase,
-					compare_why_not(&c));
-		}
-		snprintf(last_phrase, sizeof(last_phrase), "%s", phrase);
+		if (k > 0)
+			say_neighbours(r, bar[k - 1], bar[k], last_phrase,
+				       phrase, v);
+		snprintf(last_phrase, len, "%s", phrase);
 	}
 	if (nbars > 1)
 		verdict_note(v, "info",
 			     "the spread over the pairs of each relation: %s",
-			     strbuf_str(&spread));
-	/* a vCPU the host moved: one relation's pairs several-fold apart */
+			     strbuf_str(spread));
+}
+
+/* A vCPU the host moved: one relation's pairs several-fold apart. */
+static void say_jumps(const struct run_result *r,
+		      const struct rr_point *const *bar, int nbars,
+		      struct verdict *v)
+{
+	char phrase[128];
+
 	for (int k = 0; r->machine->vm == 1 && k < nbars; k++)
 		if (bar[k]->min > 0 && bar[k]->max >= C2C_JUMP * bar[k]->min) {
 			label_phrase(bar[k]->x_label, phrase, sizeof(phrase));
@@ -470,6 +500,13 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 				phrase, bar[k]->min, bar[k]->max,
 				bar[k]->max / bar[k]->min);
 		}
+}
+
+/* The headline: one relation, several, or why none was measured. */
+static void c2c_headline(const struct rr_point *const *bar, int nbars,
+			 const struct strbuf *text, const char *last_phrase,
+			 const struct rr_placement *pl, struct verdict *v)
+{
 	if (nbars == 1) {
 		verdict_headline(
 			v,
@@ -482,7 +519,7 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 			last_phrase);
 	} else if (nbars > 1) {
 		verdict_headline(v, "round trip of one cache line: %s",
-				 strbuf_str(&text));
+				 strbuf_str(text));
 	} else if (pl && pl->n < 2) {
 		verdict_headline(
 			v,
@@ -492,6 +529,27 @@ static void c2c_describe(const struct run_result *r, struct verdict *v)
 			v,
 			"no pair was measured to the end: no round trip to report");
 	}
+}
+
+/*
+ * The sentence: one figure per relation measured (its bar, the median
+ * over its pairs), each with its spread over those pairs in a note;
+ * two neighbouring relations are called different only where their
+ * intervals over the pairs do not overlap.
+ */
+static void c2c_describe(const struct run_result *r, struct verdict *v)
+{
+	const struct rr_point *bar[C2C_MAX_BARS];
+	const struct rr_placement *pl = rr_placement_find(r, C2C_MEASURED);
+	struct strbuf text = STRBUF_INIT, spread = STRBUF_INIT;
+	char last_phrase[128] = "";
+	int nbars = collect_bars(r, bar);
+
+	say_pairs(r, pl, v);
+	say_relations(r, bar, nbars, &text, &spread, last_phrase,
+		      sizeof(last_phrase), v);
+	say_jumps(r, bar, nbars, v);
+	c2c_headline(bar, nbars, &text, last_phrase, pl, v);
 	strbuf_release(&text);
 	strbuf_release(&spread);
 }
@@ -556,132 +614,171 @@ static void emit_diagonal(struct run_ctx *ctx, int n, char (*labels)[64])
 	}
 }
 
+/*
+ * A run's state: the plan, its cpus' labels and where each was seen,
+ * one pair's samples, the pairs' medians by relation, and the page of
+ * the line in flight.
+ */
+struct c2c_state {
+	struct pair_plan plan;
+	int n;
+	int *seen, *nby;
+	double *ns;
+	double **by;
+	struct thread_place *place;
+	char (*labels)[64];
+	_Atomic uint64_t *line;
+};
+
+/* Allocates st's arrays for its plan and labels its cpus; 0 or -ENOMEM. */
+static int c2c_state_alloc(const struct topo *t, int samples,
+			   struct c2c_state *st)
+{
+	const struct pair_plan *plan = &st->plan;
+	int n = plan->ncpus;
+
+	st->n = n;
+	st->ns = calloc((size_t)samples + 1, sizeof(double));
+	st->seen = calloc((size_t)n + 1, sizeof(*st->seen));
+	st->labels = calloc((size_t)n + 1, sizeof(*st->labels));
+	st->place = calloc((size_t)n + 1, sizeof(*st->place));
+	st->nby = calloc((size_t)plan->nclasses + 1, sizeof(*st->nby));
+	st->by = calloc((size_t)plan->nclasses + 1, sizeof(*st->by));
+	if (!st->ns || !st->seen || !st->labels || !st->place || !st->nby ||
+	    !st->by)
+		return -ENOMEM;
+	for (int c = 0; c < plan->nclasses; c++)
+		if (!(st->by[c] = calloc((size_t)plan->cls[c].planned + 1,
+					 sizeof(double))))
+			return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		cpu_label(t, plan->cpu[i], st->labels[i],
+			  sizeof(st->labels[i]));
+		st->seen[i] = -1;
+	}
+	return 0;
+}
+
+static void c2c_state_free(struct c2c_state *st)
+{
+	for (int c = 0; st->by && c < st->plan.nclasses; c++)
+		free(st->by[c]);
+	free(st->by);
+	free(st->nby);
+	free(st->line);
+	free(st->labels);
+	free(st->place);
+	free(st->seen);
+	free(st->ns);
+	pair_plan_free(&st->plan);
+}
+
+/* Fewer than 2 cpus: says so, and records the one there is. */
+static void c2c_alone(struct run_ctx *ctx, struct c2c_state *st)
+{
+	const struct topo *t = ctx->topo;
+	int only = st->n ? st->plan.cpu[0] : 0;
+
+	sink_note(
+		ctx->sink, "warn",
+		"a round trip needs 2 cpus, but this process may use only cpu %s: nothing was measured (run it on a machine, or under a cpu mask, with 2 or more)",
+		t->allowed_text);
+	if (st->n)
+		emit_diagonal(ctx, st->n, st->labels);
+	team_describe(t, 0, only, only, &st->place[0]);
+	sink_placement(ctx->sink, C2C_MEASURED, st->place, 1);
+}
+
+/*
+ * Measures pair p on a fresh page and emits its cell; its median joins
+ * its relation's. Returns 0, -ECANCELED, or -errno.
+ */
+static int c2c_pair(struct run_ctx *ctx, struct c2c_state *st, long p,
+		    long every)
+{
+	const struct pair_plan *plan = &st->plan;
+	const struct cpu_pair *pr = &plan->pair[p];
+	struct cell c = {.chart = C2C_LATENCY,
+			 .row = pr->row,
+			 .col = pr->col,
+			 .row_label = st->labels[pr->row],
+			 .col_label = st->labels[pr->col],
+			 .unit = "ns"};
+	_Atomic uint64_t *fresh = aligned_alloc(4096, 4096);
+	struct stats s;
+	int got = 0, obs[2], rc;
+
+	/* a new page before the old one goes: no pair times a line another
+	 * left behind */
+	free(st->line);
+	st->line = fresh;
+	if (!st->line)
+		return -ENOMEM;
+	if (p % every == 0) {
+		char what[160];
+		snprintf(what, sizeof(what), "%s -> %s (%s)",
+			 st->labels[pr->row], st->labels[pr->col],
+			 plan->cls[pr->cls].name);
+		sink_progress(ctx->sink, (double)p, (double)plan->npairs, what);
+	}
+	rc = measure_pair(ctx, st->line, pr->a, pr->b, st->ns, &got, obs);
+	if (rc)
+		return rc;
+	if (st->seen[pr->row] < 0)
+		st->seen[pr->row] = obs[0];
+	if (st->seen[pr->col] < 0)
+		st->seen[pr->col] = obs[1];
+	if (obs[0] != pr->a || obs[1] != pr->b)
+		sink_note(
+			ctx->sink, "warn",
+			"%s -> %s: the threads ran on cpu %d and %d, not where they were pinned",
+			st->labels[pr->row], st->labels[pr->col], obs[0],
+			obs[1]);
+	stats_compute(st->ns, got, &s);
+	c.value = s.median;
+	c.samples = st->ns;
+	c.nsamples = got;
+	sink_cell(ctx->sink, &c);
+	st->by[pr->cls][st->nby[pr->cls]++] = s.median;
+	return 0;
+}
+
 static int c2c_run(struct run_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
 	const struct c2c_params *cp = ctx->params;
-	int samples = (int)cp->samples;
-	struct pair_plan plan = {0};
+	struct c2c_state st = {0};
 	struct errinfo err = {0};
-	int *seen = NULL, *nby = NULL;
-	double *ns = calloc((size_t)samples + 1, sizeof(double));
-	double **by = NULL;
-	struct thread_place *place = NULL;
-	char(*labels)[64] = NULL;
-	_Atomic uint64_t *line = NULL;
 	long every, p;
-	int n, rc;
+	int rc;
 
-	rc = c2c_plan(cp, t, &plan, &err);
+	rc = c2c_plan(cp, t, &st.plan, &err);
 	if (rc) {
 		sink_note(ctx->sink, "warn", "no plan of pairs: %s", err.msg);
 		goto out;
 	}
-	n = plan.ncpus;
-	seen = calloc((size_t)n + 1, sizeof(*seen));
-	labels = calloc((size_t)n + 1, sizeof(*labels));
-	place = calloc((size_t)n + 1, sizeof(*place));
-	nby = calloc((size_t)plan.nclasses + 1, sizeof(*nby));
-	by = calloc((size_t)plan.nclasses + 1, sizeof(*by));
-	if (!ns || !seen || !labels || !place || !nby || !by) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (int c = 0; c < plan.nclasses; c++)
-		if (!(by[c] = calloc((size_t)plan.cls[c].planned + 1,
-				     sizeof(double)))) {
-			rc = -ENOMEM;
-			goto out;
-		}
-	for (int i = 0; i < n; i++) {
-		cpu_label(t, plan.cpu[i], labels[i], sizeof(labels[i]));
-		seen[i] = -1;
-	}
-	if (n < 2) {
-		int only = n ? plan.cpu[0] : 0;
-		char self[64];
-
-		cpu_label(t, only, self, sizeof(self));
-		sink_note(
-			ctx->sink, "warn",
-			"a round trip needs 2 cpus, but this process may use only cpu %s: nothing was measured (run it on a machine, or under a cpu mask, with 2 or more)",
-			t->allowed_text);
-		if (n)
-			emit_diagonal(ctx, n, labels);
-		team_describe(t, 0, only, only, &place[0]);
-		sink_placement(ctx->sink, C2C_MEASURED, place, 1);
-		goto out;
-	}
-	emit_diagonal(ctx, n, labels);
-	every = plan.npairs / 256 + 1;
-	for (p = 0; p < plan.npairs && !rc; p++) {
-		const struct cpu_pair *pr = &plan.pair[p];
-		struct cell c = {.chart = C2C_LATENCY,
-				 .row = pr->row,
-				 .col = pr->col,
-				 .row_label = labels[pr->row],
-				 .col_label = labels[pr->col],
-				 .unit = "ns"};
-		_Atomic uint64_t *fresh = aligned_alloc(4096, 4096);
-		struct stats s;
-		int got = 0, obs[2];
-
-		/* a new page before the old one goes: no pair times a line
-		 * another left behind */
-		free(line);
-		line = fresh;
-		if (!line) {
-			rc = -ENOMEM;
-			break;
-		}
-		if (p % every == 0) {
-			char what[160];
-			snprintf(what, sizeof(what), "%s -> %s (%s)",
-				 labels[pr->row], labels[pr->col],
-				 plan.cls[pr->cls].name);
-			sink_progress(ctx->sink, (double)p, (double)plan.npairs,
-				      what);
-		}
-		rc = measure_pair(ctx, line, pr->a, pr->b, ns, &got, obs);
-		if (rc)
-			break;
-		if (seen[pr->row] < 0)
-			seen[pr->row] = obs[0];
-		if (seen[pr->col] < 0)
-			seen[pr->col] = obs[1];
-		if (obs[0] != pr->a || obs[1] != pr->b)
-			sink_note(
-				ctx->sink, "warn",
-				"%s -> %s: the threads ran on cpu %d and %d, not where they were pinned",
-				labels[pr->row], labels[pr->col], obs[0],
-				obs[1]);
-		stats_compute(ns, got, &s);
-		c.value = s.median;
-		c.samples = ns;
-		c.nsamples = got;
-		sink_cell(ctx->sink, &c);
-		by[pr->cls][nby[pr->cls]++] = s.median;
-	}
-	/* one placement record: which cpus took part, as each was seen */
-	for (int i = 0; i < n; i++)
-		team_describe(t, i, plan.cpu[i], seen[i], &place[i]);
-	sink_placement(ctx->sink, C2C_MEASURED, place, n);
+	rc = c2c_state_alloc(t, (int)cp->samples, &st);
 	if (rc)
 		goto out;
-	sink_progress(ctx->sink, (double)plan.npairs, (double)plan.npairs,
+	if (st.n < 2) {
+		c2c_alone(ctx, &st);
+		goto out;
+	}
+	emit_diagonal(ctx, st.n, st.labels);
+	every = st.plan.npairs / 256 + 1;
+	for (p = 0; p < st.plan.npairs && !rc; p++)
+		rc = c2c_pair(ctx, &st, p, every);
+	/* one placement record: which cpus took part, as each was seen */
+	for (int i = 0; i < st.n; i++)
+		team_describe(t, i, st.plan.cpu[i], st.seen[i], &st.place[i]);
+	sink_placement(ctx->sink, C2C_MEASURED, st.place, st.n);
+	if (rc)
+		goto out;
+	sink_progress(ctx->sink, (double)st.plan.npairs, (double)st.plan.npairs,
 		      "done");
-	emit_relations(ctx, &plan, by, nby);
+	emit_relations(ctx, &st.plan, st.by, st.nby);
 out:
-	for (int c = 0; by && c < plan.nclasses; c++)
-		free(by[c]);
-	free(by);
-	free(nby);
-	free(line);
-	free(labels);
-	free(place);
-	free(seen);
-	free(ns);
-	pair_plan_free(&plan);
+	c2c_state_free(&st);
 	return rc;
 }
 

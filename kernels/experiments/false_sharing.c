@@ -446,6 +446,240 @@ static const char *fs_why(const struct fs_case *k, int line, double floor,
 	return buf;
 }
 
+/* What became of every comparison of a run, for the headline and notes. */
+struct fs_cases {
+	struct fs_case pen, flat, apart, alone, apart_line, little;
+	int smt_n, compared;
+};
+
+/* What the sentences on one run read: the run, its line and thresholds. */
+struct fs_say {
+	const struct run_result *r;
+	const struct fs_params *fp;
+	int line;
+	double tol, floor;
+};
+
+/*
+ * Files one (threads, stride) comparison under what became of it and
+ * marks its summary key when it cannot be stated as measured.
+ */
+static void fs_judge(const struct fs_say *s, const struct fs_case *k,
+		     struct verdict *v, struct fs_cases *cs)
+{
+	const struct rr_placement *pl;
+	char label[96], why[VERDICT_TEXT_LEN];
+
+	fs_why(k, s->line, s->floor, why, sizeof(why));
+	if (!in_one_line(k->n, k->stride, s->line)) {
+		if (k->stride < s->line)
+			verdict_mark(v, k->key, VERDICT_DISOWNED, "%s", why);
+		keep(k->stride >= s->line ? &cs->apart_line : &cs->apart, k);
+		return;
+	}
+	fs_label(label, sizeof(label), k->n, k->stride);
+	pl = rr_placement_find(s->r, label);
+	if (pl && rr_placement_distinct_cpus(pl) < 2) {
+		verdict_mark(
+			v, k->key, VERDICT_DISOWNED,
+			"the %d threads all ran on one cpu and took turns: no line could travel between caches",
+			k->n);
+		keep(&cs->alone, k);
+		return;
+	}
+	if (contend_overlap(&k->c, s->floor) == CONTEND_TOO_LITTLE) {
+		verdict_mark(v, k->key, VERDICT_DISOWNED, "%s", why);
+		if (!cs->little.found || k->c.together < cs->little.c.together)
+			cs->little = *k;
+		cs->little.found = 1;
+		return;
+	}
+	if (pl &&
+	    rr_placement_distinct_cores(pl) < rr_placement_distinct_cpus(pl))
+		cs->smt_n = k->n;
+	cs->compared++;
+	if (why[0])
+		verdict_mark(v, k->key,
+			     k->c.rel == CMP_MORE ? VERDICT_AT_LEAST
+						  : VERDICT_DISOWNED,
+			     "%s", why);
+	keep(k->c.rel == CMP_MORE ? &cs->pen : &cs->flat, k);
+}
+
+/* Every shared layout against the separate one, thread count by count. */
+static void fs_collect(const struct fs_say *s, struct verdict *v,
+		       struct fs_cases *cs)
+{
+	const struct fs_params *fp = s->fp;
+	char series[48];
+
+	for (int ti = 0; ti < fp->threads.n; ti++) {
+		int n = fp->threads.v[ti];
+		const struct rr_point *sep =
+			rr_point_find(s->r, FS_TIME, fs_separate, n);
+
+		if (n < 2 || !sep)
+			continue;
+		for (int si = 0; si < fp->stride.n; si++) {
+			int stride = fp->stride.v[si];
+			const struct rr_point *sh;
+			struct fs_case k = {.n = n, .stride = stride};
+
+			shared_series(series, sizeof(series), fp->stride.n,
+				      stride);
+			sh = rr_point_find(s->r, FS_TIME, series, n);
+			if (!sh)
+				continue;
+			slowdown_key(k.key, sizeof(k.key), fp->stride.n, n,
+				     stride);
+			compare_points(sh, sep, s->tol, &k.c);
+			fs_judge(s, &k, v, cs);
+		}
+	}
+}
+
+/* The headline of a penalty measured beyond the rounds' spread. */
+static void fs_say_penalty(const struct fs_say *s, const struct fs_case *pen,
+			   struct verdict *v)
+{
+	char why[VERDICT_TEXT_LEN], art[VERDICT_TEXT_LEN], rt[64];
+
+	compare_ratio_text(&pen->c, rt, sizeof(rt));
+	fs_why(pen, s->line, s->floor, why, sizeof(why));
+	if (pen->c.lower_bound)
+		verdict_headline(
+			v,
+			"one shared cache line made %d threads %s slower than separate lines (false sharing%s): %s",
+			pen->n, rt,
+			article_for(s->r->exp, pen->n, art, sizeof(art)), why);
+	else if (pen->c.lo < 1 + s->tol)
+		verdict_headline(
+			v,
+			"one shared cache line made %d threads %s slower than separate lines: a small penalty, but beyond the rounds' spread",
+			pen->n, rt);
+	else
+		verdict_headline(
+			v,
+			"one shared cache line made %d threads %s slower than separate lines (false sharing%s)",
+			pen->n, rt,
+			article_for(s->r->exp, pen->n, art, sizeof(art)));
+}
+
+/* The headline when no penalty stood out of the rounds' spread. */
+static void fs_say_flat(const struct fs_say *s, const struct fs_case *flat,
+			struct verdict *v)
+{
+	char why[VERDICT_TEXT_LEN], rt[64];
+
+	compare_ratio_text(&flat->c, rt, sizeof(rt));
+	fs_why(flat, s->line, s->floor, why, sizeof(why));
+	if (flat->c.rel == CMP_FEW)
+		verdict_headline(
+			v,
+			"with %d threads the shared line took %s the separate lines' time, but %s: ask for repeat=3 or more",
+			flat->n, rt, why);
+	else if (flat->c.rel == CMP_UNSURE)
+		verdict_headline(
+			v,
+			"with %d threads the shared line took %s the separate lines' time, but %s: more rounds (repeat) or more increments narrow them",
+			flat->n, rt, why);
+	else if (flat->c.rel == CMP_LESS)
+		verdict_headline(
+			v,
+			"with %d threads the shared line took %s the separate lines' time: %s; rerun when the machine is idle",
+			flat->n, rt, why);
+	else
+		verdict_headline(
+			v,
+			"sharing one cache line did not measurably slow %d threads here (%s, within %.0f%% by the rounds' 95%% intervals)%s",
+			flat->n, rt, 100 * s->tol,
+			flat->c.together < CMP_FULL_OVERLAP
+				? "; but they ran together only part of a round"
+				: "");
+}
+
+/* The headline when every stride put the counters in lines of their own. */
+static void fs_say_apart_lines(const struct fs_say *s, struct verdict *v)
+{
+	const struct int_list *st = &s->fp->stride;
+	struct strbuf sb = STRBUF_INIT;
+	int k = 0, m = 0;
+
+	for (int si = 0; si < st->n; si++)
+		m += st->v[si] >= s->line;
+	for (int si = 0; si < st->n; si++)
+		if (st->v[si] >= s->line)
+			strbuf_addf(&sb, "%s%d",
+				    k++ == 0 ? ""
+				    : k == m ? " and "
+					     : ", ",
+				    st->v[si]);
+	verdict_headline(
+		v,
+		"counters %s B apart sit in separate lines: no sharing to measure",
+		strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
+/* The strongest comparison that was valid, else why none was. */
+static void fs_headline(const struct fs_say *s, const struct fs_cases *cs,
+			struct verdict *v)
+{
+	char why[VERDICT_TEXT_LEN];
+
+	if (cs->pen.found)
+		fs_say_penalty(s, &cs->pen, v);
+	else if (cs->flat.found)
+		fs_say_flat(s, &cs->flat, v);
+	else if (cs->little.found) {
+		fs_why(&cs->little, s->line, s->floor, why, sizeof(why));
+		verdict_headline(v, "%s; rerun when the machine is idle", why);
+	} else if (cs->alone.found)
+		verdict_headline(
+			v,
+			"the %d threads all ran on one cpu and took turns: no line could travel between caches, so false sharing could not be measured",
+			cs->alone.n);
+	else if (cs->apart_line.found)
+		fs_say_apart_lines(s, v);
+	else if (cs->apart.found)
+		verdict_headline(v, "%s",
+				 fs_why(&cs->apart, s->line, s->floor, why,
+					sizeof(why)));
+}
+
+/* What the headline did not say. */
+static void fs_notes(const struct fs_say *s, const struct fs_cases *cs,
+		     struct verdict *v)
+{
+	const struct int_list *st = &s->fp->stride;
+
+	for (int si = 0; si < st->n &&
+			 (cs->compared || cs->little.found || cs->alone.found);
+	     si++) {
+		int stride = st->v[si];
+		if (stride >= s->line)
+			verdict_note(
+				v, "info",
+				"stride %d B: counters %d B apart sit in separate lines: no line is shared (a control: it matches the separate layout, %d B apart, unless a prefetcher that fetches lines in pairs drags the neighbour's line along)",
+				stride, stride, (int)contend_apart(s->line));
+	}
+	if (cs->little.found && (cs->compared || cs->alone.found))
+		verdict_note(
+			v, "warn",
+			"%d threads: they ran at the same time for only %.0f%% of a round: that point says nothing about false sharing",
+			cs->little.n, 100 * cs->little.c.together);
+	if (cs->alone.found && cs->compared)
+		verdict_note(
+			v, "cannot",
+			"%d threads: they all ran on one cpu, so nothing could bounce between caches",
+			cs->alone.n);
+	if (cs->smt_n)
+		verdict_note(
+			v, "info",
+			"%d threads: some shared one core (smt siblings), whose L1 they share: the line need not move there, so expect little penalty between them",
+			cs->smt_n);
+}
+
 /*
  * The sentence on one run: a penalty is stated only for points whose
  * counters really sat in one line ((threads - 1) x stride + 4 <= line),
@@ -458,14 +692,13 @@ static const char *fs_why(const struct fs_case *k, int line, double floor,
 static void fs_describe(const struct run_result *r, struct verdict *v)
 {
 	const struct fs_params *fp = r->params;
-	int line = r->machine->line_size > 0 ? r->machine->line_size : 64;
-	double tol = experiment_precision(r->exp),
-	       floor = contend_floor(r->exp);
-	struct fs_case pen = {0}, flat = {0}, apart = {0}, alone = {0},
-		       apart_line = {0}, little = {0};
-	int smt_n = 0, compared = 0;
-	char label[96], series[48], why[VERDICT_TEXT_LEN],
-		art[VERDICT_TEXT_LEN], rt[64];
+	struct fs_say s = {
+		.r = r,
+		.fp = fp,
+		.line = r->machine->line_size > 0 ? r->machine->line_size : 64,
+		.tol = experiment_precision(r->exp),
+		.floor = contend_floor(r->exp)};
+	struct fs_cases cs = {0};
 
 	if (fp->layout != LAYOUT_BOTH) {
 		verdict_headline(
@@ -480,173 +713,9 @@ static void fs_describe(const struct run_result *r, struct verdict *v)
 			"with one thread the layout does not matter: false sharing needs two or more threads");
 		return;
 	}
-	for (int ti = 0; ti < fp->threads.n; ti++) {
-		int n = fp->threads.v[ti];
-		const struct rr_point *sep =
-			rr_point_find(r, FS_TIME, fs_separate, n);
-
-		if (n < 2 || !sep)
-			continue;
-		for (int si = 0; si < fp->stride.n; si++) {
-			int stride = fp->stride.v[si];
-			const struct rr_point *sh;
-			const struct rr_placement *pl;
-			struct fs_case k = {.n = n, .stride = stride};
-
-			shared_series(series, sizeof(series), fp->stride.n,
-				      stride);
-			sh = rr_point_find(r, FS_TIME, series, n);
-			if (!sh)
-				continue;
-			slowdown_key(k.key, sizeof(k.key), fp->stride.n, n,
-				     stride);
-			compare_points(sh, sep, tol, &k.c);
-			fs_why(&k, line, floor, why, sizeof(why));
-			if (!in_one_line(n, stride, line)) {
-				if (stride < line)
-					verdict_mark(v, k.key, VERDICT_DISOWNED,
-						     "%s", why);
-				keep(stride >= line ? &apart_line : &apart, &k);
-				continue;
-			}
-			fs_label(label, sizeof(label), n, stride);
-			pl = rr_placement_find(r, label);
-			if (pl && rr_placement_distinct_cpus(pl) < 2) {
-				verdict_mark(
-					v, k.key, VERDICT_DISOWNED,
-					"the %d threads all ran on one cpu and took turns: no line could travel between caches",
-					n);
-				keep(&alone, &k);
-				continue;
-			}
-			if (contend_overlap(&k.c, floor) ==
-			    CONTEND_TOO_LITTLE) {
-				verdict_mark(v, k.key, VERDICT_DISOWNED, "%s",
-					     why);
-				if (!little.found ||
-				    k.c.together < little.c.together)
-					little = k;
-				little.found = 1;
-				continue;
-			}
-			if (pl && rr_placement_distinct_cores(pl) <
-					  rr_placement_distinct_cpus(pl))
-				smt_n = n;
-			compared++;
-			if (why[0])
-				verdict_mark(v, k.key,
-					     k.c.rel == CMP_MORE
-						     ? VERDICT_AT_LEAST
-						     : VERDICT_DISOWNED,
-					     "%s", why);
-			keep(k.c.rel == CMP_MORE ? &pen : &flat, &k);
-		}
-	}
-
-	/* the headline: the strongest comparison that was valid, else why none
-	 * was */
-	if (pen.found) {
-		compare_ratio_text(&pen.c, rt, sizeof(rt));
-		fs_why(&pen, line, floor, why, sizeof(why));
-		if (pen.c.lower_bound)
-			verdict_headline(
-				v,
-				"one shared cache line made %d threads %s slower than separate lines (false sharing%s): %s",
-				pen.n, rt,
-				article_for(r->exp, pen.n, art, sizeof(art)),
-				why);
-		else if (pen.c.lo < 1 + tol)
-			verdict_headline(
-				v,
-				"one shared cache line made %d threads %s slower than separate lines: a small penalty, but beyond the rounds' spread",
-				pen.n, rt);
-		else
-			verdict_headline(
-				v,
-				"one shared cache line made %d threads %s slower than separate lines (false sharing%s)",
-				pen.n, rt,
-				article_for(r->exp, pen.n, art, sizeof(art)));
-	} else if (flat.found) {
-		compare_ratio_text(&flat.c, rt, sizeof(rt));
-		fs_why(&flat, line, floor, why, sizeof(why));
-		if (flat.c.rel == CMP_FEW)
-			verdict_headline(
-				v,
-				"with %d threads the shared line took %s the separate lines' time, but %s: ask for repeat=3 or more",
-				flat.n, rt, why);
-		else if (flat.c.rel == CMP_UNSURE)
-			verdict_headline(
-				v,
-				"with %d threads the shared line took %s the separate lines' time, but %s: more rounds (repeat) or more increments narrow them",
-				flat.n, rt, why);
-		else if (flat.c.rel == CMP_LESS)
-			verdict_headline(
-				v,
-				"with %d threads the shared line took %s the separate lines' time: %s; rerun when the machine is idle",
-				flat.n, rt, why);
-		else
-			verdict_headline(
-				v,
-				"sharing one cache line did not measurably slow %d threads here (%s, within %.0f%% by the rounds' 95%% intervals)%s",
-				flat.n, rt, 100 * tol,
-				flat.c.together < CMP_FULL_OVERLAP
-					? "; but they ran together only part of a round"
-					: "");
-	} else if (little.found) {
-		fs_why(&little, line, floor, why, sizeof(why));
-		verdict_headline(v, "%s; rerun when the machine is idle", why);
-	} else if (alone.found)
-		verdict_headline(
-			v,
-			"the %d threads all ran on one cpu and took turns: no line could travel between caches, so false sharing could not be measured",
-			alone.n);
-	else if (apart_line.found) {
-		struct strbuf sb = STRBUF_INIT;
-		int k = 0, m = 0;
-		for (int si = 0; si < fp->stride.n; si++)
-			m += fp->stride.v[si] >= line;
-		for (int si = 0; si < fp->stride.n; si++)
-			if (fp->stride.v[si] >= line)
-				strbuf_addf(&sb, "%s%d",
-					    k++ == 0 ? ""
-					    : k == m ? " and "
-						     : ", ",
-					    fp->stride.v[si]);
-		verdict_headline(
-			v,
-			"counters %s B apart sit in separate lines: no sharing to measure",
-			strbuf_str(&sb));
-		strbuf_release(&sb);
-	} else if (apart.found)
-		verdict_headline(v, "%s",
-				 fs_why(&apart, line, floor, why, sizeof(why)));
-
-	/* what the headline did not say */
-	for (int si = 0;
-	     si < fp->stride.n && (compared || little.found || alone.found);
-	     si++) {
-		int stride = fp->stride.v[si];
-		if (stride >= line)
-			verdict_note(
-				v, "info",
-				"stride %d B: counters %d B apart sit in separate lines: no line is shared (a control: it matches the separate layout, %d B apart, unless a prefetcher that fetches lines in pairs drags the neighbour's line along)",
-				stride, stride, (int)contend_apart(line));
-	}
-	if (little.found && (compared || alone.found))
-		verdict_note(
-			v, "warn",
-			"%d threads: they ran at the same time for only %.0f%% of a round: that point says nothing about false sharing",
-			little.n, 100 * little.c.together);
-	if (alone.found && compared)
-		verdict_note(
-			v, "cannot",
-			"%d threads: they all ran on one cpu, so nothing could bounce between caches",
-			alone.n);
-	if (smt_n)
-		verdict_note(
-			v, "info",
-			"%d threads: some shared one core (smt siblings), whose L1 they share: the line need not move there, so expect little penalty between them",
-			smt_n);
+	fs_collect(&s, v, &cs);
+	fs_headline(&s, &cs, v);
+	fs_notes(&s, &cs, v);
 }
 
 /*

@@ -469,82 +469,68 @@ static int ask(int to, int from, long *counts)
 	return 0;
 }
 
-static int step_migrate_pages(struct ps_ctx *c)
-{
-	int down[2], up[2], rc = 0, rounds = (int)c->run->common.repeat;
-	long counts[2], first_moved = -1;
-	double *gbps = calloc((size_t)rounds + 1, sizeof(double));
-	double *back = calloc((size_t)rounds + 1, sizeof(double));
-	int nfwd = 0, nback = 0;
-	size_t npages = (c->size + 4095) / 4096;
-	pid_t pid;
+/* The rates of migrate_pages, one a round: a to b, and back. */
+struct migrate_rates {
+	double *fwd, *back;
+	int nfwd, nback;
+	long first_moved; /* pages on b after the first move; -1: none */
+};
 
-	if (!gbps || !back || pipe(down) || pipe(up)) {
-		free(gbps);
-		free(back);
-		return -ENOMEM;
-	}
-	pid = fork();
-	if (pid == 0) {
-		close(down[1]);
-		close(up[0]);
-		migrate_child(c, down[0], up[1]);
-	}
-	close(down[0]);
-	close(up[1]);
-	if (pid < 0) {
-		rc = -errno;
-		goto out;
-	}
-	if ((rc = ask(down[1], up[0], counts)))
-		goto out;
-	npages = (size_t)counts[0];
+/*
+ * Moves the child's pages from a to b and back, round by round, timing
+ * each move and counting the pages it moved. Returns 0 or -errno.
+ */
+static int migrate_rounds(struct ps_ctx *c, pid_t pid, int to, int from,
+			  struct migrate_rates *m)
+{
+	int rounds = (int)c->run->common.repeat, rc = 0;
+
 	for (int r = 0; r < rounds && !*c->run->cancel; r++) {
-		unsigned long from[PS_WORDS], to[PS_WORDS];
+		unsigned long src_mask[PS_WORDS], dst_mask[PS_WORDS];
 		int src = r % 2 ? c->b : c->a, dst = r % 2 ? c->a : c->b;
 		long before[2], after[2];
 		double t0, t1;
 
-		fill(from, &src, 1);
-		fill(to, &dst, 1);
-		if ((rc = ask(down[1], up[0], before)))
+		fill(src_mask, &src, 1);
+		fill(dst_mask, &dst, 1);
+		if ((rc = ask(to, from, before)))
 			break;
 		t0 = clock_now();
-		if (migrate_pages(pid, PS_MAXNODE, from, to) < 0) {
+		if (migrate_pages(pid, PS_MAXNODE, src_mask, dst_mask) < 0) {
 			rc = -errno;
 			break;
 		}
 		t1 = clock_now();
-		if ((rc = ask(down[1], up[0], after)))
+		if ((rc = ask(to, from, after)))
 			break;
 		long moved =
 			r % 2 ? after[0] - before[0] : after[1] - before[1];
-		if (first_moved < 0)
-			first_moved = after[1];
+		if (m->first_moved < 0)
+			m->first_moved = after[1];
 		if (t1 > t0 && moved > 0) {
 			double v = (double)moved * 4096.0 / (t1 - t0) / 1e9;
 			if (r % 2)
-				back[nback++] = v;
+				m->back[m->nback++] = v;
 			else
-				gbps[nfwd++] = v;
+				m->fwd[m->nfwd++] = v;
 		}
 	}
-	if (rc == -ENOSYS || rc == -EPERM || rc == -EINVAL) {
-		key(c, STEP_MIGRATE_PAGES, S_ERRNO, -rc, "");
-		rc = 0;
-		goto out;
-	}
-	if (rc)
-		goto out;
+	return rc;
+}
+
+/* The step's keys and row, and a bar per direction that moved pages. */
+static void emit_migrate(struct ps_ctx *c, const struct migrate_rates *m,
+			 size_t npages)
+{
 	key(c, STEP_MIGRATE_PAGES, S_PAGES, (double)npages, "pages");
-	if (first_moved >= 0) {
-		key(c, STEP_MIGRATE_PAGES, "on_b", (double)first_moved,
+	if (m->first_moved >= 0) {
+		key(c, STEP_MIGRATE_PAGES, "on_b", (double)m->first_moved,
 		    "pages");
-		row(c, STEP_MIGRATE_PAGES, first_moved, (long)npages);
+		row(c, STEP_MIGRATE_PAGES, m->first_moved, (long)npages);
 	}
 	for (int dir = 0; dir < 2; dir++) {
-		double *v = dir ? back : gbps;
-		int n = dir ? nback : nfwd;
+		double *v = dir ? m->back : m->fwd;
+		int n = dir ? m->nback : m->nfwd;
 		char label[64];
 		struct stats s;
 		if (!n)
@@ -564,13 +550,54 @@ static int step_migrate_pages(struct ps_ctx *c)
 		if (!dir)
 			key(c, STEP_MIGRATE_PAGES, S_GBPS, s.median, "GB/s");
 	}
+}
+
+static int step_migrate_pages(struct ps_ctx *c)
+{
+	int down[2], up[2], rc = 0, rounds = (int)c->run->common.repeat;
+	long counts[2];
+	struct migrate_rates m = {
+		.fwd = calloc((size_t)rounds + 1, sizeof(double)),
+		.back = calloc((size_t)rounds + 1, sizeof(double)),
+		.first_moved = -1};
+	size_t npages = (c->size + 4095) / 4096;
+	pid_t pid;
+
+	if (!m.fwd || !m.back || pipe(down) || pipe(up)) {
+		free(m.fwd);
+		free(m.back);
+		return -ENOMEM;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(down[1]);
+		close(up[0]);
+		migrate_child(c, down[0], up[1]);
+	}
+	close(down[0]);
+	close(up[1]);
+	if (pid < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if ((rc = ask(down[1], up[0], counts)))
+		goto out;
+	npages = (size_t)counts[0];
+	rc = migrate_rounds(c, pid, down[1], up[0], &m);
+	if (rc == -ENOSYS || rc == -EPERM || rc == -EINVAL) {
+		key(c, STEP_MIGRATE_PAGES, S_ERRNO, -rc, "");
+		rc = 0;
+		goto out;
+	}
+	if (!rc)
+		emit_migrate(c, &m, npages);
 out:
 	close(down[1]);
 	close(up[0]);
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
-	free(gbps);
-	free(back);
+	free(m.fwd);
+	free(m.back);
 	return rc;
 }
 
@@ -849,24 +876,13 @@ static void judge(const struct run_result *r, struct verdict *v, int step,
 	}
 }
 
-static void ps_describe(const struct run_result *r, struct verdict *v)
+/* get_mempolicy's notes: one node, or a counter that did not move. */
+static void say_get_mempolicy(const struct run_result *r, int one,
+			      struct verdict *v)
 {
 	const struct ps_params *pp = r->params;
-	double a = 0, b = 0, x;
-	int ok = 0, bad = 0, cannot = 0, uncounted = 0, one;
+	double x, asked = 0, got = 0, moves = -1, in_order = 0;
 
-	if (rr_summary_get(r, "node_a", &a) ||
-	    rr_summary_get(r, "node_b", &b)) {
-		verdict_headline(
-			v,
-			"no step ran: the memory policy calls are not available here");
-		return;
-	}
-	/* the nodes the run recorded: one when it could place memory on one
-	 * only */
-	one = a == b;
-	for (int s = 0; s < STEP_COUNT; s++)
-		judge(r, v, s, one, &ok, &bad, &cannot, &uncounted);
 	if ((pp->steps >> STEP_GET_MEMPOLICY) & 1 &&
 	    !step_get(r, STEP_GET_MEMPOLICY, S_NODES, &x) && x < 2)
 		verdict_note(
@@ -874,7 +890,6 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 			"get_mempolicy: interleave over one node always names it next, so the "
 			"MPOL_F_NODE prediction is trivially right here; only the flags-0 answer "
 			"(the policy itself) is shown");
-	double asked = 0, got = 0, moves = -1, in_order = 0;
 	if (!one && !step_get(r, STEP_GET_MEMPOLICY, S_PREDICTED, &got) &&
 	    !step_get(r, STEP_GET_MEMPOLICY, S_ASKED, &asked) && got < asked &&
 	    !step_get(r, STEP_GET_MEMPOLICY, S_COUNTER_MOVES, &moves) &&
@@ -887,12 +902,14 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 			"thread's interleaved page by its offset in the mapping, and the "
 			"counter MPOL_F_NODE reads moved only for its own allocations, not "
 			"with these page faults");
-	if (!step_get(r, STEP_STRICT, S_POLICY_KEPT, &x) && !one)
-		verdict_note(
-			v, x ? "info" : "warn",
-			x ? "strict: the refused check left the range's policy as it was"
-			  : "strict: the refused check still changed the range's policy "
-			    "(the article says the policy only changes when every page is in place)");
+}
+
+/* preferred's notes: MPOL_PREFERRED_MANY, or no toucher on node b. */
+static void say_preferred(const struct run_result *r, int one, double b,
+			  struct verdict *v)
+{
+	double x;
+
 	if (!step_get(r, STEP_PREFERRED, S_MANY_ERRNO, &x))
 		verdict_note(
 			v, "cannot",
@@ -914,6 +931,22 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 			"preferred: node %.0f has no cpu this process may use, so no toucher "
 			"can prove that the lowest node wins over the local one",
 			b);
+}
+
+/* What the steps add beside their verdicts: strict's policy, the rates. */
+static void say_steps(const struct run_result *r, int one, double b,
+		      struct verdict *v)
+{
+	double x;
+
+	say_get_mempolicy(r, one, v);
+	if (!step_get(r, STEP_STRICT, S_POLICY_KEPT, &x) && !one)
+		verdict_note(
+			v, x ? "info" : "warn",
+			x ? "strict: the refused check left the range's policy as it was"
+			  : "strict: the refused check still changed the range's policy "
+			    "(the article says the policy only changes when every page is in place)");
+	say_preferred(r, one, b, v);
 	if (!step_get(r, STEP_MIGRATE_PAGES, S_GBPS, &x) && !one)
 		verdict_note(
 			v, "info",
@@ -922,34 +955,66 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 			r->machine->vm == 1
 				? " (a virtual machine: the rate is the emulator's)"
 				: "");
-	if (one && (ok || bad)) {
+}
+
+/* The steps counted: as the article says, against it, not shown. */
+struct ps_tally {
+	int ok, bad, cannot, uncounted;
+};
+
+/* The headline: the steps counted, or why one node could show little. */
+static void ps_headline(const struct ps_tally *n, int one, struct verdict *v)
+{
+	if (one && (n->ok || n->bad)) {
 		char pred[64] = "";
 
-		if (uncounted)
+		if (n->uncounted)
 			snprintf(pred, sizeof(pred),
 				 " and get_mempolicy's %d page predictions",
-				 uncounted);
+				 n->uncounted);
 		verdict_headline(
 			v,
 			"one memory node: the checks that need two could not be made (%d step%s%s); %s",
-			cannot, cannot == 1 ? "" : "s", pred,
-			bad ? "the check that means something on one node, get_mempolicy's policy answer, went against the article"
-			    : "the check that means something on one node, get_mempolicy's policy answer, went as the article says");
-	} else if (bad)
+			n->cannot, n->cannot == 1 ? "" : "s", pred,
+			n->bad ? "the check that means something on one node, get_mempolicy's policy answer, went against the article"
+			       : "the check that means something on one node, get_mempolicy's policy answer, went as the article says");
+	} else if (n->bad)
 		verdict_headline(
 			v,
 			"%d step(s) went against the article, %d as it says, %d could not be shown",
-			bad, ok, cannot);
-	else if (ok)
+			n->bad, n->ok, n->cannot);
+	else if (n->ok)
 		verdict_headline(
 			v,
 			"every step that could be shown went as the article says (%d), %d could not be shown here",
-			ok, cannot);
+			n->ok, n->cannot);
 	else
 		verdict_headline(
 			v, "nothing could be shown here: %s",
 			one ? "the policies need two memory nodes to differ"
 			    : "every step failed");
+}
+
+static void ps_describe(const struct run_result *r, struct verdict *v)
+{
+	double a = 0, b = 0;
+	struct ps_tally n = {0};
+	int one;
+
+	if (rr_summary_get(r, "node_a", &a) ||
+	    rr_summary_get(r, "node_b", &b)) {
+		verdict_headline(
+			v,
+			"no step ran: the memory policy calls are not available here");
+		return;
+	}
+	/* the nodes the run recorded: one when it could place memory on one
+	 * only */
+	one = a == b;
+	for (int s = 0; s < STEP_COUNT; s++)
+		judge(r, v, s, one, &n.ok, &n.bad, &n.cannot, &n.uncounted);
+	say_steps(r, one, b, v);
+	ps_headline(&n, one, v);
 }
 
 static void ps_estimate(const void *params, const struct common_params *common,
