@@ -10,6 +10,8 @@
 #include <curl/curl.h>
 
 #include "campaign_deliver.h"
+#include "campaign_nodes.h"
+#include "campaign_read.h"
 #include "campaigns.h"
 #include "jsonlimit.h"
 #include "store.h"

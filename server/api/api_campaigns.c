@@ -9,7 +9,9 @@
 
 #include "campaign_deliver.h"
 #include "campaign_live.h"
+#include "campaign_nodes.h"
 #include "campaign_notes.h"
+#include "campaign_read.h"
 #include "campaigns.h"
 #include "stream.h"
 

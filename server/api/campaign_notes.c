@@ -2,7 +2,7 @@
 #include "campaign_notes.h"
 
 #include "campaign_live.h"
-#include "campaigns.h"
+#include "campaign_read.h"
 
 /* What the page and a coordinator follow: state, counts, no nodes. */
 json_t *campaign_summary(struct store *st, const char *id)

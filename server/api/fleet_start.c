@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "campaign_nodes.h"
 #include "campaign_notes.h"
 #include "campaigns.h"
 #include "errinfo.h"

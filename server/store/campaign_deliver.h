@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "campaigns.h"
+#include "campaign_nodes.h"
 #include "errinfo.h"
 #include "store.h"
 

@@ -14,6 +14,8 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "campaign_check.h"
+#include "campaign_read.h"
 #include "campaigns.h"
 #include "describe_doc.h"
 #include "events.h"

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "campaign_check.h"
 #include "campaigns.h"
 #include "describe_doc.h"
 #include "events.h"
