@@ -2,10 +2,12 @@
 #ifndef NUMALAB_HTTP_H
 #define NUMALAB_HTTP_H
 
-#include "auth.h"
 #include "http_request.h"
 #include "http_response.h"
+#include "join_code.h"
 #include "session.h"
+#include "sign_in.h"
+#include "whoami.h"
 
 /*
  * Starts the daemon: a few threads, each an epoll loop over its share of
