@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "params.h"
 
 static int ancestor_index(hwloc_obj_t pu, hwloc_obj_type_t type)
@@ -215,131 +216,6 @@ static void load_caches(struct topo *t, hwloc_topology_t hw)
 		}
 	}
 }
-
-/* Where this process's cgroups live: the v2 path and the v1 cpuset path, "" if
- * none. */
-static void cgroup_paths(char *v2, char *v1, size_t len)
-{
-	char line[1024];
-	FILE *f = fopen("/proc/self/cgroup", "r");
-
-	v2[0] = v1[0] = '\0';
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *ctl = strchr(line, ':'), *path;
-		if (!ctl || !(path = strchr(ctl + 1, ':')))
-			continue;
-		*path++ = '\0';
-		ctl++;
-		path[strcspn(path, "\n")] = '\0';
-		if (!strncmp(line, "0:", 2) && !*ctl)
-			snprintf(v2, len, "%s", path);
-		for (char *c = strtok(ctl, ","); c; c = strtok(NULL, ","))
-			if (!strcmp(c, "cpuset"))
-				snprintf(v1, len, "%s", path);
-	}
-	fclose(f);
-}
-
-/* The mount points of cgroup2 and of the v1 hierarchy holding cpuset, "" if
- * none. */
-static void cgroup_mounts(char *m2, char *m1, size_t len)
-{
-	char line[2048];
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-
-	m2[0] = m1[0] = '\0';
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char root[512], point[512], fstype[64], opts[512];
-		char *tail = strstr(line, " - ");
-		if (!tail ||
-		    sscanf(line, "%*s %*s %*s %511s %511s", root, point) != 2 ||
-		    sscanf(tail + 3, "%63s %*s %511s", fstype, opts) != 2 ||
-		    strcmp(root, "/"))
-			continue;
-		if (!strcmp(fstype, "cgroup2") && !m2[0])
-			snprintf(m2, len, "%s", point);
-		if (!strcmp(fstype, "cgroup") && !m1[0]) {
-			for (char *o = strtok(opts, ","); o;
-			     o = strtok(NULL, ","))
-				if (!strcmp(o, "cpuset"))
-					snprintf(m1, len, "%s", point);
-		}
-	}
-	fclose(f);
-}
-
-/* The first line of path into buf; 0, or -errno. */
-static int read_first_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	int rc = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		rc = -EIO;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return rc;
-}
-
-/*
- * The process's cpuset as its cgroup gives it: cgroup v2's
- * cpuset.cpus.effective and cpuset.mems.effective (looked up from the
- * process's cgroup towards the root: a cgroup without the controller
- * enabled has no such file and takes its parent's), else the v1 cpuset
- * hierarchy's cpuset.effective_cpus/_mems. Fills cpus and mems (texts)
- * and where they came from; each is "" when nothing could be read.
- */
-static void cgroup_cpuset(char *cpus, char *cpus_from, char *mems,
-			  char *mems_from, size_t len)
-{
-	char v2[512], v1[512], m2[512], m1[512], dir[1100], path[1200];
-
-	cpus[0] = mems[0] = cpus_from[0] = mems_from[0] = '\0';
-	cgroup_paths(v2, v1, sizeof(v2));
-	cgroup_mounts(m2, m1, sizeof(m2));
-	if (m2[0] && v2[0]) {
-		snprintf(dir, sizeof(dir), "%s%s", m2,
-			 strcmp(v2, "/") ? v2 : "");
-		for (;;) {
-			snprintf(path, sizeof(path), "%s/cpuset.cpus.effective",
-				 dir);
-			if (!read_first_line(path, cpus, len)) {
-				snprintf(cpus_from, len,
-					 "cgroup cpuset.cpus.effective");
-				snprintf(path, sizeof(path),
-					 "%s/cpuset.mems.effective", dir);
-				if (!read_first_line(path, mems, len))
-					snprintf(
-						mems_from, len,
-						"cgroup cpuset.mems.effective");
-				return;
-			}
-			char *slash = strrchr(dir, '/');
-			if (!slash || (size_t)(slash - dir) < strlen(m2))
-				break;
-			*slash = '\0';
-		}
-	}
-	if (m1[0] && v1[0]) {
-		snprintf(dir, sizeof(dir), "%s%s", m1,
-			 strcmp(v1, "/") ? v1 : "");
-		snprintf(path, sizeof(path), "%s/cpuset.effective_cpus", dir);
-		if (!read_first_line(path, cpus, len))
-			snprintf(cpus_from, len,
-				 "cgroup v1 cpuset.effective_cpus");
-		snprintf(path, sizeof(path), "%s/cpuset.effective_mems", dir);
-		if (!read_first_line(path, mems, len))
-			snprintf(mems_from, len,
-				 "cgroup v1 cpuset.effective_mems");
-	}
-}
-
 /* A cpuset file's list ("0-3,8"), as a count; -1 if it does not parse. */
 static int cpuset_list(const char *text, int32_t *out, int cap)
 {
@@ -485,82 +361,59 @@ static void describe_source(struct topo *t, hwloc_topology_t hw)
 		t->noffline = 0;
 }
 
-struct topo *topo_load(void)
+/* One PU: its indexes, its core, caches and package, its SMT rank. */
+static void load_pu(struct topo *t, hwloc_topology_t hw, int i)
 {
-	hwloc_topology_t hw;
-	struct topo *t = calloc(1, sizeof(*t));
-	cpu_set_t mask;
-	int thissystem;
+	hwloc_obj_t o = hwloc_get_obj_by_type(hw, HWLOC_OBJ_PU, i);
+	struct topo_pu *p = &t->pu[i];
+	hwloc_obj_t core =
+		hwloc_get_ancestor_obj_by_type(hw, HWLOC_OBJ_CORE, o);
 
-	load_error[0] = '\0';
-	if (!t)
-		return NULL;
-	/*
-	 * The whole machine, cpus and nodes outside this process's cpuset
-	 * too: they exist, and a request for one must hear that it is
-	 * outside the cpuset, not that the machine lacks it. Which of them
-	 * this process may use is marked below (allowed, mem_allowed).
-	 */
-	if (hwloc_topology_init(&hw) ||
-	    hwloc_topology_set_flags(hw,
-				     HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) ||
-	    /* memory-side caches are dropped unless asked for */
-	    hwloc_topology_set_type_filter(hw, HWLOC_OBJ_MEMCACHE,
-					   HWLOC_TYPE_FILTER_KEEP_ALL) ||
-	    hwloc_topology_load(hw)) {
-		free(t);
-		errno = EIO;
-		return NULL;
-	}
-	t->hw = hw;
-	thissystem = hwloc_topology_is_thissystem(hw);
-	t->thissystem = thissystem;
-	describe_source(t, hw);
+	p->os = (int)o->os_index;
+	p->logical = i;
+	p->core = core ? (int)core->logical_index : i;
+	p->package = ancestor_index(o, HWLOC_OBJ_PACKAGE);
+	p->l1 = ancestor_index(o, HWLOC_OBJ_L1CACHE);
+	p->l2 = ancestor_index(o, HWLOC_OBJ_L2CACHE);
+	p->l3 = ancestor_index(o, HWLOC_OBJ_L3CACHE);
+	p->smt_rank = 0;
+	if (core)
+		for (hwloc_obj_t s = o->prev_cousin;
+		     s && hwloc_bitmap_isset(core->cpuset, s->os_index);
+		     s = s->prev_cousin)
+			p->smt_rank++;
+	if (p->smt_rank > 0)
+		t->smt = 1;
+	p->node = local_node(hw, o);
+}
+
+/*
+ * Every PU, and which this process may use: its affinity mask on this
+ * system, the file's allowed cpuset for a topology file. -ENOMEM or 0.
+ */
+static int load_pus(struct topo *t, hwloc_topology_t hw, int thissystem)
+{
 	hwloc_const_cpuset_t file_allowed =
 		thissystem ? NULL : hwloc_topology_get_allowed_cpuset(hw);
-	t->numa_available = thissystem && numa_available() >= 0;
-	t->vm = thissystem ? topo_hypervisor() : -1;
-	t->emulator = thissystem ? topo_emulator() : -1;
-	t->line_size = 64;
+	int32_t allowed[PARAM_MAX_LIST];
+	int nallowed = 0;
+	cpu_set_t mask;
+
 	CPU_ZERO(&mask);
 	if (thissystem && sched_getaffinity(0, sizeof(mask), &mask))
 		CPU_ZERO(&mask);
-
 	t->npus = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_PU);
 	t->pu = calloc((size_t)t->npus + 1, sizeof(*t->pu));
-	if (!t->pu) {
-		topo_free(t);
-		errno = ENOMEM;
-		return NULL;
-	}
-	int32_t allowed[PARAM_MAX_LIST];
-	int nallowed = 0;
+	if (!t->pu)
+		return -ENOMEM;
 	for (int i = 0; i < t->npus; i++) {
-		hwloc_obj_t o = hwloc_get_obj_by_type(hw, HWLOC_OBJ_PU, i);
 		struct topo_pu *p = &t->pu[i];
-		hwloc_obj_t core =
-			hwloc_get_ancestor_obj_by_type(hw, HWLOC_OBJ_CORE, o);
-		p->os = (int)o->os_index;
-		p->logical = i;
-		p->core = core ? (int)core->logical_index : i;
-		p->package = ancestor_index(o, HWLOC_OBJ_PACKAGE);
-		p->l1 = ancestor_index(o, HWLOC_OBJ_L1CACHE);
-		p->l2 = ancestor_index(o, HWLOC_OBJ_L2CACHE);
-		p->l3 = ancestor_index(o, HWLOC_OBJ_L3CACHE);
-		p->smt_rank = 0;
-		if (core)
-			for (hwloc_obj_t s = o->prev_cousin;
-			     s && hwloc_bitmap_isset(core->cpuset, s->os_index);
-			     s = s->prev_cousin)
-				p->smt_rank++;
-		if (p->smt_rank > 0)
-			t->smt = 1;
-		p->node = local_node(hw, o);
+		load_pu(t, hw, i);
 		p->allowed = thissystem ? (p->os < CPU_SETSIZE &&
 					   CPU_ISSET(p->os, &mask))
 					: (!file_allowed ||
 					   hwloc_bitmap_isset(file_allowed,
-							      o->os_index));
+							      (unsigned)p->os));
 		if (p->allowed) {
 			t->nallowed++;
 			if (nallowed < PARAM_MAX_LIST)
@@ -576,13 +429,66 @@ struct topo *topo_load(void)
 		}
 	format_int_list(allowed, nallowed, t->allowed_text,
 			sizeof(t->allowed_text));
-	t->ncores = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_CORE);
-	t->npackages = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_PACKAGE);
-	if (load_nodes(t, hw, thissystem)) {
-		topo_free(t);
-		errno = E2BIG;
+	return 0;
+}
+
+/*
+ * The whole machine, cpus and nodes outside this process's cpuset too:
+ * they exist, and a request for one must hear that it is outside the
+ * cpuset, not that the machine lacks it. Which of them this process may
+ * use is marked later (allowed, mem_allowed). NULL when hwloc fails.
+ */
+static hwloc_topology_t load_hwloc(void)
+{
+	hwloc_topology_t hw;
+
+	if (hwloc_topology_init(&hw))
+		return NULL;
+	if (hwloc_topology_set_flags(hw,
+				     HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) ||
+	    /* memory-side caches are dropped unless asked for */
+	    hwloc_topology_set_type_filter(hw, HWLOC_OBJ_MEMCACHE,
+					   HWLOC_TYPE_FILTER_KEEP_ALL) ||
+	    hwloc_topology_load(hw)) {
+		hwloc_topology_destroy(hw);
 		return NULL;
 	}
+	return hw;
+}
+
+struct topo *topo_load(void)
+{
+	struct topo *t = calloc(1, sizeof(*t));
+	hwloc_topology_t hw;
+	int thissystem, rc;
+
+	load_error[0] = '\0';
+	if (!t)
+		return NULL;
+	hw = load_hwloc();
+	if (!hw) {
+		free(t);
+		errno = EIO;
+		return NULL;
+	}
+	t->hw = hw;
+	thissystem = hwloc_topology_is_thissystem(hw);
+	t->thissystem = thissystem;
+	describe_source(t, hw);
+	t->numa_available = thissystem && numa_available() >= 0;
+	t->vm = thissystem ? topo_hypervisor() : -1;
+	t->emulator = thissystem ? topo_emulator() : -1;
+	t->line_size = 64;
+	rc = load_pus(t, hw, thissystem);
+	if (!rc && load_nodes(t, hw, thissystem))
+		rc = -E2BIG;
+	if (rc) {
+		topo_free(t);
+		errno = -rc;
+		return NULL;
+	}
+	t->ncores = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_CORE);
+	t->npackages = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_PACKAGE);
 	topo_refresh_free(t);
 	load_cpuset(t, thissystem);
 	load_caches(t, hw);
