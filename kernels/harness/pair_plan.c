@@ -1,4 +1,4 @@
-/* pair_plan.c - choosing the CPU pairs and node cells a matrix experiment measures, from the topology alone */
+/* pair_plan.c - choosing the CPU pairs core_to_core measures, from the topology alone */
 #include "pair_plan.h"
 
 #include <errno.h>
@@ -8,132 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NOT_A_PAIR UINT16_MAX
-/* a cell's class flag: its cpu node holds memory only, no thread runs
- * there (pick_one never matches it) */
-#define NO_THREADS 0x8000u
-
-/*
- * The square both plans choose from: entry (i, j) is the class of the
- * pair or cell of items i and j (NOT_A_PAIR when there is none), order
- * lists the items the way they sit in the machine, use counts how many
- * chosen pairs each item is in.
- */
-struct grid {
-	int n;
-	uint16_t *cls;
-	int *order;
-	int *use;
-};
-
-struct pick {
-	int a, b;
-};
-
-static int use_max(const struct grid *g)
-{
-	int m = 0;
-
-	for (int i = 0; i < g->n; i++)
-		if (g->use[i] > m)
-			m = g->use[i];
-	return m;
-}
-
-static int picked(const struct pick *p, int np, int a, int b)
-{
-	for (int i = 0; i < np; i++)
-		if (p[i].a == a && p[i].b == b)
-			return 1;
-	return 0;
-}
-
-/*
- * One pair of class c: the first item with use <= level from position
- * start on, with the first partner of class c and use <= level from the
- * opposite side of the machine on. Returns 1 with *out, or 0.
- */
-static int pick_one(struct grid *g, uint16_t c, int start, int level,
-		    int reverse_ok, const struct pick *done, int ndone,
-		    struct pick *out)
-{
-	int n = g->n;
-
-	for (int s = 0; s < n; s++) {
-		int pa = (start + s) % n, a = g->order[pa];
-		if (g->use[a] > level)
-			continue;
-		for (int u = 0; u < n; u++) {
-			int b = g->order[(pa + n / 2 + u) % n];
-			if (g->cls[(size_t)a * (size_t)n + (size_t)b] != c ||
-			    g->use[b] > level || picked(done, ndone, a, b) ||
-			    (!reverse_ok && picked(done, ndone, b, a)))
-				continue;
-			out->a = a;
-			out->b = b;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/*
- * Up to k pairs of class c, anchored at evenly spaced places in g's
- * order; items are reused only when no unused one fits, and a pair
- * reversed only when no other is left. Fills out[0..) and returns the
- * count.
- */
-static int pick_spread(struct grid *g, uint16_t c, int k, struct pick *out)
-{
-	int got = 0;
-
-	for (int j = 0; j < k; j++) {
-		int start = (int)((long)j * g->n / k), found = 0;
-
-		for (int rev = 0; rev < 2 && !found; rev++) {
-			int top = use_max(g);
-			for (int level = 0; level <= top && !found; level++)
-				found = pick_one(g, c, start, level, rev, out,
-						 got, &out[got]);
-		}
-		if (!found)
-			break;
-		g->use[out[got].a]++;
-		if (out[got].b != out[got].a)
-			g->use[out[got].b]++;
-		got++;
-	}
-	return got;
-}
-
-static void grid_free(struct grid *g)
-{
-	free(g->cls);
-	free(g->order);
-	free(g->use);
-}
-
-static int grid_init(struct grid *g, int n)
-{
-	g->n = n;
-	g->cls = malloc((size_t)n * (size_t)n * sizeof(*g->cls) + 1);
-	g->order = calloc((size_t)n + 1, sizeof(*g->order));
-	g->use = calloc((size_t)n + 1, sizeof(*g->use));
-	if (!g->cls || !g->order || !g->use) {
-		grid_free(g);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Sorting key of a class's distance: one node, then nearest first, unknown
- * last. */
-static int distance_key(int d)
-{
-	return d == 0 ? 0 : d > 0 ? d : INT_MAX;
-}
-
-/* ---- core_to_core: pairs of CPUs ---- */
+#include "plan_grid.h"
 
 int pairs_parse(const char *s, struct pairs_request *req, struct errinfo *err)
 {
@@ -204,7 +79,8 @@ static void relation_of(const struct topo *t, const struct cpu_info *x,
 static int relation_cmp(const void *pa, const void *pb)
 {
 	const struct relation_class *a = pa, *b = pb;
-	int ka = distance_key(a->distance), kb = distance_key(b->distance);
+	int ka = plan_distance_key(a->distance),
+	    kb = plan_distance_key(b->distance);
 
 	if (a->kind != b->kind)
 		return (int)a->kind - (int)b->kind;
@@ -401,7 +277,7 @@ static int plan_by_relation(struct pair_plan *plan, struct grid *g, int k,
 		int want = plan->cls[c].available < k
 				   ? (int)plan->cls[c].available
 				   : k;
-		int got = pick_spread(g, (uint16_t)c, want, picks);
+		int got = plan_pick_spread(g, (uint16_t)c, want, picks);
 		for (int p = 0; p < got; p++)
 			put_pair(plan, g, picks[p].a, picks[p].b);
 	}
@@ -422,7 +298,7 @@ int pair_plan_make(const struct topo *t, const int *cpus, int ncpus,
 	if (rc)
 		goto fail;
 	n = plan->ncpus;
-	rc = grid_init(&g, n);
+	rc = plan_grid_init(&g, n);
 	if (rc)
 		goto fail;
 	rc = classify_pairs(t, info, plan, &g);
@@ -459,11 +335,11 @@ int pair_plan_make(const struct topo *t, const int *cpus, int ncpus,
 	if (rc)
 		goto fail;
 out:
-	grid_free(&g);
+	plan_grid_free(&g);
 	free(info);
 	return 0;
 fail:
-	grid_free(&g);
+	plan_grid_free(&g);
 	free(info);
 	pair_plan_free(plan);
 	return rc;
@@ -473,206 +349,6 @@ void pair_plan_free(struct pair_plan *plan)
 {
 	free(plan->cpu);
 	free(plan->pair);
-	free(plan->cls);
-	memset(plan, 0, sizeof(*plan));
-}
-
-/* ---- remote_bandwidth: cells of the node matrix ---- */
-
-int cells_parse(const char *s, enum cells_mode *mode, struct errinfo *err)
-{
-	if (!strcmp(s, "full")) {
-		*mode = CELLS_FULL;
-		return 0;
-	}
-	if (!strcmp(s, "by_distance")) {
-		*mode = CELLS_BY_DISTANCE;
-		return 0;
-	}
-	return errinfo_set(err, "cells",
-			   "unknown cells '%s' (allowed: full, by_distance)",
-			   s);
-}
-
-static int cell_nodes(const struct topo *t, const int *nodes, int nnodes,
-		      struct cell_plan *plan, int *idx, struct errinfo *err)
-{
-	if (nnodes > TOPO_MAX_NODES)
-		return errinfo_set(
-			err, "nodes",
-			"%d nodes are listed, more than the %d numalab handles",
-			nnodes, TOPO_MAX_NODES);
-	if (!nnodes)
-		for (int i = 0; i < t->nnodes; i++)
-			plan->node[plan->nnodes++] = t->node[i].os;
-	for (int i = 0; i < nnodes; i++) {
-		plan->node[plan->nnodes++] = nodes[i];
-		if (topo_node_index(t, nodes[i]) < 0)
-			return errinfo_set(
-				err, "nodes",
-				"node %d does not exist (this machine has %d nodes)",
-				nodes[i], t->nnodes);
-		for (int j = 0; j < i; j++)
-			if (nodes[j] == nodes[i])
-				return errinfo_set(err, "nodes",
-						   "node %d is listed twice",
-						   nodes[i]);
-	}
-	for (int i = 0; i < plan->nnodes; i++)
-		idx[i] = topo_node_index(t, plan->node[i]);
-	return 0;
-}
-
-/* A cell's sorting key: local 0, then by distance, unknown last. */
-static int cell_key(const struct topo *t, const int *idx, int i, int j)
-{
-	int d = t->distance[idx[i]][idx[j]];
-
-	return i == j ? 0 : distance_key(d > 0 ? d : -1);
-}
-
-/* Classes: local first, then each distance of two nodes, nearest first; unknown
- * last. */
-static int classify_cells(const struct topo *t, const int *idx,
-			  struct cell_plan *plan, struct grid *g)
-{
-	int n = plan->nnodes, nd = 0;
-	int *key = calloc((size_t)n * (size_t)n + 1, sizeof(*key));
-
-	if (!key)
-		return -ENOMEM;
-	/* key[0..nd) collects the distinct keys of the cells off the diagonal
-	 */
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++) {
-			int x = cell_key(t, idx, i, j), k = 0;
-			if (i == j)
-				continue;
-			while (k < nd && key[k] != x)
-				k++;
-			if (k == nd)
-				key[nd++] = x;
-		}
-	for (int a = 1; a < nd; a++)
-		for (int b = a; b > 0 && key[b] < key[b - 1]; b--) {
-			int x = key[b];
-			key[b] = key[b - 1];
-			key[b - 1] = x;
-		}
-	plan->nclasses = n > 0 ? nd + 1 : 0;
-	plan->cls = calloc((size_t)plan->nclasses + 1, sizeof(*plan->cls));
-	if (!plan->cls) {
-		free(key);
-		return -ENOMEM;
-	}
-	if (n > 0) {
-		plan->cls[0].distance = t->distance[idx[0]][idx[0]];
-		snprintf(plan->cls[0].name, sizeof(plan->cls[0].name), "local");
-	}
-	for (int k = 0; k < nd; k++) {
-		struct distance_class *c = &plan->cls[k + 1];
-		c->rank = k + 1;
-		c->distance = key[k] == INT_MAX ? 0 : key[k];
-		if (c->distance)
-			snprintf(c->name, sizeof(c->name), "distance %d",
-				 c->distance);
-		else
-			snprintf(c->name, sizeof(c->name),
-				 "remote, distance unknown");
-	}
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++) {
-			int x = cell_key(t, idx, i, j), c = 0;
-			if (i != j)
-				while (key[c] != x)
-					c++;
-			c = i == j ? 0 : c + 1;
-			/* no thread runs on a memory-only node: its row
-			 * holds no cell to pick (full lists it, said) */
-			if (idx[i] >= 0 && t->node[idx[i]].cpuless) {
-				g->cls[(size_t)i * (size_t)n + (size_t)j] =
-					(uint16_t)(c | NO_THREADS);
-				continue;
-			}
-			g->cls[(size_t)i * (size_t)n + (size_t)j] = (uint16_t)c;
-			plan->cls[c].available++;
-		}
-	free(key);
-	return 0;
-}
-
-static void put_cell(struct cell_plan *plan, const struct grid *g, int i, int j)
-{
-	struct node_cell *c = &plan->cell[plan->ncells++];
-
-	c->row = i;
-	c->col = j;
-	c->cpu_node = plan->node[i];
-	c->mem_node = plan->node[j];
-	c->cls = g->cls[(size_t)i * (size_t)g->n + (size_t)j];
-	plan->cls[c->cls].planned++;
-}
-
-int cell_plan_make(const struct topo *t, const int *nodes, int nnodes,
-		   enum cells_mode mode, int per_class, struct cell_plan *plan,
-		   struct errinfo *err)
-{
-	int idx[TOPO_MAX_NODES];
-	struct pick *picks = NULL;
-	struct grid g = {0};
-	int n, k = per_class > 0 ? per_class : PAIRS_PER_CLASS_DEFAULT;
-	int rc;
-
-	memset(plan, 0, sizeof(*plan));
-	rc = cell_nodes(t, nodes, nnodes, plan, idx, err);
-	if (rc)
-		goto fail;
-	n = plan->nnodes;
-	rc = grid_init(&g, n);
-	if (rc)
-		goto fail;
-	rc = classify_cells(t, idx, plan, &g);
-	if (rc)
-		goto fail;
-	plan->cell = calloc((size_t)n * (size_t)n + 1, sizeof(*plan->cell));
-	picks = calloc((size_t)n * (size_t)n + 1, sizeof(*picks));
-	if (!plan->cell || !picks) {
-		rc = -ENOMEM;
-		goto fail;
-	}
-	if (k > n * n)
-		k = n * n;
-	for (int i = 0; i < n; i++)
-		g.order[i] = i;
-	for (int c = 0; c < plan->nclasses; c++) {
-		int want =
-			plan->cls[c].available < k ? plan->cls[c].available : k;
-		int got;
-
-		if (mode == CELLS_FULL)
-			break;
-		got = pick_spread(&g, (uint16_t)c, want, picks);
-		for (int p = 0; p < got; p++)
-			put_cell(plan, &g, picks[p].a, picks[p].b);
-	}
-	for (int i = 0; mode == CELLS_FULL && i < n; i++)
-		for (int j = 0; j < n; j++)
-			if (!(g.cls[(size_t)i * (size_t)n + (size_t)j] &
-			      NO_THREADS))
-				put_cell(plan, &g, i, j);
-	free(picks);
-	grid_free(&g);
-	return 0;
-fail:
-	free(picks);
-	grid_free(&g);
-	cell_plan_free(plan);
-	return rc;
-}
-
-void cell_plan_free(struct cell_plan *plan)
-{
-	free(plan->cell);
 	free(plan->cls);
 	memset(plan, 0, sizeof(*plan));
 }

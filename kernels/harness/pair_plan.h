@@ -1,11 +1,10 @@
-/* pair_plan.h - which CPU pairs core_to_core measures and which node cells remote_bandwidth measures: pure plans */
+/* pair_plan.h - which CPU pairs core_to_core measures: a pure plan (the node cells, cell_plan.h, come with it) */
 #ifndef NUMALAB_PAIR_PLAN_H
 #define NUMALAB_PAIR_PLAN_H
 
+#include "cell_plan.h"
 #include "errinfo.h"
 #include "topo.h"
-
-#define PAIRS_PER_CLASS_DEFAULT 3
 
 /* The 'pairs' parameter of core_to_core. */
 enum pairs_mode {
@@ -96,56 +95,5 @@ int pair_plan_make(const struct topo *t, const int *cpus, int ncpus,
 		   const struct pairs_request *req, struct pair_plan *plan,
 		   struct errinfo *err);
 void pair_plan_free(struct pair_plan *plan);
-
-/* The matrix remote_bandwidth measures. */
-enum cells_mode {
-	CELLS_FULL,	  /* every (cpu node, memory node) cell */
-	CELLS_BY_DISTANCE /* a few cells of each distance class */
-};
-
-struct distance_class {
-	int distance; /* from the topology's matrix; 0 when unknown */
-	/* 0 local, 1 the nearest remote distance in the table, 2 the next
-	 * ...: an order of distances, not a count of links crossed */
-	int rank;
-	char name[48]; /* "local", "distance 16", "remote, distance unknown" */
-	int available; /* cells of this class among the nodes */
-	int planned;   /* cells of the plan in this class */
-};
-
-struct node_cell {
-	int cpu_node, mem_node; /* OS indexes: threads on cpu_node, memory on
-				   mem_node */
-	int row, col;		/* indexes of the two in the plan's node list */
-	int cls;		/* index in the plan's classes */
-};
-
-struct cell_plan {
-	int nnodes;
-	int node[TOPO_MAX_NODES]; /* the matrix's rows and columns */
-	int ncells;
-	struct node_cell *cell;
-	int nclasses;
-	struct distance_class *cls; /* local first, then by distance */
-};
-
-/* Parses "full" or "by_distance". Returns 0, or -EINVAL with err naming field
- * "cells". */
-int cells_parse(const char *s, enum cells_mode *mode, struct errinfo *err);
-
-/*
- * Plans the cells over nodes (OS indexes; nnodes == 0 takes every node
- * of t). A memory-only node (no cpu has it as its local node) is a
- * column only: no cell runs threads there. full: every other cell, row
- * by row (up to nnodes^2). by_distance: per class
- * min(per_class, its cells) cells (per_class 0: the default), spread like
- * the CPU pairs so each node serves as few cells as it can. Pure: reads
- * only t. Returns 0, or -EINVAL (a node not in t or listed twice: err
- * names field "nodes"), -ENOMEM; on failure plan holds nothing to free.
- */
-int cell_plan_make(const struct topo *t, const int *nodes, int nnodes,
-		   enum cells_mode mode, int per_class, struct cell_plan *plan,
-		   struct errinfo *err);
-void cell_plan_free(struct cell_plan *plan);
 
 #endif
