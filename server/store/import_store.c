@@ -52,22 +52,18 @@ static json_t *provenance(json_t *doc, const char *now, const char *client,
 	return p;
 }
 
-int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
-		 struct errinfo *err)
+/*
+ * A copy of doc with today's headline, and its events rebuilt with where
+ * it came from (*events). NULL with err set when memory ran out (errno
+ * ENOMEM when even describing it did).
+ */
+static json_t *own_copy(json_t *doc, const char *now, const char *client,
+			json_t **events, struct errinfo *err)
 {
-	const struct runlog_event **ptrs = NULL;
-	struct runlog_event *ev = NULL;
-	char now[40];
-	char *params = NULL, *request = NULL, *machine = NULL, *summary = NULL;
-	const char *status = text_of(doc, "status");
-	json_t *req = json_object_get(doc, "request"), *imported,
-	       *events = NULL;
-	json_t *e, *today, *own = json_copy(doc);
+	json_t *own = json_copy(doc), *today, *imported;
 	const char *headline;
-	size_t n = 0, i;
-	int rc = -EIO;
 
-	store_timestamp(now, sizeof(now));
+	*events = NULL;
 	/* jansson's shallow copy leaves out what it had no memory for */
 	if (own && json_object_size(own) != json_object_size(doc)) {
 		json_decref(own);
@@ -80,93 +76,144 @@ int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
 	if (!own || (!today && errno == ENOMEM)) {
 		errinfo_set(err, NULL, "out of memory describing the run");
 		json_decref(own);
-		return -ENOMEM;
+		errno = ENOMEM;
+		return NULL;
 	}
 	headline = json_string_value(json_object_get(today, "headline"));
-	imported = own ? provenance(own, now, client, today) : NULL;
+	imported = provenance(own, now, client, today);
 	/* NULL imported: out of memory, said below */
 	if (imported && headline &&
 	    json_object_set_new(own, "headline", json_string(headline))) {
 		json_decref(imported);
 		imported = NULL;
 	}
-	doc = own;
-	events = imported ? events_from_doc(doc, imported) : NULL;
+	*events = imported ? events_from_doc(own, imported) : NULL;
 	json_decref(imported);
 	json_decref(today);
-	if (!events) {
+	if (!*events) {
 		errinfo_set(err, NULL,
 			    "out of memory rebuilding the run's events");
-		goto out;
+		json_decref(own);
+		errno = EIO;
+		return NULL;
 	}
-	/* each numbered and serialised as the store keeps them */
-	ev = calloc(json_array_size(events), sizeof(*ev));
-	ptrs = calloc(json_array_size(events), sizeof(*ptrs));
-	if (!ev || !ptrs) {
-		errinfo_set(err, NULL,
-			    "out of memory rebuilding the run's events");
-		goto out;
-	}
+	return own;
+}
+
+/* The events as the store keeps them: numbered, serialised. */
+struct stored_events {
+	struct runlog_event *ev;
+	const struct runlog_event **ptrs;
+	size_t n;
+};
+
+static void stored_events_free(struct stored_events *se)
+{
+	for (size_t k = 0; k < se->n; k++)
+		free(se->ev[k].json);
+	free(se->ev);
+	free(se->ptrs);
+}
+
+/* Each event numbered and serialised into se; 0, or -EIO (out of memory:
+ * err set). */
+static int serialise_events(json_t *events, struct stored_events *se,
+			    struct errinfo *err)
+{
+	json_t *e;
+	size_t i;
+
+	se->ev = calloc(json_array_size(events), sizeof(*se->ev));
+	se->ptrs = calloc(json_array_size(events), sizeof(*se->ptrs));
+	if (!se->ev || !se->ptrs)
+		goto nomem;
 	json_array_foreach (events, i, e) {
+		struct runlog_event *ev = &se->ev[i];
 		if (json_object_set_new(e, "seq",
-					json_integer((json_int_t)i + 1))) {
-			errinfo_set(
-				err, NULL,
-				"out of memory rebuilding the run's events");
-			goto out;
-		}
-		ev[i].seq = (int64_t)i + 1;
-		snprintf(ev[i].type, sizeof(ev[i].type), "%s",
+					json_integer((json_int_t)i + 1)))
+			goto nomem;
+		ev->seq = (int64_t)i + 1;
+		snprintf(ev->type, sizeof(ev->type), "%s",
 			 json_string_value(json_object_get(e, "type")));
-		ev[i].json = json_dumps(e, JSON_COMPACT);
-		if (!ev[i].json) {
-			errinfo_set(
-				err, NULL,
-				"out of memory rebuilding the run's events");
-			goto out;
-		}
-		ev[i].len = strlen(ev[i].json);
-		ptrs[i] = &ev[i];
-		n = i + 1;
+		ev->json = json_dumps(e, JSON_COMPACT);
+		if (!ev->json)
+			goto nomem;
+		ev->len = strlen(ev->json);
+		se->ptrs[i] = ev;
+		se->n = i + 1;
 	}
-	params = json_dumps(json_object_get(doc, "params"), JSON_COMPACT);
+	return 0;
+nomem:
+	errinfo_set(err, NULL, "out of memory rebuilding the run's events");
+	return -EIO;
+}
+
+/* The run's columns as the store keeps them (JSON texts). */
+struct run_texts {
+	char *params, *request, *machine, *summary;
+};
+
+static void run_texts_free(struct run_texts *rt)
+{
+	free(rt->params);
+	free(rt->request);
+	free(rt->machine);
+	free(rt->summary);
+}
+
+/* 0, or -EIO (out of memory: err set). */
+static int run_texts(json_t *doc, struct run_texts *rt, struct errinfo *err)
+{
+	json_t *req = json_object_get(doc, "request");
+	json_t *summary = json_object_get(doc, "summary");
+
+	rt->params = json_dumps(json_object_get(doc, "params"), JSON_COMPACT);
 	/* null for a run that never started: no machine measured it */
-	machine = json_dumps(json_object_get(doc, "machine"),
-			     JSON_COMPACT | JSON_ENCODE_ANY);
-	summary = json_is_object(json_object_get(doc, "summary"))
-			  ? json_dumps(json_object_get(doc, "summary"),
-				       JSON_COMPACT)
-			  : NULL;
+	rt->machine = json_dumps(json_object_get(doc, "machine"),
+				 JSON_COMPACT | JSON_ENCODE_ANY);
+	rt->summary = json_is_object(summary)
+			      ? json_dumps(summary, JSON_COMPACT)
+			      : NULL;
 	/* `numalab run --json` has no request: the one that would have made it
 	 */
 	if (req && !json_is_null(req))
-		request = json_dumps(req, JSON_COMPACT | JSON_ENCODE_ANY);
+		rt->request = json_dumps(req, JSON_COMPACT | JSON_ENCODE_ANY);
 	else {
 		req = json_pack("{s:O, s:O}", "experiment",
 				json_object_get(doc, "experiment"), "params",
 				json_object_get(doc, "params"));
-		request = req ? json_dumps(req, JSON_COMPACT) : NULL;
+		rt->request = req ? json_dumps(req, JSON_COMPACT) : NULL;
 		json_decref(req);
 	}
-	if (!params || !machine || !request ||
-	    (!summary && json_is_object(json_object_get(doc, "summary")))) {
+	if (!rt->params || !rt->machine || !rt->request ||
+	    (!rt->summary && json_is_object(summary))) {
 		errinfo_set(err, NULL, "out of memory");
-		goto out;
+		return -EIO;
 	}
-	rc = store_create_run(st, text_of(doc, "experiment"), params, request,
-			      text_of(doc, "created_at") ?: now, id, err);
+	return 0;
+}
+
+/* Stores doc as run *id, its events and its class's guesses. */
+static int store_doc(struct store *st, json_t *doc, const char *now,
+		     const struct run_texts *rt, const struct stored_events *se,
+		     int64_t *id, struct errinfo *err)
+{
+	int rc = store_create_run(st, text_of(doc, "experiment"), rt->params,
+				  rt->request,
+				  text_of(doc, "created_at") ?: now, id, err);
+
 	if (rc)
-		goto out;
+		return rc;
 	rc = store_run_started(st, *id, text_of(doc, "started_at"), err);
 	if (!rc)
-		rc = store_run_machine(st, *id, machine, err);
+		rc = store_run_machine(st, *id, rt->machine, err);
 	if (!rc)
-		rc = store_append_events(st, *id, ptrs, (int)n, err);
+		rc = store_append_events(st, *id, se->ptrs, (int)se->n, err);
 	if (!rc)
-		rc = store_run_finished(st, *id, status,
-					text_of(doc, "finished_at"),
-					text_of(doc, "error"),
-					text_of(doc, "headline"), summary, err);
+		rc = store_run_finished(
+			st, *id, text_of(doc, "status"),
+			text_of(doc, "finished_at"), text_of(doc, "error"),
+			text_of(doc, "headline"), rt->summary, err);
 	/* the class's guesses come back beside the run, as they left */
 	if (!rc && json_is_object(json_object_get(doc, "class")))
 		rc = guesses_put(st, *id, json_object_get(doc, "class"), err);
@@ -176,16 +223,30 @@ int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
 		store_run_finished(st, *id, "failed", now,
 				   "the import could not be stored", NULL, NULL,
 				   NULL);
-out:
-	for (size_t k = 0; k < n; k++)
-		free(ev[k].json);
-	free(ev);
-	free(ptrs);
+	return rc;
+}
+
+int import_store(struct store *st, json_t *doc, const char *client, int64_t *id,
+		 struct errinfo *err)
+{
+	struct stored_events se = {0};
+	struct run_texts rt = {0};
+	json_t *own, *events;
+	char now[40];
+	int rc;
+
+	store_timestamp(now, sizeof(now));
+	own = own_copy(doc, now, client, &events, err);
+	if (!own)
+		return errno == ENOMEM ? -ENOMEM : -EIO;
+	rc = serialise_events(events, &se, err);
+	if (!rc)
+		rc = run_texts(own, &rt, err);
+	if (!rc)
+		rc = store_doc(st, own, now, &rt, &se, id, err);
+	stored_events_free(&se);
+	run_texts_free(&rt);
 	json_decref(events);
-	free(params);
-	free(request);
-	free(machine);
-	free(summary);
 	json_decref(own);
 	return rc;
 }
