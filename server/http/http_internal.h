@@ -66,4 +66,33 @@ int http_is_api(const char *path);
  * or is not there. */
 enum MHD_Result http_serve_static(struct http_request *rq);
 
+/*
+ * A connection's buffers (libmicrohttpd's memory pool): what a request
+ * needs, then a small buffer, never more. The request head is kept there,
+ * and libmicrohttpd adds a 56-byte record (64 with its alignment) for each
+ * header, query argument and cookie, and a copy of the Cookie header to cut
+ * it into cookies; the answer's head is built in what is left, and an event
+ * stream's chunks are written there too. libmicrohttpd zeroes the part of
+ * its read buffer a head did not use, so the whole pool is resident while
+ * the connection lives: it is most of what a viewer of a run costs. 10,000
+ * event-stream subscribers hold ~163 MB with 12 KiB here, ~122 MB with
+ * 8 KiB, ~80 MB with 4 KiB (tests/load/test_fanout.py prints it); a head
+ * of 3 KiB is two or three times what a browser sends numalab.
+ */
+#define CONN_MEMORY (4 * 1024)
+#define HEAD_ENTRY_COST 64u
+/* A head that leaves less than this in the pool gets 431: the largest head
+ * of an answer of ours fits in it with room to spare. */
+#define ANSWER_ROOM 1024u
+#define HEAD_MAX (CONN_MEMORY - ANSWER_ROOM)
+
+/* libmicrohttpd's callbacks for a request (http.c). */
+void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn);
+void http_on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+		       enum MHD_RequestTerminationCode toe);
+enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn,
+				const char *url, const char *method,
+				const char *version, const char *upload_data,
+				size_t *upload_size, void **con_cls);
+
 #endif
