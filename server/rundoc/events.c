@@ -62,10 +62,13 @@ json_t *events_doc_new(void)
 			 json_object(), "machine", json_object());
 }
 
-/* A copy of ev without its "type" (and server-side "seq"). */
+/*
+ * A copy of ev without its "type" (and server-side "seq"): a shallow one,
+ * sharing ev's members, which nothing changes once an event is folded.
+ */
 static json_t *strip(json_t *ev)
 {
-	json_t *c = json_deep_copy(ev);
+	json_t *c = json_copy(ev);
 
 	json_object_del(c, "type");
 	json_object_del(c, "seq");

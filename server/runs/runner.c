@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "runner.h"
 #include "clock.h"
-#include "harness_cpus.h"
+#include "runner_exec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,42 +17,6 @@
 
 #include "events.h"
 #include "strbuf.h"
-#include "strvec.h"
-#include "worker.h"
-
-#define CANCEL_WAIT_MS 10000 /* how long DELETE waits for the record */
-
-/* ENDING: off the queue, on the recent list, being recorded as cancelled */
-enum run_phase { PHASE_QUEUED, PHASE_RUNNING, PHASE_ENDING, PHASE_FINISHED };
-enum cancel_kind { CANCEL_NONE, CANCEL_USER, CANCEL_SHUTDOWN };
-
-struct run {
-	int64_t id;
-	struct strvec argv; /* the worker's */
-	enum run_phase phase;
-	enum cancel_kind cancel;
-	struct run_state st;
-	struct runlog *log;
-	double estimate_s; /* < 0: none */
-	double finished_mono;
-	int in_recent;
-	struct run *next;
-};
-
-struct runner {
-	struct runner_config cfg;
-	struct store *store;
-	pthread_mutex_t mu;
-	pthread_cond_t cv; /* queue non-empty, stopping, a run finished */
-	pthread_t thread;
-	int wake[2]; /* a byte here wakes the read loop: cancel */
-	struct run *queue, *queue_tail;
-	int nqueued;
-	struct run *current;
-	struct run *recent; /* finished, newest first */
-	int stopping;
-	struct harness_cpus cpus; /* only the runner thread moves them */
-};
 
 static void run_free(struct run *run)
 {
@@ -60,6 +24,7 @@ static void run_free(struct run *run)
 		return;
 	strvec_clear(&run->argv);
 	runlog_unref(run->log);
+	json_decref(run->doc);
 	free(run);
 }
 
@@ -98,27 +63,6 @@ static struct run *find_run(struct runner *r, int64_t id)
 	return NULL;
 }
 
-static void wake_loop(struct runner *r)
-{
-	char c = 1;
-	ssize_t w = write(r->wake[1], &c, 1);
-
-	(void)w; /* a full pipe already wakes it */
-}
-
-/* Appends ev to the log and the store; steals ev. Returns 0 or -EIO. */
-static int emit(struct runner *r, struct run *run, json_t *ev,
-		struct errinfo *err)
-{
-	const struct runlog_event *e = runlog_append(run->log, ev);
-	int rc = 0;
-
-	if (e)
-		rc = store_append_events(r->store, run->id, &e, 1, err);
-	json_decref(ev);
-	return rc;
-}
-
 /*
  * Records the end of a run: its state, the final event (type = status)
  * in the log and the store, the run row; closes the log and moves the
@@ -141,7 +85,7 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 	pthread_mutex_unlock(&r->mu);
 
 	ev = events_final(status, error, summary, headline);
-	if (emit(r, run, ev, &err))
+	if (runner_emit(r, run, ev, &err))
 		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
 			err.msg);
 	sum = json_dumps(summary, JSON_COMPACT);
@@ -167,208 +111,20 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 	pthread_mutex_unlock(&r->mu);
 }
 
-/*
- * A point's placement arrives once it has run: the next points of a sweep
- * mostly run on the same CPUs, so the server's threads leave them (a run
- * that named its cpus has them moved from the start).
- */
-static void avoid_point_cpus(struct runner *r, json_t *ev)
-{
-	json_t *threads = json_object_get(ev, "threads"), *t;
-	int32_t cpus[CPU_SETSIZE];
-	size_t i;
-	int n = 0;
-
-	json_array_foreach (threads, i, t) {
-		json_t *c = json_object_get(t, "cpu");
-		if (json_is_integer(c) && n < CPU_SETSIZE)
-			cpus[n++] = (int32_t)json_integer_value(c);
-	}
-	if (n)
-		harness_cpus_avoid_list(&r->cpus, cpus, n);
-}
-
-/* The value of a worker argument "name=value", or NULL. */
-static const char *run_arg(const struct run *run, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (char **a = run->argv.v; *a; a++)
-		if (!strncmp(*a, name, n) && (*a)[n] == '=')
-			return *a + n + 1;
-	return NULL;
-}
-
-/* The running run, as the worker supervisor's hooks see it. */
-struct live {
-	struct runner *r;
-	struct run *run;
-	json_t *outcome; /* the worker's events folded: summary, headline, end
-			  */
-	const struct runlog_event **batch; /* logged, not yet stored */
-	int nbatch, cap;
-};
-
-static int on_started(void *ctx, struct errinfo *err)
-{
-	struct live *l = ctx;
-
-	json_t *ev = event_status("running");
-
-	harness_cpus_avoid(&l->r->cpus, run_arg(l->run, "cpus"));
-	/* the page counts the time left down from it */
-	if (ev && l->run->estimate_s >= 0)
-		json_object_set_new(ev, "estimate_s",
-				    json_real(l->run->estimate_s));
-	if (emit(l->r, l->run, ev, err))
-		return -EIO;
-	/* a cancel that came before the worker existed */
-	wake_loop(l->r);
-	return 0;
-}
-
-static int on_flush(void *ctx, struct errinfo *err);
-
-static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
-		    struct errinfo *err)
-{
-	struct live *l = ctx;
-	const struct runlog_event *e;
-
-	switch (event_type_of_event(ev)) {
-	case EV_START: {
-		json_t *m = json_object_get(ev, "machine");
-		char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
-		int rc = text ? store_run_machine(l->r->store, l->run->id, text,
-						  err)
-			      : 0;
-		free(text);
-		if (rc)
-			return rc;
-		break;
-	}
-	case EV_PLACEMENT:
-		avoid_point_cpus(l->r, ev);
-		break;
-	default:
-		break;
-	}
-	events_fold(l->outcome, ev, EVENTS_FOLD_OUTCOME);
-	if (l->nbatch == l->cap) {
-		int cap = l->cap ? l->cap * 2 : 64;
-		const struct runlog_event **b =
-			realloc(l->batch, (size_t)cap * sizeof(*b));
-		if (!b)
-			return errinfo_set(err, NULL,
-					   "out of memory reading the worker");
-		l->batch = b;
-		l->cap = cap;
-	}
-	e = runlog_append_held(l->run->log, ev, line, len);
-	if (e)
-		l->batch[l->nbatch++] = e;
-	/* a read can hold thousands: readers never see more than a batch the
-	 * store has not kept (RUNLOG_UNSTORED_MAX) */
-	if (l->nbatch >= RUNLOG_BATCH_MAX)
-		return on_flush(l, err);
-	return 0;
-}
-
-/* The events of one read go to the store in one transaction. */
-static int on_flush(void *ctx, struct errinfo *err)
-{
-	struct live *l = ctx;
-	int rc = 0;
-
-	if (l->nbatch)
-		rc = store_append_events(l->r->store, l->run->id, l->batch,
-					 l->nbatch, err);
-	l->nbatch = 0;
-	/* stored (or the run fails on rc): now subscribers may see them */
-	runlog_publish(l->run->log);
-	return rc;
-}
-
-static int on_cancelled(void *ctx)
-{
-	struct live *l = ctx;
-
-	pthread_mutex_lock(&l->r->mu);
-	int cancel = l->run->cancel != CANCEL_NONE;
-	pthread_mutex_unlock(&l->r->mu);
-	return cancel;
-}
-
-static const char *outcome_text(struct live *l, const char *key)
-{
-	return json_string_value(json_object_get(l->outcome, key));
-}
-
 /* Runs one worker to its end and records how it ended. */
 static void execute(struct runner *r, struct run *run)
 {
-	struct live l = {.r = r, .run = run, .outcome = events_doc_new()};
-	const struct worker_ops ops = {.ctx = &l,
-				       .started = on_started,
-				       .event = on_event,
-				       .flush = on_flush,
-				       .cancelled = on_cancelled};
-	const struct worker_spec spec = {.exe = r->cfg.exe,
-					 .argv = run->argv.v,
-					 .cpus = &r->cpus.all,
-					 .max_seconds = r->cfg.max_run_seconds,
-					 .wake_fd = r->wake[0],
-					 .run_id = run->id};
-	struct worker_end end = {0};
 	struct strbuf msg = STRBUF_INIT;
-	struct errinfo err;
-	const char *status = "failed";
-	char now[32];
-
-	errinfo_clear(&err);
-	store_timestamp(now, sizeof(now));
-	pthread_mutex_lock(&r->mu);
-	snprintf(run->st.status, sizeof(run->st.status), "running");
-	snprintf(run->st.started_at, sizeof(run->st.started_at), "%s", now);
-	pthread_mutex_unlock(&r->mu);
-	if (!l.outcome) {
-		strbuf_addstr(&msg, "out of memory");
-		goto done;
-	}
-	if (store_run_started(r->store, run->id, now, &err) ||
-	    worker_run(&spec, &ops, &end, &err)) {
-		strbuf_addstr(&msg, err.msg);
-		goto done;
-	}
-	harness_cpus_restore(&r->cpus);
-
-	pthread_mutex_lock(&r->mu);
-	enum cancel_kind cancel = run->cancel;
-	pthread_mutex_unlock(&r->mu);
-	if (cancel == CANCEL_USER) {
-		status = "cancelled";
-		strbuf_addstr(&msg, "cancelled on request");
-	} else if (cancel == CANCEL_SHUTDOWN) {
-		status = "cancelled";
-		strbuf_addstr(&msg, "the server stopped during the run");
-	} else {
-		status = worker_explain(&end, outcome_text(&l, "status"),
-					outcome_text(&l, "error"),
-					r->cfg.max_run_seconds, &msg);
-	}
-done : {
-	json_t *summary = json_object_get(l.outcome, "summary");
+	const char *status = runner_execute(r, run, &msg);
+	json_t *summary = json_object_get(run->doc, "summary");
 	json_t *empty = json_object();
+
 	finalize(r, run, status,
 		 strcmp(status, "done") ? strbuf_str(&msg) : NULL,
 		 json_is_object(summary) ? summary : empty,
-		 outcome_text(&l, "headline"));
+		 json_string_value(json_object_get(run->doc, "headline")));
 	json_decref(empty);
-}
 	strbuf_release(&msg);
-	worker_end_free(&end);
-	json_decref(l.outcome);
-	free(l.batch);
 }
 
 static void *runner_main(void *arg)
@@ -466,7 +222,7 @@ void runner_stop(struct runner *r)
 		r->current->cancel = CANCEL_SHUTDOWN;
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
-	wake_loop(r);
+	runner_wake(r);
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
 		struct run *q = r->queue;
@@ -510,6 +266,7 @@ int runner_submit(struct runner *r, const char *experiment, char *const *args,
 	if (!run)
 		return -ENOMEM;
 	run->estimate_s = estimate_s;
+	run->doc = events_doc_new();
 	/* numalab run --ndjson [--max-seconds=N] NAME k=v ... */
 	strvec_push(&run->argv, "numalab");
 	strvec_push(&run->argv, "run");
@@ -585,7 +342,7 @@ int runner_cancel(struct runner *r, int64_t id, struct run_state *state)
 	} else {
 		if (run->cancel == CANCEL_NONE)
 			run->cancel = CANCEL_USER;
-		wake_loop(r);
+		runner_wake(r);
 		clock_gettime(CLOCK_REALTIME, &dl);
 		dl.tv_sec += CANCEL_WAIT_MS / 1000;
 		while (run->phase != PHASE_FINISHED)
@@ -624,6 +381,20 @@ int runner_lookup(struct runner *r, int64_t id, struct run_state *state,
 	}
 	pthread_mutex_unlock(&r->mu);
 	return run ? 0 : -ENOENT;
+}
+
+json_t *runner_doc(struct runner *r, int64_t id)
+{
+	json_t *doc = NULL;
+	struct run *run;
+
+	pthread_mutex_lock(&r->mu);
+	run = find_run(r, id);
+	/* finished: nothing folds into it any more, so it may be shared */
+	if (run && run->phase == PHASE_FINISHED && run->doc)
+		doc = json_copy(run->doc);
+	pthread_mutex_unlock(&r->mu);
+	return doc;
 }
 
 int runner_queued(struct runner *r)

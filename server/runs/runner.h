@@ -5,7 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "errinfo.h"
+#include "run_types.h"
 #include "runlog.h"
 #include "store.h"
 
@@ -18,22 +21,6 @@
  * runner_free are called once, from the thread that made the runner,
  * after the HTTP server has stopped calling in.
  */
-
-struct runner_config {
-	const char *exe;     /* the worker binary: "/proc/self/exe" */
-	int max_queue;	     /* runs waiting; the running one is not counted */
-	int max_run_seconds; /* then the worker is killed */
-	int keep_seconds; /* a finished run's log stays in memory this long */
-	int keep_max;	  /* ... and at most this many of them */
-};
-
-/* What the runner knows of a run it holds in memory. */
-struct run_state {
-	char status[16]; /* queued, running, done, failed, cancelled */
-	char started_at[32];
-	char finished_at[32];
-	char error[4096];
-};
 
 struct runner;
 
@@ -73,6 +60,14 @@ int runner_cancel(struct runner *r, int64_t id, struct run_state *state);
  */
 int runner_lookup(struct runner *r, int64_t id, struct run_state *state,
 		  struct runlog **log);
+
+/*
+ * The events of a finished run the runner holds, folded as they came
+ * (events_fold: the document before the run row's fields), as a new
+ * object whose members are shared and must not be changed; NULL when it
+ * holds no such run, or its document is incomplete (memory ran out).
+ */
+json_t *runner_doc(struct runner *r, int64_t id);
 
 /* Runs waiting to start. */
 int runner_queued(struct runner *r);

@@ -61,31 +61,36 @@ static void merge_row(json_t *doc, json_t *row)
 		json_object_set_new(doc, "summary", json_object());
 }
 
-json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
-		     int *ended)
+/*
+ * The events folded: the runner's own fold of a finished run it holds
+ * (no event parsed again), else the log's events parsed and folded.
+ * *closed: the end event is in and the runner has written the row.
+ */
+static json_t *fold_events(struct store *store, struct runner *runner,
+			   int64_t id, struct run_state *st, int *mem,
+			   int *closed)
 {
-	struct run_state st;
+	json_t *doc = runner_doc(runner, id);
 	struct runlog *log;
-	json_t *row, *doc;
-	int mem = 0, closed;
-	int64_t seq = 0;
 	const struct runlog_event *e;
+	int64_t seq = 0;
 
-	*ended = 0;
-	row = store_get_run(store, id);
-	if (!row)
-		return NULL;
-	log = rundoc_events(store, runner, id, 0, &st, &mem);
+	if (doc) {
+		*mem = !runner_lookup(runner, id, st, NULL);
+		*closed = 1;
+		if (*mem)
+			return doc;
+		json_decref(doc); /* pruned meanwhile: the store has it */
+	}
+	log = rundoc_events(store, runner, id, 0, st, mem);
 	doc = events_doc_new();
 	if (!log || !doc) {
-		json_decref(row);
 		json_decref(doc);
 		runlog_unref(log);
 		errno = EIO;
 		return NULL;
 	}
-	/* closed: the end event is in, and the runner has written the row */
-	closed = runlog_closed(log);
+	*closed = runlog_closed(log);
 	while ((e = runlog_next(log, seq))) {
 		json_t *ev = jsonlimit_load(e->json, e->len, 0, &stored, NULL,
 					    NULL, 0);
@@ -93,7 +98,6 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 		int rc = ev ? events_fold(doc, ev, 0) : 0;
 		json_decref(ev);
 		if (rc == -ENOMEM) {
-			json_decref(row);
 			json_decref(doc);
 			runlog_unref(log);
 			errno = ENOMEM;
@@ -102,6 +106,25 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 		seq = e->seq;
 	}
 	runlog_unref(log);
+	return doc;
+}
+
+json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
+		     int *ended)
+{
+	struct run_state st;
+	json_t *row, *doc;
+	int mem = 0, closed = 0;
+
+	*ended = 0;
+	row = store_get_run(store, id);
+	if (!row)
+		return NULL;
+	doc = fold_events(store, runner, id, &st, &mem, &closed);
+	if (!doc) {
+		json_decref(row);
+		return NULL;
+	}
 	merge_row(doc, row);
 	if (mem) {
 		/* newer than the row when the store failed mid-run */

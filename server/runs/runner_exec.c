@@ -1,0 +1,242 @@
+/* runner_exec.c - one run from its worker's start to its record: the worker supervisor's hooks */
+#define _GNU_SOURCE
+#include "runner_exec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "events.h"
+#include "strbuf.h"
+#include "worker.h"
+
+void runner_wake(struct runner *r)
+{
+	char c = 1;
+	ssize_t w = write(r->wake[1], &c, 1);
+
+	(void)w; /* a full pipe already wakes it */
+}
+
+/* Folds ev into the run's document; drops the document when memory ran
+ * out, so that readers build it from the log instead. */
+static void fold(struct run *run, json_t *ev)
+{
+	if (run->doc && events_fold(run->doc, ev, 0) == -ENOMEM) {
+		json_decref(run->doc);
+		run->doc = NULL;
+	}
+}
+
+int runner_emit(struct runner *r, struct run *run, json_t *ev,
+		struct errinfo *err)
+{
+	const struct runlog_event *e;
+	int rc = 0;
+
+	e = runlog_append(run->log, ev);
+	if (e) {
+		fold(run, ev);
+		rc = store_append_events(r->store, run->id, &e, 1, err);
+	}
+	json_decref(ev);
+	return rc;
+}
+
+/*
+ * A point's placement arrives once it has run: the next points of a sweep
+ * mostly run on the same CPUs, so the server's threads leave them (a run
+ * that named its cpus has them moved from the start).
+ */
+static void avoid_point_cpus(struct runner *r, json_t *ev)
+{
+	json_t *threads = json_object_get(ev, "threads"), *t;
+	int32_t cpus[CPU_SETSIZE];
+	size_t i;
+	int n = 0;
+
+	json_array_foreach (threads, i, t) {
+		json_t *c = json_object_get(t, "cpu");
+		if (json_is_integer(c) && n < CPU_SETSIZE)
+			cpus[n++] = (int32_t)json_integer_value(c);
+	}
+	if (n)
+		harness_cpus_avoid_list(&r->cpus, cpus, n);
+}
+
+/* The value of a worker argument "name=value", or NULL. */
+static const char *run_arg(const struct run *run, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char **a = run->argv.v; *a; a++)
+		if (!strncmp(*a, name, n) && (*a)[n] == '=')
+			return *a + n + 1;
+	return NULL;
+}
+
+/* The running run, as the worker supervisor's hooks see it. */
+struct live {
+	struct runner *r;
+	struct run *run;
+	json_t *end; /* the worker's end event, when it wrote one */
+	const struct runlog_event **batch; /* logged, not yet stored */
+	int nbatch, cap;
+};
+
+static int on_started(void *ctx, struct errinfo *err)
+{
+	struct live *l = ctx;
+
+	json_t *ev = event_status("running");
+
+	harness_cpus_avoid(&l->r->cpus, run_arg(l->run, "cpus"));
+	/* the page counts the time left down from it */
+	if (ev && l->run->estimate_s >= 0)
+		json_object_set_new(ev, "estimate_s",
+				    json_real(l->run->estimate_s));
+	if (runner_emit(l->r, l->run, ev, err))
+		return -EIO;
+	/* a cancel that came before the worker existed */
+	runner_wake(l->r);
+	return 0;
+}
+
+static int on_flush(void *ctx, struct errinfo *err);
+
+static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
+		    struct errinfo *err)
+{
+	struct live *l = ctx;
+	const struct runlog_event *e;
+
+	switch (event_type_of_event(ev)) {
+	case EV_START: {
+		json_t *m = json_object_get(ev, "machine");
+		char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
+		int rc = text ? store_run_machine(l->r->store, l->run->id, text,
+						  err)
+			      : 0;
+		free(text);
+		if (rc)
+			return rc;
+		break;
+	}
+	case EV_PLACEMENT:
+		avoid_point_cpus(l->r, ev);
+		break;
+	case EV_END:
+		json_decref(l->end);
+		l->end = json_incref(ev);
+		break;
+	default:
+		break;
+	}
+	if (l->nbatch == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 64;
+		const struct runlog_event **b =
+			realloc(l->batch, (size_t)cap * sizeof(*b));
+		if (!b)
+			return errinfo_set(err, NULL,
+					   "out of memory reading the worker");
+		l->batch = b;
+		l->cap = cap;
+	}
+	e = runlog_append_held(l->run->log, ev, line, len);
+	if (e) {
+		fold(l->run, ev);
+		l->batch[l->nbatch++] = e;
+	}
+	/* a read can hold thousands: readers never see more than a batch the
+	 * store has not kept (RUNLOG_UNSTORED_MAX) */
+	if (l->nbatch >= RUNLOG_BATCH_MAX)
+		return on_flush(l, err);
+	return 0;
+}
+
+/* The events of one read go to the store in one transaction. */
+static int on_flush(void *ctx, struct errinfo *err)
+{
+	struct live *l = ctx;
+	int rc = 0;
+
+	if (l->nbatch)
+		rc = store_append_events(l->r->store, l->run->id, l->batch,
+					 l->nbatch, err);
+	l->nbatch = 0;
+	/* stored (or the run fails on rc): now subscribers may see them */
+	runlog_publish(l->run->log);
+	return rc;
+}
+
+static int on_cancelled(void *ctx)
+{
+	struct live *l = ctx;
+
+	pthread_mutex_lock(&l->r->mu);
+	int cancel = l->run->cancel != CANCEL_NONE;
+	pthread_mutex_unlock(&l->r->mu);
+	return cancel;
+}
+
+/* What the worker's end event said of the run (NULL if nothing). */
+static const char *end_text(struct live *l, const char *key)
+{
+	return json_string_value(json_object_get(l->end, key));
+}
+
+const char *runner_execute(struct runner *r, struct run *run,
+			   struct strbuf *msg)
+{
+	struct live l = {.r = r, .run = run};
+	const struct worker_ops ops = {.ctx = &l,
+				       .started = on_started,
+				       .event = on_event,
+				       .flush = on_flush,
+				       .cancelled = on_cancelled};
+	const struct worker_spec spec = {.exe = r->cfg.exe,
+					 .argv = run->argv.v,
+					 .cpus = &r->cpus.all,
+					 .max_seconds = r->cfg.max_run_seconds,
+					 .wake_fd = r->wake[0],
+					 .run_id = run->id};
+	struct worker_end end = {0};
+	struct errinfo err;
+	const char *status = "failed";
+	char now[32];
+
+	errinfo_clear(&err);
+	store_timestamp(now, sizeof(now));
+	pthread_mutex_lock(&r->mu);
+	snprintf(run->st.status, sizeof(run->st.status), "running");
+	snprintf(run->st.started_at, sizeof(run->st.started_at), "%s", now);
+	pthread_mutex_unlock(&r->mu);
+	if (store_run_started(r->store, run->id, now, &err) ||
+	    worker_run(&spec, &ops, &end, &err)) {
+		strbuf_addstr(msg, err.msg);
+		goto done;
+	}
+	harness_cpus_restore(&r->cpus);
+
+	pthread_mutex_lock(&r->mu);
+	enum cancel_kind cancel = run->cancel;
+	pthread_mutex_unlock(&r->mu);
+	if (cancel == CANCEL_USER) {
+		status = "cancelled";
+		strbuf_addstr(msg, "cancelled on request");
+	} else if (cancel == CANCEL_SHUTDOWN) {
+		status = "cancelled";
+		strbuf_addstr(msg, "the server stopped during the run");
+	} else {
+		status = worker_explain(&end, end_text(&l, "status"),
+					end_text(&l, "error"),
+					r->cfg.max_run_seconds, msg);
+	}
+done:
+	worker_end_free(&end);
+	json_decref(l.end);
+	free(l.batch);
+	return status;
+}
