@@ -98,15 +98,24 @@ void compare_paired(const struct rr_point *a, const struct rr_point *b,
 const char *compare_ratio_text(const struct comparison *c, char *buf,
 			       size_t len)
 {
-	const char *fmt = c->ratio >= 10    ? "%.0f"
-			  : c->ratio >= 1.2 ? "%.1f"
-					    : "%.2f";
+	int digits = c->ratio >= 10 ? 0 : c->ratio >= 1.2 ? 1 : 2;
 	double tol = c->tol > 0 ? c->tol : 0.05;
 	char r[32], lo[32], hi[32], wide[64] = "";
 
-	snprintf(r, sizeof(r), fmt, c->ratio);
-	snprintf(lo, sizeof(lo), fmt, c->lo);
-	snprintf(hi, sizeof(hi), fmt, c->hi);
+	/* an interval narrower than the digits shown gets up to two more,
+	 * so it reads "4.12× (4.10–4.14)", not "4.1× (4.1–4.1)"; one with
+	 * no width at all keeps the ratio's digits */
+	for (int more = 0; more <= 2; more++) {
+		snprintf(lo, sizeof(lo), "%.*f", digits + more, c->lo);
+		snprintf(hi, sizeof(hi), "%.*f", digits + more, c->hi);
+		if (strcmp(lo, hi) != 0 || !isfinite(c->hi)) {
+			digits += more;
+			break;
+		}
+	}
+	snprintf(r, sizeof(r), "%.*f", digits, c->ratio);
+	snprintf(lo, sizeof(lo), "%.*f", digits, c->lo);
+	snprintf(hi, sizeof(hi), "%.*f", digits, c->hi);
 	/* an interval wider than the precision either way of the ratio */
 	if (c->ratio > 0 && (c->hi > c->ratio * (1 + tol) * (1 + tol) ||
 			     c->lo < c->ratio / ((1 + tol) * (1 + tol))))

@@ -246,7 +246,7 @@ static void cache_sharing_one_l3_and_several(void **state)
 	assert_true(verdict_says(
 		&v,
 		"what splitting a pair across caches costs could not be shown"));
-	assert_true(verdict_says(&v, "1.5× (1.5–1.5)"));
+	assert_true(verdict_says(&v, "1.50× (1.47–1.53)"));
 	json_decref(doc);
 
 	doc = doc_new("cache_sharing", "{}", TWO_SOCKET_SMT, NULL);
@@ -257,7 +257,7 @@ static void cache_sharing_one_l3_and_several(void **state)
 	sample(doc, "time", "one data set per pair", 1, "split", 2.0, 0.01);
 	describe(doc, &v);
 	assert_true(verdict_says(
-		&v, "2.0× (2.0–2.0) longer split across L3 caches"));
+		&v, "2.00× (1.96–2.04) longer split across L3 caches"));
 	assert_false(verdict_has_level(&v, "cannot"));
 	json_decref(doc);
 }

@@ -876,6 +876,25 @@ static void c2c_precheck_one_l3_or_two(void **state)
 	topo_free(smt);
 }
 
+/* A ratio's interval narrower than the digits shown gets a digit more,
+ * so it never reads "4.1× (4.1–4.1)"; a wide one keeps its digits. */
+static void ratio_text_digits(void **state)
+{
+	struct comparison c = {.rel = CMP_MORE, .tol = 0.05};
+	char buf[128];
+
+	(void)state;
+	c.ratio = 4.12, c.lo = 4.10, c.hi = 4.14;
+	assert_string_equal(compare_ratio_text(&c, buf, sizeof(buf)),
+			    "4.12× (4.10–4.14)");
+	c.ratio = 4.0, c.lo = 3.7, c.hi = 4.3;
+	assert_string_equal(compare_ratio_text(&c, buf, sizeof(buf)),
+			    "4.0× (3.7–4.3)");
+	c.ratio = 12.04, c.lo = 12.01, c.hi = 12.06;
+	assert_string_equal(compare_ratio_text(&c, buf, sizeof(buf)),
+			    "12.0× (12.0–12.1)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -912,6 +931,7 @@ int main(void)
 		cmocka_unit_test(c2c_relations_that_overlap),
 		cmocka_unit_test(c2c_nothing_measured),
 		cmocka_unit_test(c2c_precheck_one_l3_or_two),
+		cmocka_unit_test(ratio_text_digits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
