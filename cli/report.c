@@ -525,7 +525,15 @@ static void summary_text(const struct sink_table *t,
 	}
 	u = units_pick(s->value, u, &f);
 	units_number(s->value * f, num, len);
-	snprintf(unit, len, "%s", u);
+	if (s->has_interval) {
+		/* the verdict's 95% interval, in the value's unit:
+		 * "3.4 × (3.3–3.5)" */
+		char lo[32], hi[32];
+		units_number(s->lo * f, lo, sizeof(lo));
+		units_number(s->hi * f, hi, sizeof(hi));
+		snprintf(unit, len, "%s%s(%s–%s)", u, u[0] ? " " : "", lo, hi);
+	} else
+		snprintf(unit, len, "%s", u);
 }
 
 static void print_summary(const struct sink_table *t)

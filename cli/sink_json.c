@@ -45,6 +45,12 @@ static void on_summary(void *ctx, const char *key, double value,
 	sink_json_emit(ctx, event_summary(key, value, unit));
 }
 
+static void on_summary_interval(void *ctx, const char *key, double value,
+				double lo, double hi, const char *unit)
+{
+	sink_json_emit(ctx, event_summary_interval(key, value, lo, hi, unit));
+}
+
 static void on_headline(void *ctx, const char *text)
 {
 	sink_json_emit(ctx, event_headline(text));
@@ -69,6 +75,7 @@ static const struct sink_ops json_ops = {
 	.progress = on_progress,
 	.note = on_note,
 	.summary = on_summary,
+	.summary_interval = on_summary_interval,
 	.headline = on_headline,
 	.mark = on_mark,
 	.skipped = on_skipped,

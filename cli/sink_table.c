@@ -153,17 +153,45 @@ static void on_note(void *ctx, const char *level, const char *text)
 	keep_line(t, &t->notes, &t->nnotes, &t->anotes, level, text, NULL);
 }
 
+/* The summary entry of key: the one kept, else a new one at the end. */
+static struct tab_summary *summary_slot(struct sink_table *t, const char *key,
+					const char *unit)
+{
+	struct tab_summary *s;
+
+	for (int i = 0; key && i < t->nsummary; i++)
+		if (t->summary[i].key && !strcmp(t->summary[i].key, key))
+			return &t->summary[i];
+	if (grow(t, &t->summary, &t->nsummary, &t->asummary, sizeof(*s)))
+		return NULL;
+	s = &t->summary[t->nsummary++];
+	*s = (struct tab_summary){.key = keep(t, key), .unit = keep(t, unit)};
+	return s;
+}
+
 static void on_summary(void *ctx, const char *key, double value,
 		       const char *unit)
 {
-	struct sink_table *t = ctx;
-	struct tab_summary *s;
+	struct tab_summary *s = summary_slot(ctx, key, unit);
 
-	if (grow(t, &t->summary, &t->nsummary, &t->asummary, sizeof(*s)))
-		return;
-	s = &t->summary[t->nsummary++];
-	*s = (struct tab_summary){
-		.key = keep(t, key), .unit = keep(t, unit), .value = value};
+	if (s) {
+		s->value = value;
+		s->has_interval = 0;
+	}
+}
+
+/* The verdict's interval beside a value: kept with the value it came with */
+static void on_summary_interval(void *ctx, const char *key, double value,
+				double lo, double hi, const char *unit)
+{
+	struct tab_summary *s = summary_slot(ctx, key, unit);
+
+	if (s) {
+		s->value = value;
+		s->lo = lo;
+		s->hi = hi;
+		s->has_interval = 1;
+	}
 }
 
 static void on_headline(void *ctx, const char *text)
@@ -212,6 +240,7 @@ static const struct sink_ops table_ops = {
 	.progress = on_progress,
 	.note = on_note,
 	.summary = on_summary,
+	.summary_interval = on_summary_interval,
 	.headline = on_headline,
 	.mark = on_mark,
 };

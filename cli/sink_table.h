@@ -24,6 +24,8 @@ struct tab_cell {
 struct tab_summary {
 	char *key, *unit;
 	double value;
+	double lo, hi; /* the 95% interval the verdict states (has_interval) */
+	int has_interval;
 };
 
 /* A summary key (or pattern) the verdict marked: kind "disowned" or

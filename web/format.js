@@ -86,6 +86,13 @@ export function convertUnit(v, from, to) {
 }
 
 // "x" as a unit means a ratio: 3.38 x -> "3.38×".
+// A value with the 95% interval the verdict states beside it: "2.6× (2.4–2.9)"; the value alone without one.
+export function withInterval(v, unit, lo, hi) {
+  const text = withUnit(v, unit);
+  if (!Number.isFinite(lo) || !Number.isFinite(hi) || text === '–') return text;
+  return `${text} (${num(lo)}–${num(hi)})`;
+}
+
 export function withUnit(v, unit) {
   if (v === null || v === undefined || Number.isNaN(v)) return '–'; // nothing measured carries no unit
   if (unit === 'x') return `${num(v)}×`;

@@ -11,6 +11,8 @@ const GUESSES = 'numalab.guesses'; // run id -> {exp, lesson, guess}, for this t
 
 const unitText = (u) => (u === 'x' ? '×' : u || '');
 const withUnitText = (v, u) => (u === 'x' ? `${num(v)}×` : `${num(v)}${u ? ` ${u}` : ''}`);
+// this machine's answer with the 95% interval the verdict states beside it: "2.6× (2.4–2.9)"
+const answerText = (a, u) => (Number.isFinite(a.lo) && Number.isFinite(a.hi) ? `${withUnitText(a.value, u)} (${num(a.lo)}–${num(a.hi)})` : withUnitText(a.value, u));
 
 function readGuesses() {
   try { return JSON.parse(sessionStorage.getItem(GUESSES) || '{}') || {}; } catch (e) { return {}; }
@@ -27,13 +29,16 @@ export function answerOf(lesson, summary) {
   if (!summary) return null;
   const key = Object.keys(summary).find((k) => globMatch(lesson.answer, k));
   const v = key && summary[key];
-  return v && Number.isFinite(Number(v.value)) ? { key, value: Number(v.value) } : null;
+  if (!v || !Number.isFinite(Number(v.value))) return null;
+  // the interval the verdict states beside the value, where it states one
+  const ci = typeof v.lo === 'number' && typeof v.hi === 'number' ? { lo: v.lo, hi: v.hi } : {};
+  return { key, value: Number(v.value), ...ci };
 }
 
 // What the answer panel shows, decided apart from the page (tests/web/marks.test.mjs):
 //   l: the lesson; guess: the class's number or null; ans: answerOf's {key, value} or null;
 //   mark: the verdict's mark on ans.key (rundoc.js markFor) or null; judged: the verdict is in (the run ended).
-// Returns {rows: [{who, v, cls, text}], machine: 'shown' | 'at_least' | 'disowned' | 'waiting' | 'none', says: a sentence or null}.
+// Returns {rows: [{who, v, cls, text}] (this machine's text with its interval where the verdict states one), machine: 'shown' | 'at_least' | 'disowned' | 'waiting' | 'none', says: a sentence or null}.
 // A value the verdict disowns gets no bar, and its reason in the verdict's words; a lower bound says "at least";
 // while the verdict is still to come, this machine's number waits for it.
 // cls: the class's own guesses {median, n} (their median is a row), or null; the guess is then the teacher's.
@@ -49,11 +54,11 @@ export function answerRows(l, guess, ans, mark, judged, cls) {
     says = `this machine: not a valid measurement${mark.why ? ` — ${mark.why}` : ''}`;
   } else if (ans && mark && mark.mark === 'at_least') {
     machine = 'at_least';
-    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', bound: true, text: `at least ${withUnitText(ans.value, l.unit)}` });
-    says = `this machine: at least ${withUnitText(ans.value, l.unit)}${mark.why ? ` — ${mark.why}` : ''}`;
+    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', bound: true, text: `at least ${answerText(ans, l.unit)}` });
+    says = `this machine: at least ${answerText(ans, l.unit)}${mark.why ? ` — ${mark.why}` : ''}`;
   } else if (ans) {
     machine = 'shown';
-    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', text: withUnitText(ans.value, l.unit) });
+    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', text: answerText(ans, l.unit) });
   }
   if (l.article && Number.isFinite(l.article_value)) {
     rows.push({ who: 'the article (2007)', v: l.article_value, cls: 'article', note: l.article, text: withUnitText(l.article_value, l.unit) });

@@ -1,7 +1,7 @@
 // run-view.js - the results of one run: status, headline, charts, placement, notes, machine
 import { h, clear, paragraphs } from './dom.js';
 import { ChartSet } from './charts.js';
-import { label, withUnit, clock, duration, toDate } from './format.js';
+import { label, withUnit, withInterval, clock, duration, toDate } from './format.js';
 import { Eta } from './eta.js';
 import { readRun, notesByLevel, placementGroups, summaryEntries, importedFrom, markFor, paramsThatApply } from './rundoc.js';
 import { figureLabel, seriesLabel } from './compare.js';
@@ -132,9 +132,9 @@ export class RunView {
     this.renderMachine(r.machine);
   }
 
-  // entries: [{key, value, unit}]; a key seen before keeps its place
+  // entries: [{key, value, unit, lo, hi}]; a key seen before keeps its place
   addSummary(entries) {
-    for (const e of entries) this.summary[e.key] = { value: e.value, unit: e.unit };
+    for (const e of entries) this.summary[e.key] = { value: e.value, unit: e.unit, lo: e.lo, hi: e.hi };
   }
 
   // The verdict's mark on summary key (today's rules first, then the run's own), or null.
@@ -188,7 +188,7 @@ export class RunView {
         this.renderNotes();
         break;
       case 'summary':
-        this.summary[d.key] = { value: d.value, unit: d.unit };
+        this.summary[d.key] = { value: d.value, unit: d.unit, lo: d.lo, hi: d.hi };
         this.renderSummary();
         break;
       case 'mark':
@@ -391,9 +391,9 @@ export class RunView {
             h('small', { class: 'tile-mark', text: `not a valid measurement${m.why ? `: ${m.why}` : ''}` }))));
       } else if (m && m.mark === 'at_least') {
         el.append(h('div', { class: 'tile tile-at-least', title: m.why }, h('dt', { text: name, title: k }),
-          h('dd', { text: `at least ${withUnit(v.value, v.unit)}` })));
+          h('dd', { text: `at least ${withInterval(v.value, v.unit, v.lo, v.hi)}` })));
       } else {
-        el.append(h('div', { class: 'tile' }, h('dt', { text: name, title: k }), h('dd', { text: withUnit(v.value, v.unit) })));
+        el.append(h('div', { class: 'tile' }, h('dt', { text: name, title: k }), h('dd', { text: withInterval(v.value, v.unit, v.lo, v.hi) })));
       }
     }
     this.summaryHead.textContent = `Summary figures (${keys.length})`;

@@ -34,10 +34,15 @@ export function notesByLevel(notes) {
   return { warn: all.filter((n) => n.level === 'warn'), info: all.filter((n) => n.level !== 'warn') };
 }
 
-// The summary object as a list of {key, value, unit}, in the document's order.
+// The summary object as a list of {key, value, unit, lo, hi}, in the document's order (lo, hi: the
+// interval the verdict states beside the value, undefined where it states none).
 export function summaryEntries(summary) {
   if (!summary || typeof summary !== 'object') return [];
-  return Object.entries(summary).map(([key, v]) => ({ key, value: v ? v.value : undefined, unit: v ? v.unit : undefined }));
+  return Object.entries(summary).map(([key, v]) => {
+    const e = { key, value: v ? v.value : undefined, unit: v ? v.unit : undefined };
+    if (v && typeof v.lo === 'number' && typeof v.hi === 'number') Object.assign(e, { lo: v.lo, hi: v.hi });
+    return e;
+  });
 }
 
 // Where an imported run came from and what was said of it then and now; null for a run made here.

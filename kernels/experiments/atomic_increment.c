@@ -976,9 +976,14 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 				turns_overlap = o;
 				turns_cause = sc.took_turns || sf.took_turns;
 			}
-		} else if (n > valid_n) {
-			valid_n = n;
-			compare_paired(sc.p, sf.p, tol, &cmp);
+		} else {
+			struct comparison cn;
+			compare_paired(sc.p, sf.p, tol, &cn);
+			compare_state_interval(v, key, &cn);
+			if (n > valid_n) {
+				valid_n = n;
+				cmp = cn;
+			}
 		}
 	}
 	key_lost(key, sizeof(key), most);
@@ -1073,6 +1078,8 @@ static void ai_describe(const struct run_result *r, struct verdict *v)
 	} else if (one_n) {
 		struct comparison c1;
 		compare_paired(cas1, fa1, tol, &c1);
+		key_cas_over(key, sizeof(key), 1);
+		compare_state_interval(v, key, &c1);
 		compare_ratio_text(&c1, rt, sizeof(rt));
 		if (c1.rel == CMP_MORE || c1.rel == CMP_LESS)
 			verdict_headline(

@@ -585,6 +585,7 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 		char rt[64];
 
 		compare_points(other, shared, experiment_precision(r->exp), &c);
+		compare_state_interval(v, key, &c);
 		compare_ratio_text(&c, rt, sizeof(rt));
 		if (c.rel == CMP_FEW || c.rel == CMP_UNSURE)
 			verdict_mark(v, key, VERDICT_DISOWNED, "%s",

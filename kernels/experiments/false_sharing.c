@@ -533,6 +533,7 @@ static void fs_collect(const struct fs_say *s, struct verdict *v,
 			slowdown_key(k.key, sizeof(k.key), fp->stride.n, n,
 				     stride);
 			compare_points(sh, sep, s->tol, &k.c);
+			compare_state_interval(v, k.key, &k.c);
 			fs_judge(s, &k, v, cs);
 		}
 	}

@@ -1202,6 +1202,7 @@ static void describe_sizes(const struct run_result *r, struct strbuf *sb,
 	strbuf_addf(sb, "%.1f ns per load at %s, %.1f ns at %s", lo->y, a,
 		    hi->y, b);
 	compare_points(hi, lo, experiment_precision(r->exp), &c);
+	compare_state_interval(v, KEY_STEP, &c);
 	if (c.rel == CMP_MORE) {
 		strbuf_addf(sb, " (%s as long)",
 			    compare_ratio_text(&c, ratio, sizeof(ratio)));
@@ -1254,6 +1255,7 @@ static void describe_loaded(const struct run_result *r, struct strbuf *sb,
 	}
 	gbps = top->x;
 	compare_points(top, idle, experiment_precision(r->exp), &c);
+	compare_state_interval(v, KEY_LOAD_RATIO, &c);
 	if (c.rel == CMP_MORE || c.rel == CMP_LESS || c.rel == CMP_SAME) {
 		strbuf_addf(
 			sb,

@@ -888,6 +888,7 @@ static void say_mix(const struct run_result *r, const struct mix_mode *mode,
 	compare_points(remote, local, experiment_precision(r->exp), &c);
 	compare_ratio_text(&c, ratio, sizeof(ratio));
 	snprintf(key, sizeof(key), KEY_GAIN, mode->prefix);
+	compare_state_interval(v, key, &c);
 	if (c.rel == CMP_MORE || c.rel == CMP_LESS) {
 		strbuf_addf(
 			sb,

@@ -838,6 +838,7 @@ contended(const struct run_result *r, const struct rr_point *shared,
 	enum contend_overlap o;
 
 	compare_points(shared, apart, experiment_precision(r->exp), c);
+	compare_state_interval(v, key, c);
 	o = contend_overlap(c, contend_floor(r->exp));
 	why[0] = '\0';
 	if (o == CONTEND_TOO_LITTLE)

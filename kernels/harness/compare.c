@@ -130,6 +130,13 @@ const char *compare_ratio_text(const struct comparison *c, char *buf,
 	return buf;
 }
 
+void compare_state_interval(struct verdict *v, const char *key,
+			    const struct comparison *c)
+{
+	if (c->rel != CMP_FEW && isfinite(c->hi) && c->lo > 0)
+		verdict_interval(v, key, c->lo, c->hi);
+}
+
 void compare_invert(struct comparison *c)
 {
 	double lo = c->lo;

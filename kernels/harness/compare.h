@@ -77,6 +77,13 @@ void compare_paired(const struct rr_point *a, const struct rr_point *b,
 const char *compare_ratio_text(const struct comparison *c, char *buf,
 			       size_t len);
 
+/*
+ * The verdict states summary key (the ratio c compared) with c's
+ * interval, wherever compare_ratio_text would give one.
+ */
+void compare_state_interval(struct verdict *v, const char *key,
+			    const struct comparison *c);
+
 /* b against a instead: the ratio, its interval and MORE/LESS turned over. */
 void compare_invert(struct comparison *c);
 

@@ -73,7 +73,7 @@ int experiment_run(struct run_ctx *ctx, struct errinfo *err)
 			rr.machine = &m;
 			rr.complete = rc == 0;
 			experiment_describe(&rr, v);
-			verdict_emit(v, s);
+			verdict_emit(v, s, &rr);
 			free(v);
 		}
 	}

@@ -101,6 +101,18 @@ void sink_summary(struct sink *s, const char *key, double value,
 		s->ops->summary(s->ctx, key, value, unit);
 }
 
+void sink_summary_interval(struct sink *s, const char *key, double value,
+			   double lo, double hi, const char *unit)
+{
+	if (s && s->declared &&
+	    (!key || !experiment_declares_summary(s->declared, key)))
+		undeclared(s, "summary key", key);
+	if (s && s->ops->summary_interval)
+		s->ops->summary_interval(s->ctx, key, value, lo, hi, unit);
+	else if (s && s->ops->summary)
+		s->ops->summary(s->ctx, key, value, unit);
+}
+
 void sink_headline(struct sink *s, const char *fmt, ...)
 {
 	char buf[1024];

@@ -60,6 +60,14 @@ struct sink_ops {
 	/* One number of the run's summary, e.g. "overhead_2_threads" = 6.1 */
 	void (*summary)(void *ctx, const char *key, double value,
 			const char *unit);
+	/*
+	 * The same number again with the 95% interval the verdict states
+	 * beside it (a ratio: "4.0× (3.7–4.3)"), sent after the run by the
+	 * verdict: a reader keeps it in place of the plain value. A sink
+	 * without it gets summary() again.
+	 */
+	void (*summary_interval)(void *ctx, const char *key, double value,
+				 double lo, double hi, const char *unit);
 	/* The one sentence that names the outcome. */
 	void (*headline)(void *ctx, const char *text);
 	/*
@@ -102,6 +110,9 @@ void sink_note(struct sink *s, const char *level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void sink_summary(struct sink *s, const char *key, double value,
 		  const char *unit);
+/* A summary value with its 95% interval lo..hi (see summary_interval). */
+void sink_summary_interval(struct sink *s, const char *key, double value,
+			   double lo, double hi, const char *unit);
 void sink_headline(struct sink *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* While the sink checks declared ids, a key that covers no declared summary

@@ -94,6 +94,19 @@ void verdict_mark(struct verdict *v, const char *key, int kind, const char *fmt,
 	v->nmarks++;
 }
 
+void verdict_interval(struct verdict *v, const char *key, double lo, double hi)
+{
+	if (!isfinite(lo) || !isfinite(hi) || lo > hi ||
+	    v->nintervals >= VERDICT_MAX_MARKS)
+		return;
+	for (int i = 0; i < v->nintervals; i++)
+		if (!strcmp(v->intervals[i].key, key))
+			return;
+	snprintf(v->intervals[v->nintervals].key, VERDICT_KEY_LEN, "%s", key);
+	v->intervals[v->nintervals].lo = lo;
+	v->intervals[v->nintervals++].hi = hi;
+}
+
 const char *verdict_mark_why(const struct verdict *v, const char *key,
 			     int *kind)
 {
@@ -333,10 +346,21 @@ int topo_plan_distinct(const int *plan, int n)
 	return d;
 }
 
-void verdict_emit(const struct verdict *v, struct sink *s)
+void verdict_emit(const struct verdict *v, struct sink *s,
+		  const struct run_result *r)
 {
 	for (int i = 0; i < v->nnotes; i++)
 		sink_note(s, v->notes[i].level, "%s", v->notes[i].text);
+	for (int i = 0; i < v->nintervals; i++) {
+		const char *key = v->intervals[i].key;
+		for (int k = 0; r && k < r->nsummary; k++)
+			if (r->summary[k].key &&
+			    !strcmp(r->summary[k].key, key))
+				sink_summary_interval(
+					s, key, r->summary[k].value,
+					v->intervals[i].lo, v->intervals[i].hi,
+					r->summary[k].unit);
+	}
 	/* the marks before the headline: a reader that shows the headline
 	 * already knows which numbers it may not show */
 	for (int i = 0; i < v->nmarks; i++)

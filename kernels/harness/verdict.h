@@ -139,6 +139,16 @@ struct verdict {
 		int kind; /* enum verdict_mark_kind */
 		char why[VERDICT_TEXT_LEN];
 	} marks[VERDICT_MAX_MARKS];
+	/*
+	 * Summary keys (exact) whose value the verdict states with a 95%
+	 * interval: the ratio it compared, lo..hi as its sentence gives
+	 * them. Sent beside the value (sink_summary_interval).
+	 */
+	int nintervals;
+	struct {
+		char key[VERDICT_KEY_LEN];
+		double lo, hi;
+	} intervals[VERDICT_MAX_MARKS];
 };
 
 __attribute__((format(printf, 2, 3))) void
@@ -157,6 +167,12 @@ __attribute__((format(printf, 4, 5))) void verdict_mark(struct verdict *v,
 							const char *key,
 							int kind,
 							const char *fmt, ...);
+/*
+ * States summary key's value with its 95% interval lo..hi (a key given
+ * twice keeps its first; an interval that is not finite and ordered is
+ * none). compare_state_interval gives a comparison's.
+ */
+void verdict_interval(struct verdict *v, const char *key, double lo, double hi);
 /* The mark that covers summary key (fnmatch), or NULL. */
 const char *verdict_mark_why(const struct verdict *v, const char *key,
 			     int *kind);
@@ -209,8 +225,13 @@ int topo_plan_siblings(const struct topo *t, const int *plan, int n, int *a,
 /* How many distinct pinned CPUs a plan holds. */
 int topo_plan_distinct(const int *plan, int n);
 
-/* Sends the verdict through a sink: its notes, its marks, then the headline. */
-void verdict_emit(const struct verdict *v, struct sink *s);
+/*
+ * Sends the verdict through a sink: its notes, the summary values of r it
+ * states with an interval (again, with the interval), its marks, then
+ * the headline.
+ */
+void verdict_emit(const struct verdict *v, struct sink *s,
+		  const struct run_result *r);
 
 /*
  * A last-level cache no real machine has (a hypervisor's invention: this

@@ -97,9 +97,17 @@ static int copy_field(json_t *doc, json_t *ev, const char *from, const char *to)
 	return v ? json_object_set(doc, to, v) : 0;
 }
 
-/* A summary event's entry: {"value", "unit"}. */
+/* A summary event's entry: {"value", "unit"}, and "lo", "hi" where the
+ * verdict states an interval (a copy of ev's value when it is not) */
 static json_t *summary_entry(json_t *ev)
 {
+	json_t *lo = json_object_get(ev, "lo"), *hi = json_object_get(ev, "hi");
+
+	if (json_is_number(lo) && json_is_number(hi))
+		return json_pack("{s:O?, s:O?, s:O, s:O}", "value",
+				 json_object_get(ev, "value"), "unit",
+				 json_object_get(ev, "unit"), "lo", lo, "hi",
+				 hi);
 	return json_pack("{s:O?, s:O?}", "value", json_object_get(ev, "value"),
 			 "unit", json_object_get(ev, "unit"));
 }
@@ -258,13 +266,14 @@ json_t *events_from_doc(json_t *doc, json_t *imported)
 			out,
 			typed(json_deep_copy(json_object_get(doc, "progress")),
 			      EV_PROGRESS));
-	json_object_foreach (summary, key, v)
-		json_array_append_new(
-			out,
-			typed(json_pack("{s:s, s:O?, s:O?}", "key", key,
-					"value", json_object_get(v, "value"),
-					"unit", json_object_get(v, "unit")),
-			      EV_SUMMARY));
+	json_object_foreach (summary, key, v) {
+		json_t *ev = summary_entry(v);
+		if (ev && json_object_set_new(ev, "key", json_string(key))) {
+			json_decref(ev);
+			ev = NULL;
+		}
+		json_array_append_new(out, typed(ev, EV_SUMMARY));
+	}
 	if (headline)
 		json_array_append_new(
 			out, typed(json_pack("{s:s}", "text", headline),
@@ -433,6 +442,15 @@ json_t *event_summary(const char *key, double value, const char *unit)
 	return event_of(EV_SUMMARY,
 			json_pack("{s:s, s:o, s:s}", "key", key, "value",
 				  num(value), "unit", unit ? unit : ""));
+}
+
+json_t *event_summary_interval(const char *key, double value, double lo,
+			       double hi, const char *unit)
+{
+	return event_of(EV_SUMMARY,
+			json_pack("{s:s, s:o, s:s, s:o, s:o}", "key", key,
+				  "value", num(value), "unit", unit ? unit : "",
+				  "lo", num(lo), "hi", num(hi)));
 }
 
 json_t *event_headline(const char *text)

@@ -106,6 +106,9 @@ json_t *event_note(const char *level, const char *text);
  * <why>" with the part and the reason as data beside it. */
 json_t *event_note_skipped(const char *label, const char *why);
 json_t *event_summary(const char *key, double value, const char *unit);
+/* The same with the 95% interval lo..hi the verdict states beside it. */
+json_t *event_summary_interval(const char *key, double value, double lo,
+			       double hi, const char *unit);
 json_t *event_headline(const char *text);
 json_t *event_mark(const char *key, const char *kind, const char *why);
 json_t *event_end(const char *status, const char *error, const char *field);

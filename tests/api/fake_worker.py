@@ -70,6 +70,10 @@ elif mode == "marks":
     # the events a verdict that disowns a value sends: the mark before the
     # headline
     emit({"type": "summary", "key": "slowdown_2_threads", "value": 2.17, "unit": "x"})
+    # the verdict sends a value again with the interval it states beside it
+    emit({"type": "summary", "key": "slowdown_1_threads", "value": 1.0, "unit": "x"})
+    emit({"type": "summary", "key": "slowdown_1_threads", "value": 1.0, "unit": "x",
+          "lo": 0.98, "hi": 1.03})
     emit({"type": "mark", "key": "slowdown_2_threads*", "mark": "disowned",
           "why": "the threads ran together only 10% of the time"})
     emit({"type": "headline", "text": "false sharing could not be measured"})

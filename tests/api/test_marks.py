@@ -79,6 +79,24 @@ class ImportedMarksTest(SharedServerTest):
         self.assertEqual(status, 201, resp)
         self.assertEqual(self.export(resp["id"])["marks"], [])
 
+    def test_summary_intervals_travel_and_are_checked(self):
+        doc = self.with_marks([])
+        key = next(iter(doc["summary"]))
+        v = doc["summary"][key]["value"]
+        doc["summary"][key].update({"lo": v * 0.9, "hi": v * 1.1})
+        status, resp, _ = self.srv.json("POST", "/api/runs/import", doc)
+        self.assertEqual(status, 201, resp)
+        back = self.export(resp["id"])["summary"][key]
+        self.assertAlmostEqual(back["lo"], v * 0.9)
+        self.assertAlmostEqual(back["hi"], v * 1.1)
+        _, evs, _ = self.srv.events(resp["id"])
+        said = [e[2] for e in evs if e[1] == "summary" and e[2]["key"] == key]
+        self.assertEqual(len(said), 1)
+        self.assertAlmostEqual(said[0]["hi"], v * 1.1)
+        doc["summary"][key]["lo"] = "low"
+        status, resp, _ = self.srv.json("POST", "/api/runs/import", doc)
+        self.assertError(status, resp, 400, field="summary.%s.lo" % key)
+
     def test_marks_are_checked(self):
         _, before, _ = self.srv.json("GET", "/api/runs?limit=1")
         cases = [
@@ -132,6 +150,10 @@ class WorkerMarksTest(TmpMixin, unittest.TestCase):
         self.assertEqual(doc["marks"], [{"key": "slowdown_2_threads*", "mark": "disowned",
                                          "why": "the threads ran together only 10% of the time"}])
         self.assertEqual(doc["summary"]["slowdown_2_threads"]["value"], 2.17)
+        # the value the verdict sent again with its interval: kept with it
+        self.assertEqual(doc["summary"]["slowdown_1_threads"],
+                         {"value": 1.0, "unit": "x", "lo": 0.98, "hi": 1.03})
+        self.assertNotIn("lo", doc["summary"]["slowdown_2_threads"])
 
 
 if __name__ == "__main__":

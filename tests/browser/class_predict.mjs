@@ -231,6 +231,9 @@ try {
   await phone.waitForSelector('#student-answer, .answer-mark', { timeout: 20000 });
   await phone.screenshot({ path: join(SHOTS, 'class-phone-answer-390x844.png'), fullPage: true });
   check(/median/.test(await phone.textContent('#student')), 'the phone shows the answer against the class');
+  const said = (run.summary || {})[lesson.answer] || {};
+  const mine = await phone.$$eval('#student-answer li.answer-machine', (t) => t.map((x) => x.textContent));
+  if (mine.length && typeof said.lo === 'number') check(/\(\S+–\S+\)/.test(mine[0]), `the phone gives this machine's answer with its interval (${mine[0]})`);
   for (const p of [teacher, ...students, late]) check(!(await p.evaluate(() => window.pwned || document.querySelector('img[src="x"]'))), 'no name became markup');
   check(errors.length === 0, `no page errors ${errors.join('; ')}`);
 } catch (e) {

@@ -88,6 +88,12 @@ try {
     }
     const values = await page.$$eval('#lesson-result .answer-value', (t) => t.map((x) => x.textContent));
     check(values[0] === '2.5×', `the guess is written out (${values})`);
+    if (!(await page.$('#lesson-result .answer-disowned'))) {
+      // this machine's number with the interval its verdict states beside it (the run's JSON summary)
+      const said = ((await (await fetch(`${base}api/runs/${id}`)).json()).summary || {})[lesson.answer] || {};
+      const ci = typeof said.lo === 'number' && typeof said.hi === 'number';
+      check(ci === /\(\S+–\S+\)/.test(values[1]), `this machine's answer carries the summary's interval where it has one (${values[1]}; lo ${said.lo}, hi ${said.hi})`);
+    }
     check(await inView(page, '#lesson-result'), `the answer is on screen at ${w}x${hgt}`);
     const hpx = await page.evaluate(() => parseFloat(getComputedStyle(document.getElementById('headline')).fontSize));
     check(hpx >= 24, `the verdict is in projector type (${hpx} px)`);

@@ -108,6 +108,25 @@ class AtomicIncrement(unittest.TestCase):
             self.assertEqual(set(got), {0.0}, v)
         self.assertEqual(samples(doc, "ns", "cas")[0]["extra"]["cas_retries"], 0)
 
+    def test_ratio_carries_its_interval(self):
+        # one thread needs no second cpu: cas and fetch_add in turns, and
+        # the verdict's interval of their ratio beside it in the summary
+        # and the table
+        kv = ("atomic_increment", "threads=1", "variants=fetch_add,cas",
+              "increments=100000", "repeat=3", "warmup=0")
+        doc = run(*kv)
+        s = doc["summary"]["cas_over_fetch_add_1_threads"]
+        self.assertLessEqual(s["lo"], s["value"])
+        self.assertLessEqual(s["value"], s["hi"])
+        # a value the verdict states no interval for carries none
+        self.assertNotIn("lo", doc["summary"]["ns_per_increment_cas_1_threads"])
+        p = subprocess.run([BIN, "run", *kv], capture_output=True, text=True,
+                           timeout=TIMEOUT, check=True)
+        line = [l for l in p.stdout.splitlines()
+                if l.strip().startswith("CAS over fetch-and-add, 1 thread")]
+        self.assertEqual(len(line), 1, p.stdout)
+        self.assertRegex(line[0], r" × \([0-9.]+–[0-9.]+\)$")
+
     def test_article_reference_is_labelled(self):
         out = subprocess.run([BIN, "list", "--json"], capture_output=True,
                              text=True, timeout=TIMEOUT, check=True).stdout

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "compare.h"
 #include "describe_doc.h"
 #include "events.h"
 #include "experiment.h"
@@ -54,7 +55,7 @@ static void emitted_before_the_headline(void **state)
 	two_marks(&v);
 	sink_json_init(&js, keep_event, events);
 	record_init(&rec, &js.sink);
-	verdict_emit(&v, &rec.sink);
+	verdict_emit(&v, &rec.sink, NULL);
 	record_free(&rec);
 	assert_int_equal(json_array_size(events), 4);
 	assert_string_equal(str(json_array_get(events, 0), "type"), "note");
@@ -145,7 +146,7 @@ static void table_says_it_beside_the_value(void **state)
 	sink_summary(&t.sink, "slowdown_2_threads", 2.17, "x");
 	sink_summary(&t.sink, "overlap_min", 10, "%");
 	two_marks(&v);
-	verdict_emit(&v, &t.sink);
+	verdict_emit(&v, &t.sink, NULL);
 	assert_non_null(sink_table_mark(&t, "slowdown_2_threads_stride_4"));
 	assert_null(sink_table_mark(&t, "overlap_min"));
 	sink_table_report(&t);
@@ -160,6 +161,103 @@ static void table_says_it_beside_the_value(void **state)
 	assert_non_null(strstr(text, "least share of a round every thread"));
 	assert_null(strstr(strstr(text, "least share of a round every thread"),
 			   "(not a valid"));
+	free(text);
+}
+
+/* A run whose verdict states slowdown_2_threads at 2.17× (2.0–2.4). */
+static const struct rr_summary ratio_summary[] = {
+	{"slowdown_1_threads", 1.0, "x"}, {"slowdown_2_threads", 2.17, "x"}};
+static const struct run_result ratio_run = {.summary = ratio_summary,
+					    .nsummary = 2};
+
+static void state_interval(struct verdict *v)
+{
+	struct comparison c = {.rel = CMP_MORE,
+			       .ratio = 2.17,
+			       .lo = 2.0,
+			       .hi = 2.4,
+			       .rounds = 6};
+
+	memset(v, 0, sizeof(*v));
+	verdict_headline(v, "2.2× (2.0–2.4) slower");
+	compare_state_interval(v, "slowdown_2_threads", &c);
+	/* too few rounds: no interval to state */
+	c.rel = CMP_FEW;
+	compare_state_interval(v, "slowdown_1_threads", &c);
+	/* a key the run did not give is sent nowhere */
+	verdict_interval(v, "slowdown_4_threads", 3, 4);
+	/* nor an interval that is none */
+	verdict_interval(v, "overlap_min", 5, 4);
+}
+
+/* The interval goes out as the value again with lo and hi, before the
+ * headline; the document keeps it in the summary and gives it back. */
+static void interval_in_the_json_summary(void **state)
+{
+	json_t *events = json_array(), *doc = events_doc_new(), *ev, *out, *e;
+	struct sink_json js;
+	struct verdict v;
+	size_t i, n = 0;
+
+	(void)state;
+	state_interval(&v);
+	assert_int_equal(v.nintervals, 2);
+	sink_json_init(&js, keep_event, events);
+	sink_summary(&js.sink, "slowdown_2_threads", 2.17, "x");
+	verdict_emit(&v, &js.sink, &ratio_run);
+	assert_int_equal(json_array_size(events), 3);
+	ev = json_array_get(events, 1);
+	assert_string_equal(str(ev, "type"), "summary");
+	assert_string_equal(str(ev, "key"), "slowdown_2_threads");
+	assert_true(json_real_value(json_object_get(ev, "lo")) == 2.0);
+	assert_true(json_real_value(json_object_get(ev, "hi")) == 2.4);
+	json_array_foreach (events, i, ev)
+		assert_int_equal(events_fold(doc, ev, 0), 0);
+	e = json_object_get(json_object_get(doc, "summary"),
+			    "slowdown_2_threads");
+	assert_true(json_real_value(json_object_get(e, "value")) == 2.17);
+	assert_true(json_real_value(json_object_get(e, "lo")) == 2.0);
+	assert_true(json_real_value(json_object_get(e, "hi")) == 2.4);
+	assert_string_equal(str(e, "unit"), "x");
+	json_object_set_new(doc, "status", json_string("done"));
+	json_object_set_new(doc, "experiment", json_string("false_sharing"));
+	out = events_from_doc(doc, NULL);
+	assert_non_null(out);
+	json_array_foreach (out, i, ev)
+		if (event_type_of_event(ev) == EV_SUMMARY) {
+			assert_true(json_real_value(
+					    json_object_get(ev, "hi")) == 2.4);
+			n++;
+		}
+	assert_int_equal(n, 1);
+	json_decref(out);
+	json_decref(doc);
+	json_decref(events);
+}
+
+/* The closing table gives the interval after the value's unit, once. */
+static void interval_in_the_table(void **state)
+{
+	struct sink_table t;
+	struct verdict v;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	sink_table_init(&t, experiment_find("false_sharing"), f);
+	t.progress = 0;
+	sink_summary(&t.sink, "slowdown_1_threads", 1.0, "x");
+	sink_summary(&t.sink, "slowdown_2_threads", 2.17, "x");
+	state_interval(&v);
+	verdict_emit(&v, &t.sink, &ratio_run);
+	assert_int_equal(t.nsummary, 2);
+	sink_table_report(&t);
+	sink_table_release(&t);
+	fclose(f);
+	assert_non_null(strstr(text, "2.17 × (2–2.4)\n"));
+	assert_non_null(strstr(text, "1 ×\n"));
 	free(text);
 }
 
@@ -195,6 +293,8 @@ int main(void)
 		cmocka_unit_test(verdict_json_carries_marks),
 		cmocka_unit_test(table_says_it_beside_the_value),
 		cmocka_unit_test(mark_keys_are_declared),
+		cmocka_unit_test(interval_in_the_json_summary),
+		cmocka_unit_test(interval_in_the_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

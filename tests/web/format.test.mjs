@@ -1,7 +1,7 @@
 // the numbers, sizes, times and units the page prints
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { label, num, bytes, sizeText, toDate, duration, displayUnit, convertUnit, withUnit } from '../../web/format.js';
+import { label, num, bytes, sizeText, toDate, duration, displayUnit, convertUnit, withUnit, withInterval } from '../../web/format.js';
 
 test('a param name reads as words', () => {
   assert.equal(label('ns_per_increment'), 'ns per increment');
@@ -54,4 +54,11 @@ test('time units scale to what the values need, and convert back', () => {
   assert.equal(tiny.unit, 'ns');
   assert.ok(Math.abs(convertUnit(0.0012, 's', 'ms') - 1.2) < 1e-12);
   assert.equal(withUnit(null, 's'), '–');
+});
+
+test('withInterval: the value, then the interval the verdict states beside it', () => {
+  assert.equal(withInterval(4, 'x', 3.7, 4.3), '4× (3.7–4.3)');
+  assert.equal(withInterval(2.5, 'ns', 2.4, 2.6), '2.5 ns (2.4–2.6)');
+  assert.equal(withInterval(2.5, 'x'), '2.5×');
+  assert.equal(withInterval(null, 'x', 1, 2), '–');
 });

@@ -91,6 +91,20 @@ test('the panel: an unmarked answer is shown as measured; none waits for the ver
   assert.equal(answerRows(lesson, 3, null, null, true).machine, 'none');
 });
 
+test('the panel: this machine\'s answer carries the interval the verdict states beside it', () => {
+  const withCi = { slowdown_2_threads: { value: 2.17, unit: 'x', lo: 2.04, hi: 2.4 } };
+  const ans = answerOf(lesson, withCi);
+  assert.deepEqual(ans, { key: 'slowdown_2_threads', value: 2.17, lo: 2.04, hi: 2.4 });
+  const p = answerRows(lesson, 3, ans, null, true);
+  assert.deepEqual(p.rows.map((r) => [r.cls, r.text]), [['guess', '3×'], ['machine', '2.17× (2.04–2.4)'], ['article', '3.9×']]);
+  // a lower bound says both
+  const b = answerRows(lesson, null, ans, { key: '*', mark: 'at_least', why: 'partial overlap' }, true);
+  assert.equal(b.rows[0].text, 'at least 2.17× (2.04–2.4)');
+  assert.equal(b.says, 'this machine: at least 2.17× (2.04–2.4) — partial overlap');
+  // a null interval (not finite where it was kept) is none
+  assert.deepEqual(answerOf(lesson, { slowdown_2_threads: { value: 2, unit: 'x', lo: null, hi: null } }), { key: 'slowdown_2_threads', value: 2 });
+});
+
 test('compare: a value its run\'s verdict disowns takes no part in the ratios', async () => {
   const { summaryDiff } = await import('../../web/compare.js');
   const a = readRun({ summary: { slowdown_2_threads: { value: 2, unit: 'x' } } });

@@ -124,6 +124,11 @@ test('an imported run: where it came from, and what today\'s rules say of it', (
   assert.equal(provenance(load('run-core_to_core.json')), null);
 });
 
+test('summaryEntries: the interval the verdict states rides with its value', () => {
+  const r = readRun({ summary: { a: { value: 2, unit: 'x', lo: 1.9, hi: 2.2 }, b: { value: 3, unit: 'x', lo: null, hi: null } } });
+  assert.deepEqual(r.summary, [{ key: 'a', value: 2, unit: 'x', lo: 1.9, hi: 2.2 }, { key: 'b', value: 3, unit: 'x' }]);
+});
+
 test('a part of a document reads as a document with the rest empty', () => {
   for (const doc of [null, undefined, {}, 'text', []]) {
     const r = readRun(doc);
