@@ -3,10 +3,9 @@
 #define NUMALAB_COMMANDS_H
 
 /* Each returns the process exit status; argv[0] is the subcommand name. */
-int cmd_serve(int argc, char **argv); /* serve.c */
-int cmd_run(int argc,
-	    char **argv); /* cli/commands.c: also the server's worker */
-int cmd_list(int argc, char **argv);	 /* cli/commands.c */
+int cmd_serve(int argc, char **argv); /* cli/serve.c */
+int cmd_run(int argc, char **argv);   /* cli/run.c: also the server's worker */
+int cmd_list(int argc, char **argv);  /* cli/commands.c */
 int cmd_topology(int argc, char **argv); /* cli/commands.c */
 int cmd_rates(int argc, char **argv);	 /* cli/rates_cmd.c */
 int cmd_estimate(int argc, char **argv); /* cli/rates_cmd.c */

@@ -1,18 +1,27 @@
-/* opts.c - a command's argv read against its table of options */
+/* opts.c - a command's options as one table: name, destination, limits, help */
 #include "opts.h"
 
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "say.h"
+
 /* The row a matches, with *eq pointing at its "=value" when it has one. */
-static const struct opt *find(const struct opts *o, const char *a,
+static const struct opt *find(const struct opts_cmd *cmd, const char *a,
 			      const char **eq)
 {
 	*eq = NULL;
-	for (const struct opt *r = o->table; r->name; r++) {
+	for (const struct opt *r = cmd->table; r->type != OPTION_END; r++) {
 		size_t n = strlen(r->name);
+		int value = r->type == OPTION_STRING || r->type == OPTION_INT ||
+			    r->type == OPTION_CALL;
+		if (r->type == OPTION_DOC)
+			continue;
 		if (!strcmp(a, r->name) || (r->alias && !strcmp(a, r->alias)))
 			return r;
-		if (r->value && (o->flags & OPTS_EQUALS) &&
+		if (value && (cmd->flags & OPTS_EQUALS) &&
 		    !strncmp(a, r->name, n) && a[n] == '=') {
 			*eq = a + n + 1;
 			return r;
@@ -21,29 +30,129 @@ static const struct opt *find(const struct opts *o, const char *a,
 	return NULL;
 }
 
-int opts_next(struct opts *o)
+/* "PROG: " and one of the command's messages, its arguments by position. */
+static void complain(const struct opts_cmd *cmd, const char *fmt, ...)
 {
-	const struct opt *r;
-	const char *eq;
+	char msg[1024];
+	va_list ap;
 
-	o->value = NULL;
-	if (o->i >= o->argc)
-		return OPTS_END;
-	o->arg = o->argv[o->i++];
-	r = find(o, o->arg, &eq);
-	if (!r) {
-		int dash = (o->flags & OPTS_DASH)
-				   ? o->arg[0] == '-'
-				   : o->arg[0] == '-' && o->arg[1] == '-';
-		return dash ? OPTS_UNKNOWN : OPTS_ARG;
+	va_start(ap, fmt);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+#pragma GCC diagnostic pop
+	va_end(ap);
+	say(stderr, "%s: %s\n", cmd->prog, msg);
+}
+
+int opts_long(const char *v, long min, long max, long *out)
+{
+	char *end;
+	long x;
+
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (errno || end == v || *end || x < min || x > max)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+/* Row r with its value v (or none) into dest: 0, or -EINVAL said. */
+static int take(const struct opts_cmd *cmd, const struct opt *r, const char *v,
+		void *dest)
+{
+	void *to = (char *)dest + r->off;
+	long x;
+
+	switch (r->type) {
+	case OPTION_FLAG:
+		*(int *)to = 1;
+		return 0;
+	case OPTION_SET:
+		*(int *)to = (int)r->min;
+		return 0;
+	case OPTION_STRING:
+		*(const char **)to = v;
+		return 0;
+	case OPTION_INT:
+		if (opts_long(v, r->min, r->max, &x)) {
+			complain(cmd, cmd->bad_int, r->name, v, r->min, r->max);
+			return -EINVAL;
+		}
+		*(int *)to = (int)x;
+		return 0;
+	case OPTION_CALL:
+		return r->call(dest, v);
+	default:
+		return -EINVAL;
 	}
-	if (!r->value)
-		return r->id;
-	if (eq)
-		o->value = eq;
-	else if (o->i < o->argc)
-		o->value = o->argv[o->i++];
-	else
-		return OPTS_NO_VALUE;
-	return r->id;
+}
+
+int opts_parse(const struct opts_cmd *cmd, int argc, char **argv, void *dest)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *eq, *v = NULL;
+		const struct opt *r = find(cmd, a, &eq);
+		int dash = (cmd->flags & OPTS_DASH)
+				   ? a[0] == '-'
+				   : a[0] == '-' && a[1] == '-';
+		if (!r && (dash || !cmd->arg)) {
+			complain(cmd, cmd->unknown, a);
+			return 2;
+		}
+		if (!r) {
+			int rc = cmd->arg(dest, a);
+			if (rc >= 0)
+				return rc;
+			continue;
+		}
+		if (r->type == OPTION_HELP) {
+			opts_usage(cmd, stdout);
+			return 0;
+		}
+		if (r->type == OPTION_STRING || r->type == OPTION_INT ||
+		    r->type == OPTION_CALL) {
+			if (!eq && i + 1 >= argc) {
+				complain(cmd, cmd->no_value, a);
+				return 2;
+			}
+			v = eq ? eq : argv[++i];
+		}
+		if (take(cmd, r, v, dest))
+			return 2;
+	}
+	return -1;
+}
+
+/* A row's help: its name and value's name, then its lines from column
+ * col, the first on a line of its own when the name reaches col. */
+static void row_usage(const struct opt *r, int col, FILE *f)
+{
+	const char *h = r->help;
+	int n = fprintf(f, "  %s%s%s", r->name, r->argh ? " " : "",
+			r->argh ? r->argh : "");
+
+	if (n + 1 > col) {
+		fputc('\n', f);
+		n = 0;
+	}
+	for (;;) {
+		size_t len = strcspn(h, "\n");
+		fprintf(f, "%*s%.*s\n", col - n, "", (int)len, h);
+		if (!h[len])
+			break;
+		h += len + 1;
+		n = 0;
+	}
+}
+
+void opts_usage(const struct opts_cmd *cmd, FILE *f)
+{
+	fputs(cmd->head, f);
+	for (const struct opt *r = cmd->table; r->type != OPTION_END; r++)
+		if (r->help)
+			row_usage(r, cmd->help_col, f);
+	if (cmd->tail)
+		fputs(cmd->tail, f);
 }

@@ -1,14 +1,72 @@
-/* opts.h - a command's argv read against its table of options */
+/* opts.h - a command's options as one table: name, destination, limits, help */
 #ifndef NUMALAB_OPTS_H
 #define NUMALAB_OPTS_H
 
-/* One option a command takes. */
+#include <stddef.h>
+#include <stdio.h>
+
+/* What an option does with its value (as git's parse-options' OPTION_*). */
+enum opt_type {
+	OPTION_END = 0, /* the row that ends a table */
+	OPTION_FLAG,	/* no value: sets an int to 1 */
+	OPTION_SET,	/* no value: sets an int to the row's min */
+	OPTION_STRING,	/* a value: a const char * points at it */
+	OPTION_INT,	/* a value: an int within min..max */
+	OPTION_CALL,	/* a value: the row's call reads it */
+	OPTION_HELP,	/* no value: the usage on stdout, and exit status 0 */
+	OPTION_DOC,	/* never matched: a line of the help of its own */
+};
+
+/* One option a command takes: one row of its table. */
 struct opt {
+	enum opt_type type;
 	const char *name;  /* "--listen" */
 	const char *alias; /* "-h", or NULL */
-	int value;	   /* takes a value: the next argument */
-	int id;		   /* what opts_next returns for it, > 0 */
+	size_t off;	   /* the destination in the command's struct */
+	long min, max;	   /* OPTION_INT: the range; OPTION_SET: the value */
+	/* OPTION_CALL: reads v into the command's struct; 0, or -EINVAL said */
+	int (*call)(void *dest, const char *v);
+	const char *argh; /* the value's name in the help: "ADDR:PORT" */
+	const char *help; /* its lines, '\n' between; NULL: not listed */
 };
+
+#define OPT_FLAG(n, type, field, h)                                            \
+	{                                                                      \
+		OPTION_FLAG, (n), NULL, offsetof(type, field), 0, 0, NULL,     \
+			NULL, (h)                                              \
+	}
+#define OPT_SET(n, type, field, value, h)                                      \
+	{                                                                      \
+		OPTION_SET, (n), NULL, offsetof(type, field), (value), 0,      \
+			NULL, NULL, (h)                                        \
+	}
+#define OPT_STRING(n, type, field, a, h)                                       \
+	{                                                                      \
+		OPTION_STRING, (n), NULL, offsetof(type, field), 0, 0, NULL,   \
+			(a), (h)                                               \
+	}
+#define OPT_INT(n, type, field, lo, hi, a, h)                                  \
+	{                                                                      \
+		OPTION_INT, (n), NULL, offsetof(type, field), (lo), (hi),      \
+			NULL, (a), (h)                                         \
+	}
+#define OPT_CALL(n, fn, a, h)                                                  \
+	{                                                                      \
+		OPTION_CALL, (n), NULL, 0, 0, 0, (fn), (a), (h)                \
+	}
+#define OPT_HELP(h)                                                            \
+	{                                                                      \
+		OPTION_HELP, "--help", "-h", 0, 0, 0, NULL, NULL, (h)          \
+	}
+/* a line of the help that is no option: "--engine clush" beside "--engine" */
+#define OPT_DOC(left, h)                                                       \
+	{                                                                      \
+		OPTION_DOC, (left), NULL, 0, 0, 0, NULL, NULL, (h)             \
+	}
+#define OPT_END()                                                              \
+	{                                                                      \
+		OPTION_END, NULL, NULL, 0, 0, 0, NULL, NULL, NULL              \
+	}
 
 /* "--name=value" as well as "--name value" (options with a value only). */
 #define OPTS_EQUALS 1u
@@ -16,34 +74,42 @@ struct opt {
  * without this flag only one starting with "--" is. */
 #define OPTS_DASH 2u
 
-enum {
-	OPTS_END = 0,	    /* argv is read */
-	OPTS_ARG = -1,	    /* a positional argument, in arg */
-	OPTS_UNKNOWN = -2,  /* an option the table lacks, in arg */
-	OPTS_NO_VALUE = -3, /* an option needing a value came last, in arg */
+/*
+ * A command: its table, its messages and its usage. The messages follow
+ * "PROG: " and take their arguments by position: unknown and no_value the
+ * argument (%1$s); bad_int the option's name (%1$s), the value (%2$s),
+ * then min and max (%3$ld, %4$ld).
+ */
+struct opts_cmd {
+	const char *prog; /* "numalab serve" */
+	const struct opt *table;
+	unsigned flags; /* OPTS_* */
+	const char *unknown, *no_value, *bad_int;
+	/*
+	 * A positional argument (NULL: it is an unknown option): -1 to go
+	 * on, or the exit status (said).
+	 */
+	int (*arg)(void *dest, const char *arg);
+	/* the usage: head, then each listed row, its help from column
+	 * help_col (on a line of its own when the name reaches it), tail */
+	const char *head, *tail;
+	int help_col;
 };
-
-struct opts {
-	const struct opt *table; /* NULL-name-terminated */
-	unsigned flags;		 /* OPTS_* */
-	int argc;
-	char **argv;
-	int i;		   /* the next argument to read: 1 to begin with */
-	const char *arg;   /* the argument just read */
-	const char *value; /* its value, for an option that takes one */
-};
-
-#define OPTS_INIT(tbl, fl, ac, av)                                             \
-	{                                                                      \
-		.table = (tbl), .flags = (fl), .argc = (ac), .argv = (av),     \
-		.i = 1                                                         \
-	}
 
 /*
- * Reads the next argument: the id of its row (value set when the row takes
- * one), or one of OPTS_END, OPTS_ARG, OPTS_UNKNOWN, OPTS_NO_VALUE. Names
- * match exactly: there are no abbreviations and no reordering of argv.
+ * Reads argv[1..argc-1] into dest against cmd's table, as git's
+ * parse_options does: names match whole, no abbreviations. Returns -1 to
+ * go on, 0 when --help printed the usage, or 2 for a bad request (said).
  */
-int opts_next(struct opts *o);
+int opts_parse(const struct opts_cmd *cmd, int argc, char **argv, void *dest);
+
+/* The usage: head, the options' help from the table, tail. */
+void opts_usage(const struct opts_cmd *cmd, FILE *f);
+
+/*
+ * A number within min..max from v into *out (the whole of v, in base 10).
+ * 0, or -EINVAL when it is not one.
+ */
+int opts_long(const char *v, long min, long max, long *out);
 
 #endif

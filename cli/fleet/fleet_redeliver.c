@@ -2,6 +2,7 @@
 #include "fleet.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +11,55 @@
 #include "fleet_sink.h"
 #include "jsonlimit.h"
 #include "opts.h"
+#include "say.h"
 #include "store.h"
 #include "strbuf.h"
 #include "token_file.h"
 
-static void usage(FILE *f)
+struct deliver_args {
+	const char *dir, *db, *server, *token_file, *ca_file, *connect_to;
+	int wait_s;
+};
+
+/* The campaign's directory, one. */
+static int one_dir(void *dest, const char *arg)
 {
-	fprintf(f,
-		"usage: numalab fleet deliver DIR (--db FILE | --server URL\n"
+	struct deliver_args *o = dest;
+
+	if (o->dir) {
+		say(stderr,
+		    "numalab fleet deliver: one directory, not '%s' too\n",
+		    arg);
+		return 2;
+	}
+	o->dir = arg;
+	return -1;
+}
+
+#define DA struct deliver_args
+
+static const struct opt deliver_table[] = {
+	OPT_STRING("--db", DA, db, NULL, NULL),
+	OPT_STRING("--server", DA, server, NULL, NULL),
+	OPT_STRING("--token-file", DA, token_file, NULL, NULL),
+	OPT_STRING("--ca-file", DA, ca_file, NULL, NULL),
+	OPT_STRING("--connect-to", DA, connect_to, NULL, NULL),
+	OPT_INT("--deliver-wait", DA, wait_s, 0, INT_MAX, NULL, NULL),
+	OPT_HELP(NULL),
+	OPT_END(),
+};
+
+static const struct opts_cmd deliver_cmd = {
+	.prog = "numalab fleet deliver",
+	.table = deliver_table,
+	.flags = OPTS_DASH,
+	.unknown =
+		"unknown option '%1$s' (numalab fleet deliver --help lists the options)",
+	.no_value =
+		"a value is missing after '%1$s' (numalab fleet deliver --help lists the options)",
+	.bad_int = "%1$s '%2$s' is not a number of seconds",
+	.arg = one_dir,
+	.head = "usage: numalab fleet deliver DIR (--db FILE | --server URL\n"
 		"          [--token-file F] [--ca-file FILE] [--connect-to ADDR])\n"
 		"          [--deliver-wait SECONDS]\n"
 		"\n"
@@ -25,84 +67,16 @@ static void usage(FILE *f)
 		"campaign.json and each node's NODE.json) to a store or a running server:\n"
 		"its record, then every node's state and run, then its end. A run the\n"
 		"server has already is not stored again, so it is safe to run twice.\n"
-		"Exit status: 0 all delivered, 1 some not, 2 a bad request.\n");
-}
-
-struct deliver_args {
-	const char *dir, *db, *server, *token_file, *ca_file, *connect_to;
-	int wait_s;
+		"Exit status: 0 all delivered, 1 some not, 2 a bad request.\n",
 };
-
-enum { DO_HELP = 1, DO_DB, DO_SERVER, DO_TOKEN, DO_CA, DO_CONNECT, DO_WAIT };
-
-static const struct opt deliver_options[] = {
-	{"--db", NULL, 1, DO_DB},
-	{"--server", NULL, 1, DO_SERVER},
-	{"--token-file", NULL, 1, DO_TOKEN},
-	{"--ca-file", NULL, 1, DO_CA},
-	{"--connect-to", NULL, 1, DO_CONNECT},
-	{"--deliver-wait", NULL, 1, DO_WAIT},
-	{"--help", "-h", 0, DO_HELP},
-	{0}};
 
 /* -1 to go on, or the exit status */
 static int parse(int argc, char **argv, struct deliver_args *o)
 {
-	struct opts op = OPTS_INIT(deliver_options, OPTS_DASH, argc, argv);
-	char *end;
-	int id;
+	int rc = opts_parse(&deliver_cmd, argc, argv, o);
 
-	while ((id = opts_next(&op)) != OPTS_END) {
-		if (id == OPTS_NO_VALUE || id == OPTS_UNKNOWN) {
-			fprintf(stderr,
-				"numalab fleet deliver: %s '%s' (numalab fleet "
-				"deliver --help lists the options)\n",
-				id == OPTS_UNKNOWN ? "unknown option"
-						   : "a value is missing after",
-				op.arg);
-			return 2;
-		}
-		switch (id) {
-		case OPTS_ARG:
-			if (o->dir) {
-				fprintf(stderr,
-					"numalab fleet deliver: one directory, "
-					"not '%s' too\n",
-					op.arg);
-				return 2;
-			}
-			o->dir = op.arg;
-			break;
-		case DO_DB:
-			o->db = op.value;
-			break;
-		case DO_SERVER:
-			o->server = op.value;
-			break;
-		case DO_TOKEN:
-			o->token_file = op.value;
-			break;
-		case DO_CA:
-			o->ca_file = op.value;
-			break;
-		case DO_CONNECT:
-			o->connect_to = op.value;
-			break;
-		case DO_WAIT:
-			o->wait_s = (int)strtol(op.value, &end, 10);
-			if (*end || o->wait_s < 0) {
-				fprintf(stderr,
-					"numalab fleet deliver: --deliver-wait "
-					"'%s' is not a number of seconds\n",
-					op.value);
-				return 2;
-			}
-			break;
-		case DO_HELP:
-			usage(stdout);
-			return 0;
-		}
-	}
+	if (rc >= 0)
+		return rc;
 	if (!o->dir || (!o->db == !o->server)) {
 		fprintf(stderr, "numalab fleet deliver: give a campaign's "
 				"directory and --db FILE or --server URL\n");

@@ -31,51 +31,6 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: numalab fleet run EXPERIMENT [k=v ...] --engine slurm|clush\n"
-		"          [--nodes LIST | --all] [--partition P] [--constraint FEATURE]\n"
-		"          [--db FILE | --server URL [--token-file F] [--ca-file FILE]\n"
-		"          [--connect-to ADDR]] [--dir DIR]\n"
-		"          [--timeout SECONDS] [--numalab PATH] [--clush-worker WORKER]\n"
-		"          [--id ID] [--deliver-wait SECONDS]\n"
-		"\n"
-		"Runs `numalab run --json EXPERIMENT k=v ...` once on every node, as one\n"
-		"campaign, and imports each node's run into a store or a running server.\n"
-		"  --engine slurm     one exclusive batch job per node (sbatch --exclusive -w),\n"
-		"                     followed with squeue; needs a directory the nodes share\n"
-		"  --engine clush     ClusterShell over SSH (clush -w LIST -b), for a lab room\n"
-		"  --nodes LIST       Slurm host-list syntax: n[1-8], lab[01-30], a,b\n"
-		"  --all              every node sinfo lists (with --partition: of that one)\n"
-		"  --constraint F     only nodes with feature F (F1&F2: all, F1|F2: any)\n"
-		"  --db FILE          import into this store (numalab serve --db FILE)\n"
-		"  --server URL       import into a running server, http:// or https://\n"
-		"                     (token: --token-file F or $NUMALAB_TOKEN)\n"
-		"  --ca-file FILE     https: trust the certificates in FILE (PEM), e.g. a\n"
-		"                     lab's self-signed one, instead of the system's; the\n"
-		"                     server's certificate is always verified\n"
-		"  --connect-to ADDR  reach the --server's host at ADDR (its name is still\n"
-		"                     the one the certificate must name)\n"
-		"  --dir DIR          the campaign's files (default ./numalab-campaigns/ID)\n"
-		"  --timeout SECONDS  a node not done by then is cancelled (default 3600)\n"
-		"  --numalab PATH     numalab on the nodes (slurm: this binary; clush: numalab)\n"
-		"  --clush-worker W   clush -R W (exec runs locally, for tests; default\n"
-		"                     $NUMALAB_FLEET_CLUSH_WORKER, else clush's own)\n"
-		"  --id ID            the campaign's id (default: the time and a random\n"
-		"                     tag; numalab serve --fleet names its campaigns so)\n"
-		"  --deliver-wait S   at the end, keep trying to deliver for S seconds\n"
-		"                     (default 600); what is left stays in the campaign's\n"
-		"                     directory for: numalab fleet deliver DIR\n"
-		"\n"
-		"The campaign is recorded as soon as its nodes are known, each node as it\n"
-		"finishes. Each node's run is kept in the campaign's directory; a delivery\n"
-		"the server does not take (it is away) is tried again, 0.5 s later, then\n"
-		"twice as long each time, up to every 16 s.\n"
-		"Ctrl-C cancels the campaign's jobs. Exit status: 0 every node done, 1 some\n"
-		"failed (each with its reason), 2 a bad request.\n");
-}
-
 static int check_params(const struct experiment *e, char **kv, int nkv)
 {
 	for (int i = 0; i < nkv; i++) {
@@ -125,52 +80,13 @@ static void print_summary(struct fleet_campaign *c)
 	printf("%d of %d node(s) done\n", done, c->n);
 }
 
-/* What fleet run's argv asks besides the campaign's own fields. */
+/* What fleet run's argv asks: the campaign's own fields, and the rest. */
 struct fleet_args {
+	struct fleet_campaign c;
 	const struct experiment *e;
 	const char *db, *server, *token_file, *dir, *id, *ca_file, *connect_to;
 	int wait_s; /* how long deliveries are tried at the end */
 };
-
-enum {
-	FO_HELP = 1,
-	FO_ENGINE,
-	FO_PARTITION,
-	FO_CONSTRAINT,
-	FO_NODES,
-	FO_DB,
-	FO_SERVER,
-	FO_TOKEN_FILE,
-	FO_ID,
-	FO_DIR,
-	FO_NUMALAB,
-	FO_CLUSH_WORKER,
-	FO_TIMEOUT,
-	FO_ALL,
-	FO_CA_FILE,
-	FO_CONNECT_TO,
-	FO_DELIVER_WAIT,
-};
-
-static const struct opt fleet_options[] = {
-	{"--engine", NULL, 1, FO_ENGINE},
-	{"--partition", NULL, 1, FO_PARTITION},
-	{"--constraint", NULL, 1, FO_CONSTRAINT},
-	{"--nodes", NULL, 1, FO_NODES},
-	{"--db", NULL, 1, FO_DB},
-	{"--server", NULL, 1, FO_SERVER},
-	{"--token-file", NULL, 1, FO_TOKEN_FILE},
-	{"--id", NULL, 1, FO_ID},
-	{"--dir", NULL, 1, FO_DIR},
-	{"--numalab", NULL, 1, FO_NUMALAB},
-	{"--clush-worker", NULL, 1, FO_CLUSH_WORKER},
-	{"--timeout", NULL, 1, FO_TIMEOUT},
-	{"--all", NULL, 0, FO_ALL},
-	{"--ca-file", NULL, 1, FO_CA_FILE},
-	{"--connect-to", NULL, 1, FO_CONNECT_TO},
-	{"--deliver-wait", NULL, 1, FO_DELIVER_WAIT},
-	{"--help", "-h", 0, FO_HELP},
-	{0}};
 
 static int good_id(const char *v, size_t max)
 {
@@ -180,137 +96,123 @@ static int good_id(const char *v, size_t max)
 	       v[0] != '.' && v[0] != '-';
 }
 
-/* One option with its value (or none). Returns -1, or the exit status. */
-static int fleet_option(struct fleet_campaign *c, struct fleet_args *o, int id,
-			const char *v)
+/* --id ID: a name a file and a URL take as it is. */
+static int campaign_id(void *dest, const char *v)
 {
-	char *end;
-	long t;
+	struct fleet_args *o = dest;
 
-	switch (id) {
-	case FO_ENGINE:
-		c->engine = v;
-		break;
-	case FO_PARTITION:
-		c->partition = v;
-		break;
-	case FO_CONSTRAINT:
-		c->constraint = v;
-		break;
-	case FO_NODES:
-		c->nodes = v;
-		break;
-	case FO_DB:
-		o->db = v;
-		break;
-	case FO_SERVER:
-		o->server = v;
-		break;
-	case FO_TOKEN_FILE:
-		o->token_file = v;
-		break;
-	case FO_CA_FILE:
-		o->ca_file = v;
-		break;
-	case FO_CONNECT_TO:
-		o->connect_to = v;
-		break;
-	case FO_ID:
-		if (!good_id(v, sizeof(c->id))) {
-			fprintf(stderr,
-				"numalab fleet: bad campaign id '%s' (letters, digits, '.', '_', '-', at most %zu, not starting with '.' or '-')\n",
-				v, sizeof(c->id) - 1);
-			return 2;
-		}
-		o->id = v;
-		break;
-	case FO_DIR:
-		o->dir = v;
-		break;
-	case FO_NUMALAB:
-		c->bin = v;
-		break;
-	case FO_CLUSH_WORKER:
-		c->clush_worker = v;
-		break;
-	case FO_TIMEOUT:
-		t = strtol(v, &end, 10);
-		if (*end || t < 1 || t > 7 * 86400) {
-			fprintf(stderr,
-				"numalab fleet: --timeout '%s' is not a number of seconds (allowed: 1..604800)\n",
-				v);
-			return 2;
-		}
-		c->timeout_s = (int)t;
-		break;
-	case FO_ALL:
-		c->all = 1;
-		break;
-	case FO_DELIVER_WAIT:
-		t = strtol(v, &end, 10);
-		if (*end || t < 0 || t > 7 * 86400) {
-			fprintf(stderr,
-				"numalab fleet: --deliver-wait '%s' is not a number of seconds (allowed: 0..604800)\n",
-				v);
-			return 2;
-		}
-		o->wait_s = (int)t;
-		break;
-	case FO_HELP:
-		usage(stdout);
-		return 0;
+	if (!good_id(v, sizeof(o->c.id))) {
+		fprintf(stderr,
+			"numalab fleet: bad campaign id '%s' (letters, digits, '.', '_', '-', at most %zu, not starting with '.' or '-')\n",
+			v, sizeof(o->c.id) - 1);
+		return -EINVAL;
 	}
-	return -1;
+	o->id = v;
+	return 0;
 }
 
-/*
- * Reads fleet run's argv into c and o: options, the experiment, its k=v
- * params. Returns -1 to go on, or the exit status (usage said).
- */
-static int parse_args(int argc, char **argv, struct fleet_campaign *c,
-		      struct fleet_args *o)
+/* The experiment, then its k=v params. */
+static int fleet_arg(void *dest, const char *arg)
 {
-	struct opts op = OPTS_INIT(fleet_options, OPTS_DASH, argc, argv);
-	int id, rc;
+	struct fleet_args *o = dest;
 
-	while ((id = opts_next(&op)) != OPTS_END) {
-		if (id == OPTS_NO_VALUE) {
-			fprintf(stderr,
-				"numalab fleet: option '%s' needs a value\n",
-				op.arg);
-			return 2;
-		}
-		if (id == OPTS_UNKNOWN) {
-			fprintf(stderr,
-				"numalab fleet: unknown option '%s' (numalab fleet run --help lists them)\n",
-				op.arg);
-			return 2;
-		}
-		if (id == OPTS_ARG && o->e) {
-			c->kv[c->nkv++] = op.argv[op.i - 1];
-			continue;
-		}
-		if (id == OPTS_ARG) {
-			o->e = experiment_find(op.arg);
-			if (o->e)
-				continue;
-			fprintf(stderr,
-				"numalab fleet: unknown experiment '%s' (numalab list shows them)\n",
-				op.arg);
-			return 2;
-		}
-		rc = fleet_option(c, o, id, op.value);
-		if (rc >= 0)
-			return rc;
+	if (o->e) {
+		o->c.kv[o->c.nkv++] = (char *)arg;
+		return -1;
 	}
-	return -1;
+	o->e = experiment_find(arg);
+	if (o->e)
+		return -1;
+	fprintf(stderr,
+		"numalab fleet: unknown experiment '%s' (numalab list shows them)\n",
+		arg);
+	return 2;
 }
+
+#define FA struct fleet_args
+
+/* fleet run's options, in the order its --help lists them */
+static const struct opt fleet_table[] = {
+	OPT_STRING("--engine", FA, c.engine, "slurm",
+		   "one exclusive batch job per node (sbatch --exclusive -w),\n"
+		   "followed with squeue; needs a directory the nodes share"),
+	OPT_DOC("--engine clush",
+		"ClusterShell over SSH (clush -w LIST -b), for a lab room"),
+	OPT_STRING("--nodes", FA, c.nodes, "LIST",
+		   "Slurm host-list syntax: n[1-8], lab[01-30], a,b"),
+	OPT_FLAG("--all", FA, c.all,
+		 "every node sinfo lists (with --partition: of that one)"),
+	OPT_STRING("--constraint", FA, c.constraint, "F",
+		   "only nodes with feature F (F1&F2: all, F1|F2: any)"),
+	OPT_STRING("--db", FA, db, "FILE",
+		   "import into this store (numalab serve --db FILE)"),
+	OPT_STRING("--server", FA, server, "URL",
+		   "import into a running server, http:// or https://\n"
+		   "(token: --token-file F or $NUMALAB_TOKEN)"),
+	OPT_STRING("--ca-file", FA, ca_file, "FILE",
+		   "https: trust the certificates in FILE (PEM), e.g. a\n"
+		   "lab's self-signed one, instead of the system's; the\n"
+		   "server's certificate is always verified"),
+	OPT_STRING("--connect-to", FA, connect_to, "ADDR",
+		   "reach the --server's host at ADDR (its name is still\n"
+		   "the one the certificate must name)"),
+	OPT_STRING("--dir", FA, dir, "DIR",
+		   "the campaign's files (default ./numalab-campaigns/ID)"),
+	OPT_INT("--timeout", FA, c.timeout_s, 1, 7 * 86400, "SECONDS",
+		"a node not done by then is cancelled (default 3600)"),
+	OPT_STRING("--numalab", FA, c.bin, "PATH",
+		   "numalab on the nodes (slurm: this binary; clush: numalab)"),
+	OPT_STRING("--clush-worker", FA, c.clush_worker, "W",
+		   "clush -R W (exec runs locally, for tests; default\n"
+		   "$NUMALAB_FLEET_CLUSH_WORKER, else clush's own)"),
+	OPT_CALL("--id", campaign_id, "ID",
+		 "the campaign's id (default: the time and a random\n"
+		 "tag; numalab serve --fleet names its campaigns so)"),
+	OPT_INT("--deliver-wait", FA, wait_s, 0, 7 * 86400, "S",
+		"at the end, keep trying to deliver for S seconds\n"
+		"(default 600); what is left stays in the campaign's\n"
+		"directory for: numalab fleet deliver DIR"),
+	OPT_STRING("--partition", FA, c.partition, NULL, NULL),
+	OPT_STRING("--token-file", FA, token_file, NULL, NULL),
+	OPT_HELP(NULL),
+	OPT_END(),
+};
+
+static const struct opts_cmd fleet_cmd = {
+	.prog = "numalab fleet",
+	.table = fleet_table,
+	.flags = OPTS_DASH,
+	.unknown =
+		"unknown option '%1$s' (numalab fleet run --help lists them)",
+	.no_value = "option '%1$s' needs a value",
+	.bad_int =
+		"%1$s '%2$s' is not a number of seconds (allowed: %3$ld..%4$ld)",
+	.arg = fleet_arg,
+	.help_col = 21,
+	.head = "usage: numalab fleet run EXPERIMENT [k=v ...] --engine slurm|clush\n"
+		"          [--nodes LIST | --all] [--partition P] [--constraint FEATURE]\n"
+		"          [--db FILE | --server URL [--token-file F] [--ca-file FILE]\n"
+		"          [--connect-to ADDR]] [--dir DIR]\n"
+		"          [--timeout SECONDS] [--numalab PATH] [--clush-worker WORKER]\n"
+		"          [--id ID] [--deliver-wait SECONDS]\n"
+		"\n"
+		"Runs `numalab run --json EXPERIMENT k=v ...` once on every node, as one\n"
+		"campaign, and imports each node's run into a store or a running server.\n",
+	.tail = "\n"
+		"The campaign is recorded as soon as its nodes are known, each node as it\n"
+		"finishes. Each node's run is kept in the campaign's directory; a delivery\n"
+		"the server does not take (it is away) is tried again, 0.5 s later, then\n"
+		"twice as long each time, up to every 16 s.\n"
+		"Ctrl-C cancels the campaign's jobs. Exit status: 0 every node done, 1 some\n"
+		"failed (each with its reason), 2 a bad request.\n",
+};
 
 /* What the options ask for together, and the params' names. Returns 0 or
  * 2 (said). */
-static int check_request(const struct fleet_campaign *c,
-			 const struct fleet_args *o)
+static int check_request(const struct fleet_args *o)
 {
+	const struct fleet_campaign *c = &o->c;
+
 	if (!o->e) {
 		fprintf(stderr,
 			"numalab fleet: which experiment? (numalab list shows them)\n");
@@ -490,84 +392,141 @@ static int run_campaign(struct fleet_campaign *c, const struct fleet_args *o)
 	return 0;
 }
 
-static int cmd_fleet_run(int argc, char **argv)
+/*
+ * The server's token into *token (from --token-file, or $NUMALAB_TOKEN),
+ * then out of the environment the engines inherit. 0, or -1 said.
+ */
+static int fleet_token(const struct fleet_args *o, char **token)
 {
-	struct fleet_campaign c = {0};
-	struct fleet_args o = {0};
 	struct errinfo err;
-	struct strbuf sb = STRBUF_INIT;
-	char *token = NULL, *self = NULL;
-	struct fleet_conn *conn = NULL;
-	struct fleet_server srv;
-	int rc = 2;
 
-	c.kv = calloc((size_t)argc + 1, sizeof(char *));
-	c.timeout_s = 3600;
-	o.wait_s = 600;
-	if (!c.kv)
-		return 1;
-	rc = parse_args(argc, argv, &c, &o);
-	if (rc >= 0)
-		goto out;
-	rc = 2;
-	if (check_request(&c, &o))
-		goto out;
-	/* what serve --fleet clush hands its campaigns, from its environment */
-	if (!c.clush_worker && getenv("NUMALAB_FLEET_CLUSH_WORKER") &&
-	    *getenv("NUMALAB_FLEET_CLUSH_WORKER"))
-		c.clush_worker = getenv("NUMALAB_FLEET_CLUSH_WORKER");
-	if (o.server) {
-		if (o.token_file &&
-		    token_file_read(o.token_file, &token, &err)) {
+	if (o->server) {
+		if (o->token_file &&
+		    token_file_read(o->token_file, token, &err)) {
 			fprintf(stderr, "numalab fleet: %s\n", err.msg);
-			goto out;
+			return -1;
 		}
-		if (!o.token_file && getenv("NUMALAB_TOKEN"))
-			token = strdup(getenv("NUMALAB_TOKEN"));
+		if (!o->token_file && getenv("NUMALAB_TOKEN"))
+			*token = strdup(getenv("NUMALAB_TOKEN"));
 	}
 	/* without --server the token is not needed, and leaves all the same */
-	char *envtok = !token && getenv("NUMALAB_TOKEN")
+	char *envtok = !*token && getenv("NUMALAB_TOKEN")
 			       ? strdup(getenv("NUMALAB_TOKEN"))
 			       : NULL;
-	scrub_token(token ? token : envtok);
+	scrub_token(*token ? *token : envtok);
 	free(envtok);
-	c.experiment = o.e->name;
+	return 0;
+}
 
-	/* a campaign id sorts by time and is unique enough across login nodes
-	 */
+/*
+ * The campaign's id (given, or the time and a random tag: it sorts by
+ * time and is unique enough across login nodes) and its directory, made.
+ * 0, or -1 said.
+ */
+static int campaign_dir(struct fleet_campaign *c, const struct fleet_args *o)
+{
+	struct strbuf sb = STRBUF_INIT;
 	time_t now = time(NULL);
 	struct tm tm;
+	int rc = -1;
+
 	gmtime_r(&now, &tm);
 	srand((unsigned)(now ^ getpid()));
-	if (o.id)
-		snprintf(c.id, sizeof(c.id), "%s", o.id);
+	if (o->id)
+		snprintf(c->id, sizeof(c->id), "%s", o->id);
 	else
-		snprintf(c.id, sizeof(c.id), "%04d%02d%02d-%02d%02d%02d-%04x",
+		snprintf(c->id, sizeof(c->id), "%04d%02d%02d-%02d%02d%02d-%04x",
 			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
 			 tm.tm_hour, tm.tm_min, tm.tm_sec, rand() & 0xffff);
-	store_timestamp(c.created_at, sizeof(c.created_at));
-	if (o.dir)
-		strbuf_addstr(&sb, o.dir);
+	store_timestamp(c->created_at, sizeof(c->created_at));
+	if (o->dir)
+		strbuf_addstr(&sb, o->dir);
 	else
-		strbuf_addf(&sb, "numalab-campaigns/%s", c.id);
+		strbuf_addf(&sb, "numalab-campaigns/%s", c->id);
 	mkdir("numalab-campaigns", 0755);
-	if (mkdir(sb.buf, 0755) && errno != EEXIST) {
+	if (mkdir(sb.buf, 0755) && errno != EEXIST)
 		fprintf(stderr,
 			"numalab fleet: cannot make the campaign directory '%s': %s\n",
 			sb.buf, strerror(errno));
-		goto out;
-	}
-	c.dir = realpath(sb.buf, NULL);
-	if (!c.dir) {
+	else if (!(c->dir = realpath(sb.buf, NULL)))
 		fprintf(stderr, "numalab fleet: cannot use '%s': %s\n", sb.buf,
 			strerror(errno));
-		goto out;
+	else
+		rc = 0;
+	strbuf_release(&sb);
+	return rc;
+}
+
+/*
+ * Where the runs go: a store or a server, reached through a sink that
+ * delivers each node as it finishes (none: they stay in the campaign's
+ * directory). 0, or -1 said.
+ */
+static int fleet_open_sink(struct fleet_args *o, const char *token,
+			   struct fleet_conn **conn)
+{
+	struct fleet_server srv = {.url = o->server,
+				   .token = token,
+				   .ca_file = o->ca_file,
+				   .connect_to = o->connect_to};
+	struct errinfo err;
+
+	if (!o->db && !o->server)
+		return 0;
+	*conn = fleet_conn_open(o->db, o->server ? &srv : NULL, &err);
+	o->c.sink = *conn ? fleet_sink_new(&o->c, *conn) : NULL;
+	o->c.hand = fleet_sink_node;
+	if (!o->c.sink) {
+		fprintf(stderr, "numalab fleet: %s\n",
+			*conn ? "out of memory" : err.msg);
+		return -1;
 	}
-	if (!c.bin)
-		c.bin = !strcmp(c.engine, "slurm")
-				? (self = realpath("/proc/self/exe", NULL))
-				: "numalab";
-	if (!c.bin) {
+	return 0;
+}
+
+/* What a campaign that ran, or did not start, leaves to free. */
+static void campaign_free(struct fleet_campaign *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		free(c->node[i].name);
+		free(c->node[i].partition);
+		free(c->node[i].features);
+		json_decref(c->node[i].doc);
+	}
+	free(c->node);
+	free(c->kv);
+	free(c->dir);
+}
+
+static int cmd_fleet_run(int argc, char **argv)
+{
+	struct fleet_args o = {.c = {.timeout_s = 3600}, .wait_s = 600};
+	struct fleet_campaign *c = &o.c;
+	char *token = NULL, *self = NULL;
+	struct fleet_conn *conn = NULL;
+	int rc;
+
+	c->kv = calloc((size_t)argc + 1, sizeof(char *));
+	if (!c->kv)
+		return 1;
+	rc = opts_parse(&fleet_cmd, argc, argv, &o);
+	if (rc >= 0 || (rc = check_request(&o)))
+		goto out;
+	rc = 2;
+	/* what serve --fleet clush hands its campaigns, from its environment */
+	if (!c->clush_worker && getenv("NUMALAB_FLEET_CLUSH_WORKER") &&
+	    *getenv("NUMALAB_FLEET_CLUSH_WORKER"))
+		c->clush_worker = getenv("NUMALAB_FLEET_CLUSH_WORKER");
+	if (fleet_token(&o, &token))
+		goto out;
+	c->experiment = o.e->name;
+	if (campaign_dir(c, &o))
+		goto out;
+	if (!c->bin)
+		c->bin = !strcmp(c->engine, "slurm")
+				 ? (self = realpath("/proc/self/exe", NULL))
+				 : "numalab";
+	if (!c->bin) {
 		fprintf(stderr,
 			"numalab fleet: cannot find this binary's path: %s (give --numalab PATH)\n",
 			strerror(errno));
@@ -578,50 +537,29 @@ static int cmd_fleet_run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	c.stop = &interrupted;
-	c.t0 = clock_now();
-	printf("campaign %s: %s %s through %s, files in %s\n", c.id, o.e->name,
-	       c.nkv ? "with params" : "with defaults", c.engine, c.dir);
+	c->stop = &interrupted;
+	c->t0 = clock_now();
+	printf("campaign %s: %s %s through %s, files in %s\n", c->id, o.e->name,
+	       c->nkv ? "with params" : "with defaults", c->engine, c->dir);
 	fflush(stdout);
-	srv = (struct fleet_server){.url = o.server,
-				    .token = token,
-				    .ca_file = o.ca_file,
-				    .connect_to = o.connect_to};
-	if (o.db || o.server) {
-		conn = fleet_conn_open(o.db, o.server ? &srv : NULL, &err);
-		c.sink = conn ? fleet_sink_new(&c, conn) : NULL;
-		c.hand = fleet_sink_node;
-		if (!c.sink) {
-			fprintf(stderr, "numalab fleet: %s\n",
-				conn ? "out of memory" : err.msg);
-			rc = 1;
-			goto out;
-		}
-	}
-	c.planned = planned;
-	rc = run_campaign(&c, &o);
+	rc = 1;
+	if (fleet_open_sink(&o, token, &conn))
+		goto out;
+	c->planned = planned;
+	rc = run_campaign(c, &o);
 out:
-	fleet_sink_free(c.sink);
+	fleet_sink_free(c->sink);
 	fleet_conn_close(conn);
-	for (int i = 0; i < c.n; i++) {
-		free(c.node[i].name);
-		free(c.node[i].partition);
-		free(c.node[i].features);
-		json_decref(c.node[i].doc);
-	}
-	free(c.node);
-	free(c.kv);
-	free(c.dir);
+	campaign_free(c);
 	free(token);
 	free(self);
-	strbuf_release(&sb);
 	return rc;
 }
 
 int cmd_fleet(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
+		opts_usage(&fleet_cmd, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
 	if (!strcmp(argv[1], "run"))

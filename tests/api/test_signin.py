@@ -564,7 +564,7 @@ class StartTest(TmpMixin, unittest.TestCase):
         return s.start(listen)
 
     def test_off_loopback_generates_both_tokens(self):
-        # is_loopback in cli/serve.c: 127.0.0.0/8 and ::1; 0.0.0.0 is not
+        # serve_is_loopback in cli/serve_net.c: 127.0.0.0/8 and ::1; 0.0.0.0 is not
         s = self.start(listen="0.0.0.0:0")
         got = links(s)
         teacher, klass = token_of(got["teacher"]), token_of(got["class"])
