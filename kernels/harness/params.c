@@ -1,7 +1,6 @@
 /* params.c - parsing and validation of parameter values against a param table */
 #include "params.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,178 +30,6 @@ const char *param_type_name(enum param_type t)
 		return "text";
 	}
 	return "unknown";
-}
-
-/* Strict decimal: digits only, no sign, no spaces, no overflow. */
-static int parse_u63(const char *s, const char **end, int64_t *out)
-{
-	int64_t v = 0;
-	const char *p = s;
-
-	if (!isdigit((unsigned char)*p))
-		return -EINVAL;
-	while (isdigit((unsigned char)*p)) {
-		int d = *p - '0';
-		if (v > (INT64_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-		p++;
-	}
-	*end = p;
-	*out = v;
-	return 0;
-}
-
-static int parse_size(const char *text, int64_t *out)
-{
-	const char *end;
-	int64_t v, mul = 1;
-	int rc = parse_u63(text, &end, &v);
-
-	if (rc)
-		return rc;
-	switch (toupper((unsigned char)*end)) {
-	case '\0':
-		break;
-	case 'K':
-		mul = 1LL << 10;
-		break;
-	case 'M':
-		mul = 1LL << 20;
-		break;
-	case 'G':
-		mul = 1LL << 30;
-		break;
-	case 'T':
-		mul = 1LL << 40;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (*end) {
-		end++;
-		if (toupper((unsigned char)*end) == 'I')
-			end++;
-		if (toupper((unsigned char)*end) == 'B')
-			end++;
-		if (*end)
-			return -EINVAL;
-	}
-	if (v > INT64_MAX / mul)
-		return -ERANGE;
-	*out = v * mul;
-	return 0;
-}
-
-static int cmp_i32(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	return (x > y) - (x < y);
-}
-
-int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
-		   int cap, char *msg, size_t msglen)
-{
-	const char *p = text;
-	int n = 0;
-
-	if (!*p) {
-		snprintf(msg, msglen, "empty list");
-		return -EINVAL;
-	}
-	for (;;) {
-		int64_t a, b, step = 1;
-		const char *end;
-
-		if (parse_u63(p, &end, &a)) {
-			snprintf(msg, msglen, "'%s' is not a list of integers",
-				 text);
-			return -EINVAL;
-		}
-		b = a;
-		p = end;
-		if (*p == '-') {
-			if (parse_u63(p + 1, &end, &b)) {
-				snprintf(msg, msglen, "bad range in '%s'",
-					 text);
-				return -EINVAL;
-			}
-			p = end;
-			if (*p == ':') {
-				if (parse_u63(p + 1, &end, &step) ||
-				    step == 0) {
-					snprintf(msg, msglen,
-						 "bad step in '%s'", text);
-					return -EINVAL;
-				}
-				p = end;
-			}
-		}
-		if (b < a) {
-			snprintf(msg, msglen,
-				 "reversed range %" PRId64 "-%" PRId64
-				 " (write the smaller number first)",
-				 a, b);
-			return -EINVAL;
-		}
-		if (a < min || b > max) {
-			snprintf(msg, msglen,
-				 "%" PRId64 " is out of range (allowed %" PRId64
-				 "-%" PRId64 ")",
-				 a < min ? a : b, min, max);
-			return -EINVAL;
-		}
-		for (int64_t v = a; v <= b; v += step) {
-			if (n >= cap) {
-				snprintf(msg, msglen,
-					 "too many elements (at most %d)", cap);
-				return -EINVAL;
-			}
-			out[n++] = (int32_t)v;
-		}
-		if (*p == '\0')
-			break;
-		if (*p != ',') {
-			snprintf(msg, msglen, "'%s' is not a list of integers",
-				 text);
-			return -EINVAL;
-		}
-		p++;
-	}
-	qsort(out, n, sizeof(*out), cmp_i32);
-	for (int i = 1; i < n; i++) {
-		if (out[i] == out[i - 1]) {
-			snprintf(msg, msglen, "%d is listed twice", out[i]);
-			return -EINVAL;
-		}
-	}
-	return n;
-}
-
-int format_int_list(const int32_t *v, int n, char *buf, size_t len)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int rc = 0;
-
-	for (int i = 0; i < n; i++) {
-		int j = i;
-		while (j + 1 < n && v[j + 1] == v[j] + 1)
-			j++;
-		if (j > i)
-			strbuf_addf(&sb, "%s%d-%d", sb.len ? "," : "", v[i],
-				    v[j]);
-		else
-			strbuf_addf(&sb, "%s%d", sb.len ? "," : "", v[i]);
-		i = j;
-	}
-	if (sb.oom)
-		rc = -ENOMEM;
-	else if (sb.len >= len)
-		rc = -ENOSPC;
-	else
-		memcpy(buf, strbuf_str(&sb), sb.len + 1);
-	strbuf_release(&sb);
-	return rc;
 }
 
 static int choice_index(const struct param *p, const char *s, size_t len)
@@ -242,10 +69,170 @@ static void fmt_bound(const struct param *p, int64_t v, char *buf, size_t len)
 	}
 }
 
+/* An int or a size within the param's range. */
+static int parse_number(const struct param *p, const char *text,
+			struct param_value *out, struct errinfo *err)
+{
+	const char *end = text;
+	char lo[32], hi[32];
+	int rc;
+
+	fmt_bound(p, p->min, lo, sizeof(lo));
+	fmt_bound(p, p->max, hi, sizeof(hi));
+	if (p->type == PARAM_INT) {
+		rc = numtext_u63(text, &end, &out->i);
+		if (!rc && *end)
+			rc = -EINVAL;
+	} else {
+		rc = numtext_size(text, &out->i);
+	}
+	if (rc == -ERANGE || (!rc && (out->i < p->min || out->i > p->max))) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "'%s' is out of range for '%s' (allowed %s-%s%s%s)",
+			 text, p->name, lo, hi, p->unit ? " " : "",
+			 p->unit ? p->unit : "");
+		return -EINVAL;
+	}
+	if (rc) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "'%s' is not %s for '%s' (allowed %s-%s)", text,
+			 p->type == PARAM_SIZE ? "a size (like 64K, 8M, 1G)"
+					       : "a whole number",
+			 p->name, lo, hi);
+		return -EINVAL;
+	}
+	fmt_bound(p, out->i, out->text, sizeof(out->text));
+	if (p->type == PARAM_INT)
+		snprintf(out->text, sizeof(out->text), "%" PRId64, out->i);
+	return 0;
+}
+
+/* A sweep, a cpu list or a node list: integers within the param's range
+ * (an empty list: not given, the strategy decides). */
+static int parse_list(const struct param *p, const char *text,
+		      struct param_value *out, struct errinfo *err)
+{
+	char tmp[PARAM_ERR_LEN];
+	int rc;
+
+	if (*text == '\0' && p->type != PARAM_SWEEP) {
+		out->n = 0;
+		return 0;
+	}
+	rc = parse_int_list(text, p->min, p->max, out->list, PARAM_MAX_LIST,
+			    tmp, sizeof(tmp));
+	if (rc < 0) {
+		snprintf(err->msg, sizeof(err->msg), "bad %s '%s' for '%s': %s",
+			 p->type == PARAM_SWEEP	    ? "value"
+			 : p->type == PARAM_CPULIST ? "cpu list"
+						    : "node list",
+			 text, p->name, tmp);
+		return -EINVAL;
+	}
+	out->n = rc;
+	if (format_int_list(out->list, out->n, out->text, sizeof(out->text))) {
+		snprintf(
+			err->msg, sizeof(err->msg),
+			"'%s' expands to a list too long to record (at most %zu characters written as ranges)",
+			p->name, sizeof(out->text) - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* One of the param's choices. */
+static int parse_enum(const struct param *p, const char *text,
+		      struct param_value *out, struct errinfo *err)
+{
+	char tmp[PARAM_ERR_LEN];
+	int k = choice_index(p, text, strlen(text));
+
+	if (k < 0) {
+		list_choices(p, tmp, sizeof(tmp));
+		snprintf(err->msg, sizeof(err->msg),
+			 "unknown %s '%s' (allowed: %s)", p->name, text, tmp);
+		return -EINVAL;
+	}
+	out->i = p->choices[k].value;
+	snprintf(out->text, sizeof(out->text), "%s", p->choices[k].name);
+	return 0;
+}
+
+/* The choices a set's text names ("all", or a,b,...) into seen. */
+static int set_seen(const struct param *p, const char *text,
+		    unsigned char seen[64], struct errinfo *err)
+{
+	char tmp[PARAM_ERR_LEN];
+	const char *s = text;
+
+	if (!strcmp(text, "all")) {
+		for (int i = 0; p->choices[i].name && i < 64; i++)
+			seen[i] = 1;
+		return 0;
+	}
+	if (!*s) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "'%s' needs at least one choice", p->name);
+		return -EINVAL;
+	}
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		int k = choice_index(p, s, len);
+		if (k < 0 || k >= 64) {
+			list_choices(p, tmp, sizeof(tmp));
+			snprintf(err->msg, sizeof(err->msg),
+				 "unknown %s '%.*s' (allowed: %s, or all)",
+				 p->name, (int)len, s, tmp);
+			return -EINVAL;
+		}
+		if (seen[k]) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "%s '%.*s' is listed twice", p->name, (int)len,
+				 s);
+			return -EINVAL;
+		}
+		seen[k] = 1;
+		s += len;
+		if (*s == ',' && *++s == '\0') {
+			snprintf(err->msg, sizeof(err->msg),
+				 "trailing ',' in '%s'", p->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Some of the param's choices, or all: a list, a mask and a text. */
+static int parse_set(const struct param *p, const char *text,
+		     struct param_value *out, struct errinfo *err)
+{
+	unsigned char seen[64] = {0};
+	struct strbuf sb = STRBUF_INIT;
+
+	if (set_seen(p, text, seen, err))
+		return -EINVAL;
+	/* keep the table's order: results then come out in it too */
+	for (int i = 0; p->choices[i].name && i < 64; i++) {
+		if (!seen[i])
+			continue;
+		out->list[out->n++] = i;
+		out->i |= (int64_t)1 << p->choices[i].value;
+		strbuf_addf(&sb, "%s%s", sb.len ? "," : "", p->choices[i].name);
+	}
+	/* a text cut short would be recorded as the run's value */
+	if (sb.oom) {
+		strbuf_release(&sb);
+		errinfo_set(err, p->name, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(out->text, sizeof(out->text), "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return 0;
+}
+
 int param_parse_value(const struct param *p, const char *text,
 		      struct param_value *out, struct errinfo *err)
 {
-	char lo[32], hi[32], tmp[PARAM_ERR_LEN];
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -257,147 +244,18 @@ int param_parse_value(const struct param *p, const char *text,
 			 p->name, sizeof(out->text) - 1);
 		return -EINVAL;
 	}
-	fmt_bound(p, p->min, lo, sizeof(lo));
-	fmt_bound(p, p->max, hi, sizeof(hi));
-
 	switch (p->type) {
 	case PARAM_INT:
-	case PARAM_SIZE: {
-		const char *end = text;
-		if (p->type == PARAM_INT) {
-			rc = parse_u63(text, &end, &out->i);
-			if (!rc && *end)
-				rc = -EINVAL;
-		} else {
-			rc = parse_size(text, &out->i);
-		}
-		if (rc == -ERANGE ||
-		    (!rc && (out->i < p->min || out->i > p->max))) {
-			snprintf(
-				err->msg, sizeof(err->msg),
-				"'%s' is out of range for '%s' (allowed %s-%s%s%s)",
-				text, p->name, lo, hi, p->unit ? " " : "",
-				p->unit ? p->unit : "");
-			return -EINVAL;
-		}
-		if (rc) {
-			snprintf(err->msg, sizeof(err->msg),
-				 "'%s' is not %s for '%s' (allowed %s-%s)",
-				 text,
-				 p->type == PARAM_SIZE
-					 ? "a size (like 64K, 8M, 1G)"
-					 : "a whole number",
-				 p->name, lo, hi);
-			return -EINVAL;
-		}
-		fmt_bound(p, out->i, out->text, sizeof(out->text));
-		if (p->type == PARAM_INT)
-			snprintf(out->text, sizeof(out->text), "%" PRId64,
-				 out->i);
-		return 0;
-	}
+	case PARAM_SIZE:
+		return parse_number(p, text, out, err);
 	case PARAM_SWEEP:
 	case PARAM_CPULIST:
 	case PARAM_NODELIST:
-		if (*text == '\0' && p->type != PARAM_SWEEP) {
-			out->n = 0; /* not given: the strategy decides */
-			return 0;
-		}
-		rc = parse_int_list(text, p->min, p->max, out->list,
-				    PARAM_MAX_LIST, tmp, sizeof(tmp));
-		if (rc < 0) {
-			snprintf(err->msg, sizeof(err->msg),
-				 "bad %s '%s' for '%s': %s",
-				 p->type == PARAM_SWEEP	    ? "value"
-				 : p->type == PARAM_CPULIST ? "cpu list"
-							    : "node list",
-				 text, p->name, tmp);
-			return -EINVAL;
-		}
-		out->n = rc;
-		if (format_int_list(out->list, out->n, out->text,
-				    sizeof(out->text))) {
-			snprintf(
-				err->msg, sizeof(err->msg),
-				"'%s' expands to a list too long to record (at most %zu characters written as ranges)",
-				p->name, sizeof(out->text) - 1);
-			return -EINVAL;
-		}
-		return 0;
+		return parse_list(p, text, out, err);
 	case PARAM_ENUM:
-		rc = choice_index(p, text, strlen(text));
-		if (rc < 0) {
-			list_choices(p, tmp, sizeof(tmp));
-			snprintf(err->msg, sizeof(err->msg),
-				 "unknown %s '%s' (allowed: %s)", p->name, text,
-				 tmp);
-			return -EINVAL;
-		}
-		out->i = p->choices[rc].value;
-		snprintf(out->text, sizeof(out->text), "%s",
-			 p->choices[rc].name);
-		return 0;
-	case PARAM_SET: {
-		unsigned char seen[64] = {0};
-		struct strbuf sb = STRBUF_INIT;
-		const char *s = text;
-
-		if (!strcmp(text, "all")) {
-			for (int i = 0; p->choices[i].name && i < 64; i++)
-				seen[i] = 1;
-		} else {
-			if (!*s) {
-				snprintf(err->msg, sizeof(err->msg),
-					 "'%s' needs at least one choice",
-					 p->name);
-				return -EINVAL;
-			}
-			while (*s) {
-				size_t len = strcspn(s, ",");
-				int k = choice_index(p, s, len);
-				if (k < 0 || k >= 64) {
-					list_choices(p, tmp, sizeof(tmp));
-					snprintf(
-						err->msg, sizeof(err->msg),
-						"unknown %s '%.*s' (allowed: %s, or all)",
-						p->name, (int)len, s, tmp);
-					return -EINVAL;
-				}
-				if (seen[k]) {
-					snprintf(err->msg, sizeof(err->msg),
-						 "%s '%.*s' is listed twice",
-						 p->name, (int)len, s);
-					return -EINVAL;
-				}
-				seen[k] = 1;
-				s += len;
-				if (*s == ',' && *++s == '\0') {
-					snprintf(err->msg, sizeof(err->msg),
-						 "trailing ',' in '%s'",
-						 p->name);
-					return -EINVAL;
-				}
-			}
-		}
-		/* keep the table's order: results then come out in it too */
-		for (int i = 0; p->choices[i].name && i < 64; i++) {
-			if (!seen[i])
-				continue;
-			out->list[out->n++] = i;
-			out->i |= (int64_t)1 << p->choices[i].value;
-			strbuf_addf(&sb, "%s%s", sb.len ? "," : "",
-				    p->choices[i].name);
-		}
-		/* a text cut short would be recorded as the run's value */
-		if (sb.oom) {
-			strbuf_release(&sb);
-			errinfo_set(err, p->name, "out of memory");
-			return -ENOMEM;
-		}
-		snprintf(out->text, sizeof(out->text), "%s", strbuf_str(&sb));
-		strbuf_release(&sb);
-		return 0;
-	}
+		return parse_enum(p, text, out, err);
+	case PARAM_SET:
+		return parse_set(p, text, out, err);
 	case PARAM_TEXT:
 		if (!p->parse || p->field_size > sizeof(out->field))
 			break;

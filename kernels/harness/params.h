@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "errinfo.h"
+#include "numtext.h"
 
 struct topo; /* topo.h */
 
@@ -190,18 +191,6 @@ const struct param *params_find(const struct param *const *tables, int ntables,
 /* Parses one value for one param. Returns 0 or -EINVAL (err->msg set). */
 int param_parse_value(const struct param *p, const char *text,
 		      struct param_value *out, struct errinfo *err);
-
-/*
- * Parses a list of non-negative integers: "0,2-3", "1-8:2". Rejects
- * reversed ranges, duplicates and elements outside [min, max].
- * Returns the count, or -EINVAL with msg set.
- */
-int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
-		   int cap, char *msg, size_t msglen);
-
-/* Formats a list back to its shortest text form ("0-3,8"). Returns 0, or
- * -ENOSPC if it did not fit. */
-int format_int_list(const int32_t *v, int n, char *buf, size_t len);
 
 /* The size of the field row p fills. */
 size_t param_row_size(const struct param *p);

@@ -1,0 +1,182 @@
+/* numtext.c - numbers as a user writes them: decimal, sizes (64K, 8M), lists of ranges (0,2-3) */
+#include "numtext.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+int numtext_u63(const char *s, const char **end, int64_t *out)
+{
+	int64_t v = 0;
+	const char *p = s;
+
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	while (isdigit((unsigned char)*p)) {
+		int d = *p - '0';
+		if (v > (INT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+		p++;
+	}
+	*end = p;
+	*out = v;
+	return 0;
+}
+
+int numtext_size(const char *text, int64_t *out)
+{
+	const char *end;
+	int64_t v, mul = 1;
+	int rc = numtext_u63(text, &end, &v);
+
+	if (rc)
+		return rc;
+	switch (toupper((unsigned char)*end)) {
+	case '\0':
+		break;
+	case 'K':
+		mul = 1LL << 10;
+		break;
+	case 'M':
+		mul = 1LL << 20;
+		break;
+	case 'G':
+		mul = 1LL << 30;
+		break;
+	case 'T':
+		mul = 1LL << 40;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end) {
+		end++;
+		if (toupper((unsigned char)*end) == 'I')
+			end++;
+		if (toupper((unsigned char)*end) == 'B')
+			end++;
+		if (*end)
+			return -EINVAL;
+	}
+	if (v > INT64_MAX / mul)
+		return -ERANGE;
+	*out = v * mul;
+	return 0;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
+		   int cap, char *msg, size_t msglen)
+{
+	const char *p = text;
+	int n = 0;
+
+	if (!*p) {
+		snprintf(msg, msglen, "empty list");
+		return -EINVAL;
+	}
+	for (;;) {
+		int64_t a, b, step = 1;
+		const char *end;
+
+		if (numtext_u63(p, &end, &a)) {
+			snprintf(msg, msglen, "'%s' is not a list of integers",
+				 text);
+			return -EINVAL;
+		}
+		b = a;
+		p = end;
+		if (*p == '-') {
+			if (numtext_u63(p + 1, &end, &b)) {
+				snprintf(msg, msglen, "bad range in '%s'",
+					 text);
+				return -EINVAL;
+			}
+			p = end;
+			if (*p == ':') {
+				if (numtext_u63(p + 1, &end, &step) ||
+				    step == 0) {
+					snprintf(msg, msglen,
+						 "bad step in '%s'", text);
+					return -EINVAL;
+				}
+				p = end;
+			}
+		}
+		if (b < a) {
+			snprintf(msg, msglen,
+				 "reversed range %" PRId64 "-%" PRId64
+				 " (write the smaller number first)",
+				 a, b);
+			return -EINVAL;
+		}
+		if (a < min || b > max) {
+			snprintf(msg, msglen,
+				 "%" PRId64 " is out of range (allowed %" PRId64
+				 "-%" PRId64 ")",
+				 a < min ? a : b, min, max);
+			return -EINVAL;
+		}
+		for (int64_t v = a; v <= b; v += step) {
+			if (n >= cap) {
+				snprintf(msg, msglen,
+					 "too many elements (at most %d)", cap);
+				return -EINVAL;
+			}
+			out[n++] = (int32_t)v;
+		}
+		if (*p == '\0')
+			break;
+		if (*p != ',') {
+			snprintf(msg, msglen, "'%s' is not a list of integers",
+				 text);
+			return -EINVAL;
+		}
+		p++;
+	}
+	qsort(out, n, sizeof(*out), cmp_i32);
+	for (int i = 1; i < n; i++) {
+		if (out[i] == out[i - 1]) {
+			snprintf(msg, msglen, "%d is listed twice", out[i]);
+			return -EINVAL;
+		}
+	}
+	return n;
+}
+
+int format_int_list(const int32_t *v, int n, char *buf, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		int j = i;
+		while (j + 1 < n && v[j + 1] == v[j] + 1)
+			j++;
+		if (j > i)
+			strbuf_addf(&sb, "%s%d-%d", sb.len ? "," : "", v[i],
+				    v[j]);
+		else
+			strbuf_addf(&sb, "%s%d", sb.len ? "," : "", v[i]);
+		i = j;
+	}
+	if (sb.oom)
+		rc = -ENOMEM;
+	else if (sb.len >= len)
+		rc = -ENOSPC;
+	else
+		memcpy(buf, strbuf_str(&sb), sb.len + 1);
+	strbuf_release(&sb);
+	return rc;
+}

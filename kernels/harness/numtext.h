@@ -1,0 +1,28 @@
+/* numtext.h - numbers as a user writes them: decimal, sizes (64K, 8M), lists of ranges (0,2-3) */
+#ifndef NUMALAB_NUMTEXT_H
+#define NUMALAB_NUMTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Strict decimal: digits only, no sign, no spaces, no overflow (-ERANGE).
+ * *end after the digits. 0, or -EINVAL when s starts with none. */
+int numtext_u63(const char *s, const char **end, int64_t *out);
+
+/* A size: decimal with K, M, G or T (and an optional i, B: 64KiB), in
+ * bytes. 0, -EINVAL, or -ERANGE past INT64_MAX. */
+int numtext_size(const char *text, int64_t *out);
+
+/*
+ * Parses a list of non-negative integers: "0,2-3", "1-8:2". Rejects
+ * reversed ranges, duplicates and elements outside [min, max].
+ * Returns the count, or -EINVAL with msg set.
+ */
+int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
+		   int cap, char *msg, size_t msglen);
+
+/* Formats a list back to its shortest text form ("0-3,8"). Returns 0, or
+ * -ENOSPC if it did not fit. */
+int format_int_list(const int32_t *v, int n, char *buf, size_t len);
+
+#endif
