@@ -383,132 +383,147 @@ static void say_waiting(struct fleet_campaign *c, struct fleet_node *n,
 			       *lower ? lower : "pending", reason);
 }
 
+/* The jobs not done yet, comma-separated into ids: how many. */
+static int open_jobs(const struct fleet_campaign *c, struct strbuf *ids)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->n; i++)
+		if (c->node[i].state < FLEET_DONE && *c->node[i].job_id) {
+			strbuf_addf(ids, "%s%s", n ? "," : "",
+				    c->node[i].job_id);
+			n++;
+		}
+	return n;
+}
+
+static void scancel(const char *job_id)
+{
+	struct strvec sc = STRVEC_INIT;
+
+	strvec_push(&sc, "scancel");
+	strvec_push(&sc, job_id);
+	fleet_exec(sc.v, NULL, NULL);
+	strvec_clear(&sc);
+}
+
+/* Ctrl-C (or a cancel from the server): every open job cancelled. */
+static void stop_jobs(struct fleet_campaign *c)
+{
+	cancel_all(c);
+	for (int i = 0; i < c->n; i++)
+		if (c->node[i].state < FLEET_DONE && *c->node[i].job_id)
+			fleet_cancel(c, &c->node[i],
+				     "cancelled (%s): scancel %s",
+				     c->stopped_by ? c->stopped_by : "Ctrl-C",
+				     c->node[i].job_id);
+}
+
+/* The time is up: every open job failed, and cancelled. */
+static void time_out(struct fleet_campaign *c)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->node[i].state < FLEET_DONE && *c->node[i].job_id)
+			fleet_fail(
+				c, &c->node[i],
+				"timed out after %d s (job %s was %s), cancelled",
+				c->timeout_s, c->node[i].job_id,
+				c->node[i].state == FLEET_RUNNING ? "running"
+								  : "pending");
+	for (int i = 0; i < c->n; i++)
+		if (c->node[i].state == FLEET_FAILED && *c->node[i].job_id)
+			scancel(c->node[i].job_id);
+}
+
+/* What squeue's lines (id|state|reason) say of n's job now. */
+static void job_seen(struct fleet_campaign *c, struct fleet_node *n,
+		     const char *out)
+{
+	char key[40], state[40] = "", reason[200] = "";
+	const char *line = NULL;
+
+	snprintf(key, sizeof(key), "%s|", n->job_id);
+	for (const char *p = out; p && *p;
+	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, strlen(key)))
+			line = p + strlen(key);
+	if (line)
+		sscanf(line, "%39[^|\n]|%199[^\n]", state, reason);
+	if (!line || final_state(state)) {
+		collect(c, n, line ? state : NULL);
+	} else if (!strcmp(state, "RUNNING") || !strcmp(state, "COMPLETING")) {
+		n->state = FLEET_RUNNING;
+		fleet_progress(c, n, "job %s running", n->job_id);
+		fleet_changed(c, n);
+	} else if (hopeless(reason)) {
+		scancel(n->job_id);
+		fleet_fail(c, n, "job %s can never start: %s, cancelled",
+			   n->job_id, reason);
+	} else {
+		say_waiting(c, n, state, reason);
+	}
+}
+
+/*
+ * One squeue of the jobs in ids, each open node updated. 0, or 1 when
+ * squeue failed (slurmctld busy or restarting), its last line in last.
+ */
+static int poll_jobs(struct fleet_campaign *c, const char *ids, char *last,
+		     size_t len)
+{
+	struct strbuf out = STRBUF_INIT, eout = STRBUF_INIT;
+	struct strvec av = STRVEC_INIT;
+	int rc;
+
+	strvec_push(&av, "squeue");
+	strvec_push(&av, "-h");
+	strvec_push(&av, "--states=all");
+	strvec_pushf(&av, "--jobs=%s", ids);
+	strvec_push(&av, "-o");
+	strvec_push(&av, "%i|%T|%r");
+	rc = fleet_exec(av.v, &out, &eout);
+	strvec_clear(&av);
+	if (rc && !(eout.buf && strstr(eout.buf, "Invalid job id"))) {
+		fleet_last_line(eout.buf ? eout.buf : "", last, len);
+		rc = 1;
+	} else {
+		for (int i = 0; i < c->n; i++)
+			if (c->node[i].state < FLEET_DONE && *c->node[i].job_id)
+				job_seen(c, &c->node[i], out.buf);
+		rc = 0;
+	}
+	strbuf_release(&out);
+	strbuf_release(&eout);
+	return rc;
+}
+
 /* Polls squeue until every job ended, the time is up, or Ctrl-C. */
 static int follow(struct fleet_campaign *c, struct errinfo *err)
 {
+	char last[300];
 	int misses = 0;
 
 	for (;;) {
-		struct strbuf ids = STRBUF_INIT, out = STRBUF_INIT,
-			      eout = STRBUF_INIT;
-		struct strvec av = STRVEC_INIT;
-		int open_jobs = 0, rc;
+		struct strbuf ids = STRBUF_INIT;
+		int n = open_jobs(c, &ids), stop = *c->stop, failed = 0;
+		int late = clock_now() - c->t0 > c->timeout_s;
 
-		for (int i = 0; i < c->n; i++)
-			if (c->node[i].state < FLEET_DONE &&
-			    *c->node[i].job_id) {
-				strbuf_addf(&ids, "%s%s", open_jobs ? "," : "",
-					    c->node[i].job_id);
-				open_jobs++;
-			}
-		if (!open_jobs) {
-			strbuf_release(&ids);
-			return 0;
-		}
-		if (*c->stop) {
-			cancel_all(c);
-			for (int i = 0; i < c->n; i++)
-				if (c->node[i].state < FLEET_DONE &&
-				    *c->node[i].job_id)
-					fleet_cancel(
-						c, &c->node[i],
-						"cancelled (%s): scancel %s",
-						c->stopped_by ? c->stopped_by
-							      : "Ctrl-C",
-						c->node[i].job_id);
-			strbuf_release(&ids);
-			return 0;
-		}
-		if (clock_now() - c->t0 > c->timeout_s) {
-			for (int i = 0; i < c->n; i++)
-				if (c->node[i].state < FLEET_DONE &&
-				    *c->node[i].job_id)
-					fleet_fail(
-						c, &c->node[i],
-						"timed out after %d s (job %s was %s), cancelled",
-						c->timeout_s, c->node[i].job_id,
-						c->node[i].state ==
-								FLEET_RUNNING
-							? "running"
-							: "pending");
-			for (int i = 0; i < c->n; i++)
-				if (c->node[i].state == FLEET_FAILED &&
-				    *c->node[i].job_id) {
-					struct strvec sc = STRVEC_INIT;
-					strvec_push(&sc, "scancel");
-					strvec_push(&sc, c->node[i].job_id);
-					fleet_exec(sc.v, NULL, NULL);
-					strvec_clear(&sc);
-				}
-			strbuf_release(&ids);
-			return 0;
-		}
-		strvec_push(&av, "squeue");
-		strvec_push(&av, "-h");
-		strvec_push(&av, "--states=all");
-		strvec_pushf(&av, "--jobs=%s", ids.buf);
-		strvec_push(&av, "-o");
-		strvec_push(&av, "%i|%T|%r");
-		rc = fleet_exec(av.v, &out, &eout);
-		strvec_clear(&av);
-		if (rc && !(eout.buf && strstr(eout.buf, "Invalid job id"))) {
-			/* slurmctld busy or restarting: say so, keep trying a
-			 * while */
-			if (++misses > 20) {
-				char last[300];
-				fleet_last_line(eout.buf ? eout.buf : "", last,
-						sizeof(last));
-				cancel_all(c);
-				strbuf_release(&ids);
-				strbuf_release(&out);
-				strbuf_release(&eout);
-				return errinfo_set(err, "engine",
-						   "squeue keeps failing: %s",
-						   last);
-			}
-		} else {
-			misses = 0;
-			for (int i = 0; i < c->n; i++) {
-				struct fleet_node *n = &c->node[i];
-				char key[40], state[40] = "", reason[200] = "";
-				const char *line = NULL;
-				if (n->state >= FLEET_DONE || !*n->job_id)
-					continue;
-				snprintf(key, sizeof(key), "%s|", n->job_id);
-				for (const char *p = out.buf; p && *p;
-				     p = strchr(p, '\n') ? strchr(p, '\n') + 1
-							 : NULL)
-					if (!strncmp(p, key, strlen(key)))
-						line = p + strlen(key);
-				if (line)
-					sscanf(line, "%39[^|\n]|%199[^\n]",
-					       state, reason);
-				if (!line || final_state(state)) {
-					collect(c, n, line ? state : NULL);
-				} else if (!strcmp(state, "RUNNING") ||
-					   !strcmp(state, "COMPLETING")) {
-					n->state = FLEET_RUNNING;
-					fleet_progress(c, n, "job %s running",
-						       n->job_id);
-					fleet_changed(c, n);
-				} else if (hopeless(reason)) {
-					struct strvec sc = STRVEC_INIT;
-					strvec_push(&sc, "scancel");
-					strvec_push(&sc, n->job_id);
-					fleet_exec(sc.v, NULL, NULL);
-					strvec_clear(&sc);
-					fleet_fail(
-						c, n,
-						"job %s can never start: %s, cancelled",
-						n->job_id, reason);
-				} else {
-					say_waiting(c, n, state, reason);
-				}
-			}
-		}
+		if (n && !stop && !late)
+			failed = poll_jobs(c, ids.buf, last, sizeof(last));
+		else if (n && stop)
+			stop_jobs(c);
+		else if (n)
+			time_out(c);
 		strbuf_release(&ids);
-		strbuf_release(&out);
-		strbuf_release(&eout);
+		if (!n || stop || late)
+			return 0;
+		/* slurmctld busy or restarting: keep trying a while */
+		misses = failed ? misses + 1 : 0;
+		if (misses > 20) {
+			cancel_all(c);
+			return errinfo_set(err, "engine",
+					   "squeue keeps failing: %s", last);
+		}
 		usleep(300 * 1000);
 	}
 }
