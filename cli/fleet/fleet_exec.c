@@ -12,6 +12,73 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The flags of spawn. */
+enum {
+	SPAWN_CTRL_C = 1, /* the command gets Ctrl-C too */
+	SPAWN_UNBUFFERED =
+		2, /* a Python command writes each line as it comes */
+};
+
+/*
+ * Starts argv (looked up in PATH) with stdin from /dev/null, its stdout
+ * and stderr into pipes whose read ends go into fd[0] and fd[1]. Returns
+ * its pid, or -errno with nothing left open.
+ */
+static pid_t spawn(char *const argv[], unsigned flags, int fd[2])
+{
+	int po[2], pe[2], e;
+	pid_t pid;
+
+	if (pipe2(po, O_CLOEXEC))
+		return -errno;
+	if (pipe2(pe, O_CLOEXEC)) {
+		e = errno;
+		close(po[0]);
+		close(po[1]);
+		return -e;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		/* the engine's command must not see our Ctrl-C: we cancel
+		 * ourselves */
+		signal(SIGINT, (flags & SPAWN_CTRL_C) ? SIG_DFL : SIG_IGN);
+		/* clush is Python: each line as it comes, not a block later */
+		if (flags & SPAWN_UNBUFFERED)
+			setenv("PYTHONUNBUFFERED", "1", 1);
+		dup2(null, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		execvp(argv[0], argv);
+		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	e = errno;
+	close(po[1]);
+	close(pe[1]);
+	if (pid < 0) {
+		close(po[0]);
+		close(pe[0]);
+		return -e;
+	}
+	fd[0] = po[0];
+	fd[1] = pe[0];
+	return pid;
+}
+
+/* pid's exit status, 128+N when killed by signal N, or -errno. */
+static int reap(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
 int fleet_exec(char *const argv[], struct strbuf *out, struct strbuf *err)
 {
 	return fleet_exec_opt(argv, out, err, 0);
@@ -20,41 +87,12 @@ int fleet_exec(char *const argv[], struct strbuf *out, struct strbuf *err)
 int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
 		   int interruptible)
 {
-	int po[2], pe[2], status;
-	pid_t pid;
+	int fd[2];
+	pid_t pid = spawn(argv, interruptible ? SPAWN_CTRL_C : 0, fd);
 
-	if (pipe2(po, O_CLOEXEC))
-		return -errno;
-	if (pipe2(pe, O_CLOEXEC)) {
-		int e = errno;
-		close(po[0]);
-		close(po[1]);
-		return -e;
-	}
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(po[0]);
-		close(po[1]);
-		close(pe[0]);
-		close(pe[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		/* the engine's command must not see our Ctrl-C: we cancel
-		 * ourselves */
-		signal(SIGINT, interruptible ? SIG_DFL : SIG_IGN);
-		dup2(null, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+	if (pid < 0)
+		return (int)pid;
+	struct pollfd fds[2] = {{fd[0], POLLIN, 0}, {fd[1], POLLIN, 0}};
 	struct strbuf *dst[2] = {out, err};
 	int open_fds = 2;
 	while (open_fds) {
@@ -84,12 +122,7 @@ int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
 	for (int i = 0; i < 2; i++)
 		if (fds[i].fd >= 0)
 			close(fds[i].fd);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return reap(pid);
 }
 
 /* Hands each complete line of sb to line(), keeping a partial last one. */
@@ -120,41 +153,12 @@ int fleet_exec_lines(char *const argv[],
 		     int (*stop)(void *arg), void *arg)
 {
 	struct strbuf part[2] = {STRBUF_INIT, STRBUF_INIT};
-	int po[2], pe[2], status, open_fds = 2, signalled = 0;
-	pid_t pid;
+	int fd[2], open_fds = 2, signalled = 0;
+	pid_t pid = spawn(argv, SPAWN_UNBUFFERED, fd);
 
-	if (pipe2(po, O_CLOEXEC))
-		return -errno;
-	if (pipe2(pe, O_CLOEXEC)) {
-		int e = errno;
-		close(po[0]);
-		close(po[1]);
-		return -e;
-	}
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(po[0]);
-		close(po[1]);
-		close(pe[0]);
-		close(pe[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		signal(SIGINT, SIG_IGN);
-		/* clush is Python: each line as it comes, not a block later */
-		setenv("PYTHONUNBUFFERED", "1", 1);
-		dup2(null, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+	if (pid < 0)
+		return (int)pid;
+	struct pollfd fds[2] = {{fd[0], POLLIN, 0}, {fd[1], POLLIN, 0}};
 	while (open_fds) {
 		if (!signalled && stop && stop(arg)) {
 			kill(pid, SIGTERM);
@@ -188,12 +192,7 @@ int fleet_exec_lines(char *const argv[],
 			close(fds[i].fd);
 		strbuf_release(&part[i]);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return reap(pid);
 }
 
 int fleet_in_path(const char *name)
