@@ -326,167 +326,198 @@ static int cs_check(const void *params, const struct common_params *common,
 	return 0;
 }
 
-static int cs_run(struct run_ctx *ctx)
+/* Nothing to run with fewer than 2 cpus: every placement asked for is
+ * skipped, saying why. */
+static int cs_no_pair(struct run_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
 	const struct cs_params *cp = ctx->params;
-	int nset = __builtin_popcount(cp->placements);
-	int want = (int)cp->pairs, pairs = want;
-	int level = topo_pair_level(t), contrast = level > 0;
-	int *shared = NULL, *split = NULL, *none = NULL;
-	int have_shared = 0, have_split = 0, rc = 0, step = 0;
-	char why_shared[PARAM_ERR_LEN] = "", why_split[PARAM_ERR_LEN] = "";
-	struct strbuf levels = STRBUF_INIT;
-	struct cs_result r[NPLACEMENTS];
-	int done[NPLACEMENTS] = {0};
-	size_t ws;
 
-	if (t->nallowed < 2) {
-		sink_note(
-			ctx->sink, "warn",
-			"a pair of threads needs 2 cpus, but this process may use only cpu %s: nothing was measured",
+	sink_note(
+		ctx->sink, "warn",
+		"a pair of threads needs 2 cpus, but this process may use only cpu %s: nothing was measured",
+		t->allowed_text);
+	for (int pl = 0; pl < NPLACEMENTS; pl++) {
+		char label[64];
+		if (!(cp->placements & (1u << pl)))
+			continue;
+		snprintf(label, sizeof(label), "placement=%s",
+			 placements[pl].name);
+		sink_skipped(
+			ctx->sink, label,
+			"a pair of threads needs 2 cpus, and this process may use only cpu %s",
 			t->allowed_text);
-		for (int pl = 0; pl < NPLACEMENTS; pl++) {
-			char label[64];
-			if (!(cp->placements & (1u << pl)))
-				continue;
-			snprintf(label, sizeof(label), "placement=%s",
-				 placements[pl].name);
-			sink_skipped(
-				ctx->sink, label,
-				"a pair of threads needs 2 cpus, and this process may use only cpu %s",
-				t->allowed_text);
-		}
-		return 0;
 	}
-	if (2 * pairs > t->nallowed)
-		pairs = t->nallowed / 2;
-	if (!contrast) {
-		/* size and place by the outermost cache there is */
-		for (level = 3; level >= 1; level--) {
-			struct level_shape ls;
-			level_shape(t, level, &ls);
-			if (ls.instances)
-				break;
-		}
-	}
-	shared = calloc((size_t)2 * (size_t)pairs, sizeof(int));
-	split = calloc((size_t)2 * (size_t)pairs, sizeof(int));
-	none = calloc((size_t)2 * (size_t)pairs, sizeof(int));
-	if (!shared || !split || !none) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	/* the most pairs (up to the request) that both plans can place */
-	for (; level > 0 && pairs >= 1; pairs--) {
-		have_shared =
-			!topo_plan_pairs(t, level, PAIR_SHARED, pairs, shared,
-					 why_shared, sizeof(why_shared));
-		have_split =
-			!topo_plan_pairs(t, level, PAIR_SPLIT, pairs, split,
-					 why_split, sizeof(why_split));
-		if ((have_shared && have_split) || pairs == 1 ||
-		    (!contrast && (have_shared || have_split)))
+	return 0;
+}
+
+/* Where the pairs go: the cache level, how many pairs, each placement's
+ * cpus (2 per pair; none: -1, unpinned) or why it cannot be held. */
+struct pair_choice {
+	int want, pairs, level, contrast;
+	int *shared, *split, *none;
+	int have_shared, have_split;
+	char why_shared[PARAM_ERR_LEN], why_split[PARAM_ERR_LEN];
+};
+
+/* The outermost cache level there is: sized and placed by when no level
+ * can contrast shared against split. */
+static int outermost_level(const struct topo *t)
+{
+	int level;
+
+	for (level = 3; level >= 1; level--) {
+		struct level_shape ls;
+		level_shape(t, level, &ls);
+		if (ls.instances)
 			break;
 	}
-	if (pairs < 1)
-		pairs = 1;
-	if (level == 0) {
-		snprintf(why_shared, sizeof(why_shared),
-			 "the topology names no cache over the allowed cpus");
-		snprintf(why_split, sizeof(why_split), "%s", why_shared);
-	}
-	for (int i = 0; i < 2 * pairs; i++)
-		none[i] = -1;
-	if (pairs < want)
-		sink_note(
-			ctx->sink, "warn",
-			"pairs=%d needs %d cpus; the allowed cpus (%s) hold %d pair%s as placed here: ran %d",
-			want, 2 * want, t->allowed_text, pairs,
-			pairs == 1 ? "" : "s", pairs);
-	if (!contrast) {
-		struct strbuf ran = STRBUF_INIT, skipped = STRBUF_INIT;
-		describe_levels(t, &levels);
-		for (int pl = 0; pl < NPLACEMENTS; pl++) {
-			int ok = pl == P_OS ||
-				 (pl == P_SPLIT ? have_split : have_shared);
-			struct strbuf *to = ok ? &ran : &skipped;
-			if (!(cp->placements & (1u << pl)))
-				continue;
-			strbuf_addf(to, "%s%s", to->len ? ", " : "",
-				    placements[pl].name);
-		}
-		sink_note(
-			ctx->sink, "warn",
-			"shared against split needs a cache level with 2 or more instances over the allowed cpus, one of them over 2 or more cpus (e.g. 2 sockets of 2 cores each, like the 2-node numa-vm guest); here %s (allowed cpus %s). Ran instead: %s%s%s%s",
-			strbuf_str(&levels), t->allowed_text,
-			ran.len ? strbuf_str(&ran) : "nothing",
-			skipped.len ? "; skipped: " : "", strbuf_str(&skipped),
-			have_shared
-				? ". separate_data keeps the shared placement and gives each thread its own data set: one cache then holds two data sets instead of one, the capacity half of what split costs"
-				: "");
-		strbuf_release(&ran);
-		strbuf_release(&skipped);
-	}
+	return level;
+}
 
-	ws = (size_t)cp->working_set;
-	if (ws == 0) {
-		const struct topo_cache *c = NULL;
-		int per = 1;
-		if (have_shared) {
-			c = topo_cache_find(
-				t, level,
-				topo_pu_cache(topo_pu_by_os(t, shared[0]),
-					      level));
-			per = pairs_per_cache(t, level, shared, pairs);
-		}
-		if (c && c->size) {
-			ws = (size_t)(c->size * 3 / 4 / (uint64_t)per) &
-			     ~(size_t)4095;
-			sink_note(
-				ctx->sink, "info",
-				"working_set %zu KiB per pair: 3/4 of one L%d (%llu KiB), which holds %d pair%s under shared and twice the data under split or separate_data",
-				ws >> 10, level,
-				(unsigned long long)c->size >> 10, per,
-				per == 1 ? "" : "s");
-		} else {
-			ws = 8u << 20;
-			sink_note(
-				ctx->sink, "warn",
-				"working_set: no shared cache size is known here, so 8 MiB per pair");
-		}
-		if (ws < 4096)
-			ws = 4096;
-	} else {
-		ws &= ~(size_t)(sizeof(uint64_t) - 1);
+/* Chooses the level and the most pairs (up to the request) that both
+ * plans can place. Returns 0 or -ENOMEM. */
+static int choose_pairs(const struct topo *t, const struct cs_params *cp,
+			struct pair_choice *pc)
+{
+	size_t n;
+
+	pc->want = pc->pairs = (int)cp->pairs;
+	pc->level = topo_pair_level(t);
+	pc->contrast = pc->level > 0;
+	if (2 * pc->pairs > t->nallowed)
+		pc->pairs = t->nallowed / 2;
+	if (!pc->contrast)
+		pc->level = outermost_level(t);
+	n = (size_t)2 * (size_t)pc->pairs;
+	pc->shared = calloc(n, sizeof(int));
+	pc->split = calloc(n, sizeof(int));
+	pc->none = calloc(n, sizeof(int));
+	if (!pc->shared || !pc->split || !pc->none)
+		return -ENOMEM;
+	for (; pc->level > 0 && pc->pairs >= 1; pc->pairs--) {
+		pc->have_shared = !topo_plan_pairs(
+			t, pc->level, PAIR_SHARED, pc->pairs, pc->shared,
+			pc->why_shared, sizeof(pc->why_shared));
+		pc->have_split = !topo_plan_pairs(
+			t, pc->level, PAIR_SPLIT, pc->pairs, pc->split,
+			pc->why_split, sizeof(pc->why_split));
+		if ((pc->have_shared && pc->have_split) || pc->pairs == 1 ||
+		    (!pc->contrast && (pc->have_shared || pc->have_split)))
+			break;
 	}
-	sink_summary(ctx->sink, KEY_WS, (double)ws, "bytes");
-	sink_summary(ctx->sink, KEY_PAIRS, pairs, "pairs");
-	sink_summary(ctx->sink, KEY_LEVEL, level, "");
+	if (pc->pairs < 1)
+		pc->pairs = 1;
+	if (pc->level == 0) {
+		snprintf(pc->why_shared, sizeof(pc->why_shared),
+			 "the topology names no cache over the allowed cpus");
+		snprintf(pc->why_split, sizeof(pc->why_split), "%s",
+			 pc->why_shared);
+	}
+	for (int i = 0; i < 2 * pc->pairs; i++)
+		pc->none[i] = -1;
+	return 0;
+}
+
+static int placement_ok(const struct pair_choice *pc, enum placement pl)
+{
+	return pl == P_OS || (pl == P_SPLIT ? pc->have_split : pc->have_shared);
+}
+
+/* Why shared against split cannot be shown here, and what runs instead. */
+static void note_no_contrast(struct run_ctx *ctx, const struct pair_choice *pc)
+{
+	const struct topo *t = ctx->topo;
+	const struct cs_params *cp = ctx->params;
+	struct strbuf ran = STRBUF_INIT, skipped = STRBUF_INIT;
+	struct strbuf levels = STRBUF_INIT;
+
+	describe_levels(t, &levels);
+	for (int pl = 0; pl < NPLACEMENTS; pl++) {
+		struct strbuf *to =
+			placement_ok(pc, (enum placement)pl) ? &ran : &skipped;
+		if (!(cp->placements & (1u << pl)))
+			continue;
+		strbuf_addf(to, "%s%s", to->len ? ", " : "",
+			    placements[pl].name);
+	}
 	sink_note(
-		ctx->sink, "info",
-		"data read from memory is not measured: that needs the memory controller's counters, which numalab does not read; rate is what the threads read, from cache or memory");
+		ctx->sink, "warn",
+		"shared against split needs a cache level with 2 or more instances over the allowed cpus, one of them over 2 or more cpus (e.g. 2 sockets of 2 cores each, like the 2-node numa-vm guest); here %s (allowed cpus %s). Ran instead: %s%s%s%s",
+		strbuf_str(&levels), t->allowed_text,
+		ran.len ? strbuf_str(&ran) : "nothing",
+		skipped.len ? "; skipped: " : "", strbuf_str(&skipped),
+		pc->have_shared
+			? ". separate_data keeps the shared placement and gives each thread its own data set: one cache then holds two data sets instead of one, the capacity half of what split costs"
+			: "");
+	strbuf_release(&ran);
+	strbuf_release(&skipped);
+	strbuf_release(&levels);
+}
+
+/* The bytes of one data set: the request's, or 3/4 of the shared cache
+ * per pair it holds, said in a note. */
+static size_t working_set(struct run_ctx *ctx, const struct pair_choice *pc)
+{
+	const struct topo *t = ctx->topo;
+	const struct cs_params *cp = ctx->params;
+	const struct topo_cache *c = NULL;
+	size_t ws = (size_t)cp->working_set;
+	int per = 1;
+
+	if (ws)
+		return ws & ~(size_t)(sizeof(uint64_t) - 1);
+	if (pc->have_shared) {
+		c = topo_cache_find(
+			t, pc->level,
+			topo_pu_cache(topo_pu_by_os(t, pc->shared[0]),
+				      pc->level));
+		per = pairs_per_cache(t, pc->level, pc->shared, pc->pairs);
+	}
+	if (c && c->size) {
+		ws = (size_t)(c->size * 3 / 4 / (uint64_t)per) & ~(size_t)4095;
+		sink_note(
+			ctx->sink, "info",
+			"working_set %zu KiB per pair: 3/4 of one L%d (%llu KiB), which holds %d pair%s under shared and twice the data under split or separate_data",
+			ws >> 10, pc->level, (unsigned long long)c->size >> 10,
+			per, per == 1 ? "" : "s");
+	} else {
+		ws = 8u << 20;
+		sink_note(
+			ctx->sink, "warn",
+			"working_set: no shared cache size is known here, so 8 MiB per pair");
+	}
+	return ws < 4096 ? 4096 : ws;
+}
+
+/* Runs each placement asked for, then the ratio of the two compared. */
+static int measure_all(struct run_ctx *ctx, const struct pair_choice *pc,
+		       size_t ws)
+{
+	const struct cs_params *cp = ctx->params;
+	int nset = __builtin_popcount(cp->placements), step = 0, rc = 0;
+	struct cs_result r[NPLACEMENTS];
+	int done[NPLACEMENTS] = {0};
 
 	for (int k = 0; k < NPLACEMENTS && !rc; k++) {
 		enum placement pl = (enum placement)k;
-		const int *cpus = pl == P_SPLIT ? split
-				  : pl == P_OS	? none
-						: shared;
-		int ok = pl == P_OS ||
-			 (pl == P_SPLIT ? have_split : have_shared);
+		const int *cpus = pl == P_SPLIT ? pc->split
+				  : pl == P_OS	? pc->none
+						: pc->shared;
 		char key[64];
 
 		if (!(cp->placements & (1u << pl)))
 			continue;
 		sink_progress(ctx->sink, step++, nset, placements[pl].name);
-		if (!ok) {
+		if (!placement_ok(pc, pl)) {
 			snprintf(key, sizeof(key), "placement=%s",
 				 placements[pl].name);
 			sink_skipped(ctx->sink, key, "%s",
-				     pl == P_SPLIT ? why_split : why_shared);
+				     pl == P_SPLIT ? pc->why_split
+						   : pc->why_shared);
 			continue;
 		}
-		rc = measure(ctx, pl, cpus, pairs, ws, pl == P_SEPARATE,
+		rc = measure(ctx, pl, cpus, pc->pairs, ws, pl == P_SEPARATE,
 			     &r[pl]);
 		if (rc)
 			break;
@@ -495,19 +526,48 @@ static int cs_run(struct run_ctx *ctx)
 		sink_summary(ctx->sink, key, r[pl].seconds, "s");
 	}
 	if (rc)
-		goto out;
+		return rc;
 	sink_progress(ctx->sink, nset, nset, "done");
-	if (done[P_SHARED] && done[P_SPLIT] && contrast)
+	if (done[P_SHARED] && done[P_SPLIT] && pc->contrast)
 		sink_summary(ctx->sink, KEY_SPLIT,
 			     r[P_SPLIT].seconds / r[P_SHARED].seconds, "x");
 	else if (done[P_SHARED] && done[P_SEPARATE])
 		sink_summary(ctx->sink, KEY_SEPARATE,
 			     r[P_SEPARATE].seconds / r[P_SHARED].seconds, "x");
+	return 0;
+}
+
+static int cs_run(struct run_ctx *ctx)
+{
+	struct pair_choice pc = {0};
+	size_t ws;
+	int rc;
+
+	if (ctx->topo->nallowed < 2)
+		return cs_no_pair(ctx);
+	rc = choose_pairs(ctx->topo, ctx->params, &pc);
+	if (rc)
+		goto out;
+	if (pc.pairs < pc.want)
+		sink_note(
+			ctx->sink, "warn",
+			"pairs=%d needs %d cpus; the allowed cpus (%s) hold %d pair%s as placed here: ran %d",
+			pc.want, 2 * pc.want, ctx->topo->allowed_text, pc.pairs,
+			pc.pairs == 1 ? "" : "s", pc.pairs);
+	if (!pc.contrast)
+		note_no_contrast(ctx, &pc);
+	ws = working_set(ctx, &pc);
+	sink_summary(ctx->sink, KEY_WS, (double)ws, "bytes");
+	sink_summary(ctx->sink, KEY_PAIRS, pc.pairs, "pairs");
+	sink_summary(ctx->sink, KEY_LEVEL, pc.level, "");
+	sink_note(
+		ctx->sink, "info",
+		"data read from memory is not measured: that needs the memory controller's counters, which numalab does not read; rate is what the threads read, from cache or memory");
+	rc = measure_all(ctx, &pc, ws);
 out:
-	strbuf_release(&levels);
-	free(shared);
-	free(split);
-	free(none);
+	free(pc.shared);
+	free(pc.split);
+	free(pc.none);
 	return rc;
 }
 
@@ -544,15 +604,75 @@ static const struct rr_point *measured(const struct run_result *r,
 	return NULL;
 }
 
-static void cs_describe(const struct run_result *r, struct verdict *v)
+/* What a pair's size and place were: the run's summary. */
+struct cs_sized {
+	double pairs, ws, level;
+};
+
+/* Split against shared, in the headline: "2 pairs reading 768 KiB each
+ * took 1.4× longer split across L2 caches than with each pair under one". */
+static void say_split(const struct comparison *c, const struct cs_sized *z,
+		      const char *rt, struct verdict *v)
+{
+	double pairs = z->pairs, ws = z->ws, level = z->level;
+
+	if (c->rel == CMP_MORE || c->rel == CMP_LESS) {
+		struct comparison turned = *c;
+		char tt[64];
+		if (c->ratio < 1)
+			compare_invert(&turned);
+		verdict_headline(
+			v,
+			"%.0f pair%s reading %.0f KiB each took %s %s split across L%.0f caches than with each pair under one",
+			pairs, pairs == 1 ? "" : "s", ws / 1024,
+			compare_ratio_text(&turned, tt, sizeof(tt)),
+			c->ratio >= 1 ? "longer" : "less time", level);
+	} else if (c->rel == CMP_SAME)
+		verdict_headline(
+			v,
+			"%.0f pair%s reading %.0f KiB each took the same time split across L%.0f caches as under one, within the noise (%s)",
+			pairs, pairs == 1 ? "" : "s", ws / 1024, level, rt);
+	else
+		verdict_headline(
+			v,
+			"%.0f pair%s reading %.0f KiB each split across L%.0f caches or under one could not be told apart within the noise (%s): %s",
+			pairs, pairs == 1 ? "" : "s", ws / 1024, level, rt,
+			compare_why_not(c));
+}
+
+/* A data set per thread against one per pair, both under one cache. */
+static void say_separate(const struct comparison *c, const struct cs_sized *z,
+			 const char *rt, int split, struct verdict *v)
+{
+	const char *lead = split ? "" : "no pair was split across caches; ";
+	double pairs = z->pairs;
+
+	if (c->rel == CMP_MORE || c->rel == CMP_LESS)
+		verdict_headline(
+			v,
+			"%s%.0f pair%s under one L%.0f: a data set of its own for each thread took %s the time of one per pair (%.0f KiB each)",
+			lead, pairs, pairs == 1 ? "" : "s", z->level, rt,
+			z->ws / 1024);
+	else if (c->rel == CMP_SAME)
+		verdict_headline(
+			v,
+			"%s%.0f pair%s under one L%.0f: a data set of its own for each thread took the same time as one per pair, within the noise (%s, %.0f KiB each)",
+			lead, pairs, pairs == 1 ? "" : "s", z->level, rt,
+			z->ws / 1024);
+	else
+		verdict_headline(
+			v,
+			"%s%.0f pair%s under one L%.0f: a data set of its own for each thread and one per pair could not be told apart within the noise (%s): %s",
+			lead, pairs, pairs == 1 ? "" : "s", z->level, rt,
+			compare_why_not(c));
+}
+
+/* Before the headline: what the machine or the run could not show. */
+static void cs_cannot(const struct run_result *r, int shared, int split,
+		      struct verdict *v)
 {
 	const struct cs_params *cp = r->params;
 	const struct machine_facts *m = r->machine;
-	const struct rr_point *shared = measured(r, P_SHARED);
-	const struct rr_point *split = measured(r, P_SPLIT);
-	const struct rr_point *separate = measured(r, P_SEPARATE);
-	double pairs = 1, ws = 0, level = 0;
-	const struct rr_point *other = split ? split : separate;
 
 	if (m->vm == 1 && r->npoints)
 		verdict_note(
@@ -567,79 +687,11 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 	    m->nallowed >= 2)
 		verdict_note(v, "cannot", "shared could not be measured: %s",
 			     why_not(m, P_SHARED));
-	if (!r->npoints) {
-		verdict_headline(
-			v,
-			m->nallowed < 2
-				? "nothing to measure: cache sharing needs at least 2 cpus (4, under two caches, to compare placements)"
-				: "nothing was measured");
-		return;
-	}
-	/* a run that measured something sized and placed it */
-	rr_summary_get(r, KEY_PAIRS, &pairs);
-	rr_summary_get(r, KEY_WS, &ws);
-	rr_summary_get(r, KEY_LEVEL, &level);
-	if (shared && other) {
-		struct comparison c;
-		const char *key = other == split ? KEY_SPLIT : KEY_SEPARATE;
-		char rt[64];
+}
 
-		compare_points(other, shared, experiment_precision(r->exp), &c);
-		compare_state_interval(v, key, &c);
-		compare_ratio_text(&c, rt, sizeof(rt));
-		if (c.rel == CMP_FEW || c.rel == CMP_UNSURE)
-			verdict_mark(v, key, VERDICT_DISOWNED, "%s",
-				     compare_why_not(&c));
-		if (other == split &&
-		    (c.rel == CMP_MORE || c.rel == CMP_LESS)) {
-			struct comparison turned = c;
-			char tt[64];
-			if (c.ratio < 1)
-				compare_invert(&turned);
-			verdict_headline(
-				v,
-				"%.0f pair%s reading %.0f KiB each took %s %s split across L%.0f caches than with each pair under one",
-				pairs, pairs == 1 ? "" : "s", ws / 1024,
-				compare_ratio_text(&turned, tt, sizeof(tt)),
-				c.ratio >= 1 ? "longer" : "less time", level);
-		} else if (other == split && c.rel == CMP_SAME)
-			verdict_headline(
-				v,
-				"%.0f pair%s reading %.0f KiB each took the same time split across L%.0f caches as under one, within the noise (%s)",
-				pairs, pairs == 1 ? "" : "s", ws / 1024, level,
-				rt);
-		else if (other == split)
-			verdict_headline(
-				v,
-				"%.0f pair%s reading %.0f KiB each split across L%.0f caches or under one could not be told apart within the noise (%s): %s",
-				pairs, pairs == 1 ? "" : "s", ws / 1024, level,
-				rt, compare_why_not(&c));
-		else if (c.rel == CMP_MORE || c.rel == CMP_LESS)
-			verdict_headline(
-				v,
-				"%s%.0f pair%s under one L%.0f: a data set of its own for each thread took %s the time of one per pair (%.0f KiB each)",
-				split ? ""
-				      : "no pair was split across caches; ",
-				pairs, pairs == 1 ? "" : "s", level, rt,
-				ws / 1024);
-		else if (c.rel == CMP_SAME)
-			verdict_headline(
-				v,
-				"%s%.0f pair%s under one L%.0f: a data set of its own for each thread took the same time as one per pair, within the noise (%s, %.0f KiB each)",
-				split ? ""
-				      : "no pair was split across caches; ",
-				pairs, pairs == 1 ? "" : "s", level, rt,
-				ws / 1024);
-		else
-			verdict_headline(
-				v,
-				"%s%.0f pair%s under one L%.0f: a data set of its own for each thread and one per pair could not be told apart within the noise (%s): %s",
-				split ? ""
-				      : "no pair was split across caches; ",
-				pairs, pairs == 1 ? "" : "s", level, rt,
-				compare_why_not(&c));
-		return;
-	}
+/* With one placement alone: its time and rate. */
+static void say_one(const struct run_result *r, int split, struct verdict *v)
+{
 	for (int k = 0; k < r->npoints; k++) {
 		const struct rr_point *t = &r->points[k];
 		const struct rr_point *rate;
@@ -652,6 +704,46 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 				       : " (no pair was split across caches)");
 		break;
 	}
+}
+
+static void cs_describe(const struct run_result *r, struct verdict *v)
+{
+	const struct rr_point *shared = measured(r, P_SHARED);
+	const struct rr_point *split = measured(r, P_SPLIT);
+	const struct rr_point *separate = measured(r, P_SEPARATE);
+	const struct rr_point *other = split ? split : separate;
+	const char *key = other == split ? KEY_SPLIT : KEY_SEPARATE;
+	struct cs_sized z = {.pairs = 1};
+	struct comparison c;
+	char rt[64];
+
+	cs_cannot(r, shared != NULL, split != NULL, v);
+	if (!r->npoints) {
+		verdict_headline(
+			v,
+			r->machine->nallowed < 2
+				? "nothing to measure: cache sharing needs at least 2 cpus (4, under two caches, to compare placements)"
+				: "nothing was measured");
+		return;
+	}
+	/* a run that measured something sized and placed it */
+	rr_summary_get(r, KEY_PAIRS, &z.pairs);
+	rr_summary_get(r, KEY_WS, &z.ws);
+	rr_summary_get(r, KEY_LEVEL, &z.level);
+	if (!shared || !other) {
+		say_one(r, split != NULL, v);
+		return;
+	}
+	compare_points(other, shared, experiment_precision(r->exp), &c);
+	compare_state_interval(v, key, &c);
+	compare_ratio_text(&c, rt, sizeof(rt));
+	if (c.rel == CMP_FEW || c.rel == CMP_UNSURE)
+		verdict_mark(v, key, VERDICT_DISOWNED, "%s",
+			     compare_why_not(&c));
+	if (other == split)
+		say_split(&c, &z, rt, v);
+	else
+		say_separate(&c, &z, rt, split != NULL, v);
 }
 
 /* Before the run: which placements this machine can hold. */
@@ -749,12 +841,8 @@ static void cs_plan(const void *params, const struct common_params *common,
 	if (2 * pairs > t->nallowed)
 		pairs = t->nallowed / 2;
 	/* no contrast: the outermost cache there is, as run() takes it */
-	for (int l = 3; level == 0 && l >= 1; l--) {
-		struct level_shape ls;
-		level_shape(t, l, &ls);
-		if (ls.instances)
-			level = l;
-	}
+	if (level == 0)
+		level = outermost_level(t);
 	plan = calloc((size_t)2 * (size_t)pairs + 1, sizeof(int));
 	if (!plan)
 		return;
