@@ -593,6 +593,62 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 	return rc;
 }
 
+/* Whether get_mempolicy says of a sample of pages what move_pages said. */
+static void say_agreement(struct run_ctx *ctx, const struct nmem_buf *b,
+			  const int *status)
+{
+	int checked = 0;
+	int agree = nmem_sample_check(b, status, 64, &checked);
+
+	if (agree < 0) {
+		sink_note(ctx->sink, "warn",
+			  "get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR) failed: %s",
+			  strerror(-agree));
+		return;
+	}
+	sink_summary(ctx->sink, "get_mempolicy_agree", agree, "pages");
+	sink_summary(ctx->sink, "get_mempolicy_checked", checked, "pages");
+	if (agree != checked)
+		sink_note(
+			ctx->sink, "warn",
+			"get_mempolicy and move_pages disagree on %d of %d pages",
+			checked - agree, checked);
+}
+
+/* The round robin interleave laid the pages in, or how it was not one. */
+static void say_interleave(struct run_ctx *ctx, const struct nmem_census *c,
+			   const int *status, size_t npages)
+{
+	struct strbuf pattern = STRBUF_INIT;
+
+	nmem_census_pattern(c, status, npages, &pattern);
+	sink_summary(ctx->sink, KEY_INTERLEAVED, c->interleaved, "");
+	sink_summary(ctx->sink, KEY_RUN_PAGES, (double)c->run_len, "pages");
+	sink_note(ctx->sink, "info", "interleave pattern: %s%s",
+		  strbuf_str(&pattern),
+		  c->interleaved ? "" : " (not a clean round robin)");
+	strbuf_release(&pattern);
+}
+
+/* Moves the pages to migrate_to, then reads them again from each node. */
+static int migrate_and_read(struct run_ctx *ctx, struct nmem_buf *b,
+			    const struct mp_plan *p, const struct judge *first,
+			    const int *orig, int *status, int *step, int steps)
+{
+	double after[TOPO_MAX_NODES];
+	char suffix[48];
+	int rc;
+
+	sink_summary(ctx->sink, KEY_MIGRATE_TO, p->migrate_to, "node");
+	rc = migrate(ctx, b, p, first, orig, status, step, steps);
+	/* after "both" the pages are back: reading again shows nothing new */
+	if (rc || p->migrate_with == MIG_BOTH)
+		return rc;
+	snprintf(suffix, sizeof(suffix), " after migrating to node %d",
+		 p->migrate_to);
+	return bandwidth_from_nodes(ctx, b, p, suffix, 0, after, step, steps);
+}
+
 static int mp_run(struct run_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
@@ -604,7 +660,7 @@ static int mp_run(struct run_ctx *ctx)
 	struct machine_facts m;
 	char msg[PARAM_ERR_LEN];
 	int *status = NULL, *orig = NULL;
-	double first_gbps = 0, before[TOPO_MAX_NODES], after[TOPO_MAX_NODES];
+	double first_gbps = 0, before[TOPO_MAX_NODES];
 	int step = 0, steps, rc;
 
 	resolve(mp, t, &p);
@@ -652,55 +708,19 @@ static int mp_run(struct run_ctx *ctx)
 		goto out;
 	memcpy(status, orig, sizeof(int) * b.npages);
 
-	int checked = 0;
-	int agree = nmem_sample_check(&b, orig, 64, &checked);
-	if (agree < 0) {
-		sink_note(ctx->sink, "warn",
-			  "get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR) failed: %s",
-			  strerror(-agree));
-	} else {
-		sink_summary(ctx->sink, "get_mempolicy_agree", agree, "pages");
-		sink_summary(ctx->sink, "get_mempolicy_checked", checked,
-			     "pages");
-		if (agree != checked)
-			sink_note(
-				ctx->sink, "warn",
-				"get_mempolicy and move_pages disagree on %d of %d pages",
-				checked - agree, checked);
-	}
-
-	if (p.policy == NMEM_INTERLEAVE) {
-		struct strbuf pattern = STRBUF_INIT;
-		nmem_census_pattern(&c, orig, b.npages, &pattern);
-		sink_summary(ctx->sink, KEY_INTERLEAVED, c.interleaved, "");
-		sink_summary(ctx->sink, KEY_RUN_PAGES, (double)c.run_len,
-			     "pages");
-		sink_note(ctx->sink, "info", "interleave pattern: %s%s",
-			  strbuf_str(&pattern),
-			  c.interleaved ? "" : " (not a clean round robin)");
-		strbuf_release(&pattern);
-	}
+	say_agreement(ctx, &b, orig);
+	if (p.policy == NMEM_INTERLEAVE)
+		say_interleave(ctx, &c, orig, b.npages);
 
 	rc = bandwidth_from_nodes(ctx, &b, &p, "", 1, before, &step, steps);
 	if (rc)
 		goto out;
 
 	if (p.migrate_to >= 0) {
-		sink_summary(ctx->sink, KEY_MIGRATE_TO, p.migrate_to, "node");
-		rc = migrate(ctx, &b, &p, &first, orig, status, &step, steps);
+		rc = migrate_and_read(ctx, &b, &p, &first, orig, status, &step,
+				      steps);
 		if (rc)
 			goto out;
-		/* after "both" the pages are back: reading again shows nothing
-		 * new */
-		if (p.migrate_with != MIG_BOTH) {
-			char suffix[48];
-			snprintf(suffix, sizeof(suffix),
-				 " after migrating to node %d", p.migrate_to);
-			rc = bandwidth_from_nodes(ctx, &b, &p, suffix, 0, after,
-						  &step, steps);
-			if (rc)
-				goto out;
-		}
 	}
 	sink_progress(ctx->sink, steps, steps, "done");
 out:
