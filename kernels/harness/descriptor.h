@@ -191,8 +191,10 @@ struct part {
 	 * -ECANCELED when ctx->cancel was seen, or -errno: the parts after
 	 * it are not run. */
 	int (*run)(struct run_ctx *ctx, const void *state);
-	/* Says what the part showed (notes); the first part that has a
-	 * headline writes it into head (len bytes) when head is empty. */
+	/* Says what the part showed (notes) and its share of the headline
+	 * into head (len bytes): the first part that has one writes it when
+	 * head is empty, or each adds its sentence after the last's, as the
+	 * experiment's describe() joins them. */
 	void (*describe)(const struct run_result *r, struct verdict *v,
 			 char *head, size_t len);
 };
