@@ -177,6 +177,14 @@ class Plans(unittest.TestCase):
         self.assertTrue(any(x.startswith("split: not placed") for x in plan),
                         plan)
 
+    def test_numa_replication_copies_on_nodes_with_cpus(self):
+        plan = estimate("dram_hbm_nvm", "numa_replication")
+        self.assertIn("nodes taking part: 0-1; a copy and a region on each",
+                      plan)
+        self.assertIn("threads of node 1: cpu 4 on node 1", plan)
+        self.assertIn("migration: a region on node 1, moved to node 0, "
+                      "where it is read", plan)
+
     def test_cpus_in_no_node_said(self):
         plan = estimate("node0_offline", "memory_policy")
         self.assertIn("threads may run on node 1 (cpus 0-3)", plan)

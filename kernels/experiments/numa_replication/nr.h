@@ -66,6 +66,9 @@ int nr_plan_cpus(const struct nr_params *p, const struct topo *t,
 		 struct nr_plan *pl, struct errinfo *err);
 /* The taking-part node farthest from local, or -1. */
 int nr_farthest(const struct topo *t, const struct nr_plan *pl, int local);
+/* Where a run would put its threads and memory (the plan hook). Pure. */
+void nr_plan_view(const void *params, const struct common_params *common,
+		  const struct topo *t, struct strbuf *out);
 
 /* What the parts' sentences ask of a run (plan.c). */
 int nr_summary_is(const struct run_result *r, const char *key, double want);

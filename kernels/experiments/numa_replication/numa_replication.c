@@ -358,6 +358,7 @@ const struct experiment exp_numa_replication = {
 		"all of this is local either way: the run still measures the "
 		"costs, and says what it cannot show.",
 	EXPERIMENT_PARTS(nr),
+	.plan = nr_plan_view,
 	.min_nodes = 2,
 	.check = nr_check,
 	.rules = rules,

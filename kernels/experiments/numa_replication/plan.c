@@ -17,8 +17,10 @@
 #include "node_mem.h"
 #include "numa_mem.h"
 #include "page_census.h"
+#include "plan_view.h"
 #include "rates.h"
 #include "stats.h"
+#include "strbuf.h"
 #include "team.h"
 #include "team_points.h"
 #include "workcost.h"
@@ -89,6 +91,62 @@ int nr_farthest(const struct topo *t, const struct nr_plan *pl, int local)
 		}
 	}
 	return best;
+}
+
+/*
+ * Before the run (the plan hook): the nodes taking part, where the single
+ * copy and the shared region go, each node's threads, and the region a
+ * migration moves. Pure.
+ */
+void nr_plan_view(const void *params, const struct common_params *common,
+		  const struct topo *t, struct strbuf *out)
+{
+	const struct nr_params *p = params;
+	struct nr_plan *pl = calloc(1, sizeof(*pl));
+	struct errinfo err = {0};
+	int32_t nodes[TOPO_MAX_NODES];
+	char list[256];
+	int remote;
+
+	(void)common;
+	if (!pl)
+		return;
+	nr_plan_nodes(p, t, pl);
+	if (!pl->nnodes) {
+		strbuf_addf(out,
+			    "nodes: none has memory and %lld cpus to use\n",
+			    (long long)p->threads);
+		free(pl);
+		return;
+	}
+	for (int i = 0; i < pl->nnodes; i++)
+		nodes[i] = pl->nodes[i];
+	format_int_list(nodes, pl->nnodes, list, sizeof(list));
+	strbuf_addf(out, "nodes taking part: %s; a copy and a region on each\n",
+		    list);
+	strbuf_addf(out, "one copy and the shared region: on node %d\n",
+		    pl->home);
+	if (nr_plan_cpus(p, t, pl, &err)) {
+		strbuf_addf(out, "threads: not placed: %s\n", err.msg);
+		free(pl);
+		return;
+	}
+	for (int i = 0, at = 0; i < pl->nnodes; i++, at += (int)p->threads) {
+		char what[48];
+		snprintf(what, sizeof(what), "threads of node %d",
+			 pl->nodes[i]);
+		plan_view_cpus(t, what, pl->cpus + at, (int)p->threads, out);
+	}
+	remote = nr_farthest(t, pl, pl->nodes[0]);
+	if (remote >= 0)
+		strbuf_addf(
+			out,
+			"migration: a region on node %d, moved to node %d, where it is read\n",
+			remote, pl->nodes[0]);
+	else
+		strbuf_addstr(out,
+			      "migration: needs a second node to start from\n");
+	free(pl);
 }
 
 /* --- read-only data: one copy, or local_data() --- */
