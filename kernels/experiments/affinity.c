@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "experiment.h"
 #include "numa_mem.h"
+#include "plan_view.h"
 #include "stats.h"
 #include "team.h"
 #include "team_points.h"
@@ -676,6 +677,69 @@ static void af_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)ap->size * (uint64_t)ap->threads + (64u << 20);
 }
 
+/* The cache_split pairs: two threads under one cache, then under two. */
+static void plan_cache_split(const struct topo *t, struct strbuf *out)
+{
+	int level = topo_pair_level(t), cpus[2];
+	char msg[PARAM_ERR_LEN], what[64];
+
+	if (!level) {
+		strbuf_addstr(
+			out,
+			"cache_split: not placed: no cache level has two instances with one over two allowed cpus\n");
+		return;
+	}
+	for (int mode = PAIR_SHARED; mode <= PAIR_SPLIT; mode++) {
+		snprintf(what, sizeof(what), "cache_split, %s (L%d)",
+			 mode == PAIR_SHARED ? "one cache" : "split", level);
+		if (topo_plan_pairs(t, level, mode, 1, cpus, msg, sizeof(msg)))
+			strbuf_addf(out, "%s: not placed: %s\n", what, msg);
+		else
+			plan_view_cpus(t, what, cpus, 2, out);
+	}
+}
+
+/*
+ * Before the run: the cpus the pinned modes use (spread where
+ * placement=os, as run() pins them), the unpinned threads, where each
+ * thread's data goes, and the cache_split pairs.
+ */
+static void af_plan(const void *params, const struct common_params *common,
+		    const struct topo *t, struct strbuf *out)
+{
+	const struct af_params *ap = params;
+	int32_t n = (int32_t)ap->threads;
+	struct plan_sweep p = {
+		.s = common->placement == PLACE_OS
+			     ? PLACE_SPREAD
+			     : (enum place_strategy)common->placement,
+		.cpus = common->cpus.v,
+		.ncpus = common->cpus.n};
+	static const char *const as[] = {
+		[MODE_CREATED_PINNED] =
+			"created_pinned (pinned when created), ",
+		[MODE_PINNED_AFTER] =
+			"pinned_after (pinned after its first touch), ",
+		[MODE_PROCESS_MASK] =
+			"process_mask (the creator's mask holds all of them), "};
+
+	for (int m = 0; m < MODE_UNPINNED; m++)
+		if ((ap->modes >> m) & 1) {
+			p.what = as[m];
+			plan_view_sweep(t, &p, &n, 1, out);
+		}
+	if ((ap->modes >> MODE_UNPINNED) & 1)
+		strbuf_addf(
+			out,
+			"unpinned, threads=%d: where the kernel puts them, on cpus %s\n",
+			n, t->allowed_text);
+	if (ap->modes & ~(1u << MODE_CACHE_SPLIT))
+		plan_view_first_touch(t, "each thread touches its own data",
+				      out);
+	if ((ap->modes >> MODE_CACHE_SPLIT) & 1)
+		plan_cache_split(t, out);
+}
+
 static const struct lesson lessons[] = {
 	LESSON("unpinned-moves", "A thread nobody pinned",
 	       "how many times does a thread that was not pinned change CPU while it works?",
@@ -781,6 +845,7 @@ const struct experiment exp_affinity = {
 		"mask when that is narrower). Every placement honours it; the run checks "
 		"that no thread was seen on, and no page landed on, anything outside it.",
 	EXPERIMENT_PARTS(af),
+	.plan = af_plan,
 	/* five of its six parts run on its own threads, rounds fixed; only
 	 * cache_split times through the team harness (af_estimate) */
 	.fixed_share = 5.0 / 6,

@@ -11,6 +11,7 @@
 #include "experiment.h"
 #include "mem_size.h"
 #include "numa_mem.h"
+#include "plan_view.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
@@ -683,6 +684,35 @@ static void bs_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)(2 * size * max_threads(bp));
 }
 
+/*
+ * Before the run: the cpus of each thread count under each placement
+ * (one set of lines when compact and spread agree everywhere, as run()
+ * then measures once), and where each thread's buffers go.
+ */
+static void bs_plan(const void *params, const struct common_params *common,
+		    const struct topo *t, struct strbuf *out)
+{
+	const struct bs_params *bp = params;
+	unsigned want = bp->placements;
+	struct plan_sweep p = {
+		.by_node = 1, .nodes = bp->nodes.v, .nnodes = bp->nodes.n};
+	char what[32];
+
+	(void)common;
+	if (HAS(want, BS_COMPACT) && HAS(want, BS_SPREAD) &&
+	    same_everywhere(t, bp))
+		want = 1u << BS_SAME;
+	for (int k = 0; k < 3; k++) {
+		if (!HAS(want, k))
+			continue;
+		snprintf(what, sizeof(what), "%s, ", series_of[k]);
+		p.what = what;
+		p.s = k == BS_SPREAD ? PLACE_SPREAD : PLACE_COMPACT;
+		plan_view_sweep(t, &p, bp->threads.v, bp->threads.n, out);
+	}
+	plan_view_first_touch(t, "each thread touches its own buffers", out);
+}
+
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
 	LESSON("second-reader", "A second reader",
@@ -743,6 +773,7 @@ const struct experiment exp_bandwidth_scaling = {
 		"loaded, a write the bytes stored (not the line fetch a regular store "
 		"causes: compare write with write_nt), a copy both.",
 	EXPERIMENT_PARTS(bs),
+	.plan = bs_plan,
 	.min_nodes = 2,
 	.check = bs_check,
 	.rules = rules,

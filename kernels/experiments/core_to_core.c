@@ -10,6 +10,7 @@
 #include "compare.h"
 #include "experiment.h"
 #include "pair_plan.h"
+#include "plan_view.h"
 #include "rates.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -813,6 +814,56 @@ static void c2c_estimate(const void *params, const struct common_params *common,
 	*bytes = 4096;
 }
 
+/*
+ * Before the run: the cpus of the matrix, the pairs of each relation
+ * (how many, the first one), and where each pair's line goes.
+ */
+static void c2c_plan_view(const void *params,
+			  const struct common_params *common,
+			  const struct topo *t, struct strbuf *out)
+{
+	const struct c2c_params *cp = params;
+	struct pair_plan plan;
+	struct errinfo err = {0};
+
+	(void)common;
+	if (c2c_plan(cp, t, &plan, &err)) {
+		strbuf_addf(out, "pairs: no plan: %s\n", err.msg);
+		return;
+	}
+	if (plan.ncpus < 2) {
+		strbuf_addstr(out, "pairs: none, a round trip needs 2 cpus\n");
+		pair_plan_free(&plan);
+		return;
+	}
+	plan_view_cpu_set(t, "cpus measured", plan.cpu, plan.ncpus, out);
+	strbuf_addf(out, "pairs: %ld of the %ld ordered pairs\n", plan.npairs,
+		    (long)plan.ncpus * (plan.ncpus - 1));
+	for (int c = 0; c < plan.nclasses; c++) {
+		const struct relation_class *k = &plan.cls[c];
+		char label[96];
+		long p = 0;
+
+		while (p < plan.npairs && plan.pair[p].cls != c)
+			p++;
+		class_label(k, label, sizeof(label));
+		if (p == plan.npairs)
+			strbuf_addf(out, "%s: none of %ld pairs measured\n",
+				    label, k->available);
+		else
+			strbuf_addf(
+				out,
+				"%s: %d of %ld pairs, the first cpu %d to %d\n",
+				label, k->planned, k->available, plan.pair[p].a,
+				plan.pair[p].b);
+	}
+	plan_view_first_touch(
+		t,
+		"each pair's line sits on a page of its own, which its writing cpu touches",
+		out);
+	pair_plan_free(&plan);
+}
+
 /* The classroom's question; the run takes a few seconds on 2 cores. */
 static const struct lesson lessons[] = {
 	LESSON("round-trip", "A cache line's round trip",
@@ -909,6 +960,7 @@ const struct experiment exp_core_to_core = {
 		"On a virtual machine the CPUs are threads of the host and can "
 		"be moved or paused by it, so expect noise there.",
 	EXPERIMENT_PARTS(c2c),
+	.plan = c2c_plan_view,
 	.uses_placement = 0,
 	.check = c2c_check,
 	.rules = rules,

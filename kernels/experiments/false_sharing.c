@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "contend.h"
 #include "experiment.h"
+#include "plan_view.h"
 #include "rates.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -832,6 +833,23 @@ static void fs_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)PARAM_MAX_LIST * 4096 * 2;
 }
 
+/* Before the run: the cpus of each thread count, and where the counters go. */
+static void fs_plan(const void *params, const struct common_params *common,
+		    const struct topo *t, struct strbuf *out)
+{
+	const struct fs_params *fp = params;
+	struct plan_sweep p = {.what = "",
+			       .s = (enum place_strategy)common->placement,
+			       .cpus = common->cpus.v,
+			       .ncpus = common->cpus.n};
+
+	plan_view_sweep(t, &p, fp->threads.v, fp->threads.n, out);
+	plan_view_first_touch(
+		t,
+		"a layout's counters share one page, which the thread that starts the run touches",
+		out);
+}
+
 /*
  * The classroom's questions. 200 million increments make a round of the
  * separate layout last about 60 ms on a 2-core VM (the shared one 230
@@ -920,6 +938,7 @@ const struct experiment exp_false_sharing = {
 			      "slowdown measured is a lower bound (\"at least\"); under half "
 			      "a round, none is stated.",
 	EXPERIMENT_PARTS(fs),
+	.plan = fs_plan,
 	.references = references,
 	.uses_placement = 1,
 	.check = fs_check_params,

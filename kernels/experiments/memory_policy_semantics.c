@@ -17,6 +17,7 @@
 #include "experiment.h"
 #include "numa_mem.h"
 #include "page_census.h"
+#include "plan_view.h"
 #include "stats.h"
 #include "workcost.h"
 
@@ -408,18 +409,25 @@ out:
 	return NULL;
 }
 
-static int step_get_mempolicy(struct ps_ctx *c)
+/* The nodes get_mempolicy's trial interleaves over: those with memory. */
+static int interleave_nodes(const struct topo *t, int *nodes)
 {
-	int nodes[TOPO_MAX_NODES], n = 0;
-	const struct topo *t = c->run->topo;
-	struct predict_job j = {.c = c, .nodes = nodes};
-	int rc;
+	int n = 0;
 
 	for (int i = 0; i < t->nnodes; i++)
 		if (t->node[i].mem_allowed &&
 		    (t->node[i].mem_total > 0 || t->nnodes == 1))
 			nodes[n++] = t->node[i].os;
-	j.n = n;
+	return n;
+}
+
+static int step_get_mempolicy(struct ps_ctx *c)
+{
+	int nodes[TOPO_MAX_NODES];
+	int n = interleave_nodes(c->run->topo, nodes);
+	struct predict_job j = {.c = c, .nodes = nodes, .n = n};
+	int rc;
+
 	rc = in_thread(predict_thread, &j, -1);
 	if (rc || j.rc)
 		return rc ? rc : j.rc;
@@ -648,17 +656,22 @@ out:
 	return NULL;
 }
 
+/* The first allowed cpu of node b, the preferred step's toucher; -1: none. */
+static int toucher_on(const struct topo *t, int b)
+{
+	for (int i = 0; i < t->npus; i++)
+		if (t->pu[i].allowed && t->pu[i].node == b)
+			return t->pu[i].os;
+	return -1;
+}
+
 /* MPOL_PREFERRED over a,b from a cpu of b: the article's rule says a (the
  * lowest). */
 static int step_preferred(struct ps_ctx *c)
 {
 	struct pref_job j = {.c = c};
-	const struct topo *t = c->run->topo;
-	int cpu = -1, rc;
+	int cpu = toucher_on(c->run->topo, c->b), rc;
 
-	for (int i = 0; i < t->npus && cpu < 0; i++)
-		if (t->pu[i].allowed && t->pu[i].node == c->b)
-			cpu = t->pu[i].os;
 	if (cpu < 0) {
 		key(c, STEP_PREFERRED, S_NO_CPU_ON_B, 1, "");
 		return 0;
@@ -1039,6 +1052,67 @@ static void ps_estimate(const void *params, const struct common_params *common,
 	*bytes = (uint64_t)pp->size * 3 + (8u << 20);
 }
 
+/* " (memory only)" after a node that has no cpu, "" otherwise. */
+static const char *memory_only(const struct topo *t, int node)
+{
+	int k = topo_node_index(t, node);
+
+	return k >= 0 && t->node[k].cpuless ? " (memory only)" : "";
+}
+
+/*
+ * Before the run: the two nodes, the nodes get_mempolicy interleaves
+ * over, and the cpus that touch: unpinned for every step but preferred,
+ * whose toucher is a cpu of node b.
+ */
+static void ps_plan(const void *params, const struct common_params *common,
+		    const struct topo *t, struct strbuf *out)
+{
+	const struct ps_params *pp = params;
+	int a, b, cpu, nodes[TOPO_MAX_NODES], n;
+	int32_t v[TOPO_MAX_NODES];
+	char list[256];
+
+	(void)common;
+	pick_nodes(pp, t, &a, &b);
+	if (a == b)
+		strbuf_addf(
+			out,
+			"memory: node %d only, the one node with memory this process may use: no step can send pages to another\n",
+			a);
+	else
+		strbuf_addf(out, "memory: node a %d%s, node b %d%s\n", a,
+			    memory_only(t, a), b, memory_only(t, b));
+	if (pp->steps & ~(1u << STEP_PREFERRED))
+		strbuf_addf(
+			out,
+			"threads: not pinned, where the kernel puts them, on cpus %s\n",
+			t->allowed_text);
+	if ((pp->steps >> STEP_GET_MEMPOLICY) & 1) {
+		n = interleave_nodes(t, nodes);
+		for (int i = 0; i < n; i++)
+			v[i] = nodes[i];
+		format_int_list(v, n, list, sizeof(list));
+		strbuf_addf(out, "get_mempolicy: interleave over node%s %s\n",
+			    n == 1 ? "" : "s", n ? list : "none");
+	}
+	if ((pp->steps >> STEP_MIGRATE_PAGES) & 1 && a != b)
+		strbuf_addf(
+			out,
+			"migrate_pages: a child process's pages moved from node %d to %d and back\n",
+			a, b);
+	if (!((pp->steps >> STEP_PREFERRED) & 1))
+		return;
+	cpu = toucher_on(t, b);
+	if (cpu >= 0)
+		plan_view_cpus(t, "preferred: the toucher", &cpu, 1, out);
+	else
+		strbuf_addf(
+			out,
+			"preferred: not placed: node %d has no cpu this process may use\n",
+			b);
+}
+
 static const struct lesson lessons[] = {
 	LESSON("after-touch", "A policy set after the first touch",
 	       "mbind names another node after 1,024 pages were touched: how many of them stay where they were?",
@@ -1131,6 +1205,7 @@ const struct experiment exp_memory_policy_semantics = {
 		"policy, so most trials cannot tell anything apart; the run says so "
 		"per step.",
 	EXPERIMENT_PARTS(ps),
+	.plan = ps_plan,
 	.min_nodes = 2,
 	.fixed_share = 1, /* no step times through the team harness */
 	.check = ps_check,

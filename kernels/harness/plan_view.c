@@ -74,22 +74,43 @@ void plan_view_machine(const struct topo *t, struct strbuf *out)
 			outside == 1 ? "it" : "them");
 }
 
-void plan_view_cpus(const struct topo *t, const char *what, const int *cpus,
-		    int n, struct strbuf *out)
+static int cpus_no_memory(const struct topo *t, int i)
+{
+	return runs_threads(t, i) && !topo_node_has_memory(t, t->node[i].os);
+}
+
+void plan_view_first_touch(const struct topo *t, const char *how,
+			   struct strbuf *out)
+{
+	char list[256];
+	int n = node_list(t, cpus_no_memory, list, sizeof(list));
+
+	strbuf_addf(out,
+		    "memory: not bound: %s, and a page goes to the node of the "
+		    "cpu that touches it first",
+		    how);
+	if (n)
+		strbuf_addf(out,
+			    " (node%s %s %s no memory: a first touch there "
+			    "takes the nearest node with memory)",
+			    n == 1 ? "" : "s", list, n == 1 ? "has" : "have");
+	strbuf_addch(out, '\n');
+}
+
+/* " on nodes 0-1 (2 in no NUMA node)": the nodes of the n cpus (-1: any). */
+static void cpus_where(const struct topo *t, const int *cpus, int n,
+		       struct strbuf *out)
 {
 	int32_t nodes[TOPO_MAX_NODES];
-	int nn = 0;
+	int nn = 0, nowhere = 0;
 	char list[128];
 
-	strbuf_addf(out, "%s: cpu%s", what, n == 1 ? "" : "s");
 	for (int i = 0; i < n; i++) {
 		int node = cpus[i] >= 0 ? topo_cpu_node(t, cpus[i]) : -1;
 		int seen = 0;
-		if (cpus[i] < 0) {
-			strbuf_addstr(out, " (any)");
+		if (cpus[i] < 0)
 			continue;
-		}
-		strbuf_addf(out, " %d", cpus[i]);
+		nowhere += node < 0;
 		for (int k = 0; k < nn; k++)
 			seen |= nodes[k] == node;
 		if (!seen && node >= 0 && nn < TOPO_MAX_NODES)
@@ -99,7 +120,116 @@ void plan_view_cpus(const struct topo *t, const char *what, const int *cpus,
 		format_int_list(nodes, nn, list, sizeof(list));
 		strbuf_addf(out, " on node%s %s", nn == 1 ? "" : "s", list);
 	}
+	if (nowhere)
+		strbuf_addf(out, " (%d in no NUMA node)", nowhere);
+}
+
+void plan_view_cpus(const struct topo *t, const char *what, const int *cpus,
+		    int n, struct strbuf *out)
+{
+	strbuf_addf(out, "%s: cpu%s", what, n == 1 ? "" : "s");
+	for (int i = 0; i < n; i++)
+		if (cpus[i] < 0)
+			strbuf_addstr(out, " (any)");
+		else
+			strbuf_addf(out, " %d", cpus[i]);
+	cpus_where(t, cpus, n, out);
 	strbuf_addch(out, '\n');
+}
+
+void plan_view_cpu_set(const struct topo *t, const char *what, const int *cpus,
+		       int n, struct strbuf *out)
+{
+	int32_t *v = calloc((size_t)n + 1, sizeof(*v));
+	char list[4096];
+
+	for (int i = 0; v && i < n; i++)
+		v[i] = cpus[i];
+	if (!v || format_int_list(v, n, list, sizeof(list))) {
+		free(v);
+		plan_view_cpus(t, what, cpus, n, out);
+		return;
+	}
+	free(v);
+	strbuf_addf(out, "%s: cpu%s %s", what, n == 1 ? "" : "s", list);
+	cpus_where(t, cpus, n, out);
+	strbuf_addch(out, '\n');
+}
+
+static int sweep_plan(const struct topo *t, const struct plan_sweep *p, int n,
+		      int *cpus, char *msg, size_t len)
+{
+	if (p->by_node)
+		return topo_plan_nodes(t, p->s, p->nodes, p->nnodes, n, cpus,
+				       msg, len);
+	return topo_plan(t, p->s, p->cpus, p->ncpus, n, cpus, msg, len);
+}
+
+/*
+ * The largest of the n counts that can be placed, its plan in ref;
+ * 0 when none can.
+ */
+static int sweep_reference(const struct topo *t, const struct plan_sweep *p,
+			   const int32_t *counts, int n, int *ref)
+{
+	char msg[PARAM_ERR_LEN];
+	int best = 0;
+
+	for (int i = 0; i < n; i++)
+		if (counts[i] > best &&
+		    !sweep_plan(t, p, counts[i], ref, msg, sizeof(msg)))
+			best = counts[i];
+	if (best)
+		sweep_plan(t, p, best, ref, msg, sizeof(msg));
+	return best;
+}
+
+void plan_view_sweep(const struct topo *t, const struct plan_sweep *p,
+		     const int32_t *counts, int n, struct strbuf *out)
+{
+	struct strbuf rest = STRBUF_INIT;
+	int32_t fit[PARAM_MAX_LIST];
+	int most = 0, nfit = 0, widest = 0, *ref, *one;
+	char msg[PARAM_ERR_LEN], list[256] = "", what[320];
+
+	for (int i = 0; i < n; i++)
+		most = counts[i] > most ? counts[i] : most;
+	ref = calloc((size_t)most + 1, sizeof(int));
+	one = calloc((size_t)most + 1, sizeof(int));
+	if (!ref || !one)
+		goto out;
+	int top = sweep_reference(t, p, counts, n, ref);
+	for (int i = 0; i < n; i++) {
+		int k = counts[i];
+		snprintf(what, sizeof(what), "%sthreads=%d", p->what, k);
+		if (sweep_plan(t, p, k, one, msg, sizeof(msg)))
+			strbuf_addf(&rest, "%s: not placed: %s\n", what, msg);
+		else if (k <= top &&
+			 !memcmp(one, ref, (size_t)k * sizeof(int)) &&
+			 nfit < PARAM_MAX_LIST) {
+			fit[nfit++] = k;
+			widest = k > widest ? k : widest;
+		} else
+			plan_view_cpus(t, what, one, k, &rest);
+	}
+	if (nfit)
+		format_int_list(fit, nfit, list, sizeof(list));
+	if (nfit && ref[0] < 0)
+		strbuf_addf(
+			out,
+			"%sthreads=%s: not pinned (placement=os): where the "
+			"kernel puts them, on cpus %s\n",
+			p->what, list, t->allowed_text);
+	else if (nfit) {
+		snprintf(what, sizeof(what), "%sthreads=%s%s", p->what, list,
+			 nfit > 1 ? ", each on the first of" : "");
+		plan_view_cpus(t, what, ref, widest, out);
+	}
+	strbuf_addstr(out, strbuf_str(&rest));
+out:
+	strbuf_release(&rest);
+	free(ref);
+	free(one);
 }
 
 void plan_view_cells(const struct topo *t, const int32_t *nodes, int n,

@@ -68,6 +68,19 @@ class CheckTest(unittest.TestCase):
         self.assertTrue(any(x.startswith("readers:") for x in doc["plan"]),
                         doc["plan"])
 
+    def test_the_plan_places_threads_and_memory(self):
+        # the experiment's part: its threads' cpus and where memory goes
+        status, doc, _ = self.check("false_sharing", {"threads": "1"})
+        self.assertEqual(status, 200, doc)
+        self.assertTrue(any(x.startswith("threads=1: cpu ")
+                            for x in doc["plan"]), doc["plan"])
+        self.assertTrue(any(x.startswith("memory: not bound")
+                            for x in doc["plan"]), doc["plan"])
+        status, doc, _ = self.check("core_to_core", {})
+        self.assertEqual(status, 200, doc)
+        self.assertTrue(any(x.startswith(("cpus measured: ", "pairs: none"))
+                            for x in doc["plan"]), doc["plan"])
+
     def test_nothing_is_queued(self):
         before = self.srv.json("GET", "/api/runs")[1]
         self.check("atomic_increment", {"threads": "1"})

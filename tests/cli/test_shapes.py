@@ -10,6 +10,7 @@ allowed sets, free memory unknown rather than zero, a clear refusal past
 
 import json
 import os
+import re
 import subprocess
 import unittest
 
@@ -190,6 +191,85 @@ class Plans(unittest.TestCase):
         self.assertIn("threads may run on node 1 (cpus 0-3)", plan)
         self.assertIn("2 allowed cpus in no NUMA node: a plan by node never "
                       "uses them", plan)
+
+
+
+# "...: cpus 0 4 1 5 on nodes 0-1", "cpus measured: cpus 0-15 on node 0"
+CPUS = re.compile(r": cpus? ([\d ,-]+) on nodes? ([\d,-]+)")
+
+
+def int_list(text):
+    """{0, 1, 4, 5} from "0-1,4-5"."""
+    out = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+class ExperimentPlans(unittest.TestCase):
+    """Where false_sharing, core_to_core, affinity, bandwidth_scaling and
+    memory_policy_semantics put threads and memory, before a run."""
+
+    FIVE = ("false_sharing", "core_to_core", "affinity", "bandwidth_scaling",
+            "memory_policy_semantics")
+    SHAPES = ("two_socket_smt", "memory_only_node", "cpu_only_node",
+              "one_cpu")
+
+    def test_threads_only_on_nodes_with_cpus(self):
+        for shape in self.SHAPES:
+            d = doc(shape)
+            pus = pu_nodes(d)
+            with_cpus = {n for n in pus.values() if n >= 0}
+            for name in self.FIVE:
+                with self.subTest(shape=shape, name=name):
+                    plan = estimate(shape, name)
+                    # every thread a plan places names its cpus and their
+                    # nodes: those are the cpus' own, never a cpu-less one
+                    placed = [x for x in plan if CPUS.search(x)]
+                    if name not in ("core_to_core",
+                                    "memory_policy_semantics"):
+                        self.assertTrue(placed, plan)
+                    for line in placed:
+                        m = CPUS.search(line)
+                        cpus = int_list(m.group(1).replace(" ", ","))
+                        listed = int_list(m.group(2))
+                        self.assertTrue(listed <= with_cpus, line)
+                        self.assertEqual(listed, {pus[c] for c in cpus},
+                                         line)
+                    # and says where memory goes
+                    self.assertTrue(any(x.startswith("memory") for x in plan),
+                                    plan)
+
+    def test_memory_only_node_gets_memory_not_threads(self):
+        plan = estimate("memory_only_node", "memory_policy_semantics")
+        self.assertIn("memory: node a 0, node b 1 (memory only)", plan)
+        self.assertIn("get_mempolicy: interleave over nodes 0-1", plan)
+        self.assertIn("preferred: not placed: node 1 has no cpu this "
+                      "process may use", plan)
+
+    def test_cpu_only_node_memory_said(self):
+        for name in ("false_sharing", "affinity", "bandwidth_scaling",
+                     "core_to_core"):
+            with self.subTest(name=name):
+                plan = estimate("cpu_only_node", name)
+                line = next(x for x in plan if x.startswith("memory: not"))
+                self.assertTrue(line.endswith(
+                    "(node 1 has no memory: a first touch there takes the "
+                    "nearest node with memory)"), line)
+
+    def test_sweeps_and_pairs_on_two_sockets(self):
+        plan = estimate("two_socket_smt", "bandwidth_scaling", "threads=2,4")
+        self.assertIn("compact, threads=2,4, each on the first of: cpus "
+                      "0 8 1 9 on node 0", plan)
+        self.assertIn("spread, threads=2,4, each on the first of: cpus "
+                      "0 4 1 5 on nodes 0-1", plan)
+        plan = estimate("two_socket_smt", "false_sharing", "threads=2",
+                        "placement=os")
+        self.assertIn("threads=2: not pinned (placement=os): where the "
+                      "kernel puts them, on cpus 0-15", plan)
+        plan = estimate("two_socket_smt", "core_to_core", "pairs=sample:5")
+        self.assertIn("pairs: 5 of the 240 ordered pairs", plan)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@
 
 #include <cmocka.h>
 
+#include "experiment.h"
+#include "plan_view.h"
+#include "registry.h"
+#include "strbuf.h"
 #include "topo.h"
 #include "topo_fixture.h"
 
@@ -294,6 +298,184 @@ static void test_no_package(void **state)
 	topo_free(t);
 }
 
+/* The plan `numalab estimate NAME` shows on t, with the default params. */
+static char *plan_of(const struct topo *t, const char *name)
+{
+	const struct experiment *e = experiment_find(name);
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	struct strbuf sb = STRBUF_INIT;
+	struct common_params c;
+	struct errinfo err;
+	void *params;
+	char *s;
+
+	assert_non_null(e);
+	params = calloc(1, e->params_size);
+	assert_non_null(pv);
+	assert_non_null(params);
+	assert_int_equal(experiment_parse(e, t, 0, NULL, pv, params, &c, &err),
+			 0);
+	experiment_plan_view(e, params, &c, t, &sb);
+	s = strdup(strbuf_str(&sb));
+	assert_non_null(s);
+	strbuf_release(&sb);
+	free(params);
+	free(pv);
+	return s;
+}
+
+/* Fails, naming the plan, unless one of its lines is line. */
+static void has_line(const char *name, const char *plan, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = plan; *p; p = strchr(p, '\n') + 1) {
+		if (!strncmp(p, line, n) && p[n] == '\n')
+			return;
+		if (!strchr(p, '\n'))
+			break;
+	}
+	fail_msg("%s: no line '%s' in the plan:\n%s", name, line, plan);
+}
+
+/* The five experiments whose plans the shapes below check. */
+static const char *const five[] = {"false_sharing",
+				   "core_to_core",
+				   "affinity",
+				   "bandwidth_scaling",
+				   "memory_policy_semantics",
+				   NULL};
+
+/* No line of the plan puts a cpu on node `cpuless`, which has none. */
+static void no_thread_on(const char *name, const char *plan, int cpuless)
+{
+	char bad[32];
+
+	snprintf(bad, sizeof(bad), " on node %d\n", cpuless);
+	if (strstr(plan, bad))
+		fail_msg("%s: a thread on node %d:\n%s", name, cpuless, plan);
+}
+
+/* Each (experiment, line) pair of lines is in that experiment's plan. */
+static void check_lines(const struct topo *t, const char *const *lines)
+{
+	for (int i = 0; lines[i]; i += 2) {
+		char *plan = plan_of(t, lines[i]);
+		has_line(lines[i], plan, lines[i + 1]);
+		free(plan);
+	}
+}
+
+static void test_plans_two_sockets(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/two_socket_smt.xml");
+	const char *const lines[] = {
+		"false_sharing",
+		"threads=1-4, each on the first of: cpus 0 4 1 5 on nodes 0-1",
+		"core_to_core",
+		"cpus measured: cpus 0-15 on nodes 0-1",
+		"core_to_core",
+		"other package, distance 21: 128 of 128 pairs, the first cpu 0 to 4",
+		"affinity",
+		"created_pinned (pinned when created), threads=2: cpus 0 4 on nodes 0-1",
+		"affinity",
+		"cache_split, one cache (L3): cpus 0 1 on node 0",
+		"affinity",
+		"cache_split, split (L3): cpus 0 4 on nodes 0-1",
+		"bandwidth_scaling",
+		"compact, threads=1-16, each on the first of: cpus 0 8 1 9 2 10 3 11 4 12 5 13 6 14 7 15 on nodes 0-1",
+		"bandwidth_scaling",
+		"spread, threads=1-16, each on the first of: cpus 0 4 1 5 2 6 3 7 8 12 9 13 10 14 11 15 on nodes 0-1",
+		"memory_policy_semantics",
+		"memory: node a 0, node b 1",
+		"memory_policy_semantics",
+		"preferred: the toucher: cpu 4 on node 1",
+		NULL};
+	(void)state;
+
+	check_lines(t, lines);
+	topo_free(t);
+}
+
+/* Memory may go to node 1; no thread ever does. */
+static void test_plans_memory_only_node(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/memory_only_node.xml");
+	const char *const lines[] = {
+		"false_sharing",
+		"threads=1-2, each on the first of: cpus 0 1 on node 0",
+		"core_to_core",
+		"cpus measured: cpus 0-1 on node 0",
+		"affinity",
+		"pinned_after (pinned after its first touch), threads=2: cpus 0 1 on node 0",
+		"bandwidth_scaling",
+		"compact = spread, threads=1-2, each on the first of: cpus 0 1 on node 0",
+		"memory_policy_semantics",
+		"memory: node a 0, node b 1 (memory only)",
+		"memory_policy_semantics",
+		"get_mempolicy: interleave over nodes 0-1",
+		"memory_policy_semantics",
+		"preferred: not placed: node 1 has no cpu this process may use",
+		NULL};
+	(void)state;
+
+	check_lines(t, lines);
+	for (int i = 0; five[i]; i++) {
+		char *plan = plan_of(t, five[i]);
+		has_line(five[i], plan, "memory only (never a thread): node 1");
+		no_thread_on(five[i], plan, 1);
+		assert_null(strstr(plan, "on nodes 0-1"));
+		free(plan);
+	}
+	topo_free(t);
+}
+
+/* Threads may run on node 1; its memory is the nearest node's. */
+static void test_plans_cpu_only_node(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/cpu_only_node.xml");
+	const char *const lines[] = {
+		"bandwidth_scaling",
+		"spread, threads=1-4, each on the first of: cpus 0 2 1 3 on nodes 0-1",
+		"memory_policy_semantics",
+		"memory: node 0 only, the one node with memory this process may use: no step can send pages to another",
+		NULL};
+	(void)state;
+
+	check_lines(t, lines);
+	for (int i = 0; i < 4; i++) {
+		char *plan = plan_of(t, five[i]);
+		assert_non_null(strstr(
+			plan,
+			"(node 1 has no memory: a first touch there takes the nearest node with memory)\n"));
+		free(plan);
+	}
+	topo_free(t);
+}
+
+static void test_plans_one_cpu(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/one_cpu.xml");
+	const char *const lines[] = {
+		"false_sharing",
+		"threads=1: cpu 0 on node 0",
+		"core_to_core",
+		"pairs: none, a round trip needs 2 cpus",
+		"affinity",
+		"unpinned, threads=1: where the kernel puts them, on cpus 0",
+		"affinity",
+		"cache_split: not placed: no cache level has two instances with one over two allowed cpus",
+		"bandwidth_scaling",
+		"compact = spread, threads=1: cpu 0 on node 0",
+		"memory_policy_semantics",
+		"preferred: the toucher: cpu 0 on node 0",
+		NULL};
+	(void)state;
+
+	check_lines(t, lines);
+	topo_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +494,10 @@ int main(void)
 		cmocka_unit_test(test_1024_pus),
 		cmocka_unit_test(test_one_cpu),
 		cmocka_unit_test(test_no_package),
+		cmocka_unit_test(test_plans_two_sockets),
+		cmocka_unit_test(test_plans_memory_only_node),
+		cmocka_unit_test(test_plans_cpu_only_node),
+		cmocka_unit_test(test_plans_one_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
