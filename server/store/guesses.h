@@ -10,7 +10,7 @@
 #include "store.h"
 
 /* The most guesses one question (and so one run) keeps. */
-#define GUESSES_MAX 500
+#define GUESSES_MAX 1024
 /* A guess is a finite number with 0 < value < GUESS_VALUE_MAX. */
 #define GUESS_VALUE_MAX 1e9
 
