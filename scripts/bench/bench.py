@@ -15,7 +15,7 @@ counterpart does not exist here (no AVX-512, one node) says why and is not
 a failure.
 
 usage: bench.py --build DIR --out DIR [SECTION ...]
-sections: bandwidth overhead latency chase throughput fanout c2c scale estimate (default: all)
+sections: bandwidth overhead latency chase throughput fanout phones c2c scale estimate (default: all)
 environment: BENCH_QUICK (1: fewer rows, smaller sizes, fewer pairs, under
 2 minutes), BENCH_MIN_PAIRS, BENCH_MAX_PAIRS, BENCH_BUDGET_<SECTION> (s),
 BENCH_WRK_SECONDS (2), BENCH_LATENCY_SAMPLES (6000), BENCH_FANOUT
@@ -45,7 +45,8 @@ from common import Failure, Unavailable, summary, ratios, sh  # noqa: E402
 from common import MIN_PAIRS, MAX_PAIRS  # noqa: E402
 
 NOISY = 1.3
-SECTIONS = ["bandwidth", "overhead", "latency", "chase", "throughput", "fanout", "c2c", "scale", "estimate"]
+SECTIONS = ["bandwidth", "overhead", "latency", "chase", "throughput", "fanout", "phones", "c2c",
+            "scale", "estimate"]
 TITLES = {
     "bandwidth": "1 bandwidth: A = numalab's kernels (bw_kernel through bw_measure), B = likwid-bench; GB/s",
     "overhead": "2 harness overhead: the kernel's own figure through the CLI and the server (A) vs the kernel alone (B)",
@@ -53,6 +54,7 @@ TITLES = {
     "chase": "3b pointer chase: numalab memory_latency (A) vs a multichase-style chase in tests/bench (B); ns per load",
     "throughput": "4 server throughput: wrk on numalab (A) vs the smallest libmicrohttpd server with the same body (B); requests/s",
     "fanout": "5 fan-out: one run streamed to N SSE subscribers (A) vs the same run with none (B)",
+    "phones": "5b a class of phones: each following the class and guessing once during the run (A) vs no phone (B)",
     "c2c": "6 core-to-core round trip: numalab core_to_core (A) vs TSC ping-pong in tests/bench (B); ns",
     "scale": "7 time to answer on machines we do not have: the plans' pair (cell) counts times one pair (cell) timed here; s",
     "estimate": "8 run-time estimate from this machine's rates (A) over the run's wall time through the CLI (B); goal 0.5-2x",

@@ -42,7 +42,12 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn,
 		*con_cls = &fixed;
 		return MHD_YES;
 	}
-	*upload_data_size = 0;
+	/* a body (the phones' guesses) is read and dropped; the answer goes
+	 * once all of it is in */
+	if (*upload_data_size) {
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
 	return MHD_queue_response(conn, MHD_HTTP_OK, fixed);
 }
 
