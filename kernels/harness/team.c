@@ -10,11 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
-#include "stats.h"
+#include "clock.h"
 
 /* A sense-reversing barrier that spins: for team_job.spin */
 struct spin_barrier {
@@ -22,31 +19,6 @@ struct spin_barrier {
 	atomic_uint gen;
 	unsigned n;
 };
-
-/*
- * One thread's marks in the round under way (team_mark), in lines of its
- * own: the threads write them while they contend for other lines.
- */
-struct stamp_log {
-	_Alignas(128) struct team_stamp *v;
-	int n, cap;
-	double slot;		   /* seconds between cpu clock reads */
-	double rate;		   /* tick()s a second */
-	uint64_t next;		   /* tick() of the next read */
-	double work;		   /* the last work marked */
-	double (*cpu_clock)(void); /* the thread's, or the process's */
-};
-
-/*
- * The marks a marked log holds before every other one is dropped: a
- * round of 0.5 s in slots of 136 us, and for a large team no more than
- * STAMP_TEAM_BYTES in all (at least STAMP_LEAST a thread).
- */
-#define STAMP_CAP 4096
-#define STAMP_LEAST 256
-#define STAMP_TEAM_BYTES (16u << 20)
-
-static _Thread_local struct stamp_log *tl_log;
 
 struct team {
 	const struct team_job *job;
@@ -87,257 +59,6 @@ struct team {
  * adds under 0.1%; a round that short is rarely preempted anyway.
  */
 #define CPU_CLOCK_ROUNDS 1000
-
-/*
- * What one read of the cpu clock costs here, measured once: the least of
- * a few reads, so that a read the scheduler interrupted does not count.
- */
-static double cpu_clock_cost(void)
-{
-	static _Atomic double cost;
-	double c = atomic_load_explicit(&cost, memory_order_relaxed);
-
-	if (c > 0)
-		return c;
-	c = INFINITY;
-	for (int i = 0; i < 32; i++) {
-		double t0 = clock_now();
-		(void)clock_thread_cpu();
-		c = fmin(c, clock_now() - t0);
-	}
-	c = c > 0 ? c : 1e-9;
-	atomic_store_explicit(&cost, c, memory_order_relaxed);
-	return c;
-}
-
-/*
- * Appends a mark; a full log keeps every other mark (the first, at the
- * body's start, among them) and cuts slots twice as long from then on.
- */
-static void log_put(struct stamp_log *l, double t, double work, double cpu)
-{
-	if (l->n == l->cap) {
-		int k = 0;
-		for (int i = 0; i < l->n; i += 2)
-			l->v[k++] = l->v[i];
-		l->n = k;
-		l->slot *= 2;
-	}
-	l->v[l->n++] = (struct team_stamp){.t = t, .work = work, .cpu = cpu};
-}
-
-/*
- * A cheap clock that says when a slot is over: the time stamp counter
- * where there is one, read without a fence. clock_now() goes through the
- * vDSO, which fences before it reads the counter: with a mark every 8 MiB
- * (every 50 us) it made an L2-sized AVX-512 write loop 13% slower (173
- * and 179 GB/s against 199 and 204 without marks, 12 runs each in turns
- * of tests/bench/bw_alone write 1 131072), where this costs 2% (196 and
- * 200). What is recorded comes from clock_now(); a counter that drifts
- * only makes slots longer or shorter.
- */
-static inline uint64_t tick(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	return __rdtsc();
-#else
-	return (uint64_t)(clock_now() * 1e9);
-#endif
-}
-
-/* Ticks a second, measured once over a millisecond. */
-static double ticks_per_second(void)
-{
-	static _Atomic double rate;
-	double r = atomic_load_explicit(&rate, memory_order_relaxed), t0;
-	uint64_t k0;
-
-	if (r > 0)
-		return r;
-	t0 = clock_now();
-	k0 = tick();
-	while (clock_now() - t0 < 1e-3)
-		;
-	r = (double)(tick() - k0) / (clock_now() - t0);
-	r = r > 0 ? r : 1e9;
-	atomic_store_explicit(&rate, r, memory_order_relaxed);
-	return r;
-}
-
-void team_mark(double work)
-{
-	struct stamp_log *l = tl_log;
-	double cpu;
-
-	if (!l)
-		return;
-	l->work = work;
-	if (tick() < l->next)
-		return;
-	cpu = l->cpu_clock();
-	log_put(l, clock_now(), work, cpu);
-	l->next = tick() + (uint64_t)(l->slot * l->rate);
-}
-
-/* Starts thread tid's log for a round: its first mark is the body's start. */
-static void log_start(struct stamp_log *l, double slot)
-{
-	double cpu = l->cpu_clock();
-
-	l->n = 0;
-	l->work = 0;
-	l->slot = slot;
-	log_put(l, clock_now(), 0, cpu);
-	l->next = tick() + (uint64_t)(l->slot * l->rate);
-	tl_log = l;
-}
-
-/* Ends it: the last mark is the body's end, with the last work marked. */
-static void log_end(struct stamp_log *l)
-{
-	double cpu = l->cpu_clock();
-
-	tl_log = NULL;
-	log_put(l, clock_now(), l->work, cpu);
-}
-
-/* An interval of time, [a, b). */
-struct span_iv {
-	double a, b;
-};
-
-/*
- * The slots of one thread's marks it spent on the cpu, joined where they
- * meet, into out; returns how many. The slot after one off the cpu is
- * left out too: the thread starts it refilling the caches and TLB that
- * whatever ran meanwhile took, at a pace that is neither alone nor with
- * its partners.
- */
-static int on_cpu(const struct team_stamp *s, int n, struct span_iv *out)
-{
-	int k = 0, was_off = 0;
-
-	for (int i = 1; i < n; i++) {
-		double w = s[i].t - s[i - 1].t, c = s[i].cpu - s[i - 1].cpu;
-		int off = !(w > 0) || c < TEAM_SLOT_ON_CPU * w;
-		int skip = off || was_off;
-		was_off = off;
-		if (skip)
-			continue;
-		if (k && out[k - 1].b >= s[i - 1].t)
-			out[k - 1].b = s[i].t;
-		else
-			out[k++] = (struct span_iv){s[i - 1].t, s[i].t};
-	}
-	return k;
-}
-
-/* The times in both sorted lists x and y, into out (nx + ny at most). */
-static int intersect(const struct span_iv *x, int nx, const struct span_iv *y,
-		     int ny, struct span_iv *out)
-{
-	int i = 0, j = 0, k = 0;
-
-	while (i < nx && j < ny) {
-		double a = fmax(x[i].a, y[j].a), b = fmin(x[i].b, y[j].b);
-		if (a < b)
-			out[k++] = (struct span_iv){a, b};
-		if (x[i].b < y[j].b)
-			i++;
-		else
-			j++;
-	}
-	return k;
-}
-
-/*
- * One thread's pace inside the sorted stretches c: the work over the
- * time of its slots that lie wholly inside one. A slot that straddles a
- * stretch's edge is left out, not cut: part of it ran while a partner
- * was off its cpu, at the uncontended pace, and its work cannot be
- * told apart. Into *work and *time (both 0 when no slot fits); returns
- * the work of the slots that straddle, in proportion to their time
- * inside (a slot's work taken as spread evenly), for a thread none of
- * whose slots fits whole.
- */
-static double pace_inside(const struct team_stamp *s, int n,
-			  const struct span_iv *c, int nc, double *work,
-			  double *time)
-{
-	double cut = 0;
-	int j = 0;
-
-	*work = *time = 0;
-	for (int i = 1; i < n && j < nc; i++) {
-		double a = s[i - 1].t, b = s[i].t,
-		       d = s[i].work - s[i - 1].work, inside = 0;
-		if (!(b > a))
-			continue;
-		while (j < nc && c[j].b <= a)
-			j++;
-		if (j < nc && c[j].a <= a && c[j].b >= b) {
-			*work += d > 0 ? d : 0;
-			*time += b - a;
-			continue;
-		}
-		for (int k = j; k < nc && c[k].a < b; k++)
-			inside += fmin(b, c[k].b) - fmax(a, c[k].a);
-		if (d > 0)
-			cut += d * inside / (b - a);
-	}
-	return cut;
-}
-
-int team_corun(const struct team_stamp *const *stamp, const int *nstamp, int n,
-	       struct team_corun *out)
-{
-	struct span_iv *cur = NULL, *one = NULL, *next = NULL;
-	double first = INFINITY, last = -INFINITY;
-	int total = 0, most = 0, nc = 0;
-
-	memset(out, 0, sizeof(*out));
-	for (int i = 0; i < n; i++) {
-		total += nstamp[i];
-		most = nstamp[i] > most ? nstamp[i] : most;
-		if (nstamp[i] < 1)
-			continue;
-		first = fmin(first, stamp[i][0].t);
-		last = fmax(last, stamp[i][nstamp[i] - 1].t);
-	}
-	out->span = last > first ? last - first : 0;
-	if (n < 1 || total < 2)
-		return 0;
-	cur = calloc((size_t)total, sizeof(*cur));
-	next = calloc((size_t)total, sizeof(*next));
-	one = calloc((size_t)most + 1, sizeof(*one));
-	if (!cur || !next || !one) {
-		free(cur);
-		free(next);
-		free(one);
-		return -ENOMEM;
-	}
-	nc = on_cpu(stamp[0], nstamp[0], cur);
-	for (int i = 1; i < n && nc; i++) {
-		struct span_iv *t;
-		int k = on_cpu(stamp[i], nstamp[i], one);
-		nc = intersect(cur, nc, one, k, next);
-		t = cur;
-		cur = next;
-		next = t;
-	}
-	for (int k = 0; k < nc; k++)
-		out->length += cur[k].b - cur[k].a;
-	/* each thread's pace from its whole slots, over all the stretches */
-	for (int i = 0; i < n && nc; i++) {
-		double w, t,
-			cut = pace_inside(stamp[i], nstamp[i], cur, nc, &w, &t);
-		out->work += t > 0 ? w / t * out->length : cut;
-	}
-	free(cur);
-	free(next);
-	free(one);
-	return 0;
-}
 
 /* Each thread's own span array, in lines of its own: no false sharing. */
 #define SPAN_ALIGN 128
@@ -576,8 +297,8 @@ static void round_end(struct team *tm, int r, double seconds)
 		tm->stop = 1;
 	else if (tm->arms > 1)
 		job->arm_of[r + 1] = next_arm(tm, r + 1);
-	tm->cpu_clock =
-		tm->adapt && seconds >= CPU_CLOCK_ROUNDS * cpu_clock_cost();
+	tm->cpu_clock = tm->adapt &&
+			seconds >= CPU_CLOCK_ROUNDS * team_cpu_clock_cost();
 	/* seen by all after the next barrier */
 	if (job->cancel && *job->cancel)
 		tm->stop = tm->cancelled = 1;
@@ -611,14 +332,14 @@ static void *member_main(void *arg)
 		if (cpu)
 			c0 = cpu_now();
 		if (tm->logs)
-			log_start(&tm->logs[tid], tm->slot);
+			stamp_log_start(&tm->logs[tid], tm->slot);
 		if (tid == 0)
 			t0 = clock_now();
 		span->start = clock_now();
 		job->body(job->arg, tid, r);
 		span->end = clock_now();
 		if (tm->logs)
-			log_end(&tm->logs[tid]);
+			stamp_log_end(&tm->logs[tid]);
 		span->cpu = cpu ? cpu_now() - c0 : -1;
 		team_wait(tm);
 		if (tid == 0)
@@ -627,259 +348,149 @@ static void *member_main(void *arg)
 	return NULL;
 }
 
-/* A log per thread for a job with work, and the slot its marks start at. */
-static int logs_alloc(struct team *tm, int n)
+/*
+ * The team's shape from job: its arms, warmup and least rounds, whether
+ * two threads share a cpu, and how many rounds it may run (capacity)
+ * and keep (*kept). -EINVAL for a job that cannot run.
+ */
+static int team_plan(struct team *tm, const struct team_job *job, int *kept)
 {
-	size_t cap = STAMP_TEAM_BYTES / sizeof(struct team_stamp) / (size_t)n;
+	const struct adapt_point *a = job->adapt;
+	int n = job->nthreads;
 
-	cap = cap > STAMP_CAP	  ? STAMP_CAP
-	      : cap < STAMP_LEAST ? STAMP_LEAST
-				  : cap;
-	tm->slot = fmin(fmax(TEAM_SLOT_CLOCKS * cpu_clock_cost(), 50e-6), 5e-3);
-	tm->logs = aligned_alloc(_Alignof(struct stamp_log),
-				 (size_t)n * sizeof(*tm->logs));
-	if (!tm->logs)
+	tm->arms = job->arms > 1 ? 2 : 1;
+	tm->warmup = job->warmup * tm->arms;
+	tm->least = job->repeat * tm->arms;
+	if (n < 1 || job->repeat < 1 || job->warmup < 0 || job->arms > 2 ||
+	    (job->rounds_most && job->rounds_most < tm->warmup + tm->least) ||
+	    (tm->arms > 1 && (!job->arm_of || !job->rounds_most)))
+		return -EINVAL;
+	*kept = (a && a->most > job->repeat ? a->most : job->repeat) * tm->arms;
+	for (int i = 0; job->cpus && i < n; i++)
+		for (int k = 0; k < i; k++)
+			if (job->cpus[i] >= 0 && job->cpus[i] == job->cpus[k])
+				tm->crowded = 1;
+	tm->capacity = tm->warmup + *kept + (a ? a->redo_most : 0);
+	if (job->rounds_most && tm->capacity > job->rounds_most)
+		tm->capacity = job->rounds_most;
+	if (tm->arms > 1)
+		job->arm_of[0] = next_arm(tm, 0);
+	return 0;
+}
+
+/* The team's arrays and res's for kept rounds: 0 or -ENOMEM. */
+static int team_alloc(struct team *tm, int n, int kept)
+{
+	struct team_result *res = tm->res;
+
+	if (tm->arms > 1 &&
+	    !(tm->ratios = calloc((size_t)kept / 2 + 1, sizeof(double))))
 		return -ENOMEM;
-	memset(tm->logs, 0, (size_t)n * sizeof(*tm->logs));
+	tm->span = calloc((size_t)n, sizeof(*tm->span));
+	tm->observed = calloc((size_t)n, sizeof(int));
+	if (!tm->span || !tm->observed || team_result_alloc(res, n, kept))
+		return -ENOMEM;
+	if (tm->job->work > 0 &&
+	    !(tm->logs =
+		      stamp_logs_alloc(n, tm->job->process_clock, &tm->slot)))
+		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
-		tm->logs[i].cap = (int)cap;
-		tm->logs[i].rate = ticks_per_second();
-		tm->logs[i].cpu_clock = tm->job->process_clock
-						? clock_process_cpu
-						: clock_thread_cpu;
-		tm->logs[i].v = calloc(cap, sizeof(struct team_stamp));
-		if (!tm->logs[i].v)
+		size_t bytes = (size_t)tm->capacity * sizeof(struct team_span);
+		bytes = (bytes + SPAN_ALIGN - 1) / SPAN_ALIGN * SPAN_ALIGN;
+		tm->span[i] = aligned_alloc(SPAN_ALIGN, bytes);
+		if (!tm->span[i])
 			return -ENOMEM;
+		memset(tm->span[i], 0, bytes);
 	}
 	return 0;
 }
 
-static void logs_free(struct team *tm, int n)
+/*
+ * Starts the n members, each pinned from its first instruction where
+ * job->cpus says (first touch lands on its node), lets them through the
+ * gate once all are there (none when one could not start), and joins
+ * them. Returns 0, or the -errno of a thread that could not start.
+ */
+static int team_members(struct team *tm, int n)
 {
-	for (int i = 0; tm->logs && i < n; i++)
-		free(tm->logs[i].v);
-	free(tm->logs);
-	tm->logs = NULL;
-}
+	const struct team_job *job = tm->job;
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	struct member *mem = calloc((size_t)n, sizeof(*mem));
+	int started = 0, rc = 0;
 
-int team_run(const struct team_job *job, const struct topo *t,
-	     struct team_result *res)
-{
-	const struct adapt_point *a = job->adapt;
-	/* the first round reads the cpu clock: none before it says how long
-	 * a round is */
-	struct team tm = {.job = job,
-			  .res = res,
-			  .adapt = a != NULL,
-			  .cpu_clock = a != NULL};
-	pthread_t *th = NULL;
-	struct member *mem = NULL;
-	int n = job->nthreads, started = 0, rc = 0, kept;
-
-	memset(res, 0, sizeof(*res));
-	tm.arms = job->arms > 1 ? 2 : 1;
-	tm.warmup = job->warmup * tm.arms;
-	tm.least = job->repeat * tm.arms;
-	if (n < 1 || job->repeat < 1 || job->warmup < 0 || job->arms > 2 ||
-	    (job->rounds_most && job->rounds_most < tm.warmup + tm.least) ||
-	    (tm.arms > 1 && (!job->arm_of || !job->rounds_most)))
-		return -EINVAL;
-	kept = (a && a->most > job->repeat ? a->most : job->repeat) * tm.arms;
-	for (int i = 0; job->cpus && i < n; i++)
-		for (int k = 0; k < i; k++)
-			if (job->cpus[i] >= 0 && job->cpus[i] == job->cpus[k])
-				tm.crowded = 1;
-	tm.capacity = tm.warmup + kept + (a ? a->redo_most : 0);
-	if (job->rounds_most && tm.capacity > job->rounds_most)
-		tm.capacity = job->rounds_most;
-	if (tm.arms > 1) {
-		job->arm_of[0] = next_arm(&tm, 0);
-		tm.ratios = calloc((size_t)kept / 2 + 1, sizeof(double));
-		if (!tm.ratios) {
-			rc = -ENOMEM;
-			goto out;
-		}
+	if (!th || !mem || pthread_barrier_init(&tm->bar, NULL, (unsigned)n)) {
+		free(th);
+		free(mem);
+		return -ENOMEM;
 	}
-	th = calloc((size_t)n, sizeof(*th));
-	mem = calloc((size_t)n, sizeof(*mem));
-	tm.span = calloc((size_t)n, sizeof(*tm.span));
-	tm.observed = calloc((size_t)n, sizeof(int));
-	res->place = calloc((size_t)n, sizeof(*res->place));
-	res->seconds = calloc((size_t)kept, sizeof(double));
-	res->overlap = calloc((size_t)kept, sizeof(double));
-	res->corun = calloc((size_t)kept, sizeof(double));
-	res->wall = calloc((size_t)kept, sizeof(double));
-	res->round = calloc((size_t)kept, sizeof(int));
-	res->arm = calloc((size_t)kept, sizeof(int));
-	if (!th || !mem || !tm.span || !tm.observed || !res->place ||
-	    !res->seconds || !res->overlap || !res->corun || !res->wall ||
-	    !res->round || !res->arm) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (job->work > 0) {
-		rc = logs_alloc(&tm, n);
-		if (rc)
-			goto out;
-	}
-	for (int i = 0; i < n; i++) {
-		size_t bytes = (size_t)tm.capacity * sizeof(struct team_span);
-		bytes = (bytes + SPAN_ALIGN - 1) / SPAN_ALIGN * SPAN_ALIGN;
-		tm.span[i] = aligned_alloc(SPAN_ALIGN, bytes);
-		if (!tm.span[i]) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		memset(tm.span[i], 0, bytes);
-	}
-	if (pthread_barrier_init(&tm.bar, NULL, (unsigned)n)) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	tm.sbar.n = (unsigned)n;
-	pthread_mutex_init(&tm.gate_lock, NULL);
-	pthread_cond_init(&tm.gate_cond, NULL);
-	for (int i = 0; i < n; i++) {
+	tm->sbar.n = (unsigned)n;
+	pthread_mutex_init(&tm->gate_lock, NULL);
+	pthread_cond_init(&tm->gate_cond, NULL);
+	for (int i = 0; i < n && !rc; i++) {
 		pthread_attr_t attr;
 		cpu_set_t set;
 
 		pthread_attr_init(&attr);
 		if (job->cpus && job->cpus[i] >= 0) {
-			/* pinned from the first instruction: first touch lands
-			 * on its node */
 			CPU_ZERO(&set);
 			CPU_SET(job->cpus[i], &set);
 			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 		}
-		mem[i].team = &tm;
-		mem[i].tid = i;
-		int e = pthread_create(&th[i], &attr, member_main, &mem[i]);
+		mem[i] = (struct member){.team = tm, .tid = i};
+		rc = -pthread_create(&th[i], &attr, member_main, &mem[i]);
 		pthread_attr_destroy(&attr);
-		if (e) {
-			rc = -e;
-			break;
-		}
-		started++;
+		started += !rc;
 	}
 	/* the barrier counts n threads: if one is missing, none may start */
-	pthread_mutex_lock(&tm.gate_lock);
-	tm.gate = started == n ? 1 : -1;
-	pthread_cond_broadcast(&tm.gate_cond);
-	pthread_mutex_unlock(&tm.gate_lock);
+	pthread_mutex_lock(&tm->gate_lock);
+	tm->gate = started == n ? 1 : -1;
+	pthread_cond_broadcast(&tm->gate_cond);
+	pthread_mutex_unlock(&tm->gate_lock);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
-	pthread_barrier_destroy(&tm.bar);
-	pthread_mutex_destroy(&tm.gate_lock);
-	pthread_cond_destroy(&tm.gate_cond);
-	if (rc)
-		goto out;
-	res->nthreads = n;
-	for (int i = 0; i < n; i++)
-		team_describe(t, i, job->cpus ? job->cpus[i] : -1,
-			      tm.observed[i], &res->place[i]);
-	if (tm.cancelled) {
-		rc = -ECANCELED;
-		goto out;
-	}
-	res->check_rc = job->check ? job->check(job->arg) : 0;
-out:
+	pthread_barrier_destroy(&tm->bar);
+	pthread_mutex_destroy(&tm->gate_lock);
+	pthread_cond_destroy(&tm->gate_cond);
 	free(th);
 	free(mem);
+	return rc;
+}
+
+int team_run(const struct team_job *job, const struct topo *t,
+	     struct team_result *res)
+{
+	/* the first round reads the cpu clock: none before it says how long
+	 * a round is */
+	struct team tm = {.job = job,
+			  .res = res,
+			  .adapt = job->adapt != NULL,
+			  .cpu_clock = job->adapt != NULL};
+	int n = job->nthreads, rc, kept;
+
+	memset(res, 0, sizeof(*res));
+	rc = team_plan(&tm, job, &kept);
+	if (rc)
+		return rc;
+	rc = team_alloc(&tm, n, kept);
+	if (!rc)
+		rc = team_members(&tm, n);
+	if (!rc) {
+		res->nthreads = n;
+		for (int i = 0; i < n; i++)
+			team_describe(t, i, job->cpus ? job->cpus[i] : -1,
+				      tm.observed[i], &res->place[i]);
+		if (tm.cancelled)
+			rc = -ECANCELED;
+		else
+			res->check_rc = job->check ? job->check(job->arg) : 0;
+	}
 	for (int i = 0; tm.span && i < n; i++)
 		free(tm.span[i]);
 	free(tm.span);
 	free(tm.observed);
 	free(tm.ratios);
-	logs_free(&tm, n);
-	if (rc && rc != -ECANCELED) {
+	stamp_logs_free(tm.logs, n);
+	if (rc && rc != -ECANCELED)
 		team_result_free(res);
-	}
 	return rc;
-}
-
-void team_result_free(struct team_result *res)
-{
-	free(res->place);
-	free(res->seconds);
-	free(res->overlap);
-	free(res->corun);
-	res->corun = NULL;
-	free(res->wall);
-	res->wall = NULL;
-	free(res->round);
-	free(res->arm);
-	res->round = NULL;
-	res->arm = NULL;
-	res->place = NULL;
-	res->seconds = NULL;
-	res->overlap = NULL;
-}
-
-double team_overlap_median(const struct team_result *res)
-{
-	if (!res->overlap || res->rounds < 1)
-		return 1;
-	return stats_median(res->overlap, res->rounds);
-}
-
-double team_corun_median(const struct team_result *res)
-{
-	if (!res->corun || res->rounds < 1)
-		return 1;
-	return stats_median(res->corun, res->rounds);
-}
-
-int team_result_arm(const struct team_result *res, int arm,
-		    struct team_result *out)
-{
-	int n = res->rounds > 0 ? res->rounds : 1;
-
-	memset(out, 0, sizeof(*out));
-	out->nthreads = res->nthreads;
-	out->redone_apart = res->redone_apart;
-	out->redone_preempted = res->redone_preempted;
-	out->stretched = res->stretched;
-	out->check_rc = res->check_rc;
-	out->place = calloc((size_t)(res->nthreads > 0 ? res->nthreads : 1),
-			    sizeof(*out->place));
-	out->seconds = calloc((size_t)n, sizeof(double));
-	out->overlap = calloc((size_t)n, sizeof(double));
-	out->corun = calloc((size_t)n, sizeof(double));
-	out->wall = calloc((size_t)n, sizeof(double));
-	out->round = calloc((size_t)n, sizeof(int));
-	out->arm = calloc((size_t)n, sizeof(int));
-	if (!out->place || !out->seconds || !out->overlap || !out->corun ||
-	    !out->wall || !out->round || !out->arm) {
-		team_result_free(out);
-		return -ENOMEM;
-	}
-	if (res->nthreads > 0)
-		memcpy(out->place, res->place,
-		       sizeof(*out->place) * (size_t)res->nthreads);
-	for (int r = 0; r < res->rounds; r++) {
-		if ((res->arm ? res->arm[r] : 0) != arm)
-			continue;
-		out->seconds[out->rounds] = res->seconds[r];
-		out->overlap[out->rounds] = res->overlap[r];
-		out->corun[out->rounds] = res->corun ? res->corun[r] : 1;
-		out->wall[out->rounds] = res->wall ? res->wall[r] : 0;
-		out->round[out->rounds] = res->round[r];
-		out->arm[out->rounds++] = arm;
-	}
-	return 0;
-}
-
-int team_result_ratios(const struct team_result *res, double *ratio)
-{
-	int n = 0;
-
-	for (int r = 0; res->arm && r + 1 < res->rounds; r += 2) {
-		int a0 = res->arm[r] == 0 ? r : r + 1, a1 = a0 == r ? r + 1 : r;
-		if (res->arm[a0] != 0 || res->arm[a1] != 1)
-			continue; /* not a pair: both on one arm */
-		ratio[n++] = res->seconds[a1] > 0
-				     ? res->seconds[a0] / res->seconds[a1]
-				     : 0;
-	}
-	return n;
 }

@@ -6,6 +6,7 @@
 
 #include "adapt.h"
 #include "sink.h"
+#include "team_marks.h"
 #include "topo.h"
 
 /*
@@ -131,6 +132,9 @@ struct team_result {
 int team_run(const struct team_job *job, const struct topo *t,
 	     struct team_result *res);
 void team_result_free(struct team_result *res);
+/* res's arrays for nthreads places and rounds rounds, zeroed: 0, or
+ * -ENOMEM with res's arrays freed. */
+int team_result_alloc(struct team_result *res, int nthreads, int rounds);
 
 /*
  * The rounds of one arm of res, in order, as a result of their own in
@@ -169,33 +173,6 @@ double team_overlap_median(const struct team_result *res);
 
 /* The median of res->corun (1 when no round completed). */
 double team_corun_median(const struct team_result *res);
-
-/*
- * Called by a body with team_job.work every few tens of microseconds or
- * more (every few thousand of its operations): the work this thread has
- * done so far this round, in the job's units (0 from a thread whose work
- * is not the round's, such as a partner that only keeps a line busy).
- * Marks change what the loop does: one every 1-5 us made false
- * sharing's shared line 20-30% slower, one every 6 us an L2-sized write
- * loop 18% slower, so bodies mark every 20-200 us. Once a slot of
- * TEAM_SLOT_CLOCKS reads of the cpu clock's cost is over, a mark notes
- * the wall clock, the work and the thread's cpu time. Does nothing
- * outside a team with work.
- */
-void team_mark(double work);
-
-/* One mark: when, the thread's work so far, and its cpu time then. */
-struct team_stamp {
-	double t, work, cpu;
-};
-
-/* A slot is this many times as long as a read of the cpu clock. */
-#define TEAM_SLOT_CLOCKS 100
-/*
- * A slot is on the cpu when the thread ran for this share of its wall
- * time: a partner off its cpu for the rest let the others run alone.
- */
-#define TEAM_SLOT_ON_CPU 0.97
 
 /*
  * A round's stretches are long enough to time when they hold this many
