@@ -2,9 +2,15 @@
 import { h } from './dom.js';
 import { bytes } from './format.js';
 import { isPageCount } from './rundoc.js';
+import { FONT, NS, distanceLayout, drawDistances, el, textWidth } from './topology-svg.js';
 
-const NS = 'http://www.w3.org/2000/svg';
 const FOLD_OVER = 4; // more identical children than this are folded, first and last kept (lstopo's factorize)
+// How far repeats fold, least first, while the whole does not fit at 16 px: lstopo's factorize (over:
+// runs longer than it folded, first and last kept); then repeated packages (or the machine's other
+// repeated parts) behind the first (top: 1); then every run over 2 inside them; then every repeat
+// behind its first. A core's two PUs (SMT2) stay drawn.
+const FOLDS = [{ over: FOLD_OVER, top: FOLD_OVER }, { over: FOLD_OVER, top: 1 }, { over: 2, top: 1 }, { over: 1, top: 1 }];
+const UNFOLDED = { over: Infinity, top: Infinity };
 const WRAP = 1180; // a row of children wraps past this width, until the picture knows the width it has
 // the smallest text drawn is 11 units: at 16/11 CSS px a unit it reads at 16 px, on a projector from the back row
 export const MIN_SCALE = 16 / 11;
@@ -12,11 +18,8 @@ const MAX_SCALE = 2.4;
 const PAD = 5;
 const GAP = 5;
 const HEAD = 20; // a caption bar: package, node, cache, core
-const PU_W = 64;
+const PU_W = 64; // at most: as wide as the machine's longest PU caption needs
 const PU_H = 46;
-const FONT = 'DejaVu Sans, Liberation Sans, Arial, sans-serif';
-const DIST_TITLE = 'NUMA distances';
-const DIST_KEY = '10 = local; higher is farther';
 
 // lstopo's colours, a little darker so that they hold up under a projector
 const LOOK = {
@@ -32,13 +35,6 @@ const LOOK = {
 };
 
 const LEVELS = ['package', 'node', 'l3', 'l2', 'l1', 'core'];
-
-function el(tag, attrs, ...kids) {
-  const e = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) e.setAttribute(k, String(v));
-  for (const k of kids.flat()) if (k) e.append(k instanceof Node ? k : document.createTextNode(String(k)));
-  return e;
-}
 
 // The levels in the order they nest on this machine: fewer groups sit higher (a node spanning
 // two packages goes above them, two nodes in a package below it); a level nobody has is left out.
@@ -105,8 +101,7 @@ function caption(g, topo, pages = null) {
     case 'node': {
       const n = nodes.find((x) => x.os === g.id) || {};
       const what = [n.mem_total ? bytes(n.mem_total) : '', n.kind || ''].filter(Boolean).join(' ');
-      const cache = n.memcaches ? ` · ${bytes(n.memcache_size)} memory-side cache` : '';
-      return `NUMA node ${g.id}${what ? ` (${what})` : ''}${g.memoryOnly ? ' · memory only' : ''}${cache}${pagesText(g.id, pages)}`;
+      return `NUMA node ${g.id}${what ? ` (${what})` : ''}${g.memoryOnly ? ' · memory only' : ''}${pagesText(g.id, pages)}`;
     }
     case 'cache': {
       const lvl = Number(g.level.slice(1));
@@ -120,10 +115,18 @@ function caption(g, topo, pages = null) {
   }
 }
 
+// A node's memory-side cache, on a line of its own under the node's caption (lstopo draws it as a box
+// above the node); '' for none.
+function cacheLine(g, topo) {
+  if (g.kind !== 'node') return '';
+  const n = (topo.nodes || []).find((x) => x.os === g.id) || {};
+  return n.memcaches ? `${bytes(n.memcache_size)} memory-side cache` : '';
+}
+
 // Two children are folded together when they draw the same: same kinds, sizes and counts below.
 function shape(g, topo) {
   if (g.shape) return g.shape;
-  const own = g.kind === 'cache' || g.kind === 'node' ? caption(g, topo).replace(/^NUMA node \d+/, 'node') : g.kind;
+  const own = g.kind === 'cache' || g.kind === 'node' ? `${caption(g, topo).replace(/^NUMA node \d+/, 'node')}${cacheLine(g, topo)}` : g.kind;
   g.shape = `${own}[${g.children.map((c) => shape(c, topo)).join(',')}]`;
   return g.shape;
 }
@@ -147,6 +150,9 @@ export class TopologyPicture {
     this.topo = topo;
     this.opts = opts;
     this.tree = topologyTree(topo);
+    // a PU as wide as its longest caption needs (its P# or L#), at most PU_W
+    const longest = Math.max(0, ...(topo.pus || []).map((p) => Math.max(p.os, Number.isInteger(p.logical) ? p.logical : 0)));
+    this.puW = Math.min(PU_W, Math.max(44, textWidth(`PU L#${longest}`, 11) + 6));
     this.unfolded = new Set(); // fold keys a person opened
     this.all = false; // every fold open
     this.unfoldBtn = h('button', { type: 'button', class: 'link-button topo-unfold', 'aria-pressed': 'false', text: 'show every identical part' });
@@ -200,11 +206,11 @@ export class TopologyPicture {
 
   // One layout at a wrap width and a fold threshold: the body, the distance grid, the whole size.
   // The distance grid goes beside the machine when that leaves the larger picture, else below it.
-  trial(wrap, foldOver, room = null) {
+  trial(wrap, folds, room = null) {
     this.wrap = wrap;
-    this.foldOver = foldOver;
+    this.folds = folds;
     const body = this.layout(this.tree, 'm');
-    const dist = this.distanceLayout();
+    const dist = distanceLayout(this.topo);
     const below = { W: Math.max(body.w, dist ? dist.w : 0) + 2, H: body.h + (dist ? dist.h + 14 : 0) + 2, beside: false };
     let at = below;
     if (dist && room && room.w) {
@@ -212,38 +218,42 @@ export class TopologyPicture {
       const fitOf = (a) => Math.min(room.w / a.W, room.h / a.H);
       if (fitOf(beside) > fitOf(below)) at = beside;
     }
-    return { body, dist, W: at.W, H: at.H, beside: at.beside, wrap, foldOver };
+    return { body, dist, W: at.W, H: at.H, beside: at.beside, wrap, folds };
   }
 
   // The layout that shows the most at the largest text: the whole picture within the box (packages side
-  // by side when they fit, as lstopo draws them), every part drawn while its text stays at 11 px or more,
-  // identical repeats folded when that is the only way to keep it so. Once a person unfolds parts, the
-  // picture keeps MIN_SCALE and scrolls instead.
+  // by side when they fit, as lstopo draws them), every part drawn while its text stays at 16 px, identical
+  // repeats folded (FOLDS, least first) only as far as it takes to keep it so; where no folding does, the
+  // largest text. Once a person unfolds parts, the picture keeps MIN_SCALE and scrolls instead.
   choose(room) {
-    if (!room.w) return this.trial(WRAP, FOLD_OVER);
+    if (!room.w) return this.trial(WRAP, FOLDS[0]);
     if (this.all || this.unfolded.size) {
-      let t = this.trial(Math.max(220, Math.floor(room.w / MIN_SCALE) - 6), this.all ? Infinity : FOLD_OVER);
+      const folds = this.all ? UNFOLDED : this.chosen || FOLDS[0];
+      let t = this.trial(Math.max(220, Math.floor(room.w / MIN_SCALE) - 6), folds);
       // the boxes around a row add their padding to it: narrower rows until the whole fits (three tries)
       for (let i = 0; i < 3 && (t.W * MIN_SCALE > room.w) && t.wrap > 220; i++)
-        t = this.trial(Math.max(220, t.wrap - Math.ceil(t.W - room.w / MIN_SCALE) - 2), t.foldOver);
+        t = this.trial(Math.max(220, t.wrap - Math.ceil(t.W - room.w / MIN_SCALE) - 2), t.folds);
       t.scale = fitScale(t.W, room.w);
       return t;
     }
     const fit = (t) => Math.min(MAX_SCALE, room.w / t.W, room.h / t.H);
-    const best = (foldOver) => {
+    const best = (folds) => {
       let pick = null;
-      for (const s of [MAX_SCALE, 2, 1.7, MIN_SCALE, 1.3, 1.15, 1, 0.85, 0.7, 0.55, 0.4]) {
-        const t = this.trial(Math.max(160, Math.floor(room.w / s) - 6), foldOver, room);
+      for (const s of [MAX_SCALE, 2, 1.7, 1.6, 1.5, MIN_SCALE, 1.3, 1.15, 1, 0.85, 0.7, 0.55, 0.4]) {
+        const t = this.trial(Math.max(160, Math.floor(room.w / s) - 6), folds, room);
         t.scale = fit(t);
         if (!pick || t.scale > pick.scale + 1e-6) pick = t;
       }
       return pick;
     };
-    const whole = best(FOLD_OVER);
-    if (whole.scale >= 1) return whole;
-    // folding hides parts: only for clearly larger text
-    const folded = best(2);
-    return folded.scale > whole.scale * 1.2 ? folded : whole;
+    let pick = best(FOLDS[0]);
+    // folding hides parts: a step further only for text clearly larger than the step before gives
+    for (let i = 1; i < FOLDS.length && pick.scale < MIN_SCALE - 1e-6; i++) {
+      const t = best(FOLDS[i]);
+      if (t.scale > pick.scale * 1.05) pick = t;
+    }
+    this.chosen = pick.folds;
+    return pick;
   }
 
   render() {
@@ -252,12 +262,12 @@ export class TopologyPicture {
     const room = this.room();
     const pick = this.choose(room);
     // the layout drawn is the one chosen: lay it out once more with its settings
-    const { body, dist, W, H, beside } = this.trial(pick.wrap, pick.foldOver, room.w && !this.all && !this.unfolded.size ? room : null);
+    const { body, dist, W, H, beside } = this.trial(pick.wrap, pick.folds, room.w && !this.all && !this.unfolded.size ? room : null);
     const svg = el('svg', { xmlns: NS, width: W, height: H, viewBox: `0 0 ${W} ${H}`, 'font-family': FONT, 'font-size': 12, role: 'group', 'aria-label': this.opts.title || 'topology of the machine' });
     svg.append(el('rect', { x: 0, y: 0, width: W, height: H, fill: '#ffffff' }));
     this.draw(svg, body, 1, 1);
-    if (dist && beside) this.drawDistances(svg, dist, body.w + 15, 1);
-    else if (dist) this.drawDistances(svg, dist, 1, body.h + 14);
+    if (dist && beside) drawDistances(svg, this.topo, dist, body.w + 15, 1);
+    else if (dist) drawDistances(svg, this.topo, dist, 1, body.h + 14);
     this.svg = svg;
     this.box.replaceChildren(svg);
     // within its box, at the scale chosen (text at 16 px where the whole fits so; smaller rather than cut)
@@ -296,8 +306,11 @@ export class TopologyPicture {
     this.legend.hidden = !parts.length;
   }
 
-  // The children of g with runs of identical, unmarked ones folded: [{g} | {fold: [g...], key}]
+  // The children of g with runs of identical, unmarked ones folded: [{g} | {fold: [g...], key}]; a run
+  // longer than its threshold keeps its first and last, or its first alone when the threshold is 1
   items(g, key) {
+    const folds = this.folds || FOLDS[0];
+    const over = g.kind === 'machine' ? folds.top : g.kind === 'core' ? Math.max(2, folds.over) : folds.over;
     const out = [];
     const kids = g.children;
     let i = 0;
@@ -309,8 +322,9 @@ export class TopologyPicture {
       }
       const run = kids.slice(i, j);
       const fk = `${key}/${i}`;
-      if (run.length > (this.foldOver ?? FOLD_OVER) && !this.all && !this.unfolded.has(fk)) {
-        out.push({ g: run[0] }, { fold: run.slice(1, -1), key: fk }, { g: run[run.length - 1] });
+      if (run.length > over && !this.all && !this.unfolded.has(fk)) {
+        if (over > 1) out.push({ g: run[0] }, { fold: run.slice(1, -1), key: fk }, { g: run[run.length - 1] });
+        else out.push({ g: run[0] }, { fold: run.slice(1), key: fk });
       } else {
         for (const c of run) out.push({ g: c });
       }
@@ -321,11 +335,12 @@ export class TopologyPicture {
 
   // Sizes and positions, relative to the box: {g, w, h, head, kids: [{x, y, ...}]}
   layout(g, key) {
-    if (g.kind === 'pu') return { g, w: PU_W, h: PU_H, kids: [] };
-    const head = HEAD;
+    if (g.kind === 'pu') return { g, w: this.puW, h: PU_H, kids: [] };
+    const cache = cacheLine(g, this.topo);
+    const head = HEAD + (cache ? 14 : 0);
     const items = this.items(g, key).map((it, i) => (it.fold ? this.foldLayout(it) : this.layout(it.g, `${key}.${i}`)));
     const bold = g.kind === 'machine' || g.kind === 'package' || (g.kind === 'node' && this.opts.pages && this.opts.pages.size);
-    const minW = textWidth(caption(g, this.topo, this.opts.pages), g.kind === 'machine' ? 13 : 12, bold) + 2 * PAD;
+    const minW = Math.max(textWidth(caption(g, this.topo, this.opts.pages), g.kind === 'machine' ? 13 : 12, bold), cache ? textWidth(cache, 11) : 0) + 2 * PAD;
     // one child that is not a PU: this box is a caption bar on top of it, as lstopo draws a core's
     // caches, so that nesting costs height and no width
     if (items.length === 1 && !items[0].fold && items[0].g.kind !== 'pu' && g.kind !== 'machine') {
@@ -361,7 +376,7 @@ export class TopologyPicture {
     const ids = gs.map((g) => g.id);
     const label = `… ${gs.length} more`;
     const sub = gs[0].kind === 'cache' ? (gs.length === 1 ? kind : `${kind}s`) : kind;
-    const range = `${ids[0]}–${ids[ids.length - 1]}`;
+    const range = ids.length === 1 ? `${ids[0]}` : `${ids[0]}–${ids[ids.length - 1]}`;
     return { fold: it, w: Math.max(70, textWidth(label, 12) + 14, textWidth(sub, 11) + 14), h: Math.max(PU_H, 52), label, sub, range, kids: [] };
   }
 
@@ -377,6 +392,8 @@ export class TopologyPicture {
     if (g.kind === 'node' && this.opts.pages && this.opts.pages.size) this.drawPages(grp, g, x, y, b.w);
     const pages = g.kind === 'node' && this.opts.pages && this.opts.pages.size;
     grp.append(el('text', { x: x + PAD, y: y + 14, fill: '#15181d', 'font-weight': g.kind === 'machine' || g.kind === 'package' || pages ? 700 : 400, 'font-size': g.kind === 'machine' ? 13 : 12 }, caption(g, this.topo, this.opts.pages)));
+    const cache = cacheLine(g, this.topo);
+    if (cache) grp.append(el('text', { x: x + PAD, y: y + 28, fill: '#15181d', 'font-size': 11 }, cache));
     svg.append(grp);
     for (const k of b.kids) this.draw(svg, k, x, y);
   }
@@ -395,16 +412,16 @@ export class TopologyPicture {
     const look = who.length ? (moved ? LOOK.moved : LOOK.used) : LOOK.pu;
     const p = g.pu;
     const grp = el('g', { 'data-kind': 'pu', 'data-os': p.os, 'data-threads': who.map((t) => t.thread).join(',') || null });
-    grp.append(el('rect', { x, y, width: PU_W, height: PU_H, fill: look.fill, stroke: look.stroke, 'stroke-width': who.length ? 2 : 1, 'stroke-dasharray': p.allowed === false ? '3 2' : null }));
+    grp.append(el('rect', { x, y, width: this.puW, height: PU_H, fill: look.fill, stroke: look.stroke, 'stroke-width': who.length ? 2 : 1, 'stroke-dasharray': p.allowed === false ? '3 2' : null }));
     // lstopo's two numbers: L# the logical index (hwloc's order), P# the OS's (taskset, /proc/cpuinfo)
     // a run's record has no logical index: then the PU says only its OS number
     const known = Number.isInteger(p.logical);
-    grp.append(el('text', { x: x + PU_W / 2, y: y + 13, 'text-anchor': 'middle', fill: look.ink || '#15181d', 'font-size': 11 }, known ? `PU L#${p.logical}` : 'PU'));
-    grp.append(el('text', { x: x + PU_W / 2, y: y + 26, 'text-anchor': 'middle', fill: look.ink || '#15181d', 'font-size': 11 }, `P#${p.os}`));
+    grp.append(el('text', { x: x + this.puW / 2, y: y + 13, 'text-anchor': 'middle', fill: look.ink || '#15181d', 'font-size': 11 }, known ? `PU L#${p.logical}` : 'PU'));
+    grp.append(el('text', { x: x + this.puW / 2, y: y + 26, 'text-anchor': 'middle', fill: look.ink || '#15181d', 'font-size': 11 }, `P#${p.os}`));
     if (who.length) {
       const names = who.map((t) => `t${t.thread}`);
       const line = names.length > 2 ? `${names[0]}+${names.length - 1}` : names.join(',');
-      grp.append(el('text', { x: x + PU_W / 2, y: y + 40, 'text-anchor': 'middle', fill: look.ink, 'font-weight': 700, 'font-size': 12 }, line));
+      grp.append(el('text', { x: x + this.puW / 2, y: y + 40, 'text-anchor': 'middle', fill: look.ink, 'font-weight': 700, 'font-size': 12 }, line));
     }
     svg.append(grp);
   }
@@ -412,7 +429,8 @@ export class TopologyPicture {
   drawFold(svg, b, x, y) {
     const look = LOOK.fold;
     const it = b.fold;
-    const grp = el('g', { 'data-fold': it.key, role: 'button', tabindex: 0, cursor: 'pointer' });
+    const pus = it.fold.reduce((s, g) => s + g.pus.length, 0);
+    const grp = el('g', { 'data-fold': it.key, 'data-pus': pus, role: 'button', tabindex: 0, cursor: 'pointer' });
     grp.append(el('rect', { x, y, width: b.w, height: b.h, fill: look.fill, stroke: look.stroke, 'stroke-dasharray': '4 3' }));
     grp.append(el('text', { x: x + b.w / 2, y: y + 17, 'text-anchor': 'middle', fill: '#15181d', 'font-weight': 700 }, b.label));
     grp.append(el('text', { x: x + b.w / 2, y: y + 32, 'text-anchor': 'middle', fill: '#434952', 'font-size': 11 }, b.sub));
@@ -427,47 +445,6 @@ export class TopologyPicture {
         ev.preventDefault();
         open();
       }
-    });
-    svg.append(grp);
-  }
-
-  // The node distance matrix: numbers while they fit, shades past 16 nodes.
-  distanceLayout() {
-    const nodes = this.topo.nodes || [];
-    if (nodes.length < 2) return null;
-    // no grid of question marks: a machine that reports no distance gets a line in the legend instead
-    if (!nodes.some((r) => (r.distances || []).some((v) => v > 0))) return null;
-    const n = nodes.length;
-    const cell = n <= 16 ? 30 : Math.max(7, Math.floor(560 / n));
-    const lab = 58;
-    const title = Math.max(textWidth(DIST_TITLE, 12, true), textWidth(DIST_KEY, 11)) + 4;
-    return { n, cell, lab, w: Math.max(lab + n * cell + 10, title), h: 38 + lab / 2 + n * cell + 6 };
-  }
-
-  drawDistances(svg, d, x, y) {
-    const nodes = this.topo.nodes;
-    const known = nodes.some((r) => (r.distances || []).some((v) => v > 0));
-    const grp = el('g', { 'data-kind': 'distances' });
-    grp.append(el('text', { x, y: y + 14, 'font-weight': 700, fill: '#15181d' },
-      known ? DIST_TITLE : 'NUMA distances: not reported by this machine'));
-    if (known) grp.append(el('text', { x, y: y + 28, 'font-size': 11, fill: '#434952' }, DIST_KEY));
-    const top = y + 38 + d.lab / 2;
-    const all = nodes.flatMap((r) => r.distances || []).filter((v) => v > 0);
-    const lo = Math.min(...all, 10);
-    const hi = Math.max(...all, 10);
-    const step = d.n <= 16 ? 1 : Math.ceil(d.n / 8);
-    nodes.forEach((r, i) => {
-      if (i % step === 0) {
-        grp.append(el('text', { x: x + d.lab - 6, y: top + i * d.cell + Math.min(d.cell, 16) / 2 + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#15181d' }, `node ${r.os}`));
-        grp.append(el('text', { x: x + d.lab + i * d.cell + d.cell / 2, y: top - 4, 'text-anchor': 'middle', 'font-size': 11, fill: '#15181d' }, String(r.os)));
-      }
-      (r.distances || []).forEach((v, j) => {
-        const t = hi > lo ? (v - lo) / (hi - lo) : 0;
-        const shade = v > 0 ? Math.round(245 - t * 150) : 255;
-        grp.append(el('rect', { x: x + d.lab + j * d.cell, y: top + i * d.cell, width: d.cell, height: d.cell, fill: `rgb(${shade},${shade},${Math.min(255, shade + 10)})`, stroke: '#9aa1ab', 'stroke-width': 0.5 }));
-        if (d.n <= 16)
-          grp.append(el('text', { x: x + d.lab + j * d.cell + d.cell / 2, y: top + i * d.cell + d.cell / 2 + 4, 'text-anchor': 'middle', 'font-size': 11, fill: t > 0.6 ? '#ffffff' : '#15181d' }, v > 0 ? String(v) : '?'));
-      });
     });
     svg.append(grp);
   }
@@ -523,13 +500,6 @@ export function countText(topo) {
   const only = (topo.nodes || []).filter((n) => n.cpuless).length;
   return [pk, Number.isInteger(topo.cores) ? plural(topo.cores, 'core') : null, `${plural(pus, 'PU')}${topo.smt ? ' (SMT)' : ''}`,
     `${plural(nodes, 'NUMA node')}${only ? ` (${only} memory only)` : ''}`].filter(Boolean).join(', ');
-}
-
-let measureCtx = null;
-function textWidth(s, px, bold = false) {
-  if (!measureCtx) measureCtx = document.createElement('canvas').getContext('2d');
-  measureCtx.font = `${bold ? 'bold ' : ''}${px}px ${FONT}`;
-  return Math.ceil(measureCtx.measureText(s).width) + 4;
 }
 
 // The picture's CSS pixels per unit: as wide as room, within MIN_SCALE..MAX_SCALE (room unknown: MIN_SCALE).
