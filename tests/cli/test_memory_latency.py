@@ -10,6 +10,7 @@ NUMALAB_BIN names the binary.
 
 import json
 import os
+import re
 import subprocess
 import unittest
 
@@ -143,6 +144,16 @@ class Table(unittest.TestCase):
             x = l.split()[4]
             digits = x.replace(".", "").lstrip("0")
             self.assertLessEqual(len(digits), 3, l)
+        # the verdict too: "idle 148 ns per load; ... 14.4 GB/s, 342 ns",
+        # a fraction only within three digits (never "148.4 ns")
+        verdict = [l for l in out.splitlines() if l.startswith("verdict:")]
+        self.assertTrue(verdict, out)
+        values = re.findall(r"(\d[\d.]*) (?:ns|GB/s)\b", verdict[0])
+        self.assertTrue(values, verdict[0])
+        for v in values:
+            if "." in v:
+                digits = v.replace(".", "").lstrip("0")
+                self.assertLessEqual(len(digits), 3, verdict[0])
 
 
 class BadParams(unittest.TestCase):

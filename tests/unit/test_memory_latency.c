@@ -63,7 +63,7 @@ static void remote_slower_when_intervals_separate(void **state)
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(
 		&c->v,
-		"remote 150.0 ns (1.5× (1.4–1.6): every remote cell slower than the local cell of its row)"));
+		"remote 150 ns (1.5× (1.4–1.6): every remote cell slower than the local cell of its row)"));
 	assert_null(verdict_mark_why(&c->v, "remote_over_local", NULL));
 	assert_false(verdict_says(&c->v, "from cache"));
 	canned_free(c);
@@ -145,7 +145,7 @@ static void one_node_says_what_it_cannot(void **state)
 	assert_true(verdict_says_at(&c->v, "cannot", "needs 2 nodes"));
 	assert_true(verdict_says(
 		&c->v, "the remote cells need 2 nodes, this machine has 1"));
-	assert_true(verdict_says(&c->v, "local memory 100.0 ns per load"));
+	assert_true(verdict_says(&c->v, "local memory 100 ns per load"));
 	canned_free(c);
 
 	/* before the run, from the recorded request (a synthetic node has no
@@ -215,6 +215,56 @@ static void loaded_against_idle(void **state)
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v, "not told from idle"));
 	assert_non_null(verdict_mark_why(&c->v, "loaded_over_idle", NULL));
+	canned_free(c);
+	topo_free(t);
+}
+
+/* Every value a headline or a note gives, at three significant digits:
+ * "148 ns", "14.4 GB/s", "3.91 ns", never "148.4 ns" or "3.9 ns". */
+static void three_significant_digits(void **state)
+{
+	struct topo *t = synthetic("pack:3 numa:1 core:1 pu:1");
+	struct canned *c = canned_new(EXP, t, 0, 1, ARGV("size=1G"));
+
+	(void)state;
+	set_llc(c);
+	canned_summary(c, "local_ns", 148.37, "ns");
+	canned_summary(c, "remote_ns", 231.26, "ns");
+	canned_summary(c, "rank_1_ns", 231.26, "ns");
+	canned_summary(c, "rank_0_distance", 10, "SLIT");
+	canned_summary(c, "rank_1_distance", 21, "SLIT");
+	cell(c, 0, 0, 148.37, 0.02);
+	cell(c, 0, 1, 231.26, 0.02);
+	experiment_describe(&c->rr, &c->v);
+	assert_true(verdict_says(&c->v, "local memory 148 ns per load"));
+	assert_true(verdict_says(&c->v, ", remote 231 ns ("));
+	assert_true(verdict_says(
+		&c->v,
+		"local 148 ns (distance 10); rank 1 231 ns (1.56× local, the firmware's distance says 2.1×)"));
+	assert_false(verdict_says(&c->v, "148.4"));
+	canned_free(c);
+
+	c = canned_new(EXP, t, 0, 2, ARGV("mode=sizes", "size=1G"));
+	set_llc(c);
+	canned_point(c, "sizes", "chase", 8192, NULL, 3.9137, 0.02, 5);
+	canned_point(c, "sizes", "chase", 1 << 30, NULL, 148.37, 0.02, 5);
+	experiment_describe(&c->rr, &c->v);
+	assert_true(verdict_says(&c->v,
+				 "3.91 ns per load at 8 KiB, 148 ns at 1 GiB"));
+	canned_free(c);
+
+	c = canned_new(EXP, t, 0, 2, ARGV("mode=loaded", "size=1G"));
+	set_llc(c);
+	canned_point(c, "loaded", "chase while others read", 0, NULL, 148.37,
+		     0.02, 5);
+	canned_extra(c, "loaders", 0);
+	canned_point(c, "loaded", "chase while others read", 14.3545, NULL,
+		     342.06, 0.02, 5);
+	canned_extra(c, "loaders", 1);
+	experiment_describe(&c->rr, &c->v);
+	assert_true(verdict_says(
+		&c->v,
+		"idle 148 ns per load; with 1 loader streaming 14.4 GB/s, 342 ns ("));
 	canned_free(c);
 	topo_free(t);
 }
@@ -317,6 +367,7 @@ int main(void)
 		cmocka_unit_test(size_not_whole_pages_refused),
 		cmocka_unit_test(by_distance_is_a_few_cells),
 		cmocka_unit_test(distances_against_cells),
+		cmocka_unit_test(three_significant_digits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

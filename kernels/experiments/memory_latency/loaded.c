@@ -12,6 +12,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
+#include "units.h"
 #include "workcost.h"
 
 #include "ml.h"
@@ -306,41 +307,56 @@ void ml_loaded_estimate(const struct ml_params *mp,
 
 /* ---- what a run showed ---- */
 
-static void describe_loaded(const struct run_result *r, struct strbuf *sb,
-			    struct verdict *v)
+/* The point with no loader beside the chase and the one with the most
+ * (most of them), NULL when there is none. */
+static void loaded_ends(const struct run_result *r,
+			const struct rr_point **idle,
+			const struct rr_point **top, double *most)
 {
-	const struct rr_point *idle = NULL, *top = NULL;
-	double l, most = -1, gbps = 0;
-	struct comparison c;
-	char ratio[96];
+	double l;
 
+	*idle = *top = NULL;
+	*most = -1;
 	for (int i = 0; i < r->npoints; i++) {
 		const struct rr_point *p = &r->points[i];
 		if (strcmp(p->chart, CH_LOADED) ||
 		    rr_point_extra(p, "loaders", &l))
 			continue;
 		if (l == 0)
-			idle = p;
-		if (l > most) {
-			most = l;
-			top = p;
+			*idle = p;
+		if (l > *most) {
+			*most = l;
+			*top = p;
 		}
 	}
+}
+
+static void describe_loaded(const struct run_result *r, struct strbuf *sb,
+			    struct verdict *v)
+{
+	const struct rr_point *idle, *top;
+	double most;
+	struct comparison c;
+	char ratio[96], a[32], gbps[32], ns[32];
+
+	loaded_ends(r, &idle, &top, &most);
 	if (!idle)
 		return;
-	strbuf_addf(sb, "idle %.1f ns per load", idle->y);
+	units_number(idle->y, a, sizeof(a));
+	strbuf_addf(sb, "idle %s ns per load", a);
 	if (!top || top == idle) {
 		strbuf_addstr(sb, " (no loader ran beside the chase)");
 		return;
 	}
-	gbps = top->x;
+	units_number(top->x, gbps, sizeof(gbps));
+	units_number(top->y, ns, sizeof(ns));
 	compare_points(top, idle, experiment_precision(r->exp), &c);
 	compare_state_interval(v, KEY_LOAD_RATIO, &c);
 	if (c.rel == CMP_MORE || c.rel == CMP_LESS || c.rel == CMP_SAME) {
 		strbuf_addf(
 			sb,
-			"; with %.0f loader%s streaming %.1f GB/s, %.1f ns (%s%s)",
-			most, most == 1 ? "" : "s", gbps, top->y,
+			"; with %.0f loader%s streaming %s GB/s, %s ns (%s%s)",
+			most, most == 1 ? "" : "s", gbps, ns,
 			compare_ratio_text(&c, ratio, sizeof(ratio)),
 			c.rel == CMP_MORE   ? " as long"
 			: c.rel == CMP_SAME ? ", no change within the precision"
@@ -350,8 +366,8 @@ static void describe_loaded(const struct run_result *r, struct strbuf *sb,
 		snprintf(why, sizeof(why),
 			 "loaded latency was not told from idle: %s",
 			 compare_why_not(&c));
-		strbuf_addf(sb, "; with %.0f loader%s, %.1f ns (%s)", most,
-			    most == 1 ? "" : "s", top->y, why);
+		strbuf_addf(sb, "; with %.0f loader%s, %s ns (%s)", most,
+			    most == 1 ? "" : "s", ns, why);
 		verdict_mark(v, KEY_LOAD_RATIO, VERDICT_DISOWNED, "%s", why);
 	}
 }

@@ -11,6 +11,7 @@
 #include "mem_size.h"
 #include "pair_plan.h"
 #include "strbuf.h"
+#include "units.h"
 #include "workcost.h"
 
 #include "ml.h"
@@ -391,11 +392,12 @@ static void distance_note(const struct run_result *r, double local,
 	struct strbuf sb = STRBUF_INIT;
 	double d0 = 0;
 	int nranks = 0;
-	char key[48];
+	char key[48], a[32], b[32];
 
 	snprintf(key, sizeof(key), KEY_RANK_DIST, 0);
 	rr_summary_get_opt(r, key, &d0);
-	strbuf_addf(&sb, "local %.1f ns", local);
+	units_number(local, a, sizeof(a));
+	strbuf_addf(&sb, "local %s ns", a);
 	if (d0 > 0)
 		strbuf_addf(&sb, " (distance %.0f)", d0);
 	for (int k = 1; k < ML_RANKS; k++) {
@@ -405,11 +407,14 @@ static void distance_note(const struct run_result *r, double local,
 			continue;
 		snprintf(key, sizeof(key), KEY_RANK_DIST, k);
 		rr_summary_get_opt(r, key, &d);
-		strbuf_addf(&sb, "; rank %d %.1f ns (%.2f× local", k, ns,
-			    ns / local);
-		if (d > 0 && d0 > 0)
-			strbuf_addf(&sb, ", the firmware's distance says %.2f×",
-				    d / d0);
+		units_number(ns, a, sizeof(a));
+		units_number(ns / local, b, sizeof(b));
+		strbuf_addf(&sb, "; rank %d %s ns (%s× local", k, a, b);
+		if (d > 0 && d0 > 0) {
+			units_number(d / d0, b, sizeof(b));
+			strbuf_addf(&sb, ", the firmware's distance says %s×",
+				    b);
+		}
 		strbuf_addstr(&sb, ")");
 		nranks++;
 	}
@@ -459,7 +464,7 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 	const struct machine_facts *m = r->machine;
 	double local, remote;
 	struct cell_tally ct;
-	char why[VERDICT_TEXT_LEN];
+	char why[VERDICT_TEXT_LEN], ln[32], rm[32];
 
 	if (m->nnodes < 2)
 		verdict_note(
@@ -467,7 +472,8 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 			"this machine has one node: only the local cell is measured; what a load from another node's memory costs (the NUMA factor of 6.5) needs 2 nodes");
 	if (rr_summary_get(r, KEY_LOCAL, &local) || local <= 0)
 		return;
-	strbuf_addf(sb, "local memory %.1f ns per load", local);
+	units_number(local, ln, sizeof(ln));
+	strbuf_addf(sb, "local memory %s ns per load", ln);
 	if (rr_summary_get_opt(r, KEY_REMOTE, &remote)) {
 		if (m->nnodes < 2)
 			strbuf_addf(
@@ -476,12 +482,13 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 				m->nnodes);
 		return;
 	}
+	units_number(remote, rm, sizeof(rm));
 	if (m->emulator == 1) {
 		/* an emulator has no NUMA cost: nothing to compare */
 		strbuf_addf(
 			sb,
-			", remote %.1f ns (the emulator's times: remote is not compared with local, nor with the firmware's distance)",
-			remote);
+			", remote %s ns (the emulator's times: remote is not compared with local, nor with the firmware's distance)",
+			rm);
 		verdict_mark(
 			v, KEY_RATIO, VERDICT_DISOWNED,
 			"timed under an emulator, which has no NUMA cost to show");
@@ -494,13 +501,13 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 		cells_ratio(r, remote, local, &c);
 		strbuf_addf(
 			sb,
-			", remote %.1f ns (%s: every remote cell slower than the local cell of its row)",
-			remote, compare_ratio_text(&c, rt, sizeof(rt)));
+			", remote %s ns (%s: every remote cell slower than the local cell of its row)",
+			rm, compare_ratio_text(&c, rt, sizeof(rt)));
 	} else if (ct.n && ct.same == ct.n) {
 		strbuf_addf(
 			sb,
-			", remote %.1f ns (every remote cell within %.0f%% of the local cell of its row: no NUMA factor here)",
-			remote, 100 * experiment_precision(r->exp));
+			", remote %s ns (every remote cell within %.0f%% of the local cell of its row: no NUMA factor here)",
+			rm, 100 * experiment_precision(r->exp));
 	} else {
 		if (!ct.n)
 			snprintf(
@@ -512,8 +519,7 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 				"remote was not told from local: of %d remote cells, %d slower, %d faster, %d the same within %.0f%% and %d unclear against the local cell of their row",
 				ct.n, ct.more, ct.less, ct.same,
 				100 * experiment_precision(r->exp), ct.unsure);
-		strbuf_addf(sb, ", remote %.1f ns on average (%s)", remote,
-			    why);
+		strbuf_addf(sb, ", remote %s ns on average (%s)", rm, why);
 		verdict_mark(v, KEY_RATIO, VERDICT_DISOWNED, "%s", why);
 	}
 	distance_note(r, local, v);

@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "mem_size.h"
 #include "strbuf.h"
+#include "units.h"
 #include "workcost.h"
 
 #include "ml.h"
@@ -203,7 +204,7 @@ static void describe_sizes(const struct run_result *r, struct strbuf *sb,
 {
 	const struct rr_point *lo, *hi;
 	struct comparison c;
-	char a[32], b[32], ratio[96], floor_text[32];
+	char a[32], b[32], lo_ns[32], hi_ns[32], ratio[96], floor_text[32];
 	uint64_t floor = mem_llc_floor(r->machine);
 
 	sweep_ends(r, &lo, &hi);
@@ -211,8 +212,10 @@ static void describe_sizes(const struct run_result *r, struct strbuf *sb,
 		return;
 	mem_size_text((uint64_t)lo->x, a, sizeof(a));
 	mem_size_text((uint64_t)hi->x, b, sizeof(b));
-	strbuf_addf(sb, "%.1f ns per load at %s, %.1f ns at %s", lo->y, a,
-		    hi->y, b);
+	units_number(lo->y, lo_ns, sizeof(lo_ns));
+	units_number(hi->y, hi_ns, sizeof(hi_ns));
+	strbuf_addf(sb, "%s ns per load at %s, %s ns at %s", lo_ns, a, hi_ns,
+		    b);
 	compare_points(hi, lo, experiment_precision(r->exp), &c);
 	compare_state_interval(v, KEY_STEP, &c);
 	if (c.rel == CMP_MORE) {
