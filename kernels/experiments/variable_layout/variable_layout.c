@@ -1,0 +1,572 @@
+/* variable_layout.c - per-thread and read-mostly variables laid out the ways §6.4.1 ends with, and what TLS costs; each part a file */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plan_view.h"
+#include "rates.h"
+#include "selfpath.h"
+#include "strbuf.h"
+#include "team.h"
+#include "team_points.h"
+#include "workcost.h"
+
+#include "vl.h"
+
+static const struct param_choice part_names[] = {
+	{"layouts", PART_LAYOUTS},
+	{"readers", PART_READERS},
+	{"tls_access", PART_TLS_ACCESS},
+	{"thread_start", PART_THREAD_START},
+	{0}};
+
+#define PARAM_STRUCT struct vl_params
+static const struct param params[] = {
+	PARAM_INT(
+		threads, "2", 1, VL_MAX_THREADS, "threads",
+		"threads updating their variables (layouts), or one writer and the rest readers (readers)",
+		.flags = PARAM_F_CPUS),
+	PARAM_INT(
+		ops, "10000000", 1, 10000000000LL, "per thread",
+		"operations per thread and round: updates of a thread's two variables, reads of the read-mostly word, TLS accesses"),
+	PARAM_INT(starts, "200", 1, 1000000, "threads",
+		  "threads started and joined per round to time TLS set-up"),
+	PARAM_SET(
+		parts, "all", part_names,
+		"layouts: four layouts of per-thread variables; readers: a read-mostly word beside a written one or apart; tls_access: TLS in the program or in a dlopen'ed object; thread_start: starting threads with small and large TLS blocks"),
+	{0}};
+
+static const struct chart charts[] = {
+	CHART(VL_LAYOUTS, CHART_BAR,
+	      "Time per operation (two updates of a thread's own variables), by layout",
+	      "layout", "ns per operation"),
+	CHART(VL_FOOTPRINT, CHART_BAR,
+	      "Memory each thread's two variables take, by layout", "layout",
+	      "bytes per thread"),
+	CHART(VL_READERS, CHART_BAR,
+	      "Readers of a read-mostly word while another thread writes",
+	      "where the read-mostly word is", "ns per read"),
+	CHART(VL_TLS, CHART_BAR, "One access to a variable, by where it lives",
+	      "variable", "ns per access (call included)"),
+	CHART(VL_START, CHART_BAR,
+	      "Starting and joining a thread that uses one thread-local variable",
+	      "the thread uses", "µs per thread"),
+	{0}};
+
+static const char *const summary_keys[] = {"threads",
+					   KEY_LAYOUT,
+					   KEY_READER,
+					   KEY_DSO_FOUND,
+					   KEY_DSO_EXTRA,
+					   KEY_BIG_START,
+					   "exe_tls_block_bytes",
+					   NULL};
+
+/*
+ * Opens name from the folder of the running binary or the one or two
+ * folders above it (build/, and build/tests/unit/ for the unit tests), or
+ * from lib/numalab/ of its install prefix. Returns 0 or -ENOENT.
+ */
+static int dso_open(const char *name, struct dso *d)
+{
+	char rel[4][64], path[PATH_MAX + 64];
+	const char *rels[] = {rel[0], rel[1], rel[2], rel[3], NULL};
+
+	memset(d, 0, sizeof(*d));
+	snprintf(rel[0], sizeof(rel[0]), "%s", name);
+	snprintf(rel[1], sizeof(rel[1]), "../%s", name);
+	snprintf(rel[2], sizeof(rel[2]), "../../%s", name);
+	snprintf(rel[3], sizeof(rel[3]), "../lib/numalab/%s", name);
+	if (selfpath_find(rels, path, sizeof(path)) == 0)
+		d->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!d->handle)
+		return -ENOENT;
+	*(void **)&d->bump = dlsym(d->handle, "tls_module_bump");
+	*(void **)&d->get = dlsym(d->handle, "tls_module_get");
+	*(void **)&d->bytes = dlsym(d->handle, "tls_module_bytes");
+	if (!d->bump || !d->get || !d->bytes) {
+		dlclose(d->handle);
+		memset(d, 0, sizeof(*d));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void dso_close(struct dso *d)
+{
+	if (d->handle)
+		dlclose(d->handle);
+	memset(d, 0, sizeof(*d));
+}
+
+static int exe_tls_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_TLS)
+			*(size_t *)data = info->dlpi_phdr[i].p_memsz;
+	return 1; /* the first object is the program itself */
+}
+
+/* Bytes of the program's own TLS block, which every thread gets at creation. */
+static size_t exe_tls_bytes(void)
+{
+	size_t bytes = 0;
+
+	dl_iterate_phdr(exe_tls_cb, &bytes);
+	return bytes;
+}
+
+int vl_asked(const struct vl_params *vp, enum vl_part part)
+{
+	return (vp->parts & (1u << part)) != 0;
+}
+
+void vl_label(char *buf, size_t len, const char *chart, const char *name)
+{
+	snprintf(buf, len, "%s: %s", chart, name);
+}
+
+double vl_emit(struct run_ctx *ctx, const char *chart, const char *series,
+	       int x, const char *label, const struct team_result *res,
+	       double scale, const char *unit, const char *extra_key,
+	       double extra)
+{
+	const char *const keys[] = {"overlap", "corun", extra_key};
+	const double vals[] = {team_overlap_median(res), team_corun_median(res),
+			       extra};
+
+	return team_points_time(ctx->sink,
+				(struct point){.chart = chart,
+					       .series = series,
+					       .x = x,
+					       .x_label = label,
+					       .unit = unit,
+					       .extra_keys = keys,
+					       .extra_vals = vals,
+					       .nextra = extra_key ? 3 : 2},
+				res, scale);
+}
+
+/* What run() prepares: the threads' cpus, and the objects the TLS parts
+ * measure (opened only when one of them is asked for). */
+static int prepare(struct run_ctx *ctx, struct vl_state *st, int *cpus)
+{
+	const struct vl_params *vp = ctx->params;
+	struct errinfo perr;
+	int rc;
+
+	st->n = (int)vp->threads;
+	st->cpus = cpus;
+	rc = experiment_plan(ctx, st->n, cpus, &perr);
+	if (rc) {
+		sink_note(ctx->sink, "warn", "%s", perr.msg);
+		return rc;
+	}
+	if (vl_asked(vp, PART_TLS_ACCESS) || vl_asked(vp, PART_THREAD_START)) {
+		st->found = dso_open(DSO_SMALL, &st->small) == 0 &&
+			    dso_open(DSO_BIG, &st->big) == 0;
+		if (!st->found) {
+			dso_close(&st->small);
+			dso_close(&st->big);
+		}
+	}
+	return 0;
+}
+
+static int vl_run(struct run_ctx *ctx)
+{
+	const struct vl_params *vp = ctx->params;
+	int *cpus = calloc((size_t)vp->threads, sizeof(int));
+	struct vl_state st = {0};
+	int rc;
+
+	if (!cpus)
+		return -ENOMEM;
+	rc = prepare(ctx, &st, cpus);
+	if (rc)
+		goto out;
+	sink_summary(ctx->sink, "threads", st.n, "threads");
+	sink_summary(ctx->sink, "exe_tls_block_bytes", (double)exe_tls_bytes(),
+		     "B");
+	rc = experiment_run_parts(ctx, &st);
+	if (!rc)
+		sink_progress(ctx->sink, 1, 1, "done");
+out:
+	dso_close(&st.small);
+	dso_close(&st.big);
+	free(cpus);
+	return rc;
+}
+
+/* --- what a run says --- */
+
+const struct rr_point *vl_point(const struct run_result *r, const char *chart,
+				const char *series, const char *label)
+{
+	return rr_point_find_label(r, chart, series, label);
+}
+
+/* Whether every thread of a placement ran on one core (SMT siblings or one
+ * CPU). */
+static int one_core(const struct rr_placement *p)
+{
+	for (int i = 1; p && i < p->n; i++)
+		if (p->t[i].core != p->t[0].core)
+			return 0;
+	return 1;
+}
+
+int vl_can_race(const struct run_result *r, const char *chart, const char *name,
+		const char *what, const char *key, struct verdict *v)
+{
+	char label[96], why[VERDICT_TEXT_LEN];
+	const struct rr_placement *p;
+
+	vl_label(label, sizeof(label), chart, name);
+	p = rr_placement_find(r, label);
+	if (!p || p->n < 2)
+		snprintf(
+			why, sizeof(why),
+			"%s needs two threads running at once; this run had %d",
+			what, p ? p->n : 1);
+	else if (rr_placement_distinct_cpus(p) < 2)
+		snprintf(
+			why, sizeof(why),
+			"%s needs threads on distinct cpus, but its %d threads were all seen on one cpu",
+			what, p->n);
+	else {
+		if (one_core(p))
+			verdict_note(
+				v, "warn",
+				"%s: the threads ran on SMT siblings of one core, which share the L1, so a shared line hardly moves; placement=spread puts them on separate cores",
+				what);
+		return 1;
+	}
+	verdict_note(v, "cannot", "%s", why);
+	verdict_mark(v, key, VERDICT_DISOWNED, "%s", why);
+	return 0;
+}
+
+enum contend_overlap vl_contended(const struct run_result *r,
+				  const struct rr_point *shared,
+				  const struct rr_point *apart, const char *key,
+				  const char *what, struct comparison *c,
+				  struct verdict *v, char *why, size_t len)
+{
+	enum contend_overlap o;
+
+	compare_points(shared, apart, experiment_precision(r->exp), c);
+	compare_state_interval(v, key, c);
+	o = contend_overlap(c, contend_floor(r->exp));
+	why[0] = '\0';
+	if (o == CONTEND_TOO_LITTLE)
+		snprintf(
+			why, len,
+			"the threads ran at the same time for only %.0f%% of a round, so they hardly contended: %s could not be measured (other processes held the cpus, or one thread finished before the other started)",
+			100 * c->together, what);
+	else if (c->rel == CMP_MORE && c->lower_bound)
+		snprintf(
+			why, len,
+			"the threads ran together only %.0f%% of a round, so the full penalty may be larger",
+			100 * c->together);
+	else if (c->rel == CMP_LESS)
+		snprintf(
+			why, len,
+			"sharing the line came out faster than keeping apart, which sharing cannot cause: the machine's load changed between the two");
+	else if (c->rel == CMP_FEW || c->rel == CMP_UNSURE)
+		snprintf(why, len, "%s", compare_why_not(c));
+	if (why[0])
+		verdict_mark(v, key,
+			     c->rel == CMP_MORE && o != CONTEND_TOO_LITTLE
+				     ? VERDICT_AT_LEAST
+				     : VERDICT_DISOWNED,
+			     "%s", why);
+	return o;
+}
+
+int vl_dso_missing(const struct run_result *r, struct verdict *v, int say)
+{
+	double found = 1;
+
+	/* a TLS part (the caller checked one was asked for) emits dso_found */
+	if (rr_summary_get(r, KEY_DSO_FOUND, &found) || found)
+		return 0;
+	if (say)
+		verdict_note(
+			v, "cannot",
+			"TLS in a shared object was not measured: " DSO_SMALL
+			" and " DSO_BIG
+			" were found neither beside the binary nor in lib/numalab/ of its prefix (make builds them into the build folder, make install puts them there)");
+	return 1;
+}
+
+/*
+ * Why no layout could be told apart: the reason of the first comparison
+ * a part disowned (the layouts', then the readers'), or NULL.
+ */
+static const char *first_failure(const struct verdict *v)
+{
+	static const char *const keys[] = {KEY_LAYOUT, KEY_READER};
+	const char *why;
+	int kind;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if ((why = verdict_mark_why(v, keys[i], &kind)) &&
+		    kind == VERDICT_DISOWNED)
+			return why;
+	return NULL;
+}
+
+static void vl_describe(const struct run_result *r, struct verdict *v)
+{
+	char head[VERDICT_TEXT_LEN] = "";
+	const char *fail;
+
+	/* each part looks its points up only when it was asked for */
+	experiment_describe_parts(r, v, head, sizeof(head));
+	if (!r->complete)
+		verdict_note(
+			v, "warn",
+			"the run did not finish: what it says rests on the parts measured");
+	if (head[0])
+		verdict_headline(v, "%s", head);
+	else if ((fail = first_failure(v)))
+		verdict_headline(
+			v, "this run could not tell its layouts apart: %s",
+			fail);
+	else if (r->npoints)
+		verdict_headline(
+			v,
+			"this run could not tell its layouts apart: the rounds varied more than the layouts differed (see the notes)");
+}
+
+static void vl_precheck(const void *params, const struct common_params *common,
+			const struct topo *t, struct verdict *v)
+{
+	const struct vl_params *vp = params;
+	int racing = vp->parts & ((1u << PART_LAYOUTS) | (1u << PART_READERS));
+	int plan[VL_MAX_THREADS];
+	char msg[256];
+
+	if (!racing)
+		return;
+	if (vp->threads < 2) {
+		verdict_note(
+			v, "cannot",
+			"with one thread no line is shared: the layouts and the readers need threads=2 or more");
+		return;
+	}
+	if (t->nallowed < 2) {
+		verdict_note(
+			v, "cannot",
+			"this process may use one cpu: two threads never write at once, so no layout can show false sharing");
+		return;
+	}
+	if (common->placement == PLACE_OS && !common->cpus.n) {
+		verdict_note(
+			v, "warn",
+			"the threads are not pinned (placement=os): they may share a cpu for parts of a round");
+		return;
+	}
+	if (topo_plan(t, (enum place_strategy)common->placement, common->cpus.v,
+		      common->cpus.n, (int)vp->threads, plan, msg, sizeof(msg)))
+		return;
+	const struct topo_pu *first = topo_pu_by_os(t, plan[0]);
+	int same = 1;
+	for (int i = 1; i < vp->threads && first; i++) {
+		const struct topo_pu *p = topo_pu_by_os(t, plan[i]);
+		if (!p || p->core != first->core)
+			same = 0;
+	}
+	if (same && first)
+		verdict_note(
+			v, "warn",
+			"the %lld threads land on SMT siblings of one core, which share the L1: a shared line hardly moves there (placement=spread uses separate cores)",
+			(long long)vp->threads);
+}
+
+static void vl_estimate(const void *params, const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
+{
+	const struct vl_params *vp = params;
+	const struct rates *r = rates_get();
+	double rounds = (double)(common->repeat + common->warmup);
+	double ops = (double)vp->ops;
+	int n = (int)vp->threads;
+	/*
+	 * An operation updates two variables through the layout's address
+	 * arithmetic: about eight plain increments' worth; one that shares
+	 * its line with another writer waits for the line instead.
+	 */
+	double alone = 8 * r->inc_ns * 1e-9 * cost_crowd(t, n);
+	double shared = (n > 1 ? r->bounce_ns * (n / 2.0) : 0) * 1e-9;
+	double s = 0;
+
+	if (shared < alone)
+		shared = alone;
+	/* layouts: one shares lines, the others do not; readers: one shares */
+	if (vp->parts & (1u << PART_LAYOUTS))
+		s += rounds * ops * (shared + (LAY_N - 1) * alone) +
+		     cost_teams_s(LAY_N);
+	if (vp->parts & (1u << PART_READERS))
+		s += rounds * ops * (shared + (AT_N - 1) * alone) +
+		     cost_teams_s(AT_N);
+	/* a variable of a dlopen'ed object is found through a call: twice a
+	 * plain access */
+	if (vp->parts & (1u << PART_TLS_ACCESS))
+		s += rounds * ops * ACC_N * 2 * alone + cost_teams_s(ACC_N);
+	/* a thread created and joined; the big object zeroes 1 MiB of TLS in it
+	 */
+	if (vp->parts & (1u << PART_THREAD_START))
+		s += rounds * (double)vp->starts *
+			     (START_N * r->spawn_ns * 1e-9 +
+			      cost_stream_s(t, COST_WRITE, 1 << 20, 1)) +
+		     cost_teams_s(START_N);
+	*seconds = s;
+	*bytes = (uint64_t)vp->threads * 2 * VL_APART + (2u << 20);
+}
+
+/*
+ * The classroom's questions, each on its own part: 30 million operations
+ * make rounds of about 0.1 s on a 2-core VM, long enough that the two
+ * threads overlap for most of one on a busy machine; 6 rounds are the
+ * fewest whose median has a 95% interval of its own (stats.c).
+ */
+static const struct lesson lessons[] = {
+	LESSON("global-array", "Counters in one global array",
+	       "how many times slower are 2 threads updating counters of one global array than counters padded to a line each?",
+	       "threads=2 parts=layouts ops=30000000 repeat=6 warmup=1", "x",
+	       KEY_LAYOUT, VL_LAYOUTS),
+	LESSON("read-mostly", "A read-mostly variable beside a written one",
+	       "how many times longer does a read take when the variable shares its line with one another thread writes?",
+	       "threads=2 parts=readers ops=30000000 repeat=6 warmup=1", "x",
+	       KEY_READER, VL_READERS),
+	{0}};
+
+/* The rulebook (rules.h): what its comparisons need. */
+static const struct rule rules[] = {RULE(RULE_TOGETHER, .param = "threads",
+					 .floor = 0.25,
+					 .what = "the slowdown of a layout"),
+				    {RULE_END}};
+static const char *const compared[] = {"layout_slowdown", "reader_slowdown",
+				       NULL};
+
+/* what a person reads for each summary key */
+static const struct key_label summary_labels[] = {
+	{"threads", "threads that read and write", "threads"},
+	{KEY_LAYOUT, "slowdown of the packed layout", "×"},
+	{KEY_READER, "slowdown of the reader beside writers", "×"},
+	{KEY_DSO_FOUND, "TLS library found", "yes/no"},
+	{KEY_DSO_EXTRA, "extra time of a library's TLS access", "ns"},
+	{KEY_BIG_START, "extra thread start with a big TLS block", "µs"},
+	{"exe_tls_block_bytes", "program's TLS block", "bytes"},
+	{NULL, NULL, NULL}};
+
+/*
+ * Before the run: the cpus of each part's threads (the last thread of
+ * the readers writes), and where its memory is: nothing is bound, each
+ * page lies where its first touch put it.
+ */
+static void vl_plan(const void *params, const struct common_params *common,
+		    const struct topo *t, struct strbuf *out)
+{
+	const struct vl_params *vp = params;
+	int n = (int)vp->threads, plan[VL_MAX_THREADS];
+	char msg[256];
+
+	if (topo_plan(t, (enum place_strategy)common->placement, common->cpus.v,
+		      common->cpus.n, n, plan, msg, sizeof(msg))) {
+		strbuf_addf(out, "threads: not placed: %s\n", msg);
+		return;
+	}
+	if (vl_asked(vp, PART_LAYOUTS))
+		plan_view_cpus(t, "layouts", plan, n, out);
+	if (vl_asked(vp, PART_READERS) && n >= 2) {
+		plan_view_cpus(t, "readers", plan, n - 1, out);
+		plan_view_cpus(t, "writer", plan + n - 1, 1, out);
+	}
+	if (vl_asked(vp, PART_TLS_ACCESS) || vl_asked(vp, PART_THREAD_START))
+		plan_view_cpus(t, "tls_access and thread_start (one thread)",
+			       plan, 1, out);
+	strbuf_addstr(
+		out,
+		"memory: not bound; each page lies on the node of the thread that touched it first\n");
+}
+
+/* The parts, in the order they run: each a file of this folder. */
+static const struct part parts[] = {
+	{"layouts", vl_layouts_run, vl_layouts_say},
+	{"readers", vl_readers_run, vl_readers_say},
+	{"tls_access", vl_tls_access_run, vl_tls_access_say},
+	{"thread_start", vl_thread_start_run, vl_thread_start_say},
+	{0}};
+
+const struct experiment exp_variable_layout = {
+	.parts = parts,
+	.plan = vl_plan,
+	.name = "variable_layout",
+	.smoke = "threads=2 ops=1000 starts=2 repeat=2 warmup=0",
+	.summary_labels = summary_labels,
+	.headline_key = KEY_LAYOUT,
+	.headline_chart = VL_LAYOUTS,
+	.title = "Variable layout and thread-local storage",
+	.summary = "Per-thread variables in a global array, in TLS, padded or "
+		   "grouped; a read-mostly word beside a written one or apart; "
+		   "what TLS costs to reach and to set up",
+	.section = "6.4.1",
+	.explain =
+		"False sharing is easy to cure by giving every variable a whole "
+		"cache line, but that multiplies the memory a program touches. "
+		"The end of the article's section on concurrency gives a "
+		"cheaper recipe, and this experiment puts each step of it next "
+		"to the layout it replaces.\n\n"
+		"Layouts: each thread updates two variables of its own, over "
+		"and over. In a global array the counters of neighbouring "
+		"threads sit side by side, so every write takes the line away "
+		"from the other cores. As __thread variables each thread gets "
+		"its own copy in its own thread-local block, far from the "
+		"others. Padded, each variable fills a line of its own; "
+		"grouped, the two variables a thread uses together share one "
+		"padded line, which keeps them apart from other threads at half "
+		"the memory. The footprint chart shows what each layout costs "
+		"in bytes per thread.\n\n"
+		"Readers: a word that is only read can sit in every core's "
+		"cache at once, unless a word in the same line is written: "
+		"then each write throws it out of the readers' caches. One "
+		"thread writes a counter while the others read a constant "
+		"kept in the counter's line, in a section of its own (as the "
+		"article suggests with section attributes), or in .rodata, "
+		"where const puts it. The section is named numalab_read_mostly, "
+		"without a dot: the default linker script folds every .data.* "
+		"section into .data, beside written variables, while a name it "
+		"does not know stays a section of its own (readelf -S shows "
+		"it); the word is also aligned and padded to 128 B, two 64 B "
+		"lines, because the adjacent-line prefetcher fetches lines in "
+		"pairs (false_sharing and atomic_increment keep their words "
+		"that far apart too).\n\n"
+		"The cost of TLS: a __thread variable of the program is found "
+		"at a fixed offset from the thread pointer, but one in a shared "
+		"object loaded with dlopen needs a call to __tls_get_addr to "
+		"find this thread's copy. And the first touch of any variable "
+		"of such an object allocates and zeroes the object's whole TLS "
+		"block for that thread: starting threads that touch one small "
+		"variable beside a 1 MiB array shows the price. The two small "
+		"shared objects are built by make next to the binary; without "
+		"them those parts are skipped and the verdict says so.",
+	EXPERIMENT_PARTS(vl),
+	.uses_placement = 1,
+	.rules = rules,
+	.compared = compared,
+	.precision = 0.05,
+};
