@@ -4,21 +4,16 @@
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "plan_view.h"
 #include "rates.h"
 #include "selfpath.h"
 #include "strbuf.h"
-#include "team.h"
-#include "team_points.h"
 #include "workcost.h"
 
 #include "vl.h"
@@ -127,37 +122,6 @@ static size_t exe_tls_bytes(void)
 	return bytes;
 }
 
-int vl_asked(const struct vl_params *vp, enum vl_part part)
-{
-	return (vp->parts & (1u << part)) != 0;
-}
-
-void vl_label(char *buf, size_t len, const char *chart, const char *name)
-{
-	snprintf(buf, len, "%s: %s", chart, name);
-}
-
-double vl_emit(struct run_ctx *ctx, const char *chart, const char *series,
-	       int x, const char *label, const struct team_result *res,
-	       double scale, const char *unit, const char *extra_key,
-	       double extra)
-{
-	const char *const keys[] = {"overlap", "corun", extra_key};
-	const double vals[] = {team_overlap_median(res), team_corun_median(res),
-			       extra};
-
-	return team_points_time(ctx->sink,
-				(struct point){.chart = chart,
-					       .series = series,
-					       .x = x,
-					       .x_label = label,
-					       .unit = unit,
-					       .extra_keys = keys,
-					       .extra_vals = vals,
-					       .nextra = extra_key ? 3 : 2},
-				res, scale);
-}
-
 /* What run() prepares: the threads' cpus, and the objects the TLS parts
  * measure (opened only when one of them is asked for). */
 static int prepare(struct run_ctx *ctx, struct vl_state *st, int *cpus)
@@ -210,106 +174,6 @@ out:
 }
 
 /* --- what a run says --- */
-
-const struct rr_point *vl_point(const struct run_result *r, const char *chart,
-				const char *series, const char *label)
-{
-	return rr_point_find_label(r, chart, series, label);
-}
-
-/* Whether every thread of a placement ran on one core (SMT siblings or one
- * CPU). */
-static int one_core(const struct rr_placement *p)
-{
-	for (int i = 1; p && i < p->n; i++)
-		if (p->t[i].core != p->t[0].core)
-			return 0;
-	return 1;
-}
-
-int vl_can_race(const struct run_result *r, const char *chart, const char *name,
-		const char *what, const char *key, struct verdict *v)
-{
-	char label[96], why[VERDICT_TEXT_LEN];
-	const struct rr_placement *p;
-
-	vl_label(label, sizeof(label), chart, name);
-	p = rr_placement_find(r, label);
-	if (!p || p->n < 2)
-		snprintf(
-			why, sizeof(why),
-			"%s needs two threads running at once; this run had %d",
-			what, p ? p->n : 1);
-	else if (rr_placement_distinct_cpus(p) < 2)
-		snprintf(
-			why, sizeof(why),
-			"%s needs threads on distinct cpus, but its %d threads were all seen on one cpu",
-			what, p->n);
-	else {
-		if (one_core(p))
-			verdict_note(
-				v, "warn",
-				"%s: the threads ran on SMT siblings of one core, which share the L1, so a shared line hardly moves; placement=spread puts them on separate cores",
-				what);
-		return 1;
-	}
-	verdict_note(v, "cannot", "%s", why);
-	verdict_mark(v, key, VERDICT_DISOWNED, "%s", why);
-	return 0;
-}
-
-enum contend_overlap vl_contended(const struct run_result *r,
-				  const struct rr_point *shared,
-				  const struct rr_point *apart, const char *key,
-				  const char *what, struct comparison *c,
-				  struct verdict *v, char *why, size_t len)
-{
-	enum contend_overlap o;
-
-	compare_points(shared, apart, experiment_precision(r->exp), c);
-	compare_state_interval(v, key, c);
-	o = contend_overlap(c, contend_floor(r->exp));
-	why[0] = '\0';
-	if (o == CONTEND_TOO_LITTLE)
-		snprintf(
-			why, len,
-			"the threads ran at the same time for only %.0f%% of a round, so they hardly contended: %s could not be measured (other processes held the cpus, or one thread finished before the other started)",
-			100 * c->together, what);
-	else if (c->rel == CMP_MORE && c->lower_bound)
-		snprintf(
-			why, len,
-			"the threads ran together only %.0f%% of a round, so the full penalty may be larger",
-			100 * c->together);
-	else if (c->rel == CMP_LESS)
-		snprintf(
-			why, len,
-			"sharing the line came out faster than keeping apart, which sharing cannot cause: the machine's load changed between the two");
-	else if (c->rel == CMP_FEW || c->rel == CMP_UNSURE)
-		snprintf(why, len, "%s", compare_why_not(c));
-	if (why[0])
-		verdict_mark(v, key,
-			     c->rel == CMP_MORE && o != CONTEND_TOO_LITTLE
-				     ? VERDICT_AT_LEAST
-				     : VERDICT_DISOWNED,
-			     "%s", why);
-	return o;
-}
-
-int vl_dso_missing(const struct run_result *r, struct verdict *v, int say)
-{
-	double found = 1;
-
-	/* a TLS part (the caller checked one was asked for) emits dso_found */
-	if (rr_summary_get(r, KEY_DSO_FOUND, &found) || found)
-		return 0;
-	if (say)
-		verdict_note(
-			v, "cannot",
-			"TLS in a shared object was not measured: " DSO_SMALL
-			" and " DSO_BIG
-			" were found neither beside the binary nor in lib/numalab/ of its prefix (make builds them into the build folder, make install puts them there)");
-	return 1;
-}
 
 /*
  * Why no layout could be told apart: the reason of the first comparison

@@ -108,7 +108,7 @@ double vl_emit(struct run_ctx *ctx, const char *chart, const char *series,
 	       double scale, const char *unit, const char *extra_key,
 	       double extra);
 
-/* What the parts' sentences share (variable_layout.c). */
+/* What the parts share for their sentences (vl.c). */
 const struct rr_point *vl_point(const struct run_result *r, const char *chart,
 				const char *series, const char *label);
 /*

@@ -1,0 +1,359 @@
+/* measure.c - atomic_increment's measurement: a team of threads increments in rounds, and each variant's rounds become its points */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "stats.h"
+#include "team.h"
+#include "team_points.h"
+
+#include "ai.h"
+
+static struct slot *my_slot(const struct ai_job *j, int tid, int round)
+{
+	return &j->mine[(size_t)tid * j->mine_stride + (size_t)round];
+}
+
+static void ai_setup(void *arg, int tid)
+{
+	struct ai_job *j = arg;
+
+	/* first touch by the owner: thread 0 owns the shared counters */
+	if (tid == 0)
+		memset(j->shared, 0, (size_t)j->rounds * sizeof(*j->shared));
+	memset(my_slot(j, tid, 0), 0, j->mine_stride * sizeof(struct slot));
+}
+
+static enum variant round_variant(const struct ai_job *j, int round)
+{
+	return j->arm_of ? j->pair[j->arm_of[round]] : j->pair[0];
+}
+
+static void ai_body(void *arg, int tid, int round)
+{
+	struct ai_job *j = arg;
+	enum variant v = round_variant(j, round);
+	struct slot *s = my_slot(j, tid, round);
+	uint64_t *c = &j->shared[round].count, done = 0;
+	struct returned ret = {0, 0, UINT64_MAX - 1};
+
+	/*
+	 * Clock reads outside the loop tell whether the loops really ran at
+	 * the same time, and if not, why: a thread that was descheduled ran
+	 * for less cpu time than wall time; one stalled on the line did not.
+	 * The marks between chunks let the harness time the round from the
+	 * stretches all threads were on a cpu: every thread's increments are
+	 * the round's work.
+	 */
+	double c0 = clock_thread_cpu();
+	s->t0 = clock_now();
+	s->retries = 0;
+	while (done < j->incs) {
+		uint64_t m =
+			j->incs - done < AI_MARK ? j->incs - done : AI_MARK;
+		ai_chunk(j, v, s, c, m, &ret);
+		done += m;
+		team_mark((double)done);
+	}
+	s->rsum = ret.sum;
+	s->runs = ret.runs;
+	s->t1 = clock_now();
+	s->cpu = clock_thread_cpu() - c0;
+}
+
+/* 1 + 2 + ... + m, modulo 2^64 like the sums the threads make */
+static uint64_t triangle(uint64_t m)
+{
+	return m % 2 ? m * ((m + 1) / 2) : (m / 2) * (m + 1);
+}
+
+/* What one round left behind, read after timing. */
+struct round_result {
+	double final, lost, retries, runs;
+	double cpu_share; /* least cpu time / loop time over the threads */
+	double late;	  /* share of the round the last thread started late */
+	double overlap, corun; /* the harness's, of the round */
+	int rsum_ok;
+};
+
+static void read_round(const struct ai_job *j, int round,
+		       struct round_result *rr)
+{
+	uint64_t final = 0, retries = 0, rsum = 0, runs = 0, total;
+	double first = 0, last_start = 0, last = 0;
+	enum variant v = round_variant(j, round);
+
+	total = (uint64_t)j->nthreads * j->incs;
+	rr->cpu_share = 1;
+	for (int t = 0; t < j->nthreads; t++) {
+		const struct slot *s = my_slot(j, t, round);
+		final += s->count;
+		retries += s->retries;
+		rsum += s->rsum;
+		runs += s->runs;
+		double share = s->t1 > s->t0 ? s->cpu / (s->t1 - s->t0) : 1;
+		if (t == 0 || share < rr->cpu_share)
+			rr->cpu_share = share;
+		if (t == 0 || s->t0 < first)
+			first = s->t0;
+		if (t == 0 || s->t0 > last_start)
+			last_start = s->t0;
+		if (t == 0 || s->t1 > last)
+			last = s->t1;
+	}
+	if (v != V_PER_THREAD)
+		final = j->shared[round].count;
+	rr->final = (double) final;
+	rr->lost = (double)total - (double) final;
+	rr->retries = (double)retries;
+	rr->runs = (double)runs;
+	rr->late = last > first ? (last_start - first) / (last - first) : 0;
+	/* the returned values must be 1..total (or 0..total-1), each once */
+	if (v == V_ADD_FETCH)
+		rr->rsum_ok = rsum == triangle(total);
+	else if (v == V_FETCH_ADD)
+		rr->rsum_ok = rsum == triangle(total - 1);
+	else
+		rr->rsum_ok = 1;
+}
+
+/* The median over n rounds of the number at off in each round_result. */
+static double median_of(const struct round_result *rr, int n, size_t off,
+			double *tmp)
+{
+	for (int r = 0; r < n; r++)
+		tmp[r] = *(const double *)((const char *)&rr[r] + off);
+	return stats_median(tmp, n);
+}
+
+#define MEDIAN(field)                                                          \
+	median_of(rr, res->rounds, offsetof(struct round_result, field), tmp)
+
+/*
+ * Reads the rounds res kept into m (their medians) and lost (each
+ * round's lost updates). Returns 0, 1 when an atomic variant returned
+ * wrong values, or -ENOMEM.
+ */
+static int read_rounds(const struct ai_job *j, const struct team_result *res,
+		       struct measured *m, double *lost)
+{
+	struct round_result *rr = calloc((size_t)res->rounds + 1, sizeof(*rr));
+	double *tmp = calloc((size_t)res->rounds + 1, sizeof(double));
+	int bad_sum = 0;
+
+	if (!rr || !tmp) {
+		free(rr);
+		free(tmp);
+		return -ENOMEM;
+	}
+	m->lost_max = 0;
+	for (int r = 0; r < res->rounds; r++) {
+		read_round(j, res->round[r], &rr[r]);
+		/* the harness's: 1 when the round was timed from the
+		   stretches all threads were on a cpu */
+		rr[r].overlap = res->overlap[r];
+		rr[r].corun = res->corun[r];
+		lost[r] = rr[r].lost;
+		bad_sum |= !rr[r].rsum_ok;
+		if (rr[r].lost > m->lost_max)
+			m->lost_max = rr[r].lost;
+	}
+	m->seconds = stats_median(res->seconds, res->rounds);
+	m->wall = res->wall ? stats_median(res->wall, res->rounds) : 0;
+	m->lost = MEDIAN(lost);
+	m->final = MEDIAN(final);
+	m->retries = MEDIAN(retries);
+	m->overlap = MEDIAN(overlap);
+	m->runs = MEDIAN(runs);
+	m->cpu_share = MEDIAN(cpu_share);
+	m->late = MEDIAN(late);
+	m->corun = MEDIAN(corun);
+	free(rr);
+	free(tmp);
+	return bad_sum;
+}
+
+/* The most numbers a point of a variant carries. */
+#define AI_EXTRAS 20
+
+/*
+ * The numbers kept with variant v's point (m measured): the keys and
+ * their values into keys and vals. Returns how many.
+ */
+static int point_extras(enum variant v, const struct measured *m,
+			double expected, const char **keys, double *vals)
+{
+	/* wall_s: until the last thread finished (the article's time);
+	 * corun_s: the work over the rate while all threads ran */
+	static const char *const common[] = {
+		"wall_s",	"expected",	    "final",
+		"lost_updates", "lost_updates_max", "overlap",
+		"cpu_share",	"late_start",	    "corun",
+		"corun_s"};
+	const double cv[] = {m->wall,	  expected,   m->final,	    m->lost,
+			     m->lost_max, m->overlap, m->cpu_share, m->late,
+			     m->corun,	  m->seconds};
+	int k = 0;
+
+	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++) {
+		keys[k] = common[i];
+		vals[k++] = cv[i];
+	}
+	if (v == V_CAS) {
+		keys[k] = "cas_retries";
+		vals[k++] = m->retries;
+		keys[k] = "cas_retries_per_increment";
+		vals[k++] = m->retries / expected;
+	}
+	if (v == V_ADD_FETCH || v == V_FETCH_ADD) {
+		keys[k] = "runs";
+		vals[k++] = m->runs;
+		keys[k] = "increments_per_run";
+		vals[k++] = m->runs > 0 ? expected / m->runs : 0;
+	}
+	if (m->pairs.n > 0) {
+		keys[k] = CMP_PAIR_RATIO;
+		vals[k++] = m->pairs.median;
+		keys[k] = CMP_PAIR_LO;
+		vals[k++] = m->pairs.ci_lo;
+		keys[k] = CMP_PAIR_HI;
+		vals[k++] = m->pairs.ci_hi;
+		keys[k] = CMP_PAIRS;
+		vals[k++] = m->pairs.n;
+	}
+	return k;
+}
+
+/*
+ * Reads the rounds res kept of variant v (one arm of the team) and emits
+ * its points; the first arm of a pair carries the per-pair ratio over
+ * the second (CMP_PAIR_*). Returns 0, -EIO when an atomic variant lost
+ * updates or returned wrong values, or -ENOMEM.
+ */
+static int emit_variant(struct run_ctx *ctx, const struct ai_job *j,
+			enum variant v, const struct team_result *res,
+			struct measured *m)
+{
+	int n = j->nthreads, bad_sum;
+	double expected = (double)n * (double)j->incs;
+	double *lost = calloc((size_t)res->rounds + 1, sizeof(double));
+	const char *keys[AI_EXTRAS];
+	double vals[AI_EXTRAS];
+
+	if (!lost)
+		return -ENOMEM;
+	bad_sum = read_rounds(j, res, m, lost);
+	if (bad_sum < 0) {
+		free(lost);
+		return bad_sum;
+	}
+	struct point p = {.chart = AI_NS,
+			  .series = ai_variants[v].name,
+			  .x = n,
+			  .unit = "ns",
+			  .extra_keys = keys,
+			  .extra_vals = vals,
+			  .nextra = point_extras(v, m, expected, keys, vals)};
+	m->ns = team_points_time(ctx->sink, p, res, 1e9 / expected);
+	p.chart = AI_TIME;
+	p.unit = "s";
+	team_points_time(ctx->sink, p, res, 1);
+	p.chart = AI_LOST;
+	p.y = m->lost;
+	p.unit = "increments";
+	p.samples = lost;
+	p.nsamples = res->rounds;
+	p.extra_keys = keys + 1;
+	p.extra_vals = vals + 1;
+	p.nextra = 2;
+	sink_point(ctx->sink, &p);
+	free(lost);
+
+	if (v != V_PLAIN && m->lost_max > 0) {
+		sink_note(
+			ctx->sink, "warn",
+			"%s, %d threads: the counter ended %.0f short of %.0f: an atomic increment lost updates, the kernel is wrong",
+			ai_variants[v].name, n, m->lost_max, expected);
+		return -EIO;
+	}
+	if (bad_sum) {
+		sink_note(
+			ctx->sink, "warn",
+			"%s, %d threads: the values the increments returned are not 1..%.0f each once: the kernel is wrong",
+			ai_variants[v].name, n, expected);
+		return -EIO;
+	}
+	return 0;
+}
+
+int ai_measure(struct run_ctx *ctx, const enum variant *vs, int nv,
+	       const int *cpus, int n, struct measured *m)
+{
+	const struct ai_params *ap = ctx->params;
+	uint64_t incs = (uint64_t)ap->increments;
+	int rounds = team_points_rounds_most(ctx) * nv;
+	size_t stride =
+		((size_t)rounds * SLOT_BYTES + 4095) / 4096 * 4096 / SLOT_BYTES;
+	int *arm_of = nv > 1 ? calloc((size_t)rounds, sizeof(int)) : NULL;
+	struct ai_job j = {.pair = {vs[0], vs[nv > 1]},
+			   .arm_of = arm_of,
+			   .nthreads = n,
+			   .rounds = rounds,
+			   .incs = incs,
+			   .mine_stride = stride,
+			   .multi = n > 1};
+	struct team_job job = {.nthreads = n,
+			       .cpus = cpus,
+			       .arg = &j,
+			       .setup = ai_setup,
+			       .body = ai_body,
+			       /* start together: a thread woken late finds the
+				  counter to itself */
+			       .spin = 1,
+			       .rounds_most = rounds,
+			       .arms = nv,
+			       .arm_of = arm_of,
+			       .work = (double)n * (double)incs};
+	struct team_result res, arm;
+	char label[96];
+	int rc;
+
+	/* page-aligned and untouched: ai_setup is the first touch */
+	j.shared = aligned_alloc(4096, ((size_t)rounds * SLOT_BYTES + 4095) /
+					       4096 * 4096);
+	j.mine = aligned_alloc(4096, (size_t)n * stride * SLOT_BYTES);
+	if (!j.shared || !j.mine || (nv > 1 && !arm_of)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* both arms run in one team: its placement is said under each */
+	ai_label(label, sizeof(label), n, vs[0]);
+	rc = team_points_run(ctx, &job, &res, label, NULL);
+	if (rc)
+		goto out;
+	for (int i = 1; i < nv; i++) {
+		ai_label(label, sizeof(label), n, vs[i]);
+		sink_placement(ctx->sink, label, res.place, res.nthreads);
+	}
+	for (int i = 0; i < nv; i++)
+		memset(&m[vs[i]].pairs, 0, sizeof(m[vs[i]].pairs));
+	if (nv > 1)
+		rc = team_points_pairs(&res, &m[vs[0]].pairs);
+	for (int i = 0; i < nv && !rc; i++) {
+		rc = team_result_arm(&res, i, &arm);
+		if (rc)
+			break;
+		rc = emit_variant(ctx, &j, vs[i], &arm, &m[vs[i]]);
+		team_result_free(&arm);
+	}
+	team_result_free(&res);
+out:
+	free(arm_of);
+	free(j.shared);
+	free(j.mine);
+	return rc;
+}
