@@ -186,6 +186,24 @@ class Plans(unittest.TestCase):
         self.assertIn("migration: a region on node 1, moved to node 0, "
                       "where it is read", plan)
 
+    def test_thread_experiments_never_on_memory_only_nodes(self):
+        plan = estimate("dram_hbm_nvm", "atomic_increment", "threads=1-8",
+                        "placement=compact")
+        self.assertIn("memory only (never a thread): nodes 2-5", plan)
+        self.assertIn("threads=1-8, each on the first of: cpus 0 1 2 3 4 5 "
+                      "6 7 on nodes 0-1", plan)
+        self.assertTrue(any(x.startswith("memory: not bound: ")
+                            for x in plan), plan)
+        plan = estimate("dram_hbm_nvm", "variable_layout", "threads=4")
+        for line in plan:
+            if ": cpu" in line:
+                nodes = line.rsplit(" on node", 1)[1].lstrip("s ")
+                self.assertIn(nodes, ("0", "1", "0-1"), line)
+        self.assertIn("writer: cpu 5 on node 1", plan)
+        plan = estimate("two_socket_smt", "variable_layout", "parts=layouts")
+        self.assertIn("layouts: cpus 0 4 on nodes 0-1", plan)
+        self.assertFalse(any(x.startswith("writer") for x in plan), plan)
+
     def test_cpus_in_no_node_said(self):
         plan = estimate("node0_offline", "memory_policy")
         self.assertIn("threads may run on node 1 (cpus 0-3)", plan)

@@ -390,6 +390,12 @@ static void test_plans_two_sockets(void **state)
 		"memory: node a 0, node b 1",
 		"memory_policy_semantics",
 		"preferred: the toucher: cpu 4 on node 1",
+		"atomic_increment",
+		"threads=1-4, each on the first of: cpus 0 4 1 5 on nodes 0-1",
+		"variable_layout",
+		"layouts: cpus 0 4 on nodes 0-1",
+		"variable_layout",
+		"writer: cpu 4 on node 1",
 		NULL};
 	(void)state;
 
@@ -416,7 +422,15 @@ static void test_plans_memory_only_node(void **state)
 		"get_mempolicy: interleave over nodes 0-1",
 		"memory_policy_semantics",
 		"preferred: not placed: node 1 has no cpu this process may use",
+		"atomic_increment",
+		"threads=1-2, each on the first of: cpus 0 1 on node 0",
+		"variable_layout",
+		"readers: cpu 0 on node 0",
+		"variable_layout",
+		"writer: cpu 1 on node 0",
 		NULL};
+	const char *const threads[] = {"atomic_increment", "variable_layout",
+				       NULL};
 	(void)state;
 
 	check_lines(t, lines);
@@ -425,6 +439,15 @@ static void test_plans_memory_only_node(void **state)
 		has_line(five[i], plan, "memory only (never a thread): node 1");
 		no_thread_on(five[i], plan, 1);
 		assert_null(strstr(plan, "on nodes 0-1"));
+		free(plan);
+	}
+	for (int i = 0; threads[i]; i++) {
+		char *plan = plan_of(t, threads[i]);
+		has_line(threads[i], plan,
+			 "memory only (never a thread): node 1");
+		no_thread_on(threads[i], plan, 1);
+		assert_null(strstr(plan, "on nodes 0-1"));
+		assert_non_null(strstr(plan, "\nmemory: not bound: "));
 		free(plan);
 	}
 	topo_free(t);
@@ -469,6 +492,8 @@ static void test_plans_one_cpu(void **state)
 		"compact = spread, threads=1: cpu 0 on node 0",
 		"memory_policy_semantics",
 		"preferred: the toucher: cpu 0 on node 0",
+		"atomic_increment",
+		"threads=1: cpu 0 on node 0",
 		NULL};
 	(void)state;
 

@@ -342,32 +342,22 @@ static const struct key_label series_labels[] = {
 /*
  * Before the run: the cpus of each thread count's team, and where its
  * counters are: nothing is bound, thread 0 touches the shared counters
- * first and each thread its own slots.
+ * first and each thread its own.
  */
 static void ai_plan(const void *params, const struct common_params *common,
 		    const struct topo *t, struct strbuf *out)
 {
 	const struct ai_params *ap = params;
-	int *plan = calloc(PARAM_MAX_LIST, sizeof(int));
-	char what[32], msg[256];
+	struct plan_sweep p = {.what = "",
+			       .s = (enum place_strategy)common->placement,
+			       .cpus = common->cpus.v,
+			       .ncpus = common->cpus.n};
 
-	if (!plan)
-		return;
-	for (int i = 0; i < ap->threads.n; i++) {
-		int n = ap->threads.v[i];
-		snprintf(what, sizeof(what), "%d thread%s", n,
-			 n == 1 ? "" : "s");
-		if (topo_plan(t, (enum place_strategy)common->placement,
-			      common->cpus.v, common->cpus.n, n, plan, msg,
-			      sizeof(msg)))
-			strbuf_addf(out, "%s: not placed: %s\n", what, msg);
-		else
-			plan_view_cpus(t, what, plan, n, out);
-	}
-	free(plan);
-	strbuf_addstr(
-		out,
-		"memory: not bound; the shared counter lies on the node of the first cpu of its team (its thread 0 touches it first), each thread's own counters on its own\n");
+	plan_view_sweep(t, &p, ap->threads.v, ap->threads.n, out);
+	plan_view_first_touch(
+		t,
+		"a team's thread 0 touches the shared counters, each thread its own",
+		out);
 }
 
 const struct experiment exp_atomic_increment = {

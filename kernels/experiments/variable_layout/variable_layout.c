@@ -339,8 +339,7 @@ static const struct key_label summary_labels[] = {
 
 /*
  * Before the run: the cpus of each part's threads (the last thread of
- * the readers writes), and where its memory is: nothing is bound, each
- * page lies where its first touch put it.
+ * the readers writes), and where its memory is: nothing is bound.
  */
 static void vl_plan(const void *params, const struct common_params *common,
 		    const struct topo *t, struct strbuf *out)
@@ -363,9 +362,10 @@ static void vl_plan(const void *params, const struct common_params *common,
 	if (vl_asked(vp, PART_TLS_ACCESS) || vl_asked(vp, PART_THREAD_START))
 		plan_view_cpus(t, "tls_access and thread_start (one thread)",
 			       plan, 1, out);
-	strbuf_addstr(
-		out,
-		"memory: not bound; each page lies on the node of the thread that touched it first\n");
+	plan_view_first_touch(
+		t,
+		"the thread that starts the run zeroes the padded and grouped lines, the other variables are the program's or each thread's TLS",
+		out);
 }
 
 /* The parts, in the order they run: each a file of this folder. */
