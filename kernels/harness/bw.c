@@ -114,6 +114,54 @@ enum bw_isa bw_isa_best(void)
  */
 #define NO_CLEAN() ((void)0)
 
+/*
+ * A write loop, its stores ST: STORE, or STREAM for the non-temporal one,
+ * which has no sfence here: one per round (bw_body), as likwid's
+ * store_mem has none in its loop.
+ */
+#define BW_WRITE(NAME, TGT, VT, WTURN, CLEAN, ST, SET1)                        \
+	TGT static uint64_t NAME(void *dst, const void *src, size_t len,       \
+				 uint64_t pat)                                 \
+	{                                                                      \
+		char *p = dst, *end = p + len;                                 \
+		CLEAN();                                                       \
+		VT v0 = SET1((long long)pat), v1 = v0, v2 = v0, v3 = v0;       \
+		(void)src;                                                     \
+		FOUR_REGS(v1, v2, v3);                                         \
+		for (; p < end; p += WTURN * sizeof(VT)) {                     \
+			_Pragma("GCC unroll 8") for (int k = 0; k < WTURN;     \
+						     k += 4)                   \
+			{                                                      \
+				ST(p + k * sizeof(VT), v0);                    \
+				ST(p + (k + 1) * sizeof(VT), v1);              \
+				ST(p + (k + 2) * sizeof(VT), v2);              \
+				ST(p + (k + 3) * sizeof(VT), v3);              \
+			}                                                      \
+			LAUNDER(p);                                            \
+		}                                                              \
+		return 0;                                                      \
+	}
+
+/* A copy loop, its stores ST (a non-temporal one is fenced by the caller,
+ * as a write's). */
+#define BW_COPY(NAME, TGT, VT, LOAD, ST)                                       \
+	TGT static uint64_t NAME(void *dst, const void *src, size_t len,       \
+				 uint64_t pat)                                 \
+	{                                                                      \
+		enum { NV = BW_CHUNK / sizeof(VT) };                           \
+		char *d = dst;                                                 \
+		const char *s = src, *end = s + len;                           \
+		(void)pat;                                                     \
+		for (; s < end; s += BW_CHUNK, d += BW_CHUNK) {                \
+			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)  \
+				ST(d + k * sizeof(VT),                         \
+				   LOAD(s + k * sizeof(VT)));                  \
+			LAUNDER(s);                                            \
+			LAUNDER(d);                                            \
+		}                                                              \
+		return 0;                                                      \
+	}
+
 #define BW_DEFINE(SFX, TGT, TGT_PFW, VT, WTURN, CLEAN, LOAD, STORE, STREAM,    \
 		  ADD, SET1, ZERO)                                             \
 	TGT static uint64_t read_##SFX(void *dst, const void *src, size_t len, \
@@ -147,50 +195,8 @@ enum bw_isa bw_isa_best(void)
 			sum += w[i];                                           \
 		return sum;                                                    \
 	}                                                                      \
-	TGT static uint64_t write_##SFX(void *dst, const void *src,            \
-					size_t len, uint64_t pat)              \
-	{                                                                      \
-		char *p = dst, *end = p + len;                                 \
-		CLEAN();                                                       \
-		VT v0 = SET1((long long)pat), v1 = v0, v2 = v0, v3 = v0;       \
-		(void)src;                                                     \
-		FOUR_REGS(v1, v2, v3);                                         \
-		for (; p < end; p += WTURN * sizeof(VT)) {                     \
-			_Pragma("GCC unroll 8") for (int k = 0; k < WTURN;     \
-						     k += 4)                   \
-			{                                                      \
-				STORE(p + k * sizeof(VT), v0);                 \
-				STORE(p + (k + 1) * sizeof(VT), v1);           \
-				STORE(p + (k + 2) * sizeof(VT), v2);           \
-				STORE(p + (k + 3) * sizeof(VT), v3);           \
-			}                                                      \
-			LAUNDER(p);                                            \
-		}                                                              \
-		return 0;                                                      \
-	}                                                                      \
-	TGT static uint64_t write_nt_##SFX(void *dst, const void *src,         \
-					   size_t len, uint64_t pat)           \
-	{                                                                      \
-		char *p = dst, *end = p + len;                                 \
-		CLEAN();                                                       \
-		VT v0 = SET1((long long)pat), v1 = v0, v2 = v0, v3 = v0;       \
-		(void)src;                                                     \
-		FOUR_REGS(v1, v2, v3);                                         \
-		for (; p < end; p += WTURN * sizeof(VT)) {                     \
-			_Pragma("GCC unroll 8") for (int k = 0; k < WTURN;     \
-						     k += 4)                   \
-			{                                                      \
-				STREAM(p + k * sizeof(VT), v0);                \
-				STREAM(p + (k + 1) * sizeof(VT), v1);          \
-				STREAM(p + (k + 2) * sizeof(VT), v2);          \
-				STREAM(p + (k + 3) * sizeof(VT), v3);          \
-			}                                                      \
-			LAUNDER(p);                                            \
-		}                                                              \
-		/* no sfence here: one per round (bw_body), as likwid's        \
-		 * store_mem has none in its loop */                           \
-		return 0;                                                      \
-	}                                                                      \
+	BW_WRITE(write_##SFX, TGT, VT, WTURN, CLEAN, STORE, SET1)              \
+	BW_WRITE(write_nt_##SFX, TGT, VT, WTURN, CLEAN, STREAM, SET1)          \
 	TGT_PFW static uint64_t write_pfw_##SFX(void *dst, const void *src,    \
 						size_t len, uint64_t pat)      \
 	{                                                                      \
@@ -214,38 +220,8 @@ enum bw_isa bw_isa_best(void)
 		}                                                              \
 		return 0;                                                      \
 	}                                                                      \
-	TGT static uint64_t copy_##SFX(void *dst, const void *src, size_t len, \
-				       uint64_t pat)                           \
-	{                                                                      \
-		enum { NV = BW_CHUNK / sizeof(VT) };                           \
-		char *d = dst;                                                 \
-		const char *s = src, *end = s + len;                           \
-		(void)pat;                                                     \
-		for (; s < end; s += BW_CHUNK, d += BW_CHUNK) {                \
-			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)  \
-				STORE(d + k * sizeof(VT),                      \
-				      LOAD(s + k * sizeof(VT)));               \
-			LAUNDER(s);                                            \
-			LAUNDER(d);                                            \
-		}                                                              \
-		return 0;                                                      \
-	}                                                                      \
-	TGT static uint64_t copy_nt_##SFX(void *dst, const void *src,          \
-					  size_t len, uint64_t pat)            \
-	{                                                                      \
-		enum { NV = BW_CHUNK / sizeof(VT) };                           \
-		char *d = dst;                                                 \
-		const char *s = src, *end = s + len;                           \
-		(void)pat;                                                     \
-		for (; s < end; s += BW_CHUNK, d += BW_CHUNK) {                \
-			_Pragma("GCC unroll 32") for (int k = 0; k < NV; k++)  \
-				STREAM(d + k * sizeof(VT),                     \
-				       LOAD(s + k * sizeof(VT)));              \
-			LAUNDER(s);                                            \
-			LAUNDER(d);                                            \
-		}                                                              \
-		return 0; /* fenced by the caller, as write_nt */              \
-	}
+	BW_COPY(copy_##SFX, TGT, VT, LOAD, STORE)                              \
+	BW_COPY(copy_nt_##SFX, TGT, VT, LOAD, STREAM)
 
 #define SSE_LOAD(p) _mm_load_si128((const __m128i *)(const void *)(p))
 #define SSE_STORE(p, v) _mm_store_si128((__m128i *)(void *)(p), v)
