@@ -225,12 +225,9 @@ void record_free(struct record *r)
 
 void record_result(const struct record *r, struct run_result *rr)
 {
-	rr->points = r->points;
-	rr->npoints = r->npoints;
-	rr->cells = r->cells;
-	rr->ncells = r->ncells;
-	rr->summary = r->summary;
-	rr->nsummary = r->nsummary;
-	rr->placements = r->placements;
-	rr->nplacements = r->nplacements;
+	/* each array with its count */
+	rr->points = r->points, rr->npoints = r->npoints;
+	rr->cells = r->cells, rr->ncells = r->ncells;
+	rr->summary = r->summary, rr->nsummary = r->nsummary;
+	rr->placements = r->placements, rr->nplacements = r->nplacements;
 }
