@@ -51,3 +51,20 @@ int nmem_count_on(const struct nmem_buf *b, int node, size_t *on, size_t *off)
 	*on = c.npages - *off;
 	return 0;
 }
+
+int nmem_check_census(struct errinfo *err, const char *field, const char *what)
+{
+	const struct nmem_caps *caps = nmem_caps();
+
+	if (!caps->policy)
+		return errinfo_set(
+			err, field,
+			"this kernel or container does not allow NUMA memory policies (%s)",
+			caps->why);
+	if (!caps->move_pages)
+		return errinfo_set(
+			err, field,
+			"move_pages is not allowed here, so where %s cannot be checked (%s)",
+			what, caps->why);
+	return 0;
+}

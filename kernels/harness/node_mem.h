@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "errinfo.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "sink.h"
@@ -30,5 +31,13 @@ int nmem_census_on(const struct nmem_buf *b, int node, struct nmem_census *c);
  * or failed). Returns 0 or -errno as nmem_census_on, both counts 0 then.
  */
 int nmem_count_on(const struct nmem_buf *b, int node, size_t *on, size_t *off);
+
+/*
+ * The check of an experiment that binds memory and counts where its pages
+ * went: refuses (err's field, -EINVAL) where this kernel or container
+ * allows no NUMA memory policy, or no move_pages to say where what
+ * ("the pages are") is. Returns 0 where both are allowed.
+ */
+int nmem_check_census(struct errinfo *err, const char *field, const char *what);
 
 #endif

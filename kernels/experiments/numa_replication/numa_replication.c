@@ -119,21 +119,12 @@ static int nr_check(const void *params, const struct common_params *common,
 		    const struct topo *t, struct errinfo *err)
 {
 	const struct nr_params *p = params;
-	const struct nmem_caps *caps = nmem_caps();
 	struct nr_plan *pl;
 	int rc;
 
 	(void)common;
-	if (!caps->policy)
-		return errinfo_set(
-			err, "nodes",
-			"this kernel or container does not allow NUMA memory policies (%s)",
-			caps->why);
-	if (!caps->move_pages)
-		return errinfo_set(
-			err, "nodes",
-			"move_pages is not allowed here, so where each copy is cannot be checked (%s)",
-			caps->why);
+	if ((rc = nmem_check_census(err, "nodes", "each copy is")))
+		return rc;
 	if (p->home.n > 1)
 		return errinfo_set(err, "home", "'home' names one node");
 	if (!t)
