@@ -9,6 +9,7 @@
 #include "bw.h"
 #include "experiment.h"
 #include "mem_size.h"
+#include "node_mem.h"
 #include "numa_mem.h"
 #include "page_census.h"
 #include "plan_view.h"
@@ -208,20 +209,8 @@ static int mp_check(const void *params, const struct common_params *common,
 	int rc;
 
 	(void)common;
-	if (!caps->policy) {
-		snprintf(
-			msg, sizeof(msg),
-			"this kernel or container does not allow NUMA memory policies (%s)",
-			caps->why);
-		return refuse(err, "policy", msg);
-	}
-	if (!caps->move_pages) {
-		snprintf(
-			msg, sizeof(msg),
-			"move_pages is not allowed here, so where the pages are cannot be checked (%s)",
-			caps->why);
-		return refuse(err, "policy", msg);
-	}
+	if ((rc = nmem_check_census(err, "policy", "the pages are")))
+		return rc;
 	if ((rc = topo_check_nodes(t, nodes->v, nodes->n, "nodes", 1, 0,
 				   err)) ||
 	    (rc = topo_check_nodes(t, tv->v, tv->n, "toucher", 0, 1, err)) ||
@@ -465,15 +454,12 @@ static int bandwidth_from_nodes(struct run_ctx *ctx, struct nmem_buf *b,
 				return rc;
 			sink_placement(ctx->sink, what, res.team.place,
 				       res.team.nthreads);
-			struct point pt = {.chart = CH_BW,
-					   .series = series,
-					   .x = p->from[i],
-					   .x_label = label,
-					   .y = res.median,
-					   .unit = "GB/s",
-					   .samples = res.gbps,
-					   .nsamples = res.n};
-			sink_point(ctx->sink, &pt);
+			team_points_gbps(ctx->sink,
+					 (struct point){.chart = CH_BW,
+							.series = series,
+							.x = p->from[i],
+							.x_label = label},
+					 &res);
 			if (!w)
 				gbps[i] = res.median;
 			bw_result_free(&res);

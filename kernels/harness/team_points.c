@@ -88,6 +88,16 @@ int team_points_bw(struct run_ctx *ctx, struct bw_job *job,
 	return 0;
 }
 
+void team_points_gbps(struct sink *s, struct point p,
+		      const struct bw_result *res)
+{
+	p.y = res->median;
+	p.unit = "GB/s";
+	p.samples = res->gbps;
+	p.nsamples = res->n;
+	sink_point(s, &p);
+}
+
 /* The most extras a point of these helpers carries, "redone" included. */
 #define MOST_EXTRAS 24
 

@@ -47,6 +47,11 @@ int team_points_pairs(const struct team_result *res, struct stats *st);
 int team_points_bw(struct run_ctx *ctx, struct bw_job *job,
 		   struct bw_result *res, const char *wrong);
 
+/* Emits p (chart, series, x, x_label) as what res measured: its median
+ * in GB/s, every round's rate a sample. */
+void team_points_gbps(struct sink *s, struct point p,
+		      const struct bw_result *res);
+
 /*
  * Emits p with one sample per round of res, each round's seconds times
  * scale (1: seconds; 1e9 / ops: ns per op), their median as y, and the

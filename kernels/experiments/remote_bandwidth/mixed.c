@@ -13,6 +13,7 @@
 #include "node_mem.h"
 #include "numa_mem.h"
 #include "strbuf.h"
+#include "team_points.h"
 
 #include "rb.h"
 
@@ -168,15 +169,12 @@ static int copy_bar(struct run_ctx *ctx, const struct rb_state *st,
 	if (kind == 0)
 		sink_placement(ctx->sink, what, res.team.place,
 			       res.team.nthreads);
-	struct point pt = {.chart = mode->chart,
-			   .series = series,
-			   .x = v,
-			   .x_label = label,
-			   .y = res.median,
-			   .unit = "GB/s",
-			   .samples = res.gbps,
-			   .nsamples = res.n};
-	sink_point(ctx->sink, &pt);
+	team_points_gbps(ctx->sink,
+			 (struct point){.chart = mode->chart,
+					.series = series,
+					.x = v,
+					.x_label = label},
+			 &res);
 	if (kind == 0)
 		*out = res.median;
 	bw_result_free(&res);
