@@ -176,6 +176,12 @@ bench-deps:
 bench: bench-deps all
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" BENCH_QUICK=$(QUICK) scripts/bench.sh
 
+# the bench's own check: QUICK=1 beside a process spinning on the first CPU;
+# fails when a bandwidth row reads above 1.15x likwid-bench or a row was
+# skipped by a budget
+bench-check: bench-deps all
+	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" BENCH_QUICK=1 scripts/bench.sh --check
+
 # every C file of ours; wildcard skips a folder that is not there
 FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS)) kernels/experiments/*/*.[ch] tests/*/*.[ch]))
 
@@ -185,6 +191,6 @@ format:
 clean:
 	rm -rf build build-* web/vendor
 
-.PHONY: all deps test-deps run test bench bench-deps format clean fuzz man install uninstall
+.PHONY: all deps test-deps run test bench bench-check bench-deps format clean fuzz man install uninstall
 
 -include $(LIB_OBJS:.o=.d) $(BUILD)/cli/main.d

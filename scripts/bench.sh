@@ -8,6 +8,9 @@
 #   scripts/bench.sh [--quick] [SECTION ...]
 #                                      bandwidth overhead latency throughput fanout c2c scale estimate
 #   --quick (or BENCH_QUICK=1)         fewer rows, smaller sizes, fewer pairs: under 2 minutes
+#   --check (after --quick)            beside a spinner on the first CPU: exit 1 when a
+#                                      bandwidth row reads above 1.15x likwid-bench or a
+#                                      row was skipped by a budget (make bench-check)
 #   BUILD=dir                          the build to measure (default build)
 #   BENCH_OUT=dir                      where the JSON goes (default build/bench)
 #   BENCH_MIN_PAIRS / BENCH_MAX_PAIRS  A/B pairs per comparison (3 / 8; quick 2 / 3)

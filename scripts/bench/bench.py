@@ -418,6 +418,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("--out", default="build/bench")
+    ap.add_argument("--check", action="store_true",
+                    help="the bench's own check: run beside a process spinning on the "
+                    "first CPU, and exit 1 when a bandwidth row reads above the "
+                    "ceiling over likwid-bench or a row was skipped by a budget")
     ap.add_argument("sections", nargs="*")
     args = ap.parse_args()
     want = args.sections or SECTIONS
@@ -435,6 +439,23 @@ def main():
 
     import sections  # noqa: E402
     b = Bench(args.build, args.out)
+    spinner = None
+    if args.check:
+        # a neighbour that never sleeps, on the cpu every row's thread 0 uses
+        spinner = subprocess.Popen([sys.executable, "-c",
+                                    "import os\nos.sched_setaffinity(0, {%d})\n"
+                                    "while True:\n    pass" % b.cpus[0]])
+    try:
+        return run(args, b, want)
+    finally:
+        if spinner:
+            spinner.kill()
+            spinner.wait()
+
+
+def run(args, b, want):
+    """Runs the sections in want, prints the table and writes the JSON."""
+    import sections  # noqa: E402
     started = time.time()
     budget = sum(common.budget_s(s) for s in want)
     if common.QUICK:
@@ -510,7 +531,25 @@ def main():
         for f in b.failures:
             print("  %s: %s" % (f["what"], f["why"]), file=sys.stderr)
         return 1
+    if args.check:
+        return check(b.rows)
     return 0
+
+
+def check(rows):
+    """The bench's own check: beside a spinner, no bandwidth row above
+    sections.BW_CEILING over likwid-bench and no row skipped by a budget.
+    Returns 0, or 1 after naming each row that broke it."""
+    bad = [r for r in rows if r["meets"].startswith("TIMING") or r["meets"] == "skip"]
+    for r in bad:
+        print("bench check: row %s, %s: %s" % (r.get("n", "?"), r["what"],
+                                               "skipped by the budget" if r["meets"] == "skip"
+                                               else "above the ceiling over likwid-bench"),
+              file=sys.stderr)
+    print("bench check: %s beside a spinner: %d of %d rows broke it (a bandwidth row "
+          "above the ceiling over likwid-bench, or a row skipped by a budget)"
+          % ("failed" if bad else "passed", len(bad), len(rows)))
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

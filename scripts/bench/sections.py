@@ -31,9 +31,11 @@ def likwid_tests():
     return {ln.split(" - ")[0].strip() for ln in p.stdout.splitlines() if " - " in ln}
 
 
-def likwid_run(test, ws, threads, seconds=0.15, gbps_guess=20.0):
-    """One likwid-bench run; returns (GB/s, details). likwid's kB is 1000 B."""
-    iters = max(10, int(gbps_guess * 1e9 * seconds / ws))
+def likwid_run(test, ws, threads, volume):
+    """One likwid-bench run moving about volume bytes (its iterations: the
+    volume over the working set, one pass of it each, at least 10);
+    returns (GB/s, details). likwid's kB is 1000 B."""
+    iters = max(10, int(round(volume / ws)))
     cmd = ["likwid-bench", "-t", test, "-w", "N:%dkB:%d" % (ws // 1000, threads),
            "-i", str(iters)]
     p = sh(cmd, timeout=120)
@@ -49,30 +51,23 @@ def likwid_run(test, ws, threads, seconds=0.15, gbps_guess=20.0):
                           "cmd": " ".join(cmd)}
 
 
-# Both sides are timed the same way: ROUNDS short rounds of about ROUND_S
-# each over their wall time, the best of them (as STREAM reports its best
-# pass: another process only ever slows a round down). numalab's own
-# figure, timed over the stretches its threads were on their cpus, is kept
-# in the raw record beside it, but never set against a wall-timed likwid.
-BW_ROUNDS = 5
-BW_ROUND_S = 0.03
-
-
-def likwid_best(test, ws, threads, gbps_guess):
-    """likwid-bench run BW_ROUNDS times, each about BW_ROUND_S of its
-    kernel; (the best GB/s, details of every run)."""
-    runs = [likwid_run(test, ws, threads, seconds=BW_ROUND_S, gbps_guess=gbps_guess)
-            for _ in range(BW_ROUNDS)]
-    best_run = max(runs, key=lambda r: r[0])
-    d = dict(best_run[1], runs_gbps=[r[0] for r in runs])
-    return best_run[0], d
+# Both sides are timed the same way: one run of the same bytes, about
+# BW_ROUND_S long, over its wall time (likwid-bench's 'Time', bw_alone's
+# round after one warm-up round), and a row's figure is the best of its
+# pairs (as STREAM reports its best pass: another process only ever slows
+# a run down). One run a side, not the best of several short ones: each
+# likwid-bench process spends a fixed second calibrating its timer, so
+# several runs a pair would cost the budget its rows. numalab's own figure,
+# timed over the stretches its threads were on their cpus, is kept in the
+# raw record beside it, but never set against a wall-timed likwid.
+BW_ROUND_S = 0.1
 
 
 def numalab_bw(b, op, ws, threads, isa):
-    """bw_alone's BW_ROUNDS rounds of ~BW_ROUND_S: (the best over wall time,
-    details with the stretch-timed median beside it)."""
+    """bw_alone's one round of ~BW_ROUND_S after a warm-up: (its GB/s over
+    wall time, details with the stretch-timed figure and its bytes)."""
     env = dict(os.environ, NUMALAB_BW_ISA=isa)
-    p = subprocess.run([b.tool("bw_alone"), op, str(threads), str(ws), str(BW_ROUNDS), "1",
+    p = subprocess.run([b.tool("bw_alone"), op, str(threads), str(ws), "1", "1",
                         str(int(BW_ROUND_S * 1000))],
                        capture_output=True, text=True, timeout=120, env=env)
     if p.returncode != 0:
@@ -131,12 +126,13 @@ def bandwidth(b):
         # only while the rows after it keep theirs; its first BW_MIN_PAIRS
         # run whatever the budget, so no row is dropped
         share = (b.budget - b.elapsed()) / (len(rows) - i)
-        guess = 60.0 * threads if wsname == "L2" else 20.0
         a, bb, detail = [], [], []
 
         def pair():
+            # likwid moves the bytes numalab's round moved: the same
+            # instructions over the same stretch of wall time
             x, xd = numalab_bw(b, op, ws, threads, isa)
-            y, yd = likwid_best(test, ws, threads, guess)
+            y, yd = likwid_run(test, ws, threads, xd["bytes_per_round"])
             a.append(x)
             bb.append(y)
             detail.append({"numalab": xd, "likwid": yd})
@@ -184,17 +180,16 @@ def bandwidth(b):
         "as likwid-bench's 'Data volume' does. The working set is every array of every "
         "thread (likwid's -w N:SIZE:THREADS, with its kB = 1000 B); numalab: "
         "tests/bench/bw_alone, bw_measure() with first touch by each thread. Both sides are "
-        "timed alike: %d short rounds of ~%.0f ms over their wall time, the best of them "
-        "(numalab: bw_alone's rounds after 1 warm-up; likwid: %d runs of >= 10 iterations "
-        "sized to ~%.0f ms, its own 'Time'), so a neighbour slows both the same way; "
+        "timed alike: one run of the same bytes (~%.0f ms) over its wall time (numalab: "
+        "bw_alone's round after 1 warm-up round; likwid: its own 'Time', with as many "
+        "iterations as move those bytes), so a neighbour slows both the same way; "
         "numalab's stretch-timed figure is kept in the raw record, never set against "
         "likwid. Both pin thread i to the i-th CPU. A bandwidth figure is the best of "
         "its side's pairs (as STREAM reports its best rate: another process only ever "
         "slows a pass down), A/B the best over the best; the [min-max] spreads stay. "
         "Every row gets at least %d pairs whatever the budget (the budget only bounds "
         "the pairs past those), and a row above %.2fx likwid is marked TIMING."
-        % (BW_ROUNDS, BW_ROUND_S * 1e3, BW_ROUNDS, BW_ROUND_S * 1e3, BW_MIN_PAIRS,
-           BW_CEILING))
+        % (BW_ROUND_S * 1e3, BW_MIN_PAIRS, BW_CEILING))
 
 
 BW_LINES = (1.0, 0.95)  # the goal and the bug line a bandwidth ratio is judged on
