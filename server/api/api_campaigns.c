@@ -1,7 +1,7 @@
 /* api_campaigns.c - GET/POST /api/campaigns: fleet campaigns over HTTP */
 #include "api_campaigns.h"
+#include "api_args.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,39 +29,15 @@ enum MHD_Result api_campaigns_list(struct http_request *rq, struct store *st,
 				   fs ? fs->engine : NULL));
 }
 
-/* A whole number from min to max, all of s: 0, or -EINVAL. */
-static int whole(const char *s, int64_t min, int64_t max, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	if (!*s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 enum MHD_Result api_campaigns_get(struct http_request *rq, struct store *st)
 {
 	const char *id = rq->capture[0];
-	const char *lim = http_query(rq, "limit"),
-		   *off = http_query(rq, "offset");
 	int64_t limit = CAMPAIGN_PAGE_DEFAULT, offset = 0;
+	enum MHD_Result ret;
 	json_t *c;
 
-	if (lim && whole(lim, 1, CAMPAIGN_PAGE_MAX, &limit))
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, "limit",
-				  "'%.40s' is not a valid limit (allowed 1-%d)",
-				  lim, CAMPAIGN_PAGE_MAX);
-	if (off && whole(off, 0, INT64_MAX / 2, &offset))
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, "offset",
-				  "'%.40s' is not a valid offset (a whole "
-				  "number, 0 or more)",
-				  off);
+	if (api_page(rq, CAMPAIGN_PAGE_MAX, &limit, &offset, &ret))
+		return ret;
 	c = campaigns_get(st, id, offset, limit);
 
 	if (!c)
@@ -273,9 +249,9 @@ enum MHD_Result api_campaigns_events(struct http_request *rq, struct store *st)
 			rq, MHD_HTTP_BAD_REQUEST, "format",
 			"unknown format '%.40s' (allowed: sse, ndjson)",
 			format);
-	if (last && !whole(last, 0, INT64_MAX / 2, &v))
+	if (last && !api_parse_num(last, 0, INT64_MAX / 2, &v))
 		after = v;
-	if (after_q && whole(after_q, 0, INT64_MAX / 2, &after))
+	if (after_q && api_parse_num(after_q, 0, INT64_MAX / 2, &after))
 		return http_error(rq, MHD_HTTP_BAD_REQUEST, "after",
 				  "'after' must be the seq of an event (a "
 				  "whole number)");

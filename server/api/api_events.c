@@ -1,8 +1,8 @@
 /* api_events.c - the event streams: a run's, and the classroom's */
 #include "api_events.h"
+#include "api_args.h"
 #include "api_class.h"
 #include "api_internal.h"
-#include "api_runs.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -83,12 +83,7 @@ enum MHD_Result api_get_events(struct http_request *rq, void *ctx)
 				  bad);
 	row = store_get_run(a->store, id);
 	if (!row)
-		return errno == ENOENT
-			       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",
-					    "unknown run id '%" PRId64 "'", id)
-			       : http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					    NULL, "cannot read run %" PRId64,
-					    id);
+		return api_run_unread(rq, id);
 	json_decref(row);
 	log = rundoc_events(a->store, a->runner, id, after, &st, &mem);
 	if (!log)

@@ -1,5 +1,6 @@
 /* api_runs.c - /api/runs: start, read, list, cancel, export and import runs */
 #include "api_runs.h"
+#include "api_args.h"
 #include "api_class.h"
 #include "api_internal.h"
 
@@ -24,33 +25,6 @@
 #define LIST_DEFAULT 50
 #define LIST_MAX 1000
 #define RETRY_AFTER "10"
-
-int api_parse_num(const char *s, int64_t min, int64_t max, int64_t *out)
-{
-	int64_t v = 0;
-
-	if (!s || !*s || strlen(s) > 19)
-		return -EINVAL;
-	for (const char *p = s; *p; p++) {
-		if (*p < '0' || *p > '9' || v > (INT64_MAX - (*p - '0')) / 10)
-			return -EINVAL;
-		v = v * 10 + (*p - '0');
-	}
-	if (v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-int api_run_id(struct http_request *rq, int64_t *id, enum MHD_Result *ret)
-{
-	if (!api_parse_num(rq->capture[0], 1, INT64_MAX, id))
-		return 0;
-	*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "id",
-			  "'%.40s' is not a run id (a positive whole number)",
-			  rq->capture[0]);
-	return -EINVAL;
-}
 
 static const char *const run_fields[] = {"experiment", "params", NULL};
 static const struct request_rules run_rules = {
@@ -219,23 +193,15 @@ enum MHD_Result api_get_run(struct http_request *rq, void *ctx)
 enum MHD_Result api_list_runs(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
-	const char *lim = http_query(rq, "limit"),
-		   *off = http_query(rq, "offset");
 	const char *exp = http_query(rq, "experiment");
 	const char *machine = http_query(rq, "machine");
 	int64_t limit = LIST_DEFAULT, offset = 0, total;
+	enum MHD_Result ret;
 	json_t *runs, *r;
 	size_t i;
 
-	if (lim && api_parse_num(lim, 1, LIST_MAX, &limit))
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, "limit",
-				  "'%.40s' is not a valid limit (allowed 1-%d)",
-				  lim, LIST_MAX);
-	if (off && api_parse_num(off, 0, INT64_MAX / 2, &offset))
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, "offset",
-				  "'%.40s' is not a valid offset (a whole "
-				  "number, 0 or more)",
-				  off);
+	if (api_page(rq, LIST_MAX, &limit, &offset, &ret))
+		return ret;
 	if (exp && !*exp)
 		exp = NULL;
 	if (machine && !*machine)
@@ -305,12 +271,7 @@ enum MHD_Result api_get_export(struct http_request *rq, void *ctx)
 		return ret;
 	doc = rundoc_build(a->store, a->runner, id, &ended);
 	if (!doc)
-		return errno == ENOENT
-			       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",
-					    "unknown run id '%" PRId64 "'", id)
-			       : http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					    NULL, "cannot read run %" PRId64,
-					    id);
+		return api_run_unread(rq, id);
 	csv = export_csv(doc, id, &len);
 	json_decref(doc);
 	if (!csv)

@@ -6,11 +6,6 @@
 
 #include "http.h"
 
-/* Strict decimal in [min, max]; 0 or -EINVAL. */
-int api_parse_num(const char *s, int64_t min, int64_t max, int64_t *out);
-/* The {id} of the route; on failure the 400 is queued in *ret. */
-int api_run_id(struct http_request *rq, int64_t *id, enum MHD_Result *ret);
-
 /* The handlers of /api/runs; ctx is a struct api (api_routes says which
  * route each serves). */
 /* POST /api/runs: 202 {"id", "status", "events", "url"}, 400, 429, 503. */
