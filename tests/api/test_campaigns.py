@@ -13,7 +13,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server  # noqa: E402
+from harness import Server, stop_strays  # noqa: E402
 
 STATES = ("done", "failed", "pending", "running")
 
@@ -114,7 +114,7 @@ class StartBoundTest(unittest.TestCase):
         finally:
             open(go, "w").close()
             srv.stop()
-            time.sleep(0.5)
+            stop_strays(tmp)
             shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -317,6 +317,7 @@ class RefusedStartTest(unittest.TestCase):
                              "the clush engine knows no partitions or features (give --nodes LIST)")
         finally:
             srv.stop()
+            stop_strays(tmp)
             shutil.rmtree(tmp, ignore_errors=True)
 
     def test_an_engine_that_is_not_installed(self):
@@ -331,6 +332,7 @@ class RefusedStartTest(unittest.TestCase):
             self.assertEqual(lst["campaigns"][0]["cancelled"], 2)
         finally:
             srv.stop()
+            stop_strays(tmp)
             shutil.rmtree(tmp, ignore_errors=True)
 
 
