@@ -144,6 +144,15 @@ struct fs_job {
 	uint64_t increments;
 	int nthreads;
 	uint64_t *done; /* per thread: the increments of its last round */
+	/*
+	 * Per round (rounds of them): the threads that have entered its
+	 * body, and per round and thread the increments made from when
+	 * every thread had entered until it saw thread 0 through (thread
+	 * 0's: until it was; 0 when it finished before the last started).
+	 */
+	int rounds;
+	atomic_int *entered;
+	uint64_t *window;
 	/* round + 1 once thread 0 has made its increments: the others stop */
 	_Alignas(128) atomic_int through;
 };
@@ -163,6 +172,17 @@ static inline volatile uint32_t *counter(const struct fs_job *j, int tid)
 	return (volatile uint32_t *)(j->base + (size_t)tid * j->spacing);
 }
 
+/* Once every thread has entered round r's body, k: where this thread's
+ * share of the round begins. */
+static inline void fs_all_in(struct fs_job *j, int round, uint64_t k,
+			     uint64_t *from)
+{
+	if (*from == UINT64_MAX &&
+	    atomic_load_explicit(&j->entered[round], memory_order_acquire) ==
+		    j->nthreads)
+		*from = k;
+}
+
 /*
  * Thread 0 makes `increments` increments; the others keep incrementing
  * until it is through, so every thread stops together. A partner that
@@ -170,34 +190,53 @@ static inline volatile uint32_t *counter(const struct fs_job *j, int tid)
  * thread alone (which measured no contention), and thread 0's increments
  * are the round's work: it marks them as it goes, the others mark none,
  * and the round's time is taken from the stretches all were on a cpu.
+ * Every thread also counts what it made once all had entered the round
+ * (fs_job.window): the threads' shares of the line, thread 0's included.
  */
 static void fs_body(void *arg, int tid, int round)
 {
 	struct fs_job *j = arg;
 	volatile uint32_t *c = counter(j, tid);
-	uint64_t n = j->increments, k = 0;
+	uint64_t n = j->increments, k = 0, from = UINT64_MAX;
+	int counted = round < j->rounds;
 
 	*c = 0;
+	if (counted)
+		atomic_fetch_add_explicit(&j->entered[round], 1,
+					  memory_order_acq_rel);
+	else
+		from = 0;
 	/*
 	 * The volatile counter keeps one load and one store per increment:
 	 * on x86-64 gcc -O2 emits `mov (%rdx),%eax; add $0x1,%eax;
 	 * mov %eax,(%rdx)` in the loop, so every iteration writes the line.
+	 * Thread 0 looks whether all have entered every FS_BATCH increments
+	 * until they have, then marks every FS_MARK as before.
 	 */
 	if (tid == 0) {
 		while (k < n) {
-			uint64_t m = n - k < FS_MARK ? n - k : FS_MARK;
+			uint64_t step = from == UINT64_MAX
+						? FS_BATCH
+						: FS_MARK - k % FS_MARK;
+			uint64_t m = n - k < step ? n - k : step;
+			fs_all_in(j, round, k, &from);
 			for (uint64_t i = 0; i < m; i++)
 				*c = *c + 1;
 			k += m;
-			team_mark((double)k);
+			if (k % FS_MARK == 0 || k == n)
+				team_mark((double)k);
 		}
 		j->done[0] = n;
+		if (counted)
+			j->window[(size_t)round * j->nthreads] =
+				from == UINT64_MAX ? 0 : n - from;
 		atomic_store_explicit(&j->through, round + 1,
 				      memory_order_release);
 		return;
 	}
 	while (atomic_load_explicit(&j->through, memory_order_acquire) <=
 	       round) {
+		fs_all_in(j, round, k, &from);
 		for (int i = 0; i < FS_BATCH; i++)
 			*c = *c + 1;
 		k += FS_BATCH;
@@ -205,6 +244,9 @@ static void fs_body(void *arg, int tid, int round)
 			team_mark(0);
 	}
 	j->done[tid] = k;
+	if (counted)
+		j->window[(size_t)round * j->nthreads + tid] =
+			from == UINT64_MAX ? 0 : k - from;
 }
 
 static int fs_check(void *arg)
@@ -217,40 +259,127 @@ static int fs_check(void *arg)
 	return j->done[0] == j->increments ? 0 : -EIO;
 }
 
+/* A thread's share of the increments is extra "share_thread_<tid>". */
+#define FS_SHARE "share_thread_"
+
 /*
- * Measures one layout for one thread count and emits its time point,
- * whose extras carry the cost per increment and the median share of a
- * round that all threads ran at once. Returns 0, -ECANCELED, or -errno.
+ * Each thread's median share (0..1) over the kept rounds of res of the
+ * increments all made while every one was in the round, into share;
+ * a round thread 0 finished before the last thread entered counts for
+ * none. Returns the rounds counted (0: no share measured).
+ */
+static int fs_shares(const struct fs_job *j, const struct team_result *res,
+		     double *share)
+{
+	int n = j->nthreads, used = 0;
+	double *of = calloc((size_t)res->rounds + 1, sizeof(double));
+
+	for (int t = 0; of && t < n; t++) {
+		used = 0;
+		for (int k = 0; k < res->rounds; k++) {
+			const uint64_t *w;
+			double sum = 0;
+			if (res->round[k] >= j->rounds)
+				continue;
+			w = &j->window[(size_t)res->round[k] * n];
+			for (int i = 0; i < n; i++)
+				sum += (double)w[i];
+			if (w[0] && sum > 0)
+				of[used++] = (double)w[t] / sum;
+		}
+		share[t] = used ? stats_median(of, used) : 0;
+	}
+	free(of);
+	return used;
+}
+
+/*
+ * The time point of one measured layout: its extras carry the cost per
+ * increment, the median share of a round all threads ran at once, and,
+ * with several threads, each thread's share of the increments.
+ * Returns the median, or -ENOMEM unsaid (as team_points_time).
+ */
+static double fs_point(struct run_ctx *ctx, const struct fs_job *j,
+		       const struct team_result *res, const char *series,
+		       double *overlap_min)
+{
+	int n = j->nthreads, nx = 3;
+	const char **keys = calloc((size_t)n + 3, sizeof(*keys));
+	double *vals = calloc((size_t)n + 3, sizeof(*vals)), median;
+	char(*names)[32] = calloc((size_t)n, sizeof(*names));
+
+	if (!keys || !vals || !names) {
+		free(keys);
+		free(vals);
+		free(names);
+		return -ENOMEM;
+	}
+	keys[0] = "ns_per_increment";
+	keys[1] = "overlap";
+	keys[2] = "corun";
+	vals[0] = stats_median(res->seconds, res->rounds) /
+		  (double)j->increments * 1e9;
+	vals[1] = team_overlap_median(res);
+	vals[2] = team_corun_median(res);
+	/* the share the round's time stands on: its stretches when it was
+	 * timed over them (rules.c says the same share the same way) */
+	if (n > 1 && fmin(vals[1], vals[2]) < *overlap_min)
+		*overlap_min = fmin(vals[1], vals[2]);
+	if (n > 1 && fs_shares(j, res, vals + 3))
+		for (int t = 0; t < n; t++) {
+			snprintf(names[t], sizeof(names[t]), FS_SHARE "%d", t);
+			keys[nx++] = names[t];
+		}
+	median = team_points_time(ctx->sink,
+				  (struct point){.chart = FS_TIME,
+						 .series = series,
+						 .x = n,
+						 .unit = "s",
+						 .extra_keys = keys,
+						 .extra_vals = vals,
+						 .nextra = nx},
+				  res, 1);
+	free(keys);
+	free(vals);
+	free(names);
+	return median;
+}
+
+/*
+ * Measures one layout for one thread count and emits its time point
+ * (fs_point). Returns 0, -ECANCELED, or -errno.
  */
 static int measure(struct run_ctx *ctx, const int *cpus, int nthreads,
 		   size_t spacing, const char *label, const char *series,
 		   double *median, double *overlap_min)
 {
 	const struct fs_params *fp = ctx->params;
+	int rounds = team_points_rounds_most(ctx);
 	struct fs_job j = {.spacing = spacing,
 			   .increments = (uint64_t)fp->increments,
-			   .nthreads = nthreads};
+			   .nthreads = nthreads,
+			   .rounds = rounds};
 	struct team_job job = {.nthreads = nthreads,
 			       .cpus = cpus,
 			       .arg = &j,
 			       .body = fs_body,
 			       .check = fs_check,
+			       .rounds_most = rounds,
 			       .work = (double)fp->increments};
-	static const char *const keys[] = {"ns_per_increment", "overlap",
-					   "corun"};
-	double vals[3];
 	struct team_result res;
 	size_t bytes = ((size_t)nthreads * spacing + 4096 + 4095) & ~4095ul;
 	char wrong[96];
-	int rc;
+	int rc = -ENOMEM;
 
 	j.base = aligned_alloc(4096, bytes);
 	j.done = calloc((size_t)nthreads, sizeof(*j.done));
-	if (!j.base || !j.done) {
-		free(j.base);
-		free(j.done);
-		return -ENOMEM;
-	}
+	j.entered = calloc((size_t)rounds + 1, sizeof(*j.entered));
+	j.window = calloc((size_t)rounds * (size_t)nthreads + 1,
+			  sizeof(*j.window));
+	if (!j.base || !j.done || !j.entered || !j.window)
+		goto out;
+	for (int r = 0; r < rounds; r++)
+		atomic_init(&j.entered[r], 0);
 	atomic_init(&j.through, 0);
 	memset(j.base, 0, bytes);
 	snprintf(
@@ -258,29 +387,17 @@ static int measure(struct run_ctx *ctx, const int *cpus, int nthreads,
 		"a counter did not hold the increments its thread made (thread 0: %llu): the kernel is wrong",
 		(unsigned long long)j.increments);
 	rc = team_points_run(ctx, &job, &res, label, wrong);
+	if (rc)
+		goto out;
+	/* as team_points_time: -ENOMEM unsaid, the ratio then skipped */
+	*median = fs_point(ctx, &j, &res, series, overlap_min);
+	team_result_free(&res);
+out:
 	free(j.base);
 	free(j.done);
-	if (rc)
-		return rc;
-	vals[0] = stats_median(res.seconds, res.rounds) /
-		  (double)fp->increments * 1e9;
-	vals[1] = team_overlap_median(&res);
-	vals[2] = team_corun_median(&res);
-	/* the share the round's time stands on: its stretches when it was
-	 * timed over them (rules.c says the same share the same way) */
-	if (nthreads > 1 && fmin(vals[1], vals[2]) < *overlap_min)
-		*overlap_min = fmin(vals[1], vals[2]);
-	*median = team_points_time(ctx->sink,
-				   (struct point){.chart = FS_TIME,
-						  .series = series,
-						  .x = nthreads,
-						  .unit = "s",
-						  .extra_keys = keys,
-						  .extra_vals = vals,
-						  .nextra = 3},
-				   &res, 1);
-	team_result_free(&res);
-	return 0;
+	free(j.entered);
+	free(j.window);
+	return rc;
 }
 
 static int fs_check_params(const void *params,
@@ -649,6 +766,73 @@ static void fs_headline(const struct fs_say *s, const struct fs_cases *cs,
 					sizeof(why)));
 }
 
+/*
+ * "thread 0 52%, thread 1 48%" of one point's share extras, or, above 8
+ * threads, the least and the most; 0 when the point has none.
+ */
+static int shares_text(const struct rr_point *p, int n, struct strbuf *sb)
+{
+	double x, lo = 2, hi = -1;
+	int tlo = 0, thi = 0;
+	char key[32];
+
+	for (int t = 0; p && t < n; t++) {
+		snprintf(key, sizeof(key), FS_SHARE "%d", t);
+		if (rr_point_extra(p, key, &x))
+			return 0;
+		if (x < lo)
+			lo = x, tlo = t;
+		if (x > hi)
+			hi = x, thi = t;
+		if (n <= 8)
+			strbuf_addf(sb, "%sthread %d %.0f%%", t ? ", " : "", t,
+				    100 * x);
+	}
+	if (p && n > 8)
+		strbuf_addf(
+			sb,
+			"thread %d the least, %.0f%%, thread %d the most, %.0f%%",
+			tlo, 100 * lo, thi, 100 * hi);
+	return p != NULL;
+}
+
+/*
+ * Each thread's share of the increments at the headline's point, shared
+ * line against separate lines: the time is thread 0's, so a split far
+ * from even says the line was not handed round fairly, or the
+ * scheduler ran one thread less (the co-run share beside it says how
+ * much of the round all were on a cpu).
+ */
+static void fs_say_shares(const struct fs_say *s, const struct fs_cases *cs,
+			  struct verdict *v)
+{
+	const struct fs_case *k = cs->pen.found	   ? &cs->pen
+				  : cs->flat.found ? &cs->flat
+						   : NULL;
+	struct strbuf sh = STRBUF_INIT, sep = STRBUF_INIT;
+	const struct rr_point *p;
+	char series[48];
+	double corun = 1;
+
+	if (!k)
+		return;
+	shared_series(series, sizeof(series), s->fp->stride.n, k->stride);
+	p = rr_point_find(s->r, FS_TIME, series, k->n);
+	if (shares_text(p, k->n, &sh)) {
+		rr_point_extra(p, "corun", &corun);
+		shares_text(rr_point_find(s->r, FS_TIME, fs_separate, k->n),
+			    k->n, &sep);
+		verdict_note(
+			v, "info",
+			"%d threads, one shared line: of the increments made while every thread was in the round, %s (even would be %.0f%% each; the time is thread 0's)%s%s; all were on a cpu at once for %.0f%% of a round (median), and a thread off its cpu makes fewer",
+			k->n, strbuf_str(&sh), 100.0 / k->n,
+			sep.len ? "; on separate lines " : "", strbuf_str(&sep),
+			100 * corun);
+	}
+	strbuf_release(&sh);
+	strbuf_release(&sep);
+}
+
 /* What the headline did not say. */
 static void fs_notes(const struct fs_say *s, const struct fs_cases *cs,
 		     struct verdict *v)
@@ -680,6 +864,7 @@ static void fs_notes(const struct fs_say *s, const struct fs_cases *cs,
 			v, "info",
 			"%d threads: some shared one core (smt siblings), whose L1 they share: the line need not move there, so expect little penalty between them",
 			cs->smt_n);
+	fs_say_shares(s, cs, v);
 }
 
 /*

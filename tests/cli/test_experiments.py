@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""test_experiments.py - atomic_increment, core_to_core and cache_sharing
-through `numalab run --json`, with small params.
+"""test_experiments.py - false_sharing, atomic_increment, core_to_core and
+cache_sharing through `numalab run --json`, with small params.
 
 Checks what the runs must show on any machine: lost updates only where
 the increment is not atomic, one matrix cell per ordered pair of CPUs,
@@ -331,6 +331,28 @@ class CacheSharing(unittest.TestCase):
     def test_bad_working_set(self):
         p = run("cache_sharing", "working_set=100", expect=2)
         self.assertIn("working_set 100 is too small", p.stderr)
+
+
+class FalseSharing(unittest.TestCase):
+    def test_each_threads_share_of_the_increments(self):
+        if len(allowed_cpus()) < 2:
+            skip_loudly(self, "shares need 2 threads on 2 cpus; this "
+                        "process may use only %s" % allowed_cpus())
+        # rounds of milliseconds: the partner is in the round long before
+        # thread 0 is through, so the window of a round is not empty
+        doc = run("false_sharing", "threads=1-2", "increments=20000000",
+                  "repeat=3", "warmup=0")
+        two = [s for s in samples(doc, "time") if s["x"] == 2]
+        self.assertEqual(len(two), 2, two)
+        shared = [s for s in two if "share_thread_0" in s["extra"]]
+        self.assertTrue(shared, two)
+        for s in shared:
+            got = [s["extra"]["share_thread_%d" % t] for t in range(2)]
+            self.assertTrue(all(0 <= x <= 1 for x in got), got)
+            self.assertAlmostEqual(sum(got), 1, delta=0.02)
+        # one thread has no one to share with
+        one = [s for s in samples(doc, "time") if s["x"] == 1]
+        self.assertFalse(any("share_thread_0" in s["extra"] for s in one))
 
 
 class Listed(unittest.TestCase):

@@ -134,8 +134,41 @@ static void fs_within_noise(void **state)
 	described(c);
 	assert_true(verdict_says(&c->v, "did not measurably slow 2 threads"));
 	assert_false(verdict_says(&c->v, "slower than separate"));
+	/* no share was measured: none is said */
+	assert_false(verdict_says(&c->v, "of the increments made"));
 	/* no difference is a statement too: the number stays */
 	assert_null(verdict_mark_why(&c->v, "slowdown_2_threads", &kind));
+	canned_free(c);
+	topo_free(t);
+}
+
+/*
+ * Each thread's share of the increments, shared line against separate
+ * lines, beside the headline: the time is thread 0's alone.
+ */
+static void fs_shares_said(void **state)
+{
+	struct topo *t = synthetic(VM_ONE_L3);
+	struct canned *c = canned_new("false_sharing", t, 1, ARGS("threads=2"));
+	const char *const series[] = {"separate", "shared"};
+	const char *const labels[] = {"threads=2 layout=separate",
+				      "threads=2 layout=shared stride=4"};
+	const double y[] = {1.0, 4.0}, share0[] = {0.5, 0.7};
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		canned_point(c, "time", series[i], 2, NULL, y[i], 0.01, 5);
+		canned_extra(c, "overlap", 0.95);
+		canned_extra(c, "corun", 0.9);
+		canned_extra(c, "share_thread_0", share0[i]);
+		canned_extra(c, "share_thread_1", 1 - share0[i]);
+		canned_placement(c, t, labels[i], two_cpus, 2);
+	}
+	described(c);
+	assert_true(verdict_says(&c->v, "slower than separate lines"));
+	assert_true(verdict_says(
+		&c->v,
+		"2 threads, one shared line: of the increments made while every thread was in the round, thread 0 70%, thread 1 30% (even would be 50% each; the time is thread 0's); on separate lines thread 0 50%, thread 1 50%; all were on a cpu at once for 90% of a round (median)"));
 	canned_free(c);
 	topo_free(t);
 }
@@ -901,6 +934,7 @@ int main(void)
 		cmocka_unit_test(fs_strides_past_the_line_share_nothing),
 		cmocka_unit_test(fs_threads_that_did_not_overlap),
 		cmocka_unit_test(fs_within_noise),
+		cmocka_unit_test(fs_shares_said),
 		cmocka_unit_test(fs_spread_too_wide),
 		cmocka_unit_test(fs_partial_overlap_is_a_lower_bound),
 		cmocka_unit_test(fs_overlap_under_the_floor_disowned),
