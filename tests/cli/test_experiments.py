@@ -99,6 +99,34 @@ class AtomicIncrement(unittest.TestCase):
         self.assertIn("cas_over_fetch_add_2_threads", doc["summary"])
         self.assertIn("cas", doc["headline"])
 
+    def test_each_threads_share_of_the_increments(self):
+        if len(allowed_cpus()) < 2:
+            skip_loudly(self, "a share between threads needs 2 cpus; this "
+                        "process may use only %s" % allowed_cpus())
+        # 2 x 2M increments: 122 chunks of 16384 a thread, enough for
+        # the stretch all were in their loops to hold each one's share
+        doc = run("atomic_increment", "threads=1-2",
+                  "variants=fetch_add,per_thread", "increments=2000000",
+                  "repeat=3", "warmup=0")
+        for v in ("fetch_add", "per_thread"):
+            one = [s for s in samples(doc, "ns", v) if s["x"] == 1][0]
+            self.assertNotIn("share_most", one["extra"], v)
+            two = [s for s in samples(doc, "ns", v) if s["x"] == 2][0]
+            extra = two["extra"]
+            if "share_most" not in extra:
+                skip_loudly(self, "%s's 2 threads were never in their loops "
+                            "together long enough to share (overlap %.0f%%:"
+                            " other processes hold the cpus)" %
+                            (v, 100 * extra["overlap"]))
+            most, least = extra["share_most"], extra["share_least"]
+            self.assertTrue(0 <= least <= 0.5 <= most <= 1, extra)
+            # medians over the same rounds of a two-thread team
+            self.assertAlmostEqual(most + least, 1, delta=0.05)
+        # too few increments to tell a share from the chunks' ends
+        doc = run("atomic_increment", "threads=2", "variants=fetch_add",
+                  "increments=1000", "repeat=2", "warmup=0")
+        self.assertNotIn("share_most", samples(doc, "ns")[0]["extra"])
+
     def test_one_thread_loses_nothing(self):
         doc = run("atomic_increment", "threads=1", "variants=plain,cas",
                   "increments=100000", "repeat=2", "warmup=0")

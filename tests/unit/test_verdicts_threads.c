@@ -632,6 +632,42 @@ static void ai_pairs_answer_through_drift(void **state)
 	topo_free(t);
 }
 
+/*
+ * Each thread's share of the increments while all were in their loops:
+ * said beside the article's time where cas and fetch_add measured it,
+ * and not at all for a run that did not.
+ */
+static void ai_fairness_said(void **state)
+{
+	struct topo *t = synthetic(FOUR_NODES);
+	struct canned *c =
+		canned_new("atomic_increment", t, 0,
+			   ARGS("threads=4", "variants=cas,fetch_add"));
+
+	(void)state;
+	ai_point(c, t, "fetch_add", 4, 20, 0.02, 0.95, 1, four_cpus);
+	canned_extra(c, "share_most", 0.4);
+	canned_extra(c, "share_least", 0.1);
+	ai_point(c, t, "cas", 4, 70, 0.02, 0.95, 1, four_cpus);
+	canned_extra(c, "share_most", 0.55);
+	canned_extra(c, "share_least", 0.05);
+	described(c);
+	assert_true(verdict_says_at(
+		&c->v, "info",
+		"with 4 threads, each thread's share of the increments while every thread was in its loop (medians; an even share is 25%): fetch_add 40% for the busiest thread and 10% for the least busy, cas 55% and 5%"));
+	canned_free(c);
+
+	c = canned_new("atomic_increment", t, 0,
+		       ARGS("threads=4", "variants=cas,fetch_add"));
+	ai_point(c, t, "fetch_add", 4, 20, 0.02, 0.95, 1, four_cpus);
+	ai_point(c, t, "cas", 4, 70, 0.02, 0.95, 1, four_cpus);
+	described(c);
+	assert_true(verdict_says(&c->v, "cas was 3.5×"));
+	assert_false(verdict_says(&c->v, "share of the increments"));
+	canned_free(c);
+	topo_free(t);
+}
+
 /* the article's 0.21 s is fetch_add's, 0.23 s add_fetch's */
 static void ai_article_references(void **state)
 {
@@ -953,6 +989,7 @@ int main(void)
 		cmocka_unit_test(ai_took_turns),
 		cmocka_unit_test(ai_within_noise),
 		cmocka_unit_test(ai_pairs_answer_through_drift),
+		cmocka_unit_test(ai_fairness_said),
 		cmocka_unit_test(ai_article_references),
 		cmocka_unit_test(ai_lesson_agrees_with_the_article),
 		cmocka_unit_test(ai_partial_overlap_is_a_lower_bound),

@@ -2,6 +2,7 @@
 #ifndef NUMALAB_AI_H
 #define NUMALAB_AI_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,7 +70,23 @@ struct slot {
 	uint64_t runs;	  /* add_fetch, fetch_add: runs of consecutive values */
 	double t0, t1;	  /* when this thread started and ended its loop */
 	double cpu;	  /* cpu seconds the thread ran meanwhile */
-	char pad[SLOT_BYTES - 4 * sizeof(uint64_t) - 3 * sizeof(double)];
+	/*
+	 * This thread's increments when it saw every thread of the team
+	 * started, and when it saw the first one finished (or finished
+	 * itself): what it did while all were in their loops, to a chunk
+	 * (AI_MARK) at either end.
+	 */
+	uint64_t at_start, at_end;
+	char pad[SLOT_BYTES - 6 * sizeof(uint64_t) - 3 * sizeof(double)];
+};
+
+/*
+ * One per round, a slot apart from the counters: how many threads have
+ * started their loop, and whether one has finished it.
+ */
+struct ai_flags {
+	atomic_int started, ended;
+	char pad[SLOT_BYTES - 2 * sizeof(atomic_int)];
 };
 
 struct ai_job {
@@ -85,7 +102,8 @@ struct ai_job {
 	struct slot *shared; /* one per round: round r increments shared[r] */
 	struct slot *mine;   /* per thread, rounds entries each */
 	size_t mine_stride;  /* slots between two threads' first slots */
-	int multi;	     /* lock_skip: more than one thread is running */
+	struct ai_flags *flags; /* one per round */
+	int multi;		/* lock_skip: more than one thread is running */
 };
 
 /*
@@ -111,6 +129,14 @@ void ai_chunk(struct ai_job *j, enum variant v, struct slot *s, uint64_t *c,
 struct measured {
 	double ns, seconds, wall, lost, lost_max, final, retries, overlap, runs;
 	double cpu_share, late, corun;
+	/*
+	 * The busiest and the least busy thread's share (0-1) of the
+	 * increments made while every thread was in its loop: medians over
+	 * the share_rounds rounds where that stretch held any (none with
+	 * one thread).
+	 */
+	double share_most, share_least;
+	int share_rounds;
 	struct stats pairs; /* arm 0's per-pair ratio over arm 1 (n 0: none) */
 };
 

@@ -55,6 +55,31 @@ static void wall_note(const struct run_result *r, int n, struct verdict *v)
 		n, cw, fw, cw / fw, cc, fc, cc / fc);
 }
 
+/*
+ * What the article's time depends on beside the rate: how evenly the n
+ * threads shared the increments while all were in their loops (the
+ * busiest and the least busy thread's shares, as cas and fetch_add
+ * measured them). Says nothing for a run that did not measure them.
+ */
+static void fairness_note(const struct run_result *r, int n, struct verdict *v)
+{
+	const struct rr_point *c =
+		rr_point_find(r, AI_NS, ai_variants[V_CAS].name, n);
+	const struct rr_point *f =
+		rr_point_find(r, AI_NS, ai_variants[V_FETCH_ADD].name, n);
+	double cm, cl, fm, fl;
+
+	if (!c || !f || rr_point_extra(c, "share_most", &cm) ||
+	    rr_point_extra(c, "share_least", &cl) ||
+	    rr_point_extra(f, "share_most", &fm) ||
+	    rr_point_extra(f, "share_least", &fl))
+		return;
+	verdict_note(
+		v, "info",
+		"with %d threads, each thread's share of the increments while every thread was in its loop (medians; an even share is %.0f%%): fetch_add %.0f%% for the busiest thread and %.0f%% for the least busy, cas %.0f%% and %.0f%%; a thread that gets the line more often finishes first and the rest then increment without it, which the time until the last thread finished includes",
+		n, 100.0 / n, 100 * fm, 100 * fl, 100 * cm, 100 * cl);
+}
+
 static int ai_seen(const struct run_result *r, enum variant v, int n,
 		   struct ai_seen *s)
 {
@@ -307,6 +332,7 @@ static void say_contended(const struct run_result *r, struct verdict *v,
 
 	key_cas_over(key, sizeof(key), n);
 	wall_note(r, n, v);
+	fairness_note(r, n, v);
 	if (h->plain_lost > 0)
 		snprintf(
 			tail, sizeof(tail),

@@ -1,5 +1,7 @@
 /* measure.c - atomic_increment's measurement: a team of threads increments in rounds, and each variant's rounds become its points */
 #include <errno.h>
+#include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,13 +35,40 @@ static enum variant round_variant(const struct ai_job *j, int round)
 	return j->arm_of ? j->pair[j->arm_of[round]] : j->pair[0];
 }
 
+/* What a thread has seen of its team this round (watch). */
+#define SEEN_START 1 /* every thread had started its loop */
+#define SEEN_END 2   /* one had finished it */
+
+/*
+ * Between two chunks of a thread that has done done increments: notes
+ * them when it first sees every thread of the team started, and when it
+ * first sees one finished. Returns what it has seen.
+ */
+static int watch(struct ai_flags *f, int n, struct slot *s, uint64_t done,
+		 int seen)
+{
+	if (!(seen & SEEN_START) &&
+	    atomic_load_explicit(&f->started, memory_order_relaxed) == n) {
+		s->at_start = done;
+		seen |= SEEN_START;
+	}
+	if (!(seen & SEEN_END) &&
+	    atomic_load_explicit(&f->ended, memory_order_relaxed)) {
+		s->at_end = done;
+		seen |= SEEN_END;
+	}
+	return seen;
+}
+
 static void ai_body(void *arg, int tid, int round)
 {
 	struct ai_job *j = arg;
 	enum variant v = round_variant(j, round);
 	struct slot *s = my_slot(j, tid, round);
+	struct ai_flags *f = &j->flags[round];
 	uint64_t *c = &j->shared[round].count, done = 0;
 	struct returned ret = {0, 0, UINT64_MAX - 1};
+	int seen;
 
 	/*
 	 * Clock reads outside the loop tell whether the loops really ran at
@@ -47,17 +76,34 @@ static void ai_body(void *arg, int tid, int round)
 	 * for less cpu time than wall time; one stalled on the line did not.
 	 * The marks between chunks let the harness time the round from the
 	 * stretches all threads were on a cpu: every thread's increments are
-	 * the round's work.
+	 * the round's work. Between chunks a thread also watches the round's
+	 * flags (a line only written at a loop's start and end), for its
+	 * share of the increments while all were in their loops.
 	 */
 	double c0 = clock_thread_cpu();
 	s->t0 = clock_now();
 	s->retries = 0;
+	s->at_start = 0;
+	seen = atomic_fetch_add_explicit(&f->started, 1, memory_order_relaxed) +
+				       1 ==
+			       j->nthreads
+		       ? SEEN_START
+		       : 0;
 	while (done < j->incs) {
 		uint64_t m =
 			j->incs - done < AI_MARK ? j->incs - done : AI_MARK;
 		ai_chunk(j, v, s, c, m, &ret);
 		done += m;
 		team_mark((double)done);
+		if (seen != (SEEN_START | SEEN_END))
+			seen = watch(f, j->nthreads, s, done, seen);
+	}
+	/* it never saw the others all in: none of its work was theirs */
+	if (!(seen & SEEN_START))
+		s->at_start = done;
+	if (!(seen & SEEN_END)) {
+		atomic_store_explicit(&f->ended, 1, memory_order_relaxed);
+		s->at_end = done;
 	}
 	s->rsum = ret.sum;
 	s->runs = ret.runs;
@@ -76,9 +122,49 @@ struct round_result {
 	double final, lost, retries, runs;
 	double cpu_share; /* least cpu time / loop time over the threads */
 	double late;	  /* share of the round the last thread started late */
-	double overlap, corun; /* the harness's, of the round */
+	double overlap, corun;		/* the harness's, of the round */
+	double share_most, share_least; /* read_shares's; NaN: none */
 	int rsum_ok;
 };
+
+/*
+ * A round's shares stand on at least this many chunks (AI_MARK) a thread
+ * in the stretch every thread was in its loop: each thread's count at
+ * either end of it is read at the end of the chunk it falls in, so the
+ * shares are within a few percent (two chunks of the team's in 16 of
+ * each thread's).
+ */
+#define AI_SHARE_CHUNKS 16
+
+/*
+ * The busiest and the least busy thread's share of the increments made
+ * while every thread was in its loop, into rr; NaN with one thread, or
+ * when that stretch held too few increments to tell.
+ */
+static void read_shares(const struct ai_job *j, int round,
+			struct round_result *rr)
+{
+	double sum = 0, most = 0, least = 0;
+
+	rr->share_most = rr->share_least = NAN;
+	if (j->nthreads < 2)
+		return;
+	for (int t = 0; t < j->nthreads; t++) {
+		const struct slot *s = my_slot(j, t, round);
+		double w = s->at_end > s->at_start
+				   ? (double)(s->at_end - s->at_start)
+				   : 0;
+		sum += w;
+		if (t == 0 || w > most)
+			most = w;
+		if (t == 0 || w < least)
+			least = w;
+	}
+	if (sum < (double)AI_SHARE_CHUNKS * j->nthreads * AI_MARK)
+		return;
+	rr->share_most = most / sum;
+	rr->share_least = least / sum;
+}
 
 static void read_round(const struct ai_job *j, int round,
 		       struct round_result *rr)
@@ -119,6 +205,7 @@ static void read_round(const struct ai_job *j, int round,
 		rr->rsum_ok = rsum == triangle(total - 1);
 	else
 		rr->rsum_ok = 1;
+	read_shares(j, round, rr);
 }
 
 /* The median over n rounds of the number at off in each round_result. */
@@ -172,6 +259,15 @@ static int read_rounds(const struct ai_job *j, const struct team_result *res,
 	m->cpu_share = MEDIAN(cpu_share);
 	m->late = MEDIAN(late);
 	m->corun = MEDIAN(corun);
+	m->share_rounds = 0;
+	for (int r = 0; r < res->rounds; r++)
+		if (!isnan(rr[r].share_most))
+			tmp[m->share_rounds++] = rr[r].share_most;
+	m->share_most = stats_median(tmp, m->share_rounds);
+	for (int r = 0, k = 0; r < res->rounds; r++)
+		if (!isnan(rr[r].share_least))
+			tmp[k++] = rr[r].share_least;
+	m->share_least = stats_median(tmp, m->share_rounds);
 	free(rr);
 	free(tmp);
 	return bad_sum;
@@ -214,6 +310,12 @@ static int point_extras(enum variant v, const struct measured *m,
 		vals[k++] = m->runs;
 		keys[k] = "increments_per_run";
 		vals[k++] = m->runs > 0 ? expected / m->runs : 0;
+	}
+	if (m->share_rounds > 0) {
+		keys[k] = "share_most";
+		vals[k++] = m->share_most;
+		keys[k] = "share_least";
+		vals[k++] = m->share_least;
 	}
 	if (m->pairs.n > 0) {
 		keys[k] = CMP_PAIR_RATIO;
@@ -326,10 +428,12 @@ int ai_measure(struct run_ctx *ctx, const enum variant *vs, int nv,
 	j.shared = aligned_alloc(4096, ((size_t)rounds * SLOT_BYTES + 4095) /
 					       4096 * 4096);
 	j.mine = aligned_alloc(4096, (size_t)n * stride * SLOT_BYTES);
-	if (!j.shared || !j.mine || (nv > 1 && !arm_of)) {
+	j.flags = aligned_alloc(SLOT_BYTES, (size_t)rounds * sizeof(*j.flags));
+	if (!j.shared || !j.mine || !j.flags || (nv > 1 && !arm_of)) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	memset(j.flags, 0, (size_t)rounds * sizeof(*j.flags));
 	/* both arms run in one team: its placement is said under each */
 	ai_label(label, sizeof(label), n, vs[0]);
 	rc = team_points_run(ctx, &job, &res, label, NULL);
@@ -355,5 +459,6 @@ out:
 	free(arm_of);
 	free(j.shared);
 	free(j.mine);
+	free(j.flags);
 	return rc;
 }
