@@ -199,6 +199,15 @@ struct part {
 			 char *head, size_t len);
 };
 
+/*
+ * Declares the hooks of a part, <name>_run and <name>_say, as struct part
+ * takes them: one line a part in its experiment's header.
+ */
+#define PART_HOOKS(name)                                                       \
+	int name##_run(struct run_ctx *ctx, const void *state);                \
+	void name##_say(const struct run_result *r, struct verdict *v,         \
+			char *head, size_t len)
+
 struct experiment {
 	const char *name;    /* identifier used by the API and the CLI */
 	const char *title;   /* for the page */

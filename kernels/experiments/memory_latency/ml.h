@@ -106,21 +106,15 @@ void ml_say_part(const struct run_result *r, int mode, ml_describe_fn *describe,
  * when mode= names it), what it showed (struct part .describe) and the
  * estimate of a run of its mode.
  */
-int ml_nodes_run(struct run_ctx *ctx, const void *state);
-void ml_nodes_say(const struct run_result *r, struct verdict *v, char *head,
-		  size_t len);
+PART_HOOKS(ml_nodes);
 void ml_nodes_estimate(const struct ml_params *mp,
 		       const struct common_params *common, const struct topo *t,
 		       double *seconds, uint64_t *bytes);
-int ml_sizes_run(struct run_ctx *ctx, const void *state);
-void ml_sizes_say(const struct run_result *r, struct verdict *v, char *head,
-		  size_t len);
+PART_HOOKS(ml_sizes);
 void ml_sizes_estimate(const struct ml_params *mp,
 		       const struct common_params *common, const struct topo *t,
 		       double *seconds, uint64_t *bytes);
-int ml_loaded_run(struct run_ctx *ctx, const void *state);
-void ml_loaded_say(const struct run_result *r, struct verdict *v, char *head,
-		   size_t len);
+PART_HOOKS(ml_loaded);
 void ml_loaded_estimate(const struct ml_params *mp,
 			const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes);

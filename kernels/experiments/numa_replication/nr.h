@@ -77,14 +77,8 @@ int nr_read_from_cache(const struct run_result *r);
 
 /* The parts, each in its file: run (struct part .run, with the plan as
  * its state) and what it showed (struct part .describe). */
-int nr_readonly_run(struct run_ctx *ctx, const void *state);
-void nr_readonly_say(const struct run_result *r, struct verdict *v, char *head,
-		     size_t len);
-int nr_accumulate_run(struct run_ctx *ctx, const void *state);
-void nr_accumulate_say(const struct run_result *r, struct verdict *v,
-		       char *head, size_t len);
-int nr_migrate_run(struct run_ctx *ctx, const void *state);
-void nr_migrate_say(const struct run_result *r, struct verdict *v, char *head,
-		    size_t len);
+PART_HOOKS(nr_readonly);
+PART_HOOKS(nr_accumulate);
+PART_HOOKS(nr_migrate);
 
 #endif

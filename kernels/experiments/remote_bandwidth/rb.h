@@ -123,13 +123,9 @@ void rb_head_add(char *head, size_t len, const char *s);
 /* The parts, each in its file: run (struct part .run, with struct
  * rb_state as its state), its summary keys once every part ran, and what
  * it showed (struct part .describe: adds its sentence to head). */
-int rb_matrix_run(struct run_ctx *ctx, const void *state);
+PART_HOOKS(rb_matrix);
+PART_HOOKS(rb_mixed);
 void rb_matrix_summary(struct run_ctx *ctx, const struct rb_tally *tally);
-void rb_matrix_say(const struct run_result *r, struct verdict *v, char *head,
-		   size_t len);
-int rb_mixed_run(struct run_ctx *ctx, const void *state);
 void rb_mixed_summary(struct run_ctx *ctx, const struct rb_tally *tally);
-void rb_mixed_say(const struct run_result *r, struct verdict *v, char *head,
-		  size_t len);
 
 #endif

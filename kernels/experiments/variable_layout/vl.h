@@ -141,17 +141,9 @@ int vl_dso_missing(const struct run_result *r, struct verdict *v, int say);
  * vl_state as its state; a part the params leave out does nothing) and
  * what it showed (struct part .describe).
  */
-int vl_layouts_run(struct run_ctx *ctx, const void *state);
-void vl_layouts_say(const struct run_result *r, struct verdict *v, char *head,
-		    size_t len);
-int vl_readers_run(struct run_ctx *ctx, const void *state);
-void vl_readers_say(const struct run_result *r, struct verdict *v, char *head,
-		    size_t len);
-int vl_tls_access_run(struct run_ctx *ctx, const void *state);
-void vl_tls_access_say(const struct run_result *r, struct verdict *v,
-		       char *head, size_t len);
-int vl_thread_start_run(struct run_ctx *ctx, const void *state);
-void vl_thread_start_say(const struct run_result *r, struct verdict *v,
-			 char *head, size_t len);
+PART_HOOKS(vl_layouts);
+PART_HOOKS(vl_readers);
+PART_HOOKS(vl_tls_access);
+PART_HOOKS(vl_thread_start);
 
 #endif
