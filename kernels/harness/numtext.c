@@ -37,25 +37,13 @@ int numtext_size(const char *text, int64_t *out)
 
 	if (rc)
 		return rc;
-	switch (toupper((unsigned char)*end)) {
-	case '\0':
-		break;
-	case 'K':
-		mul = 1LL << 10;
-		break;
-	case 'M':
-		mul = 1LL << 20;
-		break;
-	case 'G':
-		mul = 1LL << 30;
-		break;
-	case 'T':
-		mul = 1LL << 40;
-		break;
-	default:
-		return -EINVAL;
-	}
+	/* K, M, G, T: 2^10, 2^20, 2^30, 2^40 */
 	if (*end) {
+		const char *units = "KMGT",
+			   *u = strchr(units, toupper((unsigned char)*end));
+		if (!u)
+			return -EINVAL;
+		mul = 1LL << (10 * (u - units + 1));
 		end++;
 		if (toupper((unsigned char)*end) == 'I')
 			end++;

@@ -8,6 +8,15 @@
 
 #include "declares.h"
 
+/* buf (an array) from the printf format fmt and the arguments after it. */
+#define FORMAT(buf, fmt)                                                       \
+	do {                                                                   \
+		va_list ap;                                                    \
+		va_start(ap, fmt);                                             \
+		vsnprintf(buf, sizeof(buf), fmt, ap);                          \
+		va_end(ap);                                                    \
+	} while (0)
+
 /* Records the first id a run emits that its descriptor does not declare. */
 static void undeclared(struct sink *s, const char *what, const char *id)
 {
@@ -66,11 +75,8 @@ void sink_progress(struct sink *s, double done, double total, const char *what)
 void sink_note(struct sink *s, const char *level, const char *fmt, ...)
 {
 	char buf[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+	FORMAT(buf, fmt);
 	if (s && s->ops->note)
 		s->ops->note(s->ctx, level, buf);
 }
@@ -78,11 +84,8 @@ void sink_note(struct sink *s, const char *level, const char *fmt, ...)
 void sink_skipped(struct sink *s, const char *label, const char *fmt, ...)
 {
 	char buf[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+	FORMAT(buf, fmt);
 	if (!s)
 		return;
 	if (s->ops->skipped)
@@ -116,11 +119,8 @@ void sink_summary_interval(struct sink *s, const char *key, double value,
 void sink_headline(struct sink *s, const char *fmt, ...)
 {
 	char buf[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+	FORMAT(buf, fmt);
 	if (s && s->ops->headline)
 		s->ops->headline(s->ctx, buf);
 }
