@@ -110,6 +110,7 @@ static const struct chart charts[] = {
 	{0}};
 
 /* Summary keys run() emits and describe() reads, named once. */
+/* emit_migration writes these from their prefix, mbind or move_pages */
 #define KEY_MBIND_MOVED "mbind_moved"
 #define KEY_MBIND_FAILED "mbind_failed"
 #define KEY_MBIND_GBPS "mbind_gbps"
@@ -468,9 +469,13 @@ static int bandwidth_from_nodes(struct run_ctx *ctx, struct nmem_buf *b,
 	return 0;
 }
 
+/* One migration: its point, and its summary keys <prefix>_moved, _failed
+ * and _gbps. */
 static void emit_migration(struct run_ctx *ctx, const char *label,
-			   const struct nmem_migration *m)
+			   const char *prefix, const struct nmem_migration *m)
 {
+	char key[48];
+
 	static const char *const keys[] = {"moved", "stayed", "failed",
 					   "seconds"};
 	double vals[] = {(double)m->moved, (double)m->stayed, (double)m->failed,
@@ -487,6 +492,12 @@ static void emit_migration(struct run_ctx *ctx, const char *label,
 			   .extra_vals = vals,
 			   .nextra = 4};
 	sink_point(ctx->sink, &pt);
+	snprintf(key, sizeof(key), "%s_moved", prefix);
+	sink_summary(ctx->sink, key, (double)m->moved, "pages");
+	snprintf(key, sizeof(key), "%s_failed", prefix);
+	sink_summary(ctx->sink, key, (double)m->failed, "pages");
+	snprintf(key, sizeof(key), "%s_gbps", prefix);
+	sink_summary(ctx->sink, key, m->gbps, "GB/s");
 }
 
 /* Does the migrations asked for. orig: each page's node before them. */
@@ -517,12 +528,7 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 			sink_note(ctx->sink, "warn", "%s", msg);
 		if (rc && m.moved + m.stayed + m.failed == 0)
 			return rc;
-		emit_migration(ctx, label, &m);
-		sink_summary(ctx->sink, KEY_MBIND_MOVED, (double)m.moved,
-			     "pages");
-		sink_summary(ctx->sink, KEY_MBIND_FAILED, (double)m.failed,
-			     "pages");
-		sink_summary(ctx->sink, KEY_MBIND_GBPS, m.gbps, "GB/s");
+		emit_migration(ctx, label, "mbind", &m);
 		snprintf(series, sizeof(series), "after mbind to node %d",
 			 target);
 		struct judge on_target = {.set = {target},
@@ -550,12 +556,7 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 			sink_note(ctx->sink, "warn", "%s", msg);
 			return rc;
 		}
-		emit_migration(ctx, label, &m);
-		sink_summary(ctx->sink, KEY_MOVE_MOVED, (double)m.moved,
-			     "pages");
-		sink_summary(ctx->sink, KEY_MOVE_FAILED, (double)m.failed,
-			     "pages");
-		sink_summary(ctx->sink, "move_pages_gbps", m.gbps, "GB/s");
+		emit_migration(ctx, label, "move_pages", &m);
 		if (m.failed)
 			sink_note(
 				ctx->sink, "warn",

@@ -110,6 +110,25 @@ static void combine_and_count(struct run_ctx *ctx, const struct nr_plan *pl,
 	}
 }
 
+/* The additions of one round of job into the regions its threads were
+ * given: layout x of the chart, named what. */
+static int accumulate_into(struct run_ctx *ctx, struct team_job *job, int x,
+			   const char *what)
+{
+	struct team_result res;
+	char step[64];
+	int rc;
+
+	snprintf(step, sizeof(step), "accumulate: %s", what);
+	sink_progress(ctx->sink, 2 + 0.5 * x, 4, step);
+	rc = team_points_run(ctx, job, &res, what, NULL);
+	if (rc)
+		return rc;
+	team_points_time(ctx->sink, updates_point(x, what), &res, 1e3);
+	team_result_free(&res);
+	return 0;
+}
+
 int nr_accumulate_run(struct run_ctx *ctx, const void *state)
 {
 	const struct nr_plan *pl = state;
@@ -151,28 +170,19 @@ int nr_accumulate_run(struct run_ctx *ctx, const void *state)
 		.arg = j,
 		.body = acc_body,
 		.rounds_most = (int)(ctx->common.warmup + ctx->common.repeat)};
-	struct team_result res;
 
 	for (int i = 0; i < pl->nthreads; i++)
 		j->region[i] = (uint64_t *)shared.base;
-	sink_progress(ctx->sink, 2, 4, "accumulate: one shared region");
-	rc = team_points_run(ctx, &job, &res, ACC_SHARED, NULL);
+	rc = accumulate_into(ctx, &job, 0, ACC_SHARED);
 	if (rc)
 		goto out;
-	team_points_time(ctx->sink, updates_point(0, ACC_SHARED), &res, 1e3);
-	team_result_free(&res);
-
 	for (int i = 0; i < pl->nthreads; i++)
 		for (int n = 0; n < pl->nnodes; n++)
 			if (pl->nodes[n] == pl->node_of[i])
 				j->region[i] = (uint64_t *)per[n].base;
-	sink_progress(ctx->sink, 2.5, 4, "accumulate: a region per node");
-	rc = team_points_run(ctx, &job, &res, ACC_PER_NODE, NULL);
+	rc = accumulate_into(ctx, &job, 1, ACC_PER_NODE);
 	if (rc)
 		goto out;
-	team_points_time(ctx->sink, updates_point(1, ACC_PER_NODE), &res, 1e3);
-	team_result_free(&res);
-
 	combine_and_count(ctx, pl, &shared, per, sum, len);
 out:
 	for (int n = 0; n < nper; n++)

@@ -327,26 +327,18 @@ static void add_matrix(const struct run_result *r, int m, struct strbuf *sb,
 	}
 	compare_cells_to_diagonal(r, rb_matrices[m].chart,
 				  experiment_precision(r->exp), &ct);
-	if (ct.n && ct.less == ct.n) {
+	if (ct.n && (ct.less == ct.n || ct.more == ct.n || ct.same == ct.n)) {
+		char how[48];
+		if (ct.same == ct.n)
+			snprintf(how, sizeof(how), "within %.0f%% of",
+				 100 * experiment_precision(r->exp));
+		else
+			snprintf(how, sizeof(how), "%s than",
+				 ct.less == ct.n ? "slower" : "faster");
 		strbuf_addf(
 			sb,
-			", %.1f GB/s remote (%.0f%%: every remote cell slower than the local cell of its row)",
-			remote, 100 * remote / local);
-		return;
-	}
-	if (ct.n && ct.more == ct.n) {
-		strbuf_addf(
-			sb,
-			", %.1f GB/s remote (%.0f%%: every remote cell faster than the local cell of its row)",
-			remote, 100 * remote / local);
-		return;
-	}
-	if (ct.n && ct.same == ct.n) {
-		strbuf_addf(
-			sb,
-			", %.1f GB/s remote (%.0f%%: every remote cell within %.0f%% of the local cell of its row)",
-			remote, 100 * remote / local,
-			100 * experiment_precision(r->exp));
+			", %.1f GB/s remote (%.0f%%: every remote cell %s the local cell of its row)",
+			remote, 100 * remote / local, how);
 		return;
 	}
 	if (!ct.n)
