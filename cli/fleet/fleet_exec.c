@@ -14,9 +14,12 @@
 
 /* The flags of spawn. */
 enum {
-	SPAWN_CTRL_C = 1, /* the command gets Ctrl-C too */
-	SPAWN_UNBUFFERED =
-		2, /* a Python command writes each line as it comes */
+	/* the command gets Ctrl-C too */
+	SPAWN_CTRL_C = 1,
+	/* a Python command writes each line as it comes */
+	SPAWN_UNBUFFERED = 2,
+	/* in a process group of its own with all it starts: stopped as one */
+	SPAWN_GROUP = 4,
 };
 
 /*
@@ -38,8 +41,12 @@ static pid_t spawn(char *const argv[], unsigned flags, int fd[2])
 		return -e;
 	}
 	pid = fork();
+	if (pid > 0 && (flags & SPAWN_GROUP))
+		setpgid(pid, pid); /* as the child does: whichever runs first */
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
+		if (flags & SPAWN_GROUP)
+			setpgid(0, 0);
 		/* the engine's command must not see our Ctrl-C: we cancel
 		 * ourselves */
 		signal(SIGINT, (flags & SPAWN_CTRL_C) ? SIG_DFL : SIG_IGN);
@@ -154,15 +161,20 @@ int fleet_exec_lines(char *const argv[],
 {
 	struct strbuf part[2] = {STRBUF_INIT, STRBUF_INIT};
 	int fd[2], open_fds = 2, signalled = 0;
-	pid_t pid = spawn(argv, SPAWN_UNBUFFERED, fd);
+	pid_t pid = spawn(argv, SPAWN_UNBUFFERED | SPAWN_GROUP, fd);
 
 	if (pid < 0)
 		return (int)pid;
 	struct pollfd fds[2] = {{fd[0], POLLIN, 0}, {fd[1], POLLIN, 0}};
 	while (open_fds) {
+		/* the command and every process it started (clush's workers,
+		 * the commands they run, its ssh clients): a process of its
+		 * own would live on after it */
 		if (!signalled && stop && stop(arg)) {
-			kill(pid, SIGTERM);
+			kill(-pid, SIGTERM);
 			signalled = 1;
+		} else if (signalled && ++signalled == 20) {
+			kill(-pid, SIGKILL); /* 5 s later, still there */
 		}
 		int k = poll(fds, 2, 250);
 		if (k < 0 && errno != EINTR)
@@ -192,6 +204,10 @@ int fleet_exec_lines(char *const argv[],
 			close(fds[i].fd);
 		strbuf_release(&part[i]);
 	}
+	/* what is left of the group once its output ended, while the
+	 * command is not yet reaped (its pid, the group's id, not reused) */
+	if (signalled)
+		kill(-pid, SIGKILL);
 	return reap(pid);
 }
 

@@ -19,9 +19,11 @@ int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
 /*
  * Runs argv as fleet_exec does, handing each line of its stdout (stream
  * 0) and stderr (1) to line(arg, stream, text) as it comes (without its
- * newline; a last line without one too). Every 250 ms it asks stop(arg):
- * once true, the command is sent SIGTERM (and read to its end). Returns
- * as fleet_exec.
+ * newline; a last line without one too). It runs in a process group of
+ * its own, with every process it starts (Ctrl-C at the terminal reaches
+ * only the caller). Every 250 ms it asks stop(arg): once true, the group
+ * is sent SIGTERM, and SIGKILL when the output ended or 5 s later, so
+ * nothing it started lives on. Returns as fleet_exec.
  */
 int fleet_exec_lines(char *const argv[],
 		     void (*line)(void *arg, int stream, char *text),

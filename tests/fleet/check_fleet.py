@@ -596,6 +596,89 @@ class ClushTest(unittest.TestCase):
             self.assertFalse(f["exclusive"])
             self.assertIsNone(f["job_id"])
 
+    def slow_nodes(self, home):
+        """A numalab for the exec worker's nodes that writes its pid to
+        NODE.pid in home and sleeps: what a cancel must stop."""
+        slow = os.path.join(home, "slow.sh")
+        with open(slow, "w") as f:
+            f.write('#!/bin/sh\necho $$ > "%s/$NUMALAB_FLEET_NODE.pid"\nexec sleep 120\n' % home)
+        os.chmod(slow, 0o755)
+        return slow
+
+    def pids(self, home, nodes):
+        out = {}
+        for n in nodes:
+            try:
+                with open(os.path.join(home, n + ".pid")) as f:
+                    out[n] = int(f.read())
+            except (OSError, ValueError):
+                return None
+        return out
+
+    def assert_stopped(self, pids):
+        """Every node's command is gone (a zombie not yet reaped is gone)."""
+        def state(pid):
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    return f.read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                return "gone"
+        self.assertTrue(wait_until(lambda: all(state(p) in ("gone", "Z") for p in pids.values()),
+                                   ceiling=10),
+                        "still running after the cancel: %s" % {n: state(p) for n, p in pids.items()})
+
+    def test_a_cancel_through_the_server_stops_its_commands(self):
+        srv, auth, home, token = token_server("clush-cancel")
+        nodes = ["lab01", "lab02", "lab03"]
+        pids = {}
+        try:
+            proc = fleet_bg(*SMALL, "--engine", "clush", "--clush-worker", "exec",
+                            "--nodes", "lab[01-03]", "--numalab", self.slow_nodes(home),
+                            "--id", "cancelclush", "--server", "http://127.0.0.1:%d" % srv.port,
+                            "--token-file", token, cwd=home)
+            self.assertTrue(wait_until(lambda: self.pids(home, nodes), ceiling=60))
+            pids = self.pids(home, nodes)
+            st, c, _ = srv.json("GET", "/api/campaigns/cancelclush", headers=auth)
+            self.assertEqual((st, c["state"], c["counts"]["running"]), (200, "running", 3), c)
+            st, ans, _ = srv.json("DELETE", "/api/campaigns/cancelclush", {}, headers=auth)
+            self.assertEqual((st, ans["state"]), (202, "cancelling"))
+            out, err = proc.communicate(timeout=60)
+            self.assertEqual(proc.returncode, 130, err[-2000:])
+            st, c, _ = srv.json("GET", "/api/campaigns/cancelclush", headers=auth)
+            self.assertEqual((c["state"], c["counts"]["cancelled"]), ("cancelled", 3), out)
+            for n in c["nodes"]:
+                self.assertIn("a cancel asked through the server", n["reason"])
+            self.assert_stopped(pids)
+        finally:
+            for p in pids.values():
+                try:
+                    os.kill(p, 9)
+                except OSError:
+                    pass
+            srv.stop()
+
+    def test_ctrl_c_stops_its_commands(self):
+        home = tempfile.mkdtemp(prefix="clush-int-", dir=TMP)
+        nodes = ["lab01", "lab02"]
+        pids = {}
+        try:
+            proc = fleet_bg(*SMALL, "--engine", "clush", "--clush-worker", "exec",
+                            "--nodes", "lab[01-02]", "--numalab", self.slow_nodes(home),
+                            "--db", os.path.join(home, "int.db"), cwd=home)
+            self.assertTrue(wait_until(lambda: self.pids(home, nodes), ceiling=60))
+            pids = self.pids(home, nodes)
+            proc.proc.send_signal(2)
+            out, err = proc.communicate(timeout=60)
+            self.assertEqual(out.count("cancelled: cancelled (Ctrl-C)"), 2, out)
+            self.assertIn("0 of 2 node(s) done", out)
+            self.assert_stopped(pids)
+        finally:
+            for p in pids.values():
+                try:
+                    os.kill(p, 9)
+                except OSError:
+                    pass
+
     def test_a_failing_host_is_recorded(self):
         p = fleet("atomic_increment", "threads=4096", "--engine", "clush",
                   "--clush-worker", "exec", "--nodes", "lab[01-02]", "--numalab", BIN,
