@@ -57,6 +57,7 @@ export const api = {
   campaign: (id, offset = 0, limit = 100) => call('GET', `/api/campaigns/${encodeURIComponent(id)}?offset=${offset}&limit=${limit}`),
   // numalab serve --fleet: a campaign started here ({experiment, params, nodes | partition, constraint, all})
   startCampaign: (req) => call('POST', '/api/campaigns/start', req),
+  planCampaign: (req) => call('POST', '/api/campaigns/plan', req),
   cancelCampaign: (id) => call('DELETE', `/api/campaigns/${encodeURIComponent(id)}`),
   campaignEventsUrl: (id) => `/api/campaigns/${encodeURIComponent(id)}/events`,
   // the classroom: its question, the class's guesses (a student's by the class link's sign-in)

@@ -39,8 +39,16 @@ export function expandHosts(list, max = 100000) {
   return out;
 }
 
-// What will run where, said before it starts: {text, ok}.
-export function planText(engine, exp, params, where) {
+// "a, b, c" or "a, b, c … z" past four names.
+function shownNames(names) {
+  return names.length > 4 ? `${names.slice(0, 3).join(', ')} … ${names[names.length - 1]}` : names.join(', ');
+}
+
+// What will run where, said before it starts: {text, ok}. counted: what the
+// server's engine listed for a Slurm partition or features (POST
+// /api/campaigns/plan: {count, nodes, unavailable} or {error}); undefined
+// while it is being asked.
+export function planText(engine, exp, params, where, counted) {
   const ps = Object.entries(params).map(([k, v]) => `${k}=${v}`).join(' ') || 'its defaults';
   let nodes;
   if (where.nodes) {
@@ -51,10 +59,20 @@ export function planText(engine, exp, params, where) {
       return { ok: false, text: `nodes: ${e.message}` };
     }
     if (!names.length) return { ok: false, text: 'no node named' };
-    const shown = names.length > 4 ? `${names.slice(0, 3).join(', ')} … ${names[names.length - 1]}` : names.join(', ');
-    nodes = `${names.length} node${names.length === 1 ? '' : 's'} (${shown})`;
+    nodes = `${names.length} node${names.length === 1 ? '' : 's'} (${shownNames(names)})`;
   } else if (engine === 'slurm' && (where.partition || where.constraint || where.all)) {
-    nodes = `every node sinfo lists${where.partition ? ` in partition ${where.partition}` : ''}${where.constraint ? ` with features ${where.constraint}` : ''} (counted when it starts)`;
+    const scope = `${where.partition ? ` in partition ${where.partition}` : ''}${where.constraint ? ` with features ${where.constraint}` : ''}`;
+    if (!counted) {
+      nodes = `every node sinfo lists${scope} (counting them…)`;
+    } else if (counted.error) {
+      return { ok: false, text: counted.error };
+    } else if (!counted.count) {
+      return { ok: false, text: `no node sinfo lists${scope} can take a run` };
+    } else {
+      const left = counted.unavailable || [];
+      const none = left.length ? `; ${left.map((u) => u.node).join(', ')} get${left.length === 1 ? 's' : ''} no run (${left[0].reason})` : '';
+      nodes = `${counted.count} node${counted.count === 1 ? '' : 's'} (${shownNames(counted.nodes)})${scope}${none}`;
+    }
   } else {
     return { ok: false, text: engine === 'slurm' ? 'name nodes, a partition or features' : 'name the nodes: lab[01-30] or a,b' };
   }
@@ -85,10 +103,34 @@ export async function setupFleetStart(box, ctx) {
     if (engine === 'slurm' && !w.nodes && !w.constraint) w.all = true;
     return w;
   };
+  // a Slurm partition or features: the server asks sinfo how many nodes
+  // that is, once the fields rest for a moment
+  let counted = { key: '' }, asking;
+  const count = (exp, w) => {
+    const req = { experiment: exp.name, params: ctx.form.values(), ...w };
+    const key = JSON.stringify(req);
+    if (counted.key === key) return counted.plan;
+    counted = { key };
+    clearTimeout(asking);
+    asking = setTimeout(async () => {
+      let plan;
+      try {
+        plan = await api.planCampaign(req);
+      } catch (e) {
+        plan = { error: e.message };
+      }
+      if (counted.key !== key) return;
+      counted.plan = plan;
+      update();
+    }, 300);
+    return undefined;
+  };
   const update = () => {
     const exp = ctx.exp();
     if (!exp) return;
-    const p = planText(engine, exp, ctx.form.values(), where());
+    const w = where();
+    const listed = engine === 'slurm' && !w.nodes ? count(exp, w) : undefined;
+    const p = planText(engine, exp, ctx.form.values(), w, listed);
     plan.textContent = `Plan: ${p.text}`;
     plan.classList.toggle('error', !p.ok);
     go.disabled = !p.ok;

@@ -41,7 +41,7 @@ int fleet_node_add(struct fleet_campaign *c, const char *name,
 static void say(struct fleet_campaign *c, struct fleet_node *n,
 		const char *text)
 {
-	if (!strncmp(n->shown, text, sizeof(n->shown) - 1))
+	if (c->quiet || !strncmp(n->shown, text, sizeof(n->shown) - 1))
 		return;
 	snprintf(n->shown, sizeof(n->shown), "%s", text);
 	printf("[%6.1fs] %-16s %s\n", clock_now() - c->t0, n->name, text);

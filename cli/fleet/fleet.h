@@ -66,7 +66,8 @@ struct fleet_campaign {
 	/* how a change is handed to the sink (fleet_sink_node), so that the
 	 * campaign calls no code above it */
 	void (*hand)(struct fleet_sink *s, struct fleet_node *n, int with_run);
-	int live; /* planned: changes go to the sink from now on */
+	int live;  /* planned: changes go to the sink from now on */
+	int quiet; /* no progress line on stdout (fleet run --plan) */
 	int (*planned)(struct fleet_campaign *c, struct errinfo *err);
 };
 
@@ -104,6 +105,13 @@ int fleet_features_match(const char *features, const char *constraint);
  */
 int fleet_slurm_run(struct fleet_campaign *c, struct errinfo *err);
 int fleet_clush_run(struct fleet_campaign *c, struct errinfo *err);
+
+/*
+ * fleet run --plan: the nodes the campaign would run on, as the engine
+ * lists them (Slurm: sinfo), on stdout as a line of text or as JSON;
+ * nothing is started. Returns the exit status (an engine's refusal said).
+ */
+int fleet_plan(struct fleet_campaign *c, int json);
 
 /* The campaign as the store and the API keep it (campaigns.h). */
 json_t *fleet_campaign_json(const struct fleet_campaign *c);

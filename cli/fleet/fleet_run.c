@@ -85,7 +85,8 @@ struct fleet_args {
 	struct fleet_campaign c;
 	const struct experiment *e;
 	const char *db, *server, *token_file, *dir, *id, *ca_file, *connect_to;
-	int wait_s; /* how long deliveries are tried at the end */
+	int wait_s;	/* how long deliveries are tried at the end */
+	int plan, json; /* --plan: the nodes only, as text or JSON */
 };
 
 static int good_id(const char *v, size_t max)
@@ -172,6 +173,11 @@ static const struct opt fleet_table[] = {
 		"at the end, keep trying to deliver for S seconds\n"
 		"(default 600); what is left stays in the campaign's\n"
 		"directory for: numalab fleet deliver DIR"),
+	OPT_FLAG("--plan", FA, plan,
+		 "say which nodes the campaign would run on (slurm:\n"
+		 "as sinfo lists them now) and how many, start nothing"),
+	OPT_FLAG("--json", FA, json,
+		 "with --plan: the plan as one JSON object"),
 	OPT_STRING("--partition", FA, c.partition, NULL, NULL),
 	OPT_STRING("--token-file", FA, token_file, NULL, NULL),
 	OPT_HELP(NULL),
@@ -194,7 +200,7 @@ static const struct opts_cmd fleet_cmd = {
 		"          [--db FILE | --server URL [--token-file F] [--ca-file FILE]\n"
 		"          [--connect-to ADDR]] [--dir DIR]\n"
 		"          [--timeout SECONDS] [--numalab PATH] [--clush-worker WORKER]\n"
-		"          [--id ID] [--deliver-wait SECONDS]\n"
+		"          [--id ID] [--deliver-wait SECONDS] [--plan [--json]]\n"
 		"\n"
 		"Runs `numalab run --json EXPERIMENT k=v ...` once on every node, as one\n"
 		"campaign, and imports each node's run into a store or a running server.\n",
@@ -243,6 +249,10 @@ static int check_request(const struct fleet_args *o)
 	if (o->db && o->server) {
 		fprintf(stderr,
 			"numalab fleet: give --db FILE or --server URL, not both\n");
+		return 2;
+	}
+	if (o->json && !o->plan) {
+		fprintf(stderr, "numalab fleet: '--json' is for --plan\n");
 		return 2;
 	}
 	if ((o->ca_file || o->connect_to) && !o->server) {
@@ -517,9 +527,13 @@ static int cmd_fleet_run(int argc, char **argv)
 	if (!c->clush_worker && getenv("NUMALAB_FLEET_CLUSH_WORKER") &&
 	    *getenv("NUMALAB_FLEET_CLUSH_WORKER"))
 		c->clush_worker = getenv("NUMALAB_FLEET_CLUSH_WORKER");
+	c->experiment = o.e->name;
+	if (o.plan) {
+		rc = fleet_plan(c, o.json);
+		goto out;
+	}
 	if (fleet_token(&o, &token))
 		goto out;
-	c->experiment = o.e->name;
 	if (campaign_dir(c, &o))
 		goto out;
 	if (!c->bin)

@@ -13,6 +13,7 @@
 
 #include "api_check.h"
 #include "doccache.h"
+#include "fleet_plan.h"
 #include "fleet_start.h"
 #include "import.h"
 #include "openapi.h"
@@ -153,6 +154,14 @@ static enum MHD_Result start_campaign(struct http_request *rq, void *ctx)
 		rq, __atomic_load_n(&a->fleet, __ATOMIC_ACQUIRE), a->store);
 }
 
+static enum MHD_Result plan_campaign(struct http_request *rq, void *ctx)
+{
+	struct api *a = ctx;
+
+	return fleet_plan_post(rq,
+			       __atomic_load_n(&a->fleet, __ATOMIC_ACQUIRE));
+}
+
 /* the classroom's handlers live in api_class.c: each takes its state */
 #define CLASS_HANDLER(name, fn)                                                \
 	static enum MHD_Result name(struct http_request *rq, void *ctx)        \
@@ -189,6 +198,7 @@ const struct http_route api_routes[] = {
 	{"POST", "/api/campaigns", post_campaign, CAMPAIGN_BODY_MAX,
 	 HTTP_ROLE_TEACHER},
 	{"POST", "/api/campaigns/start", start_campaign, 0, HTTP_ROLE_TEACHER},
+	{"POST", "/api/campaigns/plan", plan_campaign, 0, HTTP_ROLE_TEACHER},
 	{"GET", "/api/campaigns/{id}", get_campaign, 0, HTTP_ROLE_CLASS},
 	{"DELETE", "/api/campaigns/{id}", cancel_campaign, 0,
 	 HTTP_ROLE_TEACHER},

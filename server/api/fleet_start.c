@@ -64,28 +64,62 @@ static const struct request_rules start_rules = {
 	.names_only = 1,
 };
 
+static void push2(struct strvec *sv, const char *opt, const char *val)
+{
+	strvec_push(sv, opt);
+	strvec_push(sv, val);
+}
+
 /* The request's nodes: a list, a feature expression, every one. */
-static int check_nodes(json_t *body, const char **nodes,
-		       const char **constraint, const char **partition,
-		       int *all, struct errinfo *err)
+static int check_nodes(json_t *body, struct fleet_where *w, struct errinfo *err)
 {
 	json_t *v = json_object_get(body, "all");
 
 	if (v && !json_is_boolean(v))
 		return errinfo_set(err, "all", "'all' must be true or false");
-	*all = json_is_true(v);
-	if (engine_word(body, "nodes", nodes, err) ||
-	    engine_word(body, "constraint", constraint, err) ||
-	    engine_word(body, "partition", partition, err))
+	w->all = json_is_true(v);
+	if (engine_word(body, "nodes", &w->nodes, err) ||
+	    engine_word(body, "constraint", &w->constraint, err) ||
+	    engine_word(body, "partition", &w->partition, err))
 		return -1;
-	if (!*nodes && !*constraint && !*all)
+	if (!w->nodes && !w->constraint && !w->all)
 		return errinfo_set(err, "nodes",
 				   "which nodes? (give 'nodes', 'constraint' "
 				   "or 'all': true)");
-	if (*nodes && *all)
+	if (w->nodes && w->all)
 		return errinfo_set(err, "all",
 				   "give 'nodes' or 'all', not both");
 	return 0;
+}
+
+int fleet_start_read(json_t *body, struct run_request *req,
+		     struct fleet_where *w, struct errinfo *err)
+{
+	return schema_run_request(body, &start_rules, NULL, req, err) ||
+			       check_nodes(body, w, err)
+		       ? -EINVAL
+		       : 0;
+}
+
+void fleet_start_argv(struct strvec *argv, const struct fleet_start *fs,
+		      const struct run_request *req,
+		      const struct fleet_where *w)
+{
+	strvec_push(argv, "numalab");
+	strvec_push(argv, "fleet");
+	strvec_push(argv, "run");
+	strvec_push(argv, req->exp->name);
+	for (size_t i = 0; i < req->argv.n; i++)
+		strvec_push(argv, req->argv.v[i]);
+	push2(argv, "--engine", fs->engine);
+	if (w->nodes)
+		push2(argv, "--nodes", w->nodes);
+	if (w->constraint)
+		push2(argv, "--constraint", w->constraint);
+	if (w->partition)
+		push2(argv, "--partition", w->partition);
+	if (w->all)
+		strvec_push(argv, "--all");
 }
 
 /* Campaigns started and not yet reaped, at most FLEET_START_MAX_RUNNING:
@@ -311,17 +345,11 @@ static int record_start(struct store *st, const struct fleet_start *fs,
 	return rc;
 }
 
-static void push2(struct strvec *sv, const char *opt, const char *val)
-{
-	strvec_push(sv, opt);
-	strvec_push(sv, val);
-}
-
 enum MHD_Result fleet_start_post(struct http_request *rq,
 				 const struct fleet_start *fs,
 				 struct store *store)
 {
-	const char *nodes, *constraint, *partition;
+	struct fleet_where w = {0};
 	struct run_request req = RUN_REQUEST_INIT;
 	struct strvec argv = STRVEC_INIT;
 	struct strbuf log = STRBUF_INIT;
@@ -329,7 +357,6 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 	enum MHD_Result ret;
 	json_t *body;
 	char id[64];
-	int all = 0;
 
 	if (!fs)
 		return http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
@@ -338,8 +365,7 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 	body = http_body_json(rq, &ret);
 	if (!body)
 		return ret;
-	if (schema_run_request(body, &start_rules, NULL, &req, &err) ||
-	    check_nodes(body, &nodes, &constraint, &partition, &all, &err)) {
+	if (fleet_start_read(body, &req, &w, &err)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST,
 				 *err.field ? err.field : NULL, "%s", err.msg);
 		goto out;
@@ -353,27 +379,13 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		 tm.tm_min, tm.tm_sec,
 		 (unsigned long)((ts.tv_nsec / 1000) ^ getpid()) & 0xffff);
-	strvec_push(&argv, "numalab");
-	strvec_push(&argv, "fleet");
-	strvec_push(&argv, "run");
-	strvec_push(&argv, req.exp->name);
-	for (size_t i = 0; i < req.argv.n; i++)
-		strvec_push(&argv, req.argv.v[i]);
-	push2(&argv, "--engine", fs->engine);
+	fleet_start_argv(&argv, fs, &req, &w);
 	push2(&argv, "--server", fs->server);
 	if (*fs->ca_file)
 		push2(&argv, "--ca-file", fs->ca_file);
 	if (*fs->connect_to)
 		push2(&argv, "--connect-to", fs->connect_to);
 	push2(&argv, "--id", id);
-	if (nodes)
-		push2(&argv, "--nodes", nodes);
-	if (constraint)
-		push2(&argv, "--constraint", constraint);
-	if (partition)
-		push2(&argv, "--partition", partition);
-	if (all)
-		strvec_push(&argv, "--all");
 	if (running_take()) {
 		ret = http_error(rq, MHD_HTTP_TOO_MANY_REQUESTS, NULL,
 				 "%d campaigns are running already (at most %d "

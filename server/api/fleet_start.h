@@ -2,8 +2,13 @@
 #ifndef NUMALAB_FLEET_START_H
 #define NUMALAB_FLEET_START_H
 
+#include <jansson.h>
+
+#include "errinfo.h"
 #include "http.h"
+#include "run_request.h"
 #include "store.h"
+#include "strvec.h"
 
 /* What the server starts `numalab fleet run` with; NULL in the API: off. */
 struct fleet_start {
@@ -39,6 +44,22 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
  * (SIGTERM: it cancels its jobs and records the campaign cancelled). 1
  * when it was started here, 0 otherwise. */
 int fleet_start_cancel(const struct fleet_start *fs, const char *id);
+/* Where a campaign asked for runs: the request's nodes. */
+struct fleet_where {
+	const char *nodes, *constraint, *partition; /* NULL: not given */
+	int all;
+};
+
+/* A start's body (or a plan's) into req and w: the experiment, its
+ * params, its nodes. 0, or -EINVAL with err naming the field. */
+int fleet_start_read(json_t *body, struct run_request *req,
+		     struct fleet_where *w, struct errinfo *err);
+/* `numalab fleet run EXPERIMENT k=v ... --engine E` and the nodes, into
+ * argv: what a start and a plan both run. */
+void fleet_start_argv(struct strvec *argv, const struct fleet_start *fs,
+		      const struct run_request *req,
+		      const struct fleet_where *w);
+
 /* The store is about to close: reapers leave it alone from now on. */
 void fleet_start_shutdown(void);
 

@@ -111,11 +111,79 @@ class StartBoundTest(unittest.TestCase):
                     break
                 time.sleep(0.2)
             self.assertEqual(st, 202, ans)
+
+            # every coordinator ends before the server does: one left
+            # delivering to a stopped server would try for 10 minutes
+            def all_ended():
+                st, doc, _ = srv.json("GET", "/api/campaigns", headers=auth)
+                return st == 200 and all(c["state"] != "running" for c in doc["campaigns"])
+            deadline = time.time() + 60
+            while not all_ended() and time.time() < deadline:
+                time.sleep(0.2)
         finally:
             open(go, "w").close()
             srv.stop()
             stop_strays(tmp)
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+class PlanTest(unittest.TestCase):
+    """POST /api/campaigns/plan: the nodes a campaign would run on, counted
+    by its engine before it starts (clush: its host list; the fleet lane
+    asks a real Slurm's sinfo)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="numalab-plan-")
+        bindir = os.path.join(cls.tmp, "bin")
+        os.makedirs(bindir)
+        # never run by a plan: it only has to be there
+        with open(os.path.join(bindir, "clush"), "w") as f:
+            f.write("#!/bin/sh\nexit 1\n")
+        os.chmod(os.path.join(bindir, "clush"), 0o755)
+        with open(os.path.join(cls.tmp, "token"), "w") as f:
+            f.write(TOKEN + "\n")
+        cls.srv = Server(cls.tmp, db=os.path.join(cls.tmp, "p.db"), name="plans",
+                         args=["--token-file", os.path.join(cls.tmp, "token"),
+                               "--class-token", CLASS, "--fleet", "clush"],
+                         env={"PATH": bindir + os.pathsep + os.environ["PATH"]}).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_the_nodes_counted_and_nothing_started(self):
+        want = {"experiment": "atomic_increment", "nodes": "lab[01-40]",
+                "params": {"threads": "2"}}
+        st, plan, _ = self.srv.json("POST", "/api/campaigns/plan", want, headers=AUTH)
+        self.assertEqual(st, 200, plan)
+        self.assertEqual((plan["engine"], plan["experiment"], plan["count"]),
+                         ("clush", "atomic_increment", 40))
+        self.assertEqual(plan["nodes"][:2] + plan["nodes"][-1:], ["lab01", "lab02", "lab40"])
+        self.assertEqual(plan["unavailable"], [])
+        st, doc, _ = self.srv.json("GET", "/api/campaigns", headers=AUTH)
+        self.assertEqual((st, doc["campaigns"]), (200, []))
+
+    def test_a_request_the_engine_refuses_is_said(self):
+        for body, field, msg in (
+            ({"experiment": "atomic_increment", "nodes": "lab[01"}, None, "unbalanced"),
+            ({"experiment": "atomic_increment", "nodes": "lab1", "partition": "p"}, None,
+             "the clush engine knows no partitions or features"),
+            ({"experiment": "atomic_increment"}, "nodes", "which nodes?"),
+            ({"experiment": "atomic_increment", "nodes": "lab1", "params": {"thread": "2"}},
+             "params", "has no parameter 'thread'"),
+        ):
+            st, err, _ = self.srv.json("POST", "/api/campaigns/plan", body, headers=AUTH)
+            self.assertEqual(st, 400, (body, err))
+            self.assertEqual(err.get("field"), field, err)
+            self.assertIn(msg, err["error"])
+
+    def test_a_student_cannot_ask(self):
+        st, err, _ = self.srv.json("POST", "/api/campaigns/plan",
+                                   {"experiment": "atomic_increment", "nodes": "lab1"},
+                                   headers={"Authorization": "Bearer " + CLASS})
+        self.assertEqual(st, 403, err)
 
 
 TOKEN = "live-teacher-token"

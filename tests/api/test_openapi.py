@@ -316,6 +316,11 @@ class OpenApiTest(SharedServerTest):
                               {"experiment": "false_sharing", "all": True},
                               want=404)
         self.assertIn("--fleet slurm", err["error"])
+        _, err, _ = self.call("/api/campaigns/plan", "post",
+                              "/api/campaigns/plan",
+                              {"experiment": "false_sharing", "all": True},
+                              want=404)
+        self.assertIn("--fleet slurm", err["error"])
 
     def test_class(self):
         _, exps, _ = self.call("/api/experiments", "get", "/api/experiments")

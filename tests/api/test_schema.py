@@ -103,6 +103,7 @@ class SchemaTest(SharedServerTest):
             "/api/runs/{id}/export.csv": {"get"},
             "/api/campaigns": {"get", "post"},
             "/api/campaigns/start": {"post"},
+            "/api/campaigns/plan": {"post"},
             "/api/campaigns/{id}": {"get", "delete"},
             "/api/campaigns/{id}/events": {"get"},
             "/api/campaigns/{id}/nodes/{node}": {"post"},

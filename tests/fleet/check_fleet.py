@@ -537,6 +537,56 @@ class SlurmTest(unittest.TestCase):
         finally:
             srv.stop()
 
+    def test_93_the_plan_counts_what_sinfo_lists(self):
+        """--plan and POST /api/campaigns/plan: how many nodes a partition
+        or features come to, before anything is submitted."""
+        p = fleet(*SMALL, "--engine", "slurm", "--partition", "wide", "--all", "--plan")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        n = len(WIDE)
+        self.assertIn("on %d nodes (%s, %s, %s … %s) in partition wide, one run each, "
+                      "through slurm" % (n, WIDE[0], WIDE[1], WIDE[2], WIDE[-1]), p.stdout)
+        subprocess.run(["scontrol", "update", "NodeName=n2", "State=DRAIN",
+                        "Reason=fan broken"], check=True)
+        try:
+            p = fleet(*SMALL, "--engine", "slurm", "--constraint", "gen1|gen2", "--plan")
+        finally:
+            subprocess.run(["scontrol", "update", "NodeName=n2", "State=RESUME"], check=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("on 1 node (n1) with features gen1|gen2", p.stdout)
+        self.assertRegex(p.stdout, r"n2 gets no run: node is drain\S*: fan broken")
+        p = fleet(*SMALL, "--engine", "slurm", "--partition", "nope", "--all", "--plan")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("sinfo lists no node in partition 'nope'", p.stderr)
+        home = tempfile.mkdtemp(prefix="plan-", dir=TMP)
+        token = os.path.join(home, "token")
+        with open(token, "w") as f:
+            f.write("fleet-plan-secret\n")
+        auth = {"Authorization": "Bearer fleet-plan-secret"}
+        srv = Server(home, db=os.path.join(home, "plan.db"), name="plan",
+                     args=["--token-file", token, "--fleet", "slurm"])
+        srv.start()
+        try:
+            st, plan, _ = srv.json("POST", "/api/campaigns/plan",
+                                   {"experiment": "atomic_increment", "partition": "wide",
+                                    "all": True}, headers=auth)
+            self.assertEqual(st, 200, plan)
+            self.assertEqual((plan["count"], plan["nodes"], plan["partition"]),
+                             (n, list(WIDE), "wide"))
+            st, plan, _ = srv.json("POST", "/api/campaigns/plan",
+                                   {"experiment": "atomic_increment", "constraint": "big"},
+                                   headers=auth)
+            self.assertEqual((st, plan["count"], plan["nodes"]), (200, 1, ["n2"]), plan)
+            st, err, _ = srv.json("POST", "/api/campaigns/plan",
+                                  {"experiment": "atomic_increment", "partition": "nope",
+                                   "all": True}, headers=auth)
+            self.assertEqual(st, 400, err)
+            self.assertIn("sinfo lists no node in partition 'nope'", err["error"])
+            st, doc, _ = srv.json("GET", "/api/campaigns", headers=auth)
+            self.assertEqual((st, doc["campaigns"]), (200, []))
+            self.assertFalse(os.path.exists(os.path.join(home, "numalab-campaigns")))
+        finally:
+            srv.stop()
+
     def test_9_no_token_in_a_jobs_environment(self):
         deliver_with_env_token(self, "slurm", "--engine", "slurm", "--nodes", "n[1-2]",
                                only_needed=True)
