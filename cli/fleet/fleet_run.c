@@ -28,7 +28,8 @@ static volatile sig_atomic_t interrupted;
 static void on_interrupt(int sig)
 {
 	(void)sig;
-	interrupted = 1;
+	/* counted: a second one ends the wait for the last deliveries too */
+	interrupted = interrupted < 100 ? interrupted + 1 : interrupted;
 }
 
 static int check_params(const struct experiment *e, char **kv, int nkv)

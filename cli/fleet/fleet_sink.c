@@ -116,7 +116,8 @@ static void stop_campaign(struct fleet_sink *s)
 {
 	__atomic_store_n(&s->c->stopped_by, "a cancel asked through the server",
 			 __ATOMIC_RELEASE);
-	*s->c->stop = 1;
+	if (!*s->c->stop)
+		*s->c->stop = 1;
 }
 
 /* The item at the head went (taken or refused): apply what it brought. */
@@ -323,10 +324,12 @@ void fleet_sink_node(struct fleet_sink *s, struct fleet_node *n, int with_run)
 	     with_run);
 }
 
-/* Waits until nothing is queued or the deadline; under the lock. */
-static void drain(struct fleet_sink *s, double deadline)
+/* Waits until nothing is queued, the deadline, or a stop asked for while
+ * it waits (Ctrl-C, SIGTERM: what is left stays on disk for fleet
+ * deliver); under the lock. */
+static void drain(struct fleet_sink *s, double deadline, int stops)
 {
-	while (s->pending && clock_now() < deadline) {
+	while (s->pending && clock_now() < deadline && *s->c->stop <= stops) {
 		struct timespec ts = after_s(0.5);
 		pthread_cond_timedwait(&s->done, &s->mu, &ts);
 	}
@@ -335,10 +338,10 @@ static void drain(struct fleet_sink *s, double deadline)
 int fleet_sink_finish(struct fleet_sink *s, int wait_s)
 {
 	double deadline = clock_now() + wait_s;
-	int left;
+	int left, stops = *s->c->stop;
 
 	pthread_mutex_lock(&s->mu);
-	drain(s, deadline);
+	drain(s, deadline, stops);
 	grow(s);
 	for (int i = 0; s->run_id && i < s->c->n; i++) {
 		struct fleet_node *n = &s->c->node[i];
@@ -353,7 +356,7 @@ int fleet_sink_finish(struct fleet_sink *s, int wait_s)
 	pthread_mutex_unlock(&s->mu);
 	fleet_sink_record(s);
 	pthread_mutex_lock(&s->mu);
-	drain(s, deadline);
+	drain(s, deadline, stops);
 	left = s->pending;
 	s->quit = left ? 2 : 1;
 	pthread_cond_broadcast(&s->more);
