@@ -386,6 +386,24 @@ static void count_moves(const struct nmem_buf *b, const int *before,
 		}
 }
 
+/* A migration's start: m and msg emptied, and two lists (a node per page)
+ * for where the pages are before and after it. Returns 0, or -ENOMEM said
+ * in msg. */
+static int page_lists(const struct nmem_buf *b, int **before, int **after,
+		      struct nmem_migration *m, char *msg, size_t msglen)
+{
+	*before = malloc(sizeof(int) * b->npages);
+	*after = malloc(sizeof(int) * b->npages);
+	memset(m, 0, sizeof(*m));
+	msg[0] = '\0';
+	if (*before && *after)
+		return 0;
+	free(*before);
+	free(*after);
+	snprintf(msg, msglen, "out of memory for the page lists");
+	return -ENOMEM;
+}
+
 int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
 		       const int *target, int n, struct nmem_migration *m,
 		       char *msg, size_t msglen)
@@ -398,18 +416,11 @@ int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
 			 : how == NMEM_MOVE_MBIND_STRICT
 				 ? MPOL_MF_MOVE | MPOL_MF_STRICT
 				 : MPOL_MF_MOVE;
-	int *before = malloc(sizeof(int) * b->npages);
-	int *after = malloc(sizeof(int) * b->npages);
+	int *before, *after;
 	int rc, qrc;
 
-	memset(m, 0, sizeof(*m));
-	msg[0] = '\0';
-	if (!before || !after) {
-		free(before);
-		free(after);
-		snprintf(msg, msglen, "out of memory for the page lists");
+	if (page_lists(b, &before, &after, m, msg, msglen))
 		return -ENOMEM;
-	}
 	qrc = nmem_where(b, before);
 	fill_mask(mask, target, n);
 	double t0 = clock_now();
@@ -456,18 +467,11 @@ int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
 int nmem_migrate_pages(struct nmem_buf *b, const int *dest,
 		       struct nmem_migration *m, char *msg, size_t msglen)
 {
-	int *before = malloc(sizeof(int) * b->npages);
-	int *after = malloc(sizeof(int) * b->npages);
+	int *before, *after;
 	int rc;
 
-	memset(m, 0, sizeof(*m));
-	msg[0] = '\0';
-	if (!before || !after) {
-		free(before);
-		free(after);
-		snprintf(msg, msglen, "out of memory for the page lists");
+	if (page_lists(b, &before, &after, m, msg, msglen))
 		return -ENOMEM;
-	}
 	rc = nmem_where(b, before);
 	if (!rc) {
 		rc = move_chunks(b, dest, after, MPOL_MF_MOVE, &m->seconds);
