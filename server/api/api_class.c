@@ -9,11 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "auth.h"
 #include "experiment.h"
 #include "guesses.h"
+#include "join_code.h"
 #include "registry.h"
 #include "runlog.h"
+#include "whoami.h"
 
 #define TOUCHED_MAX 4096 /* runs given guesses in one server's life */
 /* a new count of answers goes to the phones' stream at most this often
