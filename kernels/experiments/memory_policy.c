@@ -902,17 +902,21 @@ static const struct rule rules[] = {
 static const char *const compared[] = {"interleaved", "interleave_run_pages",
 				       "mbind_moved", "move_pages_moved", NULL};
 
+/* A migration's keys in words (emit_migration's, from its prefix). */
+#define MIGRATION_LABELS(k)                                                    \
+	{k "_moved", "pages " k " moved", "pages"},                            \
+		{k "_failed", "pages " k " failed to move", "pages"},          \
+	{                                                                      \
+		k "_gbps", k " migration rate", "GB/s"                         \
+	}
+
 /* what a person reads for each summary key */
 static const struct key_label summary_labels[] = {
 	{"*_pages_node*", "%s: pages on node %s", "pages"},
 	{"*_pages_outside", "%s: pages outside the asked nodes", "pages"},
 	{"*_pages_absent", "%s: pages not present", "pages"},
-	{KEY_MBIND_MOVED, "pages mbind moved", "pages"},
-	{KEY_MBIND_FAILED, "pages mbind failed to move", "pages"},
-	{KEY_MBIND_GBPS, "mbind migration rate", "GB/s"},
-	{KEY_MOVE_MOVED, "pages move_pages moved", "pages"},
-	{KEY_MOVE_FAILED, "pages move_pages failed to move", "pages"},
-	{"move_pages_gbps", "move_pages migration rate", "GB/s"},
+	MIGRATION_LABELS("mbind"),
+	MIGRATION_LABELS("move_pages"),
 	{"first_touch_gbps", "first-touch bandwidth", "GB/s"},
 	{"get_mempolicy_agree", "pages where get_mempolicy agrees", "pages"},
 	{"get_mempolicy_checked", "pages get_mempolicy checked", "pages"},
