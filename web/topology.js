@@ -156,8 +156,9 @@ export class TopologyPicture {
     this.unfolded = new Set(); // fold keys a person opened
     this.all = false; // every fold open
     this.unfoldBtn = h('button', { type: 'button', class: 'link-button topo-unfold', 'aria-pressed': 'false', text: 'show every identical part' });
+    // opens every fold while some are left, else folds again what was opened (all, or one by one)
     this.unfoldBtn.addEventListener('click', () => {
-      this.all = !this.all;
+      this.all = this.el.dataset.folds !== '0';
       this.unfolded.clear();
       this.render();
     });
@@ -276,9 +277,10 @@ export class TopologyPicture {
     svg.style.height = 'auto';
     this.el.dataset.scale = scale.toFixed(2);
     const folds = svg.querySelectorAll('[data-fold]').length;
-    this.unfoldBtn.hidden = !folds && !this.all;
-    this.unfoldBtn.textContent = this.all ? 'fold identical parts again' : 'show every identical part';
-    this.unfoldBtn.setAttribute('aria-pressed', String(this.all));
+    const open = !folds && (this.all || this.unfolded.size > 0);
+    this.unfoldBtn.hidden = !folds && !open;
+    this.unfoldBtn.textContent = open ? 'fold identical parts again' : 'show every identical part';
+    this.unfoldBtn.setAttribute('aria-pressed', String(open));
     this.el.dataset.folds = String(folds);
     this.renderLegend();
   }

@@ -143,6 +143,12 @@ try {
           // unfolded, the text stays at 16 px and the picture as wide as its box: it scrolls down instead
           assert(all.minFont >= 15.9 && all.width <= all.box + 1, `unfolded, the picture is ${Math.round(all.width)} px wide in ${all.box} with text at ${all.minFont.toFixed(1)} px`);
           await page.screenshot({ path: join(SHOTS, `topology-${m.name}-unfolded-1400x900.png`) });
+          // and folded again as it was, however it was opened
+          const again = await page.textContent('.topo-unfold');
+          assert(again === 'fold identical parts again', `unfolded, the button says "${again}"`);
+          await page.click('.topo-unfold');
+          const refolded = await census(page);
+          assert(refolded.folds === wide.folds && refolded.pus === wide.pus, `folded again, ${refolded.pus} PUs and ${refolded.folds} folds (first ${wide.pus} and ${wide.folds})`);
         }
         const [dl] = await Promise.all([page.waitForEvent('download'), page.click('.topo-svg')]);
         const file = join(dir, 'topo.svg');
