@@ -474,17 +474,18 @@ static int campaign_dir(struct fleet_campaign *c, const struct fleet_args *o)
  * directory). 0, or -1 said.
  */
 static int fleet_open_sink(struct fleet_args *o, const char *token,
-			   struct fleet_conn **conn)
+			   struct fleet_server *srv, struct fleet_conn **conn)
 {
-	struct fleet_server srv = {.url = o->server,
-				   .token = token,
-				   .ca_file = o->ca_file,
-				   .connect_to = o->connect_to};
 	struct errinfo err;
 
 	if (!o->db && !o->server)
 		return 0;
-	*conn = fleet_conn_open(o->db, o->server ? &srv : NULL, &err);
+	/* the connection keeps srv: it lives as long as the campaign */
+	*srv = (struct fleet_server){.url = o->server,
+				     .token = token,
+				     .ca_file = o->ca_file,
+				     .connect_to = o->connect_to};
+	*conn = fleet_conn_open(o->db, o->server ? srv : NULL, &err);
 	o->c.sink = *conn ? fleet_sink_new(&o->c, *conn) : NULL;
 	o->c.hand = fleet_sink_node;
 	if (!o->c.sink) {
@@ -515,6 +516,7 @@ static int cmd_fleet_run(int argc, char **argv)
 	struct fleet_campaign *c = &o.c;
 	char *token = NULL, *self = NULL;
 	struct fleet_conn *conn = NULL;
+	struct fleet_server srv;
 	int rc;
 
 	c->kv = calloc((size_t)argc + 1, sizeof(char *));
@@ -558,7 +560,7 @@ static int cmd_fleet_run(int argc, char **argv)
 	       c->nkv ? "with params" : "with defaults", c->engine, c->dir);
 	fflush(stdout);
 	rc = 1;
-	if (fleet_open_sink(&o, token, &conn))
+	if (fleet_open_sink(&o, token, &srv, &conn))
 		goto out;
 	c->planned = planned;
 	rc = run_campaign(c, &o);
