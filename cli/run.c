@@ -312,9 +312,11 @@ static int run_params(struct run_args *o, struct run_out *ro)
 
 		names_param_error(e, &err, msg, sizeof(msg));
 		say(stderr, "numalab run %s: %s\n", e->name, msg);
-		if (o->out == OUT_NDJSON)
-			emit_ndjson(NULL,
-				    event_end("failed", err.msg, err.field));
+		if (o->out == OUT_NDJSON) {
+			json_t *end = event_end("failed", err.msg, err.field);
+			emit_ndjson(NULL, end);
+			json_decref(end);
+		}
 		rc = 2;
 		goto out;
 	}
