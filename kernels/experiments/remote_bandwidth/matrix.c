@@ -33,23 +33,6 @@ int rb_wanted(const struct rb_params *rp, int m)
 	return (rp->kinds >> m) & 1u;
 }
 
-static void emit_cell(struct run_ctx *ctx, const char *chart, int row, int col,
-		      const char *rl, const char *cl, const struct bw_result *r,
-		      const char *note)
-{
-	struct cell c = {.chart = chart,
-			 .row = row,
-			 .col = col,
-			 .row_label = rl,
-			 .col_label = cl,
-			 .value = r ? r->median : 0,
-			 .unit = "GB/s",
-			 .samples = r ? r->gbps : NULL,
-			 .nsamples = r ? r->n : 0,
-			 .note = note};
-	sink_cell(ctx->sink, &c);
-}
-
 /* Checks that the buffer's pages are all on node; a warning when not. */
 static void verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node)
 {
@@ -73,6 +56,27 @@ struct names {
 	char label[TOPO_MAX_NODES + 1][40];
 	char need[80];
 };
+
+/* Cell (row, col) of chart: what r measured, or empty with the note why. */
+static void emit_cell(struct run_ctx *ctx, const char *chart,
+		      const struct names *nm, int row, int col,
+		      const struct bw_result *r, const char *note)
+{
+	struct cell c = {.chart = chart,
+			 .row = row,
+			 .col = col,
+			 .row_label = nm->label[row],
+			 .col_label = nm->label[col],
+			 .unit = "GB/s",
+			 .note = note};
+
+	if (r) {
+		c.value = r->median;
+		c.samples = r->gbps;
+		c.nsamples = r->n;
+	}
+	sink_cell(ctx->sink, &c);
+}
 
 static void name_nodes(struct run_ctx *ctx, const struct rb_state *st,
 		       struct names *nm)
@@ -154,8 +158,7 @@ static int measure_cell(struct run_ctx *ctx, const struct rb_state *st,
 	if (!(*placed)++)
 		sink_placement(ctx->sink, what, res.team.place,
 			       res.team.nthreads);
-	emit_cell(ctx, rb_matrices[m].chart, i, j, nm->label[i], nm->label[j],
-		  &res, NULL);
+	emit_cell(ctx, rb_matrices[m].chart, nm, i, j, &res, NULL);
 	tally_cell(&st->tally->mean[m], st, i, j, res.median);
 	bw_result_free(&res);
 	return 0;
@@ -203,10 +206,9 @@ static int run_cell(struct run_ctx *ctx, const struct rb_state *st,
 		if (!rb_wanted(rp, m))
 			continue;
 		if (note || !bw_op_supported(rb_matrices[m].op))
-			emit_cell(ctx, rb_matrices[m].chart, i, col->j,
-				  nm->label[i], nm->label[col->j], NULL,
-				  note ? note
-				       : "this CPU lacks the instruction");
+			emit_cell(
+				ctx, rb_matrices[m].chart, nm, i, col->j, NULL,
+				note ? note : "this CPU lacks the instruction");
 		else
 			rc = measure_cell(ctx, st, nm, col, i, m, cpus,
 					  &placed);
