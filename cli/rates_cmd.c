@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "estimate_now.h"
 #include "experiment.h"
 #include "names.h"
 #include "plan_view.h"
@@ -106,6 +107,7 @@ int cmd_estimate(int argc, char **argv)
 	uint64_t bytes = 0;
 	int json = 0, a = 1, rc = 2;
 	struct strbuf plan = STRBUF_INIT;
+	char basis[256] = "";
 
 	if (a < argc && !strcmp(argv[a], "--json")) {
 		json = 1;
@@ -157,22 +159,24 @@ int cmd_estimate(int argc, char **argv)
 	}
 	rates_default_path(path, sizeof(path));
 	rates_init(t, path);
-	experiment_estimate(e, params, &common, t, &seconds, &bytes);
+	experiment_estimate_now(e, params, &common, t, &seconds, &bytes, basis,
+				sizeof(basis));
 	experiment_plan_view(e, params, &common, t, &plan);
 	if (json) {
 		json_t *o = json_pack(
-			"{s:s, s:f, s:I, s:s, s:o}", "experiment", e->name,
+			"{s:s, s:f, s:I, s:s, s:s, s:o}", "experiment", e->name,
 			"seconds", e->estimate ? seconds : -1.0, "bytes",
-			(json_int_t)bytes, "rates", rates_get()->source, "plan",
-			plan_lines(strbuf_str(&plan)));
+			(json_int_t)bytes, "rates", rates_get()->source,
+			"basis", basis, "plan", plan_lines(strbuf_str(&plan)));
 		json_dumpf(o, stdout, JSON_COMPACT);
 		fputc('\n', stdout);
 		json_decref(o);
 	} else {
 		if (e->estimate)
-			printf("%s: about %.3g s and %.1f MiB (rates: %s)\n",
+			printf("%s: about %.3g s and %.1f MiB (rates: %s)\n"
+			       "basis: %s\n",
 			       e->name, seconds, bytes / 1048576.0,
-			       rates_get()->source);
+			       rates_get()->source, basis);
 		else
 			printf("%s: no estimate\n", e->name);
 		printf("plan:\n");

@@ -1028,6 +1028,11 @@ def estimate(b):
             continue
         b.progress(what, 1, 1)
         try:
+            # estimated again just before it runs, as the server does at
+            # a submit: the estimate is of the machine as it is now
+            out = json.loads(sh([b.exe, "estimate", "--json", name] + common.kv(params),
+                                timeout=60, env=env).stdout)
+            est, basis = out["seconds"], out.get("basis", "")
             t0 = time.monotonic()
             b.run_cli(name, params, timeout=600, env=env)
             took = time.monotonic() - t0
@@ -1039,8 +1044,10 @@ def estimate(b):
         meets = "n/a" if r is None else ("yes" if ESTIMATE_LO <= r <= ESTIMATE_HI else "no")
         b.row("estimate", what, summary([est]), summary([took]), "s",
               summary([r]) if r else None, "%.1f-%.0fx" % (ESTIMATE_LO, ESTIMATE_HI),
-              meets, a_label="estimate", b_label="actual", fmt="%.2f")
-        b.raw["estimate"].append({"run": what, "estimate_s": est, "actual_s": took, "ratio": r})
+              meets, "basis: %s" % basis if basis else "", a_label="estimate",
+              b_label="actual", fmt="%.2f")
+        b.raw["estimate"].append({"run": what, "estimate_s": est, "actual_s": took, "ratio": r,
+                                  "basis": basis, "load": os.getloadavg()[0]})
     b.notes.append("estimates: one run each (a figure from a shared, busy machine moves by "
                    "tens of percent from run to run); the rates they used, measured at the "
                    "section's start (numalab rates --refresh, in the bench's own cache):\n"

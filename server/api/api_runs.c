@@ -40,6 +40,7 @@ enum MHD_Result api_post_run(struct http_request *rq, void *ctx)
 	const struct experiment *exp;
 	struct errinfo perr;
 	double estimate_s = -1;
+	char basis[256];
 	json_t *root = NULL, *resp = NULL;
 	struct strvec args = STRVEC_INIT;
 	char *params_text = NULL, *request_text = NULL;
@@ -68,7 +69,8 @@ enum MHD_Result api_post_run(struct http_request *rq, void *ctx)
 	}
 	exp = req.exp;
 	if (limits_check_estimate(exp, req.typed, &req.common, a->topo,
-				  a->max_run_seconds, &estimate_s, &perr)) {
+				  a->max_run_seconds, &estimate_s, basis,
+				  sizeof(basis), &perr)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL, "%s",
 				 perr.msg);
 		goto out;
@@ -92,7 +94,8 @@ enum MHD_Result api_post_run(struct http_request *rq, void *ctx)
 	}
 	errinfo_clear(&perr);
 	rc = runner_submit(a->runner, exp->name, args.v, (int)args.n,
-			   params_text, request_text, estimate_s, &id, &perr);
+			   params_text, request_text, estimate_s, basis, &id,
+			   &perr);
 	if (rc == -EAGAIN) {
 		struct MHD_Response *r = http_error_response(
 			NULL,

@@ -130,6 +130,7 @@ int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 		bad |= copy_field(doc, ev, "machine", "machine");
 		bad |= copy_field(doc, ev, "version", "version");
 		bad |= copy_field(doc, ev, "estimate_s", "estimate_s");
+		bad |= copy_field(doc, ev, "estimate_basis", "estimate_basis");
 		break;
 	case EV_PLACEMENT:
 		if (!outcome)
@@ -174,6 +175,7 @@ int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 		break;
 	case EV_STATUS:
 		bad |= copy_field(doc, ev, "estimate_s", "estimate_s");
+		bad |= copy_field(doc, ev, "estimate_basis", "estimate_basis");
 		bad |= copy_field(doc, ev, "status", "status");
 		bad |= copy_field(doc, ev, "error", "error");
 		break;
@@ -256,6 +258,9 @@ json_t *events_from_doc(json_t *doc, json_t *imported)
 	if (json_is_number(json_object_get(doc, "estimate_s")))
 		json_object_set(json_array_get(out, 0), "estimate_s",
 				json_object_get(doc, "estimate_s"));
+	if (json_is_string(json_object_get(doc, "estimate_basis")))
+		json_object_set(json_array_get(out, 0), "estimate_basis",
+				json_object_get(doc, "estimate_basis"));
 	each(out, doc, "placement", EV_PLACEMENT);
 	each(out, doc, "samples", EV_SAMPLE);
 	each(out, doc, "cells", EV_CELL);

@@ -2,6 +2,7 @@
 #include "run_limits.h"
 
 #include "adapt.h"
+#include "estimate_now.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,13 +30,16 @@ static uint64_t limits_memory_available(const struct topo *t)
 int limits_check_estimate(const struct experiment *exp, const void *params,
 			  const struct common_params *common,
 			  const struct topo *t, int max_run_seconds,
-			  double *estimate_s, struct errinfo *err)
+			  double *estimate_s, char *basis, size_t basislen,
+			  struct errinfo *err)
 {
 	double seconds = 0;
 	uint64_t bytes = 0, avail;
 
 	if (estimate_s)
 		*estimate_s = -1;
+	if (basislen)
+		*basis = '\0';
 	if (experiment_estimate(exp, params, common, t, &seconds, &bytes))
 		return 0;
 	if (max_run_seconds > 0 && seconds > max_run_seconds) {
@@ -48,8 +52,13 @@ int limits_check_estimate(const struct experiment *exp, const void *params,
 		if (base <= ADAPT_LIMIT_SHARE * max_run_seconds)
 			seconds = ADAPT_LIMIT_SHARE * max_run_seconds;
 	}
-	if (estimate_s)
-		*estimate_s = seconds;
+	if (estimate_s) {
+		double now = 0;
+		uint64_t b;
+		experiment_estimate_now(exp, params, common, t, &now, &b, basis,
+					basislen);
+		*estimate_s = now > seconds ? now : seconds;
+	}
 	avail = limits_memory_available(t);
 	if (avail && bytes > avail) {
 		errinfo_set(err, NULL,

@@ -25,6 +25,7 @@ static void run_free(struct run *run)
 	strvec_clear(&run->argv);
 	runlog_unref(run->log);
 	json_decref(run->doc);
+	free(run->estimate_basis);
 	free(run);
 }
 
@@ -257,7 +258,8 @@ void runner_free(struct runner *r)
 
 int runner_submit(struct runner *r, const char *experiment, char *const *args,
 		  int nargs, const char *params_json, const char *request_json,
-		  double estimate_s, int64_t *id, struct errinfo *err)
+		  double estimate_s, const char *estimate_basis, int64_t *id,
+		  struct errinfo *err)
 {
 	struct run *run = calloc(1, sizeof(*run));
 	char now[32];
@@ -266,6 +268,9 @@ int runner_submit(struct runner *r, const char *experiment, char *const *args,
 	if (!run)
 		return -ENOMEM;
 	run->estimate_s = estimate_s;
+	run->estimate_basis = estimate_basis && *estimate_basis
+				      ? strdup(estimate_basis)
+				      : NULL;
 	run->doc = events_doc_new();
 	/* numalab run --ndjson [--max-seconds=N] NAME k=v ... */
 	strvec_push(&run->argv, "numalab");

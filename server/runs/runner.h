@@ -44,7 +44,8 @@ void runner_free(struct runner *r);
  */
 int runner_submit(struct runner *r, const char *experiment, char *const *args,
 		  int nargs, const char *params_json, const char *request_json,
-		  double estimate_s, int64_t *id, struct errinfo *err);
+		  double estimate_s, const char *estimate_basis, int64_t *id,
+		  struct errinfo *err);
 
 /*
  * Cancels a queued or running run and waits (a few seconds at most) until

@@ -97,6 +97,9 @@ static int on_started(void *ctx, struct errinfo *err)
 	if (ev && l->run->estimate_s >= 0)
 		json_object_set_new(ev, "estimate_s",
 				    json_real(l->run->estimate_s));
+	if (ev && l->run->estimate_s >= 0 && l->run->estimate_basis)
+		json_object_set_new(ev, "estimate_basis",
+				    json_string(l->run->estimate_basis));
 	if (runner_emit(l->r, l->run, ev, err))
 		return -EIO;
 	/* a cancel that came before the worker existed */

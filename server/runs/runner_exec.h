@@ -27,7 +27,8 @@ struct run {
 	enum cancel_kind cancel;
 	struct run_state st;
 	struct runlog *log;
-	double estimate_s; /* < 0: none */
+	double estimate_s;    /* < 0: none */
+	char *estimate_basis; /* what it was made of, or NULL */
 	/* its events folded as they are appended (events_fold): the
 	 * document, whole once the run is finished, NULL when memory ran out */
 	json_t *doc;

@@ -1,0 +1,168 @@
+/* estimate_now.c - a run's estimate for the machine as it is now: the cpus the run can get, and the rounds a busy machine adds */
+#define _GNU_SOURCE
+#include "estimate_now.h"
+#include "adapt.h"
+#include "clock.h"
+#include "experiment.h"
+#include "rates.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/*
+ * How long each probe thread spins, and how much of it is left out first:
+ * a new thread waits its turn behind those already queued (the scheduler
+ * starts it a slice late), which a run's long-lived threads do only once.
+ */
+#define PROBE_S 0.2
+#define PROBE_SKIP_S 0.05
+/* slower than this is a busy machine: its rounds grow into the budget */
+#define BUSY 1.15
+/* a probe is reused this long: a server asked for many estimates at once
+ * probes once */
+#define KEEP_S 5.0
+#define PROBES_MAX 64
+
+/* The total and steal ticks of /proc/stat's "cpu" line. */
+static int read_steal(unsigned long long *total, unsigned long long *steal)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	unsigned long long v[8];
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		    &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8;
+	fclose(f);
+	if (!ok)
+		return -1;
+	*total = 0;
+	for (int i = 0; i < 8; i++)
+		*total += v[i];
+	*steal = v[7];
+	return 0;
+}
+
+/* One probe: spins PROBE_S of wall time; its share is the cpu time it got
+ * over the wall time after the first PROBE_SKIP_S. */
+static void *probe(void *arg)
+{
+	double *share = arg, start = clock_now(), t0, c0, t;
+
+	while ((t0 = clock_now()) - start < PROBE_SKIP_S)
+		;
+	c0 = clock_thread_cpu();
+	while ((t = clock_now()) - start < PROBE_S)
+		;
+	*share = (clock_thread_cpu() - c0) / (t - t0);
+	return NULL;
+}
+
+/* The share of a cpu each of n threads gets now (0 when it cannot be
+ * told), and the steal share meanwhile. */
+static double measure_share(int n, double *steal)
+{
+	pthread_t th[PROBES_MAX];
+	double share[PROBES_MAX], sum = 0;
+	unsigned long long t0, s0, t1, s1;
+	int started = 0, have = !read_steal(&t0, &s0);
+
+	for (int i = 0; i < n; i++)
+		if (!pthread_create(&th[i], NULL, probe, &share[i]))
+			started++;
+		else
+			break;
+	for (int i = 0; i < started; i++) {
+		pthread_join(th[i], NULL);
+		sum += share[i];
+	}
+	*steal = have && !read_steal(&t1, &s1) && t1 > t0
+			 ? (double)(s1 - s0) / (double)(t1 - t0)
+			 : 0;
+	return started ? sum / started : 0;
+}
+
+void cpu_room_now(int want, struct cpu_room *r)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static double at = -1, share, steal;
+	static int probed;
+	cpu_set_t set;
+	double now, load[1];
+
+	memset(r, 0, sizeof(*r));
+	r->cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+	r->slowdown = 1;
+	if (want <= 0 || want > r->cpus)
+		want = r->cpus;
+	if (want > PROBES_MAX)
+		want = PROBES_MAX;
+	r->load = getloadavg(load, 1) == 1 ? load[0] : -1;
+	now = clock_now();
+	pthread_mutex_lock(&mu);
+	if (at < 0 || now - at > KEEP_S || probed != want) {
+		share = measure_share(want, &steal);
+		probed = want;
+		at = clock_now();
+	}
+	r->share = share;
+	r->steal = steal;
+	pthread_mutex_unlock(&mu);
+	if (r->share > 0 && r->share < 1)
+		r->slowdown = 1 / (r->share < 0.02 ? 0.02 : r->share);
+}
+
+int experiment_estimate_now(const struct experiment *exp, const void *params,
+			    const struct common_params *common,
+			    const struct topo *t, double *seconds,
+			    uint64_t *bytes, char *basis, size_t len)
+{
+	struct common_params least_p = *common;
+	struct cpu_room room;
+	double least = 0, start = rates_get()->start_s, body, fixed, rounds,
+	       full;
+	uint64_t b;
+	int rc = experiment_estimate(exp, params, common, t, seconds, bytes);
+
+	if (rc)
+		return rc;
+	cpu_room_now((int)common->cpus.n, &room);
+	if (room.slowdown < BUSY) {
+		snprintf(basis, len,
+			 "the rates measured here; the machine is quiet now "
+			 "(a spinning thread got %.0f%% of a cpu; load average "
+			 "%.1f on %d cpus, %.0f%% stolen)",
+			 100 * room.share, room.load, room.cpus,
+			 100 * room.steal);
+		return 0;
+	}
+	least_p.budget = 0;
+	experiment_estimate(exp, params, &least_p, t, &least, &b);
+	body = least - start;
+	if (body < 0)
+		body = 0;
+	/* the rounds run slower, or grow into the budget (wall time),
+	 * whichever is longer. A worker's start and the work a run does
+	 * once (allocating, touching its pages) stay as measured: on the
+	 * bench's rows they hardly slowed on a busy machine, where the
+	 * rounds slowed as the cpus' queue says */
+	fixed = body * exp->fixed_share;
+	rounds = body - fixed;
+	full = rounds > 0 ? adapt_budget(common, rounds, 0) : 0;
+	if (rounds * room.slowdown > full)
+		full = rounds * room.slowdown;
+	*seconds = start + fixed + full;
+	snprintf(basis, len,
+		 "the rates measured here, for a busy machine: a spinning "
+		 "thread got %.0f%% of a cpu (load average %.1f on %d cpus, "
+		 "%.0f%% stolen), so each round %.1fx slower, and the rounds "
+		 "grown into the budget",
+		 100 * room.share, room.load, room.cpus, 100 * room.steal,
+		 room.slowdown);
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* estimate_now.h - a run's estimate for the machine as it is now: the cpus the run can get, and the rounds a busy machine adds */
+#ifndef NUMALAB_ESTIMATE_NOW_H
+#define NUMALAB_ESTIMATE_NOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "descriptor.h"
+#include "topo.h"
+
+/* What the cpus this process may use are doing now. */
+struct cpu_room {
+	int cpus;	 /* the cpus this process may run on */
+	double share;	 /* of a cpu each spinning probe thread got */
+	double load;	 /* the 1-minute load average (-1: unknown) */
+	double steal;	 /* share of the cpus' time the hypervisor took */
+	double slowdown; /* how much slower cpu-bound work runs now, >= 1 */
+};
+
+/*
+ * Spins `want` threads (0: one a cpu this process may use) for 0.2 s and
+ * takes the share of a cpu each got (after their first 50 ms): what threads of
+ * a run would get now beside whatever else runs, at its weight (nice), less
+ * what the hypervisor steals. The slowdown of cpu-bound work is its inverse. A
+ * probe is reused for 5 s.
+ */
+void cpu_room_now(int want, struct cpu_room *r);
+
+/*
+ * experiment_estimate for the machine as it is now (cpu_room_now): on a
+ * quiet one the same; on a busy one every round slower, and the rounds
+ * grown into the run's whole budget (adaptive measurement keeps rounds
+ * while a point's interval is wide, and a busy machine widens it).
+ * basis (len bytes) says what it was made of. Returns as
+ * experiment_estimate does.
+ */
+int experiment_estimate_now(const struct experiment *exp, const void *params,
+			    const struct common_params *common,
+			    const struct topo *t, double *seconds,
+			    uint64_t *bytes, char *basis, size_t len);
+
+#endif
