@@ -57,6 +57,10 @@ class LimitsTest(SharedServerTest):
         _, doc, _ = self.srv.json("GET", "/api/runs/%d" % rid)
         self.assertIsInstance(doc.get("estimate_s"), float, doc)
         self.assertGreater(doc["estimate_s"], 0)
+        # it says what it was made of: the rates, and how busy the
+        # machine was when the run was asked for
+        self.assertRegex(doc.get("estimate_basis", ""),
+                         r"^the rates measured here.*a spinning thread got \d+% of a cpu")
 
     def test_estimate_over_free_memory(self):
         # memory_policy's own check names the node; the estimate covers the rest

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "estimate_now.h"
 #include "experiment.h"
 #include "params.h"
 #include "rates.h"
@@ -136,12 +137,53 @@ static void test_estimates_follow_rates(void **state)
 	topo_free(t);
 }
 
+/* The estimate for the machine as it is now: never under the quiet one,
+ * and it says what it was made of, quiet or busy. */
+static void test_estimate_now_says_its_basis(void **state)
+{
+	const struct experiment *e = experiment_find("false_sharing");
+	struct topo *t = topo_load();
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	void *params = calloc(1, e->params_size);
+	struct common_params common;
+	struct cpu_room room;
+	struct errinfo err;
+	struct rates r;
+	double quiet, now;
+	uint64_t bytes;
+	char basis[256];
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(
+		experiment_parse(e, t, 0, NULL, pv, params, &common, &err), 0);
+	rates_default(&r);
+	rates_set(&r);
+	cpu_room_now(0, &room);
+	assert_true(room.cpus >= 1);
+	assert_true(room.share > 0);
+	assert_true(room.slowdown >= 1);
+	assert_int_equal(
+		experiment_estimate(e, params, &common, t, &quiet, &bytes), 0);
+	assert_int_equal(experiment_estimate_now(e, params, &common, t, &now,
+						 &bytes, basis, sizeof(basis)),
+			 0);
+	assert_true(now >= quiet * 0.999);
+	if (strncmp(basis, "the rates measured here", 23) ||
+	    !strstr(basis, "a spinning thread got"))
+		fail_msg("basis: '%s'", basis);
+	free(params);
+	free(pv);
+	topo_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_save_load_round_trip),
 		cmocka_unit_test(test_changed_fingerprint_recalibrates),
 		cmocka_unit_test(test_estimates_follow_rates),
+		cmocka_unit_test(test_estimate_now_says_its_basis),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
