@@ -94,6 +94,17 @@ static json_t *plan_lines(const char *text)
 	return a;
 }
 
+/* Each line of text, indented by two spaces. */
+static void print_indented(const char *text)
+{
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		printf("  %.*s\n", (int)n, l);
+		l += n + (nl != NULL);
+	}
+}
+
 int cmd_estimate(int argc, char **argv)
 {
 	const struct experiment *e;
@@ -180,12 +191,7 @@ int cmd_estimate(int argc, char **argv)
 		else
 			printf("%s: no estimate\n", e->name);
 		printf("plan:\n");
-		for (const char *l = strbuf_str(&plan); *l;) {
-			const char *nl = strchr(l, '\n');
-			size_t n = nl ? (size_t)(nl - l) : strlen(l);
-			printf("  %.*s\n", (int)n, l);
-			l += n + (nl != NULL);
-		}
+		print_indented(strbuf_str(&plan));
 	}
 	rc = 0;
 out:

@@ -40,11 +40,10 @@ enum MHD_Result api_post_run(struct http_request *rq, void *ctx)
 	const struct experiment *exp;
 	struct errinfo perr;
 	double estimate_s = -1;
-	char basis[256];
 	json_t *root = NULL, *resp = NULL;
 	struct strvec args = STRVEC_INIT;
 	char *params_text = NULL, *request_text = NULL;
-	char loc[64];
+	char loc[64], basis[256];
 	enum MHD_Result ret;
 	int rc;
 	int64_t id;
