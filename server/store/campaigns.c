@@ -105,35 +105,13 @@ static int bind_node(sqlite3_stmt *s, const char *id, size_t i, json_t *n,
 	return rc;
 }
 
-static int record_locked(struct sqlite3 *db, void *arg)
+/* The campaign's own row, as an upsert: a cancel asked for stays asked
+ * for. SQLITE_OK or not. */
+static int put_campaign(sqlite3 *db, json_t *c, const char *params)
 {
-	struct record *r = arg;
-	sqlite3_stmt *s = NULL;
-	json_t *n, *have = NULL;
-	size_t i;
-	char *params = NULL;
-	const char *id = json_string_value(json_object_get(r->c, "id"));
+	sqlite3_stmt *s;
 	int rc;
 
-	if (campaigns_ensure_tables(db) != SQLITE_OK ||
-	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-		goto fail;
-	params = json_dumps(json_object_get(r->c, "params"), JSON_COMPACT);
-	/* stored as "{}" it would be a campaign of other params */
-	if (!params)
-		goto nomem;
-	have = stored_runs(db, id);
-	if (!have)
-		goto rollback;
-	if (sqlite3_prepare_v2(db,
-			       "DELETE FROM campaign_nodes WHERE campaign_id=?",
-			       -1, &s, NULL) != SQLITE_OK)
-		goto rollback;
-	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) != SQLITE_DONE)
-		goto rollback;
-	sqlite3_finalize(s);
-	/* an upsert: a cancel asked for stays asked for */
 	if (sqlite3_prepare_v2(
 		    db,
 		    "INSERT INTO campaigns (id, engine, cluster, experiment, "
@@ -145,64 +123,101 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		    "finished_at=excluded.finished_at, state=excluded.state, "
 		    "error=excluded.error",
 		    -1, &s, NULL) != SQLITE_OK)
-		goto rollback;
-	if (bind_json_text(s, 1, json_object_get(r->c, "id")) ||
-	    bind_json_text(s, 2, json_object_get(r->c, "engine")) ||
-	    bind_json_text(s, 3, json_object_get(r->c, "cluster")) ||
-	    bind_json_text(s, 4, json_object_get(r->c, "experiment")) ||
+		return SQLITE_ERROR;
+	if (bind_json_text(s, 1, json_object_get(c, "id")) ||
+	    bind_json_text(s, 2, json_object_get(c, "engine")) ||
+	    bind_json_text(s, 3, json_object_get(c, "cluster")) ||
+	    bind_json_text(s, 4, json_object_get(c, "experiment")) ||
 	    sqlite3_bind_text(s, 5, params, -1, SQLITE_STATIC) ||
-	    bind_json_text(s, 6, json_object_get(r->c, "created_at")) ||
-	    bind_json_text(s, 7, json_object_get(r->c, "finished_at")) ||
-	    bind_json_text(s, 8, json_object_get(r->c, "state")) ||
-	    bind_json_text(s, 9, json_object_get(r->c, "error")) ||
-	    sqlite3_step(s) != SQLITE_DONE)
-		goto rollback;
+	    bind_json_text(s, 6, json_object_get(c, "created_at")) ||
+	    bind_json_text(s, 7, json_object_get(c, "finished_at")) ||
+	    bind_json_text(s, 8, json_object_get(c, "state")) ||
+	    bind_json_text(s, 9, json_object_get(c, "error")))
+		rc = SQLITE_ERROR;
+	else
+		rc = sqlite3_step(s) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
 	sqlite3_finalize(s);
+	return rc;
+}
+
+/* The campaign's nodes in place of those it had; have: stored_runs. 0,
+ * -ENOMEM or -EIO. */
+static int put_nodes(sqlite3 *db, const char *id, json_t *nodes, json_t *have)
+{
+	sqlite3_stmt *s;
+	json_t *n;
+	size_t i;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "DELETE FROM campaign_nodes WHERE campaign_id=?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(s);
+	if (rc)
+		return rc;
 	if (sqlite3_prepare_v2(
 		    db,
 		    "INSERT INTO campaign_nodes (campaign_id, seq, node, state, "
 		    "reason, job_id, partition, features, exclusive, run_id) "
 		    "VALUES (?,?,?,?,?,?,?,?,?,?)",
 		    -1, &s, NULL) != SQLITE_OK)
-		goto rollback;
-	json_array_foreach (json_object_get(r->c, "nodes"), i, n) {
+		return -EIO;
+	json_array_foreach (nodes, i, n) {
 		json_t *f = json_object_get(n, "features");
 		/* none given: "[]" below (a json_array() here leaked) */
 		char *features = f ? json_dumps(f, JSON_COMPACT) : NULL;
-		if (f && !features)
-			goto nomem;
+		if (f && !features) {
+			rc = -ENOMEM;
+			break;
+		}
 		rc = bind_node(s, id, i, n, have, features);
 		free(features);
-		if (rc || sqlite3_step(s) != SQLITE_DONE)
-			goto rollback;
+		if (rc || sqlite3_step(s) != SQLITE_DONE) {
+			rc = -EIO;
+			break;
+		}
 	}
 	sqlite3_finalize(s);
-	s = NULL;
-	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		goto rollback;
+	return rc;
+}
+
+static int record_locked(struct sqlite3 *db, void *arg)
+{
+	struct record *r = arg;
+	json_t *have = NULL;
+	char *params = NULL;
+	const char *id = json_string_value(json_object_get(r->c, "id"));
+	int rc = -EIO;
+
+	if (campaigns_ensure_tables(db) != SQLITE_OK ||
+	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
+			    sqlite3_errmsg(db));
+		return -EIO;
+	}
+	params = json_dumps(json_object_get(r->c, "params"), JSON_COMPACT);
+	/* stored as "{}" it would be a campaign of other params */
+	if (!params)
+		rc = -ENOMEM;
+	else if ((have = stored_runs(db, id)) &&
+		 put_campaign(db, r->c, params) == SQLITE_OK)
+		rc = put_nodes(db, id, json_object_get(r->c, "nodes"), have);
+	if (!rc && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		rc = -EIO;
+	if (rc == -ENOMEM)
+		errinfo_set(r->err, NULL,
+			    "cannot record campaign '%s': out of memory", id);
+	else if (rc)
+		errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
+			    sqlite3_errmsg(db));
+	if (rc)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	free(params);
 	json_decref(have);
-	return 0;
-nomem:
-	errinfo_set(r->err, NULL, "cannot record campaign '%s': out of memory",
-		    id);
-	sqlite3_finalize(s);
-	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	free(params);
-	json_decref(have);
-	return -ENOMEM;
-rollback:
-	errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
-		    sqlite3_errmsg(db));
-	sqlite3_finalize(s);
-	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	free(params);
-	json_decref(have);
-	return -EIO;
-fail:
-	errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
-		    sqlite3_errmsg(db));
-	return -EIO;
+	return rc;
 }
 
 int campaigns_record(struct store *st, json_t *c, struct errinfo *err)
