@@ -753,47 +753,26 @@ static const struct rule rules[] = {
 	{RULE_END}};
 static const char *const compared[] = {"cache_split_*", NULL};
 
+/* One way of placing the threads (key prefix k, said as w): its keys in
+ * words. */
+#define WAY_LABELS(k, w)                                                       \
+	{k "_changes", w ": CPU changes per thread", "changes"},               \
+		{k "_outside_cpus", w ": samples outside the allowed cpus",    \
+		 "samples"},                                                   \
+		{k "_local_pages", w ": pages on the thread's node", "pages"}, \
+		{k "_outside_mems", w ": pages outside the allowed nodes",     \
+		 "pages"},                                                     \
+		{k "_pages", w ": pages touched", "pages"},                    \
+	{                                                                      \
+		k "_*", w ": %s", "count"                                      \
+	}
+
 /* what a person reads for each summary key */
 static const struct key_label summary_labels[] = {
-	{"created_pinned_changes", "created pinned: CPU changes per thread",
-	 "changes"},
-	{"created_pinned_outside_cpus",
-	 "created pinned: samples outside the allowed cpus", "samples"},
-	{"created_pinned_local_pages",
-	 "created pinned: pages on the thread's node", "pages"},
-	{"created_pinned_outside_mems",
-	 "created pinned: pages outside the allowed nodes", "pages"},
-	{"created_pinned_pages", "created pinned: pages touched", "pages"},
-	{"created_pinned_*", "created pinned: %s", "count"},
-	{"pinned_after_changes", "pinned after start: CPU changes per thread",
-	 "changes"},
-	{"pinned_after_outside_cpus",
-	 "pinned after start: samples outside the allowed cpus", "samples"},
-	{"pinned_after_local_pages",
-	 "pinned after start: pages on the thread's node", "pages"},
-	{"pinned_after_outside_mems",
-	 "pinned after start: pages outside the allowed nodes", "pages"},
-	{"pinned_after_pages", "pinned after start: pages touched", "pages"},
-	{"pinned_after_*", "pinned after start: %s", "count"},
-	{"process_mask_changes", "process mask: CPU changes per thread",
-	 "changes"},
-	{"process_mask_outside_cpus",
-	 "process mask: samples outside the allowed cpus", "samples"},
-	{"process_mask_local_pages", "process mask: pages on the thread's node",
-	 "pages"},
-	{"process_mask_outside_mems",
-	 "process mask: pages outside the allowed nodes", "pages"},
-	{"process_mask_pages", "process mask: pages touched", "pages"},
-	{"process_mask_*", "process mask: %s", "count"},
-	{"unpinned_changes", "unpinned: CPU changes per thread", "changes"},
-	{"unpinned_outside_cpus", "unpinned: samples outside the allowed cpus",
-	 "samples"},
-	{"unpinned_local_pages", "unpinned: pages on the thread's node",
-	 "pages"},
-	{"unpinned_outside_mems", "unpinned: pages outside the allowed nodes",
-	 "pages"},
-	{"unpinned_pages", "unpinned: pages touched", "pages"},
-	{"unpinned_*", "unpinned: %s", "count"},
+	WAY_LABELS("created_pinned", "created pinned"),
+	WAY_LABELS("pinned_after", "pinned after start"),
+	WAY_LABELS("process_mask", "process mask"),
+	WAY_LABELS("unpinned", "unpinned"),
 	{"cache_split_level", "cache level the pair shares", "level"},
 	{"cache_split_bytes", "bytes each thread streams", "bytes"},
 	{"cache_split_*_gbps", "cache sharing, %s pair", "GB/s"},

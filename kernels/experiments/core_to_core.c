@@ -878,28 +878,21 @@ static const struct rule rules[] = {
 static const char *const compared[] = {"round_trip_ns_*", NULL};
 
 /* what a person reads for each summary key */
-/* One relation's keys in words: the median, the fastest and the slowest
- * pair, at a node distance, to another node or with none said. */
-#define REL_LABELS(k, w)                                                       \
-	{"round_trip_ns_" k "_distance_*_min",                                 \
-	 "round trip " w ", distance %s (fastest pair)", "ns"},                \
-		{"round_trip_ns_" k "_distance_*_max",                         \
-		 "round trip " w ", distance %s (slowest pair)", "ns"},        \
-		{"round_trip_ns_" k "_distance_*",                             \
-		 "round trip " w ", distance %s", "ns"},                       \
-		{"round_trip_ns_" k "_another_node_min",                       \
-		 "round trip " w ", another node (fastest pair)", "ns"},       \
-		{"round_trip_ns_" k "_another_node_max",                       \
-		 "round trip " w ", another node (slowest pair)", "ns"},       \
-		{"round_trip_ns_" k "_another_node",                           \
-		 "round trip " w ", another node", "ns"},                      \
-		{"round_trip_ns_" k "_min", "round trip " w " (fastest pair)", \
-		 "ns"},                                                        \
-		{"round_trip_ns_" k "_max", "round trip " w " (slowest pair)", \
-		 "ns"},                                                        \
+/* A round trip's keys in words: the median, the fastest and the slowest
+ * pair. */
+#define TRIP_LABELS(k, w)                                                      \
+	{k "_min", w " (fastest pair)", "ns"},                                 \
+		{k "_max", w " (slowest pair)", "ns"},                         \
 	{                                                                      \
-		"round_trip_ns_" k, "round trip " w, "ns"                      \
+		k, w, "ns"                                                     \
 	}
+/* One relation's, at a node distance, to another node or with none said. */
+#define REL_LABELS(k, w)                                                       \
+	TRIP_LABELS("round_trip_ns_" k "_distance_*",                          \
+		    "round trip " w ", distance %s"),                          \
+		TRIP_LABELS("round_trip_ns_" k "_another_node",                \
+			    "round trip " w ", another node"),                 \
+		TRIP_LABELS("round_trip_ns_" k, "round trip " w)
 
 static const struct key_label summary_labels[] = {
 	REL_LABELS("smt", "between SMT siblings"),
@@ -908,9 +901,7 @@ static const struct key_label summary_labels[] = {
 	REL_LABELS("same_package",
 		   "between cores of one package sharing no cache"),
 	REL_LABELS("other_package", "between packages"),
-	{"round_trip_ns_*_min", "round trip, %s (fastest pair)", "ns"},
-	{"round_trip_ns_*_max", "round trip, %s (slowest pair)", "ns"},
-	{"round_trip_ns_*", "round trip, %s", "ns"},
+	TRIP_LABELS("round_trip_ns_*", "round trip, %s"),
 	{NULL, NULL, NULL}};
 
 const struct experiment exp_core_to_core = {
