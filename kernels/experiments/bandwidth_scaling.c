@@ -84,16 +84,6 @@ static const struct chart charts[] = {
 static const char *const summary_keys[] = {
 	"*_*_peak_gbps", "*_*_saturation_threads", "*_*_1_thread_gbps", NULL};
 
-static int max_threads(const struct bs_params *bp)
-{
-	int most = 0;
-
-	for (int i = 0; i < bp->threads.n; i++)
-		if (bp->threads.v[i] > most)
-			most = bp->threads.v[i];
-	return most;
-}
-
 static int cpus_on(const struct topo *t, const struct int_list *nodes)
 {
 	int n = 0;
@@ -123,7 +113,7 @@ static int bs_check(const void *params, const struct common_params *common,
 	const struct bs_params *bp = params;
 	const struct int_list *nodes = &bp->nodes;
 	uint64_t size = (uint64_t)bp->size;
-	int most = max_threads(bp), buffers, rc;
+	int most = int_list_max(&bp->threads), buffers, rc;
 	char text[256] = "of this machine";
 
 	(void)common;
@@ -681,7 +671,7 @@ static void bs_estimate(const void *params, const struct common_params *common,
 		total += nplace * point;
 	}
 	*seconds = total;
-	*bytes = (uint64_t)(2 * size * max_threads(bp));
+	*bytes = (uint64_t)(2 * size * int_list_max(&bp->threads));
 }
 
 /*

@@ -504,16 +504,6 @@ static void keep(struct fs_case *best, const struct fs_case *c)
 	best->found = 1;
 }
 
-static int max_of(const struct int_list *l)
-{
-	int m = 0;
-
-	for (int i = 0; i < l->n; i++)
-		if (l->v[i] > m)
-			m = l->v[i];
-	return m;
-}
-
 /* "; the article: 390% ... with 2 threads ..." for n threads, or "". */
 static const char *article_for(const struct experiment *exp, int n, char *buf,
 			       size_t len)
@@ -894,7 +884,7 @@ static void fs_describe(const struct run_result *r, struct verdict *v)
 			fp->layout == LAYOUT_SHARED ? "shared" : "separate");
 		return;
 	}
-	if (max_of(&fp->threads) < 2) {
+	if (int_list_max(&fp->threads) < 2) {
 		verdict_headline(
 			v,
 			"with one thread the layout does not matter: false sharing needs two or more threads");
@@ -914,7 +904,7 @@ static void fs_precheck(const void *params, const struct common_params *common,
 {
 	const struct fs_params *fp = params;
 	int line = t->line_size > 0 ? t->line_size : 64;
-	int most = max_of(&fp->threads), fits_any = 0;
+	int most = int_list_max(&fp->threads), fits_any = 0;
 
 	if (fp->layout != LAYOUT_BOTH)
 		verdict_note(

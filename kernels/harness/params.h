@@ -47,6 +47,17 @@ struct int_list {
 	int32_t v[PARAM_MAX_LIST];
 };
 
+/* The largest value of l; 0 when it is empty. */
+static inline int int_list_max(const struct int_list *l)
+{
+	int m = 0;
+
+	for (int i = 0; i < l->n; i++)
+		if (l->v[i] > m)
+			m = l->v[i];
+	return m;
+}
+
 /*
  * One row of an experiment's param table: the single source for validation,
  * defaults, the CLI's --help, the API schema and the web form.

@@ -189,11 +189,7 @@ static void ai_precheck(const void *params, const struct common_params *common,
 			const struct topo *t, struct verdict *v)
 {
 	const struct ai_params *ap = params;
-	int most = 1;
-
-	for (int i = 0; i < ap->threads.n; i++)
-		if (ap->threads.v[i] > most)
-			most = ap->threads.v[i];
+	int most = int_list_max(&ap->threads);
 	if (!(ap->variants & (1u << V_CAS)) ||
 	    !(ap->variants & (1u << V_FETCH_ADD)))
 		verdict_note(
