@@ -354,7 +354,8 @@ static const char *const compared[] = {"*_remote_over_local", "mixed_gain",
 				       NULL};
 
 /* what a person reads for each summary key */
-/* One matrix's keys in words (its chart id said as the loop it times). */
+/* One matrix's keys in words (its chart id said as the loop it times);
+ * with "*" and "%s", any other prefix's (the copy runs'). */
 #define MODE_LABELS(k, w)                                                      \
 	{k "_local_gbps", w ": local bandwidth", "GB/s"},                      \
 		{k "_remote_gbps", w ": remote bandwidth", "GB/s"},            \
@@ -374,13 +375,7 @@ static const struct key_label summary_labels[] = {
 	MODE_LABELS("write_nontemporal", "non-temporal writes"),
 	MODE_LABELS("write_prefetchw", "writes after prefetchw"),
 	MODE_LABELS("read", "reads"),
-	{"*_local_gbps", "%s: local bandwidth", "GB/s"},
-	{"*_remote_gbps", "%s: remote bandwidth", "GB/s"},
-	{"*_remote_over_local", "%s: remote over local", "×"},
-	{"*_gain", "%s: gain", "×"},
-	{"*_rank_*_gbps", "%s: bandwidth at distance rank %s", "GB/s"},
-	{"*_hops_*_gbps", "%s: bandwidth at distance rank %s (an older run)",
-	 "GB/s"},
+	MODE_LABELS("*", "%s"),
 	{NULL, NULL, NULL}};
 
 /* Before the run: the cells it visits, threads on the row's node. */
