@@ -33,6 +33,38 @@ static const struct request_rules run_rules = {
 	.list_known = 1,
 };
 
+/* The answer to a run handed to the runner (rc, perr: what
+ * runner_submit said; id: the run it queued). */
+static enum MHD_Result submitted(struct http_request *rq, struct api *a, int rc,
+				 int64_t id, const struct errinfo *perr)
+{
+	struct MHD_Response *r;
+	char loc[64];
+
+	if (rc == -EAGAIN) {
+		r = http_error_response(
+			NULL,
+			"the run queue is full (%d runs waiting): try again later",
+			runner_queued(a->runner));
+		if (r)
+			MHD_add_response_header(r, "Retry-After", RETRY_AFTER);
+		return http_respond(rq, MHD_HTTP_TOO_MANY_REQUESTS, r);
+	}
+	if (rc == -ESHUTDOWN)
+		return http_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
+				  "the server is shutting down");
+	if (rc)
+		return http_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "%s",
+				  *perr->msg ? perr->msg : strerror(-rc));
+	snprintf(loc, sizeof(loc), "/api/runs/%" PRId64, id);
+	r = http_json_response(json_pack("{s:I, s:s, s:s+, s:s}", "id",
+					 (json_int_t)id, "status", "queued",
+					 "events", loc, "/events", "url", loc));
+	if (r)
+		MHD_add_response_header(r, "Location", loc);
+	return http_respond(rq, MHD_HTTP_ACCEPTED, r);
+}
+
 enum MHD_Result api_post_run(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
@@ -40,13 +72,13 @@ enum MHD_Result api_post_run(struct http_request *rq, void *ctx)
 	const struct experiment *exp;
 	struct errinfo perr;
 	double estimate_s = -1;
-	json_t *root = NULL, *resp = NULL;
+	json_t *root = NULL;
 	struct strvec args = STRVEC_INIT;
 	char *params_text = NULL, *request_text = NULL;
-	char loc[64], basis[256];
+	char basis[256];
 	enum MHD_Result ret;
 	int rc;
-	int64_t id;
+	int64_t id = 0;
 
 	/* a body that is not JSON never gets here: trust_check_head answers
 	 * 415 for it before the body is read */
@@ -95,41 +127,12 @@ enum MHD_Result api_post_run(struct http_request *rq, void *ctx)
 	rc = runner_submit(a->runner, exp->name, args.v, (int)args.n,
 			   params_text, request_text, estimate_s, basis, &id,
 			   &perr);
-	if (rc == -EAGAIN) {
-		struct MHD_Response *r = http_error_response(
-			NULL,
-			"the run queue is full (%d runs waiting): try again later",
-			runner_queued(a->runner));
-		if (r)
-			MHD_add_response_header(r, "Retry-After", RETRY_AFTER);
-		ret = http_respond(rq, MHD_HTTP_TOO_MANY_REQUESTS, r);
-		goto out;
-	}
-	if (rc == -ESHUTDOWN) {
-		ret = http_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
-				 "the server is shutting down");
-		goto out;
-	}
-	if (rc) {
-		ret = http_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "%s",
-				 *perr.msg ? perr.msg : strerror(-rc));
-		goto out;
-	}
-	snprintf(loc, sizeof(loc), "/api/runs/%" PRId64, id);
-	resp = json_pack("{s:I, s:s, s:s+, s:s}", "id", (json_int_t)id,
-			 "status", "queued", "events", loc, "/events", "url",
-			 loc);
-	struct MHD_Response *r = http_json_response(resp);
-	resp = NULL;
-	if (r)
-		MHD_add_response_header(r, "Location", loc);
-	ret = http_respond(rq, MHD_HTTP_ACCEPTED, r);
+	ret = submitted(rq, a, rc, id, &perr);
 out:
 	run_request_clear(&req);
 	strvec_clear(&args);
 	free(params_text);
 	free(request_text);
-	json_decref(resp);
 	json_decref(root);
 	return ret;
 }
