@@ -63,14 +63,13 @@ static void *probe(void *arg)
 	return NULL;
 }
 
-/* The share of a cpu each of n threads gets now (0 when it cannot be
- * told), and the steal share meanwhile. */
-static double measure_share(int n, double *steal)
+/* The share of a cpu each of n spinning threads gets now (0 when it
+ * cannot be told). */
+static double measure_share(int n)
 {
 	pthread_t th[PROBES_MAX];
 	double share[PROBES_MAX], sum = 0;
-	unsigned long long t0, s0, t1, s1;
-	int started = 0, have = !read_steal(&t0, &s0);
+	int started = 0;
 
 	for (int i = 0; i < n; i++)
 		if (!pthread_create(&th[i], NULL, probe, &share[i]))
@@ -81,23 +80,63 @@ static double measure_share(int n, double *steal)
 		pthread_join(th[i], NULL);
 		sum += share[i];
 	}
-	*steal = have && !read_steal(&t1, &s1) && t1 > t0
-			 ? (double)(s1 - s0) / (double)(t1 - t0)
-			 : 0;
 	return started ? sum / started : 0;
+}
+
+static int passive;
+
+void cpu_room_passive(int on)
+{
+	__atomic_store_n(&passive, on, __ATOMIC_RELAXED);
+}
+
+/* The threads ready to run beside this one (procs_running less this
+ * one), averaged over ~50 ms of sleeping reads; -1 when not readable. */
+static double ready_threads(void)
+{
+	double sum = 0, run;
+	char line[256];
+	int n = 0;
+
+	for (int i = 0; i < 10; i++) {
+		FILE *f = fopen("/proc/stat", "re");
+		if (!f)
+			return -1;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "procs_running %lf", &run) == 1) {
+				sum += run - 1;
+				n++;
+			}
+		fclose(f);
+		nanosleep(&(struct timespec){0, 5000000L}, NULL);
+	}
+	return n ? sum / n : -1;
+}
+
+/* The share of a cpu each of `want` threads would get beside `ready`
+ * others on cpus less what is stolen. */
+static double share_of(double ready, int want, int cpus, double steal)
+{
+	double avail = cpus * (1 - steal);
+
+	if (ready < 0)
+		return 0;
+	return ready + want > avail ? avail / (ready + want) : 1;
 }
 
 void cpu_room_now(int want, struct cpu_room *r)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	static double at = -1, share, steal;
+	static double at = -1, share, steal, ready;
 	static int probed;
 	cpu_set_t set;
 	double now, load[1];
+	int pas = __atomic_load_n(&passive, __ATOMIC_RELAXED);
 
 	memset(r, 0, sizeof(*r));
 	r->cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
 	r->slowdown = 1;
+	r->ready = -1;
 	if (want <= 0 || want > r->cpus)
 		want = r->cpus;
 	if (want > PROBES_MAX)
@@ -105,16 +144,40 @@ void cpu_room_now(int want, struct cpu_room *r)
 	r->load = getloadavg(load, 1) == 1 ? load[0] : -1;
 	now = clock_now();
 	pthread_mutex_lock(&mu);
-	if (at < 0 || now - at > KEEP_S || probed != want) {
-		share = measure_share(want, &steal);
-		probed = want;
+	if (at < 0 || now - at > KEEP_S || probed != want * (pas ? -1 : 1)) {
+		unsigned long long t0, s0, t1, s1;
+		int have = !read_steal(&t0, &s0);
+		ready = pas ? ready_threads() : -1;
+		share = pas ? 1 : measure_share(want);
+		steal = have && !read_steal(&t1, &s1) && t1 > t0
+				? (double)(s1 - s0) / (double)(t1 - t0)
+				: 0;
+		if (pas)
+			share = share_of(ready, want, r->cpus, steal);
+		probed = want * (pas ? -1 : 1);
 		at = clock_now();
 	}
 	r->share = share;
 	r->steal = steal;
+	r->ready = ready;
 	pthread_mutex_unlock(&mu);
 	if (r->share > 0 && r->share < 1)
 		r->slowdown = 1 / (r->share < 0.02 ? 0.02 : r->share);
+}
+
+/* How the share was found, for the basis. */
+static void how(const struct cpu_room *r, char *buf, size_t len)
+{
+	if (r->ready >= 0)
+		snprintf(buf, len,
+			 "from the %.1f threads ready to run beside it, "
+			 "load average %.1f on %d cpus, %.0f%% stolen",
+			 r->ready, r->load, r->cpus, 100 * r->steal);
+	else
+		snprintf(buf, len,
+			 "a spinning thread's, load average %.1f on %d cpus, "
+			 "%.0f%% stolen",
+			 r->load, r->cpus, 100 * r->steal);
 }
 
 int experiment_estimate_now(const struct experiment *exp, const void *params,
@@ -127,18 +190,18 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	double least = 0, start = rates_get()->start_s, body, fixed, rounds,
 	       full;
 	uint64_t b;
+	char h[160];
 	int rc = experiment_estimate(exp, params, common, t, seconds, bytes);
 
 	if (rc)
 		return rc;
 	cpu_room_now((int)common->cpus.n, &room);
+	how(&room, h, sizeof(h));
 	if (room.slowdown < BUSY) {
 		snprintf(basis, len,
-			 "the rates measured here; the machine is quiet now "
-			 "(a spinning thread got %.0f%% of a cpu; load average "
-			 "%.1f on %d cpus, %.0f%% stolen)",
-			 100 * room.share, room.load, room.cpus,
-			 100 * room.steal);
+			 "the rates measured here; the machine is quiet now: a "
+			 "thread of the run would get %.0f%% of a cpu (%s)",
+			 100 * room.share, h);
 		return 0;
 	}
 	least_p.budget = 0;
@@ -158,11 +221,9 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 		full = rounds * room.slowdown;
 	*seconds = start + fixed + full;
 	snprintf(basis, len,
-		 "the rates measured here, for a busy machine: a spinning "
-		 "thread got %.0f%% of a cpu (load average %.1f on %d cpus, "
-		 "%.0f%% stolen), so each round %.1fx slower, and the rounds "
-		 "grown into the budget",
-		 100 * room.share, room.load, room.cpus, 100 * room.steal,
-		 room.slowdown);
+		 "the rates measured here, for a busy machine: a thread of the "
+		 "run would get %.0f%% of a cpu (%s), so each round %.1fx "
+		 "slower, and the rounds grown into the budget",
+		 100 * room.share, h, room.slowdown);
 	return 0;
 }

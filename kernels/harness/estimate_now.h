@@ -11,7 +11,8 @@
 /* What the cpus this process may use are doing now. */
 struct cpu_room {
 	int cpus;	 /* the cpus this process may run on */
-	double share;	 /* of a cpu each spinning probe thread got */
+	double share;	 /* of a cpu each thread of the run would get */
+	double ready;	 /* threads ready to run beside it (-1: probed) */
 	double load;	 /* the 1-minute load average (-1: unknown) */
 	double steal;	 /* share of the cpus' time the hypervisor took */
 	double slowdown; /* how much slower cpu-bound work runs now, >= 1 */
@@ -25,6 +26,14 @@ struct cpu_room {
  * probe is reused for 5 s.
  */
 void cpu_room_now(int want, struct cpu_room *r);
+
+/*
+ * On: cpu_room_now spins nothing, and takes the share from the threads
+ * ready to run instead (/proc/stat's procs_running, read ten times over
+ * 50 ms): a server, whose probe would take cpu from the run it serves
+ * and count as its own. Blind to the others' weights (nice, cgroups).
+ */
+void cpu_room_passive(int on);
 
 /*
  * experiment_estimate for the machine as it is now (cpu_room_now): on a

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "runner.h"
 #include "clock.h"
+#include "estimate_now.h"
 #include "runner_exec.h"
 
 #include <errno.h>
@@ -163,6 +164,8 @@ struct runner *runner_new(const struct runner_config *cfg, struct store *st)
 		return NULL;
 	r->cfg = *cfg;
 	r->store = st;
+	/* a probe would take cpu from the run being served */
+	cpu_room_passive(1);
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK)) {

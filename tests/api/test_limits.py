@@ -60,7 +60,8 @@ class LimitsTest(SharedServerTest):
         # it says what it was made of: the rates, and how busy the
         # machine was when the run was asked for
         self.assertRegex(doc.get("estimate_basis", ""),
-                         r"^the rates measured here.*a spinning thread got \d+% of a cpu")
+                         r"^the rates measured here.*a thread of the run would get \d+% "
+                         r"of a cpu \(from the [0-9.]+ threads ready to run")
 
     def test_estimate_over_free_memory(self):
         # memory_policy's own check names the node; the estimate covers the rest
