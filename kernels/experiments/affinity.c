@@ -539,26 +539,27 @@ static void article_point(const struct run_result *r, char *head, size_t len)
  */
 static int say_mode(const struct run_result *r, int mode, struct verdict *v)
 {
+	/* what ran or landed outside the cpuset: its key, said with the
+	 * mode's name and the count */
+	static const struct {
+		const char *key, *say;
+	} strays[] = {
+		{"outside_cpus",
+		 "%s: sched_getcpu saw a cpu outside the cpuset %.0f time(s)"},
+		{"outside_mems",
+		 "%s: %.0f page(s) landed outside the cpuset's memory nodes"},
+	};
 	const char *name = modes[mode].name;
 	double x, pages, local;
 	int stray = 0;
 	char k[64];
 
-	af_key(k, sizeof(k), mode, "outside_cpus");
-	if (!rr_summary_get(r, k, &x) && x > 0) {
-		stray = 1;
-		verdict_note(
-			v, "warn",
-			"%s: sched_getcpu saw a cpu outside the cpuset %.0f time(s)",
-			name, x);
-	}
-	af_key(k, sizeof(k), mode, "outside_mems");
-	if (!rr_summary_get(r, k, &x) && x > 0) {
-		stray = 1;
-		verdict_note(
-			v, "warn",
-			"%s: %.0f page(s) landed outside the cpuset's memory nodes",
-			name, x);
+	for (int i = 0; i < 2; i++) {
+		af_key(k, sizeof(k), mode, strays[i].key);
+		if (!rr_summary_get(r, k, &x) && x > 0) {
+			stray = 1;
+			verdict_note(v, "warn", strays[i].say, name, x);
+		}
 	}
 	af_key(k, sizeof(k), mode, "changes");
 	if (!rr_summary_get(r, k, &x))
