@@ -587,6 +587,19 @@ class SlurmTest(unittest.TestCase):
         finally:
             srv.stop()
 
+    def test_94_the_page_shows_the_counted_plan(self):
+        """The experiment form, in headless Chromium: a partition's plan
+        says how many nodes sinfo lists (tests/fleet/plan_page.mjs)."""
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        p = subprocess.run(["node", os.path.join(root, "tests", "fleet", "plan_page.mjs"),
+                            "--numalab", BIN, "--web", os.path.join(root, "web"),
+                            "--nodes", str(len(WIDE))],
+                           cwd=root, capture_output=True, text=True, timeout=180)
+        sys.stdout.write(p.stdout)
+        if p.stdout.startswith("SKIP"):
+            self.skipTest(p.stdout.strip())
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
     def test_9_no_token_in_a_jobs_environment(self):
         deliver_with_env_token(self, "slurm", "--engine", "slurm", "--nodes", "n[1-2]",
                                only_needed=True)
