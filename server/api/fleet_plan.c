@@ -103,23 +103,13 @@ enum MHD_Result fleet_plan_post(struct http_request *rq,
 	struct strvec argv = STRVEC_INIT;
 	struct strbuf out = STRBUF_INIT;
 	struct fleet_where w = {0};
-	struct errinfo err;
 	enum MHD_Result ret;
 	json_t *body, *plan;
 	int rc;
 
-	if (!fs)
-		return http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
-				  "this server does not start campaigns (start "
-				  "it with --fleet slurm or --fleet clush)");
-	body = http_body_json(rq, &ret);
+	body = fleet_start_body(rq, fs, &req, &w, &ret);
 	if (!body)
 		return ret;
-	if (fleet_start_read(body, &req, &w, &err)) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST,
-				 *err.field ? err.field : NULL, "%s", err.msg);
-		goto out;
-	}
 	fleet_start_argv(&argv, fs, &req, &w);
 	strvec_push(&argv, "--plan");
 	strvec_push(&argv, "--json");
@@ -140,7 +130,6 @@ enum MHD_Result fleet_plan_post(struct http_request *rq,
 				 : rc < 0	  ? strerror(-rc)
 				 : out.len	  ? last_words(out.buf)
 						  : "the engine said nothing");
-out:
 	json_decref(body);
 	run_request_clear(&req);
 	strvec_clear(&argv);

@@ -92,13 +92,29 @@ static int check_nodes(json_t *body, struct fleet_where *w, struct errinfo *err)
 	return 0;
 }
 
-int fleet_start_read(json_t *body, struct run_request *req,
-		     struct fleet_where *w, struct errinfo *err)
+json_t *fleet_start_body(struct http_request *rq, const struct fleet_start *fs,
+			 struct run_request *req, struct fleet_where *w,
+			 enum MHD_Result *ret)
 {
-	return schema_run_request(body, &start_rules, NULL, req, err) ||
-			       check_nodes(body, w, err)
-		       ? -EINVAL
-		       : 0;
+	struct errinfo err;
+	json_t *body;
+
+	if (!fs) {
+		*ret = http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
+				  "this server does not start campaigns (start "
+				  "it with --fleet slurm or --fleet clush)");
+		return NULL;
+	}
+	body = http_body_json(rq, ret);
+	if (body && (schema_run_request(body, &start_rules, NULL, req, &err) ||
+		     check_nodes(body, w, &err))) {
+		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST,
+				  *err.field ? err.field : NULL, "%s", err.msg);
+		json_decref(body);
+		run_request_clear(req);
+		body = NULL;
+	}
+	return body;
 }
 
 void fleet_start_argv(struct strvec *argv, const struct fleet_start *fs,
@@ -358,18 +374,9 @@ enum MHD_Result fleet_start_post(struct http_request *rq,
 	json_t *body;
 	char id[64];
 
-	if (!fs)
-		return http_error(rq, MHD_HTTP_NOT_FOUND, NULL,
-				  "this server does not start campaigns (start "
-				  "it with --fleet slurm or --fleet clush)");
-	body = http_body_json(rq, &ret);
+	body = fleet_start_body(rq, fs, &req, &w, &ret);
 	if (!body)
 		return ret;
-	if (fleet_start_read(body, &req, &w, &err)) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST,
-				 *err.field ? err.field : NULL, "%s", err.msg);
-		goto out;
-	}
 	/* the same form of id as fleet run's own, chosen here to answer with */
 	struct timespec ts;
 	struct tm tm;

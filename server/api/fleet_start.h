@@ -50,10 +50,15 @@ struct fleet_where {
 	int all;
 };
 
-/* A start's body (or a plan's) into req and w: the experiment, its
- * params, its nodes. 0, or -EINVAL with err naming the field. */
-int fleet_start_read(json_t *body, struct run_request *req,
-		     struct fleet_where *w, struct errinfo *err);
+/*
+ * A start's body (or a plan's) read into req and w: the experiment, its
+ * params, its nodes. The body (to release), or NULL with *ret the answer
+ * already queued: 404 when fs is NULL (campaigns are not started here),
+ * 400 naming the field.
+ */
+json_t *fleet_start_body(struct http_request *rq, const struct fleet_start *fs,
+			 struct run_request *req, struct fleet_where *w,
+			 enum MHD_Result *ret);
 /* `numalab fleet run EXPERIMENT k=v ... --engine E` and the nodes, into
  * argv: what a start and a plan both run. */
 void fleet_start_argv(struct strvec *argv, const struct fleet_start *fs,
