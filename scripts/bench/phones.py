@@ -187,8 +187,11 @@ def floor_beside_run(b, params, spread_s, seed):
     run = None
     try:
         port = int(bare.stdout.readline().split()[1])
+        # the run may use every cpu, as under the server (this process
+        # is pinned to the last one)
         run = subprocess.Popen([b.exe, "run", "--json", "false_sharing"] + common.kv(params),
-                               stdout=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL,
+                               preexec_fn=lambda: os.sched_setaffinity(0, set(b.cpus)))
         time.sleep(0.3)  # past the run's start, as the served side waits for it
         return asyncio.run(bare_guesses(port, PHONES, spread_s, seed))
     finally:
