@@ -11,8 +11,10 @@ const GUESSES = 'numalab.guesses'; // run id -> {exp, lesson, guess}, for this t
 
 const unitText = (u) => (u === 'x' ? '×' : u || '');
 const withUnitText = (v, u) => (u === 'x' ? `${num(v)}×` : `${num(v)}${u ? ` ${u}` : ''}`);
-// this machine's answer with the 95% interval the verdict states beside it: "2.6× (2.4–2.9)"
-const answerText = (a, u) => (Number.isFinite(a.lo) && Number.isFinite(a.hi) ? `${withUnitText(a.value, u)} (${num(a.lo)}–${num(a.hi)})` : withUnitText(a.value, u));
+// the 95% interval the verdict states beside this machine's answer, "(2.4–2.9)", or ''
+const ciText = (a) => (Number.isFinite(a.lo) && Number.isFinite(a.hi) ? `(${num(a.lo)}–${num(a.hi)})` : '');
+// this machine's answer with that interval: "2.6× (2.4–2.9)"
+const answerText = (a, u) => [withUnitText(a.value, u), ciText(a)].filter(Boolean).join(' ');
 
 function readGuesses() {
   try { return JSON.parse(sessionStorage.getItem(GUESSES) || '{}') || {}; } catch (e) { return {}; }
@@ -54,11 +56,11 @@ export function answerRows(l, guess, ans, mark, judged, cls) {
     says = `this machine: not a valid measurement${mark.why ? ` — ${mark.why}` : ''}`;
   } else if (ans && mark && mark.mark === 'at_least') {
     machine = 'at_least';
-    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', bound: true, text: `at least ${answerText(ans, l.unit)}` });
+    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', bound: true, text: `at least ${answerText(ans, l.unit)}`, ci: ciText(ans) });
     says = `this machine: at least ${answerText(ans, l.unit)}${mark.why ? ` — ${mark.why}` : ''}`;
   } else if (ans) {
     machine = 'shown';
-    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', text: answerText(ans, l.unit) });
+    rows.push({ who: 'this machine', v: ans.value, cls: 'machine', text: answerText(ans, l.unit), ci: ciText(ans) });
   }
   if (l.article && Number.isFinite(l.article_value)) {
     rows.push({ who: 'the article (2007)', v: l.article_value, cls: 'article', note: l.article, text: withUnitText(l.article_value, l.unit) });
@@ -289,9 +291,10 @@ export class LessonPanel {
       h('tbody', {}, rows.map((r) => h('tr', { class: `answer-${r.cls}${r.bound ? ' answer-at-least' : ''}` },
         h('th', { scope: 'row', text: r.who }),
         h('td', { class: 'answer-bar-cell' }, bar((100 * Math.abs(r.v)) / most)),
-        // "at least" over the number, so the column stays as narrow as the numbers
-        r.bound ? h('td', { class: 'answer-value' }, h('small', { class: 'answer-at-least-word', text: 'at least' }), ' ', withUnitText(r.v, l.unit))
-          : h('td', { class: 'answer-value', text: r.text }))))));
+        // "at least" over the number and the interval under it, so the column stays as narrow as the numbers
+        h('td', { class: 'answer-value' }, r.bound ? h('small', { class: 'answer-at-least-word', text: 'at least' }) : null,
+          r.bound ? ' ' : null, r.ci !== undefined ? withUnitText(r.v, l.unit) : r.text,
+          r.ci ? h('small', { class: 'answer-ci', text: r.ci }) : null))))));
     // the verdict's own words for a number it does not stand behind
     if (says) el.append(h('p', { class: `answer-mark answer-${machine === 'disowned' ? 'disowned' : 'bound'}`, id: 'answer-mark', text: says }));
     // the class's guesses under the lines of the answer (the verdict's words first: they must stay on screen)
