@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "estimate_now.h"
 #include "experiment.h"
 #include "plan_view.h"
 #include "schema.h"
@@ -53,13 +54,15 @@ static json_t *check_document(const struct experiment *exp, const void *params,
 						v->notes[i].level, "text",
 						v->notes[i].text));
 	free(v);
-	int have =
-		!experiment_estimate(exp, params, common, t, &seconds, &bytes);
-	doc = json_pack("{s:s, s:o, s:o, s:o}", "experiment", exp->name,
-			"notes", notes ? notes : json_array(), "estimate_s",
-			have ? json_real(seconds) : json_null(),
-			"estimate_bytes",
-			have ? json_integer((json_int_t)bytes) : json_null());
+	char basis[256];
+	int have = !experiment_estimate_now(exp, params, common, t, &seconds,
+					    &bytes, basis, sizeof(basis));
+	doc = json_pack(
+		"{s:s, s:o, s:o, s:o, s:o}", "experiment", exp->name, "notes",
+		notes ? notes : json_array(), "estimate_s",
+		have ? json_real(seconds) : json_null(), "estimate_bytes",
+		have ? json_integer((json_int_t)bytes) : json_null(),
+		"estimate_basis", have ? json_string(basis) : json_null());
 	if (doc) {
 		json_t *plan = plan_json(exp, params, common, t);
 		if (plan)
