@@ -136,18 +136,25 @@ def bandwidth(b):
             a.append(x)
             bb.append(y)
             detail.append({"numalab": xd, "likwid": yd})
-        k, why = b.ab_pairs(what, pair, lambda: common.best_ratio(a, bb), BW_LINES,
+
+        # A/B: the median of the per-pair ratios, each pair's two runs
+        # adjacent in time and so under the same load; each side's figure
+        # stays its best run
+        def pair_ratio():
+            return summary(ratios(a, bb))
+
+        k, why = b.ab_pairs(what, pair, pair_ratio, BW_LINES,
                             BW_MIN_PAIRS, share_s=share)
         # above the ceiling the likelier cause is another process that
         # slowed likwid's runs: more pairs, whatever the row's share, until
-        # the best of each side says otherwise or BW_CEILING_PAIRS ran
-        while k < BW_CEILING_PAIRS and (common.center(common.best_ratio(a, bb)) or 0) > BW_CEILING:
+        # the pairs' median says otherwise or BW_CEILING_PAIRS ran
+        while k < BW_CEILING_PAIRS and (common.center(pair_ratio()) or 0) > BW_CEILING:
             k += 1
             b.progress(what, k, "up to %d: above %.2fx" % (BW_CEILING_PAIRS, BW_CEILING))
             pair()
             why = "ceiling"
-        r = common.best_ratio(a, bb)
-        med = r["center"]
+        r = pair_ratio()
+        med = common.center(r)
         # a loop cannot beat the same instructions: above BW_CEILING the
         # two sides were not timed alike, or one was starved
         meets = ("TIMING" if med > BW_CEILING else "yes" if med >= 1.0
@@ -195,7 +202,9 @@ def bandwidth(b):
         "numalab's stretch-timed figure is kept in the raw record, never set against "
         "likwid. Both pin thread i to the i-th CPU. A bandwidth figure is the best of "
         "its side's pairs (as STREAM reports its best rate: another process only ever "
-        "slows a pass down), A/B the best over the best; the [min-max] spreads stay. "
+        "slows a pass down); A/B is the median of the per-pair ratios, the two runs of a "
+        "pair being adjacent in time and so under the same load (on a busy machine the "
+        "best of each side is the luckiest of a few draws); the [min-max] spreads stay. "
         "Every row gets at least %d pairs whatever the budget (the budget only bounds "
         "the pairs past those); a row above %.2fx likwid takes more, up to %d, and if it "
         "stays above it is marked TIMING."
