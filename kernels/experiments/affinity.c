@@ -790,7 +790,6 @@ static const struct key_label series_labels[] = {
 const struct experiment exp_affinity = {
 	.name = "affinity",
 	.smoke = "threads=1 size=64K passes=1 repeat=1 warmup=0",
-	.summary_labels = summary_labels,
 	.series_labels = series_labels,
 	.headline_key = "unpinned_changes",
 	.headline_chart = AF_MOVES,
@@ -830,7 +829,4 @@ const struct experiment exp_affinity = {
 	 * cache_split times through the team harness (af_estimate) */
 	.fixed_share = 5.0 / 6,
 	.uses_placement = 1,
-	.rules = rules,
-	.compared = compared,
-	.precision = 0.05,
 };

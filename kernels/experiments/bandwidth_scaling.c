@@ -730,7 +730,6 @@ static const struct key_label summary_labels[] = {
 const struct experiment exp_bandwidth_scaling = {
 	.name = "bandwidth_scaling",
 	.smoke = "threads=1-2 size=1M repeat=1 warmup=0",
-	.summary_labels = summary_labels,
 	.headline_key = "*_*_peak_gbps",
 	.headline_chart = "read",
 	.title = "Memory bandwidth as threads are added",
@@ -766,7 +765,4 @@ const struct experiment exp_bandwidth_scaling = {
 	.plan = bs_plan,
 	.min_nodes = 2,
 	.check = bs_check,
-	.rules = rules,
-	.compared = compared,
-	.precision = 0.05,
 };

@@ -897,7 +897,6 @@ static const struct key_label summary_labels[] = {
 const struct experiment exp_cache_sharing = {
 	.name = "cache_sharing",
 	.smoke = "working_set=64K passes=1 repeat=1 warmup=0",
-	.summary_labels = summary_labels,
 	.headline_key = KEY_SPLIT,
 	.headline_chart = CS_TIME,
 	.title = "Cache sharing by placement",
@@ -933,9 +932,5 @@ const struct experiment exp_cache_sharing = {
 		"level, and the run says what it could do instead.",
 	EXPERIMENT_PARTS(cs),
 	.plan = cs_plan,
-	.uses_placement = 0,
 	.check = cs_check,
-	.rules = rules,
-	.compared = compared,
-	.precision = 0.05,
 };

@@ -907,7 +907,6 @@ static const struct key_label summary_labels[] = {
 const struct experiment exp_core_to_core = {
 	.name = "core_to_core",
 	.smoke = "samples=2 round_trips=10 warmup=0",
-	.summary_labels = summary_labels,
 	.headline_key = "round_trip_ns_*",
 	.headline_chart = C2C_LATENCY,
 	.title = "Core-to-core latency",
@@ -952,9 +951,5 @@ const struct experiment exp_core_to_core = {
 		"be moved or paused by it, so expect noise there.",
 	EXPERIMENT_PARTS(c2c),
 	.plan = c2c_plan_view,
-	.uses_placement = 0,
 	.check = c2c_check,
-	.rules = rules,
-	.compared = compared,
-	.precision = 0.05,
 };

@@ -1069,7 +1069,6 @@ static const struct key_label summary_labels[] = {
 const struct experiment exp_false_sharing = {
 	.name = "false_sharing",
 	.smoke = "threads=1-2 increments=1000 stride=4,64 repeat=1 warmup=0",
-	.summary_labels = summary_labels,
 	.headline_key = "slowdown_*_threads*",
 	.headline_chart = FS_TIME,
 	.title = "False sharing",
@@ -1117,7 +1116,4 @@ const struct experiment exp_false_sharing = {
 	.references = references,
 	.uses_placement = 1,
 	.check = fs_check_params,
-	.rules = rules,
-	.compared = compared,
-	.precision = 0.05,
 };

@@ -969,7 +969,6 @@ static void mp_plan(const void *params, const struct common_params *common,
 const struct experiment exp_memory_policy = {
 	.name = "memory_policy",
 	.smoke = "size=1M repeat=1 warmup=0",
-	.summary_labels = summary_labels,
 	.headline_key = KEY_MBIND_GBPS,
 	.headline_chart = CH_PAGES,
 	.title = "Memory policies and page placement",
@@ -1015,7 +1014,4 @@ const struct experiment exp_memory_policy = {
 	.plan = mp_plan,
 	.min_nodes = 2,
 	.check = mp_check,
-	.rules = rules,
-	.compared = compared,
-	.precision = 0.05,
 };

@@ -1171,7 +1171,6 @@ static const struct key_label summary_labels[] = {
 const struct experiment exp_memory_policy_semantics = {
 	.name = "memory_policy_semantics",
 	.smoke = "size=64K repeat=1 warmup=0",
-	.summary_labels = summary_labels,
 	.headline_chart = "steps",
 	.title = "Memory policy semantics",
 	.summary =
@@ -1209,7 +1208,4 @@ const struct experiment exp_memory_policy_semantics = {
 	.min_nodes = 2,
 	.fixed_share = 1, /* no step times through the team harness */
 	.check = ps_check,
-	.rules = rules,
-	.compared = compared,
-	.precision = 0.05,
 };

@@ -135,15 +135,20 @@ struct lesson {
 
 /*
  * A descriptor's usual fields, from the names every experiment file gives
- * them: its tables params (filling PARAM_STRUCT), charts, summary_keys and
- * lessons, and its hooks <prefix>_run, _describe, _precheck, _estimate:
- * the four every registered experiment has.
+ * them: its tables params (filling PARAM_STRUCT), charts, summary_keys,
+ * summary_labels, lessons, rules and compared, and its hooks <prefix>_run,
+ * _describe, _precheck, _estimate: the four every registered experiment
+ * has. A field it does not name keeps its default unless the descriptor
+ * sets it: no placement params, no NUMA nodes needed, a precision of 0.05,
+ * and no check, plan, references, series_labels or parts.
  */
 #define EXPERIMENT_PARTS(prefix)                                               \
 	.params = params, .params_size = sizeof(PARAM_STRUCT),                 \
-	.charts = charts, .summary_keys = summary_keys, .lessons = lessons,    \
-	.run = prefix##_run, .describe = prefix##_describe,                    \
-	.precheck = prefix##_precheck, .estimate = prefix##_estimate
+	.charts = charts, .summary_keys = summary_keys,                        \
+	.summary_labels = summary_labels, .lessons = lessons, .rules = rules,  \
+	.compared = compared, .run = prefix##_run,                             \
+	.describe = prefix##_describe, .precheck = prefix##_precheck,          \
+	.estimate = prefix##_estimate
 
 /* The params every experiment takes, filled by experiment_parse. */
 struct common_params {

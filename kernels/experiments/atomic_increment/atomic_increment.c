@@ -360,7 +360,6 @@ const struct experiment exp_atomic_increment = {
 	.plan = ai_plan,
 	.name = "atomic_increment",
 	.smoke = "threads=1-2 increments=1000 repeat=1 warmup=0",
-	.summary_labels = summary_labels,
 	.series_labels = series_labels,
 	.headline_key = "cas_over_fetch_add_*_threads",
 	.headline_chart = AI_NS,
@@ -428,8 +427,6 @@ const struct experiment exp_atomic_increment = {
 	EXPERIMENT_PARTS(ai),
 	.references = references,
 	.uses_placement = 1,
-	.rules = rules,
-	.compared = compared,
 	/*
 	 * The question is whether one way of incrementing costs a multiple
 	 * of another (the article's cas took 3.5x fetch_add): a tenth is the

@@ -331,7 +331,6 @@ const struct experiment exp_memory_latency = {
 	.parts = parts,
 	.name = "memory_latency",
 	.smoke = "size=64K loads=4096 repeat=2 warmup=0",
-	.summary_labels = summary_labels,
 	.series_labels = series_labels,
 	.headline_key = KEY_LOCAL,
 	.headline_chart = CH_LAT,
@@ -380,7 +379,4 @@ const struct experiment exp_memory_latency = {
 	EXPERIMENT_PARTS(ml),
 	.plan = ml_plan,
 	.check = ml_check,
-	.rules = rules,
-	.compared = compared,
-	.precision = 0.05,
 };

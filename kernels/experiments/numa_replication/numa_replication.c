@@ -310,7 +310,6 @@ const struct experiment exp_numa_replication = {
 	.parts = parts,
 	.name = "numa_replication",
 	.smoke = "size=64K passes=1 updates=1000 buckets=64 repeat=2 warmup=0",
-	.summary_labels = summary_labels,
 	.headline_key = KEY_BREAK_EVEN,
 	.headline_chart = CH_READ,
 	.title =
@@ -352,7 +351,4 @@ const struct experiment exp_numa_replication = {
 	.plan = nr_plan_view,
 	.min_nodes = 2,
 	.check = nr_check,
-	.rules = rules,
-	.compared = compared,
-	.precision = 0.05,
 };

@@ -399,7 +399,6 @@ const struct experiment exp_remote_bandwidth = {
 	.parts = parts,
 	.name = "remote_bandwidth",
 	.smoke = "size=1M repeat=1 warmup=0",
-	.summary_labels = summary_labels,
 	.headline_key = "*_remote_over_local",
 	.headline_chart = "read",
 	.title = "Local and remote bandwidth, node by node",
@@ -459,7 +458,4 @@ const struct experiment exp_remote_bandwidth = {
 	.plan = rb_plan,
 	.min_nodes = 2,
 	.check = rb_check,
-	.rules = rules,
-	.compared = compared,
-	.precision = 0.05,
 };

@@ -159,11 +159,8 @@ const struct experiment exp_my_experiment = {
 		   "add: the updates lost are counted in every round.",
 	.section = "6.4.2",
 	.smoke = "threads=2 increments=1000 repeat=2 warmup=0",
-	.summary_labels = summary_labels,
 	.headline_key = "lost",
 	.headline_chart = "lost",
 	.uses_placement = 1,
-	.rules = rules,
-	.compared = compared,
 	EXPERIMENT_PARTS(my),
 };

@@ -381,7 +381,6 @@ const struct experiment exp_variable_layout = {
 	.plan = vl_plan,
 	.name = "variable_layout",
 	.smoke = "threads=2 ops=1000 starts=2 repeat=2 warmup=0",
-	.summary_labels = summary_labels,
 	.headline_key = KEY_LAYOUT,
 	.headline_chart = VL_LAYOUTS,
 	.title = "Variable layout and thread-local storage",
@@ -430,7 +429,4 @@ const struct experiment exp_variable_layout = {
 		"them those parts are skipped and the verdict says so.",
 	EXPERIMENT_PARTS(vl),
 	.uses_placement = 1,
-	.rules = rules,
-	.compared = compared,
-	.precision = 0.05,
 };
