@@ -193,7 +193,9 @@ static int record_locked(struct sqlite3 *db, void *arg)
 	int rc = -EIO;
 
 	if (campaigns_ensure_tables(db) != SQLITE_OK ||
-	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+	    /* a savepoint: inside a caller's atomic step it nests */
+	    sqlite3_exec(db, "SAVEPOINT campaign", NULL, NULL, NULL) !=
+		    SQLITE_OK) {
 		errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
 			    sqlite3_errmsg(db));
 		return -EIO;
@@ -205,7 +207,8 @@ static int record_locked(struct sqlite3 *db, void *arg)
 	else if ((have = stored_runs(db, id)) &&
 		 put_campaign(db, r->c, params) == SQLITE_OK)
 		rc = put_nodes(db, id, json_object_get(r->c, "nodes"), have);
-	if (!rc && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+	if (!rc &&
+	    sqlite3_exec(db, "RELEASE campaign", NULL, NULL, NULL) != SQLITE_OK)
 		rc = -EIO;
 	if (rc == -ENOMEM)
 		errinfo_set(r->err, NULL,
@@ -214,7 +217,8 @@ static int record_locked(struct sqlite3 *db, void *arg)
 		errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
 			    sqlite3_errmsg(db));
 	if (rc)
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_exec(db, "ROLLBACK TO campaign; RELEASE campaign", NULL,
+			     NULL, NULL);
 	free(params);
 	json_decref(have);
 	return rc;

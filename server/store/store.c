@@ -70,6 +70,22 @@ static int has_table(sqlite3 *db, const char *name)
 	return found;
 }
 
+/* recursive: a caller holding it for an atomic step calls the store's
+ * functions, which take it again */
+static int store_mutex_init(pthread_mutex_t *mu)
+{
+	pthread_mutexattr_t a;
+	int rc = pthread_mutexattr_init(&a);
+
+	if (rc)
+		return rc;
+	rc = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	if (!rc)
+		rc = pthread_mutex_init(mu, &a);
+	pthread_mutexattr_destroy(&a);
+	return rc;
+}
+
 struct store *store_open(const char *path, char *err, size_t errlen)
 {
 	struct store *st = calloc(1, sizeof(*st));
@@ -79,7 +95,11 @@ struct store *store_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	pthread_mutex_init(&st->mu, NULL);
+	if (store_mutex_init(&st->mu)) {
+		snprintf(err, errlen, "out of memory");
+		free(st);
+		return NULL;
+	}
 	if (store_file_check(path, &st->file, err, errlen))
 		goto fail;
 	rc = sqlite3_open_v2(st->file.open_path, &st->db, st->file.open_flags,
@@ -174,6 +194,39 @@ int store_write_with_db(struct store *st,
 		rc = -ESTALE;
 	else
 		rc = fn(st->db, arg);
+	pthread_mutex_unlock(&st->mu);
+	return rc;
+}
+
+int store_atomic_begin(struct store *st, struct errinfo *err)
+{
+	/* IMMEDIATE: the write lock now, so what is read inside stays true
+	 * when another connection to the file (a CLI) writes */
+	const char *sql = st->readonly ? "BEGIN" : "BEGIN IMMEDIATE";
+
+	pthread_mutex_lock(&st->mu);
+	if (!st->atomic && sqlite3_exec(st->db, sql, NULL, NULL, NULL)) {
+		set_errinfo(err, "cannot start storing", st->db);
+		pthread_mutex_unlock(&st->mu);
+		return -EIO;
+	}
+	st->atomic++;
+	return 0;
+}
+
+int store_atomic_end(struct store *st, int ok, struct errinfo *err)
+{
+	int rc = 0;
+
+	if (--st->atomic == 0) {
+		if (ok && sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL)) {
+			set_errinfo(err, "cannot store", st->db);
+			rc = -EIO;
+		}
+		/* nothing of it kept: a failed COMMIT may leave it open */
+		if (!sqlite3_get_autocommit(st->db))
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	}
 	pthread_mutex_unlock(&st->mu);
 	return rc;
 }
@@ -360,18 +413,23 @@ int store_append_events(struct store *st, int64_t id,
 	if (n <= 0)
 		return 0;
 	pthread_mutex_lock(&st->mu);
-	if (n > 1 && step_kept(st, &st->begin, "BEGIN")) {
+	/* a savepoint, not BEGIN: inside an atomic step it nests */
+	if (n > 1 && step_kept(st, &st->begin, "SAVEPOINT events")) {
 		rc = -EIO;
 		goto out;
 	}
 	rc = insert_events(st, id, ev, n);
-	if (!rc && n > 1 && step_kept(st, &st->commit, "COMMIT"))
+	if (!rc && n > 1 && step_kept(st, &st->commit, "RELEASE events"))
 		rc = -EIO;
 out:
 	if (rc) {
 		set_errinfo(err, "cannot store the run's events", st->db);
-		if (!sqlite3_get_autocommit(st->db))
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		/* a failed RELEASE leaves it open; fails when SQLite already
+		 * rolled the whole transaction back */
+		if (n > 1)
+			sqlite3_exec(st->db,
+				     "ROLLBACK TO events; RELEASE events", NULL,
+				     NULL, NULL);
 	}
 	pthread_mutex_unlock(&st->mu);
 	return rc;

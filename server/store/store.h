@@ -29,6 +29,18 @@ void store_close(struct store *st);
 void store_timestamp(char *buf, size_t len);
 /* Nonzero when writes will fail (opened read-only). */
 int store_readonly(struct store *st);
+/*
+ * One atomic step: what the calling thread stores between begin and end
+ * is kept whole or not at all, also when the process is killed between
+ * two calls. The thread holds the store throughout (other threads wait),
+ * so it reads what it wrote and nobody else's statement falls in. Nested,
+ * they are one step: the outermost end decides. begin: 0, or -EIO with
+ * err set (the step is not begun). end (once per begin): with ok, keeps
+ * the step: 0, or -EIO with err set when it could not (nothing kept);
+ * without ok, drops it and returns 0.
+ */
+int store_atomic_begin(struct store *st, struct errinfo *err);
+int store_atomic_end(struct store *st, int ok, struct errinfo *err);
 
 /*
  * Every run left queued or running by a server that stopped becomes

@@ -13,10 +13,13 @@ struct checkpointer;
 /*
  * One connection behind one mutex: statements are short, and a failing
  * write (read-only file, full disk) leaves the connection usable for
- * reads.
+ * reads. The mutex is recursive: store_atomic_begin holds it, and the
+ * transaction it opens, across the calls of one atomic step (atomic: how
+ * deep, under mu), so no other thread's statement falls into it.
  */
 struct store {
 	pthread_mutex_t mu;
+	int atomic;
 	sqlite3 *db;
 	int readonly;
 	struct checkpointer *ck; /* NULL for a read-only store */
