@@ -303,26 +303,20 @@ static int cs_check(const void *params, const struct common_params *common,
 	uint64_t mem = 0;
 
 	(void)common;
-	if (ws > 0 && ws < 4096) {
-		snprintf(err->field, sizeof(err->field), "working_set");
-		snprintf(
-			err->msg, sizeof(err->msg),
+	if (ws > 0 && ws < 4096)
+		return errinfo_set(
+			err, "working_set",
 			"working_set %lld is too small: 0 (from the topology) or at least 4K",
 			(long long)ws);
-		return -EINVAL;
-	}
 	for (int i = 0; t && i < t->nnodes; i++)
 		mem += t->node[i].mem_total;
 	/* separate_data holds two data sets per pair */
-	if (ws > 0 && mem > 0 && (uint64_t)ws * 2 * (uint64_t)pairs > mem / 2) {
-		snprintf(err->field, sizeof(err->field), "working_set");
-		snprintf(
-			err->msg, sizeof(err->msg),
+	if (ws > 0 && mem > 0 && (uint64_t)ws * 2 * (uint64_t)pairs > mem / 2)
+		return errinfo_set(
+			err, "working_set",
 			"working_set %lld MiB x %lld pairs x 2 is more than half of the machine's %llu MiB",
 			(long long)(ws >> 20), (long long)pairs,
 			(unsigned long long)(mem >> 20));
-		return -EINVAL;
-	}
 	return 0;
 }
 

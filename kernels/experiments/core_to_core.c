@@ -259,23 +259,17 @@ static int c2c_check(const void *params, const struct common_params *common,
 		return 0;
 	for (int i = 0; i < cpus->n; i++) {
 		const struct topo_pu *p = topo_pu_by_os(t, cpus->v[i]);
-		if (!p || !p->allowed) {
-			snprintf(err->field, sizeof(err->field), "cpus");
-			snprintf(
-				err->msg, sizeof(err->msg),
+		if (!p || !p->allowed)
+			return errinfo_set(
+				err, "cpus",
 				"cpu %d is not available to this process (allowed: %s)",
 				cpus->v[i], t->allowed_text);
-			return -EINVAL;
-		}
 	}
-	if (cpus->n < 2) {
-		snprintf(err->field, sizeof(err->field), "cpus");
-		snprintf(
-			err->msg, sizeof(err->msg),
+	if (cpus->n < 2)
+		return errinfo_set(
+			err, "cpus",
 			"a round trip needs 2 cpus, but 'cpus' lists only cpu %d",
 			cpus->v[0]);
-		return -EINVAL;
-	}
 	return 0;
 }
 

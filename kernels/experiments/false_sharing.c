@@ -410,14 +410,11 @@ static int fs_check_params(const void *params,
 	(void)common;
 	(void)t;
 	for (int i = 0; i < st->n; i++)
-		if (st->v[i] % 4) {
-			snprintf(err->field, sizeof(err->field), "stride");
-			snprintf(
-				err->msg, sizeof(err->msg),
+		if (st->v[i] % 4)
+			return errinfo_set(
+				err, "stride",
 				"stride %d is not a multiple of 4 (each counter is 4 bytes)",
 				st->v[i]);
-			return -EINVAL;
-		}
 	return 0;
 }
 
@@ -538,19 +535,11 @@ static const char *fs_why(const struct fs_case *k, int line, double floor,
 			buf, len,
 			"the %d threads ran at the same time for only %.0f%% of a round, so they hardly contended for the line: false sharing could not be measured (other processes held the cpus, or one thread finished before the other started)",
 			k->n, 100 * c->together);
-	else if (c->rel == CMP_MORE && c->lower_bound)
-		snprintf(
-			buf, len,
-			"the threads ran together only %.0f%% of a round, so the full penalty may be larger",
-			100 * c->together);
-	else if (c->rel == CMP_LESS)
-		snprintf(
-			buf, len,
-			"the shared line came out faster than separate lines, which false sharing cannot cause: the machine's load changed between the layouts");
-	else if (c->rel == CMP_FEW || c->rel == CMP_UNSURE)
-		snprintf(buf, len, "%s", compare_why_not(c));
 	else
-		buf[0] = '\0';
+		contend_why(
+			c,
+			"the shared line came out faster than separate lines, which false sharing cannot cause: the machine's load changed between the layouts",
+			buf, len);
 	return buf;
 }
 

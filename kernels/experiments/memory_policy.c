@@ -188,13 +188,6 @@ static void resolve(const struct mp_params *mp, const struct topo *t,
 		p->migrate_to = -1;
 }
 
-static int refuse(struct errinfo *err, const char *field, const char *msg)
-{
-	snprintf(err->field, sizeof(err->field), "%s", field);
-	snprintf(err->msg, sizeof(err->msg), "%s", msg);
-	return -EINVAL;
-}
-
 static int mp_check(const void *params, const struct common_params *common,
 		    const struct topo *t, struct errinfo *err)
 {
@@ -206,7 +199,6 @@ static int mp_check(const void *params, const struct common_params *common,
 	const struct nmem_caps *caps = nmem_caps();
 	uint64_t size = (uint64_t)mp->size;
 	struct mp_plan p;
-	char msg[PARAM_ERR_LEN];
 	int rc;
 
 	(void)common;
@@ -219,42 +211,38 @@ static int mp_check(const void *params, const struct common_params *common,
 	    (rc = topo_check_nodes(t, mv->v, mv->n, "migrate_to", 1, 0, err)))
 		return rc;
 	if (tv->n > 1)
-		return refuse(err, "toucher", "'toucher' names one node");
+		return errinfo_set(err, "toucher", "'toucher' names one node");
 	if (mv->n > 1)
-		return refuse(err, "migrate_to", "'migrate_to' names one node");
+		return errinfo_set(err, "migrate_to",
+				   "'migrate_to' names one node");
 	int policy = mp->policy;
-	if ((policy == NMEM_DEFAULT || policy == NMEM_LOCAL) && nodes->n) {
-		snprintf(
-			msg, sizeof(msg),
+	if ((policy == NMEM_DEFAULT || policy == NMEM_LOCAL) && nodes->n)
+		return errinfo_set(
+			err, "nodes",
 			"policy %s takes no nodes (the toucher's node decides): leave 'nodes' empty or set 'toucher'",
 			nmem_policy_names[policy]);
-		return refuse(err, "nodes", msg);
-	}
 	if (mp->policy == NMEM_PREFERRED_MANY && !caps->preferred_many)
-		return refuse(
+		return errinfo_set(
 			err, "policy",
 			"policy 'preferred_many' needs MPOL_PREFERRED_MANY (Linux 5.15 or later), which this kernel refuses: use policy=preferred, which prefers the lowest node of 'nodes'");
 	if (mp->migrate_with == MIG_MOVE_ALL && !caps->sys_nice)
-		return refuse(
+		return errinfo_set(
 			err, "migrate_with",
 			"migrate_with=move_all needs CAP_SYS_NICE, which this process lacks (run it as root, or grant cap_sys_nice)");
 	if (!t)
 		return 0;
 	resolve(mp, t, &p);
 	for (int i = 0; i < p.nfrom; i++)
-		if (topo_node_ncpus(t, p.from[i]) < p.threads) {
-			snprintf(
-				msg, sizeof(msg),
+		if (topo_node_ncpus(t, p.from[i]) < p.threads)
+			return errinfo_set(
+				err, "threads",
 				"%d threads per node, but node %d has only %d cpus this process may use",
 				p.threads, p.from[i],
 				topo_node_ncpus(t, p.from[i]));
-			return refuse(err, "threads", msg);
-		}
-	if (p.nfrom == 0) {
-		snprintf(msg, sizeof(msg),
-			 "no node has %d cpus this process may use", p.threads);
-		return refuse(err, "threads", msg);
-	}
+	if (p.nfrom == 0)
+		return errinfo_set(err, "threads",
+				   "no node has %d cpus this process may use",
+				   p.threads);
 	if (policy == NMEM_DEFAULT || policy == NMEM_LOCAL)
 		rc = topo_check_free(t, &p.toucher, 1, size, "size", err);
 	else

@@ -35,4 +35,15 @@ double contend_floor(const struct experiment *exp);
 enum contend_overlap { CONTEND_FULL, CONTEND_PARTLY, CONTEND_TOO_LITTLE };
 enum contend_overlap contend_overlap(const struct comparison *c, double floor);
 
+/*
+ * Why a comparison of contending threads that ran together long enough
+ * is not stated as it stands, into buf (len bytes), which it returns: a
+ * lower bound when they ran together only part of a round; faster, the
+ * experiment's sentence, when the contended case came out faster, which
+ * contention cannot cause; or compare_why_not's reason when the rounds
+ * could not tell. "" when the comparison stands.
+ */
+const char *contend_why(const struct comparison *c, const char *faster,
+			char *buf, size_t len);
+
 #endif

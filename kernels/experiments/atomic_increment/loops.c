@@ -11,21 +11,22 @@
  */
 
 /*
- * mov $1,%eax; lock xadd %rax,(%rdi), then register arithmetic on the
- * new value (the returned old one plus 1). The result is used: summed,
- * to check afterwards that every value came back once, and compared with
- * the previous one to count runs (stretches of increments this thread
- * made back to back, the line staying in its cache). With the result
- * unused gcc makes both __sync forms `lock addq`, and the article's two
- * variants would be one instruction.
+ * The two __sync forms' loop, its result used: summed, to check
+ * afterwards that every value came back once, and compared with the
+ * previous one to count runs (stretches of increments this thread made
+ * back to back, the line staying in its cache). With the result unused
+ * gcc makes both __sync forms `lock addq`, and the article's two
+ * variants would be one instruction. Inlined into each with old fixed,
+ * so each loop is one increment and register arithmetic.
  */
-static __attribute__((noinline)) void loop_add_fetch(uint64_t *c, uint64_t n,
-						     struct returned *r)
+static inline __attribute__((always_inline)) void
+loop_returning(uint64_t *c, uint64_t n, struct returned *r, int old)
 {
 	uint64_t sum = r->sum, runs = r->runs, prev = r->prev;
 
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t v = __sync_add_and_fetch(c, 1);
+		uint64_t v = old ? __sync_fetch_and_add(c, 1)
+				 : __sync_add_and_fetch(c, 1);
 		sum += v;
 		runs += v != prev + 1;
 		prev = v;
@@ -33,19 +34,21 @@ static __attribute__((noinline)) void loop_add_fetch(uint64_t *c, uint64_t n,
 	*r = (struct returned){sum, runs, prev};
 }
 
+/*
+ * mov $1,%eax; lock xadd %rax,(%rdi), then register arithmetic on the
+ * new value (the returned old one plus 1)
+ */
+static __attribute__((noinline)) void loop_add_fetch(uint64_t *c, uint64_t n,
+						     struct returned *r)
+{
+	loop_returning(c, n, r, 0);
+}
+
 /* mov $1,%eax; lock xadd %rax,(%rdi): the old value, used as above */
 static __attribute__((noinline)) void loop_fetch_add(uint64_t *c, uint64_t n,
 						     struct returned *r)
 {
-	uint64_t sum = r->sum, runs = r->runs, prev = r->prev;
-
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t v = __sync_fetch_and_add(c, 1);
-		sum += v;
-		runs += v != prev + 1;
-		prev = v;
-	}
-	*r = (struct returned){sum, runs, prev};
+	loop_returning(c, n, r, 1);
 }
 
 /*

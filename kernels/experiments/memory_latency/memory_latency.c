@@ -131,22 +131,17 @@ static const char *const summary_keys[] = {"local_ns",
 
 static int size_ok(const struct ml_params *mp, struct errinfo *err)
 {
-	if (mp->stride & (mp->stride - 1)) {
-		snprintf(err->field, sizeof(err->field), "stride");
-		snprintf(
-			err->msg, sizeof(err->msg),
+	if (mp->stride & (mp->stride - 1))
+		return errinfo_set(
+			err, "stride",
 			"stride %lld is not a power of two (allowed: 16, 32, 64, ... 2048 bytes): a page must hold whole nodes",
 			(long long)mp->stride);
-		return -EINVAL;
-	}
 	if (mp->size % CHASE_PAGE == 0)
 		return 0;
-	snprintf(err->field, sizeof(err->field), "size");
-	snprintf(
-		err->msg, sizeof(err->msg),
+	return errinfo_set(
+		err, "size",
 		"size %lld is not a multiple of 4K (4096 bytes): the chain is built page by page",
 		(long long)mp->size);
-	return -EINVAL;
 }
 
 static int ml_check(const void *params, const struct common_params *common,
@@ -163,14 +158,11 @@ static int ml_check(const void *params, const struct common_params *common,
 		return rc;
 	if (!t)
 		return 0;
-	if (!nmem_caps()->policy && t->nnodes > 1) {
-		snprintf(err->field, sizeof(err->field),
-			 mp->mode == ML_NODES ? "nodes" : "mem_node");
-		snprintf(err->msg, sizeof(err->msg),
-			 "binding memory to a node is not allowed here (%s)",
-			 nmem_caps()->why);
-		return -EINVAL;
-	}
+	if (!nmem_caps()->policy && t->nnodes > 1)
+		return errinfo_set(
+			err, mp->mode == ML_NODES ? "nodes" : "mem_node",
+			"binding memory to a node is not allowed here (%s)",
+			nmem_caps()->why);
 	/* named in every mode: a node the machine lacks is refused */
 	if ((rc = topo_check_nodes(t, &cn, 1, "cpu_node", 0, 1, err)) ||
 	    (rc = topo_check_nodes(t, &mn, 1, "mem_node", 1, 0, err)))
@@ -189,16 +181,13 @@ static int ml_check(const void *params, const struct common_params *common,
 	}
 
 	if (mp->mode == ML_LOADED) {
-		if (mp->loaders + 1 > t->nallowed) {
-			snprintf(err->field, sizeof(err->field), "loaders");
-			snprintf(
-				err->msg, sizeof(err->msg),
+		if (mp->loaders + 1 > t->nallowed)
+			return errinfo_set(
+				err, "loaders",
 				"loaders=%lld needs %lld cpus (one for the chase, one per loader), this process may use %d: at most loaders=%d",
 				(long long)mp->loaders,
 				(long long)mp->loaders + 1, t->nallowed,
 				t->nallowed - 1);
-			return -EINVAL;
-		}
 		if (mp->loaders)
 			need *= 2;
 	}

@@ -103,24 +103,19 @@ static int rb_check(const void *params, const struct common_params *common,
 		return rc;
 	if (!t)
 		return 0;
-	if (!caps->policy && t->nnodes > 1) {
-		snprintf(err->field, sizeof(err->field), "nodes");
-		snprintf(err->msg, sizeof(err->msg),
-			 "binding memory to a node is not allowed here (%s)",
-			 caps->why);
-		return -EINVAL;
-	}
+	if (!caps->policy && t->nnodes > 1)
+		return errinfo_set(
+			err, "nodes",
+			"binding memory to a node is not allowed here (%s)",
+			caps->why);
 	n = topo_matrix_nodes(t, rp->nodes.v, rp->nodes.n, nodes);
 	for (int i = 0; i < n; i++) {
 		int cpus = topo_node_ncpus(t, nodes[i]);
-		if (cpus > 0 && cpus < threads) {
-			snprintf(err->field, sizeof(err->field), "threads");
-			snprintf(
-				err->msg, sizeof(err->msg),
+		if (cpus > 0 && cpus < threads)
+			return errinfo_set(
+				err, "threads",
 				"%d threads per node, but node %d has only %d cpus this process may use",
 				threads, nodes[i], cpus);
-			return -EINVAL;
-		}
 		any |= cpus > 0;
 		/* the matrix needs one buffer per node, the mixed run three */
 		if (topo_node_has_memory(t, nodes[i]) &&
@@ -129,12 +124,10 @@ static int rb_check(const void *params, const struct common_params *common,
 					  err)))
 			return rc;
 	}
-	if (!any) {
-		snprintf(err->field, sizeof(err->field), "nodes");
-		snprintf(err->msg, sizeof(err->msg),
-			 "none of these nodes has a cpu this process may use");
-		return -EINVAL;
-	}
+	if (!any)
+		return errinfo_set(
+			err, "nodes",
+			"none of these nodes has a cpu this process may use");
 	return 0;
 }
 

@@ -230,14 +230,11 @@ void vl_layouts_say(const struct run_result *r, struct verdict *v, char *head,
 	if (!g || !gr)
 		return;
 	if (!vl_can_race(r, VL_LAYOUTS, layout_names[LAY_GLOBAL],
-			 "false sharing in the global array", KEY_LAYOUT, v))
-		return;
-	if (vl_contended(r, g, gr, KEY_LAYOUT,
+			 "false sharing in the global array", KEY_LAYOUT, v) ||
+	    vl_contended(r, g, gr, KEY_LAYOUT,
 			 "false sharing in the global array", &c, v, why,
-			 sizeof(why)) == CONTEND_TOO_LITTLE) {
-		verdict_note(v, "cannot", "%s", why);
+			 sizeof(why)) == CONTEND_TOO_LITTLE)
 		return;
-	}
 	compare_ratio_text(&c, rt, sizeof(rt));
 	if (c.rel == CMP_MORE) {
 		snprintf(

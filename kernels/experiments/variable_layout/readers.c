@@ -169,14 +169,11 @@ void vl_readers_say(const struct run_result *r, struct verdict *v, char *head,
 	if (!same || !sec)
 		return;
 	if (!vl_can_race(r, VL_READERS, where_names[AT_SAME_LINE],
-			 "the read-mostly word", KEY_READER, v))
-		return;
-	if (vl_contended(r, same, sec, KEY_READER,
+			 "the read-mostly word", KEY_READER, v) ||
+	    vl_contended(r, same, sec, KEY_READER,
 			 "what a written neighbour costs the readers", &c, v,
-			 why, sizeof(why)) == CONTEND_TOO_LITTLE) {
-		verdict_note(v, "cannot", "%s", why);
+			 why, sizeof(why)) == CONTEND_TOO_LITTLE)
 		return;
-	}
 	compare_ratio_text(&c, rt, sizeof(rt));
 	if (c.rel == CMP_MORE) {
 		verdict_note(

@@ -98,29 +98,24 @@ enum contend_overlap vl_contended(const struct run_result *r,
 	compare_points(shared, apart, experiment_precision(r->exp), c);
 	compare_state_interval(v, key, c);
 	o = contend_overlap(c, contend_floor(r->exp));
-	why[0] = '\0';
 	if (o == CONTEND_TOO_LITTLE)
 		snprintf(
 			why, len,
 			"the threads ran at the same time for only %.0f%% of a round, so they hardly contended: %s could not be measured (other processes held the cpus, or one thread finished before the other started)",
 			100 * c->together, what);
-	else if (c->rel == CMP_MORE && c->lower_bound)
-		snprintf(
-			why, len,
-			"the threads ran together only %.0f%% of a round, so the full penalty may be larger",
-			100 * c->together);
-	else if (c->rel == CMP_LESS)
-		snprintf(
-			why, len,
-			"sharing the line came out faster than keeping apart, which sharing cannot cause: the machine's load changed between the two");
-	else if (c->rel == CMP_FEW || c->rel == CMP_UNSURE)
-		snprintf(why, len, "%s", compare_why_not(c));
+	else
+		contend_why(
+			c,
+			"sharing the line came out faster than keeping apart, which sharing cannot cause: the machine's load changed between the two",
+			why, len);
 	if (why[0])
 		verdict_mark(v, key,
 			     c->rel == CMP_MORE && o != CONTEND_TOO_LITTLE
 				     ? VERDICT_AT_LEAST
 				     : VERDICT_DISOWNED,
 			     "%s", why);
+	if (o == CONTEND_TOO_LITTLE)
+		verdict_note(v, "cannot", "%s", why);
 	return o;
 }
 

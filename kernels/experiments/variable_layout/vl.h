@@ -121,9 +121,10 @@ int vl_can_race(const struct run_result *r, const char *chart, const char *name,
  * Compares shared (a word sharing its line with another thread's) with
  * apart for summary key, through compare.h: when the threads ran
  * together for less than the rulebook's floor of a round, nothing may be
- * stated; under full overlap a slowdown is a lower bound. why gets the
- * words of the key's mark ("" when the number stands as measured).
- * Returns how the threads overlapped.
+ * stated, and a note of level "cannot" says why; under full overlap a
+ * slowdown is a lower bound. why gets the words of the key's mark (""
+ * when the number stands as measured). Returns how the threads
+ * overlapped.
  */
 enum contend_overlap vl_contended(const struct run_result *r,
 				  const struct rr_point *shared,
