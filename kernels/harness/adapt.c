@@ -104,23 +104,8 @@ int adapt_parse_budget(const char *text, void *field, char *norm,
 	return 0;
 }
 
-static void pass_point(void *ctx, const struct point *p)
-{
-	sink_point(((struct adapt_run *)ctx)->next, p);
-}
-
-static void pass_cell(void *ctx, const struct cell *c)
-{
-	sink_cell(((struct adapt_run *)ctx)->next, c);
-}
-
-static void pass_placement(void *ctx, const char *label,
-			   const struct thread_place *tp, int n)
-{
-	sink_placement(((struct adapt_run *)ctx)->next, label, tp, n);
-}
-
-/* The one event the account reads: how far the run has come. */
+/* The one event the account reads: how far the run has come. Every other
+ * event goes on to the run's own sink (sink.next) unchanged. */
 static void watch_progress(void *ctx, double done, double total,
 			   const char *what)
 {
@@ -128,47 +113,19 @@ static void watch_progress(void *ctx, double done, double total,
 
 	a->done = done;
 	a->total = total;
-	sink_progress(a->next, done, total, what);
+	sink_progress(a->sink.next, done, total, what);
 }
 
-static void pass_note(void *ctx, const char *level, const char *text)
-{
-	sink_note(((struct adapt_run *)ctx)->next, level, "%s", text);
-}
-
-static void pass_summary(void *ctx, const char *key, double value,
-			 const char *unit)
-{
-	sink_summary(((struct adapt_run *)ctx)->next, key, value, unit);
-}
-
-static void pass_headline(void *ctx, const char *text)
-{
-	sink_headline(((struct adapt_run *)ctx)->next, "%s", text);
-}
-
-static void pass_skipped(void *ctx, const char *label, const char *why)
-{
-	sink_skipped(((struct adapt_run *)ctx)->next, label, "%s", why);
-}
-
-static const struct sink_ops passing = {.point = pass_point,
-					.cell = pass_cell,
-					.placement = pass_placement,
-					.progress = watch_progress,
-					.note = pass_note,
-					.summary = pass_summary,
-					.headline = pass_headline,
-					.skipped = pass_skipped};
+static const struct sink_ops watching = {.progress = watch_progress};
 
 void adapt_run_init(struct adapt_run *a, const struct experiment *exp,
 		    const struct common_params *common, double budget_s,
 		    struct sink *next)
 {
 	memset(a, 0, sizeof(*a));
-	a->sink.ops = &passing;
+	a->sink.ops = &watching;
 	a->sink.ctx = a;
-	a->next = next;
+	a->sink.next = next;
 	a->repeat = (int)common->repeat;
 	a->exact = budget_s == 0;
 	/*

@@ -111,8 +111,7 @@ int adapt_parse_budget(const char *text, void *field, char *norm,
  * the run's own and watches the progress.
  */
 struct adapt_run {
-	struct sink sink;
-	struct sink *next;
+	struct sink sink;   /* its .next: the run's own */
 	int exact;	    /* budget 0: exactly repeat rounds */
 	int repeat;	    /* the least rounds a point keeps */
 	double half_width;  /* of the experiment's question */

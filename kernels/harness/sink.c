@@ -37,6 +37,8 @@ void sink_point(struct sink *s, const struct point *p)
 	check_chart(s, p->chart);
 	if (s && s->ops->point)
 		s->ops->point(s->ctx, p);
+	else if (s && s->next)
+		sink_point(s->next, p);
 }
 
 void sink_xy(struct sink *s, const char *chart, const char *series, double x,
@@ -57,6 +59,8 @@ void sink_cell(struct sink *s, const struct cell *c)
 	check_chart(s, c->chart);
 	if (s && s->ops->cell)
 		s->ops->cell(s->ctx, c);
+	else if (s && s->next)
+		sink_cell(s->next, c);
 }
 
 void sink_placement(struct sink *s, const char *label,
@@ -64,12 +68,16 @@ void sink_placement(struct sink *s, const char *label,
 {
 	if (s && s->ops->placement)
 		s->ops->placement(s->ctx, label, tp, n);
+	else if (s && s->next)
+		sink_placement(s->next, label, tp, n);
 }
 
 void sink_progress(struct sink *s, double done, double total, const char *what)
 {
 	if (s && s->ops->progress)
 		s->ops->progress(s->ctx, done, total, what);
+	else if (s && s->next)
+		sink_progress(s->next, done, total, what);
 }
 
 void sink_note(struct sink *s, const char *level, const char *fmt, ...)
@@ -79,6 +87,8 @@ void sink_note(struct sink *s, const char *level, const char *fmt, ...)
 	FORMAT(buf, fmt);
 	if (s && s->ops->note)
 		s->ops->note(s->ctx, level, buf);
+	else if (s && s->next)
+		sink_note(s->next, level, "%s", buf);
 }
 
 void sink_skipped(struct sink *s, const char *label, const char *fmt, ...)
@@ -90,6 +100,8 @@ void sink_skipped(struct sink *s, const char *label, const char *fmt, ...)
 		return;
 	if (s->ops->skipped)
 		s->ops->skipped(s->ctx, label, buf);
+	else if (s->next)
+		sink_skipped(s->next, label, "%s", buf);
 	else
 		sink_note(s, "warn", "%s: skipped: %s", label, buf);
 }
@@ -102,6 +114,8 @@ void sink_summary(struct sink *s, const char *key, double value,
 		undeclared(s, "summary key", key);
 	if (s && s->ops->summary)
 		s->ops->summary(s->ctx, key, value, unit);
+	else if (s && s->next)
+		sink_summary(s->next, key, value, unit);
 }
 
 void sink_summary_interval(struct sink *s, const char *key, double value,
@@ -114,6 +128,8 @@ void sink_summary_interval(struct sink *s, const char *key, double value,
 		s->ops->summary_interval(s->ctx, key, value, lo, hi, unit);
 	else if (s && s->ops->summary)
 		s->ops->summary(s->ctx, key, value, unit);
+	else if (s && s->next)
+		sink_summary_interval(s->next, key, value, lo, hi, unit);
 }
 
 void sink_headline(struct sink *s, const char *fmt, ...)
@@ -123,6 +139,8 @@ void sink_headline(struct sink *s, const char *fmt, ...)
 	FORMAT(buf, fmt);
 	if (s && s->ops->headline)
 		s->ops->headline(s->ctx, buf);
+	else if (s && s->next)
+		sink_headline(s->next, "%s", buf);
 }
 
 /*
@@ -148,4 +166,6 @@ void sink_mark(struct sink *s, const char *key, const char *kind,
 		undeclared(s, "mark key", key);
 	if (s && s->ops->mark)
 		s->ops->mark(s->ctx, key, kind, why ? why : "");
+	else if (s && s->next)
+		sink_mark(s->next, key, kind, why);
 }

@@ -81,7 +81,8 @@ struct sink_ops {
 	/*
 	 * A part of the run that was asked for and not run: label names it
 	 * as a placement would ("placement=split"), why says why in words.
-	 * A sink without it gets a warn note "label: skipped: why".
+	 * A sink without it passes it on to next, or with no next gets a
+	 * warn note "label: skipped: why".
 	 */
 	void (*skipped)(void *ctx, const char *label, const char *why);
 };
@@ -89,6 +90,13 @@ struct sink_ops {
 struct sink {
 	const struct sink_ops *ops;
 	void *ctx;
+	/*
+	 * The sink this one stands before, or NULL: every call its ops leave
+	 * NULL goes on to next unchanged, so a sink that watches or keeps
+	 * some of the events (the run's account of rounds, the record a
+	 * verdict reads) names only those.
+	 */
+	struct sink *next;
 	/*
 	 * While set (experiment_run sets it), every chart id and summary key
 	 * is checked against this descriptor; the first one it does not

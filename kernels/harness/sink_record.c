@@ -37,7 +37,7 @@ static void on_point(void *ctx, const struct point *p)
 	struct rr_point *q;
 	struct stats s;
 
-	sink_point(r->next, p);
+	sink_point(r->sink.next, p);
 	if (room(r, (void **)&r->points, r->npoints, &r->cap_points,
 		 sizeof(*r->points)))
 		return;
@@ -81,7 +81,7 @@ static void on_cell(void *ctx, const struct cell *c)
 	struct rr_cell *q;
 	struct stats s;
 
-	sink_cell(r->next, c);
+	sink_cell(r->sink.next, c);
 	if (room(r, (void **)&r->cells, r->ncells, &r->cap_cells,
 		 sizeof(*r->cells)))
 		return;
@@ -104,7 +104,7 @@ static void on_placement(void *ctx, const char *label,
 	struct rr_placement *q;
 	struct thread_place *t;
 
-	sink_placement(r->next, label, tp, n);
+	sink_placement(r->sink.next, label, tp, n);
 	if (room(r, (void **)&r->placements, r->nplacements, &r->cap_placements,
 		 sizeof(*r->placements)))
 		return;
@@ -121,27 +121,13 @@ static void on_placement(void *ctx, const char *label,
 	q->n = n;
 }
 
-static void on_progress(void *ctx, double done, double total, const char *what)
-{
-	struct record *r = ctx;
-
-	sink_progress(r->next, done, total, what);
-}
-
-static void on_note(void *ctx, const char *level, const char *text)
-{
-	struct record *r = ctx;
-
-	sink_note(r->next, level, "%s", text);
-}
-
 static void on_summary(void *ctx, const char *key, double value,
 		       const char *unit)
 {
 	struct record *r = ctx;
 	struct rr_summary *q;
 
-	sink_summary(r->next, key, value, unit);
+	sink_summary(r->sink.next, key, value, unit);
 	if (room(r, (void **)&r->summary, r->nsummary, &r->cap_summary,
 		 sizeof(*r->summary)))
 		return;
@@ -151,38 +137,11 @@ static void on_summary(void *ctx, const char *key, double value,
 	q->unit = dup_or_null(unit);
 }
 
-static void on_headline(void *ctx, const char *text)
-{
-	struct record *r = ctx;
-
-	sink_headline(r->next, "%s", text);
-}
-
-static void on_mark(void *ctx, const char *key, const char *kind,
-		    const char *why)
-{
-	struct record *r = ctx;
-
-	sink_mark(r->next, key, kind, why);
-}
-
-static void on_skipped(void *ctx, const char *label, const char *why)
-{
-	struct record *r = ctx;
-
-	sink_skipped(r->next, label, "%s", why);
-}
-
 static const struct sink_ops record_ops = {
 	.point = on_point,
 	.cell = on_cell,
 	.placement = on_placement,
-	.progress = on_progress,
-	.note = on_note,
 	.summary = on_summary,
-	.headline = on_headline,
-	.mark = on_mark,
-	.skipped = on_skipped,
 };
 
 void record_init(struct record *r, struct sink *next)
@@ -190,7 +149,7 @@ void record_init(struct record *r, struct sink *next)
 	memset(r, 0, sizeof(*r));
 	r->sink.ops = &record_ops;
 	r->sink.ctx = r;
-	r->next = next;
+	r->sink.next = next;
 }
 
 void record_free(struct record *r)

@@ -11,8 +11,7 @@
  * strings) so that the run can be described when it ends.
  */
 struct record {
-	struct sink sink; /* give this to the kernel */
-	struct sink *next;
+	struct sink sink; /* give this to the kernel; .next: the wrapped */
 	struct rr_point *points;
 	int npoints, cap_points;
 	struct rr_cell *cells;
