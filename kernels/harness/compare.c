@@ -162,6 +162,14 @@ const char *compare_why_not(const struct comparison *c)
 	}
 }
 
+const char *compare_words(const struct comparison *c, const char *less,
+			  const char *same)
+{
+	return c->rel == CMP_LESS   ? less
+	       : c->rel == CMP_SAME ? same
+				    : "not told apart from";
+}
+
 static const struct rr_cell *
 compare_cell_at(const struct run_result *r, const char *chart, int row, int col)
 {

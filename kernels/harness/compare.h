@@ -90,6 +90,16 @@ void compare_invert(struct comparison *c);
 /* One short clause on why no difference could be stated (FEW, UNSURE). */
 const char *compare_why_not(const struct comparison *c);
 
+/*
+ * How a stood against b, for a sentence "a was %s b" that the caller
+ * writes when a did not come out larger (MORE has a sentence of its
+ * own): less ("faster than") when it came out smaller, same ("as fast
+ * as") when the same, and "not told apart from" when no difference could
+ * be stated.
+ */
+const char *compare_words(const struct comparison *c, const char *less,
+			  const char *same);
+
 /* How the off-diagonal cells of a node-by-node matrix compare with the
  * local cell (the diagonal) of their row. */
 struct cell_tally {

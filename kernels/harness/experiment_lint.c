@@ -213,8 +213,6 @@ static int validate_rules(const struct experiment *exp, struct errinfo *err)
 	return 0;
 }
 
-/* The label tables: well formed, every summary pattern labelled, the
- * headline naming what the experiment declares. */
 /* Every part named once, with both its hooks. */
 static int validate_parts(const struct experiment *exp, struct errinfo *err)
 {
@@ -234,6 +232,8 @@ static int validate_parts(const struct experiment *exp, struct errinfo *err)
 	return 0;
 }
 
+/* The label tables: well formed, every summary pattern labelled, the
+ * headline naming what the experiment declares. */
 static int validate_labels(const struct experiment *exp, struct errinfo *err)
 {
 	char why[ERRINFO_MSG_LEN], buf[8];

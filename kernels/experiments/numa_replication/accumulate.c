@@ -242,10 +242,7 @@ void nr_accumulate_say(const struct run_result *r, struct verdict *v,
 		verdict_note(
 			v, "warn",
 			"one shared region (%.2f ms) was %s a region per node (%.2f ms, combine %.3f ms)",
-			sh->y,
-			c.rel == CMP_LESS   ? "faster than"
-			: c.rel == CMP_SAME ? "as fast as"
-					    : "not told apart from",
+			sh->y, compare_words(&c, "faster than", "as fast as"),
 			pn->y, combine);
 	}
 }

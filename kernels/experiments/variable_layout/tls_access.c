@@ -157,10 +157,7 @@ void vl_tls_access_say(const struct run_result *r, struct verdict *v,
 	verdict_note(
 		v, "warn",
 		"TLS in the dlopen'ed object (%.1f ns) was %s TLS in the program (%.1f ns) here",
-		dso->y,
-		c.rel == CMP_LESS   ? "cheaper than"
-		: c.rel == CMP_SAME ? "as cheap as"
-				    : "not told apart from",
+		dso->y, compare_words(&c, "cheaper than", "as cheap as"),
 		exe->y);
 	if (c.rel != CMP_SAME)
 		verdict_mark(
