@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "campaign_check.h"
+#include "campaign_deliver.h"
 #include "campaign_read.h"
 #include "campaigns.h"
 #include "describe_doc.h"
@@ -644,6 +645,96 @@ out:
 	store_close(st);
 }
 
+struct delivered {
+	const char *id, *node;
+	int64_t runs, linked; /* out: runs stored; the node's run, 0 none */
+};
+
+static int delivered_locked(struct sqlite3 *db, void *arg)
+{
+	struct delivered *d = arg;
+	sqlite3_stmt *s;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &s, NULL) !=
+		    SQLITE_OK ||
+	    sqlite3_step(s) != SQLITE_ROW)
+		abort();
+	d->runs = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(db,
+			       "SELECT coalesce(run_id, 0) FROM campaign_nodes "
+			       "WHERE campaign_id=? AND node=?",
+			       -1, &s, NULL) != SQLITE_OK)
+		abort();
+	sqlite3_bind_text(s, 1, d->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, d->node, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) != SQLITE_ROW)
+		abort();
+	d->linked = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* Called disarmed: the run stored once and linked, or neither. */
+static void stored_once_or_not(struct store *st, struct delivered *d,
+			       const char *when)
+{
+	store_with_db(st, delivered_locked, d);
+	if (d->runs > 1 || (d->runs == 1) != (d->linked != 0))
+		wrong("%s: %" PRId64 " run(s) stored, the node's run %" PRId64,
+		      when, d->runs, d->linked);
+}
+
+/*
+ * POST /api/campaigns/{id}/nodes/{node} with a run, without the HTTP
+ * layer: the run stored and linked to its node as one step, so a failure
+ * anywhere leaves both or neither; the delivery sent again (nothing
+ * failing) leaves the run stored once, linked.
+ */
+static void scenario_deliver(void)
+{
+	struct campaign_node_update u = {"done", NULL, NULL};
+	struct delivered d = {
+		json_string_value(json_object_get(campaign, "id")),
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(campaign, "nodes"), 0),
+			"node")),
+		0, 0};
+	struct errinfo err = {0};
+	char oerr[256] = "";
+	struct store *st = store_open(db_path, oerr, sizeof(oerr));
+	int64_t id = 0;
+	int rc, stored = 0;
+
+	if (!st || campaigns_record(st, campaign, &err)) {
+		wrong("setting up with nothing failing: %s",
+		      st ? err.msg : oerr);
+		store_close(st);
+		return;
+	}
+	arm();
+	rc = campaign_deliver_node(st, d.id, d.node, &u, run_doc, "192.0.2.1",
+				   &id, &stored, &err);
+	disarm();
+	if (rc)
+		reported("campaign_deliver_node", err.msg);
+	else if (!stored || !id)
+		wrong("delivered, and no run said stored");
+	stored_once_or_not(st, &d, "after the delivery");
+	if (!rc && d.linked != id)
+		wrong("run %" PRId64 " said stored, the node's is %" PRId64, id,
+		      d.linked);
+	if (campaign_deliver_node(st, d.id, d.node, &u, run_doc, "192.0.2.1",
+				  &id, &stored, &err))
+		wrong("delivered again with nothing failing: %s", err.msg);
+	stored_once_or_not(st, &d, "delivered again");
+	if (d.runs != 1 || d.linked != id || stored != !!rc)
+		wrong("delivered again: %" PRId64 " run(s), stored %d", d.runs,
+		      stored);
+	digest_bytes(&d.runs, sizeof(d.runs));
+	store_close(st);
+}
+
 /*
  * A stored run read back as GET /api/runs/{id} serves it: its events
  * folded into the document, described with today's rules, and exported
@@ -796,9 +887,9 @@ struct scenario {
 /* the schema scenario first: the others' children inherit the loaded
  * document */
 static const struct scenario scenarios[] = {
-	{"schema", scenario_schema, 0}, {"store", scenario_store, 1},
-	{"import", scenario_import, 1}, {"describe", scenario_describe, 1},
-	{"params", scenario_params, 1},
+	{"schema", scenario_schema, 0},	    {"store", scenario_store, 1},
+	{"import", scenario_import, 1},	    {"deliver", scenario_deliver, 1},
+	{"describe", scenario_describe, 1}, {"params", scenario_params, 1},
 };
 #define NSCEN (sizeof(scenarios) / sizeof(*scenarios))
 
