@@ -1,11 +1,12 @@
-"""test_deliver_kill.py - a server killed between storing a node's run and linking it keeps neither.
+"""test_deliver_once.py - a campaign node's run is stored once: after a SIGKILL, and sent at once.
 
 A shim preloaded into the server (kill_at_link.c) sends it SIGKILL the
 instant it links a campaign node's stored run to the node. After a
 restart, `numalab fleet deliver DIR` sends the campaign again: the run is
-stored exactly once, and linked.
+stored exactly once, and linked. Deliveries of one node sent at the same
+moment store its run once too.
 
-Run: NUMALAB_BIN=build/numalab python3 tests/api/test_deliver_kill.py  (or make test-api)
+Run: NUMALAB_BIN=build/numalab python3 tests/api/test_deliver_once.py  (or make test-api)
 """
 
 import json
@@ -15,10 +16,11 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import BIN, Server, main  # noqa: E402
+from harness import BIN, Server, main, tsan  # noqa: E402
 from test_campaigns import small_run  # noqa: E402
 
 TOKEN = "kill-at-link-token"
@@ -112,6 +114,39 @@ class KilledBetweenStoreAndLinkTest(unittest.TestCase):
                          (200, "done", node), c)
         st, run, _ = srv.json("GET", "/api/runs/%d" % node, headers=AUTH)
         self.assertEqual((st, run["status"]), (200, doc["status"]), run)
+
+
+@tsan
+class AtOnceTest(unittest.TestCase):
+    def test_one_node_sent_eight_times_at_once(self):
+        tmp = tempfile.mkdtemp(prefix="numalab-i10-once-")
+        srv = Server(tmp, db=os.path.join(tmp, "o.db"), args=["--token", TOKEN]).start()
+        try:
+            doc = small_run()
+            rec = {"id": "once", "engine": "clush", "experiment": doc["experiment"],
+                   "params": {"size": "64K"}, "created_at": "2026-12-06T04:00:00Z",
+                   "state": "running", "nodes": [{"node": "lab1", "state": "pending"}]}
+            st, ans, _ = srv.json("POST", "/api/campaigns", rec, headers=AUTH)
+            self.assertEqual(st, 201, ans)
+            go = threading.Barrier(8)
+            answers = []
+
+            def send():
+                go.wait()
+                answers.append(srv.json("POST", "/api/campaigns/once/nodes/lab1",
+                                        {"state": "done", "run": doc}, headers=AUTH))
+            senders = [threading.Thread(target=send) for _ in range(8)]
+            for t in senders:
+                t.start()
+            for t in senders:
+                t.join()
+            self.assertEqual([a[0] for a in answers], [200] * 8, answers)
+            self.assertEqual(sorted(a[1]["stored"] for a in answers), [False] * 7 + [True])
+            self.assertEqual(len({a[1]["run_id"] for a in answers}), 1)
+            self.assertEqual(stored(srv.db, "once"), (1, answers[0][1]["run_id"]))
+        finally:
+            self.assertEqual(srv.stop(), 0, srv.stderr())
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
