@@ -49,7 +49,8 @@ NOISY = 1.3
 SECTIONS = ["bandwidth", "overhead", "latency", "chase", "throughput", "fanout", "phones", "c2c",
             "scale", "estimate"]
 TITLES = {
-    "bandwidth": "1 bandwidth: A = numalab's kernels (bw_kernel through bw_measure), B = likwid-bench; GB/s",
+    "bandwidth": ("1 bandwidth: A = numalab's kernels (bw_kernel through bw_measure), B = likwid-bench, "
+                  "both over their threads' time on their cpus; GB/s"),
     "overhead": "2 harness overhead: the kernel's own figure through the CLI and the server (A) vs the kernel alone (B)",
     "latency": "3 latency to the browser: a sample written by the worker -> read by a loopback SSE client (A), or straight from the worker's pipe (B, the floor); ms",
     "chase": "3b pointer chase: numalab memory_latency (A) vs a multichase-style chase in tests/bench (B); ns per load",

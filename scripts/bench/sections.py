@@ -31,41 +31,64 @@ def likwid_tests():
     return {ln.split(" - ")[0].strip() for ln in p.stdout.splitlines() if " - " in ln}
 
 
-def likwid_run(test, ws, threads, volume):
+def likwid_run(b, test, ws, threads, volume):
     """One likwid-bench run moving about volume bytes (its iterations: the
-    volume over the working set, one pass of it each, at least 10);
-    returns (GB/s, details). likwid's kB is 1000 B."""
+    volume over the working set, one pass of it each, at least 10), under
+    tests/bench/thread_cpu.so, which reports each worker thread's time on
+    its cpu; returns (GB/s over that time, details). likwid's kB is 1000 B."""
     iters = max(10, int(round(volume / ws)))
     cmd = ["likwid-bench", "-t", test, "-w", "N:%dkB:%d" % (ws // 1000, threads),
            "-i", str(iters)]
-    p = sh(cmd, timeout=120)
+    log = os.path.join(b.out, "likwid-thread-cpu.%d" % os.getpid())
+    if os.path.exists(log):
+        os.unlink(log)
+    env = dict(os.environ, LD_PRELOAD=b.tool("thread_cpu.so"),
+               NUMALAB_BENCH_THREAD_CPU=log)
+    p = sh(cmd, timeout=120, env=env)
+    try:
+        with open(log) as f:
+            cpu = [int(x) / 1e9 for x in re.findall(r"thread_cpu_ns (\d+)", f.read())]
+        os.unlink(log)
+    except OSError:
+        cpu = []
     mbs = common.first_number(r"MByte/s:\s+([0-9.]+)", p.stdout)
     size = common.first_number(r"Size \(Byte\):\s+([0-9]+)", p.stdout)
     vol = common.first_number(r"Data volume \(Byte\):\s+([0-9]+)", p.stdout)
     secs = common.first_number(r"\nTime:\s+([0-9.e+-]+)", p.stdout)
     hw = [int(x) for x in re.findall(r"running on hwthread (\d+)", p.stdout)]
-    if mbs is None:
+    if mbs is None or vol is None:
         raise Failure("likwid-bench %s printed no MByte/s: %s" % (test, p.stdout[-300:]))
-    return mbs / 1000.0, {"size": size, "volume": vol, "seconds": secs,
-                          "iterations": iters, "hwthreads": sorted(set(hw)),
-                          "cmd": " ".join(cmd)}
+    # its worker threads only: a thread that ran for less than a tenth of
+    # the longest (a helper likwid may start) is no kernel's
+    workers = [c for c in cpu if cpu and c >= 0.1 * max(cpu)]
+    if len(workers) < threads:
+        raise Failure("likwid-bench %s: thread_cpu.so saw %d worker threads, not %d"
+                      % (test, len(workers), threads))
+    on_cpu = max(workers)
+    return vol / on_cpu / 1e9, {"size": size, "volume": vol, "seconds": secs,
+                                "wall_gbps": mbs / 1000.0, "thread_cpu_s": cpu,
+                                "on_cpu_s": on_cpu, "iterations": iters,
+                                "hwthreads": sorted(set(hw)), "cmd": " ".join(cmd)}
 
 
-# Both sides are timed the same way: one run of the same bytes, about
-# BW_ROUND_S long, over its wall time (likwid-bench's 'Time', bw_alone's
-# round after one warm-up round), and a row's figure is the best of its
-# pairs (as STREAM reports its best pass: another process only ever slows
-# a run down). One run a side, not the best of several short ones: each
-# likwid-bench process spends a fixed second calibrating its timer, so
-# several runs a pair would cost the budget its rows. numalab's own figure,
-# timed over the stretches its threads were on their cpus, is kept in the
-# raw record beside it, but never set against a wall-timed likwid.
+# Both sides are timed the same way: one run of the same bytes (numalab's
+# round after a warm-up round, sized to about BW_ROUND_S; likwid-bench with
+# as many iterations as move those bytes), each over the time its threads
+# were on their cpus: numalab's round over the stretches all its threads
+# ran (bw_measure's own timing), likwid-bench's kernel over its worker
+# threads' cpu clocks (tests/bench/thread_cpu.so; the longest of them, as
+# likwid's 'Time' is the longest thread's). Wall time would not do on a
+# shared machine: a neighbour takes a different share of each side's
+# hundred milliseconds (pairs read 0.42-1.41x), while time on a cpu
+# is what the instructions took. One run a side: each likwid-bench process
+# spends a fixed second calibrating its timer. Both wall-time figures stay
+# in the raw record.
 BW_ROUND_S = 0.1
 
 
 def numalab_bw(b, op, ws, threads, isa):
     """bw_alone's one round of ~BW_ROUND_S after a warm-up: (its GB/s over
-    wall time, details with the stretch-timed figure and its bytes)."""
+    the stretches its threads were on their cpus, details)."""
     env = dict(os.environ, NUMALAB_BW_ISA=isa)
     p = subprocess.run([b.tool("bw_alone"), op, str(threads), str(ws), "1", "1",
                         str(int(BW_ROUND_S * 1000))],
@@ -76,7 +99,9 @@ def numalab_bw(b, op, ws, threads, isa):
     d = json.loads(p.stdout)
     if d["isa"] != isa:
         raise Failure("bw_alone ran %s, not %s" % (d["isa"], isa))
-    return d["wall_best"], d
+    if not d["median"]:
+        raise Failure("bw_alone %s %d %d (%s): no round was timed" % (op, threads, ws, isa))
+    return d["median"], d
 
 
 def bandwidth(b):
@@ -129,10 +154,10 @@ def bandwidth(b):
         a, bb, detail = [], [], []
 
         def pair():
-            # likwid moves the bytes numalab's round moved: the same
-            # instructions over the same stretch of wall time
+            # likwid moves the bytes numalab's round moved, both timed
+            # over their threads' time on their cpus
             x, xd = numalab_bw(b, op, ws, threads, isa)
-            y, yd = likwid_run(test, ws, threads, xd["bytes_per_round"])
+            y, yd = likwid_run(b, test, ws, threads, xd["bytes_per_round"])
             a.append(x)
             bb.append(y)
             detail.append({"numalab": xd, "likwid": yd})
@@ -196,15 +221,16 @@ def bandwidth(b):
         "as likwid-bench's 'Data volume' does. The working set is every array of every "
         "thread (likwid's -w N:SIZE:THREADS, with its kB = 1000 B); numalab: "
         "tests/bench/bw_alone, bw_measure() with first touch by each thread. Both sides are "
-        "timed alike: one run of the same bytes (~%.0f ms) over its wall time (numalab: "
-        "bw_alone's round after 1 warm-up round; likwid: its own 'Time', with as many "
-        "iterations as move those bytes), so a neighbour slows both the same way; "
-        "numalab's stretch-timed figure is kept in the raw record, never set against "
-        "likwid. Both pin thread i to the i-th CPU. A bandwidth figure is the best of "
-        "its side's pairs (as STREAM reports its best rate: another process only ever "
-        "slows a pass down); A/B is the median of the per-pair ratios, the two runs of a "
-        "pair being adjacent in time and so under the same load (on a busy machine the "
-        "best of each side is the luckiest of a few draws); the [min-max] spreads stay. "
+        "timed alike, over the time their threads were on their cpus: one run of the same "
+        "bytes (~%.0f ms) a side, numalab's round (after 1 warm-up round) over the stretches "
+        "all its threads ran (bw_measure's own timing), likwid-bench's kernel (as many "
+        "iterations as move those bytes) over its worker threads' cpu clocks "
+        "(CLOCK_THREAD_CPUTIME_ID read as each thread ends, by tests/bench/thread_cpu.so "
+        "preloaded; the longest thread's, as likwid's 'Time' is the longest thread's). A "
+        "neighbour on the cpu thus stops both clocks alike; both wall-time figures stay in "
+        "the raw record. Both pin thread i to the i-th CPU. A bandwidth figure is the best of "
+        "its side's pairs; A/B is the median of the per-pair ratios, the two runs of a "
+        "pair being adjacent in time and so under the same load; the [min-max] spreads stay. "
         "Every row gets at least %d pairs whatever the budget (the budget only bounds "
         "the pairs past those); a row above %.2fx likwid takes more, up to %d, and if it "
         "stays above it is marked TIMING."

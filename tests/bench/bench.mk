@@ -4,6 +4,7 @@ BENCH_TOOLS = $(BUILD)/tests/bench/bw_alone \
 	$(BUILD)/tests/bench/loop_ab \
 	$(BUILD)/tests/bench/chase_ref \
 	$(BUILD)/tests/bench/emit_clock.so \
+	$(BUILD)/tests/bench/thread_cpu.so \
 	$(BUILD)/tests/bench/kernel_alone \
 	$(BUILD)/tests/bench/mhd_fixed \
 	$(BUILD)/tests/bench/pair_estimate \
@@ -37,7 +38,7 @@ $(BUILD)/tests/bench/chase_ref: tests/bench/chase_ref.c
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(BUILD)/tests/bench/emit_clock.so: tests/bench/emit_clock.c
+$(BUILD)/tests/bench/emit_clock.so $(BUILD)/tests/bench/thread_cpu.so: $(BUILD)/tests/bench/%.so: tests/bench/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $< -ldl
