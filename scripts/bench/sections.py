@@ -58,13 +58,15 @@ def likwid_run(b, test, ws, threads, volume):
     hw = [int(x) for x in re.findall(r"running on hwthread (\d+)", p.stdout)]
     if mbs is None or vol is None:
         raise Failure("likwid-bench %s printed no MByte/s: %s" % (test, p.stdout[-300:]))
-    # its worker threads only: a thread that ran for less than a tenth of
-    # the longest (a helper likwid may start) is no kernel's
-    workers = [c for c in cpu if cpu and c >= 0.1 * max(cpu)]
+    # its worker threads: the `threads` longest (likwid-bench starts no
+    # other thread that does work); the shortest of them counts, since a
+    # worker waits at likwid's barriers spinning on its cpu, so one whose
+    # partner was preempted counts that wait too
+    workers = sorted(cpu)[-threads:]
     if len(workers) < threads:
-        raise Failure("likwid-bench %s: thread_cpu.so saw %d worker threads, not %d"
-                      % (test, len(workers), threads))
-    on_cpu = max(workers)
+        raise Failure("likwid-bench %s: thread_cpu.so saw %d threads end, not %d"
+                      % (test, len(cpu), threads))
+    on_cpu = min(workers)
     return vol / on_cpu / 1e9, {"size": size, "volume": vol, "seconds": secs,
                                 "wall_gbps": mbs / 1000.0, "thread_cpu_s": cpu,
                                 "on_cpu_s": on_cpu, "iterations": iters,
@@ -76,8 +78,8 @@ def likwid_run(b, test, ws, threads, volume):
 # as many iterations as move those bytes), each over the time its threads
 # were on their cpus: numalab's round over the stretches all its threads
 # ran (bw_measure's own timing), likwid-bench's kernel over its worker
-# threads' cpu clocks (tests/bench/thread_cpu.so; the longest of them, as
-# likwid's 'Time' is the longest thread's). Wall time would not do on a
+# threads' cpu clocks (tests/bench/thread_cpu.so; the shortest of them:
+# a worker spins at likwid's barriers while its partner is preempted). Wall time would not do on a
 # shared machine: a neighbour takes a different share of each side's
 # hundred milliseconds (pairs read 0.42-1.41x), while time on a cpu
 # is what the instructions took. One run a side: each likwid-bench process
@@ -226,7 +228,8 @@ def bandwidth(b):
         "all its threads ran (bw_measure's own timing), likwid-bench's kernel (as many "
         "iterations as move those bytes) over its worker threads' cpu clocks "
         "(CLOCK_THREAD_CPUTIME_ID read as each thread ends, by tests/bench/thread_cpu.so "
-        "preloaded; the longest thread's, as likwid's 'Time' is the longest thread's). A "
+        "preloaded; the shortest thread's, since a worker spins at likwid's barriers while "
+        "its partner is off its cpu). A "
         "neighbour on the cpu thus stops both clocks alike; both wall-time figures stay in "
         "the raw record. Both pin thread i to the i-th CPU. A bandwidth figure is the best of "
         "its side's pairs; A/B is the median of the per-pair ratios, the two runs of a "
