@@ -76,7 +76,9 @@ class WorkerTest(SharedServerTest):
         cpus = sorted(os.sched_getaffinity(0))
         everything = allowed("/proc/%d/status" % self.srv.pid())
         rid = self.srv.start_run(dict(LONG, threads="1", cpus=str(cpus[0])))
-        self.srv.wait_event(rid, "status")
+        # after the worker's placement: while it loads the topology, hwloc
+        # binds its thread to each cpu in turn to read that cpu's cpuid
+        self.srv.wait_event(rid, "placement")
         try:
             masks = self.thread_masks()
             for m in masks:
