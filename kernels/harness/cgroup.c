@@ -5,6 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Whether the comma-separated list csv names word (csv is cut up). */
+static int lists(char *csv, const char *word)
+{
+	for (char *w = strtok(csv, ","); w; w = strtok(NULL, ","))
+		if (!strcmp(w, word))
+			return 1;
+	return 0;
+}
+
 /* Where this process's cgroups live: the v2 path and the v1 cpuset path, "" if
  * none. */
 static void cgroup_paths(char *v2, char *v1, size_t len)
@@ -24,9 +33,8 @@ static void cgroup_paths(char *v2, char *v1, size_t len)
 		path[strcspn(path, "\n")] = '\0';
 		if (!strncmp(line, "0:", 2) && !*ctl)
 			snprintf(v2, len, "%s", path);
-		for (char *c = strtok(ctl, ","); c; c = strtok(NULL, ","))
-			if (!strcmp(c, "cpuset"))
-				snprintf(v1, len, "%s", path);
+		if (lists(ctl, "cpuset"))
+			snprintf(v1, len, "%s", path);
 	}
 	fclose(f);
 }
@@ -51,12 +59,9 @@ static void cgroup_mounts(char *m2, char *m1, size_t len)
 			continue;
 		if (!strcmp(fstype, "cgroup2") && !m2[0])
 			snprintf(m2, len, "%s", point);
-		if (!strcmp(fstype, "cgroup") && !m1[0]) {
-			for (char *o = strtok(opts, ","); o;
-			     o = strtok(NULL, ","))
-				if (!strcmp(o, "cpuset"))
-					snprintf(m1, len, "%s", point);
-		}
+		if (!strcmp(fstype, "cgroup") && !m1[0] &&
+		    lists(opts, "cpuset"))
+			snprintf(m1, len, "%s", point);
 	}
 	fclose(f);
 }
