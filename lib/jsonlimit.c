@@ -1,5 +1,6 @@
 /* jsonlimit.c - JSON parsed within bounds of nesting and count, checked before anything recurses */
 #include "jsonlimit.h"
+#include "jsonfast.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -146,6 +147,19 @@ json_t *jsonlimit_load(const char *buf, size_t len, size_t flags,
 		buf = "";
 	if (scan(buf, len, depth, values, err, field, fieldlen))
 		return NULL;
+	/* the server's own events mostly: jansson's lexer only for the rest */
+	if (!(flags & ~(size_t)(JSON_DECODE_ANY | JSON_ALLOW_NUL))) {
+		json_t *v = jsonfast_load(buf, len);
+		if (v) {
+			if (err) {
+				memset(err, 0, sizeof(*err));
+				err->line = err->column = -1;
+				snprintf(err->source, sizeof(err->source),
+					 "<buffer>");
+			}
+			return v;
+		}
+	}
 	return json_loadb(buf, len, flags | JSON_REJECT_DUPLICATES, err);
 }
 

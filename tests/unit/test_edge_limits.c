@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "jsonfast.h"
 #include "jsonlimit.h"
 #include "trust.h"
 #include "utf8.h"
@@ -176,10 +177,67 @@ static void test_client_key(void **state)
 	assert_memory_equal(a, b, 16);
 }
 
+/* The fast path builds what jansson builds (same values, same member
+ * order), and leaves to jansson everything it does not take. */
+static void test_fast_path_matches_jansson(void **state)
+{
+	static const char *const same[] = {
+		"{\"type\":\"sample\",\"chart\":\"time\",\"x\":1.0,\"y\":2.5139997887890786e-6,"
+		"\"samples\":[2.5e-6,3E+2,-0.5],\"stats\":{\"n\":1,\"stddev\":0.0},"
+		"\"extra\":{\"ok\":true,\"no\":false,\"none\":null,\"big\":9223372036854775807}}",
+		" [ 1 , -2 , {\"a\" : [ ] } , { } , \"\" ] \r\n",
+		"{\"z\":1,\"a\":2,\"m\":{\"b\":[0,-0,1e-300]}}",
+	};
+	static const char *const refused[] = {
+		"{\"a\":\"caf\xc3\xa9\"}", "{\"a\":\"x\\ny\"}", "{\"a\":1,\"a\":2}",
+		"{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":1e}",
+		"{\"a\":99999999999999999999}", "{\"a\":1e999}", "{\"a\":tru}",
+		"{\"a\":1,}", "[1,]", "{\"a\":1} x", "\"top\"", "", "{\"a\":1",
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		json_error_t err;
+		json_t *fast = jsonfast_load(same[i], strlen(same[i]));
+		json_t *ref = json_loadb(same[i], strlen(same[i]),
+					 JSON_REJECT_DUPLICATES, &err);
+		char *a, *b;
+
+		assert_non_null(fast);
+		assert_non_null(ref);
+		a = json_dumps(fast, JSON_COMPACT | JSON_ENCODE_ANY);
+		b = json_dumps(ref, JSON_COMPACT | JSON_ENCODE_ANY);
+		assert_string_equal(a, b);
+		assert_true(json_equal(fast, ref));
+		free(a);
+		free(b);
+		json_decref(fast);
+		json_decref(ref);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		json_error_t e1, e2;
+		size_t n = strlen(refused[i]);
+		json_t *via = jsonlimit_load(refused[i], n, 0, NULL, &e1, NULL,
+					     0);
+		json_t *ref = json_loadb(refused[i], n, JSON_REJECT_DUPLICATES,
+					 &e2);
+
+		assert_null(jsonfast_load(refused[i], n));
+		/* jansson judges it, as before */
+		assert_int_equal(via != NULL, ref != NULL);
+		if (!ref)
+			assert_string_equal(e1.text, e2.text);
+		else
+			assert_true(json_equal(via, ref));
+		json_decref(via);
+		json_decref(ref);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_fast_path_matches_jansson),
 		cmocka_unit_test(test_strings_are_not_structure),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_jansson_still_judges),

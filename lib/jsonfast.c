@@ -1,0 +1,236 @@
+/* jsonfast.c - the plain JSON the server's own programs write, parsed without jansson's lexer */
+#include "jsonfast.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The worker writes each event as one line of compact JSON: ASCII names
+ * and strings without escapes, numbers, objects and arrays. jansson's
+ * lexer reads such a line a character at a time through a stream; this
+ * reads it in place and builds the same values. Anything else (an
+ * escape, a byte outside printable ASCII in a string, a token jansson
+ * would refuse, a repeated name, a number out of range, memory running
+ * out) gives NULL, and the caller asks jansson, which parses it or says
+ * exactly what is wrong. The caller has bounded the nesting.
+ */
+struct cursor {
+	const char *p, *end;
+};
+
+static json_t *value(struct cursor *c);
+
+static void skip_ws(struct cursor *c)
+{
+	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' ||
+				 *c->p == '\n' || *c->p == '\r'))
+		c->p++;
+}
+
+/* A string's bytes, after its opening quote; NULL unless plain. */
+static const char *plain_string(struct cursor *c, size_t *len)
+{
+	const char *s = c->p;
+
+	while (c->p < c->end) {
+		unsigned char ch = (unsigned char)*c->p;
+		if (ch == '"') {
+			*len = (size_t)(c->p - s);
+			c->p++;
+			return s;
+		}
+		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
+			return NULL;
+		c->p++;
+	}
+	return NULL;
+}
+
+static int is_digit(char ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+/* A number as JSON's grammar has it: an integer, or a real when it has a
+ * fraction or an exponent (as jansson decides). */
+static json_t *number(struct cursor *c)
+{
+	const char *s = c->p;
+	char tmp[64], *stop;
+	int real = 0;
+	size_t n;
+
+	if (c->p < c->end && *c->p == '-')
+		c->p++;
+	if (c->p >= c->end || !is_digit(*c->p))
+		return NULL;
+	if (*c->p == '0') {
+		c->p++;
+		if (c->p < c->end && is_digit(*c->p))
+			return NULL;
+	} else {
+		while (c->p < c->end && is_digit(*c->p))
+			c->p++;
+	}
+	if (c->p < c->end && *c->p == '.') {
+		real = 1;
+		c->p++;
+		if (c->p >= c->end || !is_digit(*c->p))
+			return NULL;
+		while (c->p < c->end && is_digit(*c->p))
+			c->p++;
+	}
+	if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
+		real = 1;
+		c->p++;
+		if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
+			c->p++;
+		if (c->p >= c->end || !is_digit(*c->p))
+			return NULL;
+		while (c->p < c->end && is_digit(*c->p))
+			c->p++;
+	}
+	n = (size_t)(c->p - s);
+	if (n >= sizeof(tmp))
+		return NULL;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	errno = 0;
+	if (!real) {
+		long long v = strtoll(tmp, &stop, 10);
+		if (errno || *stop)
+			return NULL;
+		return json_integer((json_int_t)v);
+	}
+	double d = strtod(tmp, &stop);
+	if (errno || *stop)
+		return NULL;
+	return json_real(d);
+}
+
+static json_t *literal(struct cursor *c, const char *word, json_t *v)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n))
+		return NULL;
+	c->p += n;
+	return v;
+}
+
+static json_t *object(struct cursor *c)
+{
+	json_t *o = json_object();
+
+	c->p++; /* { */
+	skip_ws(c);
+	if (c->p < c->end && *c->p == '}') {
+		c->p++;
+		return o;
+	}
+	while (o) {
+		const char *key;
+		size_t klen;
+		json_t *v;
+
+		if (c->p >= c->end || *c->p != '"')
+			break;
+		c->p++;
+		key = plain_string(c, &klen);
+		if (!key || json_object_getn(o, key, klen))
+			break;
+		skip_ws(c);
+		if (c->p >= c->end || *c->p != ':')
+			break;
+		c->p++;
+		v = value(c);
+		if (!v || json_object_setn_new_nocheck(o, key, klen, v))
+			break;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == '}') {
+			c->p++;
+			return o;
+		}
+		if (c->p >= c->end || *c->p != ',')
+			break;
+		c->p++;
+		skip_ws(c);
+	}
+	json_decref(o);
+	return NULL;
+}
+
+static json_t *array(struct cursor *c)
+{
+	json_t *a = json_array();
+
+	c->p++; /* [ */
+	skip_ws(c);
+	if (c->p < c->end && *c->p == ']') {
+		c->p++;
+		return a;
+	}
+	while (a) {
+		json_t *v = value(c);
+
+		if (!v || json_array_append_new(a, v))
+			break;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ']') {
+			c->p++;
+			return a;
+		}
+		if (c->p >= c->end || *c->p != ',')
+			break;
+		c->p++;
+	}
+	json_decref(a);
+	return NULL;
+}
+
+static json_t *value(struct cursor *c)
+{
+	const char *s;
+	size_t n;
+
+	skip_ws(c);
+	if (c->p >= c->end)
+		return NULL;
+	switch (*c->p) {
+	case '{':
+		return object(c);
+	case '[':
+		return array(c);
+	case '"':
+		c->p++;
+		s = plain_string(c, &n);
+		return s ? json_stringn_nocheck(s, n) : NULL;
+	case 't':
+		return literal(c, "true", json_true());
+	case 'f':
+		return literal(c, "false", json_false());
+	case 'n':
+		return literal(c, "null", json_null());
+	default:
+		return number(c);
+	}
+}
+
+json_t *jsonfast_load(const char *buf, size_t len)
+{
+	struct cursor c = {buf, buf + len};
+	json_t *v;
+
+	skip_ws(&c);
+	/* jansson without JSON_DECODE_ANY takes an object or an array */
+	if (c.p >= c.end || (*c.p != '{' && *c.p != '['))
+		return NULL;
+	v = value(&c);
+	skip_ws(&c);
+	if (v && c.p != c.end) {
+		json_decref(v);
+		return NULL;
+	}
+	return v;
+}

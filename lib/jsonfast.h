@@ -1,0 +1,18 @@
+/* jsonfast.h - the plain JSON the server's own programs write, parsed without jansson's lexer */
+#ifndef NUMALAB_JSONFAST_H
+#define NUMALAB_JSONFAST_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/*
+ * len bytes of buf as jansson's json_loadb(buf, len, JSON_REJECT_DUPLICATES)
+ * would return them, when the text is an object or an array of plain
+ * values (strings of printable ASCII without escapes, numbers in range,
+ * true, false, null) with no repeated names; NULL for anything else, which
+ * the caller then gives to jansson. The caller bounds the nesting first.
+ */
+json_t *jsonfast_load(const char *buf, size_t len);
+
+#endif
