@@ -189,10 +189,22 @@ static void test_fast_path_matches_jansson(void **state)
 		"{\"z\":1,\"a\":2,\"m\":{\"b\":[0,-0,1e-300]}}",
 	};
 	static const char *const refused[] = {
-		"{\"a\":\"caf\xc3\xa9\"}", "{\"a\":\"x\\ny\"}", "{\"a\":1,\"a\":2}",
-		"{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":1e}",
-		"{\"a\":99999999999999999999}", "{\"a\":1e999}", "{\"a\":tru}",
-		"{\"a\":1,}", "[1,]", "{\"a\":1} x", "\"top\"", "", "{\"a\":1",
+		"{\"a\":\"caf\xc3\xa9\"}",
+		"{\"a\":\"x\\ny\"}",
+		"{\"a\":1,\"a\":2}",
+		"{\"a\":01}",
+		"{\"a\":1.}",
+		"{\"a\":.5}",
+		"{\"a\":1e}",
+		"{\"a\":99999999999999999999}",
+		"{\"a\":1e999}",
+		"{\"a\":tru}",
+		"{\"a\":1,}",
+		"[1,]",
+		"{\"a\":1} x",
+		"\"top\"",
+		"",
+		"{\"a\":1",
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
@@ -216,10 +228,10 @@ static void test_fast_path_matches_jansson(void **state)
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		json_error_t e1, e2;
 		size_t n = strlen(refused[i]);
-		json_t *via = jsonlimit_load(refused[i], n, 0, NULL, &e1, NULL,
-					     0);
-		json_t *ref = json_loadb(refused[i], n, JSON_REJECT_DUPLICATES,
-					 &e2);
+		json_t *via =
+			jsonlimit_load(refused[i], n, 0, NULL, &e1, NULL, 0);
+		json_t *ref =
+			json_loadb(refused[i], n, JSON_REJECT_DUPLICATES, &e2);
 
 		assert_null(jsonfast_load(refused[i], n));
 		/* jansson judges it, as before */
