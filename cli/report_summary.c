@@ -7,7 +7,7 @@
 #include "units.h"
 
 /* What the verdict says of a summary value, after it on its line. */
-static void print_mark(FILE *f, const struct tab_mark *m)
+static void print_qualifier(FILE *f, const struct tab_qualifier *m)
 {
 	if (!m)
 		return;
@@ -75,8 +75,8 @@ void report_summary(const struct sink_table *t)
 	}
 	fprintf(f, "\nsummary\n");
 	for (int i = 0; i < t->nsummary; i++) {
-		const struct tab_mark *m =
-			sink_table_mark(t, t->summary[i].key);
+		const struct tab_qualifier *m =
+			sink_table_qualifier(t, t->summary[i].key);
 
 		summary_text(t, &t->summary[i], label, sizeof(label), num, unit,
 			     sizeof(num));
@@ -86,7 +86,7 @@ void report_summary(const struct sink_table *t)
 		cols_rpad(f, num, wn);
 		if (unit[0])
 			fprintf(f, " %s", unit);
-		print_mark(f, m);
+		print_qualifier(f, m);
 		fputc('\n', f);
 	}
 }

@@ -7,7 +7,7 @@
 /*
  * Prints t's summary: each value by its descriptor label in the unit a
  * person reads, the 95% interval the verdict states beside it
- * ("2.57 × (2.43–2.64)"), and the verdict's mark after it.
+ * ("2.57 × (2.43–2.64)"), and the verdict's qualifier after it.
  */
 void report_summary(const struct sink_table *t);
 

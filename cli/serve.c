@@ -93,7 +93,7 @@ static int is_dir(const char *path)
  */
 static void say_refused_calls(void)
 {
-	const struct nmem_caps *c = nmem_caps();
+	const struct mem_caps *c = mem_caps();
 
 	if (!c->refused[0])
 		return;

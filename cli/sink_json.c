@@ -56,8 +56,8 @@ static void on_headline(void *ctx, const char *text)
 	sink_json_emit(ctx, event_headline(text));
 }
 
-static void on_mark(void *ctx, const char *key, const char *kind,
-		    const char *why)
+static void on_qualify(void *ctx, const char *key, const char *kind,
+		       const char *why)
 {
 	sink_json_emit(ctx, event_mark(key, kind, why));
 }
@@ -77,7 +77,7 @@ static const struct sink_ops json_ops = {
 	.summary = on_summary,
 	.summary_interval = on_summary_interval,
 	.headline = on_headline,
-	.mark = on_mark,
+	.qualify = on_qualify,
 	.skipped = on_skipped,
 };
 

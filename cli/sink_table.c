@@ -202,21 +202,22 @@ static void on_headline(void *ctx, const char *text)
 	t->headline = keep(t, text);
 }
 
-static void on_mark(void *ctx, const char *key, const char *kind,
-		    const char *why)
+static void on_qualify(void *ctx, const char *key, const char *kind,
+		       const char *why)
 {
 	struct sink_table *t = ctx;
-	struct tab_mark *m;
+	struct tab_qualifier *m;
 
-	if (grow(t, &t->marks, &t->nmarks, &t->amarks, sizeof(*m)))
+	if (grow(t, &t->qualifiers, &t->nqualifiers, &t->aqualifiers,
+		 sizeof(*m)))
 		return;
-	m = &t->marks[t->nmarks];
-	*m = (struct tab_mark){.key = keep(t, key),
-			       .kind = keep(t, kind),
-			       .why = keep(t, why)};
-	/* a mark short of a field would mark nothing, or the wrong thing */
+	m = &t->qualifiers[t->nqualifiers];
+	*m = (struct tab_qualifier){.key = keep(t, key),
+				    .kind = keep(t, kind),
+				    .why = keep(t, why)};
+	/* a qualifier short of a field qualifies nothing, or the wrong thing */
 	if (m->key && m->kind && m->why)
-		t->nmarks++;
+		t->nqualifiers++;
 	else {
 		free(m->key);
 		free(m->kind);
@@ -224,12 +225,12 @@ static void on_mark(void *ctx, const char *key, const char *kind,
 	}
 }
 
-const struct tab_mark *sink_table_mark(const struct sink_table *t,
-				       const char *key)
+const struct tab_qualifier *sink_table_qualifier(const struct sink_table *t,
+						 const char *key)
 {
-	for (int i = 0; key && i < t->nmarks; i++)
-		if (!fnmatch(t->marks[i].key, key, 0))
-			return &t->marks[i];
+	for (int i = 0; key && i < t->nqualifiers; i++)
+		if (!fnmatch(t->qualifiers[i].key, key, 0))
+			return &t->qualifiers[i];
 	return NULL;
 }
 
@@ -242,7 +243,7 @@ static const struct sink_ops table_ops = {
 	.summary = on_summary,
 	.summary_interval = on_summary_interval,
 	.headline = on_headline,
-	.mark = on_mark,
+	.qualify = on_qualify,
 };
 
 void sink_table_init(struct sink_table *t, const struct experiment *e,
@@ -286,12 +287,12 @@ void sink_table_release(struct sink_table *t)
 		free(t->summary[i].key);
 		free(t->summary[i].unit);
 	}
-	for (int i = 0; i < t->nmarks; i++) {
-		free(t->marks[i].key);
-		free(t->marks[i].kind);
-		free(t->marks[i].why);
+	for (int i = 0; i < t->nqualifiers; i++) {
+		free(t->qualifiers[i].key);
+		free(t->qualifiers[i].kind);
+		free(t->qualifiers[i].why);
 	}
-	free(t->marks);
+	free(t->qualifiers);
 	free(t->points);
 	free(t->cells);
 	free(t->summary);

@@ -28,9 +28,9 @@ struct tab_summary {
 	int has_interval;
 };
 
-/* A summary key (or pattern) the verdict marked: kind "disowned" or
+/* A summary key (or pattern) the verdict qualified: kind "disowned" or
  * "at_least" */
-struct tab_mark {
+struct tab_qualifier {
 	char *key, *kind, *why;
 };
 
@@ -50,9 +50,9 @@ struct sink_table {
 	struct tab_cell *cells;
 	struct tab_summary *summary;
 	struct tab_line *notes, *places;
-	struct tab_mark *marks;
-	int npoints, ncells, nsummary, nnotes, nplaces, nmarks;
-	int apoints, acells, asummary, anotes, aplaces, amarks;
+	struct tab_qualifier *qualifiers;
+	int npoints, ncells, nsummary, nnotes, nplaces, nqualifiers;
+	int apoints, acells, asummary, anotes, aplaces, aqualifiers;
 	char *headline;
 	int oom; /* something could not be kept: the table says so */
 };
@@ -64,8 +64,8 @@ void sink_table_init(struct sink_table *t, const struct experiment *e,
 /* Takes the progress line off the terminal, where one is drawn. */
 void sink_table_clear_progress(struct sink_table *t);
 void sink_table_release(struct sink_table *t);
-/* The first mark whose pattern covers summary key, or NULL. */
-const struct tab_mark *sink_table_mark(const struct sink_table *t,
-				       const char *key);
+/* The first qualifier whose pattern covers summary key, or NULL. */
+const struct tab_qualifier *sink_table_qualifier(const struct sink_table *t,
+						 const char *key);
 
 #endif

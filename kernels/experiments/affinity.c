@@ -496,11 +496,11 @@ static void af_precheck(const void *params, const struct common_params *common,
  */
 static void article_point(const struct run_result *r, char *head, size_t len)
 {
-	const struct rr_point *cp = rr_point_find_label(
+	const struct result_point *cp = result_point_find_label(
 		r, AF_LOCAL, AF_LOCAL_SERIES, modes[MODE_CREATED_PINNED].name);
-	const struct rr_point *pa = rr_point_find_label(
+	const struct result_point *pa = result_point_find_label(
 		r, AF_LOCAL, AF_LOCAL_SERIES, modes[MODE_PINNED_AFTER].name);
-	const struct rr_point *un = rr_point_find_label(
+	const struct result_point *un = result_point_find_label(
 		r, AF_LOCAL, AF_LOCAL_SERIES, modes[MODE_UNPINNED].name);
 	struct comparison c;
 	char tail[96] = "";
@@ -556,13 +556,13 @@ static int say_mode(const struct run_result *r, int mode, struct verdict *v)
 
 	for (int i = 0; i < 2; i++) {
 		af_key(k, sizeof(k), mode, strays[i].key);
-		if (!rr_summary_get(r, k, &x) && x > 0) {
+		if (!result_summary_get(r, k, &x) && x > 0) {
 			stray = 1;
 			verdict_note(v, "warn", strays[i].say, name, x);
 		}
 	}
 	af_key(k, sizeof(k), mode, "changes");
-	if (!rr_summary_get(r, k, &x))
+	if (!result_summary_get(r, k, &x))
 		verdict_note(
 			v, "info", "%s: sched_getcpu saw %.0f cpu change(s)%s",
 			name, x,
@@ -570,10 +570,10 @@ static int say_mode(const struct run_result *r, int mode, struct verdict *v)
 				? " (the move onto its cpu once pinned counts)"
 				: "");
 	af_key(k, sizeof(k), mode, "pages");
-	if (r->machine->nnodes >= 2 && !rr_summary_get(r, k, &pages) &&
+	if (r->machine->nnodes >= 2 && !result_summary_get(r, k, &pages) &&
 	    pages > 0) {
 		af_key(k, sizeof(k), mode, "local_pages");
-		rr_summary_get(r, k, &local);
+		result_summary_get(r, k, &local);
 		verdict_note(
 			v,
 			local >= pages || mode >= MODE_PINNED_AFTER ? "info"
@@ -591,21 +591,21 @@ static int say_mode(const struct run_result *r, int mode, struct verdict *v)
 static void say_cache_split(const struct run_result *r, struct verdict *v)
 {
 	double x, shared, split;
-	const struct rr_point *a, *b;
+	const struct result_point *a, *b;
 	struct comparison c;
 
-	if (rr_summary_get(r, "cache_split_level", &x) || x == 0) {
+	if (result_summary_get(r, "cache_split_level", &x) || x == 0) {
 		verdict_note(
 			v, "cannot",
 			"cache_split: this machine has no two caches of one level with "
 			"one over two allowed cpus, so 'one cache' and 'split' cannot be compared");
 		return;
 	}
-	if (rr_summary_get(r, "cache_split_shared_gbps", &shared) ||
-	    rr_summary_get(r, "cache_split_split_gbps", &split))
+	if (result_summary_get(r, "cache_split_shared_gbps", &shared) ||
+	    result_summary_get(r, "cache_split_split_gbps", &split))
 		return;
-	a = rr_point_find_label(r, AF_CACHE, AF_CACHE_SERIES, "one cache");
-	b = rr_point_find_label(r, AF_CACHE, AF_CACHE_SERIES, "split");
+	a = result_point_find_label(r, AF_CACHE, AF_CACHE_SERIES, "one cache");
+	b = result_point_find_label(r, AF_CACHE, AF_CACHE_SERIES, "split");
 	compare_points(b, a, experiment_precision(r->exp), &c);
 	verdict_note(
 		v, c.rel == CMP_MORE ? "info" : "warn",

@@ -413,7 +413,7 @@ static int bs_run(struct run_ctx *ctx)
 
 /* The points of one line, in the order of the run (ascending threads). */
 static int line_of(const struct run_result *r, const char *chart,
-		   const char *series, const struct rr_point **out, int cap)
+		   const char *series, const struct result_point **out, int cap)
 {
 	int n = 0;
 
@@ -425,12 +425,12 @@ static int line_of(const struct run_result *r, const char *chart,
 }
 
 /* The least "overlap" extra of a line's points (1 when none has one). */
-static double line_together(const struct rr_point *const *l, int n)
+static double line_together(const struct result_point *const *l, int n)
 {
 	double least = 1, x;
 
 	for (int i = 0; i < n; i++)
-		if (!rr_point_extra(l[i], EXTRA_OVERLAP, &x) && x < least)
+		if (!result_point_extra(l[i], EXTRA_OVERLAP, &x) && x < least)
 			least = x;
 	return least;
 }
@@ -440,10 +440,10 @@ static double line_together(const struct rr_point *const *l, int n)
  * (2.5× (95% interval ...)); not told below that from 6 threads on"
  */
 static void say_line(const struct run_result *r,
-		     const struct rr_point *const *l, int n, const char *op,
+		     const struct result_point *const *l, int n, const char *op,
 		     const char *series, struct strbuf *sb, struct verdict *v)
 {
-	const struct rr_point *peak = l[0];
+	const struct result_point *peak = l[0];
 	double tol = experiment_precision(r->exp), together;
 	struct comparison c;
 	char ratio[96];
@@ -465,7 +465,7 @@ static void say_line(const struct run_result *r,
 				sb,
 				"; up to %.0f threads did no better, but they ran together only %.0f%% of a round (other work held the cpus), so this says nothing of the memory bus",
 				l[n - 1]->x, 100 * together);
-			verdict_mark(
+			verdict_qualify(
 				v, "*_saturation_threads", VERDICT_DISOWNED,
 				"the threads ran together only %.0f%% of a round (other work held the cpus), so this says nothing of the memory bus",
 				100 * together);
@@ -506,8 +506,8 @@ static int placement_same(const struct run_result *r, double threads)
 		 series_of[BS_COMPACT]);
 	snprintf(b, sizeof(b), PLACEMENT_LABEL, (int)threads,
 		 series_of[BS_SPREAD]);
-	return rr_placement_same_cpus(rr_placement_find(r, a),
-				      rr_placement_find(r, b));
+	return result_placement_same_cpus(result_placement_find(r, a),
+					  result_placement_find(r, b));
 }
 
 /*
@@ -517,14 +517,14 @@ static int placement_same(const struct run_result *r, double threads)
 static int compare_placements(const struct run_result *r, const char *chart,
 			      struct strbuf *sb, int *n_same, int *n_tried)
 {
-	const struct rr_point *c[PARAM_MAX_LIST], *best_c = NULL,
-						  *best_s = NULL;
+	const struct result_point *c[PARAM_MAX_LIST], *best_c = NULL,
+						      *best_s = NULL;
 	int nc = line_of(r, chart, "compact", c, PARAM_MAX_LIST);
 	double best = 0;
 
 	for (int i = 0; i < nc; i++) {
-		const struct rr_point *sp =
-			rr_point_find(r, chart, "spread", c[i]->x);
+		const struct result_point *sp =
+			result_point_find(r, chart, "spread", c[i]->x);
 		if (!sp)
 			continue;
 		(*n_tried)++;
@@ -556,7 +556,7 @@ static int compare_placements(const struct run_result *r, const char *chart,
 static void bs_describe(const struct run_result *r, struct verdict *v)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const struct rr_point *l[PARAM_MAX_LIST];
+	const struct result_point *l[PARAM_MAX_LIST];
 	int said = 0, any_same_series = 0, n_same = 0, n_tried = 0;
 	const struct bs_params *bp = r->params;
 	int from_cache;

@@ -583,13 +583,13 @@ static const char *why_not(const struct machine_facts *m, enum placement pl)
  * is optional, and they are read from what the run emitted rather than
  * asked for by name.
  */
-static const struct rr_point *measured(const struct run_result *r,
-				       enum placement pl)
+static const struct result_point *measured(const struct run_result *r,
+					   enum placement pl)
 {
 	const char *series = pl == P_SEPARATE ? SERIES_OWN : SERIES_PAIR;
 
 	for (int i = 0; i < r->npoints; i++) {
-		const struct rr_point *p = &r->points[i];
+		const struct result_point *p = &r->points[i];
 		if (p->chart && p->series && p->x_label &&
 		    !strcmp(p->chart, CS_TIME) && !strcmp(p->series, series) &&
 		    !strcmp(p->x_label, placements[pl].name))
@@ -687,11 +687,12 @@ static void cs_cannot(const struct run_result *r, int shared, int split,
 static void say_one(const struct run_result *r, int split, struct verdict *v)
 {
 	for (int k = 0; k < r->npoints; k++) {
-		const struct rr_point *t = &r->points[k];
-		const struct rr_point *rate;
+		const struct result_point *t = &r->points[k];
+		const struct result_point *rate;
 		if (strcmp(t->chart, CS_TIME))
 			continue;
-		rate = rr_point_find_label(r, CS_RATE, t->series, t->x_label);
+		rate = result_point_find_label(r, CS_RATE, t->series,
+					       t->x_label);
 		verdict_headline(v, "%s: %.3g s per round, %.1f GB/s read%s",
 				 t->x_label, t->y, rate ? rate->y : 0,
 				 split ? ""
@@ -702,10 +703,10 @@ static void say_one(const struct run_result *r, int split, struct verdict *v)
 
 static void cs_describe(const struct run_result *r, struct verdict *v)
 {
-	const struct rr_point *shared = measured(r, P_SHARED);
-	const struct rr_point *split = measured(r, P_SPLIT);
-	const struct rr_point *separate = measured(r, P_SEPARATE);
-	const struct rr_point *other = split ? split : separate;
+	const struct result_point *shared = measured(r, P_SHARED);
+	const struct result_point *split = measured(r, P_SPLIT);
+	const struct result_point *separate = measured(r, P_SEPARATE);
+	const struct result_point *other = split ? split : separate;
 	const char *key = other == split ? KEY_SPLIT : KEY_SEPARATE;
 	struct cs_sized z = {.pairs = 1};
 	struct comparison c;
@@ -721,9 +722,9 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 		return;
 	}
 	/* a run that measured something sized and placed it */
-	rr_summary_get(r, KEY_PAIRS, &z.pairs);
-	rr_summary_get(r, KEY_WS, &z.ws);
-	rr_summary_get(r, KEY_LEVEL, &z.level);
+	result_summary_get(r, KEY_PAIRS, &z.pairs);
+	result_summary_get(r, KEY_WS, &z.ws);
+	result_summary_get(r, KEY_LEVEL, &z.level);
 	if (!shared || !other) {
 		say_one(r, split != NULL, v);
 		return;
@@ -732,8 +733,8 @@ static void cs_describe(const struct run_result *r, struct verdict *v)
 	compare_state_interval(v, key, &c);
 	compare_ratio_text(&c, rt, sizeof(rt));
 	if (c.rel == CMP_FEW || c.rel == CMP_UNSURE)
-		verdict_mark(v, key, VERDICT_DISOWNED, "%s",
-			     compare_why_not(&c));
+		verdict_qualify(v, key, VERDICT_DISOWNED, "%s",
+				compare_why_not(&c));
 	if (other == split)
 		say_split(&c, &z, rt, v);
 	else

@@ -363,8 +363,8 @@ static void emit_relations(struct run_ctx *ctx, const struct pair_plan *plan,
 
 static int bar_cmp(const void *pa, const void *pb)
 {
-	const struct rr_point *a = *(const struct rr_point *const *)pa;
-	const struct rr_point *b = *(const struct rr_point *const *)pb;
+	const struct result_point *a = *(const struct result_point *const *)pa;
+	const struct result_point *b = *(const struct result_point *const *)pb;
 
 	return (a->x > b->x) - (a->x < b->x);
 }
@@ -382,12 +382,13 @@ static int measured_cells(const struct run_result *r)
 }
 
 /* The bars of the relations, nearest first; returns how many. */
-static int collect_bars(const struct run_result *r, const struct rr_point **bar)
+static int collect_bars(const struct run_result *r,
+			const struct result_point **bar)
 {
 	int nbars = 0;
 
 	for (int i = 0; i < r->npoints && nbars < C2C_MAX_BARS; i++) {
-		const struct rr_point *p = &r->points[i];
+		const struct result_point *p = &r->points[i];
 		if (!strcmp(p->chart, C2C_BY_RELATION) && p->n >= 1 &&
 		    p->x_label && !strcmp(p->series, C2C_BARS))
 			bar[nbars++] = p;
@@ -397,8 +398,8 @@ static int collect_bars(const struct run_result *r, const struct rr_point **bar)
 }
 
 /* What the run's pairs stand on: cpus that moved, a VM, a partial matrix. */
-static void say_pairs(const struct run_result *r, const struct rr_placement *pl,
-		      struct verdict *v)
+static void say_pairs(const struct run_result *r,
+		      const struct result_placement *pl, struct verdict *v)
 {
 	const struct c2c_params *cp = r->params;
 	int moved = 0;
@@ -429,9 +430,10 @@ static void say_pairs(const struct run_result *r, const struct rr_placement *pl,
 
 /* Whether two neighbouring relations can be told apart, in a note. */
 static void say_neighbours(const struct run_result *r,
-			   const struct rr_point *near,
-			   const struct rr_point *far, const char *near_phrase,
-			   const char *far_phrase, struct verdict *v)
+			   const struct result_point *near,
+			   const struct result_point *far,
+			   const char *near_phrase, const char *far_phrase,
+			   struct verdict *v)
 {
 	double tol = experiment_precision(r->exp);
 	struct comparison c;
@@ -455,7 +457,7 @@ static void say_neighbours(const struct run_result *r,
  * phrase.
  */
 static void say_relations(const struct run_result *r,
-			  const struct rr_point *const *bar, int nbars,
+			  const struct result_point *const *bar, int nbars,
 			  struct strbuf *text, struct strbuf *spread,
 			  char *last_phrase, size_t len, struct verdict *v)
 {
@@ -481,7 +483,7 @@ static void say_relations(const struct run_result *r,
 
 /* A vCPU the host moved: one relation's pairs several-fold apart. */
 static void say_jumps(const struct run_result *r,
-		      const struct rr_point *const *bar, int nbars,
+		      const struct result_point *const *bar, int nbars,
 		      struct verdict *v)
 {
 	char phrase[128];
@@ -498,9 +500,9 @@ static void say_jumps(const struct run_result *r,
 }
 
 /* The headline: one relation, several, or why none was measured. */
-static void c2c_headline(const struct rr_point *const *bar, int nbars,
+static void c2c_headline(const struct result_point *const *bar, int nbars,
 			 const struct strbuf *text, const char *last_phrase,
-			 const struct rr_placement *pl, struct verdict *v)
+			 const struct result_placement *pl, struct verdict *v)
 {
 	if (nbars == 1) {
 		verdict_headline(
@@ -534,8 +536,9 @@ static void c2c_headline(const struct rr_point *const *bar, int nbars,
  */
 static void c2c_describe(const struct run_result *r, struct verdict *v)
 {
-	const struct rr_point *bar[C2C_MAX_BARS];
-	const struct rr_placement *pl = rr_placement_find(r, C2C_MEASURED);
+	const struct result_point *bar[C2C_MAX_BARS];
+	const struct result_placement *pl =
+		result_placement_find(r, C2C_MEASURED);
 	struct strbuf text = STRBUF_INIT, spread = STRBUF_INIT;
 	char last_phrase[128] = "";
 	int nbars = collect_bars(r, bar);

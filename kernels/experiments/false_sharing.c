@@ -564,20 +564,20 @@ struct fs_say {
 static void fs_judge(const struct fs_say *s, const struct fs_case *k,
 		     struct verdict *v, struct fs_cases *cs)
 {
-	const struct rr_placement *pl;
+	const struct result_placement *pl;
 	char label[96], why[VERDICT_TEXT_LEN];
 
 	fs_why(k, s->line, s->floor, why, sizeof(why));
 	if (!in_one_line(k->n, k->stride, s->line)) {
 		if (k->stride < s->line)
-			verdict_mark(v, k->key, VERDICT_DISOWNED, "%s", why);
+			verdict_qualify(v, k->key, VERDICT_DISOWNED, "%s", why);
 		keep(k->stride >= s->line ? &cs->apart_line : &cs->apart, k);
 		return;
 	}
 	fs_label(label, sizeof(label), k->n, k->stride);
-	pl = rr_placement_find(s->r, label);
-	if (pl && rr_placement_distinct_cpus(pl) < 2) {
-		verdict_mark(
+	pl = result_placement_find(s->r, label);
+	if (pl && result_placement_distinct_cpus(pl) < 2) {
+		verdict_qualify(
 			v, k->key, VERDICT_DISOWNED,
 			"the %d threads all ran on one cpu and took turns: no line could travel between caches",
 			k->n);
@@ -585,21 +585,21 @@ static void fs_judge(const struct fs_say *s, const struct fs_case *k,
 		return;
 	}
 	if (contend_overlap(&k->c, s->floor) == CONTEND_TOO_LITTLE) {
-		verdict_mark(v, k->key, VERDICT_DISOWNED, "%s", why);
+		verdict_qualify(v, k->key, VERDICT_DISOWNED, "%s", why);
 		if (!cs->little.found || k->c.together < cs->little.c.together)
 			cs->little = *k;
 		cs->little.found = 1;
 		return;
 	}
-	if (pl &&
-	    rr_placement_distinct_cores(pl) < rr_placement_distinct_cpus(pl))
+	if (pl && result_placement_distinct_cores(pl) <
+			  result_placement_distinct_cpus(pl))
 		cs->smt_n = k->n;
 	cs->compared++;
 	if (why[0])
-		verdict_mark(v, k->key,
-			     k->c.rel == CMP_MORE ? VERDICT_AT_LEAST
-						  : VERDICT_DISOWNED,
-			     "%s", why);
+		verdict_qualify(v, k->key,
+				k->c.rel == CMP_MORE ? VERDICT_AT_LEAST
+						     : VERDICT_DISOWNED,
+				"%s", why);
 	keep(k->c.rel == CMP_MORE ? &cs->pen : &cs->flat, k);
 }
 
@@ -612,19 +612,19 @@ static void fs_collect(const struct fs_say *s, struct verdict *v,
 
 	for (int ti = 0; ti < fp->threads.n; ti++) {
 		int n = fp->threads.v[ti];
-		const struct rr_point *sep =
-			rr_point_find(s->r, FS_TIME, fs_separate, n);
+		const struct result_point *sep =
+			result_point_find(s->r, FS_TIME, fs_separate, n);
 
 		if (n < 2 || !sep)
 			continue;
 		for (int si = 0; si < fp->stride.n; si++) {
 			int stride = fp->stride.v[si];
-			const struct rr_point *sh;
+			const struct result_point *sh;
 			struct fs_case k = {.n = n, .stride = stride};
 
 			shared_series(series, sizeof(series), fp->stride.n,
 				      stride);
-			sh = rr_point_find(s->r, FS_TIME, series, n);
+			sh = result_point_find(s->r, FS_TIME, series, n);
 			if (!sh)
 				continue;
 			slowdown_key(k.key, sizeof(k.key), fp->stride.n, n,
@@ -749,7 +749,7 @@ static void fs_headline(const struct fs_say *s, const struct fs_cases *cs,
  * "thread 0 52%, thread 1 48%" of one point's share extras, or, above 8
  * threads, the least and the most; 0 when the point has none.
  */
-static int shares_text(const struct rr_point *p, int n, struct strbuf *sb)
+static int shares_text(const struct result_point *p, int n, struct strbuf *sb)
 {
 	double x, lo = 2, hi = -1;
 	int tlo = 0, thi = 0;
@@ -757,7 +757,7 @@ static int shares_text(const struct rr_point *p, int n, struct strbuf *sb)
 
 	for (int t = 0; p && t < n; t++) {
 		snprintf(key, sizeof(key), FS_SHARE "%d", t);
-		if (rr_point_extra(p, key, &x))
+		if (result_point_extra(p, key, &x))
 			return 0;
 		if (x < lo)
 			lo = x, tlo = t;
@@ -789,17 +789,17 @@ static void fs_say_shares(const struct fs_say *s, const struct fs_cases *cs,
 				  : cs->flat.found ? &cs->flat
 						   : NULL;
 	struct strbuf sh = STRBUF_INIT, sep = STRBUF_INIT;
-	const struct rr_point *p;
+	const struct result_point *p;
 	char series[48];
 	double corun = 1;
 
 	if (!k)
 		return;
 	shared_series(series, sizeof(series), s->fp->stride.n, k->stride);
-	p = rr_point_find(s->r, FS_TIME, series, k->n);
+	p = result_point_find(s->r, FS_TIME, series, k->n);
 	if (shares_text(p, k->n, &sh)) {
-		rr_point_extra(p, "corun", &corun);
-		shares_text(rr_point_find(s->r, FS_TIME, fs_separate, k->n),
+		result_point_extra(p, "corun", &corun);
+		shares_text(result_point_find(s->r, FS_TIME, fs_separate, k->n),
 			    k->n, &sep);
 		verdict_note(
 			v, "info",

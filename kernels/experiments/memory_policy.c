@@ -196,13 +196,13 @@ static int mp_check(const void *params, const struct common_params *common,
 	const struct int_list *tv = &mp->toucher;
 	const struct int_list *fv = &mp->from_nodes;
 	const struct int_list *mv = &mp->migrate_to;
-	const struct nmem_caps *caps = nmem_caps();
+	const struct mem_caps *caps = mem_caps();
 	uint64_t size = (uint64_t)mp->size;
 	struct mp_plan p;
 	int rc;
 
 	(void)common;
-	if ((rc = nmem_check_census(err, "policy", "the pages are")))
+	if ((rc = node_mem_census_check(err, "policy", "the pages are")))
 		return rc;
 	if ((rc = topo_check_nodes(t, nodes->v, nodes->n, "nodes", 1, 0,
 				   err)) ||
@@ -334,7 +334,7 @@ struct judge {
 
 static int census(struct run_ctx *ctx, const struct nmem_buf *b,
 		  const struct judge *j, const char *series, const char *key,
-		  int *status, struct nmem_census *c)
+		  int *status, struct page_census *c)
 {
 	const int *set = j->set;
 	const char *outside = j->outside;
@@ -348,7 +348,7 @@ static int census(struct run_ctx *ctx, const struct nmem_buf *b,
 			  strerror(-rc));
 		return rc;
 	}
-	nmem_census_of(status, b->npages, set, nset, c);
+	page_census_of(status, b->npages, set, nset, c);
 	for (int i = 0; i < ctx->topo->nnodes; i++) {
 		int node = ctx->topo->node[i].os;
 		char label[32];
@@ -494,7 +494,7 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 		   const int *orig, int *status, int *step, int steps)
 {
 	struct nmem_migration m;
-	struct nmem_census c;
+	struct page_census c;
 	char msg[PARAM_ERR_LEN], series[64];
 	int target = p->migrate_to, rc = 0;
 	int how = p->migrate_with;
@@ -591,12 +591,12 @@ static void say_agreement(struct run_ctx *ctx, const struct nmem_buf *b,
 }
 
 /* The round robin interleave laid the pages in, or how it was not one. */
-static void say_interleave(struct run_ctx *ctx, const struct nmem_census *c,
+static void say_interleave(struct run_ctx *ctx, const struct page_census *c,
 			   const int *status, size_t npages)
 {
 	struct strbuf pattern = STRBUF_INIT;
 
-	nmem_census_pattern(c, status, npages, &pattern);
+	page_census_pattern(c, status, npages, &pattern);
 	sink_summary(ctx->sink, KEY_INTERLEAVED, c->interleaved, "");
 	sink_summary(ctx->sink, KEY_RUN_PAGES, (double)c->run_len, "pages");
 	sink_note(ctx->sink, "info", "interleave pattern: %s%s",
@@ -628,10 +628,10 @@ static int mp_run(struct run_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
 	const struct mp_params *mp = ctx->params;
-	const struct nmem_caps *caps = nmem_caps();
+	const struct mem_caps *caps = mem_caps();
 	struct mp_plan p;
 	struct nmem_buf b;
-	struct nmem_census c;
+	struct page_census c;
 	struct machine_facts m;
 	char msg[PARAM_ERR_LEN];
 	int *status = NULL, *orig = NULL;
@@ -712,7 +712,7 @@ static void add_placement(const struct run_result *r, const char *series,
 	int shown = 0;
 
 	for (int i = 0; i < r->npoints; i++) {
-		const struct rr_point *q = &r->points[i];
+		const struct result_point *q = &r->points[i];
 		if (strcmp(q->chart, CH_PAGES) || !q->series ||
 		    strcmp(q->series, series) || q->y <= 0)
 			continue;
@@ -730,7 +730,7 @@ static void add_bandwidth(const struct run_result *r, const char *series,
 	int shown = 0;
 
 	for (int i = 0; i < r->npoints; i++) {
-		const struct rr_point *q = &r->points[i];
+		const struct result_point *q = &r->points[i];
 		if (strcmp(q->chart, CH_BW) || !q->series ||
 		    strcmp(q->series, series))
 			continue;
@@ -768,7 +768,7 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 		    r->points[i].series &&
 		    !strcmp(r->points[i].series, SERIES_FIRST_TOUCH))
 			pages += r->points[i].y;
-	if (!rr_summary_get(r, CENSUS_TOUCH SUFFIX_ABSENT, &x))
+	if (!result_summary_get(r, CENSUS_TOUCH SUFFIX_ABSENT, &x))
 		pages += x;
 	if (pages <= 0) {
 		verdict_headline(v, "%s (%s): nothing was measured",
@@ -781,15 +781,15 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 		    nmem_scope_names[mp->scope], pages);
 	add_placement(r, SERIES_FIRST_TOUCH, &sb);
 	if (mp->policy == NMEM_BIND &&
-	    !rr_summary_get(r, CENSUS_TOUCH SUFFIX_OUTSIDE, &x))
+	    !result_summary_get(r, CENSUS_TOUCH SUFFIX_OUTSIDE, &x))
 		strbuf_addf(&sb,
 			    x > 0 ? ", %.0f on forbidden nodes"
 				  : ", none on a forbidden node",
 			    x);
 	if (mp->policy == NMEM_INTERLEAVE &&
-	    !rr_summary_get(r, KEY_INTERLEAVED, &x)) {
+	    !result_summary_get(r, KEY_INTERLEAVED, &x)) {
 		double run = 1;
-		rr_summary_get(r, KEY_RUN_PAGES, &run);
+		result_summary_get(r, KEY_RUN_PAGES, &run);
 		if (m->nnodes < 2)
 			strbuf_addstr(&sb, " (one node: nothing to alternate)");
 		else if (x > 0 && run <= 1)
@@ -801,23 +801,25 @@ static void mp_describe(const struct run_result *r, struct verdict *v)
 	}
 	add_bandwidth(r, read, from_cache ? "; read from cache " : "; read ",
 		      &sb);
-	rr_summary_get(r, KEY_MIGRATE_TO, &target);
-	if (!rr_summary_get(r, KEY_MBIND_MOVED, &moved)) {
+	result_summary_get(r, KEY_MIGRATE_TO, &target);
+	if (!result_summary_get(r, KEY_MBIND_MOVED, &moved)) {
 		strbuf_addf(&sb, "; mbind moved %.0f pages to node %.0f%s",
 			    moved, target,
 			    moved > 0 ? "" : " (they were there already)");
-		if (moved > 0 && !rr_summary_get(r, KEY_MBIND_GBPS, &x) &&
+		if (moved > 0 && !result_summary_get(r, KEY_MBIND_GBPS, &x) &&
 		    x > 0)
 			strbuf_addf(&sb, " at %.2f GB/s", x);
-		if (!rr_summary_get(r, KEY_MBIND_FAILED, &failed) && failed > 0)
+		if (!result_summary_get(r, KEY_MBIND_FAILED, &failed) &&
+		    failed > 0)
 			strbuf_addf(&sb, ", %.0f could not be moved", failed);
 	}
-	if (!rr_summary_get(r, KEY_MOVE_MOVED, &moved)) {
+	if (!result_summary_get(r, KEY_MOVE_MOVED, &moved)) {
 		snprintf(key, sizeof(key), "%s",
 			 mp->migrate_with == MIG_BOTH ? "back"
 						      : "to the target");
 		strbuf_addf(&sb, "; move_pages moved %.0f %s", moved, key);
-		if (!rr_summary_get(r, KEY_MOVE_FAILED, &failed) && failed > 0)
+		if (!result_summary_get(r, KEY_MOVE_FAILED, &failed) &&
+		    failed > 0)
 			strbuf_addstr(&sb, " (some failed)");
 	}
 	verdict_headline(v, "%s", strbuf_str(&sb));
@@ -838,7 +840,7 @@ static void mp_precheck(const void *params, const struct common_params *common,
 			v, "cannot",
 			"one node: every page lands on node 0 whatever the policy; where pages go, remote cost and migration cannot be shown");
 	mem_cache_note(&m, (uint64_t)mp->size, "the read and write figures", v);
-	if (mp->policy == NMEM_PREFERRED_MANY && !nmem_caps()->preferred_many)
+	if (mp->policy == NMEM_PREFERRED_MANY && !mem_caps()->preferred_many)
 		verdict_note(
 			v, "cannot",
 			"this kernel lacks MPOL_PREFERRED_MANY (Linux 5.15): only preferred, the lowest node of 'nodes', can run");

@@ -734,11 +734,11 @@ static int ps_run(struct run_ctx *ctx)
 	struct ps_ctx c = {.run = ctx, .size = (size_t)pp->size};
 	int total = 0, done = 0;
 
-	if (!nmem_caps()->policy || !nmem_caps()->move_pages) {
+	if (!mem_caps()->policy || !mem_caps()->move_pages) {
 		sink_note(
 			ctx->sink, "cannot",
 			"this kernel or container does not answer the memory policy calls: %s",
-			nmem_caps()->why);
+			mem_caps()->why);
 		return 0;
 	}
 	pick_nodes(pp, ctx->topo, &c.a, &c.b);
@@ -811,7 +811,7 @@ static int step_get(const struct run_result *r, int step, const char *suffix,
 	char k[96];
 
 	snprintf(k, sizeof(k), "%s_%s", steps[step].name, suffix);
-	return rr_summary_get_opt(r, k, out);
+	return result_summary_get_opt(r, k, out);
 }
 
 /* What one step's numbers say, as a note. */
@@ -826,14 +826,14 @@ static void judge(const struct run_result *r, struct verdict *v, int step,
 	if (!((pp->steps >> step) & 1))
 		return;
 	snprintf(k, sizeof(k), "%s_" S_ERRNO, name);
-	if (!rr_summary_get_opt(r, k, &err)) {
+	if (!result_summary_get_opt(r, k, &err)) {
 		verdict_note(v, "cannot", "%s: the kernel refused a call: %s",
 			     name, strerror((int)err));
 		(*cannot)++;
 		return;
 	}
 	snprintf(k, sizeof(k), "%s_" S_AGREE, name);
-	if (rr_summary_get(r, k, &agree)) {
+	if (result_summary_get(r, k, &agree)) {
 		verdict_note(v, "cannot",
 			     "%s: the run recorded no result for this step",
 			     name);
@@ -841,7 +841,7 @@ static void judge(const struct run_result *r, struct verdict *v, int step,
 		return;
 	}
 	snprintf(k, sizeof(k), "%s_" S_TOTAL, name);
-	rr_summary_get(r, k, &total);
+	result_summary_get(r, k, &total);
 	/*
 	 * On one node get_mempolicy's page predictions are trivially right
 	 * (interleave over one node always names it): only its answer with
@@ -849,7 +849,7 @@ static void judge(const struct run_result *r, struct verdict *v, int step,
 	 */
 	snprintf(k, sizeof(k), "%s_" KEY_POLICY_OK, name);
 	if (one_node && step == STEP_GET_MEMPOLICY &&
-	    !rr_summary_get(r, k, &policy_ok)) {
+	    !result_summary_get(r, k, &policy_ok)) {
 		if (policy_ok > 0) {
 			(*ok)++;
 			verdict_note(
@@ -1014,8 +1014,8 @@ static void ps_describe(const struct run_result *r, struct verdict *v)
 	struct ps_tally n = {0};
 	int one;
 
-	if (rr_summary_get(r, "node_a", &a) ||
-	    rr_summary_get(r, "node_b", &b)) {
+	if (result_summary_get(r, "node_a", &a) ||
+	    result_summary_get(r, "node_b", &b)) {
 		verdict_headline(
 			v,
 			"no step ran: the memory policy calls are not available here");

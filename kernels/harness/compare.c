@@ -33,7 +33,7 @@ void compare_values(double a, double a_lo, double a_hi, int a_n, double b,
 	}
 }
 
-void compare_points(const struct rr_point *a, const struct rr_point *b,
+void compare_points(const struct result_point *a, const struct result_point *b,
 		    double tol, struct comparison *c)
 {
 	double oa = 1, ob = 1;
@@ -46,8 +46,8 @@ void compare_points(const struct rr_point *a, const struct rr_point *b,
 	}
 	compare_values(a->y, a->ci_lo, a->ci_hi, a->n, b->y, b->ci_lo, b->ci_hi,
 		       b->n, tol, c);
-	rr_point_extra(a, "overlap", &oa);
-	rr_point_extra(b, "overlap", &ob);
+	result_point_extra(a, "overlap", &oa);
+	result_point_extra(b, "overlap", &ob);
 	c->together = oa < ob ? oa : ob;
 	c->lower_bound = c->together < CMP_FULL_OVERLAP &&
 			 (c->rel == CMP_MORE || c->rel == CMP_LESS);
@@ -75,21 +75,21 @@ static void compare_ratio(double ratio, double lo, double hi, int pairs,
 		c->rel = lo >= 1 / lim && hi <= lim ? CMP_SAME : CMP_UNSURE;
 }
 
-void compare_paired(const struct rr_point *a, const struct rr_point *b,
+void compare_paired(const struct result_point *a, const struct result_point *b,
 		    double tol, struct comparison *c)
 {
 	double ratio, lo, hi, pairs, oa = 1, ob = 1;
 
-	if (!a || !b || rr_point_extra(a, CMP_PAIRS, &pairs) ||
-	    rr_point_extra(a, CMP_PAIR_RATIO, &ratio) ||
-	    rr_point_extra(a, CMP_PAIR_LO, &lo) ||
-	    rr_point_extra(a, CMP_PAIR_HI, &hi)) {
+	if (!a || !b || result_point_extra(a, CMP_PAIRS, &pairs) ||
+	    result_point_extra(a, CMP_PAIR_RATIO, &ratio) ||
+	    result_point_extra(a, CMP_PAIR_LO, &lo) ||
+	    result_point_extra(a, CMP_PAIR_HI, &hi)) {
 		compare_points(a, b, tol, c);
 		return;
 	}
 	compare_ratio(ratio, lo, hi, (int)pairs, tol, c);
-	rr_point_extra(a, "overlap", &oa);
-	rr_point_extra(b, "overlap", &ob);
+	result_point_extra(a, "overlap", &oa);
+	result_point_extra(b, "overlap", &ob);
 	c->together = oa < ob ? oa : ob;
 	c->lower_bound = c->together < CMP_FULL_OVERLAP &&
 			 (c->rel == CMP_MORE || c->rel == CMP_LESS);
@@ -170,7 +170,7 @@ const char *compare_words(const struct comparison *c, const char *less,
 				    : "not told apart from";
 }
 
-static const struct rr_cell *
+static const struct result_cell *
 compare_cell_at(const struct run_result *r, const char *chart, int row, int col)
 {
 	for (int i = 0; i < r->ncells; i++)
@@ -186,7 +186,7 @@ void compare_cells_to_diagonal(const struct run_result *r, const char *chart,
 {
 	memset(ct, 0, sizeof(*ct));
 	for (int i = 0; i < r->ncells; i++) {
-		const struct rr_cell *c = &r->cells[i], *l;
+		const struct result_cell *c = &r->cells[i], *l;
 		struct comparison cmp;
 
 		if (strcmp(c->chart, chart) || c->row == c->col ||

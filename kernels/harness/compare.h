@@ -41,7 +41,7 @@ struct comparison {
  * the intervals must not overlap for MORE/LESS, and the ratio's whole
  * interval must sit within 1 +- tol for SAME.
  */
-void compare_points(const struct rr_point *a, const struct rr_point *b,
+void compare_points(const struct result_point *a, const struct result_point *b,
 		    double tol, struct comparison *c);
 
 /* The same from two medians and intervals (cells, summary values). */
@@ -64,7 +64,7 @@ void compare_values(double a, double a_lo, double a_hi, int a_n, double b,
  * measured in turns, else compare_points. The overlap and lower bound
  * are as compare_points says.
  */
-void compare_paired(const struct rr_point *a, const struct rr_point *b,
+void compare_paired(const struct result_point *a, const struct result_point *b,
 		    double tol, struct comparison *c);
 
 /*

@@ -108,7 +108,7 @@ static void drop_repeats(struct verdict *v, int first)
 	v->nnotes = k;
 }
 
-/* A summary key of one thread: nobody ran with it, so no together mark. */
+/* A summary key of one thread: nobody ran with it, so no together qualifier. */
 static int one_thread_key(const char *key)
 {
 	return !fnmatch("*_1_threads", key, 0) ||
@@ -116,12 +116,13 @@ static int one_thread_key(const char *key)
 }
 
 /*
- * The lower-bound mark for one compared pattern: on each key of a
+ * The lower-bound qualifier for one compared pattern: on each key of a
  * team (never a one-thread key: it ran alone by design), or on the
- * pattern itself when the keys would not fit in the verdict's marks.
+ * pattern itself when the keys would not fit in the verdict's qualifiers.
  */
-static void mark_lower_bound(const struct run_result *r, const char *pattern,
-			     const struct rule_findings *f, struct verdict *v)
+static void qualify_lower_bound(const struct run_result *r, const char *pattern,
+				const struct rule_findings *f,
+				struct verdict *v)
 {
 	int teams = 0, alone = 0;
 
@@ -133,8 +134,8 @@ static void mark_lower_bound(const struct run_result *r, const char *pattern,
 		else
 			teams++;
 	}
-	if (!alone || teams > VERDICT_MAX_MARKS - v->nmarks) {
-		verdict_mark(
+	if (!alone || teams > VERDICT_MAX_QUALIFIERS - v->nqualifiers) {
+		verdict_qualify(
 			v, pattern, VERDICT_AT_LEAST,
 			"a lower bound: the threads ran together only %.0f%% of a round",
 			f->together * 100);
@@ -143,22 +144,22 @@ static void mark_lower_bound(const struct run_result *r, const char *pattern,
 	for (int i = 0; i < r->nsummary; i++)
 		if (!fnmatch(pattern, r->summary[i].key, 0) &&
 		    !one_thread_key(r->summary[i].key) &&
-		    !verdict_mark_why(v, r->summary[i].key, NULL))
-			verdict_mark(
+		    !verdict_qualifier_why(v, r->summary[i].key, NULL))
+			verdict_qualify(
 				v, r->summary[i].key, VERDICT_AT_LEAST,
 				"a lower bound: the threads ran together only %.0f%% of a round",
 				f->together * 100);
 }
 
-/* Marks every compared key the way the rulebook's findings say. */
-static void mark_compared(const struct run_result *r,
-			  const struct rule_findings *f, struct verdict *v)
+/* Qualifies every compared key the way the rulebook's findings say. */
+static void qualify_compared(const struct run_result *r,
+			     const struct rule_findings *f, struct verdict *v)
 {
 	for (const char *const *k = r->exp->compared; k && *k; k++) {
 		if (f->failed)
-			verdict_mark(v, *k, VERDICT_DISOWNED, "%s", f->why);
-		else if (f->lower_bound && !verdict_mark_why(v, *k, NULL))
-			mark_lower_bound(r, *k, f, v);
+			verdict_qualify(v, *k, VERDICT_DISOWNED, "%s", f->why);
+		else if (f->lower_bound && !verdict_qualifier_why(v, *k, NULL))
+			qualify_lower_bound(r, *k, f, v);
 	}
 }
 
@@ -181,7 +182,7 @@ static int states_times(const struct run_result *r)
  * says so first, a note says why, and every compared key is disowned, so
  * no comparison stands on it.
  */
-static void mark_emulated(const struct run_result *r, struct verdict *v)
+static void qualify_emulated(const struct run_result *r, struct verdict *v)
 {
 	static const char why[] =
 		"timed under an emulator (qemu's software emulation, TCG), which has no caches' or memory's costs to show: its times and their ratios are the emulator's, not a machine's";
@@ -194,15 +195,15 @@ static void mark_emulated(const struct run_result *r, struct verdict *v)
 	verdict_note(v, "warn", "%s; no comparison is stated from them", why);
 	for (const char *const *k = r->exp->compared; k && *k; k++) {
 		int seen = 0;
-		for (int i = 0; i < v->nmarks; i++)
-			if (!strcmp(v->marks[i].key, *k)) {
-				v->marks[i].kind = VERDICT_DISOWNED;
-				snprintf(v->marks[i].why, VERDICT_TEXT_LEN,
+		for (int i = 0; i < v->nqualifiers; i++)
+			if (!strcmp(v->qualifiers[i].key, *k)) {
+				v->qualifiers[i].kind = VERDICT_DISOWNED;
+				snprintf(v->qualifiers[i].why, VERDICT_TEXT_LEN,
 					 "%s", why);
 				seen = 1;
 			}
 		if (!seen)
-			verdict_mark(v, *k, VERDICT_DISOWNED, "%s", why);
+			verdict_qualify(v, *k, VERDICT_DISOWNED, "%s", why);
 	}
 }
 
@@ -220,8 +221,8 @@ void experiment_describe(const struct run_result *r, struct verdict *v)
 	if (r->exp->describe)
 		r->exp->describe(&rr, v);
 	drop_repeats(v, 0);
-	mark_compared(r, &f, v);
-	mark_emulated(r, v);
+	qualify_compared(r, &f, v);
+	qualify_emulated(r, v);
 }
 
 void experiment_precheck(const struct experiment *exp, const void *params,

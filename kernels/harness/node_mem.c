@@ -5,13 +5,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-int nmem_alloc_on(struct sink *s, const struct topo *t, int node, size_t len,
-		  int thp, struct nmem_buf *b)
+int node_mem_alloc(struct sink *s, const struct topo *t, int node, size_t len,
+		   int thp, struct nmem_buf *b)
 {
 	int32_t n = node;
 	struct nmem_spec spec = {.len = len,
-				 .policy = nmem_caps()->policy ? NMEM_BIND
-							       : NMEM_DEFAULT,
+				 .policy = mem_caps()->policy ? NMEM_BIND
+							      : NMEM_DEFAULT,
 				 .scope = NMEM_VMA,
 				 .nodes = &n,
 				 .nnodes = 1,
@@ -25,7 +25,7 @@ int nmem_alloc_on(struct sink *s, const struct topo *t, int node, size_t len,
 	return rc;
 }
 
-int nmem_census_on(const struct nmem_buf *b, int node, struct nmem_census *c)
+int node_mem_census(const struct nmem_buf *b, int node, struct page_census *c)
 {
 	int *st = malloc(sizeof(int) * (b->npages ? b->npages : 1));
 	int rc;
@@ -34,15 +34,15 @@ int nmem_census_on(const struct nmem_buf *b, int node, struct nmem_census *c)
 		return -ENOMEM;
 	rc = nmem_where(b, st);
 	if (!rc)
-		nmem_census_of(st, b->npages, &node, 1, c);
+		page_census_of(st, b->npages, &node, 1, c);
 	free(st);
 	return rc;
 }
 
-int nmem_count_on(const struct nmem_buf *b, int node, size_t *on, size_t *off)
+int node_mem_count(const struct nmem_buf *b, int node, size_t *on, size_t *off)
 {
-	struct nmem_census c;
-	int rc = nmem_census_on(b, node, &c);
+	struct page_census c;
+	int rc = node_mem_census(b, node, &c);
 
 	*on = *off = 0;
 	if (rc)
@@ -52,9 +52,10 @@ int nmem_count_on(const struct nmem_buf *b, int node, size_t *on, size_t *off)
 	return 0;
 }
 
-int nmem_check_census(struct errinfo *err, const char *field, const char *what)
+int node_mem_census_check(struct errinfo *err, const char *field,
+			  const char *what)
 {
-	const struct nmem_caps *caps = nmem_caps();
+	const struct mem_caps *caps = mem_caps();
 
 	if (!caps->policy)
 		return errinfo_set(

@@ -16,21 +16,21 @@
  * struct nmem_spec's. Returns 0, or -errno after a warning through s
  * that says why.
  */
-int nmem_alloc_on(struct sink *s, const struct topo *t, int node, size_t len,
-		  int thp, struct nmem_buf *b);
+int node_mem_alloc(struct sink *s, const struct topo *t, int node, size_t len,
+		   int thp, struct nmem_buf *b);
 
 /*
  * Asks where b's pages are and counts them against node:
  * c->on_node[node] on it, c->forbidden on another node, c->absent and
  * c->failed nowhere. Returns 0, -ENOMEM, or nmem_where's -errno.
  */
-int nmem_census_on(const struct nmem_buf *b, int node, struct nmem_census *c);
+int node_mem_census(const struct nmem_buf *b, int node, struct page_census *c);
 
 /*
  * The same as two counts: pages on node, and the others (elsewhere, absent
- * or failed). Returns 0 or -errno as nmem_census_on, both counts 0 then.
+ * or failed). Returns 0 or -errno as node_mem_census, both counts 0 then.
  */
-int nmem_count_on(const struct nmem_buf *b, int node, size_t *on, size_t *off);
+int node_mem_count(const struct nmem_buf *b, int node, size_t *on, size_t *off);
 
 /*
  * The check of an experiment that binds memory and counts where its pages
@@ -38,6 +38,7 @@ int nmem_count_on(const struct nmem_buf *b, int node, size_t *on, size_t *off);
  * allows no NUMA memory policy, or no move_pages to say where what
  * ("the pages are") is. Returns 0 where both are allowed.
  */
-int nmem_check_census(struct errinfo *err, const char *field, const char *what);
+int node_mem_census_check(struct errinfo *err, const char *field,
+			  const char *what);
 
 #endif

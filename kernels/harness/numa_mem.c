@@ -24,7 +24,7 @@ const char *const nmem_scope_names[] = {"vma", "task", NULL};
 /* pages per move_pages call: bounds the arrays, not the buffer */
 #define QUERY_CHUNK 65536
 
-static struct nmem_caps caps;
+static struct mem_caps caps;
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
 
 static int cap_sys_nice(void)
@@ -157,7 +157,7 @@ static void probe(void)
 	munmap(p, (size_t)page);
 }
 
-const struct nmem_caps *nmem_caps(void)
+const struct mem_caps *mem_caps(void)
 {
 	pthread_once(&caps_once, probe);
 	return &caps;

@@ -32,7 +32,7 @@ enum nmem_scope {
 extern const char *const nmem_scope_names[];
 
 /* What this kernel, and the container around it, allows. Probed once. */
-struct nmem_caps {
+struct mem_caps {
 	int policy;	/* get_mempolicy, set_mempolicy and mbind answer */
 	int move_pages; /* move_pages answers queries */
 	int sys_nice;  /* CAP_SYS_NICE is effective: MPOL_MF_MOVE_ALL is allowed
@@ -50,7 +50,7 @@ struct nmem_caps {
 
 /* The probe's result; the first call probes, later calls return the same. Never
  * fails. */
-const struct nmem_caps *nmem_caps(void);
+const struct mem_caps *mem_caps(void);
 
 /* A request for memory under a policy. */
 struct nmem_spec {

@@ -12,8 +12,8 @@ static int index_in(const int *set, int n, int v)
 	return -1;
 }
 
-void nmem_census_of(const int *status, size_t n, const int *allowed,
-		    int nallowed, struct nmem_census *c)
+void page_census_of(const int *status, size_t n, const int *allowed,
+		    int nallowed, struct page_census *c)
 {
 	int seen[TOPO_MAX_NODES], nseen = 0;
 	const int *cyc = allowed;
@@ -110,7 +110,7 @@ void nmem_census_of(const int *status, size_t n, const int *allowed,
 	c->run_len = inner;
 }
 
-void nmem_census_pattern(const struct nmem_census *c, const int *status,
+void page_census_pattern(const struct page_census *c, const int *status,
 			 size_t n, struct strbuf *sb)
 {
 	int shown = 0, prev = -2;

@@ -8,7 +8,7 @@
 #include "topo.h"
 
 /* What a page-node array says. Pure: computed from the array alone. */
-struct nmem_census {
+struct page_census {
 	size_t npages;
 	size_t on_node[TOPO_MAX_NODES]; /* indexed by OS node number */
 	size_t on_other;  /* on a node numbered TOPO_MAX_NODES or more */
@@ -34,11 +34,11 @@ struct nmem_census {
  * permits, ascending; nallowed == 0: every node allowed (then interleaved
  * is computed over the nodes seen).
  */
-void nmem_census_of(const int *status, size_t n, const int *allowed,
-		    int nallowed, struct nmem_census *c);
+void page_census_of(const int *status, size_t n, const int *allowed,
+		    int nallowed, struct page_census *c);
 
 /* Describes the interleave pattern: "0,1,0,1,... one page per run". */
-void nmem_census_pattern(const struct nmem_census *c, const int *status,
+void page_census_pattern(const struct page_census *c, const int *status,
 			 size_t n, struct strbuf *sb);
 
 #endif

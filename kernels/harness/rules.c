@@ -302,9 +302,11 @@ static void describe_together(const struct run_result *rr, const struct rule *r,
 	const char *what = what_of(r, "the slowdown");
 
 	for (int i = 0; i < rr->npoints; i++) {
-		if (!rr_point_extra(&rr->points[i], "overlap", &o) && o < least)
+		if (!result_point_extra(&rr->points[i], "overlap", &o) &&
+		    o < least)
 			least = o;
-		if (!rr_point_extra(&rr->points[i], "corun", &o) && o < corun)
+		if (!result_point_extra(&rr->points[i], "corun", &o) &&
+		    o < corun)
 			corun = o;
 	}
 	if (least < f->together)
@@ -340,8 +342,8 @@ static void describe_cpus(const struct run_result *rr, const struct rule *r,
 	const char *what = what_of(r, "the comparison");
 
 	for (int i = 0; i < rr->nplacements; i++) {
-		const struct rr_placement *p = &rr->placements[i];
-		if (p->n < 2 || rr_placement_distinct_cpus(p) != 1)
+		const struct result_placement *p = &rr->placements[i];
+		if (p->n < 2 || result_placement_distinct_cpus(p) != 1)
 			continue;
 		f->one_cpu = 1;
 		fail(f, v,
@@ -375,17 +377,17 @@ static void describe_nodes(const struct rule *r, const struct machine_facts *m,
 static void describe_differ(const struct run_result *rr, const struct rule *r,
 			    struct rule_findings *f, struct verdict *v)
 {
-	const struct rr_placement *first = NULL;
+	const struct result_placement *first = NULL;
 	int matched = 0, same = 1;
 
 	for (int i = 0; i < rr->nplacements; i++) {
-		const struct rr_placement *p = &rr->placements[i];
+		const struct result_placement *p = &rr->placements[i];
 		if (!p->label || !r->param || fnmatch(r->param, p->label, 0))
 			continue;
 		matched++;
 		if (!first)
 			first = p;
-		else if (!rr_placement_same_cpus(first, p))
+		else if (!result_placement_same_cpus(first, p))
 			same = 0;
 	}
 	if (matched < 2 || !same)

@@ -144,12 +144,12 @@ void sink_headline(struct sink *s, const char *fmt, ...)
 }
 
 /*
- * A mark's key is a pattern too: it names declared keys when it is "*",
+ * A qualifier's key is a pattern too: it names declared keys when it is "*",
  * matches one of their patterns, or one of them matches it
  * ("slowdown_*" covers "slowdown_*_threads*"). A key that covers none
  * would disown nothing, and the page would show the number.
  */
-static int mark_declared(const struct experiment *e, const char *key)
+static int qualifier_declared(const struct experiment *e, const char *key)
 {
 	if (!strcmp(key, "*") || experiment_declares_summary(e, key))
 		return 1;
@@ -159,13 +159,13 @@ static int mark_declared(const struct experiment *e, const char *key)
 	return 0;
 }
 
-void sink_mark(struct sink *s, const char *key, const char *kind,
-	       const char *why)
+void sink_qualify(struct sink *s, const char *key, const char *kind,
+		  const char *why)
 {
-	if (s && s->declared && (!key || !mark_declared(s->declared, key)))
+	if (s && s->declared && (!key || !qualifier_declared(s->declared, key)))
 		undeclared(s, "mark key", key);
-	if (s && s->ops->mark)
-		s->ops->mark(s->ctx, key, kind, why ? why : "");
+	if (s && s->ops->qualify)
+		s->ops->qualify(s->ctx, key, kind, why ? why : "");
 	else if (s && s->next)
-		sink_mark(s->next, key, kind, why);
+		sink_qualify(s->next, key, kind, why);
 }

@@ -76,8 +76,8 @@ struct sink_ops {
 	 * behind it) or "at_least" (a lower bound); why is the verdict's
 	 * sentence. Sent before the headline.
 	 */
-	void (*mark)(void *ctx, const char *key, const char *kind,
-		     const char *why);
+	void (*qualify)(void *ctx, const char *key, const char *kind,
+			const char *why);
 	/*
 	 * A part of the run that was asked for and not run: label names it
 	 * as a placement would ("placement=split"), why says why in words.
@@ -125,8 +125,8 @@ void sink_headline(struct sink *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* While the sink checks declared ids, a key that covers no declared summary
  * key (nor "*") is undeclared. */
-void sink_mark(struct sink *s, const char *key, const char *kind,
-	       const char *why);
+void sink_qualify(struct sink *s, const char *key, const char *kind,
+		  const char *why);
 /* A part asked for and not run, and why: data a reader need not parse. */
 void sink_skipped(struct sink *s, const char *label, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -34,7 +34,7 @@ static int room(struct record *r, void **arr, int n, int *cap, size_t size)
 static void on_point(void *ctx, const struct point *p)
 {
 	struct record *r = ctx;
-	struct rr_point *q;
+	struct result_point *q;
 	struct stats s;
 
 	sink_point(r->sink.next, p);
@@ -78,7 +78,7 @@ static void on_point(void *ctx, const struct point *p)
 static void on_cell(void *ctx, const struct cell *c)
 {
 	struct record *r = ctx;
-	struct rr_cell *q;
+	struct result_cell *q;
 	struct stats s;
 
 	sink_cell(r->sink.next, c);
@@ -101,7 +101,7 @@ static void on_placement(void *ctx, const char *label,
 			 const struct thread_place *tp, int n)
 {
 	struct record *r = ctx;
-	struct rr_placement *q;
+	struct result_placement *q;
 	struct thread_place *t;
 
 	sink_placement(r->sink.next, label, tp, n);
@@ -125,7 +125,7 @@ static void on_summary(void *ctx, const char *key, double value,
 		       const char *unit)
 {
 	struct record *r = ctx;
-	struct rr_summary *q;
+	struct result_summary *q;
 
 	sink_summary(r->sink.next, key, value, unit);
 	if (room(r, (void **)&r->summary, r->nsummary, &r->cap_summary,

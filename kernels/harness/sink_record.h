@@ -12,13 +12,13 @@
  */
 struct record {
 	struct sink sink; /* give this to the kernel; .next: the wrapped */
-	struct rr_point *points;
+	struct result_point *points;
 	int npoints, cap_points;
-	struct rr_cell *cells;
+	struct result_cell *cells;
 	int ncells, cap_cells;
-	struct rr_summary *summary;
+	struct result_summary *summary;
 	int nsummary, cap_summary;
-	struct rr_placement *placements;
+	struct result_placement *placements;
 	int nplacements, cap_placements;
 	int oom; /* something could not be kept */
 };

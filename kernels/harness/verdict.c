@@ -76,28 +76,28 @@ void verdict_note(struct verdict *v, const char *level, const char *fmt, ...)
 	v->nnotes++;
 }
 
-void verdict_mark(struct verdict *v, const char *key, int kind, const char *fmt,
-		  ...)
+void verdict_qualify(struct verdict *v, const char *key, int kind,
+		     const char *fmt, ...)
 {
 	va_list ap;
 
-	for (int i = 0; i < v->nmarks; i++)
-		if (!strcmp(v->marks[i].key, key))
+	for (int i = 0; i < v->nqualifiers; i++)
+		if (!strcmp(v->qualifiers[i].key, key))
 			return;
-	if (v->nmarks >= VERDICT_MAX_MARKS)
+	if (v->nqualifiers >= VERDICT_MAX_QUALIFIERS)
 		return;
-	snprintf(v->marks[v->nmarks].key, VERDICT_KEY_LEN, "%s", key);
-	v->marks[v->nmarks].kind = kind;
+	snprintf(v->qualifiers[v->nqualifiers].key, VERDICT_KEY_LEN, "%s", key);
+	v->qualifiers[v->nqualifiers].kind = kind;
 	va_start(ap, fmt);
-	vsnprintf(v->marks[v->nmarks].why, VERDICT_TEXT_LEN, fmt, ap);
+	vsnprintf(v->qualifiers[v->nqualifiers].why, VERDICT_TEXT_LEN, fmt, ap);
 	va_end(ap);
-	v->nmarks++;
+	v->nqualifiers++;
 }
 
 void verdict_interval(struct verdict *v, const char *key, double lo, double hi)
 {
 	if (!isfinite(lo) || !isfinite(hi) || lo > hi ||
-	    v->nintervals >= VERDICT_MAX_MARKS)
+	    v->nintervals >= VERDICT_MAX_QUALIFIERS)
 		return;
 	for (int i = 0; i < v->nintervals; i++)
 		if (!strcmp(v->intervals[i].key, key))
@@ -107,19 +107,19 @@ void verdict_interval(struct verdict *v, const char *key, double lo, double hi)
 	v->intervals[v->nintervals++].hi = hi;
 }
 
-const char *verdict_mark_why(const struct verdict *v, const char *key,
-			     int *kind)
+const char *verdict_qualifier_why(const struct verdict *v, const char *key,
+				  int *kind)
 {
-	for (int i = 0; i < v->nmarks; i++)
-		if (!fnmatch(v->marks[i].key, key, 0)) {
+	for (int i = 0; i < v->nqualifiers; i++)
+		if (!fnmatch(v->qualifiers[i].key, key, 0)) {
 			if (kind)
-				*kind = v->marks[i].kind;
-			return v->marks[i].why;
+				*kind = v->qualifiers[i].kind;
+			return v->qualifiers[i].why;
 		}
 	return NULL;
 }
 
-const char *verdict_mark_name(int kind)
+const char *verdict_qualifier_name(int kind)
 {
 	return kind == VERDICT_AT_LEAST ? "at_least" : "disowned";
 }
@@ -129,12 +129,12 @@ static int streq(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-static const struct rr_point *rr_point_find_opt(const struct run_result *r,
-						const char *chart,
-						const char *series, double x)
+static const struct result_point *
+result_point_find_opt(const struct run_result *r, const char *chart,
+		      const char *series, double x)
 {
 	for (int i = 0; i < r->npoints; i++) {
-		const struct rr_point *p = &r->points[i];
+		const struct result_point *p = &r->points[i];
 		if (streq(p->chart, chart) && streq(p->series, series) &&
 		    fabs(p->x - x) < 1e-9)
 			return p;
@@ -142,13 +142,12 @@ static const struct rr_point *rr_point_find_opt(const struct run_result *r,
 	return NULL;
 }
 
-const struct rr_point *rr_point_find_label_opt(const struct run_result *r,
-					       const char *chart,
-					       const char *series,
-					       const char *x_label)
+const struct result_point *
+result_point_find_label_opt(const struct run_result *r, const char *chart,
+			    const char *series, const char *x_label)
 {
 	for (int i = 0; i < r->npoints; i++) {
-		const struct rr_point *p = &r->points[i];
+		const struct result_point *p = &r->points[i];
 		if (streq(p->chart, chart) && streq(p->series, series) &&
 		    streq(p->x_label, x_label))
 			return p;
@@ -156,7 +155,8 @@ const struct rr_point *rr_point_find_label_opt(const struct run_result *r,
 	return NULL;
 }
 
-int rr_summary_get_opt(const struct run_result *r, const char *key, double *out)
+int result_summary_get_opt(const struct run_result *r, const char *key,
+			   double *out)
 {
 	for (int i = r->nsummary - 1; i >= 0; i--)
 		if (streq(r->summary[i].key, key)) {
@@ -166,8 +166,8 @@ int rr_summary_get_opt(const struct run_result *r, const char *key, double *out)
 	return -1;
 }
 
-static const struct rr_placement *
-rr_placement_find_opt(const struct run_result *r, const char *label)
+static const struct result_placement *
+result_placement_find_opt(const struct run_result *r, const char *label)
 {
 	for (int i = 0; i < r->nplacements; i++)
 		if (streq(r->placements[i].label, label))
@@ -195,11 +195,12 @@ static const char *text_or(const char *s)
 	return s ? s : "(null)";
 }
 
-const struct rr_point *rr_point_find(const struct run_result *r,
-				     const char *chart, const char *series,
-				     double x)
+const struct result_point *result_point_find(const struct run_result *r,
+					     const char *chart,
+					     const char *series, double x)
 {
-	const struct rr_point *p = rr_point_find_opt(r, chart, series, x);
+	const struct result_point *p =
+		result_point_find_opt(r, chart, series, x);
 
 	if (!p)
 		missing(r, "point of chart '%s', series '%s' at x = %g",
@@ -207,13 +208,13 @@ const struct rr_point *rr_point_find(const struct run_result *r,
 	return p;
 }
 
-const struct rr_point *rr_point_find_label(const struct run_result *r,
-					   const char *chart,
-					   const char *series,
-					   const char *x_label)
+const struct result_point *result_point_find_label(const struct run_result *r,
+						   const char *chart,
+						   const char *series,
+						   const char *x_label)
 {
-	const struct rr_point *p =
-		rr_point_find_label_opt(r, chart, series, x_label);
+	const struct result_point *p =
+		result_point_find_label_opt(r, chart, series, x_label);
 
 	if (!p)
 		missing(r, "point of chart '%s', series '%s' at '%s'",
@@ -221,26 +222,27 @@ const struct rr_point *rr_point_find_label(const struct run_result *r,
 	return p;
 }
 
-int rr_summary_get(const struct run_result *r, const char *key, double *out)
+int result_summary_get(const struct run_result *r, const char *key, double *out)
 {
-	int rc = rr_summary_get_opt(r, key, out);
+	int rc = result_summary_get_opt(r, key, out);
 
 	if (rc)
 		missing(r, "summary key '%s'", text_or(key));
 	return rc;
 }
 
-const struct rr_placement *rr_placement_find(const struct run_result *r,
-					     const char *label)
+const struct result_placement *result_placement_find(const struct run_result *r,
+						     const char *label)
 {
-	const struct rr_placement *p = rr_placement_find_opt(r, label);
+	const struct result_placement *p = result_placement_find_opt(r, label);
 
 	if (!p)
 		missing(r, "placement '%s'", text_or(label));
 	return p;
 }
 
-int rr_point_extra(const struct rr_point *p, const char *key, double *out)
+int result_point_extra(const struct result_point *p, const char *key,
+		       double *out)
 {
 	for (int i = 0; p && i < p->nextra; i++)
 		if (streq(p->extra_keys[i], key)) {
@@ -264,7 +266,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* The sorted CPUs of a placement into out (cap entries). Returns the count. */
-static int sorted_cpus(const struct rr_placement *p, int *out, int cap)
+static int sorted_cpus(const struct result_placement *p, int *out, int cap)
 {
 	int n = 0;
 
@@ -274,8 +276,8 @@ static int sorted_cpus(const struct rr_placement *p, int *out, int cap)
 	return n;
 }
 
-int rr_placement_same_cpus(const struct rr_placement *a,
-			   const struct rr_placement *b)
+int result_placement_same_cpus(const struct result_placement *a,
+			       const struct result_placement *b)
 {
 	int ca[1024], cb[1024], na, nb;
 
@@ -286,7 +288,7 @@ int rr_placement_same_cpus(const struct rr_placement *a,
 	return na == nb && !memcmp(ca, cb, (size_t)na * sizeof(int));
 }
 
-int rr_placement_distinct_cpus(const struct rr_placement *p)
+int result_placement_distinct_cpus(const struct result_placement *p)
 {
 	int c[1024], n, d = 0;
 
@@ -299,7 +301,7 @@ int rr_placement_distinct_cpus(const struct rr_placement *p)
 	return d;
 }
 
-int rr_placement_distinct_cores(const struct rr_placement *p)
+int result_placement_distinct_cores(const struct result_placement *p)
 {
 	int d = 0;
 
@@ -361,11 +363,12 @@ void verdict_emit(const struct verdict *v, struct sink *s,
 					v->intervals[i].lo, v->intervals[i].hi,
 					r->summary[k].unit);
 	}
-	/* the marks before the headline: a reader that shows the headline
+	/* the qualifiers before the headline: a reader that shows the headline
 	 * already knows which numbers it may not show */
-	for (int i = 0; i < v->nmarks; i++)
-		sink_mark(s, v->marks[i].key,
-			  verdict_mark_name(v->marks[i].kind), v->marks[i].why);
+	for (int i = 0; i < v->nqualifiers; i++)
+		sink_qualify(s, v->qualifiers[i].key,
+			     verdict_qualifier_name(v->qualifiers[i].kind),
+			     v->qualifiers[i].why);
 	if (v->headline[0])
 		sink_headline(s, "%s", v->headline);
 }

@@ -35,7 +35,7 @@ void machine_facts_from_topo(const struct topo *t, struct machine_facts *m);
 uint64_t machine_llc_total(const struct machine_facts *m);
 
 /* One point as the run recorded it (y is the median of n rounds). */
-struct rr_point {
+struct result_point {
 	const char *chart, *series, *x_label;
 	double x, y;
 	double ci_lo, ci_hi; /* 95% interval of the median (the range below 6
@@ -48,25 +48,25 @@ struct rr_point {
 	int nextra;
 };
 
-struct rr_summary {
+struct result_summary {
 	const char *key;
 	double value;
 	const char *unit;
 };
 
 /* Where a team of threads ran, as observed inside each thread. */
-struct rr_placement {
+struct result_placement {
 	const char *label;
 	const struct thread_place *t;
 	int n;
 };
 
-struct rr_cell {
+struct result_cell {
 	const char *chart;
 	int row, col;
 	double value; /* NaN when not measured (note says why) */
 	const char *note;
-	double ci_lo, ci_hi; /* 95% interval of the median, as rr_point's */
+	double ci_lo, ci_hi; /* 95% interval of the median, as result_point's */
 	int n;		     /* rounds behind value */
 };
 
@@ -76,13 +76,13 @@ struct run_result {
 	const void *params; /* the experiment's own typed params */
 	const void *common; /* struct common_params */
 	const struct machine_facts *machine;
-	const struct rr_point *points;
+	const struct result_point *points;
 	int npoints;
-	const struct rr_cell *cells;
+	const struct result_cell *cells;
 	int ncells;
-	const struct rr_summary *summary;
+	const struct result_summary *summary;
 	int nsummary;
-	const struct rr_placement *placements;
+	const struct result_placement *placements;
 	int nplacements;
 	int complete; /* the run ended normally (not cancelled, failed,
 			 interrupted) */
@@ -90,10 +90,10 @@ struct run_result {
 	 * before the hook; NULL outside it */
 	const struct rule_findings *rules;
 	/*
-	 * Told of every lookup of a complete run (rr_point_find,
-	 * rr_point_find_label, rr_summary_get, rr_placement_find) that found
-	 * nothing, with what was asked for in words ("summary key 'x'"):
-	 * the registry test's check that describe() asks only for what
+	 * Told of every lookup of a complete run (result_point_find,
+	 * result_point_find_label, result_summary_get, result_placement_find)
+	 * that found nothing, with what was asked for in words ("summary key
+	 * 'x'"): the registry test's check that describe() asks only for what
 	 * run() emits. NULL: nobody is told. The _opt lookups never tell.
 	 */
 	void (*trace)(void *arg, const char *missing);
@@ -108,11 +108,11 @@ struct run_result {
  * level is "info", "warn" or "cannot" (what this run or machine could not
  * show, and why).
  */
-#define VERDICT_MAX_MARKS 8
+#define VERDICT_MAX_QUALIFIERS 8
 #define VERDICT_KEY_LEN 64
 
 /* What a verdict says of a summary value it did not state as measured. */
-enum verdict_mark_kind {
+enum verdict_qualifier_kind {
 	/* no valid comparison stands behind the number: show no bar for it,
 	 * and say why */
 	VERDICT_DISOWNED = 1,
@@ -129,16 +129,16 @@ struct verdict {
 		char text[VERDICT_TEXT_LEN];
 	} notes[VERDICT_MAX_NOTES];
 	/*
-	 * Summary keys (or fnmatch(3) patterns of them) the verdict marks:
+	 * Summary keys (or fnmatch(3) patterns of them) the verdict qualifies:
 	 * the classroom's answer panel, the CLI and the page read these
 	 * before showing a key's number as this machine's answer.
 	 */
-	int nmarks;
+	int nqualifiers;
 	struct {
 		char key[VERDICT_KEY_LEN];
-		int kind; /* enum verdict_mark_kind */
+		int kind; /* enum verdict_qualifier_kind */
 		char why[VERDICT_TEXT_LEN];
-	} marks[VERDICT_MAX_MARKS];
+	} qualifiers[VERDICT_MAX_QUALIFIERS];
 	/*
 	 * Summary keys (exact) whose value the verdict states with a 95%
 	 * interval: the ratio it compared, lo..hi as its sentence gives
@@ -148,7 +148,7 @@ struct verdict {
 	struct {
 		char key[VERDICT_KEY_LEN];
 		double lo, hi;
-	} intervals[VERDICT_MAX_MARKS];
+	} intervals[VERDICT_MAX_QUALIFIERS];
 };
 
 __attribute__((format(printf, 2, 3))) void
@@ -159,62 +159,63 @@ __attribute__((format(printf, 3, 4))) void
 verdict_note(struct verdict *v, const char *level, const char *fmt, ...);
 
 /*
- * Marks summary key (a pattern) with kind and the reason in words (the
- * sentence the verdict gives). A key marked twice keeps its first mark;
- * past VERDICT_MAX_MARKS marks are dropped. "*" marks every key.
+ * Qualifies summary key (a pattern) with kind and the reason in words (the
+ * sentence the verdict gives). A key qualified twice keeps its first qualifier;
+ * past VERDICT_MAX_QUALIFIERS qualifiers are dropped. "*" qualifies every key.
  */
-__attribute__((format(printf, 4, 5))) void verdict_mark(struct verdict *v,
-							const char *key,
-							int kind,
-							const char *fmt, ...);
+__attribute__((format(printf, 4, 5))) void
+verdict_qualify(struct verdict *v, const char *key, int kind, const char *fmt,
+		...);
 /*
  * States summary key's value with its 95% interval lo..hi (a key given
  * twice keeps its first; an interval that is not finite and ordered is
  * none). compare_state_interval gives a comparison's.
  */
 void verdict_interval(struct verdict *v, const char *key, double lo, double hi);
-/* The mark that covers summary key (fnmatch), or NULL. */
-const char *verdict_mark_why(const struct verdict *v, const char *key,
-			     int *kind);
-/* "disowned", "at_least": the mark's name in events and JSON. */
-const char *verdict_mark_name(int kind);
+/* The qualifier that covers summary key (fnmatch), or NULL. */
+const char *verdict_qualifier_why(const struct verdict *v, const char *key,
+				  int *kind);
+/* "disowned", "at_least": the qualifier's name in events and JSON (the event
+ * "mark"). */
+const char *verdict_qualifier_name(int kind);
 
 /*
  * Lookups of what run() always emits: NULL / -1 when absent, and a
  * complete run's trace hook is told (the contract between run() and
  * describe()).
  */
-const struct rr_point *rr_point_find(const struct run_result *r,
-				     const char *chart, const char *series,
-				     double x);
-const struct rr_point *rr_point_find_label(const struct run_result *r,
-					   const char *chart,
-					   const char *series,
-					   const char *x_label);
-int rr_summary_get(const struct run_result *r, const char *key, double *out);
-const struct rr_placement *rr_placement_find(const struct run_result *r,
-					     const char *label);
+const struct result_point *result_point_find(const struct run_result *r,
+					     const char *chart,
+					     const char *series, double x);
+const struct result_point *result_point_find_label(const struct run_result *r,
+						   const char *chart,
+						   const char *series,
+						   const char *x_label);
+int result_summary_get(const struct run_result *r, const char *key,
+		       double *out);
+const struct result_placement *result_placement_find(const struct run_result *r,
+						     const char *label);
 /*
  * The same for what a run emits only sometimes (a point of a part the
  * params may leave out, a key only some machines give): never traced.
  */
-const struct rr_point *rr_point_find_label_opt(const struct run_result *r,
-					       const char *chart,
-					       const char *series,
-					       const char *x_label);
-int rr_summary_get_opt(const struct run_result *r, const char *key,
-		       double *out);
+const struct result_point *
+result_point_find_label_opt(const struct run_result *r, const char *chart,
+			    const char *series, const char *x_label);
+int result_summary_get_opt(const struct run_result *r, const char *key,
+			   double *out);
 /* A point's extra number by key: 0 and *out set, or -1 when absent. */
-int rr_point_extra(const struct rr_point *p, const char *key, double *out);
+int result_point_extra(const struct result_point *p, const char *key,
+		       double *out);
 
 /* The set of CPUs two placements used are the same (in any order). */
-int rr_placement_same_cpus(const struct rr_placement *a,
-			   const struct rr_placement *b);
+int result_placement_same_cpus(const struct result_placement *a,
+			       const struct result_placement *b);
 /* The observed placement's threads overlap in distinct CPUs (>= 2). */
-int rr_placement_distinct_cpus(const struct rr_placement *p);
+int result_placement_distinct_cpus(const struct result_placement *p);
 
 /* How many distinct cores the observed placement's threads ran on. */
-int rr_placement_distinct_cores(const struct rr_placement *p);
+int result_placement_distinct_cores(const struct result_placement *p);
 
 /*
  * Whether two of the n planned CPUs (OS indexes, -1 = unpinned) are SMT
@@ -227,7 +228,7 @@ int topo_plan_distinct(const int *plan, int n);
 
 /*
  * Sends the verdict through a sink: its notes, the summary values of r it
- * states with an interval (again, with the interval), its marks, then
+ * states with an interval (again, with the interval), its qualifiers, then
  * the headline.
  */
 void verdict_emit(const struct verdict *v, struct sink *s,

@@ -22,12 +22,12 @@ struct doc_run {
 	struct common_params common;
 	struct param_values *pv;
 	void *params;
-	struct rr_point *points;
+	struct result_point *points;
 	const char **keys; /* every point's extra keys, one block */
 	double *vals;
-	struct rr_cell *cells;
-	struct rr_summary *summary;
-	struct rr_placement *places;
+	struct result_cell *cells;
+	struct result_summary *summary;
+	struct result_placement *places;
 	struct thread_place *threads; /* every placement's threads, one block */
 };
 
@@ -154,7 +154,7 @@ static int read_points(struct doc_run *d, json_t *samples)
 		return -ENOMEM;
 	nx = 0;
 	json_array_foreach (samples, i, s) {
-		struct rr_point *p = &d->points[i];
+		struct result_point *p = &d->points[i];
 		json_t *st = json_object_get(s, "stats");
 
 		p->chart = text(s, "chart") ?: "";
@@ -245,7 +245,7 @@ static int read_placements(struct doc_run *d, json_t *placement)
 		return -ENOMEM;
 	nt = 0;
 	json_array_foreach (placement, i, p) {
-		struct rr_placement *rp = &d->places[i];
+		struct result_placement *rp = &d->places[i];
 
 		rp->label = text(p, "label") ?: "";
 		rp->t = &d->threads[nt];
@@ -320,13 +320,13 @@ json_t *describe_doc_verdict_json(const struct verdict *v)
 						    v->notes[i].level, "text",
 						    v->notes[i].text)))
 			goto fail;
-	for (int i = 0; marks && i < v->nmarks; i++)
+	for (int i = 0; marks && i < v->nqualifiers; i++)
 		if (json_array_append_new(
-			    marks,
-			    json_pack("{s:s, s:s, s:s}", "key", v->marks[i].key,
-				      "mark",
-				      verdict_mark_name(v->marks[i].kind),
-				      "why", v->marks[i].why)))
+			    marks, json_pack("{s:s, s:s, s:s}", "key",
+					     v->qualifiers[i].key, "mark",
+					     verdict_qualifier_name(
+						     v->qualifiers[i].kind),
+					     "why", v->qualifiers[i].why)))
 			goto fail;
 	if (!notes || !marks)
 		goto fail;

@@ -26,13 +26,13 @@ struct canned {
 	struct common_params common;
 	void *params;
 	struct param_values *pv;
-	struct rr_point points[CANNED_MAX];
+	struct result_point points[CANNED_MAX];
 	const char *extra_keys[CANNED_MAX][CANNED_EXTRAS];
 	double extra_vals[CANNED_MAX][CANNED_EXTRAS];
-	struct rr_summary summary[CANNED_MAX];
-	struct rr_placement places[CANNED_MAX];
+	struct result_summary summary[CANNED_MAX];
+	struct result_placement places[CANNED_MAX];
 	struct thread_place threads[CANNED_MAX][16];
-	struct rr_cell cells[CANNED_MAX];
+	struct result_cell cells[CANNED_MAX];
 	struct verdict v;
 };
 
@@ -83,7 +83,7 @@ static inline void canned_point(struct canned *c, const char *chart,
 				const char *x_label, double y, double spread,
 				int n)
 {
-	struct rr_point *p = &c->points[c->rr.npoints++];
+	struct result_point *p = &c->points[c->rr.npoints++];
 
 	p->chart = chart;
 	p->series = series;
@@ -99,7 +99,7 @@ static inline void canned_point(struct canned *c, const char *chart,
 static inline void canned_extra(struct canned *c, const char *key, double value)
 {
 	int k = c->rr.npoints - 1;
-	struct rr_point *p = &c->points[k];
+	struct result_point *p = &c->points[k];
 
 	assert_true(k >= 0 && p->nextra < CANNED_EXTRAS);
 	c->extra_keys[k][p->nextra] = key;
@@ -112,7 +112,7 @@ static inline void canned_extra(struct canned *c, const char *key, double value)
 static inline void canned_summary(struct canned *c, const char *key,
 				  double value, const char *unit)
 {
-	struct rr_summary *s = &c->summary[c->rr.nsummary++];
+	struct result_summary *s = &c->summary[c->rr.nsummary++];
 
 	s->key = key;
 	s->value = value;
@@ -124,7 +124,7 @@ static inline void canned_placement(struct canned *c, const struct topo *t,
 				    const char *label, const int *cpus, int n)
 {
 	int k = c->rr.nplacements++;
-	struct rr_placement *p = &c->places[k];
+	struct result_placement *p = &c->places[k];
 
 	for (int i = 0; i < n && i < 16; i++)
 		team_describe(t, i, cpus[i], cpus[i], &c->threads[k][i]);

@@ -32,10 +32,10 @@ static void two_marks(struct verdict *v)
 	memset(v, 0, sizeof(*v));
 	verdict_headline(v, "could not be measured");
 	verdict_note(v, "warn", "busy machine");
-	verdict_mark(v, "slowdown_2_threads*", VERDICT_DISOWNED, "%s",
-		     WHY_APART);
-	verdict_mark(v, "slowdown_1_threads", VERDICT_AT_LEAST,
-		     "ran together 80%% of the time");
+	verdict_qualify(v, "slowdown_2_threads*", VERDICT_DISOWNED, "%s",
+			WHY_APART);
+	verdict_qualify(v, "slowdown_1_threads", VERDICT_AT_LEAST,
+			"ran together 80%% of the time");
 }
 
 static const char *str(json_t *o, const char *key)
@@ -147,8 +147,9 @@ static void table_says_it_beside_the_value(void **state)
 	sink_summary(&t.sink, "overlap_min", 10, "%");
 	two_marks(&v);
 	verdict_emit(&v, &t.sink, NULL);
-	assert_non_null(sink_table_mark(&t, "slowdown_2_threads_stride_4"));
-	assert_null(sink_table_mark(&t, "overlap_min"));
+	assert_non_null(
+		sink_table_qualifier(&t, "slowdown_2_threads_stride_4"));
+	assert_null(sink_table_qualifier(&t, "overlap_min"));
 	sink_table_report(&t);
 	sink_table_release(&t);
 	fclose(f);
@@ -165,7 +166,7 @@ static void table_says_it_beside_the_value(void **state)
 }
 
 /* A run whose verdict states slowdown_2_threads at 2.17× (2.0–2.4). */
-static const struct rr_summary ratio_summary[] = {
+static const struct result_summary ratio_summary[] = {
 	{"slowdown_1_threads", 1.0, "x"}, {"slowdown_2_threads", 2.17, "x"}};
 static const struct run_result ratio_run = {.summary = ratio_summary,
 					    .nsummary = 2};
@@ -275,10 +276,10 @@ static void mark_keys_are_declared(void **state)
 	sink_json_init(&js, keep_event, events);
 	js.sink.declared = experiment_find("false_sharing");
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		sink_mark(&js.sink, good[i], "disowned", "why");
+		sink_qualify(&js.sink, good[i], "disowned", "why");
 		assert_string_equal(js.sink.undeclared, "");
 	}
-	sink_mark(&js.sink, "slowdwn_2_threads", "disowned", "why");
+	sink_qualify(&js.sink, "slowdwn_2_threads", "disowned", "why");
 	assert_string_equal(js.sink.undeclared, "mark key 'slowdwn_2_threads'");
 	/* the event still goes out: the run fails, saying why, after it */
 	assert_int_equal(json_array_size(events), 6);

@@ -26,7 +26,7 @@ static void set_llc(struct canned *c)
 
 static void cell(struct canned *c, int row, int col, double ns, double spread)
 {
-	struct rr_cell *q = &c->cells[c->rr.ncells++];
+	struct result_cell *q = &c->cells[c->rr.ncells++];
 
 	q->chart = "latency";
 	q->row = row;
@@ -64,7 +64,7 @@ static void remote_slower_when_intervals_separate(void **state)
 	assert_true(verdict_says(
 		&c->v,
 		"remote 150 ns (1.5× (1.4–1.6): every remote cell slower than the local cell of its row)"));
-	assert_null(verdict_mark_why(&c->v, "remote_over_local", NULL));
+	assert_null(verdict_qualifier_why(&c->v, "remote_over_local", NULL));
 	assert_false(verdict_says(&c->v, "from cache"));
 	canned_free(c);
 	topo_free(t);
@@ -89,7 +89,8 @@ static void emulator_states_no_comparison(void **state)
 		verdict_says(&c->v, "the emulator's times, not a machine's"));
 	assert_false(verdict_says(&c->v, "slower"));
 	assert_false(verdict_says(&c->v, "distance says"));
-	assert_non_null(verdict_mark_why(&c->v, "remote_over_local", &kind));
+	assert_non_null(
+		verdict_qualifier_why(&c->v, "remote_over_local", &kind));
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	canned_free(c);
 	topo_free(t);
@@ -108,7 +109,7 @@ static void not_slower_when_intervals_overlap(void **state)
 	experiment_describe(&c->rr, &c->v);
 	assert_false(verdict_says(&c->v, "every remote cell slower"));
 	assert_true(verdict_says(&c->v, "remote was not told from local"));
-	why = verdict_mark_why(&c->v, "remote_over_local", &kind);
+	why = verdict_qualifier_why(&c->v, "remote_over_local", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	canned_free(c);
@@ -125,7 +126,8 @@ static void in_cache_labelled(void **state)
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v, "from cache"));
 	assert_true(strncmp(c->v.headline, "from cache: ", 12) == 0);
-	assert_non_null(verdict_mark_why(&c->v, "remote_over_local", NULL));
+	assert_non_null(
+		verdict_qualifier_why(&c->v, "remote_over_local", NULL));
 	canned_free(c);
 	topo_free(t);
 }
@@ -171,7 +173,8 @@ static void sizes_step_from_intervals(void **state)
 	canned_point(c, "sizes", "chase", 1 << 30, NULL, 100, 0.02, 5);
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v, "as long"));
-	assert_null(verdict_mark_why(&c->v, "largest_over_smallest", NULL));
+	assert_null(
+		verdict_qualifier_why(&c->v, "largest_over_smallest", NULL));
 	assert_true(verdict_says(&c->v, "labelled from cache"));
 	canned_free(c);
 
@@ -180,7 +183,8 @@ static void sizes_step_from_intervals(void **state)
 	canned_point(c, "sizes", "chase", 8192, NULL, 1, 0.5, 5);
 	canned_point(c, "sizes", "chase", 1 << 30, NULL, 1.2, 0.5, 5);
 	experiment_describe(&c->rr, &c->v);
-	assert_non_null(verdict_mark_why(&c->v, "largest_over_smallest", NULL));
+	assert_non_null(
+		verdict_qualifier_why(&c->v, "largest_over_smallest", NULL));
 	canned_free(c);
 	topo_free(t);
 }
@@ -214,7 +218,7 @@ static void loaded_against_idle(void **state)
 	canned_extra(c, "loaders", 1);
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v, "not told from idle"));
-	assert_non_null(verdict_mark_why(&c->v, "loaded_over_idle", NULL));
+	assert_non_null(verdict_qualifier_why(&c->v, "loaded_over_idle", NULL));
 	canned_free(c);
 	topo_free(t);
 }
@@ -292,7 +296,7 @@ static void size_not_whole_pages_refused(void **state)
 
 static void dist_cell(struct canned *c, int row, int col, double d)
 {
-	struct rr_cell *q = &c->cells[c->rr.ncells++];
+	struct result_cell *q = &c->cells[c->rr.ncells++];
 
 	q->chart = "distance";
 	q->row = row;

@@ -19,9 +19,9 @@ static void test_all_on_one_node(void **state)
 {
 	int status[] = {1, 1, 1, 1, 1, 1};
 	int allowed[] = {1};
-	struct nmem_census c;
+	struct page_census c;
 	(void)state;
-	nmem_census_of(status, N(status), allowed, 1, &c);
+	page_census_of(status, N(status), allowed, 1, &c);
 	assert_int_equal(c.npages, 6);
 	assert_int_equal(c.on_node[1], 6);
 	assert_int_equal(c.on_node[0], 0);
@@ -38,9 +38,9 @@ static void test_forbidden_and_holes(void **state)
 {
 	int status[] = {1, 1, 0, 1, -ENOENT, -EFAULT, 70};
 	int allowed[] = {1};
-	struct nmem_census c;
+	struct page_census c;
 	(void)state;
-	nmem_census_of(status, N(status), allowed, 1, &c);
+	page_census_of(status, N(status), allowed, 1, &c);
 	assert_int_equal(c.on_node[1], 3);
 	assert_int_equal(c.on_node[0], 1);
 	assert_int_equal(c.on_other, 1); /* node 70: beyond the histogram */
@@ -57,20 +57,20 @@ static void test_interleave_pairs(void **state)
 	int a[] = {0, 1, 0, 1, 0, 1, 0, 1};
 	int b[] = {1, 0, 1, 0, 1}; /* starting on the second node is fine */
 	int allowed[] = {0, 1};
-	struct nmem_census c;
+	struct page_census c;
 	struct strbuf pattern = STRBUF_INIT;
 	(void)state;
-	nmem_census_of(a, N(a), allowed, 2, &c);
+	page_census_of(a, N(a), allowed, 2, &c);
 	assert_int_equal(c.interleaved, 1);
 	assert_int_equal(c.run_len, 1);
 	assert_int_equal(c.runs, 8);
 	assert_int_equal(c.on_node[0], 4);
 	assert_int_equal(c.on_node[1], 4);
-	nmem_census_pattern(&c, a, N(a), &pattern);
+	page_census_pattern(&c, a, N(a), &pattern);
 	assert_non_null(strstr(strbuf_str(&pattern), "0,1,0,1,0,1,0,1"));
 	assert_non_null(strstr(strbuf_str(&pattern), "runs of 1-1 page"));
 	strbuf_release(&pattern);
-	nmem_census_of(b, N(b), allowed, 2, &c);
+	page_census_of(b, N(b), allowed, 2, &c);
 	assert_int_equal(c.interleaved, 1);
 }
 
@@ -80,17 +80,17 @@ static void test_interleave_sets(void **state)
 	int subset[] = {3, 1, 3, 1, 3};
 	int wrong_order[] = {0, 2, 1, 0, 2, 1};
 	int s3[] = {0, 1, 2}, s13[] = {1, 3};
-	struct nmem_census c;
+	struct page_census c;
 	(void)state;
-	nmem_census_of(three, N(three), s3, 3, &c);
+	page_census_of(three, N(three), s3, 3, &c);
 	assert_int_equal(c.interleaved, 1);
-	nmem_census_of(subset, N(subset), s13, 2, &c);
+	page_census_of(subset, N(subset), s13, 2, &c);
 	assert_int_equal(c.interleaved, 1);
 	assert_int_equal(c.on_node[3], 3);
-	nmem_census_of(wrong_order, N(wrong_order), s3, 3, &c);
+	page_census_of(wrong_order, N(wrong_order), s3, 3, &c);
 	assert_int_equal(c.interleaved, 0);
 	/* with no set given the cycle is the nodes seen, ascending */
-	nmem_census_of(three, N(three), NULL, 0, &c);
+	page_census_of(three, N(three), NULL, 0, &c);
 	assert_int_equal(c.interleaved, 1);
 	assert_int_equal(c.forbidden, 0);
 }
@@ -102,11 +102,11 @@ static void test_interleave_huge_runs(void **state)
 	size_t n = 100 + 512 + 512 + 300;
 	int *s = malloc(sizeof(int) * n);
 	int allowed[] = {0, 1};
-	struct nmem_census c;
+	struct page_census c;
 	(void)state;
 	for (size_t i = 0; i < n; i++)
 		s[i] = i < 100 ? 1 : i < 612 ? 0 : i < 1124 ? 1 : 0;
-	nmem_census_of(s, n, allowed, 2, &c);
+	page_census_of(s, n, allowed, 2, &c);
 	assert_int_equal(c.interleaved, 1);
 	assert_int_equal(c.run_len, 512);
 	assert_int_equal(c.run_min, 100);
@@ -115,7 +115,7 @@ static void test_interleave_huge_runs(void **state)
 	 */
 	for (size_t i = 0; i < n; i++)
 		s[i] = i < 100 ? 1 : i < 356 ? 0 : i < 1124 ? 1 : 0;
-	nmem_census_of(s, n, allowed, 2, &c);
+	page_census_of(s, n, allowed, 2, &c);
 	assert_int_equal(c.interleaved, 0);
 	free(s);
 }
@@ -127,16 +127,16 @@ static void test_not_interleaved(void **state)
 	int hole[] = {0, 1, -ENOENT, 1, 0};
 	int missing[] = {0, 1, 0, 1, 0, 1}; /* node 2 of the set never used */
 	int s2[] = {0, 1}, s3[] = {0, 1, 2};
-	struct nmem_census c;
+	struct page_census c;
 	(void)state;
-	nmem_census_of(stuck, N(stuck), s2, 2, &c);
+	page_census_of(stuck, N(stuck), s2, 2, &c);
 	assert_int_equal(c.interleaved, 0);
-	nmem_census_of(uneven, N(uneven), s2, 2, &c);
+	page_census_of(uneven, N(uneven), s2, 2, &c);
 	assert_int_equal(c.interleaved, 0);
-	nmem_census_of(hole, N(hole), s2, 2, &c);
+	page_census_of(hole, N(hole), s2, 2, &c);
 	assert_int_equal(c.interleaved, 0);
 	assert_int_equal(c.absent, 1);
-	nmem_census_of(missing, N(missing), s3, 3, &c);
+	page_census_of(missing, N(missing), s3, 3, &c);
 	assert_int_equal(c.interleaved, 0);
 }
 
@@ -292,10 +292,10 @@ static void test_names_match_enums(void **state)
 /* On this machine, whatever its nodes: bind to the first node, touch, ask. */
 static void test_bind_here(void **state)
 {
-	const struct nmem_caps *caps = nmem_caps();
+	const struct mem_caps *caps = mem_caps();
 	struct topo *t = topo_load();
 	struct nmem_buf b;
-	struct nmem_census c;
+	struct page_census c;
 	char msg[256];
 	int checked = 0;
 	(void)state;
@@ -315,11 +315,11 @@ static void test_bind_here(void **state)
 	assert_int_equal(nmem_alloc(&s, t, &b, msg, sizeof(msg)), 0);
 	int *status = malloc(sizeof(int) * b.npages);
 	assert_int_equal(nmem_where(&b, status), 0);
-	nmem_census_of(status, b.npages, &b.nodes[0], 1, &c);
+	page_census_of(status, b.npages, &b.nodes[0], 1, &c);
 	assert_int_equal(c.absent, b.npages); /* nothing touched yet */
 	memset(b.base, 1, b.len);
 	assert_int_equal(nmem_where(&b, status), 0);
-	nmem_census_of(status, b.npages, &b.nodes[0], 1, &c);
+	page_census_of(status, b.npages, &b.nodes[0], 1, &c);
 	assert_int_equal(c.on_node[node], b.npages);
 	assert_int_equal(c.forbidden, 0);
 	assert_int_equal(nmem_sample_check(&b, status, 16, &checked), 16);

@@ -87,11 +87,11 @@ struct toy_run {
 	struct toy_params params;
 	struct common_params common;
 	struct machine_facts m;
-	struct rr_point points[4];
+	struct result_point points[4];
 	const char *keys[1];
 	double overlap[4];
 	struct thread_place threads[2][2];
-	struct rr_placement places[2];
+	struct result_placement places[2];
 	struct run_result rr;
 	struct verdict v;
 };
@@ -131,7 +131,7 @@ static struct toy_run *toy_new(double overlap, int64_t size)
 	plausible(&t->m);
 	t->keys[0] = "overlap";
 	for (int i = 0; i < 2; i++) {
-		struct rr_point *p = &t->points[i];
+		struct result_point *p = &t->points[i];
 		p->chart = "time";
 		p->series = "toy";
 		p->x = i + 1;
@@ -165,7 +165,7 @@ static void toy_place(struct toy_run *t, const char *label, int a, int b)
 		p->core = p->cpu_observed;
 		p->l2 = p->l3 = -1;
 	}
-	t->places[k] = (struct rr_placement){
+	t->places[k] = (struct result_placement){
 		.label = label, .t = t->threads[k], .n = 2};
 }
 
@@ -201,12 +201,12 @@ static void test_partial_overlap_lower_bound(void **state)
 	assert_true(verdict_says_at(
 		&t->v, "warn",
 		"a lower bound: the threads ran together only 70% of a round"));
-	why = verdict_mark_why(&t->v, "slowdown_2_threads", &kind);
+	why = verdict_qualifier_why(&t->v, "slowdown_2_threads", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_AT_LEAST);
 	assert_non_null(strstr(why, "only 70% of a round"));
 	/* a key the experiment does not compare stays unmarked */
-	assert_null(verdict_mark_why(&t->v, "gbps", NULL));
+	assert_null(verdict_qualifier_why(&t->v, "gbps", NULL));
 	free(t);
 }
 
@@ -224,7 +224,7 @@ static void test_overlap_under_floor_disowns(void **state)
 	assert_non_null(strstr(seen.why, "the toy slowdown cannot be stated"));
 	assert_non_null(strstr(seen.why, "only 30% of a round"));
 	assert_true(verdict_says_at(&t->v, "cannot", seen.why));
-	why = verdict_mark_why(&t->v, "slowdown_2_threads", &kind);
+	why = verdict_qualifier_why(&t->v, "slowdown_2_threads", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	assert_string_equal(why, seen.why);
@@ -235,7 +235,7 @@ static void test_overlap_under_floor_disowns(void **state)
 	describe(t);
 	assert_false(seen.failed);
 	assert_false(seen.lower_bound);
-	assert_int_equal(t->v.nmarks, 0);
+	assert_int_equal(t->v.nqualifiers, 0);
 	assert_int_equal(t->v.nnotes, 0);
 	free(t);
 }
@@ -260,7 +260,7 @@ static void test_stretches_are_full(void **state)
 	describe(t);
 	assert_false(seen.failed);
 	assert_false(seen.lower_bound);
-	assert_int_equal(t->v.nmarks, 0);
+	assert_int_equal(t->v.nqualifiers, 0);
 	assert_true(verdict_says_at(
 		&t->v, "info",
 		"the toy slowdown is timed over the stretches of each round when every thread was on a cpu at once: the least share of a round every thread was on a cpu at once was 12% (a round stands on at least 8 spans between its progress marks, or is measured again)"));
@@ -276,7 +276,7 @@ static void test_stretches_are_full(void **state)
 static void hook_marks(const struct run_result *r, struct verdict *v)
 {
 	(void)r;
-	verdict_mark(v, "slowdown_*", VERDICT_DISOWNED, "the hook's reason");
+	verdict_qualify(v, "slowdown_*", VERDICT_DISOWNED, "the hook's reason");
 }
 
 static void test_hook_mark_kept(void **state)
@@ -290,7 +290,7 @@ static void test_hook_mark_kept(void **state)
 	t->rr.exp = &own;
 	experiment_describe(&t->rr, &t->v);
 	assert_string_equal(
-		verdict_mark_why(&t->v, "slowdown_2_threads", &kind),
+		verdict_qualifier_why(&t->v, "slowdown_2_threads", &kind),
 		"the hook's reason");
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	free(t);

@@ -69,7 +69,7 @@ static void test_threads_that_took_turns_are_named(void **state)
 		"this run could not tell its layouts apart: the threads ran at the same time for only 20% of a round"));
 	assert_false(verdict_says(&c->v, "slower than a padded"));
 	assert_false(verdict_says(&c->v, "the rounds varied"));
-	why = verdict_mark_why(&c->v, "layout_slowdown", &kind);
+	why = verdict_qualifier_why(&c->v, "layout_slowdown", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	assert_non_null(strstr(c->v.headline, why));
@@ -92,7 +92,7 @@ static void test_partial_overlap_is_a_lower_bound(void **state)
 		&c->v,
 		"a global array of counters made each update at least 6.0× (5.4–6.6, wider than the 5% precision) slower"));
 	assert_true(verdict_says(&c->v, "ran together only 70% of a round"));
-	why = verdict_mark_why(&c->v, "layout_slowdown", &kind);
+	why = verdict_qualifier_why(&c->v, "layout_slowdown", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_AT_LEAST);
 	assert_non_null(strstr(c->v.headline, why));

@@ -234,7 +234,7 @@ static void default_outgrows_96mib_l3(void **state)
 static void cell(struct canned *c, const char *chart, int row, int col,
 		 double value, double spread)
 {
-	struct rr_cell *q = &c->cells[c->rr.ncells++];
+	struct result_cell *q = &c->cells[c->rr.ncells++];
 
 	q->chart = chart;
 	q->row = row;
@@ -275,10 +275,11 @@ static void four_node_remote_and_preferred(void **state)
 		verdict_says(&c->v, "remote write was not told from local"));
 	assert_true(verdict_says(&c->v,
 				 "writing to another node was not told from"));
-	assert_non_null(verdict_mark_why(
+	assert_non_null(verdict_qualifier_why(
 		&c->v, "write_regular_remote_over_local", NULL));
-	assert_non_null(verdict_mark_why(&c->v, "mixed_gain", NULL));
-	assert_null(verdict_mark_why(&c->v, "read_remote_over_local", NULL));
+	assert_non_null(verdict_qualifier_why(&c->v, "mixed_gain", NULL));
+	assert_null(
+		verdict_qualifier_why(&c->v, "read_remote_over_local", NULL));
 	assert_false(verdict_has_level(&c->v, "cannot"));
 	assert_false(verdict_says(&c->v, "from cache"));
 	canned_free(c);

@@ -49,7 +49,7 @@ static void precheck(const char *name, const struct topo *t, int argc,
 static void cell(struct canned *c, const char *chart, int row, int col,
 		 double value, double spread)
 {
-	struct rr_cell *q = &c->cells[c->rr.ncells++];
+	struct result_cell *q = &c->cells[c->rr.ncells++];
 
 	q->chart = chart;
 	q->row = row;
@@ -88,7 +88,7 @@ static void remote_not_slower_when_a_cell_is_fastest(void **state)
 	assert_true(verdict_says(
 		&c->v,
 		"remote read was not told from local: of 2 remote cells, 1 slower, 1 faster"));
-	why = verdict_mark_why(&c->v, "read_remote_over_local", &kind);
+	why = verdict_qualifier_why(&c->v, "read_remote_over_local", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	assert_non_null(strstr(c->v.headline, why));
@@ -117,7 +117,7 @@ static void idle_remote_run(void **state)
 	assert_true(verdict_says(
 		&c->v,
 		"one node alone, the node written to idle, writing to another node made the copies 1.5× (1.4–1.6) as fast as keeping them local"));
-	assert_null(verdict_mark_why(&c->v, "idle_gain", NULL));
+	assert_null(verdict_qualifier_why(&c->v, "idle_gain", NULL));
 	canned_free(c);
 
 	/* overlapping rounds: not stated, the gain disowned */
@@ -129,7 +129,7 @@ static void idle_remote_run(void **state)
 		     "read local, write to an idle node", 10.5, 0.1, 5);
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v, "was not told from keeping"));
-	assert_non_null(verdict_mark_why(&c->v, "idle_gain", NULL));
+	assert_non_null(verdict_qualifier_why(&c->v, "idle_gain", NULL));
 	canned_free(c);
 
 	precheck("remote_bandwidth", one, 1, ARGV("mixed=idle"), &v);
@@ -198,7 +198,7 @@ static void scaling_busy_cpu_not_the_bus(void **state)
 				 "ran together only 54% of a round (other work "
 				 "held the cpus), so this says nothing of the "
 				 "memory bus"));
-	assert_non_null(verdict_mark_why(
+	assert_non_null(verdict_qualifier_why(
 		&c->v, "read_compact_saturation_threads", &kind));
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	assert_false(verdict_says(&c->v, "from cache"));
@@ -215,8 +215,8 @@ static void scaling_busy_cpu_not_the_bus(void **state)
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v, "at most 19.0 GB/s with 2 (1.9×"));
 	assert_true(verdict_says(&c->v, "not told below that from 2 threads"));
-	assert_null(verdict_mark_why(&c->v, "read_compact_saturation_threads",
-				     NULL));
+	assert_null(verdict_qualifier_why(
+		&c->v, "read_compact_saturation_threads", NULL));
 	canned_free(c);
 	topo_free(t);
 }

@@ -251,7 +251,7 @@ static void test_break_even_needs_apart_passes(void **state)
 	assert_false(verdict_says(&c->v, "paid for itself"));
 	assert_false(verdict_says(&c->v, "214"));
 	assert_true(verdict_says(&c->v, "no break-even can be claimed"));
-	why = verdict_mark_why(&c->v, "break_even_passes", &kind);
+	why = verdict_qualifier_why(&c->v, "break_even_passes", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	assert_non_null(strstr(why, "no break-even can be claimed"));

@@ -137,7 +137,7 @@ static void fs_within_noise(void **state)
 	/* no share was measured: none is said */
 	assert_false(verdict_says(&c->v, "of the increments made"));
 	/* no difference is a statement too: the number stays */
-	assert_null(verdict_mark_why(&c->v, "slowdown_2_threads", &kind));
+	assert_null(verdict_qualifier_why(&c->v, "slowdown_2_threads", &kind));
 	canned_free(c);
 	topo_free(t);
 }
@@ -189,7 +189,7 @@ static void fs_spread_too_wide(void **state)
 	described(c);
 	assert_true(verdict_says(&c->v, "the rounds varied too much to tell"));
 	assert_false(verdict_says(&c->v, "did not measurably slow"));
-	why = verdict_mark_why(&c->v, "slowdown_2_threads", &kind);
+	why = verdict_qualifier_why(&c->v, "slowdown_2_threads", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	assert_non_null(strstr(c->v.headline, why));
@@ -220,7 +220,7 @@ static void fs_partial_overlap_is_a_lower_bound(void **state)
 		"one shared cache line made 2 threads at least 2.6× (2.5–2.8) slower than separate lines"));
 	assert_true(verdict_says(&c->v, "ran together only 55% of a round"));
 	assert_false(verdict_says(&c->v, "could not be measured"));
-	why = verdict_mark_why(&c->v, "slowdown_2_threads", &kind);
+	why = verdict_qualifier_why(&c->v, "slowdown_2_threads", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_AT_LEAST);
 	assert_non_null(strstr(c->v.headline, why));
@@ -245,7 +245,7 @@ static void fs_overlap_under_the_floor_disowned(void **state)
 	assert_true(verdict_says(
 		&c->v, "ran at the same time for only 20% of a round"));
 	assert_false(verdict_says(&c->v, "slower than separate"));
-	why = verdict_mark_why(&c->v, "slowdown_2_threads", &kind);
+	why = verdict_qualifier_why(&c->v, "slowdown_2_threads", &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	assert_non_null(strstr(why, "only 20% of a round"));
@@ -535,7 +535,8 @@ static void ai_took_turns(void **state)
 	assert_true(verdict_says(&c->v, "other processes held the cpus"));
 	assert_true(verdict_says_at(&c->v, "warn", "the threads took turns"));
 	assert_false(verdict_says(&c->v, "cas was"));
-	why = verdict_mark_why(&c->v, "cas_over_fetch_add_2_threads", &kind);
+	why = verdict_qualifier_why(&c->v, "cas_over_fetch_add_2_threads",
+				    &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	assert_non_null(strstr(why, "only 20% of a round"));
@@ -562,8 +563,9 @@ static void ai_within_noise(void **state)
 	assert_true(verdict_says_at(
 		&c->v, "info",
 		"add_fetch against fetch_add with 2 threads: not told apart, the rounds varied too much"));
-	assert_int_equal(verdict_mark_why(&c->v, "cas_over_fetch_add_2_threads",
-					  &kind) != NULL,
+	assert_int_equal(verdict_qualifier_why(&c->v,
+					       "cas_over_fetch_add_2_threads",
+					       &kind) != NULL,
 			 1);
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	canned_free(c);
@@ -594,8 +596,8 @@ static void ai_pairs_answer_through_drift(void **state)
 	assert_true(verdict_says(
 		&c->v,
 		"cas was 1.3× (1.2–1.4) slower than fetch_add with 2 threads"));
-	assert_null(
-		verdict_mark_why(&c->v, "cas_over_fetch_add_2_threads", &kind));
+	assert_null(verdict_qualifier_why(&c->v, "cas_over_fetch_add_2_threads",
+					  &kind));
 	canned_free(c);
 
 	/* the pairs' ratio straddles 1 and is wide: not told apart */
@@ -611,8 +613,8 @@ static void ai_pairs_answer_through_drift(void **state)
 	assert_true(verdict_says(
 		&c->v,
 		"cas and fetch_add could not be told apart with 2 threads"));
-	assert_non_null(
-		verdict_mark_why(&c->v, "cas_over_fetch_add_2_threads", &kind));
+	assert_non_null(verdict_qualifier_why(
+		&c->v, "cas_over_fetch_add_2_threads", &kind));
 	assert_int_equal(kind, VERDICT_DISOWNED);
 	canned_free(c);
 
@@ -733,7 +735,8 @@ static void ai_partial_overlap_is_a_lower_bound(void **state)
 		&c->v,
 		"cas was at least 3.5× (3.4–3.6) slower than fetch_add with 4 threads"));
 	assert_true(verdict_says(&c->v, "ran together only 70% of a round"));
-	why = verdict_mark_why(&c->v, "cas_over_fetch_add_4_threads", &kind);
+	why = verdict_qualifier_why(&c->v, "cas_over_fetch_add_4_threads",
+				    &kind);
 	assert_non_null(why);
 	assert_int_equal(kind, VERDICT_AT_LEAST);
 	assert_non_null(strstr(c->v.headline, why));
@@ -760,11 +763,11 @@ static void ai_lower_bound_skips_one_thread(void **state)
 	canned_summary(c, "cas_over_fetch_add_1_threads", 2.4, "×");
 	canned_summary(c, "cas_over_fetch_add_4_threads", 3.5, "×");
 	described(c);
-	assert_non_null(
-		verdict_mark_why(&c->v, "cas_over_fetch_add_4_threads", &kind));
+	assert_non_null(verdict_qualifier_why(
+		&c->v, "cas_over_fetch_add_4_threads", &kind));
 	assert_int_equal(kind, VERDICT_AT_LEAST);
-	assert_null(
-		verdict_mark_why(&c->v, "cas_over_fetch_add_1_threads", NULL));
+	assert_null(verdict_qualifier_why(&c->v, "cas_over_fetch_add_1_threads",
+					  NULL));
 	canned_free(c);
 	topo_free(t);
 }

@@ -22,7 +22,7 @@
 
 /* What one (variant, threads) point says about how its loops ran. */
 struct ai_seen {
-	const struct rr_point *p;
+	const struct result_point *p;
 	double overlap, cpu_share, late;
 	int apart;	/* the loops overlapped under the floor */
 	int took_turns; /* ... because other processes held the cpus */
@@ -36,17 +36,17 @@ struct ai_seen {
  */
 static void wall_note(const struct run_result *r, int n, struct verdict *v)
 {
-	const struct rr_point *c = rr_point_find(r, AI_NS,
-						 ai_variants[V_CAS].name, n),
-			      *f = rr_point_find(r, AI_NS,
-						 ai_variants[V_FETCH_ADD].name,
-						 n);
+	const struct result_point *c = result_point_find(
+					  r, AI_NS, ai_variants[V_CAS].name, n),
+				  *f = result_point_find(
+					  r, AI_NS,
+					  ai_variants[V_FETCH_ADD].name, n);
 	double cw, fw, cc, fc;
 
-	if (!c || !f || rr_point_extra(c, "wall_s", &cw) ||
-	    rr_point_extra(f, "wall_s", &fw) ||
-	    rr_point_extra(c, "corun_s", &cc) ||
-	    rr_point_extra(f, "corun_s", &fc) || !(cw > 0) || !(fw > 0) ||
+	if (!c || !f || result_point_extra(c, "wall_s", &cw) ||
+	    result_point_extra(f, "wall_s", &fw) ||
+	    result_point_extra(c, "corun_s", &cc) ||
+	    result_point_extra(f, "corun_s", &fc) || !(cw > 0) || !(fw > 0) ||
 	    !(cc > 0) || !(fc > 0))
 		return;
 	verdict_note(
@@ -63,16 +63,16 @@ static void wall_note(const struct run_result *r, int n, struct verdict *v)
  */
 static void fairness_note(const struct run_result *r, int n, struct verdict *v)
 {
-	const struct rr_point *c =
-		rr_point_find(r, AI_NS, ai_variants[V_CAS].name, n);
-	const struct rr_point *f =
-		rr_point_find(r, AI_NS, ai_variants[V_FETCH_ADD].name, n);
+	const struct result_point *c =
+		result_point_find(r, AI_NS, ai_variants[V_CAS].name, n);
+	const struct result_point *f =
+		result_point_find(r, AI_NS, ai_variants[V_FETCH_ADD].name, n);
 	double cm, cl, fm, fl;
 
-	if (!c || !f || rr_point_extra(c, "share_most", &cm) ||
-	    rr_point_extra(c, "share_least", &cl) ||
-	    rr_point_extra(f, "share_most", &fm) ||
-	    rr_point_extra(f, "share_least", &fl))
+	if (!c || !f || result_point_extra(c, "share_most", &cm) ||
+	    result_point_extra(c, "share_least", &cl) ||
+	    result_point_extra(f, "share_most", &fm) ||
+	    result_point_extra(f, "share_least", &fl))
 		return;
 	verdict_note(
 		v, "info",
@@ -84,22 +84,22 @@ static int ai_seen(const struct run_result *r, enum variant v, int n,
 		   struct ai_seen *s)
 {
 	char label[96];
-	const struct rr_placement *pl;
+	const struct result_placement *pl;
 
 	memset(s, 0, sizeof(*s));
-	s->p = rr_point_find(r, AI_NS, ai_variants[v].name, n);
+	s->p = result_point_find(r, AI_NS, ai_variants[v].name, n);
 	if (!s->p)
 		return 0;
 	s->overlap = s->cpu_share = 1;
-	rr_point_extra(s->p, "overlap", &s->overlap);
-	rr_point_extra(s->p, "cpu_share", &s->cpu_share);
-	rr_point_extra(s->p, "late_start", &s->late);
+	result_point_extra(s->p, "overlap", &s->overlap);
+	result_point_extra(s->p, "cpu_share", &s->cpu_share);
+	result_point_extra(s->p, "late_start", &s->late);
 	s->apart = n > 1 && s->overlap < contend_floor(r->exp);
 	s->took_turns =
 		s->apart && (s->cpu_share < AI_CPU_HELD || s->late >= AI_LATE);
 	ai_label(label, sizeof(label), n, v);
-	pl = rr_placement_find(r, label);
-	s->one_cpu = n > 1 && pl && rr_placement_distinct_cpus(pl) < 2;
+	pl = result_placement_find(r, label);
+	s->one_cpu = n > 1 && pl && result_placement_distinct_cpus(pl) < 2;
 	return 1;
 }
 
@@ -125,8 +125,8 @@ static void runs_note(const struct ai_seen *s, int n, struct verdict *v)
 {
 	double runs = 0, expected = 0;
 
-	rr_point_extra(s->p, "expected", &expected);
-	if (!rr_point_extra(s->p, "runs", &runs) && runs > 0 && !s->apart)
+	result_point_extra(s->p, "expected", &expected);
+	if (!result_point_extra(s->p, "runs", &runs) && runs > 0 && !s->apart)
 		verdict_note(
 			v, "info",
 			"fetch_add, %d threads: the values came back in %.0f runs, %.0f increments in a row on average: a core that holds the line mostly keeps it for the next increment too, so one increment costs far less than one line transfer",
@@ -138,10 +138,10 @@ static void lost_note(const struct ai_seen *s, int n, struct verdict *v)
 {
 	double expected = 0, lost = 0, lost_max = 0, final = 0;
 
-	rr_point_extra(s->p, "expected", &expected);
-	rr_point_extra(s->p, "lost_updates", &lost);
-	rr_point_extra(s->p, "lost_updates_max", &lost_max);
-	rr_point_extra(s->p, "final", &final);
+	result_point_extra(s->p, "expected", &expected);
+	result_point_extra(s->p, "lost_updates", &lost);
+	result_point_extra(s->p, "lost_updates_max", &lost_max);
+	result_point_extra(s->p, "final", &final);
 	if (lost_max > 0)
 		verdict_note(
 			v, "info",
@@ -222,7 +222,7 @@ struct ai_head {
 	int turns_cause;       /* ... because other processes held the cpus */
 	int alone_n;	       /* the most whose threads shared one cpu */
 	int one_n;	       /* one thread was measured */
-	const struct rr_point *cas1, *fa1; /* ... its points */
+	const struct result_point *cas1, *fa1; /* ... its points */
 	double plain_lost; /* % plain lost with the most threads */
 };
 
@@ -254,14 +254,14 @@ static void classify(const struct run_result *r, struct verdict *v,
 			h->fa1 = sf.p;
 		} else if (sc.one_cpu || sf.one_cpu) {
 			h->alone_n = n > h->alone_n ? n : h->alone_n;
-			verdict_mark(
+			verdict_qualify(
 				v, key, VERDICT_DISOWNED,
 				"the %d threads all ran on one cpu: nothing contended, so cas against fetch_add under contention could not be measured",
 				n);
 		} else if (sc.apart || sf.apart) {
 			double o = sc.overlap < sf.overlap ? sc.overlap
 							   : sf.overlap;
-			verdict_mark(
+			verdict_qualify(
 				v, key, VERDICT_DISOWNED,
 				"the %d threads ran at the same time for only %.0f%% of a round: cas against fetch_add under contention could not be measured",
 				n, 100 * o);
@@ -282,20 +282,20 @@ static void classify(const struct run_result *r, struct verdict *v,
 	}
 	key_lost(key, sizeof(key), h->most);
 	if (h->most > 1 && (ap->variants & (1u << V_PLAIN)))
-		rr_summary_get(r, key, &h->plain_lost);
+		result_summary_get(r, key, &h->plain_lost);
 }
 
 /* add_fetch against fetch_add with n threads, beside the article's. */
 static void add_fetch_note(const struct run_result *r, int n, struct verdict *v)
 {
 	const struct ai_params *ap = r->params;
-	const struct rr_point *af =
+	const struct result_point *af =
 		ap->variants & (1u << V_ADD_FETCH)
-			? rr_point_find(r, AI_NS, ai_variants[V_ADD_FETCH].name,
-					n)
+			? result_point_find(r, AI_NS,
+					    ai_variants[V_ADD_FETCH].name, n)
 			: NULL;
-	const struct rr_point *fa =
-		rr_point_find(r, AI_NS, ai_variants[V_FETCH_ADD].name, n);
+	const struct result_point *fa =
+		result_point_find(r, AI_NS, ai_variants[V_FETCH_ADD].name, n);
 	const struct reference *fa_ref =
 		experiment_figure(r->exp, "fetch_add-4-threads");
 	const struct reference *af_ref =
@@ -344,7 +344,7 @@ static void say_contended(const struct run_result *r, struct verdict *v,
 			why, sizeof(why),
 			"the loops ran together only %.0f%% of a round, so the full gap under contention may be larger",
 			100 * cmp->together);
-		verdict_mark(v, key, VERDICT_AT_LEAST, "%s", why);
+		verdict_qualify(v, key, VERDICT_AT_LEAST, "%s", why);
 		verdict_headline(
 			v,
 			"cas was %s slower than fetch_add with %d threads (the article, 2007: %.1f× slower with 4): %s%s",
@@ -365,8 +365,8 @@ static void say_contended(const struct run_result *r, struct verdict *v,
 			"cas and fetch_add took the same time with %d threads (%s, within %.0f%%; the article, 2007: cas %.1f× slower with 4)%s",
 			n, rt, 100 * tol, article, tail);
 	else {
-		verdict_mark(v, key, VERDICT_DISOWNED, "%s",
-			     compare_why_not(cmp));
+		verdict_qualify(v, key, VERDICT_DISOWNED, "%s",
+				compare_why_not(cmp));
 		verdict_headline(
 			v,
 			"cas and fetch_add could not be told apart with %d threads (%s: %s; the article, 2007: cas %.1f× slower with 4)%s",

@@ -26,8 +26,8 @@ int ml_buf_alloc(struct run_ctx *ctx, int node, size_t len,
 	 * set of a few KiB can sit on one */
 	size_t whole = (len + ML_HUGE - 1) / ML_HUGE * ML_HUGE;
 
-	rc = nmem_alloc_on(ctx->sink, ctx->topo, node, whole + ML_HUGE, thp,
-			   &cb->map);
+	rc = node_mem_alloc(ctx->sink, ctx->topo, node, whole + ML_HUGE, thp,
+			    &cb->map);
 	if (rc)
 		return rc;
 	cb->use = cb->map;
@@ -79,7 +79,7 @@ void ml_verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node)
 	size_t on = 0, off = 0;
 	char key[48];
 
-	if (!nmem_caps()->move_pages || nmem_count_on(b, node, &on, &off))
+	if (!mem_caps()->move_pages || node_mem_count(b, node, &on, &off))
 		return;
 	snprintf(key, sizeof(key), KEY_ON, node);
 	sink_summary(ctx->sink, key, (double)on, "pages");

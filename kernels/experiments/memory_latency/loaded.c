@@ -310,17 +310,17 @@ void ml_loaded_estimate(const struct ml_params *mp,
 /* The point with no loader beside the chase and the one with the most
  * (most of them), NULL when there is none. */
 static void loaded_ends(const struct run_result *r,
-			const struct rr_point **idle,
-			const struct rr_point **top, double *most)
+			const struct result_point **idle,
+			const struct result_point **top, double *most)
 {
 	double l;
 
 	*idle = *top = NULL;
 	*most = -1;
 	for (int i = 0; i < r->npoints; i++) {
-		const struct rr_point *p = &r->points[i];
+		const struct result_point *p = &r->points[i];
 		if (strcmp(p->chart, CH_LOADED) ||
-		    rr_point_extra(p, "loaders", &l))
+		    result_point_extra(p, "loaders", &l))
 			continue;
 		if (l == 0)
 			*idle = p;
@@ -334,7 +334,7 @@ static void loaded_ends(const struct run_result *r,
 static void describe_loaded(const struct run_result *r, struct strbuf *sb,
 			    struct verdict *v)
 {
-	const struct rr_point *idle, *top;
+	const struct result_point *idle, *top;
 	double most;
 	struct comparison c;
 	char ratio[96], a[32], gbps[32], ns[32];
@@ -368,7 +368,7 @@ static void describe_loaded(const struct run_result *r, struct strbuf *sb,
 			 compare_why_not(&c));
 		strbuf_addf(sb, "; with %.0f loader%s, %s ns (%s)", most,
 			    most == 1 ? "" : "s", ns, why);
-		verdict_mark(v, KEY_LOAD_RATIO, VERDICT_DISOWNED, "%s", why);
+		verdict_qualify(v, KEY_LOAD_RATIO, VERDICT_DISOWNED, "%s", why);
 	}
 }
 

@@ -158,11 +158,11 @@ static int ml_check(const void *params, const struct common_params *common,
 		return rc;
 	if (!t)
 		return 0;
-	if (!nmem_caps()->policy && t->nnodes > 1)
+	if (!mem_caps()->policy && t->nnodes > 1)
 		return errinfo_set(
 			err, mp->mode == ML_NODES ? "nodes" : "mem_node",
 			"binding memory to a node is not allowed here (%s)",
-			nmem_caps()->why);
+			mem_caps()->why);
 	/* named in every mode: a node the machine lacks is refused */
 	if ((rc = topo_check_nodes(t, &cn, 1, "cpu_node", 0, 1, err)) ||
 	    (rc = topo_check_nodes(t, &mn, 1, "mem_node", 1, 0, err)))
@@ -205,11 +205,11 @@ static const struct part parts[] = {{"nodes", ml_nodes_run, ml_nodes_say},
 
 static int ml_run(struct run_ctx *ctx)
 {
-	if (!nmem_caps()->policy)
+	if (!mem_caps()->policy)
 		sink_note(
 			ctx->sink, "warn",
 			"memory policies are not allowed here (%s): buffers are placed by first touch",
-			nmem_caps()->why);
+			mem_caps()->why);
 	return experiment_run_parts(ctx, NULL);
 }
 

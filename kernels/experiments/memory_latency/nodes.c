@@ -345,14 +345,14 @@ static void order_sentence(const struct run_result *r, struct strbuf *sb)
 	int n = 0, slower = 0, faster = 0;
 
 	for (int i = 0; i < r->ncells; i++) {
-		const struct rr_cell *a = &r->cells[i];
+		const struct result_cell *a = &r->cells[i];
 		double da;
 		if (strcmp(a->chart, CH_LAT) || a->row == a->col ||
 		    !isfinite(a->value) ||
 		    !(da = distance_at(r, a->row, a->col)))
 			continue;
 		for (int k = 0; k < r->ncells; k++) {
-			const struct rr_cell *b = &r->cells[k];
+			const struct result_cell *b = &r->cells[k];
 			struct comparison c;
 			double db;
 			if (strcmp(b->chart, CH_LAT) || b->row != a->row ||
@@ -395,7 +395,7 @@ static void distance_note(const struct run_result *r, double local,
 	char key[48], a[32], b[32];
 
 	snprintf(key, sizeof(key), KEY_RANK_DIST, 0);
-	rr_summary_get_opt(r, key, &d0);
+	result_summary_get_opt(r, key, &d0);
 	units_number(local, a, sizeof(a));
 	strbuf_addf(&sb, "local %s ns", a);
 	if (d0 > 0)
@@ -403,10 +403,10 @@ static void distance_note(const struct run_result *r, double local,
 	for (int k = 1; k < ML_RANKS; k++) {
 		double ns, d = 0;
 		snprintf(key, sizeof(key), KEY_RANK, k);
-		if (rr_summary_get_opt(r, key, &ns))
+		if (result_summary_get_opt(r, key, &ns))
 			continue;
 		snprintf(key, sizeof(key), KEY_RANK_DIST, k);
-		rr_summary_get_opt(r, key, &d);
+		result_summary_get_opt(r, key, &d);
 		units_number(ns, a, sizeof(a));
 		units_number(ns / local, b, sizeof(b));
 		strbuf_addf(&sb, "; rank %d %s ns (%s× local", k, a, b);
@@ -440,7 +440,7 @@ static void cells_ratio(const struct run_result *r, double remote, double local,
 	int rn = 0, ln = 0;
 
 	for (int i = 0; i < r->ncells; i++) {
-		const struct rr_cell *q = &r->cells[i];
+		const struct result_cell *q = &r->cells[i];
 		if (strcmp(q->chart, CH_LAT) || !isfinite(q->value))
 			continue;
 		if (q->row == q->col) {
@@ -470,11 +470,11 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 		verdict_note(
 			v, "cannot",
 			"this machine has one node: only the local cell is measured; what a load from another node's memory costs (the NUMA factor of 6.5) needs 2 nodes");
-	if (rr_summary_get(r, KEY_LOCAL, &local) || local <= 0)
+	if (result_summary_get(r, KEY_LOCAL, &local) || local <= 0)
 		return;
 	units_number(local, ln, sizeof(ln));
 	strbuf_addf(sb, "local memory %s ns per load", ln);
-	if (rr_summary_get_opt(r, KEY_REMOTE, &remote)) {
+	if (result_summary_get_opt(r, KEY_REMOTE, &remote)) {
 		if (m->nnodes < 2)
 			strbuf_addf(
 				sb,
@@ -489,7 +489,7 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 			sb,
 			", remote %s ns (the emulator's times: remote is not compared with local, nor with the firmware's distance)",
 			rm);
-		verdict_mark(
+		verdict_qualify(
 			v, KEY_RATIO, VERDICT_DISOWNED,
 			"timed under an emulator, which has no NUMA cost to show");
 		return;
@@ -520,7 +520,7 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 				ct.n, ct.more, ct.less, ct.same,
 				100 * experiment_precision(r->exp), ct.unsure);
 		strbuf_addf(sb, ", remote %s ns on average (%s)", rm, why);
-		verdict_mark(v, KEY_RATIO, VERDICT_DISOWNED, "%s", why);
+		verdict_qualify(v, KEY_RATIO, VERDICT_DISOWNED, "%s", why);
 	}
 	distance_note(r, local, v);
 }

@@ -183,12 +183,13 @@ void ml_sizes_estimate(const struct ml_params *mp,
 /* ---- what a run showed ---- */
 
 /* The largest point of the sweep, and the smallest. */
-static void sweep_ends(const struct run_result *r, const struct rr_point **lo,
-		       const struct rr_point **hi)
+static void sweep_ends(const struct run_result *r,
+		       const struct result_point **lo,
+		       const struct result_point **hi)
 {
 	*lo = *hi = NULL;
 	for (int i = 0; i < r->npoints; i++) {
-		const struct rr_point *p = &r->points[i];
+		const struct result_point *p = &r->points[i];
 		if (strcmp(p->chart, CH_SIZES) ||
 		    strcmp(p->series, SERIES_CHASE))
 			continue;
@@ -202,7 +203,7 @@ static void sweep_ends(const struct run_result *r, const struct rr_point **lo,
 static void describe_sizes(const struct run_result *r, struct strbuf *sb,
 			   struct verdict *v)
 {
-	const struct rr_point *lo, *hi;
+	const struct result_point *lo, *hi;
 	struct comparison c;
 	char a[32], b[32], lo_ns[32], hi_ns[32], ratio[96], floor_text[32];
 	uint64_t floor = mem_llc_floor(r->machine);
@@ -230,7 +231,7 @@ static void describe_sizes(const struct run_result *r, struct strbuf *sb,
 				? "their intervals say otherwise"
 				: compare_why_not(&c));
 		strbuf_addf(sb, " (%s)", why);
-		verdict_mark(v, KEY_STEP, VERDICT_DISOWNED, "%s", why);
+		verdict_qualify(v, KEY_STEP, VERDICT_DISOWNED, "%s", why);
 	}
 	if (floor) {
 		mem_size_text(floor, floor_text, sizeof(floor_text));

@@ -94,12 +94,12 @@ static void combine_and_count(struct run_ctx *ctx, const struct nr_plan *pl,
 	sink_summary(ctx->sink, KEY_COMBINE, combine_ms, "ms");
 	sink_summary(ctx->sink, KEY_EQUAL, memcmp(sum, shared->base, len) == 0,
 		     NULL);
-	if (!nmem_count_on(shared, pl->home, &on, &off))
+	if (!node_mem_count(shared, pl->home, &on, &off))
 		sink_summary(ctx->sink, "shared_region_pages_home", (double)on,
 			     "pages");
 	for (int n = 0; n < pl->nnodes; n++) {
 		char key[64];
-		if (nmem_count_on(&per[n], pl->nodes[n], &on, &off))
+		if (node_mem_count(&per[n], pl->nodes[n], &on, &off))
 			continue;
 		snprintf(key, sizeof(key), "region_node%d_pages_local",
 			 pl->nodes[n]);
@@ -148,13 +148,13 @@ int nr_accumulate_run(struct run_ctx *ctx, const void *state)
 	}
 	j->updates = (uint64_t)p->updates;
 	j->buckets = (uint64_t)p->buckets;
-	rc = nmem_alloc_on(ctx->sink, t, pl->home, len, -1, &shared);
+	rc = node_mem_alloc(ctx->sink, t, pl->home, len, -1, &shared);
 	if (rc)
 		goto out_free;
 	memset(shared.base, 0, shared.len);
 	for (nper = 0; nper < pl->nnodes && !rc; nper++) {
-		rc = nmem_alloc_on(ctx->sink, t, pl->nodes[nper], len, -1,
-				   &per[nper]);
+		rc = node_mem_alloc(ctx->sink, t, pl->nodes[nper], len, -1,
+				    &per[nper]);
 		if (!rc)
 			memset(per[nper].base, 0, per[nper].len);
 	}
@@ -199,10 +199,10 @@ out_free:
 void nr_accumulate_say(const struct run_result *r, struct verdict *v,
 		       char *head, size_t len)
 {
-	const struct rr_point *sh =
-		rr_point_find_label(r, CH_ACC, SERIES_UPDATES, ACC_SHARED);
-	const struct rr_point *pn =
-		rr_point_find_label(r, CH_ACC, SERIES_UPDATES, ACC_PER_NODE);
+	const struct result_point *sh =
+		result_point_find_label(r, CH_ACC, SERIES_UPDATES, ACC_SHARED);
+	const struct result_point *pn = result_point_find_label(
+		r, CH_ACC, SERIES_UPDATES, ACC_PER_NODE);
 	double combine = 0;
 	struct comparison c, total;
 	int nnodes;
@@ -215,7 +215,7 @@ void nr_accumulate_say(const struct run_result *r, struct verdict *v,
 			"the shared region and the combined per-node regions hold different totals: the kernel is wrong");
 		return;
 	}
-	rr_summary_get(r, KEY_COMBINE, &combine);
+	result_summary_get(r, KEY_COMBINE, &combine);
 	nr_nodes_seen(r, ACC_PER_NODE, &nnodes);
 	if (nnodes < 2) {
 		verdict_note(

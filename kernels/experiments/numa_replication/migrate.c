@@ -129,14 +129,14 @@ int nr_migrate_run(struct run_ctx *ctx, const void *state)
 		return 0;
 	sink_summary(ctx->sink, "local_node", local, NULL);
 	sink_summary(ctx->sink, "remote_node", remote, NULL);
-	rc = nmem_alloc_on(ctx->sink, t, remote, (size_t)p->size, -1, &b);
+	rc = node_mem_alloc(ctx->sink, t, remote, (size_t)p->size, -1, &b);
 	if (rc)
 		return rc;
 	memset(b.base, 1, b.len);
 	pj = (struct pass_job){.base = b.base,
 			       .len = b.len / BW_CHUNK * BW_CHUNK,
 			       .passes = (int)p->passes};
-	if (!nmem_count_on(&b, remote, &on, &off))
+	if (!node_mem_count(&b, remote, &on, &off))
 		sink_summary(ctx->sink, "migration_pages_before_remote",
 			     (double)on, "pages");
 	sink_progress(ctx->sink, 3, 4,
@@ -160,7 +160,7 @@ int nr_migrate_run(struct run_ctx *ctx, const void *state)
 	sink_summary(ctx->sink, "migration_moved", (double)m.moved, "pages");
 	sink_summary(ctx->sink, KEY_MIG_FAILED, (double)m.failed, "pages");
 	sink_summary(ctx->sink, KEY_MIG_MS, m.seconds * 1e3, "ms");
-	if (!nmem_count_on(&b, local, &on, &off))
+	if (!node_mem_count(&b, local, &on, &off))
 		sink_summary(ctx->sink, "migration_pages_after_local",
 			     (double)on, "pages");
 	rc = time_passes(ctx, &pj, cpu, PASS_LOCAL, &local_ms);
@@ -174,10 +174,10 @@ out:
 void nr_migrate_say(const struct run_result *r, struct verdict *v, char *head,
 		    size_t len)
 {
-	const struct rr_point *rem =
-		rr_point_find_label_opt(r, CH_PASS, SERIES_PASS, PASS_REMOTE);
-	const struct rr_point *loc =
-		rr_point_find_label_opt(r, CH_PASS, SERIES_PASS, PASS_LOCAL);
+	const struct result_point *rem = result_point_find_label_opt(
+		r, CH_PASS, SERIES_PASS, PASS_REMOTE);
+	const struct result_point *loc = result_point_find_label_opt(
+		r, CH_PASS, SERIES_PASS, PASS_LOCAL);
 	double be = -1, mig = 0, failed = 0, remote = 0, local = 0;
 	struct comparison c;
 
@@ -189,17 +189,17 @@ void nr_migrate_say(const struct run_result *r, struct verdict *v, char *head,
 	}
 	if (!rem || !loc)
 		return;
-	rr_summary_get(r, KEY_BREAK_EVEN, &be);
-	rr_summary_get(r, KEY_MIG_MS, &mig);
-	rr_summary_get(r, KEY_MIG_FAILED, &failed);
-	rr_summary_get(r, "remote_node", &remote);
-	rr_summary_get(r, "local_node", &local);
+	result_summary_get(r, KEY_BREAK_EVEN, &be);
+	result_summary_get(r, KEY_MIG_MS, &mig);
+	result_summary_get(r, KEY_MIG_FAILED, &failed);
+	result_summary_get(r, "remote_node", &remote);
+	result_summary_get(r, "local_node", &local);
 	if (failed > 0) {
 		verdict_note(
 			v, "cannot",
 			"%.0f pages stayed on node %.0f after the migration: the passes after it were not all local",
 			failed, remote);
-		verdict_mark(
+		verdict_qualify(
 			v, KEY_BREAK_EVEN, VERDICT_DISOWNED,
 			"%.0f pages stayed on node %.0f after the migration: the passes after it were not all local",
 			failed, remote);
@@ -223,7 +223,7 @@ void nr_migrate_say(const struct run_result *r, struct verdict *v, char *head,
 			NO_BREAK_EVEN, mig, remote, rem->y, loc->y,
 			c.rel == CMP_FEW || c.rel == CMP_UNSURE ? "; " : "",
 			compare_why_not(&c));
-		verdict_mark(v, KEY_BREAK_EVEN, VERDICT_DISOWNED, "%s",
-			     NO_BREAK_EVEN);
+		verdict_qualify(v, KEY_BREAK_EVEN, VERDICT_DISOWNED, "%s",
+				NO_BREAK_EVEN);
 	}
 }

@@ -123,7 +123,7 @@ static int nr_check(const void *params, const struct common_params *common,
 	int rc;
 
 	(void)common;
-	if ((rc = nmem_check_census(err, "nodes", "each copy is")))
+	if ((rc = node_mem_census_check(err, "nodes", "each copy is")))
 		return rc;
 	if (p->home.n > 1)
 		return errinfo_set(err, "home", "'home' names one node");
@@ -172,7 +172,7 @@ static void nr_describe(const struct run_result *r, struct verdict *v)
 		verdict_note(
 			v, "warn",
 			"the run did not finish: what it says rests on the parts measured");
-	rr_summary_get(r, "nodes_used", &nodes);
+	result_summary_get(r, "nodes_used", &nodes);
 	if (head[0])
 		verdict_headline(v, "%s", head);
 	else if (nodes < 2 && r->machine && r->machine->nnodes > 1)

@@ -155,14 +155,14 @@ int nr_summary_is(const struct run_result *r, const char *key, double want)
 {
 	double v;
 
-	return rr_summary_get(r, key, &v) == 0 && v == want;
+	return result_summary_get(r, key, &v) == 0 && v == want;
 }
 
 /* The placements' threads all on the nodes they were meant for; 0 and a note if
  * not. */
 int nr_nodes_seen(const struct run_result *r, const char *label, int *nnodes)
 {
-	const struct rr_placement *p = rr_placement_find(r, label);
+	const struct result_placement *p = result_placement_find(r, label);
 	int seen[TOPO_MAX_NODES], n = 0;
 
 	*nnodes = 0;

@@ -51,8 +51,8 @@ static const char *local_data(struct replicas *r)
 	pthread_mutex_lock(&r->lock);
 	if (!r->have[i] && !r->failed) {
 		double t0 = clock_now();
-		int rc = nmem_alloc_on(NULL, r->topo, r->topo->node[i].os,
-				       r->master->len, -1, &r->copy[i]);
+		int rc = node_mem_alloc(NULL, r->topo, r->topo->node[i].os,
+					r->master->len, -1, &r->copy[i]);
 		if (rc) {
 			r->failed = rc;
 		} else {
@@ -207,8 +207,8 @@ int nr_readonly_run(struct run_ctx *ctx, const void *state)
 
 	if (!rep)
 		return -ENOMEM;
-	rc = nmem_alloc_on(ctx->sink, t, pl->home, (size_t)p->size, -1,
-			   &master);
+	rc = node_mem_alloc(ctx->sink, t, pl->home, (size_t)p->size, -1,
+			    &master);
 	if (rc) {
 		free(rep);
 		return rc;
@@ -220,7 +220,7 @@ int nr_readonly_run(struct run_ctx *ctx, const void *state)
 	/* the placement's label is the series: describe finds it by that */
 	rc = run_read(ctx, pl, &master, NULL, expect, SERIES_SINGLE,
 		      SERIES_SINGLE);
-	if (!rc && !nmem_count_on(&master, pl->home, &on, &off)) {
+	if (!rc && !node_mem_count(&master, pl->home, &on, &off)) {
 		sink_summary(ctx->sink, "single_pages_home", (double)on,
 			     "pages");
 		sink_summary(ctx->sink, "single_pages_elsewhere", (double)off,
@@ -242,8 +242,8 @@ int nr_readonly_run(struct run_ctx *ctx, const void *state)
 				continue;
 			ncopies++;
 			setup += rep->setup_s[i];
-			if (nmem_count_on(&rep->copy[i], t->node[i].os, &on,
-					  &off))
+			if (node_mem_count(&rep->copy[i], t->node[i].os, &on,
+					   &off))
 				continue;
 			snprintf(key, sizeof(key), "replica_node%d_pages_local",
 				 t->node[i].os);
@@ -293,10 +293,10 @@ void nr_readonly_say(const struct run_result *r, struct verdict *v, char *head,
 	double tol = experiment_precision(r->exp);
 	int nnodes, better = 0, told = 0, misplaced = 0, worse = 0;
 
-	rr_summary_get(r, "home_node", &home);
-	if (rr_summary_get(r, "replicas", &copies) == 0 &&
-	    rr_summary_get(r, "replica_bytes", &bytes) == 0 &&
-	    rr_summary_get(r, "single_bytes", &single) == 0) {
+	result_summary_get(r, "home_node", &home);
+	if (result_summary_get(r, "replicas", &copies) == 0 &&
+	    result_summary_get(r, "replica_bytes", &bytes) == 0 &&
+	    result_summary_get(r, "single_bytes", &single) == 0) {
 		if (copies < 2)
 			verdict_note(
 				v, "info",
@@ -322,7 +322,7 @@ void nr_readonly_say(const struct run_result *r, struct verdict *v, char *head,
 		return;
 	}
 	for (int i = 0; i < r->npoints; i++) {
-		const struct rr_point *loc = &r->points[i], *one;
+		const struct result_point *loc = &r->points[i], *one;
 		struct comparison c;
 		char key[64], ratio[96];
 		double off;
@@ -331,11 +331,11 @@ void nr_readonly_say(const struct run_result *r, struct verdict *v, char *head,
 			continue;
 		snprintf(key, sizeof(key), "replica_node%.0f_pages_elsewhere",
 			 loc->x);
-		if (rr_summary_get(r, key, &off) != 0 || off > 0) {
+		if (result_summary_get(r, key, &off) != 0 || off > 0) {
 			misplaced++;
 			continue;
 		}
-		one = rr_point_find(r, CH_READ, SERIES_SINGLE, loc->x);
+		one = result_point_find(r, CH_READ, SERIES_SINGLE, loc->x);
 		compare_points(loc, one, tol, &c);
 		if (c.rel == CMP_FEW || c.rel == CMP_UNSURE)
 			continue;

@@ -36,10 +36,10 @@ int rb_wanted(const struct rb_params *rp, int m)
 /* Checks that the buffer's pages are all on node; a warning when not. */
 static void verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node)
 {
-	struct nmem_census c;
+	struct page_census c;
 	char key[48];
 
-	if (!nmem_caps()->move_pages || nmem_census_on(b, node, &c))
+	if (!mem_caps()->move_pages || node_mem_census(b, node, &c))
 		return;
 	snprintf(key, sizeof(key), "pages_off_node%d", node);
 	sink_summary(ctx->sink, key, (double)(c.forbidden + c.absent), "pages");
@@ -230,8 +230,8 @@ static int run_column(struct run_ctx *ctx, const struct rb_state *st,
 		return 0;
 	col.ok = j < st->n && topo_node_has_memory(ctx->topo, st->nodes[j]);
 	if (col.ok) {
-		rc = nmem_alloc_on(ctx->sink, ctx->topo, st->nodes[j],
-				   (size_t)rp->size, 0, &col.b);
+		rc = node_mem_alloc(ctx->sink, ctx->topo, st->nodes[j],
+				    (size_t)rp->size, 0, &col.b);
 		if (rc)
 			return rc;
 		col.bytes = bw_split(col.b.base, col.b.len, (int)rp->threads,
@@ -308,12 +308,12 @@ static void add_matrix(const struct run_result *r, int m, struct strbuf *sb,
 	struct cell_tally ct;
 
 	snprintf(key, sizeof(key), KEY_LOCAL, rb_matrices[m].chart);
-	if (rr_summary_get(r, key, &local) || local <= 0)
+	if (result_summary_get(r, key, &local) || local <= 0)
 		return;
 	strbuf_addf(sb, "%s%s %.1f GB/s local", sb->len ? "; " : "",
 		    rb_matrices[m].what, local);
 	snprintf(key, sizeof(key), KEY_REMOTE, rb_matrices[m].chart);
-	if (rr_summary_get_opt(r, key, &remote))
+	if (result_summary_get_opt(r, key, &remote))
 		return;
 	snprintf(ratio_key, sizeof(ratio_key), KEY_RATIO, rb_matrices[m].chart);
 	if (r->machine->emulator == 1) {
@@ -322,7 +322,7 @@ static void add_matrix(const struct run_result *r, int m, struct strbuf *sb,
 			sb,
 			", %.1f GB/s remote (the emulator's rates: remote is not compared with local)",
 			remote);
-		verdict_mark(
+		verdict_qualify(
 			v, ratio_key, VERDICT_DISOWNED,
 			"timed under an emulator, which has no NUMA cost to show");
 		return;
@@ -355,7 +355,7 @@ static void add_matrix(const struct run_result *r, int m, struct strbuf *sb,
 			rb_matrices[m].what, ct.n, ct.less, ct.more, ct.same,
 			100 * experiment_precision(r->exp), ct.unsure);
 	strbuf_addf(sb, ", %.1f GB/s remote on average (%s)", remote, why);
-	verdict_mark(v, ratio_key, VERDICT_DISOWNED, "%s", why);
+	verdict_qualify(v, ratio_key, VERDICT_DISOWNED, "%s", why);
 }
 
 /* The summary value of a rank, under its key or the one older runs used. */
@@ -364,10 +364,10 @@ static int rank_value(const struct run_result *r, int m, int rank, double *x)
 	char key[64];
 
 	snprintf(key, sizeof(key), KEY_RANK, rb_matrices[m].chart, rank);
-	if (!rr_summary_get_opt(r, key, x))
+	if (!result_summary_get_opt(r, key, x))
 		return 0;
 	snprintf(key, sizeof(key), KEY_RANK_OLD, rb_matrices[m].chart, rank);
-	return rr_summary_get_opt(r, key, x);
+	return result_summary_get_opt(r, key, x);
 }
 
 /*
@@ -384,7 +384,7 @@ static void ranks_note(const struct run_result *r, int m, struct verdict *v)
 	int nranks = 0;
 
 	snprintf(key, sizeof(key), KEY_LOCAL, rb_matrices[m].chart);
-	if (rr_summary_get(r, key, &x))
+	if (result_summary_get(r, key, &x))
 		return;
 	strbuf_addf(&sb, "local %.1f", x);
 	for (int k = 1; k < RB_RANKS; k++) {

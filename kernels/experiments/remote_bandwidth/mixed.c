@@ -94,14 +94,14 @@ static int alloc_node(struct run_ctx *ctx, struct mix_bufs *mb, int k,
 	char msg[PARAM_ERR_LEN];
 	int rc, at = k * threads;
 
-	rc = nmem_alloc_on(ctx->sink, ctx->topo, mb->use[k], size, 0,
-			   &mb->src[k]);
+	rc = node_mem_alloc(ctx->sink, ctx->topo, mb->use[k], size, 0,
+			    &mb->src[k]);
 	if (!rc)
-		rc = nmem_alloc_on(ctx->sink, ctx->topo, mb->use[k], size, 0,
-				   &mb->local[k]);
+		rc = node_mem_alloc(ctx->sink, ctx->topo, mb->use[k], size, 0,
+				    &mb->local[k]);
 	if (!rc && mb->target[k] >= 0)
-		rc = nmem_alloc_on(ctx->sink, ctx->topo, mb->target[k], size, 0,
-				   &mb->remote[k]);
+		rc = node_mem_alloc(ctx->sink, ctx->topo, mb->target[k], size,
+				    0, &mb->remote[k]);
 	if (!rc)
 		rc = topo_plan_nodes(ctx->topo, PLACE_SPREAD, &mb->use[k], 1,
 				     threads, mb->cpus + at, msg, sizeof(msg));
@@ -276,12 +276,14 @@ static void say_mix(const struct run_result *r, const struct mix_mode *mode,
 		    int from_cache, struct strbuf *sb, struct verdict *v)
 {
 	char series[48], key[64], ratio[96], why[VERDICT_TEXT_LEN];
-	const struct rr_point *local, *remote;
+	const struct result_point *local, *remote;
 	struct comparison c;
 
 	mix_series(0, from_cache, series, sizeof(series));
-	local = rr_point_find_label_opt(r, mode->chart, series, mode->local);
-	remote = rr_point_find_label_opt(r, mode->chart, series, mode->remote);
+	local = result_point_find_label_opt(r, mode->chart, series,
+					    mode->local);
+	remote = result_point_find_label_opt(r, mode->chart, series,
+					     mode->remote);
 	if (!local || !remote)
 		return;
 	compare_points(remote, local, experiment_precision(r->exp), &c);
@@ -304,7 +306,7 @@ static void say_mix(const struct run_result *r, const struct mix_mode *mode,
 			"%s, writing to another node was not told from keeping the copies local: %s",
 			mode->what, compare_why_not(&c));
 		strbuf_addf(sb, "; %s", why);
-		verdict_mark(v, key, VERDICT_DISOWNED, "%s", why);
+		verdict_qualify(v, key, VERDICT_DISOWNED, "%s", why);
 	}
 }
 

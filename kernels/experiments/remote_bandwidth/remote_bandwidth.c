@@ -90,7 +90,7 @@ static int rb_check(const void *params, const struct common_params *common,
 {
 	const struct rb_params *rp = params;
 	const struct int_list *v = &rp->nodes;
-	const struct nmem_caps *caps = nmem_caps();
+	const struct mem_caps *caps = mem_caps();
 	int threads = (int)rp->threads;
 	uint64_t size = (uint64_t)rp->size;
 	int mixed = rp->mixed;
@@ -207,11 +207,11 @@ static int rb_run(struct run_ctx *ctx)
 				  err.msg);
 		goto out;
 	}
-	if (!nmem_caps()->policy)
+	if (!mem_caps()->policy)
 		sink_note(
 			ctx->sink, "warn",
 			"memory policies are not allowed here (%s): buffers are placed by first touch",
-			nmem_caps()->why);
+			mem_caps()->why);
 	st.steps = count_steps(ctx, &st);
 	rc = experiment_run_parts(ctx, &st);
 	if (rc)

@@ -99,7 +99,7 @@ static void my_describe(const struct run_result *r, struct verdict *v)
 	const struct my_params *mp = r->params;
 	double lost;
 
-	if (mp->threads < 2 || rr_summary_get_opt(r, "lost", &lost))
+	if (mp->threads < 2 || result_summary_get_opt(r, "lost", &lost))
 		verdict_headline(v, "one thread alone loses no update");
 	else
 		verdict_headline(

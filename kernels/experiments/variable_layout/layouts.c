@@ -177,13 +177,15 @@ out:
 
 /* The layouts beside the global array: __thread, and padding alone. */
 static void say_others(const struct run_result *r, struct verdict *v,
-		       const struct rr_point *g, const struct rr_point *tl,
-		       const struct rr_point *pd, const struct rr_point *gr)
+		       const struct result_point *g,
+		       const struct result_point *tl,
+		       const struct result_point *pd,
+		       const struct result_point *gr)
 {
 	double tol = experiment_precision(r->exp);
-	const struct rr_point *fp = vl_point(
+	const struct result_point *fp = vl_point(
 		r, VL_FOOTPRINT, VL_FOOTPRINT_SERIES, layout_names[LAY_PADDED]);
-	const struct rr_point *fg =
+	const struct result_point *fg =
 		vl_point(r, VL_FOOTPRINT, VL_FOOTPRINT_SERIES,
 			 layout_names[LAY_GROUPED]);
 	struct comparison c2;
@@ -214,7 +216,7 @@ void vl_layouts_say(const struct run_result *r, struct verdict *v, char *head,
 		    size_t len)
 {
 	double tol = experiment_precision(r->exp);
-	const struct rr_point *g, *gr, *tl, *pd;
+	const struct result_point *g, *gr, *tl, *pd;
 	struct comparison c;
 	char why[VERDICT_TEXT_LEN], rt[64];
 

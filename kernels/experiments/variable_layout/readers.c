@@ -145,7 +145,7 @@ void vl_readers_say(const struct run_result *r, struct verdict *v, char *head,
 		    size_t len)
 {
 	const struct vl_params *vp = r->params;
-	const struct rr_point *same, *sec, *ro;
+	const struct result_point *same, *sec, *ro;
 	struct comparison c;
 	char why[VERDICT_TEXT_LEN], rt[64];
 

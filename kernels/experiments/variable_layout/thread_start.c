@@ -125,7 +125,7 @@ void vl_thread_start_say(const struct run_result *r, struct verdict *v,
 {
 	const struct vl_params *vp = r->params;
 	double tol = experiment_precision(r->exp);
-	const struct rr_point *none, *big;
+	const struct result_point *none, *big;
 	struct comparison c;
 
 	if (!vl_asked(vp, PART_THREAD_START) ||
@@ -156,7 +156,7 @@ void vl_thread_start_say(const struct run_result *r, struct verdict *v,
 			v, "warn",
 			"starting threads with and without a large TLS block could not be told apart (%.0f and %.0f µs)",
 			big->y, none->y);
-		verdict_mark(
+		verdict_qualify(
 			v, KEY_BIG_START, VERDICT_DISOWNED, "%s",
 			c.rel == CMP_LESS
 				? "threads with a large TLS block started faster than without, which its allocation cannot cause"

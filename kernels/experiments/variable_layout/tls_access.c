@@ -135,7 +135,7 @@ int vl_tls_access_run(struct run_ctx *ctx, const void *state)
 void vl_tls_access_say(const struct run_result *r, struct verdict *v,
 		       char *head, size_t len)
 {
-	const struct rr_point *exe, *dso;
+	const struct result_point *exe, *dso;
 	struct comparison c;
 
 	(void)head;
@@ -160,7 +160,7 @@ void vl_tls_access_say(const struct run_result *r, struct verdict *v,
 		dso->y, compare_words(&c, "cheaper than", "as cheap as"),
 		exe->y);
 	if (c.rel != CMP_SAME)
-		verdict_mark(
+		verdict_qualify(
 			v, KEY_DSO_EXTRA, VERDICT_DISOWNED, "%s",
 			c.rel == CMP_LESS
 				? "TLS in the dlopen'ed object came out cheaper than in the program, which its extra call cannot cause"

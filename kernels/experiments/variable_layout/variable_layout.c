@@ -186,7 +186,7 @@ static const char *first_failure(const struct verdict *v)
 	int kind;
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if ((why = verdict_mark_why(v, keys[i], &kind)) &&
+		if ((why = verdict_qualifier_why(v, keys[i], &kind)) &&
 		    kind == VERDICT_DISOWNED)
 			return why;
 	return NULL;

@@ -40,15 +40,16 @@ double vl_emit(struct run_ctx *ctx, const char *chart, const char *series,
 
 /* --- what the parts say --- */
 
-const struct rr_point *vl_point(const struct run_result *r, const char *chart,
-				const char *series, const char *label)
+const struct result_point *vl_point(const struct run_result *r,
+				    const char *chart, const char *series,
+				    const char *label)
 {
-	return rr_point_find_label(r, chart, series, label);
+	return result_point_find_label(r, chart, series, label);
 }
 
 /* Whether every thread of a placement ran on one core (SMT siblings or one
  * CPU). */
-static int one_core(const struct rr_placement *p)
+static int one_core(const struct result_placement *p)
 {
 	for (int i = 1; p && i < p->n; i++)
 		if (p->t[i].core != p->t[0].core)
@@ -60,16 +61,16 @@ int vl_can_race(const struct run_result *r, const char *chart, const char *name,
 		const char *what, const char *key, struct verdict *v)
 {
 	char label[96], why[VERDICT_TEXT_LEN];
-	const struct rr_placement *p;
+	const struct result_placement *p;
 
 	vl_label(label, sizeof(label), chart, name);
-	p = rr_placement_find(r, label);
+	p = result_placement_find(r, label);
 	if (!p || p->n < 2)
 		snprintf(
 			why, sizeof(why),
 			"%s needs two threads running at once; this run had %d",
 			what, p ? p->n : 1);
-	else if (rr_placement_distinct_cpus(p) < 2)
+	else if (result_placement_distinct_cpus(p) < 2)
 		snprintf(
 			why, sizeof(why),
 			"%s needs threads on distinct cpus, but its %d threads were all seen on one cpu",
@@ -83,15 +84,16 @@ int vl_can_race(const struct run_result *r, const char *chart, const char *name,
 		return 1;
 	}
 	verdict_note(v, "cannot", "%s", why);
-	verdict_mark(v, key, VERDICT_DISOWNED, "%s", why);
+	verdict_qualify(v, key, VERDICT_DISOWNED, "%s", why);
 	return 0;
 }
 
 enum contend_overlap vl_contended(const struct run_result *r,
-				  const struct rr_point *shared,
-				  const struct rr_point *apart, const char *key,
-				  const char *what, struct comparison *c,
-				  struct verdict *v, char *why, size_t len)
+				  const struct result_point *shared,
+				  const struct result_point *apart,
+				  const char *key, const char *what,
+				  struct comparison *c, struct verdict *v,
+				  char *why, size_t len)
 {
 	enum contend_overlap o;
 
@@ -109,11 +111,11 @@ enum contend_overlap vl_contended(const struct run_result *r,
 			"sharing the line came out faster than keeping apart, which sharing cannot cause: the machine's load changed between the two",
 			why, len);
 	if (why[0])
-		verdict_mark(v, key,
-			     c->rel == CMP_MORE && o != CONTEND_TOO_LITTLE
-				     ? VERDICT_AT_LEAST
-				     : VERDICT_DISOWNED,
-			     "%s", why);
+		verdict_qualify(v, key,
+				c->rel == CMP_MORE && o != CONTEND_TOO_LITTLE
+					? VERDICT_AT_LEAST
+					: VERDICT_DISOWNED,
+				"%s", why);
 	if (o == CONTEND_TOO_LITTLE)
 		verdict_note(v, "cannot", "%s", why);
 	return o;
@@ -124,7 +126,7 @@ int vl_dso_missing(const struct run_result *r, struct verdict *v, int say)
 	double found = 1;
 
 	/* a TLS part (the caller checked one was asked for) emits dso_found */
-	if (rr_summary_get(r, KEY_DSO_FOUND, &found) || found)
+	if (result_summary_get(r, KEY_DSO_FOUND, &found) || found)
 		return 0;
 	if (say)
 		verdict_note(

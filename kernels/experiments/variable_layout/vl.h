@@ -109,11 +109,12 @@ double vl_emit(struct run_ctx *ctx, const char *chart, const char *series,
 	       double extra);
 
 /* What the parts share for their sentences (vl.c). */
-const struct rr_point *vl_point(const struct run_result *r, const char *chart,
-				const char *series, const char *label);
+const struct result_point *vl_point(const struct run_result *r,
+				    const char *chart, const char *series,
+				    const char *label);
 /*
  * Whether two threads of the team chart/name could race for a line:
- * distinct CPUs. Says why not into v, and marks key with it.
+ * distinct CPUs. Says why not into v, and qualifies key with it.
  */
 int vl_can_race(const struct run_result *r, const char *chart, const char *name,
 		const char *what, const char *key, struct verdict *v);
@@ -122,15 +123,16 @@ int vl_can_race(const struct run_result *r, const char *chart, const char *name,
  * apart for summary key, through compare.h: when the threads ran
  * together for less than the rulebook's floor of a round, nothing may be
  * stated, and a note of level "cannot" says why; under full overlap a
- * slowdown is a lower bound. why gets the words of the key's mark (""
+ * slowdown is a lower bound. why gets the words of the key's qualifier (""
  * when the number stands as measured). Returns how the threads
  * overlapped.
  */
 enum contend_overlap vl_contended(const struct run_result *r,
-				  const struct rr_point *shared,
-				  const struct rr_point *apart, const char *key,
-				  const char *what, struct comparison *c,
-				  struct verdict *v, char *why, size_t len);
+				  const struct result_point *shared,
+				  const struct result_point *apart,
+				  const char *key, const char *what,
+				  struct comparison *c, struct verdict *v,
+				  char *why, size_t len);
 /*
  * Whether the TLS parts had no shared objects to measure: says so once,
  * in the first TLS part the run asked for (say: this part is it).
