@@ -840,7 +840,8 @@ static void mp_precheck(const void *params, const struct common_params *common,
 			v, "cannot",
 			"one node: every page lands on node 0 whatever the policy; where pages go, remote cost and migration cannot be shown");
 	mem_cache_note(&m, (uint64_t)mp->size, "the read and write figures", v);
-	if (mp->policy == NMEM_PREFERRED_MANY && !mem_caps()->preferred_many)
+	if (mp->policy == NMEM_PREFERRED_MANY && t && t->mem_caps &&
+	    !t->mem_caps->preferred_many)
 		verdict_note(
 			v, "cannot",
 			"this kernel lacks MPOL_PREFERRED_MANY (Linux 5.15): only preferred, the lowest node of 'nodes', can run");

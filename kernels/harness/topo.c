@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "mem_caps.h"
 #include "params.h"
 
 static int ancestor_index(hwloc_obj_t pu, hwloc_obj_type_t type)
@@ -478,6 +479,7 @@ struct topo *topo_load(void)
 	t->numa_available = thissystem && numa_available() >= 0;
 	t->vm = thissystem ? topo_hypervisor() : -1;
 	t->emulator = thissystem ? topo_emulator() : -1;
+	t->mem_caps = thissystem ? mem_caps() : NULL;
 	t->line_size = 64;
 	rc = load_pus(t, hw, thissystem);
 	if (!rc && load_nodes(t, hw, thissystem))

@@ -7,6 +7,8 @@
 
 #include "errinfo.h"
 
+struct mem_caps;
+
 #define TOPO_MAX_NODES 64
 
 struct topo_pu {
@@ -98,6 +100,11 @@ struct topo {
 	 * unknown. Its times are the emulator's: no memory system's costs.
 	 */
 	int emulator;
+	/*
+	 * What the kernel allows of the memory policy calls (mem_caps()),
+	 * for this system; NULL for a captured or synthetic topology.
+	 */
+	const struct mem_caps *mem_caps;
 };
 
 /*
