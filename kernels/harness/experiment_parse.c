@@ -55,9 +55,8 @@ static void trim_default(const struct param *p, const struct topo *t, char *buf,
 			 size_t len)
 {
 	int32_t v[PARAM_MAX_LIST];
-	char msg[PARAM_ERR_LEN];
-	int n = parse_int_list(p->def, p->min, p->max, v, PARAM_MAX_LIST, msg,
-			       sizeof(msg));
+	struct errinfo err;
+	int n = parse_int_list(p->def, p->min, p->max, v, PARAM_MAX_LIST, &err);
 	int k = 0;
 
 	snprintf(buf, len, "%s", p->def);

@@ -65,79 +65,76 @@ static int cmp_i32(const void *a, const void *b)
 }
 
 int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
-		   int cap, char *msg, size_t msglen)
+		   int cap, struct errinfo *err)
 {
 	const char *p = text;
 	int n = 0;
 
 	if (!*p) {
-		snprintf(msg, msglen, "empty list");
-		return -EINVAL;
+		return errinfo_set(err, NULL, "empty list");
 	}
 	for (;;) {
 		int64_t a, b, step = 1;
 		const char *end;
 
 		if (numtext_u63(p, &end, &a)) {
-			snprintf(msg, msglen, "'%s' is not a list of integers",
-				 text);
-			return -EINVAL;
+			return errinfo_set(err, NULL,
+					   "'%s' is not a list of integers",
+					   text);
 		}
 		b = a;
 		p = end;
 		if (*p == '-') {
 			if (numtext_u63(p + 1, &end, &b)) {
-				snprintf(msg, msglen, "bad range in '%s'",
-					 text);
-				return -EINVAL;
+				return errinfo_set(err, NULL,
+						   "bad range in '%s'", text);
 			}
 			p = end;
 			if (*p == ':') {
 				if (numtext_u63(p + 1, &end, &step) ||
 				    step == 0) {
-					snprintf(msg, msglen,
-						 "bad step in '%s'", text);
-					return -EINVAL;
+					return errinfo_set(err, NULL,
+							   "bad step in '%s'",
+							   text);
 				}
 				p = end;
 			}
 		}
 		if (b < a) {
-			snprintf(msg, msglen,
-				 "reversed range %" PRId64 "-%" PRId64
-				 " (write the smaller number first)",
-				 a, b);
-			return -EINVAL;
+			return errinfo_set(err, NULL,
+					   "reversed range %" PRId64 "-%" PRId64
+					   " (write the smaller number first)",
+					   a, b);
 		}
 		if (a < min || b > max) {
-			snprintf(msg, msglen,
-				 "%" PRId64 " is out of range (allowed %" PRId64
-				 "-%" PRId64 ")",
-				 a < min ? a : b, min, max);
-			return -EINVAL;
+			return errinfo_set(err, NULL,
+					   "%" PRId64
+					   " is out of range (allowed %" PRId64
+					   "-%" PRId64 ")",
+					   a < min ? a : b, min, max);
 		}
 		for (int64_t v = a; v <= b; v += step) {
 			if (n >= cap) {
-				snprintf(msg, msglen,
-					 "too many elements (at most %d)", cap);
-				return -EINVAL;
+				return errinfo_set(
+					err, NULL,
+					"too many elements (at most %d)", cap);
 			}
 			out[n++] = (int32_t)v;
 		}
 		if (*p == '\0')
 			break;
 		if (*p != ',') {
-			snprintf(msg, msglen, "'%s' is not a list of integers",
-				 text);
-			return -EINVAL;
+			return errinfo_set(err, NULL,
+					   "'%s' is not a list of integers",
+					   text);
 		}
 		p++;
 	}
 	qsort(out, n, sizeof(*out), cmp_i32);
 	for (int i = 1; i < n; i++) {
 		if (out[i] == out[i - 1]) {
-			snprintf(msg, msglen, "%d is listed twice", out[i]);
-			return -EINVAL;
+			return errinfo_set(err, NULL, "%d is listed twice",
+					   out[i]);
 		}
 	}
 	return n;

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "errinfo.h"
+
 /* Strict decimal: digits only, no sign, no spaces, no overflow (-ERANGE).
  * *end after the digits. 0, or -EINVAL when s starts with none. */
 int numtext_u63(const char *s, const char **end, int64_t *out);
@@ -16,10 +18,10 @@ int numtext_size(const char *text, int64_t *out);
 /*
  * Parses a list of non-negative integers: "0,2-3", "1-8:2". Rejects
  * reversed ranges, duplicates and elements outside [min, max].
- * Returns the count, or -EINVAL with msg set.
+ * Returns the count, or -EINVAL with err set (no field).
  */
 int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
-		   int cap, char *msg, size_t msglen);
+		   int cap, struct errinfo *err);
 
 /* Formats a list back to its shortest text form ("0-3,8"). Returns 0, or
  * -ENOSPC if it did not fit. */

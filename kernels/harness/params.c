@@ -112,7 +112,7 @@ static int parse_number(const struct param *p, const char *text,
 static int parse_list(const struct param *p, const char *text,
 		      struct param_value *out, struct errinfo *err)
 {
-	char tmp[PARAM_ERR_LEN];
+	struct errinfo e;
 	int rc;
 
 	if (*text == '\0' && p->type != PARAM_SWEEP) {
@@ -120,13 +120,13 @@ static int parse_list(const struct param *p, const char *text,
 		return 0;
 	}
 	rc = parse_int_list(text, p->min, p->max, out->list, PARAM_MAX_LIST,
-			    tmp, sizeof(tmp));
+			    &e);
 	if (rc < 0) {
 		snprintf(err->msg, sizeof(err->msg), "bad %s '%s' for '%s': %s",
 			 p->type == PARAM_SWEEP	    ? "value"
 			 : p->type == PARAM_CPULIST ? "cpu list"
 						    : "node list",
-			 text, p->name, tmp);
+			 text, p->name, e.msg);
 		return -EINVAL;
 	}
 	out->n = rc;

@@ -220,11 +220,9 @@ static void load_caches(struct topo *t, hwloc_topology_t hw)
 /* A cpuset file's list ("0-3,8"), as a count; -1 if it does not parse. */
 static int cpuset_list(const char *text, int32_t *out, int cap)
 {
-	char msg[64];
+	struct errinfo err;
 
-	return text[0] ? parse_int_list(text, 0, 1 << 20, out, cap, msg,
-					sizeof(msg))
-		       : -1;
+	return text[0] ? parse_int_list(text, 0, 1 << 20, out, cap, &err) : -1;
 }
 
 /* Fills the allowed memory nodes and where the CPUs and nodes come from. */

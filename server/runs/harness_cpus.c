@@ -75,13 +75,12 @@ int harness_cpus_avoid_list(struct harness_cpus *h, const int32_t *cpus, int n)
 int harness_cpus_avoid(struct harness_cpus *h, const char *cpus)
 {
 	int32_t list[CPU_SETSIZE];
-	char msg[128];
+	struct errinfo err;
 	int n;
 
 	if (!cpus || !*cpus)
 		return 0;
-	n = parse_int_list(cpus, 0, CPU_SETSIZE - 1, list, CPU_SETSIZE, msg,
-			   sizeof(msg));
+	n = parse_int_list(cpus, 0, CPU_SETSIZE - 1, list, CPU_SETSIZE, &err);
 	if (n <= 0)
 		return 0;
 	return harness_cpus_avoid_list(h, list, n);

@@ -7,7 +7,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char text[512], msg[256], back[4096];
+	char text[512], back[4096];
+	struct errinfo err;
 	int32_t v[PARAM_MAX_LIST], w[PARAM_MAX_LIST];
 	int n, m;
 
@@ -15,13 +16,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	n = parse_int_list(text, 0, 4095, v, PARAM_MAX_LIST, msg, sizeof(msg));
+	n = parse_int_list(text, 0, 4095, v, PARAM_MAX_LIST, &err);
 	if (n <= 0)
 		return 0;
 	/* what we print must parse back to the same list */
 	if (format_int_list(v, n, back, sizeof(back)))
 		return 0;
-	m = parse_int_list(back, 0, 4095, w, PARAM_MAX_LIST, msg, sizeof(msg));
+	m = parse_int_list(back, 0, 4095, w, PARAM_MAX_LIST, &err);
 	if (m != n || memcmp(v, w, sizeof(int32_t) * (size_t)n))
 		abort();
 	return 0;
