@@ -177,7 +177,7 @@ static int run_round(struct run_ctx *ctx, int mode, const int *cpus, int n,
 	for (int i = 0; i < n; i++) {
 		struct nmem_spec s = {.len = (size_t)ap->size, .thp = -1};
 		pthread_attr_t attr;
-		char msg[160];
+		struct errinfo err;
 
 		a[i] = (struct af_thread){.tid = i,
 					  .mode = mode,
@@ -186,7 +186,7 @@ static int run_round(struct run_ctx *ctx, int mode, const int *cpus, int n,
 					  .passes = ap->passes,
 					  .t = t,
 					  .last_cpu = -1};
-		if ((rc = nmem_alloc(&s, NULL, &a[i].buf, msg, sizeof(msg))))
+		if ((rc = nmem_alloc(&s, NULL, &a[i].buf, &err)))
 			break;
 		pthread_attr_init(&attr);
 		if (mode == MODE_CREATED_PINNED) {
@@ -360,7 +360,7 @@ static int run_cache_split(struct run_ctx *ctx)
 	int level = topo_pair_level(t), rc = 0;
 	const struct topo_cache *c = NULL;
 	struct split_job j = {.passes = ap->passes};
-	char msg[256];
+	struct errinfo err;
 
 	sink_summary(ctx->sink, "cache_split_level", level, "");
 	if (!level)
@@ -389,7 +389,7 @@ static int run_cache_split(struct run_ctx *ctx)
 				       .body = split_body,
 				       .work = 2.0 * (double)j.passes};
 		const char *label = mode == PAIR_SHARED ? "one cache" : "split";
-		if (topo_plan_pairs(t, level, mode, 1, cpus, msg, sizeof(msg)))
+		if (topo_plan_pairs(t, level, mode, 1, cpus, &err))
 			break;
 		rc = team_points_run(ctx, &job, &res,
 				     mode == PAIR_SHARED
@@ -442,7 +442,7 @@ static int af_run(struct run_ctx *ctx)
 		if (cpus[i] <
 		    0) /* placement=os plans no cpu: pin the spread plan */
 			topo_plan(ctx->topo, PLACE_SPREAD, NULL, 0, n, cpus,
-				  perr.msg, sizeof(perr.msg));
+				  &perr);
 	for (int m = 0; m < MODE_COUNT; m++)
 		total += (ap->modes >> m) & 1;
 	for (int m = 0; m < MODE_COUNT && !rc; m++) {
@@ -682,7 +682,8 @@ static void af_estimate(const void *params, const struct common_params *common,
 static void plan_cache_split(const struct topo *t, struct strbuf *out)
 {
 	int level = topo_pair_level(t), cpus[2];
-	char msg[PARAM_ERR_LEN], what[64];
+	char what[64];
+	struct errinfo err;
 
 	if (!level) {
 		strbuf_addstr(
@@ -693,8 +694,8 @@ static void plan_cache_split(const struct topo *t, struct strbuf *out)
 	for (int mode = PAIR_SHARED; mode <= PAIR_SPLIT; mode++) {
 		snprintf(what, sizeof(what), "cache_split, %s (L%d)",
 			 mode == PAIR_SHARED ? "one cache" : "split", level);
-		if (topo_plan_pairs(t, level, mode, 1, cpus, msg, sizeof(msg)))
-			strbuf_addf(out, "%s: not placed: %s\n", what, msg);
+		if (topo_plan_pairs(t, level, mode, 1, cpus, &err))
+			strbuf_addf(out, "%s: not placed: %s\n", what, err.msg);
 		else
 			plan_view_cpus(t, what, cpus, 2, out);
 	}

@@ -150,14 +150,13 @@ static int same_cpus(const struct topo *t, const struct int_list *nodes, int n)
 {
 	int *a = calloc((size_t)n + 1, sizeof(int)),
 	    *b = calloc((size_t)n + 1, sizeof(int));
-	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 	int same = 1;
 
 	if (a && b &&
-	    !topo_plan_nodes(t, PLACE_COMPACT, nodes->v, nodes->n, n, a, msg,
-			     sizeof(msg)) &&
-	    !topo_plan_nodes(t, PLACE_SPREAD, nodes->v, nodes->n, n, b, msg,
-			     sizeof(msg))) {
+	    !topo_plan_nodes(t, PLACE_COMPACT, nodes->v, nodes->n, n, a,
+			     &err) &&
+	    !topo_plan_nodes(t, PLACE_SPREAD, nodes->v, nodes->n, n, b, &err)) {
 		qsort(a, (size_t)n, sizeof(int), cmp_int);
 		qsort(b, (size_t)n, sizeof(int), cmp_int);
 		same = !memcmp(a, b, (size_t)n * sizeof(int));
@@ -194,13 +193,13 @@ struct curve {
  */
 static int map(size_t bytes, struct nmem_buf *b, struct run_ctx *ctx)
 {
-	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 	struct nmem_spec s = {
 		.len = bytes, .policy = NMEM_DEFAULT, .scope = NMEM_VMA};
-	int rc = nmem_alloc(&s, ctx->topo, b, msg, sizeof(msg));
+	int rc = nmem_alloc(&s, ctx->topo, b, &err);
 
 	if (rc)
-		sink_note(ctx->sink, "warn", "%s", msg);
+		sink_note(ctx->sink, "warn", "%s", err.msg);
 	return rc;
 }
 
@@ -361,14 +360,14 @@ static int bs_run(struct run_ctx *ctx)
 		if (!HAS(want, p))
 			continue;
 		for (int i = 0; i < threads->n && !rc; i++) {
-			char msg[PARAM_ERR_LEN];
+			struct errinfo err;
 			int n = threads->v[i];
-			rc = topo_plan_nodes(
-				ctx->topo,
-				p == BS_COMPACT ? PLACE_COMPACT : PLACE_SPREAD,
-				nodes->v, nodes->n, n, cpus, msg, sizeof(msg));
+			rc = topo_plan_nodes(ctx->topo,
+					     p == BS_COMPACT ? PLACE_COMPACT
+							     : PLACE_SPREAD,
+					     nodes->v, nodes->n, n, cpus, &err);
 			if (rc) {
-				sink_note(ctx->sink, "warn", "%s", msg);
+				sink_note(ctx->sink, "warn", "%s", err.msg);
 				break;
 			}
 			rc = measure_point(ctx, p, n, cpus, curves, &step,

@@ -390,12 +390,19 @@ static int choose_pairs(const struct topo *t, const struct cs_params *cp,
 	if (!pc->shared || !pc->split || !pc->none)
 		return -ENOMEM;
 	for (; pc->level > 0 && pc->pairs >= 1; pc->pairs--) {
-		pc->have_shared = !topo_plan_pairs(
-			t, pc->level, PAIR_SHARED, pc->pairs, pc->shared,
-			pc->why_shared, sizeof(pc->why_shared));
-		pc->have_split = !topo_plan_pairs(
-			t, pc->level, PAIR_SPLIT, pc->pairs, pc->split,
-			pc->why_split, sizeof(pc->why_split));
+		struct errinfo shared, split;
+
+		pc->have_shared =
+			!topo_plan_pairs(t, pc->level, PAIR_SHARED, pc->pairs,
+					 pc->shared, &shared);
+		if (!pc->have_shared)
+			snprintf(pc->why_shared, sizeof(pc->why_shared), "%s",
+				 shared.msg);
+		pc->have_split = !topo_plan_pairs(t, pc->level, PAIR_SPLIT,
+						  pc->pairs, pc->split, &split);
+		if (!pc->have_split)
+			snprintf(pc->why_split, sizeof(pc->why_split), "%s",
+				 split.msg);
 		if ((pc->have_shared && pc->have_split) || pc->pairs == 1 ||
 		    (!pc->contrast && (pc->have_shared || pc->have_split)))
 			break;
@@ -747,7 +754,7 @@ static void cs_precheck(const void *params, const struct common_params *common,
 {
 	const struct cs_params *cp = params;
 	struct machine_facts m;
-	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 	int plan[2], level = topo_pair_level(t), shared_ok, split_ok;
 
 	(void)common;
@@ -760,11 +767,9 @@ static void cs_precheck(const void *params, const struct common_params *common,
 				break;
 		}
 	shared_ok = t->nallowed >= 2 && level > 0 &&
-		    !topo_plan_pairs(t, level, PAIR_SHARED, 1, plan, msg,
-				     sizeof(msg));
+		    !topo_plan_pairs(t, level, PAIR_SHARED, 1, plan, &err);
 	split_ok = t->nallowed >= 2 && level > 0 && topo_pair_level(t) > 0 &&
-		   !topo_plan_pairs(t, level, PAIR_SPLIT, 1, plan, msg,
-				    sizeof(msg));
+		   !topo_plan_pairs(t, level, PAIR_SPLIT, 1, plan, &err);
 	if ((cp->placements & (1u << P_SPLIT)) && !split_ok)
 		verdict_note(
 			v, "cannot",
@@ -825,7 +830,7 @@ static void cs_plan(const void *params, const struct common_params *common,
 {
 	const struct cs_params *cp = params;
 	int level = topo_pair_level(t), pairs = (int)cp->pairs;
-	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 	int *plan;
 
 	(void)common;
@@ -844,11 +849,11 @@ static void cs_plan(const void *params, const struct common_params *common,
 	for (int m = 0; m < 2; m++) {
 		enum pair_mode mode = m ? PAIR_SPLIT : PAIR_SHARED;
 		const char *name = m ? "split" : "shared";
-		if (level <= 0 || topo_plan_pairs(t, level, mode, pairs, plan,
-						  msg, sizeof(msg))) {
+		if (level <= 0 ||
+		    topo_plan_pairs(t, level, mode, pairs, plan, &err)) {
 			strbuf_addf(out, "%s: not placed: %s\n", name,
 				    level <= 0 ? "the topology names no cache"
-					       : msg);
+					       : err.msg);
 			continue;
 		}
 		strbuf_addf(out, "%s (L%d):", name, level);

@@ -389,12 +389,13 @@ static int measure_from(struct run_ctx *ctx, struct nmem_buf *b,
 	int cpus[PARAM_MAX_LIST];
 	char *slices[PARAM_MAX_LIST];
 	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 	size_t bytes;
 	int rc = topo_plan_nodes(ctx->topo, PLACE_SPREAD, &node, 1, p->threads,
-				 cpus, msg, sizeof(msg));
+				 cpus, &err);
 
 	if (rc) {
-		sink_note(ctx->sink, "warn", "%s", msg);
+		sink_note(ctx->sink, "warn", "%s", err.msg);
 		return rc;
 	}
 	bytes = bw_split(b->base, b->len, p->threads, slices);
@@ -495,7 +496,8 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 {
 	struct nmem_migration m;
 	struct page_census c;
-	char msg[PARAM_ERR_LEN], series[64];
+	char series[64];
+	struct errinfo err;
 	int target = p->migrate_to, rc = 0;
 	int how = p->migrate_with;
 
@@ -510,10 +512,9 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 					    ? "mbind MPOL_MF_MOVE_ALL"
 					    : "mbind MPOL_MF_MOVE|STRICT";
 		sink_progress(ctx->sink, (*step)++, steps, label);
-		rc = nmem_migrate_mbind(b, mv, &target, 1, &m, msg,
-					sizeof(msg));
+		rc = nmem_migrate_mbind(b, mv, &target, 1, &m, &err);
 		if (rc)
-			sink_note(ctx->sink, "warn", "%s", msg);
+			sink_note(ctx->sink, "warn", "%s", err.msg);
 		if (rc && m.moved + m.stayed + m.failed == 0)
 			return rc;
 		emit_migration(ctx, label, "mbind", &m);
@@ -538,10 +539,10 @@ static int migrate(struct run_ctx *ctx, struct nmem_buf *b,
 			dest[i] = how == MIG_BOTH && orig[i] >= 0 ? orig[i]
 								  : target;
 		sink_progress(ctx->sink, (*step)++, steps, label);
-		rc = nmem_migrate_pages(b, dest, &m, msg, sizeof(msg));
+		rc = nmem_migrate_pages(b, dest, &m, &err);
 		free(dest);
 		if (rc) {
-			sink_note(ctx->sink, "warn", "%s", msg);
+			sink_note(ctx->sink, "warn", "%s", err.msg);
 			return rc;
 		}
 		emit_migration(ctx, label, "move_pages", &m);
@@ -633,7 +634,7 @@ static int mp_run(struct run_ctx *ctx)
 	struct nmem_buf b;
 	struct page_census c;
 	struct machine_facts m;
-	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 	int *status = NULL, *orig = NULL;
 	double first_gbps = 0, before[TOPO_MAX_NODES];
 	int step = 0, steps, rc;
@@ -642,9 +643,9 @@ static int mp_run(struct run_ctx *ctx)
 	machine_facts_from_topo(t, &m);
 	p.from_cache = mem_from_cache(&m, (uint64_t)mp->size);
 	rc = topo_plan_nodes(t, PLACE_COMPACT, &p.toucher, 1, 1, &p.toucher_cpu,
-			     msg, sizeof(msg));
+			     &err);
 	if (rc) {
-		sink_note(ctx->sink, "warn", "toucher: %s", msg);
+		sink_note(ctx->sink, "warn", "toucher: %s", err.msg);
 		return rc;
 	}
 	struct nmem_spec spec = {.len = (size_t)mp->size,
@@ -655,9 +656,9 @@ static int mp_run(struct run_ctx *ctx)
 				 .thp = mp->thp};
 	steps = 2 + p.nfrom * 2 + (p.migrate_to >= 0 ? 2 + p.nfrom : 0);
 	sink_progress(ctx->sink, step++, steps, "allocate and touch");
-	rc = nmem_alloc(&spec, t, &b, msg, sizeof(msg));
+	rc = nmem_alloc(&spec, t, &b, &err);
 	if (rc) {
-		sink_note(ctx->sink, "warn", "%s", msg);
+		sink_note(ctx->sink, "warn", "%s", err.msg);
 		return rc;
 	}
 	if (caps->balancing == 1 &&
@@ -922,7 +923,8 @@ static void mp_plan(const void *params, const struct common_params *common,
 {
 	const struct mp_params *mp = params;
 	struct mp_plan p;
-	char list[256], msg[PARAM_ERR_LEN];
+	char list[256];
+	struct errinfo err;
 	int cpu = -1;
 
 	(void)common;
@@ -933,11 +935,10 @@ static void mp_plan(const void *params, const struct common_params *common,
 		snprintf(list, sizeof(list), "the policy's default");
 	strbuf_addf(out, "memory: policy %s on nodes %s\n",
 		    nmem_policy_names[p.policy], list);
-	if (!topo_plan_nodes(t, PLACE_COMPACT, &p.toucher, 1, 1, &cpu, msg,
-			     sizeof(msg)))
+	if (!topo_plan_nodes(t, PLACE_COMPACT, &p.toucher, 1, 1, &cpu, &err))
 		plan_view_cpus(t, "first touch", &cpu, 1, out);
 	else
-		strbuf_addf(out, "first touch: %s\n", msg);
+		strbuf_addf(out, "first touch: %s\n", err.msg);
 	if (p.nfrom) {
 		format_int_list(p.from, p.nfrom, list, sizeof(list));
 		strbuf_addf(out, "readers: %d thread%s on %s %s\n", p.threads,

@@ -119,9 +119,9 @@ static void fill(unsigned long *mask, const int *nodes, int n)
 static int buf_new(size_t len, struct nmem_buf *b)
 {
 	struct nmem_spec s = {.len = len, .policy = NMEM_DEFAULT, .thp = -1};
-	char msg[160];
+	struct errinfo err;
 
-	return nmem_alloc(&s, NULL, b, msg, sizeof(msg));
+	return nmem_alloc(&s, NULL, b, &err);
 }
 
 static void touch(char *p, size_t len, size_t page)

@@ -204,8 +204,7 @@ static int check_cpus(const struct experiment *exp, const struct topo *t,
 			if (most > PARAM_MAX_LIST)
 				most = PARAM_MAX_LIST;
 			rc = topo_plan(t, common->placement, common->cpus.v,
-				       common->cpus.n, (int)most, plan,
-				       err->msg, sizeof(err->msg));
+				       common->cpus.n, (int)most, plan, err);
 			if (rc) {
 				snprintf(err->field, sizeof(err->field), "%s",
 					 common->cpus.n ? "cpus" : v->p->name);

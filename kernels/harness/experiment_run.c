@@ -244,12 +244,11 @@ void experiment_precheck_placement(const struct topo *t,
 				   const char *siblings, struct verdict *v)
 {
 	int *plan = calloc((size_t)(nthreads > 0 ? nthreads : 1), sizeof(int));
-	char msg[ERRINFO_MSG_LEN];
+	struct errinfo err;
 	int a, b;
 
-	if (plan &&
-	    !topo_plan(t, common->placement, common->cpus.v, common->cpus.n,
-		       nthreads, plan, msg, sizeof(msg))) {
+	if (plan && !topo_plan(t, common->placement, common->cpus.v,
+			       common->cpus.n, nthreads, plan, &err)) {
 		if (common->placement != PLACE_OS &&
 		    topo_plan_distinct(plan, nthreads) < 2)
 			verdict_note(
@@ -268,11 +267,13 @@ void experiment_precheck_placement(const struct topo *t,
 int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
 		    struct errinfo *err)
 {
+	int rc;
+
 	memset(err, 0, sizeof(*err));
+	rc = topo_plan(ctx->topo, ctx->common.placement, ctx->common.cpus.v,
+		       ctx->common.cpus.n, nthreads, cpus, err);
 	snprintf(err->field, sizeof(err->field), "cpus");
-	return topo_plan(ctx->topo, ctx->common.placement, ctx->common.cpus.v,
-			 ctx->common.cpus.n, nthreads, cpus, err->msg,
-			 sizeof(err->msg));
+	return rc;
 }
 
 int experiment_estimate(const struct experiment *exp, const void *params,

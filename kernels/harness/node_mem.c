@@ -16,12 +16,12 @@ int node_mem_alloc(struct sink *s, const struct topo *t, int node, size_t len,
 				 .nodes = &n,
 				 .nnodes = 1,
 				 .thp = thp};
-	char msg[200];
-	int rc = nmem_alloc(&spec, t, b, msg, sizeof(msg));
+	struct errinfo err;
+	int rc = nmem_alloc(&spec, t, b, &err);
 
 	if (rc)
 		sink_note(s, "warn", "cannot allocate %zu bytes on node %d: %s",
-			  len, node, msg);
+			  len, node, err.msg);
 	return rc;
 }
 

@@ -77,7 +77,7 @@ static void describe_policy(const struct nmem_buf *b, const char *call,
 }
 
 int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
-	       struct nmem_buf *b, char *msg, size_t msglen)
+	       struct nmem_buf *b, struct errinfo *err)
 {
 	unsigned long mask[MASK_WORDS];
 	long page = sysconf(_SC_PAGESIZE);
@@ -91,7 +91,7 @@ int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
 	b->policy = s->policy;
 	b->scope = s->scope;
 	if (b->len == 0) {
-		snprintf(msg, msglen, "cannot allocate an empty buffer");
+		errinfo_set(err, NULL, "cannot allocate an empty buffer");
 		return -EINVAL;
 	}
 	if (takes_nodes(s->policy)) {
@@ -102,8 +102,8 @@ int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
 			if (t->node[i].mem_total > 0 || t->nnodes == 1)
 				b->nodes[b->nnodes++] = t->node[i].os;
 		if (!b->nnodes) {
-			snprintf(msg, msglen, "policy %s needs a node set",
-				 nmem_policy_names[s->policy]);
+			errinfo_set(err, NULL, "policy %s needs a node set",
+				    nmem_policy_names[s->policy]);
 			return -EINVAL;
 		}
 	}
@@ -112,8 +112,8 @@ int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
 	if (b->base == MAP_FAILED) {
 		rc = -errno;
 		b->base = NULL;
-		snprintf(msg, msglen, "mmap of %zu bytes failed: %s", b->len,
-			 strerror(-rc));
+		errinfo_set(err, NULL, "mmap of %zu bytes failed: %s", b->len,
+			    strerror(-rc));
 		return rc;
 	}
 	/* advice only: a kernel without THP ignores it, and so do we */
@@ -128,8 +128,8 @@ int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
 		  b->nnodes ? mask : NULL, b->nnodes ? MASK_MAXNODE : 0, 0)) {
 		rc = -errno;
 		describe_policy(b, "mbind", what, sizeof(what));
-		snprintf(
-			msg, msglen, "%s failed: %s%s", what, strerror(-rc),
+		errinfo_set(
+			err, NULL, "%s failed: %s%s", what, strerror(-rc),
 			rc == -EINVAL && b->policy == NMEM_PREFERRED_MANY
 				? " (MPOL_PREFERRED_MANY needs Linux 5.15 or later)"
 				: "");
@@ -250,23 +250,23 @@ static void count_moves(const struct nmem_buf *b, const int *before,
  * for where the pages are before and after it. Returns 0, or -ENOMEM said
  * in msg. */
 static int page_lists(const struct nmem_buf *b, int **before, int **after,
-		      struct nmem_migration *m, char *msg, size_t msglen)
+		      struct nmem_migration *m, struct errinfo *err)
 {
 	*before = malloc(sizeof(int) * b->npages);
 	*after = malloc(sizeof(int) * b->npages);
 	memset(m, 0, sizeof(*m));
-	msg[0] = '\0';
+	errinfo_clear(err);
 	if (*before && *after)
 		return 0;
 	free(*before);
 	free(*after);
-	snprintf(msg, msglen, "out of memory for the page lists");
+	errinfo_set(err, NULL, "out of memory for the page lists");
 	return -ENOMEM;
 }
 
 int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
 		       const int *target, int n, struct nmem_migration *m,
-		       char *msg, size_t msglen)
+		       struct errinfo *err)
 {
 	static const char *const names[] = {"MPOL_MF_MOVE",
 					    "MPOL_MF_MOVE|MPOL_MF_STRICT",
@@ -279,7 +279,7 @@ int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
 	int *before, *after;
 	int rc, qrc;
 
-	if (page_lists(b, &before, &after, m, msg, msglen))
+	if (page_lists(b, &before, &after, m, err))
 		return -ENOMEM;
 	qrc = nmem_where(b, before);
 	fill_mask(mask, target, n);
@@ -298,21 +298,21 @@ int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
 	}
 	m->rc = rc;
 	if (rc == -EPERM && how == NMEM_MOVE_ALL)
-		snprintf(
-			msg, msglen,
+		errinfo_set(
+			err, NULL,
 			"mbind(MPOL_MF_MOVE_ALL) needs CAP_SYS_NICE, which this process lacks");
 	else if (rc == -EIO)
-		snprintf(
-			msg, msglen,
+		errinfo_set(
+			err, NULL,
 			"mbind(%s): %zu pages could not be moved, so the call failed (EIO)",
 			names[how], m->failed);
 	else if (rc)
-		snprintf(msg, msglen, "mbind(%s) failed: %s", names[how],
-			 strerror(-rc));
+		errinfo_set(err, NULL, "mbind(%s) failed: %s", names[how],
+			    strerror(-rc));
 	else if (qrc)
-		snprintf(msg, msglen,
-			 "move_pages could not count the pages: %s",
-			 strerror(-qrc));
+		errinfo_set(err, NULL,
+			    "move_pages could not count the pages: %s",
+			    strerror(-qrc));
 	if (!rc) {
 		b->policy = NMEM_BIND;
 		b->nnodes = 0;
@@ -325,24 +325,24 @@ int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
 }
 
 int nmem_migrate_pages(struct nmem_buf *b, const int *dest,
-		       struct nmem_migration *m, char *msg, size_t msglen)
+		       struct nmem_migration *m, struct errinfo *err)
 {
 	int *before, *after;
 	int rc;
 
-	if (page_lists(b, &before, &after, m, msg, msglen))
+	if (page_lists(b, &before, &after, m, err))
 		return -ENOMEM;
 	rc = nmem_where(b, before);
 	if (!rc) {
 		rc = move_chunks(b, dest, after, MPOL_MF_MOVE, &m->seconds);
 		m->rc = rc;
 		if (rc)
-			snprintf(msg, msglen, "move_pages failed: %s",
-				 strerror(-rc));
+			errinfo_set(err, NULL, "move_pages failed: %s",
+				    strerror(-rc));
 	} else {
-		snprintf(msg, msglen,
-			 "move_pages could not query the pages: %s",
-			 strerror(-rc));
+		errinfo_set(err, NULL,
+			    "move_pages could not query the pages: %s",
+			    strerror(-rc));
 	}
 	if (!rc) {
 		count_moves(b, before, after, NULL, 0, dest, m);

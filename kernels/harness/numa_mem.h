@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "errinfo.h"
 #include "mem_caps.h"
 #include "params.h"
 #include "topo.h"
@@ -58,10 +59,10 @@ struct nmem_buf {
  * scope NMEM_VMA the policy is set on the range here, so every page the
  * first touch creates follows it; with NMEM_TASK the toucher must call
  * nmem_task_apply first. t resolves "every node" (may be NULL: then an
- * empty node set is refused). Returns 0, or -errno with msg saying why.
+ * empty node set is refused). Returns 0, or -errno with err saying why.
  */
 int nmem_alloc(const struct nmem_spec *s, const struct topo *t,
-	       struct nmem_buf *b, char *msg, size_t msglen);
+	       struct nmem_buf *b, struct errinfo *err);
 void nmem_free(struct nmem_buf *b);
 
 /*
@@ -109,18 +110,18 @@ enum nmem_move {
 /*
  * Moves b's pages onto the node set target[0..n) with mbind, which also
  * makes that set the range's policy (bind). Counts from move_pages
- * queries before and after. Returns 0, or -errno (m->rc) with msg; the
+ * queries before and after. Returns 0, or -errno (m->rc) with err; the
  * counts are filled either way when the queries work.
  */
 int nmem_migrate_mbind(struct nmem_buf *b, enum nmem_move how,
 		       const int *target, int n, struct nmem_migration *m,
-		       char *msg, size_t msglen);
+		       struct errinfo *err);
 
 /*
  * Moves page i to dest[i] with move_pages (MPOL_MF_MOVE). Returns 0 or
- * -errno with msg; per-page failures are counted, not errors.
+ * -errno with err; per-page failures are counted, not errors.
  */
 int nmem_migrate_pages(struct nmem_buf *b, const int *dest,
-		       struct nmem_migration *m, char *msg, size_t msglen);
+		       struct nmem_migration *m, struct errinfo *err);
 
 #endif

@@ -82,28 +82,28 @@ out:
 }
 
 int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
-	      int ncpus, int nthreads, int *out, char *msg, size_t msglen)
+	      int ncpus, int nthreads, int *out, struct errinfo *err)
 {
 	const struct topo_pu **pus;
 	int n = 0;
 
 	if (nthreads < 1) {
-		snprintf(msg, msglen, "need at least one thread");
+		errinfo_set(err, NULL, "need at least one thread");
 		return -EINVAL;
 	}
 	if (ncpus > 0) {
 		for (int i = 0; i < ncpus; i++) {
 			const struct topo_pu *p = topo_pu_by_os(t, cpus[i]);
 			if (!p) {
-				snprintf(
-					msg, msglen,
+				errinfo_set(
+					err, NULL,
 					"cpu %d is not available to this process (allowed: %s)",
 					cpus[i], t->allowed_text);
 				return -EINVAL;
 			}
 			if (!p->allowed) {
-				snprintf(
-					msg, msglen,
+				errinfo_set(
+					err, NULL,
 					"cpu %d is outside this process's cpuset (allowed: %s, from %s)",
 					cpus[i], t->allowed_text,
 					t->cpus_source);
@@ -111,9 +111,10 @@ int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 			}
 		}
 		if (ncpus < nthreads) {
-			snprintf(msg, msglen,
-				 "%d threads need %d cpus, but cpus lists %d",
-				 nthreads, nthreads, ncpus);
+			errinfo_set(
+				err, NULL,
+				"%d threads need %d cpus, but cpus lists %d",
+				nthreads, nthreads, ncpus);
 			return -EINVAL;
 		}
 		/* the listed order, as given (sorted by the parser) */
@@ -122,8 +123,8 @@ int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 		return 0;
 	}
 	if (nthreads > t->nallowed) {
-		snprintf(
-			msg, msglen,
+		errinfo_set(
+			err, NULL,
 			"%d threads, but only %d cpus are available to this process (allowed: %s, from %s)",
 			nthreads, t->nallowed, t->allowed_text, t->cpus_source);
 		return -EINVAL;
@@ -135,7 +136,7 @@ int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 	}
 	pus = malloc(sizeof(*pus) * (size_t)t->npus);
 	if (!pus) {
-		snprintf(msg, msglen, "out of memory");
+		errinfo_set(err, NULL, "out of memory");
 		return -ENOMEM;
 	}
 	for (int i = 0; i < t->npus; i++)
@@ -267,39 +268,39 @@ static int next_group(const struct cache_groups *g, const int *used, int from,
 }
 
 int topo_plan_pairs(const struct topo *t, int level, enum pair_mode mode,
-		    int npairs, int *out, char *msg, size_t msglen)
+		    int npairs, int *out, struct errinfo *err)
 {
 	struct cache_groups g;
 	int *used, rc = 0;
 
 	if (npairs < 1) {
-		snprintf(msg, msglen, "need at least one pair");
+		errinfo_set(err, NULL, "need at least one pair");
 		return -EINVAL;
 	}
 	if (level < 1 || level > 3) {
-		snprintf(msg, msglen, "no cache level %d to place pairs around",
-			 level);
+		errinfo_set(err, NULL,
+			    "no cache level %d to place pairs around", level);
 		return -EINVAL;
 	}
 	if (cache_groups_load(t, level, &g)) {
-		snprintf(msg, msglen, "out of memory");
+		errinfo_set(err, NULL, "out of memory");
 		return -ENOMEM;
 	}
 	used = calloc((size_t)g.n + 1, sizeof(int));
 	if (!used) {
-		snprintf(msg, msglen, "out of memory");
+		errinfo_set(err, NULL, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
 	if (g.n == 0) {
-		snprintf(msg, msglen, "no allowed cpu is under an L%d cache",
-			 level);
+		errinfo_set(err, NULL, "no allowed cpu is under an L%d cache",
+			    level);
 		rc = -EINVAL;
 		goto out;
 	}
 	if (mode == PAIR_SPLIT && g.n < 2) {
-		snprintf(
-			msg, msglen,
+		errinfo_set(
+			err, NULL,
 			"splitting a pair needs two L%d caches, but every allowed cpu (%s) is under one",
 			level, t->allowed_text);
 		rc = -EINVAL;
@@ -315,8 +316,8 @@ int topo_plan_pairs(const struct topo *t, int level, enum pair_mode mode,
 			b = a < 0 ? -1 : next_group(&g, used, a + 1, 1, a);
 		}
 		if (a < 0 || b < 0) {
-			snprintf(
-				msg, msglen,
+			errinfo_set(
+				err, NULL,
 				"%d pair%s %s do not fit: the %d allowed cpu%s (%s) hold only %d",
 				npairs, npairs == 1 ? "" : "s",
 				mode == PAIR_SHARED ? "each under one cache"
@@ -353,21 +354,20 @@ int topo_node_ncpus(const struct topo *t, int node)
 
 int topo_plan_nodes(const struct topo *t, enum place_strategy s,
 		    const int32_t *nodes, int n, int nthreads, int *out,
-		    char *msg, size_t msglen)
+		    struct errinfo *err)
 {
 	int *all = malloc(sizeof(int) * (size_t)(t->nallowed + 1));
 	int k = 0, rc;
 
 	if (!all) {
-		snprintf(msg, msglen, "out of memory");
+		errinfo_set(err, NULL, "out of memory");
 		return -ENOMEM;
 	}
 	if (s == PLACE_OS)
 		s = PLACE_COMPACT;
 	/* the machine-wide order, then only the CPUs of the nodes asked for */
-	rc = t->nallowed > 0
-		     ? topo_plan(t, s, NULL, 0, t->nallowed, all, msg, msglen)
-		     : -EINVAL;
+	rc = t->nallowed > 0 ? topo_plan(t, s, NULL, 0, t->nallowed, all, err)
+			     : -EINVAL;
 	for (int i = 0; !rc && i < t->nallowed && k < nthreads; i++) {
 		int node = topo_cpu_node(t, all[i]);
 		int want = n == 0;
@@ -383,8 +383,8 @@ int topo_plan_nodes(const struct topo *t, enum place_strategy s,
 		char list[128] = "all nodes";
 		if (n)
 			format_int_list(nodes, n, list, sizeof(list));
-		snprintf(
-			msg, msglen,
+		errinfo_set(
+			err, NULL,
 			"%d threads need %d cpus, but node%s %s ha%s only %d that this process may use",
 			nthreads, nthreads, n == 1 ? "" : "s", list,
 			n == 1 ? "s" : "ve", k);

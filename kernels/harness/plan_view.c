@@ -157,12 +157,12 @@ void plan_view_cpu_set(const struct topo *t, const char *what, const int *cpus,
 }
 
 static int sweep_plan(const struct topo *t, const struct plan_sweep *p, int n,
-		      int *cpus, char *msg, size_t len)
+		      int *cpus, struct errinfo *err)
 {
 	if (p->by_node)
 		return topo_plan_nodes(t, p->s, p->nodes, p->nnodes, n, cpus,
-				       msg, len);
-	return topo_plan(t, p->s, p->cpus, p->ncpus, n, cpus, msg, len);
+				       err);
+	return topo_plan(t, p->s, p->cpus, p->ncpus, n, cpus, err);
 }
 
 /*
@@ -172,15 +172,14 @@ static int sweep_plan(const struct topo *t, const struct plan_sweep *p, int n,
 static int sweep_reference(const struct topo *t, const struct plan_sweep *p,
 			   const int32_t *counts, int n, int *ref)
 {
-	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 	int best = 0;
 
 	for (int i = 0; i < n; i++)
-		if (counts[i] > best &&
-		    !sweep_plan(t, p, counts[i], ref, msg, sizeof(msg)))
+		if (counts[i] > best && !sweep_plan(t, p, counts[i], ref, &err))
 			best = counts[i];
 	if (best)
-		sweep_plan(t, p, best, ref, msg, sizeof(msg));
+		sweep_plan(t, p, best, ref, &err);
 	return best;
 }
 
@@ -190,7 +189,8 @@ void plan_view_sweep(const struct topo *t, const struct plan_sweep *p,
 	struct strbuf rest = STRBUF_INIT;
 	int32_t fit[PARAM_MAX_LIST];
 	int most = 0, nfit = 0, widest = 0, *ref, *one;
-	char msg[PARAM_ERR_LEN], list[256] = "", what[320];
+	char list[256] = "", what[320];
+	struct errinfo err;
 
 	for (int i = 0; i < n; i++)
 		most = counts[i] > most ? counts[i] : most;
@@ -202,8 +202,9 @@ void plan_view_sweep(const struct topo *t, const struct plan_sweep *p,
 	for (int i = 0; i < n; i++) {
 		int k = counts[i];
 		snprintf(what, sizeof(what), "%sthreads=%d", p->what, k);
-		if (sweep_plan(t, p, k, one, msg, sizeof(msg)))
-			strbuf_addf(&rest, "%s: not placed: %s\n", what, msg);
+		if (sweep_plan(t, p, k, one, &err))
+			strbuf_addf(&rest, "%s: not placed: %s\n", what,
+				    err.msg);
 		else if (k <= top &&
 			 !memcmp(one, ref, (size_t)k * sizeof(int)) &&
 			 nfit < PARAM_MAX_LIST) {

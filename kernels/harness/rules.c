@@ -168,7 +168,7 @@ static void precheck_cpus(const struct experiment *exp, const struct rule *r,
 {
 	int64_t n = most_of(exp, r, params, 2);
 	const char *what = what_of(r, "the comparison");
-	char msg[ERRINFO_MSG_LEN];
+	struct errinfo err;
 	int *plan;
 
 	if (n < 2)
@@ -186,7 +186,7 @@ static void precheck_cpus(const struct experiment *exp, const struct rule *r,
 	/* a plan that fails is the parse's to report */
 	if (plan &&
 	    !topo_plan(t, common->placement, common->cpus.v, common->cpus.n,
-		       (int)n, plan, msg, sizeof(msg)) &&
+		       (int)n, plan, &err) &&
 	    topo_plan_distinct(plan, (int)n) < 2)
 		verdict_note(
 			v, "cannot",

@@ -152,10 +152,10 @@ enum place_strategy { PLACE_COMPACT, PLACE_SPREAD, PLACE_OS };
  * fills SMT siblings, then cores of one cache, then packages; spread puts
  * consecutive threads as far apart as the topology allows (nodes,
  * packages, caches, cores, then SMT siblings). PLACE_OS gives -1 for each
- * thread (no pinning). Pure: reads only t. Returns 0 or -EINVAL with msg.
+ * thread (no pinning). Pure: reads only t. Returns 0 or -EINVAL with err.
  */
 int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
-	      int ncpus, int nthreads, int *out, char *msg, size_t msglen);
+	      int ncpus, int nthreads, int *out, struct errinfo *err);
 
 /* The instance (hwloc logical index) of the level 1-3 cache above p, -1 if
  * none. */
@@ -185,11 +185,11 @@ enum pair_mode {
  * PUs, in topological order); under SPLIT its second thread goes to the
  * next instance. Within an instance distinct cores come before SMT
  * siblings, so a shared pair shares no lower cache when it need not.
- * Pure: reads only t. Returns 0, or -EINVAL with msg saying what is
+ * Pure: reads only t. Returns 0, or -EINVAL with err saying what is
  * missing (too few CPUs, one instance only for SPLIT).
  */
 int topo_plan_pairs(const struct topo *t, int level, enum pair_mode mode,
-		    int npairs, int *out, char *msg, size_t msglen);
+		    int npairs, int *out, struct errinfo *err);
 
 /* Node and CPU maps from the topology (placement.c). */
 
@@ -200,11 +200,11 @@ int topo_cpu_node(const struct topo *t, int cpu);
  * Plans nthreads CPUs on the nodes listed (n == 0: every node): compact
  * fills the first node's CPUs before the next, spread takes one CPU from
  * each node in turn, cores before SMT siblings. Returns 0 or -EINVAL
- * with msg (not enough allowed CPUs on those nodes).
+ * with err (not enough allowed CPUs on those nodes).
  */
 int topo_plan_nodes(const struct topo *t, enum place_strategy s,
 		    const int32_t *nodes, int n, int nthreads, int *out,
-		    char *msg, size_t msglen);
+		    struct errinfo *err);
 
 /* The allowed CPUs of one node. */
 int topo_node_ncpus(const struct topo *t, int node);

@@ -36,16 +36,12 @@ static void test_synthetic_spread_compact(void **state)
 {
 	struct topo *t = synthetic(PACK2);
 	int out[8];
-	char msg[256];
+	struct errinfo err;
 	(void)state;
 	assert_int_equal(t->npus, 8);
-	assert_int_equal(
-		topo_plan(t, PLACE_COMPACT, NULL, 0, 4, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan(t, PLACE_COMPACT, NULL, 0, 4, out, &err), 0);
 	assert_cpus(out, (int[]){0, 1, 2, 3}, 4);
-	assert_int_equal(
-		topo_plan(t, PLACE_SPREAD, NULL, 0, 8, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan(t, PLACE_SPREAD, NULL, 0, 8, out, &err), 0);
 	/* packages alternate, then cores, then SMT siblings */
 	assert_cpus(out, (int[]){0, 4, 2, 6, 1, 5, 3, 7}, 8);
 	topo_free(t);
@@ -55,30 +51,23 @@ static void test_synthetic_pairs(void **state)
 {
 	struct topo *t = synthetic(PACK2);
 	int out[8];
-	char msg[256];
+	struct errinfo err;
 	(void)state;
 	assert_int_equal(topo_pair_level(t), 3);
 	/* each pair under one L3, on two cores (not SMT siblings) */
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, &err), 0);
 	assert_cpus(out, (int[]){0, 2, 4, 6}, 4);
 	/* each pair across the two L3s */
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SPLIT, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SPLIT, 2, out, &err), 0);
 	assert_cpus(out, (int[]){0, 4, 6, 2}, 4);
 	for (int k = 0; k < 2; k++)
 		assert_int_not_equal(topo_pu_by_os(t, out[2 * k])->l3,
 				     topo_pu_by_os(t, out[2 * k + 1])->l3);
 	/* 4 pairs fill both L3s: the SMT siblings come last */
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SHARED, 4, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 4, out, &err), 0);
 	assert_cpus(out, (int[]){0, 2, 4, 6, 1, 3, 5, 7}, 8);
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SHARED, 5, out, msg, sizeof(msg)),
-		-22);
-	assert_non_null(strstr(msg, "do not fit"));
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 5, out, &err), -22);
+	assert_non_null(strstr(err.msg, "do not fit"));
 	topo_free(t);
 }
 
@@ -86,7 +75,7 @@ static void test_xml_two_sockets(void **state)
 {
 	struct topo *t = xml(TEST_DATA "/two_socket_smt.xml");
 	int out[16];
-	char msg[256];
+	struct errinfo err;
 	(void)state;
 	assert_int_equal(t->npus, 16);
 	assert_int_equal(t->nnodes, 2);
@@ -100,23 +89,16 @@ static void test_xml_two_sockets(void **state)
 
 	/* compact: SMT siblings first, in hardware order (0 and 8 share core 0)
 	 */
-	assert_int_equal(
-		topo_plan(t, PLACE_COMPACT, NULL, 0, 4, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan(t, PLACE_COMPACT, NULL, 0, 4, out, &err), 0);
 	assert_cpus(out, (int[]){0, 8, 1, 9}, 4);
 	/* spread: node 0, node 1, then the other cores, siblings last */
-	assert_int_equal(
-		topo_plan(t, PLACE_SPREAD, NULL, 0, 10, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan(t, PLACE_SPREAD, NULL, 0, 10, out, &err), 0);
 	assert_cpus(out, (int[]){0, 4, 1, 5, 2, 6, 3, 7, 8, 12}, 10);
 
 	assert_int_equal(topo_pair_level(t), 3);
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, &err), 0);
 	assert_cpus(out, (int[]){0, 1, 4, 5}, 4);
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SPLIT, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SPLIT, 2, out, &err), 0);
 	assert_cpus(out, (int[]){0, 4, 5, 1}, 4);
 	for (int k = 0; k < 2; k++) {
 		const struct topo_pu *a = topo_pu_by_os(t, out[2 * k]);
@@ -125,9 +107,7 @@ static void test_xml_two_sockets(void **state)
 		assert_int_not_equal(a->node, b->node);
 	}
 	/* around the L2s a shared pair can only be a core's two threads */
-	assert_int_equal(
-		topo_plan_pairs(t, 2, PAIR_SHARED, 2, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan_pairs(t, 2, PAIR_SHARED, 2, out, &err), 0);
 	assert_cpus(out, (int[]){0, 8, 1, 9}, 4);
 	topo_free(t);
 }
@@ -137,30 +117,18 @@ static void test_one_l3_for_all(void **state)
 {
 	struct topo *t = synthetic("pack:1 l3:1 l2:2 core:1 pu:1");
 	int out[4];
-	char msg[256];
+	struct errinfo err;
 	(void)state;
 	assert_int_equal(topo_pair_level(t), 0);
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SHARED, 1, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 1, out, &err), 0);
 	assert_cpus(out, (int[]){0, 1}, 2);
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SPLIT, 1, out, msg, sizeof(msg)),
-		-22);
-	assert_non_null(strstr(msg, "needs two L3 caches"));
-	assert_non_null(strstr(msg, "(0-1)"));
-	assert_int_equal(
-		topo_plan_pairs(t, 2, PAIR_SHARED, 1, out, msg, sizeof(msg)),
-		-22);
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, msg, sizeof(msg)),
-		-22);
-	assert_int_equal(
-		topo_plan_pairs(t, 4, PAIR_SHARED, 1, out, msg, sizeof(msg)),
-		-22);
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SHARED, 0, out, msg, sizeof(msg)),
-		-22);
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SPLIT, 1, out, &err), -22);
+	assert_non_null(strstr(err.msg, "needs two L3 caches"));
+	assert_non_null(strstr(err.msg, "(0-1)"));
+	assert_int_equal(topo_plan_pairs(t, 2, PAIR_SHARED, 1, out, &err), -22);
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 2, out, &err), -22);
+	assert_int_equal(topo_plan_pairs(t, 4, PAIR_SHARED, 1, out, &err), -22);
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 0, out, &err), -22);
 	topo_free(t);
 }
 
@@ -169,15 +137,12 @@ static void test_l2_clusters(void **state)
 {
 	struct topo *t = synthetic("pack:1 l3:1 l2:2 core:2 pu:1");
 	int out[4];
-	char msg[256];
+	struct errinfo err;
 	(void)state;
 	assert_int_equal(topo_pair_level(t), 2);
-	assert_int_equal(
-		topo_plan_pairs(t, 2, PAIR_SHARED, 2, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan_pairs(t, 2, PAIR_SHARED, 2, out, &err), 0);
 	assert_cpus(out, (int[]){0, 1, 2, 3}, 4);
-	assert_int_equal(
-		topo_plan_pairs(t, 2, PAIR_SPLIT, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(topo_plan_pairs(t, 2, PAIR_SPLIT, 2, out, &err), 0);
 	assert_cpus(out, (int[]){0, 2, 3, 1}, 4);
 	topo_free(t);
 }
@@ -186,13 +151,11 @@ static void test_single_cpu(void **state)
 {
 	struct topo *t = synthetic("pack:1 l3:1 core:1 pu:1");
 	int out[2];
-	char msg[256];
+	struct errinfo err;
 	(void)state;
 	assert_int_equal(topo_pair_level(t), 0);
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SHARED, 1, out, msg, sizeof(msg)),
-		-22);
-	assert_non_null(strstr(msg, "do not fit"));
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SHARED, 1, out, &err), -22);
+	assert_non_null(strstr(err.msg, "do not fit"));
 	topo_free(t);
 }
 

@@ -235,41 +235,36 @@ static void test_plan_on_nodes(void **state)
 {
 	struct topo *t = synthetic("pack:2 numa:1 l3:1 core:2 pu:2");
 	int out[8];
-	char msg[256];
+	struct errinfo err;
 	int32_t one[] = {1};
 	(void)state;
 	assert_int_equal(topo_cpu_node(t, 5), 1);
 	assert_int_equal(topo_cpu_node(t, 99), -1);
 	assert_int_equal(topo_node_ncpus(t, 1), 4);
 	/* compact on node 1: its first core's two PUs */
-	assert_int_equal(topo_plan_nodes(t, PLACE_COMPACT, one, 1, 2, out, msg,
-					 sizeof(msg)),
-			 0);
+	assert_int_equal(
+		topo_plan_nodes(t, PLACE_COMPACT, one, 1, 2, out, &err), 0);
 	assert_int_equal(out[0], 4);
 	assert_int_equal(out[1], 5);
 	/* spread over node 1: two cores before an SMT sibling */
-	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, one, 1, 2, out, msg,
-					 sizeof(msg)),
+	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, one, 1, 2, out, &err),
 			 0);
 	assert_int_equal(topo_cpu_node(t, out[0]), 1);
 	assert_int_equal(topo_cpu_node(t, out[1]), 1);
 	assert_int_not_equal(out[0] / 2, out[1] / 2);
 	/* spread over every node alternates the nodes; compact fills node 0
 	 * first */
-	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 2, out, msg,
-					 sizeof(msg)),
-			 0);
+	assert_int_equal(
+		topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 2, out, &err), 0);
 	assert_int_not_equal(topo_cpu_node(t, out[0]),
 			     topo_cpu_node(t, out[1]));
-	assert_int_equal(topo_plan_nodes(t, PLACE_COMPACT, NULL, 0, 4, out, msg,
-					 sizeof(msg)),
-			 0);
+	assert_int_equal(
+		topo_plan_nodes(t, PLACE_COMPACT, NULL, 0, 4, out, &err), 0);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(topo_cpu_node(t, out[i]), 0);
-	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, one, 1, 5, out, msg,
-					 sizeof(msg)),
+	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, one, 1, 5, out, &err),
 			 -EINVAL);
-	assert_non_null(strstr(msg, "node 1 has only 4"));
+	assert_non_null(strstr(err.msg, "node 1 has only 4"));
 	topo_free(t);
 }
 
@@ -296,7 +291,7 @@ static void test_bind_here(void **state)
 	struct topo *t = topo_load();
 	struct nmem_buf b;
 	struct page_census c;
-	char msg[256];
+	struct errinfo err;
 	int checked = 0;
 	(void)state;
 	assert_non_null(t);
@@ -312,7 +307,7 @@ static void test_bind_here(void **state)
 			      .nodes = &node,
 			      .nnodes = 1,
 			      .thp = -1};
-	assert_int_equal(nmem_alloc(&s, t, &b, msg, sizeof(msg)), 0);
+	assert_int_equal(nmem_alloc(&s, t, &b, &err), 0);
 	int *status = malloc(sizeof(int) * b.npages);
 	assert_int_equal(nmem_where(&b, status), 0);
 	page_census_of(status, b.npages, &b.nodes[0], 1, &c);
@@ -327,8 +322,7 @@ static void test_bind_here(void **state)
 	/* migrating onto the node the pages are on moves nothing */
 	struct nmem_migration m;
 	assert_int_equal(nmem_migrate_mbind(&b, NMEM_MOVE_MBIND_STRICT,
-					    &b.nodes[0], 1, &m, msg,
-					    sizeof(msg)),
+					    &b.nodes[0], 1, &m, &err),
 			 0);
 	assert_int_equal(m.stayed, b.npages);
 	assert_int_equal(m.moved, 0);

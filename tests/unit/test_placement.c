@@ -32,11 +32,9 @@ static void test_compact(void **state)
 {
 	struct topo *t = synthetic(TWO_SOCKETS);
 	int out[8];
-	char msg[256];
+	struct errinfo err;
 	(void)state;
-	assert_int_equal(
-		topo_plan(t, PLACE_COMPACT, NULL, 0, 4, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan(t, PLACE_COMPACT, NULL, 0, 4, out, &err), 0);
 	/* SMT siblings first, then the other core of the same L3 */
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(out[i], i);
@@ -47,11 +45,9 @@ static void test_spread(void **state)
 {
 	struct topo *t = synthetic(TWO_SOCKETS);
 	int out[8];
-	char msg[256];
+	struct errinfo err;
 	(void)state;
-	assert_int_equal(
-		topo_plan(t, PLACE_SPREAD, NULL, 0, 8, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan(t, PLACE_SPREAD, NULL, 0, 8, out, &err), 0);
 	/* node 0, node 1, then the other cores, then the SMT siblings */
 	int want[8] = {0, 4, 2, 6, 1, 5, 3, 7};
 	for (int i = 0; i < 8; i++)
@@ -66,29 +62,22 @@ static void test_explicit_and_errors(void **state)
 {
 	struct topo *t = synthetic(TWO_SOCKETS);
 	int out[8];
-	char msg[256];
+	struct errinfo err;
 	int32_t cpus[] = {1, 6};
 	int32_t bad[] = {9};
 	(void)state;
-	assert_int_equal(
-		topo_plan(t, PLACE_SPREAD, cpus, 2, 2, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan(t, PLACE_SPREAD, cpus, 2, 2, out, &err), 0);
 	assert_int_equal(out[0], 1);
 	assert_int_equal(out[1], 6);
-	assert_int_equal(
-		topo_plan(t, PLACE_SPREAD, bad, 1, 1, out, msg, sizeof(msg)),
-		-22);
-	assert_non_null(strstr(msg, "cpu 9 is not available"));
-	assert_non_null(strstr(msg, "allowed: 0-7"));
-	assert_int_equal(
-		topo_plan(t, PLACE_SPREAD, cpus, 2, 3, out, msg, sizeof(msg)),
-		-22);
-	assert_int_equal(
-		topo_plan(t, PLACE_COMPACT, NULL, 0, 9, out, msg, sizeof(msg)),
-		-22);
-	assert_non_null(strstr(msg, "only 8 cpus"));
-	assert_int_equal(
-		topo_plan(t, PLACE_OS, NULL, 0, 2, out, msg, sizeof(msg)), 0);
+	assert_int_equal(topo_plan(t, PLACE_SPREAD, bad, 1, 1, out, &err), -22);
+	assert_non_null(strstr(err.msg, "cpu 9 is not available"));
+	assert_non_null(strstr(err.msg, "allowed: 0-7"));
+	assert_int_equal(topo_plan(t, PLACE_SPREAD, cpus, 2, 3, out, &err),
+			 -22);
+	assert_int_equal(topo_plan(t, PLACE_COMPACT, NULL, 0, 9, out, &err),
+			 -22);
+	assert_non_null(strstr(err.msg, "only 8 cpus"));
+	assert_int_equal(topo_plan(t, PLACE_OS, NULL, 0, 2, out, &err), 0);
 	assert_int_equal(out[0], -1);
 	topo_free(t);
 }
@@ -97,12 +86,11 @@ static void test_this_machine(void **state)
 {
 	struct topo *t = topo_load();
 	int *out = calloc((size_t)t->nallowed, sizeof(int));
-	char msg[256];
+	struct errinfo err;
 	(void)state;
 	assert_true(t->nallowed >= 1);
-	assert_int_equal(topo_plan(t, PLACE_SPREAD, NULL, 0, t->nallowed, out,
-				   msg, sizeof(msg)),
-			 0);
+	assert_int_equal(
+		topo_plan(t, PLACE_SPREAD, NULL, 0, t->nallowed, out, &err), 0);
 	for (int i = 0; i < t->nallowed; i++)
 		assert_true(topo_pu_by_os(t, out[i])->allowed);
 	free(out);

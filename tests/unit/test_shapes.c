@@ -90,7 +90,7 @@ static void test_four_sockets(void **state)
 {
 	struct topo *t = xml(TEST_DATA "/four_socket.xml");
 	int out[4];
-	char msg[256];
+	struct errinfo err;
 	(void)state;
 
 	counts(t, 4, 16, 32, 4);
@@ -98,9 +98,7 @@ static void test_four_sockets(void **state)
 	assert_int_equal(topo_pu_by_os(t, 16)->core, topo_pu_by_os(t, 0)->core);
 	assert_int_equal(node_of(t, 21), 1);
 	/* spread: one thread a socket */
-	assert_int_equal(
-		topo_plan(t, PLACE_SPREAD, NULL, 0, 4, out, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan(t, PLACE_SPREAD, NULL, 0, 4, out, &err), 0);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(node_of(t, out[i]), i);
 	topo_free(t);
@@ -110,15 +108,13 @@ static void test_ccx(void **state)
 {
 	struct topo *t = xml(TEST_DATA "/ccx.xml");
 	int pairs[4];
-	char msg[256];
+	struct errinfo err;
 	(void)state;
 
 	counts(t, 1, 8, 16, 1);
 	/* two L3s of 4 cores: pairs share one or split across two */
 	assert_int_equal(topo_pair_level(t), 3);
-	assert_int_equal(
-		topo_plan_pairs(t, 3, PAIR_SPLIT, 2, pairs, msg, sizeof(msg)),
-		0);
+	assert_int_equal(topo_plan_pairs(t, 3, PAIR_SPLIT, 2, pairs, &err), 0);
 	assert_int_not_equal(topo_pu_by_os(t, pairs[0])->l3,
 			     topo_pu_by_os(t, pairs[1])->l3);
 	topo_free(t);
@@ -141,7 +137,7 @@ static void test_dram_hbm_nvm(void **state)
 {
 	struct topo *t = xml(TEST_DATA "/dram_hbm_nvm.xml");
 	int out[8];
-	char msg[256];
+	struct errinfo e;
 	struct errinfo err;
 	int32_t hbm[] = {2};
 	(void)state;
@@ -165,8 +161,7 @@ static void test_dram_hbm_nvm(void **state)
 	assert_int_equal(node(t, 0)->nmemcaches, 0);
 	/* threads never go to a memory-only node: the default plan over
 	 * every node keeps to the DRAM ones */
-	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 8, out, msg,
-					 sizeof(msg)),
+	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 8, out, &e),
 			 0);
 	for (int i = 0; i < 8; i++)
 		assert_true(node_of(t, out[i]) == 0 || node_of(t, out[i]) == 1);
@@ -264,14 +259,13 @@ static void test_1024_pus(void **state)
 {
 	struct topo *t = xml(TEST_DATA "/pus_1024.xml");
 	int *out = calloc(1024, sizeof(int));
-	char msg[256];
+	struct errinfo err;
 	(void)state;
 
 	assert_non_null(out);
 	counts(t, 4, 256, 1024, 4);
 	assert_int_equal(node_of(t, 1023), 3);
-	assert_int_equal(topo_plan(t, PLACE_COMPACT, NULL, 0, 1024, out, msg,
-				   sizeof(msg)),
+	assert_int_equal(topo_plan(t, PLACE_COMPACT, NULL, 0, 1024, out, &err),
 			 0);
 	free(out);
 	topo_free(t);

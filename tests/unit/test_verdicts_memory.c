@@ -118,16 +118,15 @@ static void scaling_two_sockets(void **state)
 		canned_new("bandwidth_scaling", t, 0, 3,
 			   ARGV("threads=2", "ops=read", "size=256M"));
 	int compact[] = {0, 1}, spread[2];
-	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 	struct verdict v;
 
 	(void)state;
-	assert_int_equal(topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 2, spread,
-					 msg, sizeof(msg)),
-			 0);
-	assert_int_equal(topo_plan_nodes(t, PLACE_COMPACT, NULL, 0, 2, compact,
-					 msg, sizeof(msg)),
-			 0);
+	assert_int_equal(
+		topo_plan_nodes(t, PLACE_SPREAD, NULL, 0, 2, spread, &err), 0);
+	assert_int_equal(
+		topo_plan_nodes(t, PLACE_COMPACT, NULL, 0, 2, compact, &err),
+		0);
 	canned_point(c, "read", "compact", 2, NULL, 20, 0.02, 5);
 	canned_point(c, "read", "spread", 2, NULL, 38, 0.02, 5);
 	canned_placement(c, t, "threads=2 placement=compact", compact, 2);

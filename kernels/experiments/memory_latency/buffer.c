@@ -135,12 +135,12 @@ int ml_chase_rounds(struct run_ctx *ctx, int cpu, void *pos, const char *label,
 	return 0;
 }
 
-int ml_cpu_of_node(const struct topo *t, int node, int n, int *cpus, char *msg,
-		   size_t len)
+int ml_cpu_of_node(const struct topo *t, int node, int n, int *cpus,
+		   struct errinfo *err)
 {
 	int32_t nd = node;
 
-	return topo_plan_nodes(t, PLACE_SPREAD, &nd, 1, n, cpus, msg, len);
+	return topo_plan_nodes(t, PLACE_SPREAD, &nd, 1, n, cpus, err);
 }
 
 double ml_build_s(const struct topo *t, double size, double stride)

@@ -218,10 +218,10 @@ static int load_cpus(struct run_ctx *ctx, int most, int *cpus)
 {
 	const struct ml_params *mp = ctx->params;
 	const struct topo *t = ctx->topo;
-	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 
-	if (ml_cpu_of_node(t, (int)mp->cpu_node, 1, cpus, msg, sizeof(msg))) {
-		sink_note(ctx->sink, "warn", "%s", msg);
+	if (ml_cpu_of_node(t, (int)mp->cpu_node, 1, cpus, &err)) {
+		sink_note(ctx->sink, "warn", "%s", err.msg);
 		return -EINVAL;
 	}
 	plan_loaders(t, (int)mp->cpu_node, most, cpus);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "errinfo.h"
 #include "experiment.h"
 #include "numa_mem.h"
 
@@ -86,9 +87,9 @@ void ml_verify_on(struct run_ctx *ctx, const struct nmem_buf *b, int node);
 int ml_chase_rounds(struct run_ctx *ctx, int cpu, void *pos, const char *label,
 		    double **ns, int *rounds, double *median);
 /* The first n cpus of node, by the plan every experiment uses. Returns 0
- * or -EINVAL with msg set. */
-int ml_cpu_of_node(const struct topo *t, int node, int n, int *cpus, char *msg,
-		   size_t len);
+ * or -EINVAL with err set. */
+int ml_cpu_of_node(const struct topo *t, int node, int n, int *cpus,
+		   struct errinfo *err);
 /* Seconds to build a chain over size bytes, nodes stride apart. */
 double ml_build_s(const struct topo *t, double size, double stride);
 

@@ -111,10 +111,11 @@ static int matrix_cell(struct run_ctx *ctx, struct matrix *m, int i, int j,
 		       void *base)
 {
 	struct cell_keep *ck = &m->keep[i * m->dim + j];
-	char msg[PARAM_ERR_LEN], what[96];
+	char what[96];
+	struct errinfo err;
 	int cpu, rc;
 
-	if (ml_cpu_of_node(ctx->topo, m->nodes[i], 1, &cpu, msg, sizeof(msg))) {
+	if (ml_cpu_of_node(ctx->topo, m->nodes[i], 1, &cpu, &err)) {
 		emit_cell(ctx, CH_LAT, m, i, j, NAN, NULL, 0, "ns",
 			  "node has no cpu this process may use");
 		return 0;

@@ -121,7 +121,7 @@ int ml_sizes_run(struct run_ctx *ctx, const void *state)
 {
 	const struct ml_params *mp = ctx->params;
 	struct sweep *sw;
-	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 	int rc = 0;
 
 	(void)state;
@@ -132,9 +132,8 @@ int ml_sizes_run(struct run_ctx *ctx, const void *state)
 		return -ENOMEM;
 	sw->n = sweep_sizes((uint64_t)mp->size, sw->sizes, ML_MOST_SIZES);
 	machine_facts_from_topo(ctx->topo, &sw->mf);
-	if (ml_cpu_of_node(ctx->topo, (int)mp->cpu_node, 1, &sw->cpu, msg,
-			   sizeof(msg))) {
-		sink_note(ctx->sink, "warn", "%s", msg);
+	if (ml_cpu_of_node(ctx->topo, (int)mp->cpu_node, 1, &sw->cpu, &err)) {
+		sink_note(ctx->sink, "warn", "%s", err.msg);
 		rc = -EINVAL;
 		goto out;
 	}

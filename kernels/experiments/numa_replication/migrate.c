@@ -121,7 +121,7 @@ int nr_migrate_run(struct run_ctx *ctx, const void *state)
 	struct nmem_migration m;
 	struct stats remote_ms, local_ms;
 	size_t on, off;
-	char msg[200];
+	struct errinfo err;
 	int rc, cpu = pl->cpus[0];
 
 	sink_summary(ctx->sink, KEY_MIG_POSSIBLE, remote >= 0, NULL);
@@ -151,10 +151,10 @@ int nr_migrate_run(struct run_ctx *ctx, const void *state)
 	}
 	for (size_t i = 0; i < b.npages; i++)
 		dest[i] = local;
-	rc = nmem_migrate_pages(&b, dest, &m, msg, sizeof(msg));
+	rc = nmem_migrate_pages(&b, dest, &m, &err);
 	free(dest);
 	if (rc) {
-		sink_note(ctx->sink, "warn", "%s", msg);
+		sink_note(ctx->sink, "warn", "%s", err.msg);
 		goto out;
 	}
 	sink_summary(ctx->sink, "migration_moved", (double)m.moved, "pages");

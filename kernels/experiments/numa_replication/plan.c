@@ -63,8 +63,7 @@ int nr_plan_cpus(const struct nr_params *p, const struct topo *t,
 					   "more than %d threads in all",
 					   NR_MAX_THREADS);
 		if (topo_plan_nodes(t, PLACE_COMPACT, &node, 1, per,
-				    pl->cpus + pl->nthreads, err->msg,
-				    sizeof(err->msg))) {
+				    pl->cpus + pl->nthreads, err)) {
 			snprintf(err->field, sizeof(err->field), "threads");
 			return -EINVAL;
 		}

@@ -171,7 +171,7 @@ static const char *cell_empty(const struct topo *t, const struct rb_state *st,
 			      int i, int threads, int *cpus, char *why,
 			      size_t len)
 {
-	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 	int j = col->j;
 
 	if (i >= st->n || j >= st->n)
@@ -185,8 +185,8 @@ static const char *cell_empty(const struct topo *t, const struct rb_state *st,
 		return why;
 	}
 	if (topo_plan_nodes(t, PLACE_SPREAD, &st->nodes[i], 1, threads, cpus,
-			    msg, sizeof(msg))) {
-		snprintf(why, len, "%.90s", msg);
+			    &err)) {
+		snprintf(why, len, "%.90s", err.msg);
 		return why;
 	}
 	return NULL;

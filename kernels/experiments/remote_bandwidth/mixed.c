@@ -91,7 +91,7 @@ static void choose_nodes(const struct topo *t, const struct rb_state *st,
 static int alloc_node(struct run_ctx *ctx, struct mix_bufs *mb, int k,
 		      int threads, size_t size)
 {
-	char msg[PARAM_ERR_LEN];
+	struct errinfo err;
 	int rc, at = k * threads;
 
 	rc = node_mem_alloc(ctx->sink, ctx->topo, mb->use[k], size, 0,
@@ -104,7 +104,7 @@ static int alloc_node(struct run_ctx *ctx, struct mix_bufs *mb, int k,
 				    0, &mb->remote[k]);
 	if (!rc)
 		rc = topo_plan_nodes(ctx->topo, PLACE_SPREAD, &mb->use[k], 1,
-				     threads, mb->cpus + at, msg, sizeof(msg));
+				     threads, mb->cpus + at, &err);
 	if (rc)
 		return rc;
 	mb->bytes =

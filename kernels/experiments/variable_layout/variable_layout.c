@@ -221,7 +221,7 @@ static void vl_precheck(const void *params, const struct common_params *common,
 	const struct vl_params *vp = params;
 	int racing = vp->parts & ((1u << PART_LAYOUTS) | (1u << PART_READERS));
 	int plan[VL_MAX_THREADS];
-	char msg[256];
+	struct errinfo err;
 
 	if (!racing)
 		return;
@@ -244,7 +244,7 @@ static void vl_precheck(const void *params, const struct common_params *common,
 		return;
 	}
 	if (topo_plan(t, (enum place_strategy)common->placement, common->cpus.v,
-		      common->cpus.n, (int)vp->threads, plan, msg, sizeof(msg)))
+		      common->cpus.n, (int)vp->threads, plan, &err))
 		return;
 	const struct topo_pu *first = topo_pu_by_os(t, plan[0]);
 	int same = 1;
@@ -346,11 +346,11 @@ static void vl_plan(const void *params, const struct common_params *common,
 {
 	const struct vl_params *vp = params;
 	int n = (int)vp->threads, plan[VL_MAX_THREADS];
-	char msg[256];
+	struct errinfo err;
 
 	if (topo_plan(t, (enum place_strategy)common->placement, common->cpus.v,
-		      common->cpus.n, n, plan, msg, sizeof(msg))) {
-		strbuf_addf(out, "threads: not placed: %s\n", msg);
+		      common->cpus.n, n, plan, &err)) {
+		strbuf_addf(out, "threads: not placed: %s\n", err.msg);
 		return;
 	}
 	if (vl_asked(vp, PART_LAYOUTS))
