@@ -306,7 +306,8 @@ static int serve_open_runs(struct serve *s)
 static int serve_start_http(struct serve *s)
 {
 	struct serve_opts *o = &s->o;
-	char named[256], err[1024];
+	char named[256];
+	struct errinfo err;
 
 	serve_link_hosts(s->host, &s->link_hosts, named, sizeof(named));
 	if (*named)
@@ -336,9 +337,9 @@ static int serve_start_http(struct serve *s)
 		.quota_bytes = (size_t)o->import_mib << 20,
 		.tls_cert = s->tls.cert,
 		.tls_key = s->tls.key};
-	s->http = http_start(&hcfg, api_routes, s->api, err, sizeof(err));
+	s->http = http_start(&hcfg, api_routes, s->api, &err);
 	if (!s->http) {
-		say(stderr, "numalab serve: %s\n", err);
+		say(stderr, "numalab serve: %s\n", err.msg);
 		return -1;
 	}
 	return 0;

@@ -249,7 +249,7 @@ static int serve_check_cors(const struct serve_opts *o, const char *token)
 /* --tls-cert and --tls-key, both or neither, read into *tls. */
 static int serve_check_tls(const struct serve_opts *o, struct http_tls *tls)
 {
-	char err[1024];
+	struct errinfo err;
 
 	if (!o->tls_cert && !o->tls_key)
 		return 0;
@@ -261,8 +261,8 @@ static int serve_check_tls(const struct serve_opts *o, struct http_tls *tls)
 		    o->tls_cert ? "--tls-key" : "--tls-cert");
 		return -EINVAL;
 	}
-	if (http_tls_load(o->tls_cert, o->tls_key, tls, err, sizeof(err))) {
-		say(stderr, "numalab serve: %s\n", err);
+	if (http_tls_load(o->tls_cert, o->tls_key, tls, &err)) {
+		say(stderr, "numalab serve: %s\n", err.msg);
 		return -EINVAL;
 	}
 	struct stat st;

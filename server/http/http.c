@@ -131,13 +131,14 @@ static int quota_refused(struct http_request *rq, enum MHD_Result *ret)
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
 		rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	struct MHD_Response *resp;
-	char msg[512], after[16];
+	char after[16];
+	struct errinfo err;
 	int retry;
 
 	if (!trust_quota(rq->srv->trust, ci ? ci->client_addr : NULL,
-			 rq->body_len, msg, sizeof(msg), &retry))
+			 rq->body_len, &err, &retry))
 		return 0;
-	resp = http_error_response(NULL, "%s", msg);
+	resp = http_error_response(NULL, "%s", err.msg);
 	snprintf(after, sizeof(after), "%d", retry);
 	if (resp)
 		MHD_add_response_header(resp, "Retry-After", after);
@@ -228,32 +229,34 @@ static size_t head_cost(struct MHD_Connection *conn)
 /*
  * 0 when the request's head can be read: it leaves room for the answer,
  * and its path is UTF-8 (a path is text; it goes into answers as JSON).
- * Otherwise the status, with why in msg.
+ * Otherwise the status, with why in err.
  */
-static unsigned int check_head(struct http_request *rq, char *msg, size_t len)
+static unsigned int check_head(struct http_request *rq, struct errinfo *err)
 {
 	size_t cost = head_cost(rq->conn);
 
 	if (rq->query_args) {
-		snprintf(msg, len,
-			 "query too large: %zu arguments in a URI of %zu bytes "
-			 "take more than the %u bytes a connection may give "
-			 "the request head (%u for each argument)",
-			 rq->query_args, rq->raw_uri ? strlen(rq->raw_uri) : 0,
-			 (unsigned int)HEAD_MAX, HEAD_ENTRY_COST);
+		errinfo_set(
+			err, NULL,
+			"query too large: %zu arguments in a URI of %zu bytes "
+			"take more than the %u bytes a connection may give "
+			"the request head (%u for each argument)",
+			rq->query_args, rq->raw_uri ? strlen(rq->raw_uri) : 0,
+			(unsigned int)HEAD_MAX, HEAD_ENTRY_COST);
 		return MHD_HTTP_URI_TOO_LONG;
 	}
 	if (cost > HEAD_MAX) {
-		snprintf(msg, len,
-			 "request head too large: it takes %zu bytes of the "
-			 "%u a connection may give it (its bytes, %u for each "
-			 "header, query argument and cookie, and the Cookie "
-			 "header once more)",
-			 cost, (unsigned int)HEAD_MAX, HEAD_ENTRY_COST);
+		errinfo_set(
+			err, NULL,
+			"request head too large: it takes %zu bytes of the "
+			"%u a connection may give it (its bytes, %u for each "
+			"header, query argument and cookie, and the Cookie "
+			"header once more)",
+			cost, (unsigned int)HEAD_MAX, HEAD_ENTRY_COST);
 		return MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE;
 	}
 	if (utf8_valid_len(rq->path, strlen(rq->path)) != strlen(rq->path)) {
-		snprintf(msg, len, "the path is not UTF-8");
+		errinfo_set(err, NULL, "the path is not UTF-8");
 		return MHD_HTTP_BAD_REQUEST;
 	}
 	return 0;
@@ -342,28 +345,28 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn,
 	if (!rq->started) {
 		const struct http_route *route;
 		const char *cl;
-		char msg[512];
+		struct errinfo err;
 		unsigned int status;
 		int close;
 		rq->started = 1;
 		rq->conn = conn;
 		rq->method = method;
 		rq->path = url;
-		status = check_head(rq, msg, sizeof(msg));
+		status = check_head(rq, &err);
 		if (status)
 			return http_respond_bare(
 				rq, status,
-				http_error_response(NULL, "%s", msg));
+				http_error_response(NULL, "%s", err.msg));
 		route = route_of(rq);
 		rq->body_max = route && route->body_max ? route->body_max
 							: HTTP_BODY_MAX;
 		status = trust_check_head(
 			rq->srv->trust, conn,
 			route && strcmp(route->method, "GET") != 0, version,
-			msg, sizeof(msg), &close);
+			&err, &close);
 		if (status) {
 			struct MHD_Response *resp =
-				http_error_response(NULL, "%s", msg);
+				http_error_response(NULL, "%s", err.msg);
 			if (resp && close)
 				MHD_add_response_header(resp, "Connection",
 							"close");

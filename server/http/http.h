@@ -2,6 +2,7 @@
 #ifndef NUMALAB_HTTP_H
 #define NUMALAB_HTTP_H
 
+#include "errinfo.h"
 #include "http_request.h"
 #include "http_response.h"
 #include "join_code.h"
@@ -16,7 +17,7 @@
  */
 struct http_server *http_start(const struct http_config *cfg,
 			       const struct http_route *routes, void *ctx,
-			       char *err, size_t errlen);
+			       struct errinfo *err);
 /* The port it listens on. */
 int http_port(struct http_server *srv);
 /* Stops accepting, closes every connection, joins the threads (after

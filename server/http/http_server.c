@@ -283,7 +283,7 @@ static struct MHD_Daemon *start_daemon(struct http_server *srv,
 
 struct http_server *http_start(const struct http_config *cfg,
 			       const struct http_route *routes, void *ctx,
-			       char *err, size_t errlen)
+			       struct errinfo *err)
 {
 	struct http_server *srv = calloc(1, sizeof(*srv));
 	struct addrinfo hints = {.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
@@ -294,20 +294,20 @@ struct http_server *http_start(const struct http_config *cfg,
 	int rc;
 
 	if (!srv) {
-		snprintf(err, errlen, "out of memory");
+		errinfo_set(err, NULL, "out of memory");
 		return NULL;
 	}
 	srv->routes = routes;
 	srv->ctx = ctx;
 	if (init_server(srv, cfg)) {
-		snprintf(err, errlen, "out of memory");
+		errinfo_set(err, NULL, "out of memory");
 		goto fail;
 	}
 	snprintf(port, sizeof(port), "%d", cfg->port);
 	rc = getaddrinfo(cfg->host, port, &hints, &ai);
 	if (rc) {
-		snprintf(err, errlen, "cannot listen on '%s': %s", cfg->host,
-			 gai_strerror(rc));
+		errinfo_set(err, NULL, "cannot listen on '%s': %s", cfg->host,
+			    gai_strerror(rc));
 		goto fail;
 	}
 	/*
@@ -322,9 +322,10 @@ struct http_server *http_start(const struct http_config *cfg,
 		flags |= MHD_USE_IPv6;
 	if (cfg->tls_cert) {
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-			snprintf(err, errlen,
-				 "this libmicrohttpd was built without TLS: it "
-				 "cannot serve HTTPS");
+			errinfo_set(
+				err, NULL,
+				"this libmicrohttpd was built without TLS: it "
+				"cannot serve HTTPS");
 			freeaddrinfo(ai);
 			goto fail;
 		}
@@ -333,9 +334,10 @@ struct http_server *http_start(const struct http_config *cfg,
 	srv->d = start_daemon(srv, cfg, ai, flags);
 	freeaddrinfo(ai);
 	if (!srv->d) {
-		snprintf(err, errlen, "cannot listen on %s:%d: %s", cfg->host,
-			 cfg->port,
-			 errno ? strerror(errno) : "the daemon did not start");
+		errinfo_set(err, NULL, "cannot listen on %s:%d: %s", cfg->host,
+			    cfg->port,
+			    errno ? strerror(errno)
+				  : "the daemon did not start");
 		goto fail;
 	}
 	const union MHD_DaemonInfo *info =

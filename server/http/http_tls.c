@@ -19,8 +19,8 @@ static int http_tls_supported(void)
 }
 
 /* The file at path into *out (NUL-terminated); what names it in err. */
-static int read_file(const char *what, const char *path, char **out, char *err,
-		     size_t len)
+static int read_file(const char *what, const char *path, char **out,
+		     struct errinfo *err)
 {
 	struct stat st;
 	size_t n = 0;
@@ -30,19 +30,20 @@ static int read_file(const char *what, const char *path, char **out, char *err,
 	*out = NULL;
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(err, len, "cannot read %s '%s': %s", what, path,
-			 strerror(errno));
+		errinfo_set(err, NULL, "cannot read %s '%s': %s", what, path,
+			    strerror(errno));
 		return rc;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		rc = -EINVAL;
-		snprintf(err, len, "%s '%s' is not a regular file", what, path);
+		errinfo_set(err, NULL, "%s '%s' is not a regular file", what,
+			    path);
 		goto out;
 	}
 	buf = malloc(HTTP_TLS_FILE_MAX + 1);
 	if (!buf) {
 		rc = -ENOMEM;
-		snprintf(err, len, "out of memory");
+		errinfo_set(err, NULL, "out of memory");
 		goto out;
 	}
 	/* one byte more than allowed: a file that fills it is too large */
@@ -52,8 +53,8 @@ static int read_file(const char *what, const char *path, char **out, char *err,
 			continue;
 		if (r < 0) {
 			rc = -errno;
-			snprintf(err, len, "cannot read %s '%s': %s", what,
-				 path, strerror(errno));
+			errinfo_set(err, NULL, "cannot read %s '%s': %s", what,
+				    path, strerror(errno));
 			goto out;
 		}
 		if (!r)
@@ -62,13 +63,13 @@ static int read_file(const char *what, const char *path, char **out, char *err,
 	}
 	if (n > HTTP_TLS_FILE_MAX) {
 		rc = -EFBIG;
-		snprintf(err, len, "%s '%s' is larger than %d KiB", what, path,
-			 HTTP_TLS_FILE_MAX / 1024);
+		errinfo_set(err, NULL, "%s '%s' is larger than %d KiB", what,
+			    path, HTTP_TLS_FILE_MAX / 1024);
 		goto out;
 	}
 	if (!n) {
 		rc = -EINVAL;
-		snprintf(err, len, "%s '%s' is empty", what, path);
+		errinfo_set(err, NULL, "%s '%s' is empty", what, path);
 		goto out;
 	}
 	buf[n] = '\0';
@@ -97,7 +98,7 @@ static const char *why(int g, char *buf, size_t len)
 
 /* The PEM texts are one certificate (or more) and a key that is its. */
 static int check_pair(const struct http_tls *tls, const char *cert_path,
-		      const char *key_path, char *err, size_t len)
+		      const char *key_path, struct errinfo *err)
 {
 	gnutls_datum_t c = {(unsigned char *)tls->cert,
 			    (unsigned int)strlen(tls->cert)};
@@ -114,10 +115,10 @@ static int check_pair(const struct http_tls *tls, const char *cert_path,
 		crt, &ncrt, &c, GNUTLS_X509_FMT_PEM,
 		GNUTLS_X509_CRT_LIST_IMPORT_FAIL_IF_EXCEED);
 	if (g < 0 || !ncrt) {
-		snprintf(err, len,
-			 "TLS certificate '%s' holds no PEM certificate: %s",
-			 cert_path,
-			 g < 0 ? why(g, text, sizeof(text)) : "none found");
+		errinfo_set(err, NULL,
+			    "TLS certificate '%s' holds no PEM certificate: %s",
+			    cert_path,
+			    g < 0 ? why(g, text, sizeof(text)) : "none found");
 		return -EINVAL;
 	}
 	for (unsigned int i = 0; i < ncrt; i++)
@@ -127,8 +128,8 @@ static int check_pair(const struct http_tls *tls, const char *cert_path,
 	g = gnutls_x509_privkey_import2(pk, &k, GNUTLS_X509_FMT_PEM, NULL, 0);
 	gnutls_x509_privkey_deinit(pk);
 	if (g < 0) {
-		snprintf(
-			err, len,
+		errinfo_set(
+			err, NULL,
 			"TLS key '%s' holds no unencrypted PEM private key: %s",
 			key_path, why(g, text, sizeof(text)));
 		return -EINVAL;
@@ -139,34 +140,36 @@ static int check_pair(const struct http_tls *tls, const char *cert_path,
 						GNUTLS_X509_FMT_PEM);
 	gnutls_certificate_free_credentials(cred);
 	if (g < 0) {
-		snprintf(err, len,
-			 "TLS key '%s' does not go with certificate '%s': %s",
-			 key_path, cert_path, why(g, text, sizeof(text)));
+		errinfo_set(
+			err, NULL,
+			"TLS key '%s' does not go with certificate '%s': %s",
+			key_path, cert_path, why(g, text, sizeof(text)));
 		return -EINVAL;
 	}
 	return 0;
 oom:
-	snprintf(err, len, "out of memory");
+	errinfo_set(err, NULL, "out of memory");
 	return -ENOMEM;
 }
 
 int http_tls_load(const char *cert_path, const char *key_path,
-		  struct http_tls *tls, char *err, size_t len)
+		  struct http_tls *tls, struct errinfo *err)
 {
 	int rc;
 
 	tls->cert = tls->key = NULL;
 	if (!http_tls_supported()) {
-		snprintf(err, len,
-			 "this libmicrohttpd was built without TLS: it cannot "
-			 "serve HTTPS (install one built with GnuTLS)");
+		errinfo_set(
+			err, NULL,
+			"this libmicrohttpd was built without TLS: it cannot "
+			"serve HTTPS (install one built with GnuTLS)");
 		return -ENOTSUP;
 	}
-	rc = read_file("TLS certificate", cert_path, &tls->cert, err, len);
+	rc = read_file("TLS certificate", cert_path, &tls->cert, err);
 	if (!rc)
-		rc = read_file("TLS key", key_path, &tls->key, err, len);
+		rc = read_file("TLS key", key_path, &tls->key, err);
 	if (!rc)
-		rc = check_pair(tls, cert_path, key_path, err, len);
+		rc = check_pair(tls, cert_path, key_path, err);
 	if (rc)
 		http_tls_clear(tls);
 	return rc;

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "errinfo.h"
+
 /* A certificate or key file larger than this is refused: a chain of a few
  * certificates takes a few KiB. */
 #define HTTP_TLS_FILE_MAX (256 * 1024)
@@ -21,7 +23,7 @@ struct http_tls {
  * HTTP_TLS_FILE_MAX, -ENOTSUP: no TLS in libmicrohttpd).
  */
 int http_tls_load(const char *cert_path, const char *key_path,
-		  struct http_tls *tls, char *err, size_t len);
+		  struct http_tls *tls, struct errinfo *err);
 /*
  * Whether the certificate http_tls_load read (its first, the server's own)
  * names host (a DNS name or an address literal, as a client checks it).

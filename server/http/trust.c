@@ -208,8 +208,8 @@ static int json_type(const char *ct)
 }
 
 unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
-			      int changes, const char *version, char *msg,
-			      size_t len, int *close)
+			      int changes, const char *version,
+			      struct errinfo *err, int *close)
 {
 	const char *cl = header(conn, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *te = header(conn, MHD_HTTP_HEADER_TRANSFER_ENCODING);
@@ -222,15 +222,15 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 	 */
 	if (te && cl) {
 		*close = 1;
-		snprintf(msg, len,
-			 "a request may not carry both Content-Length "
-			 "and Transfer-Encoding");
+		errinfo_set(err, NULL,
+			    "a request may not carry both Content-Length "
+			    "and Transfer-Encoding");
 		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (te && strcasecmp(te, "chunked")) {
 		*close = 1;
-		snprintf(
-			msg, len,
+		errinfo_set(
+			err, NULL,
 			"unsupported Transfer-Encoding '%.60s' (only 'chunked')",
 			te);
 		return MHD_HTTP_NOT_IMPLEMENTED;
@@ -240,51 +240,55 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_host, &hosts);
 	if (hosts > 1) {
 		*close = 1;
-		snprintf(msg, len,
-			 "the request names its host %d times (send one Host "
-			 "header)",
-			 hosts);
+		errinfo_set(
+			err, NULL,
+			"the request names its host %d times (send one Host "
+			"header)",
+			hosts);
 		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (!host) {
 		if (version && !strcmp(version, MHD_HTTP_VERSION_1_0))
 			goto host_done;
 		*close = 1;
-		snprintf(msg, len, "missing Host header (HTTP/1.1 needs one)");
+		errinfo_set(err, NULL,
+			    "missing Host header (HTTP/1.1 needs one)");
 		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (!host_allowed(t, host)) {
 		*close = 1;
-		snprintf(msg, len,
-			 "unknown host '%.100s' (this server answers to its "
-			 "loopback names, address literals and --allowed-host)",
-			 host);
+		errinfo_set(
+			err, NULL,
+			"unknown host '%.100s' (this server answers to its "
+			"loopback names, address literals and --allowed-host)",
+			host);
 		return MHD_HTTP_MISDIRECTED_REQUEST;
 	}
 host_done:
 	if (!changes)
 		return 0;
 	if (!origin_ok(t, conn, host)) {
-		snprintf(msg, len,
-			 "cross-origin request from '%.100s' refused (only "
-			 "this server's own pages, or the --cors origin, may "
-			 "change runs)",
-			 header(conn, "Origin")
-				 ? header(conn, "Origin")
-				 : header(conn, "Sec-Fetch-Site"));
+		errinfo_set(
+			err, NULL,
+			"cross-origin request from '%.100s' refused (only "
+			"this server's own pages, or the --cors origin, may "
+			"change runs)",
+			header(conn, "Origin")
+				? header(conn, "Origin")
+				: header(conn, "Sec-Fetch-Site"));
 		return MHD_HTTP_FORBIDDEN;
 	}
 	ct = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (!ct) {
-		snprintf(msg, len,
-			 "missing Content-Type (send 'application/json')");
+		errinfo_set(err, NULL,
+			    "missing Content-Type (send 'application/json')");
 		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
 	}
 	if (!json_type(ct)) {
-		snprintf(msg, len,
-			 "unsupported Content-Type '%.100s' (send "
-			 "'application/json')",
-			 ct);
+		errinfo_set(err, NULL,
+			    "unsupported Content-Type '%.100s' (send "
+			    "'application/json')",
+			    ct);
 		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
 	}
 	return 0;
@@ -320,7 +324,7 @@ void trust_client_key(const struct sockaddr *addr, unsigned char key[16])
 }
 
 unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
-			 size_t bytes, char *msg, size_t len, int *retry_after)
+			 size_t bytes, struct errinfo *err, int *retry_after)
 {
 	struct quota_slot *slot = NULL, *oldest = &t->slots[0];
 	unsigned char key[16];
@@ -353,13 +357,13 @@ unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
 		*retry_after = (int)(t->quota_window_s - (now - slot->since));
 		if (*retry_after < 1)
 			*retry_after = 1;
-		snprintf(msg, len,
-			 "import quota reached: at most %u imports and %zu MiB "
-			 "per client every %d s (this client has made %u, "
-			 "%zu KiB): try again in %d s",
-			 t->quota_count, t->quota_bytes >> 20,
-			 t->quota_window_s, slot->count, slot->bytes >> 10,
-			 *retry_after);
+		errinfo_set(
+			err, NULL,
+			"import quota reached: at most %u imports and %zu MiB "
+			"per client every %d s (this client has made %u, "
+			"%zu KiB): try again in %d s",
+			t->quota_count, t->quota_bytes >> 20, t->quota_window_s,
+			slot->count, slot->bytes >> 10, *retry_after);
 		status = MHD_HTTP_TOO_MANY_REQUESTS;
 	} else {
 		slot->count++;

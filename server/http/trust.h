@@ -7,6 +7,8 @@
 
 #include <microhttpd.h>
 
+#include "errinfo.h"
+
 struct trust_config {
 	const char *listen_host; /* the name or address it listens on */
 	const char *const *allowed_hosts; /* --allowed-host, NULL-terminated */
@@ -33,11 +35,11 @@ void trust_free(struct trust *t);
  * that takes other methods than GET) its Content-Type and where it comes
  * from. Returns 0 when it
  * may go on; otherwise the HTTP status to answer with, the error text in
- * msg, and *close set when the connection must not be reused.
+ * err, and *close set when the connection must not be reused.
  */
 unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
-			      int changes, const char *version, char *msg,
-			      size_t len, int *close);
+			      int changes, const char *version,
+			      struct errinfo *err, int *close);
 
 /* Whether the request comes from a page of this server (or the --cors
  * origin), or from no page at all: asked of every request a session cookie
@@ -46,11 +48,11 @@ int trust_same_origin(struct trust *t, struct MHD_Connection *conn);
 
 /*
  * Counts one import of `bytes` from the client at addr. Returns 0, or 429
- * with msg set and *retry_after (seconds) when the client is past its quota
+ * with err set and *retry_after (seconds) when the client is past its quota
  * for the window; what is refused is not counted.
  */
 unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
-			 size_t bytes, char *msg, size_t len, int *retry_after);
+			 size_t bytes, struct errinfo *err, int *retry_after);
 
 /* Gives back one import of `bytes` that trust_quota counted and the
  * server then refused. */
