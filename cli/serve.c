@@ -213,25 +213,26 @@ static void serve_fit_limits(struct serve_opts *o)
  */
 static void serve_interrupt_stale(struct serve *s)
 {
-	char err[1024];
+	struct errinfo err;
 	int64_t upto = 0;
 	int n = store_interrupt_stale(
 		s->store, "the server stopped before the run finished", &upto,
-		err, sizeof(err));
+		&err);
 
 	if (n == -ENOSPC) {
 		/* what stopped them is what stops us now: say so, once there is
 		 * room */
 		char why[256];
 		snprintf(why, sizeof(why), "the disk filled: %s",
-			 strstr(err, ": ") ? strstr(err, ": ") + 2 : err);
+			 strstr(err.msg, ": ") ? strstr(err.msg, ": ") + 2
+					       : err.msg);
 		say(stderr,
 		    "numalab serve: %s: the runs left running will be marked "
 		    "interrupted as soon as the disk has room\n",
-		    err);
+		    err.msg);
 		s->retry = stale_retry_start(s->store, why, upto);
 	} else if (n < 0)
-		say(stderr, "numalab serve: %s\n", err);
+		say(stderr, "numalab serve: %s\n", err.msg);
 	else if (n > 0)
 		say(stderr,
 		    "numalab serve: %d run(s) were cut short when the server "
@@ -242,7 +243,7 @@ static void serve_interrupt_stale(struct serve *s)
 /* The machine, the store and its rates. 0, or -1 said. */
 static int serve_open_store(struct serve *s)
 {
-	char err[1024];
+	struct errinfo err;
 
 	s->topo = topo_load();
 	if (!s->topo) {
@@ -251,9 +252,9 @@ static int serve_open_store(struct serve *s)
 		return -1;
 	}
 	say_refused_calls();
-	s->store = store_open(s->o.db, err, sizeof(err));
+	s->store = store_open(s->o.db, &err);
 	if (!s->store) {
-		say(stderr, "numalab serve: %s\n", err);
+		say(stderr, "numalab serve: %s\n", err.msg);
 		return -1;
 	}
 	serve_rates(s->topo, s->o.db);

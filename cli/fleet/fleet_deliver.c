@@ -170,15 +170,15 @@ struct fleet_conn *fleet_conn_open(const char *db,
 				   struct errinfo *err)
 {
 	struct fleet_conn *k = calloc(1, sizeof(*k));
-	char msg[512];
+	struct errinfo e;
 
 	if (!k)
 		return errinfo_set(err, NULL, "out of memory"), NULL;
 	strbuf_init(&k->base);
 	if (db) {
-		k->st = store_open(db, msg, sizeof(msg));
+		k->st = store_open(db, &e);
 		if (!k->st) {
-			errinfo_set(err, "db", "%s", msg);
+			errinfo_set(err, "db", "%s", e.msg);
 			free(k);
 			return NULL;
 		}

@@ -62,14 +62,13 @@ static void *checkpointer_main(void *arg)
 	return NULL;
 }
 
-struct checkpointer *checkpointer_start(const char *path, char *err,
-					size_t errlen)
+struct checkpointer *checkpointer_start(const char *path, struct errinfo *err)
 {
 	struct checkpointer *c = calloc(1, sizeof(*c));
 	int rc;
 
 	if (!c) {
-		snprintf(err, errlen, "out of memory");
+		errinfo_set(err, NULL, "out of memory");
 		return NULL;
 	}
 	rc = sqlite3_open_v2(path, &c->db,
@@ -82,9 +81,10 @@ struct checkpointer *checkpointer_start(const char *path, char *err,
 		rc = sqlite3_exec(c->db, "PRAGMA journal_mode=WAL", NULL, NULL,
 				  NULL);
 	if (rc != SQLITE_OK) {
-		snprintf(err, errlen,
-			 "cannot open database '%s' to checkpoint it: %s", path,
-			 c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
+		errinfo_set(err, NULL,
+			    "cannot open database '%s' to checkpoint it: %s",
+			    path,
+			    c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
 		goto fail;
 	}
 	sqlite3_busy_timeout(c->db, 100);
@@ -92,8 +92,8 @@ struct checkpointer *checkpointer_start(const char *path, char *err,
 	pthread_cond_init(&c->cv, NULL);
 	rc = pthread_create(&c->thread, NULL, checkpointer_main, c);
 	if (rc) {
-		snprintf(err, errlen, "cannot start the checkpoint thread: %s",
-			 strerror(rc));
+		errinfo_set(err, NULL, "cannot start the checkpoint thread: %s",
+			    strerror(rc));
 		pthread_cond_destroy(&c->cv);
 		pthread_mutex_destroy(&c->mu);
 		goto fail;

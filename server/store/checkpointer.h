@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "errinfo.h"
+
 /*
  * SQLite's automatic checkpoint runs inside the commit that crosses the
  * WAL's threshold, fsync and all: the runner would stop reading its
@@ -15,8 +17,7 @@
 struct checkpointer;
 
 /* NULL with err set when the database cannot be opened a second time. */
-struct checkpointer *checkpointer_start(const char *path, char *err,
-					size_t errlen);
+struct checkpointer *checkpointer_start(const char *path, struct errinfo *err);
 /* Asks for a checkpoint now (after a run ends). */
 void checkpointer_poke(struct checkpointer *c);
 void checkpointer_stop(struct checkpointer *c);

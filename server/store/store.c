@@ -42,12 +42,6 @@ static const char schema_sql[] =
 	" data TEXT NOT NULL,"
 	" PRIMARY KEY (run_id, seq)) WITHOUT ROWID;";
 
-static void set_err(char *err, size_t len, const char *what, sqlite3 *db)
-{
-	if (err && len)
-		snprintf(err, len, "%s: %s", what, sqlite3_errmsg(db));
-}
-
 static void set_errinfo(struct errinfo *err, const char *what, sqlite3 *db)
 {
 	if (err)
@@ -86,27 +80,28 @@ static int store_mutex_init(pthread_mutex_t *mu)
 	return rc;
 }
 
-struct store *store_open(const char *path, char *err, size_t errlen)
+struct store *store_open(const char *path, struct errinfo *err)
 {
 	struct store *st = calloc(1, sizeof(*st));
 	int rc;
 
 	if (!st) {
-		snprintf(err, errlen, "out of memory");
+		errinfo_set(err, NULL, "out of memory");
 		return NULL;
 	}
 	if (store_mutex_init(&st->mu)) {
-		snprintf(err, errlen, "out of memory");
+		errinfo_set(err, NULL, "out of memory");
 		free(st);
 		return NULL;
 	}
-	if (store_file_check(path, &st->file, err, errlen))
+	if (store_file_check(path, &st->file, err))
 		goto fail;
 	rc = sqlite3_open_v2(st->file.open_path, &st->db, st->file.open_flags,
 			     NULL);
 	if (rc != SQLITE_OK) {
-		snprintf(err, errlen, "cannot open database '%s': %s", path,
-			 st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		errinfo_set(err, NULL, "cannot open database '%s': %s", path,
+			    st->db ? sqlite3_errmsg(st->db)
+				   : sqlite3_errstr(rc));
 		goto fail;
 	}
 	sqlite3_extended_result_codes(st->db, 1);
@@ -114,8 +109,8 @@ struct store *store_open(const char *path, char *err, size_t errlen)
 	st->readonly = sqlite3_db_readonly(st->db, "main") == 1;
 	/* reading the schema also proves the file is a database */
 	if (has_table(st->db, "runs") < 0) {
-		snprintf(err, errlen, "cannot open database '%s': %s", path,
-			 sqlite3_errmsg(st->db));
+		errinfo_set(err, NULL, "cannot open database '%s': %s", path,
+			    sqlite3_errmsg(st->db));
 		goto fail;
 	}
 	if (!st->readonly) {
@@ -128,21 +123,23 @@ struct store *store_open(const char *path, char *err, size_t errlen)
 				 NULL, NULL, &msg) != SQLITE_OK ||
 		    sqlite3_exec(st->db, schema_sql, NULL, NULL, &msg) !=
 			    SQLITE_OK) {
-			snprintf(err, errlen, "cannot set up database '%s': %s",
-				 path, msg ? msg : sqlite3_errmsg(st->db));
+			errinfo_set(err, NULL,
+				    "cannot set up database '%s': %s", path,
+				    msg ? msg : sqlite3_errmsg(st->db));
 			sqlite3_free(msg);
 			goto fail;
 		}
-		if (store_file_mark(&st->file, st->db, err, errlen))
+		if (store_file_mark(&st->file, st->db, err))
 			goto fail;
-		st->ck = checkpointer_start(path, err, errlen);
+		st->ck = checkpointer_start(path, err);
 		if (!st->ck)
 			goto fail;
 	} else if (has_table(st->db, "runs") != 1 ||
 		   has_table(st->db, "events") != 1) {
-		snprintf(err, errlen,
-			 "database '%s' is read-only and holds no numalab runs",
-			 path);
+		errinfo_set(
+			err, NULL,
+			"database '%s' is read-only and holds no numalab runs",
+			path);
 		goto fail;
 	}
 	return st;
@@ -190,7 +187,7 @@ int store_write_with_db(struct store *st,
 
 	pthread_mutex_lock(&st->mu);
 	errinfo_clear(err);
-	if (store_file_gone(&st->file, err->msg, sizeof(err->msg)))
+	if (store_file_gone(&st->file, err))
 		rc = -ESTALE;
 	else
 		rc = fn(st->db, arg);
@@ -292,7 +289,7 @@ int store_create_run(struct store *st, const char *experiment,
 	int rc = 0;
 
 	pthread_mutex_lock(&st->mu);
-	if (store_file_gone(&st->file, err->msg, sizeof(err->msg))) {
+	if (store_file_gone(&st->file, err)) {
 		rc = -ESTALE;
 		goto out;
 	}
@@ -538,7 +535,7 @@ out:
 }
 
 int store_interrupt_stale(struct store *st, const char *why, int64_t *upto,
-			  char *err, size_t errlen)
+			  struct errinfo *err)
 {
 	sqlite3_stmt *s = NULL;
 	int64_t *ids = NULL;
@@ -581,7 +578,7 @@ int store_interrupt_stale(struct store *st, const char *why, int64_t *upto,
 	rc = n;
 	goto out;
 fail:
-	set_err(err, errlen, "cannot mark the interrupted runs", st->db);
+	set_errinfo(err, "cannot mark the interrupted runs", st->db);
 	rc = sqlite3_errcode(st->db) == SQLITE_FULL ? -ENOSPC : -EIO;
 	if (!sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);

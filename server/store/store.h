@@ -23,7 +23,7 @@ struct store;
  * "file:" URI, e.g. "file:x.db?mode=ro"), in WAL mode. Returns NULL with
  * err set when it cannot be opened or has a foreign schema.
  */
-struct store *store_open(const char *path, char *err, size_t errlen);
+struct store *store_open(const char *path, struct errinfo *err);
 void store_close(struct store *st);
 /* Now, the way the store keeps times: ISO-8601 UTC with milliseconds. */
 void store_timestamp(char *buf, size_t len);
@@ -53,7 +53,7 @@ int store_atomic_end(struct store *st, int ok, struct errinfo *err);
  * err set.
  */
 int store_interrupt_stale(struct store *st, const char *why, int64_t *upto,
-			  char *err, size_t errlen);
+			  struct errinfo *err);
 
 /*
  * The writes below return 0, or -EIO with err set (err may be NULL).

@@ -47,7 +47,7 @@ static uint32_t be32(const unsigned char *p)
 }
 
 /* The 100-byte header as the file holds it: nothing opens it for writing. */
-static int check_header(const char *fs, char *err, size_t errlen)
+static int check_header(const char *fs, struct errinfo *err)
 {
 	unsigned char h[100];
 	ssize_t n;
@@ -61,18 +61,19 @@ static int check_header(const char *fs, char *err, size_t errlen)
 	if (n == 0)
 		return 0; /* empty: a new store */
 	if (n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16)) {
-		snprintf(err, errlen,
-			 "database '%s' is not a SQLite file (or its header is "
-			 "damaged): give --db a new file name, or restore it "
-			 "from a backup",
-			 fs);
+		errinfo_set(
+			err, NULL,
+			"database '%s' is not a SQLite file (or its header is "
+			"damaged): give --db a new file name, or restore it "
+			"from a backup",
+			fs);
 		return -EINVAL;
 	}
 	app = be32(h + 68);
 	ver = be32(h + 60);
 	if ((app && app != STORE_FILE_APP_ID) || (!app && ver)) {
-		snprintf(
-			err, errlen,
+		errinfo_set(
+			err, NULL,
 			"database '%s' belongs to another program (application "
 			"id 0x%08x, user version %u): numalab leaves it as it "
 			"is; give --db a file of its own",
@@ -124,8 +125,7 @@ static int foreign_tables(sqlite3 *db, struct strbuf *out)
 
 /* The schema and a quick integrity check, read through a read-only connection.
  */
-static int check_contents(const char *fs, int immutable, char *err,
-			  size_t errlen)
+static int check_contents(const char *fs, int immutable, struct errinfo *err)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *s = NULL;
@@ -148,11 +148,12 @@ static int check_contents(const char *fs, int immutable, char *err,
 		goto corrupt;
 	}
 	if (foreign.len) {
-		snprintf(err, errlen,
-			 "database '%s' belongs to another program (it holds "
-			 "%s): numalab leaves it as it is; give --db a file of "
-			 "its own",
-			 fs, foreign.buf);
+		errinfo_set(
+			err, NULL,
+			"database '%s' belongs to another program (it holds "
+			"%s): numalab leaves it as it is; give --db a file of "
+			"its own",
+			fs, foreign.buf);
 		goto out;
 	}
 	if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &s, NULL) !=
@@ -171,10 +172,10 @@ corrupt:
 	for (char *p = why; *p; p++)
 		if ((unsigned char)*p < 0x20)
 			*p = ' ';
-	snprintf(err, errlen,
-		 "database '%s' is damaged (%s): restore it from a backup, "
-		 "or move it away to start an empty one",
-		 fs, why);
+	errinfo_set(err, NULL,
+		    "database '%s' is damaged (%s): restore it from a backup, "
+		    "or move it away to start an empty one",
+		    fs, why);
 out:
 	sqlite3_finalize(s);
 	sqlite3_close(db);
@@ -199,8 +200,8 @@ static int read_only_media(const char *fs)
 	return ro;
 }
 
-int store_file_check(const char *path, struct store_file *sf, char *err,
-		     size_t errlen)
+int store_file_check(const char *path, struct store_file *sf,
+		     struct errinfo *err)
 {
 	struct stat st;
 	char *fs = fs_path_of(path);
@@ -222,7 +223,7 @@ int store_file_check(const char *path, struct store_file *sf, char *err,
 		return sf->open_path ? 0 : -ENOMEM;
 	}
 	sf->path = fs;
-	rc = check_header(fs, err, errlen);
+	rc = check_header(fs, err);
 	if (rc)
 		return rc;
 	if (!strncmp(path, "file:", 5) || stat(fs, &st) ||
@@ -238,7 +239,7 @@ int store_file_check(const char *path, struct store_file *sf, char *err,
 	if (!sf->open_path)
 		goto enomem;
 	if (!stat(fs, &st) && st.st_size > 0) {
-		rc = check_contents(fs, sf->immutable, err, errlen);
+		rc = check_contents(fs, sf->immutable, err);
 		if (rc)
 			return rc;
 		sf->dev = st.st_dev;
@@ -247,7 +248,7 @@ int store_file_check(const char *path, struct store_file *sf, char *err,
 	}
 	return 0;
 enomem:
-	snprintf(err, errlen, "out of memory");
+	errinfo_set(err, NULL, "out of memory");
 	return -ENOMEM;
 }
 
@@ -266,8 +267,7 @@ static long pragma_int(sqlite3 *db, const char *name)
 	return v;
 }
 
-int store_file_mark(struct store_file *sf, sqlite3 *db, char *err,
-		    size_t errlen)
+int store_file_mark(struct store_file *sf, sqlite3 *db, struct errinfo *err)
 {
 	struct stat st;
 	char sql[128];
@@ -279,8 +279,8 @@ int store_file_mark(struct store_file *sf, sqlite3 *db, char *err,
 	if ((pragma_int(db, "application_id") != STORE_FILE_APP_ID ||
 	     pragma_int(db, "user_version") != STORE_FILE_VERSION) &&
 	    sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot mark database '%s': %s",
-			 sf->path ? sf->path : "", sqlite3_errmsg(db));
+		errinfo_set(err, NULL, "cannot mark database '%s': %s",
+			    sf->path ? sf->path : "", sqlite3_errmsg(db));
 		return -EIO;
 	}
 	if (sf->path && !stat(sf->path, &st)) {
@@ -291,7 +291,7 @@ int store_file_mark(struct store_file *sf, sqlite3 *db, char *err,
 	return 0;
 }
 
-int store_file_gone(struct store_file *sf, char *err, size_t errlen)
+int store_file_gone(struct store_file *sf, struct errinfo *err)
 {
 	struct stat st;
 	const char *how;
@@ -304,14 +304,15 @@ int store_file_gone(struct store_file *sf, char *err, size_t errlen)
 		how = "replaced";
 	else
 		return 0;
-	snprintf(err, errlen,
-		 "database '%s' was %s while the server ran: new runs and "
-		 "campaigns would be lost, so none are accepted (restart the "
-		 "server)",
-		 sf->path, how);
+	errinfo_set(
+		err, NULL,
+		"database '%s' was %s while the server ran: new runs and "
+		"campaigns would be lost, so none are accepted (restart the "
+		"server)",
+		sf->path, how);
 	if (!sf->warned) {
 		sf->warned = 1;
-		fprintf(stderr, "numalab: %s\n", err);
+		fprintf(stderr, "numalab: %s\n", err->msg);
 	}
 	return -ESTALE;
 }

@@ -7,6 +7,8 @@
 
 #include <sqlite3.h>
 
+#include "errinfo.h"
+
 /* "nlab": marks a numalab store; a file with another id is not ours */
 #define STORE_FILE_APP_ID 0x6e6c6162
 #define STORE_FILE_VERSION 1
@@ -31,16 +33,15 @@ struct store_file {
  * without locks). A store that will not be saved (":memory:", "") is
  * said on stderr. Returns 0 or -errno.
  */
-int store_file_check(const char *path, struct store_file *sf, char *err,
-		     size_t errlen);
+int store_file_check(const char *path, struct store_file *sf,
+		     struct errinfo *err);
 /* Marks a writable store as numalab's; takes its dev/ino. 0 or -EIO. */
-int store_file_mark(struct store_file *sf, sqlite3 *db, char *err,
-		    size_t errlen);
+int store_file_mark(struct store_file *sf, sqlite3 *db, struct errinfo *err);
 /*
  * Nonzero (-ESTALE, err set, said once on stderr) when the file was
  * deleted or replaced since it was opened: what is written now is lost.
  */
-int store_file_gone(struct store_file *sf, char *err, size_t errlen);
+int store_file_gone(struct store_file *sf, struct errinfo *err);
 void store_file_release(struct store_file *sf);
 
 #endif

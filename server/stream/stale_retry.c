@@ -25,7 +25,7 @@ static void *retry_main(void *arg)
 {
 	struct stale_retry *r = arg;
 	struct timespec until;
-	char err[512];
+	struct errinfo err;
 	int n = -ENOSPC;
 
 	pthread_mutex_lock(&r->mu);
@@ -39,8 +39,7 @@ static void *retry_main(void *arg)
 		if (r->stopping)
 			break;
 		pthread_mutex_unlock(&r->mu);
-		n = store_interrupt_stale(r->st, r->why, &r->upto, err,
-					  sizeof(err));
+		n = store_interrupt_stale(r->st, r->why, &r->upto, &err);
 		if (n > 0)
 			logshare_forget_all();
 		if (n > 0)
@@ -49,7 +48,7 @@ static void *retry_main(void *arg)
 				"run(s) marked interrupted (%s)\n",
 				n, r->why);
 		else if (n < 0 && n != -ENOSPC)
-			fprintf(stderr, "numalab serve: %s\n", err);
+			fprintf(stderr, "numalab serve: %s\n", err.msg);
 		pthread_mutex_lock(&r->mu);
 	}
 	pthread_mutex_unlock(&r->mu);

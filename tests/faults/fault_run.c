@@ -434,7 +434,7 @@ static void scenario_store(void)
 	struct runlog_event ev[NEV];
 	const struct runlog_event *evp[NEV];
 	struct errinfo err = {0};
-	char oerr[256] = "";
+	struct errinfo ei = {0};
 	struct store *st;
 	struct runlog *log;
 	json_t *j;
@@ -449,10 +449,10 @@ static void scenario_store(void)
 		evp[i] = &ev[i];
 	}
 	arm();
-	st = store_open(db_path, oerr, sizeof(oerr));
+	st = store_open(db_path, &ei);
 	if (!st) {
 		disarm();
-		reported("store_open", oerr);
+		reported("store_open", ei.msg);
 		return;
 	}
 	rc = store_create_run(st, "false_sharing", "{\"threads\":\"2\"}",
@@ -576,9 +576,9 @@ check:
 static void scenario_import(void)
 {
 	struct errinfo err = {0};
-	char oerr[256] = "";
+	struct errinfo e = {0};
 	json_error_t jerr;
-	struct store *st = store_open(db_path, oerr, sizeof(oerr));
+	struct store *st = store_open(db_path, &e);
 	struct runlog *log;
 	json_t *doc, *j, *runs = NULL;
 	int64_t id = 0, total;
@@ -586,7 +586,7 @@ static void scenario_import(void)
 	int rc, import_failed = 0;
 
 	if (!st) {
-		wrong("store_open with nothing failing: %s", oerr);
+		wrong("store_open with nothing failing: %s", e.msg);
 		return;
 	}
 	arm();
@@ -701,14 +701,14 @@ static void scenario_deliver(void)
 			"node")),
 		0, 0};
 	struct errinfo err = {0};
-	char oerr[256] = "";
-	struct store *st = store_open(db_path, oerr, sizeof(oerr));
+	struct errinfo e = {0};
+	struct store *st = store_open(db_path, &e);
 	int64_t id = 0;
 	int rc, stored = 0;
 
 	if (!st || campaigns_record(st, campaign, &err)) {
 		wrong("setting up with nothing failing: %s",
-		      st ? err.msg : oerr);
+		      st ? err.msg : e.msg);
 		store_close(st);
 		return;
 	}
@@ -743,8 +743,8 @@ static void scenario_deliver(void)
 static void scenario_describe(void)
 {
 	struct errinfo err = {0};
-	char oerr[256] = "";
-	struct store *st = store_open(db_path, oerr, sizeof(oerr));
+	struct errinfo ei = {0};
+	struct store *st = store_open(db_path, &ei);
 	struct runlog *log = NULL;
 	const struct runlog_event *e;
 	json_t *doc = NULL, *today;
@@ -755,7 +755,7 @@ static void scenario_describe(void)
 
 	if (!st || import_store(st, run_doc, NULL, &id, &err)) {
 		wrong("storing the run with nothing failing: %s",
-		      st ? err.msg : oerr);
+		      st ? err.msg : ei.msg);
 		store_close(st);
 		return;
 	}
