@@ -155,11 +155,10 @@ void fleet_conn_close(struct fleet_conn *k);
  * *cancel whether a cancel was asked for). 0 delivered; 1 not now (the
  * server away or busy: try again); -1 refused (why says it).
  */
-int fleet_conn_record(struct fleet_conn *k, json_t *rec, char *why,
-		      size_t whylen);
+int fleet_conn_record(struct fleet_conn *k, json_t *rec, struct errinfo *err);
 int fleet_conn_node(struct fleet_conn *k, const char *cid, const char *node,
-		    json_t *body, int64_t *run_id, int *cancel, char *why,
-		    size_t whylen);
+		    json_t *body, int64_t *run_id, int *cancel,
+		    struct errinfo *err);
 /* Whether a cancel of campaign cid was asked for (0 when it cannot be
  * read). */
 int fleet_conn_cancelled(struct fleet_conn *k, const char *cid);

@@ -72,8 +72,8 @@ int fleet_server_check(const struct fleet_server *s, struct errinfo *err)
  * *answer. HTTP status, or -EIO (the server cannot be reached now) or
  * -EPROTO (it never will be so: its certificate, the URL) with why. */
 static long post(const struct fleet_server *s, const char *url,
-		 const char *path, json_t *doc, json_t **answer, char *why,
-		 size_t whylen)
+		 const char *path, json_t *doc, json_t **answer,
+		 struct errinfo *err)
 {
 	const char *token = s->token;
 	struct curl_slist *to = NULL;
@@ -85,7 +85,7 @@ static long post(const struct fleet_server *s, const char *url,
 
 	*answer = NULL;
 	if (!cu || (doc && !text)) {
-		snprintf(why, whylen, "out of memory");
+		errinfo_set(err, NULL, "out of memory");
 		goto out;
 	}
 	strbuf_addf(&full, "%s%s", url, path);
@@ -130,12 +130,12 @@ static long post(const struct fleet_server *s, const char *url,
 	    r == CURLE_SSL_CERTPROBLEM)
 		code = -EPROTO;
 	if (r != CURLE_OK) {
-		snprintf(why, whylen, "cannot reach '%s': %s%s", full.buf,
-			 curl_easy_strerror(r),
-			 r == CURLE_PEER_FAILED_VERIFICATION
-				 ? " (a lab's own certificate: give it with "
-				   "--ca-file FILE)"
-				 : "");
+		errinfo_set(err, NULL, "cannot reach '%s': %s%s", full.buf,
+			    curl_easy_strerror(r),
+			    r == CURLE_PEER_FAILED_VERIFICATION
+				    ? " (a lab's own certificate: give it with "
+				      "--ca-file FILE)"
+				    : "");
 		goto out;
 	}
 	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &code);
@@ -145,8 +145,8 @@ static long post(const struct fleet_server *s, const char *url,
 	if (code >= 300) {
 		const char *e =
 			json_string_value(json_object_get(*answer, "error"));
-		snprintf(why, whylen, "the server answered %ld: %s", code,
-			 e ? e : "no reason given");
+		errinfo_set(err, NULL, "the server answered %ld: %s", code,
+			    e ? e : "no reason given");
 	}
 out:
 	curl_slist_free_all(h);
@@ -217,22 +217,17 @@ static int outcome(long code)
 	return -1;
 }
 
-int fleet_conn_record(struct fleet_conn *k, json_t *rec, char *why,
-		      size_t whylen)
+int fleet_conn_record(struct fleet_conn *k, json_t *rec, struct errinfo *err)
 {
-	struct errinfo err;
 	json_t *ans;
 	long code;
 	int rc;
 
 	if (k->st) {
-		rc = campaigns_record(k->st, rec, &err);
-		if (rc)
-			snprintf(why, whylen, "%s", err.msg);
+		rc = campaigns_record(k->st, rec, err);
 		return !rc ? 0 : rc == -EINVAL ? -1 : 1;
 	}
-	code = post(k->srv, k->base.buf, "/api/campaigns", rec, &ans, why,
-		    whylen);
+	code = post(k->srv, k->base.buf, "/api/campaigns", rec, &ans, err);
 	json_decref(ans);
 	return outcome(code);
 }
@@ -249,15 +244,14 @@ static void node_path(struct strbuf *sb, const char *cid, const char *node)
 }
 
 int fleet_conn_node(struct fleet_conn *k, const char *cid, const char *node,
-		    json_t *body, int64_t *run_id, int *cancel, char *why,
-		    size_t whylen)
+		    json_t *body, int64_t *run_id, int *cancel,
+		    struct errinfo *err)
 {
 	struct campaign_node_update u = {
 		json_string_value(json_object_get(body, "state")),
 		json_string_value(json_object_get(body, "reason")),
 		json_string_value(json_object_get(body, "job_id"))};
 	struct strbuf path = STRBUF_INIT;
-	struct errinfo err;
 	json_t *ans, *run = json_object_get(body, "run");
 	long code;
 	int rc, stored;
@@ -266,13 +260,11 @@ int fleet_conn_node(struct fleet_conn *k, const char *cid, const char *node,
 	if (k->st) {
 		rc = campaign_deliver_node(k->st, cid, node, &u,
 					   json_is_object(run) ? run : NULL,
-					   NULL, run_id, &stored, &err);
-		if (rc)
-			snprintf(why, whylen, "%s", err.msg);
+					   NULL, run_id, &stored, err);
 		return !rc ? 0 : rc == -ESTALE || rc == -EIO ? 1 : -1;
 	}
 	node_path(&path, cid, node);
-	code = post(k->srv, k->base.buf, path.buf, body, &ans, why, whylen);
+	code = post(k->srv, k->base.buf, path.buf, body, &ans, err);
 	strbuf_release(&path);
 	if (code == 200) {
 		json_t *id = json_object_get(ans, "run_id");
@@ -286,7 +278,7 @@ int fleet_conn_node(struct fleet_conn *k, const char *cid, const char *node,
 int fleet_conn_cancelled(struct fleet_conn *k, const char *cid)
 {
 	struct strbuf path = STRBUF_INIT;
-	char why[300];
+	struct errinfo err;
 	json_t *c;
 	int yes;
 
@@ -296,8 +288,8 @@ int fleet_conn_cancelled(struct fleet_conn *k, const char *cid)
 		char *e = curl_easy_escape(NULL, cid, 0);
 		strbuf_addf(&path, "/api/campaigns/%s?limit=1", e ? e : "");
 		curl_free(e);
-		if (post(k->srv, k->base.buf, path.buf, NULL, &c, why,
-			 sizeof(why)) != 200) {
+		if (post(k->srv, k->base.buf, path.buf, NULL, &c, &err) !=
+		    200) {
 			json_decref(c);
 			c = NULL;
 		}

@@ -92,7 +92,7 @@ static void write_ack(struct fleet_sink *s, struct fleet_node *n, int64_t id)
 
 /* One try of the head item, outside the lock: 0, 1 or -1 (fleet_conn). */
 static int deliver(struct fleet_sink *s, struct item *it, int64_t *run_id,
-		   int *cancel, char *why, size_t whylen)
+		   int *cancel, struct errinfo *err)
 {
 	struct fleet_node *n;
 	int rc;
@@ -100,12 +100,12 @@ static int deliver(struct fleet_sink *s, struct item *it, int64_t *run_id,
 	*run_id = 0;
 	*cancel = 0;
 	if (it->node < 0)
-		return fleet_conn_record(s->k, it->body, why, whylen);
+		return fleet_conn_record(s->k, it->body, err);
 	n = &s->c->node[it->node];
 	if (it->with_run && !json_object_get(it->body, "run"))
 		add_run(s, n, it->body);
 	rc = fleet_conn_node(s->k, s->c->id, n->name, it->body, run_id, cancel,
-			     why, whylen);
+			     err);
 	/* a run too big or broken for the server: its state still goes */
 	if (rc < 0 && json_is_object(json_object_get(it->body, "run")))
 		it->with_run = -1;
@@ -148,7 +148,8 @@ static void *run(void *arg)
 {
 	struct fleet_sink *s = arg;
 	double backoff = 0.5, idle_since = clock_now(), said = 0;
-	char why[512], run_why[512];
+	char run_why[512];
+	struct errinfo err;
 
 	pthread_mutex_lock(&s->mu);
 	while (!s->quit || s->head) {
@@ -169,11 +170,11 @@ static void *run(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&s->mu);
-		why[0] = run_why[0] = '\0';
-		rc = deliver(s, it, &run_id, &cancel, why, sizeof(why));
+		err.msg[0] = run_why[0] = '\0';
+		rc = deliver(s, it, &run_id, &cancel, &err);
 		if (rc < 0 && it->with_run < 0) {
 			/* the state without the run, and why the run is not */
-			snprintf(run_why, sizeof(run_why), "%s", why);
+			snprintf(run_why, sizeof(run_why), "%s", err.msg);
 			json_object_del(it->body, "run");
 			json_object_set_new(it->body, "state",
 					    json_string("failed"));
@@ -182,27 +183,27 @@ static void *run(void *arg)
 				json_sprintf("its run was not imported: %s",
 					     run_why));
 			it->with_run = 0;
-			rc = deliver(s, it, &run_id, &cancel, why, sizeof(why));
+			rc = deliver(s, it, &run_id, &cancel, &err);
 		}
 		if (cancel)
 			stop_campaign(s);
 		pthread_mutex_lock(&s->mu);
 		if (rc <= 0) {
-			went(s, it, rc, run_id, why, run_why);
+			went(s, it, rc, run_id, err.msg, run_why);
 			backoff = 0.5;
 			s->away = 0;
 			idle_since = clock_now();
 			continue;
 		}
 		/* not now: said once a while, tried again later */
-		snprintf(s->why, sizeof(s->why), "%s", why);
+		snprintf(s->why, sizeof(s->why), "%s", err.msg);
 		s->away = 1;
 		if (clock_now() - said > 30) {
 			said = clock_now();
 			printf("[delivery] not delivered now (%s): trying again "
 			       "in %.1f s, up to every %d s; each node's run is "
 			       "kept in %s\n",
-			       why, backoff, FLEET_SINK_BACKOFF_MAX_S,
+			       err.msg, backoff, FLEET_SINK_BACKOFF_MAX_S,
 			       s->c->dir);
 			fflush(stdout);
 		}
@@ -290,21 +291,21 @@ void fleet_sink_record(struct fleet_sink *s)
 
 int fleet_sink_begin(struct fleet_sink *s, struct errinfo *err)
 {
-	char why[512] = "";
+	struct errinfo e = {0};
 	json_t *rec = fleet_campaign_json(s->c);
-	int rc = rec ? fleet_conn_record(s->k, rec, why, sizeof(why)) : -1;
+	int rc = rec ? fleet_conn_record(s->k, rec, &e) : -1;
 
 	json_decref(rec);
 	if (rc < 0)
 		return errinfo_set(err, "server",
 				   "cannot record the campaign: %s",
-				   *why ? why : "out of memory"),
+				   *e.msg ? e.msg : "out of memory"),
 		       -1;
 	if (rc > 0) {
 		printf("[delivery] the campaign cannot be recorded now (%s): it "
 		       "runs all the same, each node's run kept in %s and "
 		       "delivered when the server is back\n",
-		       why, s->c->dir);
+		       e.msg, s->c->dir);
 		fflush(stdout);
 		fleet_sink_record(s);
 	}
