@@ -236,7 +236,8 @@ static int validate_parts(const struct experiment *exp, struct errinfo *err)
  * headline naming what the experiment declares. */
 static int validate_labels(const struct experiment *exp, struct errinfo *err)
 {
-	char why[ERRINFO_MSG_LEN], buf[8];
+	char buf[8];
+	struct errinfo e;
 	int found = 0;
 
 	if (exp->summary_keys && exp->summary_keys[0] && !exp->summary_labels)
@@ -244,10 +245,10 @@ static int validate_labels(const struct experiment *exp, struct errinfo *err)
 			err, NULL,
 			"experiment '%s' declares summary keys but no summary_labels",
 			exp->name);
-	if (label_table_check(exp->summary_labels, 1, why, sizeof(why)) ||
-	    label_table_check(exp->series_labels, 0, why, sizeof(why)))
+	if (label_table_check(exp->summary_labels, 1, &e) ||
+	    label_table_check(exp->series_labels, 0, &e))
 		return errinfo_set(err, NULL, "experiment '%s': %s", exp->name,
-				   why);
+				   e.msg);
 	/* a row that matches the pattern itself covers every key it matches */
 	for (const char *const *k = exp->summary_keys; k && *k; k++)
 		if (experiment_summary_label(exp, *k, buf, sizeof(buf), NULL))

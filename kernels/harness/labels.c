@@ -105,8 +105,8 @@ int label_lookup_parts(const struct key_label *table,
 	return -ENOENT;
 }
 
-int label_table_check(const struct key_label *table, int need_unit, char *why,
-		      size_t len)
+int label_table_check(const struct key_label *table, int need_unit,
+		      struct errinfo *err)
 {
 	for (const struct key_label *l = table; l && l->key; l++) {
 		int stars = 0, subs = 0;
@@ -114,23 +114,23 @@ int label_table_check(const struct key_label *table, int need_unit, char *why,
 		for (const char *p = l->key; *p; p++) {
 			stars += *p == '*';
 			if (*p == '?' || *p == '[' || *p == '\\') {
-				snprintf(
-					why, len,
+				errinfo_set(
+					err, NULL,
 					"label key '%s' uses '%c' (allowed: '*' only)",
 					l->key, *p);
 				return -EINVAL;
 			}
 		}
 		if (!l->label || !l->label[0]) {
-			snprintf(why, len, "label key '%s' has no label",
-				 l->key);
+			errinfo_set(err, NULL, "label key '%s' has no label",
+				    l->key);
 			return -EINVAL;
 		}
 		for (const char *p = l->label; *p; p++)
 			if (*p == '%') {
 				if (p[1] != 's') {
-					snprintf(
-						why, len,
+					errinfo_set(
+						err, NULL,
 						"label of '%s' has a '%%' that is not '%%s'",
 						l->key);
 					return -EINVAL;
@@ -139,15 +139,15 @@ int label_table_check(const struct key_label *table, int need_unit, char *why,
 				p++;
 			}
 		if (subs > stars || stars > LABEL_MAX_STARS) {
-			snprintf(
-				why, len,
+			errinfo_set(
+				err, NULL,
 				"label of '%s' has %d '%%s' for %d '*' (allowed: at most one per '*', %d in all)",
 				l->key, subs, stars, LABEL_MAX_STARS);
 			return -EINVAL;
 		}
 		if (need_unit && (!l->unit || !l->unit[0])) {
-			snprintf(why, len, "label key '%s' has no unit",
-				 l->key);
+			errinfo_set(err, NULL, "label key '%s' has no unit",
+				    l->key);
 			return -EINVAL;
 		}
 	}

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "errinfo.h"
+
 /*
  * One row of a label table: the keys (or series names) pattern key
  * matches, said as label in unit. key is a pattern whose only wildcard is
@@ -40,10 +42,10 @@ int label_lookup_parts(const struct key_label *table,
  * Checks one table: every key has a label, a '*'-only pattern and at most
  * as many "%s" in its label as '*' in its key, and no other '%'
  * conversion; summary rows (need_unit) each have a unit. Returns 0 or
- * -EINVAL with why (len bytes) naming the row.
+ * -EINVAL with err naming the row.
  */
-int label_table_check(const struct key_label *table, int need_unit, char *why,
-		      size_t len);
+int label_table_check(const struct key_label *table, int need_unit,
+		      struct errinfo *err);
 
 /* The harness's own summary keys (rounds kept and redone, overlap). */
 extern const struct key_label harness_summary_labels[];

@@ -242,20 +242,16 @@ static void test_bad_tables(void **state)
 						   {NULL, NULL, NULL}};
 	static const struct key_label qmark[] = {{"a?", "a thing", "x"},
 						 {NULL, NULL, NULL}};
-	char why[256];
+	struct errinfo err;
 	(void)state;
 
-	assert_int_equal(label_table_check(too_many, 1, why, sizeof(why)),
-			 -EINVAL);
-	assert_non_null(strstr(why, "'a_*'"));
-	assert_int_equal(label_table_check(bad_conv, 1, why, sizeof(why)),
-			 -EINVAL);
-	assert_int_equal(label_table_check(no_unit, 1, why, sizeof(why)),
-			 -EINVAL);
-	assert_int_equal(label_table_check(no_unit, 0, why, sizeof(why)), 0);
-	assert_int_equal(label_table_check(qmark, 1, why, sizeof(why)),
-			 -EINVAL);
-	assert_non_null(strstr(why, "'*' only"));
+	assert_int_equal(label_table_check(too_many, 1, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'a_*'"));
+	assert_int_equal(label_table_check(bad_conv, 1, &err), -EINVAL);
+	assert_int_equal(label_table_check(no_unit, 1, &err), -EINVAL);
+	assert_int_equal(label_table_check(no_unit, 0, &err), 0);
+	assert_int_equal(label_table_check(qmark, 1, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'*' only"));
 }
 
 int main(void)
