@@ -187,8 +187,11 @@ struct run_ctx {
  * accumulation, then migration): a row of its descriptor's .parts and a
  * file of its folder. The experiment's run() prepares what the parts
  * share (a plan) and hands it to experiment_run_parts, which runs each
- * part in order; its describe() hands a headline buffer to
- * experiment_describe_parts, which asks each part in order.
+ * part the run's params select, in order; its describe() hands a headline
+ * buffer to experiment_describe_parts, which asks each selected part in
+ * order; its estimate may be experiment_estimate_parts, the sum of the
+ * selected parts' estimates (the harness uses that sum when an
+ * experiment with parts has no estimate of its own).
  */
 struct part {
 	const char *name; /* "readonly": unique within its experiment */
@@ -202,16 +205,33 @@ struct part {
 	 * experiment's describe() joins them. */
 	void (*describe)(const struct run_result *r, struct verdict *v,
 			 char *head, size_t len);
+	/* Seconds (and bytes) the part alone takes, as the experiment's
+	 * estimate hook; NULL: the experiment estimates the whole run. */
+	void (*estimate)(const void *params, const struct common_params *common,
+			 const struct topo *t, double *seconds,
+			 uint64_t *bytes);
+	/* Whether the run's params (mode=, parts=) select the part; NULL:
+	 * every run measures it. An unselected part is neither run, nor
+	 * described, nor estimated. */
+	int (*wanted)(const void *params);
+	/* The names of the params the part alone reads, NULL-terminated; NULL:
+	 * only those every part shares. */
+	const char *const *reads;
 };
 
 /*
- * Declares the hooks of a part, <name>_run and <name>_say, as struct part
- * takes them: one line a part in its experiment's header.
+ * Declares the hooks of a part, <name>_run, <name>_say, <name>_estimate
+ * and <name>_wanted, as struct part takes them: one line a part in its
+ * experiment's header (a part defines the ones its row names).
  */
 #define PART_HOOKS(name)                                                       \
 	int name##_run(struct run_ctx *ctx, const void *state);                \
 	void name##_say(const struct run_result *r, struct verdict *v,         \
-			char *head, size_t len)
+			char *head, size_t len);                               \
+	void name##_estimate(                                                  \
+		const void *params, const struct common_params *common,        \
+		const struct topo *t, double *seconds, uint64_t *bytes);       \
+	int name##_wanted(const void *params)
 
 struct experiment {
 	const char *name;    /* identifier used by the API and the CLI */

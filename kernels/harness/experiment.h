@@ -121,17 +121,29 @@ int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
 		    struct errinfo *err);
 
 /*
- * Runs ctx->exp's parts in order, each with state (what the experiment's
- * run() prepared for them), until one fails (a cancelled one returns
- * -ECANCELED). Returns 0, or what the failing part returned.
+ * Runs ctx->exp's parts that ctx->params select (struct part .wanted) in
+ * order, each with state (what the experiment's run() prepared for
+ * them), until one fails (a cancelled one returns -ECANCELED). Returns 0,
+ * or what the failing part returned.
  */
 int experiment_run_parts(struct run_ctx *ctx, const void *state);
 
 /*
- * Asks each of r->exp's parts in order what it showed: its notes, and
- * the headline of the first part that has one, into head (len bytes).
+ * Asks each of r->exp's parts that r->params select, in order, what it
+ * showed: its notes, and the headline of the first part that has one,
+ * into head (len bytes).
  */
 void experiment_describe_parts(const struct run_result *r, struct verdict *v,
 			       char *head, size_t len);
+
+/*
+ * The estimate of a run of params as the sum of the estimates of the
+ * parts (a NULL-name-terminated table) that params select: an
+ * experiment's estimate hook when its parts hold the whole time model.
+ */
+void experiment_estimate_parts(const struct part *parts, const void *params,
+			       const struct common_params *common,
+			       const struct topo *t, double *seconds,
+			       uint64_t *bytes);
 
 #endif

@@ -12,6 +12,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether params select part p (one with no wanted hook always is). */
+static int part_wanted(const struct part *p, const void *params)
+{
+	return !p->wanted || p->wanted(params);
+}
+
+void experiment_estimate_parts(const struct part *parts, const void *params,
+			       const struct common_params *common,
+			       const struct topo *t, double *seconds,
+			       uint64_t *bytes)
+{
+	*seconds = 0;
+	*bytes = 0;
+	for (const struct part *p = parts; p && p->name; p++) {
+		double s = 0;
+		uint64_t b = 0;
+
+		if (!p->estimate || !part_wanted(p, params))
+			continue;
+		p->estimate(params, common, t, &s, &b);
+		*seconds += s;
+		*bytes += b;
+	}
+}
+
+/*
+ * exp's own estimate of a run of params; an experiment of parts without
+ * one: the sum of its selected parts'. Returns 0, or -ENOENT when it has
+ * neither.
+ */
+static int estimate_of(const struct experiment *exp, const void *params,
+		       const struct common_params *common, const struct topo *t,
+		       double *seconds, uint64_t *bytes)
+{
+	if (exp->estimate)
+		exp->estimate(params, common, t, seconds, bytes);
+	else if (exp->parts)
+		experiment_estimate_parts(exp->parts, params, common, t,
+					  seconds, bytes);
+	else
+		return -ENOENT;
+	return 0;
+}
+
 /*
  * The account of ctx's rounds, its budget resolved (auto: from the run's
  * own estimate), passing events on to next; NULL when out of memory (the
@@ -26,9 +70,9 @@ static struct adapt_run *adapt_start(const struct run_ctx *ctx,
 
 	if (!a)
 		return NULL;
-	if (ctx->common.budget == ADAPT_BUDGET_AUTO && ctx->exp->estimate)
-		ctx->exp->estimate(ctx->params, &ctx->common, ctx->topo, &est,
-				   &bytes);
+	if (ctx->common.budget == ADAPT_BUDGET_AUTO)
+		estimate_of(ctx->exp, ctx->params, &ctx->common, ctx->topo,
+			    &est, &bytes);
 	adapt_run_init(a, ctx->exp, &ctx->common,
 		       adapt_budget(&ctx->common, est, ctx->max_seconds), next);
 	return a;
@@ -284,9 +328,8 @@ int experiment_estimate(const struct experiment *exp, const void *params,
 
 	*seconds = 0;
 	*bytes = 0;
-	if (!exp->estimate)
+	if (estimate_of(exp, params, common, t, seconds, bytes))
 		return -ENOENT;
-	exp->estimate(params, common, t, seconds, bytes);
 	/*
 	 * The rounds grow into the budget only while a point's interval is
 	 * wide: a quiet machine stops near the least rounds, a busy one
@@ -307,7 +350,8 @@ int experiment_run_parts(struct run_ctx *ctx, const void *state)
 	int rc = 0;
 
 	for (const struct part *p = ctx->exp->parts; !rc && p && p->name; p++)
-		rc = p->run(ctx, state);
+		if (part_wanted(p, ctx->params))
+			rc = p->run(ctx, state);
 	return rc;
 }
 
@@ -315,5 +359,6 @@ void experiment_describe_parts(const struct run_result *r, struct verdict *v,
 			       char *head, size_t len)
 {
 	for (const struct part *p = r->exp->parts; p && p->name; p++)
-		p->describe(r, v, head, len);
+		if (part_wanted(p, r->params))
+			p->describe(r, v, head, len);
 }

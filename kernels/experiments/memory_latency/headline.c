@@ -1,4 +1,4 @@
-/* headline.c - what memory_latency's parts share in saying what a run showed: the part mode= names, its headline */
+/* headline.c - what memory_latency's parts share in saying what a run showed: a part's headline */
 #include <stdio.h>
 
 #include "strbuf.h"
@@ -6,14 +6,11 @@
 
 #include "ml.h"
 
-void ml_say_part(const struct run_result *r, int mode, ml_describe_fn *describe,
+void ml_say_part(const struct run_result *r, ml_describe_fn *describe,
 		 struct verdict *v, char *head, size_t len)
 {
-	const struct ml_params *mp = r->params;
 	struct strbuf sb = STRBUF_INIT;
 
-	if (mp->mode != mode)
-		return;
 	describe(r, &sb, v);
 	if (sb.len && !head[0])
 		snprintf(head, len, "%s", strbuf_str(&sb));

@@ -247,8 +247,6 @@ int ml_loaded_run(struct run_ctx *ctx, const void *state)
 	double idle = 0, last = 0, last_gbps = 0;
 
 	(void)state;
-	if (mp->mode != ML_LOADED)
-		return 0;
 	if ((rc = load_cpus(ctx, most, cpus)))
 		return rc;
 	rc = load_buffers(ctx, most, &b, &j);
@@ -286,10 +284,10 @@ out:
 	return rc;
 }
 
-void ml_loaded_estimate(const struct ml_params *mp,
-			const struct common_params *common,
+void ml_loaded_estimate(const void *params, const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes)
 {
+	const struct ml_params *mp = params;
 	double rounds = (double)(common->repeat + common->warmup);
 	double size = (double)mp->size;
 	/* each point: the chase, slowed by the loaders sharing the memory,
@@ -375,5 +373,11 @@ static void describe_loaded(const struct run_result *r, struct strbuf *sb,
 void ml_loaded_say(const struct run_result *r, struct verdict *v, char *head,
 		   size_t len)
 {
-	ml_say_part(r, ML_LOADED, describe_loaded, v, head, len);
+	ml_say_part(r, describe_loaded, v, head, len);
+}
+
+/* Whether the run's mode= names this part. */
+int ml_loaded_wanted(const void *params)
+{
+	return ((const struct ml_params *)params)->mode == ML_LOADED;
 }

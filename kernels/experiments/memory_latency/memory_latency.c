@@ -196,12 +196,20 @@ static int ml_check(const void *params, const struct common_params *common,
 
 /* ---- the parts ---- */
 
+/* The params only one part reads. */
+static const char *const nodes_reads[] = {"nodes", "cells", NULL};
+static const char *const loaded_reads[] = {"loaders", "load", NULL};
+
 /* The parts, in the order of mode='s choices: each a file of this folder,
- * each measuring only when mode= names it. */
-static const struct part parts[] = {{"nodes", ml_nodes_run, ml_nodes_say},
-				    {"sizes", ml_sizes_run, ml_sizes_say},
-				    {"loaded", ml_loaded_run, ml_loaded_say},
-				    {0}};
+ * the harness measuring only the one mode= names. */
+static const struct part parts[] = {
+	{"nodes", ml_nodes_run, ml_nodes_say, ml_nodes_estimate,
+	 ml_nodes_wanted, nodes_reads},
+	{"sizes", ml_sizes_run, ml_sizes_say, ml_sizes_estimate,
+	 ml_sizes_wanted, NULL},
+	{"loaded", ml_loaded_run, ml_loaded_say, ml_loaded_estimate,
+	 ml_loaded_wanted, loaded_reads},
+	{0}};
 
 static int ml_run(struct run_ctx *ctx)
 {
@@ -252,14 +260,7 @@ static void ml_precheck(const void *params, const struct common_params *common,
 static void ml_estimate(const void *params, const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes)
 {
-	const struct ml_params *mp = params;
-
-	if (mp->mode == ML_NODES)
-		ml_nodes_estimate(mp, common, t, seconds, bytes);
-	else if (mp->mode == ML_SIZES)
-		ml_sizes_estimate(mp, common, t, seconds, bytes);
-	else
-		ml_loaded_estimate(mp, common, t, seconds, bytes);
+	experiment_estimate_parts(parts, params, common, t, seconds, bytes);
 }
 
 /* ---- the descriptor ---- */

@@ -99,25 +99,16 @@ double ml_build_s(const struct topo *t, double size, double stride);
  */
 typedef void ml_describe_fn(const struct run_result *r, struct strbuf *sb,
 			    struct verdict *v);
-void ml_say_part(const struct run_result *r, int mode, ml_describe_fn *describe,
+void ml_say_part(const struct run_result *r, ml_describe_fn *describe,
 		 struct verdict *v, char *head, size_t len);
 
 /*
- * The parts, each in its file: run (struct part .run; each measures only
- * when mode= names it), what it showed (struct part .describe) and the
- * estimate of a run of its mode.
+ * The parts, each in its file: run (struct part .run), what it showed
+ * (.describe), the estimate of a run of its mode (.estimate) and whether
+ * mode= names it (.wanted).
  */
 PART_HOOKS(ml_nodes);
-void ml_nodes_estimate(const struct ml_params *mp,
-		       const struct common_params *common, const struct topo *t,
-		       double *seconds, uint64_t *bytes);
 PART_HOOKS(ml_sizes);
-void ml_sizes_estimate(const struct ml_params *mp,
-		       const struct common_params *common, const struct topo *t,
-		       double *seconds, uint64_t *bytes);
 PART_HOOKS(ml_loaded);
-void ml_loaded_estimate(const struct ml_params *mp,
-			const struct common_params *common,
-			const struct topo *t, double *seconds, uint64_t *bytes);
 
 #endif

@@ -269,8 +269,6 @@ int ml_nodes_run(struct run_ctx *ctx, const void *state)
 	int rc;
 
 	(void)state;
-	if (mp->mode != ML_NODES)
-		return 0;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
@@ -295,10 +293,10 @@ int ml_nodes_run(struct run_ctx *ctx, const void *state)
 	return rc;
 }
 
-void ml_nodes_estimate(const struct ml_params *mp,
-		       const struct common_params *common, const struct topo *t,
-		       double *seconds, uint64_t *bytes)
+void ml_nodes_estimate(const void *params, const struct common_params *common,
+		       const struct topo *t, double *seconds, uint64_t *bytes)
 {
+	const struct ml_params *mp = params;
 	double rounds = (double)(common->repeat + common->warmup);
 	double size = (double)mp->size;
 	int32_t nodes[TOPO_MAX_NODES];
@@ -529,5 +527,11 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 void ml_nodes_say(const struct run_result *r, struct verdict *v, char *head,
 		  size_t len)
 {
-	ml_say_part(r, ML_NODES, describe_nodes, v, head, len);
+	ml_say_part(r, describe_nodes, v, head, len);
+}
+
+/* Whether the run's mode= names this part. */
+int ml_nodes_wanted(const void *params)
+{
+	return ((const struct ml_params *)params)->mode == ML_NODES;
 }

@@ -125,8 +125,6 @@ int ml_sizes_run(struct run_ctx *ctx, const void *state)
 	int rc = 0;
 
 	(void)state;
-	if (mp->mode != ML_SIZES)
-		return 0;
 	sw = calloc(1, sizeof(*sw));
 	if (!sw)
 		return -ENOMEM;
@@ -160,10 +158,10 @@ out:
 	return rc;
 }
 
-void ml_sizes_estimate(const struct ml_params *mp,
-		       const struct common_params *common, const struct topo *t,
-		       double *seconds, uint64_t *bytes)
+void ml_sizes_estimate(const void *params, const struct common_params *common,
+		       const struct topo *t, double *seconds, uint64_t *bytes)
 {
+	const struct ml_params *mp = params;
 	double rounds = (double)(common->repeat + common->warmup);
 	double loads = (double)mp->loads, line = (double)mp->stride, s = 0;
 	uint64_t sizes[ML_MOST_SIZES];
@@ -244,5 +242,11 @@ static void describe_sizes(const struct run_result *r, struct strbuf *sb,
 void ml_sizes_say(const struct run_result *r, struct verdict *v, char *head,
 		  size_t len)
 {
-	ml_say_part(r, ML_SIZES, describe_sizes, v, head, len);
+	ml_say_part(r, describe_sizes, v, head, len);
+}
+
+/* Whether the run's mode= names this part. */
+int ml_sizes_wanted(const void *params)
+{
+	return ((const struct ml_params *)params)->mode == ML_SIZES;
 }

@@ -323,3 +323,9 @@ void rb_mixed_say(const struct run_result *r, struct verdict *v, char *head,
 	rb_head_add(head, len, strbuf_str(&sb));
 	strbuf_release(&sb);
 }
+
+/* Whether mixed= asks for a copy run (yes, idle or both). */
+int rb_mixed_wanted(const void *params)
+{
+	return ((const struct rb_params *)params)->mixed != 0;
+}

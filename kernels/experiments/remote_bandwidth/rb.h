@@ -122,7 +122,8 @@ void rb_head_add(char *head, size_t len, const char *s);
 
 /* The parts, each in its file: run (struct part .run, with struct
  * rb_state as its state), its summary keys once every part ran, and what
- * it showed (struct part .describe: adds its sentence to head). */
+ * it showed (struct part .describe: adds its sentence to head); mixed
+ * only when mixed= asks for a copy run (.wanted). */
 PART_HOOKS(rb_matrix);
 PART_HOOKS(rb_mixed);
 void rb_matrix_summary(struct run_ctx *ctx, const struct rb_tally *tally);

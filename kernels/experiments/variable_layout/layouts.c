@@ -8,6 +8,7 @@
 
 #include "team.h"
 #include "team_points.h"
+#include "workcost.h"
 
 #include "vl.h"
 
@@ -153,8 +154,6 @@ int vl_layouts_run(struct run_ctx *ctx, const void *state)
 	double t[LAY_N] = {0};
 	int rc = 0;
 
-	if (!vl_asked(vp, PART_LAYOUTS))
-		return 0;
 	j.heap = aligned_alloc(4096, bytes);
 	j.got = calloc((size_t)st->n, sizeof(*j.got));
 	if (!j.heap || !j.got) {
@@ -220,8 +219,6 @@ void vl_layouts_say(const struct run_result *r, struct verdict *v, char *head,
 	struct comparison c;
 	char why[VERDICT_TEXT_LEN], rt[64];
 
-	if (!vl_asked(r->params, PART_LAYOUTS))
-		return;
 	g = vl_point(r, VL_LAYOUTS, VL_LAYOUTS_SERIES,
 		     layout_names[LAY_GLOBAL]);
 	tl = vl_point(r, VL_LAYOUTS, VL_LAYOUTS_SERIES, layout_names[LAY_TLS]);
@@ -259,4 +256,22 @@ void vl_layouts_say(const struct run_result *r, struct verdict *v, char *head,
 			g->y, gr->y, why);
 	}
 	say_others(r, v, g, tl, pd, gr);
+}
+
+/* Whether the run's parts= names this part. */
+int vl_layouts_wanted(const void *params)
+{
+	return vl_asked(params, PART_LAYOUTS);
+}
+
+/* One layout shares its lines, the others do not. */
+void vl_layouts_estimate(const void *params, const struct common_params *common,
+			 const struct topo *t, double *seconds, uint64_t *bytes)
+{
+	struct vl_cost c;
+
+	(void)bytes;
+	vl_cost(params, common, t, &c);
+	*seconds = c.rounds * c.ops * (c.shared + (LAY_N - 1) * c.alone) +
+		   cost_teams_s(LAY_N);
 }

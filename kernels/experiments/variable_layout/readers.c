@@ -8,6 +8,7 @@
 
 #include "team.h"
 #include "team_points.h"
+#include "workcost.h"
 
 #include "vl.h"
 
@@ -128,7 +129,7 @@ int vl_readers_run(struct run_ctx *ctx, const void *state)
 	int rc = 0;
 
 	/* a writer and at least one reader */
-	if (st->n < 2 || !vl_asked(ctx->params, PART_READERS))
+	if (st->n < 2)
 		return 0;
 	for (int w = 0; w < AT_N && !rc; w++)
 		rc = run_where(ctx, st, (enum vl_where)w, words[w], &t[w]);
@@ -149,8 +150,6 @@ void vl_readers_say(const struct run_result *r, struct verdict *v, char *head,
 	struct comparison c;
 	char why[VERDICT_TEXT_LEN], rt[64];
 
-	if (!vl_asked(vp, PART_READERS))
-		return;
 	/* with one thread the part does not run (vl_readers_run) */
 	if (vp->threads < 2) {
 		verdict_note(
@@ -191,4 +190,22 @@ void vl_readers_say(const struct run_result *r, struct verdict *v, char *head,
 			"the readers' cost beside the written word (%.1f ns) and apart (%.1f ns) could not be told apart%s%s",
 			same->y, sec->y, why[0] ? ": " : "", why);
 	}
+}
+
+/* Whether the run's parts= names this part. */
+int vl_readers_wanted(const void *params)
+{
+	return vl_asked(params, PART_READERS);
+}
+
+/* One place shares its line with the writer, the others do not. */
+void vl_readers_estimate(const void *params, const struct common_params *common,
+			 const struct topo *t, double *seconds, uint64_t *bytes)
+{
+	struct vl_cost c;
+
+	(void)bytes;
+	vl_cost(params, common, t, &c);
+	*seconds = c.rounds * c.ops * (c.shared + (AT_N - 1) * c.alone) +
+		   cost_teams_s(AT_N);
 }

@@ -6,8 +6,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rates.h"
 #include "team.h"
 #include "team_points.h"
+#include "workcost.h"
 
 #include "vl.h"
 
@@ -101,8 +103,6 @@ int vl_thread_start_run(struct run_ctx *ctx, const void *state)
 	double t[START_N] = {0};
 	int rc = 0;
 
-	if (!vl_asked(vp, PART_THREAD_START))
-		return 0;
 	/* the first TLS part says whether the objects were found */
 	if (!vl_asked(vp, PART_TLS_ACCESS))
 		sink_summary(ctx->sink, KEY_DSO_FOUND, st->found, NULL);
@@ -128,8 +128,7 @@ void vl_thread_start_say(const struct run_result *r, struct verdict *v,
 	const struct result_point *none, *big;
 	struct comparison c;
 
-	if (!vl_asked(vp, PART_THREAD_START) ||
-	    vl_dso_missing(r, v, !vl_asked(vp, PART_TLS_ACCESS)))
+	if (vl_dso_missing(r, v, !vl_asked(vp, PART_TLS_ACCESS)))
 		return;
 	none = vl_point(r, VL_START, VL_START_SERIES, start_names[START_NONE]);
 	big = vl_point(r, VL_START, VL_START_SERIES, start_names[START_BIG]);
@@ -162,4 +161,27 @@ void vl_thread_start_say(const struct run_result *r, struct verdict *v,
 				? "threads with a large TLS block started faster than without, which its allocation cannot cause"
 				: compare_why_not(&c));
 	}
+}
+
+/* Whether the run's parts= names this part. */
+int vl_thread_start_wanted(const void *params)
+{
+	return vl_asked(params, PART_THREAD_START);
+}
+
+/* A thread created and joined; the big object zeroes 1 MiB of TLS in it. */
+void vl_thread_start_estimate(const void *params,
+			      const struct common_params *common,
+			      const struct topo *t, double *seconds,
+			      uint64_t *bytes)
+{
+	const struct vl_params *vp = params;
+	struct vl_cost c;
+
+	(void)bytes;
+	vl_cost(params, common, t, &c);
+	*seconds = c.rounds * (double)vp->starts *
+			   (START_N * rates_get()->spawn_ns * 1e-9 +
+			    cost_stream_s(t, COST_WRITE, 1 << 20, 1)) +
+		   cost_teams_s(START_N);
 }

@@ -7,6 +7,7 @@
 
 #include "team.h"
 #include "team_points.h"
+#include "workcost.h"
 
 #include "vl.h"
 
@@ -116,8 +117,6 @@ int vl_tls_access_run(struct run_ctx *ctx, const void *state)
 	double t[ACC_N] = {0};
 	int rc = 0;
 
-	if (!vl_asked(ctx->params, PART_TLS_ACCESS))
-		return 0;
 	/* the first TLS part says whether the objects were found */
 	sink_summary(ctx->sink, KEY_DSO_FOUND, st->found, NULL);
 	for (int a = 0; a < ACC_N && !rc; a++)
@@ -140,7 +139,7 @@ void vl_tls_access_say(const struct run_result *r, struct verdict *v,
 
 	(void)head;
 	(void)len;
-	if (!vl_asked(r->params, PART_TLS_ACCESS) || vl_dso_missing(r, v, 1))
+	if (vl_dso_missing(r, v, 1))
 		return;
 	exe = vl_point(r, VL_TLS, VL_TLS_SERIES, access_names[ACC_TLS_EXE]);
 	dso = vl_point(r, VL_TLS, VL_TLS_SERIES, access_names[ACC_TLS_DSO]);
@@ -165,4 +164,24 @@ void vl_tls_access_say(const struct run_result *r, struct verdict *v,
 			c.rel == CMP_LESS
 				? "TLS in the dlopen'ed object came out cheaper than in the program, which its extra call cannot cause"
 				: compare_why_not(&c));
+}
+
+/* Whether the run's parts= names this part. */
+int vl_tls_access_wanted(const void *params)
+{
+	return vl_asked(params, PART_TLS_ACCESS);
+}
+
+/* A variable of a dlopen'ed object is found through a call: twice a plain
+ * access. */
+void vl_tls_access_estimate(const void *params,
+			    const struct common_params *common,
+			    const struct topo *t, double *seconds,
+			    uint64_t *bytes)
+{
+	struct vl_cost c;
+
+	(void)bytes;
+	vl_cost(params, common, t, &c);
+	*seconds = c.rounds * c.ops * ACC_N * 2 * c.alone + cost_teams_s(ACC_N);
 }

@@ -260,47 +260,6 @@ static void vl_precheck(const void *params, const struct common_params *common,
 			(long long)vp->threads);
 }
 
-static void vl_estimate(const void *params, const struct common_params *common,
-			const struct topo *t, double *seconds, uint64_t *bytes)
-{
-	const struct vl_params *vp = params;
-	const struct rates *r = rates_get();
-	double rounds = (double)(common->repeat + common->warmup);
-	double ops = (double)vp->ops;
-	int n = (int)vp->threads;
-	/*
-	 * An operation updates two variables through the layout's address
-	 * arithmetic: about eight plain increments' worth; one that shares
-	 * its line with another writer waits for the line instead.
-	 */
-	double alone = 8 * r->inc_ns * 1e-9 * cost_crowd(t, n);
-	double shared = (n > 1 ? r->bounce_ns * (n / 2.0) : 0) * 1e-9;
-	double s = 0;
-
-	if (shared < alone)
-		shared = alone;
-	/* layouts: one shares lines, the others do not; readers: one shares */
-	if (vp->parts & (1u << PART_LAYOUTS))
-		s += rounds * ops * (shared + (LAY_N - 1) * alone) +
-		     cost_teams_s(LAY_N);
-	if (vp->parts & (1u << PART_READERS))
-		s += rounds * ops * (shared + (AT_N - 1) * alone) +
-		     cost_teams_s(AT_N);
-	/* a variable of a dlopen'ed object is found through a call: twice a
-	 * plain access */
-	if (vp->parts & (1u << PART_TLS_ACCESS))
-		s += rounds * ops * ACC_N * 2 * alone + cost_teams_s(ACC_N);
-	/* a thread created and joined; the big object zeroes 1 MiB of TLS in it
-	 */
-	if (vp->parts & (1u << PART_THREAD_START))
-		s += rounds * (double)vp->starts *
-			     (START_N * r->spawn_ns * 1e-9 +
-			      cost_stream_s(t, COST_WRITE, 1 << 20, 1)) +
-		     cost_teams_s(START_N);
-	*seconds = s;
-	*bytes = (uint64_t)vp->threads * 2 * VL_APART + (2u << 20);
-}
-
 /*
  * The classroom's questions, each on its own part: 30 million operations
  * make rounds of about 0.1 s on a 2-core VM, long enough that the two
@@ -368,13 +327,29 @@ static void vl_plan(const void *params, const struct common_params *common,
 		out);
 }
 
-/* The parts, in the order they run: each a file of this folder. */
+/* The parts, in the order they run: each a file of this folder, the
+ * harness running only those parts= names. */
+static const char *const starts_reads[] = {"starts", NULL};
 static const struct part parts[] = {
-	{"layouts", vl_layouts_run, vl_layouts_say},
-	{"readers", vl_readers_run, vl_readers_say},
-	{"tls_access", vl_tls_access_run, vl_tls_access_say},
-	{"thread_start", vl_thread_start_run, vl_thread_start_say},
+	{"layouts", vl_layouts_run, vl_layouts_say, vl_layouts_estimate,
+	 vl_layouts_wanted, NULL},
+	{"readers", vl_readers_run, vl_readers_say, vl_readers_estimate,
+	 vl_readers_wanted, NULL},
+	{"tls_access", vl_tls_access_run, vl_tls_access_say,
+	 vl_tls_access_estimate, vl_tls_access_wanted, NULL},
+	{"thread_start", vl_thread_start_run, vl_thread_start_say,
+	 vl_thread_start_estimate, vl_thread_start_wanted, starts_reads},
 	{0}};
+
+static void vl_estimate(const void *params, const struct common_params *common,
+			const struct topo *t, double *seconds, uint64_t *bytes)
+{
+	const struct vl_params *vp = params;
+
+	/* the seconds are the parts'; the memory the run's whole */
+	experiment_estimate_parts(parts, params, common, t, seconds, bytes);
+	*bytes = (uint64_t)vp->threads * 2 * VL_APART + (2u << 20);
+}
 
 const struct experiment exp_variable_layout = {
 	.parts = parts,

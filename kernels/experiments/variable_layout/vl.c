@@ -1,9 +1,11 @@
-/* vl.c - what the parts of variable_layout share: the labels and points they emit, and the checks their sentences make */
+/* vl.c - what the parts of variable_layout share: the labels and points they emit, and the checks their sentences make, the cost of an operation */
 #include <stdio.h>
 #include <string.h>
 
+#include "rates.h"
 #include "team.h"
 #include "team_points.h"
+#include "workcost.h"
 
 #include "vl.h"
 
@@ -135,4 +137,23 @@ int vl_dso_missing(const struct run_result *r, struct verdict *v, int say)
 			" and " DSO_BIG
 			" were found neither beside the binary nor in lib/numalab/ of its prefix (make builds them into the build folder, make install puts them there)");
 	return 1;
+}
+
+void vl_cost(const struct vl_params *vp, const struct common_params *common,
+	     const struct topo *t, struct vl_cost *c)
+{
+	const struct rates *r = rates_get();
+	int n = (int)vp->threads;
+
+	c->rounds = (double)(common->repeat + common->warmup);
+	c->ops = (double)vp->ops;
+	/*
+	 * An operation updates two variables through the layout's address
+	 * arithmetic: about eight plain increments' worth; one that shares
+	 * its line with another writer waits for the line instead.
+	 */
+	c->alone = 8 * r->inc_ns * 1e-9 * cost_crowd(t, n);
+	c->shared = (n > 1 ? r->bounce_ns * (n / 2.0) : 0) * 1e-9;
+	if (c->shared < c->alone)
+		c->shared = c->alone;
 }

@@ -140,9 +140,20 @@ enum contend_overlap vl_contended(const struct run_result *r,
 int vl_dso_missing(const struct run_result *r, struct verdict *v, int say);
 
 /*
+ * What a part's estimate starts from: the rounds, the operations a
+ * thread makes in one, and the seconds of one operation alone and on a
+ * line another writer shares (at least alone).
+ */
+struct vl_cost {
+	double rounds, ops, alone, shared;
+};
+void vl_cost(const struct vl_params *vp, const struct common_params *common,
+	     const struct topo *t, struct vl_cost *c);
+
+/*
  * The parts, each in its file: run (struct part .run, with a struct
- * vl_state as its state; a part the params leave out does nothing) and
- * what it showed (struct part .describe).
+ * vl_state as its state), what it showed (.describe), its time
+ * (.estimate) and whether parts= names it (.wanted).
  */
 PART_HOOKS(vl_layouts);
 PART_HOOKS(vl_readers);
