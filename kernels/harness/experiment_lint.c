@@ -213,7 +213,21 @@ static int validate_rules(const struct experiment *exp, struct errinfo *err)
 	return 0;
 }
 
-/* Every part named once, with both its hooks. */
+/* The params part p says it reads: each one of exp's. */
+static int validate_part_reads(const struct experiment *exp,
+			       const struct part *p, struct errinfo *err)
+{
+	for (const char *const *n = p->reads; n && *n; n++)
+		if (!experiment_param(exp, *n, strlen(*n)))
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': part '%s' reads param '%s', which the experiment does not declare",
+				exp->name, p->name, *n);
+	return 0;
+}
+
+/* Every part named once, with both its hooks, reading params the
+ * experiment has, and with an estimate when the experiment has none. */
 static int validate_parts(const struct experiment *exp, struct errinfo *err)
 {
 	for (const struct part *p = exp->parts; p && p->name; p++) {
@@ -222,6 +236,13 @@ static int validate_parts(const struct experiment *exp, struct errinfo *err)
 				err, NULL,
 				"experiment '%s': part '%s' needs a name, run and describe",
 				exp->name, p->name);
+		if (!exp->estimate && !p->estimate)
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': part '%s' needs an estimate, as the experiment has none of its own",
+				exp->name, p->name);
+		if (validate_part_reads(exp, p, err))
+			return -EINVAL;
 		for (const struct part *q = exp->parts; q < p; q++)
 			if (!strcmp(p->name, q->name))
 				return errinfo_set(
