@@ -66,6 +66,9 @@ mount --bind /sys "$root/sys"
 mount --bind /dev "$root/dev"
 cp "$deb" "$root/tmp/"
 in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 "$@"; }
+# the same, as the process itself: `in_root CMD &` would leave $! the
+# subshell running the function, and killing it would not stop CMD
+in_root_exec() { exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 "$@"; }
 t0=$(date +%s)
 in_root apt-get update -qq >"$run/apt.log" 2>&1 || { cat "$run/apt.log" >&2; fail "apt-get update in the root"; }
 in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -82,8 +85,8 @@ echo "ok   systemd-analyze verify numalab.service; the user numalab and /etc/num
 
 # systemd makes the state directory when it starts the unit; here, by hand
 in_root mkdir -p /var/lib/numalab
-in_root numalab serve --listen 127.0.0.1:0 --db /var/lib/numalab/test.db \
-	--token-file /etc/numalab/token >"$run/serve.out" 2>"$run/serve.err" &
+(in_root_exec numalab serve --listen 127.0.0.1:0 --db /var/lib/numalab/test.db \
+	--token-file /etc/numalab/token) >"$run/serve.out" 2>"$run/serve.err" &
 server=$!
 i=0
 until grep -q '^listening on ' "$run/serve.out" 2>/dev/null; do
