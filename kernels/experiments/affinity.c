@@ -545,9 +545,9 @@ static int say_mode(const struct run_result *r, int mode, struct verdict *v)
 		const char *key, *say;
 	} strays[] = {
 		{"outside_cpus",
-		 "%s: sched_getcpu saw a cpu outside the cpuset %.0f time(s)"},
+		 "%s: sched_getcpu saw a cpu outside the cpuset %.0f time%s"},
 		{"outside_mems",
-		 "%s: %.0f page(s) landed outside the cpuset's memory nodes"},
+		 "%s: %.0f page%s landed outside the cpuset's memory nodes"},
 	};
 	const char *name = modes[mode].name;
 	double x, pages, local;
@@ -558,14 +558,15 @@ static int say_mode(const struct run_result *r, int mode, struct verdict *v)
 		af_key(k, sizeof(k), mode, strays[i].key);
 		if (!result_summary_get(r, k, &x) && x > 0) {
 			stray = 1;
-			verdict_note(v, "warn", strays[i].say, name, x);
+			verdict_note(v, "warn", strays[i].say, name, x,
+				     x == 1 ? "" : "s");
 		}
 	}
 	af_key(k, sizeof(k), mode, "changes");
 	if (!result_summary_get(r, k, &x))
 		verdict_note(
-			v, "info", "%s: sched_getcpu saw %.0f cpu change(s)%s",
-			name, x,
+			v, "info", "%s: sched_getcpu saw %.0f cpu change%s%s",
+			name, x, x == 1 ? "" : "s",
 			mode == MODE_PINNED_AFTER && x > 0
 				? " (the move onto its cpu once pinned counts)"
 				: "");
@@ -647,14 +648,14 @@ static void af_describe(const struct run_result *r, struct verdict *v)
 		verdict_headline(v, "%s", head);
 		verdict_note(
 			v, "info",
-			"every thread ran inside the cpuset (%d cpu(s)) and every page landed on its allowed nodes",
-			m->nallowed);
+			"every thread ran inside the cpuset (%d cpu%s) and every page landed on its allowed nodes",
+			m->nallowed, m->nallowed == 1 ? "" : "s");
 	} else
 		verdict_headline(
 			v,
-			"every thread ran inside the cpuset (%d cpu(s)) and every page "
+			"every thread ran inside the cpuset (%d cpu%s) and every page "
 			"landed on its allowed nodes",
-			m->nallowed);
+			m->nallowed, m->nallowed == 1 ? "" : "s");
 }
 
 static void af_estimate(const void *params, const struct common_params *common,

@@ -772,8 +772,8 @@ static int ps_check(const void *params, const struct common_params *common,
 	if (pp->nodes.n != 0 && pp->nodes.n != 2)
 		return errinfo_set(
 			err, "nodes",
-			"'nodes' names %d node(s), but the steps need two (a,b) or none",
-			pp->nodes.n);
+			"'nodes' names %d node%s, but the steps need two (a,b) or none",
+			pp->nodes.n, pp->nodes.n == 1 ? "" : "s");
 	if (pp->nodes.n == 2 && pp->nodes.v[0] == pp->nodes.v[1])
 		return errinfo_set(err, "nodes", "'nodes' names node %d twice",
 				   pp->nodes.v[0]);
@@ -994,8 +994,8 @@ static void ps_headline(const struct ps_tally *n, int one, struct verdict *v)
 	} else if (n->bad)
 		verdict_headline(
 			v,
-			"%d step(s) went against the article, %d as it says, %d could not be shown",
-			n->bad, n->ok, n->cannot);
+			"%d step%s went against the article, %d as it says, %d could not be shown",
+			n->bad, n->bad == 1 ? "" : "s", n->ok, n->cannot);
 	else if (n->ok)
 		verdict_headline(
 			v,

@@ -127,7 +127,7 @@ class PolicySemantics(unittest.TestCase):
 
     def test_nodes_must_be_two(self):
         p = numalab("run", "memory_policy_semantics", "nodes=0", expect=2)
-        self.assertIn("'nodes' names 1 node(s)", p.stderr)
+        self.assertIn("'nodes' names 1 node,", p.stderr)
 
 
 if __name__ == "__main__":

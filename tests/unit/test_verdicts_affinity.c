@@ -33,12 +33,12 @@ static void test_one_node_vm(void **state)
 	canned_summary(c, "cache_split_level", 0, "");
 	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v,
-				 "unpinned: sched_getcpu saw 7 cpu change(s)"));
+				 "unpinned: sched_getcpu saw 7 cpu changes"));
 	assert_true(verdict_says(&c->v, "one memory node"));
 	assert_true(verdict_says(
 		&c->v, "cache_split: this machine has no two caches"));
 	assert_true(verdict_says(
-		&c->v, "every thread ran inside the cpuset (2 cpu(s))"));
+		&c->v, "every thread ran inside the cpuset (2 cpus)"));
 	/* one node: no claim about where pages landed */
 	assert_false(verdict_says(&c->v, "of the pages are on the node"));
 	canned_free(c);
@@ -63,7 +63,7 @@ static void test_four_nodes_pages_and_strays(void **state)
 		&c->v, "created_pinned: 100% of the pages are on the node"));
 	assert_true(verdict_says(&c->v, "pinned_after: 25% of the pages"));
 	assert_true(verdict_says(
-		&c->v, "3 page(s) landed outside the cpuset's memory nodes"));
+		&c->v, "3 pages landed outside the cpuset's memory nodes"));
 	assert_true(verdict_says(&c->v, "outside this process's cpuset"));
 	canned_free(c);
 	topo_free(t);

@@ -92,7 +92,7 @@ static void test_four_nodes_confirm_and_contradict(void **state)
 	assert_true(verdict_says(&c->v,
 				 "vma_wins: contradicted: only 1500 of 2048"));
 	assert_true(verdict_says(
-		&c->v, "1 step(s) went against the article, 5 as it says"));
+		&c->v, "1 step went against the article, 5 as it says"));
 	assert_true(verdict_says(
 		&c->v,
 		"MPOL_PREFERRED_MANY over the same two nodes put 1024 of 1024 pages on node 3"));

@@ -447,6 +447,7 @@ void ai_describe(const struct run_result *r, struct verdict *v)
 	else
 		verdict_headline(
 			v,
-			"measured %d variant(s); select cas and fetch_add to compare them with the article",
-			__builtin_popcount(ap->variants));
+			"measured %d variant%s; select cas and fetch_add to compare them with the article",
+			__builtin_popcount(ap->variants),
+			__builtin_popcount(ap->variants) == 1 ? "" : "s");
 }
