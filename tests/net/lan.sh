@@ -35,6 +35,15 @@ ip link add "$vs" type veth peer name "$vc"
 ip link set "$vs" netns "$srv"
 ip link set "$vc" netns "$cli"
 for ns in "$srv" "$cli"; do ip -n "$ns" link set lo up; done
+# the lane is IPv4: no IPv6 link-local address on the veth ends, whose
+# arrival a second after the link comes up (its duplicate check done)
+# Chromium takes for a network change and aborts the page's loads with
+# ERR_NETWORK_CHANGED
+for pair in "$srv:$vs" "$cli:$vc"; do
+	if [ -e /proc/sys/net/ipv6 ]; then
+		ip netns exec "${pair%%:*}" sysctl -qw "net.ipv6.conf.${pair#*:}.disable_ipv6=1"
+	fi
+done
 ip -n "$srv" addr add 198.51.100.1/24 dev "$vs"
 ip -n "$cli" addr add 198.51.100.2/24 dev "$vc"
 ip -n "$srv" link set "$vs" up
