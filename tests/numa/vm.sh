@@ -121,7 +121,7 @@ boot_job() {
 shape_args() {
 	local m="-object memory-backend-ram,id=m"
 	case "$1" in
-	memonly) echo "2,sockets=1,cores=2 768 ${m}0,size=512M ${m}1,size=256M" \
+	memonly) echo "2,sockets=1,cores=2 1024 ${m}0,size=512M ${m}1,size=512M" \
 		"-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,memdev=m1" \
 		"-numa dist,src=0,dst=1,val=20" ;;
 	cpuonly) echo "2,sockets=2,cores=1 384 ${m}0,size=384M" \
