@@ -400,30 +400,31 @@ const struct experiment exp_atomic_increment = {
 		"other core takes it away (fetch_add and add_fetch report these "
 		"runs), so the cost per increment can stay well below one line "
 		"transfer.\n\n"
-		"In 2007 the article timed 1 million increments by 4 threads: " STR(FA_S) " s with fetch_add, " STR(
-			AF_S) " s with add_fetch "
-			      "and " STR(
-				      CAS_S) " s with cas, three and a half times the "
-					     "fetch_add; the wall time chart "
-					     "shows those three beside this machine's at 4 threads. (It "
-					     "does not say whether the million was per thread or in all. Its "
-					     "table's column titles would swap the first two, but the "
-					     "figure's numbering of the loops, 1 for add-and-fetch and 2 for "
-					     "fetch-and-add, puts " STR(
-						     FA_S) " s under fetch_add, and so does its "
-							   "sentence that returning the old value is a little faster; we "
-							   "follow those two. The ratio of cas to the others is the "
-							   "figure to compare.) "
-							   "Expect the same order today: cas well behind the atomic adds once two or "
-							   "more cores share the counter, with more failed swaps as "
-							   "threads are added; add_fetch, fetch_add and the C11 forms "
-							   "close together (on x86 they are all one locked instruction, "
-							   "and the memory order changes nothing); lock_skip close to "
-							   "plain with one thread and as slow as a locked add with more; "
-							   "per_thread flat and far ahead of everything that shares a "
-							   "line. The spread between cores on one chip and cores on "
-							   "different chips is large: the core_to_core experiment shows "
-							   "what one line transfer costs between any two CPUs.",
+		/* the figures stand in the sentence, one clause a line */
+		/* clang-format off */
+		"In 2007 the article timed 1 million increments by 4 threads: "
+		STR(FA_S) " s with fetch_add, "
+		STR(AF_S) " s with add_fetch and "
+		STR(CAS_S) " s with cas, three and a half times the fetch_add; "
+		"the wall time chart shows those three beside this machine's at "
+		"4 threads. (It does not say whether the million was per thread "
+		"or in all. Its table's column titles would swap the first two, "
+		"but the figure's numbering of the loops, 1 for add-and-fetch and "
+		"2 for fetch-and-add, puts " STR(FA_S) " s under fetch_add, and so "
+		"does its sentence that returning the old value is a little "
+		"faster; we follow those two. The ratio of cas to the others is "
+		"the figure to compare.) "
+		"Expect the same order today: cas well behind the atomic adds "
+		"once two or more cores share the counter, with more failed swaps "
+		"as threads are added; add_fetch, fetch_add and the C11 forms "
+		"close together (on x86 they are all one locked instruction, and "
+		"the memory order changes nothing); lock_skip close to plain with "
+		"one thread and as slow as a locked add with more; per_thread "
+		"flat and far ahead of everything that shares a line. The spread "
+		"between cores on one chip and cores on different chips is "
+		"large: the core_to_core experiment shows what one line transfer "
+		"costs between any two CPUs.",
+	/* clang-format on */
 	EXPERIMENT_PARTS(ai),
 	.references = references,
 	.uses_placement = 1,
