@@ -28,6 +28,7 @@
 #include "stream.h"
 #include "strvec.h"
 #include "topo.h"
+#include "units.h"
 
 /* The server's parts, in the order they are put together. */
 struct serve {
@@ -235,9 +236,9 @@ static void serve_interrupt_stale(struct serve *s)
 		say(stderr, "numalab serve: %s\n", err.msg);
 	else if (n > 0)
 		say(stderr,
-		    "numalab serve: %d run(s) were cut short when the server "
-		    "last stopped: marked interrupted\n",
-		    n);
+		    "numalab serve: %d %s cut short when the server last "
+		    "stopped: marked interrupted\n",
+		    n, units_plural(n, "run was", "runs were"));
 }
 
 /* The machine, the store and its rates. 0, or -1 said. */

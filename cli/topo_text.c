@@ -4,9 +4,10 @@
 #include <string.h>
 
 #include "topo_text.h"
+#include "units.h"
 
 /* "s" after a count that is not 1 */
-#define S(n) ((n) == 1 ? "" : "s")
+#define S(n) units_plural((long)(n), "", "s")
 
 /* more identical children than this are folded: the first, "... N more", the
  * last (as the page folds them) */

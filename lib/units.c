@@ -96,3 +96,8 @@ void units_format(double v, const char *unit, char *buf, size_t len)
 	units_number(v * f, num, sizeof(num));
 	snprintf(buf, len, "%s%s%s", num, u[0] ? " " : "", u);
 }
+
+const char *units_plural(long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}

@@ -25,4 +25,10 @@ void units_number(double v, char *buf, size_t len);
  */
 void units_format(double v, const char *unit, char *buf, size_t len);
 
+/*
+ * one when n is 1, else many: the words after a count, singular or plural
+ * ("1 run was", "2 runs were"), instead of "run(s)".
+ */
+const char *units_plural(long n, const char *one, const char *many);
+
 #endif

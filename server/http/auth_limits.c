@@ -3,6 +3,7 @@
 #include "http_internal.h"
 #include "http_response.h"
 #include "ratelimit.h"
+#include "units.h"
 
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -27,11 +28,15 @@ void auth_note_failure(struct http_request *rq)
 	srv->fail_count++;
 	if (now - srv->fail_since >= FAIL_LOG_EVERY_S) {
 		fprintf(stderr,
-			"numalab: auth: %lu wrong token(s) or join code(s) "
-			"since the last such line, %lu refused unread for "
-			"coming too fast (an address gets 10 wrong tries at "
-			"once, then one a second; one line a minute at most)\n",
-			srv->fail_count, srv->fail_slowed);
+			"numalab: auth: %lu wrong %s since the last such "
+			"line, %lu refused unread for coming too fast (an "
+			"address gets 10 wrong tries at once, then one a "
+			"second; one line a minute at most)\n",
+			srv->fail_count,
+			units_plural((long)srv->fail_count,
+				     "token or join code",
+				     "tokens or join codes"),
+			srv->fail_slowed);
 		srv->fail_count = srv->fail_slowed = 0;
 		srv->fail_since = now;
 	}

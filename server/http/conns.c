@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "conns.h"
 #include "trust.h"
+#include "units.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -156,10 +157,11 @@ static void note(struct conns *c, unsigned long *counter)
 	fprintf(stderr,
 		"numalab: http: connection limits: %lu refused from clients "
 		"at their limit of %u, %lu refused with the server full at %u, "
-		"%lu idle connection(s) of the busiest clients closed to make "
-		"room (counts since the last such line; one a minute at most)\n",
+		"%lu idle %s of the busiest clients closed to make room "
+		"(counts since the last such line; one a minute at most)\n",
 		c->refused_client, c->max_client, c->refused_full, c->max_total,
-		c->closed);
+		c->closed,
+		units_plural((long)c->closed, "connection", "connections"));
 	c->refused_client = c->refused_full = c->closed = 0;
 	c->logged = now;
 	c->ever_logged = 1;

@@ -1,6 +1,7 @@
 /* stale_retry.c - runs a full disk left unmarked, marked interrupted as soon as the store can write */
 #include "stale_retry.h"
 #include "logshare.h"
+#include "units.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -45,8 +46,8 @@ static void *retry_main(void *arg)
 		if (n > 0)
 			fprintf(stderr,
 				"numalab serve: the store can write again: %d "
-				"run(s) marked interrupted (%s)\n",
-				n, r->why);
+				"%s marked interrupted (%s)\n",
+				n, units_plural(n, "run", "runs"), r->why);
 		else if (n < 0 && n != -ENOSPC)
 			fprintf(stderr, "numalab serve: %s\n", err.msg);
 		pthread_mutex_lock(&r->mu);

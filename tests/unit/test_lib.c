@@ -16,6 +16,7 @@
 #include "strbuf.h"
 #include "strvec.h"
 #include "token_file.h"
+#include "units.h"
 #include "utf8.h"
 
 static void test_strbuf_empty(void **state)
@@ -337,6 +338,16 @@ static void test_token_file(void **state)
 }
 
 /* A column's cut never ends inside a character: "×" is 0xC3 0x97. */
+/* a count's words, singular for exactly one */
+static void test_units_plural(void **state)
+{
+	(void)state;
+	assert_string_equal(units_plural(1, "run was", "runs were"), "run was");
+	assert_string_equal(units_plural(0, "run", "runs"), "runs");
+	assert_string_equal(units_plural(2, "run", "runs"), "runs");
+	assert_string_equal(units_plural(-1, "run", "runs"), "runs");
+}
+
 static void test_utf8_prefix_len(void **state)
 {
 	(void)state;
@@ -369,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_strvec_owns_copies),
 		cmocka_unit_test(test_errinfo_set),
 		cmocka_unit_test(test_errinfo_truncation),
+		cmocka_unit_test(test_units_plural),
 		cmocka_unit_test(test_utf8_prefix_len),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
