@@ -1,6 +1,7 @@
 """phones.py - the class rows of `make bench`: a classroom of phones, each
 signed in as a student, following the class through GET /api/class/events
-and sending one guess while a run is timed, against the same run with no
+and sending one guess while a run is timed (tests/bench/guess_client sends
+the guesses, each on its own connection at its planned moment), against the same run with no
 phone connected (A B A B). Judged: the run's figure <= 1.02x; the guesses'
 p99 < 50 ms, against the same guesses to a bare libmicrohttpd server beside
 the same run (a busy host is said to be). Never skipped by a budget: the
@@ -63,18 +64,77 @@ def sign_in(srv, n):
                                           {"token": CLASS, "name": "phone %d" % i}, headers={})
         if st != 200 or not cookie:
             raise Failure("phone %d could not sign in: %s %s" % (i, st, doc))
-        out.append("Cookie: %s\r\nX-Numalab-Key: %s\r\n" % (cookie.split(";")[0], doc["key"]))
+        out.append((cookie.split(";")[0], doc["key"]))
     return out
+
+
+def auth_lines(cookie, key):
+    """The headers a phone's requests carry after its sign-in."""
+    return "Cookie: %s\r\nX-Numalab-Key: %s\r\n" % (cookie, key) if cookie else ""
+
+
+async def send_guesses(b, port, plan):
+    """The guesses of plan [(delay s, source address, cookie, key, value)],
+    each a POST /api/class/guesses on its own connection at its moment,
+    sent by tests/bench/guess_client (one C thread on epoll: the Python
+    loop that also reads the phones' streams would time its own queue,
+    200-400 ms at p99 for a bare server): [(status, ms or None, why)]."""
+    lines = "".join("%.3f %s %s %s {\"value\":%.6g}\n"
+                    % (1e3 * d, src, cookie or "-", key or "-", v)
+                    for d, src, cookie, key, v in plan)
+    proc = await asyncio.create_subprocess_exec(
+        b.tool("guess_client"), str(port), "/api/class/guesses",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    out, _ = await proc.communicate(lines.encode())
+    if proc.returncode:
+        raise Failure("guess_client exited %d" % proc.returncode)
+    res = []
+    for line in out.decode().splitlines():
+        st, ms, *why = line.split(" ", 2)
+        res.append((int(st), float(ms) if float(ms) >= 0 else None, why[0] if why else ""))
+    if len(res) != len(plan):
+        raise Failure("guess_client answered %d of %d guesses" % (len(res), len(plan)))
+    return res
+
+
+def guess_plan(sources, auths, spread_s, seed):
+    """Each phone's guess: its moment within spread_s and its value."""
+    rnd = random.Random(seed)
+    return [(rnd.uniform(0, spread_s), src, a[0], a[1], rnd.uniform(1, 9))
+            for src, a in zip(sources, auths)]
+
+
+class Dechunk:
+    """An HTTP/1.1 chunked body's lines, fed as it comes."""
+
+    def __init__(self):
+        self.raw, self.text, self.left = b"", b"", 0
+
+    def lines(self, data):
+        self.raw += data
+        while self.raw:
+            if self.left:
+                take = self.raw[:self.left]
+                self.text += take
+                self.raw, self.left = self.raw[len(take):], self.left - len(take)
+                continue
+            end = self.raw.find(b"\r\n")
+            if end < 0:
+                break
+            size, self.raw = self.raw[:end], self.raw[end + 2:]
+            self.left = int(size.split(b";")[0], 16) if size.strip() else 0
+        *done, self.text = self.text.split(b"\n")
+        return done
 
 
 class Phone:
     """One student's phone: its class event stream, and a guess when asked."""
 
     def __init__(self, srv, auth, source):
-        self.srv, self.auth, self.source = srv, auth, source
+        self.srv, self.auth, self.source = srv, auth_lines(*auth), source
         self.events = 0
+        self.answered = None
         self.error = None
-        self.guess_ms = []
         self.writer = None
 
     async def follow(self, connected):
@@ -88,11 +148,15 @@ class Phone:
             if b" 200 " not in head.split(b"\r\n", 1)[0]:
                 raise Failure(head.split(b"\r\n", 1)[0].decode("latin-1"))
             connected.set_result(True)
+            body = Dechunk()
             while True:
                 data = await reader.read(65536)
                 if not data:
                     return
                 self.events += data.count(b"\nid: ") + data.startswith(b"id: ")
+                for line in body.lines(data):
+                    if line.startswith(b"data: {"):
+                        self.answered = json.loads(line[6:]).get("answered", self.answered)
         except (OSError, asyncio.IncompleteReadError, Failure) as e:
             self.error = "%s: %s" % (type(e).__name__, e)
             if not connected.done():
@@ -100,29 +164,8 @@ class Phone:
         except asyncio.CancelledError:
             pass
 
-    async def guess(self, delay, value):
-        await asyncio.sleep(delay)
-        body = json.dumps({"value": value}).encode()
-        t0 = self.t0 = time.monotonic()
-        try:
-            reader, writer = await asyncio.open_connection(
-                common.HOST, self.srv.port, local_addr=(self.source, 0))
-            writer.write(("POST /api/class/guesses HTTP/1.1\r\nHost: %s:%d\r\n%s"
-                          "Content-Type: application/json\r\nContent-Length: %d\r\n"
-                          "Connection: close\r\n\r\n"
-                          % (common.HOST, self.srv.port, self.auth, len(body))).encode() + body)
-            answer = await reader.read()
-            writer.close()
-        except OSError as e:
-            self.error = "guess: %s" % e
-            return
-        if b" 200 " not in answer.split(b"\r\n", 1)[0]:
-            self.error = "guess answered %s" % answer.split(b"\r\n", 1)[0].decode("latin-1")
-            return
-        self.guess_ms.append(1e3 * (time.monotonic() - t0))
 
-
-def run_with_phones(srv, params, auths, spread_s):
+def run_with_phones(b, srv, params, auths, spread_s):
     """One run timed while the phones follow the class and each sends one
     guess, spread over spread_s seconds from the run's start: (run
     document, guess latencies in ms, phones, server CPU seconds)."""
@@ -145,11 +188,19 @@ def run_with_phones(srv, params, auths, spread_s):
                                           "/api/runs?limit=1"))[1]["runs"][0].get(
                 "status") == "queued":
             await asyncio.sleep(0.02)
-        rnd = random.Random(rid)
-        guesses = [asyncio.ensure_future(p.guess(rnd.uniform(0, spread_s), rnd.uniform(1, 9)))
-                   for p in phones]
+        plan = guess_plan([p.source for p in phones], auths, spread_s, rid)
+        guesses = asyncio.ensure_future(send_guesses(b, srv.port, plan))
         doc = await loop.run_in_executor(None, wait_done, srv, rid)
-        await asyncio.gather(*guesses)
+        answers = await guesses
+        for p, (st, _, why) in zip(phones, answers):
+            if st != 200 and not p.error:
+                p.error = "guess: %s" % (why or "answered %d" % st)
+        # every phone's stream carries the final count (the feed sends a
+        # new count at most once a second)
+        deadline = time.monotonic() + 5
+        counted = sum(1 for st, _, _ in answers if st == 200)
+        while time.monotonic() < deadline and any(p.answered != counted for p in phones):
+            await asyncio.sleep(0.1)
         cpu = (common.proc_cpu_ticks(srv.pid) - k0) / common.CLK_TCK
         for t in tasks:
             t.cancel()
@@ -157,23 +208,23 @@ def run_with_phones(srv, params, auths, spread_s):
         for p in phones:
             if p.writer:
                 p.writer.close()
-        return doc, [ms for p in phones for ms in p.guess_ms], phones, cpu
+        b.raw.setdefault("phones_guesses", []).append(
+            [(round(d * 1e3, 1), ms) for (d, *_), (st, ms, _) in zip(plan, answers)])
+        return doc, [ms for st, ms, _ in answers if st == 200], phones, cpu
     return asyncio.run(main())
 
 
-async def bare_guesses(port, n, spread_s, seed):
+async def bare_guesses(b, port, n, spread_s, seed):
     """The floor: n guesses at the same pace, from the same addresses, by
-    the same client code, to a bare libmicrohttpd server answering fixed
-    bytes (tests/bench/mhd_fixed): what the host, loopback and this client
-    cost a guess. Their latencies in ms."""
-    bare = type("Bare", (), {"port": port})()
-    ph = [Phone(bare, "", sse_source(i)) for i in range(n)]
-    rnd = random.Random(seed)
-    await asyncio.gather(*(p.guess(rnd.uniform(0, spread_s), 1) for p in ph))
-    bad = [p.error for p in ph if p.error][:3]
+    the same client, to a bare libmicrohttpd server answering fixed bytes
+    (tests/bench/mhd_fixed): what the host, loopback and the client cost a
+    guess. Their latencies in ms."""
+    plan = guess_plan([sse_source(i) for i in range(n)], [(None, None)] * n, spread_s, seed)
+    res = await send_guesses(b, port, plan)
+    bad = sorted({why or str(st) for st, _, why in res if st != 200})[:3]
     if bad:
         raise Failure("the bare server's guesses failed: %s" % bad)
-    return [ms for p in ph for ms in p.guess_ms]
+    return [ms for _, ms, _ in res]
 
 
 def floor_beside_run(b, params, spread_s, seed):
@@ -193,7 +244,7 @@ def floor_beside_run(b, params, spread_s, seed):
                                stdout=subprocess.DEVNULL,
                                preexec_fn=lambda: os.sched_setaffinity(0, set(b.cpus)))
         time.sleep(0.3)  # past the run's start, as the served side waits for it
-        return asyncio.run(bare_guesses(port, PHONES, spread_s, seed))
+        return asyncio.run(bare_guesses(b, port, PHONES, spread_s, seed))
     finally:
         if run:
             run.wait()
@@ -233,10 +284,14 @@ def phones(b):
     try:
         _, exps, _ = teacher_request(srv, "GET", "/api/experiments")
         lesson = [e for e in exps if e["name"] == "false_sharing"][0]["lessons"][0]["id"]
-        st, doc, _ = teacher_request(srv, "PUT", "/api/class/question",
-                                     {"experiment": "false_sharing", "lesson": lesson})
-        if st != 200:
-            raise Failure("the question could not be opened: %s %s" % (st, doc))
+
+        def open_question():
+            """A new question: the count of answers starts again at 0."""
+            st, doc, _ = teacher_request(srv, "PUT", "/api/class/question",
+                                         {"experiment": "false_sharing", "lesson": lesson})
+            if st != 200:
+                raise Failure("the question could not be opened: %s %s" % (st, doc))
+        open_question()
         auths = sign_in(srv, PHONES)
         idle_rss = common.proc_status_kb(srv.pid, "VmRSS")
 
@@ -246,7 +301,8 @@ def phones(b):
             took = time.monotonic() - t0
             bb.append(figure(doc0))
             common.reset_peak_rss(srv.pid)
-            doc, ms, ph, cpu = run_with_phones(srv, params, auths, 0.8 * took)
+            open_question()
+            doc, ms, ph, cpu = run_with_phones(b, srv, params, auths, 0.8 * took)
             if doc.get("status") != "done":
                 raise Failure("the run beside the phones ended %s" % doc.get("status"))
             a.append(figure(doc))
@@ -255,6 +311,7 @@ def phones(b):
             cpus.append(cpu / max(took, 1e-9))
             rss.append(common.proc_status_kb(srv.pid, "VmHWM"))
             checks.append({"guessed": len(ms), "followed": sum(1 for p in ph if p.events),
+                           "saw_all": sum(1 for p in ph if p.answered == PHONES),
                            "errors": sorted({p.error for p in ph if p.error})[:3]})
         k, why = b.ab_pairs("%d phones: kernel ns/increment" % PHONES, pair,
                             lambda: summary(ratios(a, bb)), (1.02,), 1, common.MIN_PAIRS + 1)
@@ -262,16 +319,20 @@ def phones(b):
         b.pin_self(old)
         srv.stop()
     r = summary(ratios(a, bb))
-    ok = all(c["guessed"] == PHONES and c["followed"] == PHONES for c in checks)
+    ok = all(c["guessed"] == PHONES and c["followed"] == PHONES and c["saw_all"] == PHONES
+             for c in checks)
     sa, sb = summary(a), summary(bb)
     within = r["median"] <= 1.02 or sb["min"] <= sa["median"] <= sb["max"]
     note = ("%d phones signed in, each following GET /api/class/events and sending one "
-            "guess spread over the run; every phone followed and guessed in %d/%d runs; "
+            "guess spread over the run (a new question each run); every phone followed, "
+            "guessed and saw the final count of %d answers in %d/%d runs; "
             "server CPU beside the phones %.1f%% of a CPU, peak RSS %.1f MB (idle %.1f MB)"
-            % (PHONES, sum(1 for c in checks if c["guessed"] == PHONES), len(checks),
+            % (PHONES, PHONES, sum(1 for c in checks if c["guessed"] == c["saw_all"] == PHONES),
+               len(checks),
                100 * statistics.median(cpus), max(rss) / 1024.0, idle_rss / 1024.0))
     if not ok:
-        note += "; short: %s" % [c for c in checks if c["guessed"] != PHONES][:2]
+        note += "; short: %s" % [c for c in checks if c["guessed"] != PHONES
+                                 or c["saw_all"] != PHONES][:2]
     if b.pairs_note(k, why):
         note += "; " + b.pairs_note(k, why)
     b.row("phones", "%d phones: kernel ns/increment" % PHONES, sa, sb, "ns", r,
@@ -285,9 +346,10 @@ def phones(b):
     b.row("phones", "%d phones: a guess's answer, p99 over %d" % (PHONES, len(v)),
           one(p99), one(f99), "ms", one(p99 / f99 if f99 else None),
           "p99 < %g ms (busy: over the bare's)" % GUESS_P99_MS, meets,
-          "p50 %.2f ms, max %.2f ms; from the phone's connect to the answer's last byte, in "
-          "the one Python process that also reads the %d streams; the bare side (B): the same "
-          "guesses to tests/bench/mhd_fixed while the same run goes on through the CLI, "
+          "p50 %.2f ms, max %.2f ms; from the guess's planned moment to the answer's last "
+          "byte, each on a new connection sent by tests/bench/guess_client (one C thread on "
+          "epoll) while Python reads the %d streams; the bare side (B): the same guesses to "
+          "tests/bench/mhd_fixed while the same run goes on through the CLI, "
           "p50 %.2f ms; load average %.1f%s"
           % (p50, v[-1], PHONES, common.percentile(fv, 50), os.getloadavg()[0],
              "; " + busy if busy else ""),

@@ -4,6 +4,7 @@ BENCH_TOOLS = $(BUILD)/tests/bench/bw_alone \
 	$(BUILD)/tests/bench/loop_ab \
 	$(BUILD)/tests/bench/chase_ref \
 	$(BUILD)/tests/bench/emit_clock.so \
+	$(BUILD)/tests/bench/guess_client \
 	$(BUILD)/tests/bench/thread_cpu.so \
 	$(BUILD)/tests/bench/kernel_alone \
 	$(BUILD)/tests/bench/mhd_fixed \
@@ -33,7 +34,7 @@ $(BUILD)/tests/bench/pingpong: tests/bench/pingpong.c
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(BUILD)/tests/bench/chase_ref: tests/bench/chase_ref.c
+$(BUILD)/tests/bench/chase_ref $(BUILD)/tests/bench/guess_client: $(BUILD)/tests/bench/%: tests/bench/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
