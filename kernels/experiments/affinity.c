@@ -663,7 +663,7 @@ static void af_estimate(const void *params, const struct common_params *common,
 {
 	const struct af_params *ap = params;
 	double size = (double)ap->size, threads = (double)ap->threads;
-	double rounds = (double)(common->repeat + common->warmup);
+	double rounds = cost_rounds(common);
 	double one =
 		rounds * (cost_teams_s(1) +
 			  cost_touch_s(t, size * threads, (int)threads) +

@@ -640,7 +640,7 @@ static void bs_estimate(const void *params, const struct common_params *common,
 	const struct bs_params *bp = params;
 	const struct int_list *threads = &bp->threads;
 	double size = (double)bp->size;
-	double rounds = (double)(common->repeat + common->warmup);
+	double rounds = cost_rounds(common);
 	int nplace = 0, bufs = needs_src(bp) + needs_dst(bp);
 	double total = 0;
 
@@ -660,12 +660,7 @@ static void bs_estimate(const void *params, const struct common_params *common,
 			if (!HAS(bp->ops, op))
 				continue;
 			point += cost_teams_s(1) +
-				 rounds * cost_stream_s(
-						  t,
-						  op == BW_READ	  ? COST_READ
-						  : op == BW_COPY ? COST_COPY
-								  : COST_WRITE,
-						  all, n);
+				 rounds * cost_bw_s(t, op, all, n);
 		}
 		total += nplace * point;
 	}

@@ -788,7 +788,7 @@ static void cs_estimate(const void *params, const struct common_params *common,
 	const struct cs_params *cp = params;
 	double pairs = (double)cp->pairs;
 	double ws = (double)cp->working_set;
-	double rounds = (double)(common->repeat + common->warmup);
+	double rounds = cost_rounds(common);
 	double passes = (double)cp->passes;
 	int nset = __builtin_popcount(cp->placements);
 	int n, any_shared = 0;

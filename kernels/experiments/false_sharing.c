@@ -967,7 +967,7 @@ static void fs_estimate(const void *params, const struct common_params *common,
 	const struct rates *r = rates_get();
 	int line = t && t->line_size > 0 ? t->line_size : 64;
 	double incs = (double)fp->increments;
-	double rounds = (double)(common->repeat + common->warmup);
+	double rounds = cost_rounds(common);
 	int do_sep = fp->layout != LAYOUT_SHARED;
 	int do_shared = fp->layout != LAYOUT_SEPARATE;
 	double total = 0;

@@ -835,11 +835,10 @@ static void mp_precheck(const void *params, const struct common_params *common,
 	struct machine_facts m;
 
 	(void)common;
-	machine_facts_from_topo(t, &m);
-	if (m.nnodes < 2)
-		verdict_note(
-			v, "cannot",
-			"one node: every page lands on node 0 whatever the policy; where pages go, remote cost and migration cannot be shown");
+	precheck_needs_nodes(
+		t, &m,
+		"one node: every page lands on node 0 whatever the policy; where pages go, remote cost and migration cannot be shown",
+		v);
 	mem_cache_note(&m, (uint64_t)mp->size, "the read and write figures", v);
 	if (mp->policy == NMEM_PREFERRED_MANY && t && t->mem_caps &&
 	    !t->mem_caps->preferred_many)
@@ -853,8 +852,8 @@ static void mp_estimate(const void *params, const struct common_params *common,
 {
 	const struct mp_params *mp = params;
 	double size = (double)mp->size;
-	double rounds = (double)(common->repeat + common->warmup);
-	int nodes = t && t->nnodes > 0 ? t->nnodes : 1;
+	double rounds = cost_rounds(common);
+	int nodes = cost_nodes(t);
 	int from = mp->from_nodes.n ? mp->from_nodes.n : nodes;
 	int threads = (int)mp->threads;
 	double s;

@@ -211,3 +211,22 @@ void cell_plan_free(struct cell_plan *plan)
 	free(plan->cls);
 	memset(plan, 0, sizeof(*plan));
 }
+
+double cell_plan_count(const struct topo *t, const int32_t *nodes, int n,
+		       enum cells_mode mode)
+{
+	int list[TOPO_MAX_NODES];
+	struct cell_plan plan;
+	struct errinfo err;
+	double cells;
+
+	if (!t || n < 1 || n > t->nnodes || n > TOPO_MAX_NODES)
+		return (double)n * n;
+	for (int i = 0; i < n; i++)
+		list[i] = nodes[i];
+	if (cell_plan_make(t, list, n, mode, 0, &plan, &err))
+		return (double)n * n;
+	cells = plan.ncells;
+	cell_plan_free(&plan);
+	return cells;
+}

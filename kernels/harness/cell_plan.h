@@ -60,4 +60,12 @@ int cell_plan_make(const struct topo *t, const int *nodes, int nnodes,
 		   struct errinfo *err);
 void cell_plan_free(struct cell_plan *plan);
 
+/*
+ * For an estimate: the cells a plan of mode over the n nodes (OS indexes,
+ * as topo_matrix_nodes lists them) holds on t, or n x n where t cannot
+ * plan them (no topology, fewer nodes than listed, a node it lacks).
+ */
+double cell_plan_count(const struct topo *t, const int32_t *nodes, int n,
+		       enum cells_mode mode);
+
 #endif

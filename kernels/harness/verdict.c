@@ -50,6 +50,16 @@ uint64_t machine_llc_total(const struct machine_facts *m)
 	       (uint64_t)(m->llc_instances > 0 ? m->llc_instances : 0);
 }
 
+int precheck_needs_nodes(const struct topo *t, struct machine_facts *m,
+			 const char *why, struct verdict *v)
+{
+	machine_facts_from_topo(t, m);
+	if (m->nnodes >= 2)
+		return 1;
+	verdict_note(v, "cannot", "%s", why);
+	return 0;
+}
+
 void verdict_headline(struct verdict *v, const char *fmt, ...)
 {
 	va_list ap;

@@ -9,6 +9,7 @@
 struct experiment;
 struct topo;
 struct rule_findings;
+struct verdict;
 
 /*
  * The facts about a machine that a verdict may lean on. Filled from a
@@ -31,6 +32,14 @@ struct machine_facts {
 };
 
 void machine_facts_from_topo(const struct topo *t, struct machine_facts *m);
+/*
+ * The opening of a precheck whose comparisons need two NUMA nodes: fills m
+ * from t and, on a machine of one node, notes "cannot" with why (one
+ * sentence: what cannot be shown, and that it needs 2 nodes). Returns
+ * whether t has 2 nodes or more.
+ */
+int precheck_needs_nodes(const struct topo *t, struct machine_facts *m,
+			 const char *why, struct verdict *v);
 /* Total bytes of last-level cache on the machine (0 if unknown). */
 uint64_t machine_llc_total(const struct machine_facts *m);
 

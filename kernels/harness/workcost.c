@@ -1,9 +1,20 @@
 /* workcost.c - what a piece of work costs here, from the measured rates: the parts every estimate is built of */
 #include "workcost.h"
 
+#include "descriptor.h"
 #include "mem_size.h"
 #include "rates.h"
 #include "verdict.h"
+
+double cost_rounds(const struct common_params *common)
+{
+	return (double)(common->repeat + common->warmup);
+}
+
+int cost_nodes(const struct topo *t)
+{
+	return t && t->nnodes > 0 ? t->nnodes : 1;
+}
 
 double cost_crowd(const struct topo *t, int nthreads)
 {
@@ -17,7 +28,7 @@ double cost_stream_s(const struct topo *t, enum cost_stream kind, double bytes,
 {
 	const struct rates *r = rates_get();
 	int cpus = t && t->nallowed > 0 ? t->nallowed : 1;
-	int nodes = t && t->nnodes > 0 ? t->nnodes : 1;
+	int nodes = cost_nodes(t);
 	int streams = nthreads < cpus ? nthreads : cpus;
 	double one;
 
@@ -38,6 +49,17 @@ double cost_stream_s(const struct topo *t, enum cost_stream kind, double bytes,
 		break;
 	}
 	return one / streams;
+}
+
+double cost_bw_s(const struct topo *t, enum bw_op op, double bytes,
+		 int nthreads)
+{
+	enum cost_stream kind = op == BW_READ ? COST_READ
+				: op == BW_COPY || op == BW_COPY_NT
+					? COST_COPY
+					: COST_WRITE;
+
+	return cost_stream_s(t, kind, bytes, nthreads);
 }
 
 double cost_touch_s(const struct topo *t, double bytes, int nthreads)

@@ -2,7 +2,16 @@
 #ifndef NUMALAB_WORKCOST_H
 #define NUMALAB_WORKCOST_H
 
+#include "bw.h"
 #include "topo.h"
+
+struct common_params;
+
+/* The rounds each point of a run takes at the least: repeat plus warmup. */
+double cost_rounds(const struct common_params *common);
+
+/* The NUMA nodes of t, at least 1 (t may be NULL: none known). */
+int cost_nodes(const struct topo *t);
 
 /* The kinds of stream the memory experiments run. */
 enum cost_stream { COST_READ, COST_WRITE, COST_COPY };
@@ -23,6 +32,13 @@ double cost_crowd(const struct topo *t, int nthreads);
 #define COST_STREAMS_PER_NODE 4
 double cost_stream_s(const struct topo *t, enum cost_stream kind, double bytes,
 		     int nthreads);
+
+/*
+ * cost_stream_s of the stream bw_measure's op is over bytes in all: a read
+ * (read), a copy (copy, copy_nt) or a write (the stores of every kind).
+ */
+double cost_bw_s(const struct topo *t, enum bw_op op, double bytes,
+		 int nthreads);
 
 /* Seconds for nthreads threads to first-touch bytes of fresh memory in all,
  * each its own part. */

@@ -288,7 +288,7 @@ void ml_loaded_estimate(const void *params, const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes)
 {
 	const struct ml_params *mp = params;
-	double rounds = (double)(common->repeat + common->warmup);
+	double rounds = cost_rounds(common);
 	double size = (double)mp->size;
 	/* each point: the chase, slowed by the loaders sharing the memory,
 	 * and the loaders' first touch of their buffer */

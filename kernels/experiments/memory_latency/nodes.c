@@ -297,23 +297,12 @@ void ml_nodes_estimate(const void *params, const struct common_params *common,
 		       const struct topo *t, double *seconds, uint64_t *bytes)
 {
 	const struct ml_params *mp = params;
-	double rounds = (double)(common->repeat + common->warmup);
+	double rounds = cost_rounds(common);
 	double size = (double)mp->size;
 	int32_t nodes[TOPO_MAX_NODES];
-	int n = topo_matrix_nodes(t, mp->nodes.v, mp->nodes.n, nodes),
-	    list[TOPO_MAX_NODES];
-	double cells = (double)n * n;
-	struct cell_plan plan;
-	struct errinfo err;
+	int n = topo_matrix_nodes(t, mp->nodes.v, mp->nodes.n, nodes);
+	double cells = cell_plan_count(t, nodes, n, (enum cells_mode)mp->cells);
 
-	for (int i = 0; i < n; i++)
-		list[i] = nodes[i];
-	if (t && n >= 1 && t->nnodes >= n &&
-	    !cell_plan_make(t, list, n, (enum cells_mode)mp->cells, 0, &plan,
-			    &err)) {
-		cells = plan.ncells;
-		cell_plan_free(&plan);
-	}
 	*seconds = n * ml_build_s(t, size, (double)mp->stride) +
 		   cells * (cost_teams_s(1) +
 			    rounds * cost_chase_s(t, size, (double)mp->loads));

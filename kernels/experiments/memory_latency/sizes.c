@@ -162,7 +162,7 @@ void ml_sizes_estimate(const void *params, const struct common_params *common,
 		       const struct topo *t, double *seconds, uint64_t *bytes)
 {
 	const struct ml_params *mp = params;
-	double rounds = (double)(common->repeat + common->warmup);
+	double rounds = cost_rounds(common);
 	double loads = (double)mp->loads, line = (double)mp->stride, s = 0;
 	uint64_t sizes[ML_MOST_SIZES];
 	int n = sweep_sizes((uint64_t)mp->size, sizes, ML_MOST_SIZES);

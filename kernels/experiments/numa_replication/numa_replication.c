@@ -224,8 +224,8 @@ static void nr_estimate(const void *params, const struct common_params *common,
 {
 	const struct nr_params *p = params;
 	const struct rates *r = rates_get();
-	double rounds = (double)(common->repeat + common->warmup);
-	int nodes = t && t->nnodes > 0 ? t->nnodes : 1;
+	double rounds = cost_rounds(common);
+	int nodes = cost_nodes(t);
 	int threads = (int)p->threads * nodes;
 	double size = (double)p->size, s;
 

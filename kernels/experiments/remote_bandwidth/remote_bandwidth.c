@@ -257,11 +257,10 @@ static void rb_precheck(const void *params, const struct common_params *common,
 	struct machine_facts m;
 
 	(void)common;
-	machine_facts_from_topo(t, &m);
-	if (m.nnodes < 2)
-		verdict_note(
-			v, "cannot",
-			"one node: only the diagonal (local memory) can be measured; remote cells and the read-local, write-remote runs need 2 nodes");
+	precheck_needs_nodes(
+		t, &m,
+		"one node: only the diagonal (local memory) can be measured; remote cells and the read-local, write-remote runs need 2 nodes",
+		v);
 	if (m.nnodes < 2 && (rp->mixed & MIX_IDLE))
 		verdict_note(
 			v, "cannot",
@@ -275,38 +274,25 @@ static void rb_estimate(const void *params, const struct common_params *common,
 {
 	const struct rb_params *rp = params;
 	double size = (double)rp->size;
-	double rounds = (double)(common->repeat + common->warmup);
+	double rounds = cost_rounds(common);
 	int32_t nodes[TOPO_MAX_NODES];
 	int n = topo_matrix_nodes(t, rp->nodes.v, rp->nodes.n, nodes),
 	    threads = (int)rp->threads;
-	double write = 0, read = 0, s = 0, cells;
-	struct cell_plan plan;
-	struct errinfo err;
-	int list[TOPO_MAX_NODES];
+	double cell = 0, s = 0, cells;
 
 	/* one node: its diagonal cell alone (the phantom column is never
-	 * measured) */
-	cells = n < 2 ? 1 : (double)n * n;
-	for (int i = 0; i < n && t && n <= t->nnodes; i++)
-		list[i] = nodes[i];
-	if (rp->cells == CELLS_BY_DISTANCE && t && n >= 2 && t->nnodes >= n &&
-	    !cell_plan_make(t, list, n, CELLS_BY_DISTANCE, 0, &plan, &err)) {
-		cells = plan.ncells;
-		cell_plan_free(&plan);
-	}
+	 * measured); by_distance: the cells its plan holds */
+	cells = n < 2 ? 1
+		: rp->cells == CELLS_BY_DISTANCE
+			? cell_plan_count(t, nodes, n, CELLS_BY_DISTANCE)
+			: (double)n * n;
 	for (int m = 0; m < NMATRICES; m++)
-		if (rb_wanted(rp, m)) {
-			if (rb_matrices[m].op == BW_READ)
-				read += cost_stream_s(t, COST_READ, size,
-						      threads);
-			else
-				write += cost_stream_s(t, COST_WRITE, size,
-						       threads);
-		}
+		if (rb_wanted(rp, m))
+			cell += cost_bw_s(t, rb_matrices[m].op, size, threads);
 	/* each column's buffer touched once; each planned cell a team and its
 	 * rounds */
 	s = n * cost_touch_s(t, size, threads) +
-	    cells * (cost_teams_s(NMATRICES) + rounds * (read + write));
+	    cells * (cost_teams_s(NMATRICES) + rounds * cell);
 	/* mixed: every node copies at once, to its own memory and (2 nodes)
 	 * another's */
 	if (rp->mixed & MIX_ALL)

@@ -130,7 +130,7 @@ static void my_estimate(const void *params, const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes)
 {
 	const struct my_params *mp = params;
-	double rounds = (double)(common->repeat + common->warmup);
+	double rounds = cost_rounds(common);
 
 	*seconds = rounds * (double)mp->increments * rates_get()->bounce_ns *
 			   1e-9 * cost_crowd(t, (int)mp->threads) +

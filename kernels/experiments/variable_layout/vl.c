@@ -145,7 +145,7 @@ void vl_cost(const struct vl_params *vp, const struct common_params *common,
 	const struct rates *r = rates_get();
 	int n = (int)vp->threads;
 
-	c->rounds = (double)(common->repeat + common->warmup);
+	c->rounds = cost_rounds(common);
 	c->ops = (double)vp->ops;
 	/*
 	 * An operation updates two variables through the layout's address
