@@ -29,9 +29,10 @@ static void on_placement(void *ctx, const char *label,
 	sink_json_emit(ctx, event_placement(label, tp, n));
 }
 
-static void on_progress(void *ctx, double done, double total, const char *what)
+static void on_progress(void *ctx, double done, double total, const char *what,
+			const char *part)
 {
-	sink_json_emit(ctx, event_progress(done, total, what));
+	sink_json_emit(ctx, event_progress(done, total, what, part));
 }
 
 static void on_note(void *ctx, const char *level, const char *text)

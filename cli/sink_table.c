@@ -132,10 +132,12 @@ static void on_placement(void *ctx, const char *label,
 	strbuf_release(&sb);
 }
 
-static void on_progress(void *ctx, double done, double total, const char *what)
+static void on_progress(void *ctx, double done, double total, const char *what,
+			const char *part)
 {
 	struct sink_table *t = ctx;
 
+	(void)part; /* the line says what, which names the step already */
 	if (!t->progress)
 		return;
 	/* one line, drawn again in place: \r to its start, \033[K clears the

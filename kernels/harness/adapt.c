@@ -107,13 +107,13 @@ int adapt_parse_budget(const char *text, void *field, char *norm,
 /* The one event the account reads: how far the run has come. Every other
  * event goes on to the run's own sink (sink.next) unchanged. */
 static void watch_progress(void *ctx, double done, double total,
-			   const char *what)
+			   const char *what, const char *part)
 {
 	struct adapt_run *a = ctx;
 
 	a->done = done;
 	a->total = total;
-	sink_progress(a->sink.next, done, total, what);
+	sink_progress_part(a->sink.next, done, total, what, part);
 }
 
 static const struct sink_ops watching = {.progress = watch_progress};

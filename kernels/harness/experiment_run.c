@@ -345,13 +345,36 @@ int experiment_estimate(const struct experiment *exp, const void *params,
 	return 0;
 }
 
+/* A part's sink: passes every event on, its progress naming the part. */
+struct part_sink {
+	struct sink sink; /* its .next: the run's own */
+	const char *name;
+};
+
+static void progress_of_part(void *ctx, double done, double total,
+			     const char *what, const char *part)
+{
+	const struct part_sink *ps = ctx;
+
+	(void)part;
+	sink_progress_part(ps->sink.next, done, total, what, ps->name);
+}
+
+static const struct sink_ops part_ops = {.progress = progress_of_part};
+
 int experiment_run_parts(struct run_ctx *ctx, const void *state)
 {
+	struct part_sink ps = {.sink = {.ops = &part_ops, .next = ctx->sink}};
+	struct run_ctx pctx = *ctx;
 	int rc = 0;
 
+	ps.sink.ctx = &ps;
+	pctx.sink = ctx->sink ? &ps.sink : NULL;
 	for (const struct part *p = ctx->exp->parts; !rc && p && p->name; p++)
-		if (part_wanted(p, ctx->params))
-			rc = p->run(ctx, state);
+		if (part_wanted(p, ctx->params)) {
+			ps.name = p->name;
+			rc = p->run(&pctx, state);
+		}
 	return rc;
 }
 

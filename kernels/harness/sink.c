@@ -72,12 +72,18 @@ void sink_placement(struct sink *s, const char *label,
 		sink_placement(s->next, label, tp, n);
 }
 
-void sink_progress(struct sink *s, double done, double total, const char *what)
+void sink_progress_part(struct sink *s, double done, double total,
+			const char *what, const char *part)
 {
 	if (s && s->ops->progress)
-		s->ops->progress(s->ctx, done, total, what);
+		s->ops->progress(s->ctx, done, total, what, part);
 	else if (s && s->next)
-		sink_progress(s->next, done, total, what);
+		sink_progress_part(s->next, done, total, what, part);
+}
+
+void sink_progress(struct sink *s, double done, double total, const char *what)
+{
+	sink_progress_part(s, done, total, what, NULL);
 }
 
 void sink_note(struct sink *s, const char *level, const char *fmt, ...)

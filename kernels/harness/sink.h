@@ -54,8 +54,10 @@ struct sink_ops {
 	void (*cell)(void *ctx, const struct cell *c);
 	void (*placement)(void *ctx, const char *label,
 			  const struct thread_place *tp, int n);
-	void (*progress)(void *ctx, double done, double total,
-			 const char *what);
+	/* part: the running part's name (struct part .name) in an experiment
+	 * of several, NULL in one of a single part */
+	void (*progress)(void *ctx, double done, double total, const char *what,
+			 const char *part);
 	void (*note)(void *ctx, const char *level, const char *text);
 	/* One number of the run's summary, e.g. "overhead_2_threads" = 6.1 */
 	void (*summary)(void *ctx, const char *key, double value,
@@ -114,6 +116,10 @@ void sink_cell(struct sink *s, const struct cell *c);
 void sink_placement(struct sink *s, const char *label,
 		    const struct thread_place *tp, int n);
 void sink_progress(struct sink *s, double done, double total, const char *what);
+/* The same, naming the part it comes from: what the harness passes on for
+ * an experiment of parts (experiment_run_parts), which calls sink_progress. */
+void sink_progress_part(struct sink *s, double done, double total,
+			const char *what, const char *part);
 void sink_note(struct sink *s, const char *level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void sink_summary(struct sink *s, const char *key, double value,

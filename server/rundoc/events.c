@@ -418,11 +418,15 @@ json_t *event_placement(const char *label, const struct thread_place *tp, int n)
 				  "threads", threads));
 }
 
-json_t *event_progress(double done, double total, const char *what)
+json_t *event_progress(double done, double total, const char *what,
+		       const char *part)
 {
-	return event_of(EV_PROGRESS,
-			json_pack("{s:o, s:o, s:s}", "done", num(done), "total",
-				  num(total), "what", what ? what : ""));
+	json_t *o = json_pack("{s:o, s:o, s:s}", "done", num(done), "total",
+			      num(total), "what", what ? what : "");
+
+	if (o && part)
+		json_object_set_new(o, "part", json_string(part));
+	return event_of(EV_PROGRESS, o);
 }
 
 json_t *event_note(const char *level, const char *text)

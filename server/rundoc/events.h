@@ -100,7 +100,9 @@ json_t *event_sample(const struct point *p);
 json_t *event_cell(const struct cell *c);
 json_t *event_placement(const char *label, const struct thread_place *tp,
 			int n);
-json_t *event_progress(double done, double total, const char *what);
+/* part: the running part's name, or NULL (a run of one part: no field) */
+json_t *event_progress(double done, double total, const char *what,
+		       const char *part);
 json_t *event_note(const char *level, const char *text);
 /* A part of the run that was skipped: a warning note "<label>: skipped:
  * <why>" with the part and the reason as data beside it. */

@@ -140,7 +140,7 @@ static void test_constructors_build_each_type(void **state)
 		{EV_PLACEMENT, event_placement("threads=1", &tp, 1)},
 		{EV_SAMPLE, event_sample(&pt)},
 		{EV_CELL, event_cell(&cl)},
-		{EV_PROGRESS, event_progress(1, 2, "x")},
+		{EV_PROGRESS, event_progress(1, 2, "x", NULL)},
 		{EV_NOTE, event_note("warn", "t")},
 		{EV_SUMMARY, event_summary("k", 1.5, "x")},
 		{EV_HEADLINE, event_headline("h")},

@@ -1,4 +1,4 @@
-/* test_parts.c - the harness's share of an experiment of parts: only the selected parts run, say and count in the estimate */
+/* test_parts.c - the harness's share of an experiment of parts: only the selected parts run, say and count in the estimate, and their progress names them */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,17 +44,17 @@ static int b_wanted(const void *params)
 
 static int a_run(struct run_ctx *ctx, const void *state)
 {
-	(void)ctx;
 	(void)state;
 	mark('a');
+	sink_progress(ctx->sink, 0, 2, "a's step");
 	return 0;
 }
 
 static int b_run(struct run_ctx *ctx, const void *state)
 {
-	(void)ctx;
 	(void)state;
 	mark('b');
+	sink_progress(ctx->sink, 1, 2, "b's step");
 	return 0;
 }
 
@@ -148,6 +148,39 @@ static void test_runs_only_selected(void **state)
 	assert_string_equal(order, "abc");
 }
 
+/* The progress events a run sent, "what@part" each, space-separated. */
+static char heard[128];
+
+static void hear_progress(void *ctx, double done, double total,
+			  const char *what, const char *part)
+{
+	size_t n = strlen(heard);
+
+	(void)ctx;
+	(void)done;
+	(void)total;
+	snprintf(heard + n, sizeof(heard) - n, "%s%s@%s", n ? " " : "", what,
+		 part ? part : "-");
+}
+
+static void test_progress_names_the_part(void **state)
+{
+	static const struct sink_ops ops = {.progress = hear_progress};
+	struct sink s = {.ops = &ops};
+	struct fake_params p = {.parts = 3};
+	struct run_ctx ctx = {.exp = &fake, .params = &p, .sink = &s};
+
+	(void)state;
+	memset(order, 0, sizeof(order));
+	heard[0] = '\0';
+	assert_int_equal(experiment_run_parts(&ctx, NULL), -EIO);
+	assert_string_equal(heard, "a's step@a b's step@b");
+	/* outside the parts (the experiment's own run()), no part */
+	heard[0] = '\0';
+	sink_progress(&s, 2, 2, "done");
+	assert_string_equal(heard, "done@-");
+}
+
 static void test_describes_only_selected(void **state)
 {
 	struct fake_params p = {.parts = 2};
@@ -190,6 +223,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runs_only_selected),
+		cmocka_unit_test(test_progress_names_the_part),
 		cmocka_unit_test(test_describes_only_selected),
 		cmocka_unit_test(test_estimate_sums_selected),
 	};
