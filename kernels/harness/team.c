@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "team_gate.h"
 
 /* A sense-reversing barrier that spins: for team_job.spin */
 struct spin_barrier {
@@ -50,6 +51,8 @@ struct team {
 	int *observed;
 	struct stamp_log *logs; /* per thread, with job->work; else NULL */
 	double slot;		/* a slot's seconds to start with */
+	/* where each round starts, with job->together */
+	struct team_gate round_gate;
 };
 
 /*
@@ -115,7 +118,7 @@ static void spin_barrier_wait(struct spin_barrier *b)
 
 static void team_wait(struct team *tm)
 {
-	if (tm->job->spin)
+	if (tm->job->spin && !tm->job->together)
 		spin_barrier_wait(&tm->sbar);
 	else
 		pthread_barrier_wait(&tm->bar);
@@ -293,6 +296,8 @@ static void round_end(struct team *tm, int r, double seconds)
 		if (enough(tm, now))
 			tm->stop = 1;
 	}
+	if (job->together)
+		team_gate_close(&tm->round_gate);
 	if (r + 1 >= tm->capacity)
 		tm->stop = 1;
 	else if (tm->arms > 1)
@@ -326,6 +331,9 @@ static void *member_main(void *arg)
 		team_wait(tm);
 		if (tm->stop)
 			break;
+		if (job->together && !team_gate_pass(&tm->round_gate) &&
+		    tid == 0)
+			tm->res->started_apart++;
 		int cpu = tm->cpu_clock || tm->logs;
 		double (*cpu_now)(void) = job->process_clock ? clock_process_cpu
 							     : clock_thread_cpu;
@@ -424,6 +432,8 @@ static int team_members(struct team *tm, int n)
 		return -ENOMEM;
 	}
 	tm->sbar.n = (unsigned)n;
+	team_gate_init(&tm->round_gate, (unsigned)n, TEAM_GATE_WAIT,
+		       TEAM_GATE_MOST);
 	pthread_mutex_init(&tm->gate_lock, NULL);
 	pthread_cond_init(&tm->gate_cond, NULL);
 	for (int i = 0; i < n && !rc; i++) {

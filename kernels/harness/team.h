@@ -86,7 +86,27 @@ struct team_job {
 	 * clock, which counts those threads, instead of the thread's own.
 	 */
 	int process_clock;
+	/*
+	 * Each round's timed work starts only once every thread is on its
+	 * cpu at once (team_gate.h), up to TEAM_GATE_MOST: for contention,
+	 * where a thread that starts while a partner waits for its cpu runs
+	 * alone. Beside busy neighbours each thread of atomic_increment did
+	 * its round in one or two slices, 10-65 ms apart from its partner's,
+	 * without it. A round is still timed as without it (the stretches,
+	 * with work), should a thread be taken off its cpu after the start.
+	 * The barriers then sleep (spin is left aside): a thread that spun
+	 * out its partners' lateness has spent its share of its cpu, and is
+	 * the first taken off it once the round starts (with spinning
+	 * barriers, in 7 of 20 rounds that passed the gate together one
+	 * thread was taken off its cpu at the start, for 0.7-8 ms).
+	 */
+	int together;
 };
+
+/* How long a thread waits at the gate on its cpu for the others, and
+ * how long it tries before the round starts apart (team_job.together). */
+#define TEAM_GATE_WAIT 0.3e-3
+#define TEAM_GATE_MOST 0.25
 
 struct team_result {
 	int nthreads;
@@ -120,6 +140,9 @@ struct team_result {
 	/* rounds measured again: the threads ran apart, or one was preempted
 	 */
 	int redone_apart, redone_preempted;
+	/* rounds run (kept or not) that started apart: the gate was forced
+	 * (team_job.together) */
+	int started_apart;
 	int check_rc;
 };
 

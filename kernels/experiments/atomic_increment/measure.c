@@ -416,6 +416,10 @@ int ai_measure(struct run_ctx *ctx, const enum variant *vs, int nv,
 			       /* start together: a thread woken late finds the
 				  counter to itself */
 			       .spin = 1,
+			       /* and all on their cpus: beside busy
+				  neighbours each thread did its round in a
+				  slice of its own otherwise */
+			       .together = 1,
 			       .rounds_most = rounds,
 			       .arms = nv,
 			       .arm_of = arm_of,

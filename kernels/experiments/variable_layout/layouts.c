@@ -118,6 +118,7 @@ static int run_layout(struct run_ctx *ctx, const struct vl_state *st,
 			       .body = lay_body,
 			       .check = lay_check,
 			       .spin = 1,
+			       .together = 1,
 			       .work = (double)st->n * (double)j->ops};
 	struct team_result res;
 	char label[64];
