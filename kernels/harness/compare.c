@@ -202,3 +202,36 @@ void compare_cells_to_diagonal(const struct run_result *r, const char *chart,
 		ct->unsure += cmp.rel == CMP_FEW || cmp.rel == CMP_UNSURE;
 	}
 }
+
+/* The cells of one side of compare_cells_mean: their interval ends
+ * summed, how many, and the fewest rounds among them. */
+struct cells_side {
+	double lo, hi;
+	int n, least;
+};
+
+void compare_cells_mean(const struct run_result *r, const char *chart,
+			double off, double diag, double tol,
+			struct comparison *c)
+{
+	struct cells_side side[2]; /* off, diag */
+
+	memset(side, 0, sizeof(side));
+	for (int i = 0; i < r->ncells; i++) {
+		const struct result_cell *q = &r->cells[i];
+		struct cells_side *s = &side[q->row == q->col];
+		if (strcmp(q->chart, chart) || !isfinite(q->value))
+			continue;
+		s->lo += q->ci_lo;
+		s->hi += q->ci_hi;
+		s->least = s->n && s->least < q->n ? s->least : q->n;
+		s->n++;
+	}
+	for (int k = 0; k < 2; k++)
+		if (side[k].n) {
+			side[k].lo /= side[k].n;
+			side[k].hi /= side[k].n;
+		}
+	compare_values(off, side[0].lo, side[0].hi, side[0].least, diag,
+		       side[1].lo, side[1].hi, side[1].least, tol, c);
+}

@@ -115,4 +115,15 @@ struct cell_tally {
 void compare_cells_to_diagonal(const struct run_result *r, const char *chart,
 			       double tol, struct cell_tally *ct);
 
+/*
+ * The mean of chart's off-diagonal cells over the mean of its diagonal
+ * (remote over local in a node-by-node matrix), off and diag those
+ * means as the run summarised them, compared as compare_values does:
+ * each mean's interval is the mean of its cells' interval ends, and its
+ * rounds the fewest of its cells'. CMP_FEW when a side has no cell.
+ */
+void compare_cells_mean(const struct run_result *r, const char *chart,
+			double off, double diag, double tol,
+			struct comparison *c);
+
 #endif

@@ -186,6 +186,18 @@ static inline int verdict_says_at(const struct verdict *v, const char *level,
 	return 0;
 }
 
+/* Whether the verdict states summary key with an interval lo..hi that
+ * holds x. */
+static inline int verdict_interval_holds(const struct verdict *v,
+					 const char *key, double x)
+{
+	for (int i = 0; i < v->nintervals; i++)
+		if (!strcmp(v->intervals[i].key, key))
+			return v->intervals[i].lo <= x &&
+			       x <= v->intervals[i].hi;
+	return 0;
+}
+
 /* Whether a note of this level exists. */
 static inline int verdict_has_level(const struct verdict *v, const char *level)
 {

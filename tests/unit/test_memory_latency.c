@@ -65,6 +65,9 @@ static void remote_slower_when_intervals_separate(void **state)
 		&c->v,
 		"remote 150 ns (1.5× (1.4–1.6): every remote cell slower than the local cell of its row)"));
 	assert_null(verdict_qualifier_why(&c->v, "remote_over_local", NULL));
+	/* the JSON, the CLI and the page get the headline's interval */
+	assert_true(verdict_interval_holds(&c->v, "remote_over_local", 1.5));
+	assert_false(verdict_interval_holds(&c->v, "remote_over_local", 1.3));
 	assert_false(verdict_says(&c->v, "from cache"));
 	canned_free(c);
 	topo_free(t);

@@ -269,7 +269,7 @@ static void four_node_remote_and_preferred(void **state)
 	describe(c);
 	assert_true(verdict_says(
 		&c->v,
-		"read 20.0 GB/s local, 12.0 GB/s remote (60%: every remote cell slower than the local cell of its row)"));
+		"read 20.0 GB/s local, 12.0 GB/s remote (60% (58–62%): every remote cell slower than the local cell of its row)"));
 	assert_true(
 		verdict_says(&c->v, "remote write was not told from local"));
 	assert_true(verdict_says(&c->v,
@@ -279,6 +279,13 @@ static void four_node_remote_and_preferred(void **state)
 	assert_non_null(verdict_qualifier_why(&c->v, "mixed_gain", NULL));
 	assert_null(
 		verdict_qualifier_why(&c->v, "read_remote_over_local", NULL));
+	/* the ratio of the means, with the interval its sentence gives */
+	assert_true(
+		verdict_interval_holds(&c->v, "read_remote_over_local", 0.6));
+	assert_false(
+		verdict_interval_holds(&c->v, "read_remote_over_local", 0.65));
+	assert_false(verdict_interval_holds(
+		&c->v, "write_regular_remote_over_local", 0.98));
 	assert_false(verdict_has_level(&c->v, "cannot"));
 	assert_false(verdict_says(&c->v, "from cache"));
 	canned_free(c);

@@ -416,35 +416,6 @@ static void distance_note(const struct run_result *r, double local,
 	strbuf_release(&sb);
 }
 
-/*
- * remote over local as a comparison whose interval spans the cells': the
- * least interval start of the remote cells over the most end of the
- * local ones, to the other way round.
- */
-static void cells_ratio(const struct run_result *r, double remote, double local,
-			struct comparison *c)
-{
-	double rlo = INFINITY, rhi = 0, llo = INFINITY, lhi = 0;
-	int rn = 0, ln = 0;
-
-	for (int i = 0; i < r->ncells; i++) {
-		const struct result_cell *q = &r->cells[i];
-		if (strcmp(q->chart, CH_LAT) || !isfinite(q->value))
-			continue;
-		if (q->row == q->col) {
-			llo = fmin(llo, q->ci_lo);
-			lhi = fmax(lhi, q->ci_hi);
-			ln = ln ? (q->n < ln ? q->n : ln) : q->n;
-		} else {
-			rlo = fmin(rlo, q->ci_lo);
-			rhi = fmax(rhi, q->ci_hi);
-			rn = rn ? (q->n < rn ? q->n : rn) : q->n;
-		}
-	}
-	compare_values(remote, rlo, rhi, rn, local, llo, lhi, ln,
-		       experiment_precision(r->exp), c);
-}
-
 /* The headline of a matrix into sb, its notes and marks into v. */
 static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 			   struct verdict *v)
@@ -452,6 +423,7 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 	const struct machine_facts *m = r->machine;
 	double local, remote;
 	struct cell_tally ct;
+	struct comparison c;
 	char why[VERDICT_TEXT_LEN], ln[32], rm[32];
 
 	if (m->nnodes < 2)
@@ -483,10 +455,12 @@ static void describe_nodes(const struct run_result *r, struct strbuf *sb,
 		return;
 	}
 	compare_cells_to_diagonal(r, CH_LAT, experiment_precision(r->exp), &ct);
+	compare_cells_mean(r, CH_LAT, remote, local,
+			   experiment_precision(r->exp), &c);
+	if (ct.n && (ct.more == ct.n || ct.same == ct.n))
+		compare_state_interval(v, KEY_RATIO, &c);
 	if (ct.n && ct.more == ct.n) {
-		struct comparison c;
 		char rt[80];
-		cells_ratio(r, remote, local, &c);
 		strbuf_addf(
 			sb,
 			", remote %s ns (%s: every remote cell slower than the local cell of its row)",

@@ -1,5 +1,6 @@
 /* matrix.c - remote_bandwidth's matrices: threads on each node stream over memory bound to each node */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -295,10 +296,23 @@ void rb_matrix_summary(struct run_ctx *ctx, const struct rb_tally *tally)
 }
 
 /*
- * "; read 20.1 GB/s local, 15.2 GB/s remote (76%: every remote cell slower
- * than the local cell of its row)". Remote is called slower or faster
- * only when every remote cell's interval says so against its own row's
- * local cell; otherwise the ratio is disowned, with the reason.
+ * Remote over local as a percentage, with its interval where one was
+ * measured: "76% (72–80%)", "76%" alone with fewer than 2 rounds a side.
+ */
+static void percent_text(const struct comparison *c, char *buf, size_t len)
+{
+	if (c->rel != CMP_FEW && isfinite(c->hi) && c->lo > 0)
+		snprintf(buf, len, "%.0f%% (%.0f–%.0f%%)", 100 * c->ratio,
+			 100 * c->lo, 100 * c->hi);
+	else
+		snprintf(buf, len, "%.0f%%", 100 * c->ratio);
+}
+
+/*
+ * "; read 20.1 GB/s local, 15.2 GB/s remote (76% (72–80%): every remote
+ * cell slower than the local cell of its row)". Remote is called slower or
+ * faster only when every remote cell's interval says so against its own
+ * row's local cell; otherwise the ratio is disowned, with the reason.
  */
 static void add_matrix(const struct run_result *r, int m, struct strbuf *sb,
 		       struct verdict *v)
@@ -330,7 +344,12 @@ static void add_matrix(const struct run_result *r, int m, struct strbuf *sb,
 	compare_cells_to_diagonal(r, rb_matrices[m].chart,
 				  experiment_precision(r->exp), &ct);
 	if (ct.n && (ct.less == ct.n || ct.more == ct.n || ct.same == ct.n)) {
-		char how[48];
+		char how[48], pct[48];
+		struct comparison c;
+		compare_cells_mean(r, rb_matrices[m].chart, remote, local,
+				   experiment_precision(r->exp), &c);
+		compare_state_interval(v, ratio_key, &c);
+		percent_text(&c, pct, sizeof(pct));
 		if (ct.same == ct.n)
 			snprintf(how, sizeof(how), "within %.0f%% of",
 				 100 * experiment_precision(r->exp));
@@ -339,8 +358,8 @@ static void add_matrix(const struct run_result *r, int m, struct strbuf *sb,
 				 ct.less == ct.n ? "slower" : "faster");
 		strbuf_addf(
 			sb,
-			", %.1f GB/s remote (%.0f%%: every remote cell %s the local cell of its row)",
-			remote, 100 * remote / local, how);
+			", %.1f GB/s remote (%s: every remote cell %s the local cell of its row)",
+			remote, pct, how);
 		return;
 	}
 	if (!ct.n)
