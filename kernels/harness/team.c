@@ -87,15 +87,6 @@ void team_describe(const struct topo *t, int thread, int requested,
 	place->l3 = p ? p->l3 : -1;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
 static void spin_barrier_wait(struct spin_barrier *b)
 {
 	unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
@@ -112,7 +103,7 @@ static void spin_barrier_wait(struct spin_barrier *b)
 		if (++spins > (1ul << 20))
 			sched_yield();
 		else
-			cpu_relax();
+			team_cpu_relax();
 	}
 }
 

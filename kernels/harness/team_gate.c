@@ -27,15 +27,6 @@ void team_gate_close(struct team_gate *g)
 	atomic_store_explicit(&g->word, 0, memory_order_release);
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
 /* Sleeps while the word is v, for seconds at most (or until woken). */
 static void gate_sleep(struct team_gate *g, unsigned v, double seconds)
 {
@@ -111,7 +102,7 @@ int team_gate_pass(struct team_gate *g)
 		gate_wake(g);
 		t0 = clock_now();
 		do {
-			cpu_relax();
+			team_cpu_relax();
 			v = atomic_load_explicit(&g->word,
 						 memory_order_acquire);
 			s = gate_state(g, v);

@@ -29,6 +29,16 @@ struct team_gate {
 /* It was forced open: not every thread was there at once. */
 #define TEAM_GATE_FORCED (1u << 29)
 
+/* What a thread spinning on a word does between two looks at it. */
+static inline void team_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
 /* A gate for n threads (n >= 1; 1 passes at once), closed. */
 void team_gate_init(struct team_gate *g, unsigned n, double wait, double most);
 
