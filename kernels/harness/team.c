@@ -35,6 +35,7 @@ struct team {
 	 * round is redone for it */
 	int clean; /* rounds neither apart nor preempted */
 	int crowded;
+	int together; /* job->together, unless crowded */
 	/*
 	 * The threads read their cpu time around the body this round:
 	 * written by thread 0 between barriers (see CPU_CLOCK_ROUNDS).
@@ -109,7 +110,7 @@ static void spin_barrier_wait(struct spin_barrier *b)
 
 static void team_wait(struct team *tm)
 {
-	if (tm->job->spin && !tm->job->together)
+	if (tm->job->spin && !tm->together)
 		spin_barrier_wait(&tm->sbar);
 	else
 		pthread_barrier_wait(&tm->bar);
@@ -287,7 +288,7 @@ static void round_end(struct team *tm, int r, double seconds)
 		if (enough(tm, now))
 			tm->stop = 1;
 	}
-	if (job->together)
+	if (tm->together)
 		team_gate_close(&tm->round_gate);
 	if (r + 1 >= tm->capacity)
 		tm->stop = 1;
@@ -322,7 +323,7 @@ static void *member_main(void *arg)
 		team_wait(tm);
 		if (tm->stop)
 			break;
-		if (job->together && !team_gate_pass(&tm->round_gate) &&
+		if (tm->together && !team_gate_pass(&tm->round_gate) &&
 		    tid == 0)
 			tm->res->started_apart++;
 		int cpu = tm->cpu_clock || tm->logs;
@@ -369,6 +370,8 @@ static int team_plan(struct team *tm, const struct team_job *job, int *kept)
 		for (int k = 0; k < i; k++)
 			if (job->cpus[i] >= 0 && job->cpus[i] == job->cpus[k])
 				tm->crowded = 1;
+	/* threads that share a cpu cannot all be on their cpus at once */
+	tm->together = job->together && !tm->crowded;
 	tm->capacity = tm->warmup + *kept + (a ? a->redo_most : 0);
 	if (job->rounds_most && tm->capacity > job->rounds_most)
 		tm->capacity = job->rounds_most;

@@ -81,17 +81,21 @@ static void one_passes(void **state)
 	assert_int_equal(team_gate_pass(&g), 1);
 }
 
-/* Threads that all come pass together, round after round once closed. */
+/*
+ * Threads that all come pass together, round after round once closed.
+ * Two: a team has a cpu a thread (more threads than cpus take turns and
+ * never use the gate), and this machine may have two.
+ */
 static void all_come(void **state)
 {
 	struct team_gate g;
-	struct walker w[4];
-	const double late[4] = {0, 0, 0, 0};
+	struct walker w[2];
+	const double late[2] = {0, 0};
 
 	(void)state;
-	team_gate_init(&g, 4, WAIT, MOST);
-	walk_all(&g, 4, late, 3, w);
-	for (int i = 0; i < 4; i++)
+	team_gate_init(&g, 2, WAIT, MOST);
+	walk_all(&g, 2, late, 3, w);
+	for (int i = 0; i < 2; i++)
 		for (int r = 0; r < 3; r++)
 			assert_int_equal(w[i].passed[r], 1);
 }
@@ -104,13 +108,13 @@ static void all_come(void **state)
 static void a_late_one_is_waited_for(void **state)
 {
 	struct team_gate g;
-	struct walker w[3];
-	const double late[3] = {0, 0, 50e-3};
+	struct walker w[2];
+	const double late[2] = {0, 50e-3};
 
 	(void)state;
-	team_gate_init(&g, 3, WAIT, MOST);
-	walk_all(&g, 3, late, 2, w);
-	for (int i = 0; i < 3; i++)
+	team_gate_init(&g, 2, WAIT, MOST);
+	walk_all(&g, 2, late, 2, w);
+	for (int i = 0; i < 2; i++)
 		for (int r = 0; r < 2; r++)
 			assert_int_equal(w[i].passed[r], 1);
 }
