@@ -121,8 +121,8 @@ static void marks_at(const struct sink_table *t, const struct chart *c,
 {
 	char label[128];
 
-	for (int i = 0; c->marks && i < t->npoints; i++) {
-		const struct tab_point *p = &t->points[i];
+	for (int i = 0; c->marks && i < t->rec.npoints; i++) {
+		const struct result_point *p = &t->rec.points[i];
 
 		if (strcmp(p->chart, c->id) || p->x != x ||
 		    !is_mark(c, p->series))
@@ -191,11 +191,12 @@ static int pivot_widths(const struct sink_table *t, const struct chart *c,
 							label, sizeof(label),
 							NULL);
 			w[s] = cols_width(label);
-			for (int i = 0; i < t->npoints; i++)
-				if (!strcmp(t->points[i].chart, c->id) &&
-				    !strcmp(t->points[i].series, series[s])) {
-					units_number(t->points[i].y * f, num,
-						     sizeof(num));
+			for (int i = 0; i < t->rec.npoints; i++)
+				if (!strcmp(t->rec.points[i].chart, c->id) &&
+				    !strcmp(t->rec.points[i].series,
+					    series[s])) {
+					units_number(t->rec.points[i].y * f,
+						     num, sizeof(num));
 					w[s] = cols_max(w[s], cols_width(num));
 				}
 			total += 2 + w[s];
@@ -223,15 +224,15 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 	char label[128], num[64];
 	FILE *f_out = t->out;
 
-	for (int i = 0; i < t->npoints; i++)
-		n += !strcmp(t->points[i].chart, c->id);
+	for (int i = 0; i < t->rec.npoints; i++)
+		n += !strcmp(t->rec.points[i].chart, c->id);
 	series = calloc((size_t)n + 1, sizeof(*series));
 	xs = calloc((size_t)n + 1, sizeof(*xs));
 	w = calloc((size_t)n + 1, sizeof(*w));
 	if (!series || !xs || !w || n < 2)
 		goto out;
-	for (int i = 0; i < t->npoints; i++) {
-		const struct tab_point *p = &t->points[i];
+	for (int i = 0; i < t->rec.npoints; i++) {
+		const struct result_point *p = &t->rec.points[i];
 		int dup = 0;
 
 		if (strcmp(p->chart, c->id) || is_mark(c, p->series))
@@ -241,9 +242,9 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 			goto out;
 		unit = p->unit ? p->unit : "";
 		for (int j = 0; j < i; j++)
-			dup |= !strcmp(t->points[j].chart, c->id) &&
-			       !strcmp(t->points[j].series, p->series) &&
-			       t->points[j].x == p->x;
+			dup |= !strcmp(t->rec.points[j].chart, c->id) &&
+			       !strcmp(t->rec.points[j].series, p->series) &&
+			       t->rec.points[j].x == p->x;
 		if (dup)
 			goto out;
 		index_of_str(series, &ns, p->series);
@@ -280,8 +281,9 @@ static int print_pivot(const struct sink_table *t, const struct chart *c,
 		cols_pad(f_out, num, w0);
 		for (int s = 0; s < ns; s++) {
 			snprintf(num, sizeof(num), "-");
-			for (int i = 0; i < t->npoints; i++) {
-				const struct tab_point *p = &t->points[i];
+			for (int i = 0; i < t->rec.npoints; i++) {
+				const struct result_point *p =
+					&t->rec.points[i];
 				if (!strcmp(p->chart, c->id) &&
 				    !strcmp(p->series, series[s]) &&
 				    p->x == xs[j])
@@ -320,16 +322,16 @@ static void print_points(const struct sink_table *t, const struct chart *c,
 	struct row *rows;
 	FILE *f = t->out;
 
-	for (int i = 0; i < t->npoints; i++)
-		n += !strcmp(t->points[i].chart, c->id) &&
-		     !is_mark(c, t->points[i].series);
+	for (int i = 0; i < t->rec.npoints; i++)
+		n += !strcmp(t->rec.points[i].chart, c->id) &&
+		     !is_mark(c, t->rec.points[i].series);
 	if (!n)
 		return;
 	rows = calloc((size_t)n + json_array_size(refs), sizeof(*rows));
 	if (!rows)
 		return;
-	for (int i = 0; i < t->npoints; i++) {
-		const struct tab_point *p = &t->points[i];
+	for (int i = 0; i < t->rec.npoints; i++) {
+		const struct result_point *p = &t->rec.points[i];
 		char label[128], xs[64];
 
 		if (strcmp(p->chart, c->id) || is_mark(c, p->series))
@@ -338,7 +340,8 @@ static void print_points(const struct sink_table *t, const struct chart *c,
 					NULL);
 		x_text(c, p->x, xs, sizeof(xs));
 		row_set(&rows[k], label, p->x_label ? p->x_label : xs, p->x,
-			p->y, p->lo, p->hi, p->n, p->unit);
+			p->y, sink_table_lo(p), sink_table_hi(p), p->n,
+			p->unit);
 		marks_at(t, c, p->x, &rows[k++].marks);
 	}
 	k = ref_rows(refs, c->id, rows, k);
@@ -392,7 +395,7 @@ static void print_points(const struct sink_table *t, const struct chart *c,
 static void print_cannot(const struct sink_table *t)
 {
 	struct strbuf charts = STRBUF_INIT;
-	char *done = calloc((size_t)t->ncells + 1, 1);
+	char *done = calloc((size_t)t->rec.ncells + 1, 1);
 	int header = 0;
 	FILE *f = t->out;
 
@@ -408,18 +411,18 @@ static void print_cannot(const struct sink_table *t)
 		fprintf(f, "  %s\n", strbuf_str(&sb));
 		strbuf_release(&sb);
 	}
-	for (int i = 0; done && i < t->ncells; i++) {
-		const struct tab_cell *a = &t->cells[i];
+	for (int i = 0; done && i < t->rec.ncells; i++) {
+		const struct result_cell *a = &t->rec.cells[i];
 		int n = 0;
 
-		if (done[i] || a->measured || !a->note ||
+		if (done[i] || sink_table_measured(a) || !a->note ||
 		    (report_has_value(t, a->chart, a->row, 0) &&
 		     report_has_value(t, a->chart, a->col, 1)))
 			continue;
 		strbuf_reset(&charts);
-		for (int j = i; j < t->ncells; j++) {
-			const struct tab_cell *b = &t->cells[j];
-			if (done[j] || b->measured || !b->note ||
+		for (int j = i; j < t->rec.ncells; j++) {
+			const struct result_cell *b = &t->rec.cells[j];
+			if (done[j] || sink_table_measured(b) || !b->note ||
 			    strcmp(a->note, b->note) ||
 			    (report_has_value(t, b->chart, b->row, 0) &&
 			     report_has_value(t, b->chart, b->col, 1)))
@@ -500,7 +503,7 @@ static void report_print(const struct sink_table *t)
 		    t->places, t->nplaces, 1);
 	print_cannot(t);
 	print_lines(f, "notes", t->notes, t->nnotes, 0);
-	if (t->oom)
+	if (t->oom || t->rec.oom)
 		fprintf(f,
 			"\n(out of memory: some results are missing above)\n");
 	if (t->headline) {

@@ -25,13 +25,13 @@ static int by_int(const void *a, const void *b)
 	       (*(const int *)a < *(const int *)b);
 }
 
-static const struct tab_cell *cell_at(const struct sink_table *t,
-				      const char *id, int row, int col)
+static const struct result_cell *cell_at(const struct sink_table *t,
+					 const char *id, int row, int col)
 {
-	for (int i = 0; i < t->ncells; i++)
-		if (t->cells[i].row == row && t->cells[i].col == col &&
-		    !strcmp(t->cells[i].chart, id))
-			return &t->cells[i];
+	for (int i = 0; i < t->rec.ncells; i++)
+		if (t->rec.cells[i].row == row && t->rec.cells[i].col == col &&
+		    !strcmp(t->rec.cells[i].chart, id))
+			return &t->rec.cells[i];
 	return NULL;
 }
 
@@ -39,20 +39,21 @@ static const struct tab_cell *cell_at(const struct sink_table *t,
 int report_has_value(const struct sink_table *t, const char *id, int rc,
 		     int by_col)
 {
-	for (int i = 0; i < t->ncells; i++)
-		if (t->cells[i].measured && !strcmp(t->cells[i].chart, id) &&
-		    (by_col ? t->cells[i].col : t->cells[i].row) == rc)
+	for (int i = 0; i < t->rec.ncells; i++)
+		if (sink_table_measured(&t->rec.cells[i]) &&
+		    !strcmp(t->rec.cells[i].chart, id) &&
+		    (by_col ? t->rec.cells[i].col : t->rec.cells[i].row) == rc)
 			return 1;
 	return 0;
 }
 
 /* A cell's value times f (its unit scaled for the whole matrix), or "-". */
-static void cell_text(const struct tab_cell *c, double f, struct strbuf *sb)
+static void cell_text(const struct result_cell *c, double f, struct strbuf *sb)
 {
 	char num[64];
 
 	strbuf_reset(sb);
-	if (c && c->measured) {
+	if (c && sink_table_measured(c)) {
 		units_number(c->value * f, num, sizeof(num));
 		strbuf_addstr(sb, num);
 	} else {
@@ -63,11 +64,12 @@ static void cell_text(const struct tab_cell *c, double f, struct strbuf *sb)
 static const char *label_of(const struct sink_table *t, const char *id, int rc,
 			    int by_col)
 {
-	for (int i = 0; i < t->ncells; i++)
-		if (!strcmp(t->cells[i].chart, id) &&
-		    (by_col ? t->cells[i].col : t->cells[i].row) == rc) {
-			const char *l = by_col ? t->cells[i].col_label
-					       : t->cells[i].row_label;
+	for (int i = 0; i < t->rec.ncells; i++)
+		if (!strcmp(t->rec.cells[i].chart, id) &&
+		    (by_col ? t->rec.cells[i].col : t->rec.cells[i].row) ==
+			    rc) {
+			const char *l = by_col ? t->rec.cells[i].col_label
+					       : t->rec.cells[i].row_label;
 			if (l)
 				return l;
 		}
@@ -77,8 +79,8 @@ static const char *label_of(const struct sink_table *t, const char *id, int rc,
 /* A heatmap as a matrix: rows and columns with no value at all are left out. */
 void report_matrix(const struct sink_table *t, const struct chart *c)
 {
-	int *rows = calloc((size_t)t->ncells + 1, sizeof(int));
-	int *cols = calloc((size_t)t->ncells + 1, sizeof(int));
+	int *rows = calloc((size_t)t->rec.ncells + 1, sizeof(int));
+	int *cols = calloc((size_t)t->rec.ncells + 1, sizeof(int));
 	int nr = 0, nc = 0, kr = 0, kc = 0, lw = 0;
 	struct strbuf sb = STRBUF_INIT, blanks = STRBUF_INIT;
 	const char *unit = NULL;
@@ -88,15 +90,15 @@ void report_matrix(const struct sink_table *t, const struct chart *c)
 
 	if (!rows || !cols)
 		goto out;
-	for (int i = 0; i < t->ncells; i++) {
-		const struct tab_cell *x = &t->cells[i];
+	for (int i = 0; i < t->rec.ncells; i++) {
+		const struct result_cell *x = &t->rec.cells[i];
 		if (strcmp(x->chart, c->id))
 			continue;
 		index_of(rows, &nr, x->row);
 		index_of(cols, &nc, x->col);
-		if (x->measured && !unit)
+		if (sink_table_measured(x) && !unit)
 			unit = x->unit;
-		if (x->measured)
+		if (sink_table_measured(x))
 			cols_span_add(&span, x->value);
 	}
 	/* a title that names the unit keeps it */
@@ -149,12 +151,12 @@ void report_matrix(const struct sink_table *t, const struct chart *c)
 			fputs("  ", out);
 			cols_pad(out, label_of(t, c->id, rows[i], 0), lw);
 			for (int j = c0; j < c1; j++) {
-				const struct tab_cell *x =
+				const struct result_cell *x =
 					cell_at(t, c->id, rows[i], cols[j]);
 				cell_text(x, f, &sb);
 				fputs("  ", out);
 				cols_rpad(out, strbuf_str(&sb), cw[j - c0]);
-				if (x && !x->measured && x->note &&
+				if (x && !sink_table_measured(x) && x->note &&
 				    !strstr(strbuf_str(&blanks), x->note))
 					strbuf_addf(&blanks, "%s%s",
 						    blanks.len ? "; " : "",

@@ -182,7 +182,7 @@ static struct sink *table_begin(struct run_out *ro, const struct run_ctx *ctx,
 	strbuf_release(&wrapped);
 	json_decref(start);
 	(void)ctx;
-	return &ro->table.sink;
+	return &ro->table.rec.sink;
 }
 
 static void table_end(struct run_out *ro, int r, const char *status,

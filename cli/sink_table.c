@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stats.h"
 #include "strbuf.h"
 
 static char *keep(struct sink_table *t, const char *s)
@@ -48,44 +47,19 @@ void sink_table_clear_progress(struct sink_table *t)
 	}
 }
 
-static void on_point(void *ctx, const struct point *p)
+int sink_table_measured(const struct result_cell *c)
 {
-	struct sink_table *t = ctx;
-	struct tab_point *tp;
-	struct stats s;
-
-	if (grow(t, &t->points, &t->npoints, &t->apoints, sizeof(*tp)))
-		return;
-	tp = &t->points[t->npoints++];
-	stats_compute(p->samples, p->nsamples, &s);
-	*tp = (struct tab_point){.chart = keep(t, p->chart),
-				 .series = keep(t, p->series),
-				 .x_label = keep(t, p->x_label),
-				 .unit = keep(t, p->unit),
-				 .x = p->x,
-				 .y = p->y,
-				 .lo = s.n > 1 ? s.ci_lo : NAN,
-				 .hi = s.n > 1 ? s.ci_hi : NAN,
-				 .n = p->nsamples};
+	return c->n > 0 || !c->note;
 }
 
-static void on_cell(void *ctx, const struct cell *c)
+double sink_table_lo(const struct result_point *p)
 {
-	struct sink_table *t = ctx;
-	struct tab_cell *tc;
+	return p->n > 1 ? p->ci_lo : NAN;
+}
 
-	if (grow(t, &t->cells, &t->ncells, &t->acells, sizeof(*tc)))
-		return;
-	tc = &t->cells[t->ncells++];
-	*tc = (struct tab_cell){.chart = keep(t, c->chart),
-				.row_label = keep(t, c->row_label),
-				.col_label = keep(t, c->col_label),
-				.unit = keep(t, c->unit),
-				.note = keep(t, c->note),
-				.row = c->row,
-				.col = c->col,
-				.value = c->value,
-				.measured = c->nsamples > 0 || !c->note};
+double sink_table_hi(const struct result_point *p)
+{
+	return p->n > 1 ? p->ci_hi : NAN;
 }
 
 /* Keeps text once, counting repeats; label is the first context it came with.
@@ -237,8 +211,6 @@ const struct tab_qualifier *sink_table_qualifier(const struct sink_table *t,
 }
 
 static const struct sink_ops table_ops = {
-	.point = on_point,
-	.cell = on_cell,
 	.placement = on_placement,
 	.progress = on_progress,
 	.note = on_note,
@@ -254,6 +226,7 @@ void sink_table_init(struct sink_table *t, const struct experiment *e,
 	memset(t, 0, sizeof(*t));
 	t->sink.ops = &table_ops;
 	t->sink.ctx = t;
+	record_init(&t->rec, &t->sink);
 	t->exp = e;
 	t->out = out;
 	t->progress = isatty(2);
@@ -272,19 +245,7 @@ static void free_lines(struct tab_line *v, int n)
 void sink_table_release(struct sink_table *t)
 {
 	sink_table_clear_progress(t);
-	for (int i = 0; i < t->npoints; i++) {
-		free(t->points[i].chart);
-		free(t->points[i].series);
-		free(t->points[i].x_label);
-		free(t->points[i].unit);
-	}
-	for (int i = 0; i < t->ncells; i++) {
-		free(t->cells[i].chart);
-		free(t->cells[i].row_label);
-		free(t->cells[i].col_label);
-		free(t->cells[i].unit);
-		free(t->cells[i].note);
-	}
+	record_free(&t->rec);
 	for (int i = 0; i < t->nsummary; i++) {
 		free(t->summary[i].key);
 		free(t->summary[i].unit);
@@ -295,8 +256,6 @@ void sink_table_release(struct sink_table *t)
 		free(t->qualifiers[i].why);
 	}
 	free(t->qualifiers);
-	free(t->points);
-	free(t->cells);
 	free(t->summary);
 	free_lines(t->notes, t->nnotes);
 	free_lines(t->places, t->nplaces);

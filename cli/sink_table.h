@@ -6,20 +6,7 @@
 
 #include "experiment.h"
 #include "sink.h"
-
-struct tab_point {
-	char *chart, *series, *x_label, *unit;
-	double x, y, lo, hi; /* lo..hi: 95% interval of the median (the range
-				below 6 rounds) */
-	int n;
-};
-
-struct tab_cell {
-	char *chart, *row_label, *col_label, *unit, *note;
-	int row, col;
-	double value;
-	int measured; /* has a value; else note says why */
-};
+#include "sink_record.h"
 
 struct tab_summary {
 	char *key, *unit;
@@ -40,19 +27,23 @@ struct tab_line {
 	int count;
 };
 
+/*
+ * The run's points and cells are kept by rec, the record describe() reads
+ * too (rec.points, rec.cells); the table keeps what only it shows: notes,
+ * where teams ran, the summary with the verdict's intervals, the headline.
+ */
 struct sink_table {
+	struct record rec; /* give &rec.sink to the run; .next: sink */
 	struct sink sink;
 	const struct experiment *exp;
 	FILE *out;
 	int progress; /* draw a progress line on stderr (a terminal) */
 	int progress_drawn;
-	struct tab_point *points;
-	struct tab_cell *cells;
 	struct tab_summary *summary;
 	struct tab_line *notes, *places;
 	struct tab_qualifier *qualifiers;
-	int npoints, ncells, nsummary, nnotes, nplaces, nqualifiers;
-	int apoints, acells, asummary, anotes, aplaces, aqualifiers;
+	int nsummary, nnotes, nplaces, nqualifiers;
+	int asummary, anotes, aplaces, aqualifiers;
 	char *headline;
 	int oom; /* something could not be kept: the table says so */
 };
@@ -64,6 +55,11 @@ void sink_table_init(struct sink_table *t, const struct experiment *e,
 /* Takes the progress line off the terminal, where one is drawn. */
 void sink_table_clear_progress(struct sink_table *t);
 void sink_table_release(struct sink_table *t);
+/* Whether a cell has a value; else its note says why. */
+int sink_table_measured(const struct result_cell *c);
+/* lo..hi: 95% interval of a point's median, NaN for a point of one round. */
+double sink_table_lo(const struct result_point *p);
+double sink_table_hi(const struct result_point *p);
 /* The first qualifier whose pattern covers summary key, or NULL. */
 const struct tab_qualifier *sink_table_qualifier(const struct sink_table *t,
 						 const char *key);

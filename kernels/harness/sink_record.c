@@ -1,4 +1,4 @@
-/* sink_record.c - a sink that passes everything on and keeps what describe() needs */
+/* sink_record.c - a sink that passes everything on and keeps what describe() and the table need */
 #include "sink_record.h"
 
 #include <math.h>
@@ -7,9 +7,14 @@
 
 #include "stats.h"
 
-static char *dup_or_null(const char *s)
+/* A copy of s, NULL for NULL (and for no memory: oom set). */
+static char *keep(struct record *r, const char *s)
 {
-	return s ? strdup(s) : NULL;
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		r->oom = 1;
+	return d;
 }
 
 /* Makes room for one more element. Returns 0 or -1 (oom set). */
@@ -43,9 +48,10 @@ static void on_point(void *ctx, const struct point *p)
 		return;
 	q = &r->points[r->npoints++];
 	stats_compute(p->samples, p->nsamples, &s);
-	q->chart = dup_or_null(p->chart);
-	q->series = dup_or_null(p->series);
-	q->x_label = dup_or_null(p->x_label);
+	q->chart = keep(r, p->chart);
+	q->series = keep(r, p->series);
+	q->x_label = keep(r, p->x_label);
+	q->unit = keep(r, p->unit);
 	q->x = p->x;
 	q->y = p->y;
 	q->n = p->nsamples;
@@ -66,7 +72,7 @@ static void on_point(void *ctx, const struct point *p)
 			return;
 		}
 		for (int i = 0; i < p->nextra; i++) {
-			keys[i] = dup_or_null(p->extra_keys[i]);
+			keys[i] = keep(r, p->extra_keys[i]);
 			vals[i] = p->extra_vals[i];
 		}
 		q->extra_keys = (const char *const *)keys;
@@ -86,11 +92,14 @@ static void on_cell(void *ctx, const struct cell *c)
 		 sizeof(*r->cells)))
 		return;
 	q = &r->cells[r->ncells++];
-	q->chart = dup_or_null(c->chart);
+	q->chart = keep(r, c->chart);
 	q->row = c->row;
 	q->col = c->col;
+	q->row_label = keep(r, c->row_label);
+	q->col_label = keep(r, c->col_label);
+	q->unit = keep(r, c->unit);
 	q->value = c->nsamples > 0 || !c->note ? c->value : NAN;
-	q->note = dup_or_null(c->note);
+	q->note = keep(r, c->note);
 	stats_compute(c->samples, c->nsamples, &s);
 	q->n = c->nsamples;
 	q->ci_lo = c->nsamples > 0 ? s.ci_lo : q->value;
@@ -116,25 +125,42 @@ static void on_placement(void *ctx, const char *label,
 	if (n > 0)
 		memcpy(t, tp, (size_t)n * sizeof(*t));
 	q = &r->placements[r->nplacements++];
-	q->label = dup_or_null(label);
+	q->label = keep(r, label);
 	q->t = t;
 	q->n = n;
+}
+
+static void keep_summary(struct record *r, const char *key, double value,
+			 const char *unit)
+{
+	struct result_summary *q;
+
+	if (room(r, (void **)&r->summary, r->nsummary, &r->cap_summary,
+		 sizeof(*r->summary)))
+		return;
+	q = &r->summary[r->nsummary++];
+	q->key = keep(r, key);
+	q->value = value;
+	q->unit = keep(r, unit);
 }
 
 static void on_summary(void *ctx, const char *key, double value,
 		       const char *unit)
 {
 	struct record *r = ctx;
-	struct result_summary *q;
 
 	sink_summary(r->sink.next, key, value, unit);
-	if (room(r, (void **)&r->summary, r->nsummary, &r->cap_summary,
-		 sizeof(*r->summary)))
-		return;
-	q = &r->summary[r->nsummary++];
-	q->key = dup_or_null(key);
-	q->value = value;
-	q->unit = dup_or_null(unit);
+	keep_summary(r, key, value, unit);
+}
+
+/* the interval goes on to the next sink; the value is kept as a summary's */
+static void on_summary_interval(void *ctx, const char *key, double value,
+				double lo, double hi, const char *unit)
+{
+	struct record *r = ctx;
+
+	sink_summary_interval(r->sink.next, key, value, lo, hi, unit);
+	keep_summary(r, key, value, unit);
 }
 
 static const struct sink_ops record_ops = {
@@ -142,6 +168,7 @@ static const struct sink_ops record_ops = {
 	.cell = on_cell,
 	.placement = on_placement,
 	.summary = on_summary,
+	.summary_interval = on_summary_interval,
 };
 
 void record_init(struct record *r, struct sink *next)
@@ -158,6 +185,7 @@ void record_free(struct record *r)
 		free((char *)r->points[i].chart);
 		free((char *)r->points[i].series);
 		free((char *)r->points[i].x_label);
+		free((char *)r->points[i].unit);
 		for (int k = 0; k < r->points[i].nextra; k++)
 			free((char *)r->points[i].extra_keys[k]);
 		free((void *)r->points[i].extra_keys);
@@ -166,6 +194,9 @@ void record_free(struct record *r)
 	for (int i = 0; i < r->ncells; i++) {
 		free((char *)r->cells[i].chart);
 		free((char *)r->cells[i].note);
+		free((char *)r->cells[i].row_label);
+		free((char *)r->cells[i].col_label);
+		free((char *)r->cells[i].unit);
 	}
 	for (int i = 0; i < r->nsummary; i++) {
 		free((char *)r->summary[i].key);

@@ -1,4 +1,4 @@
-/* sink_record.h - a sink that passes everything on and keeps what describe() needs */
+/* sink_record.h - a sink that passes everything on and keeps what describe() and the table need */
 #ifndef NUMALAB_SINK_RECORD_H
 #define NUMALAB_SINK_RECORD_H
 
@@ -8,7 +8,8 @@
 /*
  * Wraps another sink: every event goes on unchanged, and points, cells,
  * summary values and placements are also kept (with copies of their
- * strings) so that the run can be described when it ends.
+ * strings) so that the run can be described when it ends, and the CLI's
+ * table (cli/sink_table.c) printed from the same copies.
  */
 struct record {
 	struct sink sink; /* give this to the kernel; .next: the wrapped */

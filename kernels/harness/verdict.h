@@ -46,6 +46,7 @@ uint64_t machine_llc_total(const struct machine_facts *m);
 /* One point as the run recorded it (y is the median of n rounds). */
 struct result_point {
 	const char *chart, *series, *x_label;
+	const char *unit; /* of y, NULL when the run gave none */
 	double x, y;
 	double ci_lo, ci_hi; /* 95% interval of the median (the range below 6
 				rounds) */
@@ -73,6 +74,7 @@ struct result_placement {
 struct result_cell {
 	const char *chart;
 	int row, col;
+	const char *row_label, *col_label, *unit; /* NULL when not given */
 	double value; /* NaN when not measured (note says why) */
 	const char *note;
 	double ci_lo, ci_hi; /* 95% interval of the median, as result_point's */

@@ -160,6 +160,7 @@ static int read_points(struct doc_run *d, json_t *samples)
 		p->chart = text(s, "chart") ?: "";
 		p->series = text(s, "series") ?: "";
 		p->x_label = text(s, "x_label");
+		p->unit = text(s, "unit");
 		p->x = num(json_object_get(s, "x"), NAN);
 		p->y = num(json_object_get(s, "y"), NAN);
 		p->ci_lo = num(json_object_get(st, "ci_lo"), p->y);
@@ -196,6 +197,9 @@ static int read_cells(struct doc_run *d, json_t *cells)
 		d->cells[i].chart = text(c, "chart") ?: "";
 		d->cells[i].row = inum(c, "row", 0);
 		d->cells[i].col = inum(c, "col", 0);
+		d->cells[i].row_label = text(c, "row_label");
+		d->cells[i].col_label = text(c, "col_label");
+		d->cells[i].unit = text(c, "unit");
 		d->cells[i].value = num(json_object_get(c, "value"), NAN);
 		d->cells[i].note = text(c, "note");
 		d->cells[i].ci_lo =
