@@ -309,18 +309,13 @@ void trust_address_key(const struct sockaddr *addr, unsigned char key[16])
 
 void trust_client_key(const struct sockaddr *addr, unsigned char key[16])
 {
-	memset(key, 0, 16);
-	if (addr && addr->sa_family == AF_INET) {
-		const struct sockaddr_in *s = (const void *)addr;
-		key[10] = key[11] = 0xff;
-		memcpy(key + 12, &s->sin_addr, 4);
-	} else if (addr && addr->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *s = (const void *)addr;
-		memcpy(key, &s->sin6_addr, 16);
-		/* an IPv4 client on a dual-stack socket keeps its address */
-		if (!IN6_IS_ADDR_V4MAPPED(&s->sin6_addr))
-			memset(key + 8, 0, 8);
-	}
+	const struct sockaddr_in6 *s6 = (const void *)addr;
+
+	trust_address_key(addr, key);
+	/* an IPv4 client (on a dual-stack socket too) keeps its address */
+	if (addr && addr->sa_family == AF_INET6 &&
+	    !IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		memset(key + 8, 0, 8);
 }
 
 unsigned int trust_quota(struct trust *t, const struct sockaddr *addr,
