@@ -43,6 +43,65 @@ static const char *str(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
+/* The events a done false_sharing run document gives back. */
+static json_t *rebuilt(json_t *doc)
+{
+	json_t *out;
+
+	json_object_set_new(doc, "status", json_string("done"));
+	json_object_set_new(doc, "experiment", json_string("false_sharing"));
+	out = events_from_doc(doc, NULL);
+	assert_non_null(out);
+	return out;
+}
+
+/* The one event of type t in events (there must be exactly one). */
+static json_t *only_of(json_t *events, enum event_type t)
+{
+	json_t *ev, *found = NULL;
+	size_t i, n = 0;
+
+	json_array_foreach (events, i, ev)
+		if (event_type_of_event(ev) == t) {
+			found = ev;
+			n++;
+		}
+	assert_int_equal(n, 1);
+	return found;
+}
+
+/* A closing table of false_sharing being written to text. */
+struct table_run {
+	struct sink_table t;
+	FILE *f;
+	char *text;
+	size_t len;
+};
+
+/* Readies o and gives it the run's summary values; the sink to emit to. */
+static struct sink *table_open(struct table_run *o,
+			       const struct result_summary *sum, int n)
+{
+	o->text = NULL;
+	o->len = 0;
+	o->f = open_memstream(&o->text, &o->len);
+	assert_non_null(o->f);
+	sink_table_init(&o->t, experiment_find("false_sharing"), o->f);
+	o->t.progress = 0;
+	for (int i = 0; i < n; i++)
+		sink_summary(&o->t.sink, sum[i].key, sum[i].value, sum[i].unit);
+	return &o->t.sink;
+}
+
+/* The table as printed (the caller frees it). */
+static char *table_close(struct table_run *o)
+{
+	sink_table_report(&o->t);
+	sink_table_release(&o->t);
+	fclose(o->f);
+	return o->text;
+}
+
 /* Every mark travels, through a record as a run does, before the headline. */
 static void emitted_before_the_headline(void **state)
 {
@@ -78,7 +137,6 @@ static void folded_and_rebuilt(void **state)
 	json_t *mark = json_pack("{s:s, s:s, s:s, s:s}", "type", "mark", "key",
 				 "slowdown_2_threads", "mark", "disowned",
 				 "why", WHY_APART);
-	size_t i, nmarks = 0;
 
 	(void)state;
 	assert_int_equal(event_type_of("mark"), EV_MARK);
@@ -91,16 +149,8 @@ static void folded_and_rebuilt(void **state)
 	ev = json_array_get(json_object_get(doc, "marks"), 0);
 	assert_null(json_object_get(ev, "type"));
 	assert_string_equal(str(ev, "why"), WHY_APART);
-	json_object_set_new(doc, "status", json_string("done"));
-	json_object_set_new(doc, "experiment", json_string("false_sharing"));
-	out = events_from_doc(doc, NULL);
-	assert_non_null(out);
-	json_array_foreach (out, i, ev)
-		if (event_type_of_event(ev) == EV_MARK) {
-			assert_true(json_equal(ev, mark));
-			nmarks++;
-		}
-	assert_int_equal(nmarks, 1);
+	out = rebuilt(doc);
+	assert_true(json_equal(only_of(out, EV_MARK), mark));
 	json_decref(out);
 	json_decref(mark);
 	json_decref(doc);
@@ -132,27 +182,21 @@ static void verdict_json_carries_marks(void **state)
 /* The closing table says what the verdict said beside each value. */
 static void table_says_it_beside_the_value(void **state)
 {
-	struct sink_table t;
+	static const struct result_summary sum[] = {
+		{"slowdown_1_threads", 1.8, "x"},
+		{"slowdown_2_threads", 2.17, "x"},
+		{"overlap_min", 10, "%"}};
+	struct table_run o;
 	struct verdict v;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *text;
 
 	(void)state;
-	assert_non_null(f);
-	sink_table_init(&t, experiment_find("false_sharing"), f);
-	t.progress = 0;
-	sink_summary(&t.sink, "slowdown_1_threads", 1.8, "x");
-	sink_summary(&t.sink, "slowdown_2_threads", 2.17, "x");
-	sink_summary(&t.sink, "overlap_min", 10, "%");
 	two_marks(&v);
-	verdict_emit(&v, &t.sink, NULL);
+	verdict_emit(&v, table_open(&o, sum, 3), NULL);
 	assert_non_null(
-		sink_table_qualifier(&t, "slowdown_2_threads_stride_4"));
-	assert_null(sink_table_qualifier(&t, "overlap_min"));
-	sink_table_report(&t);
-	sink_table_release(&t);
-	fclose(f);
+		sink_table_qualifier(&o.t, "slowdown_2_threads_stride_4"));
+	assert_null(sink_table_qualifier(&o.t, "overlap_min"));
+	text = table_close(&o);
 	/* each key by its descriptor's words and unit, then the mark */
 	assert_non_null(strstr(text, "slowdown with 2 threads"));
 	assert_non_null(strstr(
@@ -198,7 +242,7 @@ static void interval_in_the_json_summary(void **state)
 	json_t *events = json_array(), *doc = events_doc_new(), *ev, *out, *e;
 	struct sink_json js;
 	struct verdict v;
-	size_t i, n = 0;
+	size_t i;
 
 	(void)state;
 	state_interval(&v);
@@ -220,17 +264,9 @@ static void interval_in_the_json_summary(void **state)
 	assert_true(json_real_value(json_object_get(e, "lo")) == 2.0);
 	assert_true(json_real_value(json_object_get(e, "hi")) == 2.4);
 	assert_string_equal(str(e, "unit"), "x");
-	json_object_set_new(doc, "status", json_string("done"));
-	json_object_set_new(doc, "experiment", json_string("false_sharing"));
-	out = events_from_doc(doc, NULL);
-	assert_non_null(out);
-	json_array_foreach (out, i, ev)
-		if (event_type_of_event(ev) == EV_SUMMARY) {
-			assert_true(json_real_value(
-					    json_object_get(ev, "hi")) == 2.4);
-			n++;
-		}
-	assert_int_equal(n, 1);
+	out = rebuilt(doc);
+	assert_true(json_real_value(json_object_get(only_of(out, EV_SUMMARY),
+						    "hi")) == 2.4);
 	json_decref(out);
 	json_decref(doc);
 	json_decref(events);
@@ -239,24 +275,15 @@ static void interval_in_the_json_summary(void **state)
 /* The closing table gives the interval after the value's unit, once. */
 static void interval_in_the_table(void **state)
 {
-	struct sink_table t;
+	struct table_run o;
 	struct verdict v;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *text;
 
 	(void)state;
-	assert_non_null(f);
-	sink_table_init(&t, experiment_find("false_sharing"), f);
-	t.progress = 0;
-	sink_summary(&t.sink, "slowdown_1_threads", 1.0, "x");
-	sink_summary(&t.sink, "slowdown_2_threads", 2.17, "x");
 	state_interval(&v);
-	verdict_emit(&v, &t.sink, &ratio_run);
-	assert_int_equal(t.nsummary, 2);
-	sink_table_report(&t);
-	sink_table_release(&t);
-	fclose(f);
+	verdict_emit(&v, table_open(&o, ratio_summary, 2), &ratio_run);
+	assert_int_equal(o.t.nsummary, 2);
+	text = table_close(&o);
 	assert_non_null(strstr(text, "2.17 × (2–2.4)\n"));
 	assert_non_null(strstr(text, "1 ×\n"));
 	free(text);

@@ -24,17 +24,62 @@ static void set_llc(struct canned *c)
 	c->m.llc_bytes = 32 << 20;
 }
 
-static void cell(struct canned *c, int row, int col, double ns, double spread)
+static void put_cell(struct canned *c, const char *chart, int row, int col,
+		     double value, double lo, double hi, int n)
 {
 	struct result_cell *q = &c->cells[c->rr.ncells++];
 
-	q->chart = "latency";
+	q->chart = chart;
 	q->row = row;
 	q->col = col;
-	q->value = ns;
-	q->ci_lo = ns * (1 - spread);
-	q->ci_hi = ns * (1 + spread);
-	q->n = 5;
+	q->value = value;
+	q->ci_lo = lo;
+	q->ci_hi = hi;
+	q->n = n;
+}
+
+static void cell(struct canned *c, int row, int col, double ns, double spread)
+{
+	put_cell(c, "latency", row, col, ns, ns * (1 - spread),
+		 ns * (1 + spread), 5);
+}
+
+/* The firmware's distance of a cell, as a run records it. */
+static void dist_cell(struct canned *c, int row, int col, double d)
+{
+	put_cell(c, "distance", row, col, d, d, d, 1);
+}
+
+/* A sizes run from 8 KiB to 1 GiB, described (the caller frees it). */
+static struct canned *sizes_run(const struct topo *t, double small_ns,
+				double large_ns, double spread)
+{
+	struct canned *c =
+		canned_new(EXP, t, 0, 2, ARGV("mode=sizes", "size=1G"));
+
+	set_llc(c);
+	canned_point(c, "sizes", "chase", 8192, NULL, small_ns, spread, 5);
+	canned_point(c, "sizes", "chase", 1 << 30, NULL, large_ns, spread, 5);
+	experiment_describe(&c->rr, &c->v);
+	return c;
+}
+
+/* A loaded run: idle, then one loader streaming gbs, described. */
+static struct canned *loaded_run(const struct topo *t, double idle_ns,
+				 double gbs, double loaded_ns, double spread)
+{
+	struct canned *c =
+		canned_new(EXP, t, 0, 2, ARGV("mode=loaded", "size=1G"));
+
+	set_llc(c);
+	canned_point(c, "loaded", "chase while others read", 0, NULL, idle_ns,
+		     spread, 5);
+	canned_extra(c, "loaders", 0);
+	canned_point(c, "loaded", "chase while others read", gbs, NULL,
+		     loaded_ns, spread, 5);
+	canned_extra(c, "loaders", 1);
+	experiment_describe(&c->rr, &c->v);
+	return c;
 }
 
 static struct canned *two_nodes(const struct topo *t, const char *size,
@@ -167,25 +212,16 @@ static void one_node_says_what_it_cannot(void **state)
 static void sizes_step_from_intervals(void **state)
 {
 	struct topo *t = synthetic(ONE);
-	struct canned *c =
-		canned_new(EXP, t, 0, 2, ARGV("mode=sizes", "size=1G"));
+	struct canned *c = sizes_run(t, 1, 100, 0.02);
 
 	(void)state;
-	set_llc(c);
-	canned_point(c, "sizes", "chase", 8192, NULL, 1, 0.02, 5);
-	canned_point(c, "sizes", "chase", 1 << 30, NULL, 100, 0.02, 5);
-	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v, "as long"));
 	assert_null(
 		verdict_qualifier_why(&c->v, "largest_over_smallest", NULL));
 	assert_true(verdict_says(&c->v, "labelled from cache"));
 	canned_free(c);
 
-	c = canned_new(EXP, t, 0, 2, ARGV("mode=sizes", "size=1G"));
-	set_llc(c);
-	canned_point(c, "sizes", "chase", 8192, NULL, 1, 0.5, 5);
-	canned_point(c, "sizes", "chase", 1 << 30, NULL, 1.2, 0.5, 5);
-	experiment_describe(&c->rr, &c->v);
+	c = sizes_run(t, 1, 1.2, 0.5);
 	assert_non_null(
 		verdict_qualifier_why(&c->v, "largest_over_smallest", NULL));
 	canned_free(c);
@@ -196,30 +232,13 @@ static void sizes_step_from_intervals(void **state)
 static void loaded_against_idle(void **state)
 {
 	struct topo *t = synthetic(ONE);
-	struct canned *c =
-		canned_new(EXP, t, 0, 2, ARGV("mode=loaded", "size=1G"));
+	struct canned *c = loaded_run(t, 100, 10, 130, 0.02);
 
 	(void)state;
-	set_llc(c);
-	canned_point(c, "loaded", "chase while others read", 0, NULL, 100, 0.02,
-		     5);
-	canned_extra(c, "loaders", 0);
-	canned_point(c, "loaded", "chase while others read", 10, NULL, 130,
-		     0.02, 5);
-	canned_extra(c, "loaders", 1);
-	experiment_describe(&c->rr, &c->v);
 	assert_true(verdict_says(&c->v, "1.3× (1.2–1.4) as long"));
 	canned_free(c);
 
-	c = canned_new(EXP, t, 0, 2, ARGV("mode=loaded", "size=1G"));
-	set_llc(c);
-	canned_point(c, "loaded", "chase while others read", 0, NULL, 100, 0.2,
-		     5);
-	canned_extra(c, "loaders", 0);
-	canned_point(c, "loaded", "chase while others read", 10, NULL, 103, 0.2,
-		     5);
-	canned_extra(c, "loaders", 1);
-	experiment_describe(&c->rr, &c->v);
+	c = loaded_run(t, 100, 10, 103, 0.2);
 	assert_true(verdict_says(&c->v, "not told from idle"));
 	assert_non_null(verdict_qualifier_why(&c->v, "loaded_over_idle", NULL));
 	canned_free(c);
@@ -251,24 +270,12 @@ static void three_significant_digits(void **state)
 	assert_false(verdict_says(&c->v, "148.4"));
 	canned_free(c);
 
-	c = canned_new(EXP, t, 0, 2, ARGV("mode=sizes", "size=1G"));
-	set_llc(c);
-	canned_point(c, "sizes", "chase", 8192, NULL, 3.9137, 0.02, 5);
-	canned_point(c, "sizes", "chase", 1 << 30, NULL, 148.37, 0.02, 5);
-	experiment_describe(&c->rr, &c->v);
+	c = sizes_run(t, 3.9137, 148.37, 0.02);
 	assert_true(verdict_says(&c->v,
 				 "3.91 ns per load at 8 KiB, 148 ns at 1 GiB"));
 	canned_free(c);
 
-	c = canned_new(EXP, t, 0, 2, ARGV("mode=loaded", "size=1G"));
-	set_llc(c);
-	canned_point(c, "loaded", "chase while others read", 0, NULL, 148.37,
-		     0.02, 5);
-	canned_extra(c, "loaders", 0);
-	canned_point(c, "loaded", "chase while others read", 14.3545, NULL,
-		     342.06, 0.02, 5);
-	canned_extra(c, "loaders", 1);
-	experiment_describe(&c->rr, &c->v);
+	c = loaded_run(t, 148.37, 14.3545, 342.06, 0.02);
 	assert_true(verdict_says(
 		&c->v,
 		"idle 148 ns per load; with 1 loader streaming 14.4 GB/s, 342 ns ("));
@@ -295,17 +302,6 @@ static void size_not_whole_pages_refused(void **state)
 	free(pv);
 	free(params);
 	topo_free(t);
-}
-
-static void dist_cell(struct canned *c, int row, int col, double d)
-{
-	struct result_cell *q = &c->cells[c->rr.ncells++];
-
-	q->chart = "distance";
-	q->row = row;
-	q->col = col;
-	q->value = q->ci_lo = q->ci_hi = d;
-	q->n = 1;
 }
 
 /* Does the firmware's table order the cells as measured? Only from the
