@@ -13,6 +13,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -64,6 +65,17 @@ def stop_strays(path):
         while pids and time.time() < deadline:
             pids = [p for p in pids if _alive(p)]
             time.sleep(0.1)
+
+
+def can_bind(addr):
+    """Whether a socket can be bound to this (loopback) address here."""
+    try:
+        s = socket.socket()
+        s.bind((addr, 0))
+        s.close()
+        return True
+    except OSError:
+        return False
 
 
 def _alive(pid):

@@ -9,6 +9,7 @@ one idle connection of a server taking 512, and a newcomer is still served.
 Loopback only, 41 and 602 connections, bounded by socket timeouts (a hung
 server fails, nothing is timed); stdlib only."""
 
+import contextlib
 import http.client
 import os
 import shutil
@@ -18,7 +19,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "api"))
-from harness import Server  # noqa: E402
+from harness import Server, can_bind  # noqa: E402
 
 PER_CLIENT = 4
 CLIENTS = ["127.0.0.%d" % i for i in range(2, 10)]
@@ -26,16 +27,6 @@ TOTAL = PER_CLIENT * len(CLIENTS)
 NEWCOMER = "127.0.0.10"
 TOKEN = "fair-share-token-value"
 REQUEST = b"GET /api/experiments HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-
-
-def can_bind(addr):
-    try:
-        s = socket.socket()
-        s.bind((addr, 0))
-        s.close()
-        return True
-    except OSError:
-        return False
 
 
 def connect_from(src, port):
@@ -75,66 +66,98 @@ def ask(s):
     return status
 
 
-class FairTest(unittest.TestCase):
+class HeldTest(unittest.TestCase):
+    """A server whose connections the test holds open: ADDRS must bind,
+    args() says how the server starts; held is (address, socket)."""
+    ADDRS = []
+    WHERE = ""  # the addresses, in words, for the SKIP line
+    PREFIX = "numalab-fair-"
+
     def setUp(self):
-        if not all(can_bind(a) for a in CLIENTS + [NEWCOMER]):
-            self.skipTest("SKIP: cannot bind 127.0.0.2-10 here")
-        self.tmp = tempfile.mkdtemp(prefix="numalab-fair-")
-        token = os.path.join(self.tmp, "token")
-        with open(token, "w") as f:
-            f.write(TOKEN + "\n")
-        self.srv = Server(self.tmp, args=[
-            "--max-connections", str(TOTAL),
-            "--max-client-connections", str(PER_CLIENT),
-            "--token-file", token, "--public-read"]).start()
+        if not all(can_bind(a) for a in self.ADDRS):
+            self.skipTest("SKIP: cannot bind %s here" % self.WHERE)
+        self.tmp = tempfile.mkdtemp(prefix=self.PREFIX)
+        self.srv = Server(self.tmp, args=self.args()).start()
         self.held = []
 
     def tearDown(self):
-        for _, s in self.held:
-            s.close()
+        self.release()
         if self.srv.proc:
             self.srv.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def hold(self, addr):
+        """A connection from addr, asked once (200) and kept, idle."""
+        s = connect_from(addr, self.srv.port)
+        self.held.append((addr, s))
+        self.assertEqual(ask(s), 200, addr)
+
+    @contextlib.contextmanager
+    def newcomer(self, source):
+        """A connection from source, closed when the block ends."""
+        c = http.client.HTTPConnection("127.0.0.1", self.srv.port, timeout=30,
+                                       source_address=(source, 0))
+        try:
+            yield c
+        finally:
+            c.close()
+
+    def served(self, c, path):
+        """path asked on c: answered 200."""
+        c.request("GET", path)
+        r = c.getresponse()
+        r.read()
+        self.assertEqual(r.status, 200)
+
+    def release(self):
+        for _, s in self.held:
+            s.close()
+        self.held = []
+
+    def stopped_log(self):
+        """Every held connection closed, the server stopped cleanly: its log."""
+        self.release()
+        self.assertEqual(self.srv.stop(), 0, self.srv.stderr())
+        return self.srv.stderr()
+
+
+class FairTest(HeldTest):
+    ADDRS = CLIENTS + [NEWCOMER]
+    WHERE = "127.0.0.2-10"
+
+    def args(self):
+        token = os.path.join(self.tmp, "token")
+        with open(token, "w") as f:
+            f.write(TOKEN + "\n")
+        return ["--max-connections", str(TOTAL),
+                "--max-client-connections", str(PER_CLIENT),
+                "--token-file", token, "--public-read"]
+
     def test_a_newcomer_is_served_when_a_few_hold_everything(self):
-        port = self.srv.port
         # every address at its limit: the server holds its total
         for addr in CLIENTS:
             for _ in range(PER_CLIENT):
-                s = connect_from(addr, port)
-                self.held.append((addr, s))
-                self.assertEqual(ask(s), 200, addr)
+                self.hold(addr)
         # one more from any of them is closed unanswered
         for addr in CLIENTS:
-            s = connect_from(addr, port)
+            s = connect_from(addr, self.srv.port)
             try:
                 self.assertIsNone(ask(s), addr)
             finally:
                 s.close()
         # a ninth address gets in, and is served again on that connection
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30,
-                                       source_address=(NEWCOMER, 0))
-        try:
+        with self.newcomer(NEWCOMER) as c:
             for _ in range(2):
-                c.request("GET", "/api/experiments?access_token=" + TOKEN)
-                r = c.getresponse()
-                r.read()
-                self.assertEqual(r.status, 200)
+                self.served(c, "/api/experiments?access_token=" + TOKEN)
             # the room was made by closing one idle connection of the
             # busiest (checked while the newcomer still holds its slot)
             closed = [addr for addr, s in self.held if ask(s) is None]
-        finally:
-            c.close()
         self.assertEqual(len(closed), 1, closed)
         # each address still holds the rest of its connections
         for addr in CLIENTS:
             self.assertGreaterEqual(sum(1 for a, _ in self.held if a == addr)
                                     - closed.count(addr), PER_CLIENT - 1)
-        for _, s in self.held:
-            s.close()
-        self.held = []
-        self.assertEqual(self.srv.stop(), 0, self.srv.stderr())
-        err = self.srv.stderr()
+        err = self.stopped_log()
         self.assertIn("numalab: http: connection limits:", err)
         self.assertIn("refused from clients at their limit of %d" % PER_CLIENT, err)
         self.assertNotIn(TOKEN, err)
@@ -147,49 +170,27 @@ MANY = ["127.5.%d.%d" % (i // 250, i % 250 + 1) for i in range(600)]
 MANY_TOTAL = 512
 
 
-class ManyAddressesTest(unittest.TestCase):
-    def setUp(self):
-        if not can_bind(MANY[-1]) or not can_bind("127.6.0.1"):
-            self.skipTest("SKIP: cannot bind 127.5.x.y and 127.6.0.1 here")
-        self.tmp = tempfile.mkdtemp(prefix="numalab-fair-many-")
-        self.srv = Server(self.tmp, args=[
-            "--max-connections", str(MANY_TOTAL),
-            "--token", TOKEN, "--public-read"]).start()
-        self.held = []
+class ManyAddressesTest(HeldTest):
+    ADDRS = [MANY[-1], "127.6.0.1"]
+    WHERE = "127.5.x.y and 127.6.0.1"
+    PREFIX = "numalab-fair-many-"
 
-    def tearDown(self):
-        for _, s in self.held:
-            s.close()
-        if self.srv.proc:
-            self.srv.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+    def args(self):
+        return ["--max-connections", str(MANY_TOTAL),
+                "--token", TOKEN, "--public-read"]
 
     def test_a_newcomer_is_served_when_each_of_600_holds_one(self):
-        port = self.srv.port
         # each address asks once and keeps its connection, idle: past 512
         # each newcomer takes the place of the oldest idle one
         for addr in MANY:
-            s = connect_from(addr, port)
-            self.held.append((addr, s))
-            self.assertEqual(ask(s), 200, addr)
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30,
-                                       source_address=("127.6.0.1", 0))
-        try:
-            c.request("GET", "/api/experiments")
-            r = c.getresponse()
-            r.read()
-            self.assertEqual(r.status, 200)
-        finally:
-            c.close()
+            self.hold(addr)
+        with self.newcomer("127.6.0.1") as c:
+            self.served(c, "/api/experiments")
         # the ones closed are the oldest: the latest still answer
         for addr, s in self.held[-50:]:
             self.assertEqual(ask(s), 200, addr)
         self.assertIsNone(ask(self.held[0][1]))
-        for _, s in self.held:
-            s.close()
-        self.held = []
-        self.assertEqual(self.srv.stop(), 0, self.srv.stderr())
-        err = self.srv.stderr()
+        err = self.stopped_log()
         self.assertRegex(err, r"\b(1 idle connection|\d+ idle connections)"
                               r" of the busiest clients closed")
         self.assertNotIn("127.5.", err)

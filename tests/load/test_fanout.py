@@ -32,7 +32,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "api"))
-from harness import FINAL_TYPES, Server  # noqa: E402
+from harness import FINAL_TYPES, Server, can_bind  # noqa: E402
 
 FANOUT = int(os.environ.get("LOAD_FANOUT", "10000"))
 # the goal: 10,000 viewers of one run in under 100 MB
@@ -160,16 +160,6 @@ def sanitized(path):
     with open(path, "rb") as f:
         data = f.read()
     return b"__asan_init" in data or b"__tsan_init" in data
-
-
-def can_bind(addr):
-    try:
-        s = socket.socket()
-        s.bind((addr, 0))
-        s.close()
-        return True
-    except OSError:
-        return False
 
 
 class FanoutTest(unittest.TestCase):
