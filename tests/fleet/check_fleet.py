@@ -3,6 +3,7 @@ set by test_fleet.sh) and through ClusterShell's exec worker: each node's run
 is imported with where it ran, a node made to fail is recorded with its
 reason, and the store and the API show the campaigns. Both virtual nodes share
 this host's CPUs, so nothing here is about speed."""
+import contextlib
 import json
 import os
 import shutil
@@ -668,6 +669,26 @@ class ClushTest(unittest.TestCase):
         os.chmod(slow, 0o755)
         return slow
 
+    @contextlib.contextmanager
+    def slow_campaign(self, home, nodes, hosts, *args):
+        """A clush campaign over hosts whose nodes sleep (slow_nodes),
+        started with args: (the campaign, {node: pid}) once every node
+        runs; whatever is left of them is killed when the block ends."""
+        pids = {}
+        try:
+            proc = fleet_bg(*SMALL, "--engine", "clush", "--clush-worker", "exec",
+                            "--nodes", hosts, "--numalab", self.slow_nodes(home),
+                            *args, cwd=home)
+            self.assertTrue(wait_until(lambda: self.pids(home, nodes), ceiling=60))
+            pids = self.pids(home, nodes)
+            yield proc, pids
+        finally:
+            for p in pids.values():
+                try:
+                    os.kill(p, 9)
+                except OSError:
+                    pass
+
     def pids(self, home, nodes):
         out = {}
         for n in nodes:
@@ -693,54 +714,33 @@ class ClushTest(unittest.TestCase):
     def test_a_cancel_through_the_server_stops_its_commands(self):
         srv, auth, home, token = token_server("clush-cancel")
         nodes = ["lab01", "lab02", "lab03"]
-        pids = {}
         try:
-            proc = fleet_bg(*SMALL, "--engine", "clush", "--clush-worker", "exec",
-                            "--nodes", "lab[01-03]", "--numalab", self.slow_nodes(home),
-                            "--id", "cancelclush", "--server", "http://127.0.0.1:%d" % srv.port,
-                            "--token-file", token, cwd=home)
-            self.assertTrue(wait_until(lambda: self.pids(home, nodes), ceiling=60))
-            pids = self.pids(home, nodes)
-            st, c, _ = srv.json("GET", "/api/campaigns/cancelclush", headers=auth)
-            self.assertEqual((st, c["state"], c["counts"]["running"]), (200, "running", 3), c)
-            st, ans, _ = srv.json("DELETE", "/api/campaigns/cancelclush", {}, headers=auth)
-            self.assertEqual((st, ans["state"]), (202, "cancelling"))
-            out, err = proc.communicate(timeout=60)
-            self.assertEqual(proc.returncode, 130, err[-2000:])
-            st, c, _ = srv.json("GET", "/api/campaigns/cancelclush", headers=auth)
-            self.assertEqual((c["state"], c["counts"]["cancelled"]), ("cancelled", 3), out)
-            for n in c["nodes"]:
-                self.assertIn("a cancel asked through the server", n["reason"])
-            self.assert_stopped(pids)
+            with self.slow_campaign(home, nodes, "lab[01-03]", "--id", "cancelclush",
+                                    "--server", "http://127.0.0.1:%d" % srv.port,
+                                    "--token-file", token) as (proc, pids):
+                st, c, _ = srv.json("GET", "/api/campaigns/cancelclush", headers=auth)
+                self.assertEqual((st, c["state"], c["counts"]["running"]), (200, "running", 3), c)
+                st, ans, _ = srv.json("DELETE", "/api/campaigns/cancelclush", {}, headers=auth)
+                self.assertEqual((st, ans["state"]), (202, "cancelling"))
+                out, err = proc.communicate(timeout=60)
+                self.assertEqual(proc.returncode, 130, err[-2000:])
+                st, c, _ = srv.json("GET", "/api/campaigns/cancelclush", headers=auth)
+                self.assertEqual((c["state"], c["counts"]["cancelled"]), ("cancelled", 3), out)
+                for n in c["nodes"]:
+                    self.assertIn("a cancel asked through the server", n["reason"])
+                self.assert_stopped(pids)
         finally:
-            for p in pids.values():
-                try:
-                    os.kill(p, 9)
-                except OSError:
-                    pass
             srv.stop()
 
     def test_ctrl_c_stops_its_commands(self):
         home = tempfile.mkdtemp(prefix="clush-int-", dir=TMP)
-        nodes = ["lab01", "lab02"]
-        pids = {}
-        try:
-            proc = fleet_bg(*SMALL, "--engine", "clush", "--clush-worker", "exec",
-                            "--nodes", "lab[01-02]", "--numalab", self.slow_nodes(home),
-                            "--db", os.path.join(home, "int.db"), cwd=home)
-            self.assertTrue(wait_until(lambda: self.pids(home, nodes), ceiling=60))
-            pids = self.pids(home, nodes)
+        with self.slow_campaign(home, ["lab01", "lab02"], "lab[01-02]",
+                                "--db", os.path.join(home, "int.db")) as (proc, pids):
             proc.proc.send_signal(2)
             out, err = proc.communicate(timeout=60)
             self.assertEqual(out.count("cancelled: cancelled (Ctrl-C)"), 2, out)
             self.assertIn("0 of 2 node(s) done", out)
             self.assert_stopped(pids)
-        finally:
-            for p in pids.values():
-                try:
-                    os.kill(p, 9)
-                except OSError:
-                    pass
 
     def test_a_failing_host_is_recorded(self):
         p = fleet("atomic_increment", "threads=4096", "--engine", "clush",
