@@ -40,6 +40,15 @@ static int load_failed; /* -ENOMEM, -EINVAL (a pattern regcomp refuses) */
 
 static int validate(struct vctx *c, json_t *schema, json_t *v);
 
+/* v checked against schema with the path pushed (to old): popped after. */
+static int validate_at(struct vctx *c, size_t old, json_t *schema, json_t *v)
+{
+	int rc = validate(c, schema, v);
+
+	vctx_pop(c, old);
+	return rc;
+}
+
 /* ---- loading the document once ---- */
 
 static void collect_patterns(json_t *node)
@@ -213,9 +222,7 @@ static int kw_properties(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 		json_t *x = json_object_get(v, key);
 		if (!x)
 			continue;
-		size_t old = vctx_key(c, key);
-		int rc = validate(c, sub, x);
-		vctx_pop(c, old);
+		int rc = validate_at(c, vctx_key(c, key), sub, x);
 		if (rc)
 			return rc;
 	}
@@ -233,11 +240,9 @@ static int kw_additional(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 	json_object_foreach (v, key, x) {
 		if (json_object_get(props, key))
 			continue;
-		size_t old = vctx_key(c, key);
 		int rc = json_is_false(kw)
-				 ? vctx_fail(c, "unknown field '%s'", c->path)
-				 : validate(c, kw, x);
-		vctx_pop(c, old);
+				 ? vctx_fail_field(c, "unknown field", key)
+				 : validate_at(c, vctx_key(c, key), kw, x);
 		if (rc)
 			return rc;
 	}
@@ -253,9 +258,7 @@ static int kw_items(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 	if (!json_is_array(v))
 		return 0;
 	json_array_foreach (v, i, x) {
-		size_t old = vctx_index(c, i);
-		int rc = validate(c, kw, x);
-		vctx_pop(c, old);
+		int rc = validate_at(c, vctx_index(c, i), kw, x);
 		if (rc)
 			return rc;
 	}

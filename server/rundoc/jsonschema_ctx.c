@@ -4,12 +4,17 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-size_t vctx_key(struct vctx *c, const char *key)
+/* Appends fmt's text to the path, cut to fit; the length to pop back to. */
+__attribute__((format(printf, 2, 3))) static size_t push(struct vctx *c,
+							 const char *fmt, ...)
 {
 	size_t old = c->len;
-	int n = snprintf(c->path + c->len, sizeof(c->path) - c->len, "%s%.40s",
-			 c->len ? "." : "", key);
+	va_list ap;
+	int n;
 
+	va_start(ap, fmt);
+	n = vsnprintf(c->path + c->len, sizeof(c->path) - c->len, fmt, ap);
+	va_end(ap);
 	if (n > 0)
 		c->len += (size_t)n < sizeof(c->path) - c->len
 				  ? (size_t)n
@@ -17,17 +22,14 @@ size_t vctx_key(struct vctx *c, const char *key)
 	return old;
 }
 
+size_t vctx_key(struct vctx *c, const char *key)
+{
+	return push(c, "%s%.40s", c->len ? "." : "", key);
+}
+
 size_t vctx_index(struct vctx *c, size_t i)
 {
-	size_t old = c->len;
-	int n = snprintf(c->path + c->len, sizeof(c->path) - c->len, "[%zu]",
-			 i);
-
-	if (n > 0)
-		c->len += (size_t)n < sizeof(c->path) - c->len
-				  ? (size_t)n
-				  : sizeof(c->path) - c->len - 1;
-	return old;
+	return push(c, "[%zu]", i);
 }
 
 void vctx_pop(struct vctx *c, size_t old)
@@ -56,4 +58,13 @@ int vctx_fail(struct vctx *c, const char *fmt, ...)
 	va_end(ap);
 	/* the field as long as errinfo keeps it: the start says where */
 	return errinfo_set(c->err, c->len ? c->path : NULL, "%s", msg);
+}
+
+int vctx_fail_field(struct vctx *c, const char *what, const char *key)
+{
+	size_t old = vctx_key(c, key);
+	int rc = vctx_fail(c, "%s '%s'", what, c->path);
+
+	vctx_pop(c, old);
+	return rc;
 }

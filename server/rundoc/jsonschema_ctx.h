@@ -24,5 +24,7 @@ const char *vctx_subject(struct vctx *c, char *buf, size_t len);
 /* Sets the check's error (its field: the path) and returns -EINVAL. */
 __attribute__((format(printf, 2, 3))) int vctx_fail(struct vctx *c,
 						    const char *fmt, ...);
+/* The same for field key of the value here: "<what> 'path.key'". */
+int vctx_fail_field(struct vctx *c, const char *what, const char *key);
 
 #endif

@@ -278,10 +278,7 @@ int jskw_required(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 		const char *key = json_string_value(name);
 		if (!key || json_object_get(v, key))
 			continue;
-		size_t old = vctx_key(c, key);
-		int rc = vctx_fail(c, "missing field '%s'", c->path);
-		vctx_pop(c, old);
-		return rc;
+		return vctx_fail_field(c, "missing field", key);
 	}
 	return 0;
 }
