@@ -1,6 +1,7 @@
 /* api_campaigns.c - GET/POST /api/campaigns: fleet campaigns over HTTP */
 #include "api_campaigns.h"
 #include "api_args.h"
+#include "api_events.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -13,7 +14,6 @@
 #include "campaign_notes.h"
 #include "campaign_read.h"
 #include "campaigns.h"
-#include "stream.h"
 
 enum MHD_Result api_campaigns_list(struct http_request *rq, struct store *st,
 				   const struct fleet_start *fs)
@@ -89,6 +89,23 @@ enum MHD_Result api_campaigns_post(struct http_request *rq, struct store *st)
 static const char *const node_states[] = {"pending", "running",	  "done",
 					  "failed",  "cancelled", NULL};
 
+/* Field key of body, when present and not null, as text of at most max
+ * bytes into *out (NULL otherwise). 0, or -EINVAL with err set. */
+static int opt_text(json_t *body, const char *key, size_t max, const char **out,
+		    struct errinfo *err)
+{
+	json_t *v = json_object_get(body, key);
+
+	if (v && !json_is_null(v) &&
+	    (!json_is_string(v) || strlen(json_string_value(v)) > max))
+		return errinfo_set(err, key,
+				   "'%s' must be text of at most %zu bytes, "
+				   "or null",
+				   key, max);
+	*out = json_string_value(v);
+	return 0;
+}
+
 /* The body of a node's delivery: its state and reason, its run. */
 static int node_body(json_t *body, struct campaign_node_update *u, json_t **run,
 		     struct errinfo *err)
@@ -111,20 +128,9 @@ static int node_body(json_t *body, struct campaign_node_update *u, json_t **run,
 		return errinfo_set(err, "state",
 				   "'state' must be one of pending, running, "
 				   "done, failed, cancelled");
-	v = json_object_get(body, "reason");
-	if (v && !json_is_null(v) &&
-	    (!json_is_string(v) || strlen(json_string_value(v)) > 1024))
-		return errinfo_set(err, "reason",
-				   "'reason' must be text of at most 1024 "
-				   "bytes, or null");
-	u->reason = json_string_value(v);
-	v = json_object_get(body, "job_id");
-	if (v && !json_is_null(v) &&
-	    (!json_is_string(v) || strlen(json_string_value(v)) > 64))
-		return errinfo_set(err, "job_id",
-				   "'job_id' must be text of at most 64 bytes, "
-				   "or null");
-	u->job_id = json_string_value(v);
+	if (opt_text(body, "reason", 1024, &u->reason, err) ||
+	    opt_text(body, "job_id", 64, &u->job_id, err))
+		return -EINVAL;
 	*run = json_object_get(body, "run");
 	if (json_is_null(*run))
 		*run = NULL;
@@ -267,13 +273,5 @@ enum MHD_Result api_campaigns_events(struct http_request *rq, struct store *st)
 	json_decref(s);
 	if (!log)
 		return MHD_NO;
-	/* 204 tells an EventSource the campaign is over: it stops
-	 * reconnecting */
-	if (!ndjson && runlog_closed(log) && !runlog_next(log, after)) {
-		runlog_unref(log);
-		return http_respond(rq, MHD_HTTP_NO_CONTENT,
-				    MHD_create_response_from_buffer(
-					    0, NULL, MHD_RESPMEM_PERSISTENT));
-	}
-	return stream_respond(rq, log, after, ndjson);
+	return api_stream_log(rq, log, after, ndjson);
 }

@@ -89,7 +89,12 @@ enum MHD_Result api_get_events(struct http_request *rq, void *ctx)
 	if (!log)
 		return http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 				  "cannot read the events of run %" PRId64, id);
-	/* 204 tells an EventSource the run is over: it stops reconnecting */
+	return api_stream_log(rq, log, after, ndjson);
+}
+
+enum MHD_Result api_stream_log(struct http_request *rq, struct runlog *log,
+			       int64_t after, int ndjson)
+{
 	if (!ndjson && runlog_closed(log) && !runlog_next(log, after)) {
 		runlog_unref(log);
 		return http_respond(rq, MHD_HTTP_NO_CONTENT,
