@@ -45,7 +45,11 @@ static void complain(const struct opts_cmd *cmd, const char *fmt, ...)
 	say(stderr, "%s: %s\n", cmd->prog, msg);
 }
 
-int opts_long(const char *v, long min, long max, long *out)
+/*
+ * A number within min..max from v into *out (the whole of v, in base 10).
+ * 0, or -EINVAL when it is not one.
+ */
+static int opts_long(const char *v, long min, long max, long *out)
 {
 	char *end;
 	long x;

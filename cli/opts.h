@@ -106,10 +106,4 @@ int opts_parse(const struct opts_cmd *cmd, int argc, char **argv, void *dest);
 /* The usage: head, the options' help from the table, tail. */
 void opts_usage(const struct opts_cmd *cmd, FILE *f);
 
-/*
- * A number within min..max from v into *out (the whole of v, in base 10).
- * 0, or -EINVAL when it is not one.
- */
-int opts_long(const char *v, long min, long max, long *out);
-
 #endif

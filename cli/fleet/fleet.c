@@ -191,7 +191,8 @@ int fleet_features_match(const char *features, const char *constraint)
 	return !any;
 }
 
-const char *fleet_campaign_state(const struct fleet_campaign *c)
+/* Its state now: running while a node is, then done, failed or cancelled. */
+static const char *fleet_campaign_state(const struct fleet_campaign *c)
 {
 	int failed = 0, cancelled = c->stop && *c->stop;
 

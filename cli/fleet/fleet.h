@@ -115,8 +115,6 @@ int fleet_plan(struct fleet_campaign *c, int json);
 
 /* The campaign as the store and the API keep it (campaigns.h). */
 json_t *fleet_campaign_json(const struct fleet_campaign *c);
-/* Its state now: running while a node is, then done, failed or cancelled. */
-const char *fleet_campaign_state(const struct fleet_campaign *c);
 /* The path of n's file ext in the campaign's directory (to free). */
 char *fleet_node_file(const struct fleet_campaign *c,
 		      const struct fleet_node *n, const char *ext);

@@ -14,12 +14,10 @@
 
 /* The flags of spawn. */
 enum {
-	/* the command gets Ctrl-C too */
-	SPAWN_CTRL_C = 1,
 	/* a Python command writes each line as it comes */
-	SPAWN_UNBUFFERED = 2,
+	SPAWN_UNBUFFERED = 1,
 	/* in a process group of its own with all it starts: stopped as one */
-	SPAWN_GROUP = 4,
+	SPAWN_GROUP = 2,
 };
 
 /*
@@ -49,7 +47,7 @@ static pid_t spawn(char *const argv[], unsigned flags, int fd[2])
 			setpgid(0, 0);
 		/* the engine's command must not see our Ctrl-C: we cancel
 		 * ourselves */
-		signal(SIGINT, (flags & SPAWN_CTRL_C) ? SIG_DFL : SIG_IGN);
+		signal(SIGINT, SIG_IGN);
 		/* clush is Python: each line as it comes, not a block later */
 		if (flags & SPAWN_UNBUFFERED)
 			setenv("PYTHONUNBUFFERED", "1", 1);
@@ -88,14 +86,8 @@ static int reap(pid_t pid)
 
 int fleet_exec(char *const argv[], struct strbuf *out, struct strbuf *err)
 {
-	return fleet_exec_opt(argv, out, err, 0);
-}
-
-int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
-		   int interruptible)
-{
 	int fd[2];
-	pid_t pid = spawn(argv, interruptible ? SPAWN_CTRL_C : 0, fd);
+	pid_t pid = spawn(argv, 0, fd);
 
 	if (pid < 0)
 		return (int)pid;

@@ -11,10 +11,6 @@
  * -errno when it could not be started (127: not found).
  */
 int fleet_exec(char *const argv[], struct strbuf *out, struct strbuf *err);
-/* The same; interruptible: the command gets Ctrl-C too (clush stops its ssh).
- */
-int fleet_exec_opt(char *const argv[], struct strbuf *out, struct strbuf *err,
-		   int interruptible);
 
 /*
  * Runs argv as fleet_exec does, handing each line of its stdout (stream

@@ -283,7 +283,8 @@ static void push(struct fleet_sink *s, int node, json_t *body, int with_run)
 	pthread_mutex_unlock(&s->mu);
 }
 
-void fleet_sink_record(struct fleet_sink *s)
+/* Sends c's record as it is now, after what is queued. */
+static void fleet_sink_record(struct fleet_sink *s)
 {
 	if (s)
 		push(s, -1, fleet_campaign_json(s->c), 0);

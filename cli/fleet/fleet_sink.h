@@ -24,8 +24,6 @@ struct fleet_sink *fleet_sink_new(struct fleet_campaign *c,
  * refused, err says why (nothing of the campaign should run).
  */
 int fleet_sink_begin(struct fleet_sink *s, struct errinfo *err);
-/* Sends c's record as it is now, after what is queued. */
-void fleet_sink_record(struct fleet_sink *s);
 /*
  * Sends n's state, reason and job, and with_run its run document (its
  * file NODE.json in the campaign's directory, read when it is sent). A

@@ -48,7 +48,13 @@ static int memory_only(const struct topo *t, int i)
 	return t->node[i].cpuless;
 }
 
-void plan_view_machine(const struct topo *t, struct strbuf *out)
+/*
+ * The machine's part of every plan, a line each: the nodes threads may
+ * run on (those with allowed cpus), the nodes memory may be bound to
+ * (those with memory, allowed), and the memory-only nodes, which get
+ * memory and never a thread. Pure.
+ */
+static void plan_view_machine(const struct topo *t, struct strbuf *out)
 {
 	char a[256], b[256], c[256];
 	int outside = 0;

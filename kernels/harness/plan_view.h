@@ -10,14 +10,6 @@
 #include "topo.h"
 
 /*
- * The machine's part of every plan, a line each: the nodes threads may
- * run on (those with allowed cpus), the nodes memory may be bound to
- * (those with memory, allowed), and the memory-only nodes, which get
- * memory and never a thread. Pure.
- */
-void plan_view_machine(const struct topo *t, struct strbuf *out);
-
-/*
  * "what: cpus 0,1 on node 0": n cpus (OS indexes, -1 unpinned) of a
  * plan, with the node of each distinct one. Pure.
  */

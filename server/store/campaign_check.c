@@ -7,7 +7,9 @@
 
 #include "jsonschema.h"
 
-int campaigns_state_known(const char *state)
+/* Whether state is one a campaign may be in: running, done, failed,
+ * cancelled. */
+static int campaigns_state_known(const char *state)
 {
 	static const char *const states[] = {"running", "done", "failed",
 					     "cancelled", NULL};

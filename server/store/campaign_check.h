@@ -17,8 +17,4 @@
  */
 int campaigns_check(json_t *c, struct errinfo *err);
 
-/* Whether state is one a campaign may be in: running, done, failed,
- * cancelled. */
-int campaigns_state_known(const char *state);
-
 #endif
