@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "fleet_exec.h"
 #include "hostlist.h"
 #include "strbuf.h"
@@ -96,13 +96,6 @@ struct reading {
 	int waiting; /* nodes with an exit_at */
 };
 
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The line each node's command ends with, after numalab's own output. */
 #define EXIT_LINE "numalab-fleet-exit "
 
@@ -160,7 +153,7 @@ static void out_line(struct fleet_campaign *c, struct reading *r, char *line)
 			node_ended(c, n, f, status);
 		} else if (!f->exit_at) {
 			f->exit_status = status;
-			f->exit_at = mono();
+			f->exit_at = clock_now();
 			r->waiting++;
 		}
 		return;
@@ -215,7 +208,7 @@ static void err_line(const struct byname *bn, struct found *fd, char *line)
 static void take_waiting(struct reading *r, int all)
 {
 	struct fleet_campaign *c = r->bn.c;
-	double now = mono();
+	double now = clock_now();
 
 	for (int i = 0; r->waiting && i < c->n; i++) {
 		struct found *f = &r->fd[i];

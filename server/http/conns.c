@@ -1,6 +1,7 @@
 /* conns.c - connections per client: the per-address limit, the total, and room for a newcomer */
 #define _GNU_SOURCE
 #include "conns.h"
+#include "clock.h"
 #include "trust.h"
 #include "units.h"
 
@@ -10,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #define BUCKETS 4096
 #define LOG_EVERY_S 60
@@ -29,8 +29,8 @@ struct conn_rec {
 	struct client *cl;
 	int fd;
 	int closing;
-	int busy; /* in a request (an event stream too): not idle */
-	struct timespec since; /* of its last request's start or end */
+	int busy;     /* in a request (an event stream too): not idle */
+	double since; /* clock_now of its last request's start or end */
 	struct conn_rec *prev, *next;
 };
 
@@ -41,7 +41,7 @@ struct conns {
 	struct client *buckets[BUCKETS];
 	/* since the last log line */
 	unsigned long refused_client, refused_full, closed;
-	struct timespec logged;
+	double logged; /* clock_now */
 	int ever_logged;
 };
 
@@ -109,12 +109,6 @@ static struct conn_rec *oldest_idle(const struct client *cl)
 	return r;
 }
 
-static int earlier(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec != b->tv_sec ? a->tv_sec < b->tv_sec
-				      : a->tv_nsec < b->tv_nsec;
-}
-
 /*
  * The connection to close for a newcomer holding `mine`: of the clients
  * holding more than it, those holding the most, the oldest idle
@@ -135,8 +129,7 @@ static struct conn_rec *victim_for(struct conns *c, unsigned int mine)
 			r = oldest_idle(cl);
 			if (!r)
 				continue;
-			if (!best || h > best_held ||
-			    earlier(&r->since, &best->since)) {
+			if (!best || h > best_held || r->since < best->since) {
 				best = r;
 				best_held = h;
 			}
@@ -148,11 +141,10 @@ static struct conn_rec *victim_for(struct conns *c, unsigned int mine)
  * only: no address, no URL, nothing a token could be in). */
 static void note(struct conns *c, unsigned long *counter)
 {
-	struct timespec now;
+	double now = clock_now();
 
 	++*counter;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (c->ever_logged && now.tv_sec - c->logged.tv_sec < LOG_EVERY_S)
+	if (c->ever_logged && now - c->logged < LOG_EVERY_S)
 		return;
 	fprintf(stderr,
 		"numalab: http: connection limits: %lu refused from clients "
@@ -266,7 +258,7 @@ struct conn_rec *conns_opened(struct conns *c, const struct sockaddr *addr,
 	}
 	r->cl = cl;
 	r->fd = fd;
-	clock_gettime(CLOCK_MONOTONIC, &r->since);
+	r->since = clock_now();
 	push_front(r);
 	cl->n++;
 	c->open++;
@@ -280,7 +272,7 @@ void conns_active(struct conns *c, struct conn_rec *r, int busy)
 		return;
 	pthread_mutex_lock(&c->mu);
 	r->busy = busy;
-	clock_gettime(CLOCK_MONOTONIC, &r->since);
+	r->since = clock_now();
 	unlink_rec(r);
 	push_front(r);
 	pthread_mutex_unlock(&c->mu);
