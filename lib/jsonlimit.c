@@ -17,19 +17,6 @@ struct scan {
 	size_t key_at, key_len; /* the last member name of the top object */
 };
 
-static void refuse(json_error_t *err, const struct scan *s, size_t pos,
-		   const char *fmt, unsigned long long what)
-{
-	if (!err)
-		return;
-	memset(err, 0, sizeof(*err));
-	err->line = s->line;
-	err->column = s->column;
-	err->position = (int)(pos < INT32_MAX ? pos : INT32_MAX);
-	snprintf(err->source, sizeof(err->source), "%s", SOURCE);
-	snprintf(err->text, sizeof(err->text), fmt, what, what);
-}
-
 static void name_field(const char *buf, const struct scan *s, char *field,
 		       size_t fieldlen)
 {
@@ -44,6 +31,24 @@ static void name_field(const char *buf, const struct scan *s, char *field,
 		n = fieldlen - 1;
 	memcpy(field, buf + s->key_at, n);
 	field[n] = '\0';
+}
+
+/* Refuses at pos: err says why (fmt, the limit given twice), field the
+ * top-level member it stands in. Returns -1. */
+static int refuse(json_error_t *err, const struct scan *s, size_t pos,
+		  const char *buf, char *field, size_t fieldlen,
+		  const char *fmt, unsigned long long what)
+{
+	name_field(buf, s, field, fieldlen);
+	if (!err)
+		return -1;
+	memset(err, 0, sizeof(*err));
+	err->line = s->line;
+	err->column = s->column;
+	err->position = (int)(pos < INT32_MAX ? pos : INT32_MAX);
+	snprintf(err->source, sizeof(err->source), "%s", SOURCE);
+	snprintf(err->text, sizeof(err->text), fmt, what, what);
+	return -1;
 }
 
 /*
@@ -98,23 +103,21 @@ static int scan(const char *buf, size_t len, unsigned int max_depth,
 		}
 		if (!prev || prev == '[' || prev == ',' || prev == ':') {
 			if (++s.values > max_values) {
-				name_field(buf, &s, field, fieldlen);
-				refuse(err, &s, i,
-				       "JSON holds more than %llu values (allowed: "
-				       "at most %llu)",
-				       (unsigned long long)max_values);
-				return -1;
+				return refuse(
+					err, &s, i, buf, field, fieldlen,
+					"JSON holds more than %llu values "
+					"(allowed: at most %llu)",
+					(unsigned long long)max_values);
 			}
 		}
 		prev = c;
 		if (c == '[' || c == '{') {
 			if (s.depth >= max_depth) {
-				name_field(buf, &s, field, fieldlen);
-				refuse(err, &s, i,
-				       "JSON nested deeper than %llu levels "
-				       "(allowed: at most %llu)",
-				       (unsigned long long)max_depth);
-				return -1;
+				return refuse(
+					err, &s, i, buf, field, fieldlen,
+					"JSON nested deeper than %llu levels "
+					"(allowed: at most %llu)",
+					(unsigned long long)max_depth);
 			}
 			if (c == '{')
 				s.is_object |= (uint64_t)1 << s.depth;
