@@ -48,24 +48,26 @@ static void param_allowed(json_t *p, struct strbuf *sb)
 		strbuf_addstr(sb, "-");
 }
 
-/* The param table: name, type, default, allowed, unit, then the help below. */
-static void print_params(const char *title, json_t *params, size_t from,
-			 size_t to)
+/*
+ * The param table of the n rows of params whose indexes are in rows: name,
+ * type, default, allowed, unit, then the help below.
+ */
+static void print_params(const char *title, json_t *params, const size_t *rows,
+			 size_t n)
 {
 	static const char *const head[] = {"name", "type", "default", "allowed",
 					   "unit"};
 	int w[5];
-	size_t i;
 	json_t *p;
 
-	if (from >= to)
+	if (!n)
 		return;
 	for (int j = 0; j < 5; j++)
 		w[j] = (int)strlen(head[j]);
-	for (i = from; i < to; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct strbuf allowed = STRBUF_INIT;
 		const char *cols[5];
-		p = json_array_get(params, i);
+		p = json_array_get(params, rows[i]);
 		param_allowed(p, &allowed);
 		cols[0] = json_string_value(json_object_get(p, "name"));
 		cols[1] = json_string_value(json_object_get(p, "type"));
@@ -84,11 +86,11 @@ static void print_params(const char *title, json_t *params, size_t from,
 	}
 	printf("\n%s\n  %-*s  %-*s  %-*s  %-*s  %s\n", title, w[0], head[0],
 	       w[1], head[1], w[2], head[2], w[3], head[3], head[4]);
-	for (i = from; i < to; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct strbuf allowed = STRBUF_INIT, line = STRBUF_INIT;
 		const char *def, *unit;
 		int long_list;
-		p = json_array_get(params, i);
+		p = json_array_get(params, rows[i]);
 		param_allowed(p, &allowed);
 		def = json_string_value(json_object_get(p, "default"));
 		unit = json_string_value(json_object_get(p, "unit"));
@@ -119,6 +121,45 @@ static size_t count_rows(const struct param *p)
 	return n;
 }
 
+/* The rows from..to of params (the schema's), in one table. */
+static void print_range(const char *title, json_t *params, size_t from,
+			size_t to)
+{
+	size_t rows[PARAM_MAX_PER_EXP], n = 0;
+
+	for (size_t i = from; i < to && n < PARAM_MAX_PER_EXP; i++)
+		rows[n++] = i;
+	print_params(title, params, rows, n);
+}
+
+/*
+ * The experiment's own params, the first own rows of params: those every
+ * part reads under "parameters of NAME", then one table a part of those
+ * its reads name (experiment_param_part).
+ */
+static void print_own(const struct experiment *e, json_t *params, size_t own)
+{
+	size_t rows[PARAM_MAX_PER_EXP], n = 0;
+	struct strbuf title = STRBUF_INIT;
+
+	for (size_t i = 0; i < own && n < PARAM_MAX_PER_EXP; i++)
+		if (!experiment_param_part(e, e->params[i].name))
+			rows[n++] = i;
+	strbuf_addf(&title, "parameters of %s", e->name);
+	print_params(strbuf_str(&title), params, rows, n);
+	for (const struct part *p = e->parts; p && p->name; p++) {
+		n = 0;
+		for (size_t i = 0; i < own && n < PARAM_MAX_PER_EXP; i++)
+			if (experiment_param_part(e, e->params[i].name) == p)
+				rows[n++] = i;
+		strbuf_reset(&title);
+		strbuf_addf(&title, "parameters the part '%s' alone reads",
+			    p->name);
+		print_params(strbuf_str(&title), params, rows, n);
+	}
+	strbuf_release(&title);
+}
+
 void run_help(const struct experiment *e, const struct topo *t)
 {
 	json_t *schema = schema_experiment(e, t);
@@ -126,7 +167,6 @@ void run_help(const struct experiment *e, const struct topo *t)
 	size_t own = count_rows(e->params);
 	size_t placed =
 		own + (e->uses_placement ? count_rows(placement_params) : 0);
-	struct strbuf title = STRBUF_INIT;
 
 	printf("usage: numalab run [--json|--ndjson] %s [k=v ...]\n\n%s (article section %s)\n",
 	       e->name, e->title, e->section ? e->section : "-");
@@ -134,16 +174,14 @@ void run_help(const struct experiment *e, const struct topo *t)
 	if (json_string_value(json_object_get(schema, "limited")))
 		printf("on this machine: %s\n",
 		       json_string_value(json_object_get(schema, "limited")));
-	strbuf_addf(&title, "parameters of %s", e->name);
-	print_params(strbuf_str(&title), params, 0, own);
-	print_params("where the threads run (the placement parameters)", params,
-		     own, placed);
-	print_params("parameters every experiment takes", params, placed,
-		     json_array_size(params));
+	print_own(e, params, own);
+	print_range("where the threads run (the placement parameters)", params,
+		    own, placed);
+	print_range("parameters every experiment takes", params, placed,
+		    json_array_size(params));
 	printf("\nA list takes commas and ranges (1-4,8); a size takes K, M or G (64M).\n"
 	       "output: a table at the end of the run (a progress line meanwhile on a\n"
 	       "terminal); --json: the whole run as one JSON document; --ndjson: one\n"
 	       "JSON event per line (docs/events.md)\n");
-	strbuf_release(&title);
 	json_decref(schema);
 }

@@ -3,9 +3,10 @@
 #   mode=synopsis  the usage lines only (and the lines indented under them)
 #   mode=body      the rest: option rows become .TP items, text paragraphs
 #   mode=about     an experiment's `run NAME --help`: its title and summary
-#   mode=params    an experiment's `run NAME --help`: its own parameter table
-#                  only (from=TITLE prints the table under that title
-#                  instead: the placement or the common parameters)
+#   mode=params    an experiment's `run NAME --help`: its own parameter tables
+#                  only, the one of every part and each part's own (from=TITLE
+#                  prints the table under that title instead: the placement
+#                  or the common parameters)
 
 function esc(s) {
 	gsub(/\\/, "\\e", s)
@@ -100,11 +101,14 @@ mode == "about" {
 }
 
 mode == "params" {
-	if ($0 == "") { if (intable) exit; next }
+	if ($0 == "") { intable = 0; next }
 	if (!intable) {
-		if ($0 ~ /^  name +type +default/)
-			intable = from == "" ? title ~ /^parameters of / : title == from
-		else if ($0 !~ /^ /)
+		if ($0 ~ /^  name +type +default/) {
+			intable = from == "" ? title ~ /^parameters (of|the part) / : title == from
+			# a part's own parameters follow under its words
+			if (intable && title ~ /^parameters the part /)
+				{ print ".PP"; text(title ":") }
+		} else if ($0 !~ /^ /)
 			title = $0
 		next
 	}

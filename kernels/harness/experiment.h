@@ -20,6 +20,14 @@ const struct param *experiment_param(const struct experiment *exp,
 				     const char *name, size_t len);
 
 /*
+ * The first of exp's parts whose reads (struct part .reads) name the param
+ * name: the part it belongs to when a help groups params by part. NULL
+ * when no part names it (every part may read it) or exp has no parts.
+ */
+const struct part *experiment_param_part(const struct experiment *exp,
+					 const char *name);
+
+/*
  * Whether exp takes more params than a request may hold
  * (PARAM_MAX_PER_EXP) with the common ones: 0, or -EINVAL with err set.
  */

@@ -50,6 +50,16 @@ const struct param *experiment_param(const struct experiment *exp,
 	return params_find(tables, nt, name, len);
 }
 
+const struct part *experiment_param_part(const struct experiment *exp,
+					 const char *name)
+{
+	for (const struct part *p = exp->parts; p && p->name; p++)
+		for (const char *const *r = p->reads; r && *r; r++)
+			if (!strcmp(*r, name))
+				return p;
+	return NULL;
+}
+
 /* Trims a PARAM_F_CPUS default ("1-4") to the CPUs the machine allows. */
 static void trim_default(const struct param *p, const struct topo *t, char *buf,
 			 size_t len)

@@ -174,6 +174,17 @@ class Help(unittest.TestCase):
                 self.assertIn(p["help"].split()[0], out)
             self.assertIn("parameters every experiment takes", out)
 
+    def test_params_by_part(self):
+        # a part's own params (struct part .reads) stand under its name
+        out = subprocess.run([BIN, "run", "remote_bandwidth", "--help"],
+                             capture_output=True, text=True,
+                             timeout=TIMEOUT, check=True).stdout
+        tables = {t.split("\n")[0]: t for t in out.split("\n\n")}
+        mixed = tables.get("parameters the part 'mixed' alone reads", "")
+        self.assertRegex(mixed, r"\n  mixed +enum ", out)
+        self.assertNotRegex(tables["parameters of remote_bandwidth"],
+                            r"\n  mixed ")
+
 
 class JsonReferences(unittest.TestCase):
     def test_references_on_comparable_terms(self):
