@@ -7,7 +7,10 @@
  * starts gets a thread-specific key whose destructor, run as the thread
  * ends (by return or pthread_exit), reads the thread's own cpu clock
  * (CLOCK_THREAD_CPUTIME_ID: only the time it was on a cpu) and appends
- * "thread_cpu_ns N" to $NUMALAB_BENCH_THREAD_CPU. likwid-bench's worker
+ * "thread_cpu_ns N start_ns S end_ns E" to $NUMALAB_BENCH_THREAD_CPU,
+ * with the CLOCK_MONOTONIC times it started and ended: a thread whose
+ * cpu time falls short of its wall time was off its cpu for the rest,
+ * while its partners ran without it. likwid-bench's worker
  * threads pin themselves, wait at a barrier and run the kernel (its
  * arrays are allocated and first written by the main thread), so a
  * worker's cpu time is its kernel's time on a cpu, give or take its
@@ -32,18 +35,31 @@ struct start {
 static pthread_key_t key;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+static long long ns(clockid_t id)
+{
+	struct timespec c;
+
+	if (clock_gettime(id, &c))
+		return -1;
+	return (long long)c.tv_sec * 1000000000LL + c.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC when the thread started, its destructor's value */
+static _Thread_local long long start_ns;
+
 static void thread_done(void *unused)
 {
 	const char *path = getenv("NUMALAB_BENCH_THREAD_CPU");
-	struct timespec c;
-	char line[64];
+	long long cpu = ns(CLOCK_THREAD_CPUTIME_ID), end = ns(CLOCK_MONOTONIC);
+	char line[128];
 	int fd, n;
 
 	(void)unused;
-	if (!path || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c))
+	if (!path || cpu < 0 || end < 0)
 		return;
-	n = snprintf(line, sizeof(line), "thread_cpu_ns %lld\n",
-		     (long long)c.tv_sec * 1000000000LL + c.tv_nsec);
+	n = snprintf(line, sizeof(line),
+		     "thread_cpu_ns %lld start_ns %lld end_ns %lld\n", cpu,
+		     start_ns, end);
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
@@ -63,6 +79,7 @@ static void *started(void *p)
 	struct start s = *(struct start *)p;
 
 	free(p);
+	start_ns = ns(CLOCK_MONOTONIC);
 	pthread_once(&once, make_key);
 	/* any non-NULL value: the destructor runs only for those */
 	(void)pthread_setspecific(key, &once);
