@@ -195,6 +195,17 @@ out:
 	return ret;
 }
 
+/* The answer when campaign id's summary could not be read (errno says
+ * why): 404 for an id the store does not hold, else 500. */
+static enum MHD_Result summary_unread(struct http_request *rq, const char *id)
+{
+	return errno == ENOENT
+		       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",
+				    "unknown campaign id '%.80s'", id)
+		       : http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
+				    "cannot read campaign '%.80s'", id);
+}
+
 enum MHD_Result api_campaigns_cancel(struct http_request *rq, struct store *st,
 				     const struct fleet_start *fs)
 {
@@ -204,14 +215,8 @@ enum MHD_Result api_campaigns_cancel(struct http_request *rq, struct store *st,
 	const char *state = json_string_value(json_object_get(s, "state"));
 	int rc;
 
-	if (!s) {
-		return errno == ENOENT
-			       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",
-					    "unknown campaign id '%.80s'", id)
-			       : http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					    NULL,
-					    "cannot read campaign '%.80s'", id);
-	}
+	if (!s)
+		return summary_unread(rq, id);
 	if (state && strcmp(state, "running")) {
 		enum MHD_Result ret = http_error(
 			rq, MHD_HTTP_CONFLICT, "id",
@@ -263,12 +268,7 @@ enum MHD_Result api_campaigns_events(struct http_request *rq, struct store *st)
 				  "whole number)");
 	s = campaign_summary(st, id);
 	if (!s)
-		return errno == ENOENT
-			       ? http_error(rq, MHD_HTTP_NOT_FOUND, "id",
-					    "unknown campaign id '%.80s'", id)
-			       : http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					    NULL,
-					    "cannot read campaign '%.80s'", id);
+		return summary_unread(rq, id);
 	log = campaign_live_log(id, s);
 	json_decref(s);
 	if (!log)
