@@ -903,6 +903,7 @@ static const struct key_label summary_labels[] = {
 
 const struct experiment exp_core_to_core = {
 	.name = "core_to_core",
+	.lockstep = 1, /* a round trip needs both threads on their cpus */
 	.smoke = "samples=2 round_trips=10 warmup=0",
 	.headline_key = "round_trip_ns_*",
 	.headline_chart = C2C_LATENCY,

@@ -285,6 +285,12 @@ struct experiment {
 	 */
 	double fixed_share;
 	/*
+	 * 1: its rounds advance only while two of its threads run at once (a
+	 * line handed back and forth): on a busy machine they slow by about
+	 * the square of what one thread's share of a cpu says (estimate_now).
+	 */
+	int lockstep;
+	/*
 	 * Checks what the param table alone cannot (relations between
 	 * params, what the machine allows) before anything is allocated.
 	 * May be NULL. Returns 0 or -EINVAL with err set.

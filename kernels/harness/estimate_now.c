@@ -6,6 +6,7 @@
 #include "experiment.h"
 #include "rates.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -163,6 +164,15 @@ void cpu_room_now(int want, struct cpu_room *r)
 	pthread_mutex_unlock(&mu);
 	if (r->share > 0 && r->share < 1)
 		r->slowdown = 1 / (r->share < 0.02 ? 0.02 : r->share);
+	/*
+	 * Two threads that need each other advance only while both are on a
+	 * cpu: each for its share of the time, so at about the square of one
+	 * thread's share (core_to_core beside a load of 10 on 2 cpus: 30x
+	 * slower at a share of 19%). A probe of its own handing a line back
+	 * and forth read 200-800x there: its threads, unlike a team's,
+	 * never sleep and wake together.
+	 */
+	r->lockstep = r->slowdown * r->slowdown;
 }
 
 /* How the share was found, for the basis. */
@@ -180,6 +190,15 @@ static void how(const struct cpu_room *r, char *buf, size_t len)
 			 r->load, r->cpus, 100 * r->steal);
 }
 
+double estimate_busy_s(double start, double fixed, double rounds, double budget,
+		       double slowdown, double per_round)
+{
+	double slow = rounds * per_round;
+	double full = budget > slow ? sqrt(slow * budget) : slow;
+
+	return start * slowdown + fixed * sqrt(slowdown) + full;
+}
+
 int experiment_estimate_now(const struct experiment *exp, const void *params,
 			    const struct common_params *common,
 			    const struct topo *t, double *seconds,
@@ -188,16 +207,20 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	struct common_params least_p = *common;
 	struct cpu_room room;
 	double least = 0, start = rates_get()->start_s, body, fixed, rounds,
-	       full;
+	       per_round;
 	uint64_t b;
-	char h[160];
+	char h[160], lock[96] = "";
 	int rc = experiment_estimate(exp, params, common, t, seconds, bytes);
 
 	if (rc)
 		return rc;
 	cpu_room_now((int)common->cpus.n, &room);
 	how(&room, h, sizeof(h));
-	if (room.slowdown < BUSY) {
+	/* the rounds' slowdown: a lockstep experiment's hand-offs */
+	per_round = exp->lockstep && room.lockstep > room.slowdown
+			    ? room.lockstep
+			    : room.slowdown;
+	if (per_round < BUSY) {
 		snprintf(basis, len,
 			 "the rates measured here; the machine is quiet now: a "
 			 "thread of the run would get %.0f%% of a cpu (%s)",
@@ -209,21 +232,36 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	body = least - start;
 	if (body < 0)
 		body = 0;
-	/* the rounds run slower, or grow into the budget (wall time),
-	 * whichever is longer. A worker's start and the work a run does
-	 * once (allocating, touching its pages) stay as measured: on the
-	 * bench's rows they hardly slowed on a busy machine, where the
-	 * rounds slowed as the cpus' queue says */
+	/*
+	 * The rates are the machine's own (rates.c times them on the cpu's
+	 * clocks), so the run waits its turn for a cpu now: the worker's
+	 * start and the rounds fully. The work done once (allocating,
+	 * touching, forking, sleeping while threads move) partly: by the
+	 * square root, the middle of not at all and fully (affinity's, mostly
+	 * such work, took 2.3x beside a probe's 9x; memory_policy_semantics's
+	 * 4-5x beside 4-10x). The rounds then grow, while a point's interval
+	 * is wide, into the budget, a
+	 * deadline on the wall clock set from the machine's own rates:
+	 * slowed rounds that already pass it add none, others stop between
+	 * their least and the budget. Their geometric middle, as
+	 * experiment_estimate takes on a quiet machine (where this is the
+	 * same at a slowdown of 1).
+	 */
+	if (per_round > room.slowdown)
+		snprintf(lock, sizeof(lock),
+			 ", its rounds %.1fx (two threads handing a line "
+			 "back and forth now)",
+			 per_round);
 	fixed = body * exp->fixed_share;
 	rounds = body - fixed;
-	full = rounds > 0 ? adapt_budget(common, rounds, 0) : 0;
-	if (rounds * room.slowdown > full)
-		full = rounds * room.slowdown;
-	*seconds = start + fixed + full;
+	*seconds = estimate_busy_s(start, fixed, rounds,
+				   rounds > 0 ? adapt_budget(common, rounds, 0)
+					      : 0,
+				   room.slowdown, per_round);
 	snprintf(basis, len,
 		 "the rates measured here, for a busy machine: a thread of the "
-		 "run would get %.0f%% of a cpu (%s), so each round %.1fx "
-		 "slower, and the rounds grown into the budget",
-		 100 * room.share, h, room.slowdown);
+		 "run would get %.0f%% of a cpu (%s), so the run %.1fx "
+		 "slower%s, and its rounds grown toward the budget",
+		 100 * room.share, h, room.slowdown, lock);
 	return 0;
 }

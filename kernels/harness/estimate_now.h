@@ -16,14 +16,17 @@ struct cpu_room {
 	double load;	 /* the 1-minute load average (-1: unknown) */
 	double steal;	 /* share of the cpus' time the hypervisor took */
 	double slowdown; /* how much slower cpu-bound work runs now, >= 1 */
+	double lockstep; /* how much slower two threads that hand a line back
+			    and forth advance now, >= 1 */
 };
 
 /*
  * Spins `want` threads (0: one a cpu this process may use) for 0.2 s and
  * takes the share of a cpu each got (after their first 50 ms): what threads of
  * a run would get now beside whatever else runs, at its weight (nice), less
- * what the hypervisor steals. The slowdown of cpu-bound work is its inverse. A
- * probe is reused for 5 s.
+ * what the hypervisor steals. The slowdown of cpu-bound work is its inverse.
+ * The lockstep slowdown, of two threads that hand a line back and forth, is
+ * its square. A probe is reused for 5 s.
  */
 void cpu_room_now(int want, struct cpu_room *r);
 
@@ -34,6 +37,16 @@ void cpu_room_now(int want, struct cpu_room *r);
  * and count as its own. Blind to the others' weights (nice, cgroups).
  */
 void cpu_room_passive(int on);
+
+/*
+ * The seconds of a run on a busy machine: its worker's start slowed by
+ * slowdown, its work done once by the square root of it, and its rounds
+ * by per_round (slowdown, or the lockstep one), then grown toward budget
+ * (seconds; 0: none) to the geometric middle of the two. At a slowdown of
+ * 1 it is experiment_estimate's quiet estimate.
+ */
+double estimate_busy_s(double start, double fixed, double rounds, double budget,
+		       double slowdown, double per_round);
 
 /*
  * experiment_estimate for the machine as it is now (cpu_room_now): on a

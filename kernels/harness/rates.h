@@ -45,6 +45,16 @@ int rates_save(const char *path, const char *fingerprint,
 	       const struct rates *r);
 
 /*
+ * Measures r on this machine (rates_calibrate.c), each rate timed so that what
+ * a busy machine makes a thread wait stays out (the cpu's clocks, the rounds
+ * run together, the median of short windows): the rates are the machine's, and
+ * estimate_now adds the load of the moment. A rate that cannot be measured
+ * keeps what r held (fill it with rates_default first). Returns 0, or -ENODEV
+ * when no cpu is allowed.
+ */
+int rates_calibrate(const struct topo *t, struct rates *r);
+
+/*
  * The usual path: rates from the cache file when it matches this machine,
  * else calibrated and saved there (path may be NULL: then only
  * calibrated). Sets them with rates_set. Returns 0 or -errno.

@@ -1,5 +1,6 @@
 /* test_rates.c - the rates cache: a round trip, a changed machine measured again, and estimates that follow the rates */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -177,6 +178,26 @@ static void test_estimate_now_says_its_basis(void **state)
 	topo_free(t);
 }
 
+/* The busy model on canned figures: the quiet estimate at a slowdown of
+ * 1, each part slowed as it says, rounds past the budget not grown. */
+static void test_estimate_busy_parts(void **state)
+{
+	(void)state;
+	/* quiet: the rounds grown to the middle of least and 3x */
+	assert_float_equal(estimate_busy_s(0.02, 0.1, 1, 3, 1, 1),
+			   0.12 + sqrt(3), 1e-9);
+	/* 4x slower: start 4x, work done once 2x, rounds 4x (past 3x: not
+	 * grown) */
+	assert_float_equal(estimate_busy_s(0.02, 0.1, 1, 3, 4, 4),
+			   0.08 + 0.2 + 4, 1e-9);
+	/* 2x slower: the rounds grown to the middle of 2x and 3x */
+	assert_float_equal(estimate_busy_s(0, 0, 1, 3, 2, 2), sqrt(6), 1e-9);
+	/* lockstep: the rounds 16x where one thread is 4x */
+	assert_float_equal(estimate_busy_s(0, 0, 1, 3, 4, 16), 16, 1e-9);
+	/* no budget (budget=0): exactly the slowed rounds */
+	assert_float_equal(estimate_busy_s(0, 0, 2, 0, 1.5, 1.5), 3, 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_changed_fingerprint_recalibrates),
 		cmocka_unit_test(test_estimates_follow_rates),
 		cmocka_unit_test(test_estimate_now_says_its_basis),
+		cmocka_unit_test(test_estimate_busy_parts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

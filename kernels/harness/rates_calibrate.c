@@ -1,0 +1,474 @@
+/* rates_calibrate.c - the measurements behind the rates: each timed so that a busy machine's waits stay out of them */
+#define _GNU_SOURCE
+#include "rates.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bw.h"
+#include "clock.h"
+#include "stats.h"
+#include "team.h"
+
+/* rounds of each per-operation rate (two threads: some may not run
+ * together on a busy machine) */
+#define RATE_ROUNDS 9
+#define RATE_ROUNDS_MAX 64
+
+struct spin_job {
+	void *line; /* 64-byte aligned */
+	long n;
+	int atomic;
+	int stride; /* bytes between the two threads' counters (0: one counter)
+		     */
+};
+
+static void spin_body(void *arg, int tid, int round)
+{
+	const struct spin_job *j = arg;
+	char *base = j->line;
+
+	(void)round;
+	if (j->atomic) {
+		uint64_t *c = (uint64_t *)(base + (size_t)tid * j->stride);
+		for (long i = 0; i < j->n; i++)
+			__atomic_fetch_add(c, 1, __ATOMIC_SEQ_CST);
+	} else {
+		volatile uint32_t *c =
+			(volatile uint32_t *)(base + (size_t)tid * j->stride);
+		for (long i = 0; i < j->n; i++)
+			*c = *c + 1;
+	}
+}
+
+static double min_of(const double *v, int n)
+{
+	double m = v[0];
+
+	for (int i = 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
+/* Rounds whose threads ran at once this much of the time ran together. */
+#define TOGETHER 0.8
+
+/* The median of res's rounds whose threads ran together, or of the one
+ * that ran most together when none did. */
+static double together_median(const struct team_result *res)
+{
+	double v[RATE_ROUNDS_MAX];
+	int n = 0, most = 0;
+
+	for (int i = 0; i < res->rounds && n < RATE_ROUNDS_MAX; i++) {
+		if (res->overlap && res->overlap[i] >= TOGETHER)
+			v[n++] = res->seconds[i];
+		if (res->overlap && res->overlap[i] > res->overlap[most])
+			most = i;
+	}
+	return n ? stats_median(v, n) : res->seconds[most];
+}
+
+/* Seconds per operation of n ops on each of nthreads threads, or -1. */
+static double per_op(const struct topo *t, const int *cpus, int nthreads,
+		     int atomic, int stride, long n)
+{
+	struct spin_job j = {.n = n, .atomic = atomic, .stride = stride};
+	struct team_job job = {.nthreads = nthreads,
+			       .cpus = cpus,
+			       .arg = &j,
+			       .body = spin_body,
+			       .warmup = 1,
+			       .repeat = RATE_ROUNDS};
+	struct team_result res;
+	double best = -1;
+
+	j.line = aligned_alloc(4096, 4096);
+	if (!j.line)
+		return -1;
+	memset(j.line, 0, 4096);
+	/*
+	 * One thread: the best round (nothing it waits for can only slow it
+	 * down). Two: the median of the rounds they ran together, as the
+	 * experiments report it; on a busy machine the best round is often
+	 * one where the threads took turns and nothing bounced (a median of
+	 * all rounds read 0.33 ns for 1.1 ns beside a load of 15 on 2 cpus).
+	 */
+	if (team_run(&job, t, &res) == 0 && res.rounds > 0)
+		best = nthreads > 1 ? together_median(&res)
+				    : min_of(res.seconds, res.rounds);
+	team_result_free(&res);
+	free(j.line);
+	return best > 0 ? best / (double)n : -1;
+}
+
+static void noop_body(void *arg, int tid, int round)
+{
+	(void)arg;
+	(void)tid;
+	(void)round;
+}
+
+/* Seconds to start, run one empty round of and join a pinned team: the best
+ * of 3. */
+static double team_cost(const struct topo *t, const int *cpus, int nthreads)
+{
+	struct team_job job = {.nthreads = nthreads,
+			       .cpus = cpus,
+			       .body = noop_body,
+			       .repeat = 1};
+	double best = -1;
+
+	for (int i = 0; i < 3; i++) {
+		struct team_result res;
+		double t0 = clock_now(), dt;
+		int rc = team_run(&job, t, &res);
+
+		dt = clock_now() - t0;
+		team_result_free(&res);
+		if (rc)
+			return -1;
+		if (best < 0 || dt < best)
+			best = dt;
+	}
+	return best;
+}
+
+/*
+ * Seconds since this process started (exec, libraries, the topology it
+ * read): a worker pays the same before its first measurement. From
+ * /proc/self/stat's start time, in clock ticks since boot; -1 when unknown.
+ */
+static double process_age(void)
+{
+	FILE *f = fopen("/proc/self/stat", "re");
+	char buf[1024], *p;
+	unsigned long long start = 0;
+	struct timespec now;
+	long hz = sysconf(_SC_CLK_TCK);
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the command name may hold spaces */
+	/* after ") ": state is field 3; starttime is field 22 */
+	if (!p || hz <= 0 ||
+	    sscanf(p + 2,
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &start) != 1 ||
+	    clock_gettime(CLOCK_BOOTTIME, &now))
+		return -1;
+	return (double)now.tv_sec + now.tv_nsec * 1e-9 -
+	       (double)start / (double)hz;
+}
+
+/* a start that took this many times its cpu time waited for a cpu */
+#define START_WAITED 2.0
+
+/*
+ * What a worker costs before its first measurement: a fresh topology
+ * read, or this process's own start where that took longer. Called first
+ * in rates_calibrate, so the age is the start's and not the calibration's
+ * own. An age past a quarter of a second (a server that has run a while,
+ * or a start that waited long for a cpu) says nothing about a start: then
+ * the topology read alone. It used to be capped at a quarter of a second
+ * instead, which made every estimate 0.25 s long at least, where a
+ * whole run of cache_sharing takes 0.07 s on a quiet lab VM.
+ */
+static double start_cost(void)
+{
+	double t0 = clock_now(), dt, age = process_age();
+	double cpu = clock_process_cpu();
+	struct topo *t = topo_load();
+
+	if (!t)
+		return -1;
+	topo_free(t);
+	dt = clock_now() - t0;
+	/* an age much past the cpu the start used waited for a cpu: a busy
+	 * machine's, which estimate_now counts itself; the start's own cost
+	 * is then its cpu time */
+	if (cpu > 0 && age > START_WAITED * cpu)
+		age = cpu;
+	if (age > dt && age < 0.25)
+		dt = age;
+	return dt;
+}
+
+static void *empty_thread(void *arg)
+{
+	return arg;
+}
+
+/* Nanoseconds to create and join a thread: the best of 20, or -1. */
+static double spawn_cost(void)
+{
+	double best = -1;
+
+	for (int i = 0; i < 20; i++) {
+		pthread_t th;
+		double t0 = clock_now(), dt;
+
+		if (pthread_create(&th, NULL, empty_thread, NULL))
+			return -1;
+		pthread_join(th, NULL);
+		dt = clock_now() - t0;
+		if (best < 0 || dt < best)
+			best = dt;
+	}
+	return best * 1e9;
+}
+
+struct trip_job {
+	_Atomic uint64_t *line;
+	long trips;
+	/*
+	 * A hand-over needs both threads on a cpu at once: beside a machine's
+	 * worth of other runnable threads each trip can wait a time slice, and
+	 * 20,000 of them took minutes (64 runs started at once on 2 cpus).
+	 * Past this clock reading the threads give up and the default stays.
+	 */
+	double give_up_at;
+	_Atomic int gave_up;
+	/* thread 0's time for each TRIP_WINDOW trips, every round's */
+	double *window_s;
+	int nwindows, most_windows;
+};
+
+/*
+ * The trips timed together: short enough that most windows saw both
+ * threads on their cpus on a busy machine (one where a thread was off its
+ * cpu takes a time slice and is an outlier), long enough that the clock's
+ * read is a few percent of it.
+ */
+#define TRIP_WINDOW 250
+#define TRIP_WINDOWS_LEAST 20
+
+/* Whether to stop waiting: looked at once every 4,096 spins. */
+static int trip_late(struct trip_job *j, unsigned *spins)
+{
+	if ((++*spins & 4095) != 0)
+		return 0;
+	if (atomic_load_explicit(&j->gave_up, memory_order_relaxed))
+		return 1;
+	if (clock_now() < j->give_up_at)
+		return 0;
+	atomic_store_explicit(&j->gave_up, 1, memory_order_relaxed);
+	return 1;
+}
+
+/* Thread 0 hands the line over with an odd value, thread 1 answers with the
+ * next even one. */
+static void trip_body(void *arg, int tid, int round)
+{
+	struct trip_job *j = arg;
+	uint64_t base = (uint64_t)round * 2 * (uint64_t)j->trips;
+	unsigned spins = 0;
+
+	double w0 = tid == 0 ? clock_now() : 0;
+
+	for (long i = 0; i < j->trips; i++) {
+		uint64_t v = base + 2 * (uint64_t)i;
+		if (tid == 0 && i && i % TRIP_WINDOW == 0) {
+			double w1 = clock_now();
+			if (j->nwindows < j->most_windows)
+				j->window_s[j->nwindows++] = w1 - w0;
+			w0 = w1;
+		}
+		if (tid == 0) {
+			atomic_store_explicit(j->line, v + 1,
+					      memory_order_release);
+			while (atomic_load_explicit(
+				       j->line, memory_order_acquire) != v + 2)
+				if (trip_late(j, &spins))
+					return;
+		} else {
+			while (atomic_load_explicit(
+				       j->line, memory_order_acquire) != v + 1)
+				if (trip_late(j, &spins))
+					return;
+			atomic_store_explicit(j->line, v + 2,
+					      memory_order_release);
+		}
+	}
+}
+
+/* The whole round-trip calibration may take this long, in seconds; quiet,
+ * its 6 rounds of 20,000 trips take about 10 ms. */
+#define TRIP_GIVE_UP_S 1.0
+
+/* Seconds per round trip of one line between the two cpus (best round), or -1.
+ */
+static double round_trip(const struct topo *t, const int *cpus, long trips)
+{
+	struct trip_job j = {.trips = trips};
+	struct team_job job = {.nthreads = 2,
+			       .cpus = cpus,
+			       .arg = &j,
+			       .body = trip_body,
+			       .warmup = 1,
+			       .repeat = 5,
+			       .spin = 1};
+	struct team_result res;
+	double best = -1;
+
+	j.most_windows =
+		(int)((job.warmup + job.repeat) * (trips / TRIP_WINDOW));
+	j.window_s = calloc((size_t)j.most_windows + 1, sizeof(double));
+	j.line = aligned_alloc(4096, 4096);
+	if (!j.line || !j.window_s) {
+		free((void *)j.line);
+		free(j.window_s);
+		return -1;
+	}
+	atomic_store(j.line, 0);
+	atomic_init(&j.gave_up, 0);
+	j.give_up_at = clock_now() + TRIP_GIVE_UP_S;
+	/*
+	 * The median window, as core_to_core reports the median of a pair's
+	 * samples: a round's median took in the time slices its threads
+	 * waited on a busy machine (1 us a trip against 56 ns quiet on the
+	 * lab VM). The windows it got when it gave up count too, if enough;
+	 * none at all when too few went through.
+	 */
+	int rc = team_run(&job, t, &res);
+	if (j.nwindows >= TRIP_WINDOWS_LEAST ||
+	    (rc == 0 && res.rounds > 0 && !atomic_load(&j.gave_up) &&
+	     j.nwindows > 0))
+		best = stats_median(j.window_s, j.nwindows) / TRIP_WINDOW;
+	team_result_free(&res);
+	free((void *)j.line);
+	free(j.window_s);
+	return best > 0 ? best : -1;
+}
+
+/*
+ * The buffer the memory rates stream over: 64 MiB, past the last-level
+ * cache of most machines; a larger one would make the calibration cost
+ * more than the quarter of a second it is allowed (first touch alone runs
+ * at 5-20 us a page in a VM). On a machine whose caches hold it, the
+ * rates come out high and estimates low: the bench row of estimate over
+ * actual shows by how much.
+ */
+static size_t memory_bytes(const struct topo *t)
+{
+	(void)t;
+	return (size_t)64 << 20;
+}
+
+#define TOUCH_PARTS 16
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void memory_rates(const struct topo *t, struct rates *r)
+{
+	size_t len = memory_bytes(t);
+	enum bw_isa isa = bw_isa_best();
+	double t0, best_r = -1, best_w = -1;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	/*
+	 * First touch in TOUCH_PARTS parts, each timed: the median part is
+	 * the rate. One timing of the whole took in whatever preemption a
+	 * busy machine dealt it (4x between two calibrations a minute apart
+	 * on the lab VM). Each part and pass below is timed on this thread's
+	 * cpu clock (a fault's kernel time counts, a wait for the cpu does
+	 * not): the rates are the machine's, and estimate_now adds what a
+	 * busy machine costs now. On the wall clock a busy minute's rates
+	 * came out 2x slow, and the estimates made of them counted the load
+	 * twice (2.6-3.5x the actual).
+	 */
+	double part_s[TOUCH_PARTS];
+	size_t part = len / TOUCH_PARTS;
+
+	for (int k = 0; k < TOUCH_PARTS; k++) {
+		t0 = clock_thread_cpu();
+		for (size_t off = 0; off < part; off += 4096)
+			p[(size_t)k * part + off] = 1;
+		part_s[k] = clock_thread_cpu() - t0;
+	}
+	qsort(part_s, TOUCH_PARTS, sizeof(double), cmp_double);
+	r->touch_page_ns =
+		part_s[TOUCH_PARTS / 2] / (double)(part / 4096) * 1e9;
+	/* the best of 8 passes each way (a pass is a few ms): a preempted
+	 * pass gave 179 MB/s once, and the host's other guests slow some
+	 * even on the cpu clock */
+	for (int i = 0; i < 8; i++) {
+		double dt;
+		t0 = clock_thread_cpu();
+		bw_kernel_isa(isa, BW_WRITE, p, NULL, len, 7);
+		dt = clock_thread_cpu() - t0;
+		if (best_w < 0 || dt < best_w)
+			best_w = dt;
+		t0 = clock_thread_cpu();
+		bw_kernel_isa(isa, BW_READ, NULL, p, len, 0);
+		dt = clock_thread_cpu() - t0;
+		if (best_r < 0 || dt < best_r)
+			best_r = dt;
+	}
+	if (best_r > 0)
+		r->read_gbs = (double)len / best_r / 1e9;
+	if (best_w > 0)
+		r->write_gbs = (double)len / best_w / 1e9;
+	munmap(p, len);
+}
+
+int rates_calibrate(const struct topo *t, struct rates *r)
+{
+	int cpus[2] = {-1, -1}, n = 0;
+	double v;
+
+	for (int i = 0; t && i < t->npus && n < 2; i++)
+		if (t->pu[i].allowed)
+			cpus[n++] = t->pu[i].os;
+	if (n == 0)
+		return -ENODEV;
+	/* first: the process's age is still its start's */
+	if ((v = start_cost()) > 0)
+		r->start_s = v;
+	if ((v = per_op(t, cpus, 1, 0, 0, 2000000)) > 0)
+		r->inc_ns = v * 1e9;
+	if ((v = per_op(t, cpus, 1, 1, 0, 1000000)) > 0)
+		r->atomic_ns = v * 1e9;
+	if (n == 2) {
+		/* two counters in one line: false sharing's worst case */
+		if ((v = per_op(t, cpus, 2, 0, 4, 500000)) > 0)
+			r->bounce_ns = v * 1e9;
+		if ((v = per_op(t, cpus, 2, 1, 0, 300000)) > 0)
+			r->atomic_shared_ns = v * 1e9;
+		if ((v = round_trip(t, cpus, 20000)) > 0)
+			r->rtt_ns = v * 1e9;
+	} else {
+		/* one CPU: nothing bounces; the threads take turns */
+		r->bounce_ns = r->inc_ns;
+		r->atomic_shared_ns = r->atomic_ns;
+	}
+	if ((v = team_cost(t, cpus, n)) > 0)
+		r->team_s = v;
+	if ((v = spawn_cost()) > 0)
+		r->spawn_ns = v;
+	memory_rates(t, r);
+	r->measured = 1;
+	snprintf(r->source, sizeof(r->source), "calibrated");
+	return 0;
+}
