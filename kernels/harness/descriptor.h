@@ -210,9 +210,9 @@ struct part {
 	void (*estimate)(const void *params, const struct common_params *common,
 			 const struct topo *t, double *seconds,
 			 uint64_t *bytes);
-	/* Whether the run's params (mode=, parts=) select the part; NULL:
-	 * every run measures it. An unselected part is neither run, nor
-	 * described, nor estimated. */
+	/* Whether the run's params select the part; NULL: the experiment's
+	 * parts_param says, or without one every run measures it. An
+	 * unselected part is neither run, nor described, nor estimated. */
 	int (*wanted)(const void *params);
 	/* The names of the params the part alone reads, NULL-terminated; NULL:
 	 * only those every part shares. */
@@ -376,6 +376,13 @@ struct experiment {
 	 * run() and describe().
 	 */
 	const struct part *parts;
+	/*
+	 * The param (an enum or a set) whose choices are named as the parts
+	 * (mode=, parts=): a part without a .wanted hook is selected when its
+	 * name is the choice, or among the choices. NULL: such a part always
+	 * is.
+	 */
+	const char *parts_param;
 };
 
 #endif

@@ -129,10 +129,10 @@ int experiment_plan(const struct run_ctx *ctx, int nthreads, int *cpus,
 		    struct errinfo *err);
 
 /*
- * Runs ctx->exp's parts that ctx->params select (struct part .wanted) in
- * order, each with state (what the experiment's run() prepared for
- * them), until one fails (a cancelled one returns -ECANCELED). Returns 0,
- * or what the failing part returned.
+ * Runs ctx->exp's parts that ctx->params select (struct part .wanted,
+ * struct experiment .parts_param) in order, each with state (what the
+ * experiment's run() prepared for them), until one fails (a cancelled one
+ * returns -ECANCELED). Returns 0, or what the failing part returned.
  */
 int experiment_run_parts(struct run_ctx *ctx, const void *state);
 
@@ -145,11 +145,11 @@ void experiment_describe_parts(const struct run_result *r, struct verdict *v,
 			       char *head, size_t len);
 
 /*
- * The estimate of a run of params as the sum of the estimates of the
- * parts (a NULL-name-terminated table) that params select: an
- * experiment's estimate hook when its parts hold the whole time model.
+ * The estimate of a run of params as the sum of the estimates of exp's
+ * parts that params select: an experiment's estimate hook when its parts
+ * hold the whole time model.
  */
-void experiment_estimate_parts(const struct part *parts, const void *params,
+void experiment_estimate_parts(const struct experiment *exp, const void *params,
 			       const struct common_params *common,
 			       const struct topo *t, double *seconds,
 			       uint64_t *bytes);

@@ -226,10 +226,41 @@ static int validate_part_reads(const struct experiment *exp,
 	return 0;
 }
 
+/*
+ * The param that selects the parts (parts_param): an enum or set of exp's
+ * own, with a choice named as each part that has no wanted hook of its own.
+ */
+static int validate_parts_param(const struct experiment *exp,
+				struct errinfo *err)
+{
+	const struct param *row = params_find(&exp->params, 1, exp->parts_param,
+					      strlen(exp->parts_param));
+	const struct param_choice *c;
+
+	if (!row || (row->type != PARAM_ENUM && row->type != PARAM_SET))
+		return errinfo_set(
+			err, NULL,
+			"experiment '%s': parts_param '%s' is not one of its enum or set params",
+			exp->name, exp->parts_param);
+	for (const struct part *p = exp->parts; p && p->name; p++) {
+		for (c = row->choices; !p->wanted && c && c->name; c++)
+			if (!strcmp(c->name, p->name))
+				break;
+		if (!p->wanted && !(c && c->name))
+			return errinfo_set(
+				err, NULL,
+				"experiment '%s': part '%s' is not a choice of '%s', which selects the parts",
+				exp->name, p->name, exp->parts_param);
+	}
+	return 0;
+}
+
 /* Every part named once, with both its hooks, reading params the
  * experiment has, and with an estimate when the experiment has none. */
 static int validate_parts(const struct experiment *exp, struct errinfo *err)
 {
+	if (exp->parts_param && validate_parts_param(exp, err))
+		return -EINVAL;
 	for (const struct part *p = exp->parts; p && p->name; p++) {
 		if (!*p->name || !p->run || !p->describe)
 			return errinfo_set(

@@ -12,24 +12,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether params select part p (one with no wanted hook always is). */
-static int part_wanted(const struct part *p, const void *params)
+/*
+ * Whether params select exp's part p: its wanted hook, else the choice of
+ * exp's parts_param named as it, else always.
+ */
+static int part_wanted(const struct experiment *exp, const struct part *p,
+		       const void *params)
 {
-	return !p->wanted || p->wanted(params);
+	const struct param *row;
+
+	if (p->wanted)
+		return p->wanted(params);
+	if (!exp->parts_param)
+		return 1;
+	/* its own table's: the row's offset is into params */
+	row = params_find(&exp->params, 1, exp->parts_param,
+			  strlen(exp->parts_param));
+	return !row || param_chosen(row, params, p->name);
 }
 
-void experiment_estimate_parts(const struct part *parts, const void *params,
+void experiment_estimate_parts(const struct experiment *exp, const void *params,
 			       const struct common_params *common,
 			       const struct topo *t, double *seconds,
 			       uint64_t *bytes)
 {
 	*seconds = 0;
 	*bytes = 0;
-	for (const struct part *p = parts; p && p->name; p++) {
+	for (const struct part *p = exp->parts; p && p->name; p++) {
 		double s = 0;
 		uint64_t b = 0;
 
-		if (!p->estimate || !part_wanted(p, params))
+		if (!p->estimate || !part_wanted(exp, p, params))
 			continue;
 		p->estimate(params, common, t, &s, &b);
 		*seconds += s;
@@ -49,8 +62,8 @@ static int estimate_of(const struct experiment *exp, const void *params,
 	if (exp->estimate)
 		exp->estimate(params, common, t, seconds, bytes);
 	else if (exp->parts)
-		experiment_estimate_parts(exp->parts, params, common, t,
-					  seconds, bytes);
+		experiment_estimate_parts(exp, params, common, t, seconds,
+					  bytes);
 	else
 		return -ENOENT;
 	return 0;
@@ -371,7 +384,7 @@ int experiment_run_parts(struct run_ctx *ctx, const void *state)
 	ps.sink.ctx = &ps;
 	pctx.sink = ctx->sink ? &ps.sink : NULL;
 	for (const struct part *p = ctx->exp->parts; !rc && p && p->name; p++)
-		if (part_wanted(p, ctx->params)) {
+		if (part_wanted(ctx->exp, p, ctx->params)) {
 			ps.name = p->name;
 			rc = p->run(&pctx, state);
 		}
@@ -382,6 +395,6 @@ void experiment_describe_parts(const struct run_result *r, struct verdict *v,
 			       char *head, size_t len)
 {
 	for (const struct part *p = r->exp->parts; p && p->name; p++)
-		if (part_wanted(p, r->params))
+		if (part_wanted(r->exp, p, r->params))
 			p->describe(r, v, head, len);
 }

@@ -368,6 +368,28 @@ size_t param_row_size(const struct param *p)
 				     : param_field_size(p->type);
 }
 
+int param_chosen(const struct param *p, const void *base, const char *name)
+{
+	const char *at = (const char *)base + p->offset;
+	unsigned set;
+	int one;
+
+	for (const struct param_choice *c = p->choices; c && c->name; c++) {
+		if (strcmp(c->name, name))
+			continue;
+		if (p->type == PARAM_ENUM) {
+			memcpy(&one, at, sizeof(one));
+			return one == c->value;
+		}
+		if (p->type == PARAM_SET) {
+			memcpy(&set, at, sizeof(set));
+			return c->value >= 0 && c->value < 32 &&
+			       (set >> c->value & 1u);
+		}
+	}
+	return 0;
+}
+
 void param_store(const struct param_value *v, void *base)
 {
 	char *at = (char *)base + v->p->offset;

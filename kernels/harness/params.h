@@ -206,6 +206,13 @@ int param_parse_value(const struct param *p, const char *text,
 /* The size of the field row p fills. */
 size_t param_row_size(const struct param *p);
 
+/*
+ * Whether the ENUM or SET row p's field in the struct at base holds the
+ * choice called name: is it (enum), or is among them (set). 0 for a name
+ * that is not one of p's choices, or a row of another type.
+ */
+int param_chosen(const struct param *p, const void *base, const char *name);
+
 /* Writes a parsed value into the field its row names, at base + offset. */
 void param_store(const struct param_value *v, void *base);
 

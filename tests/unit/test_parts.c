@@ -181,6 +181,40 @@ static void test_progress_names_the_part(void **state)
 	assert_string_equal(heard, "done@-");
 }
 
+/* The same parts selected by a set param named as them (parts_param). */
+static const struct param_choice part_names[] = {
+	{"a", 0}, {"b", 1}, {"c", 2}, {0}};
+#define PARAM_STRUCT struct fake_params
+static const struct param by_name_params[] = {
+	PARAM_SET(parts, "all", part_names, "the parts"), {0}};
+#undef PARAM_STRUCT
+static const struct part by_name_parts[] = {
+	{"a", a_run, a_say, NULL, NULL, NULL},
+	{"b", b_run, b_say, NULL, NULL, NULL},
+	{"c", c_run, c_say, NULL, NULL, NULL},
+	{0}};
+static const struct experiment by_name = {.name = "by_name",
+					  .params = by_name_params,
+					  .params_size =
+						  sizeof(struct fake_params),
+					  .parts = by_name_parts,
+					  .parts_param = "parts"};
+
+static void test_selected_by_param(void **state)
+{
+	struct fake_params p = {.parts = 1u << 1};
+	struct run_ctx ctx = {.exp = &by_name, .params = &p};
+
+	(void)state;
+	memset(order, 0, sizeof(order));
+	assert_int_equal(experiment_run_parts(&ctx, NULL), 0);
+	assert_string_equal(order, "b");
+	p.parts = 1u << 0 | 1u << 2;
+	memset(order, 0, sizeof(order));
+	assert_int_equal(experiment_run_parts(&ctx, NULL), -EIO);
+	assert_string_equal(order, "ac");
+}
+
 static void test_describes_only_selected(void **state)
 {
 	struct fake_params p = {.parts = 2};
@@ -204,11 +238,11 @@ static void test_estimate_sums_selected(void **state)
 	uint64_t b;
 
 	(void)state;
-	experiment_estimate_parts(fake_parts, &p, &common, NULL, &s, &b);
+	experiment_estimate_parts(&fake, &p, &common, NULL, &s, &b);
 	assert_true(s == 1.5);
 	assert_int_equal(b, 100);
 	p.parts = 3;
-	experiment_estimate_parts(fake_parts, &p, &common, NULL, &s, &b);
+	experiment_estimate_parts(&fake, &p, &common, NULL, &s, &b);
 	assert_true(s == 3.75);
 	assert_int_equal(b, 120);
 	/* no estimate of its own: the harness sums the parts' (budget 0:
@@ -224,6 +258,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runs_only_selected),
 		cmocka_unit_test(test_progress_names_the_part),
+		cmocka_unit_test(test_selected_by_param),
 		cmocka_unit_test(test_describes_only_selected),
 		cmocka_unit_test(test_estimate_sums_selected),
 	};

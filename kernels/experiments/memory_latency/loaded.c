@@ -375,9 +375,3 @@ void ml_loaded_say(const struct run_result *r, struct verdict *v, char *head,
 {
 	ml_say_part(r, describe_loaded, v, head, len);
 }
-
-/* Whether the run's mode= names this part. */
-int ml_loaded_wanted(const void *params)
-{
-	return ((const struct ml_params *)params)->mode == ML_LOADED;
-}

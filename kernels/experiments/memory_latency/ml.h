@@ -104,8 +104,8 @@ void ml_say_part(const struct run_result *r, ml_describe_fn *describe,
 
 /*
  * The parts, each in its file: run (struct part .run), what it showed
- * (.describe), the estimate of a run of its mode (.estimate) and whether
- * mode= names it (.wanted).
+ * (.describe) and the estimate of a run of its mode (.estimate); mode=
+ * selects one by its name (the descriptor's parts_param).
  */
 PART_HOOKS(ml_nodes);
 PART_HOOKS(ml_sizes);

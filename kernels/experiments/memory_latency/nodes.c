@@ -492,9 +492,3 @@ void ml_nodes_say(const struct run_result *r, struct verdict *v, char *head,
 {
 	ml_say_part(r, describe_nodes, v, head, len);
 }
-
-/* Whether the run's mode= names this part. */
-int ml_nodes_wanted(const void *params)
-{
-	return ((const struct ml_params *)params)->mode == ML_NODES;
-}

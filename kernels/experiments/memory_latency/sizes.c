@@ -244,9 +244,3 @@ void ml_sizes_say(const struct run_result *r, struct verdict *v, char *head,
 {
 	ml_say_part(r, describe_sizes, v, head, len);
 }
-
-/* Whether the run's mode= names this part. */
-int ml_sizes_wanted(const void *params)
-{
-	return ((const struct ml_params *)params)->mode == ML_SIZES;
-}

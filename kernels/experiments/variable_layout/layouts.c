@@ -259,12 +259,6 @@ void vl_layouts_say(const struct run_result *r, struct verdict *v, char *head,
 	say_others(r, v, g, tl, pd, gr);
 }
 
-/* Whether the run's parts= names this part. */
-int vl_layouts_wanted(const void *params)
-{
-	return vl_asked(params, PART_LAYOUTS);
-}
-
 /* One layout shares its lines, the others do not. */
 void vl_layouts_estimate(const void *params, const struct common_params *common,
 			 const struct topo *t, double *seconds, uint64_t *bytes)

@@ -192,12 +192,6 @@ void vl_readers_say(const struct run_result *r, struct verdict *v, char *head,
 	}
 }
 
-/* Whether the run's parts= names this part. */
-int vl_readers_wanted(const void *params)
-{
-	return vl_asked(params, PART_READERS);
-}
-
 /* One place shares its line with the writer, the others do not. */
 void vl_readers_estimate(const void *params, const struct common_params *common,
 			 const struct topo *t, double *seconds, uint64_t *bytes)

@@ -163,12 +163,6 @@ void vl_thread_start_say(const struct run_result *r, struct verdict *v,
 	}
 }
 
-/* Whether the run's parts= names this part. */
-int vl_thread_start_wanted(const void *params)
-{
-	return vl_asked(params, PART_THREAD_START);
-}
-
 /* A thread created and joined; the big object zeroes 1 MiB of TLS in it. */
 void vl_thread_start_estimate(const void *params,
 			      const struct common_params *common,

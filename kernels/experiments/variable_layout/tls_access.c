@@ -166,12 +166,6 @@ void vl_tls_access_say(const struct run_result *r, struct verdict *v,
 				: compare_why_not(&c));
 }
 
-/* Whether the run's parts= names this part. */
-int vl_tls_access_wanted(const void *params)
-{
-	return vl_asked(params, PART_TLS_ACCESS);
-}
-
 /* A variable of a dlopen'ed object is found through a call: twice a plain
  * access. */
 void vl_tls_access_estimate(const void *params,

@@ -152,8 +152,9 @@ void vl_cost(const struct vl_params *vp, const struct common_params *common,
 
 /*
  * The parts, each in its file: run (struct part .run, with a struct
- * vl_state as its state), what it showed (.describe), its time
- * (.estimate) and whether parts= names it (.wanted).
+ * vl_state as its state), what it showed (.describe) and its time
+ * (.estimate); parts= selects them by name (the descriptor's
+ * parts_param).
  */
 PART_HOOKS(vl_layouts);
 PART_HOOKS(vl_readers);
