@@ -55,6 +55,13 @@ int rates_save(const char *path, const char *fingerprint,
 int rates_calibrate(const struct topo *t, struct rates *r);
 
 /*
+ * Seconds a line takes to go between the first two cpus this process may
+ * use and back, measured now as rates_calibrate does (a few ms): where the
+ * hypervisor has put the two cpus this minute. -1 with fewer than two.
+ */
+double rates_round_trip_now(const struct topo *t);
+
+/*
  * The usual path: rates from the cache file when it matches this machine,
  * else calibrated and saved there (path may be NULL: then only
  * calibrated). Sets them with rates_set. Returns 0 or -errno.

@@ -119,7 +119,9 @@ static void noop_body(void *arg, int tid, int round)
 }
 
 /* Seconds to start, run one empty round of and join a pinned team: the best
- * of 3. */
+ * of TEAM_TRIES (each waits for its threads to be scheduled: the best of 3
+ * read 1-4 ms beside a load of 8-15 on 2 cpus, 0.11 ms quiet). */
+#define TEAM_TRIES 9
 static double team_cost(const struct topo *t, const int *cpus, int nthreads)
 {
 	struct team_job job = {.nthreads = nthreads,
@@ -128,7 +130,7 @@ static double team_cost(const struct topo *t, const int *cpus, int nthreads)
 			       .repeat = 1};
 	double best = -1;
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < TEAM_TRIES; i++) {
 		struct team_result res;
 		double t0 = clock_now(), dt;
 		int rc = team_run(&job, t, &res);
@@ -231,6 +233,13 @@ static double spawn_cost(void)
 	return best * 1e9;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 struct trip_job {
 	_Atomic uint64_t *line;
 	long trips;
@@ -255,6 +264,7 @@ struct trip_job {
  */
 #define TRIP_WINDOW 250
 #define TRIP_WINDOWS_LEAST 20
+#define TRIP_QUANTILE 0.2
 
 /* Whether to stop waiting: looked at once every 4,096 spins. */
 static int trip_late(struct trip_job *j, unsigned *spins)
@@ -337,21 +347,37 @@ static double round_trip(const struct topo *t, const int *cpus, long trips)
 	atomic_init(&j.gave_up, 0);
 	j.give_up_at = clock_now() + TRIP_GIVE_UP_S;
 	/*
-	 * The median window, as core_to_core reports the median of a pair's
-	 * samples: a round's median took in the time slices its threads
-	 * waited on a busy machine (1 us a trip against 56 ns quiet on the
-	 * lab VM). The windows it got when it gave up count too, if enough;
-	 * none at all when too few went through.
+	 * A low window (the TRIP_QUANTILE-th): one where both threads were on
+	 * their cpus throughout. A round's median took in the time slices its
+	 * threads waited on a busy machine (1 us a trip against 56 ns quiet
+	 * on the lab VM), and so did the median window beside a load of 11
+	 * on 2 cpus (320 ns). The windows it got when it gave up count too,
+	 * if enough; none at all when too few went through.
 	 */
 	int rc = team_run(&job, t, &res);
 	if (j.nwindows >= TRIP_WINDOWS_LEAST ||
 	    (rc == 0 && res.rounds > 0 && !atomic_load(&j.gave_up) &&
-	     j.nwindows > 0))
-		best = stats_median(j.window_s, j.nwindows) / TRIP_WINDOW;
+	     j.nwindows > 0)) {
+		qsort(j.window_s, (size_t)j.nwindows, sizeof(double),
+		      cmp_double);
+		best = j.window_s[(int)(TRIP_QUANTILE * (j.nwindows - 1))] /
+		       TRIP_WINDOW;
+	}
 	team_result_free(&res);
 	free((void *)j.line);
 	free(j.window_s);
 	return best > 0 ? best : -1;
+}
+
+double rates_round_trip_now(const struct topo *t)
+{
+	int cpus[2] = {-1, -1}, n = 0;
+
+	for (int i = 0; t && i < t->npus && n < 2; i++)
+		if (t->pu[i].allowed)
+			cpus[n++] = t->pu[i].os;
+	/* a tenth of the calibration's trips: a few ms on a quiet machine */
+	return n == 2 ? round_trip(t, cpus, 2000) : -1;
 }
 
 /*
@@ -369,13 +395,6 @@ static size_t memory_bytes(const struct topo *t)
 }
 
 #define TOUCH_PARTS 16
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static void memory_rates(const struct topo *t, struct rates *r)
 {

@@ -241,9 +241,10 @@ static void nr_estimate(const void *params, const struct common_params *common,
 	 * node */
 	s += 2 * rounds * (double)p->updates * cost_crowd(t, threads) *
 	     (threads > 1 ? r->atomic_shared_ns : r->atomic_ns) * 1e-9;
-	/* the region: passes before and after a move, and the move, a copy of
-	 * every page */
-	s += rounds * 2 * cost_stream_s(t, COST_COPY, size * p->passes, 1) +
+	/* the region: write passes (migrate.c) before and after a move, and
+	 * the move, a copy of every page (counted as copies, the passes made
+	 * this estimate 1.6-2.8x the run) */
+	s += rounds * 2 * cost_stream_s(t, COST_WRITE, size * p->passes, 1) +
 	     cost_touch_s(t, size, 1) + cost_stream_s(t, COST_COPY, size, 1);
 	*seconds = s + cost_teams_s(6);
 	*bytes = (uint64_t)p->size * (uint64_t)(nodes + 2) +
