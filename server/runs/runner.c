@@ -67,8 +67,11 @@ static struct run *find_run(struct runner *r, int64_t id)
 
 /*
  * Records the end of a run: its state, the final event (type = status)
- * in the log and the store, the run row; closes the log and moves the
- * run to the recent list.
+ * in the log and the store, the run row; moves the run to the recent
+ * list, then closes the log. Readers see the final event only then: a
+ * page that reads the run's document when the final event comes (as
+ * web/app.js does) gets the runner's own fold of the finished run, with
+ * the row's finish time, not every event parsed again.
  */
 static void finalize(struct runner *r, struct run *run, const char *status,
 		     const char *error, json_t *summary, const char *headline)
@@ -87,7 +90,7 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 	pthread_mutex_unlock(&r->mu);
 
 	ev = events_final(status, error, summary, headline);
-	if (runner_emit(r, run, ev, &err))
+	if (runner_emit_held(r, run, ev, &err))
 		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
 			err.msg);
 	sum = json_dumps(summary, JSON_COMPACT);
@@ -96,8 +99,9 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
 			err.msg);
 	free(sum);
-	runlog_close(run->log);
 
+	/* pruning may free the run once it is finished */
+	struct runlog *log = runlog_ref(run->log);
 	pthread_mutex_lock(&r->mu);
 	run->phase = PHASE_FINISHED;
 	run->finished_mono = clock_now();
@@ -111,6 +115,8 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 	prune_recent(r);
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
+	runlog_close(log);
+	runlog_unref(log);
 }
 
 /* Runs one worker to its end and records how it ended. */

@@ -30,18 +30,28 @@ static void fold(struct run *run, json_t *ev)
 	}
 }
 
-int runner_emit(struct runner *r, struct run *run, json_t *ev,
-		struct errinfo *err)
+int runner_emit_held(struct runner *r, struct run *run, json_t *ev,
+		     struct errinfo *err)
 {
 	const struct runlog_event *e;
 	int rc = 0;
 
-	e = runlog_append(run->log, ev);
+	e = runlog_append_held(run->log, ev, NULL, 0);
 	if (e) {
 		fold(run, ev);
 		rc = store_append_events(r->store, run->id, &e, 1, err);
 	}
 	json_decref(ev);
+	return rc;
+}
+
+int runner_emit(struct runner *r, struct run *run, json_t *ev,
+		struct errinfo *err)
+{
+	int rc = runner_emit_held(r, run, ev, err);
+
+	/* stored (or the run fails on rc): now subscribers may see it */
+	runlog_publish(run->log);
 	return rc;
 }
 

@@ -52,9 +52,14 @@ struct runner {
 	struct harness_cpus cpus; /* only the runner thread moves them */
 };
 
-/* Appends ev to the log and the store, folds it; steals ev. 0 or -EIO. */
+/* Appends ev to the log and the store, folds it, then shows it to the
+ * log's readers; steals ev. 0 or -EIO. */
 int runner_emit(struct runner *r, struct run *run, json_t *ev,
 		struct errinfo *err);
+/* runner_emit, but readers see ev only at the next runlog_publish or
+ * runlog_close. */
+int runner_emit_held(struct runner *r, struct run *run, json_t *ev,
+		     struct errinfo *err);
 /*
  * Runs one worker to its end: returns the run's status ("done",
  * "failed", "cancelled"), why in msg when it is not done.
