@@ -278,12 +278,13 @@ static int serve_open_runs(struct serve *s)
 		    o->worker, strerror(errno));
 		return -1;
 	}
-	struct runner_config rcfg = {.exe = o->worker ? o->worker
-						      : "/proc/self/exe",
-				     .max_queue = o->max_queue,
-				     .max_run_seconds = o->max_run_seconds,
-				     .keep_seconds = 120,
-				     .keep_max = 32};
+	struct runner_config rcfg = {
+		.exe = o->worker ? o->worker : "/proc/self/exe",
+		.max_queue = o->max_queue,
+		.max_run_seconds = o->max_run_seconds,
+		.keep_seconds = 120,
+		.keep_max = 32,
+		.canonical_lines = !o->worker || selfpath_is_self(o->worker)};
 	s->runner = runner_new(&rcfg, s->store);
 	if (!s->runner) {
 		say(stderr, "numalab serve: cannot start the runner: %s\n",

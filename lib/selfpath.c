@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int selfpath_find(const char *const *rels, char *buf, size_t len)
@@ -31,4 +32,17 @@ int selfpath_find(const char *const *rels, char *buf, size_t len)
 	if (len)
 		buf[0] = '\0';
 	return -ENOENT;
+}
+
+int selfpath_is_self(const char *path)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct stat a, b;
+
+	if (n <= 0)
+		return 0;
+	self[n] = '\0';
+	return !stat(self, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
 }

@@ -13,4 +13,7 @@
  */
 int selfpath_find(const char *const *rels, char *buf, size_t len);
 
+/* 1 when path names the running binary's own file (/proc/self/exe). */
+int selfpath_is_self(const char *path);
+
 #endif

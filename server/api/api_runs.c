@@ -144,10 +144,11 @@ static void set_str(json_t *doc, const char *key, const char *v)
 
 /* Keeps an ended run's document as the bytes of its answer; NULL when it
  * cannot be kept. */
-static struct http_blob *keep_document(struct api *a, int64_t id, json_t *doc)
+static struct http_blob *keep_document(struct api *a, int64_t id, json_t *doc,
+				       const struct doctext *t)
 {
 	size_t n;
-	char *text = http_json_text(doc, &n);
+	char *text = rundoc_dumps(doc, t, &n);
 
 	return text ? doccache_put(a->docs, id, text, n) : NULL;
 }
@@ -166,6 +167,7 @@ enum MHD_Result api_get_run(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
 	struct http_blob *kept;
+	struct doctext *text = NULL;
 	enum MHD_Result ret;
 	int64_t id;
 	int ended = 0, touched;
@@ -178,8 +180,11 @@ enum MHD_Result api_get_run(struct http_request *rq, void *ctx)
 	kept = touched ? NULL : doccache_get(a->docs, id);
 	if (kept)
 		return respond_blob(rq, kept);
-	doc = rundoc_build(a->store, a->runner, id, &ended);
-	if (doc && ended && !touched && (kept = keep_document(a, id, doc))) {
+	doc = rundoc_build(a->store, a->runner, id, &ended, &text);
+	kept = doc && ended && !touched ? keep_document(a, id, doc, text)
+					: NULL;
+	doctext_unref(text);
+	if (kept) {
 		json_decref(doc);
 		return respond_blob(rq, kept);
 	}
@@ -274,7 +279,7 @@ enum MHD_Result api_get_export(struct http_request *rq, void *ctx)
 
 	if (api_run_id(rq, &id, &ret))
 		return ret;
-	doc = rundoc_build(a->store, a->runner, id, &ended);
+	doc = rundoc_build(a->store, a->runner, id, &ended, NULL);
 	if (!doc)
 		return api_run_unread(rq, id);
 	csv = export_csv(doc, id, &len);

@@ -8,6 +8,9 @@ struct runner_config {
 	int max_run_seconds; /* then the worker is killed */
 	int keep_seconds; /* a finished run's log stays in memory this long */
 	int keep_max;	  /* ... and at most this many of them */
+	/* the worker writes each event as jansson's compact dump (numalab's
+	 * own worker, cli/run.c): its lines are the documents' text too */
+	int canonical_lines;
 };
 
 /* What the runner knows of a run it holds in memory. */

@@ -26,6 +26,7 @@ static void run_free(struct run *run)
 	strvec_clear(&run->argv);
 	runlog_unref(run->log);
 	json_decref(run->doc);
+	doctext_unref(run->text);
 	free(run->estimate_basis);
 	free(run);
 }
@@ -281,6 +282,7 @@ int runner_submit(struct runner *r, const char *experiment, char *const *args,
 				      ? strdup(estimate_basis)
 				      : NULL;
 	run->doc = events_doc_new();
+	run->text = doctext_new();
 	/* numalab run --ndjson [--max-seconds=N] NAME k=v ... */
 	strvec_push(&run->argv, "numalab");
 	strvec_push(&run->argv, "run");
@@ -397,7 +399,7 @@ int runner_lookup(struct runner *r, int64_t id, struct run_state *state,
 	return run ? 0 : -ENOENT;
 }
 
-json_t *runner_doc(struct runner *r, int64_t id)
+json_t *runner_doc(struct runner *r, int64_t id, struct doctext **text)
 {
 	json_t *doc = NULL;
 	struct run *run;
@@ -405,8 +407,10 @@ json_t *runner_doc(struct runner *r, int64_t id)
 	pthread_mutex_lock(&r->mu);
 	run = find_run(r, id);
 	/* finished: nothing folds into it any more, so it may be shared */
-	if (run && run->phase == PHASE_FINISHED && run->doc)
+	if (run && run->phase == PHASE_FINISHED && run->doc) {
 		doc = json_copy(run->doc);
+		*text = doc ? doctext_ref(run->text) : NULL;
+	}
 	pthread_mutex_unlock(&r->mu);
 	return doc;
 }

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "doctext.h"
 #include "errinfo.h"
 #include "run_types.h"
 #include "runlog.h"
@@ -67,8 +68,9 @@ int runner_lookup(struct runner *r, int64_t id, struct run_state *state,
  * (events_fold: the document before the run row's fields), as a new
  * object whose members are shared and must not be changed; NULL when it
  * holds no such run, or its document is incomplete (memory ran out).
+ * *text: a reference to the text of its arrays (rundoc_dumps), with it.
  */
-json_t *runner_doc(struct runner *r, int64_t id);
+json_t *runner_doc(struct runner *r, int64_t id, struct doctext **text);
 
 /* Runs waiting to start. */
 int runner_queued(struct runner *r);

@@ -124,8 +124,12 @@ static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 {
 	struct live *l = ctx;
 	const struct runlog_event *e;
+	enum event_type type = event_type_of_event(ev);
+	/* a seq of its own: the log numbers it, its line is not the text */
+	int canonical =
+		l->r->cfg.canonical_lines && !json_object_get(ev, "seq");
 
-	switch (event_type_of_event(ev)) {
+	switch (type) {
 	case EV_START: {
 		json_t *m = json_object_get(ev, "machine");
 		char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
@@ -160,6 +164,7 @@ static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 	e = runlog_append_held(l->run->log, ev, line, len);
 	if (e) {
 		fold(l->run, ev);
+		doctext_add(l->run->text, type, line, len, canonical);
 		l->batch[l->nbatch++] = e;
 	}
 	/* a read can hold thousands: readers never see more than a batch the

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "doctext.h"
 #include "errinfo.h"
 #include "harness_cpus.h"
 #include "run_types.h"
@@ -32,6 +33,7 @@ struct run {
 	/* its events folded as they are appended (events_fold): the
 	 * document, whole once the run is finished, NULL when memory ran out */
 	json_t *doc;
+	struct doctext *text; /* the text of doc's arrays of events */
 	double finished_mono;
 	int in_recent;
 	struct run *next;

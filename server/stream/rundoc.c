@@ -3,11 +3,15 @@
 #include "describe_doc.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "events.h"
 #include "guesses.h"
+#include "http_response.h"
 #include "jsonlimit.h"
 #include "logshare.h"
+#include "strbuf.h"
 
 /* what the server wrote itself: a client's document inside its envelopes */
 static const struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
@@ -63,14 +67,15 @@ static void merge_row(json_t *doc, json_t *row)
 
 /*
  * The events folded: the runner's own fold of a finished run it holds
- * (no event parsed again), else the log's events parsed and folded.
- * *closed: the end event is in and the runner has written the row.
+ * (no event parsed again, *text the text of its arrays), else the log's
+ * events parsed and folded. *closed: the end event is in and the runner
+ * has written the row.
  */
 static json_t *fold_events(struct store *store, struct runner *runner,
 			   int64_t id, struct run_state *st, int *mem,
-			   int *closed)
+			   int *closed, struct doctext **text)
 {
-	json_t *doc = runner_doc(runner, id);
+	json_t *doc = runner_doc(runner, id, text);
 	struct runlog *log;
 	const struct runlog_event *e;
 	int64_t seq = 0;
@@ -81,6 +86,8 @@ static json_t *fold_events(struct store *store, struct runner *runner,
 		if (*mem)
 			return doc;
 		json_decref(doc); /* pruned meanwhile: the store has it */
+		doctext_unref(*text);
+		*text = NULL;
 	}
 	log = rundoc_events(store, runner, id, 0, st, mem);
 	doc = events_doc_new();
@@ -110,21 +117,28 @@ static json_t *fold_events(struct store *store, struct runner *runner,
 }
 
 json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
-		     int *ended)
+		     int *ended, struct doctext **text)
 {
 	struct run_state st;
+	struct doctext *t = NULL;
 	json_t *row, *doc;
 	int mem = 0, closed = 0;
 
 	*ended = 0;
+	if (text)
+		*text = NULL;
 	row = store_get_run(store, id);
 	if (!row)
 		return NULL;
-	doc = fold_events(store, runner, id, &st, &mem, &closed);
+	doc = fold_events(store, runner, id, &st, &mem, &closed, &t);
 	if (!doc) {
 		json_decref(row);
 		return NULL;
 	}
+	if (text)
+		*text = t;
+	else
+		doctext_unref(t);
 	merge_row(doc, row);
 	if (mem) {
 		/* newer than the row when the store failed mid-run */
@@ -147,10 +161,80 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 	json_t *cls = guesses_get(store, id);
 	if (!cls && errno != ENOENT) {
 		json_decref(doc);
+		if (text) {
+			doctext_unref(*text);
+			*text = NULL;
+		}
 		errno = EIO;
 		return NULL;
 	}
 	if (cls)
 		json_object_set_new(doc, "class", cls);
 	return doc;
+}
+
+/* A name jansson writes as it is, between quotes. */
+static int plain(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == '"' || *s == '\\' ||
+		    (unsigned char)*s >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/* The kept text of the array v under name (len bytes), or NULL. */
+static const char *kept(const struct doctext *t, const char *name,
+			const json_t *v, size_t *len)
+{
+	size_t n;
+	const char *s = doctext_items(t, name, len, &n);
+
+	return s && json_is_array(v) && json_array_size(v) == n ? s : NULL;
+}
+
+char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *name;
+	json_t *v;
+	int first = 1;
+
+	if (!t || !json_is_object(doc))
+		return http_json_text(doc, len);
+	strbuf_init(&sb);
+	strbuf_addch(&sb, '{');
+	/* the order json_dumps writes them in */
+	json_object_foreach ((json_t *)doc, name, v) {
+		size_t tlen = 0;
+		const char *text = kept(t, name, v, &tlen);
+		char *s;
+
+		if (!plain(name)) {
+			strbuf_release(&sb);
+			return http_json_text(doc, len);
+		}
+		strbuf_addf(&sb, "%s\"%s\":", first ? "" : ",", name);
+		first = 0;
+		if (text) {
+			strbuf_addch(&sb, '[');
+			strbuf_add(&sb, text, tlen);
+			strbuf_addch(&sb, ']');
+			continue;
+		}
+		s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (!s) {
+			strbuf_release(&sb);
+			return NULL;
+		}
+		strbuf_addstr(&sb, s);
+		free(s);
+	}
+	strbuf_add(&sb, "}\n", 2);
+	if (sb.oom) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	*len = sb.len;
+	return strbuf_detach(&sb);
 }

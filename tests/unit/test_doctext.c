@@ -1,0 +1,131 @@
+/* test_doctext.c - a run document serialised with its arrays' kept text
+ * is, byte for byte, what jansson writes for it */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "doctext.h"
+#include "events.h"
+#include "http_response.h"
+#include "rundoc.h"
+
+/* Events a worker wrote: the test writes each as jansson does. */
+static const char *const worker[] = {
+	"{\"type\":\"start\",\"experiment\":\"x\",\"params\":{\"n\":1}}",
+	"{\"type\":\"placement\",\"label\":\"a\",\"threads\":[{\"cpu\":0}]}",
+	"{\"type\":\"sample\",\"chart\":\"t\",\"x\":1,\"y\":0.1,"
+	"\"stats\":{\"median\":6.5999993239529431e-6,\"n\":3}}",
+	"{\"type\":\"sample\",\"chart\":\"t\",\"x\":2,\"y\":1e300,"
+	"\"s\":\"caf\\u00e9 \\\"q\\\"\"}",
+	"{\"type\":\"cell\",\"row\":0,\"col\":1,\"value\":-0.0}",
+	"{\"type\":\"note\",\"level\":\"info\",\"text\":\"k\\n\"}",
+	"{\"type\":\"mark\",\"name\":\"m\",\"at\":12345678901234}",
+	"{\"type\":\"summary\",\"key\":\"s\",\"value\":2.5,\"unit\":\"x\"}",
+};
+
+/* rundoc_dumps wrote what jansson writes; frees both. */
+static void assert_as_jansson(json_t *doc, struct doctext *t)
+{
+	size_t na, nb;
+	char *a = rundoc_dumps(doc, t, &na), *b = http_json_text(doc, &nb);
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	free(a);
+	free(b);
+	doctext_unref(t);
+	json_decref(doc);
+}
+
+/*
+ * Folds the events (as their line was written: canonical, when
+ * rewrite is 0; else each line is jansson's dump of the event with one
+ * more space, as another worker might write it), then compares.
+ */
+static void fold_and_compare(int rewrite)
+{
+	json_t *doc = events_doc_new();
+	struct doctext *t = doctext_new();
+
+	for (size_t i = 0; i < sizeof(worker) / sizeof(worker[0]); i++) {
+		json_t *ev =
+			json_loads(worker[i], JSON_REJECT_DUPLICATES, NULL);
+		char *line = json_dumps(ev, rewrite ? 0 : JSON_COMPACT);
+
+		assert_non_null(ev);
+		assert_int_equal(events_fold(doc, ev, 0), 0);
+		doctext_add(t, event_type_of_event(ev), line, strlen(line),
+			    !rewrite);
+		free(line);
+		json_decref(ev);
+	}
+	json_object_set_new(doc, "id", json_integer(7));
+	assert_as_jansson(doc, t);
+}
+
+static void test_canonical_lines_are_the_text(void **state)
+{
+	(void)state;
+	fold_and_compare(0);
+}
+
+static void test_other_lines_are_serialised_again(void **state)
+{
+	(void)state;
+	fold_and_compare(1);
+}
+
+/* An array that grew apart from the text is serialised by jansson. */
+static void test_an_array_out_of_step(void **state)
+{
+	json_t *doc = events_doc_new();
+	struct doctext *t = doctext_new();
+	const char *line = "{\"type\":\"sample\",\"x\":1}";
+
+	(void)state;
+	doctext_add(t, EV_SAMPLE, line, strlen(line), 1);
+	json_array_append_new(json_object_get(doc, "samples"),
+			      json_pack("{s:i}", "x", 2));
+	json_array_append_new(json_object_get(doc, "samples"),
+			      json_pack("{s:i}", "x", 3));
+	assert_as_jansson(doc, t);
+}
+
+/* The kept text is what goes out, not the items (which it mirrors). */
+static void test_the_text_is_written(void **state)
+{
+	json_t *doc = events_doc_new();
+	struct doctext *t = doctext_new();
+	const char *line = "{\"type\":\"sample\",\"x\":1}";
+	size_t n;
+	char *a;
+
+	(void)state;
+	doctext_add(t, EV_SAMPLE, line, strlen(line), 1);
+	json_array_append_new(json_object_get(doc, "samples"),
+			      json_pack("{s:i}", "x", 2));
+	a = rundoc_dumps(doc, t, &n);
+	assert_non_null(strstr(a, "\"samples\":[{\"x\":1}]"));
+	assert_int_equal(a[n - 1], '\n');
+	free(a);
+	doctext_unref(t);
+	json_decref(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_canonical_lines_are_the_text),
+		cmocka_unit_test(test_other_lines_are_serialised_again),
+		cmocka_unit_test(test_an_array_out_of_step),
+		cmocka_unit_test(test_the_text_is_written),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
