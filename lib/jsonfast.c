@@ -12,11 +12,13 @@
  * reads it in place and builds the same values. Anything else (an
  * escape, a byte outside printable ASCII in a string, a token jansson
  * would refuse, a repeated name, a number out of range, memory running
- * out) gives NULL, and the caller asks jansson, which parses it or says
- * exactly what is wrong. The caller has bounded the nesting.
+ * out, nesting or values past the caller's bounds) gives NULL, and the
+ * caller asks jansson, which parses it or says exactly what is wrong.
  */
 struct cursor {
 	const char *p, *end;
+	unsigned int depth, max_depth; /* containers open, and the bound */
+	size_t values, max_values;     /* values begun, and the bound */
 };
 
 static json_t *value(struct cursor *c);
@@ -124,9 +126,11 @@ static json_t *object(struct cursor *c)
 	json_t *o = json_object();
 
 	c->p++; /* { */
+	c->depth++;
 	skip_ws(c);
 	if (c->p < c->end && *c->p == '}') {
 		c->p++;
+		c->depth--;
 		return o;
 	}
 	while (o) {
@@ -150,6 +154,7 @@ static json_t *object(struct cursor *c)
 		skip_ws(c);
 		if (c->p < c->end && *c->p == '}') {
 			c->p++;
+			c->depth--;
 			return o;
 		}
 		if (c->p >= c->end || *c->p != ',')
@@ -166,9 +171,11 @@ static json_t *array(struct cursor *c)
 	json_t *a = json_array();
 
 	c->p++; /* [ */
+	c->depth++;
 	skip_ws(c);
 	if (c->p < c->end && *c->p == ']') {
 		c->p++;
+		c->depth--;
 		return a;
 	}
 	while (a) {
@@ -179,6 +186,7 @@ static json_t *array(struct cursor *c)
 		skip_ws(c);
 		if (c->p < c->end && *c->p == ']') {
 			c->p++;
+			c->depth--;
 			return a;
 		}
 		if (c->p >= c->end || *c->p != ',')
@@ -195,13 +203,15 @@ static json_t *value(struct cursor *c)
 	size_t n;
 
 	skip_ws(c);
-	if (c->p >= c->end)
+	/* counted as jsonlimit's scan counts them: every value, containers
+	 * too, and no deeper than max_depth containers */
+	if (c->p >= c->end || ++c->values > c->max_values)
 		return NULL;
 	switch (*c->p) {
 	case '{':
-		return object(c);
+		return c->depth < c->max_depth ? object(c) : NULL;
 	case '[':
-		return array(c);
+		return c->depth < c->max_depth ? array(c) : NULL;
 	case '"':
 		c->p++;
 		s = plain_string(c, &n);
@@ -219,7 +229,13 @@ static json_t *value(struct cursor *c)
 
 json_t *jsonfast_load(const char *buf, size_t len)
 {
-	struct cursor c = {buf, buf + len};
+	return jsonfast_load_within(buf, len, ~0u, (size_t)-1);
+}
+
+json_t *jsonfast_load_within(const char *buf, size_t len,
+			     unsigned int max_depth, size_t max_values)
+{
+	struct cursor c = {buf, buf + len, 0, max_depth, 0, max_values};
 	json_t *v;
 
 	skip_ws(&c);

@@ -14,5 +14,13 @@
  * the caller then gives to jansson. The caller bounds the nesting first.
  */
 json_t *jsonfast_load(const char *buf, size_t len);
+/*
+ * jsonfast_load, bounded: NULL too when the text nests more than
+ * max_depth containers or holds more than max_values values (containers
+ * counted), as jsonlimit's scan counts them; so a text it parses is one
+ * the scan would have passed.
+ */
+json_t *jsonfast_load_within(const char *buf, size_t len,
+			     unsigned int max_depth, size_t max_values);
 
 #endif

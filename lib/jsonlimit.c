@@ -148,11 +148,10 @@ json_t *jsonlimit_load(const char *buf, size_t len, size_t flags,
 		field[0] = '\0';
 	if (!buf)
 		buf = "";
-	if (scan(buf, len, depth, values, err, field, fieldlen))
-		return NULL;
-	/* the server's own events mostly: jansson's lexer only for the rest */
+	/* the server's own events mostly, within the bounds: no scan first;
+	 * jansson's lexer only for the rest */
 	if (!(flags & ~(size_t)(JSON_DECODE_ANY | JSON_ALLOW_NUL))) {
-		json_t *v = jsonfast_load(buf, len);
+		json_t *v = jsonfast_load_within(buf, len, depth, values);
 		if (v) {
 			if (err) {
 				memset(err, 0, sizeof(*err));
@@ -163,6 +162,8 @@ json_t *jsonlimit_load(const char *buf, size_t len, size_t flags,
 			return v;
 		}
 	}
+	if (scan(buf, len, depth, values, err, field, fieldlen))
+		return NULL;
 	return json_loadb(buf, len, flags | JSON_REJECT_DUPLICATES, err);
 }
 

@@ -94,7 +94,7 @@ static void quote_line(const char *s, size_t len, char *out, size_t outlen)
 }
 
 /* One complete stdout line: an event, or garbage. */
-static void handle_line(struct worker *w, char *s, size_t len)
+static void handle_line(struct worker *w, const char *s, size_t len)
 {
 	struct errinfo err;
 	json_error_t jerr;
@@ -132,37 +132,55 @@ static void flush(struct worker *w)
 		fail_worker(w, "%s", err.msg);
 }
 
-/* A chunk of stdout, split into lines. */
+/* n more bytes of the line being assembled; 0, or -1 (the run fails). */
+static int add_to_line(struct worker *w, const char *s, size_t n)
+{
+	size_t cap = w->cap;
+
+	while (w->len + n + 1 > cap)
+		cap = cap ? cap * 2 : 4096;
+	if (cap > LINE_MAX_BYTES) {
+		char q[160];
+		/* a read is 64 KiB at most: the line has its first 100 */
+		quote_line(w->line, 100, q, sizeof(q));
+		fail_worker(
+			w,
+			"worker wrote garbage: a line over 1 MiB starting '%s'",
+			q);
+		return -1;
+	}
+	if (cap != w->cap) {
+		char *l = realloc(w->line, cap);
+		if (!l) {
+			fail_worker(w, "%s",
+				    "out of memory reading the worker");
+			return -1;
+		}
+		w->line = l;
+		w->cap = cap;
+	}
+	memcpy(w->line + w->len, s, n);
+	w->len += n;
+	return 0;
+}
+
+/* A chunk of stdout, split into lines: a line whole in it is read where
+ * it lies, the rest assembled. */
 static void feed_stdout(struct worker *w, const char *buf, size_t n)
 {
-	for (size_t i = 0; i < n && !w->failure; i++) {
-		if (buf[i] == '\n') {
+	const char *p = buf, *end = buf + n;
+
+	while (p < end && !w->failure) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t k = (size_t)((nl ? nl : end) - p);
+
+		if (nl && !w->len) {
+			handle_line(w, p, k);
+		} else if (!add_to_line(w, p, k) && nl) {
 			handle_line(w, w->line, w->len);
 			w->len = 0;
-			continue;
 		}
-		if (w->len + 1 >= w->cap) {
-			size_t cap = w->cap ? w->cap * 2 : 4096;
-			char *l;
-			if (cap > LINE_MAX_BYTES) {
-				char q[160];
-				quote_line(w->line, 100, q, sizeof(q));
-				fail_worker(w,
-					    "worker wrote garbage: a line over "
-					    "1 MiB starting '%s'",
-					    q);
-				break;
-			}
-			l = realloc(w->line, cap);
-			if (!l) {
-				fail_worker(w, "%s",
-					    "out of memory reading the worker");
-				break;
-			}
-			w->line = l;
-			w->cap = cap;
-		}
-		w->line[w->len++] = buf[i];
+		p += k + (nl != NULL);
 	}
 	if (!w->pending_since)
 		w->pending_since = clock_now();
