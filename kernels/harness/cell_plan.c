@@ -14,16 +14,22 @@
  * there (plan_pick_spread never matches it) */
 #define NO_THREADS 0x8000u
 
+const struct param_choice cells_choices[] = {
+	{"full", CELLS_FULL}, {"by_distance", CELLS_BY_DISTANCE}, {0}};
+
+void cells_default(const struct topo *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s",
+		 t->nnodes <= CELLS_FULL_UP_TO ? "full" : "by_distance");
+}
+
 int cells_parse(const char *s, enum cells_mode *mode, struct errinfo *err)
 {
-	if (!strcmp(s, "full")) {
-		*mode = CELLS_FULL;
-		return 0;
-	}
-	if (!strcmp(s, "by_distance")) {
-		*mode = CELLS_BY_DISTANCE;
-		return 0;
-	}
+	for (const struct param_choice *c = cells_choices; c->name; c++)
+		if (!strcmp(s, c->name)) {
+			*mode = (enum cells_mode)c->value;
+			return 0;
+		}
 	return errinfo_set(err, "cells",
 			   "unknown cells '%s' (allowed: full, by_distance)",
 			   s);

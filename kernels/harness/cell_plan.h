@@ -3,6 +3,7 @@
 #define NUMALAB_CELL_PLAN_H
 
 #include "errinfo.h"
+#include "params.h"
 #include "topo.h"
 
 /* cells of each class a by_distance plan takes when not told how many,
@@ -40,6 +41,17 @@ struct cell_plan {
 	int nclasses;
 	struct distance_class *cls; /* local first, then by distance */
 };
+
+/* The choices of a cells param (enum cells_mode): "full", "by_distance". */
+extern const struct param_choice cells_choices[];
+
+/* Up to this many nodes a cells param's default measures every cell;
+ * above, a few of each distance. */
+#define CELLS_FULL_UP_TO 8
+
+/* A cells param's default on t (struct param .machine_def): full up to
+ * CELLS_FULL_UP_TO nodes, by_distance above. */
+void cells_default(const struct topo *t, char *buf, size_t len);
 
 /* Parses "full" or "by_distance". Returns 0, or -EINVAL with err naming field
  * "cells". */

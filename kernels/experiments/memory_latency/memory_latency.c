@@ -18,18 +18,6 @@ static const struct param_choice load_ops[] = {
 	{"read", LOAD_READ}, {"write", LOAD_WRITE}, {0}};
 static const struct param_choice page_kinds[] = {
 	{"huge", PAGES_HUGE}, {"small", PAGES_SMALL}, {0}};
-static const struct param_choice cell_modes[] = {
-	{"full", CELLS_FULL}, {"by_distance", CELLS_BY_DISTANCE}, {0}};
-
-/* Up to this many nodes the default measures every cell, as
- * remote_bandwidth. */
-#define ML_FULL_UP_TO 8
-
-static void cells_default(const struct topo *t, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s",
-		 t->nnodes <= ML_FULL_UP_TO ? "full" : "by_distance");
-}
 
 static void first_node(const struct topo *t, char *buf, size_t len)
 {
@@ -60,7 +48,7 @@ static const struct param params[] = {
 		"mode=nodes: the nodes of the matrix (e.g. 0-3); empty: every node",
 		.only = "mode=nodes"),
 	PARAM_ENUM(
-		cells, "full", cell_modes,
+		cells, "full", cells_choices,
 		"mode=nodes: full: every (cpu node, memory node) cell; by_distance: 3 cells of each numa distance; default: full up to 8 nodes, by_distance above",
 		.machine_def = cells_default, .only = "mode=nodes"),
 	PARAM_INT(cpu_node, "0", 0, NMEM_MAX_NODE - 1, "node",

@@ -23,9 +23,6 @@ struct rb_params {
 	int cells;	/* enum cells_mode */
 };
 
-/* Up to this many nodes the default measures every cell; above, a few of each
- * distance. */
-#define RB_FULL_UP_TO 8
 /*
  * Distance ranks summarised: 0 local, 1 the nearest remote distance of
  * the node table (SLIT), 2 the next, ... A rank orders distances; it is

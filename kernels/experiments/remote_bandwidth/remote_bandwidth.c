@@ -26,15 +26,6 @@ static const struct param_choice mixes[] = {{"yes", MIX_ALL},
 					    {"both", MIX_ALL | MIX_IDLE},
 					    {0}};
 
-static const struct param_choice cell_modes[] = {
-	{"full", CELLS_FULL}, {"by_distance", CELLS_BY_DISTANCE}, {0}};
-
-static void cells_default(const struct topo *t, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s",
-		 t->nnodes <= RB_FULL_UP_TO ? "full" : "by_distance");
-}
-
 #define PARAM_STRUCT struct rb_params
 static const struct param params[] = {
 	PARAM_SIZE(
@@ -54,7 +45,7 @@ static const struct param params[] = {
 		mixed, "both", mixes,
 		"the copy runs of 6.5.8, each reading local memory and writing either local memory or another node's: yes: every node at once; idle: one node alone, writing to a node whose cpus are idle; both: the two; no: neither"),
 	PARAM_ENUM(
-		cells, "full", cell_modes,
+		cells, "full", cells_choices,
 		"full: every (cpu node, memory node) cell; by_distance: 3 cells of each numa distance (local, the nearest remote distance, the next...); default: full up to 8 nodes, by_distance above",
 		.machine_def = cells_default),
 	{0}};
