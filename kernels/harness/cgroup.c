@@ -14,56 +14,72 @@ static int lists(char *csv, const char *word)
 	return 0;
 }
 
+/*
+ * Hands each line of path to take, which may fill a and b (len bytes each,
+ * "" until it does). A file that cannot be read leaves them "".
+ */
+static void scan_lines(const char *path,
+		       void (*take)(char *line, char *a, char *b, size_t len),
+		       char *a, char *b, size_t len)
+{
+	char line[2048];
+	FILE *f = fopen(path, "r");
+
+	a[0] = b[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		take(line, a, b, len);
+	fclose(f);
+}
+
+/* A line of /proc/self/cgroup: the v2 path into v2, the v1 cpuset path into
+ * v1. */
+static void take_cgroup(char *line, char *v2, char *v1, size_t len)
+{
+	char *ctl = strchr(line, ':'), *path;
+
+	if (!ctl || !(path = strchr(ctl + 1, ':')))
+		return;
+	*path++ = '\0';
+	ctl++;
+	path[strcspn(path, "\n")] = '\0';
+	if (!strncmp(line, "0:", 2) && !*ctl)
+		snprintf(v2, len, "%s", path);
+	if (lists(ctl, "cpuset"))
+		snprintf(v1, len, "%s", path);
+}
+
+/* A line of /proc/self/mountinfo: the first mount point of cgroup2 into m2,
+ * of the v1 hierarchy holding cpuset into m1. */
+static void take_mount(char *line, char *m2, char *m1, size_t len)
+{
+	char root[512], point[512], fstype[64], opts[512];
+	char *tail = strstr(line, " - ");
+
+	if (!tail ||
+	    sscanf(line, "%*s %*s %*s %511s %511s", root, point) != 2 ||
+	    sscanf(tail + 3, "%63s %*s %511s", fstype, opts) != 2 ||
+	    strcmp(root, "/"))
+		return;
+	if (!strcmp(fstype, "cgroup2") && !m2[0])
+		snprintf(m2, len, "%s", point);
+	if (!strcmp(fstype, "cgroup") && !m1[0] && lists(opts, "cpuset"))
+		snprintf(m1, len, "%s", point);
+}
+
 /* Where this process's cgroups live: the v2 path and the v1 cpuset path, "" if
  * none. */
 static void cgroup_paths(char *v2, char *v1, size_t len)
 {
-	char line[1024];
-	FILE *f = fopen("/proc/self/cgroup", "r");
-
-	v2[0] = v1[0] = '\0';
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *ctl = strchr(line, ':'), *path;
-		if (!ctl || !(path = strchr(ctl + 1, ':')))
-			continue;
-		*path++ = '\0';
-		ctl++;
-		path[strcspn(path, "\n")] = '\0';
-		if (!strncmp(line, "0:", 2) && !*ctl)
-			snprintf(v2, len, "%s", path);
-		if (lists(ctl, "cpuset"))
-			snprintf(v1, len, "%s", path);
-	}
-	fclose(f);
+	scan_lines("/proc/self/cgroup", take_cgroup, v2, v1, len);
 }
 
 /* The mount points of cgroup2 and of the v1 hierarchy holding cpuset, "" if
  * none. */
 static void cgroup_mounts(char *m2, char *m1, size_t len)
 {
-	char line[2048];
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-
-	m2[0] = m1[0] = '\0';
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char root[512], point[512], fstype[64], opts[512];
-		char *tail = strstr(line, " - ");
-		if (!tail ||
-		    sscanf(line, "%*s %*s %*s %511s %511s", root, point) != 2 ||
-		    sscanf(tail + 3, "%63s %*s %511s", fstype, opts) != 2 ||
-		    strcmp(root, "/"))
-			continue;
-		if (!strcmp(fstype, "cgroup2") && !m2[0])
-			snprintf(m2, len, "%s", point);
-		if (!strcmp(fstype, "cgroup") && !m1[0] &&
-		    lists(opts, "cpuset"))
-			snprintf(m1, len, "%s", point);
-	}
-	fclose(f);
+	scan_lines("/proc/self/mountinfo", take_mount, m2, m1, len);
 }
 
 /* The first line of path into buf; 0, or -errno. */
