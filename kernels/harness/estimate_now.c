@@ -175,14 +175,17 @@ void cpu_room_now(int want, struct cpu_room *r)
 	r->lockstep = r->slowdown * r->slowdown;
 }
 
-/* A round trip now over the rates' (1 when either is unknown); one
- * measurement is reused for KEEP_S, as the probe is. */
+/* A round trip now over the rates' (1 when either is unknown, or when
+ * passive); one measurement is reused for KEEP_S, as the probe is. */
 static double trip_now(const struct topo *t)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	static double at = -1, ratio = 1;
 	double rtt = rates_get()->rtt_ns * 1e-9, now;
 
+	/* a server spins nothing beside the runs it serves */
+	if (__atomic_load_n(&passive, __ATOMIC_RELAXED))
+		return 1;
 	pthread_mutex_lock(&mu);
 	now = clock_now();
 	if (at < 0 || now - at > KEEP_S) {

@@ -21,7 +21,6 @@
 /* rounds of each per-operation rate (two threads: some may not run
  * together on a busy machine) */
 #define RATE_ROUNDS 9
-#define RATE_ROUNDS_MAX 64
 
 struct spin_job {
 	void *line; /* 64-byte aligned */
@@ -62,20 +61,21 @@ static double min_of(const double *v, int n)
 /* Rounds whose threads ran at once this much of the time ran together. */
 #define TOGETHER 0.8
 
-/* The median of res's rounds whose threads ran together, or of the one
- * that ran most together when none did. */
-static double together_median(const struct team_result *res)
+/* The best of res's rounds whose threads ran together, or the one that
+ * ran most together when none did. */
+static double together_best(const struct team_result *res)
 {
-	double v[RATE_ROUNDS_MAX];
-	int n = 0, most = 0;
+	double best = -1;
+	int most = 0;
 
-	for (int i = 0; i < res->rounds && n < RATE_ROUNDS_MAX; i++) {
-		if (res->overlap && res->overlap[i] >= TOGETHER)
-			v[n++] = res->seconds[i];
+	for (int i = 0; i < res->rounds; i++) {
+		if (res->overlap && res->overlap[i] >= TOGETHER &&
+		    (best < 0 || res->seconds[i] < best))
+			best = res->seconds[i];
 		if (res->overlap && res->overlap[i] > res->overlap[most])
 			most = i;
 	}
-	return n ? stats_median(v, n) : res->seconds[most];
+	return best > 0 ? best : res->seconds[most];
 }
 
 /* Seconds per operation of n ops on each of nthreads threads, or -1. */
@@ -98,13 +98,15 @@ static double per_op(const struct topo *t, const int *cpus, int nthreads,
 	memset(j.line, 0, 4096);
 	/*
 	 * One thread: the best round (nothing it waits for can only slow it
-	 * down). Two: the median of the rounds they ran together, as the
-	 * experiments report it; on a busy machine the best round is often
-	 * one where the threads took turns and nothing bounced (a median of
-	 * all rounds read 0.33 ns for 1.1 ns beside a load of 15 on 2 cpus).
+	 * down). Two: the best of the rounds they ran together. On a busy
+	 * machine the best of all rounds is often one where the threads took
+	 * turns and nothing bounced (their median read 0.33 ns for 1.1 ns
+	 * beside a load of 15 on 2 cpus), and the median of the rounds run
+	 * together took in preemptions inside them (5.5 ns beside a load of
+	 * 10, and false_sharing's estimates 2.6-3.2x).
 	 */
 	if (team_run(&job, t, &res) == 0 && res.rounds > 0)
-		best = nthreads > 1 ? together_median(&res)
+		best = nthreads > 1 ? together_best(&res)
 				    : min_of(res.seconds, res.rounds);
 	team_result_free(&res);
 	free(j.line);
