@@ -131,11 +131,11 @@ static int classify_cells(const struct topo *t, const int *idx,
 			/* no thread runs on a memory-only node: its row
 			 * holds no cell to pick (full lists it, said) */
 			if (idx[i] >= 0 && t->node[idx[i]].cpuless) {
-				g->cls[(size_t)i * (size_t)n + (size_t)j] =
+				*plan_grid_at(g, i, j) =
 					(uint16_t)(c | NO_THREADS);
 				continue;
 			}
-			g->cls[(size_t)i * (size_t)n + (size_t)j] = (uint16_t)c;
+			*plan_grid_at(g, i, j) = (uint16_t)c;
 			plan->cls[c].available++;
 		}
 	free(key);
@@ -150,7 +150,7 @@ static void put_cell(struct cell_plan *plan, const struct grid *g, int i, int j)
 	c->col = j;
 	c->cpu_node = plan->node[i];
 	c->mem_node = plan->node[j];
-	c->cls = g->cls[(size_t)i * (size_t)g->n + (size_t)j];
+	c->cls = *plan_grid_at(g, i, j);
 	plan->cls[c->cls].planned++;
 }
 
@@ -198,8 +198,7 @@ int cell_plan_make(const struct topo *t, const int *nodes, int nnodes,
 	}
 	for (int i = 0; mode == CELLS_FULL && i < n; i++)
 		for (int j = 0; j < n; j++)
-			if (!(g.cls[(size_t)i * (size_t)n + (size_t)j] &
-			      NO_THREADS))
+			if (!(*plan_grid_at(&g, i, j) & NO_THREADS))
 				put_cell(plan, &g, i, j);
 	free(picks);
 	plan_grid_free(&g);

@@ -160,7 +160,7 @@ static int classify_pairs(const struct topo *t, const struct cpu_info *info,
 	if (!plan->cls)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
-		g->cls[(size_t)i * (size_t)n + (size_t)i] = NOT_A_PAIR;
+		*plan_grid_at(g, i, i) = NOT_A_PAIR;
 		for (int j = i + 1; j < n; j++) {
 			enum relation_kind kind;
 			int d, c;
@@ -189,8 +189,8 @@ static int classify_pairs(const struct topo *t, const struct cpu_info *info,
 				plan->cls[c].planned = c;
 			}
 			plan->cls[c].available += 2;
-			g->cls[(size_t)i * (size_t)n + (size_t)j] = (uint16_t)c;
-			g->cls[(size_t)j * (size_t)n + (size_t)i] = (uint16_t)c;
+			*plan_grid_at(g, i, j) = (uint16_t)c;
+			*plan_grid_at(g, j, i) = (uint16_t)c;
 		}
 	}
 	qsort(plan->cls, (size_t)plan->nclasses, sizeof(*plan->cls),
@@ -233,7 +233,7 @@ static void put_pair(struct pair_plan *plan, const struct grid *g, int i, int j)
 	p->col = j;
 	p->a = plan->cpu[i];
 	p->b = plan->cpu[j];
-	p->cls = g->cls[(size_t)i * (size_t)g->n + (size_t)j];
+	p->cls = *plan_grid_at(g, i, j);
 	plan->cls[p->cls].planned++;
 }
 

@@ -5,6 +5,11 @@
 #include <limits.h>
 #include <stdlib.h>
 
+uint16_t *plan_grid_at(const struct grid *g, int i, int j)
+{
+	return &g->cls[(size_t)i * (size_t)g->n + (size_t)j];
+}
+
 static int use_max(const struct grid *g)
 {
 	int m = 0;
@@ -40,8 +45,8 @@ static int pick_one(struct grid *g, uint16_t c, int start, int level,
 			continue;
 		for (int u = 0; u < n; u++) {
 			int b = g->order[(pa + n / 2 + u) % n];
-			if (g->cls[(size_t)a * (size_t)n + (size_t)b] != c ||
-			    g->use[b] > level || picked(done, ndone, a, b) ||
+			if (*plan_grid_at(g, a, b) != c || g->use[b] > level ||
+			    picked(done, ndone, a, b) ||
 			    (!reverse_ok && picked(done, ndone, b, a)))
 				continue;
 			out->a = a;

@@ -24,6 +24,9 @@ struct pick {
 	int a, b;
 };
 
+/* The class entry of items i and j, to read or set. */
+uint16_t *plan_grid_at(const struct grid *g, int i, int j);
+
 /* A grid of n items, its classes unset. 0 or -ENOMEM (nothing to free). */
 int plan_grid_init(struct grid *g, int n);
 void plan_grid_free(struct grid *g);
