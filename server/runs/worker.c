@@ -28,7 +28,9 @@
  * Events read are stored and shown together this long after the first of
  * them: a burst is stored in a few transactions rather than one a read,
  * and the runner thread wakes (and takes a cpu from the run) less often,
- * for at most this much more latency.
+ * for at most this much more latency. Meanwhile the pipe is not watched:
+ * what the worker writes in that time is read in one go when it is up,
+ * not a line a wake-up.
  */
 #define BATCH_MS 1
 
@@ -48,6 +50,7 @@ struct worker {
 	double kill_at;
 	int exited, wstatus;
 	double pending_since; /* > 0: events read, not yet flushed */
+	int caught_up;	      /* the batch's last look at the pipe is done */
 };
 
 /* The worker leads its own process group: the signal reaches all of it. */
@@ -127,6 +130,7 @@ static void flush(struct worker *w)
 	struct errinfo err;
 
 	w->pending_since = 0;
+	w->caught_up = 0;
 	errinfo_clear(&err);
 	if (w->ops->flush(w->ops->ctx, &err))
 		fail_worker(w, "%s", err.msg);
@@ -312,6 +316,47 @@ static void on_wake(struct worker *w)
 }
 
 /*
+ * Events read wait up to BATCH_MS for those that follow (until: when to
+ * look again): 1 while the pipe is left alone, 0 when it is looked at;
+ * once the time is up, one last look takes in what came meanwhile, then
+ * the batch goes. A worker that exited is read as it writes.
+ */
+static int batch_step(struct worker *w, double now, double *until)
+{
+	double due = w->pending_since + BATCH_MS / 1000.0;
+
+	if (w->pending_since <= 0)
+		return 0;
+	if (now < due && !w->exited) {
+		if (*until < 0 || due < *until)
+			*until = due;
+		return 1;
+	}
+	if (w->caught_up) {
+		flush(w);
+		return 0;
+	}
+	w->caught_up = 1;
+	*until = now; /* a look, no wait */
+	return 0;
+}
+
+/* poll(2) on p, stdout left out when held. */
+static int poll_held(struct pollfd *p, int hold, int timeout)
+{
+	struct pollfd q[4];
+	int rc;
+
+	memcpy(q, p, sizeof(q));
+	if (hold)
+		q[0].fd = -1;
+	rc = poll(q, 4, timeout);
+	for (int i = 0; i < 4; i++)
+		p[i].revents = rc > 0 ? q[i].revents : 0;
+	return rc;
+}
+
+/*
  * The read loop: until the worker has exited and its pipes are drained.
  * The pidfd says when it exits even if something still holds its pipes;
  * whatever writes to them then gets DRAIN_MS more, no longer.
@@ -330,7 +375,7 @@ static void read_worker(struct worker *w, int outfd, int errfd)
 		fail_worker(w, "%s", "out of memory reading the worker");
 	while (p[0].fd >= 0 || p[1].fd >= 0 || (pidfd >= 0 && !w->exited)) {
 		double now = clock_now(), until = -1;
-		int timeout;
+		int timeout, hold;
 
 		if (w->exited) {
 			if (drain_until == 0)
@@ -352,19 +397,11 @@ static void read_worker(struct worker *w, int outfd, int errfd)
 			if (w->kill_at > 0 && (until < 0 || w->kill_at < until))
 				until = w->kill_at;
 		}
-		/* events read wait up to BATCH_MS for those that follow */
-		if (w->pending_since > 0) {
-			double due = w->pending_since + BATCH_MS / 1000.0;
-			if (now >= due) {
-				flush(w);
-			} else if (until < 0 || due < until) {
-				until = due;
-			}
-		}
+		hold = batch_step(w, now, &until);
 		timeout = until < 0 ? -1 : (int)((until - now) * 1000) + 1;
 		if (until >= 0 && until - now < 0.001)
 			timeout = until > now ? 1 : 0;
-		if (poll(p, 4, timeout) < 0) {
+		if (poll_held(p, hold, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			kill_worker(w);
