@@ -2,7 +2,7 @@
 import { h } from './dom.js';
 import { ChartSet } from './charts.js';
 import { TopologyPicture, threadsOn } from './topology.js';
-import { bytes } from './format.js';
+import { bytes, count } from './format.js';
 import { commonRange } from './scale.js';
 import { api } from './api.js';
 import { readRun } from './rundoc.js';
@@ -44,7 +44,7 @@ export function placedTopology(r) {
 // One line for a machine whose run cannot be drawn: what the machine record says.
 function summaryLine(m) {
   const caches = (m.caches || []).map((c) => `L${c.level} ${bytes(c.size)}`).join(', ');
-  return `${m.packages ?? '?'} package(s), ${m.cores ?? '?'} cores, ${m.pus ?? '?'} CPUs, ${m.nodes ?? '?'} NUMA node(s)${caches ? `; caches ${caches}` : ''}`;
+  return `${count(m.packages, 'package', 'packages')}, ${count(m.cores, 'core', 'cores')}, ${count(m.pus, 'CPU', 'CPUs')}, ${count(m.nodes, 'NUMA node', 'NUMA nodes')}${caches ? `; caches ${caches}` : ''}`;
 }
 
 // The column of one machine; r: rundoc.js's reading of its run, or null. Returns {el, charts} (charts: a ChartSet to destroy, or null).
@@ -84,7 +84,7 @@ function machineColumn(node, r, exp) {
     const whole = placed.npus === placed.topo.pus.length;
     col.append(h('p', { class: 'campaign-topo-note', text: whole
       ? 'Where its threads ran (the run used every CPU of the machine).'
-      : `Where its threads ran: the ${placed.topo.pus.length} CPU(s) it used of ${placed.npus ?? '?'}; a run keeps a summary of its machine, not its whole topology.` }));
+      : `Where its threads ran: the ${count(placed.topo.pus.length, 'CPU', 'CPUs')} it used of ${placed.npus ?? '?'}; a run keeps a summary of its machine, not its whole topology.` }));
     const pic = new TopologyPicture(placed.topo, { title: `the CPUs of ${node.node} that run ${r.id} used`, file: `numalab-${node.node}-run-${r.id}-topology.svg`, threads: threadsOn(r.last ? r.last.threads : []) });
     col.append(h('div', { class: 'campaign-machine-topo' }, pic.el));
   } else {

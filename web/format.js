@@ -87,6 +87,11 @@ export function convertUnit(v, from, to) {
 
 // "x" as a unit means a ratio: 3.38 x -> "3.38×".
 // A value with the 95% interval the verdict states beside it: "2.6× (2.4–2.9)"; the value alone without one.
+// "1 node", "2 nodes", "? nodes" (a count the record does not have).
+export function count(n, one, many) {
+  return `${n ?? '?'} ${n === 1 ? one : many}`;
+}
+
 export function withInterval(v, unit, lo, hi) {
   const text = withUnit(v, unit);
   if (!Number.isFinite(lo) || !Number.isFinite(hi) || text === '–') return text;

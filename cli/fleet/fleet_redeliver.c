@@ -15,6 +15,7 @@
 #include "store.h"
 #include "strbuf.h"
 #include "token_file.h"
+#include "units.h"
 
 struct deliver_args {
 	const char *dir, *db, *server, *token_file, *ca_file, *connect_to;
@@ -239,9 +240,10 @@ static int deliver_dir(struct fleet_campaign *c, struct deliver_args *o,
 	rc = 0;
 	for (int i = 0; i < c->n; i++)
 		rc |= c->node[i].state != FLEET_DONE;
-	printf("campaign %s: %d node(s), %d run(s) delivered into %s (a run "
-	       "it had already is kept once)\n",
-	       c->id, c->n, sent, o->db ? o->db : o->server);
+	printf("campaign %s: %d %s, %d %s delivered into %s (a run it had "
+	       "already is kept once)\n",
+	       c->id, c->n, units_plural(c->n, "node", "nodes"), sent,
+	       units_plural(sent, "run", "runs"), o->db ? o->db : o->server);
 	return rc;
 }
 

@@ -1,6 +1,7 @@
 /* fleet_run.c - `numalab fleet run`: one experiment on many machines, as a campaign */
 #include "clock.h"
 #include "fleet.h"
+#include "units.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -56,9 +57,9 @@ static void print_summary(struct fleet_campaign *c)
 	const char *const *states = fleet_state_names;
 	int done = 0;
 
-	printf("\ncampaign %s (%s%s%s): %s on %d node(s)\n", c->id, c->engine,
-	       *c->cluster ? ", cluster " : "", c->cluster, c->experiment,
-	       c->n);
+	printf("\ncampaign %s (%s%s%s): %s on %d %s\n", c->id, c->engine,
+	       *c->cluster ? ", cluster " : "", c->cluster, c->experiment, c->n,
+	       units_plural(c->n, "node", "nodes"));
 	printf("  %-16s %-7s %-8s %-6s %s\n", "node", "state", "job", "run",
 	       "headline or reason");
 	for (int i = 0; i < c->n; i++) {
@@ -78,7 +79,8 @@ static void print_summary(struct fleet_campaign *c)
 		       (int)utf8_prefix_len(say, 160), say);
 		done += n->state == FLEET_DONE;
 	}
-	printf("%d of %d node(s) done\n", done, c->n);
+	printf("%d of %d %s done\n", done, c->n,
+	       units_plural(c->n, "node", "nodes"));
 }
 
 /* What fleet run's argv asks: the campaign's own fields, and the rest. */
@@ -318,7 +320,8 @@ static void write_record(struct fleet_campaign *c)
 static int planned(struct fleet_campaign *c, struct errinfo *err)
 {
 	write_record(c);
-	printf("[%6.1fs] planned %d node(s)\n", clock_now() - c->t0, c->n);
+	printf("[%6.1fs] planned %d %s\n", clock_now() - c->t0, c->n,
+	       units_plural(c->n, "node", "nodes"));
 	fflush(stdout);
 	if (c->sink && fleet_sink_begin(c->sink, err) < 0)
 		return -EIO;

@@ -67,7 +67,7 @@ def deliver_with_env_token(test, tag, *engine, only_needed=False):
                   env={"NUMALAB_TOKEN": ENV_TOKEN, "LAB_NOTE": "x" + ENV_TOKEN + "y",
                        "LAB_PLAIN": "not-for-jobs"})
         test.assertEqual(p.returncode, 0, p.stderr)
-        test.assertIn("2 of 2 node(s) done", p.stdout)
+        test.assertIn("2 of 2 nodes done", p.stdout)
         st, doc, _ = srv.json("GET", "/api/campaigns",
                               headers={"Authorization": "Bearer " + ENV_TOKEN})
         test.assertEqual(st, 200)
@@ -237,7 +237,7 @@ class SlurmTest(unittest.TestCase):
         p = fleet(*SMALL, "--engine", "slurm", "--nodes", "n[1-2]", "--db", DB)
         self.assertEqual(p.returncode, 0, p.stderr)
         cid = campaign_id(p.stdout)
-        self.assertIn("2 of 2 node(s) done", p.stdout)
+        self.assertIn("2 of 2 nodes done", p.stdout)
         mine = {m["fleet"]["node"]: m["fleet"] for m in runs().values()
                 if m.get("fleet", {}).get("campaign") == cid}
         self.assertEqual(sorted(mine), ["n1", "n2"])
@@ -289,7 +289,7 @@ class SlurmTest(unittest.TestCase):
     def test_4_constraint_picks_nodes_by_feature(self):
         p = fleet(*SMALL, "--engine", "slurm", "--constraint", "big", "--db", DB)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("on 1 node(s)", p.stdout)
+        self.assertIn("on 1 node\n", p.stdout)
         self.assertRegex(p.stdout, r"n2 +done")
 
     def test_5_bad_requests_exit_2_with_the_reason(self):
@@ -342,7 +342,7 @@ class SlurmTest(unittest.TestCase):
         p = fleet("core_to_core", "samples=5", "round_trips=50", "--engine", "slurm",
                   "--nodes", "n[1-2]", "--db", DB)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("2 of 2 node(s) done", p.stdout)
+        self.assertIn("2 of 2 nodes done", p.stdout)
         SlurmTest.heat = campaign_id(p.stdout)
 
     def test_8_a_campaign_started_from_the_page(self):
@@ -390,7 +390,7 @@ class SlurmTest(unittest.TestCase):
                 # the campaign records each node as it is imported, and says
                 # it is over last, in its log
                 with open(ans["log"]) as f:
-                    if "node(s) done" not in f.read():
+                    if "nodes done" not in f.read():
                         return False
                 st, c, _ = srv.json("GET", ans["url"], headers=auth)
                 return st == 200 and len(c["nodes"]) == 2
@@ -405,7 +405,7 @@ class SlurmTest(unittest.TestCase):
             for n in c["nodes"]:
                 self.assertEqual(n["state"], "done", n)
                 self.assertEqual(n["run"]["machine"]["fleet"]["campaign"], cid)
-            self.assertIn("2 of 2 node(s) done", log)
+            self.assertIn("2 of 2 nodes done", log)
         finally:
             srv.stop()
 
@@ -739,7 +739,7 @@ class ClushTest(unittest.TestCase):
             proc.proc.send_signal(2)
             out, err = proc.communicate(timeout=60)
             self.assertEqual(out.count("cancelled: cancelled (Ctrl-C)"), 2, out)
-            self.assertIn("0 of 2 node(s) done", out)
+            self.assertIn("0 of 2 nodes done", out)
             self.assert_stopped(pids)
 
     def test_a_failing_host_is_recorded(self):
@@ -814,7 +814,7 @@ class ClushTest(unittest.TestCase):
             print("FLEET figure: clush 1000 nodes: %.0f s from start to the last delivery, "
                   "first seen running after %.1f s, %d progress reads, server peak %s"
                   % (took, seen[0][3] if seen else -1, len(seen), rss))
-            self.assertIn("1000 of 1000 node(s) done", out)
+            self.assertIn("1000 of 1000 nodes done", out)
             self.assertRegex(out, r"\[ *\d+\.\ds\] lab0500 +done")
         finally:
             srv.stop()
@@ -854,7 +854,7 @@ class ClushTest(unittest.TestCase):
                                 "http://127.0.0.1:%d" % port, "--token-file", token],
                                capture_output=True, text=True, timeout=300)
             self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertIn("100 run(s) delivered", p.stdout)
+            self.assertIn("100 runs delivered", p.stdout)
             self.assertEqual(once(), {"lab%03d" % i: 1 for i in range(1, 101)})
             print("FLEET figure: server stopped (SIGTERM) once 10 or more of 100 runs were in, "
                   "back 4 s later on its port: every run landed once by the retries; fleet "
