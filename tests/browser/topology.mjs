@@ -72,7 +72,7 @@ try {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   for (const m of MACHINES) {
-    await test(`the topology picture of ${m.name} (${m.pus} PUs, ${m.nodes} node${m.nodes > 1 ? 's' : ''})`, async () => {
+    await test(`the topology picture of ${m.name} (${m.pus} PU${m.pus > 1 ? 's' : ''}, ${m.nodes} node${m.nodes > 1 ? 's' : ''})`, async () => {
       const dir = join(tmp, m.name);
       rmSync(dir, { recursive: true, force: true });
       const { mkdirSync } = await import('node:fs');
