@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "team_gate.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <math.h>
@@ -54,8 +53,9 @@ static int gate_state(const struct team_gate *g, unsigned v)
 }
 
 /*
- * Steps out of the gate: 1 when this thread is no longer counted at it,
- * else what the word says now (the others all came, or it opened).
+ * Steps out of the gate: -1 when this thread is no longer counted at it
+ * (*left: the word it left), else what the word says now (1: the others
+ * all came meanwhile; 0: it was forced open).
  */
 static int step_out(struct team_gate *g, unsigned *left)
 {
@@ -89,13 +89,12 @@ int team_gate_pass(struct team_gate *g)
 		int s = gate_state(g, v);
 
 		if (s >= 0) {
-			if (!(v & TEAM_GATE_OPEN)) {
-				/* the last to come: open it for the sleepers */
+			/* the last to come: every thread is counted, none
+			 * asleep; it stays open for any that looks again */
+			if (!(v & TEAM_GATE_OPEN))
 				atomic_fetch_or_explicit(&g->word,
 							 TEAM_GATE_OPEN,
 							 memory_order_release);
-				gate_wake(g);
-			}
 			return s;
 		}
 		/* the others are to come to their cpus now */
