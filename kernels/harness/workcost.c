@@ -79,8 +79,9 @@ double cost_chase_s(const struct topo *t, double bytes, double loads)
 
 	machine_facts_from_topo(t, &m);
 	return loads * share *
-	       (mem_from_cache(&m, (uint64_t)bytes) ? COST_LINES_FROM_CACHE
-						    : COST_LINES_IN_FLIGHT);
+	       (mem_from_cache(&m, (uint64_t)bytes)
+			? COST_LINES_FROM_CACHE
+			: COST_LINES_IN_FLIGHT * COST_WALK);
 }
 
 double cost_teams_s(double n)

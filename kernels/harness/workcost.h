@@ -49,10 +49,14 @@ double cost_touch_s(const struct topo *t, double bytes, int nthreads);
  * of bytes. One thread's read stream keeps about COST_LINES_IN_FLIGHT line
  * fills going at once (its miss buffers), so by Little's law a single miss
  * to memory takes that many times one line's share of the measured read
- * rate; a working set the caches hold (mem_size.h) costs
- * COST_LINES_FROM_CACHE lines' share a load.
+ * rate, and a chase over memory misses the TLB too: a page walk about as
+ * long again (COST_WALK; the lab VM's chase from 128 MiB took 145 ns a
+ * load at 3.2 ns a line's share, where 16 lines' share made
+ * memory_latency's estimates 0.46-0.94x the run); a working set the
+ * caches hold (mem_size.h) costs COST_LINES_FROM_CACHE lines' share a load.
  */
 #define COST_LINES_IN_FLIGHT 16
+#define COST_WALK 2
 #define COST_LINES_FROM_CACHE 2
 double cost_chase_s(const struct topo *t, double bytes, double loads);
 
