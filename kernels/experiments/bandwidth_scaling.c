@@ -52,7 +52,7 @@ static const struct param params[] = {
 		.flags = PARAM_F_CPUS),
 	PARAM_SIZE(
 		size, "64M", 1 << 20, 1LL << 40, "bytes per thread",
-		"each thread streams over its own buffer of this size, first touched by itself; default: 4 times the machine's last-level cache (at least 64M), so that even one thread streams from memory; a smaller one is labelled from cache",
+		"each thread streams over its own buffer of this size, first touched by itself; " MEM_DEFAULT_HELP,
 		.flags = PARAM_F_MEMORY),
 	PARAM_SET(
 		ops, "read,write,copy", op_choices,

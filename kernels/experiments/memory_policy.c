@@ -64,7 +64,7 @@ struct mp_params {
 static const struct param params[] = {
 	PARAM_SIZE(
 		size, "64M", 1 << 20, 1LL << 40, "bytes",
-		"the buffer placed under the policy; default: 4 times the machine's last-level cache (at least 64M), so its reads come from memory; a smaller one is labelled from cache",
+		"the buffer placed under the policy; " MEM_DEFAULT_HELP,
 		.flags = PARAM_F_MEMORY),
 	PARAM_ENUM(
 		policy, "interleave", policies,

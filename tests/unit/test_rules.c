@@ -459,6 +459,31 @@ static void test_default_not_from_cache(void **state)
 		"512M");
 }
 
+/*
+ * Every PARAM_F_MEMORY row says what its default is in mem_size.h's one
+ * sentence, the words of the rule it gets, not in a copy of its own.
+ */
+static void test_memory_help_says_default(void **state)
+{
+	size_t tail = strlen(MEM_DEFAULT_HELP);
+	int rows = 0;
+	(void)state;
+
+	for (const struct experiment *const *e = experiments; *e; e++)
+		for (const struct param *p = (*e)->params; p && p->name; p++) {
+			size_t n;
+
+			if (!(p->flags & PARAM_F_MEMORY))
+				continue;
+			n = strlen(p->help);
+			if (n < tail || strcmp(p->help + n - tail, MEM_DEFAULT_HELP))
+				fail_msg("%s %s=: its help does not end with MEM_DEFAULT_HELP: %s",
+					 (*e)->name, p->name, p->help);
+			rows++;
+		}
+	assert_true(rows >= 5);
+}
+
 /* Two threads seen on one cpu: disowned. Same cpus for the placements
  * compared: disowned. */
 static void test_cpus_and_placements(void **state)
@@ -617,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_implausible_cache),
 		cmocka_unit_test(test_implausible_precheck),
 		cmocka_unit_test(test_default_not_from_cache),
+		cmocka_unit_test(test_memory_help_says_default),
 		cmocka_unit_test(test_cpus_and_placements),
 		cmocka_unit_test(test_cpus_precheck),
 		cmocka_unit_test(test_nodes),

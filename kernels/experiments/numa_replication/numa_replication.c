@@ -29,7 +29,7 @@
 static const struct param params[] = {
 	PARAM_SIZE(
 		size, "64M", 64 << 10, 1LL << 36, "bytes",
-		"the read-only data (one copy) and the writable region that may be migrated; default: 4 times the machine's last-level cache (at least 64M), so that the copies are read from memory; a smaller one is labelled from cache",
+		"the read-only data (one copy) and the writable region that may be migrated; " MEM_DEFAULT_HELP,
 		.flags = PARAM_F_MEMORY),
 	PARAM_INT(passes, "4", 1, 10000, "sweeps",
 		  "sweeps over the data per thread and round"),

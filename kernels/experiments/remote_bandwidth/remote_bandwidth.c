@@ -30,7 +30,7 @@ static const struct param_choice mixes[] = {{"yes", MIX_ALL},
 static const struct param params[] = {
 	PARAM_SIZE(
 		size, "64M", 1 << 20, 1LL << 40, "bytes",
-		"the buffer bound to each memory node; default: 4 times the machine's last-level cache (at least 64M), so it streams from memory; a smaller one is labelled from cache",
+		"the buffer bound to each memory node; " MEM_DEFAULT_HELP,
 		.flags = PARAM_F_MEMORY),
 	PARAM_INT(
 		threads, "1", 1, 1024, "per node",
