@@ -1,29 +1,29 @@
 /* api_auth.c - /api/session: signing a browser in with a link's token or the join code, its name, signing out, who it is */
 #include "api_auth.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "utf8.h"
 
-static const char *api_name_problem(const char *name, char *why, size_t len)
+/* 0 when name may be shown to others; else -EINVAL with err saying why. */
+static int api_name_check(const char *name, struct errinfo *err)
 {
 	size_t n = strlen(name), at;
 
-	why[0] = '\0';
 	if (n > HTTP_NAME_LEN - 1)
-		snprintf(why, len,
-			 "name is %zu bytes long (at most %d bytes of UTF-8)",
-			 n, HTTP_NAME_LEN - 1);
-	else if (utf8_valid_len(name, n) != n)
-		snprintf(why, len, "name is not UTF-8");
-	else if ((at = utf8_control_at(name, n)) < n)
-		snprintf(why, len,
-			 "name has a control character at byte %zu "
-			 "(letters, digits, spaces and punctuation "
-			 "are allowed)",
-			 at);
-	return why;
+		return errinfo_set(
+			err, "name",
+			"name is %zu bytes long (at most %d bytes of UTF-8)", n,
+			HTTP_NAME_LEN - 1);
+	if (utf8_valid_len(name, n) != n)
+		return errinfo_set(err, "name", "name is not UTF-8");
+	if ((at = utf8_control_at(name, n)) < n)
+		return errinfo_set(err, "name",
+				   "name has a control character at byte %zu "
+				   "(letters, digits, spaces and punctuation "
+				   "are allowed)",
+				   at);
+	return 0;
 }
 
 enum MHD_Result api_sign_in(struct http_request *rq, void *ctx)
@@ -32,7 +32,7 @@ enum MHD_Result api_sign_in(struct http_request *rq, void *ctx)
 	json_t *doc = http_body_json(rq, &ret);
 	const char *token = NULL, *code = NULL, *name = "";
 	json_error_t jerr;
-	char why[160];
+	struct errinfo err;
 
 	(void)ctx;
 	if (!doc)
@@ -49,8 +49,9 @@ enum MHD_Result api_sign_in(struct http_request *rq, void *ctx)
 				 : !token && !code
 					 ? "'token' or 'code' is needed"
 					 : jerr.text);
-	} else if (*api_name_problem(name, why, sizeof(why))) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "name", "%s", why);
+	} else if (api_name_check(name, &err)) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, err.field, "%s",
+				 err.msg);
 	} else if (code) {
 		ret = http_join(rq, code, name);
 	} else {
@@ -66,7 +67,7 @@ enum MHD_Result api_rename(struct http_request *rq, void *ctx)
 	json_t *doc = http_body_json(rq, &ret);
 	const char *name = NULL;
 	json_error_t jerr;
-	char why[160];
+	struct errinfo err;
 
 	(void)ctx;
 	if (!doc)
@@ -74,8 +75,9 @@ enum MHD_Result api_rename(struct http_request *rq, void *ctx)
 	if (json_unpack_ex(doc, &jerr, JSON_STRICT, "{s:s}", "name", &name))
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "name",
 				 "%s (send {\"name\": \"...\"})", jerr.text);
-	else if (*api_name_problem(name, why, sizeof(why)))
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "name", "%s", why);
+	else if (api_name_check(name, &err))
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, err.field, "%s",
+				 err.msg);
 	else
 		ret = http_rename(rq, name);
 	json_decref(doc);
