@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "events.h"
 #include "experiment.h"
 #include "guesses.h"
 #include "join_code.h"
@@ -57,10 +58,7 @@ struct api_class {
 /* The room's public state to the feed; c->mu held. */
 static void feed_now(struct api_class *c)
 {
-	json_t *ev = json_pack("{s:s, s:I, s:I, s:b, s:o}", "type", "class",
-			       "serial", (json_int_t)c->serial, "answered",
-			       (json_int_t)c->n, "revealed", c->revealed, "run",
-			       c->run ? json_integer(c->run) : json_null());
+	json_t *ev = event_class(c->serial, (int64_t)c->n, c->revealed, c->run);
 
 	if (ev)
 		runlog_append(c->feed, ev);

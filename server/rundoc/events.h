@@ -1,6 +1,8 @@
-/* events.h - the run's event types, their fold into a run document, and back */
+/* events.h - the run's event types, their fold into a run document and back, and the constructor of every event a client parses */
 #ifndef NUMALAB_EVENTS_H
 #define NUMALAB_EVENTS_H
+
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -115,5 +117,15 @@ json_t *event_headline(const char *text);
 json_t *event_mark(const char *key, const char *kind, const char *why);
 json_t *event_end(const char *status, const char *error, const char *field);
 json_t *event_status(const char *status);
+
+/*
+ * The classroom's feed (GET /api/class/events) is another stream with one
+ * event type of its own, `class`: the room's public state. It is no run's
+ * event (no row in event_kinds, never folded), but it is built here, the
+ * one producer of the events a client parses; docs/events.md lists its
+ * fields and tests/unit/test_events.c ties the two. run 0: no run (null).
+ */
+json_t *event_class(int64_t serial, int64_t answered, int revealed,
+		    int64_t run);
 
 #endif

@@ -174,12 +174,64 @@ static void test_constructors_build_each_type(void **state)
 	json_decref(doc);
 }
 
+/*
+ * The classroom's feed has one type, built by event_class: docs/events.md's
+ * row for it names each of the event's fields, and no other, and the
+ * run's table does not know the type (it is another stream's).
+ */
+static void test_class_feed_documented(void **state)
+{
+	char *md = slurp("docs/events.md");
+	char *row = line_of(md, "| `class` |");
+	json_t *ev = event_class(3, 2, 1, 0);
+	const char *key;
+	json_t *val;
+	int named = 0;
+	char q[64];
+
+	(void)state;
+	if (!row)
+		fail_msg("docs/events.md has no row for the classroom's `class` event");
+	assert_non_null(ev);
+	assert_string_equal(json_object_iter_key(json_object_iter(ev)), "type");
+	assert_string_equal(json_string_value(json_object_get(ev, "type")),
+			    "class");
+	assert_true(json_is_null(json_object_get(ev, "run")));
+	json_object_foreach(ev, key, val) {
+		if (!strcmp(key, "type"))
+			continue;
+		snprintf(q, sizeof(q), "`%s`", key);
+		if (!strstr(row, q))
+			fail_msg("docs/events.md's `class` row does not name its field '%s' (event_class)",
+				 key);
+		named++;
+	}
+	/* every `name` in the row past its type is a field the event has */
+	for (const char *p = strchr(row + 2, '|'); p && (p = strchr(p, '`'));
+	     p++) {
+		const char *e = strchr(p + 1, '`');
+		char *n = strndup(p + 1, (size_t)(e - p - 1));
+
+		if (!json_object_get(ev, n))
+			fail_msg("docs/events.md's `class` row names '%s', which event_class does not write",
+				 n);
+		free(n);
+		p = e;
+	}
+	assert_int_equal(named, 4);
+	assert_int_equal(event_type_of("class"), EV_UNKNOWN);
+	json_decref(ev);
+	free(row);
+	free(md);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_listens_to_every_streamed_type),
 		cmocka_unit_test(test_document_names_every_type),
 		cmocka_unit_test(test_constructors_build_each_type),
+		cmocka_unit_test(test_class_feed_documented),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
