@@ -62,10 +62,9 @@ struct mp_params {
 
 #define PARAM_STRUCT struct mp_params
 static const struct param params[] = {
-	PARAM_SIZE(
-		size, "64M", 1 << 20, 1LL << 40, "bytes",
-		"the buffer placed under the policy; " MEM_DEFAULT_HELP,
-		.flags = PARAM_F_MEMORY),
+	PARAM_SIZE(size, "64M", 1 << 20, 1LL << 40, "bytes",
+		   "the buffer placed under the policy; " MEM_DEFAULT_HELP,
+		   .flags = PARAM_F_MEMORY),
 	PARAM_ENUM(
 		policy, "interleave", policies,
 		"default: the first toucher's node; bind: only 'nodes'; preferred: the lowest node of 'nodes' first (MPOL_PREFERRED, the article's rule); interleave: page by page over 'nodes'; local: the toucher's node, said explicitly; preferred_many: any of 'nodes' before the rest (MPOL_PREFERRED_MANY, Linux 5.15)"),

@@ -492,11 +492,10 @@ json_t *event_status(const char *status)
 	return event_of(EV_STATUS, json_pack("{s:s}", "status", status));
 }
 
-json_t *event_class(int64_t serial, int64_t answered, int revealed,
-		    int64_t run)
+json_t *event_class(int64_t serial, int64_t answered, int revealed, int64_t run)
 {
-	return json_pack("{s:s, s:I, s:I, s:b, s:o}", "type", "class",
-			 "serial", (json_int_t)serial, "answered",
-			 (json_int_t)answered, "revealed", revealed, "run",
+	return json_pack("{s:s, s:I, s:I, s:b, s:o}", "type", "class", "serial",
+			 (json_int_t)serial, "answered", (json_int_t)answered,
+			 "revealed", revealed, "run",
 			 run ? json_integer(run) : json_null());
 }

@@ -191,19 +191,21 @@ static void test_class_feed_documented(void **state)
 
 	(void)state;
 	if (!row)
-		fail_msg("docs/events.md has no row for the classroom's `class` event");
+		fail_msg(
+			"docs/events.md has no row for the classroom's `class` event");
 	assert_non_null(ev);
 	assert_string_equal(json_object_iter_key(json_object_iter(ev)), "type");
 	assert_string_equal(json_string_value(json_object_get(ev, "type")),
 			    "class");
 	assert_true(json_is_null(json_object_get(ev, "run")));
-	json_object_foreach(ev, key, val) {
+	json_object_foreach (ev, key, val) {
 		if (!strcmp(key, "type"))
 			continue;
 		snprintf(q, sizeof(q), "`%s`", key);
 		if (!strstr(row, q))
-			fail_msg("docs/events.md's `class` row does not name its field '%s' (event_class)",
-				 key);
+			fail_msg(
+				"docs/events.md's `class` row does not name its field '%s' (event_class)",
+				key);
 		named++;
 	}
 	/* every `name` in the row past its type is a field the event has */
@@ -213,8 +215,9 @@ static void test_class_feed_documented(void **state)
 		char *n = strndup(p + 1, (size_t)(e - p - 1));
 
 		if (!json_object_get(ev, n))
-			fail_msg("docs/events.md's `class` row names '%s', which event_class does not write",
-				 n);
+			fail_msg(
+				"docs/events.md's `class` row names '%s', which event_class does not write",
+				n);
 		free(n);
 		p = e;
 	}

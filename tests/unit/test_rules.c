@@ -476,9 +476,11 @@ static void test_memory_help_says_default(void **state)
 			if (!(p->flags & PARAM_F_MEMORY))
 				continue;
 			n = strlen(p->help);
-			if (n < tail || strcmp(p->help + n - tail, MEM_DEFAULT_HELP))
-				fail_msg("%s %s=: its help does not end with MEM_DEFAULT_HELP: %s",
-					 (*e)->name, p->name, p->help);
+			if (n < tail ||
+			    strcmp(p->help + n - tail, MEM_DEFAULT_HELP))
+				fail_msg(
+					"%s %s=: its help does not end with MEM_DEFAULT_HELP: %s",
+					(*e)->name, p->name, p->help);
 			rows++;
 		}
 	assert_true(rows >= 5);

@@ -28,10 +28,9 @@ static const struct param_choice mixes[] = {{"yes", MIX_ALL},
 
 #define PARAM_STRUCT struct rb_params
 static const struct param params[] = {
-	PARAM_SIZE(
-		size, "64M", 1 << 20, 1LL << 40, "bytes",
-		"the buffer bound to each memory node; " MEM_DEFAULT_HELP,
-		.flags = PARAM_F_MEMORY),
+	PARAM_SIZE(size, "64M", 1 << 20, 1LL << 40, "bytes",
+		   "the buffer bound to each memory node; " MEM_DEFAULT_HELP,
+		   .flags = PARAM_F_MEMORY),
 	PARAM_INT(
 		threads, "1", 1, 1024, "per node",
 		"threads on the CPU node that stream over the buffer together"),
