@@ -664,12 +664,11 @@ static void af_estimate(const void *params, const struct common_params *common,
 	const struct af_params *ap = params;
 	double size = (double)ap->size, threads = (double)ap->threads;
 	double rounds = cost_rounds(common);
-	double one =
-		rounds * (cost_teams_s(1) +
-			  cost_touch_s(t, size * threads, (int)threads) +
-			  (double)ap->passes * cost_stream_s(t, COST_READ,
-							     size * threads,
-							     (int)threads));
+	double one = rounds * (cost_teams_s(1) +
+			       cost_touch_s(t, size * threads, (int)threads) +
+			       cost_pass_s(t, COST_READ,
+					   (double)ap->passes * size * threads,
+					   size * threads, (int)threads));
 
 	/*
 	 * four ways of pinning, then the data under one cache and split;

@@ -62,6 +62,18 @@ double cost_bw_s(const struct topo *t, enum bw_op op, double bytes,
 	return cost_stream_s(t, kind, bytes, nthreads);
 }
 
+double cost_pass_s(const struct topo *t, enum cost_stream kind, double bytes,
+		   double ws, int nthreads)
+{
+	struct machine_facts m;
+	uint64_t llc;
+
+	machine_facts_from_topo(t, &m);
+	llc = machine_llc_total(&m);
+	return cost_stream_s(t, kind, bytes, nthreads) /
+	       (llc && ws <= (double)llc ? COST_CACHE_GAIN : 1);
+}
+
 double cost_touch_s(const struct topo *t, double bytes, int nthreads)
 {
 	int cpus = t && t->nallowed > 0 ? t->nallowed : 1;

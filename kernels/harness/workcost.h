@@ -40,6 +40,17 @@ double cost_stream_s(const struct topo *t, enum cost_stream kind, double bytes,
 double cost_bw_s(const struct topo *t, enum bw_op op, double bytes,
 		 int nthreads);
 
+/*
+ * cost_stream_s of passes that stream bytes in all over a working set of
+ * ws bytes: one the last-level cache holds streams COST_CACHE_GAIN times as
+ * fast (the lab VM's bandwidth rows: 170 GB/s a thread from L2, 41 from
+ * memory; affinity's passes over 8 MiB made its estimate 2.0-2.2x the run
+ * counted at memory's rate).
+ */
+#define COST_CACHE_GAIN 3
+double cost_pass_s(const struct topo *t, enum cost_stream kind, double bytes,
+		   double ws, int nthreads);
+
 /* Seconds for nthreads threads to first-touch bytes of fresh memory in all,
  * each its own part. */
 double cost_touch_s(const struct topo *t, double bytes, int nthreads);
