@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "declares.h"
 #include "errinfo.h"
 #include "stats.h"
@@ -113,6 +114,8 @@ static void watch_progress(void *ctx, double done, double total,
 
 	a->done = done;
 	a->total = total;
+	if (a->part_from < 0)
+		a->part_from = done;
 	sink_progress_part(a->sink.next, done, total, what, part);
 }
 
@@ -137,6 +140,7 @@ void adapt_run_init(struct adapt_run *a, const struct experiment *exp,
 	a->half_width = experiment_precision(exp) / 4;
 	a->floor = rules_together_floor(exp);
 	a->end = budget_s > 0 ? clock_now() + budget_s : 0;
+	a->part_from = -1;
 }
 
 double adapt_budget(const struct common_params *common, double estimate_s,
@@ -172,6 +176,11 @@ void adapt_run_point_steps(const struct adapt_run *a, int repeat, int steps,
 	if (a->end > 0) {
 		p->redo_until = a->end;
 		double left = a->end - now, rest = a->total - a->done;
+		if (a->part_end > 0) { /* the part's share, over its steps */
+			left = a->part_end - now;
+			rest = a->part_steps -
+			       (a->part_from >= 0 ? a->done - a->part_from : 0);
+		}
 		/* this point's share: what is left over the steps left */
 		if (left <= 0)
 			p->deadline = now;
@@ -180,6 +189,20 @@ void adapt_run_point_steps(const struct adapt_run *a, int repeat, int steps,
 		else
 			p->deadline = now + left;
 	}
+}
+
+void adapt_run_part(struct adapt_run *a, double share, int steps, double now)
+{
+	if (!a)
+		return;
+	a->part_end = 0;
+	a->part_steps = steps;
+	a->part_from = -1;
+	if (a->exact || a->end <= 0 || share <= 0 || steps <= 0)
+		return;
+	if (share > 1)
+		share = 1;
+	a->part_end = now + (a->end > now ? (a->end - now) * share : 0);
 }
 
 void adapt_run_count(struct adapt_run *a, int kept, int apart, int preempted)

@@ -118,6 +118,15 @@ struct adapt_run {
 	double floor;	    /* its RULE_TOGETHER floor, 0: none */
 	double end;	    /* clock_now() when the budget is spent, 0: none */
 	double done, total; /* the last progress event */
+	/*
+	 * The running part's share (adapt_run_part): when it is spent (0:
+	 * no share of its own, the run's steps left share what is left),
+	 * its progress steps, and the progress done at its first event
+	 * (< 0: none yet).
+	 */
+	double part_end;
+	int part_steps;
+	double part_from;
 	long kept, apart, preempted;
 };
 
@@ -143,7 +152,8 @@ double adapt_budget(const struct common_params *common, double estimate_s,
  * Fills p for the next point of the run: the least and most rounds, the
  * redo bound, the precision and floor, and a deadline that gives it its
  * share of what is left of the budget (what is left over the steps not
- * yet done). a may be NULL: exactly repeat rounds.
+ * yet done; within a part given a share, what is left of the share over
+ * the part's steps not yet done). a may be NULL: exactly repeat rounds.
  */
 void adapt_run_point(const struct adapt_run *a, int repeat, double now,
 		     struct adapt_point *p);
@@ -152,6 +162,15 @@ void adapt_run_point(const struct adapt_run *a, int repeat, double now,
  * (two things in turns: 2): its deadline is that many shares. */
 void adapt_run_point_steps(const struct adapt_run *a, int repeat, int steps,
 			   double now, struct adapt_point *p);
+
+/*
+ * The part about to run gets share (0..1) of what is left of the budget
+ * at now, and its points share that over its steps (the progress events
+ * it sends, one before each point) instead of over the run's. share 0,
+ * steps 0, an exact run or one without a budget: no share of its own.
+ * a may be NULL.
+ */
+void adapt_run_part(struct adapt_run *a, double share, int steps, double now);
 
 /* Adds one point's rounds to the account. */
 void adapt_run_count(struct adapt_run *a, int kept, int apart, int preempted);

@@ -192,6 +192,16 @@ struct run_ctx {
  * order; its estimate may be experiment_estimate_parts, the sum of the
  * selected parts' estimates (the harness uses that sum when an
  * experiment with parts has no estimate of its own).
+ *
+ * The budget the points' rounds grow into (adapt.h) is split between the
+ * selected parts: as each starts, it gets a share of what is left,
+ * weighted by its estimate against those of the selected parts not yet
+ * run (equal shares when one of them has no estimate), and its points
+ * share that over its steps. A part with few long points gets the time
+ * its estimate says it needs, not what its few steps would get among a
+ * run of many short ones. When a selected part does not give its steps,
+ * there is no split: every point shares what is left over the steps the
+ * run's progress has left, as in a run of one part.
  */
 struct part {
 	const char *name; /* "readonly": unique within its experiment */
@@ -217,6 +227,9 @@ struct part {
 	/* The names of the params the part alone reads, NULL-terminated; NULL:
 	 * only those every part shares. */
 	const char *const *reads;
+	/* Its steps: the progress events it sends, one before each point,
+	 * whatever the params; 0: not said (no budget split, above). */
+	int steps;
 };
 
 /*

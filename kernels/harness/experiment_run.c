@@ -1,5 +1,6 @@
 /* experiment_run.c - running an experiment, and describing and prechecking what it shows */
 #include "adapt.h"
+#include "clock.h"
 #include "experiment.h"
 #include "rates.h"
 #include "sink_record.h"
@@ -375,19 +376,74 @@ static void progress_of_part(void *ctx, double done, double total,
 
 static const struct sink_ops part_ops = {.progress = progress_of_part};
 
+/* How ctx's selected parts split the budget (struct part's .steps). */
+enum part_split {
+	SPLIT_NONE,	 /* a part without steps: the run's steps share it */
+	SPLIT_EQUAL,	 /* a part without an estimate: equal shares */
+	SPLIT_ESTIMATES, /* by each part's estimate */
+};
+
+static double part_seconds(const struct run_ctx *ctx, const struct part *p)
+{
+	double s = 0;
+	uint64_t b = 0;
+
+	if (p->estimate)
+		p->estimate(ctx->params, &ctx->common, ctx->topo, &s, &b);
+	return s;
+}
+
+static enum part_split part_split(const struct run_ctx *ctx)
+{
+	enum part_split how = SPLIT_ESTIMATES;
+
+	if (!ctx->adapt)
+		return SPLIT_NONE;
+	for (const struct part *p = ctx->exp->parts; p && p->name; p++) {
+		if (!part_wanted(ctx->exp, p, ctx->params))
+			continue;
+		if (p->steps <= 0)
+			return SPLIT_NONE;
+		if (!(part_seconds(ctx, p) > 0))
+			how = SPLIT_EQUAL;
+	}
+	return how;
+}
+
+static double part_weight(const struct run_ctx *ctx, enum part_split how,
+			  const struct part *p)
+{
+	return how == SPLIT_ESTIMATES ? part_seconds(ctx, p)
+	       : how == SPLIT_EQUAL   ? 1
+				      : 0;
+}
+
 int experiment_run_parts(struct run_ctx *ctx, const void *state)
 {
 	struct part_sink ps = {.sink = {.ops = &part_ops, .next = ctx->sink}};
 	struct run_ctx pctx = *ctx;
+	enum part_split how = part_split(ctx);
+	double rest = 0; /* the weight of the selected parts not yet run */
 	int rc = 0;
 
 	ps.sink.ctx = &ps;
 	pctx.sink = ctx->sink ? &ps.sink : NULL;
+	for (const struct part *p = ctx->exp->parts; p && p->name; p++)
+		if (part_wanted(ctx->exp, p, ctx->params))
+			rest += part_weight(ctx, how, p);
 	for (const struct part *p = ctx->exp->parts; !rc && p && p->name; p++)
 		if (part_wanted(ctx->exp, p, ctx->params)) {
+			double w = part_weight(ctx, how, p);
+
+			/* its share of what is left, the parts before it
+			 * having spent what they spent */
+			adapt_run_part(ctx->adapt, rest > 0 ? w / rest : 0,
+				       p->steps, clock_now());
+			rest -= w;
 			ps.name = p->name;
 			rc = p->run(&pctx, state);
 		}
+	adapt_run_part(ctx->adapt, 0, 0, 0);
 	return rc;
 }
 

@@ -1,4 +1,4 @@
-/* test_parts.c - the harness's share of an experiment of parts: only the selected parts run, say and count in the estimate, and their progress names them */
+/* test_parts.c - the harness's share of an experiment of parts: only the selected parts run, say and count in the estimate, their progress names them, and each gets its share of the budget */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "adapt.h"
+#include "clock.h"
 #include "experiment.h"
 #include "rates.h"
 
@@ -123,9 +125,9 @@ static void b_estimate(const void *params, const struct common_params *common,
 static const char *const a_reads[] = {"size", NULL};
 
 static const struct part fake_parts[] = {
-	{"a", a_run, a_say, a_estimate, a_wanted, a_reads},
-	{"b", b_run, b_say, b_estimate, b_wanted, NULL},
-	{"c", c_run, c_say, NULL, NULL, NULL},
+	{"a", a_run, a_say, a_estimate, a_wanted, a_reads, 0},
+	{"b", b_run, b_say, b_estimate, b_wanted, NULL, 0},
+	{"c", c_run, c_say, NULL, NULL, NULL, 0},
 	{0}};
 
 static const struct experiment fake = {.name = "fake",
@@ -189,9 +191,9 @@ static const struct param by_name_params[] = {
 	PARAM_SET(parts, "all", part_names, "the parts"), {0}};
 #undef PARAM_STRUCT
 static const struct part by_name_parts[] = {
-	{"a", a_run, a_say, NULL, NULL, NULL},
-	{"b", b_run, b_say, NULL, NULL, NULL},
-	{"c", c_run, c_say, NULL, NULL, NULL},
+	{"a", a_run, a_say, NULL, NULL, NULL, 0},
+	{"b", b_run, b_say, NULL, NULL, NULL, 0},
+	{"c", c_run, c_say, NULL, NULL, NULL, 0},
 	{0}};
 static const struct experiment by_name = {.name = "by_name",
 					  .params = by_name_params,
@@ -253,6 +255,112 @@ static void test_estimate_sums_selected(void **state)
 	assert_int_equal(b, 120);
 }
 
+/*
+ * The budget split: two parts of one step each, x then y, a point each;
+ * a part's share is the seconds from its point's start to its deadline.
+ */
+static double share_x, share_y;
+static double seconds_x, seconds_y; /* their estimates; 0: no hook's */
+
+static double point_share(struct run_ctx *ctx, double done)
+{
+	struct adapt_point ap;
+	double now;
+
+	sink_progress(ctx->sink, done, 2, "a point");
+	now = clock_now();
+	adapt_run_point(ctx->adapt, 3, now, &ap);
+	return ap.deadline - now;
+}
+
+static int x_run(struct run_ctx *ctx, const void *state)
+{
+	(void)state;
+	share_x = point_share(ctx, 0);
+	return 0;
+}
+
+static int y_run(struct run_ctx *ctx, const void *state)
+{
+	(void)state;
+	share_y = point_share(ctx, 1);
+	return 0;
+}
+
+static void x_estimate(const void *params, const struct common_params *common,
+		       const struct topo *t, double *seconds, uint64_t *bytes)
+{
+	(void)params;
+	(void)common;
+	(void)t;
+	estimate(seconds_x, 0, seconds, bytes);
+}
+
+static void y_estimate(const void *params, const struct common_params *common,
+		       const struct topo *t, double *seconds, uint64_t *bytes)
+{
+	(void)params;
+	(void)common;
+	(void)t;
+	estimate(seconds_y, 0, seconds, bytes);
+}
+
+static const struct part split_parts[] = {
+	{"x", x_run, NULL, x_estimate, NULL, NULL, 1},
+	{"y", y_run, NULL, y_estimate, NULL, NULL, 1},
+	{0}};
+static const struct part unsplit_parts[] = {
+	{"x", x_run, NULL, x_estimate, NULL, NULL, 0},
+	{"y", y_run, NULL, y_estimate, NULL, NULL, 0},
+	{0}};
+
+/* Runs exp's parts with a budget of 100 s; the shares land in share_*. */
+static void run_split(const struct experiment *exp, double x, double y)
+{
+	static const struct sink_ops none = {0};
+	struct sink quiet = {.ops = &none};
+	struct fake_params p = {0};
+	struct run_ctx ctx = {.exp = exp, .params = &p};
+	struct adapt_run a;
+
+	ctx.common.repeat = 3;
+	adapt_run_init(&a, exp, &ctx.common, 100, &quiet);
+	ctx.adapt = &a;
+	ctx.sink = &a.sink;
+	seconds_x = x;
+	seconds_y = y;
+	share_x = share_y = 0;
+	assert_int_equal(experiment_run_parts(&ctx, NULL), 0);
+	/* the split ends with the parts */
+	assert_true(a.part_end == 0);
+}
+
+static void test_budget_split_by_estimate(void **state)
+{
+	static const struct experiment split = {.name = "split",
+						.parts = split_parts};
+	static const struct experiment unsplit = {.name = "unsplit",
+						  .parts = unsplit_parts};
+
+	(void)state;
+	/* x is estimated 3 times y: x gets 75 s of the 100; y, the last,
+	 * all that is left (x's point spent next to nothing) */
+	run_split(&split, 3, 1);
+	assert_true(share_x > 70 && share_x <= 75);
+	assert_true(share_y > 95 && share_y <= 100);
+	/* estimated a third of y: 25 s, the larger share going to y */
+	run_split(&split, 1, 3);
+	assert_true(share_x > 20 && share_x <= 25);
+	/* a part without an estimate: equal shares */
+	run_split(&split, 0, 3);
+	assert_true(share_x > 45 && share_x <= 50);
+	/* parts that do not give their steps: the run's steps share what is
+	 * left, whatever the estimates (2 steps left: half of it) */
+	run_split(&unsplit, 3, 1);
+	assert_true(share_x > 45 && share_x <= 50);
+	assert_true(share_y > 95 && share_y <= 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_selected_by_param),
 		cmocka_unit_test(test_describes_only_selected),
 		cmocka_unit_test(test_estimate_sums_selected),
+		cmocka_unit_test(test_budget_split_by_estimate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

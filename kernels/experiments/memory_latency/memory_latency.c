@@ -192,10 +192,10 @@ static const char *const loaded_reads[] = {"loaders", "load", NULL};
  * the harness measuring only the one mode= names. */
 static const struct part parts[] = {
 	{"nodes", ml_nodes_run, ml_nodes_say, ml_nodes_estimate, NULL,
-	 nodes_reads},
-	{"sizes", ml_sizes_run, ml_sizes_say, ml_sizes_estimate, NULL, NULL},
+	 nodes_reads, 0},
+	{"sizes", ml_sizes_run, ml_sizes_say, ml_sizes_estimate, NULL, NULL, 0},
 	{"loaded", ml_loaded_run, ml_loaded_say, ml_loaded_estimate, NULL,
-	 loaded_reads},
+	 loaded_reads, 0},
 	{0}};
 
 static int ml_run(struct run_ctx *ctx)

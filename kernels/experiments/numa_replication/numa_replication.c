@@ -305,10 +305,10 @@ static const struct key_label summary_labels[] = {
  * (nr_estimate): the parts share the copies the plan makes. */
 static const char *const acc_reads[] = {"updates", "buckets", NULL};
 static const struct part parts[] = {
-	{"readonly", nr_readonly_run, nr_readonly_say, NULL, NULL, NULL},
+	{"readonly", nr_readonly_run, nr_readonly_say, NULL, NULL, NULL, 0},
 	{"accumulate", nr_accumulate_run, nr_accumulate_say, NULL, NULL,
-	 acc_reads},
-	{"migrate", nr_migrate_run, nr_migrate_say, NULL, NULL, NULL},
+	 acc_reads, 0},
+	{"migrate", nr_migrate_run, nr_migrate_say, NULL, NULL, NULL, 0},
 	{0}};
 
 const struct experiment exp_numa_replication = {

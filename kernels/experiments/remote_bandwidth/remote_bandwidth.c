@@ -365,9 +365,9 @@ static void rb_plan(const void *params, const struct common_params *common,
 static const char *const mixed_reads[] = {"mixed", NULL};
 static const char *const matrix_reads[] = {"ops", "kinds", "cells", NULL};
 static const struct part parts[] = {
-	{"matrix", rb_matrix_run, rb_matrix_say, NULL, NULL, matrix_reads},
+	{"matrix", rb_matrix_run, rb_matrix_say, NULL, NULL, matrix_reads, 0},
 	{"mixed", rb_mixed_run, rb_mixed_say, NULL, rb_mixed_wanted,
-	 mixed_reads},
+	 mixed_reads, 0},
 	{0}};
 
 const struct experiment exp_remote_bandwidth = {

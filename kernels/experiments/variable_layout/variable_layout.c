@@ -332,13 +332,13 @@ static void vl_plan(const void *params, const struct common_params *common,
 static const char *const starts_reads[] = {"starts", NULL};
 static const struct part parts[] = {
 	{"layouts", vl_layouts_run, vl_layouts_say, vl_layouts_estimate, NULL,
-	 NULL},
+	 NULL, LAY_N},
 	{"readers", vl_readers_run, vl_readers_say, vl_readers_estimate, NULL,
-	 NULL},
+	 NULL, AT_N},
 	{"tls_access", vl_tls_access_run, vl_tls_access_say,
-	 vl_tls_access_estimate, NULL, NULL},
+	 vl_tls_access_estimate, NULL, NULL, ACC_N},
 	{"thread_start", vl_thread_start_run, vl_thread_start_say,
-	 vl_thread_start_estimate, NULL, starts_reads},
+	 vl_thread_start_estimate, NULL, starts_reads, START_N},
 	{0}};
 
 /* defined below: the estimate sums the parts its parts= selects */
