@@ -86,10 +86,10 @@ void runlog_on_free(struct runlog *log, void (*fn)(struct runlog *, void *),
 	log->on_free_arg = arg;
 }
 
-void runlog_unref(struct runlog *log)
+int runlog_unref(struct runlog *log)
 {
 	if (!log || __atomic_sub_fetch(&log->refs, 1, __ATOMIC_ACQ_REL))
-		return;
+		return 0;
 	if (log->on_free)
 		log->on_free(log, log->on_free_arg);
 	for (int64_t i = 0; i < log->n; i++) {
@@ -100,6 +100,7 @@ void runlog_unref(struct runlog *log)
 	pthread_cond_destroy(&log->cv);
 	pthread_mutex_destroy(&log->mu);
 	free(log);
+	return 1;
 }
 
 int64_t runlog_run_id(const struct runlog *log)

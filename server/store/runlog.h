@@ -33,7 +33,8 @@ struct runlog;
 /* A new open log with one reference. NULL on ENOMEM. */
 struct runlog *runlog_new(int64_t run_id);
 struct runlog *runlog_ref(struct runlog *log);
-void runlog_unref(struct runlog *log);
+/* 1 when that was the last reference (the log is freed), else 0. */
+int runlog_unref(struct runlog *log);
 /* A reference, unless the last one is being dropped (then NULL). */
 struct runlog *runlog_ref_live(struct runlog *log);
 /* fn(log, arg) runs when the last reference goes, before the log is freed. */

@@ -368,16 +368,19 @@ static ssize_t on_read(void *cls, uint64_t pos, char *out, size_t max)
 static void on_free(void *cls)
 {
 	struct stream *s = cls;
+	int freed;
 
 	pthread_mutex_lock(&hub.mu);
 	if (s->suspended)
 		unlink_stream(s);
 	pthread_mutex_unlock(&hub.mu);
 	count(s, 0);
-	runlog_unref(s->log);
+	freed = runlog_unref(s->log);
 	free(s);
-	/* the last reader of a large stored run gone: give its pages back */
-	if (!stream_count())
+	/* the last reader of a stored run gone: give its pages back (a live
+	 * run's log stays with the runner: nothing to give back, and a trim
+	 * at each run's end costs its pages' faults again) */
+	if (freed && !stream_count())
 		malloc_trim(0);
 }
 
