@@ -1,5 +1,6 @@
 /* campaign_live.c - each running campaign's event log, for the page to follow as its nodes finish */
 #include "campaign_live.h"
+#include "events.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -21,21 +22,6 @@ static int ended(json_t *summary)
 		json_string_value(json_object_get(summary, "state"));
 
 	return state && strcmp(state, "running");
-}
-
-/* The event a summary makes: what a page needs to redraw its counts. */
-static json_t *event_of(json_t *summary, json_t *node)
-{
-	return json_pack(
-		"{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, "
-		"s:O?}",
-		"type", "campaign", "id", json_object_get(summary, "id"),
-		"state", json_object_get(summary, "state"), "total",
-		json_object_get(summary, "total"), "counts",
-		json_object_get(summary, "counts"), "error",
-		json_object_get(summary, "error"), "finished_at",
-		json_object_get(summary, "finished_at"), "cancel_requested",
-		json_object_get(summary, "cancel_requested"), "node", node);
 }
 
 /* The slot of id (or a free one, or the oldest, its log ended); under
@@ -66,7 +52,7 @@ static struct live *slot(const char *id, int make)
 
 static void append(struct runlog *log, json_t *summary, json_t *node)
 {
-	json_t *ev = event_of(summary, node);
+	json_t *ev = event_campaign(summary, node);
 
 	if (ev)
 		runlog_append(log, ev);

@@ -499,3 +499,33 @@ json_t *event_class(int64_t serial, int64_t answered, int revealed, int64_t run)
 			 "revealed", revealed, "run",
 			 run ? json_integer(run) : json_null());
 }
+
+json_t *event_campaign(json_t *summary, json_t *node)
+{
+	static const char *const keys[] = {
+		"id",
+		"state",
+		"total",
+		"counts",
+		"error",
+		"finished_at",
+		"cancel_requested",
+	};
+	json_t *ev = json_pack("{s:s}", "type", "campaign");
+
+	for (size_t i = 0; ev && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *v = json_object_get(summary, keys[i]);
+
+		if (json_object_set_new(ev, keys[i],
+					v ? json_incref(v) : json_null())) {
+			json_decref(ev);
+			return NULL;
+		}
+	}
+	if (ev && json_object_set_new(ev, "node",
+				      node ? json_incref(node) : json_null())) {
+		json_decref(ev);
+		return NULL;
+	}
+	return ev;
+}

@@ -128,4 +128,12 @@ json_t *event_status(const char *status);
 json_t *event_class(int64_t serial, int64_t answered, int revealed,
 		    int64_t run);
 
+/*
+ * A campaign's feed (GET /api/campaigns/{id}/events), likewise no run's:
+ * one `campaign` event, the counts a page redraws, from the campaign's
+ * summary (the fields it lacks are null) and the node that changed (NULL:
+ * the whole record changed). Takes references of its own.
+ */
+json_t *event_campaign(json_t *summary, json_t *node);
+
 #endif
