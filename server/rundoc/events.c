@@ -63,12 +63,13 @@ json_t *events_doc_new(void)
 }
 
 /*
- * A copy of ev without its "type" (and server-side "seq"): a shallow one,
- * sharing ev's members, which nothing changes once an event is folded.
+ * ev without its "type" (and server-side "seq"): a shallow copy, sharing
+ * ev's members, which nothing changes once an event is folded; ev itself
+ * when the caller gives it (take).
  */
-static json_t *strip(json_t *ev)
+static json_t *strip(json_t *ev, int take)
 {
-	json_t *c = json_copy(ev);
+	json_t *c = take ? json_incref(ev) : json_copy(ev);
 
 	json_object_del(c, "type");
 	json_object_del(c, "seq");
@@ -115,6 +116,7 @@ static json_t *summary_entry(json_t *ev)
 int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 {
 	int outcome = flags & EVENTS_FOLD_OUTCOME;
+	int take = !!(flags & EVENTS_FOLD_TAKE);
 	json_t *s;
 	const char *key;
 	/* any step that ran out of memory: the document lacks the event */
@@ -134,26 +136,26 @@ int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 		break;
 	case EV_PLACEMENT:
 		if (!outcome)
-			bad |= append(doc, "placement", strip(ev));
+			bad |= append(doc, "placement", strip(ev, take));
 		break;
 	case EV_SAMPLE:
 		if (!outcome)
-			bad |= append(doc, "samples", strip(ev));
+			bad |= append(doc, "samples", strip(ev, take));
 		break;
 	case EV_CELL:
 		if (!outcome)
-			bad |= append(doc, "cells", strip(ev));
+			bad |= append(doc, "cells", strip(ev, take));
 		break;
 	case EV_NOTE:
 		if (!outcome)
-			bad |= append(doc, "notes", strip(ev));
+			bad |= append(doc, "notes", strip(ev, take));
 		break;
 	case EV_MARK:
 		if (!outcome)
-			bad |= append(doc, "marks", strip(ev));
+			bad |= append(doc, "marks", strip(ev, take));
 		break;
 	case EV_PROGRESS:
-		bad |= json_object_set_new(doc, "progress", strip(ev));
+		bad |= json_object_set_new(doc, "progress", strip(ev, take));
 		break;
 	case EV_SUMMARY:
 		key = json_string_value(json_object_get(ev, "key"));
@@ -171,7 +173,7 @@ int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 		bad |= copy_field(doc, ev, "text", "headline");
 		break;
 	case EV_IMPORTED:
-		bad |= json_object_set_new(doc, "imported", strip(ev));
+		bad |= json_object_set_new(doc, "imported", strip(ev, take));
 		break;
 	case EV_STATUS:
 		bad |= copy_field(doc, ev, "estimate_s", "estimate_s");

@@ -65,6 +65,10 @@ int event_status_final(const char *status);
 /* Fold only what the run's outcome needs: drops placement, samples, cells,
  * notes, marks. */
 #define EVENTS_FOLD_OUTCOME 1u
+/* ev is the caller's to give: an event kept whole in the document (a
+ * sample, say) goes in as ev itself, its "type" and "seq" taken out,
+ * rather than as a copy. */
+#define EVENTS_FOLD_TAKE 2u
 
 /* A new empty run document. */
 json_t *events_doc_new(void);

@@ -20,11 +20,13 @@ void runner_wake(struct runner *r)
 	(void)w; /* a full pipe already wakes it */
 }
 
-/* Folds ev into the run's document; drops the document when memory ran
- * out, so that readers build it from the log instead. */
+/* Folds ev into the run's document (ev is given to it: nothing reads its
+ * "type" or "seq" after); drops the document when memory ran out, so that
+ * readers build it from the log instead. */
 static void fold(struct run *run, json_t *ev)
 {
-	if (run->doc && events_fold(run->doc, ev, 0) == -ENOMEM) {
+	if (run->doc &&
+	    events_fold(run->doc, ev, EVENTS_FOLD_TAKE) == -ENOMEM) {
 		json_decref(run->doc);
 		run->doc = NULL;
 	}
