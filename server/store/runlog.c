@@ -27,20 +27,21 @@ struct runlog {
 	void *on_free_arg;
 };
 
-static void (*change_hook)(void);
+static void (*change_hook)(struct runlog *);
 
-void runlog_set_change_hook(void (*fn)(void))
+void runlog_set_change_hook(void (*fn)(struct runlog *))
 {
 	__atomic_store_n(&change_hook, fn, __ATOMIC_RELEASE);
 }
 
 /* After the lock is let go: the hook may look at any log. */
-static void changed(void)
+static void changed(struct runlog *log)
 {
-	void (*fn)(void) = __atomic_load_n(&change_hook, __ATOMIC_ACQUIRE);
+	void (*fn)(struct runlog *) =
+		__atomic_load_n(&change_hook, __ATOMIC_ACQUIRE);
 
 	if (fn)
-		fn();
+		fn(log);
 }
 
 struct runlog *runlog_new(int64_t run_id)
@@ -204,7 +205,7 @@ static const struct runlog_event *append(struct runlog *log, json_t *ev,
 		goto fail;
 	pthread_mutex_unlock(&log->mu);
 	if (!held)
-		changed();
+		changed(log);
 	return e;
 fail:
 	pthread_mutex_unlock(&log->mu);
@@ -237,7 +238,7 @@ void runlog_publish(struct runlog *log)
 		pthread_cond_broadcast(&log->cv);
 	pthread_mutex_unlock(&log->mu);
 	if (more)
-		changed();
+		changed(log);
 }
 
 int runlog_append_raw(struct runlog *log, int64_t seq, const char *type,
@@ -271,7 +272,7 @@ void runlog_close(struct runlog *log)
 	log->npub = log->n;
 	pthread_cond_broadcast(&log->cv);
 	pthread_mutex_unlock(&log->mu);
-	changed();
+	changed(log);
 }
 
 int runlog_closed(struct runlog *log)

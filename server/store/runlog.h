@@ -40,8 +40,9 @@ struct runlog *runlog_ref_live(struct runlog *log);
 /* fn(log, arg) runs when the last reference goes, before the log is freed. */
 void runlog_on_free(struct runlog *log, void (*fn)(struct runlog *, void *),
 		    void *arg);
-/* fn runs after every append and close of any log, outside its lock. */
-void runlog_set_change_hook(void (*fn)(void));
+/* fn(log) runs after every append to and close of a log, outside its
+ * lock: log is the one that changed. */
+void runlog_set_change_hook(void (*fn)(struct runlog *));
 
 int64_t runlog_run_id(const struct runlog *log);
 

@@ -1,4 +1,4 @@
-/* stream.c - a run's events to clients as Server-Sent Events or NDJSON, copied from the shared log: suspended while there is nothing to send, resumed by one pump thread */
+/* stream.c - a run's events to clients as Server-Sent Events or NDJSON, copied from the shared log: suspended while there is nothing to send, resumed by one pump thread, per log and in batches */
 #include "stream.h"
 #include "clock.h"
 #include "deadline.h"
@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
  * written into the connection's pool instead, so it only serves HTTP/1.0.
  */
 #define BLOCK_SIZE 128
+
+struct waitq;
 
 struct stream {
 	struct runlog *log;
@@ -38,23 +41,48 @@ struct stream {
 	const struct runlog_event *cur;
 	size_t cur_off;
 	/* under hub.mu */
-	int suspended;
+	int suspended;	       /* on a list: its log's waiters, or hub.ready */
+	unsigned long batch;   /* resumed in this batch, not yet served; 0 */
+	struct waitq *q;       /* the list it is on: q's, or hub.ready (NULL) */
 	int64_t wait_after, wait_since;
 	struct stream *prev, *next;
 };
 
+/* The streams suspended on one log, resumed only when that log changes. */
+struct waitq {
+	struct runlog *log;
+	struct stream *head;
+	int changed; /* appended to or closed since the pump last looked */
+	struct waitq *next;
+};
+
+#define WAITQ_BUCKETS 64
 /*
- * The suspended streams and the thread that resumes them: woken by every
- * append to any log, and once a second for the keepalives.
+ * Resumed at once, at most: libmicrohttpd serves them (writes each) before
+ * it looks at its other connections again, so a crowd resumed in batches
+ * lets a request that comes meanwhile wait one batch, not the crowd.
+ */
+#define RESUME_BATCH 32
+#define BATCH_WAIT_MS 2 /* the longest the pump waits on a batch's writes */
+
+/*
+ * The suspended streams, by log, and the thread that resumes them: woken
+ * by an append to a log someone waits on, and once a second for the
+ * keepalives.
  */
 static struct {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct stream *head;
-	unsigned long gen;
-	int started, stopping;
+	pthread_cond_t cv;	   /* a log changed, or stopping */
+	pthread_cond_t served_cv; /* a resumed stream of this batch served */
+	struct waitq *qs[WAITQ_BUCKETS];
+	struct stream *ready, *ready_tail; /* to be resumed, in order */
+	unsigned long batch;		   /* the batch being served */
+	int unserved;			   /* of that batch */
+	int changed, started, stopping;
 	pthread_t thread;
-} hub = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+} hub = {.mu = PTHREAD_MUTEX_INITIALIZER,
+	 .cv = PTHREAD_COND_INITIALIZER,
+	 .served_cv = PTHREAD_COND_INITIALIZER};
 
 static pthread_mutex_t count_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t count_cv = PTHREAD_COND_INITIALIZER;
@@ -116,65 +144,184 @@ void stream_drain(int timeout_ms)
 	pthread_mutex_unlock(&count_mu);
 }
 
-/* Called with hub.mu held. */
-static void unlink_stream(struct stream *s)
+static int64_t now_ms(void)
 {
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		hub.head = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
-	s->prev = s->next = NULL;
-	s->suspended = 0;
+	return (int64_t)(clock_now() * 1000);
 }
 
-/* Called with hub.mu held: something came, the log ended, or a keepalive is
- * due. */
-static int wants_resume(struct stream *s, int64_t now)
+static struct waitq **bucket(struct runlog *log)
 {
-	return runlog_last_seq(s->log) > s->wait_after ||
-	       runlog_closed(s->log) || now - s->wait_since >= KEEPALIVE_MS;
+	return &hub.qs[((uintptr_t)log >> 6) % WAITQ_BUCKETS];
+}
+
+/* Called with hub.mu held: the waiters on log; made when make is set and
+ * there are none (NULL on ENOMEM), else NULL. */
+static struct waitq *waitq_of(struct runlog *log, int make)
+{
+	struct waitq **b = bucket(log), *q;
+
+	for (q = *b; q; q = q->next)
+		if (q->log == log)
+			return q;
+	if (!make || !(q = calloc(1, sizeof(*q))))
+		return NULL;
+	q->log = log;
+	q->next = *b;
+	*b = q;
+	return q;
+}
+
+/* Called with hub.mu held: takes s off its list (a log's waiters, emptied
+ * then freed, or hub.ready). */
+static void unlink_stream(struct stream *s)
+{
+	struct waitq *q = s->q, **p;
+
+	if (s->prev)
+		s->prev->next = s->next;
+	else if (q)
+		q->head = s->next;
+	else
+		hub.ready = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	else if (!q)
+		hub.ready_tail = s->prev;
+	s->prev = s->next = NULL;
+	s->q = NULL;
+	s->suspended = 0;
+	if (q && !q->head) {
+		for (p = bucket(q->log); *p != q; p = &(*p)->next)
+			;
+		*p = q->next;
+		free(q);
+	}
+}
+
+/* Called with hub.mu held: s (still suspended) to the end of hub.ready. */
+static void to_ready(struct stream *s)
+{
+	unlink_stream(s);
+	s->suspended = 1;
+	s->prev = hub.ready_tail;
+	if (hub.ready_tail)
+		hub.ready_tail->next = s;
+	else
+		hub.ready = s;
+	hub.ready_tail = s;
+}
+
+/*
+ * Called with hub.mu held: moves to hub.ready the waiters that have
+ * something to send (an event, the end, a keepalive), of the logs that
+ * changed, or of every log when all is set (the keepalives' tick).
+ */
+static void collect(int all)
+{
+	int64_t now = now_ms();
+
+	for (int i = 0; i < WAITQ_BUCKETS; i++) {
+		for (struct waitq *q = hub.qs[i], *nq; q; q = nq) {
+			nq = q->next; /* q is freed when its last waiter goes */
+			if (!all && !q->changed)
+				continue;
+			q->changed = 0;
+			int64_t last = runlog_last_seq(q->log);
+			int end = hub.stopping || runlog_closed(q->log);
+			for (struct stream *s = q->head, *ns; s; s = ns) {
+				ns = s->next;
+				if (end || last > s->wait_after ||
+				    now - s->wait_since >= KEEPALIVE_MS)
+					to_ready(s);
+			}
+		}
+	}
+	hub.changed = 0;
+}
+
+/*
+ * Called with hub.mu held: resumes hub.ready a batch at a time, waiting
+ * (at most BATCH_WAIT_MS) until libmicrohttpd has served one before the
+ * next, so that its threads look at their other connections in between.
+ */
+static void resume_ready(void)
+{
+	struct timespec dl;
+
+	while (hub.ready) {
+		if (!++hub.batch)
+			hub.batch = 1;
+		hub.unserved = 0;
+		for (int n = 0; n < RESUME_BATCH && hub.ready; n++) {
+			struct stream *s = hub.ready;
+			unlink_stream(s);
+			if (!hub.stopping) {
+				__atomic_store_n(&s->batch, hub.batch,
+						 __ATOMIC_RELAXED);
+				hub.unserved++;
+			}
+			MHD_resume_connection(s->conn);
+		}
+		if (hub.stopping)
+			continue;
+		dl = deadline_in(CLOCK_MONOTONIC, BATCH_WAIT_MS);
+		while (hub.unserved > 0 && !hub.stopping)
+			if (pthread_cond_timedwait(&hub.served_cv, &hub.mu,
+						   &dl) == ETIMEDOUT)
+				break;
+		if (hub.changed || hub.stopping)
+			collect(hub.stopping);
+	}
+}
+
+/* Called with hub.mu held: s was resumed in a batch and is now served. */
+static void served(struct stream *s)
+{
+	if (s->batch == hub.batch && --hub.unserved <= 0)
+		pthread_cond_signal(&hub.served_cv);
+	__atomic_store_n(&s->batch, 0, __ATOMIC_RELAXED);
 }
 
 static void *pump(void *arg)
 {
-	unsigned long seen;
 	struct timespec dl;
+	int64_t tick = now_ms(), now;
 
 	(void)arg;
 	pthread_mutex_lock(&hub.mu);
-	seen = hub.gen;
 	while (!hub.stopping) {
-		dl = deadline_in(CLOCK_MONOTONIC, PUMP_TICK_MS);
-		while (hub.gen == seen && !hub.stopping)
-			if (pthread_cond_timedwait(&hub.cv, &hub.mu, &dl) ==
-			    ETIMEDOUT)
-				break;
-		seen = hub.gen;
-		int64_t now = (int64_t)(clock_now() * 1000);
-		for (struct stream *s = hub.head, *next; s; s = next) {
-			next = s->next;
-			if (hub.stopping || wants_resume(s, now)) {
-				unlink_stream(s);
-				MHD_resume_connection(s->conn);
-			}
+		now = now_ms();
+		if (now - tick < PUMP_TICK_MS) {
+			dl = deadline_in(CLOCK_MONOTONIC,
+					 (int)(PUMP_TICK_MS - (now - tick)));
+			while (!hub.changed && !hub.stopping)
+				if (pthread_cond_timedwait(&hub.cv, &hub.mu,
+							   &dl) == ETIMEDOUT)
+					break;
+			now = now_ms();
 		}
+		int all = hub.stopping || now - tick >= PUMP_TICK_MS;
+		if (all)
+			tick = now;
+		collect(all);
+		resume_ready();
 	}
-	for (struct stream *s = hub.head, *next; s; s = next) {
-		next = s->next;
-		unlink_stream(s);
-		MHD_resume_connection(s->conn);
-	}
+	collect(1);
+	resume_ready();
 	pthread_mutex_unlock(&hub.mu);
 	return NULL;
 }
 
-static void on_change(void)
+/* The runlog's hook: log was appended to or closed. */
+static void on_change(struct runlog *log)
 {
 	pthread_mutex_lock(&hub.mu);
-	hub.gen++;
-	pthread_cond_signal(&hub.cv);
+	struct waitq *q = waitq_of(log, 0);
+	if (q && !q->changed) {
+		q->changed = 1;
+		hub.changed = 1;
+		pthread_cond_signal(&hub.cv);
+	}
 	pthread_mutex_unlock(&hub.mu);
 }
 
@@ -194,6 +341,8 @@ static int hub_start(void)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_destroy(&hub.cv);
 	pthread_cond_init(&hub.cv, &ca);
+	pthread_cond_destroy(&hub.served_cv);
+	pthread_cond_init(&hub.served_cv, &ca);
 	pthread_condattr_destroy(&ca);
 	rc = -pthread_create(&hub.thread, NULL, pump, NULL);
 	if (!rc) {
@@ -213,6 +362,7 @@ void stream_stop(void)
 	hub.stopping = 1;
 	started = hub.started;
 	pthread_cond_signal(&hub.cv);
+	pthread_cond_signal(&hub.served_cv);
 	pthread_mutex_unlock(&hub.mu);
 	if (started) {
 		runlog_set_change_hook(NULL);
@@ -324,6 +474,7 @@ static size_t copy_out(struct stream *s, char *out, size_t max)
  */
 static int park(struct stream *s)
 {
+	struct waitq *q;
 	int parked = 0;
 
 	pthread_mutex_lock(&hub.mu);
@@ -331,17 +482,25 @@ static int park(struct stream *s)
 		s->ended = 1;
 	} else if (runlog_last_seq(s->log) <= s->after &&
 		   !runlog_closed(s->log)) {
+		q = waitq_of(s->log, 1);
+		if (!q) {
+			/* no memory to wait in: end, the client comes back */
+			s->ended = 1;
+			goto out;
+		}
 		s->wait_after = s->after;
 		s->wait_since = s->sent_ms;
+		s->q = q;
 		s->prev = NULL;
-		s->next = hub.head;
-		if (hub.head)
-			hub.head->prev = s;
-		hub.head = s;
+		s->next = q->head;
+		if (q->head)
+			q->head->prev = s;
+		q->head = s;
 		s->suspended = 1;
 		MHD_suspend_connection(s->conn);
 		parked = 1;
 	}
+out:
 	pthread_mutex_unlock(&hub.mu);
 	return parked;
 }
@@ -352,6 +511,11 @@ static ssize_t on_read(void *cls, uint64_t pos, char *out, size_t max)
 	size_t n;
 
 	(void)pos;
+	if (__atomic_load_n(&s->batch, __ATOMIC_RELAXED)) {
+		pthread_mutex_lock(&hub.mu);
+		served(s);
+		pthread_mutex_unlock(&hub.mu);
+	}
 	for (;;) {
 		n = copy_out(s, out, max);
 		if (n || !max)
@@ -373,6 +537,8 @@ static void on_free(void *cls)
 	pthread_mutex_lock(&hub.mu);
 	if (s->suspended)
 		unlink_stream(s);
+	if (s->batch)
+		served(s);
 	pthread_mutex_unlock(&hub.mu);
 	count(s, 0);
 	freed = runlog_unref(s->log);
