@@ -11,8 +11,11 @@
  * Answers rq with the events of log after seq `after`, as they come,
  * until the log is closed and every event is sent. Takes over the
  * reference to log. Between events the connection is suspended, costing
- * no thread; one pump thread resumes it when its log grows or ends, and
- * every 15 s for a keepalive. Past the limit (stream_set_limit) it answers 503.
+ * no thread; one pump thread resumes it when its own log grows or ends
+ * (an append to another log costs it nothing), and every 15 s for a
+ * keepalive, a few dozen streams at a time so that the request threads
+ * serve other connections between them. Past the limit (stream_set_limit)
+ * it answers 503.
  */
 enum MHD_Result stream_respond(struct http_request *rq, struct runlog *log,
 			       int64_t after, int ndjson);
