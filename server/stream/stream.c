@@ -41,9 +41,9 @@ struct stream {
 	const struct runlog_event *cur;
 	size_t cur_off;
 	/* under hub.mu */
-	int suspended;	       /* on a list: its log's waiters, or hub.ready */
-	unsigned long batch;   /* resumed in this batch, not yet served; 0 */
-	struct waitq *q;       /* the list it is on: q's, or hub.ready (NULL) */
+	int suspended;	     /* on a list: its log's waiters, or hub.ready */
+	unsigned long batch; /* the batch it was resumed in, until served; 0 */
+	struct waitq *q;     /* the list it is on: q's, or hub.ready (NULL) */
 	int64_t wait_after, wait_since;
 	struct stream *prev, *next;
 };
@@ -72,7 +72,7 @@ struct waitq {
  */
 static struct {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;	   /* a log changed, or stopping */
+	pthread_cond_t cv;	  /* a log changed, or stopping */
 	pthread_cond_t served_cv; /* a resumed stream of this batch served */
 	struct waitq *qs[WAITQ_BUCKETS];
 	struct stream *ready, *ready_tail; /* to be resumed, in order */
