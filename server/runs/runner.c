@@ -67,6 +67,40 @@ static struct run *find_run(struct runner *r, int64_t id)
 }
 
 /*
+ * The final event and the run row's end in one transaction (one commit a
+ * run, not two); when that fails, each on its own as far as it goes.
+ * Steals ev. 0 or -EIO.
+ */
+static int store_ended(struct runner *r, struct run *run, json_t *ev,
+		       const char *status, const char *now, const char *error,
+		       const char *headline, const char *sum,
+		       struct errinfo *err)
+{
+	const struct runlog_event *e = runlog_append_held(run->log, ev, NULL,
+							  0);
+	int rc = -EIO, rc2;
+
+	if (e)
+		runner_fold(run, ev);
+	json_decref(ev);
+	if (!store_atomic_begin(r->store, err)) {
+		rc = e ? store_append_events(r->store, run->id, &e, 1, err)
+		       : -EIO;
+		if (!rc)
+			rc = store_run_finished(r->store, run->id, status, now,
+						error, headline, sum, err);
+		rc = store_atomic_end(r->store, !rc, err) ? -EIO : rc;
+	}
+	if (!rc)
+		return 0;
+	/* nothing of it kept: the event, then the row, each alone */
+	rc = e ? store_append_events(r->store, run->id, &e, 1, err) : -EIO;
+	rc2 = store_run_finished(r->store, run->id, status, now, error,
+				 headline, sum, err);
+	return rc ? rc : rc2;
+}
+
+/*
  * Records the end of a run: its state, the final event (type = status)
  * in the log and the store, the run row; moves the run to the recent
  * list, then closes the log. Readers see the final event only then: a
@@ -91,12 +125,8 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 	pthread_mutex_unlock(&r->mu);
 
 	ev = events_final(status, error, summary, headline);
-	if (runner_emit_held(r, run, ev, &err))
-		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
-			err.msg);
 	sum = json_dumps(summary, JSON_COMPACT);
-	if (store_run_finished(r->store, run->id, status, now, error, headline,
-			       sum, &err))
+	if (store_ended(r, run, ev, status, now, error, headline, sum, &err))
 		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
 			err.msg);
 	free(sum);

@@ -20,10 +20,8 @@ void runner_wake(struct runner *r)
 	(void)w; /* a full pipe already wakes it */
 }
 
-/* Folds ev into the run's document (ev is given to it: nothing reads its
- * "type" or "seq" after); drops the document when memory ran out, so that
- * readers build it from the log instead. */
-static void fold(struct run *run, json_t *ev)
+/* as runner_exec.h says */
+void runner_fold(struct run *run, json_t *ev)
 {
 	if (run->doc &&
 	    events_fold(run->doc, ev, EVENTS_FOLD_TAKE) == -ENOMEM) {
@@ -40,7 +38,7 @@ int runner_emit_held(struct runner *r, struct run *run, json_t *ev,
 
 	e = runlog_append_held(run->log, ev, NULL, 0);
 	if (e) {
-		fold(run, ev);
+		runner_fold(run, ev);
 		rc = store_append_events(r->store, run->id, &e, 1, err);
 	}
 	json_decref(ev);
@@ -94,9 +92,39 @@ struct live {
 	struct runner *r;
 	struct run *run;
 	json_t *end; /* the worker's end event, when it wrote one */
+	/* the worker's machine, stored with the batch it came in (one
+	 * transaction, not two); NULL when none waits */
+	char *machine;
+	int started; /* the row says running */
 	const struct runlog_event **batch; /* logged, not yet stored */
 	int nbatch, cap;
 };
+
+/*
+ * The row's start and the "running" event in one transaction; readers see
+ * the event once both are stored. 0 or -EIO.
+ */
+static int store_started(struct live *l, json_t *ev, struct errinfo *err)
+{
+	struct store *st = l->r->store;
+	int rc = store_atomic_begin(st, err);
+
+	if (!rc) {
+		rc = store_run_started(st, l->run->id, l->run->st.started_at,
+				       err);
+		if (!rc)
+			rc = runner_emit_held(l->r, l->run, ev, err);
+		else
+			json_decref(ev);
+		rc = store_atomic_end(st, !rc, err) ? -EIO : rc;
+	} else {
+		json_decref(ev);
+	}
+	l->started = !rc;
+	/* stored (or the run fails on rc): now subscribers may see it */
+	runlog_publish(l->run->log);
+	return rc;
+}
 
 static int on_started(void *ctx, struct errinfo *err)
 {
@@ -112,7 +140,7 @@ static int on_started(void *ctx, struct errinfo *err)
 	if (ev && l->run->estimate_s >= 0 && l->run->estimate_basis)
 		json_object_set_new(ev, "estimate_basis",
 				    json_string(l->run->estimate_basis));
-	if (runner_emit(l->r, l->run, ev, err))
+	if (store_started(l, ev, err))
 		return -EIO;
 	/* a cancel that came before the worker existed */
 	runner_wake(l->r);
@@ -134,13 +162,8 @@ static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 	switch (type) {
 	case EV_START: {
 		json_t *m = json_object_get(ev, "machine");
-		char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
-		int rc = text ? store_run_machine(l->r->store, l->run->id, text,
-						  err)
-			      : 0;
-		free(text);
-		if (rc)
-			return rc;
+		free(l->machine);
+		l->machine = m ? json_dumps(m, JSON_COMPACT) : NULL;
 		break;
 	}
 	case EV_PLACEMENT:
@@ -165,7 +188,7 @@ static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 	}
 	e = runlog_append_held(l->run->log, ev, line, len);
 	if (e) {
-		fold(l->run, ev);
+		runner_fold(l->run, ev);
 		doctext_add(l->run->text, type, line, len, canonical);
 		l->batch[l->nbatch++] = e;
 	}
@@ -176,15 +199,39 @@ static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 	return 0;
 }
 
+/* The batch, and the machine when it came in it, into the store. mu of
+ * the store held (an atomic step). */
+static int store_batch(struct live *l, struct errinfo *err)
+{
+	int rc = 0;
+
+	if (l->machine)
+		rc = store_run_machine(l->r->store, l->run->id, l->machine,
+				       err);
+	if (!rc && l->nbatch)
+		rc = store_append_events(l->r->store, l->run->id, l->batch,
+					 l->nbatch, err);
+	return rc;
+}
+
 /* The events of one read go to the store in one transaction. */
 static int on_flush(void *ctx, struct errinfo *err)
 {
 	struct live *l = ctx;
 	int rc = 0;
 
-	if (l->nbatch)
-		rc = store_append_events(l->r->store, l->run->id, l->batch,
-					 l->nbatch, err);
+	if (l->machine) {
+		rc = store_atomic_begin(l->r->store, err);
+		if (!rc) {
+			rc = store_batch(l, err);
+			rc = store_atomic_end(l->r->store, !rc, err) ? -EIO
+								      : rc;
+		}
+		free(l->machine);
+		l->machine = NULL;
+	} else if (l->nbatch) {
+		rc = store_batch(l, err);
+	}
 	l->nbatch = 0;
 	/* stored (or the run fails on rc): now subscribers may see them */
 	runlog_publish(l->run->log);
@@ -226,6 +273,7 @@ const char *runner_execute(struct runner *r, struct run *run,
 	struct errinfo err;
 	const char *status = "failed";
 	char now[32];
+	int rc;
 
 	errinfo_clear(&err);
 	store_timestamp(now, sizeof(now));
@@ -233,11 +281,19 @@ const char *runner_execute(struct runner *r, struct run *run,
 	snprintf(run->st.status, sizeof(run->st.status), "running");
 	snprintf(run->st.started_at, sizeof(run->st.started_at), "%s", now);
 	pthread_mutex_unlock(&r->mu);
-	if (store_run_started(r->store, run->id, now, &err) ||
-	    worker_run(&spec, &ops, &end, &err)) {
+	rc = worker_run(&spec, &ops, &end, &err);
+	/* no worker, or its start not stored: the row says when it was tried */
+	if (!l.started)
+		store_run_started(r->store, run->id, now, NULL);
+	if (rc) {
 		strbuf_addstr(msg, err.msg);
 		goto done;
 	}
+	/* a machine read but not flushed (the worker failed meanwhile) */
+	if (l.machine &&
+	    store_run_machine(r->store, run->id, l.machine, &err))
+		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
+			err.msg);
 	harness_cpus_restore(&r->cpus);
 
 	pthread_mutex_lock(&r->mu);
@@ -258,5 +314,6 @@ done:
 	worker_end_free(&end);
 	json_decref(l.end);
 	free(l.batch);
+	free(l.machine);
 	return status;
 }

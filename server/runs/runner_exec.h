@@ -54,6 +54,10 @@ struct runner {
 	struct harness_cpus cpus; /* only the runner thread moves them */
 };
 
+/* Folds ev into the run's document (ev is given to it: nothing reads its
+ * "type" or "seq" after); drops the document when memory ran out, so that
+ * readers build it from the log instead. */
+void runner_fold(struct run *run, json_t *ev);
 /* Appends ev to the log and the store, folds it, then shows it to the
  * log's readers; steals ev. 0 or -EIO. */
 int runner_emit(struct runner *r, struct run *run, json_t *ev,

@@ -223,6 +223,9 @@ int store_atomic_end(struct store *st, int ok, struct errinfo *err)
 		/* nothing of it kept: a failed COMMIT may leave it open */
 		if (!sqlite3_get_autocommit(st->db))
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		if (st->poke_after)
+			checkpointer_poke(st->ck);
+		st->poke_after = 0;
 	}
 	pthread_mutex_unlock(&st->mu);
 	return rc;
@@ -347,8 +350,14 @@ int store_run_finished(struct store *st, int64_t id, const char *status,
 			    " headline=?, summary=? WHERE id=?",
 			    id, v, 5, "cannot record the run's end", err);
 
-	/* the run's events into the main file while nothing is measured */
-	checkpointer_poke(st->ck);
+	/* the run's events into the main file while nothing is measured:
+	 * inside an atomic step, once it is committed */
+	pthread_mutex_lock(&st->mu);
+	if (st->atomic)
+		st->poke_after = 1;
+	else
+		checkpointer_poke(st->ck);
+	pthread_mutex_unlock(&st->mu);
 	return rc;
 }
 

@@ -20,6 +20,7 @@ struct checkpointer;
 struct store {
 	pthread_mutex_t mu;
 	int atomic;
+	int poke_after; /* a checkpoint asked for inside an atomic step */
 	sqlite3 *db;
 	int readonly;
 	struct checkpointer *ck; /* NULL for a read-only store */
