@@ -76,8 +76,8 @@ static int store_ended(struct runner *r, struct run *run, json_t *ev,
 		       const char *headline, const char *sum,
 		       struct errinfo *err)
 {
-	const struct runlog_event *e = runlog_append_held(run->log, ev, NULL,
-							  0);
+	const struct runlog_event *e =
+		runlog_append_held(run->log, ev, NULL, 0);
 	int rc = -EIO, rc2;
 
 	if (e)

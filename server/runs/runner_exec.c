@@ -95,7 +95,7 @@ struct live {
 	/* the worker's machine, stored with the batch it came in (one
 	 * transaction, not two); NULL when none waits */
 	char *machine;
-	int started; /* the row says running */
+	int started;			   /* the row says running */
 	const struct runlog_event **batch; /* logged, not yet stored */
 	int nbatch, cap;
 };
@@ -225,7 +225,7 @@ static int on_flush(void *ctx, struct errinfo *err)
 		if (!rc) {
 			rc = store_batch(l, err);
 			rc = store_atomic_end(l->r->store, !rc, err) ? -EIO
-								      : rc;
+								     : rc;
 		}
 		free(l->machine);
 		l->machine = NULL;
@@ -290,8 +290,7 @@ const char *runner_execute(struct runner *r, struct run *run,
 		goto done;
 	}
 	/* a machine read but not flushed (the worker failed meanwhile) */
-	if (l.machine &&
-	    store_run_machine(r->store, run->id, l.machine, &err))
+	if (l.machine && store_run_machine(r->store, run->id, l.machine, &err))
 		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
 			err.msg);
 	harness_cpus_restore(&r->cpus);
