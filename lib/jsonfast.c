@@ -121,18 +121,39 @@ static json_t *literal(struct cursor *c, const char *word, json_t *v)
 	return v;
 }
 
+/* Steps past what ends a container (close) when it comes next, leaving
+ * the container's depth: 1. 0 when it does not. */
+static int closes(struct cursor *c, char close)
+{
+	skip_ws(c);
+	if (c->p >= c->end || *c->p != close)
+		return 0;
+	c->p++;
+	c->depth--;
+	return 1;
+}
+
+/* After a member or an element: 1 when close ended the container, 0 past
+ * the comma before the next one, -1 for anything else. */
+static int after_item(struct cursor *c, char close)
+{
+	if (closes(c, close))
+		return 1;
+	if (c->p >= c->end || *c->p != ',')
+		return -1;
+	c->p++;
+	return 0;
+}
+
 static json_t *object(struct cursor *c)
 {
 	json_t *o = json_object();
+	int end;
 
 	c->p++; /* { */
 	c->depth++;
-	skip_ws(c);
-	if (c->p < c->end && *c->p == '}') {
-		c->p++;
-		c->depth--;
+	if (closes(c, '}'))
 		return o;
-	}
 	while (o) {
 		const char *key;
 		size_t klen;
@@ -151,15 +172,11 @@ static json_t *object(struct cursor *c)
 		v = value(c);
 		if (!v || json_object_setn_new_nocheck(o, key, klen, v))
 			break;
-		skip_ws(c);
-		if (c->p < c->end && *c->p == '}') {
-			c->p++;
-			c->depth--;
+		end = after_item(c, '}');
+		if (end > 0)
 			return o;
-		}
-		if (c->p >= c->end || *c->p != ',')
+		if (end < 0)
 			break;
-		c->p++;
 		skip_ws(c);
 	}
 	json_decref(o);
@@ -169,29 +186,22 @@ static json_t *object(struct cursor *c)
 static json_t *array(struct cursor *c)
 {
 	json_t *a = json_array();
+	int end;
 
 	c->p++; /* [ */
 	c->depth++;
-	skip_ws(c);
-	if (c->p < c->end && *c->p == ']') {
-		c->p++;
-		c->depth--;
+	if (closes(c, ']'))
 		return a;
-	}
 	while (a) {
 		json_t *v = value(c);
 
 		if (!v || json_array_append_new(a, v))
 			break;
-		skip_ws(c);
-		if (c->p < c->end && *c->p == ']') {
-			c->p++;
-			c->depth--;
+		end = after_item(c, ']');
+		if (end > 0)
 			return a;
-		}
-		if (c->p >= c->end || *c->p != ',')
+		if (end < 0)
 			break;
-		c->p++;
 	}
 	json_decref(a);
 	return NULL;
