@@ -229,7 +229,7 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	struct common_params least_p = *common;
 	struct cpu_room room;
 	double least = 0, start = rates_get()->start_s, body, fixed, rounds,
-	       per_round;
+	       per_round, budget, quiet;
 	uint64_t b;
 	char h[160], lock[96] = "";
 	int rc = experiment_estimate(exp, params, common, t, seconds, bytes);
@@ -275,21 +275,26 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	 */
 	/* the basis fits the API's 256 bytes: a lockstep run's rounds, past
 	 * the budget at once, say their own slowdown instead of the growth */
-	snprintf(lock, sizeof(lock),
-		 per_round > room.slowdown
-			 ? ", its rounds %.0fx (a line passed back and forth)"
-			 : ", and its rounds grown toward the budget",
-		 per_round);
 	fixed = body * exp->fixed_share;
 	rounds = body - fixed;
-	*seconds = estimate_busy_s(start, fixed, rounds,
-				   rounds > 0 ? adapt_budget(common, rounds, 0)
-					      : 0,
-				   room.slowdown, per_round);
+	budget = rounds > 0 ? adapt_budget(common, rounds, 0) : 0;
+	if (per_round > room.slowdown)
+		snprintf(lock, sizeof(lock),
+			 ", its rounds %.0fx (a line passed back and forth)",
+			 per_round);
+	else if (budget > rounds * per_round)
+		snprintf(lock, sizeof(lock),
+			 ", its rounds grown toward the budget");
+	quiet = *seconds;
+	*seconds = estimate_busy_s(start, fixed, rounds, budget, room.slowdown,
+				   per_round);
+	/* what the sentence says is what the estimate did: the whole run
+	 * over the quiet estimate, not the cpu share's slowdown alone (the
+	 * work done once grows less, the rounds may grow more) */
 	snprintf(basis, len,
 		 "the rates measured here, for a busy machine: a thread of the "
-		 "run would get %.0f%% of a cpu (%s), so the run %.1fx "
-		 "slower%s",
-		 100 * room.share, h, room.slowdown, lock);
+		 "run would get %.0f%% of a cpu (%s), so the run %.1fx its "
+		 "quiet estimate%s",
+		 100 * room.share, h, quiet > 0 ? *seconds / quiet : 1, lock);
 	return 0;
 }
