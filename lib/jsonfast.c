@@ -237,11 +237,6 @@ static json_t *value(struct cursor *c)
 	}
 }
 
-json_t *jsonfast_load(const char *buf, size_t len)
-{
-	return jsonfast_load_within(buf, len, ~0u, (size_t)-1);
-}
-
 json_t *jsonfast_load_within(const char *buf, size_t len,
 			     unsigned int max_depth, size_t max_values)
 {

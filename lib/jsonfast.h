@@ -11,14 +11,10 @@
  * would return them, when the text is an object or an array of plain
  * values (strings of printable ASCII without escapes, numbers in range,
  * true, false, null) with no repeated names; NULL for anything else, which
- * the caller then gives to jansson. The caller bounds the nesting first.
- */
-json_t *jsonfast_load(const char *buf, size_t len);
-/*
- * jsonfast_load, bounded: NULL too when the text nests more than
+ * the caller then gives to jansson. NULL too when the text nests more than
  * max_depth containers or holds more than max_values values (containers
  * counted), as jsonlimit's scan counts them; so a text it parses is one
- * the scan would have passed.
+ * the scan would have passed, and no text recurses past max_depth.
  */
 json_t *jsonfast_load_within(const char *buf, size_t len,
 			     unsigned int max_depth, size_t max_values);

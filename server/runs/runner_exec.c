@@ -45,16 +45,6 @@ int runner_emit_held(struct runner *r, struct run *run, json_t *ev,
 	return rc;
 }
 
-int runner_emit(struct runner *r, struct run *run, json_t *ev,
-		struct errinfo *err)
-{
-	int rc = runner_emit_held(r, run, ev, err);
-
-	/* stored (or the run fails on rc): now subscribers may see it */
-	runlog_publish(run->log);
-	return rc;
-}
-
 /*
  * A point's placement arrives once it has run: the next points of a sweep
  * mostly run on the same CPUs, so the server's threads leave them (a run

@@ -58,12 +58,9 @@ struct runner {
  * "type" or "seq" after); drops the document when memory ran out, so that
  * readers build it from the log instead. */
 void runner_fold(struct run *run, json_t *ev);
-/* Appends ev to the log and the store, folds it, then shows it to the
- * log's readers; steals ev. 0 or -EIO. */
-int runner_emit(struct runner *r, struct run *run, json_t *ev,
-		struct errinfo *err);
-/* runner_emit, but readers see ev only at the next runlog_publish or
- * runlog_close. */
+/* Appends ev to the log and the store and folds it; steals ev. Readers
+ * see it at the next runlog_publish or runlog_close, once it is stored.
+ * 0 or -EIO. */
 int runner_emit_held(struct runner *r, struct run *run, json_t *ev,
 		     struct errinfo *err);
 /*

@@ -223,7 +223,8 @@ int store_atomic_end(struct store *st, int ok, struct errinfo *err)
 		/* nothing of it kept: a failed COMMIT may leave it open */
 		if (!sqlite3_get_autocommit(st->db))
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		if (st->poke_after)
+		/* a checkpoint is asked for what was committed only */
+		if (st->poke_after && ok && !rc)
 			checkpointer_poke(st->ck);
 		st->poke_after = 0;
 	}

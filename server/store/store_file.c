@@ -295,6 +295,7 @@ int store_file_gone(struct store_file *sf, struct errinfo *err)
 {
 	struct stat st;
 	const char *how;
+	struct errinfo local;
 
 	if (!sf->path || !sf->known)
 		return 0;
@@ -304,6 +305,8 @@ int store_file_gone(struct store_file *sf, struct errinfo *err)
 		how = "replaced";
 	else
 		return 0;
+	if (!err)
+		err = &local;
 	errinfo_set(
 		err, NULL,
 		"database '%s' was %s while the server ran: new runs and "

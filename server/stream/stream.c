@@ -388,7 +388,7 @@ static void set_small(struct stream *s, const char *a, size_t n)
 static int next(struct stream *s)
 {
 	const struct runlog_event *e;
-	int64_t now = (int64_t)(clock_now() * 1000);
+	int64_t now = now_ms();
 	int closed, n;
 
 	if (!s->started) {
