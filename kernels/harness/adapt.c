@@ -214,6 +214,12 @@ void adapt_run_count(struct adapt_run *a, int kept, int apart, int preempted)
 	a->preempted += preempted;
 }
 
+void adapt_run_count_gate(struct adapt_run *a, int started_apart)
+{
+	if (a)
+		a->started_apart += started_apart;
+}
+
 void adapt_words(long kept, long apart, long preempted, char *buf, size_t len)
 {
 	long redone = apart + preempted;
@@ -243,5 +249,14 @@ void adapt_run_report(const struct adapt_run *a, struct sink *s)
 	sink_summary(s, harness_summary_keys[2], (double)a->preempted,
 		     "rounds");
 	adapt_words(a->kept, a->apart, a->preempted, words, sizeof(words));
-	sink_note(s, "info", "%s", words);
+	if (!a->started_apart) {
+		sink_note(s, "info", "%s", words);
+		return;
+	}
+	sink_summary(s, harness_summary_keys[3], (double)a->started_apart,
+		     "rounds");
+	sink_note(s, "info",
+		  "%s; %ld round%s started before every thread was on its cpu "
+		  "(timed over the stretches they ran together)",
+		  words, a->started_apart, a->started_apart == 1 ? "" : "s");
 }

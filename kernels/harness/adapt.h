@@ -128,6 +128,7 @@ struct adapt_run {
 	int part_steps;
 	double part_from;
 	long kept, apart, preempted;
+	long started_apart; /* rounds whose start gate was forced open */
 };
 
 /*
@@ -175,11 +176,17 @@ void adapt_run_part(struct adapt_run *a, double share, int steps, double now);
 /* Adds one point's rounds to the account. */
 void adapt_run_count(struct adapt_run *a, int kept, int apart, int preempted);
 
+/* Adds one point's rounds that started before every thread was on its cpu
+ * (team_result.started_apart). */
+void adapt_run_count_gate(struct adapt_run *a, int started_apart);
+
 /*
  * Says the account through s: the summary values rounds_kept,
  * rounds_redone_apart and rounds_redone_preempted, and one "info" note
  * ("kept 45 rounds; redid 12: 9 where the threads ran apart, 3
- * preempted"). Says nothing when no round was kept.
+ * preempted"), and where a start gate was forced open,
+ * rounds_started_apart and a sentence in that note. Says nothing when no
+ * round was kept.
  */
 void adapt_run_report(const struct adapt_run *a, struct sink *s);
 

@@ -11,7 +11,8 @@
 #include <string.h>
 
 const char *const harness_summary_keys[] = {
-	"rounds_kept", "rounds_redone_apart", "rounds_redone_preempted", NULL};
+	"rounds_kept", "rounds_redone_apart", "rounds_redone_preempted",
+	"rounds_started_apart", NULL};
 
 int adapt_summary_key(const char *key)
 {

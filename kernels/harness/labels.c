@@ -16,6 +16,8 @@ const struct key_label harness_summary_labels[] = {
 	 "rounds"},
 	{"rounds_redone_preempted", "rounds redone: a thread was preempted",
 	 "rounds"},
+	{"rounds_started_apart",
+	 "rounds started before every thread was on its cpu", "rounds"},
 	{"overlap_min",
 	 "least share of a round every thread was on a cpu at once",
 	 "% of a round"},

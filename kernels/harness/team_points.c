@@ -36,6 +36,7 @@ int team_points_run(struct run_ctx *ctx, struct team_job *job,
 		return rc;
 	adapt_run_count(ctx->adapt, res->rounds, res->redone_apart,
 			res->redone_preempted);
+	adapt_run_count_gate(ctx->adapt, res->started_apart);
 	if (label)
 		sink_placement(ctx->sink, label, res->place, res->nthreads);
 	if (rc == 0 && res->check_rc) {
@@ -80,6 +81,7 @@ int team_points_bw(struct run_ctx *ctx, struct bw_job *job,
 		return rc;
 	adapt_run_count(ctx->adapt, res->team.rounds, res->team.redone_apart,
 			res->team.redone_preempted);
+	adapt_run_count_gate(ctx->adapt, res->team.started_apart);
 	if (res->check_rc) {
 		sink_note(ctx->sink, "warn", "%s", wrong);
 		bw_result_free(res);

@@ -65,6 +65,7 @@ int team_result_arm(const struct team_result *res, int arm,
 	out->nthreads = res->nthreads;
 	out->redone_apart = res->redone_apart;
 	out->redone_preempted = res->redone_preempted;
+	out->started_apart = res->started_apart;
 	out->stretched = res->stretched;
 	out->check_rc = res->check_rc;
 	if (team_result_alloc(out, res->nthreads > 0 ? res->nthreads : 1, n))

@@ -289,6 +289,57 @@ static void on_note(void *ctx, const char *level, const char *text)
 		s->info++;
 }
 
+/* What adapt_run_report said: the started_apart summary and the note. */
+struct said {
+	double started_apart;
+	char note[256];
+};
+
+static void said_summary(void *ctx, const char *key, double v, const char *unit)
+{
+	(void)unit;
+	if (!strcmp(key, "rounds_started_apart"))
+		((struct said *)ctx)->started_apart = v;
+}
+
+static void said_note(void *ctx, const char *level, const char *text)
+{
+	(void)level;
+	snprintf(((struct said *)ctx)->note, sizeof(((struct said *)ctx)->note),
+		 "%s", text);
+}
+
+/* Rounds whose start gate was forced open are counted and said; a run
+ * without any says nothing of them. */
+static void test_report_started_apart(void **state)
+{
+	static const struct sink_ops ops = {.summary = said_summary,
+					    .note = said_note};
+	struct said said = {.started_apart = -1};
+	struct sink sink = {.ops = &ops, .ctx = &said};
+	struct adapt_run a;
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	adapt_run_count(&a, 10, 1, 0);
+	adapt_run_count_gate(&a, 2);
+	adapt_run_count_gate(&a, 1);
+	adapt_run_report(&a, &sink);
+	assert_true(said.started_apart == 3);
+	assert_string_equal(
+		said.note,
+		"kept 10 rounds; redid 1 where the threads ran apart; 3 rounds "
+		"started before every thread was on its cpu (timed over the "
+		"stretches they ran together)");
+	assert_true(adapt_summary_key("rounds_started_apart"));
+	said.started_apart = -1;
+	a.started_apart = 0;
+	adapt_run_report(&a, &sink);
+	assert_true(said.started_apart == -1);
+	assert_string_equal(
+		said.note,
+		"kept 10 rounds; redid 1 where the threads ran apart");
+}
+
 /* budget=0 keeps exactly repeat rounds per point and redoes none. */
 static void test_budget_zero_is_exact(void **state)
 {
@@ -585,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_budget_param),
 		cmocka_unit_test(test_exact_point),
 		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_report_started_apart),
 		cmocka_unit_test(test_budget_zero_is_exact),
 		cmocka_unit_test(test_team_exact),
 		cmocka_unit_test(test_team_arms),

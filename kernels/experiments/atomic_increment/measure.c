@@ -413,13 +413,15 @@ int ai_measure(struct run_ctx *ctx, const enum variant *vs, int nv,
 			       .arg = &j,
 			       .setup = ai_setup,
 			       .body = ai_body,
-			       /* start together: a thread woken late finds the
-				  counter to itself */
-			       .spin = 1,
-			       /* and all on their cpus: beside busy
-				  neighbours each thread did its round in a
-				  slice of its own otherwise */
+			       /* start together, all on their cpus: beside
+				  busy neighbours each thread did its round in
+				  a slice of its own otherwise (the gate's
+				  barriers then sleep) */
 			       .together = 1,
+			       /* threads sharing a cpu get no gate: their
+				  barriers spin, or a thread woken late finds
+				  the counter to itself */
+			       .spin = 1,
 			       .rounds_most = rounds,
 			       .arms = nv,
 			       .arm_of = arm_of,
