@@ -206,12 +206,15 @@ def bandwidth(b):
             ks = [i for i, d in enumerate(detail) if d["likwid"]["ran_together"]]
             return ks or list(range(len(detail)))
 
-        # A/B: the median of the per-pair ratios, each pair's two runs
-        # adjacent in time and so under the same load; each side's figure
-        # stays its best run
+        # A/B: each side's best run over the other's, both from as many
+        # runs taken in turns; the per-pair ratios stay for their spread.
+        # Not their median: on a quiet 2-vCPU VM, adjacent runs of the
+        # same loop swing by up to 1.3x, each side on its own (likwid's
+        # 2-thread L2 write read 154-206 GB/s in one row's six runs), so a
+        # pair's ratio measured those swings more than the two loops
         def pair_ratio():
             ks = kept()
-            return summary(ratios([a[i] for i in ks], [bb[i] for i in ks]))
+            return common.best_ratio([a[i] for i in ks], [bb[i] for i in ks])
 
         k, why = b.ab_pairs(what, pair, pair_ratio, BW_LINES,
                             BW_MIN_PAIRS, share_s=share)
@@ -296,8 +299,9 @@ def bandwidth(b):
         "not judged. A "
         "neighbour on the cpu thus stops both clocks alike; both wall-time figures stay in "
         "the raw record. Both pin thread i to the i-th CPU. A bandwidth figure is the best of "
-        "its side's pairs; A/B is the median of the per-pair ratios, the two runs of a "
-        "pair being adjacent in time and so under the same load; the [min-max] spreads stay. "
+        "its side's pairs, and A/B the ratio of the two best figures (as STREAM reports a "
+        "bandwidth: interference only slows a pass down); both sides get the same number "
+        "of runs, taken in turns, and the per-pair ratios' [min-max] stays as the spread. "
         "Every row gets at least %d pairs whatever the budget (the budget only bounds "
         "the pairs past those); a row above %.2fx likwid takes more, up to %d, and if it "
         "stays above it is marked TIMING."
