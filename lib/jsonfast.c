@@ -2,6 +2,7 @@
 #include "jsonfast.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +16,20 @@
  * out, nesting or values past the caller's bounds) gives NULL, and the
  * caller asks jansson, which parses it or says exactly what is wrong.
  */
+#define NUMCACHE 4 /* reals read with strtod, kept for this text */
+
+struct numseen {
+	const char *at; /* in the text being read */
+	size_t len;
+	double value;
+};
+
 struct cursor {
 	const char *p, *end;
 	unsigned int depth, max_depth; /* containers open, and the bound */
 	size_t values, max_values;     /* values begun, and the bound */
+	struct numseen num[NUMCACHE];
+	int numnext;
 };
 
 static json_t *value(struct cursor *c);
@@ -54,17 +65,118 @@ static int is_digit(char ch)
 	return ch >= '0' && ch <= '9';
 }
 
+/* The exact powers of ten a double holds (5^22 < 2^53). */
+static const double pow10_exact[] = {
+	1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,	1e8,  1e9,  1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/*
+ * The double nearest the decimal m * 10^e10 when one IEEE operation gives
+ * it exactly rounded (Clinger's fast path: m and 10^|e10| both exact in a
+ * double, so the one product or quotient is rounded once, as strtod
+ * rounds); 0 when it does not, and strtod decides.
+ */
+static int fast_real(uint64_t m, int e10, double *d)
+{
+	if (m > (UINT64_C(1) << 53) || e10 < -22 || e10 > 22)
+		return 0;
+	*d = e10 < 0 ? (double)m / pow10_exact[-e10]
+		     : (double)m * pow10_exact[e10];
+	return 1;
+}
+
+/* A real's value when strtod read the same text earlier in this one (a
+ * sample repeats its value in its stats): 0, else -1. */
+static int slow_seen(const struct cursor *c, const char *s, size_t n,
+		     double *d)
+{
+	for (int i = 0; i < NUMCACHE; i++)
+		if (c->num[i].len == n && !memcmp(c->num[i].at, s, n)) {
+			*d = c->num[i].value;
+			return 0;
+		}
+	return -1;
+}
+
+/* A real's text given to strtod, and kept for the rest of this text: 0,
+ * or -1 (out of range, not a number). */
+static int slow_real(struct cursor *c, const char *s, size_t n, double *d)
+{
+	char tmp[64], *stop;
+
+	if (n >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	errno = 0;
+	*d = strtod(tmp, &stop);
+	if (errno || *stop)
+		return -1;
+	c->num[c->numnext] = (struct numseen){s, n, *d};
+	c->numnext = (c->numnext + 1) % NUMCACHE;
+	return 0;
+}
+
+/*
+ * The significant digits of a number's text [s, end) (its sign, point
+ * and exponent left out) as an integer, and how many of them there were:
+ * 0 when more than 19 (then strtod or strtoll reads it). *nfrac: how many
+ * of them came after the point.
+ */
+static int mantissa(const char *s, const char *end, uint64_t *m, int *nfrac)
+{
+	int nsig = 0, frac = 0;
+	uint64_t v = 0;
+
+	for (; s < end; s++) {
+		if (*s == '.') {
+			frac = 1;
+			continue;
+		}
+		if (!is_digit(*s))
+			break;
+		*nfrac += frac;
+		if (!v && *s == '0')
+			continue;
+		if (++nsig > 19)
+			return 0;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*m = v;
+	return nsig ? nsig : 1;
+}
+
+/* A number's exponent (after its 'e'), or INT32_MAX when it has more than
+ * four digits. */
+static int exponent(const char *s, const char *end)
+{
+	int neg = 0, e = 0, n = 0;
+
+	if (*s == '+' || *s == '-')
+		neg = *s++ == '-';
+	for (; s < end; s++)
+		if (++n <= 4)
+			e = e * 10 + (*s - '0');
+	return n > 4 ? INT32_MAX : neg ? -e : e;
+}
+
 /* A number as JSON's grammar has it: an integer, or a real when it has a
- * fraction or an exponent (as jansson decides). */
+ * fraction or an exponent (as jansson decides). Most are read here; a
+ * long or far out one goes to strtoll/strtod as before. */
 static json_t *number(struct cursor *c)
 {
-	const char *s = c->p;
+	const char *s = c->p, *digits, *e = NULL;
 	char tmp[64], *stop;
-	int real = 0;
+	int real = 0, neg = 0, nfrac = 0, ex;
+	uint64_t m;
 	size_t n;
+	double d;
 
-	if (c->p < c->end && *c->p == '-')
+	if (c->p < c->end && *c->p == '-') {
+		neg = 1;
 		c->p++;
+	}
+	digits = c->p;
 	if (c->p >= c->end || !is_digit(*c->p))
 		return NULL;
 	if (*c->p == '0') {
@@ -85,7 +197,7 @@ static json_t *number(struct cursor *c)
 	}
 	if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
 		real = 1;
-		c->p++;
+		e = ++c->p;
 		if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
 			c->p++;
 		if (c->p >= c->end || !is_digit(*c->p))
@@ -94,21 +206,33 @@ static json_t *number(struct cursor *c)
 			c->p++;
 	}
 	n = (size_t)(c->p - s);
+	if (!real) {
+		/* 18 digits or fewer: within a long long */
+		if (mantissa(digits, c->p, &m, &nfrac) && c->p - digits <= 18)
+			return json_integer(neg ? -(json_int_t)m
+						: (json_int_t)m);
+	} else {
+		if (!slow_seen(c, s, n, &d))
+			return json_real(d);
+		ex = e ? exponent(e, c->p) : 0;
+		if (mantissa(digits, e ? e - 1 : c->p, &m, &nfrac) &&
+		    ex != INT32_MAX) {
+			if (!m)
+				return json_real(neg ? -0.0 : 0.0);
+			if (fast_real(m, ex - nfrac, &d))
+				return json_real(neg ? -d : d);
+		}
+		return slow_real(c, s, n, &d) ? NULL : json_real(d);
+	}
 	if (n >= sizeof(tmp))
 		return NULL;
 	memcpy(tmp, s, n);
 	tmp[n] = '\0';
 	errno = 0;
-	if (!real) {
-		long long v = strtoll(tmp, &stop, 10);
-		if (errno || *stop)
-			return NULL;
-		return json_integer((json_int_t)v);
-	}
-	double d = strtod(tmp, &stop);
+	long long v = strtoll(tmp, &stop, 10);
 	if (errno || *stop)
 		return NULL;
-	return json_real(d);
+	return json_integer((json_int_t)v);
 }
 
 static json_t *literal(struct cursor *c, const char *word, json_t *v)
@@ -156,21 +280,24 @@ static json_t *object(struct cursor *c)
 		return o;
 	while (o) {
 		const char *key;
-		size_t klen;
+		size_t klen, size;
 		json_t *v;
 
 		if (c->p >= c->end || *c->p != '"')
 			break;
 		c->p++;
 		key = plain_string(c, &klen);
-		if (!key || json_object_getn(o, key, klen))
+		if (!key)
 			break;
 		skip_ws(c);
 		if (c->p >= c->end || *c->p != ':')
 			break;
 		c->p++;
 		v = value(c);
-		if (!v || json_object_setn_new_nocheck(o, key, klen, v))
+		/* a name seen before replaces its member: the size tells */
+		size = json_object_size(o);
+		if (!v || json_object_setn_new_nocheck(o, key, klen, v) ||
+		    json_object_size(o) == size)
 			break;
 		end = after_item(c, '}');
 		if (end > 0)
@@ -240,7 +367,10 @@ static json_t *value(struct cursor *c)
 json_t *jsonfast_load_within(const char *buf, size_t len,
 			     unsigned int max_depth, size_t max_values)
 {
-	struct cursor c = {buf, buf + len, 0, max_depth, 0, max_values};
+	struct cursor c = {.p = buf,
+			   .end = buf + len,
+			   .max_depth = max_depth,
+			   .max_values = max_values};
 	json_t *v;
 
 	skip_ws(&c);
