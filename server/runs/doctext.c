@@ -1,7 +1,6 @@
 /* doctext.c - the text of a run document's event arrays, kept as the worker wrote it, so that the document is not serialised item by item again (rundoc_dumps) */
 #include "doctext.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +19,10 @@ struct doctext {
 		size_t n;
 		int broken; /* an item came without its text */
 	} a[A_N];
+	/* the document's summary, and its compact dump, once the run ended */
+	json_t *summary;
+	char *summary_text;
+	size_t summary_len;
 };
 
 static int array_of(enum event_type type)
@@ -65,24 +68,58 @@ void doctext_unref(struct doctext *t)
 		return;
 	for (int i = 0; i < A_N; i++)
 		strbuf_release(&t->a[i].text);
+	json_decref(t->summary);
+	free(t->summary_text);
 	free(t);
+}
+
+void doctext_keep_summary(struct doctext *t, json_t *summary,
+			  const char *text, size_t len)
+{
+	char *copy;
+
+	if (!t || t->summary || !summary || !(copy = malloc(len + 1)))
+		return;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	t->summary = json_incref(summary);
+	t->summary_text = copy;
+	t->summary_len = len;
+}
+
+const char *doctext_summary(const struct doctext *t, const json_t *summary,
+			    size_t *len)
+{
+	if (!t || !t->summary || t->summary != summary)
+		return NULL;
+	*len = t->summary_len;
+	return t->summary_text;
+}
+
+/* Whether line starts with {"type":"NAME", for the type's name. */
+static size_t typed_head(const char *line, size_t len, const char *name)
+{
+	static const char open[] = "{\"type\":\"";
+	size_t o = sizeof(open) - 1, k = strlen(name);
+
+	if (len <= o + k + 2 || memcmp(line, open, o) ||
+	    memcmp(line + o, name, k) || memcmp(line + o + k, "\",", 2))
+		return 0;
+	return o + k + 2;
 }
 
 void doctext_add(struct doctext *t, enum event_type type, const char *line,
 		 size_t len, int canonical)
 {
 	int k = array_of(type);
-	char head[32];
 	size_t n;
 
 	if (!t || k < 0 || t->a[k].broken)
 		return;
 	/* the item is the line less its leading "type" member: jansson keeps
 	 * an object's members in the order they came */
-	n = (size_t)snprintf(head, sizeof(head), "{\"type\":\"%s\",",
-			     event_kinds[type].name);
-	if (!canonical || len <= n || memcmp(line, head, n) ||
-	    line[len - 1] != '}') {
+	n = canonical ? typed_head(line, len, event_kinds[type].name) : 0;
+	if (!n || line[len - 1] != '}') {
 		t->a[k].broken = 1;
 		strbuf_release(&t->a[k].text);
 		return;

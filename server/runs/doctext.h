@@ -42,4 +42,16 @@ void doctext_add(struct doctext *t, enum event_type type, const char *line,
 const char *doctext_items(const struct doctext *t, const char *name,
 			  size_t *len, size_t *n);
 
+/*
+ * The ended run's summary object (the document's, unchanged from then
+ * on: t holds a reference) and its compact dump (len bytes, copied), as
+ * the run's final event carries it; once.
+ */
+void doctext_keep_summary(struct doctext *t, json_t *summary,
+			  const char *text, size_t len);
+
+/* That dump, when summary is the object kept; else NULL. */
+const char *doctext_summary(const struct doctext *t, const json_t *summary,
+			    size_t *len);
+
 #endif

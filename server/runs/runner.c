@@ -66,20 +66,74 @@ static struct run *find_run(struct runner *r, int64_t id)
 	return NULL;
 }
 
+/* The length of the JSON object at s, through its closing brace; 0 when
+ * s holds no whole one. */
+static size_t object_len(const char *s)
+{
+	int depth = 0, in_string = 0;
+
+	for (const char *p = s; *p; p++) {
+		if (in_string) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				in_string = 0;
+		} else if (*p == '"') {
+			in_string = 1;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if ((*p == '}' || *p == ']') && --depth == 0) {
+			return (size_t)(p - s) + 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The compact dump of the final event's summary, as its text has it (it
+ * is the member after "type" and "status", whose values are a status's
+ * name): the summary is not formatted twice. Malloc'd; NULL on ENOMEM.
+ */
+static char *final_summary(const struct runlog_event *e, json_t *summary,
+			   size_t *len)
+{
+	static const char key[] = ",\"summary\":{";
+	const char *at = e ? strstr(e->json, key) : NULL;
+	char *sum;
+
+	*len = at ? object_len(at + sizeof(key) - 2) : 0;
+	if (!*len) {
+		sum = json_dumps(summary, JSON_COMPACT);
+		*len = sum ? strlen(sum) : 0;
+		return sum;
+	}
+	sum = malloc(*len + 1);
+	if (sum) {
+		memcpy(sum, at + sizeof(key) - 2, *len);
+		sum[*len] = '\0';
+	}
+	return sum;
+}
+
 /*
  * The final event and the run row's end in one transaction (one commit a
  * run, not two); when that fails, each on its own as far as it goes.
- * Steals ev. 0 or -EIO.
+ * Steals ev. The document keeps the summary's text for its readers. 0 or
+ * -EIO.
  */
 static int store_ended(struct runner *r, struct run *run, json_t *ev,
 		       const char *status, const char *now, const char *error,
-		       const char *headline, const char *sum,
+		       const char *headline, json_t *summary,
 		       struct errinfo *err)
 {
 	const struct runlog_event *e =
 		runlog_append_held(run->log, ev, NULL, 0);
 	int rc = -EIO, rc2;
+	size_t len;
+	char *sum = final_summary(e, summary, &len);
 
+	if (sum && run->doc && summary == json_object_get(run->doc, "summary"))
+		doctext_keep_summary(run->text, summary, sum, len);
 	if (e)
 		runner_fold(run, ev);
 	json_decref(ev);
@@ -92,12 +146,15 @@ static int store_ended(struct runner *r, struct run *run, json_t *ev,
 		rc = store_atomic_end(r->store, !rc, err) ? -EIO : rc;
 	}
 	if (!rc)
-		return 0;
+		goto out;
 	/* nothing of it kept: the event, then the row, each alone */
 	rc = e ? store_append_events(r->store, run->id, &e, 1, err) : -EIO;
 	rc2 = store_run_finished(r->store, run->id, status, now, error,
 				 headline, sum, err);
-	return rc ? rc : rc2;
+	rc = rc ? rc : rc2;
+out:
+	free(sum);
+	return rc;
 }
 
 /*
@@ -113,7 +170,6 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 {
 	struct errinfo err;
 	char now[32];
-	char *sum = NULL;
 	json_t *ev;
 
 	store_timestamp(now, sizeof(now));
@@ -125,11 +181,10 @@ static void finalize(struct runner *r, struct run *run, const char *status,
 	pthread_mutex_unlock(&r->mu);
 
 	ev = events_final(status, error, summary, headline);
-	sum = json_dumps(summary, JSON_COMPACT);
-	if (store_ended(r, run, ev, status, now, error, headline, sum, &err))
+	if (store_ended(r, run, ev, status, now, error, headline, summary,
+			&err))
 		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
 			err.msg);
-	free(sum);
 
 	/* pruning may free the run once it is finished */
 	struct runlog *log = runlog_ref(run->log);

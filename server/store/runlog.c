@@ -155,14 +155,15 @@ static char *event_text(json_t *ev, int64_t seq, const char *text, size_t len)
 	char head[32], *out;
 	int n;
 
-	json_object_set_new(ev, "seq", json_integer(seq));
 	while (text && len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
 		len--;
 	/* JSON may put a carriage return between tokens: an event stream
 	 * would take it for the end of a line */
 	if (!text || len < 3 || text[0] != '{' || text[len - 1] != '}' ||
-	    memchr(text, '\r', len) || memchr(text, '\n', len))
+	    memchr(text, '\r', len) || memchr(text, '\n', len)) {
+		json_object_set_new(ev, "seq", json_integer(seq));
 		return json_dumps(ev, JSON_COMPACT);
+	}
 	n = snprintf(head, sizeof(head), "{\"seq\":%lld,", (long long)seq);
 	out = malloc((size_t)n + len);
 	if (!out)

@@ -222,6 +222,12 @@ char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
 			strbuf_addch(&sb, ']');
 			continue;
 		}
+		/* the summary as the run's final event has it */
+		text = doctext_summary(t, v, &tlen);
+		if (text) {
+			strbuf_add(&sb, text, tlen);
+			continue;
+		}
 		s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 		if (!s) {
 			strbuf_release(&sb);
