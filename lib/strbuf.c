@@ -129,3 +129,22 @@ void strbuf_trim_end(struct strbuf *sb, size_t n)
 	sb->len = n > sb->len ? 0 : sb->len - n;
 	sb->buf[sb->len] = '\0';
 }
+
+size_t strbuf_int_text(char *out, long long v)
+{
+	char tmp[STRBUF_INT_MAX];
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v
+				     : (unsigned long long)v;
+	size_t n = 0, k = 0;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		out[k++] = '-';
+	while (n)
+		out[k++] = tmp[--n];
+	out[k] = '\0';
+	return k;
+}

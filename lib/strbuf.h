@@ -41,4 +41,12 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Drops the last n bytes (all of them if n > len). */
 void strbuf_trim_end(struct strbuf *sb, size_t n);
 
+#define STRBUF_INT_MAX 21 /* "-9223372036854775808" and its NUL */
+/*
+ * v in decimal, as printf's %lld writes it, into out (STRBUF_INT_MAX
+ * bytes at least), NUL-terminated; its length. What a line a sample
+ * formats (a seq, a length) without printf.
+ */
+size_t strbuf_int_text(char *out, long long v);
+
 #endif

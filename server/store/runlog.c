@@ -1,6 +1,7 @@
 /* runlog.c - the in-memory event log of a run: append, wait, replay */
 #include "runlog.h"
 #include "deadline.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -138,7 +139,7 @@ static struct runlog_event *event_new(int64_t seq, const char *type, char *json)
 	if (!e)
 		return NULL;
 	e->seq = seq;
-	snprintf(e->type, sizeof(e->type), "%s", type);
+	memcpy(e->type, type, strnlen(type, sizeof(e->type) - 1));
 	e->json = json;
 	e->len = strlen(json);
 	return e;
@@ -164,7 +165,9 @@ static char *event_text(json_t *ev, int64_t seq, const char *text, size_t len)
 		json_object_set_new(ev, "seq", json_integer(seq));
 		return json_dumps(ev, JSON_COMPACT);
 	}
-	n = snprintf(head, sizeof(head), "{\"seq\":%lld,", (long long)seq);
+	memcpy(head, "{\"seq\":", 7);
+	n = 7 + (int)strbuf_int_text(head + 7, (long long)seq);
+	head[n++] = ',';
 	out = malloc((size_t)n + len);
 	if (!out)
 		return NULL;

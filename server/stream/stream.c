@@ -2,6 +2,7 @@
 #include "stream.h"
 #include "clock.h"
 #include "deadline.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -378,6 +379,22 @@ static void set_small(struct stream *s, const char *a, size_t n)
 	s->small_off = 0;
 }
 
+/* An event's head, "id: SEQ\nevent: TYPE\ndata: ", into out (of the size
+ * of a stream's small text: a type is 31 bytes at most); its length. */
+static size_t event_head(char *out, const struct runlog_event *e)
+{
+	size_t n = 4, k = strlen(e->type);
+
+	memcpy(out, "id: ", 4);
+	n += strbuf_int_text(out + n, (long long)e->seq);
+	memcpy(out + n, "\nevent: ", 8);
+	n += 8;
+	memcpy(out + n, e->type, k);
+	n += k;
+	memcpy(out + n, "\ndata: ", 7);
+	return n + 7;
+}
+
 /*
  * Queues what there is to send next, never waiting: the greeting, the next
  * event (its head here, its text from the log), or a keepalive after a
@@ -411,11 +428,7 @@ static int next(struct stream *s)
 		s->cur = e;
 		s->cur_off = 0;
 		s->sent_ms = now;
-		n = s->ndjson ? 0
-			      : snprintf(s->small, sizeof(s->small),
-					 "id: %lld\nevent: %s\ndata: ",
-					 (long long)e->seq, e->type);
-		s->small_len = (size_t)n;
+		s->small_len = s->ndjson ? 0 : event_head(s->small, e);
 		s->small_off = 0;
 		return 1;
 	}

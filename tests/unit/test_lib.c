@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,23 @@
 #include "token_file.h"
 #include "units.h"
 #include "utf8.h"
+
+/* An integer's text is printf's. */
+static void test_strbuf_int_text(void **state)
+{
+	static const long long v[] = {0,	 7,	   -1,	      10,
+				      -10,	 317,	   123456789, LLONG_MAX,
+				      LLONG_MIN, -LLONG_MAX};
+	char a[STRBUF_INT_MAX], b[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t n = strbuf_int_text(a, v[i]);
+		snprintf(b, sizeof(b), "%lld", v[i]);
+		assert_string_equal(a, b);
+		assert_int_equal(n, strlen(b));
+	}
+}
 
 static void test_strbuf_empty(void **state)
 {
@@ -370,6 +388,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_token_file),
 		cmocka_unit_test(test_strbuf_empty),
+		cmocka_unit_test(test_strbuf_int_text),
 		cmocka_unit_test(test_strbuf_growth),
 		cmocka_unit_test(test_strbuf_addf_long),
 		cmocka_unit_test(test_strbuf_detach),
