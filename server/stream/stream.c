@@ -383,16 +383,10 @@ static void set_small(struct stream *s, const char *a, size_t n)
  * of a stream's small text: a type is 31 bytes at most); its length. */
 static size_t event_head(char *out, const struct runlog_event *e)
 {
-	size_t n = 4, k = strlen(e->type);
+	size_t n = 4 + strbuf_int_text(stpcpy(out, "id: "), (long long)e->seq);
+	char *p = stpcpy(stpcpy(out + n, "\nevent: "), e->type);
 
-	memcpy(out, "id: ", 4);
-	n += strbuf_int_text(out + n, (long long)e->seq);
-	memcpy(out + n, "\nevent: ", 8);
-	n += 8;
-	memcpy(out + n, e->type, k);
-	n += k;
-	memcpy(out + n, "\ndata: ", 7);
-	return n + 7;
+	return (size_t)(stpcpy(p, "\ndata: ") - out);
 }
 
 /*
