@@ -87,8 +87,7 @@ static int fast_real(uint64_t m, int e10, double *d)
 
 /* A real's value when strtod read the same text earlier in this one (a
  * sample repeats its value in its stats): 0, else -1. */
-static int slow_seen(const struct cursor *c, const char *s, size_t n,
-		     double *d)
+static int slow_seen(const struct cursor *c, const char *s, size_t n, double *d)
 {
 	for (int i = 0; i < NUMCACHE; i++)
 		if (c->num[i].len == n && !memcmp(c->num[i].at, s, n)) {

@@ -133,8 +133,8 @@ void strbuf_trim_end(struct strbuf *sb, size_t n)
 size_t strbuf_int_text(char *out, long long v)
 {
 	char tmp[STRBUF_INT_MAX];
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v
-				     : (unsigned long long)v;
+	unsigned long long u =
+		v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
 	size_t n = 0, k = 0;
 
 	do {

@@ -73,8 +73,8 @@ void doctext_unref(struct doctext *t)
 	free(t);
 }
 
-void doctext_keep_summary(struct doctext *t, json_t *summary,
-			  const char *text, size_t len)
+void doctext_keep_summary(struct doctext *t, json_t *summary, const char *text,
+			  size_t len)
 {
 	char *copy;
 

@@ -47,8 +47,8 @@ const char *doctext_items(const struct doctext *t, const char *name,
  * on: t holds a reference) and its compact dump (len bytes, copied), as
  * the run's final event carries it; once.
  */
-void doctext_keep_summary(struct doctext *t, json_t *summary,
-			  const char *text, size_t len);
+void doctext_keep_summary(struct doctext *t, json_t *summary, const char *text,
+			  size_t len);
 
 /* That dump, when summary is the object kept; else NULL. */
 const char *doctext_summary(const struct doctext *t, const json_t *summary,

@@ -253,17 +253,43 @@ static void test_fast_path_matches_jansson(void **state)
 static void test_fast_numbers_match_jansson(void **state)
 {
 	static const char *const nums[] = {
-		"0", "-0", "0.0", "-0.0", "0e5", "1", "-7", "42.5", "1.50",
-		"100.0", "0.000123", "1e22", "1e23", "-1e-22", "1e-23",
-		"9007199254740992.0", "9007199254740993.0", "0.1", "0.3",
-		"123456789012345678", "-123456789012345678",
-		"1234567890123456789", "-9223372036854775808",
-		"9.7439988167025149e-6", "9.7439988167025149e-6",
-		"100.51314025858625", "2.2250738585072011e-308",
-		"4.9e-324", "1.7976931348623157e308", "1E+2", "5e-0001",
-		"1e00001", "3e0000000000000000001", "0.1e-22",
+		"0",
+		"-0",
+		"0.0",
+		"-0.0",
+		"0e5",
+		"1",
+		"-7",
+		"42.5",
+		"1.50",
+		"100.0",
+		"0.000123",
+		"1e22",
+		"1e23",
+		"-1e-22",
+		"1e-23",
+		"9007199254740992.0",
+		"9007199254740993.0",
+		"0.1",
+		"0.3",
+		"123456789012345678",
+		"-123456789012345678",
+		"1234567890123456789",
+		"-9223372036854775808",
+		"9.7439988167025149e-6",
+		"9.7439988167025149e-6",
+		"100.51314025858625",
+		"2.2250738585072011e-308",
+		"4.9e-324",
+		"1.7976931348623157e308",
+		"1E+2",
+		"5e-0001",
+		"1e00001",
+		"3e0000000000000000001",
+		"0.1e-22",
 		"0.000000000000000000000000123",
-		"100000000000000000000000e-10", "12345678901234567890123",
+		"100000000000000000000000e-10",
+		"12345678901234567890123",
 		"1.0000000000000000000001",
 	};
 	int taken = 0;
@@ -273,12 +299,12 @@ static void test_fast_numbers_match_jansson(void **state)
 		char text[64];
 		int n = snprintf(text, sizeof(text), "[%s]", nums[i]);
 		json_error_t err;
-		json_t *fast = jsonfast_load_within(text, (size_t)n,
-						    JSONLIMIT_DEPTH,
-						    JSONLIMIT_VALUES);
+		json_t *fast = jsonfast_load_within(
+			text, (size_t)n, JSONLIMIT_DEPTH, JSONLIMIT_VALUES);
 		json_t *ref = json_loadb(text, (size_t)n,
 					 JSON_REJECT_DUPLICATES, &err);
-		json_t *a = json_array_get(fast, 0), *b = json_array_get(ref, 0);
+		json_t *a = json_array_get(fast, 0),
+		       *b = json_array_get(ref, 0);
 		double x = json_number_value(a), y = json_number_value(b);
 
 		/* what it leaves (out of range, subnormal) jansson judges */

@@ -23,9 +23,9 @@
 /* An integer's text is printf's. */
 static void test_strbuf_int_text(void **state)
 {
-	static const long long v[] = {0,	 7,	   -1,	      10,
-				      -10,	 317,	   123456789, LLONG_MAX,
-				      LLONG_MIN, -LLONG_MAX};
+	static const long long v[] = {
+		0,   7,		-1,	   10,	      -10,
+		317, 123456789, LLONG_MAX, LLONG_MIN, -LLONG_MAX};
 	char a[STRBUF_INT_MAX], b[32];
 
 	(void)state;
