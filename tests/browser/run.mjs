@@ -21,7 +21,22 @@ function assert(cond, msg) {
   if (!cond) throw new Error(msg);
 }
 
+// Cancels every run still queued or running on this test's server and waits until they have ended:
+// a test that fails half way (before it cancels the run it put ahead of its own, say) holds up no later test.
+const going = async () => (await getJSON('api/runs?limit=100')).runs.filter((r) => r.status === 'queued' || r.status === 'running');
+async function cancelLeftovers() {
+  const left = await going();
+  for (const r of left)
+    await fetch(new URL(`api/runs/${r.id}`, server.base), { method: 'DELETE', headers: { 'Content-Type': 'application/json' } });
+  for (const until = Date.now() + 30000; left.length && (await going()).length;) {
+    if (Date.now() > until) throw new Error(`runs ${left.map((r) => r.id).join(', ')} still going 30 s after their cancel`);
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  return left.map((r) => r.id);
+}
+
 const results = [];
+const openPages = new Set();
 async function test(name, fn) {
   if (ONLY && !name.includes(ONLY)) return;
   const t0 = Date.now();
@@ -32,12 +47,24 @@ async function test(name, fn) {
   } catch (e) {
     results.push([false, name]);
     console.log(`  FAIL  ${name}: ${e.message}`);
+  } finally {
+    // what a failed test left open or going: its pages (their streams and polls), its runs
+    for (const page of [...openPages]) await page.close().catch(() => {});
+    try {
+      const left = await cancelLeftovers();
+      if (left.length) console.log(`        (cancelled run${left.length === 1 ? '' : 's'} ${left.join(', ')}, left going by it)`);
+    } catch (e) {
+      results.push([false, `${name}: cleanup`]);
+      console.log(`  FAIL  ${name}: could not cancel the runs it left going: ${e.message}`);
+    }
   }
 }
 
 // A page that records CSP violations, uncaught errors, console errors and every change of a chart's point count.
 async function newPage(width = 1280, height = 720) {
   const page = await context.newPage();
+  openPages.add(page);
+  page.on('close', () => openPages.delete(page));
   await page.setViewportSize({ width, height });
   page.problems = [];
   page.on('pageerror', (e) => page.problems.push(`uncaught: ${e.message}`));
