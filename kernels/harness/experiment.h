@@ -41,8 +41,9 @@ extern const struct param placement_params[];
 /*
  * Parses CLI/API k=v assignments for exp (its table + the common ones),
  * then runs the descriptor's check and the placement check against t.
- * pv (the text forms, as recorded and passed to the worker) must be
- * calloc'ed by the caller. params (exp->params_size bytes) and common
+ * pv (the text forms, as recorded and passed to the worker) is filled
+ * whole (it need not be zeroed: each value is, to its element count n,
+ * as it is parsed). params (exp->params_size bytes) and common
  * receive the typed values; either may be NULL when only the text forms
  * are wanted. Returns 0 or -EINVAL with err set.
  */

@@ -61,8 +61,7 @@ enum MHD_Result api_get_events(struct http_request *rq, void *ctx)
 	struct runlog *log;
 	enum MHD_Result ret;
 	int64_t id, after;
-	int ndjson = 0, mem;
-	json_t *row;
+	int ndjson = 0, mem, rc;
 
 	if (api_run_id(rq, &id, &ret))
 		return ret;
@@ -81,10 +80,11 @@ enum MHD_Result api_get_events(struct http_request *rq, void *ctx)
 				  "'%s' must be the seq of an event (a whole "
 				  "number)",
 				  bad);
-	row = store_get_run(a->store, id);
-	if (!row)
+	rc = store_has_run(a->store, id);
+	if (rc) {
+		errno = -rc;
 		return api_run_unread(rq, id);
-	json_decref(row);
+	}
 	log = rundoc_events(a->store, a->runner, id, after, &st, &mem);
 	if (!log)
 		return http_error(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,

@@ -158,10 +158,12 @@ static int parse_values(struct run_request *rq, const struct topo *t,
 {
 	size_t size = rq->exp->params_size ? rq->exp->params_size : 1;
 
-	rq->pv = calloc(1, sizeof(*rq->pv));
+	/* about 100 KiB: each value is filled as it is parsed, to its n */
+	rq->pv = malloc(sizeof(*rq->pv));
 	rq->typed = calloc(1, size);
 	if (!rq->pv || !rq->typed)
 		return -ENOMEM;
+	rq->pv->n = 0;
 	return experiment_parse(rq->exp, t, (int)rq->argv.n, rq->argv.v, rq->pv,
 				rq->typed, &rq->common, err);
 }

@@ -18,8 +18,30 @@ int harness_cpus_init(struct harness_cpus *h)
 	return 0;
 }
 
-/* Every thread of this process on mask, once over; the number moved. */
-static int set_each(const cpu_set_t *mask)
+/* The most threads the second pass tells apart from those already moved
+ * (more: it moves every thread again). */
+#define SEEN_MAX 256
+
+struct seen {
+	pid_t tid[SEEN_MAX];
+	int n, over;
+};
+
+static int was_seen(const struct seen *s, pid_t tid)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->tid[i] == tid)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every thread of this process on mask, once over, but those in skip
+ * (NULL: none); each one listed goes into seen (NULL: not kept). The
+ * number moved.
+ */
+static int set_each(const cpu_set_t *mask, const struct seen *skip,
+		    struct seen *seen)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
@@ -33,6 +55,12 @@ static int set_each(const cpu_set_t *mask)
 
 		if (*end || tid <= 0)
 			continue;
+		if (seen && seen->n < SEEN_MAX)
+			seen->tid[seen->n++] = (pid_t)tid;
+		else if (seen)
+			seen->over = 1;
+		if (skip && !skip->over && was_seen(skip, (pid_t)tid))
+			continue;
 		/* a thread that has just exited is not an error */
 		if (!sched_setaffinity((pid_t)tid, sizeof(*mask), mask))
 			n++;
@@ -44,13 +72,15 @@ static int set_each(const cpu_set_t *mask)
 /*
  * Twice over: a thread that a listener was creating while the first pass
  * read the list may be missing from it, and one created after its
- * creator moved has the new mask already.
+ * creator moved has the new mask already. The second pass moves only the
+ * threads the first did not list.
  */
 static int set_all(const cpu_set_t *mask)
 {
-	int n = set_each(mask);
+	struct seen seen = {.n = 0};
+	int n = set_each(mask, NULL, &seen);
 
-	set_each(mask);
+	set_each(mask, &seen, NULL);
 	return n;
 }
 
@@ -78,11 +108,17 @@ int harness_cpus_avoid(struct harness_cpus *h, const char *cpus)
 	struct errinfo err;
 	int n;
 
-	if (!cpus || !*cpus)
+	/* nothing named: where the server's threads are between runs (a
+	 * run that ends with another queued leaves them off its cpus) */
+	if (!cpus || !*cpus) {
+		harness_cpus_restore(h);
 		return 0;
+	}
 	n = parse_int_list(cpus, 0, CPU_SETSIZE - 1, list, CPU_SETSIZE, &err);
-	if (n <= 0)
+	if (n <= 0) {
+		harness_cpus_restore(h);
 		return 0;
+	}
 	return harness_cpus_avoid_list(h, list, n);
 }
 

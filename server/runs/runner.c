@@ -227,8 +227,17 @@ static void *runner_main(void *arg)
 
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
-		while (!r->queue && !r->stopping)
+		while (!r->queue && !r->stopping) {
+			/* idle: a run that ended with another queued left the
+			 * threads moved, and that one may not start */
+			if (r->cpus.moved) {
+				pthread_mutex_unlock(&r->mu);
+				harness_cpus_restore(&r->cpus);
+				pthread_mutex_lock(&r->mu);
+				continue;
+			}
 			pthread_cond_wait(&r->cv, &r->mu);
+		}
 		if (r->stopping)
 			break;
 		struct run *run = r->queue;

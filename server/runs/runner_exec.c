@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "runner.h"
 #include "strbuf.h"
 #include "worker.h"
 
@@ -283,7 +284,11 @@ const char *runner_execute(struct runner *r, struct run *run,
 	if (l.machine && store_run_machine(r->store, run->id, l.machine, &err))
 		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
 			err.msg);
-	harness_cpus_restore(&r->cpus);
+	/* a run queued next mostly names the same cpus: its start moves the
+	 * threads back when it does not (two passes over every thread saved
+	 * a run) */
+	if (!runner_queued(r))
+		harness_cpus_restore(&r->cpus);
 
 	pthread_mutex_lock(&r->mu);
 	enum cancel_kind cancel = run->cancel;

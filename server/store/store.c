@@ -153,9 +153,7 @@ void store_close(struct store *st)
 	if (!st)
 		return;
 	checkpointer_stop(st->ck); /* before the last connection closes */
-	sqlite3_finalize(st->insert_event);
-	sqlite3_finalize(st->begin);
-	sqlite3_finalize(st->commit);
+	store_kept_close(st);
 	if (st->db)
 		sqlite3_close(st->db);
 	store_file_release(&st->file);
@@ -199,10 +197,11 @@ int store_atomic_begin(struct store *st, struct errinfo *err)
 {
 	/* IMMEDIATE: the write lock now, so what is read inside stays true
 	 * when another connection to the file (a CLI) writes */
-	const char *sql = st->readonly ? "BEGIN" : "BEGIN IMMEDIATE";
+	enum store_kept begin =
+		st->readonly ? KEPT_BEGIN : KEPT_BEGIN_IMMEDIATE;
 
 	pthread_mutex_lock(&st->mu);
-	if (!st->atomic && sqlite3_exec(st->db, sql, NULL, NULL, NULL)) {
+	if (!st->atomic && store_kept_exec(st, begin)) {
 		set_errinfo(err, "cannot start storing", st->db);
 		pthread_mutex_unlock(&st->mu);
 		return -EIO;
@@ -216,7 +215,7 @@ int store_atomic_end(struct store *st, int ok, struct errinfo *err)
 	int rc = 0;
 
 	if (--st->atomic == 0) {
-		if (ok && sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL)) {
+		if (ok && store_kept_exec(st, KEPT_COMMIT)) {
 			set_errinfo(err, "cannot store", st->db);
 			rc = -EIO;
 		}
@@ -258,16 +257,18 @@ const char *store_col_text(sqlite3_stmt *s, int i)
 	return (const char *)sqlite3_column_text(s, i);
 }
 
-/* Runs one write statement with text/NULL params bound in order. */
-static int exec_write(struct store *st, const char *sql, int64_t id,
+/* Runs the kept write statement k with text/NULL params bound in order,
+ * then the id. */
+static int exec_write(struct store *st, enum store_kept k, int64_t id,
 		      const char *const *vals, int nvals, const char *what,
 		      struct errinfo *err)
 {
-	sqlite3_stmt *s = NULL;
+	sqlite3_stmt *s;
 	int rc = 0;
 
 	pthread_mutex_lock(&st->mu);
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+	s = store_kept(st, k);
+	if (!s)
 		goto fail;
 	for (int i = 0; i < nvals; i++)
 		if (store_bind_text_or_null(s, i + 1, vals[i]) != SQLITE_OK)
@@ -280,7 +281,7 @@ fail:
 	set_errinfo(err, what, st->db);
 	rc = -EIO;
 out:
-	sqlite3_finalize(s);
+	store_kept_done(s);
 	pthread_mutex_unlock(&st->mu);
 	return rc;
 }
@@ -297,16 +298,14 @@ int store_create_run(struct store *st, const char *experiment,
 		rc = -ESTALE;
 		goto out;
 	}
-	if (sqlite3_prepare_v2(
-		    st->db,
-		    "INSERT INTO runs (experiment, status, created_at,"
-		    " params, request) VALUES (?, 'queued', ?, ?, ?)",
-		    -1, &s, NULL) != SQLITE_OK)
+	s = store_kept(st, KEPT_CREATE_RUN);
+	if (!s)
 		goto fail;
-	if (sqlite3_bind_text(s, 1, experiment, -1, SQLITE_TRANSIENT) ||
-	    sqlite3_bind_text(s, 2, created_at, -1, SQLITE_TRANSIENT) ||
-	    sqlite3_bind_text(s, 3, params_json, -1, SQLITE_TRANSIENT) ||
-	    sqlite3_bind_text(s, 4, request_json, -1, SQLITE_TRANSIENT) ||
+	/* static: the bindings are dropped before the texts go */
+	if (sqlite3_bind_text(s, 1, experiment, -1, SQLITE_STATIC) ||
+	    sqlite3_bind_text(s, 2, created_at, -1, SQLITE_STATIC) ||
+	    sqlite3_bind_text(s, 3, params_json, -1, SQLITE_STATIC) ||
+	    sqlite3_bind_text(s, 4, request_json, -1, SQLITE_STATIC) ||
 	    sqlite3_step(s) != SQLITE_DONE)
 		goto fail;
 	*id = sqlite3_last_insert_rowid(st->db);
@@ -315,7 +314,7 @@ fail:
 	set_errinfo(err, "cannot record the run", st->db);
 	rc = -EIO;
 out:
-	sqlite3_finalize(s);
+	store_kept_done(s);
 	pthread_mutex_unlock(&st->mu);
 	return rc;
 }
@@ -325,10 +324,8 @@ int store_run_started(struct store *st, int64_t id, const char *started_at,
 {
 	const char *v[] = {started_at};
 
-	return exec_write(st,
-			  "UPDATE runs SET status='running', started_at=? "
-			  "WHERE id=?",
-			  id, v, 1, "cannot record the run's start", err);
+	return exec_write(st, KEPT_RUN_STARTED, id, v, 1,
+			  "cannot record the run's start", err);
 }
 
 int store_run_machine(struct store *st, int64_t id, const char *machine_json,
@@ -336,7 +333,7 @@ int store_run_machine(struct store *st, int64_t id, const char *machine_json,
 {
 	const char *v[] = {machine_json};
 
-	return exec_write(st, "UPDATE runs SET machine=? WHERE id=?", id, v, 1,
+	return exec_write(st, KEPT_RUN_MACHINE, id, v, 1,
 			  "cannot record the machine", err);
 }
 
@@ -346,10 +343,8 @@ int store_run_finished(struct store *st, int64_t id, const char *status,
 		       struct errinfo *err)
 {
 	const char *v[] = {status, finished_at, error, headline, summary_json};
-	int rc = exec_write(st,
-			    "UPDATE runs SET status=?, finished_at=?, error=?,"
-			    " headline=?, summary=? WHERE id=?",
-			    id, v, 5, "cannot record the run's end", err);
+	int rc = exec_write(st, KEPT_RUN_FINISHED, id, v, 5,
+			    "cannot record the run's end", err);
 
 	/* the run's events into the main file while nothing is measured:
 	 * inside an atomic step, once it is committed */
@@ -362,37 +357,10 @@ int store_run_finished(struct store *st, int64_t id, const char *status,
 	return rc;
 }
 
-/* Called with mu held. */
-/* *s prepared from sql once and reset for another use; mu held. */
-static sqlite3_stmt *kept_stmt(struct store *st, sqlite3_stmt **s,
-			       const char *sql)
-{
-	if (!*s &&
-	    sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s,
-			       NULL) != SQLITE_OK) {
-		sqlite3_finalize(*s);
-		*s = NULL;
-	}
-	return *s;
-}
-
-/* Runs a kept statement without rows (BEGIN, COMMIT): 0 or -EIO. */
-static int step_kept(struct store *st, sqlite3_stmt **s, const char *sql)
-{
-	sqlite3_stmt *k = kept_stmt(st, s, sql);
-	int rc = k && sqlite3_step(k) == SQLITE_DONE ? 0 : -EIO;
-
-	if (k)
-		sqlite3_reset(k);
-	return rc;
-}
-
 static int insert_events(struct store *st, int64_t id,
 			 const struct runlog_event *const *ev, int n)
 {
-	sqlite3_stmt *s = kept_stmt(st, &st->insert_event,
-				    "INSERT INTO events (run_id, seq, type, "
-				    "data) VALUES (?, ?, ?, ?)");
+	sqlite3_stmt *s = store_kept(st, KEPT_INSERT_EVENT);
 	int rc = 0;
 
 	if (!s)
@@ -407,7 +375,7 @@ static int insert_events(struct store *st, int64_t id,
 			rc = -EIO;
 		sqlite3_reset(s);
 	}
-	sqlite3_clear_bindings(s);
+	store_kept_done(s);
 	return rc;
 }
 
@@ -421,12 +389,12 @@ int store_append_events(struct store *st, int64_t id,
 		return 0;
 	pthread_mutex_lock(&st->mu);
 	/* a savepoint, not BEGIN: inside an atomic step it nests */
-	if (n > 1 && step_kept(st, &st->begin, "SAVEPOINT events")) {
+	if (n > 1 && store_kept_exec(st, KEPT_SAVEPOINT)) {
 		rc = -EIO;
 		goto out;
 	}
 	rc = insert_events(st, id, ev, n);
-	if (!rc && n > 1 && step_kept(st, &st->commit, "RELEASE events"))
+	if (!rc && n > 1 && store_kept_exec(st, KEPT_RELEASE))
 		rc = -EIO;
 out:
 	if (rc) {

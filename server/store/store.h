@@ -83,6 +83,8 @@ int store_run_finished(struct store *st, int64_t id, const char *status,
  * ENOMEM.
  */
 json_t *store_get_run(struct store *st, int64_t id);
+/* 0 when the run has a row; -ENOENT when it has none, -EIO. */
+int store_has_run(struct store *st, int64_t id);
 
 /*
  * Newest first; experiment may be NULL, and machine (NULL: all) keeps the

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "store_file.h"
+#include "store_kept.h"
 
 struct checkpointer;
 
@@ -25,8 +26,8 @@ struct store {
 	int readonly;
 	struct checkpointer *ck; /* NULL for a read-only store */
 	struct store_file file;
-	/* a run's events, a batch a transaction: prepared once (under mu) */
-	sqlite3_stmt *insert_event, *begin, *commit;
+	/* a run's rows and events: prepared once (under mu) */
+	sqlite3_stmt *kept[KEPT_N];
 };
 
 /* SQLITE_OK, or SQLITE_NOMEM when the text could not be copied (the

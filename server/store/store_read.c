@@ -48,17 +48,13 @@ static json_t *col_str(sqlite3_stmt *s, int i)
 
 json_t *store_get_run(struct store *st, int64_t id)
 {
-	sqlite3_stmt *s = NULL;
+	sqlite3_stmt *s;
 	json_t *run = NULL;
 	int rc;
 
 	pthread_mutex_lock(&st->mu);
-	if (sqlite3_prepare_v2(
-		    st->db,
-		    "SELECT id, experiment, status, created_at,"
-		    " started_at, finished_at, params, request, error,"
-		    " headline, summary, machine FROM runs WHERE id=?",
-		    -1, &s, NULL) != SQLITE_OK) {
+	s = store_kept(st, KEPT_GET_RUN);
+	if (!s) {
 		errno = EIO;
 		goto out;
 	}
@@ -80,9 +76,32 @@ json_t *store_get_run(struct store *st, int64_t id)
 	if (rc == SQLITE_ROW && !run)
 		errno = ENOMEM;
 out:
-	sqlite3_finalize(s);
+	store_kept_done(s);
 	pthread_mutex_unlock(&st->mu);
 	return run;
+}
+
+int store_has_run(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&st->mu);
+	s = store_kept(st, KEPT_HAS_RUN);
+	if (s) {
+		sqlite3_bind_int64(s, 1, id);
+		switch (sqlite3_step(s)) {
+		case SQLITE_ROW:
+			rc = 0;
+			break;
+		case SQLITE_DONE:
+			rc = -ENOENT;
+			break;
+		}
+	}
+	store_kept_done(s);
+	pthread_mutex_unlock(&st->mu);
+	return rc;
 }
 
 /* Which machine ran it: ?2 in its host name or CPU model, any case. */
