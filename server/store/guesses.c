@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "jsonlimit.h"
+#include "store_internal.h"
 
 static const struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
 
@@ -62,43 +63,31 @@ int guesses_put(struct store *st, int64_t id, json_t *block,
 	return rc;
 }
 
-struct get {
-	int64_t id;
-	json_t *block;
-	int err; /* errno when block is NULL */
-};
-
-static int get_locked(sqlite3 *db, void *arg)
-{
-	struct get *g = arg;
-	sqlite3_stmt *s = NULL;
-	int step;
-
-	g->err = ENOENT;
-	/* no table yet: no run has guesses */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT block FROM run_guesses WHERE run_id = ?",
-			       -1, &s, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(s, 1, g->id);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(s, 0);
-		g->block = t ? jsonlimit_loads(t, 0, &stored, NULL) : NULL;
-		g->err = g->block ? 0 : EIO;
-	} else if (step != SQLITE_DONE) {
-		g->err = EIO;
-	}
-	sqlite3_finalize(s);
-	return 0;
-}
-
 json_t *guesses_get(struct store *st, int64_t id)
 {
-	struct get g = {id, NULL, 0};
+	json_t *block = NULL;
+	sqlite3_stmt *s;
+	int err = ENOENT, step;
 
-	store_with_db(st, get_locked, &g);
-	if (!g.block)
-		errno = g.err;
-	return g.block;
+	pthread_mutex_lock(&st->mu);
+	/* no table yet: no run has guesses (and it is prepared again the
+	 * next time) */
+	s = store_kept(st, KEPT_GUESSES);
+	if (s) {
+		sqlite3_bind_int64(s, 1, id);
+		step = sqlite3_step(s);
+		if (step == SQLITE_ROW) {
+			const char *t =
+				(const char *)sqlite3_column_text(s, 0);
+			block = t ? jsonlimit_loads(t, 0, &stored, NULL) : NULL;
+			err = block ? 0 : EIO;
+		} else if (step != SQLITE_DONE) {
+			err = EIO;
+		}
+	}
+	store_kept_done(s);
+	pthread_mutex_unlock(&st->mu);
+	if (!block)
+		errno = err;
+	return block;
 }

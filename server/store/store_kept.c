@@ -28,6 +28,7 @@ static const char *const kept_sql[KEPT_N] = {
 			 " started_at, finished_at, params, request, error,"
 			 " headline, summary, machine FROM runs WHERE id=?",
 	[KEPT_HAS_RUN] = "SELECT 1 FROM runs WHERE id=?",
+	[KEPT_GUESSES] = "SELECT block FROM run_guesses WHERE run_id = ?",
 };
 
 sqlite3_stmt *store_kept(struct store *st, enum store_kept k)

@@ -21,6 +21,7 @@ enum store_kept {
 	KEPT_RUN_FINISHED,
 	KEPT_GET_RUN,
 	KEPT_HAS_RUN,
+	KEPT_GUESSES, /* fails to prepare while no run has guesses */
 	KEPT_N
 };
 
