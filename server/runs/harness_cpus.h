@@ -23,9 +23,9 @@ struct harness_cpus {
 int harness_cpus_init(struct harness_cpus *h);
 /*
  * cpus: a run's "cpus" value ("0,2-3"); NULL, empty or unparsable:
- * every thread back on the starting mask (where the last run, ended with
- * another queued, may have left them). Returns the number of threads moved (0 when nothing is
- * left for them).
+ * every thread back on the starting mask (where the last run, ended
+ * with another queued, may have left them). Returns the number of
+ * threads moved (0 when nothing is left for them).
  */
 int harness_cpus_avoid(struct harness_cpus *h, const char *cpus);
 /*

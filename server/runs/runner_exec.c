@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "events.h"
-#include "runner.h"
 #include "strbuf.h"
 #include "worker.h"
 
@@ -284,15 +283,15 @@ const char *runner_execute(struct runner *r, struct run *run,
 	if (l.machine && store_run_machine(r->store, run->id, l.machine, &err))
 		fprintf(stderr, "numalab: run %lld: %s\n", (long long)run->id,
 			err.msg);
+	pthread_mutex_lock(&r->mu);
+	enum cancel_kind cancel = run->cancel;
+	int next = r->nqueued;
+	pthread_mutex_unlock(&r->mu);
 	/* a run queued next mostly names the same cpus: its start moves the
 	 * threads back when it does not (two passes over every thread saved
 	 * a run) */
-	if (!runner_queued(r))
+	if (!next)
 		harness_cpus_restore(&r->cpus);
-
-	pthread_mutex_lock(&r->mu);
-	enum cancel_kind cancel = run->cancel;
-	pthread_mutex_unlock(&r->mu);
 	if (cancel == CANCEL_USER) {
 		status = "cancelled";
 		strbuf_addstr(msg, "cancelled on request");

@@ -26,7 +26,7 @@ struct checkpointer {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int stopping, poked;
-	int failing; /* the last checkpoint failed, and said so */
+	int failing;	      /* the last checkpoint failed, and said so */
 	struct timespec next; /* a poke checkpoints from then on */
 };
 

@@ -77,8 +77,7 @@ json_t *guesses_get(struct store *st, int64_t id)
 		sqlite3_bind_int64(s, 1, id);
 		step = sqlite3_step(s);
 		if (step == SQLITE_ROW) {
-			const char *t =
-				(const char *)sqlite3_column_text(s, 0);
+			const char *t = (const char *)sqlite3_column_text(s, 0);
 			block = t ? jsonlimit_loads(t, 0, &stored, NULL) : NULL;
 			err = block ? 0 : EIO;
 		} else if (step != SQLITE_DONE) {

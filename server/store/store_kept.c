@@ -1,5 +1,4 @@
 /* store_kept.c - the statements a run's rows use, prepared once on the store's connection */
-#include "store_kept.h"
 #include "store_internal.h"
 
 #include <errno.h>
