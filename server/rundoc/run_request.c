@@ -36,16 +36,19 @@ int schema_params_to_argv(json_t *params, struct strvec *argv, int cap,
 			goto fail;
 		}
 		strbuf_reset(&buf);
-		strbuf_addf(&buf, "%s=", key);
+		/* not through a format: a request's params are read for every
+		 * run posted and every document described */
+		strbuf_addstr(&buf, key);
+		strbuf_addch(&buf, '=');
 		for (size_t i = 0; i < count; i++) {
 			json_t *v = items ? json_array_get(items, i) : val;
-			const char *sep = i ? "," : "";
+			if (i)
+				strbuf_addch(&buf, ',');
 			if (json_is_string(v))
-				strbuf_addf(&buf, "%s%s", sep,
-					    json_string_value(v));
+				strbuf_addstr(&buf, json_string_value(v));
 			else if (json_is_integer(v))
-				strbuf_addf(&buf, "%s%" JSON_INTEGER_FORMAT,
-					    sep, json_integer_value(v));
+				strbuf_addf(&buf, "%" JSON_INTEGER_FORMAT,
+					    json_integer_value(v));
 			else {
 				errinfo_set(
 					err, key, "'%.60s' must be %s", key,
