@@ -316,6 +316,8 @@ try {
     await page.fill('#p-threads', '1');
     await page.fill('#p-increments', '1000000');
     await page.focus('#run-button');
+    const top = () => page.$eval('#run-button', (b) => b.getBoundingClientRect().top);
+    const at = await top();
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
     await page.click('#run-button', { force: true }).catch(() => {});
@@ -324,7 +326,14 @@ try {
     await page.waitForFunction(() => /Queued: position \d+, \d+ runs? ahead of it|Queued: next in line/.test(document.querySelector('#status').textContent), null, { timeout: 10000 });
     assert(await page.getAttribute('#run-button', 'aria-disabled') === 'true', 'Run is not off while its run is queued');
     assert(/queued/.test(await page.textContent('#run-bar-msg')), `the Run bar says "${await page.textContent('#run-bar-msg')}"`);
-    assert(await page.evaluate(() => document.activeElement && document.activeElement.id) === 'run-button', 'the focus left the Run button when the run started');
+    // the message under the buttons ("Run 5 is queued…") moves neither them nor the focus
+    const moved = (await top()) - at;
+    assert(Math.abs(moved) < 1, `the Run button moved ${moved.toFixed(0)} px when the run started: a second press lands beside it`);
+    const focus = await page.evaluate(() => {
+      const a = document.activeElement;
+      return a ? `${a.tagName.toLowerCase()}${a.id ? `#${a.id}` : ''}` : 'nothing';
+    });
+    assert(focus === 'button#run-button', `the focus left the Run button when the run started: it is on ${focus}`);
     await shot(page, 'queued-1280x720');
     await page.keyboard.press('Enter');
     await page.waitForTimeout(500);
