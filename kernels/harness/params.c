@@ -231,6 +231,19 @@ static int parse_set(const struct param *p, const char *text,
 	return 0;
 }
 
+/* err's field: p's name, cut to fit (as snprintf's "%s" would: a parse
+ * names it for every value of every request, before it knows of any
+ * error). */
+static void name_field(struct errinfo *err, const struct param *p)
+{
+	size_t n = strlen(p->name);
+
+	if (n >= sizeof(err->field))
+		n = sizeof(err->field) - 1;
+	memcpy(err->field, p->name, n);
+	err->field[n] = '\0';
+}
+
 int param_parse_value(const struct param *p, const char *text,
 		      struct param_value *out, struct errinfo *err)
 {
@@ -243,7 +256,7 @@ int param_parse_value(const struct param *p, const char *text,
 	if (p->type == PARAM_TEXT)
 		memset(out->field, 0, sizeof(out->field));
 	out->p = p;
-	snprintf(err->field, sizeof(err->field), "%s", p->name);
+	name_field(err, p);
 	if (strlen(text) >= sizeof(out->text)) {
 		snprintf(err->msg, sizeof(err->msg),
 			 "value of '%s' is too long (at most %zu characters)",
@@ -267,7 +280,7 @@ int param_parse_value(const struct param *p, const char *text,
 			break;
 		rc = p->parse(text, out->field, out->text, sizeof(out->text),
 			      err);
-		snprintf(err->field, sizeof(err->field), "%s", p->name);
+		name_field(err, p);
 		return rc ? -EINVAL : 0;
 	}
 	snprintf(err->msg, sizeof(err->msg), "bad type for '%s'", p->name);

@@ -128,7 +128,8 @@ static int read_params(struct doc_run *d, const struct experiment *e,
 
 	/* about 100 KiB, filled as it is parsed: not zeroed first */
 	d->pv = malloc(sizeof(*d->pv));
-	d->params = calloc(1, e->params_size ? e->params_size : 1);
+	/* zeroed by the parse that fills it (and unread when it fails) */
+	d->params = malloc(e->params_size ? e->params_size : 1);
 	if (!d->pv || !d->params)
 		return -ENOMEM;
 	d->pv->n = 0;

@@ -163,7 +163,8 @@ static int parse_values(struct run_request *rq, const struct topo *t,
 
 	/* about 100 KiB: each value is filled as it is parsed, to its n */
 	rq->pv = malloc(sizeof(*rq->pv));
-	rq->typed = calloc(1, size);
+	/* zeroed by the parse that fills it (and unread when it fails) */
+	rq->typed = malloc(size);
 	if (!rq->pv || !rq->typed)
 		return -ENOMEM;
 	rq->pv->n = 0;
