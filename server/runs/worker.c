@@ -341,18 +341,22 @@ static int batch_step(struct worker *w, double now, double *until)
 	return 0;
 }
 
-/* poll(2) on p, stdout left out when held. */
+/* poll(2) on p, stdout left out when held (poll passes over a negative
+ * fd: its complement, put back after). */
 static int poll_held(struct pollfd *p, int hold, int timeout)
 {
-	struct pollfd q[4];
 	int rc;
 
-	memcpy(q, p, sizeof(q));
+	if (hold && p[0].fd >= 0)
+		p[0].fd = ~p[0].fd;
+	else
+		hold = 0;
+	rc = poll(p, 4, timeout);
 	if (hold)
-		q[0].fd = -1;
-	rc = poll(q, 4, timeout);
-	for (int i = 0; i < 4; i++)
-		p[i].revents = rc > 0 ? q[i].revents : 0;
+		p[0].fd = ~p[0].fd;
+	if (rc <= 0)
+		for (int i = 0; i < 4; i++)
+			p[i].revents = 0;
 	return rc;
 }
 

@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "deadline.h"
 #include "strbuf.h"
+#include "viewers.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -85,64 +86,16 @@ static struct {
 	 .cv = PTHREAD_COND_INITIALIZER,
 	 .served_cv = PTHREAD_COND_INITIALIZER};
 
-static pthread_mutex_t count_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t count_cv = PTHREAD_COND_INITIALIZER;
-static int active;
-static int limit = STREAM_MAX_DEFAULT;
-
 /* Counts s in (up: 1 when there was room under the limit, else 0) or out. */
 static int count(struct stream *s, int up)
 {
-	int ok = 1;
-
-	pthread_mutex_lock(&count_mu);
 	if (up && !s->counted) {
-		ok = active < limit;
-		active += ok;
-		s->counted = ok;
+		s->counted = viewers_enter();
 	} else if (!up && s->counted) {
-		active--;
+		viewers_leave();
 		s->counted = 0;
-		pthread_cond_broadcast(&count_cv);
 	}
-	pthread_mutex_unlock(&count_mu);
-	return ok;
-}
-
-void stream_set_limit(int n)
-{
-	pthread_mutex_lock(&count_mu);
-	limit = n > 0 ? n : STREAM_MAX_DEFAULT;
-	pthread_mutex_unlock(&count_mu);
-}
-
-static int stream_limit(void)
-{
-	pthread_mutex_lock(&count_mu);
-	int n = limit;
-	pthread_mutex_unlock(&count_mu);
-	return n;
-}
-
-static int stream_count(void)
-{
-	pthread_mutex_lock(&count_mu);
-	int n = active;
-	pthread_mutex_unlock(&count_mu);
-	return n;
-}
-
-void stream_drain(int timeout_ms)
-{
-	struct timespec dl;
-
-	dl = deadline_in(CLOCK_REALTIME, timeout_ms);
-	pthread_mutex_lock(&count_mu);
-	while (active > 0)
-		if (pthread_cond_timedwait(&count_cv, &count_mu, &dl) ==
-		    ETIMEDOUT)
-			break;
-	pthread_mutex_unlock(&count_mu);
+	return !up || s->counted;
 }
 
 static int64_t now_ms(void)
@@ -212,10 +165,25 @@ static void to_ready(struct stream *s)
 	hub.ready_tail = s;
 }
 
+/* Called with hub.mu held: moves q's waiters that have something to send
+ * (an event, the end, a keepalive) to hub.ready; q may be freed. */
+static void collect_q(struct waitq *q, int64_t now)
+{
+	int64_t last = runlog_last_seq(q->log);
+	int end = hub.stopping || runlog_closed(q->log);
+
+	q->changed = 0;
+	for (struct stream *s = q->head, *ns; s; s = ns) {
+		ns = s->next;
+		if (end || last > s->wait_after ||
+		    now - s->wait_since >= KEEPALIVE_MS)
+			to_ready(s);
+	}
+}
+
 /*
- * Called with hub.mu held: moves to hub.ready the waiters that have
- * something to send (an event, the end, a keepalive), of the logs that
- * changed, or of every log when all is set (the keepalives' tick).
+ * Called with hub.mu held: collect_q for the logs that changed, or for
+ * every log when all is set (the keepalives' tick).
  */
 static void collect(int all)
 {
@@ -224,20 +192,19 @@ static void collect(int all)
 	for (int i = 0; i < WAITQ_BUCKETS; i++) {
 		for (struct waitq *q = hub.qs[i], *nq; q; q = nq) {
 			nq = q->next; /* q is freed when its last waiter goes */
-			if (!all && !q->changed)
-				continue;
-			q->changed = 0;
-			int64_t last = runlog_last_seq(q->log);
-			int end = hub.stopping || runlog_closed(q->log);
-			for (struct stream *s = q->head, *ns; s; s = ns) {
-				ns = s->next;
-				if (end || last > s->wait_after ||
-				    now - s->wait_since >= KEEPALIVE_MS)
-					to_ready(s);
-			}
+			if (all || q->changed)
+				collect_q(q, now);
 		}
 	}
 	hub.changed = 0;
+}
+
+/* Called with hub.mu held: whether more than n streams are in s's list. */
+static int more_than(const struct stream *s, int n)
+{
+	for (; s && n >= 0; s = s->next)
+		n--;
+	return n < 0;
 }
 
 /*
@@ -250,20 +217,25 @@ static void resume_ready(void)
 	struct timespec dl;
 
 	while (hub.ready) {
-		if (!++hub.batch)
+		/* a crowd's last batch, or its only one, is not waited on:
+		 * nothing waits for its turn after it */
+		int wait = !hub.stopping && more_than(hub.ready, RESUME_BATCH);
+
+		if (wait && !++hub.batch)
 			hub.batch = 1;
-		hub.unserved = 0;
+		if (wait)
+			hub.unserved = 0;
 		for (int n = 0; n < RESUME_BATCH && hub.ready; n++) {
 			struct stream *s = hub.ready;
 			unlink_stream(s);
-			if (!hub.stopping) {
+			if (wait) {
 				__atomic_store_n(&s->batch, hub.batch,
 						 __ATOMIC_RELAXED);
 				hub.unserved++;
 			}
 			MHD_resume_connection(s->conn);
 		}
-		if (hub.stopping)
+		if (!wait)
 			continue;
 		dl = deadline_in(CLOCK_MONOTONIC, BATCH_WAIT_MS);
 		while (hub.unserved > 0 && !hub.stopping)
@@ -313,12 +285,20 @@ static void *pump(void *arg)
 	return NULL;
 }
 
-/* The runlog's hook: log was appended to or closed. */
+/*
+ * The runlog's hook: log was appended to or closed. A few waiters, when
+ * no others wait to be resumed, are resumed here, by the thread that
+ * appended: the pump is woken for a crowd.
+ */
 static void on_change(struct runlog *log)
 {
 	pthread_mutex_lock(&hub.mu);
 	struct waitq *q = waitq_of(log, 0);
-	if (q && !q->changed) {
+	if (q && !q->changed && !hub.ready && !hub.stopping &&
+	    !more_than(q->head, RESUME_BATCH)) {
+		collect_q(q, now_ms());
+		resume_ready();
+	} else if (q && !q->changed) {
 		q->changed = 1;
 		hub.changed = 1;
 		pthread_cond_signal(&hub.cv);
@@ -553,7 +533,7 @@ static void on_free(void *cls)
 	/* the last reader of a stored run gone: give its pages back (a live
 	 * run's log stays with the runner: nothing to give back, and a trim
 	 * at each run's end costs its pages' faults again) */
-	if (freed && !stream_count())
+	if (freed && !viewers_active())
 		malloc_trim(0);
 }
 
@@ -579,7 +559,7 @@ enum MHD_Result stream_respond(struct http_request *rq, struct runlog *log,
 			NULL,
 			"the server is sending its limit of %d event streams "
 			"(serve --max-viewers): try again later",
-			stream_limit());
+			viewers_limit());
 		if (resp)
 			MHD_add_response_header(resp, "Retry-After", "10");
 		return http_respond(rq, MHD_HTTP_SERVICE_UNAVAILABLE, resp);
