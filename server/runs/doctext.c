@@ -1,10 +1,8 @@
-/* doctext.c - the text of a run document's event arrays, kept as the worker wrote it, so that the document is not serialised item by item again (rundoc_dumps) */
+/* doctext.c - the text of a run document's event arrays: the run log's own text of each event, so that the document is not serialised item by item again (rundoc_dumps) nor its items copied */
 #include "doctext.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "strbuf.h"
 
 /* The document's arrays of worker events, as events_fold names them. */
 enum { A_PLACEMENT, A_SAMPLES, A_CELLS, A_NOTES, A_MARKS, A_N };
@@ -12,11 +10,18 @@ enum { A_PLACEMENT, A_SAMPLES, A_CELLS, A_NOTES, A_MARKS, A_N };
 static const char *const keys[A_N] = {"placement", "samples", "cells", "notes",
 				      "marks"};
 
+/* An item: "{" and the event's text from off (past its seq and type). */
+struct item {
+	const struct runlog_event *e;
+	size_t off;
+};
+
 struct doctext {
-	int refs; /* atomic */
+	int refs;	    /* atomic */
+	struct runlog *log; /* holds the events' text */
 	struct {
-		struct strbuf text; /* the items, comma-separated */
-		size_t n;
+		struct item *v;
+		size_t n, cap;
 		int broken; /* an item came without its text */
 	} a[A_N];
 	/* the document's summary, and its compact dump, once the run ended */
@@ -43,15 +48,14 @@ static int array_of(enum event_type type)
 	}
 }
 
-struct doctext *doctext_new(void)
+struct doctext *doctext_new(struct runlog *log)
 {
 	struct doctext *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
 	t->refs = 1;
-	for (int i = 0; i < A_N; i++)
-		strbuf_init(&t->a[i].text);
+	t->log = runlog_ref(log);
 	return t;
 }
 
@@ -67,9 +71,10 @@ void doctext_unref(struct doctext *t)
 	if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	for (int i = 0; i < A_N; i++)
-		strbuf_release(&t->a[i].text);
+		free(t->a[i].v);
 	json_decref(t->summary);
 	free(t->summary_text);
+	runlog_unref(t->log);
 	free(t);
 }
 
@@ -96,51 +101,83 @@ const char *doctext_summary(const struct doctext *t, const json_t *summary,
 	return t->summary_text;
 }
 
-/* Whether line starts with {"type":"NAME", for the type's name. */
-static size_t typed_head(const char *line, size_t len, const char *name)
+/* Past s's prefix p at *at: 1, else 0. */
+static int skip(const char *s, size_t len, size_t *at, const char *p)
 {
-	static const char open[] = "{\"type\":\"";
-	size_t o = sizeof(open) - 1, k = strlen(name);
+	size_t k = strlen(p);
 
-	if (len <= o + k + 2 || memcmp(line, open, o) ||
-	    memcmp(line + o, name, k) || memcmp(line + o + k, "\",", 2))
+	if (*at + k > len || memcmp(s + *at, p, k))
 		return 0;
-	return o + k + 2;
+	*at += k;
+	return 1;
 }
 
-void doctext_add(struct doctext *t, enum event_type type, const char *line,
-		 size_t len, int canonical)
+/*
+ * Where the item's members start in e's text: past {"seq":N, (the log put
+ * it first, before the worker's line) and "type":"NAME", (the line's own
+ * first member); 0 when the text is not so.
+ */
+static size_t item_start(const struct runlog_event *e, const char *name)
+{
+	size_t at = 0;
+
+	if (!skip(e->json, e->len, &at, "{\"seq\":"))
+		return 0;
+	while (at < e->len && e->json[at] >= '0' && e->json[at] <= '9')
+		at++;
+	if (!skip(e->json, e->len, &at, ",\"type\":\"") ||
+	    !skip(e->json, e->len, &at, name) ||
+	    !skip(e->json, e->len, &at, "\",") || at >= e->len ||
+	    e->json[e->len - 1] != '}')
+		return 0;
+	return at;
+}
+
+void doctext_add(struct doctext *t, enum event_type type,
+		 const struct runlog_event *e, int canonical)
 {
 	int k = array_of(type);
-	size_t n;
+	size_t off;
 
 	if (!t || k < 0 || t->a[k].broken)
 		return;
 	/* the item is the line less its leading "type" member: jansson keeps
 	 * an object's members in the order they came */
-	n = canonical ? typed_head(line, len, event_kinds[type].name) : 0;
-	if (!n || line[len - 1] != '}') {
+	off = canonical && e ? item_start(e, event_kinds[type].name) : 0;
+	if (off && t->a[k].n == t->a[k].cap) {
+		size_t cap = t->a[k].cap ? 2 * t->a[k].cap : 64;
+		struct item *v = realloc(t->a[k].v, cap * sizeof(*v));
+		if (v) {
+			t->a[k].v = v;
+			t->a[k].cap = cap;
+		}
+	}
+	if (!off || t->a[k].n == t->a[k].cap) {
 		t->a[k].broken = 1;
-		strbuf_release(&t->a[k].text);
+		free(t->a[k].v);
+		t->a[k].v = NULL;
 		return;
 	}
-	if (t->a[k].n)
-		strbuf_addch(&t->a[k].text, ',');
-	strbuf_addch(&t->a[k].text, '{');
-	strbuf_add(&t->a[k].text, line + n, len - n);
-	t->a[k].n++;
+	t->a[k].v[t->a[k].n++] = (struct item){e, off};
 }
 
-const char *doctext_items(const struct doctext *t, const char *name,
-			  size_t *len, size_t *n)
+int doctext_write(const struct doctext *t, const char *name, size_t n,
+		  struct strbuf *out)
 {
-	for (int k = 0; t && k < A_N; k++)
-		if (!strcmp(name, keys[k])) {
-			if (t->a[k].broken || t->a[k].text.oom)
-				return NULL;
-			*len = t->a[k].text.len;
-			*n = t->a[k].n;
-			return t->a[k].text.buf;
+	for (int k = 0; t && k < A_N; k++) {
+		if (strcmp(name, keys[k]))
+			continue;
+		if (t->a[k].broken || t->a[k].n != n)
+			return 0;
+		strbuf_addch(out, '[');
+		for (size_t i = 0; i < n; i++) {
+			const struct item *it = &t->a[k].v[i];
+			strbuf_add(out, i ? ",{" : "{", i ? 2 : 1);
+			strbuf_add(out, it->e->json + it->off,
+				   it->e->len - it->off);
 		}
-	return NULL;
+		strbuf_addch(out, ']');
+		return 1;
+	}
+	return 0;
 }

@@ -7,40 +7,43 @@
 #include <jansson.h>
 
 #include "events.h"
+#include "runlog.h"
+#include "strbuf.h"
 
 /*
  * A run document's arrays of worker events (placement, samples, cells,
  * notes, marks: events_fold appends each event there less its "type")
- * as text: each item the worker's own line less its leading "type"
- * member. Only worth it, and only right, for lines that are jansson's
+ * as text: each item the run log's text of its event (the worker's line
+ * with the seq put first) less its seq and leading "type" member, not
+ * copied. Only worth it, and only right, for lines that are jansson's
  * compact dump of the event (cli/run.c writes them so): jansson's dump of
  * the folded item is then those very bytes, and a document's 13 numbers a
  * sample are not formatted again (printf's %.17g is most of a document's
  * serialisation). An array any of whose events came otherwise is
- * serialised by jansson as before. Refcounted: the runner adds while the
- * run runs; a reader of the finished run holds a reference.
+ * serialised by jansson as before. Refcounted, holding the log: the runner
+ * adds while the run runs; a reader of the finished run holds a reference.
  */
 struct doctext;
 
-struct doctext *doctext_new(void);
+struct doctext *doctext_new(struct runlog *log);
 struct doctext *doctext_ref(struct doctext *t);
 void doctext_unref(struct doctext *t);
 
 /*
- * The event of type t, folded into its document, came as the line
- * (len bytes); canonical: the line is jansson's compact dump of it.
- * Events of types that fold into no array are ignored.
+ * The event of type t, folded into its document, logged as e (in t's
+ * log); canonical: its line is jansson's compact dump of it. Events of
+ * types that fold into no array are ignored.
  */
-void doctext_add(struct doctext *t, enum event_type type, const char *line,
-		 size_t len, int canonical);
+void doctext_add(struct doctext *t, enum event_type type,
+		 const struct runlog_event *e, int canonical);
 
 /*
- * The text of the document's array name ("samples": its items, comma-
- * separated, len bytes) and how many items it holds (n); NULL when t
- * keeps no whole text of it (rundoc_dumps then serialises the array).
+ * The document's array name ("samples") as JSON, "[" its items "]",
+ * added to out when t keeps the whole text of it and it holds n items:
+ * 1; else 0 (rundoc_dumps then serialises the array).
  */
-const char *doctext_items(const struct doctext *t, const char *name,
-			  size_t *len, size_t *n);
+int doctext_write(const struct doctext *t, const char *name, size_t n,
+		  struct strbuf *out);
 
 /*
  * The ended run's summary object (the document's, unchanged from then

@@ -376,7 +376,6 @@ int runner_submit(struct runner *r, const char *experiment, char *const *args,
 				      ? strdup(estimate_basis)
 				      : NULL;
 	run->doc = events_doc_new();
-	run->text = doctext_new();
 	/* numalab run --ndjson [--max-seconds=N] NAME k=v ... */
 	strvec_push(&run->argv, "numalab");
 	strvec_push(&run->argv, "run");
@@ -408,6 +407,8 @@ int runner_submit(struct runner *r, const char *experiment, char *const *args,
 	if (rc)
 		goto fail_locked;
 	run->log = runlog_new(run->id);
+	/* a document without its text is serialised by jansson */
+	run->text = run->log ? doctext_new(run->log) : NULL;
 	if (!run->log) {
 		/* the row stays queued: the next start marks it interrupted */
 		rc = -ENOMEM;

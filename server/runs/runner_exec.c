@@ -179,7 +179,7 @@ static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 	e = runlog_append_held(l->run->log, ev, line, len);
 	if (e) {
 		runner_fold(l->run, ev);
-		doctext_add(l->run->text, type, line, len, canonical);
+		doctext_add(l->run->text, type, e, canonical);
 		l->batch[l->nbatch++] = e;
 	}
 	/* a read can hold thousands: readers never see more than a batch the

@@ -183,16 +183,6 @@ static int plain(const char *s)
 	return 1;
 }
 
-/* The kept text of the array v under name (len bytes), or NULL. */
-static const char *kept(const struct doctext *t, const char *name,
-			const json_t *v, size_t *len)
-{
-	size_t n;
-	const char *s = doctext_items(t, name, len, &n);
-
-	return s && json_is_array(v) && json_array_size(v) == n ? s : NULL;
-}
-
 char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -207,21 +197,23 @@ char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
 	/* the order json_dumps writes them in */
 	json_object_foreach ((json_t *)doc, name, v) {
 		size_t tlen = 0;
-		const char *text = kept(t, name, v, &tlen);
+		const char *text;
 		char *s;
 
 		if (!plain(name)) {
 			strbuf_release(&sb);
 			return http_json_text(doc, len);
 		}
-		strbuf_addf(&sb, "%s\"%s\":", first ? "" : ",", name);
+		if (!first)
+			strbuf_addch(&sb, ',');
+		strbuf_addch(&sb, '"');
+		strbuf_addstr(&sb, name);
+		strbuf_add(&sb, "\":", 2);
 		first = 0;
-		if (text) {
-			strbuf_addch(&sb, '[');
-			strbuf_add(&sb, text, tlen);
-			strbuf_addch(&sb, ']');
+		/* an array as the run's log has its items */
+		if (json_is_array(v) &&
+		    doctext_write(t, name, json_array_size(v), &sb))
 			continue;
-		}
 		/* the summary as the run's final event has it */
 		text = doctext_summary(t, v, &tlen);
 		if (text) {

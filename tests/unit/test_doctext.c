@@ -13,6 +13,7 @@
 #include "events.h"
 #include "http_response.h"
 #include "rundoc.h"
+#include "runlog.h"
 
 /* Events a worker wrote: the test writes each as jansson does. */
 static const char *const worker[] = {
@@ -52,22 +53,41 @@ static void assert_as_jansson(json_t *doc, struct doctext *t)
 static void fold_and_compare(int rewrite)
 {
 	json_t *doc = events_doc_new();
-	struct doctext *t = doctext_new();
+	struct runlog *log = runlog_new(7);
+	struct doctext *t = doctext_new(log);
 
 	for (size_t i = 0; i < sizeof(worker) / sizeof(worker[0]); i++) {
 		json_t *ev =
 			json_loads(worker[i], JSON_REJECT_DUPLICATES, NULL);
 		char *line = json_dumps(ev, rewrite ? 0 : JSON_COMPACT);
+		const struct runlog_event *e;
 
 		assert_non_null(ev);
+		/* logged as the runner logs it: the line, its seq first */
+		e = runlog_append_held(log, ev, line, strlen(line));
+		assert_non_null(e);
 		assert_int_equal(events_fold(doc, ev, 0), 0);
-		doctext_add(t, event_type_of_event(ev), line, strlen(line),
-			    !rewrite);
+		doctext_add(t, event_type_of_event(ev), e, !rewrite);
 		free(line);
 		json_decref(ev);
 	}
+	runlog_unref(log);
 	json_object_set_new(doc, "id", json_integer(7));
 	assert_as_jansson(doc, t);
+}
+
+/* A document's text of one sample, logged from its line. */
+static struct doctext *one_sample(const char *line)
+{
+	struct runlog *log = runlog_new(7);
+	struct doctext *t = doctext_new(log);
+	json_t *ev = json_loads(line, 0, NULL);
+
+	doctext_add(t, EV_SAMPLE,
+		    runlog_append_held(log, ev, line, strlen(line)), 1);
+	json_decref(ev);
+	runlog_unref(log);
+	return t;
 }
 
 static void test_canonical_lines_are_the_text(void **state)
@@ -86,11 +106,9 @@ static void test_other_lines_are_serialised_again(void **state)
 static void test_an_array_out_of_step(void **state)
 {
 	json_t *doc = events_doc_new();
-	struct doctext *t = doctext_new();
-	const char *line = "{\"type\":\"sample\",\"x\":1}";
+	struct doctext *t = one_sample("{\"type\":\"sample\",\"x\":1}");
 
 	(void)state;
-	doctext_add(t, EV_SAMPLE, line, strlen(line), 1);
 	json_array_append_new(json_object_get(doc, "samples"),
 			      json_pack("{s:i}", "x", 2));
 	json_array_append_new(json_object_get(doc, "samples"),
@@ -102,13 +120,11 @@ static void test_an_array_out_of_step(void **state)
 static void test_the_text_is_written(void **state)
 {
 	json_t *doc = events_doc_new();
-	struct doctext *t = doctext_new();
-	const char *line = "{\"type\":\"sample\",\"x\":1}";
+	struct doctext *t = one_sample("{\"type\":\"sample\",\"x\":1}");
 	size_t n;
 	char *a;
 
 	(void)state;
-	doctext_add(t, EV_SAMPLE, line, strlen(line), 1);
 	json_array_append_new(json_object_get(doc, "samples"),
 			      json_pack("{s:i}", "x", 2));
 	a = rundoc_dumps(doc, t, &n);
