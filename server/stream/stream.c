@@ -3,7 +3,6 @@
 #include "clock.h"
 #include "deadline.h"
 #include "strbuf.h"
-#include "viewers.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -96,6 +95,16 @@ static int count(struct stream *s, int up)
 		s->counted = 0;
 	}
 	return !up || s->counted;
+}
+
+void stream_set_limit(int n)
+{
+	viewers_set_limit(n);
+}
+
+void stream_drain(int timeout_ms)
+{
+	viewers_drain(timeout_ms);
 }
 
 static int64_t now_ms(void)

@@ -1,7 +1,6 @@
-/* viewers.c - how many event streams are being sent, under their limit (stream_set_limit), and the wait for the last (stream_drain) */
+/* viewers.c - how many event streams are being sent, under their limit, and the wait for the last */
 #include "viewers.h"
 #include "deadline.h"
-#include "stream.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -10,7 +9,7 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER; /* one left */
 static int active;
-static int limit = STREAM_MAX_DEFAULT;
+static int limit = VIEWERS_MAX_DEFAULT;
 
 int viewers_enter(void)
 {
@@ -29,10 +28,10 @@ void viewers_leave(void)
 	pthread_mutex_unlock(&mu);
 }
 
-void stream_set_limit(int n)
+void viewers_set_limit(int n)
 {
 	pthread_mutex_lock(&mu);
-	limit = n > 0 ? n : STREAM_MAX_DEFAULT;
+	limit = n > 0 ? n : VIEWERS_MAX_DEFAULT;
 	pthread_mutex_unlock(&mu);
 }
 
@@ -52,7 +51,7 @@ int viewers_active(void)
 	return n;
 }
 
-void stream_drain(int timeout_ms)
+void viewers_drain(int timeout_ms)
 {
 	struct timespec dl = deadline_in(CLOCK_REALTIME, timeout_ms);
 
