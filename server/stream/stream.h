@@ -16,8 +16,8 @@
  * another log costs it nothing): by the appending thread when the log has
  * a few dozen waiters at most and no others wait, else by one pump
  * thread, a few dozen streams at a time so that the request threads serve
- * other connections between them; and every 15 s for a keepalive. Past the limit (stream_set_limit)
- * it answers 503.
+ * other connections between them; and every 15 s for a keepalive. Past the
+ * limit (stream_set_limit) it answers 503.
  */
 enum MHD_Result stream_respond(struct http_request *rq, struct runlog *log,
 			       int64_t after, int ndjson);
