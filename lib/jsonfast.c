@@ -36,28 +36,42 @@ static json_t *value(struct cursor *c);
 
 static void skip_ws(struct cursor *c)
 {
-	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' ||
-				 *c->p == '\n' || *c->p == '\r'))
-		c->p++;
+	const char *p = c->p;
+
+	while (p < c->end &&
+	       (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	c->p = p;
 }
 
-/* A string's bytes, after its opening quote; NULL unless plain. */
+/* A string's bytes, after its opening quote; NULL unless plain. (The
+ * cursor's place is kept in a local while it walks: a line is mostly
+ * strings and numbers.) */
 static const char *plain_string(struct cursor *c, size_t *len)
 {
-	const char *s = c->p;
+	const char *s = c->p, *p = s, *end = c->end;
 
-	while (c->p < c->end) {
-		unsigned char ch = (unsigned char)*c->p;
+	for (; p < end; p++) {
+		unsigned char ch = (unsigned char)*p;
 		if (ch == '"') {
-			*len = (size_t)(c->p - s);
-			c->p++;
+			*len = (size_t)(p - s);
+			c->p = p + 1;
 			return s;
 		}
 		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
 			return NULL;
-		c->p++;
 	}
 	return NULL;
+}
+
+/* Past the digits at c->p. */
+static void skip_digits(struct cursor *c)
+{
+	const char *p = c->p;
+
+	while (p < c->end && *p >= '0' && *p <= '9')
+		p++;
+	c->p = p;
 }
 
 static int is_digit(char ch)
@@ -183,16 +197,14 @@ static json_t *number(struct cursor *c)
 		if (c->p < c->end && is_digit(*c->p))
 			return NULL;
 	} else {
-		while (c->p < c->end && is_digit(*c->p))
-			c->p++;
+		skip_digits(c);
 	}
 	if (c->p < c->end && *c->p == '.') {
 		real = 1;
 		c->p++;
 		if (c->p >= c->end || !is_digit(*c->p))
 			return NULL;
-		while (c->p < c->end && is_digit(*c->p))
-			c->p++;
+		skip_digits(c);
 	}
 	if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
 		real = 1;
@@ -201,8 +213,7 @@ static json_t *number(struct cursor *c)
 			c->p++;
 		if (c->p >= c->end || !is_digit(*c->p))
 			return NULL;
-		while (c->p < c->end && is_digit(*c->p))
-			c->p++;
+		skip_digits(c);
 	}
 	n = (size_t)(c->p - s);
 	if (!real) {
