@@ -231,6 +231,20 @@ static int round_stretches(struct team *tm, double *seconds, double *corun)
 }
 
 /*
+ * How long the next round's start gate may wait for every thread: up to
+ * TEAM_GATE_MOST, no longer than the point has left before its deadline,
+ * but TEAM_GATE_LEAST at least, time for a sleeping thread to be woken.
+ */
+static double gate_most(const struct adapt_point *a, double now)
+{
+	double left = a && a->deadline > 0 ? a->deadline - now : TEAM_GATE_MOST;
+
+	return left > TEAM_GATE_MOST	? TEAM_GATE_MOST
+	       : left < TEAM_GATE_LEAST ? TEAM_GATE_LEAST
+					: left;
+}
+
+/*
  * Thread 0, between the barriers after round r took seconds: keeps the
  * round or counts it redone, decides whether another follows and on
  * which arm.
@@ -288,8 +302,10 @@ static void round_end(struct team *tm, int r, double seconds)
 		if (enough(tm, now))
 			tm->stop = 1;
 	}
-	if (tm->together)
+	if (tm->together) {
 		team_gate_close(&tm->round_gate);
+		tm->round_gate.most = gate_most(a, now);
+	}
 	if (r + 1 >= tm->capacity)
 		tm->stop = 1;
 	else if (tm->arms > 1)
@@ -427,7 +443,7 @@ static int team_members(struct team *tm, int n)
 	}
 	tm->sbar.n = (unsigned)n;
 	team_gate_init(&tm->round_gate, (unsigned)n, TEAM_GATE_WAIT,
-		       TEAM_GATE_MOST);
+		       gate_most(job->adapt, clock_now()));
 	pthread_mutex_init(&tm->gate_lock, NULL);
 	pthread_cond_init(&tm->gate_cond, NULL);
 	for (int i = 0; i < n && !rc; i++) {

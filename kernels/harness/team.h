@@ -88,17 +88,18 @@ struct team_job {
 	int process_clock;
 	/*
 	 * Each round's timed work starts only once every thread is on its
-	 * cpu at once (team_gate.h), up to TEAM_GATE_MOST: for contention,
-	 * where a thread that starts while a partner waits for its cpu runs
-	 * alone. Beside busy neighbours each thread of atomic_increment did
-	 * its round in one or two slices, 10-65 ms apart from its partner's,
-	 * without it. A round is still timed as without it (the stretches,
-	 * with work), should a thread be taken off its cpu after the start.
-	 * The barriers then sleep (spin is left aside): a thread that spun
-	 * out its partners' lateness has spent its share of its cpu, and is
-	 * the first taken off it once the round starts (with spinning
-	 * barriers, in 7 of 20 rounds that passed the gate together one
-	 * thread was taken off its cpu at the start, for 0.7-8 ms). Threads
+	 * cpu at once (team_gate.h), up to TEAM_GATE_MOST (less when the
+	 * point's deadline is nearer, TEAM_GATE_LEAST at least): for
+	 * contention, where a thread that starts while a partner waits for its
+	 * cpu runs alone. Beside busy neighbours each thread of
+	 * atomic_increment did its round in one or two slices, 10-65 ms apart
+	 * from its partner's, without it. A round is still timed as without it
+	 * (the stretches, with work), should a thread be taken off its cpu
+	 * after the start. The barriers then sleep (spin is left aside): a
+	 * thread that spun out its partners' lateness has spent its share of
+	 * its cpu, and is the first taken off it once the round starts (with
+	 * spinning barriers, in 7 of 20 rounds that passed the gate together
+	 * one thread was taken off its cpu at the start, for 0.7-8 ms). Threads
 	 * pinned to one cpu take turns by design, and pass no gate.
 	 */
 	int together;
@@ -108,6 +109,8 @@ struct team_job {
  * how long it tries before the round starts apart (team_job.together). */
 #define TEAM_GATE_WAIT 0.3e-3
 #define TEAM_GATE_MOST 0.25
+/* the least it waits when the point's deadline is near or past */
+#define TEAM_GATE_LEAST 0.02
 
 struct team_result {
 	int nthreads;
