@@ -16,12 +16,15 @@
  * out, nesting or values past the caller's bounds) gives NULL, and the
  * caller asks jansson, which parses it or says exactly what is wrong.
  */
-#define NUMCACHE 4 /* reals read with strtod, kept for this text */
+#define NUMCACHE 4 /* the last reals read, kept for the rest of the text */
 
+/* A real read, and its value: the tree holds it (a reference); the same
+ * text again is that value again, one more reference. Nothing changes a
+ * parsed number in place (no json_real_set anywhere). */
 struct numseen {
 	const char *at; /* in the text being read */
 	size_t len;
-	double value;
+	json_t *value;
 };
 
 struct cursor {
@@ -99,21 +102,31 @@ static int fast_real(uint64_t m, int e10, double *d)
 	return 1;
 }
 
-/* A real's value when strtod read the same text earlier in this one (a
- * sample repeats its value in its stats): 0, else -1. */
-static int slow_seen(const struct cursor *c, const char *s, size_t n, double *d)
+/* The real read from the same text earlier in this one (a sample
+ * repeats its value in its stats), one more reference; else NULL. */
+static json_t *real_seen(const struct cursor *c, const char *s, size_t n)
 {
 	for (int i = 0; i < NUMCACHE; i++)
-		if (c->num[i].len == n && !memcmp(c->num[i].at, s, n)) {
-			*d = c->num[i].value;
-			return 0;
-		}
-	return -1;
+		if (c->num[i].len == n && !memcmp(c->num[i].at, s, n))
+			return json_incref(c->num[i].value);
+	return NULL;
 }
 
-/* A real's text given to strtod, and kept for the rest of this text: 0,
- * or -1 (out of range, not a number). */
-static int slow_real(struct cursor *c, const char *s, size_t n, double *d)
+/* A real of the value d, read from s (n bytes), kept for the rest of the
+ * text; NULL when memory ran out. */
+static json_t *real_kept(struct cursor *c, const char *s, size_t n, double d)
+{
+	json_t *v = json_real(d);
+
+	if (v) {
+		c->num[c->numnext] = (struct numseen){s, n, v};
+		c->numnext = (c->numnext + 1) % NUMCACHE;
+	}
+	return v;
+}
+
+/* A real's text given to strtod: 0, or -1 (out of range, not a number). */
+static int slow_real(const char *s, size_t n, double *d)
 {
 	char tmp[64], *stop;
 
@@ -123,11 +136,7 @@ static int slow_real(struct cursor *c, const char *s, size_t n, double *d)
 	tmp[n] = '\0';
 	errno = 0;
 	*d = strtod(tmp, &stop);
-	if (errno || *stop)
-		return -1;
-	c->num[c->numnext] = (struct numseen){s, n, *d};
-	c->numnext = (c->numnext + 1) % NUMCACHE;
-	return 0;
+	return errno || *stop ? -1 : 0;
 }
 
 /*
@@ -222,17 +231,19 @@ static json_t *number(struct cursor *c)
 			return json_integer(neg ? -(json_int_t)m
 						: (json_int_t)m);
 	} else {
-		if (!slow_seen(c, s, n, &d))
-			return json_real(d);
+		json_t *v = real_seen(c, s, n);
+
+		if (v)
+			return v;
 		ex = e ? exponent(e, c->p) : 0;
 		if (mantissa(digits, e ? e - 1 : c->p, &m, &nfrac) &&
 		    ex != INT32_MAX) {
 			if (!m)
-				return json_real(neg ? -0.0 : 0.0);
+				return real_kept(c, s, n, neg ? -0.0 : 0.0);
 			if (fast_real(m, ex - nfrac, &d))
-				return json_real(neg ? -d : d);
+				return real_kept(c, s, n, neg ? -d : d);
 		}
-		return slow_real(c, s, n, &d) ? NULL : json_real(d);
+		return slow_real(s, n, &d) ? NULL : real_kept(c, s, n, d);
 	}
 	if (n >= sizeof(tmp))
 		return NULL;

@@ -187,6 +187,9 @@ static void test_fast_path_matches_jansson(void **state)
 		"\"extra\":{\"ok\":true,\"no\":false,\"none\":null,\"big\":9223372036854775807}}",
 		" [ 1 , -2 , {\"a\" : [ ] } , { } , \"\" ] \r\n",
 		"{\"z\":1,\"a\":2,\"m\":{\"b\":[0,-0,1e-300]}}",
+		/* a real repeated (one value, held twice) */
+		"{\"y\":9.7439988167025149e-6,\"s\":[9.7439988167025149e-6,1.0],"
+		"\"m\":{\"a\":9.7439988167025149e-6,\"b\":1.0,\"c\":-0.0,\"d\":-0.0}}",
 	};
 	static const char *const refused[] = {
 		"{\"a\":\"caf\xc3\xa9\"}",
