@@ -44,9 +44,14 @@ size_t utf8_valid_len(const char *s, size_t n)
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, k;
 
-	while (i < n && (k = sequence(u + i, n - i)))
+	for (;;) {
+		/* ASCII, most of what is checked, a byte at a time */
+		while (i < n && u[i] < 0x80)
+			i++;
+		if (i == n || !(k = sequence(u + i, n - i)))
+			return i;
 		i += k;
-	return i;
+	}
 }
 
 char *utf8_escape(const char *s)

@@ -24,9 +24,40 @@
  * can read its 413; beyond it the connection is refused at once. */
 #define HTTP_DRAIN_MAX (4 * 1024 * 1024)
 
+/* The length of the segment at s: up to the next '/' or the end. */
+static size_t segment(const char *s)
+{
+	const char *e = s;
+
+	while (*e && *e != '/')
+		e++;
+	return (size_t)(e - s);
+}
+
+/* Whether pattern segment p is a capture, {x}. */
+static int is_capture(const char *p)
+{
+	size_t pl;
+
+	if (*p != '{')
+		return 0;
+	pl = segment(p);
+	return pl > 2 && p[pl - 1] == '}';
+}
+
+static void free_captures(struct http_request *rq)
+{
+	if (rq->capture_buf != rq->capture_small)
+		free(rq->capture_buf);
+	rq->capture_buf = NULL;
+}
+
 /*
  * Matches path against pattern segment by segment; {x} takes any one
- * non-empty segment. On a match the captures are copied into rq.
+ * non-empty segment. On a match the captures are copied into rq. Every
+ * request runs this over the route table, so a literal segment is
+ * compared as it is walked: most routes fail on their first byte past
+ * "/api/".
  */
 static int route_match(const char *pattern, const char *path,
 		       struct http_request *rq)
@@ -41,27 +72,32 @@ static int route_match(const char *pattern, const char *path,
 			return 0;
 		p++;
 		u++;
-		size_t pl = strcspn(p, "/"), ul = strcspn(u, "/");
-		if (pl > 2 && p[0] == '{' && p[pl - 1] == '}') {
+		if (is_capture(p)) {
+			size_t ul = segment(u);
 			if (!ul || nc == HTTP_MAX_CAPTURES)
 				return 0;
 			cs[nc] = u;
 			cl[nc++] = ul;
-		} else if (pl != ul || strncmp(p, u, pl)) {
-			return 0;
+			p += segment(p);
+			u += ul;
+			continue;
 		}
-		p += pl;
-		u += ul;
+		for (; *p && *p != '/'; p++, u++)
+			if (*u != *p)
+				return 0;
+		if (*u && *u != '/')
+			return 0;
 	}
 	if (*p || *u)
 		return 0;
-	free(rq->capture_buf);
-	rq->capture_buf = NULL;
+	free_captures(rq);
 	if (nc) {
 		size_t total = 0, off = 0;
 		for (int i = 0; i < nc; i++)
 			total += cl[i] + 1;
-		rq->capture_buf = malloc(total);
+		rq->capture_buf = total <= sizeof(rq->capture_small)
+					  ? rq->capture_small
+					  : malloc(total);
 		if (!rq->capture_buf)
 			return 0;
 		for (int i = 0; i < nc; i++) {
@@ -160,10 +196,9 @@ static enum MHD_Result dispatch(struct http_request *rq)
 				  rq->body_max / 1024);
 	if (!strcmp(rq->method, "OPTIONS"))
 		return options(rq);
-	for (const struct http_route *r = srv->routes; r->method; r++) {
-		if (strcmp(r->method, m) ||
-		    !route_match(r->pattern, rq->path, rq))
-			continue;
+	if (rq->route) {
+		const struct http_route *r = rq->route;
+
 		if (auth_admit(rq, r, &ret))
 			return ret;
 		if (r->body_max <= HTTP_BODY_MAX || rq->bearer)
@@ -314,16 +349,18 @@ void http_on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		return;
 	free(rq->raw_uri);
 	free(rq->body);
-	free(rq->capture_buf);
+	free_captures(rq);
 	free(rq);
 	*con_cls = NULL;
 }
 
-/* The route the request will go to, or NULL (a 404, 405 or a file). */
-static const struct http_route *route_of(struct http_request *rq)
+/* The route a request of method m goes to, or NULL (a 404, 405 or a
+ * file); its captures are in rq. */
+static const struct http_route *route_of(struct http_request *rq,
+					 const char *m)
 {
 	for (const struct http_route *r = rq->srv->routes; r->method; r++)
-		if (!strcmp(r->method, rq->method) &&
+		if (!strcmp(r->method, m) &&
 		    route_match(r->pattern, rq->path, rq))
 			return r;
 	return NULL;
@@ -357,7 +394,12 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn,
 			return http_respond_bare(
 				rq, status,
 				http_error_response(NULL, "%s", err.msg));
-		route = route_of(rq);
+		/* found once: dispatch takes it (HEAD is routed as GET) */
+		rq->route = route_of(rq, strcmp(method, "HEAD") ? method
+							      : "GET");
+		route = rq->route && !strcmp(rq->route->method, method)
+				? rq->route
+				: NULL;
 		rq->body_max = route && route->body_max ? route->body_max
 							: HTTP_BODY_MAX;
 		status = trust_check_head(

@@ -33,7 +33,8 @@ struct http_blob {
 	const char *type; /* a literal */
 	char etag[24];	  /* "16 hex digits" */
 	pthread_mutex_t mu;
-	/* under mu; once set, never changed until the blob goes */
+	/* set under mu (read without it: see ready()); once set, never
+	 * changed until the blob goes */
 	int gz_tried;
 	struct MHD_Response *ready[2]; /* identity, gzip: for any request
 					  without CORS */
@@ -117,17 +118,14 @@ const char *http_blob_etag(const struct http_blob *b)
 	return b->etag;
 }
 
-/* Makes the gzip copy, once; called with mu held. */
-static void make_gzip(struct http_blob *b)
+/* Makes the gzip copy; called with mu held. */
+static void deflate_copy(struct http_blob *b)
 {
 	struct payload *p = b->p;
 	z_stream zs = {0};
 	char *out = NULL;
 	uLong cap;
 
-	if (b->gz_tried)
-		return;
-	b->gz_tried = 1;
 	if (p->len < GZIP_MIN ||
 	    deflateInit2(&zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
@@ -152,6 +150,16 @@ static void make_gzip(struct http_blob *b)
 	}
 	free(out);
 	deflateEnd(&zs);
+}
+
+/* Makes the gzip copy, once; called with mu held. gz_tried is set once
+ * the copy is in: ready() reads both without the lock. */
+static void make_gzip(struct http_blob *b)
+{
+	if (b->gz_tried)
+		return;
+	deflate_copy(b);
+	__atomic_store_n(&b->gz_tried, 1, __ATOMIC_RELEASE);
 }
 
 /* The answer of b's bytes (gz: the gzip copy), with its own headers, and
@@ -189,12 +197,21 @@ static struct MHD_Response *ready(struct http_request *rq, struct http_blob *b,
 {
 	struct MHD_Response *r;
 
+	/* made once and never changed: every later request takes it without
+	 * the lock */
+	if (!want_gz || __atomic_load_n(&b->gz_tried, __ATOMIC_ACQUIRE)) {
+		*gz = want_gz && b->p->gz;
+		r = __atomic_load_n(&b->ready[*gz], __ATOMIC_ACQUIRE);
+		if (r)
+			return r;
+	}
 	pthread_mutex_lock(&b->mu);
 	if (want_gz)
 		make_gzip(b);
 	*gz = want_gz && b->p->gz;
 	if (!b->ready[*gz])
-		b->ready[*gz] = answer(rq, b, *gz, 1);
+		__atomic_store_n(&b->ready[*gz], answer(rq, b, *gz, 1),
+				 __ATOMIC_RELEASE);
 	r = b->ready[*gz];
 	pthread_mutex_unlock(&b->mu);
 	return r;

@@ -51,13 +51,16 @@ struct http_request {
 	char *body;	    /* NUL-terminated, body_len bytes */
 	size_t body_len;
 	const char *capture[HTTP_MAX_CAPTURES]; /* the {x} segments */
-	char *capture_buf;
+	char *capture_buf; /* capture_small, or malloc'd when they are longer */
+	char capture_small[32];
 	int started;
 	int too_big;
 	size_t query_args; /* when too many to keep: how many it had, else 0 */
 	unsigned int status; /* of the answer queued, 0 before */
 	int bearer;	     /* it carried the server's token */
 	size_t body_max;     /* of the route it will go to */
+	/* the route it goes to (captures set), NULL when none takes it */
+	const struct http_route *route;
 	size_t dropped; /* body bytes past the limit, read and thrown away */
 	int role;	/* enum http_role, set before the handler runs */
 	/* the signed-in browser's session id ("" for a bearer token or none)

@@ -20,11 +20,11 @@ int http_is_api(const char *path)
 
 int http_needs_cors(struct http_request *rq)
 {
-	const char *origin = http_header(rq, "Origin");
 	const char *allowed = rq->srv->cors;
+	/* no --cors: no header looked up on every answer */
+	const char *origin = allowed ? http_header(rq, "Origin") : NULL;
 
-	return allowed && origin &&
-	       (!strcmp(allowed, "*") || !strcmp(allowed, origin));
+	return origin && (!strcmp(allowed, "*") || !strcmp(allowed, origin));
 }
 
 static void add_cors(struct http_request *rq, struct MHD_Response *resp)
