@@ -360,7 +360,7 @@ static const struct http_route *route_of(struct http_request *rq,
 					 const char *m)
 {
 	for (const struct http_route *r = rq->srv->routes; r->method; r++)
-		if (!strcmp(r->method, m) &&
+		if (r->method[0] == m[0] && !strcmp(r->method, m) &&
 		    route_match(r->pattern, rq->path, rq))
 			return r;
 	return NULL;

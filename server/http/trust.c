@@ -33,7 +33,16 @@ struct trust {
 	int quota_window_s;
 	pthread_mutex_t mu;
 	struct quota_slot slots[QUOTA_SLOTS];
+	unsigned long serial; /* this trust's number, for last_host */
 };
+
+/* The last Host each thread found allowed, and under which trust (its
+ * rules never change): most requests name the host the one before did. */
+static unsigned long serials;
+static __thread struct {
+	unsigned long serial;
+	char host[64];
+} last_host;
 
 struct trust *trust_new(const struct trust_config *cfg)
 {
@@ -65,6 +74,7 @@ struct trust *trust_new(const struct trust_config *cfg)
 	t->quota_window_s =
 		cfg->quota_window_s > 0 ? cfg->quota_window_s : 3600;
 	pthread_mutex_init(&t->mu, NULL);
+	t->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
 	if (t->allowed.oom || (cfg->listen_host && !t->listen_host) ||
 	    (cfg->cors && !t->cors) ||
 	    (cfg->public_origin && !t->public_origin)) {
@@ -91,13 +101,29 @@ static const char *header(struct MHD_Connection *conn, const char *name)
 	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
 }
 
-static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
-				  const char *key, const char *value)
+/* The head's framing and Host headers (the first of each, as
+ * MHD_lookup_connection_value finds it), read in one pass. */
+struct head {
+	const char *cl, *te, *host;
+	int hosts;
+};
+
+static enum MHD_Result scan_head(void *cls, enum MHD_ValueKind kind,
+				 const char *key, const char *value)
 {
+	struct head *h = cls;
+
 	(void)kind;
-	(void)value;
-	if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
-		++*(int *)cls;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_HOST)) {
+		if (!h->hosts++)
+			h->host = value;
+	} else if (!h->cl &&
+		   !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+		h->cl = value;
+	} else if (!h->te &&
+		   !strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+		h->te = value;
+	}
 	return MHD_YES;
 }
 
@@ -162,6 +188,23 @@ static int host_allowed(struct trust *t, const char *host)
 	return 0;
 }
 
+/* host_allowed, remembered for the last host this thread allowed. */
+static int host_allowed_again(struct trust *t, const char *host)
+{
+	size_t n = strlen(host);
+
+	if (n < sizeof(last_host.host) && last_host.serial == t->serial &&
+	    !memcmp(last_host.host, host, n + 1))
+		return 1;
+	if (!host_allowed(t, host))
+		return 0;
+	if (n < sizeof(last_host.host)) {
+		memcpy(last_host.host, host, n + 1);
+		last_host.serial = t->serial;
+	}
+	return 1;
+}
+
 static int cors_allows(struct trust *t, const char *origin)
 {
 	return t->cors && origin && strcmp(origin, "null") &&
@@ -211,12 +254,15 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 			      int changes, const char *version,
 			      struct errinfo *err, int *close)
 {
-	const char *cl = header(conn, MHD_HTTP_HEADER_CONTENT_LENGTH);
-	const char *te = header(conn, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-	const char *host = header(conn, MHD_HTTP_HEADER_HOST);
-	const char *ct;
-	int hosts = 0;
+	struct head h = {0};
+	const char *cl, *te, *host, *ct;
+	int hosts;
 
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, scan_head, &h);
+	cl = h.cl;
+	te = h.te;
+	host = h.host;
+	hosts = h.hosts;
 	*close = 0;
 	/* two framings, or one we cannot read: where the body ends is unknown
 	 */
@@ -237,7 +283,6 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 	}
 	/* which of two names the request is for is anyone's guess (RFC 9112
 	 * 3.2: 400) */
-	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_host, &hosts);
 	if (hosts > 1) {
 		*close = 1;
 		errinfo_set(
@@ -255,7 +300,7 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 			    "missing Host header (HTTP/1.1 needs one)");
 		return MHD_HTTP_BAD_REQUEST;
 	}
-	if (!host_allowed(t, host)) {
+	if (!host_allowed_again(t, host)) {
 		*close = 1;
 		errinfo_set(
 			err, NULL,
