@@ -276,7 +276,7 @@ static unsigned int check_head(struct http_request *rq, struct errinfo *err)
 			"query too large: %zu arguments in a URI of %zu bytes "
 			"take more than the %u bytes a connection may give "
 			"the request head (%u for each argument)",
-			rq->query_args, rq->raw_uri ? strlen(rq->raw_uri) : 0,
+			rq->query_args, rq->raw_len,
 			(unsigned int)HEAD_MAX, HEAD_ENTRY_COST);
 		return MHD_HTTP_URI_TOO_LONG;
 	}
@@ -324,12 +324,14 @@ void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	if (!rq)
 		return NULL;
 	rq->srv = cls;
-	rq->raw_uri = strdup(uri);
+	rq->raw_len = strlen(uri);
+	/* only files are served by it: an API path is not copied */
+	rq->raw_uri = strncmp(uri, "/api/", 5) ? strdup(uri) : NULL;
 	if (!q)
 		return rq;
 	for (const char *p = q; p; p = strchr(p + 1, '&'))
 		n++;
-	if (strlen(uri) + n * HEAD_ENTRY_COST > HEAD_MAX) {
+	if (rq->raw_len + n * HEAD_ENTRY_COST > HEAD_MAX) {
 		rq->query_args = n;
 		q[1] = '\0';
 	}

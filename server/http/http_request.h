@@ -47,7 +47,8 @@ struct http_request {
 	struct MHD_Connection *conn;
 	const char *method; /* HEAD is routed as GET; this keeps the original */
 	const char *path;   /* decoded, without the query */
-	char *raw_uri;	    /* as the client sent it */
+	char *raw_uri;	    /* as the client sent it; NULL under /api/ */
+	size_t raw_len;	    /* its length */
 	char *body;	    /* NUL-terminated, body_len bytes */
 	size_t body_len;
 	const char *capture[HTTP_MAX_CAPTURES]; /* the {x} segments */
