@@ -276,8 +276,8 @@ static unsigned int check_head(struct http_request *rq, struct errinfo *err)
 			"query too large: %zu arguments in a URI of %zu bytes "
 			"take more than the %u bytes a connection may give "
 			"the request head (%u for each argument)",
-			rq->query_args, rq->raw_len,
-			(unsigned int)HEAD_MAX, HEAD_ENTRY_COST);
+			rq->query_args, rq->raw_len, (unsigned int)HEAD_MAX,
+			HEAD_ENTRY_COST);
 		return MHD_HTTP_URI_TOO_LONG;
 	}
 	if (cost > HEAD_MAX) {
@@ -358,8 +358,7 @@ void http_on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 /* The route a request of method m goes to, or NULL (a 404, 405 or a
  * file); its captures are in rq. */
-static const struct http_route *route_of(struct http_request *rq,
-					 const char *m)
+static const struct http_route *route_of(struct http_request *rq, const char *m)
 {
 	for (const struct http_route *r = rq->srv->routes; r->method; r++)
 		if (r->method[0] == m[0] && !strcmp(r->method, m) &&
@@ -397,8 +396,8 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn,
 				rq, status,
 				http_error_response(NULL, "%s", err.msg));
 		/* found once: dispatch takes it (HEAD is routed as GET) */
-		rq->route = route_of(rq, strcmp(method, "HEAD") ? method
-							      : "GET");
+		rq->route =
+			route_of(rq, strcmp(method, "HEAD") ? method : "GET");
 		route = rq->route && !strcmp(rq->route->method, method)
 				? rq->route
 				: NULL;

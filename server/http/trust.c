@@ -117,8 +117,7 @@ static enum MHD_Result scan_head(void *cls, enum MHD_ValueKind kind,
 	if (!strcasecmp(key, MHD_HTTP_HEADER_HOST)) {
 		if (!h->hosts++)
 			h->host = value;
-	} else if (!h->cl &&
-		   !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+	} else if (!h->cl && !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
 		h->cl = value;
 	} else if (!h->te &&
 		   !strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {

@@ -41,7 +41,8 @@ static void test_many_runs_each_found(void **state)
 	(void)state;
 	assert_non_null(c);
 	for (int64_t id = 1; id <= n; id++) {
-		struct http_blob *b = doccache_put(c, id * 7, doc(id, 100), 100);
+		struct http_blob *b =
+			doccache_put(c, id * 7, doc(id, 100), 100);
 		assert_non_null(b);
 		http_blob_unref(b);
 	}
