@@ -41,6 +41,7 @@ struct api_class {
 	double teacher;
 	size_t n;
 	struct guess g[GUESSES_MAX];
+	/* runs guessed on: only grows, read without mu (api_class_touched) */
 	size_t ntouched;
 	int64_t touched[TOUCHED_MAX];
 	/* the room's state, as the phones follow it (api_class_feed) */
@@ -167,13 +168,14 @@ struct runlog *api_class_feed(struct api_class *c)
 
 int api_class_touched(struct api_class *c, int64_t id)
 {
-	int hit = 0;
+	/* every GET of a run asks: without the class's lock (the list only
+	 * grows, each id written before the count that takes it in) */
+	size_t n = __atomic_load_n(&c->ntouched, __ATOMIC_ACQUIRE);
 
-	pthread_mutex_lock(&c->mu);
-	for (size_t i = 0; i < c->ntouched && !hit; i++)
-		hit = c->touched[i] == id;
-	pthread_mutex_unlock(&c->mu);
-	return hit;
+	for (size_t i = 0; i < n; i++)
+		if (c->touched[i] == id)
+			return 1;
+	return 0;
 }
 
 /*
@@ -546,8 +548,10 @@ enum MHD_Result api_class_run(struct http_request *rq, struct api_class *c)
 				  "the most it can: restart it",
 				  TOUCHED_MAX);
 	}
-	if (i == c->ntouched)
-		c->touched[c->ntouched++] = id;
+	if (i == c->ntouched) {
+		c->touched[i] = id;
+		__atomic_store_n(&c->ntouched, i + 1, __ATOMIC_RELEASE);
+	}
 	c->run = id;
 	c->has_teacher = has_t;
 	c->teacher = t;
