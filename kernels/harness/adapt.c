@@ -257,6 +257,6 @@ void adapt_run_report(const struct adapt_run *a, struct sink *s)
 		     "rounds");
 	sink_note(s, "info",
 		  "%s; %ld round%s started before every thread was on its cpu "
-		  "(timed over the stretches they ran together)",
+		  "(the gate gave up waiting for them)",
 		  words, a->started_apart, a->started_apart == 1 ? "" : "s");
 }

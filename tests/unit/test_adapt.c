@@ -328,8 +328,8 @@ static void test_report_started_apart(void **state)
 	assert_string_equal(
 		said.note,
 		"kept 10 rounds; redid 1 where the threads ran apart; 3 rounds "
-		"started before every thread was on its cpu (timed over the "
-		"stretches they ran together)");
+		"started before every thread was on its cpu (the gate gave up "
+		"waiting for them)");
 	assert_true(adapt_summary_key("rounds_started_apart"));
 	said.started_apart = -1;
 	a.started_apart = 0;
