@@ -339,8 +339,10 @@ static void *member_main(void *arg)
 		team_wait(tm);
 		if (tm->stop)
 			break;
+		/* counted for the rounds after the warmup, as the rest of
+		 * the account is */
 		if (tm->together && !team_gate_pass(&tm->round_gate) &&
-		    tid == 0)
+		    tid == 0 && r >= tm->warmup)
 			tm->res->started_apart++;
 		int cpu = tm->cpu_clock || tm->logs;
 		double (*cpu_now)(void) = job->process_clock ? clock_process_cpu

@@ -144,8 +144,8 @@ struct team_result {
 	/* rounds measured again: the threads ran apart, or one was preempted
 	 */
 	int redone_apart, redone_preempted;
-	/* rounds run (kept or not) that started apart: the gate was forced
-	 * (team_job.together) */
+	/* rounds after the warmup (kept or redone) that started apart: the
+	 * gate was forced (team_job.together) */
 	int started_apart;
 	int check_rc;
 };
