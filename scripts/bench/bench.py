@@ -6,9 +6,9 @@ pairs (3; bandwidth 2), more only while the per-pair ratios spread over
 more than half the gap to the line being judged, up to BENCH_MAX_PAIRS (8),
 and never past the section's time budget (common.py BUDGET_S; a row left
 without time is printed as 'skip'). A figure is the median over the pairs
-with its [min-max], a ratio the median of the per-pair ratios (bandwidth
-and harness overhead: the best pair of each side, and A/B best over best,
-with the per-pair ratios' [min-max] as its spread). Prints
+with its [min-max], a ratio the median of the per-pair ratios (bandwidth,
+harness overhead and the pointer chase: the best run of each side, and
+A/B best over best, with the per-pair ratios' [min-max] as its spread). Prints
 a progress line per row on stderr, then the machine, one table and the
 notes; writes the whole run (every raw value) as JSON under the output
 folder. Exits 1 only when a comparison could not be run; a row whose
@@ -468,8 +468,8 @@ def run(args, b, want):
           "the per-pair ratios spread over more than half the gap being judged), a budget "
           "per section (%.0f s in all); a figure is the median "
           "over pairs [min-max], A/B the median of the per-pair ratios [min-max] (bandwidth and "
-          "harness overhead: "
-          "the best pair of each side, A/B best over best); a verdict with '?' had pairs "
+          "harness overhead and the pointer chase: "
+          "the best run of each side, A/B best over best); a verdict with '?' had pairs "
           "disagreeing by more than %.0f%%"
           % (MIN_PAIRS, MAX_PAIRS, budget, 100 * (NOISY - 1)))
     sys.stdout.flush()

@@ -220,19 +220,19 @@ def bandwidth(b):
                             BW_MIN_PAIRS, share_s=share)
         # above the ceiling the likelier cause is another process that
         # slowed likwid's runs: more pairs, whatever the row's share, until
-        # the pairs' median says otherwise or BW_CEILING_PAIRS ran
+        # best over best says otherwise or BW_CEILING_PAIRS ran
         while k < BW_CEILING_PAIRS and (common.center(pair_ratio()) or 0) > BW_CEILING:
             k += 1
             b.progress(what, k, "up to %d: above %.2fx" % (BW_CEILING_PAIRS, BW_CEILING))
             pair()
             why = "ceiling"
         r = pair_ratio()
-        med = common.center(r)
+        ab = common.center(r)
         # a loop cannot beat the same instructions: above BW_CEILING the
         # two sides were not timed alike, or one was starved
         apart = not any(d["likwid"]["ran_together"] for d in detail)
-        meets = ("TIMING" if med > BW_CEILING else "apart" if apart
-                 else "yes" if med >= 1.0 else ("no" if med >= 0.95 else "BUG"))
+        meets = ("TIMING" if ab > BW_CEILING else "apart" if apart
+                 else "yes" if ab >= 1.0 else ("no" if ab >= 0.95 else "BUG"))
         note = ""
         redone = sum(d["likwid"]["tries"] - 1 for d in detail)
         if meets == "apart":
@@ -245,10 +245,10 @@ def bandwidth(b):
         elif meets == "TIMING":
             note = ("%s: numalab %s reads %.2fx likwid-bench %s, above the %.2fx no loop "
                     "can beat the same instructions by: the two were not timed alike"
-                    % (what, isa, med, test, BW_CEILING))
+                    % (what, isa, ab, test, BW_CEILING))
         elif meets != "yes":
             note = ("%s: numalab %s reaches %.0f%% of likwid-bench %s%s"
-                    % (what, isa, 100 * med, test,
+                    % (what, isa, 100 * ab, test,
                        " (below 0.95: a kernel to fix)" if meets == "BUG" else
                        " (within 5%: below the goal, above the bug line)"))
         extra = b.pairs_note(k, why) or (

@@ -21,13 +21,15 @@ function assert(cond, msg) {
   if (!cond) throw new Error(msg);
 }
 
+// every route but GET wants a JSON Content-Type (415 otherwise), a DELETE too
+const cancelRun = (id) => fetch(new URL(`api/runs/${id}`, server.base), { method: 'DELETE', headers: { 'Content-Type': 'application/json' } });
+
 // Cancels every run still queued or running on this test's server and waits until they have ended:
 // a test that fails half way (before it cancels the run it put ahead of its own, say) holds up no later test.
 const going = async () => (await getJSON('api/runs?limit=100')).runs.filter((r) => r.status === 'queued' || r.status === 'running');
 async function cancelLeftovers() {
   const left = await going();
-  for (const r of left)
-    await fetch(new URL(`api/runs/${r.id}`, server.base), { method: 'DELETE', headers: { 'Content-Type': 'application/json' } });
+  for (const r of left) await cancelRun(r.id);
   for (const until = Date.now() + 30000; left.length && (await going()).length;) {
     if (Date.now() > until) throw new Error(`runs ${left.map((r) => r.id).join(', ')} still going 30 s after their cancel`);
     await new Promise((ok) => setTimeout(ok, 100));
@@ -339,8 +341,7 @@ try {
     await page.waitForTimeout(500);
     const after = (await getJSON('api/runs?limit=100')).total;
     assert(after === before + 1, `pressing Run three times and Enter once more started ${after - before} runs`);
-    // every route but GET wants a JSON Content-Type (415 otherwise), a DELETE too
-    const gone = await fetch(new URL(`api/runs/${ahead.id}`, server.base), { method: 'DELETE', headers: { 'Content-Type': 'application/json' } });
+    const gone = await cancelRun(ahead.id);
     assert(gone.status < 300, `cancelling the run ahead answered ${gone.status}`);
     await page.waitForSelector('#status[data-status="done"]', { timeout: 60000 });
     await page.waitForFunction(() => document.querySelector('#run-button').getAttribute('aria-disabled') === 'false', null, { timeout: 10000 });
