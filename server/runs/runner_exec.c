@@ -189,8 +189,9 @@ static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 	return 0;
 }
 
-/* The batch, and the machine when it came in it, into the store. mu of
- * the store held (an atomic step). */
+/* The batch, and the machine when it came in it, into the store: inside
+ * an atomic step when the machine came (the two kept together), else
+ * the batch alone, in store_append_events's own transaction. */
 static int store_batch(struct live *l, struct errinfo *err)
 {
 	int rc = 0;
