@@ -58,7 +58,7 @@ KERNEL_SRCS = $(sort $(wildcard kernels/harness/*.c kernels/experiments/*.c) \
 	$(filter-out kernels/experiments/dso/% kernels/experiments/template/%,\
 		$(wildcard kernels/experiments/*/*.c)))
 SERVER_SRCS = $(sort $(wildcard server/*/*.c))
-CLI_SRCS = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c cli/fleet/*.c)))
+CLI_SRCS = $(filter-out cli/main.c cli/worker_main.c,$(sort $(wildcard cli/*.c cli/fleet/*.c)))
 KERNEL_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o) $(KERNEL_SRCS:%.c=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS = $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -68,7 +68,7 @@ LIB_OBJS = $(KERNEL_OBJS) $(SERVER_OBJS) $(CLI_OBJS)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-all: $(BUILD)/numalab web/vendor/.stamp
+all: $(BUILD)/numalab $(BUILD)/numalab-worker web/vendor/.stamp
 
 # variable_layout loads these with dlopen from the binary's folder: TLS in a
 # shared object, once with a small block and once with a 1 MiB one. Built
@@ -86,9 +86,27 @@ $(BUILD)/libnumalab_tls_big.so: kernels/experiments/dso/tls_module.c
 	@echo "  CCSO    $@"
 	$(Q)$(CC) $(TLS_DSO_FLAGS) -DTLS_MODULE_PAD=1048576 -o $@ $<
 
-$(BUILD)/numalab: $(BUILD)/cli/main.o $(LIB_OBJS) | $(TLS_DSOS)
+# the server execs numalab-worker for each run: built with numalab, so
+# whatever starts a server from $(BUILD)/ finds it beside the binary
+$(BUILD)/numalab: $(BUILD)/cli/main.o $(LIB_OBJS) | $(TLS_DSOS) $(BUILD)/numalab-worker
 	@echo "  LINK    $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(PKG_LIBS) $(LDLIBS)
+
+# numalab-worker: `numalab run` alone (cli/worker_main.c), linked from an
+# archive of every object so the linker takes only what `run` reaches, and
+# with only the libraries those need (--as-needed drops the rest): its
+# start, paid by every run the server starts, loads 5 libraries, not 40.
+# tests/cli/test_worker.py checks that no server library comes back.
+WORKER_PKGS = jansson hwloc
+WORKER_LIBS = $(shell pkg-config --libs $(WORKER_PKGS) 2>/dev/null)
+
+$(BUILD)/libnumalab.a: $(LIB_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/numalab-worker: $(BUILD)/cli/worker_main.o $(BUILD)/libnumalab.a | $(TLS_DSOS)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(WORKER_LIBS) $(LDLIBS)
 
 # A kernel's inner loop starts a 64-byte line: on some cores (seen on an
 # AMD EPYC guest) a one-increment loop ran 2x slower when a change
@@ -119,9 +137,10 @@ run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(BUILD)/numalab serve $(ARGS)
 
-# make install: the binary, the shared objects variable_layout loads, the
-# page, the man pages and the bash completion. The binary finds the page
-# and the objects from its own folder (../share/numalab/web,
+# make install: the binary, the worker the server starts for each run
+# and the shared objects variable_layout loads (both in lib/numalab/), the
+# page, the man pages and the bash completion. The binary finds the page,
+# the worker and the objects from its own folder (../share/numalab/web,
 # ../lib/numalab/), so the tree works wherever it is put whole: a DESTDIR
 # staging tree, a package. `make uninstall` removes exactly these files.
 PREFIX ?= /usr/local
@@ -154,6 +173,7 @@ install: all man
 		$(DESTDIR)$(DATADIR)/numalab/web/vendor $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(BASHCOMPDIR)
 	$(INSTALL) -m 755 $(BUILD)/numalab $(DESTDIR)$(BINDIR)/numalab
+	$(INSTALL) -m 755 $(BUILD)/numalab-worker $(DESTDIR)$(LIBDIR)/numalab/numalab-worker
 	$(INSTALL) -m 644 $(TLS_DSOS) $(DESTDIR)$(LIBDIR)/numalab/
 	$(INSTALL) -m 644 $(WEB_FILES) $(DESTDIR)$(DATADIR)/numalab/web/
 	$(INSTALL) -m 644 $(addprefix web/vendor/,$(VENDOR_FILES)) $(DESTDIR)$(DATADIR)/numalab/web/vendor/
@@ -162,7 +182,7 @@ install: all man
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/numalab $(DESTDIR)$(BASHCOMPDIR)/numalab
-	rm -f $(patsubst %,$(DESTDIR)$(LIBDIR)/numalab/%,$(notdir $(TLS_DSOS)))
+	rm -f $(patsubst %,$(DESTDIR)$(LIBDIR)/numalab/%,$(notdir $(TLS_DSOS)) numalab-worker)
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/numalab/web/,$(notdir $(WEB_FILES)))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/numalab/web/vendor/,$(VENDOR_FILES))
 	rm -f $(MAN_PAGES:%=$(DESTDIR)$(MANDIR)/man1/%.1)
@@ -199,4 +219,4 @@ clean:
 
 .PHONY: all deps test-deps run test bench bench-check bench-deps format clean fuzz man install uninstall
 
--include $(LIB_OBJS:.o=.d) $(BUILD)/cli/main.d
+-include $(LIB_OBJS:.o=.d) $(BUILD)/cli/main.d $(BUILD)/cli/worker_main.d

@@ -29,11 +29,12 @@
 #include "strvec.h"
 #include "topo.h"
 #include "units.h"
+#include "worker_path.h"
 
 /* The server's parts, in the order they are put together. */
 struct serve {
 	struct serve_opts o;
-	char host[256], web[PATH_MAX];
+	char host[256], web[PATH_MAX], worker[PATH_MAX];
 	int port;
 	char *token, *class_token;
 	struct http_tls tls;
@@ -272,19 +273,19 @@ static int serve_open_store(struct serve *s)
 static int serve_open_runs(struct serve *s)
 {
 	const struct serve_opts *o = &s->o;
+	int ours;
 
-	if (o->worker && access(o->worker, X_OK)) {
-		say(stderr, "numalab serve: cannot execute worker '%s': %s\n",
-		    o->worker, strerror(errno));
+	/* numalab-worker, found beside this binary, unless --worker */
+	if (worker_path(o->worker, s->worker, sizeof(s->worker), &ours))
 		return -1;
-	}
 	struct runner_config rcfg = {
-		.exe = o->worker ? o->worker : "/proc/self/exe",
+		.exe = s->worker,
 		.max_queue = o->max_queue,
 		.max_run_seconds = o->max_run_seconds,
 		.keep_seconds = 120,
 		.keep_max = 32,
-		.canonical_lines = !o->worker || selfpath_is_self(o->worker)};
+		.canonical_lines = ours,
+	};
 	s->runner = runner_new(&rcfg, s->store);
 	if (!s->runner) {
 		say(stderr, "numalab serve: cannot start the runner: %s\n",

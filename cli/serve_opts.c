@@ -127,7 +127,7 @@ static const struct opt serve_table[] = {
 		 "POST /api/campaigns/start runs `numalab fleet\n"
 		 "run ... --server` this server in the background"),
 	OPT_STRING("--worker", SO, worker, "PATH",
-		   "run PATH as the worker instead of this binary\n"
+		   "run PATH as the worker instead of numalab-worker\n"
 		   "(for tests: it gets `run --ndjson NAME k=v ...`)"),
 	OPT_HELP(NULL),
 	OPT_END(),

@@ -34,15 +34,29 @@ int selfpath_find(const char *const *rels, char *buf, size_t len)
 	return -ENOENT;
 }
 
+int selfpath_worker(char *buf, size_t len)
+{
+	static const char *const rels[] = {
+		SELFPATH_WORKER, "../lib/numalab/" SELFPATH_WORKER, NULL};
+
+	return selfpath_find(rels, buf, len);
+}
+
+int selfpath_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 int selfpath_is_self(const char *path)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	struct stat a, b;
 
 	if (n <= 0)
 		return 0;
 	self[n] = '\0';
-	return !stat(self, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
+	return selfpath_same_file(self, path);
 }

@@ -56,8 +56,9 @@ user=$(d run --rm --entrypoint id "$image" -u)
 [ "$user" != 0 ] || fail "the image runs as root"
 d run --rm --entrypoint sh "$image" -c 'test -r /usr/lib/numalab/libnumalab_tls.so &&
 	test -r /usr/lib/numalab/libnumalab_tls_big.so && test -r /usr/share/numalab/web/vendor/chart.umd.min.js &&
-	! command -v npm && ! command -v node' >/dev/null || fail "the image lacks the TLS objects or the page's scripts, or has npm"
-echo "ok   the image runs as uid $user, holds the TLS objects and the page, and no npm"
+	test -x /usr/lib/numalab/numalab-worker && ! command -v npm && ! command -v node' >/dev/null ||
+	fail "the image lacks the worker, the TLS objects or the page's scripts, or has npm"
+echo "ok   the image runs as uid $user, holds the worker, the TLS objects and the page, and no npm"
 
 token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 printf '%s\n' "$token" >"$run/token"

@@ -21,7 +21,7 @@ rm -f "$stage.log"
 
 # every file in its place
 pages="numalab numalab-serve numalab-run numalab-list numalab-topology numalab-rates numalab-estimate numalab-fleet"
-for f in bin/numalab lib/numalab/libnumalab_tls.so lib/numalab/libnumalab_tls_big.so \
+for f in bin/numalab lib/numalab/numalab-worker lib/numalab/libnumalab_tls.so lib/numalab/libnumalab_tls_big.so \
 	share/numalab/web/index.html share/numalab/web/student.html share/numalab/web/app.js \
 	share/numalab/web/vendor/chart.umd.min.js share/numalab/web/vendor/chartjs-chart-matrix.min.js \
 	share/numalab/web/vendor/chartjs-chart-error-bars.min.js \
@@ -32,6 +32,7 @@ for p in $pages; do
 	[ -s "$root/share/man/man1/$p.1" ] || fail "make install did not install the man page $p.1"
 done
 [ -x "$root/bin/numalab" ] || fail "$prefix/bin/numalab is not executable"
+[ -x "$root/lib/numalab/numalab-worker" ] || fail "$prefix/lib/numalab/numalab-worker is not executable"
 for f in web/*.html web/*.js web/*.css; do
 	cmp -s "$f" "$root/share/numalab/web/${f#web/}" || fail "$f is not installed as it is"
 done

@@ -79,6 +79,7 @@ echo "ok   apt-get install $(basename "$deb") into a Debian 12 root ($(($(date +
 mode=$(in_root stat -c '%a %U:%G' /etc/numalab/token)
 [ "$mode" = "640 root:numalab" ] || fail "/etc/numalab/token is $mode, not 640 root:numalab"
 [ -s "$root/etc/numalab/numalab.conf" ] || fail "no /etc/numalab/numalab.conf"
+[ -x "$root/usr/lib/numalab/numalab-worker" ] || fail "no /usr/lib/numalab/numalab-worker (the server's worker)"
 in_root systemd-analyze verify --man=no /lib/systemd/system/numalab.service >"$run/verify.log" 2>&1 ||
 	{ cat "$run/verify.log" >&2; fail "systemd-analyze verify numalab.service"; }
 echo "ok   systemd-analyze verify numalab.service; the user numalab and /etc/numalab/token (640 root:numalab) made"

@@ -1,0 +1,28 @@
+/* worker_main.c - numalab-worker: `numalab run` alone, the program the server starts for each run */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+/*
+ * The server execs this program for every run with numalab's own argv
+ * ("numalab run --ndjson NAME k=v ..."): it runs the run subcommand as
+ * numalab does, byte for byte, and nothing else. It is linked from the
+ * objects `run` needs alone (the Makefile's worker rule), so its start
+ * loads five libraries where numalab loads forty.
+ */
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("numalab-worker %s\n", NUMALAB_VERSION);
+		return 0;
+	}
+	fputs("usage: numalab-worker run [--json|--ndjson] NAME [k=v ...]\n"
+	      "\n"
+	      "The program numalab serve starts for each run: `numalab run` "
+	      "alone,\nwith its arguments and output (numalab run --help).\n",
+	      stderr);
+	return 2;
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""test_worker.py - numalab-worker is `numalab run` alone, and lean.
+
+The server execs numalab-worker (built beside numalab) for each run with
+numalab's own argv: its output and exit status are numalab run's, and it
+links none of the server's libraries. Stdlib only; NUMALAB_BIN names the
+binary (default build/numalab), the worker is found beside it.
+"""
+
+import json
+import os
+import re
+import subprocess
+import unittest
+
+BIN = os.environ.get("NUMALAB_BIN", "build/numalab")
+WORKER = os.path.join(os.path.dirname(os.path.realpath(BIN)), "numalab-worker")
+TINY = ["threads=1", "increments=1000", "repeat=1", "warmup=0", "budget=0"]
+# what a run needs: jansson, hwloc (and what hwloc loads), libnuma, libm
+ALLOWED = re.compile(r"^(libjansson|libhwloc|libnuma|libm|libc|libudev|ld-linux|linux-vdso)")
+
+
+def run(prog, *args):
+    p = subprocess.run([prog, *args], capture_output=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+class WorkerTest(unittest.TestCase):
+    def test_links_only_what_a_run_needs(self):
+        out = subprocess.run(["readelf", "-d", WORKER], capture_output=True,
+                             text=True, check=True).stdout
+        needed = re.findall(r"\(NEEDED\).*\[(.*)\]", out)
+        self.assertTrue(needed, out)
+        for lib in needed:
+            self.assertRegex(lib, ALLOWED, "numalab-worker links %s" % lib)
+        for server in ("microhttpd", "gnutls", "curl", "sqlite", "libz."):
+            self.assertNotIn(server, " ".join(needed))
+
+    def test_same_output_and_status_as_numalab_run(self):
+        for args in (["run", "--ndjson", "false_sharing", "threads=zz"],
+                     ["run", "--ndjson", "no_such_experiment"],
+                     ["run", "--ndjson", "false_sharing", "--bogus"],
+                     ["run", "--ndjson", "false_sharing", "--max-seconds=0"],
+                     ["run", "false_sharing", "--help"],
+                     ["run", "--help"],
+                     ["run"]):
+            with self.subTest(args=args):
+                self.assertEqual(run(WORKER, *args), run(BIN, *args))
+
+    def test_a_run_writes_the_same_events(self):
+        rcs, shapes = [], []
+        for prog in (BIN, WORKER):
+            rc, out, err = run(prog, "run", "--ndjson", "false_sharing", *TINY)
+            evs = [json.loads(line) for line in out.decode().splitlines()]
+            rcs.append(rc)
+            # every event's type and fields; the figures differ run to run
+            shapes.append([(e["type"], sorted(e)) for e in evs])
+            self.assertEqual(evs[0]["params"]["threads"], "1")
+            self.assertEqual(evs[-1]["type"], "end")
+            self.assertEqual(evs[-1]["status"], "done", err)
+        self.assertEqual(rcs, [0, 0])
+        self.assertEqual(shapes[0], shapes[1])
+
+    def test_only_run(self):
+        for args in ([], ["serve"], ["list"], ["--help"]):
+            with self.subTest(args=args):
+                rc, out, err = run(WORKER, *args)
+                self.assertEqual(rc, 2)
+                self.assertEqual(out, b"")
+                self.assertIn(b"usage: numalab-worker run", err)
+        rc, out, _ = run(WORKER, "--version")
+        self.assertEqual(rc, 0)
+        self.assertTrue(out.startswith(b"numalab-worker "), out)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
