@@ -66,6 +66,19 @@ elif mode == "grandchild":
         os._exit(0)
     emit({"type": "end", "status": "done"})
     sys.exit(0)
+elif mode == "progress_burst":
+    # the worker's compact lines, several progress lines in one write (one
+    # read for the runner: a pipe write under 4 KiB is whole), then one
+    # written with spaces, which is not the worker's own form
+    line = lambda o: json.dumps(o, separators=(",", ":")) + "\n"  # noqa: E731
+    sys.stdout.write("".join(line({"type": "progress", "done": i, "total": 4,
+                                   "what": "point %d" % i}) for i in range(3)) +
+                     line({"type": "note", "level": "info", "text": "between"}) +
+                     line({"type": "progress", "done": 3, "total": 4, "what": "point 3"}))
+    sys.stdout.flush()
+    emit({"type": "progress", "done": 4, "total": 4, "what": "spaced"})
+    emit({"type": "progress", "done": 4, "total": 4, "what": "spaced again"})
+    emit({"type": "end", "status": "done"})
 elif mode == "marks":
     # the events a verdict that disowns a value sends: the mark before the
     # headline

@@ -193,6 +193,19 @@ class WorkerFailureTest(TmpMixin, unittest.TestCase):
         self.assertEqual(evs[-1][2]["headline"], "a fake outcome")
         self.assertEqual(run["headline"], "a fake outcome")
 
+    def test_progress_lines_read_together_keep_the_last(self):
+        evs, run = self.run_mode("progress_burst")
+        self.assertEqual(run["status"], "done")
+        seen = [(e[1], e[2].get("what") or e[2].get("text")) for e in evs
+                if e[1] in ("progress", "note")]
+        # of the compact progress lines read at once only the last is kept,
+        # in its place; the other lines, and lines of another form, all
+        self.assertEqual(seen[1:], [("note", "between"), ("progress", "point 3"),
+                                    ("progress", "spaced"), ("progress", "spaced again")])
+        self.assertEqual(run["progress"]["what"], "spaced again")
+        seqs = [e[0] for e in evs]
+        self.assertEqual(seqs, sorted(seqs))
+
     @tsan
     def test_cancel_a_worker_that_ignores_sigterm(self):
         with open(self.mode, "w") as f:
