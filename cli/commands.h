@@ -11,4 +11,9 @@ int cmd_rates(int argc, char **argv);	 /* cli/rates_cmd.c */
 int cmd_estimate(int argc, char **argv); /* cli/rates_cmd.c */
 int cmd_fleet(int argc, char **argv);	 /* cli/fleet/fleet.c */
 
+/* What a run does before its experiment (the topology, the rates' cache,
+ * the machine record printed), and nothing else: numalab-worker --start,
+ * which the rates time as a worker's start. 0, or 1 without a topology. */
+int run_start_only(void); /* cli/run.c */
+
 #endif

@@ -328,6 +328,22 @@ out:
 	return rc;
 }
 
+int run_start_only(void)
+{
+	struct topo *t = topo_load();
+	json_t *machine;
+
+	if (!t)
+		return 1;
+	rates_cached(t);
+	machine = machine_json(t);
+	json_dumpf(machine, stdout, JSON_COMPACT);
+	fputc('\n', stdout);
+	json_decref(machine);
+	topo_free(t);
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args o = {.out = OUT_TABLE, .kv = STRVEC_INIT};

@@ -15,6 +15,9 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
+	/* what the rates time as a worker's start (rates_start.c) */
+	if (argc == 2 && !strcmp(argv[1], "--start"))
+		return run_start_only();
 	if (argc == 2 && !strcmp(argv[1], "--version")) {
 		printf("numalab-worker %s\n", NUMALAB_VERSION);
 		return 0;

@@ -128,7 +128,7 @@ static double share_of(double ready, int want, int cpus, double steal)
 void cpu_room_now(int want, struct cpu_room *r)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	static double at = -1, share, steal, ready;
+	static double at = -1, share, steal, ready, start_now;
 	static int probed;
 	cpu_set_t set;
 	double now, load[1];
@@ -137,6 +137,7 @@ void cpu_room_now(int want, struct cpu_room *r)
 	memset(r, 0, sizeof(*r));
 	r->cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
 	r->slowdown = 1;
+	r->start = 1;
 	r->ready = -1;
 	if (want <= 0 || want > r->cpus)
 		want = r->cpus;
@@ -155,13 +156,19 @@ void cpu_room_now(int want, struct cpu_room *r)
 				: 0;
 		if (pas)
 			share = share_of(ready, want, r->cpus, steal);
+		/* a server starts no worker beside the runs it serves */
+		start_now = pas ? -1 : rates_start_now();
 		probed = want * (pas ? -1 : 1);
 		at = clock_now();
 	}
 	r->share = share;
 	r->steal = steal;
 	r->ready = ready;
+	r->start = start_now > 0 ? start_now / rates_get()->start_s : 1;
 	pthread_mutex_unlock(&mu);
+	/* a start within noise of the rates' is the rates' */
+	if (!(r->start >= BUSY))
+		r->start = 1;
 	if (r->share > 0 && r->share < 1)
 		r->slowdown = 1 / (r->share < 0.02 ? 0.02 : r->share);
 	/*
@@ -202,7 +209,7 @@ static void how(const struct cpu_room *r, char *buf, size_t len)
 {
 	if (r->ready >= 0)
 		snprintf(buf, len,
-			 "from the %.1f threads ready to run beside it, "
+			 "from the %.1f threads ready to run, "
 			 "load average %.1f on %d cpus, %.0f%% stolen",
 			 r->ready, r->load, r->cpus, 100 * r->steal);
 	else
@@ -213,12 +220,43 @@ static void how(const struct cpu_room *r, char *buf, size_t len)
 }
 
 double estimate_busy_s(double start, double fixed, double rounds, double budget,
-		       double slowdown, double per_round)
+		       double slowdown, double per_round, double start_now)
 {
 	double slow = rounds * per_round;
 	double full = budget > slow ? sqrt(slow * budget) : slow;
+	double once = sqrt(slowdown);
 
-	return start * slowdown + fixed * sqrt(slowdown) + full;
+	return start * (start_now > slowdown ? start_now : slowdown) +
+	       fixed * (start_now > once ? start_now : once) + full;
+}
+
+/* What the estimate was made of, into basis (the API keeps 256 bytes):
+ * the worker's start, how busy the machine is, and on a busy one what
+ * that did to the run (times its quiet estimate; lock: its rounds). */
+static void say_basis(char *basis, size_t len, const struct cpu_room *r,
+		      int busy, double times, const char *lock)
+{
+	double start = rates_get()->start_s * 1e3;
+	char h[160], st[64];
+
+	how(r, h, sizeof(h));
+	if (r->start > 1)
+		snprintf(st, sizeof(st), "a worker's start %.1f ms, %.1f now",
+			 start, start * r->start);
+	else
+		snprintf(st, sizeof(st), "a worker's start %.1f ms", start);
+	if (!busy)
+		snprintf(basis, len,
+			 "the rates measured here (%s); the machine is quiet "
+			 "now: a thread of the run would get %.0f%% of a cpu "
+			 "(%s)",
+			 st, 100 * r->share, h);
+	else
+		snprintf(basis, len,
+			 "the rates measured here (%s); busy now: a thread of "
+			 "the run would get %.0f%% of a cpu (%s), so the run "
+			 "%.1fx its quiet estimate%s",
+			 st, 100 * r->share, h, times, lock);
 }
 
 int experiment_estimate_now(const struct experiment *exp, const void *params,
@@ -231,13 +269,12 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	double least = 0, start = rates_get()->start_s, body, fixed, rounds,
 	       per_round, budget, quiet;
 	uint64_t b;
-	char h[160], lock[96] = "";
+	char lock[96] = "";
 	int rc = experiment_estimate(exp, params, common, t, seconds, bytes);
 
 	if (rc)
 		return rc;
 	cpu_room_now((int)common->cpus.n, &room);
-	how(&room, h, sizeof(h));
 	/* the rounds' slowdown: a lockstep experiment's hand-offs, and the
 	 * round trip between its cpus now over the rates' (a VM's two cpus
 	 * sat 52 ns apart at the calibration and 330 ns a minute later) */
@@ -246,11 +283,8 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 			    : room.slowdown;
 	if (exp->lockstep)
 		per_round *= trip_now(t);
-	if (per_round < BUSY) {
-		snprintf(basis, len,
-			 "the rates measured here; the machine is quiet now: a "
-			 "thread of the run would get %.0f%% of a cpu (%s)",
-			 100 * room.share, h);
+	if (per_round < BUSY && room.start < BUSY) {
+		say_basis(basis, len, &room, 0, 1, "");
 		return 0;
 	}
 	least_p.budget = 0;
@@ -265,13 +299,16 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	 * touching, forking, sleeping while threads move) partly: by the
 	 * square root, the middle of not at all and fully (affinity's, mostly
 	 * such work, took 2.3x beside a probe's 9x; memory_policy_semantics's
-	 * 4-5x beside 4-10x). The rounds then grow, while a point's interval
-	 * is wide, into the budget, a
-	 * deadline on the wall clock set from the machine's own rates:
-	 * slowed rounds that already pass it add none, others stop between
-	 * their least and the budget. Their geometric middle, as
-	 * experiment_estimate takes on a quiet machine (where this is the
-	 * same at a slowdown of 1).
+	 * 4-5x beside 4-10x). A worker started now says more of both than
+	 * the probe where it waited longer: each of its wake-ups waits for a
+	 * cpu that a spinning thread, even at nice 19, holds for its slice
+	 * (memory_policy_semantics took 1.3x beside two such spinners, whose
+	 * probe said 1.03x; the start 1.5x). The rounds then grow, while a
+	 * point's interval is wide, into the budget, a deadline on the wall
+	 * clock set from the machine's own rates: slowed rounds that already
+	 * pass it add none, others stop between their least and the budget.
+	 * Their geometric middle, as experiment_estimate takes on a quiet
+	 * machine (where this is the same at a slowdown of 1).
 	 */
 	/* the basis fits the API's 256 bytes: a lockstep run's rounds, past
 	 * the budget at once, say their own slowdown instead of the growth */
@@ -279,22 +316,17 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	rounds = body - fixed;
 	budget = rounds > 0 ? adapt_budget(common, rounds, 0) : 0;
 	if (per_round > room.slowdown)
-		snprintf(lock, sizeof(lock),
-			 ", its rounds %.0fx (a line passed back and forth)",
+		snprintf(lock, sizeof(lock), ", its rounds %.0fx (lockstep)",
 			 per_round);
 	else if (budget > rounds * per_round)
 		snprintf(lock, sizeof(lock),
 			 ", its rounds grown toward the budget");
 	quiet = *seconds;
 	*seconds = estimate_busy_s(start, fixed, rounds, budget, room.slowdown,
-				   per_round);
+				   per_round, room.start);
 	/* what the sentence says is what the estimate did: the whole run
 	 * over the quiet estimate, not the cpu share's slowdown alone (the
 	 * work done once grows less, the rounds may grow more) */
-	snprintf(basis, len,
-		 "the rates measured here, for a busy machine: a thread of the "
-		 "run would get %.0f%% of a cpu (%s), so the run %.1fx its "
-		 "quiet estimate%s",
-		 100 * room.share, h, quiet > 0 ? *seconds / quiet : 1, lock);
+	say_basis(basis, len, &room, 1, quiet > 0 ? *seconds / quiet : 1, lock);
 	return 0;
 }

@@ -18,6 +18,8 @@ struct cpu_room {
 	double slowdown; /* how much slower cpu-bound work runs now, >= 1 */
 	double lockstep; /* how much slower two threads that hand a line back
 			    and forth advance now, >= 1 */
+	double start;	 /* a worker's start now over the rates' start_s, >= 1
+			    (1: within noise of it, passive, or no worker) */
 };
 
 /*
@@ -25,6 +27,9 @@ struct cpu_room {
  * takes the share of a cpu each got (after their first 50 ms): what threads of
  * a run would get now beside whatever else runs, at its weight (nice), less
  * what the hypervisor steals. The slowdown of cpu-bound work is its inverse.
+ * Then starts numalab-worker 3 times (rates_start_now): its start now over
+ * the rates' is the slowdown of a process's start and of whatever waits
+ * and wakes, which a spinning thread's share misses.
  * The lockstep slowdown, of two threads that hand a line back and forth, is
  * its square. A probe is reused for 5 s.
  */
@@ -40,13 +45,14 @@ void cpu_room_passive(int on);
 
 /*
  * The seconds of a run on a busy machine: its worker's start slowed by
- * slowdown, its work done once by the square root of it, and its rounds
- * by per_round (slowdown, or the lockstep one), then grown toward budget
- * (seconds; 0: none) to the geometric middle of the two. At a slowdown of
- * 1 it is experiment_estimate's quiet estimate.
+ * slowdown, its work done once by the square root of it, either by
+ * start_now instead where that is more (a worker's start now over the
+ * rates'), and its rounds by per_round (slowdown, or the lockstep one),
+ * then grown toward budget (seconds; 0: none) to the geometric middle of
+ * the two. At slowdowns of 1 it is experiment_estimate's quiet estimate.
  */
 double estimate_busy_s(double start, double fixed, double rounds, double budget,
-		       double slowdown, double per_round);
+		       double slowdown, double per_round, double start_now);
 
 /*
  * experiment_estimate for the machine as it is now (cpu_room_now): on a

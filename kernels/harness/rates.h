@@ -55,6 +55,24 @@ int rates_save(const char *path, const char *fingerprint,
 int rates_calibrate(const struct topo *t, struct rates *r);
 
 /*
+ * Seconds of a worker's start (rates_start.c): the median of 5 starts of
+ * numalab-worker, the program the server execs for each run, timed from
+ * its spawn to its reaping (its cpu time where it waited for a cpu); where
+ * there is none beside this binary, this process's own start or a
+ * topology read. rates_calibrate calls it first, while this process's age
+ * is still its start's. -1 when neither could be measured.
+ */
+double rates_start_cost(void);
+
+/*
+ * Seconds of a worker's start now, the waits for a cpu included: the
+ * median of 3 starts of numalab-worker (a few ms on a quiet machine), for
+ * an estimate to set beside rates.start_s. -1 where there is no
+ * numalab-worker beside this binary.
+ */
+double rates_start_now(void);
+
+/*
  * Seconds a line takes to go between the first two cpus this process may
  * use and back, measured now as rates_calibrate does (a few ms): where the
  * hypervisor has put the two cpus this minute. -1 with fewer than two.

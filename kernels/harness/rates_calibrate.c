@@ -147,70 +147,6 @@ static double team_cost(const struct topo *t, const int *cpus, int nthreads)
 	return best;
 }
 
-/*
- * Seconds since this process started (exec, libraries, the topology it
- * read): a worker pays the same before its first measurement. From
- * /proc/self/stat's start time, in clock ticks since boot; -1 when unknown.
- */
-static double process_age(void)
-{
-	FILE *f = fopen("/proc/self/stat", "re");
-	char buf[1024], *p;
-	unsigned long long start = 0;
-	struct timespec now;
-	long hz = sysconf(_SC_CLK_TCK);
-	size_t n;
-
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the command name may hold spaces */
-	/* after ") ": state is field 3; starttime is field 22 */
-	if (!p || hz <= 0 ||
-	    sscanf(p + 2,
-		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-		   &start) != 1 ||
-	    clock_gettime(CLOCK_BOOTTIME, &now))
-		return -1;
-	return (double)now.tv_sec + now.tv_nsec * 1e-9 -
-	       (double)start / (double)hz;
-}
-
-/* a start that took this many times its cpu time waited for a cpu */
-#define START_WAITED 2.0
-
-/*
- * What a worker costs before its first measurement: a fresh topology
- * read, or this process's own start where that took longer. Called first
- * in rates_calibrate, so the age is the start's and not the calibration's
- * own. An age past a quarter of a second (a server that has run a while,
- * or a start that waited long for a cpu) says nothing about a start: then
- * the topology read alone. It used to be capped at a quarter of a second
- * instead, which made every estimate 0.25 s long at least, where a
- * whole run of cache_sharing takes 0.07 s on a quiet lab VM.
- */
-static double start_cost(void)
-{
-	double t0 = clock_now(), dt, age = process_age();
-	double cpu = clock_process_cpu();
-	struct topo *t = topo_load();
-
-	if (!t)
-		return -1;
-	topo_free(t);
-	dt = clock_now() - t0;
-	/* an age much past the cpu the start used waited for a cpu: a busy
-	 * machine's, which estimate_now counts itself; the start's own cost
-	 * is then its cpu time */
-	if (cpu > 0 && age > START_WAITED * cpu)
-		age = cpu;
-	if (age > dt && age < 0.25)
-		dt = age;
-	return dt;
-}
-
 static void *empty_thread(void *arg)
 {
 	return arg;
@@ -464,8 +400,8 @@ int rates_calibrate(const struct topo *t, struct rates *r)
 			cpus[n++] = t->pu[i].os;
 	if (n == 0)
 		return -ENODEV;
-	/* first: the process's age is still its start's */
-	if ((v = start_cost()) > 0)
+	/* first: the process's age is still its start's (rates_start.c) */
+	if ((v = rates_start_cost()) > 0)
 		r->start_s = v;
 	if ((v = per_op(t, cpus, 1, 0, 0, 2000000)) > 0)
 		r->inc_ns = v * 1e9;

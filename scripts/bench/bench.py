@@ -59,7 +59,7 @@ TITLES = {
     "phones": "5b a class of phones: each following the class and guessing once during the run (A) vs no phone (B)",
     "c2c": "6 core-to-core round trip: numalab core_to_core (A) vs TSC ping-pong in tests/bench (B); ns",
     "scale": "7 time to answer on machines we do not have: the plans' pair (cell) counts times one pair (cell) timed here; s",
-    "estimate": "8 run-time estimate from this machine's rates (A) over the run's wall time through the CLI (B); goal 0.5-2x",
+    "estimate": "8 run-time estimate from this machine's rates (A) over the run's wall time in the worker the server starts (B); goal 0.5-2x",
 }
 
 

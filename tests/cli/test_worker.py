@@ -10,7 +10,9 @@ binary (default build/numalab), the worker is found beside it.
 import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import unittest
 
 BIN = os.environ.get("NUMALAB_BIN", "build/numalab")
@@ -60,6 +62,27 @@ class WorkerTest(unittest.TestCase):
             self.assertEqual(evs[-1]["status"], "done", err)
         self.assertEqual(rcs, [0, 0])
         self.assertEqual(shapes[0], shapes[1])
+
+    def test_start_is_a_run_before_its_experiment(self):
+        # what the rates time as a worker's start: the machine record a
+        # run's start event carries, and nothing else
+        rc, out, err = run(WORKER, "--start")
+        self.assertEqual(rc, 0, err)
+        machine = json.loads(out)
+        self.assertIn("cpu_model", machine)
+        self.assertGreaterEqual(machine["pus"], 1)
+
+    def test_estimate_says_the_workers_start(self):
+        env = dict(os.environ, XDG_CACHE_HOME=tempfile.mkdtemp(prefix="numalab-cli-i38-"))
+        try:
+            p = subprocess.run([BIN, "estimate", "--json", "false_sharing", "threads=1"],
+                               capture_output=True, timeout=120, env=env, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            basis = json.loads(p.stdout)["basis"]
+            self.assertRegex(basis, r"^the rates measured here \(a worker's start [0-9.]+ ms")
+            self.assertLess(len(basis), 256)
+        finally:
+            shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
 
     def test_only_run(self):
         for args in ([], ["serve"], ["list"], ["--help"]):

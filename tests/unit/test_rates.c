@@ -184,18 +184,25 @@ static void test_estimate_busy_parts(void **state)
 {
 	(void)state;
 	/* quiet: the rounds grown to the middle of least and 3x */
-	assert_float_equal(estimate_busy_s(0.02, 0.1, 1, 3, 1, 1),
+	assert_float_equal(estimate_busy_s(0.02, 0.1, 1, 3, 1, 1, 1),
 			   0.12 + sqrt(3), 1e-9);
 	/* 4x slower: start 4x, work done once 2x, rounds 4x (past 3x: not
 	 * grown) */
-	assert_float_equal(estimate_busy_s(0.02, 0.1, 1, 3, 4, 4),
+	assert_float_equal(estimate_busy_s(0.02, 0.1, 1, 3, 4, 4, 1),
 			   0.08 + 0.2 + 4, 1e-9);
 	/* 2x slower: the rounds grown to the middle of 2x and 3x */
-	assert_float_equal(estimate_busy_s(0, 0, 1, 3, 2, 2), sqrt(6), 1e-9);
+	assert_float_equal(estimate_busy_s(0, 0, 1, 3, 2, 2, 1), sqrt(6), 1e-9);
 	/* lockstep: the rounds 16x where one thread is 4x */
-	assert_float_equal(estimate_busy_s(0, 0, 1, 3, 4, 16), 16, 1e-9);
+	assert_float_equal(estimate_busy_s(0, 0, 1, 3, 4, 16, 1), 16, 1e-9);
 	/* no budget (budget=0): exactly the slowed rounds */
-	assert_float_equal(estimate_busy_s(0, 0, 2, 0, 1.5, 1.5), 3, 1e-9);
+	assert_float_equal(estimate_busy_s(0, 0, 2, 0, 1.5, 1.5, 1), 3, 1e-9);
+	/* a worker's start now 3x the rates': the start and the work done
+	 * once 3x, where the probe said 1x and 1.5x; the rounds as the
+	 * probe says */
+	assert_float_equal(estimate_busy_s(0.02, 0.1, 1, 0, 1, 1, 3),
+			   0.06 + 0.3 + 1, 1e-9);
+	assert_float_equal(estimate_busy_s(0.02, 0.1, 1, 0, 4, 4, 1.5),
+			   0.08 + 0.2 + 4, 1e-9);
 }
 
 int main(void)
