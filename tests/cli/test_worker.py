@@ -18,8 +18,10 @@ import unittest
 BIN = os.environ.get("NUMALAB_BIN", "build/numalab")
 WORKER = os.path.join(os.path.dirname(os.path.realpath(BIN)), "numalab-worker")
 TINY = ["threads=1", "increments=1000", "repeat=1", "warmup=0", "budget=0"]
-# what a run needs: jansson, hwloc (and what hwloc loads), libnuma, libm
-ALLOWED = re.compile(r"^(libjansson|libhwloc|libnuma|libm|libc|libudev|ld-linux|linux-vdso)")
+# what a run needs: jansson, hwloc (and what hwloc loads), libnuma, libm;
+# and a sanitizer's runtime in a SAN= build
+ALLOWED = re.compile(r"^(libjansson|libhwloc|libnuma|libm|libc|libudev|ld-linux|linux-vdso"
+                     r"|libasan|libubsan|libtsan|libgcc_s|libstdc\+\+)")
 
 
 def run(prog, *args):
