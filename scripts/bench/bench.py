@@ -7,8 +7,9 @@ more than half the gap to the line being judged, up to BENCH_MAX_PAIRS (8),
 and never past the section's time budget (common.py BUDGET_S; a row left
 without time is printed as 'skip'). A figure is the median over the pairs
 with its [min-max], a ratio the median of the per-pair ratios (bandwidth,
-harness overhead and the pointer chase: the best run of each side, and
-A/B best over best, with the per-pair ratios' [min-max] as its spread). Prints
+harness overhead and the pointer chase: the best run of each side, one
+more than 25% past the side's next best passed over, and A/B best over
+best, with the per-pair ratios' [min-max] as its spread). Prints
 a progress line per row on stderr, then the machine, one table and the
 notes; writes the whole run (every raw value) as JSON under the output
 folder. Exits 1 only when a comparison could not be run; a row whose
@@ -469,7 +470,7 @@ def run(args, b, want):
           "per section (%.0f s in all); a figure is the median "
           "over pairs [min-max], A/B the median of the per-pair ratios [min-max] (bandwidth and "
           "harness overhead and the pointer chase: "
-          "the best run of each side, A/B best over best); a verdict with '?' had pairs "
+          "the best run of each side (one more than 25%% past the next passed over), A/B best over best); a verdict with '?' had pairs "
           "disagreeing by more than %.0f%%"
           % (MIN_PAIRS, MAX_PAIRS, budget, 100 * (NOISY - 1)))
     sys.stdout.flush()
