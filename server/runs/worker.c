@@ -96,10 +96,10 @@ static void quote_line(const char *s, size_t len, char *out, size_t outlen)
 	out[o] = '\0';
 }
 
-/* One complete stdout line: an event, or garbage. */
-static void handle_line(struct worker *w, const char *s, size_t len)
+/* One complete stdout line read as an event: NULL, the run failed with
+ * why, when it is garbage (or the run has failed already). */
+static json_t *read_line(struct worker *w, const char *s, size_t len)
 {
-	struct errinfo err;
 	json_error_t jerr;
 	const char *type;
 	char q[160];
@@ -108,15 +108,28 @@ static void handle_line(struct worker *w, const char *s, size_t len)
 	if (len && s[len - 1] == '\r')
 		len--;
 	if (!len || w->failure)
-		return;
+		return NULL;
 	ev = jsonlimit_load(s, len, 0, NULL, &jerr, NULL, 0);
 	type = json_string_value(json_object_get(ev, "type"));
 	if (!json_is_object(ev) || !type || !*type || event_reserved(type)) {
 		quote_line(s, len, q, sizeof(q));
 		fail_worker(w, "worker wrote garbage: '%s'", q);
 		json_decref(ev);
-		return;
+		return NULL;
 	}
+	return ev;
+}
+
+/* One complete stdout line: an event, or garbage. */
+static void handle_line(struct worker *w, const char *s, size_t len)
+{
+	struct errinfo err;
+	json_t *ev = read_line(w, s, len);
+
+	if (!ev)
+		return;
+	if (len && s[len - 1] == '\r')
+		len--;
 	errinfo_clear(&err);
 	if (w->ops->event(w->ops->ctx, ev, s, len, &err))
 		fail_worker(w, "%s", err.msg);
@@ -171,10 +184,11 @@ static int add_to_line(struct worker *w, const char *s, size_t n)
 /*
  * A progress event says how far the run has come, and the next one says
  * it again: of the progress lines whole in one chunk, only the last is
- * read; the ones before it are passed over (not parsed, stored or shown).
- * Points that take a fraction of a millisecond come with a progress line
- * each, a fifth of what the runner had to read. Only the worker's own
- * compact lines are recognised; any other line is read as it comes.
+ * kept; the ones before it are checked as any line is (garbage fails the
+ * run) and passed over: not numbered, stored, folded or shown. Points
+ * that take a fraction of a millisecond come with a progress line each,
+ * a fifth of the lines of such a run. Only lines that begin as the
+ * worker's own compact ones do are recognised; any other is kept.
  */
 static const char progress_head[] = "{\"type\":\"progress\",";
 
@@ -214,6 +228,8 @@ static void feed_stdout(struct worker *w, const char *buf, size_t n)
 		if (nl && !w->len) {
 			if (!last || p >= last || !is_progress(p, k))
 				handle_line(w, p, k);
+			else
+				json_decref(read_line(w, p, k));
 		} else if (!add_to_line(w, p, k) && nl) {
 			handle_line(w, w->line, w->len);
 			w->len = 0;

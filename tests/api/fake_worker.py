@@ -79,6 +79,14 @@ elif mode == "progress_burst":
     emit({"type": "progress", "done": 4, "total": 4, "what": "spaced"})
     emit({"type": "progress", "done": 4, "total": 4, "what": "spaced again"})
     emit({"type": "end", "status": "done"})
+elif mode == "progress_garbage":
+    # a broken progress line that a good one after it in the same write
+    # would pass over: it is still garbage
+    sys.stdout.write('{"type":"progress","done":[[1}\n' +
+                     json.dumps({"type": "progress", "done": 1, "total": 2},
+                                separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+    emit({"type": "end", "status": "done"})
 elif mode == "marks":
     # the events a verdict that disowns a value sends: the mark before the
     # headline

@@ -206,6 +206,12 @@ class WorkerFailureTest(TmpMixin, unittest.TestCase):
         seqs = [e[0] for e in evs]
         self.assertEqual(seqs, sorted(seqs))
 
+    def test_a_progress_line_passed_over_is_still_checked(self):
+        evs, run = self.run_mode("progress_garbage")
+        self.assertEqual(run["status"], "failed")
+        self.assertEqual(run["error"],
+                         "worker wrote garbage: '{\"type\":\"progress\",\"done\":[[1}'")
+
     @tsan
     def test_cancel_a_worker_that_ignores_sigterm(self):
         with open(self.mode, "w") as f:
