@@ -22,7 +22,8 @@ variable_layout's TLS access and thread start parts run pinned to one
 cpu, first alone there, then beside two processes spinning on that same
 cpu (each gets about a third of it). Every figure the busy run states
 (its summary values in ns or µs, its points) must be within 1.3x of the
-quiet run's, or be disowned: a round's time leaves out the time its
+quiet run's, or be disowned (a summary value that is the difference of
+two points, DIFFERENCES, within the range its parts allow): a round's time leaves out the time its
 thread was off its cpu. This one bound is on times, and it is wide: it
 fails only where a neighbour's time is counted as the machine's (three
 times the figure, beside two spinners). Otherwise asserts meanings;
