@@ -57,8 +57,13 @@ class WorkerTest(unittest.TestCase):
             rc, out, err = run(prog, "run", "--ndjson", "false_sharing", *TINY)
             evs = [json.loads(line) for line in out.decode().splitlines()]
             rcs.append(rc)
-            # every event's type and fields; the figures differ run to run
-            shapes.append([(e["type"], sorted(e)) for e in evs])
+            # every event's type and fields; the figures differ run to run,
+            # and so do the notes on what a run saw (a round redone, a
+            # wide interval): those are compared by their fields alone
+            shapes.append([(e["type"], sorted(e)) for e in evs if e["type"] != "note"])
+            for e in evs:
+                if e["type"] == "note":
+                    self.assertLessEqual({"level", "text", "type"}, set(e))
             self.assertEqual(evs[0]["params"]["threads"], "1")
             self.assertEqual(evs[-1]["type"], "end")
             self.assertEqual(evs[-1]["status"], "done", err)
