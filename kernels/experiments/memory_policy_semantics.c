@@ -1035,19 +1035,32 @@ static void ps_estimate(const void *params, const struct common_params *common,
 {
 	const struct ps_params *pp = params;
 
-	double size = (double)pp->size;
+	double size = (double)pp->size, rounds = (double)common->repeat;
 	/*
 	 * The buffers each step touches, in sizes: after_touch 2 (two halves
 	 * of a double buffer), vma_wins 2, strict 1, migrate_pages 1 (in its
-	 * child), preferred 2; get_mempolicy touches 64 pages.
+	 * child), preferred 2; get_mempolicy touches 64 pages. Each is freed
+	 * again (the child's at its exit).
 	 */
 	double touches = 8 + 64 * 4096.0 / (size > 0 ? size : 4096.0);
+	/*
+	 * And counted where its pages are, in sizes: after_touch twice its
+	 * double buffer (4), vma_wins 2, strict 1, preferred 2, the child
+	 * once before the rounds (2: node a's pages and node b's); each
+	 * round of migrate_pages asks the child before and after its move
+	 * (4), and the move walks the child's pages whether or not any moves
+	 * (1). The lab VM's run took 0.83 us a page a round on one node,
+	 * 0.2 us a page for each of these five; its default run 30 ms past
+	 * its start where the touches alone made 14.
+	 */
+	double censuses = 11 + 5 * rounds;
 	/* migrate_pages moves the child's buffer once a round, between two
 	 * nodes: a move costs about a copy of the page; one node moves none */
-	double moves = t && t->nnodes >= 2 ? (double)common->repeat : 0;
+	double moves = t && t->nnodes >= 2 ? rounds : 0;
 
 	/* six steps, two of them on threads of their own, and a forked child */
 	*seconds = cost_teams_s(3) + touches * cost_touch_s(t, size, 1) +
+		   8 * cost_free_s(size) + censuses * cost_census_s(size) +
 		   moves * cost_stream_s(t, COST_COPY, size, 1);
 	*bytes = (uint64_t)pp->size * 3 + (8u << 20);
 }

@@ -49,11 +49,26 @@ static int read_steal(unsigned long long *total, unsigned long long *steal)
 	return 0;
 }
 
-/* One probe: spins PROBE_S of wall time; its share is the cpu time it got
- * over the wall time after the first PROBE_SKIP_S. */
+/* One probe thread: where it spins (-1: anywhere), and the share it got. */
+struct probe_arg {
+	int cpu;
+	double share;
+};
+
+/* One probe: spins PROBE_S of wall time on its cpu; its share is the cpu
+ * time it got over the wall time after the first PROBE_SKIP_S. */
 static void *probe(void *arg)
 {
-	double *share = arg, start = clock_now(), t0, c0, t;
+	struct probe_arg *pa = arg;
+	double *share = &pa->share, start, t0, c0, t;
+
+	if (pa->cpu >= 0) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(pa->cpu, &one);
+		pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+	}
+	start = clock_now();
 
 	while ((t0 = clock_now()) - start < PROBE_SKIP_S)
 		;
@@ -64,22 +79,34 @@ static void *probe(void *arg)
 	return NULL;
 }
 
-/* The share of a cpu each of n spinning threads gets now (0 when it
- * cannot be told). */
-static double measure_share(int n)
+/*
+ * The share of a cpu each of n spinning threads gets now (0 when it
+ * cannot be told), each on a cpu of its own of those in set, as a run's
+ * team pins its threads: unpinned, new threads start on their parent's
+ * cpu and two of them shared one beside a spinner on each of 2 cpus
+ * (21-41% where the run's pinned threads got 50%).
+ */
+static double measure_share(int n, const cpu_set_t *set)
 {
 	pthread_t th[PROBES_MAX];
-	double share[PROBES_MAX], sum = 0;
-	int started = 0;
+	struct probe_arg pa[PROBES_MAX];
+	double sum = 0;
+	int started = 0, cpu = -1;
 
-	for (int i = 0; i < n; i++)
-		if (!pthread_create(&th[i], NULL, probe, &share[i]))
+	for (int i = 0; i < n; i++) {
+		do
+			cpu++;
+		while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, set));
+		pa[i].cpu = cpu < CPU_SETSIZE ? cpu : -1;
+		pa[i].share = 0;
+		if (!pthread_create(&th[i], NULL, probe, &pa[i]))
 			started++;
 		else
 			break;
+	}
 	for (int i = 0; i < started; i++) {
 		pthread_join(th[i], NULL);
-		sum += share[i];
+		sum += pa[i].share;
 	}
 	return started ? sum / started : 0;
 }
@@ -135,7 +162,12 @@ void cpu_room_now(int want, struct cpu_room *r)
 	int pas = __atomic_load_n(&passive, __ATOMIC_RELAXED);
 
 	memset(r, 0, sizeof(*r));
-	r->cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		CPU_ZERO(&set);
+		r->cpus = 1;
+	} else {
+		r->cpus = CPU_COUNT(&set);
+	}
 	r->slowdown = 1;
 	r->start = 1;
 	r->ready = -1;
@@ -150,7 +182,7 @@ void cpu_room_now(int want, struct cpu_room *r)
 		unsigned long long t0, s0, t1, s1;
 		int have = !read_steal(&t0, &s0);
 		ready = pas ? ready_threads() : -1;
-		share = pas ? 1 : measure_share(want);
+		share = pas ? 1 : measure_share(want, &set);
 		steal = have && !read_steal(&t1, &s1) && t1 > t0
 				? (double)(s1 - s0) / (double)(t1 - t0)
 				: 0;

@@ -83,6 +83,18 @@ double cost_touch_s(const struct topo *t, double bytes, int nthreads)
 	       (side > 1 ? side : 1);
 }
 
+double cost_free_s(double bytes)
+{
+	return bytes / 4096.0 * rates_get()->touch_page_ns * 1e-9 *
+	       COST_FREE_SHARE;
+}
+
+double cost_census_s(double bytes)
+{
+	return bytes / 4096.0 * rates_get()->touch_page_ns * 1e-9 *
+	       COST_CENSUS_SHARE;
+}
+
 double cost_chase_s(const struct topo *t, double bytes, double loads)
 {
 	double line = t && t->line_size > 0 ? t->line_size : 64;

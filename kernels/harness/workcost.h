@@ -56,6 +56,18 @@ double cost_pass_s(const struct topo *t, enum cost_stream kind, double bytes,
 double cost_touch_s(const struct topo *t, double bytes, int nthreads);
 
 /*
+ * Seconds to free bytes of touched memory (munmap, or the exit of the
+ * process that touched them), and to ask where bytes of pages are
+ * (move_pages without targets: a census), each a share of a page's first
+ * touch: the lab VM freed a page in 0.20-0.25 us and counted one in
+ * 0.15-0.21 us where its first touch took 1.5-1.9 us.
+ */
+#define COST_FREE_SHARE 0.13
+#define COST_CENSUS_SHARE 0.1
+double cost_free_s(double bytes);
+double cost_census_s(double bytes);
+
+/*
  * Seconds for loads dependent loads (a pointer chase) over a working set
  * of bytes. One thread's read stream keeps about COST_LINES_IN_FLIGHT line
  * fills going at once (its miss buffers), so by Little's law a single miss
