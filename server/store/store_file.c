@@ -13,9 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* every table numalab makes: store.c's and campaigns.c's */
+/* every table numalab makes: store.c's, campaigns.c's and guesses.c's */
 static const char *const our_tables[] = {"runs",
 					 "events",
+					 "run_guesses", /* guesses.c's */
 					 "campaigns",
 					 "campaign_nodes",
 					 "sqlite_sequence",

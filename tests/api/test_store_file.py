@@ -182,6 +182,26 @@ class StoreFileTest(unittest.TestCase):
         finally:
             subprocess.call(["umount", "-l", mnt])
 
+    def test_a_store_with_a_class_guess_opens_again(self):
+        # run_guesses is made the first time a class guesses on a run
+        db = os.path.join(self.tmp, "guessed.db")
+        srv = Server(self.tmp, db=db).start()
+        try:
+            srv.wait_final(srv.start_run(SMALL))
+        finally:
+            self.assertEqual(srv.stop(), 0, srv.stderr())
+        con = sqlite3.connect(db)
+        con.execute("CREATE TABLE IF NOT EXISTS run_guesses (run_id INTEGER PRIMARY KEY,"
+                    " block TEXT NOT NULL)")
+        con.commit()
+        con.close()
+        srv = Server(self.tmp, db=db, name="again").start()
+        try:
+            status, lst, _ = srv.json("GET", "/api/runs")
+            self.assertEqual((status, lst["total"]), (200, 1))
+        finally:
+            self.assertEqual(srv.stop(), 0, srv.stderr())
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
