@@ -209,6 +209,10 @@ static int store_doc(struct store *st, json_t *doc, const char *now,
 		rc = store_run_machine(st, *id, rt->machine, err);
 	if (!rc)
 		rc = store_append_events(st, *id, se->ptrs, (int)se->n, err);
+	/* the run list marks it by its imported event */
+	for (size_t k = 0; !rc && k < se->n; k++)
+		if (!strcmp(se->ev[k].type, "imported"))
+			rc = store_run_imported(st, *id, se->ev[k].json, err);
 	if (!rc)
 		rc = store_run_finished(
 			st, *id, text_of(doc, "status"),

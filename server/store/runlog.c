@@ -246,9 +246,9 @@ void runlog_publish(struct runlog *log)
 }
 
 int runlog_append_raw(struct runlog *log, int64_t seq, const char *type,
-		      const char *json)
+		      const char *json, size_t len)
 {
-	char *copy = strdup(json);
+	char *copy = strndup(json, len);
 	struct runlog_event *e = copy ? event_new(seq, type, copy) : NULL;
 	int rc;
 

@@ -66,11 +66,12 @@ const struct runlog_event *runlog_append_held(struct runlog *log, json_t *ev,
 /* Shows every held event to readers (and wakes them). */
 void runlog_publish(struct runlog *log);
 /*
- * Appends an already serialised event with its own seq (replay from the
- * store: seq must be above the last one). Returns 0 or -errno.
+ * Appends an already serialised event (json, len bytes) with its own seq
+ * (replay from the store: seq must be above the last one). Returns 0 or
+ * -errno.
  */
 int runlog_append_raw(struct runlog *log, int64_t seq, const char *type,
-		      const char *json);
+		      const char *json, size_t len);
 
 /* No more events: wakes every subscriber so it can finish. */
 void runlog_close(struct runlog *log);

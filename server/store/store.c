@@ -14,7 +14,9 @@
 
 #include <sqlite3.h>
 
+#include "event_batches.h"
 #include "jsonlimit.h"
+#include "store_migrate.h"
 
 /* what the server wrote itself: a client's document inside its envelopes */
 static const struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
@@ -34,13 +36,11 @@ static const char schema_sql[] =
 	" summary TEXT,"
 	" machine TEXT);"
 	"CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment, id);"
-	"CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);"
-	"CREATE TABLE IF NOT EXISTS events ("
-	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	" seq INTEGER NOT NULL,"
-	" type TEXT NOT NULL,"
-	" data TEXT NOT NULL,"
-	" PRIMARY KEY (run_id, seq)) WITHOUT ROWID;";
+	"CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);" EVENT_BATCHES_SQL
+	/* an imported run's mark (its imported event), for the run list */
+	"CREATE TABLE IF NOT EXISTS run_imports ("
+	" run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+	" data TEXT NOT NULL);";
 
 static void set_errinfo(struct errinfo *err, const char *what, sqlite3 *db)
 {
@@ -129,13 +129,19 @@ struct store *store_open(const char *path, struct errinfo *err)
 			sqlite3_free(msg);
 			goto fail;
 		}
+		/* a store of an older numalab: its events in this one's rows */
+		if (has_table(st->db, "events") == 1 &&
+		    store_migrate(st, path, err))
+			goto fail;
 		if (store_file_mark(&st->file, st->db, err))
 			goto fail;
 		st->ck = checkpointer_start(path, err);
 		if (!st->ck)
 			goto fail;
 	} else if (has_table(st->db, "runs") != 1 ||
-		   has_table(st->db, "events") != 1) {
+		   (has_table(st->db, "event_batches") != 1 &&
+		    (has_table(st->db, "events") != 1 ||
+		     store_legacy_views(st->db)))) {
 		errinfo_set(
 			err, NULL,
 			"database '%s' is read-only and holds no numalab runs",
@@ -337,6 +343,15 @@ int store_run_machine(struct store *st, int64_t id, const char *machine_json,
 			  "cannot record the machine", err);
 }
 
+int store_run_imported(struct store *st, int64_t id, const char *event_json,
+		       struct errinfo *err)
+{
+	const char *v[] = {event_json};
+
+	return exec_write(st, KEPT_RUN_IMPORTED, id, v, 1,
+			  "cannot record where the run came from", err);
+}
+
 int store_run_finished(struct store *st, int64_t id, const char *status,
 		       const char *finished_at, const char *error,
 		       const char *headline, const char *summary_json,
@@ -357,51 +372,36 @@ int store_run_finished(struct store *st, int64_t id, const char *status,
 	return rc;
 }
 
-static int insert_events(struct store *st, int64_t id,
-			 const struct runlog_event *const *ev, int n)
-{
-	sqlite3_stmt *s = store_kept(st, KEPT_INSERT_EVENT);
-	int rc = 0;
-
-	if (!s)
-		return -EIO;
-	for (int i = 0; i < n && !rc; i++) {
-		sqlite3_bind_int64(s, 1, id);
-		sqlite3_bind_int64(s, 2, ev[i]->seq);
-		sqlite3_bind_text(s, 3, ev[i]->type, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 4, ev[i]->json, (int)ev[i]->len,
-				  SQLITE_STATIC);
-		if (sqlite3_step(s) != SQLITE_DONE)
-			rc = -EIO;
-		sqlite3_reset(s);
-	}
-	store_kept_done(s);
-	return rc;
-}
-
 int store_append_events(struct store *st, int64_t id,
 			const struct runlog_event *const *ev, int n,
 			struct errinfo *err)
 {
-	int rc = 0;
+	int rc = 0, rows;
 
 	if (n <= 0)
 		return 0;
 	pthread_mutex_lock(&st->mu);
-	/* a savepoint, not BEGIN: inside an atomic step it nests */
-	if (n > 1 && store_kept_exec(st, KEPT_SAVEPOINT)) {
+	/* more than one row: a savepoint, not BEGIN (inside an atomic step it
+	 * nests); one row is an INSERT, whole or not at all by itself */
+	rows = event_batches_rows(ev, n) > 1;
+	if (rows && store_kept_exec(st, KEPT_SAVEPOINT)) {
 		rc = -EIO;
 		goto out;
 	}
-	rc = insert_events(st, id, ev, n);
-	if (!rc && n > 1 && store_kept_exec(st, KEPT_RELEASE))
+	rc = event_batches_insert(st, id, ev, n);
+	if (!rc && rows && store_kept_exec(st, KEPT_RELEASE))
 		rc = -EIO;
 out:
-	if (rc) {
+	if (rc == -EINVAL || rc == -ENOMEM) {
+		errinfo_set(err, NULL, "cannot store the run's events: %s",
+			    rc == -EINVAL ? "an event's text holds a line break"
+					  : "out of memory");
+		rc = -EIO;
+	} else if (rc) {
 		set_errinfo(err, "cannot store the run's events", st->db);
 		/* a failed RELEASE leaves it open; fails when SQLite already
 		 * rolled the whole transaction back */
-		if (n > 1)
+		if (rows)
 			sqlite3_exec(st->db,
 				     "ROLLBACK TO events; RELEASE events", NULL,
 				     NULL, NULL);
@@ -414,42 +414,47 @@ out:
  * The outcome of a run's stored events (summary, headline), folded as the
  * runner folds them live, and its last seq. mu held.
  */
+static int fold_outcome(void *outcome, int64_t seq, const char *text,
+			size_t len)
+{
+	json_t *ev = jsonlimit_load(text, len, 0, &stored, NULL, NULL, 0);
+	/* an outcome short of an event would be the run's for good; an event
+	 * that does not parse says nothing of it */
+	int r = ev ? events_fold(outcome, ev, EVENTS_FOLD_OUTCOME) : 0;
+
+	(void)seq;
+	json_decref(ev);
+	return r == -ENOMEM ? -ENOMEM : 0;
+}
+
 static int gather_results(struct store *st, int64_t id, json_t *outcome,
 			  int64_t *last_seq)
 {
 	sqlite3_stmt *s = NULL;
-	int rc = 0;
+	int rc = 0, r = 0;
 
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT data FROM events WHERE run_id=?"
-			       " ORDER BY seq",
-			       -1, &s, NULL) != SQLITE_OK)
+	*last_seq = 0;
+	if (sqlite3_prepare_v2(
+		    st->db,
+		    "SELECT first_seq, last_seq, data FROM"
+		    " event_batches WHERE run_id=? ORDER BY last_seq",
+		    -1, &s, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(s, 1, id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *ev =
-			jsonlimit_loads(store_col_text(s, 0), 0, &stored, NULL);
-		int r = ev ? events_fold(outcome, ev, EVENTS_FOLD_OUTCOME) : 0;
-		json_decref(ev);
-		/* an outcome short of an event would be the run's for good */
-		if (r == -ENOMEM) {
-			sqlite3_finalize(s);
-			return -ENOMEM;
-		}
+	while (!r && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*last_seq = sqlite3_column_int64(s, 1);
+		r = event_batches_each(store_col_text(s, 2),
+				       (size_t)sqlite3_column_bytes(s, 2),
+				       sqlite3_column_int64(s, 0), *last_seq, 0,
+				       fold_outcome, outcome);
+		/* a row not as it was written: what it gave is folded */
+		if (r == -EIO)
+			r = 0;
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return -EIO;
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT COALESCE(MAX(seq), 0) FROM events "
-			       "WHERE run_id=?",
-			       -1, &s, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s) == SQLITE_ROW ? 0 : -EIO;
-	*last_seq = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return rc;
+	if (r)
+		return r;
+	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
 /* Marks one run interrupted, with its final event. mu held, in a txn. */
@@ -485,7 +490,7 @@ static int interrupt_one(struct store *st, int64_t id, const char *why,
 		goto out;
 	}
 	e.len = strlen(e.json);
-	rc = insert_events(st, id, &evp, 1);
+	rc = event_batches_insert(st, id, &evp, 1) ? -EIO : 0;
 	if (rc)
 		goto out;
 	rc = -EIO;

@@ -66,6 +66,9 @@ int store_run_started(struct store *st, int64_t id, const char *started_at,
 		      struct errinfo *err);
 int store_run_machine(struct store *st, int64_t id, const char *machine_json,
 		      struct errinfo *err);
+/* An imported run's mark (its imported event's text), for the run list. */
+int store_run_imported(struct store *st, int64_t id, const char *event_json,
+		       struct errinfo *err);
 /* Events in one transaction: all or none. */
 int store_append_events(struct store *st, int64_t id,
 			const struct runlog_event *const *ev, int n,

@@ -14,15 +14,12 @@
 #include <unistd.h>
 
 /* every table numalab makes: store.c's, campaigns.c's and guesses.c's */
-static const char *const our_tables[] = {"runs",
-					 "events",
-					 "run_guesses", /* guesses.c's */
-					 "campaigns",
-					 "campaign_nodes",
-					 "sqlite_sequence",
-					 "sqlite_stat1",
-					 "sqlite_stat4",
-					 NULL};
+static const char *const our_tables[] = {
+	"runs",		"event_batches",  "run_imports",
+	"run_guesses", /* guesses.c's */
+	"events",      /* before store version 2 */
+	"campaigns",	"campaign_nodes", "sqlite_sequence",
+	"sqlite_stat1", "sqlite_stat4",	  NULL};
 
 /* The file name inside a "file:" URI (up to '?' or '#'), or the path itself. */
 static char *fs_path_of(const char *path)
@@ -72,6 +69,15 @@ static int check_header(const char *fs, struct errinfo *err)
 	}
 	app = be32(h + 68);
 	ver = be32(h + 60);
+	if (app == STORE_FILE_APP_ID && ver > STORE_FILE_VERSION) {
+		errinfo_set(
+			err, NULL,
+			"database '%s' was written by a newer numalab (store "
+			"version %u; this one reads up to %d): open it with "
+			"that numalab, or give --db another file",
+			fs, ver, STORE_FILE_VERSION);
+		return -EINVAL;
+	}
 	if ((app && app != STORE_FILE_APP_ID) || (!app && ver)) {
 		errinfo_set(
 			err, NULL,

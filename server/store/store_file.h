@@ -11,7 +11,9 @@
 
 /* "nlab": marks a numalab store; a file with another id is not ours */
 #define STORE_FILE_APP_ID 0x6e6c6162
-#define STORE_FILE_VERSION 1
+/* 1: a row an event (events); 2: a row a batch (event_batches, run_imports).
+ * A file of version 1 is converted when it is opened for writing. */
+#define STORE_FILE_VERSION 2
 
 struct store_file {
 	char *path;	 /* the file system path, NULL for a store in memory */

@@ -17,7 +17,7 @@ struct store;
  * (under the store's mu) until the store closes.
  */
 enum store_kept {
-	KEPT_INSERT_EVENT,
+	KEPT_INSERT_BATCH,
 	KEPT_SAVEPOINT, /* a batch of events nests inside an atomic step */
 	KEPT_RELEASE,
 	KEPT_BEGIN,
@@ -30,6 +30,7 @@ enum store_kept {
 	KEPT_GET_RUN,
 	KEPT_HAS_RUN,
 	KEPT_GUESSES, /* fails to prepare while no run has guesses */
+	KEPT_RUN_IMPORTED,
 	KEPT_N
 };
 

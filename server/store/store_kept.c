@@ -9,8 +9,8 @@
  * rows and events are written through these.
  */
 static const char *const kept_sql[KEPT_N] = {
-	[KEPT_INSERT_EVENT] = "INSERT INTO events (run_id, seq, type, data)"
-			      " VALUES (?, ?, ?, ?)",
+	[KEPT_INSERT_BATCH] = "INSERT INTO event_batches (run_id, first_seq,"
+			      " last_seq, data) VALUES (?, ?, ?, ?)",
 	[KEPT_SAVEPOINT] = "SAVEPOINT events",
 	[KEPT_RELEASE] = "RELEASE events",
 	[KEPT_BEGIN] = "BEGIN",
@@ -28,6 +28,9 @@ static const char *const kept_sql[KEPT_N] = {
 			 " headline, summary, machine FROM runs WHERE id=?",
 	[KEPT_HAS_RUN] = "SELECT 1 FROM runs WHERE id=?",
 	[KEPT_GUESSES] = "SELECT block FROM run_guesses WHERE run_id = ?",
+	[KEPT_RUN_IMPORTED] =
+		"INSERT OR REPLACE INTO run_imports (data, run_id)"
+		" VALUES (?, ?)",
 };
 
 sqlite3_stmt *store_kept(struct store *st, enum store_kept k)

@@ -1,4 +1,5 @@
 /* store_read.c - reading runs back: one run, a page of runs, a run's events */
+#include "event_batches.h"
 #include "store.h"
 #include "store_internal.h"
 
@@ -142,10 +143,8 @@ int store_find_runs(struct store *st, const char *experiment,
 		    " finished_at, headline, params,"
 		    " json_extract(machine, '$.hostname'),"
 		    " json_extract(machine, '$.cpu_model'),"
-		    /* an import's mark sits just before its final event */
-		    " (SELECT data FROM events e WHERE e.run_id=runs.id"
-		    "  AND e.type='imported' AND e.seq >= (SELECT MAX(seq)"
-		    "  FROM events WHERE run_id=runs.id) - 1),"
+		    /* an import's mark: its imported event */
+		    " (SELECT data FROM run_imports i WHERE i.run_id=runs.id),"
 		    " started_at"
 		    " FROM runs WHERE (?1 IS NULL OR experiment=?1)"
 		    " AND" MACHINE_MATCH " ORDER BY id DESC"
@@ -189,30 +188,43 @@ out:
 	return rc;
 }
 
+struct loading {
+	struct runlog *log;
+	char type[32];
+};
+
+static int load_one(void *arg, int64_t seq, const char *text, size_t len)
+{
+	struct loading *l = arg;
+
+	if (event_text_type(text, len, l->type, sizeof(l->type)))
+		return -EIO;
+	return runlog_append_raw(l->log, seq, l->type, text, len);
+}
+
 int store_load_events(struct store *st, int64_t id, int64_t after,
 		      struct runlog *log)
 {
+	struct loading l = {.log = log};
 	sqlite3_stmt *s = NULL;
-	int rc = -EIO;
+	int rc = -EIO, r = 0;
 
 	pthread_mutex_lock(&st->mu);
 	if (sqlite3_prepare_v2(st->db,
-			       "SELECT seq, type, data FROM events WHERE "
-			       "run_id=? AND seq>? ORDER BY seq",
+			       "SELECT first_seq, last_seq, data FROM"
+			       " event_batches WHERE run_id=? AND last_seq>?"
+			       " ORDER BY last_seq",
 			       -1, &s, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int64(s, 2, after);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int r = runlog_append_raw(log, sqlite3_column_int64(s, 0),
-					  store_col_text(s, 1),
-					  store_col_text(s, 2));
-		if (r) {
-			rc = r;
-			goto out;
-		}
-	}
-	rc = rc == SQLITE_DONE ? 0 : -EIO;
+	while (!r && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		r = event_batches_each(store_col_text(s, 2),
+				       (size_t)sqlite3_column_bytes(s, 2),
+				       sqlite3_column_int64(s, 0),
+				       sqlite3_column_int64(s, 1), after,
+				       load_one, &l);
+	rc = r ? r : rc == SQLITE_DONE ? 0 : -EIO;
 out:
 	sqlite3_finalize(s);
 	pthread_mutex_unlock(&st->mu);

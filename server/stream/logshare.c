@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SLOTS                                                                  \
 	64 /* stored runs read at once; past that a reader gets its own copy   \
@@ -58,7 +59,7 @@ static void end_from_row(struct store *st, int64_t id, struct runlog *log)
 			text = json_dumps(ev, JSON_COMPACT);
 		}
 		if (text)
-			runlog_append_raw(log, seq, status, text);
+			runlog_append_raw(log, seq, status, text, strlen(text));
 		free(text);
 		json_decref(ev);
 	}

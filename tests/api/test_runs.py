@@ -92,7 +92,8 @@ class RunsTest(SharedServerTest):
             shutil.copyfile(self.srv.db, copy)  # without -wal and -shm
             con = sqlite3.connect(copy)
             try:
-                n = con.execute("SELECT count(*) FROM events WHERE run_id=?", (rid,)).fetchone()[0]
+                n = con.execute("SELECT coalesce(sum(last_seq - first_seq + 1), 0)"
+                                " FROM event_batches WHERE run_id=?", (rid,)).fetchone()[0]
             except sqlite3.DatabaseError:
                 n = 0
             con.close()
