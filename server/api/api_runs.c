@@ -57,9 +57,7 @@ static enum MHD_Result submitted(struct http_request *rq, struct api *a, int rc,
 		return http_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "%s",
 				  *perr->msg ? perr->msg : strerror(-rc));
 	snprintf(loc, sizeof(loc), "/api/runs/%" PRId64, id);
-	r = http_json_response(json_pack("{s:I, s:s, s:s+, s:s}", "id",
-					 (json_int_t)id, "status", "queued",
-					 "events", loc, "/events", "url", loc));
+	r = queued_response(id, loc);
 	if (r)
 		MHD_add_response_header(r, "Location", loc);
 	return http_respond(rq, MHD_HTTP_ACCEPTED, r);
@@ -196,7 +194,7 @@ enum MHD_Result api_get_run(struct http_request *rq, void *ctx)
 	kept = touched ? NULL : doccache_get(a->docs, id);
 	if (kept)
 		return respond_blob(rq, kept);
-	doc = rundoc_build(a->store, a->runner, id, &ended, &text);
+	doc = rundoc_build(a->store, a->runner, id, touched, &ended, &text);
 	kept = doc && ended && !touched ? keep_document(a, id, doc, text)
 					: NULL;
 	doctext_unref(text);

@@ -24,10 +24,13 @@ struct doctext {
 		size_t n, cap;
 		int broken; /* an item came without its text */
 	} a[A_N];
-	/* the document's summary, and its compact dump, once the run ended */
-	json_t *summary;
-	char *summary_text;
-	size_t summary_len;
+	/* members of the document and their compact dumps (doctext_keep) */
+	struct {
+		json_t *v;
+		char *text;
+		size_t len;
+	} kept[DOCTEXT_KEPT_MAX];
+	int nkept;
 };
 
 static int array_of(enum event_type type)
@@ -72,33 +75,37 @@ void doctext_unref(struct doctext *t)
 		return;
 	for (int i = 0; i < A_N; i++)
 		free(t->a[i].v);
-	json_decref(t->summary);
-	free(t->summary_text);
+	for (int i = 0; i < t->nkept; i++) {
+		json_decref(t->kept[i].v);
+		free(t->kept[i].text);
+	}
 	runlog_unref(t->log);
 	free(t);
 }
 
-void doctext_keep_summary(struct doctext *t, json_t *summary, const char *text,
-			  size_t len)
+void doctext_keep(struct doctext *t, json_t *v, const char *text, size_t len)
 {
 	char *copy;
 
-	if (!t || t->summary || !summary || !(copy = malloc(len + 1)))
+	if (!t || !v || !text || t->nkept == DOCTEXT_KEPT_MAX ||
+	    !(copy = malloc(len + 1)))
 		return;
 	memcpy(copy, text, len);
 	copy[len] = '\0';
-	t->summary = json_incref(summary);
-	t->summary_text = copy;
-	t->summary_len = len;
+	t->kept[t->nkept].v = json_incref(v);
+	t->kept[t->nkept].text = copy;
+	t->kept[t->nkept].len = len;
+	t->nkept++;
 }
 
-const char *doctext_summary(const struct doctext *t, const json_t *summary,
-			    size_t *len)
+const char *doctext_kept(const struct doctext *t, const json_t *v, size_t *len)
 {
-	if (!t || !t->summary || t->summary != summary)
-		return NULL;
-	*len = t->summary_len;
-	return t->summary_text;
+	for (int i = t ? t->nkept - 1 : -1; i >= 0; i--)
+		if (t->kept[i].v == v) {
+			*len = t->kept[i].len;
+			return t->kept[i].text;
+		}
+	return NULL;
 }
 
 /* Past s's prefix p at *at: 1, else 0. */

@@ -45,16 +45,19 @@ void doctext_add(struct doctext *t, enum event_type type,
 int doctext_write(const struct doctext *t, const char *name, size_t n,
 		  struct strbuf *out);
 
-/*
- * The ended run's summary object (the document's, unchanged from then
- * on: t holds a reference) and its compact dump (len bytes, copied), as
- * the run's final event carries it; once.
- */
-void doctext_keep_summary(struct doctext *t, json_t *summary, const char *text,
-			  size_t len);
+#define DOCTEXT_KEPT_MAX 4
 
-/* That dump, when summary is the object kept; else NULL. */
-const char *doctext_summary(const struct doctext *t, const json_t *summary,
-			    size_t *len);
+/*
+ * v, a member of the run's document that nothing changes from then on (t
+ * holds a reference; the end's summary, the start's machine), and its
+ * compact dump (len bytes, copied), made once where it was made anyway:
+ * rundoc_dumps writes it as it is. At most DOCTEXT_KEPT_MAX; past them the
+ * member is serialised as before. Only while the run runs: its readers
+ * come once it has finished.
+ */
+void doctext_keep(struct doctext *t, json_t *v, const char *text, size_t len);
+
+/* That dump, when v is a member kept; else NULL. */
+const char *doctext_kept(const struct doctext *t, const json_t *v, size_t *len);
 
 #endif

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "events.h"
+#include "jsonlimit.h"
 #include "strbuf.h"
 
 static void run_free(struct run *run)
@@ -28,6 +29,8 @@ static void run_free(struct run *run)
 	json_decref(run->doc);
 	doctext_unref(run->text);
 	free(run->estimate_basis);
+	free(run->experiment);
+	free(run->request);
 	free(run);
 }
 
@@ -133,7 +136,7 @@ static int store_ended(struct runner *r, struct run *run, json_t *ev,
 	char *sum = final_summary(e, summary, &len);
 
 	if (sum && run->doc && summary == json_object_get(run->doc, "summary"))
-		doctext_keep_summary(run->text, summary, sum, len);
+		doctext_keep(run->text, summary, sum, len);
 	if (e)
 		runner_fold(run, ev);
 	json_decref(ev);
@@ -153,6 +156,10 @@ static int store_ended(struct runner *r, struct run *run, json_t *ev,
 				 headline, sum, err);
 	rc = rc ? rc : rc2;
 out:
+	/* the row as it is now, for runner_row; readers look once the run is
+	 * finished (mu) */
+	run->end_stored = !rc;
+	run->end_error_null = !error;
 	free(sum);
 	return rc;
 }
@@ -406,6 +413,11 @@ int runner_submit(struct runner *r, const char *experiment, char *const *args,
 			      now, &run->id, err);
 	if (rc)
 		goto fail_locked;
+	/* the row's fields, for its readers once it ended (runner_row);
+	 * without them they read the store */
+	memcpy(run->created_at, now, sizeof(run->created_at));
+	run->experiment = strdup(experiment);
+	run->request = strdup(request_json);
 	run->log = runlog_new(run->id);
 	/* a document without its text is serialised by jansson */
 	run->text = run->log ? doctext_new(run->log) : NULL;
@@ -508,6 +520,69 @@ json_t *runner_doc(struct runner *r, int64_t id, struct doctext **text)
 	}
 	pthread_mutex_unlock(&r->mu);
 	return doc;
+}
+
+/* A member of a document that holds something: not null, not {}. */
+static int filled(json_t *v)
+{
+	return v && !json_is_null(v) &&
+	       !(json_is_object(v) && json_object_size(v) == 0);
+}
+
+/* What the row holds that the run's document has too: the end's summary
+ * and headline, the start's params and machine (NULL: the run has none,
+ * and readers want the row's). */
+static json_t *row_of(const struct run *run)
+{
+	json_t *doc = run->doc, *summary = json_object_get(doc, "summary");
+	json_t *headline = json_object_get(doc, "headline");
+
+	if (!filled(json_object_get(doc, "params")) ||
+	    !filled(json_object_get(doc, "machine")))
+		return NULL;
+	return json_pack(
+		"{s:I, s:s, s:s, s:s, s:o, s:s, s:o, s:O, s:O, s:o, s:o}",
+		"id", (json_int_t)run->id, "experiment", run->experiment,
+		"status", run->st.status, "created_at", run->created_at,
+		"started_at",
+		run->st.started_at[0] ? json_string(run->st.started_at)
+				      : json_null(),
+		"finished_at", run->st.finished_at, "error",
+		run->end_error_null ? json_null() : json_string(run->st.error),
+		"params", json_object_get(doc, "params"), "machine",
+		json_object_get(doc, "machine"), "summary",
+		json_is_object(summary) ? json_incref(summary) : json_object(),
+		"headline",
+		json_is_string(headline) ? json_incref(headline) : json_null());
+}
+
+json_t *runner_row(struct runner *r, int64_t id)
+{
+	/* what the server wrote itself, read as the store reads it back */
+	static const struct jsonlimit stored = {.depth =
+							JSONLIMIT_DEPTH_STORED};
+	json_t *row = NULL, *request;
+	char *text = NULL;
+	struct run *run;
+
+	pthread_mutex_lock(&r->mu);
+	run = find_run(r, id);
+	if (run && run->phase == PHASE_FINISHED && run->doc &&
+	    run->end_stored && run->experiment && run->request) {
+		row = row_of(run);
+		text = row ? strdup(run->request) : NULL;
+	}
+	pthread_mutex_unlock(&r->mu);
+	request = text ? jsonlimit_loads(text, JSON_DECODE_ANY, &stored, NULL)
+		       : NULL;
+	free(text);
+	/* unreadable (it was read as the body was) or out of memory: the
+	 * store says which */
+	if (!request || json_object_set_new(row, "request", request)) {
+		json_decref(row);
+		return NULL;
+	}
+	return row;
 }
 
 int runner_queued(struct runner *r)

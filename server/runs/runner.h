@@ -72,6 +72,15 @@ int runner_lookup(struct runner *r, int64_t id, struct run_state *state,
  */
 json_t *runner_doc(struct runner *r, int64_t id, struct doctext **text);
 
+/*
+ * The run row of a finished run the runner holds, as the store would give
+ * it back (store_get_run) without reading it: its fields as the runner gave
+ * them to the store. NULL when it holds no such run, or the run's end did
+ * not reach the store, or the row holds what the document lacks (the
+ * params or machine of a run that never started): read the store then.
+ */
+json_t *runner_row(struct runner *r, int64_t id);
+
 /* Runs waiting to start. */
 int runner_queued(struct runner *r);
 

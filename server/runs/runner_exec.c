@@ -154,6 +154,10 @@ static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 		json_t *m = json_object_get(ev, "machine");
 		free(l->machine);
 		l->machine = m ? json_dumps(m, JSON_COMPACT) : NULL;
+		/* the document's machine is m: written once */
+		if (l->machine)
+			doctext_keep(l->run->text, m, l->machine,
+				     strlen(l->machine));
 		break;
 	}
 	case EV_PLACEMENT:

@@ -34,6 +34,11 @@ struct run {
 	 * document, whole once the run is finished, NULL when memory ran out */
 	json_t *doc;
 	struct doctext *text; /* the text of doc's arrays of events */
+	/* what its row in the store was given (runner_row): */
+	char created_at[32];
+	char *experiment, *request;
+	int end_stored;	    /* the end went into the row */
+	int end_error_null; /* with no error (NULL, not "") */
 	double finished_mono;
 	int in_recent;
 	struct run *next;

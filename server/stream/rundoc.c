@@ -116,18 +116,37 @@ static json_t *fold_events(struct store *store, struct runner *runner,
 	return doc;
 }
 
+/* The class's guesses into doc: 0, or -1 with errno EIO. */
+static int add_guesses(struct store *store, int64_t id, json_t *doc)
+{
+	json_t *cls = guesses_get(store, id);
+
+	if (!cls && errno != ENOENT) {
+		errno = EIO;
+		return -1;
+	}
+	if (cls)
+		json_object_set_new(doc, "class", cls);
+	return 0;
+}
+
 json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
-		     int *ended, struct doctext **text)
+		     int guessed, int *ended, struct doctext **text)
 {
 	struct run_state st;
 	struct doctext *t = NULL;
 	json_t *row, *doc;
 	int mem = 0, closed = 0;
+	/* a finished run of this server's: its row as the runner gave it */
+	int held;
 
 	*ended = 0;
 	if (text)
 		*text = NULL;
-	row = store_get_run(store, id);
+	row = runner_row(runner, id);
+	held = row != NULL;
+	if (!row)
+		row = store_get_run(store, id);
 	if (!row)
 		return NULL;
 	doc = fold_events(store, runner, id, &st, &mem, &closed, &t);
@@ -135,10 +154,6 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 		json_decref(row);
 		return NULL;
 	}
-	if (text)
-		*text = t;
-	else
-		doctext_unref(t);
 	merge_row(doc, row);
 	if (mem) {
 		/* newer than the row when the store failed mid-run */
@@ -157,19 +172,17 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 			    (*ended ? describe_doc_today(doc, NULL) : NULL)
 				    ?: json_null());
 	json_decref(row);
-	/* the class's guesses, kept beside the run, never in its events */
-	json_t *cls = guesses_get(store, id);
-	if (!cls && errno != ENOENT) {
+	/* the class's guesses, kept beside the run, never in its events: a
+	 * run of this server's has them only if its class guessed on it */
+	if ((!held || guessed) && add_guesses(store, id, doc)) {
 		json_decref(doc);
-		if (text) {
-			doctext_unref(*text);
-			*text = NULL;
-		}
-		errno = EIO;
+		doctext_unref(t);
 		return NULL;
 	}
-	if (cls)
-		json_object_set_new(doc, "class", cls);
+	if (text)
+		*text = t;
+	else
+		doctext_unref(t);
 	return doc;
 }
 
@@ -181,6 +194,15 @@ static int plain(const char *s)
 		    (unsigned char)*s >= 0x7f)
 			return 0;
 	return 1;
+}
+
+/* json_dump_callback's sink: onto a strbuf. */
+static int onto(const char *buf, size_t size, void *data)
+{
+	struct strbuf *sb = data;
+
+	strbuf_add(sb, buf, size);
+	return sb->oom ? -1 : 0;
 }
 
 char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
@@ -198,7 +220,6 @@ char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
 	json_object_foreach ((json_t *)doc, name, v) {
 		size_t tlen = 0;
 		const char *text;
-		char *s;
 
 		if (!plain(name)) {
 			strbuf_release(&sb);
@@ -214,19 +235,18 @@ char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
 		if (json_is_array(v) &&
 		    doctext_write(t, name, json_array_size(v), &sb))
 			continue;
-		/* the summary as the run's final event has it */
-		text = doctext_summary(t, v, &tlen);
+		/* a member written once already (the summary, the machine) */
+		text = doctext_kept(t, v, &tlen);
 		if (text) {
 			strbuf_add(&sb, text, tlen);
 			continue;
 		}
-		s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		if (!s) {
+		/* json_dumps's bytes, without its copy of them */
+		if (json_dump_callback(v, onto, &sb,
+				       JSON_COMPACT | JSON_ENCODE_ANY)) {
 			strbuf_release(&sb);
 			return NULL;
 		}
-		strbuf_addstr(&sb, s);
-		free(s);
 	}
 	strbuf_add(&sb, "}\n", 2);
 	if (sb.oom) {

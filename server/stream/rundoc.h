@@ -22,13 +22,15 @@ struct runlog *rundoc_events(struct store *store, struct runner *runner,
 /*
  * The run document (docs/events.md): the events folded, then the run
  * row's fields, and what the runner knows that is newer. NULL with errno
- * ENOENT (no such run), EIO or ENOMEM. *ended: the run has ended and its log is
+ * ENOENT (no such run), EIO or ENOMEM. guessed: the class may have kept
+ * guesses on the run in this server's life (api_class_touched); a run the
+ * runner holds has none else. *ended: the run has ended and its log is
  * closed, so the document will not change again. text (may be NULL): where
  * a reference to the text of the document's arrays goes, when the runner
  * kept it (rundoc_dumps serialises the document with it), else NULL.
  */
 json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
-		     int *ended, struct doctext **text);
+		     int guessed, int *ended, struct doctext **text);
 
 /*
  * json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY) and a newline, as

@@ -4,6 +4,7 @@ Against the real binary: NUMALAB_BIN=build/numalab python3 tests/api/test_lifecy
 (make test-api runs every tests/api/test_*.py).
 """
 
+import json
 import os
 import signal
 import subprocess
@@ -53,6 +54,36 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
         self.assertEqual(self.srv.events(rid)[1], evs)
         # ids keep counting
         self.assertGreater(self.srv.start_run(SMALL), rid)
+
+    def test_a_run_read_from_memory_reads_as_from_the_store(self):
+        # a finished run the server holds is served from its own record of
+        # the run (row and document), the same bytes the store gives back
+        # once the server restarted: done, cancelled while running, and
+        # cancelled while queued (which never started)
+        self.srv.start()
+        done = self.srv.start_run(SMALL)
+        self.srv.wait_final(done)
+        running = self.srv.start_run(LONG)
+        queued = self.srv.start_run(SMALL)
+        self.srv.wait_event(running, "sample")
+        self.assertEqual(self.srv.request("DELETE", "/api/runs/%d" % queued)[0], 200)
+        self.assertEqual(self.srv.request("DELETE", "/api/runs/%d" % running)[0], 200)
+        ids = (done, running, queued)
+        before = {}
+        for rid in ids:
+            self.srv.wait_final(rid)
+            status, hdrs, body = self.srv.request("GET", "/api/runs/%d" % rid)
+            self.assertEqual(status, 200)
+            before[rid] = (hdrs["etag"], body)
+        self.assertIsNone(json.loads(before[done][1])["error"])
+        self.assertEqual(json.loads(before[running][1])["status"], "cancelled")
+        self.assertEqual(self.srv.stop(), 0, self.srv.stderr())
+        self.srv.start()
+        for rid in ids:
+            status, hdrs, body = self.srv.request("GET", "/api/runs/%d" % rid)
+            self.assertEqual(status, 200)
+            self.assertEqual(body, before[rid][1], "run %d" % rid)
+            self.assertEqual(hdrs["etag"], before[rid][0])
 
     @tsan
     def test_sigterm_mid_run(self):

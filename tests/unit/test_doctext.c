@@ -135,6 +135,48 @@ static void test_the_text_is_written(void **state)
 	json_decref(doc);
 }
 
+/* A member kept with its dump is written as that dump; another object
+ * that holds the same, or the member once replaced, is serialised. */
+static void test_a_kept_member_is_written_as_kept(void **state)
+{
+	json_t *doc = events_doc_new();
+	struct doctext *t = one_sample("{\"type\":\"sample\",\"x\":1}");
+	json_t *m = json_pack("{s:s}", "hostname", "h");
+	size_t n;
+	char *a;
+
+	(void)state;
+	json_object_set(doc, "machine", m);
+	/* a dump that differs from jansson's shows which went out */
+	doctext_keep(t, m, "{\"hostname\":\"kept\"}", 20);
+	a = rundoc_dumps(doc, t, &n);
+	assert_non_null(strstr(a, "\"machine\":{\"hostname\":\"kept\"}"));
+	free(a);
+	json_object_set_new(doc, "machine", json_pack("{s:s}", "hostname", "h"));
+	json_decref(m);
+	assert_as_jansson(doc, t);
+}
+
+/* More members than it keeps: the rest are serialised, as before. */
+static void test_members_past_the_kept_ones(void **state)
+{
+	json_t *doc = json_object();
+	struct doctext *t = doctext_new(NULL);
+
+	(void)state;
+	for (int i = 0; i < DOCTEXT_KEPT_MAX + 2; i++) {
+		char key[8];
+		json_t *v = json_pack("{s:i}", "i", i);
+		char *text = json_dumps(v, JSON_COMPACT);
+
+		snprintf(key, sizeof(key), "k%d", i);
+		json_object_set_new(doc, key, v);
+		doctext_keep(t, v, text, strlen(text));
+		free(text);
+	}
+	assert_as_jansson(doc, t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +184,8 @@ int main(void)
 		cmocka_unit_test(test_other_lines_are_serialised_again),
 		cmocka_unit_test(test_an_array_out_of_step),
 		cmocka_unit_test(test_the_text_is_written),
+		cmocka_unit_test(test_a_kept_member_is_written_as_kept),
+		cmocka_unit_test(test_members_past_the_kept_ones),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
