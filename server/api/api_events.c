@@ -80,7 +80,10 @@ enum MHD_Result api_get_events(struct http_request *rq, void *ctx)
 				  "'%s' must be the seq of an event (a whole "
 				  "number)",
 				  bad);
-	rc = store_has_run(a->store, id);
+	/* a run the runner holds is in the store: it was put there first */
+	rc = runner_lookup(a->runner, id, NULL, NULL)
+		     ? store_has_run(a->store, id)
+		     : 0;
 	if (rc) {
 		errno = -rc;
 		return api_run_unread(rq, id);

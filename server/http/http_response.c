@@ -120,22 +120,28 @@ char *http_json_text(const json_t *doc, size_t *len)
 	return b;
 }
 
-struct MHD_Response *http_json_response(json_t *doc)
+struct MHD_Response *http_json_text_response(char *text, size_t len)
 {
-	struct MHD_Response *resp = NULL;
-	size_t n;
-	char *b = http_json_text(doc, &n);
+	struct MHD_Response *resp =
+		text ? MHD_create_response_from_buffer(len, text,
+						       MHD_RESPMEM_MUST_FREE)
+		     : NULL;
 
-	json_decref(doc);
-	if (b)
-		resp = MHD_create_response_from_buffer(n, b,
-						       MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
-		free(b);
+		free(text);
 		return NULL;
 	}
 	MHD_add_response_header(resp, "Content-Type", "application/json");
 	return resp;
+}
+
+struct MHD_Response *http_json_response(json_t *doc)
+{
+	size_t n = 0;
+	char *b = http_json_text(doc, &n);
+
+	json_decref(doc);
+	return http_json_text_response(b, n);
 }
 
 enum MHD_Result http_json(struct http_request *rq, unsigned int status,

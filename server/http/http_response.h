@@ -33,6 +33,9 @@ enum MHD_Result http_respond_bare(struct http_request *rq, unsigned int status,
 char *http_json_text(const json_t *doc, size_t *len);
 /* A response of doc as JSON, for handlers that add headers; steals doc. */
 struct MHD_Response *http_json_response(json_t *doc);
+/* The same of text already written as http_json_text writes it (len
+ * bytes, malloc'd: stolen; NULL answers NULL). */
+struct MHD_Response *http_json_text_response(char *text, size_t len);
 /* A JSON body; steals doc. */
 enum MHD_Result http_json(struct http_request *rq, unsigned int status,
 			  json_t *doc);

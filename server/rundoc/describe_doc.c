@@ -349,7 +349,8 @@ fail:
 json_t *describe_doc_today(json_t *doc, struct errinfo *err)
 {
 	struct errinfo own;
-	struct verdict *v = calloc(1, sizeof(*v));
+	/* describe_doc clears it */
+	struct verdict *v = malloc(sizeof(*v));
 	const char *stored = text(doc, "headline");
 	json_t *out = NULL;
 	int rc;
