@@ -541,10 +541,9 @@ static json_t *row_of(const struct run *run)
 	    !filled(json_object_get(doc, "machine")))
 		return NULL;
 	return json_pack(
-		"{s:I, s:s, s:s, s:s, s:o, s:s, s:o, s:O, s:O, s:o, s:o}",
-		"id", (json_int_t)run->id, "experiment", run->experiment,
-		"status", run->st.status, "created_at", run->created_at,
-		"started_at",
+		"{s:I, s:s, s:s, s:s, s:o, s:s, s:o, s:O, s:O, s:o, s:o}", "id",
+		(json_int_t)run->id, "experiment", run->experiment, "status",
+		run->st.status, "created_at", run->created_at, "started_at",
 		run->st.started_at[0] ? json_string(run->st.started_at)
 				      : json_null(),
 		"finished_at", run->st.finished_at, "error",

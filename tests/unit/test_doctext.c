@@ -152,7 +152,8 @@ static void test_a_kept_member_is_written_as_kept(void **state)
 	a = rundoc_dumps(doc, t, &n);
 	assert_non_null(strstr(a, "\"machine\":{\"hostname\":\"kept\"}"));
 	free(a);
-	json_object_set_new(doc, "machine", json_pack("{s:s}", "hostname", "h"));
+	json_object_set_new(doc, "machine",
+			    json_pack("{s:s}", "hostname", "h"));
 	json_decref(m);
 	assert_as_jansson(doc, t);
 }
