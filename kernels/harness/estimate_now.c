@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 /*
  * How long each probe thread spins, and how much of it is left out first:
@@ -28,8 +30,13 @@
 #define KEEP_S 5.0
 #define PROBES_MAX 64
 
-/* The total and steal ticks of /proc/stat's "cpu" line. */
-static int read_steal(unsigned long long *total, unsigned long long *steal)
+/* The ticks of /proc/stat's "cpu" line: all, stolen, busy (user, nice,
+ * system, irq, softirq) and those of niced processes. */
+struct cpu_ticks {
+	unsigned long long total, steal, busy, nice;
+};
+
+static int read_ticks(struct cpu_ticks *c)
 {
 	FILE *f = fopen("/proc/stat", "re");
 	unsigned long long v[8];
@@ -42,11 +49,33 @@ static int read_steal(unsigned long long *total, unsigned long long *steal)
 	fclose(f);
 	if (!ok)
 		return -1;
-	*total = 0;
+	c->total = 0;
 	for (int i = 0; i < 8; i++)
-		*total += v[i];
-	*steal = v[7];
+		c->total += v[i];
+	c->steal = v[7];
+	c->busy = v[0] + v[1] + v[2] + v[5] + v[6];
+	c->nice = v[1];
 	return 0;
+}
+
+/*
+ * The share of the others' cpu time between a and b that niced processes
+ * took, own seconds of cpu being this process's (counted as niced when it
+ * runs niced itself); 0 when the others took too little to tell.
+ */
+static double niced_share(const struct cpu_ticks *a, const struct cpu_ticks *b,
+			  double own)
+{
+	double hz = (double)sysconf(_SC_CLK_TCK), busy, nice;
+
+	if (hz <= 0)
+		return 0;
+	busy = (double)(b->busy - a->busy) / hz - own;
+	nice = (double)(b->nice - a->nice) / hz -
+	       (getpriority(PRIO_PROCESS, 0) > 0 ? own : 0);
+	if (busy < 2 / hz || nice <= 0)
+		return 0;
+	return nice > busy ? 1 : nice / busy;
 }
 
 /* One probe thread: where it spins (-1: anywhere), and the share it got. */
@@ -152,10 +181,34 @@ static double share_of(double ready, int want, int cpus, double steal)
 	return ready + want > avail ? avail / (ready + want) : 1;
 }
 
+double load_share(double load, int want, int cpus, double steal)
+{
+	double avail = cpus * (1 - steal), l;
+
+	if (load < 0 || avail <= 0 || want < 1)
+		return -1;
+	/* the others per cpu of the run's, once they fill the cpus it
+	 * leaves free */
+	l = (load + want) / avail - 1;
+	if (l <= 0)
+		return 1;
+	/* under one: the cpu is shared that part of the time, by halves */
+	return l < 1 ? 1 - l / 2 : 1 / (1 + l);
+}
+
+double share_blend(double now, double load)
+{
+	if (!(now > 0))
+		return load > 0 ? load : 0;
+	if (!(load > 0))
+		return now;
+	return sqrt(now * load);
+}
+
 void cpu_room_now(int want, struct cpu_room *r)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	static double at = -1, share, steal, ready, start_now;
+	static double at = -1, share, steal, ready, start_now, niced;
 	static int probed;
 	cpu_set_t set;
 	double now, load[1];
@@ -179,13 +232,18 @@ void cpu_room_now(int want, struct cpu_room *r)
 	now = clock_now();
 	pthread_mutex_lock(&mu);
 	if (at < 0 || now - at > KEEP_S || probed != want * (pas ? -1 : 1)) {
-		unsigned long long t0, s0, t1, s1;
-		int have = !read_steal(&t0, &s0);
+		struct cpu_ticks c0, c1;
+		int have = !read_ticks(&c0);
+		double own = clock_process_cpu();
 		ready = pas ? ready_threads() : -1;
 		share = pas ? 1 : measure_share(want, &set);
-		steal = have && !read_steal(&t1, &s1) && t1 > t0
-				? (double)(s1 - s0) / (double)(t1 - t0)
-				: 0;
+		own = clock_process_cpu() - own;
+		steal = niced = 0;
+		if (have && !read_ticks(&c1) && c1.total > c0.total) {
+			steal = (double)(c1.steal - c0.steal) /
+				(double)(c1.total - c0.total);
+			niced = niced_share(&c0, &c1, pas ? 0 : own);
+		}
 		if (pas)
 			share = share_of(ready, want, r->cpus, steal);
 		/* a server starts no worker beside the runs it serves */
@@ -193,16 +251,36 @@ void cpu_room_now(int want, struct cpu_room *r)
 		probed = want * (pas ? -1 : 1);
 		at = clock_now();
 	}
-	r->share = share;
+	r->probe = share;
 	r->steal = steal;
 	r->ready = ready;
-	r->start = start_now > 0 ? start_now / rates_get()->start_s : 1;
+	r->niced = niced;
+	r->start_now = start_now > 0 ? start_now / rates_get()->start_s : 1;
 	pthread_mutex_unlock(&mu);
-	/* a start within noise of the rates' is the rates' */
-	if (!(r->start >= BUSY))
-		r->start = 1;
+	/*
+	 * The probe is a moment's, and the load of a shared machine moves by
+	 * seconds (a probe read 21-83% within a minute beside bursts of
+	 * 0.05-0.8 s, and the runs after it took about half a cpu): the
+	 * load average, the others' niced time left out of it (a nice-19
+	 * spinner counts in it but hardly takes a cpu from the run), says
+	 * the minute's. The share is their geometric middle.
+	 */
+	r->load_share = load_share(r->load >= 0 ? r->load * (1 - r->niced) : -1,
+				   want, r->cpus, r->steal);
+	r->share = share_blend(r->probe, r->load_share);
 	if (r->share > 0 && r->share < 1)
 		r->slowdown = 1 / (r->share < 0.02 ? 0.02 : r->share);
+	/*
+	 * Three starts are a moment's too (4.3 to 59.9 ms within a minute
+	 * at a load of 5; affinity, mostly work done once, took 4.6x its
+	 * quiet time where a start now 12x the rates' made its estimate
+	 * 9.7x): the start that counts is the middle of it and the
+	 * slowdown. A start within noise of the rates' is the rates'.
+	 */
+	if (r->start_now >= BUSY)
+		r->start = sqrt(r->start_now * r->slowdown);
+	if (!(r->start >= BUSY))
+		r->start = 1;
 	/*
 	 * Two threads that need each other advance only while both are on a
 	 * cpu: each for its share of the time, so at about the square of one
@@ -236,26 +314,39 @@ static double trip_now(const struct topo *t)
 	return ratio;
 }
 
-/* How the share was found, for the basis. */
+/* How the share was found, for the basis: the probe's, the load
+ * average's, and the niced and stolen shares where there are any. */
 static void how(const struct cpu_room *r, char *buf, size_t len)
 {
+	char probe[64], load[64] = "", niced[24] = "", stolen[24] = "";
+
 	if (r->ready >= 0)
-		snprintf(buf, len,
-			 "from the %.1f threads ready to run, "
-			 "load average %.1f on %d cpus, %.0f%% stolen",
-			 r->ready, r->load, r->cpus, 100 * r->steal);
+		snprintf(probe, sizeof(probe),
+			 "from the %.1f threads ready to run: %.0f%%", r->ready,
+			 100 * r->probe);
 	else
-		snprintf(buf, len,
-			 "a spinning thread's, load average %.1f on %d cpus, "
-			 "%.0f%% stolen",
-			 r->load, r->cpus, 100 * r->steal);
+		snprintf(probe, sizeof(probe), "spinning: %.0f%%",
+			 100 * r->probe);
+	if (r->load_share > 0)
+		snprintf(load, sizeof(load), ": %.0f%%", 100 * r->load_share);
+	if (r->niced >= 0.01)
+		snprintf(niced, sizeof(niced), ", %.0f%% niced",
+			 100 * r->niced);
+	if (r->steal >= 0.01)
+		snprintf(stolen, sizeof(stolen), ", %.0f%% stolen",
+			 100 * r->steal);
+	snprintf(buf, len, "%s; load average %.1f on %d cpus%s%s%s", probe,
+		 r->load, r->cpus, load, niced, stolen);
 }
 
 double estimate_busy_s(double start, double fixed, double rounds, double budget,
 		       double slowdown, double per_round, double start_now)
 {
-	double slow = rounds * per_round;
-	double full = budget > slow ? sqrt(slow * budget) : slow;
+	/* rounds faster than the rates' (a lockstep run's round trips
+	 * shorter now) grow as a quiet run's do, to the middle of their
+	 * least and 3x: the budget was set from the rates' */
+	double slow = rounds * per_round, from = slow > rounds ? slow : rounds;
+	double full = budget > from ? slow * sqrt(budget / from) : slow;
 	double once = sqrt(slowdown);
 
 	return start * (start_now > slowdown ? start_now : slowdown) +
@@ -272,17 +363,23 @@ static void say_basis(char *basis, size_t len, const struct cpu_room *r,
 	char h[160], st[64];
 
 	how(r, h, sizeof(h));
-	if (r->start > 1)
+	if (r->start_now >= BUSY)
 		snprintf(st, sizeof(st), "a worker's start %.1f ms, %.1f now",
-			 start, start * r->start);
+			 start, start * r->start_now);
 	else
 		snprintf(st, sizeof(st), "a worker's start %.1f ms", start);
-	if (!busy)
+	if (!busy && !*lock)
 		snprintf(basis, len,
 			 "the rates measured here (%s); the machine is quiet "
 			 "now: a thread of the run would get %.0f%% of a cpu "
 			 "(%s)",
 			 st, 100 * r->share, h);
+	else if (!busy)
+		snprintf(basis, len,
+			 "the rates measured here (%s); quiet now: a thread of "
+			 "the run would get %.0f%% of a cpu (%s), so the run "
+			 "%.1fx its quiet estimate%s",
+			 st, 100 * r->share, h, times, lock);
 	else
 		snprintf(basis, len,
 			 "the rates measured here (%s); busy now: a thread of "
@@ -315,7 +412,10 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 			    : room.slowdown;
 	if (exp->lockstep)
 		per_round *= trip_now(t);
-	if (per_round < BUSY && room.start < BUSY) {
+	/* quiet, and a lockstep run's round trips within noise of the
+	 * rates' (the calibration's read 292 ns, a run's 55-92 minutes
+	 * later: core_to_core's quiet estimate was 5x the run) */
+	if (per_round < BUSY && per_round > 1 / BUSY && room.start < BUSY) {
 		say_basis(basis, len, &room, 0, 1, "");
 		return 0;
 	}
@@ -347,9 +447,9 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	fixed = body * exp->fixed_share;
 	rounds = body - fixed;
 	budget = rounds > 0 ? adapt_budget(common, rounds, 0) : 0;
-	if (per_round > room.slowdown)
-		snprintf(lock, sizeof(lock), ", its rounds %.0fx (lockstep)",
-			 per_round);
+	if (exp->lockstep && fabs(per_round / room.slowdown - 1) > 0.05)
+		snprintf(lock, sizeof(lock), ", its rounds %.*fx (lockstep)",
+			 per_round < 10 ? 1 : 0, per_round);
 	else if (budget > rounds * per_round)
 		snprintf(lock, sizeof(lock),
 			 ", its rounds grown toward the budget");
@@ -359,6 +459,8 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	/* what the sentence says is what the estimate did: the whole run
 	 * over the quiet estimate, not the cpu share's slowdown alone (the
 	 * work done once grows less, the rounds may grow more) */
-	say_basis(basis, len, &room, 1, quiet > 0 ? *seconds / quiet : 1, lock);
+	say_basis(basis, len, &room,
+		  room.slowdown >= BUSY || room.start >= BUSY,
+		  quiet > 0 ? *seconds / quiet : 1, lock);
 	return 0;
 }

@@ -172,9 +172,16 @@ static void test_estimate_now_says_its_basis(void **state)
 						 &bytes, basis, sizeof(basis)),
 			 0);
 	assert_true(now >= quiet * 0.999);
+	/* it names what it used: the probe's share and the load average */
 	if (strncmp(basis, "the rates measured here", 23) ||
-	    !strstr(basis, "a thread of the run would get"))
+	    !strstr(basis, "a thread of the run would get") ||
+	    !strstr(basis, "(spinning: ") || !strstr(basis, "load average"))
 		fail_msg("basis: '%s'", basis);
+	assert_true(room.probe > 0);
+	/* the share is the middle of the probe's and the load average's */
+	if (room.load_share > 0)
+		assert_float_equal(room.share,
+				   sqrt(room.probe * room.load_share), 1e-9);
 	free(params);
 	free(pv);
 	topo_free(t);
@@ -205,6 +212,36 @@ static void test_estimate_busy_parts(void **state)
 			   0.06 + 0.3 + 1, 1e-9);
 	assert_float_equal(estimate_busy_s(0.02, 0.1, 1, 0, 4, 4, 1.5),
 			   0.08 + 0.2 + 4, 1e-9);
+	/* a lockstep run's round trips 5x shorter now than the rates': its
+	 * rounds 5x shorter, grown as a quiet run's (sqrt(3)), not into
+	 * the whole budget the rates set */
+	assert_float_equal(estimate_busy_s(0, 0, 1, 3, 1, 0.2, 1),
+			   0.2 * sqrt(3), 1e-9);
+}
+
+/* The load average's share: the cpus the run leaves free absorb the
+ * others first; a cpu held part of the time gives the rest and half. */
+static void test_load_share(void **state)
+{
+	(void)state;
+	/* quiet, and a load that the free cpus hold */
+	assert_float_equal(load_share(0, 2, 2, 0), 1, 1e-9);
+	assert_float_equal(load_share(1, 1, 2, 0), 1, 1e-9);
+	/* one other on each of the run's two cpus: half of each */
+	assert_float_equal(load_share(2, 2, 2, 0), 0.5, 1e-9);
+	/* 0.8 others on 2 cpus beside 2 threads: each cpu 40% shared */
+	assert_float_equal(load_share(0.8, 2, 2, 0), 0.8, 1e-9);
+	/* 4 others: a third each; 3 others and one thread: 2 a cpu */
+	assert_float_equal(load_share(4, 2, 2, 0), 1.0 / 3, 1e-9);
+	assert_float_equal(load_share(3, 1, 2, 0), 0.5, 1e-9);
+	/* stolen time leaves fewer cpus */
+	assert_true(load_share(2, 2, 2, 0.2) < load_share(2, 2, 2, 0));
+	/* unknown */
+	assert_true(load_share(-1, 2, 2, 0) < 0);
+	/* the middle of the moment's and the minute's, either alone */
+	assert_float_equal(share_blend(0.25, 1), 0.5, 1e-9);
+	assert_float_equal(share_blend(0.4, -1), 0.4, 1e-9);
+	assert_float_equal(share_blend(0, 0.6), 0.6, 1e-9);
 }
 
 /* The hook's seconds for memory_policy_semantics with argv on t. */
@@ -267,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_estimates_follow_rates),
 		cmocka_unit_test(test_estimate_now_says_its_basis),
 		cmocka_unit_test(test_estimate_busy_parts),
+		cmocka_unit_test(test_load_share),
 		cmocka_unit_test(test_estimate_counts_policy_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
