@@ -17,6 +17,7 @@
 #include "export_csv.h"
 #include "import.h"
 #include "import_store.h"
+#include "jsondump.h"
 #include "run_limits.h"
 #include "rundoc.h"
 #include "schema.h"
@@ -147,9 +148,9 @@ enum MHD_Result api_post_run(struct http_request *rq, void *ctx)
 		goto out;
 	}
 	json_t *pj = schema_params_json(req.pv);
-	params_text = pj ? json_dumps(pj, JSON_COMPACT) : NULL;
+	params_text = pj ? jsondump_text(pj, NULL) : NULL;
 	json_decref(pj);
-	request_text = json_dumps(root, JSON_COMPACT);
+	request_text = jsondump_text(root, NULL);
 	if (!params_text || !request_text) {
 		ret = MHD_NO;
 		goto out;

@@ -1,6 +1,7 @@
 /* http_response.c - every answer's security headers, CORS, and JSON bodies and errors */
 #include "http_response.h"
 #include "http_internal.h"
+#include "jsondump.h"
 #include "jsonlimit.h"
 #include "utf8.h"
 
@@ -106,8 +107,8 @@ enum MHD_Result http_respond_bare(struct http_request *rq, unsigned int status,
 
 char *http_json_text(const json_t *doc, size_t *len)
 {
-	char *s = doc ? json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-	size_t n = s ? strlen(s) : 0;
+	size_t n = 0;
+	char *s = doc ? jsondump_text(doc, &n) : NULL;
 	char *b = s ? realloc(s, n + 2) : NULL;
 
 	if (!b) {

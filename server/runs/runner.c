@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "events.h"
+#include "jsondump.h"
 #include "jsonlimit.h"
 #include "strbuf.h"
 
@@ -106,7 +107,7 @@ static char *final_summary(const struct runlog_event *e, json_t *summary,
 
 	*len = at ? object_len(at + sizeof(key) - 2) : 0;
 	if (!*len) {
-		sum = json_dumps(summary, JSON_COMPACT);
+		sum = jsondump_text(summary, NULL);
 		*len = sum ? strlen(sum) : 0;
 		return sum;
 	}

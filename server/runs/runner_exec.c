@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "jsondump.h"
 #include "strbuf.h"
 #include "worker.h"
 
@@ -153,7 +154,7 @@ static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 	case EV_START: {
 		json_t *m = json_object_get(ev, "machine");
 		free(l->machine);
-		l->machine = m ? json_dumps(m, JSON_COMPACT) : NULL;
+		l->machine = m ? jsondump_text(m, NULL) : NULL;
 		/* the document's machine is m: written once */
 		if (l->machine)
 			doctext_keep(l->run->text, m, l->machine,

@@ -1,6 +1,7 @@
 /* runlog.c - the in-memory event log of a run: append, wait, replay */
 #include "runlog.h"
 #include "deadline.h"
+#include "jsondump.h"
 #include "strbuf.h"
 
 #include <errno.h>
@@ -163,7 +164,7 @@ static char *event_text(json_t *ev, int64_t seq, const char *text, size_t len)
 	if (!text || len < 3 || text[0] != '{' || text[len - 1] != '}' ||
 	    memchr(text, '\r', len) || memchr(text, '\n', len)) {
 		json_object_set_new(ev, "seq", json_integer(seq));
-		return json_dumps(ev, JSON_COMPACT);
+		return jsondump_text(ev, NULL);
 	}
 	memcpy(head, "{\"seq\":", 7);
 	n = 7 + (int)strbuf_int_text(head + 7, (long long)seq);

@@ -9,6 +9,7 @@
 #include "events.h"
 #include "guesses.h"
 #include "http_response.h"
+#include "jsondump.h"
 #include "jsonlimit.h"
 #include "logshare.h"
 #include "strbuf.h"
@@ -196,15 +197,6 @@ static int plain(const char *s)
 	return 1;
 }
 
-/* json_dump_callback's sink: onto a strbuf. */
-static int onto(const char *buf, size_t size, void *data)
-{
-	struct strbuf *sb = data;
-
-	strbuf_add(sb, buf, size);
-	return sb->oom ? -1 : 0;
-}
-
 char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -241,11 +233,10 @@ char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
 			strbuf_add(&sb, text, tlen);
 			continue;
 		}
-		/* json_dumps's bytes, without its copy of them */
-		if (json_dump_callback(v, onto, &sb,
-				       JSON_COMPACT | JSON_ENCODE_ANY)) {
+		/* json_dumps's bytes, without its costs */
+		if (jsondump(v, &sb)) {
 			strbuf_release(&sb);
-			return NULL;
+			return http_json_text(doc, len);
 		}
 	}
 	strbuf_add(&sb, "}\n", 2);
