@@ -78,14 +78,17 @@ static int parse_number(const struct param *p, const char *text,
 	char lo[32], hi[32];
 	int rc;
 
-	fmt_bound(p, p->min, lo, sizeof(lo));
-	fmt_bound(p, p->max, hi, sizeof(hi));
 	if (p->type == PARAM_INT) {
 		rc = numtext_u63(text, &end, &out->i);
 		if (!rc && *end)
 			rc = -EINVAL;
 	} else {
 		rc = numtext_size(text, &out->i);
+	}
+	/* the bounds in words only for a value that is refused */
+	if (rc || out->i < p->min || out->i > p->max) {
+		fmt_bound(p, p->min, lo, sizeof(lo));
+		fmt_bound(p, p->max, hi, sizeof(hi));
 	}
 	if (rc == -ERANGE || (!rc && (out->i < p->min || out->i > p->max))) {
 		snprintf(err->msg, sizeof(err->msg),
@@ -102,9 +105,8 @@ static int parse_number(const struct param *p, const char *text,
 			 p->name, lo, hi);
 		return -EINVAL;
 	}
+	/* an int's text is its digits: fmt_bound writes them so */
 	fmt_bound(p, out->i, out->text, sizeof(out->text));
-	if (p->type == PARAM_INT)
-		snprintf(out->text, sizeof(out->text), "%" PRId64, out->i);
 	return 0;
 }
 

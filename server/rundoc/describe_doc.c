@@ -283,15 +283,18 @@ int describe_doc(json_t *doc, struct verdict *v, struct errinfo *err)
 	struct doc_run *d;
 	int rc;
 
-	memset(v, 0, sizeof(*v));
 	errinfo_clear(err);
-	if (!e)
+	if (!e) {
+		memset(v, 0, sizeof(*v));
 		return errinfo_set(err, "experiment",
 				   "unknown experiment '%.60s'",
 				   name ? name : "");
+	}
 	d = calloc(1, sizeof(*d));
-	if (!d)
+	if (!d) {
+		memset(v, 0, sizeof(*v));
 		return -ENOMEM;
+	}
 	rc = read_params(d, e, json_object_get(doc, "params"), err);
 	if (!rc)
 		rc = read_points(d, json_object_get(doc, "samples"));
@@ -310,7 +313,10 @@ int describe_doc(json_t *doc, struct verdict *v, struct errinfo *err)
 		d->rr.common = &d->common;
 		d->rr.machine = &d->m;
 		d->rr.complete = status && !strcmp(status, "done");
+		/* it clears v first */
 		experiment_describe(&d->rr, v);
+	} else {
+		memset(v, 0, sizeof(*v));
 	}
 	doc_run_free(d);
 	return rc;
