@@ -415,7 +415,8 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	/* quiet, and a lockstep run's round trips within noise of the
 	 * rates' (the calibration's read 292 ns, a run's 55-92 minutes
 	 * later: core_to_core's quiet estimate was 5x the run) */
-	if (per_round < BUSY && per_round > 1 / BUSY && room.start < BUSY) {
+	if (per_round < BUSY && per_round > 1 / BUSY && room.slowdown < BUSY &&
+	    room.start < BUSY) {
 		say_basis(basis, len, &room, 0, 1, "");
 		return 0;
 	}

@@ -120,10 +120,19 @@ static void noop_body(void *arg, int tid, int round)
 	(void)round;
 }
 
-/* Seconds to start, run one empty round of and join a pinned team: the best
+/*
+ * Seconds to start, run one empty round of and join a pinned team: the best
  * of TEAM_TRIES (each waits for its threads to be scheduled: the best of 3
- * read 1-4 ms beside a load of 8-15 on 2 cpus, 0.11 ms quiet). */
+ * read 1-4 ms beside a load of 8-15 on 2 cpus, 0.11 ms quiet). A try whose
+ * wall time is over TEAM_WAITED times the cpu time the process spent on it
+ * waited for a cpu, which estimate_now counts itself: it counts its cpu
+ * time (beside a spinner on each of 2 cpus every try took 3.5-4.0 ms and
+ * 0.12-0.15 ms of cpu; quiet, 0.08-0.12 ms both; the bench's estimates of
+ * affinity, mostly team starts, were 2.1x its runs from rates measured
+ * so).
+ */
 #define TEAM_TRIES 9
+#define TEAM_WAITED 2.0
 static double team_cost(const struct topo *t, const int *cpus, int nthreads)
 {
 	struct team_job job = {.nthreads = nthreads,
@@ -134,10 +143,13 @@ static double team_cost(const struct topo *t, const int *cpus, int nthreads)
 
 	for (int i = 0; i < TEAM_TRIES; i++) {
 		struct team_result res;
-		double t0 = clock_now(), dt;
+		double t0 = clock_now(), c0 = clock_process_cpu(), dt, cpu;
 		int rc = team_run(&job, t, &res);
 
 		dt = clock_now() - t0;
+		cpu = clock_process_cpu() - c0;
+		if (cpu > 0 && dt > TEAM_WAITED * cpu)
+			dt = cpu;
 		team_result_free(&res);
 		if (rc)
 			return -1;
