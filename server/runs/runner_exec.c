@@ -117,6 +117,8 @@ static int store_started(struct live *l, json_t *ev, struct errinfo *err)
 	return rc;
 }
 
+static int on_cancelled(void *ctx);
+
 static int on_started(void *ctx, struct errinfo *err)
 {
 	struct live *l = ctx;
@@ -133,8 +135,10 @@ static int on_started(void *ctx, struct errinfo *err)
 				    json_string(l->run->estimate_basis));
 	if (store_started(l, ev, err))
 		return -EIO;
-	/* a cancel that came before the worker existed */
-	runner_wake(l->r);
+	/* a cancel that came before the worker existed (one that comes
+	 * after this look wakes the loop itself) */
+	if (on_cancelled(l))
+		runner_wake(l->r);
 	return 0;
 }
 
