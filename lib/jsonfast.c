@@ -17,6 +17,8 @@
  * caller asks jansson, which parses it or says exactly what is wrong.
  */
 #define NUMCACHE 4 /* the last reals read, kept for the rest of the text */
+/* An object's names a check compares (a longer object is left to a parse). */
+#define CHECK_MEMBERS 32
 
 /* A real read, and its value: the tree holds it (a reference); the same
  * text again is that value again, one more reference. Nothing changes a
@@ -33,6 +35,9 @@ struct cursor {
 	size_t values, max_values;     /* values begun, and the bound */
 	struct numseen num[NUMCACHE];
 	int numnext;
+	/* a check: values are walked, not made (each is json_null(), which
+	 * nothing frees); has_seq: the top object names "seq" */
+	int check, has_seq;
 };
 
 static json_t *value(struct cursor *c);
@@ -116,7 +121,11 @@ static json_t *real_seen(const struct cursor *c, const char *s, size_t n)
  * text; NULL when memory ran out. */
 static json_t *real_kept(struct cursor *c, const char *s, size_t n, double d)
 {
-	json_t *v = json_real(d);
+	json_t *v;
+
+	if (c->check)
+		return json_null();
+	v = json_real(d);
 
 	if (v) {
 		c->num[c->numnext] = (struct numseen){s, n, v};
@@ -228,8 +237,9 @@ static json_t *number(struct cursor *c)
 	if (!real) {
 		/* 18 digits or fewer: within a long long */
 		if (mantissa(digits, c->p, &m, &nfrac) && c->p - digits <= 18)
-			return json_integer(neg ? -(json_int_t)m
-						: (json_int_t)m);
+			return c->check ? json_null()
+					: json_integer(neg ? -(json_int_t)m
+							   : (json_int_t)m);
 	} else {
 		json_t *v = real_seen(c, s, n);
 
@@ -253,7 +263,7 @@ static json_t *number(struct cursor *c)
 	long long v = strtoll(tmp, &stop, 10);
 	if (errno || *stop)
 		return NULL;
-	return json_integer((json_int_t)v);
+	return c->check ? json_null() : json_integer((json_int_t)v);
 }
 
 static json_t *literal(struct cursor *c, const char *word, json_t *v)
@@ -331,6 +341,67 @@ static json_t *object(struct cursor *c)
 	return NULL;
 }
 
+/* An object walked: its names compared (a repeat is refused, as jansson
+ * refuses it), its values checked. */
+static json_t *object_check(struct cursor *c)
+{
+	struct {
+		const char *key;
+		size_t len;
+	} seen[CHECK_MEMBERS];
+	int nseen = 0, top = c->depth == 0, end;
+
+	c->p++; /* { */
+	c->depth++;
+	if (closes(c, '}'))
+		return json_null();
+	for (;;) {
+		const char *key;
+		size_t klen;
+
+		if (c->p >= c->end || *c->p != '"')
+			return NULL;
+		c->p++;
+		key = plain_string(c, &klen);
+		if (!key || nseen == CHECK_MEMBERS)
+			return NULL;
+		for (int i = 0; i < nseen; i++)
+			if (seen[i].len == klen && !memcmp(seen[i].key, key, klen))
+				return NULL;
+		seen[nseen].key = key;
+		seen[nseen++].len = klen;
+		if (top && klen == 3 && !memcmp(key, "seq", 3))
+			c->has_seq = 1;
+		skip_ws(c);
+		if (c->p >= c->end || *c->p != ':')
+			return NULL;
+		c->p++;
+		if (!value(c))
+			return NULL;
+		end = after_item(c, '}');
+		if (end)
+			return end > 0 ? json_null() : NULL;
+		skip_ws(c);
+	}
+}
+
+static json_t *array_check(struct cursor *c)
+{
+	int end;
+
+	c->p++; /* [ */
+	c->depth++;
+	if (closes(c, ']'))
+		return json_null();
+	for (;;) {
+		if (!value(c))
+			return NULL;
+		end = after_item(c, ']');
+		if (end)
+			return end > 0 ? json_null() : NULL;
+	}
+}
+
 static json_t *array(struct cursor *c)
 {
 	json_t *a = json_array();
@@ -367,13 +438,19 @@ static json_t *value(struct cursor *c)
 		return NULL;
 	switch (*c->p) {
 	case '{':
-		return c->depth < c->max_depth ? object(c) : NULL;
+		if (c->depth >= c->max_depth)
+			return NULL;
+		return c->check ? object_check(c) : object(c);
 	case '[':
-		return c->depth < c->max_depth ? array(c) : NULL;
+		if (c->depth >= c->max_depth)
+			return NULL;
+		return c->check ? array_check(c) : array(c);
 	case '"':
 		c->p++;
 		s = plain_string(c, &n);
-		return s ? json_stringn_nocheck(s, n) : NULL;
+		if (!s)
+			return NULL;
+		return c->check ? json_null() : json_stringn_nocheck(s, n);
 	case 't':
 		return literal(c, "true", json_true());
 	case 'f':
@@ -405,4 +482,22 @@ json_t *jsonfast_load_within(const char *buf, size_t len,
 		return NULL;
 	}
 	return v;
+}
+
+int jsonfast_check_within(const char *buf, size_t len, unsigned int max_depth,
+			  size_t max_values, int *has_seq)
+{
+	struct cursor c = {.p = buf,
+			   .end = buf + len,
+			   .max_depth = max_depth,
+			   .max_values = max_values,
+			   .check = 1};
+
+	*has_seq = 0;
+	skip_ws(&c);
+	if (c.p >= c.end || *c.p != '{' || !value(&c))
+		return 0;
+	skip_ws(&c);
+	*has_seq = c.has_seq;
+	return c.p == c.end;
 }

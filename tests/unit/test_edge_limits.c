@@ -209,6 +209,8 @@ static void test_fast_path_matches_jansson(void **state)
 		"",
 		"{\"a\":1",
 	};
+	int seq;
+
 	(void)state;
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
 		json_error_t err;
@@ -221,6 +223,12 @@ static void test_fast_path_matches_jansson(void **state)
 
 		assert_non_null(fast);
 		assert_non_null(ref);
+		/* a check passes what it parses into an object */
+		assert_int_equal(jsonfast_check_within(same[i], strlen(same[i]),
+						       JSONLIMIT_DEPTH,
+						       JSONLIMIT_VALUES, &seq),
+				 json_is_object(fast));
+		assert_false(seq);
 		a = json_dumps(fast, JSON_COMPACT | JSON_ENCODE_ANY);
 		b = json_dumps(ref, JSON_COMPACT | JSON_ENCODE_ANY);
 		assert_string_equal(a, b);
@@ -240,6 +248,11 @@ static void test_fast_path_matches_jansson(void **state)
 
 		assert_null(jsonfast_load_within(refused[i], n, JSONLIMIT_DEPTH,
 						 JSONLIMIT_VALUES));
+		/* nor does a check pass it */
+		assert_int_equal(jsonfast_check_within(refused[i], n,
+						       JSONLIMIT_DEPTH,
+						       JSONLIMIT_VALUES, &seq),
+				 0);
 		/* jansson judges it, as before */
 		assert_int_equal(via != NULL, ref != NULL);
 		if (!ref)
@@ -249,6 +262,45 @@ static void test_fast_path_matches_jansson(void **state)
 		json_decref(via);
 		json_decref(ref);
 	}
+}
+
+/* A check walks without making anything: it says whether the top object
+ * names "seq", keeps to its bounds, and leaves a wide object to a parse. */
+static void test_check_without_values(void **state)
+{
+	static const char seq_top[] = "{\"type\":\"sample\",\"seq\":4}";
+	static const char seq_inner[] = "{\"type\":\"sample\",\"m\":{\"seq\":4}}";
+	char wide[33 * 12 + 8], *p = wide;
+	int seq;
+
+	(void)state;
+	assert_int_equal(jsonfast_check_within(seq_top, strlen(seq_top), 32,
+					       1000, &seq),
+			 1);
+	assert_true(seq);
+	assert_int_equal(jsonfast_check_within(seq_inner, strlen(seq_inner),
+					       32, 1000, &seq),
+			 1);
+	assert_false(seq);
+	/* past the depth or the values the caller allows: refused */
+	assert_int_equal(jsonfast_check_within(seq_inner, strlen(seq_inner), 1,
+					       1000, &seq),
+			 0);
+	assert_int_equal(jsonfast_check_within(seq_inner, strlen(seq_inner),
+					       32, 3, &seq),
+			 0);
+	/* 33 members: parsed, not checked */
+	*p++ = '{';
+	for (int i = 0; i < 33; i++)
+		p += sprintf(p, "%s\"k%02d\":%d", i ? "," : "", i, i);
+	*p++ = '}';
+	*p = '\0';
+	assert_int_equal(jsonfast_check_within(wide, strlen(wide), 32, 1000,
+					       &seq),
+			 0);
+	json_t *v = jsonfast_load_within(wide, strlen(wide), 32, 1000);
+	assert_int_equal(json_object_size(v), 33);
+	json_decref(v);
 }
 
 /* Numbers read without strtod (exact ones, and a real met before in the
@@ -332,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_fast_path_matches_jansson),
 		cmocka_unit_test(test_fast_numbers_match_jansson),
+		cmocka_unit_test(test_check_without_values),
 		cmocka_unit_test(test_strings_are_not_structure),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_jansson_still_judges),
