@@ -191,6 +191,24 @@ static int exponent(const char *s, const char *end)
 	return n > 4 ? INT32_MAX : neg ? -e : e;
 }
 
+/* Whether the real of these digits (up to its exponent) times 10^ex lies
+ * well within a double's normal range: 10^-290 to 10^290. */
+static int far_inside(const char *s, const char *end, int ex)
+{
+	const char *p = s;
+	int lead = 0; /* digits before the point, less leading zeros */
+
+	while (p < end && *p == '0')
+		p++;
+	for (; p < end && is_digit(*p); p++)
+		lead++;
+	/* 0.000...: its zeros after the point count down */
+	if (!lead && p < end && *p == '.')
+		for (p++; p < end && *p == '0'; p++)
+			lead--;
+	return lead + ex < 290 && lead + ex > -290;
+}
+
 /* A number as JSON's grammar has it: an integer, or a real when it has a
  * fraction or an exponent (as jansson decides). Most are read here; a
  * long or far out one goes to strtoll/strtod as before. */
@@ -246,6 +264,11 @@ static json_t *number(struct cursor *c)
 		if (v)
 			return v;
 		ex = e ? exponent(e, c->p) : 0;
+		/* a check: a real whose magnitude is far inside a double's
+		 * range is one, whatever its digits; no need to round it */
+		if (c->check && ex != INT32_MAX &&
+		    far_inside(digits, e ? e - 1 : c->p, ex))
+			return json_null();
 		if (mantissa(digits, e ? e - 1 : c->p, &m, &nfrac) &&
 		    ex != INT32_MAX) {
 			if (!m)
@@ -366,7 +389,8 @@ static json_t *object_check(struct cursor *c)
 		if (!key || nseen == CHECK_MEMBERS)
 			return NULL;
 		for (int i = 0; i < nseen; i++)
-			if (seen[i].len == klen && !memcmp(seen[i].key, key, klen))
+			if (seen[i].len == klen &&
+			    !memcmp(seen[i].key, key, klen))
 				return NULL;
 		seen[nseen].key = key;
 		seen[nseen++].len = klen;

@@ -215,6 +215,13 @@ enum MHD_Result api_get_run(struct http_request *rq, void *ctx)
 	doc = rundoc_build(a->store, a->runner, id, touched, &ended, &text);
 	kept = doc && ended && !touched ? keep_document(a, id, doc, text)
 					: NULL;
+	/* served as values: its samples kept as text are filled in */
+	if (!kept && doc && doctext_has_unread(doc)) {
+		json_t *values = doctext_values(text, doc);
+		json_decref(doc);
+		doc = values;
+		errno = ENOMEM;
+	}
 	doctext_unref(text);
 	if (kept) {
 		json_decref(doc);

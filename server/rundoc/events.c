@@ -196,6 +196,20 @@ int events_fold(json_t *doc, json_t *ev, unsigned int flags)
 	return bad ? -ENOMEM : 0;
 }
 
+int events_fold_unread(json_t *doc, enum event_type type)
+{
+	const char *key = type == EV_SAMPLE	 ? "samples"
+			  : type == EV_PLACEMENT ? "placement"
+			  : type == EV_CELL	 ? "cells"
+			  : type == EV_NOTE	 ? "notes"
+			  : type == EV_MARK	 ? "marks"
+						 : NULL;
+
+	if (!json_is_object(doc) || !key)
+		return -EINVAL;
+	return append(doc, key, json_null()) ? -ENOMEM : 0;
+}
+
 json_t *events_final(const char *status, const char *error, json_t *summary,
 		     const char *headline)
 {

@@ -80,6 +80,13 @@ json_t *events_doc_new(void);
  */
 int events_fold(json_t *doc, json_t *ev, unsigned int flags);
 /*
+ * An event of an array's type (sample, placement, cell, note, mark) folded
+ * as a placeholder, null, where its text is kept instead (doctext.h). 0,
+ * -EINVAL (no such array), -ENOMEM.
+ */
+int events_fold_unread(json_t *doc, enum event_type type);
+
+/*
  * The final event of a run: type and "status" are status; error and
  * headline may be NULL (then left out), summary is an object. NULL on ENOMEM.
  */

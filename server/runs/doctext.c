@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonlimit.h"
+
 /* The document's arrays of worker events, as events_fold names them. */
 enum { A_PLACEMENT, A_SAMPLES, A_CELLS, A_NOTES, A_MARKS, A_N };
 
@@ -140,32 +142,138 @@ static size_t item_start(const struct runlog_event *e, const char *name)
 	return at;
 }
 
-void doctext_add(struct doctext *t, enum event_type type,
-		 const struct runlog_event *e, int canonical)
+int doctext_keeps(const struct doctext *t, enum event_type type)
+{
+	int k = array_of(type);
+
+	return t && k >= 0 && !t->a[k].broken;
+}
+
+int doctext_try_add(struct doctext *t, enum event_type type,
+		    const struct runlog_event *e, int canonical)
 {
 	int k = array_of(type);
 	size_t off;
 
-	if (!t || k < 0 || t->a[k].broken)
-		return;
+	if (!doctext_keeps(t, type))
+		return -1;
 	/* the item is the line less its leading "type" member: jansson keeps
 	 * an object's members in the order they came */
 	off = canonical && e ? item_start(e, event_kinds[type].name) : 0;
-	if (off && t->a[k].n == t->a[k].cap) {
+	if (!off)
+		return -1;
+	if (t->a[k].n == t->a[k].cap) {
 		size_t cap = t->a[k].cap ? 2 * t->a[k].cap : 64;
 		struct item *v = realloc(t->a[k].v, cap * sizeof(*v));
-		if (v) {
-			t->a[k].v = v;
-			t->a[k].cap = cap;
-		}
-	}
-	if (!off || t->a[k].n == t->a[k].cap) {
-		t->a[k].broken = 1;
-		free(t->a[k].v);
-		t->a[k].v = NULL;
-		return;
+		if (!v)
+			return -1;
+		t->a[k].v = v;
+		t->a[k].cap = cap;
 	}
 	t->a[k].v[t->a[k].n++] = (struct item){e, off};
+	return 0;
+}
+
+void doctext_break(struct doctext *t, enum event_type type)
+{
+	int k = array_of(type);
+
+	if (!t || k < 0)
+		return;
+	t->a[k].broken = 1;
+	free(t->a[k].v);
+	t->a[k].v = NULL;
+	t->a[k].n = t->a[k].cap = 0;
+}
+
+void doctext_add(struct doctext *t, enum event_type type,
+		 const struct runlog_event *e, int canonical)
+{
+	if (array_of(type) >= 0 && doctext_try_add(t, type, e, canonical))
+		doctext_break(t, type);
+}
+
+json_t *doctext_filled(const struct doctext *t, enum event_type type,
+		       json_t *arr)
+{
+	static const struct jsonlimit stored = {.depth =
+							JSONLIMIT_DEPTH_STORED};
+	int k = array_of(type);
+	json_t *out = json_array(), *v;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (!out || k < 0 || !json_is_array(arr))
+		goto fail;
+	json_array_foreach (arr, i, v) {
+		if (!json_is_null(v)) {
+			if (json_array_append(out, v))
+				goto fail;
+			continue;
+		}
+		/* a placeholder: its item is kept as text */
+		if (!t || t->a[k].broken || i >= t->a[k].n)
+			goto fail;
+		const struct item *it = &t->a[k].v[i];
+		strbuf_reset(&sb);
+		strbuf_addch(&sb, '{');
+		strbuf_add(&sb, it->e->json + it->off, it->e->len - it->off);
+		if (sb.oom)
+			goto fail;
+		v = jsonlimit_load(sb.buf, sb.len, 0, &stored, NULL, NULL, 0);
+		if (!v || json_array_append_new(out, v))
+			goto fail;
+	}
+	strbuf_release(&sb);
+	return out;
+fail:
+	strbuf_release(&sb);
+	json_decref(out);
+	return NULL;
+}
+
+/* The document's arrays of worker events, and their events' types. */
+static const enum event_type array_types[A_N] = {EV_PLACEMENT, EV_SAMPLE,
+						 EV_CELL, EV_NOTE, EV_MARK};
+
+static int has_unread(json_t *arr)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach (arr, i, v)
+		if (json_is_null(v))
+			return 1;
+	return 0;
+}
+
+int doctext_has_unread(json_t *doc)
+{
+	for (int k = 0; k < A_N; k++)
+		if (has_unread(json_object_get(doc, keys[k])))
+			return 1;
+	return 0;
+}
+
+json_t *doctext_values(const struct doctext *t, json_t *doc)
+{
+	json_t *out;
+
+	if (!doctext_has_unread(doc))
+		return json_incref(doc);
+	out = json_copy(doc);
+	for (int k = 0; out && k < A_N; k++) {
+		json_t *arr = json_object_get(doc, keys[k]), *filled;
+
+		if (!has_unread(arr))
+			continue;
+		filled = doctext_filled(t, array_types[k], arr);
+		if (!filled || json_object_set_new(out, keys[k], filled)) {
+			json_decref(out);
+			out = NULL;
+		}
+	}
+	return out;
 }
 
 int doctext_write(const struct doctext *t, const char *name, size_t n,

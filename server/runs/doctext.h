@@ -36,6 +36,31 @@ void doctext_unref(struct doctext *t);
  */
 void doctext_add(struct doctext *t, enum event_type type,
 		 const struct runlog_event *e, int canonical);
+/* Whether t keeps the whole text of type's array so far. */
+int doctext_keeps(const struct doctext *t, enum event_type type);
+/* doctext_add's step: 0 when the item is kept; -1 when it cannot be,
+ * nothing changed (the caller then calls doctext_break). */
+int doctext_try_add(struct doctext *t, enum event_type type,
+		    const struct runlog_event *e, int canonical);
+/* type's array is no longer kept as text. */
+void doctext_break(struct doctext *t, enum event_type type);
+
+/*
+ * An item the runner keeps only as text sits in the document's array as a
+ * placeholder, null (events_fold_unread): a sample is not parsed into a
+ * tree that only a CSV export or a description would read. Readers of the
+ * document's values fill them in: doctext_filled gives a new array, arr's
+ * items with each placeholder parsed from its text (type's array: arr is
+ * the document's); NULL when memory runs out or a placeholder has no
+ * text. doctext_has_unread: whether doc has any placeholder.
+ */
+json_t *doctext_filled(const struct doctext *t, enum event_type type,
+		       json_t *arr);
+int doctext_has_unread(json_t *doc);
+/* doc with every placeholder filled in: doc itself (one more reference)
+ * when it has none, else a shallow copy with new arrays; NULL when memory
+ * runs out or a placeholder has no text. */
+json_t *doctext_values(const struct doctext *t, json_t *doc);
 
 /*
  * The document's array name ("samples") as JSON, "[" its items "]",

@@ -10,6 +10,8 @@
 
 #include "events.h"
 #include "jsondump.h"
+#include "jsonfast.h"
+#include "jsonlimit.h"
 #include "strbuf.h"
 #include "worker.h"
 
@@ -86,7 +88,8 @@ struct live {
 	/* the worker's machine, stored with the batch it came in (one
 	 * transaction, not two); NULL when none waits */
 	char *machine;
-	int started;			   /* the row says running */
+	int started; /* the row says running */
+	int unread;  /* samples the document holds as placeholders */
 	const struct runlog_event **batch; /* logged, not yet stored */
 	int nbatch, cap;
 };
@@ -144,6 +147,92 @@ static int on_started(void *ctx, struct errinfo *err)
 
 static int on_flush(void *ctx, struct errinfo *err);
 
+/* Room for one more event in the batch: 0, or -ENOMEM (err set). */
+static int batch_room(struct live *l, struct errinfo *err)
+{
+	if (l->nbatch == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 64;
+		const struct runlog_event **b =
+			realloc(l->batch, (size_t)cap * sizeof(*b));
+		if (!b)
+			return errinfo_set(err, NULL,
+					   "out of memory reading the worker");
+		l->batch = b;
+		l->cap = cap;
+	}
+	return 0;
+}
+
+/* e into the batch; the batch stored when it is full. */
+static int batched(struct live *l, const struct runlog_event *e,
+		   struct errinfo *err)
+{
+	l->batch[l->nbatch++] = e;
+	/* a read can hold thousands: readers never see more than a batch the
+	 * store has not kept (RUNLOG_UNSTORED_MAX) */
+	if (l->nbatch >= RUNLOG_BATCH_MAX)
+		return on_flush(l, err);
+	return 0;
+}
+
+/*
+ * The samples that came as text (placeholders in the document) parsed
+ * into it, before the samples' text stops being kept whole (an item that
+ * came otherwise): the document then holds every sample as a value.
+ */
+static void unread_to_values(struct live *l, enum event_type type)
+{
+	const char *key = type == EV_SAMPLE ? "samples" : NULL;
+	json_t *arr;
+
+	if (!key || !l->unread || !l->run->doc)
+		return;
+	arr = doctext_filled(l->run->text, type,
+			     json_object_get(l->run->doc, key));
+	if (!arr || json_object_set_new(l->run->doc, key, arr)) {
+		/* as a fold short of memory: no document, the log has all */
+		json_decref(l->run->doc);
+		l->run->doc = NULL;
+	}
+	l->unread = 0;
+}
+
+/*
+ * A sample line the worker wrote as it writes them (its "type" first)
+ * and that a walk of it finds whole: logged, stored and shown as its
+ * text, kept in the document's text, and a placeholder in the document
+ * (doctext.h); no tree is made of it. Any other line is parsed (0).
+ */
+static int on_event_text(void *ctx, const char *line, size_t len,
+			 struct errinfo *err)
+{
+	static const char head[] = "{\"type\":\"sample\",";
+	struct live *l = ctx;
+	const struct runlog_event *e;
+	int seq;
+
+	if (len < sizeof(head) || memcmp(line, head, sizeof(head) - 1) ||
+	    !l->r->cfg.canonical_lines || !l->run->doc ||
+	    !doctext_keeps(l->run->text, EV_SAMPLE) ||
+	    memchr(line, '\r', len) ||
+	    !jsonfast_check_within(line, len, JSONLIMIT_DEPTH, JSONLIMIT_VALUES,
+				   &seq) ||
+	    seq)
+		return 0;
+	if (batch_room(l, err))
+		return -ENOMEM;
+	e = runlog_append_text_held(l->run->log, "sample", line, len);
+	if (!e)
+		return 1; /* as an event the log no longer takes */
+	if (doctext_try_add(l->run->text, EV_SAMPLE, e, 1) ||
+	    events_fold_unread(l->run->doc, EV_SAMPLE)) {
+		errinfo_set(err, NULL, "out of memory reading the worker");
+		return -ENOMEM;
+	}
+	l->unread++;
+	return batched(l, e, err) ? -EIO : 1;
+}
+
 static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 		    struct errinfo *err)
 {
@@ -175,27 +264,18 @@ static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 	default:
 		break;
 	}
-	if (l->nbatch == l->cap) {
-		int cap = l->cap ? l->cap * 2 : 64;
-		const struct runlog_event **b =
-			realloc(l->batch, (size_t)cap * sizeof(*b));
-		if (!b)
-			return errinfo_set(err, NULL,
-					   "out of memory reading the worker");
-		l->batch = b;
-		l->cap = cap;
-	}
+	if (batch_room(l, err))
+		return -ENOMEM;
 	e = runlog_append_held(l->run->log, ev, line, len);
-	if (e) {
-		runner_fold(l->run, ev);
-		doctext_add(l->run->text, type, e, canonical);
-		l->batch[l->nbatch++] = e;
+	if (!e)
+		return 0;
+	if (doctext_keeps(l->run->text, type) &&
+	    doctext_try_add(l->run->text, type, e, canonical)) {
+		unread_to_values(l, type);
+		doctext_break(l->run->text, type);
 	}
-	/* a read can hold thousands: readers never see more than a batch the
-	 * store has not kept (RUNLOG_UNSTORED_MAX) */
-	if (l->nbatch >= RUNLOG_BATCH_MAX)
-		return on_flush(l, err);
-	return 0;
+	runner_fold(l->run, ev);
+	return batched(l, e, err);
 }
 
 /* The batch, and the machine when it came in it, into the store: inside
@@ -261,6 +341,7 @@ const char *runner_execute(struct runner *r, struct run *run,
 	const struct worker_ops ops = {.ctx = &l,
 				       .started = on_started,
 				       .event = on_event,
+				       .event_text = on_event_text,
 				       .flush = on_flush,
 				       .cancelled = on_cancelled};
 	const struct worker_spec spec = {.exe = r->cfg.exe,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "jsonfast.h"
 #include "jsonlimit.h"
 
 #define LINE_MAX_BYTES (1 << 20) /* a longer stdout line is garbage */
@@ -124,16 +125,37 @@ static json_t *read_line(struct worker *w, const char *s, size_t len)
 static void handle_line(struct worker *w, const char *s, size_t len)
 {
 	struct errinfo err;
-	json_t *ev = read_line(w, s, len);
+	size_t n = len && s[len - 1] == '\r' ? len - 1 : len;
+	json_t *ev;
+	int taken;
 
+	errinfo_clear(&err);
+	if (w->ops->event_text && n && !w->failure) {
+		taken = w->ops->event_text(w->ops->ctx, s, n, &err);
+		if (taken < 0)
+			fail_worker(w, "%s", err.msg);
+		if (taken)
+			return;
+	}
+	ev = read_line(w, s, len);
 	if (!ev)
 		return;
-	if (len && s[len - 1] == '\r')
-		len--;
-	errinfo_clear(&err);
-	if (w->ops->event(w->ops->ctx, ev, s, len, &err))
+	if (w->ops->event(w->ops->ctx, ev, s, n, &err))
 		fail_worker(w, "%s", err.msg);
 	json_decref(ev);
+}
+
+/* A line passed over (a progress line a later one repeats) is still
+ * checked: a walk of it where that says it is an event, else a parse. */
+static void check_line(struct worker *w, const char *s, size_t len)
+{
+	int seq;
+
+	if (len && s[len - 1] == '\r')
+		len--;
+	if (!jsonfast_check_within(s, len, JSONLIMIT_DEPTH, JSONLIMIT_VALUES,
+				   &seq))
+		json_decref(read_line(w, s, len));
 }
 
 /* The events read since the last flush are in: the caller stores them in
@@ -229,7 +251,7 @@ static void feed_stdout(struct worker *w, const char *buf, size_t n)
 			if (!last || p >= last || !is_progress(p, k))
 				handle_line(w, p, k);
 			else
-				json_decref(read_line(w, p, k));
+				check_line(w, p, k);
 		} else if (!add_to_line(w, p, k) && nl) {
 			handle_line(w, w->line, w->len);
 			w->len = 0;

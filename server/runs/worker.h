@@ -24,6 +24,14 @@ struct worker_ops {
 	 */
 	int (*event)(void *ctx, json_t *ev, const char *line, size_t len,
 		     struct errinfo *err);
+	/*
+	 * Optional, asked first of each line (len bytes, no newline): 1 when
+	 * it took the line as it is, unparsed (it checked it as a parse
+	 * would); 0 when the line is to be parsed and given to event; < 0
+	 * fails the run with err.
+	 */
+	int (*event_text)(void *ctx, const char *line, size_t len,
+			  struct errinfo *err);
 	/* The events of one read are all in. Nonzero fails the run with err. */
 	int (*flush)(void *ctx, struct errinfo *err);
 	/* After a wake-up: nonzero when the worker is to stop (SIGTERM, then

@@ -163,6 +163,10 @@ static char *event_text(json_t *ev, int64_t seq, const char *text, size_t len)
 	 * would take it for the end of a line */
 	if (!text || len < 3 || text[0] != '{' || text[len - 1] != '}' ||
 	    memchr(text, '\r', len) || memchr(text, '\n', len)) {
+		if (!ev) {
+			errno = EINVAL;
+			return NULL;
+		}
 		json_object_set_new(ev, "seq", json_integer(seq));
 		return jsondump_text(ev, NULL);
 	}
@@ -178,20 +182,24 @@ static char *event_text(json_t *ev, int64_t seq, const char *text, size_t len)
 	return out;
 }
 
+/* ev numbered, or (ev NULL) the text of an event of this type that has
+ * no seq of its own, which must then be one object on one line */
 static const struct runlog_event *append(struct runlog *log, json_t *ev,
-					 const char *text, size_t len, int held)
+					 const char *type, const char *text,
+					 size_t len, int held)
 {
-	const char *type = json_string_value(json_object_get(ev, "type"));
 	struct runlog_event *e = NULL;
 	char *json = NULL;
 	int rc;
 
-	if (!type || !*type) {
+	if (ev)
+		type = json_string_value(json_object_get(ev, "type"));
+	if (!type || !*type || (!ev && !text)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	/* a line that names its own seq is not the worker's to number */
-	if (json_object_get(ev, "seq"))
+	if (ev && json_object_get(ev, "seq"))
 		text = NULL;
 	pthread_mutex_lock(&log->mu);
 	if (log->closed) {
@@ -202,7 +210,7 @@ static const struct runlog_event *append(struct runlog *log, json_t *ev,
 	json = event_text(ev, seq, text, len);
 	e = json ? event_new(seq, type, json) : NULL;
 	if (!e) {
-		rc = -ENOMEM;
+		rc = json || errno != EINVAL ? -ENOMEM : -EINVAL;
 		goto fail;
 	}
 	rc = push(log, e, held);
@@ -223,13 +231,20 @@ fail:
 
 const struct runlog_event *runlog_append(struct runlog *log, json_t *ev)
 {
-	return append(log, ev, NULL, 0, 0);
+	return append(log, ev, NULL, NULL, 0, 0);
 }
 
 const struct runlog_event *runlog_append_held(struct runlog *log, json_t *ev,
 					      const char *text, size_t len)
 {
-	return append(log, ev, text, len, 1);
+	return append(log, ev, NULL, text, len, 1);
+}
+
+const struct runlog_event *runlog_append_text_held(struct runlog *log,
+						   const char *type,
+						   const char *text, size_t len)
+{
+	return append(log, NULL, type, text, len, 1);
 }
 
 void runlog_publish(struct runlog *log)

@@ -63,6 +63,15 @@ const struct runlog_event *runlog_append(struct runlog *log, json_t *ev);
  */
 const struct runlog_event *runlog_append_held(struct runlog *log, json_t *ev,
 					      const char *text, size_t len);
+/*
+ * Like runlog_append_held, for a line not parsed: text (len bytes) is one
+ * JSON object on one line, of this type, that names no seq of its own.
+ * NULL with errno EINVAL when the text is not so (nothing appended).
+ */
+const struct runlog_event *runlog_append_text_held(struct runlog *log,
+						   const char *type,
+						   const char *text,
+						   size_t len);
 /* Shows every held event to readers (and wakes them). */
 void runlog_publish(struct runlog *log);
 /*

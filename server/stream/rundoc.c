@@ -131,6 +131,18 @@ static int add_guesses(struct store *store, int64_t id, json_t *doc)
 	return 0;
 }
 
+/* describe_doc_today of doc, its placeholders (doctext.h) read from t. */
+static json_t *describe_today(json_t *doc, const struct doctext *t)
+{
+	json_t *values = doctext_values(t, doc), *v;
+
+	if (!values)
+		return NULL;
+	v = describe_doc_today(values, NULL);
+	json_decref(values);
+	return v;
+}
+
 json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 		     int guessed, int *ended, struct doctext **text)
 {
@@ -155,6 +167,18 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 		json_decref(row);
 		return NULL;
 	}
+	/* a reader of values (not of text) gets every sample as a value */
+	if (!text && doctext_has_unread(doc)) {
+		json_t *full = doctext_values(t, doc);
+		json_decref(doc);
+		doc = full;
+		if (!doc) {
+			json_decref(row);
+			doctext_unref(t);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
 	merge_row(doc, row);
 	if (mem) {
 		/* newer than the row when the store failed mid-run */
@@ -169,9 +193,10 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 	*ended = closed && event_status_final(json_string_value(
 				   json_object_get(doc, "status")));
 	/* an ended run, stored or imported, as today's rules read it */
-	json_object_set_new(doc, "verdict_today",
-			    (*ended ? describe_doc_today(doc, NULL) : NULL)
-				    ?: json_null());
+	json_object_set_new(
+		doc, "verdict_today",
+		(*ended ? describe_today(doc, t) : NULL)
+			?: json_null());
 	json_decref(row);
 	/* the class's guesses, kept beside the run, never in its events: a
 	 * run of this server's has them only if its class guessed on it */

@@ -178,6 +178,70 @@ static void test_members_past_the_kept_ones(void **state)
 	assert_as_jansson(doc, t);
 }
 
+/*
+ * Samples taken as text (placeholders in the document, as the runner
+ * takes the worker's sample lines) serialise, and fill in, to the very
+ * document folded from their values.
+ */
+static void test_placeholders_are_the_values(void **state)
+{
+	json_t *doc = events_doc_new(), *ref = events_doc_new(), *full;
+	struct runlog *log = runlog_new(7);
+	struct doctext *t = doctext_new(log);
+	size_t na, nb;
+	char *a, *b;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(worker) / sizeof(worker[0]); i++) {
+		json_t *ev =
+			json_loads(worker[i], JSON_REJECT_DUPLICATES, NULL);
+		char *line = json_dumps(ev, JSON_COMPACT);
+		enum event_type type = event_type_of_event(ev);
+		const struct runlog_event *e;
+
+		assert_int_equal(events_fold(ref, ev, 0), 0);
+		if (type == EV_SAMPLE) {
+			e = runlog_append_text_held(log, "sample", line,
+						    strlen(line));
+			assert_non_null(e);
+			assert_int_equal(doctext_try_add(t, type, e, 1), 0);
+			assert_int_equal(events_fold_unread(doc, type), 0);
+		} else {
+			e = runlog_append_held(log, ev, line, strlen(line));
+			assert_non_null(e);
+			assert_int_equal(events_fold(doc, ev, 0), 0);
+			doctext_add(t, type, e, 1);
+		}
+		free(line);
+		json_decref(ev);
+	}
+	runlog_unref(log);
+	assert_true(doctext_has_unread(doc));
+	assert_false(doctext_has_unread(ref));
+	/* the text serialises the values */
+	a = rundoc_dumps(doc, t, &na);
+	b = http_json_text(ref, &nb);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	free(a);
+	free(b);
+	/* filled in, a copy: the document keeps its placeholders */
+	full = doctext_values(t, doc);
+	assert_true(json_equal(full, ref));
+	assert_true(doctext_has_unread(doc));
+	json_decref(full);
+	/* and a document without any is itself */
+	full = doctext_values(t, ref);
+	assert_ptr_equal(full, ref);
+	json_decref(full);
+	/* a placeholder whose text is no longer kept is not made up */
+	doctext_break(t, EV_SAMPLE);
+	assert_null(doctext_values(t, doc));
+	doctext_unref(t);
+	json_decref(doc);
+	json_decref(ref);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_the_text_is_written),
 		cmocka_unit_test(test_a_kept_member_is_written_as_kept),
 		cmocka_unit_test(test_members_past_the_kept_ones),
+		cmocka_unit_test(test_placeholders_are_the_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

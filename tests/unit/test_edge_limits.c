@@ -269,25 +269,26 @@ static void test_fast_path_matches_jansson(void **state)
 static void test_check_without_values(void **state)
 {
 	static const char seq_top[] = "{\"type\":\"sample\",\"seq\":4}";
-	static const char seq_inner[] = "{\"type\":\"sample\",\"m\":{\"seq\":4}}";
+	static const char seq_inner[] =
+		"{\"type\":\"sample\",\"m\":{\"seq\":4}}";
 	char wide[33 * 12 + 8], *p = wide;
 	int seq;
 
 	(void)state;
-	assert_int_equal(jsonfast_check_within(seq_top, strlen(seq_top), 32,
-					       1000, &seq),
-			 1);
+	assert_int_equal(
+		jsonfast_check_within(seq_top, strlen(seq_top), 32, 1000, &seq),
+		1);
 	assert_true(seq);
-	assert_int_equal(jsonfast_check_within(seq_inner, strlen(seq_inner),
-					       32, 1000, &seq),
+	assert_int_equal(jsonfast_check_within(seq_inner, strlen(seq_inner), 32,
+					       1000, &seq),
 			 1);
 	assert_false(seq);
 	/* past the depth or the values the caller allows: refused */
 	assert_int_equal(jsonfast_check_within(seq_inner, strlen(seq_inner), 1,
 					       1000, &seq),
 			 0);
-	assert_int_equal(jsonfast_check_within(seq_inner, strlen(seq_inner),
-					       32, 3, &seq),
+	assert_int_equal(jsonfast_check_within(seq_inner, strlen(seq_inner), 32,
+					       3, &seq),
 			 0);
 	/* 33 members: parsed, not checked */
 	*p++ = '{';
@@ -295,9 +296,8 @@ static void test_check_without_values(void **state)
 		p += sprintf(p, "%s\"k%02d\":%d", i ? "," : "", i, i);
 	*p++ = '}';
 	*p = '\0';
-	assert_int_equal(jsonfast_check_within(wide, strlen(wide), 32, 1000,
-					       &seq),
-			 0);
+	assert_int_equal(
+		jsonfast_check_within(wide, strlen(wide), 32, 1000, &seq), 0);
 	json_t *v = jsonfast_load_within(wide, strlen(wide), 32, 1000);
 	assert_int_equal(json_object_size(v), 33);
 	json_decref(v);
@@ -346,8 +346,12 @@ static void test_fast_numbers_match_jansson(void **state)
 		"100000000000000000000000e-10",
 		"12345678901234567890123",
 		"1.0000000000000000000001",
+		"1e999",
+		"-1e309",
+		"1e-400",
+		"123e306",
 	};
-	int taken = 0;
+	int taken = 0, seq;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
@@ -372,6 +376,16 @@ static void test_fast_numbers_match_jansson(void **state)
 			/* bit for bit: -0.0 is not 0.0 */
 			assert_memory_equal(&x, &y, sizeof(x));
 		}
+		/* a check passes a number in a double's range whatever its
+		 * digits, and no number jansson refuses */
+		n = snprintf(text, sizeof(text), "{\"a\":%s}", nums[i]);
+		int checked =
+			jsonfast_check_within(text, (size_t)n, JSONLIMIT_DEPTH,
+					      JSONLIMIT_VALUES, &seq);
+		if (fast)
+			assert_true(checked);
+		if (!ref)
+			assert_false(checked);
 		json_decref(fast);
 		json_decref(ref);
 	}
