@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "worker.h"
 #include "clock.h"
+#include "errtail.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,10 +22,8 @@
 #include "jsonlimit.h"
 
 #define LINE_MAX_BYTES (1 << 20) /* a longer stdout line is garbage */
-#define STDERR_LINES 20		 /* kept for the failure reason */
-#define STDERR_LINE_MAX 300
-#define KILL_GRACE_MS 2000 /* SIGTERM, then SIGKILL this much later */
-#define DRAIN_MS 2000	   /* output still read after the worker exited */
+#define KILL_GRACE_MS 2000	 /* SIGTERM, then SIGKILL this much later */
+#define DRAIN_MS 2000		 /* output still read after the worker exited */
 /*
  * Events read are stored and shown together this long after the first of
  * them: a burst is stored in a few transactions rather than one a read,
@@ -43,10 +42,7 @@ struct worker {
 	char *failure; /* garbage or a hook's failure: the run fails with it */
 	char *line;    /* the stdout line being assembled */
 	size_t len, cap;
-	char errlines[STDERR_LINES][STDERR_LINE_MAX]; /* the stderr ring */
-	int nerr, errhead;
-	char errpart[STDERR_LINE_MAX];
-	size_t errpartlen;
+	struct errtail err; /* the last lines of its stderr */
 	int timed_out, term_sent, killed;
 	double kill_at;
 	int exited, wstatus;
@@ -262,49 +258,6 @@ static void feed_stdout(struct worker *w, const char *buf, size_t n)
 		w->pending_since = clock_now();
 }
 
-static void push_errline(struct worker *w)
-{
-	if (!w->errpartlen)
-		return;
-	w->errpart[w->errpartlen] = '\0';
-	snprintf(w->errlines[w->errhead], STDERR_LINE_MAX, "%s", w->errpart);
-	w->errhead = (w->errhead + 1) % STDERR_LINES;
-	if (w->nerr < STDERR_LINES)
-		w->nerr++;
-	w->errpartlen = 0;
-}
-
-/* Keeps the last lines of stderr, and passes them on to ours. */
-static void feed_stderr(struct worker *w, const char *buf, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (buf[i] == '\n') {
-			if (w->errpartlen) {
-				w->errpart[w->errpartlen] = '\0';
-				fprintf(stderr, "numalab: run %lld: %s\n",
-					(long long)w->spec->run_id, w->errpart);
-			}
-			push_errline(w);
-		} else if (w->errpartlen + 1 < STDERR_LINE_MAX) {
-			w->errpart[w->errpartlen++] = buf[i];
-		}
-	}
-}
-
-/* The kept stderr lines, oldest first, after ": ". Empty if none. */
-static char *stderr_tail(struct worker *w)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	push_errline(w);
-	for (int i = 0; i < w->nerr; i++) {
-		int k = (w->errhead - w->nerr + i + STDERR_LINES) %
-			STDERR_LINES;
-		strbuf_addf(&sb, "%s%s", i ? "\n" : ": ", w->errlines[k]);
-	}
-	return strbuf_detach(&sb);
-}
-
 /*
  * In the child, between fork and exec: only async-signal-safe calls.
  * The worker dies with the server (PDEATHSIG) and starts with default
@@ -507,7 +460,8 @@ static void read_worker(struct worker *w, int outfd, int errfd)
 			if (i == 0 && !w->failure)
 				feed_stdout(w, buf, (size_t)n);
 			else if (i == 1)
-				feed_stderr(w, buf, (size_t)n);
+				errtail_feed(&w->err, buf, (size_t)n,
+					     w->spec->run_id);
 		}
 	}
 	for (int i = 0; i < 2; i++)
@@ -550,7 +504,7 @@ int worker_run(const struct worker_spec *spec, const struct worker_ops *ops,
 	end->timed_out = w.timed_out;
 	end->wstatus = w.wstatus;
 	end->failure = w.failure;
-	end->tail = stderr_tail(&w);
+	end->tail = errtail_text(&w.err);
 	free(w.line);
 	return 0;
 fail:
