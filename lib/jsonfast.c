@@ -525,3 +525,37 @@ int jsonfast_check_within(const char *buf, size_t len, unsigned int max_depth,
 	*has_seq = c.has_seq;
 	return c.p == c.end;
 }
+
+int jsonfast_real(const char *s, size_t n, double *d)
+{
+	const char *end = s + n, *p = s, *e = NULL, *digits;
+	int neg = 0, nfrac = 0, ex;
+	uint64_t m;
+
+	if (p < end && *p == '-') {
+		neg = 1;
+		p++;
+	}
+	digits = p;
+	for (; p < end; p++)
+		if (*p == 'e' || *p == 'E') {
+			e = p + 1;
+			break;
+		}
+	ex = e && e < end ? exponent(e, end) : 0;
+	if (!e || e < end) {
+		if (mantissa(digits, e ? e - 1 : end, &m, &nfrac) &&
+		    ex != INT32_MAX) {
+			if (!m) {
+				*d = neg ? -0.0 : 0.0;
+				return 0;
+			}
+			if (fast_real(m, ex - nfrac, d)) {
+				if (neg)
+					*d = -*d;
+				return 0;
+			}
+		}
+	}
+	return slow_real(s, n, d);
+}

@@ -28,4 +28,12 @@ json_t *jsonfast_load_within(const char *buf, size_t len,
 int jsonfast_check_within(const char *buf, size_t len, unsigned int max_depth,
 			  size_t max_values, int *has_seq);
 
+/*
+ * The double of a JSON number's text (n bytes, as the grammar has it: a
+ * real or an integer), rounded as strtod rounds it: read exactly where one
+ * operation gives it (Clinger's fast path), else by strtod. 0, or -1 when
+ * it is out of a double's range or not a number.
+ */
+int jsonfast_real(const char *s, size_t n, double *d);
+
 #endif

@@ -9,8 +9,11 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "jsonlimit.h"
+#include "point_text.h"
 #include "registry.h"
 #include "schema.h"
+#include "strbuf.h"
 #include "strvec.h"
 
 #define DOC_MAX_ARGS 64
@@ -23,8 +26,8 @@ struct doc_run {
 	struct param_values *pv;
 	void *params;
 	struct result_point *points;
-	const char **keys; /* every point's extra keys, one block */
-	double *vals;
+	struct point_store ps; /* every point's extras, and text's strings */
+	json_t *trees;	       /* texts the walk did not read, parsed */
 	struct result_cell *cells;
 	struct result_summary *summary;
 	struct result_placement *places;
@@ -111,8 +114,8 @@ static void doc_run_free(struct doc_run *d)
 	free(d->pv);
 	free(d->params);
 	free(d->points);
-	free(d->keys);
-	free(d->vals);
+	point_store_free(&d->ps);
+	json_decref(d->trees);
 	free(d->cells);
 	free(d->summary);
 	free(d->places);
@@ -142,44 +145,95 @@ static int read_params(struct doc_run *d, const struct experiment *e,
 	return rc < 0 ? rc : 0;
 }
 
-static int read_points(struct doc_run *d, json_t *samples)
+/* A point from a sample's values; its extras into d->ps. */
+static void point_of_values(struct doc_run *d, struct result_point *p,
+			    json_t *s)
 {
-	size_t n = json_array_size(samples), nx = 0, i;
-	json_t *s, *x;
+	json_t *st = json_object_get(s, "stats"), *x;
 	const char *k;
 
-	json_array_foreach (samples, i, s)
-		nx += json_object_size(json_object_get(s, "extra"));
+	p->chart = text(s, "chart") ?: "";
+	p->series = text(s, "series") ?: "";
+	p->x_label = text(s, "x_label");
+	p->unit = text(s, "unit");
+	p->x = num(json_object_get(s, "x"), NAN);
+	p->y = num(json_object_get(s, "y"), NAN);
+	p->ci_lo = num(json_object_get(st, "ci_lo"), p->y);
+	p->ci_hi = num(json_object_get(st, "ci_hi"), p->y);
+	p->min = num(json_object_get(st, "min"), p->y);
+	p->max = num(json_object_get(st, "max"), p->y);
+	p->n = inum(st, "n", 1);
+	p->extra_keys = &d->ps.keys[d->ps.nx];
+	p->extra_vals = &d->ps.vals[d->ps.nx];
+	json_object_foreach (json_object_get(s, "extra"), k, x) {
+		if (!json_is_number(x))
+			continue;
+		d->ps.keys[d->ps.nx] = k;
+		d->ps.vals[d->ps.nx++] = json_number_value(x);
+		p->nextra++;
+	}
+}
+
+/* Sample i's text, when the document keeps it as text (a placeholder). */
+static const char *sample_text(const struct doc_text *dt, json_t *s, size_t i,
+			       size_t *len)
+{
+	return dt && json_is_null(s) ? dt->item(dt->ctx, "samples", i, len)
+				     : NULL;
+}
+
+/* A kept text read as values (one the walk does not read), held by d.
+ * NULL on ENOMEM. */
+static json_t *parsed(struct doc_run *d, const char *t, size_t len)
+{
+	static const struct jsonlimit stored = {.depth =
+							JSONLIMIT_DEPTH_STORED};
+	struct strbuf sb = STRBUF_INIT;
+	json_t *v;
+
+	strbuf_addch(&sb, '{');
+	strbuf_add(&sb, t, len);
+	v = sb.oom ? NULL
+		   : jsonlimit_load(sb.buf, sb.len, 0, &stored, NULL, NULL, 0);
+	strbuf_release(&sb);
+	if (!v)
+		v = json_object(); /* as a point without values */
+	if (!d->trees)
+		d->trees = json_array();
+	if (!v || json_array_append_new(d->trees, v))
+		return NULL;
+	return v;
+}
+
+static int read_points(struct doc_run *d, json_t *samples,
+		       const struct doc_text *dt)
+{
+	size_t n = json_array_size(samples), nx = 0, bytes = 0, len, i;
+	const char *t;
+	json_t *s;
+
+	json_array_foreach (samples, i, s) {
+		if ((t = sample_text(dt, s, i, &len))) {
+			bytes += len;
+			nx += point_text_members(t, len);
+		} else {
+			nx += json_object_size(json_object_get(s, "extra"));
+		}
+	}
 	d->points = calloc(n + 1, sizeof(*d->points));
-	d->keys = calloc(nx + 1, sizeof(*d->keys));
-	d->vals = calloc(nx + 1, sizeof(*d->vals));
-	if (!d->points || !d->keys || !d->vals)
+	if (!d->points || point_store_init(&d->ps, bytes, nx))
 		return -ENOMEM;
-	nx = 0;
 	json_array_foreach (samples, i, s) {
 		struct result_point *p = &d->points[i];
-		json_t *st = json_object_get(s, "stats");
 
-		p->chart = text(s, "chart") ?: "";
-		p->series = text(s, "series") ?: "";
-		p->x_label = text(s, "x_label");
-		p->unit = text(s, "unit");
-		p->x = num(json_object_get(s, "x"), NAN);
-		p->y = num(json_object_get(s, "y"), NAN);
-		p->ci_lo = num(json_object_get(st, "ci_lo"), p->y);
-		p->ci_hi = num(json_object_get(st, "ci_hi"), p->y);
-		p->min = num(json_object_get(st, "min"), p->y);
-		p->max = num(json_object_get(st, "max"), p->y);
-		p->n = inum(st, "n", 1);
-		p->extra_keys = &d->keys[nx];
-		p->extra_vals = &d->vals[nx];
-		json_object_foreach (json_object_get(s, "extra"), k, x) {
-			if (!json_is_number(x))
-				continue;
-			d->keys[nx] = k;
-			d->vals[nx++] = json_number_value(x);
-			p->nextra++;
-		}
+		t = sample_text(dt, s, i, &len);
+		/* kept as text: read in place, or parsed when it is not plain
+		 */
+		if (t && !point_from_text(t, len, p, &d->ps))
+			continue;
+		if (t && !(s = parsed(d, t, len)))
+			return -ENOMEM;
+		point_of_values(d, p, s);
 	}
 	d->rr.points = d->points;
 	d->rr.npoints = (int)n;
@@ -277,6 +331,12 @@ static int read_placements(struct doc_run *d, json_t *placement)
 
 int describe_doc(json_t *doc, struct verdict *v, struct errinfo *err)
 {
+	return describe_doc_text(doc, NULL, v, err);
+}
+
+int describe_doc_text(json_t *doc, const struct doc_text *dt, struct verdict *v,
+		      struct errinfo *err)
+{
 	const char *name = text(doc, "experiment");
 	const struct experiment *e = name ? experiment_find(name) : NULL;
 	const char *status = text(doc, "status");
@@ -297,7 +357,7 @@ int describe_doc(json_t *doc, struct verdict *v, struct errinfo *err)
 	}
 	rc = read_params(d, e, json_object_get(doc, "params"), err);
 	if (!rc)
-		rc = read_points(d, json_object_get(doc, "samples"));
+		rc = read_points(d, json_object_get(doc, "samples"), dt);
 	if (!rc)
 		rc = read_cells(d, json_object_get(doc, "cells"));
 	if (!rc)
@@ -354,6 +414,12 @@ fail:
 
 json_t *describe_doc_today(json_t *doc, struct errinfo *err)
 {
+	return describe_doc_today_text(doc, NULL, err);
+}
+
+json_t *describe_doc_today_text(json_t *doc, const struct doc_text *dt,
+				struct errinfo *err)
+{
 	struct errinfo own;
 	/* describe_doc clears it */
 	struct verdict *v = malloc(sizeof(*v));
@@ -365,7 +431,7 @@ json_t *describe_doc_today(json_t *doc, struct errinfo *err)
 		errno = ENOMEM;
 		return NULL;
 	}
-	rc = describe_doc(doc, v, err ? err : &own);
+	rc = describe_doc_text(doc, dt, v, err ? err : &own);
 	if (rc)
 		errno = -rc;
 	else {

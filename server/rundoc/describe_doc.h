@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "errinfo.h"
+#include "point_text.h"
 #include "verdict.h"
 
 /*
@@ -16,6 +17,10 @@
  * such experiment, params its table refuses) or -ENOMEM.
  */
 int describe_doc(json_t *doc, struct verdict *v, struct errinfo *err);
+/* describe_doc of a document whose samples dt keeps as text, where they
+ * are placeholders (point_text.h); dt may be NULL. */
+int describe_doc_text(json_t *doc, const struct doc_text *dt, struct verdict *v,
+		      struct errinfo *err);
 
 /* The machine facts a stored machine record gives (unknowns left at 0 / -1). */
 void describe_doc_machine(json_t *machine, struct machine_facts *m);
@@ -32,5 +37,8 @@ json_t *describe_doc_verdict_json(const struct verdict *v);
  * described (err says why when given), errno EINVAL, or with errno ENOMEM.
  */
 json_t *describe_doc_today(json_t *doc, struct errinfo *err);
+/* The same, of a document whose samples dt keeps as text. */
+json_t *describe_doc_today_text(json_t *doc, const struct doc_text *dt,
+				struct errinfo *err);
 
 #endif

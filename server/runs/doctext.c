@@ -193,6 +193,25 @@ void doctext_add(struct doctext *t, enum event_type type,
 		doctext_break(t, type);
 }
 
+const char *doctext_item(const void *ctx, const char *array, size_t i,
+			 size_t *len)
+{
+	const struct doctext *t = ctx;
+
+	for (int k = 0; t && k < A_N; k++) {
+		const struct item *it;
+
+		if (strcmp(array, keys[k]))
+			continue;
+		if (t->a[k].broken || i >= t->a[k].n)
+			return NULL;
+		it = &t->a[k].v[i];
+		*len = it->e->len - it->off;
+		return it->e->json + it->off;
+	}
+	return NULL;
+}
+
 json_t *doctext_filled(const struct doctext *t, enum event_type type,
 		       json_t *arr)
 {

@@ -57,6 +57,11 @@ void doctext_break(struct doctext *t, enum event_type type);
 json_t *doctext_filled(const struct doctext *t, enum event_type type,
 		       json_t *arr);
 int doctext_has_unread(json_t *doc);
+/* Item i of the document's array (its name) as t keeps it: its members
+ * after the type, "...}" (len bytes); NULL when t keeps no text of it.
+ * As struct doc_text's item (point_text.h), ctx the doctext. */
+const char *doctext_item(const void *ctx, const char *array, size_t i,
+			 size_t *len);
 /* doc with every placeholder filled in: doc itself (one more reference)
  * when it has none, else a shallow copy with new arrays; NULL when memory
  * runs out or a placeholder has no text. */

@@ -131,16 +131,12 @@ static int add_guesses(struct store *store, int64_t id, json_t *doc)
 	return 0;
 }
 
-/* describe_doc_today of doc, its placeholders (doctext.h) read from t. */
+/* describe_doc_today of doc, its placeholders (doctext.h) read in t. */
 static json_t *describe_today(json_t *doc, const struct doctext *t)
 {
-	json_t *values = doctext_values(t, doc), *v;
+	const struct doc_text dt = {.item = doctext_item, .ctx = t};
 
-	if (!values)
-		return NULL;
-	v = describe_doc_today(values, NULL);
-	json_decref(values);
-	return v;
+	return describe_doc_today_text(doc, t ? &dt : NULL, NULL);
 }
 
 json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
@@ -193,10 +189,9 @@ json_t *rundoc_build(struct store *store, struct runner *runner, int64_t id,
 	*ended = closed && event_status_final(json_string_value(
 				   json_object_get(doc, "status")));
 	/* an ended run, stored or imported, as today's rules read it */
-	json_object_set_new(
-		doc, "verdict_today",
-		(*ended ? describe_today(doc, t) : NULL)
-			?: json_null());
+	json_object_set_new(doc, "verdict_today",
+			    (*ended ? describe_today(doc, t) : NULL)
+				    ?: json_null());
 	json_decref(row);
 	/* the class's guesses, kept beside the run, never in its events: a
 	 * run of this server's has them only if its class guessed on it */
