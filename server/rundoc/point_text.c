@@ -68,6 +68,13 @@ static const char *plain(struct walk *w, size_t *n)
 	return NULL;
 }
 
+/* What ends a number or a literal. */
+static int ends_value(char c)
+{
+	return c == ',' || c == ']' || c == '}' || c == ':' || c == ' ' ||
+	       c == '\t' || c == '\r' || c == '\n';
+}
+
 /* Steps over one value; -1 when it is not one this reads. */
 static int skip(struct walk *w)
 {
@@ -102,7 +109,7 @@ static int skip(struct walk *w)
 			break;
 		default:
 			/* a number or a literal: up to what ends it */
-			while (w->p < w->end && !strchr(",:]} \t\r\n", *w->p))
+			while (w->p < w->end && !ends_value(*w->p))
 				w->p++;
 			break;
 		}
@@ -126,10 +133,12 @@ static int number(struct walk *w, double *d, long long *integer, int *is_int)
 	if (w->p >= w->end || !(*w->p == '-' || (*w->p >= '0' && *w->p <= '9')))
 		return skip(w) ? -1 : 0;
 	*is_int = 1;
-	while (w->p < w->end && strchr("+-.0123456789eE", *w->p)) {
-		if (*w->p == '.' || *w->p == 'e' || *w->p == 'E')
+	for (; w->p < w->end; w->p++) {
+		char c = *w->p;
+		if (c == '.' || c == 'e' || c == 'E')
 			*is_int = 0;
-		w->p++;
+		else if (!(c >= '0' && c <= '9') && c != '-' && c != '+')
+			break;
 	}
 	n = (size_t)(w->p - s);
 	if (!*is_int) {
@@ -188,9 +197,10 @@ static int member(struct walk *w, const char **name, size_t *n, int first)
 	return *name && eat(w, ':') ? 1 : -1;
 }
 
+/* name (n bytes) is want (strncmp stops at want's end: no strlen) */
 static int is(const char *name, size_t n, const char *want)
 {
-	return strlen(want) == n && !memcmp(name, want, n);
+	return !strncmp(name, want, n) && !want[n];
 }
 
 struct stats {
