@@ -140,6 +140,15 @@ int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 	return n;
 }
 
+/* v in decimal onto sb, as "%d" writes it (a printf an item was most of
+ * a long list's parse) */
+static void put_int(struct strbuf *sb, int32_t v)
+{
+	char num[STRBUF_INT_MAX];
+
+	strbuf_add(sb, num, strbuf_int_text(num, v));
+}
+
 int format_int_list(const int32_t *v, int n, char *buf, size_t len)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -149,11 +158,13 @@ int format_int_list(const int32_t *v, int n, char *buf, size_t len)
 		int j = i;
 		while (j + 1 < n && v[j + 1] == v[j] + 1)
 			j++;
-		if (j > i)
-			strbuf_addf(&sb, "%s%d-%d", sb.len ? "," : "", v[i],
-				    v[j]);
-		else
-			strbuf_addf(&sb, "%s%d", sb.len ? "," : "", v[i]);
+		if (sb.len)
+			strbuf_addch(&sb, ',');
+		put_int(&sb, v[i]);
+		if (j > i) {
+			strbuf_addch(&sb, '-');
+			put_int(&sb, v[j]);
+		}
 		i = j;
 	}
 	if (sb.oom)
