@@ -191,6 +191,11 @@ static int put(const json_t *v, struct strbuf *sb, int depth)
 	return -1;
 }
 
+int jsondump_string(const char *s, size_t len, struct strbuf *sb)
+{
+	return put_string(s, len, sb) || sb->oom ? -1 : 0;
+}
+
 int jsondump(const json_t *v, struct strbuf *sb)
 {
 	if (!v || put(v, sb, 0))

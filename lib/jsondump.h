@@ -22,6 +22,10 @@
 #define JSONDUMP_MAX_DEPTH 2048
 int jsondump(const json_t *v, struct strbuf *sb);
 
+/* A string of len bytes as jsondump writes it (quotes included): 0, or -1
+ * where jansson would refuse it (not UTF-8) or memory ran out. */
+int jsondump_string(const char *s, size_t len, struct strbuf *sb);
+
 /* The same as json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY): malloc'd, its
  * length in *len (may be NULL); NULL where that returns NULL. */
 char *jsondump_text(const json_t *v, size_t *len);

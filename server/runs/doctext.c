@@ -18,6 +18,14 @@ struct item {
 	size_t off;
 };
 
+/* A summary event: where its key's text ("K", quotes and all) is, and its
+ * entry's members (from "value" to the line's closing brace). */
+struct sumitem {
+	const struct runlog_event *e;
+	size_t key_at, key_len, entry_at;
+	int bounds; /* the entry has "lo" and "hi" */
+};
+
 struct doctext {
 	int refs;	    /* atomic */
 	struct runlog *log; /* holds the events' text */
@@ -26,6 +34,12 @@ struct doctext {
 		size_t n, cap;
 		int broken; /* an item came without its text */
 	} a[A_N];
+	/* the summary events, each as its line has its key and entry */
+	struct {
+		struct sumitem *v;
+		size_t n, cap;
+		int broken; /* one came otherwise than summary_entry writes */
+	} sum;
 	/* members of the document and their compact dumps (doctext_keep) */
 	struct {
 		json_t *v;
@@ -77,6 +91,7 @@ void doctext_unref(struct doctext *t)
 		return;
 	for (int i = 0; i < A_N; i++)
 		free(t->a[i].v);
+	free(t->sum.v);
 	for (int i = 0; i < t->nkept; i++) {
 		json_decref(t->kept[i].v);
 		free(t->kept[i].text);
@@ -142,6 +157,124 @@ static size_t item_start(const struct runlog_event *e, const char *name)
 	return at;
 }
 
+/* Past a JSON string at *at (quotes and escapes): 1, else 0. */
+static int skip_string(const char *s, size_t len, size_t *at)
+{
+	size_t i = *at;
+
+	if (i >= len || s[i] != '"')
+		return 0;
+	for (i++; i < len && s[i] != '"'; i++)
+		if (s[i] == '\\')
+			i++;
+	if (i >= len)
+		return 0;
+	*at = i + 1;
+	return 1;
+}
+
+/* Past a number's characters at *at: 1, else 0 (none there). */
+static int skip_number(const char *s, size_t len, size_t *at)
+{
+	size_t i = *at;
+
+	while (i < len && strchr("-+.0123456789eE", s[i]) && s[i])
+		i++;
+	if (i == *at)
+		return 0;
+	*at = i;
+	return 1;
+}
+
+/*
+ * A summary event's line, as summary_entry (events.c) makes its entry:
+ * after its "key", exactly a number "value", a string or null "unit",
+ * and optionally a number "lo" and a number "hi", nothing else. Else 0.
+ */
+static int sum_parse(const struct runlog_event *e, struct sumitem *it)
+{
+	const char *s = e->json;
+	size_t len = e->len, at = item_start(e, "summary");
+
+	it->e = e;
+	if (!at || !skip(s, len, &at, "\"key\":"))
+		return 0;
+	it->key_at = at;
+	if (!skip_string(s, len, &at))
+		return 0;
+	it->key_len = at - it->key_at;
+	if (!skip(s, len, &at, ","))
+		return 0;
+	it->entry_at = at;
+	if (!skip(s, len, &at, "\"value\":") || !skip_number(s, len, &at) ||
+	    !skip(s, len, &at, ",\"unit\":") ||
+	    !(skip(s, len, &at, "null") || skip_string(s, len, &at)))
+		return 0;
+	it->bounds = skip(s, len, &at, ",\"lo\":");
+	if (it->bounds &&
+	    (!skip_number(s, len, &at) || !skip(s, len, &at, ",\"hi\":") ||
+	     !skip_number(s, len, &at)))
+		return 0;
+	return at == len - 1 && s[at] == '}';
+}
+
+void doctext_add_summary(struct doctext *t, const struct runlog_event *e,
+			 int canonical)
+{
+	struct sumitem it;
+
+	if (!t || t->sum.broken)
+		return;
+	if (t->sum.n == t->sum.cap) {
+		size_t cap = t->sum.cap ? 2 * t->sum.cap : 16;
+		struct sumitem *v = realloc(t->sum.v, cap * sizeof(*v));
+		if (v) {
+			t->sum.v = v;
+			t->sum.cap = cap;
+		}
+	}
+	if (!canonical || !e || t->sum.n == t->sum.cap || !sum_parse(e, &it)) {
+		t->sum.broken = 1;
+		return;
+	}
+	t->sum.v[t->sum.n++] = it;
+}
+
+int doctext_write_summary(const struct doctext *t, json_t *summary,
+			  struct strbuf *out)
+{
+	const char *key;
+	json_t *v;
+	size_t i = 0;
+
+	/* as many events as keys: each key came once, in the order kept */
+	if (!t || t->sum.broken || !json_is_object(summary) ||
+	    json_object_size(summary) != t->sum.n)
+		return 0;
+	json_object_foreach (summary, key, v) {
+		const struct sumitem *it = &t->sum.v[i++];
+		size_t klen = strlen(key);
+
+		if (it->key_len != klen + 2 ||
+		    memcmp(it->e->json + it->key_at + 1, key, klen) ||
+		    json_object_size(v) != (it->bounds ? 4u : 2u))
+			return 0;
+	}
+	strbuf_addch(out, '{');
+	for (i = 0; i < t->sum.n; i++) {
+		const struct sumitem *it = &t->sum.v[i];
+
+		if (i)
+			strbuf_addch(out, ',');
+		strbuf_add(out, it->e->json + it->key_at, it->key_len);
+		strbuf_add(out, ":{", 2);
+		strbuf_add(out, it->e->json + it->entry_at,
+			   it->e->len - it->entry_at);
+	}
+	strbuf_addch(out, '}');
+	return !out->oom;
+}
+
 int doctext_keeps(const struct doctext *t, enum event_type type)
 {
 	int k = array_of(type);
@@ -189,6 +322,8 @@ void doctext_break(struct doctext *t, enum event_type type)
 void doctext_add(struct doctext *t, enum event_type type,
 		 const struct runlog_event *e, int canonical)
 {
+	if (type == EV_SUMMARY)
+		doctext_add_summary(t, e, canonical);
 	if (array_of(type) >= 0 && doctext_try_add(t, type, e, canonical))
 		doctext_break(t, type);
 }

@@ -75,6 +75,22 @@ json_t *doctext_values(const struct doctext *t, json_t *doc);
 int doctext_write(const struct doctext *t, const char *name, size_t n,
 		  struct strbuf *out);
 
+/*
+ * The run's summary object (its document's, folded from the summary
+ * events t was given) as jansson's compact dump writes it, onto out, from
+ * the events' own text: their numbers are not formatted again (a long
+ * run's summary has a hundred). 1; 0 when the events do not make it (a
+ * key sent twice, a line written otherwise, an entry with other members):
+ * the caller dumps it then.
+ */
+int doctext_write_summary(const struct doctext *t, json_t *summary,
+			  struct strbuf *out);
+
+/* A summary event logged as e (canonical: its line is jansson's compact
+ * dump of it), for doctext_write_summary; doctext_add takes them too. */
+void doctext_add_summary(struct doctext *t, const struct runlog_event *e,
+			 int canonical);
+
 #define DOCTEXT_KEPT_MAX 4
 
 /*

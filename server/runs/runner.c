@@ -125,13 +125,63 @@ static char *final_summary(const struct runlog_event *e, json_t *summary,
  * Steals ev. The document keeps the summary's text for its readers. 0 or
  * -EIO.
  */
+/*
+ * The final event (events_final: type, status, summary, error, headline)
+ * as jansson's compact dump writes it, its summary from the summary
+ * events' own text (doctext_write_summary); NULL when that text does not
+ * make it (the log serialises the event then). Malloc'd.
+ */
+static char *final_text(const struct run *run, const char *status,
+			const char *error, const char *headline,
+			json_t *summary, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_init(&sb);
+	strbuf_addstr(&sb, "{\"type\":");
+	if (jsondump_string(status, strlen(status), &sb))
+		goto fail;
+	strbuf_addstr(&sb, ",\"status\":");
+	if (jsondump_string(status, strlen(status), &sb))
+		goto fail;
+	strbuf_addstr(&sb, ",\"summary\":");
+	if (json_object_size(summary)
+		    ? !run->doc ||
+			      summary != json_object_get(run->doc, "summary") ||
+			      !doctext_write_summary(run->text, summary, &sb)
+		    : jsondump(summary, &sb))
+		goto fail;
+	if (error) {
+		strbuf_addstr(&sb, ",\"error\":");
+		if (jsondump_string(error, strlen(error), &sb))
+			goto fail;
+	}
+	if (headline) {
+		strbuf_addstr(&sb, ",\"headline\":");
+		if (jsondump_string(headline, strlen(headline), &sb))
+			goto fail;
+	}
+	strbuf_addch(&sb, '}');
+	if (sb.oom)
+		goto fail;
+	*len = sb.len;
+	return strbuf_detach(&sb);
+fail:
+	strbuf_release(&sb);
+	return NULL;
+}
+
 static int store_ended(struct runner *r, struct run *run, json_t *ev,
 		       const char *status, const char *now, const char *error,
 		       const char *headline, json_t *summary,
 		       struct errinfo *err)
 {
+	size_t tlen = 0;
+	char *text =
+		ev ? final_text(run, status, error, headline, summary, &tlen)
+		   : NULL;
 	const struct runlog_event *e =
-		runlog_append_held(run->log, ev, NULL, 0);
+		runlog_append_held(run->log, ev, text, tlen);
 	int rc = -EIO, rc2;
 	size_t len;
 	char *sum = final_summary(e, summary, &len);
@@ -162,6 +212,7 @@ out:
 	run->end_stored = !rc;
 	run->end_error_null = !error;
 	free(sum);
+	free(text);
 	return rc;
 }
 

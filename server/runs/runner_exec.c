@@ -269,6 +269,8 @@ static int on_event(void *ctx, json_t *ev, const char *line, size_t len,
 	e = runlog_append_held(l->run->log, ev, line, len);
 	if (!e)
 		return 0;
+	if (type == EV_SUMMARY)
+		doctext_add_summary(l->run->text, e, canonical);
 	if (doctext_keeps(l->run->text, type) &&
 	    doctext_try_add(l->run->text, type, e, canonical)) {
 		unread_to_values(l, type);

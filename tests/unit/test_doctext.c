@@ -242,6 +242,79 @@ static void test_placeholders_are_the_values(void **state)
 	json_decref(ref);
 }
 
+/* Summary events folded and kept as the runner does; 1 when their text
+ * makes the summary, which is then jansson's dump of it byte for byte. */
+static int summary_of(const char *const *lines, size_t n, int canonical)
+{
+	json_t *doc = events_doc_new();
+	struct runlog *log = runlog_new(7);
+	struct doctext *t = doctext_new(log);
+	struct strbuf sb = STRBUF_INIT;
+	int made;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *ev = json_loads(lines[i], 0, NULL);
+		/* the line as the worker writes it: jansson's compact dump */
+		char *line = json_dumps(ev, canonical ? JSON_COMPACT : 0);
+		const struct runlog_event *e =
+			runlog_append_held(log, ev, line, strlen(line));
+
+		assert_non_null(e);
+		assert_int_equal(events_fold(doc, ev, 0), 0);
+		doctext_add(t, EV_SUMMARY, e, canonical);
+		free(line);
+		json_decref(ev);
+	}
+	strbuf_init(&sb);
+	made = doctext_write_summary(t, json_object_get(doc, "summary"), &sb);
+	if (made) {
+		char *want = json_dumps(json_object_get(doc, "summary"),
+					JSON_COMPACT);
+		assert_string_equal(sb.buf, want);
+		free(want);
+	}
+	strbuf_release(&sb);
+	runlog_unref(log);
+	doctext_unref(t);
+	json_decref(doc);
+	return made;
+}
+
+static void test_the_summary_from_its_events(void **state)
+{
+	static const char *const plain[] = {
+		"{\"type\":\"summary\",\"key\":\"a\",\"value\":0."
+		"90190111075416823,\"unit\":\"x\"}",
+		"{\"type\":\"summary\",\"key\":\"caf\u00e9\",\"value\":100.0,"
+		"\"unit\":null}",
+		"{\"type\":\"summary\",\"key\":\"b\",\"value\":-2,\"unit\":"
+		"\"%\",\"lo\":-2.5,\"hi\":1e-7}",
+	};
+	/* a key sent twice, lo without hi, no unit, another member, an
+	 * escaped key: each left to jansson */
+	static const char *const twice[] = {plain[0], plain[2], plain[0]};
+	static const char *const lo_only[] = {
+		"{\"type\":\"summary\",\"key\":\"a\",\"value\":1,\"unit\":"
+		"\"x\",\"lo\":0.5}"};
+	static const char *const no_unit[] = {
+		"{\"type\":\"summary\",\"key\":\"a\",\"value\":1}"};
+	static const char *const more[] = {
+		"{\"type\":\"summary\",\"key\":\"a\",\"value\":1,\"unit\":"
+		"\"x\",\"why\":\"y\"}"};
+	static const char *const escaped[] = {
+		"{\"type\":\"summary\",\"key\":\"a\\\"b\",\"value\":1,"
+		"\"unit\":\"x\"}"};
+
+	(void)state;
+	assert_int_equal(summary_of(plain, 3, 1), 1);
+	assert_int_equal(summary_of(plain, 3, 0), 0);
+	assert_int_equal(summary_of(twice, 3, 1), 0);
+	assert_int_equal(summary_of(lo_only, 1, 1), 0);
+	assert_int_equal(summary_of(no_unit, 1, 1), 0);
+	assert_int_equal(summary_of(more, 1, 1), 0);
+	assert_int_equal(summary_of(escaped, 1, 1), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_a_kept_member_is_written_as_kept),
 		cmocka_unit_test(test_members_past_the_kept_ones),
 		cmocka_unit_test(test_placeholders_are_the_values),
+		cmocka_unit_test(test_the_summary_from_its_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
