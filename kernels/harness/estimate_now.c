@@ -3,6 +3,7 @@
 #include "estimate_now.h"
 #include "adapt.h"
 #include "clock.h"
+#include "estimate_history.h"
 #include "experiment.h"
 #include "rates.h"
 
@@ -30,10 +31,9 @@
 #define KEEP_S 5.0
 #define PROBES_MAX 64
 
-/* The ticks of /proc/stat's "cpu" line: all, stolen, busy (user, nice,
- * system, irq, softirq) and those of niced processes. */
+/* The ticks of /proc/stat's "cpu" line: all, and stolen. */
 struct cpu_ticks {
-	unsigned long long total, steal, busy, nice;
+	unsigned long long total, steal;
 };
 
 static int read_ticks(struct cpu_ticks *c)
@@ -53,29 +53,7 @@ static int read_ticks(struct cpu_ticks *c)
 	for (int i = 0; i < 8; i++)
 		c->total += v[i];
 	c->steal = v[7];
-	c->busy = v[0] + v[1] + v[2] + v[5] + v[6];
-	c->nice = v[1];
 	return 0;
-}
-
-/*
- * The share of the others' cpu time between a and b that niced processes
- * took, own seconds of cpu being this process's (counted as niced when it
- * runs niced itself); 0 when the others took too little to tell.
- */
-static double niced_share(const struct cpu_ticks *a, const struct cpu_ticks *b,
-			  double own)
-{
-	double hz = (double)sysconf(_SC_CLK_TCK), busy, nice;
-
-	if (hz <= 0)
-		return 0;
-	busy = (double)(b->busy - a->busy) / hz - own;
-	nice = (double)(b->nice - a->nice) / hz -
-	       (getpriority(PRIO_PROCESS, 0) > 0 ? own : 0);
-	if (busy < 2 / hz || nice <= 0)
-		return 0;
-	return nice > busy ? 1 : nice / busy;
 }
 
 /* One probe thread: where it spins (-1: anywhere), and the share it got. */
@@ -181,35 +159,11 @@ static double share_of(double ready, int want, int cpus, double steal)
 	return ready + want > avail ? avail / (ready + want) : 1;
 }
 
-double load_share(double load, int want, int cpus, double steal)
-{
-	double avail = cpus * (1 - steal), l;
-
-	if (load < 0 || avail <= 0 || want < 1)
-		return -1;
-	/* the others per cpu of the run's, once they fill the cpus it
-	 * leaves free */
-	l = (load + want) / avail - 1;
-	if (l <= 0)
-		return 1;
-	/* under one: the cpu is shared that part of the time, by halves */
-	return l < 1 ? 1 - l / 2 : 1 / (1 + l);
-}
-
-double share_blend(double now, double load)
-{
-	if (!(now > 0))
-		return load > 0 ? load : 0;
-	if (!(load > 0))
-		return now;
-	return sqrt(now * load);
-}
-
 void cpu_room_now(int want, struct cpu_room *r)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	static double at = -1, share, steal, ready, start_now, niced;
-	static int probed;
+	static double at = -1, share, steal, ready, start_now, mean;
+	static int probed, seen;
 	cpu_set_t set;
 	double now, load[1];
 	int pas = __atomic_load_n(&passive, __ATOMIC_RELAXED);
@@ -234,40 +188,51 @@ void cpu_room_now(int want, struct cpu_room *r)
 	if (at < 0 || now - at > KEEP_S || probed != want * (pas ? -1 : 1)) {
 		struct cpu_ticks c0, c1;
 		int have = !read_ticks(&c0);
-		double own = clock_process_cpu();
+		char path[4096];
+		struct timespec wall;
 		ready = pas ? ready_threads() : -1;
 		share = pas ? 1 : measure_share(want, &set);
-		own = clock_process_cpu() - own;
-		steal = niced = 0;
-		if (have && !read_ticks(&c1) && c1.total > c0.total) {
-			steal = (double)(c1.steal - c0.steal) /
-				(double)(c1.total - c0.total);
-			niced = niced_share(&c0, &c1, pas ? 0 : own);
-		}
+		steal = have && !read_ticks(&c1) && c1.total > c0.total
+				? (double)(c1.steal - c0.steal) /
+					  (double)(c1.total - c0.total)
+				: 0;
 		if (pas)
 			share = share_of(ready, want, r->cpus, steal);
 		/* a server starts no worker beside the runs it serves */
 		start_now = pas ? -1 : rates_start_now();
 		probed = want * (pas ? -1 : 1);
 		at = clock_now();
+		/* the minute's probes: a server keeps its own, the CLI's
+		 * are kept in a file between its estimates */
+		clock_gettime(CLOCK_REALTIME, &wall);
+		if (!pas)
+			room_default_path(path, sizeof(path));
+		mean = room_history(pas ? NULL : path,
+				    (double)wall.tv_sec + wall.tv_nsec * 1e-9,
+				    probed, share, &seen);
 	}
 	r->probe = share;
+	r->seen = seen;
+	r->minute = mean;
 	r->steal = steal;
 	r->ready = ready;
-	r->niced = niced;
 	r->start_now = start_now > 0 ? start_now / rates_get()->start_s : 1;
-	pthread_mutex_unlock(&mu);
 	/*
-	 * The probe is a moment's, and the load of a shared machine moves by
-	 * seconds (a probe read 21-83% within a minute beside bursts of
-	 * 0.05-0.8 s, and the runs after it took about half a cpu): the
-	 * load average, the others' niced time left out of it (a nice-19
-	 * spinner counts in it but hardly takes a cpu from the run), says
-	 * the minute's. The share is their geometric middle.
+	 * A probe is a moment's, and the load of a shared machine moves by
+	 * seconds: beside bursts of 0.05-0.8 s a probe read 21-83% within a
+	 * minute while the runs after it took about half a cpu. The share
+	 * is the geometric middle of this probe's and the mean of the others
+	 * of the last minute (this one's alone where there are none): half
+	 * the way to a new load at once, where the mean alone was held by
+	 * a minute of quiet probes (82% where the probe read 22%, and the
+	 * run took 3x). The load average, in the basis, is no stand-in: it
+	 * counts the runs just before this one (back to back they kept it
+	 * near 2.5 where the probes and the runs found the machine quiet)
+	 * and misses the short-lived processes of a build, which took 80%
+	 * of the cpu where it read 5.
 	 */
-	r->load_share = load_share(r->load >= 0 ? r->load * (1 - r->niced) : -1,
-				   want, r->cpus, r->steal);
-	r->share = share_blend(r->probe, r->load_share);
+	r->share = mean > 0 && share > 0 ? sqrt(share * mean) : share;
+	pthread_mutex_unlock(&mu);
 	if (r->share > 0 && r->share < 1)
 		r->slowdown = 1 / (r->share < 0.02 ? 0.02 : r->share);
 	/*
@@ -293,32 +258,38 @@ void cpu_room_now(int want, struct cpu_room *r)
 }
 
 /* A round trip now over the rates' (1 when either is unknown, or when
- * passive); one measurement is reused for KEEP_S, as the probe is. */
-static double trip_now(const struct topo *t)
+ * passive), and in *paced the wall time a lockstep team took a trip now
+ * over its low window (its gates and waits for a cpu; 1 when unknown);
+ * one measurement is reused for KEEP_S, as the probe is. */
+static double trip_now(const struct topo *t, double *paced)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	static double at = -1, ratio = 1;
+	static double at = -1, ratio = 1, pace = 1;
 	double rtt = rates_get()->rtt_ns * 1e-9, now;
 
+	*paced = 1;
 	/* a server spins nothing beside the runs it serves */
 	if (__atomic_load_n(&passive, __ATOMIC_RELAXED))
 		return 1;
 	pthread_mutex_lock(&mu);
 	now = clock_now();
 	if (at < 0 || now - at > KEEP_S) {
-		double s = rates_round_trip_now(t);
+		double w, s = rates_round_trip_now(t, &w);
 		ratio = s > 0 && rtt > 0 ? s / rtt : 1;
+		pace = s > 0 && w > s ? w / s : 1;
 		at = clock_now();
 	}
+	*paced = pace;
 	pthread_mutex_unlock(&mu);
 	return ratio;
 }
 
-/* How the share was found, for the basis: the probe's, the load
- * average's, and the niced and stolen shares where there are any. */
+/* How the share was found, for the basis: the probe's now, the mean of
+ * the minute's probes where there were others, the load average, and the
+ * stolen share where there is any. */
 static void how(const struct cpu_room *r, char *buf, size_t len)
 {
-	char probe[64], load[64] = "", niced[24] = "", stolen[24] = "";
+	char probe[64], minute[48] = "", stolen[24] = "";
 
 	if (r->ready >= 0)
 		snprintf(probe, sizeof(probe),
@@ -327,16 +298,14 @@ static void how(const struct cpu_room *r, char *buf, size_t len)
 	else
 		snprintf(probe, sizeof(probe), "spinning: %.0f%%",
 			 100 * r->probe);
-	if (r->load_share > 0)
-		snprintf(load, sizeof(load), ": %.0f%%", 100 * r->load_share);
-	if (r->niced >= 0.01)
-		snprintf(niced, sizeof(niced), ", %.0f%% niced",
-			 100 * r->niced);
+	if (r->seen > 0)
+		snprintf(minute, sizeof(minute), ", %.0f%% over a minute's %d",
+			 100 * r->minute, r->seen);
 	if (r->steal >= 0.01)
 		snprintf(stolen, sizeof(stolen), ", %.0f%% stolen",
 			 100 * r->steal);
-	snprintf(buf, len, "%s; load average %.1f on %d cpus%s%s%s", probe,
-		 r->load, r->cpus, load, niced, stolen);
+	snprintf(buf, len, "%s%s; load average %.1f on %d cpus%s", probe,
+		 minute, r->load, r->cpus, stolen);
 }
 
 double estimate_busy_s(double start, double fixed, double rounds, double budget,
@@ -410,8 +379,20 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	per_round = exp->lockstep && room.lockstep > room.slowdown
 			    ? room.lockstep
 			    : room.slowdown;
-	if (exp->lockstep)
-		per_round *= trip_now(t);
+	if (exp->lockstep) {
+		double paced, ratio = trip_now(t, &paced);
+		/*
+		 * On a busy machine, a lockstep team's rounds as paced now
+		 * where that is slower than the square: each round's gate
+		 * wakes threads whose cpus others hold for a slice
+		 * (core_to_core beside a nice-0 spinner on each of 2 cpus
+		 * took 20-30x its quiet time at a share of 47%: 402 gates
+		 * of 55 us of trips each).
+		 */
+		if (room.slowdown >= BUSY && paced > per_round)
+			per_round = paced;
+		per_round *= ratio;
+	}
 	/* quiet, and a lockstep run's round trips within noise of the
 	 * rates' (the calibration's read 292 ns, a run's 55-92 minutes
 	 * later: core_to_core's quiet estimate was 5x the run) */
@@ -453,7 +434,7 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 			 per_round < 10 ? 1 : 0, per_round);
 	else if (budget > rounds * per_round)
 		snprintf(lock, sizeof(lock),
-			 ", its rounds grown toward the budget");
+			 ", its rounds grown to the budget");
 	quiet = *seconds;
 	*seconds = estimate_busy_s(start, fixed, rounds, budget, room.slowdown,
 				   per_round, room.start);

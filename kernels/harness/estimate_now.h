@@ -10,24 +10,24 @@
 
 /* What the cpus this process may use are doing now. */
 struct cpu_room {
-	int cpus;	   /* the cpus this process may run on */
-	double share;	   /* of a cpu each thread of the run would get: the
-			      middle of probe and load_share */
-	double probe;	   /* the share a probe says now: spinning threads', or
-			      the ready threads' (passive) */
-	double load_share; /* the share the load average says (-1: unknown) */
-	double niced;	   /* of the others' cpu time while probing, the share
-			      niced processes took */
-	double ready;	   /* threads ready to run beside it (-1: probed) */
-	double load;	   /* the 1-minute load average (-1: unknown) */
-	double steal;	   /* share of the cpus' time the hypervisor took */
-	double slowdown;   /* how much slower cpu-bound work runs now, >= 1 */
-	double lockstep;   /* how much slower two threads that hand a line back
-			      and forth advance now, >= 1 */
-	double start_now;  /* a worker's start now over the rates' start_s (1:
-			      passive, or no worker) */
-	double start;	   /* what the estimate takes of it: the middle of
-			      start_now and slowdown, >= 1 (1: within noise) */
+	int cpus;	  /* the cpus this process may run on */
+	double share;	  /* of a cpu each thread of the run would get: the
+			     geometric middle of probe and minute */
+	double probe;	  /* the share a probe says now: spinning threads', or
+			     the ready threads' (passive) */
+	double minute;	  /* the mean of the last minute's probes before this
+			     one (-1: none) */
+	int seen;	  /* how many probes that is */
+	double ready;	  /* threads ready to run beside it (-1: probed) */
+	double load;	  /* the 1-minute load average (-1: unknown) */
+	double steal;	  /* share of the cpus' time the hypervisor took */
+	double slowdown;  /* how much slower cpu-bound work runs now, >= 1 */
+	double lockstep;  /* how much slower two threads that hand a line back
+			     and forth advance now, >= 1 */
+	double start_now; /* a worker's start now over the rates' start_s (1:
+			     passive, or no worker) */
+	double start;	  /* what the estimate takes of it: the middle of
+			     start_now and slowdown, >= 1 (1: within noise) */
 };
 
 /*
@@ -36,9 +36,10 @@ struct cpu_room {
  * takes the share of a cpu each got (after their first 50 ms): what
  * threads of a run would get now beside whatever else runs, at its weight
  * (nice), less what the hypervisor steals. That is a moment's: the share
- * taken is the geometric middle of it and the load average's
- * (load_share), the others' niced cpu time meanwhile left out of the
- * load. The slowdown of cpu-bound work is its inverse.
+ * taken is the geometric middle of it and the mean of the probes of the
+ * last minute before it (estimate_history.h:
+ * kept in a file beside the rates' for the CLI, in the process for a
+ * server). The slowdown of cpu-bound work is its inverse.
  * Then starts numalab-worker 3 times (rates_start_now): its start now over
  * the rates' is the slowdown of a process's start and of whatever waits
  * and wakes, which a spinning thread's share misses; the estimate takes
@@ -47,19 +48,6 @@ struct cpu_room {
  * its square. A probe is reused for 5 s.
  */
 void cpu_room_now(int want, struct cpu_room *r);
-
-/*
- * The share of a cpu each of want threads would get beside load others
- * on average (a load average), on cpus less the share steal stolen: the
- * others fill the cpus the run leaves free, then share the run's; a cpu
- * another holds part of the time gives the run the rest and half of that
- * part. -1 when load is unknown (under 0).
- */
-double load_share(double load, int want, int cpus, double steal);
-
-/* The geometric middle of a share measured now and the load average's,
- * either alone where the other is unknown (0 or under). */
-double share_blend(double now, double load);
 
 /*
  * On: cpu_room_now spins nothing, and takes the share from the threads

@@ -75,9 +75,12 @@ double rates_start_now(void);
 /*
  * Seconds a line takes to go between the first two cpus this process may
  * use and back, measured now as rates_calibrate does (a few ms): where the
- * hypervisor has put the two cpus this minute. -1 with fewer than two.
+ * hypervisor has put the two cpus this minute. paced (may be NULL) gets
+ * the wall time of the whole measurement over its trips, as a lockstep
+ * run paces them now: its rounds' gates and its waits for a cpu in. -1
+ * with fewer than two cpus.
  */
-double rates_round_trip_now(const struct topo *t);
+double rates_round_trip_now(const struct topo *t, double *paced);
 
 /*
  * The usual path: rates from the cache file when it matches this machine,

@@ -269,9 +269,13 @@ static void trip_body(void *arg, int tid, int round)
  * its 6 rounds of 20,000 trips take about 10 ms. */
 #define TRIP_GIVE_UP_S 1.0
 
-/* Seconds per round trip of one line between the two cpus (best round), or -1.
+/*
+ * Seconds per round trip of one line between the two cpus (a low window),
+ * or -1; paced (may be NULL) gets the wall time of the whole team over
+ * its trips: its start, each round's gate and every wait for a cpu in.
  */
-static double round_trip(const struct topo *t, const int *cpus, long trips)
+static double round_trip(const struct topo *t, const int *cpus, long trips,
+			 double *paced)
 {
 	struct trip_job j = {.trips = trips};
 	struct team_job job = {.nthreads = 2,
@@ -304,7 +308,14 @@ static double round_trip(const struct topo *t, const int *cpus, long trips)
 	 * on 2 cpus (320 ns). The windows it got when it gave up count too,
 	 * if enough; none at all when too few went through.
 	 */
+	double t0 = clock_now();
 	int rc = team_run(&job, t, &res);
+	if (paced)
+		*paced = rc == 0 && !atomic_load(&j.gave_up)
+				 ? (clock_now() - t0) /
+					   ((double)(job.warmup + job.repeat) *
+					    (double)trips)
+				 : -1;
 	if (j.nwindows >= TRIP_WINDOWS_LEAST ||
 	    (rc == 0 && res.rounds > 0 && !atomic_load(&j.gave_up) &&
 	     j.nwindows > 0)) {
@@ -319,7 +330,7 @@ static double round_trip(const struct topo *t, const int *cpus, long trips)
 	return best > 0 ? best : -1;
 }
 
-double rates_round_trip_now(const struct topo *t)
+double rates_round_trip_now(const struct topo *t, double *paced)
 {
 	int cpus[2] = {-1, -1}, n = 0;
 
@@ -327,7 +338,9 @@ double rates_round_trip_now(const struct topo *t)
 		if (t->pu[i].allowed)
 			cpus[n++] = t->pu[i].os;
 	/* a tenth of the calibration's trips: a few ms on a quiet machine */
-	return n == 2 ? round_trip(t, cpus, 2000) : -1;
+	if (paced)
+		*paced = -1;
+	return n == 2 ? round_trip(t, cpus, 2000, paced) : -1;
 }
 
 /*
@@ -427,7 +440,7 @@ int rates_calibrate(const struct topo *t, struct rates *r)
 		 * preemption beside a load of 11 (41 ns for 7-17) */
 		if ((v = per_op(t, cpus, 2, 1, 0, 60000)) > 0)
 			r->atomic_shared_ns = v * 1e9;
-		if ((v = round_trip(t, cpus, 20000)) > 0)
+		if ((v = round_trip(t, cpus, 20000, NULL)) > 0)
 			r->rtt_ns = v * 1e9;
 	} else {
 		/* one CPU: nothing bounces; the threads take turns */

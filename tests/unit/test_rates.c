@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "estimate_history.h"
 #include "estimate_now.h"
 #include "experiment.h"
 #include "params.h"
@@ -162,6 +163,9 @@ static void test_estimate_now_says_its_basis(void **state)
 		experiment_parse(e, t, 0, NULL, pv, params, &common, &err), 0);
 	rates_default(&r);
 	rates_set(&r);
+	/* the minute's probes go nowhere but this process: a folder that is
+	 * not there, not the user's cache */
+	setenv("XDG_CACHE_HOME", "/nonexistent/numalab-test-rates", 1);
 	cpu_room_now(0, &room);
 	assert_true(room.cpus >= 1);
 	assert_true(room.share > 0);
@@ -173,15 +177,13 @@ static void test_estimate_now_says_its_basis(void **state)
 			 0);
 	assert_true(now >= quiet * 0.999);
 	/* it names what it used: the probe's share and the load average */
+	unsetenv("XDG_CACHE_HOME");
 	if (strncmp(basis, "the rates measured here", 23) ||
 	    !strstr(basis, "a thread of the run would get") ||
 	    !strstr(basis, "(spinning: ") || !strstr(basis, "load average"))
 		fail_msg("basis: '%s'", basis);
 	assert_true(room.probe > 0);
-	/* the share is the middle of the probe's and the load average's */
-	if (room.load_share > 0)
-		assert_float_equal(room.share,
-				   sqrt(room.probe * room.load_share), 1e-9);
+	assert_true(room.seen >= 0);
 	free(params);
 	free(pv);
 	topo_free(t);
@@ -219,29 +221,56 @@ static void test_estimate_busy_parts(void **state)
 			   0.2 * sqrt(3), 1e-9);
 }
 
-/* The load average's share: the cpus the run leaves free absorb the
- * others first; a cpu held part of the time gives the rest and half. */
-static void test_load_share(void **state)
+/* The minute's probes: the mean of those of as many threads within the
+ * window, none from the future. */
+static void test_room_mean(void **state)
 {
+	struct room_seen v[] = {{.at = 100, .want = 2, .share = 0.2},
+				{.at = 130, .want = 2, .share = 0.6},
+				{.at = 150, .want = 1, .share = 0.9},
+				{.at = 170, .want = 2, .share = 0.4},
+				{.at = 175, .want = 2, .share = 1.0}};
+	int used;
+
 	(void)state;
-	/* quiet, and a load that the free cpus hold */
-	assert_float_equal(load_share(0, 2, 2, 0), 1, 1e-9);
-	assert_float_equal(load_share(1, 1, 2, 0), 1, 1e-9);
-	/* one other on each of the run's two cpus: half of each */
-	assert_float_equal(load_share(2, 2, 2, 0), 0.5, 1e-9);
-	/* 0.8 others on 2 cpus beside 2 threads: each cpu 40% shared */
-	assert_float_equal(load_share(0.8, 2, 2, 0), 0.8, 1e-9);
-	/* 4 others: a third each; 3 others and one thread: 2 a cpu */
-	assert_float_equal(load_share(4, 2, 2, 0), 1.0 / 3, 1e-9);
-	assert_float_equal(load_share(3, 1, 2, 0), 0.5, 1e-9);
-	/* stolen time leaves fewer cpus */
-	assert_true(load_share(2, 2, 2, 0.2) < load_share(2, 2, 2, 0));
-	/* unknown */
-	assert_true(load_share(-1, 2, 2, 0) < 0);
-	/* the middle of the moment's and the minute's, either alone */
-	assert_float_equal(share_blend(0.25, 1), 0.5, 1e-9);
-	assert_float_equal(share_blend(0.4, -1), 0.4, 1e-9);
-	assert_float_equal(share_blend(0, 0.6), 0.6, 1e-9);
+	/* at 170: 100 is past the window, 175 not yet, want 1 another's */
+	assert_float_equal(room_mean(v, 5, 170, 2, &used), 0.5, 1e-9);
+	assert_int_equal(used, 2);
+	assert_float_equal(room_mean(v, 5, 170, 1, &used), 0.9, 1e-9);
+	assert_true(room_mean(v, 5, 170, 4, &used) < 0);
+	assert_int_equal(used, 0);
+}
+
+/* The history is kept in its file between processes: what another wrote
+ * counts, what is past the window is dropped from it. */
+static void test_room_history_file(void **state)
+{
+	char path[256];
+	FILE *f;
+	int used, lines = 0;
+	double at, share, mean;
+	int want;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/numalab-test-room-%d",
+		 (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "1000.0 2 0.9\n1950.0 2 0.3\n1990.0 2 0.5\n");
+	fclose(f);
+	/* the mean of those before it in the window */
+	mean = room_history(path, 2000, 2, 0.1, &used);
+	assert_int_equal(used, 2);
+	assert_float_equal(mean, (0.3 + 0.5) / 2, 1e-9);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fscanf(f, "%lf %d %lf", &at, &want, &share) == 3) {
+		assert_true(at >= 2000 - ROOM_WINDOW_S);
+		lines++;
+	}
+	fclose(f);
+	assert_int_equal(lines, 3);
+	unlink(path);
 }
 
 /* The hook's seconds for memory_policy_semantics with argv on t. */
@@ -304,7 +333,8 @@ int main(void)
 		cmocka_unit_test(test_estimates_follow_rates),
 		cmocka_unit_test(test_estimate_now_says_its_basis),
 		cmocka_unit_test(test_estimate_busy_parts),
-		cmocka_unit_test(test_load_share),
+		cmocka_unit_test(test_room_mean),
+		cmocka_unit_test(test_room_history_file),
 		cmocka_unit_test(test_estimate_counts_policy_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
