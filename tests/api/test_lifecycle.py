@@ -55,6 +55,7 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
         # ids keep counting
         self.assertGreater(self.srv.start_run(SMALL), rid)
 
+    @tsan
     def test_a_run_read_from_memory_reads_as_from_the_store(self):
         # a finished run the server holds is served from its own record of
         # the run (row and document), the same bytes the store gives back
