@@ -51,21 +51,74 @@ static void payload_unref(void *cls)
 	free(p);
 }
 
+/* Odd 64-bit constants with well spread bits (the golden ratio's and two
+ * others'), for the digest's multiplies. */
+#define K1 0x9e3779b97f4a7c15ull
+#define K2 0xc2b2ae3d27d4eb4full
+#define K3 0x165667b19e3779f9ull
+
+static uint64_t rotl(uint64_t x, int r)
+{
+	return x << r | x >> (64 - r);
+}
+
+static uint64_t word(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+/* One lane's step: a word multiplied in, rotated, multiplied again. */
+static uint64_t step(uint64_t acc, uint64_t w)
+{
+	return rotl(acc + w * K2, 31) * K1;
+}
+
+/*
+ * The ETag's 64 bits: four lanes of words at a time (a byte at a time, a
+ * finished run's 60 KB document took 80 us of the first read), the tail
+ * bytes and the length folded in, then the bits mixed through. The same
+ * bytes give the same tag in every run of every server of this version;
+ * a client holding another version's tag is sent the bytes once.
+ */
+static uint64_t digest(const char *p, size_t n)
+{
+	uint64_t a = K1 + K2, b = K2, c = 0, d = -K1, h;
+	size_t i = 0;
+
+	for (; i + 32 <= n; i += 32) {
+		a = step(a, word(p + i));
+		b = step(b, word(p + i + 8));
+		c = step(c, word(p + i + 16));
+		d = step(d, word(p + i + 24));
+	}
+	h = rotl(a, 1) + rotl(b, 7) + rotl(c, 12) + rotl(d, 18) + n;
+	for (; i + 8 <= n; i += 8)
+		h = rotl(h ^ step(0, word(p + i)), 27) * K1 + K3;
+	for (; i < n; i++)
+		h = rotl(h ^ (unsigned char)p[i] * K3, 11) * K1;
+	h ^= h >> 33;
+	h *= K2;
+	h ^= h >> 29;
+	h *= K3;
+	return h ^ (h >> 32);
+}
+
 struct http_blob *http_blob_new(char *bytes, size_t len,
 				const char *content_type)
 {
 	struct http_blob *b = calloc(1, sizeof(*b));
 	struct payload *p = b ? calloc(1, sizeof(*p)) : NULL;
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+	uint64_t h;
 
 	if (!p) {
 		free(b);
 		free(bytes);
 		return NULL;
 	}
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)bytes[i]) * 1099511628211ull;
-	h ^= len;
+	h = digest(bytes, len);
 	snprintf(b->etag, sizeof(b->etag), "\"%016llx\"",
 		 (unsigned long long)h);
 	p->refs = 1;

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "doccache.h"
+#include "http_blob.h"
 
 /* A document of len bytes naming id, malloc'd as doccache_put takes it. */
 static char *doc(int64_t id, size_t len)
@@ -82,11 +83,54 @@ static void test_oldest_go_past_the_budget(void **state)
 	doccache_free(c);
 }
 
+/* The ETag: the same bytes the same tag; a byte changed anywhere, or one
+ * more, another (lengths around the digest's 32- and 8-byte steps). */
+static void test_etag_follows_every_byte(void **state)
+{
+	static const size_t lens[] = {0,  1,  7,  8,  9,  31,
+				      32, 33, 63, 64, 65, 1000};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		size_t n = lens[k];
+		char *a = malloc(n + 2), *b = malloc(n + 2);
+		struct http_blob *ba, *bb;
+
+		assert_non_null(a);
+		assert_non_null(b);
+		for (size_t i = 0; i < n + 1; i++)
+			a[i] = b[i] = (char)('a' + i % 26);
+		ba = http_blob_new(a, n, "text/plain");
+		bb = http_blob_new(b, n, "text/plain");
+		assert_string_equal(http_blob_etag(ba), http_blob_etag(bb));
+		for (size_t i = 0; i < n; i++) {
+			char *c = malloc(n + 1);
+			struct http_blob *bc;
+
+			memcpy(c, a, n);
+			c[i] ^= 1;
+			bc = http_blob_new(c, n, "text/plain");
+			assert_string_not_equal(http_blob_etag(ba),
+						http_blob_etag(bc));
+			http_blob_unref(bc);
+		}
+		char *longer = malloc(n + 1);
+		memcpy(longer, a, n + 1);
+		struct http_blob *bl =
+			http_blob_new(longer, n + 1, "text/plain");
+		assert_string_not_equal(http_blob_etag(ba), http_blob_etag(bl));
+		http_blob_unref(bl);
+		http_blob_unref(ba);
+		http_blob_unref(bb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_runs_each_found),
 		cmocka_unit_test(test_oldest_go_past_the_budget),
+		cmocka_unit_test(test_etag_follows_every_byte),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
