@@ -197,11 +197,10 @@ static int member(struct walk *w, const char **name, size_t *n, int first)
 	return *name && eat(w, ':') ? 1 : -1;
 }
 
-/* name (n bytes) is want (strncmp stops at want's end: no strlen) */
-static int is(const char *name, size_t n, const char *want)
-{
-	return !strncmp(name, want, n) && !want[n];
-}
+/* name (n bytes) is the literal lit: its length known when compiled, so
+ * the compare is a few instructions, not a call */
+#define IS(name, n, lit)                                                       \
+	((n) == sizeof(lit) - 1 && !memcmp((name), (lit), sizeof(lit) - 1))
 
 struct stats {
 	double ci_lo, ci_hi, min, max;
@@ -219,20 +218,20 @@ static int stats(struct walk *w, struct stats *st)
 	double d;
 
 	for (int first = 1; (rc = member(w, &name, &n, first)) > 0; first = 0) {
-		if (is(name, n, "n")) {
+		if (IS(name, n, "n")) {
 			rc = number(w, &d, &iv, &is_int);
 			if (rc > 0 && is_int && iv >= INT_MIN && iv <= INT_MAX)
 				st->n = (int)iv;
-		} else if (is(name, n, "ci_lo")) {
+		} else if (IS(name, n, "ci_lo")) {
 			rc = number(w, &st->ci_lo, &iv, &is_int);
 			st->has_lo = rc > 0;
-		} else if (is(name, n, "ci_hi")) {
+		} else if (IS(name, n, "ci_hi")) {
 			rc = number(w, &st->ci_hi, &iv, &is_int);
 			st->has_hi = rc > 0;
-		} else if (is(name, n, "min")) {
+		} else if (IS(name, n, "min")) {
 			rc = number(w, &st->min, &iv, &is_int);
 			st->has_min = rc > 0;
-		} else if (is(name, n, "max")) {
+		} else if (IS(name, n, "max")) {
 			rc = number(w, &st->max, &iv, &is_int);
 			st->has_max = rc > 0;
 		} else {
@@ -280,19 +279,19 @@ static int point_member(struct walk *w, const char *name, size_t n,
 	long long iv;
 	int is_int;
 
-	if (is(name, n, "chart"))
+	if (IS(name, n, "chart"))
 		return string(w, ps, &p->chart) < 0 ? -1 : 0;
-	if (is(name, n, "series"))
+	if (IS(name, n, "series"))
 		return string(w, ps, &p->series) < 0 ? -1 : 0;
-	if (is(name, n, "x_label"))
+	if (IS(name, n, "x_label"))
 		return string(w, ps, &p->x_label) < 0 ? -1 : 0;
-	if (is(name, n, "unit"))
+	if (IS(name, n, "unit"))
 		return string(w, ps, &p->unit) < 0 ? -1 : 0;
-	if (is(name, n, "x"))
+	if (IS(name, n, "x"))
 		return (*has_x = number(w, &p->x, &iv, &is_int)) < 0 ? -1 : 0;
-	if (is(name, n, "y"))
+	if (IS(name, n, "y"))
 		return (*has_y = number(w, &p->y, &iv, &is_int)) < 0 ? -1 : 0;
-	if (is(name, n, "stats")) {
+	if (IS(name, n, "stats")) {
 		ws(w);
 		if (w->p < w->end && *w->p == '{') {
 			w->p++;
@@ -300,7 +299,7 @@ static int point_member(struct walk *w, const char *name, size_t n,
 		}
 		return skip(w);
 	}
-	if (is(name, n, "extra")) {
+	if (IS(name, n, "extra")) {
 		ws(w);
 		if (w->p < w->end && *w->p == '{') {
 			w->p++;
