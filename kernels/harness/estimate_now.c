@@ -387,10 +387,12 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 		 * wakes threads whose cpus others hold for a slice
 		 * (core_to_core beside a nice-0 spinner on each of 2 cpus
 		 * took 20-30x its quiet time at a share of 47%: 402 gates
-		 * of 55 us of trips each).
+		 * of 55 us of trips each). The pace of a few ms of trips is
+		 * a moment's too (30x where the run took 7x): the middle of
+		 * the two.
 		 */
 		if (room.slowdown >= BUSY && paced > per_round)
-			per_round = paced;
+			per_round = sqrt(paced * per_round);
 		per_round *= ratio;
 	}
 	/* quiet, and a lockstep run's round trips within noise of the
