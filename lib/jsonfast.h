@@ -20,10 +20,13 @@ json_t *jsonfast_load_within(const char *buf, size_t len,
 			     unsigned int max_depth, size_t max_values);
 
 /*
- * 1 when jsonfast_load_within(buf, len, max_depth, max_values) would
- * return an object (every value walked as it would be read, objects of up
- * to 32 members, nothing made), else 0: a text it refuses may still be
- * JSON, for a parse to decide. *has_seq: the object has a member "seq".
+ * 1 when buf is an object that jsonlimit_load(buf, len) with these bounds
+ * accepts: walked with jsonfast_load_within's grammar (plain strings, no
+ * repeated names, objects of up to 32 members), nothing made; a real far
+ * inside a double's range is taken whatever its digits (the parse may
+ * then leave it to jansson, which reads it). 0 otherwise: a text it
+ * refuses may still be JSON, for a parse to decide. *has_seq: the object
+ * has a member "seq".
  */
 int jsonfast_check_within(const char *buf, size_t len, unsigned int max_depth,
 			  size_t max_values, int *has_seq);

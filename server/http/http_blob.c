@@ -1,6 +1,7 @@
 /* http_blob.c - an answer's bytes kept once: shared by every request, with its ETag and a gzip copy */
 #include "http_blob.h"
 
+#include <endian.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,12 +63,13 @@ static uint64_t rotl(uint64_t x, int r)
 	return x << r | x >> (64 - r);
 }
 
+/* Eight bytes as a little-endian word, whatever the host's order. */
 static uint64_t word(const char *p)
 {
 	uint64_t w;
 
 	memcpy(&w, p, sizeof(w));
-	return w;
+	return le64toh(w);
 }
 
 /* One lane's step: a word multiplied in, rotated, multiplied again. */

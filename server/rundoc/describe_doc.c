@@ -152,6 +152,8 @@ static void point_of_values(struct doc_run *d, struct result_point *p,
 	json_t *st = json_object_get(s, "stats"), *x;
 	const char *k;
 
+	/* a text the walk gave up on may have left some of p set */
+	memset(p, 0, sizeof(*p));
 	p->chart = text(s, "chart") ?: "";
 	p->series = text(s, "series") ?: "";
 	p->x_label = text(s, "x_label");

@@ -226,6 +226,10 @@ static int on_event_text(void *ctx, const char *line, size_t len,
 		return 1; /* as an event the log no longer takes */
 	if (doctext_try_add(l->run->text, EV_SAMPLE, e, 1) ||
 	    events_fold_unread(l->run->doc, EV_SAMPLE)) {
+		/* its text and its document no longer in step: no document
+		 * (as a fold short of memory), the log has every event */
+		json_decref(l->run->doc);
+		l->run->doc = NULL;
 		errinfo_set(err, NULL, "out of memory reading the worker");
 		return -ENOMEM;
 	}

@@ -116,6 +116,8 @@ int event_batches_each(const char *data, size_t len, int64_t first,
 		}
 		if (!nl)
 			break;
+		if (seq >= last)
+			return -EIO; /* more lines than the row says */
 		p = nl + 1;
 		seq++;
 	}

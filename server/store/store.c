@@ -21,6 +21,16 @@
 /* what the server wrote itself: a client's document inside its envelopes */
 static const struct jsonlimit stored = {.depth = JSONLIMIT_DEPTH_STORED};
 
+/* A run's events (store version 2), and an imported run's mark (its
+ * imported event) for the run list. */
+#define EVENTS_SQL                                                             \
+	EVENT_BATCHES_SQL                                                      \
+	"CREATE TABLE IF NOT EXISTS run_imports ("                             \
+	" run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"   \
+	" data TEXT NOT NULL);"
+
+static const char events_sql[] = EVENTS_SQL;
+
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS runs ("
 	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
@@ -36,11 +46,7 @@ static const char schema_sql[] =
 	" summary TEXT,"
 	" machine TEXT);"
 	"CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment, id);"
-	"CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);" EVENT_BATCHES_SQL
-	/* an imported run's mark (its imported event), for the run list */
-	"CREATE TABLE IF NOT EXISTS run_imports ("
-	" run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
-	" data TEXT NOT NULL);";
+	"CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);" EVENTS_SQL;
 
 static void set_errinfo(struct errinfo *err, const char *what, sqlite3 *db)
 {
@@ -113,35 +119,38 @@ struct store *store_open(const char *path, struct errinfo *err)
 			    sqlite3_errmsg(st->db));
 		goto fail;
 	}
+	if (store_file_version_ok(&st->file, st->db, err))
+		goto fail;
 	if (!st->readonly) {
 		char *msg = NULL;
-		if (sqlite3_exec(st->db,
-				 "PRAGMA journal_mode=WAL;"
-				 "PRAGMA synchronous=NORMAL;"
-				 "PRAGMA wal_autocheckpoint=0;"
-				 "PRAGMA foreign_keys=ON;",
-				 NULL, NULL, &msg) != SQLITE_OK ||
-		    sqlite3_exec(st->db, schema_sql, NULL, NULL, &msg) !=
-			    SQLITE_OK) {
+		int bad = sqlite3_exec(st->db,
+				       "PRAGMA journal_mode=WAL;"
+				       "PRAGMA synchronous=NORMAL;"
+				       "PRAGMA wal_autocheckpoint=0;"
+				       "PRAGMA foreign_keys=ON;",
+				       NULL, NULL, &msg) != SQLITE_OK;
+		/* a store of an older numalab: its events in this one's rows
+		 * (the new tables made in the same transaction) */
+		if (!bad && has_table(st->db, "events") == 1 &&
+		    store_migrate(st, path, events_sql, err))
+			goto fail;
+		if (bad || sqlite3_exec(st->db, schema_sql, NULL, NULL, &msg) !=
+				   SQLITE_OK) {
 			errinfo_set(err, NULL,
 				    "cannot set up database '%s': %s", path,
 				    msg ? msg : sqlite3_errmsg(st->db));
 			sqlite3_free(msg);
 			goto fail;
 		}
-		/* a store of an older numalab: its events in this one's rows */
-		if (has_table(st->db, "events") == 1 &&
-		    store_migrate(st, path, err))
-			goto fail;
 		if (store_file_mark(&st->file, st->db, err))
 			goto fail;
 		st->ck = checkpointer_start(path, err);
 		if (!st->ck)
 			goto fail;
 	} else if (has_table(st->db, "runs") != 1 ||
-		   (has_table(st->db, "event_batches") != 1 &&
-		    (has_table(st->db, "events") != 1 ||
-		     store_legacy_views(st->db)))) {
+		   (has_table(st->db, "events") == 1
+			    ? store_legacy_views(st->db)
+			    : has_table(st->db, "event_batches") != 1)) {
 		errinfo_set(
 			err, NULL,
 			"database '%s' is read-only and holds no numalab runs",
@@ -392,20 +401,19 @@ int store_append_events(struct store *st, int64_t id,
 	if (!rc && rows && store_kept_exec(st, KEPT_RELEASE))
 		rc = -EIO;
 out:
-	if (rc == -EINVAL || rc == -ENOMEM) {
+	if (rc == -EINVAL || rc == -ENOMEM)
 		errinfo_set(err, NULL, "cannot store the run's events: %s",
 			    rc == -EINVAL ? "an event's text holds a line break"
 					  : "out of memory");
-		rc = -EIO;
-	} else if (rc) {
+	else if (rc)
 		set_errinfo(err, "cannot store the run's events", st->db);
-		/* a failed RELEASE leaves it open; fails when SQLite already
-		 * rolled the whole transaction back */
-		if (rows)
-			sqlite3_exec(st->db,
-				     "ROLLBACK TO events; RELEASE events", NULL,
-				     NULL, NULL);
-	}
+	/* whatever failed, the savepoint goes: a failed RELEASE leaves it
+	 * open; this fails when SQLite already rolled the whole transaction
+	 * back */
+	if (rc && rows)
+		sqlite3_exec(st->db, "ROLLBACK TO events; RELEASE events", NULL,
+			     NULL, NULL);
+	rc = rc ? -EIO : 0;
 	pthread_mutex_unlock(&st->mu);
 	return rc;
 }

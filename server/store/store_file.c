@@ -44,6 +44,17 @@ static uint32_t be32(const unsigned char *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
+/* The newer-version refusal's words; -EINVAL. */
+static int newer(struct errinfo *err, const char *fs, long ver)
+{
+	errinfo_set(err, NULL,
+		    "database '%s' was written by a newer numalab (store "
+		    "version %ld; this one reads up to %d): open it with "
+		    "that numalab, or give --db another file",
+		    fs, ver, STORE_FILE_VERSION);
+	return -EINVAL;
+}
+
 /* The 100-byte header as the file holds it: nothing opens it for writing. */
 static int check_header(const char *fs, struct errinfo *err)
 {
@@ -69,15 +80,8 @@ static int check_header(const char *fs, struct errinfo *err)
 	}
 	app = be32(h + 68);
 	ver = be32(h + 60);
-	if (app == STORE_FILE_APP_ID && ver > STORE_FILE_VERSION) {
-		errinfo_set(
-			err, NULL,
-			"database '%s' was written by a newer numalab (store "
-			"version %u; this one reads up to %d): open it with "
-			"that numalab, or give --db another file",
-			fs, ver, STORE_FILE_VERSION);
-		return -EINVAL;
-	}
+	if (app == STORE_FILE_APP_ID && ver > STORE_FILE_VERSION)
+		return newer(err, fs, (long)ver);
 	if ((app && app != STORE_FILE_APP_ID) || (!app && ver)) {
 		errinfo_set(
 			err, NULL,
@@ -274,6 +278,19 @@ static long pragma_int(sqlite3 *db, const char *name)
 	return v;
 }
 
+int store_file_version_ok(struct store_file *sf, sqlite3 *db,
+			  struct errinfo *err)
+{
+	long ver = pragma_int(db, "user_version");
+
+	/* as SQLite reads it, the log included: a newer server that ended
+	 * before a checkpoint left its mark there, not in the header */
+	if (pragma_int(db, "application_id") == STORE_FILE_APP_ID &&
+	    ver > STORE_FILE_VERSION)
+		return newer(err, sf->path ? sf->path : "", ver);
+	return 0;
+}
+
 int store_file_mark(struct store_file *sf, sqlite3 *db, struct errinfo *err)
 {
 	struct stat st;
@@ -282,9 +299,10 @@ int store_file_mark(struct store_file *sf, sqlite3 *db, struct errinfo *err)
 	snprintf(sql, sizeof(sql),
 		 "PRAGMA application_id=%d; PRAGMA user_version=%d;",
 		 STORE_FILE_APP_ID, STORE_FILE_VERSION);
-	/* a file already marked is not written: a full disk still opens */
+	/* a file already marked is not written: a full disk still opens;
+	 * a mark is never lowered */
 	if ((pragma_int(db, "application_id") != STORE_FILE_APP_ID ||
-	     pragma_int(db, "user_version") != STORE_FILE_VERSION) &&
+	     pragma_int(db, "user_version") < STORE_FILE_VERSION) &&
 	    sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
 		errinfo_set(err, NULL, "cannot mark database '%s': %s",
 			    sf->path ? sf->path : "", sqlite3_errmsg(db));

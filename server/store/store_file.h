@@ -37,6 +37,11 @@ struct store_file {
  */
 int store_file_check(const char *path, struct store_file *sf,
 		     struct errinfo *err);
+/* -EINVAL (err says why) when the file, as SQLite reads it (its log
+ * included), is of a newer store version than this numalab's. */
+int store_file_version_ok(struct store_file *sf, sqlite3 *db,
+			  struct errinfo *err);
+
 /* Marks a writable store as numalab's; takes its dev/ino. 0 or -EIO. */
 int store_file_mark(struct store_file *sf, sqlite3 *db, struct errinfo *err);
 /*

@@ -12,10 +12,13 @@
 /* Events converted a row at a time (consecutive ones of one run). */
 #define CHUNK 256
 
-/* An import's mark sat just before its final event, in the old table. */
+/* An import's mark sat just before its final event, in the old table.
+ * Events of a run no longer in the store (its row deleted by hand, where
+ * foreign keys were not enforced) are left out: nothing could read them. */
 static const char imports_sql[] =
 	"INSERT OR REPLACE INTO run_imports (run_id, data)"
 	" SELECT e.run_id, e.data FROM events e WHERE e.type='imported'"
+	" AND e.run_id IN (SELECT id FROM runs)"
 	" AND e.seq >= (SELECT MAX(seq) FROM events WHERE run_id=e.run_id) - 1"
 	" ORDER BY e.run_id, e.seq";
 
@@ -43,7 +46,15 @@ static int chunk_flush(struct store *st, struct chunk *c)
 	return rc;
 }
 
-static int convert_events(struct store *st, int64_t *nev, int64_t *nruns)
+/* SQLite's words for the last failure, kept before a finalize resets them. */
+static void keep_error(struct store *st, char *why, size_t size)
+{
+	if (!*why)
+		snprintf(why, size, "%s", sqlite3_errmsg(st->db));
+}
+
+static int convert_events(struct store *st, int64_t *nev, int64_t *nruns,
+			  char *why, size_t size)
 {
 	sqlite3_stmt *s = NULL;
 	struct chunk *c = calloc(1, sizeof(*c));
@@ -54,6 +65,7 @@ static int convert_events(struct store *st, int64_t *nev, int64_t *nruns)
 	rc = -EIO;
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT run_id, seq, data FROM events"
+			       " WHERE run_id IN (SELECT id FROM runs)"
 			       " ORDER BY run_id, seq",
 			       -1, &s, NULL) != SQLITE_OK)
 		goto out;
@@ -65,6 +77,7 @@ static int convert_events(struct store *st, int64_t *nev, int64_t *nruns)
 		if (c->n && (run != c->run || c->n == CHUNK) &&
 		    (rc = chunk_flush(st, c)))
 			goto out;
+		rc = -EIO;
 		if (!c->n && run != c->run)
 			++*nruns;
 		c->run = run;
@@ -81,23 +94,45 @@ static int convert_events(struct store *st, int64_t *nev, int64_t *nruns)
 	}
 	rc = step == SQLITE_DONE ? chunk_flush(st, c) : -EIO;
 out:
+	if (rc == -EIO)
+		keep_error(st, why, size);
 	chunk_clear(c);
 	free(c);
 	sqlite3_finalize(s);
 	return rc;
 }
 
-int store_migrate(struct store *st, const char *path, struct errinfo *err)
+/* How many events of runs no longer in the store the old table holds. */
+static int64_t orphans(struct store *st)
 {
-	int64_t nev = 0, nruns = 0;
+	sqlite3_stmt *s = NULL;
+	int64_t n = 0;
+
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT count(*) FROM events WHERE run_id NOT IN"
+			       " (SELECT id FROM runs)",
+			       -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+int store_migrate(struct store *st, const char *path, const char *tables_sql,
+		  struct errinfo *err)
+{
+	int64_t nev = 0, nruns = 0, left = 0;
+	char why[256] = "";
 	int rc = -EIO;
 
+	/* the new tables too: a conversion that fails leaves none of them */
 	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) !=
-	    SQLITE_OK)
+		    SQLITE_OK ||
+	    sqlite3_exec(st->db, tables_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(st->db, imports_sql, NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
-	if (sqlite3_exec(st->db, imports_sql, NULL, NULL, NULL) != SQLITE_OK)
-		goto fail;
-	rc = convert_events(st, &nev, &nruns);
+	left = orphans(st);
+	rc = convert_events(st, &nev, &nruns, why, sizeof(why));
 	if (rc)
 		goto fail;
 	rc = -EIO;
@@ -105,19 +140,30 @@ int store_migrate(struct store *st, const char *path, struct errinfo *err)
 		    SQLITE_OK ||
 	    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
+	/* the conversion's pages into the file, and the log back to nothing
+	 * (it held the whole store once) */
+	sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL,
+		     NULL);
 	fprintf(stderr,
 		"numalab: database '%s': %" PRId64 " events of %" PRId64
-		" runs converted to this version's tables\n",
+		" runs converted to this version's tables",
 		path, nev, nruns);
+	if (left)
+		fprintf(stderr,
+			"; %" PRId64 " events of runs no longer in it left out",
+			left);
+	fprintf(stderr, "\n");
 	return 0;
 fail:
+	if (rc == -EIO)
+		keep_error(st, why, sizeof(why));
 	errinfo_set(err, NULL,
 		    "cannot convert database '%s' to this version's tables "
 		    "(%s): it is left as it was",
 		    path,
 		    rc == -ENOMEM   ? "out of memory"
 		    : rc == -EINVAL ? "an event's text holds a line break"
-				    : sqlite3_errmsg(st->db));
+				    : why);
 	if (!sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;

@@ -10,11 +10,13 @@ struct store;
 
 /*
  * The old events table (a row an event) converted to event_batches and
- * run_imports, then dropped, in one transaction: whole, or the file left
- * as it was (err says why; path names it). Says on stderr what it
- * converted. 0 or -errno.
+ * run_imports (made by tables_sql), then dropped, in one transaction:
+ * whole, or the file's tables left as they were (err says why; path
+ * names it). Events of runs no longer in the store are left out. Says
+ * on stderr what it converted. 0 or -errno.
  */
-int store_migrate(struct store *st, const char *path, struct errinfo *err);
+int store_migrate(struct store *st, const char *path, const char *tables_sql,
+		  struct errinfo *err);
 
 /*
  * For a read-only file of the old tables: event_batches and run_imports as

@@ -217,6 +217,30 @@ static int plain(const char *s)
 	return 1;
 }
 
+/* doc as jansson writes it, any placeholder (doctext.h) filled in first
+ * from t: a sample is never written as null. NULL when it cannot be. */
+static char *values_text(const json_t *doc, const struct doctext *t,
+			 size_t *len)
+{
+	json_t *full = doctext_values(t, (json_t *)doc);
+	char *s = full ? http_json_text(full, len) : NULL;
+
+	json_decref(full);
+	return s;
+}
+
+/* Whether the array holds a placeholder. */
+static int holds_null(const json_t *a)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach ((json_t *)a, i, v)
+		if (json_is_null(v))
+			return 1;
+	return 0;
+}
+
 char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -225,7 +249,7 @@ char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
 	int first = 1;
 
 	if (!t || !json_is_object(doc))
-		return http_json_text(doc, len);
+		return values_text(doc, t, len);
 	strbuf_init(&sb);
 	strbuf_addch(&sb, '{');
 	/* the order json_dumps writes them in */
@@ -235,7 +259,7 @@ char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
 
 		if (!plain(name)) {
 			strbuf_release(&sb);
-			return http_json_text(doc, len);
+			return values_text(doc, t, len);
 		}
 		if (!first)
 			strbuf_addch(&sb, ',');
@@ -253,10 +277,11 @@ char *rundoc_dumps(const json_t *doc, const struct doctext *t, size_t *len)
 			strbuf_add(&sb, text, tlen);
 			continue;
 		}
-		/* json_dumps's bytes, without its costs */
-		if (jsondump(v, &sb)) {
+		/* json_dumps's bytes, without its costs (an array of
+		 * placeholders its text does not give: filled in) */
+		if ((json_is_array(v) && holds_null(v)) || jsondump(v, &sb)) {
 			strbuf_release(&sb);
-			return http_json_text(doc, len);
+			return values_text(doc, t, len);
 		}
 	}
 	strbuf_add(&sb, "}\n", 2);

@@ -157,6 +157,76 @@ class StoreVersionsTest(unittest.TestCase):
             self.assertEqual(f.read(), bytes_before)
         self.assertIn("events", tables(self.db))
 
+    def refused(self, db):
+        p = subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--db", db],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        self.assertNotEqual(p.returncode, 0, p.stderr)
+        return p.stderr.decode()
+
+    def test_events_of_runs_no_longer_there_are_left_out(self):
+        rids, before = self.make_store()
+        as_version_1(self.db)
+        # a run's row deleted by hand, where foreign keys are not enforced
+        con = sqlite3.connect(self.db)
+        gone = con.execute("SELECT count(*) FROM events WHERE run_id=?",
+                           (rids[1],)).fetchone()[0]
+        con.execute("DELETE FROM runs WHERE id=?", (rids[1],))
+        con.commit()
+        con.close()
+        srv = Server(self.tmp, db=self.db, name="again").start()
+        try:
+            del before[rids[1]]
+            before["list"] = None
+            seen = self.seen(srv, (rids[0], rids[2]))
+            seen["list"] = None
+            self.assertSameReads(before, seen)
+        finally:
+            self.assertEqual(srv.stop(), 0, srv.stderr())
+        self.assertIn("runs converted to this version's tables; %d events of runs no "
+                      "longer in it left out" % gone, srv.stderr())
+
+    def test_a_failed_conversion_leaves_the_tables_as_they_were(self):
+        rids, before = self.make_store()
+        as_version_1(self.db)
+        con = sqlite3.connect(self.db)
+        con.execute("UPDATE events SET data = data || char(10) WHERE run_id=? AND seq=2",
+                    (rids[0],))
+        con.commit()
+        con.close()
+        old = tables(self.db)
+        err = self.refused(self.db)
+        self.assertIn("cannot convert database '%s' to this version's tables (an event's "
+                      "text holds a line break): it is left as it was" % self.db, err)
+        self.assertEqual(tables(self.db), old)
+        # and read-only, it is still read as it is
+        ro = Server(self.tmp, db="file:%s?mode=ro" % self.db, name="ro").start()
+        try:
+            status, evs, _ = ro.events(rids[2])
+            self.assertEqual(evs, before[rids[2]][1])
+        finally:
+            self.assertEqual(ro.stop(), 0, ro.stderr())
+
+    def test_a_newer_mark_still_in_the_log_is_refused(self):
+        self.make_store()
+        con = sqlite3.connect(self.db)
+        self.assertEqual(con.execute("PRAGMA journal_mode").fetchone()[0], "wal")
+        con.execute("PRAGMA user_version=3")
+        con.commit()
+        # the file and its log as a newer server left them, killed before
+        # a checkpoint: the mark is in the log, not the file's header
+        copy = os.path.join(self.tmp, "newer.db")
+        shutil.copy(self.db, copy)
+        shutil.copy(self.db + "-wal", copy + "-wal")
+        con.close()
+        with open(copy, "rb") as f:
+            self.assertEqual(f.read(64)[60:64], b"\0\0\0\2")
+        err = self.refused(copy)
+        self.assertIn("written by a newer numalab (store version 3; this one reads up to 2)",
+                      err)
+        c = sqlite3.connect(copy)
+        self.assertEqual(c.execute("PRAGMA user_version").fetchone()[0], 3)
+        c.close()
+
     def test_a_newer_store_is_refused(self):
         self.make_store()
         con = sqlite3.connect(self.db)
