@@ -79,7 +79,7 @@ static struct runlog_event ev(int64_t seq, const char *json)
  * no transaction open, and what is stored after it is kept. */
 static void test_batches_whole_or_not_at_all(void **state)
 {
-	char path[] = "/tmp/numalab-batches-XXXXXX";
+	char path[64] = "/tmp/numalab-batches-XXXXXX", other[80];
 	int fd = mkstemp(path);
 	struct errinfo err;
 	struct store *st;
@@ -126,11 +126,10 @@ static void test_batches_whole_or_not_at_all(void **state)
 	runlog_unref(log);
 	store_close(st);
 	unlink(path);
-	strcat(path, "-wal");
-	unlink(path);
-	path[strlen(path) - 4] = '\0';
-	strcat(path, "-shm");
-	unlink(path);
+	snprintf(other, sizeof(other), "%s-wal", path);
+	unlink(other);
+	snprintf(other, sizeof(other), "%s-shm", path);
+	unlink(other);
 }
 
 int main(void)
