@@ -55,21 +55,26 @@ static void skip_ws(struct cursor *c)
 /* A string's bytes, after its opening quote; NULL unless plain. (The
  * cursor's place is kept in a local while it walks: a line is mostly
  * strings and numbers.) */
-static const char *plain_string(struct cursor *c, size_t *len)
+const char *jsonfast_plain(const char **at, const char *end, size_t *len)
 {
-	const char *s = c->p, *p = s, *end = c->end;
+	const char *s = *at, *p = s;
 
 	for (; p < end; p++) {
 		unsigned char ch = (unsigned char)*p;
 		if (ch == '"') {
 			*len = (size_t)(p - s);
-			c->p = p + 1;
+			*at = p + 1;
 			return s;
 		}
 		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
 			return NULL;
 	}
 	return NULL;
+}
+
+static const char *plain_string(struct cursor *c, size_t *len)
+{
+	return jsonfast_plain(&c->p, c->end, len);
 }
 
 /* Past the digits at c->p. */

@@ -32,6 +32,13 @@ int jsonfast_check_within(const char *buf, size_t len, unsigned int max_depth,
 			  size_t max_values, int *has_seq);
 
 /*
+ * A plain string's bytes (printable ASCII, no escape) from *at, just past
+ * its opening quote, to its closing one (len bytes); *at then past that
+ * quote. NULL when the string is not plain or not closed before end.
+ */
+const char *jsonfast_plain(const char **at, const char *end, size_t *len);
+
+/*
  * The double of a JSON number's text (n bytes, as the grammar has it: a
  * real or an integer), rounded as strtod rounds it: read exactly where one
  * operation gives it (Clinger's fast path), else by strtod. 0, or -1 when

@@ -52,20 +52,7 @@ static int eat(struct walk *w, char c)
 /* A plain string at w (its opening quote): its bytes; NULL if not plain. */
 static const char *plain(struct walk *w, size_t *n)
 {
-	const char *s;
-
-	if (!eat(w, '"'))
-		return NULL;
-	for (s = w->p; w->p < w->end; w->p++) {
-		unsigned char c = (unsigned char)*w->p;
-		if (c == '"') {
-			*n = (size_t)(w->p++ - s);
-			return s;
-		}
-		if (c < 0x20 || c >= 0x7f || c == '\\')
-			return NULL;
-	}
-	return NULL;
+	return eat(w, '"') ? jsonfast_plain(&w->p, w->end, n) : NULL;
 }
 
 /* What ends a number or a literal. */
@@ -202,9 +189,13 @@ static int member(struct walk *w, const char **name, size_t *n, int first)
 #define IS(name, n, lit)                                                       \
 	((n) == sizeof(lit) - 1 && !memcmp((name), (lit), sizeof(lit) - 1))
 
+/* The stats members a description reads (as reals), in struct stats' order. */
+static const char *const stat_names[] = {"ci_lo", "ci_hi", "min", "max"};
+#define NSTATS (sizeof(stat_names) / sizeof(stat_names[0]))
+
 struct stats {
-	double ci_lo, ci_hi, min, max;
-	int has_lo, has_hi, has_min, has_max;
+	double v[NSTATS];
+	int has[NSTATS];
 	int n;
 };
 
@@ -212,28 +203,23 @@ struct stats {
 static int stats(struct walk *w, struct stats *st)
 {
 	const char *name;
-	size_t n;
+	size_t n, k;
 	int rc, is_int;
 	long long iv;
 	double d;
 
 	for (int first = 1; (rc = member(w, &name, &n, first)) > 0; first = 0) {
-		if (IS(name, n, "n")) {
+		for (k = 0; k < NSTATS; k++)
+			if (!strncmp(name, stat_names[k], n) &&
+			    !stat_names[k][n])
+				break;
+		if (k < NSTATS) {
+			rc = number(w, &st->v[k], &iv, &is_int);
+			st->has[k] = rc > 0;
+		} else if (IS(name, n, "n")) {
 			rc = number(w, &d, &iv, &is_int);
 			if (rc > 0 && is_int && iv >= INT_MIN && iv <= INT_MAX)
 				st->n = (int)iv;
-		} else if (IS(name, n, "ci_lo")) {
-			rc = number(w, &st->ci_lo, &iv, &is_int);
-			st->has_lo = rc > 0;
-		} else if (IS(name, n, "ci_hi")) {
-			rc = number(w, &st->ci_hi, &iv, &is_int);
-			st->has_hi = rc > 0;
-		} else if (IS(name, n, "min")) {
-			rc = number(w, &st->min, &iv, &is_int);
-			st->has_min = rc > 0;
-		} else if (IS(name, n, "max")) {
-			rc = number(w, &st->max, &iv, &is_int);
-			st->has_max = rc > 0;
 		} else {
 			rc = skip(w);
 		}
@@ -343,10 +329,10 @@ int point_from_text(const char *s, size_t len, struct result_point *p,
 		p->x = NAN;
 	if (has_y <= 0)
 		p->y = NAN;
-	p->ci_lo = st.has_lo ? st.ci_lo : p->y;
-	p->ci_hi = st.has_hi ? st.ci_hi : p->y;
-	p->min = st.has_min ? st.min : p->y;
-	p->max = st.has_max ? st.max : p->y;
+	p->ci_lo = st.has[0] ? st.v[0] : p->y;
+	p->ci_hi = st.has[1] ? st.v[1] : p->y;
+	p->min = st.has[2] ? st.v[2] : p->y;
+	p->max = st.has[3] ? st.v[3] : p->y;
 	p->n = st.n;
 	return 0;
 }
