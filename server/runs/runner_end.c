@@ -124,8 +124,12 @@ int runner_store_end(struct runner *r, struct run *run, json_t *ev,
 		runner_fold(run, ev);
 	json_decref(ev);
 	if (!store_atomic_begin(r->store, err)) {
-		rc = e ? store_append_events(r->store, run->id, &e, 1, err)
-		       : -EIO;
+		/* the events the journal kept, the end and the row: together */
+		rc = store_live_end(r->store, run->id, err);
+		if (!rc)
+			rc = e ? store_append_events(r->store, run->id, &e, 1,
+						     err)
+			       : -EIO;
 		if (!rc)
 			rc = store_run_finished(r->store, run->id, status, now,
 						error, headline, sum, err);
@@ -133,7 +137,9 @@ int runner_store_end(struct runner *r, struct run *run, json_t *ev,
 	}
 	if (!rc)
 		goto out;
-	/* nothing of it kept: the event, then the row, each alone */
+	/* nothing of it kept: the journal's, the event, then the row, each
+	 * alone (what the journal keeps the next start folds in) */
+	store_live_end(r->store, run->id, err);
 	rc = e ? store_append_events(r->store, run->id, &e, 1, err) : -EIO;
 	rc2 = store_run_finished(r->store, run->id, status, now, error,
 				 headline, sum, err);

@@ -101,7 +101,12 @@ struct live {
 static int store_started(struct live *l, json_t *ev, struct errinfo *err)
 {
 	struct store *st = l->r->store;
-	int rc = store_atomic_begin(st, err);
+	int rc;
+
+	/* its batches a write each to the journal, not a commit each (or,
+	 * where there is none, to the store) */
+	store_live_begin(st, l->run->id);
+	rc = store_atomic_begin(st, err);
 
 	if (!rc) {
 		rc = store_run_started(st, l->run->id, l->run->st.started_at,

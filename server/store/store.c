@@ -95,6 +95,7 @@ struct store *store_open(const char *path, struct errinfo *err)
 		errinfo_set(err, NULL, "out of memory");
 		return NULL;
 	}
+	st->live.fd = -1;
 	if (store_mutex_init(&st->mu)) {
 		errinfo_set(err, NULL, "out of memory");
 		free(st);
@@ -147,6 +148,7 @@ struct store *store_open(const char *path, struct errinfo *err)
 		st->ck = checkpointer_start(path, err);
 		if (!st->ck)
 			goto fail;
+		store_live_open(st);
 	} else if (has_table(st->db, "runs") != 1 ||
 		   (has_table(st->db, "events") == 1
 			    ? store_legacy_views(st->db)
@@ -167,6 +169,7 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
+	store_live_close(st);
 	checkpointer_stop(st->ck); /* before the last connection closes */
 	store_kept_close(st);
 	if (st->db)
@@ -237,6 +240,7 @@ int store_atomic_end(struct store *st, int ok, struct errinfo *err)
 		/* nothing of it kept: a failed COMMIT may leave it open */
 		if (!sqlite3_get_autocommit(st->db))
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		store_live_committed(st, ok && !rc);
 		/* a checkpoint is asked for what was committed only */
 		if (st->poke_after && ok && !rc)
 			checkpointer_poke(st->ck);
@@ -311,6 +315,10 @@ int store_create_run(struct store *st, const char *experiment,
 	pthread_mutex_lock(&st->mu);
 	if (store_file_gone(&st->file, err)) {
 		rc = -ESTALE;
+		goto out;
+	}
+	if (store_live_room(st, err)) {
+		rc = -EIO;
 		goto out;
 	}
 	s = store_kept(st, KEPT_CREATE_RUN);
@@ -390,6 +398,11 @@ int store_append_events(struct store *st, int64_t id,
 	if (n <= 0)
 		return 0;
 	pthread_mutex_lock(&st->mu);
+	if (store_live_journaled(st, id)) {
+		rc = store_live_append(st, ev, n, err);
+		pthread_mutex_unlock(&st->mu);
+		return rc;
+	}
 	/* more than one row: a savepoint, not BEGIN (inside an atomic step it
 	 * nests); one row is an INSERT, whole or not at all by itself */
 	rows = event_batches_rows(ev, n) > 1;
@@ -534,6 +547,11 @@ int store_interrupt_stale(struct store *st, const char *why, int64_t *upto,
 	char now[32];
 
 	store_timestamp(now, sizeof(now));
+	/* the events a stopped server's runs kept in the journal first: an
+	 * interrupted run's end is numbered above them */
+	rc = store_live_fold_left(st, err);
+	if (rc)
+		return rc == -ENOSPC ? -ENOSPC : -EIO;
 	pthread_mutex_lock(&st->mu);
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id FROM runs WHERE status IN "

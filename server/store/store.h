@@ -69,7 +69,21 @@ int store_run_machine(struct store *st, int64_t id, const char *machine_json,
 /* An imported run's mark (its imported event's text), for the run list. */
 int store_run_imported(struct store *st, int64_t id, const char *event_json,
 		       struct errinfo *err);
-/* Events in one transaction: all or none. */
+/*
+ * A live run's events, from now until store_live_end, go to a journal
+ * beside the store (live_journal.h): a write a batch rather than a
+ * commit. 0; else (no journal here, or the last run's could not be
+ * folded in) the run's events go to the store batch by batch.
+ */
+int store_live_begin(struct store *st, int64_t id);
+/*
+ * Run id's journaled events into the store: inside an atomic step, kept
+ * when it commits (the run's end and its events in one transaction),
+ * else in a transaction of their own. 0 or -EIO (err set; the journal
+ * keeps them for the next try or the next start).
+ */
+int store_live_end(struct store *st, int64_t id, struct errinfo *err);
+/* Events in one transaction: all or none (a live run's: its journal). */
 int store_append_events(struct store *st, int64_t id,
 			const struct runlog_event *const *ev, int n,
 			struct errinfo *err);

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include "live_journal.h"
 #include "store_file.h"
 
 struct checkpointer;
@@ -68,7 +69,34 @@ struct store {
 	struct store_file file;
 	/* a run's rows and events: prepared once (under mu) */
 	sqlite3_stmt *kept[KEPT_N];
+	/* the live run's events (store_live.c): live_id's batches go to the
+	 * journal, until its end folds them in (live_folding: inside the
+	 * transaction that ends it; live_clear: empty the journal when that
+	 * commits) */
+	struct live_journal live;
+	char *live_path;
+	int64_t live_id;
+	int live_folding, live_clear;
+	int live_full; /* a journal write found the disk full */
 };
+
+/* The journal opened (and what a dead server left folded in) by
+ * store_open; closed, and removed when empty, by store_close. */
+void store_live_open(struct store *st);
+void store_live_close(struct store *st);
+/* Whether run id's events go to the journal now. mu held. */
+int store_live_journaled(struct store *st, int64_t id);
+/* ev[0..n) into the journal, err set on failure: 0 or -EIO. mu held. */
+int store_live_append(struct store *st, const struct runlog_event *const *ev,
+		      int n, struct errinfo *err);
+/* What a server that stopped left in the journal (no run of this one's
+ * live), into the store; the journal emptied. 0, -ENOSPC or -EIO. */
+int store_live_fold_left(struct store *st, struct errinfo *err);
+/* -ENOSPC (err set) while the disk a journal write found full still
+ * lacks room for a run; else 0. mu held. */
+int store_live_room(struct store *st, struct errinfo *err);
+/* At the commit (ok) or rollback of an atomic step. mu held. */
+void store_live_committed(struct store *st, int ok);
 
 /* SQLITE_OK, or SQLITE_NOMEM when the text could not be copied (the
  * value would be written as NULL). */
