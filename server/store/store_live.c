@@ -11,22 +11,27 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-/* The highest seq the store holds of run id (0: none); -1 on error. */
-static int64_t stored_last(struct store *st, int64_t id)
+/* The highest seq the store holds of run id into *last (0: none): 0,
+ * -ENOENT when the run has no row, -EIO. */
+static int stored_last(struct store *st, int64_t id, int64_t *last)
 {
 	sqlite3_stmt *s = NULL;
-	int64_t last = -1;
+	int rc = -EIO;
 
 	if (sqlite3_prepare_v2(st->db,
-			       "SELECT MAX(last_seq) FROM event_batches"
-			       " WHERE run_id = ?",
+			       "SELECT (SELECT 1 FROM runs WHERE id = ?1),"
+			       " (SELECT MAX(last_seq) FROM event_batches"
+			       " WHERE run_id = ?1)",
 			       -1, &s, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(s, 1, id);
-		if (sqlite3_step(s) == SQLITE_ROW)
-			last = sqlite3_column_int64(s, 0);
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			rc = sqlite3_column_type(s, 0) == SQLITE_NULL ? -ENOENT
+								      : 0;
+			*last = sqlite3_column_int64(s, 1);
+		}
 	}
 	sqlite3_finalize(s);
-	return last;
+	return rc;
 }
 
 /* ev[0..n) of run id above what the store holds, as rows. mu held, in a
@@ -39,12 +44,9 @@ static int insert_new(struct store *st, int64_t id, const struct live_event *ev,
 	int64_t last;
 	int m = 0, rc;
 
-	rc = store_has_run(st, id); /* mu is recursive */
+	rc = stored_last(st, id, &last);
 	if (rc)
 		return rc;
-	last = stored_last(st, id);
-	if (last < 0)
-		return -EIO;
 	e = calloc((size_t)n + 1, sizeof(*e));
 	ep = calloc((size_t)n + 1, sizeof(*ep));
 	if (!e || !ep) {
@@ -99,10 +101,10 @@ static int fold(struct store *st, struct errinfo *err)
 	rc = insert_new(st, id, ev, n);
 	if (rc == -ENOENT) {
 		fprintf(stderr,
-			"numalab: store: the %d events of run %lld that a "
-			"server kept while it ran are dropped: the store no "
-			"longer holds the run\n",
-			n, (long long)id);
+			"numalab: store: run %lld is no longer in the store: "
+			"what a server kept of it while it ran is dropped "
+			"(%d events)\n",
+			(long long)id, n);
 		rc = 0;
 	}
 	if (own) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "live_journal.h"
 #include "store.h"
@@ -176,6 +177,44 @@ static void test_journal_to_store(void **state)
 	files_remove(&f);
 }
 
+static int delete_runs(struct sqlite3 *db, void *arg)
+{
+	(void)arg;
+	return sqlite3_exec(db, "DELETE FROM runs", NULL, NULL, NULL);
+}
+
+/* A journal of a run whose row went (deleted by hand) is dropped at the
+ * next start, said, and the store opens as usual. */
+static void test_a_journal_of_a_deleted_run(void **state)
+{
+	struct runlog_event a = ev(1, "{\"seq\":1,\"type\":\"note\"}");
+	const struct runlog_event *one[] = {&a};
+	struct errinfo err;
+	struct files f;
+	struct store *st;
+	int64_t id;
+
+	(void)state;
+	files_init(&f);
+	st = store_open(f.db, &err);
+	assert_non_null(st);
+	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}",
+					  "2026-12-06T00:00:00.000Z", &id,
+					  &err),
+			 0);
+	assert_int_equal(store_live_begin(st, id), 0);
+	assert_int_equal(store_append_events(st, id, one, 1, &err), 0);
+	assert_int_equal(store_with_db(st, delete_runs, NULL), SQLITE_OK);
+	store_close(st);
+	assert_true(size_of(f.live) > 0);
+	st = store_open(f.db, &err);
+	assert_non_null(st);
+	assert_int_equal(size_of(f.live), 0);
+	store_close(st);
+	assert_int_equal(size_of(f.live), -1);
+	files_remove(&f);
+}
+
 /* A file of that name that is not a journal is left byte for byte, and a
  * journal another process holds is not touched: runs store their batches
  * themselves. */
@@ -233,6 +272,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_the_last_section),
 		cmocka_unit_test(test_journal_to_store),
+		cmocka_unit_test(test_a_journal_of_a_deleted_run),
 		cmocka_unit_test(test_another_file_left_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
