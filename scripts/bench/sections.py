@@ -642,9 +642,9 @@ def latency_pace(b, srv, pace, increments):
         cpu_srv = cpu_cli = 0.0
         for half in (nruns // 2, nruns - nruns // 2):
             # what the served runs cost the server and this client in CPU
-            k0, c0 = common.proc_cpu_ticks(srv.pid), time.process_time()
+            k0, c0 = common.proc_cpu_mark(srv.pid), time.process_time()
             served += latency_served(b, srv, params, half)
-            cpu_srv += (common.proc_cpu_ticks(srv.pid) - k0) / common.CLK_TCK
+            cpu_srv += common.proc_cpu_between(k0, common.proc_cpu_mark(srv.pid))
             cpu_cli += time.process_time() - c0
             piped += latency_pipe(b, params, half, env)
     finally:
@@ -675,8 +675,9 @@ def latency_pace(b, srv, pace, increments):
     us = 1e6 * cpu_srv / len(v)
     b.row("latency", "%s: server CPU a sample" % pace, one(us), None, "us", None, "< 20 us",
           "yes" if us < 20 else "no",
-          "the server's utime+stime over the served runs (its runner, store, streams and the "
-          "run documents the client reads at each end) over the samples they carried; each "
+          "the server's CPU over the served runs (its runner, store, streams and the "
+          "run documents the client reads at each end; its threads' schedstat, to the ns, or "
+          "utime+stime where a thread ended meanwhile) over the samples they carried; each "
           "sample comes with ~1.5 other events (progress, placement, summary)",
           a_label="server", fmt="%.1f")
     b.raw["latency"][pace] = {"params": params, "samples_per_s": rate, "server_cpu_us": us,
