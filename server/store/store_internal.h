@@ -77,7 +77,8 @@ struct store {
 	char *live_path;
 	int64_t live_id;
 	int live_folding, live_clear;
-	int live_full; /* a journal write found the disk full */
+	int live_full;	     /* a journal write found the disk full */
+	size_t live_fold_at; /* the section's size that is folded in */
 };
 
 /* The journal opened (and what a dead server left folded in) by

@@ -11,6 +11,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+/* A live run's section is put in the store as it goes past this. */
+#define LIVE_FOLD_BYTES (4u << 20)
+
 /* The highest seq the store holds of run id into *last (0: none): 0,
  * -ENOENT when the run has no row, -EIO. */
 static int stored_last(struct store *st, int64_t id, int64_t *last)
@@ -197,8 +200,10 @@ int store_live_begin(struct store *st, int64_t id)
 		goto out;
 	}
 	rc = live_journal_begin(&st->live, id);
-	if (!rc)
+	if (!rc) {
 		st->live_id = id;
+		st->live_fold_at = LIVE_FOLD_BYTES;
+	}
 out:
 	pthread_mutex_unlock(&st->mu);
 	return rc;
@@ -209,10 +214,35 @@ int store_live_journaled(struct store *st, int64_t id)
 	return id && id == st->live_id && !st->live_folding && st->live.fd >= 0;
 }
 
+/*
+ * A long run's section into the store as it goes (mu held, no atomic step
+ * open): its end then has at most LIVE_FOLD_BYTES to put in, one
+ * transaction of a few milliseconds, and so has a start after a crash.
+ * The run's next section follows; where it cannot be begun, its batches
+ * go to the store. A fold that fails is tried again at twice the size
+ * (the journal keeps the events meanwhile, the run's end tries last).
+ */
+static void fold_ahead(struct store *st)
+{
+	struct errinfo err;
+	int64_t id = st->live_id;
+
+	if (fold(st, &err)) {
+		st->live_fold_at *= 2;
+		return;
+	}
+	if (live_journal_begin(&st->live, id))
+		st->live_id = 0;
+}
+
 int store_live_append(struct store *st, const struct runlog_event *const *ev,
 		      int n, struct errinfo *err)
 {
 	int rc = live_journal_append(&st->live, ev, n);
+
+	if (!rc && !st->atomic &&
+	    st->live.bytes - st->live.start >= st->live_fold_at)
+		fold_ahead(st);
 
 	/* a full disk in the words SQLite uses for it, whichever file met
 	 * it; new runs are refused until it has room */

@@ -177,6 +177,50 @@ static void test_journal_to_store(void **state)
 	files_remove(&f);
 }
 
+/* A long run's journal goes into the store as it goes (past 4 MiB), and
+ * its end then puts in the rest: every event once, in order. */
+static void test_a_long_run_folds_as_it_goes(void **state)
+{
+	enum { N = 6000, LEN = 1000 };
+	static char text[N][LEN + 40];
+	static struct runlog_event e[N];
+	struct errinfo err;
+	struct files f;
+	struct store *st;
+	int64_t id;
+
+	(void)state;
+	files_init(&f);
+	st = store_open(f.db, &err);
+	assert_non_null(st);
+	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}",
+					  "2026-12-06T00:00:00.000Z", &id,
+					  &err),
+			 0);
+	assert_int_equal(store_live_begin(st, id), 0);
+	for (int i = 0; i < N; i++) {
+		const struct runlog_event *one[1] = {&e[i]};
+
+		snprintf(text[i], sizeof(text[i]),
+			 "{\"seq\":%d,\"type\":\"note\",\"text\":\"%0*d\"}",
+			 i + 1, LEN, i);
+		e[i] = ev(i + 1, text[i]);
+		assert_int_equal(store_append_events(st, id, one, 1, &err), 0);
+	}
+	/* folded as it went: the store holds most of it already */
+	assert_true(stored(st, id) > N / 2);
+	assert_true(stored(st, id) < N);
+	assert_true(size_of(f.live) < (off_t)(16 << 20));
+	assert_int_equal(store_live_end(st, id, &err), 0);
+	assert_int_equal(stored(st, id), N);
+	store_close(st);
+	st = store_open(f.db, &err);
+	assert_non_null(st);
+	assert_int_equal(stored(st, id), N);
+	store_close(st);
+	files_remove(&f);
+}
+
 static int delete_runs(struct sqlite3 *db, void *arg)
 {
 	(void)arg;
@@ -272,6 +316,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_the_last_section),
 		cmocka_unit_test(test_journal_to_store),
+		cmocka_unit_test(test_a_long_run_folds_as_it_goes),
 		cmocka_unit_test(test_a_journal_of_a_deleted_run),
 		cmocka_unit_test(test_another_file_left_alone),
 	};
