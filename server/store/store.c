@@ -547,11 +547,6 @@ int store_interrupt_stale(struct store *st, const char *why, int64_t *upto,
 	char now[32];
 
 	store_timestamp(now, sizeof(now));
-	/* the events a stopped server's runs kept in the journal first: an
-	 * interrupted run's end is numbered above them */
-	rc = store_live_fold_left(st, err);
-	if (rc)
-		return rc == -ENOSPC ? -ENOSPC : -EIO;
 	pthread_mutex_lock(&st->mu);
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id FROM runs WHERE status IN "
@@ -573,10 +568,13 @@ int store_interrupt_stale(struct store *st, const char *why, int64_t *upto,
 	}
 	sqlite3_finalize(s);
 	s = NULL;
-	if (!n)
-		goto out;
-	if (!*upto)
+	if (n && !*upto)
 		*upto = ids[n - 1];
+	/* a stopped server's journal in first, a run's end numbered above it
+	 * (*upto set first: a retry leaves this server's own runs alone) */
+	rc = store_live_fold_left(st, err);
+	if (rc || !n)
+		goto out;
 	if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	for (int i = 0; i < n; i++)

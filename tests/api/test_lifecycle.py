@@ -275,6 +275,61 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
         finally:
             self.assertEqual(again.stop(), 0, again.stderr())
 
+    def test_full_disk_at_restart_spares_new_runs(self):
+        # a run killed mid-way left its events in the journal; the server
+        # that starts on a full disk cannot fold them in: the run is marked
+        # once there is room, and a run this server started meanwhile is not
+        if os.geteuid() != 0:
+            self.skipTest("SKIP: mounting a small tmpfs needs root")
+        mnt = os.path.join(self.tmp, "small")
+        os.mkdir(mnt)
+        if subprocess.call(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs",
+                            mnt], stderr=subprocess.DEVNULL):
+            self.skipTest("SKIP: this machine does not let us mount a tmpfs")
+        srv = Server(self.tmp, db=os.path.join(mnt, "x.db"), name="fullstart")
+        try:
+            srv.start()
+            rid = srv.start_run(LONG)
+            seen = srv.wait_event(rid, "sample")
+            srv.kill9()
+            filler = os.path.join(mnt, "filler")
+            with open(filler, "wb", buffering=0) as f:
+                try:
+                    while True:
+                        f.write(b"\0" * 65536)
+                except OSError:
+                    pass
+            srv.start()
+            self.assertTrue(wait_until(
+                lambda: "as soon as the disk has room" in srv.stderr()),
+                srv.stderr())
+            os.unlink(filler)
+            new = srv.start_run(LONG)
+            self.assertTrue(wait_until(lambda: srv.json(
+                "GET", "/api/runs/%d" % rid)[1]["status"] == "interrupted"),
+                srv.stderr())
+            srv.wait_event(new, "sample")
+            _, run, _ = srv.json("GET", "/api/runs/%d" % new)
+            self.assertEqual((run["status"], run["error"]), ("running", None))
+            self.assertEqual(srv.request("DELETE", "/api/runs/%d" % new)[0], 200)
+            self.assertEqual(srv.wait_final(new)[-1][1], "cancelled")
+            self.assertEqual(srv.stop(), 0, srv.stderr())
+            # the new run as its server ended it; the killed one's events
+            # all kept, its end numbered above them
+            srv.start()
+            _, run, _ = srv.json("GET", "/api/runs/%d" % new)
+            self.assertEqual((run["status"], run["error"]),
+                             ("cancelled", "cancelled on request"))
+            evs = srv.wait_final(rid)
+            self.assertEqual(evs[:len(seen)], seen)
+            self.assertEqual(evs[-1][1], "interrupted")
+            self.assertEqual(evs[-1][0], evs[-2][0] + 1025)
+            self.assertEqual(srv.stop(), 0, srv.stderr())
+        finally:
+            if srv.proc:
+                srv.kill9()
+            subprocess.call(["umount", mnt])
+
     def test_stalled_streams_leak_nothing(self):
         import socket
         self.srv.start()
