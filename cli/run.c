@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "cancel.h"
 #include "commands.h"
 #include "events.h"
 #include "experiment.h"
@@ -33,7 +34,7 @@ static volatile sig_atomic_t cancelled;
 static void on_signal(int sig)
 {
 	(void)sig;
-	cancelled = 1;
+	cancel_set(&cancelled);
 }
 
 enum run_output { OUT_TABLE, OUT_JSON, OUT_NDJSON };

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "compare.h"
 #include "experiment.h"
 #include "numa_mem.h"
@@ -260,7 +261,7 @@ static int run_mode(struct run_ctx *ctx, int mode, const int *cpus, int n)
 	for (int r = 0; r < warmup + repeat && !rc; r++) {
 		struct af_round rd;
 
-		if (*ctx->cancel) {
+		if (cancel_asked(ctx->cancel)) {
 			rc = -ECANCELED;
 			break;
 		}
@@ -448,7 +449,7 @@ static int af_run(struct run_ctx *ctx)
 	for (int m = 0; m < MODE_COUNT && !rc; m++) {
 		if (!((ap->modes >> m) & 1))
 			continue;
-		if (*ctx->cancel) {
+		if (cancel_asked(ctx->cancel)) {
 			rc = -ECANCELED;
 			break;
 		}

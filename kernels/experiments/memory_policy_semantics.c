@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cancel.h"
 #include "experiment.h"
 #include "numa_mem.h"
 #include "page_census.h"
@@ -493,7 +494,7 @@ static int migrate_rounds(struct ps_ctx *c, pid_t pid, int to, int from,
 {
 	int rounds = (int)c->run->common.repeat, rc = 0;
 
-	for (int r = 0; r < rounds && !*c->run->cancel; r++) {
+	for (int r = 0; r < rounds && !cancel_asked(c->run->cancel); r++) {
 		unsigned long src_mask[PS_WORDS], dst_mask[PS_WORDS];
 		int src = r % 2 ? c->b : c->a, dst = r % 2 ? c->a : c->b;
 		long before[2], after[2];
@@ -750,7 +751,7 @@ static int ps_run(struct run_ctx *ctx)
 		int rc;
 		if (!((pp->steps >> s) & 1))
 			continue;
-		if (*ctx->cancel)
+		if (cancel_asked(ctx->cancel))
 			return -ECANCELED;
 		sink_progress(ctx->sink, done++, total, steps[s].name);
 		rc = fns[s](&c);

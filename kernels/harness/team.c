@@ -1,6 +1,7 @@
 /* team.c - N pinned threads behind a barrier: the one timing harness */
 #define _GNU_SOURCE
 #include "team.h"
+#include "cancel.h"
 
 #include <errno.h>
 #include <math.h>
@@ -313,7 +314,7 @@ static void round_end(struct team *tm, int r, double seconds)
 	tm->cpu_clock = tm->adapt &&
 			seconds >= CPU_CLOCK_ROUNDS * team_cpu_clock_cost();
 	/* seen by all after the next barrier */
-	if (job->cancel && *job->cancel)
+	if (cancel_asked(job->cancel))
 		tm->stop = tm->cancelled = 1;
 }
 
