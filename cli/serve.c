@@ -259,13 +259,23 @@ static int serve_open_store(struct serve *s)
 		say(stderr, "numalab serve: %s\n", err.msg);
 		return -1;
 	}
+	/* another server on this store: the runs that look unfinished from
+	 * here may be its own, live */
+	int shared = store_live_attach(s->store, &err) == -EBUSY;
+
+	if (shared)
+		say(stderr,
+		    "numalab serve: %s; this one stores its runs' batches one by "
+		    "one, and leaves the runs that look unfinished as they are\n",
+		    err.msg);
 	serve_rates(s->topo, s->o.db);
 	if (store_readonly(s->store))
 		say(stderr,
 		    "numalab serve: database '%s' is read-only: runs can be "
 		    "read but not started\n",
 		    s->o.db);
-	serve_interrupt_stale(s);
+	if (!shared)
+		serve_interrupt_stale(s);
 	return 0;
 }
 

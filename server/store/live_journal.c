@@ -17,11 +17,12 @@ static int ours(int fd, off_t size)
 	char head[sizeof(LIVE_JOURNAL_HEAD) - 1];
 	size_t k = sizeof(head);
 
+	/* empty: ours, as a journal emptied at a roll is; shorter than a
+	 * head but not empty: not known to be ours (a head is written in one
+	 * go), so left alone */
 	if (size == 0)
 		return 1;
-	if ((size_t)size < k)
-		k = (size_t)size;
-	return pread(fd, head, k, 0) == (ssize_t)k &&
+	return (size_t)size > k && pread(fd, head, k, 0) == (ssize_t)k &&
 	       !memcmp(head, LIVE_JOURNAL_HEAD, k);
 }
 
@@ -46,7 +47,9 @@ int live_journal_open(struct live_journal *j, const char *path)
 		close(fd);
 		return rc;
 	}
-	if (!S_ISREG(sb.st_mode) || !ours(fd, sb.st_size)) {
+	/* another user's file (a shared directory): not ours to write */
+	if (!S_ISREG(sb.st_mode) || sb.st_uid != geteuid() ||
+	    !ours(fd, sb.st_size)) {
 		close(fd);
 		return -EEXIST;
 	}

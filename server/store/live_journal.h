@@ -25,9 +25,10 @@
  * cut to nothing, a few hundred microseconds of the server's CPU, and
  * disk writes, each time.
  *
- * A file whose first line is not a head is another program's: left as
- * it is, and no journal is kept. The server holds a lock on it while it
- * is open, so a second process on the store leaves it alone.
+ * A file that does not start with a head (or is not empty), or that
+ * another user owns, is not ours: left as it is, and no journal is kept. The
+ * server holds a lock on it while it is open, so a second process on the store
+ * leaves it alone.
  */
 #define LIVE_JOURNAL_SUFFIX "-live"
 #define LIVE_JOURNAL_HEAD "numalab live events 1 run "

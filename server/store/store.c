@@ -148,7 +148,6 @@ struct store *store_open(const char *path, struct errinfo *err)
 		st->ck = checkpointer_start(path, err);
 		if (!st->ck)
 			goto fail;
-		store_live_open(st);
 	} else if (has_table(st->db, "runs") != 1 ||
 		   (has_table(st->db, "events") == 1
 			    ? store_legacy_views(st->db)

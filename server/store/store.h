@@ -70,6 +70,17 @@ int store_run_machine(struct store *st, int64_t id, const char *machine_json,
 int store_run_imported(struct store *st, int64_t id, const char *event_json,
 		       struct errinfo *err);
 /*
+ * The journal beside the store (live_journal.h) for the runs this process
+ * will run (numalab serve; other users of the store leave it alone):
+ * opened and locked, and what a server that stopped left in it folded
+ * into the store. 0 (where it cannot be kept, stderr says so and the runs
+ * store their batches themselves); -EBUSY with err set when another
+ * process holds it: another server serves this store (the runs store
+ * their batches themselves, and the runs that look unfinished may be
+ * that server's, live).
+ */
+int store_live_attach(struct store *st, struct errinfo *err);
+/*
  * A live run's events, from now until store_live_end, go to a journal
  * beside the store (live_journal.h): a write a batch rather than a
  * commit. 0; else (no journal here, or the last run's could not be

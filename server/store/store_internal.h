@@ -81,9 +81,8 @@ struct store {
 	size_t live_fold_at; /* the section's size that is folded in */
 };
 
-/* The journal opened (and what a dead server left folded in) by
- * store_open; closed, and removed when empty, by store_close. */
-void store_live_open(struct store *st);
+/* The journal closed, and removed when the store holds all of it, by
+ * store_close. */
 void store_live_close(struct store *st);
 /* Whether run id's events go to the journal now. mu held. */
 int store_live_journaled(struct store *st, int64_t id);

@@ -135,40 +135,50 @@ out:
 	return rc ? -EIO : 0;
 }
 
-void store_live_open(struct store *st)
+int store_live_attach(struct store *st, struct errinfo *err)
 {
 	char *path;
 	size_t n;
 	int rc;
 
-	st->live.fd = -1;
-	if (!st->file.path || st->readonly)
-		return;
+	if (!st->file.path || st->readonly || st->live.fd >= 0)
+		return 0;
 	n = strlen(st->file.path) + sizeof(LIVE_JOURNAL_SUFFIX);
 	path = malloc(n);
 	if (!path)
-		return;
+		return 0; /* the runs store their batches themselves */
 	snprintf(path, n, "%s%s", st->file.path, LIVE_JOURNAL_SUFFIX);
 	rc = live_journal_open(&st->live, path);
+	if (rc == -EWOULDBLOCK) {
+		/* its live run's events are in that journal, and its runs look
+		 * stale from here: this one would mark them interrupted */
+		errinfo_set(err, NULL,
+			    "another numalab server is serving '%s' (it holds "
+			    "%s)",
+			    st->file.path, path);
+		free(path);
+		return -EBUSY;
+	}
 	if (rc == -EEXIST)
 		fprintf(stderr,
 			"numalab: %s is not a numalab file: left as it is (a "
 			"run's batches go to the store one by one)\n",
 			path);
-	else if (rc && rc != -EWOULDBLOCK)
+	else if (rc)
 		fprintf(stderr,
 			"numalab: cannot keep a journal of the runs at %s: %s "
 			"(a run's batches go to the store one by one)\n",
 			path, strerror(-rc));
 	st->live_path = path;
 	if (!rc) {
-		struct errinfo err;
+		struct errinfo ferr;
 
 		/* what a server that died left: in before anything reads (a
 		 * full disk: the marking of its run tries again) */
-		if (store_live_fold_left(st, &err))
-			fprintf(stderr, "numalab: %s\n", err.msg);
+		if (store_live_fold_left(st, &ferr))
+			fprintf(stderr, "numalab: %s\n", ferr.msg);
 	}
+	return 0;
 }
 
 void store_live_close(struct store *st)

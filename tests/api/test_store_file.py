@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import BIN, Server  # noqa: E402
+from harness import BIN, LONG, Server  # noqa: E402
 
 SMALL = {"threads": "1-2", "increments": 100000, "repeat": 3, "warmup": 0}
 
@@ -202,6 +202,36 @@ class StoreFileTest(unittest.TestCase):
         finally:
             self.assertEqual(srv.stop(), 0, srv.stderr())
 
+    def test_a_second_server_leaves_the_first_ones_live_run(self):
+        # the first server's live run keeps its events in the store's
+        # journal, and looks stale from a second server on the same store:
+        # the second says so, leaves that run as it is and stores its own
+        # runs' batches itself; the first run loses nothing
+        db = os.path.join(self.tmp, "served.db")
+        srv = Server(self.tmp, db=db).start()
+        second = None
+        try:
+            rid = srv.start_run(LONG)
+            srv.wait_event(rid, "sample")
+            second = Server(self.tmp, db=db, name="second").start()
+            self.assertIn("another numalab server is serving", second.stderr())
+            self.assertNotIn("interrupted", second.stderr())
+            status, run, _ = second.json("GET", "/api/runs/%d" % rid)
+            self.assertEqual((status, run["status"]), (200, "running"))
+            own = second.start_run(SMALL)
+            self.assertEqual(second.wait_final(own)[-1][1], "done")
+            self.assertEqual(second.stop(), 0, second.stderr())
+            self.assertEqual(srv.json("DELETE", "/api/runs/%d" % rid)[0], 200)
+            seen = srv.wait_final(rid)
+            self.assertEqual(seen[-1][1], "cancelled")
+            self.assertEqual(srv.stop(), 0, srv.stderr())
+            srv = Server(self.tmp, db=db, name="again").start()
+            self.assertEqual(srv.events(rid)[1], seen)
+            self.assertEqual(srv.json("GET", "/api/runs/%d" % own)[1]["status"], "done")
+        finally:
+            if second and second.proc:
+                second.stop()
+            self.assertEqual(srv.stop(), 0, srv.stderr())
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

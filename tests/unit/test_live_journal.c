@@ -136,6 +136,7 @@ static void test_journal_to_store(void **state)
 	files_init(&f);
 	st = store_open(f.db, &err);
 	assert_non_null(st);
+	assert_int_equal(store_live_attach(st, &err), 0);
 	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}",
 					  "2026-12-06T00:00:00.000Z", &id,
 					  &err),
@@ -149,6 +150,7 @@ static void test_journal_to_store(void **state)
 
 	st = store_open(f.db, &err);
 	assert_non_null(st);
+	assert_int_equal(store_live_attach(st, &err), 0);
 	assert_int_equal(stored(st, id), 2);
 	assert_int_equal(size_of(f.live), 0);
 
@@ -193,6 +195,7 @@ static void test_a_long_run_folds_as_it_goes(void **state)
 	files_init(&f);
 	st = store_open(f.db, &err);
 	assert_non_null(st);
+	assert_int_equal(store_live_attach(st, &err), 0);
 	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}",
 					  "2026-12-06T00:00:00.000Z", &id,
 					  &err),
@@ -216,6 +219,7 @@ static void test_a_long_run_folds_as_it_goes(void **state)
 	store_close(st);
 	st = store_open(f.db, &err);
 	assert_non_null(st);
+	assert_int_equal(store_live_attach(st, &err), 0);
 	assert_int_equal(stored(st, id), N);
 	store_close(st);
 	files_remove(&f);
@@ -242,6 +246,7 @@ static void test_a_journal_of_a_deleted_run(void **state)
 	files_init(&f);
 	st = store_open(f.db, &err);
 	assert_non_null(st);
+	assert_int_equal(store_live_attach(st, &err), 0);
 	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}",
 					  "2026-12-06T00:00:00.000Z", &id,
 					  &err),
@@ -253,6 +258,7 @@ static void test_a_journal_of_a_deleted_run(void **state)
 	assert_true(size_of(f.live) > 0);
 	st = store_open(f.db, &err);
 	assert_non_null(st);
+	assert_int_equal(store_live_attach(st, &err), 0);
 	assert_int_equal(size_of(f.live), 0);
 	store_close(st);
 	assert_int_equal(size_of(f.live), -1);
@@ -283,6 +289,7 @@ static void test_another_file_left_alone(void **state)
 	close(fd);
 	st = store_open(f.db, &err);
 	assert_non_null(st);
+	assert_int_equal(store_live_attach(st, &err), 0);
 	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}",
 					  "2026-12-06T00:00:00.000Z", &id,
 					  &err),
@@ -298,12 +305,41 @@ static void test_another_file_left_alone(void **state)
 	close(fd);
 	unlink(f.live);
 
-	/* held by another: the store writes its batches itself */
+	/* the start of a head alone, or another user's journal: not ours */
+	fd = open(f.live, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "numalab", 7), 7);
+	close(fd);
+	st = store_open(f.db, &err);
+	assert_non_null(st);
+	assert_int_equal(store_live_attach(st, &err), 0);
+	assert_int_not_equal(store_live_begin(st, id), 0);
+	store_close(st);
+	assert_int_equal(size_of(f.live), 7);
+	unlink(f.live);
+	if (geteuid() == 0) {
+		fd = open(f.live, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0);
+		assert_int_equal(fchown(fd, 65534, 65534), 0);
+		close(fd);
+		st = store_open(f.db, &err);
+		assert_non_null(st);
+		assert_int_equal(store_live_attach(st, &err), 0);
+		assert_int_not_equal(store_live_begin(st, id), 0);
+		store_close(st);
+		assert_int_equal(size_of(f.live), 0);
+		unlink(f.live);
+	}
+
+	/* held by another (a server serving this store): refused, said, the
+	 * file untouched; a store not attached leaves the journal alone */
 	fd = open(f.live, O_RDWR | O_CREAT, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(flock(fd, LOCK_EX), 0);
 	st = store_open(f.db, &err);
 	assert_non_null(st);
+	assert_int_equal(store_live_attach(st, &err), -EBUSY);
+	assert_non_null(strstr(err.msg, "another numalab server"));
 	assert_int_not_equal(store_live_begin(st, id), 0);
 	store_close(st);
 	assert_int_equal(size_of(f.live), 0);
