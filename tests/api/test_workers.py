@@ -56,12 +56,18 @@ class WorkerTest(SharedServerTest):
 
     @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs 2 CPUs: one measured, one for the server")
     def test_server_threads_leave_the_cpus_of_the_last_point(self):
-        # no cpus named: the placement's CPU of the first point is left
-        rid = self.srv.start_run(dict(LONG, threads="1", layout="both", repeat=1, increments=100000000))
+        # no cpus named: the placement's CPU of the first point is left.
+        # Points enough that the run is still live when the masks are read
+        # (with two, on a loaded machine the run could end first and give
+        # the threads every cpu back, as it should)
+        rid = self.srv.start_run(dict(LONG, threads="1", layout="both", repeat=1,
+                                      increments=100000000, stride="4-256:4"))
         try:
             evs = self.srv.wait_event(rid, "placement")
             cpu = evs[-1][2]["threads"][0]["cpu"]
             masks = self.thread_masks()
+            _, run, _ = self.srv.json("GET", "/api/runs/%d" % rid)
+            self.assertEqual(run["status"], "running", "the run ended before the look")
             self.assertTrue(masks, masks)
             for m in masks:
                 self.assertNotIn(cpu, cpu_list(m), masks)
@@ -75,7 +81,7 @@ class WorkerTest(SharedServerTest):
     def test_server_threads_leave_the_measured_cpus(self):
         cpus = sorted(os.sched_getaffinity(0))
         everything = allowed("/proc/%d/status" % self.srv.pid())
-        rid = self.srv.start_run(dict(LONG, threads="1", cpus=str(cpus[0])))
+        rid = self.srv.start_run(dict(LONG, threads="1", cpus=str(cpus[0]), stride="4-256:4"))
         # after the worker's placement: while it loads the topology, hwloc
         # binds its thread to each cpu in turn to read that cpu's cpuid
         self.srv.wait_event(rid, "placement")
