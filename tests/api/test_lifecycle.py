@@ -184,7 +184,9 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
             self.assertEqual(ro.stop(), 0, ro.stderr())
 
 
-    def test_full_disk(self):
+    def small_disk(self):
+        """A 4 MiB tmpfs under the test's folder (the test unmounts it);
+        skips where it cannot be mounted."""
         if os.geteuid() != 0:
             self.skipTest("SKIP: mounting a small tmpfs needs root")
         mnt = os.path.join(self.tmp, "small")
@@ -192,6 +194,10 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
         if subprocess.call(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs",
                             mnt], stderr=subprocess.DEVNULL):
             self.skipTest("SKIP: this machine does not let us mount a tmpfs")
+        return mnt
+
+    def test_full_disk(self):
+        mnt = self.small_disk()
         try:
             full = Server(self.tmp, db=os.path.join(mnt, "x.db"),
                           name="full").start()
@@ -279,13 +285,7 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
         # a run killed mid-way left its events in the journal; the server
         # that starts on a full disk cannot fold them in: the run is marked
         # once there is room, and a run this server started meanwhile is not
-        if os.geteuid() != 0:
-            self.skipTest("SKIP: mounting a small tmpfs needs root")
-        mnt = os.path.join(self.tmp, "small")
-        os.mkdir(mnt)
-        if subprocess.call(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs",
-                            mnt], stderr=subprocess.DEVNULL):
-            self.skipTest("SKIP: this machine does not let us mount a tmpfs")
+        mnt = self.small_disk()
         srv = Server(self.tmp, db=os.path.join(mnt, "x.db"), name="fullstart")
         try:
             srv.start()

@@ -117,6 +117,31 @@ static off_t size_of(const char *path)
 	return stat(path, &sb) ? -1 : sb.st_size;
 }
 
+/* The store at db, its journal attached as numalab serve attaches it. */
+static struct store *open_attached(const char *db)
+{
+	struct errinfo err;
+	struct store *st = store_open(db, &err);
+
+	assert_non_null(st);
+	assert_int_equal(store_live_attach(st, &err), 0);
+	return st;
+}
+
+/* A new run's id in st (at the given second of the test's day). */
+static int64_t new_run(struct store *st, int second)
+{
+	char at[32];
+	struct errinfo err;
+	int64_t id;
+
+	snprintf(at, sizeof(at), "2026-12-06T00:00:%02d.000Z", second);
+	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}", at,
+					  &id, &err),
+			 0);
+	return id;
+}
+
 /* A live run's batches reach the journal, not the store; a store that
  * closes with them unkept (a server that died) keeps the file, and the
  * next open folds them in; the end of a run folds them in inside its
@@ -134,13 +159,8 @@ static void test_journal_to_store(void **state)
 
 	(void)state;
 	files_init(&f);
-	st = store_open(f.db, &err);
-	assert_non_null(st);
-	assert_int_equal(store_live_attach(st, &err), 0);
-	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}",
-					  "2026-12-06T00:00:00.000Z", &id,
-					  &err),
-			 0);
+	st = open_attached(f.db);
+	id = new_run(st, 0);
 	assert_int_equal(store_live_begin(st, id), 0);
 	assert_int_equal(store_append_events(st, id, ab, 2, &err), 0);
 	assert_int_equal(stored(st, id), 0);
@@ -148,17 +168,12 @@ static void test_journal_to_store(void **state)
 	store_close(st); /* as a server that died: the journal stays */
 	assert_true(size_of(f.live) > 0);
 
-	st = store_open(f.db, &err);
-	assert_non_null(st);
-	assert_int_equal(store_live_attach(st, &err), 0);
+	st = open_attached(f.db);
 	assert_int_equal(stored(st, id), 2);
 	assert_int_equal(size_of(f.live), 0);
 
 	/* a run's end, rolled back: the journal keeps its events */
-	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}",
-					  "2026-12-06T00:00:01.000Z", &id2,
-					  &err),
-			 0);
+	id2 = new_run(st, 1);
 	assert_int_equal(store_live_begin(st, id2), 0);
 	assert_int_equal(store_append_events(st, id2, ab, 2, &err), 0);
 	assert_int_equal(store_atomic_begin(st, &err), 0);
@@ -193,13 +208,8 @@ static void test_a_long_run_folds_as_it_goes(void **state)
 
 	(void)state;
 	files_init(&f);
-	st = store_open(f.db, &err);
-	assert_non_null(st);
-	assert_int_equal(store_live_attach(st, &err), 0);
-	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}",
-					  "2026-12-06T00:00:00.000Z", &id,
-					  &err),
-			 0);
+	st = open_attached(f.db);
+	id = new_run(st, 0);
 	assert_int_equal(store_live_begin(st, id), 0);
 	for (int i = 0; i < N; i++) {
 		const struct runlog_event *one[1] = {&e[i]};
@@ -217,9 +227,7 @@ static void test_a_long_run_folds_as_it_goes(void **state)
 	assert_int_equal(store_live_end(st, id, &err), 0);
 	assert_int_equal(stored(st, id), N);
 	store_close(st);
-	st = store_open(f.db, &err);
-	assert_non_null(st);
-	assert_int_equal(store_live_attach(st, &err), 0);
+	st = open_attached(f.db);
 	assert_int_equal(stored(st, id), N);
 	store_close(st);
 	files_remove(&f);
@@ -244,21 +252,14 @@ static void test_a_journal_of_a_deleted_run(void **state)
 
 	(void)state;
 	files_init(&f);
-	st = store_open(f.db, &err);
-	assert_non_null(st);
-	assert_int_equal(store_live_attach(st, &err), 0);
-	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}",
-					  "2026-12-06T00:00:00.000Z", &id,
-					  &err),
-			 0);
+	st = open_attached(f.db);
+	id = new_run(st, 0);
 	assert_int_equal(store_live_begin(st, id), 0);
 	assert_int_equal(store_append_events(st, id, one, 1, &err), 0);
 	assert_int_equal(store_with_db(st, delete_runs, NULL), SQLITE_OK);
 	store_close(st);
 	assert_true(size_of(f.live) > 0);
-	st = store_open(f.db, &err);
-	assert_non_null(st);
-	assert_int_equal(store_live_attach(st, &err), 0);
+	st = open_attached(f.db);
 	assert_int_equal(size_of(f.live), 0);
 	store_close(st);
 	assert_int_equal(size_of(f.live), -1);
@@ -287,13 +288,8 @@ static void test_another_file_left_alone(void **state)
 	assert_int_equal(write(fd, theirs, strlen(theirs)),
 			 (ssize_t)strlen(theirs));
 	close(fd);
-	st = store_open(f.db, &err);
-	assert_non_null(st);
-	assert_int_equal(store_live_attach(st, &err), 0);
-	assert_int_equal(store_create_run(st, "false_sharing", "{}", "{}",
-					  "2026-12-06T00:00:00.000Z", &id,
-					  &err),
-			 0);
+	st = open_attached(f.db);
+	id = new_run(st, 0);
 	assert_int_not_equal(store_live_begin(st, id), 0);
 	assert_int_equal(store_append_events(st, id, one, 1, &err), 0);
 	assert_int_equal(stored(st, id), 1);
@@ -310,9 +306,7 @@ static void test_another_file_left_alone(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "numalab", 7), 7);
 	close(fd);
-	st = store_open(f.db, &err);
-	assert_non_null(st);
-	assert_int_equal(store_live_attach(st, &err), 0);
+	st = open_attached(f.db);
 	assert_int_not_equal(store_live_begin(st, id), 0);
 	store_close(st);
 	assert_int_equal(size_of(f.live), 7);
@@ -322,9 +316,7 @@ static void test_another_file_left_alone(void **state)
 		assert_true(fd >= 0);
 		assert_int_equal(fchown(fd, 65534, 65534), 0);
 		close(fd);
-		st = store_open(f.db, &err);
-		assert_non_null(st);
-		assert_int_equal(store_live_attach(st, &err), 0);
+		st = open_attached(f.db);
 		assert_int_not_equal(store_live_begin(st, id), 0);
 		store_close(st);
 		assert_int_equal(size_of(f.live), 0);
