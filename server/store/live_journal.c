@@ -64,6 +64,7 @@ void live_journal_close(struct live_journal *j)
 	if (j->fd >= 0)
 		close(j->fd); /* the lock goes with it */
 	j->fd = -1;
+	strbuf_release(&j->buf);
 }
 
 /* The file cut back to its first bytes bytes. */
@@ -124,24 +125,24 @@ int live_journal_begin(struct live_journal *j, int64_t id)
 int live_journal_append(struct live_journal *j,
 			const struct runlog_event *const *ev, int n)
 {
-	struct strbuf buf = STRBUF_INIT;
+	/* the journal's own buffer, kept from batch to batch: a batch's
+	 * write costs no allocation */
+	struct strbuf *buf = &j->buf;
 	char num[24];
-	int rc;
 
 	if (j->fd < 0 || !j->run_id)
 		return -EBADF;
 	for (int i = 0; i < n; i++)
 		if (memchr(ev[i]->json, '\n', ev[i]->len))
 			return -EINVAL;
+	strbuf_reset(buf);
 	for (int i = 0; i < n; i++) {
-		strbuf_add(&buf, num, strbuf_int_text(num, ev[i]->seq));
-		strbuf_addch(&buf, ' ');
-		strbuf_add(&buf, ev[i]->json, ev[i]->len);
-		strbuf_addch(&buf, '\n');
+		strbuf_add(buf, num, strbuf_int_text(num, ev[i]->seq));
+		strbuf_addch(buf, ' ');
+		strbuf_add(buf, ev[i]->json, ev[i]->len);
+		strbuf_addch(buf, '\n');
 	}
-	rc = buf.oom ? -ENOMEM : write_all(j, buf.buf, buf.len);
-	strbuf_release(&buf);
-	return rc;
+	return buf->oom ? -ENOMEM : write_all(j, buf->buf, buf->len);
 }
 
 int live_journal_empty(struct live_journal *j)

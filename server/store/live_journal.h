@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "runlog.h"
+#include "strbuf.h"
 
 /*
  * A commit of SQLite's costs the runner 60-90 us of CPU each time it
@@ -41,6 +42,7 @@ struct live_journal {
 	size_t start;	/* where the last section starts */
 	size_t bytes;	/* what the file holds, all whole lines */
 	int pending;	/* the last section may hold events not kept */
+	struct strbuf buf; /* a batch's lines, before their write */
 };
 
 /*
