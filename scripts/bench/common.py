@@ -178,9 +178,10 @@ def proc_cpu_ticks(pid):
     return int(fields[11]) + int(fields[12])
 
 
-def proc_sched_ns(pid):
-    """Nanoseconds on CPU, summed over the live threads (schedstat)."""
-    total = 0
+def proc_sched_threads(pid):
+    """Each live thread's nanoseconds on CPU (schedstat), by tid; None
+    when the process is gone."""
+    threads = {}
     try:
         tids = os.listdir("/proc/%d/task" % pid)
     except OSError:
@@ -188,28 +189,23 @@ def proc_sched_ns(pid):
     for tid in tids:
         try:
             with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-                total += int(f.read().split()[0])
+                threads[tid] = int(f.read().split()[0])
         except (OSError, ValueError, IndexError):
             pass
-    return total
+    return threads
+
+
+def proc_sched_ns(pid):
+    """Nanoseconds on CPU, summed over the live threads (schedstat)."""
+    threads = proc_sched_threads(pid)
+    return None if threads is None else sum(threads.values())
 
 
 def proc_cpu_mark(pid):
     """A mark of the process's CPU so far: its ticks (utime + stime, all
     threads, dead ones too, in 1/CLK_TCK steps) and each live thread's
     nanoseconds (schedstat)."""
-    threads = {}
-    try:
-        tids = os.listdir("/proc/%d/task" % pid)
-    except OSError:
-        tids = []
-    for tid in tids:
-        try:
-            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-                threads[tid] = int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass
-    return proc_cpu_ticks(pid), threads
+    return proc_cpu_ticks(pid), proc_sched_threads(pid) or {}
 
 
 def proc_cpu_between(a, b):
