@@ -170,12 +170,18 @@ def judge_p99(p99, floor_p99, goal_ms):
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def proc_cpu_ticks(pid):
-    """utime + stime of the whole process (all threads, dead ones too)."""
+def proc_user_sys_ticks(pid):
+    """utime and stime of the whole process (all threads, dead ones too):
+    its ticks in user code and in the kernel on its behalf."""
     with open("/proc/%d/stat" % pid) as f:
         s = f.read()
     fields = s[s.rindex(")") + 2:].split()
-    return int(fields[11]) + int(fields[12])
+    return int(fields[11]), int(fields[12])
+
+
+def proc_cpu_ticks(pid):
+    """utime + stime of the whole process (all threads, dead ones too)."""
+    return sum(proc_user_sys_ticks(pid))
 
 
 def proc_sched_threads(pid):

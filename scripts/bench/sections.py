@@ -640,12 +640,16 @@ def latency_pace(b, srv, pace, increments):
     old = b.pin_self({b.cpus[-1]})
     try:
         cpu_srv = cpu_cli = 0.0
+        user_sys = [0, 0]  # the server's ticks in its code and in the kernel
         for half in (nruns // 2, nruns - nruns // 2):
             # what the served runs cost the server and this client in CPU
             k0, c0 = common.proc_cpu_mark(srv.pid), time.process_time()
+            us0 = common.proc_user_sys_ticks(srv.pid)
             served += latency_served(b, srv, params, half)
             cpu_srv += common.proc_cpu_between(k0, common.proc_cpu_mark(srv.pid))
             cpu_cli += time.process_time() - c0
+            us1 = common.proc_user_sys_ticks(srv.pid)
+            user_sys = [user_sys[i] + us1[i] - us0[i] for i in (0, 1)]
             piped += latency_pipe(b, params, half, env)
     finally:
         b.pin_self(old)
@@ -678,14 +682,26 @@ def latency_pace(b, srv, pace, increments):
           "the server's CPU over the served runs (its runner, store, streams and the "
           "run documents the client reads at each end; its threads' schedstat, to the ns, or "
           "utime+stime where a thread ended meanwhile) over the samples they carried; each "
-          "sample comes with ~1.5 other events (progress, placement, summary)",
+          "sample comes with ~1.5 other events (progress, placement, summary); %s"
+          % kernel_share(user_sys),
           a_label="server", fmt="%.1f")
     b.raw["latency"][pace] = {"params": params, "samples_per_s": rate, "server_cpu_us": us,
+                              "server_user_sys_ticks": user_sys,
                               "server": {"p50_ms": percentile(v, 50), "p99_ms": percentile(v, 99),
                                          "max_ms": v[-1], "ms": [round(x, 4) for x in lat]},
                               "pipe": {"p50_ms": percentile(f, 50), "p99_ms": percentile(f, 99),
                                        "max_ms": f[-1], "ms": [round(x, 4) for x in floor]}}
     return served
+
+
+def kernel_share(user_sys):
+    """How much of the server's CPU was the kernel's (system calls,
+    wake-ups, the loopback TCP path of its sends), from its ticks."""
+    u, k = user_sys
+    if u + k < 10:
+        return "too few ticks (%d) to say how much was in the kernel" % (u + k)
+    return ("%.0f%% of it in the kernel on the server's behalf (system calls, wake-ups, "
+            "the loopback path of its sends; %d of %d ticks)" % (100.0 * k / (u + k), k, u + k))
 
 
 def glob_emit(work):
