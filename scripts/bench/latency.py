@@ -74,7 +74,7 @@ def row_pair(b, what, size_text, share_s):
         size_text, cpu, "?" if huge_a[-1] is None else "%.0f" % huge_a[-1], huge_r[-1])
     if b.pairs_note(k, why):
         note += "; " + b.pairs_note(k, why)
-    b.row("chase", what, best(a, False), best(r, False), "ns/load", ratio,
+    b.row("chase", what, best(a, False, r), best(r, False, a), "ns/load", ratio,
           "%.2f-%.2f" % GOAL, meets, note, a_label="numalab", b_label="chase_ref",
           fmt="%.2f")
     b.raw.setdefault("chase", {})[what] = {"numalab": a, "chase_ref": r, "size": size_text}
@@ -103,8 +103,8 @@ def loaded_first_point(b, size_text):
     ratio = best_ratio(first, idle, higher=False)
     m = common.center(ratio)
     meets = "yes" if m is not None and GOAL[0] <= m <= GOAL[1] else "no"
-    b.row("chase", what, best(first, False),
-          best(idle, False), "ns/load", ratio, "%.2f-%.2f" % GOAL, meets,
+    b.row("chase", what, best(first, False, idle),
+          best(idle, False, first), "ns/load", ratio, "%.2f-%.2f" % GOAL, meets,
           "the loaded mode with no loader against the node matrix's local cell"
           + ("; " + b.pairs_note(k, why) if b.pairs_note(k, why) else ""),
           a_label="loaded[0]", b_label="idle", fmt="%.2f")

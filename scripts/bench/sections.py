@@ -271,8 +271,9 @@ def bandwidth(b):
         if hw_b and sorted(hw_a) != hw_b:
             note += "%sthe two ran on different CPUs: numalab %s, likwid %s" % (
                 "; " if note else "", hw_a, hw_b)
-        b.row("bandwidth", what, common.best([a[i] for i in kept()]),
-              common.best([bb[i] for i in kept()]), "GB/s", r,
+        ka, kb = [a[i] for i in kept()], [bb[i] for i in kept()]
+        b.row("bandwidth", what, common.best(ka, True, kb), common.best(kb, True, ka),
+              "GB/s", r,
               ">= 1.00 (< 0.95 bug)", meets, note,
               a_label="", b_label=test)
         b.raw["bandwidth"].append({"what": what, "op": op, "isa": isa,
@@ -300,8 +301,9 @@ def bandwidth(b):
         "neighbour on the cpu thus stops both clocks alike; both wall-time figures stay in "
         "the raw record. Both pin thread i to the i-th CPU. A bandwidth figure is the best of "
         "its side's pairs, and A/B the ratio of the two best figures (as STREAM reports a "
-        "bandwidth: interference only slows a pass down), a best more than 25%% above its "
-        "side's next best passed over (the host's memory at a quiet moment, not the loop); both sides get the same number "
+        "bandwidth: interference only slows a pass down), a best more than 25%% above the "
+        "next best of both sides' runs together passed over, on both sides (the host's memory "
+        "at a quiet moment, not the loop); both sides get the same number "
         "of runs, taken in turns, and the per-pair ratios' [min-max] stays as the spread. "
         "Every row gets at least %d pairs whatever the budget (the budget only bounds "
         "the pairs past those); a row above %.2fx likwid takes more, up to %d, and if it "
@@ -402,7 +404,8 @@ def overhead(b):
                 if b.pairs_note(k, why):
                     note += ("; " if note else "") + b.pairs_note(k, why)
                 b.row("overhead", "%s: %s vs alone" % (name, label),
-                      common.best(side, higher_better), common.best(alone, higher_better),
+                      common.best(side, higher_better, alone),
+                      common.best(alone, higher_better, side),
                       unit, rs, "<= 1.02 (slowdown)", meets, note, fmt=fmt)
             b.raw["overhead"][name] = {"params": params, "alone": alone, "cli": cli,
                                        "server": served, "unit": unit}
