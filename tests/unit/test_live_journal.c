@@ -142,6 +142,19 @@ static int64_t new_run(struct store *st, int second)
 	return id;
 }
 
+/* The store at f's files, attached, with a new run live in its journal:
+ * the run's id. */
+static int64_t live_run(struct files *f, struct store **st)
+{
+	int64_t id;
+
+	files_init(f);
+	*st = open_attached(f->db);
+	id = new_run(*st, 0);
+	assert_int_equal(store_live_begin(*st, id), 0);
+	return id;
+}
+
 /* A live run's batches reach the journal, not the store; a store that
  * closes with them unkept (a server that died) keeps the file, and the
  * next open folds them in; the end of a run folds them in inside its
@@ -158,10 +171,7 @@ static void test_journal_to_store(void **state)
 	int64_t id, id2;
 
 	(void)state;
-	files_init(&f);
-	st = open_attached(f.db);
-	id = new_run(st, 0);
-	assert_int_equal(store_live_begin(st, id), 0);
+	id = live_run(&f, &st);
 	assert_int_equal(store_append_events(st, id, ab, 2, &err), 0);
 	assert_int_equal(stored(st, id), 0);
 	assert_true(size_of(f.live) > 0);
@@ -207,10 +217,7 @@ static void test_a_long_run_folds_as_it_goes(void **state)
 	int64_t id;
 
 	(void)state;
-	files_init(&f);
-	st = open_attached(f.db);
-	id = new_run(st, 0);
-	assert_int_equal(store_live_begin(st, id), 0);
+	id = live_run(&f, &st);
 	for (int i = 0; i < N; i++) {
 		const struct runlog_event *one[1] = {&e[i]};
 
@@ -251,10 +258,7 @@ static void test_a_journal_of_a_deleted_run(void **state)
 	int64_t id;
 
 	(void)state;
-	files_init(&f);
-	st = open_attached(f.db);
-	id = new_run(st, 0);
-	assert_int_equal(store_live_begin(st, id), 0);
+	id = live_run(&f, &st);
 	assert_int_equal(store_append_events(st, id, one, 1, &err), 0);
 	assert_int_equal(store_with_db(st, delete_runs, NULL), SQLITE_OK);
 	store_close(st);
