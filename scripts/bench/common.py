@@ -228,10 +228,10 @@ def proc_sched_ns(pid):
 
 
 def proc_cpu_mark(pid):
-    """A mark of the process's CPU so far: its ticks (utime + stime, all
-    threads, dead ones too, in 1/CLK_TCK steps) and each live thread's
-    nanoseconds (schedstat)."""
-    return proc_cpu_ticks(pid), proc_sched_threads(pid) or {}
+    """A mark of the process's CPU so far: its ticks in user code and in
+    the kernel (utime, stime: all threads, dead ones too, in 1/CLK_TCK
+    steps) and each live thread's nanoseconds (schedstat)."""
+    return proc_user_sys_ticks(pid), proc_sched_threads(pid) or {}
 
 
 def proc_cpu_between(a, b):
@@ -242,7 +242,12 @@ def proc_cpu_between(a, b):
     (ta, na), (tb, nb) = a, b
     if na and set(na) <= set(nb):
         return sum(nb[t] - na.get(t, 0) for t in nb) / 1e9
-    return (tb - ta) / CLK_TCK
+    return (sum(tb) - sum(ta)) / CLK_TCK
+
+
+def proc_user_sys_between(a, b):
+    """The ticks in user code and in the kernel from mark a to mark b."""
+    return [b[0][i] - a[0][i] for i in (0, 1)]
 
 
 CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")

@@ -647,12 +647,11 @@ def latency_pace(b, srv, pace, increments):
         for half in (nruns // 2, nruns - nruns // 2):
             # what the served runs cost the server and this client in CPU
             k0, c0 = common.proc_cpu_mark(srv.pid), time.process_time()
-            us0 = common.proc_user_sys_ticks(srv.pid)
             served += latency_served(b, srv, params, half)
-            cpu_srv += common.proc_cpu_between(k0, common.proc_cpu_mark(srv.pid))
+            k1 = common.proc_cpu_mark(srv.pid)
+            cpu_srv += common.proc_cpu_between(k0, k1)
             cpu_cli += time.process_time() - c0
-            us1 = common.proc_user_sys_ticks(srv.pid)
-            user_sys = [user_sys[i] + us1[i] - us0[i] for i in (0, 1)]
+            user_sys = [x + y for x, y in zip(user_sys, common.proc_user_sys_between(k0, k1))]
             piped += latency_pipe(b, params, half, env)
     finally:
         b.pin_self(old)
