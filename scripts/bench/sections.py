@@ -787,7 +787,8 @@ def throughput(b):
             # other's (pairs 0.65-1.62x within one run, a median of three
             # of them 0.74-1.13x from run to run, 0.73-1.24x best over best)
             r = common.best_ratio(a, bb)
-            pair_median = statistics.median(ratios(a, bb)) if a else None
+            pr = [x for x in ratios(a, bb) if x is not None]
+            pair_median = statistics.median(pr) if pr else None
             note = ""
             if all(cpu["numalab"]) and all(cpu["bare"]) and cpu["numalab"]:
                 note = ("server CPU a request: numalab %.1f us, the bare server %.1f us "
