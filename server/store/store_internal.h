@@ -32,6 +32,7 @@ enum store_kept {
 	KEPT_HAS_RUN,
 	KEPT_GUESSES, /* fails to prepare while no run has guesses */
 	KEPT_RUN_IMPORTED,
+	KEPT_STORED_LAST, /* a run's row and its highest stored seq */
 	KEPT_N
 };
 

@@ -31,6 +31,9 @@ static const char *const kept_sql[KEPT_N] = {
 	[KEPT_RUN_IMPORTED] =
 		"INSERT OR REPLACE INTO run_imports (data, run_id)"
 		" VALUES (?, ?)",
+	[KEPT_STORED_LAST] = "SELECT (SELECT 1 FROM runs WHERE id = ?1),"
+			     " (SELECT MAX(last_seq) FROM event_batches"
+			     " WHERE run_id = ?1)",
 };
 
 sqlite3_stmt *store_kept(struct store *st, enum store_kept k)

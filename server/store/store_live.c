@@ -18,14 +18,10 @@
  * -ENOENT when the run has no row, -EIO. */
 static int stored_last(struct store *st, int64_t id, int64_t *last)
 {
-	sqlite3_stmt *s = NULL;
+	sqlite3_stmt *s = store_kept(st, KEPT_STORED_LAST);
 	int rc = -EIO;
 
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT (SELECT 1 FROM runs WHERE id = ?1),"
-			       " (SELECT MAX(last_seq) FROM event_batches"
-			       " WHERE run_id = ?1)",
-			       -1, &s, NULL) == SQLITE_OK) {
+	if (s) {
 		sqlite3_bind_int64(s, 1, id);
 		if (sqlite3_step(s) == SQLITE_ROW) {
 			rc = sqlite3_column_type(s, 0) == SQLITE_NULL ? -ENOENT
@@ -33,7 +29,7 @@ static int stored_last(struct store *st, int64_t id, int64_t *last)
 			*last = sqlite3_column_int64(s, 1);
 		}
 	}
-	sqlite3_finalize(s);
+	store_kept_done(s);
 	return rc;
 }
 
