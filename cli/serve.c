@@ -206,7 +206,7 @@ static void serve_fit_limits(struct serve_opts *o)
 		o->max_viewers = o->max_conns / 4 * 3 < STREAM_MAX_DEFAULT
 					 ? o->max_conns / 4 * 3
 					 : STREAM_MAX_DEFAULT;
-	stream_set_limit(o->max_viewers);
+	viewers_set_limit(o->max_viewers);
 }
 
 /*
@@ -385,7 +385,7 @@ static void serve_close(struct serve *s)
 	campaign_live_clear();
 	fleet_start_shutdown();
 	if (s->http) {
-		stream_drain(2000);
+		viewers_drain(2000);
 		stream_stop();
 		http_stop(s->http);
 	}

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,7 @@ static struct {
 	unsigned long batch;		   /* the batch being served */
 	int unserved;			   /* of that batch */
 	int changed, started, stopping;
+	int resuming; /* taken off the lists by on_change, not yet resumed */
 	pthread_t thread;
 } hub = {.mu = PTHREAD_MUTEX_INITIALIZER,
 	 .cv = PTHREAD_COND_INITIALIZER,
@@ -95,16 +97,6 @@ static int count(struct stream *s, int up)
 		s->counted = 0;
 	}
 	return !up || s->counted;
-}
-
-void stream_set_limit(int n)
-{
-	viewers_set_limit(n);
-}
-
-void stream_drain(int timeout_ms)
-{
-	viewers_drain(timeout_ms);
 }
 
 static int64_t now_ms(void)
@@ -296,23 +288,37 @@ static void *pump(void *arg)
 
 /*
  * The runlog's hook: log was appended to or closed. A few waiters, when
- * no others wait to be resumed, are resumed here, by the thread that
- * appended: the pump is woken for a crowd.
+ * no others wait to be resumed, are resumed by the appender once hub.mu is
+ * let go (a viewer's thread woken on its cpu would find it held when it
+ * parks again); the pump is woken for a crowd.
  */
 static void on_change(struct runlog *log)
 {
+	struct MHD_Connection *conns[RESUME_BATCH + 1];
+	int n = 0;
+
 	pthread_mutex_lock(&hub.mu);
 	struct waitq *q = waitq_of(log, 0);
 	if (q && !q->changed && !hub.ready && !hub.stopping &&
 	    !more_than(q->head, RESUME_BATCH)) {
 		collect_q(q, now_ms());
-		resume_ready();
+		/* off every list: only this thread resumes them now */
+		while (hub.ready && n <= RESUME_BATCH) {
+			struct stream *s = hub.ready;
+			unlink_stream(s);
+			conns[n++] = s->conn;
+		}
+		__atomic_add_fetch(&hub.resuming, n, __ATOMIC_RELAXED);
 	} else if (q && !q->changed) {
 		q->changed = 1;
 		hub.changed = 1;
 		pthread_cond_signal(&hub.cv);
 	}
 	pthread_mutex_unlock(&hub.mu);
+	for (int i = 0; i < n; i++)
+		MHD_resume_connection(conns[i]);
+	if (n)
+		__atomic_sub_fetch(&hub.resuming, n, __ATOMIC_RELEASE);
 }
 
 /* The pump, once; 0 or -errno. */
@@ -358,6 +364,9 @@ void stream_stop(void)
 		runlog_set_change_hook(NULL);
 		pthread_join(hub.thread, NULL);
 	}
+	/* libmicrohttpd must stop with no connection suspended */
+	while (__atomic_load_n(&hub.resuming, __ATOMIC_ACQUIRE))
+		sched_yield();
 }
 
 /* Queues a short text (a head, a tail, a keepalive) before anything else. */

@@ -17,7 +17,7 @@
  * a few dozen waiters at most and no others wait, else by one pump
  * thread, a few dozen streams at a time so that the request threads serve
  * other connections between them; and every 15 s for a keepalive. Past the
- * limit (stream_set_limit) it answers 503.
+ * limit (viewers_set_limit) it answers 503.
  */
 enum MHD_Result stream_respond(struct http_request *rq, struct runlog *log,
 			       int64_t after, int ndjson);
@@ -26,10 +26,6 @@ enum MHD_Result stream_respond(struct http_request *rq, struct runlog *log,
  * says why so many). */
 #define STREAM_MAX_DEFAULT VIEWERS_MAX_DEFAULT
 
-/* The most streams at once; n <= 0: STREAM_MAX_DEFAULT. */
-void stream_set_limit(int n);
-/* Waits until every stream has sent its last event, at most timeout_ms. */
-void stream_drain(int timeout_ms);
 /* Ends every stream (resumes the suspended ones) and the pump, before the
  * daemon stops; new streams are refused with 503 from then on. */
 void stream_stop(void);

@@ -13,13 +13,14 @@
 
 /* The most streams at once; n <= 0: VIEWERS_MAX_DEFAULT. */
 void viewers_set_limit(int n);
-/* Waits until no stream is counted, at most timeout_ms. */
+/* Waits until no stream is counted (every one has sent its last event),
+ * at most timeout_ms. */
 void viewers_drain(int timeout_ms);
 /* One more stream: 1 when there was room under the limit, else 0. */
 int viewers_enter(void);
 /* One fewer (after a viewers_enter that gave 1). */
 void viewers_leave(void);
-/* The limit (stream_set_limit), and the streams counted now. */
+/* The limit (viewers_set_limit), and the streams counted now. */
 int viewers_limit(void);
 int viewers_active(void);
 
