@@ -15,6 +15,7 @@ int harness_cpus_init(struct harness_cpus *h)
 	memset(h, 0, sizeof(*h));
 	if (sched_getaffinity(0, sizeof(h->all), &h->all))
 		return -errno;
+	h->policy = sched_getscheduler(0);
 	return 0;
 }
 
@@ -35,12 +36,33 @@ static int was_seen(const struct seen *s, pid_t tid)
 	return 0;
 }
 
+/* What a pass does to each thread: its mask (NULL: kept), its policy
+ * (-1: kept). */
+struct change {
+	const cpu_set_t *mask;
+	int policy;
+};
+
+/* One thread changed: 0, or -1 (a thread that has just exited is not an
+ * error: it is only not counted). */
+static int change_one(pid_t tid, const struct change *c)
+{
+	int rc = 0;
+
+	if (c->mask && sched_setaffinity(tid, sizeof(*c->mask), c->mask))
+		rc = -1;
+	if (c->policy >= 0 &&
+	    sched_setscheduler(tid, c->policy, &(struct sched_param){0}))
+		rc = -1;
+	return rc;
+}
+
 /*
- * Every thread of this process on mask, once over, but those in skip
+ * Every thread of this process changed, once over, but those in skip
  * (NULL: none); each one listed goes into seen (NULL: not kept). The
- * number moved.
+ * number changed.
  */
-static int set_each(const cpu_set_t *mask, const struct seen *skip,
+static int set_each(const struct change *c, const struct seen *skip,
 		    struct seen *seen)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -61,8 +83,7 @@ static int set_each(const cpu_set_t *mask, const struct seen *skip,
 			seen->over = 1;
 		if (skip && !skip->over && was_seen(skip, (pid_t)tid))
 			continue;
-		/* a thread that has just exited is not an error */
-		if (!sched_setaffinity((pid_t)tid, sizeof(*mask), mask))
+		if (!change_one((pid_t)tid, c))
 			n++;
 	}
 	closedir(d);
@@ -75,13 +96,22 @@ static int set_each(const cpu_set_t *mask, const struct seen *skip,
  * creator moved has the new mask already. The second pass moves only the
  * threads the first did not list.
  */
-static int set_all(const cpu_set_t *mask)
+static int set_all(const struct change *c)
 {
 	struct seen seen = {.n = 0};
-	int n = set_each(mask, NULL, &seen);
+	int n = set_each(c, NULL, &seen);
 
-	set_each(mask, &seen, NULL);
+	set_each(c, &seen, NULL);
 	return n;
+}
+
+/* The policy change that yielding (on) or not (off) asks for, or -1. */
+static int yield_policy(struct harness_cpus *h, int on)
+{
+	if (h->policy != SCHED_OTHER || on == h->yielded)
+		return -1;
+	h->yielded = on;
+	return on ? SCHED_BATCH : SCHED_OTHER;
 }
 
 int harness_cpus_avoid_list(struct harness_cpus *h, const int32_t *cpus, int n)
@@ -92,14 +122,20 @@ int harness_cpus_avoid_list(struct harness_cpus *h, const int32_t *cpus, int n)
 		if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE)
 			CPU_CLR(cpus[i], &rest);
 	if (!CPU_COUNT(&rest)) {
-		harness_cpus_restore(h);
+		/* nowhere else to go: back on every CPU, yielding */
+		struct change c = {.mask = h->moved ? &h->all : NULL,
+				   .policy = yield_policy(h, 1)};
+		h->moved = 0;
+		if (c.mask || c.policy >= 0)
+			set_all(&c);
 		return 0;
 	}
-	if (h->moved && CPU_EQUAL(&rest, &h->now))
+	if (h->moved && CPU_EQUAL(&rest, &h->now) && !h->yielded)
 		return 0; /* the next point on the same CPUs */
 	h->moved = 1;
 	h->now = rest;
-	return set_all(&rest);
+	return set_all(
+		&(struct change){.mask = &rest, .policy = yield_policy(h, 0)});
 }
 
 int harness_cpus_avoid(struct harness_cpus *h, const char *cpus)
@@ -124,8 +160,15 @@ int harness_cpus_avoid(struct harness_cpus *h, const char *cpus)
 
 void harness_cpus_restore(struct harness_cpus *h)
 {
-	if (!h->moved)
-		return;
-	set_all(&h->all);
+	struct change c = {.mask = h->moved ? &h->all : NULL,
+			   .policy = yield_policy(h, 0)};
+
+	if (c.mask || c.policy >= 0)
+		set_all(&c);
 	h->moved = 0;
+}
+
+int harness_cpus_worker_policy(const struct harness_cpus *h)
+{
+	return h->yielded ? h->policy : -1;
 }

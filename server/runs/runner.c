@@ -143,8 +143,9 @@ static void *runner_main(void *arg)
 	for (;;) {
 		while (!r->queue && !r->stopping) {
 			/* idle: a run that ended with another queued left the
-			 * threads moved, and that one may not start */
-			if (r->cpus.moved) {
+			 * threads moved (or yielding), and that one may not
+			 * start */
+			if (r->cpus.moved || r->cpus.yielded) {
 				pthread_mutex_unlock(&r->mu);
 				harness_cpus_restore(&r->cpus);
 				pthread_mutex_lock(&r->mu);

@@ -355,12 +355,14 @@ const char *runner_execute(struct runner *r, struct run *run,
 				       .event_text = on_event_text,
 				       .flush = on_flush,
 				       .cancelled = on_cancelled};
-	const struct worker_spec spec = {.exe = r->cfg.exe,
-					 .argv = run->argv.v,
-					 .cpus = &r->cpus.all,
-					 .max_seconds = r->cfg.max_run_seconds,
-					 .wake_fd = r->wake[0],
-					 .run_id = run->id};
+	const struct worker_spec spec = {
+		.exe = r->cfg.exe,
+		.argv = run->argv.v,
+		.cpus = &r->cpus.all,
+		.policy = harness_cpus_worker_policy(&r->cpus),
+		.max_seconds = r->cfg.max_run_seconds,
+		.wake_fd = r->wake[0],
+		.run_id = run->id};
 	struct worker_end end = {0};
 	struct errinfo err;
 	const char *status = "failed";

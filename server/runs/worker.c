@@ -264,7 +264,8 @@ static void feed_stdout(struct worker *w, const char *buf, size_t n)
  * signal handling, whatever the server blocked or ignored.
  */
 static void exec_worker(const char *exe, char *const *argv, pid_t parent,
-			int in, int out, int err, const cpu_set_t *cpus)
+			int in, int out, int err, const cpu_set_t *cpus,
+			int policy)
 {
 	sigset_t none;
 
@@ -274,6 +275,9 @@ static void exec_worker(const char *exe, char *const *argv, pid_t parent,
 	/* every CPU the server was given, not the few it keeps to while it runs
 	 */
 	sched_setaffinity(0, sizeof(*cpus), cpus);
+	/* and the server's policy, not the one it yields to a run with */
+	if (policy >= 0)
+		sched_setscheduler(0, policy, &(struct sched_param){0});
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(127);
 	close_range(3, ~0U, 0);
@@ -302,7 +306,7 @@ static pid_t spawn(const struct worker_spec *spec, pid_t parent, int in,
 
 	if (pid == 0)
 		exec_worker(spec->exe, spec->argv, parent, in, out, err,
-			    spec->cpus);
+			    spec->cpus, spec->policy);
 	return pid;
 }
 

@@ -43,6 +43,7 @@ struct worker_spec {
 	const char *exe;       /* the binary */
 	char *const *argv;     /* NULL-terminated */
 	const cpu_set_t *cpus; /* where it may run */
+	int policy;	       /* its scheduling policy, or -1: the starter's */
 	int max_seconds;       /* then it is killed */
 	int wake_fd;	       /* readable: look at ops->cancelled */
 	int64_t run_id;	       /* names its stderr lines on ours */

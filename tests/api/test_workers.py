@@ -33,6 +33,27 @@ def allowed(path):
         return None
 
 
+def policy(stat_path):
+    """A task's scheduling policy (0 SCHED_OTHER, 3 SCHED_BATCH), or None
+    when it has just ended."""
+    try:
+        with open(stat_path) as f:
+            rest = f.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return int(rest[38])  # field 41 of proc(5), the third after the ')'
+
+
+def policies(pid):
+    """The policies of every thread of pid, as a set."""
+    out = set()
+    for t in os.listdir("/proc/%d/task" % pid):
+        p = policy("/proc/%d/task/%s/stat" % (pid, t))
+        if p is not None:
+            out.add(p)
+    return out
+
+
 def cpu_list(text):
     """'0,2-3' -> {0, 2, 3}"""
     out = set()
@@ -110,6 +131,83 @@ class WorkerTest(SharedServerTest):
         _, run, _ = self.srv.json("GET", "/api/runs/%d" % rid)
         self.assertEqual(run["status"], "failed")
         self.assertIn("SIGKILL", run["error"])
+
+class YieldTest(TmpMixin, unittest.TestCase):
+    """A run on every CPU the server may use: its threads have nowhere to
+    go, so they yield to the run's (SCHED_BATCH) while it measures, and
+    the worker keeps the server's own policy."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.make_tmp()
+        # a server on two CPUs at most (one where there is one), so that a
+        # false_sharing point of as many threads covers all of them on any
+        # machine
+        cls.cpus = sorted(os.sched_getaffinity(0))[:2]
+        mine = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, cls.cpus)
+        try:
+            cls.srv = Server(cls.tmp).start()
+        finally:
+            os.sched_setaffinity(0, mine)
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        err = cls.srv.stderr()
+        cls.drop_tmp()
+        if rc != 0:
+            raise AssertionError("server exited with %s\n%s" % (rc, err))
+
+    @unittest.skipIf(os.sched_getscheduler(0) != os.SCHED_OTHER,
+                     "a server started under another policy keeps it")
+    def test_server_threads_yield_to_a_run_on_every_cpu(self):
+        pid = self.srv.pid()
+        self.assertEqual(policies(pid), {os.SCHED_OTHER})
+        n = len(self.cpus)
+        rid = self.srv.start_run(dict(LONG, threads=str(n), layout="both",
+                                      cpus=",".join(map(str, self.cpus)),
+                                      stride="4-256:4"))
+        try:
+            evs = self.srv.wait_event(rid, "placement")
+            used = {t["cpu"] for t in evs[-1][2]["threads"]}
+            self.assertEqual(used, set(self.cpus), evs[-1][2])
+            seen = policies(pid)
+            _, run, _ = self.srv.json("GET", "/api/runs/%d" % rid)
+            self.assertEqual(run["status"], "running", "the run ended before the look")
+            self.assertEqual(seen, {os.SCHED_BATCH})
+            # the run's own threads are not batch: the worker gets the
+            # server's policy back
+            (worker,) = children_of(pid)
+            self.assertEqual(policies(worker), {os.SCHED_OTHER})
+        finally:
+            self.srv.json("DELETE", "/api/runs/%d" % rid)
+            self.srv.wait_final(rid)
+        self.assertEqual(policies(pid), {os.SCHED_OTHER})
+
+    @unittest.skipIf(os.sched_getscheduler(0) != os.SCHED_OTHER,
+                     "a server started under another policy keeps it")
+    def test_a_run_queued_behind_one_on_every_cpu_is_not_batch(self):
+        # the first run leaves the threads yielding for the next (it was
+        # queued): the worker the runner starts then still runs SCHED_OTHER
+        n = len(self.cpus)
+        every = dict(LONG, threads=str(n), layout="separate",
+                     cpus=",".join(map(str, self.cpus)), stride="4")
+        first = self.srv.start_run(dict(every, repeat=1, increments=20000000))
+        second = self.srv.start_run(dict(every, layout="both", stride="4-256:4"))
+        try:
+            evs = self.srv.wait_event(second, "placement")
+            kids = children_of(self.srv.pid())
+            _, run, _ = self.srv.json("GET", "/api/runs/%d" % second)
+            self.assertEqual(len(kids), 1, (kids, run["status"], evs[-3:]))
+            (worker,) = kids
+            self.assertEqual(policies(worker), {os.SCHED_OTHER})
+        finally:
+            self.srv.json("DELETE", "/api/runs/%d" % second)
+            self.srv.wait_final(second)
+            self.srv.wait_final(first)
+        self.assertEqual(policies(self.srv.pid()), {os.SCHED_OTHER})
+
 
 class WorkerFailureTest(TmpMixin, unittest.TestCase):
     """What the runner makes of a worker that misbehaves (serve --worker)."""

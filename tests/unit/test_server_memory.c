@@ -133,6 +133,75 @@ static void test_harness_cpus_moves_and_returns(void **state)
 	assert_true(CPU_EQUAL(&m, &h.all));
 }
 
+/* A point on every CPU the server may use: nowhere to move, so the
+ * threads yield (SCHED_BATCH), and a worker started meanwhile is told to
+ * take the server's own policy back; all of it undone after. */
+static void test_harness_cpus_yield_on_every_cpu(void **state)
+{
+	struct harness_cpus h;
+	int32_t all[CPU_SETSIZE];
+	int n = 0;
+
+	(void)state;
+	if (sched_getscheduler(0) != SCHED_OTHER) {
+		skip(); /* started under another policy: left as it is */
+		return;
+	}
+	assert_int_equal(harness_cpus_init(&h), 0);
+	assert_int_equal(harness_cpus_worker_policy(&h), -1);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &h.all))
+			all[n++] = c;
+	assert_int_equal(harness_cpus_avoid_list(&h, all, n), 0);
+	assert_int_equal(sched_getscheduler(0), SCHED_BATCH);
+	assert_int_equal(harness_cpus_worker_policy(&h), SCHED_OTHER);
+	/* the next point on every CPU again: still yielding */
+	assert_int_equal(harness_cpus_avoid_list(&h, all, n), 0);
+	assert_int_equal(sched_getscheduler(0), SCHED_BATCH);
+	if (n >= 2) {
+		/* a point that leaves a CPU free: moved there, not yielding */
+		assert_true(harness_cpus_avoid_list(&h, all, 1) >= 1);
+		assert_int_equal(sched_getscheduler(0), SCHED_OTHER);
+		assert_int_equal(harness_cpus_worker_policy(&h), -1);
+		assert_int_equal(harness_cpus_avoid_list(&h, all, n), 0);
+		assert_int_equal(sched_getscheduler(0), SCHED_BATCH);
+	}
+	harness_cpus_restore(&h);
+	assert_int_equal(sched_getscheduler(0), SCHED_OTHER);
+	assert_int_equal(harness_cpus_worker_policy(&h), -1);
+	cpu_set_t m;
+	mask_of_this_thread(&m);
+	assert_true(CPU_EQUAL(&m, &h.all));
+}
+
+/* A server started under SCHED_BATCH (chrt -b) is left as it was. */
+static void test_harness_cpus_leaves_another_policy(void **state)
+{
+	struct harness_cpus h;
+	int32_t all[CPU_SETSIZE];
+	int n = 0;
+
+	(void)state;
+	if (sched_getscheduler(0) != SCHED_OTHER) {
+		skip();
+		return;
+	}
+	assert_int_equal(
+		sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){0}),
+		0);
+	assert_int_equal(harness_cpus_init(&h), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &h.all))
+			all[n++] = c;
+	assert_int_equal(harness_cpus_avoid_list(&h, all, n), 0);
+	harness_cpus_restore(&h);
+	assert_int_equal(sched_getscheduler(0), SCHED_BATCH);
+	assert_int_equal(harness_cpus_worker_policy(&h), -1);
+	assert_int_equal(
+		sched_setscheduler(0, SCHED_OTHER, &(struct sched_param){0}),
+		0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +209,8 @@ int main(void)
 		cmocka_unit_test(
 			test_doccache_evicted_blob_stays_for_its_reader),
 		cmocka_unit_test(test_harness_cpus_moves_and_returns),
+		cmocka_unit_test(test_harness_cpus_yield_on_every_cpu),
+		cmocka_unit_test(test_harness_cpus_leaves_another_policy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
