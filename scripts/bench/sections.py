@@ -484,12 +484,18 @@ def latency(b):
                         env_extra={"LD_PRELOAD": os.path.abspath(shim),
                                    "NUMALAB_BENCH_EMIT_LOG": logbase}).start()
     b.raw["latency"] = {}
-    served = []
+    served, cpu = [], []
     try:
         for pace, increments in LATENCY_PACES:
             b.progress("%s pace, %d samples a side" % (pace, LATENCY_SAMPLES))
-            served.append((pace, latency_pace(b, srv, pace, increments)))
+            runs, spent = latency_pace(b, srv, pace, increments)
+            served.append((pace, runs))
+            cpu.append((pace, increments, spent))
             b.progress("%s pace, %d samples a side" % (pace, LATENCY_SAMPLES), done=True)
+        # after every served run: the server's stamps count samples in
+        # order, and the hops below read them so
+        for pace, increments, spent in cpu:
+            latency_cpu_rows(b, pace, spent, latency_short(b, srv, increments))
     finally:
         srv.stop()
     latency_hops(b, served)
@@ -662,7 +668,7 @@ def latency_pace(b, srv, pace, increments):
     v, f = sorted(lat), sorted(floor)
     secs = sum((e[-1] - e[0]) / 1e9 for e, _ in served)
     rate = len(v) / max(1e-9, secs)
-    one = lambda x: {"values": None, "n": 1, "median": x, "min": x, "max": x}  # noqa: E731
+    one = one_value
     for q in (50, 99):
         a, bq = percentile(v, q), percentile(f, q)
         goal = q == 99
@@ -678,22 +684,70 @@ def latency_pace(b, srv, pace, increments):
                   os.getloadavg()[0]) + ("; " + busy if busy else ""))
               if goal else "",
               a_label="server", b_label="pipe", fmt="%.3f")
-    us = 1e6 * cpu_srv / len(v)
-    b.row("latency", "%s: server CPU a sample" % pace, one(us), None, "us", None, "< 20 us",
-          "yes" if us < 20 else "no",
-          "the server's CPU over the served runs (its runner, store, streams and the "
-          "run documents the client reads at each end; its threads' schedstat, to the ns, or "
-          "utime+stime where a thread ended meanwhile) over the samples they carried; each "
-          "sample comes with ~1.5 other events (progress, placement, summary); %s"
-          % kernel_share(user_sys),
-          a_label="server", fmt="%.1f")
-    b.raw["latency"][pace] = {"params": params, "samples_per_s": rate, "server_cpu_us": us,
-                              "server_user_sys_ticks": user_sys,
+    b.raw["latency"][pace] = {"params": params, "samples_per_s": rate,
                               "server": {"p50_ms": percentile(v, 50), "p99_ms": percentile(v, 99),
                                          "max_ms": v[-1], "ms": [round(x, 4) for x in lat]},
                               "pipe": {"p50_ms": percentile(f, 50), "p99_ms": percentile(f, 99),
                                        "max_ms": f[-1], "ms": [round(x, 4) for x in floor]}}
-    return served
+    return served, {"cpu_s": cpu_srv, "samples": len(v), "runs": len(served),
+                    "user_sys": user_sys}
+
+
+SHORT_RUNS = 12  # one-stride runs a pace, for a run's fixed part
+
+
+def latency_short(b, srv, increments):
+    """The server's CPU a run for runs of one stride (3 samples), served
+    as the latency rows' runs are (queued, one viewer, the document read
+    at the end): (CPU s a run, samples a run)."""
+    params = {"threads": "1", "layout": "both", "stride": "4", "increments": increments,
+              "repeat": "1", "warmup": "0", "cpus": str(b.cpus[0])}
+    old = b.pin_self({b.cpus[-1]})
+    try:
+        k0 = common.proc_cpu_mark(srv.pid)
+        results = b.run_batch(srv, [("false_sharing", params)] * SHORT_RUNS, 1,
+                              keep=("sample",), timeout=600)
+        k1 = common.proc_cpu_mark(srv.pid)
+    finally:
+        b.pin_self(old)
+    read_logs(b.work)  # their stamps: not the latency rows' runs
+    samples = sum(len(subs[0].kept) for subs, _, _ in results)
+    return common.proc_cpu_between(k0, k1) / SHORT_RUNS, samples / SHORT_RUNS
+
+
+def latency_cpu_rows(b, pace, spent, short):
+    """The server's CPU a sample over a pace's served runs (the goal's
+    figure: everything the runs cost it over their samples), and in its
+    note how much of that a run costs whatever its samples: from the
+    one-stride runs, a line through the two lengths of run."""
+    us = 1e6 * spent["cpu_s"] / spent["samples"]
+    per_run, n_long = spent["cpu_s"] / spent["runs"], spent["samples"] / spent["runs"]
+    short_s, n_short = short
+    split = ""
+    if n_long > n_short:
+        slope = (per_run - short_s) / (n_long - n_short)
+        fixed = short_s - slope * n_short
+        split = ("; a run of one stride (%.0f samples) cost it %.2f ms (%d runs), one of %.0f "
+                 "%.2f ms: so %.2f ms a run whatever its samples (%.0f us of each sample's "
+                 "here) and %.1f us a sample past that"
+                 % (n_short, 1e3 * short_s, SHORT_RUNS, n_long, 1e3 * per_run, 1e3 * fixed,
+                    1e6 * fixed / n_long, 1e6 * slope))
+        b.raw["latency"][pace].update(run_fixed_ms=1e3 * fixed, sample_slope_us=1e6 * slope,
+                                      short_run_ms=1e3 * short_s)
+    b.row("latency", "%s: server CPU a sample" % pace, one_value(us), None, "us", None,
+          "< 20 us", "yes" if us < 20 else "no",
+          "the server's CPU over the served runs (its runner, store, streams and the "
+          "run documents the client reads at each end; its threads' schedstat, to the ns, or "
+          "utime+stime where a thread ended meanwhile) over the samples they carried; each "
+          "sample comes with ~1.5 other events (progress, placement, summary); %s%s"
+          % (kernel_share(spent["user_sys"]), split),
+          a_label="server", fmt="%.1f")
+    b.raw["latency"][pace].update(server_cpu_us=us, server_user_sys_ticks=spent["user_sys"])
+
+
+def one_value(x):
+    """A figure measured once, as a row's cell."""
+    return {"values": None, "n": 1, "median": x, "min": x, "max": x}
 
 
 def kernel_share(user_sys):
