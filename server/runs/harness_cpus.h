@@ -18,6 +18,14 @@
  * is over, and then finds more to do at once. A server started under
  * another policy than SCHED_OTHER (chrt, a real-time one) is left as it is.
  */
+/*
+ * And while they yield, a batch of events waits this long for those that
+ * follow (not WORKER_BATCH_MS): the runner and the viewers' threads wake
+ * a tenth as often while the run times, and a chart follows it 10 ms
+ * late at most.
+ */
+#define HARNESS_YIELD_BATCH_MS 10
+
 struct harness_cpus {
 	cpu_set_t all; /* the server's mask at start: the worker gets it back */
 	cpu_set_t now; /* what its threads were last given */

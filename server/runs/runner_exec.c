@@ -329,6 +329,14 @@ static int on_flush(void *ctx, struct errinfo *err)
 	return rc;
 }
 
+/* A batch waits longer while the server yields to a run on every cpu. */
+static int on_batch_ms(void *ctx)
+{
+	struct live *l = ctx;
+
+	return l->r->cpus.yielded ? HARNESS_YIELD_BATCH_MS : 0;
+}
+
 static int on_cancelled(void *ctx)
 {
 	struct live *l = ctx;
@@ -354,7 +362,8 @@ const char *runner_execute(struct runner *r, struct run *run,
 				       .event = on_event,
 				       .event_text = on_event_text,
 				       .flush = on_flush,
-				       .cancelled = on_cancelled};
+				       .cancelled = on_cancelled,
+				       .batch_ms = on_batch_ms};
 	const struct worker_spec spec = {
 		.exe = r->cfg.exe,
 		.argv = run->argv.v,

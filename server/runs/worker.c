@@ -24,16 +24,6 @@
 #define LINE_MAX_BYTES (1 << 20) /* a longer stdout line is garbage */
 #define KILL_GRACE_MS 2000	 /* SIGTERM, then SIGKILL this much later */
 #define DRAIN_MS 2000		 /* output still read after the worker exited */
-/*
- * Events read are stored and shown together this long after the first of
- * them: a burst is stored in a few transactions rather than one a read,
- * and the runner thread wakes (and takes a cpu from the run) less often,
- * for at most this much more latency. Meanwhile the pipe is not watched:
- * what the worker writes in that time is read in one go when it is up,
- * not a line a wake-up.
- */
-#define BATCH_MS 1
-
 /* What the read loop learns from one worker. */
 struct worker {
 	const struct worker_spec *spec;
@@ -47,6 +37,7 @@ struct worker {
 	double kill_at;
 	int exited, wstatus;
 	double pending_since; /* > 0: events read, not yet flushed */
+	double hold_s;	      /* how long they wait for those that follow */
 	int caught_up;	      /* the batch's last look at the pipe is done */
 };
 
@@ -254,8 +245,12 @@ static void feed_stdout(struct worker *w, const char *buf, size_t n)
 		}
 		p += k + (nl != NULL);
 	}
-	if (!w->pending_since)
+	if (!w->pending_since) {
+		int ms = w->ops->batch_ms ? w->ops->batch_ms(w->ops->ctx) : 0;
+
 		w->pending_since = clock_now();
+		w->hold_s = (ms > 0 ? ms : WORKER_BATCH_MS) / 1000.0;
+	}
 }
 
 /*
@@ -345,14 +340,14 @@ static void on_wake(struct worker *w)
 }
 
 /*
- * Events read wait up to BATCH_MS for those that follow (until: when to
+ * Events read wait up to w->hold_s for those that follow (until: when to
  * look again): 1 while the pipe is left alone, 0 when it is looked at;
  * once the time is up, one last look takes in what came meanwhile, then
  * the batch goes. A worker that exited is read as it writes.
  */
 static int batch_step(struct worker *w, double now, double *until)
 {
-	double due = w->pending_since + BATCH_MS / 1000.0;
+	double due = w->pending_since + w->hold_s;
 
 	if (w->pending_since <= 0)
 		return 0;

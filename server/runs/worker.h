@@ -37,7 +37,20 @@ struct worker_ops {
 	/* After a wake-up: nonzero when the worker is to stop (SIGTERM, then
 	 * SIGKILL). */
 	int (*cancelled)(void *ctx);
+	/* Optional: how long events read wait now for those that follow,
+	 * in ms (0: WORKER_BATCH_MS); asked as each batch begins. */
+	int (*batch_ms)(void *ctx);
 };
+
+/*
+ * Events read are stored and shown together this long after the first of
+ * them: a burst is stored in a few transactions rather than one a read,
+ * and the runner thread wakes (and takes a cpu from the run) less often,
+ * for at most this much more latency. Meanwhile the pipe is not watched:
+ * what the worker writes in that time is read in one go when it is up,
+ * not a line a wake-up.
+ */
+#define WORKER_BATCH_MS 1
 
 struct worker_spec {
 	const char *exe;       /* the binary */
