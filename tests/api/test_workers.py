@@ -132,14 +132,13 @@ class WorkerTest(SharedServerTest):
         self.assertEqual(run["status"], "failed")
         self.assertIn("SIGKILL", run["error"])
 
-class YieldTest(TmpMixin, unittest.TestCase):
+class YieldTest(SharedServerTest):
     """A run on every CPU the server may use: its threads have nowhere to
     go, so they yield to the run's (SCHED_BATCH) while it measures, and
     the worker keeps the server's own policy."""
 
     @classmethod
     def setUpClass(cls):
-        cls.make_tmp()
         # a server on two CPUs at most (one where there is one), so that a
         # false_sharing point of as many threads covers all of them on any
         # machine
@@ -147,17 +146,9 @@ class YieldTest(TmpMixin, unittest.TestCase):
         mine = os.sched_getaffinity(0)
         os.sched_setaffinity(0, cls.cpus)
         try:
-            cls.srv = Server(cls.tmp).start()
+            super().setUpClass()
         finally:
             os.sched_setaffinity(0, mine)
-
-    @classmethod
-    def tearDownClass(cls):
-        rc = cls.srv.stop()
-        err = cls.srv.stderr()
-        cls.drop_tmp()
-        if rc != 0:
-            raise AssertionError("server exited with %s\n%s" % (rc, err))
 
     @unittest.skipIf(os.sched_getscheduler(0) != os.SCHED_OTHER,
                      "a server started under another policy keeps it")

@@ -94,18 +94,27 @@ static void mask_of_this_thread(cpu_set_t *m)
 	assert_int_equal(sched_getaffinity(0, sizeof(*m), m), 0);
 }
 
+/* h's starting cpus into all; how many */
+static int cpus_of(const struct harness_cpus *h, int32_t *all)
+{
+	int n = 0;
+
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &h->all))
+			all[n++] = c;
+	return n;
+}
+
 static void test_harness_cpus_moves_and_returns(void **state)
 {
 	struct harness_cpus h;
 	cpu_set_t m;
 	int32_t first, all[CPU_SETSIZE];
-	int n = 0;
+	int n;
 
 	(void)state;
 	assert_int_equal(harness_cpus_init(&h), 0);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &h.all))
-			all[n++] = c;
+	n = cpus_of(&h, all);
 	if (n < 2) {
 		skip(); /* nowhere to move to */
 		return;
@@ -140,7 +149,7 @@ static void test_harness_cpus_yield_on_every_cpu(void **state)
 {
 	struct harness_cpus h;
 	int32_t all[CPU_SETSIZE];
-	int n = 0;
+	int n;
 
 	(void)state;
 	if (sched_getscheduler(0) != SCHED_OTHER) {
@@ -149,9 +158,7 @@ static void test_harness_cpus_yield_on_every_cpu(void **state)
 	}
 	assert_int_equal(harness_cpus_init(&h), 0);
 	assert_int_equal(harness_cpus_worker_policy(&h), -1);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &h.all))
-			all[n++] = c;
+	n = cpus_of(&h, all);
 	assert_int_equal(harness_cpus_avoid_list(&h, all, n), 0);
 	assert_int_equal(sched_getscheduler(0), SCHED_BATCH);
 	assert_int_equal(harness_cpus_worker_policy(&h), SCHED_OTHER);
@@ -179,7 +186,7 @@ static void test_harness_cpus_leaves_another_policy(void **state)
 {
 	struct harness_cpus h;
 	int32_t all[CPU_SETSIZE];
-	int n = 0;
+	int n;
 
 	(void)state;
 	if (sched_getscheduler(0) != SCHED_OTHER) {
@@ -190,9 +197,7 @@ static void test_harness_cpus_leaves_another_policy(void **state)
 		sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){0}),
 		0);
 	assert_int_equal(harness_cpus_init(&h), 0);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &h.all))
-			all[n++] = c;
+	n = cpus_of(&h, all);
 	assert_int_equal(harness_cpus_avoid_list(&h, all, n), 0);
 	harness_cpus_restore(&h);
 	assert_int_equal(sched_getscheduler(0), SCHED_BATCH);
