@@ -156,9 +156,12 @@ class YieldTest(SharedServerTest):
         pid = self.srv.pid()
         self.assertEqual(policies(pid), {os.SCHED_OTHER})
         n = len(self.cpus)
+        # one round a point, a fifth of LONG's increments: an estimate
+        # under the server's limit even for a build under coverage
         rid = self.srv.start_run(dict(LONG, threads=str(n), layout="both",
                                       cpus=",".join(map(str, self.cpus)),
-                                      stride="4-256:4"))
+                                      stride="4-256:4", repeat=1,
+                                      increments=20000000))
         try:
             evs = self.srv.wait_event(rid, "placement")
             used = {t["cpu"] for t in evs[-1][2]["threads"]}
@@ -185,7 +188,8 @@ class YieldTest(SharedServerTest):
         every = dict(LONG, threads=str(n), layout="separate",
                      cpus=",".join(map(str, self.cpus)), stride="4")
         first = self.srv.start_run(dict(every, repeat=1, increments=20000000))
-        second = self.srv.start_run(dict(every, layout="both", stride="4-256:4"))
+        second = self.srv.start_run(dict(every, layout="both", stride="4-256:4",
+                                         repeat=1, increments=20000000))
         try:
             evs = self.srv.wait_event(second, "placement")
             kids = children_of(self.srv.pid())
