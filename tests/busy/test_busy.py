@@ -132,6 +132,14 @@ SINGLE = [("memory_latency", ["size=32M", "loads=262144", "repeat=5"]),
           ("variable_layout", ["parts=tls_access,thread_start",
                                "ops=1000000", "starts=100", "repeat=5"])]
 SINGLE_BOUND = 1.3  # busy over quiet, either way
+# A thread's start is the kernel's work (clone, wake-up, exit, join) on the
+# process's cpu clock, and that work grows with the run queue it lands on:
+# beside the two spinners a start read 0.83x its quiet time on a Zen 4
+# guest and 1.21-1.34x on a Zen 5 one (2026-12-07, where the lane failed
+# once in two clean runs at 1.32 and 1.34x). Its parts get this bound;
+# the TLS block's extra cost, their difference, is judged as below.
+START_BOUND = 1.5
+START_PREFIX = "thread_start/start/"
 # A figure of a few ns is a handful of cycles: the same loop read 1.37 and
 # 2.20 ns in two quiet runs of one minute on this VM (the host's own
 # neighbours count in a guest's cpu clock), and a difference of two such
@@ -262,7 +270,8 @@ def single_thread(cpu):
             small = units.get(name) == "ns" and \
                 max(value, near) < SMALL_NS and \
                 abs(value - near) <= SMALL_GAP_NS
-            fine = gone or small or 1 / SINGLE_BOUND <= r <= SINGLE_BOUND
+            bound = START_BOUND if name.startswith(START_PREFIX) else SINGLE_BOUND
+            fine = gone or small or 1 / bound <= r <= bound
             allowed = difference_range(name, (q1, q2))
             if allowed:
                 fine = gone or small or allowed[0] <= value <= allowed[1]
