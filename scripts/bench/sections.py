@@ -723,10 +723,15 @@ def latency_cpu_rows(b, pace, spent, short):
     us = 1e6 * spent["cpu_s"] / spent["samples"]
     per_run, n_long = spent["cpu_s"] / spent["runs"], spent["samples"] / spent["runs"]
     short_s, n_short = short
-    split = ""
-    if n_long > n_short:
-        slope = (per_run - short_s) / (n_long - n_short)
-        fixed = short_s - slope * n_short
+    slope = (per_run - short_s) / (n_long - n_short) if n_long > n_short else 0
+    fixed = short_s - slope * n_short
+    if slope <= 0 or fixed <= 0:
+        # a busy minute can make a short run cost more a run than a long
+        # one: no line through the two says anything then
+        split = ("; a run of one stride cost it %.2f ms (%d runs), one of %.0f samples "
+                 "%.2f ms: the two do not fit one line (the host's load moved between them)"
+                 % (1e3 * short_s, SHORT_RUNS, n_long, 1e3 * per_run))
+    else:
         split = ("; a run of one stride (%.0f samples) cost it %.2f ms (%d runs), one of %.0f "
                  "%.2f ms: so %.2f ms a run whatever its samples (%.0f us of each sample's "
                  "here) and %.1f us a sample past that"

@@ -130,7 +130,8 @@ int harness_cpus_avoid_list(struct harness_cpus *h, const int32_t *cpus, int n)
 			set_all(&c);
 		return 0;
 	}
-	if (h->moved && CPU_EQUAL(&rest, &h->now) && !h->yielded)
+	/* (a yield left them unmoved: moved is 0 while yielding) */
+	if (h->moved && CPU_EQUAL(&rest, &h->now))
 		return 0; /* the next point on the same CPUs */
 	h->moved = 1;
 	h->now = rest;
