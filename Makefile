@@ -29,6 +29,7 @@ ifdef SAN
 BUILD = build-$(subst $(comma),-,$(SAN))
 CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=$(SAN)
+FLAVOR = -fsanitize=$(SAN)
 endif
 comma := ,
 
@@ -37,6 +38,12 @@ ifdef COV
 BUILD = build-cov
 CFLAGS += -O0 --coverage
 LDFLAGS += --coverage
+FLAVOR = --coverage
+endif
+# an instrumented build says so in its rates' fingerprint: a cached rate
+# applies only to a build that runs the kernels as fast
+ifdef FLAVOR
+CFLAGS += -DNUMALAB_FLAVOR='"$(FLAVOR)"'
 endif
 
 ifeq ($(V),1)

@@ -68,12 +68,20 @@ void rates_fingerprint(const struct topo *t, char *buf, size_t len)
 
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
-	snprintf(buf, len, "%s|%d|%s|%s", t ? t->cpu_model : "?",
+	/* the build's flags too: a build under coverage or a sanitizer runs
+	 * the kernels tens of times slower, and must not take a normal
+	 * build's rates (nor leave it its own) */
+	snprintf(buf, len, "%s|%d|%s|%s%s%s", t ? t->cpu_model : "?",
 		 t ? t->npus : 0, u.release,
 #ifdef NUMALAB_VERSION
-		 NUMALAB_VERSION
+		 NUMALAB_VERSION,
 #else
-		 "unknown"
+		 "unknown",
+#endif
+#ifdef NUMALAB_FLAVOR
+		 " ", NUMALAB_FLAVOR
+#else
+		 "", ""
 #endif
 	);
 	for (char *c = buf; *c; c++)
