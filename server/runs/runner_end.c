@@ -143,6 +143,13 @@ int runner_store_end(struct runner *r, struct run *run, json_t *ev,
 	rc = e ? store_append_events(r->store, run->id, &e, 1, err) : -EIO;
 	rc2 = store_run_finished(r->store, run->id, status, now, error,
 				 headline, sum, err);
+	/* a full disk: the WAL's own room, once checkpointed, holds the row
+	 * that says how the run ended (its events wait in the journal for
+	 * the next start); a start would otherwise find the run left
+	 * running and not know why */
+	if (rc2 && !store_make_room(r->store))
+		rc2 = store_run_finished(r->store, run->id, status, now, error,
+					 headline, sum, err);
 	rc = rc ? rc : rc2;
 out:
 	/* the row as it is now, for runner_row; readers look once the run is

@@ -56,6 +56,14 @@ int store_interrupt_stale(struct store *st, const char *why, int64_t *upto,
 			  struct errinfo *err);
 
 /*
+ * After a write found the disk full: the WAL checkpointed (PASSIVE, on
+ * this connection), so that the next write begins it again in the room
+ * it already holds rather than growing it. 0 when every frame was copied,
+ * else -ENOSPC (the checkpoint itself needed room, or a reader held it).
+ */
+int store_make_room(struct store *st);
+
+/*
  * The writes below return 0, or -EIO with err set (err may be NULL).
  * A new queued run: 0 and *id.
  */

@@ -313,6 +313,20 @@ int store_live_room(struct store *st, struct errinfo *err)
 	return -ENOSPC;
 }
 
+int store_make_room(struct store *st)
+{
+	int log = -1, done = -1, rc;
+
+	pthread_mutex_lock(&st->mu);
+	rc = st->atomic || !st->db
+		     ? SQLITE_MISUSE
+		     : sqlite3_wal_checkpoint_v2(st->db, NULL,
+						 SQLITE_CHECKPOINT_PASSIVE,
+						 &log, &done);
+	pthread_mutex_unlock(&st->mu);
+	return rc == SQLITE_OK && log >= 0 && log == done ? 0 : -ENOSPC;
+}
+
 void store_live_committed(struct store *st, int ok)
 {
 	if (st->live_clear && ok) {

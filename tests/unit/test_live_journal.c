@@ -343,6 +343,34 @@ static void test_another_file_left_alone(void **state)
 	files_remove(&f);
 }
 
+/* After a write found the disk full: the WAL checkpointed, the next
+ * writes begin it again in the room it holds rather than growing it;
+ * not inside an atomic step, whose writes are not committed yet. */
+static void test_room_made_in_the_wal(void **state)
+{
+	struct errinfo err;
+	struct files f;
+	struct store *st;
+	off_t wal;
+
+	(void)state;
+	files_init(&f);
+	st = open_attached(f.db);
+	for (int i = 0; i < 20; i++)
+		new_run(st, i);
+	wal = size_of(f.wal);
+	assert_true(wal > 0);
+	assert_int_equal(store_make_room(st), 0);
+	for (int i = 20; i < 25; i++)
+		new_run(st, i);
+	assert_int_equal(size_of(f.wal), wal);
+	assert_int_equal(store_atomic_begin(st, &err), 0);
+	assert_int_equal(store_make_room(st), -ENOSPC);
+	assert_int_equal(store_atomic_end(st, 1, &err), 0);
+	store_close(st);
+	files_remove(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_a_long_run_folds_as_it_goes),
 		cmocka_unit_test(test_a_journal_of_a_deleted_run),
 		cmocka_unit_test(test_another_file_left_alone),
+		cmocka_unit_test(test_room_made_in_the_wal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
