@@ -143,10 +143,11 @@ int runner_store_end(struct runner *r, struct run *run, json_t *ev,
 	rc = e ? store_append_events(r->store, run->id, &e, 1, err) : -EIO;
 	rc2 = store_run_finished(r->store, run->id, status, now, error,
 				 headline, sum, err);
-	/* a full disk: the WAL's own room, once checkpointed, holds the row
-	 * that says how the run ended (its events wait in the journal for
-	 * the next start); a start would otherwise find the run left
-	 * running and not know why */
+	/* the row's write failed (a full disk, where it fails at all): the
+	 * WAL's own room, once checkpointed, holds the row that says how the
+	 * run ended (its events wait in the journal for the next start); a
+	 * start would otherwise find the run left running and not know why.
+	 * On any other failure the checkpoint only costs a moment */
 	if (rc2 && !store_make_room(r->store))
 		rc2 = store_run_finished(r->store, run->id, status, now, error,
 					 headline, sum, err);
