@@ -15,6 +15,7 @@
 
 static struct rates current;
 static int current_set;
+static __thread const struct rates *here;
 static pthread_mutex_t current_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void rates_default(struct rates *r)
@@ -41,6 +42,8 @@ const struct rates *rates_get(void)
 	static struct rates fallback;
 	const struct rates *r;
 
+	if (here)
+		return here;
 	pthread_mutex_lock(&current_lock);
 	if (!current_set) {
 		rates_default(&fallback);
@@ -50,6 +53,11 @@ const struct rates *rates_get(void)
 	r = &current;
 	pthread_mutex_unlock(&current_lock);
 	return r;
+}
+
+void rates_use_here(const struct rates *r)
+{
+	here = r;
 }
 
 void rates_set(const struct rates *r)

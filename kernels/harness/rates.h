@@ -83,6 +83,23 @@ double rates_start_now(void);
 double rates_round_trip_now(const struct topo *t, double *paced);
 
 /*
+ * The rates of a line two threads fight for (bounce_ns, atomic_shared_ns),
+ * measured now on the first two cpus this process may use as
+ * rates_calibrate does, on fewer increments (a few ms), into r; the rest
+ * of r is left. Where the hypervisor has put the two cpus this minute:
+ * one calibration of the 2-vCPU VM read 5.0 ns a bounce, the next 1.0.
+ * 0, or -1 with fewer than two cpus.
+ */
+int rates_contended_now(const struct topo *t, struct rates *r);
+
+/*
+ * Makes r (kept by the caller) the rates that rates_get returns on this
+ * thread, until called with NULL; other threads keep the rates set. For
+ * an estimate made with some rates measured now.
+ */
+void rates_use_here(const struct rates *r);
+
+/*
  * The usual path: rates from the cache file when it matches this machine,
  * else calibrated and saved there (path may be NULL: then only
  * calibrated). Sets them with rates_set. Returns 0 or -errno.

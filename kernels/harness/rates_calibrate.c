@@ -78,9 +78,10 @@ static double together_best(const struct team_result *res)
 	return best > 0 ? best : res->seconds[most];
 }
 
-/* Seconds per operation of n ops on each of nthreads threads, or -1. */
-static double per_op(const struct topo *t, const int *cpus, int nthreads,
-		     int atomic, int stride, long n)
+/* Seconds per operation of n ops on each of nthreads threads over
+ * rounds rounds (and one of warm-up), or -1. */
+static double per_op_in(const struct topo *t, const int *cpus, int nthreads,
+			int atomic, int stride, long n, int rounds)
 {
 	struct spin_job j = {.n = n, .atomic = atomic, .stride = stride};
 	struct team_job job = {.nthreads = nthreads,
@@ -88,7 +89,7 @@ static double per_op(const struct topo *t, const int *cpus, int nthreads,
 			       .arg = &j,
 			       .body = spin_body,
 			       .warmup = 1,
-			       .repeat = RATE_ROUNDS};
+			       .repeat = rounds};
 	struct team_result res;
 	double best = -1;
 
@@ -111,6 +112,12 @@ static double per_op(const struct topo *t, const int *cpus, int nthreads,
 	team_result_free(&res);
 	free(j.line);
 	return best > 0 ? best / (double)n : -1;
+}
+
+static double per_op(const struct topo *t, const int *cpus, int nthreads,
+		     int atomic, int stride, long n)
+{
+	return per_op_in(t, cpus, nthreads, atomic, stride, n, RATE_ROUNDS);
 }
 
 static void noop_body(void *arg, int tid, int round)
@@ -341,6 +348,27 @@ double rates_round_trip_now(const struct topo *t, double *paced)
 	if (paced)
 		*paced = -1;
 	return n == 2 ? round_trip(t, cpus, 2000, paced) : -1;
+}
+
+int rates_contended_now(const struct topo *t, struct rates *r)
+{
+	int cpus[2] = {-1, -1}, n = 0;
+	double b, a;
+
+	for (int i = 0; t && i < t->npus && n < 2; i++)
+		if (t->pu[i].allowed)
+			cpus[n++] = t->pu[i].os;
+	if (n < 2)
+		return -1;
+	/* as rates_calibrate measures them, a fifth of the increments and
+	 * half the rounds: a few ms */
+	b = per_op_in(t, cpus, 2, 0, 4, 100000, 7);
+	a = per_op_in(t, cpus, 2, 1, 0, 12000, 7);
+	if (b <= 0 || a <= 0)
+		return -1;
+	r->bounce_ns = b * 1e9;
+	r->atomic_shared_ns = a * 1e9;
+	return 0;
 }
 
 /*
