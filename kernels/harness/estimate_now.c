@@ -283,20 +283,27 @@ static double trip_now(const struct topo *t, double *paced)
 }
 
 /*
- * The rates with those of a line two threads fight for measured now
- * (rates_contended_now) into *now; returns such a rate now over the
- * rates' (a plain write's where both moved; 1 where neither did, or was
- * not measured: passive, one cpu). A rate within noise
- * of the rates' (1.15x either way) stays the rates'. Reused for KEEP_S,
- * as the probe is. The hypervisor moves a VM's cpus: one calibration of
- * the 2-vCPU guest read 5.0 ns a bounce, one an hour later 1.0, and
- * false_sharing's run took 10.9 s and 2.2 s.
+ * Whether a rate now, over the rates', is one to estimate with: dearer
+ * than noise (1.15x), and never cheaper. Rates that read a bounce dearer
+ * than it is now also gave the run its budget (3x its own estimate), and
+ * a run grows into it as soon as its intervals are wide: beside nice-19
+ * spinners, whose calibration read a bounce 2.5x, false_sharing took 4x
+ * its least, where the bounce now made its estimate 0.34x the run.
  */
 static int moved(double ratio)
 {
-	return ratio >= BUSY || ratio <= 1 / BUSY;
+	return ratio >= BUSY;
 }
 
+/*
+ * The rates with those of a line two threads fight for measured now
+ * (rates_contended_now) into *now where they moved; returns such a rate
+ * now over the rates' (a plain write's where both moved; 1 where neither
+ * did, or neither was measured: passive, one cpu). Reused for KEEP_S, as
+ * the probe is. The hypervisor moves a VM's cpus: one calibration of the
+ * 2-vCPU guest read 5.0 ns a bounce, one an hour later 1.0, and
+ * false_sharing's run took 10.9 s and 2.2 s.
+ */
 static double line_now(const struct topo *t, struct rates *now)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -416,7 +423,7 @@ static int estimate_now_in(const struct experiment *exp, const void *params,
 			   const struct common_params *common,
 			   const struct topo *t, double *seconds,
 			   uint64_t *bytes, char *basis, size_t len,
-			   double line)
+			   double line, double budget_rounds)
 {
 	struct common_params least_p = *common;
 	struct cpu_room room;
@@ -455,7 +462,7 @@ static int estimate_now_in(const struct experiment *exp, const void *params,
 	 * rates' (the calibration's read 292 ns, a run's 55-92 minutes
 	 * later: core_to_core's quiet estimate was 5x the run) */
 	if (per_round < BUSY && per_round > 1 / BUSY && room.slowdown < BUSY &&
-	    room.start < BUSY) {
+	    room.start < BUSY && line == 1) {
 		say_basis(basis, len, &room, 0, 1, "", line);
 		return 0;
 	}
@@ -486,11 +493,16 @@ static int estimate_now_in(const struct experiment *exp, const void *params,
 	 * the budget at once, say their own slowdown instead of the growth */
 	fixed = body * exp->fixed_share;
 	rounds = body - fixed;
-	budget = rounds > 0 ? adapt_budget(common, rounds, 0) : 0;
+	budget = rounds > 0 ? adapt_budget(common,
+					   budget_rounds > 0 ? budget_rounds
+							     : rounds,
+					   0)
+			    : 0;
 	if (exp->lockstep && fabs(per_round / room.slowdown - 1) > 0.05)
 		snprintf(lock, sizeof(lock), ", its rounds %.*fx (lockstep)",
 			 per_round < 10 ? 1 : 0, per_round);
-	else if (budget > rounds * per_round)
+	else if (budget > rounds * per_round &&
+		 (room.slowdown >= BUSY || room.start >= BUSY))
 		snprintf(lock, sizeof(lock),
 			 ", its rounds grown to the budget");
 	quiet = *seconds;
@@ -510,19 +522,39 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 			    const struct topo *t, double *seconds,
 			    uint64_t *bytes, char *basis, size_t len)
 {
+	struct common_params least_p = *common;
+	struct cpu_room room;
 	struct rates now;
-	double line = line_now(t, &now), rates_s = 0;
+	double line = 1, rates_s = 0, least = 0, budget_rounds = -1;
 	uint64_t b;
 	int rc;
 
 	/*
 	 * With a line two threads share costing what it costs now, where
 	 * that moved it: a run of an experiment that bounces none is
-	 * estimated as before, and says nothing of the line.
+	 * estimated as before, and says nothing of the line. On a quiet
+	 * machine only: beside a spinner on each cpu the two threads of the
+	 * measurement seldom ran together, and it read 4x the bounce the
+	 * calibration had read beside the same spinners (false_sharing then
+	 * 2.2-2.6x its run, the cpu's share counted twice).
 	 */
+	cpu_room_now((int)common->cpus.n, &room);
+	if (room.slowdown < BUSY && room.start < BUSY)
+		line = line_now(t, &now);
 	if (line != 1 &&
 	    experiment_estimate(exp, params, common, t, &rates_s, &b) == 0) {
 		double now_s = 0;
+		/*
+		 * The run grows its rounds into a budget it sets from its
+		 * own estimate, the rates' (experiment_run.c): that budget
+		 * stays, whatever the line costs now. Rates taken beside
+		 * nice-19 spinners read the bounce 2.5x, and a run beside
+		 * them grew into that budget (5.4 s, 4x its least).
+		 */
+		least_p.budget = 0;
+		if (!experiment_estimate(exp, params, &least_p, t, &least, &b))
+			budget_rounds = (least - rates_get()->start_s) *
+					(1 - exp->fixed_share);
 		rates_use_here(&now);
 		if (experiment_estimate(exp, params, common, t, &now_s, &b) ||
 		    fabs(now_s - rates_s) <= 0.05 * rates_s)
@@ -532,7 +564,7 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	if (line != 1)
 		rates_use_here(&now);
 	rc = estimate_now_in(exp, params, common, t, seconds, bytes, basis, len,
-			     line);
+			     line, line != 1 ? budget_rounds : -1);
 	rates_use_here(NULL);
 	return rc;
 }

@@ -360,10 +360,10 @@ int rates_contended_now(const struct topo *t, struct rates *r)
 			cpus[n++] = t->pu[i].os;
 	if (n < 2)
 		return -1;
-	/* as rates_calibrate measures them, a fifth of the increments and
-	 * half the rounds: a few ms */
-	b = per_op_in(t, cpus, 2, 0, 4, 100000, 7);
-	a = per_op_in(t, cpus, 2, 1, 0, 12000, 7);
+	/* as rates_calibrate measures them, on a fifth of the increments:
+	 * a few ms */
+	b = per_op_in(t, cpus, 2, 0, 4, 100000, RATE_ROUNDS);
+	a = per_op_in(t, cpus, 2, 1, 0, 12000, RATE_ROUNDS);
 	if (b <= 0 || a <= 0)
 		return -1;
 	r->bounce_ns = b * 1e9;
