@@ -78,10 +78,9 @@ static double together_best(const struct team_result *res)
 	return best > 0 ? best : res->seconds[most];
 }
 
-/* Seconds per operation of n ops on each of nthreads threads over
- * rounds rounds (and one of warm-up), or -1. */
-static double per_op_in(const struct topo *t, const int *cpus, int nthreads,
-			int atomic, int stride, long n, int rounds)
+/* Seconds per operation of n ops on each of nthreads threads, or -1. */
+static double per_op(const struct topo *t, const int *cpus, int nthreads,
+		     int atomic, int stride, long n)
 {
 	struct spin_job j = {.n = n, .atomic = atomic, .stride = stride};
 	struct team_job job = {.nthreads = nthreads,
@@ -89,7 +88,7 @@ static double per_op_in(const struct topo *t, const int *cpus, int nthreads,
 			       .arg = &j,
 			       .body = spin_body,
 			       .warmup = 1,
-			       .repeat = rounds};
+			       .repeat = RATE_ROUNDS};
 	struct team_result res;
 	double best = -1;
 
@@ -112,12 +111,6 @@ static double per_op_in(const struct topo *t, const int *cpus, int nthreads,
 	team_result_free(&res);
 	free(j.line);
 	return best > 0 ? best / (double)n : -1;
-}
-
-static double per_op(const struct topo *t, const int *cpus, int nthreads,
-		     int atomic, int stride, long n)
-{
-	return per_op_in(t, cpus, nthreads, atomic, stride, n, RATE_ROUNDS);
 }
 
 static void noop_body(void *arg, int tid, int round)
@@ -362,8 +355,8 @@ int rates_contended_now(const struct topo *t, struct rates *r)
 		return -1;
 	/* as rates_calibrate measures them, on a fifth of the increments:
 	 * a few ms */
-	b = per_op_in(t, cpus, 2, 0, 4, 100000, RATE_ROUNDS);
-	a = per_op_in(t, cpus, 2, 1, 0, 12000, RATE_ROUNDS);
+	b = per_op(t, cpus, 2, 0, 4, 100000);
+	a = per_op(t, cpus, 2, 1, 0, 12000);
 	if (b <= 0 || a <= 0)
 		return -1;
 	r->bounce_ns = b * 1e9;
