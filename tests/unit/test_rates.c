@@ -141,6 +141,24 @@ static void test_estimates_follow_rates(void **state)
 	topo_free(t);
 }
 
+/* Parses experiment name's defaults into *params (calloc'ed, freed by
+ * the caller) and common. */
+static void *defaults_of(const char *name, const struct topo *t,
+			 struct common_params *common)
+{
+	const struct experiment *e = experiment_find(name);
+	struct param_values *pv = calloc(1, sizeof(*pv));
+	void *params = calloc(1, e->params_size);
+	struct errinfo err;
+
+	assert_non_null(pv);
+	assert_non_null(params);
+	assert_int_equal(
+		experiment_parse(e, t, 0, NULL, pv, params, common, &err), 0);
+	free(pv);
+	return params;
+}
+
 /* The estimate for the machine as it is now: never under the quiet one,
  * and it says what it was made of, quiet or busy (an experiment whose
  * threads share no line: such a line's cost is measured now, below). */
@@ -148,20 +166,17 @@ static void test_estimate_now_says_its_basis(void **state)
 {
 	const struct experiment *e = experiment_find("bandwidth_scaling");
 	struct topo *t = topo_load();
-	struct param_values *pv = calloc(1, sizeof(*pv));
-	void *params = calloc(1, e->params_size);
 	struct common_params common;
 	struct cpu_room room;
-	struct errinfo err;
 	struct rates r;
 	double quiet, now;
 	uint64_t bytes;
 	char basis[256];
+	void *params;
 
 	(void)state;
 	assert_non_null(t);
-	assert_int_equal(
-		experiment_parse(e, t, 0, NULL, pv, params, &common, &err), 0);
+	params = defaults_of("bandwidth_scaling", t, &common);
 	rates_default(&r);
 	rates_set(&r);
 	/* the minute's probes go nowhere but this process: a folder that is
@@ -187,26 +202,7 @@ static void test_estimate_now_says_its_basis(void **state)
 	assert_true(room.probe > 0);
 	assert_true(room.seen >= 0);
 	free(params);
-	free(pv);
 	topo_free(t);
-}
-
-/* Parses experiment name's defaults into *params (calloc'ed, freed by
- * the caller) and common. */
-static void *defaults_of(const char *name, const struct topo *t,
-			 struct common_params *common)
-{
-	const struct experiment *e = experiment_find(name);
-	struct param_values *pv = calloc(1, sizeof(*pv));
-	void *params = calloc(1, e->params_size);
-	struct errinfo err;
-
-	assert_non_null(pv);
-	assert_non_null(params);
-	assert_int_equal(
-		experiment_parse(e, t, 0, NULL, pv, params, common, &err), 0);
-	free(pv);
-	return params;
 }
 
 /*
