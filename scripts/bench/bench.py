@@ -27,6 +27,7 @@ name contains one of these ';'-separated texts; all)
 
 import argparse
 import asyncio
+import contextlib
 import glob
 import json
 import os
@@ -264,9 +265,10 @@ class Bench:
         every subscriber is connected, and waits for them all: so no
         subscriber misses the start of its run. Returns one (subscribers,
         run document, info) per run, in order. With measure_cpu, info's
-        "cpu" holds the server's CPU from the run's start event to its end,
-        and with watch_cpu too, "watched": where that CPU's time went
-        meanwhile (/proc/stat shares)."""
+        "cpu" holds the server's CPU from the run's start event to its end;
+        with watch_cpu, the last run's "watched" says where that CPU's time
+        went while its worker ran (/proc/stat shares, common.RunWindow) and
+        "worker_cpu" the worker's CPU time over that window."""
         blocker = srv.submit("false_sharing", self.blocker_params())
         ids = [srv.submit(e, p) for e, p in runs]
         infos = [{"run_id": rid, "subscribers": nsubs} for rid in ids]
@@ -277,9 +279,7 @@ class Bench:
             def hook(typ, now):
                 if typ in ("start", "end") and typ not in marks:
                     marks[typ] = (now, common.proc_cpu_ticks(srv.pid),
-                                  common.proc_sched_ns(srv.pid),
-                                  (common.cpu_ticks(watch_cpu), common.children_cpu_ticks(srv.pid))
-                                  if watch_cpu is not None else None)
+                                  common.proc_sched_ns(srv.pid))
             return hook
 
         async def main():
@@ -317,25 +317,25 @@ class Bench:
                 info["all_connected_before_start"] = all(
                     s.t_first is None or s.t_first >= t_all for s in subs)
                 if "start" in mk and "end" in mk:
-                    (a0, k0, n0, w0), (a1, k1, n1, w1) = mk["start"], mk["end"]
+                    (a0, k0, n0), (a1, k1, n1) = mk["start"], mk["end"]
                     info["cpu"] = {"wall_s": (a1 - a0) / 1e9, "ticks": k1 - k0,
                                    "sched_s": (n1 - n0) / 1e9
                                    if n0 is not None and n1 is not None else None}
-                    if watch_cpu is not None:
-                        info["watched"] = common.cpu_shares(w0[0], w1[0])
-                        # the worker's CPU time over the same window
-                        if w0[1] is not None and w1[1] is not None:
-                            info["worker_cpu"] = {"cpu_s": (w1[1] - w0[1]) / common.CLK_TCK,
-                                                  "wall_s": (a1 - a0) / 1e9}
             return per_run
 
-        if nsubs == 0:
-            srv.cancel(blocker)
-            per_run = [[] for _ in ids]
-        else:
-            per_run = asyncio.run(main())
-        return [(subs, srv.wait_done(rid, timeout), info)
-                for subs, rid, info in zip(per_run, ids, infos)]
+        # where watch_cpu's time went while the (last) run's worker ran
+        window = common.RunWindow(srv.pid, watch_cpu) if watch_cpu is not None else None
+        with window or contextlib.nullcontext():
+            if nsubs == 0:
+                srv.cancel(blocker)
+                per_run = [[] for _ in ids]
+            else:
+                per_run = asyncio.run(main())
+            out = [(subs, srv.wait_done(rid, timeout), info)
+                   for subs, rid, info in zip(per_run, ids, infos)]
+        if window:
+            infos[-1]["watched"], infos[-1]["worker_cpu"] = window.shares()
+        return out
 
 
 # --- the table -------------------------------------------------------------

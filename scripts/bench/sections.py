@@ -914,9 +914,8 @@ def fanout(b):
             a, bb, peaks, checks, seen = [], [], [], [], {"with": [], "without": []}
 
             def pair(n=n, a=a, bb=bb, peaks=peaks, checks=checks, seen=seen):
-                t0 = common.cpu_ticks(kcpu)
-                _, doc0, _ = b.run_served(srv, "false_sharing", params, 0)
-                seen["without"].append(common.cpu_shares(t0, common.cpu_ticks(kcpu)))
+                _, doc0, info0 = b.run_served(srv, "false_sharing", params, 0, watch_cpu=kcpu)
+                seen["without"].append(info0.get("watched"))
                 bb.append(figure(doc0))
                 subs, doc, info = b.run_served(srv, "false_sharing", params, n,
                                                measure_cpu=True, watch_cpu=kcpu)
