@@ -317,10 +317,14 @@ class RunWindow:
     def shares(self):
         """(cpu_shares over the window, {"cpu_s", "wall_s"} of the newest
         worker), or (None, None) when it used no tick while watched."""
-        pids = [p for _, _, kids in self.reads for p in kids]
-        if not pids:
+        order = {}
+        for _, _, kids in self.reads:
+            for p in kids:
+                order.setdefault(p, len(order))
+        if not order:
             return None, None
-        newest = max(pids)  # pids grow: the run after the blocker
+        # the last to appear: the run after the blocker (pids may wrap)
+        newest = max(order, key=order.get)
         seen = [(t, c, kids[newest]) for t, c, kids in self.reads if newest in kids]
         moved = [i for i in range(1, len(seen)) if seen[i][2] > seen[i - 1][2]]
         if not moved:
@@ -328,29 +332,6 @@ class RunWindow:
         a, z = seen[moved[0] - 1], seen[moved[-1]]
         return (cpu_shares(a[1], z[1]),
                 {"cpu_s": (z[2] - a[2]) / CLK_TCK, "wall_s": z[0] - a[0]})
-
-
-def children_cpu_ticks(pid):
-    """utime + stime of pid's child processes (the server's worker), its
-    ended threads included, or None when it has none."""
-    kids = []
-    try:
-        tasks = os.listdir("/proc/%d/task" % pid)
-    except OSError:
-        return None
-    for task in tasks:  # a child belongs to the thread that spawned it
-        try:
-            with open("/proc/%d/task/%s/children" % (pid, task)) as f:
-                kids += [int(x) for x in f.read().split()]
-        except (OSError, ValueError):
-            pass
-    total = 0
-    for kid in kids:
-        try:
-            total += proc_cpu_ticks(kid)
-        except (OSError, ValueError, IndexError):
-            pass
-    return total if kids else None
 
 
 def cpu_shares(t0, t1):
