@@ -300,9 +300,9 @@ static int moved(double ratio)
  * (rates_contended_now) into *now where they moved; returns such a rate
  * now over the rates' (a plain write's where both moved; 1 where neither
  * did, or neither was measured: passive, one cpu). Reused for KEEP_S, as
- * the probe is. The hypervisor moves a VM's cpus: one calibration of the
- * 2-vCPU guest read 5.0 ns a bounce, one an hour later 1.0, and
- * false_sharing's run took 10.9 s and 2.2 s.
+ * the probe is. On an idle 2-vCPU guest one calibration read 5.0 ns a
+ * bounce and one ten minutes later 1.0 (where the host put the vCPUs,
+ * most likely), and false_sharing's run took 10.9 s and 2.2 s.
  */
 static double line_now(const struct topo *t, struct rates *now)
 {

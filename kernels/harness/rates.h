@@ -86,8 +86,8 @@ double rates_round_trip_now(const struct topo *t, double *paced);
  * The rates of a line two threads fight for (bounce_ns, atomic_shared_ns),
  * measured now on the first two cpus this process may use as
  * rates_calibrate does, on fewer increments (a few ms), into r; the rest
- * of r is left. Where the hypervisor has put the two cpus this minute:
- * one calibration of the 2-vCPU VM read 5.0 ns a bounce, the next 1.0.
+ * of r is left. It moves on a VM: one calibration of an idle 2-vCPU
+ * guest read 5.0 ns a bounce, one ten minutes later 1.0.
  * 0, or -1 with fewer than two cpus.
  */
 int rates_contended_now(const struct topo *t, struct rates *r);

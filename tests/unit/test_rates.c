@@ -206,8 +206,8 @@ static void test_estimate_now_says_its_basis(void **state)
 }
 
 /*
- * A line two threads fight for costs what the hypervisor's placement of
- * the cpus makes it this minute: the estimate measures it now (a few ms)
+ * What a line two threads fight for costs moves on a VM (5x within ten
+ * minutes on an idle guest): the estimate measures it now (a few ms)
  * where the machine is quiet, and where it is dearer than the rates' it
  * estimates with it, and says so. Rates that make every step of
  * false_sharing a femtosecond (the truth is nanoseconds, under a
