@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rates.h"
 #include "team.h"
 #include "team_points.h"
 #include "workcost.h"
@@ -193,28 +192,15 @@ void vl_readers_say(const struct run_result *r, struct verdict *v, char *head,
 	}
 }
 
-/*
- * One place shares its line with the writer, the others do not. A read
- * is one load, not an operation's two updates: an increment's worth
- * apart (0.28 ns against 0.30 on the Zen 5 VM, where the operation's
- * five made this part's estimate 5x its run), and beside the writer
- * the line comes back shared rather than owned: half of what two
- * writers pay for it (0.56 ns at 0.99).
- */
+/* One place shares its line with the writer, the others do not; a
+ * reader's operation is a read (vl_cost). */
 void vl_readers_estimate(const void *params, const struct common_params *common,
 			 const struct topo *t, double *seconds, uint64_t *bytes)
 {
-	const struct vl_params *vp = params;
-	const struct rates *r = rates_get();
 	struct vl_cost c;
-	double alone, shared;
 
 	(void)bytes;
 	vl_cost(params, common, t, &c);
-	alone = r->inc_ns * 1e-9 * cost_crowd(t, (int)vp->threads);
-	shared = r->bounce_ns * 1e-9 * (double)vp->threads / 4;
-	if (shared < alone)
-		shared = alone;
-	*seconds = c.rounds * c.ops * (shared + (AT_N - 1) * alone) +
+	*seconds = c.rounds * c.ops * (c.read_shared + (AT_N - 1) * c.read) +
 		   cost_teams_s(AT_N);
 }

@@ -146,6 +146,7 @@ int vl_dso_missing(const struct run_result *r, struct verdict *v, int say);
  */
 struct vl_cost {
 	double rounds, ops, alone, shared;
+	double read, read_shared; /* a load apart, and beside the writer */
 };
 void vl_cost(const struct vl_params *vp, const struct common_params *common,
 	     const struct topo *t, struct vl_cost *c);
