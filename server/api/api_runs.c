@@ -215,6 +215,11 @@ enum MHD_Result api_get_run(struct http_request *rq, void *ctx)
 	doc = rundoc_build(a->store, a->runner, id, touched, &ended, &text);
 	kept = doc && ended && !touched ? keep_document(a, id, doc, text)
 					: NULL;
+	/* one copy of a finished document: its bytes, not the runner's tree
+	 * as well (a fresh server grew by the trees of the 32 runs it keeps,
+	 * a page fault at every 4 KiB) */
+	if (kept)
+		runner_drop_doc(a->runner, id);
 	/* served as values: its samples kept as text are filled in */
 	if (!kept && doc && doctext_has_unread(doc)) {
 		json_t *values = doctext_values(text, doc);

@@ -430,6 +430,26 @@ json_t *runner_doc(struct runner *r, int64_t id, struct doctext **text)
 	return doc;
 }
 
+void runner_drop_doc(struct runner *r, int64_t id)
+{
+	json_t *doc = NULL;
+	struct doctext *text = NULL;
+	struct run *run;
+
+	pthread_mutex_lock(&r->mu);
+	run = find_run(r, id);
+	/* finished: the runner thread is done with both */
+	if (run && run->phase == PHASE_FINISHED) {
+		doc = run->doc;
+		text = run->text;
+		run->doc = NULL;
+		run->text = NULL;
+	}
+	pthread_mutex_unlock(&r->mu);
+	json_decref(doc);
+	doctext_unref(text);
+}
+
 /* A member of a document that holds something: not null, not {}. */
 static int filled(json_t *v)
 {

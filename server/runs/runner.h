@@ -73,6 +73,14 @@ int runner_lookup(struct runner *r, int64_t id, struct run_state *state,
 json_t *runner_doc(struct runner *r, int64_t id, struct doctext **text);
 
 /*
+ * The finished run's document is kept elsewhere now (as the bytes of its
+ * answer): the runner lets its own fold go, the largest part of what it
+ * holds of a run it keeps for late viewers. runner_doc and runner_row
+ * answer NULL for that run from then on, and readers go to the store.
+ */
+void runner_drop_doc(struct runner *r, int64_t id);
+
+/*
  * The run row of a finished run the runner holds, as the store would give
  * it back (store_get_run) without reading it: its fields as the runner gave
  * them to the store. NULL when it holds no such run, or the run's end did

@@ -127,12 +127,18 @@ struct http_blob *doccache_put(struct doccache *c, int64_t id, char *json,
 {
 	struct http_blob *b;
 	struct entry *e, *had;
+	char *fit;
 
 	if (len > c->budget) {
 		free(json);
 		errno = E2BIG;
 		return NULL;
 	}
+	/* the bytes alone: a document is written into a buffer that grows
+	 * by doubling, up to twice its length, and the budget counts len */
+	fit = realloc(json, len ? len : 1);
+	if (fit)
+		json = fit;
 	b = http_blob_new(json, len, "application/json");
 	e = b ? calloc(1, sizeof(*e)) : NULL;
 	if (!e) {
