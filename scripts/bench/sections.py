@@ -650,6 +650,7 @@ def latency_pace(b, srv, pace, increments):
     try:
         cpu_srv = cpu_cli = 0.0
         user_sys = [0, 0]  # the server's ticks in its code and in the kernel
+        relayed = None
         for half in (nruns // 2, nruns - nruns // 2):
             # what the served runs cost the server and this client in CPU
             k0, c0 = common.proc_cpu_mark(srv.pid), time.process_time()
@@ -659,6 +660,7 @@ def latency_pace(b, srv, pace, increments):
             cpu_cli += time.process_time() - c0
             user_sys = [x + y for x, y in zip(user_sys, common.proc_user_sys_between(k0, k1))]
             piped += latency_pipe(b, params, half, env)
+            relayed = latency_relay(b, params, half, relayed)
     finally:
         b.pin_self(old)
 
@@ -690,7 +692,21 @@ def latency_pace(b, srv, pace, increments):
                               "pipe": {"p50_ms": percentile(f, 50), "p99_ms": percentile(f, 99),
                                        "max_ms": f[-1], "ms": [round(x, 4) for x in floor]}}
     return served, {"cpu_s": cpu_srv, "samples": len(v), "runs": len(served),
-                    "user_sys": user_sys}
+                    "user_sys": user_sys, "relay": relayed}
+
+
+def latency_relay(b, params, nruns, had):
+    """The floor under the server's CPU a sample: the same worker's lines
+    carried by tests/bench/relay (a pipe, the runner's 1 ms batches, a
+    second thread woken by an eventfd, a loopback socket to a reader on
+    the same CPU; no parse, store or HTTP), added to had (None at first)."""
+    worker = os.path.join(os.path.dirname(b.exe), "numalab-worker")
+    out = json.loads(sh([b.tool("relay"), str(b.cpus[-1]), str(nruns), worker, "run",
+                         "--ndjson", "false_sharing"] + common.kv(params), timeout=600).stdout)
+    if had:
+        for k in ("runs", "samples", "lines", "batches", "cpu_s", "user_s", "wall_s"):
+            out[k] += had[k]
+    return out
 
 
 SHORT_RUNS = 12  # one-stride runs a pace, for a run's fixed part
@@ -739,15 +755,27 @@ def latency_cpu_rows(b, pace, spent, short):
                     1e6 * fixed / n_long, 1e6 * slope))
         b.raw["latency"][pace].update(run_fixed_ms=1e3 * fixed, sample_slope_us=1e6 * slope,
                                       short_run_ms=1e3 * short_s)
-    b.row("latency", "%s: server CPU a sample" % pace, one_value(us), None, "us", None,
+    relay = spent.get("relay")
+    floor = 1e6 * relay["cpu_s"] / relay["samples"] if relay and relay["samples"] else None
+    if floor:
+        split += ("; the floor (B), tests/bench/relay: the same worker's lines carried to a "
+                  "reader on the same CPU as the runner carries them (a pipe, 1 ms batches, a "
+                  "second thread woken by an eventfd, a loopback socket) and nothing else: "
+                  "%.1f us a sample (%.0f%% of it in the kernel), %.1f samples a batch, "
+                  "%d runs" % (floor, 100 * (1 - relay["user_s"] / relay["cpu_s"])
+                               if relay["cpu_s"] else 0,
+                               relay["samples"] / max(1, relay["batches"]), relay["runs"]))
+    b.row("latency", "%s: server CPU a sample" % pace, one_value(us),
+          one_value(floor) if floor else None, "us", one_value(us / floor) if floor else None,
           "< 20 us", "yes" if us < 20 else "no",
           "the server's CPU over the served runs (its runner, store, streams and the "
           "run documents the client reads at each end; its threads' schedstat, to the ns, or "
           "utime+stime where a thread ended meanwhile) over the samples they carried; each "
           "sample comes with ~1.5 other events (progress, placement, summary); %s%s"
           % (kernel_share(spent["user_sys"]), split),
-          a_label="server", fmt="%.1f")
-    b.raw["latency"][pace].update(server_cpu_us=us, server_user_sys_ticks=spent["user_sys"])
+          a_label="server", b_label="relay" if floor else "", fmt="%.1f")
+    b.raw["latency"][pace].update(server_cpu_us=us, server_user_sys_ticks=spent["user_sys"],
+                                  relay=relay, relay_cpu_us=floor)
 
 
 def one_value(x):

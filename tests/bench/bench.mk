@@ -9,7 +9,8 @@ BENCH_TOOLS = $(BUILD)/tests/bench/bw_alone \
 	$(BUILD)/tests/bench/kernel_alone \
 	$(BUILD)/tests/bench/mhd_fixed \
 	$(BUILD)/tests/bench/pair_estimate \
-	$(BUILD)/tests/bench/pingpong
+	$(BUILD)/tests/bench/pingpong \
+	$(BUILD)/tests/bench/relay
 
 # an experiment's run(), or the bandwidth kernels, called directly:
 # linked with the kernels only
@@ -29,7 +30,7 @@ $(BUILD)/tests/bench/mhd_fixed: tests/bench/mhd_fixed.c
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(PKG_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/bench/pingpong: tests/bench/pingpong.c
+$(BUILD)/tests/bench/pingpong $(BUILD)/tests/bench/relay: $(BUILD)/tests/bench/%: tests/bench/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
