@@ -330,13 +330,21 @@ static double round_trip(const struct topo *t, const int *cpus, long trips,
 	return best > 0 ? best : -1;
 }
 
-double rates_round_trip_now(const struct topo *t, double *paced)
+/* The first two cpus this process may use, into cpus: how many (0-2). */
+static int first_two_cpus(const struct topo *t, int cpus[2])
 {
-	int cpus[2] = {-1, -1}, n = 0;
+	int n = 0;
 
 	for (int i = 0; t && i < t->npus && n < 2; i++)
 		if (t->pu[i].allowed)
 			cpus[n++] = t->pu[i].os;
+	return n;
+}
+
+double rates_round_trip_now(const struct topo *t, double *paced)
+{
+	int cpus[2] = {-1, -1}, n = first_two_cpus(t, cpus);
+
 	/* a tenth of the calibration's trips: a few ms on a quiet machine */
 	if (paced)
 		*paced = -1;
@@ -345,12 +353,9 @@ double rates_round_trip_now(const struct topo *t, double *paced)
 
 int rates_contended_now(const struct topo *t, struct rates *r)
 {
-	int cpus[2] = {-1, -1}, n = 0;
+	int cpus[2] = {-1, -1}, n = first_two_cpus(t, cpus);
 	double b, a;
 
-	for (int i = 0; t && i < t->npus && n < 2; i++)
-		if (t->pu[i].allowed)
-			cpus[n++] = t->pu[i].os;
 	if (n < 2)
 		return -1;
 	/* as rates_calibrate measures them, on a fifth of the increments:
@@ -438,12 +443,9 @@ static void memory_rates(const struct topo *t, struct rates *r)
 
 int rates_calibrate(const struct topo *t, struct rates *r)
 {
-	int cpus[2] = {-1, -1}, n = 0;
+	int cpus[2] = {-1, -1}, n = first_two_cpus(t, cpus);
 	double v;
 
-	for (int i = 0; t && i < t->npus && n < 2; i++)
-		if (t->pu[i].allowed)
-			cpus[n++] = t->pu[i].os;
 	if (n == 0)
 		return -ENODEV;
 	/* first: the process's age is still its start's (rates_start.c) */
