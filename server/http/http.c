@@ -280,6 +280,13 @@ static unsigned int check_head(struct http_request *rq, struct errinfo *err)
 			HEAD_ENTRY_COST);
 		return MHD_HTTP_URI_TOO_LONG;
 	}
+	if (rq->nul_escaped) {
+		errinfo_set(
+			err, NULL,
+			"the URI holds %%00: a path or a query value cannot "
+			"hold a NUL byte");
+		return MHD_HTTP_BAD_REQUEST;
+	}
 	if (cost > HEAD_MAX) {
 		errinfo_set(
 			err, NULL,
@@ -325,6 +332,9 @@ void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 		return NULL;
 	rq->srv = cls;
 	rq->raw_len = strlen(uri);
+	/* libmicrohttpd decodes it to a C string, cut short at the NUL: the
+	 * run named "1%00x" would be run 1, a limit "5%00x" 5 */
+	rq->nul_escaped = strstr(uri, "%00") != NULL;
 	/* only files are served by it: an API path is not copied */
 	rq->raw_uri = strncmp(uri, "/api/", 5) ? strdup(uri) : NULL;
 	if (!q)

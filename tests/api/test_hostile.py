@@ -213,6 +213,15 @@ class HeadTest(SharedServerTest):
                 doc = self.assertJson(raw(self.srv, head(path)), 400)
                 self.assertIn("UTF-8", doc["error"])
 
+    def test_an_escaped_nul(self):
+        # decoded, the path or value would end at the NUL: run 1, a limit of 1
+        for path in (b"/api/runs/1%00", b"/api/runs?limit=1%00x", b"/app.js%00.txt"):
+            with self.subTest(path=path):
+                doc = self.assertJson(raw(self.srv, head(path)), 400)
+                self.assertIn("%00", doc["error"])
+        # the same characters escaped are only text
+        self.assertJson(raw(self.srv, head(b"/api/runs?limit=1%2500")), 400)
+
     def test_error_quoting_bad_utf8_is_still_sent(self):
         # a valid path, and a Host that is not UTF-8: the 421 quotes it
         reply = raw(self.srv, b"GET /api/experiments HTTP/1.1\r\nHost: \xff\xfe.example\r\n"
