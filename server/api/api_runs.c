@@ -207,6 +207,13 @@ enum MHD_Result api_get_run(struct http_request *rq, void *ctx)
 
 	if (api_run_id(rq, &id, &ret))
 		return ret;
+	/* the page's download link names the form it saves */
+	const char *format = http_query(rq, "format");
+	if (format && strcmp(format, "json"))
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, "format",
+				  "format must be json (a run's samples as CSV "
+				  "are at /api/runs/%lld/export.csv)",
+				  (long long)id);
 	/* a run the class guessed on here may still take guesses */
 	touched = api_class_touched(a->cls, id);
 	kept = touched ? NULL : doccache_get(a->docs, id);

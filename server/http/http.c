@@ -3,6 +3,7 @@
 #include "http.h"
 #include "conns.h"
 #include "http_internal.h"
+#include "http_query.h"
 #include "ratelimit.h"
 #include "session.h"
 #include "trust.h"
@@ -199,7 +200,7 @@ static enum MHD_Result dispatch(struct http_request *rq)
 	if (rq->route) {
 		const struct http_route *r = rq->route;
 
-		if (auth_admit(rq, r, &ret))
+		if (auth_admit(rq, r, &ret) || http_query_check(rq, r, &ret))
 			return ret;
 		if (r->body_max <= HTTP_BODY_MAX || rq->bearer)
 			return r->handler(rq, srv->ctx);

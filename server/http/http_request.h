@@ -87,6 +87,9 @@ struct http_route {
 	/* the least enum http_role the route needs; 0: as the server's token
 	 * rules say today (GETs public with public_read, else the token) */
 	int role;
+	/* the query arguments it reads, comma-separated; NULL: none (a GET
+	 * also takes access_token). Any other, or one given twice, is a 400. */
+	const char *query;
 };
 
 struct http_config {

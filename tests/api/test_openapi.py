@@ -390,6 +390,38 @@ class OpenApiTest(SharedServerTest):
         self.call("/api/campaigns", "post", "/api/campaigns",
                   {"id": "x" * (1100 * 1024)}, want=413)
 
+    def test_query_arguments_as_documented(self):
+        """Every operation takes the query arguments its entry lists (and a
+        read access_token), each once; any other is a 400 naming it, so a
+        misspelt ?limt= is not answered as if no limit were given."""
+        for path, ops in self.doc["paths"].items():
+            for method, op in ops.items():
+                real = path.replace("{node}", "n1").replace(
+                    "{id}", str(self.done_id) if path.startswith("/api/runs/")
+                    else "nope")
+                body = None if method in ("get", "delete") else {}
+                with self.subTest(op="%s %s" % (method.upper(), path)):
+                    _, err, _ = self.call(path, method, real + "?limt=5", body,
+                                          want=400)
+                    self.assertEqual(err.get("field"), "limt", err)
+                    self.assertIn("unknown query argument 'limt'", err["error"])
+                    # each argument it lists is its own to judge: a bad value
+                    # is refused by name, never as unknown
+                    names = [q["name"] for q in op.get("parameters", [])
+                             if q.get("in") == "query"]
+                    # (a stream with a token it does not need stays open)
+                    if method == "get" and not path.endswith("/events"):
+                        names.append("access_token")
+                    for name in names:
+                        status, _, data = self.srv.request(
+                            method.upper(), "%s?%s=zz" % (real, name), body)
+                        self.assertNotIn(b"unknown query argument", data,
+                                         (name, status, data[:200]))
+        _, err, _ = self.call("/api/runs", "get", "/api/runs?limit=1&limit=2",
+                              want=400)
+        self.assertEqual(err["field"], "limit")
+        self.assertIn("more than once", err["error"])
+
     def test_session(self):
         """Signing in, who one is, and signing out, on a server with a token."""
         self.call("/api/session", "get", "/api/session", want=200)
