@@ -21,7 +21,6 @@ SRC_DIRS = lib kernels/harness kernels/experiments server/rundoc server/http \
 	server/store server/runs server/stream server/api cli cli/fleet
 INCLUDES = $(addprefix -I,$(SRC_DIRS))
 CFLAGS += $(INCLUDES)
-CFLAGS += -DNUMALAB_VERSION='"$(VERSION)"'
 CFLAGS += -DNUMALAB_CFLAGS='"$(CFLAGS_USER)"'
 LDLIBS += -lnuma -lm -pthread
 
@@ -125,6 +124,17 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+# The version is compiled into lib/version.o alone, rebuilt when it changes:
+# the stamp is written only then, so a commit rebuilds one file, and a run
+# never records the version of the commit its objects were last built at.
+$(BUILD)/lib/version.o: CFLAGS += -DNUMALAB_VERSION='"$(VERSION)"'
+$(BUILD)/lib/version.o: $(BUILD)/version.stamp
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	$(Q)echo '$(VERSION)' | cmp -s - $@ 2>/dev/null || echo '$(VERSION)' > $@
+FORCE:
+.PHONY: FORCE
 
 # openapi.c embeds openapi.json with .incbin, which -MMD cannot see
 $(BUILD)/server/rundoc/openapi.o: server/rundoc/openapi.json

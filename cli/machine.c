@@ -1,5 +1,6 @@
 /* machine.c - the machine a run is measured on, probed from /proc and /sys */
 #include "machine.h"
+#include "version.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -128,6 +129,6 @@ json_t *machine_json(const struct topo *t)
 			"/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
 		"cur_freq_mhz", freq, "vm", vm, "emulator", emu, "compiler",
 		__VERSION__, "cflags", NUMALAB_CFLAGS, "version",
-		NUMALAB_VERSION, "topology", t->source, "this_system",
+		numalab_version(), "topology", t->source, "this_system",
 		t->thissystem);
 }

@@ -7,6 +7,7 @@
 #include "names.h"
 #include "registry.h"
 #include "say.h"
+#include "version.h"
 
 static void usage(FILE *f)
 {
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("numalab %s\n", NUMALAB_VERSION);
+		printf("numalab %s\n", numalab_version());
 		return 0;
 	}
 	for (const struct command *c = commands; c->name; c++)

@@ -28,6 +28,7 @@
 #include "strbuf.h"
 #include "strvec.h"
 #include "term.h"
+#include "version.h"
 
 static volatile sig_atomic_t cancelled;
 
@@ -276,7 +277,7 @@ static int run_parsed(const struct run_mode *mode, struct run_out *ro,
 	fleet_where_attach(machine);
 	ctx->sink = mode->begin(ro, ctx,
 				event_start(e->name, schema_params_json(ro->pv),
-					    machine, NUMALAB_VERSION));
+					    machine, numalab_version()));
 
 	int r = experiment_run(ctx, &err);
 	const char *status = r == 0	       ? "done"

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "version.h"
 
 /*
  * The server execs this program for every run with numalab's own argv
@@ -19,7 +20,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--start"))
 		return run_start_only();
 	if (argc == 2 && !strcmp(argv[1], "--version")) {
-		printf("numalab-worker %s\n", NUMALAB_VERSION);
+		printf("numalab-worker %s\n", numalab_version());
 		return 0;
 	}
 	fputs("usage: numalab-worker run [--json|--ndjson] NAME [k=v ...]\n"

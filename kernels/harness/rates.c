@@ -1,6 +1,7 @@
 /* rates.c - what this machine does per unit of work, measured in a fraction of a second, for run-time estimates */
 #define _GNU_SOURCE
 #include "rates.h"
+#include "version.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -80,12 +81,7 @@ void rates_fingerprint(const struct topo *t, char *buf, size_t len)
 	 * the kernels tens of times slower, and must not take a normal
 	 * build's rates (nor leave it its own) */
 	snprintf(buf, len, "%s|%d|%s|%s%s%s", t ? t->cpu_model : "?",
-		 t ? t->npus : 0, u.release,
-#ifdef NUMALAB_VERSION
-		 NUMALAB_VERSION,
-#else
-		 "unknown",
-#endif
+		 t ? t->npus : 0, u.release, numalab_version(),
 #ifdef NUMALAB_FLAVOR
 		 " ", NUMALAB_FLAVOR
 #else

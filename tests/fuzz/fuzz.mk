@@ -19,7 +19,7 @@ FUZZ_ENV = ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stack
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $<"
-	$(Q)$(FUZZ_CC) -std=gnu11 -pthread $(INCLUDES) $(FUZZ_FLAGS) $(PKG_CFLAGS) -DNUMALAB_VERSION='"fuzz"' -DNUMALAB_CFLAGS='"fuzz"' -c -o $@ $<
+	$(Q)$(FUZZ_CC) -std=gnu11 -pthread $(INCLUDES) $(FUZZ_FLAGS) $(PKG_CFLAGS) -DNUMALAB_CFLAGS='"fuzz"' -c -o $@ $<
 
 $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	@echo "  FUZZLD  $@"
