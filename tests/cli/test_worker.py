@@ -102,6 +102,20 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertTrue(out.startswith(b"numalab-worker "), out)
 
+    def test_one_version_everywhere(self):
+        # the binaries, a run's document and its machine all name the same
+        # build (a version compiled into each file went stale as files were
+        # rebuilt at different commits)
+        _, out, _ = run(BIN, "--version")
+        version = out.split()[1].decode()
+        _, wout, _ = run(WORKER, "--version")
+        self.assertEqual(wout.split()[1].decode(), version)
+        rc, out, err = run(BIN, "run", "--ndjson", "false_sharing", *TINY)
+        self.assertEqual(rc, 0, err)
+        start = json.loads(out.splitlines()[0])
+        self.assertEqual(start["version"], version, start.keys())
+        self.assertEqual(start["machine"]["version"], version)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
