@@ -282,10 +282,9 @@ static unsigned int check_head(struct http_request *rq, struct errinfo *err)
 		return MHD_HTTP_URI_TOO_LONG;
 	}
 	if (rq->nul_escaped) {
-		errinfo_set(
-			err, NULL,
-			"the URI holds %%00: a path or a query value cannot "
-			"hold a NUL byte");
+		errinfo_set(err, NULL,
+			    "the URI holds a NUL byte (%%00 or a raw one): a "
+			    "path or a query value cannot hold one");
 		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (cost > HEAD_MAX) {
@@ -336,6 +335,7 @@ void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	/* libmicrohttpd decodes it to a C string, cut short at the NUL: the
 	 * run named "1%00x" would be run 1, a limit "5%00x" 5 */
 	rq->nul_escaped = strstr(uri, "%00") != NULL;
+	rq->raw_at = uri;
 	/* only files are served by it: an API path is not copied */
 	rq->raw_uri = strncmp(uri, "/api/", 5) ? strdup(uri) : NULL;
 	if (!q)
@@ -389,6 +389,7 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn,
 		rq = http_on_uri(cls, url, conn);
 		if (!rq)
 			return MHD_NO;
+		rq->raw_at = NULL; /* the decoded path, not what was read */
 		*con_cls = rq;
 	}
 	if (!rq->started) {
@@ -401,6 +402,11 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn,
 		rq->conn = conn;
 		rq->method = method;
 		rq->path = url;
+		/* a NUL sent as a byte: libmicrohttpd ends the URI there, and
+		 * the rest up to the version is never seen */
+		if (rq->raw_at && version && *version &&
+		    version != rq->raw_at + rq->raw_len + 1)
+			rq->nul_escaped = 1;
 		status = check_head(rq, &err);
 		if (status)
 			return http_respond_bare(

@@ -58,6 +58,9 @@ struct http_request {
 	int too_big;
 	size_t query_args; /* when too many to keep: how many it had, else 0 */
 	int nul_escaped;   /* its URI holds %00: decoded, it would end there */
+	/* where libmicrohttpd read the URI (NULL: not known); its version
+	 * follows it, one byte on, unless a NUL cut the URI short */
+	const char *raw_at;
 	unsigned int status; /* of the answer queued, 0 before */
 	int bearer;	     /* it carried the server's token */
 	size_t body_max;     /* of the route it will go to */

@@ -219,6 +219,11 @@ class HeadTest(SharedServerTest):
             with self.subTest(path=path):
                 doc = self.assertJson(raw(self.srv, head(path)), 400)
                 self.assertIn("%00", doc["error"])
+        # a raw NUL byte: libmicrohttpd would end the URI there
+        for path in (b"/api/runs/1\x00x", b"/api/runs?limit=1\x00x"):
+            with self.subTest(path=path):
+                doc = self.assertJson(raw(self.srv, head(path)), 400)
+                self.assertIn("NUL", doc["error"])
         # the same characters escaped are only text
         self.assertJson(raw(self.srv, head(b"/api/runs?limit=1%2500")), 400)
 
