@@ -68,7 +68,9 @@ static const struct topo *api_topology(const struct api *a)
 /* POST /api/runs/check, judged against this server's machine. */
 static enum MHD_Result api_post_check(struct http_request *rq, void *ctx)
 {
-	return api_check_run(rq, api_topology(ctx));
+	const struct api *a = ctx;
+
+	return api_check_run(rq, api_topology(a), a->max_run_seconds);
 }
 
 void api_free(struct api *a)

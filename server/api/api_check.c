@@ -10,6 +10,7 @@
 #include "estimate_now.h"
 #include "experiment.h"
 #include "plan_view.h"
+#include "run_limits.h"
 #include "schema.h"
 #include "strbuf.h"
 
@@ -37,9 +38,10 @@ static json_t *plan_json(const struct experiment *exp, const void *params,
  * "plan": [line]} */
 static json_t *check_document(const struct experiment *exp, const void *params,
 			      const struct common_params *common,
-			      const struct topo *t)
+			      const struct topo *t, int max_run_seconds)
 {
 	struct verdict *v = calloc(1, sizeof(*v));
+	struct errinfo err;
 	json_t *doc, *notes;
 	double seconds = 0;
 	uint64_t bytes = 0;
@@ -47,6 +49,11 @@ static json_t *check_document(const struct experiment *exp, const void *params,
 	if (!v)
 		return NULL;
 	experiment_precheck(exp, params, common, t, v);
+	/* what POST /api/runs would answer 400 to */
+	if (limits_check_estimate(exp, params, common, t, max_run_seconds, NULL,
+				  NULL, 0, &err))
+		verdict_note(v, "cannot",
+			     "this server would refuse the run: %s", err.msg);
 	notes = json_array();
 	for (int i = 0; notes && i < v->nnotes; i++)
 		json_array_append_new(notes,
@@ -79,7 +86,8 @@ static const struct request_rules check_rules = {
 	.list_known = 1,
 };
 
-enum MHD_Result api_check_run(struct http_request *rq, const struct topo *t)
+enum MHD_Result api_check_run(struct http_request *rq, const struct topo *t,
+			      int max_run_seconds)
 {
 	struct run_request req = RUN_REQUEST_INIT;
 	struct errinfo perr;
@@ -103,7 +111,8 @@ enum MHD_Result api_check_run(struct http_request *rq, const struct topo *t)
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, req.field, "%s",
 				 perr.msg);
 	else {
-		doc = check_document(req.exp, req.typed, &req.common, t);
+		doc = check_document(req.exp, req.typed, &req.common, t,
+				     max_run_seconds);
 		ret = doc ? http_json(rq, MHD_HTTP_OK, doc) : MHD_NO;
 	}
 	run_request_clear(&req);

@@ -11,8 +11,11 @@
  * "estimate_bytes"}: what the experiment's precheck says this machine
  * and the resolved placement can show (notes of level info, warn,
  * cannot), without queueing anything. Bad input: 400 {"error","field"}.
- * t is this machine, as the server read it.
+ * t is this machine, as the server read it. A run POST /api/runs would
+ * refuse (over max_run_seconds, 0: none, or the free memory) gets a
+ * cannot note saying why, as it is checked there.
  */
-enum MHD_Result api_check_run(struct http_request *rq, const struct topo *t);
+enum MHD_Result api_check_run(struct http_request *rq, const struct topo *t,
+			      int max_run_seconds);
 
 #endif

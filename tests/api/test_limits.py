@@ -36,6 +36,19 @@ class LimitsTest(SharedServerTest):
         self.assertIn("estimated to take about", doc["error"])
         _, after, _ = self.srv.json("GET", "/api/runs")
         self.assertEqual(len(after["runs"]), len(before["runs"]))
+        # the check of the same request says it would be refused, and why
+        status, doc, _ = self.srv.json("POST", "/api/runs/check", {
+            "experiment": "atomic_increment",
+            "params": {"threads": "1-2", "increments": 4000000000, "repeat": 20}})
+        self.assertEqual(status, 200, doc)
+        cannot = [n["text"] for n in doc["notes"] if n["level"] == "cannot"]
+        self.assertTrue(any("would refuse" in t and "limit of 600 s" in t
+                            for t in cannot), doc["notes"])
+        # and of one it would take, nothing of the kind
+        status, doc, _ = self.srv.json("POST", "/api/runs/check",
+                                       {"experiment": "false_sharing", "params": SMALL})
+        self.assertFalse([n for n in doc["notes"] if "would refuse" in n["text"]],
+                         doc["notes"])
 
     ISSUE_CASE = {"experiment": "false_sharing",
                   "params": {"stride": "4,8,64,128", "repeat": 10}}
