@@ -111,6 +111,27 @@ static int route_match(const char *pattern, const char *path,
 	return 1;
 }
 
+/*
+ * Whether a route names this path with no capture: then only such routes
+ * take it, so GET /api/runs/check is a 405 (the path is POST's), not a
+ * run named "check".
+ */
+static int path_is_literal(const struct http_route *routes, const char *path)
+{
+	for (const struct http_route *r = routes; r->method; r++)
+		if (!strchr(r->pattern, '{') && !strcmp(r->pattern, path))
+			return 1;
+	return 0;
+}
+
+/* Whether route r may take rq's path (captures copied into rq). */
+static int route_takes(const struct http_route *r, struct http_request *rq,
+		       int literal)
+{
+	return !(literal && strchr(r->pattern, '{')) &&
+	       route_match(r->pattern, rq->path, rq);
+}
+
 static void add_allow(char *allow, size_t len, const char *method)
 {
 	if (strstr(allow, method))
@@ -124,9 +145,11 @@ static void add_allow(char *allow, size_t len, const char *method)
 /* The methods the routes take on this path; empty if none match. */
 static void allowed_methods(struct http_request *rq, char *allow, size_t len)
 {
+	int literal = path_is_literal(rq->srv->routes, rq->path);
+
 	allow[0] = '\0';
 	for (const struct http_route *r = rq->srv->routes; r->method; r++)
-		if (route_match(r->pattern, rq->path, rq))
+		if (route_takes(r, rq, literal))
 			add_allow(allow, len, r->method);
 	if (!allow[0] && !http_is_api(rq->path))
 		add_allow(allow, len, "GET");
@@ -371,9 +394,11 @@ void http_on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
  * file); its captures are in rq. */
 static const struct http_route *route_of(struct http_request *rq, const char *m)
 {
+	int literal = path_is_literal(rq->srv->routes, rq->path);
+
 	for (const struct http_route *r = rq->srv->routes; r->method; r++)
 		if (r->method[0] == m[0] && !strcmp(r->method, m) &&
-		    route_match(r->pattern, rq->path, rq))
+		    route_takes(r, rq, literal))
 			return r;
 	return NULL;
 }

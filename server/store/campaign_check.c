@@ -140,6 +140,12 @@ int campaigns_check(json_t *c, struct errinfo *err)
 			err, "id",
 			"campaign id '%.70s' must be 1 to 64 letters, digits, '.', '_' or '-'",
 			id);
+	/* /api/campaigns/start and /plan are routes of their own */
+	if (!strcmp(id, "start") || !strcmp(id, "plan"))
+		return errinfo_set(err, "id",
+				   "campaign id '%s' is a name the API's paths "
+				   "use (/api/campaigns/%s): choose another",
+				   id, id);
 	engine = json_string_value(json_object_get(c, "engine"));
 	if (strcmp(engine, "slurm") && strcmp(engine, "clush"))
 		return errinfo_set(err, "engine",

@@ -298,6 +298,16 @@ class LiveTest(unittest.TestCase):
         self.assertEqual((st, err["error"]), (404, "unknown campaign id 'nope'"))
         st, err, _ = self.post("/api/campaigns/twice/nodes/lab1", {"state": "asleep"})
         self.assertEqual((st, err["field"]), (400, "state"))
+        # the words of the routes beside {id} are not ids: a campaign named
+        # so could be neither read nor cancelled
+        for word in ("start", "plan"):
+            rec = {"id": word, "engine": "clush", "experiment": "memory_policy_semantics",
+                   "params": {}, "created_at": "2026-12-06T04:00:00Z", "state": "running",
+                   "nodes": [{"node": "lab1", "state": "pending"}]}
+            st, err, _ = self.post("/api/campaigns", rec)
+            self.assertEqual((st, err["field"]), (400, "id"), err)
+            st, err, _ = self.srv.json("GET", "/api/campaigns/" + word, headers=AUTH)
+            self.assertEqual(st, 405, err)
         broken = dict(self.run_doc, status="maybe")
         self.start("broken", 1)
         st, err, _ = self.post("/api/campaigns/broken/nodes/lab1", {"state": "done", "run": broken})

@@ -227,6 +227,14 @@ class HeadTest(SharedServerTest):
         # the same characters escaped are only text
         self.assertJson(raw(self.srv, head(b"/api/runs?limit=1%2500")), 400)
 
+    def test_a_path_a_route_names_is_not_an_id(self):
+        # GET /api/runs/check is POST's path, not a run named "check"
+        for path in (b"/api/runs/check", b"/api/runs/import"):
+            with self.subTest(path=path):
+                reply = raw(self.srv, head(path))
+                self.assertJson(reply, 405)
+                self.assertIn(b"allow: post\r\n", reply.lower())
+
     def test_error_quoting_bad_utf8_is_still_sent(self):
         # a valid path, and a Host that is not UTF-8: the 421 quotes it
         reply = raw(self.srv, b"GET /api/experiments HTTP/1.1\r\nHost: \xff\xfe.example\r\n"
