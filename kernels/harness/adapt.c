@@ -92,14 +92,32 @@ int adapt_parse_budget(const char *text, void *field, char *norm,
 		v = ADAPT_BUDGET_AUTO;
 		snprintf(norm, normlen, "auto");
 	} else {
-		v = *text ? strtod(text, &end) : NAN;
-		if (!end || *end || !isfinite(v) || v < 0 ||
-		    v > ADAPT_BUDGET_MOST || text[0] == '+' || text[0] == ' ')
+		/* plain decimals only (strtod would take " 5", "0x10", "1e-400"
+		 * and "-0"), kept as written: the run records what was asked */
+		size_t whole = strspn(text, "0123456789"), frac = 0;
+		if (whole && text[whole] == '.')
+			frac = strspn(text + whole + 1, "0123456789");
+		v = whole ? strtod(text, &end) : NAN;
+		if (!end || *end || text[whole + (frac ? frac + 1 : 0)] ||
+		    !isfinite(v) || v > ADAPT_BUDGET_MOST)
 			return errinfo_set(
 				err, "budget",
-				"budget '%.40s' is neither 'auto' nor seconds from 0 to %d (0: exactly 'repeat' rounds)",
+				"budget '%.40s' is neither 'auto' nor seconds from 0 to %d, written as a plain decimal such as 2 or 0.5 (0: exactly 'repeat' rounds)",
 				text, ADAPT_BUDGET_MOST);
-		snprintf(norm, normlen, "%g", v);
+		/* without the zeros a value may be written with at either end
+		 * (007, 2.50): the same value, every digit that counts kept */
+		while (whole > 1 && text[0] == '0') {
+			text++;
+			whole--;
+		}
+		snprintf(norm, normlen, "%s", text);
+		if (frac && normlen > whole + 1) {
+			size_t n = strlen(norm);
+			while (n > whole + 1 && norm[n - 1] == '0')
+				norm[--n] = '\0';
+			if (norm[n - 1] == '.')
+				norm[n - 1] = '\0';
+		}
 	}
 	memcpy(field, &v, sizeof(v));
 	return 0;

@@ -139,9 +139,10 @@ static void test_redo_rule(void **state)
 
 static void test_budget_parse(void **state)
 {
-	static const char *const bad[] = {"",	   "abc", "-1",	 "3601",
-					  "1e999", "nan", "inf", "2s",
-					  "+3",	   " 3",  NULL};
+	static const char *const bad[] = {
+		"",    "abc", "-1", "3601", "1e999", "nan",
+		"inf", "2s",  "+3", " 3",   "0x10",  "1e-400",
+		"-0",  "5.",  ".5", "\t5",  "1.2.3", NULL};
 	char norm[64];
 	struct errinfo err;
 	double v = 0;
@@ -157,6 +158,19 @@ static void test_budget_parse(void **state)
 		adapt_parse_budget("2.50", &v, norm, sizeof(norm), &err), 0);
 	assert_true(v == 2.5);
 	assert_string_equal(norm, "2.5");
+	/* kept as written, but for the zeros that say nothing */
+	static const char *const kept[][2] = {{"1234.5678", "1234.5678"},
+					      {"3599.9999999", "3599.9999999"},
+					      {"007", "7"},
+					      {"00.500", "0.5"},
+					      {"3.0", "3"},
+					      {"3600", "3600"}};
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		assert_int_equal(adapt_parse_budget(kept[i][0], &v, norm,
+						    sizeof(norm), &err),
+				 0);
+		assert_string_equal(norm, kept[i][1]);
+	}
 	for (int i = 0; bad[i]; i++) {
 		memset(&err, 0, sizeof(err));
 		assert_int_equal(adapt_parse_budget(bad[i], &v, norm,
