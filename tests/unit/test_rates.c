@@ -240,7 +240,15 @@ static void test_estimate_now_measures_a_shared_line(void **state)
 	assert_int_equal(experiment_estimate_now(e, params, &common, t, &now,
 						 &bytes, basis, sizeof(basis)),
 			 0);
-	if (t->nallowed >= 2) {
+	/* the line is measured on a quiet machine only (estimate_now.c):
+	 * beside other work, its two threads seldom run together. Then the
+	 * basis says the machine is busy, and the estimate is no quieter */
+	int busy = strstr(basis, "busy now") || strstr(basis, " ms, ");
+	if (t->nallowed >= 2 && busy) {
+		if (now < quiet * 0.999 || strstr(basis, "shared line"))
+			fail_msg("busy: %g s against %g: '%s'", now, quiet,
+				 basis);
+	} else if (t->nallowed >= 2) {
 		if (now < 100 * quiet || now < 1e-3 ||
 		    !strstr(basis, "; a shared line "))
 			fail_msg("%g s against %g at a bounce of 1 fs: '%s'",
