@@ -218,8 +218,8 @@ static void serve_interrupt_stale(struct serve *s)
 	struct errinfo err;
 	int64_t upto = 0;
 	int n = store_interrupt_stale(
-		s->store, "the server stopped before the run finished", &upto,
-		&err);
+		s->store, "the server stopped before the run finished",
+		"the server stopped before the run started", &upto, &err);
 
 	if (n == -ENOSPC) {
 		/* what stopped them is what stops us now: say so, once there is

@@ -44,7 +44,8 @@ int store_atomic_end(struct store *st, int ok, struct errinfo *err);
 
 /*
  * Every run left queued or running by a server that stopped becomes
- * `interrupted` with error why, its summary and headline folded from the
+ * `interrupted` with error why (why_queued for one that had not started,
+ * when not NULL), its summary and headline folded from the
  * events it kept (events_fold), and a final `interrupted` event; its
  * notes and other events stay as they were. Only runs up to *upto are
  * touched; 0 on entry: every stale run, and *upto is set to the highest,
@@ -52,7 +53,8 @@ int store_atomic_end(struct store *st, int ok, struct errinfo *err);
  * -ENOSPC (the disk is full: try again when it has room) or -EIO, with
  * err set.
  */
-int store_interrupt_stale(struct store *st, const char *why, int64_t *upto,
+int store_interrupt_stale(struct store *st, const char *why,
+			  const char *why_queued, int64_t *upto,
 			  struct errinfo *err);
 
 /*

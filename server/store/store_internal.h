@@ -52,6 +52,8 @@ void store_kept_done(sqlite3_stmt *s);
 int store_kept_exec(struct store *st, enum store_kept k);
 /* Finalizes every kept statement, before the connection closes. */
 void store_kept_close(struct store *st);
+/* err (NULL: none) says what failed, and the connection's error. */
+void store_set_errinfo(struct errinfo *err, const char *what, sqlite3 *db);
 
 /*
  * One connection behind one mutex: statements are short, and a failing

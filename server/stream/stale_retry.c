@@ -40,7 +40,7 @@ static void *retry_main(void *arg)
 		if (r->stopping)
 			break;
 		pthread_mutex_unlock(&r->mu);
-		n = store_interrupt_stale(r->st, r->why, &r->upto, &err);
+		n = store_interrupt_stale(r->st, r->why, NULL, &r->upto, &err);
 		if (n > 0)
 			logshare_forget_all();
 		if (n > 0)

@@ -142,7 +142,7 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
         self.assertIn("interrupted", self.srv.stderr())
         _, run, _ = self.srv.json("GET", "/api/runs/%d" % rid)
         self.assertEqual(run["status"], "interrupted")
-        self.assertIn("server stopped", run["error"])
+        self.assertEqual(run["error"], "the server stopped before the run finished")
         self.assertTrue(run["finished_at"])
         # the samples that had arrived are kept
         kept = [e[2] for e in before if e[1] == "sample"]
@@ -160,6 +160,8 @@ class LifecycleTest(TmpMixin, unittest.TestCase):
         self.assertEqual(evs[-1][0], evs[-2][0] + 1025)
         _, q, _ = self.srv.json("GET", "/api/runs/%d" % queued)
         self.assertEqual(q["status"], "interrupted")
+        # it had not started, and says so
+        self.assertEqual(q["error"], "the server stopped before the run started")
         # and the server runs new work
         self.assertEqual(self.srv.wait_final(self.srv.start_run(SMALL))[-1][1], "done")
         self.assertEqual(self.srv.stop(), 0, self.srv.stderr())
