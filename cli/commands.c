@@ -39,7 +39,16 @@ int cmd_list(int argc, char **argv)
 	}
 	if (as_json) {
 		struct topo *t = topo_load();
-		json_t *a = schema_experiments(t);
+		json_t *a;
+
+		/* the limits are this machine's or the file's: none made up */
+		if (!t) {
+			say(stderr,
+			    "numalab list: cannot read the topology: %s\n",
+			    topo_load_error());
+			return 1;
+		}
+		a = schema_experiments(t);
 		json_dumpf(a, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		json_decref(a);

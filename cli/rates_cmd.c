@@ -43,7 +43,8 @@ int cmd_rates(int argc, char **argv)
 	}
 	t = topo_load();
 	if (!t) {
-		perror("numalab rates: cannot read the topology");
+		say(stderr, "numalab rates: cannot read the topology: %s\n",
+		    topo_load_error());
 		return 1;
 	}
 	rates_default_path(path, sizeof(path));
@@ -154,9 +155,10 @@ int cmd_estimate(int argc, char **argv)
 	pv = calloc(1, sizeof(*pv));
 	params = calloc(1, e->params_size ? e->params_size : 1);
 	if (!t || !pv || !params) {
-		fprintf(stderr, "numalab estimate: %s\n",
-			t ? "cannot allocate the parameters"
-			  : topo_load_error());
+		say(stderr, "numalab estimate: %s%s\n",
+		    t ? "cannot allocate the parameters"
+		      : "cannot read the topology: ",
+		    t ? "" : topo_load_error());
 		rc = 1;
 		goto out;
 	}

@@ -335,8 +335,11 @@ int run_start_only(void)
 	struct topo *t = topo_load();
 	json_t *machine;
 
-	if (!t)
+	if (!t) {
+		say(stderr, "numalab-worker: cannot read the topology: %s\n",
+		    topo_load_error());
 		return 1;
+	}
 	rates_cached(t);
 	machine = machine_json(t);
 	json_dumpf(machine, stdout, JSON_COMPACT);

@@ -18,6 +18,7 @@
 #include "cgroup.h"
 #include "mem_caps.h"
 #include "params.h"
+#include "topo_source.h"
 
 static int ancestor_index(hwloc_obj_t pu, hwloc_obj_type_t type)
 {
@@ -67,10 +68,12 @@ static int load_nodes(struct topo *t, hwloc_topology_t hw, int thissystem)
 	int n = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_NUMANODE);
 
 	if (n > TOPO_MAX_NODES) {
+		const char *val, *var = topo_source_var(&val);
 		snprintf(
 			load_error, sizeof(load_error),
-			"the topology has %d NUMA nodes; numalab handles at most %d",
-			n, TOPO_MAX_NODES);
+			"%s%s%s%sthe topology has %d NUMA nodes; numalab handles at most %d",
+			var ? var : "", var ? "=" : "", var ? val : "",
+			var ? ": " : "", n, TOPO_MAX_NODES);
 		return -E2BIG;
 	}
 	t->nnodes = n;
@@ -336,18 +339,14 @@ int topo_emulator(void)
 static void describe_source(struct topo *t, hwloc_topology_t hw)
 {
 	hwloc_obj_t root = hwloc_get_root_obj(hw);
-	const char *xml = getenv("HWLOC_XMLFILE");
-	const char *syn = getenv("HWLOC_SYNTHETIC");
+	const char *val, *var = topo_source_var(&val);
 	const char *arch = hwloc_obj_get_info_by_name(root, "Architecture");
 	struct utsname u;
 
 	if (t->thissystem)
 		snprintf(t->source, sizeof(t->source), "this system");
-	else if (xml && *xml)
-		snprintf(t->source, sizeof(t->source), "HWLOC_XMLFILE %s", xml);
-	else if (syn && *syn)
-		snprintf(t->source, sizeof(t->source), "HWLOC_SYNTHETIC %s",
-			 syn);
+	else if (var)
+		snprintf(t->source, sizeof(t->source), "%s %s", var, val);
 	else
 		snprintf(t->source, sizeof(t->source), "a topology file");
 	if (!arch && t->thissystem && !uname(&u))
@@ -431,30 +430,6 @@ static int load_pus(struct topo *t, hwloc_topology_t hw, int thissystem)
 	return 0;
 }
 
-/*
- * The whole machine, cpus and nodes outside this process's cpuset too:
- * they exist, and a request for one must hear that it is outside the
- * cpuset, not that the machine lacks it. Which of them this process may
- * use is marked later (allowed, mem_allowed). NULL when hwloc fails.
- */
-static hwloc_topology_t load_hwloc(void)
-{
-	hwloc_topology_t hw;
-
-	if (hwloc_topology_init(&hw))
-		return NULL;
-	if (hwloc_topology_set_flags(hw,
-				     HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) ||
-	    /* memory-side caches are dropped unless asked for */
-	    hwloc_topology_set_type_filter(hw, HWLOC_OBJ_MEMCACHE,
-					   HWLOC_TYPE_FILTER_KEEP_ALL) ||
-	    hwloc_topology_load(hw)) {
-		hwloc_topology_destroy(hw);
-		return NULL;
-	}
-	return hw;
-}
-
 struct topo *topo_load(void)
 {
 	struct topo *t = calloc(1, sizeof(*t));
@@ -464,10 +439,11 @@ struct topo *topo_load(void)
 	load_error[0] = '\0';
 	if (!t)
 		return NULL;
-	hw = load_hwloc();
+	hw = topo_source_load(load_error, sizeof(load_error));
 	if (!hw) {
+		int e = errno;
 		free(t);
-		errno = EIO;
+		errno = e;
 		return NULL;
 	}
 	t->hw = hw;

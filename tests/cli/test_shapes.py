@@ -5,7 +5,9 @@ What the CLI and its JSON say about machines unlike this one: every PU's
 node (none, when its node is offline), every node's kind, initiators and
 memory-side caches, memory-only nodes, the file's own architecture and
 allowed sets, free memory unknown rather than zero, a clear refusal past
-64 nodes. Stdlib only; NUMALAB_BIN names the binary.
+64 nodes, and a file or description hwloc cannot use refused by every
+command, never taken for this machine. Stdlib only; NUMALAB_BIN names the
+binary.
 """
 
 import json
@@ -110,6 +112,16 @@ class Shapes(unittest.TestCase):
         self.assertIn("the topology has 72 NUMA nodes; numalab handles at "
                       "most 64", p.stderr)
 
+    def test_past_64_nodes_refused_by_every_reader(self):
+        # list --json gave made-up limits where topology refused the file
+        env = dict(os.environ,
+                   HWLOC_XMLFILE=os.path.join(DATA, "nodes_72.xml"))
+        p = subprocess.run([BIN, "list", "--json"], capture_output=True,
+                           text=True, timeout=TIMEOUT, env=env)
+        self.assertEqual(p.returncode, 1, p.stdout[:200])
+        self.assertEqual(p.stdout, "")
+        self.assertIn("72 NUMA nodes", p.stderr)
+
     def test_plurals(self):
         text = topology("one_cpu").stdout
         self.assertIn("1 package, 1 core, 1 PU (1 allowed: 0), 1 NUMA node",
@@ -124,6 +136,45 @@ class Shapes(unittest.TestCase):
         d = json.loads(out)
         self.assertEqual(d["packages"], 0)
         self.assertTrue(all(p["package"] == -1 for p in d["pus"]))
+
+
+class Unreadable(unittest.TestCase):
+    """A topology the environment names and hwloc cannot use is refused by
+    every command that reads one, naming the variable, its value and why:
+    hwloc alone would load this machine instead, without a word."""
+
+    COMMANDS = (["topology"], ["topology", "--json"], ["list", "--json"],
+                ["estimate", "false_sharing"], ["run", "false_sharing"],
+                ["rates"], ["serve", "--listen", "127.0.0.1:0", "--db",
+                            ":memory:"])
+
+    def refused(self, var, value, reason):
+        env = dict(os.environ, **{var: value})
+        env.pop("HWLOC_SYNTHETIC" if var == "HWLOC_XMLFILE"
+                else "HWLOC_XMLFILE", None)
+        for cmd in self.COMMANDS:
+            with self.subTest(var=var, value=value, cmd=cmd):
+                p = subprocess.run([BIN, *cmd], capture_output=True,
+                                   text=True, timeout=TIMEOUT, env=env)
+                self.assertNotEqual(p.returncode, 0, p.stdout[:300])
+                self.assertEqual(p.stdout, "")
+                self.assertIn("%s=%s: " % (var, value), p.stderr)
+                self.assertIn(reason, p.stderr)
+
+    def test_missing_file(self):
+        self.refused("HWLOC_XMLFILE", "/nonexistent.xml",
+                     "No such file or directory")
+
+    def test_directory(self):
+        self.refused("HWLOC_XMLFILE", DATA, "Is a directory")
+
+    def test_not_xml(self):
+        self.refused("HWLOC_XMLFILE", os.path.join(DATA, "README.md"),
+                     "not an XML file hwloc wrote")
+
+    def test_bad_synthetic(self):
+        self.refused("HWLOC_SYNTHETIC", "garbage",
+                     "not a synthetic topology hwloc can read")
 
 
 def estimate(shape, name, *kv):
