@@ -9,6 +9,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "schema.h"
+
 /* The first line of a file, without its newline; NULL if unreadable. */
 static json_t *read_line(const char *path)
 {
@@ -97,13 +99,8 @@ json_t *machine_json(const struct topo *t)
 						  (json_int_t)t->cache[i].size,
 						  "instances_of_npus",
 						  t->cache[i].npus));
-	for (int i = 0; i < t->nnodes; i++) {
-		json_t *row = json_array();
-		for (int j = 0; j < t->nnodes; j++)
-			json_array_append_new(row,
-					      json_integer(t->distance[i][j]));
-		json_array_append_new(dist, row);
-	}
+	for (int i = 0; i < t->nnodes; i++)
+		json_array_append_new(dist, schema_distances(t, i));
 	if (json_is_string(freq)) {
 		/* kHz in sysfs */
 		double mhz = atof(json_string_value(freq)) / 1000.0;

@@ -500,6 +500,31 @@ void topo_text(const struct topo *t, struct strbuf *out)
 	}
 }
 
+/*
+ * Node i's distances to every node; a topology that gives none (hwloc
+ * has none for a synthetic machine, a file may hold none) says so, and
+ * an unknown distance is never printed as 0.
+ */
+static void distances_text(const struct topo *t, int i, struct strbuf *out)
+{
+	int known = 0;
+
+	for (int j = 0; j < t->nnodes; j++)
+		known += t->distance[i][j] > 0;
+	if (!known) {
+		strbuf_addstr(out, ", distances: unknown");
+		return;
+	}
+	strbuf_addstr(out, ", distances:");
+	for (int j = 0; j < t->nnodes; j++)
+		if (t->distance[i][j] > 0)
+			strbuf_addf(out, " %d", t->distance[i][j]);
+		else
+			strbuf_addstr(out, " ?");
+	if (known < t->nnodes)
+		strbuf_addstr(out, " (?: unknown)");
+}
+
 void topo_facts_text(const struct topo *t, struct strbuf *out)
 {
 	int outside = 0;
@@ -559,9 +584,7 @@ void topo_facts_text(const struct topo *t, struct strbuf *out)
 		}
 		if (!nd->mem_allowed)
 			strbuf_addstr(out, ", not allowed");
-		strbuf_addstr(out, ", distances:");
-		for (int j = 0; j < t->nnodes; j++)
-			strbuf_addf(out, " %d", t->distance[i][j]);
+		distances_text(t, i, out);
 		strbuf_addch(out, '\n');
 	}
 }

@@ -51,7 +51,8 @@ const MACHINE_ROWS = [
 function machineValue(k, v) {
   if (v === null || v === undefined) return '–';
   if (k === 'caches' && Array.isArray(v)) return v.map((c) => `L${c.level} ${bytes(c.size)}`).join(', ');
-  if (k === 'distances' && Array.isArray(v)) return v.map((r) => r.join(' ')).join(' / ');
+  // unknown (null; 0 in runs stored before) is '?', never a distance of 0
+  if (k === 'distances' && Array.isArray(v)) return v.map((r) => r.map((d) => (d > 0 ? d : '?')).join(' ')).join(' / ');
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   return String(v);
 }

@@ -17,7 +17,7 @@ export function machineLines(m) {
     ['Topology', [m.packages && `${m.packages} package${m.packages > 1 ? 's' : ''}`, m.nodes && `${m.nodes} NUMA node${m.nodes > 1 ? 's' : ''}`,
       m.cores && `${m.cores} cores`, m.pus && `${m.pus} CPUs`, m.smt ? 'SMT on' : 'no SMT'].filter(Boolean).join(' · ')],
     ['Caches', caches || '–'],
-    ['NUMA distances', Array.isArray(m.distances) && m.distances.length > 1 ? m.distances.map((r) => r.join(' ')).join(' / ') : 'one node'],
+    ['NUMA distances', Array.isArray(m.distances) && m.distances.length > 1 ? m.distances.map((r) => r.map((v) => (v > 0 ? v : '?')).join(' ')).join(' / ') : 'one node'],
     ['Flags', flags.join(' ') || '–'],
     ['Kernel', `${m.kernel || '?'} · THP ${m.thp || '?'} · governor ${m.governor || '?'}${m.cur_freq_mhz ? ` · ${m.cur_freq_mhz} MHz` : ''}${m.vm ? ' · virtual machine' : ''}`],
     ['Build', `numalab ${m.version || '?'} · ${m.compiler || '?'} ${m.cflags || ''}`],

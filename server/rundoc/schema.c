@@ -223,16 +223,24 @@ static void node_memory_facts(json_t *o, const struct topo_node *nd)
 	json_object_set_new(o, "mem_allowed", json_boolean(nd->mem_allowed));
 }
 
+json_t *schema_distances(const struct topo *t, int i)
+{
+	json_t *d = json_array();
+
+	for (int j = 0; j < t->nnodes; j++)
+		json_array_append_new(
+			d, t->distance[i][j] ? json_integer(t->distance[i][j])
+					     : json_null());
+	return d;
+}
+
 json_t *schema_topology(const struct topo *t)
 {
 	json_t *nodes = json_array(), *pus = json_array(),
 	       *caches = json_array();
 
 	for (int i = 0; i < t->nnodes; i++) {
-		json_t *d = json_array();
-		for (int j = 0; j < t->nnodes; j++)
-			json_array_append_new(d,
-					      json_integer(t->distance[i][j]));
+		json_t *d = schema_distances(t, i);
 		json_array_append_new(
 			nodes,
 			json_pack("{s:i, s:I, s:o, s:i, s:o, s:o}", "os",

@@ -16,6 +16,11 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t);
 json_t *schema_experiments(const struct topo *t);
 /* Packages, nodes (memory, distances), cores, PUs, caches. */
 json_t *schema_topology(const struct topo *t);
+/*
+ * Node i's (index in t->node) distances to every node, in the order of
+ * nodes: null where the topology gives none, which is unknown, not 0.
+ */
+json_t *schema_distances(const struct topo *t, int i);
 
 /* The parsed values back as JSON: numbers for int/size, text otherwise. */
 json_t *schema_params_json(const struct param_values *pv);

@@ -122,6 +122,20 @@ class Shapes(unittest.TestCase):
         self.assertEqual(p.stdout, "")
         self.assertIn("72 NUMA nodes", p.stderr)
 
+    def test_distances_unknown_not_zero(self):
+        # pus_1024.xml holds no distance matrix: unknown, never 0
+        text = topology("pus_1024").stdout
+        self.assertNotIn("distances: 0", text)
+        self.assertEqual(text.count(
+            "distances: unknown\n"), 4)
+        d = doc("pus_1024")
+        for n in d["nodes"]:
+            self.assertEqual(n["distances"], [None] * 4)
+        self.assertEqual(d["machine"]["distances"], [[None] * 4] * 4)
+        d = doc("four_socket")
+        self.assertEqual(nodes(d)[0]["distances"], [10, 21, 21, 21])
+        self.assertIn("distances: 10 21 21 21", topology("four_socket").stdout)
+
     def test_plurals(self):
         text = topology("one_cpu").stdout
         self.assertIn("1 package, 1 core, 1 PU (1 allowed: 0), 1 NUMA node",

@@ -11,8 +11,11 @@
 #include <cmocka.h>
 
 #include "experiment.h"
+#include "jsonschema.h"
+#include "machine.h"
 #include "plan_view.h"
 #include "registry.h"
+#include "schema.h"
 #include "strbuf.h"
 #include "topo.h"
 #include "topo_fixture.h"
@@ -271,6 +274,62 @@ static void test_1024_pus(void **state)
 	topo_free(t);
 }
 
+/* d's value as the API's schema NAME takes it, or the failure said */
+static void schema_takes(const char *name, json_t *d)
+{
+	struct errinfo err;
+
+	if (jsonschema_check(name, d, &err))
+		fail_msg("%s refused: %s (field '%s')", name, err.msg,
+			 err.field);
+}
+
+/*
+ * A file without distances (pus_1024.xml) has them unknown: null in the
+ * topology and the machine record, which the API's schemas take, never
+ * the 0 a reader would take for a distance; a file with them keeps them.
+ */
+static void test_distances_unknown_are_null(void **state)
+{
+	struct topo *t = xml(TEST_DATA "/pus_1024.xml");
+	json_t *topo = schema_topology(t), *m = machine_json(t);
+	json_t *nodes = json_object_get(topo, "nodes");
+	size_t i;
+	json_t *nd;
+	(void)state;
+
+	assert_int_equal(json_array_size(nodes), 4);
+	json_array_foreach (nodes, i, nd) {
+		json_t *d = json_object_get(nd, "distances");
+		assert_int_equal(json_array_size(d), 4);
+		for (size_t j = 0; j < 4; j++) {
+			assert_true(json_is_null(json_array_get(d, j)));
+			assert_true(json_is_null(json_array_get(
+				json_array_get(json_object_get(m, "distances"),
+					       i),
+				j)));
+		}
+	}
+	schema_takes("Topology", topo);
+	schema_takes("Machine", m);
+	json_decref(topo);
+	json_decref(m);
+	topo_free(t);
+
+	t = xml(TEST_DATA "/four_socket.xml");
+	topo = schema_topology(t);
+	nd = json_array_get(json_object_get(topo, "nodes"), 0);
+	assert_int_equal(json_integer_value(json_array_get(
+				 json_object_get(nd, "distances"), 0)),
+			 10);
+	assert_int_equal(json_integer_value(json_array_get(
+				 json_object_get(nd, "distances"), 1)),
+			 21);
+	schema_takes("Topology", topo);
+	json_decref(topo);
+	topo_free(t);
+}
+
 static void test_one_cpu(void **state)
 {
 	struct topo *t = xml(TEST_DATA "/one_cpu.xml");
@@ -517,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_plans_memory_only_node),
 		cmocka_unit_test(test_plans_cpu_only_node),
 		cmocka_unit_test(test_plans_one_cpu),
+		cmocka_unit_test(test_distances_unknown_are_null),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,16 @@ test('differences lists each parameter and machine part, marked same or not', ()
   assert.equal(byName.host.group, 'machine');
 });
 
+test('differences: a distance not known is ?, in runs that say null and in older ones that said 0', () => {
+  const docs = [
+    { params: {}, machine: { distances: [[10, 21], [21, 10]] } },
+    { params: {}, machine: { distances: [[null, null], [null, null]] } },
+    { params: {}, machine: { distances: [[0, 0], [0, 0]] } },
+  ];
+  const row = differences(docs.map(readRun)).find((r) => r.name === 'NUMA distances');
+  assert.deepEqual(row.values, ['10 21 / 21 10', '? ? / ? ?', '? ? / ? ?']);
+});
+
 test('summaryDiff: each value against the first run, none where it cannot be divided', () => {
   const docs = [
     { summary: { ns: { value: 100, unit: 'ns' }, z: { value: 0, unit: 'x' } } },
