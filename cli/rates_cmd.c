@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "estimate_now.h"
@@ -18,8 +19,8 @@
 
 int cmd_rates(int argc, char **argv)
 {
-	char path[4096];
-	struct rates r;
+	char path[4096], guessed[512];
+	struct rates r, d;
 	struct topo *t;
 	int refresh = 0, rc;
 
@@ -47,13 +48,29 @@ int cmd_rates(int argc, char **argv)
 		    topo_load_error());
 		return 1;
 	}
+	if (refresh && !t->thissystem) {
+		say(stderr,
+		    "numalab rates: --refresh measures this machine, and %s is "
+		    "not this system: run it without the topology\n",
+		    t->source);
+		topo_free(t);
+		return 2;
+	}
 	rates_default_path(path, sizeof(path));
+	/* unlink, not remove: a folder at the path is not the cache's to
+	 * delete (the save then says it cannot write there) */
 	if (refresh)
-		remove(path);
+		unlink(path);
 	rc = rates_init(t, path);
 	r = *rates_get();
 	printf("rates (%s%s%s)\n", r.source, rc ? ", not saved: " : "",
 	       rc ? strerror(-rc) : "");
+	if (r.standin)
+		printf("  measured on this machine, standing in for %s: its "
+		       "machine's own cannot be measured here\n",
+		       t->source);
+	if (rates_guessed(&r, guessed, sizeof(guessed)))
+		printf("  built-in guesses, not measured: %s\n", guessed);
 	const struct {
 		const char *what;
 		double v;
@@ -68,13 +85,21 @@ int cmd_rates(int argc, char **argv)
 		    {"start and join a team", r.team_s, "s"},
 		    {"round trip of a line, 2 cpus", r.rtt_ns, "ns"},
 		    {"a worker's start", r.start_s, "s"}};
+	rates_default(&d);
+	const double guess[] = {d.inc_ns,	    d.bounce_ns, d.atomic_ns,
+				d.atomic_shared_ns, d.read_gbs,	 d.write_gbs,
+				d.touch_page_ns,    d.team_s,	 d.rtt_ns,
+				d.start_s};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		char num[64];
 		double f;
 		const char *u = units_pick(rows[i].v, rows[i].unit, &f);
 
 		units_number(rows[i].v * f, num, sizeof(num));
-		printf("  %-34s %8s %s\n", rows[i].what, num, u);
+		/* a rate not measured is the guess, and says so */
+		printf("  %-34s %8s %s%s\n", rows[i].what, num, u,
+		       !r.measured || rows[i].v == guess[i] ? "  (built-in)"
+							    : "");
 	}
 	printf("  cache: %s\n", path);
 	topo_free(t);

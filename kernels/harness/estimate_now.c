@@ -384,8 +384,11 @@ static void say_basis(char *basis, size_t len, const struct cpu_room *r,
 		      int busy, double times, const char *lock, double line)
 {
 	double start = rates_get()->start_s * 1e3;
-	char h[160], st[96], ln[32] = "";
+	char h[160], st[96], ln[32] = "", said[80];
 
+	/* which rates: measured here, this machine's for a topology file's,
+	 * or (some) built-in guesses */
+	rates_said(said, sizeof(said));
 	how(r, h, sizeof(h));
 	if (line != 1)
 		snprintf(ln, sizeof(ln), "; a shared line %.*fx now",
@@ -401,22 +404,22 @@ static void say_basis(char *basis, size_t len, const struct cpu_room *r,
 			 ln);
 	if (!busy && !*lock)
 		snprintf(basis, len,
-			 "the rates measured here (%s); the machine is quiet "
+			 "%s (%s); the machine is quiet "
 			 "now: a thread of the run would get %.0f%% of a cpu "
 			 "(%s)",
-			 st, 100 * r->share, h);
+			 said, st, 100 * r->share, h);
 	else if (!busy)
 		snprintf(basis, len,
-			 "the rates measured here (%s); quiet now: a thread of "
+			 "%s (%s); quiet now: a thread of "
 			 "the run would get %.0f%% of a cpu (%s), so the run "
 			 "%.1fx its quiet estimate%s",
-			 st, 100 * r->share, h, times, lock);
+			 said, st, 100 * r->share, h, times, lock);
 	else
 		snprintf(basis, len,
-			 "the rates measured here (%s); busy now: a thread of "
+			 "%s (%s); busy now: a thread of "
 			 "the run would get %.0f%% of a cpu (%s), so the run "
 			 "%.1fx its quiet estimate%s",
-			 st, 100 * r->share, h, times, lock);
+			 said, st, 100 * r->share, h, times, lock);
 }
 
 static int estimate_now_in(const struct experiment *exp, const void *params,

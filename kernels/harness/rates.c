@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,10 @@ void rates_set(const struct rates *r)
 void rates_fingerprint(const struct topo *t, char *buf, size_t len)
 {
 	struct utsname u;
+	struct topo *here = t && !t->thissystem ? topo_load_here() : NULL;
+
+	if (here)
+		t = here;
 
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
@@ -91,6 +96,7 @@ void rates_fingerprint(const struct topo *t, char *buf, size_t len)
 	for (char *c = buf; *c; c++)
 		if (*c == '\n' || *c == '=')
 			*c = ' ';
+	topo_free(here);
 }
 
 #define RATE_FIELDS(X)                                                         \
@@ -105,6 +111,68 @@ void rates_fingerprint(const struct topo *t, char *buf, size_t len)
 	X(rtt_ns)                                                              \
 	X(start_s)                                                             \
 	X(spawn_ns)
+
+int rates_guessed(const struct rates *r, char *names, size_t len)
+{
+	/* what each rate times, as `numalab rates` lists it */
+	static const struct {
+		size_t off;
+		const char *what;
+	} rows[] = {{offsetof(struct rates, inc_ns), "increment"},
+		    {offsetof(struct rates, bounce_ns),
+		     "increment of a shared line"},
+		    {offsetof(struct rates, atomic_ns), "atomic add"},
+		    {offsetof(struct rates, atomic_shared_ns),
+		     "atomic add of a shared line"},
+		    {offsetof(struct rates, read_gbs), "read"},
+		    {offsetof(struct rates, write_gbs), "write"},
+		    {offsetof(struct rates, touch_page_ns), "first touch"},
+		    {offsetof(struct rates, team_s), "team"},
+		    {offsetof(struct rates, rtt_ns), "round trip"},
+		    {offsetof(struct rates, start_s), "worker's start"},
+		    {offsetof(struct rates, spawn_ns), "thread start"}};
+	struct rates d;
+	int n = 0;
+
+	rates_default(&d);
+	if (names && len)
+		names[0] = '\0';
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		double v, g;
+		memcpy(&v, (const char *)r + rows[i].off, sizeof(v));
+		memcpy(&g, (const char *)&d + rows[i].off, sizeof(g));
+		/* a rate calibrate could not measure keeps the guess exactly
+		 * (and the cache writes the guesses back exactly) */
+		if (r->measured && v != g)
+			continue;
+		if (names && len)
+			snprintf(names + strlen(names), len - strlen(names),
+				 "%s%s", n ? ", " : "", rows[i].what);
+		n++;
+	}
+	return n;
+}
+
+void rates_said(char *buf, size_t len)
+{
+	const struct rates *r = rates_get();
+	int guessed = rates_guessed(r, NULL, 0);
+
+	if (!r->measured)
+		snprintf(buf, len, "built-in guesses, no rates measured here");
+	else if (r->standin && guessed)
+		snprintf(
+			buf, len,
+			"this machine's rates, not the topology's, %d built-in",
+			guessed);
+	else if (r->standin)
+		snprintf(buf, len, "this machine's rates, not the topology's");
+	else if (guessed)
+		snprintf(buf, len, "the rates measured here, %d built-in",
+			 guessed);
+	else
+		snprintf(buf, len, "the rates measured here");
+}
 
 int rates_load(const char *path, const char *fingerprint, struct rates *r)
 {
@@ -202,21 +270,41 @@ static void make_parent(const char *path)
 
 int rates_init(const struct topo *t, const char *path)
 {
+	struct topo *here = NULL;
 	struct rates r;
 	char fp[512];
 	int rc;
 
+	/*
+	 * A topology file's cpus are not this machine's: calibrated on them,
+	 * the rates a pair of cpus times stayed the guesses and went into the
+	 * cache as measured, over this machine's own. This machine's rates
+	 * stand in instead, said as such.
+	 */
+	if (t && !t->thissystem) {
+		here = topo_load_here();
+		if (!here) {
+			rates_default(&r);
+			rates_set(&r);
+			return -ENODEV;
+		}
+		t = here;
+	}
 	rates_fingerprint(t, fp, sizeof(fp));
 	if (path && rates_load(path, fp, &r) == 0) {
-		rates_set(&r);
-		return 0;
+		rc = 0;
+	} else {
+		rates_default(&r);
+		rc = rates_calibrate(t, &r);
+		/* under a topology file nothing is written: the cache is
+		 * this machine's, refreshed by a plain `numalab rates` */
+		if (rc == 0 && path && !here) {
+			make_parent(path);
+			rc = rates_save(path, fp, &r);
+		}
 	}
-	rates_default(&r);
-	rc = rates_calibrate(t, &r);
+	r.standin = here != NULL;
 	rates_set(&r);
-	if (rc == 0 && path) {
-		make_parent(path);
-		rates_save(path, fp, &r);
-	}
+	topo_free(here);
 	return rc;
 }

@@ -23,6 +23,11 @@ struct rates {
 	double start_s;	 /* a worker's start: exec, libraries, topology */
 	double spawn_ns; /* pthread_create and join of an empty thread */
 	int measured;	 /* 1: measured here; 0: the built-in guesses */
+	/*
+	 * 1: measured on this machine for a topology that is not this
+	 * system's (a topology file), whose own rates nothing here can measure
+	 */
+	int standin;
 	char source[64]; /* "calibrated", "cached", "built-in" */
 };
 
@@ -37,7 +42,9 @@ void rates_default(struct rates *r);
 /*
  * The cache: rates_load reads path and returns 0 only when it was made on
  * a machine with this fingerprint; rates_save writes it atomically. The
- * fingerprint names the CPU model, CPU count, kernel release and version.
+ * fingerprint names the CPU model, CPU count, kernel release and version:
+ * this machine's (t), or, where t is not this system, that of this machine
+ * itself, whose rates are the ones measured.
  */
 void rates_fingerprint(const struct topo *t, char *buf, size_t len);
 int rates_load(const char *path, const char *fingerprint, struct rates *r);
@@ -100,9 +107,28 @@ int rates_contended_now(const struct topo *t, struct rates *r);
 void rates_use_here(const struct rates *r);
 
 /*
+ * The rates of r that are still the built-in guesses (a rate a machine of
+ * one cpu cannot measure: a line two cpus share), named by what they time,
+ * ", " between them, into names (may be NULL); returns how many. All of
+ * them where r was never measured.
+ */
+int rates_guessed(const struct rates *r, char *names, size_t len);
+
+/*
+ * What the rates the estimates use are, in words, for an estimate's basis:
+ * "the rates measured here", "this machine's rates, not the topology's",
+ * and how many of them are built-in guesses.
+ */
+void rates_said(char *buf, size_t len);
+
+/*
  * The usual path: rates from the cache file when it matches this machine,
  * else calibrated and saved there (path may be NULL: then only
- * calibrated). Sets them with rates_set. Returns 0 or -errno.
+ * calibrated). Sets them with rates_set. For a topology that is not this
+ * system's (t->thissystem 0), the same for this machine's own topology,
+ * marked standin: no rate is measured on cpus this machine lacks, and
+ * the cache is read, never written. Returns 0 or -errno (not calibrated, or
+ * not saved).
  */
 int rates_init(const struct topo *t, const char *path);
 

@@ -430,6 +430,18 @@ static int load_pus(struct topo *t, hwloc_topology_t hw, int thissystem)
 	return 0;
 }
 
+static int load_here;
+
+struct topo *topo_load_here(void)
+{
+	struct topo *t;
+
+	load_here = 1;
+	t = topo_load();
+	load_here = 0;
+	return t;
+}
+
 struct topo *topo_load(void)
 {
 	struct topo *t = calloc(1, sizeof(*t));
@@ -439,7 +451,7 @@ struct topo *topo_load(void)
 	load_error[0] = '\0';
 	if (!t)
 		return NULL;
-	hw = topo_source_load(load_error, sizeof(load_error));
+	hw = topo_source_load(load_error, sizeof(load_error), load_here);
 	if (!hw) {
 		int e = errno;
 		free(t);

@@ -113,6 +113,12 @@ struct topo {
  * Returns NULL with errno set on failure.
  */
 struct topo *topo_load(void);
+/*
+ * This machine's topology whatever HWLOC_XMLFILE or HWLOC_SYNTHETIC say:
+ * what the rates are measured on. Call it before threads start (it takes
+ * the two out of the environment while hwloc loads).
+ */
+struct topo *topo_load_here(void);
 /* Why the last topo_load failed, in words. */
 const char *topo_load_error(void);
 void topo_free(struct topo *t);

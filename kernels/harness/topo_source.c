@@ -78,10 +78,12 @@ static void say_unloadable(const char *var, const char *val, char *why,
  * cpuset, not that the machine lacks it. Which of them this process may
  * use is marked later (allowed, mem_allowed).
  */
-void *topo_source_load(char *why, size_t len)
+void *topo_source_load(char *why, size_t len, int here)
 {
 	hwloc_topology_t hw;
-	const char *val, *var = topo_source_var(&val);
+	const char *val, *var = here ? NULL : topo_source_var(&val);
+	char *kept[2] = {NULL, NULL};
+	static const char *const vars[] = {"HWLOC_SYNTHETIC", "HWLOC_XMLFILE"};
 	int rc;
 
 	if (hwloc_topology_init(&hw))
@@ -93,11 +95,21 @@ void *topo_source_load(char *why, size_t len)
 		    hwloc_topology_set_type_filter(hw, HWLOC_OBJ_MEMCACHE,
 						   HWLOC_TYPE_FILTER_KEEP_ALL)))
 		rc = -EIO;
+	/* hwloc reads the two itself where no source was set: out of its
+	 * sight while it loads this machine */
+	for (int i = 0; here && i < 2; i++)
+		if (getenv(vars[i]) && (kept[i] = strdup(getenv(vars[i]))))
+			unsetenv(vars[i]);
 	if (!rc && hwloc_topology_load(hw)) {
 		rc = -EIO;
 		if (var)
 			say_unloadable(var, val, why, len);
 	}
+	for (int i = 0; i < 2; i++)
+		if (kept[i]) {
+			setenv(vars[i], kept[i], 1);
+			free(kept[i]);
+		}
 	if (rc) {
 		hwloc_topology_destroy(hw);
 		errno = -rc;

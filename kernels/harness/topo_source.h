@@ -16,8 +16,11 @@ const char *topo_source_var(const char **value);
  * hwloc's topology (an hwloc_topology_t), loaded: the one the
  * environment names, else this machine's. A file or description hwloc
  * cannot use is never replaced by this machine: NULL with errno set and
- * why (len bytes) naming the variable, its value and the reason.
+ * why (len bytes) naming the variable, its value and the reason. With
+ * here, this machine's whatever the environment names: the two variables
+ * are taken out of the environment while hwloc loads, so call it before
+ * any thread that reads the environment starts.
  */
-void *topo_source_load(char *why, size_t len);
+void *topo_source_load(char *why, size_t len, int here);
 
 #endif

@@ -56,6 +56,40 @@ static void test_save_load_round_trip(void **state)
 	unlink(path);
 }
 
+/* A rate calibrate could not measure stays the guess, and is named so:
+ * never "calibrated" for a rate nothing timed. */
+static void test_guessed_rates_named(void **state)
+{
+	struct rates r;
+	char names[512], said[96];
+	(void)state;
+
+	rates_default(&r);
+	assert_int_equal(rates_guessed(&r, NULL, 0), 11);
+	rates_set(&r);
+	rates_said(said, sizeof(said));
+	assert_string_equal(said, "built-in guesses, no rates measured here");
+	r.measured = 1;
+	r.inc_ns = 0.3;
+	r.atomic_ns = 6;
+	r.read_gbs = 40;
+	r.write_gbs = 35;
+	r.touch_page_ns = 12000;
+	r.start_s = 0.01;
+	r.spawn_ns = 30000;
+	assert_int_equal(rates_guessed(&r, names, sizeof(names)), 4);
+	assert_string_equal(names, "increment of a shared line, atomic add of "
+				   "a shared line, team, round trip");
+	rates_set(&r);
+	rates_said(said, sizeof(said));
+	assert_string_equal(said, "the rates measured here, 4 built-in");
+	r.standin = 1;
+	rates_set(&r);
+	rates_said(said, sizeof(said));
+	assert_string_equal(
+		said, "this machine's rates, not the topology's, 4 built-in");
+}
+
 static void test_changed_fingerprint_recalibrates(void **state)
 {
 	struct topo *t = topo_load();
@@ -192,9 +226,10 @@ static void test_estimate_now_says_its_basis(void **state)
 						 &bytes, basis, sizeof(basis)),
 			 0);
 	assert_true(now >= quiet * 0.999);
-	/* it names what it used: the probe's share and the load average */
+	/* it names what it used: the rates (here the built-in guesses, never
+	 * called measured), the probe's share and the load average */
 	unsetenv("XDG_CACHE_HOME");
-	if (strncmp(basis, "the rates measured here", 23) ||
+	if (strncmp(basis, "built-in guesses, no rates measured here (", 42) ||
 	    !strstr(basis, "a thread of the run would get") ||
 	    !strstr(basis, "(spinning: ") || !strstr(basis, "load average") ||
 	    strstr(basis, "shared line"))
@@ -410,6 +445,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_save_load_round_trip),
+		cmocka_unit_test(test_guessed_rates_named),
 		cmocka_unit_test(test_changed_fingerprint_recalibrates),
 		cmocka_unit_test(test_estimates_follow_rates),
 		cmocka_unit_test(test_estimate_now_says_its_basis),
