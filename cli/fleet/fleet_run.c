@@ -3,6 +3,7 @@
 #include "fleet.h"
 #include "units.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,9 +15,11 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "fleet_setup.h"
 #include "fleet_sink.h"
 #include "jsonlimit.h"
 #include "opts.h"
+#include "params.h"
 #include "registry.h"
 #include "store.h"
 #include "strbuf.h"
@@ -31,25 +34,6 @@ static void on_interrupt(int sig)
 	(void)sig;
 	/* counted: a second one ends the wait for the last deliveries too */
 	interrupted = interrupted < 100 ? interrupted + 1 : interrupted;
-}
-
-static int check_params(const struct experiment *e, char **kv, int nkv)
-{
-	for (int i = 0; i < nkv; i++) {
-		const char *eq = strchr(kv[i], '=');
-		if (!eq) {
-			fprintf(stderr, "numalab fleet: '%s' is not k=v\n",
-				kv[i]);
-			return 2;
-		}
-		if (!experiment_param(e, kv[i], (size_t)(eq - kv[i]))) {
-			fprintf(stderr,
-				"numalab fleet: experiment '%s' has no parameter '%.*s'\n",
-				e->name, (int)(eq - kv[i]), kv[i]);
-			return 2;
-		}
-	}
-	return 0;
 }
 
 static void print_summary(struct fleet_campaign *c)
@@ -273,7 +257,7 @@ static int check_request(const struct fleet_args *o)
 			return 2;
 		}
 	}
-	return check_params(o->e, c->kv, c->nkv);
+	return fleet_check_params(o->e, c->kv, c->nkv);
 }
 
 extern char **environ;
@@ -433,45 +417,6 @@ static int fleet_token(const struct fleet_args *o, char **token)
 }
 
 /*
- * The campaign's id (given, or the time and a random tag: it sorts by
- * time and is unique enough across login nodes) and its directory, made.
- * 0, or -1 said.
- */
-static int campaign_dir(struct fleet_campaign *c, const struct fleet_args *o)
-{
-	struct strbuf sb = STRBUF_INIT;
-	time_t now = time(NULL);
-	struct tm tm;
-	int rc = -1;
-
-	gmtime_r(&now, &tm);
-	srand((unsigned)(now ^ getpid()));
-	if (o->id)
-		snprintf(c->id, sizeof(c->id), "%s", o->id);
-	else
-		snprintf(c->id, sizeof(c->id), "%04d%02d%02d-%02d%02d%02d-%04x",
-			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-			 tm.tm_hour, tm.tm_min, tm.tm_sec, rand() & 0xffff);
-	store_timestamp(c->created_at, sizeof(c->created_at));
-	if (o->dir)
-		strbuf_addstr(&sb, o->dir);
-	else
-		strbuf_addf(&sb, "numalab-campaigns/%s", c->id);
-	mkdir("numalab-campaigns", 0755);
-	if (mkdir(sb.buf, 0755) && errno != EEXIST)
-		fprintf(stderr,
-			"numalab fleet: cannot make the campaign directory '%s': %s\n",
-			sb.buf, strerror(errno));
-	else if (!(c->dir = realpath(sb.buf, NULL)))
-		fprintf(stderr, "numalab fleet: cannot use '%s': %s\n", sb.buf,
-			strerror(errno));
-	else
-		rc = 0;
-	strbuf_release(&sb);
-	return rc;
-}
-
-/*
  * Where the runs go: a store or a server, reached through a sink that
  * delivers each node as it finishes (none: they stay in the campaign's
  * directory). 0, or -1 said.
@@ -520,7 +465,7 @@ static int cmd_fleet_run(int argc, char **argv)
 	char *token = NULL, *self = NULL;
 	struct fleet_conn *conn = NULL;
 	struct fleet_server srv;
-	int rc;
+	int rc, made = 0;
 
 	c->kv = calloc((size_t)argc + 1, sizeof(char *));
 	if (!c->kv)
@@ -540,7 +485,7 @@ static int cmd_fleet_run(int argc, char **argv)
 	}
 	if (fleet_token(&o, &token))
 		goto out;
-	if (campaign_dir(c, &o))
+	if (fleet_campaign_dir(c, o.dir, o.id, &made))
 		goto out;
 	if (!c->bin)
 		c->bin = !strcmp(c->engine, "slurm")
@@ -550,9 +495,13 @@ static int cmd_fleet_run(int argc, char **argv)
 		fprintf(stderr,
 			"numalab fleet: cannot find this binary's path: %s (give --numalab PATH)\n",
 			strerror(errno));
-		goto out;
+		goto unmade;
 	}
 
+	/* a store or server that cannot be reached: said before any job */
+	rc = 1;
+	if (fleet_open_sink(&o, token, &srv, &conn))
+		goto unmade;
 	struct sigaction sa = {.sa_handler = on_interrupt};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -562,11 +511,13 @@ static int cmd_fleet_run(int argc, char **argv)
 	printf("campaign %s: %s %s through %s, files in %s\n", c->id, o.e->name,
 	       c->nkv ? "with params" : "with defaults", c->engine, c->dir);
 	fflush(stdout);
-	rc = 1;
-	if (fleet_open_sink(&o, token, &srv, &conn))
-		goto out;
 	c->planned = planned;
 	rc = run_campaign(c, &o);
+	goto out;
+unmade:
+	/* nothing of the campaign's was written: its directory goes */
+	if (made)
+		rmdir(c->dir);
 out:
 	fleet_sink_free(c->sink);
 	fleet_conn_close(conn);
