@@ -64,6 +64,31 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * A number of the list at p into *v, *end after its digits. Digits past
+ * INT64_MAX are out of range as any number past hi is: the message names
+ * them and [lo, hi], what the user may write.
+ */
+static int list_number(const char *p, const char *what, int64_t lo, int64_t hi,
+		       const char *text, const char **end, int64_t *v,
+		       struct errinfo *err)
+{
+	int rc = numtext_u63(p, end, v);
+
+	if (rc == -ERANGE) {
+		return errinfo_set(err, NULL,
+				   "%s%.*s is out of range (allowed %" PRId64
+				   "-%" PRId64 ")",
+				   what, (int)strspn(p, "0123456789"), p, lo,
+				   hi);
+	}
+	if (rc) {
+		return errinfo_set(err, NULL, "%s in '%s'",
+				   *what ? "bad step" : "bad range", text);
+	}
+	return 0;
+}
+
 int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 		   int cap, struct errinfo *err)
 {
@@ -77,22 +102,25 @@ int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 		int64_t a, b, step = 1;
 		const char *end;
 
-		if (numtext_u63(p, &end, &a)) {
+		if (!isdigit((unsigned char)*p)) {
 			return errinfo_set(err, NULL,
 					   "'%s' is not a list of integers",
 					   text);
 		}
+		if (list_number(p, "", min, max, text, &end, &a, err))
+			return -EINVAL;
 		b = a;
 		p = end;
 		if (*p == '-') {
-			if (numtext_u63(p + 1, &end, &b)) {
-				return errinfo_set(err, NULL,
-						   "bad range in '%s'", text);
-			}
+			if (list_number(p + 1, "", min, max, text, &end, &b,
+					err))
+				return -EINVAL;
 			p = end;
 			if (*p == ':') {
-				if (numtext_u63(p + 1, &end, &step) ||
-				    step == 0) {
+				if (list_number(p + 1, "step ", 1, INT64_MAX,
+						text, &end, &step, err))
+					return -EINVAL;
+				if (step == 0) {
 					return errinfo_set(err, NULL,
 							   "bad step in '%s'",
 							   text);
@@ -113,13 +141,17 @@ int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 					   "-%" PRId64 ")",
 					   a < min ? a : b, min, max);
 		}
-		for (int64_t v = a; v <= b; v += step) {
+		/* v += step past b may pass INT64_MAX: step on only while
+		 * what is left of the range holds a whole step */
+		for (int64_t v = a;; v += step) {
 			if (n >= cap) {
 				return errinfo_set(
 					err, NULL,
 					"too many elements (at most %d)", cap);
 			}
 			out[n++] = (int32_t)v;
+			if (b - v < step)
+				break;
 		}
 		if (*p == '\0')
 			break;

@@ -1,5 +1,6 @@
 /* test_numtext.c - a list of ints back to its shortest text: ranges joined,
- * the digits as printf's %d writes them, a buffer too short refused */
+ * the digits as printf's %d writes them, a buffer too short refused; and a
+ * list's text read with no overflow, whatever its numbers */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,11 +62,68 @@ static void test_as_printf_wrote_it(void **state)
 	assert_int_equal(format_int_list(v, 200, got, strlen(want)), -ENOSPC);
 }
 
+static void assert_refused(const char *text, int64_t max, const char *want)
+{
+	int32_t v[64];
+	struct errinfo err;
+
+	assert_int_equal(parse_int_list(text, 1, max, v, 64, &err), -EINVAL);
+	assert_string_equal(err.msg, want);
+}
+
+/* a step past what is left of the range ends it: v += step never wraps to
+ * a negative element (1-2:INT64_MAX once planned threads -1 and 0) */
+static void test_huge_steps_end_the_range(void **state)
+{
+	int32_t v[64];
+	struct errinfo err;
+
+	(void)state;
+	assert_int_equal(
+		parse_int_list("1-2:9223372036854775807", 1, 1024, v, 64, &err),
+		1);
+	assert_int_equal(v[0], 1);
+	assert_int_equal(
+		parse_int_list("1-9:9223372036854775806", 1, 1024, v, 64, &err),
+		1);
+	assert_int_equal(parse_int_list("3-1024:1020,5", 1, 1024, v, 64, &err),
+			 3);
+	assert_int_equal(v[0], 3);
+	assert_int_equal(v[1], 5);
+	assert_int_equal(v[2], 1023);
+	/* the last element of a range on INT64_MAX itself */
+	assert_int_equal(
+		parse_int_list("9223372036854775806-9223372036854775807:"
+			       "9223372036854775807",
+			       0, INT64_MAX, v, 64, &err),
+		1);
+}
+
+/* a number too long for int64_t is out of range, said with its digits and
+ * what is allowed, never "not a list of integers" */
+static void test_numbers_past_int64_out_of_range(void **state)
+{
+	(void)state;
+	assert_refused("99999999999999999999", 1024,
+		       "99999999999999999999 is out of range (allowed 1-1024)");
+	assert_refused("2,1-99999999999999999999", 1024,
+		       "99999999999999999999 is out of range (allowed 1-1024)");
+	assert_refused("1-2:99999999999999999999", 1024,
+		       "step 99999999999999999999 is out of range "
+		       "(allowed 1-9223372036854775807)");
+	assert_refused("9223372036854775807", 1024,
+		       "9223372036854775807 is out of range (allowed 1-1024)");
+	assert_refused("1-2:0", 1024, "bad step in '1-2:0'");
+	assert_refused("x", 1024, "'x' is not a list of integers");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranges_and_singles),
 		cmocka_unit_test(test_as_printf_wrote_it),
+		cmocka_unit_test(test_huge_steps_end_the_range),
+		cmocka_unit_test(test_numbers_past_int64_out_of_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
