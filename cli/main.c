@@ -7,6 +7,7 @@
 #include "names.h"
 #include "registry.h"
 #include "say.h"
+#include "stdout_close.h"
 #include "version.h"
 
 static void usage(FILE *f)
@@ -42,7 +43,7 @@ static const struct command {
 	{"fleet", cmd_fleet}, {NULL, NULL},
 };
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -67,4 +68,11 @@ int main(int argc, char **argv)
 	names[n] = NULL;
 	names_unknown_command(stderr, argv[1], names);
 	return 2;
+}
+
+/* Whatever the command, its output was written or the exit status says
+ * it was not: each command prints and leaves the checking to here. */
+int main(int argc, char **argv)
+{
+	return stdout_close("numalab", dispatch(argc, argv));
 }

@@ -10,6 +10,7 @@
 #include "report_cols.h"
 #include "report_matrix.h"
 #include "report_summary.h"
+#include "stdout_close.h"
 #include "strbuf.h"
 #include "term.h"
 #include "units.h"
@@ -514,7 +515,7 @@ static void report_print(const struct sink_table *t)
 		fprintf(f, "\nverdict: %s\n", strbuf_str(&sb));
 		strbuf_release(&sb);
 	}
-	fflush(f);
+	stdout_flush(f);
 	json_decref(refs);
 }
 

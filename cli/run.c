@@ -25,6 +25,7 @@
 #include "schema.h"
 #include "sink_json.h"
 #include "sink_table.h"
+#include "stdout_close.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "term.h"
@@ -126,7 +127,7 @@ static void emit_ndjson(void *arg, json_t *ev)
 	if (s) {
 		fputs(s, stdout);
 		fputc('\n', stdout);
-		fflush(stdout);
+		stdout_flush(stdout);
 		free(s);
 	}
 }

@@ -24,6 +24,7 @@
 #include "serve_net.h"
 #include "serve_opts.h"
 #include "stale_retry.h"
+#include "stdout_close.h"
 #include "store.h"
 #include "stream.h"
 #include "strvec.h"
@@ -371,7 +372,7 @@ static void serve_announce(const struct serve *s)
 		serve_links(scheme, &s->link_hosts, s->o.public_url,
 			    http_port(s->http), s->token, s->class_token,
 			    s->join_code);
-	fflush(stdout);
+	stdout_flush(stdout);
 }
 
 /* Every part that was started, stopped, the last first. */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "stdout_close.h"
 #include "version.h"
 
 /*
@@ -12,7 +13,7 @@
  * objects `run` needs alone (the Makefile's worker rule), so its start
  * loads five libraries where numalab loads forty.
  */
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
@@ -29,4 +30,10 @@ int main(int argc, char **argv)
 	      "alone,\nwith its arguments and output (numalab run --help).\n",
 	      stderr);
 	return 2;
+}
+
+/* the run's events written, or the exit status says they were not */
+int main(int argc, char **argv)
+{
+	return stdout_close("numalab-worker", dispatch(argc, argv));
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "jsonlimit.h"
+#include "stdout_close.h"
 #include "strbuf.h"
 #include "utf8.h"
 
@@ -45,7 +46,7 @@ static void say(struct fleet_campaign *c, struct fleet_node *n,
 		return;
 	snprintf(n->shown, sizeof(n->shown), "%s", text);
 	printf("[%6.1fs] %-16s %s\n", clock_now() - c->t0, n->name, text);
-	fflush(stdout);
+	stdout_flush(stdout);
 }
 
 /* Ends s before a character its buffer cut in half (or any byte that is

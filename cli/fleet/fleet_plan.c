@@ -1,5 +1,6 @@
 /* fleet_plan.c - `numalab fleet run --plan`: the nodes a campaign would run on, counted by its engine, nothing started */
 #include "fleet.h"
+#include "stdout_close.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -94,7 +95,7 @@ static int show_plan(struct fleet_campaign *c, struct errinfo *err)
 		plan_json(c, count);
 	else
 		plan_text(c, count);
-	fflush(stdout);
+	stdout_flush(stdout);
 	return errinfo_set(err, "plan", "planned only"), -ECANCELED;
 }
 

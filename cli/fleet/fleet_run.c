@@ -21,6 +21,7 @@
 #include "opts.h"
 #include "params.h"
 #include "registry.h"
+#include "stdout_close.h"
 #include "store.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -306,7 +307,7 @@ static int planned(struct fleet_campaign *c, struct errinfo *err)
 	write_record(c);
 	printf("[%6.1fs] planned %d %s\n", clock_now() - c->t0, c->n,
 	       units_plural(c->n, "node", "nodes"));
-	fflush(stdout);
+	stdout_flush(stdout);
 	if (c->sink && fleet_sink_begin(c->sink, err) < 0)
 		return -EIO;
 	/* each node's state is sent from now on as it changes */
@@ -510,7 +511,7 @@ static int cmd_fleet_run(int argc, char **argv)
 	c->t0 = clock_now();
 	printf("campaign %s: %s %s through %s, files in %s\n", c->id, o.e->name,
 	       c->nkv ? "with params" : "with defaults", c->engine, c->dir);
-	fflush(stdout);
+	stdout_flush(stdout);
 	c->planned = planned;
 	rc = run_campaign(c, &o);
 	goto out;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "jsonlimit.h"
+#include "stdout_close.h"
 #include "strbuf.h"
 
 struct item {
@@ -205,7 +206,7 @@ static void *run(void *arg)
 			       "kept in %s\n",
 			       err.msg, backoff, FLEET_SINK_BACKOFF_MAX_S,
 			       s->c->dir);
-			fflush(stdout);
+			stdout_flush(stdout);
 		}
 		struct timespec ts = after_s(backoff);
 		pthread_cond_timedwait(&s->more, &s->mu, &ts);
@@ -307,7 +308,7 @@ int fleet_sink_begin(struct fleet_sink *s, struct errinfo *err)
 		       "runs all the same, each node's run kept in %s and "
 		       "delivered when the server is back\n",
 		       e.msg, s->c->dir);
-		fflush(stdout);
+		stdout_flush(stdout);
 		fleet_sink_record(s);
 	}
 	return rc;
