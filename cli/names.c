@@ -81,9 +81,16 @@ void names_param_error(const struct experiment *e, const struct errinfo *err,
 		snprintf(buf, len, "%s", err->msg);
 		return;
 	}
-	if (strncmp(err->msg, "unknown parameter ", 18)) {
+	/* only a choice the param lacks is a typo: "variants 'cas' is
+	 * listed twice" names a choice it has, and is said as it is */
+	if (!strncmp(err->msg, "unknown ", 8) &&
+	    strncmp(err->msg, "unknown parameter ", 18)) {
 		choice_error(tables, sizeof(tables) / sizeof(tables[0]), err,
 			     buf, len);
+		return;
+	}
+	if (strncmp(err->msg, "unknown parameter ", 18)) {
+		snprintf(buf, len, "%s", err->msg);
 		return;
 	}
 	suggest_init(&s, err->field);

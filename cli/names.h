@@ -26,14 +26,14 @@ void names_unknown_experiment(FILE *f, const char *cmd, const char *name);
  * value of an enum or set, its nearest choice: "unknown mode 'node': did
  * you mean 'nodes'? (allowed: nodes, sizes, loaded)".
  */
+void names_param_error(const struct experiment *e, const struct errinfo *err,
+		       char *buf, size_t len);
+
 /*
  * Says on f that name is no command of numalab, with the nearest one when
  * it looks like a typo: "numalab: unknown command 'serv': did you mean
  * 'serve'? (commands: serve, run, ...)". names: NULL-terminated.
  */
 void names_unknown_command(FILE *f, const char *name, const char *const *names);
-
-void names_param_error(const struct experiment *e, const struct errinfo *err,
-		       char *buf, size_t len);
 
 #endif

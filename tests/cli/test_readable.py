@@ -190,6 +190,19 @@ class Suggestions(unittest.TestCase):
         self.assertIn("unknown parameter 'colour'", p.stderr)
         self.assertNotIn("did you mean", p.stderr)
 
+    def test_a_choice_twice_is_no_typo(self):
+        # a choice the param has is never guessed at: no "did you mean
+        # 'cas'?" cut into the middle of the message
+        for name, kv, word in (("atomic_increment", "variants=cas,cas", "cas"),
+                               ("remote_bandwidth", "ops=read,read", "read")):
+            p = numalab("estimate", name, kv)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("'%s' is listed twice\n" % word, p.stderr)
+            self.assertNotIn("did you mean", p.stderr)
+        # a typo of one still gets its guess
+        p = numalab("estimate", "atomic_increment", "variants=cas,cs")
+        self.assertIn("unknown variants 'cs': did you mean 'cas'?", p.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
