@@ -9,11 +9,13 @@
 #include "estimate_now.h"
 #include "experiment.h"
 #include "names.h"
+#include "opts.h"
 #include "plan_view.h"
 #include "rates.h"
 #include "registry.h"
 #include "say.h"
 #include "strbuf.h"
+#include "strvec.h"
 #include "topo.h"
 #include "units.h"
 
@@ -131,8 +133,60 @@ static void print_indented(const char *text)
 	}
 }
 
+/* What estimate's argv asks for. */
+struct estimate_args {
+	int json;
+	const struct experiment *e;
+	struct strvec kv; /* the experiment's k=v params, as given */
+};
+
+/* The experiment, then its k=v params. */
+static int estimate_arg(void *dest, const char *arg)
+{
+	struct estimate_args *o = dest;
+
+	if (o->e) {
+		strvec_push(&o->kv, arg);
+		return -1;
+	}
+	o->e = experiment_find(arg);
+	if (!o->e) {
+		names_unknown_experiment(stderr, "numalab estimate", arg);
+		return 2;
+	}
+	return -1;
+}
+
+static const struct opt estimate_table[] = {
+	OPT_FLAG("--json", struct estimate_args, json,
+		 "the estimate as a JSON object"),
+	OPT_HELP(NULL),
+	OPT_END(),
+};
+
+/* its options read as run's are: before NAME or after it */
+static const struct opts_cmd estimate_cmd = {
+	.prog = "numalab estimate",
+	.table = estimate_table,
+	.flags = OPTS_EQUALS,
+	.unknown = "unknown option '%1$s' (options: --json, --help)",
+	.arg = estimate_arg,
+	.help_col = 10,
+	.head = "usage: numalab estimate [--json] NAME [k=v ...]\n"
+		"\n"
+		"How long the run `numalab run NAME k=v ...` would take here, and\n"
+		"how much memory it would need, from its work and the rates\n"
+		"`numalab rates` shows; the server refuses a run estimated to take\n"
+		"longer than its --max-run-seconds. Then its plan: the nodes\n"
+		"threads may run on and memory may be bound to, and where this\n"
+		"run puts them (cpus, pairs, cells), so that a plan can be\n"
+		"checked on a topology file (HWLOC_XMLFILE=file).\n"
+		"\n",
+};
+
 int cmd_estimate(int argc, char **argv)
 {
+	struct estimate_args args = {.kv = STRVEC_INIT};
 	const struct experiment *e;
 	struct param_values *pv = NULL;
 	struct common_params common;
@@ -142,44 +196,23 @@ int cmd_estimate(int argc, char **argv)
 	char path[4096];
 	double seconds = 0;
 	uint64_t bytes = 0;
-	int json = 0, a = 1, rc = 2;
+	int rc = opts_parse(&estimate_cmd, argc, argv, &args);
 	struct strbuf plan = STRBUF_INIT;
 	char basis[256] = "";
 
-	if (a < argc && !strcmp(argv[a], "--json")) {
-		json = 1;
-		a++;
-	}
-	if (a < argc &&
-	    (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h"))) {
-		printf("usage: numalab estimate [--json] NAME [k=v ...]\n"
-		       "\n"
-		       "How long the run `numalab run NAME k=v ...` would take here, and\n"
-		       "how much memory it would need, from its work and the rates\n"
-		       "`numalab rates` shows; the server refuses a run estimated to take\n"
-		       "longer than its --max-run-seconds. Then its plan: the nodes\n"
-		       "threads may run on and memory may be bound to, and where this\n"
-		       "run puts them (cpus, pairs, cells), so that a plan can be\n"
-		       "checked on a topology file (HWLOC_XMLFILE=file).\n"
-		       "\n"
-		       "  --json  the estimate as a JSON object\n");
-		return 0;
-	}
-	if (a >= argc || argv[a][0] == '-') {
-		fprintf(stderr,
-			"usage: numalab estimate [--json] NAME [k=v ...]\n");
-		return 2;
-	}
-	e = experiment_find(argv[a]);
+	if (rc >= 0)
+		goto out;
+	rc = 2;
+	e = args.e;
 	if (!e) {
-		names_unknown_experiment(stderr, "numalab estimate", argv[a]);
-		return 2;
+		say(stderr,
+		    "numalab estimate: which experiment? (numalab list shows them)\n");
+		goto out;
 	}
-	a++;
 	t = topo_load();
 	pv = calloc(1, sizeof(*pv));
 	params = calloc(1, e->params_size ? e->params_size : 1);
-	if (!t || !pv || !params) {
+	if (!t || !pv || !params || args.kv.oom) {
 		say(stderr, "numalab estimate: %s%s\n",
 		    t ? "cannot allocate the parameters"
 		      : "cannot read the topology: ",
@@ -187,8 +220,8 @@ int cmd_estimate(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (experiment_parse(e, t, argc - a, argv + a, pv, params, &common,
-			     &err)) {
+	if (experiment_parse(e, t, (int)args.kv.n, args.kv.v, pv, params,
+			     &common, &err)) {
 		char msg[ERRINFO_MSG_LEN + 64];
 
 		names_param_error(e, &err, msg, sizeof(msg));
@@ -200,7 +233,7 @@ int cmd_estimate(int argc, char **argv)
 	experiment_estimate_now(e, params, &common, t, &seconds, &bytes, basis,
 				sizeof(basis));
 	experiment_plan_view(e, params, &common, t, &plan);
-	if (json) {
+	if (args.json) {
 		json_t *o = json_pack(
 			"{s:s, s:f, s:I, s:s, s:s, s:o}", "experiment", e->name,
 			"seconds", e->estimate ? seconds : -1.0, "bytes",
@@ -223,6 +256,7 @@ int cmd_estimate(int argc, char **argv)
 	rc = 0;
 out:
 	strbuf_release(&plan);
+	strvec_clear(&args.kv);
 	free(params);
 	free(pv);
 	topo_free(t);
