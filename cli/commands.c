@@ -8,6 +8,7 @@
 #include "experiment.h"
 #include "machine.h"
 #include "names.h"
+#include "opts.h"
 #include "registry.h"
 #include "say.h"
 #include "schema.h"
@@ -15,29 +16,55 @@
 #include "term.h"
 #include "topo_text.h"
 
+/* What list's and topology's argv ask for: --json or not. */
+struct json_arg {
+	int json;
+};
+
+/* A word list and topology do not take: neither has an argument. */
+static int no_arg(const char *prog, const char *arg)
+{
+	say(stderr, "%s: unexpected argument '%s' (options: --json)\n", prog,
+	    arg);
+	return 2;
+}
+
+static int list_arg(void *dest, const char *arg)
+{
+	(void)dest;
+	return no_arg("numalab list", arg);
+}
+
+static const struct opt list_table[] = {
+	OPT_FLAG("--json", struct json_arg, json,
+		 "every experiment's schema (its parameters with their\n"
+		 "types, defaults and limits on this machine, its charts),\n"
+		 "as GET /api/experiments answers"),
+	OPT_HELP(NULL),
+	OPT_END(),
+};
+
+static const struct opts_cmd list_cmd = {
+	.prog = "numalab list",
+	.table = list_table,
+	.flags = OPTS_DASH | OPTS_ONCE,
+	.unknown = "unknown option '%1$s' (options: --json)",
+	.arg = list_arg,
+	.help_col = 10,
+	.head = "usage: numalab list [--json]\n"
+		"\n"
+		"The experiments: name, the article's section, what each does.\n"
+		"\n",
+};
+
 int cmd_list(int argc, char **argv)
 {
-	int as_json = argc > 1 && !strcmp(argv[1], "--json");
+	struct json_arg o = {0};
+	int rc = opts_parse(&list_cmd, argc, argv, &o);
 
-	if (argc > 1 &&
-	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: numalab list [--json]\n"
-		       "\n"
-		       "The experiments: name, the article's section, what each does.\n"
-		       "\n"
-		       "  --json  every experiment's schema (its parameters with their\n"
-		       "          types, defaults and limits on this machine, its charts),\n"
-		       "          as GET /api/experiments answers\n");
-		return 0;
-	}
-
-	if (argc > 1 && !as_json) {
-		say(stderr,
-		    "numalab list: unknown option '%s' (options: --json)\n",
-		    argv[1]);
-		return 2;
-	}
-	if (as_json) {
+	if (rc >= 0)
+		return rc;
+	if (o.json) {
 		struct topo *t = topo_load();
 		json_t *a;
 
@@ -77,38 +104,51 @@ int cmd_list(int argc, char **argv)
 	return 0;
 }
 
+static int topology_arg(void *dest, const char *arg)
+{
+	(void)dest;
+	return no_arg("numalab topology", arg);
+}
+
+static const struct opt topology_table[] = {
+	OPT_FLAG("--json", struct json_arg, json,
+		 "the topology and the machine's facts, as GET /api/topology\n"
+		 "answers"),
+	OPT_HELP(NULL),
+	OPT_END(),
+};
+
+static const struct opts_cmd topology_cmd = {
+	.prog = "numalab topology",
+	.table = topology_table,
+	.flags = OPTS_DASH | OPTS_ONCE,
+	.unknown = "unknown option '%1$s' (options: --json)",
+	.arg = topology_arg,
+	.help_col = 10,
+	.head = "usage: numalab topology [--json]\n"
+		"\n"
+		"This machine as numalab sees it (through hwloc): packages, caches,\n"
+		"cores and CPUs as a picture, then each NUMA node's CPUs, memory and\n"
+		"distances. HWLOC_XMLFILE or HWLOC_SYNTHETIC in the environment\n"
+		"stand for another machine.\n"
+		"\n",
+};
+
 int cmd_topology(int argc, char **argv)
 {
-	int as_json = argc > 1 && !strcmp(argv[1], "--json");
+	struct json_arg o = {0};
+	int rc = opts_parse(&topology_cmd, argc, argv, &o);
 	struct topo *t;
 
-	if (argc > 1 &&
-	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: numalab topology [--json]\n"
-		       "\n"
-		       "This machine as numalab sees it (through hwloc): packages, caches,\n"
-		       "cores and CPUs as a picture, then each NUMA node's CPUs, memory and\n"
-		       "distances. HWLOC_XMLFILE or HWLOC_SYNTHETIC in the environment\n"
-		       "stand for another machine.\n"
-		       "\n"
-		       "  --json  the topology and the machine's facts, as GET /api/topology\n"
-		       "          answers\n");
-		return 0;
-	}
-
-	if (argc > 1 && !as_json) {
-		say(stderr,
-		    "numalab topology: unknown option '%s' (options: --json)\n",
-		    argv[1]);
-		return 2;
-	}
+	if (rc >= 0)
+		return rc;
 	t = topo_load();
 	if (!t) {
 		say(stderr, "numalab topology: cannot read the topology: %s\n",
 		    topo_load_error());
 		return 1;
 	}
-	if (as_json) {
+	if (o.json) {
 		json_t *o = schema_topology(t);
 		json_object_set_new(o, "machine", machine_json(t));
 		json_dumpf(o, stdout, JSON_INDENT(2));

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,8 +94,40 @@ static int take(const struct opts_cmd *cmd, const struct opt *r, const char *v,
 	}
 }
 
+/*
+ * OPTS_ONCE: row r given, the rows given before it marked in seen (a bit a
+ * row, the first 64 of a table). 0, or -EINVAL said when r was given
+ * already or a row of the same choice was.
+ */
+static int once(const struct opts_cmd *cmd, const struct opt *r, uint64_t *seen)
+{
+	size_t k = (size_t)(r - cmd->table);
+
+	if (!(cmd->flags & OPTS_ONCE) || k >= 64)
+		return 0;
+	if (*seen & (1ull << k)) {
+		complain(cmd, "'%s' is given twice", r->name);
+		return -EINVAL;
+	}
+	for (size_t j = 0; r->type == OPTION_SET && j < 64 &&
+			   cmd->table[j].type != OPTION_END;
+	     j++) {
+		const struct opt *o = &cmd->table[j];
+		if ((*seen & (1ull << j)) && o->type == OPTION_SET &&
+		    o->off == r->off) {
+			complain(cmd, "give %s or %s, not both", o->name,
+				 r->name);
+			return -EINVAL;
+		}
+	}
+	*seen |= 1ull << k;
+	return 0;
+}
+
 int opts_parse(const struct opts_cmd *cmd, int argc, char **argv, void *dest)
 {
+	uint64_t seen = 0;
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *eq, *v = NULL;
 		const struct opt *r = find(cmd, a, &eq);
@@ -115,6 +148,8 @@ int opts_parse(const struct opts_cmd *cmd, int argc, char **argv, void *dest)
 			opts_usage(cmd, stdout);
 			return 0;
 		}
+		if (once(cmd, r, &seen))
+			return 2;
 		if (r->type == OPTION_STRING || r->type == OPTION_INT ||
 		    r->type == OPTION_CALL) {
 			if (!eq && i + 1 >= argc) {

@@ -73,6 +73,9 @@ struct opt {
 /* An argument the table lacks is an unknown option when it starts with "-";
  * without this flag only one starting with "--" is. */
 #define OPTS_DASH 2u
+/* Each option at most once, and OPTION_SET rows of one destination (--json,
+ * --ndjson) one choice: a second is refused, never read as last one wins. */
+#define OPTS_ONCE 4u
 
 /*
  * A command: its table, its messages and its usage. The messages follow

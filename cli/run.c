@@ -102,7 +102,7 @@ static const struct opt run_table[] = {
 static const struct opts_cmd run_cmd = {
 	.prog = "numalab run",
 	.table = run_table,
-	.flags = OPTS_EQUALS,
+	.flags = OPTS_EQUALS | OPTS_ONCE,
 	.unknown =
 		"unknown option '%1$s' (options: --json, --ndjson, --max-seconds N, --help)",
 	.no_value = "'%1$s' needs a value (seconds)",

@@ -175,7 +175,7 @@ static const struct opt fleet_table[] = {
 static const struct opts_cmd fleet_cmd = {
 	.prog = "numalab fleet",
 	.table = fleet_table,
-	.flags = OPTS_DASH,
+	.flags = OPTS_DASH | OPTS_ONCE,
 	.unknown =
 		"unknown option '%1$s' (numalab fleet run --help lists them)",
 	.no_value = "option '%1$s' needs a value",

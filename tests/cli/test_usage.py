@@ -48,5 +48,58 @@ class Estimate(unittest.TestCase):
         self.assertIn("which experiment?", p.stderr)
 
 
+class OnceEach(unittest.TestCase):
+    """An option given twice, or two that exclude each other, is refused
+    before anything runs: the last one never silently wins."""
+
+    def assertRefused(self, args, said):
+        p = numalab(*args)
+        self.assertEqual(p.returncode, 2, (args, p.stderr))
+        self.assertIn(said, p.stderr, args)
+        self.assertEqual(p.stdout, "", args)
+
+    def test_run(self):
+        self.assertRefused(("run", "--json", "--ndjson", "false_sharing"),
+                           "numalab run: give --json or --ndjson, not both")
+        self.assertRefused(("run", "--ndjson", "false_sharing", "--json"),
+                           "numalab run: give --ndjson or --json, not both")
+        self.assertRefused(("run", "--max-seconds", "1", "--max-seconds=2",
+                            "false_sharing"),
+                           "numalab run: '--max-seconds' is given twice")
+        self.assertRefused(("run", "--json", "false_sharing", "--json"),
+                           "numalab run: '--json' is given twice")
+
+    def test_estimate(self):
+        self.assertRefused(("estimate", "--json", "false_sharing", "--json"),
+                           "numalab estimate: '--json' is given twice")
+
+    def test_fleet_run(self):
+        self.assertRefused(("fleet", "run", "false_sharing", "--engine",
+                            "slurm", "--engine", "clush"),
+                           "numalab fleet: '--engine' is given twice")
+
+    def test_list_and_topology_take_no_word(self):
+        for cmd in ("list", "topology"):
+            self.assertRefused((cmd, "--json", "extra"),
+                               "numalab %s: unexpected argument 'extra' "
+                               "(options: --json)" % cmd)
+            self.assertRefused((cmd, "extra"), "unexpected argument 'extra'")
+            self.assertRefused((cmd, "--json", "--json"),
+                               "numalab %s: '--json' is given twice" % cmd)
+            self.assertRefused((cmd, "-x"),
+                               "numalab %s: unknown option '-x'" % cmd)
+
+    def test_once_each_still_runs(self):
+        p = numalab("run", "--max-seconds", "5", "false_sharing", "--json",
+                    "threads=1", "increments=1000", "repeat=1", "warmup=0",
+                    "budget=0")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["status"], "done")
+        for cmd in ("list", "topology"):
+            p = numalab(cmd, "--json")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            json.loads(p.stdout)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
