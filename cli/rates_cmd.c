@@ -21,7 +21,7 @@
 
 int cmd_rates(int argc, char **argv)
 {
-	char path[4096], guessed[512];
+	char path[4096], guessed[512], note[ERRINFO_MSG_LEN];
 	struct rates r, d;
 	struct topo *t;
 	int refresh = 0, rc;
@@ -63,10 +63,9 @@ int cmd_rates(int argc, char **argv)
 	 * delete (the save then says it cannot write there) */
 	if (refresh)
 		unlink(path);
-	rc = rates_init(t, path);
+	rc = rates_init(t, path, note, sizeof(note));
 	r = *rates_get();
-	printf("rates (%s%s%s)\n", r.source, rc ? ", not saved: " : "",
-	       rc ? strerror(-rc) : "");
+	printf("rates (%s)\n", r.source);
 	if (r.standin)
 		printf("  measured on this machine, standing in for %s: its "
 		       "machine's own cannot be measured here\n",
@@ -103,9 +102,13 @@ int cmd_rates(int argc, char **argv)
 		       !r.measured || rows[i].v == guess[i] ? "  (built-in)"
 							    : "");
 	}
-	printf("  cache: %s\n", path);
+	printf("  cache: %s%s\n", path, rc ? " (not saved)" : "");
 	topo_free(t);
-	return 0;
+	if (*note)
+		say(stderr, "numalab rates: %s\n", note);
+	/* keeping the rates is this command's work, as writing its output
+	 * is every command's: not done, it fails */
+	return rc ? 1 : 0;
 }
 
 /* The plan's lines as a JSON array of strings. */
@@ -193,7 +196,7 @@ int cmd_estimate(int argc, char **argv)
 	void *params = NULL;
 	struct errinfo err;
 	struct topo *t = NULL;
-	char path[4096];
+	char path[4096], note[ERRINFO_MSG_LEN];
 	double seconds = 0;
 	uint64_t bytes = 0;
 	int rc = opts_parse(&estimate_cmd, argc, argv, &args);
@@ -229,7 +232,9 @@ int cmd_estimate(int argc, char **argv)
 		goto out;
 	}
 	rates_default_path(path, sizeof(path));
-	rates_init(t, path);
+	/* the estimate stands on the rates it got, saved or not */
+	if (rates_init(t, path, note, sizeof(note)) || *note)
+		say(stderr, "numalab estimate: %s\n", note);
 	experiment_estimate_now(e, params, &common, t, &seconds, &bytes, basis,
 				sizeof(basis));
 	experiment_plan_view(e, params, &common, t, &plan);

@@ -202,13 +202,14 @@ static void table_end(struct run_out *ro, int r, const char *status,
 static struct sink *json_begin(struct run_out *ro, const struct run_ctx *ctx,
 			       json_t *start)
 {
-	char path[4096];
+	char path[4096], note[ERRINFO_MSG_LEN];
 	double est;
 	uint64_t est_bytes;
 
 	/* a run here makes its own estimate */
 	rates_default_path(path, sizeof(path));
-	rates_init(ro->t, path);
+	if (rates_init(ro->t, path, note, sizeof(note)) || *note)
+		say(stderr, "numalab run: %s\n", note);
 	if (!experiment_estimate(ro->e, ctx->params, &ctx->common, ro->t, &est,
 				 &est_bytes))
 		json_object_set_new(start, "estimate_s", json_real(est));

@@ -49,6 +49,15 @@ struct serve {
 	struct http_server *http;
 };
 
+/* rates_init, and what went wrong with the rates' cache in the log */
+static void rates_init_said(const struct topo *t, const char *path)
+{
+	char note[ERRINFO_MSG_LEN];
+
+	if (rates_init(t, path, note, sizeof(note)) || *note)
+		say(stderr, "numalab serve: %s\n", note);
+}
+
 /*
  * The rates the run-time estimates multiply work by, measured here once
  * at start (about a third of a second) and kept in DB.rates next to a
@@ -69,7 +78,7 @@ static void serve_rates(const struct topo *t, const char *db)
 			db += strncmp(db + 5, "///", 3) ? 5 : 7;
 	}
 	if (!db || !*db || !strcmp(db, ":memory:")) {
-		rates_init(t, fallback);
+		rates_init_said(t, fallback);
 		return;
 	}
 	snprintf(path, sizeof(path), "%.*s.rates", (int)strcspn(db, "?#"), db);
@@ -79,7 +88,7 @@ static void serve_rates(const struct topo *t, const char *db)
 		rates_save(path, fp, &r);
 		return;
 	}
-	rates_init(t, path);
+	rates_init_said(t, path);
 }
 
 static int is_dir(const char *path)

@@ -4,6 +4,7 @@
 #include "version.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,9 +178,8 @@ void rates_said(char *buf, size_t len)
 int rates_load(const char *path, const char *fingerprint, struct rates *r)
 {
 	FILE *f = fopen(path, "re");
-	char line[512], key[64];
-	double v;
-	int fp_ok = 0, nvals = 0, want = 0;
+	char line[512];
+	int fp_ok = 0, bad = 0, nvals = 0, want = 0;
 
 	if (!f)
 		return -errno;
@@ -188,15 +188,27 @@ int rates_load(const char *path, const char *fingerprint, struct rates *r)
 	RATE_FIELDS(COUNT)
 #undef COUNT
 	while (fgets(line, sizeof(line), f)) {
+		char *eq, *end;
+		double v;
+		int ok;
+
 		line[strcspn(line, "\n")] = '\0';
 		if (!strncmp(line, "machine=", 8)) {
 			fp_ok = !strcmp(line + 8, fingerprint);
 			continue;
 		}
-		if (sscanf(line, "%63[a-z_]=%lf", key, &v) != 2 || !(v > 0))
+		eq = strchr(line, '=');
+		if (!eq)
 			continue;
+		*eq = '\0';
+		v = strtod(eq + 1, &end);
+		/* inf is over 0, and an estimate of "about inf s" followed
+		 * from it: a rate is a positive finite number or the file is
+		 * bad */
+		ok = end > eq + 1 && !*end && isfinite(v) && v > 0;
 #define READ(name)                                                             \
-	if (!strcmp(key, #name)) {                                             \
+	if (!strcmp(line, #name)) {                                            \
+		bad |= !ok;                                                    \
 		r->name = v;                                                   \
 		nvals++;                                                       \
 	}
@@ -204,9 +216,9 @@ int rates_load(const char *path, const char *fingerprint, struct rates *r)
 #undef READ
 	}
 	fclose(f);
-	if (!fp_ok || nvals != want) {
+	if (!fp_ok || bad || nvals != want) {
 		rates_default(r);
-		return -ESTALE;
+		return fp_ok && bad ? -EINVAL : -ESTALE;
 	}
 	r->measured = 1;
 	snprintf(r->source, sizeof(r->source), "cached");
@@ -268,12 +280,36 @@ static void make_parent(const char *path)
 	mkdir(dir, 0755);
 }
 
-int rates_init(const struct topo *t, const char *path)
+/* What rates_init says beside its rates: a bad cache replaced, rates not
+ * measured (cal) or not saved (saved), each -errno; "" when all went well. */
+static void init_note(char *note, size_t len, const char *path, int loaded,
+		      int cal, int saved)
+{
+	if (!note || !len)
+		return;
+	note[0] = '\0';
+	if (cal)
+		snprintf(note, len,
+			 "the rates could not be measured (%s): the built-in "
+			 "guesses are used, not saved",
+			 strerror(-cal));
+	else if (loaded == -EINVAL)
+		snprintf(note, len,
+			 "the rates cached in %s held a rate that is not a "
+			 "positive finite number: ignored, measured again%s%s",
+			 path, saved ? ", and not saved: " : "",
+			 saved ? strerror(-saved) : "");
+	else if (saved)
+		snprintf(note, len, "the rates were not saved in %s: %s", path,
+			 strerror(-saved));
+}
+
+int rates_init(const struct topo *t, const char *path, char *note, size_t len)
 {
 	struct topo *here = NULL;
 	struct rates r;
 	char fp[512];
-	int rc;
+	int cal = 0, saved = 0, loaded = -ENOENT;
 
 	/*
 	 * A topology file's cpus are not this machine's: calibrated on them,
@@ -286,25 +322,27 @@ int rates_init(const struct topo *t, const char *path)
 		if (!here) {
 			rates_default(&r);
 			rates_set(&r);
+			init_note(note, len, path, 0, -ENODEV, 0);
 			return -ENODEV;
 		}
 		t = here;
 	}
 	rates_fingerprint(t, fp, sizeof(fp));
-	if (path && rates_load(path, fp, &r) == 0) {
-		rc = 0;
-	} else {
+	if (path)
+		loaded = rates_load(path, fp, &r);
+	if (loaded != 0) {
 		rates_default(&r);
-		rc = rates_calibrate(t, &r);
+		cal = rates_calibrate(t, &r);
 		/* under a topology file nothing is written: the cache is
 		 * this machine's, refreshed by a plain `numalab rates` */
-		if (rc == 0 && path && !here) {
+		if (cal == 0 && path && !here) {
 			make_parent(path);
-			rc = rates_save(path, fp, &r);
+			saved = rates_save(path, fp, &r);
 		}
 	}
 	r.standin = here != NULL;
 	rates_set(&r);
 	topo_free(here);
-	return rc;
+	init_note(note, len, path, loaded, cal, saved);
+	return cal ? cal : saved;
 }

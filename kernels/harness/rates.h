@@ -41,10 +41,14 @@ void rates_default(struct rates *r);
 
 /*
  * The cache: rates_load reads path and returns 0 only when it was made on
- * a machine with this fingerprint; rates_save writes it atomically. The
- * fingerprint names the CPU model, CPU count, kernel release and version:
- * this machine's (t), or, where t is not this system, that of this machine
- * itself, whose rates are the ones measured.
+ * a machine with this fingerprint and holds every rate as a positive
+ * finite number: -ESTALE when it is another machine's or lacks a rate,
+ * -EINVAL when it holds a rate that is no such number (inf, 0, -1, nan),
+ * -errno when it cannot be read; r then holds the built-in guesses.
+ * rates_save writes it atomically. The fingerprint names the CPU model,
+ * CPU count, kernel release and version: this machine's (t), or, where t
+ * is not this system, that of this machine itself, whose rates are the
+ * ones measured.
  */
 void rates_fingerprint(const struct topo *t, char *buf, size_t len);
 int rates_load(const char *path, const char *fingerprint, struct rates *r);
@@ -127,10 +131,13 @@ void rates_said(char *buf, size_t len);
  * calibrated). Sets them with rates_set. For a topology that is not this
  * system's (t->thissystem 0), the same for this machine's own topology,
  * marked standin: no rate is measured on cpus this machine lacks, and
- * the cache is read, never written. Returns 0 or -errno (not calibrated, or
- * not saved).
+ * the cache is read, never written. A cache holding a rate that is not a
+ * positive finite number is never used: it is measured again and saved
+ * over. Returns 0, or -errno when the rates could not be measured or
+ * saved; note (len bytes, may be NULL) gets a sentence for the user on
+ * either or on a bad cache replaced, "" otherwise.
  */
-int rates_init(const struct topo *t, const char *path);
+int rates_init(const struct topo *t, const char *path, char *note, size_t len);
 
 /* Where the cache lives by default: $XDG_CACHE_HOME or ~/.cache, numalab/rates.
  */

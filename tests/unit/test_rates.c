@@ -1,4 +1,4 @@
-/* test_rates.c - the rates cache: a round trip, a changed machine measured again, and estimates that follow the rates */
+/* test_rates.c - the rates cache: a round trip, a changed machine or a bad rate measured again, a cache not saved said, and estimates that follow the rates */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -103,7 +103,7 @@ static void test_changed_fingerprint_recalibrates(void **state)
 	rates_default(&stale);
 	stale.inc_ns = 12345;
 	assert_int_equal(rates_save(path, "another machine|1|0|0", &stale), 0);
-	assert_int_equal(rates_init(t, path), 0);
+	assert_int_equal(rates_init(t, path, NULL, 0), 0);
 	assert_string_equal(rates_get()->source, "calibrated");
 	assert_true(rates_get()->inc_ns < 12345);
 	/* the file now holds this machine's rates, and the next start takes
@@ -112,9 +112,102 @@ static void test_changed_fingerprint_recalibrates(void **state)
 	assert_int_equal(rates_load(path, fp, &r), 0);
 	assert_float_equal(r.inc_ns, rates_get()->inc_ns,
 			   rates_get()->inc_ns * 1e-5);
-	assert_int_equal(rates_init(t, path), 0);
+	assert_int_equal(rates_init(t, path, NULL, 0), 0);
 	assert_string_equal(rates_get()->source, "cached");
 	unlink(path);
+	topo_free(t);
+}
+
+/* The cache at path with one line replaced: key's value is now v. */
+static void rewrite_rate(const char *path, const char *key, const char *v)
+{
+	char text[4096] = "", line[512];
+	size_t n = strlen(key), at = 0;
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		at += (size_t)snprintf(
+			text + at, sizeof(text) - at, "%s",
+			strncmp(line, key, n) || line[n] != '=' ? line : "");
+	fclose(f);
+	snprintf(text + at, sizeof(text) - at, "%s=%s\n", key, v);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A rate that is no positive finite number makes the cache bad, never
+ * used: inc_ns=inf once gave an estimate of "about inf s" and a --json
+ * estimate of an empty line. */
+static void test_bad_rate_is_a_bad_cache(void **state)
+{
+	static const char *const bad[] = {"inf",   "-inf", "nan", "0", "-1",
+					  "1e999", "abc",  "",	  "2x"};
+	struct rates r, back;
+	char path[128];
+	(void)state;
+
+	temp_path(path, sizeof(path));
+	rates_default(&r);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(rates_save(path, "cpu A|2|6.1|v1", &r), 0);
+		rewrite_rate(path, "inc_ns", bad[i]);
+		if (rates_load(path, "cpu A|2|6.1|v1", &back) != -EINVAL)
+			fail_msg("inc_ns=%s was taken", bad[i]);
+		assert_int_equal(back.measured, 0);
+		assert_true(isfinite(back.inc_ns) && back.inc_ns > 0);
+		/* another machine's file is stale whatever it holds */
+		assert_int_equal(rates_load(path, "cpu B|2|6.1|v1", &back),
+				 -ESTALE);
+	}
+	/* a good one read back as written */
+	assert_int_equal(rates_save(path, "cpu A|2|6.1|v1", &r), 0);
+	rewrite_rate(path, "inc_ns", "0.5");
+	assert_int_equal(rates_load(path, "cpu A|2|6.1|v1", &back), 0);
+	assert_float_equal(back.inc_ns, 0.5, 0);
+	unlink(path);
+}
+
+/* rates_init measures again over a bad cache, and says so; and says when
+ * it could not save what it measured */
+static void test_init_says_what_went_wrong(void **state)
+{
+	struct topo *t = topo_load();
+	struct rates r;
+	char path[128], fp[512], note[512], file[128], under[160];
+	(void)state;
+
+	assert_non_null(t);
+	temp_path(path, sizeof(path));
+	rates_fingerprint(t, fp, sizeof(fp));
+	rates_default(&r);
+	assert_int_equal(rates_save(path, fp, &r), 0);
+	rewrite_rate(path, "inc_ns", "inf");
+	assert_int_equal(rates_init(t, path, note, sizeof(note)), 0);
+	assert_string_equal(rates_get()->source, "calibrated");
+	assert_true(isfinite(rates_get()->inc_ns));
+	if (!strstr(note, "not a positive finite number: ignored, measured "
+			  "again") ||
+	    !strstr(note, path))
+		fail_msg("note: '%s'", note);
+	/* saved over: the next start takes it, and says nothing */
+	assert_int_equal(rates_load(path, fp, &r), 0);
+	assert_int_equal(rates_init(t, path, note, sizeof(note)), 0);
+	assert_string_equal(note, "");
+	unlink(path);
+
+	/* a cache folder that is a file */
+	snprintf(file, sizeof(file), "%s.file", path);
+	snprintf(under, sizeof(under), "%s/numalab/rates", file);
+	fclose(fopen(file, "w"));
+	assert_int_equal(rates_init(t, under, note, sizeof(note)), -ENOTDIR);
+	assert_string_equal(rates_get()->source, "calibrated");
+	if (!strstr(note, "not saved in ") || !strstr(note, under) ||
+	    !strstr(note, strerror(ENOTDIR)))
+		fail_msg("note: '%s'", note);
+	unlink(file);
 	topo_free(t);
 }
 
@@ -447,6 +540,8 @@ int main(void)
 		cmocka_unit_test(test_save_load_round_trip),
 		cmocka_unit_test(test_guessed_rates_named),
 		cmocka_unit_test(test_changed_fingerprint_recalibrates),
+		cmocka_unit_test(test_bad_rate_is_a_bad_cache),
+		cmocka_unit_test(test_init_says_what_went_wrong),
 		cmocka_unit_test(test_estimates_follow_rates),
 		cmocka_unit_test(test_estimate_now_says_its_basis),
 		cmocka_unit_test(test_estimate_now_measures_a_shared_line),
