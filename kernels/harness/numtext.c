@@ -89,8 +89,9 @@ static int list_number(const char *p, const char *what, int64_t lo, int64_t hi,
 	return 0;
 }
 
-int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
-		   int cap, struct errinfo *err)
+/* The list's items in the order written, unchecked for repeats. */
+static int list_items(const char *text, int64_t min, int64_t max, int32_t *out,
+		      int cap, struct errinfo *err)
 {
 	const char *p = text;
 	int n = 0;
@@ -162,14 +163,47 @@ int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 		}
 		p++;
 	}
-	qsort(out, n, sizeof(*out), cmp_i32);
-	for (int i = 1; i < n; i++) {
-		if (out[i] == out[i - 1]) {
-			return errinfo_set(err, NULL, "%d is listed twice",
-					   out[i]);
-		}
-	}
 	return n;
+}
+
+/* -EINVAL (err set) when sorted v[0..n) holds a value twice, else 0. */
+static int twice(const int32_t *v, int n, struct errinfo *err)
+{
+	for (int i = 1; i < n; i++)
+		if (v[i] == v[i - 1])
+			return errinfo_set(err, NULL, "%d is listed twice",
+					   v[i]);
+	return 0;
+}
+
+int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
+		   int cap, struct errinfo *err)
+{
+	int n = list_items(text, min, max, out, cap, err);
+
+	if (n < 0)
+		return n;
+	qsort(out, n, sizeof(*out), cmp_i32);
+	return twice(out, n, err) ? -EINVAL : n;
+}
+
+int parse_int_list_ordered(const char *text, int64_t min, int64_t max,
+			   int32_t *out, int cap, struct errinfo *err)
+{
+	int n = list_items(text, min, max, out, cap, err);
+	int32_t *sorted;
+	int rc;
+
+	if (n < 0)
+		return n;
+	sorted = malloc((size_t)(n ? n : 1) * sizeof(*sorted));
+	if (!sorted)
+		return errinfo_set(err, NULL, "out of memory");
+	memcpy(sorted, out, (size_t)n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_i32);
+	rc = twice(sorted, n, err);
+	free(sorted);
+	return rc ? -EINVAL : n;
 }
 
 /* v in decimal onto sb, as "%d" writes it (a printf an item was most of

@@ -22,6 +22,10 @@ int numtext_size(const char *text, int64_t *out);
  */
 int parse_int_list(const char *text, int64_t min, int64_t max, int32_t *out,
 		   int cap, struct errinfo *err);
+/* The same, its elements kept in the order written ("3,1,2" is 3, 1, 2):
+ * a cpu list names the cpu of each thread in turn. */
+int parse_int_list_ordered(const char *text, int64_t min, int64_t max,
+			   int32_t *out, int cap, struct errinfo *err);
 
 /* Formats a list back to its shortest text form ("0-3,8"). Returns 0, or
  * -ENOSPC if it did not fit. */

@@ -122,8 +122,10 @@ static int parse_list(const struct param *p, const char *text,
 		out->n = 0;
 		return 0;
 	}
-	rc = parse_int_list(text, p->min, p->max, out->list, PARAM_MAX_LIST,
-			    &e);
+	/* a cpu list is thread i's cpu at i: its order is the request */
+	rc = (p->type == PARAM_CPULIST ? parse_int_list_ordered
+				       : parse_int_list)(
+		text, p->min, p->max, out->list, PARAM_MAX_LIST, &e);
 	if (rc < 0) {
 		snprintf(err->msg, sizeof(err->msg), "bad %s '%s' for '%s': %s",
 			 p->type == PARAM_SWEEP	    ? "value"

@@ -117,7 +117,7 @@ int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 				nthreads, nthreads, ncpus);
 			return -EINVAL;
 		}
-		/* the listed order, as given (sorted by the parser) */
+		/* the listed order, as given */
 		for (int i = 0; i < nthreads; i++)
 			out[i] = cpus[i];
 		return 0;

@@ -382,6 +382,18 @@ class FalseSharing(unittest.TestCase):
         one = [s for s in samples(doc, "time") if s["x"] == 1]
         self.assertFalse(any("share_thread_0" in s["extra"] for s in one))
 
+    def test_thread_i_takes_the_i_th_cpu_listed(self):
+        cpus = allowed_cpus()
+        if len(cpus) < 2:
+            skip_loudly(self, "two cpus to list; this process may use only %s" % cpus)
+        order = [cpus[1], cpus[0]]
+        doc = run("false_sharing", "threads=2", "layout=separate",
+                  "cpus=%d,%d" % tuple(order), "increments=1000", "repeat=1",
+                  "warmup=0", "budget=0")
+        self.assertEqual(doc["params"]["cpus"], "%d,%d" % tuple(order))
+        placed = [t["cpu"] for t in doc["placement"][0]["threads"]]
+        self.assertEqual(placed, order, doc["placement"][0])
+
 
 class Listed(unittest.TestCase):
     def test_list(self):

@@ -117,6 +117,32 @@ static void test_numbers_past_int64_out_of_range(void **state)
 	assert_refused("x", 1024, "'x' is not a list of integers");
 }
 
+/* a cpu list keeps its order (thread i takes its i-th cpu), a sweep is
+ * sorted, and neither takes a value twice */
+static void test_a_cpu_list_keeps_its_order(void **state)
+{
+	int32_t v[16];
+	struct errinfo err;
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(parse_int_list_ordered("3,1-2,0", 0, 63, v, 16, &err),
+			 4);
+	assert_int_equal(v[0], 3);
+	assert_int_equal(v[1], 1);
+	assert_int_equal(v[3], 0);
+	assert_int_equal(format_int_list(v, 4, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "3,1-2,0");
+	assert_int_equal(parse_int_list("3,1-2,0", 0, 63, v, 16, &err), 4);
+	assert_int_equal(v[0], 0);
+	assert_int_equal(v[3], 3);
+	assert_int_equal(parse_int_list_ordered("2,0-3", 0, 63, v, 16, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "2 is listed twice"));
+	assert_int_equal(parse_int_list_ordered("1,x", 0, 63, v, 16, &err),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_as_printf_wrote_it),
 		cmocka_unit_test(test_huge_steps_end_the_range),
 		cmocka_unit_test(test_numbers_past_int64_out_of_range),
+		cmocka_unit_test(test_a_cpu_list_keeps_its_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
