@@ -53,11 +53,11 @@ int api_page(struct http_request *rq, int max, int64_t *limit, int64_t *offset,
 				  lim, max);
 		return -EINVAL;
 	}
-	if (off && api_parse_num(off, 0, INT64_MAX / 2, offset)) {
+	if (off && api_parse_num(off, 0, API_SEQ_MAX, offset)) {
 		*ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "offset",
 				  "'%.40s' is not a valid offset (a whole "
-				  "number, 0 or more)",
-				  off);
+				  "number from 0 to %" PRId64 ")",
+				  off, (int64_t)API_SEQ_MAX);
 		return -EINVAL;
 	}
 	return 0;

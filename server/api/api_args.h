@@ -6,6 +6,10 @@
 
 #include "http.h"
 
+/* The largest offset, or seq an event stream resumes after, the API takes
+ * (room above it for the numbers a server adds to a seq) */
+#define API_SEQ_MAX (INT64_MAX / 2)
+
 /* Strict decimal in [min, max]; 0 or -EINVAL. */
 int api_parse_num(const char *s, int64_t min, int64_t max, int64_t *out);
 /* The {id} of the route; on failure the 400 is queued in *ret. */

@@ -4,6 +4,7 @@
 #include "api_events.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,12 +261,19 @@ enum MHD_Result api_campaigns_events(struct http_request *rq, struct store *st)
 			rq, MHD_HTTP_BAD_REQUEST, "format",
 			"unknown format '%.40s' (allowed: sse, ndjson)",
 			format);
-	if (last && !api_parse_num(last, 0, INT64_MAX / 2, &v))
+	/* as a run's stream: a bad one is said, not taken for none */
+	if (last && *last && api_parse_num(last, 0, API_SEQ_MAX, &v))
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, "Last-Event-ID",
+				  "'Last-Event-ID' must be the seq of an event "
+				  "(a whole number from 0 to %" PRId64 ")",
+				  (int64_t)API_SEQ_MAX);
+	if (last && *last)
 		after = v;
-	if (after_q && api_parse_num(after_q, 0, INT64_MAX / 2, &after))
+	if (after_q && api_parse_num(after_q, 0, API_SEQ_MAX, &after))
 		return http_error(rq, MHD_HTTP_BAD_REQUEST, "after",
 				  "'after' must be the seq of an event (a "
-				  "whole number)");
+				  "whole number from 0 to %" PRId64 ")",
+				  (int64_t)API_SEQ_MAX);
 	s = campaign_summary(st, id);
 	if (!s)
 		return summary_unread(rq, id);

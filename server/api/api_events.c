@@ -19,11 +19,11 @@ static int64_t resume_after(struct http_request *rq, const char **bad)
 	const char *q = http_query(rq, "after");
 	int64_t a = 0, b = 0;
 
-	if (h && *h && api_parse_num(h, 0, INT64_MAX / 2, &a)) {
+	if (h && *h && api_parse_num(h, 0, API_SEQ_MAX, &a)) {
 		*bad = "Last-Event-ID";
 		return -1;
 	}
-	if (q && api_parse_num(q, 0, INT64_MAX / 2, &b)) {
+	if (q && api_parse_num(q, 0, API_SEQ_MAX, &b)) {
 		*bad = "after";
 		return -1;
 	}
@@ -40,8 +40,8 @@ enum MHD_Result api_get_class_events(struct http_request *rq, void *ctx)
 	if (after < 0)
 		return http_error(rq, MHD_HTTP_BAD_REQUEST, bad,
 				  "'%s' must be the seq of an event (a whole "
-				  "number)",
-				  bad);
+				  "number from 0 to %" PRId64 ")",
+				  bad, (int64_t)API_SEQ_MAX);
 	log = api_class_feed(a->cls);
 	if (!log)
 		return http_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
@@ -78,8 +78,8 @@ enum MHD_Result api_get_events(struct http_request *rq, void *ctx)
 	if (after < 0)
 		return http_error(rq, MHD_HTTP_BAD_REQUEST, bad,
 				  "'%s' must be the seq of an event (a whole "
-				  "number)",
-				  bad);
+				  "number from 0 to %" PRId64 ")",
+				  bad, (int64_t)API_SEQ_MAX);
 	/* a run the runner holds is in the store: it was put there first */
 	rc = runner_lookup(a->runner, id, NULL, NULL)
 		     ? store_has_run(a->store, id)

@@ -106,6 +106,7 @@ static const char *header(struct MHD_Connection *conn, const char *name)
 struct head {
 	const char *cl, *te, *host;
 	int hosts;
+	int cls, types; /* Content-Length, Content-Type headers */
 };
 
 static enum MHD_Result scan_head(void *cls, enum MHD_ValueKind kind,
@@ -117,8 +118,11 @@ static enum MHD_Result scan_head(void *cls, enum MHD_ValueKind kind,
 	if (!strcasecmp(key, MHD_HTTP_HEADER_HOST)) {
 		if (!h->hosts++)
 			h->host = value;
-	} else if (!h->cl && !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
-		h->cl = value;
+	} else if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+		if (!h->cls++)
+			h->cl = value;
+	} else if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_TYPE)) {
+		h->types++;
 	} else if (!h->te &&
 		   !strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
 		h->te = value;
@@ -282,6 +286,17 @@ unsigned int trust_check_head(struct trust *t, struct MHD_Connection *conn,
 	}
 	/* which of two names the request is for is anyone's guess (RFC 9112
 	 * 3.2: 400) */
+	/* which one the body is read by would be a guess */
+	if (h.cls > 1 || h.types > 1) {
+		*close = 1;
+		errinfo_set(err, NULL,
+			    "the request gives its %s %d times (send one %s "
+			    "header)",
+			    h.cls > 1 ? "length" : "content type",
+			    h.cls > 1 ? h.cls : h.types,
+			    h.cls > 1 ? "Content-Length" : "Content-Type");
+		return MHD_HTTP_BAD_REQUEST;
+	}
 	if (hosts > 1) {
 		*close = 1;
 		errinfo_set(

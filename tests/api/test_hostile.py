@@ -248,6 +248,18 @@ class HeadTest(SharedServerTest):
                 doc = self.assertJson(raw(self.srv, head(extra=second)), 400)
                 self.assertIn("Host", doc["error"])
 
+    def test_two_content_types_or_lengths(self):
+        body = b'{"experiment":"false_sharing","params":{"threads":"1"}}'
+        for extra, what in ((b"Content-Type: application/json\r\nContent-Type: text/plain\r\n"
+                             b"Content-Length: %d\r\n" % len(body), "content type"),
+                            (b"Content-Type: application/json\r\nContent-Length: %d\r\n"
+                             b"Content-Length: %d\r\n" % (len(body), len(body)), "length")):
+            with self.subTest(what=what):
+                req = (b"POST /api/runs/check HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra +
+                       b"Connection: close\r\n\r\n" + body)
+                doc = self.assertJson(raw(self.srv, req), 400)
+                self.assertIn(what + " 2 times", doc["error"])
+
     def test_cookies_a_browser_sends(self):
         # 0.6 KB of other programs' cookies for the same host name (each
         # cookie is counted twice, and a record: see HEAD_MAX)
