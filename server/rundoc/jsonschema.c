@@ -284,6 +284,8 @@ static const struct keyword {
 	{"format", jskw_format},
 	{"minimum", jskw_minimum},
 	{"maximum", jskw_maximum},
+	{"exclusiveMinimum", NULL}, /* read by minimum */
+	{"exclusiveMaximum", NULL}, /* read by maximum */
 	{"minLength", jskw_min_length},
 	{"maxLength", jskw_max_length},
 	{"pattern", kw_pattern},

@@ -94,33 +94,46 @@ static void number_text(json_t *n, char *buf, size_t len)
 	if (json_is_integer(n))
 		snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
 			 json_integer_value(n));
-	else
-		snprintf(buf, len, "%g", json_number_value(n));
+	else /* 1e9 as the document writes it, not 1e+09 */
+		snprintf(buf, len, "%.15g", json_number_value(n));
+}
+
+/* OpenAPI 3.0's exclusiveMinimum / exclusiveMaximum: true beside the
+ * bound keeps the bound itself out */
+static int exclusive(json_t *s, const char *name)
+{
+	return json_is_true(json_object_get(s, name));
 }
 
 int jskw_minimum(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 {
 	char who[PATH_LEN + 8], bound[32], value[32];
+	int ex = exclusive(s, "exclusiveMinimum");
 
-	(void)s;
-	if (!json_is_number(v) || !json_is_number(kw) || compare(v, kw) >= 0)
+	if (!json_is_number(v) || !json_is_number(kw) ||
+	    compare(v, kw) > (ex ? 0 : -1))
 		return 0;
 	number_text(kw, bound, sizeof(bound));
 	number_text(v, value, sizeof(value));
-	return vctx_fail(c, "%s is %s (allowed: %s or more)",
+	return vctx_fail(c,
+			 ex ? "%s is %s (allowed: above %s)"
+			    : "%s is %s (allowed: %s or more)",
 			 vctx_subject(c, who, sizeof(who)), value, bound);
 }
 
 int jskw_maximum(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 {
 	char who[PATH_LEN + 8], bound[32], value[32];
+	int ex = exclusive(s, "exclusiveMaximum");
 
-	(void)s;
-	if (!json_is_number(v) || !json_is_number(kw) || compare(v, kw) <= 0)
+	if (!json_is_number(v) || !json_is_number(kw) ||
+	    compare(v, kw) < (ex ? 0 : 1))
 		return 0;
 	number_text(kw, bound, sizeof(bound));
 	number_text(v, value, sizeof(value));
-	return vctx_fail(c, "%s is %s (allowed: %s or less)",
+	return vctx_fail(c,
+			 ex ? "%s is %s (allowed: below %s)"
+			    : "%s is %s (allowed: %s or less)",
 			 vctx_subject(c, who, sizeof(who)), value, bound);
 }
 

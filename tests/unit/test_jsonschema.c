@@ -174,6 +174,17 @@ static void bounds(void **state)
 	text[strlen(text) - 4] = '\0';
 	strcat(text, "x\"}]}");
 	refused("Campaign", text, "nodes[0].node", "longer than 255");
+	/* a guess is above 0 and below 1e9, as the server takes them: the
+	 * bounds themselves are out (OpenAPI 3.0's exclusive booleans) */
+#define CLASS_HEAD                                                             \
+	"{\"lesson\": \"l\", \"question\": \"q\", \"unit\": \"x\", "           \
+	"\"revealed\": true, \"guesses\": [], \"teacher_guess\": "
+	accepted("ClassBlock", CLASS_HEAD "0.5}");
+	accepted("ClassBlock", CLASS_HEAD "999999999}");
+	refused("ClassBlock", CLASS_HEAD "0}", "teacher_guess",
+		"is 0 (allowed: above 0)");
+	refused("ClassBlock", CLASS_HEAD "1000000000}", "teacher_guess",
+		"(allowed: below 1000000000)");
 }
 
 /* oneOf and anyOf: exactly one, at least one of the forms */

@@ -140,7 +140,8 @@ static void test_lists(void **state)
 	assert_true(params_has(pv, "set", "blue"));
 	assert_false(params_has(pv, "set", "green"));
 	assert_int_equal(params_int(pv, "size"), 2 << 20);
-	assert_string_equal(params_str(pv, "cpus"), "0-1,3");
+	/* a cpu list as written: thread i takes its i-th cpu */
+	assert_string_equal(params_str(pv, "cpus"), "3,0-1");
 	free(pv);
 }
 
@@ -175,7 +176,8 @@ static void test_typed(void **state)
 	assert_int_equal(tp->colour, BLUE);
 	assert_int_equal(tp->set, (1u << GREEN) | (1u << BLUE));
 	assert_int_equal(tp->cpus.n, 2);
-	assert_int_equal(tp->cpus.v[0], 1);
+	assert_int_equal(tp->cpus.v[0], 3);
+	assert_int_equal(tp->cpus.v[1], 1);
 	assert_string_equal(params_str(pv, "set"), "green,blue");
 	free(tp);
 	free(pv);
