@@ -143,7 +143,10 @@ static enum MHD_Result campaign_events(struct http_request *rq, void *ctx)
 static enum MHD_Result cancel_campaign(struct http_request *rq, void *ctx)
 {
 	struct api *a = ctx;
+	enum MHD_Result ret;
 
+	if (http_body_none(rq, &ret))
+		return ret;
 	return api_campaigns_cancel(
 		rq, a->store, __atomic_load_n(&a->fleet, __ATOMIC_ACQUIRE));
 }

@@ -86,7 +86,11 @@ enum MHD_Result api_rename(struct http_request *rq, void *ctx)
 
 enum MHD_Result api_sign_out(struct http_request *rq, void *ctx)
 {
+	enum MHD_Result ret;
+
 	(void)ctx;
+	if (http_body_none(rq, &ret))
+		return ret;
 	return http_sign_out(rq);
 }
 

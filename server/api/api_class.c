@@ -477,6 +477,8 @@ enum MHD_Result api_class_reveal(struct http_request *rq, struct api_class *c)
 
 	if (role_of(rq, &session, &name) < HTTP_ROLE_TEACHER)
 		return need_teacher(rq);
+	if (http_body_none(rq, &ret))
+		return ret;
 	pthread_mutex_lock(&c->mu);
 	if (!c->lesson) {
 		pthread_mutex_unlock(&c->mu);

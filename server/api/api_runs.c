@@ -297,7 +297,7 @@ enum MHD_Result api_delete_run(struct http_request *rq, void *ctx)
 	int64_t id;
 	json_t *row;
 
-	if (api_run_id(rq, &id, &ret))
+	if (api_run_id(rq, &id, &ret) || http_body_none(rq, &ret))
 		return ret;
 	if (!runner_cancel(a->runner, id, &st))
 		return http_json(rq, MHD_HTTP_OK,

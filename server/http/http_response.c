@@ -195,6 +195,38 @@ enum MHD_Result http_error(struct http_request *rq, unsigned int status,
 	return http_respond(rq, status, resp);
 }
 
+int http_body_none(struct http_request *rq, enum MHD_Result *ret)
+{
+	size_t i = 0;
+	const char *key = NULL;
+	json_t *doc, *v;
+
+	while (i < rq->body_len && (rq->body[i] == ' ' || rq->body[i] == '\t' ||
+				    rq->body[i] == '\r' || rq->body[i] == '\n'))
+		i++;
+	if (i == rq->body_len)
+		return 0;
+	doc = http_body_json(rq, ret);
+	if (!doc)
+		return -1;
+	if (json_is_object(doc) && !json_object_size(doc)) {
+		json_decref(doc);
+		return 0;
+	}
+	if (json_is_object(doc))
+		json_object_foreach (doc, key, v)
+			break;
+	*ret = key ? http_error(
+			     rq, MHD_HTTP_BAD_REQUEST, key,
+			     "unknown field '%.64s': this request takes none "
+			     "(send {} or no body)",
+			     key)
+		   : http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
+				"this request takes no body but {} (or none)");
+	json_decref(doc);
+	return -1;
+}
+
 json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret)
 {
 	json_error_t jerr;

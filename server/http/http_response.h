@@ -56,5 +56,11 @@ struct MHD_Response *http_error_response(const char *field, const char *fmt,
  * queued in *ret.
  */
 json_t *http_body_json(struct http_request *rq, enum MHD_Result *ret);
+/*
+ * For a request that takes nothing: 0 when its body is empty (or blank)
+ * or {}; otherwise -1 with the 400 queued in *ret, naming the first field
+ * sent where there is one (a body is never ignored in silence).
+ */
+int http_body_none(struct http_request *rq, enum MHD_Result *ret);
 
 #endif

@@ -404,9 +404,12 @@ static int next(struct stream *s)
 		s->started = 1;
 		s->sent_ms = now;
 		if (!s->ndjson) {
+			/* a campaign's or the class's feed is of no run (a
+			 * precision of 0 writes no digit for a 0) */
+			long long id = (long long)runlog_run_id(s->log);
 			n = snprintf(s->small, sizeof(s->small),
-				     "retry: 3000\n: events of run %lld\n\n",
-				     (long long)runlog_run_id(s->log));
+				     "retry: 3000\n: events %s%.0lld\n\n",
+				     id > 0 ? "of run " : "follow", id);
 			s->small_len = (size_t)n;
 			s->small_off = 0;
 			return 1;

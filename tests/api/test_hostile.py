@@ -121,6 +121,25 @@ class DeepDocumentsTest(SharedServerTest):
         setter(doc, mark)
         return json.dumps(doc).replace(json.dumps(mark), deep_text(levels))
 
+    def test_a_request_that_takes_no_body(self):
+        # a cancel, a sign-out, a reveal: {} or nothing, never a body ignored
+        run = "/api/runs/%d" % self.done_id
+        for method, path in (("DELETE", run), ("DELETE", "/api/session"),
+                             ("DELETE", "/api/campaigns/nope"),
+                             ("POST", "/api/class/reveal")):
+            for body, field in (('{"why": 1}', "why"), ("not json", None), ("[]", None)):
+                with self.subTest(path=path, body=body):
+                    status, _, data = self.srv.request(
+                        method, path, body, {"Content-Type": "application/json"})
+                    doc = json.loads(data)
+                    self.assertEqual(status, 400, doc)
+                    self.assertEqual(doc.get("field"), field, doc)
+            for body in ("", "{}", " { } \n"):
+                with self.subTest(path=path, body=body):
+                    status, _, data = self.srv.request(
+                        method, path, body, {"Content-Type": "application/json"})
+                    self.assertNotEqual(status, 400, data)
+
     def test_every_field_of_an_import(self):
         def top(name):
             return lambda d, v: d.__setitem__(name, v)
