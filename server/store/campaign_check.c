@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "campaign_params.h"
 #include "jsonschema.h"
 
 /* Whether state is one a campaign may be in: running, done, failed,
@@ -173,5 +174,7 @@ int campaigns_check(json_t *c, struct errinfo *err)
 				"node %zu: 'exclusive' must be true or false",
 				i);
 	}
-	return 0;
+	return campaign_params_check(
+		json_string_value(json_object_get(c, "experiment")),
+		json_object_get(c, "params"), err);
 }

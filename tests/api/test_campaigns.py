@@ -13,7 +13,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, stop_strays  # noqa: E402
+from harness import Server, SharedServerTest, stop_strays  # noqa: E402
 
 STATES = ("done", "failed", "pending", "running")
 
@@ -72,6 +72,39 @@ class PagesTest(unittest.TestCase):
         st, _, body = self.srv.request("GET", "/api/campaigns/big?limit=1000")
         self.assertEqual(st, 200)
         self.assertLess(len(body), 400 * 1000)
+
+
+class RecordCheckTest(SharedServerTest):
+    """A record the server takes is one it can keep: of an experiment it
+    knows, with params that experiment takes. A refused record stores
+    nothing."""
+
+    def record(self, cid, **kw):
+        rec = {"id": cid, "engine": "clush", "experiment": "false_sharing",
+               "params": {"threads": "1-2"}, "created_at": "2026-12-03T12:00:00Z",
+               "nodes": [{"node": "n1", "state": "pending"}]}
+        rec.update(kw)
+        return rec
+
+    def refused(self, rec, status, field, contains):
+        st, err, _ = self.srv.json("POST", "/api/campaigns", rec)
+        self.assertError(st, err, status, field, contains)
+        st, _, _ = self.srv.json("GET", "/api/campaigns/" + rec["id"])
+        self.assertEqual(st, 404, "a refused record is not stored")
+
+    def test_an_experiment_and_params_it_takes(self):
+        self.refused(self.record("r-exp", experiment="nope"), 400, "experiment",
+                     "unknown experiment 'nope' (allowed: ")
+        self.refused(self.record("r-bogus", params={"bogus": "1"}), 400, "params.bogus",
+                     "experiment 'false_sharing' has no parameter 'bogus'")
+        self.refused(self.record("r-zero", params={"threads": "0"}), 400, "params.threads",
+                     "threads")
+        self.refused(self.record("r-list", params={"threads": "4-1"}), 400, "params.threads",
+                     None)
+        # more threads than this machine has is a node's to judge
+        st, ans, _ = self.srv.json("POST", "/api/campaigns",
+                                   self.record("r-big", params={"threads": "1-512"}))
+        self.assertEqual(st, 201, ans)
 
 
 class StartBoundTest(unittest.TestCase):
