@@ -97,6 +97,43 @@ static int check_node(json_t *n, size_t i, struct errinfo *err)
 	return 0;
 }
 
+/* Each node named, once: a node's deliveries and its run are found by
+ * its name. */
+static int check_node_names(json_t *nodes, struct errinfo *err)
+{
+	json_t *seen = json_object(), *n;
+	char field[ERRINFO_FIELD_LEN];
+	size_t i;
+	int rc = 0;
+
+	if (!seen)
+		return errinfo_set(err, NULL, "out of memory"), -ENOMEM;
+	json_array_foreach (nodes, i, n) {
+		const char *name =
+			json_string_value(json_object_get(n, "node"));
+		snprintf(field, sizeof(field), "nodes[%zu].node", i);
+		if (!*name)
+			rc = errinfo_set(err, field,
+					 "node %zu has an empty name", i);
+		else if (json_object_get(seen, name))
+			rc = errinfo_set(
+				err, field,
+				"node '%.80s' is listed twice (as "
+				"node %" JSON_INTEGER_FORMAT
+				" and node %zu): each node once",
+				name,
+				json_integer_value(json_object_get(seen, name)),
+				i);
+		else if (json_object_set_new(seen, name,
+					     json_integer((json_int_t)i)))
+			rc = (errinfo_set(err, NULL, "out of memory"), -ENOMEM);
+		if (rc)
+			break;
+	}
+	json_decref(seen);
+	return rc;
+}
+
 int campaigns_check(json_t *c, struct errinfo *err)
 {
 	static const char *const keys[] = {
@@ -174,6 +211,8 @@ int campaigns_check(json_t *c, struct errinfo *err)
 				"node %zu: 'exclusive' must be true or false",
 				i);
 	}
+	if (check_node_names(nodes, err))
+		return -EINVAL;
 	return campaign_params_check(
 		json_string_value(json_object_get(c, "experiment")),
 		json_object_get(c, "params"), err);

@@ -76,8 +76,8 @@ class PagesTest(unittest.TestCase):
 
 class RecordCheckTest(SharedServerTest):
     """A record the server takes is one it can keep: of an experiment it
-    knows, with params that experiment takes. A refused record stores
-    nothing."""
+    knows, with params that experiment takes, each node once and named.
+    A refused record stores nothing."""
 
     def record(self, cid, **kw):
         rec = {"id": cid, "engine": "clush", "experiment": "false_sharing",
@@ -105,6 +105,13 @@ class RecordCheckTest(SharedServerTest):
         st, ans, _ = self.srv.json("POST", "/api/campaigns",
                                    self.record("r-big", params={"threads": "1-512"}))
         self.assertEqual(st, 201, ans)
+
+    def test_each_node_once_and_named(self):
+        self.refused(self.record("r-twice", nodes=[{"node": "n1", "state": "pending"},
+                                                   {"node": "n1", "state": "done"}]),
+                     400, "nodes[1].node", "node 'n1' is listed twice")
+        self.refused(self.record("r-empty", nodes=[{"node": "", "state": "pending"}]),
+                     400, "nodes[0].node", "node 0 has an empty name")
 
 
 class StartBoundTest(unittest.TestCase):
