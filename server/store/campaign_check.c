@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "campaign_params.h"
+#include "datetime.h"
 #include "jsonschema.h"
 
 /* Whether state is one a campaign may be in: running, done, failed,
@@ -95,6 +96,25 @@ static int check_node(json_t *n, size_t i, struct errinfo *err)
 				err, "features",
 				"%s'features' must be an array of text", where);
 	return 0;
+}
+
+/* A campaign does not end before it began (both checked as date-times
+ * by the schema already). */
+static int check_times(json_t *c, struct errinfo *err)
+{
+	const char *created =
+		json_string_value(json_object_get(c, "created_at"));
+	const char *finished =
+		json_string_value(json_object_get(c, "finished_at"));
+	struct datetime a, b;
+
+	if (!finished || datetime_parse(created, &a) ||
+	    datetime_parse(finished, &b) || datetime_cmp(&b, &a) >= 0)
+		return 0;
+	return errinfo_set(err, "finished_at",
+			   "'finished_at' (%.40s) is before 'created_at' "
+			   "(%.40s): a campaign ends after it begins",
+			   finished, created);
 }
 
 /* Each node named, once: a node's deliveries and its run are found by
@@ -211,7 +231,7 @@ int campaigns_check(json_t *c, struct errinfo *err)
 				"node %zu: 'exclusive' must be true or false",
 				i);
 	}
-	if (check_node_names(nodes, err))
+	if (check_node_names(nodes, err) || check_times(c, err))
 		return -EINVAL;
 	return campaign_params_check(
 		json_string_value(json_object_get(c, "experiment")),

@@ -76,8 +76,8 @@ class PagesTest(unittest.TestCase):
 
 class RecordCheckTest(SharedServerTest):
     """A record the server takes is one it can keep: of an experiment it
-    knows, with params that experiment takes, each node once and named.
-    A refused record stores nothing."""
+    knows, with params that experiment takes, each node once and named,
+    an end after its start. A refused record stores nothing."""
 
     def record(self, cid, **kw):
         rec = {"id": cid, "engine": "clush", "experiment": "false_sharing",
@@ -112,6 +112,16 @@ class RecordCheckTest(SharedServerTest):
                      400, "nodes[1].node", "node 'n1' is listed twice")
         self.refused(self.record("r-empty", nodes=[{"node": "", "state": "pending"}]),
                      400, "nodes[0].node", "node 0 has an empty name")
+
+    def test_an_end_after_the_start(self):
+        self.refused(self.record("r-time", finished_at="2026-12-03T11:59:59Z"), 400,
+                     "finished_at", "is before 'created_at'")
+        # 12:30 at +01:00 is 11:30Z: compared as instants, not as text
+        self.refused(self.record("r-zone", finished_at="2026-12-03T12:30:00+01:00"),
+                     400, "finished_at", "a campaign ends after it begins")
+        st, ans, _ = self.srv.json("POST", "/api/campaigns",
+                                   self.record("r-ok", finished_at="2026-12-03T13:30:00+01:00"))
+        self.assertEqual(st, 201, ans)
 
 
 class StartBoundTest(unittest.TestCase):
