@@ -225,7 +225,9 @@ int fleet_conn_record(struct fleet_conn *k, json_t *rec, struct errinfo *err)
 
 	if (k->st) {
 		rc = campaigns_record(k->st, rec, err);
-		return !rc ? 0 : rc == -EINVAL ? -1 : 1;
+		/* refused (a bad record, or one that would take a delivered
+		 * run): sending it again changes nothing */
+		return !rc ? 0 : rc == -EINVAL || rc == -EEXIST ? -1 : 1;
 	}
 	code = post(k->srv, k->base.buf, "/api/campaigns", rec, &ans, err);
 	json_decref(ans);

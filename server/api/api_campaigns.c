@@ -73,7 +73,8 @@ enum MHD_Result api_campaigns_post(struct http_request *rq, struct store *st)
 	if (rc) {
 		json_decref(c);
 		return http_error(rq,
-				  rc == -EINVAL ? MHD_HTTP_BAD_REQUEST
+				  rc == -EINVAL	  ? MHD_HTTP_BAD_REQUEST
+				  : rc == -EEXIST ? MHD_HTTP_CONFLICT
 				  : rc == -ESTALE
 					  ? MHD_HTTP_SERVICE_UNAVAILABLE
 					  : MHD_HTTP_INTERNAL_SERVER_ERROR,

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "campaign_check.h"
+#include "campaign_runs.h"
 #include "campaign_tables.h"
 
 /* SQLITE_OK, or SQLITE_NOMEM: the text could not be copied (it would be
@@ -204,16 +205,21 @@ static int record_locked(struct sqlite3 *db, void *arg)
 	/* stored as "{}" it would be a campaign of other params */
 	if (!params)
 		rc = -ENOMEM;
-	else if ((have = stored_runs(db, id)) &&
+	else if (!(have = stored_runs(db, id)))
+		rc = -EIO;
+	/* the runs it names, against the store: read under the same lock */
+	else if (!(rc = campaign_runs_check(db, r->c, have, r->err)) &&
 		 put_campaign(db, r->c, params) == SQLITE_OK)
 		rc = put_nodes(db, id, json_object_get(r->c, "nodes"), have);
+	else if (!rc)
+		rc = -EIO;
 	if (!rc &&
 	    sqlite3_exec(db, "RELEASE campaign", NULL, NULL, NULL) != SQLITE_OK)
 		rc = -EIO;
 	if (rc == -ENOMEM)
 		errinfo_set(r->err, NULL,
 			    "cannot record campaign '%s': out of memory", id);
-	else if (rc)
+	else if (rc == -EIO)
 		errinfo_set(r->err, NULL, "cannot record campaign '%s': %s", id,
 			    sqlite3_errmsg(db));
 	if (rc)

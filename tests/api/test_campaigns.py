@@ -77,7 +77,10 @@ class PagesTest(unittest.TestCase):
 class RecordCheckTest(SharedServerTest):
     """A record the server takes is one it can keep: of an experiment it
     knows, with params that experiment takes, each node once and named,
-    an end after its start. A refused record stores nothing."""
+    runs the store has, an end after its start. A refused record stores
+    nothing."""
+
+    done_run = True  # a false_sharing run, for the records' run_id
 
     def record(self, cid, **kw):
         rec = {"id": cid, "engine": "clush", "experiment": "false_sharing",
@@ -122,6 +125,47 @@ class RecordCheckTest(SharedServerTest):
         st, ans, _ = self.srv.json("POST", "/api/campaigns",
                                    self.record("r-ok", finished_at="2026-12-03T13:30:00+01:00"))
         self.assertEqual(st, 201, ans)
+
+    def test_runs_the_store_has(self):
+        self.refused(self.record("r-norun", nodes=[{"node": "n1", "state": "done",
+                                                    "run_id": 999999}]),
+                     400, "nodes[0].run_id", "no run has id 999999")
+        both = [{"node": "n1", "state": "done", "run_id": self.done_id},
+                {"node": "n2", "state": "done", "run_id": self.done_id}]
+        self.refused(self.record("r-shared", nodes=both), 400, "nodes[1].run_id",
+                     "is node 'n1''s already")
+        other = self.record("r-other", experiment="atomic_increment", params={},
+                            nodes=both[:1])
+        self.refused(other, 400, "nodes[0].run_id", "is of 'false_sharing'")
+
+    def test_a_record_sent_again_keeps_the_runs_delivered(self):
+        rec = self.record("r-again", nodes=[{"node": "n1", "state": "done",
+                                             "run_id": self.done_id},
+                                            {"node": "n2", "state": "pending"}])
+        st, ans, _ = self.srv.json("POST", "/api/campaigns", rec)
+        self.assertEqual(st, 201, ans)
+        st, other, _ = self.srv.json("POST", "/api/runs/import",
+                                     self.srv.json("GET", "/api/runs/%d?format=json"
+                                                   % self.done_id)[1])
+        self.assertEqual(st, 201, other)
+        # another run for n1, or no n1: either would lose the run it has
+        taken = dict(rec, nodes=[{"node": "n1", "state": "done", "run_id": other["id"]},
+                                 {"node": "n2", "state": "pending"}])
+        st, err, _ = self.srv.json("POST", "/api/campaigns", taken)
+        self.assertError(st, err, 409, "nodes[0].run_id", "a delivered run stays its node's")
+        dropped = dict(rec, nodes=[{"node": "n2", "state": "pending"}])
+        st, err, _ = self.srv.json("POST", "/api/campaigns", dropped)
+        self.assertError(st, err, 409, "nodes", "node 'n1' has run %d" % self.done_id)
+        # its own run_id, or none: taken, the run kept, the rest replaced
+        for n1 in ({"node": "n1", "state": "done", "run_id": self.done_id},
+                   {"node": "n1", "state": "pending", "run_id": None}):
+            again = dict(rec, cluster="lab", nodes=[n1, {"node": "n3", "state": "pending"}])
+            st, ans, _ = self.srv.json("POST", "/api/campaigns", again)
+            self.assertEqual(st, 201, ans)
+            st, c, _ = self.srv.json("GET", "/api/campaigns/r-again")
+            self.assertEqual([(n["node"], n["state"], n["run_id"]) for n in c["nodes"]],
+                             [("n1", "done", self.done_id), ("n3", "pending", None)])
+            self.assertEqual(c["cluster"], "lab")
 
 
 class StartBoundTest(unittest.TestCase):
