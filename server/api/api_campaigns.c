@@ -172,6 +172,7 @@ enum MHD_Result api_campaigns_node(struct http_request *rq, struct store *st)
 			rq,
 			rc == -ENOENT || rc == -ESRCH ? MHD_HTTP_NOT_FOUND
 			: rc == -EINVAL		      ? MHD_HTTP_BAD_REQUEST
+			: rc == -EEXIST		      ? MHD_HTTP_CONFLICT
 			: rc == -ESTALE ? MHD_HTTP_SERVICE_UNAVAILABLE
 					: MHD_HTTP_INTERNAL_SERVER_ERROR,
 			*err.field ? err.field : NULL, "%s", err.msg);

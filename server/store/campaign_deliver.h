@@ -12,12 +12,16 @@
 
 /*
  * Records what a coordinator says of node (u) and, when run is not NULL
- * and the node has no run yet, checks and stores run as its run (client:
- * the address it came from, or NULL). A node that has a run keeps it: a
+ * and the node has no run yet, stores run as its run (client: the address
+ * it came from, or NULL). Every delivery is checked whole, a node's first
+ * and those sent again: run as POST /api/runs/import checks one, of the
+ * campaign's experiment and params, given only with an end (done, failed,
+ * cancelled; done only for a run that is done); the node only moves
+ * forward (check_move in the .c). A node that has a run keeps it: a
  * delivery sent again stores nothing (*stored 0) and names that run in
  * *run_id (0: none). 0; -ENOENT (unknown campaign), -ESRCH (unknown
- * node), -EINVAL (a run that breaks the contract), -ESTALE or -EIO; err
- * says which.
+ * node), -EINVAL (a body or run that breaks the contract), -EEXIST (a
+ * move the node's state forbids), -ESTALE or -EIO; err says which.
  */
 int campaign_deliver_node(struct store *st, const char *id, const char *node,
 			  const struct campaign_node_update *u, json_t *run,

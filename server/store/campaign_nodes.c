@@ -2,6 +2,8 @@
 #include "campaign_nodes.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <sqlite3.h>
 
@@ -51,14 +53,54 @@ static int node_run_locked(sqlite3 *db, void *arg)
 	return rc == SQLITE_ROW ? 0 : -EIO;
 }
 
-int campaigns_node_run(struct store *st, const char *id, const char *node,
-		       int64_t *run_id)
-{
-	struct node_set ns = {id, node, NULL, 0};
-	int rc = store_with_db(st, node_run_locked, &ns);
+struct node_now {
+	const char *id, *node;
+	struct campaign_node_now *now;
+};
 
-	*run_id = ns.run_id;
-	return rc;
+static int node_now_locked(sqlite3 *db, void *arg)
+{
+	struct node_now *nn = arg;
+	struct campaign_node_now *now = nn->now;
+	sqlite3_stmt *s;
+	int has = campaigns_has_tables(db), rc;
+
+	if (has <= 0)
+		return has < 0 ? -EIO : -ENOENT;
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT n.run_id, n.state, c.experiment, c.params FROM "
+		    "campaign_nodes n JOIN campaigns c ON c.id=n.campaign_id "
+		    "WHERE n.campaign_id=? AND n.node=?",
+		    -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(s, 1, nn->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, nn->node, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const char *params = (const char *)sqlite3_column_text(s, 3);
+		now->run_id = sqlite3_column_int64(s, 0);
+		snprintf(now->state, sizeof(now->state), "%s",
+			 (const char *)sqlite3_column_text(s, 1));
+		snprintf(now->experiment, sizeof(now->experiment), "%s",
+			 (const char *)sqlite3_column_text(s, 2));
+		now->params = json_loads(params ? params : "{}", 0, NULL);
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_DONE)
+		return unknown(db, nn->id);
+	if (rc != SQLITE_ROW)
+		return -EIO;
+	return now->params ? 0 : -ENOMEM;
+}
+
+int campaigns_node_now(struct store *st, const char *id, const char *node,
+		       struct campaign_node_now *now)
+{
+	struct node_now nn = {id, node, now};
+
+	memset(now, 0, sizeof(*now));
+	return store_with_db(st, node_now_locked, &nn);
 }
 
 static int node_set_locked(sqlite3 *db, void *arg)

@@ -4,13 +4,23 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "errinfo.h"
 #include "store.h"
 
-/* The run node of campaign id has (*run_id, 0 for none): 0, -ENOENT (no
- * such campaign), -ESRCH (no such node) or -EIO. */
-int campaigns_node_run(struct store *st, const char *id, const char *node,
-		       int64_t *run_id);
+/* What the store holds of one node, and what its campaign asks of runs. */
+struct campaign_node_now {
+	int64_t run_id;	     /* 0: none */
+	char state[16];	     /* pending, running, done, failed, cancelled */
+	char experiment[80]; /* the campaign's */
+	json_t *params;	     /* the campaign's, {name: text}; the caller's */
+};
+
+/* Node of campaign id as it is now into *now: 0, -ENOENT (no such
+ * campaign), -ESRCH (no such node), -ENOMEM or -EIO. */
+int campaigns_node_now(struct store *st, const char *id, const char *node,
+		       struct campaign_node_now *now);
 
 /* What a coordinator says of one node as it goes. */
 struct campaign_node_update {

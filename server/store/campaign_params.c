@@ -1,4 +1,4 @@
-/* campaign_params.c - a campaign's params as its experiment takes them */
+/* campaign_params.c - a campaign's params as its experiment takes them, and a node's run held to them */
 #include "campaign_params.h"
 
 #include <errno.h>
@@ -58,5 +58,68 @@ int campaign_params_check(const char *experiment, json_t *params,
 		}
 	}
 	free(v);
+	return rc;
+}
+
+/* A run's param value as text: runs record numbers as numbers. */
+static const char *value_text(json_t *v, char *buf, size_t len)
+{
+	if (json_is_integer(v)) {
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(v));
+		return buf;
+	}
+	return json_string_value(v);
+}
+
+int campaign_run_matches(const char *experiment, json_t *params, json_t *run,
+			 struct errinfo *err)
+{
+	const char *name =
+		json_string_value(json_object_get(run, "experiment"));
+	const struct experiment *e = experiment_find(experiment);
+	json_t *have = json_object_get(run, "params"), *val;
+	struct param_value *want, *got;
+	char field[ERRINFO_FIELD_LEN], num[32];
+	struct errinfo why;
+	const char *key;
+	int rc = 0;
+
+	if (!name || strcmp(name, experiment))
+		return errinfo_set(err, "run.experiment",
+				   "the run is of '%.60s', the campaign of "
+				   "'%.60s'",
+				   name ? name : "no experiment", experiment);
+	/* a campaign recorded before its params were checked: nothing to
+	 * hold the run to */
+	if (!e)
+		return 0;
+	want = malloc(sizeof(*want));
+	got = malloc(sizeof(*got));
+	if (!want || !got) {
+		free(want);
+		free(got);
+		return errinfo_set(err, NULL, "out of memory"), -ENOMEM;
+	}
+	json_object_foreach (params, key, val) {
+		const struct param *p = experiment_param(e, key, strlen(key));
+		const char *text = value_text(json_object_get(have, key), num,
+					      sizeof(num));
+		if (!p || !text ||
+		    param_parse_value(p, json_string_value(val), want, &why))
+			continue;
+		snprintf(field, sizeof(field), "run.params.%.40s", key);
+		if (param_parse_value(p, text, got, &why) ||
+		    strcmp(want->text, got->text)) {
+			rc = errinfo_set(err, field,
+					 "the run has %.40s=%.80s, the "
+					 "campaign %.40s=%.80s",
+					 key, text, key,
+					 json_string_value(val));
+			break;
+		}
+	}
+	free(want);
+	free(got);
 	return rc;
 }

@@ -408,6 +408,52 @@ class LiveTest(unittest.TestCase):
         self.assertEqual(st, 400, err)
         del rec
 
+    def test_every_delivery_is_checked(self):
+        self.start("checked", 3)
+        path = "/api/campaigns/checked/nodes/"
+        st, ans, _ = self.post(path + "lab1", {"state": "done", "run": self.run_doc})
+        self.assertEqual((st, ans["stored"]), (200, True), ans)
+        rid = ans["run_id"]
+        # sent again, a delivery is held to what the first was held to
+        running = dict(self.run_doc, status="running")
+        st, err, _ = self.post(path + "lab1", {"state": "done", "run": running})
+        self.assertEqual((st, err["field"]), (400, "status"), err)
+        st, err, _ = self.post(path + "lab1", {"state": "done",
+                                               "run": dict(self.run_doc, status="failed")})
+        self.assertEqual((st, err["field"]), (400, "run.status"), err)
+        # an ended node stays as it ended, its run with it
+        for state in ("pending", "running", "failed"):
+            st, err, _ = self.post(path + "lab1", {"state": state})
+            self.assertEqual((st, err["field"]), (409, "state"), (state, err))
+            self.assertIn("the node is done with its run: it cannot become " + state,
+                          err["error"])
+        lab1 = self.get("checked")["nodes"][0]
+        self.assertEqual((lab1["state"], lab1["run_id"]), ("done", rid))
+        st, ans, _ = self.post(path + "lab1", {"state": "done", "run": self.run_doc})
+        self.assertEqual((st, ans["stored"], ans["run_id"]), (200, False, rid), ans)
+        # a run comes with an end; a running node does not go back
+        st, err, _ = self.post(path + "lab2", {"state": "running", "run": self.run_doc})
+        self.assertEqual((st, err["field"]), (400, "run"), err)
+        st, ans, _ = self.post(path + "lab2", {"state": "running"})
+        self.assertEqual(st, 200, ans)
+        st, err, _ = self.post(path + "lab2", {"state": "pending"})
+        self.assertEqual((st, err["field"]), (409, "state"), err)
+        # a node ended before its run came takes it when it comes
+        st, ans, _ = self.post(path + "lab2", {"state": "cancelled", "reason": "scancel"})
+        self.assertEqual(st, 200, ans)
+        st, ans, _ = self.post(path + "lab2", {"state": "done", "run": self.run_doc})
+        self.assertEqual((st, ans["state"], ans["stored"]), (200, "done", True), ans)
+        # a run of other params than the campaign's is not its run
+        rec = self.start("params", 1)
+        rec.update(id="params", params={"size": "128K"})
+        st, ans, _ = self.post("/api/campaigns", rec)
+        self.assertEqual(st, 201, ans)
+        st, err, _ = self.post("/api/campaigns/params/nodes/lab1",
+                               {"state": "done", "run": self.run_doc})
+        self.assertEqual((st, err["field"]), (400, "run.params.size"), err)
+        self.assertIn("the run has size=64K, the campaign size=128K", err["error"])
+        self.assertIsNone(self.get("params")["nodes"][0]["run_id"])
+
     def test_cancel_and_its_events(self):
         self.start("cancel", 2)
         es = self.srv.conn(timeout=30)
