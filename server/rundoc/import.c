@@ -10,6 +10,7 @@
 #include "describe_doc.h"
 #include "events.h"
 #include "experiment.h"
+#include "import_coherent.h"
 #include "jsonschema.h"
 #include "registry.h"
 #include "utf8.h"
@@ -196,6 +197,8 @@ int import_validate(json_t *doc, struct errinfo *err)
 			"status '%.40s' is not a finished run's (allowed: done, "
 			"failed, cancelled, interrupted)",
 			status);
+	if (import_check_coherent(doc, err))
+		return -EINVAL;
 	if (check_params(err, json_object_get(doc, "params"), e))
 		return -EINVAL;
 	json_array_foreach (json_object_get(doc, "samples"), i, item)

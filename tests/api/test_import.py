@@ -223,6 +223,39 @@ class ImportTest(unittest.TestCase):
             self.assertEqual(status, 201, resp)
         self.assertEqual(self.total(), before + 1)
 
+    def test_a_run_agrees_with_itself(self):
+        """What each field allows alone, put together into what no run
+        could be: refused, named, not stored."""
+        good = self.export(self.run_id)
+        created, started, finished = (good["created_at"], good["started_at"],
+                                      good["finished_at"])
+        cases = [
+            ("finished before created", "finished_at",
+             {"finished_at": "2000-01-01T00:00:00Z"}, "is before 'created_at'"),
+            ("started before created", "started_at",
+             {"started_at": "2000-01-01T00:00:00Z"}, "is before 'created_at'"),
+            ("started after finished", "finished_at",
+             {"started_at": "2100-01-01T00:00:00Z", "finished_at": finished},
+             "is before 'started_at'"),
+        ]
+        before = self.total()
+        for name, field, change, words in cases:
+            with self.subTest(name):
+                d = copy.deepcopy(good)
+                d.update(change)
+                status, resp, _ = self.import_(d)
+                self.assertEqual(status, 400, resp)
+                self.assertEqual(resp["field"], field, resp)
+                self.assertIn(words, resp["error"])
+        self.assertEqual(self.total(), before)
+        # each of those parts, agreeing: stored
+        for change in ({"started_at": created, "finished_at": started},):
+            with self.subTest(change=change):
+                d = copy.deepcopy(good)
+                d.update(change)
+                status, resp, _ = self.import_(d)
+                self.assertEqual(status, 201, resp)
+
     def test_campaign_nodes_are_bounded(self):
         def campaign(n, cid):
             return {"id": cid, "engine": "clush", "experiment": "false_sharing",
