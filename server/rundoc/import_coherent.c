@@ -1,5 +1,8 @@
-/* import_coherent.c - a run document that agrees with itself: its times */
+/* import_coherent.c - a run document that agrees with itself: its times, its status */
 #include "import_coherent.h"
+
+#include <errno.h>
+#include <string.h>
 
 #include "datetime.h"
 
@@ -40,5 +43,17 @@ static int check_times(json_t *doc, struct errinfo *err)
 
 int import_check_coherent(json_t *doc, struct errinfo *err)
 {
-	return check_times(doc, err);
+	const char *status = json_string_value(json_object_get(doc, "status"));
+	const char *error = json_string_value(json_object_get(doc, "error"));
+
+	if (check_times(doc, err))
+		return -EINVAL;
+	if (status && !strcmp(status, "done") && error && *error)
+		return errinfo_set(
+			err, "error",
+			"a run whose status is done has no error "
+			"(got '%.80s'): one that ended with an error "
+			"is failed",
+			error);
+	return 0;
 }

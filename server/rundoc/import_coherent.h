@@ -1,4 +1,4 @@
-/* import_coherent.h - a run document that agrees with itself: its times */
+/* import_coherent.h - a run document that agrees with itself: its times, its status */
 #ifndef NUMALAB_IMPORT_COHERENT_H
 #define NUMALAB_IMPORT_COHERENT_H
 
@@ -8,8 +8,9 @@
 
 /*
  * What the RunDocument schema cannot say of doc (checked against it
- * already): created_at <= started_at <= finished_at, for those it has.
- * 0, or -EINVAL with err naming the value ('finished_at').
+ * already): created_at <= started_at <= finished_at, for those it has; no
+ * error on a run whose status is done. 0, or -EINVAL with err naming the
+ * value ('finished_at', 'error').
  */
 int import_check_coherent(json_t *doc, struct errinfo *err);
 

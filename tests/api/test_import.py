@@ -237,6 +237,8 @@ class ImportTest(unittest.TestCase):
             ("started after finished", "finished_at",
              {"started_at": "2100-01-01T00:00:00Z", "finished_at": finished},
              "is before 'started_at'"),
+            ("done with an error", "error", {"error": "segfault"},
+             "a run whose status is done has no error"),
         ]
         before = self.total()
         for name, field, change, words in cases:
@@ -249,7 +251,8 @@ class ImportTest(unittest.TestCase):
                 self.assertIn(words, resp["error"])
         self.assertEqual(self.total(), before)
         # each of those parts, agreeing: stored
-        for change in ({"started_at": created, "finished_at": started},):
+        for change in ({"status": "failed", "error": "segfault"},
+                       {"started_at": created, "finished_at": started}):
             with self.subTest(change=change):
                 d = copy.deepcopy(good)
                 d.update(change)
