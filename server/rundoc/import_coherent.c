@@ -1,7 +1,8 @@
-/* import_coherent.c - a run document that agrees with itself: its times, its status */
+/* import_coherent.c - a run document that agrees with itself: its times, its status, its machine */
 #include "import_coherent.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "datetime.h"
@@ -41,6 +42,35 @@ static int check_times(json_t *doc, struct errinfo *err)
 	return 0;
 }
 
+/* A distance for each pair of the machine's nodes: a row per node, each
+ * row as long as there are nodes. */
+static int check_distances(json_t *machine, struct errinfo *err)
+{
+	json_t *d = json_object_get(machine, "distances");
+	json_t *nodes = json_object_get(machine, "nodes"), *row;
+	char field[ERRINFO_FIELD_LEN];
+	size_t n = json_array_size(d), i;
+
+	if (!json_is_array(d))
+		return 0;
+	if (json_is_integer(nodes) && (size_t)json_integer_value(nodes) != n)
+		return errinfo_set(
+			err, "machine.distances",
+			"'machine.distances' has %zu rows for %" JSON_INTEGER_FORMAT
+			" nodes: a row per node",
+			n, json_integer_value(nodes));
+	json_array_foreach (d, i, row) {
+		if (json_array_size(row) == n)
+			continue;
+		snprintf(field, sizeof(field), "machine.distances[%zu]", i);
+		return errinfo_set(err, field,
+				   "'%s' has %zu distances for %zu nodes: "
+				   "one to each node (nodes x nodes)",
+				   field, json_array_size(row), n);
+	}
+	return 0;
+}
+
 int import_check_coherent(json_t *doc, struct errinfo *err)
 {
 	const char *status = json_string_value(json_object_get(doc, "status"));
@@ -55,5 +85,5 @@ int import_check_coherent(json_t *doc, struct errinfo *err)
 			"(got '%.80s'): one that ended with an error "
 			"is failed",
 			error);
-	return 0;
+	return check_distances(json_object_get(doc, "machine"), err);
 }

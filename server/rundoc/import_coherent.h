@@ -1,4 +1,4 @@
-/* import_coherent.h - a run document that agrees with itself: its times, its status */
+/* import_coherent.h - a run document that agrees with itself: its times, its status, its machine */
 #ifndef NUMALAB_IMPORT_COHERENT_H
 #define NUMALAB_IMPORT_COHERENT_H
 
@@ -9,8 +9,9 @@
 /*
  * What the RunDocument schema cannot say of doc (checked against it
  * already): created_at <= started_at <= finished_at, for those it has; no
- * error on a run whose status is done. 0, or -EINVAL with err naming the
- * value ('finished_at', 'error').
+ * error on a run whose status is done; machine.distances a nodes x nodes
+ * matrix. 0, or -EINVAL with err naming the value ('finished_at',
+ * 'machine.distances[2]').
  */
 int import_check_coherent(json_t *doc, struct errinfo *err);
 

@@ -229,6 +229,7 @@ class ImportTest(unittest.TestCase):
         good = self.export(self.run_id)
         created, started, finished = (good["created_at"], good["started_at"],
                                       good["finished_at"])
+        two = {"nodes": 2, "distances": [[10, 21], [21, 10]]}
         cases = [
             ("finished before created", "finished_at",
              {"finished_at": "2000-01-01T00:00:00Z"}, "is before 'created_at'"),
@@ -239,6 +240,12 @@ class ImportTest(unittest.TestCase):
              "is before 'started_at'"),
             ("done with an error", "error", {"error": "segfault"},
              "a run whose status is done has no error"),
+            ("ragged distances", "machine.distances[1]",
+             {"machine": dict(good["machine"], **dict(two, distances=[[10, 21], [21]]))},
+             "has 1 distances for 2 nodes"),
+            ("rows not nodes", "machine.distances",
+             {"machine": dict(good["machine"], **dict(two, nodes=3))},
+             "has 2 rows for 3 nodes"),
         ]
         before = self.total()
         for name, field, change, words in cases:
@@ -251,7 +258,8 @@ class ImportTest(unittest.TestCase):
                 self.assertIn(words, resp["error"])
         self.assertEqual(self.total(), before)
         # each of those parts, agreeing: stored
-        for change in ({"status": "failed", "error": "segfault"},
+        for change in ({"machine": dict(good["machine"], **two)},
+                       {"status": "failed", "error": "segfault"},
                        {"started_at": created, "finished_at": started}):
             with self.subTest(change=change):
                 d = copy.deepcopy(good)
