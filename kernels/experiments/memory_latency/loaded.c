@@ -72,12 +72,7 @@ static void load_setup(void *arg, int tid)
 		bw_fill(j->slice[tid - 1], j->slice_bytes, 1);
 }
 
-/*
- * cpus[1..most]: an allowed cpu each for the loaders, other than the
- * chase's cpus[0]: the chasing node's first, then any other. The check
- * made sure there are enough.
- */
-static void plan_loaders(const struct topo *t, int node, int most, int *cpus)
+void ml_plan_loaders(const struct topo *t, int node, int most, int *cpus)
 {
 	int n = 1;
 
@@ -224,7 +219,7 @@ static int load_cpus(struct run_ctx *ctx, int most, int *cpus)
 		sink_note(ctx->sink, "warn", "%s", err.msg);
 		return -EINVAL;
 	}
-	plan_loaders(t, (int)mp->cpu_node, most, cpus);
+	ml_plan_loaders(t, (int)mp->cpu_node, most, cpus);
 	if (t->nallowed - 1 < ML_LOADERS_DEFAULT)
 		sink_note(
 			ctx->sink, "info",

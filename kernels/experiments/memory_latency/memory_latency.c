@@ -8,7 +8,6 @@
 #include "experiment.h"
 #include "mem_size.h"
 #include "pair_plan.h"
-#include "plan_view.h"
 
 #include "ml.h"
 
@@ -296,17 +295,6 @@ static const struct key_label series_labels[] = {
 	{"L2 cache", "L2 cache size", NULL},
 	{"L3 cache", "L3 cache size (one instance)", NULL},
 	{NULL, NULL, NULL}};
-
-/* Before the run: the cells it visits, the chase on the row's node. */
-static void ml_plan(const void *params, const struct common_params *common,
-		    const struct topo *t, struct strbuf *out)
-{
-	const struct ml_params *mp = params;
-
-	(void)common;
-	plan_view_cells(t, mp->nodes.v, mp->nodes.n, (enum cells_mode)mp->cells,
-			out);
-}
 
 const struct experiment exp_memory_latency = {
 	.parts = parts,

@@ -90,8 +90,22 @@ int ml_chase_rounds(struct run_ctx *ctx, int cpu, void *pos, const char *label,
  * or -EINVAL with err set. */
 int ml_cpu_of_node(const struct topo *t, int node, int n, int *cpus,
 		   struct errinfo *err);
+/*
+ * cpus[1..most]: an allowed cpu each for the loaders of mode=loaded, other
+ * than the chase's cpus[0]: the chasing node's first, then any other. The
+ * check made sure there are enough.
+ */
+void ml_plan_loaders(const struct topo *t, int node, int most, int *cpus);
 /* Seconds to build a chain over size bytes, nodes stride apart. */
 double ml_build_s(const struct topo *t, double size, double stride);
+
+/*
+ * The plan of a run, for `numalab estimate` (plan.c): the cells of
+ * mode=nodes, or the chase's cpu, the loaders' and the node of the memory
+ * of mode=sizes and mode=loaded, placed as their runs place them.
+ */
+void ml_plan(const void *params, const struct common_params *common,
+	     const struct topo *t, struct strbuf *out);
 
 /*
  * What a part says, when mode= names it (headline.c): describe's
