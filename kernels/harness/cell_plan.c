@@ -10,9 +10,26 @@
 
 #include "plan_grid.h"
 
-/* a cell's class flag: its cpu node holds memory only, no thread runs
- * there (plan_pick_spread never matches it) */
+/* a cell's class flags (plan_pick_spread never matches a flagged cell):
+ * its cpu node runs no thread (memory only, or no cpu of it allowed), or
+ * its memory node takes no memory (none, or not allowed) */
 #define NO_THREADS 0x8000u
+#define NO_MEMORY 0x4000u
+
+/* Whether a row of node os runs threads, its column takes memory: as a run
+ * places them, so that the plan holds only cells a run can measure. */
+static int row_runs(const struct topo *t, int os)
+{
+	return topo_node_ncpus(t, os) > 0;
+}
+
+static int col_takes(const struct topo *t, int os)
+{
+	int k = topo_node_index(t, os);
+
+	return k >= 0 && topo_node_has_memory(t, os) &&
+	       (t->nmems_allowed == 0 || t->node[k].mem_allowed);
+}
 
 const struct param_choice cells_choices[] = {
 	{"full", CELLS_FULL}, {"by_distance", CELLS_BY_DISTANCE}, {0}};
@@ -128,11 +145,14 @@ static int classify_cells(const struct topo *t, const int *idx,
 				while (key[c] != x)
 					c++;
 			c = i == j ? 0 : c + 1;
-			/* no thread runs on a memory-only node: its row
-			 * holds no cell to pick (full lists it, said) */
-			if (idx[i] >= 0 && t->node[idx[i]].cpuless) {
-				*plan_grid_at(g, i, j) =
-					(uint16_t)(c | NO_THREADS);
+			/* no thread runs where no cpu is allowed, no buffer
+			 * is bound where no memory may be: such a row or
+			 * column holds no cell to pick (said beside) */
+			unsigned flags =
+				(row_runs(t, plan->node[i]) ? 0 : NO_THREADS) |
+				(col_takes(t, plan->node[j]) ? 0 : NO_MEMORY);
+			if (flags) {
+				*plan_grid_at(g, i, j) = (uint16_t)(c | flags);
 				continue;
 			}
 			*plan_grid_at(g, i, j) = (uint16_t)c;
@@ -198,7 +218,8 @@ int cell_plan_make(const struct topo *t, const int *nodes, int nnodes,
 	}
 	for (int i = 0; mode == CELLS_FULL && i < n; i++)
 		for (int j = 0; j < n; j++)
-			if (!(*plan_grid_at(&g, i, j) & NO_THREADS))
+			if (!(*plan_grid_at(&g, i, j) &
+			      (NO_THREADS | NO_MEMORY)))
 				put_cell(plan, &g, i, j);
 	free(picks);
 	plan_grid_free(&g);

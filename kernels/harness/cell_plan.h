@@ -59,8 +59,10 @@ int cells_parse(const char *s, enum cells_mode *mode, struct errinfo *err);
 
 /*
  * Plans the cells over nodes (OS indexes; nnodes == 0 takes every node
- * of t). A memory-only node (no cpu has it as its local node) is a
- * column only: no cell runs threads there. full: every other cell, row
+ * of t). A node with no cpu this process may use (memory only, or
+ * outside its cpuset) is a column only: no cell runs threads there; a
+ * node with no memory it may bind (none, or outside its mems) is a row
+ * only: no cell binds memory there. full: every other cell, row
  * by row (up to nnodes^2). by_distance: per class
  * min(per_class, its cells) cells (per_class 0: the default), spread like
  * the CPU pairs so each node serves as few cells as it can. Pure: reads

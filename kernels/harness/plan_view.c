@@ -239,6 +239,37 @@ out:
 	free(one);
 }
 
+/* The nodes of the plan that hold no row of cells (rows 1) or no column
+ * (rows 0), and why: "; node 1 runs no thread (memory only)". */
+static void cells_left_out(const struct topo *t, const struct cell_plan *plan,
+			   int rows, struct strbuf *out)
+{
+	for (int r = 0; r < plan->nnodes; r++) {
+		int os = plan->node[r], k = topo_node_index(t, os), any = 0;
+		const char *why;
+
+		for (int c = 0; c < plan->ncells; c++)
+			any |= (rows ? plan->cell[c].row : plan->cell[c].col) ==
+			       r;
+		if (any || k < 0)
+			continue;
+		if (rows)
+			why = t->node[k].cpuless
+				      ? "runs no thread (memory only)"
+			      : runs_threads(t, k)
+				      ? NULL
+				      : "runs no thread (no cpu of it allowed)";
+		else
+			why = !topo_node_has_memory(t, os)
+				      ? "takes no memory (it has none)"
+			      : !t->node[k].mem_allowed
+				      ? "takes no memory (not allowed)"
+				      : NULL;
+		if (why)
+			strbuf_addf(out, "; node %d %s", os, why);
+	}
+}
+
 void plan_view_cells(const struct topo *t, const int32_t *nodes, int n,
 		     enum cells_mode mode, struct strbuf *out)
 {
@@ -255,22 +286,22 @@ void plan_view_cells(const struct topo *t, const int32_t *nodes, int n,
 	}
 	strbuf_addf(out,
 		    "cells (%s):", mode == CELLS_FULL ? "full" : "by_distance");
-	for (int r = 0; r < plan.nnodes; r++) {
-		int any = 0, k = topo_node_index(t, plan.node[r]);
+	if (!plan.ncells)
+		strbuf_addstr(out, " none");
+	for (int r = 0, rows = 0; r < plan.nnodes; r++) {
+		int any = 0;
 		for (int c = 0; c < plan.ncells; c++) {
 			const struct node_cell *cl = &plan.cell[c];
 			if (cl->row != r)
 				continue;
 			if (!any++)
 				strbuf_addf(out, "%s threads on %d, memory on",
-					    r ? ";" : "", plan.node[r]);
+					    rows++ ? ";" : "", plan.node[r]);
 			strbuf_addf(out, " %d", cl->mem_node);
 		}
-		if (k >= 0 && t->node[k].cpuless)
-			strbuf_addf(out,
-				    "%s node %d runs no thread (memory only)",
-				    r || any ? ";" : "", plan.node[r]);
 	}
+	cells_left_out(t, &plan, 1, out);
+	cells_left_out(t, &plan, 0, out);
 	strbuf_addch(out, '\n');
 	cell_plan_free(&plan);
 }

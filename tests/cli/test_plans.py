@@ -55,5 +55,56 @@ class MemoryLatencyModes(unittest.TestCase):
         self.assertIn("loaders: none (loaders=0): the idle chase only", got)
 
 
+def cells(got):
+    """{row node: {memory nodes}} of the plan's cells line."""
+    line = next(x for x in got if x.startswith("cells"))
+    rows = {}
+    for part in line.split(":", 1)[1].split(";"):
+        part = part.strip()
+        if part.startswith("threads on"):
+            head, mem = part.split(", memory on")
+            rows[int(head.split()[-1])] = {int(x) for x in mem.split()}
+    return rows, line
+
+
+class MemoryWhereAllowed(unittest.TestCase):
+    """Memory only on nodes that take it, threads only on allowed cpus,
+    and every default one the machine allows."""
+
+    def test_cpu_only_node(self):
+        for name in ("remote_bandwidth", "memory_latency"):
+            with self.subTest(name=name):
+                got = plan("cpu_only_node", name)
+                self.assertIn("memory may be bound to node 0", got)
+                rows, line = cells(got)
+                self.assertEqual(rows, {0: {0}, 1: {0}}, line)
+                self.assertTrue(line.endswith(
+                    "node 1 takes no memory (it has none)"), line)
+        got = plan("cpu_only_node", "memory_latency", "mode=sizes",
+                   "cpu_node=1")
+        self.assertIn("memory: the chased buffer bound to node 0", got)
+
+    def test_cgroup_cpuset(self):
+        for name in ("remote_bandwidth", "memory_latency"):
+            with self.subTest(name=name):
+                rows, line = cells(plan("cgroup_cpuset", name))
+                self.assertEqual(rows, {0: {1}}, line)
+                self.assertIn("node 1 runs no thread (no cpu of it allowed)",
+                              line)
+                self.assertIn("node 0 takes no memory (not allowed)", line)
+        # the defaults of cpu_node and mem_node are nodes the file allows
+        for mode in ("sizes", "loaded"):
+            got = plan("cgroup_cpuset", "memory_latency", "mode=" + mode)
+            self.assertIn("chase: cpu 2 on node 0", got)
+            self.assertTrue(any(x.startswith("memory: the chased buffer")
+                                and x.endswith("bound to node 1")
+                                for x in got), got)
+        # no node both takes memory and runs threads: no copy is planned
+        p = numalab("cgroup_cpuset", "estimate", "numa_replication")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("no node has both memory this process may bind and 1 "
+                      "cpu it may use", p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -1,5 +1,6 @@
 /* memory_latency.c - ns per dependent load: node by node, by working-set size, and under the load of streaming threads; each a part in its file */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,9 +19,50 @@ static const struct param_choice load_ops[] = {
 static const struct param_choice page_kinds[] = {
 	{"huge", PAGES_HUGE}, {"small", PAGES_SMALL}, {0}};
 
-static void first_node(const struct topo *t, char *buf, size_t len)
+/* Whether node k of t may run the chase, take its buffer. */
+static int node_runs(const struct topo *t, int k)
 {
-	snprintf(buf, len, "%d", t->nnodes ? t->node[0].os : 0);
+	return topo_node_ncpus(t, t->node[k].os) > 0;
+}
+
+static int node_takes(const struct topo *t, int k)
+{
+	return topo_node_has_memory(t, t->node[k].os) &&
+	       (t->nmems_allowed == 0 || t->node[k].mem_allowed);
+}
+
+/* cpu_node's default: the first node with a cpu this process may use, so
+ * that the default is never one the check refuses. */
+static int chase_node(const struct topo *t)
+{
+	for (int k = 0; k < t->nnodes; k++)
+		if (node_runs(t, k))
+			return t->node[k].os;
+	return t->nnodes ? t->node[0].os : 0;
+}
+
+static void cpu_node_default(const struct topo *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", chase_node(t));
+}
+
+/* mem_node's default: the chasing node's own memory, local, when it may
+ * take the buffer; else the nearest node that may. */
+static void mem_node_default(const struct topo *t, char *buf, size_t len)
+{
+	int c = topo_node_index(t, chase_node(t)), best = -1, bestd = INT_MAX;
+
+	for (int k = 0; c >= 0 && k < t->nnodes; k++) {
+		/* a distance the firmware did not give is taken as farthest */
+		int d = k == c			? 0
+			: t->distance[c][k] > 0 ? t->distance[c][k]
+						: INT_MAX - 1;
+		if (node_takes(t, k) && d < bestd) {
+			best = k;
+			bestd = d;
+		}
+	}
+	snprintf(buf, len, "%d", best >= 0 ? t->node[best].os : chase_node(t));
 }
 
 static void loaders_default(const struct topo *t, char *buf, size_t len)
@@ -52,11 +94,11 @@ static const struct param params[] = {
 		.machine_def = cells_default, .only = "mode=nodes"),
 	PARAM_INT(cpu_node, "0", 0, NMEM_MAX_NODE - 1, "node",
 		  "mode=sizes, loaded: the node whose cpu chases",
-		  .machine_def = first_node, .only = "mode=sizes,loaded"),
+		  .machine_def = cpu_node_default, .only = "mode=sizes,loaded"),
 	PARAM_INT(
 		mem_node, "0", 0, NMEM_MAX_NODE - 1, "node",
 		"mode=sizes, loaded: the node the chased buffer (and the loaders' buffer) is bound to",
-		.machine_def = first_node, .only = "mode=sizes,loaded"),
+		.machine_def = mem_node_default, .only = "mode=sizes,loaded"),
 	PARAM_INT(
 		loaders, "1", 0, 1023, "threads",
 		"mode=loaded: the most threads streaming beside the chase (the curve runs 0..loaders), each on a cpu of its own; default: the cpus left, at most 4",

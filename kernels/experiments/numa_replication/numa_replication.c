@@ -140,8 +140,8 @@ static int nr_check(const void *params, const struct common_params *common,
 	if (!pl->nnodes)
 		rc = errinfo_set(
 			err, "threads",
-			"no node has memory and %lld cpus this process may use",
-			(long long)p->threads);
+			"no node has both memory this process may bind and %lld cpu%s it may use: each copy is read by threads of its own node",
+			(long long)p->threads, p->threads == 1 ? "" : "s");
 	else
 		rc = nr_plan_cpus(p, t, pl, err);
 	/* the single copy and the shared region on home, a copy and a region on

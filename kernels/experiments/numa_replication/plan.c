@@ -27,9 +27,12 @@
 
 #include "nr.h"
 
+/* A node that may hold a copy read by threads of its own: memory the
+ * process may bind there, and enough cpus it may use. */
 static int usable_node(const struct topo *t, int i, int threads)
 {
 	return t->node[i].mem_total > 0 &&
+	       (t->nmems_allowed == 0 || t->node[i].mem_allowed) &&
 	       topo_node_ncpus(t, t->node[i].os) >= threads;
 }
 
@@ -112,9 +115,10 @@ void nr_plan_view(const void *params, const struct common_params *common,
 		return;
 	nr_plan_nodes(p, t, pl);
 	if (!pl->nnodes) {
-		strbuf_addf(out,
-			    "nodes: none has memory and %lld cpus to use\n",
-			    (long long)p->threads);
+		strbuf_addf(
+			out,
+			"nodes: none has memory this process may bind and %lld cpu%s it may use\n",
+			(long long)p->threads, p->threads == 1 ? "" : "s");
 		free(pl);
 		return;
 	}
