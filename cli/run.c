@@ -29,6 +29,7 @@
 #include "strbuf.h"
 #include "strvec.h"
 #include "term.h"
+#include "topo_here.h"
 #include "version.h"
 
 static volatile sig_atomic_t cancelled;
@@ -295,6 +296,19 @@ static int run_parsed(const struct run_mode *mode, struct run_out *ro,
 	return r == 0 ? 0 : r == -ECANCELED ? 130 : 1;
 }
 
+/* A run refused before it started: its end event, in ndjson, for the
+ * server that reads it. */
+static void run_refused(const struct run_args *o, const struct errinfo *err)
+{
+	json_t *end;
+
+	if (o->out != OUT_NDJSON)
+		return;
+	end = event_end("failed", err->msg, err->field);
+	emit_ndjson(NULL, end);
+	json_decref(end);
+}
+
 /* The experiment's params from its k=v, then the run. The exit status. */
 static int run_params(struct run_args *o, struct run_out *ro)
 {
@@ -310,17 +324,21 @@ static int run_params(struct run_args *o, struct run_out *ro)
 
 	if (!pv || !params || o->kv.oom)
 		goto out;
+	/* refused before the params: a run under another machine's file
+	 * could not be made right by any of them */
+	if (topo_run_here(ro->t, &err)) {
+		say(stderr, "numalab run %s: %s\n", e->name, err.msg);
+		run_refused(o, &err);
+		rc = 2;
+		goto out;
+	}
 	if (experiment_parse(e, ro->t, (int)o->kv.n, o->kv.v, pv, params,
 			     &ctx.common, &err)) {
 		char msg[ERRINFO_MSG_LEN + 64];
 
 		names_param_error(e, &err, msg, sizeof(msg));
 		say(stderr, "numalab run %s: %s\n", e->name, msg);
-		if (o->out == OUT_NDJSON) {
-			json_t *end = event_end("failed", err.msg, err.field);
-			emit_ndjson(NULL, end);
-			json_decref(end);
-		}
+		run_refused(o, &err);
 		rc = 2;
 		goto out;
 	}

@@ -106,5 +106,37 @@ class MemoryWhereAllowed(unittest.TestCase):
                       "cpu it may use", p.stderr)
 
 
+class RunUnderFile(unittest.TestCase):
+    """A run measures this machine: under a file whose cpus or nodes are
+    not this process's, it is refused before it starts, and estimate still
+    plans on the file."""
+
+    def test_refused_up_front(self):
+        mine = os.sched_getaffinity(0)
+        # the files' cpus: refused wherever this process lacks one of them
+        for shape, cpus in (("four_socket", range(32)),
+                            ("cgroup_cpuset", (2, 3))):
+            with self.subTest(shape=shape):
+                if set(cpus) <= mine:
+                    self.skipTest("this process may use cpus %s" % cpus)
+                p = numalab(shape, "run", "false_sharing", "threads=1-2",
+                            "increments=1000", "repeat=1", "warmup=0")
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(p.stdout, "")
+                self.assertIn("a run measures this machine, and "
+                              "HWLOC_XMLFILE=", p.stderr)
+                self.assertIn("only describes one: its cpus", p.stderr)
+                self.assertIn("`numalab estimate` shows the plan on the "
+                              "file", p.stderr)
+                self.assertNotIn("Invalid argument", p.stderr)
+                self.assertTrue(plan(shape, "false_sharing", "threads=1-2"))
+        if set(range(32)) <= mine:
+            return
+        p = numalab("four_socket", "run", "--ndjson", "false_sharing")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        end = json.loads(p.stdout.splitlines()[-1])
+        self.assertEqual(end.get("field"), "topology", end)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
