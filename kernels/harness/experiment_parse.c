@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "units.h"
+
 static const struct param_choice strategies[] = {{"spread", PLACE_SPREAD},
 						 {"compact", PLACE_COMPACT},
 						 {"os", PLACE_OS},
@@ -136,6 +138,29 @@ static int own_row(const struct experiment *exp, const struct param *p)
 }
 
 /*
+ * A bad value for a thread count: the row's range is what the param takes
+ * anywhere, this machine's cpus what a run can use here; the error says
+ * both, as --help's range is this machine's.
+ */
+static void cpus_said(const struct experiment *exp, const struct topo *t,
+		      struct errinfo *err)
+{
+	size_t len = strlen(err->msg);
+
+	if (!t || !err->field[0])
+		return;
+	for (const struct param *p = exp->params; p && p->name; p++)
+		if ((p->flags & PARAM_F_CPUS) && !strcmp(p->name, err->field)) {
+			snprintf(err->msg + len, sizeof(err->msg) - len,
+				 "; this process may use %d %s here (%s)",
+				 t->nallowed,
+				 units_plural(t->nallowed, "cpu", "cpus"),
+				 t->allowed_text);
+			return;
+		}
+}
+
+/*
  * Parses the k=v texts against exp's tables (trimming PARAM_F_CPUS
  * defaults to t and sizing PARAM_F_MEMORY ones from its caches when t
  * is given) and stores every value in params or
@@ -177,8 +202,10 @@ static int parse_tables(const struct experiment *exp, const struct topo *t,
 		tables[nt++] = placement_params;
 	tables[nt++] = common_params;
 	rc = params_parse(tables, nt, argc, argv, pv, err);
-	if (rc)
+	if (rc) {
+		cpus_said(exp, t, err);
 		return rc;
+	}
 	/* point every value back at the real table row */
 	for (int i = 0; i < pv->n; i++)
 		if (pv->v[i].p >= trimmed && pv->v[i].p < trimmed + np)
