@@ -24,6 +24,7 @@ static void usage(FILE *f)
 		"  rates [--refresh]                        what run-time estimates are based on\n"
 		"  estimate [--json] NAME [k=v ...]         how long a run would take here\n"
 		"  fleet run NAME [k=v ...] --engine E ...  the same run on many machines\n"
+		"  fleet deliver DIR --db F|--server URL    a campaign's runs, sent again\n"
 		"\n"
 		"experiments:\n");
 	for (int i = 0; experiments[i]; i++)

@@ -531,7 +531,14 @@ out:
 int cmd_fleet(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		opts_usage(&fleet_cmd, argc < 2 ? stderr : stdout);
+		FILE *f = argc < 2 ? stderr : stdout;
+		/* both commands, before run's options: deliver is the one
+		 * a campaign left undelivered needs */
+		fputs("usage: numalab fleet run EXPERIMENT [k=v ...] --engine slurm|clush ...\n"
+		      "       numalab fleet deliver DIR (--db FILE | --server URL ...)\n"
+		      "(numalab fleet deliver --help lists deliver's options)\n\n",
+		      f);
+		opts_usage(&fleet_cmd, f);
 		return argc < 2 ? 2 : 0;
 	}
 	if (!strcmp(argv[1], "run"))

@@ -28,5 +28,16 @@ class Refusals(unittest.TestCase):
                       (n, "" if n == 1 else "s"), p.stderr)
 
 
+class Usage(unittest.TestCase):
+    def test_fleet_names_deliver(self):
+        for args, rc in ((("fleet",), 2), (("fleet", "--help"), 0)):
+            p = numalab(*args)
+            self.assertEqual(p.returncode, rc, p.stderr)
+            out = p.stdout + p.stderr
+            self.assertIn("numalab fleet deliver DIR", out.split("\n\n")[0])
+        self.assertIn("fleet deliver DIR", numalab().stderr +
+                      numalab("--help").stdout)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
