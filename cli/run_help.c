@@ -168,7 +168,7 @@ void run_help(const struct experiment *e, const struct topo *t)
 	size_t placed =
 		own + (e->uses_placement ? count_rows(placement_params) : 0);
 
-	printf("usage: numalab run [--json|--ndjson] %s [k=v ...]\n\n%s (article section %s)\n",
+	printf("usage: numalab run [--json|--ndjson] [--max-seconds N] %s [k=v ...]\n\n%s (article section %s)\n",
 	       e->name, e->title, e->section ? e->section : "-");
 	print_wrapped(e->summary, 0);
 	if (json_string_value(json_object_get(schema, "limited")))

@@ -24,7 +24,7 @@ static int dispatch(int argc, char **argv)
 		printf("numalab-worker %s\n", numalab_version());
 		return 0;
 	}
-	fputs("usage: numalab-worker run [--json|--ndjson] NAME [k=v ...]\n"
+	fputs("usage: numalab-worker run [--json|--ndjson] [--max-seconds N] NAME [k=v ...]\n"
 	      "\n"
 	      "The program numalab serve starts for each run: `numalab run` "
 	      "alone,\nwith its arguments and output (numalab run --help).\n",

@@ -38,6 +38,13 @@ class Usage(unittest.TestCase):
         self.assertIn("fleet deliver DIR", numalab().stderr +
                       numalab("--help").stdout)
 
+    def test_run_help_names_max_seconds(self):
+        p = numalab("run", "false_sharing", "--help")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.startswith(
+            "usage: numalab run [--json|--ndjson] [--max-seconds N] "
+            "false_sharing [k=v ...]\n"), p.stdout[:200])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
