@@ -96,12 +96,22 @@ function prng(seed) {
 
 // ---- the document ----------------------------------------------------------
 
-// OpenAPI 3.0 schemas are JSON Schema plus 'nullable': a type list instead.
+// OpenAPI 3.0 schemas are JSON Schema plus 'nullable': a type list instead;
+// and its exclusiveMinimum/Maximum are booleans beside the bound, where
+// JSON Schema's are the bound itself.
 function fromOpenApi(s) {
   if (Array.isArray(s)) return s.map(fromOpenApi);
   if (!s || typeof s !== 'object') return s;
   const out = {};
   for (const [k, v] of Object.entries(s)) if (k !== 'nullable') out[k] = fromOpenApi(v);
+  for (const [ex, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']]) {
+    if (typeof s[ex] !== 'boolean') continue;
+    delete out[ex];
+    if (s[ex] && bound in s) {
+      out[ex] = s[bound];
+      delete out[bound];
+    }
+  }
   if (s.nullable && 'type' in s) {
     out.type = [...(Array.isArray(s.type) ? s.type : [s.type]), 'null'];
     // OpenAPI 3.0.3 asks a nullable enum to list null itself; add it once

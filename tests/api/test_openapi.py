@@ -44,12 +44,18 @@ DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
 
 
 def from_openapi(s):
-    """An OpenAPI 3.0 schema as plain JSON Schema: nullable -> a type list."""
+    """An OpenAPI 3.0 schema as plain JSON Schema: nullable -> a type list,
+    and a boolean exclusiveMinimum/Maximum -> the bound it makes exclusive."""
     if isinstance(s, list):
         return [from_openapi(x) for x in s]
     if not isinstance(s, dict):
         return s
     out = {k: from_openapi(v) for k, v in s.items() if k != "nullable"}
+    for ex, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        if isinstance(s.get(ex), bool):
+            del out[ex]
+            if s[ex] and bound in s:
+                out[ex] = out.pop(bound)
     if s.get("nullable") and "type" in s:
         t = s["type"]
         out["type"] = (t if isinstance(t, list) else [t]) + ["null"]
