@@ -473,6 +473,8 @@ void topo_text(const struct topo *t, struct strbuf *out)
 	if (mark)
 		strbuf_addf(&line, "* = allowed: %d of %d PUs (%s)",
 			    t->nallowed, t->npus, t->allowed_text);
+	else if (t->npus == 1)
+		strbuf_addstr(&line, "its one PU allowed");
 	else
 		strbuf_addf(&line, "all %d PUs allowed", t->npus);
 	add_line(out, strbuf_str(&line));

@@ -15,6 +15,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
+#include "units.h"
 #include "workcost.h"
 
 static const struct param_choice op_choices[] = {{"read", BW_READ},
@@ -125,8 +126,9 @@ static int bs_check(const void *params, const struct common_params *common,
 			format_int_list(nodes->v, nodes->n, text, sizeof(text));
 		return errinfo_set(
 			err, "threads",
-			"%d threads, but the nodes %s have only %d cpus this process may use",
-			most, text, cpus_on(t, nodes));
+			"%d threads, but the nodes %s have only %d %s this process may use",
+			most, text, cpus_on(t, nodes),
+			units_plural(cpus_on(t, nodes), "cpu", "cpus"));
 	}
 	buffers = needs_src(bp) + needs_dst(bp);
 	return topo_check_free(t, nodes->v, nodes->n,

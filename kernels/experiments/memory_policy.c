@@ -16,6 +16,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "team_points.h"
+#include "units.h"
 #include "workcost.h"
 
 enum {
@@ -235,9 +236,11 @@ static int mp_check(const void *params, const struct common_params *common,
 		if (topo_node_ncpus(t, p.from[i]) < p.threads)
 			return errinfo_set(
 				err, "threads",
-				"%d threads per node, but node %d has only %d cpus this process may use",
+				"%d threads per node, but node %d has only %d %s this process may use",
 				p.threads, p.from[i],
-				topo_node_ncpus(t, p.from[i]));
+				topo_node_ncpus(t, p.from[i]),
+				units_plural(topo_node_ncpus(t, p.from[i]),
+					     "cpu", "cpus"));
 	if (p.nfrom == 0)
 		return errinfo_set(err, "threads",
 				   "no node has %d cpus this process may use",

@@ -250,8 +250,9 @@ static int check_cpus(const struct experiment *exp, const struct topo *t,
 		} else if (most > t->nallowed) {
 			return errinfo_set(
 				err, v->p->name,
-				"'%s' asks for %lld threads, but only %d cpus are available to this process (allowed: %s)",
+				"'%s' asks for %lld threads, but only %d %s available to this process (allowed: %s)",
 				v->p->name, (long long)most, t->nallowed,
+				units_plural(t->nallowed, "cpu is", "cpus are"),
 				t->allowed_text);
 		}
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "units.h"
 
 /* The grouping key of a PU at each level of the spread order. */
 static int level_key(const struct topo_pu *p, int level)
@@ -125,8 +126,10 @@ int topo_plan(const struct topo *t, enum place_strategy s, const int32_t *cpus,
 	if (nthreads > t->nallowed) {
 		errinfo_set(
 			err, NULL,
-			"%d threads, but only %d cpus are available to this process (allowed: %s, from %s)",
-			nthreads, t->nallowed, t->allowed_text, t->cpus_source);
+			"%d threads, but only %d %s available to this process (allowed: %s, from %s)",
+			nthreads, t->nallowed,
+			units_plural(t->nallowed, "cpu is", "cpus are"),
+			t->allowed_text, t->cpus_source);
 		return -EINVAL;
 	}
 	if (s == PLACE_OS) {

@@ -485,6 +485,10 @@ struct topo *topo_load(void)
 		pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
 	snprintf(t->cpu_model, sizeof(t->cpu_model), "%s",
 		 model ? model : "unknown");
+	/* /proc/cpuinfo pads some models with spaces: not the model's */
+	for (size_t n = strlen(t->cpu_model);
+	     n && (t->cpu_model[n - 1] == ' ' || t->cpu_model[n - 1] == '\t');)
+		t->cpu_model[--n] = '\0';
 	return t;
 }
 

@@ -14,6 +14,7 @@
 #include "workcost.h"
 
 #include "rb.h"
+#include "units.h"
 
 /* a kind's value is the index of its write matrix in matrices[] below */
 static const struct param_choice kinds[] = {
@@ -104,8 +105,9 @@ static int rb_check(const void *params, const struct common_params *common,
 		if (cpus > 0 && cpus < threads)
 			return errinfo_set(
 				err, "threads",
-				"%d threads per node, but node %d has only %d cpus this process may use",
-				threads, nodes[i], cpus);
+				"%d threads per node, but node %d has only %d %s this process may use",
+				threads, nodes[i], cpus,
+				units_plural(cpus, "cpu", "cpus"));
 		any |= cpus > 0;
 		/* the matrix needs one buffer per node, the mixed run three */
 		if (topo_node_has_memory(t, nodes[i]) &&
