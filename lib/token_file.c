@@ -26,12 +26,14 @@ int token_file_read(const char *path, char **out, struct errinfo *err)
 			    strerror(-rc));
 		return rc;
 	}
+	errno = 0;
 	while ((c = getc(f)) != EOF && c != '\n')
 		strbuf_addch(&sb, (char)c);
 	if (ferror(f)) {
-		rc = -EIO;
+		/* a folder opens, then fails its first read: say that */
+		rc = -(errno ? errno : EIO);
 		errinfo_set(err, NULL, "cannot read token file '%s': %s", path,
-			    strerror(EIO));
+			    strerror(-rc));
 		goto out;
 	}
 	while (sb.len && trailing_space(sb.buf[sb.len - 1]))

@@ -66,6 +66,13 @@ static int check_header(const char *fs, struct errinfo *err)
 	if (fd < 0)
 		return 0; /* a new file, or sqlite says why it cannot open it */
 	n = pread(fd, h, sizeof(h), 0);
+	if (n < 0) { /* a folder, say */
+		int e = errno;
+		close(fd);
+		errinfo_set(err, NULL, "cannot read database '%s': %s", fs,
+			    strerror(e));
+		return -e;
+	}
 	close(fd);
 	if (n == 0)
 		return 0; /* empty: a new store */

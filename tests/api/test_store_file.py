@@ -90,6 +90,14 @@ class StoreFileTest(unittest.TestCase):
             f.write(b"name,value\n" * 100)
         self.assertRefused(junk, "not a SQLite file")
 
+    def test_a_folder(self):
+        folder = os.path.join(self.tmp, "runs.d")
+        os.mkdir(folder)
+        rc, err = self.serve(folder)
+        self.assertNotEqual(rc, 0, err)
+        self.assertIn("cannot read database '%s': Is a directory" % folder, err)
+        self.assertEqual(os.listdir(folder), [])
+
     def test_damaged_file(self):
         db = os.path.join(self.tmp, "x.db")
         self.make_run(db)

@@ -353,6 +353,10 @@ static void test_token_file(void **state)
 	assert_non_null(strstr(err.msg, path));
 	assert_non_null(strstr(err.msg, "cannot read token file"));
 	free(path);
+	/* a folder opens, and its read says what it is */
+	assert_int_equal(token_file_read("/", &token, &err), -EISDIR);
+	assert_null(token);
+	assert_non_null(strstr(err.msg, "Is a directory"));
 }
 
 /* A column's cut never ends inside a character: "×" is 0xC3 0x97. */
