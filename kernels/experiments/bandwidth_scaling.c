@@ -131,9 +131,14 @@ static int bs_check(const void *params, const struct common_params *common,
 			units_plural(cpus_on(t, nodes), "cpu", "cpus"));
 	}
 	buffers = needs_src(bp) + needs_dst(bp);
-	return topo_check_free(t, nodes->v, nodes->n,
-			       size * (uint64_t)most * (uint64_t)buffers,
-			       "size", err);
+	char why[96];
+	snprintf(why, sizeof(why), "%d %s of it for each of %d %s", buffers,
+		 units_plural(buffers, "buffer", "buffers"), most,
+		 units_plural(most, "thread", "threads"));
+	return topo_check_free_why(t, nodes->v, nodes->n,
+				   size * (uint64_t)most * (uint64_t)buffers,
+				   "size", buffers * most > 1 ? why : NULL,
+				   err);
 }
 
 /* Sorted CPUs of a plan, for comparing two plans as sets. */

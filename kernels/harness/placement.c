@@ -458,10 +458,17 @@ int topo_check_nodes(const struct topo *t, const int32_t *nodes, int n,
 int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
 		    uint64_t bytes, const char *field, struct errinfo *err)
 {
+	return topo_check_free_why(t, nodes, n, bytes, field, NULL, err);
+}
+
+int topo_check_free_why(const struct topo *t, const int32_t *nodes, int n,
+			uint64_t bytes, const char *field, const char *why,
+			struct errinfo *err)
+{
 	uint64_t free_sum = 0, total_sum = 0;
 	int unknown = 0, count = 0;
 	int32_t listed[TOPO_MAX_NODES];
-	char list[160];
+	char list[160], asks[160];
 
 	if (!t)
 		return 0;
@@ -479,6 +486,9 @@ int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
 	}
 	if (!count)
 		return 0;
+	snprintf(asks, sizeof(asks), "%.1f MiB%s%s%s",
+		 (double)bytes / 1048576.0, why ? " (" : "", why ? why : "",
+		 why ? ")" : "");
 	/* unknown is not zero: what cannot be free is what is not there */
 	if (unknown) {
 		if (!total_sum || bytes <= total_sum)
@@ -486,10 +496,10 @@ int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
 		format_int_list(listed, count, list, sizeof(list));
 		errinfo_set(
 			err, field,
-			"'%s' asks for %.1f MiB, more than the %.1f MiB node%s %s %s in all (free memory is unknown here)",
-			field, (double)bytes / 1048576.0,
-			(double)total_sum / 1048576.0, count == 1 ? "" : "s",
-			list, count == 1 ? "has" : "have");
+			"'%s' asks for %s, more than the %.1f MiB node%s %s %s in all (free memory is unknown here)",
+			field, asks, (double)total_sum / 1048576.0,
+			count == 1 ? "" : "s", list,
+			count == 1 ? "has" : "have");
 		return -EINVAL;
 	}
 	if (bytes <= free_sum)
@@ -497,8 +507,8 @@ int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
 	format_int_list(listed, count, list, sizeof(list));
 	errinfo_set(
 		err, field,
-		"'%s' asks for %.1f MiB, more than the %.1f MiB free on node%s %s%s",
-		field, (double)bytes / 1048576.0, (double)free_sum / 1048576.0,
+		"'%s' asks for %s, more than the %.1f MiB free on node%s %s%s",
+		field, asks, (double)free_sum / 1048576.0,
 		count == 1 ? "" : "s", list, count == 1 ? "" : " together");
 	return -EINVAL;
 }

@@ -236,6 +236,11 @@ int topo_check_nodes(const struct topo *t, const int32_t *nodes, int n,
  */
 int topo_check_free(const struct topo *t, const int32_t *nodes, int n,
 		    uint64_t bytes, const char *field, struct errinfo *err);
+/* The same, where bytes is more than field asks for itself: why says
+ * what makes it so ("three buffers of it"), in the refusal. */
+int topo_check_free_why(const struct topo *t, const int32_t *nodes, int n,
+			uint64_t bytes, const char *field, const char *why,
+			struct errinfo *err);
 
 /* Whether memory may be placed on node os (its cpuset mems hold it). */
 int topo_node_mem_allowed(const struct topo *t, int os);

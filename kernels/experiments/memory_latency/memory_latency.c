@@ -220,7 +220,10 @@ static int ml_check(const void *params, const struct common_params *common,
 		if (mp->loaders)
 			need *= 2;
 	}
-	return topo_check_free(t, &mn, 1, need, "size", err);
+	int twice = mp->mode == ML_LOADED && mp->loaders;
+	return topo_check_free_why(
+		t, &mn, 1, need, "size",
+		twice ? "the chase's buffer and the loaders'" : NULL, err);
 }
 
 /* ---- the parts ---- */

@@ -147,10 +147,13 @@ static int nr_check(const void *params, const struct common_params *common,
 	/* the single copy and the shared region on home, a copy and a region on
 	 * each node */
 	if (!rc)
-		rc = topo_check_free(t, &pl->home, 1,
-				     2 * (uint64_t)p->size +
-					     (uint64_t)p->buckets * 8,
-				     "size", err);
+		rc = topo_check_free_why(t, &pl->home, 1,
+					 2 * (uint64_t)p->size +
+						 (uint64_t)p->buckets * 8,
+					 "size",
+					 "two copies of it, the single one and "
+					 "this node's, and the counters",
+					 err);
 	for (int i = 0; !rc && i < pl->nnodes; i++)
 		rc = topo_check_free(t, &pl->nodes[i], 1,
 				     (uint64_t)p->size +

@@ -111,9 +111,11 @@ static int rb_check(const void *params, const struct common_params *common,
 		any |= cpus > 0;
 		/* the matrix needs one buffer per node, the mixed run three */
 		if (topo_node_has_memory(t, nodes[i]) &&
-		    (rc = topo_check_free(t, &nodes[i], 1,
-					  mixed ? 3 * size : size, "size",
-					  err)))
+		    (rc = topo_check_free_why(
+			     t, &nodes[i], 1, mixed ? 3 * size : size, "size",
+			     mixed ? "three buffers of it, for the mixed run"
+				   : NULL,
+			     err)))
 			return rc;
 	}
 	if (!any)
