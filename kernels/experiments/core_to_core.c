@@ -417,8 +417,15 @@ static void say_pairs(const struct run_result *r,
 		verdict_note(
 			v, "info",
 			"on a virtual machine the cpus are threads of the host, which may place and pause them anywhere: the relations are the guest's view, not the host's cores, and may change between runs");
-	if (cp && cp->pairs.mode != PAIRS_ALL && pl && pl->n >= 2 &&
-	    measured_cells(r) > 0)
+	long ordered = pl ? (long)pl->n * (pl->n - 1) : 0;
+	if (cp && cp->pairs.mode == PAIRS_SAMPLE && pl && pl->n >= 2 &&
+	    cp->pairs.sample > ordered)
+		verdict_note(
+			v, "info",
+			"pairs=sample:%d asked for more pairs than the %ld ordered pairs of these %d cpus: all were measured",
+			cp->pairs.sample, ordered, pl->n);
+	else if (cp && cp->pairs.mode != PAIRS_ALL && pl && pl->n >= 2 &&
+		 measured_cells(r) > 0)
 		verdict_note(
 			v, "info",
 			"%d of the %ld ordered pairs were measured (%s): the empty cells of the matrix were not measured",
@@ -594,6 +601,13 @@ static void c2c_precheck(const void *params, const struct common_params *common,
 			v, "info",
 			"every pair of these cpus is %s: the matrix will show one kind of pair, with nothing closer or farther to compare",
 			relation_phrases[only]);
+	/* what was asked is not quietly cut to what there is */
+	long ordered = (long)n * (n - 1);
+	if (cp->pairs.mode == PAIRS_SAMPLE && cp->pairs.sample > ordered)
+		verdict_note(
+			v, "info",
+			"pairs=sample:%d asks for more pairs than the %ld ordered pairs of these %d cpus: all %ld are measured",
+			cp->pairs.sample, ordered, n, ordered);
 	free(list);
 }
 
@@ -834,8 +848,11 @@ static void c2c_plan_view(const void *params,
 		return;
 	}
 	plan_view_cpu_set(t, "cpus measured", plan.cpu, plan.ncpus, out);
-	strbuf_addf(out, "pairs: %ld of the %ld ordered pairs\n", plan.npairs,
-		    (long)plan.ncpus * (plan.ncpus - 1));
+	strbuf_addf(out, "pairs: %ld of the %ld ordered pairs%s\n", plan.npairs,
+		    (long)plan.ncpus * (plan.ncpus - 1),
+		    plan.sample_capped ? " (the sample asked for more: all "
+					 "of them)"
+				       : "");
 	for (int c = 0; c < plan.nclasses; c++) {
 		const struct relation_class *k = &plan.cls[c];
 		char label[96];

@@ -32,8 +32,8 @@ int pairs_parse(const char *s, struct pairs_request *req, struct errinfo *err)
 		}
 		return errinfo_set(
 			err, "pairs",
-			"'%s' is not a pair count: sample:N takes a whole number N of 1 or more",
-			s);
+			"'%s' is not a pair count: sample:N takes a whole number N from 1 to %d",
+			s, INT_MAX);
 	}
 	return errinfo_set(
 		err, "pairs",

@@ -189,6 +189,17 @@ class AtomicIncrement(unittest.TestCase):
 
 
 class CoreToCore(unittest.TestCase):
+    def test_a_sample_past_the_matrix_says_so(self):
+        if len(allowed_cpus()) < 2:
+            skip_loudly(self, "a pair needs 2 cpus; this process may use only %s" % allowed_cpus())
+        use = allowed_cpus()[:2]
+        doc = run("core_to_core", "cpus=%d,%d" % tuple(use), "pairs=sample:100",
+                  "round_trips=100", "samples=3")
+        self.assertTrue(any("pairs=sample:100 asked for more pairs than the 2 ordered pairs"
+                            in n.get("text", "") for n in doc["notes"]), doc["notes"])
+        p = run("core_to_core", "pairs=sample:2147483648", expect=2)
+        self.assertIn("from 1 to 2147483647", p.stderr)
+
     def test_one_cell_per_ordered_pair(self):
         cpus = allowed_cpus()
         if len(cpus) < 2:
