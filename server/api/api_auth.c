@@ -1,5 +1,6 @@
 /* api_auth.c - /api/session: signing a browser in with a link's token or the join code, its name, signing out, who it is */
 #include "api_auth.h"
+#include "api_body.h"
 
 #include <string.h>
 
@@ -26,29 +27,36 @@ static int api_name_check(const char *name, struct errinfo *err)
 	return 0;
 }
 
+static const struct api_field sign_in_fields[] = {
+	{"token", API_STRING, 0, "the teacher's token, a string"},
+	{"code", API_STRING, 0, "the join code, a string of digits"},
+	{"name", API_STRING, 0, "the name to show, up to 48 bytes"},
+	{NULL, 0, 0, NULL}};
+
 enum MHD_Result api_sign_in(struct http_request *rq, void *ctx)
 {
 	enum MHD_Result ret = MHD_NO;
 	json_t *doc = http_body_json(rq, &ret);
 	const char *token = NULL, *code = NULL, *name = "";
 	json_error_t jerr;
-	struct errinfo err;
+	struct errinfo err = {.field = ""};
 
 	(void)ctx;
 	if (!doc)
 		return ret;
-	if (json_unpack_ex(doc, &jerr, JSON_STRICT, "{s?:s, s?:s, s?:s}",
-			   "token", &token, "code", &code, "name", &name) ||
-	    !token == !code) {
+	if (api_body_check(doc, sign_in_fields, &err) ||
+	    json_unpack_ex(doc, &jerr, 0, "{s?:s, s?:s, s?:s}", "token", &token,
+			   "code", &code, "name", &name)) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, err.field,
+				 "sign-in body: %s", err.msg);
+	} else if (!token == !code) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
 				 "sign-in body: %s (send {\"token\": \"...\", "
 				 "\"name\": \"...\"} or {\"code\": \"123456\", "
 				 "\"name\": \"...\"}, name optional)",
 				 token && code ? "give 'token' or 'code', not "
 						 "both"
-				 : !token && !code
-					 ? "'token' or 'code' is needed"
-					 : jerr.text);
+					       : "'token' or 'code' is needed");
 	} else if (api_name_check(name, &err)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, err.field, "%s",
 				 err.msg);
@@ -61,20 +69,25 @@ enum MHD_Result api_sign_in(struct http_request *rq, void *ctx)
 	return ret;
 }
 
+static const struct api_field rename_fields[] = {
+	{"name", API_STRING, API_REQUIRED, "the name to show, up to 48 bytes"},
+	{NULL, 0, 0, NULL}};
+
 enum MHD_Result api_rename(struct http_request *rq, void *ctx)
 {
 	enum MHD_Result ret = MHD_NO;
 	json_t *doc = http_body_json(rq, &ret);
 	const char *name = NULL;
 	json_error_t jerr;
-	struct errinfo err;
+	struct errinfo err = {.field = ""};
 
 	(void)ctx;
 	if (!doc)
 		return ret;
-	if (json_unpack_ex(doc, &jerr, JSON_STRICT, "{s:s}", "name", &name))
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, "name",
-				 "%s (send {\"name\": \"...\"})", jerr.text);
+	if (api_body_check(doc, rename_fields, &err) ||
+	    json_unpack_ex(doc, &jerr, 0, "{s:s}", "name", &name))
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, err.field,
+				 "%s (send {\"name\": \"...\"})", err.msg);
 	else if (api_name_check(name, &err))
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, err.field, "%s",
 				 err.msg);

@@ -1,5 +1,6 @@
 /* api_class.c - the classroom's question, the class's guesses and their reveal, over HTTP */
 #include "api_class.h"
+#include "api_body.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -328,8 +329,14 @@ enum MHD_Result api_class_get(struct http_request *rq, struct api_class *c)
 enum MHD_Result api_class_open(struct http_request *rq, struct api_class *c)
 {
 	const char *session, *name, *en = NULL, *ln = NULL;
+	static const struct api_field question_fields[] = {
+		{"experiment", API_STRING, API_REQUIRED,
+		 "an experiment's name"},
+		{"lesson", API_STRING, API_REQUIRED, "a lesson's id"},
+		{NULL, 0, 0, NULL}};
 	const struct experiment *e;
 	const struct lesson *l;
+	struct errinfo qerr = {.field = ""};
 	enum MHD_Result ret;
 	json_error_t jerr;
 	json_t *body;
@@ -339,12 +346,13 @@ enum MHD_Result api_class_open(struct http_request *rq, struct api_class *c)
 	body = http_body_json(rq, &ret);
 	if (!body)
 		return ret;
-	if (json_unpack_ex(body, &jerr, JSON_STRICT, "{s:s, s:s}", "experiment",
-			   &en, "lesson", &ln)) {
-		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				 "%s (allowed: {\"experiment\": name, "
+	if (api_body_check(body, question_fields, &qerr) ||
+	    json_unpack_ex(body, &jerr, 0, "{s:s, s:s}", "experiment", &en,
+			   "lesson", &ln)) {
+		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, qerr.field,
+				 "%s (send {\"experiment\": name, "
 				 "\"lesson\": id})",
-				 jerr.text);
+				 qerr.msg);
 		json_decref(body);
 		return ret;
 	}
@@ -373,9 +381,13 @@ enum MHD_Result api_class_open(struct http_request *rq, struct api_class *c)
 	return answer_locked(c, rq, session);
 }
 
+static const struct api_field guess_fields[] = {
+	{"value", API_NUMBER, API_REQUIRED, "a number"}, {NULL, 0, 0, NULL}};
+
 enum MHD_Result api_class_guess(struct http_request *rq, struct api_class *c)
 {
 	const char *session, *name;
+	struct errinfo err = {.field = ""};
 	enum MHD_Result ret;
 	json_error_t jerr;
 	json_t *body, *v = NULL;
@@ -398,11 +410,12 @@ enum MHD_Result api_class_guess(struct http_request *rq, struct api_class *c)
 	body = http_body_json(rq, &ret);
 	if (!body)
 		return ret;
-	if (json_unpack_ex(body, &jerr, JSON_STRICT, "{s:o}", "value", &v) ||
-	    !json_is_number(v)) {
+	if (api_body_check(body, guess_fields, &err) ||
+	    json_unpack_ex(body, &jerr, 0, "{s:o}", "value", &v)) {
 		json_decref(body);
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, "value",
-				  "a guess is {\"value\": a number}");
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, err.field,
+				  "%s (a guess is {\"value\": a number})",
+				  err.msg);
 	}
 	value = json_number_value(v);
 	json_decref(body);
@@ -504,16 +517,26 @@ enum MHD_Result api_class_run(struct http_request *rq, struct api_class *c)
 
 	if (role_of(rq, &session, &name) < HTTP_ROLE_TEACHER)
 		return need_teacher(rq);
+	static const struct api_field run_fields[] = {
+		{"run", API_WHOLE, API_REQUIRED,
+		 "a run id, a whole number from 1"},
+		{"teacher_guess", API_NUMBER, API_NULLABLE, "a number or null"},
+		{NULL, 0, 0, NULL}};
+	struct errinfo err = {.field = ""};
+
 	body = http_body_json(rq, &ret);
 	if (!body)
 		return ret;
-	if (json_unpack_ex(body, &jerr, JSON_STRICT, "{s:I, s?o}", "run", &id,
+	if (api_body_check(body, run_fields, &err) ||
+	    json_unpack_ex(body, &jerr, 0, "{s:I, s?o}", "run", &id,
 			   "teacher_guess", &tg) ||
-	    id < 1 || (tg && !json_is_null(tg) && !json_is_number(tg))) {
+	    (id < 1 && errinfo_set(&err, "run",
+				   "'run' must be a run id, a whole number "
+				   "from 1 (got %lld)",
+				   (long long)id))) {
 		json_decref(body);
-		return http_error(rq, MHD_HTTP_BAD_REQUEST, NULL,
-				  "allowed: {\"run\": a run id, "
-				  "\"teacher_guess\": a number or null}");
+		return http_error(rq, MHD_HTTP_BAD_REQUEST, err.field, "%s",
+				  err.msg);
 	}
 	double t = tg && json_is_number(tg) ? json_number_value(tg) : 0;
 	int has_t = tg && json_is_number(tg);

@@ -121,6 +121,25 @@ class DeepDocumentsTest(SharedServerTest):
         setter(doc, mark)
         return json.dumps(doc).replace(json.dumps(mark), deep_text(levels))
 
+    def test_a_small_body_names_the_field_at_fault(self):
+        for method, path, body, field, words in (
+                ("POST", "/api/class/run", {"run": "1"}, "run", "must be a run id"),
+                ("POST", "/api/class/run", {"run": 1, "extra": 1}, "extra",
+                 "unknown field 'extra' (allowed: run, teacher_guess)"),
+                ("POST", "/api/class/run", {"run": 0}, "run", "from 1 (got 0)"),
+                ("POST", "/api/class/run", {}, "run", "missing field 'run'"),
+                ("POST", "/api/class/run", {"run": 1, "teacher_guess": "x"},
+                 "teacher_guess", "a number or null"),
+                ("PATCH", "/api/session", {"name": "a", "x": 1}, "x", "unknown field 'x'"),
+                ("POST", "/api/session", {"token": 1}, "token", "'token' must be"),
+                ("PUT", "/api/class/question", {"experiment": 1, "lesson": "x"},
+                 "experiment", "'experiment' must be")):
+            with self.subTest(path=path, body=body):
+                status, doc, _ = self.srv.json(method, path, body)
+                self.assertEqual(status, 400, doc)
+                self.assertEqual(doc.get("field"), field, doc)
+                self.assertIn(words, doc["error"])
+
     def test_a_request_that_takes_no_body(self):
         # a cancel, a sign-out, a reveal: {} or nothing, never a body ignored
         run = "/api/runs/%d" % self.done_id
