@@ -697,9 +697,37 @@ static void stored_once_or_not(struct store *st, struct delivered *d,
  * anywhere leaves both or neither; the delivery sent again (nothing
  * failing) leaves the run stored once, linked.
  */
+/*
+ * The campaign the run is delivered to: the one read, of the run's own
+ * experiment and params, its first node still running (a delivery must
+ * agree with its campaign, and an ended node keeps its end).
+ */
+static json_t *campaign_of_run(void)
+{
+	json_t *c = json_deep_copy(campaign), *params = json_object();
+	json_t *node = json_array_get(json_object_get(c, "nodes"), 0);
+	const char *key;
+	json_t *v;
+
+	json_object_foreach (json_object_get(run_doc, "params"), key, v) {
+		char *text = json_is_string(v) ? strdup(json_string_value(v))
+					       : json_dumps(v, JSON_ENCODE_ANY);
+		if (text)
+			json_object_set_new(params, key, json_string(text));
+		free(text);
+	}
+	json_object_set(c, "experiment",
+			json_object_get(run_doc, "experiment"));
+	json_object_set_new(c, "params", params);
+	json_object_set_new(node, "state", json_string("running"));
+	json_object_set_new(node, "reason", json_null());
+	return c;
+}
+
 static void scenario_deliver(void)
 {
 	struct campaign_node_update u = {"done", NULL, NULL};
+	json_t *mine = campaign_of_run();
 	struct delivered d = {
 		json_string_value(json_object_get(campaign, "id")),
 		json_string_value(json_object_get(
@@ -712,12 +740,14 @@ static void scenario_deliver(void)
 	int64_t id = 0;
 	int rc, stored = 0;
 
-	if (!st || campaigns_record(st, campaign, &err)) {
+	if (!st || !mine || campaigns_record(st, mine, &err)) {
 		wrong("setting up with nothing failing: %s",
 		      st ? err.msg : e.msg);
 		store_close(st);
+		json_decref(mine);
 		return;
 	}
+	json_decref(mine);
 	arm();
 	rc = campaign_deliver_node(st, d.id, d.node, &u, run_doc, "192.0.2.1",
 				   &id, &stored, &err);
