@@ -107,7 +107,7 @@ static void test_pairs_values(void **state)
 	assert_string_equal(err.field, "pairs");
 	assert_string_equal(
 		err.msg,
-		"'sample:0' is not a pair count: sample:N takes a whole number N of 1 or more");
+		"'sample:0' is not a pair count: sample:N takes a whole number N from 1 to 2147483647");
 	assert_int_equal(parse("core_to_core", t, 1, bad, "pairs", text,
 			       sizeof(text), NULL, &err),
 			 -EINVAL);
