@@ -9,7 +9,11 @@ Stdlib only; NUMALAB_BIN names the binary.
 import json
 import os
 import subprocess
+import sys
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_shapes  # noqa: E402
 
 BIN = os.environ.get("NUMALAB_BIN", "build/numalab")
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
@@ -56,15 +60,9 @@ class MemoryLatencyModes(unittest.TestCase):
 
 
 def cells(got):
-    """{row node: {memory nodes}} of the plan's cells line."""
-    line = next(x for x in got if x.startswith("cells"))
-    rows = {}
-    for part in line.split(":", 1)[1].split(";"):
-        part = part.strip()
-        if part.startswith("threads on"):
-            head, mem = part.split(", memory on")
-            rows[int(head.split()[-1])] = {int(x) for x in mem.split()}
-    return rows, line
+    """{row node: {memory nodes}} of the plan's cells line, read as
+    test_shapes.py reads it."""
+    return test_shapes.Plans.cells(None, got)
 
 
 class MemoryWhereAllowed(unittest.TestCase):
