@@ -203,7 +203,9 @@ class ImportTest(unittest.TestCase):
                 self.assertIn(words, resp["error"])
         with self.subTest("instances_of_npus"):
             d = copy.deepcopy(good)
-            d["machine"]["caches"][0]["instances_of_npus"] = -2147483649
+            # a machine whose hwloc finds no cache gives none to break
+            d["machine"]["caches"] = [{"level": 1, "size": 32768,
+                                       "instances_of_npus": -2147483649}]
             status, resp, _ = self.import_(d)
             self.assertEqual(status, 400, resp)
             self.assertEqual(resp["field"],
