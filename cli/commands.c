@@ -173,11 +173,20 @@ int cmd_topology(int argc, char **argv)
 				       t->cache[i].npus,
 				       t->cache[i].npus == 1 ? "" : "s",
 				       t->cache[i].line_size);
+		if (t->ncaches == 0)
+			printf("caches: none given by the topology (an L2 or "
+			       "L3 of '-' below)\n");
 		printf("cpu  core pkg node  L2  L3 allowed\n");
 		for (int i = 0; i < t->npus; i++) {
 			const struct topo_pu *p = &t->pu[i];
-			printf("%3d %5d %3d %4d %3d %3d %s\n", p->os, p->core,
-			       p->package, p->node, p->l2, p->l3,
+			char l2[16] = "-", l3[16] = "-";
+
+			if (p->l2 >= 0)
+				snprintf(l2, sizeof(l2), "%d", p->l2);
+			if (p->l3 >= 0)
+				snprintf(l3, sizeof(l3), "%d", p->l3);
+			printf("%3d %5d %3d %4d %3s %3s %s\n", p->os, p->core,
+			       p->package, p->node, l2, l3,
 			       p->allowed ? "yes" : "no");
 		}
 	}

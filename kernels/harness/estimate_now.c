@@ -342,7 +342,7 @@ static double line_now(const struct topo *t, struct rates *now)
  * stolen share where there is any. */
 static void how(const struct cpu_room *r, char *buf, size_t len)
 {
-	char probe[64], minute[48] = "", stolen[24] = "";
+	char probe[64], minute[64] = "", stolen[24] = "";
 
 	if (r->ready >= 0)
 		snprintf(probe, sizeof(probe),
@@ -352,8 +352,9 @@ static void how(const struct cpu_room *r, char *buf, size_t len)
 		snprintf(probe, sizeof(probe), "spinning: %.0f%%",
 			 100 * r->probe);
 	if (r->seen > 0)
-		snprintf(minute, sizeof(minute), ", %.0f%% over a minute's %d",
-			 100 * r->minute, r->seen);
+		snprintf(minute, sizeof(minute),
+			 ", %.0f%% over the last minute's %d probe%s",
+			 100 * r->minute, r->seen, r->seen == 1 ? "" : "s");
 	if (r->steal >= 0.01)
 		snprintf(stolen, sizeof(stolen), ", %.0f%% stolen",
 			 100 * r->steal);
