@@ -59,6 +59,15 @@ class Drawing(unittest.TestCase):
         # the cache's box holds the cores', which hold the PUs
         self.assertIn("| | | +- Core 0 -", out)
 
+    def test_no_caches(self):
+        # hwloc gives some machines no cache: said, never drawn as -1
+        out = topology(env={"HWLOC_SYNTHETIC": "pack:1 core:2 pu:1"})
+        self.check(out, 1, 1)
+        self.assertIn("caches: none given by the topology", out)
+        rows = [l.split() for l in out.splitlines()
+                if l.split()[:1] in (["0"], ["1"]) and len(l.split()) == 7]
+        self.assertEqual([r[4:6] for r in rows], [["-", "-"], ["-", "-"]])
+
     def test_1024_pus_fold(self):
         out = topology(env={"HWLOC_SYNTHETIC":
                             "pack:2 numa:2 l3:4 l2:16 core:2 pu:2"})
