@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "strbuf.h"
+#include "utf8.h"
 
 int numtext_u63(const char *s, const char **end, int64_t *out)
 {
@@ -64,6 +65,19 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+const char *numtext_shown(const char *text, char *buf)
+{
+	size_t n = strlen(text);
+
+	if (n < NUMTEXT_SHOWN_LEN)
+		return text;
+	/* the start, cut between characters, and the mark of what is left */
+	n = utf8_prefix_len(text, NUMTEXT_SHOWN_LEN - 8);
+	memcpy(buf, text, n);
+	memcpy(buf + n, "…", sizeof("…"));
+	return buf;
+}
+
 /*
  * A number of the list at p into *v, *end after its digits. Digits past
  * INT64_MAX are out of range as any number past hi is: the message names
@@ -74,13 +88,15 @@ static int list_number(const char *p, const char *what, int64_t lo, int64_t hi,
 		       struct errinfo *err)
 {
 	int rc = numtext_u63(p, end, v);
+	int digits = (int)strspn(p, "0123456789");
 
 	if (rc == -ERANGE) {
+		/* the digits a message has room for, and the range after */
 		return errinfo_set(err, NULL,
-				   "%s%.*s is out of range (allowed %" PRId64
+				   "%s%.*s%s is out of range (allowed %" PRId64
 				   "-%" PRId64 ")",
-				   what, (int)strspn(p, "0123456789"), p, lo,
-				   hi);
+				   what, digits > 40 ? 40 : digits, p,
+				   digits > 40 ? "…" : "", lo, hi);
 	}
 	if (rc) {
 		return errinfo_set(err, NULL, "%s in '%s'",
@@ -93,7 +109,8 @@ static int list_number(const char *p, const char *what, int64_t lo, int64_t hi,
 static int list_items(const char *text, int64_t min, int64_t max, int32_t *out,
 		      int cap, struct errinfo *err)
 {
-	const char *p = text;
+	char buf[NUMTEXT_SHOWN_LEN];
+	const char *p = text, *q = numtext_shown(text, buf);
 	int n = 0;
 
 	if (!*p) {
@@ -105,26 +122,24 @@ static int list_items(const char *text, int64_t min, int64_t max, int32_t *out,
 
 		if (!isdigit((unsigned char)*p)) {
 			return errinfo_set(err, NULL,
-					   "'%s' is not a list of integers",
-					   text);
+					   "'%s' is not a list of integers", q);
 		}
-		if (list_number(p, "", min, max, text, &end, &a, err))
+		if (list_number(p, "", min, max, q, &end, &a, err))
 			return -EINVAL;
 		b = a;
 		p = end;
 		if (*p == '-') {
-			if (list_number(p + 1, "", min, max, text, &end, &b,
-					err))
+			if (list_number(p + 1, "", min, max, q, &end, &b, err))
 				return -EINVAL;
 			p = end;
 			if (*p == ':') {
-				if (list_number(p + 1, "step ", 1, INT64_MAX,
-						text, &end, &step, err))
+				if (list_number(p + 1, "step ", 1, INT64_MAX, q,
+						&end, &step, err))
 					return -EINVAL;
 				if (step == 0) {
 					return errinfo_set(err, NULL,
 							   "bad step in '%s'",
-							   text);
+							   q);
 				}
 				p = end;
 			}
@@ -148,7 +163,7 @@ static int list_items(const char *text, int64_t min, int64_t max, int32_t *out,
 			if (n >= cap) {
 				return errinfo_set(
 					err, NULL,
-					"too many elements (at most %d)", cap);
+					"too many values (at most %d)", cap);
 			}
 			out[n++] = (int32_t)v;
 			if (b - v < step)
@@ -158,8 +173,7 @@ static int list_items(const char *text, int64_t min, int64_t max, int32_t *out,
 			break;
 		if (*p != ',') {
 			return errinfo_set(err, NULL,
-					   "'%s' is not a list of integers",
-					   text);
+					   "'%s' is not a list of integers", q);
 		}
 		p++;
 	}
@@ -215,15 +229,41 @@ static void put_int(struct strbuf *sb, int32_t v)
 	strbuf_add(sb, num, strbuf_int_text(num, v));
 }
 
-int format_int_list(const int32_t *v, int n, char *buf, size_t len)
+/* The fewest values one step (above 1) apart written as a-b:step: three
+ * ("4,8,12") are never longer written out. */
+#define STEP_RUN_MIN 4
+
+/* The last index of the run that starts at i: values 1 apart, or with
+ * steps, values one step above 1 apart (at least STEP_RUN_MIN of them);
+ * *step gets the step written after ':' (0: none). */
+static int run_end(const int32_t *v, int n, int i, int steps, int64_t *step)
+{
+	int64_t d = i + 1 < n ? (int64_t)v[i + 1] - v[i] : 0;
+	int j = i;
+
+	*step = 0;
+	if (d < 1 || (d > 1 && !steps))
+		return i;
+	while (j + 1 < n && (int64_t)v[j + 1] - v[j] == d)
+		j++;
+	if (d == 1)
+		return j;
+	if (j - i + 1 < STEP_RUN_MIN)
+		return i;
+	*step = d;
+	return j;
+}
+
+static int format_runs(const int32_t *v, int n, int steps, char *buf,
+		       size_t len)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int rc = 0;
 
 	for (int i = 0; i < n; i++) {
-		int j = i;
-		while (j + 1 < n && v[j + 1] == v[j] + 1)
-			j++;
+		int64_t step;
+		int j = run_end(v, n, i, steps, &step);
+
 		if (sb.len)
 			strbuf_addch(&sb, ',');
 		put_int(&sb, v[i]);
@@ -231,6 +271,8 @@ int format_int_list(const int32_t *v, int n, char *buf, size_t len)
 			strbuf_addch(&sb, '-');
 			put_int(&sb, v[j]);
 		}
+		if (step)
+			strbuf_addf(&sb, ":%" PRId64, step);
 		i = j;
 	}
 	if (sb.oom)
@@ -241,4 +283,14 @@ int format_int_list(const int32_t *v, int n, char *buf, size_t len)
 		memcpy(buf, strbuf_str(&sb), sb.len + 1);
 	strbuf_release(&sb);
 	return rc;
+}
+
+int format_int_list(const int32_t *v, int n, char *buf, size_t len)
+{
+	return format_runs(v, n, 0, buf, len);
+}
+
+int format_int_list_steps(const int32_t *v, int n, char *buf, size_t len)
+{
+	return format_runs(v, n, 1, buf, len);
 }
