@@ -10,6 +10,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/*
+ * A list row's range: values of at most 5 digits, so that the longest list
+ * the parser takes (PARAM_MAX_LIST values) is always recorded, never
+ * refused for the length of its text.
+ */
+static int validate_list_range(const struct experiment *exp,
+			       const struct param *p, struct errinfo *err)
+{
+	if (p->type != PARAM_SWEEP && p->type != PARAM_CPULIST &&
+	    p->type != PARAM_NODELIST)
+		return 0;
+	if (p->min >= 0 && p->max <= PARAM_LIST_VALUE_MAX)
+		return 0;
+	return errinfo_set(
+		err, p->name,
+		"experiment '%s': list '%s' allows %lld-%lld, past 0-%d (PARAM_LIST_VALUE_MAX: %d such values fit a recorded text)",
+		exp->name, p->name, (long long)p->min, (long long)p->max,
+		PARAM_LIST_VALUE_MAX, PARAM_MAX_LIST);
+}
+
 /* One table's rows: offsets that fit, choices that pair cleanly, defaults that
  * parse. */
 static int validate_table(const struct experiment *exp,
@@ -37,6 +57,8 @@ static int validate_table(const struct experiment *exp,
 					? "needs a parse hook and a field"
 					: "has a parse hook but is not text",
 				PARAM_TEXT_MAX);
+		if (validate_list_range(exp, p, err))
+			return -EINVAL;
 		if ((p->type == PARAM_ENUM || p->type == PARAM_SET) !=
 		    (p->choices != NULL))
 			return errinfo_set(

@@ -115,6 +115,7 @@ static int parse_number(const struct param *p, const char *text,
 static int parse_list(const struct param *p, const char *text,
 		      struct param_value *out, struct errinfo *err)
 {
+	char buf[NUMTEXT_SHOWN_LEN];
 	struct errinfo e;
 	int rc;
 
@@ -131,15 +132,18 @@ static int parse_list(const struct param *p, const char *text,
 			 p->type == PARAM_SWEEP	    ? "value"
 			 : p->type == PARAM_CPULIST ? "cpu list"
 						    : "node list",
-			 text, p->name, e.msg);
+			 numtext_shown(text, buf), p->name, e.msg);
 		return -EINVAL;
 	}
 	out->n = rc;
-	if (format_int_list(out->list, out->n, out->text, sizeof(out->text))) {
-		snprintf(
-			err->msg, sizeof(err->msg),
-			"'%s' expands to a list too long to record (at most %zu characters written as ranges)",
-			p->name, sizeof(out->text) - 1);
+	/* a text no longer than the values written out, which fit text for
+	 * every row experiment_lint passes (PARAM_LIST_VALUE_MAX) */
+	if (format_int_list_steps(out->list, out->n, out->text,
+				  sizeof(out->text))) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "'%s' is too long to record (at most %d values of at "
+			 "most %d)",
+			 p->name, PARAM_MAX_LIST, PARAM_LIST_VALUE_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -248,25 +252,32 @@ static void name_field(struct errinfo *err, const struct param *p)
 	err->field[n] = '\0';
 }
 
+int param_check_length(const char *name, size_t len, struct errinfo *err)
+{
+	if (len < PARAM_VALUE_LEN)
+		return 0;
+	return errinfo_set(
+		err, name,
+		"value of '%.60s' is too long (at most %d characters)", name,
+		PARAM_VALUE_LEN - 1);
+}
+
 int param_parse_value(const struct param *p, const char *text,
 		      struct param_value *out, struct errinfo *err)
 {
 	int rc;
 
 	/* the head, and the field a TEXT fills: a list is filled to its n
-	 * (zeroing the whole 4 KiB of it for every value was most of a
-	 * request's parse) */
-	memset(out, 0, offsetof(struct param_value, list));
+	 * and the text to its NUL (zeroing the whole 4 KiB of a list for
+	 * every value was most of a request's parse) */
+	memset(out, 0, offsetof(struct param_value, text));
+	out->text[0] = '\0';
 	if (p->type == PARAM_TEXT)
 		memset(out->field, 0, sizeof(out->field));
 	out->p = p;
 	name_field(err, p);
-	if (strlen(text) >= sizeof(out->text)) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "value of '%s' is too long (at most %zu characters)",
-			 p->name, sizeof(out->text) - 1);
+	if (param_check_length(p->name, strlen(text), err))
 		return -EINVAL;
-	}
 	switch (p->type) {
 	case PARAM_INT:
 	case PARAM_SIZE:

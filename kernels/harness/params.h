@@ -12,6 +12,17 @@ struct topo; /* topo.h */
 
 #define PARAM_MAX_LIST 1024 /* longest list a list-typed param may hold */
 /*
+ * The largest value a list row (SWEEP, CPULIST, NODELIST) may allow, so
+ * that PARAM_MAX_LIST of them, written out with commas, fit a value's
+ * text: every list the parser takes is recorded (checked by
+ * experiment_lint).
+ */
+#define PARAM_LIST_VALUE_MAX 99999
+/* A value's text, its NUL included: a list of PARAM_MAX_LIST values of
+ * up to 5 digits, a comma between them. The longest text a user may
+ * write is one less. */
+#define PARAM_VALUE_LEN (PARAM_MAX_LIST * 6)
+/*
  * The most params one experiment takes, its own table and the common ones
  * together; a table over it is refused by experiment_parse and by the
  * registry test, never trimmed.
@@ -159,9 +170,10 @@ struct param {
 /* A parsed value. Lists are stored inline so a value needs no freeing. */
 struct param_value {
 	const struct param *p;
-	char text[256]; /* the normalised text, as it is passed to the worker */
-	int64_t i;	/* INT, SIZE; ENUM: the choice's value; SET: the mask */
-	int n;		/* SWEEP, SET, CPULIST, NODELIST: element count */
+	int64_t i; /* INT, SIZE; ENUM: the choice's value; SET: the mask */
+	int n;	   /* SWEEP, SET, CPULIST, NODELIST: element count */
+	/* the normalised text, as it is recorded and passed to the worker */
+	char text[PARAM_VALUE_LEN];
 	union {
 		int32_t list[PARAM_MAX_LIST];	     /* SWEEP/CPULIST/NODELIST
 							elements; SET: choice indexes
@@ -171,7 +183,7 @@ struct param_value {
 	};
 };
 
-/* About 100 KiB: allocate it (calloc), never put it on a small stack. */
+/* About 250 KiB: allocate it (calloc), never put it on a small stack. */
 struct param_values {
 	int n;
 	struct param_value v[PARAM_MAX_PER_EXP];
@@ -198,6 +210,13 @@ int params_parse(const struct param *const *tables, int ntables, int argc,
  */
 const struct param *params_find(const struct param *const *tables, int ntables,
 				const char *name, size_t len);
+
+/*
+ * Whether a value of len characters may be given for the param called
+ * name: 0, or -EINVAL with err saying the longest (PARAM_VALUE_LEN - 1),
+ * the one limit every route that takes a value names.
+ */
+int param_check_length(const char *name, size_t len, struct errinfo *err);
 
 /* Parses one value for one param. Returns 0 or -EINVAL (err->msg set). */
 int param_parse_value(const struct param *p, const char *text,

@@ -58,11 +58,9 @@ int schema_params_to_argv(json_t *params, struct strvec *argv, int cap,
 				goto fail;
 			}
 		}
-		if (buf.len >= SCHEMA_ARG_MAX) {
-			errinfo_set(err, key, "value of '%.60s' is too long",
-				    key);
+		/* the limit and the words the param's own parse has */
+		if (param_check_length(key, buf.len - strlen(key) - 1, err))
 			goto fail;
-		}
 		strvec_push(argv, strbuf_str(&buf));
 		if (buf.oom || argv->oom) {
 			errinfo_set(err, NULL, "out of memory");
@@ -161,7 +159,7 @@ static int parse_values(struct run_request *rq, const struct topo *t,
 {
 	size_t size = rq->exp->params_size ? rq->exp->params_size : 1;
 
-	/* about 100 KiB: each value is filled as it is parsed, to its n */
+	/* about 250 KiB: each value is filled as it is parsed, to its n */
 	rq->pv = malloc(sizeof(*rq->pv));
 	/* zeroed by the parse that fills it (and unread when it fails) */
 	rq->typed = malloc(size);

@@ -9,15 +9,13 @@
 #include "strvec.h"
 #include "topo.h"
 
-/* The longest "k=v" text one API param may become. */
-#define SCHEMA_ARG_MAX 1024
-
 /*
  * Appends an API "params" object to argv as k=v strings for
  * experiment_parse: numbers become their integer text, arrays of
  * numbers/strings are joined with ','. Returns the count (at most cap),
  * or -EINVAL with err set (a value that is not a string, integer or array
- * of them; a non-integer number; more than cap of them) or -ENOMEM.
+ * of them; a non-integer number; a value longer than param_check_length
+ * takes; more than cap of them) or -ENOMEM.
  */
 int schema_params_to_argv(json_t *params, struct strvec *argv, int cap,
 			  struct errinfo *err);

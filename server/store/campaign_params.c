@@ -24,7 +24,7 @@ int campaign_params_check(const char *experiment, json_t *params,
 			  struct errinfo *err)
 {
 	const struct experiment *e = experiment_find(experiment);
-	/* about 4 KiB: never on a server thread's stack */
+	/* about 10 KiB: never on a server thread's stack */
 	struct param_value *v;
 	char field[ERRINFO_FIELD_LEN], names[ERRINFO_MSG_LEN / 2];
 	struct errinfo why;

@@ -694,7 +694,7 @@ class ContractTest(TmpMixin, unittest.TestCase):
             ("thread cpu -2", lambda d: d["placement"][0]["threads"][0].update(
                 cpu=-2)),
             ("param an object", lambda d: d["params"].update(threads={})),
-            ("param too long", lambda d: d["params"].update(threads="1" * 1025)),
+            ("param too long", lambda d: d["params"].update(threads="1" * 6144)),
             ("imported.at not a date-time", lambda d: d.update(
                 imported={"source": "export", "at": "yesterday"})),
             ("imported.source unknown", lambda d: d.update(

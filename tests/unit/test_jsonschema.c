@@ -12,6 +12,7 @@
 
 #include "describe_doc.h"
 #include "jsonschema.h"
+#include "params.h"
 #include "verdict.h"
 
 static json_t *parse(const char *text)
@@ -245,6 +246,41 @@ static void run_documents(void **state)
 }
 
 /*
+ * A recorded param's text is as long as any the parser takes (params.h's
+ * PARAM_VALUE_LEN, its NUL aside), in a run document and in a campaign:
+ * what is recorded can be imported again.
+ */
+static void params_hold_the_longest_value(void **state)
+{
+	static const char *const heads[] = {
+		RUN_HEAD "\"machine\": null, \"samples\": []}",
+		CAMPAIGN_HEAD "\"nodes\": []}"};
+	static const char *const schemas[] = {"RunDocument", "Campaign"};
+	char value[PARAM_VALUE_LEN + 1];
+	struct errinfo err;
+
+	(void)state;
+	memset(value, '7', sizeof(value) - 1);
+	value[sizeof(value) - 1] = '\0';
+	for (int i = 0; i < 2; i++) {
+		json_t *doc = parse(heads[i]);
+		json_t *params = json_object_get(doc, "params");
+		json_object_set_new(params, "stride",
+				    json_stringn(value, PARAM_VALUE_LEN - 1));
+		if (jsonschema_check(schemas[i], doc, &err))
+			fail_msg("%s: %s", schemas[i], err.msg);
+		json_object_set_new(params, "stride", json_string(value));
+		assert_int_equal(jsonschema_check(schemas[i], doc, &err),
+				 -EINVAL);
+		assert_string_equal(err.field, "params.stride");
+		/* a run's value is a text or a number: neither form, said */
+		assert_non_null(strstr(err.msg, i ? "longer than 6143"
+						  : "none of the forms"));
+		json_decref(doc);
+	}
+}
+
+/*
  * The walk follows the schema, not the value: a value nested deeper than
  * its schema is refused where the schema ends, without descending.
  */
@@ -297,6 +333,7 @@ int main(void)
 		cmocka_unit_test(bounds),
 		cmocka_unit_test(one_of),
 		cmocka_unit_test(run_documents),
+		cmocka_unit_test(params_hold_the_longest_value),
 		cmocka_unit_test(deep_value_refused_where_schema_ends),
 		cmocka_unit_test(describe_machine_past_int),
 	};

@@ -1,7 +1,9 @@
 /* test_params.c - param table parsing and validation */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,6 +185,64 @@ static void test_typed(void **state)
 	free(pv);
 }
 
+/* One value of row p: 0 with its text in v, or the refusal in err. */
+static int parse_one(const struct param *p, const char *text,
+		     struct param_value *v, struct errinfo *err)
+{
+	memset(err, 0, sizeof(*err));
+	return param_parse_value(p, text, v, err);
+}
+
+/*
+ * The longest list the parser takes (PARAM_MAX_LIST values, each of the
+ * most digits a list row may allow, none a step from the next) is
+ * recorded whole, and its text reads back as the same list; one value
+ * more is refused naming the count, a longer text naming its length.
+ */
+static void test_longest_list_is_recorded(void **state)
+{
+	static const struct param sweep = {.name = "sizes",
+					   .type = PARAM_SWEEP,
+					   .min = 0,
+					   .max = PARAM_LIST_VALUE_MAX};
+	struct param_value *v = malloc(sizeof(*v)), *back = malloc(sizeof(*v));
+	static char text[PARAM_VALUE_LEN + 16];
+	struct errinfo err;
+	int at = 0;
+
+	(void)state;
+	/* 99999, 99998, 99996, 99995...: steps of 1 and 2 by turns, so no
+	 * run of 4 one step apart shortens it */
+	for (int i = 0; i < PARAM_MAX_LIST; i++)
+		at += snprintf(text + at, sizeof(text) - (size_t)at, "%s%d",
+			       i ? "," : "", PARAM_LIST_VALUE_MAX - 3 * i / 2);
+	assert_int_equal(at, PARAM_VALUE_LEN - 1);
+	assert_int_equal(parse_one(&sweep, text, v, &err), 0);
+	assert_int_equal(v->n, PARAM_MAX_LIST);
+	assert_int_equal(strlen(v->text), PARAM_VALUE_LEN - 1);
+	assert_int_equal(parse_one(&sweep, v->text, back, &err), 0);
+	assert_string_equal(back->text, v->text);
+	assert_int_equal(back->n, v->n);
+	assert_memory_equal(back->list, v->list, sizeof(v->list));
+	/* a step written as a step: the 1,024 values of 4-4096:4 */
+	assert_int_equal(parse_one(&sweep, "4-4096:4", v, &err), 0);
+	assert_int_equal(v->n, PARAM_MAX_LIST);
+	assert_string_equal(v->text, "4-4096:4");
+	/* one value more */
+	assert_int_equal(parse_one(&sweep, "4-4100:4", v, &err), -EINVAL);
+	assert_string_equal(err.field, "sizes");
+	assert_string_equal(err.msg, "bad value '4-4100:4' for 'sizes': too "
+				     "many values (at most 1024)");
+	/* one character more */
+	strcat(text, "0");
+	assert_int_equal(parse_one(&sweep, text, v, &err), -EINVAL);
+	assert_string_equal(err.field, "sizes");
+	assert_string_equal(err.msg, "value of 'sizes' is too long (at most "
+				     "6143 characters)");
+	free(back);
+	free(v);
+}
+
 static void test_registry_tables(void **state)
 {
 	struct topo *t = topo_load();
@@ -210,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_twice),
 		cmocka_unit_test(test_typed),
+		cmocka_unit_test(test_longest_list_is_recorded),
 		cmocka_unit_test(test_registry_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -173,6 +173,15 @@ static void test_param_problems(void **state)
 	memcpy(table, toy_table, sizeof(table));
 	table[1].name = "n";
 	expect_invalid(&e, "parameter 'n' is declared twice");
+	/* a list of values past 5 digits could not be recorded whole */
+	memcpy(table, toy_table, sizeof(table));
+	e.params_size = sizeof(struct int_list) + sizeof(struct toy_params);
+	table[0].type = PARAM_SWEEP;
+	table[0].offset = sizeof(struct toy_params);
+	table[0].max = PARAM_LIST_VALUE_MAX + 1;
+	expect_invalid(&e, "list 'n' allows 1-100000, past 0-99999");
+	table[0].max = PARAM_LIST_VALUE_MAX;
+	assert_int_equal(experiment_validate(&e, &(struct errinfo){0}), 0);
 }
 
 /* A table over PARAM_MAX_PER_EXP is refused, never cut short. */
