@@ -409,6 +409,18 @@ static int fs_check_params(const void *params,
 
 	(void)common;
 	(void)t;
+	/* each stride is a series of the time chart, beside the separate
+	 * layout's: a run of more could be drawn by no one, nor imported */
+	if (fp->layout == LAYOUT_SHARED && st->n > CHART_MAX_SERIES)
+		return errinfo_set(
+			err, "stride",
+			"'stride' lists %d strides, but a chart draws each as a series: at most %d",
+			st->n, CHART_MAX_SERIES);
+	if (fp->layout == LAYOUT_BOTH && st->n + 1 > CHART_MAX_SERIES)
+		return errinfo_set(
+			err, "stride",
+			"'stride' lists %d strides, but a chart draws each as a series beside the separate layout's: at most %d (layout=shared: %d)",
+			st->n, CHART_MAX_SERIES - 1, CHART_MAX_SERIES);
 	for (int i = 0; i < st->n; i++)
 		if (st->v[i] % 4)
 			return errinfo_set(

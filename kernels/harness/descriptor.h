@@ -32,6 +32,14 @@ enum chart_kind {
 	CHART_HEATMAP /* cells: row, col, value */
 };
 
+/*
+ * The most series one chart of a run holds: past it a chart takes seconds
+ * to draw and says nothing a person can read. An import refuses more
+ * (import.h), so an experiment that makes a series of each value of a
+ * list refuses, before it runs, a list that would make more.
+ */
+#define CHART_MAX_SERIES 128
+
 struct chart {
 	const char *id;
 	enum chart_kind kind;

@@ -6,17 +6,19 @@
 
 #include <jansson.h>
 
+#include "descriptor.h"
 #include "errinfo.h"
 
 /* The largest run document POST /api/runs/import takes. */
 #define IMPORT_BODY_MAX (8 * 1024 * 1024)
 /*
  * An imported run's samples: series in one chart and points in one
- * series. The widest real runs stay far below (a stride sweep of 40
- * series, a sweep of PARAM_MAX_LIST points); past them a chart takes
- * seconds to draw and says nothing a person can read.
+ * series. The widest real runs stay within them (a stride sweep of at
+ * most CHART_MAX_SERIES series, which a run refuses to pass; a sweep of
+ * PARAM_MAX_LIST points); past them a chart takes seconds to draw and
+ * says nothing a person can read.
  */
-#define IMPORT_MAX_SERIES 128
+#define IMPORT_MAX_SERIES CHART_MAX_SERIES
 #define IMPORT_MAX_POINTS 4096
 
 /*
