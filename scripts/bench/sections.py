@@ -460,8 +460,9 @@ def bandwidth_experiment(b):
 # --- 3. latency to the browser ---------------------------------------------
 
 def stride_list(limit=250):
-    """Strides 4, 8, 12, ... as many as a recorded param may hold
-    (a list is stored as text of at most 255 characters)."""
+    """Strides 4, 8, 12, ... as many as fit limit characters written out
+    (250: about what a recorded param once held, 255 characters; kept so
+    that a run is the size of those measured before)."""
     v, i = [], 4
     while len(",".join(map(str, v + [i]))) <= limit:
         v.append(i)
