@@ -103,7 +103,7 @@ static int once(const struct opts_cmd *cmd, const struct opt *r, uint64_t *seen)
 {
 	size_t k = (size_t)(r - cmd->table);
 
-	if (!(cmd->flags & OPTS_ONCE) || k >= 64)
+	if (!(cmd->flags & OPTS_ONCE) || r->many || k >= 64)
 		return 0;
 	if (*seen & (1ull << k)) {
 		complain(cmd, "'%s' is given twice", r->name);

@@ -28,44 +28,50 @@ struct opt {
 	int (*call)(void *dest, const char *v);
 	const char *argh; /* the value's name in the help: "ADDR:PORT" */
 	const char *help; /* its lines, '\n' between; NULL: not listed */
+	int many;	  /* OPTS_ONCE: the row may be given again */
 };
 
 #define OPT_FLAG(n, type, field, h)                                            \
 	{                                                                      \
 		OPTION_FLAG, (n), NULL, offsetof(type, field), 0, 0, NULL,     \
-			NULL, (h)                                              \
+			NULL, (h), 0                                           \
 	}
 #define OPT_SET(n, type, field, value, h)                                      \
 	{                                                                      \
 		OPTION_SET, (n), NULL, offsetof(type, field), (value), 0,      \
-			NULL, NULL, (h)                                        \
+			NULL, NULL, (h), 0                                     \
 	}
 #define OPT_STRING(n, type, field, a, h)                                       \
 	{                                                                      \
 		OPTION_STRING, (n), NULL, offsetof(type, field), 0, 0, NULL,   \
-			(a), (h)                                               \
+			(a), (h), 0                                            \
 	}
 #define OPT_INT(n, type, field, lo, hi, a, h)                                  \
 	{                                                                      \
 		OPTION_INT, (n), NULL, offsetof(type, field), (lo), (hi),      \
-			NULL, (a), (h)                                         \
+			NULL, (a), (h), 0                                      \
 	}
 #define OPT_CALL(n, fn, a, h)                                                  \
 	{                                                                      \
-		OPTION_CALL, (n), NULL, 0, 0, 0, (fn), (a), (h)                \
+		OPTION_CALL, (n), NULL, 0, 0, 0, (fn), (a), (h), 0             \
+	}
+/* the same, given as often as wanted under OPTS_ONCE: "--allowed-host" */
+#define OPT_CALL_MANY(n, fn, a, h)                                             \
+	{                                                                      \
+		OPTION_CALL, (n), NULL, 0, 0, 0, (fn), (a), (h), 1             \
 	}
 #define OPT_HELP(h)                                                            \
 	{                                                                      \
-		OPTION_HELP, "--help", "-h", 0, 0, 0, NULL, NULL, (h)          \
+		OPTION_HELP, "--help", "-h", 0, 0, 0, NULL, NULL, (h), 0       \
 	}
 /* a line of the help that is no option: "--engine clush" beside "--engine" */
 #define OPT_DOC(left, h)                                                       \
 	{                                                                      \
-		OPTION_DOC, (left), NULL, 0, 0, 0, NULL, NULL, (h)             \
+		OPTION_DOC, (left), NULL, 0, 0, 0, NULL, NULL, (h), 0          \
 	}
 #define OPT_END()                                                              \
 	{                                                                      \
-		OPTION_END, NULL, NULL, 0, 0, 0, NULL, NULL, NULL              \
+		OPTION_END, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, 0           \
 	}
 
 /* "--name=value" as well as "--name value" (options with a value only). */
@@ -73,8 +79,9 @@ struct opt {
 /* An argument the table lacks is an unknown option when it starts with "-";
  * without this flag only one starting with "--" is. */
 #define OPTS_DASH 2u
-/* Each option at most once, and OPTION_SET rows of one destination (--json,
- * --ndjson) one choice: a second is refused, never read as last one wins. */
+/* Each option at most once (but a row marked many), and OPTION_SET rows of
+ * one destination (--json, --ndjson) one choice: a second is refused, never
+ * read as last one wins. */
 #define OPTS_ONCE 4u
 
 /*

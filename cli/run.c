@@ -96,7 +96,7 @@ static const struct opt run_table[] = {
 	OPT_CALL("--max-seconds", max_seconds, "N",
 		 "rounds never grow past N seconds in all"),
 	{OPTION_FLAG, "--help", "-h", offsetof(RA, help), 0, 0, NULL, NULL,
-	 "with NAME: the experiment's parameters"},
+	 "with NAME: the experiment's parameters", 0},
 	OPT_END(),
 };
 

@@ -91,9 +91,9 @@ static const struct opt serve_table[] = {
 		   "serve HTTPS with this PEM certificate"),
 	OPT_STRING("--tls-key", SO, tls_key, "FILE",
 		   "and this PEM key (both, or neither)"),
-	OPT_CALL("--allowed-host", allowed_host, "NAME",
-		 "answer requests for NAME too (repeatable;\n"
-		 "loopback names and address literals always)"),
+	OPT_CALL_MANY("--allowed-host", allowed_host, "NAME",
+		      "answer requests for NAME too (repeatable;\n"
+		      "loopback names and address literals always)"),
 	OPT_STRING("--public-url", SO, public_url, "URL",
 		   "the address phones use (scheme://host[:port],\n"
 		   "a DNS name or a reverse proxy): the links\n"
@@ -136,7 +136,7 @@ static const struct opt serve_table[] = {
 static const struct opts_cmd serve_cmd = {
 	.prog = "numalab serve",
 	.table = serve_table,
-	.flags = OPTS_EQUALS,
+	.flags = OPTS_EQUALS | OPTS_ONCE,
 	.unknown = "unknown option '%1$s' (numalab serve --help lists them)",
 	.no_value = "option '%1$s' needs a value",
 	.bad_int = "bad value '%2$s' for '%1$s' (allowed %3$ld-%4$ld)",

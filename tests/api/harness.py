@@ -101,9 +101,14 @@ class Server:
         self.env = dict(os.environ, **(env or {}))
 
     def command(self, listen="127.0.0.1:0"):
-        cmd = [BIN, "serve", "--listen", listen, "--db", self.db]
-        if self.web:
-            cmd += ["--web", self.web]
+        """serve with the harness's --listen, --db and --web, each left out
+        when the test's own args give it: serve refuses an option twice."""
+        given = {a.partition("=")[0] for a in self.args if a.startswith("--")}
+        cmd = [BIN, "serve"]
+        for name, value in (("--listen", listen), ("--db", self.db),
+                            ("--web", self.web)):
+            if value is not None and name not in given:
+                cmd += [name, value]
         return cmd + self.args
 
     @property

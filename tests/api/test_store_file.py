@@ -156,7 +156,7 @@ class StoreFileTest(unittest.TestCase):
 
     def test_in_memory_is_said(self):
         for db in (":memory:", "", "file:runs?mode=memory"):
-            # the last --db counts: the harness gives its own first
+            # the test's --db replaces the harness's own
             srv = Server(self.tmp, args=["--db", db], name="mem").start()
             try:
                 srv.wait_final(srv.start_run(SMALL))

@@ -78,6 +78,24 @@ class OnceEach(unittest.TestCase):
                             "slurm", "--engine", "clush"),
                            "numalab fleet: '--engine' is given twice")
 
+    def test_serve(self):
+        # refused before the store is opened: no file is made
+        for args, name in ((("--db", "a.db", "--db", "b.db"), "--db"),
+                           (("--listen=127.0.0.1:0", "--listen",
+                             "127.0.0.1:1"), "--listen"),
+                           (("--public-read", "--public-read"),
+                            "--public-read"),
+                           (("--fleet", "slurm", "--fleet=clush"),
+                            "--fleet")):
+            self.assertRefused(("serve", *args),
+                               "numalab serve: '%s' is given twice" % name)
+        self.assertFalse(os.path.exists("a.db") or os.path.exists("b.db"))
+        # --allowed-host is the one serve takes again: the bad listen
+        # address is what stops this one
+        self.assertRefused(("serve", "--allowed-host", "a.example",
+                            "--allowed-host=b.example", "--listen", "x"),
+                           "numalab serve: bad listen address 'x'")
+
     def test_list_and_topology_take_no_word(self):
         for cmd in ("list", "topology"):
             self.assertRefused((cmd, "--json", "extra"),
