@@ -5,8 +5,32 @@
 #   /run/secrets/numalab_token  (or NUMALAB_TOKEN_FILE=PATH)  the token's file
 #   NUMALAB_TOKEN=T             the token itself, when no file is mounted
 #   NUMALAB_PUBLIC_URL=URL      the address the printed links use
-# Arguments are passed on to `numalab serve` (e.g. --allowed-host NAME).
+# Arguments are passed on to `numalab serve` (e.g. --allowed-host NAME); a
+# --listen or --db among them replaces the default here (serve refuses an
+# option given twice).
 set -eu
+# given NAME ARGS...: whether ARGS hold option NAME ("NAME V" or "NAME=V")
+given() {
+	name=$1
+	shift
+	for a in "$@"; do
+		case $a in "$name" | "$name"=*) return 0 ;; esac
+	done
+	return 1
+}
+for opt in --token --token-file; do
+	if given "$opt" "$@"; then
+		echo "numalab-entrypoint: '$opt' is not taken here: the token" \
+			"comes from the file NUMALAB_TOKEN_FILE names (default" \
+			"/run/secrets/numalab_token) or from NUMALAB_TOKEN" >&2
+		exit 2
+	fi
+done
+if [ -n "${NUMALAB_PUBLIC_URL:-}" ] && given --public-url "$@"; then
+	echo "numalab-entrypoint: give NUMALAB_PUBLIC_URL or --public-url," \
+		"not both" >&2
+	exit 2
+fi
 file=${NUMALAB_TOKEN_FILE:-/run/secrets/numalab_token}
 if [ ! -r "$file" ]; then
 	if [ -z "${NUMALAB_TOKEN:-}" ]; then
@@ -19,7 +43,9 @@ if [ ! -r "$file" ]; then
 	(umask 077 && printf '%s\n' "$NUMALAB_TOKEN" >"$file")
 fi
 unset NUMALAB_TOKEN
-set -- --listen 0.0.0.0:8080 --db /data/numalab.db --token-file "$file" "$@"
+set -- --token-file "$file" "$@"
+given --db "$@" || set -- --db /data/numalab.db "$@"
+given --listen "$@" || set -- --listen 0.0.0.0:8080 "$@"
 if [ -n "${NUMALAB_PUBLIC_URL:-}" ]; then
 	if numalab serve --help | grep -q -- --public-url; then
 		set -- "$@" --public-url "$NUMALAB_PUBLIC_URL"
