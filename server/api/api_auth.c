@@ -4,27 +4,20 @@
 
 #include <string.h>
 
-#include "utf8.h"
+#include "display_name.h"
 
-/* 0 when name may be shown to others; else -EINVAL with err saying why. */
-static int api_name_check(const char *name, struct errinfo *err)
+/*
+ * 0 when name may be shown to others (display_name_check; "" is no name);
+ * else -EINVAL with err saying why. For a rename, "" is refused: a name
+ * is what it sets.
+ */
+static int api_name_check(const char *name, int rename, struct errinfo *err)
 {
-	size_t n = strlen(name), at;
-
-	if (n > HTTP_NAME_LEN - 1)
-		return errinfo_set(
-			err, "name",
-			"name is %zu bytes long (at most %d bytes of UTF-8)", n,
-			HTTP_NAME_LEN - 1);
-	if (utf8_valid_len(name, n) != n)
-		return errinfo_set(err, "name", "name is not UTF-8");
-	if ((at = utf8_control_at(name, n)) < n)
+	if (rename && !*name)
 		return errinfo_set(err, "name",
-				   "name has a control character at byte %zu "
-				   "(letters, digits, spaces and punctuation "
-				   "are allowed)",
-				   at);
-	return 0;
+				   "name is empty (give at least one letter, "
+				   "digit or punctuation mark)");
+	return display_name_check(name, "name", "name", err);
 }
 
 static const struct api_field sign_in_fields[] = {
@@ -57,7 +50,7 @@ enum MHD_Result api_sign_in(struct http_request *rq, void *ctx)
 				 token && code ? "give 'token' or 'code', not "
 						 "both"
 					       : "'token' or 'code' is needed");
-	} else if (api_name_check(name, &err)) {
+	} else if (api_name_check(name, 0, &err)) {
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, err.field, "%s",
 				 err.msg);
 	} else if (code) {
@@ -88,7 +81,7 @@ enum MHD_Result api_rename(struct http_request *rq, void *ctx)
 	    json_unpack_ex(doc, &jerr, 0, "{s:s}", "name", &name))
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, err.field,
 				 "%s (send {\"name\": \"...\"})", err.msg);
-	else if (api_name_check(name, &err))
+	else if (api_name_check(name, 1, &err))
 		ret = http_error(rq, MHD_HTTP_BAD_REQUEST, err.field, "%s",
 				 err.msg);
 	else

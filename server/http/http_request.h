@@ -8,6 +8,8 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include "display_name.h"
+
 #define HTTP_BODY_MAX (64 * 1024)
 #define HTTP_MAX_CAPTURES 4
 #define HTTP_MAX_CONNS 16384
@@ -39,8 +41,8 @@ enum http_role {
 #define HTTP_JOIN_CODE_LEN 6		 /* digits of the class's join code */
 #define HTTP_SESSION_SECONDS (12 * 3600) /* default lifetime of a sign-in */
 
-#define HTTP_SESSION_LEN 33 /* 32 hex digits and the NUL */
-#define HTTP_NAME_LEN 49    /* a display name: 48 bytes of UTF-8 at most */
+#define HTTP_SESSION_LEN 33		     /* 32 hex digits and the NUL */
+#define HTTP_NAME_LEN (DISPLAY_NAME_MAX + 1) /* a display name and its NUL */
 
 struct http_request {
 	struct http_server *srv;

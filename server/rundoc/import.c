@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "describe_doc.h"
+#include "display_name.h"
 #include "events.h"
 #include "experiment.h"
 #include "import_coherent.h"
 #include "jsonschema.h"
 #include "registry.h"
-#include "utf8.h"
 
 /* Whether e has a chart of this id. */
 static int chart_known(const struct experiment *e, const char *id)
@@ -121,8 +121,8 @@ static int check_params(struct errinfo *c, json_t *params,
 
 /*
  * The class block as the live classroom takes it (api_class.c): a lesson
- * of the run's experiment, guesses and the teacher's above 0, names
- * without control characters. 0, or -EINVAL with err set.
+ * of the run's experiment, guesses and the teacher's above 0, names a
+ * class may be shown (display_name_check). 0, or -EINVAL with err set.
  */
 static int check_class(struct errinfo *c, json_t *block,
 		       const struct experiment *e)
@@ -156,15 +156,13 @@ static int check_class(struct errinfo *c, json_t *block,
 					   "'%s' must be above 0 (got %g)",
 					   field, json_number_value(v));
 		}
-		if (name &&
-		    utf8_control_at(name, strlen(name)) < strlen(name)) {
+		if (name) {
+			char quoted[sizeof(field) + 2];
 			snprintf(field, sizeof(field),
 				 "class.guesses[%zu].name", i);
-			return errinfo_set(c, field,
-					   "'%s' has a control character "
-					   "(letters, digits, spaces and "
-					   "punctuation are allowed)",
-					   field);
+			snprintf(quoted, sizeof(quoted), "'%s'", field);
+			if (display_name_check(name, quoted, field, c))
+				return -EINVAL;
 		}
 	}
 	return 0;

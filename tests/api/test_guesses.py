@@ -237,13 +237,19 @@ class GuessesTest(TmpMixin, unittest.TestCase):
         st, doc, _ = self.teacher("POST", "/api/runs/import", bad)
         self.assertEqual(st, 400, doc)
         self.assertIn("class", doc["error"])
-        # and by the live rules: a guess above 0, a name without control
-        # characters, a lesson of the run's experiment
+        # and by the live rules: a guess above 0, a name a class may be
+        # shown (as at sign-in), a lesson of the run's experiment
         for block, field, why in (
                 (dict(cls, guesses=[{"name": None, "value": 0}]),
                  "class.guesses[0].value", "above 0"),
                 (dict(cls, guesses=[{"name": "a\x07\x1b[31m", "value": 1}]),
                  "class.guesses[0].name", "control character"),
+                (dict(cls, guesses=[{"name": "Ana", "value": 1},
+                                    {"name": "Bo\u202eb", "value": 1}]),
+                 "class.guesses[1].name",
+                 "'class.guesses[1].name' has a text-direction control (U+202E)"),
+                (dict(cls, guesses=[{"name": "  ", "value": 1}]),
+                 "class.guesses[0].name", "only spaces"),
                 (dict(cls, lesson="no-such-lesson"), "class.lesson", "unknown lesson"),
                 (dict(cls, teacher_guess=0), "class.teacher_guess", "above 0")):
             st, doc, _ = self.teacher("POST", "/api/runs/import",

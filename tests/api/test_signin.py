@@ -267,6 +267,60 @@ class SignInTest(TmpMixin, unittest.TestCase):
         self.assertNotIn("set-cookie", hdrs)
 
 
+    # names a class is shown must read as they are: no blank one, no
+    # space at an end, nothing invisible and nothing that turns the text
+    HIDDEN = ("\u202e", "\u202a", "\u202d", "\u200e", "\u200f", "\u2066",
+              "\u2069", "\u200b", "\u200c", "\u200d", "\ufeff", "\u061c")
+
+    def assertNameRefused(self, status, doc, why):
+        self.assertEqual(status, 400, doc)
+        self.assertEqual(doc["field"], "name", doc)
+        self.assertIn(why, doc["error"])
+
+    def test_display_name_is_visible_text(self):
+        for bad, why in ((" ", "name is only spaces (give at least one letter, "
+                               "digit or punctuation mark)"),
+                         ("   ", "only spaces"),
+                         ("\u00a0\u3000", "only spaces"),
+                         (" Ada", "name starts with a space (U+0020): spaces "
+                                  "are allowed between words, not at either end"),
+                         ("Ada ", "name ends with a space (U+0020)"),
+                         ("Ada\u00a0", "name ends with a space (U+00A0)")):
+            status, doc, cookie = self.sign_in(CLASS, bad)
+            self.assertNameRefused(status, doc, why)
+            self.assertIsNone(cookie)
+        for ch in self.HIDDEN:
+            status, doc, cookie = self.sign_in(CLASS, "Ada" + ch + "Bob")
+            self.assertNameRefused(status, doc, "U+%04X) at byte 3 (letters, digits, "
+                                   "spaces and punctuation are allowed)" % ord(ch))
+            self.assertIsNone(cookie)
+        status, doc, _ = self.sign_in(CLASS, "abc\u202edcba")
+        self.assertIn("name has a text-direction control (U+202E)", doc["error"])
+        status, doc, _ = self.sign_in(CLASS, "a\u200bb")
+        self.assertIn("name has an invisible character (U+200B)", doc["error"])
+        # kept as written: spaces inside, a right-to-left script, no name
+        for good in ("Ada  Lovelace", "\u05e9\u05dc\u05d5\u05dd", ""):
+            status, doc, cookie = self.sign_in(CLASS, good)
+            self.assertEqual((status, doc["name"]), (200, good), doc)
+
+    def test_rename_is_held_to_the_same_rules(self):
+        status, doc, h = self.sign_in(CLASS, "Ada")
+        self.assertEqual(status, 200, doc)
+        for bad, why in (("", "name is empty (give at least one letter"),
+                         ("  ", "only spaces"), ("Ada ", "ends with a space"),
+                         ("\u202eadA", "text-direction control (U+202E) at byte 0"),
+                         ("A\u2068da", "text-direction control (U+2068)"),
+                         ("A\ufeffda", "invisible character (U+FEFF)"),
+                         ("a\tb", "control character at byte 1")):
+            status, doc, _ = self.srv.json("PATCH", "/api/session", {"name": bad}, h)
+            self.assertNameRefused(status, doc, why)
+        # nothing was changed by a refusal
+        status, doc, _ = self.srv.json("GET", "/api/session", headers=h)
+        self.assertEqual(doc["name"], "Ada")
+        status, doc, _ = self.srv.json("PATCH", "/api/session", {"name": "Ada B."}, h)
+        self.assertEqual((status, doc["name"]), (200, "Ada B."), doc)
+
+
 class NeighbourTest(TmpMixin, unittest.TestCase):
     """What a cookie that reached another server on the same host is worth:
     nothing without the key the page keeps."""
