@@ -11,7 +11,12 @@ export async function call(method, body) {
   const res = await fetch('/api/session', opts);
   let doc = {};
   try { doc = await res.json(); } catch (e) { /* an empty or odd answer: the status says enough */ }
-  if (!res.ok) throw new Error(doc.error || `sign-in answered ${res.status}`);
+  if (!res.ok) {
+    // the server's words, and the field they concern ('name': the person's to fix)
+    const err = new Error(doc.error || `sign-in answered ${res.status}`);
+    err.field = doc.field;
+    throw err;
+  }
   // a sign-in's answer carries the key this page sends beside the cookie from now on
   if (method === 'POST' && typeof doc.key === 'string') setKey(doc.key);
   if (method === 'DELETE') setKey(null);
@@ -73,7 +78,7 @@ function showForm(message) {
     } catch (e) {
       err.textContent = e.message;
       err.hidden = false;
-      token.select();
+      (e.field === 'name' ? name : token).select();
     }
   });
   document.querySelector('main.layout').hidden = true;

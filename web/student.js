@@ -102,10 +102,12 @@ function nameStep(then) {
   const done = () => { try { sessionStorage.setItem(NAMED, '1'); } catch (e) { /* private mode: asked again on reload */ } then(); };
   const send = (ev) => {
     ev.preventDefault();
-    const name = input.value.trim();
+    // sent as typed: the server says what it refuses (only spaces, a space
+    // at an end, an invisible character) and the note shows its words
+    const name = input.value;
     if (!name) { done(); return; }
     if (new TextEncoder().encode(name).length > NAME_MAX) { note.textContent = `at most ${NAME_MAX} bytes: a shorter name`; note.classList.add('student-error'); return; }
-    api.rename(name).then(done).catch((e) => { note.textContent = e.message; note.classList.add('student-error'); });
+    api.rename(name).then(done).catch((e) => { note.textContent = e.message; note.classList.add('student-error'); input.focus(); });
   };
   main.append(h('h1', { class: 'student-question', text: 'You are in. Your name?' }),
     h('form', { class: 'student-form', id: 'student-name-form', onsubmit: send },

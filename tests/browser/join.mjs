@@ -30,6 +30,23 @@ try {
   await p.click('#join-send');
   await p.waitForSelector('.student-error', { timeout: 5000 });
   check(/wrong join code/.test(await p.textContent('#join-note')), 'a wrong code is refused in words');
+  // a name the server refuses (a right-to-left override): its words on the
+  // phone, the name step still there to fix it, then a good name goes
+  await p.fill('#join-code', big.code);
+  await p.click('#join-send');
+  await p.waitForSelector('#student-name-form', { timeout: 10000 });
+  await p.fill('#student-name', 'Ada\u202eecalevoL');
+  await p.click('#student-name-send');
+  await p.waitForFunction(() => /text-direction control \(U\+202E\)/.test(document.getElementById('student-name-note')?.textContent || ''), null, { timeout: 5000 });
+  check(true, `a name with U+202E is refused in the server's words: "${await p.textContent('#student-name-note')}"`);
+  await p.fill('#student-name', 'Ada ');
+  await p.click('#student-name-send');
+  await p.waitForFunction(() => /ends with a space/.test(document.getElementById('student-name-note')?.textContent || ''), null, { timeout: 5000 });
+  check(await p.isVisible('#student-name-form'), 'a name with a space at its end is said, not trimmed');
+  await p.fill('#student-name', 'Ada');
+  await p.click('#student-name-send');
+  await p.waitForSelector('#student-guess', { timeout: 10000 });
+  await lobbyShows(big.page, 'Ada', check, null);
   for (const ph of phones) check(!(await ph.evaluate(() => window.pwned)), 'no name became markup');
   check(!(await big.page.evaluate(() => window.pwned)), 'no name became markup on the projector');
   check(!errors.length, `no page errors ${errors.join('; ')}`);

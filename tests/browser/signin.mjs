@@ -87,6 +87,11 @@ try {
     await page.waitForSelector('#signin-error:not([hidden])');
     check(/wrong token/.test(await page.textContent('#signin-error')), 'a wrong token is said so');
     await page.fill('#signin-token', new URL(klass).searchParams.get('token'));
+    // a name of spaces: the server's words, and the name field to fix
+    await page.fill('#signin-name', '   ');
+    await page.click('#signin-form button[type=submit]');
+    await page.waitForFunction(() => /name is only spaces/.test(document.getElementById('signin-error')?.textContent || ''), null, { timeout: 5000 });
+    check(await page.evaluate(() => document.activeElement?.id === 'signin-name'), 'a refused name is said and its field chosen');
     await page.fill('#signin-name', '<img src=x onerror=alert(1)>Ana');
     await page.click('#signin-form button[type=submit]');
     await page.waitForSelector('#who:not([hidden]) .who-role');
