@@ -13,6 +13,7 @@
 #include "campaign_nodes.h"
 #include "campaign_read.h"
 #include "campaigns.h"
+#include "fleet_url.h"
 #include "jsonlimit.h"
 #include "store.h"
 #include "strbuf.h"
@@ -23,29 +24,12 @@ static size_t keep(char *data, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
-/* The host:port of an http(s) URL into out, "" when it has none. */
-static void url_authority(const char *url, char *out, size_t len)
-{
-	const char *h = strstr(url, "://");
-	size_t n;
-
-	h = h ? h + 3 : url;
-	n = strcspn(h, "/?#");
-	snprintf(out, len, "%.*s", (int)n, h);
-}
-
 int fleet_server_check(const struct fleet_server *s, struct errinfo *err)
 {
-	int tls = !strncmp(s->url, "https://", 8);
-	char auth[300];
+	int tls;
 
-	url_authority(s->url, auth, sizeof(auth));
-	if ((!tls && strncmp(s->url, "http://", 7)) || !*auth ||
-	    strchr(auth, '@') || strlen(s->url) > 1000)
-		return errinfo_set(err, "server",
-				   "bad --server '%.200s' (give "
-				   "http://HOST[:PORT] or https://HOST[:PORT])",
-				   s->url);
+	if (fleet_url_check(s->url, &tls, err))
+		return -EINVAL;
 	if (s->ca_file && !tls)
 		return errinfo_set(err, "ca-file",
 				   "--ca-file is for an https:// server; "

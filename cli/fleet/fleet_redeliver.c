@@ -266,7 +266,7 @@ int fleet_deliver_cmd(int argc, char **argv)
 				   .ca_file = o.ca_file,
 				   .connect_to = o.connect_to};
 	if (o.server && fleet_server_check(&srv, &err)) {
-		fprintf(stderr, "numalab fleet deliver: %s\n", err.msg);
+		say(stderr, "numalab fleet deliver: %s\n", err.msg);
 		goto out;
 	}
 	if (o.token_file && token_file_read(o.token_file, &token, &err)) {

@@ -21,6 +21,7 @@
 #include "opts.h"
 #include "params.h"
 #include "registry.h"
+#include "say.h"
 #include "stdout_close.h"
 #include "store.h"
 #include "strbuf.h"
@@ -136,7 +137,9 @@ static const struct opt fleet_table[] = {
 	OPT_STRING("--db", FA, db, "FILE",
 		   "import into this store (numalab serve --db FILE)"),
 	OPT_STRING("--server", FA, server, "URL",
-		   "import into a running server, http:// or https://\n"
+		   "import into a running server:\n"
+		   "http(s)://HOST[:PORT][/PATH], HOST a name, an IPv4\n"
+		   "address or [IPv6], checked before anything starts\n"
 		   "(token: --token-file F or $NUMALAB_TOKEN)"),
 	OPT_STRING("--ca-file", FA, ca_file, "FILE",
 		   "https: trust the certificates in FILE (PEM), e.g. a\n"
@@ -254,7 +257,7 @@ static int check_request(const struct fleet_args *o)
 					 .connect_to = o->connect_to};
 		struct errinfo err;
 		if (fleet_server_check(&s, &err)) {
-			fprintf(stderr, "numalab fleet: %s\n", err.msg);
+			say(stderr, "numalab fleet: %s\n", err.msg);
 			return 2;
 		}
 	}

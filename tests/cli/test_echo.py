@@ -32,7 +32,9 @@ class EchoTest(unittest.TestCase):
                      ("run", "false_sharing", "threads=" + NASTY), ("run", "--" + NASTY),
                      ("list", "--" + NASTY), ("topology", "--" + NASTY),
                      ("serve", "--" + NASTY), ("serve", "--listen", NASTY),
-                     ("serve", "--max-queue", NASTY)):
+                     ("serve", "--max-queue", NASTY),
+                     ("fleet", "run", "false_sharing", "--engine", "clush",
+                      "--nodes", "a", "--server", "http://" + NASTY)):
             self.assertClean(*stderr_of(*args))
 
 

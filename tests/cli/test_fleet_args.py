@@ -46,6 +46,30 @@ class FleetArgsTest(unittest.TestCase):
         rc, out, err = self.fleet("threads=512", *HERE, "--plan")
         self.assertEqual(rc, 0, err)
 
+    def test_a_bad_server_url_is_refused_before_anything_starts(self):
+        for url, why in (("http://[::1", "the IPv6 address's '[' is not closed"),
+                         ("http://[::1]:0", "port 0 is out of range (1-65535)"),
+                         ("http://lab:70000", "port 70000 is out of range (1-65535)"),
+                         ("http://:8080", "no host"),
+                         ("http://", "no host"),
+                         ("ftp://lab", "its scheme 'ftp' is not http or https"),
+                         ("http://lab:", "the port after ':' is empty"),
+                         ("http://lab/x?y=1", "a query or fragment")):
+            with self.subTest(url=url):
+                d = os.path.join(self.tmp, "c")
+                rc, out, err = self.fleet(*TINY, *HERE, "--dir", d, "--server", url)
+                self.assertEqual(rc, 2, err)
+                self.assertIn("numalab fleet: bad --server '%s': %s" % (url, why), err)
+                self.assertIn("(give http://HOST[:PORT] or https://HOST[:PORT]", err)
+                self.assertEqual(out, "")
+                self.assertFalse(os.path.exists(d), "a campaign directory was made")
+        for url in ("http://[::1]:8080", "https://lab.example.org:8443/numalab/",
+                    "http://127.0.0.1", "http://lab-01"):
+            with self.subTest(url=url):
+                rc, out, err = self.fleet(*HERE, "--server", url, "--plan")
+                self.assertEqual(rc, 0, err)
+                self.assertIn("plan: false_sharing", out)
+
     def test_a_campaign_never_writes_over_files(self):
         afile = os.path.join(self.tmp, "afile")
         with open(afile, "w") as f:
