@@ -12,6 +12,7 @@
 #include "say.h"
 #include "serve_net.h"
 #include "token_file.h"
+#include "url_check.h"
 
 /* --allowed-host NAME: a name without a port, repeatable. */
 static int allowed_host(void *dest, const char *v)
@@ -203,23 +204,15 @@ static int split_listen(const char *listen, char *host, size_t hostlen,
 	return 0;
 }
 
-/* An origin as a browser sends it: scheme://host[:port], nothing after. */
-static int is_origin(const char *v)
-{
-	const char *h = !strncmp(v, "https://", 8)  ? v + 8
-			: !strncmp(v, "http://", 7) ? v + 7
-						    : NULL;
-
-	return h && *h && *h != ':' && !strpbrk(h, "/?#@ \t") &&
-	       strlen(v) < 256;
-}
-
 /*
  * --cors: one named origin. Its pages may read, and change runs: without a
  * token anyone's browser on that site can, which is said at start.
  */
 static int serve_check_cors(const struct serve_opts *o, const char *token)
 {
+	struct errinfo err;
+	int tls;
+
 	if (!o->cors)
 		return 0;
 	if (!strcmp(o->cors, "*")) {
@@ -230,11 +223,8 @@ static int serve_check_cors(const struct serve_opts *o, const char *token)
 		    "https://lab.example)\n");
 		return -EINVAL;
 	}
-	if (!is_origin(o->cors)) {
-		say(stderr,
-		    "numalab serve: bad origin '%s' for '--cors' (give "
-		    "scheme://host[:port], e.g. https://lab.example:8443)\n",
-		    o->cors);
+	if (url_check(o->cors, "--cors", 0, &tls, &err)) {
+		say(stderr, "numalab serve: %s\n", err.msg);
 		return -EINVAL;
 	}
 	if (!token)
@@ -294,19 +284,26 @@ static int serve_new_token(char **out)
 static int serve_check_public_url(struct serve_opts *o)
 {
 	static char url[256];
+	struct errinfo err;
 	size_t n;
+	int tls;
 
 	if (!o->public_url)
 		return 0;
+	if (strlen(o->public_url) >= sizeof(url)) {
+		say(stderr,
+		    "numalab serve: bad --public-url '%.40s...': longer than "
+		    "%zu characters\n",
+		    o->public_url, sizeof(url) - 1);
+		return -EINVAL;
+	}
 	snprintf(url, sizeof(url), "%s", o->public_url);
 	n = strlen(url);
-	if (n && url[n - 1] == '/')
+	/* a final / after the host, not the scheme's */
+	if (n > 1 && url[n - 1] == '/' && url[n - 2] != '/')
 		url[n - 1] = '\0';
-	if (!is_origin(url)) {
-		say(stderr,
-		    "numalab serve: bad URL '%s' for '--public-url' (give "
-		    "scheme://host[:port], e.g. https://lab.example.org)\n",
-		    o->public_url);
+	if (url_check(url, "--public-url", 0, &tls, &err)) {
+		say(stderr, "numalab serve: %s\n", err.msg);
 		return -EINVAL;
 	}
 	o->public_url = url;

@@ -121,7 +121,7 @@ char *fleet_node_file(const struct fleet_campaign *c,
 
 /* A running server a campaign delivers into. */
 struct fleet_server {
-	const char *url;	/* http(s)://HOST[:PORT][/PATH] (fleet_url.h) */
+	const char *url;	/* http(s)://HOST[:PORT][/PATH] (url_check.h) */
 	const char *token;	/* its bearer token, or NULL */
 	const char *ca_file;	/* https: the PEM certificates to trust instead
 				   of the system's (a lab's own); NULL: the
@@ -133,7 +133,7 @@ struct fleet_server {
 
 /*
  * Whether s is one fleet_deliver_server can use: its url read whole
- * (fleet_url_check), --ca-file only for https and readable, --connect-to
+ * (url_check), --ca-file only for https and readable, --connect-to
  * a host. 0, or -EINVAL with err naming what is wrong and what is allowed.
  */
 int fleet_server_check(const struct fleet_server *s, struct errinfo *err);

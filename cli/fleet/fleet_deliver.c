@@ -13,10 +13,10 @@
 #include "campaign_nodes.h"
 #include "campaign_read.h"
 #include "campaigns.h"
-#include "fleet_url.h"
 #include "jsonlimit.h"
 #include "store.h"
 #include "strbuf.h"
+#include "url_check.h"
 
 static size_t keep(char *data, size_t size, size_t n, void *arg)
 {
@@ -28,7 +28,7 @@ int fleet_server_check(const struct fleet_server *s, struct errinfo *err)
 {
 	int tls;
 
-	if (fleet_url_check(s->url, &tls, err))
+	if (url_check(s->url, "--server", 1, &tls, err))
 		return -EINVAL;
 	if (s->ca_file && !tls)
 		return errinfo_set(err, "ca-file",

@@ -663,12 +663,13 @@ class StartTest(TmpMixin, unittest.TestCase):
         self.assertEqual(doc["join_link"], url + "/join")
         status, doc, _ = s.json("GET", "/api/runs", headers=dict(signed, Origin="https://evil.example"))
         self.assertEqual(status, 403, doc)
-        for bad in ("lab.example.org", "ftp://lab", "https://lab/x", "https://"):
+        for bad in ("lab.example.org", "ftp://lab", "https://lab/x", "https://",
+                    "http://[::1", "http://lab:0"):
             p = subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--db",
                                 os.path.join(self.tmp, "p.db"), "--public-url", bad],
                                capture_output=True, timeout=60)
             self.assertEqual(p.returncode, 2, bad)
-            self.assertIn("bad URL '%s' for '--public-url'" % bad, p.stderr.decode())
+            self.assertIn("bad --public-url '%s': " % bad, p.stderr.decode())
 
     def test_short_token_is_warned_about(self):
         s = self.start("--token", "short")

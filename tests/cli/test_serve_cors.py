@@ -55,9 +55,11 @@ class ServeCorsTest(unittest.TestCase):
 
     def test_what_is_not_an_origin_is_refused(self):
         for bad in ("lab.example", "https://lab.example/page", "ftp://lab.example",
-                    "https://", "http://user@lab.example", "null"):
+                    "https://", "http://user@lab.example", "null",
+                    "http://[::1", "http://lab.example:70000"):
             err = self.refused("--cors", bad)
-            self.assertIn("bad origin '%s' for '--cors'" % bad, err)
+            self.assertIn("bad --cors '%s': " % bad, err)
+            self.assertIn("(give http://HOST[:PORT]", err)
 
     def test_an_origin_without_a_token_is_warned_about(self):
         err = self.started("--cors", "https://lab.example:8443")

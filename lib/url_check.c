@@ -1,5 +1,5 @@
-/* fleet_url.c - a --server URL read whole before anything starts: scheme, host, port, path */
-#include "fleet_url.h"
+/* url_check.c - an http(s) URL given to an option, read whole before anything starts: scheme, host, port, path */
+#include "url_check.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -9,9 +9,15 @@
 
 #define URL_MAX 1000
 
-/* "bad --server 'URL': WHY (what is allowed)"; -EINVAL */
+/* What is being read: the option's name, and whether a /PATH may follow */
+struct url_of {
+	const char *url, *option;
+	int path;
+};
+
+/* "bad OPTION 'URL': WHY (what is allowed)"; -EINVAL */
 __attribute__((format(printf, 3, 4))) static int
-bad(struct errinfo *err, const char *url, const char *fmt, ...)
+bad(struct errinfo *err, const struct url_of *u, const char *fmt, ...)
 {
 	char why[300];
 	va_list ap;
@@ -19,12 +25,14 @@ bad(struct errinfo *err, const char *url, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return errinfo_set(err, "server",
-			   "bad --server '%.200s': %s (give http://HOST[:PORT] "
-			   "or https://HOST[:PORT], a /PATH after it when the "
-			   "server is under one; HOST a name, an IPv4 address "
-			   "or an IPv6 one in [])",
-			   url, why);
+	return errinfo_set(err, u->option + 2,
+			   "bad %s '%.200s': %s (give http://HOST[:PORT] "
+			   "or https://HOST[:PORT]%s; HOST a name, an IPv4 "
+			   "address or an IPv6 one in [])",
+			   u->option, u->url, why,
+			   u->path ? ", a /PATH after it when the server is "
+				     "under one"
+				   : ", nothing after it");
 }
 
 /* a host name: labels of letters, digits, '-' and '_' between dots, each
@@ -75,31 +83,31 @@ static int is_v6(const char *h, size_t n)
 }
 
 /* The host at a (n bytes: up to the port's ':' or the end). */
-static int host_check(const char *url, const char *a, size_t n,
+static int host_check(const struct url_of *u, const char *a, size_t n,
 		      struct errinfo *err)
 {
 	char v4[16];
 	struct in_addr in;
 
 	if (!n)
-		return bad(err, url, "no host");
+		return bad(err, u, "no host");
 	if (a[0] == '[')
 		return is_v6(a, n)
 			       ? 0
-			       : bad(err, url, "'%.*s' is not an IPv6 address",
+			       : bad(err, u, "'%.*s' is not an IPv6 address",
 				     (int)n, a);
 	if (strspn(a, "0123456789.") >= n) {
 		if (n >= sizeof(v4))
-			return bad(err, url, "'%.*s' is not an IPv4 address",
+			return bad(err, u, "'%.*s' is not an IPv4 address",
 				   (int)n, a);
 		memcpy(v4, a, n);
 		v4[n] = '\0';
 		if (inet_pton(AF_INET, v4, &in) != 1)
-			return bad(err, url, "'%s' is not an IPv4 address", v4);
+			return bad(err, u, "'%s' is not an IPv4 address", v4);
 		return 0;
 	}
 	if (!is_name(a, n))
-		return bad(err, url,
+		return bad(err, u,
 			   "'%.*s' is not a host name (letters, digits, '-' "
 			   "and '_', in labels between dots)",
 			   (int)n, a);
@@ -107,42 +115,40 @@ static int host_check(const char *url, const char *a, size_t n,
 }
 
 /* The port at p (n bytes after the ':'). */
-static int port_check(const char *url, const char *p, size_t n,
+static int port_check(const struct url_of *u, const char *p, size_t n,
 		      struct errinfo *err)
 {
 	long v = 0;
 
 	if (!n)
-		return bad(err, url, "the port after ':' is empty");
+		return bad(err, u, "the port after ':' is empty");
 	if (strspn(p, "0123456789") < n)
-		return bad(err, url, "port '%.*s' is not a number", (int)n, p);
+		return bad(err, u, "port '%.*s' is not a number", (int)n, p);
 	for (size_t i = 0; i < n && v <= 65535; i++)
 		v = v * 10 + (p[i] - '0');
 	if (v < 1 || v > 65535)
-		return bad(err, url, "port %.*s is out of range (1-65535)",
+		return bad(err, u, "port %.*s is out of range (1-65535)",
 			   (int)n, p);
 	return 0;
 }
 
 /* The authority a (n bytes): host, then an optional :PORT. */
-static int authority_check(const char *url, const char *a, size_t n,
+static int authority_check(const struct url_of *u, const char *a, size_t n,
 			   struct errinfo *err)
 {
 	const char *colon;
 	size_t h;
 
 	if (memchr(a, '@', n))
-		return bad(err, url,
-			   "a user or password in it is not taken: the token "
-			   "comes from --token-file");
+		return bad(err, u, "a user or password in it is not taken");
 	if (n && a[0] == '[') {
 		const char *close = memchr(a, ']', n);
 		if (!close)
-			return bad(err, url,
+			return bad(err, u,
 				   "the IPv6 address's '[' is not closed");
 		h = (size_t)(close - a) + 1;
 		if (h < n && a[h] != ':')
-			return bad(err, url,
+			return bad(err, u,
 				   "'%.*s' after the IPv6 address (only "
 				   "':PORT' may follow ']')",
 				   (int)(n - h), a + h);
@@ -150,46 +156,53 @@ static int authority_check(const char *url, const char *a, size_t n,
 		colon = memchr(a, ':', n);
 		h = colon ? (size_t)(colon - a) : n;
 		if (colon && memchr(colon + 1, ':', n - h - 1))
-			return bad(err, url,
+			return bad(err, u,
 				   "an IPv6 address goes in brackets, as in "
 				   "http://[::1]:8080");
 		if (memchr(a, ']', n))
-			return bad(err, url, "a ']' without its '['");
+			return bad(err, u, "a ']' without its '['");
 	}
-	if (host_check(url, a, h, err))
+	if (host_check(u, a, h, err))
 		return -EINVAL;
-	return h < n ? port_check(url, a + h + 1, n - h - 1, err) : 0;
+	return h < n ? port_check(u, a + h + 1, n - h - 1, err) : 0;
 }
 
-int fleet_url_check(const char *url, int *tls, struct errinfo *err)
+int url_check(const char *url, const char *option, int path, int *tls,
+	      struct errinfo *err)
 {
+	const struct url_of of = {url, option, path}, *u = &of;
 	const char *a, *sep = strstr(url, "://");
 	size_t n;
 
 	if (strlen(url) > URL_MAX)
-		return bad(err, url, "longer than %d characters", URL_MAX);
+		return bad(err, u, "longer than %d characters", URL_MAX);
 	if (!strncmp(url, "https://", 8))
 		*tls = 1;
 	else if (!strncmp(url, "http://", 7))
 		*tls = 0;
 	else if (sep)
-		return bad(err, url, "its scheme '%.*s' is not http or https",
+		return bad(err, u, "its scheme '%.*s' is not http or https",
 			   (int)(sep - url), url);
 	else
-		return bad(err, url,
+		return bad(err, u,
 			   "no scheme: it starts with http:// or "
 			   "https://");
 	a = url + (*tls ? 8 : 7);
 	n = strcspn(a, "/?#");
-	if (authority_check(url, a, n, err))
+	if (authority_check(u, a, n, err))
 		return -EINVAL;
 	if (strpbrk(a + n, "?#"))
-		return bad(err, url,
-			   "a query or fragment ('?', '#') is not taken: the "
-			   "API's paths are added after the URL");
+		return bad(err, u,
+			   path ? "a query or fragment ('?', '#') is not "
+				  "taken: the API's paths are added after "
+				  "the URL"
+				: "a query or fragment ('?', '#') is not "
+				  "taken");
+	if (!path && a[n])
+		return bad(err, u, "'%s' after the host is not taken", a + n);
 	for (const unsigned char *p = (const unsigned char *)a + n; *p; p++)
 		if (*p <= ' ' || *p >= 0x7f)
-			return bad(err, url,
+			return bad(err, u,
 				   "its path has a space, a control character "
 				   "or a character outside ASCII (percent-"
 				   "encode it)");

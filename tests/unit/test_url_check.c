@@ -1,4 +1,4 @@
-/* test_fleet_url.c - a --server URL read whole: what is taken, and what each refusal names */
+/* test_url_check.c - a URL given to an option read whole: what is taken, and what each refusal names */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,14 +6,14 @@
 
 #include <cmocka.h>
 
-#include "fleet_url.h"
+#include "url_check.h"
 
 static void taken(const char *url, int want_tls)
 {
 	struct errinfo err = {{0}, {0}};
 	int tls = -1;
 
-	if (fleet_url_check(url, &tls, &err))
+	if (url_check(url, "--server", 1, &tls, &err))
 		fail_msg("'%s' was refused: %s", url, err.msg);
 	assert_int_equal(tls, want_tls);
 }
@@ -23,7 +23,7 @@ static void refused(const char *url, const char *said)
 	struct errinfo err = {{0}, {0}};
 	int tls = -1;
 
-	if (!fleet_url_check(url, &tls, &err))
+	if (!url_check(url, "--server", 1, &tls, &err))
 		fail_msg("'%s' was taken", url);
 	assert_string_equal(err.field, "server");
 	if (!strstr(err.msg, said))
@@ -92,6 +92,32 @@ static void test_port_and_path(void **state)
 	refused("http://h/a b", "its path has a space");
 }
 
+/* an origin (--cors, --public-url): nothing after the host and port */
+static void test_origin(void **state)
+{
+	struct errinfo err = {{0}, {0}};
+	int tls = -1;
+
+	(void)state;
+	assert_int_equal(
+		url_check("https://lab.example:8443", "--cors", 0, &tls, &err),
+		0);
+	assert_int_equal(tls, 1);
+	assert_int_equal(
+		url_check("http://[::1]:8080", "--public-url", 0, &tls, &err),
+		0);
+	assert_int_not_equal(
+		url_check("http://[::1", "--public-url", 0, &tls, &err), 0);
+	assert_string_equal(err.field, "public-url");
+	assert_non_null(strstr(err.msg,
+			       "bad --public-url 'http://[::1': "
+			       "the IPv6 address's '[' is not closed"));
+	assert_non_null(strstr(err.msg, "nothing after it"));
+	assert_int_not_equal(url_check("http://h/x", "--cors", 0, &tls, &err),
+			     0);
+	assert_non_null(strstr(err.msg, "'/x' after the host is not taken"));
+}
+
 static void test_long(void **state)
 {
 	char url[1100] = "http://h/";
@@ -108,6 +134,7 @@ int main(void)
 		cmocka_unit_test(test_taken),
 		cmocka_unit_test(test_scheme_and_host),
 		cmocka_unit_test(test_port_and_path),
+		cmocka_unit_test(test_origin),
 		cmocka_unit_test(test_long),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
