@@ -57,6 +57,22 @@ function machineValue(k, v) {
   return String(v);
 }
 
+// A list param's text as its values one by one ("4-16:4" and "4,8,12,16" are one list, as runs before and
+// after numalab wrote lists with their steps recorded them); any other text as it is.
+export function listValues(text) {
+  if (!/^\d+(-\d+(:\d+)?)?(,\d+(-\d+(:\d+)?)?)*$/.test(text)) return text;
+  const out = [];
+  for (const part of text.split(',')) {
+    const [range, step] = part.split(':');
+    const [a, b] = range.split('-').map(Number);
+    const by = step === undefined ? 1 : Number(step);
+    if (b === undefined) out.push(a);
+    else if (by < 1 || b < a || (b - a) / by > 4096) return text;
+    else for (let v = a; v <= b; v += by) out.push(v);
+  }
+  return out.join(',');
+}
+
 // rows [{group, name, values, same}] of params and machine parts, for the table of what differs; runs: rundoc.js's readings
 export function differences(runs) {
   const rows = [];
@@ -64,7 +80,10 @@ export function differences(runs) {
   for (const r of runs) for (const k of Object.keys(r.params)) if (!keys.includes(k)) keys.push(k);
   for (const k of keys) rows.push({ group: 'parameter', name: k, values: runs.map((r) => (k in r.params ? String(r.params[k]) : '–')) });
   for (const [k, name] of MACHINE_ROWS) rows.push({ group: 'machine', name, values: runs.map((r) => machineValue(k, (r.machine || {})[k])) });
-  for (const r of rows) r.same = r.values.every((v) => v === r.values[0]);
+  for (const r of rows) {
+    const as = r.values.map(r.group === 'parameter' ? listValues : (v) => v);
+    r.same = as.every((v) => v === as[0]);
+  }
   return rows;
 }
 

@@ -1,7 +1,7 @@
 // compare's tables: which way is better, what differs, each run against the first
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { betterWay, differences, figureLabel, headlineKey, perOperation, perSample, seriesLabel, summaryDiff } from '../../web/compare.js';
+import { betterWay, differences, figureLabel, headlineKey, listValues, perOperation, perSample, seriesLabel, summaryDiff } from '../../web/compare.js';
 import { readRun } from '../../web/rundoc.js';
 
 test('better is read from the unit and the name', () => {
@@ -67,6 +67,19 @@ test('figureLabel reads the experiment\'s summary_labels, else makes the key rea
   const exp = { summary_labels: [{ key: 'slowdown_*_threads_stride_*', label: 'slowdown with %s threads, stride %s B', unit: '×' }] };
   assert.equal(figureLabel('slowdown_2_threads_stride_64', exp), 'slowdown with 2 threads, stride 64 B');
   assert.equal(figureLabel('rounds_kept', exp), figureLabel('rounds_kept', null), 'a key without a label falls back to today\'s text');
+});
+
+test('a list written with its steps is the list written out', () => {
+  assert.equal(listValues('4-16:4'), '4,8,12,16');
+  assert.equal(listValues('1-3,8'), '1,2,3,8');
+  assert.equal(listValues('both'), 'both');
+  assert.equal(listValues('5-1'), '5-1', 'not a list numalab writes: as it is');
+  const docs = [{ stride: '4,8,12,16' }, { stride: '4-16:4' }, { stride: '4-16:2' }].map((params) =>
+    readRun({ id: 1, experiment: 'false_sharing', status: 'done', params, machine: {} }));
+  const row = differences(docs).find((r) => r.name === 'stride');
+  assert.deepEqual(row.values, ['4,8,12,16', '4-16:4', '4-16:2'], 'each shown as its run wrote it');
+  assert.equal(row.same, false);
+  assert.equal(differences(docs.slice(0, 2)).find((r) => r.name === 'stride').same, true);
 });
 
 test('runs of different sizes are compared per operation, runs of one size as they are', () => {
