@@ -174,9 +174,10 @@ static struct sink *table_begin(struct run_out *ro, const struct run_ctx *ctx,
 	rates_cached(ro->t);
 	sink_table_init(&ro->table, ro->e, stdout);
 	printf("%s (%s)\n", ro->e->title, ro->e->name);
-	/* an empty value, or a param of another mode, says nothing */
+	/* an empty value, or a param the run does not read, says nothing */
 	for (int i = 0; i < pv->n; i++)
-		if (pv->v[i].text[0] && param_applies(pv->v[i].p, pv))
+		if (pv->v[i].text[0] &&
+		    experiment_reads(ro->e, pv->v[i].p, pv, NULL))
 			strbuf_addf(&line, " %s=%s", pv->v[i].p->name,
 				    pv->v[i].text);
 	int cols = term_columns(stdout);

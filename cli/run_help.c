@@ -121,15 +121,33 @@ static size_t count_rows(const struct param *p)
 	return n;
 }
 
-/* The rows from..to of params (the schema's), in one table. */
+/*
+ * The rows from..to of params (the schema's), in one table; those the
+ * experiment never reads (their "unread") in a line after it instead.
+ */
 static void print_range(const char *title, json_t *params, size_t from,
 			size_t to)
 {
 	size_t rows[PARAM_MAX_PER_EXP], n = 0;
+	struct strbuf unread = STRBUF_INIT;
 
-	for (size_t i = from; i < to && n < PARAM_MAX_PER_EXP; i++)
-		rows[n++] = i;
+	for (size_t i = from; i < to && n < PARAM_MAX_PER_EXP; i++) {
+		json_t *p = json_array_get(params, i);
+		const char *why =
+			json_string_value(json_object_get(p, "unread"));
+		if (why)
+			strbuf_addf(
+				&unread, "%s'%s' (%s)",
+				unread.len ? "; " : "not read here: ",
+				json_string_value(json_object_get(p, "name")),
+				why);
+		else
+			rows[n++] = i;
+	}
 	print_params(title, params, rows, n);
+	if (unread.len)
+		print_wrapped(strbuf_str(&unread), 2);
+	strbuf_release(&unread);
 }
 
 /*

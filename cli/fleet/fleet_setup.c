@@ -15,7 +15,8 @@
 #include "strbuf.h"
 
 /*
- * Each k=v names a parameter of e once, with a value its row takes. What
+ * Each k=v names a parameter of e once, with a value its row takes, that
+ * the run it asks for reads (experiment_check_elsewhere). What
  * depends on a node's machine (threads past its cpus, a node it lacks) is
  * for the node to judge; what no machine takes (threads=0, a malformed
  * list) is refused here, before any job starts.
@@ -52,6 +53,11 @@ int fleet_check_params(const struct experiment *e, char **kv, int nkv)
 					p->name);
 				rc = 2;
 			}
+	}
+	/* and each one read by the run it asks for: none silently dropped */
+	if (!rc && experiment_check_elsewhere(e, nkv, kv, &err)) {
+		fprintf(stderr, "numalab fleet: %s\n", err.msg);
+		rc = 2;
 	}
 	free(v);
 	return rc;

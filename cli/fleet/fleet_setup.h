@@ -7,7 +7,7 @@
 
 /*
  * Each of kv[0..nkv) ("k=v") names a parameter of e once, with a value
- * its row takes: 0, or 2 with the reason on stderr.
+ * its row takes, that the run reads: 0, or 2 with the reason on stderr.
  */
 int fleet_check_params(const struct experiment *e, char **kv, int nkv);
 

@@ -158,6 +158,16 @@ struct lesson {
 	.describe = prefix##_describe, .precheck = prefix##_precheck,          \
 	.estimate = prefix##_estimate
 
+/*
+ * A param every experiment takes (repeat, warmup, budget) that one
+ * never reads, and what does its job there instead ("its timed rounds
+ * per pair are 'samples'"): a row of its descriptor's .unread.
+ */
+struct unread_param {
+	const char *param;
+	const char *why;
+};
+
 /* The params every experiment takes, filled by experiment_parse. */
 struct common_params {
 	int64_t repeat, warmup;
@@ -397,6 +407,13 @@ struct experiment {
 	 * run() and describe().
 	 */
 	const struct part *parts;
+	/*
+	 * The params every experiment takes that this one never reads,
+	 * NULL-param-terminated; NULL: it reads them all. A request that
+	 * gives one is refused with its why, the API schema marks it
+	 * ("unread"), and the page and --help leave it out.
+	 */
+	const struct unread_param *unread;
 	/*
 	 * The param (an enum or a set) whose choices are named as the parts
 	 * (mode=, parts=): a part without a .wanted hook is selected when its

@@ -40,7 +40,8 @@ extern const struct param placement_params[];
 
 /*
  * Parses CLI/API k=v assignments for exp (its table + the common ones),
- * then runs the descriptor's check and the placement check against t.
+ * refuses one it would not read (experiment_check_read), then runs the
+ * descriptor's check and the placement check against t.
  * pv (the text forms, as recorded and passed to the worker) is filled
  * whole (it need not be zeroed: each value is, to its element count n,
  * as it is parsed). params (exp->params_size bytes) and common
@@ -51,6 +52,36 @@ int experiment_parse(const struct experiment *exp, const struct topo *t,
 		     int argc, char *const *argv, struct param_values *pv,
 		     void *params, struct common_params *common,
 		     struct errinfo *err);
+
+/*
+ * Whether a run of pv (every value, parsed) reads p: 0 for a common param
+ * exp never reads (exp->unread), or one whose row's only the values do
+ * not meet (a param of another mode, placement beside cpus), with why
+ * (may be NULL) naming p and saying when it is read; else 1.
+ */
+int experiment_reads(const struct experiment *exp, const struct param *p,
+		     const struct param_values *pv, struct errinfo *why);
+
+/*
+ * Refuses the first of the request's own k=v texts (argv, not the
+ * defaults that fill the rest of pv) whose param a run of pv would not
+ * read (experiment_reads): nothing a request gives is silently dropped.
+ * experiment_parse calls it; so does what checks a request without
+ * parsing it for this machine. Returns 0 or -EINVAL with err set.
+ */
+int experiment_check_read(const struct experiment *exp, int argc,
+			  char *const *argv, const struct param_values *pv,
+			  struct errinfo *err);
+
+/*
+ * experiment_check_read for a request whose values are judged on the
+ * machines it goes to (a campaign's): the k=v texts parsed as a recorded
+ * run's (nothing of this machine asked), then each checked to be read.
+ * A text that does not parse is left for those machines to refuse.
+ * Returns 0, -EINVAL with err set, or -ENOMEM.
+ */
+int experiment_check_elsewhere(const struct experiment *exp, int argc,
+			       char *const *argv, struct errinfo *err);
 
 /*
  * Parses the params of a run already made (the normalised k=v texts it

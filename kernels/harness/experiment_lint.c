@@ -128,7 +128,8 @@ static int validate_smoke(const struct experiment *exp, struct errinfo *err)
 	else if (!pv || !params || params_text_argv(exp->smoke, &argv))
 		rc = -ENOMEM;
 	else if (experiment_parse_recorded(exp, (int)argv.n, argv.v, pv, params,
-					   &common, &perr))
+					   &common, &perr) ||
+		 experiment_check_read(exp, (int)argv.n, argv.v, pv, &perr))
 		rc = errinfo_set(
 			err, perr.field,
 			"experiment '%s': its smoke run does not parse: %s",
@@ -137,6 +138,70 @@ static int validate_smoke(const struct experiment *exp, struct errinfo *err)
 	free(params);
 	free(pv);
 	return rc;
+}
+
+/*
+ * Row p's only ("mode=sizes,loaded"): it names another param of exp,
+ * and each text after '=' is one of that param's choices (an enum or a
+ * set), or nothing at all for a list or text param ("cpus=": while it is
+ * empty).
+ */
+static int validate_only(const struct experiment *exp, const struct param *p,
+			 struct errinfo *err)
+{
+	const char *eq = p->only ? strchr(p->only, '=') : NULL, *v;
+	const struct param *on;
+
+	if (!p->only)
+		return 0;
+	on = eq ? experiment_param(exp, p->only, (size_t)(eq - p->only)) : NULL;
+	if (!on || on == p)
+		return errinfo_set(
+			err, p->name,
+			"experiment '%s': '%s' is read only by '%s', which names no other param of it",
+			exp->name, p->name, p->only);
+	if (!eq[1] && (on->type == PARAM_ENUM || on->type == PARAM_SET))
+		return errinfo_set(
+			err, p->name,
+			"experiment '%s': '%s' is read only while '%s' is empty, which a choice never is",
+			exp->name, p->name, on->name);
+	for (v = eq + 1; *v;) {
+		size_t n = strcspn(v, ",");
+		const struct param_choice *c = on->choices;
+
+		while (c && c->name &&
+		       (strlen(c->name) != n || strncmp(c->name, v, n)))
+			c++;
+		if (!c || !c->name)
+			return errinfo_set(
+				err, p->name,
+				"experiment '%s': '%s' is read only with %s=%.*s, which is not one of its choices",
+				exp->name, p->name, on->name, (int)n, v);
+		v += n + (v[n] == ',');
+	}
+	return 0;
+}
+
+/* Each row of exp's tables reads only when it can (validate_only), and
+ * each unread names a param every experiment takes, with its why. */
+static int validate_reads(const struct experiment *exp, struct errinfo *err)
+{
+	const struct param *const tables[] = {exp->params, placement_params,
+					      common_params};
+
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		for (const struct param *p = tables[i]; p->name; p++)
+			if ((i != 1 || exp->uses_placement) &&
+			    validate_only(exp, p, err))
+				return -EINVAL;
+	for (const struct unread_param *u = exp->unread; u && u->param; u++)
+		if (!params_find(&tables[2], 1, u->param, strlen(u->param)) ||
+		    !u->why || !*u->why)
+			return errinfo_set(
+				err, u->param,
+				"experiment '%s': unread '%s' is not a param every experiment takes (repeat, warmup, budget), or says no why",
+				exp->name, u->param);
+	return 0;
 }
 
 /* The kinds whose .param names a param of the experiment's own table. */
@@ -371,7 +436,8 @@ int experiment_validate(const struct experiment *exp, struct errinfo *err)
 					err, p->name,
 					"experiment '%s': parameter '%s' is declared twice",
 					exp->name, p->name);
-	if ((rc = validate_smoke(exp, err)) || (rc = validate_rules(exp, err)))
+	if ((rc = validate_reads(exp, err)) ||
+	    (rc = validate_smoke(exp, err)) || (rc = validate_rules(exp, err)))
 		return rc;
 	if (!exp->charts || !exp->charts[0].id)
 		return errinfo_set(err, NULL,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
 #include "units.h"
 
 static const struct param_choice strategies[] = {{"spread", PLACE_SPREAD},
@@ -25,7 +26,8 @@ const struct param placement_params[] = {
 		"run thread i on the i-th CPU of this list (e.g. 0,2-3); empty: use the placement strategy"),
 	PARAM_ENUM(
 		placement, "spread", strategies,
-		"spread: as far apart as possible (nodes, caches, cores); compact: as close as possible; os: no pinning"),
+		"spread: as far apart as possible (nodes, caches, cores); compact: as close as possible; os: no pinning. Read only while 'cpus' is empty",
+		.only = "cpus="),
 	{0}};
 
 const struct param common_params[] = {
@@ -219,6 +221,104 @@ static int parse_tables(const struct experiment *exp, const struct topo *t,
 	return 0;
 }
 
+/* The value of the param named by the n bytes of name among pv; NULL: none. */
+static const struct param_value *value_named(const struct param_values *pv,
+					     const char *name, size_t n)
+{
+	for (int i = 0; i < pv->n; i++)
+		if (strlen(pv->v[i].p->name) == n &&
+		    !strncmp(pv->v[i].p->name, name, n))
+			return &pv->v[i];
+	return NULL;
+}
+
+/*
+ * The choices of want (n bytes, comma separated) in words, the first
+ * after name= for an enum ("mode=sizes or loaded"), bare for a set.
+ */
+static void choices_said(struct strbuf *sb, const char *name, const char *want,
+			 size_t n, int set)
+{
+	const char *end = want + n;
+
+	if (!set)
+		strbuf_addf(sb, "%s=", name);
+	while (want < end) {
+		size_t k = strcspn(want, ",");
+		const char *next;
+
+		if (k > (size_t)(end - want))
+			k = (size_t)(end - want);
+		next = want + k + 1;
+		strbuf_add(sb, want, k);
+		if (next < end)
+			strbuf_addstr(sb,
+				      memchr(next, ',', (size_t)(end - next))
+					      ? ", "
+					      : " or ");
+		want = next;
+	}
+}
+
+/* Why p (its only failing against on, the value it names) is not read. */
+static void only_said(const struct param *p, const struct param_value *on,
+		      struct errinfo *why)
+{
+	const char *want = strchr(p->only, '=') + 1;
+	size_t n = strlen(want);
+	struct strbuf sb = STRBUF_INIT;
+	int set = on->p->type == PARAM_SET;
+
+	if (!n)
+		strbuf_addf(&sb, "while '%s' is empty", on->p->name);
+	else if (set)
+		strbuf_addf(&sb, "when '%s' has %s", on->p->name,
+			    strchr(want, ',') ? "one of " : "");
+	else
+		strbuf_addstr(&sb, "in ");
+	if (n)
+		choices_said(&sb, on->p->name, want, n, set);
+	errinfo_set(why, p->name, "'%s' is read only %s (%s is %s)", p->name,
+		    strbuf_str(&sb), on->p->name, on->text);
+	strbuf_release(&sb);
+}
+
+int experiment_reads(const struct experiment *exp, const struct param *p,
+		     const struct param_values *pv, struct errinfo *why)
+{
+	const char *eq = p->only ? strchr(p->only, '=') : NULL;
+
+	for (const struct unread_param *u = exp->unread; u && u->param; u++)
+		if (!strcmp(u->param, p->name)) {
+			if (why)
+				errinfo_set(why, p->name,
+					    "'%s' is not read by %s: %s",
+					    p->name, exp->name, u->why);
+			return 0;
+		}
+	if (!eq || param_applies(p, pv))
+		return 1;
+	/* param_applies found the param only names, holding another value */
+	if (why)
+		only_said(p, value_named(pv, p->only, (size_t)(eq - p->only)),
+			  why);
+	return 0;
+}
+
+int experiment_check_read(const struct experiment *exp, int argc,
+			  char *const *argv, const struct param_values *pv,
+			  struct errinfo *err)
+{
+	for (int a = 0; a < argc; a++) {
+		const struct param_value *v =
+			value_named(pv, argv[a], strcspn(argv[a], "="));
+
+		if (v && !experiment_reads(exp, v->p, pv, err))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /* The placement and thread-count checks of PARAM_F_CPUS values against t. */
 static int check_cpus(const struct experiment *exp, const struct topo *t,
 		      const struct param_values *pv,
@@ -278,6 +378,8 @@ int experiment_parse(const struct experiment *exp, const struct topo *t,
 		goto out;
 	}
 	rc = parse_tables(exp, t, argc, argv, pv, params, common, err);
+	if (!rc)
+		rc = experiment_check_read(exp, argc, argv, pv, err);
 	if (!rc && t)
 		rc = check_cpus(exp, t, pv, common, err);
 	if (!rc && exp->check)
@@ -285,6 +387,28 @@ int experiment_parse(const struct experiment *exp, const struct topo *t,
 out:
 	free(own_common);
 	free(own_params);
+	return rc;
+}
+
+int experiment_check_elsewhere(const struct experiment *exp, int argc,
+			       char *const *argv, struct errinfo *err)
+{
+	struct param_values *pv = malloc(sizeof(*pv));
+	void *params = calloc(1, exp->params_size ? exp->params_size : 1);
+	struct common_params common;
+	struct errinfo perr;
+	int rc = -ENOMEM;
+
+	if (!pv || !params) {
+		errinfo_set(err, NULL, "out of memory");
+		goto out;
+	}
+	rc = 0;
+	if (!parse_tables(exp, NULL, argc, argv, pv, params, &common, &perr))
+		rc = experiment_check_read(exp, argc, argv, pv, err);
+out:
+	free(pv);
+	free(params);
 	return rc;
 }
 

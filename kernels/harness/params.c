@@ -466,6 +466,43 @@ const struct param_value *params_get(const struct param_values *pv,
 	return NULL;
 }
 
+/* Whether the comma list want (n bytes) names the choice text (len bytes). */
+static int listed(const char *want, size_t n, const char *text, size_t len)
+{
+	const char *end = want + n;
+
+	/* nothing after '=': the one value is the empty one */
+	if (n == 0)
+		return len == 0;
+	while (want < end) {
+		size_t k = strcspn(want, ",");
+
+		if (k > (size_t)(end - want))
+			k = (size_t)(end - want);
+		if (k == len && !strncmp(want, text, k))
+			return 1;
+		want += k + 1;
+	}
+	return 0;
+}
+
+int param_holds(const struct param_value *v, const char *want, size_t n)
+{
+	const char *t = v->text;
+
+	if (v->p->type != PARAM_SET)
+		return listed(want, n, t, strlen(t));
+	/* a set: one of its chosen names is among them */
+	while (*t) {
+		size_t k = strcspn(t, ",");
+
+		if (k && listed(want, n, t, k))
+			return 1;
+		t += k + (t[k] == ',');
+	}
+	return 0;
+}
+
 int param_applies(const struct param *p, const struct param_values *pv)
 {
 	const char *eq = p->only ? strchr(p->only, '=') : NULL;
@@ -473,21 +510,12 @@ int param_applies(const struct param *p, const struct param_values *pv)
 	if (!eq)
 		return 1;
 	for (int i = 0; i < pv->n; i++) {
-		const char *name = pv->v[i].p->name, *v = eq + 1;
-		size_t len = strlen(pv->v[i].text);
+		const char *name = pv->v[i].p->name;
 
 		if (strlen(name) != (size_t)(eq - p->only) ||
 		    strncmp(name, p->only, (size_t)(eq - p->only)))
 			continue;
-		/* the choices after '=', one comma apart */
-		while (*v) {
-			size_t n = strcspn(v, ",");
-
-			if (n == len && !strncmp(v, pv->v[i].text, n))
-				return 1;
-			v += n + (v[n] == ',');
-		}
-		return 0;
+		return param_holds(&pv->v[i], eq + 1, strlen(eq + 1));
 	}
 	return 1;
 }

@@ -106,9 +106,12 @@ struct param {
 	 */
 	void (*machine_def)(const struct topo *t, char *buf, size_t len);
 	/*
-	 * "mode=sizes,loaded": the row matters only while that param holds
-	 * one of those choices (a run's header, the page and the API leave
-	 * it out otherwise). NULL: it always matters.
+	 * "mode=sizes,loaded": the row is read only while that param (of
+	 * the same experiment) holds one of those choices, or for a set,
+	 * while one of them is among its choices; "cpus=", nothing after
+	 * '=': only while that param is empty. A request that gives the
+	 * row's param otherwise is refused (experiment_parse), and a run's
+	 * header and the page leave it out. NULL: it is always read.
 	 */
 	const char *only;
 };
@@ -194,6 +197,13 @@ struct param_values {
  * 1 when it does or when the param p->only names is not among them.
  */
 int param_applies(const struct param *p, const struct param_values *pv);
+
+/*
+ * Whether the value v holds one of the n bytes of want, a comma list of
+ * texts (a row's only after its '='): its text is one of them, or for a
+ * set one of its chosen names is; n == 0 asks whether v is empty.
+ */
+int param_holds(const struct param_value *v, const char *want, size_t n);
 
 /*
  * Parses "k=v" assignments (argv style) against the tables (each

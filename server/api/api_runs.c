@@ -139,10 +139,12 @@ enum MHD_Result api_post_run(struct http_request *rq, void *ctx)
 				 perr.msg);
 		goto out;
 	}
-	/* the worker runs exactly the resolved request: every value, normalised
-	 */
+	/* the worker runs exactly the resolved request: every value it reads,
+	 * normalised (one it would not read, it refuses) */
 	for (int i = 0; i < req.pv->n; i++)
-		push_arg(&args, req.pv->v[i].p->name, req.pv->v[i].text);
+		if (experiment_reads(exp, req.pv->v[i].p, req.pv, NULL))
+			push_arg(&args, req.pv->v[i].p->name,
+				 req.pv->v[i].text);
 	if (args.oom) {
 		ret = MHD_NO;
 		goto out;

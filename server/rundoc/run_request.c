@@ -139,7 +139,10 @@ static int find_experiment(json_t *body, const struct request_rules *rules,
 	return -EINVAL;
 }
 
-/* Refuses the first k of rq's "k=v" texts that its experiment does not take. */
+/*
+ * Refuses the first k of rq's "k=v" texts that its experiment does not
+ * take, or that its run would not read.
+ */
 static int check_names(struct run_request *rq, struct errinfo *err)
 {
 	for (size_t i = 0; i < rq->argv.n; i++) {
@@ -150,7 +153,8 @@ static int check_names(struct run_request *rq, struct errinfo *err)
 				"experiment '%s' has no parameter '%.*s'",
 				rq->exp->name, (int)n, rq->argv.v[i]);
 	}
-	return 0;
+	return experiment_check_elsewhere(rq->exp, (int)rq->argv.n, rq->argv.v,
+					  err);
 }
 
 /* Every value resolved against t, into rq's pv, typed and common. */

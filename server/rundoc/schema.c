@@ -49,10 +49,13 @@ static json_t *param_json(const struct param *p, const char *group,
 		json_object_set_new(o, "choices", c);
 	}
 	if (p->only && strchr(p->only, '=')) {
-		/* "mode=sizes,loaded" -> {"param": "mode", "values": [...]} */
+		/* "mode=sizes,loaded" -> {"param": "mode", "values": [...]};
+		 * "cpus=" -> its one value the empty text */
 		const char *eq = strchr(p->only, '='), *v = eq + 1;
 		json_t *vals = json_array();
 
+		if (!*v)
+			json_array_append_new(vals, json_string(""));
 		while (*v) {
 			size_t n = strcspn(v, ",");
 			json_array_append_new(vals, json_stringn(v, n));
@@ -118,8 +121,15 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 		for (const struct param *p = placement_params; p->name; p++)
 			json_array_append_new(params,
 					      param_json(p, "placement", t));
-	for (const struct param *p = common_params; p->name; p++)
-		json_array_append_new(params, param_json(p, "stats", t));
+	for (const struct param *p = common_params; p->name; p++) {
+		json_t *pj = param_json(p, "stats", t);
+		for (const struct unread_param *u = e->unread; u && u->param;
+		     u++)
+			if (!strcmp(u->param, p->name))
+				json_object_set_new(pj, "unread",
+						    json_string(u->why));
+		json_array_append_new(params, pj);
+	}
 	for (const struct chart *c = e->charts; c && c->id; c++) {
 		json_t *cj = json_pack(
 			"{s:s, s:s, s:s, s:s?, s:s?, s:b, s:b}", "id", c->id,

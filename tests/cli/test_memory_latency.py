@@ -163,9 +163,9 @@ class Table(unittest.TestCase):
 class BadParams(unittest.TestCase):
     def test_refused(self):
         for kv, text in (("mode=fast", "mode"), ("size=10000", "multiple of 4K"),
-                         ("loads=10", "loads"), ("mem_node=63", "node 63"),
+                         ("loads=10", "loads"), ("mode=sizes mem_node=63", "node 63"),
                          ("pages=giant", "pages")):
-            p = subprocess.run([BIN, "run", EXP, kv], capture_output=True,
+            p = subprocess.run([BIN, "run", EXP, *kv.split()], capture_output=True,
                                text=True, timeout=TIMEOUT)
             self.assertNotEqual(p.returncode, 0, kv)
             self.assertIn(text, p.stderr, kv)
