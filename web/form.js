@@ -1,6 +1,7 @@
 // form.js - the parameter form, generated from an experiment's param table
 import { h, clear } from './dom.js';
 import { label, int, bytes, sizeText } from './format.js';
+import { paramApplies } from './rundoc.js';
 
 // The second skip link: the keyboard lands on the form's first field, the route (the hash) stays as it was.
 document.addEventListener('click', (ev) => {
@@ -23,6 +24,11 @@ export class ParamForm {
   constructor(container) {
     this.container = container;
     this.fields = new Map(); // name -> {param, el, get(), set(v)}
+    this.rows = new Map(); // name -> schema row, every param of the experiment
+    this.busy = false; // the whole form is disabled (a run is starting)
+    // a field another one governs (mode=, cpus) is read or not as that one changes
+    container.addEventListener('input', () => this.refresh());
+    container.addEventListener('change', () => this.refresh());
   }
 
   // Builds the form for exp; topo (may be null) gives the CPU and node hints.
@@ -30,26 +36,31 @@ export class ParamForm {
     clear(this.container);
     this.fields.clear();
     this.exp = exp;
+    this.rows = new Map(exp.params.map((p) => [p.name, p]));
     for (const [group, title, sub] of GROUPS) {
-      const params = exp.params.filter((p) => (p.group || 'experiment') === group);
+      // a param the experiment never reads (its row's unread) has no field: the server would refuse it
+      const params = exp.params.filter((p) => (p.group || 'experiment') === group && !p.unread);
       if (!params.length) continue;
       const fs = h('fieldset', { class: `group group-${group}` },
         h('legend', {}, title, sub ? h('span', { class: 'legend-sub', text: ` · ${sub}` }) : null));
       for (const p of params) fs.append(this.field(p, topo));
       this.container.append(fs);
     }
+    this.refresh();
   }
 
   field(p, topo) {
     const id = `p-${p.name}`;
     const err = h('p', { class: 'field-error', id: `${id}-error`, role: 'alert', hidden: true });
+    // shown while another field's value makes the run not read this one (its row's only)
+    const unread = p.only ? h('p', { class: 'field-unread', id: `${id}-unread`, text: onlyText(p.only, this.rows), hidden: true }) : null;
     // one line under the field: what it is, then what may be typed (the range in a quieter voice)
     // the unit said once: beside the name, or after the range when beside the name it would say the name again
     const unitBeside = Boolean(p.unit) && p.unit !== label(p.name);
     const hintText = hint(unitBeside ? { ...p, unit: null } : p, topo);
     const helpEl = p.help || hintText ? h('p', { class: 'help', id: `${id}-help` }, p.help || '',
       hintText ? h('span', { class: 'hint', text: `${p.help ? ' · ' : ''}${hintText}` }) : null) : null;
-    const described = [helpEl && `${id}-help`, `${id}-error`].filter(Boolean).join(' ');
+    const described = [helpEl && `${id}-help`, unread && `${id}-unread`, `${id}-error`].filter(Boolean).join(' ');
     // the unit beside the name, unless it only says the name again ("threads threads")
     const unit = unitBeside ? h('span', { class: 'unit', text: p.unit }) : null;
     const wrap = h('div', { class: `field field-${p.type}`, dataset: { param: p.name } });
@@ -62,8 +73,8 @@ export class ParamForm {
       f = p.type === 'enum' ? this.select(p, id, described) : this.text(p, id, described, topo);
       wrap.append(h('label', { class: 'field-label', for: id }, label(p.name), unit), f.el);
     }
-    wrap.append(...[helpEl, err].filter(Boolean));
-    const entry = { param: p, wrap, err, ...f };
+    wrap.append(...[helpEl, unread, err].filter(Boolean));
+    const entry = { param: p, wrap, err, unread, reads: true, ...f };
     const mark = () => wrap.classList.toggle('changed', normal(p, entry.get()) !== normal(p, p.default));
     wrap.addEventListener('input', () => { mark(); this.clearError(p.name); });
     wrap.addEventListener('change', mark);
@@ -132,10 +143,31 @@ export class ParamForm {
     };
   }
 
-  values() {
+  // Every field's value, read or not.
+  allValues() {
     const out = {};
     for (const [name, f] of this.fields) out[name] = f.get();
     return out;
+  }
+
+  // What a run is started with: the fields the run reads (paramApplies), never one the server would refuse
+  // as not read (a param of another mode, placement beside cpus).
+  values() {
+    const all = this.allValues();
+    const out = {};
+    for (const [name, f] of this.fields) if (paramApplies(f.param, all, this.rows)) out[name] = all[name];
+    return out;
+  }
+
+  // Greys out the fields a run of the form's values would not read, saying when they are read.
+  refresh() {
+    const all = this.allValues();
+    for (const f of this.fields.values()) {
+      f.reads = paramApplies(f.param, all, this.rows);
+      f.wrap.classList.toggle('not-read', !f.reads);
+      if (f.unread) f.unread.hidden = f.reads;
+      f.disable(this.busy || !f.reads);
+    }
   }
 
   // Fills the form from a run's params (numbers or normalised text); others keep defaults.
@@ -144,6 +176,7 @@ export class ParamForm {
       f.set(params && name in params ? params[name] : f.param.default);
       f.mark();
     }
+    this.refresh();
   }
 
   reset() {
@@ -152,7 +185,8 @@ export class ParamForm {
   }
 
   disable(d) {
-    for (const f of this.fields.values()) f.disable(d);
+    this.busy = d;
+    this.refresh();
   }
 
   // Shows msg under the field; false if the form has no such field.
@@ -180,6 +214,16 @@ export class ParamForm {
   clearErrors() {
     for (const name of this.fields.keys()) this.clearError(name);
   }
+}
+
+// When a param of only {param, values} is read, in words: "read only with mode=loaded", "... while cpus is empty".
+function onlyText(only, rows) {
+  const on = rows.get(only.param);
+  if (only.values.length === 1 && only.values[0] === '') return `read only while ${label(only.param)} is empty`;
+  const list = only.values.length > 1
+    ? `${only.values.slice(0, -1).join(', ')} or ${only.values[only.values.length - 1]}` : only.values[0];
+  if (on && on.type === 'set') return `read only when ${label(only.param)} has ${only.values.length > 1 ? 'one of ' : ''}${list}`;
+  return `read only with ${only.param}=${list}`;
 }
 
 function normal(p, v) {

@@ -207,13 +207,31 @@ export function readRun(doc) {
   };
 }
 
-// The params that mattered to a run ([k, v] pairs): a param of another mode (its schema row's only: {param, values})
-// and an empty value (but cpus, which the placement chose) left out. expParams: the experiment's schema params.
+// Whether a run of params (name -> value) reads the param of schema row `row`, as the server judges a request
+// (experiment_reads): not one the experiment never reads (row.unread), and its only ({param, values}) met: the
+// param named holds one of values, or for a set has one of them among its choices; values [''] asks that it be
+// empty (placement beside cpus). rows: name -> schema row, for the type of the param only names.
+export function paramApplies(row, params, rows) {
+  if (!row) return true;
+  if (row.unread) return false;
+  const only = row.only;
+  if (!only || !params || !(only.param in params)) return true;
+  const on = rows && rows.get(only.param);
+  const v = String(params[only.param] ?? '').trim();
+  if (on && on.type === 'set') {
+    const chosen = v === 'all' ? (on.choices || []) : v.split(',').map((c) => c.trim());
+    return chosen.some((c) => c && only.values.includes(c));
+  }
+  return only.values.includes(v);
+}
+
+// The params that mattered to a run ([k, v] pairs): one the run did not read (paramApplies: another mode's, one
+// the experiment never reads) and an empty value (but cpus, which the placement chose) left out. expParams: the
+// experiment's schema params.
 export function paramsThatApply(params, expParams) {
   const rows = new Map((expParams || []).map((p) => [p.name, p]));
   return Object.entries(params || {}).filter(([k, v]) => {
-    const only = rows.get(k) && rows.get(k).only;
-    if (only && only.param in (params || {}) && !only.values.includes(String(params[only.param]))) return false;
+    if (!paramApplies(rows.get(k), params, rows)) return false;
     return v !== '' || k === 'cpus';
   });
 }

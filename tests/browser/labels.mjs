@@ -52,7 +52,9 @@ try {
   for (const exp of schema) {
     await page.goto(`${server.base}#/experiments/${exp.name}`);
     await page.waitForSelector('#run-form .field', { timeout: 20000 });
-    await page.waitForFunction((n) => document.querySelectorAll('#run-form .field').length >= n, exp.params.length, { timeout: 20000 });
+    // a param the experiment never reads (its row's unread) has no field
+    const shown = exp.params.filter((p) => !p.unread).length;
+    await page.waitForFunction((n) => document.querySelectorAll('#run-form .field').length >= n, shown, { timeout: 20000 });
     const drawn = await page.$$eval('#run-form .field', (els) => els.map((f) => ({
       name: f.dataset.param,
       label: (f.querySelector('.field-label')?.textContent || '').trim(),

@@ -198,3 +198,30 @@ test('paramsThatApply: a param of another mode and an empty value are left out, 
   const got = paramsThatApply({ mode: 'sizes', nodes: '', loaders: '4', cpu_node: '0', cpus: '', size: '16M' }, exp);
   assert.deepEqual(got.map(([k]) => k), ['mode', 'cpu_node', 'cpus', 'size']);
 });
+
+test('paramApplies: as the server reads a request, so the page sends only what a run reads', async () => {
+  const { paramApplies, paramsThatApply } = await import('../../web/rundoc.js');
+  const rows = new Map([
+    ['parts', { name: 'parts', type: 'set', choices: ['layouts', 'readers', 'tls_access', 'thread_start'] }],
+    ['starts', { name: 'starts', type: 'int', only: { param: 'parts', values: ['thread_start'] } }],
+    ['ops', { name: 'ops', type: 'int', only: { param: 'parts', values: ['layouts', 'readers', 'tls_access'] } }],
+    ['cpus', { name: 'cpus', type: 'cpulist' }],
+    ['placement', { name: 'placement', type: 'enum', only: { param: 'cpus', values: [''] } }],
+    ['repeat', { name: 'repeat', type: 'int', unread: "the timed rounds of each pair are 'samples'" }],
+  ]);
+  // a set: one of its choices among the values; 'all' has them all
+  assert.equal(paramApplies(rows.get('starts'), { parts: 'layouts,readers' }, rows), false);
+  assert.equal(paramApplies(rows.get('starts'), { parts: 'readers,thread_start' }, rows), true);
+  assert.equal(paramApplies(rows.get('starts'), { parts: 'all' }, rows), true);
+  assert.equal(paramApplies(rows.get('ops'), { parts: 'thread_start' }, rows), false);
+  // [''] asks for an empty value: placement only while cpus is empty
+  assert.equal(paramApplies(rows.get('placement'), { cpus: '' }, rows), true);
+  assert.equal(paramApplies(rows.get('placement'), { cpus: '0,2' }, rows), false);
+  // a param the experiment never reads, whatever the rest
+  assert.equal(paramApplies(rows.get('repeat'), {}, rows), false);
+  // a governing param not among the values: read, as the server leaves it
+  assert.equal(paramApplies(rows.get('starts'), {}, rows), true);
+  const got = paramsThatApply({ parts: 'layouts', starts: 200, ops: 10, cpus: '1', placement: 'spread', repeat: 5 },
+    [...rows.values()]);
+  assert.deepEqual(got.map(([k]) => k), ['parts', 'ops', 'cpus']);
+});
