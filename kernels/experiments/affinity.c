@@ -49,8 +49,10 @@ static const struct param params[] = {
 	PARAM_INT(threads, "2", 1, 1024, "threads",
 		  "threads placed each way (each with its own data)",
 		  .flags = PARAM_F_CPUS),
-	PARAM_SIZE(size, "4M", 64 << 10, 1LL << 32, "bytes",
-		   "each thread's data, first-touched by the thread itself"),
+	PARAM_SIZE(
+		size, "4M", 64 << 10, 1LL << 32, "bytes",
+		"modes other than cache_split: each thread's data, first-touched by the thread itself (cache_split sizes its data from the cache)",
+		.only = "modes=created_pinned,pinned_after,process_mask,unpinned"),
 	PARAM_INT(
 		passes, "20", 1, 100000, NULL,
 		"reads of its data per thread, asking sched_getcpu at every page"),

@@ -60,7 +60,7 @@ static const struct param params[] = {
 		.machine_def = pairs_default),
 	PARAM_INT(
 		samples, "200", 1, 100000, "per pair",
-		"timed rounds per pair: a cell is their median (this experiment's sample count; 'repeat' is not used)"),
+		"timed rounds per pair: a cell is their median (this experiment's sample count, in place of 'repeat')"),
 	PARAM_INT(round_trips, "1000", 1, 10000000, "per sample",
 		  "round trips timed together as one sample"),
 	{0}};
@@ -891,6 +891,13 @@ static const struct rule rules[] = {
 	RULE(RULE_CPUS, .what = "a round trip between two cpus"), {RULE_END}};
 static const char *const compared[] = {"round_trip_ns_*", NULL};
 
+/* a pair is timed by the team harness alone: exactly samples rounds */
+static const struct unread_param unread[] = {
+	{"repeat", "the timed rounds of each pair are 'samples'"},
+	{"budget",
+	 "each pair takes exactly 'samples' rounds, none added or redone"},
+	{0}};
+
 /* what a person reads for each summary key */
 /* A round trip's keys in words: the median, the fastest and the slowest
  * pair. */
@@ -922,6 +929,7 @@ const struct experiment exp_core_to_core = {
 	.name = "core_to_core",
 	.lockstep = 1, /* a round trip needs both threads on their cpus */
 	.smoke = "samples=2 round_trips=10 warmup=0",
+	.unread = unread,
 	.headline_key = "round_trip_ns_*",
 	.headline_chart = C2C_LATENCY,
 	.title = "Core-to-core latency",

@@ -44,7 +44,8 @@ static const struct param params[] = {
 		"separate: counters two cache lines apart (128 B on 64 B lines), out of each other's way; shared: counters stride bytes apart from one line's start; both: each in turn"),
 	PARAM_SWEEP(
 		stride, "4", 4, 4096, "bytes",
-		"bytes between counters in the shared layout (a multiple of 4); 4,8,64,128 shows where the line ends"),
+		"layout=shared, both: bytes between counters in the shared layout (a multiple of 4); 4,8,64,128 shows where the line ends",
+		.only = "layout=shared,both"),
 	{0}};
 
 /*

@@ -88,7 +88,8 @@ static const struct param params[] = {
 		"transparent huge pages for the buffer: off places it page by page (4 KiB); on asks for 2 MiB pages, which a policy places whole; system: whatever the machine does"),
 	PARAM_NODELIST(
 		migrate_to, "", 0, NMEM_MAX_NODE - 1,
-		"move the pages to this node afterwards; empty: the last node (nothing to move on a machine with one node)"),
+		"migrate_with other than none: move the pages to this node afterwards; empty: the last node (nothing to move on a machine with one node)",
+		.only = "migrate_with=both,mbind,mbind_strict,move_pages,move_all"),
 	PARAM_ENUM(
 		migrate_with, "both", migrations,
 		"mbind: mbind(MPOL_MF_MOVE); mbind_strict: with MPOL_MF_STRICT; move_pages: move_pages; both: mbind+strict there, then move_pages back to where each page was; move_all: MPOL_MF_MOVE_ALL (needs CAP_SYS_NICE); none"),

@@ -1130,7 +1130,7 @@ static void ps_plan(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	LESSON("after-touch", "A policy set after the first touch",
 	       "mbind names another node after 1,024 pages were touched: how many of them stay where they were?",
-	       "repeat=1 warmup=0", "pages", "after_touch_old_on_a", "steps"),
+	       "repeat=1", "pages", "after_touch_old_on_a", "steps"),
 	{0}};
 
 /*
@@ -1145,6 +1145,13 @@ static const struct rule rules[] = {
 	     .what = "which policy wins, and where pages go"),
 	{RULE_END}};
 static const char *const compared[] = {"vma_wins_*", "preferred_*", NULL};
+
+/* its steps time their own rounds, none through the team harness */
+static const struct unread_param unread[] = {
+	{"warmup", "each step runs 'repeat' rounds and keeps every one"},
+	{"budget",
+	 "each step takes exactly 'repeat' rounds, none added or redone"},
+	{0}};
 
 /* what a person reads for each summary key */
 static const struct key_label summary_labels[] = {
@@ -1184,7 +1191,8 @@ static const struct key_label summary_labels[] = {
 
 const struct experiment exp_memory_policy_semantics = {
 	.name = "memory_policy_semantics",
-	.smoke = "size=64K repeat=1 warmup=0",
+	.smoke = "size=64K repeat=1",
+	.unread = unread,
 	.headline_chart = "steps",
 	.title = "Memory policy semantics",
 	.summary =

@@ -288,7 +288,7 @@ AUTH = {"Authorization": "Bearer " + TOKEN}
 def small_run():
     """A real run document, as a node's `numalab run --json` prints it."""
     p = subprocess.run([os.environ.get("NUMALAB_BIN", "build/numalab"), "run", "--json",
-                        "memory_policy_semantics", "size=64K", "repeat=1", "warmup=0"],
+                        "memory_policy_semantics", "size=64K", "repeat=1"],
                        capture_output=True, text=True, timeout=120)
     return json.loads(p.stdout)
 

@@ -186,7 +186,7 @@ class YieldTest(SharedServerTest):
         # queued): the worker the runner starts then still runs SCHED_OTHER
         n = len(self.cpus)
         every = dict(LONG, threads=str(n), layout="separate",
-                     cpus=",".join(map(str, self.cpus)), stride="4")
+                     cpus=",".join(map(str, self.cpus)))
         first = self.srv.start_run(dict(every, repeat=1, increments=20000000))
         second = self.srv.start_run(dict(every, layout="both", stride="4-256:4",
                                          repeat=1, increments=20000000))

@@ -111,7 +111,7 @@ class Affinity(unittest.TestCase):
 class PolicySemantics(unittest.TestCase):
     def test_every_step_judged(self):
         doc = json.loads(numalab("run", "--json", "memory_policy_semantics", "size=256K",
-                                 "repeat=2", "warmup=0").stdout)
+                                 "repeat=2").stdout)
         self.assertEqual(doc["status"], "done")
         s = doc["summary"]
         if "node_a" not in s:

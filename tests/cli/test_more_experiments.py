@@ -112,7 +112,9 @@ class VariableLayout(unittest.TestCase):
                         doc["notes"])
 
     def test_one_thread_says_what_it_cannot_show(self):
-        doc = run("variable_layout", "threads=1", "parts=layouts,readers", *TINY)
+        # starts is thread_start's alone: these parts would refuse it
+        doc = run("variable_layout", "threads=1", "parts=layouts,readers",
+                  *[kv for kv in TINY if not kv.startswith("starts=")])
         self.assertEqual(doc["status"], "done")
         self.assertNotIn("readers", {s["chart"] for s in doc["samples"]})
         self.assertTrue(notes(doc, "cannot"), doc["notes"])

@@ -95,7 +95,7 @@ class ClosingTable(unittest.TestCase):
                         "process may use only %s" % cpus)
         use = cpus[:2]
         out, _ = table("core_to_core", "cpus=%d,%d" % tuple(use),
-                       "samples=20", "round_trips=50", "repeat=1", "warmup=0")
+                       "samples=20", "round_trips=50", "warmup=0")
         lines = out.splitlines()
         i = [k for k, l in enumerate(lines) if l.startswith("  rows: ")][0]
         header, r0, r1 = lines[i + 1], lines[i + 2], lines[i + 3]

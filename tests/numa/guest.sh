@@ -72,7 +72,7 @@ fi
 # under taskset, and a cgroup v2 cpuset of the last node alone where the
 # guest's kernel lets one be made (check.py says SKIP otherwise)
 one=$((last * cpn))
-block semantics $nl run --json memory_policy_semantics size=1M repeat=2 warmup=0
+block semantics $nl run --json memory_policy_semantics size=1M repeat=2
 block affinity $nl run --json affinity threads=$nodes size=1M passes=1 \
 	modes=created_pinned,unpinned,cache_split $quick
 block affinity_taskset /bin/busybox taskset -c $one $nl run --json affinity \

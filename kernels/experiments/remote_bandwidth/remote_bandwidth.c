@@ -40,7 +40,8 @@ static const struct param params[] = {
 	PARAM_SET(ops, "all", ops, "which matrices: write, read"),
 	PARAM_SET(
 		kinds, "all", kinds,
-		"store kinds for the write matrix: regular, nontemporal (streaming stores), prefetchw (prefetch for write ahead of the stores, where the CPU has it)"),
+		"ops has write: store kinds for the write matrix: regular, nontemporal (streaming stores), prefetchw (prefetch for write ahead of the stores, where the CPU has it)",
+		.only = "ops=write"),
 	PARAM_ENUM(
 		mixed, "both", mixes,
 		"the copy runs of 6.5.8, each reading local memory and writing either local memory or another node's: yes: every node at once; idle: one node alone, writing to a node whose cpus are idle; both: the two; no: neither"),
@@ -310,11 +311,11 @@ static void rb_estimate(const void *params, const struct common_params *common,
 static const struct lesson lessons[] = {
 	LESSON("local-read", "Reading your own node's memory",
 	       "how many GB/s does one thread read from the memory of its own node?",
-	       "size=256M ops=read kinds=regular mixed=no repeat=3", "GB/s",
+	       "size=256M ops=read mixed=no repeat=3", "GB/s",
 	       "read_local_gbps", "read"),
 	LESSON("remote-read", "Reading another node's memory",
 	       "how much of the local read bandwidth is left when the memory sits on another node?",
-	       "size=256M ops=read kinds=regular mixed=no repeat=3", "x",
+	       "size=256M ops=read mixed=no repeat=3", "x",
 	       "read_remote_over_local", "read"),
 	{0}};
 

@@ -33,9 +33,12 @@ static const struct param params[] = {
 		.flags = PARAM_F_CPUS),
 	PARAM_INT(
 		ops, "10000000", 1, 10000000000LL, "per thread",
-		"operations per thread and round: updates of a thread's two variables, reads of the read-mostly word, TLS accesses"),
-	PARAM_INT(starts, "200", 1, 1000000, "threads",
-		  "threads started and joined per round to time TLS set-up"),
+		"parts layouts, readers, tls_access: operations per thread and round: updates of a thread's two variables, reads of the read-mostly word, TLS accesses",
+		.only = "parts=layouts,readers,tls_access"),
+	PARAM_INT(
+		starts, "200", 1, 1000000, "threads",
+		"parts thread_start: threads started and joined per round to time TLS set-up",
+		.only = "parts=thread_start"),
 	PARAM_SET(
 		parts, "all", part_names,
 		"layouts: four layouts of per-thread variables; readers: a read-mostly word beside a written one or apart; tls_access: TLS in the program or in a dlopen'ed object; thread_start: starting threads with small and large TLS blocks"),
