@@ -267,6 +267,10 @@ class PlanTest(unittest.TestCase):
             ({"experiment": "atomic_increment"}, "nodes", "which nodes?"),
             ({"experiment": "atomic_increment", "nodes": "lab1", "params": {"thread": "2"}},
              "params", "has no parameter 'thread'"),
+            # a param the run would not read: refused, as POST /api/runs does
+            ({"experiment": "false_sharing", "nodes": "lab1",
+              "params": {"layout": "separate", "stride": "8"}},
+             "stride", "'stride' is read only in layout=shared or both (layout is separate)"),
         ):
             st, err, _ = self.srv.json("POST", "/api/campaigns/plan", body, headers=AUTH)
             self.assertEqual(st, 400, (body, err))
