@@ -41,3 +41,22 @@ double clock_granularity(void)
 	}
 	return best;
 }
+
+double clock_thread_cpu_step(void)
+{
+	double best = 1.0;
+
+	/*
+	 * The change, not the wait: a try that starts late in a tick still
+	 * sees a whole one. A few tries, as a coarse clock spends a tick on
+	 * each.
+	 */
+	for (int i = 0; i < 3; i++) {
+		double a = clock_thread_cpu(), b;
+		while ((b = clock_thread_cpu()) == a)
+			;
+		if (b - a < best)
+			best = b - a;
+	}
+	return best;
+}

@@ -17,5 +17,13 @@ double clock_thread_cpu(void);
 double clock_process_cpu(void);
 /* Smallest step the clock shows, in seconds (STREAM's checktick, ours). */
 double clock_granularity(void);
+/*
+ * Smallest step clock_thread_cpu shows, in seconds: the least change
+ * seen over a few tries, each spinning until it changes. A kernel whose
+ * scheduler clock counts ticks shows a tick (1-10 ms); otherwise it is
+ * about the cost of one read. A share of a cpu taken over a stretch of
+ * few such steps says nothing.
+ */
+double clock_thread_cpu_step(void);
 
 #endif

@@ -136,6 +136,24 @@ class AtomicIncrement(unittest.TestCase):
             self.assertEqual(set(got), {0.0}, v)
         self.assertEqual(samples(doc, "ns", "cas")[0]["extra"]["cas_retries"], 0)
 
+    def test_a_short_loop_never_gets_more_than_a_cpu(self):
+        # loops of microseconds (once "324% of a cpu"): a share of a cpu
+        # is a number from 0 to 1, or left out where the clocks cannot
+        # tell; no note says more than all of a cpu
+        import re
+        for incs in ("1", "1000"):
+            doc = run("atomic_increment", "threads=1-2", "increments=" + incs,
+                      "variants=fetch_add,cas,plain", "repeat=3", "warmup=0",
+                      "budget=0")
+            for s in samples(doc, "ns"):
+                share = s["extra"].get("cpu_share")
+                if share is not None:
+                    self.assertTrue(0 <= share <= 1, (incs, s))
+            for text in notes(doc):
+                for pct in re.findall(r"(\d+(?:\.\d+)?)% of a cpu", text) + \
+                        re.findall(r"kept its cpu \((\d+(?:\.\d+)?)%", text):
+                    self.assertLessEqual(float(pct), 100, text)
+
     def test_ratio_carries_its_interval(self):
         # one thread needs no second cpu: cas and fetch_add in turns, and
         # the verdict's interval of their ratio beside it in the summary

@@ -1,4 +1,5 @@
 /* test_verdicts_threads.c - what false_sharing, atomic_increment and core_to_core say about canned runs and before a run */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "atomic_increment/ai.h"
 #include "compare.h"
 
 #include "contend.h"
@@ -544,6 +546,78 @@ static void ai_took_turns(void **state)
 	topo_free(t);
 }
 
+/*
+ * A thread's share of a cpu, from its cpu time and the wall time around
+ * it: never over 1, and untold over a stretch too short for the clocks.
+ */
+static void ai_cpu_share_never_over_one(void **state)
+{
+	(void)state;
+	/* a 1 us loop on clocks of 0.1 us: too short to tell, not 324% */
+	assert_true(isnan(ai_cpu_share(3.24e-6, 1e-6, 1e-7)));
+	assert_true(isnan(ai_cpu_share(0, 1e-6, 1e-7)));
+	/* long enough: the share, and a clock's step past the wall time is
+	 * the clock's, not the thread's */
+	assert_true(ai_cpu_share(0.5e-3, 1e-3, 1e-6) == 0.5);
+	assert_true(ai_cpu_share(1.001e-3, 1e-3, 1e-6) == 1);
+	assert_true(ai_cpu_share(2e-3, 1e-3, 1e-6) == 1);
+	assert_true(ai_cpu_share(1e-3, 1e-3, 1e-5) == 1);
+	/* a clock of no known step, or readings that make no sense */
+	assert_true(isnan(ai_cpu_share(1e-3, 1e-3, 0)));
+	assert_true(isnan(ai_cpu_share(-1e-3, 1e-3, 1e-6)));
+	assert_true(isnan(ai_cpu_share(1e-3, NAN, 1e-6)));
+}
+
+/* Whether a note of v says a share of a cpu over 100% ("324% of a cpu"). */
+static int says_over_a_cpu(const struct verdict *v)
+{
+	for (int i = 0; i < v->nnotes; i++)
+		for (const char *t = v->notes[i].text; *t; t++) {
+			char *end;
+			double pct;
+
+			if (*t < '0' || *t > '9')
+				continue;
+			pct = strtod(t, &end);
+			if (*end == '%' && pct > 100 &&
+			    (!strncmp(end, "% of a cpu", 10) ||
+			     strstr(v->notes[i].text, "kept its cpu")))
+				return 1;
+			t = end - 1;
+		}
+	return 0;
+}
+
+/*
+ * Loops that hardly overlapped and were too short for the clocks: a
+ * share recorded over 1 (as older runs did: 324%) or none at all is said
+ * as untold, never as a number.
+ */
+static void ai_short_loops_say_no_share(void **state)
+{
+	const double shares[] = {3.24, NAN};
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct topo *t = synthetic(VM_ONE_L3);
+		struct canned *c =
+			canned_new("atomic_increment", t, 1,
+				   ARGS("threads=2", "variants=cas,fetch_add",
+					"increments=1000"));
+
+		ai_point(c, t, "fetch_add", 2, 20, 0.02, 0.2, shares[i],
+			 two_cpus);
+		ai_point(c, t, "cas", 2, 30, 0.02, 0.2, shares[i], two_cpus);
+		described(c);
+		assert_false(says_over_a_cpu(&c->v));
+		assert_false(verdict_says(&c->v, "324%"));
+		assert_true(verdict_says(&c->v, "too short for the cpu clock"));
+		assert_false(verdict_says(&c->v, "% or more)"));
+		canned_free(c);
+		topo_free(t);
+	}
+}
+
 static void ai_within_noise(void **state)
 {
 	struct topo *t = synthetic(VM_TWO_L3);
@@ -990,6 +1064,8 @@ int main(void)
 		cmocka_unit_test(one_spacing_of_two_lines),
 		cmocka_unit_test(ai_cas_slower_on_four_nodes),
 		cmocka_unit_test(ai_took_turns),
+		cmocka_unit_test(ai_cpu_share_never_over_one),
+		cmocka_unit_test(ai_short_loops_say_no_share),
 		cmocka_unit_test(ai_within_noise),
 		cmocka_unit_test(ai_pairs_answer_through_drift),
 		cmocka_unit_test(ai_fairness_said),

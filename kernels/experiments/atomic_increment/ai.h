@@ -69,7 +69,12 @@ struct slot {
 	uint64_t rsum;	  /* add_fetch, fetch_add: sum of returned values */
 	uint64_t runs;	  /* add_fetch, fetch_add: runs of consecutive values */
 	double t0, t1;	  /* when this thread started and ended its loop */
-	double cpu;	  /* cpu seconds the thread ran meanwhile */
+	/*
+	 * The cpu seconds the thread ran from just before t0 to just after
+	 * t1, and the wall seconds of a stretch around both cpu readings:
+	 * the cpu time falls inside the wall time it is set against.
+	 */
+	double cpu, wall;
 	/*
 	 * This thread's increments when it saw every thread of the team
 	 * started, and when it saw the first one finished (or finished
@@ -77,7 +82,7 @@ struct slot {
 	 * (AI_MARK) at either end.
 	 */
 	uint64_t at_start, at_end;
-	char pad[SLOT_BYTES - 6 * sizeof(uint64_t) - 3 * sizeof(double)];
+	char pad[SLOT_BYTES - 6 * sizeof(uint64_t) - 4 * sizeof(double)];
 };
 
 /*
@@ -104,7 +109,23 @@ struct ai_job {
 	size_t mine_stride;  /* slots between two threads' first slots */
 	struct ai_flags *flags; /* one per round */
 	int multi;		/* lock_skip: more than one thread is running */
+	double clock_step; /* the coarser step of the wall and cpu clocks */
 };
+
+/*
+ * A share of a cpu is told only over a stretch of at least this many
+ * steps of the clocks that time it: within 1% of a step either way.
+ */
+#define AI_CPU_STEPS 100
+
+/*
+ * The share of a cpu a thread got: cpu seconds read inside a stretch of
+ * wall seconds, by clocks whose coarser step is step seconds. NaN when
+ * the stretch is under AI_CPU_STEPS steps (or either is unknown): the
+ * clocks cannot tell. Never over 1: cpu time past the wall time around
+ * it is the clocks' steps, not the thread's.
+ */
+double ai_cpu_share(double cpu, double wall, double step);
 
 /*
  * What the loops that use the returned values keep across the chunks of

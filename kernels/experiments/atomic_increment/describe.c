@@ -1,4 +1,5 @@
 /* describe.c - what an atomic_increment run says: cas against fetch_add (the headline), and a note per thing each point shows */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,9 +91,15 @@ static int ai_seen(const struct run_result *r, enum variant v, int n,
 	s->p = result_point_find(r, AI_NS, ai_variants[v].name, n);
 	if (!s->p)
 		return 0;
-	s->overlap = s->cpu_share = 1;
+	s->overlap = 1;
+	/* none: loops too short for the clocks to tell (ai_cpu_share) */
+	s->cpu_share = NAN;
 	result_point_extra(s->p, "overlap", &s->overlap);
 	result_point_extra(s->p, "cpu_share", &s->cpu_share);
+	/* a run of older versions read its cpu time over a wider stretch
+	 * than the loop it divided it by: over 1 it says nothing */
+	if (!(s->cpu_share >= 0 && s->cpu_share <= 1))
+		s->cpu_share = NAN;
 	result_point_extra(s->p, "late_start", &s->late);
 	s->apart = n > 1 && s->overlap < contend_floor(r->exp);
 	s->took_turns =
@@ -107,12 +114,26 @@ static int ai_seen(const struct run_result *r, enum variant v, int n,
 static void overlap_note(const struct ai_seen *s, const char *name, int n,
 			 struct verdict *v)
 {
+	char share[96];
+
+	if (isnan(s->cpu_share))
+		snprintf(
+			share, sizeof(share),
+			"the loops were too short for the cpu clock to tell a thread's share of a cpu");
+	else
+		snprintf(share, sizeof(share),
+			 "one got %.0f%% of a cpu while in its loop",
+			 100 * s->cpu_share);
 	if (s->took_turns)
 		verdict_note(
 			v, "warn",
-			"%s, %d threads: the loops ran at the same time for only %.0f%% of the median round (the last thread started %.0f%% into it, and one got %.0f%% of a cpu while in its loop): other processes held the cpus, the threads took turns, and this understates contention",
-			name, n, 100 * s->overlap, 100 * s->late,
-			100 * s->cpu_share);
+			"%s, %d threads: the loops ran at the same time for only %.0f%% of the median round (the last thread started %.0f%% into it, and %s): other processes held the cpus, the threads took turns, and this understates contention",
+			name, n, 100 * s->overlap, 100 * s->late, share);
+	else if (s->apart && isnan(s->cpu_share))
+		verdict_note(
+			v, "info",
+			"%s, %d threads: the loops ran at the same time for only %.0f%% of the median round, and were too short for the cpu clock to tell whether every thread kept its cpu (more increments make them longer)",
+			name, n, 100 * s->overlap);
 	else if (s->apart)
 		verdict_note(
 			v, "info",

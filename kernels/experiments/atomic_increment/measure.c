@@ -80,7 +80,9 @@ static void ai_body(void *arg, int tid, int round)
 	 * flags (a line only written at a loop's start and end), for its
 	 * share of the increments while all were in their loops.
 	 */
-	double c0 = clock_thread_cpu();
+	/* the wall clock read around the cpu clock at both ends: the cpu
+	 * time it is divided by falls inside it (ai_cpu_share) */
+	double w0 = clock_now(), c0 = clock_thread_cpu();
 	s->t0 = clock_now();
 	s->retries = 0;
 	s->at_start = 0;
@@ -109,6 +111,14 @@ static void ai_body(void *arg, int tid, int round)
 	s->runs = ret.runs;
 	s->t1 = clock_now();
 	s->cpu = clock_thread_cpu() - c0;
+	s->wall = clock_now() - w0;
+}
+
+double ai_cpu_share(double cpu, double wall, double step)
+{
+	if (!(step > 0) || !(wall >= AI_CPU_STEPS * step) || !(cpu >= 0))
+		return NAN;
+	return cpu < wall ? cpu / wall : 1;
 }
 
 /* 1 + 2 + ... + m, modulo 2^64 like the sums the threads make */
@@ -120,8 +130,10 @@ static uint64_t triangle(uint64_t m)
 /* What one round left behind, read after timing. */
 struct round_result {
 	double final, lost, retries, runs;
-	double cpu_share; /* least cpu time / loop time over the threads */
-	double late;	  /* share of the round the last thread started late */
+	/* the least share of a cpu a thread got in its loop (ai_cpu_share);
+	 * NaN: a loop too short for the clocks to tell */
+	double cpu_share;
+	double late; /* share of the round the last thread started late */
 	double overlap, corun;		/* the harness's, of the round */
 	double share_most, share_least; /* read_shares's; NaN: none */
 	int rsum_ok;
@@ -181,8 +193,10 @@ static void read_round(const struct ai_job *j, int round,
 		retries += s->retries;
 		rsum += s->rsum;
 		runs += s->runs;
-		double share = s->t1 > s->t0 ? s->cpu / (s->t1 - s->t0) : 1;
-		if (t == 0 || share < rr->cpu_share)
+		double share = ai_cpu_share(s->cpu, s->wall, j->clock_step);
+		/* one thread's untold share leaves the least untold */
+		if (!isnan(rr->cpu_share) &&
+		    (isnan(share) || share < rr->cpu_share))
 			rr->cpu_share = share;
 		if (t == 0 || s->t0 < first)
 			first = s->t0;
@@ -230,7 +244,7 @@ static int read_rounds(const struct ai_job *j, const struct team_result *res,
 {
 	struct round_result *rr = calloc((size_t)res->rounds + 1, sizeof(*rr));
 	double *tmp = calloc((size_t)res->rounds + 1, sizeof(double));
-	int bad_sum = 0;
+	int bad_sum = 0, k;
 
 	if (!rr || !tmp) {
 		free(rr);
@@ -256,7 +270,12 @@ static int read_rounds(const struct ai_job *j, const struct team_result *res,
 	m->retries = MEDIAN(retries);
 	m->overlap = MEDIAN(overlap);
 	m->runs = MEDIAN(runs);
-	m->cpu_share = MEDIAN(cpu_share);
+	/* over the rounds whose loops were long enough to tell it */
+	k = 0;
+	for (int r = 0; r < res->rounds; r++)
+		if (!isnan(rr[r].cpu_share))
+			tmp[k++] = rr[r].cpu_share;
+	m->cpu_share = k ? stats_median(tmp, k) : NAN;
 	m->late = MEDIAN(late);
 	m->corun = MEDIAN(corun);
 	m->share_rounds = 0;
@@ -296,6 +315,10 @@ static int point_extras(enum variant v, const struct measured *m,
 	int k = 0;
 
 	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++) {
+		/* a share the clocks could not tell is left out, never a
+		 * number (after the two the lost chart takes, keys 1-2) */
+		if (isnan(cv[i]))
+			continue;
 		keys[k] = common[i];
 		vals[k++] = cv[i];
 	}
@@ -401,13 +424,17 @@ int ai_measure(struct run_ctx *ctx, const enum variant *vs, int nv,
 	size_t stride =
 		((size_t)rounds * SLOT_BYTES + 4095) / 4096 * 4096 / SLOT_BYTES;
 	int *arm_of = nv > 1 ? calloc((size_t)rounds, sizeof(int)) : NULL;
+	double wall_step = clock_granularity(),
+	       cpu_step = clock_thread_cpu_step();
 	struct ai_job j = {.pair = {vs[0], vs[nv > 1]},
 			   .arm_of = arm_of,
 			   .nthreads = n,
 			   .rounds = rounds,
 			   .incs = incs,
 			   .mine_stride = stride,
-			   .multi = n > 1};
+			   .multi = n > 1,
+			   .clock_step =
+				   wall_step > cpu_step ? wall_step : cpu_step};
 	struct team_job job = {.nthreads = n,
 			       .cpus = cpus,
 			       .arg = &j,
