@@ -87,6 +87,32 @@ try {
       await page.close();
     }
   }
+  // the form sends only what the run reads: another mode's fields are greyed, say when they are read, and
+  // are never sent (the server would refuse them); they come back as the mode changes
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const sent = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && new URL(r.url()).pathname.endsWith('/api/runs')) sent.push(JSON.parse(r.postData() || '{}'));
+  });
+  await page.goto(new URL('#/experiments/memory_latency', base).href);
+  await page.waitForSelector('#p-loaders');
+  const said = await page.textContent('#p-loaders-unread');
+  check(await page.isDisabled('#p-loaders') && await page.isVisible('#p-loaders-unread') && /mode=loaded/.test(said),
+    `mode=nodes: the loaders field is greyed and says when it is read ("${said}")`);
+  await page.fill('#p-size', '64K');
+  await page.fill('#p-loads', '4096');
+  await page.click('#run-button');
+  await page.waitForFunction(() => /^#\/runs\/[^/]+$/.test(location.hash), null, { timeout: 20000 });
+  const asked = (sent[0] && sent[0].params) || {};
+  check(asked.mode === 'nodes' && !['loaders', 'load', 'cpu_node', 'mem_node'].some((k) => k in asked) && 'cells' in asked,
+    `mode=nodes: the run is started with its own params only (${Object.keys(asked).join(', ')})`);
+  await page.goto(new URL('#/experiments/memory_latency', base).href);
+  await page.waitForSelector('#p-loaders');
+  await page.locator('#form-fields .field[data-param="mode"] label.choice', { hasText: 'loaded' }).click();
+  check(!(await page.isDisabled('#p-loaders')) && await page.locator('#form-fields input[name="cells"]').first().isDisabled()
+    && !(await page.isVisible('#p-loaders-unread')),
+    'mode=loaded: the loaders field is read again, the matrix\'s cells are not');
+  await page.close();
 } catch (e) {
   console.log(`FAIL ${e.stack || e}`);
   failed++;
