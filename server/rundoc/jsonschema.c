@@ -169,9 +169,24 @@ static int kw_any_of(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 {
 	char who[PATH_LEN + 8];
 
+	json_t *sub, *only = NULL;
+	size_t i, typed = 0;
+
 	(void)s;
 	if (matches(c, kw, v))
 		return 0;
+	/* one form of v's type: what that form refuses says more (a text
+	 * longer than the form's maxLength) than that none of them took it */
+	json_array_foreach (kw, i, sub) {
+		const char *type =
+			json_string_value(json_object_get(sub, "type"));
+		if (type && jskw_is_type(type, v)) {
+			only = sub;
+			typed++;
+		}
+	}
+	if (typed == 1 && validate(c, only, v))
+		return -EINVAL;
 	return vctx_fail(c, "%s is none of the forms allowed there",
 			 vctx_subject(c, who, sizeof(who)));
 }

@@ -42,6 +42,11 @@ static int is_type(const char *type, json_t *v)
 	return 0;
 }
 
+int jskw_is_type(const char *type, json_t *v)
+{
+	return is_type(type, v);
+}
+
 int jskw_type(struct vctx *c, json_t *s, json_t *kw, json_t *v)
 {
 	const char *type = json_string_value(kw);

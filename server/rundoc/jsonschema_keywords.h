@@ -7,6 +7,8 @@
 #include "jsonschema_ctx.h"
 
 /* Each returns 0, or -EINVAL with the check's error set (vctx_fail). */
+/* Whether v is of the schema type named type ("string", "integer"...). */
+int jskw_is_type(const char *type, json_t *v);
 int jskw_type(struct vctx *c, json_t *s, json_t *kw, json_t *v);
 int jskw_enum(struct vctx *c, json_t *s, json_t *kw, json_t *v);
 int jskw_minimum(struct vctx *c, json_t *s, json_t *kw, json_t *v);
