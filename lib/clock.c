@@ -27,14 +27,17 @@ double clock_process_cpu(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-double clock_granularity(void)
+/*
+ * The smallest non-zero step of read seen over tries: the change, not the
+ * wait, so a try that starts late in a tick still sees a whole one.
+ */
+static double smallest_step(double (*read)(void), int tries)
 {
 	double best = 1.0;
 
-	/* the smallest non-zero step seen over a few tries */
-	for (int i = 0; i < 20; i++) {
-		double a = clock_now(), b;
-		while ((b = clock_now()) == a)
+	for (int i = 0; i < tries; i++) {
+		double a = read(), b;
+		while ((b = read()) == a)
 			;
 		if (b - a < best)
 			best = b - a;
@@ -42,21 +45,13 @@ double clock_granularity(void)
 	return best;
 }
 
+double clock_granularity(void)
+{
+	return smallest_step(clock_now, 20);
+}
+
 double clock_thread_cpu_step(void)
 {
-	double best = 1.0;
-
-	/*
-	 * The change, not the wait: a try that starts late in a tick still
-	 * sees a whole one. A few tries, as a coarse clock spends a tick on
-	 * each.
-	 */
-	for (int i = 0; i < 3; i++) {
-		double a = clock_thread_cpu(), b;
-		while ((b = clock_thread_cpu()) == a)
-			;
-		if (b - a < best)
-			best = b - a;
-	}
-	return best;
+	/* a few tries: a coarse cpu clock spends a tick on each */
+	return smallest_step(clock_thread_cpu, 3);
 }
