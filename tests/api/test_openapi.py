@@ -509,6 +509,32 @@ class OpenApiTest(SharedServerTest):
         finally:
             self.assertEqual(anon.stop(), 0, anon.stderr())
 
+    def test_every_operation_may_be_slowed(self):
+        """Wrong tokens are counted per address whatever the operation, so
+        every operation's answers include 429; one that did not (campaign
+        cancel, its events, a node's report) is slowed for real here."""
+        for path, ops in self.doc["paths"].items():
+            for method, op in ops.items():
+                self.assertIn("429", op["responses"],
+                              "%s %s does not list 429" % (method.upper(), path))
+        other = Server(self.tmp, name="slowed", db=os.path.join(self.tmp, "s.db"),
+                       args=["--token", "sesame"]).start()
+        try:
+            wrong = {"Authorization": "Bearer wrong"}
+            for _ in range(40):
+                status, _, _ = self.call("/api/campaigns/{id}", "delete",
+                                         "/api/campaigns/c1", headers=wrong,
+                                         srv=other)
+                if status == 429:
+                    break
+            self.assertEqual(status, 429)
+            _, _, hdrs = self.call("/api/campaigns/{id}/events", "get",
+                                   "/api/campaigns/c1/events", headers=wrong,
+                                   want=429, srv=other)
+            self.assertGreaterEqual(int(hdrs["retry-after"]), 1)
+        finally:
+            self.assertEqual(other.stop(), 0, other.stderr())
+
     def test_zz_every_operation_answered(self):
         # runs last (unittest sorts by name): each operation got a real response
         ops = {(m, p) for p, v in self.doc["paths"].items() for m in v}

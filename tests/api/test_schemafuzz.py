@@ -94,9 +94,12 @@ class SchemaFuzzTest(TmpMixin, unittest.TestCase):
                           "the server died\n%s" % self.srv.stderr())
         self.assertNotIn("ERROR: AddressSanitizer", self.srv.stderr())
         self.assertNotIn("runtime error:", self.srv.stderr())
+        # the mismatches again in the failure itself, so that a log cut to
+        # its last lines still says what they were
+        found = out[out.find("distinct mismatches"):] if p.returncode else ""
         self.assertEqual(p.returncode, 0,
                          "schemafuzz found mismatches with the OpenAPI "
-                         "document (seed %s): see above" % seed)
+                         "document (seed %s):\n%s" % (seed, found[:6000]))
 
 
 if __name__ == "__main__":
