@@ -422,6 +422,11 @@ static int fs_check_params(const void *params,
 			err, "stride",
 			"'stride' lists %d strides, but a chart draws each as a series beside the separate layout's: at most %d (layout=shared: %d)",
 			st->n, CHART_MAX_SERIES - 1, CHART_MAX_SERIES);
+	/* a slowdown for each thread count and stride, and overlap_min */
+	if (fp->layout == LAYOUT_BOTH &&
+	    summary_room((long)fp->threads.n * st->n + 1, "stride",
+			 "thread count and stride", err))
+		return -EINVAL;
 	for (int i = 0; i < st->n; i++)
 		if (st->v[i] % 4)
 			return errinfo_set(

@@ -22,6 +22,21 @@ int adapt_summary_key(const char *key)
 	return 0;
 }
 
+int summary_room(long values, const char *param, const char *each,
+		 struct errinfo *err)
+{
+	long own = 0;
+
+	while (harness_summary_keys[own])
+		own++;
+	if (values + own <= RUN_SUMMARY_MAX)
+		return 0;
+	return errinfo_set(
+		err, param,
+		"'%s' would make %ld summary values (one for each %s), but a run records at most %ld of its own: ask for fewer",
+		param, values, each, (long)RUN_SUMMARY_MAX - own);
+}
+
 int experiment_declares_chart(const struct experiment *exp, const char *id)
 {
 	for (const struct chart *c = exp->charts; c && c->id; c++)

@@ -3,6 +3,7 @@
 #define NUMALAB_DECLARES_H
 
 #include "descriptor.h"
+#include "errinfo.h"
 
 /* Whether exp declares chart id / a summary_keys pattern matching key. */
 int experiment_declares_chart(const struct experiment *exp, const char *id);
@@ -14,6 +15,15 @@ int adapt_summary_key(const char *key);
 /* Those keys, in the order the report says them: kept, redone apart,
  * redone preempted; NULL-terminated. */
 extern const char *const harness_summary_keys[];
+
+/*
+ * Whether a run whose experiment records `values` summary values has room
+ * for them beside the harness's own within RUN_SUMMARY_MAX. Returns 0, or
+ * -EINVAL with err naming `param` and saying what each value is (`each`:
+ * "a thread count and stride").
+ */
+int summary_room(long values, const char *param, const char *each,
+		 struct errinfo *err);
 
 /* The smallest difference exp calls one (its .precision, or 0.05). */
 double experiment_precision(const struct experiment *exp);

@@ -40,6 +40,14 @@ enum chart_kind {
  */
 #define CHART_MAX_SERIES 128
 
+/*
+ * The most summary values one run records, the harness's own included:
+ * an import refuses a document with more (the RunDocument schema's
+ * summary maxProperties), so an experiment whose values grow with a list
+ * refuses, before it runs, lists that would make more (summary_room).
+ */
+#define RUN_SUMMARY_MAX 1024
+
 struct chart {
 	const char *id;
 	enum chart_kind kind;

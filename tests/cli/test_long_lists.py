@@ -111,5 +111,59 @@ class LongLists(unittest.TestCase):
                      % MAX_TEXT, "stride=" + text)
 
 
+# a machine of 128 cpus, where the thread counts alone allow more summary
+# values than a run records
+BIG = dict(os.environ, HWLOC_SYNTHETIC="node:2 core:64 pu:1")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def define(name):
+    with open(os.path.join(ROOT, "kernels", "harness", "descriptor.h")) as f:
+        return int(re.search(r"#define %s (\d+)" % name, f.read()).group(1))
+
+
+class SummaryRoom(unittest.TestCase):
+    """A run records at most RUN_SUMMARY_MAX summary values, the harness's
+    four included, which is what an import takes: lists that would make
+    more are refused before the run, naming the count."""
+
+    def estimate(self, *args):
+        return subprocess.run([BIN, "estimate", *args], capture_output=True,
+                              text=True, timeout=TIMEOUT, env=BIG)
+
+    def test_the_bound_is_the_import_schemas(self):
+        with open(os.path.join(ROOT, "server", "rundoc", "openapi.json")) as f:
+            doc = json.load(f)
+        run = doc["components"]["schemas"]["RunDocument"]
+        summary = run["properties"]["summary"]
+        self.assertEqual(summary["maxProperties"], define("RUN_SUMMARY_MAX"))
+
+    def test_false_sharing_thread_counts_times_strides(self):
+        # 20 x 51 + overlap_min = 1021, one past the 1020 of its own
+        p = self.estimate("false_sharing", "threads=1-20", "stride=4-204:4")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("'stride' would make 1021 summary values (one for each "
+                      "thread count and stride), but a run records at most "
+                      "1020 of its own", p.stderr)
+        p = self.estimate("false_sharing", "threads=1-20", "stride=4-200:4")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # the shared layout alone records no slowdown
+        p = self.estimate("false_sharing", "threads=1-20", "stride=4-204:4",
+                          "layout=shared")
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_atomic_increment_thread_counts_times_variants(self):
+        # every variant: eight times, cas over fetch_add and its retries,
+        # plain's losses: 11 a thread count
+        p = self.estimate("atomic_increment", "threads=1-93")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("'threads' would make 1023 summary values", p.stderr)
+        p = self.estimate("atomic_increment", "threads=1-92")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = self.estimate("atomic_increment", "threads=1-128",
+                          "variants=fetch_add")
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

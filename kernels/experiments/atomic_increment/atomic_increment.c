@@ -149,6 +149,25 @@ static void compare_variants(struct run_ctx *ctx, int n,
 	}
 }
 
+/* Room for the summary values: for each thread count, a time for each
+ * variant, cas over fetch_add and its retries, and plain's lost updates. */
+static int ai_check(const void *params, const struct common_params *common,
+		    const struct topo *t, struct errinfo *err)
+{
+	const struct ai_params *ap = params;
+	unsigned both = (1u << V_CAS) | (1u << V_FETCH_ADD);
+	long each = __builtin_popcount(ap->variants);
+
+	(void)common;
+	(void)t;
+	if ((ap->variants & both) == both)
+		each += 2;
+	if (ap->variants & (1u << V_PLAIN))
+		each++;
+	return summary_room(each * ap->threads.n, "threads",
+			    "thread count and variant compared", err);
+}
+
 static int ai_run(struct run_ctx *ctx)
 {
 	const struct ai_params *ap = ctx->params;
@@ -426,6 +445,7 @@ const struct experiment exp_atomic_increment = {
 		"costs between any two CPUs.",
 	/* clang-format on */
 	EXPERIMENT_PARTS(ai),
+	.check = ai_check,
 	.references = references,
 	.uses_placement = 1,
 	/*
