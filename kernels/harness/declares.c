@@ -55,6 +55,15 @@ int experiment_declares_summary(const struct experiment *exp, const char *key)
 	return 0;
 }
 
+const struct unread_param *experiment_unread(const struct experiment *exp,
+					     const char *name)
+{
+	for (const struct unread_param *u = exp->unread; u && u->param; u++)
+		if (!strcmp(u->param, name))
+			return u;
+	return NULL;
+}
+
 double experiment_precision(const struct experiment *exp)
 {
 	return exp && exp->precision > 0 ? exp->precision : 0.05;

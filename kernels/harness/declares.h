@@ -25,6 +25,11 @@ extern const char *const harness_summary_keys[];
 int summary_room(long values, const char *param, const char *each,
 		 struct errinfo *err);
 
+/* The row of exp's .unread for the common param `name` (one every
+ * experiment takes), or NULL when exp reads it. */
+const struct unread_param *experiment_unread(const struct experiment *exp,
+					     const char *name);
+
 /* The smallest difference exp calls one (its .precision, or 0.05). */
 double experiment_precision(const struct experiment *exp);
 

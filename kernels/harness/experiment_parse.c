@@ -287,15 +287,14 @@ int experiment_reads(const struct experiment *exp, const struct param *p,
 		     const struct param_values *pv, struct errinfo *why)
 {
 	const char *eq = p->only ? strchr(p->only, '=') : NULL;
+	const struct unread_param *u = experiment_unread(exp, p->name);
 
-	for (const struct unread_param *u = exp->unread; u && u->param; u++)
-		if (!strcmp(u->param, p->name)) {
-			if (why)
-				errinfo_set(why, p->name,
-					    "'%s' is not read by %s: %s",
-					    p->name, exp->name, u->why);
-			return 0;
-		}
+	if (u) {
+		if (why)
+			errinfo_set(why, p->name, "'%s' is not read by %s: %s",
+				    p->name, exp->name, u->why);
+		return 0;
+	}
 	if (!eq || param_applies(p, pv))
 		return 1;
 	/* param_applies found the param only names, holding another value */

@@ -123,11 +123,9 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 					      param_json(p, "placement", t));
 	for (const struct param *p = common_params; p->name; p++) {
 		json_t *pj = param_json(p, "stats", t);
-		for (const struct unread_param *u = e->unread; u && u->param;
-		     u++)
-			if (!strcmp(u->param, p->name))
-				json_object_set_new(pj, "unread",
-						    json_string(u->why));
+		const struct unread_param *u = experiment_unread(e, p->name);
+		if (u)
+			json_object_set_new(pj, "unread", json_string(u->why));
 		json_array_append_new(params, pj);
 	}
 	for (const struct chart *c = e->charts; c && c->id; c++) {

@@ -286,6 +286,45 @@ static void *defaults_of(const char *name, const struct topo *t,
 	return params;
 }
 
+/* An experiment that takes exactly its rounds (core_to_core, whose
+ * .unread lists budget) is estimated at them, with no growth into an
+ * automatic budget it never uses; one that adapts (false_sharing) is
+ * estimated above its least rounds. */
+static void test_estimate_grows_only_where_rounds_adapt(void **state)
+{
+	static const char *const names[] = {"core_to_core", "false_sharing"};
+	struct topo *t = topo_load();
+	struct rates r;
+
+	(void)state;
+	assert_non_null(t);
+	rates_default(&r);
+	rates_set(&r);
+	for (int i = 0; i < 2; i++) {
+		const struct experiment *e = experiment_find(names[i]);
+		struct common_params common, exact;
+		void *params = defaults_of(names[i], t, &common);
+		double auto_s, exact_s;
+		uint64_t bytes;
+
+		exact = common;
+		exact.budget = 0;
+		assert_int_equal(experiment_estimate(e, params, &common, t,
+						     &auto_s, &bytes),
+				 0);
+		assert_int_equal(experiment_estimate(e, params, &exact, t,
+						     &exact_s, &bytes),
+				 0);
+		if (experiment_unread(e, "budget") ? auto_s != exact_s
+						   : auto_s <= exact_s * 1.01)
+			fail_msg(
+				"%s: %g s with the automatic budget, %g s with none",
+				names[i], auto_s, exact_s);
+		free(params);
+	}
+	topo_free(t);
+}
+
 /* The estimate for the machine as it is now: never under the quiet one,
  * and it says what it was made of, quiet or busy (an experiment whose
  * threads share no line: such a line's cost is measured now, below). */
@@ -544,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_init_says_what_went_wrong),
 		cmocka_unit_test(test_estimates_follow_rates),
 		cmocka_unit_test(test_estimate_now_says_its_basis),
+		cmocka_unit_test(test_estimate_grows_only_where_rounds_adapt),
 		cmocka_unit_test(test_estimate_now_measures_a_shared_line),
 		cmocka_unit_test(test_estimate_busy_parts),
 		cmocka_unit_test(test_room_mean),
