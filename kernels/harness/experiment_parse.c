@@ -328,7 +328,8 @@ static int check_cpus(const struct experiment *exp, const struct topo *t,
 		int64_t most = 0;
 		int rc;
 
-		if (!(v->p->flags & PARAM_F_CPUS))
+		/* a count the run will not read plans no thread */
+		if (!(v->p->flags & PARAM_F_CPUS) || !param_applies(v->p, pv))
 			continue;
 		for (int k = 0; k < v->n; k++)
 			if (v->list[k] > most)

@@ -102,7 +102,7 @@ class VariableLayout(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             lone = os.path.join(d, "numalab")
             shutil.copy(BIN, lone)
-            doc = run("variable_layout", "threads=1", "parts=tls_access,thread_start",
+            doc = run("variable_layout", "parts=tls_access,thread_start",
                       *TINY, binary=lone)
         self.assertEqual(doc["status"], "done")
         self.assertEqual(summary(doc, "dso_found"), 0)

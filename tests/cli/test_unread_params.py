@@ -54,6 +54,9 @@ REFUSED = [
     ("variable_layout", ["parts=thread_start", "ops=1000"],
      "'ops' is read only when 'parts' has one of layouts, readers or "
      "tls_access (parts is thread_start)"),
+    ("variable_layout", ["parts=tls_access,thread_start", "threads=1"],
+     "'threads' is read only when 'parts' has one of layouts or readers "
+     "(parts is tls_access,thread_start)"),
     ("memory_policy", ["migrate_with=none", "migrate_to=0"],
      "'migrate_to' is read only in migrate_with=both, mbind, mbind_strict, "
      "move_pages or move_all (migrate_with is none)"),
@@ -79,6 +82,7 @@ TAKEN = [
     ("variable_layout", ["parts=layouts,thread_start", "starts=5",
                          "ops=1000"]),
     ("variable_layout", ["parts=all", "starts=5", "ops=1000"]),
+    ("variable_layout", ["parts=readers,tls_access", "threads=1"]),
     ("memory_policy", ["migrate_with=move_pages", "migrate_to=0"]),
     ("affinity", ["modes=unpinned,cache_split", "size=1M"]),
 ]

@@ -21,7 +21,7 @@ import urllib.request
 RUNS = {
     "false_sharing": {"threads": "1", "increments": "1000000",
                       "repeat": "1", "warmup": "0", "budget": "0"},
-    "variable_layout": {"parts": "tls_access", "threads": "1", "ops": "100000",
+    "variable_layout": {"parts": "tls_access", "ops": "100000",
                         "repeat": "1", "warmup": "0", "budget": "0"},
 }
 FINAL = ("done", "failed", "cancelled", "interrupted")

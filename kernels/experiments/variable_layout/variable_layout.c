@@ -29,8 +29,8 @@ static const struct param_choice part_names[] = {
 static const struct param params[] = {
 	PARAM_INT(
 		threads, "2", 1, VL_MAX_THREADS, "threads",
-		"threads updating their variables (layouts), or one writer and the rest readers (readers)",
-		.flags = PARAM_F_CPUS),
+		"parts layouts, readers: threads updating their variables (layouts), or one writer and the rest readers (readers)",
+		.flags = PARAM_F_CPUS, .only = "parts=layouts,readers"),
 	PARAM_INT(
 		ops, "10000000", 1, 10000000000LL, "per thread",
 		"parts layouts, readers, tls_access: operations per thread and round: updates of a thread's two variables, reads of the read-mostly word, TLS accesses",
