@@ -279,9 +279,10 @@ static int run_parsed(const struct run_mode *mode, struct run_out *ro,
 	json_t *machine = machine_json(ro->t);
 	/* a run a fleet engine started says where */
 	fleet_where_attach(machine);
-	ctx->sink = mode->begin(ro, ctx,
-				event_start(e->name, schema_params_json(ro->pv),
-					    machine, numalab_version()));
+	ctx->sink =
+		mode->begin(ro, ctx,
+			    event_start(e->name, schema_params_json(e, ro->pv),
+					machine, numalab_version()));
 
 	int r = experiment_run(ctx, &err);
 	const char *status = r == 0	       ? "done"

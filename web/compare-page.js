@@ -21,8 +21,8 @@ const FAMILIES = [
 // A table that may be wider than its card scrolls inside it, never past the page's edge.
 const scroller = (table, label) => h('div', { class: 'compare-scroll', tabindex: '0', role: 'region', 'aria-label': label }, table);
 
-function diffTable(runs, names) {
-  const rows = differences(runs);
+function diffTable(runs, names, expParams) {
+  const rows = differences(runs, expParams);
   const head = h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'what' }), runs.map((r, i) =>
     h('th', { scope: 'col', title: names[i].full }, h('span', { class: 'run-swatch', dataset: { family: String(i % FAMILIES.length) } }), `run #${r.id}`))));
   const line = (r) => h('tr', { class: r.same ? 'same' : 'differs' },
@@ -151,7 +151,7 @@ export async function showCompare(container, ids, byName, showExperiment = () =>
   }
   showExperiment(runs[0].experiment);
   const exp = byName.get(runs[0].experiment) || { name: runs[0].experiment, title: runs[0].experiment, charts: [] };
-  const names = runNames(runs);
+  const names = runNames(runs, exp.params);
   // runs of different sizes: a chart of totals is drawn per operation, the article's totals left on the run's own page
   const perOp = new Map();
   for (const c of exp.charts || []) {
@@ -179,7 +179,7 @@ export async function showCompare(container, ids, byName, showExperiment = () =>
     h('ul', { class: 'compare-runs' }, runs.map((r, i) => h('li', {}, h('a', { href: `#/runs/${r.id}`, text: names[i].name, title: names[i].full }),
       h('span', { class: 'compare-when', text: ` started ${clock(r.when)}` }),
       r.headline ? h('span', { class: 'run-headline', title: r.headline, text: ` — ${r.headline}` }) : null))),
-    diffTable(runs, names),
+    diffTable(runs, names, exp.params),
     chartsEl,
     heatSpecs.length ? h('section', { class: 'compare-matrix-section', 'aria-label': 'the matrices side by side' },
       matrixHead, matricesEl) : '',
@@ -198,7 +198,7 @@ export async function showCompare(container, ids, byName, showExperiment = () =>
   const pngMeta = () => ({
     what: `compare ${runs.map((r) => `#${r.id}`).join(', ')}`,
     experiment: exp.title || exp.name,
-    params: differences(runs).filter((d) => d.group === 'parameter' && !d.same).map((d) => `${d.name}=${d.values.join('/')}`).join(' · '),
+    params: differences(runs, exp.params).filter((d) => d.group === 'parameter' && !d.same).map((d) => `${d.name}=${d.values.join('/')}`).join(' · '),
     machine: [...new Set(runs.map((r) => machineLine(r.machine)))].join(' | '),
     date: runs.map((r, i) => `#${r.id} ${clock(r.when)}`).join(', '),
   });

@@ -1,6 +1,6 @@
 // compare.js - what a comparison of runs reads: figures and series in words, which way is better, what differs, each run's name
 import { label, clock, bytes } from './format.js';
-import { markIn, globMatch } from './rundoc.js';
+import { markIn, globMatch, paramApplies } from './rundoc.js';
 
 // A summary key in words, from the experiment's summary_labels ({key: pattern with '*', label with '%s', unit})
 // when the server gives them, else the key made readable: "slowdown with 2 threads, stride 64 B".
@@ -73,12 +73,19 @@ export function listValues(text) {
   return out.join(',');
 }
 
-// rows [{group, name, values, same}] of params and machine parts, for the table of what differs; runs: rundoc.js's readings
-export function differences(runs) {
+// rows [{group, name, values, same}] of params and machine parts, for the table of what differs; runs: rundoc.js's
+// readings. expParams (the experiment's schema params, when known): a param a run did not read shows '–' in its
+// column, whether the run recorded it (runs before numalab recorded only what a run reads) or not.
+export function differences(runs, expParams) {
   const rows = [];
   const keys = [];
+  const defs = new Map((expParams || []).map((p) => [p.name, p]));
+  const reads = (r, k) => !expParams || paramApplies(defs.get(k), r.params, defs);
   for (const r of runs) for (const k of Object.keys(r.params)) if (!keys.includes(k)) keys.push(k);
-  for (const k of keys) rows.push({ group: 'parameter', name: k, values: runs.map((r) => (k in r.params ? String(r.params[k]) : '–')) });
+  for (const k of keys) {
+    const values = runs.map((r) => (k in r.params && reads(r, k) ? String(r.params[k]) : '–'));
+    if (values.some((v) => v !== '–')) rows.push({ group: 'parameter', name: k, values });
+  }
   for (const [k, name] of MACHINE_ROWS) rows.push({ group: 'machine', name, values: runs.map((r) => machineValue(k, (r.machine || {})[k])) });
   for (const r of rows) {
     const as = r.values.map(r.group === 'parameter' ? listValues : (v) => v);
@@ -115,8 +122,8 @@ export function perSample(x, n) {
 // Each run named by what sets it apart: "#3 stride=64", the parameters that differ (three at most, in the
 // order the runs list them), then the host when that differs; "#3 03:17:40" (its start) when nothing does.
 // runs: rundoc.js's readings. Returns [{name, full}]: full names every differing parameter.
-export function runNames(runs) {
-  const rows = differences(runs).filter((d) => !d.same);
+export function runNames(runs, expParams) {
+  const rows = differences(runs, expParams).filter((d) => !d.same);
   const params = rows.filter((d) => d.group === 'parameter');
   const host = rows.find((d) => d.name === 'host');
   return runs.map((r, i) => {

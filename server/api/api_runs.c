@@ -149,7 +149,7 @@ enum MHD_Result api_post_run(struct http_request *rq, void *ctx)
 		ret = MHD_NO;
 		goto out;
 	}
-	json_t *pj = schema_params_json(req.pv);
+	json_t *pj = schema_params_json(exp, req.pv);
 	params_text = pj ? jsondump_text(pj, NULL) : NULL;
 	json_decref(pj);
 	request_text = jsondump_text(root, NULL);

@@ -308,12 +308,17 @@ json_t *schema_topology(const struct topo *t)
 	return o;
 }
 
-json_t *schema_params_json(const struct param_values *pv)
+json_t *schema_params_json(const struct experiment *e,
+			   const struct param_values *pv)
 {
 	json_t *o = json_object();
 
 	for (int i = 0; i < pv->n; i++) {
 		const struct param_value *v = &pv->v[i];
+		/* what the run reads: one it would not read, asked for again,
+		 * is refused */
+		if (!experiment_reads(e, v->p, pv, NULL))
+			continue;
 		if (v->p->type == PARAM_INT)
 			json_object_set_new(o, v->p->name, json_integer(v->i));
 		else

@@ -22,7 +22,11 @@ json_t *schema_topology(const struct topo *t);
  */
 json_t *schema_distances(const struct topo *t, int i);
 
-/* The parsed values back as JSON: numbers for int/size, text otherwise. */
-json_t *schema_params_json(const struct param_values *pv);
+/* The parsed values of experiment e that a run of them reads back as
+ * JSON (numbers for int/size, text otherwise): a param another's value
+ * makes unread, or one e never reads, is left out, so that the params
+ * recorded can be asked for again as they are. */
+json_t *schema_params_json(const struct experiment *e,
+			   const struct param_values *pv);
 
 #endif

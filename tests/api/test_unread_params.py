@@ -80,9 +80,15 @@ class UnreadParamsTest(SharedServerTest):
         evs = self.srv.wait_final(rid)
         self.assertIn(evs[-1][1], ("done", "failed"), evs[-1])
         _, run, _ = self.srv.json("GET", "/api/runs/%d" % rid)
-        # the worker got what the run reads; the record keeps every value
+        # the worker got what the run reads, and the record keeps that
+        # alone: asked for again as it is, it is taken
         self.assertEqual(run["params"]["mode"], "sizes")
-        self.assertIn("loaders", run["params"])
+        self.assertEqual(run["params"]["loads"], 4096)
+        self.assertNotIn("loaders", run["params"])
+        self.assertNotIn("nodes", run["params"])
+        status, doc, _ = self.post("/api/runs/check", "memory_latency",
+                                   run["params"])
+        self.assertEqual(status, 200, doc)
 
     def test_the_schema_says_when_each_is_read(self):
         _, exps, _ = self.srv.json("GET", "/api/experiments")

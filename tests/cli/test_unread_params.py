@@ -140,7 +140,13 @@ class Taken(unittest.TestCase):
             "loads=4096", "cpu_node=0", "repeat=1", "warmup=0",
             "budget=0").stdout)
         self.assertIn(doc["status"], ("done", "failed"), doc.get("error"))
-        # the run records every value, and its header only those it read
+        # the run records the values it read, which run again as they are
+        self.assertEqual(doc["params"]["loads"], 4096)
+        self.assertNotIn("loaders", doc["params"])
+        again = numalab("estimate", "memory_latency",
+                        *("%s=%s" % kv for kv in doc["params"].items()))
+        self.assertEqual(again.returncode, 0, again.stderr)
+        # its header too says only those it read
         out = numalab("run", "memory_latency", "mode=sizes", "size=64K",
                       "loads=4096", "repeat=1", "warmup=0", "budget=0").stdout
         head = out.splitlines()[1]

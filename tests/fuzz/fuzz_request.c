@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct param_values *pv = calloc(1, sizeof(*pv));
 			if (!experiment_parse(e, topo, n, argv.v, pv, NULL,
 					      NULL, &err)) {
-				json_t *back = schema_params_json(pv);
+				json_t *back = schema_params_json(e, pv);
 				json_decref(back);
 			}
 			free(pv);

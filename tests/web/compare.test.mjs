@@ -1,7 +1,7 @@
 // compare's tables: which way is better, what differs, each run against the first
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { betterWay, differences, figureLabel, headlineKey, listValues, perOperation, perSample, seriesLabel, summaryDiff } from '../../web/compare.js';
+import { betterWay, differences, figureLabel, headlineKey, listValues, perOperation, perSample, runNames, seriesLabel, summaryDiff } from '../../web/compare.js';
 import { readRun } from '../../web/rundoc.js';
 
 test('better is read from the unit and the name', () => {
@@ -80,6 +80,26 @@ test('a list written with its steps is the list written out', () => {
   assert.deepEqual(row.values, ['4,8,12,16', '4-16:4', '4-16:2'], 'each shown as its run wrote it');
   assert.equal(row.same, false);
   assert.equal(differences(docs.slice(0, 2)).find((r) => r.name === 'stride').same, true);
+});
+
+test('a param a run did not read is no difference, recorded or not', () => {
+  const expParams = [
+    { name: 'layout', type: 'enum', choices: ['separate', 'shared', 'both'] },
+    { name: 'stride', type: 'list', only: { param: 'layout', values: ['shared', 'both'] } },
+    { name: 'repeat', type: 'int', unread: 'never read here' },
+  ];
+  // recorded before numalab left out what a run does not read, and after
+  const old = { layout: 'separate', stride: '4', repeat: 3 };
+  const now = { layout: 'separate' };
+  const docs = [old, now].map((params, i) =>
+    readRun({ id: i + 1, experiment: 'false_sharing', status: 'done', params, machine: {} }));
+  const rows = differences(docs, expParams).filter((r) => r.group === 'parameter');
+  assert.deepEqual(rows.map((r) => r.name), ['layout'], 'no row of values no run read');
+  assert.ok(rows.every((r) => r.same));
+  const both = readRun({ id: 3, experiment: 'false_sharing', status: 'done', params: { layout: 'both', stride: '4' }, machine: {} });
+  const stride = differences([docs[0], both], expParams).find((r) => r.name === 'stride');
+  assert.deepEqual(stride.values, ['–', '4']);
+  assert.equal(runNames([docs[0], both], expParams)[1].name, '#3 layout=both · stride=4');
 });
 
 test('runs of different sizes are compared per operation, runs of one size as they are', () => {
