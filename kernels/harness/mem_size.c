@@ -52,7 +52,11 @@ const char *mem_cache_words(const struct machine_facts *m, char *buf,
 	mem_size_text(machine_llc_judged(m), llc, sizeof(llc));
 	/* a cache no real machine has is judged as a plausible one, and the
 	 * words say so */
-	if (machine_cache_implausible(m))
+	if (machine_cache_unknown(m))
+		snprintf(buf, len,
+			 "the plausible %s of cache this machine is judged by",
+			 llc);
+	else if (machine_cache_implausible(m))
 		snprintf(
 			buf, len,
 			"the plausible %s of L%d cache this machine is judged by",

@@ -17,8 +17,9 @@
 /* The most values of one param the rules look at (a sweep's elements). */
 #define RULES_MAX_VALUES PARAM_MAX_LIST
 
-/* "this machine reports 508 MiB of L3 per core, which no real cache has" */
-static void implausible_note(const struct machine_facts *m, struct verdict *v)
+/* "this machine reports 508 MiB of L3 per core, which no real cache has",
+ * or that it names none: what sizes are judged against instead */
+static void judged_cache_note(const struct machine_facts *m, struct verdict *v)
 {
 	int cores = m->ncores > 0 ? m->ncores : m->npus;
 	int per = m->llc_instances > 0 ? cores / m->llc_instances : 1;
@@ -27,6 +28,17 @@ static void implausible_note(const struct machine_facts *m, struct verdict *v)
 	mem_size_text(m->llc_bytes / (uint64_t)(per > 0 ? per : 1), each,
 		      sizeof(each));
 	mem_size_text(machine_llc_judged(m), judged, sizeof(judged));
+	if (machine_cache_unknown(m)) {
+		verdict_note(
+			v, "info",
+			"this machine's topology names no cache: sizes are judged against a plausible %s of cache in all (%llu MiB per core)",
+			judged,
+			(unsigned long long)(RULES_LLC_PLAUSIBLE_PER_CORE >>
+					     20));
+		return;
+	}
+	if (!machine_cache_implausible(m))
+		return;
 	verdict_note(
 		v, "info",
 		"this machine reports %s of L%d per core, which no real cache has (%s): sizes are judged against a plausible %s of L%d in all (%llu MiB per core)",
@@ -239,8 +251,8 @@ void rules_precheck(const struct experiment *exp, const void *params,
 	for (const struct rule *r = exp->rules; r->kind != RULE_END; r++) {
 		switch (r->kind) {
 		case RULE_MEMORY:
-			if (!memory++ && machine_cache_implausible(&m))
-				implausible_note(&m, v);
+			if (!memory++)
+				judged_cache_note(&m, v);
 			precheck_memory(exp, r, params, &m, v);
 			break;
 		case RULE_CPUS:
@@ -415,8 +427,8 @@ void rules_describe(const struct run_result *r, struct rule_findings *f,
 		case RULE_MEMORY:
 			if (!m)
 				break;
-			if (!memory++ && f->cache_implausible)
-				implausible_note(m, v);
+			if (!memory++)
+				judged_cache_note(m, v);
 			describe_memory(r, k, m, f, v);
 			break;
 		case RULE_TOGETHER:

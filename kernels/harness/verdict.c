@@ -397,11 +397,17 @@ int machine_cache_implausible(const struct machine_facts *m)
 	return m->llc_bytes > RULES_LLC_MOST_PER_CORE * (uint64_t)per;
 }
 
+int machine_cache_unknown(const struct machine_facts *m)
+{
+	return !m->llc_bytes || m->llc_instances <= 0;
+}
+
 uint64_t machine_llc_judged(const struct machine_facts *m)
 {
 	int cores = m->ncores > 0 ? m->ncores : m->npus;
 
-	if (machine_cache_implausible(m))
-		return RULES_LLC_PLAUSIBLE_PER_CORE * (uint64_t)cores;
+	if (machine_cache_implausible(m) || machine_cache_unknown(m))
+		return RULES_LLC_PLAUSIBLE_PER_CORE *
+		       (uint64_t)(cores > 0 ? cores : 1);
 	return machine_llc_total(m);
 }

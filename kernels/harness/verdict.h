@@ -255,10 +255,15 @@ void verdict_emit(const struct verdict *v, struct sink *s,
 #define RULES_LLC_MOST_PER_CORE (64ull << 20)
 int machine_cache_implausible(const struct machine_facts *m);
 
+/* 1 when the topology names no cache at all (a VM that passes none on,
+ * a topology file without them). */
+int machine_cache_unknown(const struct machine_facts *m);
+
 /*
  * The last-level cache to judge sizes against: the reported total, or,
- * where it is implausible, RULES_LLC_PLAUSIBLE_PER_CORE x the cores (the
- * most a real one of this many cores holds).
+ * where it is implausible or unknown, RULES_LLC_PLAUSIBLE_PER_CORE x the
+ * cores (the most a real one of this many cores holds): a buffer that
+ * might be in a cache nobody named is never stated as memory.
  */
 #define RULES_LLC_PLAUSIBLE_PER_CORE (16ull << 20)
 uint64_t machine_llc_judged(const struct machine_facts *m);

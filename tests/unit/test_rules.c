@@ -320,6 +320,31 @@ static void test_size_from_cache(void **state)
 	free(t);
 }
 
+/* A VM that passes no cache on (its topology names none): said, and
+ * sizes judged against a plausible 16 MiB a core, so a buffer that may be
+ * in a cache nobody named is never stated as memory. */
+static void test_no_cache_named(void **state)
+{
+	struct toy_run *t = toy_new(1, 2ll << 20);
+	(void)state;
+
+	t->m.llc_level = t->m.llc_instances = 0;
+	t->m.llc_bytes = 0;
+	t->m.ncores = t->m.npus = 2;
+	assert_true(machine_cache_unknown(&t->m));
+	assert_false(machine_cache_implausible(&t->m));
+	assert_int_equal(machine_llc_judged(&t->m), 32ull << 20);
+	describe(t);
+	assert_int_equal(seen.from_cache, 1);
+	assert_true(seen.failed);
+	assert_true(verdict_says(
+		&t->v,
+		"this machine's topology names no cache: sizes are judged against a plausible 32 MiB of cache in all (16 MiB per core)"));
+	assert_true(verdict_says(&t->v, "fits in the plausible 32 MiB of "
+					"cache this machine is judged by"));
+	free(t);
+}
+
 /* The lab's VM reports 508 MiB of L3 per core: named, and sizes judged
  * against a plausible 32 MiB. */
 static void test_implausible_cache(void **state)
@@ -642,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_hook_mark_kept),
 		cmocka_unit_test(test_size_from_cache),
 		cmocka_unit_test(test_implausible_cache),
+		cmocka_unit_test(test_no_cache_named),
 		cmocka_unit_test(test_implausible_precheck),
 		cmocka_unit_test(test_default_not_from_cache),
 		cmocka_unit_test(test_memory_help_says_default),
