@@ -48,6 +48,26 @@ static void param_allowed(json_t *p, struct strbuf *sb)
 		strbuf_addstr(sb, "-");
 }
 
+/* ". Read here only with modes among created_pinned, pinned_after or
+ * process_mask": a row the experiment reads only while one of its own
+ * params holds a value (the schema's only_here). */
+static void only_here(json_t *here, struct strbuf *line)
+{
+	json_t *vals = json_object_get(here, "values");
+	size_t n = json_array_size(vals);
+
+	if (!here || !n)
+		return;
+	strbuf_addf(line, ". Read here only with %s among ",
+		    json_string_value(json_object_get(here, "param")));
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(line, "%s%s",
+			    !i		? ""
+			    : i + 1 < n ? ", "
+					: " or ",
+			    json_string_value(json_array_get(vals, i)));
+}
+
 /*
  * The param table of the n rows of params whose indexes are in rows: name,
  * type, default, allowed, unit, then the help below.
@@ -106,6 +126,7 @@ static void print_params(const char *title, json_t *params, const size_t *rows,
 				    strbuf_str(&allowed));
 		strbuf_addstr(&line,
 			      json_string_value(json_object_get(p, "help")));
+		only_here(json_object_get(p, "only_here"), &line);
 		print_wrapped(strbuf_str(&line), 6);
 		strbuf_release(&allowed);
 		strbuf_release(&line);

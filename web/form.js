@@ -1,7 +1,7 @@
 // form.js - the parameter form, generated from an experiment's param table
 import { h, clear } from './dom.js';
 import { label, int, bytes, sizeText } from './format.js';
-import { paramApplies } from './rundoc.js';
+import { paramApplies, unmetOnly } from './rundoc.js';
 
 // The second skip link: the keyboard lands on the form's first field, the route (the hash) stays as it was.
 document.addEventListener('click', (ev) => {
@@ -53,7 +53,7 @@ export class ParamForm {
     const id = `p-${p.name}`;
     const err = h('p', { class: 'field-error', id: `${id}-error`, role: 'alert', hidden: true });
     // shown while another field's value makes the run not read this one (its row's only)
-    const unread = p.only ? h('p', { class: 'field-unread', id: `${id}-unread`, text: onlyText(p.only, this.rows), hidden: true }) : null;
+    const unread = p.only || p.only_here ? h('p', { class: 'field-unread', id: `${id}-unread`, text: onlyText(p.only || p.only_here, this.rows), hidden: true }) : null;
     // one line under the field: what it is, then what may be typed (the range in a quieter voice)
     // the unit said once: beside the name, or after the range when beside the name it would say the name again
     const unitBeside = Boolean(p.unit) && p.unit !== label(p.name);
@@ -165,7 +165,12 @@ export class ParamForm {
     for (const f of this.fields.values()) {
       f.reads = paramApplies(f.param, all, this.rows);
       f.wrap.classList.toggle('not-read', !f.reads);
-      if (f.unread) f.unread.hidden = f.reads;
+      if (f.unread) {
+        f.unread.hidden = f.reads;
+        // the condition not met, of the two a field may have
+        const unmet = f.reads ? null : unmetOnly(f.param, all, this.rows);
+        if (unmet) f.unread.textContent = onlyText(unmet, this.rows);
+      }
       f.disable(this.busy || !f.reads);
     }
   }

@@ -208,21 +208,31 @@ export function readRun(doc) {
 }
 
 // Whether a run of params (name -> value) reads the param of schema row `row`, as the server judges a request
-// (experiment_reads): not one the experiment never reads (row.unread), and its only ({param, values}) met: the
-// param named holds one of values, or for a set has one of them among its choices; values [''] asks that it be
-// empty (placement beside cpus). rows: name -> schema row, for the type of the param only names.
+// (experiment_reads): not one the experiment never reads (row.unread), and its only and only_here ({param, values})
+// met: the param named holds one of values, or for a set has one of them among its choices; values [''] asks that
+// it be empty (placement beside cpus). rows: name -> schema row, for the type of the param only names.
 export function paramApplies(row, params, rows) {
   if (!row) return true;
   if (row.unread) return false;
-  const only = row.only;
-  if (!only || !params || !(only.param in params)) return true;
-  const on = rows && rows.get(only.param);
-  const v = String(params[only.param] ?? '').trim();
-  if (on && on.type === 'set') {
-    const chosen = v === 'all' ? (on.choices || []) : v.split(',').map((c) => c.trim());
-    return chosen.some((c) => c && only.values.includes(c));
+  return !unmetOnly(row, params, rows);
+}
+
+// The condition of row ({param, values}) that params do not meet, or null: its only, then its only_here (a param
+// every experiment takes, or a placement param, that this experiment reads only while one of its own holds a value:
+// affinity's cpus while modes has one that pins).
+export function unmetOnly(row, params, rows) {
+  for (const only of [row && row.only, row && row.only_here]) {
+    if (!only || !params || !(only.param in params)) continue;
+    const on = rows && rows.get(only.param);
+    const v = String(params[only.param] ?? '').trim();
+    let holds;
+    if (on && on.type === 'set') {
+      const chosen = v === 'all' ? (on.choices || []) : v.split(',').map((c) => c.trim());
+      holds = chosen.some((c) => c && only.values.includes(c));
+    } else holds = only.values.includes(v);
+    if (!holds) return only;
   }
-  return only.values.includes(v);
+  return null;
 }
 
 // The params that mattered to a run ([k, v] pairs): one the run did not read (paramApplies: another mode's, one

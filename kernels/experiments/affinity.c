@@ -46,9 +46,11 @@ struct af_params {
 
 #define PARAM_STRUCT struct af_params
 static const struct param params[] = {
-	PARAM_INT(threads, "2", 1, 1024, "threads",
-		  "threads placed each way (each with its own data)",
-		  .flags = PARAM_F_CPUS),
+	PARAM_INT(
+		threads, "2", 1, 1024, "threads",
+		"modes other than cache_split: threads placed each way (each with its own data; cache_split places two)",
+		.flags = PARAM_F_CPUS,
+		.only = "modes=created_pinned,pinned_after,process_mask,unpinned"),
 	PARAM_SIZE(
 		size, "4M", 64 << 10, 1LL << 32, "bytes",
 		"modes other than cache_split: each thread's data, first-touched by the thread itself (cache_split sizes its data from the cache)",
@@ -791,6 +793,19 @@ static const struct key_label series_labels[] = {
 	{"sched_getcpu", "CPU changes seen by sched_getcpu", "changes"},
 	{NULL, NULL, NULL}};
 
+/* cache_split picks its pair of cpus from the cache topology, and an
+ * unpinned thread goes where the scheduler puts it: the cpus asked for
+ * place the modes that pin alone */
+#define AF_PINNING "modes=created_pinned,pinned_after,process_mask"
+static const struct unread_param unread[] = {
+	{.param = "cpus",
+	 .why = "only the modes that pin place threads on cpus",
+	 .only = AF_PINNING},
+	{.param = "placement",
+	 .why = "only the modes that pin place threads on cpus",
+	 .only = AF_PINNING},
+	{0}};
+
 const struct experiment exp_affinity = {
 	.name = "affinity",
 	.smoke = "threads=1 size=64K passes=1 repeat=1 warmup=0",
@@ -833,4 +848,5 @@ const struct experiment exp_affinity = {
 	 * cache_split times through the team harness (af_estimate) */
 	.fixed_share = 5.0 / 6,
 	.uses_placement = 1,
+	.unread = unread,
 };

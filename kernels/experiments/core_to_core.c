@@ -893,9 +893,10 @@ static const char *const compared[] = {"round_trip_ns_*", NULL};
 
 /* a pair is timed by the team harness alone: exactly samples rounds */
 static const struct unread_param unread[] = {
-	{"repeat", "the timed rounds of each pair are 'samples'"},
-	{"budget",
-	 "each pair takes exactly 'samples' rounds, none added or redone"},
+	{.param = "repeat",
+	 .why = "the timed rounds of each pair are 'samples'"},
+	{.param = "budget",
+	 .why = "each pair takes exactly 'samples' rounds, none added or redone"},
 	{0}};
 
 /* what a person reads for each summary key */

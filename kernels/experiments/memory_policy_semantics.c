@@ -1148,9 +1148,10 @@ static const char *const compared[] = {"vma_wins_*", "preferred_*", NULL};
 
 /* its steps time their own rounds, none through the team harness */
 static const struct unread_param unread[] = {
-	{"warmup", "each step runs 'repeat' rounds and keeps every one"},
-	{"budget",
-	 "each step takes exactly 'repeat' rounds, none added or redone"},
+	{.param = "warmup",
+	 .why = "each step runs 'repeat' rounds and keeps every one"},
+	{.param = "budget",
+	 .why = "each step takes exactly 'repeat' rounds, none added or redone"},
 	{0}};
 
 /* what a person reads for each summary key */

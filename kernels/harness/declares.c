@@ -64,6 +64,13 @@ const struct unread_param *experiment_unread(const struct experiment *exp,
 	return NULL;
 }
 
+int experiment_never_reads(const struct experiment *exp, const char *name)
+{
+	const struct unread_param *u = experiment_unread(exp, name);
+
+	return u && !u->only;
+}
+
 double experiment_precision(const struct experiment *exp)
 {
 	return exp && exp->precision > 0 ? exp->precision : 0.05;

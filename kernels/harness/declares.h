@@ -25,10 +25,12 @@ extern const char *const harness_summary_keys[];
 int summary_room(long values, const char *param, const char *each,
 		 struct errinfo *err);
 
-/* The row of exp's .unread for the common param `name` (one every
- * experiment takes), or NULL when exp reads it. */
+/* The row of exp's .unread for the common or placement param `name`, or
+ * NULL when exp reads it wherever the param's own .only holds. */
 const struct unread_param *experiment_unread(const struct experiment *exp,
 					     const char *name);
+/* Whether exp reads that param under no condition at all. */
+int experiment_never_reads(const struct experiment *exp, const char *name);
 
 /* The smallest difference exp calls one (its .precision, or 0.05). */
 double experiment_precision(const struct experiment *exp);

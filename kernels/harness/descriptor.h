@@ -167,13 +167,17 @@ struct lesson {
 	.estimate = prefix##_estimate
 
 /*
- * A param every experiment takes (repeat, warmup, budget) that one
- * never reads, and what does its job there instead ("its timed rounds
- * per pair are 'samples'"): a row of its descriptor's .unread.
+ * A param every experiment takes (repeat, warmup, budget), or a placement
+ * param (cpus, placement), that one never reads, and what does its job
+ * there instead ("its timed rounds per pair are 'samples'"): a row of its
+ * descriptor's .unread. With .only, the param is read after all where
+ * that holds, as a row's own .only says it ("modes=created_pinned,..."
+ * names one of the experiment's own params), beside the param's own.
  */
 struct unread_param {
 	const char *param;
 	const char *why;
+	const char *only;
 };
 
 /* The params every experiment takes, filled by experiment_parse. */

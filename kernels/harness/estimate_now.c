@@ -543,7 +543,7 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	 * 2.2-2.6x its run, the cpu's share counted twice).
 	 */
 	/* an experiment that takes exactly its rounds grows into no budget */
-	if (experiment_unread(exp, "budget")) {
+	if (experiment_never_reads(exp, "budget")) {
 		exact.budget = 0;
 		common = &exact;
 	}

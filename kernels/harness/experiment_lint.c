@@ -194,13 +194,25 @@ static int validate_reads(const struct experiment *exp, struct errinfo *err)
 			if ((i != 1 || exp->uses_placement) &&
 			    validate_only(exp, p, err))
 				return -EINVAL;
-	for (const struct unread_param *u = exp->unread; u && u->param; u++)
-		if (!params_find(&tables[2], 1, u->param, strlen(u->param)) ||
-		    !u->why || !*u->why)
+	for (const struct unread_param *u = exp->unread; u && u->param; u++) {
+		const struct param *p =
+			params_find(&tables[2], 1, u->param, strlen(u->param));
+		struct param here;
+
+		if (!p && exp->uses_placement)
+			p = params_find(&tables[1], 1, u->param,
+					strlen(u->param));
+		if (!p || !u->why || !*u->why)
 			return errinfo_set(
 				err, u->param,
-				"experiment '%s': unread '%s' is not a param every experiment takes (repeat, warmup, budget), or says no why",
+				"experiment '%s': unread '%s' is not a param every experiment takes (repeat, warmup, budget) nor one of its placement (cpus, placement), or says no why",
 				exp->name, u->param);
+		/* its condition, checked as a row's own .only is */
+		here = *p;
+		here.only = u->only;
+		if (u->only && validate_only(exp, &here, err))
+			return -EINVAL;
+	}
 	return 0;
 }
 

@@ -288,12 +288,26 @@ int experiment_reads(const struct experiment *exp, const struct param *p,
 {
 	const char *eq = p->only ? strchr(p->only, '=') : NULL;
 	const struct unread_param *u = experiment_unread(exp, p->name);
+	struct param here;
 
-	if (u) {
+	if (u && !u->only) {
 		if (why)
 			errinfo_set(why, p->name, "'%s' is not read by %s: %s",
 				    p->name, exp->name, u->why);
 		return 0;
+	}
+	/* read here only where the experiment's own condition holds */
+	if (u && strchr(u->only, '=')) {
+		const char *on = u->only;
+		here = *p;
+		here.only = on;
+		if (!param_applies(&here, pv)) {
+			if (why)
+				only_said(&here,
+					  value_named(pv, on, strcspn(on, "=")),
+					  why);
+			return 0;
+		}
 	}
 	if (!eq || param_applies(p, pv))
 		return 1;

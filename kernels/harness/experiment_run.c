@@ -344,7 +344,7 @@ int experiment_estimate(const struct experiment *exp, const void *params,
 	*seconds = 0;
 	*bytes = 0;
 	/* an experiment that takes exactly its rounds grows into no budget */
-	if (experiment_unread(exp, "budget")) {
+	if (experiment_never_reads(exp, "budget")) {
 		exact = *common;
 		exact.budget = 0;
 		common = &exact;

@@ -24,6 +24,38 @@ static const char *chart_kind_name(enum chart_kind k)
 	return "line";
 }
 
+/* "mode=sizes,loaded" -> {"param": "mode", "values": [...]}; "cpus=" -> its
+ * one value the empty text */
+static json_t *only_json(const char *only)
+{
+	const char *eq = strchr(only, '='), *v = eq + 1;
+	json_t *vals = json_array();
+
+	if (!*v)
+		json_array_append_new(vals, json_string(""));
+	while (*v) {
+		size_t n = strcspn(v, ",");
+		json_array_append_new(vals, json_stringn(v, n));
+		v += n + (v[n] == ',');
+	}
+	return json_pack("{s:s%, s:o}", "param", only, (size_t)(eq - only),
+			 "values", vals);
+}
+
+/* A placement or common param's row as experiment e reads it: "unread"
+ * with the why where it never does, "only_here" where it does only while
+ * one of e's own params holds a value. */
+static void param_here(json_t *pj, const struct experiment *e,
+		       const struct param *p)
+{
+	const struct unread_param *u = experiment_unread(e, p->name);
+
+	if (u && !u->only)
+		json_object_set_new(pj, "unread", json_string(u->why));
+	else if (u && strchr(u->only, '='))
+		json_object_set_new(pj, "only_here", only_json(u->only));
+}
+
 static json_t *param_json(const struct param *p, const char *group,
 			  const struct topo *t)
 {
@@ -48,24 +80,8 @@ static json_t *param_json(const struct param *p, const char *group,
 					      json_string(p->choices[i].name));
 		json_object_set_new(o, "choices", c);
 	}
-	if (p->only && strchr(p->only, '=')) {
-		/* "mode=sizes,loaded" -> {"param": "mode", "values": [...]};
-		 * "cpus=" -> its one value the empty text */
-		const char *eq = strchr(p->only, '='), *v = eq + 1;
-		json_t *vals = json_array();
-
-		if (!*v)
-			json_array_append_new(vals, json_string(""));
-		while (*v) {
-			size_t n = strcspn(v, ",");
-			json_array_append_new(vals, json_stringn(v, n));
-			v += n + (v[n] == ',');
-		}
-		json_object_set_new(o, "only",
-				    json_pack("{s:s%, s:o}", "param", p->only,
-					      (size_t)(eq - p->only), "values",
-					      vals));
-	}
+	if (p->only && strchr(p->only, '='))
+		json_object_set_new(o, "only", only_json(p->only));
 	return o;
 }
 
@@ -118,14 +134,14 @@ json_t *schema_experiment(const struct experiment *e, const struct topo *t)
 		json_array_append_new(params, pj);
 	}
 	if (e->uses_placement)
-		for (const struct param *p = placement_params; p->name; p++)
-			json_array_append_new(params,
-					      param_json(p, "placement", t));
+		for (const struct param *p = placement_params; p->name; p++) {
+			json_t *pj = param_json(p, "placement", t);
+			param_here(pj, e, p);
+			json_array_append_new(params, pj);
+		}
 	for (const struct param *p = common_params; p->name; p++) {
 		json_t *pj = param_json(p, "stats", t);
-		const struct unread_param *u = experiment_unread(e, p->name);
-		if (u)
-			json_object_set_new(pj, "unread", json_string(u->why));
+		param_here(pj, e, p);
 		json_array_append_new(params, pj);
 	}
 	for (const struct chart *c = e->charts; c && c->id; c++) {

@@ -36,6 +36,12 @@ REFUSED = [
      "'kinds' is read only when 'ops' has write (ops is read)"),
     ("variable_layout", {"parts": "layouts", "starts": 5}, "starts",
      "'starts' is read only when 'parts' has thread_start (parts is layouts)"),
+    ("affinity", {"modes": "unpinned,cache_split", "cpus": "0"}, "cpus",
+     "'cpus' is read only when 'modes' has one of created_pinned, "
+     "pinned_after or process_mask (modes is unpinned,cache_split)"),
+    ("affinity", {"modes": "unpinned", "placement": "compact"}, "placement",
+     "'placement' is read only when 'modes' has one of created_pinned, "
+     "pinned_after or process_mask (modes is unpinned)"),
 ]
 
 # the same params where the run reads them
@@ -47,6 +53,9 @@ TAKEN = [
     ("core_to_core", {"samples": 5, "warmup": 0}),
     ("false_sharing", {"layout": "shared", "stride": "64"}),
     ("variable_layout", {"parts": "layouts,thread_start", "starts": 5}),
+    ("affinity", {"modes": "pinned_after,unpinned", "cpus": "0",
+                  "threads": 1}),
+    ("affinity", {"modes": "process_mask", "placement": "compact"}),
 ]
 
 
@@ -99,6 +108,12 @@ class UnreadParamsTest(SharedServerTest):
         self.assertNotIn("unread", c2c["warmup"])
         self.assertIn("unread", rows["memory_policy_semantics"]["warmup"])
         self.assertNotIn("unread", rows["false_sharing"]["repeat"])
+        # a placement param one experiment reads in some of its modes
+        aff = rows["affinity"]
+        self.assertEqual(aff["cpus"]["only_here"]["param"], "modes")
+        self.assertIn("process_mask", aff["placement"]["only_here"]["values"])
+        self.assertNotIn("unpinned", aff["cpus"]["only_here"]["values"])
+        self.assertNotIn("only_here", rows["false_sharing"]["cpus"])
         self.assertEqual(rows["false_sharing"]["placement"]["only"],
                          {"param": "cpus", "values": [""]})
         self.assertEqual(rows["false_sharing"]["stride"]["only"],

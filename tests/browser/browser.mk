@@ -4,7 +4,7 @@ TEST_LANES += test-browser
 CHROMIUM ?= /usr/bin/chromium
 
 # Every page test runs, even after one fails; the lane fails if any did.
-BROWSER_TESTS = run lab topology trust classroom marks size campaign campaign_live signin class_predict join comparing latency links labels
+BROWSER_TESTS = run lab topology trust classroom marks size campaign campaign_live signin class_predict join comparing latency links labels unread
 
 test-browser: $(BUILD)/numalab web/vendor/.stamp
 	$(Q)if ! command -v node >/dev/null 2>&1; then \

@@ -60,6 +60,12 @@ REFUSED = [
     ("memory_policy", ["migrate_with=none", "migrate_to=0"],
      "'migrate_to' is read only in migrate_with=both, mbind, mbind_strict, "
      "move_pages or move_all (migrate_with is none)"),
+    ("affinity", ["modes=unpinned", "cpus=0"],
+     "'cpus' is read only when 'modes' has one of created_pinned, "
+     "pinned_after or process_mask (modes is unpinned)"),
+    ("affinity", ["modes=cache_split", "threads=2"],
+     "'threads' is read only when 'modes' has one of created_pinned, "
+     "pinned_after, process_mask or unpinned (modes is cache_split)"),
     ("affinity", ["modes=cache_split", "size=1M"],
      "'size' is read only when 'modes' has one of created_pinned, "
      "pinned_after, process_mask or unpinned (modes is cache_split)"),
@@ -85,6 +91,7 @@ TAKEN = [
     ("variable_layout", ["parts=readers,tls_access", "threads=1"]),
     ("memory_policy", ["migrate_with=move_pages", "migrate_to=0"]),
     ("affinity", ["modes=unpinned,cache_split", "size=1M"]),
+    ("affinity", ["modes=created_pinned", "cpus=0", "threads=1"]),
 ]
 
 

@@ -225,3 +225,21 @@ test('paramApplies: as the server reads a request, so the page sends only what a
     [...rows.values()]);
   assert.deepEqual(got.map(([k]) => k), ['parts', 'ops', 'cpus']);
 });
+
+test('paramApplies: a placement param an experiment reads only in some of its modes', async () => {
+  const { paramApplies, unmetOnly } = await import('../../web/rundoc.js');
+  const pin = { param: 'modes', values: ['created_pinned', 'pinned_after', 'process_mask'] };
+  const rows = new Map([
+    ['modes', { name: 'modes', type: 'set', choices: ['created_pinned', 'pinned_after', 'process_mask', 'unpinned', 'cache_split'] }],
+    ['cpus', { name: 'cpus', type: 'cpulist', only_here: pin }],
+    ['placement', { name: 'placement', type: 'enum', only: { param: 'cpus', values: [''] }, only_here: pin }],
+  ]);
+  assert.equal(paramApplies(rows.get('cpus'), { modes: 'unpinned,cache_split', cpus: '' }, rows), false);
+  assert.equal(paramApplies(rows.get('cpus'), { modes: 'all', cpus: '0' }, rows), true);
+  // both conditions: its own (cpus empty) and the experiment's (a mode that pins)
+  assert.equal(paramApplies(rows.get('placement'), { modes: 'pinned_after', cpus: '' }, rows), true);
+  assert.equal(paramApplies(rows.get('placement'), { modes: 'pinned_after', cpus: '1' }, rows), false);
+  assert.equal(paramApplies(rows.get('placement'), { modes: 'unpinned', cpus: '' }, rows), false);
+  assert.equal(unmetOnly(rows.get('placement'), { modes: 'unpinned', cpus: '' }, rows), pin);
+  assert.equal(unmetOnly(rows.get('placement'), { modes: 'unpinned', cpus: '1' }, rows).param, 'cpus');
+});
