@@ -67,6 +67,13 @@ export function runTopology(topo, run) {
   return new RunTopology(topo, run.id);
 }
 
+// How the picture draws caches, or that the topology names none (a VM may pass none on): then experiments judge
+// sizes against a plausible cache, which their notes say.
+function introCaches(topo) {
+  if (Array.isArray(topo.caches) && topo.caches.length) return 'Each box holds what shares it: a cache bar spans the cores that share that cache;';
+  return 'Each box holds what shares it. This topology names no cache, so none is drawn (experiments judge sizes against a plausible one and say so);';
+}
+
 // #/topology: the server's machine, whole.
 export function showTopology(container, topo) {
   clear(container);
@@ -77,6 +84,6 @@ export function showTopology(container, topo) {
   const pic = new TopologyPicture(topo, { title: 'the topology of this machine', file: 'numalab-topology.svg' });
   container.append(
     h('h1', { class: 'run-title', id: 'topology-title', text: 'This machine' }),
-    h('p', { class: 'topo-intro', text: `${countText(topo)}${topo.this_system === false ? `; read from ${topo.source}, not this machine` : ''}. Each box holds what shares it: a cache bar spans the cores that share that cache; a PU (hardware thread) is what the operating system calls a CPU.` }),
+    h('p', { class: 'topo-intro', text: `${countText(topo)}${topo.this_system === false ? `; read from ${topo.source}, not this machine` : ''}. ${introCaches(topo)} a PU (hardware thread) is what the operating system calls a CPU.` }),
     pic.el);
 }

@@ -21,6 +21,9 @@ const MACHINES = [
   { name: 'node0-offline', env: { HWLOC_XMLFILE: resolve('tests/data/node0_offline.xml') }, pus: 4, nodes: 1, lacks: ['NUMA node 0'],
     legend: ['PUs P#0, P#1 belong to no NUMA node', '2 PUs are offline'] },
   { name: 'four-socket', env: { HWLOC_XMLFILE: resolve('tests/data/four_socket.xml') }, pus: 32, nodes: 4, distances: true },
+  // a VM that passes no cache on: the page says none is named, rather than explain cache bars it has not drawn
+  { name: 'no-caches', env: { HWLOC_SYNTHETIC: 'pack:1 numa:1 core:2 pu:1' }, pus: 2, nodes: 1,
+    intro: 'This topology names no cache' },
 ];
 
 function assert(cond, msg) {
@@ -107,6 +110,9 @@ try {
         for (const t of m.says || []) assert(c.text.includes(t), `the picture does not say "${t}"`);
         for (const t of m.lacks || []) assert(!c.text.includes(t), `the picture says "${t}", which the machine lacks`);
         for (const t of m.legend || []) assert(c.legend.includes(t), `the legend does not say "${t}" (${c.legend})`);
+        const intro = await page.textContent('.topo-intro');
+        assert(m.intro ? intro.includes(m.intro) && !/cache bar/.test(intro) : /cache bar spans/.test(intro),
+          `the words over the picture: "${intro}"`);
         // the whole machine in its box at 1280x720, nothing cut or scrolled, using the room it has: every
         // PU drawn or behind a fold ("… more", unfolded on demand), text at 16 px (issue 32 item 5)
         const fits = (k) => !k.scrolls && k.width <= k.box + 1 && k.height <= k.boxH + 1;
