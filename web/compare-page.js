@@ -138,8 +138,8 @@ export async function showCompare(container, ids, byName, showExperiment = () =>
   clear(container);
   if (runs.length < 2) {
     showExperiment(runs[0].experiment, runs[0].params);
-    const pick = comparePicker({ id: runs[0].id, experiment: runs[0].experiment, params: runs[0].params });
     const exp0 = byName.get(runs[0].experiment);
+    const pick = comparePicker({ id: runs[0].id, experiment: runs[0].experiment, params: runs[0].params }, exp0 && exp0.params);
     container.append(h('h2', { class: 'run-title', text: `Compare: ${(exp0 && exp0.title) || runs[0].experiment}` }), pick);
     pick.querySelector('h3').focus({ preventScroll: true });
     return { destroy() {} };

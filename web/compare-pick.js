@@ -2,6 +2,7 @@
 import { api } from './api.js';
 import { h } from './dom.js';
 import { clock } from './format.js';
+import { paramsThatApply } from './rundoc.js';
 
 // The parameter names whose values are not the same in every one of the param objects, in first-seen order.
 export function paramsThatDiffer(list) {
@@ -16,8 +17,15 @@ export function paramText(params, keys) {
   return keys.filter((k) => params && k in params).map((k) => `${k}=${params[k]}`).join(' · ');
 }
 
-// The picker for run (a run list row or document: {id, experiment, params}); returns its element.
-export function comparePicker(run) {
+// The params a run read, as an object (paramsThatApply): runs recorded before numalab left the others out keep
+// them, and a value no run read is no difference. expParams: the experiment's schema params (none: every one).
+export function paramsRead(params, expParams) {
+  return Object.fromEntries(paramsThatApply(params, expParams));
+}
+
+// The picker for run (a run list row or document: {id, experiment, params}); returns its element. expParams: the
+// experiment's schema params, so that only what the runs read sets them apart.
+export function comparePicker(run, expParams) {
   const list = h('ul', { class: 'pick-list', id: 'compare-pick-list' }, h('li', { text: 'reading the recent runs…' }));
   const go = h('button', { type: 'button', class: 'primary', id: 'compare-pick-go', disabled: true, text: 'Compare' });
   const msg = h('p', { class: 'pick-msg', id: 'compare-pick-msg', 'aria-live': 'polite', text: 'Pick one run or more.' });
@@ -32,7 +40,9 @@ export function comparePicker(run) {
       list.append(h('li', { text: 'No other finished run of this experiment yet: run it again with other parameters, or on another machine.' }));
       return;
     }
-    const keys = paramsThatDiffer([run.params || {}, ...others.map((r) => r.params || {})]);
+    const read = (r) => paramsRead(r.params, expParams);
+    const mine = read(run);
+    const keys = paramsThatDiffer([mine, ...others.map(read)]);
     for (const r of others) {
       const box = h('input', { type: 'checkbox', id: `pick-${r.id}`, value: String(r.id) });
       box.addEventListener('change', () => {
@@ -40,7 +50,8 @@ export function comparePicker(run) {
         go.disabled = !chosen.size;
         msg.textContent = chosen.size ? `${chosen.size + 1} runs will be compared` : 'Pick one run or more.';
       });
-      const diff = paramText(r.params, keys.filter((k) => JSON.stringify((r.params || {})[k]) !== JSON.stringify((run.params || {})[k])));
+      const theirs = read(r);
+      const diff = paramText(theirs, keys.filter((k) => JSON.stringify(theirs[k]) !== JSON.stringify(mine[k])));
       list.append(h('li', {}, h('label', { for: `pick-${r.id}` }, box,
         h('span', { class: 'pick-id', text: `#${r.id}` }),
         h('span', { class: 'pick-when', text: clock(r.started_at || r.created_at) }),

@@ -75,7 +75,7 @@ export function listValues(text) {
 
 // rows [{group, name, values, same}] of params and machine parts, for the table of what differs; runs: rundoc.js's
 // readings. expParams (the experiment's schema params, when known): a param a run did not read shows '–' in its
-// column, whether the run recorded it (runs before numalab recorded only what a run reads) or not.
+// column, whether the run recorded it (runs recorded before numalab left out what a run does not read) or not.
 export function differences(runs, expParams) {
   const rows = [];
   const keys = [];

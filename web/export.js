@@ -170,7 +170,7 @@ function saveWithKey(ev) {
 }
 
 // The downloads, and "compare with…", which opens its picker under the bar, in view.
-export function exportBar(run) {
+export function exportBar(run, exp) {
   const id = encodeURIComponent(run.id);
   const cmp = h('button', { type: 'button', class: 'link-button', id: 'compare-with', 'aria-expanded': 'false', text: 'compare with…' });
   const bar = h('p', { class: 'export-bar', id: 'export-bar' },
@@ -185,7 +185,7 @@ export function exportBar(run) {
       cmp.setAttribute('aria-expanded', 'false');
       return;
     }
-    picker = comparePicker(run);
+    picker = comparePicker(run, exp && exp.params);
     bar.after(picker);
     cmp.setAttribute('aria-expanded', 'true');
     picker.scrollIntoView({ block: 'nearest' });

@@ -4,7 +4,7 @@ import { h, clear } from './dom.js';
 import { clock } from './format.js';
 import { badge } from './run-view.js';
 import { provenance } from './rundoc.js';
-import { paramsThatDiffer, paramText } from './compare-pick.js';
+import { paramsRead, paramsThatDiffer, paramText } from './compare-pick.js';
 
 const PAGE = 20;
 
@@ -80,14 +80,18 @@ export async function showHistory(container, q, exps) {
   }
   const chosen = new Set();
   const titleOf = (n) => (exps.find((e) => e.name === n) || { title: n }).title;
+  // each run's params as it read them: older runs kept the ones they did not read too
+  const read = new Map(data.runs.map((r) => [r, paramsRead(r.params, (exps.find((e) => e.name === r.experiment) || {}).params)]));
+  const runsRead = data.runs.map((r) => ({ ...r, params: read.get(r) }));
   // the parameters that set a run apart from the others of its experiment on this page
   const differ = new Map();
   for (const e of new Set(data.runs.map((r) => r.experiment))) {
-    differ.set(e, paramsThatDiffer(data.runs.filter((r) => r.experiment === e).map((r) => r.params || {})));
+    differ.set(e, paramsThatDiffer(runsRead.filter((r) => r.experiment === e).map((r) => r.params)));
   }
   data.runs.forEach((r, i) => {
-    const keys = differFirst(data.runs, i, differ.get(r.experiment));
-    const ptext = paramText(r.params, keys) || paramText(r.params, Object.keys(r.params || {}));
+    const keys = differFirst(runsRead, i, differ.get(r.experiment));
+    const mine = read.get(r);
+    const ptext = paramText(mine, keys) || paramText(mine, Object.keys(mine));
     const mtext = [r.hostname, provenance(r) ? 'imported' : null, r.cpu_model].filter(Boolean).join(' · ') || '–';
     const box = h('input', { type: 'checkbox', 'aria-label': `select run ${r.id}`, dataset: { id: String(r.id), experiment: r.experiment } });
     box.addEventListener('change', () => {
@@ -100,7 +104,7 @@ export async function showHistory(container, q, exps) {
       h('td', {}, box),
       h('td', {}, h('a', { href: `#/runs/${r.id}`, text: `#${r.id}` })),
       h('td', { text: titleOf(r.experiment) }),
-      h('td', { class: 'history-params', text: ptext || '–', title: paramText(r.params, Object.keys(r.params || {})) }),
+      h('td', { class: 'history-params', text: ptext || '–', title: paramText(mine, Object.keys(mine)) }),
       h('td', {}, badge(r.status)),
       h('td', { class: 'history-machine', text: mtext, title: mtext }),
       h('td', { text: clock(r.started_at || r.created_at) }),

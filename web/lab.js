@@ -98,7 +98,7 @@ export function decorateRun(view, topo) {
     reading = r;
     // the downloads under the charts: the screen's top is for the verdict and the chart
     if (extras.bar) extras.bar.remove();
-    extras.bar = exportBar(run);
+    extras.bar = exportBar(run, view.exp);
     view.chartsEl.after(extras.bar);
     view.setNoisy(noisyWarning(r));
     // what an earlier document of this run said stands where this one is silent

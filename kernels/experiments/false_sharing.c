@@ -425,7 +425,7 @@ static int fs_check_params(const void *params,
 	/* a slowdown for each thread count and stride, and overlap_min */
 	if (fp->layout == LAYOUT_BOTH &&
 	    summary_room((long)fp->threads.n * st->n + 1, "stride",
-			 "thread count and stride", err))
+			 "thread count and stride, and the least overlap", err))
 		return -EINVAL;
 	for (int i = 0; i < st->n; i++)
 		if (st->v[i] % 4)

@@ -155,7 +155,7 @@ static int validate_only(const struct experiment *exp, const struct param *p,
 	if (!p->only)
 		return 0;
 	on = eq ? experiment_param(exp, p->only, (size_t)(eq - p->only)) : NULL;
-	if (!on || on == p)
+	if (!on || !strcmp(on->name, p->name))
 		return errinfo_set(
 			err, p->name,
 			"experiment '%s': '%s' is read only by '%s', which names no other param of it",

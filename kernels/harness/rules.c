@@ -29,10 +29,15 @@ static void judged_cache_note(const struct machine_facts *m, struct verdict *v)
 		      sizeof(each));
 	mem_size_text(machine_llc_judged(m), judged, sizeof(judged));
 	if (machine_cache_unknown(m)) {
+		char whose[48] = "names no cache";
+		if (m->llc_level > 0)
+			snprintf(whose, sizeof(whose),
+				 "gives no size for its L%d cache",
+				 m->llc_level);
 		verdict_note(
 			v, "info",
-			"this machine's topology names no cache: sizes are judged against a plausible %s of cache in all (%llu MiB per core)",
-			judged,
+			"this machine's topology %s: sizes are judged against a plausible %s of cache in all (%llu MiB per core)",
+			whose, judged,
 			(unsigned long long)(RULES_LLC_PLAUSIBLE_PER_CORE >>
 					     20));
 		return;

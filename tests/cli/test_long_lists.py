@@ -143,8 +143,8 @@ class SummaryRoom(unittest.TestCase):
         p = self.estimate("false_sharing", "threads=1-20", "stride=4-204:4")
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("'stride' would make 1021 summary values (one for each "
-                      "thread count and stride), but a run records at most "
-                      "1020 of its own", p.stderr)
+                      "thread count and stride, and the least overlap), but a "
+                      "run records at most 1020 of its own", p.stderr)
         p = self.estimate("false_sharing", "threads=1-20", "stride=4-200:4")
         self.assertEqual(p.returncode, 0, p.stderr)
         # the shared layout alone records no slowdown

@@ -125,6 +125,15 @@ static size_t exe_tls_bytes(void)
 	return bytes;
 }
 
+/* The threads the run places: 'threads' where the layouts or the readers
+ * race, else the one thread of the TLS parts ('threads' is not read). */
+static int vl_threads(const struct vl_params *vp)
+{
+	return vl_asked(vp, PART_LAYOUTS) || vl_asked(vp, PART_READERS)
+		       ? (int)vp->threads
+		       : 1;
+}
+
 /* What run() prepares: the threads' cpus, and the objects the TLS parts
  * measure (opened only when one of them is asked for). */
 static int prepare(struct run_ctx *ctx, struct vl_state *st, int *cpus)
@@ -133,7 +142,7 @@ static int prepare(struct run_ctx *ctx, struct vl_state *st, int *cpus)
 	struct errinfo perr;
 	int rc;
 
-	st->n = (int)vp->threads;
+	st->n = vl_threads(vp);
 	st->cpus = cpus;
 	rc = experiment_plan(ctx, st->n, cpus, &perr);
 	if (rc) {
@@ -163,7 +172,8 @@ static int vl_run(struct run_ctx *ctx)
 	rc = prepare(ctx, &st, cpus);
 	if (rc)
 		goto out;
-	sink_summary(ctx->sink, "threads", st.n, "threads");
+	if (vl_asked(vp, PART_LAYOUTS) || vl_asked(vp, PART_READERS))
+		sink_summary(ctx->sink, "threads", st.n, "threads");
 	sink_summary(ctx->sink, "exe_tls_block_bytes", (double)exe_tls_bytes(),
 		     "B");
 	rc = experiment_run_parts(ctx, &st);
@@ -307,7 +317,7 @@ static void vl_plan(const void *params, const struct common_params *common,
 		    const struct topo *t, struct strbuf *out)
 {
 	const struct vl_params *vp = params;
-	int n = (int)vp->threads, plan[VL_MAX_THREADS];
+	int n = vl_threads(vp), plan[VL_MAX_THREADS];
 	struct errinfo err;
 
 	if (topo_plan(t, (enum place_strategy)common->placement, common->cpus.v,
