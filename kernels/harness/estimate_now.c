@@ -526,7 +526,7 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 			    const struct topo *t, double *seconds,
 			    uint64_t *bytes, char *basis, size_t len)
 {
-	struct common_params least_p = *common, exact = *common;
+	struct common_params least_p = *common;
 	struct cpu_room room;
 	struct rates now;
 	double line = 1, rates_s = 0, least = 0, budget_rounds = -1;
@@ -542,11 +542,6 @@ int experiment_estimate_now(const struct experiment *exp, const void *params,
 	 * calibration had read beside the same spinners (false_sharing then
 	 * 2.2-2.6x its run, the cpu's share counted twice).
 	 */
-	/* an experiment that takes exactly its rounds grows into no budget */
-	if (experiment_never_reads(exp, "budget")) {
-		exact.budget = 0;
-		common = &exact;
-	}
 	cpu_room_now((int)common->cpus.n, &room);
 	if (room.slowdown < BUSY && room.start < BUSY)
 		line = line_now(t, &now);

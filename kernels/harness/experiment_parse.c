@@ -218,6 +218,10 @@ static int parse_tables(const struct experiment *exp, const struct topo *t,
 	for (int i = 0; i < pv->n; i++)
 		param_store(&pv->v[i],
 			    own_row(exp, pv->v[i].p) ? params : (void *)common);
+	/* an experiment that takes exactly its rounds has no budget to grow
+	 * into: its estimate, quiet or busy, counts none */
+	if (experiment_never_reads(exp, "budget"))
+		common->budget = 0;
 	return 0;
 }
 
@@ -343,7 +347,8 @@ static int check_cpus(const struct experiment *exp, const struct topo *t,
 		int rc;
 
 		/* a count the run will not read plans no thread */
-		if (!(v->p->flags & PARAM_F_CPUS) || !param_applies(v->p, pv))
+		if (!(v->p->flags & PARAM_F_CPUS) ||
+		    !experiment_reads(exp, v->p, pv, NULL))
 			continue;
 		for (int k = 0; k < v->n; k++)
 			if (v->list[k] > most)

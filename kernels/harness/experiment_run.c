@@ -338,17 +338,10 @@ int experiment_estimate(const struct experiment *exp, const void *params,
 			const struct common_params *common,
 			const struct topo *t, double *seconds, uint64_t *bytes)
 {
-	struct common_params exact;
 	double budget;
 
 	*seconds = 0;
 	*bytes = 0;
-	/* an experiment that takes exactly its rounds grows into no budget */
-	if (experiment_never_reads(exp, "budget")) {
-		exact = *common;
-		exact.budget = 0;
-		common = &exact;
-	}
 	if (estimate_of(exp, params, common, t, seconds, bytes))
 		return -ENOENT;
 	/*
