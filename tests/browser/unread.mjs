@@ -33,6 +33,9 @@ try {
     `modes=unpinned: placement says which modes read it ("${placed}")`);
   await page.locator('#p-cpus').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(SHOTS, 'unread-affinity-1280.png'), fullPage: false });
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.locator('#p-cpus').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SHOTS, 'unread-affinity-1400.png'), fullPage: false });
   await page.fill('#p-passes', '1');
   await page.fill('#p-size', '64K');
   await page.click('#run-button');
